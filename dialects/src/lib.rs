@@ -1,0 +1,14 @@
+//! `aot-dialects`: the dialects of aot.
+//!
+//! One folder per dialect; each op's facts (verifier, shape inference,
+//! custom syntax, and the interfaces other layers use) live with the op and
+//! register themselves with `inventory`, so the IR core and the passes never
+//! match on op names. Call [`link`] from a binary to make sure the
+//! registrations are linked in.
+
+pub mod func;
+pub mod shape;
+pub mod tensor;
+
+/// Forces this crate (and its op registrations) to be linked into a binary.
+pub fn link() {}

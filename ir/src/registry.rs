@@ -1,0 +1,277 @@
+//! Op registration.
+//!
+//! The IR core knows no dialect. Each dialect describes its operations with
+//! one static [`OpDef`] per op and submits it with [`inventory::submit!`];
+//! the first [`crate::Context`] collects every submission into a global map.
+//! An [`OpDef`] carries everything the core needs to handle an op generically:
+//! its traits, operand/result/region arity, declared attributes, verifier,
+//! result-type inference and optional custom syntax. Facts that belong to
+//! other layers (interpreter kernels, derivative rules, lowerings) hang off
+//! [`OpDef::interfaces`] as typed `'static` values looked up by Rust type, the
+//! way MLIR attaches interfaces to ops without the core knowing them.
+
+use crate::attributes::NamedAttr;
+use crate::context::Context;
+use crate::diagnostics::Diagnostic;
+use crate::entity::{Op, Type};
+use crate::parser::{ParseResult, Parser};
+use crate::printer::OpPrinter;
+use crate::rewriter::OperationState;
+use crate::types::TypeData;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+use std::any::Any;
+use std::sync::OnceLock;
+
+/// A set of op traits (a small bit set, usable in `const` op definitions).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Traits(pub u32);
+
+impl Traits {
+    pub const NONE: Traits = Traits(0);
+    /// No side effects, no aliasing: may be CSE'd, hoisted and removed when unused.
+    pub const PURE: Traits = Traits(1 << 0);
+    /// Results alias the first operand's storage (reference semantics).
+    pub const VIEW: Traits = Traits(1 << 1);
+    /// Writes into the storage of its first operand.
+    pub const INPLACE: Traits = Traits(1 << 2);
+    /// Changes the metadata (sizes/strides/offset/storage) of its first operand
+    /// and returns the same object.
+    pub const METADATA_MUTATION: Traits = Traits(1 << 3);
+    /// Draws from (and advances) the global random generator.
+    pub const RANDOM: Traits = Traits(1 << 4);
+    /// Must be the last operation of its block.
+    pub const TERMINATOR: Traits = Traits(1 << 5);
+    /// Regions cannot see values defined outside the op.
+    pub const ISOLATED_FROM_ABOVE: Traits = Traits(1 << 6);
+    /// Defines a symbol (`sym_name`) in the enclosing symbol table.
+    pub const SYMBOL: Traits = Traits(1 << 7);
+    /// Holds a symbol table (symbols of nested ops are unique).
+    pub const SYMBOL_TABLE: Traits = Traits(1 << 8);
+    /// Operands may be swapped without changing the result.
+    pub const COMMUTATIVE: Traits = Traits(1 << 9);
+    /// Elementwise over (broadcast) operands.
+    pub const ELEMENTWISE: Traits = Traits(1 << 10);
+    /// Its single-block regions have no terminator (like `builtin.module`).
+    pub const NO_TERMINATOR: Traits = Traits(1 << 11);
+    /// Has a derivative rule (see the dialects' autodiff interface).
+    pub const DIFFERENTIABLE: Traits = Traits(1 << 12);
+
+    pub const fn union(self, other: Traits) -> Traits {
+        Traits(self.0 | other.0)
+    }
+
+    pub const fn contains(self, other: Traits) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// Builds a trait set in a `const` context: `traits(&[Traits::PURE, Traits::ELEMENTWISE])`.
+pub const fn traits(list: &[Traits]) -> Traits {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < list.len() {
+        bits |= list[i].0;
+        i += 1;
+    }
+    Traits(bits)
+}
+
+/// How many operands or results an op takes.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Arity {
+    Exact(u32),
+    AtLeast(u32),
+    Range(u32, u32),
+}
+
+impl Arity {
+    pub fn accepts(self, n: usize) -> bool {
+        let n = n as u32;
+        match self {
+            Arity::Exact(k) => n == k,
+            Arity::AtLeast(k) => n >= k,
+            Arity::Range(a, b) => n >= a && n <= b,
+        }
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            Arity::Exact(k) => format!("{k}"),
+            Arity::AtLeast(k) => format!("at least {k}"),
+            Arity::Range(a, b) => format!("between {a} and {b}"),
+        }
+    }
+}
+
+/// The kind of value a declared attribute holds.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum AttrKind {
+    /// An integer (`3`, `3 : i64`).
+    I64,
+    /// A float; integers are accepted and converted.
+    F64,
+    Bool,
+    Str,
+    /// A list of integers: `[1, 0]` or `array<i64: 1, 0>`.
+    I64List,
+    /// A unit flag; `name = true/false` is accepted too.
+    Flag,
+    /// A `dense<...>` elements attribute.
+    Dense,
+    /// A type attribute.
+    Type,
+    /// A symbol reference `@f`.
+    SymbolRef,
+    /// Anything (checked by the op verifier).
+    Any,
+}
+
+impl AttrKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            AttrKind::I64 => "an integer",
+            AttrKind::F64 => "a float",
+            AttrKind::Bool => "a boolean",
+            AttrKind::Str => "a string",
+            AttrKind::I64List => "a list of integers",
+            AttrKind::Flag => "a unit attribute or a boolean",
+            AttrKind::Dense => "a dense elements attribute",
+            AttrKind::Type => "a type",
+            AttrKind::SymbolRef => "a symbol reference",
+            AttrKind::Any => "an attribute",
+        }
+    }
+}
+
+/// A declared (inherent) attribute of an op.
+#[derive(Copy, Clone, Debug)]
+pub struct AttrSpec {
+    pub name: &'static str,
+    pub kind: AttrKind,
+    pub required: bool,
+}
+
+impl AttrSpec {
+    pub const fn required(name: &'static str, kind: AttrKind) -> AttrSpec {
+        AttrSpec { name, kind, required: true }
+    }
+    pub const fn optional(name: &'static str, kind: AttrKind) -> AttrSpec {
+        AttrSpec { name, kind, required: false }
+    }
+}
+
+/// What a type-inference function sees.
+pub struct InferCtx<'a> {
+    pub ctx: &'a Context,
+    pub operand_types: &'a [Type],
+    pub attrs: &'a [NamedAttr],
+}
+
+pub type InferFn = fn(&InferCtx<'_>) -> Result<SmallVec<[TypeData; 1]>, String>;
+pub type VerifyFn = fn(&Context, Op) -> Result<(), Diagnostic>;
+pub type ParseFn = fn(&mut Parser<'_, '_>, &mut OperationState) -> ParseResult<()>;
+pub type PrintFn = fn(&mut OpPrinter<'_>, Op);
+
+/// How an op is written in the custom (pretty) form.
+#[derive(Copy, Clone)]
+pub enum Syntax {
+    /// Only the generic form.
+    Generic,
+    /// `name %a, %b {attrs} : T1, T2 -> R` (see the printer for the elision rules).
+    Functional,
+    /// Hand-written parser and printer.
+    Custom { parse: ParseFn, print: PrintFn },
+}
+
+/// The static description of one operation kind.
+pub struct OpDef {
+    /// Full name, `dialect.op`.
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub traits: Traits,
+    pub operands: Arity,
+    pub results: Arity,
+    /// Exact number of regions.
+    pub regions: u32,
+    /// Inherent attributes. Other attributes must be dialect-prefixed
+    /// (`aot.no_grad`), as MLIR's discardable attributes.
+    pub attrs: &'static [AttrSpec],
+    /// Extra op-specific checks, run after the generic ones.
+    pub verify: Option<VerifyFn>,
+    /// Result types from operand types and attributes; the verifier checks
+    /// that the actual result types equal them.
+    pub infer: Option<InferFn>,
+    pub syntax: Syntax,
+    /// Dialect whose ops may be written without prefix inside this op's regions.
+    pub default_dialect: Option<&'static str>,
+    /// Typed interface implementations, found with [`OpDef::interface`].
+    pub interfaces: &'static [&'static (dyn Any + Sync)],
+}
+
+impl OpDef {
+    /// A definition with everything optional left empty; use with struct
+    /// update syntax: `OpDef { name: "x.y", ..OpDef::DEFAULT }`.
+    pub const DEFAULT: OpDef = OpDef {
+        name: "",
+        summary: "",
+        traits: Traits::NONE,
+        operands: Arity::Exact(0),
+        results: Arity::Exact(0),
+        regions: 0,
+        attrs: &[],
+        verify: None,
+        infer: None,
+        syntax: Syntax::Generic,
+        default_dialect: None,
+        interfaces: &[],
+    };
+
+    pub fn has(&self, t: Traits) -> bool {
+        self.traits.contains(t)
+    }
+
+    /// The implementation of interface `T` this op declares, if any.
+    pub fn interface<T: Any>(&self) -> Option<&'static T> {
+        self.interfaces.iter().find_map(|i| {
+            let any: &'static dyn Any = *i;
+            any.downcast_ref::<T>()
+        })
+    }
+
+    pub fn attr_spec(&self, name: &str) -> Option<&'static AttrSpec> {
+        self.attrs.iter().find(|s| s.name == name)
+    }
+
+    /// The dialect part of the name.
+    pub fn dialect(&self) -> &'static str {
+        self.name.split_once('.').map(|(d, _)| d).unwrap_or("")
+    }
+}
+
+inventory::collect!(OpDef);
+
+/// Every registered op definition by name.
+pub fn registered_ops() -> &'static FxHashMap<&'static str, &'static OpDef> {
+    static REGISTRY: OnceLock<FxHashMap<&'static str, &'static OpDef>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut map = FxHashMap::default();
+        for def in inventory::iter::<OpDef> {
+            let prev = map.insert(def.name, def);
+            assert!(prev.is_none(), "op '{}' is registered twice", def.name);
+        }
+        map
+    })
+}
+
+/// Looks up a registered op by its full name.
+pub fn lookup_op(name: &str) -> Option<&'static OpDef> {
+    registered_ops().get(name).copied()
+}
+
+/// All registered ops sorted by name (for documentation and tests).
+pub fn all_ops() -> Vec<&'static OpDef> {
+    let mut v: Vec<_> = registered_ops().values().copied().collect();
+    v.sort_by_key(|d| d.name);
+    v
+}

@@ -1,0 +1,222 @@
+//! Type data.
+//!
+//! Types are interned in the [`crate::Context`] and referred to by
+//! [`crate::Type`]. The builtin type system is deliberately small: scalar
+//! element types, `index`, `none`, function types, ranked tensors with static
+//! (or, reserved for symbolic shapes, dynamic `?`) dimensions, and memrefs
+//! (buffers with an explicit strided layout, used by the loop dialect). A
+//! tensor type says nothing about strides: layout is a property of the runtime
+//! tensor object, never of the SSA type.
+
+use crate::entity::Type;
+use smallvec::SmallVec;
+use std::fmt;
+
+/// The marker for a dynamic dimension (`?`), as MLIR's `ShapedType::kDynamic`.
+pub const DYNAMIC: i64 = i64::MIN;
+
+/// Shapes are short; four inline dims cover almost every tensor.
+pub type Shape = SmallVec<[i64; 4]>;
+
+/// Element types of tensors (and scalar types).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum ElemType {
+    F32,
+    F64,
+    F16,
+    BF16,
+    I64,
+    I32,
+    I8,
+    /// `i1`, PyTorch's `bool`.
+    I1,
+}
+
+impl ElemType {
+    pub const ALL: [ElemType; 8] = [
+        ElemType::F32,
+        ElemType::F64,
+        ElemType::F16,
+        ElemType::BF16,
+        ElemType::I64,
+        ElemType::I32,
+        ElemType::I8,
+        ElemType::I1,
+    ];
+
+    /// The MLIR spelling (`f32`, `i1`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::F32 => "f32",
+            ElemType::F64 => "f64",
+            ElemType::F16 => "f16",
+            ElemType::BF16 => "bf16",
+            ElemType::I64 => "i64",
+            ElemType::I32 => "i32",
+            ElemType::I8 => "i8",
+            ElemType::I1 => "i1",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<ElemType> {
+        Some(match s {
+            "f32" => ElemType::F32,
+            "f64" => ElemType::F64,
+            "f16" => ElemType::F16,
+            "bf16" => ElemType::BF16,
+            "i64" => ElemType::I64,
+            "i32" => ElemType::I32,
+            "i8" => ElemType::I8,
+            "i1" => ElemType::I1,
+            _ => return None,
+        })
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, ElemType::F32 | ElemType::F64 | ElemType::F16 | ElemType::BF16)
+    }
+
+    pub fn is_int(self) -> bool {
+        !self.is_float()
+    }
+
+    pub fn is_bool(self) -> bool {
+        self == ElemType::I1
+    }
+
+    /// Bytes per element in memory (`i1` is stored as one byte, like `torch.bool`).
+    pub fn byte_size(self) -> usize {
+        match self {
+            ElemType::F64 | ElemType::I64 => 8,
+            ElemType::F32 | ElemType::I32 => 4,
+            ElemType::F16 | ElemType::BF16 => 2,
+            ElemType::I8 | ElemType::I1 => 1,
+        }
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A ranked tensor type: `tensor<2x3xf32>`, `tensor<f32>` (0-d).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct TensorType {
+    pub shape: Shape,
+    pub elem: ElemType,
+}
+
+impl TensorType {
+    pub fn new(shape: impl Into<Shape>, elem: ElemType) -> Self {
+        Self { shape: shape.into(), elem }
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn has_static_shape(&self) -> bool {
+        self.shape.iter().all(|&d| d != DYNAMIC)
+    }
+
+    /// Number of elements; dynamic dims count as zero.
+    pub fn numel(&self) -> i64 {
+        self.shape.iter().map(|&d| if d == DYNAMIC { 0 } else { d }).product()
+    }
+
+    pub fn byte_size(&self) -> i64 {
+        self.numel() * self.elem.byte_size() as i64
+    }
+
+    pub fn with_elem(&self, elem: ElemType) -> Self {
+        Self { shape: self.shape.clone(), elem }
+    }
+
+    pub fn with_shape(&self, shape: impl Into<Shape>) -> Self {
+        Self { shape: shape.into(), elem: self.elem }
+    }
+}
+
+impl fmt::Display for TensorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tensor<")?;
+        write_dims(f, &self.shape)?;
+        write!(f, "{}>", self.elem)
+    }
+}
+
+/// A buffer with an explicit strided layout: `memref<4x4xf32>` (contiguous)
+/// or `memref<4x4xf32, strided<[1, 4], offset: 2>>`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct MemRefType {
+    pub shape: Shape,
+    pub elem: ElemType,
+    /// `None` means the contiguous row-major layout.
+    pub layout: Option<(Shape, i64)>,
+}
+
+impl fmt::Display for MemRefType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("memref<")?;
+        write_dims(f, &self.shape)?;
+        write!(f, "{}", self.elem)?;
+        if let Some((strides, offset)) = &self.layout {
+            f.write_str(", strided<[")?;
+            for (i, s) in strides.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{s}")?;
+            }
+            write!(f, "], offset: {offset}>")?;
+        }
+        f.write_str(">")
+    }
+}
+
+pub(crate) fn write_dims(f: &mut impl fmt::Write, shape: &[i64]) -> fmt::Result {
+    for &d in shape {
+        if d == DYNAMIC {
+            f.write_str("?x")?;
+        } else {
+            write!(f, "{d}x")?;
+        }
+    }
+    Ok(())
+}
+
+/// The data of an interned type.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TypeData {
+    /// A scalar of one of the element types (`f32`, `i64`, `i1`, ...).
+    Elem(ElemType),
+    Index,
+    None,
+    Tensor(TensorType),
+    MemRef(MemRefType),
+    Function {
+        inputs: Vec<Type>,
+        results: Vec<Type>,
+    },
+}
+
+impl TypeData {
+    pub fn tensor(shape: &[i64], elem: ElemType) -> TypeData {
+        TypeData::Tensor(TensorType::new(shape, elem))
+    }
+
+    pub fn as_tensor(&self) -> Option<&TensorType> {
+        match self {
+            TypeData::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl From<TensorType> for TypeData {
+    fn from(t: TensorType) -> Self {
+        TypeData::Tensor(t)
+    }
+}

@@ -1,0 +1,14 @@
+//! `aot-passes`: the pass library.
+//!
+//! One file (or folder) per pass, named after its pipeline argument; each
+//! declares itself once with `inventory::submit!(PassInfo { .. })`, from
+//! which the pipeline parser, `--list-passes` and `docs/passes.md` are made.
+
+pub mod cse;
+pub mod dce;
+pub mod purity;
+
+/// Forces this crate (and its pass registrations) to be linked into a binary.
+pub fn link() {
+    aot_dialects::link();
+}

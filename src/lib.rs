@@ -1,0 +1,26 @@
+//! `aot`: the facade crate an embedder depends on.
+//!
+//! Re-exports the IR core ([`ir`]), the dialects ([`dialects`]) and the pass
+//! library ([`passes`]), and offers the few calls most users need: parse a
+//! module, verify it, run a pipeline, print it.
+
+pub use aot_dialects as dialects;
+pub use aot_ir as ir;
+pub use aot_passes as passes;
+
+use aot_ir::{Context, Diagnostic, Op, ParseOptions};
+
+/// Makes sure every dialect and pass registration is linked in. Binaries
+/// that only use the registries (never a symbol of those crates) call this.
+pub fn init() {
+    aot_passes::link();
+}
+
+/// Parses and verifies a module from text.
+pub fn parse_and_verify(ctx: &mut Context, text: &str, file: &str) -> Result<Op, Vec<Diagnostic>> {
+    init();
+    let opts = ParseOptions { file: file.to_string(), first_line: 1 };
+    let module = aot_ir::parse_module(ctx, text, &opts).map_err(|d| vec![d])?;
+    aot_ir::verify(ctx, module)?;
+    Ok(module)
+}

@@ -1,0 +1,76 @@
+# lit configuration of the aot test suite.
+#
+# Tools come from AOT_BIN_DIR (default: <repo>/target/debug). FileCheck is
+# LLVM's when found on PATH (or FILECHECK), else the PyPI `filecheck` from
+# the venv the test script creates. Tests may say REQUIRES: llvm, cuda-ptxas
+# or gpu; those features are set only when the tool or build is present.
+
+import os
+import shutil
+import subprocess
+import sys
+
+import lit.formats
+
+config.name = "aot"
+use_internal = os.environ.get("LIT_USE_INTERNAL_SHELL", "1") != "0"
+config.test_format = lit.formats.ShTest(execute_external=not use_internal)
+config.suffixes = [".mlir"]
+config.excludes = ["lit.cfg.py", "Inputs", "golden", "utils"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+repo = os.path.dirname(config.test_source_root)
+config.test_exec_root = os.path.join(repo, "target", "lit")
+
+bin_dir = os.environ.get("AOT_BIN_DIR", os.path.join(repo, "target", "debug"))
+for tool in ("aot-opt", "aot-run"):
+    path = os.path.join(bin_dir, tool)
+    if not os.path.exists(path):
+        lit_config.warning(f"{tool} not found at {path}; build it first (cargo build)")
+    # Replace the bare tool name only, never inside a path such as test/tools/aot-opt/.
+    config.substitutions.append((r"(?<![\w/.-])%s(?![\w/.-])" % tool, path))
+
+filecheck = os.environ.get("FILECHECK") or shutil.which("FileCheck")
+extra = ""
+if not filecheck:
+    venv_fc = os.path.join(os.path.dirname(sys.executable), "filecheck")
+    filecheck = venv_fc if os.path.exists(venv_fc) else shutil.which("filecheck")
+    # The PyPI clone ignores FILECHECK_OPTS; pass the option directly.
+    extra = " --enable-var-scope"
+if not filecheck:
+    lit_config.fatal("no FileCheck: install LLVM's FileCheck or `pip install filecheck`")
+config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w/.-])", filecheck + extra))
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+
+# `not` is lit's internal-shell builtin; with an external shell it is our script.
+if not use_internal:
+    not_py = os.path.join(config.test_source_root, "utils", "not.py")
+    config.substitutions.append((r"(?<![\w/.-])not(?= )", f"{sys.executable} {not_py}"))
+
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%repo", repo))
+
+# Optional features.
+def aot_features():
+    try:
+        out = subprocess.run([os.path.join(bin_dir, "aot-opt"), "--version"], capture_output=True, text=True)
+        return out.stdout
+    except OSError:
+        return ""
+
+version = aot_features()
+if "+llvm" in version:
+    config.available_features.add("llvm")
+if "+cuda" in version:
+    config.available_features.add("cuda")
+if shutil.which("ptxas"):
+    config.available_features.add("cuda-ptxas")
+if shutil.which("nvidia-smi"):
+    try:
+        if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0:
+            config.available_features.add("gpu")
+    except OSError:
+        pass
+
+for var in ("HOME", "TMPDIR", "RUST_BACKTRACE"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

@@ -1,0 +1,34 @@
+// RUN: aot-opt %s --pass-pipeline='builtin.module(func.func(dce))' --split-input-file | FileCheck %s
+
+/// An unused pure op is removed, and so is the chain that only fed it.
+// CHECK-LABEL: func.func @dead_chain
+// CHECK-NEXT:    return %arg0
+func.func @dead_chain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.mul %x, %x : tensor<4xf32>
+  %1 = tensor.add %0, %x : tensor<4xf32>
+  %2 = tensor.mul %1, %1 : tensor<4xf32>
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+/// Used ops and the terminator stay.
+// CHECK-LABEL: func.func @live
+// CHECK-NEXT:    %[[M:.*]] = tensor.mul
+// CHECK-NEXT:    return %[[M]]
+func.func @live(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.mul %x, %x : tensor<4xf32>
+  %1 = tensor.constant dense<0.0> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// Calls are not known to be pure and stay even when unused.
+// CHECK-LABEL: func.func @call_kept
+// CHECK:         call @ext
+func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
+func.func @call_kept(%x: tensor<4xf32>) {
+  %0 = func.call @ext(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}

@@ -1,0 +1,17 @@
+// RUN: not aot-opt %s.does-not-exist 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not aot-opt %s --emit=frob 2>&1 | FileCheck %s --check-prefix=EMIT
+// RUN: not aot-opt %s --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=VERIFY
+
+// MISSING: aot-opt: error: could not open input file '{{.*}}bad-input.mlir.does-not-exist'
+// EMIT: aot-opt: error: unknown --emit kind 'frob'
+
+/// With --verify-diagnostics, a diagnostic nobody expected is a failure, and
+/// so is an expectation nothing produced.
+// VERIFY: error: unexpected error: use of undeclared SSA value name '%y'
+// VERIFY: error: expected error "something else" was not produced
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{something else}}
+  %0 = tensor.add %x, %y : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

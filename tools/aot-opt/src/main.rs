@@ -1,0 +1,239 @@
+//! `aot-opt`: the MLIR-style pass driver.
+//!
+//! Reads a module (or `--split-input-file` chunks), verifies it, runs a pass
+//! pipeline with the requested instrumentation and prints the result. Every
+//! error is a located diagnostic on stderr and a non-zero exit; with
+//! `--verify-diagnostics` the diagnostics are instead checked against the
+//! `expected-*` comments of the input.
+
+use aot::ir::pass::{self, PassManager, TimingDisplay, TimingNode};
+use aot::ir::verify_diagnostics::{check, collect_expectations, split_input};
+use aot::ir::{print_op, Context, Diagnostic, ParseOptions, PrintOptions, SourceMgr};
+use clap::{Parser as _, ValueEnum};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum TimingMode {
+    List,
+    Tree,
+}
+
+#[derive(clap::Parser, Debug)]
+#[command(name = "aot-opt", about = "aot modular optimizer driver", version)]
+struct Args {
+    /// Input file (`-` for stdin).
+    #[arg(default_value = "-")]
+    input: String,
+    /// Output file (`-` for stdout).
+    #[arg(short = 'o', default_value = "-")]
+    output: String,
+    /// The pass pipeline, in MLIR's textual grammar.
+    #[arg(long = "pass-pipeline", default_value = "")]
+    pass_pipeline: String,
+    /// Split the input at `// -----` lines and process each chunk independently.
+    #[arg(long)]
+    split_input_file: bool,
+    /// Check diagnostics against `expected-*` comments instead of printing them.
+    #[arg(long)]
+    verify_diagnostics: bool,
+    /// Print every op in the generic form.
+    #[arg(long)]
+    print_generic: bool,
+    /// Print the location of every op.
+    #[arg(long)]
+    print_debuginfo: bool,
+    /// Verify the IR after each pass.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    verify_each: bool,
+    #[arg(long)]
+    print_ir_before_all: bool,
+    #[arg(long)]
+    print_ir_after_all: bool,
+    /// Print the IR before the given pass (repeatable).
+    #[arg(long = "print-ir-before", value_name = "PASS")]
+    print_ir_before: Vec<String>,
+    /// Print the IR after the given pass (repeatable).
+    #[arg(long = "print-ir-after", value_name = "PASS")]
+    print_ir_after: Vec<String>,
+    /// Print the IR after a pass only when it changed.
+    #[arg(long)]
+    print_ir_after_change: bool,
+    /// Print the IR after a pass that failed.
+    #[arg(long)]
+    print_ir_after_failure: bool,
+    /// Report per-pass wall time.
+    #[arg(long)]
+    timing: bool,
+    #[arg(long, value_enum, default_value = "list")]
+    timing_display: TimingMode,
+    /// Report pass statistics.
+    #[arg(long)]
+    pass_statistics: bool,
+    /// List the registered passes and pipelines.
+    #[arg(long)]
+    list_passes: bool,
+    /// Print the pass reference (docs/passes.md) generated from the registry.
+    #[arg(long)]
+    generate_pass_docs: bool,
+    /// Print the resolved pipeline (explicit nesting, named pipelines expanded).
+    #[arg(long)]
+    dump_pass_pipeline: bool,
+    /// What to print: `mlir` (default).
+    #[arg(long, default_value = "mlir")]
+    emit: String,
+}
+
+fn main() -> ExitCode {
+    aot::init();
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(msg) => {
+            eprintln!("aot-opt: error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read_input(path: &str) -> Result<(String, String), String> {
+    if path == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("could not read stdin: {e}"))?;
+        Ok(("<stdin>".to_string(), s))
+    } else {
+        let s = std::fs::read_to_string(path).map_err(|e| format!("could not open input file '{path}': {e}"))?;
+        Ok((path.to_string(), s))
+    }
+}
+
+fn run(args: &Args) -> Result<bool, String> {
+    if args.list_passes {
+        print!("{}", pass::render_pass_list());
+        return Ok(true);
+    }
+    if args.generate_pass_docs {
+        print!("{}", pass::render_pass_docs());
+        return Ok(true);
+    }
+    if args.emit != "mlir" {
+        return Err(format!("unknown --emit kind '{}' (available: mlir)", args.emit));
+    }
+    let mut pm = match PassManager::parse(&args.pass_pipeline) {
+        Ok(pm) => pm,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(false);
+        }
+    };
+    pm.options.verify_each = args.verify_each;
+    pm.options.print.before_all = args.print_ir_before_all;
+    pm.options.print.after_all = args.print_ir_after_all;
+    pm.options.print.before = args.print_ir_before.clone();
+    pm.options.print.after = args.print_ir_after.clone();
+    pm.options.print.after_change = args.print_ir_after_change;
+    pm.options.print.after_failure = args.print_ir_after_failure;
+    pm.options.print.generic = args.print_generic;
+    if args.dump_pass_pipeline {
+        eprintln!("Pass Manager with {}", pm.resolved_text());
+    }
+
+    let (file, text) = read_input(&args.input)?;
+    let mut sources = SourceMgr::new();
+    sources.add(&file, Arc::from(text.as_str()));
+    let chunks = if args.split_input_file { split_input(&text) } else { vec![(text.clone(), 1)] };
+
+    let mut ok = true;
+    let mut outputs = Vec::new();
+    let (mut t_parse, mut t_verify, mut t_output) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let mut stderr = std::io::stderr();
+    for (chunk, first_line) in &chunks {
+        let mut ctx = Context::new();
+        let mut diags: Vec<Diagnostic> = Vec::new();
+        let t0 = Instant::now();
+        let parsed =
+            aot::ir::parse_module(&mut ctx, chunk, &ParseOptions { file: file.clone(), first_line: *first_line });
+        t_parse += t0.elapsed();
+        let mut printed = None;
+        match parsed {
+            Err(d) => diags.push(d),
+            Ok(module) => {
+                let t0 = Instant::now();
+                let verified = aot::ir::verify(&ctx, module);
+                t_verify += t0.elapsed();
+                match verified {
+                    Err(ds) => diags.extend(ds),
+                    Ok(()) => match pm.run(&mut ctx, module, &mut stderr) {
+                        Err(f) => diags.extend(f.diagnostics),
+                        Ok(()) => {
+                            let t0 = Instant::now();
+                            let opts = PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
+                            printed = Some(print_op(&ctx, module, opts));
+                            t_output += t0.elapsed();
+                        }
+                    },
+                }
+            }
+        }
+        if args.verify_diagnostics {
+            let mut expected = match collect_expectations(chunk, *first_line) {
+                Ok(e) => e,
+                Err(m) => {
+                    eprintln!("{file}: error: {m}");
+                    ok = false;
+                    continue;
+                }
+            };
+            let failures = check(&mut ctx, &file, &mut expected, &diags);
+            for f in &failures {
+                eprint!("{}", f.render(&ctx, &sources));
+            }
+            ok &= failures.is_empty();
+        } else {
+            for d in &diags {
+                eprint!("{}", d.render(&ctx, &sources));
+            }
+            ok &= !diags.iter().any(|d| d.severity == aot::ir::Severity::Error);
+        }
+        if let Some(p) = printed {
+            outputs.push(p);
+        }
+    }
+
+    let mut out_text = String::new();
+    for (i, o) in outputs.iter().enumerate() {
+        if i > 0 {
+            out_text.push_str("// -----\n");
+        }
+        out_text.push_str(o);
+        out_text.push('\n');
+    }
+    if args.output == "-" {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(out_text.as_bytes()).map_err(|e| format!("could not write output: {e}"))?;
+        stdout.flush().map_err(|e| format!("could not write output: {e}"))?;
+    } else {
+        std::fs::write(&args.output, out_text).map_err(|e| format!("could not write '{}': {e}", args.output))?;
+    }
+
+    if args.timing {
+        let roots = vec![
+            TimingNode { name: "Parser".into(), time: t_parse, children: vec![] },
+            TimingNode { name: "Verifier".into(), time: t_verify, children: vec![] },
+            pm.timing(),
+            TimingNode { name: "Output".into(), time: t_output, children: vec![] },
+        ];
+        let display = match args.timing_display {
+            TimingMode::List => TimingDisplay::List,
+            TimingMode::Tree => TimingDisplay::Tree,
+        };
+        eprint!("{}", pass::instrument::render_timing(&roots, display));
+    }
+    if args.pass_statistics {
+        eprint!("{}", pm.statistics_report());
+    }
+    Ok(ok)
+}
