@@ -10,6 +10,10 @@ pub use aot_passes as passes;
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};
 
+/// The version with the optional components this build has (`+llvm`, `+cuda`),
+/// as `aot-opt --version` prints it; the lit suite reads it to set features.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Makes sure every dialect and pass registration is linked in. Binaries
 /// that only use the registries (never a symbol of those crates) call this.
 pub fn init() {

@@ -6,6 +6,7 @@
 
 pub mod cse;
 pub mod dce;
+pub mod pipelines;
 pub mod purity;
 
 /// Forces this crate (and its pass registrations) to be linked into a binary.

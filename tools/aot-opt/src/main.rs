@@ -22,7 +22,7 @@ enum TimingMode {
 }
 
 #[derive(clap::Parser, Debug)]
-#[command(name = "aot-opt", about = "aot modular optimizer driver", version)]
+#[command(name = "aot-opt", about = "aot modular optimizer driver", version = aot::VERSION)]
 struct Args {
     /// Input file (`-` for stdin).
     #[arg(default_value = "-")]

@@ -1,0 +1,63 @@
+//! Malformed input must produce diagnostics, never a panic: every chunk of
+//! the lit suite is truncated and mutated at random positions, then parsed,
+//! verified and printed.
+
+use aot::ir::verify_diagnostics::split_input;
+use aot::ir::{parse_module, print_op, verify, Context, ParseOptions, PrintOptions};
+use proptest::prelude::*;
+use std::path::Path;
+
+fn corpus() -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "mlir") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                out.extend(split_input(&text).into_iter().map(|(c, _)| c));
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("test"), &mut v);
+    v.sort();
+    v
+}
+
+fn exercise(text: &str) {
+    let mut ctx = Context::new();
+    if let Ok(m) = parse_module(&mut ctx, text, &ParseOptions { file: "fuzz".into(), first_line: 1 }) {
+        if verify(&ctx, m).is_ok() {
+            let _ = print_op(&ctx, m, PrintOptions::default());
+            let _ = print_op(&ctx, m, PrintOptions { generic: true, debug_info: true });
+        }
+    }
+}
+
+#[rustfmt::skip]
+const PIECES: &[&str] = &[
+    "%", "%0", "(", ")", "{", "}", "<", ">", "[", "]", ":", ",", "=", "->", "\"", "#", "!", "^bb0", "@f", "tensor<",
+    "x", "?", "-", "1e", "0x", "dense<", "array<i64:", "loc(", "func.func", "return", "\n", "//", "\u{e9}",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    #[test]
+    fn mutated_inputs_never_panic(seed in any::<u64>(), cut in any::<usize>(), at in any::<usize>(), piece in 0..PIECES.len(), del in 0..8usize) {
+        aot::init();
+        let corpus = corpus();
+        let base = &corpus[(seed as usize) % corpus.len()];
+        // Truncation.
+        let mut cut_at = cut % (base.len() + 1);
+        while !base.is_char_boundary(cut_at) { cut_at -= 1; }
+        exercise(&base[..cut_at]);
+        // Insertion of a token fragment plus a small deletion.
+        let mut pos = at % (base.len() + 1);
+        while !base.is_char_boundary(pos) { pos -= 1; }
+        let mut end = (pos + del).min(base.len());
+        while !base.is_char_boundary(end) { end -= 1; }
+        let mutated = format!("{}{}{}", &base[..pos], PIECES[piece], &base[end..]);
+        exercise(&mutated);
+    }
+}
