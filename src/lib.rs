@@ -7,6 +7,9 @@
 pub use aot_dialects as dialects;
 pub use aot_ir as ir;
 pub use aot_passes as passes;
+pub use aot_runtime as runtime;
+
+pub mod run;
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};
 

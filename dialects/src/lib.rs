@@ -7,8 +7,13 @@
 //! registrations are linked in.
 
 pub mod func;
+pub mod r#mut;
+pub mod rng;
 pub mod shape;
 pub mod tensor;
+pub mod view;
+/// The `tensor` dialect's scalar formulas, shared with in-place variants.
+pub use tensor::kernels as tensor_kernels;
 
 /// Forces this crate (and its op registrations) to be linked into a binary.
 pub fn link() {}

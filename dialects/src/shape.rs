@@ -2,36 +2,16 @@
 //! dimension normalisation, and the small checks every verifier repeats.
 //! Errors are plain strings; the caller turns them into located diagnostics.
 
-use aot_ir::{ElemType, InferCtx, NamedAttr, Shape, TensorType, TypeData};
+use aot_ir::{ElemType, InferCtx, NamedAttr, TensorType, TypeData};
 use smallvec::SmallVec;
 
 pub type InferResult = Result<SmallVec<[TypeData; 1]>, String>;
 
-/// NumPy/PyTorch broadcasting of two shapes.
-pub fn broadcast(a: &[i64], b: &[i64]) -> Result<Shape, String> {
-    let n = a.len().max(b.len());
-    let mut out = Shape::with_capacity(n);
-    for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
-        out.push(match (da, db) {
-            (x, y) if x == y => x,
-            (1, y) => y,
-            (x, 1) => x,
-            _ => return Err(format!("operands are not broadcast-compatible: {} and {}", fmt_shape(a), fmt_shape(b))),
-        });
-    }
-    Ok(out)
-}
+pub use aot_runtime::kernel_util::{broadcast_shapes as broadcast, fmt_shape};
 
 /// Can `from` broadcast to exactly `to`?
 pub fn broadcasts_to(from: &[i64], to: &[i64]) -> bool {
     from.len() <= to.len() && broadcast(from, to).is_ok_and(|s| s[..] == to[..])
-}
-
-pub fn fmt_shape(s: &[i64]) -> String {
-    let parts: Vec<String> = s.iter().map(|d| d.to_string()).collect();
-    format!("[{}]", parts.join(", "))
 }
 
 /// Normalises a possibly negative `dim` for a tensor of rank `rank`
@@ -100,8 +80,8 @@ pub fn attr_str<'a>(ic: &'a InferCtx<'_>, name: &str) -> Option<&'a str> {
 }
 
 /// One tensor result.
-pub fn one(shape: impl Into<Shape>, elem: ElemType) -> InferResult {
-    Ok(smallvec::smallvec![TypeData::Tensor(TensorType::new(shape, elem))])
+pub fn one(shape: impl AsRef<[i64]>, elem: ElemType) -> InferResult {
+    Ok(smallvec::smallvec![TypeData::Tensor(TensorType::new(shape.as_ref(), elem))])
 }
 
 /// Every operand is a tensor of the same element type; returns it.

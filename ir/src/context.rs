@@ -945,3 +945,52 @@ impl Iterator for OpIter<'_> {
         Some(cur)
     }
 }
+
+/// Typed read access to an attribute list: an op's attributes, or those of an
+/// op being built (type inference sees the latter).
+#[derive(Copy, Clone)]
+pub struct AttrView<'a> {
+    pub ctx: &'a Context,
+    pub attrs: &'a [NamedAttr],
+}
+
+impl<'a> AttrView<'a> {
+    pub fn of_op(ctx: &'a Context, op: Op) -> Self {
+        AttrView { ctx, attrs: ctx.attrs(op) }
+    }
+
+    pub fn get(&self, name: &str) -> Option<Attribute> {
+        let s = self.ctx.lookup_sym(name)?;
+        self.attrs.iter().find(|a| a.name == s).map(|a| a.value)
+    }
+
+    pub fn i64(&self, name: &str) -> Option<i64> {
+        self.get(name).and_then(|a| self.ctx.attr_as_i64(a))
+    }
+
+    pub fn f64(&self, name: &str) -> Option<f64> {
+        self.get(name).and_then(|a| self.ctx.attr_as_f64(a))
+    }
+
+    pub fn list(&self, name: &str) -> Option<Vec<i64>> {
+        self.get(name).and_then(|a| self.ctx.attr_as_i64_list(a))
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        self.get(name).and_then(|a| self.ctx.attr_as_flag(a)).unwrap_or(false)
+    }
+
+    pub fn str(&self, name: &str) -> Option<&'a str> {
+        self.get(name).and_then(|a| self.ctx.attr_as_str(a))
+    }
+
+    /// A required integer, or a message naming it.
+    pub fn req_i64(&self, name: &str) -> Result<i64, String> {
+        self.i64(name).ok_or_else(|| format!("requires integer attribute '{name}'"))
+    }
+
+    /// A required integer list, or a message naming it.
+    pub fn req_list(&self, name: &str) -> Result<Vec<i64>, String> {
+        self.list(name).ok_or_else(|| format!("requires integer list attribute '{name}'"))
+    }
+}

@@ -29,7 +29,7 @@ pub mod verifier;
 pub mod verify_diagnostics;
 
 pub use attributes::{AttrData, DenseData, NamedAttr};
-pub use context::{Context, Use, ValueDef};
+pub use context::{AttrView, Context, Use, ValueDef};
 pub use diagnostics::{Diagnostic, Severity, SourceMgr};
 pub use entity::{Attribute, Block, Location, Op, OpName, Region, Symbol, Type, Value};
 pub use location::LocData;

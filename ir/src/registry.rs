@@ -168,6 +168,13 @@ pub struct InferCtx<'a> {
     pub attrs: &'a [NamedAttr],
 }
 
+impl<'a> InferCtx<'a> {
+    /// Typed access to the attributes.
+    pub fn attr_view(&self) -> crate::context::AttrView<'a> {
+        crate::context::AttrView { ctx: self.ctx, attrs: self.attrs }
+    }
+}
+
 pub type InferFn = fn(&InferCtx<'_>) -> Result<SmallVec<[TypeData; 1]>, String>;
 pub type VerifyFn = fn(&Context, Op) -> Result<(), Diagnostic>;
 pub type ParseFn = fn(&mut Parser<'_, '_>, &mut OperationState) -> ParseResult<()>;

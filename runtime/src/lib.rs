@@ -1,1 +1,18 @@
-//! placeholder
+//! `aot-runtime`: the runtime of aot.
+//!
+//! - [`tensor`]: tensor objects (sizes, strides, offset, dtype, autograd
+//!   flags) over shared, mutable storage ([`buffer`] holds the elements);
+//! - [`philox`]: the counter-based random generator every backend shares;
+//! - [`interp`]: the reference interpreter, driven by the kernels ops supply;
+//! - [`kernel_util`]: index arithmetic for those kernels.
+
+pub mod buffer;
+pub mod interp;
+pub mod kernel_util;
+pub mod philox;
+pub mod tensor;
+
+pub use buffer::Buffer;
+pub use interp::{ExecOptions, Interpreter, Kernel, KernelCtx, KernelResult};
+pub use philox::Generator;
+pub use tensor::{Storage, StorageRef, Tensor};

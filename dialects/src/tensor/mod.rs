@@ -1,18 +1,423 @@
 //! The `tensor` dialect: pure tensor ops with value semantics.
 //!
 //! Every op here creates a new tensor object with fresh contiguous storage;
-//! none aliases its operands. Each op's definition (verifier, shape rule,
-//! custom syntax, and the facts other layers attach through interfaces) lives
-//! in this folder.
+//! none aliases its operands. Each op's facts live in this folder: the
+//! definitions below (traits, attributes, shape and type rules, which double
+//! as verifiers), the interpreter kernels in [`kernels`], and the custom
+//! syntax (the shared functional form, plus `tensor.constant`).
+//!
+//! Element types are never promoted implicitly: binary ops require equal
+//! element types (PyTorch would promote; a frontend inserts `tensor.cast`).
+
+pub mod kernels;
 
 use crate::shape::*;
 use aot_ir::*;
+use aot_runtime::interp::NonDifferentiableResults;
+use aot_runtime::Kernel;
+use kernels as k;
 
-fn infer_broadcast(ic: &InferCtx<'_>) -> InferResult {
+// ----- shape and type rules -----
+
+fn infer_binary(ic: &InferCtx<'_>) -> InferResult {
     let e = same_elem(ic)?;
     let a = operand_tensor(ic, 0)?;
     let b = operand_tensor(ic, 1)?;
     one(broadcast(&a.shape, &b.shape)?, e)
+}
+
+fn infer_binary_float(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    require_float(e, "this op")?;
+    infer_binary(ic)
+}
+
+fn infer_binary_no_bool(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    if e.is_bool() {
+        return Err("does not support i1 operands".into());
+    }
+    infer_binary(ic)
+}
+
+fn infer_compare(ic: &InferCtx<'_>) -> InferResult {
+    same_elem(ic)?;
+    let a = operand_tensor(ic, 0)?;
+    let b = operand_tensor(ic, 1)?;
+    one(broadcast(&a.shape, &b.shape)?, ElemType::I1)
+}
+
+fn infer_where(ic: &InferCtx<'_>) -> InferResult {
+    let c = operand_tensor(ic, 0)?;
+    let a = operand_tensor(ic, 1)?;
+    let b = operand_tensor(ic, 2)?;
+    if c.elem != ElemType::I1 {
+        return Err(format!("condition must have element type i1, got {}", c.elem));
+    }
+    if a.elem != b.elem {
+        return Err(format!("requires the same element type for both branches, got {} and {}", a.elem, b.elem));
+    }
+    let s = broadcast(&broadcast(&c.shape, &a.shape)?, &b.shape)?;
+    one(s, a.elem)
+}
+
+fn infer_unary(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    one(t.shape.clone(), t.elem)
+}
+
+fn infer_unary_float(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    require_float(t.elem, "this op")?;
+    one(t.shape.clone(), t.elem)
+}
+
+fn infer_unary_signed(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    if t.elem.is_bool() {
+        return Err("does not support i1 operands".into());
+    }
+    one(t.shape.clone(), t.elem)
+}
+
+fn infer_gelu(ic: &InferCtx<'_>) -> InferResult {
+    match attr_str(ic, "approximate") {
+        None | Some("none") | Some("tanh") => {}
+        Some(other) => return Err(format!("attribute 'approximate' must be \"none\" or \"tanh\", got \"{other}\"")),
+    }
+    infer_unary_float(ic)
+}
+
+fn infer_clamp(ic: &InferCtx<'_>) -> InferResult {
+    let lo = attr_f64_opt(ic, "min")?;
+    let hi = attr_f64_opt(ic, "max")?;
+    if lo.is_none() && hi.is_none() {
+        return Err("requires at least one of 'min' and 'max'".into());
+    }
+    infer_unary_signed(ic)
+}
+
+fn verify_cast(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let (Some(a), Some(r)) = (ctx.value_tensor(ctx.operand(op, 0)), ctx.value_tensor(ctx.result(op, 0))) else {
+        return Err(Diagnostic::op_error(ctx, op, "operand and result must be tensors"));
+    };
+    if a.shape != r.shape {
+        return Err(Diagnostic::op_error(
+            ctx,
+            op,
+            format!("result shape {} must equal operand shape {}", fmt_shape(&r.shape), fmt_shape(&a.shape)),
+        ));
+    }
+    Ok(())
+}
+
+/// Output shape of a reduction over the `dims` attribute.
+pub fn reduced_shape(ic: &InferCtx<'_>, t: &TensorType) -> Result<Shape, String> {
+    let dims = attr_list_or_empty(ic, "dims")?;
+    let keep = attr_flag(ic, "keepdim");
+    let mut red = vec![false; t.rank()];
+    if dims.is_empty() {
+        red.iter_mut().for_each(|r| *r = true);
+    }
+    for &d in &dims {
+        let n = norm_dim(d, t.rank(), 0)?;
+        if red[n] && !dims.is_empty() {
+            return Err(format!("dimension {d} appears more than once in 'dims'"));
+        }
+        red[n] = true;
+    }
+    Ok(t.shape
+        .iter()
+        .zip(&red)
+        .filter_map(|(&s, &r)| match (r, keep) {
+            (false, _) => Some(s),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect())
+}
+
+fn infer_sum(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    let e = if t.elem.is_int() { ElemType::I64 } else { t.elem };
+    one(reduced_shape(ic, t)?, e)
+}
+
+fn infer_mean(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    require_float(t.elem, "mean")?;
+    one(reduced_shape(ic, t)?, t.elem)
+}
+
+fn infer_amax(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    one(reduced_shape(ic, t)?, t.elem)
+}
+
+fn infer_var(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    require_float(t.elem, "var")?;
+    attr_i64_or(ic, "correction", 1)?;
+    one(reduced_shape(ic, t)?, t.elem)
+}
+
+fn infer_argmax(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    let keep = attr_flag(ic, "keepdim");
+    let shape: Shape = match find_attr(ic, "dim") {
+        None => {
+            if keep {
+                Shape::from_elem(1, t.rank())
+            } else {
+                Shape::new()
+            }
+        }
+        Some(_) => {
+            let d = norm_dim(attr_i64(ic, "dim")?, t.rank(), 0)?;
+            let mut s = t.shape.clone();
+            if keep {
+                s[d] = 1;
+            } else if !s.is_empty() {
+                s.remove(d);
+            }
+            s
+        }
+    };
+    one(shape, ElemType::I64)
+}
+
+fn infer_softmax(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    require_float(t.elem, "softmax")?;
+    norm_dim(attr_i64(ic, "dim")?, t.rank(), 0)?;
+    one(t.shape.clone(), t.elem)
+}
+
+fn infer_layer_norm(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    require_float(x.elem, "layer_norm")?;
+    let n = attr_i64(ic, "normalized_ndim")?;
+    if n < 1 || n as usize > x.rank() {
+        return Err(format!("'normalized_ndim' must be in [1, {}], got {n}", x.rank()));
+    }
+    let n = n as usize;
+    let norm_shape = &x.shape[x.rank() - n..];
+    match ic.operand_types.len() {
+        1 => {}
+        3 => {
+            for (i, what) in [(1, "weight"), (2, "bias")] {
+                let w = operand_tensor(ic, i)?;
+                if w.elem != x.elem || w.shape[..] != *norm_shape {
+                    return Err(format!(
+                        "{what} must be a {} tensor of shape {}, got {}",
+                        x.elem,
+                        fmt_shape(norm_shape),
+                        w
+                    ));
+                }
+            }
+        }
+        k => return Err(format!("takes 1 or 3 operands (x, weight, bias), got {k}")),
+    }
+    let mut stat: Shape = x.shape[..x.rank() - n].iter().copied().collect();
+    stat.extend(std::iter::repeat_n(1, n));
+    Ok(smallvec::smallvec![
+        TypeData::Tensor(x.clone()),
+        TypeData::Tensor(TensorType::new(stat.clone(), x.elem)),
+        TypeData::Tensor(TensorType::new(stat, x.elem)),
+    ])
+}
+
+fn infer_mm(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    let a = operand_tensor(ic, 0)?;
+    let b = operand_tensor(ic, 1)?;
+    if a.rank() != 2 || b.rank() != 2 {
+        return Err(format!("expects 2-D operands, got {a} and {b}"));
+    }
+    if a.shape[1] != b.shape[0] {
+        return Err(format!("contraction dimensions differ: {a} and {b}"));
+    }
+    one([a.shape[0], b.shape[1]], e)
+}
+
+fn infer_bmm(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    let a = operand_tensor(ic, 0)?;
+    let b = operand_tensor(ic, 1)?;
+    if a.rank() != 3 || b.rank() != 3 {
+        return Err(format!("expects 3-D operands, got {a} and {b}"));
+    }
+    if a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1] {
+        return Err(format!("batch or contraction dimensions differ: {a} and {b}"));
+    }
+    one([a.shape[0], a.shape[1], b.shape[2]], e)
+}
+
+/// `torch.matmul`'s shape rule.
+pub fn matmul_shape(a: &[i64], b: &[i64]) -> Result<Shape, String> {
+    if a.is_empty() || b.is_empty() {
+        return Err("operands must be at least 1-D".into());
+    }
+    let (ka, kb) = (a[a.len() - 1], if b.len() == 1 { b[0] } else { b[b.len() - 2] });
+    if ka != kb {
+        return Err(format!("contraction dimensions differ: {} and {}", fmt_shape(a), fmt_shape(b)));
+    }
+    let batch_a = if a.len() > 2 { &a[..a.len() - 2] } else { &[][..] };
+    let batch_b = if b.len() > 2 { &b[..b.len() - 2] } else { &[][..] };
+    let mut out = broadcast(batch_a, batch_b)?;
+    if a.len() >= 2 {
+        out.push(a[a.len() - 2]);
+    }
+    if b.len() >= 2 {
+        out.push(b[b.len() - 1]);
+    }
+    Ok(out)
+}
+
+fn infer_matmul(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    let a = operand_tensor(ic, 0)?;
+    let b = operand_tensor(ic, 1)?;
+    one(matmul_shape(&a.shape, &b.shape)?, e)
+}
+
+fn infer_linear(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    let x = operand_tensor(ic, 0)?;
+    let w = operand_tensor(ic, 1)?;
+    if x.rank() < 1 || w.rank() != 2 || x.shape[x.rank() - 1] != w.shape[1] {
+        return Err(format!("expects x [..., in] and w [out, in], got {x} and {w}"));
+    }
+    if ic.operand_types.len() == 3 {
+        let b = operand_tensor(ic, 2)?;
+        if b.shape[..] != [w.shape[0]] {
+            return Err(format!("bias must have shape [{}], got {b}", w.shape[0]));
+        }
+    }
+    let mut s = x.shape.clone();
+    *s.last_mut().expect("rank >= 1") = w.shape[0];
+    one(s, e)
+}
+
+fn infer_embedding(ic: &InferCtx<'_>) -> InferResult {
+    let w = operand_tensor(ic, 0)?;
+    let idx = operand_tensor(ic, 1)?;
+    if w.rank() != 2 {
+        return Err(format!("weight must be 2-D, got {w}"));
+    }
+    if !idx.elem.is_int() || idx.elem.is_bool() {
+        return Err(format!("indices must be an integer tensor, got {idx}"));
+    }
+    let mut s = idx.shape.clone();
+    s.push(w.shape[1]);
+    one(s, w.elem)
+}
+
+fn require_index(t: &TensorType, what: &str) -> Result<(), String> {
+    if t.elem.is_int() && !t.elem.is_bool() {
+        Ok(())
+    } else {
+        Err(format!("{what} must be an integer tensor, got {t}"))
+    }
+}
+
+fn infer_gather(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let idx = operand_tensor(ic, 1)?;
+    require_index(idx, "index")?;
+    let d = norm_dim(attr_i64(ic, "dim")?, x.rank(), 0)?;
+    if idx.rank() != x.rank() {
+        return Err(format!("index must have the same rank as the input, got {idx} for {x}"));
+    }
+    for i in 0..x.rank() {
+        if i != d && idx.shape[i] > x.shape[i] {
+            return Err(format!("index size {} exceeds input size {} in dimension {i}", idx.shape[i], x.shape[i]));
+        }
+    }
+    one(idx.shape.clone(), x.elem)
+}
+
+fn infer_index_select(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let idx = operand_tensor(ic, 1)?;
+    require_index(idx, "index")?;
+    if idx.rank() != 1 {
+        return Err(format!("index must be 1-D, got {idx}"));
+    }
+    let d = norm_dim(attr_i64(ic, "dim")?, x.rank(), 0)?;
+    let mut s = x.shape.clone();
+    if !s.is_empty() {
+        s[d] = idx.shape[0];
+    }
+    one(s, x.elem)
+}
+
+fn infer_scatter_add(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let idx = operand_tensor(ic, 1)?;
+    let src = operand_tensor(ic, 2)?;
+    require_index(idx, "index")?;
+    if src.elem != x.elem {
+        return Err(format!("src must have element type {}, got {}", x.elem, src.elem));
+    }
+    let d = norm_dim(attr_i64(ic, "dim")?, x.rank(), 0)?;
+    if idx.rank() != x.rank() || src.rank() != x.rank() {
+        return Err("index and src must have the rank of the input".into());
+    }
+    for i in 0..x.rank() {
+        if idx.shape[i] > src.shape[i] || (i != d && idx.shape[i] > x.shape[i]) {
+            return Err(format!("index shape {} does not fit src {} and input {}", fmt_shape(&idx.shape), src, x));
+        }
+    }
+    one(x.shape.clone(), x.elem)
+}
+
+fn infer_cat(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    let first = operand_tensor(ic, 0)?;
+    let d = norm_dim(attr_i64(ic, "dim")?, first.rank(), 0)?;
+    let mut s = first.shape.clone();
+    for i in 1..ic.operand_types.len() {
+        let t = operand_tensor(ic, i)?;
+        if t.rank() != first.rank() || (0..t.rank()).any(|j| j != d && t.shape[j] != first.shape[j]) {
+            return Err(format!("operand #{i} ({t}) does not match {first} outside dimension {d}"));
+        }
+        s[d] += t.shape[d];
+    }
+    one(s, e)
+}
+
+fn verify_result_only(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    if ctx.value_tensor(ctx.result(op, 0)).is_none() {
+        return Err(Diagnostic::op_error(ctx, op, "result must be a tensor"));
+    }
+    Ok(())
+}
+
+fn verify_full(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_result_only(ctx, op)?;
+    let r = ctx.value_tensor(ctx.result(op, 0)).expect("checked");
+    let v = ctx.attr_f64(op, "value").unwrap_or(0.0);
+    if r.elem.is_bool() && v != 0.0 && v != 1.0 {
+        return Err(Diagnostic::op_error(ctx, op, format!("value {v} is not a boolean")));
+    }
+    Ok(())
+}
+
+fn verify_arange(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_result_only(ctx, op)?;
+    let r = ctx.value_tensor(ctx.result(op, 0)).expect("checked");
+    if r.rank() != 1 {
+        return Err(Diagnostic::op_error(ctx, op, format!("result must be 1-D, got {r}")));
+    }
+    if ctx.attr_f64(op, "step") == Some(0.0) {
+        return Err(Diagnostic::op_error(ctx, op, "step must be non-zero"));
+    }
+    if r.elem.is_bool() {
+        return Err(Diagnostic::op_error(ctx, op, "result cannot be i1"));
+    }
+    Ok(())
 }
 
 fn infer_constant(ic: &InferCtx<'_>) -> InferResult {
@@ -30,8 +435,8 @@ fn parse_constant(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResul
     let AttrData::Dense { ty, .. } = p.ctx().attr_data(a).clone() else {
         return Err(Diagnostic::error(loc, "expected a dense elements attribute"));
     };
-    let k = p.ctx().sym("value");
-    st.add_attr(k, a);
+    let key = p.ctx().sym("value");
+    st.add_attr(key, a);
     st.result_types.push(ty);
     Ok(())
 }
@@ -45,30 +450,224 @@ fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
     }
 }
 
-const BINARY: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE]);
+// ----- definitions -----
+
+const P: Traits = Traits::PURE;
+const PD: Traits = traits(&[Traits::PURE, Traits::DIFFERENTIABLE]);
+const EW: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE]);
+const EWC: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE, Traits::COMMUTATIVE]);
+const CMP: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE]);
+
+const REDUCE_ATTRS: &[AttrSpec] =
+    &[AttrSpec::optional("dims", AttrKind::I64List), AttrSpec::optional("keepdim", AttrKind::Flag)];
+const DIM: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64)];
+const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
+
+macro_rules! op {
+    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: $traits,
+                operands: $operands,
+                results: $results,
+                attrs: $attrs,
+                infer: $infer,
+                syntax: Syntax::Functional,
+                interfaces: &[&Kernel($kernel)],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
+}
+
+const ONE: Arity = Arity::Exact(1);
+const TWO: Arity = Arity::Exact(2);
+const THREE: Arity = Arity::Exact(3);
+const NONE: Arity = Arity::Exact(0);
+
+op!("tensor.add", "Elementwise sum (broadcasting)", EWC, TWO, ONE, &[], Some(infer_binary_no_bool), k::add);
+op!("tensor.sub", "Elementwise difference (broadcasting)", EW, TWO, ONE, &[], Some(infer_binary_no_bool), k::sub);
+op!("tensor.mul", "Elementwise product (broadcasting)", EWC, TWO, ONE, &[], Some(infer_binary), k::mul);
+op!(
+    "tensor.div",
+    "Elementwise true division (broadcasting; floats)",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_float),
+    k::div
+);
+op!("tensor.pow", "Elementwise power (broadcasting)", EW, TWO, ONE, &[], Some(infer_binary_no_bool), k::pow);
+op!("tensor.maximum", "Elementwise maximum, NaN-propagating", EWC, TWO, ONE, &[], Some(infer_binary), k::maximum);
+op!("tensor.minimum", "Elementwise minimum, NaN-propagating", EWC, TWO, ONE, &[], Some(infer_binary), k::minimum);
+
+op!("tensor.eq", "Elementwise a == b", CMP.union(Traits::COMMUTATIVE), TWO, ONE, &[], Some(infer_compare), k::eq);
+op!("tensor.ne", "Elementwise a != b", CMP.union(Traits::COMMUTATIVE), TWO, ONE, &[], Some(infer_compare), k::ne);
+op!("tensor.lt", "Elementwise a < b", CMP, TWO, ONE, &[], Some(infer_compare), k::lt);
+op!("tensor.le", "Elementwise a <= b", CMP, TWO, ONE, &[], Some(infer_compare), k::le);
+op!("tensor.gt", "Elementwise a > b", CMP, TWO, ONE, &[], Some(infer_compare), k::gt);
+op!("tensor.ge", "Elementwise a >= b", CMP, TWO, ONE, &[], Some(infer_compare), k::ge);
+op!(
+    "tensor.where",
+    "Selects a where cond holds, else b (broadcasting)",
+    EW,
+    THREE,
+    ONE,
+    &[],
+    Some(infer_where),
+    k::where_
+);
+
+op!("tensor.neg", "Elementwise negation", EW, ONE, ONE, &[], Some(infer_unary_signed), k::neg);
+op!("tensor.abs", "Elementwise absolute value", EW, ONE, ONE, &[], Some(infer_unary_signed), k::abs);
+op!("tensor.exp", "Elementwise e^x", EW, ONE, ONE, &[], Some(infer_unary_float), k::exp);
+op!("tensor.log", "Elementwise natural logarithm", EW, ONE, ONE, &[], Some(infer_unary_float), k::log);
+op!("tensor.log1p", "Elementwise log(1 + x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::log1p);
+op!("tensor.sqrt", "Elementwise square root", EW, ONE, ONE, &[], Some(infer_unary_float), k::sqrt);
+op!("tensor.rsqrt", "Elementwise 1 / sqrt(x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::rsqrt);
+op!("tensor.reciprocal", "Elementwise 1 / x", EW, ONE, ONE, &[], Some(infer_unary_float), k::reciprocal);
+op!("tensor.sin", "Elementwise sine", EW, ONE, ONE, &[], Some(infer_unary_float), k::sin);
+op!("tensor.cos", "Elementwise cosine", EW, ONE, ONE, &[], Some(infer_unary_float), k::cos);
+op!("tensor.tanh", "Elementwise hyperbolic tangent", EW, ONE, ONE, &[], Some(infer_unary_float), k::tanh);
+op!("tensor.sigmoid", "Elementwise logistic sigmoid", EW, ONE, ONE, &[], Some(infer_unary_float), k::sigmoid);
+op!("tensor.relu", "Elementwise max(x, 0)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::relu);
+op!("tensor.erf", "Elementwise error function", EW, ONE, ONE, &[], Some(infer_unary_float), k::erf);
+op!("tensor.sign", "Elementwise sign (-1, 0, 1)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::sign);
+op!(
+    "tensor.gelu",
+    "Gaussian error linear unit (exact, or the tanh approximation)",
+    EW,
+    ONE,
+    ONE,
+    &[AttrSpec::optional("approximate", AttrKind::Str)],
+    Some(infer_gelu),
+    k::gelu
+);
+op!("tensor.clamp", "Clamps to [min, max]", EW, ONE, ONE, CLAMP_ATTRS, Some(infer_clamp), k::clamp);
 
 inventory::submit! {
     OpDef {
-        name: "tensor.add",
-        summary: "Elementwise sum with broadcasting",
-        traits: BINARY.union(Traits::COMMUTATIVE),
-        operands: Arity::Exact(2),
-        results: Arity::Exact(1),
-        infer: Some(infer_broadcast),
+        name: "tensor.cast",
+        summary: "Converts to the result's element type (`x.to(dtype)`)",
+        traits: traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE]),
+        operands: ONE,
+        results: ONE,
+        verify: Some(verify_cast),
         syntax: Syntax::Functional,
+        interfaces: &[&Kernel(k::cast)],
+        ..OpDef::DEFAULT
+    }
+}
+
+op!("tensor.sum", "Sum over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_sum), k::sum);
+op!("tensor.mean", "Mean over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_mean), k::mean);
+op!("tensor.amax", "Maximum over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_amax), k::amax);
+op!("tensor.amin", "Minimum over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_amax), k::amin);
+op!(
+    "tensor.var",
+    "Variance over dims with Bessel-style correction",
+    PD,
+    ONE,
+    ONE,
+    &[
+        AttrSpec::optional("dims", AttrKind::I64List),
+        AttrSpec::optional("keepdim", AttrKind::Flag),
+        AttrSpec::optional("correction", AttrKind::I64)
+    ],
+    Some(infer_var),
+    k::var
+);
+op!(
+    "tensor.argmax",
+    "Index of the maximum along dim (of the flattened tensor without dim)",
+    P,
+    ONE,
+    ONE,
+    &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::optional("keepdim", AttrKind::Flag)],
+    Some(infer_argmax),
+    k::argmax
+);
+op!("tensor.softmax", "Softmax along dim", PD, ONE, ONE, DIM, Some(infer_softmax), k::softmax);
+op!("tensor.log_softmax", "Log-softmax along dim", PD, ONE, ONE, DIM, Some(infer_softmax), k::log_softmax);
+inventory::submit! {
+    OpDef {
+        name: "tensor.layer_norm",
+        summary: "Layer normalization over the last normalized_ndim dims; also returns mean and rstd",
+        traits: PD,
+        operands: Arity::Range(1, 3),
+        results: THREE,
+        attrs: &[AttrSpec::required("normalized_ndim", AttrKind::I64), AttrSpec::optional("eps", AttrKind::F64)],
+        infer: Some(infer_layer_norm),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(k::layer_norm), &NonDifferentiableResults(&[1, 2])],
+        ..OpDef::DEFAULT
+    }
+}
+op!("tensor.mm", "2-D matrix product", PD, TWO, ONE, &[], Some(infer_mm), k::matmul);
+op!("tensor.bmm", "Batched 3-D matrix product", PD, TWO, ONE, &[], Some(infer_bmm), k::matmul);
+op!(
+    "tensor.matmul",
+    "torch.matmul (1-D operands, broadcast batch dims)",
+    PD,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_matmul),
+    k::matmul
+);
+op!("tensor.linear", "x @ w.T + b", PD, Arity::Range(2, 3), ONE, &[], Some(infer_linear), k::linear);
+op!("tensor.embedding", "Rows of weight selected by indices", PD, TWO, ONE, &[], Some(infer_embedding), k::embedding);
+op!("tensor.gather", "Gathers values along dim by index", PD, TWO, ONE, DIM, Some(infer_gather), k::gather);
+op!(
+    "tensor.index_select",
+    "Selects entries along dim by a 1-D index",
+    PD,
+    TWO,
+    ONE,
+    DIM,
+    Some(infer_index_select),
+    k::index_select
+);
+op!(
+    "tensor.scatter_add",
+    "Adds src into a copy of x at index along dim",
+    PD,
+    THREE,
+    ONE,
+    DIM,
+    Some(infer_scatter_add),
+    k::scatter_add
+);
+op!("tensor.cat", "Concatenates along dim", PD, Arity::AtLeast(1), ONE, DIM, Some(infer_cat), k::cat);
+op!("tensor.clone", "A fresh contiguous copy", PD, ONE, ONE, &[], Some(infer_unary), k::clone);
+
+inventory::submit! {
+    OpDef {
+        name: "tensor.full",
+        summary: "A tensor of the result type filled with value",
+        traits: P,
+        results: ONE,
+        attrs: &[AttrSpec::required("value", AttrKind::F64)],
+        verify: Some(verify_full),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(k::full)],
         ..OpDef::DEFAULT
     }
 }
 
 inventory::submit! {
     OpDef {
-        name: "tensor.mul",
-        summary: "Elementwise product with broadcasting",
-        traits: BINARY.union(Traits::COMMUTATIVE),
-        operands: Arity::Exact(2),
-        results: Arity::Exact(1),
-        infer: Some(infer_broadcast),
+        name: "tensor.arange",
+        summary: "start, start + step, ... (as many as the 1-D result holds)",
+        traits: P,
+        results: ONE,
+        attrs: &[AttrSpec::optional("start", AttrKind::F64), AttrSpec::optional("step", AttrKind::F64)],
+        verify: Some(verify_arange),
         syntax: Syntax::Functional,
+        interfaces: &[&Kernel(k::arange)],
         ..OpDef::DEFAULT
     }
 }
@@ -77,11 +676,13 @@ inventory::submit! {
     OpDef {
         name: "tensor.constant",
         summary: "A tensor with the given dense contents",
-        traits: Traits::PURE,
-        results: Arity::Exact(1),
+        traits: P,
+        operands: NONE,
+        results: ONE,
         attrs: &[AttrSpec::required("value", AttrKind::Dense)],
         infer: Some(infer_constant),
         syntax: Syntax::Custom { parse: parse_constant, print: print_constant },
+        interfaces: &[&Kernel(k::constant)],
         ..OpDef::DEFAULT
     }
 }

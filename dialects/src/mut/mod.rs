@@ -1,0 +1,332 @@
+//! The `mut` dialect: in-place ops (reference semantics only).
+//!
+//! Data mutations have no result: they write into their first operand's
+//! storage through its strides, so every alias sees the write. Metadata
+//! mutations change their first operand's sizes/strides/offset (or storage,
+//! for `set_`) and return the same object as a new SSA value; the operand
+//! value is dead afterwards, which the verifier enforces. The metadata rules
+//! are the `view` dialect's layout rules applied in place.
+//!
+//! [`InPlaceInterface`] names the pure op each data mutation computes, which
+//! is what `functionalize` rewrites it to.
+
+mod kernels;
+
+use crate::shape::*;
+use crate::view::{rules, LayoutFn};
+use aot_ir::*;
+use aot_runtime::Kernel;
+
+/// For a data mutation: the `tensor` op computing the new value from the
+/// operands (`mut.add_(x, y)` writes `tensor.add(x, y)` into x). `None` for
+/// ops whose new value is not an op of that form (`copy_`, `fill_`, ...).
+pub struct InPlaceInterface {
+    pub functional: Option<&'static str>,
+}
+
+/// For a metadata mutation: the layout rule it applies (`None` for `resize_`
+/// and `set_`, whose new metadata does not come from a view rule).
+pub struct MetadataMutationInterface {
+    pub layout: Option<LayoutFn>,
+}
+
+fn no_results() -> InferResult {
+    Ok(smallvec::SmallVec::new())
+}
+
+fn check_broadcasts_into(src: &TensorType, dst: &TensorType) -> Result<(), String> {
+    if broadcasts_to(&src.shape, &dst.shape) {
+        Ok(())
+    } else {
+        Err(format!("{src} cannot be broadcast to the destination's shape {}", fmt_shape(&dst.shape)))
+    }
+}
+
+fn infer_copy(ic: &InferCtx<'_>) -> InferResult {
+    let dst = operand_tensor(ic, 0)?;
+    let src = operand_tensor(ic, 1)?;
+    check_broadcasts_into(src, dst)?;
+    no_results()
+}
+
+fn infer_binary_inplace(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    if e.is_bool() {
+        return Err("does not support i1 operands".into());
+    }
+    check_broadcasts_into(operand_tensor(ic, 1)?, operand_tensor(ic, 0)?)?;
+    no_results()
+}
+
+fn infer_div_inplace(ic: &InferCtx<'_>) -> InferResult {
+    require_float(same_elem(ic)?, "div_")?;
+    infer_binary_inplace(ic)
+}
+
+fn infer_mul_inplace(ic: &InferCtx<'_>) -> InferResult {
+    same_elem(ic)?;
+    check_broadcasts_into(operand_tensor(ic, 1)?, operand_tensor(ic, 0)?)?;
+    no_results()
+}
+
+fn infer_fill(ic: &InferCtx<'_>) -> InferResult {
+    operand_tensor(ic, 0)?;
+    no_results()
+}
+
+fn infer_unary_inplace(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    if t.elem.is_bool() {
+        return Err("does not support i1 operands".into());
+    }
+    no_results()
+}
+
+fn infer_unary_float_inplace(ic: &InferCtx<'_>) -> InferResult {
+    require_float(operand_tensor(ic, 0)?.elem, "this op")?;
+    no_results()
+}
+
+fn infer_clamp_inplace(ic: &InferCtx<'_>) -> InferResult {
+    if attr_f64_opt(ic, "min")?.is_none() && attr_f64_opt(ic, "max")?.is_none() {
+        return Err("requires at least one of 'min' and 'max'".into());
+    }
+    infer_unary_inplace(ic)
+}
+
+fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let idx = operand_tensor(ic, 1)?;
+    let vals = operand_tensor(ic, 2)?;
+    if x.rank() < 1 {
+        return Err("cannot index a 0-d tensor".into());
+    }
+    if idx.rank() != 1 || !idx.elem.is_int() || idx.elem.is_bool() {
+        return Err(format!("index must be a 1-D integer tensor, got {idx}"));
+    }
+    if vals.elem != x.elem {
+        return Err(format!("values must have element type {}, got {}", x.elem, vals.elem));
+    }
+    let mut target: Shape = smallvec::smallvec![idx.shape[0]];
+    target.extend(x.shape[1..].iter().copied());
+    if !broadcasts_to(&vals.shape, &target) {
+        return Err(format!(
+            "values of shape {} cannot be broadcast to the indexed shape {}",
+            fmt_shape(&vals.shape),
+            fmt_shape(&target)
+        ));
+    }
+    no_results()
+}
+
+fn infer_meta(ic: &InferCtx<'_>, layout: LayoutFn) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let l = layout(&ic.attr_view(), &crate::view::Layout::contiguous(&x.shape))?;
+    one(&l[0].sizes, x.elem)
+}
+
+fn infer_t(ic: &InferCtx<'_>) -> InferResult {
+    infer_meta(ic, rules::t)
+}
+fn infer_transpose(ic: &InferCtx<'_>) -> InferResult {
+    infer_meta(ic, rules::transpose)
+}
+fn infer_squeeze(ic: &InferCtx<'_>) -> InferResult {
+    infer_meta(ic, rules::squeeze)
+}
+fn infer_unsqueeze(ic: &InferCtx<'_>) -> InferResult {
+    infer_meta(ic, rules::unsqueeze)
+}
+fn infer_as_strided(ic: &InferCtx<'_>) -> InferResult {
+    infer_meta(ic, rules::as_strided)
+}
+
+fn infer_resize(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let size = attr_list(ic, "size")?;
+    if size.iter().any(|&s| s < 0) {
+        return Err(format!("sizes must be non-negative, got {}", fmt_shape(&size)));
+    }
+    one(size, x.elem)
+}
+
+fn infer_set(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let src = operand_tensor(ic, 1)?;
+    if x.elem != src.elem {
+        return Err(format!("set_ requires the same element type, got {} and {}", x.elem, src.elem));
+    }
+    one(src.shape.clone(), src.elem)
+}
+
+/// After a metadata mutation the operand value denotes a stale view of the
+/// object: no op after this one may use it.
+fn verify_operand_dead_after(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let v = ctx.operand(op, 0);
+    let Some(block) = ctx.op_block(op) else { return Ok(()) };
+    let mut later = std::collections::HashSet::new();
+    let mut cur = ctx.next_op(op);
+    while let Some(o) = cur {
+        ctx.walk_pre(o, &mut |x| {
+            later.insert(x);
+        });
+        cur = ctx.next_op(o);
+    }
+    let _ = block;
+    for u in ctx.uses(v) {
+        if later.contains(&u.op) {
+            return Err(Diagnostic::op_error(
+                ctx,
+                op,
+                "changes the metadata of its operand, which is used afterwards; later ops must use the result",
+            )
+            .with_note(ctx.op_loc(u.op), "later use here"));
+        }
+    }
+    Ok(())
+}
+
+const INPLACE: Traits = Traits::INPLACE;
+const META: Traits = Traits::METADATA_MUTATION;
+const ONE: Arity = Arity::Exact(1);
+const TWO: Arity = Arity::Exact(2);
+const NONE: Arity = Arity::Exact(0);
+const CLAMP: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
+
+macro_rules! data_op {
+    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $functional:expr, $kernel:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: INPLACE,
+                operands: $operands,
+                results: NONE,
+                attrs: $attrs,
+                infer: Some($infer),
+                syntax: Syntax::Functional,
+                interfaces: &[&InPlaceInterface { functional: $functional }, &Kernel($kernel)],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
+}
+
+data_op!("mut.copy_", "Copies src (broadcast, converted) into dst", TWO, &[], infer_copy, None, kernels::copy_);
+data_op!("mut.add_", "x += y", TWO, &[], infer_binary_inplace, Some("tensor.add"), kernels::add_);
+data_op!("mut.sub_", "x -= y", TWO, &[], infer_binary_inplace, Some("tensor.sub"), kernels::sub_);
+data_op!("mut.mul_", "x *= y", TWO, &[], infer_mul_inplace, Some("tensor.mul"), kernels::mul_);
+data_op!("mut.div_", "x /= y", TWO, &[], infer_div_inplace, Some("tensor.div"), kernels::div_);
+data_op!(
+    "mut.fill_",
+    "Sets every element to value",
+    ONE,
+    &[AttrSpec::required("value", AttrKind::F64)],
+    infer_fill,
+    None,
+    kernels::fill_
+);
+data_op!("mut.zero_", "Sets every element to zero", ONE, &[], infer_fill, None, kernels::zero_);
+data_op!("mut.relu_", "x = relu(x)", ONE, &[], infer_unary_inplace, Some("tensor.relu"), kernels::relu_);
+data_op!("mut.neg_", "x = -x", ONE, &[], infer_unary_inplace, Some("tensor.neg"), kernels::neg_);
+data_op!("mut.exp_", "x = exp(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.exp"), kernels::exp_);
+data_op!(
+    "mut.sigmoid_",
+    "x = sigmoid(x)",
+    ONE,
+    &[],
+    infer_unary_float_inplace,
+    Some("tensor.sigmoid"),
+    kernels::sigmoid_
+);
+data_op!("mut.tanh_", "x = tanh(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.tanh"), kernels::tanh_);
+data_op!(
+    "mut.clamp_",
+    "x = clamp(x, min, max)",
+    ONE,
+    CLAMP,
+    infer_clamp_inplace,
+    Some("tensor.clamp"),
+    kernels::clamp_
+);
+data_op!(
+    "mut.index_put_",
+    "x[index] = values (or += with accumulate)",
+    Arity::Exact(3),
+    &[AttrSpec::optional("accumulate", AttrKind::Flag)],
+    infer_index_put,
+    None,
+    kernels::index_put_
+);
+
+macro_rules! meta_op {
+    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $layout:expr, $kernel:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: META,
+                operands: $operands,
+                results: ONE,
+                attrs: $attrs,
+                infer: Some($infer),
+                verify: Some(verify_operand_dead_after),
+                syntax: Syntax::Functional,
+                interfaces: &[&MetadataMutationInterface { layout: $layout }, &Kernel($kernel)],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
+}
+
+meta_op!("mut.t_", "Transposes in place (rank <= 2)", ONE, &[], infer_t, Some(rules::t), kernels::relayout_);
+meta_op!(
+    "mut.transpose_",
+    "Swaps two dimensions in place",
+    ONE,
+    &[AttrSpec::required("dim0", AttrKind::I64), AttrSpec::required("dim1", AttrKind::I64)],
+    infer_transpose,
+    Some(rules::transpose),
+    kernels::relayout_
+);
+meta_op!(
+    "mut.squeeze_",
+    "Removes size-1 dimensions in place",
+    ONE,
+    &[AttrSpec::optional("dim", AttrKind::I64)],
+    infer_squeeze,
+    Some(rules::squeeze),
+    kernels::relayout_
+);
+meta_op!(
+    "mut.unsqueeze_",
+    "Inserts a size-1 dimension in place",
+    ONE,
+    &[AttrSpec::required("dim", AttrKind::I64)],
+    infer_unsqueeze,
+    Some(rules::unsqueeze),
+    kernels::relayout_
+);
+meta_op!(
+    "mut.as_strided_",
+    "Sets sizes, strides and storage offset in place",
+    ONE,
+    &[
+        AttrSpec::required("size", AttrKind::I64List),
+        AttrSpec::required("stride", AttrKind::I64List),
+        AttrSpec::optional("offset", AttrKind::I64)
+    ],
+    infer_as_strided,
+    Some(rules::as_strided),
+    kernels::relayout_
+);
+meta_op!(
+    "mut.resize_",
+    "Resizes in place (contiguous; the storage grows when needed)",
+    ONE,
+    &[AttrSpec::required("size", AttrKind::I64List)],
+    infer_resize,
+    None,
+    kernels::resize_
+);
+meta_op!("mut.set_", "Makes x use src's storage and metadata", TWO, &[], infer_set, None, kernels::set_);

@@ -1,0 +1,226 @@
+//! The `rng` dialect: random tensors from the Philox4x32-10 generator.
+//!
+//! Stateful ops (`uniform`, `normal`, `bernoulli`, `dropout`) draw from the
+//! global generator and advance it; their `philox_*` twins are pure functions
+//! of explicit `seed` and `offset` operands (`tensor<i64>`), which is what
+//! `rng-functionalize` rewrites the stateful ones to. Both compute every
+//! value with the same formula from the same 32-bit words (see
+//! `docs/dialects.md`), in the result's float type, with `libm`'s functions,
+//! so every backend can reproduce them bit for bit.
+
+pub mod kernels;
+
+use crate::shape::*;
+use aot_ir::*;
+use aot_runtime::Kernel;
+
+/// For a stateful random op: its functional twin, and how many 32-bit words
+/// it draws for `n` results.
+pub struct RandomInterface {
+    pub functional: &'static str,
+    pub words: fn(u64) -> u64,
+}
+
+fn verify_float_result(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    match ctx.value_tensor(ctx.result(op, 0)) {
+        Some(t) if t.elem.is_float() => Ok(()),
+        _ => Err(Diagnostic::op_error(ctx, op, "result must be a floating point tensor")),
+    }
+}
+
+fn check_state(ic: &InferCtx<'_>) -> Result<(), String> {
+    for (i, what) in [(0, "seed"), (1, "offset")] {
+        let t = operand_tensor(ic, i)?;
+        if t.elem != ElemType::I64 || t.rank() != 0 {
+            return Err(format!("{what} must be a tensor<i64>, got {t}"));
+        }
+    }
+    Ok(())
+}
+
+/// `philox_uniform`/`philox_normal`: the state operands and a float result.
+fn verify_philox_nullary(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    for (i, what) in [(0, "seed"), (1, "offset")] {
+        match ctx.value_tensor(ctx.operand(op, i)) {
+            Some(t) if t.elem == ElemType::I64 && t.rank() == 0 => {}
+            _ => return Err(Diagnostic::op_error(ctx, op, format!("{what} must be a tensor<i64>"))),
+        }
+    }
+    verify_nullary(ctx, op)
+}
+
+fn infer_bernoulli(ic: &InferCtx<'_>) -> InferResult {
+    let p = operand_tensor(ic, 0)?;
+    require_float(p.elem, "bernoulli")?;
+    one(p.shape.clone(), p.elem)
+}
+
+fn infer_philox_bernoulli(ic: &InferCtx<'_>) -> InferResult {
+    check_state(ic)?;
+    let p = operand_tensor(ic, 2)?;
+    require_float(p.elem, "bernoulli")?;
+    one(p.shape.clone(), p.elem)
+}
+
+fn dropout_types(ic: &InferCtx<'_>, x: &TensorType) -> InferResult {
+    require_float(x.elem, "dropout")?;
+    let p = attr_f64_opt(ic, "p")?.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("dropout probability has to be between 0 and 1, but got {p}"));
+    }
+    Ok(smallvec::smallvec![TypeData::Tensor(x.clone()), TypeData::Tensor(x.with_elem(ElemType::I1))])
+}
+
+fn infer_dropout(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?.clone();
+    dropout_types(ic, &x)
+}
+
+fn infer_philox_dropout(ic: &InferCtx<'_>) -> InferResult {
+    check_state(ic)?;
+    let x = operand_tensor(ic, 2)?.clone();
+    dropout_types(ic, &x)
+}
+
+/// Check of attributes shared by the nullary ops: results are inferred from
+/// the declared type, so only the state operands (if any) are checked.
+fn verify_nullary(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_float_result(ctx, op)?;
+    if let (Some(lo), Some(hi)) = (ctx.attr_f64(op, "low"), ctx.attr_f64(op, "high")) {
+        if lo > hi {
+            return Err(Diagnostic::op_error(ctx, op, format!("low ({lo}) must not exceed high ({hi})")));
+        }
+    }
+    if ctx.attr_f64(op, "std").is_some_and(|s| s < 0.0) {
+        return Err(Diagnostic::op_error(ctx, op, "std must be non-negative"));
+    }
+    Ok(())
+}
+
+fn words_uniform(n: u64) -> u64 {
+    aot_runtime::philox::words_for_uniform(n)
+}
+
+fn words_normal(n: u64) -> u64 {
+    aot_runtime::philox::words_for_normal(n)
+}
+
+const UNIFORM: &[AttrSpec] = &[AttrSpec::optional("low", AttrKind::F64), AttrSpec::optional("high", AttrKind::F64)];
+const NORMAL: &[AttrSpec] = &[AttrSpec::optional("mean", AttrKind::F64), AttrSpec::optional("std", AttrKind::F64)];
+const DROPOUT: &[AttrSpec] = &[AttrSpec::optional("p", AttrKind::F64), AttrSpec::optional("train", AttrKind::Flag)];
+
+inventory::submit! {
+    OpDef {
+        name: "rng.uniform",
+        summary: "Uniform samples in [low, high) from the global generator",
+        traits: Traits::RANDOM,
+        results: Arity::Exact(1),
+        attrs: UNIFORM,
+        verify: Some(verify_nullary),
+        syntax: Syntax::Functional,
+        interfaces: &[&RandomInterface { functional: "rng.philox_uniform", words: words_uniform }, &Kernel(kernels::uniform)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "rng.normal",
+        summary: "Normal samples (Box-Muller) from the global generator",
+        traits: Traits::RANDOM,
+        results: Arity::Exact(1),
+        attrs: NORMAL,
+        verify: Some(verify_nullary),
+        syntax: Syntax::Functional,
+        interfaces: &[&RandomInterface { functional: "rng.philox_normal", words: words_normal }, &Kernel(kernels::normal)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "rng.bernoulli",
+        summary: "1 with probability p, else 0, from the global generator",
+        traits: Traits::RANDOM,
+        operands: Arity::Exact(1),
+        results: Arity::Exact(1),
+        infer: Some(infer_bernoulli),
+        syntax: Syntax::Functional,
+        interfaces: &[&RandomInterface { functional: "rng.philox_bernoulli", words: words_uniform }, &Kernel(kernels::bernoulli)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "rng.dropout",
+        summary: "Zeroes elements with probability p and scales the rest by 1/(1-p); returns the keep mask",
+        traits: Traits::RANDOM.union(Traits::DIFFERENTIABLE),
+        operands: Arity::Exact(1),
+        results: Arity::Exact(2),
+        attrs: DROPOUT,
+        infer: Some(infer_dropout),
+        syntax: Syntax::Functional,
+        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_uniform }, &Kernel(kernels::dropout)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "rng.philox_uniform",
+        summary: "Uniform samples from an explicit Philox state (seed, offset)",
+        traits: Traits::PURE,
+        operands: Arity::Exact(2),
+        results: Arity::Exact(1),
+        attrs: UNIFORM,
+        verify: Some(verify_philox_nullary),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(kernels::philox_uniform)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "rng.philox_normal",
+        summary: "Normal samples from an explicit Philox state (seed, offset)",
+        traits: Traits::PURE,
+        operands: Arity::Exact(2),
+        results: Arity::Exact(1),
+        attrs: NORMAL,
+        verify: Some(verify_philox_nullary),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(kernels::philox_normal)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "rng.philox_bernoulli",
+        summary: "Bernoulli samples from an explicit Philox state (seed, offset)",
+        traits: Traits::PURE,
+        operands: Arity::Exact(3),
+        results: Arity::Exact(1),
+        infer: Some(infer_philox_bernoulli),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(kernels::philox_bernoulli)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "rng.philox_dropout",
+        summary: "Dropout from an explicit Philox state (seed, offset)",
+        traits: Traits::PURE.union(Traits::DIFFERENTIABLE),
+        operands: Arity::Exact(3),
+        results: Arity::Exact(2),
+        attrs: DROPOUT,
+        infer: Some(infer_philox_dropout),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(kernels::philox_dropout)],
+        ..OpDef::DEFAULT
+    }
+}

@@ -1,0 +1,756 @@
+//! The `view` dialect: ops whose results alias their operand, and the
+//! scatter ops that invert them.
+//!
+//! Under reference semantics a view result shares its operand's storage; its
+//! layout (sizes, strides, storage offset) is a function of the operand's
+//! layout and the op's attributes. That function, [`ViewInterface::layout`],
+//! is the single definition of each view: the interpreter kernels, shape
+//! inference, the metadata mutations of the `mut` dialect, functionalization
+//! (view replay) and codegen (index arithmetic) all call it.
+//!
+//! Scatter ops (`slice_scatter`, ...) are pure: a copy of `base` with the
+//! region the matching view would select replaced by `src`.
+
+pub mod kernels;
+
+use crate::shape::*;
+use aot_ir::*;
+use aot_runtime::interp::Detaches;
+use aot_runtime::Kernel;
+use smallvec::{smallvec, SmallVec};
+
+/// A strided layout: what a view computes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub sizes: Shape,
+    pub strides: Shape,
+    pub offset: i64,
+}
+
+impl Layout {
+    /// The contiguous layout of `shape` at offset 0.
+    pub fn contiguous(shape: &[i64]) -> Layout {
+        Layout { sizes: shape.into(), strides: contiguous_strides(shape), offset: 0 }
+    }
+}
+
+pub use aot_runtime::tensor::contiguous_strides;
+
+/// How a view op maps its operand's layout to its results' layouts.
+pub type LayoutFn = fn(&AttrView<'_>, &Layout) -> Result<SmallVec<[Layout; 1]>, String>;
+
+/// The view interface.
+pub struct ViewInterface {
+    pub layout: LayoutFn,
+}
+
+/// The layouts of `op`'s results given its operand's layout.
+pub fn view_layouts(ctx: &Context, op: Op, input: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let def = ctx.op_def(op).ok_or("unregistered op")?;
+    let vi = def.interface::<ViewInterface>().ok_or_else(|| format!("'{}' is not a view op", def.name))?;
+    (vi.layout)(&AttrView::of_op(ctx, op), input)
+}
+
+// ----- the layout rules, one per view op -----
+
+/// ATen's `computeStride`: strides that let `new` view a tensor with layout
+/// (`old`, `old_strides`), or `None` when no such strides exist.
+pub fn compute_view_strides(old: &[i64], old_strides: &[i64], new: &[i64]) -> Option<Shape> {
+    if old.is_empty() {
+        return Some(Shape::from_elem(1, new.len()));
+    }
+    let numel: i64 = old.iter().product();
+    if numel == 0 && old == new {
+        return Some(old_strides.into());
+    }
+    let mut ns = Shape::from_elem(0, new.len());
+    if numel == 0 {
+        for d in (0..new.len()).rev() {
+            ns[d] = if d == new.len() - 1 { 1 } else { new[d + 1].max(1) * ns[d + 1] };
+        }
+        return Some(ns);
+    }
+    let mut view_d = new.len() as isize - 1;
+    let mut chunk_base_stride = *old_strides.last()?;
+    let mut tensor_numel = 1i64;
+    let mut view_numel = 1i64;
+    for tensor_d in (0..old.len()).rev() {
+        tensor_numel *= old[tensor_d];
+        let boundary =
+            tensor_d == 0 || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+        if boundary {
+            while view_d >= 0 && (view_numel < tensor_numel || new[view_d as usize] == 1) {
+                ns[view_d as usize] = view_numel * chunk_base_stride;
+                view_numel *= new[view_d as usize];
+                view_d -= 1;
+            }
+            if view_numel != tensor_numel {
+                return None;
+            }
+            if tensor_d > 0 {
+                chunk_base_stride = old_strides[tensor_d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    if view_d != -1 {
+        return None;
+    }
+    Some(ns)
+}
+
+/// Resolves one `-1` in a requested shape against `numel` elements.
+pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
+    let mut out: Shape = shape.into();
+    let mut infer = None;
+    let mut known = 1i64;
+    for (i, &d) in shape.iter().enumerate() {
+        if d == -1 {
+            if infer.is_some() {
+                return Err("only one dimension can be inferred (-1)".into());
+            }
+            infer = Some(i);
+        } else if d < 0 {
+            return Err(format!("invalid shape dimension {d}"));
+        } else {
+            known *= d;
+        }
+    }
+    if let Some(i) = infer {
+        if known == 0 || numel % known != 0 {
+            return Err(format!("shape {} is invalid for input of size {numel}", fmt_shape(shape)));
+        }
+        out[i] = numel / known;
+    } else if known != numel {
+        return Err(format!("shape {} is invalid for input of size {numel}", fmt_shape(shape)));
+    }
+    Ok(out)
+}
+
+fn layout_view(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let shape = resolve_shape(&a.req_list("shape")?, x.sizes.iter().product())?;
+    let strides = compute_view_strides(&x.sizes, &x.strides, &shape).ok_or(
+        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+    )?;
+    Ok(smallvec![Layout { sizes: shape, strides, offset: x.offset }])
+}
+
+/// `reshape` when it can be a view; the kernel copies otherwise.
+fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let shape = resolve_shape(&a.req_list("shape")?, x.sizes.iter().product())?;
+    match compute_view_strides(&x.sizes, &x.strides, &shape) {
+        Some(strides) => Ok(smallvec![Layout { sizes: shape, strides, offset: x.offset }]),
+        None => Err(RESHAPE_NEEDS_COPY.into()),
+    }
+}
+
+/// The message `layout_reshape` returns when only a copy can reshape.
+pub const RESHAPE_NEEDS_COPY: &str = "reshape needs a copy";
+
+fn layout_permute(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let dims = a.req_list("dims")?;
+    let r = x.sizes.len();
+    if dims.len() != r {
+        return Err(format!("'dims' must list {r} dimensions, got {}", dims.len()));
+    }
+    let mut seen = vec![false; r];
+    let mut out = Layout { sizes: Shape::new(), strides: Shape::new(), offset: x.offset };
+    for &d in &dims {
+        let n = norm_dim(d, r, 0)?;
+        if seen[n] {
+            return Err(format!("'dims' is not a permutation: {} repeats", d));
+        }
+        seen[n] = true;
+        out.sizes.push(x.sizes[n]);
+        out.strides.push(x.strides[n]);
+    }
+    Ok(smallvec![out])
+}
+
+fn swap(x: &Layout, a: usize, b: usize) -> Layout {
+    let mut l = x.clone();
+    l.sizes.swap(a, b);
+    l.strides.swap(a, b);
+    l
+}
+
+pub fn layout_transpose(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let r = x.sizes.len();
+    if r == 0 {
+        norm_dim(a.req_i64("dim0")?, 0, 0)?;
+        norm_dim(a.req_i64("dim1")?, 0, 0)?;
+        return Ok(smallvec![x.clone()]);
+    }
+    let d0 = norm_dim(a.req_i64("dim0")?, r, 0)?;
+    let d1 = norm_dim(a.req_i64("dim1")?, r, 0)?;
+    Ok(smallvec![swap(x, d0, d1)])
+}
+
+pub fn layout_t(_: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    match x.sizes.len() {
+        0 | 1 => Ok(smallvec![x.clone()]),
+        2 => Ok(smallvec![swap(x, 0, 1)]),
+        r => Err(format!("t() expects a tensor with <= 2 dimensions, but self is {r}D")),
+    }
+}
+
+fn layout_expand(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let shape = a.req_list("shape")?;
+    let (r, n) = (x.sizes.len(), shape.len());
+    if n < r {
+        return Err(format!(
+            "the number of sizes provided ({n}) must be greater or equal to the number of dimensions in the tensor ({r})"
+        ));
+    }
+    let mut out = Layout { sizes: Shape::new(), strides: Shape::new(), offset: x.offset };
+    for (i, &want) in shape.iter().enumerate() {
+        if i < n - r {
+            if want < 0 {
+                return Err(format!("the expanded size {want} is not allowed in a leading, non-existing dimension"));
+            }
+            out.sizes.push(want);
+            out.strides.push(0);
+            continue;
+        }
+        let j = i - (n - r);
+        let (have, stride) = (x.sizes[j], x.strides[j]);
+        if want == -1 || want == have {
+            out.sizes.push(have);
+            out.strides.push(stride);
+        } else if have == 1 && want >= 0 {
+            out.sizes.push(want);
+            out.strides.push(0);
+        } else {
+            return Err(format!(
+                "the expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}"
+            ));
+        }
+    }
+    Ok(smallvec![out])
+}
+
+/// Normalised (start, length) of a Python-style slice on a dim of `size`.
+pub fn slice_bounds(size: i64, start: i64, end: i64, step: i64) -> Result<(i64, i64), String> {
+    if step <= 0 {
+        return Err(format!("slice step must be positive, got {step}"));
+    }
+    let norm = |v: i64| -> i64 {
+        let v = if v < 0 { v.saturating_add(size) } else { v };
+        v.clamp(0, size)
+    };
+    let (s, mut e) = (norm(start), norm(end));
+    if e < s {
+        e = s;
+    }
+    Ok((s, (e - s + step - 1) / step))
+}
+
+fn slice_of(x: &Layout, dim: usize, start: i64, end: i64, step: i64) -> Result<Layout, String> {
+    let (s, len) = slice_bounds(x.sizes[dim], start, end, step)?;
+    let mut l = x.clone();
+    l.offset += s * x.strides[dim];
+    l.sizes[dim] = len;
+    l.strides[dim] *= step;
+    Ok(l)
+}
+
+fn layout_slice(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    if x.sizes.is_empty() {
+        return Err("slice() cannot be applied to a 0-dim tensor".into());
+    }
+    let dim = norm_dim(a.req_i64("dim")?, x.sizes.len(), 0)?;
+    let start = a.i64("start").unwrap_or(0);
+    let end = a.i64("end").unwrap_or(i64::MAX);
+    let step = a.i64("step").unwrap_or(1);
+    Ok(smallvec![slice_of(x, dim, start, end, step)?])
+}
+
+fn select_of(x: &Layout, dim: usize, index: i64) -> Result<Layout, String> {
+    let size = x.sizes[dim];
+    let i = if index < 0 { index + size } else { index };
+    if i < 0 || i >= size {
+        return Err(format!("index {index} is out of range for dimension {dim} of size {size}"));
+    }
+    let mut l = x.clone();
+    l.offset += i * x.strides[dim];
+    l.sizes.remove(dim);
+    l.strides.remove(dim);
+    Ok(l)
+}
+
+fn layout_select(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    if x.sizes.is_empty() {
+        return Err("select() cannot be applied to a 0-dim tensor".into());
+    }
+    let dim = norm_dim(a.req_i64("dim")?, x.sizes.len(), 0)?;
+    Ok(smallvec![select_of(x, dim, a.req_i64("index")?)?])
+}
+
+pub fn layout_squeeze(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let mut l = x.clone();
+    match a.i64("dim") {
+        Some(d) => {
+            if x.sizes.is_empty() {
+                norm_dim(d, 0, 0)?;
+                return Ok(smallvec![l]);
+            }
+            let dim = norm_dim(d, x.sizes.len(), 0)?;
+            if x.sizes[dim] == 1 {
+                l.sizes.remove(dim);
+                l.strides.remove(dim);
+            }
+        }
+        None => {
+            let keep: Vec<usize> = (0..x.sizes.len()).filter(|&i| x.sizes[i] != 1).collect();
+            l.sizes = keep.iter().map(|&i| x.sizes[i]).collect();
+            l.strides = keep.iter().map(|&i| x.strides[i]).collect();
+        }
+    }
+    Ok(smallvec![l])
+}
+
+pub fn layout_unsqueeze(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let r = x.sizes.len();
+    let dim = norm_dim(a.req_i64("dim")?, r, 1)?;
+    let stride = if dim >= r { 1 } else { x.sizes[dim] * x.strides[dim] };
+    let mut l = x.clone();
+    l.sizes.insert(dim, 1);
+    l.strides.insert(dim, stride);
+    Ok(smallvec![l])
+}
+
+/// (diagonal size, storage offset) of `torch.diagonal` on dims d1, d2.
+fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, String> {
+    if d1 == d2 {
+        return Err(format!("diagonal dimensions cannot be identical {d1}, {d2}"));
+    }
+    let (s1, s2) = (x.sizes[d1], x.sizes[d2]);
+    let mut storage = x.offset;
+    let diag = if offset >= 0 { (s1.min(s2 - offset)).max(0) } else { ((s1 + offset).min(s2)).max(0) };
+    if diag > 0 {
+        if offset >= 0 {
+            storage += offset * x.strides[d2];
+        } else {
+            storage -= offset * x.strides[d1];
+        }
+    }
+    let mut l = Layout { sizes: Shape::new(), strides: Shape::new(), offset: storage };
+    for i in 0..x.sizes.len() {
+        if i != d1 && i != d2 {
+            l.sizes.push(x.sizes[i]);
+            l.strides.push(x.strides[i]);
+        }
+    }
+    l.sizes.push(diag);
+    l.strides.push(x.strides[d1] + x.strides[d2]);
+    Ok(l)
+}
+
+fn layout_diagonal(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let r = x.sizes.len();
+    if r < 2 {
+        return Err(format!("diagonal requires a tensor with at least 2 dimensions, got {r}"));
+    }
+    let d1 = norm_dim(a.i64("dim1").unwrap_or(0), r, 0)?;
+    let d2 = norm_dim(a.i64("dim2").unwrap_or(1), r, 0)?;
+    Ok(smallvec![diagonal_of(x, a.i64("offset").unwrap_or(0), d1, d2)?])
+}
+
+pub fn layout_as_strided(a: &AttrView<'_>, _x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let sizes = a.req_list("size")?;
+    let strides = a.req_list("stride")?;
+    let offset = a.i64("offset").unwrap_or(0);
+    if sizes.len() != strides.len() {
+        return Err(format!("mismatch in length of strides and shape ({} vs {})", strides.len(), sizes.len()));
+    }
+    if sizes.iter().any(|&s| s < 0) || strides.iter().any(|&s| s < 0) || offset < 0 {
+        return Err("as_strided sizes, strides and offset must be non-negative".into());
+    }
+    Ok(smallvec![Layout { sizes: sizes.into_iter().collect(), strides: strides.into_iter().collect(), offset }])
+}
+
+fn layout_unbind(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    if x.sizes.is_empty() {
+        return Err("unbind() cannot be applied to a 0-dim tensor".into());
+    }
+    let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
+    (0..x.sizes[dim]).map(|i| select_of(x, dim, i)).collect()
+}
+
+fn layout_split(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    if x.sizes.is_empty() {
+        return Err("split() cannot be applied to a 0-dim tensor".into());
+    }
+    let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
+    let sizes = a.req_list("sizes")?;
+    if sizes.iter().any(|&s| s < 0) || sizes.iter().sum::<i64>() != x.sizes[dim] {
+        return Err(format!(
+            "split sizes {} must be non-negative and sum to the size of dimension {dim} ({})",
+            fmt_shape(&sizes),
+            x.sizes[dim]
+        ));
+    }
+    let mut start = 0;
+    let mut out = SmallVec::new();
+    for s in sizes {
+        out.push(slice_of(x, dim, start, start + s, 1)?);
+        start += s;
+    }
+    Ok(out)
+}
+
+fn layout_identity(_: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    Ok(smallvec![x.clone()])
+}
+
+// ----- shape inference from the layout rules -----
+
+/// Result shapes of a view op on a contiguous operand.
+fn infer_via_layout(ic: &InferCtx<'_>, layout: LayoutFn) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let out = layout(&ic.attr_view(), &Layout::contiguous(&x.shape))?;
+    Ok(out.into_iter().map(|l| TypeData::Tensor(TensorType::new(l.sizes, x.elem))).collect())
+}
+
+fn infer_view(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_view)
+}
+fn infer_reshape(ic: &InferCtx<'_>) -> InferResult {
+    // On a contiguous operand reshape is always a view.
+    infer_via_layout(ic, layout_reshape)
+}
+fn infer_permute(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_permute)
+}
+fn infer_transpose(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_transpose)
+}
+fn infer_t(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_t)
+}
+fn infer_expand(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_expand)
+}
+fn infer_slice(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_slice)
+}
+fn infer_select(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_select)
+}
+fn infer_squeeze(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_squeeze)
+}
+fn infer_unsqueeze(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_unsqueeze)
+}
+fn infer_diagonal(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_diagonal)
+}
+fn infer_as_strided(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_as_strided)
+}
+fn infer_unbind(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_unbind)
+}
+fn infer_split(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_split)
+}
+fn infer_identity(ic: &InferCtx<'_>) -> InferResult {
+    infer_via_layout(ic, layout_identity)
+}
+
+/// Scatter ops: `src` must have the shape the matching view selects from `base`.
+fn infer_scatter(ic: &InferCtx<'_>, layout: LayoutFn) -> InferResult {
+    let base = operand_tensor(ic, 0)?;
+    let src = operand_tensor(ic, 1)?;
+    if src.elem != base.elem {
+        return Err(format!("src must have element type {}, got {}", base.elem, src.elem));
+    }
+    let out = layout(&ic.attr_view(), &Layout::contiguous(&base.shape))?;
+    let want = &out[0].sizes;
+    if src.shape[..] != want[..] {
+        return Err(format!(
+            "src shape {} does not match the viewed region's shape {}",
+            fmt_shape(&src.shape),
+            fmt_shape(want)
+        ));
+    }
+    Ok(smallvec![TypeData::Tensor(base.clone())])
+}
+
+fn infer_slice_scatter(ic: &InferCtx<'_>) -> InferResult {
+    infer_scatter(ic, layout_slice)
+}
+fn infer_select_scatter(ic: &InferCtx<'_>) -> InferResult {
+    infer_scatter(ic, layout_select)
+}
+fn infer_diagonal_scatter(ic: &InferCtx<'_>) -> InferResult {
+    infer_scatter(ic, layout_diagonal)
+}
+fn infer_as_strided_scatter(ic: &InferCtx<'_>) -> InferResult {
+    let base = operand_tensor(ic, 0)?;
+    let out = infer_scatter(ic, layout_as_strided)?;
+    // The scattered region must fit in a contiguous copy of base.
+    let l = layout_as_strided(&ic.attr_view(), &Layout::contiguous(&base.shape))?;
+    let l = &l[0];
+    if l.sizes.iter().product::<i64>() > 0 {
+        let last = l.offset + l.sizes.iter().zip(&l.strides).map(|(&n, &s)| (n - 1) * s).sum::<i64>();
+        if last >= base.numel() {
+            return Err(format!(
+                "the strided region reaches element {last}, outside the {} elements of base",
+                base.numel()
+            ));
+        }
+    }
+    Ok(out)
+}
+
+// ----- definitions -----
+
+const VIEW: Traits = traits(&[Traits::VIEW, Traits::DIFFERENTIABLE]);
+const SCATTER: Traits = traits(&[Traits::PURE, Traits::DIFFERENTIABLE]);
+const ONE: Arity = Arity::Exact(1);
+const TWO: Arity = Arity::Exact(2);
+
+macro_rules! view_op {
+    ($name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $kernel:expr $(, $extra:expr)*) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: $traits,
+                operands: ONE,
+                results: $results,
+                attrs: $attrs,
+                infer: Some($infer),
+                syntax: Syntax::Functional,
+                interfaces: &[&ViewInterface { layout: $layout }, &Kernel($kernel) $(, $extra)*],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
+}
+
+const SHAPE: &[AttrSpec] = &[AttrSpec::required("shape", AttrKind::I64List)];
+const SLICE: &[AttrSpec] = &[
+    AttrSpec::required("dim", AttrKind::I64),
+    AttrSpec::optional("start", AttrKind::I64),
+    AttrSpec::optional("end", AttrKind::I64),
+    AttrSpec::optional("step", AttrKind::I64),
+];
+const SELECT: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64), AttrSpec::required("index", AttrKind::I64)];
+const DIAGONAL: &[AttrSpec] = &[
+    AttrSpec::optional("offset", AttrKind::I64),
+    AttrSpec::optional("dim1", AttrKind::I64),
+    AttrSpec::optional("dim2", AttrKind::I64),
+];
+const AS_STRIDED: &[AttrSpec] = &[
+    AttrSpec::required("size", AttrKind::I64List),
+    AttrSpec::required("stride", AttrKind::I64List),
+    AttrSpec::optional("offset", AttrKind::I64),
+];
+const TRANSPOSE: &[AttrSpec] = &[AttrSpec::required("dim0", AttrKind::I64), AttrSpec::required("dim1", AttrKind::I64)];
+
+view_op!(
+    "view.view",
+    "A view with a new shape (error when the strides do not allow it)",
+    VIEW,
+    ONE,
+    SHAPE,
+    infer_view,
+    layout_view,
+    kernels::view
+);
+view_op!(
+    "view.reshape",
+    "A view with a new shape when possible, else a copy",
+    VIEW,
+    ONE,
+    SHAPE,
+    infer_reshape,
+    layout_reshape,
+    kernels::reshape
+);
+view_op!(
+    "view.permute",
+    "Permutes the dimensions",
+    VIEW,
+    ONE,
+    &[AttrSpec::required("dims", AttrKind::I64List)],
+    infer_permute,
+    layout_permute,
+    kernels::view
+);
+view_op!(
+    "view.transpose",
+    "Swaps two dimensions",
+    VIEW,
+    ONE,
+    TRANSPOSE,
+    infer_transpose,
+    layout_transpose,
+    kernels::view
+);
+view_op!("view.t", "Transposes a tensor of rank <= 2", VIEW, ONE, &[], infer_t, layout_t, kernels::view);
+view_op!(
+    "view.expand",
+    "Broadcasts size-1 dimensions (stride 0)",
+    VIEW,
+    ONE,
+    SHAPE,
+    infer_expand,
+    layout_expand,
+    kernels::view
+);
+view_op!(
+    "view.slice",
+    "A strided range along one dimension",
+    VIEW,
+    ONE,
+    SLICE,
+    infer_slice,
+    layout_slice,
+    kernels::view
+);
+view_op!(
+    "view.select",
+    "One index along a dimension (removes it)",
+    VIEW,
+    ONE,
+    SELECT,
+    infer_select,
+    layout_select,
+    kernels::view
+);
+view_op!(
+    "view.squeeze",
+    "Removes size-1 dimensions (one, or all)",
+    VIEW,
+    ONE,
+    &[AttrSpec::optional("dim", AttrKind::I64)],
+    infer_squeeze,
+    layout_squeeze,
+    kernels::view
+);
+view_op!(
+    "view.unsqueeze",
+    "Inserts a size-1 dimension",
+    VIEW,
+    ONE,
+    &[AttrSpec::required("dim", AttrKind::I64)],
+    infer_unsqueeze,
+    layout_unsqueeze,
+    kernels::view
+);
+view_op!(
+    "view.diagonal",
+    "A diagonal over two dimensions",
+    VIEW,
+    ONE,
+    DIAGONAL,
+    infer_diagonal,
+    layout_diagonal,
+    kernels::view
+);
+view_op!(
+    "view.as_strided",
+    "An arbitrary strided view of the storage",
+    VIEW,
+    ONE,
+    AS_STRIDED,
+    infer_as_strided,
+    layout_as_strided,
+    kernels::view
+);
+view_op!(
+    "view.unbind",
+    "Every index along a dimension, as separate views",
+    VIEW,
+    Arity::AtLeast(0),
+    &[AttrSpec::optional("dim", AttrKind::I64)],
+    infer_unbind,
+    layout_unbind,
+    kernels::view
+);
+view_op!(
+    "view.split",
+    "Consecutive ranges along a dimension, as separate views",
+    VIEW,
+    Arity::AtLeast(0),
+    &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::required("sizes", AttrKind::I64List)],
+    infer_split,
+    layout_split,
+    kernels::view
+);
+view_op!(
+    "view.alias",
+    "The same data as a new tensor object",
+    VIEW,
+    ONE,
+    &[],
+    infer_identity,
+    layout_identity,
+    kernels::view
+);
+view_op!(
+    "view.detach",
+    "An alias that does not require grad",
+    Traits::VIEW,
+    ONE,
+    &[],
+    infer_identity,
+    layout_identity,
+    kernels::view,
+    &Detaches
+);
+
+macro_rules! scatter_op {
+    ($name:literal, $summary:literal, $attrs:expr, $infer:expr, $layout:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: SCATTER,
+                operands: TWO,
+                results: ONE,
+                attrs: $attrs,
+                infer: Some($infer),
+                syntax: Syntax::Functional,
+                interfaces: &[&ScatterInterface { layout: $layout }, &Kernel(kernels::scatter)],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
+}
+
+/// The scatter interface: which region of `base` is replaced.
+pub struct ScatterInterface {
+    pub layout: LayoutFn,
+}
+
+scatter_op!("view.slice_scatter", "base with a slice replaced by src", SLICE, infer_slice_scatter, layout_slice);
+scatter_op!("view.select_scatter", "base with one index replaced by src", SELECT, infer_select_scatter, layout_select);
+scatter_op!(
+    "view.diagonal_scatter",
+    "base with a diagonal replaced by src",
+    DIAGONAL,
+    infer_diagonal_scatter,
+    layout_diagonal
+);
+scatter_op!(
+    "view.as_strided_scatter",
+    "base with a strided region replaced by src",
+    AS_STRIDED,
+    infer_as_strided_scatter,
+    layout_as_strided
+);
+
+/// Layout rules for the `mut` dialect's metadata mutations, which reuse the
+/// view ops' definitions.
+pub mod rules {
+    pub use super::{
+        layout_as_strided as as_strided, layout_squeeze as squeeze, layout_t as t, layout_transpose as transpose,
+        layout_unsqueeze as unsqueeze,
+    };
+}

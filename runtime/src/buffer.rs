@@ -1,0 +1,172 @@
+//! Typed element buffers: the physical contents of a storage.
+//!
+//! A buffer holds elements of one physical type. Kernels read and write
+//! elements as `f64` (floats) or `i64` (integers and booleans); writing
+//! rounds to the buffer's type (`f16`/`bf16` through the `half` crate, `i1`
+//! as 0/1). Reading an `i64` buffer as `f64` is exact up to 2⁵³, which covers
+//! every index and count the interpreter handles.
+
+use aot_ir::ElemType;
+use half::{bf16, f16};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Buffer {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    F16(Vec<f16>),
+    BF16(Vec<bf16>),
+    I64(Vec<i64>),
+    I32(Vec<i32>),
+    I8(Vec<i8>),
+    /// `i1`, one byte per element (0 or 1).
+    Bool(Vec<u8>),
+}
+
+impl Buffer {
+    pub fn zeros(kind: ElemType, n: usize) -> Buffer {
+        match kind {
+            ElemType::F32 => Buffer::F32(vec![0.0; n]),
+            ElemType::F64 => Buffer::F64(vec![0.0; n]),
+            ElemType::F16 => Buffer::F16(vec![f16::ZERO; n]),
+            ElemType::BF16 => Buffer::BF16(vec![bf16::ZERO; n]),
+            ElemType::I64 => Buffer::I64(vec![0; n]),
+            ElemType::I32 => Buffer::I32(vec![0; n]),
+            ElemType::I8 => Buffer::I8(vec![0; n]),
+            ElemType::I1 => Buffer::Bool(vec![0; n]),
+        }
+    }
+
+    /// The physical element type.
+    pub fn kind(&self) -> ElemType {
+        match self {
+            Buffer::F32(_) => ElemType::F32,
+            Buffer::F64(_) => ElemType::F64,
+            Buffer::F16(_) => ElemType::F16,
+            Buffer::BF16(_) => ElemType::BF16,
+            Buffer::I64(_) => ElemType::I64,
+            Buffer::I32(_) => ElemType::I32,
+            Buffer::I8(_) => ElemType::I8,
+            Buffer::Bool(_) => ElemType::I1,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::F32(v) => v.len(),
+            Buffer::F64(v) => v.len(),
+            Buffer::F16(v) => v.len(),
+            Buffer::BF16(v) => v.len(),
+            Buffer::I64(v) => v.len(),
+            Buffer::I32(v) => v.len(),
+            Buffer::I8(v) => v.len(),
+            Buffer::Bool(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    pub fn get_f64(&self, i: usize) -> f64 {
+        match self {
+            Buffer::F32(v) => v[i] as f64,
+            Buffer::F64(v) => v[i],
+            Buffer::F16(v) => v[i].to_f64(),
+            Buffer::BF16(v) => v[i].to_f64(),
+            Buffer::I64(v) => v[i] as f64,
+            Buffer::I32(v) => v[i] as f64,
+            Buffer::I8(v) => v[i] as f64,
+            Buffer::Bool(v) => v[i] as f64,
+        }
+    }
+
+    #[inline]
+    pub fn get_i64(&self, i: usize) -> i64 {
+        match self {
+            Buffer::F32(v) => v[i] as i64,
+            Buffer::F64(v) => v[i] as i64,
+            Buffer::F16(v) => v[i].to_f64() as i64,
+            Buffer::BF16(v) => v[i].to_f64() as i64,
+            Buffer::I64(v) => v[i],
+            Buffer::I32(v) => v[i] as i64,
+            Buffer::I8(v) => v[i] as i64,
+            Buffer::Bool(v) => v[i] as i64,
+        }
+    }
+
+    /// Writes `x`, rounding to the buffer's type (floats to integers
+    /// truncate toward zero, as `Tensor.to(int)` does; booleans are `x != 0`).
+    #[inline]
+    pub fn set_f64(&mut self, i: usize, x: f64) {
+        match self {
+            Buffer::F32(v) => v[i] = x as f32,
+            Buffer::F64(v) => v[i] = x,
+            Buffer::F16(v) => v[i] = f16::from_f64(x),
+            Buffer::BF16(v) => v[i] = bf16::from_f64(x),
+            Buffer::I64(v) => v[i] = x as i64,
+            Buffer::I32(v) => v[i] = x as i32,
+            Buffer::I8(v) => v[i] = x as i8,
+            Buffer::Bool(v) => v[i] = (x != 0.0) as u8,
+        }
+    }
+
+    /// Writes `x`; integer buffers wrap as two's complement, like PyTorch.
+    #[inline]
+    pub fn set_i64(&mut self, i: usize, x: i64) {
+        match self {
+            Buffer::F32(v) => v[i] = x as f32,
+            Buffer::F64(v) => v[i] = x as f64,
+            Buffer::F16(v) => v[i] = f16::from_f64(x as f64),
+            Buffer::BF16(v) => v[i] = bf16::from_f64(x as f64),
+            Buffer::I64(v) => v[i] = x,
+            Buffer::I32(v) => v[i] = x as i32,
+            Buffer::I8(v) => v[i] = x as i8,
+            Buffer::Bool(v) => v[i] = (x != 0) as u8,
+        }
+    }
+
+    /// Grows (zero-filled) or shrinks to `n` elements.
+    pub fn resize(&mut self, n: usize) {
+        match self {
+            Buffer::F32(v) => v.resize(n, 0.0),
+            Buffer::F64(v) => v.resize(n, 0.0),
+            Buffer::F16(v) => v.resize(n, f16::ZERO),
+            Buffer::BF16(v) => v.resize(n, bf16::ZERO),
+            Buffer::I64(v) => v.resize(n, 0),
+            Buffer::I32(v) => v.resize(n, 0),
+            Buffer::I8(v) => v.resize(n, 0),
+            Buffer::Bool(v) => v.resize(n, 0),
+        }
+    }
+
+    /// A raw pointer to the first element (for compiled kernels).
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        match self {
+            Buffer::F32(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::F64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::F16(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::BF16(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::I64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::I32(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::I8(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Bool(v) => v.as_mut_ptr(),
+        }
+    }
+}
+
+/// Rounds `x` to what a value of type `e` can hold (for computing in `f64`
+/// while matching a narrower type's results).
+#[inline]
+pub fn round_to(e: ElemType, x: f64) -> f64 {
+    match e {
+        ElemType::F32 => x as f32 as f64,
+        ElemType::F16 => f16::from_f64(x).to_f64(),
+        ElemType::BF16 => bf16::from_f64(x).to_f64(),
+        ElemType::F64 => x,
+        ElemType::I1 => (x != 0.0) as i64 as f64,
+        ElemType::I8 => x as i8 as f64,
+        ElemType::I32 => x as i32 as f64,
+        ElemType::I64 => x as i64 as f64,
+    }
+}

@@ -1,0 +1,392 @@
+//! The reference interpreter: the project's eager oracle.
+//!
+//! Executes a function op by op with PyTorch eager semantics (ir-contract
+//! §2): every SSA value is bound to a tensor object; `view.*` results share
+//! their operand's storage; data mutations write through strides; metadata
+//! mutations change the object and bind the result to the same object;
+//! `aot.no_grad` ops run without recording autograd state; an in-place op on
+//! a leaf that requires grad fails as in PyTorch. In a function marked
+//! `aot.value_semantics` (after `functionalize`) view results are
+//! materialized, so outputs never alias.
+//!
+//! The interpreter knows no op. Each op supplies a [`Kernel`] through its
+//! definition's interfaces; the driver here only binds values, checks the
+//! in-place rules and keeps the autograd flags (`requires_grad`, leafness,
+//! view bases) the way PyTorch's autograd would.
+
+use crate::philox::Generator;
+use crate::tensor::{CreationMeta, Tensor};
+use aot_ir::{AttrData, Context, Diagnostic, ElemType, Op, TensorType, Traits, Value};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// Results of a kernel, or a message the driver locates at the op.
+pub type KernelResult = Result<SmallVec<[Tensor; 2]>, String>;
+
+/// The interpreter implementation of an op (an op interface).
+pub struct Kernel(pub fn(&mut KernelCtx<'_>) -> KernelResult);
+
+/// Marks `view.detach`: its result is an alias that leaves autograd.
+pub struct Detaches;
+
+/// Results (by index) that never require grad, e.g. the mean and rstd of
+/// `layer_norm` (PyTorch marks them non-differentiable).
+pub struct NonDifferentiableResults(pub &'static [usize]);
+
+/// The function attribute that marks value semantics.
+pub const VALUE_SEMANTICS: &str = "aot.value_semantics";
+/// The op attribute that runs an op under no_grad.
+pub const NO_GRAD: &str = "aot.no_grad";
+
+/// What a kernel sees.
+pub struct KernelCtx<'a> {
+    pub ctx: &'a Context,
+    pub op: Op,
+    pub inputs: &'a [Tensor],
+    pub gen: &'a mut Generator,
+    /// Float results live in f64 buffers (finite differences).
+    pub promote_f64: bool,
+}
+
+impl KernelCtx<'_> {
+    pub fn input(&self, i: usize) -> &Tensor {
+        &self.inputs[i]
+    }
+
+    /// The physical buffer type for a result of logical type `dtype`.
+    pub fn physical(&self, dtype: ElemType) -> ElemType {
+        if self.promote_f64 && dtype.is_float() {
+            ElemType::F64
+        } else {
+            dtype
+        }
+    }
+
+    pub fn new_f64(&self, dtype: ElemType, shape: &[i64], data: &[f64]) -> Tensor {
+        Tensor::from_f64(dtype, shape, data, self.physical(dtype))
+    }
+
+    pub fn new_i64(&self, dtype: ElemType, shape: &[i64], data: &[i64]) -> Tensor {
+        Tensor::from_i64(dtype, shape, data, self.physical(dtype))
+    }
+
+    /// A result of type `dtype` from values computed in f64 (integer types
+    /// take the integer path so large values stay exact).
+    pub fn new_typed(&self, dtype: ElemType, shape: &[i64], f: &[f64]) -> Tensor {
+        self.new_f64(dtype, shape, f)
+    }
+
+    /// The declared type of result `i`.
+    pub fn result_type(&self, i: usize) -> Result<TensorType, String> {
+        let v = self.ctx.result(self.op, i);
+        self.ctx.value_tensor(v).cloned().ok_or_else(|| format!("result #{i} is not a tensor"))
+    }
+
+    pub fn attr_i64(&self, name: &str) -> Result<i64, String> {
+        self.ctx.attr_i64(self.op, name).ok_or_else(|| format!("missing integer attribute '{name}'"))
+    }
+
+    pub fn attr_i64_or(&self, name: &str, default: i64) -> i64 {
+        self.ctx.attr_i64(self.op, name).unwrap_or(default)
+    }
+
+    pub fn attr_f64_or(&self, name: &str, default: f64) -> f64 {
+        self.ctx.attr_f64(self.op, name).unwrap_or(default)
+    }
+
+    pub fn attr_f64_opt(&self, name: &str) -> Option<f64> {
+        self.ctx.attr_f64(self.op, name)
+    }
+
+    pub fn attr_list(&self, name: &str) -> Result<Vec<i64>, String> {
+        self.ctx.attr_i64_list(self.op, name).ok_or_else(|| format!("missing integer list attribute '{name}'"))
+    }
+
+    pub fn attr_list_or_empty(&self, name: &str) -> Vec<i64> {
+        self.ctx.attr_i64_list(self.op, name).unwrap_or_default()
+    }
+
+    pub fn attr_flag(&self, name: &str) -> bool {
+        self.ctx.attr_flag(self.op, name)
+    }
+
+    pub fn attr_str_or<'b>(&'b self, name: &str, default: &'b str) -> &'b str {
+        self.ctx.attr_str(self.op, name).unwrap_or(default)
+    }
+
+    /// The dense contents of attribute `name` as f64 values (row-major).
+    pub fn attr_dense_f64(&self, name: &str) -> Result<Vec<f64>, String> {
+        let a = self.ctx.get_attr(self.op, name).ok_or_else(|| format!("missing attribute '{name}'"))?;
+        match self.ctx.attr_data(a) {
+            AttrData::Dense { ty, data } => {
+                let n = self.ctx.as_tensor(*ty).map(|t| t.numel()).unwrap_or(0) as usize;
+                Ok((0..n).map(|i| data.get_f64(if data.is_splat() { 0 } else { i })).collect())
+            }
+            _ => Err(format!("attribute '{name}' is not a dense elements attribute")),
+        }
+    }
+
+    pub fn attr_dense_i64(&self, name: &str) -> Result<Vec<i64>, String> {
+        let a = self.ctx.get_attr(self.op, name).ok_or_else(|| format!("missing attribute '{name}'"))?;
+        match self.ctx.attr_data(a) {
+            AttrData::Dense { ty, data } => {
+                let n = self.ctx.as_tensor(*ty).map(|t| t.numel()).unwrap_or(0) as usize;
+                Ok((0..n).map(|i| data.get_i64(if data.is_splat() { 0 } else { i })).collect())
+            }
+            _ => Err(format!("attribute '{name}' is not a dense elements attribute")),
+        }
+    }
+}
+
+/// Execution options.
+#[derive(Clone, Debug, Default)]
+pub struct ExecOptions {
+    /// Keep float values in f64 everywhere (finite differences).
+    pub promote_f64: bool,
+}
+
+/// Runs functions of one module.
+pub struct Interpreter<'a> {
+    ctx: &'a Context,
+    pub generator: Generator,
+    pub options: ExecOptions,
+    depth: usize,
+}
+
+const MAX_CALL_DEPTH: usize = 256;
+
+fn find_callee(ctx: &Context, call: Op) -> Option<Op> {
+    let AttrData::SymbolRef(s) = ctx.attr_data(ctx.get_attr(call, "callee")?) else { return None };
+    let name = ctx.sym_str(*s);
+    let mut module = ctx.parent_op(call)?;
+    while ctx.op_name(module) != aot_ir::parser::MODULE_OP {
+        module = ctx.parent_op(module)?;
+    }
+    let body = ctx.single_block(module, 0)?;
+    ctx.block_ops(body).find(|&f| ctx.op_name(f) == "func.func" && ctx.attr_str(f, "sym_name") == Some(name))
+}
+
+impl<'a> Interpreter<'a> {
+    pub fn new(ctx: &'a Context) -> Self {
+        Interpreter { ctx, generator: Generator::default(), options: ExecOptions::default(), depth: 0 }
+    }
+
+    fn err(&self, op: Op, msg: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic::op_error(self.ctx, op, msg)
+    }
+
+    /// Calls the function `func` (a `func.func` op) on tensor objects.
+    pub fn call(&mut self, func: Op, args: &[Tensor]) -> Result<Vec<Tensor>, Diagnostic> {
+        let ctx = self.ctx;
+        let region = ctx.regions(func)[0];
+        let Some(&entry) = ctx.region_blocks(region).first() else {
+            return Err(self.err(func, "cannot execute a function declaration"));
+        };
+        let params = ctx.block_args(entry);
+        if params.len() != args.len() {
+            return Err(self.err(func, format!("expects {} arguments, got {}", params.len(), args.len())));
+        }
+        for (i, (&p, a)) in params.iter().zip(args).enumerate() {
+            if let Some(t) = ctx.value_tensor(p) {
+                if t.shape[..] != a.sizes()[..] || t.elem != a.dtype() {
+                    return Err(self.err(
+                        func,
+                        format!(
+                            "argument {i} is a {} tensor of shape {:?}, but the function expects {}",
+                            a.dtype(),
+                            a.sizes().to_vec(),
+                            t
+                        ),
+                    ));
+                }
+            }
+        }
+        self.depth += 1;
+        if self.depth > MAX_CALL_DEPTH {
+            self.depth -= 1;
+            return Err(self.err(func, "call depth exceeds 256 (unbounded recursion?)"));
+        }
+        let value_semantics = ctx.has_attr(func, VALUE_SEMANTICS);
+        let r = self.run_block(entry, args, value_semantics);
+        self.depth -= 1;
+        r
+    }
+
+    fn run_block(
+        &mut self,
+        block: aot_ir::Block,
+        args: &[Tensor],
+        value_semantics: bool,
+    ) -> Result<Vec<Tensor>, Diagnostic> {
+        let ctx = self.ctx;
+        let mut env: FxHashMap<Value, Tensor> = FxHashMap::default();
+        for (&p, a) in ctx.block_args(block).iter().zip(args) {
+            env.insert(p, a.clone());
+        }
+        for op in ctx.block_ops(block) {
+            let inputs: Vec<Tensor> = ctx
+                .operands(op)
+                .map(|v| env.get(&v).cloned().ok_or_else(|| self.err(op, "operand has no value (not a tensor?)")))
+                .collect::<Result<_, _>>()?;
+            let name = ctx.op_name(op);
+            if name == "func.return" {
+                return Ok(inputs);
+            }
+            let results = if name == "func.call" {
+                let callee = find_callee(ctx, op).ok_or_else(|| self.err(op, "callee not found"))?;
+                self.call(callee, &inputs)?
+            } else {
+                self.run_op(op, &inputs, value_semantics)?.into_vec()
+            };
+            if results.len() != ctx.num_results(op) {
+                return Err(self
+                    .err(op, format!("kernel produced {} results, expected {}", results.len(), ctx.num_results(op))));
+            }
+            for (&r, t) in ctx.results(op).iter().zip(results) {
+                if let Some(tt) = ctx.value_tensor(r) {
+                    if tt.shape[..] != t.sizes()[..] || tt.elem != t.dtype() {
+                        return Err(self.err(
+                            op,
+                            format!(
+                                "kernel produced a {} tensor of shape {:?} for a result of type {tt}",
+                                t.dtype(),
+                                t.sizes().to_vec()
+                            ),
+                        ));
+                    }
+                }
+                env.insert(r, t);
+            }
+        }
+        Err(Diagnostic::error(ctx.unknown_loc(), "block ended without a terminator"))
+    }
+
+    fn run_op(
+        &mut self,
+        op: Op,
+        inputs: &[Tensor],
+        value_semantics: bool,
+    ) -> Result<SmallVec<[Tensor; 2]>, Diagnostic> {
+        let ctx = self.ctx;
+        let def = ctx.op_def(op).ok_or_else(|| self.err(op, "is not registered"))?;
+        let kernel = def.interface::<Kernel>().ok_or_else(|| self.err(op, "has no interpreter kernel"))?;
+        let grad_mode = !ctx.has_attr(op, NO_GRAD);
+        let inplace = def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION);
+        if inplace && grad_mode {
+            check_inplace_allowed(&inputs[0]).map_err(|m| self.err(op, m))?;
+            if inputs.iter().any(|t| t.requires_grad()) {
+                check_view_rebase_allowed(&inputs[0]).map_err(|m| self.err(op, m))?;
+            }
+        }
+        if def.has(Traits::INPLACE) && inputs[0].has_internal_overlap() {
+            return Err(self.err(
+                op,
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
+            ));
+        }
+        let promote = self.options.promote_f64;
+        let mut kctx = KernelCtx { ctx, op, inputs, gen: &mut self.generator, promote_f64: promote };
+        let mut results = (kernel.0)(&mut kctx).map_err(|m| self.err(op, m))?;
+
+        let any_input_rg = || inputs.iter().any(|t| t.requires_grad());
+        if def.has(Traits::VIEW) && !inplace {
+            let detaches = def.interface::<Detaches>().is_some();
+            let multi = results.len() > 1 || def.results != aot_ir::Arity::Exact(1);
+            for (index, r) in results.iter_mut().enumerate() {
+                if !r.shares_storage(&inputs[0]) || value_semantics {
+                    // A copy (reshape of a non-viewable layout, or value semantics).
+                    if value_semantics {
+                        *r = r.deep_clone();
+                    }
+                    let rg = grad_mode && !detaches && r.dtype().is_float() && any_input_rg();
+                    r.set_requires_grad(rg);
+                    r.set_leaf(!rg);
+                } else if detaches {
+                    let mut t = r.borrow_mut();
+                    t.requires_grad = false;
+                    t.is_leaf = true;
+                    t.view_base = None;
+                } else if !grad_mode {
+                    let mut t = r.borrow_mut();
+                    t.requires_grad = false;
+                    t.is_leaf = true;
+                    t.view_base = None;
+                    if inputs[0].requires_grad() {
+                        t.creation = CreationMeta::NoGradMode;
+                    }
+                } else {
+                    let root = inputs[0].autograd_root();
+                    let inherited = inputs[0].creation();
+                    let mut t = r.borrow_mut();
+                    t.requires_grad = false;
+                    t.is_leaf = false;
+                    t.view_base = Some(root);
+                    t.creation = match inherited {
+                        CreationMeta::Default if multi => CreationMeta::MultiOutput { op: def.name, index },
+                        other => other,
+                    };
+                }
+            }
+        } else if def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION) {
+            // The object gets a new history when autograd records the change:
+            // some operand requires grad (the new data, or the object itself).
+            let others_rg = inputs[1..].iter().any(|t| t.requires_grad());
+            if grad_mode && (others_rg || inputs[0].requires_grad()) {
+                mark_autograd_mutation(&inputs[0], others_rg);
+            }
+        } else {
+            let rg = grad_mode && def.has(Traits::DIFFERENTIABLE) && any_input_rg();
+            let nondiff = def.interface::<NonDifferentiableResults>().map_or(&[][..], |n| n.0);
+            for (i, r) in results.iter().enumerate() {
+                let this_rg = rg && r.dtype().is_float() && !nondiff.contains(&i);
+                r.set_requires_grad(this_rg);
+                r.set_leaf(!this_rg);
+            }
+        }
+        Ok(results)
+    }
+}
+
+/// PyTorch's rule: a leaf that requires grad (or a view of one) cannot be
+/// modified in place while grad mode is on.
+fn check_inplace_allowed(t: &Tensor) -> Result<(), String> {
+    match t.view_base() {
+        Some(root) if root.is_leaf() && root.requires_grad() => {
+            Err("a view of a leaf Variable that requires grad is being used in an in-place operation.".into())
+        }
+        None if t.is_leaf() && t.requires_grad() => {
+            Err("a leaf Variable that requires grad is being used in an in-place operation.".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// PyTorch's `handle_view_on_rebase`: some views cannot be modified in
+/// place while autograd records the change.
+fn check_view_rebase_allowed(t: &Tensor) -> Result<(), String> {
+    match t.creation() {
+        CreationMeta::Default => Ok(()),
+        CreationMeta::MultiOutput { op, index } => Err(format!(
+            "Output {index} of {op} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+        )),
+        CreationMeta::NoGradMode => Err(
+            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).".into(),
+        ),
+    }
+}
+
+/// Records an autograd-visible in-place change of `t`: it (and the root it
+/// views) now has history, and requires grad if the new data does.
+fn mark_autograd_mutation(t: &Tensor, makes_rg: bool) {
+    let root = t.autograd_root();
+    for x in [t, &root] {
+        let mut m = x.borrow_mut();
+        if makes_rg {
+            m.requires_grad = true;
+        }
+        if m.requires_grad {
+            m.is_leaf = false;
+        }
+        m.autograd_version += 1;
+    }
+}

@@ -1,0 +1,456 @@
+//! Runtime tensors: objects with metadata over shared storage.
+//!
+//! A [`Storage`] is a reference-counted, mutable buffer. A [`Tensor`] is a
+//! *tensor object* (PyTorch's `TensorImpl`): a storage plus dtype, sizes,
+//! strides, storage offset and autograd flags. Views are new objects over the
+//! same storage, so a write through any of them is seen by all. Object
+//! identity matters (an op may return "the same object", metadata mutations
+//! change an object in place), so a `Tensor` is a handle to a shared cell;
+//! two handles are the same object iff [`Tensor::same`].
+//!
+//! Invariants: every element a tensor can address lies inside its storage
+//! (checked whenever metadata is set); strides are non-negative. A tensor's
+//! logical dtype may differ from its buffer's physical type only in the
+//! interpreter's f64 mode (float tensors then live in f64 buffers).
+
+use crate::buffer::Buffer;
+use aot_ir::{ElemType, Shape};
+use std::cell::{Ref, RefCell, RefMut};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static NEXT_STORAGE: AtomicU64 = AtomicU64::new(1);
+
+/// A shared, resizable element buffer.
+#[derive(Debug)]
+pub struct Storage {
+    id: u64,
+    buf: RefCell<Buffer>,
+}
+
+pub type StorageRef = Rc<Storage>;
+
+impl Storage {
+    pub fn new(buf: Buffer) -> StorageRef {
+        Rc::new(Storage { id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed), buf: RefCell::new(buf) })
+    }
+
+    /// A process-unique id (stable for the storage's lifetime).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn len(&self) -> usize {
+        self.buf.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn buf(&self) -> Ref<'_, Buffer> {
+        self.buf.borrow()
+    }
+
+    pub fn buf_mut(&self) -> RefMut<'_, Buffer> {
+        self.buf.borrow_mut()
+    }
+}
+
+/// The metadata of a tensor object.
+#[derive(Debug, Clone)]
+pub struct TensorImpl {
+    pub storage: StorageRef,
+    pub dtype: ElemType,
+    pub sizes: Shape,
+    pub strides: Shape,
+    pub offset: i64,
+    /// The object's own requires-grad flag (see [`Tensor::requires_grad`]).
+    pub requires_grad: bool,
+    pub is_leaf: bool,
+    /// For a view (not a detached alias): the root object it views, whose
+    /// autograd state it shares.
+    pub view_base: Option<Tensor>,
+    /// Bumped on every autograd-visible in-place change (PyTorch would give
+    /// the object a new `grad_fn`).
+    pub autograd_version: u64,
+    /// How a view was created (PyTorch's `CreationMeta`): some views may not
+    /// be modified in place while autograd records.
+    pub creation: CreationMeta,
+}
+
+/// How a view was created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CreationMeta {
+    #[default]
+    Default,
+    /// Output `index` of an op returning several views (`unbind`, `split`).
+    MultiOutput { op: &'static str, index: usize },
+    /// Created under no_grad from a tensor that requires grad.
+    NoGradMode,
+}
+
+/// A handle to a tensor object.
+#[derive(Clone, Debug)]
+pub struct Tensor(Rc<RefCell<TensorImpl>>);
+
+/// Row-major contiguous strides of `shape`.
+pub fn contiguous_strides(shape: &[i64]) -> Shape {
+    let mut s = Shape::from_elem(1, shape.len());
+    let mut acc = 1i64;
+    for i in (0..shape.len()).rev() {
+        s[i] = acc;
+        acc *= shape[i].max(1);
+    }
+    s
+}
+
+pub fn numel(shape: &[i64]) -> i64 {
+    shape.iter().product()
+}
+
+/// Checks that a view with this metadata stays inside a storage of `len`
+/// elements.
+pub fn check_in_bounds(sizes: &[i64], strides: &[i64], offset: i64, len: usize) -> Result<(), String> {
+    if sizes.len() != strides.len() {
+        return Err(format!("{} sizes but {} strides", sizes.len(), strides.len()));
+    }
+    if sizes.iter().any(|&s| s < 0) {
+        return Err(format!("negative size in {sizes:?}"));
+    }
+    if strides.iter().any(|&s| s < 0) {
+        return Err(format!("negative stride in {strides:?}"));
+    }
+    if offset < 0 {
+        return Err(format!("negative storage offset {offset}"));
+    }
+    if numel(sizes) == 0 {
+        return Ok(());
+    }
+    let last = offset + sizes.iter().zip(strides).map(|(&n, &s)| (n - 1) * s).sum::<i64>();
+    if last >= len as i64 {
+        return Err(format!(
+            "a view with size {sizes:?}, stride {strides:?} and offset {offset} reaches element {last}, outside its storage of {len} elements"
+        ));
+    }
+    Ok(())
+}
+
+/// Storage index of every element of a strided view, in row-major order.
+pub fn strided_indices(sizes: &[i64], strides: &[i64], offset: i64) -> Vec<usize> {
+    let n = numel(sizes).max(0) as usize;
+    let mut out = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let rank = sizes.len();
+    let mut idx = vec![0i64; rank];
+    let mut pos = offset;
+    for _ in 0..n {
+        out.push(pos as usize);
+        for d in (0..rank).rev() {
+            idx[d] += 1;
+            pos += strides[d];
+            if idx[d] < sizes[d] {
+                break;
+            }
+            pos -= strides[d] * sizes[d];
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+impl Tensor {
+    fn wrap(t: TensorImpl) -> Tensor {
+        Tensor(Rc::new(RefCell::new(t)))
+    }
+
+    /// A new object over `storage`; the metadata must fit in the storage.
+    pub fn from_parts(
+        storage: StorageRef,
+        dtype: ElemType,
+        sizes: Shape,
+        strides: Shape,
+        offset: i64,
+    ) -> Result<Tensor, String> {
+        check_in_bounds(&sizes, &strides, offset, storage.len())?;
+        Ok(Tensor::wrap(TensorImpl {
+            storage,
+            dtype,
+            sizes,
+            strides,
+            offset,
+            requires_grad: false,
+            is_leaf: true,
+            view_base: None,
+            autograd_version: 0,
+            creation: CreationMeta::Default,
+        }))
+    }
+
+    /// A contiguous tensor with fresh storage of physical type `physical`.
+    pub fn zeros(dtype: ElemType, shape: &[i64], physical: ElemType) -> Tensor {
+        let n = numel(shape).max(0) as usize;
+        let storage = Storage::new(Buffer::zeros(physical, n));
+        Tensor::wrap(TensorImpl {
+            storage,
+            dtype,
+            sizes: shape.into(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+            requires_grad: false,
+            is_leaf: true,
+            view_base: None,
+            autograd_version: 0,
+            creation: CreationMeta::Default,
+        })
+    }
+
+    /// A contiguous tensor holding `data` (row-major), rounded to `physical`.
+    pub fn from_f64(dtype: ElemType, shape: &[i64], data: &[f64], physical: ElemType) -> Tensor {
+        let t = Tensor::zeros(dtype, shape, physical);
+        {
+            let st = t.storage();
+            let mut b = st.buf_mut();
+            for (i, &x) in data.iter().enumerate() {
+                b.set_f64(i, x);
+            }
+        }
+        t
+    }
+
+    /// A contiguous tensor holding integer `data` (row-major).
+    pub fn from_i64(dtype: ElemType, shape: &[i64], data: &[i64], physical: ElemType) -> Tensor {
+        let t = Tensor::zeros(dtype, shape, physical);
+        {
+            let st = t.storage();
+            let mut b = st.buf_mut();
+            for (i, &x) in data.iter().enumerate() {
+                b.set_i64(i, x);
+            }
+        }
+        t
+    }
+
+    pub fn borrow(&self) -> Ref<'_, TensorImpl> {
+        self.0.borrow()
+    }
+
+    pub fn borrow_mut(&self) -> RefMut<'_, TensorImpl> {
+        self.0.borrow_mut()
+    }
+
+    /// Are `self` and `other` the same object?
+    pub fn same(&self, other: &Tensor) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub fn dtype(&self) -> ElemType {
+        self.0.borrow().dtype
+    }
+
+    pub fn sizes(&self) -> Shape {
+        self.0.borrow().sizes.clone()
+    }
+
+    pub fn strides(&self) -> Shape {
+        self.0.borrow().strides.clone()
+    }
+
+    pub fn offset(&self) -> i64 {
+        self.0.borrow().offset
+    }
+
+    pub fn rank(&self) -> usize {
+        self.0.borrow().sizes.len()
+    }
+
+    pub fn numel(&self) -> i64 {
+        numel(&self.0.borrow().sizes)
+    }
+
+    pub fn storage(&self) -> StorageRef {
+        self.0.borrow().storage.clone()
+    }
+
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        Rc::ptr_eq(&self.0.borrow().storage, &other.0.borrow().storage)
+    }
+
+    /// The physical element type of the buffer.
+    pub fn physical(&self) -> ElemType {
+        self.0.borrow().storage.buf().kind()
+    }
+
+    pub fn is_contiguous(&self) -> bool {
+        let t = self.0.borrow();
+        let mut expected = 1i64;
+        for i in (0..t.sizes.len()).rev() {
+            if t.sizes[i] != 1 && t.strides[i] != expected {
+                return false;
+            }
+            expected *= t.sizes[i];
+        }
+        true
+    }
+
+    /// Does this object require grad (its own flag, or its view base's)?
+    pub fn requires_grad(&self) -> bool {
+        let t = self.0.borrow();
+        t.requires_grad || t.view_base.as_ref().is_some_and(|b| b.requires_grad())
+    }
+
+    pub fn set_requires_grad(&self, v: bool) {
+        self.0.borrow_mut().requires_grad = v;
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        let t = self.0.borrow();
+        t.is_leaf && t.view_base.is_none()
+    }
+
+    pub fn set_leaf(&self, v: bool) {
+        self.0.borrow_mut().is_leaf = v;
+    }
+
+    pub fn view_base(&self) -> Option<Tensor> {
+        self.0.borrow().view_base.clone()
+    }
+
+    /// The autograd-visible mutation count of this object's root: it changes
+    /// exactly when PyTorch would give the object a new `grad_fn`.
+    pub fn history_version(&self) -> u64 {
+        self.autograd_root().borrow().autograd_version
+    }
+
+    /// The root object this tensor is a (non-detached) view of, or itself.
+    pub fn autograd_root(&self) -> Tensor {
+        self.view_base().unwrap_or_else(|| self.clone())
+    }
+
+    /// Does a write through this tensor hit one memory location twice
+    /// (a dimension of size > 1 with stride 0)?
+    pub fn has_internal_overlap(&self) -> bool {
+        let t = self.0.borrow();
+        t.sizes.iter().zip(&t.strides).any(|(&n, &s)| n > 1 && s == 0)
+    }
+
+    pub fn creation(&self) -> CreationMeta {
+        self.0.borrow().creation
+    }
+
+    /// Storage index of each element, row-major.
+    pub fn storage_indices(&self) -> Vec<usize> {
+        let t = self.0.borrow();
+        strided_indices(&t.sizes, &t.strides, t.offset)
+    }
+
+    /// The values seen through this tensor, row-major, as `f64`.
+    pub fn read_f64(&self) -> Vec<f64> {
+        let idx = self.storage_indices();
+        let st = self.storage();
+        let b = st.buf();
+        idx.iter().map(|&i| b.get_f64(i)).collect()
+    }
+
+    /// The values seen through this tensor, row-major, as `i64`.
+    pub fn read_i64(&self) -> Vec<i64> {
+        let idx = self.storage_indices();
+        let st = self.storage();
+        let b = st.buf();
+        idx.iter().map(|&i| b.get_i64(i)).collect()
+    }
+
+    /// Writes row-major `data` through this tensor's strides.
+    pub fn write_f64(&self, data: &[f64]) {
+        let idx = self.storage_indices();
+        debug_assert_eq!(idx.len(), data.len());
+        let st = self.storage();
+        let mut b = st.buf_mut();
+        for (&i, &x) in idx.iter().zip(data) {
+            b.set_f64(i, x);
+        }
+    }
+
+    pub fn write_i64(&self, data: &[i64]) {
+        let idx = self.storage_indices();
+        debug_assert_eq!(idx.len(), data.len());
+        let st = self.storage();
+        let mut b = st.buf_mut();
+        for (&i, &x) in idx.iter().zip(data) {
+            b.set_i64(i, x);
+        }
+    }
+
+    /// Copies `src`'s values into this tensor (same numel), converting types;
+    /// integers are copied exactly.
+    pub fn copy_values_from(&self, src: &Tensor) {
+        if src.dtype().is_float() || self.dtype().is_float() {
+            let v = src.read_f64();
+            self.write_f64(&v);
+        } else {
+            let v = src.read_i64();
+            self.write_i64(&v);
+        }
+    }
+
+    /// A new object viewing the same storage (autograd flags not set).
+    pub fn alias_with(&self, sizes: Shape, strides: Shape, offset: i64) -> Result<Tensor, String> {
+        let t = self.0.borrow();
+        Tensor::from_parts(t.storage.clone(), t.dtype, sizes, strides, offset)
+    }
+
+    /// Changes this object's metadata in place (metadata mutations).
+    pub fn set_metadata(&self, sizes: Shape, strides: Shape, offset: i64) -> Result<(), String> {
+        let len = self.storage().len();
+        check_in_bounds(&sizes, &strides, offset, len)?;
+        let mut t = self.0.borrow_mut();
+        t.sizes = sizes;
+        t.strides = strides;
+        t.offset = offset;
+        Ok(())
+    }
+
+    /// Points this object at another storage (`set_`).
+    pub fn set_storage(&self, storage: StorageRef, sizes: Shape, strides: Shape, offset: i64) -> Result<(), String> {
+        check_in_bounds(&sizes, &strides, offset, storage.len())?;
+        let mut t = self.0.borrow_mut();
+        t.storage = storage;
+        t.sizes = sizes;
+        t.strides = strides;
+        t.offset = offset;
+        Ok(())
+    }
+
+    /// A contiguous copy with fresh storage (same dtype and physical type).
+    pub fn deep_clone(&self) -> Tensor {
+        let out = Tensor::zeros(self.dtype(), &self.sizes(), self.physical());
+        out.copy_values_from(self);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_share_storage_and_see_writes() {
+        let t = Tensor::from_f64(ElemType::F32, &[2, 3], &[0., 1., 2., 3., 4., 5.], ElemType::F32);
+        let tt = t.alias_with(Shape::from_slice(&[3, 2]), Shape::from_slice(&[1, 3]), 0).unwrap();
+        assert_eq!(tt.read_f64(), vec![0., 3., 1., 4., 2., 5.]);
+        tt.write_f64(&[10., 13., 11., 14., 12., 15.]);
+        assert_eq!(t.read_f64(), vec![10., 11., 12., 13., 14., 15.]);
+        assert!(t.shares_storage(&tt) && !t.same(&tt));
+        assert!(!tt.is_contiguous() && t.is_contiguous());
+    }
+
+    #[test]
+    fn out_of_bounds_views_are_rejected() {
+        let t = Tensor::zeros(ElemType::F32, &[4], ElemType::F32);
+        assert!(t.alias_with(Shape::from_slice(&[3]), Shape::from_slice(&[2]), 0).is_err());
+        assert!(t.alias_with(Shape::from_slice(&[2]), Shape::from_slice(&[2]), 1).is_ok());
+        assert!(t.alias_with(Shape::from_slice(&[0]), Shape::from_slice(&[5]), 9).is_ok());
+    }
+}

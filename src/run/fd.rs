@@ -1,0 +1,204 @@
+//! Gradients by central finite differences of the eager forward, computed
+//! in f64: the independent oracle for every derivative rule.
+//!
+//! The objective is the contract's: ⟨outputs, tangents⟩ over outputs that
+//! require grad plus ⟨final value, tangent⟩ over arguments whose data
+//! mutation autograd sees. Each element of each argument that requires grad
+//! is perturbed by ±h in the input file, the program is re-run from scratch
+//! (same random seed), and the objective is differenced. Views of a
+//! differentiable base are differentiated through the base storage
+//! (`storage_grads`). This is the plain derivative: programs that use
+//! `aot.no_grad` or `view.detach` have PyTorch gradients that deliberately
+//! differ from it.
+
+use super::json::{grad_json, ArgSpec, InputSpec, TangentSpec};
+use super::{run_eager, EagerRun, RunError};
+use aot_ir::{Context, Op, SourceMgr};
+use aot_runtime::tensor::strided_indices;
+use serde_json::Value as Json;
+
+/// Gradients for the output file.
+pub struct Gradients {
+    /// One per argument: null, or `{dtype, shape, data}`.
+    pub grads: Vec<Json>,
+    /// One per listed storage: the gradient w.r.t. a differentiable base, else null.
+    pub storage_grads: Vec<Json>,
+}
+
+struct Objective<'a> {
+    ctx: &'a Context,
+    sources: &'a SourceMgr,
+    func: Op,
+    seed: u64,
+    outputs: Vec<(usize, Vec<f64>)>,
+    mutated: Vec<(usize, Vec<f64>)>,
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+impl Objective<'_> {
+    fn eval(&self, spec: &InputSpec) -> Result<f64, RunError> {
+        let r = run_eager(self.ctx, self.sources, self.func, spec, self.seed, true)?;
+        let mut l = 0.0;
+        for (k, t) in &self.outputs {
+            l += dot(&r.outputs[*k].read_f64(), t);
+        }
+        for (i, t) in &self.mutated {
+            l += dot(&r.args[*i].read_f64(), t);
+        }
+        Ok(l)
+    }
+
+    /// d objective / d x at each of the positions `set` perturbs.
+    fn differentiate(
+        &self,
+        spec: &InputSpec,
+        n: usize,
+        value: impl Fn(&InputSpec, usize) -> f64,
+        set: impl Fn(&mut InputSpec, usize, f64),
+    ) -> Result<Vec<f64>, RunError> {
+        let mut g = Vec::with_capacity(n);
+        let mut work = spec.clone();
+        for j in 0..n {
+            let x = value(spec, j);
+            let h = 1e-6 * x.abs().max(1.0);
+            set(&mut work, j, x + h);
+            let lp = self.eval(&work)?;
+            set(&mut work, j, x - h);
+            let lm = self.eval(&work)?;
+            set(&mut work, j, x);
+            g.push((lp - lm) / (2.0 * h));
+        }
+        Ok(g)
+    }
+}
+
+fn tangent(given: Option<&Option<Vec<f64>>>, numel: usize, what: &str) -> Result<Vec<f64>, RunError> {
+    match given {
+        Some(Some(t)) if t.len() == numel => Ok(t.clone()),
+        Some(Some(t)) => Err(RunError::input(format!("tangents: {what} has {} values, expected {numel}", t.len()))),
+        _ => Ok(vec![1.0; numel]),
+    }
+}
+
+/// Finite-difference gradients of `func` at `spec`; `base` is the eager run
+/// at `spec` (it decides which outputs and mutated arguments count).
+pub fn finite_differences(
+    ctx: &Context,
+    sources: &SourceMgr,
+    func: Op,
+    spec: &InputSpec,
+    tangents: &TangentSpec,
+    base: &EagerRun,
+    seed: u64,
+) -> Result<Gradients, RunError> {
+    let mut outputs = Vec::new();
+    for k in base.differentiable_outputs() {
+        let n = base.outputs[k].numel() as usize;
+        outputs.push((k, tangent(tangents.outputs.get(k), n, &format!("outputs[{k}]"))?));
+    }
+    let mut mutated = Vec::new();
+    for (j, i) in base.autograd_mutated_args().into_iter().enumerate() {
+        let n = base.args[i].numel() as usize;
+        mutated.push((i, tangent(tangents.mutated_args.get(j), n, &format!("mutated_args[{j}]"))?));
+    }
+    let obj = Objective { ctx, sources, func, seed, outputs, mutated };
+
+    let mut grads = vec![Json::Null; spec.args.len()];
+    for (i, a) in spec.args.iter().enumerate() {
+        match a {
+            ArgSpec::Own { dtype, shape, data, requires_grad: true, .. } => {
+                let g = obj.differentiate(
+                    spec,
+                    data.len(),
+                    |s, j| match &s.args[i] {
+                        ArgSpec::Own { data, .. } => data[j],
+                        _ => unreachable!(),
+                    },
+                    |s, j, x| {
+                        if let ArgSpec::Own { data, .. } = &mut s.args[i] {
+                            data[j] = x;
+                        }
+                    },
+                )?;
+                grads[i] = grad_json(*dtype, shape, &g);
+            }
+            ArgSpec::View { storage, size, stride, offset, requires_grad: true, .. } => {
+                let s = *storage;
+                let idx = strided_indices(size, stride, *offset);
+                let overlaps = spec.args.iter().enumerate().any(|(k, other)| match other {
+                    ArgSpec::View { storage: s2, size: z2, stride: t2, offset: o2, .. } if k != i && *s2 == s => {
+                        strided_indices(z2, t2, *o2).iter().any(|x| idx.contains(x))
+                    }
+                    _ => false,
+                });
+                let g = if !overlaps {
+                    obj.differentiate(
+                        spec,
+                        idx.len(),
+                        |sp, j| sp.storages[s].data[idx[j]],
+                        |sp, j, x| sp.storages[s].data[idx[j]] = x,
+                    )?
+                } else {
+                    // This leaf shares elements with other arguments. When the
+                    // program never writes the storage, the sharing is
+                    // unobservable and the leaf may own a private copy; a
+                    // write would be an untracked mutation of the leaf, whose
+                    // PyTorch gradient is no derivative of the inputs.
+                    let written = base.roots[s].storage().len() != spec.storages[s].data.len()
+                        || base.roots[s].storage().buf().len() != spec.storages[s].data.len()
+                        || (0..spec.storages[s].data.len()).any(|j| {
+                            let now = base.roots[s].storage().buf().get_f64(j);
+                            let was = spec.storages[s].data[j];
+                            !(now == was || (now.is_nan() && was.is_nan()))
+                        });
+                    if written {
+                        return Err(RunError::input(format!(
+                            "finite differences cannot separate argument {i} from the arguments it overlaps: the program writes their shared storage {s}"
+                        )));
+                    }
+                    let mut private = spec.clone();
+                    let values: Vec<f64> = idx.iter().map(|&j| spec.storages[s].data[j]).collect();
+                    let dtype = spec.storages[s].dtype;
+                    private.args[i] =
+                        ArgSpec::Own { dtype, shape: size.clone(), data: values, requires_grad: true, non_leaf: false };
+                    obj.differentiate(
+                        &private,
+                        idx.len(),
+                        |sp, j| match &sp.args[i] {
+                            ArgSpec::Own { data, .. } => data[j],
+                            _ => unreachable!(),
+                        },
+                        |sp, j, x| {
+                            if let ArgSpec::Own { data, .. } = &mut sp.args[i] {
+                                data[j] = x;
+                            }
+                        },
+                    )?
+                };
+                grads[i] = grad_json(spec.storages[s].dtype, size, &g);
+            }
+            _ => {}
+        }
+    }
+    for (i, a) in spec.args.iter().enumerate() {
+        if let ArgSpec::SameAs(k) = a {
+            grads[i] = grads[*k].clone();
+        }
+    }
+    let mut storage_grads = vec![Json::Null; spec.storages.len()];
+    for (s, st) in spec.storages.iter().enumerate() {
+        if st.base {
+            let g = obj.differentiate(
+                spec,
+                st.data.len(),
+                |sp, j| sp.storages[s].data[j],
+                |sp, j, x| sp.storages[s].data[j] = x,
+            )?;
+            storage_grads[s] = grad_json(st.dtype, &[st.data.len() as i64], &g);
+        }
+    }
+    Ok(Gradients { grads, storage_grads })
+}

@@ -1,0 +1,306 @@
+//! The library behind `aot-run`: build tensors from an input file, execute a
+//! function eagerly on the reference interpreter, report what happened in the
+//! output format of ir-contract §4, compute gradients by finite differences,
+//! and compare results (used by the golden and differential tests).
+
+pub mod compare;
+pub mod fd;
+pub mod json;
+
+use aot_ir::{Context, Diagnostic, ElemType, Op, SourceMgr, TensorType};
+use aot_runtime::{ExecOptions, Generator, Interpreter, Tensor};
+use json::{ArgSpec, InputSpec};
+use serde_json::{json, Value as Json};
+
+/// Why a run failed. Every variant carries a message ready to print.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The input (file, JSON, arguments) is wrong; the message names the argument.
+    #[error("{0}")]
+    Input(String),
+    /// The program failed (parse, verify, pipeline or execution); rendered diagnostics.
+    #[error("{0}")]
+    Program(String),
+}
+
+impl RunError {
+    pub fn input(m: impl Into<String>) -> RunError {
+        RunError::Input(m.into())
+    }
+
+    /// Renders program diagnostics.
+    pub fn program(ctx: &Context, sources: &SourceMgr, diags: &[Diagnostic]) -> RunError {
+        RunError::Program(diags.iter().map(|d| d.render(ctx, sources)).collect::<String>())
+    }
+}
+
+/// The entry function's parameter types (tensors only).
+pub fn signature(ctx: &Context, func: Op) -> Result<Vec<TensorType>, RunError> {
+    let f =
+        aot_dialects::func::FuncView::new(ctx, func).ok_or_else(|| RunError::input("the entry is not a function"))?;
+    let (inputs, _) = f.function_type(ctx);
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            ctx.as_tensor(t).cloned().ok_or_else(|| {
+                RunError::input(format!(
+                    "argument {i}: aot-run only passes tensors, but the function takes {}",
+                    aot_ir::printer::type_to_string(ctx, t)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The tensors of an input file.
+pub struct Materialized {
+    pub args: Vec<Tensor>,
+    /// The 1-D root tensor of each listed storage.
+    pub roots: Vec<Tensor>,
+}
+
+fn physical(e: ElemType, promote: bool) -> ElemType {
+    if promote && e.is_float() {
+        ElemType::F64
+    } else {
+        e
+    }
+}
+
+fn check_values(dtype: ElemType, data: &[f64], what: &str) -> Result<(), RunError> {
+    for &x in data {
+        let ok = match dtype {
+            ElemType::I1 => x == 0.0 || x == 1.0,
+            e if e.is_int() => x.fract() == 0.0 && x.is_finite(),
+            _ => true,
+        };
+        if !ok {
+            return Err(RunError::input(format!("{what}: value {x} is not a valid {dtype}")));
+        }
+    }
+    Ok(())
+}
+
+/// Builds the argument tensors of `spec` for a function with parameters
+/// `params`, with PyTorch's autograd state (leaves, non-leaves, views of a
+/// differentiable base).
+pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Result<Materialized, RunError> {
+    if spec.args.len() != params.len() {
+        return Err(RunError::input(format!(
+            "the function takes {} arguments but the input file gives {}",
+            params.len(),
+            spec.args.len()
+        )));
+    }
+    let mut roots = Vec::new();
+    for (i, s) in spec.storages.iter().enumerate() {
+        check_values(s.dtype, &s.data, &format!("storage {i}"))?;
+        let t = Tensor::from_f64(s.dtype, &[s.data.len() as i64], &s.data, physical(s.dtype, promote));
+        if s.base {
+            if !s.dtype.is_float() {
+                return Err(RunError::input(format!("storage {i}: a differentiable base must have a float dtype")));
+            }
+            // The base is `leaf.clone()`: requires grad, not a leaf, mutable.
+            t.set_requires_grad(true);
+            t.set_leaf(false);
+        }
+        roots.push(t);
+    }
+    let mut args: Vec<Tensor> = Vec::new();
+    for (i, (a, p)) in spec.args.iter().zip(params).enumerate() {
+        let what = format!("argument {i}");
+        let t = match a {
+            ArgSpec::SameAs(k) => args[*k].clone(),
+            ArgSpec::Own { dtype, shape, data, requires_grad, non_leaf } => {
+                let n: i64 = shape.iter().product();
+                if shape.iter().any(|&d| d < 0) || n as usize != data.len() {
+                    return Err(RunError::input(format!(
+                        "{what}: 'data' has {} values but shape {shape:?} needs {n}",
+                        data.len()
+                    )));
+                }
+                check_values(*dtype, data, &what)?;
+                let t = Tensor::from_f64(*dtype, shape, data, physical(*dtype, promote));
+                if *requires_grad {
+                    if !dtype.is_float() {
+                        return Err(RunError::input(format!("{what}: only float tensors can require grad")));
+                    }
+                    t.set_requires_grad(true);
+                    t.set_leaf(!non_leaf);
+                } else if *non_leaf {
+                    return Err(RunError::input(format!("{what}: 'non_leaf' needs 'requires_grad'")));
+                }
+                t
+            }
+            ArgSpec::View { storage, size, stride, offset, requires_grad, non_leaf } => {
+                let root = &roots[*storage];
+                let base = spec.storages[*storage].base;
+                let t = root
+                    .alias_with(size.iter().copied().collect(), stride.iter().copied().collect(), *offset)
+                    .map_err(|m| RunError::input(format!("{what}: {m}")))?;
+                if base {
+                    t.borrow_mut().view_base = Some(root.clone());
+                    t.set_leaf(false);
+                } else if *requires_grad {
+                    if *non_leaf {
+                        return Err(RunError::input(format!(
+                            "{what}: a non-leaf view needs its storage to be a differentiable base (\"base\": true)"
+                        )));
+                    }
+                    if !root.dtype().is_float() {
+                        return Err(RunError::input(format!("{what}: only float tensors can require grad")));
+                    }
+                    // A leaf that shares the storage (`view.detach().requires_grad_()`).
+                    t.set_requires_grad(true);
+                } else {
+                    t.borrow_mut().view_base = Some(root.clone());
+                    t.set_leaf(false);
+                }
+                t
+            }
+        };
+        if t.sizes()[..] != p.shape[..] || t.dtype() != p.elem {
+            return Err(RunError::input(format!(
+                "{what}: the function expects {p}, but the input is a {} tensor of shape {:?}",
+                t.dtype(),
+                t.sizes().to_vec()
+            )));
+        }
+        args.push(t);
+    }
+    Ok(Materialized { args, roots })
+}
+
+/// One eager execution.
+pub struct EagerRun {
+    pub args: Vec<Tensor>,
+    pub roots: Vec<Tensor>,
+    pub outputs: Vec<Tensor>,
+    /// Each argument's autograd history version before the call.
+    pub versions_before: Vec<u64>,
+    pub generator: Generator,
+}
+
+/// Runs `func` eagerly on the inputs of `spec`.
+pub fn run_eager(
+    ctx: &Context,
+    sources: &SourceMgr,
+    func: Op,
+    spec: &InputSpec,
+    seed: u64,
+    promote: bool,
+) -> Result<EagerRun, RunError> {
+    let params = signature(ctx, func)?;
+    let m = materialize(spec, &params, promote)?;
+    let versions_before = m.args.iter().map(|a| a.history_version()).collect();
+    let mut interp = Interpreter::new(ctx);
+    interp.generator = Generator::new(seed);
+    interp.options = ExecOptions { promote_f64: promote };
+    let outputs = interp.call(func, &m.args).map_err(|d| RunError::program(ctx, sources, &[d]))?;
+    Ok(EagerRun { args: m.args, roots: m.roots, outputs, versions_before, generator: interp.generator })
+}
+
+impl EagerRun {
+    /// Indices of the arguments whose data mutation autograd sees: they
+    /// require grad after the call and their history changed (first
+    /// occurrence of each object only).
+    pub fn autograd_mutated_args(&self) -> Vec<usize> {
+        (0..self.args.len())
+            .filter(|&i| !self.args[..i].iter().any(|a| a.same(&self.args[i])))
+            .filter(|&i| self.args[i].requires_grad() && self.args[i].history_version() != self.versions_before[i])
+            .collect()
+    }
+
+    /// Outputs that take part in the gradient objective.
+    pub fn differentiable_outputs(&self) -> Vec<usize> {
+        (0..self.outputs.len())
+            .filter(|&k| self.outputs[k].requires_grad() && self.outputs[k].dtype().is_float())
+            .collect()
+    }
+
+    /// The output file's `outputs` and `args_after`.
+    pub fn to_json(&self) -> Json {
+        let outputs: Vec<Json> = self
+            .outputs
+            .iter()
+            .map(|o| {
+                let mut m = json::tensor_json(o);
+                m.insert("requires_grad".into(), json!(o.requires_grad()));
+                let alias = self.args.iter().position(|a| a.shares_storage(o));
+                m.insert("alias_of_arg".into(), json!(alias));
+                Json::Object(m)
+            })
+            .collect();
+        let args_after: Vec<Json> = self.args.iter().map(|a| Json::Object(json::tensor_json(a))).collect();
+        json!({ "outputs": outputs, "args_after": args_after })
+    }
+}
+
+/// Random inputs for a function: each argument gets its own contiguous
+/// storage; floats uniform in [-1, 1), integers in [0, 3), booleans fair.
+/// Argument attributes `aot.requires_grad` and `aot.same_as` are honoured.
+pub fn random_inputs(ctx: &Context, func: Op, seed: u64) -> Result<InputSpec, RunError> {
+    let params = signature(ctx, func)?;
+    let f = aot_dialects::func::FuncView { op: func };
+    let mut spec = InputSpec::default();
+    let mut counter = 0u64;
+    let mut next = || {
+        let w = aot_runtime::philox::word(seed, 0, counter);
+        counter += 1;
+        w
+    };
+    for (i, p) in params.iter().enumerate() {
+        if let Some(k) = f.arg_attr(ctx, i, "aot.same_as").and_then(|a| ctx.attr_as_i64(a)) {
+            if k < 0 || k as usize >= i {
+                return Err(RunError::input(format!("argument {i}: 'aot.same_as' must name an earlier argument")));
+            }
+            spec.args.push(ArgSpec::SameAs(k as usize));
+            continue;
+        }
+        let n = p.numel() as usize;
+        let data: Vec<f64> = (0..n)
+            .map(|_| {
+                let w = next();
+                match p.elem {
+                    e if e.is_float() => {
+                        aot_runtime::buffer::round_to(e, aot_runtime::philox::uniform_f64(w) * 2.0 - 1.0)
+                    }
+                    ElemType::I1 => (w & 1) as f64,
+                    _ => (w % 3) as f64,
+                }
+            })
+            .collect();
+        let requires_grad = f.arg_has(ctx, i, "aot.requires_grad") && p.elem.is_float();
+        let non_leaf = f.arg_has(ctx, i, "aot.non_leaf");
+        spec.args.push(ArgSpec::Own {
+            dtype: p.elem,
+            shape: p.shape.to_vec(),
+            data,
+            requires_grad,
+            non_leaf: non_leaf && requires_grad,
+        });
+    }
+    Ok(spec)
+}
+
+/// Serializes an input spec (for `--random-inputs` reproducibility).
+pub fn inputs_to_json(spec: &InputSpec) -> Json {
+    let storages: Vec<Json> =
+        spec.storages.iter().map(|s| json!({"dtype": s.dtype.name(), "data": s.data, "base": s.base})).collect();
+    let args: Vec<Json> = spec
+        .args
+        .iter()
+        .map(|a| match a {
+            ArgSpec::SameAs(k) => json!({"same_as": k}),
+            ArgSpec::Own { dtype, shape, data, requires_grad, non_leaf } => {
+                json!({"dtype": dtype.name(), "shape": shape, "data": data, "requires_grad": requires_grad, "non_leaf": non_leaf})
+            }
+            ArgSpec::View { storage, size, stride, offset, requires_grad, non_leaf } => json!({
+                "storage": storage, "size": size, "stride": stride, "offset": offset,
+                "requires_grad": requires_grad, "non_leaf": non_leaf
+            }),
+        })
+        .collect();
+    json!({"storages": storages, "args": args})
+}

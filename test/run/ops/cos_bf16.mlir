@@ -1,0 +1,5 @@
+/// tensor.cos on bf16.
+func.func @main(%a: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = tensor.cos %a : tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}

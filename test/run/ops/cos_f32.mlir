@@ -1,0 +1,5 @@
+/// tensor.cos on f32.
+func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tensor.cos %a : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

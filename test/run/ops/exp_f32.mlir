@@ -1,0 +1,5 @@
+/// tensor.exp on f32.
+func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tensor.exp %a : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

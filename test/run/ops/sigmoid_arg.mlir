@@ -1,0 +1,5 @@
+/// mut.sigmoid_ on a non-leaf argument, returned.
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  mut.sigmoid_ %x : tensor<2x3xf32>
+  return %x : tensor<2x3xf32>
+}

@@ -1,0 +1,5 @@
+/// tensor.sigmoid on f32.
+func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tensor.sigmoid %a : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

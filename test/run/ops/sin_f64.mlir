@@ -1,0 +1,5 @@
+/// tensor.sin on f64.
+func.func @main(%a: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = tensor.sin %a : tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
