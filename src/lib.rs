@@ -9,6 +9,7 @@ pub use aot_ir as ir;
 pub use aot_passes as passes;
 pub use aot_runtime as runtime;
 
+pub mod compile;
 pub mod run;
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};

@@ -173,6 +173,28 @@ impl<'c> Rewriter<'c> {
         Ok(self.create(state))
     }
 
+    /// [`Rewriter::build`] with attributes given as interned pairs.
+    pub fn build_named(&mut self, name: &str, operands: &[Value], attrs: &[NamedAttr]) -> Result<Op, Diagnostic> {
+        let name_id = self.ctx.op_name_id(name);
+        let mut named = attrs.to_vec();
+        self.ctx.sort_named_attrs(&mut named);
+        let types = self.infer(name_id, operands, &named)?;
+        let mut state = OperationState::new(name_id, self.loc);
+        state.operands = operands.iter().copied().collect();
+        state.result_types = types;
+        state.attrs = named;
+        Ok(self.create(state))
+    }
+
+    /// [`Rewriter::build_named`] for one result.
+    pub fn build_named1(&mut self, name: &str, operands: &[Value], attrs: &[NamedAttr]) -> Result<Value, Diagnostic> {
+        let op = self.build_named(name, operands, attrs)?;
+        match self.ctx.results(op) {
+            [v] => Ok(*v),
+            r => Err(Diagnostic::error(self.loc, format!("'{name}' was expected to have one result, it has {}", r.len()))),
+        }
+    }
+
     /// [`Rewriter::build`] for an op with one result; returns that result.
     pub fn build1(&mut self, name: &str, operands: &[Value], attrs: &[(&str, Attribute)]) -> Result<Value, Diagnostic> {
         let op = self.build(name, operands, attrs)?;
@@ -201,6 +223,22 @@ impl<'c> Rewriter<'c> {
             let s = self.ctx.sym(n);
             state.add_attr(s, v);
         }
+        self.create(state)
+    }
+
+    /// [`Rewriter::build_typed`] for one result; returns it.
+    pub fn build_typed1(&mut self, name: &str, operands: &[Value], attrs: &[(&str, Attribute)], result_type: Type) -> Value {
+        let op = self.build_typed(name, operands, attrs, &[result_type]);
+        self.ctx.result(op, 0)
+    }
+
+    /// Creates a copy of `op` (attributes, result types, location; no
+    /// regions) with new operands, at the insertion point.
+    pub fn clone_op(&mut self, op: Op, operands: &[Value]) -> Op {
+        let mut state = OperationState::new(self.ctx.op_name_of(op), self.ctx.op_loc(op));
+        state.operands = operands.iter().copied().collect();
+        state.result_types = self.ctx.results(op).iter().map(|&r| self.ctx.value_type(r)).collect();
+        state.attrs = self.ctx.attrs(op).to_vec();
         self.create(state)
     }
 

@@ -72,14 +72,20 @@ fn simplify_region(rw: &mut Rewriter<'_>, region: Region, scopes: &mut Vec<FxHas
     }
 }
 
+/// Eliminates common subexpressions in the regions of `op`; returns how many.
+pub fn eliminate_common_subexpressions(rw: &mut Rewriter<'_>, op: Op) -> u64 {
+    let mut count = 0;
+    let mut scopes = Vec::new();
+    for r in rw.regions(op).to_vec() {
+        simplify_region(rw, r, &mut scopes, &mut count);
+    }
+    count
+}
+
 impl Pass for Cse {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let mut rw = Rewriter::new(ctx);
-        let mut count = 0;
-        let mut scopes = Vec::new();
-        for r in rw.regions(op).to_vec() {
-            simplify_region(&mut rw, r, &mut scopes, &mut count);
-        }
+        let count = eliminate_common_subexpressions(&mut rw, op);
         st.add_stat("num-cse'd", count);
         Ok(())
     }

@@ -4,8 +4,12 @@
 //! declares itself once with `inventory::submit!(PassInfo { .. })`, from
 //! which the pipeline parser, `--list-passes` and `docs/passes.md` are made.
 
+pub mod canonicalize;
+pub mod collect_metadata;
 pub mod cse;
 pub mod dce;
+pub mod functionalize;
+pub mod meta;
 pub mod pipelines;
 pub mod purity;
 

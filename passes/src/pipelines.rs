@@ -6,3 +6,11 @@ use aot_ir::pass::PipelineDef;
 inventory::submit! {
     PipelineDef { name: "cleanup", summary: "Remove redundant and dead pure ops", pipeline: "cse,dce" }
 }
+
+inventory::submit! {
+    PipelineDef {
+        name: "aot-inference",
+        summary: "AOTAutograd's inference compilation: a pure graph plus its calling convention",
+        pipeline: "functionalize,collect-metadata",
+    }
+}

@@ -7,6 +7,7 @@
 //! - [`kernel_util`]: index arithmetic for those kernels.
 
 pub mod buffer;
+pub mod compiled;
 pub mod interp;
 pub mod kernel_util;
 pub mod philox;

@@ -201,6 +201,56 @@ pub fn run_eager(
     Ok(EagerRun { args: m.args, roots: m.roots, outputs, versions_before, generator: interp.generator })
 }
 
+/// The output file's `outputs` and `args_after` for a call's outputs and
+/// final arguments.
+pub fn outputs_json(outputs: &[Tensor], args: &[Tensor]) -> Json {
+    let outs: Vec<Json> = outputs
+        .iter()
+        .map(|o| {
+            let mut m = json::tensor_json(o);
+            m.insert("requires_grad".into(), json!(o.requires_grad()));
+            let alias = args.iter().position(|a| a.shares_storage(o));
+            m.insert("alias_of_arg".into(), json!(alias));
+            Json::Object(m)
+        })
+        .collect();
+    let args_after: Vec<Json> = args.iter().map(|a| Json::Object(json::tensor_json(a))).collect();
+    json!({ "outputs": outs, "args_after": args_after })
+}
+
+/// One compiled execution.
+pub struct CompiledRun {
+    pub args: Vec<Tensor>,
+    pub outputs: Vec<Tensor>,
+    pub meta: aot_passes::meta::ViewAndMutationMeta,
+}
+
+/// Specialises `func` to the calling convention of `spec`, compiles it with
+/// `pipeline` for `backend`, and calls it on the inputs.
+pub fn run_compiled(
+    mut ctx: Context,
+    sources: &SourceMgr,
+    module: Op,
+    func: Op,
+    spec: &InputSpec,
+    pipeline: &str,
+    backend: crate::compile::Backend,
+    seed: u64,
+) -> Result<CompiledRun, RunError> {
+    let params = signature(&ctx, func)?;
+    {
+        let mut rw = aot_ir::Rewriter::new(&mut ctx);
+        crate::compile::annotate_convention(&mut rw, func, spec).map_err(RunError::input)?;
+    }
+    let compiled = crate::compile::compile(ctx, module, func, pipeline, backend)
+        .map_err(|(ctx, diags)| RunError::program(&ctx, sources, &diags))?;
+    let m = materialize(spec, &params, false)?;
+    *compiled.generator.borrow_mut() = Generator::new(seed);
+    let mut function = compiled.function;
+    let outputs = function.call(&m.args).map_err(RunError::Program)?;
+    Ok(CompiledRun { args: m.args, outputs, meta: compiled.meta })
+}
+
 impl EagerRun {
     /// Indices of the arguments whose data mutation autograd sees: they
     /// require grad after the call and their history changed (first
@@ -221,19 +271,7 @@ impl EagerRun {
 
     /// The output file's `outputs` and `args_after`.
     pub fn to_json(&self) -> Json {
-        let outputs: Vec<Json> = self
-            .outputs
-            .iter()
-            .map(|o| {
-                let mut m = json::tensor_json(o);
-                m.insert("requires_grad".into(), json!(o.requires_grad()));
-                let alias = self.args.iter().position(|a| a.shares_storage(o));
-                m.insert("alias_of_arg".into(), json!(alias));
-                Json::Object(m)
-            })
-            .collect();
-        let args_after: Vec<Json> = self.args.iter().map(|a| Json::Object(json::tensor_json(a))).collect();
-        json!({ "outputs": outputs, "args_after": args_after })
+        outputs_json(&self.outputs, &self.args)
     }
 }
 

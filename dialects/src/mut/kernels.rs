@@ -114,7 +114,13 @@ pub fn clamp_(k: &mut KernelCtx<'_>) -> KernelResult {
 
 pub fn index_put_(k: &mut KernelCtx<'_>) -> KernelResult {
     let (x, idx, vals) = (k.input(0), k.input(1), k.input(2));
-    let accumulate = k.attr_flag("accumulate");
+    let data = index_put_values(x, idx, vals, k.attr_flag("accumulate"))?;
+    x.write_f64(&data);
+    none()
+}
+
+/// The values of `x` after `x[index] = values` (or `+=`), row-major.
+pub fn index_put_values(x: &Tensor, idx: &Tensor, vals: &Tensor, accumulate: bool) -> Result<Vec<f64>, String> {
     let xs = x.sizes();
     let rows = xs[0];
     let row_len: usize = xs[1..].iter().product::<i64>() as usize;
@@ -134,18 +140,17 @@ pub fn index_put_(k: &mut KernelCtx<'_>) -> KernelResult {
             *dst = if accumulate { *dst + v[r * row_len + c] } else { v[r * row_len + c] };
         }
     }
-    x.write_f64(&data);
-    none()
+    Ok(data)
 }
 
 /// Metadata mutations with a view layout rule (`t_`, `transpose_`, ...).
 pub fn relayout_(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
     let def = k.ctx.op_def(k.op).ok_or("unregistered op")?;
-    let rule = def
-        .interface::<super::MetadataMutationInterface>()
-        .and_then(|m| m.layout)
-        .ok_or("metadata mutation without a layout rule")?;
+    let rule = match def.interface::<super::MetadataMutationInterface>().map(|m| m.kind) {
+        Some(super::MetadataKind::Relayout { layout, .. }) => layout,
+        _ => return Err("metadata mutation without a layout rule".into()),
+    };
     let l = rule(&AttrView::of_op(k.ctx, k.op), &layout_of(x))?;
     let Layout { sizes, strides, offset } = l.into_iter().next().ok_or("layout rule returned nothing")?;
     x.set_metadata(sizes, strides, offset)?;

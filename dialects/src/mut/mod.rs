@@ -10,24 +10,100 @@
 //! [`InPlaceInterface`] names the pure op each data mutation computes, which
 //! is what `functionalize` rewrites it to.
 
-mod kernels;
+pub mod kernels;
 
 use crate::shape::*;
 use crate::view::{rules, LayoutFn};
 use aot_ir::*;
 use aot_runtime::Kernel;
 
-/// For a data mutation: the `tensor` op computing the new value from the
-/// operands (`mut.add_(x, y)` writes `tensor.add(x, y)` into x). `None` for
-/// ops whose new value is not an op of that form (`copy_`, `fill_`, ...).
+/// Builds, in value semantics, the value a data mutation writes into its
+/// first operand, from the current values of its operands.
+pub type NewValueFn = fn(&mut Rewriter<'_>, Op, &[Value]) -> Result<Value, Diagnostic>;
+
+/// For a data mutation: the `tensor` op computing the new value, when there
+/// is one (`mut.add_(x, y)` writes `tensor.add(x, y)` into x), and how to
+/// build the new value in general (`copy_` broadcasts and converts, `fill_`
+/// builds a constant, ...). This is what `functionalize` rewrites it to.
 pub struct InPlaceInterface {
     pub functional: Option<&'static str>,
+    pub new_value: NewValueFn,
 }
 
-/// For a metadata mutation: the layout rule it applies (`None` for `resize_`
-/// and `set_`, whose new metadata does not come from a view rule).
+/// What a metadata mutation does to its operand.
+#[derive(Copy, Clone)]
+pub enum MetadataKind {
+    /// Applies a view's layout rule in place (`t_` is `view.t` in place).
+    Relayout { layout: LayoutFn, view: &'static str },
+    /// `resize_`: contiguous with the new sizes; the storage grows if needed.
+    Resize,
+    /// `set_`: takes the second operand's storage and metadata.
+    Set,
+}
+
 pub struct MetadataMutationInterface {
-    pub layout: Option<LayoutFn>,
+    pub kind: MetadataKind,
+}
+
+/// `(name, attribute)` pairs of an op, for rebuilding it under another name.
+fn attrs_of<'a>(rw: &'a Rewriter<'_>, op: Op) -> Vec<(&'a str, Attribute)> {
+    rw.attrs(op).iter().map(|a| (rw.sym_str(a.name), a.value)).collect()
+}
+
+/// The functional op with the same operands and attributes.
+fn functional_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Diagnostic> {
+    let name = rw
+        .op_def(op)
+        .and_then(|d| d.interface::<InPlaceInterface>())
+        .and_then(|i| i.functional)
+        .ok_or_else(|| Diagnostic::op_error(rw.ctx(), op, "has no functional counterpart"))?;
+    let attrs: Vec<(String, Attribute)> = attrs_of(rw, op).into_iter().map(|(n, a)| (n.to_string(), a)).collect();
+    let attrs: Vec<(&str, Attribute)> = attrs.iter().map(|(n, a)| (n.as_str(), *a)).collect();
+    rw.build1(name, vals, &attrs)
+}
+
+/// Copies the dialect-prefixed attributes of `from` (e.g. `aot.no_grad`)
+/// onto the op defining `v`, when that op was just built.
+fn inherit_discardable(rw: &mut Rewriter<'_>, from: Op, v: Value) {
+    let Some(def) = rw.defining_op(v) else { return };
+    let extra: Vec<NamedAttr> = rw.attrs(from).iter().copied().filter(|a| rw.sym_str(a.name).contains('.')).collect();
+    for a in extra {
+        let name = rw.sym_str(a.name).to_string();
+        rw.set_attr(def, &name, a.value);
+    }
+}
+
+/// `copy_`: the source broadcast to the destination's shape and converted to its type.
+fn copy_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Diagnostic> {
+    let (dst_t, src_t) = (rw.value_type(vals[0]), rw.value_type(vals[1]));
+    let dst = rw.as_tensor(dst_t).cloned().ok_or_else(|| Diagnostic::op_error(rw.ctx(), op, "needs tensors"))?;
+    let src = rw.as_tensor(src_t).cloned().ok_or_else(|| Diagnostic::op_error(rw.ctx(), op, "needs tensors"))?;
+    let mut v = vals[1];
+    if src.shape != dst.shape {
+        let s = rw.i64_list_attr(&dst.shape);
+        v = rw.build1("view.expand", &[v], &[("shape", s)])?;
+        inherit_discardable(rw, op, v);
+    }
+    if src.elem != dst.elem {
+        v = rw.build_typed1("tensor.cast", &[v], &[], dst_t);
+        inherit_discardable(rw, op, v);
+    }
+    Ok(v)
+}
+
+fn fill_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Diagnostic> {
+    let v = rw.attr_f64(op, "value").unwrap_or(0.0);
+    let a = rw.f64_attr(v);
+    let t = rw.value_type(vals[0]);
+    let v = rw.build_typed1("tensor.full", &[], &[("value", a)], t);
+    inherit_discardable(rw, op, v);
+    Ok(v)
+}
+
+fn index_put_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Diagnostic> {
+    let attrs: Vec<(String, Attribute)> = attrs_of(rw, op).into_iter().map(|(n, a)| (n.to_string(), a)).collect();
+    let attrs: Vec<(&str, Attribute)> = attrs.iter().map(|(n, a)| (n.as_str(), *a)).collect();
+    rw.build1("tensor.index_put", vals, &attrs)
 }
 
 fn no_results() -> InferResult {
@@ -194,7 +270,7 @@ const NONE: Arity = Arity::Exact(0);
 const CLAMP: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
 macro_rules! data_op {
-    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $functional:expr, $kernel:expr) => {
+    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $functional:expr, $new_value:expr, $kernel:expr) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -205,18 +281,18 @@ macro_rules! data_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[&InPlaceInterface { functional: $functional }, &Kernel($kernel)],
+                interfaces: &[&InPlaceInterface { functional: $functional, new_value: $new_value }, &Kernel($kernel)],
                 ..OpDef::DEFAULT
             }
         }
     };
 }
 
-data_op!("mut.copy_", "Copies src (broadcast, converted) into dst", TWO, &[], infer_copy, None, kernels::copy_);
-data_op!("mut.add_", "x += y", TWO, &[], infer_binary_inplace, Some("tensor.add"), kernels::add_);
-data_op!("mut.sub_", "x -= y", TWO, &[], infer_binary_inplace, Some("tensor.sub"), kernels::sub_);
-data_op!("mut.mul_", "x *= y", TWO, &[], infer_mul_inplace, Some("tensor.mul"), kernels::mul_);
-data_op!("mut.div_", "x /= y", TWO, &[], infer_div_inplace, Some("tensor.div"), kernels::div_);
+data_op!("mut.copy_", "Copies src (broadcast, converted) into dst", TWO, &[], infer_copy, None, copy_value, kernels::copy_);
+data_op!("mut.add_", "x += y", TWO, &[], infer_binary_inplace, Some("tensor.add"), functional_value, kernels::add_);
+data_op!("mut.sub_", "x -= y", TWO, &[], infer_binary_inplace, Some("tensor.sub"), functional_value, kernels::sub_);
+data_op!("mut.mul_", "x *= y", TWO, &[], infer_mul_inplace, Some("tensor.mul"), functional_value, kernels::mul_);
+data_op!("mut.div_", "x /= y", TWO, &[], infer_div_inplace, Some("tensor.div"), functional_value, kernels::div_);
 data_op!(
     "mut.fill_",
     "Sets every element to value",
@@ -224,12 +300,13 @@ data_op!(
     &[AttrSpec::required("value", AttrKind::F64)],
     infer_fill,
     None,
+    fill_value,
     kernels::fill_
 );
-data_op!("mut.zero_", "Sets every element to zero", ONE, &[], infer_fill, None, kernels::zero_);
-data_op!("mut.relu_", "x = relu(x)", ONE, &[], infer_unary_inplace, Some("tensor.relu"), kernels::relu_);
-data_op!("mut.neg_", "x = -x", ONE, &[], infer_unary_inplace, Some("tensor.neg"), kernels::neg_);
-data_op!("mut.exp_", "x = exp(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.exp"), kernels::exp_);
+data_op!("mut.zero_", "Sets every element to zero", ONE, &[], infer_fill, None, fill_value, kernels::zero_);
+data_op!("mut.relu_", "x = relu(x)", ONE, &[], infer_unary_inplace, Some("tensor.relu"), functional_value, kernels::relu_);
+data_op!("mut.neg_", "x = -x", ONE, &[], infer_unary_inplace, Some("tensor.neg"), functional_value, kernels::neg_);
+data_op!("mut.exp_", "x = exp(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.exp"), functional_value, kernels::exp_);
 data_op!(
     "mut.sigmoid_",
     "x = sigmoid(x)",
@@ -237,9 +314,10 @@ data_op!(
     &[],
     infer_unary_float_inplace,
     Some("tensor.sigmoid"),
+    functional_value,
     kernels::sigmoid_
 );
-data_op!("mut.tanh_", "x = tanh(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.tanh"), kernels::tanh_);
+data_op!("mut.tanh_", "x = tanh(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.tanh"), functional_value, kernels::tanh_);
 data_op!(
     "mut.clamp_",
     "x = clamp(x, min, max)",
@@ -247,6 +325,7 @@ data_op!(
     CLAMP,
     infer_clamp_inplace,
     Some("tensor.clamp"),
+    functional_value,
     kernels::clamp_
 );
 data_op!(
@@ -255,12 +334,13 @@ data_op!(
     Arity::Exact(3),
     &[AttrSpec::optional("accumulate", AttrKind::Flag)],
     infer_index_put,
-    None,
+    Some("tensor.index_put"),
+    index_put_value,
     kernels::index_put_
 );
 
 macro_rules! meta_op {
-    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $layout:expr, $kernel:expr) => {
+    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $kind:expr, $kernel:expr) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -272,21 +352,21 @@ macro_rules! meta_op {
                 infer: Some($infer),
                 verify: Some(verify_operand_dead_after),
                 syntax: Syntax::Functional,
-                interfaces: &[&MetadataMutationInterface { layout: $layout }, &Kernel($kernel)],
+                interfaces: &[&MetadataMutationInterface { kind: $kind }, &Kernel($kernel)],
                 ..OpDef::DEFAULT
             }
         }
     };
 }
 
-meta_op!("mut.t_", "Transposes in place (rank <= 2)", ONE, &[], infer_t, Some(rules::t), kernels::relayout_);
+meta_op!("mut.t_", "Transposes in place (rank <= 2)", ONE, &[], infer_t, MetadataKind::Relayout { layout: rules::t, view: "view.t" }, kernels::relayout_);
 meta_op!(
     "mut.transpose_",
     "Swaps two dimensions in place",
     ONE,
     &[AttrSpec::required("dim0", AttrKind::I64), AttrSpec::required("dim1", AttrKind::I64)],
     infer_transpose,
-    Some(rules::transpose),
+    MetadataKind::Relayout { layout: rules::transpose, view: "view.transpose" },
     kernels::relayout_
 );
 meta_op!(
@@ -295,7 +375,7 @@ meta_op!(
     ONE,
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_squeeze,
-    Some(rules::squeeze),
+    MetadataKind::Relayout { layout: rules::squeeze, view: "view.squeeze" },
     kernels::relayout_
 );
 meta_op!(
@@ -304,7 +384,7 @@ meta_op!(
     ONE,
     &[AttrSpec::required("dim", AttrKind::I64)],
     infer_unsqueeze,
-    Some(rules::unsqueeze),
+    MetadataKind::Relayout { layout: rules::unsqueeze, view: "view.unsqueeze" },
     kernels::relayout_
 );
 meta_op!(
@@ -317,7 +397,7 @@ meta_op!(
         AttrSpec::optional("offset", AttrKind::I64)
     ],
     infer_as_strided,
-    Some(rules::as_strided),
+    MetadataKind::Relayout { layout: rules::as_strided, view: "view.as_strided" },
     kernels::relayout_
 );
 meta_op!(
@@ -326,7 +406,7 @@ meta_op!(
     ONE,
     &[AttrSpec::required("size", AttrKind::I64List)],
     infer_resize,
-    None,
+    MetadataKind::Resize,
     kernels::resize_
 );
-meta_op!("mut.set_", "Makes x use src's storage and metadata", TWO, &[], infer_set, None, kernels::set_);
+meta_op!("mut.set_", "Makes x use src's storage and metadata", TWO, &[], infer_set, MetadataKind::Set, kernels::set_);

@@ -637,6 +637,12 @@ pub fn scatter_add(k: &mut KernelCtx<'_>) -> KernelResult {
     out1(k.new_f64(x.dtype(), &xs, &out))
 }
 
+pub fn index_put(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (x, idx, vals) = (k.input(0), k.input(1), k.input(2));
+    let data = crate::r#mut::kernels::index_put_values(x, idx, vals, k.attr_flag("accumulate"))?;
+    out1(k.new_f64(x.dtype(), &x.sizes(), &data))
+}
+
 pub fn cat(k: &mut KernelCtx<'_>) -> KernelResult {
     let rt = k.result_type(0)?;
     let first = k.input(0);

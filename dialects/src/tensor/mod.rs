@@ -373,6 +373,27 @@ fn infer_scatter_add(ic: &InferCtx<'_>) -> InferResult {
     one(x.shape.clone(), x.elem)
 }
 
+fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
+    let x = operand_tensor(ic, 0)?;
+    let idx = operand_tensor(ic, 1)?;
+    let vals = operand_tensor(ic, 2)?;
+    if x.rank() < 1 {
+        return Err("cannot index a 0-d tensor".into());
+    }
+    if idx.rank() != 1 || !idx.elem.is_int() || idx.elem.is_bool() {
+        return Err(format!("index must be a 1-D integer tensor, got {idx}"));
+    }
+    if vals.elem != x.elem {
+        return Err(format!("values must have element type {}, got {}", x.elem, vals.elem));
+    }
+    let mut target: Shape = smallvec::smallvec![idx.shape[0]];
+    target.extend(x.shape[1..].iter().copied());
+    if !broadcasts_to(&vals.shape, &target) {
+        return Err(format!("values of shape {} cannot be broadcast to the indexed shape {}", fmt_shape(&vals.shape), fmt_shape(&target)));
+    }
+    one(x.shape.clone(), x.elem)
+}
+
 fn infer_cat(ic: &InferCtx<'_>) -> InferResult {
     let e = same_elem(ic)?;
     let first = operand_tensor(ic, 0)?;
@@ -640,6 +661,16 @@ op!(
     DIM,
     Some(infer_scatter_add),
     k::scatter_add
+);
+op!(
+    "tensor.index_put",
+    "x with rows at index replaced by values (or accumulated): the functional mut.index_put_",
+    PD,
+    THREE,
+    ONE,
+    &[AttrSpec::optional("accumulate", AttrKind::Flag)],
+    Some(infer_index_put),
+    k::index_put
 );
 op!("tensor.cat", "Concatenates along dim", PD, Arity::AtLeast(1), ONE, DIM, Some(infer_cat), k::cat);
 op!("tensor.clone", "A fresh contiguous copy", PD, ONE, ONE, &[], Some(infer_unary), k::clone);

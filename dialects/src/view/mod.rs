@@ -39,9 +39,34 @@ pub use aot_runtime::tensor::contiguous_strides;
 /// How a view op maps its operand's layout to its results' layouts.
 pub type LayoutFn = fn(&AttrView<'_>, &Layout) -> Result<SmallVec<[Layout; 1]>, String>;
 
+/// How a write through a view goes back to its operand (in value
+/// semantics): the new operand value given the old one and the view's new value.
+#[derive(Copy, Clone)]
+pub enum Inverse {
+    /// The view selects a region: the scatter op with the same attributes.
+    Scatter(&'static str),
+    /// The view rearranges all elements in order (`view`, `reshape`,
+    /// `squeeze`, `unsqueeze`): reshape back.
+    Reshape,
+    /// The view is its own inverse with the same attributes (`transpose`, `t`).
+    SelfInverse,
+    /// `permute`: the inverse permutation.
+    Permute,
+    /// `alias`, `detach`.
+    Identity,
+    /// Several elements of the view share one operand element (`expand`).
+    ReadOnly,
+}
+
+/// For multi-result views: the single-result view that gives result `k`
+/// (`unbind` → `select`, `split` → `slice`), as an op name and attributes.
+pub type SingleResultFn = fn(&AttrView<'_>, usize, &[i64]) -> Result<(&'static str, Vec<(&'static str, i64)>), String>;
+
 /// The view interface.
 pub struct ViewInterface {
     pub layout: LayoutFn,
+    pub inverse: Inverse,
+    pub single_result: Option<SingleResultFn>,
 }
 
 /// The layouts of `op`'s results given its operand's layout.
@@ -404,6 +429,71 @@ fn layout_identity(_: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>
     Ok(smallvec![x.clone()])
 }
 
+fn single_unbind(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<(&'static str, Vec<(&'static str, i64)>), String> {
+    Ok(("view.select", vec![("dim", a.i64("dim").unwrap_or(0)), ("index", k as i64)]))
+}
+
+fn single_split(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<(&'static str, Vec<(&'static str, i64)>), String> {
+    let sizes = a.req_list("sizes")?;
+    let start: i64 = sizes.iter().take(k).sum();
+    let len = *sizes.get(k).ok_or("split result index out of range")?;
+    Ok(("view.slice", vec![("dim", a.i64("dim").unwrap_or(0)), ("start", start), ("end", start + len), ("step", 1)]))
+}
+
+/// The view op a scatter op inverts (`view.slice_scatter` → `view.slice`).
+pub fn view_of_scatter(scatter: &str) -> Option<&'static str> {
+    aot_ir::registry::all_ops().into_iter().find_map(|d| match d.interface::<ViewInterface>().map(|v| v.inverse) {
+        Some(Inverse::Scatter(s)) if s == scatter => Some(d.name),
+        _ => None,
+    })
+}
+
+/// The view interface of a registered op, if it is a view.
+pub fn view_interface(name: &str) -> Option<&'static ViewInterface> {
+    aot_ir::registry::lookup_op(name).and_then(|d| d.interface::<ViewInterface>())
+}
+
+/// Builds, in value semantics, the new operand value of the view op `name`
+/// (with attributes `attrs`) when its result becomes `new`; `base` is the
+/// operand's current value.
+pub fn build_inverse(
+    rw: &mut Rewriter<'_>,
+    name: &str,
+    attrs: &[NamedAttr],
+    base: Value,
+    new: Value,
+) -> Result<Value, Diagnostic> {
+    let vi = aot_ir::registry::lookup_op(name)
+        .and_then(|d| d.interface::<ViewInterface>())
+        .ok_or_else(|| Diagnostic::error(rw.current_loc(), format!("'{name}' is not a view op")))?;
+    match vi.inverse {
+        Inverse::Scatter(scatter) => rw.build_named1(scatter, &[base, new], attrs),
+        Inverse::Reshape => {
+            let shape = rw.value_tensor(base).map(|t| t.shape.to_vec()).unwrap_or_default();
+            let s = rw.i64_list_attr(&shape);
+            rw.build1("view.reshape", &[new], &[("shape", s)])
+        }
+        Inverse::SelfInverse => rw.build_named1(name, &[new], attrs),
+        Inverse::Permute => {
+            let dims_sym = rw.sym("dims");
+            let dims = attrs.iter().find(|a| a.name == dims_sym).and_then(|a| rw.attr_as_i64_list(a.value)).unwrap_or_default();
+            let rank = dims.len() as i64;
+            let mut inv = vec![0i64; dims.len()];
+            for (i, &d) in dims.iter().enumerate() {
+                let d = if d < 0 { d + rank } else { d };
+                inv[d as usize] = i as i64;
+            }
+            let a = rw.i64_list_attr(&inv);
+            rw.build1("view.permute", &[new], &[("dims", a)])
+        }
+        Inverse::Identity => Ok(new),
+        Inverse::ReadOnly => Err(Diagnostic::error(
+            rw.current_loc(),
+            format!("cannot write through the result of '{name}': several of its elements share one memory location"),
+        )),
+    }
+}
+
 // ----- shape inference from the layout rules -----
 
 /// Result shapes of a view op on a contiguous operand.
@@ -514,7 +604,7 @@ const ONE: Arity = Arity::Exact(1);
 const TWO: Arity = Arity::Exact(2);
 
 macro_rules! view_op {
-    ($name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $kernel:expr $(, $extra:expr)*) => {
+    ($name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -525,7 +615,7 @@ macro_rules! view_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[&ViewInterface { layout: $layout }, &Kernel($kernel) $(, $extra)*],
+                interfaces: &[&ViewInterface { layout: $layout, inverse: $inverse, single_result: $single }, &Kernel($kernel) $(, $extra)*],
                 ..OpDef::DEFAULT
             }
         }
@@ -560,7 +650,7 @@ view_op!(
     SHAPE,
     infer_view,
     layout_view,
-    kernels::view
+    Inverse::Reshape, None, kernels::view
 );
 view_op!(
     "view.reshape",
@@ -570,7 +660,7 @@ view_op!(
     SHAPE,
     infer_reshape,
     layout_reshape,
-    kernels::reshape
+    Inverse::Reshape, None, kernels::reshape
 );
 view_op!(
     "view.permute",
@@ -580,7 +670,7 @@ view_op!(
     &[AttrSpec::required("dims", AttrKind::I64List)],
     infer_permute,
     layout_permute,
-    kernels::view
+    Inverse::Permute, None, kernels::view
 );
 view_op!(
     "view.transpose",
@@ -590,9 +680,9 @@ view_op!(
     TRANSPOSE,
     infer_transpose,
     layout_transpose,
-    kernels::view
+    Inverse::SelfInverse, None, kernels::view
 );
-view_op!("view.t", "Transposes a tensor of rank <= 2", VIEW, ONE, &[], infer_t, layout_t, kernels::view);
+view_op!("view.t", "Transposes a tensor of rank <= 2", VIEW, ONE, &[], infer_t, layout_t, Inverse::SelfInverse, None, kernels::view);
 view_op!(
     "view.expand",
     "Broadcasts size-1 dimensions (stride 0)",
@@ -601,7 +691,7 @@ view_op!(
     SHAPE,
     infer_expand,
     layout_expand,
-    kernels::view
+    Inverse::ReadOnly, None, kernels::view
 );
 view_op!(
     "view.slice",
@@ -611,7 +701,7 @@ view_op!(
     SLICE,
     infer_slice,
     layout_slice,
-    kernels::view
+    Inverse::Scatter("view.slice_scatter"), None, kernels::view
 );
 view_op!(
     "view.select",
@@ -621,7 +711,7 @@ view_op!(
     SELECT,
     infer_select,
     layout_select,
-    kernels::view
+    Inverse::Scatter("view.select_scatter"), None, kernels::view
 );
 view_op!(
     "view.squeeze",
@@ -631,7 +721,7 @@ view_op!(
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_squeeze,
     layout_squeeze,
-    kernels::view
+    Inverse::Reshape, None, kernels::view
 );
 view_op!(
     "view.unsqueeze",
@@ -641,7 +731,7 @@ view_op!(
     &[AttrSpec::required("dim", AttrKind::I64)],
     infer_unsqueeze,
     layout_unsqueeze,
-    kernels::view
+    Inverse::Reshape, None, kernels::view
 );
 view_op!(
     "view.diagonal",
@@ -651,7 +741,7 @@ view_op!(
     DIAGONAL,
     infer_diagonal,
     layout_diagonal,
-    kernels::view
+    Inverse::Scatter("view.diagonal_scatter"), None, kernels::view
 );
 view_op!(
     "view.as_strided",
@@ -661,7 +751,7 @@ view_op!(
     AS_STRIDED,
     infer_as_strided,
     layout_as_strided,
-    kernels::view
+    Inverse::Scatter("view.as_strided_scatter"), None, kernels::view
 );
 view_op!(
     "view.unbind",
@@ -671,7 +761,7 @@ view_op!(
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_unbind,
     layout_unbind,
-    kernels::view
+    Inverse::ReadOnly, Some(single_unbind), kernels::view
 );
 view_op!(
     "view.split",
@@ -681,7 +771,7 @@ view_op!(
     &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::required("sizes", AttrKind::I64List)],
     infer_split,
     layout_split,
-    kernels::view
+    Inverse::ReadOnly, Some(single_split), kernels::view
 );
 view_op!(
     "view.alias",
@@ -691,7 +781,7 @@ view_op!(
     &[],
     infer_identity,
     layout_identity,
-    kernels::view
+    Inverse::Identity, None, kernels::view
 );
 view_op!(
     "view.detach",
@@ -701,7 +791,7 @@ view_op!(
     &[],
     infer_identity,
     layout_identity,
-    kernels::view,
+    Inverse::Identity, None, kernels::view,
     &Detaches
 );
 

@@ -91,6 +91,15 @@ fn main() -> ExitCode {
     }
 }
 
+fn backend_name(b: Backend) -> &'static str {
+    match b {
+        Backend::Interp => "interp",
+        Backend::Cranelift => "cranelift",
+        Backend::Llvm => "llvm",
+        Backend::Cuda => "cuda",
+    }
+}
+
 fn with_newline(s: &str) -> String {
     if s.ends_with('\n') {
         s.to_string()
@@ -148,10 +157,12 @@ fn run(args: &Args) -> Result<(), RunError> {
             out
         }
         Mode::Compiled => {
-            return Err(RunError::input(format!(
-                "--mode compiled with pipeline '{}' and backend {:?} is not available in this build",
-                args.pipeline, args.backend
-            )))
+            let backend = aot::compile::Backend::parse(backend_name(args.backend)).map_err(RunError::input)?;
+            if args.grad {
+                return Err(RunError::input("--grad in compiled mode needs the joint pipeline (aot-train), which this build does not have yet"));
+            }
+            let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &args.pipeline, backend, args.seed)?;
+            aot::run::outputs_json(&r.outputs, &r.args)
         }
     };
     let text = serde_json::to_string_pretty(&result).expect("JSON serializes") + "\n";

@@ -1,0 +1,197 @@
+//! `functionalize`: from reference semantics (views alias, `mut.*` writes in
+//! place) to value semantics (SSA values are immutable tensors).
+//!
+//! The pass is an abstract interpreter of the function body, in program
+//! order, over *objects* and *storages*, with every layout known statically
+//! (arguments are contiguous in their own storage unless `aot.layout` says
+//! otherwise; every op's result layout follows from its rule):
+//!
+//! - a storage has a current *base value* (an SSA value of the new function)
+//!   and a version; a tensor object is a view of its storage: a layout, and
+//!   a *view chain* replaying it from the base value;
+//! - a pure op reads its operands' current values and creates a fresh
+//!   storage; a view op adds one step to its operand's chain (no code);
+//! - a data mutation computes the object's new value with the op's
+//!   functional twin (the `mut` dialect's `InPlaceInterface`), then pushes
+//!   it back to the base through the inverse of each chain step (scatters, or
+//!   reshapes/transposes for views that cover every element) and bumps the
+//!   storage version: every other object of the storage is regenerated from
+//!   the new base when next read;
+//! - a metadata mutation changes the object's layout and chain; `set_`
+//!   moves the object to another storage; `resize_` may grow the storage;
+//! - arguments that share a storage (`aot.layout`) get a virtual flat base
+//!   built from their values, so a write through one is seen through the
+//!   others; `aot.same_as` arguments are the same object;
+//! - `func.call` is inlined by interpreting the callee's body.
+//!
+//! Writes under `aot.no_grad` or through a detached alias are marked
+//! `aot.hidden_write` on their outermost scatter: autograd does not see them,
+//! so the base keeps its gradient identity. The autograd flags of every
+//! object (requires_grad, leafness, view base, creation) are tracked as the
+//! interpreter tracks them, so the pass reports PyTorch's errors (in-place on
+//! a leaf that requires grad, ...) at compile time with a location.
+//!
+//! The result: the user outputs, then each input mutated outside the graph
+//! (result attribute `aot.mutated_input`), then candidate intermediate
+//! bases; inputs mutated in the graph end with `mut.copy_`/`set_`/`resize_`
+//! into the argument. Arguments carry their `#aot.input` info and user
+//! outputs their alias facts (`aot.output_facts`), which `collect-metadata`
+//! turns into `ViewAndMutationMeta`.
+
+mod state;
+
+use crate::meta::{Strided, ViewStep};
+use crate::purity::VALUE_SEMANTICS;
+use aot_dialects::func::FuncView;
+use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
+use aot_ir::*;
+pub use state::Functionalizer;
+
+/// Function attribute recording that (and how) a function was functionalized.
+pub const FUNCTIONALIZED: &str = "aot.functionalized";
+/// Argument attribute: the input's `#aot.input` info.
+pub const INPUT_INFO: &str = "aot.input";
+/// Result attribute: the alias facts of a user output.
+pub const OUTPUT_FACTS: &str = "aot.output_facts";
+/// Result attribute: this result is the new value of input `i`.
+pub const MUTATED_INPUT: &str = "aot.mutated_input";
+/// Result attribute: a candidate intermediate base.
+pub const INTERMEDIATE_BASE: &str = "aot.intermediate_base";
+/// Op attribute on a scatter: the write is invisible to autograd.
+pub const HIDDEN_WRITE: &str = "aot.hidden_write";
+
+/// Alias facts of one user output, as functionalize found them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFacts {
+    pub requires_grad: bool,
+    /// Abstract storage id (outputs with equal ids share a storage).
+    pub storage: usize,
+    /// "input" (an argument's storage), "intermediate" (a view of an
+    /// intermediate), or "fresh" (an intermediate's own base object).
+    pub kind: &'static str,
+    /// The argument this output is (object identity).
+    pub is_input: Option<usize>,
+    /// For kind "input": the argument to regenerate it from.
+    pub input: Option<usize>,
+    pub multi_output_view: bool,
+    /// For kind "intermediate": does the base require grad; is the base
+    /// itself user output j; which result holds the base.
+    pub base_requires_grad: bool,
+    pub base_is_output: Option<usize>,
+    pub base_result: Option<usize>,
+    /// View chain from the base (argument or intermediate), when replayable.
+    pub views: Option<Vec<ViewStep>>,
+    pub layout: Strided,
+}
+
+impl OutputFacts {
+    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        use crate::meta::Params;
+        let views = self.views.as_ref().map(|v| crate::meta::steps_to_attr(ctx, v));
+        let mut lp = Params::new(ctx);
+        lp.i64_list("size", &self.layout.size);
+        lp.i64_list("stride", &self.layout.stride);
+        lp.int("offset", self.layout.offset);
+        let layout = lp.finish("aot.strided");
+        let mut p = Params::new(ctx);
+        p.bool("requires_grad", self.requires_grad);
+        p.int("storage", self.storage as i64);
+        let k = p.ctx.str_attr(self.kind);
+        p.raw("kind", k);
+        if let Some(i) = self.is_input {
+            p.int("is_input", i as i64);
+        }
+        if let Some(i) = self.input {
+            p.int("input", i as i64);
+        }
+        if self.multi_output_view {
+            p.bool("multi_output_view", true);
+        }
+        if self.kind == "intermediate" {
+            p.bool("base_requires_grad", self.base_requires_grad);
+        }
+        if let Some(j) = self.base_is_output {
+            p.int("base_is_output", j as i64);
+        }
+        if let Some(r) = self.base_result {
+            p.int("base_result", r as i64);
+        }
+        if let Some(v) = views {
+            p.raw("views", v);
+        }
+        p.raw("layout", layout);
+        p.finish("aot.facts")
+    }
+
+    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Self, String> {
+        let r = crate::meta::Reader::new(ctx, a, "aot.facts")?;
+        let kind = match r.str("kind")? {
+            "input" => "input",
+            "intermediate" => "intermediate",
+            "fresh" => "fresh",
+            other => return Err(format!("unknown output kind \"{other}\"")),
+        };
+        let idx = |k: &str| -> Result<Option<usize>, String> { Ok(r.opt_int(k)?.map(|v| v as usize)) };
+        Ok(OutputFacts {
+            requires_grad: r.bool("requires_grad")?,
+            storage: r.int("storage")? as usize,
+            kind,
+            is_input: idx("is_input")?,
+            input: idx("input")?,
+            multi_output_view: r.opt_bool("multi_output_view")?.unwrap_or(false),
+            base_requires_grad: r.opt_bool("base_requires_grad")?.unwrap_or(false),
+            base_is_output: idx("base_is_output")?,
+            base_result: idx("base_result")?,
+            views: r.opt("views").map(|v| crate::meta::steps_from_attr(ctx, v)).transpose()?,
+            layout: crate::meta::strided_from_attr(ctx, r.get("layout")?)?,
+        })
+    }
+}
+
+struct FunctionalizePass {
+    keep_input_mutations: bool,
+}
+
+impl Pass for FunctionalizePass {
+    fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        let Some(f) = FuncView::new(ctx, op) else { return Ok(()) };
+        // Private functions are implementation details: calls to them are
+        // inlined into the public functions that use them.
+        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") || ctx.has_attr(op, VALUE_SEMANTICS) {
+            return Ok(());
+        }
+        let stats = Functionalizer::run(ctx, op, self.keep_input_mutations)?;
+        st.add_stat("num-mutations-removed", stats.mutations_removed);
+        st.add_stat("num-scatters", stats.scatters);
+        st.add_stat("num-mutated-inputs", stats.mutated_inputs);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "functionalize",
+        name: "Functionalize",
+        summary: "Rewrite views and in-place mutations into a pure graph (value semantics)",
+        description: "Interprets the function abstractly over tensor objects and storages with static layouts: \
+views become replayable chains, writes become functional ops plus scatters back into their base, \
+metadata mutations change object layouts, and aliasing declared by aot.same_as and aot.layout is \
+honoured. Inputs mutated in a way the graph may keep end with a trailing mut.copy_/set_/resize_ \
+(keep-input-mutations); other mutated inputs become extra results marked aot.mutated_input. \
+Autograd rules are checked at compile time (in-place on a leaf that requires grad is an error). \
+Private functions are skipped: calls to them are inlined.",
+        anchor: Some("func.func"),
+        options: &[PassOptionSpec {
+            name: "keep-input-mutations",
+            kind: OptionKind::Bool,
+            default: "true",
+            description: "Keep safe input mutations in the graph as trailing copies (MUTATED_IN_GRAPH)",
+        }],
+        statistics: &[
+            StatisticSpec { name: "num-mutations-removed", description: "In-place ops rewritten to value semantics" },
+            StatisticSpec { name: "num-scatters", description: "Scatter ops created to write views back" },
+            StatisticSpec { name: "num-mutated-inputs", description: "Inputs whose data or metadata the function changes" },
+        ],
+        create: |o: &PassOptions| Ok(Box::new(FunctionalizePass { keep_input_mutations: o.get_bool("keep-input-mutations") })),
+    }
+}

@@ -1,0 +1,1149 @@
+//! The abstract interpreter behind `functionalize` (see the module above).
+//!
+//! Invariants: every object's `chain` replays its current layout from its
+//! storage's base value; a cached value is valid only at the storage version
+//! it was computed at; the base of a storage holding several arguments (or
+//! one argument with an explicit layout) is flat (1-D over the storage) and
+//! built lazily from the arguments' values, the first time it is needed.
+
+use super::{OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS};
+use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
+use crate::purity::VALUE_SEMANTICS;
+use aot_dialects::func::FuncView;
+use aot_dialects::r#mut::{InPlaceInterface, MetadataKind, MetadataMutationInterface};
+use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY};
+use aot_ir::*;
+use aot_runtime::interp::{Detaches, NonDifferentiableResults, NO_GRAD};
+use rustc_hash::FxHashMap;
+
+/// One view step: an op and its attributes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Step {
+    op: &'static str,
+    attrs: Vec<NamedAttr>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Creation {
+    Default,
+    MultiOutput(&'static str, usize),
+    NoGrad,
+}
+
+#[derive(Clone, Debug)]
+struct Obj {
+    sto: usize,
+    layout: Layout,
+    dtype: ElemType,
+    chain: Vec<Step>,
+    /// The object this one was viewed from (a shortcut for regeneration,
+    /// valid while that object's chain is still a prefix of ours).
+    src: Option<usize>,
+    cached: Option<(Value, u32)>,
+    detached: bool,
+    readonly: bool,
+    multi_output: bool,
+    rg: bool,
+    leaf: bool,
+    root: Option<usize>,
+    creation: Creation,
+}
+
+#[derive(Clone, Debug)]
+struct Sto {
+    /// Current base value; `None` while a virtual flat base is not built.
+    base: Option<Value>,
+    flat: bool,
+    len: i64,
+    dtype: ElemType,
+    version: u32,
+    /// Arguments whose original storage this is, with their layouts and values.
+    members: Vec<(usize, Layout, Value)>,
+    /// For an intermediate storage: the object it was created for.
+    base_obj: Option<usize>,
+    covered: Option<Vec<bool>>,
+    /// The length at entry (a `resize_` may grow it).
+    len0: i64,
+}
+
+#[derive(Default, Clone, Debug)]
+struct MutCount {
+    total: u32,
+    data: u32,
+    hidden: u32,
+    no_grad: u32,
+}
+
+pub struct Stats {
+    pub mutations_removed: u64,
+    pub scatters: u64,
+    pub mutated_inputs: u64,
+}
+
+pub struct Functionalizer<'c> {
+    rw: Rewriter<'c>,
+    objs: Vec<Obj>,
+    stos: Vec<Sto>,
+    arg_objs: Vec<usize>,
+    /// Each argument's storage and layout at entry.
+    arg_initial: Vec<(usize, Layout)>,
+    arg_leaf: Vec<bool>,
+    /// Length of each argument's chain at entry.
+    arg_chain0: Vec<usize>,
+    canonical: Vec<usize>,
+    muts: Vec<MutCount>,
+    depth: usize,
+    stats: Stats,
+}
+
+fn numel(shape: &[i64]) -> i64 {
+    shape.iter().product()
+}
+
+fn strided(l: &Layout) -> Strided {
+    Strided { size: l.sizes.to_vec(), stride: l.strides.to_vec(), offset: l.offset }
+}
+
+fn has_internal_overlap(l: &Layout) -> bool {
+    l.sizes.iter().zip(&l.strides).any(|(&n, &s)| n > 1 && s == 0)
+}
+
+/// Storage indices of a layout's elements.
+fn indices(l: &Layout) -> Vec<usize> {
+    aot_runtime::tensor::strided_indices(&l.sizes, &l.strides, l.offset)
+}
+
+fn overlaps(a: &Layout, b: &Layout) -> bool {
+    let ia = indices(a);
+    let set: rustc_hash::FxHashSet<usize> = ia.into_iter().collect();
+    indices(b).iter().any(|i| set.contains(i))
+}
+
+impl<'c> Functionalizer<'c> {
+    fn err(&self, op: Op, msg: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic::op_error(self.rw.ctx(), op, msg)
+    }
+
+    fn requires_grad(&self, o: usize) -> bool {
+        let x = &self.objs[o];
+        x.rg || x.root.is_some_and(|r| self.objs[r].rg)
+    }
+
+    fn is_leaf(&self, o: usize) -> bool {
+        self.objs[o].leaf && self.objs[o].root.is_none()
+    }
+
+    fn tensor_type(&mut self, o: usize) -> Type {
+        let (shape, e) = (self.objs[o].layout.sizes.clone(), self.objs[o].dtype);
+        self.rw.tensor_type(&shape, e)
+    }
+
+    fn new_storage(&mut self, s: Sto) -> usize {
+        self.stos.push(s);
+        self.stos.len() - 1
+    }
+
+    fn new_obj(&mut self, o: Obj) -> usize {
+        self.objs.push(o);
+        self.objs.len() - 1
+    }
+
+    /// A fresh contiguous object owning a new storage whose base is `v`.
+    fn fresh(&mut self, v: Value) -> Result<usize, String> {
+        let t = self.rw.value_tensor(v).cloned().ok_or("functionalize only handles tensors")?;
+        let sto = self.new_storage(Sto {
+            base: Some(v),
+            flat: false,
+            len: t.numel(),
+            dtype: t.elem,
+            version: 0,
+            members: Vec::new(),
+            base_obj: None,
+            covered: None,
+            len0: t.numel(),
+        });
+        let o = self.new_obj(Obj {
+            sto,
+            layout: Layout::contiguous(&t.shape),
+            dtype: t.elem,
+            chain: Vec::new(),
+            src: None,
+            cached: Some((v, 0)),
+            detached: false,
+            readonly: false,
+            multi_output: false,
+            rg: false,
+            leaf: true,
+            root: None,
+            creation: Creation::Default,
+        });
+        self.stos[sto].base_obj = Some(o);
+        Ok(o)
+    }
+
+    fn as_strided_step(&mut self, l: &Layout) -> Step {
+        let size = self.rw.i64_list_attr(&l.sizes);
+        let stride = self.rw.i64_list_attr(&l.strides);
+        let offset = self.rw.i64_attr(l.offset);
+        let mut attrs = vec![
+            NamedAttr { name: self.rw.sym("size"), value: size },
+            NamedAttr { name: self.rw.sym("stride"), value: stride },
+            NamedAttr { name: self.rw.sym("offset"), value: offset },
+        ];
+        self.rw.sort_named_attrs(&mut attrs);
+        Step { op: "view.as_strided", attrs }
+    }
+
+    fn apply(&mut self, step: &Step, v: Value) -> Result<Value, Diagnostic> {
+        self.rw.build_named1(step.op, &[v], &step.attrs)
+    }
+
+    /// The current base value of storage `s`, building a virtual flat base
+    /// from its member arguments the first time.
+    fn base_value(&mut self, s: usize) -> Result<Value, Diagnostic> {
+        if let Some(b) = self.stos[s].base {
+            return Ok(b);
+        }
+        debug_assert_eq!(self.stos[s].version, 0, "a virtual base is built before any write");
+        let (len, dtype) = (self.stos[s].len, self.stos[s].dtype);
+        let t = self.rw.tensor_type(&[len], dtype);
+        let zero = self.rw.f64_attr(0.0);
+        let mut b = self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t);
+        for (_, layout, v) in self.stos[s].members.clone() {
+            let step = self.as_strided_step(&layout);
+            b = self.rw.build_named1("view.as_strided_scatter", &[b, v], &step.attrs)?;
+        }
+        self.stos[s].base = Some(b);
+        Ok(b)
+    }
+
+    /// The current value of object `o`.
+    fn materialize(&mut self, o: usize) -> Result<Value, Diagnostic> {
+        let sto = self.objs[o].sto;
+        let version = self.stos[sto].version;
+        if let Some((v, at)) = self.objs[o].cached {
+            if at == version {
+                return Ok(v);
+            }
+        }
+        // Shortcut through the object we were viewed from.
+        let (start, from) = match self.objs[o].src {
+            Some(p)
+                if self.objs[p].sto == sto
+                    && self.objs[p].chain.len() <= self.objs[o].chain.len()
+                    && self.objs[p].chain[..] == self.objs[o].chain[..self.objs[p].chain.len()] =>
+            {
+                (self.objs[p].chain.len(), self.materialize(p)?)
+            }
+            _ => (0, self.base_value(sto)?),
+        };
+        let mut v = from;
+        for step in self.objs[o].chain[start..].to_vec() {
+            v = self.apply(&step, v)?;
+        }
+        self.objs[o].cached = Some((v, self.stos[sto].version));
+        Ok(v)
+    }
+
+    /// Which storage elements the member arguments of a flat storage cover.
+    fn check_covered(&mut self, op: Op, s: usize, l: &Layout) -> Result<(), Diagnostic> {
+        let len = self.stos[s].len;
+        if numel(&l.sizes) > 0 {
+            let last = l.offset + l.sizes.iter().zip(&l.strides).map(|(&n, &st)| (n - 1) * st).sum::<i64>();
+            if l.offset < 0 || last >= len {
+                return Err(self.err(op, format!("reaches storage element {last}, outside its storage of {len} elements")));
+            }
+        }
+        if self.stos[s].members.is_empty() || self.stos[s].base.is_some() && self.stos[s].version > 0 {
+            return Ok(());
+        }
+        if self.stos[s].covered.is_none() {
+            let mut c = vec![false; len as usize];
+            for (_, ml, _) in &self.stos[s].members {
+                for i in indices(ml) {
+                    c[i] = true;
+                }
+            }
+            self.stos[s].covered = Some(c);
+        }
+        let covered = self.stos[s].covered.as_ref().expect("computed");
+        if let Some(i) = indices(l).into_iter().find(|&i| !covered[i]) {
+            return Err(self.err(
+                op,
+                format!(
+                    "reads storage element {i}, which no argument covers: compile with the storage itself as an argument"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes `w` (the object's full new value) into object `o`, propagating
+    /// it to the storage base through the inverse of each chain step.
+    fn write(&mut self, op: Op, o: usize, w: Value, hidden: bool) -> Result<(), Diagnostic> {
+        if self.objs[o].readonly {
+            return Err(self.err(op, "cannot write through an expanded view: several of its elements share one memory location"));
+        }
+        let sto = self.objs[o].sto;
+        let chain = self.objs[o].chain.clone();
+        let base = self.base_value(sto)?;
+        let mut vals = vec![base];
+        for step in chain.iter().take(chain.len().saturating_sub(1)) {
+            let last = *vals.last().expect("non-empty");
+            vals.push(self.apply(step, last)?);
+        }
+        let mut n = w;
+        for (i, step) in chain.iter().enumerate().rev() {
+            if matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::Scatter(_))) {
+                self.stats.scatters += 1;
+            }
+            n = build_inverse(&mut self.rw, step.op, &step.attrs, vals[i], n)?;
+        }
+        if hidden {
+            let outer_is_scatter =
+                chain.first().is_some_and(|s| matches!(view_interface(s.op).map(|v| v.inverse), Some(Inverse::Scatter(_))));
+            if outer_is_scatter {
+                let def = self.rw.defining_op(n).expect("a scatter result");
+                let unit = self.rw.unit_attr();
+                self.rw.set_attr(def, HIDDEN_WRITE, unit);
+            } else {
+                // Overwrite the whole base, invisibly to autograd.
+                let shape = self.rw.value_tensor(base).map(|t| t.shape.to_vec()).unwrap_or_default();
+                let step = self.as_strided_step(&Layout::contiguous(&shape));
+                let unit = self.rw.unit_attr();
+                let mut attrs = step.attrs.clone();
+                attrs.push(NamedAttr { name: self.rw.sym(HIDDEN_WRITE), value: unit });
+                n = self.rw.build_named1("view.as_strided_scatter", &[base, n], &attrs)?;
+                self.stats.scatters += 1;
+            }
+        }
+        self.stos[sto].base = Some(n);
+        self.stos[sto].version += 1;
+        let version = self.stos[sto].version;
+        self.objs[o].cached = Some((w, version));
+        Ok(())
+    }
+
+    /// Records a mutation of object `o` against the arguments it touches.
+    fn record_mutation(&mut self, o: usize, data: bool, hidden: bool, no_grad: bool) {
+        let sto = self.objs[o].sto;
+        let mut targets: Vec<usize> = Vec::new();
+        if data {
+            let members = &self.stos[sto].members;
+            if members.len() <= 1 {
+                targets.extend(members.iter().map(|m| m.0));
+            } else {
+                let l = self.objs[o].layout.clone();
+                targets.extend(members.iter().filter(|m| overlaps(&m.1, &l)).map(|m| m.0));
+            }
+        }
+        // Metadata mutations belong to the object itself.
+        if let Some(i) = self.arg_objs.iter().position(|&a| a == o) {
+            if !targets.contains(&i) {
+                targets.push(i);
+            }
+        }
+        for i in targets {
+            let i = self.canonical[i];
+            let m = &mut self.muts[i];
+            m.total += 1;
+            m.data += data as u32;
+            m.hidden += hidden as u32;
+            m.no_grad += no_grad as u32;
+        }
+    }
+
+    /// PyTorch's checks before an in-place op on `o` with grad mode on.
+    fn check_inplace(&self, op: Op, o: usize, any_rg: bool) -> Result<(), Diagnostic> {
+        match self.objs[o].root {
+            Some(r) if self.is_leaf(r) && self.requires_grad(r) => {
+                return Err(self.err(op, "a view of a leaf Variable that requires grad is being used in an in-place operation."))
+            }
+            None if self.is_leaf(o) && self.requires_grad(o) => {
+                return Err(self.err(op, "a leaf Variable that requires grad is being used in an in-place operation."))
+            }
+            _ => {}
+        }
+        if any_rg {
+            match self.objs[o].creation {
+                Creation::Default => {}
+                Creation::MultiOutput(name, k) => {
+                    return Err(self.err(
+                        op,
+                        format!("Output {k} of {name} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
+                    ))
+                }
+                Creation::NoGrad => {
+                    return Err(self.err(op, "A view was created in no_grad mode and is being modified inplace with grad mode enabled."))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Autograd bookkeeping after an in-place change of `o`.
+    fn mark_autograd_mutation(&mut self, o: usize, makes_rg: bool) {
+        let root = self.objs[o].root;
+        for x in std::iter::once(o).chain(root) {
+            if makes_rg {
+                self.objs[x].rg = true;
+            }
+            if self.objs[x].rg {
+                self.objs[x].leaf = false;
+            }
+        }
+    }
+
+    // ----- setup -----
+
+    fn new(rw: Rewriter<'c>) -> Self {
+        Functionalizer {
+            rw,
+            objs: Vec::new(),
+            stos: Vec::new(),
+            arg_objs: Vec::new(),
+            arg_initial: Vec::new(),
+            arg_leaf: Vec::new(),
+            arg_chain0: Vec::new(),
+            canonical: Vec::new(),
+            muts: Vec::new(),
+            depth: 0,
+            stats: Stats { mutations_removed: 0, scatters: 0, mutated_inputs: 0 },
+        }
+    }
+
+    fn setup_args(&mut self, func: Op) -> Result<(), Diagnostic> {
+        let f = FuncView { op: func };
+        let args: Vec<Value> = f.args(&self.rw).to_vec();
+        let loc = self.rw.op_loc(func);
+        let arg_err = |i: usize, m: String| Diagnostic::error(loc, format!("argument {i}: {m}"));
+        // Shared storages declared by `aot.storages`.
+        let mut storage_decl: FxHashMap<i64, (Option<i64>, bool)> = FxHashMap::default();
+        if let Some(a) = self.rw.get_attr(func, "aot.storages") {
+            if let AttrData::Array(items) = self.rw.attr_data(a).clone() {
+                for it in items {
+                    let id = self.rw.attr_field(it, "id").and_then(|x| self.rw.attr_as_i64(x));
+                    let n = self.rw.attr_field(it, "numel").and_then(|x| self.rw.attr_as_i64(x));
+                    let rg = self.rw.attr_field(it, "requires_grad").and_then(|x| self.rw.attr_as_flag(x)).unwrap_or(false);
+                    let Some(id) = id else {
+                        return Err(Diagnostic::error(loc, "'aot.storages' entries need an 'id'"));
+                    };
+                    storage_decl.insert(id, (n, rg));
+                }
+            }
+        }
+        let mut group_sto: FxHashMap<i64, usize> = FxHashMap::default();
+        let mut group_root: FxHashMap<i64, usize> = FxHashMap::default();
+        for (i, &v) in args.iter().enumerate() {
+            let t = self.rw.value_tensor(v).cloned().ok_or_else(|| arg_err(i, "functionalize only handles tensor arguments".into()))?;
+            let rg = f.arg_has(&self.rw, i, "aot.requires_grad");
+            let non_leaf = f.arg_has(&self.rw, i, "aot.non_leaf");
+            if let Some(k) = f.arg_attr(&self.rw, i, "aot.same_as").and_then(|a| self.rw.attr_as_i64(a)) {
+                if k < 0 || k as usize >= i {
+                    return Err(arg_err(i, format!("'aot.same_as = {k}' must name an earlier argument")));
+                }
+                let k = self.canonical[k as usize];
+                if self.rw.value_type(args[k]) != self.rw.value_type(v) {
+                    return Err(arg_err(i, format!("'aot.same_as = {k}' but the two arguments have different types")));
+                }
+                self.arg_objs.push(self.arg_objs[k]);
+                self.arg_initial.push(self.arg_initial[k].clone());
+                self.arg_leaf.push(self.arg_leaf[k]);
+                self.arg_chain0.push(self.arg_chain0[k]);
+                self.canonical.push(k);
+                self.muts.push(MutCount::default());
+                continue;
+            }
+            let layout_attr = f.arg_attr(&self.rw, i, "aot.layout");
+            let (sto, layout, root) = match layout_attr {
+                None => {
+                    let o = self.fresh(v).map_err(|m| arg_err(i, m))?;
+                    let sto = self.objs[o].sto;
+                    self.stos[sto].base_obj = None;
+                    self.stos[sto].members.push((i, Layout::contiguous(&t.shape), v));
+                    self.arg_objs.push(o);
+                    self.arg_initial.push((sto, self.objs[o].layout.clone()));
+                    self.objs[o].rg = rg;
+                    self.objs[o].leaf = !non_leaf;
+                    self.arg_leaf.push(!non_leaf || !rg);
+                    self.arg_chain0.push(0);
+                    self.canonical.push(i);
+                    self.muts.push(MutCount::default());
+                    continue;
+                }
+                Some(a) => {
+                    let sid = self.rw.attr_field(a, "storage").and_then(|x| self.rw.attr_as_i64(x));
+                    let offset = self.rw.attr_field(a, "offset").and_then(|x| self.rw.attr_as_i64(x)).unwrap_or(0);
+                    let strides = match self.rw.attr_field(a, "strides") {
+                        Some(s) => self.rw.attr_as_i64_list(s),
+                        None => Some(contiguous_strides(&t.shape).to_vec()),
+                    };
+                    let (Some(sid), Some(strides)) = (sid, strides) else {
+                        return Err(arg_err(i, "'aot.layout' needs 'storage', and 'strides' as a list of integers".into()));
+                    };
+                    if strides.len() != t.rank() || strides.iter().any(|&s| s < 0) || offset < 0 {
+                        return Err(arg_err(i, format!("'aot.layout' strides {strides:?} / offset {offset} do not fit {t}")));
+                    }
+                    let layout = Layout { sizes: t.shape.clone(), strides: strides.into_iter().collect(), offset };
+                    let sto = match group_sto.get(&sid) {
+                        Some(&s) => s,
+                        None => {
+                            let s = self.new_storage(Sto {
+                                base: None,
+                                flat: true,
+                                len: 0,
+                                dtype: t.elem,
+                                version: 0,
+                                members: Vec::new(),
+                                base_obj: None,
+                                covered: None,
+                                len0: 0,
+                            });
+                            group_sto.insert(sid, s);
+                            s
+                        }
+                    };
+                    if self.stos[sto].dtype != t.elem {
+                        return Err(arg_err(i, "arguments sharing a storage must have one element type".into()));
+                    }
+                    let extent =
+                        if t.numel() == 0 { 0 } else { layout.offset + layout.sizes.iter().zip(&layout.strides).map(|(&n, &s)| (n - 1) * s).sum::<i64>() + 1 };
+                    let declared = storage_decl.get(&sid).and_then(|d| d.0);
+                    let len = declared.unwrap_or(0).max(extent).max(self.stos[sto].len);
+                    if let Some(n) = declared {
+                        if extent > n {
+                            return Err(arg_err(i, format!("its layout reaches element {}, outside storage {sid} of {n} elements", extent - 1)));
+                        }
+                    }
+                    self.stos[sto].len = len;
+                    self.stos[sto].len0 = len;
+                    self.stos[sto].members.push((i, layout.clone(), v));
+                    // The storage's autograd root (a differentiable base, or a plain root).
+                    let diff_base = storage_decl.get(&sid).is_some_and(|d| d.1);
+                    let root = *group_root.entry(sid).or_insert_with(|| {
+                        self.objs.push(Obj {
+                            sto,
+                            layout: Layout::contiguous(&[len]),
+                            dtype: t.elem,
+                            chain: Vec::new(),
+                            src: None,
+                            cached: None,
+                            detached: false,
+                            readonly: false,
+                            multi_output: false,
+                            rg: diff_base,
+                            leaf: !diff_base,
+                            root: None,
+                            creation: Creation::Default,
+                        });
+                        self.objs.len() - 1
+                    });
+                    (sto, layout, Some(root))
+                }
+            };
+            let step = self.as_strided_step(&layout);
+            let root_rg = root.is_some_and(|r| self.objs[r].rg);
+            let (own_rg, leaf, view_root) = if root_rg {
+                (false, false, root)
+            } else if rg {
+                (true, true, None)
+            } else {
+                (false, false, root)
+            };
+            let o = self.new_obj(Obj {
+                sto,
+                layout: layout.clone(),
+                dtype: t.elem,
+                chain: vec![step],
+                src: None,
+                cached: Some((v, 0)),
+                detached: false,
+                readonly: has_internal_overlap(&layout),
+                multi_output: false,
+                rg: own_rg,
+                leaf,
+                root: view_root,
+                creation: Creation::Default,
+            });
+            self.arg_objs.push(o);
+            self.arg_initial.push((sto, layout));
+            self.arg_leaf.push(self.is_leaf(o) || !self.requires_grad(o));
+            self.arg_chain0.push(1);
+            self.canonical.push(i);
+            self.muts.push(MutCount::default());
+        }
+        Ok(())
+    }
+
+    // ----- the walk -----
+
+    fn obj_of(&self, env: &FxHashMap<Value, usize>, op: Op, v: Value) -> Result<usize, Diagnostic> {
+        env.get(&v).copied().ok_or_else(|| self.err(op, "operand is not a tensor known to functionalize"))
+    }
+
+    fn walk(&mut self, block: Block, env: &mut FxHashMap<Value, usize>) -> Result<Vec<usize>, Diagnostic> {
+        let ops: Vec<Op> = self.rw.block_ops(block).collect();
+        for op in ops {
+            let loc = self.rw.op_loc(op);
+            self.rw.set_loc(loc);
+            if !self.rw.regions(op).is_empty() {
+                return Err(self.err(op, "has regions; functionalize handles straight-line functions only"));
+            }
+            let name = self.rw.op_name(op).to_string();
+            let operands: Vec<usize> =
+                self.rw.operands(op).collect::<Vec<_>>().into_iter().map(|v| self.obj_of(env, op, v)).collect::<Result<_, _>>()?;
+            if name == aot_dialects::func::RETURN {
+                return Ok(operands);
+            }
+            if name == aot_dialects::func::CALL {
+                let results = self.call(op, &operands)?;
+                for (&r, o) in self.rw.results(op).to_vec().iter().zip(results) {
+                    env.insert(r, o);
+                }
+                continue;
+            }
+            let def = self.rw.op_def(op).ok_or_else(|| self.err(op, "is not registered"))?;
+            let results: Vec<usize> = if def.has(Traits::INPLACE) {
+                self.data_mutation(op, def, &operands)?;
+                Vec::new()
+            } else if def.has(Traits::METADATA_MUTATION) {
+                vec![self.metadata_mutation(op, def, &operands)?]
+            } else if def.has(Traits::VIEW) {
+                self.view_op(op, def, &operands)?
+            } else {
+                self.pure_op(op, def, &operands)?
+            };
+            for (&r, o) in self.rw.results(op).to_vec().iter().zip(results) {
+                env.insert(r, o);
+            }
+        }
+        Err(Diagnostic::error(self.rw.current_loc(), "function body without a terminator"))
+    }
+
+    fn call(&mut self, op: Op, operands: &[usize]) -> Result<Vec<usize>, Diagnostic> {
+        let callee = aot_dialects::func::callee(&self.rw, op).ok_or_else(|| self.err(op, "callee not found"))?;
+        let Some(entry) = callee.entry_block(&self.rw) else {
+            return Err(self.err(op, "calls a function declaration, which has no body to inline"));
+        };
+        if self.depth >= 64 {
+            return Err(self.err(op, "calls nest more than 64 deep (recursion?); functionalize inlines every call"));
+        }
+        let mut env: FxHashMap<Value, usize> = FxHashMap::default();
+        for (&a, &o) in self.rw.block_args(entry).to_vec().iter().zip(operands) {
+            env.insert(a, o);
+        }
+        self.depth += 1;
+        let r = self.walk(entry, &mut env);
+        self.depth -= 1;
+        r
+    }
+
+    fn pure_op(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<Vec<usize>, Diagnostic> {
+        let mut vals = Vec::with_capacity(operands.len());
+        for &o in operands {
+            vals.push(self.materialize(o)?);
+        }
+        let new = self.rw.clone_op(op, &vals);
+        let grad_mode = !self.rw.has_attr(op, NO_GRAD);
+        let any_rg = operands.iter().any(|&o| self.requires_grad(o));
+        let nondiff = def.interface::<NonDifferentiableResults>().map_or(&[][..], |n| n.0);
+        let mut out = Vec::new();
+        for (k, r) in self.rw.results(new).to_vec().into_iter().enumerate() {
+            let o = self.fresh(r).map_err(|m| self.err(op, m))?;
+            let rg = grad_mode && def.has(Traits::DIFFERENTIABLE) && any_rg && self.objs[o].dtype.is_float() && !nondiff.contains(&k);
+            self.objs[o].rg = rg;
+            self.objs[o].leaf = !rg;
+            out.push(o);
+        }
+        Ok(out)
+    }
+
+    fn view_op(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<Vec<usize>, Diagnostic> {
+        let p = operands[0];
+        let vi = def.interface::<aot_dialects::view::ViewInterface>().ok_or_else(|| self.err(op, "is a view op without a view interface"))?;
+        let grad_mode = !self.rw.has_attr(op, NO_GRAD);
+        let detaches = def.interface::<Detaches>().is_some();
+        let in_layout = self.objs[p].layout.clone();
+        let layouts = match (vi.layout)(&AttrView::of_op(&self.rw, op), &in_layout) {
+            Ok(l) => l,
+            Err(m) if m == RESHAPE_NEEDS_COPY => {
+                // A reshape that has to copy: a fresh tensor.
+                let v = self.materialize(p)?;
+                let new = self.rw.clone_op(op, &[v]);
+                let r = self.rw.result(new, 0);
+                let o = self.fresh(r).map_err(|m| self.err(op, m))?;
+                let rg = grad_mode && self.requires_grad(p) && self.objs[o].dtype.is_float();
+                self.objs[o].rg = rg;
+                self.objs[o].leaf = !rg;
+                return Ok(vec![o]);
+            }
+            Err(m) => return Err(self.err(op, m)),
+        };
+        let multi = def.results != Arity::Exact(1);
+        let attrs = self.rw.attrs(op).to_vec();
+        let sto = self.objs[p].sto;
+        let mut out = Vec::new();
+        for (k, l) in layouts.into_iter().enumerate() {
+            let step = match vi.single_result {
+                Some(single) => {
+                    let (name, ints) = single(&AttrView::of_op(&self.rw, op), k, &in_layout.sizes).map_err(|m| self.err(op, m))?;
+                    let mut a: Vec<NamedAttr> =
+                        ints.into_iter().map(|(n, v)| NamedAttr { name: self.rw.sym(n), value: self.rw.i64_attr(v) }).collect();
+                    self.rw.sort_named_attrs(&mut a);
+                    Step { op: name, attrs: a }
+                }
+                None => Step { op: def.name, attrs: attrs.iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect() },
+            };
+            let chain = if step.op == "view.as_strided" {
+                self.check_covered(op, sto, &l)?;
+                vec![step.clone()]
+            } else {
+                let mut c = self.objs[p].chain.clone();
+                c.push(step.clone());
+                c
+            };
+            let readonly = self.objs[p].readonly || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly));
+            let (rg, leaf, root, creation) = if detaches {
+                (false, true, None, Creation::Default)
+            } else if !grad_mode {
+                (false, true, None, if self.requires_grad(p) { Creation::NoGrad } else { Creation::Default })
+            } else {
+                let root = self.objs[p].root.unwrap_or(p);
+                let creation = match self.objs[p].creation {
+                    Creation::Default if multi => Creation::MultiOutput(def.name, k),
+                    c => c,
+                };
+                (false, false, Some(root), creation)
+            };
+            let o = self.new_obj(Obj {
+                sto,
+                layout: l,
+                dtype: self.objs[p].dtype,
+                chain,
+                src: Some(p),
+                cached: None,
+                detached: self.objs[p].detached || detaches,
+                readonly,
+                multi_output: self.objs[p].multi_output || multi,
+                rg,
+                leaf,
+                root,
+                creation,
+            });
+            out.push(o);
+        }
+        Ok(out)
+    }
+
+    fn data_mutation(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<(), Diagnostic> {
+        let x = operands[0];
+        let grad_mode = !self.rw.has_attr(op, NO_GRAD);
+        let others_rg = operands[1..].iter().any(|&o| self.requires_grad(o));
+        if grad_mode {
+            self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
+        }
+        if has_internal_overlap(&self.objs[x].layout) {
+            return Err(self.err(
+                op,
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
+            ));
+        }
+        let iface = def.interface::<InPlaceInterface>().ok_or_else(|| self.err(op, "is an in-place op without an InPlaceInterface"))?;
+        let mut vals = Vec::with_capacity(operands.len());
+        for &o in operands {
+            vals.push(self.materialize(o)?);
+        }
+        let w = (iface.new_value)(&mut self.rw, op, &vals)?;
+        let w_t = self.rw.value_type(w);
+        let x_t = self.tensor_type(x);
+        if w_t != x_t {
+            return Err(self.err(op, "computes a value whose type differs from its destination's"));
+        }
+        let hidden = !grad_mode || self.objs[x].detached;
+        self.write(op, x, w, hidden)?;
+        self.record_mutation(x, true, self.objs[x].detached, !grad_mode);
+        if grad_mode && (others_rg || self.requires_grad(x)) && !self.objs[x].detached {
+            self.mark_autograd_mutation(x, others_rg);
+        }
+        self.stats.mutations_removed += 1;
+        Ok(())
+    }
+
+    fn metadata_mutation(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<usize, Diagnostic> {
+        let x = operands[0];
+        let grad_mode = !self.rw.has_attr(op, NO_GRAD);
+        let others_rg = operands[1..].iter().any(|&o| self.requires_grad(o));
+        if grad_mode {
+            self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
+        }
+        let kind = def.interface::<MetadataMutationInterface>().map(|m| m.kind).ok_or_else(|| self.err(op, "has no MetadataMutationInterface"))?;
+        let sto = self.objs[x].sto;
+        match kind {
+            MetadataKind::Relayout { layout, view } => {
+                let old = self.objs[x].layout.clone();
+                let new = layout(&AttrView::of_op(&self.rw, op), &old).map_err(|m| self.err(op, m))?.into_iter().next().ok_or_else(|| self.err(op, "layout rule returned nothing"))?;
+                let attrs: Vec<NamedAttr> = self.rw.attrs(op).iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect();
+                let step = Step { op: view, attrs };
+                let cached = self.objs[x].cached;
+                let version = self.stos[sto].version;
+                if view == "view.as_strided" {
+                    self.check_covered(op, sto, &new)?;
+                    self.objs[x].chain = vec![step];
+                    self.objs[x].cached = None;
+                } else {
+                    self.objs[x].chain.push(step.clone());
+                    self.objs[x].cached = match cached {
+                        Some((v, at)) if at == version => Some((self.apply(&step, v)?, version)),
+                        _ => None,
+                    };
+                }
+                self.objs[x].readonly |= has_internal_overlap(&new);
+                self.objs[x].layout = new;
+                self.objs[x].src = None;
+            }
+            MetadataKind::Resize => {
+                if self.requires_grad(x) {
+                    return Err(self.err(op, "cannot resize variables that require grad"));
+                }
+                let size = self.rw.attr_i64_list(op, "size").ok_or_else(|| self.err(op, "requires 'size'"))?;
+                let offset = self.objs[x].layout.offset;
+                let need = offset + numel(&size);
+                if need > self.stos[sto].len {
+                    self.grow_storage(sto, need)?;
+                }
+                let l = Layout { sizes: size.iter().copied().collect(), strides: contiguous_strides(&size), offset };
+                let step = self.as_strided_step(&l);
+                self.objs[x].chain = vec![step];
+                self.objs[x].layout = l;
+                self.objs[x].cached = None;
+                self.objs[x].src = None;
+                self.objs[x].readonly = false;
+            }
+            MetadataKind::Set => {
+                let s = operands[1];
+                let src = self.objs[s].clone();
+                let o = &mut self.objs[x];
+                o.sto = src.sto;
+                o.layout = src.layout;
+                o.chain = src.chain;
+                o.cached = src.cached;
+                o.readonly = src.readonly;
+                o.src = None;
+            }
+        }
+        self.record_mutation(x, false, self.objs[x].detached, !grad_mode);
+        if grad_mode && (others_rg || self.requires_grad(x)) {
+            self.mark_autograd_mutation(x, others_rg);
+        }
+        self.stats.mutations_removed += 1;
+        Ok(x)
+    }
+
+    /// Grows storage `s` to `need` elements (zero-filled) for `resize_`.
+    fn grow_storage(&mut self, s: usize, need: i64) -> Result<(), Diagnostic> {
+        let base = self.base_value(s)?;
+        let (len, dtype) = (self.stos[s].len, self.stos[s].dtype);
+        let flat = if self.stos[s].flat {
+            base
+        } else {
+            let shape = self.rw.i64_list_attr(&[len]);
+            self.rw.build1("view.reshape", &[base], &[("shape", shape)])?
+        };
+        let t = self.rw.tensor_type(&[need - len], dtype);
+        let zero = self.rw.f64_attr(0.0);
+        let zeros = self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t);
+        let dim = self.rw.i64_attr(0);
+        let grown = self.rw.build1("tensor.cat", &[flat, zeros], &[("dim", dim)])?;
+        // Every object of the storage is now an as_strided view of the flat base.
+        for o in 0..self.objs.len() {
+            if self.objs[o].sto == s {
+                let l = self.objs[o].layout.clone();
+                let step = self.as_strided_step(&l);
+                self.objs[o].chain = vec![step];
+                self.objs[o].src = None;
+            }
+        }
+        let st = &mut self.stos[s];
+        st.base = Some(grown);
+        st.flat = true;
+        st.len = need;
+        st.covered = None;
+        Ok(())
+    }
+
+    // ----- the result -----
+
+    /// Runs the pass on `func`.
+    pub fn run(ctx: &'c mut Context, func: Op, keep: bool) -> Result<Stats, Diagnostic> {
+        let f = FuncView { op: func };
+        let entry = f.entry_block(ctx).expect("checked: has a body");
+        let old_ops: Vec<Op> = ctx.block_ops(entry).collect();
+        let Some(&first) = old_ops.first() else { return Ok(Stats { mutations_removed: 0, scatters: 0, mutated_inputs: 0 }) };
+        let num_results = f.num_results(ctx);
+        let mut rw = Rewriter::new(ctx);
+        rw.set_insertion_point(InsertPoint::Before(first));
+        let mut this = Functionalizer::new(rw);
+        this.setup_args(func)?;
+        let mut env: FxHashMap<Value, usize> = FxHashMap::default();
+        let args: Vec<Value> = f.args(&this.rw).to_vec();
+        for (i, &a) in args.iter().enumerate() {
+            env.insert(a, this.arg_objs[i]);
+        }
+        let outs = this.walk(entry, &mut env)?;
+        debug_assert_eq!(outs.len(), num_results);
+        this.finish(func, &args, &outs, keep, &old_ops)?;
+        Ok(this.stats)
+    }
+
+    fn finish(&mut self, func: Op, args: &[Value], outs: &[usize], keep: bool, old_ops: &[Op]) -> Result<(), Diagnostic> {
+        let ret_loc = old_ops.last().map(|&o| self.rw.op_loc(o)).unwrap_or_else(|| self.rw.op_loc(func));
+        self.rw.set_loc(ret_loc);
+        // Input infos.
+        let mut infos: Vec<InputAliasInfo> = Vec::new();
+        for i in 0..args.len() {
+            let c = self.canonical[i];
+            let o = self.arg_objs[c];
+            let (sto0, layout0) = self.arg_initial[c].clone();
+            let m = self.muts[c].clone();
+            let storage_changed = self.objs[o].sto != sto0;
+            let layout_changed = self.objs[o].layout != layout0;
+            let resized = !storage_changed && self.stos[sto0].len != self.stos[sto0].len0;
+            let mut info = InputAliasInfo::not_mutated(self.requires_grad(o), self.arg_leaf[c], keep);
+            if c == i {
+                info.mutates_storage_metadata = storage_changed;
+                info.mutates_metadata = layout_changed || storage_changed || resized;
+                info.mutates_data = m.data > 0 && !storage_changed;
+                info.mutations_hidden_from_autograd = m.total > 0 && m.hidden == m.total;
+                info.mutations_under_no_grad_or_inference_mode = m.total > 0 && m.no_grad == m.total;
+                if info.mutates_metadata {
+                    info.final_layout = Some(strided(&self.objs[o].layout));
+                }
+                if resized {
+                    info.resized_numel = Some(self.stos[sto0].len);
+                }
+                if storage_changed {
+                    let s = self.objs[o].sto;
+                    info.set_source = Some(match self.stos[s].members.first() {
+                        Some(&(j, _, _)) => SetSource::Input(self.canonical[j]),
+                        None => SetSource::Graph,
+                    });
+                }
+                info.mutation_type = info.classify();
+            }
+            if info.mutation_type != MutationType::NotMutated {
+                self.stats.mutated_inputs += 1;
+            }
+            infos.push(info);
+        }
+        // Results: user outputs, OUT_GRAPH mutated inputs, intermediate bases.
+        let mut results: Vec<Value> = Vec::new();
+        let mut res_attrs: Vec<Vec<NamedAttr>> = Vec::new();
+        let mut candidates: FxHashMap<usize, usize> = FxHashMap::default();
+        let mut pending_facts = Vec::new();
+        for (k, &o) in outs.iter().enumerate() {
+            let v = self.materialize(o)?;
+            results.push(v);
+            res_attrs.push(Vec::new());
+            pending_facts.push((k, o));
+        }
+        let mut facts_list = Vec::new();
+        for &(_, o) in &pending_facts {
+            let facts = self.output_facts(o, outs, args.len())?;
+            facts_list.push(facts);
+        }
+        for (i, info) in infos.iter().enumerate() {
+            if info.mutation_type == MutationType::MutatedOutGraph {
+                let o = self.arg_objs[i];
+                let v = if info.set_source == Some(SetSource::Graph) {
+                    let s = self.objs[o].sto;
+                    self.base_value(s)?
+                } else {
+                    self.materialize(o)?
+                };
+                results.push(v);
+                let a = self.rw.i64_attr(i as i64);
+                res_attrs.push(vec![NamedAttr { name: self.rw.sym(MUTATED_INPUT), value: a }]);
+            }
+        }
+        for facts in facts_list.iter_mut() {
+            if facts.kind == "intermediate" {
+                let s = facts.storage;
+                let idx = match candidates.get(&s) {
+                    Some(&r) => r,
+                    None => {
+                        let v = self.base_value(s)?;
+                        results.push(v);
+                        let unit = self.rw.unit_attr();
+                        res_attrs.push(vec![NamedAttr { name: self.rw.sym(INTERMEDIATE_BASE), value: unit }]);
+                        candidates.insert(s, results.len() - 1);
+                        results.len() - 1
+                    }
+                };
+                facts.base_result = Some(idx);
+            }
+        }
+        for (k, facts) in facts_list.iter().enumerate() {
+            let a = facts.to_attr(&mut self.rw);
+            res_attrs[k].push(NamedAttr { name: self.rw.sym(OUTPUT_FACTS), value: a });
+        }
+        // Mutations kept in the graph: trailing side effects into the arguments.
+        for (i, info) in infos.iter().enumerate() {
+            if info.mutation_type == MutationType::MutatedInGraph {
+                self.emit_in_graph(i, args, info)?;
+            }
+        }
+        self.rw.build_typed("func.return", &results, &[], &[]);
+        // Drop the old body.
+        for &op in old_ops.iter().rev() {
+            for r in self.rw.results(op).to_vec() {
+                if self.rw.has_uses(r) {
+                    return Err(self.err(op, "internal error: a value of the old body is still used"));
+                }
+            }
+            self.rw.erase_op(op);
+        }
+        // Signature and annotations.
+        let f = FuncView { op: func };
+        let mut arg_attrs = f.all_arg_attrs(&self.rw);
+        for (i, info) in infos.iter().enumerate() {
+            let a = info_attr(&mut self.rw, info);
+            arg_attrs[i].retain(|n| self.rw.sym_str(n.name) != INPUT_INFO);
+            arg_attrs[i].push(NamedAttr { name: self.rw.sym(INPUT_INFO), value: a });
+        }
+        f.set_all_arg_attrs(&mut self.rw, arg_attrs);
+        f.set_all_res_attrs(&mut self.rw, res_attrs);
+        f.sync_function_type(&mut self.rw);
+        let unit = self.rw.unit_attr();
+        self.rw.set_attr(func, VALUE_SEMANTICS, unit);
+        let mut p = crate::meta::Params::new(&mut self.rw);
+        p.bool("keep_input_mutations", keep);
+        p.int("num_user_outputs", outs.len() as i64);
+        let fa = p.finish("aot.functionalized");
+        self.rw.set_attr(func, FUNCTIONALIZED, fa);
+        crate::canonicalize::simplify_function(&mut self.rw, func);
+        Ok(())
+    }
+
+    fn emit_in_graph(&mut self, i: usize, args: &[Value], info: &InputAliasInfo) -> Result<(), Diagnostic> {
+        let o = self.arg_objs[i];
+        let unit = self.rw.unit_attr();
+        let no_grad = [(NO_GRAD, unit)];
+        let mut cur = args[i];
+        let final_layout = self.objs[o].layout.clone();
+        if info.mutates_storage_metadata {
+            let s = self.objs[o].sto;
+            let src = match self.stos[s].members.first() {
+                Some(&(j, _, _)) => args[self.canonical[j]],
+                None => self.base_value(s)?,
+            };
+            let src_t = self.rw.value_type(src);
+            let set = self.rw.build_typed("mut.set_", &[cur, src], &no_grad, &[src_t]);
+            cur = self.rw.result(set, 0);
+            cur = self.as_strided_in_place(cur, &final_layout)?;
+        } else if info.resized_numel.is_some() {
+            let size = self.rw.i64_list_attr(&final_layout.sizes);
+            let t = self.tensor_type(o);
+            let r = self.rw.build_typed("mut.resize_", &[cur], &[("size", size), (NO_GRAD, unit)], &[t]);
+            cur = self.rw.result(r, 0);
+            if final_layout.strides[..] != contiguous_strides(&final_layout.sizes)[..] {
+                cur = self.as_strided_in_place(cur, &final_layout)?;
+            }
+        } else if info.mutates_metadata {
+            cur = self.as_strided_in_place(cur, &final_layout)?;
+        }
+        if info.mutates_data {
+            let v = self.materialize(o)?;
+            self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
+        }
+        Ok(())
+    }
+
+    fn as_strided_in_place(&mut self, v: Value, l: &Layout) -> Result<Value, Diagnostic> {
+        let step = self.as_strided_step(l);
+        let unit = self.rw.unit_attr();
+        let mut attrs = step.attrs;
+        attrs.push(NamedAttr { name: self.rw.sym(NO_GRAD), value: unit });
+        let e = self.rw.value_tensor(v).map(|t| t.elem).unwrap_or(ElemType::F32);
+        let t = self.rw.tensor_type(&l.sizes, e);
+        let name = self.rw.op_name_id("mut.as_strided_");
+        let mut st = OperationState::new(name, self.rw.current_loc());
+        st.operands.push(v);
+        st.result_types.push(t);
+        st.attrs = attrs;
+        let op = self.rw.create(st);
+        Ok(self.rw.result(op, 0))
+    }
+
+    /// The alias facts of returned object `o`.
+    fn output_facts(&mut self, o: usize, outs: &[usize], num_args: usize) -> Result<OutputFacts, Diagnostic> {
+        let sto = self.objs[o].sto;
+        let is_input = (0..num_args).find(|&i| self.arg_objs[i] == o).map(|i| self.canonical[i]);
+        let layout = strided(&self.objs[o].layout);
+        let members: Vec<(usize, Layout, Value)> = self.stos[sto].members.clone();
+        let mut facts = OutputFacts {
+            requires_grad: self.requires_grad(o),
+            storage: sto,
+            kind: "fresh",
+            is_input,
+            input: None,
+            multi_output_view: self.objs[o].multi_output,
+            base_requires_grad: false,
+            base_is_output: None,
+            base_result: None,
+            views: None,
+            layout,
+        };
+        if !members.is_empty() || is_input.is_some() {
+            facts.kind = "input";
+            // Regenerate from an argument whose chain prefixes ours and whose
+            // metadata the call leaves unchanged; else as_strided from any.
+            let chain = self.objs[o].chain.clone();
+            let mut chosen = None;
+            for &(j, _, _) in &members {
+                let c = self.canonical[j];
+                let a = self.arg_objs[c];
+                let (s0, l0) = &self.arg_initial[c];
+                let unchanged = self.objs[a].sto == *s0 && self.objs[a].layout == *l0;
+                let prefix = self.initial_chain_len(c);
+                let a_chain = &self.objs[a].chain;
+                if unchanged && a_chain.len() == prefix && chain.len() >= prefix && chain[..prefix] == a_chain[..] {
+                    chosen = Some((c, prefix));
+                    break;
+                }
+            }
+            match (chosen, is_input) {
+                (_, Some(i)) => facts.input = Some(i),
+                (Some((c, prefix)), None) => {
+                    facts.input = Some(c);
+                    facts.views = Some(chain[prefix..].iter().map(|s| self.view_step(s)).collect());
+                }
+                (None, None) => facts.input = members.first().map(|m| self.canonical[m.0]),
+            }
+        } else if self.stos[sto].base_obj == Some(o) {
+            facts.kind = "fresh";
+        } else {
+            facts.kind = "intermediate";
+            let base_obj = self.stos[sto].base_obj;
+            facts.base_requires_grad = base_obj.is_some_and(|b| self.requires_grad(b));
+            facts.base_is_output = base_obj.and_then(|b| outs.iter().position(|&x| x == b));
+            let chain = self.objs[o].chain.clone();
+            facts.views = Some(chain.iter().map(|s| self.view_step(s)).collect());
+        }
+        Ok(facts)
+    }
+
+    /// Own-storage arguments are their storage's base (empty chain); those
+    /// with a layout start with their as_strided step.
+    fn initial_chain_len(&self, c: usize) -> usize {
+        self.arg_chain0[c]
+    }
+
+    fn view_step(&mut self, s: &Step) -> ViewStep {
+        let attrs = self.rw.dict_attr(s.attrs.clone());
+        ViewStep { op: s.op.to_string(), attrs }
+    }
+}
+
+fn info_attr(ctx: &mut Context, info: &InputAliasInfo) -> Attribute {
+    crate::meta::input_to_attr(ctx, info)
+}

@@ -1,0 +1,597 @@
+//! `ViewAndMutationMeta`: what AOTAutograd learns about a function's
+//! inputs and outputs, stored on the function as `aot.meta = #aot.meta<...>`.
+//!
+//! The attribute form is generic dialect-attribute syntax, so it prints and
+//! parses back with the IR and can be written by hand in tests:
+//!
+//! ```text
+//! #aot.meta<inputs = [#aot.input<mutates_data = true, ..., mutation_type = "mutated_out_graph">],
+//!           outputs = [#aot.output<output_type = "alias_of_input", base_idx = 0, requires_grad = true,
+//!                      views = [#aot.view<op = "view.view", attrs = {shape = [-1]}>],
+//!                      layout = #aot.strided<size = [4], stride = [1], offset = 0>>],
+//!           num_intermediate_bases = 0, keep_input_mutations = false, traced_tangents = [0],
+//!           mutated_inp_runtime_indices = [0], ..., num_forward_returns = 2>
+//! ```
+//!
+//! Derived fields (index lists, counts) are written for readers and tests and
+//! recomputed (and checked) when read. Field meanings follow
+//! `reference/aotautograd.md` §1.1; `views`/`layout` give each aliased output's
+//! regeneration recipe: a replayable view chain from its base (preferred) and
+//! the equivalent `as_strided` layout in the base's storage.
+
+use aot_ir::*;
+
+pub const META_ATTR: &str = "aot.meta";
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MutationType {
+    NotMutated,
+    MutatedInGraph,
+    MutatedOutGraph,
+}
+
+impl MutationType {
+    pub fn name(self) -> &'static str {
+        match self {
+            MutationType::NotMutated => "not_mutated",
+            MutationType::MutatedInGraph => "mutated_in_graph",
+            MutationType::MutatedOutGraph => "mutated_out_graph",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "not_mutated" => MutationType::NotMutated,
+            "mutated_in_graph" => MutationType::MutatedInGraph,
+            "mutated_out_graph" => MutationType::MutatedOutGraph,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OutputType {
+    NonAlias,
+    AliasOfInput,
+    IsInput,
+    AliasOfIntermediate,
+    AliasOfIntermediateSaveAsOutput,
+    AliasOfIntermediateBaseIsUserOutput,
+    UnsafeViewAlias,
+    CustomFunctionView,
+}
+
+impl OutputType {
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputType::NonAlias => "non_alias",
+            OutputType::AliasOfInput => "alias_of_input",
+            OutputType::IsInput => "is_input",
+            OutputType::AliasOfIntermediate => "alias_of_intermediate",
+            OutputType::AliasOfIntermediateSaveAsOutput => "alias_of_intermediate_save_as_output",
+            OutputType::AliasOfIntermediateBaseIsUserOutput => "alias_of_intermediate_base_is_user_output",
+            OutputType::UnsafeViewAlias => "unsafe_view_alias",
+            OutputType::CustomFunctionView => "custom_function_view",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [
+            OutputType::NonAlias,
+            OutputType::AliasOfInput,
+            OutputType::IsInput,
+            OutputType::AliasOfIntermediate,
+            OutputType::AliasOfIntermediateSaveAsOutput,
+            OutputType::AliasOfIntermediateBaseIsUserOutput,
+            OutputType::UnsafeViewAlias,
+            OutputType::CustomFunctionView,
+        ]
+        .into_iter()
+        .find(|t| t.name() == s)
+    }
+
+    /// Does the runtime regenerate this output from a base (input or intermediate)?
+    pub fn is_alias(self) -> bool {
+        !matches!(self, OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView)
+    }
+
+    /// Does this output take a tangent (when it requires grad)?
+    pub fn takes_tangent(self) -> bool {
+        matches!(self, OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView)
+    }
+}
+
+/// A strided layout in a storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Strided {
+    pub size: Vec<i64>,
+    pub stride: Vec<i64>,
+    pub offset: i64,
+}
+
+/// One step of a view chain: a view op and its attributes (a dictionary).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewStep {
+    pub op: String,
+    pub attrs: Attribute,
+}
+
+/// Where a storage-mutated input's new storage comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetSource {
+    /// The storage of (the user's tensor passed as) input `i`, after write-back.
+    Input(usize),
+    /// The storage of the graph's value for this mutated input.
+    Graph,
+}
+
+/// `InputAliasInfo`, plus the final metadata of inputs whose metadata changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputAliasInfo {
+    pub is_leaf: bool,
+    pub mutates_data: bool,
+    pub mutates_metadata: bool,
+    pub mutations_hidden_from_autograd: bool,
+    pub mutations_under_no_grad_or_inference_mode: bool,
+    pub mutation_inductor_storage_resize: bool,
+    pub mutates_storage_metadata: bool,
+    pub requires_grad: bool,
+    pub keep_input_mutations: bool,
+    pub mutation_type: MutationType,
+    /// The input's layout in its (new) storage after the call, when its
+    /// metadata or storage changes.
+    pub final_layout: Option<Strided>,
+    /// For a storage mutation (`set_`): where the storage comes from.
+    pub set_source: Option<SetSource>,
+    /// For a resize: the storage's new element count.
+    pub resized_numel: Option<i64>,
+}
+
+impl InputAliasInfo {
+    pub fn not_mutated(requires_grad: bool, is_leaf: bool, keep: bool) -> Self {
+        InputAliasInfo {
+            is_leaf,
+            mutates_data: false,
+            mutates_metadata: false,
+            mutations_hidden_from_autograd: false,
+            mutations_under_no_grad_or_inference_mode: false,
+            mutation_inductor_storage_resize: false,
+            mutates_storage_metadata: false,
+            requires_grad,
+            keep_input_mutations: keep,
+            mutation_type: MutationType::NotMutated,
+            final_layout: None,
+            set_source: None,
+            resized_numel: None,
+        }
+    }
+
+    /// AOTAutograd's classification (`_get_mutation_type`).
+    pub fn classify(&self) -> MutationType {
+        let any = self.mutates_data || self.mutates_metadata || self.mutation_inductor_storage_resize;
+        if !any {
+            return MutationType::NotMutated;
+        }
+        let data_like = self.mutates_data || self.mutates_storage_metadata || self.mutation_inductor_storage_resize;
+        let safe = (!self.mutates_metadata && !self.requires_grad)
+            || self.mutations_hidden_from_autograd
+            || self.mutations_under_no_grad_or_inference_mode;
+        if self.keep_input_mutations && data_like && safe {
+            MutationType::MutatedInGraph
+        } else {
+            MutationType::MutatedOutGraph
+        }
+    }
+}
+
+/// `OutputAliasInfo`, with the regeneration recipe of aliased outputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputAliasInfo {
+    pub output_type: OutputType,
+    pub base_idx: Option<usize>,
+    pub requires_grad: bool,
+    /// View chain from the base to this output (replayable), if one exists.
+    pub views: Option<Vec<ViewStep>>,
+    /// The output's layout in its base's storage (the `as_strided` fallback).
+    pub layout: Option<Strided>,
+    /// A `non_alias` output that still shares input `i`'s storage in eager
+    /// mode (multi-output views whose aliasing is hidden from autograd): the
+    /// runtime recreates the alias with `layout`.
+    pub aliases_input: Option<usize>,
+}
+
+/// Extra facts recorded by later passes (dedupe, synthetic bases, RNG).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ViewAndMutationMeta {
+    pub input_info: Vec<InputAliasInfo>,
+    pub output_info: Vec<OutputAliasInfo>,
+    pub num_intermediate_bases: usize,
+    pub keep_input_mutations: bool,
+    /// Forward-output indices that receive a tangent.
+    pub traced_tangents: Vec<usize>,
+    /// Whether the graph returns an advanced RNG offset (after rng-functionalize).
+    pub is_rng_op_functionalized: bool,
+}
+
+impl ViewAndMutationMeta {
+    pub fn mutated_inp_runtime_indices(&self) -> Vec<usize> {
+        (0..self.input_info.len()).filter(|&i| self.input_info[i].mutation_type == MutationType::MutatedOutGraph).collect()
+    }
+
+    pub fn mutated_graph_handled_indices(&self) -> Vec<usize> {
+        (0..self.input_info.len()).filter(|&i| self.input_info[i].mutation_type == MutationType::MutatedInGraph).collect()
+    }
+
+    pub fn aliased_out_indices(&self) -> Vec<usize> {
+        (0..self.output_info.len()).filter(|&i| self.output_info[i].output_type.is_alias()).collect()
+    }
+
+    /// Mutated inputs + user outputs + intermediate bases.
+    pub fn num_forward_returns(&self) -> usize {
+        self.mutated_inp_runtime_indices().len() + self.output_info.len() + self.num_intermediate_bases
+    }
+
+    /// Forward returns, plus the RNG offset when RNG is functionalized.
+    pub fn num_forward(&self) -> usize {
+        self.num_forward_returns() + self.is_rng_op_functionalized as usize
+    }
+
+    /// AOTAutograd's `traced_tangents`: OUT_GRAPH data-mutated inputs that
+    /// require grad, then outputs that take tangents and require grad, then
+    /// every intermediate base, as indices into the forward returns.
+    pub fn compute_traced_tangents(&self) -> Vec<usize> {
+        let mutated = self.mutated_inp_runtime_indices();
+        let mut out = Vec::new();
+        for (k, &i) in mutated.iter().enumerate() {
+            let info = &self.input_info[i];
+            if info.mutates_data && info.requires_grad {
+                out.push(k);
+            }
+        }
+        for (k, o) in self.output_info.iter().enumerate() {
+            if o.output_type.takes_tangent() && o.requires_grad {
+                out.push(mutated.len() + k);
+            }
+        }
+        for b in 0..self.num_intermediate_bases {
+            out.push(mutated.len() + self.output_info.len() + b);
+        }
+        out
+    }
+
+    // ----- attribute form -----
+
+    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        let inputs: Vec<Attribute> = self.input_info.iter().map(|i| input_to_attr(ctx, i)).collect();
+        let outputs: Vec<Attribute> = self.output_info.iter().map(|o| output_to_attr(ctx, o)).collect();
+        let mut p = Params::new(ctx);
+        let a = p.ctx.array_attr(inputs);
+        p.raw("inputs", a);
+        let a = p.ctx.array_attr(outputs);
+        p.raw("outputs", a);
+        p.int("num_intermediate_bases", self.num_intermediate_bases as i64);
+        p.bool("keep_input_mutations", self.keep_input_mutations);
+        p.list("traced_tangents", &self.traced_tangents);
+        if self.is_rng_op_functionalized {
+            p.bool("is_rng_op_functionalized", true);
+        }
+        p.list("mutated_inp_runtime_indices", &self.mutated_inp_runtime_indices());
+        p.list("mutated_graph_handled_indices", &self.mutated_graph_handled_indices());
+        p.list("aliased_out_indices", &self.aliased_out_indices());
+        p.int("num_forward_returns", self.num_forward_returns() as i64);
+        p.int("num_forward", self.num_forward() as i64);
+        p.finish("aot.meta")
+    }
+
+    /// Reads the attribute form; derived fields must agree with the core ones.
+    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Self, String> {
+        let r = Reader::new(ctx, a, "aot.meta")?;
+        let inputs = r.array("inputs")?.iter().map(|&x| input_from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
+        let outputs = r.array("outputs")?.iter().map(|&x| output_from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
+        let meta = ViewAndMutationMeta {
+            input_info: inputs,
+            output_info: outputs,
+            num_intermediate_bases: r.int("num_intermediate_bases")? as usize,
+            keep_input_mutations: r.bool("keep_input_mutations")?,
+            traced_tangents: r.usize_list("traced_tangents")?,
+            is_rng_op_functionalized: r.opt_bool("is_rng_op_functionalized")?.unwrap_or(false),
+        };
+        for (name, derived) in [
+            ("mutated_inp_runtime_indices", meta.mutated_inp_runtime_indices()),
+            ("mutated_graph_handled_indices", meta.mutated_graph_handled_indices()),
+            ("aliased_out_indices", meta.aliased_out_indices()),
+        ] {
+            if let Some(v) = r.opt_usize_list(name)? {
+                if v != derived {
+                    return Err(format!("'{name}' is {v:?} but the input and output infos give {derived:?}"));
+                }
+            }
+        }
+        if let Some(n) = r.opt_int("num_forward_returns")? {
+            if n as usize != meta.num_forward_returns() {
+                return Err(format!("'num_forward_returns' is {n} but the infos give {}", meta.num_forward_returns()));
+            }
+        }
+        Ok(meta)
+    }
+
+    /// The metadata of function `func`, if it has some.
+    pub fn of_func(ctx: &Context, func: Op) -> Result<Option<Self>, String> {
+        match ctx.get_attr(func, META_ATTR) {
+            None => Ok(None),
+            Some(a) => Self::from_attr(ctx, a).map(Some),
+        }
+    }
+}
+
+fn strided_to_attr(ctx: &mut Context, s: &Strided) -> Attribute {
+    let mut p = Params::new(ctx);
+    p.i64_list("size", &s.size);
+    p.i64_list("stride", &s.stride);
+    p.int("offset", s.offset);
+    p.finish("aot.strided")
+}
+
+pub fn strided_from_attr(ctx: &Context, a: Attribute) -> Result<Strided, String> {
+    let r = Reader::new(ctx, a, "aot.strided")?;
+    Ok(Strided { size: r.i64_list("size")?, stride: r.i64_list("stride")?, offset: r.int("offset")? })
+}
+
+pub fn steps_to_attr(ctx: &mut Context, steps: &[ViewStep]) -> Attribute {
+    let items: Vec<Attribute> = steps
+        .iter()
+        .map(|s| {
+            let mut p = Params::new(ctx);
+            let op = p.ctx.str_attr(&s.op);
+            p.raw("op", op);
+            p.raw("attrs", s.attrs);
+            p.finish("aot.view")
+        })
+        .collect();
+    ctx.array_attr(items)
+}
+
+pub fn steps_from_attr(ctx: &Context, a: Attribute) -> Result<Vec<ViewStep>, String> {
+    let AttrData::Array(items) = ctx.attr_data(a) else {
+        return Err("'views' must be a list of #aot.view".into());
+    };
+    items
+        .iter()
+        .map(|&x| {
+            let r = Reader::new(ctx, x, "aot.view")?;
+            let op = r.str("op")?.to_string();
+            let attrs = r.get("attrs")?;
+            if !matches!(ctx.attr_data(attrs), AttrData::Dict(_)) {
+                return Err("#aot.view 'attrs' must be a dictionary".into());
+            }
+            Ok(ViewStep { op, attrs })
+        })
+        .collect()
+}
+
+pub fn input_to_attr(ctx: &mut Context, i: &InputAliasInfo) -> Attribute {
+    let mut p = Params::new(ctx);
+    p.bool("is_leaf", i.is_leaf);
+    p.bool("mutates_data", i.mutates_data);
+    p.bool("mutates_metadata", i.mutates_metadata);
+    p.bool("mutations_hidden_from_autograd", i.mutations_hidden_from_autograd);
+    p.bool("mutations_under_no_grad_or_inference_mode", i.mutations_under_no_grad_or_inference_mode);
+    p.bool("mutation_inductor_storage_resize", i.mutation_inductor_storage_resize);
+    p.bool("mutates_storage_metadata", i.mutates_storage_metadata);
+    p.bool("requires_grad", i.requires_grad);
+    p.bool("keep_input_mutations", i.keep_input_mutations);
+    let mt = p.ctx.str_attr(i.mutation_type.name());
+    p.raw("mutation_type", mt);
+    if let Some(l) = &i.final_layout {
+        let a = strided_to_attr(p.ctx, l);
+        p.raw("final_layout", a);
+    }
+    match &i.set_source {
+        Some(SetSource::Input(j)) => p.int("set_source", *j as i64),
+        Some(SetSource::Graph) => {
+            let g = p.ctx.str_attr("graph");
+            p.raw("set_source", g);
+        }
+        None => {}
+    }
+    if let Some(n) = i.resized_numel {
+        p.int("resized_numel", n);
+    }
+    p.finish("aot.input")
+}
+
+pub fn input_from_attr(ctx: &Context, a: Attribute) -> Result<InputAliasInfo, String> {
+    let r = Reader::new(ctx, a, "aot.input")?;
+    let mt = r.str("mutation_type")?;
+    let set_source = match r.opt("set_source") {
+        None => None,
+        Some(x) => match (ctx.attr_as_i64(x), ctx.attr_as_str(x)) {
+            (Some(j), _) if j >= 0 => Some(SetSource::Input(j as usize)),
+            (_, Some("graph")) => Some(SetSource::Graph),
+            _ => return Err("'set_source' must be an input index or \"graph\"".into()),
+        },
+    };
+    let info = InputAliasInfo {
+        is_leaf: r.bool("is_leaf")?,
+        mutates_data: r.bool("mutates_data")?,
+        mutates_metadata: r.bool("mutates_metadata")?,
+        mutations_hidden_from_autograd: r.bool("mutations_hidden_from_autograd")?,
+        mutations_under_no_grad_or_inference_mode: r.bool("mutations_under_no_grad_or_inference_mode")?,
+        mutation_inductor_storage_resize: r.bool("mutation_inductor_storage_resize")?,
+        mutates_storage_metadata: r.bool("mutates_storage_metadata")?,
+        requires_grad: r.bool("requires_grad")?,
+        keep_input_mutations: r.bool("keep_input_mutations")?,
+        mutation_type: MutationType::parse(mt).ok_or_else(|| format!("unknown mutation_type \"{mt}\""))?,
+        final_layout: r.opt("final_layout").map(|x| strided_from_attr(ctx, x)).transpose()?,
+        set_source,
+        resized_numel: r.opt_int("resized_numel")?,
+    };
+    Ok(info)
+}
+
+fn output_to_attr(ctx: &mut Context, o: &OutputAliasInfo) -> Attribute {
+    let mut p = Params::new(ctx);
+    let t = p.ctx.str_attr(o.output_type.name());
+    p.raw("output_type", t);
+    if let Some(b) = o.base_idx {
+        p.int("base_idx", b as i64);
+    }
+    p.bool("requires_grad", o.requires_grad);
+    if let Some(v) = &o.views {
+        let a = steps_to_attr(p.ctx, v);
+        p.raw("views", a);
+    }
+    if let Some(l) = &o.layout {
+        let a = strided_to_attr(p.ctx, l);
+        p.raw("layout", a);
+    }
+    if let Some(i) = o.aliases_input {
+        p.int("aliases_input", i as i64);
+    }
+    p.finish("aot.output")
+}
+
+fn output_from_attr(ctx: &Context, a: Attribute) -> Result<OutputAliasInfo, String> {
+    let r = Reader::new(ctx, a, "aot.output")?;
+    let t = r.str("output_type")?;
+    Ok(OutputAliasInfo {
+        output_type: OutputType::parse(t).ok_or_else(|| format!("unknown output_type \"{t}\""))?,
+        base_idx: r.opt_int("base_idx")?.map(|b| b as usize),
+        requires_grad: r.bool("requires_grad")?,
+        views: r.opt("views").map(|x| steps_from_attr(ctx, x)).transpose()?,
+        layout: r.opt("layout").map(|x| strided_from_attr(ctx, x)).transpose()?,
+        aliases_input: r.opt_int("aliases_input")?.map(|i| i as usize),
+    })
+}
+
+/// Builds a dialect attribute parameter by parameter.
+pub struct Params<'c> {
+    pub ctx: &'c mut Context,
+    params: Vec<NamedAttr>,
+}
+
+impl<'c> Params<'c> {
+    pub fn new(ctx: &'c mut Context) -> Self {
+        Params { ctx, params: Vec::new() }
+    }
+
+    pub fn raw(&mut self, name: &str, value: Attribute) {
+        let name = self.ctx.sym(name);
+        self.params.push(NamedAttr { name, value });
+    }
+
+    pub fn bool(&mut self, name: &str, v: bool) {
+        let a = self.ctx.bool_attr(v);
+        self.raw(name, a);
+    }
+
+    pub fn int(&mut self, name: &str, v: i64) {
+        let a = self.ctx.i64_attr(v);
+        self.raw(name, a);
+    }
+
+    pub fn list(&mut self, name: &str, v: &[usize]) {
+        let v: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+        self.i64_list(name, &v);
+    }
+
+    pub fn i64_list(&mut self, name: &str, v: &[i64]) {
+        let items: Vec<Attribute> = v.iter().map(|&x| self.ctx.i64_attr(x)).collect();
+        let a = self.ctx.array_attr(items);
+        self.raw(name, a);
+    }
+
+    pub fn finish(self, dialect_name: &str) -> Attribute {
+        let name = self.ctx.sym(dialect_name);
+        self.ctx.attr(AttrData::Dialect { name, params: self.params })
+    }
+}
+
+/// Reads the parameters of a dialect attribute with clear errors.
+pub struct Reader<'c> {
+    ctx: &'c Context,
+    params: &'c [NamedAttr],
+    what: &'static str,
+}
+
+impl<'c> Reader<'c> {
+    pub fn new(ctx: &'c Context, a: Attribute, what: &'static str) -> Result<Self, String> {
+        match ctx.attr_data(a) {
+            AttrData::Dialect { name, params } if ctx.sym_str(*name) == what => Ok(Reader { ctx, params, what }),
+            _ => Err(format!("expected a #{what}<...> attribute")),
+        }
+    }
+
+    pub fn opt(&self, key: &str) -> Option<Attribute> {
+        self.params.iter().find(|p| self.ctx.sym_str(p.name) == key).map(|p| p.value)
+    }
+
+    pub fn get(&self, key: &str) -> Result<Attribute, String> {
+        self.opt(key).ok_or_else(|| format!("#{} is missing '{key}'", self.what))
+    }
+
+    pub fn bool(&self, key: &str) -> Result<bool, String> {
+        self.opt_bool(key)?.ok_or_else(|| format!("#{} is missing '{key}'", self.what))
+    }
+
+    pub fn opt_bool(&self, key: &str) -> Result<Option<bool>, String> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(a) => match self.ctx.attr_data(a) {
+                AttrData::Bool(b) => Ok(Some(*b)),
+                AttrData::Unit => Ok(Some(true)),
+                _ => Err(format!("#{}: '{key}' must be true or false", self.what)),
+            },
+        }
+    }
+
+    pub fn int(&self, key: &str) -> Result<i64, String> {
+        self.opt_int(key)?.ok_or_else(|| format!("#{} is missing '{key}'", self.what))
+    }
+
+    pub fn opt_int(&self, key: &str) -> Result<Option<i64>, String> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(a) => match self.ctx.attr_data(a) {
+                AttrData::Int { value, .. } => Ok(Some(*value)),
+                _ => Err(format!("#{}: '{key}' must be an integer", self.what)),
+            },
+        }
+    }
+
+    pub fn str(&self, key: &str) -> Result<&'c str, String> {
+        let a = self.get(key)?;
+        self.ctx.attr_as_str(a).ok_or_else(|| format!("#{}: '{key}' must be a string", self.what))
+    }
+
+    pub fn array(&self, key: &str) -> Result<&'c [Attribute], String> {
+        match self.ctx.attr_data(self.get(key)?) {
+            AttrData::Array(v) => Ok(v),
+            _ => Err(format!("#{}: '{key}' must be a list", self.what)),
+        }
+    }
+
+    pub fn i64_list(&self, key: &str) -> Result<Vec<i64>, String> {
+        self.ctx.attr_as_i64_list(self.get(key)?).ok_or_else(|| format!("#{}: '{key}' must be a list of integers", self.what))
+    }
+
+    pub fn usize_list(&self, key: &str) -> Result<Vec<usize>, String> {
+        self.opt_usize_list(key)?.ok_or_else(|| format!("#{} is missing '{key}'", self.what))
+    }
+
+    pub fn opt_usize_list(&self, key: &str) -> Result<Option<Vec<usize>>, String> {
+        match self.opt(key) {
+            None => Ok(None),
+            Some(a) => {
+                let v = self
+                    .ctx
+                    .attr_as_i64_list(a)
+                    .ok_or_else(|| format!("#{}: '{key}' must be a list of integers", self.what))?;
+                if v.iter().any(|&x| x < 0) {
+                    return Err(format!("#{}: '{key}' must hold non-negative indices", self.what));
+                }
+                Ok(Some(v.into_iter().map(|x| x as usize).collect()))
+            }
+        }
+    }
+}

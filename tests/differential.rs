@@ -1,0 +1,82 @@
+//! Eager against compiled: every case of `test/run/` runs on the reference
+//! interpreter and through `aot-inference` (functionalize, collect-metadata,
+//! ... and the runtime's calling convention) on the interpreter backend;
+//! the two output files must agree field by field — outputs (values,
+//! `requires_grad`, `alias_of_arg`, layouts of views) and every argument's
+//! final state. Cases where eager raises must fail to compile or run too.
+
+use aot::compile::Backend;
+use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
+use aot::run::compare::{compare, CompareOptions};
+use aot::run::json::parse_inputs;
+use aot::run::{outputs_json, run_compiled, run_eager};
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn cases(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            cases(&p, out);
+        } else if p.extension().is_some_and(|e| e == "mlir") {
+            out.push(p);
+        }
+    }
+}
+
+/// Runs one case both ways; returns the differences.
+pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(mlir).map_err(|e| e.to_string())?;
+    let inputs_path = PathBuf::from(mlir.to_string_lossy().replace(".mlir", ".inputs.json"));
+    let Ok(inputs) = std::fs::read_to_string(&inputs_path) else { return Ok(Vec::new()) };
+    let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
+    let file = mlir.display().to_string();
+    let mut sources = SourceMgr::new();
+    sources.add(&file, Arc::from(text.as_str()));
+    let parse = |ctx: &mut Context| -> Result<(aot::ir::Op, aot::ir::Op), String> {
+        let m = parse_module(ctx, &text, &ParseOptions { file: file.clone(), first_line: 1 }).map_err(|d| d.message)?;
+        verify(ctx, m).map_err(|d| d[0].message.clone())?;
+        let f = aot::dialects::func::entry_func(ctx, m, None)?.op;
+        Ok((m, f))
+    };
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx)?;
+    let eager = match run_eager(&ctx, &sources, f, &spec, 0, false) {
+        Ok(r) => r.to_json(),
+        Err(e) => json!({ "error": e.to_string() }),
+    };
+    let mut ctx2 = Context::new();
+    let (m2, f2) = parse(&mut ctx2)?;
+    let compiled: Json = match run_compiled(ctx2, &sources, m2, f2, &spec, pipeline, Backend::Interp, 0) {
+        Ok(r) => outputs_json(&r.outputs, &r.args),
+        Err(e) => json!({ "error": e.to_string() }),
+    };
+    Ok(compare(&compiled, &eager, CompareOptions { grads: false, slack: 1.0 }))
+}
+
+#[test]
+fn compiled_inference_matches_eager() {
+    aot::init();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test/run");
+    let mut all = Vec::new();
+    cases(&root, &mut all);
+    let filter = std::env::var("AOT_DIFF_FILTER").unwrap_or_default();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for c in &all {
+        let name = c.strip_prefix(&root).unwrap().display().to_string();
+        if !name.contains(&filter) {
+            continue;
+        }
+        checked += 1;
+        match check(c, "aot-inference") {
+            Ok(d) if d.is_empty() => {}
+            Ok(d) => failures.push(format!("{name}:\n    {}", d.join("\n    "))),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(checked >= 100 || !filter.is_empty(), "expected the corpus under {}", root.display());
+    assert!(failures.is_empty(), "{} of {checked} cases differ between eager and compiled:\n{}", failures.len(), failures.join("\n"));
+}
