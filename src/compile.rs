@@ -130,9 +130,11 @@ fn to_runtime(s: &aot_passes::meta::Strided) -> Strided {
 
 /// Replays a view chain on a layout (compile-time view replay).
 fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: &Strided) -> Result<Strided, String> {
-    let mut l = aot_dialects::view::Layout { sizes: from.size.clone(), strides: from.stride.clone(), offset: from.offset };
+    let mut l =
+        aot_dialects::view::Layout { sizes: from.size.clone(), strides: from.stride.clone(), offset: from.offset };
     for s in steps {
-        let vi = aot_dialects::view::view_interface(&s.op).ok_or_else(|| format!("'{}' in a view recipe is not a view op", s.op))?;
+        let vi = aot_dialects::view::view_interface(&s.op)
+            .ok_or_else(|| format!("'{}' in a view recipe is not a view op", s.op))?;
         let AttrData::Dict(attrs) = ctx.attr_data(s.attrs) else {
             return Err("view recipe attributes must be a dictionary".into());
         };
@@ -172,7 +174,10 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         }
     }
     for (i, info) in meta.input_info.iter().enumerate() {
-        if info.mutation_type != MutationType::NotMutated && info.requires_grad && !initially_requires_grad(ctx, func, i) {
+        if info.mutation_type != MutationType::NotMutated
+            && info.requires_grad
+            && !initially_requires_grad(ctx, func, i)
+        {
             plan.write_back.push(WriteBack::RequiresGrad { arg: i });
         }
     }
@@ -187,10 +192,16 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         let from = match o.output_type {
             OutputType::NonAlias if o.aliases_input.is_some() => {
                 let arg = o.aliases_input.expect("checked");
-                let layout = o.layout.as_ref().map(to_runtime).ok_or_else(|| format!("output {j} aliases input {arg} without a layout"))?;
+                let layout = o
+                    .layout
+                    .as_ref()
+                    .map(to_runtime)
+                    .ok_or_else(|| format!("output {j} aliases input {arg} without a layout"))?;
                 OutputFrom::ViewOfArg { arg, layout }
             }
-            OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => OutputFrom::Result(mutated.len() + j),
+            OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => {
+                OutputFrom::Result(mutated.len() + j)
+            }
             OutputType::IsInput => OutputFrom::Arg(o.base_idx.ok_or("is_input output without base_idx")?),
             OutputType::AliasOfInput => {
                 let arg = o.base_idx.ok_or("alias_of_input output without base_idx")?;
@@ -234,10 +245,14 @@ fn initially_requires_grad(ctx: &Context, func: Op, i: usize) -> bool {
         return true;
     }
     // A view of a differentiable base storage.
-    let Some(sid) = f.arg_attr(ctx, i, "aot.layout").and_then(|l| ctx.attr_field(l, "storage")).and_then(|s| ctx.attr_as_i64(s)) else {
+    let Some(sid) =
+        f.arg_attr(ctx, i, "aot.layout").and_then(|l| ctx.attr_field(l, "storage")).and_then(|s| ctx.attr_as_i64(s))
+    else {
         return false;
     };
-    let Some(AttrData::Array(items)) = ctx.get_attr(func, "aot.storages").map(|a| ctx.attr_data(a)) else { return false };
+    let Some(AttrData::Array(items)) = ctx.get_attr(func, "aot.storages").map(|a| ctx.attr_data(a)) else {
+        return false;
+    };
     items.iter().any(|&it| {
         ctx.attr_field(it, "id").and_then(|x| ctx.attr_as_i64(x)) == Some(sid)
             && ctx.attr_field(it, "requires_grad").and_then(|x| ctx.attr_as_flag(x)).unwrap_or(false)
@@ -248,7 +263,8 @@ fn initially_requires_grad(ctx: &Context, func: Op, i: usize) -> bool {
 fn contiguous_of_result(ctx: &Context, func: Op, r: usize) -> Result<Strided, String> {
     let f = aot_dialects::func::FuncView::new(ctx, func).ok_or("not a function")?;
     let (_, results) = f.function_type(ctx);
-    let t = results.get(r).and_then(|&t| ctx.as_tensor(t)).ok_or_else(|| format!("the graph has no tensor result {r}"))?;
+    let t =
+        results.get(r).and_then(|&t| ctx.as_tensor(t)).ok_or_else(|| format!("the graph has no tensor result {r}"))?;
     Ok(Strided { size: t.shape.clone(), stride: aot_runtime::tensor::contiguous_strides(&t.shape), offset: 0 })
 }
 
@@ -276,44 +292,49 @@ pub struct Compiled {
     pub generator: Rc<RefCell<Generator>>,
 }
 
-/// Runs `pipeline` on the module and compiles `func` for `backend`.
+/// What to compile with.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    pub pipeline: String,
+    pub backend: Backend,
+}
+
+/// Runs the pipeline on the module and compiles `func`; errors come back as
+/// rendered diagnostics.
 pub fn compile(
     mut ctx: Context,
+    sources: &SourceMgr,
     module: Op,
     func: Op,
-    pipeline: &str,
-    backend: Backend,
-) -> Result<Compiled, (Context, Vec<Diagnostic>)> {
-    let mut pm = match PassManager::parse(pipeline) {
-        Ok(pm) => pm,
-        Err(e) => {
-            let d = Diagnostic::error(ctx.unknown_loc(), e.to_string());
-            return Err((ctx, vec![d]));
-        }
-    };
+    opts: &CompileOptions,
+) -> Result<Compiled, String> {
+    let render = |ctx: &Context, diags: &[Diagnostic]| diags.iter().map(|d| d.render(ctx, sources)).collect::<String>();
+    let mut pm = PassManager::parse(&opts.pipeline).map_err(|e| e.to_string())?;
     if let Err(f) = pm.run(&mut ctx, module, &mut std::io::sink()) {
-        return Err((ctx, f.diagnostics));
+        return Err(render(&ctx, &f.diagnostics));
     }
     let meta = match ViewAndMutationMeta::of_func(&ctx, func) {
         Ok(Some(m)) => m,
         Ok(None) => {
-            let d = Diagnostic::op_error(&ctx, func, format!("the pipeline '{pipeline}' did not produce aot.meta (it needs functionalize and collect-metadata)"));
-            return Err((ctx, vec![d]));
+            let d = Diagnostic::op_error(
+                &ctx,
+                func,
+                format!(
+                    "the pipeline '{}' did not produce aot.meta (it needs functionalize and collect-metadata)",
+                    opts.pipeline
+                ),
+            );
+            return Err(render(&ctx, &[d]));
         }
         Err(m) => {
-            let d = Diagnostic::op_error(&ctx, func, format!("has malformed aot.meta: {m}"));
-            return Err((ctx, vec![d]));
+            return Err(render(&ctx, &[Diagnostic::op_error(&ctx, func, format!("has malformed aot.meta: {m}"))]))
         }
     };
-    let plan = match build_plan(&ctx, func, &meta) {
-        Ok(p) => p,
-        Err(m) => {
-            let d = Diagnostic::op_error(&ctx, func, format!("cannot derive its calling convention: {m}"));
-            return Err((ctx, vec![d]));
-        }
-    };
+    let plan = build_plan(&ctx, func, &meta).map_err(|m| {
+        render(&ctx, &[Diagnostic::op_error(&ctx, func, format!("cannot derive its calling convention: {m}"))])
+    })?;
     let generator = Rc::new(RefCell::new(Generator::default()));
-    let forward: Box<dyn Executable> = match backend {
+    let forward: Box<dyn Executable> = match opts.backend {
         Backend::Interp => Box::new(InterpExecutable { ctx: Rc::new(ctx), func, generator: generator.clone() }),
     };
     Ok(Compiled { function: CompiledFunction::new(plan, forward), meta, generator })

@@ -49,7 +49,8 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
     };
     let mut ctx2 = Context::new();
     let (m2, f2) = parse(&mut ctx2)?;
-    let compiled: Json = match run_compiled(ctx2, &sources, m2, f2, &spec, pipeline, Backend::Interp, 0) {
+    let opts = aot::compile::CompileOptions { pipeline: pipeline.to_string(), backend: Backend::Interp };
+    let compiled: Json = match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, 0) {
         Ok(r) => outputs_json(&r.outputs, &r.args),
         Err(e) => json!({ "error": e.to_string() }),
     };
@@ -78,5 +79,10 @@ fn compiled_inference_matches_eager() {
         }
     }
     assert!(checked >= 100 || !filter.is_empty(), "expected the corpus under {}", root.display());
-    assert!(failures.is_empty(), "{} of {checked} cases differ between eager and compiled:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} cases differ between eager and compiled:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

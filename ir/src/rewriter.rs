@@ -191,7 +191,10 @@ impl<'c> Rewriter<'c> {
         let op = self.build_named(name, operands, attrs)?;
         match self.ctx.results(op) {
             [v] => Ok(*v),
-            r => Err(Diagnostic::error(self.loc, format!("'{name}' was expected to have one result, it has {}", r.len()))),
+            r => Err(Diagnostic::error(
+                self.loc,
+                format!("'{name}' was expected to have one result, it has {}", r.len()),
+            )),
         }
     }
 
@@ -227,7 +230,13 @@ impl<'c> Rewriter<'c> {
     }
 
     /// [`Rewriter::build_typed`] for one result; returns it.
-    pub fn build_typed1(&mut self, name: &str, operands: &[Value], attrs: &[(&str, Attribute)], result_type: Type) -> Value {
+    pub fn build_typed1(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        attrs: &[(&str, Attribute)],
+        result_type: Type,
+    ) -> Value {
         let op = self.build_typed(name, operands, attrs, &[result_type]);
         self.ctx.result(op, 0)
     }

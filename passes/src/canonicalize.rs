@@ -110,7 +110,10 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
             }
             // f(f(y)) == y for self-inverse views with equal attributes.
             let inner = def_of(ctx, x)?;
-            if ctx.op_name(inner) == name && core_attrs(ctx, inner) == core_attrs(ctx, op) && !ctx.has_attr(inner, "aot.no_grad") {
+            if ctx.op_name(inner) == name
+                && core_attrs(ctx, inner) == core_attrs(ctx, op)
+                && !ctx.has_attr(inner, "aot.no_grad")
+            {
                 return Some(ctx.operand(inner, 0));
             }
             None
@@ -148,7 +151,9 @@ fn rewrite(rw: &mut Rewriter<'_>, op: Op) -> Option<Value> {
     }
     let inner = def_of(rw, rw.operand(op, 0))?;
     let inner_name = rw.op_name(inner).to_string();
-    if !matches!(view_interface(&inner_name).map(|v| v.inverse), Some(Inverse::Reshape)) || rw.has_attr(inner, "aot.no_grad") {
+    if !matches!(view_interface(&inner_name).map(|v| v.inverse), Some(Inverse::Reshape))
+        || rw.has_attr(inner, "aot.no_grad")
+    {
         return None;
     }
     let src = rw.operand(inner, 0);

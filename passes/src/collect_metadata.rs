@@ -124,14 +124,20 @@ impl Pass for CollectMetadata {
             return Ok(());
         }
         let Some(fa) = ctx.get_attr(func, FUNCTIONALIZED) else {
-            return Err(Diagnostic::op_error(ctx, func, "has not been functionalized: run 'functionalize' before 'collect-metadata'"));
+            return Err(Diagnostic::op_error(
+                ctx,
+                func,
+                "has not been functionalized: run 'functionalize' before 'collect-metadata'",
+            ));
         };
         let keep = ctx.attr_field(fa, "keep_input_mutations").and_then(|a| ctx.attr_as_flag(a)).unwrap_or(true);
         let num_user = ctx.attr_field(fa, "num_user_outputs").and_then(|a| ctx.attr_as_i64(a)).unwrap_or(0) as usize;
         // Inputs.
         let mut input_info = Vec::new();
         for i in 0..f.num_args(ctx) {
-            let a = f.arg_attr(ctx, i, INPUT_INFO).ok_or_else(|| facts_err(ctx, func, format!("argument {i} has no '{INPUT_INFO}'")))?;
+            let a = f
+                .arg_attr(ctx, i, INPUT_INFO)
+                .ok_or_else(|| facts_err(ctx, func, format!("argument {i} has no '{INPUT_INFO}'")))?;
             input_info.push(input_from_attr(ctx, a).map_err(|m| facts_err(ctx, func, m))?);
         }
         // Results: user outputs, mutated inputs, candidates.
@@ -139,7 +145,9 @@ impl Pass for CollectMetadata {
         let values: Vec<Value> = ctx.operands(ret).collect();
         let mut facts = Vec::new();
         for k in 0..num_user {
-            let a = f.res_attr(ctx, k, OUTPUT_FACTS).ok_or_else(|| facts_err(ctx, func, format!("result {k} has no facts")))?;
+            let a = f
+                .res_attr(ctx, k, OUTPUT_FACTS)
+                .ok_or_else(|| facts_err(ctx, func, format!("result {k} has no facts")))?;
             facts.push(OutputFacts::from_attr(ctx, a).map_err(|m| facts_err(ctx, func, m))?);
         }
         let mut mutated_values: FxHashMap<usize, Value> = FxHashMap::default();
@@ -147,7 +155,11 @@ impl Pass for CollectMetadata {
             if let Some(i) = f.res_attr(ctx, r, MUTATED_INPUT).and_then(|a| ctx.attr_as_i64(a)) {
                 mutated_values.insert(i as usize, v);
             } else if f.res_attr(ctx, r, INTERMEDIATE_BASE).is_none() {
-                return Err(facts_err(ctx, func, format!("result {r} is neither a user output, a mutated input nor a candidate base")));
+                return Err(facts_err(
+                    ctx,
+                    func,
+                    format!("result {r} is neither a user output, a mutated input nor a candidate base"),
+                ));
             }
         }
         let (output_info, bases) = classify(&facts);
@@ -163,7 +175,9 @@ impl Pass for CollectMetadata {
         // New results: mutated inputs (outside the graph), user outputs, bases.
         let mut new_results: Vec<Value> = Vec::new();
         for i in meta.mutated_inp_runtime_indices() {
-            let v = mutated_values.get(&i).copied().ok_or_else(|| facts_err(ctx, func, format!("input {i} is mutated outside the graph but no result holds it")))?;
+            let v = mutated_values.get(&i).copied().ok_or_else(|| {
+                facts_err(ctx, func, format!("input {i} is mutated outside the graph but no result holds it"))
+            })?;
             new_results.push(v);
         }
         new_results.extend_from_slice(&values[..num_user]);
@@ -187,7 +201,10 @@ impl Pass for CollectMetadata {
         crate::canonicalize::simplify_function(&mut rw, func);
         st.add_stat("num-aliased-outputs", meta.aliased_out_indices().len() as u64);
         st.add_stat("num-intermediate-bases", bases.len() as u64);
-        st.add_stat("num-mutated-inputs", (meta.mutated_inp_runtime_indices().len() + meta.mutated_graph_handled_indices().len()) as u64);
+        st.add_stat(
+            "num-mutated-inputs",
+            (meta.mutated_inp_runtime_indices().len() + meta.mutated_graph_handled_indices().len()) as u64,
+        );
         Ok(())
     }
 }

@@ -215,11 +215,15 @@ pub struct ViewAndMutationMeta {
 
 impl ViewAndMutationMeta {
     pub fn mutated_inp_runtime_indices(&self) -> Vec<usize> {
-        (0..self.input_info.len()).filter(|&i| self.input_info[i].mutation_type == MutationType::MutatedOutGraph).collect()
+        (0..self.input_info.len())
+            .filter(|&i| self.input_info[i].mutation_type == MutationType::MutatedOutGraph)
+            .collect()
     }
 
     pub fn mutated_graph_handled_indices(&self) -> Vec<usize> {
-        (0..self.input_info.len()).filter(|&i| self.input_info[i].mutation_type == MutationType::MutatedInGraph).collect()
+        (0..self.input_info.len())
+            .filter(|&i| self.input_info[i].mutation_type == MutationType::MutatedInGraph)
+            .collect()
     }
 
     pub fn aliased_out_indices(&self) -> Vec<usize> {
@@ -572,7 +576,9 @@ impl<'c> Reader<'c> {
     }
 
     pub fn i64_list(&self, key: &str) -> Result<Vec<i64>, String> {
-        self.ctx.attr_as_i64_list(self.get(key)?).ok_or_else(|| format!("#{}: '{key}' must be a list of integers", self.what))
+        self.ctx
+            .attr_as_i64_list(self.get(key)?)
+            .ok_or_else(|| format!("#{}: '{key}' must be a list of integers", self.what))
     }
 
     pub fn usize_list(&self, key: &str) -> Result<Vec<usize>, String> {

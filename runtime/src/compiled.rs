@@ -125,7 +125,10 @@ impl CompiledFunction {
                 WriteBack::CopyData { arg, result: r } => {
                     let src = result(*r)?;
                     if src.sizes() != args[*arg].sizes() {
-                        return err(format!("write-back of argument {arg}: the graph returned shape {:?}", src.sizes().to_vec()));
+                        return err(format!(
+                            "write-back of argument {arg}: the graph returned shape {:?}",
+                            src.sizes().to_vec()
+                        ));
                     }
                     args[*arg].copy_values_from(src);
                 }

@@ -233,8 +233,7 @@ pub fn run_compiled(
     module: Op,
     func: Op,
     spec: &InputSpec,
-    pipeline: &str,
-    backend: crate::compile::Backend,
+    opts: &crate::compile::CompileOptions,
     seed: u64,
 ) -> Result<CompiledRun, RunError> {
     let params = signature(&ctx, func)?;
@@ -242,8 +241,7 @@ pub fn run_compiled(
         let mut rw = aot_ir::Rewriter::new(&mut ctx);
         crate::compile::annotate_convention(&mut rw, func, spec).map_err(RunError::input)?;
     }
-    let compiled = crate::compile::compile(ctx, module, func, pipeline, backend)
-        .map_err(|(ctx, diags)| RunError::program(&ctx, sources, &diags))?;
+    let compiled = crate::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
     let m = materialize(spec, &params, false)?;
     *compiled.generator.borrow_mut() = Generator::new(seed);
     let mut function = compiled.function;

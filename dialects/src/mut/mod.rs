@@ -288,7 +288,16 @@ macro_rules! data_op {
     };
 }
 
-data_op!("mut.copy_", "Copies src (broadcast, converted) into dst", TWO, &[], infer_copy, None, copy_value, kernels::copy_);
+data_op!(
+    "mut.copy_",
+    "Copies src (broadcast, converted) into dst",
+    TWO,
+    &[],
+    infer_copy,
+    None,
+    copy_value,
+    kernels::copy_
+);
 data_op!("mut.add_", "x += y", TWO, &[], infer_binary_inplace, Some("tensor.add"), functional_value, kernels::add_);
 data_op!("mut.sub_", "x -= y", TWO, &[], infer_binary_inplace, Some("tensor.sub"), functional_value, kernels::sub_);
 data_op!("mut.mul_", "x *= y", TWO, &[], infer_mul_inplace, Some("tensor.mul"), functional_value, kernels::mul_);
@@ -304,9 +313,27 @@ data_op!(
     kernels::fill_
 );
 data_op!("mut.zero_", "Sets every element to zero", ONE, &[], infer_fill, None, fill_value, kernels::zero_);
-data_op!("mut.relu_", "x = relu(x)", ONE, &[], infer_unary_inplace, Some("tensor.relu"), functional_value, kernels::relu_);
+data_op!(
+    "mut.relu_",
+    "x = relu(x)",
+    ONE,
+    &[],
+    infer_unary_inplace,
+    Some("tensor.relu"),
+    functional_value,
+    kernels::relu_
+);
 data_op!("mut.neg_", "x = -x", ONE, &[], infer_unary_inplace, Some("tensor.neg"), functional_value, kernels::neg_);
-data_op!("mut.exp_", "x = exp(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.exp"), functional_value, kernels::exp_);
+data_op!(
+    "mut.exp_",
+    "x = exp(x)",
+    ONE,
+    &[],
+    infer_unary_float_inplace,
+    Some("tensor.exp"),
+    functional_value,
+    kernels::exp_
+);
 data_op!(
     "mut.sigmoid_",
     "x = sigmoid(x)",
@@ -317,7 +344,16 @@ data_op!(
     functional_value,
     kernels::sigmoid_
 );
-data_op!("mut.tanh_", "x = tanh(x)", ONE, &[], infer_unary_float_inplace, Some("tensor.tanh"), functional_value, kernels::tanh_);
+data_op!(
+    "mut.tanh_",
+    "x = tanh(x)",
+    ONE,
+    &[],
+    infer_unary_float_inplace,
+    Some("tensor.tanh"),
+    functional_value,
+    kernels::tanh_
+);
 data_op!(
     "mut.clamp_",
     "x = clamp(x, min, max)",
@@ -359,7 +395,15 @@ macro_rules! meta_op {
     };
 }
 
-meta_op!("mut.t_", "Transposes in place (rank <= 2)", ONE, &[], infer_t, MetadataKind::Relayout { layout: rules::t, view: "view.t" }, kernels::relayout_);
+meta_op!(
+    "mut.t_",
+    "Transposes in place (rank <= 2)",
+    ONE,
+    &[],
+    infer_t,
+    MetadataKind::Relayout { layout: rules::t, view: "view.t" },
+    kernels::relayout_
+);
 meta_op!(
     "mut.transpose_",
     "Swaps two dimensions in place",

@@ -389,7 +389,11 @@ fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
     let mut target: Shape = smallvec::smallvec![idx.shape[0]];
     target.extend(x.shape[1..].iter().copied());
     if !broadcasts_to(&vals.shape, &target) {
-        return Err(format!("values of shape {} cannot be broadcast to the indexed shape {}", fmt_shape(&vals.shape), fmt_shape(&target)));
+        return Err(format!(
+            "values of shape {} cannot be broadcast to the indexed shape {}",
+            fmt_shape(&vals.shape),
+            fmt_shape(&target)
+        ));
     }
     one(x.shape.clone(), x.elem)
 }

@@ -58,9 +58,12 @@ pub enum Inverse {
     ReadOnly,
 }
 
+/// A view op given by name and integer attributes.
+pub type SingleView = (&'static str, Vec<(&'static str, i64)>);
+
 /// For multi-result views: the single-result view that gives result `k`
-/// (`unbind` → `select`, `split` → `slice`), as an op name and attributes.
-pub type SingleResultFn = fn(&AttrView<'_>, usize, &[i64]) -> Result<(&'static str, Vec<(&'static str, i64)>), String>;
+/// (`unbind` → `select`, `split` → `slice`).
+pub type SingleResultFn = fn(&AttrView<'_>, usize, &[i64]) -> Result<SingleView, String>;
 
 /// The view interface.
 pub struct ViewInterface {
@@ -429,11 +432,11 @@ fn layout_identity(_: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>
     Ok(smallvec![x.clone()])
 }
 
-fn single_unbind(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<(&'static str, Vec<(&'static str, i64)>), String> {
+fn single_unbind(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleView, String> {
     Ok(("view.select", vec![("dim", a.i64("dim").unwrap_or(0)), ("index", k as i64)]))
 }
 
-fn single_split(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<(&'static str, Vec<(&'static str, i64)>), String> {
+fn single_split(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleView, String> {
     let sizes = a.req_list("sizes")?;
     let start: i64 = sizes.iter().take(k).sum();
     let len = *sizes.get(k).ok_or("split result index out of range")?;
@@ -476,7 +479,11 @@ pub fn build_inverse(
         Inverse::SelfInverse => rw.build_named1(name, &[new], attrs),
         Inverse::Permute => {
             let dims_sym = rw.sym("dims");
-            let dims = attrs.iter().find(|a| a.name == dims_sym).and_then(|a| rw.attr_as_i64_list(a.value)).unwrap_or_default();
+            let dims = attrs
+                .iter()
+                .find(|a| a.name == dims_sym)
+                .and_then(|a| rw.attr_as_i64_list(a.value))
+                .unwrap_or_default();
             let rank = dims.len() as i64;
             let mut inv = vec![0i64; dims.len()];
             for (i, &d) in dims.iter().enumerate() {
@@ -650,7 +657,9 @@ view_op!(
     SHAPE,
     infer_view,
     layout_view,
-    Inverse::Reshape, None, kernels::view
+    Inverse::Reshape,
+    None,
+    kernels::view
 );
 view_op!(
     "view.reshape",
@@ -660,7 +669,9 @@ view_op!(
     SHAPE,
     infer_reshape,
     layout_reshape,
-    Inverse::Reshape, None, kernels::reshape
+    Inverse::Reshape,
+    None,
+    kernels::reshape
 );
 view_op!(
     "view.permute",
@@ -670,7 +681,9 @@ view_op!(
     &[AttrSpec::required("dims", AttrKind::I64List)],
     infer_permute,
     layout_permute,
-    Inverse::Permute, None, kernels::view
+    Inverse::Permute,
+    None,
+    kernels::view
 );
 view_op!(
     "view.transpose",
@@ -680,9 +693,22 @@ view_op!(
     TRANSPOSE,
     infer_transpose,
     layout_transpose,
-    Inverse::SelfInverse, None, kernels::view
+    Inverse::SelfInverse,
+    None,
+    kernels::view
 );
-view_op!("view.t", "Transposes a tensor of rank <= 2", VIEW, ONE, &[], infer_t, layout_t, Inverse::SelfInverse, None, kernels::view);
+view_op!(
+    "view.t",
+    "Transposes a tensor of rank <= 2",
+    VIEW,
+    ONE,
+    &[],
+    infer_t,
+    layout_t,
+    Inverse::SelfInverse,
+    None,
+    kernels::view
+);
 view_op!(
     "view.expand",
     "Broadcasts size-1 dimensions (stride 0)",
@@ -691,7 +717,9 @@ view_op!(
     SHAPE,
     infer_expand,
     layout_expand,
-    Inverse::ReadOnly, None, kernels::view
+    Inverse::ReadOnly,
+    None,
+    kernels::view
 );
 view_op!(
     "view.slice",
@@ -701,7 +729,9 @@ view_op!(
     SLICE,
     infer_slice,
     layout_slice,
-    Inverse::Scatter("view.slice_scatter"), None, kernels::view
+    Inverse::Scatter("view.slice_scatter"),
+    None,
+    kernels::view
 );
 view_op!(
     "view.select",
@@ -711,7 +741,9 @@ view_op!(
     SELECT,
     infer_select,
     layout_select,
-    Inverse::Scatter("view.select_scatter"), None, kernels::view
+    Inverse::Scatter("view.select_scatter"),
+    None,
+    kernels::view
 );
 view_op!(
     "view.squeeze",
@@ -721,7 +753,9 @@ view_op!(
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_squeeze,
     layout_squeeze,
-    Inverse::Reshape, None, kernels::view
+    Inverse::Reshape,
+    None,
+    kernels::view
 );
 view_op!(
     "view.unsqueeze",
@@ -731,7 +765,9 @@ view_op!(
     &[AttrSpec::required("dim", AttrKind::I64)],
     infer_unsqueeze,
     layout_unsqueeze,
-    Inverse::Reshape, None, kernels::view
+    Inverse::Reshape,
+    None,
+    kernels::view
 );
 view_op!(
     "view.diagonal",
@@ -741,7 +777,9 @@ view_op!(
     DIAGONAL,
     infer_diagonal,
     layout_diagonal,
-    Inverse::Scatter("view.diagonal_scatter"), None, kernels::view
+    Inverse::Scatter("view.diagonal_scatter"),
+    None,
+    kernels::view
 );
 view_op!(
     "view.as_strided",
@@ -751,7 +789,9 @@ view_op!(
     AS_STRIDED,
     infer_as_strided,
     layout_as_strided,
-    Inverse::Scatter("view.as_strided_scatter"), None, kernels::view
+    Inverse::Scatter("view.as_strided_scatter"),
+    None,
+    kernels::view
 );
 view_op!(
     "view.unbind",
@@ -761,7 +801,9 @@ view_op!(
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_unbind,
     layout_unbind,
-    Inverse::ReadOnly, Some(single_unbind), kernels::view
+    Inverse::ReadOnly,
+    Some(single_unbind),
+    kernels::view
 );
 view_op!(
     "view.split",
@@ -771,7 +813,9 @@ view_op!(
     &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::required("sizes", AttrKind::I64List)],
     infer_split,
     layout_split,
-    Inverse::ReadOnly, Some(single_split), kernels::view
+    Inverse::ReadOnly,
+    Some(single_split),
+    kernels::view
 );
 view_op!(
     "view.alias",
@@ -781,7 +825,9 @@ view_op!(
     &[],
     infer_identity,
     layout_identity,
-    Inverse::Identity, None, kernels::view
+    Inverse::Identity,
+    None,
+    kernels::view
 );
 view_op!(
     "view.detach",
@@ -791,7 +837,9 @@ view_op!(
     &[],
     infer_identity,
     layout_identity,
-    Inverse::Identity, None, kernels::view,
+    Inverse::Identity,
+    None,
+    kernels::view,
     &Detaches
 );
 

@@ -157,7 +157,10 @@ impl Pass for FunctionalizePass {
         let Some(f) = FuncView::new(ctx, op) else { return Ok(()) };
         // Private functions are implementation details: calls to them are
         // inlined into the public functions that use them.
-        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") || ctx.has_attr(op, VALUE_SEMANTICS) {
+        if f.is_declaration(ctx)
+            || ctx.attr_str(op, "sym_visibility") == Some("private")
+            || ctx.has_attr(op, VALUE_SEMANTICS)
+        {
             return Ok(());
         }
         let stats = Functionalizer::run(ctx, op, self.keep_input_mutations)?;

@@ -238,8 +238,9 @@ impl<'c> Functionalizer<'c> {
             _ => (0, self.base_value(sto)?),
         };
         let mut v = from;
-        for step in self.objs[o].chain[start..].to_vec() {
-            v = self.apply(&step, v)?;
+        let steps: Vec<Step> = self.objs[o].chain[start..].to_vec();
+        for step in &steps {
+            v = self.apply(step, v)?;
         }
         self.objs[o].cached = Some((v, self.stos[sto].version));
         Ok(v)
@@ -251,7 +252,9 @@ impl<'c> Functionalizer<'c> {
         if numel(&l.sizes) > 0 {
             let last = l.offset + l.sizes.iter().zip(&l.strides).map(|(&n, &st)| (n - 1) * st).sum::<i64>();
             if l.offset < 0 || last >= len {
-                return Err(self.err(op, format!("reaches storage element {last}, outside its storage of {len} elements")));
+                return Err(
+                    self.err(op, format!("reaches storage element {last}, outside its storage of {len} elements"))
+                );
             }
         }
         if self.stos[s].members.is_empty() || self.stos[s].base.is_some() && self.stos[s].version > 0 {
@@ -282,7 +285,8 @@ impl<'c> Functionalizer<'c> {
     /// it to the storage base through the inverse of each chain step.
     fn write(&mut self, op: Op, o: usize, w: Value, hidden: bool) -> Result<(), Diagnostic> {
         if self.objs[o].readonly {
-            return Err(self.err(op, "cannot write through an expanded view: several of its elements share one memory location"));
+            return Err(self
+                .err(op, "cannot write through an expanded view: several of its elements share one memory location"));
         }
         let sto = self.objs[o].sto;
         let chain = self.objs[o].chain.clone();
@@ -300,8 +304,9 @@ impl<'c> Functionalizer<'c> {
             n = build_inverse(&mut self.rw, step.op, &step.attrs, vals[i], n)?;
         }
         if hidden {
-            let outer_is_scatter =
-                chain.first().is_some_and(|s| matches!(view_interface(s.op).map(|v| v.inverse), Some(Inverse::Scatter(_))));
+            let outer_is_scatter = chain
+                .first()
+                .is_some_and(|s| matches!(view_interface(s.op).map(|v| v.inverse), Some(Inverse::Scatter(_))));
             if outer_is_scatter {
                 let def = self.rw.defining_op(n).expect("a scatter result");
                 let unit = self.rw.unit_attr();
@@ -320,7 +325,9 @@ impl<'c> Functionalizer<'c> {
         self.stos[sto].base = Some(n);
         self.stos[sto].version += 1;
         let version = self.stos[sto].version;
-        self.objs[o].cached = Some((w, version));
+        // After a hidden write the object is read back through the hidden
+        // scatter, whose gradient passes to the old base; `w` would not.
+        self.objs[o].cached = if hidden { None } else { Some((w, version)) };
         Ok(())
     }
 
@@ -357,7 +364,8 @@ impl<'c> Functionalizer<'c> {
     fn check_inplace(&self, op: Op, o: usize, any_rg: bool) -> Result<(), Diagnostic> {
         match self.objs[o].root {
             Some(r) if self.is_leaf(r) && self.requires_grad(r) => {
-                return Err(self.err(op, "a view of a leaf Variable that requires grad is being used in an in-place operation."))
+                return Err(self
+                    .err(op, "a view of a leaf Variable that requires grad is being used in an in-place operation."))
             }
             None if self.is_leaf(o) && self.requires_grad(o) => {
                 return Err(self.err(op, "a leaf Variable that requires grad is being used in an in-place operation."))
@@ -424,7 +432,8 @@ impl<'c> Functionalizer<'c> {
                 for it in items {
                     let id = self.rw.attr_field(it, "id").and_then(|x| self.rw.attr_as_i64(x));
                     let n = self.rw.attr_field(it, "numel").and_then(|x| self.rw.attr_as_i64(x));
-                    let rg = self.rw.attr_field(it, "requires_grad").and_then(|x| self.rw.attr_as_flag(x)).unwrap_or(false);
+                    let rg =
+                        self.rw.attr_field(it, "requires_grad").and_then(|x| self.rw.attr_as_flag(x)).unwrap_or(false);
                     let Some(id) = id else {
                         return Err(Diagnostic::error(loc, "'aot.storages' entries need an 'id'"));
                     };
@@ -435,7 +444,11 @@ impl<'c> Functionalizer<'c> {
         let mut group_sto: FxHashMap<i64, usize> = FxHashMap::default();
         let mut group_root: FxHashMap<i64, usize> = FxHashMap::default();
         for (i, &v) in args.iter().enumerate() {
-            let t = self.rw.value_tensor(v).cloned().ok_or_else(|| arg_err(i, "functionalize only handles tensor arguments".into()))?;
+            let t = self
+                .rw
+                .value_tensor(v)
+                .cloned()
+                .ok_or_else(|| arg_err(i, "functionalize only handles tensor arguments".into()))?;
             let rg = f.arg_has(&self.rw, i, "aot.requires_grad");
             let non_leaf = f.arg_has(&self.rw, i, "aot.non_leaf");
             if let Some(k) = f.arg_attr(&self.rw, i, "aot.same_as").and_then(|a| self.rw.attr_as_i64(a)) {
@@ -479,10 +492,16 @@ impl<'c> Functionalizer<'c> {
                         None => Some(contiguous_strides(&t.shape).to_vec()),
                     };
                     let (Some(sid), Some(strides)) = (sid, strides) else {
-                        return Err(arg_err(i, "'aot.layout' needs 'storage', and 'strides' as a list of integers".into()));
+                        return Err(arg_err(
+                            i,
+                            "'aot.layout' needs 'storage', and 'strides' as a list of integers".into(),
+                        ));
                     };
                     if strides.len() != t.rank() || strides.iter().any(|&s| s < 0) || offset < 0 {
-                        return Err(arg_err(i, format!("'aot.layout' strides {strides:?} / offset {offset} do not fit {t}")));
+                        return Err(arg_err(
+                            i,
+                            format!("'aot.layout' strides {strides:?} / offset {offset} do not fit {t}"),
+                        ));
                     }
                     let layout = Layout { sizes: t.shape.clone(), strides: strides.into_iter().collect(), offset };
                     let sto = match group_sto.get(&sid) {
@@ -506,13 +525,24 @@ impl<'c> Functionalizer<'c> {
                     if self.stos[sto].dtype != t.elem {
                         return Err(arg_err(i, "arguments sharing a storage must have one element type".into()));
                     }
-                    let extent =
-                        if t.numel() == 0 { 0 } else { layout.offset + layout.sizes.iter().zip(&layout.strides).map(|(&n, &s)| (n - 1) * s).sum::<i64>() + 1 };
+                    let extent = if t.numel() == 0 {
+                        0
+                    } else {
+                        layout.offset
+                            + layout.sizes.iter().zip(&layout.strides).map(|(&n, &s)| (n - 1) * s).sum::<i64>()
+                            + 1
+                    };
                     let declared = storage_decl.get(&sid).and_then(|d| d.0);
                     let len = declared.unwrap_or(0).max(extent).max(self.stos[sto].len);
                     if let Some(n) = declared {
                         if extent > n {
-                            return Err(arg_err(i, format!("its layout reaches element {}, outside storage {sid} of {n} elements", extent - 1)));
+                            return Err(arg_err(
+                                i,
+                                format!(
+                                    "its layout reaches element {}, outside storage {sid} of {n} elements",
+                                    extent - 1
+                                ),
+                            ));
                         }
                     }
                     self.stos[sto].len = len;
@@ -590,8 +620,13 @@ impl<'c> Functionalizer<'c> {
                 return Err(self.err(op, "has regions; functionalize handles straight-line functions only"));
             }
             let name = self.rw.op_name(op).to_string();
-            let operands: Vec<usize> =
-                self.rw.operands(op).collect::<Vec<_>>().into_iter().map(|v| self.obj_of(env, op, v)).collect::<Result<_, _>>()?;
+            let operands: Vec<usize> = self
+                .rw
+                .operands(op)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(|v| self.obj_of(env, op, v))
+                .collect::<Result<_, _>>()?;
             if name == aot_dialects::func::RETURN {
                 return Ok(operands);
             }
@@ -650,7 +685,11 @@ impl<'c> Functionalizer<'c> {
         let mut out = Vec::new();
         for (k, r) in self.rw.results(new).to_vec().into_iter().enumerate() {
             let o = self.fresh(r).map_err(|m| self.err(op, m))?;
-            let rg = grad_mode && def.has(Traits::DIFFERENTIABLE) && any_rg && self.objs[o].dtype.is_float() && !nondiff.contains(&k);
+            let rg = grad_mode
+                && def.has(Traits::DIFFERENTIABLE)
+                && any_rg
+                && self.objs[o].dtype.is_float()
+                && !nondiff.contains(&k);
             self.objs[o].rg = rg;
             self.objs[o].leaf = !rg;
             out.push(o);
@@ -660,7 +699,9 @@ impl<'c> Functionalizer<'c> {
 
     fn view_op(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<Vec<usize>, Diagnostic> {
         let p = operands[0];
-        let vi = def.interface::<aot_dialects::view::ViewInterface>().ok_or_else(|| self.err(op, "is a view op without a view interface"))?;
+        let vi = def
+            .interface::<aot_dialects::view::ViewInterface>()
+            .ok_or_else(|| self.err(op, "is a view op without a view interface"))?;
         let grad_mode = !self.rw.has_attr(op, NO_GRAD);
         let detaches = def.interface::<Detaches>().is_some();
         let in_layout = self.objs[p].layout.clone();
@@ -686,13 +727,19 @@ impl<'c> Functionalizer<'c> {
         for (k, l) in layouts.into_iter().enumerate() {
             let step = match vi.single_result {
                 Some(single) => {
-                    let (name, ints) = single(&AttrView::of_op(&self.rw, op), k, &in_layout.sizes).map_err(|m| self.err(op, m))?;
-                    let mut a: Vec<NamedAttr> =
-                        ints.into_iter().map(|(n, v)| NamedAttr { name: self.rw.sym(n), value: self.rw.i64_attr(v) }).collect();
+                    let (name, ints) =
+                        single(&AttrView::of_op(&self.rw, op), k, &in_layout.sizes).map_err(|m| self.err(op, m))?;
+                    let mut a: Vec<NamedAttr> = ints
+                        .into_iter()
+                        .map(|(n, v)| NamedAttr { name: self.rw.sym(n), value: self.rw.i64_attr(v) })
+                        .collect();
                     self.rw.sort_named_attrs(&mut a);
                     Step { op: name, attrs: a }
                 }
-                None => Step { op: def.name, attrs: attrs.iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect() },
+                None => Step {
+                    op: def.name,
+                    attrs: attrs.iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect(),
+                },
             };
             let chain = if step.op == "view.as_strided" {
                 self.check_covered(op, sto, &l)?;
@@ -702,7 +749,8 @@ impl<'c> Functionalizer<'c> {
                 c.push(step.clone());
                 c
             };
-            let readonly = self.objs[p].readonly || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly));
+            let readonly =
+                self.objs[p].readonly || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly));
             let (rg, leaf, root, creation) = if detaches {
                 (false, true, None, Creation::Default)
             } else if !grad_mode {
@@ -748,7 +796,9 @@ impl<'c> Functionalizer<'c> {
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
             ));
         }
-        let iface = def.interface::<InPlaceInterface>().ok_or_else(|| self.err(op, "is an in-place op without an InPlaceInterface"))?;
+        let iface = def
+            .interface::<InPlaceInterface>()
+            .ok_or_else(|| self.err(op, "is an in-place op without an InPlaceInterface"))?;
         let mut vals = Vec::with_capacity(operands.len());
         for &o in operands {
             vals.push(self.materialize(o)?);
@@ -776,13 +826,21 @@ impl<'c> Functionalizer<'c> {
         if grad_mode {
             self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
         }
-        let kind = def.interface::<MetadataMutationInterface>().map(|m| m.kind).ok_or_else(|| self.err(op, "has no MetadataMutationInterface"))?;
+        let kind = def
+            .interface::<MetadataMutationInterface>()
+            .map(|m| m.kind)
+            .ok_or_else(|| self.err(op, "has no MetadataMutationInterface"))?;
         let sto = self.objs[x].sto;
         match kind {
             MetadataKind::Relayout { layout, view } => {
                 let old = self.objs[x].layout.clone();
-                let new = layout(&AttrView::of_op(&self.rw, op), &old).map_err(|m| self.err(op, m))?.into_iter().next().ok_or_else(|| self.err(op, "layout rule returned nothing"))?;
-                let attrs: Vec<NamedAttr> = self.rw.attrs(op).iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect();
+                let new = layout(&AttrView::of_op(&self.rw, op), &old)
+                    .map_err(|m| self.err(op, m))?
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| self.err(op, "layout rule returned nothing"))?;
+                let attrs: Vec<NamedAttr> =
+                    self.rw.attrs(op).iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect();
                 let step = Step { op: view, attrs };
                 let cached = self.objs[x].cached;
                 let version = self.stos[sto].version;
@@ -878,7 +936,9 @@ impl<'c> Functionalizer<'c> {
         let f = FuncView { op: func };
         let entry = f.entry_block(ctx).expect("checked: has a body");
         let old_ops: Vec<Op> = ctx.block_ops(entry).collect();
-        let Some(&first) = old_ops.first() else { return Ok(Stats { mutations_removed: 0, scatters: 0, mutated_inputs: 0 }) };
+        let Some(&first) = old_ops.first() else {
+            return Ok(Stats { mutations_removed: 0, scatters: 0, mutated_inputs: 0 });
+        };
         let num_results = f.num_results(ctx);
         let mut rw = Rewriter::new(ctx);
         rw.set_insertion_point(InsertPoint::Before(first));
@@ -895,7 +955,14 @@ impl<'c> Functionalizer<'c> {
         Ok(this.stats)
     }
 
-    fn finish(&mut self, func: Op, args: &[Value], outs: &[usize], keep: bool, old_ops: &[Op]) -> Result<(), Diagnostic> {
+    fn finish(
+        &mut self,
+        func: Op,
+        args: &[Value],
+        outs: &[usize],
+        keep: bool,
+        old_ops: &[Op],
+    ) -> Result<(), Diagnostic> {
         let ret_loc = old_ops.last().map(|&o| self.rw.op_loc(o)).unwrap_or_else(|| self.rw.op_loc(func));
         self.rw.set_loc(ret_loc);
         // Input infos.

@@ -333,3 +333,11 @@ func.func @reduce_dims_kind(%x: tensor<2x3xf32>) {
   %0 = tensor.sum %x {dims = ["a"]} : tensor<2x3xf32> -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @index_put_values(%x: tensor<3x4xf32>, %i: tensor<2xi64>, %v: tensor<3xf32>) {
+  // expected-error@+1 {{'tensor.index_put' op values of shape [3] cannot be broadcast to the indexed shape [2, 4]}}
+  %0 = tensor.index_put %x, %i, %v : tensor<3x4xf32>, tensor<2xi64>, tensor<3xf32> -> tensor<3x4xf32>
+  return
+}

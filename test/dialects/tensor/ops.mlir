@@ -149,11 +149,13 @@ func.func @matmuls(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %ba: tensor<5x2x3xf
 // CHECK: tensor.gather %arg2, %arg3 {dim = 1} : tensor<3x4xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
 // CHECK: tensor.index_select %arg2, %arg4 {dim = -1} : tensor<3x4xf32>, tensor<5xi64> -> tensor<3x5xf32>
 // CHECK: tensor.scatter_add %arg2, %arg3, %arg5 {dim = 1} : tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32> -> tensor<3x4xf32>
-func.func @indexing(%w: tensor<10x4xf32>, %i: tensor<2x3xi64>, %x: tensor<3x4xf32>, %g: tensor<3x2xi64>, %s: tensor<5xi64>, %src: tensor<3x2xf32>) {
+// CHECK: tensor.index_put %arg2, %arg4, %arg6 {accumulate} : tensor<3x4xf32>, tensor<5xi64>, tensor<4xf32> -> tensor<3x4xf32>
+func.func @indexing(%w: tensor<10x4xf32>, %i: tensor<2x3xi64>, %x: tensor<3x4xf32>, %g: tensor<3x2xi64>, %s: tensor<5xi64>, %src: tensor<3x2xf32>, %row: tensor<4xf32>) {
   %0 = tensor.embedding %w, %i : tensor<10x4xf32>, tensor<2x3xi64> -> tensor<2x3x4xf32>
   %1 = tensor.gather %x, %g {dim = 1} : tensor<3x4xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
   %2 = tensor.index_select %x, %s {dim = -1} : tensor<3x4xf32>, tensor<5xi64> -> tensor<3x5xf32>
   %3 = tensor.scatter_add %x, %g, %src {dim = 1} : tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32> -> tensor<3x4xf32>
+  %4 = tensor.index_put %x, %s, %row {accumulate} : tensor<3x4xf32>, tensor<5xi64>, tensor<4xf32> -> tensor<3x4xf32>
   return
 }
 

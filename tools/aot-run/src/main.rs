@@ -159,9 +159,12 @@ fn run(args: &Args) -> Result<(), RunError> {
         Mode::Compiled => {
             let backend = aot::compile::Backend::parse(backend_name(args.backend)).map_err(RunError::input)?;
             if args.grad {
-                return Err(RunError::input("--grad in compiled mode needs the joint pipeline (aot-train), which this build does not have yet"));
+                return Err(RunError::input(
+                    "--grad in compiled mode needs the joint pipeline (aot-train), which this build does not have yet",
+                ));
             }
-            let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &args.pipeline, backend, args.seed)?;
+            let opts = aot::compile::CompileOptions { pipeline: args.pipeline.clone(), backend };
+            let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &opts, args.seed)?;
             aot::run::outputs_json(&r.outputs, &r.args)
         }
     };

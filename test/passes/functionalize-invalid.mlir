@@ -1,0 +1,61 @@
+// RUN: aot-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(functionalize))'
+
+/// PyTorch's in-place rules are checked at compile time, with a location.
+func.func @leaf_inplace(%x: tensor<3xf32> {aot.requires_grad}) {
+  %c = tensor.constant dense<1.0> : tensor<3xf32>
+  // expected-error@+1 {{'mut.add_' op a leaf Variable that requires grad is being used in an in-place operation.}}
+  mut.add_ %x, %c : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @view_of_leaf_inplace(%x: tensor<3xf32> {aot.requires_grad}) {
+  %s = view.slice %x {dim = 0, start = 1} : tensor<3xf32> -> tensor<2xf32>
+  // expected-error@+1 {{'mut.zero_' op a view of a leaf Variable that requires grad is being used in an in-place operation.}}
+  mut.zero_ %s : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @view_incompatible(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %t = view.t %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  // expected-error@+1 {{'view.view' op view size is not compatible with input tensor's size and stride}}
+  %v = view.view %t {shape = [6]} : tensor<3x2xf32> -> tensor<6xf32>
+  return %v : tensor<6xf32>
+}
+
+// -----
+
+func.func @write_expanded(%x: tensor<3xf32>) {
+  %e = view.expand %x {shape = [2, 3]} : tensor<3xf32> -> tensor<2x3xf32>
+  // expected-error@+1 {{'mut.zero_' op unsupported operation: more than one element of the written-to tensor refers to a single memory location}}
+  mut.zero_ %e : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @unbind_inplace(%x: tensor<2x3xf32> {aot.requires_grad, aot.non_leaf}) {
+  %u:2 = view.unbind %x : tensor<2x3xf32> -> (tensor<3xf32>, tensor<3xf32>)
+  // expected-error@+1 {{'mut.neg_' op Output 0 of view.unbind is a view and is being modified inplace}}
+  mut.neg_ %u#0 : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @resize_requires_grad(%x: tensor<3xf32> {aot.requires_grad, aot.non_leaf}) {
+  // expected-error@+1 {{'mut.resize_' op cannot resize variables that require grad}}
+  %r = mut.resize_ %x {size = [4]} : tensor<3xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @as_strided_uncovered(%a: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>}, %b: tensor<1xf32> {aot.layout = #aot.layout<storage = 0, offset = 3, strides = [1]>}) -> tensor<4xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 4, requires_grad = false>]} {
+  // expected-error@+1 {{'view.as_strided' op reads storage element 2, which no argument covers}}
+  %v = view.as_strided %a {size = [4], stride = [1], offset = 0} : tensor<2xf32> -> tensor<4xf32>
+  return %v : tensor<4xf32>
+}

@@ -1,0 +1,359 @@
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize))' | FileCheck %s --check-prefixes=CHECK,KEEP
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize{keep-input-mutations=false}))' | FileCheck %s --check-prefixes=CHECK,NOKEEP
+
+// ===== Data mutation of inputs =====
+
+/// The seed example: `x.mul_(2); return x + y`. x does not require grad, so
+/// with keep-input-mutations the graph ends with a copy into x; without, the
+/// new value of x is an extra result.
+// CHECK-LABEL: func.func @mul_then_add
+// CHECK-SAME:    mutation_type = "{{mutated_in_graph|mutated_out_graph}}"
+// KEEP-SAME:     -> (tensor<4xf32> {aot.output_facts = #aot.facts<requires_grad = false, storage = {{[0-9]+}}, kind = "fresh"
+// NOKEEP-SAME:   tensor<4xf32> {aot.mutated_input = 0}
+// CHECK-SAME:    aot.value_semantics
+// CHECK:         %[[M:.*]] = tensor.mul %arg0, %{{.*}} : tensor<4xf32>
+// CHECK:         %[[A:.*]] = tensor.add %[[M]], %arg1 : tensor<4xf32>
+// KEEP:          mut.copy_ %arg0, %[[M]] {aot.no_grad} : tensor<4xf32>
+// KEEP:          return %[[A]] : tensor<4xf32>
+// NOKEEP:        return %[[A]], %[[M]] : tensor<4xf32>, tensor<4xf32>
+// CHECK-NOT:     mut.mul_
+func.func @mul_then_add(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %c = tensor.constant dense<2.0> : tensor<4xf32>
+  mut.mul_ %x, %c : tensor<4xf32>
+  %0 = tensor.add %x, %y : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// An input that requires grad is mutated outside the graph either way.
+// CHECK-LABEL: func.func @mutated_requires_grad
+// CHECK-SAME:    mutates_data = true{{.*}}requires_grad = true{{.*}}mutation_type = "mutated_out_graph"
+// CHECK-SAME:    {aot.mutated_input = 0}
+// CHECK-NOT:     mut.
+// CHECK:         return
+func.func @mutated_requires_grad(%x: tensor<4xf32> {aot.requires_grad, aot.non_leaf}, %y: tensor<4xf32>) -> tensor<4xf32> {
+  mut.add_ %x, %y : tensor<4xf32>
+  %0 = tensor.mul %x, %y : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// A write through a strided view becomes a slice_scatter into the base;
+/// later reads of the view see the new value.
+// CHECK-LABEL: func.func @strided_view_write
+// CHECK:         %[[S:.*]] = view.slice %arg0 {dim = 0, end = 6, start = 0, step = 2}
+// CHECK:         %[[N:.*]] = tensor.add %[[S]], %{{.*}} : tensor<3xf32>
+// CHECK:         %[[B:.*]] = view.slice_scatter %arg0, %[[N]] {dim = 0, end = 6, start = 0, step = 2} : tensor<6xf32>, tensor<3xf32> -> tensor<6xf32>
+// CHECK:         %[[R:.*]] = tensor.mul %[[N]], %[[N]]
+// KEEP:          mut.copy_ %arg0, %[[B]] {aot.no_grad}
+// NOKEEP:        return %[[R]], %[[B]]
+func.func @strided_view_write(%x: tensor<6xf32>) -> tensor<3xf32> {
+  %s = view.slice %x {dim = 0, start = 0, end = 6, step = 2} : tensor<6xf32> -> tensor<3xf32>
+  %c = tensor.constant dense<1.0> : tensor<3xf32>
+  mut.add_ %s, %c : tensor<3xf32>
+  %r = tensor.mul %s, %s : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+/// A mutated input that is also returned is `is_input`.
+// CHECK-LABEL: func.func @mutated_and_returned
+// CHECK-SAME:    kind = "input", is_input = 0
+// CHECK:         %[[N:.*]] = tensor.sub %arg0, %arg1
+// KEEP:          mut.copy_ %arg0, %[[N]]
+// KEEP:          return %[[N]] :
+// NOKEEP:        return %[[N]], %[[N]] :
+func.func @mutated_and_returned(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  mut.sub_ %x, %y : tensor<4xf32>
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// ===== Hidden / no-grad mutation =====
+
+/// `with no_grad: a.mul_(2); return a + 3`: the write is invisible to
+/// autograd, so it goes through an `aot.hidden_write` scatter whose
+/// gradient passes to a; the mutation stays in the graph (under no_grad).
+// CHECK-LABEL: func.func @no_grad_mutation
+// CHECK-SAME:    mutations_under_no_grad_or_inference_mode = true
+// KEEP-SAME:     mutation_type = "mutated_in_graph"
+// NOKEEP-SAME:   mutation_type = "mutated_out_graph"
+// CHECK:         %[[W:.*]] = tensor.mul %arg0, %{{.*}} {aot.no_grad}
+// CHECK:         %[[H:.*]] = view.as_strided_scatter %arg0, %[[W]] {aot.hidden_write, offset = 0
+// CHECK:         tensor.add %[[H]], %{{.*}}
+// KEEP:          mut.copy_ %arg0, %[[H]] {aot.no_grad}
+func.func @no_grad_mutation(%a: tensor<4xf32> {aot.requires_grad, aot.non_leaf}) -> tensor<4xf32> {
+  %c = tensor.constant dense<2.0> : tensor<4xf32>
+  mut.mul_ %a, %c {aot.no_grad} : tensor<4xf32>
+  %t = tensor.constant dense<3.0> : tensor<4xf32>
+  %r = tensor.add %a, %t : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+/// A write through a detached alias is hidden from autograd too.
+// CHECK-LABEL: func.func @detach_mutation
+// CHECK-SAME:    mutations_hidden_from_autograd = true
+// CHECK:         %[[D:.*]] = view.detach %arg0
+// CHECK:         %[[Z:.*]] = tensor.full {value = 0.0} : tensor<2xf32>
+// CHECK:         %[[S:.*]] = view.slice_scatter %[[D]], %[[Z]]
+// CHECK:         %[[H:.*]] = view.as_strided_scatter %arg0, %[[S]] {aot.hidden_write
+// CHECK:         tensor.mul %[[H]], %[[H]]
+func.func @detach_mutation(%a: tensor<4xf32> {aot.requires_grad, aot.non_leaf}) -> tensor<4xf32> {
+  %d = view.detach %a : tensor<4xf32>
+  %s = view.slice %d {dim = 0, start = 1, end = 3} : tensor<4xf32> -> tensor<2xf32>
+  mut.zero_ %s : tensor<2xf32>
+  %r = tensor.mul %a, %a : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+/// Mixed: a normal mutation of x, a no_grad one of y, a detached one of z.
+// CHECK-LABEL: func.func @mixed_mutations
+// CHECK-SAME:    %arg0: tensor<2xf32> {aot.input = #aot.input<is_leaf = false, mutates_data = true, mutates_metadata = false, mutations_hidden_from_autograd = false, mutations_under_no_grad_or_inference_mode = false
+// CHECK-SAME:    %arg1: tensor<2xf32> {aot.input = #aot.input<is_leaf = false, mutates_data = true, mutates_metadata = false, mutations_hidden_from_autograd = false, mutations_under_no_grad_or_inference_mode = true
+// CHECK-SAME:    %arg2: tensor<2xf32> {aot.input = #aot.input<is_leaf = false, mutates_data = true, mutates_metadata = false, mutations_hidden_from_autograd = true
+// CHECK-COUNT-2: aot.hidden_write
+func.func @mixed_mutations(%x: tensor<2xf32> {aot.requires_grad, aot.non_leaf}, %y: tensor<2xf32> {aot.requires_grad, aot.non_leaf}, %z: tensor<2xf32> {aot.requires_grad, aot.non_leaf}) -> tensor<2xf32> {
+  %c = tensor.constant dense<2.0> : tensor<2xf32>
+  mut.mul_ %x, %c : tensor<2xf32>
+  mut.mul_ %y, %c {aot.no_grad} : tensor<2xf32>
+  %d = view.detach %z : tensor<2xf32>
+  mut.mul_ %d, %c : tensor<2xf32>
+  %0 = tensor.add %x, %y : tensor<2xf32>
+  %1 = tensor.add %0, %z : tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// ===== Metadata mutation =====
+
+/// `t_` then a write through `select`: the write becomes a select_scatter
+/// on the transposed value; the input's metadata change is replayed by the
+/// runtime (it is mutated outside the graph with both keep values).
+// CHECK-LABEL: func.func @t_then_select
+// CHECK-SAME:    mutates_metadata = true{{.*}}mutation_type = "mutated_out_graph", final_layout = #aot.strided<size = [3, 2], stride = [1, 3], offset = 0>
+// CHECK-SAME:    is_input = 0
+// CHECK:         %[[T:.*]] = view.t %arg0 : tensor<2x3xf32> -> tensor<3x2xf32>
+// CHECK:         %[[F:.*]] = tensor.full {value = 7.0} : tensor<2xf32>
+// CHECK:         %[[S:.*]] = view.select_scatter %[[T]], %[[F]] {dim = 0, index = 1}
+// CHECK:         return %[[S]], %[[S]]
+func.func @t_then_select(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %t = mut.t_ %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  %s = view.select %t {dim = 0, index = 1} : tensor<3x2xf32> -> tensor<2xf32>
+  mut.fill_ %s {value = 7.0} : tensor<2xf32>
+  return %t : tensor<3x2xf32>
+}
+
+// -----
+
+/// A metadata-only mutation: no data is copied back.
+// CHECK-LABEL: func.func @unsqueeze_only
+// CHECK-SAME:    mutates_data = false, mutates_metadata = true
+// CHECK-SAME:    final_layout = #aot.strided<size = [1, 3], stride = [3, 1], offset = 0>
+// CHECK-NOT:     mut.
+// CHECK:         return
+func.func @unsqueeze_only(%x: tensor<3xf32>) -> tensor<1x3xf32> {
+  %u = mut.unsqueeze_ %x {dim = 0} : tensor<3xf32> -> tensor<1x3xf32>
+  %r = tensor.neg %u : tensor<1x3xf32>
+  return %r : tensor<1x3xf32>
+}
+
+// -----
+
+/// A view output taken after an in-place view op.
+// CHECK-LABEL: func.func @view_after_transpose_
+// CHECK-SAME:    kind = "input", input = 0, layout = #aot.strided<size = [3], stride = [1], offset = 3>
+func.func @view_after_transpose_(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  %t = mut.transpose_ %x {dim0 = 0, dim1 = 1} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %s = view.select %t {dim = 1, index = 1} : tensor<3x2xf32> -> tensor<3xf32>
+  return %s : tensor<3xf32>
+}
+
+// -----
+
+// ===== set_ / storage resize =====
+
+/// `set_` under no_grad onto another input: kept in the graph as a trailing
+/// set_ onto that input's storage, placed with as_strided_.
+// CHECK-LABEL: func.func @set_no_grad
+// CHECK-SAME:    mutates_storage_metadata = true
+// KEEP-SAME:     mutation_type = "mutated_in_graph"
+// NOKEEP-SAME:   mutation_type = "mutated_out_graph"
+// CHECK-SAME:    set_source = 1
+// KEEP:          %[[S:.*]] = mut.set_ %arg0, %arg1 {aot.no_grad}
+// KEEP:          mut.as_strided_ %[[S]] {aot.no_grad, offset = 0, size = array<i64: 4>, stride = array<i64: 1>}
+// NOKEEP-NOT:    mut.set_
+func.func @set_no_grad(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %x2 = mut.set_ %x, %y {aot.no_grad} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %c = tensor.constant dense<1.0> : tensor<4xf32>
+  %r = tensor.add %x2, %c : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+/// A data mutation after `set_` writes the storage set_ pointed at: the
+/// other input is data-mutated, this one storage-mutated.
+// CHECK-LABEL: func.func @write_after_set
+// CHECK-SAME:    %arg0: tensor<3xf32> {aot.input = #aot.input<is_leaf = true, mutates_data = false, mutates_metadata = true{{.*}}mutates_storage_metadata = true
+// CHECK-SAME:    %arg1: tensor<3xf32> {aot.input = #aot.input<is_leaf = true, mutates_data = true, mutates_metadata = false
+func.func @write_after_set(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
+  %x2 = mut.set_ %x, %y {aot.no_grad} : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %c = tensor.constant dense<5.0> : tensor<3xf32>
+  mut.add_ %x2, %c : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+/// Two `set_` calls that cancel out leave the input unmutated.
+// CHECK-LABEL: func.func @cancelling_set
+// CHECK-SAME:    %arg0: tensor<3xf32> {aot.input = #aot.input<is_leaf = true, mutates_data = false, mutates_metadata = false{{.*}}mutation_type = "not_mutated">
+// CHECK-NOT:     mut.
+// CHECK:         return
+func.func @cancelling_set(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
+  %a = view.alias %x : tensor<3xf32>
+  %x2 = mut.set_ %x, %y {aot.no_grad} : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %x3 = mut.set_ %x2, %a {aot.no_grad} : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %r = tensor.neg %x3 : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+/// `resize_` growing an input: the storage grows (resized_numel) and the
+/// new contents are written back.
+// CHECK-LABEL: func.func @resize_grow
+// CHECK-SAME:    mutates_data = true, mutates_metadata = true
+// CHECK-SAME:    final_layout = #aot.strided<size = [2, 2], stride = [2, 1], offset = 0>, resized_numel = 4
+func.func @resize_grow(%x: tensor<2xf32>) -> tensor<2x2xf32> {
+  %r = mut.resize_ %x {size = [2, 2]} : tensor<2xf32> -> tensor<2x2xf32>
+  mut.fill_ %r {value = 1.0} : tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+// -----
+
+/// `resize_` to zero elements: nothing is left to copy back.
+// CHECK-LABEL: func.func @resize_to_zero
+// CHECK-SAME:    mutates_data = false, mutates_metadata = true
+// CHECK-SAME:    final_layout = #aot.strided<size = [0], stride = [1], offset = 0>
+// CHECK-NOT:     mut.copy_
+func.func @resize_to_zero(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %n = tensor.neg %x : tensor<3xf32>
+  %r = mut.resize_ %x {size = [0]} : tensor<3xf32> -> tensor<0xf32>
+  return %n : tensor<3xf32>
+}
+
+// -----
+
+// ===== Output aliases input =====
+
+/// `return x.view(-1), x * 2`: output 0 is a view of input 0 with a
+/// replayable recipe.
+// CHECK-LABEL: func.func @view_and_compute
+// CHECK-SAME:    kind = "input", input = 0, views = [#aot.view<op = "view.view", attrs = {shape = [-1]}>], layout = #aot.strided<size = [6], stride = [1], offset = 0>
+func.func @view_and_compute(%x: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2x3xf32>) {
+  %v = view.view %x {shape = [-1]} : tensor<2x3xf32> -> tensor<6xf32>
+  %c = tensor.constant dense<2.0> : tensor<2x3xf32>
+  %m = tensor.mul %x, %c : tensor<2x3xf32>
+  return %v, %m : tensor<6xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+/// A view of a mutated input is computed from the updated input.
+// CHECK-LABEL: func.func @view_of_mutated
+// CHECK:         %[[N:.*]] = tensor.neg %arg0
+// CHECK:         %[[S:.*]] = view.slice %[[N]] {dim = 0, end = 4, start = 2}
+// CHECK-SAME:    -> tensor<2xf32>
+// CHECK:         return %[[S]]
+func.func @view_of_mutated(%x: tensor<4xf32>) -> tensor<2xf32> {
+  mut.neg_ %x : tensor<4xf32>
+  %s = view.slice %x {dim = 0, start = 2, end = 4} : tensor<4xf32> -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+/// unbind outputs are multi-output views.
+// CHECK-LABEL: func.func @unbind_outputs
+// CHECK-SAME:    multi_output_view = true
+// CHECK:         view.select %arg0 {dim = 0, index = 0}
+// CHECK:         view.select %arg0 {dim = 0, index = 1}
+func.func @unbind_outputs(%x: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %u:2 = view.unbind %x : tensor<2x3xf32> -> (tensor<3xf32>, tensor<3xf32>)
+  return %u#0, %u#1 : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+/// Two inputs aliasing one storage: a write through the first is seen
+/// through the second (regenerated from the first's new value).
+// CHECK-LABEL: func.func @aliased_args
+// CHECK:         %[[A:.*]] = tensor.add %arg0, %{{.*}} : tensor<4xf32>
+// CHECK:         %[[B:.*]] = view.as_strided %[[A]] {offset = 2, size = array<i64: 2>, stride = array<i64: 1>}
+// CHECK:         tensor.mul %[[B]], %[[B]]
+func.func @aliased_args(%a: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>}, %b: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 2, strides = [1]>}) -> tensor<2xf32> {
+  %c = tensor.constant dense<1.0> : tensor<4xf32>
+  mut.add_ %a, %c : tensor<4xf32>
+  %r = tensor.mul %b, %b : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+/// A duplicated input (`aot.same_as`) is the same object: a write through
+/// the duplicate is seen through the original.
+// CHECK-LABEL: func.func @dup_mutated
+// CHECK-SAME:    is_input = 0
+// CHECK:         %[[N:.*]] = tensor.add %arg0, %{{.*}}
+// KEEP:          mut.copy_ %arg0, %[[N]]
+func.func @dup_mutated(%a: tensor<3xf32>, %b: tensor<3xf32> {aot.same_as = 0}) -> tensor<3xf32> {
+  %c = tensor.constant dense<1.0> : tensor<3xf32>
+  mut.add_ %b, %c : tensor<3xf32>
+  return %a : tensor<3xf32>
+}
+
+// -----
+
+// ===== Output aliases intermediate =====
+
+/// Two views of one intermediate: the intermediate is a candidate base.
+// CHECK-LABEL: func.func @intermediate_views
+// CHECK-SAME:    kind = "intermediate", base_requires_grad = true, base_result = 2
+// CHECK-SAME:    {aot.intermediate_base}
+// CHECK:         %[[M:.*]] = tensor.mul %arg0
+// CHECK:         return %{{.*}}, %{{.*}}, %[[M]]
+func.func @intermediate_views(%x: tensor<4xf32> {aot.requires_grad}) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c = tensor.constant dense<2.0> : tensor<4xf32>
+  %m = tensor.mul %x, %c : tensor<4xf32>
+  %a = view.slice %m {dim = 0, start = 0, end = 2} : tensor<4xf32> -> tensor<2xf32>
+  %b = view.slice %m {dim = 0, start = 2, end = 4} : tensor<4xf32> -> tensor<2xf32>
+  return %a, %b : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+/// Calls are inlined: the callee's mutation of its argument reaches ours.
+// CHECK-LABEL: func.func @calls
+// CHECK:         %[[N:.*]] = tensor.neg %arg0
+// CHECK:         tensor.add %[[N]], %[[N]]
+// KEEP:          mut.copy_ %arg0, %[[N]]
+func.func private @helper(%x: tensor<3xf32>) {
+  mut.neg_ %x : tensor<3xf32>
+  return
+}
+func.func @calls(%x: tensor<3xf32>) -> tensor<3xf32> {
+  func.call @helper(%x) : (tensor<3xf32>) -> ()
+  %r = tensor.add %x, %x : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
