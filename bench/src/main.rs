@@ -5,19 +5,21 @@
 //! cargo run --release -p aot-bench -- ir [--ops N]
 //! ```
 
+mod functionalize;
 mod ir;
 
 fn main() {
     aot::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else {
-        eprintln!("usage: aot-bench <ir> [options]");
+        eprintln!("usage: aot-bench <ir|functionalize> [options]");
         std::process::exit(2);
     };
     let rest = &args[1..];
     let r = match cmd.as_str() {
         "ir" => ir::run(rest),
-        other => Err(format!("unknown benchmark '{other}' (available: ir)")),
+        "functionalize" => functionalize::run(rest),
+        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize)")),
     };
     if let Err(e) = r {
         eprintln!("aot-bench: error: {e}");

@@ -445,10 +445,17 @@ fn single_split(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleView
 
 /// The view op a scatter op inverts (`view.slice_scatter` → `view.slice`).
 pub fn view_of_scatter(scatter: &str) -> Option<&'static str> {
-    aot_ir::registry::all_ops().into_iter().find_map(|d| match d.interface::<ViewInterface>().map(|v| v.inverse) {
-        Some(Inverse::Scatter(s)) if s == scatter => Some(d.name),
-        _ => None,
-    })
+    static MAP: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static str>> = std::sync::OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        aot_ir::registry::registered_ops()
+            .values()
+            .filter_map(|d| match d.interface::<ViewInterface>().map(|v| v.inverse) {
+                Some(Inverse::Scatter(s)) => Some((s, d.name)),
+                _ => None,
+            })
+            .collect()
+    });
+    map.get(scatter).copied()
 }
 
 /// The view interface of a registered op, if it is a view.
