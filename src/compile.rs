@@ -199,9 +199,10 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     .ok_or_else(|| format!("output {j} aliases input {arg} without a layout"))?;
                 OutputFrom::ViewOfArg { arg, layout }
             }
-            OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => {
-                OutputFrom::Result(mutated.len() + j)
-            }
+            OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => match &o.layout {
+                Some(l) => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
+                None => OutputFrom::Result(mutated.len() + j),
+            },
             OutputType::IsInput => OutputFrom::Arg(o.base_idx.ok_or("is_input output without base_idx")?),
             OutputType::AliasOfInput => {
                 let arg = o.base_idx.ok_or("alias_of_input output without base_idx")?;

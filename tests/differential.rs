@@ -54,7 +54,7 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
         Ok(r) => outputs_json(&r.outputs, &r.args),
         Err(e) => json!({ "error": e.to_string() }),
     };
-    Ok(compare(&compiled, &eager, CompareOptions { grads: false, slack: 1.0 }))
+    Ok(compare(&compiled, &eager, CompareOptions { grads: false, slack: 1.0, all_layouts: true }))
 }
 
 #[test]

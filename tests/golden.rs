@@ -80,7 +80,11 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
             out
         }
     };
-    let opts = CompareOptions { grads: !uses_no_grad_or_detach && actual.get("grads").is_some(), slack: 1.0 };
+    let opts = CompareOptions {
+        grads: !uses_no_grad_or_detach && actual.get("grads").is_some(),
+        slack: 1.0,
+        all_layouts: false,
+    };
     Ok(compare(&actual, &golden, opts))
 }
 

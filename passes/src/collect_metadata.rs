@@ -37,6 +37,11 @@ fn facts_err(ctx: &Context, func: Op, m: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::op_error(ctx, func, format!("malformed functionalize facts: {m}"))
 }
 
+/// Contiguous at offset 0: what a fresh tensor has anyway.
+fn is_trivial(l: &crate::meta::Strided) -> bool {
+    l.offset == 0 && aot_runtime::tensor::contiguous_strides(&l.size)[..] == l.stride[..]
+}
+
 /// Classifies user outputs; returns their infos and, for every intermediate
 /// base to append, the function result that holds it.
 pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
@@ -108,6 +113,11 @@ pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
                 info.views = Some(Vec::new());
                 info.layout = Some(f.layout.clone());
             }
+        }
+        // A non-aliased output keeps eager's layout (a view of an intermediate
+        // is strided in that intermediate's storage): the runtime restrides it.
+        if !info.output_type.is_alias() && info.layout.is_none() && !is_trivial(&f.layout) {
+            info.layout = Some(f.layout.clone());
         }
         infos.push(info);
     }

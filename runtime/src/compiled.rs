@@ -58,6 +58,9 @@ pub enum OutputFrom {
     ViewOfResult { result: usize, layout: Strided },
     /// A view of user output `k`'s storage (its base is that output).
     ViewOfOutput { output: usize, layout: Strided },
+    /// Graph result `r`'s values in a fresh storage laid out as `layout`
+    /// (eager's layout for a non-aliased view of an intermediate).
+    Restrided { result: usize, layout: Strided },
 }
 
 /// The calling convention, straight-line.
@@ -83,6 +86,23 @@ pub struct CompiledFunction {
 
 fn err<T>(m: impl Into<String>) -> Result<T, String> {
     Err(m.into())
+}
+
+/// `src`'s values in a new storage, laid out as `l`.
+fn restrided(src: &Tensor, l: &Strided) -> Result<Tensor, String> {
+    let n: i64 = l.size.iter().product();
+    let extent = if n == 0 {
+        l.offset.max(0)
+    } else {
+        l.offset + l.size.iter().zip(&l.stride).map(|(&s, &st)| (s - 1) * st).sum::<i64>() + 1
+    };
+    let storage = crate::tensor::Storage::new(crate::buffer::Buffer::zeros(src.physical(), extent.max(0) as usize));
+    let t = Tensor::from_parts(storage, src.dtype(), l.size.clone(), l.stride.clone(), l.offset)?;
+    if t.sizes() != src.sizes() {
+        return err(format!("restriding a {:?} result as {:?}", src.sizes().to_vec(), l.size.to_vec()));
+    }
+    t.copy_values_from(src);
+    Ok(t)
 }
 
 fn view_of(t: &Tensor, l: &Strided) -> Result<Tensor, String> {
@@ -139,39 +159,50 @@ impl CompiledFunction {
                 }
             }
         }
-        let mut outs: Vec<Tensor> = Vec::with_capacity(self.plan.outputs.len());
-        for (from, rg) in &self.plan.outputs {
-            let t = match from {
-                // A value graph may return an argument as is (e.g. a cast to
-                // the same type folded away); the caller gets a fresh tensor.
-                OutputFrom::Result(r) => {
-                    let t = result(*r)?;
-                    if args.iter().any(|a| a.shares_storage(t)) {
-                        t.deep_clone()
-                    } else {
-                        t.clone()
+        // Outputs that view another output come after every other output.
+        let mut outs: Vec<Option<Tensor>> = vec![None; self.plan.outputs.len()];
+        for pass in 0..2 {
+            for (k, (from, rg)) in self.plan.outputs.iter().enumerate() {
+                let derived = matches!(from, OutputFrom::ViewOfOutput { .. });
+                if derived != (pass == 1) {
+                    continue;
+                }
+                let t = match from {
+                    // A value graph may return an argument as is (e.g. a cast
+                    // to the same type folded away); the caller gets a fresh tensor.
+                    OutputFrom::Result(r) => {
+                        let t = result(*r)?;
+                        if args.iter().any(|a| a.shares_storage(t)) {
+                            t.deep_clone()
+                        } else {
+                            t.clone()
+                        }
                     }
+                    OutputFrom::Arg(i) => args[*i].clone(),
+                    OutputFrom::ViewOfArg { arg, layout } => Tensor::from_parts(
+                        entry_storages[*arg].clone(),
+                        args[*arg].dtype(),
+                        layout.size.clone(),
+                        layout.stride.clone(),
+                        layout.offset,
+                    )?,
+                    OutputFrom::ViewOfResult { result: r, layout } => view_of(result(*r)?, layout)?,
+                    OutputFrom::ViewOfOutput { output, layout } => {
+                        let base = outs.get(*output).and_then(|o| o.as_ref()).ok_or_else(|| {
+                            format!("output {k} views output {output}, which is itself a view of an output")
+                        })?;
+                        view_of(base, layout)?
+                    }
+                    OutputFrom::Restrided { result: r, layout } => restrided(result(*r)?, layout)?,
+                };
+                if !matches!(from, OutputFrom::Arg(_)) {
+                    t.set_requires_grad(*rg);
+                    t.set_leaf(!*rg);
                 }
-                OutputFrom::Arg(i) => args[*i].clone(),
-                OutputFrom::ViewOfArg { arg, layout } => Tensor::from_parts(
-                    entry_storages[*arg].clone(),
-                    args[*arg].dtype(),
-                    layout.size.clone(),
-                    layout.stride.clone(),
-                    layout.offset,
-                )?,
-                OutputFrom::ViewOfResult { result: r, layout } => view_of(result(*r)?, layout)?,
-                OutputFrom::ViewOfOutput { output, layout } => {
-                    let base = outs.get(*output).ok_or_else(|| format!("output base {output} is not computed yet"))?;
-                    view_of(base, layout)?
-                }
-            };
-            if !matches!(from, OutputFrom::Arg(_)) {
-                t.set_requires_grad(*rg);
-                t.set_leaf(!*rg);
+                outs[k] = Some(t);
             }
-            outs.push(t);
         }
+        let outs: Vec<Tensor> = outs.into_iter().map(|o| o.expect("every output is computed")).collect();
         Ok(outs)
     }
 }

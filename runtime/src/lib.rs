@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod compiled;
 pub mod interp;
 pub mod kernel_util;
+pub mod overlap;
 pub mod philox;
 pub mod tensor;
 

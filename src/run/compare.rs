@@ -15,11 +15,14 @@ pub struct CompareOptions {
     pub grads: bool,
     /// Tolerance multiplier on top of the per-dtype defaults.
     pub slack: f64,
+    /// Compare the layout of every output (two runs of this project agree
+    /// on it; against PyTorch only views are compared).
+    pub all_layouts: bool,
 }
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        CompareOptions { grads: true, slack: 1.0 }
+        CompareOptions { grads: true, slack: 1.0, all_layouts: false }
     }
 }
 
@@ -154,7 +157,7 @@ pub fn compare(actual: &Json, expected: &Json, opts: CompareOptions) -> Vec<Stri
         cmp_field(&what, "alias_of_arg", a, b, &mut out);
         cmp_field(&what, "requires_grad", a, b, &mut out);
         let is_view = !b.get("alias_of_arg").unwrap_or(&Json::Null).is_null();
-        cmp_tensor(&what, a, b, is_view, false, opts.slack, &mut out);
+        cmp_tensor(&what, a, b, is_view || opts.all_layouts, false, opts.slack, &mut out);
     }
     let (aa, ab) = (list(actual, "args_after"), list(expected, "args_after"));
     if aa.len() != ab.len() {

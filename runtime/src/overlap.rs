@@ -1,0 +1,278 @@
+//! Do views of one storage overlap? AOTAutograd's answer, without testing
+//! all pairs.
+//!
+//! [`definitely_do_not_overlap`] is upstream's `_tensors_definitely_do_not_overlap`:
+//! empty views never overlap; with `x` the view starting first, two
+//! contiguous views are disjoint when `x` ends before `y` starts; so are any
+//! two views when `x`'s last address is below `y`'s first; two 2-D views
+//! with inner stride 1 and the same outer stride are tested modulo that
+//! stride (interleaved columns); anything else *may* overlap (the
+//! conservative answer — the seed's comment on the final `return False`
+//! has this backwards).
+//!
+//! [`overlap_groups`] partitions views into groups of (transitively)
+//! overlapping views in O(n log n + k) for k candidate pairs: views are
+//! swept by first address so only views whose address ranges intersect are
+//! compared, and 2-D row layouts with a shared outer stride are swept by
+//! column, so perfectly interleaved views (whose address ranges all
+//! intersect) are compared with their column neighbours only.
+
+/// A view of a storage: sizes, strides, storage offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    pub size: Vec<i64>,
+    pub stride: Vec<i64>,
+    pub offset: i64,
+}
+
+impl View {
+    pub fn new(size: &[i64], stride: &[i64], offset: i64) -> View {
+        View { size: size.to_vec(), stride: stride.to_vec(), offset }
+    }
+
+    pub fn numel(&self) -> i64 {
+        self.size.iter().product()
+    }
+
+    /// Address of the last element (`offset` for an empty view).
+    pub fn last(&self) -> i64 {
+        if self.numel() == 0 {
+            return self.offset;
+        }
+        self.offset + self.size.iter().zip(&self.stride).map(|(&n, &s)| (n - 1) * s).sum::<i64>()
+    }
+
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1;
+        for i in (0..self.size.len()).rev() {
+            if self.size[i] != 1 && self.stride[i] != expected {
+                return false;
+            }
+            expected *= self.size[i];
+        }
+        true
+    }
+
+    fn is_row_layout(&self) -> bool {
+        self.size.len() == 2 && self.stride[1] == 1 && self.stride[0] > 0
+    }
+
+    /// A row layout whose columns stay within one row of width `stride[0]`:
+    /// its column range is an interval modulo the stride.
+    fn row_stride(&self) -> Option<i64> {
+        let s = *self.stride.first()?;
+        (self.is_row_layout() && self.offset.rem_euclid(s) + self.size[1] <= s).then_some(s)
+    }
+}
+
+/// AOTAutograd's overlap test: `true` when the two views certainly share
+/// no element (of one storage), `false` when they may.
+pub fn definitely_do_not_overlap(a: &View, b: &View) -> bool {
+    if a == b {
+        return a.numel() == 0;
+    }
+    if a.numel() == 0 || b.numel() == 0 {
+        return true;
+    }
+    let (x, y) = if a.offset <= b.offset { (a, b) } else { (b, a) };
+    if x.is_contiguous() && y.is_contiguous() {
+        return x.offset + x.numel() <= y.offset;
+    }
+    if x.last() < y.offset {
+        return true;
+    }
+    if x.is_row_layout() && y.is_row_layout() && x.stride[0] == y.stride[0] {
+        let s = x.stride[0];
+        let delta = y.offset - x.offset;
+        if delta < x.size[1] {
+            return false;
+        }
+        let covered = s * (x.size[0] - 1) + x.size[1];
+        if covered <= delta {
+            return true;
+        }
+        let delta_mod = delta % s;
+        return delta_mod + y.size[1] <= s && x.size[1] <= delta_mod;
+    }
+    false
+}
+
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn find(&mut self, mut i: usize) -> usize {
+        while self.0[i] != i {
+            self.0[i] = self.0[self.0[i]];
+            i = self.0[i];
+        }
+        i
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+/// Statistics of one grouping (for benchmarks and tests).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OverlapStats {
+    /// Pairs handed to the exact test.
+    pub pairs_tested: u64,
+}
+
+/// Partitions `views` into groups of transitively overlapping views; each
+/// group lists indices in increasing order, groups ordered by first index.
+pub fn overlap_groups(views: &[View]) -> (Vec<Vec<usize>>, OverlapStats) {
+    let n = views.len();
+    let mut uf = UnionFind((0..n).collect());
+    let mut stats = OverlapStats::default();
+    // Row layouts sharing an outer stride: sweep by column range.
+    let mut rows: rustc_hash::FxHashMap<i64, Vec<usize>> = rustc_hash::FxHashMap::default();
+    let mut other: Vec<usize> = Vec::new();
+    for (i, v) in views.iter().enumerate() {
+        if v.numel() == 0 {
+            continue;
+        }
+        match v.row_stride() {
+            Some(s) => rows.entry(s).or_default().push(i),
+            None => other.push(i),
+        }
+    }
+    for (&s, members) in rows.iter_mut() {
+        // Column interval [c, c + w) of each view within a row of width s.
+        members.sort_by_key(|&i| (views[i].offset.rem_euclid(s), views[i].offset));
+        let mut active: Vec<usize> = Vec::new();
+        for &i in members.iter() {
+            let c = views[i].offset.rem_euclid(s);
+            active.retain(|&j| views[j].offset.rem_euclid(s) + views[j].size[1] > c);
+            for &j in &active {
+                stats.pairs_tested += 1;
+                if !definitely_do_not_overlap(&views[i], &views[j]) {
+                    uf.union(i, j);
+                }
+            }
+            active.push(i);
+        }
+        // Rows of this stride against the other views are handled by the
+        // address sweep below.
+        other.extend(members.iter().copied());
+    }
+    // Address sweep over everything (row layouts again, against non-rows).
+    let row_stride = |i: usize| views[i].row_stride();
+    other.sort_by_key(|&i| (views[i].offset, views[i].last()));
+    let mut active: Vec<usize> = Vec::new();
+    for &i in &other {
+        let start = views[i].offset;
+        active.retain(|&j| views[j].last() >= start);
+        for &j in &active {
+            // Two row layouts of one stride were settled by the column sweep.
+            if row_stride(i).is_some() && row_stride(i) == row_stride(j) {
+                continue;
+            }
+            stats.pairs_tested += 1;
+            if !definitely_do_not_overlap(&views[i], &views[j]) {
+                uf.union(i, j);
+            }
+        }
+        active.push(i);
+    }
+    let mut groups: rustc_hash::FxHashMap<usize, Vec<usize>> = rustc_hash::FxHashMap::default();
+    for i in 0..n {
+        let r = uf.find(i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut out: Vec<Vec<usize>> = groups.into_values().collect();
+    out.sort_by_key(|g| g[0]);
+    (out, stats)
+}
+
+/// The all-pairs grouping AOTAutograd's `compute_overlapping_inputs` does
+/// (quadratic; kept as the reference for tests and benchmarks).
+pub fn overlap_groups_all_pairs(views: &[View]) -> Vec<Vec<usize>> {
+    let n = views.len();
+    let mut uf = UnionFind((0..n).collect());
+    for i in 0..n {
+        for j in i + 1..n {
+            if !definitely_do_not_overlap(&views[i], &views[j]) {
+                uf.union(i, j);
+            }
+        }
+    }
+    let mut groups: rustc_hash::FxHashMap<usize, Vec<usize>> = rustc_hash::FxHashMap::default();
+    for i in 0..n {
+        let r = uf.find(i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut out: Vec<Vec<usize>> = groups.into_values().collect();
+    out.sort_by_key(|g| g[0]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(size: &[i64], stride: &[i64], offset: i64) -> View {
+        View::new(size, stride, offset)
+    }
+
+    /// The layouts of AOTAutograd's `test_input_mutation_false_aliasing`.
+    #[test]
+    fn false_aliasing_layouts() {
+        // No overlap: contiguous halves of a 4x4.
+        assert!(definitely_do_not_overlap(&v(&[2, 4], &[4, 1], 0), &v(&[2, 4], &[4, 1], 8)));
+        // No overlap: first ends before second starts.
+        assert!(definitely_do_not_overlap(&v(&[4, 4], &[8, 1], 0), &v(&[4, 4], &[8, 1], 28)));
+        // No overlap: perfectly interleaved columns.
+        assert!(definitely_do_not_overlap(&v(&[4, 2], &[4, 1], 0), &v(&[4, 2], &[4, 1], 2)));
+        // No overlap: stride 9, offsets 0 and 22 / 23.
+        assert!(definitely_do_not_overlap(&v(&[4, 4], &[9, 1], 0), &v(&[4, 4], &[9, 1], 22)));
+        assert!(definitely_do_not_overlap(&v(&[4, 4], &[9, 1], 0), &v(&[4, 4], &[9, 1], 23)));
+        // No overlap: a 3-D view ending at 195, b starting at 196.
+        assert!(definitely_do_not_overlap(&v(&[2, 4, 3], &[110, 24, 4], 5), &v(&[24], &[1], 196)));
+        // Overlap: contiguous rows 0..3 and 2..4.
+        assert!(!definitely_do_not_overlap(&v(&[3, 4], &[4, 1], 0), &v(&[2, 4], &[4, 1], 8)));
+        // Overlap: stride 9, offset 24.
+        assert!(!definitely_do_not_overlap(&v(&[4, 4], &[9, 1], 0), &v(&[4, 4], &[9, 1], 24)));
+        // Overlap: the 3-D view and a slice starting at 195.
+        assert!(!definitely_do_not_overlap(&v(&[2, 4, 3], &[110, 24, 4], 5), &v(&[24], &[1], 195)));
+        // Same view, empty views.
+        assert!(!definitely_do_not_overlap(&v(&[3], &[1], 0), &v(&[3], &[1], 0)));
+        assert!(definitely_do_not_overlap(&v(&[0], &[1], 0), &v(&[3], &[1], 0)));
+    }
+
+    #[test]
+    fn grouping_matches_all_pairs() {
+        let mut state = 12345u64;
+        let mut r = |n: i64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as i64
+        };
+        for _ in 0..300 {
+            let k = 2 + r(12) as usize;
+            let views: Vec<View> = (0..k)
+                .map(|_| match r(3) {
+                    0 => v(&[1 + r(3), 1 + r(4)], &[6, 1], r(30)),
+                    1 => v(&[1 + r(6)], &[1 + r(3)], r(30)),
+                    _ => v(&[1 + r(2), 1 + r(3)], &[1 + r(8), 1 + r(2)], r(30)),
+                })
+                .collect();
+            let (fast, _) = overlap_groups(&views);
+            assert_eq!(fast, overlap_groups_all_pairs(&views), "{views:?}");
+        }
+    }
+
+    #[test]
+    fn interleaved_columns_are_not_quadratic() {
+        let n = 2000;
+        let views: Vec<View> = (0..n).map(|c| v(&[8, 1], &[n, 1], c)).collect();
+        let (groups, stats) = overlap_groups(&views);
+        assert_eq!(groups.len(), n as usize);
+        assert!(stats.pairs_tested < 4 * n as u64, "{} pairs", stats.pairs_tested);
+    }
+}
