@@ -13,8 +13,13 @@
 use crate::run::json::{ArgSpec, InputSpec};
 use aot_ir::pass::PassManager;
 use aot_ir::*;
+use aot_passes::convention::Convention;
+use aot_passes::dedupe::{DedupeInfo, DEDUPE_ATTR};
 use aot_passes::meta::{MutationType, OutputType, SetSource, ViewAndMutationMeta};
-use aot_runtime::compiled::{CompiledFunction, Executable, OutputFrom, Plan, StorageFrom, Strided, WriteBack};
+use aot_passes::synthetic_base::{InnerArg, SyntheticBaseInfo, SYNTHETIC_BASE_ATTR};
+use aot_runtime::compiled::{
+    ArgGuard, BaseFrom, CompiledFunction, Executable, Guards, OutputFrom, Plan, StorageFrom, Strided, WriteBack,
+};
 use aot_runtime::{Generator, Interpreter, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -99,31 +104,6 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
     Ok(())
 }
 
-/// The layout of each argument in its storage under the function's convention.
-fn convention_layouts(ctx: &Context, func: Op) -> Result<Vec<Strided>, String> {
-    let f = aot_dialects::func::FuncView::new(ctx, func).ok_or("not a function")?;
-    let (inputs, _) = f.function_type(ctx);
-    let mut out = Vec::new();
-    for (i, &t) in inputs.iter().enumerate() {
-        let tt = ctx.as_tensor(t).ok_or_else(|| format!("argument {i} is not a tensor"))?;
-        let size: Shape = tt.shape.clone();
-        let l = match f.arg_attr(ctx, i, "aot.layout") {
-            Some(a) => {
-                let offset = ctx.attr_field(a, "offset").and_then(|x| ctx.attr_as_i64(x)).unwrap_or(0);
-                let stride = ctx
-                    .attr_field(a, "strides")
-                    .and_then(|x| ctx.attr_as_i64_list(x))
-                    .map(|v| v.into_iter().collect())
-                    .unwrap_or_else(|| aot_runtime::tensor::contiguous_strides(&size));
-                Strided { size, stride, offset }
-            }
-            None => Strided { stride: aot_runtime::tensor::contiguous_strides(&size), size, offset: 0 },
-        };
-        out.push(l);
-    }
-    Ok(out)
-}
-
 fn to_runtime(s: &aot_passes::meta::Strided) -> Strided {
     Strided { size: s.size.iter().copied().collect(), stride: s.stride.iter().copied().collect(), offset: s.offset }
 }
@@ -144,44 +124,172 @@ fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: &Strided) -
     Ok(Strided { size: l.sizes, stride: l.strides, offset: l.offset })
 }
 
+/// How the graph's inputs relate to the user's arguments, composed from
+/// `aot.dedupe` and `aot.synthetic_base`.
+struct Slots {
+    /// Inner (graph) input `p` → slot.
+    of_inner: Vec<usize>,
+    bases: Vec<BaseFrom>,
+    /// Per base: its member slots (user arguments).
+    members: Vec<Vec<usize>>,
+    /// Slots of the user arguments whose metadata the runtime sets from the
+    /// trailing extra outputs of a synthetic base.
+    metadata_mutated: Vec<usize>,
+    /// `(i, j)`: user argument `i` is a removed duplicate of `j`.
+    dupes: Vec<(usize, usize)>,
+}
+
+fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -> Result<Slots, String> {
+    let dedupe = ctx.get_attr(func, DEDUPE_ATTR).map(|a| DedupeInfo::from_attr(ctx, a)).transpose()?;
+    let (kept, mut dupes): (Vec<usize>, Vec<(usize, usize)>) = match &dedupe {
+        Some(d) => {
+            if d.keep_arg_mask.len() != num_user {
+                return Err(format!(
+                    "aot.dedupe covers {} arguments, the convention {num_user}",
+                    d.keep_arg_mask.len()
+                ));
+            }
+            let kept = d.kept();
+            let dupes = (0..num_user).filter(|&i| !d.keep_arg_mask[i]).map(|i| (i, kept[d.add_dupe_map[i]])).collect();
+            (kept, dupes)
+        }
+        None => ((0..num_user).collect(), Vec::new()),
+    };
+    let sb = ctx.get_attr(func, SYNTHETIC_BASE_ATTR).map(|a| SyntheticBaseInfo::from_attr(ctx, a)).transpose()?;
+    let mut out = Slots {
+        of_inner: Vec::new(),
+        bases: Vec::new(),
+        members: Vec::new(),
+        metadata_mutated: Vec::new(),
+        dupes: Vec::new(),
+    };
+    match sb {
+        None => out.of_inner = kept.clone(),
+        Some(sb) => {
+            if sb.args.len() != kept.len() {
+                return Err(format!("aot.synthetic_base covers {} arguments, expected {}", sb.args.len(), kept.len()));
+            }
+            let nb = sb.bases.len();
+            out.members = vec![Vec::new(); nb];
+            let mut of_inner = vec![
+                usize::MAX;
+                nb + kept.len()
+                    - sb.args.iter().filter(|a| matches!(a, InnerArg::Member { .. })).count()
+            ];
+            for (d, a) in sb.args.iter().enumerate() {
+                match a {
+                    InnerArg::Arg(p) => {
+                        *of_inner.get_mut(*p).ok_or("aot.synthetic_base: argument index out of range")? = kept[d]
+                    }
+                    InnerArg::Member { base, .. } => out.members[*base].push(kept[d]),
+                }
+            }
+            for (b, info) in sb.bases.iter().enumerate() {
+                let member = *out.members[b].first().ok_or("aot.synthetic_base: a base without members")?;
+                out.bases.push(BaseFrom { member, numel: info.numel, differentiable: info.requires_grad });
+                of_inner[b] = num_user + b;
+            }
+            if of_inner.contains(&usize::MAX) {
+                return Err("aot.synthetic_base leaves a graph argument unmapped".into());
+            }
+            out.of_inner = of_inner;
+            out.metadata_mutated = sb.metadata_mutated.iter().map(|&d| kept[d]).collect();
+        }
+    }
+    // Duplicates the graph ignores without a dedupe step.
+    for (p, info) in meta.input_info.iter().enumerate() {
+        if let Some(k) = info.dupe_of {
+            dupes.push((out.of_inner[p], out.of_inner[k]));
+        }
+    }
+    out.dupes = dupes;
+    if out.of_inner.len() != meta.input_info.len() {
+        return Err(format!(
+            "the graph takes {} inputs but aot.meta describes {}",
+            out.of_inner.len(),
+            meta.input_info.len()
+        ));
+    }
+    Ok(out)
+}
+
 /// Derives the runtime plan of `func` from its metadata.
 pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result<Plan, String> {
-    let layouts = convention_layouts(ctx, func)?;
+    let conv = Convention::of_func(ctx, func)?;
+    let user = conv.resolve(ctx)?;
+    let n = user.len();
+    let sl = slots(ctx, func, meta, n)?;
+    let slot = |p: usize| sl.of_inner[p];
+    // Layouts of the slots: user arguments as declared, bases 1-D.
+    let mut layouts: Vec<Strided> = user
+        .iter()
+        .map(|a| Strided {
+            size: a.layout.size.iter().copied().collect(),
+            stride: a.layout.stride.iter().copied().collect(),
+            offset: a.layout.offset,
+        })
+        .collect();
+    for b in &sl.bases {
+        layouts.push(Strided { size: Shape::from_slice(&[b.numel]), stride: Shape::from_slice(&[1]), offset: 0 });
+    }
     let mutated = meta.mutated_inp_runtime_indices();
+    let num_extra = sl.metadata_mutated.len();
+    if num_extra > meta.output_info.len() {
+        return Err("aot.synthetic_base lists more metadata outputs than there are outputs".into());
+    }
     let num_out = meta.output_info.len();
-    let mut plan = Plan { num_args: meta.input_info.len(), write_back: Vec::new(), outputs: Vec::new() };
+    let num_user_out = num_out - num_extra;
+    let mut plan = Plan {
+        num_args: n,
+        graph_args: sl.of_inner.clone(),
+        bases: sl.bases.clone(),
+        rng: meta.is_rng_op_functionalized,
+        ..Plan::default()
+    };
     for (k, &i) in mutated.iter().enumerate() {
         let info = &meta.input_info[i];
+        let arg = slot(i);
         let layout = info.final_layout.as_ref().map(to_runtime);
         if info.mutates_storage_metadata {
             let from = match info.set_source {
-                Some(SetSource::Input(j)) => StorageFrom::Arg(j),
+                Some(SetSource::Input(j)) => StorageFrom::Arg(slot(j)),
                 _ => StorageFrom::Result(k),
             };
             let layout = layout.ok_or_else(|| format!("input {i} changes storage but has no final layout"))?;
-            plan.write_back.push(WriteBack::SetStorage { arg: i, from, layout });
+            plan.write_back.push(WriteBack::SetStorage { arg, from, layout });
         } else {
             if let Some(n) = info.resized_numel {
-                plan.write_back.push(WriteBack::Resize { arg: i, numel: n });
+                plan.write_back.push(WriteBack::Resize { arg, numel: n });
             }
             if info.mutates_metadata {
                 let layout = layout.ok_or_else(|| format!("input {i} changes metadata but has no final layout"))?;
-                plan.write_back.push(WriteBack::AsStrided { arg: i, layout });
+                plan.write_back.push(WriteBack::AsStrided { arg, layout });
             }
             if info.mutates_data {
-                plan.write_back.push(WriteBack::CopyData { arg: i, result: k });
+                plan.write_back.push(WriteBack::CopyData { arg, result: k });
             }
         }
     }
-    for (i, info) in meta.input_info.iter().enumerate() {
-        if info.mutation_type != MutationType::NotMutated
-            && info.requires_grad
-            && !initially_requires_grad(ctx, func, i)
-        {
-            plan.write_back.push(WriteBack::RequiresGrad { arg: i });
+    // Members of a synthetic base whose metadata changed.
+    for (e, &arg) in sl.metadata_mutated.iter().enumerate() {
+        let o = &meta.output_info[num_user_out + e];
+        let layout = o.layout.as_ref().map(to_runtime).ok_or_else(|| format!("metadata output {e} has no layout"))?;
+        plan.write_back.push(WriteBack::AsStrided { arg, layout });
+    }
+    // Inputs a mutation gave autograd history (every member of a base).
+    for (p, info) in meta.input_info.iter().enumerate() {
+        if info.mutation_type == MutationType::NotMutated || !info.requires_grad {
+            continue;
+        }
+        let s = slot(p);
+        let targets: Vec<usize> = if s >= n { sl.members[s - n].clone() } else { vec![s] };
+        for t in targets {
+            if !user[t].requires_grad {
+                plan.write_back.push(WriteBack::RequiresGrad { arg: t });
+            }
         }
     }
-    for (j, o) in meta.output_info.iter().enumerate() {
+    for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {
         let layout_of = |base: &Strided| -> Result<Strided, String> {
             match (&o.views, &o.layout) {
                 (Some(v), _) if !v.is_empty() => replay(ctx, v, base),
@@ -191,7 +299,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         };
         let from = match o.output_type {
             OutputType::NonAlias if o.aliases_input.is_some() => {
-                let arg = o.aliases_input.expect("checked");
+                let arg = slot(o.aliases_input.expect("checked"));
                 let layout = o
                     .layout
                     .as_ref()
@@ -203,9 +311,9 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                 Some(l) => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
                 None => OutputFrom::Result(mutated.len() + j),
             },
-            OutputType::IsInput => OutputFrom::Arg(o.base_idx.ok_or("is_input output without base_idx")?),
+            OutputType::IsInput => OutputFrom::Arg(slot(o.base_idx.ok_or("is_input output without base_idx")?)),
             OutputType::AliasOfInput => {
-                let arg = o.base_idx.ok_or("alias_of_input output without base_idx")?;
+                let arg = slot(o.base_idx.ok_or("alias_of_input output without base_idx")?);
                 OutputFrom::ViewOfArg { arg, layout: layout_of(&layouts[arg])? }
             }
             OutputType::AliasOfIntermediate | OutputType::AliasOfIntermediateSaveAsOutput => {
@@ -236,28 +344,81 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         };
         plan.outputs.push((from, o.requires_grad));
     }
+    plan.guards = guards(&user, meta, &sl, n);
     Ok(plan)
 }
 
-/// Does argument `i` require grad at entry under the convention?
-fn initially_requires_grad(ctx: &Context, func: Op, i: usize) -> bool {
-    let f = aot_dialects::func::FuncView { op: func };
-    if f.arg_has(ctx, i, "aot.requires_grad") {
-        return true;
+/// The guards of the convention `user`.
+fn guards(user: &[aot_passes::convention::ResolvedArg], meta: &ViewAndMutationMeta, sl: &Slots, n: usize) -> Guards {
+    let mut mutated = vec![false; n];
+    let mut resized = vec![false; n];
+    for (p, info) in meta.input_info.iter().enumerate() {
+        let touched = info.mutates_data || info.mutates_metadata || info.mutates_storage_metadata;
+        let s = sl.of_inner[p];
+        let targets: Vec<usize> = if s >= n { sl.members[s - n].clone() } else { vec![s] };
+        for t in targets {
+            mutated[t] |= touched;
+            resized[t] |= info.resized_numel.is_some();
+        }
     }
-    // A view of a differentiable base storage.
-    let Some(sid) =
-        f.arg_attr(ctx, i, "aot.layout").and_then(|l| ctx.attr_field(l, "storage")).and_then(|s| ctx.attr_as_i64(s))
-    else {
-        return false;
-    };
-    let Some(AttrData::Array(items)) = ctx.get_attr(func, "aot.storages").map(|a| ctx.attr_data(a)) else {
-        return false;
-    };
-    items.iter().any(|&it| {
-        ctx.attr_field(it, "id").and_then(|x| ctx.attr_as_i64(x)) == Some(sid)
-            && ctx.attr_field(it, "requires_grad").and_then(|x| ctx.attr_as_flag(x)).unwrap_or(false)
-    })
+    // Removed duplicates share their original's fate.
+    for &(i, j) in &sl.dupes {
+        mutated[i] |= mutated[j];
+    }
+    for &m in &sl.metadata_mutated {
+        mutated[m] = true;
+    }
+    let args = user
+        .iter()
+        .enumerate()
+        .map(|(i, a)| ArgGuard {
+            dtype: a.elem,
+            size: a.layout.size.iter().copied().collect(),
+            stride: a.layout.stride.iter().copied().collect(),
+            offset: a.layout.offset,
+            requires_grad: a.requires_grad,
+            is_leaf: a.is_leaf,
+            storage_len: if resized[i] { a.storage_numel.map(|x| x as usize) } else { None },
+        })
+        .collect();
+    // Arguments declared in one storage that the function touches must
+    // really share it.
+    let mut shared: Vec<(Vec<usize>, usize)> = Vec::new();
+    let mut by_class: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
+    for (i, a) in user.iter().enumerate() {
+        by_class.entry(a.storage_class).or_default().push(i);
+    }
+    let mut classes: Vec<Vec<usize>> = by_class.into_values().collect();
+    classes.sort();
+    for members in classes {
+        // Duplicates are checked as the same object instead.
+        let distinct: Vec<usize> =
+            members.iter().copied().filter(|&i| !sl.dupes.iter().any(|&(d, _)| d == i)).collect();
+        if distinct.len() >= 2 && distinct.iter().any(|&i| mutated[i]) {
+            let len = distinct
+                .iter()
+                .map(|&i| {
+                    let l = &user[i].layout;
+                    if l.size.contains(&0) {
+                        0
+                    } else {
+                        (l.offset + l.size.iter().zip(&l.stride).map(|(&s, &st)| (s - 1) * st).sum::<i64>() + 1)
+                            as usize
+                    }
+                })
+                .chain(user[distinct[0]].storage_numel.map(|x| x as usize))
+                .max()
+                .unwrap_or(0);
+            shared.push((distinct, len));
+        }
+    }
+    Guards {
+        args,
+        same_object: sl.dupes.clone(),
+        shared_storage: shared,
+        storage_class: user.iter().map(|a| a.storage_class).collect(),
+        mutated,
+    }
 }
 
 /// The contiguous layout of result `r` of `func`.
@@ -291,6 +452,8 @@ pub struct Compiled {
     pub function: CompiledFunction,
     pub meta: ViewAndMutationMeta,
     pub generator: Rc<RefCell<Generator>>,
+    /// The module after the pipeline (with `CompileOptions::keep_ir`).
+    pub ir: Option<String>,
 }
 
 /// What to compile with.
@@ -298,6 +461,8 @@ pub struct Compiled {
 pub struct CompileOptions {
     pub pipeline: String,
     pub backend: Backend,
+    /// Keep the printed module after the pipeline in `Compiled::ir`.
+    pub keep_ir: bool,
 }
 
 /// Runs the pipeline on the module and compiles `func`; errors come back as
@@ -334,9 +499,10 @@ pub fn compile(
     let plan = build_plan(&ctx, func, &meta).map_err(|m| {
         render(&ctx, &[Diagnostic::op_error(&ctx, func, format!("cannot derive its calling convention: {m}"))])
     })?;
+    let ir = opts.keep_ir.then(|| aot_ir::printer::print_op(&ctx, module, Default::default()));
     let generator = Rc::new(RefCell::new(Generator::default()));
     let forward: Box<dyn Executable> = match opts.backend {
         Backend::Interp => Box::new(InterpExecutable { ctx: Rc::new(ctx), func, generator: generator.clone() }),
     };
-    Ok(Compiled { function: CompiledFunction::new(plan, forward), meta, generator })
+    Ok(Compiled { function: CompiledFunction::new(plan, forward, generator.clone()), meta, generator, ir })
 }

@@ -4,12 +4,15 @@
 //! the two output files must agree field by field — outputs (values,
 //! `requires_grad`, `alias_of_arg`, layouts of views) and every argument's
 //! final state. Cases where eager raises must fail to compile or run too.
+//! Each case runs as one call and as two calls (fresh inputs, one
+//! generator): the compiled function must be reusable and a second call
+//! must continue the random stream exactly as eager execution does.
 
 use aot::compile::Backend;
 use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
 use aot::run::compare::{compare, CompareOptions};
 use aot::run::json::parse_inputs;
-use aot::run::{outputs_json, run_compiled, run_eager};
+use aot::run::{outputs_json, run_compiled, run_eager_calls, Calls};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,20 +44,28 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
         let f = aot::dialects::func::entry_func(ctx, m, None)?.op;
         Ok((m, f))
     };
-    let mut ctx = Context::new();
-    let (_, f) = parse(&mut ctx)?;
-    let eager = match run_eager(&ctx, &sources, f, &spec, 0, false) {
-        Ok(r) => r.to_json(),
-        Err(e) => json!({ "error": e.to_string() }),
-    };
-    let mut ctx2 = Context::new();
-    let (m2, f2) = parse(&mut ctx2)?;
-    let opts = aot::compile::CompileOptions { pipeline: pipeline.to_string(), backend: Backend::Interp };
-    let compiled: Json = match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, 0) {
-        Ok(r) => outputs_json(&r.outputs, &r.args),
-        Err(e) => json!({ "error": e.to_string() }),
-    };
-    Ok(compare(&compiled, &eager, CompareOptions { grads: false, slack: 1.0, all_layouts: true }))
+    let mut diffs = Vec::new();
+    // A second call must find the compiled function reusable and the random
+    // stream continued.
+    for calls in [1, 2] {
+        let mut ctx = Context::new();
+        let (_, f) = parse(&mut ctx)?;
+        let eager = match run_eager_calls(&ctx, &sources, f, &spec, Calls { seed: 7, count: calls }, false) {
+            Ok(r) => r.to_json(),
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+        let mut ctx2 = Context::new();
+        let (m2, f2) = parse(&mut ctx2)?;
+        let opts =
+            aot::compile::CompileOptions { pipeline: pipeline.to_string(), backend: Backend::Interp, keep_ir: false };
+        let compiled: Json = match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 7, count: calls }) {
+            Ok(r) => outputs_json(&r.outputs, &r.args),
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+        let d = compare(&compiled, &eager, CompareOptions { grads: false, slack: 1.0, all_layouts: true });
+        diffs.extend(d.into_iter().map(|x| format!("call {calls}: {x}")));
+    }
+    Ok(diffs)
 }
 
 #[test]

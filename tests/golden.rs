@@ -88,6 +88,39 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
     Ok(compare(&actual, &golden, opts))
 }
 
+/// Every case has a golden, unless its first line says why not.
+#[test]
+fn every_case_has_a_golden_or_a_reason() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test/run");
+    let mut inputs = Vec::new();
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.to_string_lossy().ends_with(".inputs.json") {
+                out.push(p);
+            }
+        }
+    }
+    walk(&root, &mut inputs);
+    let mut missing = Vec::new();
+    for i in inputs {
+        let stem = i.to_string_lossy().trim_end_matches(".inputs.json").to_string();
+        let text = std::fs::read_to_string(format!("{stem}.mlir")).unwrap_or_default();
+        let first = text.lines().next().unwrap_or("");
+        let skipped = first.starts_with("// golden: skip (") && first.ends_with(')');
+        let has = Path::new(&format!("{stem}.golden.json")).exists();
+        if has == skipped {
+            missing.push(format!(
+                "{stem}: {}",
+                if has { "has a golden but says skip" } else { "no golden and no `// golden: skip (reason)`" }
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
 #[test]
 fn eager_matches_pytorch_goldens() {
     aot::init();

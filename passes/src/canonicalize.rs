@@ -3,7 +3,9 @@
 //! A greedy pattern rewriter (MLIR's canonicalizer model) over functions
 //! with value semantics; each pattern states the identity it applies:
 //!
-//! - `scatter(b, view(b, A), A) == b` — writing back an unchanged region;
+//! - `scatter(b, view(b, A), A) == b` — writing back an unchanged region
+//!   (for `as_strided_scatter`, `view` may be any chain of views from `b`
+//!   whose composed layout is `A`);
 //! - `view(scatter(b, s, A), A) == s` — reading back what was just written;
 //! - `scatter(scatter(b, s1, A), s2, A) == scatter(b, s2, A)` — the second
 //!   write covers the first;
@@ -46,6 +48,34 @@ fn is_contiguous_layout(size: &[i64], stride: &[i64], offset: i64) -> bool {
     offset == 0 && aot_dialects::view::contiguous_strides(size)[..] == *stride
 }
 
+/// Does `v` come from `base` through single-result view ops whose composed
+/// layout is the region of `scatter` (an `as_strided_scatter`)?
+fn chain_lands_on(ctx: &Context, v: Value, base: Value, scatter: Op) -> bool {
+    let mut steps: Vec<Op> = Vec::new();
+    let mut cur = v;
+    while cur != base {
+        let Some(op) = def_of(ctx, cur) else { return false };
+        let Some(vi) = view_interface(ctx.op_name(op)) else { return false };
+        if ctx.num_results(op) != 1 || matches!(vi.inverse, Inverse::ReadOnly) || steps.len() > 64 {
+            return false;
+        }
+        steps.push(op);
+        cur = ctx.operand(op, 0);
+    }
+    let Some(t) = ctx.value_tensor(base) else { return false };
+    let mut l = aot_dialects::view::Layout::contiguous(&t.shape);
+    for &op in steps.iter().rev() {
+        let vi = view_interface(ctx.op_name(op)).expect("checked");
+        match (vi.layout)(&AttrView::of_op(ctx, op), &l).ok().and_then(|ls| ls.into_iter().next()) {
+            Some(next) => l = next,
+            None => return false,
+        }
+    }
+    let av = AttrView::of_op(ctx, scatter);
+    let (Some(size), Some(stride)) = (av.list("size"), av.list("stride")) else { return false };
+    l.sizes[..] == size[..] && l.strides[..] == stride[..] && l.offset == av.i64("offset").unwrap_or(0)
+}
+
 /// The value `op`'s single result can be replaced by, if a pattern applies.
 fn fold(ctx: &Context, op: Op) -> Option<Value> {
     let name = ctx.op_name(op);
@@ -64,6 +94,11 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
             if ctx.op_name(v) == view && ctx.operand(v, 0) == x && core_attrs(ctx, v) == core_attrs(ctx, op) {
                 return Some(x);
             }
+        }
+        // as_strided_scatter(b, V(b), A) == b when the view chain V from b
+        // lands exactly on region A (writing back what is already there).
+        if name == "view.as_strided_scatter" && chain_lands_on(ctx, src, x, op) {
+            return Some(x);
         }
         // A region covering the whole base: the result is src.
         if ctx.value_type(src) == res_ty {
@@ -142,6 +177,18 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
 /// reshape of the chain's source, and `cast` to the same type disappears.
 fn rewrite(rw: &mut Rewriter<'_>, op: Op) -> Option<Value> {
     let name = rw.op_name(op).to_string();
+    // scatter(scatter(b, s1, A), s2, A) == scatter(b, s2, A)
+    if is_scatter(rw, op).is_some() && !hidden(rw, op) {
+        let inner = def_of(rw, rw.operand(op, 0))?;
+        if rw.op_name(inner) != name || hidden(rw, inner) || core_attrs(rw, inner) != core_attrs(rw, op) {
+            return None;
+        }
+        let (b, s2) = (rw.operand(inner, 0), rw.operand(op, 1));
+        let attrs = rw.attrs(op).to_vec();
+        rw.set_insertion_point(InsertPoint::Before(op));
+        rw.set_loc(rw.op_loc(op));
+        return rw.build_named1(&name, &[b, s2], &attrs).ok();
+    }
     if name == "tensor.cast" && rw.value_type(rw.operand(op, 0)) == rw.result_type(op, 0) {
         return Some(rw.operand(op, 0));
     }

@@ -6,12 +6,16 @@
 
 pub mod canonicalize;
 pub mod collect_metadata;
+pub mod convention;
 pub mod cse;
 pub mod dce;
+pub mod dedupe;
 pub mod functionalize;
 pub mod meta;
 pub mod pipelines;
 pub mod purity;
+pub mod rng_functionalize;
+pub mod synthetic_base;
 
 /// Forces this crate (and its pass registrations) to be linked into a binary.
 pub fn link() {

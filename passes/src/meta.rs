@@ -145,6 +145,10 @@ pub struct InputAliasInfo {
     pub set_source: Option<SetSource>,
     /// For a resize: the storage's new element count.
     pub resized_numel: Option<i64>,
+    /// A duplicate (`aot.same_as`) that `functionalize` traced as the same
+    /// object as input `k`, because that object is mutated: the graph
+    /// ignores this input, and `dedupe` removes it (strategy 2).
+    pub dupe_of: Option<usize>,
 }
 
 impl InputAliasInfo {
@@ -163,6 +167,7 @@ impl InputAliasInfo {
             final_layout: None,
             set_source: None,
             resized_numel: None,
+            dupe_of: None,
         }
     }
 
@@ -198,6 +203,16 @@ pub struct OutputAliasInfo {
     /// mode (multi-output views whose aliasing is hidden from autograd): the
     /// runtime recreates the alias with `layout`.
     pub aliases_input: Option<usize>,
+}
+
+impl OutputAliasInfo {
+    /// Renumbers the inputs this output refers to (not intermediate bases).
+    pub fn remap_inputs(&mut self, map: impl Fn(usize) -> usize) {
+        if matches!(self.output_type, OutputType::IsInput | OutputType::AliasOfInput) {
+            self.base_idx = self.base_idx.map(&map);
+        }
+        self.aliases_input = self.aliases_input.map(&map);
+    }
 }
 
 /// Extra facts recorded by later passes (dedupe, synthetic bases, RNG).
@@ -401,6 +416,9 @@ pub fn input_to_attr(ctx: &mut Context, i: &InputAliasInfo) -> Attribute {
     if let Some(n) = i.resized_numel {
         p.int("resized_numel", n);
     }
+    if let Some(k) = i.dupe_of {
+        p.int("dupe_of", k as i64);
+    }
     p.finish("aot.input")
 }
 
@@ -429,6 +447,7 @@ pub fn input_from_attr(ctx: &Context, a: Attribute) -> Result<InputAliasInfo, St
         final_layout: r.opt("final_layout").map(|x| strided_from_attr(ctx, x)).transpose()?,
         set_source,
         resized_numel: r.opt_int("resized_numel")?,
+        dupe_of: r.opt_usize("dupe_of")?,
     };
     Ok(info)
 }
@@ -560,6 +579,13 @@ impl<'c> Reader<'c> {
                 AttrData::Int { value, .. } => Ok(Some(*value)),
                 _ => Err(format!("#{}: '{key}' must be an integer", self.what)),
             },
+        }
+    }
+
+    pub fn opt_usize(&self, key: &str) -> Result<Option<usize>, String> {
+        match self.opt_int(key)? {
+            Some(v) if v < 0 => Err(format!("#{}: '{key}' must be a non-negative index", self.what)),
+            v => Ok(v.map(|v| v as usize)),
         }
     }
 

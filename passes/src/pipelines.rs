@@ -11,6 +11,6 @@ inventory::submit! {
     PipelineDef {
         name: "aot-inference",
         summary: "AOTAutograd's inference compilation: a pure graph plus its calling convention",
-        pipeline: "functionalize,collect-metadata",
+        pipeline: "functionalize,collect-metadata,dedupe,synthetic-base,rng-functionalize",
     }
 }

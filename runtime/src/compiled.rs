@@ -1,17 +1,34 @@
 //! Compiled functions and their calling convention.
 //!
 //! A [`CompiledFunction`] runs a pure forward graph (through any backend
-//! behind the [`Executable`] trait) and then applies a [`Plan`]: the
-//! straight-line steps AOTAutograd's runtime wrappers would take, derived
-//! once from the function's metadata when it is compiled — write-back of
-//! inputs mutated outside the graph (`set_`, resize, `as_strided_`, `copy_`,
-//! in that order), regeneration of outputs that alias inputs or
-//! intermediates, and each output's `requires_grad`. Nothing is interpreted
-//! per call beyond walking these steps; every layout is resolved at compile
-//! time against the calling convention the function was specialised for.
+//! behind the [`Executable`] trait) inside a [`Plan`]: the straight-line
+//! steps AOTAutograd's runtime wrappers would take, derived once from the
+//! function's metadata when it is compiled. In order:
+//!
+//! 1. guards ([`Guards`]): the arguments still match the convention;
+//! 2. prologue: the graph's arguments are *slots* — the user's arguments
+//!    (duplicates removed by `dedupe` are simply not passed) and synthetic
+//!    bases built over a member's storage — plus the generator's seed and
+//!    offset when random ops were functionalized;
+//! 3. the graph;
+//! 4. epilogue: the generator moves to the offset the graph returns;
+//!    inputs mutated outside the graph are written back (`set_`, resize,
+//!    `as_strided_`, `copy_`, in that order; a synthetic base's copy writes
+//!    the user's storage), members of a synthetic base whose metadata
+//!    changed get their final layout (`as_strided_`); outputs that alias
+//!    inputs or intermediates are regenerated as views; each output gets
+//!    its `requires_grad`.
+//!
+//! Nothing is interpreted per call beyond walking these steps; every layout
+//! is resolved at compile time against the calling convention the function
+//! was specialised for, which the guards enforce.
 
+pub use crate::guards::{ArgGuard, Guards};
+use crate::philox::Generator;
 use crate::tensor::{Tensor, TensorImpl};
-use aot_ir::Shape;
+use aot_ir::{ElemType, Shape};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// A layout in a storage.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,10 +80,28 @@ pub enum OutputFrom {
     Restrided { result: usize, layout: Strided },
 }
 
-/// The calling convention, straight-line.
+/// A synthetic base: a 1-D view over the whole storage of a user argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseFrom {
+    /// A user argument in that storage.
+    pub member: usize,
+    pub numel: i64,
+    /// Use the members' differentiable base (their autograd root) when it
+    /// covers the storage, so gradients reach it.
+    pub differentiable: bool,
+}
+
+/// The calling convention, straight-line. Indices named `arg` are *slots*:
+/// `0..num_args` are the user's arguments, `num_args + b` synthetic base `b`.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
     pub num_args: usize,
+    pub guards: Guards,
+    pub bases: Vec<BaseFrom>,
+    /// The graph's tensor arguments, as slots.
+    pub graph_args: Vec<usize>,
+    /// The graph takes (seed, offset) last and returns the advanced offset last.
+    pub rng: bool,
     pub write_back: Vec<WriteBack>,
     pub outputs: Vec<(OutputFrom, bool)>,
 }
@@ -82,6 +117,8 @@ pub trait Executable {
 pub struct CompiledFunction {
     pub plan: Plan,
     pub forward: Box<dyn Executable>,
+    /// The generator random ops draw from (shared with eager code).
+    pub generator: Rc<RefCell<Generator>>,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T, String> {
@@ -110,21 +147,54 @@ fn view_of(t: &Tensor, l: &Strided) -> Result<Tensor, String> {
 }
 
 impl CompiledFunction {
-    pub fn new(plan: Plan, forward: Box<dyn Executable>) -> Self {
-        CompiledFunction { plan, forward }
+    pub fn new(plan: Plan, forward: Box<dyn Executable>, generator: Rc<RefCell<Generator>>) -> Self {
+        CompiledFunction { plan, forward, generator }
+    }
+
+    /// Synthetic base `b` for this call.
+    fn base(&self, b: &BaseFrom, args: &[Tensor]) -> Result<Tensor, String> {
+        let m = &args[b.member];
+        if b.differentiable {
+            if let Some(root) = m.view_base() {
+                let covers = root.sizes()[..] == [b.numel] && root.strides()[..] == [1] && root.offset() == 0;
+                if covers && root.shares_storage(m) {
+                    return Ok(root);
+                }
+            }
+        }
+        Tensor::from_parts(m.storage(), m.dtype(), Shape::from_slice(&[b.numel]), Shape::from_slice(&[1]), 0)
     }
 
     /// Calls the function with PyTorch's semantics.
     pub fn call(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
-        if args.len() != self.plan.num_args {
-            return err(format!("the function takes {} arguments, got {}", self.plan.num_args, args.len()));
+        let plan = &self.plan;
+        plan.guards.check(args)?;
+        let mut slots: Vec<Tensor> = args.to_vec();
+        for b in &plan.bases {
+            slots.push(self.base(b, args)?);
+        }
+        let mut inputs: Vec<Tensor> = plan.graph_args.iter().map(|&s| slots[s].clone()).collect();
+        if plan.rng {
+            let g = *self.generator.borrow();
+            inputs.push(Tensor::from_i64(ElemType::I64, &[], &[g.seed as i64], ElemType::I64));
+            inputs.push(Tensor::from_i64(ElemType::I64, &[], &[g.offset as i64], ElemType::I64));
         }
         // Outputs aliasing an input view the storage the input had on entry
         // (a later `set_` write-back may move the input elsewhere).
-        let entry_storages: Vec<_> = args.iter().map(|a| a.storage()).collect();
-        let results = self.forward.run(args)?;
+        let entry_storages: Vec<_> = slots.iter().map(|a| a.storage()).collect();
+        let mut results = self.forward.run(&inputs)?;
+        if plan.rng {
+            let offset = results.pop().ok_or("the graph returned no RNG offset")?;
+            let v = offset.read_i64().first().copied().ok_or("the RNG offset result is empty")?;
+            if v < 0 || v % 4 != 0 {
+                return err(format!("the graph returned RNG offset {v}, not a non-negative multiple of 4"));
+            }
+            self.generator.borrow_mut().offset = v as u64;
+        }
+        let plan = &self.plan;
+        let args = &slots;
         let result = |r: usize| results.get(r).ok_or_else(|| format!("the graph returned no result {r}"));
-        for step in &self.plan.write_back {
+        for step in &plan.write_back {
             match step {
                 WriteBack::SetStorage { arg, from, layout } => {
                     let storage = match from {
@@ -160,9 +230,9 @@ impl CompiledFunction {
             }
         }
         // Outputs that view another output come after every other output.
-        let mut outs: Vec<Option<Tensor>> = vec![None; self.plan.outputs.len()];
+        let mut outs: Vec<Option<Tensor>> = vec![None; plan.outputs.len()];
         for pass in 0..2 {
-            for (k, (from, rg)) in self.plan.outputs.iter().enumerate() {
+            for (k, (from, rg)) in plan.outputs.iter().enumerate() {
                 let derived = matches!(from, OutputFrom::ViewOfOutput { .. });
                 if derived != (pass == 1) {
                     continue;

@@ -284,6 +284,17 @@ impl<'a> Interpreter<'a> {
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
             ));
         }
+        if def.has(Traits::INPLACE) {
+            let out = crate::overlap::View::new(&inputs[0].sizes(), &inputs[0].strides(), inputs[0].offset());
+            for t in &inputs[1..] {
+                if t.shares_storage(&inputs[0]) && !t.same(&inputs[0]) {
+                    let v = crate::overlap::View::new(&t.sizes(), &t.strides(), t.offset());
+                    if crate::overlap::mem_overlap(&out, &v) == crate::overlap::MemOverlap::Partial {
+                        return Err(self.err(op, crate::overlap::PARTIAL_OVERLAP_ERROR));
+                    }
+                }
+            }
+        }
         let promote = self.options.promote_f64;
         let mut kctx = KernelCtx { ctx, op, inputs, gen: &mut self.generator, promote_f64: promote };
         let mut results = (kernel.0)(&mut kctx).map_err(|m| self.err(op, m))?;

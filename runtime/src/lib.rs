@@ -8,6 +8,7 @@
 
 pub mod buffer;
 pub mod compiled;
+pub mod guards;
 pub mod interp;
 pub mod kernel_util;
 pub mod overlap;

@@ -97,6 +97,68 @@ pub fn definitely_do_not_overlap(a: &View, b: &View) -> bool {
     false
 }
 
+/// PyTorch's `get_overlap_status` for two views of one storage.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MemOverlap {
+    No,
+    /// The same elements in the same order.
+    Full,
+    /// Some, not all, elements shared (or the same range in another order).
+    Partial,
+    /// Not both dense: PyTorch does not decide (and raises nothing).
+    TooHard,
+}
+
+/// PyTorch's `is_non_overlapping_and_dense`: the elements exactly tile a
+/// contiguous range, in some order of the dimensions.
+pub fn is_non_overlapping_and_dense(size: &[i64], stride: &[i64]) -> bool {
+    if size.len() == 1 {
+        return size[0] < 2 || stride[0] == 1;
+    }
+    let mut perm: Vec<usize> = (0..size.len()).collect();
+    // Sorted by stride, size-0/1 dimensions last.
+    perm.sort_by(|&a, &b| match (size[a] < 2, size[b] < 2) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        (false, false) => stride[a].cmp(&stride[b]),
+    });
+    let mut require = 1;
+    for &d in &perm {
+        if size[d] < 2 {
+            return true;
+        }
+        if stride[d] != require {
+            return false;
+        }
+        require *= size[d];
+    }
+    true
+}
+
+/// How two views of one storage overlap, as PyTorch's in-place ops decide
+/// (`assert_no_partial_overlap` raises on `Partial`).
+pub fn mem_overlap(a: &View, b: &View) -> MemOverlap {
+    if a.numel() == 0 || b.numel() == 0 {
+        return MemOverlap::No;
+    }
+    if !is_non_overlapping_and_dense(&a.size, &a.stride) || !is_non_overlapping_and_dense(&b.size, &b.stride) {
+        return MemOverlap::TooHard;
+    }
+    let (a0, a1) = (a.offset, a.offset + a.numel());
+    let (b0, b1) = (b.offset, b.offset + b.numel());
+    if a0 == b0 && a1 == b1 {
+        return if a.stride == b.stride { MemOverlap::Full } else { MemOverlap::Partial };
+    }
+    if a0 < b1 && b0 < a1 {
+        return MemOverlap::Partial;
+    }
+    MemOverlap::No
+}
+
+/// PyTorch's message for an in-place op whose input partially overlaps its output.
+pub const PARTIAL_OVERLAP_ERROR: &str = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.";
+
 struct UnionFind(Vec<usize>);
 
 impl UnionFind {

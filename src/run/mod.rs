@@ -191,14 +191,42 @@ pub fn run_eager(
     seed: u64,
     promote: bool,
 ) -> Result<EagerRun, RunError> {
+    run_eager_calls(ctx, sources, func, spec, Calls { seed, count: 1 }, promote)
+}
+
+/// How many times to call a function, and the generator's seed before the
+/// first call (later calls continue its stream).
+#[derive(Copy, Clone, Debug)]
+pub struct Calls {
+    pub seed: u64,
+    pub count: usize,
+}
+
+/// Calls `func` eagerly `calls` times, each time on fresh inputs from
+/// `spec`, with one generator seeded once (later calls continue its
+/// stream); returns the last call.
+pub fn run_eager_calls(
+    ctx: &Context,
+    sources: &SourceMgr,
+    func: Op,
+    spec: &InputSpec,
+    calls: Calls,
+    promote: bool,
+) -> Result<EagerRun, RunError> {
     let params = signature(ctx, func)?;
-    let m = materialize(spec, &params, promote)?;
-    let versions_before = m.args.iter().map(|a| a.history_version()).collect();
-    let mut interp = Interpreter::new(ctx);
-    interp.generator = Generator::new(seed);
-    interp.options = ExecOptions { promote_f64: promote };
-    let outputs = interp.call(func, &m.args).map_err(|d| RunError::program(ctx, sources, &[d]))?;
-    Ok(EagerRun { args: m.args, roots: m.roots, outputs, versions_before, generator: interp.generator })
+    let mut generator = Generator::new(calls.seed);
+    let mut last = None;
+    for _ in 0..calls.count.max(1) {
+        let m = materialize(spec, &params, promote)?;
+        let versions_before = m.args.iter().map(|a| a.history_version()).collect();
+        let mut interp = Interpreter::new(ctx);
+        interp.generator = generator;
+        interp.options = ExecOptions { promote_f64: promote };
+        let outputs = interp.call(func, &m.args).map_err(|d| RunError::program(ctx, sources, &[d]))?;
+        generator = interp.generator;
+        last = Some(EagerRun { args: m.args, roots: m.roots, outputs, versions_before, generator });
+    }
+    Ok(last.expect("at least one call"))
 }
 
 /// The output file's `outputs` and `args_after` for a call's outputs and
@@ -223,10 +251,14 @@ pub struct CompiledRun {
     pub args: Vec<Tensor>,
     pub outputs: Vec<Tensor>,
     pub meta: aot_passes::meta::ViewAndMutationMeta,
+    /// The module after the pipeline, when asked for.
+    pub ir: Option<String>,
 }
 
 /// Specialises `func` to the calling convention of `spec`, compiles it with
-/// `pipeline` for `backend`, and calls it on the inputs.
+/// `opts`, and calls it `calls` times on fresh inputs from `spec`, the
+/// generator seeded once (later calls continue its stream); returns the
+/// last call.
 pub fn run_compiled(
     mut ctx: Context,
     sources: &SourceMgr,
@@ -234,7 +266,7 @@ pub fn run_compiled(
     func: Op,
     spec: &InputSpec,
     opts: &crate::compile::CompileOptions,
-    seed: u64,
+    calls: Calls,
 ) -> Result<CompiledRun, RunError> {
     let params = signature(&ctx, func)?;
     {
@@ -242,11 +274,16 @@ pub fn run_compiled(
         crate::compile::annotate_convention(&mut rw, func, spec).map_err(RunError::input)?;
     }
     let compiled = crate::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
-    let m = materialize(spec, &params, false)?;
-    *compiled.generator.borrow_mut() = Generator::new(seed);
+    *compiled.generator.borrow_mut() = Generator::new(calls.seed);
     let mut function = compiled.function;
-    let outputs = function.call(&m.args).map_err(RunError::Program)?;
-    Ok(CompiledRun { args: m.args, outputs, meta: compiled.meta })
+    let mut last = None;
+    for _ in 0..calls.count.max(1) {
+        let m = materialize(spec, &params, false)?;
+        let outputs = function.call(&m.args).map_err(RunError::Program)?;
+        last = Some((m.args, outputs));
+    }
+    let (args, outputs) = last.expect("at least one call");
+    Ok(CompiledRun { args, outputs, meta: compiled.meta, ir: compiled.ir })
 }
 
 impl EagerRun {

@@ -7,7 +7,7 @@ eager semantics (torch_ref.py) and writes `<name>.golden.json`, exactly in
 `aot-run`'s output format.
 
 Comment conventions in a case's leading `//` lines:
-  // golden: skip          the case has no golden (first line)
+  // golden: skip (reason) the case has no golden (first line; say why)
   // golden: expect-error  PyTorch is expected to raise: the golden is {"error": ...};
                            an error golden without this line (or this line
                            without an error) is reported as a corpus mistake.
@@ -67,7 +67,7 @@ def generate(path):
     with open(path) as fh:
         src = fh.read()
     comments = leading_comments(src)
-    if comments and comments[0].replace(" ", "") == "//golden:skip":
+    if comments and comments[0].replace(" ", "").startswith("//golden:skip"):
         return None, None
     expect_error = any(c.replace(" ", "") == "//golden:expect-error" for c in comments)
     stem = path[: -len(".mlir")]

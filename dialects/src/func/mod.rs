@@ -127,6 +127,40 @@ impl FuncView {
         rw.set_attr(self.op, "function_type", a);
     }
 
+    /// Removes the arguments `i` with `keep[i] == false`, with their
+    /// attributes; they must be unused.
+    pub fn erase_args(&self, rw: &mut Rewriter<'_>, keep: &[bool]) -> Result<(), String> {
+        let b = self.entry_block(rw).ok_or("a declaration has no arguments to erase")?;
+        let args = self.args(rw).to_vec();
+        if keep.len() != args.len() {
+            return Err(format!("{} keep flags for {} arguments", keep.len(), args.len()));
+        }
+        if let Some(i) = (0..args.len()).find(|&i| !keep[i] && rw.has_uses(args[i])) {
+            return Err(format!("argument {i} is still used"));
+        }
+        let attrs: Vec<Vec<NamedAttr>> =
+            self.all_arg_attrs(rw).into_iter().zip(keep).filter(|(_, &k)| k).map(|(a, _)| a).collect();
+        for i in (0..args.len()).rev() {
+            if !keep[i] {
+                rw.erase_block_arg(b, i);
+            }
+        }
+        self.set_all_arg_attrs(rw, attrs);
+        self.sync_function_type(rw);
+        Ok(())
+    }
+
+    /// Inserts an argument of type `ty` at position `at`.
+    pub fn insert_arg(&self, rw: &mut Rewriter<'_>, at: usize, ty: Type, attrs: Vec<NamedAttr>) -> Option<Value> {
+        let b = self.entry_block(rw)?;
+        let mut all = self.all_arg_attrs(rw);
+        let v = rw.insert_block_arg(b, at, ty);
+        all.insert(at, attrs);
+        self.set_all_arg_attrs(rw, all);
+        self.sync_function_type(rw);
+        Some(v)
+    }
+
     /// Recomputes `function_type` from the entry block and the return op.
     pub fn sync_function_type(&self, rw: &mut Rewriter<'_>) {
         let inputs: Vec<Type> = self.args(rw).iter().map(|&v| rw.value_type(v)).collect();

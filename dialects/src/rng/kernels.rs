@@ -2,7 +2,7 @@
 //! reproduces. A float result of type f64 is computed in f64, every other
 //! float type in f32 (then rounded to f16/bf16).
 
-use aot_ir::ElemType;
+use aot_ir::{AttrView, ElemType};
 use aot_runtime::philox::{block, uniform_f32, uniform_f64, word, words_for_normal, words_for_uniform};
 use aot_runtime::{KernelCtx, KernelResult};
 use smallvec::smallvec;
@@ -107,9 +107,8 @@ fn gen_dropout(k: &mut KernelCtx<'_>, x_index: usize, seed: u64, offset: u64) ->
     let x = k.input(x_index);
     let (e, shape) = (x.dtype(), x.sizes());
     let p = k.attr_f64_or("p", 0.5);
-    let train = k.ctx.get_attr(k.op, "train").and_then(|a| k.ctx.attr_as_flag(a)).unwrap_or(true);
     let xs = x.read_f64();
-    if !train {
+    if !dropout_draws(&AttrView::of_op(k.ctx, k.op)) {
         return Ok(smallvec![k.new_f64(e, &shape, &xs), k.new_i64(ElemType::I1, &shape, &vec![1; xs.len()])]);
     }
     let mut out = Vec::with_capacity(xs.len());
@@ -122,9 +121,9 @@ fn gen_dropout(k: &mut KernelCtx<'_>, x_index: usize, seed: u64, offset: u64) ->
     Ok(smallvec![k.new_f64(e, &shape, &out), k.new_i64(ElemType::I1, &shape, &mask)])
 }
 
-/// Whether a dropout op draws at all (`train = false` does not).
-pub fn dropout_draws(k: &KernelCtx<'_>) -> bool {
-    k.ctx.get_attr(k.op, "train").and_then(|a| k.ctx.attr_as_flag(a)).unwrap_or(true)
+/// Does a dropout draw random words? Only in training mode (`train`, default true).
+pub fn dropout_draws(a: &AttrView<'_>) -> bool {
+    a.get("train").and_then(|t| a.ctx.attr_as_flag(t)).unwrap_or(true)
 }
 
 pub fn uniform(k: &mut KernelCtx<'_>) -> KernelResult {
@@ -151,7 +150,8 @@ pub fn bernoulli(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn dropout(k: &mut KernelCtx<'_>) -> KernelResult {
     let n = k.input(0).numel() as u64;
     let seed = k.gen.seed;
-    let offset = if dropout_draws(k) { k.gen.advance(words_for_uniform(n)) } else { k.gen.offset };
+    let offset =
+        if dropout_draws(&AttrView::of_op(k.ctx, k.op)) { k.gen.advance(words_for_uniform(n)) } else { k.gen.offset };
     gen_dropout(k, 0, seed, offset)
 }
 

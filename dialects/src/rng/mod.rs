@@ -15,10 +15,11 @@ use aot_ir::*;
 use aot_runtime::Kernel;
 
 /// For a stateful random op: its functional twin, and how many 32-bit words
-/// it draws for `n` results.
+/// it draws for `n` results given its attributes (the generator then
+/// advances by that count rounded up to a multiple of 4).
 pub struct RandomInterface {
     pub functional: &'static str,
-    pub words: fn(u64) -> u64,
+    pub words: fn(&AttrView<'_>, u64) -> u64,
 }
 
 fn verify_float_result(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
@@ -97,12 +98,20 @@ fn verify_nullary(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-fn words_uniform(n: u64) -> u64 {
+fn words_uniform(_: &AttrView<'_>, n: u64) -> u64 {
     aot_runtime::philox::words_for_uniform(n)
 }
 
-fn words_normal(n: u64) -> u64 {
+fn words_normal(_: &AttrView<'_>, n: u64) -> u64 {
     aot_runtime::philox::words_for_normal(n)
+}
+
+fn words_dropout(a: &AttrView<'_>, n: u64) -> u64 {
+    if kernels::dropout_draws(a) {
+        aot_runtime::philox::words_for_uniform(n)
+    } else {
+        0
+    }
 }
 
 const UNIFORM: &[AttrSpec] = &[AttrSpec::optional("low", AttrKind::F64), AttrSpec::optional("high", AttrKind::F64)];
@@ -161,7 +170,7 @@ inventory::submit! {
         attrs: DROPOUT,
         infer: Some(infer_dropout),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_uniform }, &Kernel(kernels::dropout)],
+        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_dropout }, &Kernel(kernels::dropout)],
         ..OpDef::DEFAULT
     }
 }

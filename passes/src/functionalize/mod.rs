@@ -59,6 +59,10 @@ pub const MUTATED_INPUT: &str = "aot.mutated_input";
 pub const INTERMEDIATE_BASE: &str = "aot.intermediate_base";
 /// Op attribute on a scatter: the write is invisible to autograd.
 pub const HIDDEN_WRITE: &str = "aot.hidden_write";
+/// Op attribute on the value functionalize builds as the flat base of a
+/// storage shared by arguments (`aot.layout`), naming the storage id:
+/// `synthetic-base` replaces it with a base argument.
+pub const VIRTUAL_BASE: &str = "aot.virtual_base";
 
 /// Alias facts of one user output, as functionalize found them.
 #[derive(Clone, Debug, PartialEq, Eq)]

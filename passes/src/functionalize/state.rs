@@ -6,7 +6,9 @@
 //! one argument with an explicit layout) is flat (1-D over the storage) and
 //! built lazily from the arguments' values, the first time it is needed.
 
-use super::{OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS};
+use super::{
+    OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS, VIRTUAL_BASE,
+};
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::func::FuncView;
@@ -64,6 +66,10 @@ struct Sto {
     covered: Option<Vec<bool>>,
     /// The length at entry (a `resize_` may grow it).
     len0: i64,
+    /// The layout written by each write so far (write `k` made version `k + 1`).
+    writes: Vec<Layout>,
+    /// The storage id an `aot.layout` declared, for a storage shared by arguments.
+    decl: Option<i64>,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -111,6 +117,12 @@ fn has_internal_overlap(l: &Layout) -> bool {
 /// Storage indices of a layout's elements.
 fn indices(l: &Layout) -> Vec<usize> {
     aot_runtime::tensor::strided_indices(&l.sizes, &l.strides, l.offset)
+}
+
+/// Do two layouts of one storage certainly share no element (AOTAutograd's test)?
+fn disjoint(a: &Layout, b: &Layout) -> bool {
+    use aot_runtime::overlap::{definitely_do_not_overlap, View};
+    definitely_do_not_overlap(&View::new(&a.sizes, &a.strides, a.offset), &View::new(&b.sizes, &b.strides, b.offset))
 }
 
 fn overlaps(a: &Layout, b: &Layout) -> bool {
@@ -161,6 +173,8 @@ impl<'c> Functionalizer<'c> {
             base_obj: None,
             covered: None,
             len0: t.numel(),
+            writes: Vec::new(),
+            decl: None,
         });
         let o = self.new_obj(Obj {
             sto,
@@ -213,6 +227,11 @@ impl<'c> Functionalizer<'c> {
             let step = self.as_strided_step(&layout);
             b = self.rw.build_named1("view.as_strided_scatter", &[b, v], &step.attrs)?;
         }
+        // `synthetic-base` replaces this value by a base argument.
+        if let (Some(def), Some(id)) = (self.rw.defining_op(b), self.stos[s].decl) {
+            let a = self.rw.i64_attr(id);
+            self.rw.set_attr(def, VIRTUAL_BASE, a);
+        }
         self.stos[s].base = Some(b);
         Ok(b)
     }
@@ -222,7 +241,11 @@ impl<'c> Functionalizer<'c> {
         let sto = self.objs[o].sto;
         let version = self.stos[sto].version;
         if let Some((v, at)) = self.objs[o].cached {
-            if at == version {
+            // Writes since the value was cached that provably miss this
+            // object leave it valid (views of one storage that do not overlap).
+            let l = &self.objs[o].layout;
+            if self.stos[sto].writes[at as usize..].iter().all(|w| disjoint(w, l)) {
+                self.objs[o].cached = Some((v, version));
                 return Ok(v);
             }
         }
@@ -324,6 +347,8 @@ impl<'c> Functionalizer<'c> {
         }
         self.stos[sto].base = Some(n);
         self.stos[sto].version += 1;
+        let written = self.objs[o].layout.clone();
+        self.stos[sto].writes.push(written);
         let version = self.stos[sto].version;
         // After a hidden write the object is read back through the hidden
         // scatter, whose gradient passes to the old base; `w` would not.
@@ -420,7 +445,10 @@ impl<'c> Functionalizer<'c> {
         }
     }
 
-    fn setup_args(&mut self, func: Op) -> Result<(), Diagnostic> {
+    /// Creates the objects and storages of the arguments. `merge[i]` says
+    /// whether duplicate `i` (`aot.same_as`) is its original's object;
+    /// `None` merges every duplicate.
+    fn setup_args(&mut self, func: Op, merge: Option<&[bool]>) -> Result<(), Diagnostic> {
         let f = FuncView { op: func };
         let args: Vec<Value> = f.args(&self.rw).to_vec();
         let loc = self.rw.op_loc(func);
@@ -443,31 +471,43 @@ impl<'c> Functionalizer<'c> {
         }
         let mut group_sto: FxHashMap<i64, usize> = FxHashMap::default();
         let mut group_root: FxHashMap<i64, usize> = FxHashMap::default();
+        // The argument whose attributes declare each argument (merged duplicates have none).
+        let mut decls: Vec<usize> = Vec::new();
         for (i, &v) in args.iter().enumerate() {
             let t = self
                 .rw
                 .value_tensor(v)
                 .cloned()
                 .ok_or_else(|| arg_err(i, "functionalize only handles tensor arguments".into()))?;
-            let rg = f.arg_has(&self.rw, i, "aot.requires_grad");
-            let non_leaf = f.arg_has(&self.rw, i, "aot.non_leaf");
+            // A duplicate is the same object as its original when the probe
+            // found the object mutated; otherwise it is traced as an
+            // independent input declared like its original.
+            let mut decl = i;
             if let Some(k) = f.arg_attr(&self.rw, i, "aot.same_as").and_then(|a| self.rw.attr_as_i64(a)) {
                 if k < 0 || k as usize >= i {
                     return Err(arg_err(i, format!("'aot.same_as = {k}' must name an earlier argument")));
                 }
-                let k = self.canonical[k as usize];
+                let k = k as usize;
                 if self.rw.value_type(args[k]) != self.rw.value_type(v) {
                     return Err(arg_err(i, format!("'aot.same_as = {k}' but the two arguments have different types")));
                 }
-                self.arg_objs.push(self.arg_objs[k]);
-                self.arg_initial.push(self.arg_initial[k].clone());
-                self.arg_leaf.push(self.arg_leaf[k]);
-                self.arg_chain0.push(self.arg_chain0[k]);
-                self.canonical.push(k);
-                self.muts.push(MutCount::default());
-                continue;
+                if merge.is_none_or(|m| m[i]) {
+                    let k = self.canonical[k];
+                    self.arg_objs.push(self.arg_objs[k]);
+                    self.arg_initial.push(self.arg_initial[k].clone());
+                    self.arg_leaf.push(self.arg_leaf[k]);
+                    self.arg_chain0.push(self.arg_chain0[k]);
+                    self.canonical.push(k);
+                    self.muts.push(MutCount::default());
+                    decls.push(decls[k]);
+                    continue;
+                }
+                decl = decls[k];
             }
-            let layout_attr = f.arg_attr(&self.rw, i, "aot.layout");
+            decls.push(decl);
+            let rg = f.arg_has(&self.rw, decl, "aot.requires_grad");
+            let non_leaf = f.arg_has(&self.rw, decl, "aot.non_leaf");
+            let layout_attr = f.arg_attr(&self.rw, decl, "aot.layout");
             let (sto, layout, root) = match layout_attr {
                 None => {
                     let o = self.fresh(v).map_err(|m| arg_err(i, m))?;
@@ -517,6 +557,8 @@ impl<'c> Functionalizer<'c> {
                                 base_obj: None,
                                 covered: None,
                                 len0: 0,
+                                writes: Vec::new(),
+                                decl: Some(sid),
                             });
                             group_sto.insert(sid, s);
                             s
@@ -796,6 +838,17 @@ impl<'c> Functionalizer<'c> {
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
             ));
         }
+        for &y in &operands[1..] {
+            let (a, b) = (&self.objs[x].layout, &self.objs[y].layout);
+            if y != x && self.objs[y].sto == self.objs[x].sto {
+                use aot_runtime::overlap::{mem_overlap, MemOverlap, View, PARTIAL_OVERLAP_ERROR};
+                let status =
+                    mem_overlap(&View::new(&a.sizes, &a.strides, a.offset), &View::new(&b.sizes, &b.strides, b.offset));
+                if status == MemOverlap::Partial {
+                    return Err(self.err(op, PARTIAL_OVERLAP_ERROR));
+                }
+            }
+        }
         let iface = def
             .interface::<InPlaceInterface>()
             .ok_or_else(|| self.err(op, "is an in-place op without an InPlaceInterface"))?;
@@ -940,15 +993,30 @@ impl<'c> Functionalizer<'c> {
             return Ok(Stats { mutations_removed: 0, scatters: 0, mutated_inputs: 0 });
         };
         let num_results = f.num_results(ctx);
+        let args: Vec<Value> = f.args(ctx).to_vec();
+        let has_dupes = (0..args.len()).any(|i| f.arg_has(ctx, i, "aot.same_as"));
         let mut rw = Rewriter::new(ctx);
         rw.set_insertion_point(InsertPoint::Before(first));
+        // Duplicates: a probe with every duplicate merged finds which
+        // duplicated objects the function touches; only those stay merged.
+        let merge = if has_dupes {
+            let mut probe = Functionalizer::new(rw);
+            probe.setup_args(func, None)?;
+            let mut env: FxHashMap<Value, usize> = args.iter().copied().zip(probe.arg_objs.clone()).collect();
+            probe.walk(entry, &mut env)?;
+            let merge: Vec<bool> = (0..args.len()).map(|i| probe.muts[probe.canonical[i]].total > 0).collect();
+            rw = probe.rw;
+            // Roll the probe's code back.
+            while let Some(op) = rw.prev_op(first) {
+                rw.erase_op(op);
+            }
+            Some(merge)
+        } else {
+            None
+        };
         let mut this = Functionalizer::new(rw);
-        this.setup_args(func)?;
-        let mut env: FxHashMap<Value, usize> = FxHashMap::default();
-        let args: Vec<Value> = f.args(&this.rw).to_vec();
-        for (i, &a) in args.iter().enumerate() {
-            env.insert(a, this.arg_objs[i]);
-        }
+        this.setup_args(func, merge.as_deref())?;
+        let mut env: FxHashMap<Value, usize> = args.iter().copied().zip(this.arg_objs.clone()).collect();
         let outs = this.walk(entry, &mut env)?;
         debug_assert_eq!(outs.len(), num_results);
         this.finish(func, &args, &outs, keep, &old_ops)?;
@@ -976,7 +1044,9 @@ impl<'c> Functionalizer<'c> {
             let layout_changed = self.objs[o].layout != layout0;
             let resized = !storage_changed && self.stos[sto0].len != self.stos[sto0].len0;
             let mut info = InputAliasInfo::not_mutated(self.requires_grad(o), self.arg_leaf[c], keep);
-            if c == i {
+            if c != i {
+                info.dupe_of = Some(c);
+            } else {
                 info.mutates_storage_metadata = storage_changed;
                 info.mutates_metadata = layout_changed || storage_changed || resized;
                 info.mutates_data = m.data > 0 && !storage_changed;

@@ -7,7 +7,7 @@
 
 use aot::ir::{Context, ParseOptions, SourceMgr};
 use aot::run::json::{parse_inputs, parse_tangents, TangentSpec};
-use aot::run::{fd, run_eager, RunError};
+use aot::run::{fd, run_eager_calls, Calls, RunError};
 use clap::{Parser as _, ValueEnum};
 use serde_json::Value as Json;
 use std::process::ExitCode;
@@ -69,6 +69,13 @@ struct Args {
     /// Write the inputs used (e.g. random ones) to this file.
     #[arg(long)]
     dump_inputs: Option<String>,
+    /// With --mode compiled: write the module after the pipeline to this file.
+    #[arg(long)]
+    dump_ir: Option<String>,
+    /// Call the function this many times, each on fresh inputs, the
+    /// generator continuing across calls; report the last call.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    calls: u64,
     /// Output file (default: stdout).
     #[arg(short = 'o')]
     output: Option<String>,
@@ -136,9 +143,16 @@ fn run(args: &Args) -> Result<(), RunError> {
         None => TangentSpec::default(),
     };
 
+    let calls = Calls { seed: args.seed, count: args.calls as usize };
     let result = match args.mode {
         Mode::Eager => {
-            let r = run_eager(&ctx, &sources, func, &spec, args.seed, false)?;
+            if args.dump_ir.is_some() {
+                return Err(RunError::input("--dump-ir needs --mode compiled"));
+            }
+            if args.grad && args.calls > 1 {
+                return Err(RunError::input("--grad reports one call: drop --calls"));
+            }
+            let r = run_eager_calls(&ctx, &sources, func, &spec, calls, false)?;
             let mut out = r.to_json();
             if args.grad {
                 match args.grad_method.unwrap_or(GradMethod::Fd) {
@@ -163,8 +177,15 @@ fn run(args: &Args) -> Result<(), RunError> {
                     "--grad in compiled mode needs the joint pipeline (aot-train), which this build does not have yet",
                 ));
             }
-            let opts = aot::compile::CompileOptions { pipeline: args.pipeline.clone(), backend };
-            let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &opts, args.seed)?;
+            let opts = aot::compile::CompileOptions {
+                pipeline: args.pipeline.clone(),
+                backend,
+                keep_ir: args.dump_ir.is_some(),
+            };
+            let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &opts, calls)?;
+            if let (Some(path), Some(ir)) = (&args.dump_ir, &r.ir) {
+                std::fs::write(path, ir).map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
+            }
             aot::run::outputs_json(&r.outputs, &r.args)
         }
     };

@@ -1,0 +1,297 @@
+//! The calling convention a function is specialised for: per argument its
+//! type, whether it requires grad (and is a leaf), whether it duplicates an
+//! earlier argument (`aot.same_as`), and where it lies in a storage shared
+//! with other arguments (`aot.layout`, described by the function attribute
+//! `aot.storages`).
+//!
+//! The convention is what AOTAutograd learns from example inputs and what
+//! the runtime's guards check at every call. It starts as argument
+//! attributes; the first pass that changes the signature (`dedupe`,
+//! `synthetic-base`) records it as `aot.convention` so that the user-facing
+//! convention survives the rewrite:
+//!
+//! ```text
+//! aot.convention = #aot.convention<args = [#aot.arg<type = tensor<4xf32>, requires_grad = true>,
+//!                                          #aot.arg<type = tensor<4xf32>, same_as = 0>],
+//!                                  storages = [#aot.storage<id = 0, numel = 8, requires_grad = false>]>
+//! ```
+//!
+//! Invariants: `same_as` names an earlier argument of the same type;
+//! layouts are in bounds of their declared storage.
+
+use crate::meta::{Params, Reader, Strided};
+use aot_dialects::func::FuncView;
+use aot_ir::*;
+
+pub const CONVENTION_ATTR: &str = "aot.convention";
+
+/// Where an argument lies in a storage shared with other arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgLayout {
+    pub storage: i64,
+    pub offset: i64,
+    pub strides: Vec<i64>,
+}
+
+/// One argument of the convention.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgConvention {
+    pub ty: Type,
+    pub requires_grad: bool,
+    pub non_leaf: bool,
+    pub same_as: Option<usize>,
+    pub layout: Option<ArgLayout>,
+}
+
+/// A storage shared by arguments (`#aot.storage`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageDecl {
+    pub id: i64,
+    pub numel: Option<i64>,
+    /// A differentiable base: its views (the arguments) require grad and are not leaves.
+    pub requires_grad: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Convention {
+    pub args: Vec<ArgConvention>,
+    pub storages: Vec<StorageDecl>,
+}
+
+/// What the guards need of one argument, with duplicates resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedArg {
+    pub shape: Vec<i64>,
+    pub elem: ElemType,
+    pub layout: Strided,
+    pub requires_grad: bool,
+    /// Meaningful only when `requires_grad`.
+    pub is_leaf: bool,
+    /// Arguments with equal classes are declared in one storage.
+    pub storage_class: usize,
+    /// The storage's element count, when declared.
+    pub storage_numel: Option<i64>,
+}
+
+fn layout_from_attr(ctx: &Context, a: Attribute) -> Result<ArgLayout, String> {
+    let storage = ctx.attr_field(a, "storage").and_then(|x| ctx.attr_as_i64(x));
+    let offset = ctx.attr_field(a, "offset").map(|x| ctx.attr_as_i64(x)).unwrap_or(Some(0));
+    let strides = ctx.attr_field(a, "strides").map(|x| ctx.attr_as_i64_list(x));
+    match (storage, offset, strides) {
+        (Some(storage), Some(offset), Some(Some(strides))) => Ok(ArgLayout { storage, offset, strides }),
+        _ => Err("'aot.layout' needs an integer 'storage', 'offset' and a list of 'strides'".into()),
+    }
+}
+
+fn layout_to_attr(ctx: &mut Context, l: &ArgLayout) -> Attribute {
+    let mut p = Params::new(ctx);
+    p.int("storage", l.storage);
+    p.int("offset", l.offset);
+    p.i64_list("strides", &l.strides);
+    p.finish("aot.layout")
+}
+
+fn storage_to_attr(ctx: &mut Context, s: &StorageDecl) -> Attribute {
+    let mut p = Params::new(ctx);
+    p.int("id", s.id);
+    if let Some(n) = s.numel {
+        p.int("numel", n);
+    }
+    p.bool("requires_grad", s.requires_grad);
+    p.finish("aot.storage")
+}
+
+fn storage_from_attr(ctx: &Context, a: Attribute) -> Result<StorageDecl, String> {
+    let id = ctx.attr_field(a, "id").and_then(|x| ctx.attr_as_i64(x)).ok_or("'aot.storages' entries need an 'id'")?;
+    let numel = match ctx.attr_field(a, "numel") {
+        None => None,
+        Some(x) => Some(ctx.attr_as_i64(x).filter(|&n| n >= 0).ok_or("'numel' must be a non-negative integer")?),
+    };
+    let requires_grad = ctx.attr_field(a, "requires_grad").and_then(|x| ctx.attr_as_flag(x)).unwrap_or(false);
+    Ok(StorageDecl { id, numel, requires_grad })
+}
+
+impl Convention {
+    /// The convention written as argument attributes of `func`.
+    pub fn from_arg_attrs(ctx: &Context, func: Op) -> Result<Convention, String> {
+        let f = FuncView::new(ctx, func).ok_or("not a function")?;
+        let (inputs, _) = f.function_type(ctx);
+        let mut args = Vec::new();
+        for (i, &ty) in inputs.iter().enumerate() {
+            let same_as = match f.arg_attr(ctx, i, "aot.same_as") {
+                None => None,
+                Some(a) => match ctx.attr_as_i64(a) {
+                    Some(k) if k >= 0 && (k as usize) < i => Some(k as usize),
+                    _ => return Err(format!("argument {i}: 'aot.same_as' must name an earlier argument")),
+                },
+            };
+            let layout = f
+                .arg_attr(ctx, i, "aot.layout")
+                .map(|a| layout_from_attr(ctx, a))
+                .transpose()
+                .map_err(|m| format!("argument {i}: {m}"))?;
+            args.push(ArgConvention {
+                ty,
+                requires_grad: f.arg_has(ctx, i, "aot.requires_grad"),
+                non_leaf: f.arg_has(ctx, i, "aot.non_leaf"),
+                same_as,
+                layout,
+            });
+        }
+        let storages = match ctx.get_attr(func, "aot.storages").map(|a| ctx.attr_data(a)) {
+            None => Vec::new(),
+            Some(AttrData::Array(items)) => {
+                items.iter().map(|&a| storage_from_attr(ctx, a)).collect::<Result<Vec<_>, _>>()?
+            }
+            Some(_) => return Err("'aot.storages' must be a list of #aot.storage".into()),
+        };
+        Ok(Convention { args, storages })
+    }
+
+    /// The function's user-facing convention: `aot.convention` when a pass
+    /// recorded it, else its argument attributes.
+    pub fn of_func(ctx: &Context, func: Op) -> Result<Convention, String> {
+        match ctx.get_attr(func, CONVENTION_ATTR) {
+            Some(a) => Self::from_attr(ctx, a),
+            None => Self::from_arg_attrs(ctx, func),
+        }
+    }
+
+    /// Records the convention as `aot.convention` unless already recorded;
+    /// called by every pass that changes the signature.
+    pub fn record(rw: &mut Rewriter<'_>, func: Op) -> Result<Convention, String> {
+        if let Some(a) = rw.get_attr(func, CONVENTION_ATTR) {
+            return Self::from_attr(rw, a);
+        }
+        let c = Self::from_arg_attrs(rw, func)?;
+        let a = c.to_attr(rw);
+        rw.set_attr(func, CONVENTION_ATTR, a);
+        Ok(c)
+    }
+
+    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        let args: Vec<Attribute> = self
+            .args
+            .iter()
+            .map(|a| {
+                let ty = ctx.type_attr(a.ty);
+                let layout = a.layout.as_ref().map(|l| layout_to_attr(ctx, l));
+                let mut p = Params::new(ctx);
+                p.raw("type", ty);
+                if a.requires_grad {
+                    p.bool("requires_grad", true);
+                }
+                if a.non_leaf {
+                    p.bool("non_leaf", true);
+                }
+                if let Some(k) = a.same_as {
+                    p.int("same_as", k as i64);
+                }
+                if let Some(l) = layout {
+                    p.raw("layout", l);
+                }
+                p.finish("aot.arg")
+            })
+            .collect();
+        let storages: Vec<Attribute> = self.storages.iter().map(|s| storage_to_attr(ctx, s)).collect();
+        let args = ctx.array_attr(args);
+        let storages = ctx.array_attr(storages);
+        let mut p = Params::new(ctx);
+        p.raw("args", args);
+        p.raw("storages", storages);
+        p.finish("aot.convention")
+    }
+
+    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Convention, String> {
+        let r = Reader::new(ctx, a, "aot.convention")?;
+        let mut args = Vec::new();
+        for (i, &x) in r.array("args")?.iter().enumerate() {
+            let ar = Reader::new(ctx, x, "aot.arg")?;
+            let ty = match ctx.attr_data(ar.get("type")?) {
+                AttrData::Type(t) => *t,
+                _ => return Err(format!("#aot.arg {i}: 'type' must be a type")),
+            };
+            let same_as = ar.opt_usize("same_as")?;
+            if same_as.is_some_and(|k| k >= i) {
+                return Err(format!("#aot.arg {i}: 'same_as' must name an earlier argument"));
+            }
+            args.push(ArgConvention {
+                ty,
+                requires_grad: ar.opt_bool("requires_grad")?.unwrap_or(false),
+                non_leaf: ar.opt_bool("non_leaf")?.unwrap_or(false),
+                same_as,
+                layout: ar.opt("layout").map(|l| layout_from_attr(ctx, l)).transpose()?,
+            });
+        }
+        let storages = r.array("storages")?.iter().map(|&s| storage_from_attr(ctx, s)).collect::<Result<_, _>>()?;
+        Ok(Convention { args, storages })
+    }
+
+    /// The argument whose declaration argument `i` shares (itself unless a duplicate).
+    pub fn original(&self, mut i: usize) -> usize {
+        while let Some(k) = self.args[i].same_as {
+            i = k;
+        }
+        i
+    }
+
+    fn storage(&self, id: i64) -> Option<&StorageDecl> {
+        self.storages.iter().find(|s| s.id == id)
+    }
+
+    /// Every argument with duplicates resolved to their originals.
+    pub fn resolve(&self, ctx: &Context) -> Result<Vec<ResolvedArg>, String> {
+        let mut classes: Vec<i64> = Vec::new();
+        let mut out = Vec::new();
+        for i in 0..self.args.len() {
+            let o = self.original(i);
+            let a = &self.args[o];
+            let t = ctx.as_tensor(a.ty).ok_or_else(|| format!("argument {i} is not a tensor"))?;
+            let shape = t.shape.to_vec();
+            let (layout, class_key, numel, base_rg) = match &a.layout {
+                Some(l) => {
+                    if l.strides.len() != shape.len() {
+                        return Err(format!("argument {o}: 'aot.layout' strides do not match its rank"));
+                    }
+                    let decl = self.storage(l.storage);
+                    (
+                        Strided { size: shape.clone(), stride: l.strides.clone(), offset: l.offset },
+                        l.storage,
+                        decl.and_then(|d| d.numel),
+                        decl.is_some_and(|d| d.requires_grad),
+                    )
+                }
+                // Own storages get classes that no declared id can take.
+                None => (
+                    Strided {
+                        size: shape.clone(),
+                        stride: aot_dialects::view::contiguous_strides(&shape).to_vec(),
+                        offset: 0,
+                    },
+                    i64::MIN + o as i64,
+                    Some(shape.iter().product()),
+                    false,
+                ),
+            };
+            let storage_class = match classes.iter().position(|&c| c == class_key) {
+                Some(c) => c,
+                None => {
+                    classes.push(class_key);
+                    classes.len() - 1
+                }
+            };
+            let requires_grad = a.requires_grad || base_rg;
+            let is_leaf = if base_rg { false } else { !a.non_leaf };
+            out.push(ResolvedArg {
+                shape,
+                elem: t.elem,
+                layout,
+                requires_grad,
+                is_leaf,
+                storage_class,
+                storage_numel: numel,
+            });
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,146 @@
+//! `rng-functionalize`: stateful random ops become pure functions of an
+//! explicit Philox state.
+//!
+//! Every stateful op (`rng.uniform`, `normal`, `bernoulli`, `dropout`) of a
+//! value-semantics function becomes its `rng.philox_*` twin (the `rng`
+//! dialect's `RandomInterface`) reading the state from two new trailing
+//! arguments, `seed` and `offset` (`tensor<i64>`, marked `aot.rng_seed` and
+//! `aot.rng_offset`). Shapes are static, so each op's offset is the base
+//! offset plus the words the ops before it draw (each op's draw rounded up
+//! to a multiple of 4, as the generator advances): `offset + c` with `c` a
+//! constant. The function returns the advanced offset as its last result
+//! (`aot.rng_offset`), after the forward returns, and
+//! `is_rng_op_functionalized` is set in `aot.meta`; the runtime passes the
+//! generator's state in and moves the generator to the returned offset.
+//!
+//! The ops run in program order, which `functionalize` preserved, so a
+//! compiled function draws exactly the numbers eager execution draws, on
+//! every backend. Functions without random ops are left unchanged.
+
+use crate::meta::{ViewAndMutationMeta, META_ATTR};
+use aot_dialects::func::FuncView;
+use aot_dialects::rng::RandomInterface;
+use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::*;
+
+/// Argument attribute of the seed argument.
+pub const RNG_SEED: &str = "aot.rng_seed";
+/// Argument attribute of the base offset argument, and result attribute of
+/// the advanced offset.
+pub const RNG_OFFSET: &str = "aot.rng_offset";
+
+struct RngFunctionalize;
+
+fn i64_scalar(rw: &mut Rewriter<'_>, v: i64) -> Value {
+    let ty = rw.tensor_type(&[], ElemType::I64);
+    let a = rw.dense_attr(ty, DenseData::SplatInt(v));
+    rw.build_typed1("tensor.constant", &[], &[("value", a)], ty)
+}
+
+impl Pass for RngFunctionalize {
+    fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
+        if f.is_declaration(ctx) || ctx.attr_str(func, "sym_visibility") == Some("private") {
+            return Ok(());
+        }
+        let entry = f.entry_block(ctx).expect("has a body");
+        let random: Vec<(Op, &'static RandomInterface)> = ctx
+            .block_ops(entry)
+            .filter_map(|op| ctx.op_def(op).and_then(|d| d.interface::<RandomInterface>()).map(|i| (op, i)))
+            .collect();
+        if random.is_empty() {
+            return Ok(());
+        }
+        let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
+        let mut meta = match ViewAndMutationMeta::of_func(ctx, func) {
+            Ok(Some(m)) => m,
+            Ok(None) => {
+                return Err(err(
+                    ctx,
+                    "has random ops but no aot.meta: run 'collect-metadata' before 'rng-functionalize'".into(),
+                ))
+            }
+            Err(m) => return Err(err(ctx, format!("has malformed aot.meta: {m}"))),
+        };
+        if meta.is_rng_op_functionalized {
+            return Err(err(ctx, "has stateful random ops but aot.meta says RNG is functionalized".into()));
+        }
+        let mut rw = Rewriter::new(ctx);
+        crate::convention::Convention::record(&mut rw, func).map_err(|m| err(&rw, m))?;
+        let n = f.num_args(&rw);
+        let state_ty = rw.tensor_type(&[], ElemType::I64);
+        let unit = rw.unit_attr();
+        let seed_attr = vec![NamedAttr { name: rw.sym(RNG_SEED), value: unit }];
+        let offset_attr = vec![NamedAttr { name: rw.sym(RNG_OFFSET), value: unit }];
+        let seed = f.insert_arg(&mut rw, n, state_ty, seed_attr).expect("has a body");
+        let offset = f.insert_arg(&mut rw, n + 1, state_ty, offset_attr).expect("has a body");
+        let mut consumed: i64 = 0;
+        for (op, iface) in &random {
+            let op = *op;
+            rw.set_insertion_point(InsertPoint::Before(op));
+            rw.set_loc(rw.op_loc(op));
+            let at = if consumed == 0 {
+                offset
+            } else {
+                let c = i64_scalar(&mut rw, consumed);
+                rw.build1("tensor.add", &[offset, c], &[])?
+            };
+            let numel = rw.value_tensor(rw.result(op, 0)).map(|t| t.numel()).unwrap_or(0) as u64;
+            let words = (iface.words)(&AttrView::of_op(&rw, op), numel);
+            consumed = consumed.checked_add((words.div_ceil(4) * 4) as i64).ok_or_else(|| {
+                Diagnostic::op_error(&rw, op, "draws more random numbers than an i64 offset can count")
+            })?;
+            let mut operands = vec![seed, at];
+            operands.extend(rw.operands(op));
+            let attrs = rw.attrs(op).to_vec();
+            let types: Vec<Type> = rw.results(op).iter().map(|&r| rw.value_type(r)).collect();
+            let name = rw.op_name_id(iface.functional);
+            let mut state = OperationState::new(name, rw.op_loc(op));
+            state.operands.extend(operands);
+            state.attrs = attrs;
+            state.result_types.extend(types);
+            let new = rw.create(state);
+            let results = rw.results(new).to_vec();
+            rw.replace_op(op, &results);
+        }
+        let ret = f.return_op(&rw).ok_or_else(|| err(&rw, "has no return".into()))?;
+        rw.set_insertion_point(InsertPoint::Before(ret));
+        rw.set_loc(rw.op_loc(ret));
+        let total = i64_scalar(&mut rw, consumed);
+        let advanced = rw.build1("tensor.add", &[offset, total], &[])?;
+        let mut results: Vec<Value> = rw.operands(ret).collect();
+        results.push(advanced);
+        rw.set_operands(ret, &results);
+        let mut res_attrs = f.all_res_attrs(&rw);
+        res_attrs.resize(results.len(), Vec::new());
+        res_attrs.last_mut().expect("one result at least").push(NamedAttr { name: rw.sym(RNG_OFFSET), value: unit });
+        f.set_all_res_attrs(&mut rw, res_attrs);
+        f.sync_function_type(&mut rw);
+        meta.is_rng_op_functionalized = true;
+        let a = meta.to_attr(&mut rw);
+        rw.set_attr(func, META_ATTR, a);
+        st.add_stat("num-rng-ops", random.len() as u64);
+        st.add_stat("num-words", consumed as u64);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "rng-functionalize",
+        name: "RngFunctionalize",
+        summary: "Turn stateful random ops into rng.philox_* ops of an explicit (seed, offset) state",
+        description: "Appends seed and offset arguments (tensor<i64>, aot.rng_seed / aot.rng_offset), rewrites each \
+stateful random op in program order to its philox twin at offset + (words drawn before it, each op's draw rounded up \
+to a multiple of 4), returns the advanced offset as the last result and sets is_rng_op_functionalized in aot.meta. \
+The runtime passes the generator state in and advances the generator to the returned offset, so compiled results \
+equal eager results bit for bit on every backend. Requires collect-metadata to have run.",
+        anchor: Some("func.func"),
+        options: &[],
+        statistics: &[
+            StatisticSpec { name: "num-rng-ops", description: "Stateful random ops rewritten" },
+            StatisticSpec { name: "num-words", description: "32-bit random words one call draws (offset advance)" },
+        ],
+        create: |_: &PassOptions| Ok(Box::new(RngFunctionalize)),
+    }
+}

@@ -1,0 +1,167 @@
+//! Guards: the checks a compiled function runs on its arguments at every
+//! call, so that a call which breaks the convention the function was
+//! compiled for fails with a clear error instead of computing a wrong
+//! answer.
+//!
+//! What is checked, per the convention (all derived at compile time):
+//! - each argument's dtype, sizes, strides and storage offset, whether it
+//!   requires grad (both ways) and, if so, whether it is a leaf; the exact
+//!   storage length where the function resizes the storage;
+//! - duplicates removed by `dedupe`: the argument really is its original
+//!   ("argument 2 would be a duplicate of argument 0");
+//! - arguments compiled as views of one storage (a synthetic base, or any
+//!   mutated shared storage) really share one storage, long enough;
+//! - no unexpected aliasing: an argument the function mutates shares no
+//!   memory with an argument it was compiled as independent of. This
+//!   catches a call with duplicates or overlapping views of a function
+//!   compiled for distinct arguments (pytorch issue 139789). Arguments are
+//!   bucketed by storage, so the check is linear unless mutated arguments
+//!   really share storages.
+
+use crate::overlap::{definitely_do_not_overlap, View};
+use crate::tensor::Tensor;
+use aot_ir::{ElemType, Shape};
+use rustc_hash::FxHashMap;
+
+/// What one argument must look like.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgGuard {
+    pub dtype: ElemType,
+    pub size: Shape,
+    pub stride: Shape,
+    pub offset: i64,
+    pub requires_grad: bool,
+    /// Checked only when `requires_grad`.
+    pub is_leaf: bool,
+    /// The exact element count of the storage, where the function resizes it.
+    pub storage_len: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Guards {
+    pub args: Vec<ArgGuard>,
+    /// `(i, j)`: argument `i` must be the same tensor as argument `j < i`.
+    pub same_object: Vec<(usize, usize)>,
+    /// Arguments that must share one storage of at least this many elements.
+    pub shared_storage: Vec<(Vec<usize>, usize)>,
+    /// Arguments with equal classes were compiled as views of one storage.
+    pub storage_class: Vec<usize>,
+    /// Arguments whose data or metadata the function changes.
+    pub mutated: Vec<bool>,
+}
+
+fn view_of(t: &Tensor) -> View {
+    View::new(&t.sizes(), &t.strides(), t.offset())
+}
+
+impl Guards {
+    /// Checks the arguments of one call.
+    pub fn check(&self, args: &[Tensor]) -> Result<(), String> {
+        if args.len() != self.args.len() {
+            return Err(format!("the function takes {} arguments, got {}", self.args.len(), args.len()));
+        }
+        for (i, (a, g)) in args.iter().zip(&self.args).enumerate() {
+            if a.dtype() != g.dtype || a.sizes() != g.size {
+                return Err(format!(
+                    "argument {i}: the function was compiled for a {} tensor of shape {:?}, but got a {} tensor of shape {:?}",
+                    g.dtype,
+                    g.size.to_vec(),
+                    a.dtype(),
+                    a.sizes().to_vec()
+                ));
+            }
+            if a.strides() != g.stride || a.offset() != g.offset {
+                return Err(format!(
+                    "argument {i}: the function was compiled for strides {:?} at storage offset {}, but got strides {:?} at offset {} (recompile for this layout)",
+                    g.stride.to_vec(),
+                    g.offset,
+                    a.strides().to_vec(),
+                    a.offset()
+                ));
+            }
+            let rg = a.requires_grad();
+            if rg != g.requires_grad {
+                return Err(if rg {
+                    format!("argument {i} requires grad, but the function was compiled for an argument that does not (recompile with requires_grad)")
+                } else {
+                    format!(
+                        "argument {i} does not require grad, but the function was compiled for an argument that does"
+                    )
+                });
+            }
+            if rg && a.is_leaf() != g.is_leaf {
+                let what = |leaf: bool| if leaf { "a leaf" } else { "a non-leaf" };
+                return Err(format!(
+                    "argument {i} is {}, but the function was compiled for {}",
+                    what(a.is_leaf()),
+                    what(g.is_leaf)
+                ));
+            }
+            if let Some(n) = g.storage_len {
+                let len = a.storage().len();
+                if len != n {
+                    return Err(format!(
+                        "argument {i}: the function resizes its storage and was compiled for a storage of {n} elements, but got one of {len}"
+                    ));
+                }
+            }
+        }
+        for &(i, j) in &self.same_object {
+            if !args[i].same(&args[j]) {
+                return Err(format!(
+                    "argument {i} would be a duplicate of argument {j}: the function was compiled for the same tensor in both places, but got two distinct tensors"
+                ));
+            }
+        }
+        for (members, len) in &self.shared_storage {
+            let first = members[0];
+            for &m in &members[1..] {
+                if !args[m].shares_storage(&args[first]) {
+                    return Err(format!(
+                        "arguments {first} and {m} were compiled as views of one storage, but got tensors with different storages"
+                    ));
+                }
+            }
+            let have = args[first].storage().len();
+            if have < *len {
+                return Err(format!(
+                    "arguments {members:?} were compiled as views of a storage of {len} elements, but theirs has {have}"
+                ));
+            }
+        }
+        self.check_aliasing(args)
+    }
+
+    fn check_aliasing(&self, args: &[Tensor]) -> Result<(), String> {
+        if !self.mutated.iter().any(|&m| m) {
+            return Ok(());
+        }
+        let mut buckets: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+        for (i, a) in args.iter().enumerate() {
+            buckets.entry(a.storage().id()).or_default().push(i);
+        }
+        let mut shared: Vec<&Vec<usize>> = buckets.values().filter(|b| b.len() > 1).collect();
+        shared.sort_by_key(|b| b[0]);
+        for bucket in shared {
+            for &m in bucket.iter().filter(|&&m| self.mutated[m]) {
+                for &j in bucket {
+                    if j == m || self.storage_class[j] == self.storage_class[m] {
+                        continue;
+                    }
+                    let (lo, hi) = (m.min(j), m.max(j));
+                    if args[j].same(&args[m]) {
+                        return Err(format!(
+                            "arguments {lo} and {hi} are the same tensor, and the function mutates argument {m}, but it was compiled for distinct tensors (recompile with the duplicate)"
+                        ));
+                    }
+                    if !definitely_do_not_overlap(&view_of(&args[j]), &view_of(&args[m])) {
+                        return Err(format!(
+                            "arguments {lo} and {hi} may overlap in memory, and the function mutates argument {m}, but it was compiled for independent arguments (recompile with this aliasing)"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
