@@ -463,6 +463,10 @@ pub struct CompileOptions {
     pub backend: Backend,
     /// Keep the printed module after the pipeline in `Compiled::ir`.
     pub keep_ir: bool,
+    /// Specialise for the arguments of this input file rather than the
+    /// ones the function is called with (`aot-run --compile-for`); the
+    /// guards then decide whether the call may proceed.
+    pub compile_for: Option<InputSpec>,
 }
 
 /// Runs the pipeline on the module and compiles `func`; errors come back as

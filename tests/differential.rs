@@ -56,8 +56,12 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
         };
         let mut ctx2 = Context::new();
         let (m2, f2) = parse(&mut ctx2)?;
-        let opts =
-            aot::compile::CompileOptions { pipeline: pipeline.to_string(), backend: Backend::Interp, keep_ir: false };
+        let opts = aot::compile::CompileOptions {
+            pipeline: pipeline.to_string(),
+            backend: Backend::Interp,
+            keep_ir: false,
+            compile_for: None,
+        };
         let compiled: Json = match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 7, count: calls }) {
             Ok(r) => outputs_json(&r.outputs, &r.args),
             Err(e) => json!({ "error": e.to_string() }),

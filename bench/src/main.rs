@@ -3,23 +3,27 @@
 //!
 //! ```text
 //! cargo run --release -p aot-bench -- ir [--ops N]
+//! cargo run --release -p aot-bench -- functionalize [--ops N]
+//! cargo run --release -p aot-bench -- overlap [--n N]
 //! ```
 
 mod functionalize;
 mod ir;
+mod overlap;
 
 fn main() {
     aot::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else {
-        eprintln!("usage: aot-bench <ir|functionalize> [options]");
+        eprintln!("usage: aot-bench <ir|functionalize|overlap> [options]");
         std::process::exit(2);
     };
     let rest = &args[1..];
     let r = match cmd.as_str() {
         "ir" => ir::run(rest),
         "functionalize" => functionalize::run(rest),
-        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize)")),
+        "overlap" => overlap::run(rest),
+        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap)")),
     };
     if let Err(e) = r {
         eprintln!("aot-bench: error: {e}");

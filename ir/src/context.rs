@@ -824,6 +824,16 @@ impl Context {
         self.renumber_block_args(b);
     }
 
+    /// Keeps the arguments `i` of `b` with `keep[i]`, in one pass.
+    pub(crate) fn retain_block_args_raw(&mut self, b: Block, keep: &[bool]) {
+        let mut i = 0;
+        self.blocks[b].args.retain(|_| {
+            i += 1;
+            keep.get(i - 1).copied().unwrap_or(true)
+        });
+        self.renumber_block_args(b);
+    }
+
     fn renumber_block_args(&mut self, b: Block) {
         for i in 0..self.blocks[b].args.len() {
             let v = self.blocks[b].args[i];

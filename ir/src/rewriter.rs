@@ -414,6 +414,16 @@ impl<'c> Rewriter<'c> {
         self.ctx.insert_block_arg_raw(b, at, ty)
     }
 
+    /// Removes every argument `i` of `b` with `keep[i] == false` (linear
+    /// time); they must have no uses.
+    pub fn retain_block_args(&mut self, b: Block, keep: &[bool]) {
+        for (i, &v) in self.ctx.block_args(b).iter().enumerate() {
+            assert!(keep.get(i).copied().unwrap_or(true) || !self.ctx.has_uses(v), "erasing a block argument that still has uses");
+        }
+        self.changed = true;
+        self.ctx.retain_block_args_raw(b, keep);
+    }
+
     /// Removes argument `index` of `b`; it must have no uses.
     pub fn erase_block_arg(&mut self, b: Block, index: usize) {
         let v = self.ctx.block_args(b)[index];

@@ -106,6 +106,18 @@ pub struct Plan {
     pub outputs: Vec<(OutputFrom, bool)>,
 }
 
+/// Why a call of a compiled function failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The arguments break the convention the function was compiled for
+    /// (a guard failed); nothing was run and no argument was changed.
+    #[error("{0}")]
+    Convention(String),
+    /// The graph or the epilogue failed.
+    #[error("{0}")]
+    Execution(String),
+}
+
 /// A forward (or backward) graph compiled by some backend.
 pub trait Executable {
     /// Runs the graph on the arguments (which it may write into, for
@@ -166,9 +178,13 @@ impl CompiledFunction {
     }
 
     /// Calls the function with PyTorch's semantics.
-    pub fn call(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    pub fn call(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, CallError> {
+        self.plan.guards.check(args).map_err(CallError::Convention)?;
+        self.run(args).map_err(CallError::Execution)
+    }
+
+    fn run(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
         let plan = &self.plan;
-        plan.guards.check(args)?;
         let mut slots: Vec<Tensor> = args.to_vec();
         for b in &plan.bases {
             slots.push(self.base(b, args)?);

@@ -15,10 +15,11 @@
 //!   memory with an argument it was compiled as independent of. This
 //!   catches a call with duplicates or overlapping views of a function
 //!   compiled for distinct arguments (pytorch issue 139789). Arguments are
-//!   bucketed by storage, so the check is linear unless mutated arguments
-//!   really share storages.
+//!   bucketed by storage and, within a storage, grouped by the address
+//!   sweep of `overlap`, so thousands of views of one storage cost
+//!   O(n log n), not all pairs.
 
-use crate::overlap::{definitely_do_not_overlap, View};
+use crate::overlap::{definitely_do_not_overlap, overlap_groups, View};
 use crate::tensor::Tensor;
 use aot_ir::{ElemType, Shape};
 use rustc_hash::FxHashMap;
@@ -140,24 +141,36 @@ impl Guards {
         for (i, a) in args.iter().enumerate() {
             buckets.entry(a.storage().id()).or_default().push(i);
         }
-        let mut shared: Vec<&Vec<usize>> = buckets.values().filter(|b| b.len() > 1).collect();
+        let mut shared: Vec<&Vec<usize>> =
+            buckets.values().filter(|b| b.len() > 1 && b.iter().any(|&i| self.mutated[i])).collect();
         shared.sort_by_key(|b| b[0]);
         for bucket in shared {
-            for &m in bucket.iter().filter(|&&m| self.mutated[m]) {
-                for &j in bucket {
-                    if j == m || self.storage_class[j] == self.storage_class[m] {
-                        continue;
-                    }
-                    let (lo, hi) = (m.min(j), m.max(j));
-                    if args[j].same(&args[m]) {
-                        return Err(format!(
-                            "arguments {lo} and {hi} are the same tensor, and the function mutates argument {m}, but it was compiled for distinct tensors (recompile with the duplicate)"
-                        ));
-                    }
-                    if !definitely_do_not_overlap(&view_of(&args[j]), &view_of(&args[m])) {
-                        return Err(format!(
-                            "arguments {lo} and {hi} may overlap in memory, and the function mutates argument {m}, but it was compiled for independent arguments (recompile with this aliasing)"
-                        ));
+            // Only arguments in one overlap group can clash: the address
+            // sweep finds the groups without testing all pairs.
+            let views: Vec<View> = bucket.iter().map(|&i| view_of(&args[i])).collect();
+            let (groups, _) = overlap_groups(&views);
+            for group in groups.iter().filter(|g| g.len() > 1) {
+                let members: Vec<usize> = group.iter().map(|&k| bucket[k]).collect();
+                let first_class = self.storage_class[members[0]];
+                if members.iter().all(|&i| self.storage_class[i] == first_class) {
+                    continue;
+                }
+                for &m in members.iter().filter(|&&m| self.mutated[m]) {
+                    for &j in &members {
+                        if j == m || self.storage_class[j] == self.storage_class[m] {
+                            continue;
+                        }
+                        let (lo, hi) = (m.min(j), m.max(j));
+                        if args[j].same(&args[m]) {
+                            return Err(format!(
+                                "arguments {lo} and {hi} are the same tensor, and the function mutates argument {m}, but it was compiled for distinct tensors (recompile with the duplicate)"
+                            ));
+                        }
+                        if !definitely_do_not_overlap(&view_of(&args[j]), &view_of(&args[m])) {
+                            return Err(format!(
+                                "arguments {lo} and {hi} may overlap in memory, and the function mutates argument {m}, but it was compiled for independent arguments (recompile with this aliasing)"
+                            ));
+                        }
                     }
                 }
             }

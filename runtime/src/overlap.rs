@@ -222,24 +222,34 @@ pub fn overlap_groups(views: &[View]) -> (Vec<Vec<usize>>, OverlapStats) {
         // address sweep below.
         other.extend(members.iter().copied());
     }
-    // Address sweep over everything (row layouts again, against non-rows).
-    let row_stride = |i: usize| views[i].row_stride();
+    // Address sweep over everything, with one active list per row stride
+    // (`None`: not a row layout). Rows of one stride were settled by the
+    // column sweep, so a view skips its own stride's list: perfectly
+    // interleaved columns, whose address ranges all intersect, cost nothing
+    // here. Lists are pruned lazily, when a view of another class scans them.
     other.sort_by_key(|&i| (views[i].offset, views[i].last()));
-    let mut active: Vec<usize> = Vec::new();
+    let mut active: Vec<(Option<i64>, Vec<usize>)> = Vec::new();
     for &i in &other {
         let start = views[i].offset;
-        active.retain(|&j| views[j].last() >= start);
-        for &j in &active {
-            // Two row layouts of one stride were settled by the column sweep.
-            if row_stride(i).is_some() && row_stride(i) == row_stride(j) {
+        let class = views[i].row_stride();
+        let mut own = None;
+        for (k, (c, list)) in active.iter_mut().enumerate() {
+            if *c == class && class.is_some() {
+                own = Some(k);
                 continue;
             }
-            stats.pairs_tested += 1;
-            if !definitely_do_not_overlap(&views[i], &views[j]) {
-                uf.union(i, j);
+            list.retain(|&j| views[j].last() >= start);
+            for &j in list.iter() {
+                stats.pairs_tested += 1;
+                if !definitely_do_not_overlap(&views[i], &views[j]) {
+                    uf.union(i, j);
+                }
             }
         }
-        active.push(i);
+        match own.or_else(|| active.iter().position(|(c, _)| *c == class)) {
+            Some(k) => active[k].1.push(i),
+            None => active.push((class, vec![i])),
+        }
     }
     let mut groups: rustc_hash::FxHashMap<usize, Vec<usize>> = rustc_hash::FxHashMap::default();
     for i in 0..n {

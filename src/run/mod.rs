@@ -8,6 +8,7 @@ pub mod fd;
 pub mod json;
 
 use aot_ir::{Context, Diagnostic, ElemType, Op, SourceMgr, TensorType};
+use aot_runtime::compiled::CallError;
 use aot_runtime::{ExecOptions, Generator, Interpreter, Tensor};
 use json::{ArgSpec, InputSpec};
 use serde_json::{json, Value as Json};
@@ -255,8 +256,8 @@ pub struct CompiledRun {
     pub ir: Option<String>,
 }
 
-/// Specialises `func` to the calling convention of `spec`, compiles it with
-/// `opts`, and calls it `calls` times on fresh inputs from `spec`, the
+/// Specialises `func` to the calling convention of `spec` (or of
+/// `opts.compile_for`), compiles it with `opts`, and calls it `calls` times on fresh inputs from `spec`, the
 /// generator seeded once (later calls continue its stream); returns the
 /// last call.
 pub fn run_compiled(
@@ -271,7 +272,8 @@ pub fn run_compiled(
     let params = signature(&ctx, func)?;
     {
         let mut rw = aot_ir::Rewriter::new(&mut ctx);
-        crate::compile::annotate_convention(&mut rw, func, spec).map_err(RunError::input)?;
+        let convention = opts.compile_for.as_ref().unwrap_or(spec);
+        crate::compile::annotate_convention(&mut rw, func, convention).map_err(RunError::input)?;
     }
     let compiled = crate::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
     *compiled.generator.borrow_mut() = Generator::new(calls.seed);
@@ -279,7 +281,10 @@ pub fn run_compiled(
     let mut last = None;
     for _ in 0..calls.count.max(1) {
         let m = materialize(spec, &params, false)?;
-        let outputs = function.call(&m.args).map_err(RunError::Program)?;
+        let outputs = function.call(&m.args).map_err(|e| match e {
+            CallError::Convention(m) => RunError::Input(m),
+            CallError::Execution(m) => RunError::Program(m),
+        })?;
         last = Some((m.args, outputs));
     }
     let (args, outputs) = last.expect("at least one call");

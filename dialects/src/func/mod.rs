@@ -72,30 +72,32 @@ impl FuncView {
         ctx.block_last_op(b).filter(|&o| ctx.op_name(o) == RETURN)
     }
 
-    fn dict_list(&self, ctx: &Context, key: &str) -> Vec<Attribute> {
-        match ctx.get_attr(self.op, key).map(|a| ctx.attr_data(a)) {
-            Some(AttrData::Array(v)) => v.clone(),
-            _ => Vec::new(),
+    /// Entry `i` of the list of dictionaries `key` (`arg_attrs`/`res_attrs`).
+    fn dict_at<'c>(&self, ctx: &'c Context, key: &str, i: usize) -> &'c [NamedAttr] {
+        let Some(AttrData::Array(v)) = ctx.get_attr(self.op, key).map(|a| ctx.attr_data(a)) else { return &[] };
+        match v.get(i).map(|&d| ctx.attr_data(d)) {
+            Some(AttrData::Dict(entries)) => entries,
+            _ => &[],
         }
     }
 
     /// The attribute dictionary entries of argument `i`.
     pub fn arg_attrs(&self, ctx: &Context, i: usize) -> Vec<NamedAttr> {
-        entries(ctx, self.dict_list(ctx, "arg_attrs").get(i).copied())
+        self.dict_at(ctx, "arg_attrs", i).to_vec()
     }
 
     pub fn res_attrs(&self, ctx: &Context, i: usize) -> Vec<NamedAttr> {
-        entries(ctx, self.dict_list(ctx, "res_attrs").get(i).copied())
+        self.dict_at(ctx, "res_attrs", i).to_vec()
     }
 
     pub fn arg_attr(&self, ctx: &Context, i: usize, name: &str) -> Option<Attribute> {
         let key = ctx.lookup_sym(name)?;
-        self.arg_attrs(ctx, i).into_iter().find(|a| a.name == key).map(|a| a.value)
+        self.dict_at(ctx, "arg_attrs", i).iter().find(|a| a.name == key).map(|a| a.value)
     }
 
     pub fn res_attr(&self, ctx: &Context, i: usize, name: &str) -> Option<Attribute> {
         let key = ctx.lookup_sym(name)?;
-        self.res_attrs(ctx, i).into_iter().find(|a| a.name == key).map(|a| a.value)
+        self.dict_at(ctx, "res_attrs", i).iter().find(|a| a.name == key).map(|a| a.value)
     }
 
     pub fn arg_has(&self, ctx: &Context, i: usize, name: &str) -> bool {
@@ -140,11 +142,7 @@ impl FuncView {
         }
         let attrs: Vec<Vec<NamedAttr>> =
             self.all_arg_attrs(rw).into_iter().zip(keep).filter(|(_, &k)| k).map(|(a, _)| a).collect();
-        for i in (0..args.len()).rev() {
-            if !keep[i] {
-                rw.erase_block_arg(b, i);
-            }
-        }
+        rw.retain_block_args(b, keep);
         self.set_all_arg_attrs(rw, attrs);
         self.sync_function_type(rw);
         Ok(())
@@ -169,13 +167,6 @@ impl FuncView {
             None => self.function_type(rw).1,
         };
         self.set_function_type(rw, inputs, results);
-    }
-}
-
-fn entries(ctx: &Context, a: Option<Attribute>) -> Vec<NamedAttr> {
-    match a.map(|a| ctx.attr_data(a)) {
-        Some(AttrData::Dict(v)) => v.clone(),
-        _ => Vec::new(),
     }
 }
 

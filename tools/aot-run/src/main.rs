@@ -69,6 +69,10 @@ struct Args {
     /// Write the inputs used (e.g. random ones) to this file.
     #[arg(long)]
     dump_inputs: Option<String>,
+    /// With --mode compiled: specialise for the arguments of this input file,
+    /// then call with --inputs (the guards check the call).
+    #[arg(long)]
+    compile_for: Option<String>,
     /// With --mode compiled: write the module after the pipeline to this file.
     #[arg(long)]
     dump_ir: Option<String>,
@@ -146,8 +150,8 @@ fn run(args: &Args) -> Result<(), RunError> {
     let calls = Calls { seed: args.seed, count: args.calls as usize };
     let result = match args.mode {
         Mode::Eager => {
-            if args.dump_ir.is_some() {
-                return Err(RunError::input("--dump-ir needs --mode compiled"));
+            if args.dump_ir.is_some() || args.compile_for.is_some() {
+                return Err(RunError::input("--dump-ir and --compile-for need --mode compiled"));
             }
             if args.grad && args.calls > 1 {
                 return Err(RunError::input("--grad reports one call: drop --calls"));
@@ -177,10 +181,15 @@ fn run(args: &Args) -> Result<(), RunError> {
                     "--grad in compiled mode needs the joint pipeline (aot-train), which this build does not have yet",
                 ));
             }
+            let compile_for = match &args.compile_for {
+                Some(path) => Some(parse_inputs(&read(path, "compile-for inputs")?)?),
+                None => None,
+            };
             let opts = aot::compile::CompileOptions {
                 pipeline: args.pipeline.clone(),
                 backend,
                 keep_ir: args.dump_ir.is_some(),
+                compile_for,
             };
             let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &opts, calls)?;
             if let (Some(path), Some(ir)) = (&args.dump_ir, &r.ir) {
