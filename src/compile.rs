@@ -137,6 +137,8 @@ struct Slots {
     metadata_mutated: Vec<usize>,
     /// `(i, j)`: user argument `i` is a removed duplicate of `j`.
     dupes: Vec<(usize, usize)>,
+    /// Members of a synthetic base that require grad after the call.
+    member_requires_grad: Vec<usize>,
 }
 
 fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -> Result<Slots, String> {
@@ -162,6 +164,7 @@ fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -
         members: Vec::new(),
         metadata_mutated: Vec::new(),
         dupes: Vec::new(),
+        member_requires_grad: Vec::new(),
     };
     match sb {
         None => out.of_inner = kept.clone(),
@@ -181,7 +184,12 @@ fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -
                     InnerArg::Arg(p) => {
                         *of_inner.get_mut(*p).ok_or("aot.synthetic_base: argument index out of range")? = kept[d]
                     }
-                    InnerArg::Member { base, .. } => out.members[*base].push(kept[d]),
+                    InnerArg::Member { base, requires_grad, .. } => {
+                        out.members[*base].push(kept[d]);
+                        if *requires_grad {
+                            out.member_requires_grad.push(kept[d]);
+                        }
+                    }
                 }
             }
             for (b, info) in sb.bases.iter().enumerate() {
@@ -215,6 +223,9 @@ fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -
 
 /// Derives the runtime plan of `func` from its metadata.
 pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result<Plan, String> {
+    if ctx.has_attr(func, aot_passes::functionalize::WHOLE_STORAGES) {
+        return Err("the graph reads storage elements outside its arguments (aot.whole_storages): add 'synthetic-base' to the pipeline so the storage is passed whole".into());
+    }
     let conv = Convention::of_func(ctx, func)?;
     let user = conv.resolve(ctx)?;
     let n = user.len();
@@ -276,17 +287,16 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         let layout = o.layout.as_ref().map(to_runtime).ok_or_else(|| format!("metadata output {e} has no layout"))?;
         plan.write_back.push(WriteBack::AsStrided { arg, layout });
     }
-    // Inputs a mutation gave autograd history (every member of a base).
+    // Inputs a mutation gave autograd history.
     for (p, info) in meta.input_info.iter().enumerate() {
-        if info.mutation_type == MutationType::NotMutated || !info.requires_grad {
-            continue;
-        }
         let s = slot(p);
-        let targets: Vec<usize> = if s >= n { sl.members[s - n].clone() } else { vec![s] };
-        for t in targets {
-            if !user[t].requires_grad {
-                plan.write_back.push(WriteBack::RequiresGrad { arg: t });
-            }
+        if s < n && info.mutation_type != MutationType::NotMutated && info.requires_grad && !user[s].requires_grad {
+            plan.write_back.push(WriteBack::RequiresGrad { arg: s });
+        }
+    }
+    for &m in &sl.member_requires_grad {
+        if !user[m].requires_grad {
+            plan.write_back.push(WriteBack::RequiresGrad { arg: m });
         }
     }
     for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {

@@ -1,6 +1,8 @@
 //! Malformed input must produce diagnostics, never a panic: every chunk of
 //! the lit suite is truncated and mutated at random positions, then parsed,
-//! verified and printed.
+//! verified and printed, and what verifies is compiled by the calling-
+//! convention pipeline (functionalize ... rng-functionalize), whose passes
+//! must reject what they cannot handle with a diagnostic.
 
 use aot::ir::verify_diagnostics::split_input;
 use aot::ir::{parse_module, print_op, verify, Context, ParseOptions, PrintOptions};
@@ -31,6 +33,8 @@ fn exercise(text: &str) {
         if verify(&ctx, m).is_ok() {
             let _ = print_op(&ctx, m, PrintOptions::default());
             let _ = print_op(&ctx, m, PrintOptions { generic: true, debug_info: true });
+            let mut pm = aot::ir::pass::PassManager::parse("builtin.module(aot-inference)").expect("pipeline");
+            let _ = pm.run(&mut ctx, m, &mut std::io::sink());
         }
     }
 }

@@ -66,7 +66,11 @@ fn aliased_function(kind: &str, n: usize) -> String {
         if i > 0 {
             s.push_str(", ");
         }
-        let _ = write!(s, "%a{i}: tensor<16xf32> {{aot.layout = #aot.layout<storage = 0, offset = {}, strides = [1]>}}", step * i);
+        let _ = write!(
+            s,
+            "%a{i}: tensor<16xf32> {{aot.layout = #aot.layout<storage = 0, offset = {}, strides = [1]>}}",
+            step * i
+        );
     }
     s.push_str(") -> tensor<16xf32> {\n  mut.neg_ %a0 : tensor<16xf32>\n");
     let _ = writeln!(s, "  %r = tensor.add %a1, %a{} : tensor<16xf32>\n  return %r : tensor<16xf32>\n}}", n - 1);
@@ -81,8 +85,8 @@ fn pass(reps: usize, max: usize) -> Result<(), String> {
             let text = aliased_function(kind, n);
             let (t, (bases, args)) = crate::best_of(reps, || {
                 let mut ctx = Context::new();
-                let m = parse_module(&mut ctx, &text, &ParseOptions { file: "gen".into(), first_line: 1 })
-                    .expect("parses");
+                let m =
+                    parse_module(&mut ctx, &text, &ParseOptions { file: "gen".into(), first_line: 1 }).expect("parses");
                 let mut pm = aot::ir::pass::PassManager::parse(
                     "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base))",
                 )
@@ -110,8 +114,14 @@ fn guard(reps: usize, max: usize) {
         let storage = Storage::new(Buffer::zeros(ElemType::F32, 16 * n));
         let args: Vec<Tensor> = (0..n)
             .map(|i| {
-                Tensor::from_parts(storage.clone(), ElemType::F32, aot::ir::Shape::from_slice(&[16]), aot::ir::Shape::from_slice(&[1]), 16 * i as i64)
-                    .expect("in bounds")
+                Tensor::from_parts(
+                    storage.clone(),
+                    ElemType::F32,
+                    aot::ir::Shape::from_slice(&[16]),
+                    aot::ir::Shape::from_slice(&[1]),
+                    16 * i as i64,
+                )
+                .expect("in bounds")
             })
             .collect();
         let guards = Guards {

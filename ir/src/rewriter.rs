@@ -418,7 +418,10 @@ impl<'c> Rewriter<'c> {
     /// time); they must have no uses.
     pub fn retain_block_args(&mut self, b: Block, keep: &[bool]) {
         for (i, &v) in self.ctx.block_args(b).iter().enumerate() {
-            assert!(keep.get(i).copied().unwrap_or(true) || !self.ctx.has_uses(v), "erasing a block argument that still has uses");
+            assert!(
+                keep.get(i).copied().unwrap_or(true) || !self.ctx.has_uses(v),
+                "erasing a block argument that still has uses"
+            );
         }
         self.changed = true;
         self.ctx.retain_block_args_raw(b, keep);

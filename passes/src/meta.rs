@@ -343,7 +343,7 @@ impl ViewAndMutationMeta {
     }
 }
 
-fn strided_to_attr(ctx: &mut Context, s: &Strided) -> Attribute {
+pub fn strided_to_attr(ctx: &mut Context, s: &Strided) -> Attribute {
     let mut p = Params::new(ctx);
     p.i64_list("size", &s.size);
     p.i64_list("stride", &s.stride);

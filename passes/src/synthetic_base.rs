@@ -3,11 +3,14 @@
 //!
 //! Arguments are grouped by the storage their `aot.layout` places them in.
 //! A storage needs a synthetic base when one of its arguments' data is
-//! mutated and at least two of them may overlap — upstream's overlap test,
-//! but grouped by a sweep over addresses instead of testing all pairs
-//! (`aot_runtime::overlap`). The arguments that overlap another become
-//! *members* of the base; the others stay independent arguments (their
-//! overlap was false sharing). Metadata-only mutations never need a base.
+//! mutated and may overlap another argument — upstream's overlap test, but
+//! grouped by a sweep over addresses instead of testing all pairs
+//! (`aot_runtime::overlap`). The arguments of overlap groups that contain a
+//! data-mutated argument become *members* of the base; the others stay
+//! independent arguments (false sharing, or overlaps no write reached:
+//! every argument a write touches counts as data-mutated). Metadata-only
+//! mutations never need a base. Upstream merges every argument of the
+//! storage once two overlap; this is never needed for correctness.
 //!
 //! The rewrite, per base (bases first, in order of their first member):
 //!
@@ -46,7 +49,7 @@
 //! bases = [#aot.base<storage = 0, numel = 8, requires_grad = true>], metadata_mutated = [1]>`.
 
 use crate::convention::{ArgLayout, Convention};
-use crate::functionalize::VIRTUAL_BASE;
+use crate::functionalize::{STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES};
 use crate::meta::{
     InputAliasInfo, MutationType, OutputAliasInfo, OutputType, Params, Reader, SetSource, Strided, ViewAndMutationMeta,
     ViewStep, META_ATTR,
@@ -65,8 +68,10 @@ pub const SYNTHETIC_BASE_ATTR: &str = "aot.synthetic_base";
 pub enum InnerArg {
     /// Inner argument `i`, unchanged.
     Arg(usize),
-    /// A view of synthetic base `base` (which is inner argument `base`).
-    Member { base: usize, layout: Strided },
+    /// A view of synthetic base `base` (which is inner argument `base`);
+    /// `requires_grad`: whether the argument requires grad after the call
+    /// (a mutation may give it history; the runtime marks the user's tensor).
+    Member { base: usize, layout: Strided, requires_grad: bool },
 }
 
 /// One synthetic base.
@@ -104,11 +109,14 @@ impl SyntheticBaseInfo {
             .iter()
             .map(|a| match a {
                 InnerArg::Arg(i) => ctx.i64_attr(*i as i64),
-                InnerArg::Member { base, layout } => {
+                InnerArg::Member { base, layout, requires_grad } => {
                     let l = strided_attr(ctx, layout);
                     let mut p = Params::new(ctx);
                     p.int("base", *base as i64);
                     p.raw("layout", l);
+                    if *requires_grad {
+                        p.bool("requires_grad", true);
+                    }
                     p.finish("aot.member")
                 }
             })
@@ -159,7 +167,11 @@ impl SyntheticBaseInfo {
                     if base >= bases.len() {
                         return Err(format!("#aot.member: no base {base}"));
                     }
-                    Ok(InnerArg::Member { base, layout: crate::meta::strided_from_attr(ctx, mr.get("layout")?)? })
+                    Ok(InnerArg::Member {
+                        base,
+                        layout: crate::meta::strided_from_attr(ctx, mr.get("layout")?)?,
+                        requires_grad: mr.opt_bool("requires_grad")?.unwrap_or(false),
+                    })
                 }
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -224,7 +236,9 @@ fn merged_info(meta: &ViewAndMutationMeta, members: &[usize]) -> Result<InputAli
     }
     let mut info =
         InputAliasInfo::not_mutated(infos.iter().any(|i| i.requires_grad), any_leaf, meta.keep_input_mutations);
-    info.mutates_data = true;
+    // Bases for overlap always have a data-mutated member; a storage passed
+    // whole may have none.
+    info.mutates_data = infos.iter().any(|i| i.mutates_data);
     info.mutations_hidden_from_autograd = infos.iter().all(|i| i.mutations_hidden_from_autograd);
     info.mutations_under_no_grad_or_inference_mode = infos.iter().all(|i| i.mutations_under_no_grad_or_inference_mode);
     info.mutation_inductor_storage_resize = infos.iter().all(|i| i.mutation_inductor_storage_resize);
@@ -280,20 +294,37 @@ impl Pass for SyntheticBase {
                     .push(i);
             }
         }
+        let whole: Vec<i64> =
+            ctx.get_attr(func, WHOLE_STORAGES).and_then(|a| ctx.attr_as_i64_list(a)).unwrap_or_default();
+        let writes = storage_writes(ctx, func).map_err(|m| err(ctx, m))?;
         let mut plans: Vec<Plan> = Vec::new();
         let mut pairs_tested = 0;
         for sid in order {
             let all = &by_storage[&sid];
-            if all.len() < 2 || !all.iter().any(|&i| meta.input_info[i].mutates_data) {
-                continue;
-            }
-            let views: Vec<View> = all.iter().map(|&i| view(layouts[i].as_ref().expect("grouped by layout"))).collect();
-            let (groups, stats) = overlap_groups(&views);
-            pairs_tested += stats.pairs_tested;
-            let mut members: Vec<usize> = groups.iter().filter(|g| g.len() >= 2).flatten().map(|&k| all[k]).collect();
-            if members.len() < 2 {
-                continue;
-            }
+            // A storage the graph reads beyond its arguments is passed whole.
+            let mut members = if whole.contains(&sid) {
+                all.clone()
+            } else {
+                if all.len() < 2 || !all.iter().any(|&i| meta.input_info[i].mutates_data) {
+                    continue;
+                }
+                let views: Vec<View> =
+                    all.iter().map(|&i| view(layouts[i].as_ref().expect("grouped by layout"))).collect();
+                let (groups, stats) = overlap_groups(&views);
+                pairs_tested += stats.pairs_tested;
+                // Overlap groups a write reached (every argument a write
+                // touched is data-mutated); the others are unaffected.
+                let members: Vec<usize> = groups
+                    .iter()
+                    .filter(|g| g.len() >= 2 && g.iter().any(|&k| meta.input_info[all[k]].mutates_data))
+                    .flatten()
+                    .map(|&k| all[k])
+                    .collect();
+                if members.len() < 2 {
+                    continue;
+                }
+                members
+            };
             members.sort_unstable();
             let decl = conv.storages.iter().find(|s| s.id == sid);
             let numel = all
@@ -314,6 +345,10 @@ impl Pass for SyntheticBase {
         }
         st.add_stat("num-overlap-pairs-tested", pairs_tested);
         if plans.is_empty() {
+            // Nothing consumes the write log.
+            if ctx.has_attr(func, STORAGE_WRITES) {
+                Rewriter::new(ctx).remove_attr(func, STORAGE_WRITES);
+            }
             return Ok(());
         }
         // Upstream's restrictions.
@@ -339,7 +374,7 @@ impl Pass for SyntheticBase {
                     ));
                 }
             }
-            check_coverage(&meta, p, &layouts).map_err(|m| err(ctx, m))?;
+            check_coverage(&meta, p, &layouts, writes.get(&p.storage).map(|w| &w[..])).map_err(|m| err(ctx, m))?;
         }
         let members_of: FxHashMap<usize, usize> =
             plans.iter().enumerate().flat_map(|(b, p)| p.members.iter().map(move |&m| (m, b))).collect();
@@ -349,9 +384,11 @@ impl Pass for SyntheticBase {
         let mut next = nb;
         for (i, layout) in layouts.iter().enumerate() {
             match members_of.get(&i) {
-                Some(&b) => {
-                    inner_args.push(InnerArg::Member { base: b, layout: layout.clone().expect("members have layouts") })
-                }
+                Some(&b) => inner_args.push(InnerArg::Member {
+                    base: b,
+                    layout: layout.clone().expect("members have layouts"),
+                    requires_grad: meta.input_info[i].requires_grad,
+                }),
                 None => {
                     inner_args.push(InnerArg::Arg(next));
                     next += 1;
@@ -381,7 +418,6 @@ impl Pass for SyntheticBase {
             ));
         }
         let args: Vec<Value> = f.args(&rw).to_vec();
-        let mutated_value = |i: usize| old_mutated.iter().position(|&m| m == i).map(|k| old_results[k]);
         // Mutations the graph kept: trailing `mut.*` chains from an
         // argument. Their data values join the base; members' chains go.
         let mut kept_value: FxHashMap<usize, Value> = FxHashMap::default();
@@ -447,10 +483,13 @@ impl Pass for SyntheticBase {
         rw.set_insertion_point(InsertPoint::Before(first));
         rw.set_loc(rw.op_loc(func));
         let mut keep = vec![true; args.len()];
+        // Values replaced below, for the ones held in `kept_value`.
+        let mut replaced: FxHashMap<Value, Value> = FxHashMap::default();
         for &(m, b) in &members {
             let attrs = as_strided_attrs(&mut rw, layouts[m].as_ref().expect("member"));
             let v = rw.build_named1("view.as_strided", &[bases[b]], &attrs)?;
             rw.replace_all_uses(args[nb + m], v);
+            replaced.insert(args[nb + m], v);
             keep[nb + m] = false;
         }
         // The virtual flat bases functionalize built are the base arguments.
@@ -463,8 +502,13 @@ impl Pass for SyntheticBase {
                     return Err(err(&rw, format!("the flat base of storage {sid} does not have the base's type")));
                 }
                 rw.replace_all_uses(r, bases[b]);
+                replaced.insert(r, bases[b]);
             }
         }
+        let fix = |v: Value| replaced.get(&v).copied().unwrap_or(v);
+        let old_results: Vec<Value> = rw.operands(ret).collect();
+        let mutated_value = |i: usize| old_mutated.iter().position(|&m| m == i).map(|k| old_results[k]);
+        let kept_value: FxHashMap<usize, Value> = kept_value.into_iter().map(|(i, v)| (i, fix(v))).collect();
         // Final base values.
         rw.set_insertion_point(InsertPoint::Before(first_trailing));
         rw.set_loc(rw.op_loc(ret));
@@ -597,6 +641,8 @@ impl Pass for SyntheticBase {
         };
         let a = info.to_attr(&mut rw);
         rw.set_attr(func, SYNTHETIC_BASE_ATTR, a);
+        rw.remove_attr(func, WHOLE_STORAGES);
+        rw.remove_attr(func, STORAGE_WRITES);
         crate::canonicalize::simplify_function(&mut rw, func);
         st.add_stat("num-synthetic-bases", nb as u64);
         st.add_stat("num-merged-args", members_of.len() as u64);
@@ -619,13 +665,40 @@ fn final_base_of(ctx: &Context, b: Value, written: &[(Value, Strided)]) -> Optio
     let bt = ctx.value_type(b);
     let whole =
         |l: &Strided| l.offset == 0 && l.stride == [1] && ctx.as_tensor(bt).is_some_and(|t| t.shape[..] == l.size[..]);
-    let candidates = written.iter().filter_map(|(v, l)| {
-        if whole(l) && ctx.value_type(*v) == bt {
-            return Some(*v);
+    // The newest version of a chain through `y`: follow the next scatter
+    // into it while there is exactly one.
+    let newest = |mut y: Value| loop {
+        let next: Vec<Op> = ctx
+            .users(y)
+            .into_iter()
+            .filter(|&u| ctx.op_name(u) == "view.as_strided_scatter" && ctx.operand(u, 0) == y)
+            .collect();
+        match next[..] {
+            [u] => y = ctx.result(u, 0),
+            _ => return y,
         }
-        let op = ctx.defining_op(*v)?;
-        (ctx.op_name(op) == "view.as_strided" && strided_of_op(ctx, op).as_ref() == Some(l)).then(|| ctx.operand(op, 0))
-    });
+    };
+    let mut candidates: Vec<Value> = Vec::new();
+    for (v, l) in written {
+        if whole(l) && ctx.value_type(*v) == bt {
+            candidates.push(*v);
+        }
+        if let Some(op) = ctx.defining_op(*v) {
+            if ctx.op_name(op) == "view.as_strided" && strided_of_op(ctx, op).as_ref() == Some(l) {
+                candidates.push(ctx.operand(op, 0));
+            }
+        }
+        // A write of `v` at its region into some version of the chain.
+        for u in ctx.users(*v) {
+            if ctx.op_name(u) == "view.as_strided_scatter"
+                && ctx.operand(u, 1) == *v
+                && strided_of_op(ctx, u).as_ref() == Some(l)
+            {
+                candidates.push(newest(ctx.result(u, 0)));
+            }
+        }
+    }
+    candidates.dedup();
     'candidate: for y in candidates {
         // The chain's regions, newest first.
         let mut chain: Vec<(Op, Strided)> = Vec::new();
@@ -676,10 +749,33 @@ fn final_base_of(ctx: &Context, b: Value, written: &[(Value, Strided)]) -> Optio
     None
 }
 
-/// Every element a data-mutated argument of the storage may have written
-/// lies in the final layout of some data-mutated argument (only a metadata
-/// change can make this fail).
-fn check_coverage(meta: &ViewAndMutationMeta, p: &Plan, layouts: &[Option<Strided>]) -> Result<(), String> {
+/// `aot.storage_writes`: where functionalize saw each storage written.
+fn storage_writes(ctx: &Context, func: Op) -> Result<FxHashMap<i64, Vec<Strided>>, String> {
+    let mut out = FxHashMap::default();
+    let Some(a) = ctx.get_attr(func, STORAGE_WRITES) else { return Ok(out) };
+    let AttrData::Array(items) = ctx.attr_data(a) else {
+        return Err(format!("'{STORAGE_WRITES}' must be a list of #aot.writes"));
+    };
+    for &it in items {
+        let r = Reader::new(ctx, it, "aot.writes")?;
+        let layouts =
+            r.array("layouts")?.iter().map(|&l| crate::meta::strided_from_attr(ctx, l)).collect::<Result<_, _>>()?;
+        out.insert(r.int("storage")?, layouts);
+    }
+    Ok(out)
+}
+
+/// Every element written in the storage lies in the final layout of some
+/// data-mutated argument, so scattering their final values back rebuilds
+/// the storage. Without functionalize's write log, every data-mutated
+/// argument's original layout counts as written (conservative); only a
+/// metadata change can make the check fail.
+fn check_coverage(
+    meta: &ViewAndMutationMeta,
+    p: &Plan,
+    layouts: &[Option<Strided>],
+    writes: Option<&[Strided]>,
+) -> Result<(), String> {
     let mutated: Vec<usize> = p.all.iter().copied().filter(|&i| meta.input_info[i].mutates_data).collect();
     if !mutated.iter().any(|&i| meta.input_info[i].final_layout.is_some()) {
         return Ok(());
@@ -690,10 +786,15 @@ fn check_coverage(meta: &ViewAndMutationMeta, p: &Plan, layouts: &[Option<Stride
         let l = meta.input_info[i].final_layout.as_ref().or(layouts[i].as_ref()).expect("has a layout");
         covered.extend(idx(l));
     }
-    for &i in &mutated {
-        if let Some(e) = idx(layouts[i].as_ref().expect("has a layout")).into_iter().find(|e| !covered.contains(e)) {
+    let written: Vec<(Option<usize>, &Strided)> = match writes {
+        Some(w) => w.iter().map(|l| (None, l)).collect(),
+        None => mutated.iter().map(|&i| (Some(i), layouts[i].as_ref().expect("has a layout"))).collect(),
+    };
+    for (arg, l) in written {
+        if let Some(e) = idx(l).into_iter().find(|e| !covered.contains(e)) {
+            let who = arg.map_or("the graph".to_string(), |i| format!("argument {i}"));
             return Err(format!(
-                "argument {i} is mutated and its metadata changes so that storage element {e}, which it may have written, is no longer covered by any mutated argument: synthetic bases cannot write it back"
+                "storage element {e}, which {who} may have written, is not covered by the final layout of any mutated argument (a metadata mutation moved them): synthetic bases cannot write it back"
             ));
         }
     }

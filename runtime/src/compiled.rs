@@ -239,9 +239,13 @@ impl CompiledFunction {
                     args[*arg].copy_values_from(src);
                 }
                 WriteBack::RequiresGrad { arg } => {
-                    let mut m: std::cell::RefMut<'_, TensorImpl> = args[*arg].borrow_mut();
-                    m.requires_grad = true;
-                    m.is_leaf = false;
+                    // As autograd does: the view's root gains history too,
+                    // so every other view of it requires grad.
+                    for t in std::iter::once(args[*arg].clone()).chain(args[*arg].view_base()) {
+                        let mut m: std::cell::RefMut<'_, TensorImpl> = t.borrow_mut();
+                        m.requires_grad = true;
+                        m.is_leaf = false;
+                    }
                 }
             }
         }

@@ -54,8 +54,8 @@ func.func @resize_requires_grad(%x: tensor<3xf32> {aot.requires_grad, aot.non_le
 
 // -----
 
-func.func @as_strided_uncovered(%a: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>}, %b: tensor<1xf32> {aot.layout = #aot.layout<storage = 0, offset = 3, strides = [1]>}) -> tensor<4xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 4, requires_grad = false>]} {
-  // expected-error@+1 {{'view.as_strided' op reads storage element 2, which no argument covers}}
-  %v = view.as_strided %a {size = [4], stride = [1], offset = 0} : tensor<2xf32> -> tensor<4xf32>
+func.func @as_strided_outside_storage(%a: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>}, %b: tensor<1xf32> {aot.layout = #aot.layout<storage = 0, offset = 3, strides = [1]>}) -> tensor<4xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 4, requires_grad = false>]} {
+  // expected-error@+1 {{'view.as_strided' op reaches storage element 4, outside its storage of 4 elements}}
+  %v = view.as_strided %a {size = [4], stride = [1], offset = 1} : tensor<2xf32> -> tensor<4xf32>
   return %v : tensor<4xf32>
 }

@@ -37,7 +37,7 @@ func.func @two_aliased(%a: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, 
 // CHECK-SAME:     (%arg0: tensor<6xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>, aot.requires_grad}, %arg1: tensor<2x2xf32> {aot.requires_grad}) -> (tensor<6xf32>, tensor<3xf32>)
 // CHECK-SAME:     inputs = [#aot.input<is_leaf = false, mutates_data = true, {{[^>]*}}requires_grad = true, {{[^>]*}}mutation_type = "mutated_out_graph">, #aot.input<{{[^>]*}}>]
 // CHECK-SAME:     traced_tangents = [0, 1], mutated_inp_runtime_indices = [0]
-// CHECK-SAME:     args = [#aot.member<base = 0, {{.*}}>>, #aot.member<base = 0, {{.*}}>>, 1], bases = [#aot.base<storage = 0, numel = 6, requires_grad = true>]
+// CHECK-SAME:     args = [#aot.member<base = 0, {{.*}}, requires_grad = true>, #aot.member<base = 0, {{.*}}, requires_grad = true>, 1], bases = [#aot.base<storage = 0, numel = 6, requires_grad = true>]
 // CHECK:          %[[A:.*]] = view.as_strided %arg0 {offset = 0, size = array<i64: 2, 2>, stride = array<i64: 3, 1>}
 // CHECK:          %[[M:.*]] = tensor.mul %[[A]], %arg1
 // CHECK:          %[[F:.*]] = view.as_strided_scatter %arg0, %[[M]]
@@ -185,4 +185,25 @@ func.func @view_output_offset(%a: tensor<6xf32> {aot.layout = #aot.layout<storag
   mut.mul_ %b, %w : tensor<6xf32>
   %s = view.slice %a {dim = 0, start = 1, end = 3} : tensor<6xf32> -> tensor<2xf32>
   return %s, %b : tensor<2xf32>, tensor<6xf32>
+}
+
+// -----
+
+/// as_strided reads storage elements that no argument covers (element 2):
+/// functionalize records the storage as read whole, and the base passes it
+/// whole even though nothing is mutated; the read is the base itself.
+// BEFORE-LABEL: func.func @reads_whole_storage
+// BEFORE-SAME:    aot.whole_storages = array<i64: 0>
+// CHECK-LABEL:  func.func @reads_whole_storage
+// CHECK-SAME:     (%arg0: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>}) -> tensor<4xf32>
+// CHECK-NOT:      aot.whole_storages
+// CHECK-SAME:     inputs = [#aot.input<{{[^>]*}}mutates_data = false, {{[^>]*}}mutation_type = "not_mutated">]
+// CHECK-SAME:     args = [#aot.member<base = 0, layout = #aot.strided<size = [2], stride = [1], offset = 0>>, #aot.member<base = 0, layout = #aot.strided<size = [1], stride = [1], offset = 3>>], bases = [#aot.base<storage = 0, numel = 4, requires_grad = false>]
+// CHECK-NEXT:     tensor.neg %arg0 : tensor<4xf32>
+func.func @reads_whole_storage(%a: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>},
+                               %b: tensor<1xf32> {aot.layout = #aot.layout<storage = 0, offset = 3, strides = [1]>}) -> tensor<4xf32>
+    attributes {aot.storages = [#aot.storage<id = 0, numel = 4, requires_grad = false>]} {
+  %v = view.as_strided %a {size = [4], stride = [1], offset = 0} : tensor<2xf32> -> tensor<4xf32>
+  %0 = tensor.neg %v : tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

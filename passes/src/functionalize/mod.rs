@@ -63,6 +63,14 @@ pub const HIDDEN_WRITE: &str = "aot.hidden_write";
 /// storage shared by arguments (`aot.layout`), naming the storage id:
 /// `synthetic-base` replaces it with a base argument.
 pub const VIRTUAL_BASE: &str = "aot.virtual_base";
+/// Function attribute: the declared storages (`aot.layout` ids) whose
+/// elements outside every argument the graph reads (e.g. through
+/// `as_strided`); `synthetic-base` passes each of them whole.
+pub const WHOLE_STORAGES: &str = "aot.whole_storages";
+/// Function attribute: where each declared storage was written,
+/// `[#aot.writes<storage = S, layouts = [#aot.strided<...>, ...]>]`, so that
+/// `synthetic-base` can prove its write-back covers every write.
+pub const STORAGE_WRITES: &str = "aot.storage_writes";
 
 /// Alias facts of one user output, as functionalize found them.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,7 +7,8 @@
 //! built lazily from the arguments' values, the first time it is needed.
 
 use super::{
-    OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS, VIRTUAL_BASE,
+    OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS,
+    STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES,
 };
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
@@ -70,6 +71,9 @@ struct Sto {
     writes: Vec<Layout>,
     /// The storage id an `aot.layout` declared, for a storage shared by arguments.
     decl: Option<i64>,
+    /// The graph reads elements of this (declared) storage that no argument
+    /// covers: the storage must be passed whole (`synthetic-base`).
+    reads_whole: bool,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -175,6 +179,7 @@ impl<'c> Functionalizer<'c> {
             len0: t.numel(),
             writes: Vec::new(),
             decl: None,
+            reads_whole: false,
         });
         let o = self.new_obj(Obj {
             sto,
@@ -280,20 +285,29 @@ impl<'c> Functionalizer<'c> {
                 );
             }
         }
-        if self.stos[s].members.is_empty() || self.stos[s].base.is_some() && self.stos[s].version > 0 {
+        if self.stos[s].members.is_empty() {
             return Ok(());
         }
         if self.stos[s].covered.is_none() {
+            // The arguments' elements, and what a resize_ added (zeros).
             let mut c = vec![false; len as usize];
             for (_, ml, _) in &self.stos[s].members {
                 for i in indices(ml) {
                     c[i] = true;
                 }
             }
+            for x in c.iter_mut().skip(self.stos[s].len0 as usize) {
+                *x = true;
+            }
             self.stos[s].covered = Some(c);
         }
         let covered = self.stos[s].covered.as_ref().expect("computed");
         if let Some(i) = indices(l).into_iter().find(|&i| !covered[i]) {
+            // A declared storage can be passed whole (synthetic-base does).
+            if self.stos[s].decl.is_some() {
+                self.stos[s].reads_whole = true;
+                return Ok(());
+            }
             return Err(self.err(
                 op,
                 format!(
@@ -559,6 +573,7 @@ impl<'c> Functionalizer<'c> {
                                 len0: 0,
                                 writes: Vec::new(),
                                 decl: Some(sid),
+                                reads_whole: false,
                             });
                             group_sto.insert(sid, s);
                             s
@@ -923,6 +938,8 @@ impl<'c> Functionalizer<'c> {
                     self.grow_storage(sto, need)?;
                 }
                 let l = Layout { sizes: size.iter().copied().collect(), strides: contiguous_strides(&size), offset };
+                // The new layout may read storage elements no argument covers.
+                self.check_covered(op, sto, &l)?;
                 let step = self.as_strided_step(&l);
                 self.objs[x].chain = vec![step];
                 self.objs[x].layout = l;
@@ -1150,6 +1167,7 @@ impl<'c> Functionalizer<'c> {
         f.set_all_arg_attrs(&mut self.rw, arg_attrs);
         f.set_all_res_attrs(&mut self.rw, res_attrs);
         f.sync_function_type(&mut self.rw);
+        self.record_storage_facts(func);
         let unit = self.rw.unit_attr();
         self.rw.set_attr(func, VALUE_SEMANTICS, unit);
         let mut p = crate::meta::Params::new(&mut self.rw);
@@ -1159,6 +1177,50 @@ impl<'c> Functionalizer<'c> {
         self.rw.set_attr(func, FUNCTIONALIZED, fa);
         crate::canonicalize::simplify_function(&mut self.rw, func);
         Ok(())
+    }
+
+    /// Facts about declared storages that `synthetic-base` needs: which are
+    /// read beyond their arguments, and where each was written.
+    fn record_storage_facts(&mut self, func: Op) {
+        let mut whole: Vec<i64> = Vec::new();
+        let mut writes: Vec<(i64, Vec<Strided>)> = Vec::new();
+        for st in &self.stos {
+            let Some(id) = st.decl else { continue };
+            if st.reads_whole {
+                whole.push(id);
+            }
+            if st.writes.is_empty() {
+                continue;
+            }
+            let mut distinct: Vec<&Layout> = Vec::new();
+            for w in &st.writes {
+                if !distinct.contains(&w) {
+                    distinct.push(w);
+                }
+            }
+            let layouts: Vec<Strided> = distinct.into_iter().map(strided).collect();
+            writes.push((id, layouts));
+        }
+        if !whole.is_empty() {
+            let a = self.rw.i64_list_attr(&whole);
+            self.rw.set_attr(func, WHOLE_STORAGES, a);
+        }
+        if !writes.is_empty() {
+            let items: Vec<Attribute> = writes
+                .into_iter()
+                .map(|(id, layouts)| {
+                    let ls: Vec<Attribute> =
+                        layouts.iter().map(|l| crate::meta::strided_to_attr(&mut self.rw, l)).collect();
+                    let ls = self.rw.array_attr(ls);
+                    let mut p = crate::meta::Params::new(&mut self.rw);
+                    p.int("storage", id);
+                    p.raw("layouts", ls);
+                    p.finish("aot.writes")
+                })
+                .collect();
+            let a = self.rw.array_attr(items);
+            self.rw.set_attr(func, STORAGE_WRITES, a);
+        }
     }
 
     fn emit_in_graph(&mut self, i: usize, args: &[Value], info: &InputAliasInfo) -> Result<(), Diagnostic> {
