@@ -15,8 +15,9 @@ use aot::run::compare::{compare, CompareOptions};
 use aot::run::json::{ArgSpec, InputSpec, StorageSpec};
 use aot::run::{inputs_to_json, outputs_json, run_compiled, run_eager, signature, Calls};
 use serde_json::json;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+mod common;
 
 struct Rng(u64);
 
@@ -107,24 +108,11 @@ fn random_spec(rng: &mut Rng, params: &[TensorType]) -> InputSpec {
     spec
 }
 
-fn cases(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            cases(&p, out);
-        } else if p.extension().is_some_and(|e| e == "mlir") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn random_conventions_match_eager() {
     aot::init();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test/run");
-    let mut all = Vec::new();
-    cases(&root, &mut all);
+    let root = common::corpus_dir("run");
+    let all = common::files_ending(&root, ".mlir");
     let per_case: u64 = std::env::var("AOT_CONVENTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
     let filter = std::env::var("AOT_CONVENTIONS_FILTER").unwrap_or_default();
     let mut failures = Vec::new();

@@ -15,19 +15,9 @@ use aot::run::json::parse_inputs;
 use aot::run::{outputs_json, run_compiled, run_eager_calls, Calls};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-fn cases(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            cases(&p, out);
-        } else if p.extension().is_some_and(|e| e == "mlir") {
-            out.push(p);
-        }
-    }
-}
+mod common;
+use std::sync::Arc;
 
 /// Runs one case both ways; returns the differences.
 pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
@@ -75,9 +65,8 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
 #[test]
 fn compiled_inference_matches_eager() {
     aot::init();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test/run");
-    let mut all = Vec::new();
-    cases(&root, &mut all);
+    let root = common::corpus_dir("run");
+    let all = common::files_ending(&root, ".mlir");
     let filter = std::env::var("AOT_DIFF_FILTER").unwrap_or_default();
     let mut failures = Vec::new();
     let mut checked = 0;

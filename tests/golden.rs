@@ -13,19 +13,9 @@ use aot::run::json::{parse_inputs, parse_tangents, TangentSpec};
 use aot::run::{fd, run_eager};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-fn cases(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            cases(&p, out);
-        } else if p.to_string_lossy().ends_with(".golden.json") {
-            out.push(p);
-        }
-    }
-}
+mod common;
+use std::sync::Arc;
 
 fn sibling(golden: &Path, suffix: &str) -> PathBuf {
     let s = golden.to_string_lossy();
@@ -91,19 +81,7 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
 /// Every case has a golden, unless its first line says why not.
 #[test]
 fn every_case_has_a_golden_or_a_reason() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test/run");
-    let mut inputs = Vec::new();
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.to_string_lossy().ends_with(".inputs.json") {
-                out.push(p);
-            }
-        }
-    }
-    walk(&root, &mut inputs);
+    let inputs = common::files_ending(&common::corpus_dir("run"), ".inputs.json");
     let mut missing = Vec::new();
     for i in inputs {
         let stem = i.to_string_lossy().trim_end_matches(".inputs.json").to_string();
@@ -124,9 +102,8 @@ fn every_case_has_a_golden_or_a_reason() {
 #[test]
 fn eager_matches_pytorch_goldens() {
     aot::init();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test/run");
-    let mut all = Vec::new();
-    cases(&root, &mut all);
+    let root = common::corpus_dir("run");
+    let all = common::files_ending(&root, ".golden.json");
     assert!(all.len() >= 100, "expected the golden corpus under {}", root.display());
     let filter = std::env::var("AOT_GOLDEN_FILTER").unwrap_or_default();
     let mut failures = Vec::new();

@@ -12,20 +12,7 @@
 use aot::ir::verify_diagnostics::split_input;
 use aot::ir::{parse_module, print_op, verify, Context, ParseOptions, PrintOptions};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn mlir_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read test dir").flatten().collect();
-    entries.sort_by_key(|e| e.path());
-    for e in entries {
-        let p = e.path();
-        if p.is_dir() {
-            mlir_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "mlir") {
-            out.push(p);
-        }
-    }
-}
+mod common;
 
 fn parse_print(text: &str, file: &str, generic: bool) -> Result<(String, Context, aot::ir::Op), String> {
     let mut ctx = Context::new();
@@ -39,9 +26,8 @@ fn parse_print(text: &str, file: &str, generic: bool) -> Result<(String, Context
 #[test]
 fn round_trip_and_generic_form_over_the_suite() {
     aot::init();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test");
-    let mut files = Vec::new();
-    mlir_files(&root, &mut files);
+    let root = common::corpus_dir("");
+    let files = common::files_ending(&root, ".mlir");
     assert!(files.len() >= 10, "expected the lit suite under {root:?}");
     let mut seen_ops = BTreeSet::new();
     let mut checked = 0;

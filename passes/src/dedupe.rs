@@ -114,19 +114,7 @@ impl Pass for Dedupe {
             return Ok(());
         }
         let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
-        let meta = match ViewAndMutationMeta::of_func(ctx, func) {
-            Ok(Some(m)) => m,
-            Ok(None) => {
-                return Err(err(
-                    ctx,
-                    "has duplicated arguments but no aot.meta: run 'collect-metadata' before 'dedupe'".into(),
-                ))
-            }
-            Err(m) => return Err(err(ctx, format!("has malformed aot.meta: {m}"))),
-        };
-        if meta.input_info.len() != n {
-            return Err(err(ctx, format!("aot.meta describes {} inputs, the function has {n}", meta.input_info.len())));
-        }
+        let meta = ViewAndMutationMeta::required(ctx, func, "dedupe", "has duplicated arguments")?;
         let mut rw = Rewriter::new(ctx);
         let conv = Convention::record(&mut rw, func).map_err(|m| err(&rw, m))?;
         let mut attrs = f.all_arg_attrs(&rw);

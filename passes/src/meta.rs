@@ -341,6 +341,23 @@ impl ViewAndMutationMeta {
             Some(a) => Self::from_attr(ctx, a).map(Some),
         }
     }
+
+    /// The metadata a pass needs, as a located error when it is missing
+    /// (`"<why> but no aot.meta: run 'collect-metadata' before '<pass>'"`),
+    /// malformed, or does not describe every argument.
+    pub fn required(ctx: &Context, func: Op, pass: &str, why: &str) -> Result<Self, Diagnostic> {
+        let err = |m: String| Diagnostic::op_error(ctx, func, m);
+        let meta = match Self::of_func(ctx, func) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Err(err(format!("{why} but no aot.meta: run 'collect-metadata' before '{pass}'"))),
+            Err(m) => return Err(err(format!("has malformed aot.meta: {m}"))),
+        };
+        let n = aot_dialects::func::FuncView { op: func }.num_args(ctx);
+        if meta.input_info.len() != n {
+            return Err(err(format!("aot.meta describes {} inputs, the function has {n}", meta.input_info.len())));
+        }
+        Ok(meta)
+    }
 }
 
 pub fn strided_to_attr(ctx: &mut Context, s: &Strided) -> Attribute {

@@ -52,16 +52,7 @@ impl Pass for RngFunctionalize {
             return Ok(());
         }
         let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
-        let mut meta = match ViewAndMutationMeta::of_func(ctx, func) {
-            Ok(Some(m)) => m,
-            Ok(None) => {
-                return Err(err(
-                    ctx,
-                    "has random ops but no aot.meta: run 'collect-metadata' before 'rng-functionalize'".into(),
-                ))
-            }
-            Err(m) => return Err(err(ctx, format!("has malformed aot.meta: {m}"))),
-        };
+        let mut meta = ViewAndMutationMeta::required(ctx, func, "rng-functionalize", "has random ops")?;
         if meta.is_rng_op_functionalized {
             return Err(err(ctx, "has stateful random ops but aot.meta says RNG is functionalized".into()));
         }

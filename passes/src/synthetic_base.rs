@@ -263,14 +263,7 @@ impl Pass for SyntheticBase {
         if (0..n).any(|i| f.arg_attr(ctx, i, "aot.same_as").is_some()) {
             return Err(err(ctx, "has duplicated arguments: run 'dedupe' before 'synthetic-base'".into()));
         }
-        let meta = match ViewAndMutationMeta::of_func(ctx, func) {
-            Ok(Some(m)) => m,
-            Ok(None) => return Err(err(ctx, "has no aot.meta: run 'collect-metadata' before 'synthetic-base'".into())),
-            Err(m) => return Err(err(ctx, format!("has malformed aot.meta: {m}"))),
-        };
-        if meta.input_info.len() != n {
-            return Err(err(ctx, format!("aot.meta describes {} inputs, the function has {n}", meta.input_info.len())));
-        }
+        let meta = ViewAndMutationMeta::required(ctx, func, "synthetic-base", "has arguments in shared storages")?;
         let conv = Convention::from_arg_attrs(ctx, func).map_err(|m| err(ctx, m))?;
         let shapes: Vec<(Vec<i64>, ElemType)> = conv
             .args

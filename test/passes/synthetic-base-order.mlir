@@ -1,7 +1,7 @@
 // RUN: aot-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(synthetic-base))'
 
 /// synthetic-base reads the mutations from aot.meta...
-// expected-error@+1 {{has no aot.meta: run 'collect-metadata' before 'synthetic-base'}}
+// expected-error@+1 {{has arguments in shared storages but no aot.meta: run 'collect-metadata' before 'synthetic-base'}}
 func.func @no_meta(%a: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>},
                    %b: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, offset = 2, strides = [1]>}) -> tensor<4xf32> {
   mut.neg_ %a : tensor<4xf32>
