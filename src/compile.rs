@@ -126,19 +126,19 @@ fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: &Strided) -
 
 /// How the graph's inputs relate to the user's arguments, composed from
 /// `aot.dedupe` and `aot.synthetic_base`.
-struct Slots {
+pub(crate) struct Slots {
     /// Inner (graph) input `p` → slot.
-    of_inner: Vec<usize>,
-    bases: Vec<BaseFrom>,
+    pub of_inner: Vec<usize>,
+    pub bases: Vec<BaseFrom>,
     /// Per base: its member slots (user arguments).
-    members: Vec<Vec<usize>>,
+    pub members: Vec<Vec<usize>>,
     /// Slots of the user arguments whose metadata the runtime sets from the
     /// trailing extra outputs of a synthetic base.
-    metadata_mutated: Vec<usize>,
+    pub metadata_mutated: Vec<usize>,
     /// `(i, j)`: user argument `i` is a removed duplicate of `j`.
-    dupes: Vec<(usize, usize)>,
+    pub dupes: Vec<(usize, usize)>,
     /// Members of a synthetic base that require grad after the call.
-    member_requires_grad: Vec<usize>,
+    pub member_requires_grad: Vec<usize>,
 }
 
 fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -> Result<Slots, String> {
@@ -222,7 +222,7 @@ fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -
 }
 
 /// Derives the runtime plan of `func` from its metadata.
-pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result<Plan, String> {
+pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result<Plans, String> {
     if ctx.has_attr(func, aot_passes::functionalize::WHOLE_STORAGES) {
         return Err("the graph reads storage elements outside its arguments (aot.whole_storages): add 'synthetic-base' to the pipeline so the storage is passed whole".into());
     }
@@ -254,6 +254,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         num_args: n,
         graph_args: sl.of_inner.clone(),
         bases: sl.bases.clone(),
+        num_returns: meta.num_forward_returns(),
         rng: meta.is_rng_op_functionalized,
         ..Plan::default()
     };
@@ -355,7 +356,38 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         plan.outputs.push((from, o.requires_grad));
     }
     plan.guards = guards(&user, meta, &sl, n);
-    Ok(plan)
+    let backward = match ctx.get_attr(func, aot_passes::partition::BACKWARD_ATTR) {
+        None => None,
+        Some(a) => {
+            let name = match ctx.attr_data(a) {
+                AttrData::SymbolRef(s) => ctx.sym_str(*s).to_string(),
+                _ => return Err("'aot.backward' must name a function".into()),
+            };
+            let module = ctx.parent_op(func).ok_or("a function outside a module")?;
+            let bwd = aot_dialects::func::lookup_func(ctx, module, &name)
+                .ok_or_else(|| format!("the backward function @{name} does not exist"))?
+                .op;
+            let view = TrainView { user: &user, sl: &sl, layouts: &layouts, num_user_out, conv: &conv };
+            Some((bwd, crate::train_plan::build(ctx, func, bwd, meta, &plan, &view)?))
+        }
+    };
+    Ok(Plans { forward: plan, backward })
+}
+
+/// The plans of a compiled function.
+pub struct Plans {
+    pub forward: Plan,
+    /// The backward function and its plan, when compiled for training.
+    pub backward: Option<(Op, aot_runtime::backward::TrainPlan)>,
+}
+
+/// What the training plan needs of the forward plan's derivation.
+pub(crate) struct TrainView<'a> {
+    pub user: &'a [aot_passes::convention::ResolvedArg],
+    pub sl: &'a Slots,
+    pub layouts: &'a [Strided],
+    pub num_user_out: usize,
+    pub conv: &'a Convention,
 }
 
 /// The guards of the convention `user`.
@@ -510,13 +542,20 @@ pub fn compile(
             return Err(render(&ctx, &[Diagnostic::op_error(&ctx, func, format!("has malformed aot.meta: {m}"))]))
         }
     };
-    let plan = build_plan(&ctx, func, &meta).map_err(|m| {
+    let plans = build_plan(&ctx, func, &meta).map_err(|m| {
         render(&ctx, &[Diagnostic::op_error(&ctx, func, format!("cannot derive its calling convention: {m}"))])
     })?;
     let ir = opts.keep_ir.then(|| aot_ir::printer::print_op(&ctx, module, Default::default()));
     let generator = Rc::new(RefCell::new(Generator::default()));
-    let forward: Box<dyn Executable> = match opts.backend {
-        Backend::Interp => Box::new(InterpExecutable { ctx: Rc::new(ctx), func, generator: generator.clone() }),
+    let ctx = Rc::new(ctx);
+    let exe = |f: Op| -> Box<dyn Executable> {
+        match opts.backend {
+            Backend::Interp => Box::new(InterpExecutable { ctx: ctx.clone(), func: f, generator: generator.clone() }),
+        }
     };
-    Ok(Compiled { function: CompiledFunction::new(plan, forward, generator.clone()), meta, generator, ir })
+    let mut function = CompiledFunction::new(plans.forward, exe(func), generator.clone());
+    if let Some((bwd, plan)) = plans.backward {
+        function.backward = Some(aot_runtime::backward::Backward { exe: exe(bwd), plan });
+    }
+    Ok(Compiled { function, meta, generator, ir })
 }

@@ -11,6 +11,7 @@ pub use aot_runtime as runtime;
 
 pub mod compile;
 pub mod run;
+mod train_plan;
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};
 

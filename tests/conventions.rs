@@ -156,7 +156,7 @@ fn random_conventions_match_eager() {
                 compile_for: None,
             };
             let (compiled, compiled_flags) =
-                match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 5, count: 1 }) {
+                match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 5, count: 1, grad: None }) {
                     Ok(r) => (outputs_json(&r.outputs, &r.args), flags(&r.args)),
                     Err(e) => (json!({ "error": e.to_string() }), Vec::new()),
                 };

@@ -40,7 +40,8 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
     for calls in [1, 2] {
         let mut ctx = Context::new();
         let (_, f) = parse(&mut ctx)?;
-        let eager = match run_eager_calls(&ctx, &sources, f, &spec, Calls { seed: 7, count: calls }, false) {
+        let eager = match run_eager_calls(&ctx, &sources, f, &spec, Calls { seed: 7, count: calls, grad: None }, false)
+        {
             Ok(r) => r.to_json(),
             Err(e) => json!({ "error": e.to_string() }),
         };
@@ -52,10 +53,11 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
             keep_ir: false,
             compile_for: None,
         };
-        let compiled: Json = match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 7, count: calls }) {
-            Ok(r) => outputs_json(&r.outputs, &r.args),
-            Err(e) => json!({ "error": e.to_string() }),
-        };
+        let compiled: Json =
+            match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 7, count: calls, grad: None }) {
+                Ok(r) => outputs_json(&r.outputs, &r.args),
+                Err(e) => json!({ "error": e.to_string() }),
+            };
         let d = compare(&compiled, &eager, CompareOptions { grads: false, slack: 1.0, all_layouts: true });
         diffs.extend(d.into_iter().map(|x| format!("call {calls}: {x}")));
     }

@@ -6,6 +6,7 @@
 //! match on op names. Call [`link`] from a binary to make sure the
 //! registrations are linked in.
 
+pub mod autodiff;
 pub mod func;
 pub mod r#mut;
 pub mod rng;

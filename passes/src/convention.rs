@@ -71,6 +71,8 @@ pub struct ResolvedArg {
     pub storage_class: usize,
     /// The storage's element count, when declared.
     pub storage_numel: Option<i64>,
+    /// A view of a differentiable base storage (its gradient is the base's).
+    pub base_view: bool,
 }
 
 fn layout_from_attr(ctx: &Context, a: Attribute) -> Result<ArgLayout, String> {
@@ -290,6 +292,7 @@ impl Convention {
                 is_leaf,
                 storage_class,
                 storage_numel: numel,
+                base_view: base_rg,
             });
         }
         Ok(out)

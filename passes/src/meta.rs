@@ -149,6 +149,10 @@ pub struct InputAliasInfo {
     /// object as input `k`, because that object is mutated: the graph
     /// ignores this input, and `dedupe` removes it (strategy 2).
     pub dupe_of: Option<usize>,
+    /// Autograd recorded a mutation of this input (data or metadata, outside
+    /// no_grad and not through a detached alias), even one whose effect
+    /// cancels out: its new value is part of the gradient objective.
+    pub autograd_mutation: bool,
 }
 
 impl InputAliasInfo {
@@ -168,6 +172,7 @@ impl InputAliasInfo {
             set_source: None,
             resized_numel: None,
             dupe_of: None,
+            autograd_mutation: false,
         }
     }
 
@@ -257,13 +262,15 @@ impl ViewAndMutationMeta {
 
     /// AOTAutograd's `traced_tangents`: OUT_GRAPH data-mutated inputs that
     /// require grad, then outputs that take tangents and require grad, then
-    /// every intermediate base, as indices into the forward returns.
+    /// every intermediate base, as indices into the forward returns. Unlike
+    /// upstream, an input whose storage `set_` replaced counts like a
+    /// data-mutated one: its new value is graph data that may carry gradient.
     pub fn compute_traced_tangents(&self) -> Vec<usize> {
         let mutated = self.mutated_inp_runtime_indices();
         let mut out = Vec::new();
         for (k, &i) in mutated.iter().enumerate() {
             let info = &self.input_info[i];
-            if info.mutates_data && info.requires_grad {
+            if (info.mutates_data || info.mutates_storage_metadata) && info.requires_grad {
                 out.push(k);
             }
         }
@@ -352,7 +359,11 @@ impl ViewAndMutationMeta {
             Ok(None) => return Err(err(format!("{why} but no aot.meta: run 'collect-metadata' before '{pass}'"))),
             Err(m) => return Err(err(format!("has malformed aot.meta: {m}"))),
         };
-        let n = aot_dialects::func::FuncView { op: func }.num_args(ctx);
+        // The RNG state arguments rng-functionalize appends are not inputs.
+        let f = aot_dialects::func::FuncView { op: func };
+        let n = (0..f.num_args(ctx))
+            .filter(|&i| f.arg_attr(ctx, i, "aot.rng_seed").is_none() && f.arg_attr(ctx, i, "aot.rng_offset").is_none())
+            .count();
         if meta.input_info.len() != n {
             return Err(err(format!("aot.meta describes {} inputs, the function has {n}", meta.input_info.len())));
         }
@@ -436,6 +447,9 @@ pub fn input_to_attr(ctx: &mut Context, i: &InputAliasInfo) -> Attribute {
     if let Some(k) = i.dupe_of {
         p.int("dupe_of", k as i64);
     }
+    if i.autograd_mutation {
+        p.bool("autograd_mutation", true);
+    }
     p.finish("aot.input")
 }
 
@@ -465,6 +479,7 @@ pub fn input_from_attr(ctx: &Context, a: Attribute) -> Result<InputAliasInfo, St
         set_source,
         resized_numel: r.opt_int("resized_numel")?,
         dupe_of: r.opt_usize("dupe_of")?,
+        autograd_mutation: r.opt_bool("autograd_mutation")?.unwrap_or(false),
     };
     Ok(info)
 }

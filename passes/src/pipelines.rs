@@ -14,3 +14,11 @@ inventory::submit! {
         pipeline: "functionalize,collect-metadata,dedupe,synthetic-base,rng-functionalize",
     }
 }
+
+inventory::submit! {
+    PipelineDef {
+        name: "aot-train",
+        summary: "AOTAutograd's training compilation: forward and backward graphs plus the calling convention",
+        pipeline: "functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint,partition",
+    }
+}

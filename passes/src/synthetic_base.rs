@@ -242,6 +242,7 @@ fn merged_info(meta: &ViewAndMutationMeta, members: &[usize]) -> Result<InputAli
     info.mutations_hidden_from_autograd = infos.iter().all(|i| i.mutations_hidden_from_autograd);
     info.mutations_under_no_grad_or_inference_mode = infos.iter().all(|i| i.mutations_under_no_grad_or_inference_mode);
     info.mutation_inductor_storage_resize = infos.iter().all(|i| i.mutation_inductor_storage_resize);
+    info.autograd_mutation = infos.iter().any(|i| i.autograd_mutation);
     info.mutation_type = info.classify();
     Ok(info)
 }
@@ -464,7 +465,8 @@ impl Pass for SyntheticBase {
             lp.i64_list("strides", &[1]);
             let la = lp.finish("aot.layout");
             attrs.push(NamedAttr { name: rw.sym("aot.layout"), value: la });
-            if base_infos[b].requires_grad {
+            // The base requires grad on entry only as a differentiable base.
+            if p.requires_grad {
                 let unit = rw.unit_attr();
                 attrs.push(NamedAttr { name: rw.sym("aot.requires_grad"), value: unit });
             }

@@ -100,7 +100,11 @@ pub struct Plan {
     pub bases: Vec<BaseFrom>,
     /// The graph's tensor arguments, as slots.
     pub graph_args: Vec<usize>,
-    /// The graph takes (seed, offset) last and returns the advanced offset last.
+    /// The forward returns (mutated inputs, user outputs, intermediate
+    /// bases); then the advanced RNG offset when `rng`, then saved values.
+    pub num_returns: usize,
+    /// The graph takes (seed, offset) last and returns the advanced offset
+    /// after its returns.
     pub rng: bool,
     pub write_back: Vec<WriteBack>,
     pub outputs: Vec<(OutputFrom, bool)>,
@@ -125,12 +129,22 @@ pub trait Executable {
     fn run(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, String>;
 }
 
-/// A compiled function: a graph plus its calling convention.
+/// A compiled function: a graph plus its calling convention, and the
+/// backward when compiled for training.
 pub struct CompiledFunction {
     pub plan: Plan,
     pub forward: Box<dyn Executable>,
+    pub backward: Option<crate::backward::Backward>,
     /// The generator random ops draw from (shared with eager code).
     pub generator: Rc<RefCell<Generator>>,
+}
+
+/// What a forward call leaves for its backward.
+pub struct ForwardState {
+    /// The values the partition saved.
+    pub saved: Vec<Tensor>,
+    /// The call's slots (user arguments, then synthetic bases).
+    pub slots: Vec<Tensor>,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T, String> {
@@ -160,7 +174,7 @@ fn view_of(t: &Tensor, l: &Strided) -> Result<Tensor, String> {
 
 impl CompiledFunction {
     pub fn new(plan: Plan, forward: Box<dyn Executable>, generator: Rc<RefCell<Generator>>) -> Self {
-        CompiledFunction { plan, forward, generator }
+        CompiledFunction { plan, forward, backward: None, generator }
     }
 
     /// Synthetic base `b` for this call.
@@ -179,11 +193,31 @@ impl CompiledFunction {
 
     /// Calls the function with PyTorch's semantics.
     pub fn call(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, CallError> {
+        self.forward(args).map(|(outs, _)| outs)
+    }
+
+    /// Runs the backward of a forward call with the caller's tangents:
+    /// `output_tangents[k]` for user output k, `mutated_tangents[i]` for the
+    /// new value of user argument i (none: zero).
+    pub fn backward(
+        &mut self,
+        state: &ForwardState,
+        output_tangents: &[Option<Tensor>],
+        mutated_tangents: &[Option<Tensor>],
+    ) -> Result<crate::backward::Gradients, CallError> {
+        let b = self.backward.as_mut().ok_or_else(|| {
+            CallError::Convention("the function was compiled without a backward (use the aot-train pipeline)".into())
+        })?;
+        b.run(state, output_tangents, mutated_tangents)
+    }
+
+    /// Calls the function and keeps what its backward needs.
+    pub fn forward(&mut self, args: &[Tensor]) -> Result<(Vec<Tensor>, ForwardState), CallError> {
         self.plan.guards.check(args).map_err(CallError::Convention)?;
         self.run(args).map_err(CallError::Execution)
     }
 
-    fn run(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    fn run(&mut self, args: &[Tensor]) -> Result<(Vec<Tensor>, ForwardState), String> {
         let plan = &self.plan;
         let mut slots: Vec<Tensor> = args.to_vec();
         for b in &plan.bases {
@@ -199,6 +233,11 @@ impl CompiledFunction {
         // (a later `set_` write-back may move the input elsewhere).
         let entry_storages: Vec<_> = slots.iter().map(|a| a.storage()).collect();
         let mut results = self.forward.run(&inputs)?;
+        let tail = plan.num_returns + plan.rng as usize;
+        if results.len() < tail {
+            return err(format!("the graph returned {} values, expected at least {tail}", results.len()));
+        }
+        let saved = results.split_off(tail);
         if plan.rng {
             let offset = results.pop().ok_or("the graph returned no RNG offset")?;
             let v = offset.read_i64().first().copied().ok_or("the RNG offset result is empty")?;
@@ -293,6 +332,6 @@ impl CompiledFunction {
             }
         }
         let outs: Vec<Tensor> = outs.into_iter().map(|o| o.expect("every output is computed")).collect();
-        Ok(outs)
+        Ok((outs, ForwardState { saved, slots }))
     }
 }

@@ -6,6 +6,7 @@
 //! - [`interp`]: the reference interpreter, driven by the kernels ops supply;
 //! - [`kernel_util`]: index arithmetic for those kernels.
 
+pub mod backward;
 pub mod buffer;
 pub mod compiled;
 pub mod guards;

@@ -192,15 +192,18 @@ pub fn run_eager(
     seed: u64,
     promote: bool,
 ) -> Result<EagerRun, RunError> {
-    run_eager_calls(ctx, sources, func, spec, Calls { seed, count: 1 }, promote)
+    run_eager_calls(ctx, sources, func, spec, Calls { seed, count: 1, grad: None }, promote)
 }
 
 /// How many times to call a function, and the generator's seed before the
 /// first call (later calls continue its stream).
 #[derive(Copy, Clone, Debug)]
-pub struct Calls {
+pub struct Calls<'a> {
     pub seed: u64,
     pub count: usize,
+    /// Compiled runs: also run the backward of the last call with these
+    /// tangents (none given: all ones).
+    pub grad: Option<&'a json::TangentSpec>,
 }
 
 /// Calls `func` eagerly `calls` times, each time on fresh inputs from
@@ -211,7 +214,7 @@ pub fn run_eager_calls(
     sources: &SourceMgr,
     func: Op,
     spec: &InputSpec,
-    calls: Calls,
+    calls: Calls<'_>,
     promote: bool,
 ) -> Result<EagerRun, RunError> {
     let params = signature(ctx, func)?;
@@ -254,6 +257,8 @@ pub struct CompiledRun {
     pub meta: aot_passes::meta::ViewAndMutationMeta,
     /// The module after the pipeline, when asked for.
     pub ir: Option<String>,
+    /// With `Calls::grad`: the output file's `grads` and `storage_grads`.
+    pub grads: Option<(Json, Json)>,
 }
 
 /// Specialises `func` to the calling convention of `spec` (or of
@@ -267,7 +272,7 @@ pub fn run_compiled(
     func: Op,
     spec: &InputSpec,
     opts: &crate::compile::CompileOptions,
-    calls: Calls,
+    calls: Calls<'_>,
 ) -> Result<CompiledRun, RunError> {
     let params = signature(&ctx, func)?;
     {
@@ -278,17 +283,84 @@ pub fn run_compiled(
     let compiled = crate::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
     *compiled.generator.borrow_mut() = Generator::new(calls.seed);
     let mut function = compiled.function;
+    let call_err = |e: CallError| match e {
+        CallError::Convention(m) => RunError::Input(m),
+        CallError::Execution(m) => RunError::Program(m),
+    };
     let mut last = None;
     for _ in 0..calls.count.max(1) {
         let m = materialize(spec, &params, false)?;
-        let outputs = function.call(&m.args).map_err(|e| match e {
-            CallError::Convention(m) => RunError::Input(m),
-            CallError::Execution(m) => RunError::Program(m),
-        })?;
-        last = Some((m.args, outputs));
+        let (outputs, state) = function.forward(&m.args).map_err(call_err)?;
+        last = Some((m, outputs, state));
     }
-    let (args, outputs) = last.expect("at least one call");
-    Ok(CompiledRun { args, outputs, meta: compiled.meta, ir: compiled.ir })
+    let (m, outputs, state) = last.expect("at least one call");
+    let grads = match calls.grad {
+        None => None,
+        Some(tangents) => Some(compiled_grads(&mut function, &m, &outputs, &state, tangents).map_err(|e| match e {
+            GradError::Run(r) => r,
+            GradError::Call(c) => call_err(c),
+        })?),
+    };
+    Ok(CompiledRun { args: m.args, outputs, meta: compiled.meta, ir: compiled.ir, grads })
+}
+
+enum GradError {
+    Run(RunError),
+    Call(CallError),
+}
+
+/// The tangent of a tensor shaped like `like`: given values, else ones.
+fn tangent_tensor(like: &Tensor, given: Option<&Option<Vec<f64>>>, what: &str) -> Result<Tensor, RunError> {
+    let n = like.numel() as usize;
+    let data = match given {
+        Some(Some(t)) if t.len() == n => t.clone(),
+        Some(Some(t)) => return Err(RunError::input(format!("tangents: {what} has {} values, expected {n}", t.len()))),
+        _ => vec![1.0; n],
+    };
+    Ok(Tensor::from_f64(like.dtype(), &like.sizes(), &data, like.dtype()))
+}
+
+/// Runs the compiled backward with the contract's tangents and writes the
+/// gradients as the output file's `grads` and `storage_grads`.
+fn compiled_grads(
+    function: &mut aot_runtime::compiled::CompiledFunction,
+    m: &Materialized,
+    outputs: &[Tensor],
+    state: &aot_runtime::compiled::ForwardState,
+    tangents: &json::TangentSpec,
+) -> Result<(Json, Json), GradError> {
+    let mut out_t: Vec<Option<Tensor>> = Vec::new();
+    for (k, o) in outputs.iter().enumerate() {
+        out_t.push(if o.requires_grad() && o.dtype().is_float() {
+            Some(tangent_tensor(o, tangents.outputs.get(k), &format!("outputs[{k}]")).map_err(GradError::Run)?)
+        } else {
+            None
+        });
+    }
+    let mutated = function.backward.as_ref().map(|b| b.plan.mutated_args.clone()).unwrap_or_default();
+    let mut mut_t: Vec<Option<Tensor>> = vec![None; m.args.len()];
+    for (j, &i) in mutated.iter().enumerate() {
+        mut_t[i] = Some(
+            tangent_tensor(&m.args[i], tangents.mutated_args.get(j), &format!("mutated_args[{j}]"))
+                .map_err(GradError::Run)?,
+        );
+    }
+    let g = function.backward(state, &out_t, &mut_t).map_err(GradError::Call)?;
+    let grads: Vec<Json> = g
+        .args
+        .iter()
+        .map(|t| match t {
+            Some(t) => json::grad_json(t.dtype(), &t.sizes(), &t.read_f64()),
+            None => Json::Null,
+        })
+        .collect();
+    let mut storage_grads = vec![Json::Null; m.roots.len()];
+    for (root, grad) in &g.bases {
+        if let Some(s) = m.roots.iter().position(|r| r.same(root)) {
+            storage_grads[s] = json::grad_json(grad.dtype(), &grad.sizes(), &grad.read_f64());
+        }
+    }
+    Ok((Json::Array(grads), Json::Array(storage_grads)))
 }
 
 impl EagerRun {

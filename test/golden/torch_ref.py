@@ -858,6 +858,8 @@ class Module:
         raise CorpusError("no entry function: several public functions and no @main")
 
     def call(self, f, args):
+        if not hasattr(self, "touched"):
+            self.touched = set()
         if f.body is None:
             raise CorpusError("@%s has no body" % f.name)
         if len(args) != len(f.args):
@@ -908,9 +910,16 @@ class Module:
                 ctx = torch.no_grad() if op.attrs.get("aot.no_grad") else contextlib.nullcontext()
                 try:
                     with ctx:
+                        grad_on = torch.is_grad_enabled()
                         r = fn(operands, op.attrs, op.result_types)
                 except (RuntimeError, ValueError, IndexError) as e:
                     raise TorchError(str(e)) from e
+                # ir-contract §4: autograd sees a mutation made in grad mode of
+                # a tensor that (then) requires grad; it changes the history of
+                # the tensor's root (its _base for a view; a detached alias is
+                # its own root).
+                if op.name.startswith("mut.") and grad_on and operands and operands[0].requires_grad:
+                    self.touched.add(id(_history_root(operands[0])))
                 if r is None:
                     results = []
                 elif isinstance(r, (tuple, list)):
@@ -1064,6 +1073,10 @@ def describe(t):
     }
 
 
+def _history_root(t):
+    return t._base if t._is_view() else t
+
+
 def run(src, inputs_spec, tangents_spec=None, entry=None):
     """Execute and return the aot-run output dict (or {"error": msg})."""
     torch.manual_seed(0)
@@ -1072,8 +1085,8 @@ def run(src, inputs_spec, tangents_spec=None, entry=None):
     inp = Inputs(inputs_spec)
     args = inp.args
     nargs = len(args)
-    # autograd identity before the call (first occurrences only)
-    before = [args[i].grad_fn if inp.first[i] == i else None for i in range(nargs)]
+    # each argument's autograd root before the call
+    roots = [_history_root(a) for a in args]
     try:
         outs = module.call(f, args)
     except TorchError as e:
@@ -1099,7 +1112,7 @@ def run(src, inputs_spec, tangents_spec=None, entry=None):
 
     # the objective
     mutated = [i for i in range(nargs)
-               if inp.first[i] == i and args[i].requires_grad and args[i].grad_fn is not before[i]]
+               if inp.first[i] == i and args[i].requires_grad and id(roots[i]) in module.touched]
     t_out = t_mut = None
     if tangents_spec is not None:
         t_out = tangents_spec.get("outputs")

@@ -4,7 +4,7 @@
 /// The seed example in training: x requires grad, so its mutation is
 /// MUTATED_OUT_GRAPH; the forward returns (new x, x + y), both take tangents.
 // CHECK-LABEL: func.func @seed_train
-// CHECK-SAME:    aot.meta = #aot.meta<inputs = [#aot.input<is_leaf = false, mutates_data = true, {{.*}}requires_grad = true, {{.*}}mutation_type = "mutated_out_graph">, #aot.input<{{.*}}mutation_type = "not_mutated">]
+// CHECK-SAME:    aot.meta = #aot.meta<inputs = [#aot.input<is_leaf = false, mutates_data = true, {{.*}}requires_grad = true, {{.*}}mutation_type = "mutated_out_graph", autograd_mutation = true>, #aot.input<{{.*}}mutation_type = "not_mutated">]
 // CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = true>]
 // CHECK-SAME:    num_intermediate_bases = 0
 // CHECK-SAME:    traced_tangents = [0, 1], mutated_inp_runtime_indices = [0], mutated_graph_handled_indices = [], aliased_out_indices = [], num_forward_returns = 2, num_forward = 2>

@@ -35,7 +35,7 @@ func.func @two_aliased(%a: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, 
 /// (mutated outside the graph); the argument that was not aliased follows.
 // CHECK-LABEL:  func.func @differentiable
 // CHECK-SAME:     (%arg0: tensor<6xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>, aot.requires_grad}, %arg1: tensor<2x2xf32> {aot.requires_grad}) -> (tensor<6xf32>, tensor<3xf32>)
-// CHECK-SAME:     inputs = [#aot.input<is_leaf = false, mutates_data = true, {{[^>]*}}requires_grad = true, {{[^>]*}}mutation_type = "mutated_out_graph">, #aot.input<{{[^>]*}}>]
+// CHECK-SAME:     inputs = [#aot.input<is_leaf = false, mutates_data = true, {{[^>]*}}requires_grad = true, {{[^>]*}}mutation_type = "mutated_out_graph", autograd_mutation = true>, #aot.input<{{[^>]*}}>]
 // CHECK-SAME:     traced_tangents = [0, 1], mutated_inp_runtime_indices = [0]
 // CHECK-SAME:     args = [#aot.member<base = 0, {{.*}}, requires_grad = true>, #aot.member<base = 0, {{.*}}, requires_grad = true>, 1], bases = [#aot.base<storage = 0, numel = 6, requires_grad = true>]
 // CHECK:          %[[A:.*]] = view.as_strided %arg0 {offset = 0, size = array<i64: 2, 2>, stride = array<i64: 3, 1>}

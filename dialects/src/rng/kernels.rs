@@ -48,7 +48,10 @@ pub fn normal_value(seed: u64, offset: u64, i: u64, e: ElemType, mean: f64, std:
 }
 
 /// Dropout of value `x` with sample `i`: (output, kept).
-pub fn dropout_value(seed: u64, offset: u64, i: u64, e: ElemType, x: f64, p: f64) -> (f64, bool) {
+/// Dropout of element `i`: the mask is drawn in `e`'s precision; the scaling
+/// is computed in `arith` (`e`, or f64 when the interpreter promotes floats
+/// for finite differences, which must see the same mask).
+pub fn dropout_value(seed: u64, offset: u64, i: u64, e: ElemType, arith: ElemType, x: f64, p: f64) -> (f64, bool) {
     if p >= 1.0 {
         return (0.0, false);
     }
@@ -58,7 +61,7 @@ pub fn dropout_value(seed: u64, offset: u64, i: u64, e: ElemType, x: f64, p: f64
         return (0.0, false);
     }
     let scale = 1.0 / (1.0 - p);
-    let y = if e == ElemType::F64 { x * scale } else { (x as f32 * scale as f32) as f64 };
+    let y = if arith == ElemType::F64 { x * scale } else { (x as f32 * scale as f32) as f64 };
     (y, true)
 }
 
@@ -108,13 +111,14 @@ fn gen_dropout(k: &mut KernelCtx<'_>, x_index: usize, seed: u64, offset: u64) ->
     let (e, shape) = (x.dtype(), x.sizes());
     let p = k.attr_f64_or("p", 0.5);
     let xs = x.read_f64();
+    let arith = if k.promote_f64 { ElemType::F64 } else { e };
     if !dropout_draws(&AttrView::of_op(k.ctx, k.op)) {
         return Ok(smallvec![k.new_f64(e, &shape, &xs), k.new_i64(ElemType::I1, &shape, &vec![1; xs.len()])]);
     }
     let mut out = Vec::with_capacity(xs.len());
     let mut mask = Vec::with_capacity(xs.len());
     for (i, &xi) in xs.iter().enumerate() {
-        let (y, keep) = dropout_value(seed, offset, i as u64, e, xi, p);
+        let (y, keep) = dropout_value(seed, offset, i as u64, e, arith, xi, p);
         out.push(y);
         mask.push(keep as i64);
     }

@@ -8,8 +8,10 @@
 //! `docs/dialects.md`), in the result's float type, with `libm`'s functions,
 //! so every backend can reproduce them bit for bit.
 
+pub mod derivatives;
 pub mod kernels;
 
+use crate::autodiff::Vjp;
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::Kernel;
@@ -170,7 +172,7 @@ inventory::submit! {
         attrs: DROPOUT,
         infer: Some(infer_dropout),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_dropout }, &Kernel(kernels::dropout)],
+        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_dropout }, &Kernel(kernels::dropout), &Vjp(derivatives::dropout)],
         ..OpDef::DEFAULT
     }
 }
@@ -229,7 +231,7 @@ inventory::submit! {
         attrs: DROPOUT,
         infer: Some(infer_philox_dropout),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_dropout)],
+        interfaces: &[&Kernel(kernels::philox_dropout), &Vjp(derivatives::dropout)],
         ..OpDef::DEFAULT
     }
 }

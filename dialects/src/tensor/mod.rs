@@ -9,12 +9,15 @@
 //! Element types are never promoted implicitly: binary ops require equal
 //! element types (PyTorch would promote; a frontend inserts `tensor.cast`).
 
+pub mod derivatives;
 pub mod kernels;
 
+use crate::autodiff::{OpClass, Recompute, Vjp};
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::interp::NonDifferentiableResults;
 use aot_runtime::Kernel;
+use derivatives as d;
 use kernels as k;
 
 // ----- shape and type rules -----
@@ -489,6 +492,38 @@ const DIM: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64)];
 const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
 macro_rules! op {
+    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr, vjp = $vjp:expr, class = $class:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: $traits,
+                operands: $operands,
+                results: $results,
+                attrs: $attrs,
+                infer: $infer,
+                syntax: Syntax::Functional,
+                interfaces: &[&Kernel($kernel), &Vjp($vjp), &Recompute($class)],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
+    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr, vjp = $vjp:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: $traits,
+                operands: $operands,
+                results: $results,
+                attrs: $attrs,
+                infer: $infer,
+                syntax: Syntax::Functional,
+                interfaces: &[&Kernel($kernel), &Vjp($vjp)],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
     ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr) => {
         inventory::submit! {
             OpDef {
@@ -512,9 +547,29 @@ const TWO: Arity = Arity::Exact(2);
 const THREE: Arity = Arity::Exact(3);
 const NONE: Arity = Arity::Exact(0);
 
-op!("tensor.add", "Elementwise sum (broadcasting)", EWC, TWO, ONE, &[], Some(infer_binary_no_bool), k::add);
-op!("tensor.sub", "Elementwise difference (broadcasting)", EW, TWO, ONE, &[], Some(infer_binary_no_bool), k::sub);
-op!("tensor.mul", "Elementwise product (broadcasting)", EWC, TWO, ONE, &[], Some(infer_binary), k::mul);
+op!(
+    "tensor.add",
+    "Elementwise sum (broadcasting)",
+    EWC,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_no_bool),
+    k::add,
+    vjp = d::add
+);
+op!(
+    "tensor.sub",
+    "Elementwise difference (broadcasting)",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_no_bool),
+    k::sub,
+    vjp = d::sub
+);
+op!("tensor.mul", "Elementwise product (broadcasting)", EWC, TWO, ONE, &[], Some(infer_binary), k::mul, vjp = d::mul);
 op!(
     "tensor.div",
     "Elementwise true division (broadcasting; floats)",
@@ -523,11 +578,42 @@ op!(
     ONE,
     &[],
     Some(infer_binary_float),
-    k::div
+    k::div,
+    vjp = d::div
 );
-op!("tensor.pow", "Elementwise power (broadcasting)", EW, TWO, ONE, &[], Some(infer_binary_no_bool), k::pow);
-op!("tensor.maximum", "Elementwise maximum, NaN-propagating", EWC, TWO, ONE, &[], Some(infer_binary), k::maximum);
-op!("tensor.minimum", "Elementwise minimum, NaN-propagating", EWC, TWO, ONE, &[], Some(infer_binary), k::minimum);
+op!(
+    "tensor.pow",
+    "Elementwise power (broadcasting)",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_no_bool),
+    k::pow,
+    vjp = d::pow
+);
+op!(
+    "tensor.maximum",
+    "Elementwise maximum, NaN-propagating",
+    EWC,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary),
+    k::maximum,
+    vjp = d::maximum
+);
+op!(
+    "tensor.minimum",
+    "Elementwise minimum, NaN-propagating",
+    EWC,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary),
+    k::minimum,
+    vjp = d::minimum
+);
 
 op!("tensor.eq", "Elementwise a == b", CMP.union(Traits::COMMUTATIVE), TWO, ONE, &[], Some(infer_compare), k::eq);
 op!("tensor.ne", "Elementwise a != b", CMP.union(Traits::COMMUTATIVE), TWO, ONE, &[], Some(infer_compare), k::ne);
@@ -543,24 +629,55 @@ op!(
     ONE,
     &[],
     Some(infer_where),
-    k::where_
+    k::where_,
+    vjp = d::where_
 );
 
-op!("tensor.neg", "Elementwise negation", EW, ONE, ONE, &[], Some(infer_unary_signed), k::neg);
-op!("tensor.abs", "Elementwise absolute value", EW, ONE, ONE, &[], Some(infer_unary_signed), k::abs);
-op!("tensor.exp", "Elementwise e^x", EW, ONE, ONE, &[], Some(infer_unary_float), k::exp);
-op!("tensor.log", "Elementwise natural logarithm", EW, ONE, ONE, &[], Some(infer_unary_float), k::log);
-op!("tensor.log1p", "Elementwise log(1 + x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::log1p);
-op!("tensor.sqrt", "Elementwise square root", EW, ONE, ONE, &[], Some(infer_unary_float), k::sqrt);
-op!("tensor.rsqrt", "Elementwise 1 / sqrt(x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::rsqrt);
-op!("tensor.reciprocal", "Elementwise 1 / x", EW, ONE, ONE, &[], Some(infer_unary_float), k::reciprocal);
-op!("tensor.sin", "Elementwise sine", EW, ONE, ONE, &[], Some(infer_unary_float), k::sin);
-op!("tensor.cos", "Elementwise cosine", EW, ONE, ONE, &[], Some(infer_unary_float), k::cos);
-op!("tensor.tanh", "Elementwise hyperbolic tangent", EW, ONE, ONE, &[], Some(infer_unary_float), k::tanh);
-op!("tensor.sigmoid", "Elementwise logistic sigmoid", EW, ONE, ONE, &[], Some(infer_unary_float), k::sigmoid);
-op!("tensor.relu", "Elementwise max(x, 0)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::relu);
-op!("tensor.erf", "Elementwise error function", EW, ONE, ONE, &[], Some(infer_unary_float), k::erf);
-op!("tensor.sign", "Elementwise sign (-1, 0, 1)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::sign);
+op!("tensor.neg", "Elementwise negation", EW, ONE, ONE, &[], Some(infer_unary_signed), k::neg, vjp = d::neg);
+op!("tensor.abs", "Elementwise absolute value", EW, ONE, ONE, &[], Some(infer_unary_signed), k::abs, vjp = d::abs);
+op!("tensor.exp", "Elementwise e^x", EW, ONE, ONE, &[], Some(infer_unary_float), k::exp, vjp = d::exp);
+op!("tensor.log", "Elementwise natural logarithm", EW, ONE, ONE, &[], Some(infer_unary_float), k::log, vjp = d::log);
+op!("tensor.log1p", "Elementwise log(1 + x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::log1p, vjp = d::log1p);
+op!("tensor.sqrt", "Elementwise square root", EW, ONE, ONE, &[], Some(infer_unary_float), k::sqrt, vjp = d::sqrt);
+op!("tensor.rsqrt", "Elementwise 1 / sqrt(x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::rsqrt, vjp = d::rsqrt);
+op!(
+    "tensor.reciprocal",
+    "Elementwise 1 / x",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::reciprocal,
+    vjp = d::reciprocal
+);
+op!("tensor.sin", "Elementwise sine", EW, ONE, ONE, &[], Some(infer_unary_float), k::sin, vjp = d::sin);
+op!("tensor.cos", "Elementwise cosine", EW, ONE, ONE, &[], Some(infer_unary_float), k::cos, vjp = d::cos);
+op!(
+    "tensor.tanh",
+    "Elementwise hyperbolic tangent",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::tanh,
+    vjp = d::tanh
+);
+op!(
+    "tensor.sigmoid",
+    "Elementwise logistic sigmoid",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::sigmoid,
+    vjp = d::sigmoid
+);
+op!("tensor.relu", "Elementwise max(x, 0)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::relu, vjp = d::relu);
+op!("tensor.erf", "Elementwise error function", EW, ONE, ONE, &[], Some(infer_unary_float), k::erf, vjp = d::erf);
+op!("tensor.sign", "Elementwise sign (-1, 0, 1)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::sign, vjp = d::sign);
 op!(
     "tensor.gelu",
     "Gaussian error linear unit (exact, or the tanh approximation)",
@@ -569,9 +686,10 @@ op!(
     ONE,
     &[AttrSpec::optional("approximate", AttrKind::Str)],
     Some(infer_gelu),
-    k::gelu
+    k::gelu,
+    vjp = d::gelu
 );
-op!("tensor.clamp", "Clamps to [min, max]", EW, ONE, ONE, CLAMP_ATTRS, Some(infer_clamp), k::clamp);
+op!("tensor.clamp", "Clamps to [min, max]", EW, ONE, ONE, CLAMP_ATTRS, Some(infer_clamp), k::clamp, vjp = d::clamp);
 
 inventory::submit! {
     OpDef {
@@ -582,15 +700,59 @@ inventory::submit! {
         results: ONE,
         verify: Some(verify_cast),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::cast)],
+        interfaces: &[&Kernel(k::cast), &Vjp(d::cast)],
         ..OpDef::DEFAULT
     }
 }
 
-op!("tensor.sum", "Sum over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_sum), k::sum);
-op!("tensor.mean", "Mean over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_mean), k::mean);
-op!("tensor.amax", "Maximum over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_amax), k::amax);
-op!("tensor.amin", "Minimum over dims (all when empty)", PD, ONE, ONE, REDUCE_ATTRS, Some(infer_amax), k::amin);
+op!(
+    "tensor.sum",
+    "Sum over dims (all when empty)",
+    PD,
+    ONE,
+    ONE,
+    REDUCE_ATTRS,
+    Some(infer_sum),
+    k::sum,
+    vjp = d::sum,
+    class = OpClass::Reduction
+);
+op!(
+    "tensor.mean",
+    "Mean over dims (all when empty)",
+    PD,
+    ONE,
+    ONE,
+    REDUCE_ATTRS,
+    Some(infer_mean),
+    k::mean,
+    vjp = d::mean,
+    class = OpClass::Reduction
+);
+op!(
+    "tensor.amax",
+    "Maximum over dims (all when empty)",
+    PD,
+    ONE,
+    ONE,
+    REDUCE_ATTRS,
+    Some(infer_amax),
+    k::amax,
+    vjp = d::amax,
+    class = OpClass::Reduction
+);
+op!(
+    "tensor.amin",
+    "Minimum over dims (all when empty)",
+    PD,
+    ONE,
+    ONE,
+    REDUCE_ATTRS,
+    Some(infer_amax),
+    k::amin,
+    vjp = d::amax,
+    class = OpClass::Reduction
+);
 op!(
     "tensor.var",
     "Variance over dims with Bessel-style correction",
@@ -603,7 +765,9 @@ op!(
         AttrSpec::optional("correction", AttrKind::I64)
     ],
     Some(infer_var),
-    k::var
+    k::var,
+    vjp = d::var,
+    class = OpClass::Reduction
 );
 op!(
     "tensor.argmax",
@@ -615,8 +779,18 @@ op!(
     Some(infer_argmax),
     k::argmax
 );
-op!("tensor.softmax", "Softmax along dim", PD, ONE, ONE, DIM, Some(infer_softmax), k::softmax);
-op!("tensor.log_softmax", "Log-softmax along dim", PD, ONE, ONE, DIM, Some(infer_softmax), k::log_softmax);
+op!("tensor.softmax", "Softmax along dim", PD, ONE, ONE, DIM, Some(infer_softmax), k::softmax, vjp = d::softmax);
+op!(
+    "tensor.log_softmax",
+    "Log-softmax along dim",
+    PD,
+    ONE,
+    ONE,
+    DIM,
+    Some(infer_softmax),
+    k::log_softmax,
+    vjp = d::log_softmax
+);
 inventory::submit! {
     OpDef {
         name: "tensor.layer_norm",
@@ -627,12 +801,34 @@ inventory::submit! {
         attrs: &[AttrSpec::required("normalized_ndim", AttrKind::I64), AttrSpec::optional("eps", AttrKind::F64)],
         infer: Some(infer_layer_norm),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::layer_norm), &NonDifferentiableResults(&[1, 2])],
+        interfaces: &[&Kernel(k::layer_norm), &NonDifferentiableResults(&[1, 2]), &Vjp(d::layer_norm)],
         ..OpDef::DEFAULT
     }
 }
-op!("tensor.mm", "2-D matrix product", PD, TWO, ONE, &[], Some(infer_mm), k::matmul);
-op!("tensor.bmm", "Batched 3-D matrix product", PD, TWO, ONE, &[], Some(infer_bmm), k::matmul);
+op!(
+    "tensor.mm",
+    "2-D matrix product",
+    PD,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_mm),
+    k::matmul,
+    vjp = d::mm,
+    class = OpClass::Matmul
+);
+op!(
+    "tensor.bmm",
+    "Batched 3-D matrix product",
+    PD,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_bmm),
+    k::matmul,
+    vjp = d::mm,
+    class = OpClass::Matmul
+);
 op!(
     "tensor.matmul",
     "torch.matmul (1-D operands, broadcast batch dims)",
@@ -641,11 +837,45 @@ op!(
     ONE,
     &[],
     Some(infer_matmul),
-    k::matmul
+    k::matmul,
+    vjp = d::matmul,
+    class = OpClass::Matmul
 );
-op!("tensor.linear", "x @ w.T + b", PD, Arity::Range(2, 3), ONE, &[], Some(infer_linear), k::linear);
-op!("tensor.embedding", "Rows of weight selected by indices", PD, TWO, ONE, &[], Some(infer_embedding), k::embedding);
-op!("tensor.gather", "Gathers values along dim by index", PD, TWO, ONE, DIM, Some(infer_gather), k::gather);
+op!(
+    "tensor.linear",
+    "x @ w.T + b",
+    PD,
+    Arity::Range(2, 3),
+    ONE,
+    &[],
+    Some(infer_linear),
+    k::linear,
+    vjp = d::linear,
+    class = OpClass::Matmul
+);
+op!(
+    "tensor.embedding",
+    "Rows of weight selected by indices",
+    PD,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_embedding),
+    k::embedding,
+    vjp = d::embedding
+);
+op!(
+    "tensor.gather",
+    "Gathers values along dim by index",
+    PD,
+    TWO,
+    ONE,
+    DIM,
+    Some(infer_gather),
+    k::gather,
+    vjp = d::gather,
+    class = OpClass::Cheap
+);
 op!(
     "tensor.index_select",
     "Selects entries along dim by a 1-D index",
@@ -654,7 +884,9 @@ op!(
     ONE,
     DIM,
     Some(infer_index_select),
-    k::index_select
+    k::index_select,
+    vjp = d::index_select,
+    class = OpClass::Cheap
 );
 op!(
     "tensor.scatter_add",
@@ -664,7 +896,8 @@ op!(
     ONE,
     DIM,
     Some(infer_scatter_add),
-    k::scatter_add
+    k::scatter_add,
+    vjp = d::scatter_add
 );
 op!(
     "tensor.index_put",
@@ -674,10 +907,22 @@ op!(
     ONE,
     &[AttrSpec::optional("accumulate", AttrKind::Flag)],
     Some(infer_index_put),
-    k::index_put
+    k::index_put,
+    vjp = d::index_put
 );
-op!("tensor.cat", "Concatenates along dim", PD, Arity::AtLeast(1), ONE, DIM, Some(infer_cat), k::cat);
-op!("tensor.clone", "A fresh contiguous copy", PD, ONE, ONE, &[], Some(infer_unary), k::clone);
+op!("tensor.cat", "Concatenates along dim", PD, Arity::AtLeast(1), ONE, DIM, Some(infer_cat), k::cat, vjp = d::cat);
+op!(
+    "tensor.clone",
+    "A fresh contiguous copy",
+    PD,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary),
+    k::clone,
+    vjp = d::clone,
+    class = OpClass::Cheap
+);
 
 inventory::submit! {
     OpDef {

@@ -11,8 +11,10 @@
 //! Scatter ops (`slice_scatter`, ...) are pure: a copy of `base` with the
 //! region the matching view would select replaced by `src`.
 
+pub mod derivatives;
 pub mod kernels;
 
+use crate::autodiff::Vjp;
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::interp::Detaches;
@@ -629,7 +631,12 @@ macro_rules! view_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[&ViewInterface { layout: $layout, inverse: $inverse, single_result: $single }, &Kernel($kernel) $(, $extra)*],
+                interfaces: &[
+                    &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
+                    &Kernel($kernel),
+                    &Vjp(derivatives::view)
+                    $(, $extra)*
+                ],
                 ..OpDef::DEFAULT
             }
         }
@@ -862,7 +869,7 @@ macro_rules! scatter_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[&ScatterInterface { layout: $layout }, &Kernel(kernels::scatter)],
+                interfaces: &[&ScatterInterface { layout: $layout }, &Kernel(kernels::scatter), &Vjp(derivatives::scatter)],
                 ..OpDef::DEFAULT
             }
         }

@@ -82,6 +82,8 @@ struct MutCount {
     data: u32,
     hidden: u32,
     no_grad: u32,
+    /// Neither hidden nor under no_grad: autograd records these.
+    visible: u32,
 }
 
 pub struct Stats {
@@ -396,6 +398,7 @@ impl<'c> Functionalizer<'c> {
             m.data += data as u32;
             m.hidden += hidden as u32;
             m.no_grad += no_grad as u32;
+            m.visible += (!hidden && !no_grad) as u32;
         }
     }
 
@@ -949,12 +952,35 @@ impl<'c> Functionalizer<'c> {
             }
             MetadataKind::Set => {
                 let s = operands[1];
+                // A set_ autograd does not see keeps x's gradient identity
+                // (as a hidden write does): x reads src's data through a
+                // whole-value scatter marked hidden, whose gradient goes to x.
+                let hidden = (!grad_mode || self.objs[x].detached)
+                    && self.objs[x].layout.sizes == self.objs[s].layout.sizes
+                    && self.objs[x].dtype == self.objs[s].dtype
+                    && self.requires_grad(x);
+                let identity = if hidden {
+                    let old = self.materialize(x)?;
+                    let new = self.materialize(s)?;
+                    let shape = self.objs[x].layout.sizes.to_vec();
+                    let step = self.as_strided_step(&Layout::contiguous(&shape));
+                    let unit = self.rw.unit_attr();
+                    let mut attrs = step.attrs;
+                    attrs.push(NamedAttr { name: self.rw.sym(HIDDEN_WRITE), value: unit });
+                    Some(self.rw.build_named1("view.as_strided_scatter", &[old, new], &attrs)?)
+                } else {
+                    None
+                };
                 let src = self.objs[s].clone();
+                let version = self.stos[src.sto].version;
                 let o = &mut self.objs[x];
                 o.sto = src.sto;
                 o.layout = src.layout;
                 o.chain = src.chain;
-                o.cached = src.cached;
+                o.cached = match identity {
+                    Some(v) => Some((v, version)),
+                    None => src.cached,
+                };
                 o.readonly = src.readonly;
                 o.src = None;
             }
@@ -1069,6 +1095,7 @@ impl<'c> Functionalizer<'c> {
                 info.mutates_data = m.data > 0 && !storage_changed;
                 info.mutations_hidden_from_autograd = m.total > 0 && m.hidden == m.total;
                 info.mutations_under_no_grad_or_inference_mode = m.total > 0 && m.no_grad == m.total;
+                info.autograd_mutation = m.visible > 0 && info.requires_grad;
                 if info.mutates_metadata {
                     info.final_layout = Some(strided(&self.objs[o].layout));
                 }

@@ -49,9 +49,10 @@ struct Args {
     random_inputs: Option<u64>,
     #[arg(long, value_enum, default_value = "eager")]
     mode: Mode,
-    /// Pipeline for --mode compiled (a named pipeline or MLIR pipeline text).
-    #[arg(long, default_value = "aot-inference")]
-    pipeline: String,
+    /// Pipeline for --mode compiled (a named pipeline or MLIR pipeline text;
+    /// default: aot-train with --grad, else aot-inference).
+    #[arg(long)]
+    pipeline: Option<String>,
     #[arg(long, value_enum, default_value = "interp")]
     backend: Backend,
     /// Also compute gradients.
@@ -147,11 +148,11 @@ fn run(args: &Args) -> Result<(), RunError> {
         None => TangentSpec::default(),
     };
 
-    let calls = Calls { seed: args.seed, count: args.calls as usize };
+    let calls = Calls { seed: args.seed, count: args.calls as usize, grad: None };
     let result = match args.mode {
         Mode::Eager => {
-            if args.dump_ir.is_some() || args.compile_for.is_some() {
-                return Err(RunError::input("--dump-ir and --compile-for need --mode compiled"));
+            if args.dump_ir.is_some() || args.compile_for.is_some() || args.pipeline.is_some() {
+                return Err(RunError::input("--pipeline, --dump-ir and --compile-for need --mode compiled"));
             }
             if args.grad && args.calls > 1 {
                 return Err(RunError::input("--grad reports one call: drop --calls"));
@@ -176,26 +177,29 @@ fn run(args: &Args) -> Result<(), RunError> {
         }
         Mode::Compiled => {
             let backend = aot::compile::Backend::parse(backend_name(args.backend)).map_err(RunError::input)?;
-            if args.grad {
-                return Err(RunError::input(
-                    "--grad in compiled mode needs the joint pipeline (aot-train), which this build does not have yet",
-                ));
+            if args.grad && args.grad_method == Some(GradMethod::Fd) {
+                return Err(RunError::input("--grad-method fd differentiates the eager program: use --mode eager"));
             }
+            let calls = Calls { grad: args.grad.then_some(&tangents), ..calls };
+            let pipeline = args
+                .pipeline
+                .clone()
+                .unwrap_or_else(|| if args.grad { "aot-train" } else { "aot-inference" }.to_string());
             let compile_for = match &args.compile_for {
                 Some(path) => Some(parse_inputs(&read(path, "compile-for inputs")?)?),
                 None => None,
             };
-            let opts = aot::compile::CompileOptions {
-                pipeline: args.pipeline.clone(),
-                backend,
-                keep_ir: args.dump_ir.is_some(),
-                compile_for,
-            };
+            let opts = aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some(), compile_for };
             let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &opts, calls)?;
             if let (Some(path), Some(ir)) = (&args.dump_ir, &r.ir) {
                 std::fs::write(path, ir).map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
             }
-            aot::run::outputs_json(&r.outputs, &r.args)
+            let mut out = aot::run::outputs_json(&r.outputs, &r.args);
+            if let Some((grads, storage_grads)) = r.grads {
+                out["grads"] = grads;
+                out["storage_grads"] = storage_grads;
+            }
+            out
         }
     };
     let text = serde_json::to_string_pretty(&result).expect("JSON serializes") + "\n";

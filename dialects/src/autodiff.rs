@@ -1,0 +1,278 @@
+//! Reverse-mode derivative rules: the [`Vjp`] interface a differentiable op
+//! carries, and [`VjpCtx`], the small IR-building vocabulary rules use.
+//!
+//! A rule receives the forward op (its operands, results and attributes),
+//! the cotangent of each result (`None` where no gradient flows) and which
+//! operands need one, and builds the vector-Jacobian product in value
+//! semantics at the rewriter's insertion point. It returns one optional
+//! gradient per operand, each with that operand's type; operands that do not
+//! need a gradient may get `None`. Rules live next to their op (in each
+//! dialect's `derivatives.rs`); the `joint` pass drives them.
+//!
+//! Conventions, as PyTorch's: gradients of broadcast operands are summed
+//! back to the operand's shape ([`VjpCtx::sum_to`]); a tie in `maximum`,
+//! `amax` and friends splits the gradient evenly; integer and boolean
+//! operands get no gradient.
+
+use aot_ir::*;
+use smallvec::SmallVec;
+
+/// One optional gradient per operand.
+pub type Grads = SmallVec<[Option<Value>; 4]>;
+
+/// The vector-Jacobian product of an op.
+pub struct Vjp(pub fn(&mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic>);
+
+/// How the min-cut partitioner may treat an op's results: recompute them
+/// in the backward instead of saving them, and at what cost. Ops without a
+/// [`Recompute`] interface are classified by their traits (elementwise →
+/// `Pointwise`, view → `View`, random → `Random`, no operands → `Cheap`,
+/// else `Other`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OpClass {
+    Pointwise,
+    View,
+    /// Reductions: recomputable, unless they shrink their input a lot.
+    Reduction,
+    /// Creation, copies, index/gather: recomputable.
+    Cheap,
+    /// Matmul-class: never recomputed; cost 2·m·n·k.
+    Matmul,
+    /// Never recomputed with fresh randomness.
+    Random,
+    /// Not in the recomputable allowlist.
+    Other,
+}
+
+pub struct Recompute(pub OpClass);
+
+/// The recompute class of `op`.
+pub fn op_class(ctx: &Context, op: Op) -> OpClass {
+    let Some(def) = ctx.op_def(op) else { return OpClass::Other };
+    if let Some(r) = def.interface::<Recompute>() {
+        return r.0;
+    }
+    if def.has(Traits::RANDOM) || def.name.starts_with("rng.") {
+        OpClass::Random
+    } else if def.has(Traits::ELEMENTWISE) {
+        OpClass::Pointwise
+    } else if def.has(Traits::VIEW) {
+        OpClass::View
+    } else if ctx.num_operands(op) == 0 {
+        OpClass::Cheap
+    } else {
+        OpClass::Other
+    }
+}
+
+/// The interface of an op with a derivative rule, if it has one.
+pub fn vjp(ctx: &Context, op: Op) -> Option<&'static Vjp> {
+    ctx.op_def(op).and_then(|d| d.interface::<Vjp>())
+}
+
+/// What a rule sees, and helpers to build its result.
+pub struct VjpCtx<'a, 'c> {
+    pub rw: &'a mut Rewriter<'c>,
+    pub op: Op,
+    pub inputs: SmallVec<[Value; 4]>,
+    pub results: SmallVec<[Value; 2]>,
+    /// Cotangent of each result (`None`: zero).
+    pub grads: SmallVec<[Option<Value>; 2]>,
+    /// Which operands need a gradient.
+    pub needs: SmallVec<[bool; 4]>,
+}
+
+impl<'a, 'c> VjpCtx<'a, 'c> {
+    pub fn new(rw: &'a mut Rewriter<'c>, op: Op, grads: &[Option<Value>], needs: &[bool]) -> Self {
+        let inputs = rw.operands(op).collect();
+        let results = rw.results(op).iter().copied().collect();
+        VjpCtx {
+            rw,
+            op,
+            inputs,
+            results,
+            grads: grads.iter().copied().collect(),
+            needs: needs.iter().copied().collect(),
+        }
+    }
+
+    pub fn err(&self, m: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic::op_error(self.rw, self.op, format!("derivative: {m}"))
+    }
+
+    /// The cotangent of result 0 (rules are only called when one flows).
+    pub fn g(&self) -> Result<Value, Diagnostic> {
+        self.grads.first().copied().flatten().ok_or_else(|| self.err("no cotangent for result 0"))
+    }
+
+    pub fn x(&self, i: usize) -> Value {
+        self.inputs[i]
+    }
+
+    pub fn y(&self, i: usize) -> Value {
+        self.results[i]
+    }
+
+    pub fn need(&self, i: usize) -> bool {
+        self.needs.get(i).copied().unwrap_or(false)
+    }
+
+    pub fn attrs(&self) -> AttrView<'_> {
+        AttrView::of_op(self.rw, self.op)
+    }
+
+    pub fn ty(&self, v: Value) -> Result<TensorType, Diagnostic> {
+        self.rw.value_tensor(v).cloned().ok_or_else(|| self.err("expected a tensor"))
+    }
+
+    pub fn shape(&self, v: Value) -> Result<Vec<i64>, Diagnostic> {
+        Ok(self.ty(v)?.shape.to_vec())
+    }
+
+    pub fn elem(&self, v: Value) -> Result<ElemType, Diagnostic> {
+        Ok(self.ty(v)?.elem)
+    }
+
+    /// `name(operands) {attrs}` with an inferred result type.
+    pub fn op1(&mut self, name: &str, operands: &[Value], attrs: &[(&str, Attribute)]) -> Result<Value, Diagnostic> {
+        self.rw.build1(name, operands, attrs)
+    }
+
+    pub fn add(&mut self, a: Value, b: Value) -> Result<Value, Diagnostic> {
+        self.op1("tensor.add", &[a, b], &[])
+    }
+
+    pub fn sub(&mut self, a: Value, b: Value) -> Result<Value, Diagnostic> {
+        self.op1("tensor.sub", &[a, b], &[])
+    }
+
+    pub fn mul(&mut self, a: Value, b: Value) -> Result<Value, Diagnostic> {
+        self.op1("tensor.mul", &[a, b], &[])
+    }
+
+    pub fn div(&mut self, a: Value, b: Value) -> Result<Value, Diagnostic> {
+        self.op1("tensor.div", &[a, b], &[])
+    }
+
+    pub fn neg(&mut self, a: Value) -> Result<Value, Diagnostic> {
+        self.op1("tensor.neg", &[a], &[])
+    }
+
+    pub fn unary(&mut self, name: &str, a: Value) -> Result<Value, Diagnostic> {
+        self.op1(name, &[a], &[])
+    }
+
+    /// `where(c, a, b)`.
+    pub fn select(&mut self, c: Value, a: Value, b: Value) -> Result<Value, Diagnostic> {
+        self.op1("tensor.where", &[c, a, b], &[])
+    }
+
+    /// A rank-0 constant of `elem`.
+    pub fn scalar(&mut self, v: f64, elem: ElemType) -> Value {
+        self.full(&[], elem, v)
+    }
+
+    /// A tensor of `shape` filled with `v`.
+    pub fn full(&mut self, shape: &[i64], elem: ElemType, v: f64) -> Value {
+        let t = self.rw.tensor_type(shape, elem);
+        let a = self.rw.f64_attr(v);
+        self.rw.build_typed1("tensor.full", &[], &[("value", a)], t)
+    }
+
+    /// Zeros with the type of `v`.
+    pub fn zeros_like(&mut self, v: Value) -> Result<Value, Diagnostic> {
+        let t = self.ty(v)?;
+        Ok(self.full(&t.shape, t.elem, 0.0))
+    }
+
+    /// `v * c` for a constant `c` in `v`'s element type.
+    pub fn scale(&mut self, v: Value, c: f64) -> Result<Value, Diagnostic> {
+        let e = self.elem(v)?;
+        let s = self.scalar(c, e);
+        self.mul(v, s)
+    }
+
+    /// `cast(v)` to `elem` (identity when equal).
+    pub fn cast(&mut self, v: Value, elem: ElemType) -> Result<Value, Diagnostic> {
+        let t = self.ty(v)?;
+        if t.elem == elem {
+            return Ok(v);
+        }
+        let ty = self.rw.tensor_type(&t.shape, elem);
+        Ok(self.rw.build_typed1("tensor.cast", &[v], &[], ty))
+    }
+
+    pub fn reshape(&mut self, v: Value, shape: &[i64]) -> Result<Value, Diagnostic> {
+        if self.shape(v)? == shape {
+            return Ok(v);
+        }
+        let a = self.rw.i64_list_attr(shape);
+        self.op1("view.reshape", &[v], &[("shape", a)])
+    }
+
+    /// `sum(v, dims, keepdim)`.
+    pub fn sum(&mut self, v: Value, dims: &[i64], keepdim: bool) -> Result<Value, Diagnostic> {
+        let d = self.rw.i64_list_attr(dims);
+        if keepdim {
+            let k = self.rw.unit_attr();
+            self.op1("tensor.sum", &[v], &[("dims", d), ("keepdim", k)])
+        } else {
+            self.op1("tensor.sum", &[v], &[("dims", d)])
+        }
+    }
+
+    /// Sums a gradient of a broadcast result back to an operand of `shape`.
+    pub fn sum_to(&mut self, g: Value, shape: &[i64]) -> Result<Value, Diagnostic> {
+        let gs = self.shape(g)?;
+        if gs[..] == shape[..] {
+            return Ok(g);
+        }
+        let lead = gs.len().saturating_sub(shape.len());
+        let mut dims: Vec<i64> = (0..lead as i64).collect();
+        for (i, &s) in shape.iter().enumerate() {
+            if s == 1 && gs[lead + i] != 1 {
+                dims.push((lead + i) as i64);
+            }
+        }
+        let r = if dims.is_empty() { g } else { self.sum(g, &dims, true)? };
+        self.reshape(r, shape)
+    }
+
+    /// Broadcasts `v` to `shape` (a reduced value back over its input).
+    pub fn expand_to(&mut self, v: Value, shape: &[i64]) -> Result<Value, Diagnostic> {
+        if self.shape(v)?[..] == shape[..] {
+            return Ok(v);
+        }
+        let a = self.rw.i64_list_attr(shape);
+        self.op1("view.expand", &[v], &[("shape", a)])
+    }
+
+    /// The dims a reduction with `dims` (empty: all) reduces, normalized.
+    pub fn reduced_dims(&self, rank: usize) -> Result<Vec<usize>, Diagnostic> {
+        let dims = self.attrs().list("dims").unwrap_or_default();
+        if dims.is_empty() {
+            return Ok((0..rank).collect());
+        }
+        let mut out = Vec::new();
+        for d in dims {
+            let n = crate::shape::norm_dim(d, rank, 0).map_err(|m| self.err(m))?;
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// The shape of `x` with `dims` kept as size 1.
+    pub fn keep_shape(x: &[i64], dims: &[usize]) -> Vec<i64> {
+        x.iter().enumerate().map(|(i, &s)| if dims.contains(&i) { 1 } else { s }).collect()
+    }
+
+    /// A gradient for each operand, for a rule that computed some.
+    pub fn grads(&self, gs: impl IntoIterator<Item = Option<Value>>) -> Grads {
+        let mut out: Grads = gs.into_iter().collect();
+        out.resize(self.inputs.len(), None);
+        out
+    }
+}

@@ -1,0 +1,686 @@
+//! Derivative rules of the `tensor` dialect (see `crate::autodiff`), with
+//! PyTorch's conventions (`tools/autograd/derivatives.yaml`): ties split
+//! evenly, `pow`'s gradients masked where PyTorch masks them, `relu`
+//! differentiated through its result, `layer_norm` as
+//! `native_layer_norm_backward`.
+
+use crate::autodiff::{Grads, VjpCtx};
+use aot_ir::*;
+
+type R = Result<Grads, Diagnostic>;
+
+/// `a ⊙ b` with gradients `(g·da, g·db)` summed back to each operand.
+fn binary(c: &mut VjpCtx<'_, '_>, da: Option<Value>, db: Option<Value>) -> R {
+    let (a, b) = (c.x(0), c.x(1));
+    let (sa, sb) = (c.shape(a)?, c.shape(b)?);
+    let ga = match da {
+        Some(v) if c.need(0) => Some(c.sum_to(v, &sa)?),
+        _ => None,
+    };
+    let gb = match db {
+        Some(v) if c.need(1) => Some(c.sum_to(v, &sb)?),
+        _ => None,
+    };
+    Ok(c.grads([ga, gb]))
+}
+
+pub fn add(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    binary(c, Some(g), Some(g))
+}
+
+pub fn sub(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    let ng = if c.need(1) { Some(c.neg(g)?) } else { None };
+    binary(c, Some(g), ng)
+}
+
+pub fn mul(c: &mut VjpCtx<'_, '_>) -> R {
+    let (g, a, b) = (c.g()?, c.x(0), c.x(1));
+    let da = if c.need(0) { Some(c.mul(g, b)?) } else { None };
+    let db = if c.need(1) { Some(c.mul(g, a)?) } else { None };
+    binary(c, da, db)
+}
+
+pub fn div(c: &mut VjpCtx<'_, '_>) -> R {
+    let (g, a, b) = (c.g()?, c.x(0), c.x(1));
+    let da = if c.need(0) { Some(c.div(g, b)?) } else { None };
+    let db = if c.need(1) {
+        // -g · a / b²
+        let bb = c.mul(b, b)?;
+        let q = c.div(a, bb)?;
+        let t = c.mul(g, q)?;
+        Some(c.neg(t)?)
+    } else {
+        None
+    };
+    binary(c, da, db)
+}
+
+pub fn pow(c: &mut VjpCtx<'_, '_>) -> R {
+    let (g, a, b, y) = (c.g()?, c.x(0), c.x(1), c.y(0));
+    let e = c.elem(a)?;
+    let zero = c.scalar(0.0, e);
+    let da = if c.need(0) {
+        // g · b · a^(b-1), zero where b == 0.
+        let one = c.scalar(1.0, e);
+        let bm1 = c.sub(b, one)?;
+        let p = c.op1("tensor.pow", &[a, bm1], &[])?;
+        let t = c.mul(b, p)?;
+        let t = c.mul(g, t)?;
+        let b0 = c.op1("tensor.eq", &[b, zero], &[])?;
+        Some(c.select(b0, zero, t)?)
+    } else {
+        None
+    };
+    let db = if c.need(1) {
+        // g · a^b · ln a, zero where a == 0 and b >= 0.
+        let la = c.unary("tensor.log", a)?;
+        let t = c.mul(y, la)?;
+        let t = c.mul(g, t)?;
+        let a0 = c.op1("tensor.eq", &[a, zero], &[])?;
+        let bpos = c.op1("tensor.ge", &[b, zero], &[])?;
+        let inner = c.select(bpos, zero, t)?;
+        Some(c.select(a0, inner, t)?)
+    } else {
+        None
+    };
+    binary(c, da, db)
+}
+
+/// `maximum`/`minimum`: the gradient goes to the winner; ties split it.
+fn extremum(c: &mut VjpCtx<'_, '_>, win: &str) -> R {
+    let (g, a, b) = (c.g()?, c.x(0), c.x(1));
+    let e = c.elem(a)?;
+    let zero = c.scalar(0.0, e);
+    let half = c.scale(g, 0.5)?;
+    let eq = c.op1("tensor.eq", &[a, b], &[])?;
+    let side = |c: &mut VjpCtx<'_, '_>, x: Value, y: Value| -> Result<Value, Diagnostic> {
+        let w = c.op1(win, &[x, y], &[])?;
+        let tie = c.select(eq, half, zero)?;
+        c.select(w, g, tie)
+    };
+    let da = if c.need(0) { Some(side(c, a, b)?) } else { None };
+    let db = if c.need(1) { Some(side(c, b, a)?) } else { None };
+    binary(c, da, db)
+}
+
+pub fn maximum(c: &mut VjpCtx<'_, '_>) -> R {
+    extremum(c, "tensor.gt")
+}
+
+pub fn minimum(c: &mut VjpCtx<'_, '_>) -> R {
+    extremum(c, "tensor.lt")
+}
+
+pub fn where_(c: &mut VjpCtx<'_, '_>) -> R {
+    let (g, cond) = (c.g()?, c.x(0));
+    let e = c.elem(g)?;
+    let zero = c.scalar(0.0, e);
+    let (sa, sb) = (c.shape(c.x(1))?, c.shape(c.x(2))?);
+    let ga = if c.need(1) {
+        let t = c.select(cond, g, zero)?;
+        Some(c.sum_to(t, &sa)?)
+    } else {
+        None
+    };
+    let gb = if c.need(2) {
+        let t = c.select(cond, zero, g)?;
+        Some(c.sum_to(t, &sb)?)
+    } else {
+        None
+    };
+    Ok(c.grads([None, ga, gb]))
+}
+
+/// A unary rule `g · f(x, y)`.
+fn unary_with(
+    c: &mut VjpCtx<'_, '_>,
+    f: impl FnOnce(&mut VjpCtx<'_, '_>, Value, Value) -> Result<Value, Diagnostic>,
+) -> R {
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x, y) = (c.g()?, c.x(0), c.y(0));
+    let d = f(c, x, y)?;
+    let r = c.mul(g, d)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn neg(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    let r = if c.need(0) { Some(c.neg(g)?) } else { None };
+    Ok(c.grads([r]))
+}
+
+pub fn abs(c: &mut VjpCtx<'_, '_>) -> R {
+    unary_with(c, |c, x, _| c.unary("tensor.sign", x))
+}
+
+pub fn exp(c: &mut VjpCtx<'_, '_>) -> R {
+    unary_with(c, |_, _, y| Ok(y))
+}
+
+pub fn log(c: &mut VjpCtx<'_, '_>) -> R {
+    unary_with(c, |c, x, _| c.unary("tensor.reciprocal", x))
+}
+
+pub fn log1p(c: &mut VjpCtx<'_, '_>) -> R {
+    unary_with(c, |c, x, _| {
+        let e = c.elem(x)?;
+        let one = c.scalar(1.0, e);
+        let s = c.add(x, one)?;
+        c.unary("tensor.reciprocal", s)
+    })
+}
+
+pub fn sqrt(c: &mut VjpCtx<'_, '_>) -> R {
+    // g / (2 y)
+    unary_with(c, |c, _, y| {
+        let r = c.unary("tensor.reciprocal", y)?;
+        c.scale(r, 0.5)
+    })
+}
+
+pub fn rsqrt(c: &mut VjpCtx<'_, '_>) -> R {
+    // -0.5 · g · y³
+    unary_with(c, |c, _, y| {
+        let y2 = c.mul(y, y)?;
+        let y3 = c.mul(y2, y)?;
+        c.scale(y3, -0.5)
+    })
+}
+
+pub fn reciprocal(c: &mut VjpCtx<'_, '_>) -> R {
+    // -g · y²
+    unary_with(c, |c, _, y| {
+        let y2 = c.mul(y, y)?;
+        c.neg(y2)
+    })
+}
+
+pub fn sin(c: &mut VjpCtx<'_, '_>) -> R {
+    unary_with(c, |c, x, _| c.unary("tensor.cos", x))
+}
+
+pub fn cos(c: &mut VjpCtx<'_, '_>) -> R {
+    unary_with(c, |c, x, _| {
+        let s = c.unary("tensor.sin", x)?;
+        c.neg(s)
+    })
+}
+
+pub fn tanh(c: &mut VjpCtx<'_, '_>) -> R {
+    // 1 - y²
+    unary_with(c, |c, _, y| {
+        let e = c.elem(y)?;
+        let one = c.scalar(1.0, e);
+        let y2 = c.mul(y, y)?;
+        c.sub(one, y2)
+    })
+}
+
+pub fn sigmoid(c: &mut VjpCtx<'_, '_>) -> R {
+    // y (1 - y)
+    unary_with(c, |c, _, y| {
+        let e = c.elem(y)?;
+        let one = c.scalar(1.0, e);
+        let d = c.sub(one, y)?;
+        c.mul(y, d)
+    })
+}
+
+pub fn erf(c: &mut VjpCtx<'_, '_>) -> R {
+    // 2/√π · exp(-x²)
+    unary_with(c, |c, x, _| {
+        let x2 = c.mul(x, x)?;
+        let n = c.neg(x2)?;
+        let ex = c.unary("tensor.exp", n)?;
+        c.scale(ex, std::f64::consts::FRAC_2_SQRT_PI)
+    })
+}
+
+pub fn relu(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's threshold_backward on the result: g where y > 0.
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, y) = (c.g()?, c.y(0));
+    let e = c.elem(y)?;
+    let zero = c.scalar(0.0, e);
+    let pos = c.op1("tensor.gt", &[y, zero], &[])?;
+    let r = c.select(pos, g, zero)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn sign(c: &mut VjpCtx<'_, '_>) -> R {
+    let r = if c.need(0) { Some(c.zeros_like(c.x(0))?) } else { None };
+    Ok(c.grads([r]))
+}
+
+pub fn gelu(c: &mut VjpCtx<'_, '_>) -> R {
+    let tanh_approx = c.attrs().str("approximate") == Some("tanh");
+    unary_with(c, |c, x, _| {
+        if tanh_approx {
+            // PyTorch's GeluBackward (tanh): 0.5·(1 + t) + 0.5·x·(1 - t²)·β·(1 + 3κx²),
+            // t = tanh(β (x + κ x³)).
+            let (beta, kappa) = ((2.0 / std::f64::consts::PI).sqrt(), 0.044715);
+            let x2 = c.mul(x, x)?;
+            let x3 = c.mul(x2, x)?;
+            let kx3 = c.scale(x3, kappa)?;
+            let inner = c.add(x, kx3)?;
+            let inner = c.scale(inner, beta)?;
+            let t = c.unary("tensor.tanh", inner)?;
+            let e = c.elem(x)?;
+            let one = c.scalar(1.0, e);
+            let right = c.add(one, t)?;
+            let left_d = c.scale(right, 0.5)?;
+            let t2 = c.mul(t, t)?;
+            let dt = c.sub(one, t2)?;
+            let k3x2 = c.scale(x2, 3.0 * kappa)?;
+            let di = c.add(one, k3x2)?;
+            let di = c.scale(di, beta)?;
+            let half_x = c.scale(x, 0.5)?;
+            let r = c.mul(half_x, dt)?;
+            let right_d = c.mul(r, di)?;
+            c.add(left_d, right_d)
+        } else {
+            // Φ(x) + x·φ(x)
+            let s = c.scale(x, std::f64::consts::FRAC_1_SQRT_2)?;
+            let erf = c.unary("tensor.erf", s)?;
+            let e = c.elem(x)?;
+            let one = c.scalar(1.0, e);
+            let cdf = c.add(one, erf)?;
+            let cdf = c.scale(cdf, 0.5)?;
+            let x2 = c.mul(x, x)?;
+            let h = c.scale(x2, -0.5)?;
+            let pdf = c.unary("tensor.exp", h)?;
+            let pdf = c.scale(pdf, 1.0 / (2.0 * std::f64::consts::PI).sqrt())?;
+            let xp = c.mul(x, pdf)?;
+            c.add(cdf, xp)
+        }
+    })
+}
+
+pub fn clamp(c: &mut VjpCtx<'_, '_>) -> R {
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let (lo, hi) = (c.attrs().f64("min"), c.attrs().f64("max"));
+    let e = c.elem(x)?;
+    let zero = c.scalar(0.0, e);
+    let mut r = g;
+    if let Some(lo) = lo {
+        let l = c.scalar(lo, e);
+        let ok = c.op1("tensor.ge", &[x, l], &[])?;
+        r = c.select(ok, r, zero)?;
+    }
+    if let Some(hi) = hi {
+        let h = c.scalar(hi, e);
+        let ok = c.op1("tensor.le", &[x, h], &[])?;
+        r = c.select(ok, r, zero)?;
+    }
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn cast(c: &mut VjpCtx<'_, '_>) -> R {
+    let x = c.x(0);
+    if !c.need(0) || !c.elem(x)?.is_float() {
+        return Ok(c.grads([]));
+    }
+    let g = c.g()?;
+    let e = c.elem(x)?;
+    let r = c.cast(g, e)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn clone(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    Ok(c.grads([c.need(0).then_some(g)]))
+}
+
+/// The gradient of a reduction's result, broadcast back over its input,
+/// and the reduced dims.
+fn unreduce(c: &mut VjpCtx<'_, '_>) -> Result<(Value, Vec<usize>, Vec<i64>), Diagnostic> {
+    let (g, x) = (c.g()?, c.x(0));
+    let xs = c.shape(x)?;
+    let dims = c.reduced_dims(xs.len())?;
+    let keep = VjpCtx::keep_shape(&xs, &dims);
+    let gk = c.reshape(g, &keep)?;
+    let ge = c.expand_to(gk, &xs)?;
+    Ok((ge, dims, keep))
+}
+
+pub fn sum(c: &mut VjpCtx<'_, '_>) -> R {
+    if !c.need(0) || !c.elem(c.x(0))?.is_float() {
+        return Ok(c.grads([]));
+    }
+    let (ge, _, _) = unreduce(c)?;
+    Ok(c.grads([Some(ge)]))
+}
+
+pub fn mean(c: &mut VjpCtx<'_, '_>) -> R {
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let xs = c.shape(c.x(0))?;
+    let (ge, dims, _) = unreduce(c)?;
+    let n: i64 = dims.iter().map(|&d| xs[d]).product();
+    let r = c.scale(ge, 1.0 / n as f64)?;
+    Ok(c.grads([Some(r)]))
+}
+
+/// `amax`/`amin`: the gradient split evenly among the elements equal to the result.
+pub fn amax(c: &mut VjpCtx<'_, '_>) -> R {
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (x, y) = (c.x(0), c.y(0));
+    let xs = c.shape(x)?;
+    let e = c.elem(x)?;
+    let (ge, dims, keep) = unreduce(c)?;
+    let yk = c.reshape(y, &keep)?;
+    let hit = c.op1("tensor.eq", &[x, yk], &[])?;
+    let mask = c.cast(hit, e)?;
+    let dl: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let count = c.sum(mask, &dl, true)?;
+    let count = c.expand_to(count, &xs)?;
+    let r = c.mul(ge, mask)?;
+    let r = c.div(r, count)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn var(c: &mut VjpCtx<'_, '_>) -> R {
+    // g · 2 (x - mean) / (N - correction)
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let x = c.x(0);
+    let xs = c.shape(x)?;
+    let correction = c.attrs().i64("correction").unwrap_or(1);
+    let (ge, dims, _) = unreduce(c)?;
+    let n: i64 = dims.iter().map(|&d| xs[d]).product();
+    let dl = c.rw.i64_list_attr(&dims.iter().map(|&d| d as i64).collect::<Vec<_>>());
+    let k = c.rw.unit_attr();
+    let m = c.op1("tensor.mean", &[x], &[("dims", dl), ("keepdim", k)])?;
+    let d = c.sub(x, m)?;
+    let r = c.mul(ge, d)?;
+    let r = c.scale(r, 2.0 / (n - correction) as f64)?;
+    Ok(c.grads([Some(r)]))
+}
+
+fn dim_attr(c: &VjpCtx<'_, '_>, rank: usize) -> Result<i64, Diagnostic> {
+    let d = c.attrs().i64("dim").ok_or_else(|| c.err("missing 'dim'"))?;
+    Ok(crate::shape::norm_dim(d, rank, 0).map_err(|m| c.err(m))? as i64)
+}
+
+pub fn softmax(c: &mut VjpCtx<'_, '_>) -> R {
+    // y (g - Σ g y)
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, y) = (c.g()?, c.y(0));
+    let d = dim_attr(c, c.shape(y)?.len())?;
+    let gy = c.mul(g, y)?;
+    let s = c.sum(gy, &[d], true)?;
+    let t = c.sub(g, s)?;
+    let r = c.mul(y, t)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn log_softmax(c: &mut VjpCtx<'_, '_>) -> R {
+    // g - exp(y) Σ g
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, y) = (c.g()?, c.y(0));
+    let d = dim_attr(c, c.shape(y)?.len())?;
+    let s = c.sum(g, &[d], true)?;
+    let p = c.unary("tensor.exp", y)?;
+    let t = c.mul(p, s)?;
+    let r = c.sub(g, t)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn layer_norm(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    let x = c.x(0);
+    let xs = c.shape(x)?;
+    let n = c.attrs().i64("normalized_ndim").ok_or_else(|| c.err("missing 'normalized_ndim'"))? as usize;
+    let (mean, rstd) = (c.y(1), c.y(2));
+    let norm_dims: Vec<i64> = ((xs.len() - n) as i64..xs.len() as i64).collect();
+    let batch_dims: Vec<i64> = (0..(xs.len() - n) as i64).collect();
+    let count: i64 = xs[xs.len() - n..].iter().product();
+    let centered = c.sub(x, mean)?;
+    let xhat = c.mul(centered, rstd)?;
+    let w = (c.inputs.len() > 1).then(|| c.x(1));
+    let gx = if c.need(0) {
+        let gxhat = match w {
+            Some(w) => c.mul(g, w)?,
+            None => g,
+        };
+        let m1 = c.sum(gxhat, &norm_dims, true)?;
+        let m1 = c.scale(m1, 1.0 / count as f64)?;
+        let gh = c.mul(gxhat, xhat)?;
+        let m2 = c.sum(gh, &norm_dims, true)?;
+        let m2 = c.scale(m2, 1.0 / count as f64)?;
+        let t = c.sub(gxhat, m1)?;
+        let u = c.mul(xhat, m2)?;
+        let t = c.sub(t, u)?;
+        Some(c.mul(rstd, t)?)
+    } else {
+        None
+    };
+    let norm_shape: Vec<i64> = xs[xs.len() - n..].to_vec();
+    let gw = if c.need(1) {
+        let t = c.mul(g, xhat)?;
+        let s = if batch_dims.is_empty() { t } else { c.sum(t, &batch_dims, false)? };
+        Some(c.reshape(s, &norm_shape)?)
+    } else {
+        None
+    };
+    let gb = if c.need(2) {
+        let s = if batch_dims.is_empty() { g } else { c.sum(g, &batch_dims, false)? };
+        Some(c.reshape(s, &norm_shape)?)
+    } else {
+        None
+    };
+    Ok(c.grads([gx, gw, gb]))
+}
+
+fn transpose_last(c: &mut VjpCtx<'_, '_>, v: Value) -> Result<Value, Diagnostic> {
+    let d0 = c.rw.i64_attr(-2);
+    let d1 = c.rw.i64_attr(-1);
+    c.op1("view.transpose", &[v], &[("dim0", d0), ("dim1", d1)])
+}
+
+pub fn mm(c: &mut VjpCtx<'_, '_>) -> R {
+    // mm and bmm: ga = g bᵀ, gb = aᵀ g (over the last two dims).
+    let name = if c.rw.op_name(c.op) == "tensor.bmm" { "tensor.bmm" } else { "tensor.mm" };
+    let (g, a, b) = (c.g()?, c.x(0), c.x(1));
+    let ga = if c.need(0) {
+        let bt = transpose_last(c, b)?;
+        Some(c.op1(name, &[g, bt], &[])?)
+    } else {
+        None
+    };
+    let gb = if c.need(1) {
+        let at = transpose_last(c, a)?;
+        Some(c.op1(name, &[at, g], &[])?)
+    } else {
+        None
+    };
+    Ok(c.grads([ga, gb]))
+}
+
+pub fn matmul(c: &mut VjpCtx<'_, '_>) -> R {
+    // 1-D operands become matrices, batch dims broadcast: the gradients are
+    // matmuls of the promoted operands, summed back to each operand.
+    let (g, a, b) = (c.g()?, c.x(0), c.x(1));
+    let (sa, sb) = (c.shape(a)?, c.shape(b)?);
+    let pa = if sa.len() == 1 { vec![1, sa[0]] } else { sa.clone() };
+    let pb = if sb.len() == 1 { vec![sb[0], 1] } else { sb.clone() };
+    let a2 = c.reshape(a, &pa)?;
+    let b2 = c.reshape(b, &pb)?;
+    // The promoted result's shape: g's, with the dropped matrix dims back.
+    let mut ys = c.shape(g)?;
+    if sb.len() == 1 {
+        ys.push(1);
+    }
+    if sa.len() == 1 {
+        let at = ys.len() - 1;
+        ys.insert(at, 1);
+    }
+    let g2 = c.reshape(g, &ys)?;
+    let ga = if c.need(0) {
+        let bt = transpose_last(c, b2)?;
+        let t = c.op1("tensor.matmul", &[g2, bt], &[])?;
+        let t = c.sum_to(t, &pa)?;
+        Some(c.reshape(t, &sa)?)
+    } else {
+        None
+    };
+    let gb = if c.need(1) {
+        let at = transpose_last(c, a2)?;
+        let t = c.op1("tensor.matmul", &[at, g2], &[])?;
+        let t = c.sum_to(t, &pb)?;
+        Some(c.reshape(t, &sb)?)
+    } else {
+        None
+    };
+    Ok(c.grads([ga, gb]))
+}
+
+pub fn linear(c: &mut VjpCtx<'_, '_>) -> R {
+    // y = x wᵀ + b: gx = g w, gw = Σ gᵀ x, gb = Σ g.
+    let (g, x, w) = (c.g()?, c.x(0), c.x(1));
+    let (xs, ws) = (c.shape(x)?, c.shape(w)?);
+    let (out, inn) = (ws[0], ws[1]);
+    let gx = if c.need(0) {
+        let t = c.op1("tensor.matmul", &[g, w], &[])?;
+        Some(c.reshape(t, &xs)?)
+    } else {
+        None
+    };
+    let gw = if c.need(1) {
+        let g2 = c.reshape(g, &[-1, out])?;
+        let x2 = c.reshape(x, &[-1, inn])?;
+        let gt = transpose_last(c, g2)?;
+        Some(c.op1("tensor.mm", &[gt, x2], &[])?)
+    } else {
+        None
+    };
+    let gb = if c.inputs.len() > 2 && c.need(2) {
+        let g2 = c.reshape(g, &[-1, out])?;
+        Some(c.sum(g2, &[0], false)?)
+    } else {
+        None
+    };
+    Ok(c.grads([gx, gw, gb]))
+}
+
+pub fn embedding(c: &mut VjpCtx<'_, '_>) -> R {
+    // Rows of g accumulated at their indices.
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, w, idx) = (c.g()?, c.x(0), c.x(1));
+    let d = c.shape(w)?[1];
+    let flat = c.reshape(idx, &[-1])?;
+    let g2 = c.reshape(g, &[-1, d])?;
+    let z = c.zeros_like(w)?;
+    let acc = c.rw.unit_attr();
+    let r = c.op1("tensor.index_put", &[z, flat, g2], &[("accumulate", acc)])?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn gather(c: &mut VjpCtx<'_, '_>) -> R {
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x, idx) = (c.g()?, c.x(0), c.x(1));
+    let dim = c.attrs().get("dim").ok_or_else(|| c.err("missing 'dim'"))?;
+    let z = c.zeros_like(x)?;
+    let r = c.op1("tensor.scatter_add", &[z, idx, g], &[("dim", dim)])?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn index_select(c: &mut VjpCtx<'_, '_>) -> R {
+    // index_add along dim: moved to dim 0 for index_put.
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x, idx) = (c.g()?, c.x(0), c.x(1));
+    let d = dim_attr(c, c.shape(x)?.len())?;
+    let z = c.zeros_like(x)?;
+    let acc = c.rw.unit_attr();
+    let r = if d == 0 {
+        c.op1("tensor.index_put", &[z, idx, g], &[("accumulate", acc)])?
+    } else {
+        let d0 = c.rw.i64_attr(0);
+        let dd = c.rw.i64_attr(d);
+        let zt = c.op1("view.transpose", &[z], &[("dim0", d0), ("dim1", dd)])?;
+        let gt = c.op1("view.transpose", &[g], &[("dim0", d0), ("dim1", dd)])?;
+        let t = c.op1("tensor.index_put", &[zt, idx, gt], &[("accumulate", acc)])?;
+        c.op1("view.transpose", &[t], &[("dim0", d0), ("dim1", dd)])?
+    };
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn scatter_add(c: &mut VjpCtx<'_, '_>) -> R {
+    let (g, idx) = (c.g()?, c.x(1));
+    let gx = c.need(0).then_some(g);
+    let gs = if c.need(2) {
+        let dim = c.attrs().get("dim").ok_or_else(|| c.err("missing 'dim'"))?;
+        Some(c.op1("tensor.gather", &[g, idx], &[("dim", dim)])?)
+    } else {
+        None
+    };
+    Ok(c.grads([gx, None, gs]))
+}
+
+pub fn index_put(c: &mut VjpCtx<'_, '_>) -> R {
+    let (g, idx, vals) = (c.g()?, c.x(1), c.x(2));
+    let accumulate = c.attrs().flag("accumulate");
+    let gx = if c.need(0) {
+        if accumulate {
+            Some(g)
+        } else {
+            // The overwritten rows get nothing.
+            let e = c.elem(g)?;
+            let zero = c.scalar(0.0, e);
+            Some(c.op1("tensor.index_put", &[g, idx, zero], &[])?)
+        }
+    } else {
+        None
+    };
+    let gv = if c.need(2) {
+        let d0 = c.rw.i64_attr(0);
+        let rows = c.op1("tensor.index_select", &[g, idx], &[("dim", d0)])?;
+        let vs = c.shape(vals)?;
+        Some(c.sum_to(rows, &vs)?)
+    } else {
+        None
+    };
+    Ok(c.grads([gx, None, gv]))
+}
+
+pub fn cat(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    let rank = c.shape(g)?.len();
+    let d = dim_attr(c, rank)?;
+    let mut start = 0;
+    let mut out = Vec::new();
+    for i in 0..c.inputs.len() {
+        let n = c.shape(c.x(i))?[d as usize];
+        if c.need(i) {
+            let (da, s, e) = (c.rw.i64_attr(d), c.rw.i64_attr(start), c.rw.i64_attr(start + n));
+            out.push(Some(c.op1("view.slice", &[g], &[("dim", da), ("start", s), ("end", e)])?));
+        } else {
+            out.push(None);
+        }
+        start += n;
+    }
+    Ok(c.grads(out))
+}

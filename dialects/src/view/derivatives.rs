@@ -1,0 +1,106 @@
+//! Derivative rules of the `view` dialect (in value semantics, where views
+//! and scatters are pure functions of their operands).
+//!
+//! A view's gradient is its inverse applied to the cotangent over a zero
+//! base (`build_inverse`): scatters for slice/select/diagonal/as_strided,
+//! reshape for view-like ops, the inverse permutation, the view itself for
+//! transposes. `expand` sums back (its elements share memory); `unbind` and
+//! `split` scatter each result's cotangent into its place; an `as_strided`
+//! whose elements overlap accumulates with `index_put`. A scatter's base gets
+//! the cotangent with the region zeroed and its source the region — except
+//! a scatter marked `aot.hidden_write`, a write autograd never saw: its base
+//! gets the whole cotangent and its source none.
+
+use super::{build_inverse, view_interface, view_of_scatter, Inverse};
+use crate::autodiff::{Grads, VjpCtx};
+use aot_ir::*;
+
+type R = Result<Grads, Diagnostic>;
+
+fn core_attrs(c: &VjpCtx<'_, '_>) -> Vec<NamedAttr> {
+    c.rw.attrs(c.op).iter().copied().filter(|a| !c.rw.sym_str(a.name).contains('.')).collect()
+}
+
+/// Does an `as_strided` with these attributes reach one element twice?
+fn as_strided_overlaps(c: &VjpCtx<'_, '_>) -> bool {
+    let a = c.attrs();
+    let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
+    let idx = aot_runtime::tensor::strided_indices(&size, &stride, a.i64("offset").unwrap_or(0));
+    let mut seen = rustc_hash::FxHashSet::default();
+    !idx.into_iter().all(|i| seen.insert(i))
+}
+
+pub fn view(c: &mut VjpCtx<'_, '_>) -> R {
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let name = c.rw.op_name(c.op).to_string();
+    let vi = view_interface(&name).ok_or_else(|| c.err("not a view op"))?;
+    let x = c.x(0);
+    let xs = c.shape(x)?;
+    let attrs = core_attrs(c);
+    // Multi-result views: each result's cotangent into its place.
+    if let Some(single) = vi.single_result {
+        let mut acc = c.zeros_like(x)?;
+        for k in 0..c.results.len() {
+            let Some(g) = c.grads[k] else { continue };
+            let (step, ints) = single(&c.attrs(), k, &xs).map_err(|m| c.err(m))?;
+            let mut a: Vec<NamedAttr> =
+                ints.into_iter().map(|(n, v)| NamedAttr { name: c.rw.sym(n), value: c.rw.i64_attr(v) }).collect();
+            c.rw.sort_named_attrs(&mut a);
+            acc = build_inverse(c.rw, step, &a, acc, g)?;
+        }
+        return Ok(c.grads([Some(acc)]));
+    }
+    let g = c.g()?;
+    let r = match vi.inverse {
+        Inverse::ReadOnly => c.sum_to(g, &xs)?,
+        Inverse::Scatter(_) if name == "view.as_strided" && as_strided_overlaps(c) => {
+            // Elements reached twice accumulate: index_put over the flat value.
+            let a = c.attrs();
+            let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
+            let idx = aot_runtime::tensor::strided_indices(&size, &stride, a.i64("offset").unwrap_or(0));
+            let n = idx.len() as i64;
+            let it = c.rw.tensor_type(&[n], ElemType::I64);
+            let data = DenseData::Ints(idx.into_iter().map(|i| i as i64).collect());
+            let dense = c.rw.dense_attr(it, data);
+            let index = c.rw.build_typed1("tensor.constant", &[], &[("value", dense)], it);
+            let numel: i64 = xs.iter().product();
+            let e = c.elem(x)?;
+            let zeros = c.full(&[numel], e, 0.0);
+            let flat = c.reshape(g, &[n])?;
+            let acc = c.rw.unit_attr();
+            let sum = c.op1("tensor.index_put", &[zeros, index, flat], &[("accumulate", acc)])?;
+            c.reshape(sum, &xs)?
+        }
+        Inverse::Scatter(_) => {
+            let z = c.zeros_like(x)?;
+            build_inverse(c.rw, &name, &attrs, z, g)?
+        }
+        _ => build_inverse(c.rw, &name, &attrs, x, g)?,
+    };
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn scatter(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    let src = c.x(1);
+    if c.rw.has_attr(c.op, "aot.hidden_write") {
+        return Ok(c.grads([c.need(0).then_some(g), None]));
+    }
+    let name = c.rw.op_name(c.op).to_string();
+    let attrs = core_attrs(c);
+    let gb = if c.need(0) {
+        let z = c.zeros_like(src)?;
+        Some(c.rw.build_named1(&name, &[g, z], &attrs)?)
+    } else {
+        None
+    };
+    let gs = if c.need(1) {
+        let view = view_of_scatter(&name).ok_or_else(|| c.err("a scatter without its view"))?;
+        Some(c.rw.build_named1(view, &[g], &attrs)?)
+    } else {
+        None
+    };
+    Ok(c.grads([gb, gs]))
+}

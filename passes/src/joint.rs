@@ -1,0 +1,309 @@
+//! `joint`: reverse-mode autodiff of a functionalized forward into one joint
+//! function, as AOTAutograd's `create_joint`:
+//!
+//! ```text
+//! joint(primals..., [seed, offset], tangents...) -> (forward returns..., [offset], grads...)
+//! ```
+//!
+//! The forward returns are the ones `collect-metadata` laid out (mutated
+//! inputs, user outputs, intermediate bases). Tangents are taken for
+//! `traced_tangents` — data-mutated inputs that require grad, outputs of kind
+//! `non_alias`/`unsafe_view_alias`/`custom_function_view` that require grad,
+//! every intermediate base — one argument each (`aot.tangent = k`, the
+//! forward return it belongs to), typed as that return; with `no-tangents`
+//! (a scalar loss) there must be exactly one, seeded with ones and not an
+//! argument. A gradient is returned (`aot.grad = i`) for every primal that
+//! requires grad on entry (`aot.requires_grad`, or a view of a
+//! differentiable base storage); the others get none, so aliased outputs are
+//! never differentiated here (the runtime routes their tangents).
+//!
+//! Which values carry gradient follows autograd: an op under `aot.no_grad`,
+//! `view.detach`, a non-differentiable op or result, or an integer result
+//! stops it. Each differentiable op's rule (`aot_dialects::autodiff::Vjp`,
+//! next to the op) builds its vector-Jacobian product; cotangents of values
+//! used several times are summed. A scatter marked `aot.hidden_write` (a
+//! write autograd did not see) passes its base's cotangent through whole.
+//! In-graph input mutations (trailing `mut.copy_`...) stay last, after the
+//! backward: in value semantics the backward reads pre-mutation values.
+//!
+//! The signature is recorded as `aot.joint = #aot.joint<num_forward = F,
+//! tangents = [..], grads = [..], no_tangents = B>`.
+
+use crate::convention::Convention;
+use crate::meta::{Params, Reader, ViewAndMutationMeta};
+use crate::purity::VALUE_SEMANTICS;
+use aot_dialects::autodiff::{vjp, VjpCtx};
+use aot_dialects::func::FuncView;
+use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
+use aot_ir::*;
+use aot_runtime::interp::{Detaches, NonDifferentiableResults, NO_GRAD};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+pub const JOINT_ATTR: &str = "aot.joint";
+/// Argument attribute of a tangent: the forward return it belongs to.
+pub const TANGENT: &str = "aot.tangent";
+/// Result attribute of a gradient: the primal it is for.
+pub const GRAD: &str = "aot.grad";
+
+/// The joint signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JointInfo {
+    /// Forward returns (including the RNG offset) before the gradients.
+    pub num_forward: usize,
+    /// The forward returns that take a tangent, in argument order.
+    pub tangents: Vec<usize>,
+    /// The primals that get a gradient, in result order.
+    pub grads: Vec<usize>,
+    pub no_tangents: bool,
+}
+
+impl JointInfo {
+    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        let mut p = Params::new(ctx);
+        p.int("num_forward", self.num_forward as i64);
+        p.list("tangents", &self.tangents);
+        p.list("grads", &self.grads);
+        p.bool("no_tangents", self.no_tangents);
+        p.finish("aot.joint")
+    }
+
+    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<JointInfo, String> {
+        let r = Reader::new(ctx, a, "aot.joint")?;
+        Ok(JointInfo {
+            num_forward: r.int("num_forward")? as usize,
+            tangents: r.usize_list("tangents")?,
+            grads: r.usize_list("grads")?,
+            no_tangents: r.bool("no_tangents")?,
+        })
+    }
+
+    pub fn of_func(ctx: &Context, func: Op) -> Result<Option<JointInfo>, String> {
+        ctx.get_attr(func, JOINT_ATTR).map(|a| Self::from_attr(ctx, a)).transpose()
+    }
+}
+
+struct Joint {
+    no_tangents: bool,
+}
+
+/// Does a value of this type carry gradients?
+fn is_float(ctx: &Context, v: Value) -> bool {
+    ctx.value_tensor(v).is_some_and(|t| t.elem.is_float())
+}
+
+/// Which values depend differentiably on `seeds`.
+fn active_values(ctx: &Context, ops: &[Op], seeds: &[Value]) -> FxHashSet<Value> {
+    let mut active: FxHashSet<Value> = seeds.iter().copied().collect();
+    for &op in ops {
+        let Some(def) = ctx.op_def(op) else { continue };
+        if ctx.has_attr(op, NO_GRAD)
+            || def.interface::<Detaches>().is_some()
+            || !def.has(Traits::DIFFERENTIABLE)
+            || !ctx.operands(op).any(|v| active.contains(&v))
+        {
+            continue;
+        }
+        let nondiff = def.interface::<NonDifferentiableResults>().map_or(&[][..], |n| n.0);
+        for (k, &r) in ctx.results(op).iter().enumerate() {
+            if !nondiff.contains(&k) && is_float(ctx, r) {
+                active.insert(r);
+            }
+        }
+    }
+    active
+}
+
+/// The first of the trailing in-graph mutations (or the return).
+pub fn first_trailing_mutation(ctx: &Context, ret: Op) -> Op {
+    let mut first = ret;
+    while let Some(op) = ctx.prev_op(first) {
+        if !ctx.op_def(op).is_some_and(|d| d.has(Traits::INPLACE) || d.has(Traits::METADATA_MUTATION)) {
+            break;
+        }
+        first = op;
+    }
+    first
+}
+
+impl Pass for Joint {
+    fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
+        if f.is_declaration(ctx) || ctx.attr_str(func, "sym_visibility") == Some("private") {
+            return Ok(());
+        }
+        let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
+        if ctx.has_attr(func, JOINT_ATTR) || ctx.has_attr(func, crate::partition::PARTITION_ATTR) {
+            return Err(err(ctx, "is already a joint function".into()));
+        }
+        if !ctx.has_attr(func, VALUE_SEMANTICS) {
+            return Err(err(ctx, "has reference semantics: run 'functionalize' before 'joint'".into()));
+        }
+        let meta = ViewAndMutationMeta::required(ctx, func, "joint", "is differentiated")?;
+        let conv = Convention::from_arg_attrs(ctx, func).map_err(|m| err(ctx, m))?;
+        let resolved = conv.resolve(ctx).map_err(|m| err(ctx, m))?;
+        let entry = f.entry_block(ctx).expect("has a body");
+        let ret = f.return_op(ctx).ok_or_else(|| err(ctx, "has no return".into()))?;
+        let returns: Vec<Value> = ctx.operands(ret).collect();
+        let num_forward = returns.len();
+        if num_forward != meta.num_forward() {
+            return Err(err(ctx, format!("returns {num_forward} values but aot.meta expects {}", meta.num_forward())));
+        }
+        let args: Vec<Value> = f.args(ctx).to_vec();
+        let grads_for: Vec<usize> =
+            (0..args.len()).filter(|&i| resolved[i].requires_grad && is_float(ctx, args[i])).collect();
+        let tangents = meta.traced_tangents.clone();
+        if self.no_tangents && tangents.len() != 1 {
+            return Err(err(
+                ctx,
+                format!(
+                    "no-tangents differentiates one output (a loss), but {} forward returns take a tangent",
+                    tangents.len()
+                ),
+            ));
+        }
+        let body: Vec<Op> = ctx.block_ops(entry).filter(|&o| o != ret).collect();
+        let seeds: Vec<Value> = grads_for.iter().map(|&i| args[i]).collect();
+        let active = active_values(ctx, &body, &seeds);
+
+        let mut rw = Rewriter::new(ctx);
+        // Tangent arguments.
+        let mut tangent_values: Vec<Value> = Vec::new();
+        for &t in &tangents {
+            let ty = rw.value_type(returns[t]);
+            if self.no_tangents {
+                continue;
+            }
+            let n = f.num_args(&rw);
+            let a = rw.i64_attr(t as i64);
+            let attrs = vec![NamedAttr { name: rw.sym(TANGENT), value: a }];
+            let v = f.insert_arg(&mut rw, n, ty, attrs).expect("has a body");
+            tangent_values.push(v);
+        }
+        let first_trailing = first_trailing_mutation(&rw, ret);
+        rw.set_insertion_point(InsertPoint::Before(first_trailing));
+        rw.set_loc(rw.op_loc(ret));
+        // Seed the cotangents.
+        let mut cot: FxHashMap<Value, Value> = FxHashMap::default();
+        for (k, &t) in tangents.iter().enumerate() {
+            let out = returns[t];
+            if !active.contains(&out) {
+                continue;
+            }
+            let seed = if self.no_tangents {
+                let ty = rw.value_tensor(out).cloned().expect("a tensor");
+                let one = rw.f64_attr(1.0);
+                let tt = rw.tensor_type(&ty.shape, ty.elem);
+                rw.build_typed1("tensor.full", &[], &[("value", one)], tt)
+            } else {
+                tangent_values[k]
+            };
+            accumulate(&mut rw, &mut cot, out, seed)?;
+        }
+        // The reverse sweep.
+        let mut rules = 0u64;
+        for &op in body.iter().rev() {
+            let results: Vec<Value> = rw.results(op).to_vec();
+            let grads: Vec<Option<Value>> = results.iter().map(|r| cot.get(r).copied()).collect();
+            if grads.iter().all(|g| g.is_none()) {
+                continue;
+            }
+            let operands: Vec<Value> = rw.operands(op).collect();
+            let needs: Vec<bool> = operands.iter().map(|v| active.contains(v)).collect();
+            if !needs.iter().any(|&n| n) {
+                continue;
+            }
+            let rule = vjp(&rw, op).ok_or_else(|| {
+                Diagnostic::op_error(
+                    &rw,
+                    op,
+                    format!("has no derivative rule, but '{}' is differentiated", rw.op_name(op)),
+                )
+            })?;
+            rw.set_loc(rw.op_loc(op));
+            let mut vc = VjpCtx::new(&mut rw, op, &grads, &needs);
+            let gs = (rule.0)(&mut vc)?;
+            rules += 1;
+            for (i, g) in gs.into_iter().enumerate() {
+                let (Some(g), true) = (g, needs.get(i).copied().unwrap_or(false)) else { continue };
+                if rw.value_type(g) != rw.value_type(operands[i]) {
+                    return Err(Diagnostic::op_error(
+                        &rw,
+                        op,
+                        format!(
+                            "derivative rule of '{}' gave operand {i} a gradient of type {}, expected {}",
+                            rw.op_name(op),
+                            aot_ir::printer::type_to_string(&rw, rw.value_type(g)),
+                            aot_ir::printer::type_to_string(&rw, rw.value_type(operands[i]))
+                        ),
+                    ));
+                }
+                accumulate(&mut rw, &mut cot, operands[i], g)?;
+            }
+        }
+        // Gradients of the primals (zeros where none reached).
+        rw.set_loc(rw.op_loc(ret));
+        let mut results = returns.clone();
+        let mut res_attrs = f.all_res_attrs(&rw);
+        res_attrs.resize(results.len(), Vec::new());
+        for &i in &grads_for {
+            let g = match cot.get(&args[i]) {
+                Some(&g) => g,
+                None => {
+                    let t = rw.value_tensor(args[i]).cloned().expect("a tensor");
+                    let zero = rw.f64_attr(0.0);
+                    let tt = rw.tensor_type(&t.shape, t.elem);
+                    rw.build_typed1("tensor.full", &[], &[("value", zero)], tt)
+                }
+            };
+            results.push(g);
+            let a = rw.i64_attr(i as i64);
+            res_attrs.push(vec![NamedAttr { name: rw.sym(GRAD), value: a }]);
+        }
+        rw.set_operands(ret, &results);
+        f.set_all_res_attrs(&mut rw, res_attrs);
+        f.sync_function_type(&mut rw);
+        let info = JointInfo { num_forward, tangents, grads: grads_for, no_tangents: self.no_tangents };
+        let a = info.to_attr(&mut rw);
+        rw.set_attr(func, JOINT_ATTR, a);
+        crate::canonicalize::simplify_function(&mut rw, func);
+        st.add_stat("num-rules-applied", rules);
+        st.add_stat("num-grads", info.grads.len() as u64);
+        st.add_stat("num-tangents", info.tangents.len() as u64);
+        Ok(())
+    }
+}
+
+fn accumulate(rw: &mut Rewriter<'_>, cot: &mut FxHashMap<Value, Value>, v: Value, g: Value) -> Result<(), Diagnostic> {
+    let sum = match cot.get(&v) {
+        Some(&prev) => rw.build1("tensor.add", &[prev, g], &[])?,
+        None => g,
+    };
+    cot.insert(v, sum);
+    Ok(())
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "joint",
+        name: "Joint",
+        summary: "Differentiate a functionalized forward into AOTAutograd's joint function (forward returns + gradients)",
+        description: "Appends one tangent argument per traced tangent (aot.tangent) and one gradient result per primal \
+that requires grad on entry (aot.grad), built by reverse-mode autodiff from each op's derivative rule (the Vjp \
+interface next to the op). Autograd's rules decide what carries gradient: aot.no_grad ops, view.detach, \
+non-differentiable ops and results, integer values stop it; aot.hidden_write scatters pass their base's gradient \
+through. In-graph input mutations stay last. Records aot.joint; requires collect-metadata.",
+        anchor: Some("func.func"),
+        options: &[PassOptionSpec {
+            name: "no-tangents",
+            kind: OptionKind::Bool,
+            default: "false",
+            description: "Differentiate the single traced output (a loss) with a tangent of ones instead of a tangent argument",
+        }],
+        statistics: &[
+            StatisticSpec { name: "num-rules-applied", description: "Derivative rules applied" },
+            StatisticSpec { name: "num-grads", description: "Primals that get a gradient" },
+            StatisticSpec { name: "num-tangents", description: "Tangent arguments" },
+        ],
+        create: |o: &PassOptions| Ok(Box::new(Joint { no_tangents: o.get_bool("no-tangents") })),
+    }
+}

@@ -1,0 +1,254 @@
+//! The backward half of a compiled function: from the caller's tangents to
+//! gradients of the caller's arguments, around the compiled backward graph.
+//!
+//! Straight-line like the forward plan, every index map resolved at
+//! compile time:
+//!
+//! 1. tangents of the backward graph, one per traced tangent: a user
+//!    output's tangent; an input's new value's tangent (for a synthetic
+//!    base, its members' tangents scattered into it); an intermediate base's
+//!    tangent (zeros). Then the tangents of outputs the runtime regenerated
+//!    as views (aliases) are routed as autograd would: into the tangent of
+//!    the value they view (a mutated input's new value, an intermediate
+//!    base, another output), or straight into the gradient of the input
+//!    they view when it was not mutated — so `return x.view(-1), x * 2`
+//!    with tangents of ones gives 3 per element of x;
+//! 2. the backward graph, on the saved values and these tangents;
+//! 3. its gradients, one per primal that requires grad, go to their slot;
+//!    slots become the caller's gradients: a view of a differentiable base
+//!    storage contributes to that base's gradient (its own is none, as a
+//!    non-leaf's); a synthetic base's gradient is its storage's; duplicates
+//!    of one tensor all get the sum over their positions.
+//!
+//! Routes are lists of `(from, to)` element pairs computed from the layouts
+//! (storage index to storage index), so views that overlap or skip
+//! elements accumulate exactly.
+
+use crate::compiled::{CallError, Executable, ForwardState};
+use crate::tensor::Tensor;
+use aot_ir::{ElemType, Shape};
+
+/// Element pairs `(from, to)`: `to[j] += from[i]`.
+pub type Pairs = Vec<(u32, u32)>;
+
+/// Where one traced tangent comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TangentFrom {
+    /// User output `k`'s tangent.
+    Output(usize),
+    /// The new value of user arguments: each `(arg, pairs)` scatters that
+    /// argument's tangent (zero when not given).
+    MutatedArgs(Vec<(usize, Pairs)>),
+    /// Zeros (an intermediate base: aliases add theirs).
+    Zeros,
+}
+
+/// Where an aliased output's tangent goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AliasTarget {
+    /// Into backward tangent argument `j`.
+    Tangent(usize),
+    /// Into the gradient of slot `s`.
+    Slot(usize),
+}
+
+/// The backward's static plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrainPlan {
+    pub num_args: usize,
+    /// Per backward tangent argument: its source, dtype and shape.
+    pub tangents: Vec<(TangentFrom, ElemType, Shape)>,
+    /// Aliased user outputs: `(output k, target, pairs)`.
+    pub alias_routes: Vec<(usize, AliasTarget, Pairs)>,
+    /// User arguments whose new value takes a tangent that no backward
+    /// tangent argument carries (a metadata-only mutation; a view of a
+    /// differentiable base whose root another view's mutation changed):
+    /// `(argument, target, pairs)`.
+    pub mutated_routes: Vec<(usize, AliasTarget, Pairs)>,
+    /// Per backward result: the slot it is the gradient of.
+    pub grad_slots: Vec<usize>,
+    /// Per slot: its gradient's dtype and shape.
+    pub slot_types: Vec<(ElemType, Shape)>,
+    /// Per user argument: whether it reports a gradient.
+    pub reports_grad: Vec<bool>,
+    /// Slots whose gradient belongs to a differentiable base storage:
+    /// `(slot, member user argument whose view base is that storage's
+    /// root, pairs into the root)`.
+    pub to_base: Vec<(usize, usize, Pairs)>,
+    /// Duplicate groups of user arguments (each position's gradient summed).
+    pub dup_groups: Vec<Vec<usize>>,
+    /// User arguments whose new value takes a tangent (autograd saw their
+    /// mutation), in order: the contract's `tangents.mutated_args`.
+    pub mutated_args: Vec<usize>,
+}
+
+/// The backward graph and its plan.
+pub struct Backward {
+    pub exe: Box<dyn Executable>,
+    pub plan: TrainPlan,
+}
+
+/// Gradients for the caller.
+pub struct Gradients {
+    /// Per user argument; none where it does not report one.
+    pub args: Vec<Option<Tensor>>,
+    /// `(root, gradient)` per differentiable base storage the call reached.
+    pub bases: Vec<(Tensor, Tensor)>,
+}
+
+fn values(t: &Tensor) -> Vec<f64> {
+    t.read_f64()
+}
+
+fn add_pairs(to: &mut [f64], from: &[f64], pairs: &Pairs) {
+    for &(i, j) in pairs {
+        to[j as usize] += from[i as usize];
+    }
+}
+
+fn numel(shape: &[i64]) -> usize {
+    shape.iter().product::<i64>().max(0) as usize
+}
+
+impl Backward {
+    /// Runs the backward of one forward call. `output_tangents[k]` is user
+    /// output k's tangent, `mutated_tangents[i]` the tangent of user
+    /// argument i's new value (none: zero).
+    pub fn run(
+        &mut self,
+        state: &ForwardState,
+        output_tangents: &[Option<Tensor>],
+        mutated_tangents: &[Option<Tensor>],
+    ) -> Result<Gradients, CallError> {
+        let p = &self.plan;
+        let exec = |m: String| CallError::Execution(m);
+        let conv = |m: String| CallError::Convention(m);
+        let tangent_of = |k: usize| -> Result<Option<Vec<f64>>, CallError> {
+            match output_tangents.get(k) {
+                Some(Some(t)) => Ok(Some(values(t))),
+                _ => Ok(None),
+            }
+        };
+        // 1. The tangents.
+        let mut tangents: Vec<Vec<f64>> = Vec::with_capacity(p.tangents.len());
+        for (j, (from, _, shape)) in p.tangents.iter().enumerate() {
+            let n = numel(shape);
+            let mut buf = vec![0.0; n];
+            match from {
+                TangentFrom::Output(k) => {
+                    if let Some(t) = tangent_of(*k)? {
+                        if t.len() != n {
+                            return Err(conv(format!(
+                                "the tangent of output {k} has {} values, expected {n}",
+                                t.len()
+                            )));
+                        }
+                        buf = t;
+                    }
+                }
+                TangentFrom::MutatedArgs(members) => {
+                    for (arg, pairs) in members {
+                        if let Some(Some(t)) = mutated_tangents.get(*arg) {
+                            add_pairs(&mut buf, &values(t), pairs);
+                        }
+                    }
+                }
+                TangentFrom::Zeros => {}
+            }
+            let _ = j;
+            tangents.push(buf);
+        }
+        let mut slot_grads: Vec<Option<Vec<f64>>> = vec![None; p.slot_types.len()];
+        for (k, target, pairs) in &p.alias_routes {
+            let Some(t) = tangent_of(*k)? else { continue };
+            match target {
+                AliasTarget::Tangent(j) => add_pairs(&mut tangents[*j], &t, pairs),
+                AliasTarget::Slot(s) => {
+                    let g = slot_grads[*s].get_or_insert_with(|| vec![0.0; numel(&p.slot_types[*s].1)]);
+                    add_pairs(g, &t, pairs);
+                }
+            }
+        }
+        for (arg, target, pairs) in &p.mutated_routes {
+            let Some(Some(t)) = mutated_tangents.get(*arg) else { continue };
+            let t = values(t);
+            match target {
+                AliasTarget::Tangent(j) => add_pairs(&mut tangents[*j], &t, pairs),
+                AliasTarget::Slot(s) => {
+                    let g = slot_grads[*s].get_or_insert_with(|| vec![0.0; numel(&p.slot_types[*s].1)]);
+                    add_pairs(g, &t, pairs);
+                }
+            }
+        }
+        // 2. The graph.
+        let mut inputs: Vec<Tensor> = state.saved.clone();
+        for ((_, e, shape), data) in p.tangents.iter().zip(&tangents) {
+            inputs.push(Tensor::from_f64(*e, shape, data, *e));
+        }
+        let grads = self.exe.run(&inputs).map_err(exec)?;
+        if grads.len() != p.grad_slots.len() {
+            return Err(exec(format!(
+                "the backward returned {} gradients, expected {}",
+                grads.len(),
+                p.grad_slots.len()
+            )));
+        }
+        // 3. To the caller.
+        for (g, &s) in grads.iter().zip(&p.grad_slots) {
+            let v = values(g);
+            match &mut slot_grads[s] {
+                Some(acc) => acc.iter_mut().zip(&v).for_each(|(a, b)| *a += b),
+                none => *none = Some(v),
+            }
+        }
+        let mut bases: Vec<(Tensor, Vec<f64>, ElemType)> = Vec::new();
+        for (s, member, pairs) in &p.to_base {
+            let g = slot_grads[*s].take();
+            let m = &state.slots[*member];
+            let root = m.view_base().unwrap_or_else(|| m.clone());
+            let pos = match bases.iter().position(|(r, _, _)| r.same(&root)) {
+                Some(i) => i,
+                None => {
+                    bases.push((root.clone(), vec![0.0; root.numel() as usize], root.dtype()));
+                    bases.len() - 1
+                }
+            };
+            if let Some(g) = g {
+                add_pairs(&mut bases[pos].1, &g, pairs);
+            }
+        }
+        let mut args: Vec<Option<Vec<f64>>> = (0..p.num_args)
+            .map(|i| {
+                if p.reports_grad[i] {
+                    slot_grads[i].take().or_else(|| Some(vec![0.0; numel(&p.slot_types[i].1)]))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        for group in &p.dup_groups {
+            let mut sum: Option<Vec<f64>> = None;
+            for &i in group {
+                if let Some(g) = &args[i] {
+                    match &mut sum {
+                        Some(acc) => acc.iter_mut().zip(g).for_each(|(a, b)| *a += b),
+                        none => *none = Some(g.clone()),
+                    }
+                }
+            }
+            for &i in group {
+                if args[i].is_some() {
+                    args[i] = sum.clone();
+                }
+            }
+        }
+        let args = args
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| g.map(|g| Tensor::from_f64(p.slot_types[i].0, &p.slot_types[i].1, &g, p.slot_types[i].0)))
+            .collect();
+        let bases =
+            bases.into_iter().map(|(r, g, e)| (r.clone(), Tensor::from_f64(e, &[g.len() as i64], &g, e))).collect();
+        Ok(Gradients { args, bases })
+    }
+}

@@ -1,0 +1,210 @@
+//! Derives the backward's runtime plan (`aot_runtime::backward::TrainPlan`)
+//! from a partitioned function: which tangent feeds each tangent argument of
+//! the backward graph, where tangents of aliased outputs go, and which
+//! slot each gradient belongs to. Every route between layouts is resolved
+//! here into element pairs (matched by storage index), so the runtime only
+//! adds numbers.
+
+use crate::compile::TrainView;
+use aot_dialects::func::FuncView;
+use aot_ir::*;
+use aot_passes::joint::{GRAD, TANGENT};
+use aot_passes::meta::ViewAndMutationMeta;
+use aot_runtime::backward::{AliasTarget, Pairs, TangentFrom, TrainPlan};
+use aot_runtime::compiled::{OutputFrom, Plan, Strided};
+use aot_runtime::tensor::{contiguous_strides, strided_indices};
+use rustc_hash::FxHashMap;
+
+fn contiguous(size: &[i64]) -> Strided {
+    Strided { size: size.into(), stride: contiguous_strides(size), offset: 0 }
+}
+
+/// `(i, j)` for each element i of `from` and element j of `to` at the same
+/// storage index.
+fn pairs(from: &Strided, to: &Strided) -> Pairs {
+    let mut at: FxHashMap<usize, u32> = FxHashMap::default();
+    for (j, s) in strided_indices(&to.size, &to.stride, to.offset).into_iter().enumerate() {
+        at.entry(s).or_insert(j as u32);
+    }
+    strided_indices(&from.size, &from.stride, from.offset)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| at.get(&s).map(|&j| (i as u32, j)))
+        .collect()
+}
+
+fn identity(numel: usize) -> Pairs {
+    (0..numel as u32).map(|i| (i, i)).collect()
+}
+
+pub(crate) fn build(
+    ctx: &Context,
+    fwd: Op,
+    bwd: Op,
+    meta: &ViewAndMutationMeta,
+    plan: &Plan,
+    v: &TrainView<'_>,
+) -> Result<TrainPlan, String> {
+    let n = v.user.len();
+    let bf = FuncView::new(ctx, bwd).ok_or("the backward is not a function")?;
+    let (bw_inputs, _) = bf.function_type(ctx);
+    let (_, fw_results) = FuncView { op: fwd }.function_type(ctx);
+    let mutated = meta.mutated_inp_runtime_indices();
+    let n_mut = mutated.len();
+    let n_out = meta.output_info.len();
+    let slot = |p: usize| v.sl.of_inner[p];
+    // Each slot's layout after the call (a mutated input's new value).
+    let final_layout = |p: usize| -> Strided {
+        let s = slot(p);
+        match &meta.input_info[p].final_layout {
+            Some(l) if s < n => Strided {
+                size: l.size.iter().copied().collect(),
+                stride: l.stride.iter().copied().collect(),
+                offset: l.offset,
+            },
+            _ => v.layouts[s].clone(),
+        }
+    };
+    // Members' layouts after the call (a metadata change is a trailing output).
+    let member_final = |m: usize| -> Strided {
+        if let Some(e) = v.sl.metadata_mutated.iter().position(|&x| x == m) {
+            if let Some(l) = meta.output_info.get(v.num_user_out + e).and_then(|o| o.layout.as_ref()) {
+                return Strided {
+                    size: l.size.iter().copied().collect(),
+                    stride: l.stride.iter().copied().collect(),
+                    offset: l.offset,
+                };
+            }
+        }
+        v.layouts[m].clone()
+    };
+    let mut out = TrainPlan { num_args: n, ..TrainPlan::default() };
+    // Tangent arguments.
+    let mut tangent_arg_of: FxHashMap<usize, usize> = FxHashMap::default();
+    for (j, &ty) in bw_inputs.iter().enumerate() {
+        let Some(t) = bf.arg_attr(ctx, j, TANGENT).and_then(|a| ctx.attr_as_i64(a)) else { continue };
+        let t = t as usize;
+        let tt = ctx.as_tensor(ty).ok_or("a tangent is not a tensor")?;
+        let from = if t < n_mut {
+            let p = mutated[t];
+            let s = slot(p);
+            if s < n {
+                TangentFrom::MutatedArgs(vec![(s, identity(tt.numel() as usize))])
+            } else {
+                let base = contiguous(&[v.layouts[s].size[0]]);
+                let members = v.sl.members[s - n].iter().map(|&m| (m, pairs(&member_final(m), &base))).collect();
+                TangentFrom::MutatedArgs(members)
+            }
+        } else if t < n_mut + n_out {
+            TangentFrom::Output(t - n_mut)
+        } else {
+            TangentFrom::Zeros
+        };
+        tangent_arg_of.insert(t, out.tangents.len());
+        out.tangents.push((from, tt.elem, tt.shape.clone()));
+    }
+    // Which user arguments' new values take a tangent: those whose
+    // mutation autograd saw (as eager: their history changed), and every
+    // view of a differentiable base whose root such a mutation changed.
+    let mut taken: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+    let mut routes: Vec<(usize, AliasTarget, Pairs)> = Vec::new();
+    for (p, info) in meta.input_info.iter().enumerate() {
+        if !(info.requires_grad && info.autograd_mutation) {
+            continue;
+        }
+        let s = slot(p);
+        if s >= n {
+            taken.extend(v.sl.member_requires_grad.iter().copied().filter(|m| v.sl.members[s - n].contains(m)));
+            continue;
+        }
+        taken.insert(s);
+        let traced = mutated.iter().position(|&q| q == p).is_some_and(|t| tangent_arg_of.contains_key(&t));
+        if !traced {
+            // The new value is a view of the old: its tangent is the old's gradient.
+            routes.push((s, AliasTarget::Slot(s), pairs(&final_layout(p), &v.layouts[s])));
+        }
+    }
+    let touched_roots: Vec<usize> =
+        taken.iter().filter(|&&i| v.user[i].base_view).map(|&i| v.user[i].storage_class).collect();
+    for (i, a) in v.user.iter().enumerate() {
+        if a.base_view && touched_roots.contains(&a.storage_class) && v.conv.original(i) == i && taken.insert(i) {
+            routes.push((i, AliasTarget::Slot(i), identity(a.shape.iter().product::<i64>() as usize)));
+        }
+    }
+    out.mutated_args = taken.into_iter().filter(|&i| v.conv.original(i) == i).collect();
+    out.mutated_routes = routes;
+    // Aliased outputs.
+    let mutated_slot_tangent = |s: usize| -> Option<(usize, usize)> {
+        let t = mutated.iter().position(|&p| slot(p) == s)?;
+        tangent_arg_of.get(&t).map(|&j| (j, mutated[t]))
+    };
+    let result_layout = |r: usize| -> Result<Strided, String> {
+        let t = fw_results.get(r).and_then(|&t| ctx.as_tensor(t)).ok_or_else(|| format!("no forward result {r}"))?;
+        Ok(contiguous(&t.shape))
+    };
+    for (k, (from, rg)) in plan.outputs.iter().enumerate() {
+        if !rg || !meta.output_info[k].output_type.is_alias() {
+            continue;
+        }
+        let (src, target, to) = match from {
+            OutputFrom::Arg(s) | OutputFrom::ViewOfArg { arg: s, .. } => {
+                let src = match from {
+                    OutputFrom::ViewOfArg { layout, .. } => layout.clone(),
+                    _ => match v.sl.of_inner.iter().position(|&x| x == *s) {
+                        Some(p) => final_layout(p),
+                        None => v.layouts[*s].clone(),
+                    },
+                };
+                match mutated_slot_tangent(*s) {
+                    Some((j, p)) => (src, AliasTarget::Tangent(j), final_layout(p)),
+                    None => (src, AliasTarget::Slot(*s), v.layouts[*s].clone()),
+                }
+            }
+            OutputFrom::ViewOfResult { result, layout } => {
+                let j = *tangent_arg_of.get(result).ok_or("an intermediate base without a tangent")?;
+                (layout.clone(), AliasTarget::Tangent(j), result_layout(*result)?)
+            }
+            OutputFrom::ViewOfOutput { output, layout } => {
+                let t = n_mut + output;
+                let Some(&j) = tangent_arg_of.get(&t) else { continue };
+                let to = match &plan.outputs[*output].0 {
+                    OutputFrom::Restrided { layout, .. } => layout.clone(),
+                    _ => result_layout(t)?,
+                };
+                (layout.clone(), AliasTarget::Tangent(j), to)
+            }
+            OutputFrom::Result(_) | OutputFrom::Restrided { .. } => continue,
+        };
+        out.alias_routes.push((k, target, pairs(&src, &to)));
+    }
+    // Gradients.
+    let (_, bw_results) = bf.function_type(ctx);
+    for r in 0..bw_results.len() {
+        let p =
+            bf.res_attr(ctx, r, GRAD).and_then(|a| ctx.attr_as_i64(a)).ok_or("a backward result without 'aot.grad'")?;
+        out.grad_slots.push(slot(p as usize));
+    }
+    for (i, a) in v.user.iter().enumerate() {
+        out.slot_types.push((a.elem, a.shape.iter().copied().collect()));
+        out.reports_grad.push(a.requires_grad && !a.base_view);
+        if a.base_view {
+            let root = contiguous(&[a.storage_numel.unwrap_or(0)]);
+            out.to_base.push((i, i, pairs(&v.layouts[i], &root)));
+        }
+    }
+    for (b, base) in v.sl.bases.iter().enumerate() {
+        let e = v.user[base.member].elem;
+        out.slot_types.push((e, Shape::from_slice(&[base.numel])));
+        if base.differentiable {
+            out.to_base.push((n + b, base.member, identity(base.numel as usize)));
+        }
+    }
+    let mut groups: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    for i in 0..n {
+        groups.entry(v.conv.original(i)).or_default().push(i);
+    }
+    let mut groups: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+    groups.sort();
+    out.dup_groups = groups;
+    Ok(out)
+}

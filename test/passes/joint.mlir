@@ -1,0 +1,99 @@
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,joint))' | FileCheck %s
+
+/// joint(primals, tangents) -> (forward returns, grads): one tangent per
+/// traced tangent (aot.tangent = the forward return it belongs to), one
+/// gradient per primal that requires grad (aot.grad = the primal); none for
+/// %c. The broadcast operand's gradient is summed back to its shape.
+// CHECK-LABEL: func.func @broadcast
+// CHECK-SAME:    (%arg0: tensor<2x3xf32> {aot.requires_grad}, %arg1: tensor<3xf32> {aot.requires_grad}, %arg2: tensor<2x3xf32>, %arg3: tensor<2x3xf32> {aot.tangent = 0})
+// CHECK-SAME:    -> (tensor<2x3xf32>, tensor<2x3xf32> {aot.grad = 0}, tensor<3xf32> {aot.grad = 1})
+// CHECK-SAME:    aot.joint = #aot.joint<num_forward = 1, tangents = [0], grads = [0, 1], no_tangents = false>
+// CHECK:         %[[M:.*]] = tensor.mul %arg0, %arg1
+// CHECK:         %[[Y:.*]] = tensor.add %[[M]], %arg2
+// CHECK:         %[[GX:.*]] = tensor.mul %arg3, %arg1
+// CHECK:         %[[T:.*]] = tensor.mul %arg3, %arg0
+// CHECK:         %[[S:.*]] = tensor.sum %[[T]] {dims = array<i64: 0>, keepdim} : tensor<2x3xf32> -> tensor<1x3xf32>
+// CHECK:         %[[GB:.*]] = view.reshape %[[S]] {shape = array<i64: 3>}
+// CHECK:         return %[[Y]], %[[GX]], %[[GB]]
+func.func @broadcast(%x: tensor<2x3xf32> {aot.requires_grad}, %b: tensor<3xf32> {aot.requires_grad}, %c: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tensor.mul %x, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  %1 = tensor.add %0, %c : tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+/// What stops gradients, as autograd: an op under no_grad (exp), a
+/// detached alias (sin's input), a comparison (no tangent for the i1
+/// output, nor for the no_grad output): d/dx (exp(x)·x + sin(detach x)) is
+/// exp(x) only.
+// CHECK-LABEL: func.func @stops
+// CHECK-SAME:    (%arg0: tensor<4xf32> {aot.requires_grad}, %arg1: tensor<4xf32> {aot.tangent = 0})
+// CHECK-SAME:    aot.joint = #aot.joint<num_forward = 3, tangents = [0], grads = [0], no_tangents = false>
+// CHECK:         %[[E:.*]] = tensor.exp %arg0 {aot.no_grad}
+// CHECK-NOT:     tensor.cos
+// CHECK:         %[[G:.*]] = tensor.mul %arg1, %[[E]]
+// CHECK-NEXT:    return %{{.*}}, %{{.*}}, %[[E]], %[[G]]
+func.func @stops(%x: tensor<4xf32> {aot.requires_grad}) -> (tensor<4xf32>, tensor<4xi1>, tensor<4xf32>) {
+  %e = tensor.exp %x {aot.no_grad} : tensor<4xf32>
+  %d = view.detach %x : tensor<4xf32>
+  %s = tensor.sin %d : tensor<4xf32>
+  %p = tensor.mul %e, %x : tensor<4xf32>
+  %q = tensor.add %p, %s : tensor<4xf32>
+  %z = tensor.full {value = 0.0} : tensor<f32>
+  %gt = tensor.gt %x, %z : tensor<4xf32>, tensor<f32> -> tensor<4xi1>
+  return %q, %gt, %e : tensor<4xf32>, tensor<4xi1>, tensor<4xf32>
+}
+
+// -----
+
+/// `with no_grad: a.mul_(2); return a + 3`: the hidden write keeps a's
+/// gradient identity, so the gradient is the tangent itself (1, not 2); the
+/// in-graph mutation stays last.
+// CHECK-LABEL: func.func @hidden
+// CHECK:         %[[H:.*]] = view.as_strided_scatter %arg0, %{{.*}} {aot.hidden_write
+// CHECK:         %[[Y:.*]] = tensor.add %[[H]]
+// CHECK:         mut.copy_ %arg0, %[[H]] {aot.no_grad}
+// CHECK-NEXT:    return %[[Y]], %arg1
+func.func @hidden(%a: tensor<4xf32> {aot.requires_grad, aot.non_leaf}) -> tensor<4xf32> {
+  %two = tensor.full {value = 2.0} : tensor<f32>
+  mut.mul_ %a, %two {aot.no_grad} : tensor<4xf32>, tensor<f32>
+  %three = tensor.full {value = 3.0} : tensor<f32>
+  %0 = tensor.add %a, %three : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// A scalar loss takes a tangent like any output (see
+/// joint-no-tangents.mlir for the variant without).
+// CHECK-LABEL: func.func @loss
+// CHECK-SAME:    %arg2: tensor<f32> {aot.tangent = 0}
+func.func @loss(%x: tensor<4x3xf32> {aot.requires_grad}, %w: tensor<3xf32> {aot.requires_grad}) -> tensor<f32> {
+  %0 = tensor.mul %x, %w : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  %1 = tensor.mean %0 : tensor<4x3xf32> -> tensor<f32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+/// x.mul_(w); return x.view(-1), tanh(x): the mutated input takes a tangent
+/// (forward return 0), the tanh output too (return 2); the view output
+/// aliases x and is not differentiated here (the runtime routes its tangent
+/// into x's).
+// CHECK-LABEL: func.func @aliased
+// CHECK-SAME:    %arg2: tensor<2x3xf32> {aot.tangent = 0}, %arg3: tensor<2x3xf32> {aot.tangent = 2}
+// CHECK-SAME:    aot.joint = #aot.joint<num_forward = 3, tangents = [0, 2], grads = [0, 1], no_tangents = false>
+// CHECK:         %[[X:.*]] = tensor.mul %arg0, %arg1
+// CHECK:         %[[T:.*]] = tensor.tanh %[[X]]
+// CHECK:         %[[D:.*]] = tensor.mul %arg3,
+// CHECK:         %[[G:.*]] = tensor.add %arg2, %[[D]]
+// CHECK:         %[[GA:.*]] = tensor.mul %[[G]], %arg1
+// CHECK:         %[[GW:.*]] = tensor.mul %[[G]], %arg0
+// CHECK:         return %[[X]], %{{.*}}, %[[T]], %[[GA]], %[[GW]]
+func.func @aliased(%x: tensor<2x3xf32> {aot.requires_grad, aot.non_leaf}, %w: tensor<2x3xf32> {aot.requires_grad}) -> (tensor<6xf32>, tensor<2x3xf32>) {
+  mut.mul_ %x, %w : tensor<2x3xf32>
+  %v = view.view %x {shape = [-1]} : tensor<2x3xf32> -> tensor<6xf32>
+  %t = tensor.tanh %x : tensor<2x3xf32>
+  return %v, %t : tensor<6xf32>, tensor<2x3xf32>
+}

@@ -1,0 +1,91 @@
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,rng-functionalize,joint),partition)' | FileCheck %s --check-prefixes=CHECK,DEF
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,rng-functionalize,joint),partition{strategy=min-cut})' | FileCheck %s --check-prefixes=CHECK,MC
+
+/// A chain of cos: the default partition saves every intermediate the
+/// backward uses; the min cut saves only the input and recomputes the chain
+/// (AOTAutograd's test: forward with 1 input and 2 outputs). The forward
+/// keeps the symbol and names its backward.
+// CHECK-LABEL:  func.func @cos_chain
+// DEF-SAME:       (%arg0: tensor<64xf32> {aot.requires_grad}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
+// DEF-SAME:       aot.backward = @cos_chain_backward, {{.*}}aot.partition = #aot.partition<strategy = "default", num_forward = 1, num_saved = 3, saved_bytes = 768
+// MC-SAME:        (%arg0: tensor<64xf32> {aot.requires_grad}) -> (tensor<64xf32>, tensor<64xf32>)
+// MC-SAME:        aot.backward = @cos_chain_backward, {{.*}}aot.partition = #aot.partition<strategy = "min-cut", num_forward = 1, num_saved = 1, saved_bytes = 256
+// MC:             return %{{.*}}, %arg0 : tensor<64xf32>, tensor<64xf32>
+// CHECK-LABEL:  func.func @cos_chain_backward
+// DEF-SAME:       (%arg0: tensor<64xf32> {aot.saved = 0}, %arg1: tensor<64xf32> {aot.saved = 1}, %arg2: tensor<64xf32> {aot.saved = 2}, %arg3: tensor<64xf32> {aot.tangent = 0}) -> (tensor<64xf32> {aot.grad = 0})
+// MC-SAME:        (%arg0: tensor<64xf32> {aot.saved = 0}, %arg1: tensor<64xf32> {aot.tangent = 0}) -> (tensor<64xf32> {aot.grad = 0})
+// CHECK-SAME:     aot.forward = @cos_chain
+// MC:             %[[C1:.*]] = tensor.cos %arg0
+// MC-NEXT:        %[[C2:.*]] = tensor.cos %[[C1]]
+// MC-NEXT:        tensor.sin %[[C2]]
+func.func @cos_chain(%x: tensor<64xf32> {aot.requires_grad}) -> tensor<64xf32> {
+  %a = tensor.cos %x : tensor<64xf32>
+  %b = tensor.cos %a : tensor<64xf32>
+  %c = tensor.cos %b : tensor<64xf32>
+  return %c : tensor<64xf32>
+}
+
+// -----
+
+/// The backward of a broadcasting add needs only shapes: they are static
+/// types here, so nothing is saved (AOTAutograd saves sizes).
+// CHECK-LABEL:  func.func @shapes_only
+// CHECK-SAME:     -> tensor<8x16xf32>
+// CHECK-SAME:     num_saved = 0, saved_bytes = 0
+// CHECK-LABEL:  func.func @shapes_only_backward
+// CHECK-SAME:     (%arg0: tensor<8x16xf32> {aot.tangent = 0}) -> (tensor<8x16xf32> {aot.grad = 0}, tensor<16xf32> {aot.grad = 1})
+func.func @shapes_only(%x: tensor<8x16xf32> {aot.requires_grad}, %b: tensor<16xf32> {aot.requires_grad}) -> tensor<8x16xf32> {
+  %0 = tensor.add %x, %b : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+/// layer_norm's mean and rstd results are saved one by one.
+// CHECK-LABEL:  func.func @layer_norm
+// CHECK:          %[[LN:.*]]:3 = tensor.layer_norm
+// CHECK:          return %[[LN]]#0, %arg0, %arg1, %[[LN]]#1, %[[LN]]#2
+// CHECK-LABEL:  func.func @layer_norm_backward
+// CHECK-SAME:     %arg2: tensor<4x1xf32> {aot.saved = 2}, %arg3: tensor<4x1xf32> {aot.saved = 3}
+// CHECK-NOT:      tensor.layer_norm
+func.func @layer_norm(%x: tensor<4x8xf32> {aot.requires_grad}, %w: tensor<8xf32> {aot.requires_grad}, %b: tensor<8xf32> {aot.requires_grad}) -> tensor<4x8xf32> {
+  %y:3 = tensor.layer_norm %x, %w, %b {normalized_ndim = 1} : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32> -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return %y#0 : tensor<4x8xf32>
+}
+
+// -----
+
+/// Dropout is never recomputed with fresh randomness: its mask is saved and
+/// the backward draws nothing. The RNG offset stays a forward return.
+// CHECK-LABEL:  func.func @dropout
+// CHECK-SAME:     -> (tensor<32xf32>, tensor<i64> {aot.rng_offset}
+// CHECK:          %[[D:.*]]:2 = rng.philox_dropout
+// CHECK:          return {{.*}}%[[D]]#1
+// CHECK-LABEL:  func.func @dropout_backward
+// CHECK-SAME:     tensor<32xi1> {aot.saved
+// CHECK-NOT:      rng.
+// CHECK:          return
+func.func @dropout(%x: tensor<32xf32> {aot.requires_grad}) -> tensor<32xf32> {
+  %d:2 = rng.dropout %x {p = 0.5} : tensor<32xf32> -> (tensor<32xf32>, tensor<32xi1>)
+  %e = tensor.exp %d#0 : tensor<32xf32>
+  return %e : tensor<32xf32>
+}
+
+// -----
+
+/// Matmul-class ops are never recomputed: the min cut saves the first
+/// linear's output and recomputes only tanh from it in the backward.
+// CHECK-LABEL:  func.func @mlp
+// MC:             %[[H:.*]] = tensor.linear %arg0, %arg1
+// MC:             return %{{.*}}, %arg0, %arg2, %[[H]], %{{.*}} :
+// CHECK-LABEL:  func.func @mlp_backward
+// CHECK-NOT:      tensor.linear
+// MC:             tensor.tanh %arg2
+// CHECK:          return
+func.func @mlp(%x: tensor<16x32xf32>, %w1: tensor<64x32xf32> {aot.requires_grad}, %w2: tensor<8x64xf32> {aot.requires_grad}) -> tensor<16x8xf32> {
+  %h = tensor.linear %x, %w1 : tensor<16x32xf32>, tensor<64x32xf32> -> tensor<16x64xf32>
+  %r = tensor.tanh %h : tensor<16x64xf32>
+  %s = tensor.sigmoid %r : tensor<16x64xf32>
+  %y = tensor.linear %s, %w2 : tensor<16x64xf32>, tensor<8x64xf32> -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}

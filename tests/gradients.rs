@@ -1,0 +1,149 @@
+//! Compiled gradients: every case of `test/run/` that differentiates
+//! something is compiled for training (`aot-train`: ... joint, partition)
+//! with the default and the min-cut partitioner, run forward and backward
+//! on the interpreter, and compared field by field — outputs and final
+//! arguments against eager, gradients against PyTorch's (the golden), or,
+//! for cases PyTorch cannot run (random ops), against eager finite
+//! differences. This checks every derivative rule on the shapes of the
+//! corpus, and the routing of tangents through aliased outputs, mutated
+//! inputs, duplicates and synthetic bases.
+
+use aot::compile::{Backend, CompileOptions};
+use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
+use aot::run::compare::{compare, CompareOptions};
+use aot::run::json::{parse_inputs, parse_tangents, TangentSpec};
+use aot::run::{fd, outputs_json, run_compiled, run_eager, Calls};
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod common;
+
+fn sibling(mlir: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(mlir.to_string_lossy().replace(".mlir", suffix))
+}
+
+/// Differences between compiled and expected for one case and pipeline.
+fn check(mlir: &Path, pipeline: &str) -> Result<Option<Vec<String>>, String> {
+    let text = std::fs::read_to_string(mlir).map_err(|e| e.to_string())?;
+    let Ok(inputs) = std::fs::read_to_string(sibling(mlir, ".inputs.json")) else { return Ok(None) };
+    let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
+    let differentiates = spec.args.iter().any(|a| {
+        matches!(
+            a,
+            aot::run::json::ArgSpec::Own { requires_grad: true, .. }
+                | aot::run::json::ArgSpec::View { requires_grad: true, .. }
+        )
+    }) || spec.storages.iter().any(|s| s.base);
+    if !differentiates {
+        return Ok(None);
+    }
+    let tangents = match std::fs::read_to_string(sibling(mlir, ".tangents.json")) {
+        Ok(t) => parse_tangents(&t).map_err(|e| e.to_string())?,
+        Err(_) => TangentSpec::default(),
+    };
+    let file = mlir.display().to_string();
+    let mut sources = SourceMgr::new();
+    sources.add(&file, Arc::from(text.as_str()));
+    let parse = |ctx: &mut Context| -> Result<(aot::ir::Op, aot::ir::Op), String> {
+        let m = parse_module(ctx, &text, &ParseOptions { file: file.clone(), first_line: 1 }).map_err(|d| d.message)?;
+        verify(ctx, m).map_err(|d| d[0].message.clone())?;
+        let f = aot::dialects::func::entry_func(ctx, m, None)?.op;
+        Ok((m, f))
+    };
+    // What the gradients must be: PyTorch's, else eager finite differences.
+    // `// golden: no-grad-check`: PyTorch's gradient is known wrong there.
+    let no_grad_check = text.lines().any(|l| l.starts_with("// golden:") && l.contains("no-grad-check"));
+    let golden: Option<Json> = std::fs::read_to_string(sibling(mlir, ".golden.json"))
+        .ok()
+        .filter(|_| !no_grad_check)
+        .map(|g| serde_json::from_str(&g).map_err(|e| e.to_string()))
+        .transpose()?;
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx)?;
+    let expected = match golden {
+        Some(g) if g.get("error").is_some() => g,
+        Some(g) if g.get("grads").is_some() => {
+            // Outputs and arguments as eager has them (layouts included).
+            let mut e = run_eager(&ctx, &sources, f, &spec, 0, false).map_err(|e| e.to_string())?.to_json();
+            e["grads"] = g["grads"].clone();
+            if let Some(sg) = g.get("storage_grads") {
+                e["storage_grads"] = sg.clone();
+            }
+            e
+        }
+        _ => match run_eager(&ctx, &sources, f, &spec, 0, false) {
+            Err(e) => json!({ "error": e.to_string() }),
+            Ok(r) => {
+                let mut e = r.to_json();
+                match fd::finite_differences(&ctx, &sources, f, &spec, &tangents, &r, 0) {
+                    Ok(g) => {
+                        e["grads"] = Json::Array(g.grads);
+                        e["storage_grads"] = Json::Array(g.storage_grads);
+                    }
+                    Err(_) => return Ok(None),
+                }
+                e
+            }
+        },
+    };
+    let mut ctx2 = Context::new();
+    let (m2, f2) = parse(&mut ctx2)?;
+    let opts =
+        CompileOptions { pipeline: pipeline.into(), backend: Backend::Interp, keep_ir: false, compile_for: None };
+    let compiled =
+        match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 0, count: 1, grad: Some(&tangents) }) {
+            Ok(r) => {
+                let mut c = outputs_json(&r.outputs, &r.args);
+                if let Some((g, sg)) = r.grads {
+                    c["grads"] = g;
+                    c["storage_grads"] = sg;
+                }
+                c
+            }
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+    // AOTAutograd's training restriction, which synthetic-base enforces.
+    if compiled
+        .get("error")
+        .and_then(|e| e.as_str())
+        .is_some_and(|e| e.contains("non-differentiable view input mutations"))
+        && expected.get("error").is_none()
+    {
+        return Ok(Some(Vec::new()));
+    }
+    let grads = expected.get("grads").is_some();
+    Ok(Some(compare(&compiled, &expected, CompareOptions { grads, slack: 1.0, all_layouts: false })))
+}
+
+#[test]
+fn compiled_gradients_match_pytorch() {
+    aot::init();
+    let root = common::corpus_dir("run");
+    let filter = std::env::var("AOT_GRAD_FILTER").unwrap_or_default();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in common::files_ending(&root, ".mlir") {
+        let name = path.strip_prefix(&root).unwrap().display().to_string();
+        if !name.contains(&filter) {
+            continue;
+        }
+        for pipeline in [
+            "aot-train",
+            "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})",
+        ] {
+            match check(&path, pipeline) {
+                Ok(None) => {}
+                Ok(Some(d)) if d.is_empty() => checked += 1,
+                Ok(Some(d)) => {
+                    checked += 1;
+                    let which = if pipeline == "aot-train" { "default" } else { "min-cut" };
+                    failures.push(format!("{name} ({which}):\n    {}", d.join("\n    ")));
+                }
+                Err(e) => failures.push(format!("{name}: {e}")),
+            }
+        }
+    }
+    assert!(checked >= 400 || !filter.is_empty(), "expected the corpus under {}", root.display());
+    assert!(failures.is_empty(), "{} of {checked} compiled gradients differ:\n{}", failures.len(), failures.join("\n"));
+}
