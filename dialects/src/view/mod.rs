@@ -620,6 +620,24 @@ const ONE: Arity = Arity::Exact(1);
 const TWO: Arity = Arity::Exact(2);
 
 macro_rules! view_op {
+    // `view.detach` is the one view autograd does not see through: it has no
+    // derivative rule, and joint stops at it.
+    (no_vjp $name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr, $extra:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: $traits,
+                operands: ONE,
+                results: $results,
+                attrs: $attrs,
+                infer: Some($infer),
+                syntax: Syntax::Functional,
+                interfaces: &[&ViewInterface { layout: $layout, inverse: $inverse, single_result: $single }, &Kernel($kernel), $extra],
+                ..OpDef::DEFAULT
+            }
+        }
+    };
     ($name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
@@ -844,7 +862,7 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.detach",
+    no_vjp "view.detach",
     "An alias that does not require grad",
     Traits::VIEW,
     ONE,

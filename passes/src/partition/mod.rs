@@ -115,9 +115,8 @@ fn is_creation(ctx: &Context, op: Op) -> bool {
 
 /// `default`: save the forward values the backward uses.
 fn default_saved(ctx: &Context, g: &JointGraph) -> Vec<Value> {
-    let in_bw: Vec<bool> = (0..g.ops.len())
-        .map(|i| g.for_grads[i] && (!g.fw_required[i] || is_creation(ctx, g.ops[i])))
-        .collect();
+    let in_bw: Vec<bool> =
+        (0..g.ops.len()).map(|i| g.for_grads[i] && (!g.fw_required[i] || is_creation(ctx, g.ops[i]))).collect();
     let mut saved: FxHashSet<Value> = FxHashSet::default();
     let mut consider = |v: Value| {
         if g.is_tangent(v) {
