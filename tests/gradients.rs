@@ -23,8 +23,10 @@ fn sibling(mlir: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(mlir.to_string_lossy().replace(".mlir", suffix))
 }
 
-/// Differences between compiled and expected for one case and pipeline.
-fn check(mlir: &Path, pipeline: &str) -> Result<Option<Vec<String>>, String> {
+/// Differences between compiled and expected for one case and pipeline:
+/// against PyTorch's gradients when the case has a golden (unless
+/// `finite_differences`), else against eager finite differences.
+fn check(mlir: &Path, pipeline: &str, finite_differences: bool) -> Result<Option<Vec<String>>, String> {
     let text = std::fs::read_to_string(mlir).map_err(|e| e.to_string())?;
     let Ok(inputs) = std::fs::read_to_string(sibling(mlir, ".inputs.json")) else { return Ok(None) };
     let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
@@ -56,7 +58,7 @@ fn check(mlir: &Path, pipeline: &str) -> Result<Option<Vec<String>>, String> {
     let no_grad_check = text.lines().any(|l| l.starts_with("// golden:") && l.contains("no-grad-check"));
     let golden: Option<Json> = std::fs::read_to_string(sibling(mlir, ".golden.json"))
         .ok()
-        .filter(|_| !no_grad_check)
+        .filter(|_| !no_grad_check && !finite_differences)
         .map(|g| serde_json::from_str(&g).map_err(|e| e.to_string()))
         .transpose()?;
     let mut ctx = Context::new();
@@ -132,7 +134,7 @@ fn compiled_gradients_match_pytorch() {
             "aot-train",
             "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})",
         ] {
-            match check(&path, pipeline) {
+            match check(&path, pipeline, false) {
                 Ok(None) => {}
                 Ok(Some(d)) if d.is_empty() => checked += 1,
                 Ok(Some(d)) => {
@@ -146,4 +148,45 @@ fn compiled_gradients_match_pytorch() {
     }
     assert!(checked >= 400 || !filter.is_empty(), "expected the corpus under {}", root.display());
     assert!(failures.is_empty(), "{} of {checked} compiled gradients differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+const MIN_CUT: &str = "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})";
+
+/// The training models (MLP with an MSE loss, transformer encoder layer with
+/// and without dropout) against both oracles: PyTorch's gradients where the
+/// case has a golden, and finite differences of the eager interpreter for
+/// the f64 ones (the dropout variant under the same seed).
+#[test]
+fn models_match_pytorch_and_finite_differences() {
+    aot::init();
+    let root = common::corpus_dir("run").join("models");
+    let mut failures = Vec::new();
+    let mut checked = Vec::new();
+    for path in common::files_ending(&root, ".mlir") {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let has_golden = sibling(&path, ".golden.json").exists();
+        let f64_case = std::fs::read_to_string(&path).is_ok_and(|t| t.contains("xf64>") && !t.contains("xf32>"));
+        for pipeline in ["aot-train", MIN_CUT] {
+            for fd in [false, true] {
+                if (!fd && !has_golden) || (fd && !f64_case) {
+                    continue;
+                }
+                let what = format!(
+                    "{name} ({}, {})",
+                    if pipeline == MIN_CUT { "min-cut" } else { "default" },
+                    if fd { "finite differences" } else { "PyTorch" }
+                );
+                match check(&path, pipeline, fd) {
+                    Ok(Some(d)) if d.is_empty() => checked.push(what),
+                    Ok(Some(d)) => failures.push(format!("{what}:\n    {}", d.join("\n    "))),
+                    Ok(None) => failures.push(format!("{what}: nothing to differentiate")),
+                    Err(e) => failures.push(format!("{what}: {e}")),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} model gradient checks failed:\n{}", failures.len(), failures.join("\n"));
+    // mlp_mse, transformer_encoder_layer: PyTorch; the _f64 ones: both;
+    // transformer_encoder_layer_dropout: finite differences — per partitioner.
+    assert!(checked.len() >= 2 * 7, "expected the models corpus, checked only {checked:?}");
 }

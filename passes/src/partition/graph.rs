@@ -4,7 +4,9 @@
 //! program order without the return; per-op flags are indexed like `ops`.
 
 use crate::joint::{JointInfo, TANGENT};
+use aot_dialects::autodiff::{op_class, OpClass};
 use aot_dialects::func::FuncView;
+use aot_dialects::view::{view_layouts, Layout};
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -28,6 +30,48 @@ pub struct JointGraph {
     pub for_grads: Vec<bool>,
     /// The ops using each value.
     pub users: FxHashMap<Value, Vec<usize>>,
+    /// The value whose storage each view result shares (absent for values
+    /// with a storage of their own). Layouts are followed from contiguous
+    /// arguments, so a reshape that must copy owns its storage.
+    pub storage_of: FxHashMap<Value, Value>,
+}
+
+/// Which values are views sharing another value's storage, following the
+/// view layout rules from contiguous arguments and fresh op results.
+fn storage_roots(ctx: &Context, args: &[Value], ops: &[Op]) -> FxHashMap<Value, Value> {
+    let mut layout: FxHashMap<Value, Layout> = FxHashMap::default();
+    let mut root: FxHashMap<Value, Value> = FxHashMap::default();
+    let contiguous = |v: Value| ctx.value_tensor(v).map(|t| Layout::contiguous(&t.shape));
+    for &a in args {
+        if let Some(l) = contiguous(a) {
+            layout.insert(a, l);
+        }
+    }
+    for &op in ops {
+        let aliases = match (op_class(ctx, op), ctx.operands(op).next()) {
+            (OpClass::View, Some(x)) if ctx.op_def(op).is_some_and(|d| !d.has(Traits::INPLACE)) => {
+                layout.get(&x).and_then(|l| view_layouts(ctx, op, l).ok()).map(|ls| (x, ls))
+            }
+            _ => None,
+        };
+        match aliases {
+            Some((x, ls)) if ls.len() == ctx.num_results(op) => {
+                let r0 = root.get(&x).copied().unwrap_or(x);
+                for (&r, l) in ctx.results(op).iter().zip(ls) {
+                    root.insert(r, r0);
+                    layout.insert(r, l);
+                }
+            }
+            _ => {
+                for &r in ctx.results(op) {
+                    if let Some(l) = contiguous(r) {
+                        layout.insert(r, l);
+                    }
+                }
+            }
+        }
+    }
+    root
 }
 
 /// Bytes of a tensor value.
@@ -100,6 +144,7 @@ impl JointGraph {
         for (i, &o) in ops.iter().enumerate() {
             tangent_dep[i] = ctx.operands(o).any(|v| tset.contains(&v) || def(v).is_some_and(|j| tangent_dep[j]));
         }
+        let storage_of = storage_roots(ctx, &args, &ops);
         Ok(JointGraph {
             func,
             ret,
@@ -115,7 +160,13 @@ impl JointGraph {
             tangent_dep,
             for_grads,
             users,
+            storage_of,
         })
+    }
+
+    /// The value owning `v`'s storage (`v` itself unless it is a view).
+    pub fn storage(&self, v: Value) -> Value {
+        self.storage_of.get(&v).copied().unwrap_or(v)
     }
 
     /// The op defining `v` (None for arguments).

@@ -2,7 +2,8 @@
 //! then the backward run in a given op order, and the cost of what the
 //! backward recomputes.
 //!
-//! Liveness, not sums: primals are alive throughout (the caller holds its
+//! Liveness, not sums, per storage (a view shares its base's bytes):
+//! primals are alive throughout (the caller holds its
 //! arguments — parameters, data — for the whole step); a forward value lives from its op to its last forward use,
 //! or to the end of the call when it is returned or saved; a saved value
 //! lives on into the backward until its last backward use; the forward's
@@ -44,29 +45,35 @@ pub fn op_cost(ctx: &Context, op: Op) -> u64 {
 }
 
 /// Peak bytes of running `fw_order` then `bw_order` (op indices of `g`).
+///
+/// Memory is counted per storage: a view costs nothing of its own and keeps
+/// the storage it shares alive as long as any alias of it is alive.
 pub fn footprint(ctx: &Context, g: &JointGraph, saved: &[Value], fw_order: &[usize], bw_order: &[usize]) -> Footprint {
-    let mut live: u64 = g.primals.iter().map(|&p| bytes(ctx, p)).sum();
+    let st = |v: Value| g.storage(v);
+    let owns = |v: Value| g.storage(v) == v;
+    let primal_storage: FxHashSet<Value> = g.primals.iter().map(|&p| st(p)).collect();
+    let mut live: u64 = primal_storage.iter().map(|&p| bytes(ctx, p)).sum();
     let mut peak = live;
-    // Last use of each value within a phase.
+    // Last use of each storage within a phase, through any of its aliases.
     let last_use = |order: &[usize]| -> FxHashMap<Value, usize> {
         let mut m = FxHashMap::default();
         for (t, &i) in order.iter().enumerate() {
             for v in ctx.operands(g.ops[i]) {
-                m.insert(v, t);
+                m.insert(st(v), t);
             }
         }
         m
     };
-    let pinned_fw: FxHashSet<Value> = g.fw_outputs.iter().copied().chain(saved.iter().copied()).collect();
+    let pinned_fw: FxHashSet<Value> = g.fw_outputs.iter().chain(saved).map(|&v| st(v)).collect();
     let fw_last = last_use(fw_order);
     let mut dying: FxHashMap<usize, Vec<Value>> = FxHashMap::default();
     for (t, &i) in fw_order.iter().enumerate() {
-        for &r in ctx.results(g.ops[i]) {
+        for &r in ctx.results(g.ops[i]).iter().filter(|&&r| owns(r)) {
             live += bytes(ctx, r);
             match fw_last.get(&r) {
                 _ if pinned_fw.contains(&r) => {}
-                Some(&end) => dying.entry(end).or_default().push(r),
-                None => dying.entry(t).or_default().push(r),
+                Some(&end) if end >= t => dying.entry(end).or_default().push(r),
+                _ => dying.entry(t).or_default().push(r),
             }
         }
         peak = peak.max(live);
@@ -74,20 +81,22 @@ pub fn footprint(ctx: &Context, g: &JointGraph, saved: &[Value], fw_order: &[usi
             live -= bytes(ctx, v);
         }
     }
-    // Backward: tangents arrive; saved values die at their last use.
-    live += g.tangents.iter().map(|&t| bytes(ctx, t)).sum::<u64>();
+    // Backward: tangents arrive; saved storages die at their last use.
+    let tangent_storage: FxHashSet<Value> = g.tangents.iter().map(|&t| st(t)).collect();
+    live += tangent_storage.iter().map(|&t| bytes(ctx, t)).sum::<u64>();
     peak = peak.max(live);
     let bw_last = last_use(bw_order);
-    let pinned_bw: FxHashSet<Value> = g.grads.iter().copied().chain(g.fw_outputs.iter().copied()).collect();
+    let pinned_bw: FxHashSet<Value> = g.grads.iter().chain(&g.fw_outputs).map(|&v| st(v)).collect();
     let mut dying: FxHashMap<usize, Vec<Value>> = FxHashMap::default();
-    for v in saved.iter().chain(&g.tangents) {
+    let held: FxHashSet<Value> = saved.iter().map(|&v| st(v)).chain(tangent_storage).collect();
+    for &v in &held {
         // The caller holds primals; outputs and gradients stay to the end.
-        if pinned_bw.contains(v) || g.primals.contains(v) {
+        if pinned_bw.contains(&v) || primal_storage.contains(&v) {
             continue;
         }
-        match bw_last.get(v) {
-            Some(&end) => dying.entry(end).or_default().push(*v),
-            None => live -= bytes(ctx, *v),
+        match bw_last.get(&v) {
+            Some(&end) => dying.entry(end).or_default().push(v),
+            None => live -= bytes(ctx, v),
         }
     }
     let mut recompute = 0;
@@ -96,10 +105,11 @@ pub fn footprint(ctx: &Context, g: &JointGraph, saved: &[Value], fw_order: &[usi
         if g.fw_required[i] {
             recompute += op_cost(ctx, op);
         }
-        for &r in ctx.results(op) {
+        for &r in ctx.results(op).iter().filter(|&&r| owns(r)) {
             live += bytes(ctx, r);
             if !pinned_bw.contains(&r) {
-                dying.entry(*bw_last.get(&r).unwrap_or(&t)).or_default().push(r);
+                let end = bw_last.get(&r).copied().filter(|&e| e >= t).unwrap_or(t);
+                dying.entry(end).or_default().push(r);
             }
         }
         peak = peak.max(live);
@@ -109,8 +119,17 @@ pub fn footprint(ctx: &Context, g: &JointGraph, saved: &[Value], fw_order: &[usi
     }
     Footprint {
         saved: saved.len(),
-        saved_bytes: saved.iter().map(|&v| bytes(ctx, v)).sum(),
+        saved_bytes: saved_bytes(ctx, g, saved),
         peak_bytes: peak,
         recompute_cost: recompute,
     }
+}
+
+/// Bytes the saved values keep alive for the backward: each storage once,
+/// and nothing for the caller's own arguments (it holds them anyway).
+pub fn saved_bytes(ctx: &Context, g: &JointGraph, saved: &[Value]) -> u64 {
+    let primal_storage: FxHashSet<Value> = g.primals.iter().map(|&p| g.storage(p)).collect();
+    let storages: FxHashSet<Value> =
+        saved.iter().map(|&v| g.storage(v)).filter(|s| !primal_storage.contains(s)).collect();
+    storages.iter().map(|&s| bytes(ctx, s)).sum()
 }

@@ -58,7 +58,10 @@ pub struct PartitionInfo {
     /// Forward results before the saved values.
     pub num_forward: usize,
     pub num_saved: usize,
+    /// Storage the saved values keep alive, each storage once, the
+    /// caller's arguments excluded (`memory::saved_bytes`).
     pub saved_bytes: u64,
+    /// Modelled peak of forward then backward (`memory::footprint`).
     pub peak_bytes: u64,
 }
 
@@ -484,7 +487,7 @@ model of peak memory, monotonic in the budget. Statistics report saved tensors, 
         ],
         statistics: &[
             StatisticSpec { name: "num-saved", description: "Values saved for the backward" },
-            StatisticSpec { name: "saved-bytes", description: "Bytes saved for the backward" },
+            StatisticSpec { name: "saved-bytes", description: "Bytes of storage the saved values keep alive (arguments excluded)" },
             StatisticSpec { name: "peak-bytes", description: "Modelled peak memory of forward + backward" },
             StatisticSpec { name: "recompute-cost", description: "Estimated work the backward recomputes" },
             StatisticSpec { name: "default-saved-bytes", description: "Saved bytes of the default partition (min-cut runs)" },
