@@ -480,10 +480,10 @@ pub struct InterpExecutable {
 }
 
 impl Executable for InterpExecutable {
-    fn run(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
         let mut it = Interpreter::new(&self.ctx);
         it.generator = *self.generator.borrow();
-        let r = it.call(self.func, args).map_err(|d| d.message.clone());
+        let r = it.call_owned(self.func, args).map_err(|d| d.message.clone());
         *self.generator.borrow_mut() = it.generator;
         r
     }

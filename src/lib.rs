@@ -10,6 +10,7 @@ pub use aot_passes as passes;
 pub use aot_runtime as runtime;
 
 pub mod compile;
+pub mod models;
 pub mod run;
 mod train_plan;
 

@@ -190,3 +190,59 @@ fn models_match_pytorch_and_finite_differences() {
     // transformer_encoder_layer_dropout: finite differences — per partitioner.
     assert!(checked.len() >= 2 * 7, "expected the models corpus, checked only {checked:?}");
 }
+
+/// Dropout recomputed in the backward replays the forward's draws: a
+/// 3-layer encoder whose memory budget 0 partition recomputes dropout from
+/// its explicit Philox seed and offset (checkpointed dropout) has the
+/// gradients of finite differences under the same seed. Fresh randomness
+/// in the recomputation would give wrong gradients (upstream #190758).
+#[test]
+fn checkpointed_dropout_replays_its_draws() {
+    use aot::models::{transformer_encoder, Encoder};
+    aot::init();
+    let z = Encoder {
+        layers: 3,
+        d_model: 8,
+        heads: 2,
+        ff: 32,
+        batch: 4,
+        seq: 16,
+        dropout: 0.1,
+        dtype: aot::ir::ElemType::F64,
+    };
+    let text = transformer_encoder(&z);
+    let mut sources = SourceMgr::new();
+    sources.add("encoder", Arc::from(text.as_str()));
+    let parse = |ctx: &mut Context| {
+        let m = parse_module(ctx, &text, &ParseOptions { file: "encoder".into(), first_line: 1 }).expect("parses");
+        verify(ctx, m).expect("verifies");
+        let f = aot::dialects::func::entry_func(ctx, m, None).expect("entry").op;
+        (m, f)
+    };
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx);
+    let spec = aot::run::random_inputs(&ctx, f, 5).expect("inputs");
+    let tangents = TangentSpec::default();
+    let eager = run_eager(&ctx, &sources, f, &spec, 9, false).expect("eager");
+    let mut expected = eager.to_json();
+    expected["grads"] =
+        Json::Array(fd::finite_differences(&ctx, &sources, f, &spec, &tangents, &eager, 9).expect("fd").grads);
+    let mut ctx2 = Context::new();
+    let (m2, f2) = parse(&mut ctx2);
+    let opts = CompileOptions {
+        pipeline: MIN_CUT.replace("strategy=min-cut", "strategy=min-cut memory-budget=0"),
+        backend: Backend::Interp,
+        keep_ir: true,
+        compile_for: None,
+    };
+    let r = run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 9, count: 1, grad: Some(&tangents) })
+        .expect("compiled run");
+    let ir = r.ir.as_deref().expect("kept IR");
+    let backward = &ir[ir.find("func.func @encoder_backward").expect("a backward")..];
+    assert!(backward.contains("rng.philox_dropout"), "the budget-0 partition should replay dropout in the backward");
+    assert!(!backward.contains("rng.dropout "), "a stateful random op in the backward");
+    let mut got = outputs_json(&r.outputs, &r.args);
+    got["grads"] = r.grads.expect("gradients").0;
+    let d = compare(&got, &expected, CompareOptions { grads: true, slack: 1.0, all_layouts: false });
+    assert!(d.is_empty(), "checkpointed dropout gradients differ:\n{}", d.join("\n"));
+}

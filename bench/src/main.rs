@@ -5,17 +5,19 @@
 //! cargo run --release -p aot-bench -- ir [--ops N]
 //! cargo run --release -p aot-bench -- functionalize [--ops N]
 //! cargo run --release -p aot-bench -- overlap [--n N]
+//! cargo run --release -p aot-bench -- train [--layers 12 --d-model 256 --heads 4 --ff 1024 --batch 2 --seq 16] [--emit FILE]
 //! ```
 
 mod functionalize;
 mod ir;
 mod overlap;
+mod train;
 
 fn main() {
     aot::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else {
-        eprintln!("usage: aot-bench <ir|functionalize|overlap> [options]");
+        eprintln!("usage: aot-bench <ir|functionalize|overlap|train> [options]");
         std::process::exit(2);
     };
     let rest = &args[1..];
@@ -23,7 +25,8 @@ fn main() {
         "ir" => ir::run(rest),
         "functionalize" => functionalize::run(rest),
         "overlap" => overlap::run(rest),
-        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap)")),
+        "train" => train::run(rest),
+        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap, train)")),
     };
     if let Err(e) = r {
         eprintln!("aot-bench: error: {e}");

@@ -100,6 +100,41 @@ fn values(t: &Tensor) -> Vec<f64> {
     t.read_f64()
 }
 
+/// A tangent or gradient being assembled: a tensor handed over as is while
+/// nothing has to be added to it, else values accumulated in f64.
+enum Acc {
+    Tensor(Tensor),
+    Values(Vec<f64>),
+}
+
+impl Acc {
+    fn values(&mut self) -> &mut Vec<f64> {
+        if let Acc::Tensor(t) = self {
+            *self = Acc::Values(values(t));
+        }
+        match self {
+            Acc::Values(v) => v,
+            Acc::Tensor(_) => unreachable!("converted above"),
+        }
+    }
+
+    fn add(&mut self, from: &[f64]) {
+        self.values().iter_mut().zip(from).for_each(|(a, b)| *a += b);
+    }
+
+    fn into_tensor(self, e: ElemType, shape: &[i64]) -> Tensor {
+        match self {
+            Acc::Tensor(t) => t,
+            Acc::Values(v) => Tensor::from_f64(e, shape, &v, e),
+        }
+    }
+
+    /// A tensor of the given type the backward graph may take as is.
+    fn takes(t: &Tensor, e: ElemType, shape: &[i64]) -> bool {
+        t.dtype() == e && t.physical() == e && t.sizes()[..] == shape[..] && t.is_contiguous() && t.offset() == 0
+    }
+}
+
 fn add_pairs(to: &mut [f64], from: &[f64], pairs: &Pairs) {
     for &(i, j) in pairs {
         to[j as usize] += from[i as usize];
@@ -111,60 +146,56 @@ fn numel(shape: &[i64]) -> usize {
 }
 
 impl Backward {
-    /// Runs the backward of one forward call. `output_tangents[k]` is user
-    /// output k's tangent, `mutated_tangents[i]` the tangent of user
-    /// argument i's new value (none: zero).
+    /// Runs the backward of one forward call, consuming its state (saved
+    /// values are freed as the backward graph finishes with them).
+    /// `output_tangents[k]` is user output k's tangent, `mutated_tangents[i]`
+    /// the tangent of user argument i's new value (none: zero).
     pub fn run(
         &mut self,
-        state: &ForwardState,
+        state: ForwardState,
         output_tangents: &[Option<Tensor>],
         mutated_tangents: &[Option<Tensor>],
     ) -> Result<Gradients, CallError> {
         let p = &self.plan;
         let exec = |m: String| CallError::Execution(m);
         let conv = |m: String| CallError::Convention(m);
-        let tangent_of = |k: usize| -> Result<Option<Vec<f64>>, CallError> {
-            match output_tangents.get(k) {
-                Some(Some(t)) => Ok(Some(values(t))),
-                _ => Ok(None),
-            }
-        };
+        let ForwardState { saved, slots } = state;
         // 1. The tangents.
-        let mut tangents: Vec<Vec<f64>> = Vec::with_capacity(p.tangents.len());
-        for (j, (from, _, shape)) in p.tangents.iter().enumerate() {
+        let mut tangents: Vec<Acc> = Vec::with_capacity(p.tangents.len());
+        for (from, e, shape) in &p.tangents {
             let n = numel(shape);
-            let mut buf = vec![0.0; n];
-            match from {
-                TangentFrom::Output(k) => {
-                    if let Some(t) = tangent_of(*k)? {
-                        if t.len() != n {
-                            return Err(conv(format!(
-                                "the tangent of output {k} has {} values, expected {n}",
-                                t.len()
-                            )));
-                        }
-                        buf = t;
+            let acc = match from {
+                TangentFrom::Output(k) => match output_tangents.get(*k) {
+                    Some(Some(t)) if t.numel() as usize != n => {
+                        return Err(conv(format!("the tangent of output {k} has {} values, expected {n}", t.numel())))
                     }
-                }
+                    Some(Some(t)) if Acc::takes(t, *e, shape) => Acc::Tensor(t.clone()),
+                    Some(Some(t)) => Acc::Values(values(t)),
+                    _ => Acc::Values(vec![0.0; n]),
+                },
                 TangentFrom::MutatedArgs(members) => {
+                    let mut buf = vec![0.0; n];
                     for (arg, pairs) in members {
                         if let Some(Some(t)) = mutated_tangents.get(*arg) {
                             add_pairs(&mut buf, &values(t), pairs);
                         }
                     }
+                    Acc::Values(buf)
                 }
-                TangentFrom::Zeros => {}
-            }
-            let _ = j;
-            tangents.push(buf);
+                TangentFrom::Zeros => Acc::Values(vec![0.0; n]),
+            };
+            tangents.push(acc);
         }
-        let mut slot_grads: Vec<Option<Vec<f64>>> = vec![None; p.slot_types.len()];
+        let mut slot_grads: Vec<Option<Acc>> = (0..p.slot_types.len()).map(|_| None).collect();
         for (k, target, pairs) in &p.alias_routes {
-            let Some(t) = tangent_of(*k)? else { continue };
+            let Some(Some(t)) = output_tangents.get(*k) else { continue };
+            let t = values(t);
             match target {
-                AliasTarget::Tangent(j) => add_pairs(&mut tangents[*j], &t, pairs),
+                AliasTarget::Tangent(j) => add_pairs(tangents[*j].values(), &t, pairs),
                 AliasTarget::Slot(s) => {
-                    let g = slot_grads[*s].get_or_insert_with(|| vec![0.0; numel(&p.slot_types[*s].1)]);
+                    let g = slot_grads[*s]
+                        .get_or_insert_with(|| Acc::Values(vec![0.0; numel(&p.slot_types[*s].1)]))
+                        .values();
                     add_pairs(g, &t, pairs);
                 }
             }
@@ -173,19 +204,21 @@ impl Backward {
             let Some(Some(t)) = mutated_tangents.get(*arg) else { continue };
             let t = values(t);
             match target {
-                AliasTarget::Tangent(j) => add_pairs(&mut tangents[*j], &t, pairs),
+                AliasTarget::Tangent(j) => add_pairs(tangents[*j].values(), &t, pairs),
                 AliasTarget::Slot(s) => {
-                    let g = slot_grads[*s].get_or_insert_with(|| vec![0.0; numel(&p.slot_types[*s].1)]);
+                    let g = slot_grads[*s]
+                        .get_or_insert_with(|| Acc::Values(vec![0.0; numel(&p.slot_types[*s].1)]))
+                        .values();
                     add_pairs(g, &t, pairs);
                 }
             }
         }
-        // 2. The graph.
-        let mut inputs: Vec<Tensor> = state.saved.clone();
-        for ((_, e, shape), data) in p.tangents.iter().zip(&tangents) {
-            inputs.push(Tensor::from_f64(*e, shape, data, *e));
+        // 2. The graph. It owns the saved values and tangents from here.
+        let mut inputs: Vec<Tensor> = saved;
+        for ((_, e, shape), acc) in p.tangents.iter().zip(tangents) {
+            inputs.push(acc.into_tensor(*e, shape));
         }
-        let grads = self.exe.run(&inputs).map_err(exec)?;
+        let grads = self.exe.run(inputs).map_err(exec)?;
         if grads.len() != p.grad_slots.len() {
             return Err(exec(format!(
                 "the backward returned {} gradients, expected {}",
@@ -193,18 +226,19 @@ impl Backward {
                 p.grad_slots.len()
             )));
         }
-        // 3. To the caller.
-        for (g, &s) in grads.iter().zip(&p.grad_slots) {
-            let v = values(g);
+        // 3. To the caller. A gradient nobody else holds is handed over.
+        for (g, &s) in grads.into_iter().zip(&p.grad_slots) {
+            let (e, shape) = &p.slot_types[s];
             match &mut slot_grads[s] {
-                Some(acc) => acc.iter_mut().zip(&v).for_each(|(a, b)| *a += b),
-                none => *none = Some(v),
+                Some(acc) => acc.add(&values(&g)),
+                none if g.is_exclusive_dense() && Acc::takes(&g, *e, shape) => *none = Some(Acc::Tensor(g)),
+                none => *none = Some(Acc::Values(values(&g))),
             }
         }
         let mut bases: Vec<(Tensor, Vec<f64>, ElemType)> = Vec::new();
         for (s, member, pairs) in &p.to_base {
             let g = slot_grads[*s].take();
-            let m = &state.slots[*member];
+            let m = &slots[*member];
             let root = m.view_base().unwrap_or_else(|| m.clone());
             let pos = match bases.iter().position(|(r, _, _)| r.same(&root)) {
                 Some(i) => i,
@@ -213,14 +247,14 @@ impl Backward {
                     bases.len() - 1
                 }
             };
-            if let Some(g) = g {
-                add_pairs(&mut bases[pos].1, &g, pairs);
+            if let Some(mut g) = g {
+                add_pairs(&mut bases[pos].1, g.values(), pairs);
             }
         }
-        let mut args: Vec<Option<Vec<f64>>> = (0..p.num_args)
+        let mut args: Vec<Option<Acc>> = (0..p.num_args)
             .map(|i| {
                 if p.reports_grad[i] {
-                    slot_grads[i].take().or_else(|| Some(vec![0.0; numel(&p.slot_types[i].1)]))
+                    slot_grads[i].take().or_else(|| Some(Acc::Values(vec![0.0; numel(&p.slot_types[i].1)])))
                 } else {
                     None
                 }
@@ -229,23 +263,24 @@ impl Backward {
         for group in &p.dup_groups {
             let mut sum: Option<Vec<f64>> = None;
             for &i in group {
-                if let Some(g) = &args[i] {
+                if let Some(g) = &mut args[i] {
+                    let g = g.values();
                     match &mut sum {
-                        Some(acc) => acc.iter_mut().zip(g).for_each(|(a, b)| *a += b),
+                        Some(acc) => acc.iter_mut().zip(g.iter()).for_each(|(a, b)| *a += b),
                         none => *none = Some(g.clone()),
                     }
                 }
             }
             for &i in group {
                 if args[i].is_some() {
-                    args[i] = sum.clone();
+                    args[i] = sum.clone().map(Acc::Values);
                 }
             }
         }
         let args = args
             .into_iter()
             .enumerate()
-            .map(|(i, g)| g.map(|g| Tensor::from_f64(p.slot_types[i].0, &p.slot_types[i].1, &g, p.slot_types[i].0)))
+            .map(|(i, g)| g.map(|g| g.into_tensor(p.slot_types[i].0, &p.slot_types[i].1)))
             .collect();
         let bases =
             bases.into_iter().map(|(r, g, e)| (r.clone(), Tensor::from_f64(e, &[g.len() as i64], &g, e))).collect();

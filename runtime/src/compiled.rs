@@ -125,8 +125,10 @@ pub enum CallError {
 /// A forward (or backward) graph compiled by some backend.
 pub trait Executable {
     /// Runs the graph on the arguments (which it may write into, for
-    /// mutations kept in the graph); returns the graph's results.
-    fn run(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, String>;
+    /// mutations kept in the graph); returns the graph's results. It owns
+    /// the argument handles so that it can free each one after its last
+    /// use (a backward releases saved values as it goes).
+    fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String>;
 }
 
 /// A compiled function: a graph plus its calling convention, and the
@@ -198,10 +200,12 @@ impl CompiledFunction {
 
     /// Runs the backward of a forward call with the caller's tangents:
     /// `output_tangents[k]` for user output k, `mutated_tangents[i]` for the
-    /// new value of user argument i (none: zero).
+    /// new value of user argument i (none: zero). It consumes the forward's
+    /// state, freeing saved values as it goes (PyTorch's backward without
+    /// `retain_graph`).
     pub fn backward(
         &mut self,
-        state: &ForwardState,
+        state: ForwardState,
         output_tangents: &[Option<Tensor>],
         mutated_tangents: &[Option<Tensor>],
     ) -> Result<crate::backward::Gradients, CallError> {
@@ -232,7 +236,7 @@ impl CompiledFunction {
         // Outputs aliasing an input view the storage the input had on entry
         // (a later `set_` write-back may move the input elsewhere).
         let entry_storages: Vec<_> = slots.iter().map(|a| a.storage()).collect();
-        let mut results = self.forward.run(&inputs)?;
+        let mut results = self.forward.run(inputs)?;
         let tail = plan.num_returns + plan.rng as usize;
         if results.len() < tail {
             return err(format!("the graph returned {} values, expected at least {tail}", results.len()));
@@ -261,7 +265,7 @@ impl CompiledFunction {
                 WriteBack::Resize { arg, numel } => {
                     let st = args[*arg].storage();
                     if (st.len() as i64) < *numel {
-                        st.buf_mut().resize(*numel as usize);
+                        st.resize(*numel as usize);
                     }
                 }
                 WriteBack::AsStrided { arg, layout } => {

@@ -177,6 +177,12 @@ impl<'a> Interpreter<'a> {
 
     /// Calls the function `func` (a `func.func` op) on tensor objects.
     pub fn call(&mut self, func: Op, args: &[Tensor]) -> Result<Vec<Tensor>, Diagnostic> {
+        self.call_owned(func, args.to_vec())
+    }
+
+    /// [`Interpreter::call`] that owns the argument handles, so that each is
+    /// dropped after its last use.
+    pub fn call_owned(&mut self, func: Op, args: Vec<Tensor>) -> Result<Vec<Tensor>, Diagnostic> {
         let ctx = self.ctx;
         let region = ctx.regions(func)[0];
         let Some(&entry) = ctx.region_blocks(region).first() else {
@@ -186,7 +192,7 @@ impl<'a> Interpreter<'a> {
         if params.len() != args.len() {
             return Err(self.err(func, format!("expects {} arguments, got {}", params.len(), args.len())));
         }
-        for (i, (&p, a)) in params.iter().zip(args).enumerate() {
+        for (i, (&p, a)) in params.iter().zip(&args).enumerate() {
             if let Some(t) = ctx.value_tensor(p) {
                 if t.shape[..] != a.sizes()[..] || t.elem != a.dtype() {
                     return Err(self.err(
@@ -215,15 +221,28 @@ impl<'a> Interpreter<'a> {
     fn run_block(
         &mut self,
         block: aot_ir::Block,
-        args: &[Tensor],
+        args: Vec<Tensor>,
         value_semantics: bool,
     ) -> Result<Vec<Tensor>, Diagnostic> {
         let ctx = self.ctx;
         let mut env: FxHashMap<Value, Tensor> = FxHashMap::default();
         for (&p, a) in ctx.block_args(block).iter().zip(args) {
-            env.insert(p, a.clone());
+            env.insert(p, a);
         }
-        for op in ctx.block_ops(block) {
+        // Each value's handle is dropped after its last use, so storage is
+        // freed as a compiled program would free it (the memory benchmarks
+        // measure this); views and other handles keep a storage alive.
+        let mut last_use: FxHashMap<Value, usize> = FxHashMap::default();
+        for (i, op) in ctx.block_ops(block).enumerate() {
+            for v in ctx.operands(op) {
+                last_use.insert(v, i);
+            }
+        }
+        let mut dying: Vec<Vec<Value>> = vec![Vec::new(); ctx.block_ops(block).count()];
+        for (&v, &i) in &last_use {
+            dying[i].push(v);
+        }
+        for (i, op) in ctx.block_ops(block).enumerate() {
             let inputs: Vec<Tensor> = ctx
                 .operands(op)
                 .map(|v| env.get(&v).cloned().ok_or_else(|| self.err(op, "operand has no value (not a tensor?)")))
@@ -255,7 +274,13 @@ impl<'a> Interpreter<'a> {
                         ));
                     }
                 }
-                env.insert(r, t);
+                if last_use.contains_key(&r) {
+                    env.insert(r, t);
+                }
+            }
+            drop(inputs);
+            for v in &dying[i] {
+                env.remove(v);
             }
         }
         Err(Diagnostic::error(ctx.unknown_loc(), "block ended without a terminator"))

@@ -21,6 +21,45 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 static NEXT_STORAGE: AtomicU64 = AtomicU64::new(1);
 
+/// Bytes held by live storages, process-wide, and their high-water mark:
+/// what the memory benchmarks measure. Counters are relaxed atomics shared
+/// by every thread, so a measurement is only meaningful while one thread
+/// runs tensors.
+pub mod memory {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static LIVE: AtomicU64 = AtomicU64::new(0);
+    static PEAK: AtomicU64 = AtomicU64::new(0);
+
+    pub(super) fn grow(bytes: u64) {
+        let now = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+
+    pub(super) fn shrink(bytes: u64) {
+        LIVE.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes of all storages alive now.
+    pub fn live_bytes() -> u64 {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    /// The most bytes alive at once since the last [`reset_peak`].
+    pub fn peak_bytes() -> u64 {
+        PEAK.load(Ordering::Relaxed)
+    }
+
+    /// Starts a new high-water mark at the current live bytes.
+    pub fn reset_peak() {
+        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+fn buffer_bytes(b: &Buffer) -> u64 {
+    b.len() as u64 * b.kind().byte_size() as u64
+}
+
 /// A shared, resizable element buffer.
 #[derive(Debug)]
 pub struct Storage {
@@ -30,9 +69,29 @@ pub struct Storage {
 
 pub type StorageRef = Rc<Storage>;
 
+impl Drop for Storage {
+    fn drop(&mut self) {
+        memory::shrink(buffer_bytes(self.buf.get_mut()));
+    }
+}
+
 impl Storage {
     pub fn new(buf: Buffer) -> StorageRef {
+        memory::grow(buffer_bytes(&buf));
         Rc::new(Storage { id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed), buf: RefCell::new(buf) })
+    }
+
+    /// Grows or shrinks the buffer to `n` elements (new ones are zero).
+    pub fn resize(&self, n: usize) {
+        let mut b = self.buf.borrow_mut();
+        let before = buffer_bytes(&b);
+        b.resize(n);
+        let after = buffer_bytes(&b);
+        if after > before {
+            memory::grow(after - before);
+        } else {
+            memory::shrink(before - after);
+        }
     }
 
     /// A process-unique id (stable for the storage's lifetime).
@@ -103,6 +162,18 @@ pub fn contiguous_strides(shape: &[i64]) -> Shape {
         acc *= shape[i].max(1);
     }
     s
+}
+
+/// Row-major contiguous strides for `sizes` (size-1 dimensions may have any stride).
+fn dense(sizes: &[i64], strides: &[i64]) -> bool {
+    let mut expected = 1i64;
+    for i in (0..sizes.len()).rev() {
+        if sizes[i] != 1 && strides[i] != expected {
+            return false;
+        }
+        expected *= sizes[i];
+    }
+    true
 }
 
 pub fn numel(shape: &[i64]) -> i64 {
@@ -283,16 +354,27 @@ impl Tensor {
         self.0.borrow().storage.buf().kind()
     }
 
+    /// A plain dense tensor nobody else can see: this handle is the only
+    /// one to its object, the object the only one over its storage, which
+    /// it covers exactly (contiguous, offset 0, logical = physical type, no
+    /// autograd state). Such a tensor can be handed over instead of copied.
+    pub fn is_exclusive_dense(&self) -> bool {
+        if Rc::strong_count(&self.0) != 1 {
+            return false;
+        }
+        let t = self.0.borrow();
+        Rc::strong_count(&t.storage) == 1
+            && t.offset == 0
+            && t.storage.len() as i64 == numel(&t.sizes)
+            && t.storage.buf().kind() == t.dtype
+            && !t.requires_grad
+            && t.view_base.is_none()
+            && dense(&t.sizes, &t.strides)
+    }
+
     pub fn is_contiguous(&self) -> bool {
         let t = self.0.borrow();
-        let mut expected = 1i64;
-        for i in (0..t.sizes.len()).rev() {
-            if t.sizes[i] != 1 && t.strides[i] != expected {
-                return false;
-            }
-            expected *= t.sizes[i];
-        }
-        true
+        dense(&t.sizes, &t.strides)
     }
 
     /// Does this object require grad (its own flag, or its view base's)?

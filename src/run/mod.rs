@@ -296,7 +296,7 @@ pub fn run_compiled(
     let (m, outputs, state) = last.expect("at least one call");
     let grads = match calls.grad {
         None => None,
-        Some(tangents) => Some(compiled_grads(&mut function, &m, &outputs, &state, tangents).map_err(|e| match e {
+        Some(tangents) => Some(compiled_grads(&mut function, &m, &outputs, state, tangents).map_err(|e| match e {
             GradError::Run(r) => r,
             GradError::Call(c) => call_err(c),
         })?),
@@ -326,7 +326,7 @@ fn compiled_grads(
     function: &mut aot_runtime::compiled::CompiledFunction,
     m: &Materialized,
     outputs: &[Tensor],
-    state: &aot_runtime::compiled::ForwardState,
+    state: aot_runtime::compiled::ForwardState,
     tangents: &json::TangentSpec,
 ) -> Result<(Json, Json), GradError> {
     let mut out_t: Vec<Option<Tensor>> = Vec::new();

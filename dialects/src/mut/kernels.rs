@@ -167,7 +167,7 @@ pub fn resize_(k: &mut KernelCtx<'_>) -> KernelResult {
     let needed = (x.offset() + numel) as usize;
     let storage = x.storage();
     if storage.len() < needed {
-        storage.buf_mut().resize(needed);
+        storage.resize(needed);
     }
     x.set_metadata(size.iter().copied().collect(), contiguous_strides(&size), x.offset())?;
     Ok(smallvec![x.clone()])

@@ -40,6 +40,8 @@ pub fn op_cost(ctx: &Context, op: Op) -> u64 {
         OpClass::Reduction => {
             ctx.operands(op).next().and_then(|a| ctx.value_tensor(a)).map_or(out, |t| t.numel() as u64)
         }
+        // Philox: ten rounds of multiplies per four words.
+        OpClass::Random => 4 * out.max(1),
         _ => out.max(1),
     }
 }

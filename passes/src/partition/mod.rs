@@ -214,38 +214,47 @@ fn make_plan(ctx: &Context, g: &JointGraph, saved: Vec<Value>, engine: bool) -> 
 
 /// Candidates for a memory budget: the min cut with more and more banned
 /// values allowed to be recomputed (most bytes freed per unit of work
-/// first), down to everything but random ops.
+/// first), down to everything but stateful random ops. Two such sequences:
+/// one that keeps `rng.philox_*` results saved and one that may replay
+/// them (they are pure functions of an explicit seed and offset, so a
+/// recomputation draws exactly what the forward drew, as checkpointed
+/// dropout does). The min cut's objective is not the peak, so neither
+/// sequence dominates; more candidates can only lower the lowest peak.
 fn budget_candidates(ctx: &Context, g: &JointGraph, base: &Plan) -> Result<Vec<Plan>, String> {
     let mut out = Vec::new();
-    // Banned forward values the gradients need, by bytes per work.
-    let mut pool: Vec<(Value, f64)> = Vec::new();
-    for (i, &op) in g.ops.iter().enumerate() {
-        if !(g.fw_required[i] && g.for_grads[i]) {
-            continue;
-        }
-        if matches!(op_class(ctx, op), OpClass::Random | OpClass::View) {
-            continue;
-        }
-        for &r in ctx.results(op) {
-            let work = memory::op_cost(ctx, op).max(1) as f64;
-            pool.push((r, graph::bytes(ctx, r) as f64 / work));
-        }
-    }
-    pool.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
-    let mut steps: Vec<usize> = Vec::new();
-    let mut k = 1;
-    while k < pool.len() {
-        steps.push(k);
-        k *= 2;
-    }
-    steps.push(pool.len());
     let mut seen: FxHashSet<Vec<Value>> = FxHashSet::default();
     seen.insert(base.saved.clone());
-    for k in steps {
-        let policy = BanPolicy { aggressive: true, unbanned: pool[..k].iter().map(|p| p.0).collect() };
-        let sol = mincut::solve(ctx, g, &policy);
-        if seen.insert(sol.saved.clone()) {
-            out.push(make_plan(ctx, g, sol.saved, true)?);
+    for replay_random in [false, true] {
+        // Banned forward values the gradients need, by bytes per work.
+        let mut pool: Vec<(Value, f64)> = Vec::new();
+        for (i, &op) in g.ops.iter().enumerate() {
+            if !(g.fw_required[i] && g.for_grads[i]) {
+                continue;
+            }
+            let class = op_class(ctx, op);
+            let replayable = ctx.op_def(op).is_some_and(|d| d.has(Traits::PURE));
+            if class == OpClass::View || (class == OpClass::Random && !(replay_random && replayable)) {
+                continue;
+            }
+            for &r in ctx.results(op) {
+                let work = memory::op_cost(ctx, op).max(1) as f64;
+                pool.push((r, graph::bytes(ctx, r) as f64 / work));
+            }
+        }
+        pool.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+        let mut steps: Vec<usize> = Vec::new();
+        let mut k = 1;
+        while k < pool.len() {
+            steps.push(k);
+            k *= 2;
+        }
+        steps.push(pool.len());
+        for k in steps {
+            let policy = BanPolicy { aggressive: true, unbanned: pool[..k].iter().map(|p| p.0).collect() };
+            let sol = mincut::solve(ctx, g, &policy);
+            if seen.insert(sol.saved.clone()) {
+                out.push(make_plan(ctx, g, sol.saved, true)?);
+            }
         }
     }
     Ok(out)
