@@ -28,11 +28,19 @@ struct Gen {
 }
 
 impl Gen {
-    fn op(&mut self, body: std::fmt::Arguments<'_>) -> String {
+    /// Writes `%N = body` (or `%N:k = body` for k results) and returns `%N`.
+    fn ops(&mut self, results: usize, body: std::fmt::Arguments<'_>) -> String {
         let v = format!("%{}", self.n);
         self.n += 1;
-        let _ = writeln!(self.text, "    {v} = {body}");
+        let _ = match results {
+            1 => writeln!(self.text, "    {v} = {body}"),
+            k => writeln!(self.text, "    {v}:{k} = {body}"),
+        };
         v
+    }
+
+    fn op(&mut self, body: std::fmt::Arguments<'_>) -> String {
+        self.ops(1, body)
     }
 }
 
@@ -75,36 +83,43 @@ pub fn transformer_encoder(z: &Encoder) -> String {
         }
     }
     let mut g = Gen { text: String::new(), n: 0 };
-    let (tbsd, tbsf, tbs3d) = (ty(&[b, s, d]), ty(&[b, s, f]), ty(&[b, s, 3 * d]));
+    let (tbsd, tbs3d) = (ty(&[b, s, d]), ty(&[b, s, 3 * d]));
     let (tbshd, tbhsd, tbhds, tbhss) = (ty(&[b, s, h, hd]), ty(&[b, h, s, hd]), ty(&[b, h, hd, s]), ty(&[b, h, s, s]));
     let tstat = ty(&[b, s, 1]);
-    let mask = |t: &str| t.replace(&format!("{e}>"), "i1>");
     let scale = g.op(format_args!("tensor.constant dense<{:?}> : {scalar}", 1.0 / (hd as f64).sqrt()));
+    // `x · wᵀ + b` from `k` to `n` features.
+    let linear = |g: &mut Gen, x: &str, w: &str, bias: &str, k: usize, n: usize| {
+        let (tx, ty_out) = (ty(&[b, s, k]), ty(&[b, s, n]));
+        g.op(format_args!("tensor.linear {x}, {w}, {bias} : {tx}, {}, {} -> {ty_out}", ty(&[n, k]), ty(&[n])))
+    };
+    let layer_norm = |g: &mut Gen, x: &str, w: &str, bias: &str| {
+        let t = ty(&[d]);
+        let r = g.ops(
+            3,
+            format_args!(
+                "tensor.layer_norm {x}, {w}, {bias} {{normalized_ndim = 1, eps = 1.0e-5}} : {tbsd}, {t}, {t} -> ({tbsd}, {tstat}, {tstat})"
+            ),
+        );
+        format!("{r}#0")
+    };
+    let dropout = |g: &mut Gen, x: &str, shape: &[usize]| {
+        if z.dropout == 0.0 {
+            return x.to_string();
+        }
+        let (t, m) = (ty(shape), tensor_type(shape, ElemType::I1));
+        let r = g.ops(2, format_args!("rng.dropout {x} {{p = {:?}}} : {t} -> ({t}, {m})", z.dropout));
+        format!("{r}#0")
+    };
     let mut x = "%x".to_string();
     for l in 0..z.layers {
-        let dropout = |g: &mut Gen, v: &str, t: &str| -> String {
-            if z.dropout == 0.0 {
-                return v.to_string();
-            }
-            let r = g.op(format_args!("rng.dropout {v} {{p = {:?}}} : {t} -> ({t}, {})", z.dropout, mask(t)));
-            // `%N = ...` with two results: name the pair and take the first.
-            let line_start = g.text.rfind(&format!("    {r} = ")).expect("just written");
-            g.text.replace_range(line_start..line_start + 4 + r.len(), &format!("    {r}:2"));
-            format!("{r}#0")
-        };
         let p = |name: &str| format!("%{name}{l}");
-        let qkv = g.op(format_args!(
-            "tensor.linear {x}, {}, {} : {tbsd}, {}, {} -> {tbs3d}",
-            p("in_w"),
-            p("in_b"),
-            ty(&[3 * d, d]),
-            ty(&[3 * d])
-        ));
-        let split = g.op(format_args!(
-            "view.split {qkv} {{dim = -1, sizes = [{d}, {d}, {d}]}} : {tbs3d} -> ({tbsd}, {tbsd}, {tbsd})"
-        ));
-        let start = g.text.rfind(&format!("    {split} = ")).expect("just written");
-        g.text.replace_range(start..start + 4 + split.len(), &format!("    {split}:3"));
+        let qkv = linear(&mut g, &x, &p("in_w"), &p("in_b"), d, 3 * d);
+        let split = g.ops(
+            3,
+            format_args!(
+                "view.split {qkv} {{dim = -1, sizes = [{d}, {d}, {d}]}} : {tbs3d} -> ({tbsd}, {tbsd}, {tbsd})"
+            ),
+        );
         let mut heads = Vec::new();
         for k in 0..3 {
             let r =
@@ -115,57 +130,21 @@ pub fn transformer_encoder(z: &Encoder) -> String {
         let scores = g.op(format_args!("tensor.matmul {}, {kt} : {tbhsd}, {tbhds} -> {tbhss}", heads[0]));
         let scaled = g.op(format_args!("tensor.mul {scores}, {scale} : {tbhss}, {scalar} -> {tbhss}"));
         let attn = g.op(format_args!("tensor.softmax {scaled} {{dim = -1}} : {tbhss}"));
-        let attn = dropout(&mut g, &attn, &tbhss);
+        let attn = dropout(&mut g, &attn, &[b, h, s, s]);
         let ctx = g.op(format_args!("tensor.matmul {attn}, {} : {tbhss}, {tbhsd} -> {tbhsd}", heads[2]));
         let ctx = g.op(format_args!("view.permute {ctx} {{dims = [0, 2, 1, 3]}} : {tbhsd} -> {tbshd}"));
         let ctx = g.op(format_args!("view.reshape {ctx} {{shape = [{b}, {s}, {d}]}} : {tbshd} -> {tbsd}"));
-        let sa = g.op(format_args!(
-            "tensor.linear {ctx}, {}, {} : {tbsd}, {}, {} -> {tbsd}",
-            p("out_w"),
-            p("out_b"),
-            ty(&[d, d]),
-            ty(&[d])
-        ));
-        let sa = dropout(&mut g, &sa, &tbsd);
+        let sa = linear(&mut g, &ctx, &p("out_w"), &p("out_b"), d, d);
+        let sa = dropout(&mut g, &sa, &[b, s, d]);
         let r1 = g.op(format_args!("tensor.add {x}, {sa} : {tbsd}"));
-        let n1 = g.op(format_args!(
-            "tensor.layer_norm {r1}, {}, {} {{normalized_ndim = 1, eps = 1.0e-5}} : {tbsd}, {}, {} -> ({tbsd}, {tstat}, {tstat})",
-            p("n1_w"),
-            p("n1_b"),
-            ty(&[d]),
-            ty(&[d])
-        ));
-        let start = g.text.rfind(&format!("    {n1} = ")).expect("just written");
-        g.text.replace_range(start..start + 4 + n1.len(), &format!("    {n1}:3"));
-        let n1 = format!("{n1}#0");
-        let hid = g.op(format_args!(
-            "tensor.linear {n1}, {}, {} : {tbsd}, {}, {} -> {tbsf}",
-            p("l1_w"),
-            p("l1_b"),
-            ty(&[f, d]),
-            ty(&[f])
-        ));
-        let act = g.op(format_args!("tensor.gelu {hid} : {tbsf}"));
-        let act = dropout(&mut g, &act, &tbsf);
-        let out = g.op(format_args!(
-            "tensor.linear {act}, {}, {} : {tbsf}, {}, {} -> {tbsd}",
-            p("l2_w"),
-            p("l2_b"),
-            ty(&[d, f]),
-            ty(&[d])
-        ));
-        let out = dropout(&mut g, &out, &tbsd);
+        let n1 = layer_norm(&mut g, &r1, &p("n1_w"), &p("n1_b"));
+        let hid = linear(&mut g, &n1, &p("l1_w"), &p("l1_b"), d, f);
+        let act = g.op(format_args!("tensor.gelu {hid} : {}", ty(&[b, s, f])));
+        let act = dropout(&mut g, &act, &[b, s, f]);
+        let out = linear(&mut g, &act, &p("l2_w"), &p("l2_b"), f, d);
+        let out = dropout(&mut g, &out, &[b, s, d]);
         let r2 = g.op(format_args!("tensor.add {n1}, {out} : {tbsd}"));
-        let n2 = g.op(format_args!(
-            "tensor.layer_norm {r2}, {}, {} {{normalized_ndim = 1, eps = 1.0e-5}} : {tbsd}, {}, {} -> ({tbsd}, {tstat}, {tstat})",
-            p("n2_w"),
-            p("n2_b"),
-            ty(&[d]),
-            ty(&[d])
-        ));
-        let start = g.text.rfind(&format!("    {n2} = ")).expect("just written");
-        g.text.replace_range(start..start + 4 + n2.len(), &format!("    {n2}:3"));
-        x = format!("{n2}#0");
+        x = layer_norm(&mut g, &r2, &p("n2_w"), &p("n2_b"));
     }
     let diff = g.op(format_args!("tensor.sub {x}, %target : {tbsd}"));
     let sq = g.op(format_args!("tensor.mul {diff}, {diff} : {tbsd}"));

@@ -623,22 +623,21 @@ macro_rules! view_op {
     // `view.detach` is the one view autograd does not see through: it has no
     // derivative rule, and joint stops at it.
     (no_vjp $name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr, $extra:expr) => {
-        inventory::submit! {
-            OpDef {
-                name: $name,
-                summary: $summary,
-                traits: $traits,
-                operands: ONE,
-                results: $results,
-                attrs: $attrs,
-                infer: Some($infer),
-                syntax: Syntax::Functional,
-                interfaces: &[&ViewInterface { layout: $layout, inverse: $inverse, single_result: $single }, &Kernel($kernel), $extra],
-                ..OpDef::DEFAULT
-            }
-        }
+        view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
+            &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
+            &Kernel($kernel),
+            $extra
+        ]);
     };
     ($name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr $(, $extra:expr)*) => {
+        view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
+            &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
+            &Kernel($kernel),
+            &Vjp(derivatives::view)
+            $(, $extra)*
+        ]);
+    };
+    (@def $name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, [$($iface:expr),*]) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -649,12 +648,7 @@ macro_rules! view_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[
-                    &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
-                    &Kernel($kernel),
-                    &Vjp(derivatives::view)
-                    $(, $extra)*
-                ],
+                interfaces: &[$($iface),*],
                 ..OpDef::DEFAULT
             }
         }
