@@ -8,6 +8,7 @@
 
 pub mod autodiff;
 pub mod func;
+pub mod r#loop;
 pub mod r#mut;
 pub mod rng;
 pub mod shape;

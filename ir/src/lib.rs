@@ -33,7 +33,7 @@ pub use context::{AttrView, Context, Use, ValueDef};
 pub use diagnostics::{Diagnostic, Severity, SourceMgr};
 pub use entity::{Attribute, Block, Location, Op, OpName, Region, Symbol, Type, Value};
 pub use location::LocData;
-pub use parser::{parse_module, ParseOptions, ParseResult, Parser};
+pub use parser::{parse_module, Argument, ParseOptions, ParseResult, Parser, UnresolvedOperand};
 pub use printer::{print_op, OpPrinter, PrintOptions};
 pub use registry::{traits, Arity, AttrKind, AttrSpec, InferCtx, OpDef, Syntax, Traits};
 pub use rewriter::{InsertPoint, OperationState, Rewriter};

@@ -820,6 +820,31 @@ impl<'a, 'src> Parser<'a, 'src> {
         }
     }
 
+    /// [`Parser::parse_region`] for a single-block region whose terminator
+    /// may be left out: when the block does not end with a terminator, an
+    /// operand-less `terminator` op is appended.
+    pub fn parse_region_implicit_terminator(
+        &mut self,
+        entry_args: &[Argument<'src>],
+        terminator: &str,
+    ) -> ParseResult<Region> {
+        let loc = self.current_loc();
+        let region = self.parse_region(entry_args)?;
+        self.ensure_block(region);
+        let blocks = self.ctx.region_blocks(region).to_vec();
+        if blocks.len() != 1 {
+            return Err(Diagnostic::error(loc, "expected a region with a single block"));
+        }
+        let b = blocks[0];
+        let ends = self.ctx.block_ops(b).last().is_some_and(|o| self.ctx.has_trait(o, Traits::TERMINATOR));
+        if !ends {
+            let name = self.ctx.op_name_id(terminator);
+            let op = self.ctx.create_op_raw(name, &[], &[], SmallVec::new(), SmallVec::new(), loc);
+            self.ctx.link_op(op, b, None);
+        }
+        Ok(region)
+    }
+
     /// Parses `{ ... }` into a new region. `entry_args` (from a custom
     /// parser, e.g. a function signature) become the entry block's arguments.
     pub fn parse_region(&mut self, entry_args: &[Argument<'src>]) -> ParseResult<Region> {

@@ -249,6 +249,18 @@ impl<'a> OpPrinter<'a> {
     /// Prints `{ ... }`. The entry block's header is printed only when
     /// `print_entry_args` is set (custom forms print arguments themselves).
     pub fn print_region(&mut self, r: Region, print_entry_args: bool) {
+        self.print_region_impl(r, print_entry_args, false)
+    }
+
+    /// [`OpPrinter::print_region`] for single-block regions with an implicit
+    /// terminator: a final terminator without operands or attributes is not
+    /// printed (the parser's [`crate::Parser::parse_region_implicit_terminator`]
+    /// puts it back).
+    pub fn print_region_elide_terminator(&mut self, r: Region, print_entry_args: bool) {
+        self.print_region_impl(r, print_entry_args, true)
+    }
+
+    fn print_region_impl(&mut self, r: Region, print_entry_args: bool, elide_terminator: bool) {
         self.w("{");
         let blocks = self.ctx.region_blocks(r).to_vec();
         for (i, &b) in blocks.iter().enumerate() {
@@ -275,7 +287,18 @@ impl<'a> OpPrinter<'a> {
                 self.w(":");
             }
             self.indent += 2;
-            for op in self.ctx.block_ops(b).collect::<Vec<_>>() {
+            let mut ops: Vec<Op> = self.ctx.block_ops(b).collect();
+            if elide_terminator && blocks.len() == 1 {
+                if let Some(&last) = ops.last() {
+                    let plain = self.ctx.has_trait(last, Traits::TERMINATOR)
+                        && self.ctx.num_operands(last) == 0
+                        && self.ctx.attrs(last).is_empty();
+                    if plain {
+                        ops.pop();
+                    }
+                }
+            }
+            for op in ops {
                 self.newline();
                 self.print_operation(op);
             }

@@ -16,6 +16,7 @@ use crate::diagnostics::Diagnostic;
 use crate::entity::*;
 use crate::registry::InferCtx;
 use crate::types::TypeData;
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::ops::{Deref, DerefMut};
 
@@ -249,6 +250,47 @@ impl<'c> Rewriter<'c> {
         state.result_types = self.ctx.results(op).iter().map(|&r| self.ctx.value_type(r)).collect();
         state.attrs = self.ctx.attrs(op).to_vec();
         self.create(state)
+    }
+
+    /// Clones `op` with its regions at the insertion point (MLIR's
+    /// `clone(IRMapping)`): operands found in `map` are replaced, every
+    /// value the clone defines (results, block arguments, nested results)
+    /// is recorded in `map` against the original.
+    pub fn clone_deep(&mut self, op: Op, map: &mut FxHashMap<Value, Value>) -> Op {
+        let operands: SmallVec<[Value; 4]> = self.ctx.operands(op).map(|v| map.get(&v).copied().unwrap_or(v)).collect();
+        let mut regions: SmallVec<[Region; 1]> = SmallVec::new();
+        let saved = self.insertion_point();
+        for r in self.ctx.regions(op).to_vec() {
+            let nr = self.ctx.create_region_raw();
+            for b in self.ctx.region_blocks(r).to_vec() {
+                let types: SmallVec<[Type; 4]> =
+                    self.ctx.block_args(b).iter().map(|&a| self.ctx.value_type(a)).collect();
+                let nb = self.ctx.create_block_raw(&types);
+                self.ctx.append_block_raw(nr, nb);
+                for (&a, &na) in self.ctx.block_args(b).to_vec().iter().zip(self.ctx.block_args(nb).to_vec().iter()) {
+                    map.insert(a, na);
+                }
+                self.set_insertion_point(InsertPoint::End(nb));
+                for inner in self.ctx.block_ops(b).collect::<Vec<_>>() {
+                    self.clone_deep(inner, map);
+                }
+            }
+            regions.push(nr);
+        }
+        match saved {
+            Some(ip) => self.set_insertion_point(ip),
+            None => self.clear_insertion_point(),
+        }
+        let mut state = OperationState::new(self.ctx.op_name_of(op), self.ctx.op_loc(op));
+        state.operands = operands;
+        state.result_types = self.ctx.results(op).iter().map(|&r| self.ctx.value_type(r)).collect();
+        state.attrs = self.ctx.attrs(op).to_vec();
+        state.regions = regions;
+        let new = self.create(state);
+        for (&r, &nr) in self.ctx.results(op).to_vec().iter().zip(self.ctx.results(new).to_vec().iter()) {
+            map.insert(r, nr);
+        }
+        new
     }
 
     /// Result types of `name` applied to `operands` and `attrs` (sorted).

@@ -1,0 +1,838 @@
+//! The `loop` dialect: what codegen lowers pure tensor graphs to, and the
+//! seam every backend (Cranelift, LLVM, PTX) starts from.
+//!
+//! Two levels, both over `memref` buffers:
+//!
+//! - host ops in the function body: `loop.alloc` (a fresh contiguous
+//!   buffer; `offset` once `plan-memory` placed it in the arena),
+//!   `loop.view` (the same allocation under another strided layout — views
+//!   never copy), `loop.kernel` (a loop nest over buffers, isolated from
+//!   above: its block arguments are the buffers it touches) and
+//!   `loop.matmul` (batched GEMM, an external kernel);
+//! - kernel ops inside `loop.kernel`: `loop.for` (static bounds, optional
+//!   `parallel`, loop-carried `iter_args` for reductions), `loop.load` /
+//!   `loop.store` (multi-dimensional indices; the memref layout turns them
+//!   into addresses), scalar arithmetic on `index`, integers and floats,
+//!   `loop.philox` (one Philox4x32-10 block) and `loop.assert` (a runtime
+//!   check that makes the call fail with its message).
+//!
+//! Memref layouts are absolute: `strided<[s...], offset: o>` addresses
+//! element `o + Σ iₖ·sₖ` of the underlying allocation, whatever chain of
+//! views produced it. `f16`/`bf16` are storage types: loads yield them and
+//! arithmetic first casts to `f32`.
+
+use aot_ir::lexer::TokenKind;
+use aot_ir::*;
+use smallvec::smallvec;
+
+pub const KERNEL: &str = "loop.kernel";
+pub const FOR: &str = "loop.for";
+pub const YIELD: &str = "loop.yield";
+pub const LOAD: &str = "loop.load";
+pub const STORE: &str = "loop.store";
+pub const ALLOC: &str = "loop.alloc";
+pub const VIEW: &str = "loop.view";
+pub const MATMUL: &str = "loop.matmul";
+
+/// Comparison predicates of `loop.cmp`.
+pub const PREDICATES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
+
+fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
+    Diagnostic::op_error(ctx, op, m.into())
+}
+
+fn memref<'a>(ctx: &'a Context, v: Value) -> Option<&'a MemRefType> {
+    match ctx.type_data(ctx.value_type(v)) {
+        TypeData::MemRef(m) => Some(m),
+        _ => None,
+    }
+}
+
+/// Element strides and offset of a memref (row-major when not given).
+pub fn layout(m: &MemRefType) -> (Shape, i64) {
+    match &m.layout {
+        Some((s, o)) => (s.clone(), *o),
+        None => {
+            let mut s = Shape::from_elem(1, m.shape.len());
+            for i in (0..m.shape.len().saturating_sub(1)).rev() {
+                s[i] = s[i + 1] * m.shape[i + 1].max(1);
+            }
+            (s, 0)
+        }
+    }
+}
+
+/// One past the largest element index a memref addresses (0 when empty).
+pub fn extent(m: &MemRefType) -> i64 {
+    if m.shape.contains(&0) {
+        return 0;
+    }
+    let (s, o) = layout(m);
+    o + m.shape.iter().zip(&s).map(|(&n, &st)| (n - 1) * st).sum::<i64>() + 1
+}
+
+fn is_scalar(t: &TypeData) -> bool {
+    matches!(t, TypeData::Elem(_) | TypeData::Index)
+}
+
+fn is_float(t: &TypeData) -> bool {
+    matches!(t, TypeData::Elem(e) if e.is_float())
+}
+
+/// Integer-like: `index`, integers and `i1`.
+fn is_int(t: &TypeData) -> bool {
+    matches!(t, TypeData::Index) || matches!(t, TypeData::Elem(e) if !e.is_float())
+}
+
+/// Types arithmetic may use: not the storage-only half types.
+fn is_arith(t: &TypeData) -> bool {
+    is_scalar(t) && !matches!(t, TypeData::Elem(ElemType::F16 | ElemType::BF16))
+}
+
+// ----- host ops -----
+
+fn verify_alloc(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let m = memref(ctx, ctx.result(op, 0)).ok_or_else(|| err(ctx, op, "result must be a memref"))?;
+    if m.layout.is_some() {
+        return Err(err(ctx, op, "allocates contiguous buffers: the result must have no layout"));
+    }
+    if ctx.attr_i64(op, "offset").is_some_and(|o| o < 0) {
+        return Err(err(ctx, op, "arena offset must be non-negative"));
+    }
+    Ok(())
+}
+
+fn verify_view(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let src = memref(ctx, ctx.operand(op, 0)).ok_or_else(|| err(ctx, op, "operand must be a memref"))?;
+    let dst = memref(ctx, ctx.result(op, 0)).ok_or_else(|| err(ctx, op, "result must be a memref"))?;
+    if src.elem != dst.elem {
+        return Err(err(ctx, op, format!("changes the element type from {} to {}", src.elem, dst.elem)));
+    }
+    let (s, o) = layout(dst);
+    if o < 0 || s.iter().any(|&x| x < 0) {
+        return Err(err(ctx, op, "a view needs a non-negative offset and strides"));
+    }
+    Ok(())
+}
+
+fn verify_matmul(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let ms: Vec<&MemRefType> = (0..3)
+        .map(|i| memref(ctx, ctx.operand(op, i)).ok_or_else(|| err(ctx, op, "operands must be memrefs")))
+        .collect::<Result<_, _>>()?;
+    let r = ms[0].shape.len();
+    if r < 2 || ms.iter().any(|m| m.shape.len() != r) {
+        return Err(err(ctx, op, "operands must have the same rank, at least 2"));
+    }
+    if ms.iter().any(|m| m.elem != ms[0].elem) || !matches!(ms[0].elem, ElemType::F32 | ElemType::F64) {
+        return Err(err(ctx, op, "operands must all be f32 or all be f64"));
+    }
+    let (a, b, c) = (&ms[0].shape, &ms[1].shape, &ms[2].shape);
+    let batch_ok = a[..r - 2] == c[..r - 2] && b[..r - 2] == c[..r - 2];
+    if !batch_ok || a[r - 1] != b[r - 2] || c[r - 2] != a[r - 2] || c[r - 1] != b[r - 1] {
+        return Err(err(
+            ctx,
+            op,
+            format!(
+                "shapes {:?} x {:?} -> {:?} do not form a batched matrix product",
+                a.to_vec(),
+                b.to_vec(),
+                c.to_vec()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn verify_kernel(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let body = ctx.single_block(op, 0).ok_or_else(|| err(ctx, op, "needs a body with one block"))?;
+    let args = ctx.block_args(body);
+    if args.len() != ctx.num_operands(op) {
+        return Err(err(ctx, op, "needs one block argument per operand"));
+    }
+    for (i, (&a, v)) in args.iter().zip(ctx.operands(op)).enumerate() {
+        if memref(ctx, v).is_none() {
+            return Err(err(ctx, op, format!("operand {i} must be a memref")));
+        }
+        if ctx.value_type(a) != ctx.value_type(v) {
+            return Err(err(ctx, op, format!("block argument {i} must have its operand's type")));
+        }
+    }
+    if ctx.attr_str(op, "name").is_none_or(str::is_empty) {
+        return Err(err(ctx, op, "needs a non-empty 'name'"));
+    }
+    // Isolated from above: a kernel sees buffers only through its block
+    // arguments, so it can be compiled on its own. (Not the trait, so that
+    // printed names keep counting across kernels.)
+    let mut inside: rustc_hash::FxHashSet<Value> = ctx.block_args(body).iter().copied().collect();
+    let mut bad = None;
+    ctx.walk_pre(op, &mut |o| {
+        if o == op || bad.is_some() {
+            return;
+        }
+        for v in ctx.operands(o) {
+            if !inside.contains(&v) {
+                bad = Some(o);
+            }
+        }
+        inside.extend(ctx.results(o).iter().copied());
+        for &r in ctx.regions(o) {
+            for &b in ctx.region_blocks(r) {
+                inside.extend(ctx.block_args(b).iter().copied());
+            }
+        }
+    });
+    if let Some(o) = bad {
+        return Err(err(ctx, o, "uses a value defined outside its loop.kernel (pass buffers as kernel operands)"));
+    }
+    Ok(())
+}
+
+/// `loop.kernel "name" (%a = %x : memref<..>, ...) {attrs} { body }`.
+fn parse_kernel(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()> {
+    let name = p.parse_string()?;
+    let k = p.ctx().sym("name");
+    let v = p.ctx().str_attr(&name);
+    st.add_attr(k, v);
+    p.expect(TokenKind::LParen, "'(' before the kernel's buffers")?;
+    let mut args = Vec::new();
+    if !p.consume_if(TokenKind::RParen) {
+        loop {
+            let inner = p.parse_operand()?;
+            p.expect(TokenKind::Equal, "'=' between a block argument and its operand")?;
+            let outer = p.parse_operand()?;
+            p.expect(TokenKind::Colon, "':' before the buffer type")?;
+            let ty = p.parse_type()?;
+            let v = p.resolve_operand(outer, ty)?;
+            st.operands.push(v);
+            args.push(Argument { name: inner.name, ty, attrs: Vec::new(), loc: inner.loc });
+            if !p.consume_if(TokenKind::Comma) {
+                break;
+            }
+        }
+        p.expect(TokenKind::RParen, "')' after the kernel's buffers")?;
+    }
+    p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
+    let region = p.parse_region_implicit_terminator(&args, YIELD)?;
+    st.regions.push(region);
+    Ok(())
+}
+
+fn print_kernel(p: &mut OpPrinter<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.w(" ");
+    p.print_attr(ctx.get_attr(op, "name").expect("verified"));
+    p.w(" (");
+    let body = ctx.single_block(op, 0).expect("verified");
+    for (i, (&a, v)) in ctx.block_args(body).iter().zip(ctx.operands(op)).enumerate() {
+        if i > 0 {
+            p.w(", ");
+        }
+        p.print_operand(a);
+        p.w(" = ");
+        p.print_operand(v);
+        p.w(" : ");
+        p.print_type(ctx.value_type(v));
+    }
+    p.w(")");
+    p.print_attr_dict_with_keyword(ctx.attrs(op), &["name"]);
+    p.w(" ");
+    p.print_region_elide_terminator(ctx.regions(op)[0], false);
+}
+
+// ----- loops -----
+
+fn verify_for(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let (lo, hi, step) = (ctx.attr_i64(op, "lower"), ctx.attr_i64(op, "upper"), ctx.attr_i64(op, "step"));
+    let (Some(_), Some(_)) = (lo, hi) else {
+        return Err(err(ctx, op, "needs 'lower' and 'upper' bounds"));
+    };
+    if step.is_some_and(|s| s <= 0) {
+        return Err(err(ctx, op, "step must be positive"));
+    }
+    let body = ctx.single_block(op, 0).ok_or_else(|| err(ctx, op, "needs a body with one block"))?;
+    let args = ctx.block_args(body);
+    let n = ctx.num_operands(op);
+    if args.len() != n + 1 || !matches!(ctx.type_data(ctx.value_type(args[0])), TypeData::Index) {
+        return Err(err(ctx, op, "body must take the induction variable (index) and one value per iter_arg"));
+    }
+    for i in 0..n {
+        let t = ctx.value_type(ctx.operand(op, i));
+        if ctx.value_type(args[i + 1]) != t || ctx.value_type(ctx.result(op, i)) != t {
+            return Err(err(ctx, op, format!("iter_arg {i}: init, block argument and result must share a type")));
+        }
+    }
+    let term = ctx.block_ops(body).last().ok_or_else(|| err(ctx, op, "body needs a terminator"))?;
+    if ctx.op_name(term) != YIELD {
+        return Err(err(ctx, op, "body must end with loop.yield"));
+    }
+    let yielded: Vec<Type> = ctx.operands(term).map(|v| ctx.value_type(v)).collect();
+    let expected: Vec<Type> = ctx.results(op).iter().map(|&r| ctx.value_type(r)).collect();
+    if yielded != expected {
+        return Err(err(ctx, op, "loop.yield must yield one value per iter_arg, of its type"));
+    }
+    Ok(())
+}
+
+/// `%r = loop.for %i = 0 to 8 step 2 parallel iter_args(%a = %x) -> (f32) { ... }`.
+fn parse_for(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()> {
+    let iv = p.parse_operand()?;
+    p.expect(TokenKind::Equal, "'=' after the induction variable")?;
+    let lo = p.parse_integer()?;
+    p.parse_keyword("to")?;
+    let hi = p.parse_integer()?;
+    let step = if p.parse_optional_keyword("step") { p.parse_integer()? } else { 1 };
+    for (k, v) in [("lower", lo), ("upper", hi), ("step", step)] {
+        let k = p.ctx().sym(k);
+        let v = p.ctx().i64_attr(v);
+        st.add_attr(k, v);
+    }
+    if p.parse_optional_keyword("parallel") {
+        let k = p.ctx().sym("parallel");
+        let v = p.ctx().unit_attr();
+        st.add_attr(k, v);
+    }
+    let index = p.ctx().index_type();
+    let mut args = vec![Argument { name: iv.name, ty: index, attrs: Vec::new(), loc: iv.loc }];
+    if p.parse_optional_keyword("iter_args") {
+        p.expect(TokenKind::LParen, "'(' after iter_args")?;
+        let mut pairs = Vec::new();
+        loop {
+            let inner = p.parse_operand()?;
+            p.expect(TokenKind::Equal, "'=' in iter_args")?;
+            let init = p.parse_operand()?;
+            pairs.push((inner, init));
+            if !p.consume_if(TokenKind::Comma) {
+                break;
+            }
+        }
+        p.expect(TokenKind::RParen, "')' after iter_args")?;
+        p.expect(TokenKind::Arrow, "'->' and the iter_args types")?;
+        let types = p.parse_function_result_types()?;
+        if types.len() != pairs.len() {
+            return Err(p.error_here(format!("{} iter_args but {} types", pairs.len(), types.len())));
+        }
+        for ((inner, init), &t) in pairs.into_iter().zip(&types) {
+            let v = p.resolve_operand(init, t)?;
+            st.operands.push(v);
+            st.result_types.push(t);
+            args.push(Argument { name: inner.name, ty: t, attrs: Vec::new(), loc: inner.loc });
+        }
+    }
+    p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
+    let region = p.parse_region_implicit_terminator(&args, YIELD)?;
+    st.regions.push(region);
+    Ok(())
+}
+
+fn print_for(p: &mut OpPrinter<'_>, op: Op) {
+    let ctx = p.ctx();
+    let body = ctx.single_block(op, 0).expect("verified");
+    let args = ctx.block_args(body).to_vec();
+    p.w(" ");
+    p.print_operand(args[0]);
+    let (lo, hi, step) =
+        (ctx.attr_i64(op, "lower").unwrap_or(0), ctx.attr_i64(op, "upper").unwrap_or(0), ctx.attr_i64(op, "step"));
+    p.w(&format!(" = {lo} to {hi}"));
+    if let Some(s) = step.filter(|&s| s != 1) {
+        p.w(&format!(" step {s}"));
+    }
+    if ctx.has_attr(op, "parallel") {
+        p.w(" parallel");
+    }
+    if ctx.num_operands(op) > 0 {
+        p.w(" iter_args(");
+        for (i, v) in ctx.operands(op).enumerate() {
+            if i > 0 {
+                p.w(", ");
+            }
+            p.print_operand(args[i + 1]);
+            p.w(" = ");
+            p.print_operand(v);
+        }
+        p.w(") -> (");
+        p.print_types(ctx.results(op).iter().map(|&r| ctx.value_type(r)));
+        p.w(")");
+    }
+    p.print_attr_dict_with_keyword(ctx.attrs(op), &["lower", "upper", "step", "parallel"]);
+    p.w(" ");
+    p.print_region_elide_terminator(ctx.regions(op)[0], false);
+}
+
+// ----- memory access -----
+
+fn check_indices(ctx: &Context, op: Op, m: &MemRefType, first: usize) -> Result<(), Diagnostic> {
+    let n = ctx.num_operands(op) - first;
+    if n != m.shape.len() {
+        return Err(err(
+            ctx,
+            op,
+            format!("needs {} indices for a rank-{} memref, got {n}", m.shape.len(), m.shape.len()),
+        ));
+    }
+    for i in first..ctx.num_operands(op) {
+        if !matches!(ctx.type_data(ctx.value_type(ctx.operand(op, i))), TypeData::Index) {
+            return Err(err(ctx, op, "indices must be of type index"));
+        }
+    }
+    Ok(())
+}
+
+fn verify_load(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let m = memref(ctx, ctx.operand(op, 0)).ok_or_else(|| err(ctx, op, "first operand must be a memref"))?;
+    check_indices(ctx, op, m, 1)?;
+    if *ctx.type_data(ctx.value_type(ctx.result(op, 0))) != TypeData::Elem(m.elem) {
+        return Err(err(ctx, op, format!("result must be the element type {}", m.elem)));
+    }
+    Ok(())
+}
+
+fn verify_store(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let m = memref(ctx, ctx.operand(op, 1)).ok_or_else(|| err(ctx, op, "second operand must be a memref"))?;
+    check_indices(ctx, op, m, 2)?;
+    if *ctx.type_data(ctx.value_type(ctx.operand(op, 0))) != TypeData::Elem(m.elem) {
+        return Err(err(ctx, op, format!("stored value must be of the element type {}", m.elem)));
+    }
+    Ok(())
+}
+
+fn parse_index_list<'s>(p: &mut Parser<'_, 's>) -> ParseResult<Vec<UnresolvedOperand<'s>>> {
+    p.expect(TokenKind::LSquare, "'[' before the indices")?;
+    let mut v = Vec::new();
+    if !p.consume_if(TokenKind::RSquare) {
+        loop {
+            v.push(p.parse_operand()?);
+            if !p.consume_if(TokenKind::Comma) {
+                break;
+            }
+        }
+        p.expect(TokenKind::RSquare, "']' after the indices")?;
+    }
+    Ok(v)
+}
+
+/// `%v = loop.load %buf[%i, %j] : memref<...>`.
+fn parse_load(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()> {
+    let buf = p.parse_operand()?;
+    let idx = parse_index_list(p)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.expect(TokenKind::Colon, "':' before the memref type")?;
+    let loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let TypeData::MemRef(m) = p.ctx().type_data(ty).clone() else {
+        return Err(Diagnostic::error(loc, "expected a memref type"));
+    };
+    st.operands.push(p.resolve_operand(buf, ty)?);
+    let index = p.ctx().index_type();
+    for i in idx {
+        st.operands.push(p.resolve_operand(i, index)?);
+    }
+    let e = p.ctx().elem_type(m.elem);
+    st.result_types.push(e);
+    Ok(())
+}
+
+fn print_indices(p: &mut OpPrinter<'_>, op: Op, first: usize) {
+    let ctx = p.ctx();
+    p.w("[");
+    p.print_operands(ctx.operands(op).skip(first));
+    p.w("]");
+}
+
+fn print_load(p: &mut OpPrinter<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.w(" ");
+    p.print_operand(ctx.operand(op, 0));
+    print_indices(p, op, 1);
+    p.print_attr_dict(ctx.attrs(op), &[]);
+    p.w(" : ");
+    p.print_type(ctx.value_type(ctx.operand(op, 0)));
+}
+
+/// `loop.store %v, %buf[%i, %j] : memref<...>`.
+fn parse_store(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()> {
+    let val = p.parse_operand()?;
+    p.expect(TokenKind::Comma, "',' after the stored value")?;
+    let buf = p.parse_operand()?;
+    let idx = parse_index_list(p)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.expect(TokenKind::Colon, "':' before the memref type")?;
+    let loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let TypeData::MemRef(m) = p.ctx().type_data(ty).clone() else {
+        return Err(Diagnostic::error(loc, "expected a memref type"));
+    };
+    let e = p.ctx().elem_type(m.elem);
+    st.operands.push(p.resolve_operand(val, e)?);
+    st.operands.push(p.resolve_operand(buf, ty)?);
+    let index = p.ctx().index_type();
+    for i in idx {
+        st.operands.push(p.resolve_operand(i, index)?);
+    }
+    Ok(())
+}
+
+fn print_store(p: &mut OpPrinter<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.w(" ");
+    p.print_operand(ctx.operand(op, 0));
+    p.w(", ");
+    p.print_operand(ctx.operand(op, 1));
+    print_indices(p, op, 2);
+    p.print_attr_dict(ctx.attrs(op), &[]);
+    p.w(" : ");
+    p.print_type(ctx.value_type(ctx.operand(op, 1)));
+}
+
+// ----- scalars -----
+
+fn scalar_operands(ic: &InferCtx<'_>, n: usize) -> Result<Vec<TypeData>, String> {
+    if ic.operand_types.len() != n {
+        return Err(format!("expects {n} operands"));
+    }
+    Ok(ic.operand_types.iter().map(|&t| ic.ctx.type_data(t).clone()).collect())
+}
+
+/// Same-typed arithmetic operands; `pred` restricts the type.
+fn infer_same(ic: &InferCtx<'_>, n: usize, pred: fn(&TypeData) -> bool, what: &str) -> InferResult {
+    let ts = scalar_operands(ic, n)?;
+    if ts.iter().any(|t| *t != ts[0]) {
+        return Err("operands must have the same type".into());
+    }
+    if !is_arith(&ts[0]) || !pred(&ts[0]) {
+        return Err(format!("operands must be {what}"));
+    }
+    Ok(smallvec![ts[0].clone()])
+}
+
+type InferResult = Result<smallvec::SmallVec<[TypeData; 1]>, String>;
+
+fn numeric(t: &TypeData) -> bool {
+    !matches!(t, TypeData::Elem(ElemType::I1))
+}
+
+fn infer_binary(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 2, numeric, "numbers (index, integers or f32/f64)")
+}
+
+fn infer_rem(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 2, |t| is_int(t) && numeric(t), "integers or index")
+}
+
+fn infer_float_binary(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 2, is_float, "f32 or f64")
+}
+
+fn infer_float_unary(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 1, is_float, "f32 or f64")
+}
+
+fn infer_numeric_unary(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 1, numeric, "numbers (index, integers or f32/f64)")
+}
+
+fn infer_logic(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 2, |t| is_int(t) && !matches!(t, TypeData::Index), "integers or i1")
+}
+
+fn infer_shift(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 2, |t| matches!(t, TypeData::Elem(ElemType::I64 | ElemType::I32)), "i32 or i64")
+}
+
+fn infer_cmp(ic: &InferCtx<'_>) -> InferResult {
+    let ts = scalar_operands(ic, 2)?;
+    if ts[0] != ts[1] || !is_arith(&ts[0]) {
+        return Err("operands must be two arithmetic scalars of one type".into());
+    }
+    match ic.attr_view().str("predicate") {
+        Some(p) if PREDICATES.contains(&p) => Ok(smallvec![TypeData::Elem(ElemType::I1)]),
+        Some(p) => Err(format!("unknown predicate '{p}' (expected one of {PREDICATES:?})")),
+        None => Err("needs a 'predicate'".into()),
+    }
+}
+
+fn infer_select(ic: &InferCtx<'_>) -> InferResult {
+    let ts = scalar_operands(ic, 3)?;
+    if ts[0] != TypeData::Elem(ElemType::I1) {
+        return Err("the condition must be i1".into());
+    }
+    if ts[1] != ts[2] || !is_scalar(&ts[1]) {
+        return Err("both choices must be scalars of one type".into());
+    }
+    Ok(smallvec![ts[1].clone()])
+}
+
+fn infer_philox(ic: &InferCtx<'_>) -> InferResult {
+    let ts = scalar_operands(ic, 2)?;
+    if ts.iter().any(|t| *t != TypeData::Elem(ElemType::I64)) {
+        return Err("seed and counter must be i64".into());
+    }
+    let w = TypeData::Elem(ElemType::I64);
+    Ok(smallvec![w.clone(), w.clone(), w.clone(), w])
+}
+
+fn verify_cast(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let (a, r) = (ctx.type_data(ctx.value_type(ctx.operand(op, 0))), ctx.type_data(ctx.value_type(ctx.result(op, 0))));
+    if !is_scalar(a) || !is_scalar(r) {
+        return Err(err(ctx, op, "casts between scalar types"));
+    }
+    Ok(())
+}
+
+fn verify_assert(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    if *ctx.type_data(ctx.value_type(ctx.operand(op, 0))) != TypeData::Elem(ElemType::I1) {
+        return Err(err(ctx, op, "the condition must be i1"));
+    }
+    if ctx.attr_str(op, "msg").is_none() {
+        return Err(err(ctx, op, "needs a 'msg'"));
+    }
+    Ok(())
+}
+
+fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let a = ctx.get_attr(op, "value").ok_or_else(|| err(ctx, op, "needs a 'value'"))?;
+    let rt = ctx.value_type(ctx.result(op, 0));
+    let ok = match ctx.attr_data(a) {
+        AttrData::Int { ty, .. } => *ty == rt && is_int(ctx.type_data(rt)),
+        AttrData::Float { ty, .. } => *ty == rt && is_float(ctx.type_data(rt)),
+        _ => false,
+    };
+    if !ok {
+        return Err(err(ctx, op, "value must be an integer or float attribute of the result type"));
+    }
+    Ok(())
+}
+
+/// `%c = loop.constant 1.5 : f32`.
+fn parse_constant(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()> {
+    let loc = p.current_loc();
+    let a = p.parse_attribute()?;
+    let ty = match p.ctx().attr_data(a) {
+        AttrData::Int { ty, .. } | AttrData::Float { ty, .. } => *ty,
+        _ => return Err(Diagnostic::error(loc, "expected a typed integer or float (`1.0 : f32`, `4 : index`)")),
+    };
+    let k = p.ctx().sym("value");
+    st.add_attr(k, a);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.result_types.push(ty);
+    Ok(())
+}
+
+fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.w(" ");
+    p.print_attr(ctx.get_attr(op, "value").expect("verified"));
+    p.print_attr_dict(ctx.attrs(op), &["value"]);
+}
+
+// ----- definitions -----
+
+const PURE: Traits = Traits::PURE;
+const ONE: Arity = Arity::Exact(1);
+
+inventory::submit! {
+    OpDef {
+        name: ALLOC,
+        summary: "A fresh contiguous buffer (at `offset` bytes into the arena once memory is planned)",
+        results: ONE,
+        attrs: &[AttrSpec::optional("offset", AttrKind::I64)],
+        verify: Some(verify_alloc),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: VIEW,
+        summary: "The same allocation under another strided layout (no copy)",
+        traits: PURE,
+        operands: ONE,
+        results: ONE,
+        verify: Some(verify_view),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: KERNEL,
+        summary: "A loop nest over buffers; its block arguments are the buffers it reads and writes",
+        operands: Arity::AtLeast(0),
+        regions: 1,
+        attrs: &[AttrSpec::required("name", AttrKind::Str)],
+        verify: Some(verify_kernel),
+        syntax: Syntax::Custom { parse: parse_kernel, print: print_kernel },
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: MATMUL,
+        summary: "c = a·b (or c += a·b with `accumulate`) over leading batch dims, by an external GEMM",
+        operands: Arity::Exact(3),
+        attrs: &[AttrSpec::optional("accumulate", AttrKind::Flag)],
+        verify: Some(verify_matmul),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: FOR,
+        summary: "A counted loop with static bounds; `iter_args` carry values between iterations",
+        operands: Arity::AtLeast(0),
+        results: Arity::AtLeast(0),
+        regions: 1,
+        attrs: &[
+            AttrSpec::required("lower", AttrKind::I64),
+            AttrSpec::required("upper", AttrKind::I64),
+            AttrSpec::optional("step", AttrKind::I64),
+            AttrSpec::optional("parallel", AttrKind::Flag),
+        ],
+        verify: Some(verify_for),
+        syntax: Syntax::Custom { parse: parse_for, print: print_for },
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: YIELD,
+        summary: "Ends a loop body or kernel, yielding the next iter_args",
+        traits: Traits::TERMINATOR,
+        operands: Arity::AtLeast(0),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: LOAD,
+        summary: "Reads one element",
+        operands: Arity::AtLeast(1),
+        results: ONE,
+        verify: Some(verify_load),
+        syntax: Syntax::Custom { parse: parse_load, print: print_load },
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: STORE,
+        summary: "Writes one element",
+        operands: Arity::AtLeast(2),
+        verify: Some(verify_store),
+        syntax: Syntax::Custom { parse: parse_store, print: print_store },
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "loop.assert",
+        summary: "Fails the call with `msg` when the condition is false",
+        operands: ONE,
+        attrs: &[AttrSpec::required("msg", AttrKind::Str)],
+        verify: Some(verify_assert),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "loop.constant",
+        summary: "A scalar constant",
+        traits: PURE,
+        results: ONE,
+        attrs: &[AttrSpec::required("value", AttrKind::Any)],
+        verify: Some(verify_constant),
+        syntax: Syntax::Custom { parse: parse_constant, print: print_constant },
+        ..OpDef::DEFAULT
+    }
+}
+
+macro_rules! scalar_op {
+    ($name:literal, $summary:literal, $n:expr, $infer:expr) => {
+        scalar_op!($name, $summary, $n, $infer, ONE);
+    };
+    ($name:literal, $summary:literal, $n:expr, $infer:expr, $results:expr) => {
+        inventory::submit! {
+            OpDef {
+                name: $name,
+                summary: $summary,
+                traits: PURE,
+                operands: Arity::Exact($n),
+                results: $results,
+                infer: Some($infer),
+                syntax: Syntax::Functional,
+                ..OpDef::DEFAULT
+            }
+        }
+    };
+}
+
+scalar_op!("loop.add", "a + b (integers wrap)", 2, infer_binary);
+scalar_op!("loop.sub", "a - b (integers wrap)", 2, infer_binary);
+scalar_op!("loop.mul", "a · b (integers wrap)", 2, infer_binary);
+scalar_op!("loop.div", "a / b (integers and index: floor division)", 2, infer_binary);
+scalar_op!("loop.rem", "a mod b with the divisor's sign (integers and index)", 2, infer_rem);
+scalar_op!("loop.max", "The larger of a and b (NaN if either is NaN)", 2, infer_binary);
+scalar_op!("loop.min", "The smaller of a and b (NaN if either is NaN)", 2, infer_binary);
+scalar_op!("loop.pow", "a to the power b", 2, infer_float_binary);
+scalar_op!("loop.and", "Bitwise and", 2, infer_logic);
+scalar_op!("loop.or", "Bitwise or", 2, infer_logic);
+scalar_op!("loop.xor", "Bitwise exclusive or", 2, infer_logic);
+scalar_op!("loop.shr", "Logical shift right", 2, infer_shift);
+scalar_op!("loop.neg", "-a (integers wrap)", 1, infer_numeric_unary);
+scalar_op!("loop.abs", "|a| (integers wrap)", 1, infer_numeric_unary);
+scalar_op!("loop.exp", "e^a", 1, infer_float_unary);
+scalar_op!("loop.log", "Natural logarithm", 1, infer_float_unary);
+scalar_op!("loop.log1p", "log(1 + a)", 1, infer_float_unary);
+scalar_op!("loop.sqrt", "Square root", 1, infer_float_unary);
+scalar_op!("loop.rsqrt", "1 / sqrt(a)", 1, infer_float_unary);
+scalar_op!("loop.sin", "Sine", 1, infer_float_unary);
+scalar_op!("loop.cos", "Cosine", 1, infer_float_unary);
+scalar_op!("loop.tanh", "Hyperbolic tangent", 1, infer_float_unary);
+scalar_op!("loop.erf", "Error function", 1, infer_float_unary);
+scalar_op!("loop.floor", "Largest integer not above a", 1, infer_float_unary);
+scalar_op!("loop.select", "c ? a : b", 3, infer_select);
+scalar_op!(
+    "loop.philox",
+    "Philox4x32-10 block (seed, counter): four 32-bit words, zero-extended",
+    2,
+    infer_philox,
+    Arity::Exact(4)
+);
+
+inventory::submit! {
+    OpDef {
+        name: "loop.cmp",
+        summary: "Compares two scalars (`predicate`: eq, ne, lt, le, gt, ge; false on NaN except ne)",
+        traits: PURE,
+        operands: Arity::Exact(2),
+        results: ONE,
+        attrs: &[AttrSpec::required("predicate", AttrKind::Str)],
+        infer: Some(infer_cmp),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: "loop.cast",
+        summary: "Converts a scalar (floats round to nearest, float to integer truncates, to i1 tests != 0)",
+        traits: PURE,
+        operands: ONE,
+        results: ONE,
+        verify: Some(verify_cast),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}

@@ -1,0 +1,92 @@
+// RUN: aot-opt %s --split-input-file --verify-diagnostics
+
+/// Kernels see buffers only through their block arguments.
+func.func @captures(%x: memref<4xf32>) {
+  %c = loop.alloc : memref<4xf32>
+  loop.kernel "k" (%a = %x : memref<4xf32>) {
+    loop.for %i = 0 to 4 {
+      // expected-error@+1 {{uses a value defined outside its loop.kernel (pass buffers as kernel operands)}}
+      %v = loop.load %c[%i] : memref<4xf32>
+      loop.store %v, %a[%i] : memref<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @indices(%x: memref<4x4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4x4xf32>) {
+    loop.for %i = 0 to 4 {
+      // expected-error@+1 {{needs 2 indices for a rank-2 memref, got 1}}
+      %v = loop.load %a[%i] : memref<4x4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @yield_types(%x: memref<4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4xf32>) {
+    %z = loop.constant 0.0 : f32
+    %one = loop.constant 1 : i64
+    // expected-error@+1 {{loop.yield must yield one value per iter_arg, of its type}}
+    %s = loop.for %i = 0 to 4 iter_args(%acc = %z) -> (f32) {
+      loop.yield %one : i64
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @half_arith(%x: memref<4xbf16>) {
+  loop.kernel "k" (%a = %x : memref<4xbf16>) {
+    loop.for %i = 0 to 4 {
+      %v = loop.load %a[%i] : memref<4xbf16>
+      // expected-error@+1 {{operands must be numbers (index, integers or f32/f64)}}
+      %w = loop.add %v, %v : bf16
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @step(%x: memref<4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4xf32>) {
+    // expected-error@+1 {{step must be positive}}
+    loop.for %i = 0 to 4 step 0 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @matmul(%a: memref<2x3xf32>, %b: memref<4x5xf32>, %c: memref<2x5xf32>) {
+  // expected-error@+1 {{shapes [2, 3] x [4, 5] -> [2, 5] do not form a batched matrix product}}
+  loop.matmul %a, %b, %c : memref<2x3xf32>, memref<4x5xf32>, memref<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @view_type(%a: memref<6xf32>) {
+  // expected-error@+1 {{changes the element type from f32 to f64}}
+  %v = loop.view %a : memref<6xf32> -> memref<3xf64>
+  return
+}
+
+// -----
+
+func.func @predicate(%a: memref<1xf32>) {
+  loop.kernel "k" (%x = %a : memref<1xf32>) {
+    %z = loop.constant 0 : index
+    %v = loop.load %x[%z] : memref<1xf32>
+    // expected-error@+1 {{unknown predicate 'less'}}
+    %c = loop.cmp %v, %v {predicate = "less"} : f32 -> i1
+  }
+  return
+}
