@@ -29,13 +29,16 @@ use std::rc::Rc;
 pub enum Backend {
     /// The reference interpreter, in value semantics.
     Interp,
+    /// Native code: lower-to-loops, then Cranelift's JIT (the default).
+    Cranelift,
 }
 
 impl Backend {
     pub fn parse(s: &str) -> Result<Backend, String> {
         match s {
             "interp" => Ok(Backend::Interp),
-            other => Err(format!("backend '{other}' is not available in this build (available: interp)")),
+            "cranelift" => Ok(Backend::Cranelift),
+            other => Err(format!("backend '{other}' is not available in this build (available: interp, cranelift)")),
         }
     }
 }
@@ -547,15 +550,29 @@ pub fn compile(
     })?;
     let ir = opts.keep_ir.then(|| aot_ir::printer::print_op(&ctx, module, Default::default()));
     let generator = Rc::new(RefCell::new(Generator::default()));
-    let ctx = Rc::new(ctx);
-    let exe = |f: Op| -> Box<dyn Executable> {
-        match opts.backend {
-            Backend::Interp => Box::new(InterpExecutable { ctx: ctx.clone(), func: f, generator: generator.clone() }),
+    let function = match opts.backend {
+        Backend::Interp => {
+            let ctx = Rc::new(ctx);
+            let exe = |f: Op| -> Box<dyn Executable> {
+                Box::new(InterpExecutable { ctx: ctx.clone(), func: f, generator: generator.clone() })
+            };
+            let mut function = CompiledFunction::new(plans.forward, exe(func), generator.clone());
+            if let Some((bwd, plan)) = plans.backward {
+                function.backward = Some(aot_runtime::backward::Backward { exe: exe(bwd), plan });
+            }
+            function
+        }
+        Backend::Cranelift => {
+            let copts = aot_codegen::cranelift::Options::default();
+            let fw = aot_codegen::compile_function(&mut ctx, func, copts, &mut String::new())
+                .map_err(|d| render(&ctx, &[d]))?;
+            let mut function = CompiledFunction::new(plans.forward, Box::new(fw), generator.clone());
+            if let Some((bwd, plan)) = plans.backward {
+                let lazy = aot_codegen::Lazy::new(ctx, bwd, copts);
+                function.backward = Some(aot_runtime::backward::Backward { exe: Box::new(lazy), plan });
+            }
+            function
         }
     };
-    let mut function = CompiledFunction::new(plans.forward, exe(func), generator.clone());
-    if let Some((bwd, plan)) = plans.backward {
-        function.backward = Some(aot_runtime::backward::Backward { exe: exe(bwd), plan });
-    }
     Ok(Compiled { function, meta, generator, ir })
 }

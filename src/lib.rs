@@ -4,6 +4,7 @@
 //! library ([`passes`]), and offers the few calls most users need: parse a
 //! module, verify it, run a pipeline, print it.
 
+pub use aot_codegen as codegen;
 pub use aot_dialects as dialects;
 pub use aot_ir as ir;
 pub use aot_passes as passes;
@@ -24,6 +25,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// that only use the registries (never a symbol of those crates) call this.
 pub fn init() {
     aot_passes::link();
+    aot_codegen::link();
 }
 
 /// Parses and verifies a module from text.

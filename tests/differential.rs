@@ -20,7 +20,7 @@ mod common;
 use std::sync::Arc;
 
 /// Runs one case both ways; returns the differences.
-pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
+pub fn check(mlir: &Path, pipeline: &str, backend: Backend) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(mlir).map_err(|e| e.to_string())?;
     let inputs_path = PathBuf::from(mlir.to_string_lossy().replace(".mlir", ".inputs.json"));
     let Ok(inputs) = std::fs::read_to_string(&inputs_path) else { return Ok(Vec::new()) };
@@ -47,12 +47,8 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
         };
         let mut ctx2 = Context::new();
         let (m2, f2) = parse(&mut ctx2)?;
-        let opts = aot::compile::CompileOptions {
-            pipeline: pipeline.to_string(),
-            backend: Backend::Interp,
-            keep_ir: false,
-            compile_for: None,
-        };
+        let opts =
+            aot::compile::CompileOptions { pipeline: pipeline.to_string(), backend, keep_ir: false, compile_for: None };
         let compiled: Json =
             match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 7, count: calls, grad: None }) {
                 Ok(r) => outputs_json(&r.outputs, &r.args),
@@ -64,8 +60,7 @@ pub fn check(mlir: &Path, pipeline: &str) -> Result<Vec<String>, String> {
     Ok(diffs)
 }
 
-#[test]
-fn compiled_inference_matches_eager() {
+fn corpus_against_eager(backend: Backend) {
     aot::init();
     let root = common::corpus_dir("run");
     let all = common::files_ending(&root, ".mlir");
@@ -78,7 +73,7 @@ fn compiled_inference_matches_eager() {
             continue;
         }
         checked += 1;
-        match check(c, "aot-inference") {
+        match check(c, "aot-inference", backend) {
             Ok(d) if d.is_empty() => {}
             Ok(d) => failures.push(format!("{name}:\n    {}", d.join("\n    "))),
             Err(e) => failures.push(format!("{name}: {e}")),
@@ -87,8 +82,19 @@ fn compiled_inference_matches_eager() {
     assert!(checked >= 100 || !filter.is_empty(), "expected the corpus under {}", root.display());
     assert!(
         failures.is_empty(),
-        "{} of {checked} cases differ between eager and compiled:\n{}",
+        "{} of {checked} cases differ between eager and compiled ({backend:?}):\n{}",
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn compiled_inference_matches_eager() {
+    corpus_against_eager(Backend::Interp);
+}
+
+/// The same corpus through native code: lower-to-loops and Cranelift.
+#[test]
+fn cranelift_matches_eager() {
+    corpus_against_eager(Backend::Cranelift);
 }

@@ -26,7 +26,12 @@ fn sibling(mlir: &Path, suffix: &str) -> PathBuf {
 /// Differences between compiled and expected for one case and pipeline:
 /// against PyTorch's gradients when the case has a golden (unless
 /// `finite_differences`), else against eager finite differences.
-fn check(mlir: &Path, pipeline: &str, finite_differences: bool) -> Result<Option<Vec<String>>, String> {
+fn check(
+    mlir: &Path,
+    pipeline: &str,
+    finite_differences: bool,
+    backend: Backend,
+) -> Result<Option<Vec<String>>, String> {
     let text = std::fs::read_to_string(mlir).map_err(|e| e.to_string())?;
     let Ok(inputs) = std::fs::read_to_string(sibling(mlir, ".inputs.json")) else { return Ok(None) };
     let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
@@ -91,8 +96,7 @@ fn check(mlir: &Path, pipeline: &str, finite_differences: bool) -> Result<Option
     };
     let mut ctx2 = Context::new();
     let (m2, f2) = parse(&mut ctx2)?;
-    let opts =
-        CompileOptions { pipeline: pipeline.into(), backend: Backend::Interp, keep_ir: false, compile_for: None };
+    let opts = CompileOptions { pipeline: pipeline.into(), backend, keep_ir: false, compile_for: None };
     let compiled =
         match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 0, count: 1, grad: Some(&tangents) }) {
             Ok(r) => {
@@ -118,8 +122,7 @@ fn check(mlir: &Path, pipeline: &str, finite_differences: bool) -> Result<Option
     Ok(Some(compare(&compiled, &expected, CompareOptions { grads, slack: 1.0, all_layouts: false })))
 }
 
-#[test]
-fn compiled_gradients_match_pytorch() {
+fn corpus_gradients(backend: Backend) {
     aot::init();
     let root = common::corpus_dir("run");
     let filter = std::env::var("AOT_GRAD_FILTER").unwrap_or_default();
@@ -134,7 +137,7 @@ fn compiled_gradients_match_pytorch() {
             "aot-train",
             "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})",
         ] {
-            match check(&path, pipeline, false) {
+            match check(&path, pipeline, false, backend) {
                 Ok(None) => {}
                 Ok(Some(d)) if d.is_empty() => checked += 1,
                 Ok(Some(d)) => {
@@ -147,7 +150,23 @@ fn compiled_gradients_match_pytorch() {
         }
     }
     assert!(checked >= 400 || !filter.is_empty(), "expected the corpus under {}", root.display());
-    assert!(failures.is_empty(), "{} of {checked} compiled gradients differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} compiled gradients differ ({backend:?}):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn compiled_gradients_match_pytorch() {
+    corpus_gradients(Backend::Interp);
+}
+
+/// Forward and backward in native code (the backward compiled lazily).
+#[test]
+fn cranelift_gradients_match_pytorch() {
+    corpus_gradients(Backend::Cranelift);
 }
 
 const MIN_CUT: &str = "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})";
@@ -176,7 +195,7 @@ fn models_match_pytorch_and_finite_differences() {
                     if pipeline == MIN_CUT { "min-cut" } else { "default" },
                     if fd { "finite differences" } else { "PyTorch" }
                 );
-                match check(&path, pipeline, fd) {
+                match check(&path, pipeline, fd, Backend::Interp) {
                     Ok(Some(d)) if d.is_empty() => checked.push(what),
                     Ok(Some(d)) => failures.push(format!("{what}:\n    {}", d.join("\n    "))),
                     Ok(None) => failures.push(format!("{what}: nothing to differentiate")),

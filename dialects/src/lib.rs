@@ -9,6 +9,7 @@
 pub mod autodiff;
 pub mod func;
 pub mod r#loop;
+pub mod lowering;
 pub mod r#mut;
 pub mod rng;
 pub mod shape;

@@ -6,15 +6,20 @@
 //! - host ops in the function body: `loop.alloc` (a fresh contiguous
 //!   buffer; `offset` once `plan-memory` placed it in the arena),
 //!   `loop.view` (the same allocation under another strided layout — views
-//!   never copy), `loop.kernel` (a loop nest over buffers, isolated from
+//!   never copy), `loop.global` (read-only constant data), `loop.kernel` (a loop nest over buffers, isolated from
 //!   above: its block arguments are the buffers it touches) and
-//!   `loop.matmul` (batched GEMM, an external kernel);
+//!   `loop.matmul` (batched GEMM, an external kernel), and the trailing
+//!   metadata mutations a graph may keep on its arguments: `loop.rebind`
+//!   (`set_`, `as_strided_`) and `loop.resize` (`resize_`);
 //! - kernel ops inside `loop.kernel`: `loop.for` (static bounds, optional
 //!   `parallel`, loop-carried `iter_args` for reductions), `loop.load` /
 //!   `loop.store` (multi-dimensional indices; the memref layout turns them
 //!   into addresses), scalar arithmetic on `index`, integers and floats,
 //!   `loop.philox` (one Philox4x32-10 block) and `loop.assert` (a runtime
-//!   check that makes the call fail with its message).
+//!   check that makes the call fail with its message). Math ops marked
+//!   `exact` must be computed as `libm` computes them (random sampling
+//!   formulas are bit-identical on every backend); the others may use
+//!   faster approximations within a few ulps.
 //!
 //! Memref layouts are absolute: `strided<[s...], offset: o>` addresses
 //! element `o + Σ iₖ·sₖ` of the underlying allocation, whatever chain of
@@ -33,6 +38,12 @@ pub const STORE: &str = "loop.store";
 pub const ALLOC: &str = "loop.alloc";
 pub const VIEW: &str = "loop.view";
 pub const MATMUL: &str = "loop.matmul";
+pub const GLOBAL: &str = "loop.global";
+pub const ASSERT: &str = "loop.assert";
+pub const PHILOX: &str = "loop.philox";
+pub const CONSTANT: &str = "loop.constant";
+pub const REBIND: &str = "loop.rebind";
+pub const RESIZE: &str = "loop.resize";
 
 /// Comparison predicates of `loop.cmp`.
 pub const PREDICATES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
@@ -41,7 +52,7 @@ fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m.into())
 }
 
-fn memref<'a>(ctx: &'a Context, v: Value) -> Option<&'a MemRefType> {
+fn memref(ctx: &Context, v: Value) -> Option<&MemRefType> {
     match ctx.type_data(ctx.value_type(v)) {
         TypeData::MemRef(m) => Some(m),
         _ => None,
@@ -641,6 +652,31 @@ inventory::submit! {
     }
 }
 
+fn verify_global(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let m = memref(ctx, ctx.result(op, 0)).ok_or_else(|| err(ctx, op, "result must be a memref"))?;
+    let a = ctx.get_attr(op, "value").ok_or_else(|| err(ctx, op, "needs a 'value'"))?;
+    let AttrData::Dense { ty, .. } = ctx.attr_data(a) else {
+        return Err(err(ctx, op, "value must be a dense elements attribute"));
+    };
+    match ctx.type_data(*ty) {
+        TypeData::Tensor(t) if t.shape == m.shape && t.elem == m.elem && m.layout.is_none() => Ok(()),
+        _ => Err(err(ctx, op, "value must have the result's shape and element type (contiguous)")),
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: GLOBAL,
+        summary: "A read-only buffer holding `value`, shared by every call",
+        traits: PURE,
+        results: ONE,
+        attrs: &[AttrSpec::required("value", AttrKind::Dense)],
+        verify: Some(verify_global),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
 inventory::submit! {
     OpDef {
         name: VIEW,
@@ -649,6 +685,55 @@ inventory::submit! {
         operands: ONE,
         results: ONE,
         verify: Some(verify_view),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+fn verify_rebind(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let n = ctx.num_operands(op);
+    for i in 0..n {
+        if memref(ctx, ctx.operand(op, i)).is_none() {
+            return Err(err(ctx, op, "operands must be memrefs"));
+        }
+    }
+    let arg = ctx.operand(op, 0);
+    let is_func_arg = matches!(ctx.value_def(arg), ValueDef::BlockArg { block, .. }
+        if ctx.block_parent_op(block).is_some_and(|o| ctx.op_name(o) == "func.func"));
+    if !is_func_arg {
+        return Err(err(ctx, op, "first operand must be an argument of the enclosing function"));
+    }
+    let r = memref(ctx, ctx.result(op, 0)).ok_or_else(|| err(ctx, op, "result must be a memref"))?;
+    let src = memref(ctx, ctx.operand(op, n - 1)).expect("checked");
+    if r.elem != src.elem {
+        return Err(err(ctx, op, "result must have the source's element type"));
+    }
+    if ctx.op_name(op) == RESIZE && ctx.attr_i64(op, "numel").is_none_or(|n| n < 0) {
+        return Err(err(ctx, op, "needs a non-negative 'numel'"));
+    }
+    Ok(())
+}
+
+inventory::submit! {
+    OpDef {
+        name: REBIND,
+        summary: "After the call, function argument %arg is a tensor over %src's allocation with the result's layout (set_)",
+        operands: Arity::Exact(2),
+        results: ONE,
+        verify: Some(verify_rebind),
+        syntax: Syntax::Functional,
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: RESIZE,
+        summary: "Grows function argument %arg's storage to `numel` elements from its offset; the result is %arg under the result's layout (resize_)",
+        operands: ONE,
+        results: ONE,
+        attrs: &[AttrSpec::required("numel", AttrKind::I64)],
+        verify: Some(verify_rebind),
         syntax: Syntax::Functional,
         ..OpDef::DEFAULT
     }
@@ -734,7 +819,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: "loop.assert",
+        name: ASSERT,
         summary: "Fails the call with `msg` when the condition is false",
         operands: ONE,
         attrs: &[AttrSpec::required("msg", AttrKind::Str)],
@@ -746,7 +831,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: "loop.constant",
+        name: CONSTANT,
         summary: "A scalar constant",
         traits: PURE,
         results: ONE,
@@ -757,11 +842,16 @@ inventory::submit! {
     }
 }
 
+const EXACT: &[AttrSpec] = &[AttrSpec::optional("exact", AttrKind::Flag)];
+
 macro_rules! scalar_op {
     ($name:literal, $summary:literal, $n:expr, $infer:expr) => {
-        scalar_op!($name, $summary, $n, $infer, ONE);
+        scalar_op!($name, $summary, $n, $infer, ONE, &[]);
     };
-    ($name:literal, $summary:literal, $n:expr, $infer:expr, $results:expr) => {
+    (math $name:literal, $summary:literal, $n:expr, $infer:expr) => {
+        scalar_op!($name, $summary, $n, $infer, ONE, EXACT);
+    };
+    ($name:literal, $summary:literal, $n:expr, $infer:expr, $results:expr, $attrs:expr) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -769,6 +859,7 @@ macro_rules! scalar_op {
                 traits: PURE,
                 operands: Arity::Exact($n),
                 results: $results,
+                attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
                 ..OpDef::DEFAULT
@@ -784,22 +875,22 @@ scalar_op!("loop.div", "a / b (integers and index: floor division)", 2, infer_bi
 scalar_op!("loop.rem", "a mod b with the divisor's sign (integers and index)", 2, infer_rem);
 scalar_op!("loop.max", "The larger of a and b (NaN if either is NaN)", 2, infer_binary);
 scalar_op!("loop.min", "The smaller of a and b (NaN if either is NaN)", 2, infer_binary);
-scalar_op!("loop.pow", "a to the power b", 2, infer_float_binary);
+scalar_op!(math "loop.pow", "a to the power b", 2, infer_float_binary);
 scalar_op!("loop.and", "Bitwise and", 2, infer_logic);
 scalar_op!("loop.or", "Bitwise or", 2, infer_logic);
 scalar_op!("loop.xor", "Bitwise exclusive or", 2, infer_logic);
 scalar_op!("loop.shr", "Logical shift right", 2, infer_shift);
 scalar_op!("loop.neg", "-a (integers wrap)", 1, infer_numeric_unary);
 scalar_op!("loop.abs", "|a| (integers wrap)", 1, infer_numeric_unary);
-scalar_op!("loop.exp", "e^a", 1, infer_float_unary);
-scalar_op!("loop.log", "Natural logarithm", 1, infer_float_unary);
-scalar_op!("loop.log1p", "log(1 + a)", 1, infer_float_unary);
-scalar_op!("loop.sqrt", "Square root", 1, infer_float_unary);
-scalar_op!("loop.rsqrt", "1 / sqrt(a)", 1, infer_float_unary);
-scalar_op!("loop.sin", "Sine", 1, infer_float_unary);
-scalar_op!("loop.cos", "Cosine", 1, infer_float_unary);
-scalar_op!("loop.tanh", "Hyperbolic tangent", 1, infer_float_unary);
-scalar_op!("loop.erf", "Error function", 1, infer_float_unary);
+scalar_op!(math "loop.exp", "e^a", 1, infer_float_unary);
+scalar_op!(math "loop.log", "Natural logarithm", 1, infer_float_unary);
+scalar_op!(math "loop.log1p", "log(1 + a)", 1, infer_float_unary);
+scalar_op!(math "loop.sqrt", "Square root", 1, infer_float_unary);
+scalar_op!(math "loop.rsqrt", "1 / sqrt(a)", 1, infer_float_unary);
+scalar_op!(math "loop.sin", "Sine", 1, infer_float_unary);
+scalar_op!(math "loop.cos", "Cosine", 1, infer_float_unary);
+scalar_op!(math "loop.tanh", "Hyperbolic tangent", 1, infer_float_unary);
+scalar_op!(math "loop.erf", "Error function", 1, infer_float_unary);
 scalar_op!("loop.floor", "Largest integer not above a", 1, infer_float_unary);
 scalar_op!("loop.select", "c ? a : b", 3, infer_select);
 scalar_op!(
@@ -807,7 +898,8 @@ scalar_op!(
     "Philox4x32-10 block (seed, counter): four 32-bit words, zero-extended",
     2,
     infer_philox,
-    Arity::Exact(4)
+    Arity::Exact(4),
+    &[]
 );
 
 inventory::submit! {

@@ -11,7 +11,9 @@
 //! is what `functionalize` rewrites it to.
 
 pub mod kernels;
+pub mod lowering;
 
+use crate::lowering::Lower;
 use crate::shape::*;
 use crate::view::{rules, LayoutFn};
 use aot_ir::*;
@@ -270,7 +272,7 @@ const NONE: Arity = Arity::Exact(0);
 const CLAMP: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
 macro_rules! data_op {
-    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $functional:expr, $new_value:expr, $kernel:expr) => {
+    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $functional:expr, $new_value:expr, $kernel:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -281,7 +283,7 @@ macro_rules! data_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[&InPlaceInterface { functional: $functional, new_value: $new_value }, &Kernel($kernel)],
+                interfaces: &[&InPlaceInterface { functional: $functional, new_value: $new_value }, &Kernel($kernel) $(, $extra)*],
                 ..OpDef::DEFAULT
             }
         }
@@ -296,7 +298,8 @@ data_op!(
     infer_copy,
     None,
     copy_value,
-    kernels::copy_
+    kernels::copy_,
+    &Lower(lowering::copy_)
 );
 data_op!("mut.add_", "x += y", TWO, &[], infer_binary_inplace, Some("tensor.add"), functional_value, kernels::add_);
 data_op!("mut.sub_", "x -= y", TWO, &[], infer_binary_inplace, Some("tensor.sub"), functional_value, kernels::sub_);

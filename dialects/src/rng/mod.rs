@@ -10,8 +10,10 @@
 
 pub mod derivatives;
 pub mod kernels;
+pub mod lowering;
 
 use crate::autodiff::Vjp;
+use crate::lowering::Lower;
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::Kernel;
@@ -129,7 +131,7 @@ inventory::submit! {
         attrs: UNIFORM,
         verify: Some(verify_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_uniform", words: words_uniform }, &Kernel(kernels::uniform)],
+        interfaces: &[&RandomInterface { functional: "rng.philox_uniform", words: words_uniform }, &Kernel(kernels::uniform), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
@@ -143,7 +145,7 @@ inventory::submit! {
         attrs: NORMAL,
         verify: Some(verify_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_normal", words: words_normal }, &Kernel(kernels::normal)],
+        interfaces: &[&RandomInterface { functional: "rng.philox_normal", words: words_normal }, &Kernel(kernels::normal), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
@@ -157,7 +159,7 @@ inventory::submit! {
         results: Arity::Exact(1),
         infer: Some(infer_bernoulli),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_bernoulli", words: words_uniform }, &Kernel(kernels::bernoulli)],
+        interfaces: &[&RandomInterface { functional: "rng.philox_bernoulli", words: words_uniform }, &Kernel(kernels::bernoulli), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
@@ -172,7 +174,7 @@ inventory::submit! {
         attrs: DROPOUT,
         infer: Some(infer_dropout),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_dropout }, &Kernel(kernels::dropout), &Vjp(derivatives::dropout)],
+        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_dropout }, &Kernel(kernels::dropout), &Vjp(derivatives::dropout), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
@@ -187,7 +189,7 @@ inventory::submit! {
         attrs: UNIFORM,
         verify: Some(verify_philox_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_uniform)],
+        interfaces: &[&Kernel(kernels::philox_uniform), &Lower(lowering::philox_uniform)],
         ..OpDef::DEFAULT
     }
 }
@@ -202,7 +204,7 @@ inventory::submit! {
         attrs: NORMAL,
         verify: Some(verify_philox_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_normal)],
+        interfaces: &[&Kernel(kernels::philox_normal), &Lower(lowering::philox_normal)],
         ..OpDef::DEFAULT
     }
 }
@@ -216,7 +218,7 @@ inventory::submit! {
         results: Arity::Exact(1),
         infer: Some(infer_philox_bernoulli),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_bernoulli)],
+        interfaces: &[&Kernel(kernels::philox_bernoulli), &Lower(lowering::philox_bernoulli)],
         ..OpDef::DEFAULT
     }
 }
@@ -231,7 +233,7 @@ inventory::submit! {
         attrs: DROPOUT,
         infer: Some(infer_philox_dropout),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_dropout), &Vjp(derivatives::dropout)],
+        interfaces: &[&Kernel(kernels::philox_dropout), &Vjp(derivatives::dropout), &Lower(lowering::philox_dropout)],
         ..OpDef::DEFAULT
     }
 }

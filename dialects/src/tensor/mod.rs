@@ -11,14 +11,17 @@
 
 pub mod derivatives;
 pub mod kernels;
+pub mod lowering;
 
 use crate::autodiff::{OpClass, Recompute, Vjp};
+use crate::lowering::{Lower, Pointwise};
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::interp::NonDifferentiableResults;
 use aot_runtime::Kernel;
 use derivatives as d;
 use kernels as k;
+use lowering as l;
 
 // ----- shape and type rules -----
 
@@ -492,7 +495,8 @@ const DIM: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64)];
 const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
 macro_rules! op {
-    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr, vjp = $vjp:expr, class = $class:expr) => {
+    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr
+     $(, vjp = $vjp:expr)? $(, class = $class:expr)?, lower = $lower:expr) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -503,39 +507,7 @@ macro_rules! op {
                 attrs: $attrs,
                 infer: $infer,
                 syntax: Syntax::Functional,
-                interfaces: &[&Kernel($kernel), &Vjp($vjp), &Recompute($class)],
-                ..OpDef::DEFAULT
-            }
-        }
-    };
-    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr, vjp = $vjp:expr) => {
-        inventory::submit! {
-            OpDef {
-                name: $name,
-                summary: $summary,
-                traits: $traits,
-                operands: $operands,
-                results: $results,
-                attrs: $attrs,
-                infer: $infer,
-                syntax: Syntax::Functional,
-                interfaces: &[&Kernel($kernel), &Vjp($vjp)],
-                ..OpDef::DEFAULT
-            }
-        }
-    };
-    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr) => {
-        inventory::submit! {
-            OpDef {
-                name: $name,
-                summary: $summary,
-                traits: $traits,
-                operands: $operands,
-                results: $results,
-                attrs: $attrs,
-                infer: $infer,
-                syntax: Syntax::Functional,
-                interfaces: &[&Kernel($kernel)],
+                interfaces: &[&Kernel($kernel) $(, &Vjp($vjp))? $(, &Recompute($class))?, $lower],
                 ..OpDef::DEFAULT
             }
         }
@@ -556,7 +528,8 @@ op!(
     &[],
     Some(infer_binary_no_bool),
     k::add,
-    vjp = d::add
+    vjp = d::add,
+    lower = &Pointwise(l::add)
 );
 op!(
     "tensor.sub",
@@ -567,9 +540,21 @@ op!(
     &[],
     Some(infer_binary_no_bool),
     k::sub,
-    vjp = d::sub
+    vjp = d::sub,
+    lower = &Pointwise(l::sub)
 );
-op!("tensor.mul", "Elementwise product (broadcasting)", EWC, TWO, ONE, &[], Some(infer_binary), k::mul, vjp = d::mul);
+op!(
+    "tensor.mul",
+    "Elementwise product (broadcasting)",
+    EWC,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary),
+    k::mul,
+    vjp = d::mul,
+    lower = &Pointwise(l::mul)
+);
 op!(
     "tensor.div",
     "Elementwise true division (broadcasting; floats)",
@@ -579,7 +564,8 @@ op!(
     &[],
     Some(infer_binary_float),
     k::div,
-    vjp = d::div
+    vjp = d::div,
+    lower = &Pointwise(l::div)
 );
 op!(
     "tensor.pow",
@@ -590,7 +576,8 @@ op!(
     &[],
     Some(infer_binary_no_bool),
     k::pow,
-    vjp = d::pow
+    vjp = d::pow,
+    lower = &Pointwise(l::pow)
 );
 op!(
     "tensor.maximum",
@@ -601,7 +588,8 @@ op!(
     &[],
     Some(infer_binary),
     k::maximum,
-    vjp = d::maximum
+    vjp = d::maximum,
+    lower = &Pointwise(l::maximum)
 );
 op!(
     "tensor.minimum",
@@ -612,15 +600,36 @@ op!(
     &[],
     Some(infer_binary),
     k::minimum,
-    vjp = d::minimum
+    vjp = d::minimum,
+    lower = &Pointwise(l::minimum)
 );
 
-op!("tensor.eq", "Elementwise a == b", CMP.union(Traits::COMMUTATIVE), TWO, ONE, &[], Some(infer_compare), k::eq);
-op!("tensor.ne", "Elementwise a != b", CMP.union(Traits::COMMUTATIVE), TWO, ONE, &[], Some(infer_compare), k::ne);
-op!("tensor.lt", "Elementwise a < b", CMP, TWO, ONE, &[], Some(infer_compare), k::lt);
-op!("tensor.le", "Elementwise a <= b", CMP, TWO, ONE, &[], Some(infer_compare), k::le);
-op!("tensor.gt", "Elementwise a > b", CMP, TWO, ONE, &[], Some(infer_compare), k::gt);
-op!("tensor.ge", "Elementwise a >= b", CMP, TWO, ONE, &[], Some(infer_compare), k::ge);
+op!(
+    "tensor.eq",
+    "Elementwise a == b",
+    CMP.union(Traits::COMMUTATIVE),
+    TWO,
+    ONE,
+    &[],
+    Some(infer_compare),
+    k::eq,
+    lower = &Pointwise(l::eq)
+);
+op!(
+    "tensor.ne",
+    "Elementwise a != b",
+    CMP.union(Traits::COMMUTATIVE),
+    TWO,
+    ONE,
+    &[],
+    Some(infer_compare),
+    k::ne,
+    lower = &Pointwise(l::ne)
+);
+op!("tensor.lt", "Elementwise a < b", CMP, TWO, ONE, &[], Some(infer_compare), k::lt, lower = &Pointwise(l::lt));
+op!("tensor.le", "Elementwise a <= b", CMP, TWO, ONE, &[], Some(infer_compare), k::le, lower = &Pointwise(l::le));
+op!("tensor.gt", "Elementwise a > b", CMP, TWO, ONE, &[], Some(infer_compare), k::gt, lower = &Pointwise(l::gt));
+op!("tensor.ge", "Elementwise a >= b", CMP, TWO, ONE, &[], Some(infer_compare), k::ge, lower = &Pointwise(l::ge));
 op!(
     "tensor.where",
     "Selects a where cond holds, else b (broadcasting)",
@@ -630,16 +639,94 @@ op!(
     &[],
     Some(infer_where),
     k::where_,
-    vjp = d::where_
+    vjp = d::where_,
+    lower = &Pointwise(l::where_)
 );
 
-op!("tensor.neg", "Elementwise negation", EW, ONE, ONE, &[], Some(infer_unary_signed), k::neg, vjp = d::neg);
-op!("tensor.abs", "Elementwise absolute value", EW, ONE, ONE, &[], Some(infer_unary_signed), k::abs, vjp = d::abs);
-op!("tensor.exp", "Elementwise e^x", EW, ONE, ONE, &[], Some(infer_unary_float), k::exp, vjp = d::exp);
-op!("tensor.log", "Elementwise natural logarithm", EW, ONE, ONE, &[], Some(infer_unary_float), k::log, vjp = d::log);
-op!("tensor.log1p", "Elementwise log(1 + x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::log1p, vjp = d::log1p);
-op!("tensor.sqrt", "Elementwise square root", EW, ONE, ONE, &[], Some(infer_unary_float), k::sqrt, vjp = d::sqrt);
-op!("tensor.rsqrt", "Elementwise 1 / sqrt(x)", EW, ONE, ONE, &[], Some(infer_unary_float), k::rsqrt, vjp = d::rsqrt);
+op!(
+    "tensor.neg",
+    "Elementwise negation",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_signed),
+    k::neg,
+    vjp = d::neg,
+    lower = &Pointwise(l::neg)
+);
+op!(
+    "tensor.abs",
+    "Elementwise absolute value",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_signed),
+    k::abs,
+    vjp = d::abs,
+    lower = &Pointwise(l::abs)
+);
+op!(
+    "tensor.exp",
+    "Elementwise e^x",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::exp,
+    vjp = d::exp,
+    lower = &Pointwise(l::exp)
+);
+op!(
+    "tensor.log",
+    "Elementwise natural logarithm",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::log,
+    vjp = d::log,
+    lower = &Pointwise(l::log)
+);
+op!(
+    "tensor.log1p",
+    "Elementwise log(1 + x)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::log1p,
+    vjp = d::log1p,
+    lower = &Pointwise(l::log1p)
+);
+op!(
+    "tensor.sqrt",
+    "Elementwise square root",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::sqrt,
+    vjp = d::sqrt,
+    lower = &Pointwise(l::sqrt)
+);
+op!(
+    "tensor.rsqrt",
+    "Elementwise 1 / sqrt(x)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::rsqrt,
+    vjp = d::rsqrt,
+    lower = &Pointwise(l::rsqrt)
+);
 op!(
     "tensor.reciprocal",
     "Elementwise 1 / x",
@@ -649,10 +736,33 @@ op!(
     &[],
     Some(infer_unary_float),
     k::reciprocal,
-    vjp = d::reciprocal
+    vjp = d::reciprocal,
+    lower = &Pointwise(l::reciprocal)
 );
-op!("tensor.sin", "Elementwise sine", EW, ONE, ONE, &[], Some(infer_unary_float), k::sin, vjp = d::sin);
-op!("tensor.cos", "Elementwise cosine", EW, ONE, ONE, &[], Some(infer_unary_float), k::cos, vjp = d::cos);
+op!(
+    "tensor.sin",
+    "Elementwise sine",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::sin,
+    vjp = d::sin,
+    lower = &Pointwise(l::sin)
+);
+op!(
+    "tensor.cos",
+    "Elementwise cosine",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::cos,
+    vjp = d::cos,
+    lower = &Pointwise(l::cos)
+);
 op!(
     "tensor.tanh",
     "Elementwise hyperbolic tangent",
@@ -662,7 +772,8 @@ op!(
     &[],
     Some(infer_unary_float),
     k::tanh,
-    vjp = d::tanh
+    vjp = d::tanh,
+    lower = &Pointwise(l::tanh)
 );
 op!(
     "tensor.sigmoid",
@@ -673,11 +784,45 @@ op!(
     &[],
     Some(infer_unary_float),
     k::sigmoid,
-    vjp = d::sigmoid
+    vjp = d::sigmoid,
+    lower = &Pointwise(l::sigmoid)
 );
-op!("tensor.relu", "Elementwise max(x, 0)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::relu, vjp = d::relu);
-op!("tensor.erf", "Elementwise error function", EW, ONE, ONE, &[], Some(infer_unary_float), k::erf, vjp = d::erf);
-op!("tensor.sign", "Elementwise sign (-1, 0, 1)", EW, ONE, ONE, &[], Some(infer_unary_signed), k::sign, vjp = d::sign);
+op!(
+    "tensor.relu",
+    "Elementwise max(x, 0)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_signed),
+    k::relu,
+    vjp = d::relu,
+    lower = &Pointwise(l::relu)
+);
+op!(
+    "tensor.erf",
+    "Elementwise error function",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::erf,
+    vjp = d::erf,
+    lower = &Pointwise(l::erf)
+);
+op!(
+    "tensor.sign",
+    "Elementwise sign (-1, 0, 1)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_signed),
+    k::sign,
+    vjp = d::sign,
+    lower = &Pointwise(l::sign)
+);
 op!(
     "tensor.gelu",
     "Gaussian error linear unit (exact, or the tanh approximation)",
@@ -687,9 +832,21 @@ op!(
     &[AttrSpec::optional("approximate", AttrKind::Str)],
     Some(infer_gelu),
     k::gelu,
-    vjp = d::gelu
+    vjp = d::gelu,
+    lower = &Pointwise(l::gelu)
 );
-op!("tensor.clamp", "Clamps to [min, max]", EW, ONE, ONE, CLAMP_ATTRS, Some(infer_clamp), k::clamp, vjp = d::clamp);
+op!(
+    "tensor.clamp",
+    "Clamps to [min, max]",
+    EW,
+    ONE,
+    ONE,
+    CLAMP_ATTRS,
+    Some(infer_clamp),
+    k::clamp,
+    vjp = d::clamp,
+    lower = &Pointwise(l::clamp)
+);
 
 inventory::submit! {
     OpDef {
@@ -700,7 +857,7 @@ inventory::submit! {
         results: ONE,
         verify: Some(verify_cast),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::cast), &Vjp(d::cast)],
+        interfaces: &[&Kernel(k::cast), &Vjp(d::cast), &Pointwise(l::cast)],
         ..OpDef::DEFAULT
     }
 }
@@ -715,7 +872,8 @@ op!(
     Some(infer_sum),
     k::sum,
     vjp = d::sum,
-    class = OpClass::Reduction
+    class = OpClass::Reduction,
+    lower = &Lower(l::sum)
 );
 op!(
     "tensor.mean",
@@ -727,7 +885,8 @@ op!(
     Some(infer_mean),
     k::mean,
     vjp = d::mean,
-    class = OpClass::Reduction
+    class = OpClass::Reduction,
+    lower = &Lower(l::mean)
 );
 op!(
     "tensor.amax",
@@ -739,7 +898,8 @@ op!(
     Some(infer_amax),
     k::amax,
     vjp = d::amax,
-    class = OpClass::Reduction
+    class = OpClass::Reduction,
+    lower = &Lower(l::amax)
 );
 op!(
     "tensor.amin",
@@ -751,7 +911,8 @@ op!(
     Some(infer_amax),
     k::amin,
     vjp = d::amax,
-    class = OpClass::Reduction
+    class = OpClass::Reduction,
+    lower = &Lower(l::amin)
 );
 op!(
     "tensor.var",
@@ -767,7 +928,8 @@ op!(
     Some(infer_var),
     k::var,
     vjp = d::var,
-    class = OpClass::Reduction
+    class = OpClass::Reduction,
+    lower = &Lower(l::var)
 );
 op!(
     "tensor.argmax",
@@ -777,9 +939,21 @@ op!(
     ONE,
     &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::optional("keepdim", AttrKind::Flag)],
     Some(infer_argmax),
-    k::argmax
+    k::argmax,
+    lower = &Lower(l::argmax)
 );
-op!("tensor.softmax", "Softmax along dim", PD, ONE, ONE, DIM, Some(infer_softmax), k::softmax, vjp = d::softmax);
+op!(
+    "tensor.softmax",
+    "Softmax along dim",
+    PD,
+    ONE,
+    ONE,
+    DIM,
+    Some(infer_softmax),
+    k::softmax,
+    vjp = d::softmax,
+    lower = &Lower(l::softmax)
+);
 op!(
     "tensor.log_softmax",
     "Log-softmax along dim",
@@ -789,7 +963,8 @@ op!(
     DIM,
     Some(infer_softmax),
     k::log_softmax,
-    vjp = d::log_softmax
+    vjp = d::log_softmax,
+    lower = &Lower(l::log_softmax)
 );
 inventory::submit! {
     OpDef {
@@ -801,7 +976,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("normalized_ndim", AttrKind::I64), AttrSpec::optional("eps", AttrKind::F64)],
         infer: Some(infer_layer_norm),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::layer_norm), &NonDifferentiableResults(&[1, 2]), &Vjp(d::layer_norm)],
+        interfaces: &[&Kernel(k::layer_norm), &NonDifferentiableResults(&[1, 2]), &Vjp(d::layer_norm), &Lower(l::layer_norm)],
         ..OpDef::DEFAULT
     }
 }
@@ -815,7 +990,8 @@ op!(
     Some(infer_mm),
     k::matmul,
     vjp = d::mm,
-    class = OpClass::Matmul
+    class = OpClass::Matmul,
+    lower = &Lower(l::matmul)
 );
 op!(
     "tensor.bmm",
@@ -827,7 +1003,8 @@ op!(
     Some(infer_bmm),
     k::matmul,
     vjp = d::mm,
-    class = OpClass::Matmul
+    class = OpClass::Matmul,
+    lower = &Lower(l::matmul)
 );
 op!(
     "tensor.matmul",
@@ -839,7 +1016,8 @@ op!(
     Some(infer_matmul),
     k::matmul,
     vjp = d::matmul,
-    class = OpClass::Matmul
+    class = OpClass::Matmul,
+    lower = &Lower(l::matmul)
 );
 op!(
     "tensor.linear",
@@ -851,7 +1029,8 @@ op!(
     Some(infer_linear),
     k::linear,
     vjp = d::linear,
-    class = OpClass::Matmul
+    class = OpClass::Matmul,
+    lower = &Lower(l::linear)
 );
 op!(
     "tensor.embedding",
@@ -862,7 +1041,8 @@ op!(
     &[],
     Some(infer_embedding),
     k::embedding,
-    vjp = d::embedding
+    vjp = d::embedding,
+    lower = &Lower(l::embedding)
 );
 op!(
     "tensor.gather",
@@ -874,7 +1054,8 @@ op!(
     Some(infer_gather),
     k::gather,
     vjp = d::gather,
-    class = OpClass::Cheap
+    class = OpClass::Cheap,
+    lower = &Lower(l::gather)
 );
 op!(
     "tensor.index_select",
@@ -886,7 +1067,8 @@ op!(
     Some(infer_index_select),
     k::index_select,
     vjp = d::index_select,
-    class = OpClass::Cheap
+    class = OpClass::Cheap,
+    lower = &Lower(l::index_select)
 );
 op!(
     "tensor.scatter_add",
@@ -897,7 +1079,8 @@ op!(
     DIM,
     Some(infer_scatter_add),
     k::scatter_add,
-    vjp = d::scatter_add
+    vjp = d::scatter_add,
+    lower = &Lower(l::scatter_add)
 );
 op!(
     "tensor.index_put",
@@ -908,9 +1091,21 @@ op!(
     &[AttrSpec::optional("accumulate", AttrKind::Flag)],
     Some(infer_index_put),
     k::index_put,
-    vjp = d::index_put
+    vjp = d::index_put,
+    lower = &Lower(l::index_put)
 );
-op!("tensor.cat", "Concatenates along dim", PD, Arity::AtLeast(1), ONE, DIM, Some(infer_cat), k::cat, vjp = d::cat);
+op!(
+    "tensor.cat",
+    "Concatenates along dim",
+    PD,
+    Arity::AtLeast(1),
+    ONE,
+    DIM,
+    Some(infer_cat),
+    k::cat,
+    vjp = d::cat,
+    lower = &Lower(l::cat)
+);
 op!(
     "tensor.clone",
     "A fresh contiguous copy",
@@ -921,7 +1116,8 @@ op!(
     Some(infer_unary),
     k::clone,
     vjp = d::clone,
-    class = OpClass::Cheap
+    class = OpClass::Cheap,
+    lower = &Pointwise(l::clone)
 );
 
 inventory::submit! {
@@ -933,7 +1129,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::F64)],
         verify: Some(verify_full),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::full)],
+        interfaces: &[&Kernel(k::full), &Lower(l::full)],
         ..OpDef::DEFAULT
     }
 }
@@ -947,7 +1143,7 @@ inventory::submit! {
         attrs: &[AttrSpec::optional("start", AttrKind::F64), AttrSpec::optional("step", AttrKind::F64)],
         verify: Some(verify_arange),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::arange)],
+        interfaces: &[&Kernel(k::arange), &Lower(l::arange)],
         ..OpDef::DEFAULT
     }
 }
@@ -962,7 +1158,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::Dense)],
         infer: Some(infer_constant),
         syntax: Syntax::Custom { parse: parse_constant, print: print_constant },
-        interfaces: &[&Kernel(k::constant)],
+        interfaces: &[&Kernel(k::constant), &Lower(l::constant)],
         ..OpDef::DEFAULT
     }
 }

@@ -13,8 +13,10 @@
 
 pub mod derivatives;
 pub mod kernels;
+pub mod lowering;
 
 use crate::autodiff::Vjp;
+use crate::lowering::Lower;
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::interp::Detaches;
@@ -626,6 +628,7 @@ macro_rules! view_op {
         view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
             &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
             &Kernel($kernel),
+            &Lower(lowering::view),
             $extra
         ]);
     };
@@ -633,7 +636,8 @@ macro_rules! view_op {
         view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
             &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
             &Kernel($kernel),
-            &Vjp(derivatives::view)
+            &Vjp(derivatives::view),
+            &Lower(lowering::view)
             $(, $extra)*
         ]);
     };
@@ -881,7 +885,12 @@ macro_rules! scatter_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[&ScatterInterface { layout: $layout }, &Kernel(kernels::scatter), &Vjp(derivatives::scatter)],
+                interfaces: &[
+                    &ScatterInterface { layout: $layout },
+                    &Kernel(kernels::scatter),
+                    &Vjp(derivatives::scatter),
+                    &Lower(lowering::scatter),
+                ],
                 ..OpDef::DEFAULT
             }
         }

@@ -1,0 +1,539 @@
+//! One `loop.kernel` to one Cranelift function.
+//!
+//! Loops become header/body/exit blocks with the induction variable and
+//! iter_args as block parameters; the outermost parallel loop runs the
+//! `lo..hi` the caller passes (so the runtime can split it across threads).
+//! Scalars map to Cranelift types (`index` and `i64` to I64, `i1` to I8
+//! holding 0 or 1, `f16`/`bf16` to I16 bit patterns); a load or store
+//! computes `base + (offset + Σ iₖ·strideₖ) · size` from the memref layout.
+//! Innermost loops whose accesses are unit-stride or invariant run four
+//! f32 lanes at a time (see [`super::vector`]).
+
+use super::libcalls::{self, Sig};
+use super::Options;
+use aot_dialects::r#loop;
+use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{self as cl, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Type};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::JITModule;
+use cranelift_module::{Linkage, Module};
+use rustc_hash::FxHashMap;
+
+pub(super) fn cl_type(t: &TypeData) -> Option<Type> {
+    Some(match t {
+        TypeData::Index => types::I64,
+        TypeData::Elem(e) => elem_type(*e),
+        _ => return None,
+    })
+}
+
+pub(super) fn elem_type(e: ElemType) -> Type {
+    match e {
+        ElemType::F32 => types::F32,
+        ElemType::F64 => types::F64,
+        ElemType::I64 => types::I64,
+        ElemType::I32 => types::I32,
+        ElemType::I8 | ElemType::I1 => types::I8,
+        ElemType::F16 | ElemType::BF16 => types::I16,
+    }
+}
+
+pub(super) fn flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+pub(super) struct Gen<'a, 'f> {
+    pub ctx: &'a Context,
+    pub b: FunctionBuilder<'f>,
+    pub module: &'a mut JITModule,
+    pub vals: FxHashMap<Value, cl::Value>,
+    /// Known integer constants (for division guards).
+    pub consts: FxHashMap<Value, i64>,
+    pub bufs: FxHashMap<Value, (cl::Value, MemRefType)>,
+    pub funcs: FxHashMap<&'static str, cl::FuncRef>,
+    pub messages: &'a mut Vec<String>,
+    /// The loop that runs `lo..hi`, with those values.
+    pub split: Option<(Op, cl::Value, cl::Value)>,
+    pub opts: Options,
+}
+
+fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
+    Diagnostic::op_error(ctx, op, m.into())
+}
+
+/// Emits kernel `op` into `func` (whose signature is set).
+pub(super) fn emit(
+    ctx: &Context,
+    op: Op,
+    module: &mut JITModule,
+    func: &mut cl::Function,
+    fbc: &mut FunctionBuilderContext,
+    messages: &mut Vec<String>,
+    opts: Options,
+) -> Result<(), Diagnostic> {
+    let mut b = FunctionBuilder::new(func, fbc);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let body = ctx.single_block(op, 0).ok_or_else(|| err(ctx, op, "a kernel needs a body"))?;
+    let mut bufs = FxHashMap::default();
+    let ptr = module.target_config().pointer_type();
+    for (i, &a) in ctx.block_args(body).iter().enumerate() {
+        let m = crate::program::memref(ctx, a).ok_or_else(|| err(ctx, op, "kernel arguments must be buffers"))?;
+        let base = b.ins().load(ptr, flags(), params[0], (i * ptr.bytes() as usize) as i32);
+        bufs.insert(a, (base, m));
+    }
+    let split = crate::program::split_loop(ctx, op).map(|l| (l, params[1], params[2]));
+    let mut g = Gen {
+        ctx,
+        b,
+        module,
+        vals: FxHashMap::default(),
+        consts: FxHashMap::default(),
+        bufs,
+        funcs: FxHashMap::default(),
+        messages,
+        split,
+        opts,
+    };
+    g.region_ops(body)?;
+    let zero = g.b.ins().iconst(types::I32, 0);
+    g.b.ins().return_(&[zero]);
+    g.b.seal_all_blocks();
+    let cfg = g.module.target_config();
+    g.b.finalize(cfg);
+    Ok(())
+}
+
+impl<'a, 'f> Gen<'a, 'f> {
+    pub fn err(&self, op: Op, m: impl Into<String>) -> Diagnostic {
+        err(self.ctx, op, m)
+    }
+
+    pub fn val(&self, op: Op, v: Value) -> Result<cl::Value, Diagnostic> {
+        self.vals.get(&v).copied().ok_or_else(|| self.err(op, "operand has no compiled value"))
+    }
+
+    pub fn ty(&self, v: Value) -> &'a TypeData {
+        self.ctx.type_data(self.ctx.value_type(v))
+    }
+
+    /// Emits the ops of a block; returns the operands of its `loop.yield`.
+    pub fn region_ops(&mut self, block: aot_ir::Block) -> Result<Vec<cl::Value>, Diagnostic> {
+        for op in self.ctx.block_ops(block) {
+            if self.ctx.op_name(op) == r#loop::YIELD {
+                return self.ctx.operands(op).map(|v| self.val(op, v)).collect();
+            }
+            self.op(op)?;
+        }
+        Ok(Vec::new())
+    }
+
+    pub fn libcall(&mut self, name: &'static str) -> Result<cl::FuncRef, String> {
+        if let Some(&f) = self.funcs.get(name) {
+            return Ok(f);
+        }
+        let sig = libcalls::signature(name).ok_or_else(|| format!("unknown libcall {name}"))?;
+        let mut s = self.module.make_signature();
+        let (params, ret): (&[Type], Type) = match sig {
+            Sig::F32 => (&[types::F32], types::F32),
+            Sig::F64 => (&[types::F64], types::F64),
+            Sig::F32x2 => (&[types::F32, types::F32], types::F32),
+            Sig::F64x2 => (&[types::F64, types::F64], types::F64),
+            Sig::HalfToF32 => (&[types::I16], types::F32),
+            Sig::F32ToHalf => (&[types::F32], types::I16),
+        };
+        s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        s.returns.push(AbiParam::new(ret));
+        let id = self.module.declare_function(name, Linkage::Import, &s).map_err(|e| e.to_string())?;
+        let f = self.module.declare_func_in_func(id, self.b.func);
+        self.funcs.insert(name, f);
+        Ok(f)
+    }
+
+    pub fn call1(&mut self, name: &'static str, args: &[cl::Value]) -> Result<cl::Value, String> {
+        let f = self.libcall(name)?;
+        let inst = self.b.ins().call(f, args);
+        Ok(self.b.inst_results(inst)[0])
+    }
+
+    /// Element offset of `idx` in memref `m`, as an I64.
+    pub fn element_offset(&mut self, m: &MemRefType, idx: &[cl::Value]) -> cl::Value {
+        let (strides, offset) = r#loop::layout(m);
+        let mut acc = self.b.ins().iconst(types::I64, offset);
+        for (&i, &s) in idx.iter().zip(strides.iter()) {
+            if s == 0 {
+                continue;
+            }
+            let t = if s == 1 { i } else { self.b.ins().imul_imm_s(i, s) };
+            acc = self.b.ins().iadd(acc, t);
+        }
+        acc
+    }
+
+    pub fn address(&mut self, base: cl::Value, m: &MemRefType, idx: &[cl::Value]) -> cl::Value {
+        let off = self.element_offset(m, idx);
+        let bytes = self.b.ins().imul_imm_s(off, m.elem.byte_size() as i64);
+        self.b.ins().iadd(base, bytes)
+    }
+
+    fn op(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        let res = |_: &Gen<'_, '_>, i: usize| ctx.result(op, i);
+        match name {
+            r#loop::FOR => return self.for_loop(op),
+            r#loop::CONSTANT => {
+                let a = ctx.get_attr(op, "value").ok_or_else(|| self.err(op, "constant without value"))?;
+                let t = cl_type(self.ty(ctx.result(op, 0))).ok_or_else(|| self.err(op, "constant of a non-scalar"))?;
+                let v = match ctx.attr_data(a) {
+                    AttrData::Int { value, .. } => {
+                        self.consts.insert(ctx.result(op, 0), *value);
+                        self.b.ins().iconst(t, *value)
+                    }
+                    AttrData::Float { bits, .. } if t == types::F32 => {
+                        self.b.ins().f32const(f64::from_bits(*bits) as f32)
+                    }
+                    AttrData::Float { bits, .. } => self.b.ins().f64const(f64::from_bits(*bits)),
+                    _ => return Err(self.err(op, "constant must be an integer or float")),
+                };
+                self.vals.insert(res(self, 0), v);
+            }
+            r#loop::LOAD => {
+                let buf = ctx.operand(op, 0);
+                let (base, m) =
+                    self.bufs.get(&buf).cloned().ok_or_else(|| self.err(op, "load from an unknown buffer"))?;
+                let idx: Vec<cl::Value> =
+                    ctx.operands(op).skip(1).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+                let addr = self.address(base, &m, &idx);
+                let v = self.b.ins().load(elem_type(m.elem), flags(), addr, 0);
+                self.vals.insert(res(self, 0), v);
+            }
+            r#loop::STORE => {
+                let buf = ctx.operand(op, 1);
+                let (base, m) =
+                    self.bufs.get(&buf).cloned().ok_or_else(|| self.err(op, "store to an unknown buffer"))?;
+                let v = self.val(op, ctx.operand(op, 0))?;
+                let idx: Vec<cl::Value> =
+                    ctx.operands(op).skip(2).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+                let addr = self.address(base, &m, &idx);
+                self.b.ins().store(flags(), v, addr, 0);
+            }
+            r#loop::ASSERT => {
+                let c = self.val(op, ctx.operand(op, 0))?;
+                self.messages.push(ctx.attr_str(op, "msg").unwrap_or("a check failed").to_string());
+                let code = self.messages.len() as i64;
+                let fail = self.b.create_block();
+                let cont = self.b.create_block();
+                self.b.ins().brif(c, cont, &[], fail, &[]);
+                self.b.switch_to_block(fail);
+                let k = self.b.ins().iconst(types::I32, code);
+                self.b.ins().return_(&[k]);
+                self.b.switch_to_block(cont);
+            }
+            r#loop::PHILOX => {
+                let seed = self.val(op, ctx.operand(op, 0))?;
+                let ctr = self.val(op, ctx.operand(op, 1))?;
+                let out = self.philox(seed, ctr);
+                for (i, v) in out.into_iter().enumerate() {
+                    self.vals.insert(res(self, i), v);
+                }
+            }
+            _ => {
+                let v = self.scalar(op).map_err(|m| self.err(op, m))?;
+                self.vals.insert(res(self, 0), v);
+            }
+        }
+        Ok(())
+    }
+
+    fn for_loop(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        if self.opts.vectorize && super::vector::try_vectorize(self, op)? {
+            return Ok(());
+        }
+        let step = ctx.attr_i64(op, "step").unwrap_or(1);
+        let (lo, hi) = match self.split {
+            Some((l, lo, hi)) if l == op => (lo, hi),
+            _ => {
+                let lo = self.b.ins().iconst(types::I64, ctx.attr_i64(op, "lower").unwrap_or(0));
+                let hi = self.b.ins().iconst(types::I64, ctx.attr_i64(op, "upper").unwrap_or(0));
+                (lo, hi)
+            }
+        };
+        let inits: Vec<cl::Value> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+        let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
+        let carried_types: Vec<Type> = inits.iter().map(|&v| self.b.func.dfg.value_type(v)).collect();
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        for &t in &carried_types {
+            self.b.append_block_param(header, t);
+            self.b.append_block_param(exit, t);
+        }
+        let mut args: Vec<BlockArg> = vec![lo.into()];
+        args.extend(inits.iter().map(|&v| BlockArg::from(v)));
+        self.b.ins().jump(header, &args);
+        self.b.switch_to_block(header);
+        let hp = self.b.block_params(header).to_vec();
+        let cond = self.b.ins().icmp(IntCC::SignedLessThan, hp[0], hi);
+        let carried: Vec<BlockArg> = hp[1..].iter().map(|&v| v.into()).collect();
+        self.b.ins().brif(cond, body, &[], exit, &carried);
+        self.b.switch_to_block(body);
+        let ir_args = ctx.block_args(body_ir).to_vec();
+        for (i, &a) in ir_args.iter().enumerate() {
+            self.vals.insert(a, hp[i]);
+        }
+        let next = self.region_ops(body_ir)?;
+        let iv_next = self.b.ins().iadd_imm_s(hp[0], step);
+        let mut back: Vec<BlockArg> = vec![iv_next.into()];
+        back.extend(next.iter().map(|&v| BlockArg::from(v)));
+        self.b.ins().jump(header, &back);
+        self.b.switch_to_block(exit);
+        let ep = self.b.block_params(exit).to_vec();
+        for (i, &r) in ctx.results(op).iter().enumerate() {
+            self.vals.insert(r, ep[i]);
+        }
+        Ok(())
+    }
+
+    /// One Philox4x32-10 block from I64 seed and counter; four I64 words.
+    pub fn philox(&mut self, seed: cl::Value, ctr: cl::Value) -> [cl::Value; 4] {
+        let b = &mut self.b;
+        let mask = 0xffff_ffffi64;
+        let mut c = [
+            b.ins().band_imm_u(ctr, mask),
+            b.ins().ushr_imm_u(ctr, 32),
+            b.ins().iconst(types::I64, 0),
+            b.ins().iconst(types::I64, 0),
+        ];
+        let mut k0 = b.ins().band_imm_u(seed, mask);
+        let mut k1 = b.ins().ushr_imm_u(seed, 32);
+        for round in 0..10 {
+            if round > 0 {
+                let t0 = b.ins().iadd_imm_s(k0, 0x9E37_79B9);
+                k0 = b.ins().band_imm_u(t0, mask);
+                let t1 = b.ins().iadd_imm_s(k1, 0xBB67_AE85);
+                k1 = b.ins().band_imm_u(t1, mask);
+            }
+            let p0 = b.ins().imul_imm_s(c[0], 0xD251_1F53);
+            let p1 = b.ins().imul_imm_s(c[2], 0xCD9E_8D57);
+            let (hi0, lo0) = (b.ins().ushr_imm_u(p0, 32), b.ins().band_imm_u(p0, mask));
+            let (hi1, lo1) = (b.ins().ushr_imm_u(p1, 32), b.ins().band_imm_u(p1, mask));
+            let x0 = b.ins().bxor(hi1, c[1]);
+            let n0 = b.ins().bxor(x0, k0);
+            let x2 = b.ins().bxor(hi0, c[3]);
+            let n2 = b.ins().bxor(x2, k1);
+            c = [n0, lo1, n2, lo0];
+        }
+        c
+    }
+
+    fn scalar(&mut self, op: Op) -> Result<cl::Value, String> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        let ops: Vec<cl::Value> =
+            ctx.operands(op).map(|v| self.val(op, v).map_err(|d| d.message)).collect::<Result<_, _>>()?;
+        let t0 = ctx.operands(op).next().map(|v| self.ty(v).clone());
+        let is_float = matches!(t0, Some(TypeData::Elem(e)) if e.is_float());
+        let is_f64 = matches!(t0, Some(TypeData::Elem(ElemType::F64)));
+        let b = &mut self.b;
+        let short = name.strip_prefix("loop.").unwrap_or(name);
+        Ok(match short {
+            "add" if is_float => b.ins().fadd(ops[0], ops[1]),
+            "add" => b.ins().iadd(ops[0], ops[1]),
+            "sub" if is_float => b.ins().fsub(ops[0], ops[1]),
+            "sub" => b.ins().isub(ops[0], ops[1]),
+            "mul" if is_float => b.ins().fmul(ops[0], ops[1]),
+            "mul" => b.ins().imul(ops[0], ops[1]),
+            "div" if is_float => b.ins().fdiv(ops[0], ops[1]),
+            "div" | "rem" => {
+                let divisor = self.safe_divisor(ctx.operand(op, 1), ops[1]);
+                self.floor_divrem(short == "div", ops[0], divisor)
+            }
+            "max" if is_float => b.ins().fmax(ops[0], ops[1]),
+            "max" => b.ins().smax(ops[0], ops[1]),
+            "min" if is_float => b.ins().fmin(ops[0], ops[1]),
+            "min" => b.ins().smin(ops[0], ops[1]),
+            "and" => b.ins().band(ops[0], ops[1]),
+            "or" => b.ins().bor(ops[0], ops[1]),
+            "xor" => b.ins().bxor(ops[0], ops[1]),
+            "shr" => b.ins().ushr(ops[0], ops[1]),
+            "neg" if is_float => b.ins().fneg(ops[0]),
+            "neg" => b.ins().ineg(ops[0]),
+            "abs" if is_float => b.ins().fabs(ops[0]),
+            "abs" => b.ins().iabs(ops[0]),
+            "sqrt" => b.ins().sqrt(ops[0]),
+            "rsqrt" => {
+                let s = b.ins().sqrt(ops[0]);
+                let one = if is_f64 { b.ins().f64const(1.0) } else { b.ins().f32const(1.0) };
+                b.ins().fdiv(one, s)
+            }
+            "floor" => b.ins().floor(ops[0]),
+            "exp" | "log" | "log1p" | "sin" | "cos" | "tanh" | "erf" | "pow" => {
+                let sym = libcalls::math_symbol(short, is_f64).ok_or("no libcall")?;
+                self.call1(sym, &ops)?
+            }
+            "select" => b.ins().select(ops[0], ops[1], ops[2]),
+            "cmp" => {
+                let p = ctx.attr_str(op, "predicate").ok_or("cmp without predicate")?;
+                if is_float {
+                    let cc = match p {
+                        "eq" => FloatCC::Equal,
+                        "ne" => FloatCC::NotEqual,
+                        "lt" => FloatCC::LessThan,
+                        "le" => FloatCC::LessThanOrEqual,
+                        "gt" => FloatCC::GreaterThan,
+                        _ => FloatCC::GreaterThanOrEqual,
+                    };
+                    b.ins().fcmp(cc, ops[0], ops[1])
+                } else {
+                    let cc = match p {
+                        "eq" => IntCC::Equal,
+                        "ne" => IntCC::NotEqual,
+                        "lt" => IntCC::SignedLessThan,
+                        "le" => IntCC::SignedLessThanOrEqual,
+                        "gt" => IntCC::SignedGreaterThan,
+                        _ => IntCC::SignedGreaterThanOrEqual,
+                    };
+                    b.ins().icmp(cc, ops[0], ops[1])
+                }
+            }
+            "cast" => {
+                let from = t0.ok_or("cast without operand")?;
+                let to = self.ty(ctx.result(op, 0)).clone();
+                self.cast(ops[0], &from, &to)?
+            }
+            other => return Err(format!("'loop.{other}' is not supported by the Cranelift backend")),
+        })
+    }
+
+    /// A divisor that cannot trap: constants as they are, others with 0
+    /// replaced by 1 (lowering only divides by positive constants).
+    fn safe_divisor(&mut self, v: Value, c: cl::Value) -> cl::Value {
+        match self.consts.get(&v) {
+            Some(&k) if k != 0 && k != -1 => c,
+            _ => {
+                let t = self.b.func.dfg.value_type(c);
+                let zero = self.b.ins().iconst(t, 0);
+                let one = self.b.ins().iconst(t, 1);
+                let is_zero = self.b.ins().icmp(IntCC::Equal, c, zero);
+                let m1 = self.b.ins().iconst(t, -1);
+                let is_m1 = self.b.ins().icmp(IntCC::Equal, c, m1);
+                let bad = self.b.ins().bor(is_zero, is_m1);
+                self.b.ins().select(bad, one, c)
+            }
+        }
+    }
+
+    /// Floor division or modulo (the sign of the divisor).
+    pub fn floor_divrem(&mut self, div: bool, a: cl::Value, d: cl::Value) -> cl::Value {
+        let b = &mut self.b;
+        let q = b.ins().sdiv(a, d);
+        let r = b.ins().srem(a, d);
+        let t = b.func.dfg.value_type(a);
+        let zero = b.ins().iconst(t, 0);
+        let nz = b.ins().icmp(IntCC::NotEqual, r, zero);
+        let x = b.ins().bxor(r, d);
+        let neg = b.ins().icmp(IntCC::SignedLessThan, x, zero);
+        let adjust = b.ins().band(nz, neg);
+        if div {
+            let adj = b.ins().uextend(t, adjust);
+            b.ins().isub(q, adj)
+        } else {
+            let rd = b.ins().iadd(r, d);
+            b.ins().select(adjust, rd, r)
+        }
+    }
+
+    /// f32 → bf16 bits, round to nearest even (NaN stays NaN).
+    fn f32_to_bf16(&mut self, x: cl::Value) -> cl::Value {
+        let b = &mut self.b;
+        let bits = b.ins().bitcast(types::I32, MemFlagsData::new(), x);
+        let hi = b.ins().ushr_imm_u(bits, 16);
+        let lsb = b.ins().band_imm_u(hi, 1);
+        let r0 = b.ins().iadd_imm_s(bits, 0x7fff);
+        let r1 = b.ins().iadd(r0, lsb);
+        let rounded = b.ins().ushr_imm_u(r1, 16);
+        let quiet = b.ins().bor_imm_u(hi, 0x40);
+        let nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+        let v = b.ins().select(nan, quiet, rounded);
+        b.ins().ireduce(types::I16, v)
+    }
+
+    fn bf16_to_f32(&mut self, h: cl::Value) -> cl::Value {
+        let b = &mut self.b;
+        let w = b.ins().uextend(types::I32, h);
+        let s = b.ins().ishl_imm_u(w, 16);
+        b.ins().bitcast(types::F32, MemFlagsData::new(), s)
+    }
+
+    /// Converts between scalar types with `loop.cast`'s rules.
+    pub fn cast(&mut self, v: cl::Value, from: &TypeData, to: &TypeData) -> Result<cl::Value, String> {
+        use ElemType::*;
+        let e = |t: &TypeData| match t {
+            TypeData::Index => Ok(I64),
+            TypeData::Elem(e) => Ok(*e),
+            _ => Err("cast of a non-scalar".to_string()),
+        };
+        let (fe, te) = (e(from)?, e(to)?);
+        if fe == te {
+            return Ok(v);
+        }
+        // Half types go through f32.
+        if matches!(fe, F16 | BF16) {
+            let f = if fe == BF16 { self.bf16_to_f32(v) } else { self.call1("aot_f16_to_f32", &[v])? };
+            return self.cast(f, &TypeData::Elem(F32), to);
+        }
+        if matches!(te, F16 | BF16) {
+            let f = self.cast(v, from, &TypeData::Elem(F32))?;
+            return Ok(if te == BF16 { self.f32_to_bf16(f) } else { self.call1("aot_f32_to_f16", &[f])? });
+        }
+        let b = &mut self.b;
+        let fl = |x: ElemType| matches!(x, F32 | F64);
+        Ok(match (fl(fe), fl(te)) {
+            (true, true) => {
+                if te == F64 {
+                    b.ins().fpromote(types::F64, v)
+                } else {
+                    b.ins().fdemote(types::F32, v)
+                }
+            }
+            (true, false) => {
+                if te == I1 {
+                    let z = if fe == F64 { b.ins().f64const(0.0) } else { b.ins().f32const(0.0) };
+                    b.ins().fcmp(FloatCC::NotEqual, v, z)
+                } else if te == I8 {
+                    let w = b.ins().fcvt_to_sint_sat(types::I32, v);
+                    let lo = b.ins().iconst(types::I32, -128);
+                    let hi = b.ins().iconst(types::I32, 127);
+                    let c = b.ins().smax(w, lo);
+                    let c = b.ins().smin(c, hi);
+                    b.ins().ireduce(types::I8, c)
+                } else {
+                    b.ins().fcvt_to_sint_sat(elem_type(te), v)
+                }
+            }
+            (false, true) => {
+                let w = if b.func.dfg.value_type(v).bits() < 32 { b.ins().sextend(types::I32, v) } else { v };
+                b.ins().fcvt_from_sint(elem_type(te), w)
+            }
+            (false, false) => {
+                let (fb, tb) = (elem_type(fe).bits(), elem_type(te).bits());
+                if te == I1 {
+                    let z = b.ins().iconst(elem_type(fe), 0);
+                    b.ins().icmp(IntCC::NotEqual, v, z)
+                } else if tb > fb {
+                    b.ins().sextend(elem_type(te), v)
+                } else if tb < fb {
+                    b.ins().ireduce(elem_type(te), v)
+                } else {
+                    v
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! The default backend: each `loop.kernel` of a lowered function becomes a
+//! Cranelift function, JIT-compiled for the host CPU (whatever SIMD level
+//! `cranelift-native` detects), and the host program runs around them.
+//!
+//! A kernel compiles to `extern "C" fn(buffers, lo, hi) -> i32`: `buffers`
+//! holds the base pointer of each operand's allocation (the memref layouts
+//! are constants in the code), `lo..hi` is the slice of the outermost
+//! parallel loop this call runs, and the result is 0 or the code of the
+//! failed `loop.assert`. Math functions call `libm` (the interpreter's
+//! formulas, bit for bit where `exact` asks for it).
+
+mod kernel;
+mod libcalls;
+mod vector;
+
+use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
+use aot_ir::{Context, Diagnostic, Op};
+use cranelift_codegen::ir::{types, AbiParam};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use std::rc::Rc;
+
+/// Text to produce while compiling (`aot-opt --emit`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Emit {
+    None,
+    /// The Cranelift IR of each kernel.
+    Clif,
+    /// The machine code of each kernel (Cranelift's disassembly).
+    Asm,
+}
+
+/// Options of the Cranelift backend.
+#[derive(Copy, Clone, Debug)]
+pub struct Options {
+    /// Vectorize inner loops with 128-bit SIMD where accesses allow.
+    pub vectorize: bool,
+    pub emit: Emit,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { vectorize: true, emit: Emit::None }
+    }
+}
+
+fn jit_module() -> Result<JITModule, String> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| format!("cranelift flag {k}: {e}"));
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| format!("cranelift cannot target this CPU: {e}"))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| format!("cranelift: {e}"))?;
+    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    for (name, ptr, _) in libcalls::TABLE {
+        jb.symbol(*name, *ptr);
+    }
+    Ok(JITModule::new(jb))
+}
+
+/// Compiles the lowered function `func` (after `lower-to-loops`).
+/// `text` receives the emitted IR or assembly when asked for.
+pub fn compile(ctx: &Context, func: Op, opts: Options, text: &mut String) -> Result<Compiled, Diagnostic> {
+    let program = program::build(ctx, func)?;
+    compile_program(ctx, func, program, opts, text)
+}
+
+fn compile_program(
+    ctx: &Context,
+    func: Op,
+    program: HostProgram,
+    opts: Options,
+    text: &mut String,
+) -> Result<Compiled, Diagnostic> {
+    let fail = |m: String| Diagnostic::op_error(ctx, func, m);
+    let mut module = jit_module().map_err(fail)?;
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+    sig.returns.push(AbiParam::new(types::I32));
+    let mut messages = Vec::new();
+    let mut ids = Vec::new();
+    let mut cctx = module.make_context();
+    let mut fbc = cranelift_frontend::FunctionBuilderContext::new();
+    for step in &program.steps {
+        let Step::Kernel { op, name, .. } = step else { continue };
+        cctx.func.signature = sig.clone();
+        kernel::emit(ctx, *op, &mut module, &mut cctx.func, &mut fbc, &mut messages, opts)?;
+        if opts.emit == Emit::Clif {
+            text.push_str(&format!("; kernel {name}\n{}\n", cctx.func.display()));
+        }
+        if opts.emit == Emit::Asm {
+            cctx.set_disasm(true);
+        }
+        let id = module
+            .declare_function(&format!("{name}_{}", ids.len()), Linkage::Local, &sig)
+            .map_err(|e| Diagnostic::op_error(ctx, *op, format!("cranelift: {e}")))?;
+        module
+            .define_function(id, &mut cctx)
+            .map_err(|e| Diagnostic::op_error(ctx, *op, format!("cranelift could not compile the kernel: {e:?}")))?;
+        if opts.emit == Emit::Asm {
+            let vcode = cctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
+            text.push_str(&format!("; kernel {name}\n{vcode}\n"));
+        }
+        module.clear_context(&mut cctx);
+        ids.push(id);
+    }
+    module.finalize_definitions().map_err(|e| fail(format!("cranelift: {e}")))?;
+    let kernels: Vec<KernelFn> = ids
+        .iter()
+        .map(|&id| {
+            let p = module.get_finalized_function(id);
+            // SAFETY: every kernel was compiled with exactly this signature.
+            unsafe { std::mem::transmute::<*const u8, KernelFn>(p) }
+        })
+        .collect();
+    let mut globals = Vec::new();
+    for (m, value) in &program.globals {
+        let n: i64 = m.shape.iter().product();
+        let b = program::dense_buffer(ctx, *value, m.elem, n.max(0) as usize).map_err(fail)?;
+        globals.push(aot_runtime::tensor::Storage::new(b));
+    }
+    Ok(Compiled { program, kernels, messages, globals, owner: Box::new(module) })
+}
+
+/// A compiled function as a runtime `Executable`.
+pub struct Executable {
+    pub runtime: program::Runtime,
+}
+
+impl Executable {
+    pub fn new(code: Compiled) -> Executable {
+        Executable { runtime: program::Runtime::new(Rc::new(code)) }
+    }
+}
+
+impl aot_runtime::compiled::Executable for Executable {
+    fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
+        self.runtime.run(args)
+    }
+}

@@ -1,0 +1,199 @@
+//! `lower-to-loops`: rewrites a value-semantics function over tensors into
+//! the same function over `memref` buffers, whose body allocates buffers,
+//! takes views and runs `loop.kernel`s / `loop.matmul`s.
+//!
+//! Each op lowers through its own interface: [`Pointwise`] ops get a kernel
+//! built around their scalar formula, every other op implements [`Lower`].
+//! Arguments become buffers with the layout the calling convention gives
+//! them in their storage (`aot.layout`, which the runtime's guards enforce),
+//! contiguous otherwise; results may be views. The trailing metadata mutations a graph keeps on its
+//! arguments (`set_`, `resize_`, `as_strided_`, found through
+//! `MetadataMutationInterface`) become `loop.rebind` / `loop.resize`, and
+//! a trailing `mut.copy_` a copy kernel into the argument's buffer.
+//! Invariant: after the pass no value of the function has a tensor type.
+
+use aot_dialects::func::FuncView;
+use aot_dialects::lowering::{lower_pointwise, memref_of, memref_type, row_major, Lower, LowerCtx, Pointwise};
+use aot_dialects::r#loop;
+use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};
+use aot_dialects::view::{Layout, RESHAPE_NEEDS_COPY};
+use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::*;
+use rustc_hash::FxHashMap;
+
+struct LowerToLoops;
+
+/// Lowers one function in place.
+pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
+    let f = FuncView { op: func };
+    let Some(entry) = f.entry_block(ctx) else { return Ok(0) };
+    let mut rw = Rewriter::new(ctx);
+    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+    // Arguments: their layout in their storage when the calling convention
+    // gives one (`aot.layout`; the runtime guards it), else contiguous.
+    for (i, &a) in rw.block_args(entry).to_vec().iter().enumerate() {
+        if let Some(t) = rw.value_tensor(a).cloned() {
+            let (strides, offset) = match f.arg_attr(&rw, i, "aot.layout") {
+                Some(l) => {
+                    let offset = rw.attr_field(l, "offset").and_then(|x| rw.attr_as_i64(x)).unwrap_or(0);
+                    let strides = rw.attr_field(l, "strides").and_then(|x| rw.attr_as_i64_list(x));
+                    match strides {
+                        Some(s) if s.len() == t.shape.len() => (s, offset),
+                        _ => {
+                            return Err(Diagnostic::op_error(
+                                &rw,
+                                func,
+                                format!("argument {i}: malformed 'aot.layout'"),
+                            ))
+                        }
+                    }
+                }
+                None => (row_major(&t.shape).to_vec(), 0),
+            };
+            let m = memref_type(&mut rw, &t.shape, t.elem, &strides, offset);
+            rw.set_value_type(a, m);
+        }
+        map.insert(a, a);
+    }
+    let ops: Vec<Op> = rw.block_ops(entry).collect();
+    let mut kernels = 0usize;
+    let mut lowered = 0u64;
+    for &op in &ops {
+        let name = rw.op_name(op).to_string();
+        let err = |rw: &Rewriter<'_>, m: String| Diagnostic::op_error(rw, op, m);
+        if name == "func.return" {
+            let vals: Vec<Value> = rw.operands(op).map(|v| map.get(&v).copied().unwrap_or(v)).collect();
+            rw.set_operands(op, &vals);
+            continue;
+        }
+        let operands: Vec<Value> = rw
+            .operands(op)
+            .map(|v| map.get(&v).copied().ok_or_else(|| err(&rw, "operand was not lowered".into())))
+            .collect::<Result<_, _>>()?;
+        let def = rw.op_def(op).ok_or_else(|| err(&rw, format!("'{name}' is not registered")))?;
+        rw.set_insertion_point(InsertPoint::Before(op));
+        rw.set_loc(rw.op_loc(op));
+        let results: Vec<Option<Value>> = if let Some(m) = def.interface::<MetadataMutationInterface>() {
+            vec![Some(metadata_mutation(&mut rw, op, &m.kind, &operands).map_err(|m| err(&rw, m))?)]
+        } else {
+            let mut lc = LowerCtx { rw: &mut rw, op, operands, results: Vec::new(), kernels: &mut kernels };
+            let r = if let Some(p) = def.interface::<Pointwise>() {
+                lower_pointwise(&mut lc, p)
+            } else if let Some(l) = def.interface::<Lower>() {
+                (l.0)(&mut lc)
+            } else {
+                Err(format!("'{name}' cannot be lowered to loops (no lowering; is the graph functionalized?)"))
+            };
+            r.map_err(|m| err(lc.rw, m))?;
+            lc.results
+        };
+        let num = rw.num_results(op);
+        for i in 0..num {
+            let v = results
+                .get(i)
+                .copied()
+                .flatten()
+                .ok_or_else(|| err(&rw, format!("lowering of '{name}' produced no buffer for result {i}")))?;
+            map.insert(rw.result(op, i), v);
+        }
+        lowered += 1;
+    }
+    // The tensor ops are dead now (their users were lowered too).
+    for &op in ops.iter().rev() {
+        if rw.op_name(op) != "func.return" {
+            rw.erase_op(op);
+        }
+    }
+    f.sync_function_type(&mut rw);
+    Ok(lowered)
+}
+
+fn layout_of(m: &MemRefType) -> Layout {
+    let (strides, offset) = r#loop::layout(m);
+    Layout { sizes: m.shape.clone(), strides, offset }
+}
+
+/// The function argument a value stands for (through earlier rebinds).
+fn argument_of(rw: &Rewriter<'_>, v: Value) -> Option<Value> {
+    match rw.value_def(v) {
+        ValueDef::BlockArg { .. } => Some(v),
+        ValueDef::Result { op, .. } if [r#loop::REBIND, r#loop::RESIZE].contains(&rw.op_name(op)) => {
+            Some(rw.operand(op, 0))
+        }
+        _ => None,
+    }
+}
+
+fn metadata_mutation(rw: &mut Rewriter<'_>, op: Op, kind: &MetadataKind, operands: &[Value]) -> Result<Value, String> {
+    let cur = operands[0];
+    let arg =
+        argument_of(rw, cur).ok_or("a metadata mutation of a value that is not an argument cannot be compiled")?;
+    let m = memref_of(rw, cur).ok_or("not a buffer")?;
+    match kind {
+        MetadataKind::Set => {
+            let src = operands[1];
+            let t = rw.value_type(src);
+            Ok(rw.build_typed1(r#loop::REBIND, &[arg, src], &[], t))
+        }
+        MetadataKind::Relayout { layout, .. } => {
+            let ls = layout(&AttrView::of_op(rw, op), &layout_of(&m)).map_err(|e| {
+                if e == RESHAPE_NEEDS_COPY {
+                    "an in-place reshape that needs a copy".to_string()
+                } else {
+                    e
+                }
+            })?;
+            let l = ls.into_iter().next().ok_or("layout rule returned nothing")?;
+            let t = memref_type(rw, &l.sizes, m.elem, &l.strides, l.offset);
+            Ok(rw.build_typed1(r#loop::REBIND, &[arg, cur], &[], t))
+        }
+        MetadataKind::Resize => {
+            let size = rw.attr_i64_list(op, "size").ok_or("resize_ needs 'size'")?;
+            let (_, offset) = r#loop::layout(&m);
+            let numel = offset + size.iter().product::<i64>();
+            let t = memref_type(rw, &size, m.elem, &row_major(&size), offset);
+            let n = rw.i64_attr(numel);
+            Ok(rw.build_typed1(r#loop::RESIZE, &[arg], &[("numel", n)], t))
+        }
+    }
+}
+
+impl Pass for LowerToLoops {
+    fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        let f = FuncView { op };
+        // Private functions are helpers functionalize inlined.
+        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
+            return Ok(());
+        }
+        let n = lower_function(ctx, op)?;
+        st.add_stat("num-lowered", n);
+        let mut k = 0;
+        ctx.walk_pre(op, &mut |o| {
+            if ctx.op_name(o) == r#loop::KERNEL {
+                k += 1;
+            }
+        });
+        st.add_stat("num-kernels", k);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "lower-to-loops",
+        name: "LowerToLoops",
+        summary: "Lower a pure tensor graph to loop kernels over buffers",
+        description: "Rewrites a value-semantics function over tensors into the same function over memref buffers: \
+every pure tensor, view, scatter and rng.philox_* op lowers through its own interface (a scalar formula for \
+elementwise ops, a kernel builder otherwise) into loop.alloc, loop.view (views and broadcasts are strided \
+layouts, never copies), loop.kernel and loop.matmul (f32/f64 matrix products go to an external GEMM). \
+Trailing in-graph mutations of arguments become copy kernels, loop.rebind and loop.resize.",
+        anchor: Some("func.func"),
+        options: &[],
+        statistics: &[
+            StatisticSpec { name: "num-lowered", description: "Tensor-level ops lowered" },
+            StatisticSpec { name: "num-kernels", description: "Kernels in the lowered function" },
+        ],
+        create: |_: &PassOptions| Ok(Box::new(LowerToLoops)),
+    }
+}

@@ -1,0 +1,590 @@
+//! The host program of a lowered function: what runs around the kernels.
+//!
+//! Backend-independent: a backend compiles each `loop.kernel` to a
+//! function pointer ([`KernelFn`]) and [`Runtime`] runs the steps — it
+//! binds arguments (copying non-contiguous ones in, and back out when
+//! written), allocates buffers (own storage for results, the arena for
+//! planned temporaries), calls kernels (splitting a parallel outermost loop
+//! across threads when the work is large), calls the GEMM, applies the
+//! trailing argument metadata mutations, and wraps results as tensors.
+//!
+//! Every memref value of the function is a [`BufRef`]: the allocation it
+//! lives in (an argument, an allocation, a global) and its absolute layout
+//! in that allocation. Views cost nothing at run time.
+
+use aot_dialects::func::FuncView;
+use aot_dialects::r#loop;
+use aot_ir::*;
+use aot_runtime::buffer::Buffer;
+use aot_runtime::tensor::{Storage, StorageRef, Tensor};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// Where a buffer lives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Root {
+    Arg(usize),
+    Alloc(usize),
+    Global(usize),
+}
+
+/// A memref value: its allocation and its layout there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufRef {
+    pub root: Root,
+    pub ty: MemRefType,
+}
+
+/// A compiled kernel: `(base pointers, lo, hi) -> 0 | 1 + failed check`.
+/// `lo..hi` is the range of the outermost parallel loop's induction
+/// variable this call runs (ignored by kernels that cannot be split).
+pub type KernelFn = unsafe extern "C" fn(*const *mut u8, i64, i64) -> i32;
+
+#[derive(Clone, Debug)]
+pub enum Step {
+    Kernel {
+        op: Op,
+        name: String,
+        /// The root of each kernel operand (the kernel applies the layouts).
+        roots: Vec<Root>,
+        /// `(lower, upper, step)` of the outermost loop when the kernel may
+        /// be split across threads.
+        split: Option<(i64, i64, i64)>,
+        /// Rough count of element operations, for the threading decision.
+        work: u64,
+    },
+    Matmul(Box<Matmul>),
+    Rebind {
+        arg: usize,
+        src: BufRef,
+    },
+    Resize {
+        arg: usize,
+        numel: i64,
+        ty: MemRefType,
+    },
+}
+
+/// `c = a·b` (`c += a·b`).
+#[derive(Clone, Debug)]
+pub struct Matmul {
+    pub a: BufRef,
+    pub b: BufRef,
+    pub c: BufRef,
+    pub accumulate: bool,
+}
+
+/// A lowered function as the runtime executes it.
+#[derive(Clone, Debug)]
+pub struct HostProgram {
+    pub args: Vec<MemRefType>,
+    /// Per `loop.alloc`: its type and arena byte offset (planned temporaries).
+    pub allocs: Vec<(MemRefType, Option<u64>)>,
+    /// Bytes of the arena `plan-memory` laid the temporaries out in.
+    pub arena_bytes: u64,
+    pub globals: Vec<(MemRefType, Attribute)>,
+    pub steps: Vec<Step>,
+    pub outputs: Vec<BufRef>,
+    /// Arguments some step writes (kernels storing to them, resizes).
+    pub written_args: Vec<bool>,
+}
+
+pub fn memref(ctx: &Context, v: Value) -> Option<MemRefType> {
+    match ctx.type_data(ctx.value_type(v)) {
+        TypeData::MemRef(m) => Some(m.clone()),
+        _ => None,
+    }
+}
+
+/// Work estimate of a kernel: element operations executed.
+fn kernel_work(ctx: &Context, op: Op) -> u64 {
+    fn region_work(ctx: &Context, r: Region) -> u64 {
+        let mut w = 0u64;
+        for &b in ctx.region_blocks(r) {
+            for o in ctx.block_ops(b) {
+                w = w.saturating_add(op_work(ctx, o));
+            }
+        }
+        w
+    }
+    fn op_work(ctx: &Context, o: Op) -> u64 {
+        if ctx.op_name(o) == r#loop::FOR {
+            let (lo, hi, st) = (
+                ctx.attr_i64(o, "lower").unwrap_or(0),
+                ctx.attr_i64(o, "upper").unwrap_or(0),
+                ctx.attr_i64(o, "step").unwrap_or(1).max(1),
+            );
+            let trips = ((hi - lo).max(0) + st - 1) / st;
+            let inner: u64 = ctx.regions(o).iter().map(|&r| region_work(ctx, r)).sum();
+            (trips as u64).saturating_mul(inner.max(1))
+        } else {
+            1
+        }
+    }
+    ctx.regions(op).iter().map(|&r| region_work(ctx, r)).sum()
+}
+
+/// The outermost loop a kernel may be split along: the body is that one
+/// parallel `loop.for` (constants before it are recomputed per chunk).
+pub fn split_loop(ctx: &Context, kernel: Op) -> Option<Op> {
+    let body = ctx.single_block(kernel, 0)?;
+    let mut found = None;
+    for o in ctx.block_ops(body) {
+        match ctx.op_name(o) {
+            r#loop::FOR if ctx.has_attr(o, "parallel") && ctx.num_results(o) == 0 && found.is_none() => found = Some(o),
+            r#loop::YIELD | r#loop::CONSTANT => {}
+            _ => return None,
+        }
+    }
+    found
+}
+
+/// Builds the host program of a lowered function.
+pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
+    let f = FuncView { op: func };
+    let entry = f.entry_block(ctx).ok_or_else(|| Diagnostic::op_error(ctx, func, "a declaration has no body"))?;
+    let err = |op: Op, m: String| Diagnostic::op_error(ctx, op, m);
+    let mut refs: FxHashMap<Value, BufRef> = FxHashMap::default();
+    let mut args = Vec::new();
+    for (i, &a) in ctx.block_args(entry).iter().enumerate() {
+        let m = memref(ctx, a).ok_or_else(|| {
+            err(func, format!("argument {i} is not a buffer: run lower-to-loops before compiling to native code"))
+        })?;
+        refs.insert(a, BufRef { root: Root::Arg(i), ty: m.clone() });
+        args.push(m);
+    }
+    let mut p = HostProgram {
+        written_args: vec![false; args.len()],
+        args,
+        allocs: Vec::new(),
+        arena_bytes: 0,
+        globals: Vec::new(),
+        steps: Vec::new(),
+        outputs: Vec::new(),
+    };
+    let get = |refs: &FxHashMap<Value, BufRef>, op: Op, v: Value| -> Result<BufRef, Diagnostic> {
+        refs.get(&v).cloned().ok_or_else(|| err(op, "operand is not a buffer of this function".into()))
+    };
+    for op in ctx.block_ops(entry) {
+        let name = ctx.op_name(op);
+        match name {
+            r#loop::ALLOC => {
+                let m = memref(ctx, ctx.result(op, 0)).expect("verified");
+                let off = ctx.attr_i64(op, "offset").map(|o| o as u64);
+                refs.insert(ctx.result(op, 0), BufRef { root: Root::Alloc(p.allocs.len()), ty: m.clone() });
+                p.allocs.push((m, off));
+            }
+            r#loop::GLOBAL => {
+                let m = memref(ctx, ctx.result(op, 0)).expect("verified");
+                let a = ctx.get_attr(op, "value").expect("verified");
+                refs.insert(ctx.result(op, 0), BufRef { root: Root::Global(p.globals.len()), ty: m.clone() });
+                p.globals.push((m, a));
+            }
+            r#loop::VIEW => {
+                let src = get(&refs, op, ctx.operand(op, 0))?;
+                let m = memref(ctx, ctx.result(op, 0)).expect("verified");
+                refs.insert(ctx.result(op, 0), BufRef { root: src.root, ty: m });
+            }
+            r#loop::KERNEL => {
+                let mut roots = Vec::new();
+                for v in ctx.operands(op) {
+                    roots.push(get(&refs, op, v)?.root);
+                }
+                let body = ctx.single_block(op, 0).expect("verified");
+                // Which operands the kernel stores to.
+                let args_of_body = ctx.block_args(body).to_vec();
+                ctx.walk_pre(op, &mut |o| {
+                    if ctx.op_name(o) == r#loop::STORE {
+                        if let Some(k) = args_of_body.iter().position(|&a| a == ctx.operand(o, 1)) {
+                            if let Root::Arg(i) = roots[k] {
+                                p.written_args[i] = true;
+                            }
+                        }
+                    }
+                });
+                if roots.iter().any(|r| matches!(r, Root::Global(_))) {
+                    let writes_global = {
+                        let mut w = false;
+                        ctx.walk_pre(op, &mut |o| {
+                            if ctx.op_name(o) == r#loop::STORE {
+                                if let Some(k) = args_of_body.iter().position(|&a| a == ctx.operand(o, 1)) {
+                                    w |= matches!(roots[k], Root::Global(_));
+                                }
+                            }
+                        });
+                        w
+                    };
+                    if writes_global {
+                        return Err(err(op, "a kernel writes a read-only global buffer".into()));
+                    }
+                }
+                let split = split_loop(ctx, op).map(|l| {
+                    (
+                        ctx.attr_i64(l, "lower").unwrap_or(0),
+                        ctx.attr_i64(l, "upper").unwrap_or(0),
+                        ctx.attr_i64(l, "step").unwrap_or(1),
+                    )
+                });
+                p.steps.push(Step::Kernel {
+                    op,
+                    name: ctx.attr_str(op, "name").unwrap_or("kernel").to_string(),
+                    roots,
+                    split,
+                    work: kernel_work(ctx, op),
+                });
+            }
+            r#loop::MATMUL => {
+                let (a, b, c) = (
+                    get(&refs, op, ctx.operand(op, 0))?,
+                    get(&refs, op, ctx.operand(op, 1))?,
+                    get(&refs, op, ctx.operand(op, 2))?,
+                );
+                if matches!(c.root, Root::Global(_)) {
+                    return Err(err(op, "a matmul writes a read-only global buffer".into()));
+                }
+                if let Root::Arg(i) = c.root {
+                    p.written_args[i] = true;
+                }
+                p.steps.push(Step::Matmul(Box::new(Matmul { a, b, c, accumulate: ctx.has_attr(op, "accumulate") })));
+            }
+            r#loop::REBIND => {
+                let arg = match get(&refs, op, ctx.operand(op, 0))?.root {
+                    Root::Arg(i) => i,
+                    _ => return Err(err(op, "rebinds something that is not an argument".into())),
+                };
+                let src = get(&refs, op, ctx.operand(op, 1))?;
+                let m = memref(ctx, ctx.result(op, 0)).expect("verified");
+                let r = BufRef { root: src.root, ty: m };
+                if matches!(r.root, Root::Global(_)) {
+                    return Err(err(op, "an argument cannot be rebound to a read-only global buffer".into()));
+                }
+                refs.insert(ctx.result(op, 0), r.clone());
+                p.steps.push(Step::Rebind { arg, src: r });
+            }
+            r#loop::RESIZE => {
+                let arg = match get(&refs, op, ctx.operand(op, 0))?.root {
+                    Root::Arg(i) => i,
+                    _ => return Err(err(op, "resizes something that is not an argument".into())),
+                };
+                let m = memref(ctx, ctx.result(op, 0)).expect("verified");
+                let numel = ctx.attr_i64(op, "numel").unwrap_or(0);
+                refs.insert(ctx.result(op, 0), BufRef { root: Root::Arg(arg), ty: m.clone() });
+                p.written_args[arg] = true;
+                p.steps.push(Step::Resize { arg, numel, ty: m });
+            }
+            "func.return" => {
+                for v in ctx.operands(op) {
+                    p.outputs.push(get(&refs, op, v)?);
+                }
+            }
+            other => {
+                return Err(err(
+                    op,
+                    format!("'{other}' is not a host-level op of a lowered function (run lower-to-loops first)"),
+                ))
+            }
+        }
+    }
+    p.arena_bytes = p
+        .allocs
+        .iter()
+        .filter_map(|(m, off)| off.map(|o| o + (r#loop::extent(m).max(0) as u64) * m.elem.byte_size() as u64))
+        .max()
+        .unwrap_or(0);
+    Ok(p)
+}
+
+/// `value` (a dense attribute) as a buffer of `e`.
+pub fn dense_buffer(ctx: &Context, value: Attribute, e: ElemType, n: usize) -> Result<Buffer, String> {
+    let AttrData::Dense { data, .. } = ctx.attr_data(value) else {
+        return Err("a global needs a dense value".into());
+    };
+    let mut b = Buffer::zeros(e, n);
+    for i in 0..n {
+        match data {
+            DenseData::SplatInt(v) => b.set_i64(i, *v),
+            DenseData::Ints(v) => b.set_i64(i, v[i]),
+            DenseData::SplatFloat(_) | DenseData::Floats(_) => b.set_f64(i, data.get_f64(i)),
+        }
+    }
+    Ok(b)
+}
+
+/// What the runtime needs besides the host program.
+pub struct Compiled {
+    pub program: HostProgram,
+    /// One per `Step::Kernel`, in order.
+    pub kernels: Vec<KernelFn>,
+    /// Messages of the failed-check codes (code k is `messages[k - 1]`).
+    pub messages: Vec<String>,
+    /// Read-only data, one storage per global.
+    pub globals: Vec<StorageRef>,
+    /// Keeps the code alive (a JIT module, a loaded library).
+    pub owner: Box<dyn std::any::Any>,
+}
+
+/// Kernels above this many element operations are split across threads.
+const PARALLEL_WORK: u64 = 1 << 15;
+
+/// Runs a compiled host program (the `Executable` of native backends).
+pub struct Runtime {
+    pub code: Rc<Compiled>,
+    /// Planned temporaries, kept between calls.
+    arena: Vec<u64>,
+    threads: usize,
+}
+
+struct SendPtrs(Vec<*mut u8>);
+// The pointers address buffers this call owns or borrows exclusively; the
+// kernels each chunk runs write disjoint elements (parallel loops only).
+unsafe impl Sync for SendPtrs {}
+unsafe impl Send for SendPtrs {}
+
+impl Runtime {
+    pub fn new(code: Rc<Compiled>) -> Runtime {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let words = code.program.arena_bytes.div_ceil(8) as usize;
+        Runtime { code, arena: vec![0; words], threads }
+    }
+
+    /// Overrides the number of threads kernels are split over (1: none).
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.max(1);
+    }
+
+    fn buffer_ptr(storage: &StorageRef) -> *mut u8 {
+        storage.buf_mut().as_mut_ptr()
+    }
+
+    pub fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
+        let code = self.code.clone();
+        let p = &code.program;
+        if args.len() != p.args.len() {
+            return Err(format!("the compiled function takes {} arguments, got {}", p.args.len(), args.len()));
+        }
+        // 1. Arguments. A buffer compiled with a layout is the argument's
+        // storage (the layout says where the elements are); a contiguous one
+        // starts at the argument's first element, and a non-contiguous
+        // argument is copied in (and back out if written).
+        let mut bound: Vec<Tensor> = Vec::with_capacity(args.len());
+        let mut copied = vec![false; args.len()];
+        let mut base_off = vec![0i64; args.len()];
+        for (i, (t, m)) in args.iter().zip(&p.args).enumerate() {
+            if t.dtype() != m.elem || t.sizes()[..] != m.shape[..] {
+                return Err(format!(
+                    "argument {i}: expected a {} tensor of shape {:?}, got {} {:?}",
+                    m.elem,
+                    m.shape.to_vec(),
+                    t.dtype(),
+                    t.sizes().to_vec()
+                ));
+            }
+            if t.physical() != t.dtype() {
+                return Err(format!("argument {i}: the compiled code needs {} storage", t.dtype()));
+            }
+            if let Some((strides, offset)) = &m.layout {
+                let same = t.offset() == *offset
+                    && t.sizes()
+                        .iter()
+                        .zip(t.strides().iter())
+                        .zip(strides.iter())
+                        .all(|((&n, &a), &b)| n <= 1 || a == b);
+                if !same {
+                    return Err(format!(
+                        "argument {i}: compiled for strides {:?} at offset {offset}, got {:?} at {}",
+                        strides.to_vec(),
+                        t.strides().to_vec(),
+                        t.offset()
+                    ));
+                }
+                bound.push(t.clone());
+            } else if t.is_contiguous() {
+                base_off[i] = t.offset();
+                bound.push(t.clone());
+            } else {
+                let c = Tensor::zeros(t.dtype(), &t.sizes(), t.dtype());
+                c.copy_values_from(t);
+                copied[i] = true;
+                bound.push(c);
+            }
+        }
+        let arg_ptr = |t: &Tensor, off: i64| -> *mut u8 {
+            let base = Self::buffer_ptr(&t.storage());
+            // SAFETY: the offset addresses an element of the storage (a
+            // tensor invariant), so the pointer stays inside its buffer.
+            unsafe { base.add(off as usize * t.dtype().byte_size()) }
+        };
+        let mut arg_ptrs: Vec<*mut u8> = bound.iter().zip(&base_off).map(|(t, &o)| arg_ptr(t, o)).collect();
+        // 2. Allocations: own storage, or a slice of the arena.
+        let arena_base = self.arena.as_mut_ptr() as *mut u8;
+        let mut alloc_storage: Vec<Option<StorageRef>> = Vec::with_capacity(p.allocs.len());
+        let mut alloc_ptrs: Vec<*mut u8> = Vec::with_capacity(p.allocs.len());
+        for (m, off) in &p.allocs {
+            match off {
+                // SAFETY: plan-memory placed the buffer inside the arena,
+                // which `new` sized to `arena_bytes`.
+                Some(o) => {
+                    alloc_storage.push(None);
+                    alloc_ptrs.push(unsafe { arena_base.add(*o as usize) });
+                }
+                None => {
+                    let n: i64 = m.shape.iter().product();
+                    let s = Storage::new(Buffer::zeros(m.elem, n.max(0) as usize));
+                    alloc_ptrs.push(Self::buffer_ptr(&s));
+                    alloc_storage.push(Some(s));
+                }
+            }
+        }
+        let global_ptrs: Vec<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
+        // 3. Steps.
+        let mut kernel = 0;
+        for step in &p.steps {
+            let root_ptr = |r: Root, arg_ptrs: &[*mut u8]| match r {
+                Root::Arg(i) => arg_ptrs[i],
+                Root::Alloc(k) => alloc_ptrs[k],
+                Root::Global(g) => global_ptrs[g],
+            };
+            match step {
+                Step::Kernel { roots, split, work, name, .. } => {
+                    let f = code.kernels[kernel];
+                    kernel += 1;
+                    let ptrs = SendPtrs(roots.iter().map(|&r| root_ptr(r, &arg_ptrs)).collect());
+                    let code_ret = match split {
+                        Some((lo, hi, st)) if self.threads > 1 && *work >= PARALLEL_WORK && (hi - lo) / st >= 2 => {
+                            run_split(f, &ptrs, *lo, *hi, *st, self.threads)
+                        }
+                        // SAFETY: the kernel was compiled for exactly these
+                        // operands, whose buffers are alive and large enough
+                        // for the layouts it was compiled with.
+                        _ => unsafe { f(ptrs.0.as_ptr(), split.map_or(0, |s| s.0), split.map_or(0, |s| s.1)) },
+                    };
+                    if code_ret != 0 {
+                        let m = usize::try_from(code_ret - 1)
+                            .ok()
+                            .and_then(|k| code.messages.get(k).cloned())
+                            .unwrap_or_else(|| format!("kernel '{name}' failed"));
+                        return Err(m);
+                    }
+                }
+                Step::Matmul(mm) => {
+                    let Matmul { a, b, c, accumulate } = &**mm;
+                    let (pa, pb, pc) =
+                        (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
+                    crate::gemm::batched(a, b, c, pa, pb, pc, *accumulate, self.threads);
+                }
+                Step::Rebind { arg, src } => {
+                    if copied[*arg] {
+                        return Err(format!(
+                            "argument {arg}: set_ on a non-contiguous argument is not supported by native code"
+                        ));
+                    }
+                    if let Root::Arg(j) = src.root {
+                        if copied[j] {
+                            // The kernels saw a contiguous copy of argument j;
+                            // the argument itself has its own layout.
+                            if src.ty.layout.is_some() || src.ty.shape != p.args[j].shape {
+                                return Err(format!(
+                                    "argument {arg}: set_ onto a view of non-contiguous argument {j} is not supported by native code"
+                                ));
+                            }
+                            let t = &args[j];
+                            args[*arg].set_storage(t.storage(), t.sizes(), t.strides(), t.offset())?;
+                            base_off[*arg] = 0;
+                            bound[*arg] = args[*arg].clone();
+                            continue;
+                        }
+                    }
+                    let (storage, src_off) = match src.root {
+                        Root::Arg(j) => (bound[j].storage(), base_off[j]),
+                        Root::Alloc(k) => match &alloc_storage[k] {
+                            Some(s) => (s.clone(), 0),
+                            None => return Err("an argument cannot be rebound to a planned temporary".into()),
+                        },
+                        Root::Global(_) => return Err("an argument cannot be rebound to read-only data".into()),
+                    };
+                    let (strides, off) = r#loop::layout(&src.ty);
+                    args[*arg].set_storage(storage, src.ty.shape.clone(), strides, src_off + off)?;
+                    bound[*arg] = args[*arg].clone();
+                    base_off[*arg] = 0;
+                    arg_ptrs[*arg] = arg_ptr(&bound[*arg], 0);
+                }
+                Step::Resize { arg, numel, ty } => {
+                    if copied[*arg] {
+                        return Err(format!(
+                            "argument {arg}: resize_ on a non-contiguous argument is not supported by native code"
+                        ));
+                    }
+                    let t = &args[*arg];
+                    let needed = (base_off[*arg] + numel) as usize;
+                    if t.storage().len() < needed {
+                        t.storage().resize(needed);
+                    }
+                    let (strides, off) = r#loop::layout(ty);
+                    t.set_metadata(ty.shape.clone(), strides, base_off[*arg] + off)?;
+                    bound[*arg] = t.clone();
+                    arg_ptrs[*arg] = arg_ptr(&bound[*arg], base_off[*arg]);
+                }
+            }
+        }
+        // 4. Results. Value semantics: results never alias the arguments or
+        // each other (a value returned twice is one object), as the
+        // interpreter's results never do.
+        let mut outs: Vec<Tensor> = Vec::with_capacity(p.outputs.len());
+        for (k, r) in p.outputs.iter().enumerate() {
+            if let Some(j) = p.outputs[..k].iter().position(|o| o == r) {
+                outs.push(outs[j].clone());
+                continue;
+            }
+            let shared = p.outputs[..k].iter().any(|o| o.root == r.root);
+            let (strides, off) = r#loop::layout(&r.ty);
+            let t = match r.root {
+                Root::Alloc(k) => match &alloc_storage[k] {
+                    Some(s) => {
+                        let t = Tensor::from_parts(s.clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?;
+                        if shared {
+                            t.deep_clone()
+                        } else {
+                            t
+                        }
+                    }
+                    None => return Err("a result lives in the arena (plan-memory must leave results alone)".into()),
+                },
+                Root::Arg(i) => {
+                    Tensor::from_parts(bound[i].storage(), r.ty.elem, r.ty.shape.clone(), strides, base_off[i] + off)?
+                        .deep_clone()
+                }
+                Root::Global(g) => {
+                    Tensor::from_parts(code.globals[g].clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?
+                        .deep_clone()
+                }
+            };
+            outs.push(t);
+        }
+        // 5. Written arguments that were copied in go back.
+        for i in 0..args.len() {
+            if copied[i] && p.written_args[i] {
+                args[i].copy_values_from(&bound[i]);
+            }
+        }
+        Ok(outs)
+    }
+}
+
+fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: usize) -> i32 {
+    let trips = (hi - lo + st - 1) / st;
+    let chunks = (threads as i64).min(trips).max(1);
+    let per = (trips + chunks - 1) / chunks;
+    let codes: Vec<i32> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..chunks)
+            .map(|c| {
+                let a = lo + c * per * st;
+                let b = (lo + (c + 1) * per * st).min(hi);
+                let p = &ptrs;
+                // SAFETY: chunks cover disjoint iterations of a parallel loop.
+                sc.spawn(move || unsafe { f(p.0.as_ptr(), a, b) })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(-1)).collect()
+    });
+    codes.into_iter().find(|&c| c != 0).unwrap_or(0)
+}

@@ -1,0 +1,538 @@
+//! Lowering to the `loop` dialect: the interfaces tensor-level ops implement
+//! (next to each op, like their kernels and derivative rules) and the
+//! builders they use. The `lower-to-loops` pass (codegen) drives them.
+//!
+//! - [`Pointwise`]: an elementwise op gives its scalar formula; the pass
+//!   builds the kernel around it (broadcasting operands become stride-0
+//!   views, one loop per result dimension, the outermost parallel).
+//! - [`Lower`]: any other op builds its own buffers, views and kernels with
+//!   a [`LowerCtx`].
+//!
+//! Numerics follow the interpreter's kernels: floats compute in their own
+//! type (`f16`/`bf16` in `f32`, rounded back after every op, as PyTorch does
+//! on CPU), integers in `i64` and wrap to their type when stored.
+
+use crate::r#loop;
+use aot_ir::*;
+use smallvec::SmallVec;
+
+/// The scalar formula of an elementwise op: operand scalars (storage
+/// types, broadcast already resolved) to the result scalar (storage type).
+pub struct Pointwise(pub fn(&mut Scalars<'_, '_>, Op, &[Value]) -> Result<Value, String>);
+
+/// The lowering of a non-elementwise op.
+pub struct Lower(pub fn(&mut LowerCtx<'_, '_>) -> Result<(), String>);
+
+/// The type arithmetic happens in for storage type `e`.
+pub fn compute_elem(e: ElemType) -> ElemType {
+    match e {
+        ElemType::F16 | ElemType::BF16 | ElemType::F32 => ElemType::F32,
+        ElemType::F64 => ElemType::F64,
+        _ => ElemType::I64,
+    }
+}
+
+/// Row-major strides of `shape`.
+pub fn row_major(shape: &[i64]) -> Shape {
+    let mut s = Shape::from_elem(1, shape.len());
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1].max(1);
+    }
+    s
+}
+
+/// The memref type of `shape` with a layout (`None` when contiguous at 0;
+/// the strides of size-1 dimensions, which address nothing, are
+/// normalised so that equal layouts compare equal).
+pub fn memref_type(ctx: &mut Context, shape: &[i64], elem: ElemType, strides: &[i64], offset: i64) -> Type {
+    let rm = row_major(shape);
+    let strides: Shape = strides.iter().zip(shape).zip(&rm).map(|((&s, &n), &r)| if n == 1 { r } else { s }).collect();
+    let layout = if strides == rm && offset == 0 { None } else { Some((strides, offset)) };
+    ctx.intern_type(TypeData::MemRef(MemRefType { shape: shape.iter().copied().collect(), elem, layout }))
+}
+
+/// Whether distinct indices of the layout address distinct elements.
+pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
+    let mut dims: Vec<(i64, i64)> =
+        shape.iter().zip(strides).filter(|&(&n, _)| n > 1).map(|(&n, &st)| (st, n)).collect();
+    dims.sort_unstable();
+    let mut span = 1;
+    for (st, n) in dims {
+        if st < span {
+            return false;
+        }
+        span += st * (n - 1);
+    }
+    true
+}
+
+/// The memref type of a value, if it is one.
+pub fn memref_of(ctx: &Context, v: Value) -> Option<MemRefType> {
+    match ctx.type_data(ctx.value_type(v)) {
+        TypeData::MemRef(m) => Some(m.clone()),
+        _ => None,
+    }
+}
+
+/// A loop body: the induction variable and the carried values to the next
+/// carried values.
+pub type LoopBody<'a, 'c> = dyn FnMut(&mut Scalars<'_, 'c>, Value, &[Value]) -> Result<Vec<Value>, String> + 'a;
+
+/// A loop-nest (or kernel) body: one value per induction variable (or buffer).
+pub type NestBody<'a, 'c> = dyn FnMut(&mut Scalars<'_, 'c>, &[Value]) -> Result<(), String> + 'a;
+
+/// Scalar and loop building inside a kernel body.
+pub struct Scalars<'r, 'c> {
+    pub rw: &'r mut Rewriter<'c>,
+}
+
+impl<'r, 'c> Scalars<'r, 'c> {
+    pub fn ctx(&self) -> &Context {
+        self.rw
+    }
+
+    pub fn elem_of(&self, v: Value) -> Result<ElemType, String> {
+        match self.rw.type_data(self.rw.value_type(v)) {
+            TypeData::Elem(e) => Ok(*e),
+            _ => Err("expected a scalar of an element type".into()),
+        }
+    }
+
+    fn build1(&mut self, name: &str, operands: &[Value], attrs: &[(&str, Attribute)]) -> Result<Value, String> {
+        self.rw.build1(name, operands, attrs).map_err(|d| d.message)
+    }
+
+    pub fn const_f(&mut self, v: f64, e: ElemType) -> Value {
+        let ty = self.rw.elem_type(e);
+        let a = self.rw.attr(AttrData::Float { bits: v.to_bits(), ty });
+        self.rw.build_typed1("loop.constant", &[], &[("value", a)], ty)
+    }
+
+    pub fn const_i(&mut self, v: i64, e: ElemType) -> Value {
+        let ty = self.rw.elem_type(e);
+        let a = self.rw.attr(AttrData::Int { value: v, ty });
+        self.rw.build_typed1("loop.constant", &[], &[("value", a)], ty)
+    }
+
+    /// A constant of element type `e` (float or integer) holding `v`.
+    pub fn constant(&mut self, v: f64, e: ElemType) -> Value {
+        if e.is_float() {
+            self.const_f(v, e)
+        } else {
+            self.const_i(v as i64, e)
+        }
+    }
+
+    pub fn index(&mut self, v: i64) -> Value {
+        let ty = self.rw.index_type();
+        let a = self.rw.attr(AttrData::Int { value: v, ty });
+        self.rw.build_typed1("loop.constant", &[], &[("value", a)], ty)
+    }
+
+    /// `loop.<name> a, b`.
+    pub fn bin(&mut self, name: &str, a: Value, b: Value) -> Result<Value, String> {
+        self.build1(&format!("loop.{name}"), &[a, b], &[])
+    }
+
+    /// `loop.<name> a`.
+    pub fn un(&mut self, name: &str, a: Value) -> Result<Value, String> {
+        self.build1(&format!("loop.{name}"), &[a], &[])
+    }
+
+    /// `loop.<name> a {exact}`: a math function computed exactly as `libm`
+    /// does (for values that must be bit-identical on every backend).
+    pub fn exact(&mut self, name: &str, a: Value) -> Result<Value, String> {
+        let u = self.rw.unit_attr();
+        let op = self.rw.build(&format!("loop.{name}"), &[a], &[("exact", u)]).map_err(|d| d.message)?;
+        Ok(self.rw.result(op, 0))
+    }
+
+    pub fn cmp(&mut self, pred: &str, a: Value, b: Value) -> Result<Value, String> {
+        let p = self.rw.str_attr(pred);
+        self.build1("loop.cmp", &[a, b], &[("predicate", p)])
+    }
+
+    pub fn select(&mut self, c: Value, a: Value, b: Value) -> Result<Value, String> {
+        self.build1("loop.select", &[c, a, b], &[])
+    }
+
+    pub fn add(&mut self, a: Value, b: Value) -> Result<Value, String> {
+        self.bin("add", a, b)
+    }
+
+    pub fn sub(&mut self, a: Value, b: Value) -> Result<Value, String> {
+        self.bin("sub", a, b)
+    }
+
+    pub fn mul(&mut self, a: Value, b: Value) -> Result<Value, String> {
+        self.bin("mul", a, b)
+    }
+
+    pub fn div(&mut self, a: Value, b: Value) -> Result<Value, String> {
+        self.bin("div", a, b)
+    }
+
+    /// Converts to type `to` (nothing when it already is).
+    pub fn cast(&mut self, v: Value, to: Type) -> Value {
+        if self.rw.value_type(v) == to {
+            return v;
+        }
+        self.rw.build_typed1("loop.cast", &[v], &[], to)
+    }
+
+    pub fn cast_e(&mut self, v: Value, to: ElemType) -> Value {
+        let t = self.rw.elem_type(to);
+        self.cast(v, t)
+    }
+
+    /// The value in the type arithmetic uses for it.
+    pub fn widen(&mut self, v: Value) -> Result<Value, String> {
+        let e = self.elem_of(v)?;
+        Ok(self.cast_e(v, compute_elem(e)))
+    }
+
+    pub fn load(&mut self, buf: Value, idx: &[Value]) -> Result<Value, String> {
+        let m = memref_of(self.rw, buf).ok_or("load from a non-memref")?;
+        let ty = self.rw.elem_type(m.elem);
+        let mut ops = vec![buf];
+        ops.extend_from_slice(idx);
+        Ok(self.rw.build_typed1(r#loop::LOAD, &ops, &[], ty))
+    }
+
+    pub fn store(&mut self, v: Value, buf: Value, idx: &[Value]) {
+        let mut ops = vec![v, buf];
+        ops.extend_from_slice(idx);
+        self.rw.build_typed(r#loop::STORE, &ops, &[], &[]);
+    }
+
+    /// Stores `v` converted to the buffer's element type.
+    pub fn store_as(&mut self, v: Value, buf: Value, idx: &[Value]) -> Result<(), String> {
+        let m = memref_of(self.rw, buf).ok_or("store to a non-memref")?;
+        let v = self.cast_e(v, m.elem);
+        self.store(v, buf, idx);
+        Ok(())
+    }
+
+    pub fn assert(&mut self, cond: Value, msg: &str) {
+        let m = self.rw.str_attr(msg);
+        self.rw.build_typed(r#loop::ASSERT, &[cond], &[("msg", m)], &[]);
+    }
+
+    /// One Philox4x32-10 block: four words (zero-extended u32 in i64).
+    pub fn philox(&mut self, seed: Value, counter: Value) -> [Value; 4] {
+        let t = self.rw.elem_type(ElemType::I64);
+        let op = self.rw.build_typed(r#loop::PHILOX, &[seed, counter], &[], &[t, t, t, t]);
+        let r = self.rw.results(op);
+        [r[0], r[1], r[2], r[3]]
+    }
+
+    /// `loop.for iv = lo to hi step st` carrying `inits`; `body` gets the
+    /// induction variable and the carried values and returns the next ones.
+    pub fn for_loop(
+        &mut self,
+        lo: i64,
+        hi: i64,
+        step: i64,
+        parallel: bool,
+        inits: &[Value],
+        body: &mut LoopBody<'_, 'c>,
+    ) -> Result<Vec<Value>, String> {
+        let index = self.rw.index_type();
+        let mut arg_types = vec![index];
+        arg_types.extend(inits.iter().map(|&v| self.rw.value_type(v)));
+        let region = self.rw.create_region();
+        let block = self.rw.create_block(region, &arg_types);
+        let args = self.rw.block_args(block).to_vec();
+        let after = self.rw.insertion_point();
+        self.rw.set_insertion_point(InsertPoint::End(block));
+        let next = body(&mut Scalars { rw: &mut *self.rw }, args[0], &args[1..])?;
+        if next.len() != inits.len() {
+            return Err(format!("a loop body yielded {} values for {} iter_args", next.len(), inits.len()));
+        }
+        self.rw.build_typed(r#loop::YIELD, &next, &[], &[]);
+        match after {
+            Some(ip) => self.rw.set_insertion_point(ip),
+            None => return Err("no insertion point for the loop".into()),
+        }
+        let name = self.rw.op_name_id(r#loop::FOR);
+        let mut st = OperationState::new(name, self.rw.current_loc());
+        st.operands = inits.iter().copied().collect();
+        st.result_types = inits.iter().map(|&v| self.rw.value_type(v)).collect();
+        for (k, v) in [("lower", lo), ("upper", hi), ("step", step)] {
+            let s = self.rw.sym(k);
+            let a = self.rw.i64_attr(v);
+            st.add_attr(s, a);
+        }
+        if parallel {
+            let s = self.rw.sym("parallel");
+            let a = self.rw.unit_attr();
+            st.add_attr(s, a);
+        }
+        st.regions.push(region);
+        let op = self.rw.create(st);
+        Ok(self.rw.results(op).to_vec())
+    }
+
+    /// A loop nest over `shape` (the outermost loop parallel when asked);
+    /// `body` gets one induction variable per dimension.
+    pub fn nest(&mut self, shape: &[i64], parallel: bool, body: &mut NestBody<'_, 'c>) -> Result<(), String> {
+        fn go<'c>(
+            s: &mut Scalars<'_, 'c>,
+            shape: &[i64],
+            parallel: bool,
+            ivs: &mut Vec<Value>,
+            body: &mut NestBody<'_, 'c>,
+        ) -> Result<(), String> {
+            if ivs.len() == shape.len() {
+                return body(s, ivs);
+            }
+            let n = shape[ivs.len()];
+            s.for_loop(0, n, 1, parallel && ivs.is_empty(), &[], &mut |s, iv, _| {
+                ivs.push(iv);
+                let r = go(s, shape, parallel, ivs, body);
+                ivs.pop();
+                r.map(|_| Vec::new())
+            })?;
+            Ok(())
+        }
+        go(self, shape, parallel, &mut Vec::new(), body)
+    }
+
+    /// The multi-index of row-major position `flat` in `shape`.
+    pub fn delinearize(&mut self, flat: Value, shape: &[i64]) -> Result<Vec<Value>, String> {
+        let mut out = vec![flat; shape.len()];
+        let mut rest = flat;
+        for d in (0..shape.len()).rev() {
+            if d == 0 {
+                out[0] = rest;
+                break;
+            }
+            let n = self.index(shape[d].max(1));
+            out[d] = self.bin("rem", rest, n)?;
+            rest = self.bin("div", rest, n)?;
+        }
+        Ok(out)
+    }
+
+    /// The row-major position of multi-index `ivs` in `shape`.
+    pub fn linearize(&mut self, ivs: &[Value], shape: &[i64]) -> Result<Value, String> {
+        let mut acc = self.index(0);
+        for (d, &iv) in ivs.iter().enumerate() {
+            let n = self.index(shape[d]);
+            let scaled = self.mul(acc, n)?;
+            acc = self.add(scaled, iv)?;
+        }
+        Ok(acc)
+    }
+}
+
+/// What a [`Lower`] implementation works with: the op, its operands as
+/// memrefs, and host-level building (buffers, views, kernels, GEMMs).
+pub struct LowerCtx<'r, 'c> {
+    pub rw: &'r mut Rewriter<'c>,
+    pub op: Op,
+    /// One memref per operand.
+    pub operands: Vec<Value>,
+    /// Filled by the lowering: one memref per result.
+    pub results: Vec<Option<Value>>,
+    /// Counter for kernel names, shared by the whole function.
+    pub kernels: &'r mut usize,
+}
+
+impl<'r, 'c> LowerCtx<'r, 'c> {
+    pub fn ctx(&self) -> &Context {
+        self.rw
+    }
+
+    pub fn operand(&self, i: usize) -> Result<Value, String> {
+        self.operands.get(i).copied().ok_or_else(|| format!("missing operand {i}"))
+    }
+
+    pub fn operand_type(&self, i: usize) -> Result<MemRefType, String> {
+        memref_of(self.rw, self.operand(i)?).ok_or_else(|| format!("operand {i} is not a buffer"))
+    }
+
+    pub fn result_type(&self, i: usize) -> Result<TensorType, String> {
+        let r = *self.rw.results(self.op).get(i).ok_or_else(|| format!("missing result {i}"))?;
+        self.rw.value_tensor(r).cloned().ok_or_else(|| format!("result {i} is not a tensor"))
+    }
+
+    pub fn attrs(&self) -> AttrView<'_> {
+        AttrView::of_op(self.rw, self.op)
+    }
+
+    pub fn set_result(&mut self, i: usize, v: Value) {
+        if self.results.len() <= i {
+            self.results.resize(i + 1, None);
+        }
+        self.results[i] = Some(v);
+    }
+
+    /// A fresh contiguous buffer.
+    pub fn alloc(&mut self, shape: &[i64], e: ElemType) -> Value {
+        let t = memref_type(self.rw, shape, e, &row_major(shape), 0);
+        self.rw.build_typed1(r#loop::ALLOC, &[], &[], t)
+    }
+
+    /// A buffer holding `dense` (read-only; shared by every call).
+    pub fn global(&mut self, value: Attribute, shape: &[i64], e: ElemType) -> Value {
+        let t = memref_type(self.rw, shape, e, &row_major(shape), 0);
+        self.rw.build_typed1(r#loop::GLOBAL, &[], &[("value", value)], t)
+    }
+
+    /// `v` under another layout (absolute strides and offset).
+    pub fn view(&mut self, v: Value, shape: &[i64], strides: &[i64], offset: i64) -> Result<Value, String> {
+        let m = memref_of(self.rw, v).ok_or("view of a non-buffer")?;
+        let t = memref_type(self.rw, shape, m.elem, strides, offset);
+        if t == self.rw.value_type(v) {
+            return Ok(v);
+        }
+        Ok(self.rw.build_typed1(r#loop::VIEW, &[v], &[], t))
+    }
+
+    /// `v` broadcast to `shape` (stride 0 along new and size-1 dimensions).
+    pub fn expand(&mut self, v: Value, shape: &[i64]) -> Result<Value, String> {
+        let m = memref_of(self.rw, v).ok_or("expand of a non-buffer")?;
+        let (strides, offset) = r#loop::layout(&m);
+        let r = shape.len();
+        if m.shape.len() > r {
+            return Err(format!("cannot broadcast a rank-{} buffer to rank {r}", m.shape.len()));
+        }
+        let lead = r - m.shape.len();
+        let mut out = Shape::from_elem(0, r);
+        for d in 0..r {
+            if d >= lead {
+                let (n, s) = (m.shape[d - lead], strides[d - lead]);
+                if n == shape[d] {
+                    out[d] = s;
+                } else if n != 1 {
+                    return Err(format!("cannot broadcast {:?} to {:?}", m.shape.to_vec(), shape));
+                }
+            }
+        }
+        self.view(v, shape, &out, offset)
+    }
+
+    /// A unique kernel name from `base`.
+    pub fn kernel_name(&mut self, base: &str) -> String {
+        let n = *self.kernels;
+        *self.kernels += 1;
+        format!("{base}_{n}")
+    }
+
+    /// A `loop.kernel` over `buffers`; `body` builds it from the kernel's
+    /// block arguments (one per buffer, in order).
+    pub fn kernel(&mut self, base: &str, buffers: &[Value], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
+        let name = self.kernel_name(base);
+        let types: Vec<Type> = buffers.iter().map(|&b| self.rw.value_type(b)).collect();
+        let region = self.rw.create_region();
+        let block = self.rw.create_block(region, &types);
+        let args = self.rw.block_args(block).to_vec();
+        let after = self.rw.insertion_point().ok_or("no insertion point for the kernel")?;
+        self.rw.set_insertion_point(InsertPoint::End(block));
+        body(&mut Scalars { rw: &mut *self.rw }, &args)?;
+        self.rw.build_typed(r#loop::YIELD, &[], &[], &[]);
+        self.rw.set_insertion_point(after);
+        let op_name = self.rw.op_name_id(r#loop::KERNEL);
+        let mut st = OperationState::new(op_name, self.rw.current_loc());
+        st.operands = buffers.iter().copied().collect();
+        let k = self.rw.sym("name");
+        let v = self.rw.str_attr(&name);
+        st.add_attr(k, v);
+        st.regions.push(region);
+        self.rw.create(st);
+        Ok(())
+    }
+
+    /// `c = a·b` (`c += a·b` when `accumulate`) on rank-≥2 buffers of equal
+    /// rank and batch shape.
+    pub fn matmul(&mut self, a: Value, b: Value, c: Value, accumulate: bool) {
+        let attrs: SmallVec<[(&str, Attribute); 1]> =
+            if accumulate { smallvec::smallvec![("accumulate", self.rw.unit_attr())] } else { SmallVec::new() };
+        self.rw.build_typed(r#loop::MATMUL, &[a, b, c], &attrs, &[]);
+    }
+
+    /// Copies `src` (broadcast to `dst`'s shape, converted to its element
+    /// type) into `dst`.
+    pub fn copy_into(&mut self, src: Value, dst: Value) -> Result<(), String> {
+        let d = memref_of(self.rw, dst).ok_or("copy into a non-buffer")?;
+        let src = self.expand(src, &d.shape)?;
+        let shape = d.shape.to_vec();
+        // A destination that addresses an element twice is written in
+        // row-major order, the last write winning, as the interpreter does.
+        let parallel = non_overlapping(&shape, &r#loop::layout(&d).0);
+        self.kernel("copy", &[src, dst], &mut |s, a| {
+            s.nest(&shape, parallel, &mut |s, ivs| {
+                let v = s.load(a[0], ivs)?;
+                let v = convert(s, v, d.elem)?;
+                s.store(v, a[1], ivs);
+                Ok(())
+            })
+        })
+    }
+
+    /// `v` itself when its layout is contiguous, else a contiguous copy.
+    pub fn contiguous(&mut self, v: Value) -> Result<Value, String> {
+        let m = memref_of(self.rw, v).ok_or("not a buffer")?;
+        if m.layout.is_none() {
+            return Ok(v);
+        }
+        let out = self.alloc(&m.shape, m.elem);
+        self.copy_into(v, out)?;
+        Ok(out)
+    }
+}
+
+/// Converts a scalar to storage type `to` with the interpreter's rules:
+/// floats round, float to integer truncates (saturating), to `i1` tests
+/// `!= 0`, integers wrap.
+pub fn convert(s: &mut Scalars<'_, '_>, v: Value, to: ElemType) -> Result<Value, String> {
+    let from = s.elem_of(v)?;
+    if from == to {
+        return Ok(v);
+    }
+    if to == ElemType::I1 {
+        let w = s.widen(v)?;
+        let z = s.constant(0.0, compute_elem(from));
+        return s.cmp("ne", w, z);
+    }
+    if from.is_float() && to.is_int() {
+        // Truncation toward zero, then the integer conversion saturates.
+        let w = s.widen(v)?;
+        return Ok(s.cast_e(w, to));
+    }
+    if from.is_float() && to.is_float() {
+        let w = s.widen(v)?;
+        return Ok(s.cast_e(w, to));
+    }
+    Ok(s.cast_e(v, to))
+}
+
+/// Lowers a [`Pointwise`] op: one kernel writing a fresh buffer of the
+/// result shape.
+pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let shape = rt.shape.to_vec();
+    let mut bufs = Vec::new();
+    for i in 0..lc.operands.len() {
+        let o = lc.operand(i)?;
+        bufs.push(lc.expand(o, &shape)?);
+    }
+    let out = lc.alloc(&shape, rt.elem);
+    bufs.push(out);
+    let op = lc.op;
+    let n = lc.operands.len();
+    let name = lc.ctx().op_name(op).rsplit('.').next().unwrap_or("pointwise").to_string();
+    lc.kernel(&name, &bufs, &mut |s, a| {
+        s.nest(&shape, true, &mut |s, ivs| {
+            let mut vals = Vec::with_capacity(n);
+            for &b in &a[..n] {
+                vals.push(s.load(b, ivs)?);
+            }
+            let r = (f.0)(s, op, &vals)?;
+            s.store_as(r, a[n], ivs)
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}

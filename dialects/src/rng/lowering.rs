@@ -1,0 +1,250 @@
+//! Lowering of the functional `rng` ops to loops. Every element is computed
+//! from the same Philox words with the same formulas as the interpreter
+//! (`kernels.rs`), in the same precision, with `exact` math, so compiled
+//! and eager samples are bit-identical. A kernel walks the elements block
+//! by block: one Philox block serves four uniform draws or two normal ones.
+
+use super::kernels::dropout_draws;
+use crate::lowering::*;
+use aot_ir::*;
+
+type R = Result<Value, String>;
+
+/// What to do with element `i` given its Philox words.
+type DrawBody<'a> = dyn FnMut(&mut Scalars<'_, '_>, Value, &[Value]) -> Result<(), String> + 'a;
+
+/// A sample's value from its words, the input element (if any) and the result type.
+type ValueFn<'a> = dyn Fn(&mut Scalars<'_, '_>, &[Value], Option<Value>, ElemType) -> R + 'a;
+
+/// `(w >> 8) · 2⁻²⁴`, a uniform [0, 1) sample in f32 or f64.
+fn unit(s: &mut Scalars<'_, '_>, w: Value, e: ElemType) -> R {
+    let eight = s.const_i(8, ElemType::I64);
+    let hi = s.bin("shr", w, eight)?;
+    let f = s.cast_e(hi, e);
+    let k = s.const_f(1.0 / 16_777_216.0, e);
+    s.mul(f, k)
+}
+
+/// The precision a sample of type `e` is drawn in.
+fn draw_elem(e: ElemType) -> ElemType {
+    if e == ElemType::F64 {
+        ElemType::F64
+    } else {
+        ElemType::F32
+    }
+}
+
+/// Loads seed and offset, checks the offset, and calls `f(s, i, words)`
+/// for every element `i < n`, where `words` are its Philox words: one per
+/// element (`per_block` = 4) or two (`per_block` = 2).
+fn each_draw(
+    s: &mut Scalars<'_, '_>,
+    seed_buf: Value,
+    off_buf: Value,
+    n: i64,
+    per_block: i64,
+    f: &mut DrawBody<'_>,
+) -> Result<(), String> {
+    let seed = s.load(seed_buf, &[])?;
+    let off = s.load(off_buf, &[])?;
+    let zero = s.const_i(0, ElemType::I64);
+    let four = s.const_i(4, ElemType::I64);
+    let nonneg = s.cmp("ge", off, zero)?;
+    let r = s.bin("rem", off, four)?;
+    let aligned = s.cmp("eq", r, zero)?;
+    let ok = s.bin("and", nonneg, aligned)?;
+    s.assert(ok, "Philox offset must be a non-negative multiple of 4");
+    let base = s.div(off, four)?;
+    let words = |s: &mut Scalars<'_, '_>, blk: &[Value; 4], lane: i64| -> Vec<Value> {
+        if per_block == 4 {
+            vec![blk[lane as usize]]
+        } else {
+            let k = 2 * lane as usize;
+            let _ = s;
+            vec![blk[k], blk[k + 1]]
+        }
+    };
+    let full = n / per_block;
+    if full > 0 {
+        s.for_loop(0, full, 1, true, &[], &mut |s, b, _| {
+            let bi = s.cast_e(b, ElemType::I64);
+            let ctr = s.add(base, bi)?;
+            let blk = s.philox(seed, ctr);
+            for lane in 0..per_block {
+                let pb = s.index(per_block);
+                let l = s.index(lane);
+                let m = s.mul(b, pb)?;
+                let i = s.add(m, l)?;
+                let w = words(s, &blk, lane);
+                f(s, i, &w)?;
+            }
+            Ok(Vec::new())
+        })?;
+    }
+    if n % per_block > 0 {
+        let fb = s.const_i(full, ElemType::I64);
+        let ctr = s.add(base, fb)?;
+        let blk = s.philox(seed, ctr);
+        for lane in 0..n % per_block {
+            let i = s.index(full * per_block + lane);
+            let w = words(s, &blk, lane);
+            f(s, i, &w)?;
+        }
+    }
+    Ok(())
+}
+
+fn generate(
+    lc: &mut LowerCtx<'_, '_>,
+    name: &str,
+    per_block: i64,
+    input: Option<usize>,
+    value: &ValueFn<'_>,
+) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let shape = rt.shape.to_vec();
+    let n: i64 = shape.iter().product();
+    let out = lc.alloc(&shape, rt.elem);
+    let mut bufs = vec![lc.operand(0)?, lc.operand(1)?];
+    if let Some(i) = input {
+        bufs.push(lc.operand(i)?);
+    }
+    bufs.push(out);
+    lc.kernel(name, &bufs, &mut |s, a| {
+        let o = *a.last().expect("out");
+        each_draw(s, a[0], a[1], n, per_block, &mut |s, i, w| {
+            let idx = s.delinearize(i, &shape)?;
+            let x = match input {
+                Some(_) => Some(s.load(a[2], &idx)?),
+                None => None,
+            };
+            let v = value(s, w, x, rt.elem)?;
+            s.store_as(v, o, &idx)
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn philox_uniform(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let (low, high) = (lc.attrs().f64("low").unwrap_or(0.0), lc.attrs().f64("high").unwrap_or(1.0));
+    generate(lc, "uniform", 4, None, &|s, w, _, e| {
+        let d = draw_elem(e);
+        let u = unit(s, w[0], d)?;
+        let (l, h) = if d == ElemType::F64 { (low, high) } else { (low as f32 as f64, high as f32 as f64) };
+        let lv = s.const_f(l, d);
+        let hv = s.const_f(h, d);
+        let span = s.sub(hv, lv)?;
+        let su = s.mul(span, u)?;
+        s.add(lv, su)
+    })
+}
+
+pub fn philox_normal(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let (mean, std) = (lc.attrs().f64("mean").unwrap_or(0.0), lc.attrs().f64("std").unwrap_or(1.0));
+    generate(lc, "normal", 2, None, &|s, w, _, e| {
+        let d = draw_elem(e);
+        let eight = s.const_i(8, ElemType::I64);
+        let h0 = s.bin("shr", w[0], eight)?;
+        let one_i = s.const_i(1, ElemType::I64);
+        let h0 = s.add(h0, one_i)?;
+        let f0 = s.cast_e(h0, d);
+        let k = s.const_f(1.0 / 16_777_216.0, d);
+        let u1 = s.mul(f0, k)?;
+        let u2 = unit(s, w[1], d)?;
+        let lg = s.exact("log", u1)?;
+        let m2 = s.const_f(-2.0, d);
+        let a = s.mul(m2, lg)?;
+        let r = s.exact("sqrt", a)?;
+        let two_pi = if d == ElemType::F64 { 2.0 * std::f64::consts::PI } else { (2.0 * std::f32::consts::PI) as f64 };
+        let tp = s.const_f(two_pi, d);
+        let ang = s.mul(tp, u2)?;
+        let c = s.exact("cos", ang)?;
+        let z = s.mul(r, c)?;
+        let (mv, sv) = if d == ElemType::F64 { (mean, std) } else { (mean as f32 as f64, std as f32 as f64) };
+        let mv = s.const_f(mv, d);
+        let sv = s.const_f(sv, d);
+        let sz = s.mul(sv, z)?;
+        s.add(mv, sz)
+    })
+}
+
+pub fn philox_bernoulli(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    generate(lc, "bernoulli", 4, Some(2), &|s, w, p, e| {
+        let d = draw_elem(e);
+        let u = unit(s, w[0], d)?;
+        let p = p.ok_or("no probability")?;
+        let pw = s.widen(p)?;
+        let pd = s.cast_e(pw, d);
+        let lt = s.cmp("lt", u, pd)?;
+        let one = s.const_f(1.0, d);
+        let zero = s.const_f(0.0, d);
+        s.select(lt, one, zero)
+    })
+}
+
+pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let p = lc.attrs().f64("p").unwrap_or(0.5);
+    let x = lc.operand(2)?;
+    let xt = lc.operand_type(2)?;
+    let shape = xt.shape.to_vec();
+    let e = xt.elem;
+    let draws = dropout_draws(&lc.attrs());
+    if !draws || p >= 1.0 {
+        // Evaluation mode copies x and keeps everything; p = 1 drops all.
+        let out = lc.alloc(&shape, e);
+        let mask = lc.alloc(&shape, ElemType::I1);
+        let (keep, scale) = if draws { (0, 0.0) } else { (1, 1.0) };
+        lc.kernel("dropout", &[x, out, mask], &mut |s, a| {
+            s.nest(&shape, true, &mut |s, ivs| {
+                let v = s.load(a[0], ivs)?;
+                let v = s.widen(v)?;
+                let c = s.const_f(scale, compute_elem(e));
+                let y = s.mul(v, c)?;
+                let y = if draws { c } else { y };
+                s.store_as(y, a[1], ivs)?;
+                let k = s.const_i(keep, ElemType::I1);
+                s.store(k, a[2], ivs);
+                Ok(())
+            })
+        })?;
+        lc.set_result(0, out);
+        lc.set_result(1, mask);
+        return Ok(());
+    }
+    let n: i64 = shape.iter().product();
+    let out = lc.alloc(&shape, e);
+    let mask = lc.alloc(&shape, ElemType::I1);
+    let (seed, off) = (lc.operand(0)?, lc.operand(1)?);
+    let d = draw_elem(e);
+    let scale = 1.0 / (1.0 - p);
+    lc.kernel("dropout", &[seed, off, x, out, mask], &mut |s, a| {
+        each_draw(s, a[0], a[1], n, 4, &mut |s, i, w| {
+            let idx = s.delinearize(i, &shape)?;
+            let u = unit(s, w[0], d)?;
+            let pv = s.const_f(if d == ElemType::F64 { p } else { p as f32 as f64 }, d);
+            let keep = s.cmp("ge", u, pv)?;
+            let xv = s.load(a[2], &idx)?;
+            let xv = s.widen(xv)?;
+            let sc = s.const_f(if d == ElemType::F64 { scale } else { scale as f32 as f64 }, compute_elem(e));
+            let y = s.mul(xv, sc)?;
+            let z = s.const_f(0.0, compute_elem(e));
+            let y = s.select(keep, y, z)?;
+            s.store_as(y, a[3], &idx)?;
+            s.store(keep, a[4], &idx);
+            Ok(())
+        })
+    })?;
+    lc.set_result(0, out);
+    lc.set_result(1, mask);
+    Ok(())
+}
+
+/// Stateful random ops have no compiled form: their state is the global
+/// generator, which `rng-functionalize` makes explicit.
+pub fn stateful(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    Err(format!(
+        "'{}' draws from the global generator: run rng-functionalize before lowering to loops",
+        lc.ctx().op_name(lc.op)
+    ))
+}

@@ -1,0 +1,1017 @@
+//! Lowering of the `tensor` dialect to loops: scalar formulas for the
+//! elementwise ops ([`Pointwise`]) and kernels for the others ([`Lower`]).
+//! Each mirrors the interpreter kernel of the same op (`kernels.rs`):
+//! NaN propagation, integer wrapping, index wrapping and bound errors, the
+//! order in which duplicates accumulate.
+
+use crate::lowering::*;
+use aot_ir::*;
+use aot_runtime::kernel_util::norm_dim;
+
+type R = Result<Value, String>;
+
+/// A reduction body: induction variables and carried values to the next ones.
+type ReduceBody<'a> = dyn FnMut(&mut Scalars<'_, '_>, &[Value], &[Value]) -> Result<Vec<Value>, String> + 'a;
+
+fn result_elem(s: &Scalars<'_, '_>, op: Op) -> Result<ElemType, String> {
+    s.ctx().value_tensor(s.ctx().result(op, 0)).map(|t| t.elem).ok_or_else(|| "result is not a tensor".to_string())
+}
+
+/// Widens the operands, applies `f`, converts to the result type.
+fn arith(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], f: &dyn Fn(&mut Scalars<'_, '_>, &[Value]) -> R) -> R {
+    let w: Vec<Value> = v.iter().map(|&x| s.widen(x)).collect::<Result<_, _>>()?;
+    let r = f(s, &w)?;
+    let e = result_elem(s, op)?;
+    convert(s, r, e)
+}
+
+fn binary(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], name: &str) -> R {
+    arith(s, op, v, &|s, w| s.bin(name, w[0], w[1]))
+}
+
+fn float_unary(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], name: &str) -> R {
+    arith(s, op, v, &|s, w| s.un(name, w[0]))
+}
+
+fn is_float_op(s: &Scalars<'_, '_>, v: Value) -> Result<bool, String> {
+    Ok(s.elem_of(v)?.is_float())
+}
+
+pub fn add(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    binary(s, op, v, "add")
+}
+pub fn sub(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    binary(s, op, v, "sub")
+}
+pub fn mul(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    binary(s, op, v, "mul")
+}
+
+pub fn div(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    if !is_float_op(s, v[0])? {
+        return Err("integer division is not supported".into());
+    }
+    binary(s, op, v, "div")
+}
+
+pub fn pow(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    if is_float_op(s, v[0])? {
+        return binary(s, op, v, "pow");
+    }
+    // Integers: wrapping square-and-multiply over the exponent's 32 bits
+    // (Rust's `wrapping_pow` with the exponent clamped to u32).
+    arith(s, op, v, &|s, w| {
+        let zero = s.const_i(0, ElemType::I64);
+        let ok = s.cmp("ge", w[1], zero)?;
+        s.assert(ok, "Integers to negative integer powers are not allowed.");
+        let cap = s.const_i(u32::MAX as i64, ElemType::I64);
+        let e = s.bin("min", w[1], cap)?;
+        let one = s.const_i(1, ElemType::I64);
+        let r = s.for_loop(0, 32, 1, false, &[one, w[0], e], &mut |s, _, c| {
+            let one = s.const_i(1, ElemType::I64);
+            let bit = s.bin("and", c[2], one)?;
+            let z = s.const_i(0, ElemType::I64);
+            let set = s.cmp("ne", bit, z)?;
+            let prod = s.mul(c[0], c[1])?;
+            let acc = s.select(set, prod, c[0])?;
+            let sq = s.mul(c[1], c[1])?;
+            let sh = s.bin("shr", c[2], one)?;
+            Ok(vec![acc, sq, sh])
+        })?;
+        Ok(r[0])
+    })
+}
+
+pub fn maximum(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    binary(s, op, v, "max")
+}
+pub fn minimum(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    binary(s, op, v, "min")
+}
+
+fn compare(s: &mut Scalars<'_, '_>, v: &[Value], pred: &str) -> R {
+    let a = s.widen(v[0])?;
+    let b = s.widen(v[1])?;
+    s.cmp(pred, a, b)
+}
+pub fn eq(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    compare(s, v, "eq")
+}
+pub fn ne(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    compare(s, v, "ne")
+}
+pub fn lt(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    compare(s, v, "lt")
+}
+pub fn le(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    compare(s, v, "le")
+}
+pub fn gt(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    compare(s, v, "gt")
+}
+pub fn ge(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    compare(s, v, "ge")
+}
+
+pub fn where_(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    s.select(v[0], v[1], v[2])
+}
+
+pub fn neg(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "neg")
+}
+pub fn abs(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "abs")
+}
+pub fn exp(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "exp")
+}
+pub fn log(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "log")
+}
+pub fn log1p(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "log1p")
+}
+pub fn sqrt(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "sqrt")
+}
+pub fn rsqrt(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "rsqrt")
+}
+pub fn sin(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "sin")
+}
+pub fn cos(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "cos")
+}
+pub fn tanh(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "tanh")
+}
+pub fn erf(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    float_unary(s, op, v, "erf")
+}
+
+pub fn reciprocal(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let one = s.const_f(1.0, e);
+        s.div(one, w[0])
+    })
+}
+
+pub fn sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let one = s.const_f(1.0, e);
+        let n = s.un("neg", w[0])?;
+        let ex = s.un("exp", n)?;
+        let d = s.add(one, ex)?;
+        s.div(one, d)
+    })
+}
+
+pub fn relu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let z = s.constant(0.0, e);
+        s.bin("max", w[0], z)
+    })
+}
+
+pub fn sign(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let (z, one, m1) = (s.constant(0.0, e), s.constant(1.0, e), s.constant(-1.0, e));
+        let pos = s.cmp("gt", w[0], z)?;
+        let negv = s.cmp("lt", w[0], z)?;
+        // Floats: 0 * x keeps the sign of zero and NaN.
+        let rest = if e.is_float() { s.mul(w[0], z)? } else { z };
+        let a = s.select(negv, m1, rest)?;
+        s.select(pos, one, a)
+    })
+}
+
+pub fn gelu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    let approx = s.ctx().attr_str(op, "approximate") == Some("tanh");
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let x = w[0];
+        let half = s.const_f(0.5, e);
+        let one = s.const_f(1.0, e);
+        let hx = s.mul(half, x)?;
+        let t = if approx {
+            let c = s.const_f((2.0 / std::f64::consts::PI).sqrt(), e);
+            let k = s.const_f(0.044715, e);
+            let x2 = s.mul(x, x)?;
+            let x3 = s.mul(x2, x)?;
+            let kx3 = s.mul(k, x3)?;
+            let inner = s.add(x, kx3)?;
+            let ci = s.mul(c, inner)?;
+            s.un("tanh", ci)?
+        } else {
+            let r = s.const_f(std::f64::consts::FRAC_1_SQRT_2, e);
+            let xs = s.mul(x, r)?;
+            s.un("erf", xs)?
+        };
+        let opt = s.add(one, t)?;
+        s.mul(hx, opt)
+    })
+}
+
+pub fn clamp(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    let (lo, hi) = (s.ctx().attr_f64(op, "min"), s.ctx().attr_f64(op, "max"));
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let mut y = w[0];
+        if let Some(l) = lo {
+            let c = if e.is_float() { s.const_f(l, e) } else { s.const_i(l.ceil() as i64, e) };
+            y = s.bin("max", y, c)?;
+        }
+        if let Some(h) = hi {
+            let c = if e.is_float() { s.const_f(h, e) } else { s.const_i(h.floor() as i64, e) };
+            y = s.bin("min", y, c)?;
+        }
+        Ok(y)
+    })
+}
+
+pub fn cast(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    let e = result_elem(s, op)?;
+    convert(s, v[0], e)
+}
+
+pub fn clone(_: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    Ok(v[0])
+}
+
+// ----- creation -----
+
+/// A kernel writing `f(row-major position)` into a fresh buffer.
+fn generate(
+    lc: &mut LowerCtx<'_, '_>,
+    name: &str,
+    f: &dyn Fn(&mut Scalars<'_, '_>, Value, ElemType) -> R,
+) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let shape = rt.shape.to_vec();
+    let out = lc.alloc(&shape, rt.elem);
+    lc.kernel(name, &[out], &mut |s, a| {
+        s.nest(&shape, true, &mut |s, ivs| {
+            let flat = s.linearize(ivs, &shape)?;
+            let v = f(s, flat, rt.elem)?;
+            s.store_as(v, a[0], ivs)
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn full(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let v = lc.attrs().f64("value").unwrap_or(0.0);
+    generate(lc, "full", &|s, _, e| {
+        let c = s.const_f(v, ElemType::F64);
+        convert(s, c, e)
+    })
+}
+
+pub fn arange(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let start = lc.attrs().f64("start").unwrap_or(0.0);
+    let step = lc.attrs().f64("step").unwrap_or(1.0);
+    generate(lc, "arange", &|s, flat, e| {
+        if e.is_float() {
+            let i = s.cast_e(flat, ElemType::I64);
+            let f = s.cast_e(i, ElemType::F64);
+            let st = s.const_f(step, ElemType::F64);
+            let a = s.const_f(start, ElemType::F64);
+            let m = s.mul(f, st)?;
+            let r = s.add(a, m)?;
+            convert(s, r, e)
+        } else {
+            let i = s.cast_e(flat, ElemType::I64);
+            let st = s.const_i(step as i64, ElemType::I64);
+            let a = s.const_i(start as i64, ElemType::I64);
+            let m = s.mul(i, st)?;
+            let r = s.add(a, m)?;
+            convert(s, r, e)
+        }
+    })
+}
+
+pub fn constant(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let value = lc.ctx().get_attr(lc.op, "value").ok_or("missing 'value'")?;
+    let g = lc.global(value, &rt.shape, rt.elem);
+    lc.set_result(0, g);
+    Ok(())
+}
+
+// ----- reductions -----
+
+/// Loops over `shape` carrying `inits`; returns the final carried values.
+fn reduce_nest(
+    s: &mut Scalars<'_, '_>,
+    shape: &[i64],
+    inits: &[Value],
+    body: &mut ReduceBody<'_>,
+) -> Result<Vec<Value>, String> {
+    fn go(
+        s: &mut Scalars<'_, '_>,
+        shape: &[i64],
+        ivs: &mut Vec<Value>,
+        carried: &[Value],
+        body: &mut ReduceBody<'_>,
+    ) -> Result<Vec<Value>, String> {
+        if ivs.len() == shape.len() {
+            return body(s, ivs, carried);
+        }
+        s.for_loop(0, shape[ivs.len()], 1, false, carried, &mut |s, iv, c| {
+            ivs.push(iv);
+            let r = go(s, shape, ivs, c, body);
+            ivs.pop();
+            r
+        })
+    }
+    go(s, shape, &mut Vec::new(), inits, body)
+}
+
+/// The reduced dimensions (sorted) of a reduction over `dims` (all when empty).
+fn reduced_dims(dims: &[i64], rank: usize) -> Result<Vec<usize>, String> {
+    if dims.is_empty() {
+        return Ok((0..rank).collect());
+    }
+    let mut v: Vec<usize> = dims.iter().map(|&d| norm_dim(d, rank, 0)).collect::<Result<_, _>>()?;
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
+/// A reduction kernel: for every output position (kept dims, the
+/// outermost loop parallel), `body` folds the reduced sub-tensor and
+/// returns the value to store. `load(ivs_red)` reads the input there.
+struct Reduction {
+    x_shape: Vec<i64>,
+    red: Vec<usize>,
+    kept: Vec<usize>,
+    red_shape: Vec<i64>,
+    kept_shape: Vec<i64>,
+    out_keepdim: bool,
+}
+
+impl Reduction {
+    fn new(x_shape: &[i64], red: Vec<usize>, out_rank: usize) -> Reduction {
+        let kept: Vec<usize> = (0..x_shape.len()).filter(|d| !red.contains(d)).collect();
+        Reduction {
+            x_shape: x_shape.to_vec(),
+            red_shape: red.iter().map(|&d| x_shape[d]).collect(),
+            kept_shape: kept.iter().map(|&d| x_shape[d]).collect(),
+            out_keepdim: out_rank == x_shape.len() && !red.is_empty(),
+            red,
+            kept,
+        }
+    }
+
+    fn input_index(&self, kept: &[Value], red: &[Value]) -> Vec<Value> {
+        let mut idx = vec![kept.first().or(red.first()).copied(); self.x_shape.len()];
+        for (k, &d) in self.kept.iter().enumerate() {
+            idx[d] = Some(kept[k]);
+        }
+        for (k, &d) in self.red.iter().enumerate() {
+            idx[d] = Some(red[k]);
+        }
+        idx.into_iter().map(|v| v.expect("every dimension is kept or reduced")).collect()
+    }
+
+    fn output_index(&self, s: &mut Scalars<'_, '_>, kept: &[Value]) -> Vec<Value> {
+        if !self.out_keepdim {
+            return kept.to_vec();
+        }
+        let zero = s.index(0);
+        let mut idx = vec![zero; self.x_shape.len()];
+        for (k, &d) in self.kept.iter().enumerate() {
+            idx[d] = kept[k];
+        }
+        idx
+    }
+}
+
+type Fold<'a> = &'a dyn Fn(&mut Scalars<'_, '_>, &Reduction, Value, &[Value]) -> R;
+
+/// One kernel over `[x, out]`: `fold(s, r, x, kept_ivs)` computes one
+/// output element.
+fn reduction_kernel(lc: &mut LowerCtx<'_, '_>, name: &str, red: Vec<usize>, fold: Fold<'_>) -> Result<(), String> {
+    let x = lc.operand(0)?;
+    let xt = lc.operand_type(0)?;
+    let rt = lc.result_type(0)?;
+    let r = Reduction::new(&xt.shape, red, rt.shape.len());
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let kept_shape = r.kept_shape.clone();
+    lc.kernel(name, &[x, out], &mut |s, a| {
+        s.nest(&kept_shape, true, &mut |s, kept| {
+            let v = fold(s, &r, a[0], kept)?;
+            let oi = r.output_index(s, kept);
+            s.store_as(v, a[1], &oi)
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+/// Σ over the reduced dims of `f(x)` in the compute type of x.
+fn sum_of(
+    s: &mut Scalars<'_, '_>,
+    r: &Reduction,
+    x: Value,
+    kept: &[Value],
+    acc_elem: ElemType,
+    f: &dyn Fn(&mut Scalars<'_, '_>, Value) -> R,
+) -> R {
+    let zero = s.constant(0.0, acc_elem);
+    let out = reduce_nest(s, &r.red_shape, &[zero], &mut |s, red, c| {
+        let idx = r.input_index(kept, red);
+        let v = s.load(x, &idx)?;
+        let v = convert(s, v, acc_elem)?;
+        let v = f(s, v)?;
+        Ok(vec![s.add(c[0], v)?])
+    })?;
+    Ok(out[0])
+}
+
+fn reduce_attrs(lc: &LowerCtx<'_, '_>) -> Result<Vec<usize>, String> {
+    let dims = lc.attrs().list("dims").unwrap_or_default();
+    reduced_dims(&dims, lc.operand_type(0)?.shape.len())
+}
+
+pub fn sum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let red = reduce_attrs(lc)?;
+    let acc = compute_elem(lc.result_type(0)?.elem);
+    reduction_kernel(lc, "sum", red, &|s, r, x, kept| sum_of(s, r, x, kept, acc, &|_, v| Ok(v)))
+}
+
+fn group(r: &Reduction) -> i64 {
+    r.red_shape.iter().product()
+}
+
+pub fn mean(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let red = reduce_attrs(lc)?;
+    let acc = compute_elem(lc.result_type(0)?.elem);
+    reduction_kernel(lc, "mean", red, &|s, r, x, kept| {
+        let t = sum_of(s, r, x, kept, acc, &|_, v| Ok(v))?;
+        let n = s.const_f(group(r) as f64, acc);
+        s.div(t, n)
+    })
+}
+
+fn extremum(lc: &mut LowerCtx<'_, '_>, max: bool) -> Result<(), String> {
+    let red = reduce_attrs(lc)?;
+    let xt = lc.operand_type(0)?;
+    let rt = lc.result_type(0)?;
+    let n: i64 = red.iter().map(|&d| xt.shape[d]).product();
+    if n == 0 && rt.shape.iter().product::<i64>() > 0 {
+        return Err("cannot compute the maximum or minimum over an empty dimension".into());
+    }
+    let acc = compute_elem(rt.elem);
+    let (init, name) = if max { (f64::NEG_INFINITY, "max") } else { (f64::INFINITY, "min") };
+    let iinit = if max { i64::MIN } else { i64::MAX };
+    reduction_kernel(lc, if max { "amax" } else { "amin" }, red, &|s, r, x, kept| {
+        let i0 = if acc.is_float() { s.const_f(init, acc) } else { s.const_i(iinit, acc) };
+        let out = reduce_nest(s, &r.red_shape, &[i0], &mut |s, red, c| {
+            let idx = r.input_index(kept, red);
+            let v = s.load(x, &idx)?;
+            let v = convert(s, v, acc)?;
+            Ok(vec![s.bin(name, c[0], v)?])
+        })?;
+        Ok(out[0])
+    })
+}
+
+pub fn amax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    extremum(lc, true)
+}
+
+pub fn amin(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    extremum(lc, false)
+}
+
+pub fn var(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let red = reduce_attrs(lc)?;
+    let correction = lc.attrs().i64("correction").unwrap_or(1) as f64;
+    let acc = compute_elem(lc.result_type(0)?.elem);
+    reduction_kernel(lc, "var", red, &|s, r, x, kept| {
+        let n = group(r) as f64;
+        let t = sum_of(s, r, x, kept, acc, &|_, v| Ok(v))?;
+        let nn = s.const_f(n, acc);
+        let m = s.div(t, nn)?;
+        let ss = sum_of(s, r, x, kept, acc, &|s, v| {
+            let d = s.sub(v, m)?;
+            s.mul(d, d)
+        })?;
+        let den = s.const_f((n - correction).max(0.0), acc);
+        s.div(ss, den)
+    })
+}
+
+pub fn argmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let xt = lc.operand_type(0)?;
+    if xt.shape.iter().product::<i64>() == 0 {
+        return Err("argmax of an empty tensor".into());
+    }
+    let red = match lc.attrs().i64("dim") {
+        None => (0..xt.shape.len()).collect(),
+        Some(d) => vec![norm_dim(d, xt.shape.len(), 0)?],
+    };
+    let acc = compute_elem(xt.elem);
+    reduction_kernel(lc, "argmax", red, &|s, r, x, kept| {
+        let ninf = s.constant(f64::NEG_INFINITY, acc);
+        let ninf = if acc.is_float() { ninf } else { s.const_i(i64::MIN, acc) };
+        let m1 = s.const_i(-1, ElemType::I64);
+        let out = reduce_nest(s, &r.red_shape, &[ninf, m1], &mut |s, red, c| {
+            let idx = r.input_index(kept, red);
+            let v = s.load(x, &idx)?;
+            let a = convert(s, v, acc)?;
+            let pos = s.linearize(red, &r.red_shape)?;
+            let pos = s.cast_e(pos, ElemType::I64);
+            let z = s.const_i(0, ElemType::I64);
+            let first = s.cmp("lt", c[1], z)?;
+            let gt = s.cmp("gt", a, c[0])?;
+            let better = if acc.is_float() {
+                // NaN counts as the maximum; the first occurrence wins.
+                let a_nan = s.cmp("ne", a, a)?;
+                let b_nan = s.cmp("ne", c[0], c[0])?;
+                let t = s.const_i(1, ElemType::I1);
+                let b_ok = s.bin("xor", b_nan, t)?;
+                let nan_wins = s.bin("and", a_nan, b_ok)?;
+                let bigger = s.bin("and", b_ok, gt)?;
+                let x = s.bin("or", nan_wins, bigger)?;
+                s.bin("or", first, x)?
+            } else {
+                s.bin("or", first, gt)?
+            };
+            let bv = s.select(better, a, c[0])?;
+            let bi = s.select(better, pos, c[1])?;
+            Ok(vec![bv, bi])
+        })?;
+        Ok(out[1])
+    })
+}
+
+// ----- softmax and layer_norm -----
+
+fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
+    let x = lc.operand(0)?;
+    let xt = lc.operand_type(0)?;
+    let rt = lc.result_type(0)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let acc = compute_elem(rt.elem);
+    let shape = xt.shape.to_vec();
+    let name = if log { "log_softmax" } else { "softmax" };
+    if shape.is_empty() {
+        let v = if log { 0.0 } else { 1.0 };
+        lc.kernel(name, &[out], &mut |s, a| {
+            let c = s.const_f(v, acc);
+            s.store_as(c, a[0], &[])
+        })?;
+        lc.set_result(0, out);
+        return Ok(());
+    }
+    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, shape.len(), 0)?;
+    let outer: Vec<i64> = shape.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &n)| n).collect();
+    let len = shape[dim];
+    lc.kernel(name, &[x, out], &mut |s, a| {
+        s.nest(&outer, true, &mut |s, ivs| {
+            let at = |j: Value| -> Vec<Value> {
+                let mut idx = ivs.to_vec();
+                idx.insert(dim, j);
+                idx
+            };
+            let ninf = s.const_f(f64::NEG_INFINITY, acc);
+            let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
+                let v = s.load(a[0], &at(j))?;
+                let v = convert(s, v, acc)?;
+                Ok(vec![s.bin("max", c[0], v)?])
+            })?[0];
+            let zero = s.const_f(0.0, acc);
+            let sum = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+                let v = s.load(a[0], &at(j))?;
+                let v = convert(s, v, acc)?;
+                let d = s.sub(v, m)?;
+                let e = s.un("exp", d)?;
+                Ok(vec![s.add(c[0], e)?])
+            })?[0];
+            let ls = if log { Some(s.un("log", sum)?) } else { None };
+            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                let v = s.load(a[0], &at(j))?;
+                let v = convert(s, v, acc)?;
+                let d = s.sub(v, m)?;
+                let r = match ls {
+                    Some(l) => s.sub(d, l)?,
+                    None => {
+                        let e = s.un("exp", d)?;
+                        s.div(e, sum)?
+                    }
+                };
+                s.store_as(r, a[1], &at(j))?;
+                Ok(Vec::new())
+            })?;
+            Ok(())
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn softmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    softmax_impl(lc, false)
+}
+
+pub fn log_softmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    softmax_impl(lc, true)
+}
+
+pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let xt = lc.operand_type(0)?;
+    let n = lc.attrs().i64("normalized_ndim").ok_or("missing 'normalized_ndim'")? as usize;
+    let eps = lc.attrs().f64("eps").unwrap_or(1e-5);
+    let shape = xt.shape.to_vec();
+    let split = shape.len() - n;
+    let (outer, inner) = (shape[..split].to_vec(), shape[split..].to_vec());
+    let e = xt.elem;
+    let acc = compute_elem(e);
+    let mut stat = outer.clone();
+    stat.extend(std::iter::repeat_n(1, n));
+    let out = lc.alloc(&shape, e);
+    let mean = lc.alloc(&stat, e);
+    let rstd = lc.alloc(&stat, e);
+    let affine = lc.operands.len() == 3;
+    let mut bufs = vec![lc.operand(0)?];
+    if affine {
+        bufs.push(lc.operand(1)?);
+        bufs.push(lc.operand(2)?);
+    }
+    bufs.extend([out, mean, rstd]);
+    let count = inner.iter().product::<i64>() as f64;
+    lc.kernel("layer_norm", &bufs, &mut |s, a| {
+        let x = a[0];
+        let (o, mb, rb) = (a[a.len() - 3], a[a.len() - 2], a[a.len() - 1]);
+        s.nest(&outer, true, &mut |s, ovs| {
+            let full = |ivs: &[Value]| -> Vec<Value> { ovs.iter().chain(ivs).copied().collect() };
+            let zero = s.const_f(0.0, acc);
+            let t = reduce_nest(s, &inner, &[zero], &mut |s, ivs, c| {
+                let v = s.load(x, &full(ivs))?;
+                let v = convert(s, v, acc)?;
+                Ok(vec![s.add(c[0], v)?])
+            })?[0];
+            let nn = s.const_f(count, acc);
+            let m = s.div(t, nn)?;
+            let zero = s.const_f(0.0, acc);
+            let ss = reduce_nest(s, &inner, &[zero], &mut |s, ivs, c| {
+                let v = s.load(x, &full(ivs))?;
+                let v = convert(s, v, acc)?;
+                let d = s.sub(v, m)?;
+                let d2 = s.mul(d, d)?;
+                Ok(vec![s.add(c[0], d2)?])
+            })?[0];
+            let var = s.div(ss, nn)?;
+            let ep = s.const_f(eps, acc);
+            let ve = s.add(var, ep)?;
+            let sq = s.un("sqrt", ve)?;
+            let one = s.const_f(1.0, acc);
+            let r = s.div(one, sq)?;
+            let z = s.index(0);
+            let si: Vec<Value> = ovs.iter().copied().chain(std::iter::repeat_n(z, inner.len())).collect();
+            s.store_as(m, mb, &si)?;
+            s.store_as(r, rb, &si)?;
+            s.nest(&inner, false, &mut |s, ivs| {
+                let idx = full(ivs);
+                let v = s.load(x, &idx)?;
+                let v = convert(s, v, acc)?;
+                let d = s.sub(v, m)?;
+                let mut y = s.mul(d, r)?;
+                if affine {
+                    let w = s.load(a[1], ivs)?;
+                    let w = convert(s, w, acc)?;
+                    let b = s.load(a[2], ivs)?;
+                    let b = convert(s, b, acc)?;
+                    let yw = s.mul(y, w)?;
+                    y = s.add(yw, b)?;
+                }
+                s.store_as(y, o, &idx)
+            })
+        })
+    })?;
+    lc.set_result(0, out);
+    lc.set_result(1, mean);
+    lc.set_result(2, rstd);
+    Ok(())
+}
+
+// ----- matrix products -----
+
+/// `c[..., m, n] = Σ_k a[..., m, k] · b[..., k, n]` on rank-equal buffers
+/// with equal batch dims (broadcast with stride-0 views): an external GEMM
+/// for f32/f64, a loop kernel otherwise.
+fn batched_matmul(lc: &mut LowerCtx<'_, '_>, a: Value, b: Value, c: Value, accumulate: bool) -> Result<(), String> {
+    let ct = memref_of(lc.ctx(), c).ok_or("matmul output is not a buffer")?;
+    if matches!(ct.elem, ElemType::F32 | ElemType::F64) {
+        lc.matmul(a, b, c, accumulate);
+        return Ok(());
+    }
+    let at = memref_of(lc.ctx(), a).ok_or("matmul operand is not a buffer")?;
+    let r = ct.shape.len();
+    let kk = at.shape[r - 1];
+    let shape = ct.shape.to_vec();
+    let acc = compute_elem(ct.elem);
+    lc.kernel("matmul", &[a, b, c], &mut |s, bufs| {
+        s.nest(&shape, true, &mut |s, ivs| {
+            let init = if accumulate {
+                let v = s.load(bufs[2], ivs)?;
+                convert(s, v, acc)?
+            } else {
+                s.constant(0.0, acc)
+            };
+            let sum = s.for_loop(0, kk, 1, false, &[init], &mut |s, k, c| {
+                let mut ia = ivs.to_vec();
+                ia[r - 1] = k;
+                let mut ib = ivs.to_vec();
+                ib[r - 2] = k;
+                let x = s.load(bufs[0], &ia)?;
+                let x = convert(s, x, acc)?;
+                let y = s.load(bufs[1], &ib)?;
+                let y = convert(s, y, acc)?;
+                let p = s.mul(x, y)?;
+                Ok(vec![s.add(c[0], p)?])
+            })?[0];
+            s.store_as(sum, bufs[2], ivs)
+        })
+    })
+}
+
+/// A view of `v` with a size-1 dimension inserted at `at`.
+fn unsqueeze(lc: &mut LowerCtx<'_, '_>, v: Value, at: usize) -> Result<Value, String> {
+    let m = memref_of(lc.ctx(), v).ok_or("not a buffer")?;
+    let (st, off) = crate::r#loop::layout(&m);
+    let mut shape = m.shape.to_vec();
+    let mut strides = st.to_vec();
+    shape.insert(at, 1);
+    strides.insert(at, 0);
+    lc.view(v, &shape, &strides, off)
+}
+
+/// `torch.matmul` (and `mm`, `bmm`): 1-D operands promoted, batch dims broadcast.
+pub fn matmul(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (mut a, mut b) = (lc.operand(0)?, lc.operand(1)?);
+    let (ra, rb) = (lc.operand_type(0)?.shape.len(), lc.operand_type(1)?.shape.len());
+    if ra == 1 {
+        a = unsqueeze(lc, a, 0)?;
+    }
+    if rb == 1 {
+        b = unsqueeze(lc, b, 1)?;
+    }
+    let (sa, sb) = (memref_of(lc.ctx(), a).ok_or("a")?.shape, memref_of(lc.ctx(), b).ok_or("b")?.shape);
+    let (m, k, n) = (sa[sa.len() - 2], sa[sa.len() - 1], sb[sb.len() - 1]);
+    let batch = aot_runtime::kernel_util::broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
+    let mut full_a = batch.to_vec();
+    full_a.extend([m, k]);
+    let mut full_b = batch.to_vec();
+    full_b.extend([k, n]);
+    let mut full_c = batch.to_vec();
+    full_c.extend([m, n]);
+    let av = lc.expand(a, &full_a)?;
+    let bv = lc.expand(b, &full_b)?;
+    let c = lc.alloc(&full_c, rt.elem);
+    batched_matmul(lc, av, bv, c, false)?;
+    let out = lc.view(c, &rt.shape, &row_major(&rt.shape), 0)?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn linear(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let x = lc.operand(0)?;
+    let x = lc.contiguous(x)?;
+    let xt = memref_of(lc.ctx(), x).ok_or("x")?;
+    let w = lc.operand(1)?;
+    let wt = lc.operand_type(1)?;
+    let (outn, inn) = (wt.shape[0], wt.shape[1]);
+    let rows = xt.shape[..xt.shape.len() - 1].iter().product::<i64>();
+    let x3 = lc.view(x, &[1, rows, inn], &[0, inn, 1], 0)?;
+    let (ws, woff) = crate::r#loop::layout(&wt);
+    let w3 = lc.view(w, &[1, inn, outn], &[0, ws[1], ws[0]], woff)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let c3 = lc.view(out, &[1, rows, outn], &[0, outn, 1], 0)?;
+    let bias = lc.operands.len() == 3;
+    if bias {
+        let b = lc.operand(2)?;
+        lc.copy_into(b, out)?;
+    }
+    batched_matmul(lc, x3, w3, c3, bias)?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+// ----- indexing -----
+
+/// An index value loaded from an integer buffer, as i64.
+fn load_index(s: &mut Scalars<'_, '_>, buf: Value, ivs: &[Value]) -> R {
+    let v = s.load(buf, ivs)?;
+    Ok(s.cast_e(v, ElemType::I64))
+}
+
+/// `i` wrapped once for negative values and checked against `size`; as index.
+fn checked_index(s: &mut Scalars<'_, '_>, i: Value, size: i64, wrap: bool, msg: &str) -> R {
+    let n = s.const_i(size, ElemType::I64);
+    let z = s.const_i(0, ElemType::I64);
+    let j = if wrap {
+        let neg = s.cmp("lt", i, z)?;
+        let w = s.add(i, n)?;
+        s.select(neg, w, i)?
+    } else {
+        i
+    };
+    let lo = s.cmp("ge", j, z)?;
+    let hi = s.cmp("lt", j, n)?;
+    let ok = s.bin("and", lo, hi)?;
+    s.assert(ok, msg);
+    // An out-of-range index was reported; clamp so the access stays inside.
+    let zero = s.const_i(0, ElemType::I64);
+    let safe = s.select(ok, j, zero)?;
+    let ix = s.rw.index_type();
+    Ok(s.cast(safe, ix))
+}
+
+pub fn embedding(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (w, idx) = (lc.operand(0)?, lc.operand(1)?);
+    let (wt, it) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    let (v, d) = (wt.shape[0], wt.shape[1]);
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let ishape = it.shape.to_vec();
+    let msg = format!("index out of range in self (the table has {v} rows)");
+    lc.kernel("embedding", &[w, idx, out], &mut |s, a| {
+        s.nest(&ishape, true, &mut |s, ivs| {
+            let i = load_index(s, a[1], ivs)?;
+            let row = checked_index(s, i, v, false, &msg)?;
+            s.for_loop(0, d, 1, false, &[], &mut |s, j, _| {
+                let x = s.load(a[0], &[row, j])?;
+                let mut oi = ivs.to_vec();
+                oi.push(j);
+                s.store(x, a[2], &oi);
+                Ok(Vec::new())
+            })?;
+            Ok(())
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+/// `out[ivs] = x[ivs with dimension dim replaced by idx[at(ivs)]]`, the
+/// index wrapped once when negative and checked against the size.
+fn take_along(
+    lc: &mut LowerCtx<'_, '_>,
+    name: &str,
+    dim: usize,
+    at: fn(&[Value], usize) -> Vec<Value>,
+) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (x, idx) = (lc.operand(0)?, lc.operand(1)?);
+    let size = lc.operand_type(0)?.shape[dim];
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let shape = rt.shape.to_vec();
+    let msg = format!("index out of bounds for dimension {dim} with size {size}");
+    lc.kernel(name, &[x, idx, out], &mut |s, a| {
+        s.nest(&shape, true, &mut |s, ivs| {
+            let i = load_index(s, a[1], &at(ivs, dim))?;
+            let j = checked_index(s, i, size, true, &msg)?;
+            let mut xi = ivs.to_vec();
+            xi[dim] = j;
+            let v = s.load(a[0], &xi)?;
+            s.store(v, a[2], ivs);
+            Ok(())
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn gather(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rank = lc.operand_type(0)?.shape.len();
+    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, rank, 0)?;
+    take_along(lc, "gather", dim, |ivs, _| ivs.to_vec())
+}
+
+pub fn index_select(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let xt = lc.operand_type(0)?;
+    if xt.shape.is_empty() {
+        // A 0-d input: every index must be 0 (or -1); the result is x.
+        let rt = lc.result_type(0)?;
+        let (x, idx) = (lc.operand(0)?, lc.operand(1)?);
+        let out = lc.alloc(&rt.shape, rt.elem);
+        let n = lc.operand_type(1)?.shape[0];
+        lc.kernel("index_select", &[x, idx, out], &mut |s, a| {
+            s.for_loop(0, n, 1, false, &[], &mut |s, k, _| {
+                let i = load_index(s, a[1], &[k])?;
+                checked_index(s, i, 1, true, "index out of bounds for dimension 0 with size 1")?;
+                Ok(Vec::new())
+            })?;
+            let v = s.load(a[0], &[])?;
+            s.store(v, a[2], &[]);
+            Ok(())
+        })?;
+        lc.set_result(0, out);
+        return Ok(());
+    }
+    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, xt.shape.len(), 0)?;
+    take_along(lc, "index_select", dim, |ivs, dim| vec![ivs[dim]])
+}
+
+pub fn scatter_add(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (x, idx, src) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
+    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, rt.shape.len(), 0)?;
+    let size = rt.shape[dim];
+    let ishape = lc.operand_type(1)?.shape.to_vec();
+    let out = lc.alloc(&rt.shape, rt.elem);
+    lc.copy_into(x, out)?;
+    let acc = compute_elem(rt.elem);
+    let msg = format!("index out of bounds for dimension {dim} with size {size}");
+    // Sequential: duplicate indices accumulate in row-major order.
+    lc.kernel("scatter_add", &[idx, src, out], &mut |s, a| {
+        s.nest(&ishape, false, &mut |s, ivs| {
+            let i = load_index(s, a[0], ivs)?;
+            let j = checked_index(s, i, size, true, &msg)?;
+            let mut oi = ivs.to_vec();
+            oi[dim] = j;
+            let old = s.load(a[2], &oi)?;
+            let old = convert(s, old, acc)?;
+            let v = s.load(a[1], ivs)?;
+            let v = convert(s, v, acc)?;
+            let n = s.add(old, v)?;
+            s.store_as(n, a[2], &oi)
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn index_put(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (x, idx, vals) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
+    let accumulate = lc.attrs().flag("accumulate");
+    let rows = rt.shape[0];
+    let n = lc.operand_type(1)?.shape[0];
+    let mut target = vec![n];
+    target.extend(rt.shape[1..].iter().copied());
+    let vals = lc.expand(vals, &target)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    lc.copy_into(x, out)?;
+    let inner = rt.shape[1..].to_vec();
+    let acc = compute_elem(rt.elem);
+    let msg = format!("index out of bounds for dimension 0 with size {rows}");
+    lc.kernel("index_put", &[idx, vals, out], &mut |s, a| {
+        s.for_loop(0, n, 1, false, &[], &mut |s, r, _| {
+            let i = load_index(s, a[0], &[r])?;
+            let j = checked_index(s, i, rows, true, &msg)?;
+            s.nest(&inner, false, &mut |s, ivs| {
+                let mut vi = vec![r];
+                vi.extend_from_slice(ivs);
+                let mut oi = vec![j];
+                oi.extend_from_slice(ivs);
+                let v = s.load(a[1], &vi)?;
+                if accumulate {
+                    let v = convert(s, v, acc)?;
+                    let old = s.load(a[2], &oi)?;
+                    let old = convert(s, old, acc)?;
+                    let n = s.add(old, v)?;
+                    s.store_as(n, a[2], &oi)
+                } else {
+                    s.store(v, a[2], &oi);
+                    Ok(())
+                }
+            })?;
+            Ok(Vec::new())
+        })?;
+        Ok(())
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn cat(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, rt.shape.len(), 0)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let strides = row_major(&rt.shape);
+    let mut start = 0;
+    for i in 0..lc.operands.len() {
+        let t = lc.operand_type(i)?;
+        let part = lc.operand(i)?;
+        if t.shape[dim] > 0 {
+            let region = lc.view(out, &t.shape, &strides, start * strides[dim])?;
+            lc.copy_into(part, region)?;
+        }
+        start += t.shape[dim];
+    }
+    lc.set_result(0, out);
+    Ok(())
+}

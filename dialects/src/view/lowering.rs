@@ -1,0 +1,48 @@
+//! Lowering of the `view` dialect to loops: a view op is a `loop.view` of
+//! its operand's buffer under the layout its rule computes (no copy); a
+//! reshape that no strides can express copies first, as the interpreter
+//! does; a scatter op copies `base` and writes `src` through the matching
+//! view of the copy.
+
+use super::{view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY};
+use crate::lowering::*;
+use crate::r#loop;
+use aot_ir::*;
+
+fn layout_of(m: &MemRefType) -> Layout {
+    let (strides, offset) = r#loop::layout(m);
+    Layout { sizes: m.shape.clone(), strides, offset }
+}
+
+pub fn view(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let mut x = lc.operand(0)?;
+    let mut m = lc.operand_type(0)?;
+    let op = lc.op;
+    let layouts = match view_layouts(lc.ctx(), op, &layout_of(&m)) {
+        Ok(l) => l,
+        Err(e) if e == RESHAPE_NEEDS_COPY => {
+            x = lc.contiguous(x)?;
+            m = memref_of(lc.ctx(), x).ok_or("not a buffer")?;
+            view_layouts(lc.ctx(), op, &layout_of(&m))?
+        }
+        Err(e) => return Err(e),
+    };
+    for (i, l) in layouts.iter().enumerate() {
+        let v = lc.view(x, &l.sizes, &l.strides, l.offset)?;
+        lc.set_result(i, v);
+    }
+    Ok(())
+}
+
+pub fn scatter(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let (base, src) = (lc.operand(0)?, lc.operand(1)?);
+    let rt = lc.result_type(0)?;
+    let si = lc.ctx().op_def(lc.op).and_then(|d| d.interface::<ScatterInterface>()).ok_or("not a scatter op")?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    lc.copy_into(base, out)?;
+    let l = (si.layout)(&AttrView::of_op(lc.ctx(), lc.op), &Layout::contiguous(&rt.shape))?;
+    let region = lc.view(out, &l[0].sizes, &l[0].strides, l[0].offset)?;
+    lc.copy_into(src, region)?;
+    lc.set_result(0, out);
+    Ok(())
+}

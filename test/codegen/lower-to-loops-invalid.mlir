@@ -1,0 +1,29 @@
+// RUN: aot-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(lower-to-loops))'
+
+/// Stateful random ops have no compiled form until rng-functionalize makes
+/// their state explicit.
+func.func @stateful(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'rng.dropout' draws from the global generator: run rng-functionalize before lowering to loops}}
+  %d:2 = rng.dropout %x {p = 0.5} : tensor<4xf32> -> (tensor<4xf32>, tensor<4xi1>)
+  return %d#0 : tensor<4xf32>
+}
+
+// -----
+
+/// In-place ops other than trailing argument updates mean the graph was not
+/// functionalized.
+func.func @not_functional(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.exp %x : tensor<4xf32>
+  // expected-error@+1 {{'mut.add_' cannot be lowered to loops (no lowering; is the graph functionalized?)}}
+  mut.add_ %e, %y : tensor<4xf32>, tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
+/// A reduction over an empty dimension has no maximum.
+func.func @empty_max(%x: tensor<3x0xf32>) -> tensor<3xf32> {
+  // expected-error@+1 {{cannot compute the maximum or minimum over an empty dimension}}
+  %0 = tensor.amax %x {dims = [1]} : tensor<3x0xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -1,0 +1,142 @@
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops))' | FileCheck %s
+
+/// Elementwise ops get one kernel: a loop per result dimension, the
+/// outermost parallel; a broadcast operand is a stride-0 view, not a copy.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME:    (%[[X:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8xf32>) -> memref<4x8xf32>
+// CHECK:         %[[BV:.*]] = loop.view %[[B]] : memref<8xf32> -> memref<4x8xf32, strided<[0, 1], offset: 0>>
+// CHECK:         %[[O:.*]] = loop.alloc : memref<4x8xf32>
+// CHECK:         loop.kernel "add_0" (%[[A0:.*]] = %[[X]] : memref<4x8xf32>, %[[A1:.*]] = %[[BV]] : {{.*}}, %[[A2:.*]] = %[[O]] : memref<4x8xf32>)
+// CHECK:           loop.for %[[I:.*]] = 0 to 4 parallel {
+// CHECK:             loop.for %[[J:.*]] = 0 to 8 {
+// CHECK:               %[[L0:.*]] = loop.load %[[A0]][%[[I]], %[[J]]]
+// CHECK:               %[[L1:.*]] = loop.load %[[A1]][%[[I]], %[[J]]]
+// CHECK:               %[[S:.*]] = loop.add %[[L0]], %[[L1]] : f32
+// CHECK:               loop.store %[[S]], %[[A2]][%[[I]], %[[J]]]
+// CHECK:         return %[[O]] : memref<4x8xf32>
+func.func @elementwise(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = tensor.add %x, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+/// Views are layouts of the same allocation; a reshape no strides can
+/// express copies first (as the interpreter does).
+// CHECK-LABEL: func.func @views
+// CHECK-SAME:    -> (memref<6x4xf32, strided<[1, 6], offset: 0>>, memref<24xf32>)
+// CHECK:         %[[T:.*]] = loop.view %arg0 : memref<4x6xf32> -> memref<6x4xf32, strided<[1, 6], offset: 0>>
+// CHECK:         %[[C:.*]] = loop.alloc : memref<6x4xf32>
+// CHECK:         loop.kernel "copy_0" ({{.*}} = %[[T]] : {{.*}}, {{.*}} = %[[C]] : memref<6x4xf32>)
+// CHECK:         %[[R:.*]] = loop.view %[[C]] : memref<6x4xf32> -> memref<24xf32>
+// CHECK:         return %[[T]], %[[R]]
+func.func @views(%x: tensor<4x6xf32>) -> (tensor<6x4xf32>, tensor<24xf32>) {
+  %t = view.t %x : tensor<4x6xf32> -> tensor<6x4xf32>
+  %r = view.reshape %t {shape = [24]} : tensor<6x4xf32> -> tensor<24xf32>
+  return %t, %r : tensor<6x4xf32>, tensor<24xf32>
+}
+
+// -----
+
+/// Half types are storage types: arithmetic happens in f32 and rounds
+/// back after every op.
+// CHECK-LABEL: func.func @bf16
+// CHECK:         %[[V:.*]] = loop.load {{.*}} : memref<8xbf16>
+// CHECK-NEXT:    %[[W:.*]] = loop.cast %[[V]] : bf16 -> f32
+// CHECK-NEXT:    %[[E:.*]] = loop.exp %[[W]] : f32
+// CHECK-NEXT:    %[[N:.*]] = loop.cast %[[E]] : f32 -> bf16
+// CHECK-NEXT:    loop.store %[[N]]
+func.func @bf16(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = tensor.exp %x : tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+/// Reductions carry their accumulator through iter_args.
+// CHECK-LABEL: func.func @reduce
+// CHECK:         loop.for %[[I:.*]] = 0 to 4 parallel {
+// CHECK:           %[[Z:.*]] = loop.constant 0.0 : f32
+// CHECK:           %[[S:.*]] = loop.for %[[J:.*]] = 0 to 8 iter_args(%[[A:.*]] = %[[Z]]) -> (f32) {
+// CHECK:             %[[N:.*]] = loop.add %[[A]], %{{.*}} : f32
+// CHECK:             loop.yield %[[N]] : f32
+// CHECK:           loop.store %[[S]], %{{.*}}[%[[I]]] : memref<4xf32>
+func.func @reduce(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = tensor.sum %x {dims = [1]} : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// f32/f64 matrix products go to the external GEMM on strided views: the
+/// weight is transposed by its layout, the bias broadcast into the output
+/// first and the product accumulated onto it.
+// CHECK-LABEL: func.func @linear
+// CHECK:         %[[X3:.*]] = loop.view %arg0 : memref<2x4x8xf32> -> memref<1x8x8xf32>
+// CHECK:         %[[WT:.*]] = loop.view %arg1 : memref<3x8xf32> -> memref<1x8x3xf32, strided<[24, 1, 8], offset: 0>>
+// CHECK:         %[[O:.*]] = loop.alloc : memref<2x4x3xf32>
+// CHECK:         %[[O3:.*]] = loop.view %[[O]] : memref<2x4x3xf32> -> memref<1x8x3xf32>
+// CHECK:         loop.kernel "copy_0"
+// CHECK:         loop.matmul %[[X3]], %[[WT]], %[[O3]] {accumulate}
+// CHECK:         return %[[O]]
+func.func @linear(%x: tensor<2x4x8xf32>, %w: tensor<3x8xf32>, %b: tensor<3xf32>) -> tensor<2x4x3xf32> {
+  %0 = tensor.linear %x, %w, %b : tensor<2x4x8xf32>, tensor<3x8xf32>, tensor<3xf32> -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+
+// -----
+
+/// Other element types multiply in a loop kernel.
+// CHECK-LABEL: func.func @int_mm
+// CHECK-NOT:     loop.matmul
+// CHECK:         loop.kernel "matmul_0"
+// CHECK:           loop.for {{.*}} = 0 to 3 iter_args({{.*}}) -> (i64)
+func.func @int_mm(%a: tensor<2x3xi64>, %b: tensor<3x4xi64>) -> tensor<2x4xi64> {
+  %0 = tensor.mm %a, %b : tensor<2x3xi64>, tensor<3x4xi64> -> tensor<2x4xi64>
+  return %0 : tensor<2x4xi64>
+}
+
+// -----
+
+/// Indices are wrapped once and checked: an out-of-range index fails the
+/// call with the interpreter's message instead of reading out of bounds.
+// CHECK-LABEL: func.func @gather
+// CHECK:         loop.assert %{{.*}} {msg = "index out of bounds for dimension 1 with size 4"} : i1
+// CHECK:         %[[J:.*]] = loop.cast %{{.*}} : i64 -> index
+// CHECK:         loop.load %{{.*}}[%{{.*}}, %[[J]]] : memref<3x4xf32>
+func.func @gather(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  %0 = tensor.gather %x, %i {dim = 1} : tensor<3x4xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+/// Dropout draws one Philox block per four elements: full blocks in a
+/// parallel loop, the remainder after it; the offset is checked.
+// CHECK-LABEL: func.func @dropout
+// CHECK:         loop.assert %{{.*}} {msg = "Philox offset must be a non-negative multiple of 4"}
+// CHECK:         loop.for %{{.*}} = 0 to 1 parallel {
+// CHECK:           %{{.*}}:4 = loop.philox
+// CHECK:         %{{.*}}:4 = loop.philox
+// CHECK-NOT:     loop.philox
+// CHECK:         return
+func.func @dropout(%s: tensor<i64>, %o: tensor<i64>, %x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xi1>) {
+  %d:2 = rng.philox_dropout %s, %o, %x {p = 0.5} : tensor<i64>, tensor<i64>, tensor<6xf32> -> (tensor<6xf32>, tensor<6xi1>)
+  return %d#0, %d#1 : tensor<6xf32>, tensor<6xi1>
+}
+
+// -----
+
+/// Arguments keep the layout the calling convention gives them in their
+/// storage; trailing in-graph mutations of arguments become a copy kernel
+/// into the argument's buffer and loop.rebind.
+// CHECK-LABEL: func.func @arguments
+// CHECK-SAME:    (%[[A:[^:]*]]: memref<3xf32>, %[[S:[^:]*]]: memref<2x2xf32, strided<[1, 3], offset: 1>> {aot.layout = {{.*}}}, %[[C:[^:]*]]: memref<4xf32>)
+// CHECK:         loop.kernel "copy_{{.*}}" ({{.*}} = %[[C]] : memref<4xf32>)
+// CHECK:         loop.rebind %[[A]], %[[S]] : memref<3xf32>, memref<2x2xf32, strided<[1, 3], offset: 1>> -> memref<2x2xf32, strided<[1, 3], offset: 1>>
+func.func @arguments(%a: tensor<3xf32>, %s: tensor<2x2xf32> {aot.layout = #aot.layout<storage = 0, offset = 1, strides = [1, 3]>}, %c: tensor<4xf32>) -> tensor<2x2xf32> {
+  %z = tensor.full {value = 0.0} : tensor<4xf32>
+  mut.copy_ %c, %z : tensor<4xf32>, tensor<4xf32>
+  %r = mut.set_ %a, %s : tensor<3xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
