@@ -108,12 +108,11 @@ fn random_spec(rng: &mut Rng, params: &[TensorType]) -> InputSpec {
     spec
 }
 
-#[test]
-fn random_conventions_match_eager() {
+fn random_conventions(backend: Backend, default_per_case: u64) {
     aot::init();
     let root = common::corpus_dir("run");
     let all = common::files_ending(&root, ".mlir");
-    let per_case: u64 = std::env::var("AOT_CONVENTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+    let per_case: u64 = std::env::var("AOT_CONVENTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(default_per_case);
     let filter = std::env::var("AOT_CONVENTIONS_FILTER").unwrap_or_default();
     let mut failures = Vec::new();
     let mut runs = 0;
@@ -149,12 +148,7 @@ fn random_conventions_match_eager() {
             };
             let mut ctx2 = Context::new();
             let (m2, f2) = parse(&mut ctx2).expect("parsed once already");
-            let opts = CompileOptions {
-                pipeline: "aot-inference".into(),
-                backend: Backend::Interp,
-                keep_ir: false,
-                compile_for: None,
-            };
+            let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, compile_for: None };
             let (compiled, compiled_flags) =
                 match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 5, count: 1, grad: None }) {
                     Ok(r) => (outputs_json(&r.outputs, &r.args), flags(&r.args)),
@@ -183,5 +177,22 @@ fn random_conventions_match_eager() {
     assert!(runs >= 400 || !filter.is_empty(), "expected the corpus under {}", root.display());
     // Refusals must stay rare, or this test stops testing anything.
     assert!(refusals * 100 <= runs, "{refusals} of {runs} random conventions were refused");
-    assert!(failures.is_empty(), "{} of {runs} random conventions differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} random conventions differ ({backend:?}):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn random_conventions_match_eager() {
+    random_conventions(Backend::Interp, 24);
+}
+
+/// Native code sees arguments that share storage and overlap (in their
+/// storage layouts): fusion must not reorder a read past a write there.
+#[test]
+fn random_conventions_match_eager_in_native_code() {
+    random_conventions(Backend::Cranelift, 24);
 }

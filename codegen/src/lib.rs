@@ -7,6 +7,7 @@
 //! kernels and runs the host program around them.
 
 pub mod cranelift;
+pub mod fuse;
 pub mod gemm;
 pub mod lower_to_loops;
 pub mod program;
@@ -26,6 +27,7 @@ pub fn compile_function(
     text: &mut String,
 ) -> Result<cranelift::Executable, Diagnostic> {
     lower_to_loops::lower_function(ctx, func)?;
+    fuse::fuse_function(ctx, func)?;
     aot_ir::verify(ctx, func).map_err(|mut d| d.remove(0))?;
     let code = cranelift::compile(ctx, func, opts, text)?;
     Ok(cranelift::Executable::new(code))
@@ -73,4 +75,25 @@ impl aot_runtime::compiled::Executable for Lazy {
             _ => Err("the backward is still being compiled".into()),
         }
     }
+}
+
+/// The Cranelift IR (`Emit::Clif`) or machine code (`Emit::Asm`) of every
+/// public function of `module`, lowering the ones still over tensors.
+pub fn emit_text(ctx: &mut Context, module: Op, emit: cranelift::Emit) -> Result<String, Diagnostic> {
+    let mut out = String::new();
+    for f in aot_dialects::func::funcs(ctx, module) {
+        if f.is_declaration(ctx) || ctx.attr_str(f.op, "sym_visibility") == Some("private") {
+            continue;
+        }
+        let name = f.name(ctx).to_string();
+        out.push_str(&format!("; function @{name}\n"));
+        let opts = cranelift::Options { emit, ..cranelift::Options::default() };
+        let lowered = f.args(ctx).iter().all(|&a| program::memref(ctx, a).is_some());
+        if lowered {
+            cranelift::compile(ctx, f.op, opts, &mut out)?;
+        } else {
+            compile_function(ctx, f.op, opts, &mut out)?;
+        }
+    }
+    Ok(out)
 }

@@ -81,7 +81,9 @@ struct Args {
     /// Print the resolved pipeline (explicit nesting, named pipelines expanded).
     #[arg(long)]
     dump_pass_pipeline: bool,
-    /// What to print: `mlir` (default).
+    /// What to print: `mlir` (default), `clif` (the Cranelift IR of every
+    /// kernel) or `asm` (their machine code); functions still over tensors
+    /// are lowered to loops first.
     #[arg(long, default_value = "mlir")]
     emit: String,
 }
@@ -119,9 +121,12 @@ fn run(args: &Args) -> Result<bool, String> {
         print!("{}", pass::render_pass_docs());
         return Ok(true);
     }
-    if args.emit != "mlir" {
-        return Err(format!("unknown --emit kind '{}' (available: mlir)", args.emit));
-    }
+    let emit = match args.emit.as_str() {
+        "mlir" => None,
+        "clif" => Some(aot::codegen::cranelift::Emit::Clif),
+        "asm" => Some(aot::codegen::cranelift::Emit::Asm),
+        other => return Err(format!("unknown --emit kind '{other}' (available: mlir, clif, asm)")),
+    };
     let mut pm = match PassManager::parse(&args.pass_pipeline) {
         Ok(pm) => pm,
         Err(e) => {
@@ -170,8 +175,17 @@ fn run(args: &Args) -> Result<bool, String> {
                         Err(f) => diags.extend(f.diagnostics),
                         Ok(()) => {
                             let t0 = Instant::now();
-                            let opts = PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
-                            printed = Some(print_op(&ctx, module, opts));
+                            match emit {
+                                None => {
+                                    let opts =
+                                        PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
+                                    printed = Some(print_op(&ctx, module, opts));
+                                }
+                                Some(kind) => match aot::codegen::emit_text(&mut ctx, module, kind) {
+                                    Ok(t) => printed = Some(t),
+                                    Err(d) => diags.push(d),
+                                },
+                            }
                             t_output += t0.elapsed();
                         }
                     },

@@ -1,0 +1,924 @@
+//! `fuse`: fewer kernels and buffers in a lowered function.
+//!
+//! Two rewrites, repeated until nothing changes:
+//!
+//! - **Producer inlining.** A kernel that computes one fresh buffer
+//!   elementwise (one store `O[i₀..iᵣ]` in loops covering `O`'s shape) and
+//!   whose buffer only kernels read is folded into its readers: each
+//!   `loop.load` of `O` — directly or through any view — becomes the
+//!   producer's formula at the producer indices the load's address maps
+//!   to. Views turn into index arithmetic (transposes, slices, broadcasts
+//!   simplify to affine indices; reshapes keep a division), the buffer and
+//!   the producer disappear. A producer read in several places is
+//!   recomputed in each when that is cheap.
+//! - **Loop fusion.** Two kernels over the same outermost parallel loop,
+//!   where the second reads what the first wrote only at the element the
+//!   first stored in the same iteration (a row's max, sum, mean, ...),
+//!   become one kernel; those loads take the stored value directly and the
+//!   buffer disappears when nothing else reads it. A reduction and its
+//!   elementwise consumers thus run as one pass per row.
+//!
+//! Legality: the graph has value semantics, so a buffer is written by one
+//! kernel; a rewrite never moves a read past a write of the same allocation
+//! (trailing argument updates) and keeps buffers that leave the function.
+
+use aot_dialects::func::FuncView;
+use aot_dialects::r#loop;
+use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// What fusion did.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Stats {
+    pub inlined: u64,
+    pub fused: u64,
+    pub kernels: u64,
+    /// Duplicate computations removed inside kernels.
+    pub cse: u64,
+}
+
+/// The allocation (or argument, or global) a buffer value lives in.
+pub fn root_of(ctx: &Context, mut v: Value) -> Value {
+    while let Some(op) = ctx.defining_op(v) {
+        match ctx.op_name(op) {
+            r#loop::VIEW => v = ctx.operand(op, 0),
+            r#loop::REBIND => v = ctx.operand(op, 1),
+            _ => break,
+        }
+    }
+    v
+}
+
+/// What a write to `root` may clobber: arguments can be views of one
+/// storage (the calling convention's `aot.layout`), so they all count as
+/// one allocation; anything else is its own.
+fn alias_class(ctx: &Context, root: Value) -> Value {
+    if let ValueDef::BlockArg { block, .. } = ctx.value_def(root) {
+        if ctx.block_parent_op(block).is_some_and(|o| ctx.op_name(o) == "func.func") {
+            return ctx.block_args(block)[0];
+        }
+    }
+    root
+}
+
+// ----- index expressions -----
+
+/// `Σ coef·atom + c` over index values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Expr {
+    terms: Vec<(Value, i64)>,
+    c: i64,
+}
+
+impl Expr {
+    fn constant(c: i64) -> Expr {
+        Expr { terms: Vec::new(), c }
+    }
+
+    fn add(mut self, o: &Expr) -> Expr {
+        for &(v, k) in &o.terms {
+            match self.terms.iter_mut().find(|t| t.0 == v) {
+                Some(t) => t.1 += k,
+                None => self.terms.push((v, k)),
+            }
+        }
+        self.c += o.c;
+        self.terms.retain(|t| t.1 != 0);
+        self.terms.sort_by_key(|t| t.0.as_u32());
+        self
+    }
+
+    fn scale(mut self, k: i64) -> Expr {
+        self.terms.iter_mut().for_each(|t| t.1 *= k);
+        self.c *= k;
+        self.terms.retain(|t| t.1 != 0);
+        self
+    }
+}
+
+fn index_const(ctx: &Context, v: Value) -> Option<i64> {
+    let op = ctx.defining_op(v)?;
+    if ctx.op_name(op) != r#loop::CONSTANT {
+        return None;
+    }
+    ctx.get_attr(op, "value").and_then(|a| ctx.attr_as_i64(a))
+}
+
+/// The affine form of an index value (atoms where it is not affine).
+fn expr_of(ctx: &Context, v: Value) -> Expr {
+    let atom = Expr { terms: vec![(v, 1)], c: 0 };
+    if !matches!(ctx.type_data(ctx.value_type(v)), TypeData::Index) {
+        return atom;
+    }
+    if let Some(c) = index_const(ctx, v) {
+        return Expr::constant(c);
+    }
+    let Some(op) = ctx.defining_op(v) else { return atom };
+    let (a, b) = match ctx.num_operands(op) {
+        2 => (ctx.operand(op, 0), ctx.operand(op, 1)),
+        _ => return atom,
+    };
+    match ctx.op_name(op) {
+        "loop.add" => expr_of(ctx, a).add(&expr_of(ctx, b)),
+        "loop.sub" => expr_of(ctx, a).add(&expr_of(ctx, b).scale(-1)),
+        "loop.mul" => match (index_const(ctx, a), index_const(ctx, b)) {
+            (_, Some(k)) => expr_of(ctx, a).scale(k),
+            (Some(k), _) => expr_of(ctx, b).scale(k),
+            _ => atom,
+        },
+        _ => atom,
+    }
+}
+
+/// The values a loop's induction variable takes, as an inclusive range.
+fn iv_range(ctx: &Context, v: Value) -> Option<(i64, i64)> {
+    let ValueDef::BlockArg { block, index: 0 } = ctx.value_def(v) else { return None };
+    let op = ctx.block_parent_op(block)?;
+    if ctx.op_name(op) != r#loop::FOR {
+        return None;
+    }
+    let (lo, hi, st) =
+        (ctx.attr_i64(op, "lower")?, ctx.attr_i64(op, "upper")?, ctx.attr_i64(op, "step").unwrap_or(1).max(1));
+    if hi <= lo {
+        return Some((lo, lo));
+    }
+    Some((lo, lo + (hi - 1 - lo) / st * st))
+}
+
+fn range(ctx: &Context, e: &Expr) -> Option<(i64, i64)> {
+    let (mut lo, mut hi) = (e.c, e.c);
+    for &(v, k) in &e.terms {
+        let (a, b) = iv_range(ctx, v)?;
+        let (x, y) = (a * k, b * k);
+        lo += x.min(y);
+        hi += x.max(y);
+    }
+    Some((lo, hi))
+}
+
+/// `e div d` when the remainder is provably in `[0, d)`.
+fn floordiv(ctx: &Context, e: &Expr, d: i64) -> Option<Expr> {
+    if d == 1 {
+        return Some(e.clone());
+    }
+    let mut q = Expr::constant(e.c.div_euclid(d));
+    let mut r = Expr::constant(e.c.rem_euclid(d));
+    for &(v, k) in &e.terms {
+        if k % d == 0 {
+            q.terms.push((v, k / d));
+        } else {
+            r.terms.push((v, k));
+        }
+    }
+    let (lo, hi) = range(ctx, &r)?;
+    (lo >= 0 && hi < d).then_some(q)
+}
+
+/// `e mod n` when it simplifies: terms that are multiples of `n` vanish and
+/// the rest must be provably in `[0, n)`.
+fn modulo(ctx: &Context, e: &Expr, n: i64) -> Option<Expr> {
+    let mut r = Expr::constant(e.c.rem_euclid(n));
+    for &(v, k) in &e.terms {
+        if k % n != 0 {
+            r.terms.push((v, k));
+        }
+    }
+    let (lo, hi) = range(ctx, &r)?;
+    if lo >= 0 && hi < n {
+        return Some(r);
+    }
+    None
+}
+
+fn index_value(rw: &mut Rewriter<'_>, k: i64) -> Value {
+    let ty = rw.index_type();
+    let a = rw.attr(AttrData::Int { value: k, ty });
+    rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
+}
+
+fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
+    let ty = rw.index_type();
+    let mut acc: Option<Value> = None;
+    for &(v, k) in &e.terms {
+        let t = if k == 1 {
+            v
+        } else {
+            let c = index_value(rw, k);
+            rw.build_typed1("loop.mul", &[v, c], &[], ty)
+        };
+        acc = Some(match acc {
+            None => t,
+            Some(a) => rw.build_typed1("loop.add", &[a, t], &[], ty),
+        });
+    }
+    match acc {
+        None => index_value(rw, e.c),
+        Some(a) if e.c == 0 => a,
+        Some(a) => {
+            let c = index_value(rw, e.c);
+            rw.build_typed1("loop.add", &[a, c], &[], ty)
+        }
+    }
+}
+
+/// Index `e div d mod n` as a value: simplified when provable, else with
+/// division ops.
+fn div_mod(rw: &mut Rewriter<'_>, e: &Expr, d: i64, n: Option<i64>) -> Value {
+    let ty = rw.index_type();
+    let q = match floordiv(rw, e, d) {
+        Some(q) => q,
+        None => {
+            let v = materialize(rw, e);
+            let dv = index_value(rw, d);
+            let q = rw.build_typed1("loop.div", &[v, dv], &[], ty);
+            Expr { terms: vec![(q, 1)], c: 0 }
+        }
+    };
+    let Some(n) = n else { return materialize(rw, &q) };
+    match modulo(rw, &q, n) {
+        Some(r) => materialize(rw, &r),
+        None => {
+            let v = materialize(rw, &q);
+            let nv = index_value(rw, n);
+            rw.build_typed1("loop.rem", &[v, nv], &[], ty)
+        }
+    }
+}
+
+/// The element offset a load/store addresses, as an expression.
+fn flat_offset(ctx: &Context, m: &MemRefType, idx: &[Value]) -> Expr {
+    let (strides, off) = r#loop::layout(m);
+    let mut e = Expr::constant(off);
+    for (&i, &s) in idx.iter().zip(strides.iter()) {
+        if s != 0 {
+            e = e.add(&expr_of(ctx, i).scale(s));
+        }
+    }
+    e
+}
+
+// ----- producers -----
+
+/// A kernel that writes one buffer elementwise.
+struct Producer {
+    kernel: Op,
+    /// The buffer it writes (an allocation) and the block argument for it.
+    out: Value,
+    out_arg: Value,
+    /// The stored value and the induction variables indexing the store.
+    value: Value,
+    ivs: Vec<Value>,
+    shape: Vec<i64>,
+    /// Ops the stored value depends on (its cost).
+    cost: usize,
+}
+
+fn memref(ctx: &Context, v: Value) -> Option<MemRefType> {
+    crate::program::memref(ctx, v)
+}
+
+/// The operand index of block argument `a` of kernel `k`.
+fn arg_index(ctx: &Context, k: Op, a: Value) -> Option<usize> {
+    let body = ctx.single_block(k, 0)?;
+    ctx.block_args(body).iter().position(|&b| b == a)
+}
+
+fn as_producer(ctx: &Context, k: Op) -> Option<Producer> {
+    let body = ctx.single_block(k, 0)?;
+    let mut stores = Vec::new();
+    let mut bad = false;
+    ctx.walk_pre(k, &mut |o| match ctx.op_name(o) {
+        r#loop::STORE => stores.push(o),
+        r#loop::ASSERT | r#loop::PHILOX => bad = true,
+        r#loop::FOR if ctx.num_operands(o) > 0 => bad = true,
+        _ => {}
+    });
+    if bad || stores.len() != 1 {
+        return None;
+    }
+    let store = stores[0];
+    let out_arg = ctx.operand(store, 1);
+    let out = ctx.operand(k, arg_index(ctx, k, out_arg)?);
+    let m = memref(ctx, out)?;
+    // A fresh contiguous allocation, written through itself.
+    let alloc = ctx.defining_op(out)?;
+    if ctx.op_name(alloc) != r#loop::ALLOC || m.layout.is_some() {
+        return None;
+    }
+    let idx: Vec<Value> = ctx.operands(store).skip(2).collect();
+    // The store's indices are the induction variables of the loops around
+    // it, in order, each covering its dimension exactly.
+    let mut loops = Vec::new();
+    let mut cur = ctx.parent_op(store)?;
+    while cur != k {
+        if ctx.op_name(cur) != r#loop::FOR {
+            return None;
+        }
+        loops.push(cur);
+        cur = ctx.parent_op(cur)?;
+    }
+    loops.reverse();
+    if loops.len() != m.shape.len() || idx.len() != loops.len() {
+        return None;
+    }
+    for (d, &l) in loops.iter().enumerate() {
+        let b = ctx.single_block(l, 0)?;
+        let iv = ctx.block_args(b)[0];
+        let ok = idx[d] == iv
+            && ctx.attr_i64(l, "lower") == Some(0)
+            && ctx.attr_i64(l, "upper") == Some(m.shape[d])
+            && ctx.attr_i64(l, "step").unwrap_or(1) == 1;
+        if !ok {
+            return None;
+        }
+    }
+    // Nothing but the nest: every op outside the innermost loop body is a
+    // loop of the nest, a constant or a terminator.
+    let inner = loops.last().copied();
+    let mut other_effects = false;
+    ctx.walk_pre(k, &mut |o| {
+        if o == k || Some(o) == inner || loops.contains(&o) {
+            return;
+        }
+        let in_inner = inner.is_some_and(|l| is_inside(ctx, o, l));
+        if !in_inner && !matches!(ctx.op_name(o), r#loop::CONSTANT | r#loop::YIELD) {
+            other_effects = true;
+        }
+    });
+    if other_effects || inner.is_none() {
+        return None;
+    }
+    let _ = body;
+    let value = ctx.operand(store, 0);
+    let mut seen = FxHashSet::default();
+    let cost = dag_size(ctx, value, &mut seen);
+    let ivs = idx;
+    Some(Producer { kernel: k, out, out_arg, value, ivs, shape: m.shape.to_vec(), cost })
+}
+
+fn is_inside(ctx: &Context, mut o: Op, anc: Op) -> bool {
+    while let Some(p) = ctx.parent_op(o) {
+        if p == anc {
+            return true;
+        }
+        o = p;
+    }
+    false
+}
+
+fn dag_size(ctx: &Context, v: Value, seen: &mut FxHashSet<Value>) -> usize {
+    if !seen.insert(v) {
+        return 0;
+    }
+    match ctx.defining_op(v) {
+        Some(op) => 1 + ctx.operands(op).map(|o| dag_size(ctx, o, seen)).sum::<usize>(),
+        None => 0,
+    }
+}
+
+/// Host ops of the function body, with their positions.
+fn positions(ctx: &Context, entry: Block) -> FxHashMap<Op, usize> {
+    ctx.block_ops(entry).enumerate().map(|(i, o)| (o, i)).collect()
+}
+
+/// Roots a host op writes.
+fn writes(ctx: &Context, op: Op) -> Vec<Value> {
+    match ctx.op_name(op) {
+        r#loop::KERNEL => {
+            let mut out = Vec::new();
+            ctx.walk_pre(op, &mut |o| {
+                if ctx.op_name(o) == r#loop::STORE {
+                    if let Some(i) = arg_index(ctx, op, ctx.operand(o, 1)) {
+                        out.push(root_of(ctx, ctx.operand(op, i)));
+                    }
+                }
+            });
+            out
+        }
+        r#loop::MATMUL => vec![root_of(ctx, ctx.operand(op, 2))],
+        r#loop::REBIND | r#loop::RESIZE => vec![ctx.operand(op, 0)],
+        _ => Vec::new(),
+    }
+}
+
+/// Every host-level use of `root` (through views): `(op, value used)`.
+/// `None` when a use is something fusion cannot see through.
+fn uses_of_root(ctx: &Context, root: Value) -> Option<Vec<(Op, Value)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(v) = stack.pop() {
+        for u in ctx.uses(v) {
+            match ctx.op_name(u.op) {
+                r#loop::VIEW => stack.push(ctx.result(u.op, 0)),
+                r#loop::KERNEL => out.push((u.op, v)),
+                _ => return None,
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The block argument of kernel `k` bound to host value `v`, adding an
+/// operand when `k` does not take it yet.
+fn kernel_arg_for(rw: &mut Rewriter<'_>, k: Op, v: Value) -> Value {
+    let body = rw.single_block(k, 0).expect("kernel body");
+    if let Some(i) = rw.operands(k).position(|o| o == v) {
+        return rw.block_args(body)[i];
+    }
+    let mut ops: Vec<Value> = rw.operands(k).collect();
+    ops.push(v);
+    rw.set_operands(k, &ops);
+    let t = rw.value_type(v);
+    rw.add_block_arg(body, t)
+}
+
+/// Drops kernel operands whose block arguments are unused.
+fn prune_kernel_args(rw: &mut Rewriter<'_>, k: Op) {
+    let body = rw.single_block(k, 0).expect("kernel body");
+    let keep: Vec<bool> = rw.block_args(body).iter().map(|&a| rw.has_uses(a)).collect();
+    if keep.iter().all(|&x| x) {
+        return;
+    }
+    let ops: Vec<Value> = rw.operands(k).zip(&keep).filter(|(_, &k)| k).map(|(v, _)| v).collect();
+    rw.set_operands(k, &ops);
+    rw.retain_block_args(body, &keep);
+}
+
+/// Clones the ops `v` depends on inside producer `p` into the insertion
+/// point (a consumer kernel), mapping the producer's block arguments to the
+/// consumer's. Returns the clone of `v`.
+fn clone_dag(
+    rw: &mut Rewriter<'_>,
+    p: Op,
+    consumer: Op,
+    v: Value,
+    map: &mut FxHashMap<Value, Value>,
+) -> Result<Value, String> {
+    if let Some(&m) = map.get(&v) {
+        return Ok(m);
+    }
+    match rw.value_def(v) {
+        ValueDef::BlockArg { block, .. } => {
+            // A buffer of the producer: the consumer's argument for the same host value.
+            if rw.block_parent_op(block) == Some(p) {
+                let i = arg_index(rw, p, v).ok_or("producer argument")?;
+                let host = rw.operand(p, i);
+                let a = kernel_arg_for(rw, consumer, host);
+                map.insert(v, a);
+                return Ok(a);
+            }
+            Err("the producer's value depends on a loop-carried value".into())
+        }
+        ValueDef::Result { op, .. } => {
+            for o in rw.operands(op).collect::<Vec<_>>() {
+                clone_dag(rw, p, consumer, o, map)?;
+            }
+            rw.clone_deep(op, map);
+            map.get(&v).copied().ok_or_else(|| "clone lost a value".to_string())
+        }
+    }
+}
+
+fn kernel_ops(ctx: &Context, entry: Block) -> Vec<Op> {
+    ctx.block_ops(entry).filter(|&o| ctx.op_name(o) == r#loop::KERNEL).collect()
+}
+
+/// Tries to inline one producer; returns whether it did.
+fn inline_one(rw: &mut Rewriter<'_>, entry: Block) -> Result<bool, String> {
+    let pos = positions(rw, entry);
+    let order: Vec<Op> = rw.block_ops(entry).collect();
+    for k in kernel_ops(rw, entry).into_iter().rev() {
+        let Some(p) = as_producer(rw, k) else { continue };
+        let Some(uses) = uses_of_root(rw, p.out) else { continue };
+        let consumers: Vec<(Op, Value)> = uses.into_iter().filter(|&(o, _)| o != p.kernel).collect();
+        if consumers.is_empty() {
+            continue;
+        }
+        // Consumers only load from the buffer.
+        let mut sites = 0;
+        let mut ok = true;
+        for &(c, v) in &consumers {
+            let body = rw.single_block(c, 0).expect("kernel body");
+            for (i, o) in rw.operands(c).enumerate() {
+                if o != v {
+                    continue;
+                }
+                let a = rw.block_args(body)[i];
+                for u in rw.uses(a) {
+                    if rw.op_name(u.op) == r#loop::LOAD && u.index == 0 {
+                        sites += 1;
+                    } else {
+                        ok = false;
+                    }
+                }
+            }
+        }
+        let cheap = sites == 1 || (p.cost <= 24 && sites <= 8);
+        if !ok || !cheap {
+            continue;
+        }
+        // No write between the producer and a consumer to what it reads.
+        let reads: FxHashSet<Value> = rw
+            .operands(p.kernel)
+            .filter(|&o| root_of(rw, o) != p.out)
+            .map(|o| alias_class(rw, root_of(rw, o)))
+            .collect();
+        let last = consumers.iter().map(|&(c, _)| pos[&c]).max().unwrap_or(0);
+        let conflict = order[pos[&p.kernel] + 1..last]
+            .iter()
+            .any(|&o| writes(rw, o).iter().any(|&w| reads.contains(&alias_class(rw, w))));
+        if conflict {
+            continue;
+        }
+        let out_ty = memref(rw, p.out).ok_or("producer output")?;
+        let rs = aot_dialects::lowering::row_major(&out_ty.shape);
+        let mut done: FxHashSet<Op> = FxHashSet::default();
+        for &(c, _) in &consumers {
+            if !done.insert(c) {
+                continue;
+            }
+            let body = rw.single_block(c, 0).expect("kernel body");
+            let args: Vec<(Value, Value)> = rw
+                .operands(c)
+                .zip(rw.block_args(body).iter().copied())
+                .filter(|&(o, _)| root_of(rw, o) == p.out)
+                .collect();
+            for (host, a) in args {
+                let m = memref(rw, host).ok_or("consumer buffer")?;
+                let loads: Vec<Op> = rw.uses(a).map(|u| u.op).collect();
+                for l in loads {
+                    let idx: Vec<Value> = rw.operands(l).skip(1).collect();
+                    rw.set_insertion_point(InsertPoint::Before(l));
+                    let flat = flat_offset(rw, &m, &idx);
+                    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+                    for (d, &iv) in p.ivs.iter().enumerate() {
+                        let n = if d == 0 { None } else { Some(p.shape[d]) };
+                        let v = div_mod(rw, &flat, rs[d], n);
+                        map.insert(iv, v);
+                    }
+                    let nv = clone_dag(rw, p.kernel, c, p.value, &mut map)?;
+                    let old = rw.result(l, 0);
+                    rw.replace_all_uses(old, nv);
+                    rw.erase_op(l);
+                }
+            }
+            prune_kernel_args(rw, c);
+        }
+        let _ = p.out_arg;
+        rw.erase_op(p.kernel);
+        erase_dead_buffers(rw, entry);
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Removes allocations and views nothing uses.
+fn erase_dead_buffers(rw: &mut Rewriter<'_>, entry: Block) {
+    loop {
+        let dead: Vec<Op> = rw
+            .block_ops(entry)
+            .filter(|&o| {
+                matches!(rw.op_name(o), r#loop::ALLOC | r#loop::VIEW | r#loop::GLOBAL)
+                    && rw.results(o).iter().all(|&r| !rw.has_uses(r))
+            })
+            .collect();
+        if dead.is_empty() {
+            return;
+        }
+        for o in dead {
+            rw.erase_op(o);
+        }
+    }
+}
+
+// ----- loop fusion -----
+
+/// The outermost parallel loop of a kernel (constants may precede it).
+fn outer_loop(ctx: &Context, k: Op) -> Option<Op> {
+    crate::program::split_loop(ctx, k)
+}
+
+/// Stores of kernel `k` at the top level of its outer loop body:
+/// `(root, offset expression over k's outer IV, stored value)`. `None`
+/// when some store to a root is elsewhere (inside an inner loop).
+fn row_stores(ctx: &Context, k: Op, outer: Op) -> Option<Vec<(Value, Expr, Value)>> {
+    let body = ctx.single_block(outer, 0)?;
+    let mut out = Vec::new();
+    let mut deep = Vec::new();
+    ctx.walk_pre(k, &mut |o| {
+        if ctx.op_name(o) != r#loop::STORE {
+            return;
+        }
+        let buf = ctx.operand(o, 1);
+        let Some(i) = arg_index(ctx, k, buf) else { return };
+        let root = root_of(ctx, ctx.operand(k, i));
+        if ctx.op_block(o) == Some(body) {
+            let m = memref(ctx, buf).expect("buffer");
+            let idx: Vec<Value> = ctx.operands(o).skip(2).collect();
+            out.push((root, flat_offset(ctx, &m, &idx), ctx.operand(o, 0)));
+        } else {
+            deep.push(root);
+        }
+    });
+    if out.iter().any(|(r, _, _)| deep.contains(r)) {
+        return None;
+    }
+    Some(out)
+}
+
+/// Substitutes `to` for atom `from` in an expression.
+fn rename(e: &Expr, from: Value, to: Value) -> Expr {
+    let mut t = e.clone();
+    for term in t.terms.iter_mut() {
+        if term.0 == from {
+            term.0 = to;
+        }
+    }
+    t.terms.sort_by_key(|t| t.0.as_u32());
+    t
+}
+
+/// Tries to fuse one pair of kernels; returns whether it did.
+fn fuse_one(rw: &mut Rewriter<'_>, entry: Block, ret_roots: &FxHashSet<Value>) -> Result<bool, String> {
+    let kernels = kernel_ops(rw, entry);
+    let pos = positions(rw, entry);
+    let order: Vec<Op> = rw.block_ops(entry).collect();
+    for (i, &k1) in kernels.iter().enumerate() {
+        let Some(l1) = outer_loop(rw, k1) else { continue };
+        let Some(stores) = row_stores(rw, k1, l1) else { continue };
+        let written: FxHashSet<Value> = writes(rw, k1).into_iter().collect();
+        let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
+        for &k2 in &kernels[i + 1..] {
+            let Some(l2) = outer_loop(rw, k2) else { continue };
+            if bounds(l1) != bounds(l2) {
+                continue;
+            }
+            let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| root_of(rw, o)).collect();
+            if written.is_disjoint(&reads2) {
+                continue;
+            }
+            // k2 must not write what k1 reads, nor anything between them
+            // touch k1's buffers.
+            let reads1: FxHashSet<Value> = rw.operands(k1).map(|o| alias_class(rw, root_of(rw, o))).collect();
+            let written_class: FxHashSet<Value> = written.iter().map(|&w| alias_class(rw, w)).collect();
+            if writes(rw, k2).iter().any(|&w| reads1.contains(&alias_class(rw, w))) {
+                continue;
+            }
+            // (Views and allocations between them are only layouts.)
+            let between = &order[pos[&k1] + 1..pos[&k2]];
+            let blocked = between.iter().any(|&o| {
+                let layout_only = matches!(rw.op_name(o), r#loop::VIEW | r#loop::ALLOC | r#loop::GLOBAL);
+                let w: Vec<Value> = writes(rw, o).into_iter().map(|r| alias_class(rw, r)).collect();
+                !layout_only
+                    && (w.iter().any(|r| reads1.contains(r) || written_class.contains(r))
+                        || rw.operands(o).any(|v| written_class.contains(&alias_class(rw, root_of(rw, v)))))
+            });
+            if blocked {
+                continue;
+            }
+            // Every load k2 makes of a buffer k1 writes must hit the element
+            // k1 stored in the same iteration.
+            let iv1 = rw.block_args(rw.single_block(l1, 0).expect("body"))[0];
+            let iv2 = rw.block_args(rw.single_block(l2, 0).expect("body"))[0];
+            let mut forward: Vec<(Op, Value)> = Vec::new();
+            let mut ok = true;
+            rw.walk_pre(k2, &mut |o| {
+                if !ok || rw.op_name(o) != r#loop::LOAD {
+                    return;
+                }
+                let buf = rw.operand(o, 0);
+                let Some(j) = arg_index(rw, k2, buf) else { return };
+                let root = root_of(rw, rw.operand(k2, j));
+                if !written.contains(&root) {
+                    return;
+                }
+                let m = memref(rw, buf).expect("buffer");
+                let idx: Vec<Value> = rw.operands(o).skip(1).collect();
+                let e = rename(&flat_offset(rw, &m, &idx), iv2, iv1);
+                match stores.iter().find(|(r, se, _)| *r == root && *se == e) {
+                    Some(&(_, _, v)) => forward.push((o, v)),
+                    None => ok = false,
+                }
+            });
+            if !ok {
+                continue;
+            }
+            merge(rw, k1, k2, l1, l2, &forward)?;
+            // Buffers only the fused kernel used, and not returned, go.
+            for (root, _, _) in &stores {
+                let is_alloc = rw.defining_op(*root).is_some_and(|o| rw.op_name(o) == r#loop::ALLOC);
+                if ret_roots.contains(root) || !is_alloc {
+                    continue;
+                }
+                if let Some(uses) = uses_of_root(rw, *root) {
+                    let only_stores = uses.iter().all(|&(o, v)| {
+                        o == k2 && {
+                            let body = rw.single_block(o, 0).expect("body");
+                            rw.operands(o)
+                                .zip(rw.block_args(body).iter())
+                                .filter(|&(h, _)| h == v)
+                                .all(|(_, &a)| rw.uses(a).all(|u| rw.op_name(u.op) == r#loop::STORE))
+                        }
+                    });
+                    if only_stores {
+                        drop_stores(rw, k2, *root);
+                    }
+                }
+            }
+            prune_kernel_args(rw, k2);
+            erase_dead_buffers(rw, entry);
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Removes the stores of kernel `k` into `root`.
+fn drop_stores(rw: &mut Rewriter<'_>, k: Op, root: Value) {
+    let mut dead = Vec::new();
+    rw.walk_pre(k, &mut |o| {
+        if rw.op_name(o) == r#loop::STORE {
+            if let Some(i) = arg_index(rw, k, rw.operand(o, 1)) {
+                if root_of(rw, rw.operand(k, i)) == root {
+                    dead.push(o);
+                }
+            }
+        }
+    });
+    for o in dead {
+        rw.erase_op(o);
+    }
+}
+
+/// Moves k1's outer-loop body to the front of k2's, maps buffers and
+/// forwards the loads that read what k1 stored; erases k1.
+fn merge(rw: &mut Rewriter<'_>, k1: Op, k2: Op, l1: Op, l2: Op, forward: &[(Op, Value)]) -> Result<(), String> {
+    let body1 = rw.single_block(k1, 0).ok_or("kernel body")?;
+    let b1 = rw.single_block(l1, 0).ok_or("loop body")?;
+    let b2 = rw.single_block(l2, 0).ok_or("loop body")?;
+    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+    // Buffers.
+    for (i, &a) in rw.block_args(body1).to_vec().iter().enumerate() {
+        let host = rw.operand(k1, i);
+        let na = kernel_arg_for(rw, k2, host);
+        map.insert(a, na);
+    }
+    // Constants before k1's loop go before k2's.
+    for o in rw.block_ops(body1).collect::<Vec<_>>() {
+        if o == l1 || rw.op_name(o) == r#loop::YIELD {
+            continue;
+        }
+        rw.set_insertion_point(InsertPoint::Before(l2));
+        rw.clone_deep(o, &mut map);
+    }
+    map.insert(rw.block_args(b1)[0], rw.block_args(b2)[0]);
+    let first = rw.block_first_op(b2).ok_or("empty loop body")?;
+    for o in rw.block_ops(b1).collect::<Vec<_>>() {
+        if rw.op_name(o) == r#loop::YIELD {
+            continue;
+        }
+        rw.set_insertion_point(InsertPoint::Before(first));
+        rw.clone_deep(o, &mut map);
+    }
+    for &(load, v) in forward {
+        let nv = *map.get(&v).ok_or("forwarded value was not cloned")?;
+        let old = rw.result(load, 0);
+        rw.replace_all_uses(old, nv);
+        rw.erase_op(load);
+    }
+    rw.erase_op(k1);
+    Ok(())
+}
+
+/// Common subexpressions inside kernels (fusion duplicates producers per
+/// load site): pure scalar ops, and loads from buffers the kernel does not
+/// write, are numbered by (name, operands, attributes) in dominance scopes
+/// — an op sees what its enclosing blocks computed before it.
+fn cse_kernel(rw: &mut Rewriter<'_>, k: Op) -> u64 {
+    type Key = (OpName, Vec<Value>, Vec<NamedAttr>, Vec<Type>);
+    let stored: FxHashSet<Value> = writes(rw, k).into_iter().map(|r| alias_class(rw, r)).collect();
+    let body = rw.single_block(k, 0).expect("kernel body");
+    let host: FxHashMap<Value, Value> =
+        rw.block_args(body).iter().zip(rw.operands(k)).map(|(&a, h)| (a, alias_class(rw, root_of(rw, h)))).collect();
+    fn walk(
+        rw: &mut Rewriter<'_>,
+        block: Block,
+        scopes: &mut Vec<FxHashMap<Key, Op>>,
+        stored: &FxHashSet<Value>,
+        host: &FxHashMap<Value, Value>,
+        removed: &mut u64,
+    ) {
+        scopes.push(FxHashMap::default());
+        for op in rw.block_ops(block).collect::<Vec<_>>() {
+            for r in rw.regions(op).to_vec() {
+                for b in rw.region_blocks(r).to_vec() {
+                    walk(rw, b, scopes, stored, host, removed);
+                }
+            }
+            let name = rw.op_name(op);
+            let candidate = if name == r#loop::LOAD {
+                let buf = rw.operand(op, 0);
+                host.get(&buf).is_some_and(|r| !stored.contains(r))
+            } else {
+                rw.has_trait(op, Traits::PURE) && rw.regions(op).is_empty() && rw.num_results(op) > 0
+            };
+            if !candidate {
+                continue;
+            }
+            let key: Key = (
+                rw.op_name_of(op),
+                rw.operands(op).collect(),
+                rw.attrs(op).to_vec(),
+                rw.results(op).iter().map(|&r| rw.value_type(r)).collect(),
+            );
+            let found = scopes.iter().rev().find_map(|s| s.get(&key).copied());
+            match found {
+                Some(prev) => {
+                    let (old, new) = (rw.results(op).to_vec(), rw.results(prev).to_vec());
+                    for (o, n) in old.into_iter().zip(new) {
+                        rw.replace_all_uses(o, n);
+                    }
+                    rw.erase_op(op);
+                    *removed += 1;
+                }
+                None => {
+                    scopes.last_mut().expect("scope").insert(key, op);
+                }
+            }
+        }
+        scopes.pop();
+    }
+    let mut removed = 0;
+    walk(rw, body, &mut Vec::new(), &stored, &host, &mut removed);
+    removed
+}
+
+/// Fuses the kernels of lowered function `func`.
+pub fn fuse_function(ctx: &mut Context, func: Op) -> Result<Stats, Diagnostic> {
+    let f = FuncView { op: func };
+    let Some(entry) = f.entry_block(ctx) else { return Ok(Stats::default()) };
+    let mut rw = Rewriter::new(ctx);
+    let mut stats = Stats::default();
+    let err = |rw: &Rewriter<'_>, m: String| Diagnostic::op_error(rw, func, format!("fuse: {m}"));
+    loop {
+        if inline_one(&mut rw, entry).map_err(|m| err(&rw, m))? {
+            stats.inlined += 1;
+            continue;
+        }
+        let ret_roots: FxHashSet<Value> = match f.return_op(&rw) {
+            Some(r) => rw.operands(r).map(|v| root_of(&rw, v)).collect(),
+            None => FxHashSet::default(),
+        };
+        if fuse_one(&mut rw, entry, &ret_roots).map_err(|m| err(&rw, m))? {
+            stats.fused += 1;
+            continue;
+        }
+        break;
+    }
+    let kernels = kernel_ops(&rw, entry);
+    stats.kernels = kernels.len() as u64;
+    for k in kernels {
+        stats.cse += cse_kernel(&mut rw, k);
+    }
+    Ok(stats)
+}
+
+struct FusePass;
+
+impl Pass for FusePass {
+    fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        let f = FuncView { op };
+        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
+            return Ok(());
+        }
+        let s = fuse_function(ctx, op)?;
+        st.add_stat("num-inlined", s.inlined);
+        st.add_stat("num-fused", s.fused);
+        st.add_stat("num-kernels", s.kernels);
+        st.add_stat("num-cse", s.cse);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "fuse",
+        name: "Fuse",
+        summary: "Fuse loop kernels: elementwise producers into their readers, same-loop kernels into one",
+        description: "On a lowered function (after lower-to-loops): a kernel computing a fresh buffer elementwise \
+is inlined into the kernels that read it (views become index arithmetic, the buffer disappears; cheap producers \
+are recomputed per reader); two kernels over the same outermost parallel loop, where the second only reads what \
+the first stored in the same iteration (row reductions feeding elementwise consumers), become one kernel with \
+those loads forwarded. Never moves a read past a write of the same buffer; keeps buffers that are returned.",
+        anchor: Some("func.func"),
+        options: &[],
+        statistics: &[
+            StatisticSpec { name: "num-inlined", description: "Producer kernels inlined into their readers" },
+            StatisticSpec { name: "num-fused", description: "Kernel pairs fused over a shared loop" },
+            StatisticSpec { name: "num-kernels", description: "Kernels left" },
+            StatisticSpec { name: "num-cse", description: "Duplicate computations removed inside kernels" },
+        ],
+        create: |_: &PassOptions| Ok(Box::new(FusePass)),
+    }
+}

@@ -1,0 +1,143 @@
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse))' | FileCheck %s
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse))' --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// Statistics over the whole file: 24 kernels in, 11 out.
+// STATS:      Fuse
+// STATS-NEXT:   (S) 11 num-inlined
+// STATS-NEXT:   (S) 2 num-fused
+// STATS-NEXT:   (S) 11 num-kernels
+
+/// A chain of five elementwise ops (with a broadcast operand) becomes one
+/// kernel: every intermediate buffer is gone, the input is loaded once.
+// CHECK-LABEL: func.func @chain
+// CHECK-COUNT-1: loop.alloc
+// CHECK-NOT:     loop.alloc
+// CHECK:         loop.kernel
+// CHECK-COUNT-2:   loop.load
+// CHECK-NOT:       loop.load
+// CHECK:           loop.add
+// CHECK:           loop.mul
+// CHECK:           loop.max
+// CHECK:           loop.sub
+// CHECK:           loop.exp
+// CHECK:           loop.store
+// CHECK-NOT:     loop.kernel
+// CHECK:         return
+func.func @chain(%x: tensor<64x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf32> {
+  %0 = tensor.add %x, %b : tensor<64x128xf32>, tensor<128xf32> -> tensor<64x128xf32>
+  %1 = tensor.mul %0, %0 : tensor<64x128xf32>
+  %2 = tensor.relu %1 : tensor<64x128xf32>
+  %3 = tensor.sub %2, %x : tensor<64x128xf32>
+  %4 = tensor.exp %3 : tensor<64x128xf32>
+  return %4 : tensor<64x128xf32>
+}
+
+// -----
+
+/// Softmax written out (max, subtract, exp, sum, divide) becomes one kernel
+/// with one parallel loop over rows: the row max and sum are forwarded from
+/// where they are computed, exp is recomputed instead of stored.
+// CHECK-LABEL: func.func @softmax
+// CHECK:         %[[O:.*]] = loop.alloc : memref<4x8xf32>
+// CHECK-NOT:     loop.alloc
+// CHECK:         loop.kernel
+// CHECK:           loop.for %[[I:.*]] = 0 to 4 parallel {
+// CHECK:             %[[M:.*]] = loop.for {{.*}} iter_args
+// CHECK:               loop.max
+// CHECK:             %[[S:.*]] = loop.for {{.*}} iter_args
+// CHECK:               loop.sub %{{.*}}, %[[M]]
+// CHECK:               loop.exp
+// CHECK:             loop.for
+// CHECK:               loop.div %{{.*}}, %[[S]]
+// CHECK:               loop.store {{.*}}, %{{.*}}[%[[I]], %{{.*}}]
+// CHECK-NOT:     loop.kernel
+// CHECK:         return %[[O]]
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %m = tensor.amax %x {dims = [1], keepdim} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %d = tensor.sub %x, %m : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %e = tensor.exp %d : tensor<4x8xf32>
+  %s = tensor.sum %e {dims = [1], keepdim} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %y = tensor.div %e, %s : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+/// The softmax op is one kernel from the start.
+// CHECK-LABEL: func.func @softmax_op
+// CHECK-COUNT-1: loop.kernel
+// CHECK-NOT:     loop.kernel
+func.func @softmax_op(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = tensor.softmax %x {dim = 1} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+/// Views between producer and consumer are index arithmetic: a transpose
+/// swaps the indices, transposes and reshapes that line up stay affine,
+/// and a reshape that refactors the producer's dimensions divides.
+// CHECK-LABEL: func.func @views
+// CHECK:         loop.kernel
+// CHECK:           loop.for %[[I:.*]] = 0 to 6 parallel {
+// CHECK:             loop.for %[[J:.*]] = 0 to 4 {
+// CHECK-NEXT:          loop.load %{{.*}}[%[[J]], %[[I]]] : memref<4x6xf32>
+// CHECK-NEXT:          loop.exp
+// CHECK-NEXT:          loop.neg
+// CHECK:         loop.kernel
+// CHECK-NOT:       loop.div
+// CHECK:           loop.tanh
+// CHECK:         loop.kernel
+// CHECK:           loop.div
+// CHECK:           loop.rem
+// CHECK:           loop.sin
+// CHECK:           loop.cos
+func.func @views(%x: tensor<4x6xf32>, %y: tensor<24xf32>, %z: tensor<4x6xf32>) -> (tensor<6x4xf32>, tensor<4x6xf32>, tensor<3x8xf32>) {
+  %e = tensor.exp %x : tensor<4x6xf32>
+  %t = view.t %e : tensor<4x6xf32> -> tensor<6x4xf32>
+  %n = tensor.neg %t : tensor<6x4xf32>
+  %s = tensor.sin %y : tensor<24xf32>
+  %r = view.reshape %s {shape = [4, 6]} : tensor<24xf32> -> tensor<4x6xf32>
+  %c = tensor.cos %r : tensor<4x6xf32>
+  %u = view.t %c : tensor<4x6xf32> -> tensor<6x4xf32>
+  %v = tensor.tanh %u : tensor<6x4xf32>
+  %w = view.reshape %v {shape = [4, 6]} : tensor<6x4xf32> -> tensor<4x6xf32>
+  %s2 = tensor.sin %z : tensor<4x6xf32>
+  %r2 = view.reshape %s2 {shape = [3, 8]} : tensor<4x6xf32> -> tensor<3x8xf32>
+  %c2 = tensor.cos %r2 : tensor<3x8xf32>
+  return %n, %w, %c2 : tensor<6x4xf32>, tensor<4x6xf32>, tensor<3x8xf32>
+}
+
+// -----
+
+/// A buffer the function returns is kept (its producer stays a kernel),
+/// and so is one read by the GEMM.
+// CHECK-LABEL: func.func @kept
+// CHECK:         loop.kernel "exp_0"
+// CHECK:         loop.matmul
+// CHECK:         loop.kernel
+func.func @kept(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %e = tensor.exp %x : tensor<4x4xf32>
+  %m = tensor.mm %e, %e : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %n = tensor.neg %m : tensor<4x4xf32>
+  return %e, %n : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+/// A read is never moved past a write of the same storage: the negation of
+/// %c must read it before the trailing update of %a, which may share its
+/// storage (arguments can be views of one storage).
+// CHECK-LABEL: func.func @ordered
+// CHECK:         loop.kernel "neg_1"
+// CHECK:         loop.kernel "copy_
+// CHECK-SAME:      %arg0
+// CHECK:         loop.kernel "copy_
+// CHECK-SAME:      %arg1
+func.func @ordered(%a: tensor<4xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  %z = tensor.full {value = 1.0} : tensor<4xf32>
+  %n = tensor.neg %c : tensor<4xf32>
+  mut.copy_ %a, %z : tensor<4xf32>, tensor<4xf32>
+  mut.copy_ %c, %n : tensor<4xf32>, tensor<4xf32>
+  return %n : tensor<4xf32>
+}
