@@ -6,6 +6,7 @@
 //! the seam every backend starts from; `cranelift` JIT-compiles its
 //! kernels and runs the host program around them.
 
+pub mod affine;
 pub mod cranelift;
 pub mod fuse;
 pub mod gemm;

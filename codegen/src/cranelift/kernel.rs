@@ -179,6 +179,11 @@ impl<'a, 'f> Gen<'a, 'f> {
         self.b.ins().iadd(base, bytes)
     }
 
+    /// Emits one op with scalar code.
+    pub fn op_scalar(&mut self, op: Op) -> Result<(), Diagnostic> {
+        self.op(op)
+    }
+
     fn op(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let name = ctx.op_name(op);
@@ -249,21 +254,43 @@ impl<'a, 'f> Gen<'a, 'f> {
         Ok(())
     }
 
+    /// The bounds a loop runs: the caller's slice for the split loop.
+    pub fn bounds(&mut self, op: Op) -> (cl::Value, cl::Value) {
+        match self.split {
+            Some((l, lo, hi)) if l == op => (lo, hi),
+            _ => {
+                let lo = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "lower").unwrap_or(0));
+                let hi = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "upper").unwrap_or(0));
+                (lo, hi)
+            }
+        }
+    }
+
     fn for_loop(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         if self.opts.vectorize && super::vector::try_vectorize(self, op)? {
             return Ok(());
         }
-        let step = ctx.attr_i64(op, "step").unwrap_or(1);
-        let (lo, hi) = match self.split {
-            Some((l, lo, hi)) if l == op => (lo, hi),
-            _ => {
-                let lo = self.b.ins().iconst(types::I64, ctx.attr_i64(op, "lower").unwrap_or(0));
-                let hi = self.b.ins().iconst(types::I64, ctx.attr_i64(op, "upper").unwrap_or(0));
-                (lo, hi)
-            }
-        };
+        let (lo, hi) = self.bounds(op);
         let inits: Vec<cl::Value> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+        let results = self.scalar_for(op, lo, hi, &inits)?;
+        for (i, &r) in ctx.results(op).iter().enumerate() {
+            self.vals.insert(r, results[i]);
+        }
+        Ok(())
+    }
+
+    /// Emits loop `op` running `lo..hi` (its own step) from `inits`;
+    /// returns the final carried values.
+    pub fn scalar_for(
+        &mut self,
+        op: Op,
+        lo: cl::Value,
+        hi: cl::Value,
+        inits: &[cl::Value],
+    ) -> Result<Vec<cl::Value>, Diagnostic> {
+        let ctx = self.ctx;
+        let step = ctx.attr_i64(op, "step").unwrap_or(1);
         let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
         let carried_types: Vec<Type> = inits.iter().map(|&v| self.b.func.dfg.value_type(v)).collect();
         let header = self.b.create_block();
@@ -293,11 +320,7 @@ impl<'a, 'f> Gen<'a, 'f> {
         back.extend(next.iter().map(|&v| BlockArg::from(v)));
         self.b.ins().jump(header, &back);
         self.b.switch_to_block(exit);
-        let ep = self.b.block_params(exit).to_vec();
-        for (i, &r) in ctx.results(op).iter().enumerate() {
-            self.vals.insert(r, ep[i]);
-        }
-        Ok(())
+        Ok(self.b.block_params(exit).to_vec())
     }
 
     /// One Philox4x32-10 block from I64 seed and counter; four I64 words.
@@ -373,7 +396,7 @@ impl<'a, 'f> Gen<'a, 'f> {
                 b.ins().fdiv(one, s)
             }
             "floor" => b.ins().floor(ops[0]),
-            "exp" | "log" | "log1p" | "sin" | "cos" | "tanh" | "erf" | "pow" => {
+            "exp" | "log" | "log1p" | "sin" | "cos" | "tanh" | "erf" | "erfc" | "pow" => {
                 let sym = libcalls::math_symbol(short, is_f64).ok_or("no libcall")?;
                 self.call1(sym, &ops)?
             }

@@ -41,6 +41,8 @@ unary!(aot_tanhf, libm::tanhf, f32);
 unary!(aot_tanh, libm::tanh, f64);
 unary!(aot_erff, libm::erff, f32);
 unary!(aot_erf, libm::erf, f64);
+unary!(aot_erfcf, libm::erfcf, f32);
+unary!(aot_erfc, libm::erfc, f64);
 
 extern "C" fn aot_powf(x: f32, y: f32) -> f32 {
     libm::powf(x, y)
@@ -74,6 +76,8 @@ pub const TABLE: &[(&str, *const u8, Sig)] = &[
     ("aot_tanh", aot_tanh as *const u8, Sig::F64),
     ("aot_erff", aot_erff as *const u8, Sig::F32),
     ("aot_erf", aot_erf as *const u8, Sig::F64),
+    ("aot_erfcf", aot_erfcf as *const u8, Sig::F32),
+    ("aot_erfc", aot_erfc as *const u8, Sig::F64),
     ("aot_powf", aot_powf as *const u8, Sig::F32x2),
     ("aot_pow", aot_pow as *const u8, Sig::F64x2),
     ("aot_f16_to_f32", aot_f16_to_f32 as *const u8, Sig::HalfToF32),
@@ -97,6 +101,8 @@ pub fn math_symbol(op: &str, f64: bool) -> Option<&'static str> {
         ("tanh", true) => "aot_tanh",
         ("erf", false) => "aot_erff",
         ("erf", true) => "aot_erf",
+        ("erfc", false) => "aot_erfcf",
+        ("erfc", true) => "aot_erfc",
         ("pow", false) => "aot_powf",
         ("pow", true) => "aot_pow",
         _ => return None,

@@ -1,8 +1,659 @@
-//! Vectorization of innermost loops (f32x4). Filled in below.
+//! Vectorization of innermost loops: four f32 lanes per iteration.
+//!
+//! A loop qualifies when it has no inner loop, steps by 1, and every value
+//! its body computes is either *uniform* (the same in every iteration: a
+//! constant, a load whose address does not move) or a *lane* value of f32
+//! (or a comparison mask of them) computed from unit-stride f32 loads; index
+//! values may depend on the induction variable only affinely and only as
+//! addresses. Loop-carried values must be f32 sums, maxima or minima (the
+//! reductions). Anything else keeps the scalar loop.
+//!
+//! Code: a vector loop while four iterations remain (lane values in F32X4,
+//! masks in I32X4, uniform values splatted at their use, reductions in a
+//! vector accumulator folded horizontally at the end), then the scalar loop
+//! for the remainder, continuing from the folded values. `exp`, `tanh`,
+//! `erf` and `erfc` use polynomial approximations (a few ulp in f32); other
+//! math calls `libm` per lane.
 
-use super::kernel::Gen;
-use aot_ir::{Diagnostic, Op};
+use super::kernel::{flags, Gen};
+use super::libcalls;
+use crate::affine::flat_offset;
+use aot_dialects::r#loop;
+use aot_ir::{Context, Diagnostic, ElemType, Op, TypeData, Value};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{self as cl, types, BlockArg, Endianness, InstBuilder, MemFlagsData};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-pub(super) fn try_vectorize(_g: &mut Gen<'_, '_>, _op: Op) -> Result<bool, Diagnostic> {
-    Ok(false)
+const LANES: i64 = 4;
+
+/// How a value behaves across the iterations of the loop.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Kind {
+    /// The same in every iteration.
+    Uniform,
+    /// An index that moves with the induction variable (addresses only).
+    Index,
+    /// A different f32 (or mask) per iteration.
+    Lane,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Reduce {
+    Add,
+    Max,
+    Min,
+}
+
+struct Plan {
+    kinds: FxHashMap<Value, Kind>,
+    /// Per carried value (in order): the reduction and the op updating it.
+    reductions: Vec<(Reduce, Op)>,
+}
+
+fn is_f32(ctx: &Context, v: Value) -> bool {
+    matches!(ctx.type_data(ctx.value_type(v)), TypeData::Elem(ElemType::F32))
+}
+
+fn is_i1(ctx: &Context, v: Value) -> bool {
+    matches!(ctx.type_data(ctx.value_type(v)), TypeData::Elem(ElemType::I1))
+}
+
+fn is_index(ctx: &Context, v: Value) -> bool {
+    matches!(ctx.type_data(ctx.value_type(v)), TypeData::Index)
+}
+
+/// The coefficient of the induction variable in a load/store's element
+/// offset; `None` when the address is not affine in it.
+fn address_coef(
+    ctx: &Context,
+    kinds: &FxHashMap<Value, Kind>,
+    op: Op,
+    buf: Value,
+    first: usize,
+    iv: Value,
+) -> Option<i64> {
+    let m = crate::program::memref(ctx, buf)?;
+    let idx: Vec<Value> = ctx.operands(op).skip(first).collect();
+    let e = flat_offset(ctx, &m, &idx);
+    for &(atom, _) in &e.terms {
+        if atom != iv && kinds.get(&atom).copied() != Some(Kind::Uniform) && !is_outer(ctx, atom, iv) {
+            return None;
+        }
+    }
+    Some(e.coef(iv))
+}
+
+/// A value defined outside the loop whose induction variable is `iv`.
+fn is_outer(ctx: &Context, v: Value, iv: Value) -> bool {
+    let Some(body) = (match ctx.value_def(iv) {
+        aot_ir::ValueDef::BlockArg { block, .. } => Some(block),
+        _ => None,
+    }) else {
+        return false;
+    };
+    match ctx.value_def(v) {
+        aot_ir::ValueDef::BlockArg { block, .. } => block != body,
+        aot_ir::ValueDef::Result { op, .. } => ctx.op_block(op) != Some(body),
+    }
+}
+
+fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
+    if ctx.attr_i64(op, "step").unwrap_or(1) != 1 {
+        return None;
+    }
+    let body = ctx.single_block(op, 0)?;
+    let args = ctx.block_args(body).to_vec();
+    let iv = args[0];
+    let mut kinds: FxHashMap<Value, Kind> = FxHashMap::default();
+    kinds.insert(iv, Kind::Index);
+    for &c in &args[1..] {
+        if !is_f32(ctx, c) {
+            return None;
+        }
+        kinds.insert(c, Kind::Lane);
+    }
+    let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
+    let mut any_lane = false;
+    for o in ctx.block_ops(body) {
+        let name = ctx.op_name(o);
+        let ks: Vec<Kind> = ctx.operands(o).map(|v| kind(&kinds, v)).collect();
+        let result = match name {
+            r#loop::YIELD => continue,
+            r#loop::FOR => return None,
+            r#loop::CONSTANT => Kind::Uniform,
+            r#loop::LOAD => {
+                let buf = ctx.operand(o, 0);
+                match address_coef(ctx, &kinds, o, buf, 1, iv)? {
+                    0 if ks.iter().skip(1).all(|&k| k == Kind::Uniform) => Kind::Uniform,
+                    1 if is_f32(ctx, ctx.result(o, 0)) => Kind::Lane,
+                    _ => return None,
+                }
+            }
+            r#loop::STORE => {
+                let (v, buf) = (ctx.operand(o, 0), ctx.operand(o, 1));
+                if !is_f32(ctx, v) || address_coef(ctx, &kinds, o, buf, 2, iv)? != 1 {
+                    return None;
+                }
+                any_lane = true;
+                continue;
+            }
+            r#loop::ASSERT | r#loop::PHILOX => {
+                if ks.iter().any(|&k| k != Kind::Uniform) {
+                    return None;
+                }
+                Kind::Uniform
+            }
+            _ => {
+                let r = ctx.result(o, 0);
+                if ks.iter().all(|&k| k == Kind::Uniform) {
+                    Kind::Uniform
+                } else if is_index(ctx, r) {
+                    // Affine address arithmetic on the induction variable.
+                    if !matches!(name, "loop.add" | "loop.sub" | "loop.mul") || ks.contains(&Kind::Lane) {
+                        return None;
+                    }
+                    Kind::Index
+                } else if ks.contains(&Kind::Index) {
+                    return None;
+                } else if lane_op(ctx, o) {
+                    any_lane = true;
+                    Kind::Lane
+                } else {
+                    return None;
+                }
+            }
+        };
+        for &r in ctx.results(o) {
+            kinds.insert(r, result);
+        }
+    }
+    // Index values feed addresses only.
+    for (&v, &k) in &kinds {
+        if k == Kind::Index && v != iv {
+            for u in ctx.uses(v) {
+                let ok = match ctx.op_name(u.op) {
+                    r#loop::LOAD => u.index >= 1,
+                    r#loop::STORE => u.index >= 2,
+                    _ => kind(&kinds, ctx.result(u.op, 0)) == Kind::Index,
+                };
+                if !ok {
+                    return None;
+                }
+            }
+        }
+    }
+    // Carried values: reductions.
+    let term = ctx.block_ops(body).last()?;
+    let mut reductions = Vec::new();
+    for (k, &c) in args[1..].iter().enumerate() {
+        let y = ctx.operand(term, k);
+        let upd = ctx.defining_op(y)?;
+        let r = match ctx.op_name(upd) {
+            "loop.add" => Reduce::Add,
+            "loop.max" => Reduce::Max,
+            "loop.min" => Reduce::Min,
+            _ => return None,
+        };
+        let uses: Vec<_> = ctx.uses(c).collect();
+        if uses.len() != 1 || uses[0].op != upd || ctx.operands(upd).filter(|&v| v == c).count() != 1 {
+            return None;
+        }
+        // The new value is used only by the yield.
+        if ctx.uses(y).count() != 1 {
+            return None;
+        }
+        reductions.push((r, upd));
+        any_lane = true;
+    }
+    any_lane.then_some(Plan { kinds, reductions })
+}
+
+/// Ops with a lane-wise form on f32 values and masks.
+fn lane_op(ctx: &Context, o: Op) -> bool {
+    let name = ctx.op_name(o).strip_prefix("loop.").unwrap_or("");
+    let r = ctx.result(o, 0);
+    let f32_ops = [
+        "add", "sub", "mul", "div", "max", "min", "neg", "abs", "sqrt", "rsqrt", "floor", "exp", "tanh", "erf", "erfc",
+        "log", "log1p", "sin", "cos", "pow",
+    ];
+    if f32_ops.contains(&name) {
+        return is_f32(ctx, r) && !ctx.has_attr(o, "exact");
+    }
+    match name {
+        "cmp" => is_f32(ctx, ctx.operand(o, 0)),
+        "select" => is_f32(ctx, r) && is_i1(ctx, ctx.operand(o, 0)),
+        "and" | "or" | "xor" => is_i1(ctx, r),
+        _ => false,
+    }
+}
+
+/// A lane value (F32X4 or an I32X4 mask), or a uniform scalar.
+#[derive(Copy, Clone)]
+enum V {
+    S(cl::Value),
+    L(cl::Value),
+}
+
+struct Vec4<'g, 'a, 'f> {
+    g: &'g mut Gen<'a, 'f>,
+    vals: FxHashMap<Value, V>,
+}
+
+fn vflags() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+impl<'f> Vec4<'_, '_, 'f> {
+    fn ins(&mut self) -> cranelift_frontend::FuncInstBuilder<'_, 'f> {
+        self.g.b.ins()
+    }
+
+    fn f32c(&mut self, x: f32) -> cl::Value {
+        let s = self.ins().f32const(x);
+        self.ins().splat(types::F32X4, s)
+    }
+
+    /// `v` as a lane vector of `ty` (splatting a uniform scalar; an i1
+    /// becomes an all-ones or all-zeros mask).
+    fn lane(&mut self, v: V, mask: bool) -> cl::Value {
+        match v {
+            V::L(x) => x,
+            V::S(x) if mask => {
+                let t = self.g.b.func.dfg.value_type(x);
+                let z = self.ins().iconst(t, 0);
+                let on = self.ins().icmp(IntCC::NotEqual, x, z);
+                let w = self.ins().sextend(types::I32, on);
+                let neg = self.ins().ineg(w);
+                let ones = self.ins().band_imm_s(neg, -1);
+                self.ins().splat(types::I32X4, ones)
+            }
+            V::S(x) => self.ins().splat(types::F32X4, x),
+        }
+    }
+
+    fn get(&self, op: Op, v: Value) -> Result<V, Diagnostic> {
+        match self.vals.get(&v) {
+            Some(&x) => Ok(x),
+            // Defined before the loop: uniform.
+            None => self.g.vals.get(&v).map(|&x| V::S(x)).ok_or_else(|| self.g.err(op, "operand has no value")),
+        }
+    }
+
+    fn as_f32(&mut self, m: cl::Value) -> cl::Value {
+        self.ins().bitcast(types::F32X4, vflags(), m)
+    }
+
+    /// `e^x` on four lanes: range reduction to `x = n·ln2 + r`, a degree-6
+    /// polynomial for `e^r`, scaling by `2^n` through the exponent bits.
+    fn exp(&mut self, x: cl::Value) -> cl::Value {
+        let hi = self.f32c(88.722_83);
+        let lo = self.f32c(-103.972_08);
+        let cx = self.ins().fmin(x, hi);
+        let cx = self.ins().fmax(cx, lo);
+        let log2e = self.f32c(std::f32::consts::LOG2_E);
+        let half = self.f32c(0.5);
+        let t = self.ins().fmul(cx, log2e);
+        let t = self.ins().fadd(t, half);
+        let n = self.ins().floor(t);
+        let c1 = self.f32c(0.693_359_4);
+        let c2 = self.f32c(-2.121_944_4e-4);
+        let a = self.ins().fmul(n, c1);
+        let r = self.ins().fsub(cx, a);
+        let b = self.ins().fmul(n, c2);
+        let r = self.ins().fsub(r, b);
+        let coeffs = [1.987_569_1e-4f32, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1, 0.5];
+        let mut p = self.f32c(coeffs[0]);
+        for &c in &coeffs[1..] {
+            let m = self.ins().fmul(p, r);
+            let cv = self.f32c(c);
+            p = self.ins().fadd(m, cv);
+        }
+        let r2 = self.ins().fmul(r, r);
+        let p = self.ins().fmul(p, r2);
+        let p = self.ins().fadd(p, r);
+        let one = self.f32c(1.0);
+        let y = self.ins().fadd(p, one);
+        // 2^n in two steps so that n down to -150 still scales (subnormals).
+        let ni = self.ins().fcvt_to_sint_sat(types::I32X4, n);
+        let h = self.ins().sshr_imm_s(ni, 1);
+        let rest = self.ins().isub(ni, h);
+        let pow = |s: &mut Self, k: cl::Value| {
+            let b127 = s.ins().iconst(types::I32, 127);
+            let b = s.ins().splat(types::I32X4, b127);
+            let e = s.ins().iadd(k, b);
+            let sh = s.ins().ishl_imm_s(e, 23);
+            s.ins().bitcast(types::F32X4, vflags(), sh)
+        };
+        let p1 = pow(self, h);
+        let p2 = pow(self, rest);
+        let y = self.ins().fmul(y, p1);
+        let y = self.ins().fmul(y, p2);
+        // Overflow to +inf; NaN stays NaN through the arithmetic above.
+        let inf = self.f32c(f32::INFINITY);
+        let big = self.ins().fcmp(FloatCC::GreaterThan, x, hi);
+        let bigf = self.as_f32(big);
+        let y = self.ins().bitselect(bigf, inf, y);
+        let zero = self.f32c(0.0);
+        let small = self.ins().fcmp(FloatCC::LessThan, x, lo);
+        let smallf = self.as_f32(small);
+        self.ins().bitselect(smallf, zero, y)
+    }
+
+    /// `tanh x`: an odd Taylor polynomial below 0.25, `1 - 2/(e^{2|x|}+1)`
+    /// with the sign of x above (saturating to ±1).
+    fn tanh(&mut self, x: cl::Value) -> cl::Value {
+        let ax = self.ins().fabs(x);
+        let x2 = self.ins().fmul(x, x);
+        // x - x³/3 + 2x⁵/15 - 17x⁷/315 + 62x⁹/2835
+        let cs = [62.0f32 / 2835.0, -17.0 / 315.0, 2.0 / 15.0, -1.0 / 3.0];
+        let mut p = self.f32c(cs[0]);
+        for &c in &cs[1..] {
+            let m = self.ins().fmul(p, x2);
+            let cv = self.f32c(c);
+            p = self.ins().fadd(m, cv);
+        }
+        let px = self.ins().fmul(p, x2);
+        let px = self.ins().fmul(px, x);
+        let small_v = self.ins().fadd(px, x);
+        let cap = self.f32c(9.0);
+        let cx = self.ins().fmin(ax, cap);
+        let two = self.f32c(2.0);
+        let t = self.ins().fmul(cx, two);
+        let e = self.exp(t);
+        let one = self.f32c(1.0);
+        let d = self.ins().fadd(e, one);
+        let q = self.ins().fdiv(two, d);
+        let mag = self.ins().fsub(one, q);
+        let signbits = {
+            let sb = self.ins().iconst(types::I32, 0x8000_0000u32 as i32 as i64);
+            let s = self.ins().splat(types::I32X4, sb);
+            self.as_f32(s)
+        };
+        let sign = self.ins().band(x, signbits);
+        let big_v = self.ins().bor(mag, sign);
+        let quarter = self.f32c(0.25);
+        let is_small = self.ins().fcmp(FloatCC::LessThan, ax, quarter);
+        let m = self.as_f32(is_small);
+        // NaN: both branches are NaN already.
+        self.ins().bitselect(m, small_v, big_v)
+    }
+
+    /// `erfc |x|` for `|x| ≥ 0.5` (Numerical Recipes' `erfcc`, relative
+    /// error below 1.2e-7 everywhere): `t·exp(-x² + P(t))`, `t = 1/(1+x/2)`.
+    fn erfc_abs(&mut self, ax: cl::Value) -> cl::Value {
+        let one = self.f32c(1.0);
+        let half = self.f32c(0.5);
+        let d = self.ins().fmul(ax, half);
+        let d = self.ins().fadd(d, one);
+        let t = self.ins().fdiv(one, d);
+        let c = [
+            0.170_872_77f32,
+            -0.822_152_23,
+            1.488_515_9,
+            -1.135_204,
+            0.278_868_07,
+            -0.186_288_06,
+            0.096_784_18,
+            0.374_091_96,
+            1.000_023_7,
+            -1.265_512_2,
+        ];
+        let mut p = self.f32c(c[0]);
+        for &k in &c[1..] {
+            let m = self.ins().fmul(p, t);
+            let kv = self.f32c(k);
+            p = self.ins().fadd(m, kv);
+        }
+        let x2 = self.ins().fmul(ax, ax);
+        let e = self.ins().fsub(p, x2);
+        let ex = self.exp(e);
+        self.ins().fmul(t, ex)
+    }
+
+    /// `erf x` near zero: 2/√π · (x - x³/3 + x⁵/10 - x⁷/42 + x⁹/216 - x¹¹/1320 + x¹³/9360).
+    fn erf_series(&mut self, x: cl::Value) -> cl::Value {
+        let x2 = self.ins().fmul(x, x);
+        let cs = [1.0f32 / 9360.0, -1.0 / 1320.0, 1.0 / 216.0, -1.0 / 42.0, 1.0 / 10.0, -1.0 / 3.0, 1.0];
+        let mut p = self.f32c(cs[0]);
+        for &c in &cs[1..] {
+            let m = self.ins().fmul(p, x2);
+            let cv = self.f32c(c);
+            p = self.ins().fadd(m, cv);
+        }
+        let k = self.f32c(std::f32::consts::FRAC_2_SQRT_PI);
+        let px = self.ins().fmul(p, x);
+        self.ins().fmul(px, k)
+    }
+
+    fn sign_of(&mut self, x: cl::Value) -> cl::Value {
+        let sb = self.ins().iconst(types::I32, 0x8000_0000u32 as i32 as i64);
+        let s = self.ins().splat(types::I32X4, sb);
+        let bits = self.as_f32(s);
+        self.ins().band(x, bits)
+    }
+
+    /// `erf x`: the series below 0.5, `1 - erfc|x|` with x's sign above.
+    fn erf(&mut self, x: cl::Value) -> cl::Value {
+        let ax = self.ins().fabs(x);
+        let small_v = self.erf_series(x);
+        let big = self.f32c(0.5);
+        let safe = self.ins().fmax(ax, big);
+        let ec = self.erfc_abs(safe);
+        let one = self.f32c(1.0);
+        let mag = self.ins().fsub(one, ec);
+        let sign = self.sign_of(x);
+        let big_v = self.ins().bor(mag, sign);
+        let is_small = self.ins().fcmp(FloatCC::LessThan, ax, big);
+        let m = self.as_f32(is_small);
+        self.ins().bitselect(m, small_v, big_v)
+    }
+
+    /// `erfc x = 1 - erf x`, without cancellation for large |x|.
+    fn erfc(&mut self, x: cl::Value) -> cl::Value {
+        let ax = self.ins().fabs(x);
+        let half = self.f32c(0.5);
+        let safe = self.ins().fmax(ax, half);
+        let ec = self.erfc_abs(safe);
+        let two = self.f32c(2.0);
+        let neg = self.ins().fsub(two, ec);
+        let zero = self.f32c(0.0);
+        let is_neg = self.ins().fcmp(FloatCC::LessThan, x, zero);
+        let nm = self.as_f32(is_neg);
+        let big_v = self.ins().bitselect(nm, neg, ec);
+        let series = self.erf_series(x);
+        let one = self.f32c(1.0);
+        let small_v = self.ins().fsub(one, series);
+        let is_small = self.ins().fcmp(FloatCC::LessThan, ax, half);
+        let m = self.as_f32(is_small);
+        self.ins().bitselect(m, small_v, big_v)
+    }
+
+    /// A math function `libm` computes, lane by lane.
+    fn per_lane(&mut self, sym: &'static str, args: &[cl::Value]) -> Result<cl::Value, String> {
+        let mut out = self.f32c(0.0);
+        for l in 0..LANES as u8 {
+            let xs: Vec<cl::Value> = args.iter().map(|&a| self.g.b.ins().extractlane(a, l)).collect();
+            let r = self.g.call1(sym, &xs)?;
+            out = self.ins().insertlane(out, r, l);
+        }
+        Ok(out)
+    }
+
+    fn lane_op(&mut self, op: Op) -> Result<cl::Value, Diagnostic> {
+        let ctx = self.g.ctx;
+        let name = ctx.op_name(op).strip_prefix("loop.").unwrap_or("");
+        let masks = matches!(name, "and" | "or" | "xor");
+        let mut ops = Vec::new();
+        for (i, v) in ctx.operands(op).enumerate() {
+            let x = self.get(op, v)?;
+            let mask = masks || (name == "select" && i == 0);
+            ops.push(self.lane(x, mask));
+        }
+        let err = |g: &Gen<'_, '_>, m: String| g.err(op, m);
+        Ok(match name {
+            "add" => self.ins().fadd(ops[0], ops[1]),
+            "sub" => self.ins().fsub(ops[0], ops[1]),
+            "mul" => self.ins().fmul(ops[0], ops[1]),
+            "div" => self.ins().fdiv(ops[0], ops[1]),
+            "max" => self.ins().fmax(ops[0], ops[1]),
+            "min" => self.ins().fmin(ops[0], ops[1]),
+            "neg" => self.ins().fneg(ops[0]),
+            "abs" => self.ins().fabs(ops[0]),
+            "sqrt" => self.ins().sqrt(ops[0]),
+            "rsqrt" => {
+                let s = self.ins().sqrt(ops[0]);
+                let one = self.f32c(1.0);
+                self.ins().fdiv(one, s)
+            }
+            "floor" => self.ins().floor(ops[0]),
+            "exp" => self.exp(ops[0]),
+            "tanh" => self.tanh(ops[0]),
+            "erf" => self.erf(ops[0]),
+            "erfc" => self.erfc(ops[0]),
+            "log" | "log1p" | "sin" | "cos" | "pow" => {
+                let sym = libcalls::math_symbol(name, false).ok_or_else(|| err(self.g, "no libcall".into()))?;
+                self.per_lane(sym, &ops).map_err(|m| err(self.g, m))?
+            }
+            "cmp" => {
+                let cc = match ctx.attr_str(op, "predicate").unwrap_or("eq") {
+                    "eq" => FloatCC::Equal,
+                    "ne" => FloatCC::NotEqual,
+                    "lt" => FloatCC::LessThan,
+                    "le" => FloatCC::LessThanOrEqual,
+                    "gt" => FloatCC::GreaterThan,
+                    _ => FloatCC::GreaterThanOrEqual,
+                };
+                self.ins().fcmp(cc, ops[0], ops[1])
+            }
+            "select" => {
+                let m = self.as_f32(ops[0]);
+                self.ins().bitselect(m, ops[1], ops[2])
+            }
+            "and" => self.ins().band(ops[0], ops[1]),
+            "or" => self.ins().bor(ops[0], ops[1]),
+            "xor" => self.ins().bxor(ops[0], ops[1]),
+            other => return Err(err(self.g, format!("no lane form for 'loop.{other}'"))),
+        })
+    }
+}
+
+/// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
+/// the scalar code.
+pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnostic> {
+    let ctx = g.ctx;
+    let Some(plan) = analyze(ctx, op) else { return Ok(false) };
+    let body = ctx.single_block(op, 0).ok_or_else(|| g.err(op, "a loop needs a body"))?;
+    let args = ctx.block_args(body).to_vec();
+    let (lo, hi) = g.bounds(op);
+    let inits: Vec<cl::Value> = ctx.operands(op).map(|v| g.val(op, v)).collect::<Result<_, _>>()?;
+    // Accumulators: sums start from (init, 0, 0, 0), extrema from init.
+    let mut accs = Vec::new();
+    for (k, &(r, _)) in plan.reductions.iter().enumerate() {
+        let b = &mut g.b;
+        let v = match r {
+            Reduce::Add => {
+                let z = b.ins().f32const(0.0);
+                let s = b.ins().splat(types::F32X4, z);
+                b.ins().insertlane(s, inits[k], 0)
+            }
+            _ => b.ins().splat(types::F32X4, inits[k]),
+        };
+        accs.push(v);
+    }
+    let header = g.b.create_block();
+    let vbody = g.b.create_block();
+    let vexit = g.b.create_block();
+    g.b.append_block_param(header, types::I64);
+    g.b.append_block_param(vexit, types::I64);
+    for _ in &accs {
+        g.b.append_block_param(header, types::F32X4);
+        g.b.append_block_param(vexit, types::F32X4);
+    }
+    let mut a: Vec<BlockArg> = vec![lo.into()];
+    a.extend(accs.iter().map(|&v| BlockArg::from(v)));
+    g.b.ins().jump(header, &a);
+    g.b.switch_to_block(header);
+    let hp = g.b.block_params(header).to_vec();
+    let next = g.b.ins().iadd_imm_s(hp[0], LANES);
+    let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+    let out: Vec<BlockArg> = hp.iter().map(|&v| v.into()).collect();
+    g.b.ins().brif(fits, vbody, &[], vexit, &out);
+    g.b.switch_to_block(vbody);
+    let mut vs = Vec4 { g, vals: FxHashMap::default() };
+    vs.g.vals.insert(args[0], hp[0]);
+    for (k, &c) in args[1..].iter().enumerate() {
+        vs.vals.insert(c, V::L(hp[k + 1]));
+    }
+    let updates: FxHashSet<Op> = plan.reductions.iter().map(|&(_, o)| o).collect();
+    let mut new_accs = vec![None; accs.len()];
+    for o in ctx.block_ops(body) {
+        let name = ctx.op_name(o);
+        if name == r#loop::YIELD {
+            break;
+        }
+        let kind = ctx.results(o).first().map(|r| plan.kinds[r]);
+        match (name, kind) {
+            (r#loop::STORE, _) => {
+                let v = vs.get(o, ctx.operand(o, 0))?;
+                let x = vs.lane(v, false);
+                let buf = ctx.operand(o, 1);
+                let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
+                let idx: Vec<cl::Value> = ctx.operands(o).skip(2).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
+                let addr = vs.g.address(base, &m, &idx);
+                vs.g.b.ins().store(flags(), x, addr, 0);
+            }
+            (r#loop::LOAD, Some(Kind::Lane)) => {
+                let buf = ctx.operand(o, 0);
+                let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
+                let idx: Vec<cl::Value> = ctx.operands(o).skip(1).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
+                let addr = vs.g.address(base, &m, &idx);
+                let v = vs.g.b.ins().load(types::F32X4, flags(), addr, 0);
+                vs.vals.insert(ctx.result(o, 0), V::L(v));
+            }
+            (_, Some(Kind::Lane)) => {
+                let v = vs.lane_op(o)?;
+                if updates.contains(&o) {
+                    let k = plan.reductions.iter().position(|&(_, u)| u == o).expect("an update");
+                    new_accs[k] = Some(v);
+                }
+                vs.vals.insert(ctx.result(o, 0), V::L(v));
+            }
+            _ => {
+                // Uniform and index values: the scalar code at lane 0.
+                vs.g.op_scalar(o)?;
+                for &r in ctx.results(o) {
+                    if let Some(&v) = vs.g.vals.get(&r) {
+                        vs.vals.insert(r, V::S(v));
+                    }
+                }
+            }
+        }
+    }
+    let mut back: Vec<BlockArg> = vec![next.into()];
+    for (k, v) in new_accs.iter().enumerate() {
+        back.push(v.unwrap_or(hp[k + 1]).into());
+    }
+    let g = vs.g;
+    g.b.ins().jump(header, &back);
+    g.b.switch_to_block(vexit);
+    let ep = g.b.block_params(vexit).to_vec();
+    // Fold the accumulators, then finish the remaining iterations.
+    let mut folded = Vec::new();
+    for (k, &(r, _)) in plan.reductions.iter().enumerate() {
+        let acc = ep[k + 1];
+        let l: Vec<cl::Value> = (0..LANES as u8).map(|i| g.b.ins().extractlane(acc, i)).collect();
+        let f = |b: &mut cranelift_frontend::FunctionBuilder<'_>, x, y| match r {
+            Reduce::Add => b.ins().fadd(x, y),
+            Reduce::Max => b.ins().fmax(x, y),
+            Reduce::Min => b.ins().fmin(x, y),
+        };
+        let p = f(&mut g.b, l[0], l[1]);
+        let q = f(&mut g.b, l[2], l[3]);
+        folded.push(f(&mut g.b, p, q));
+    }
+    let results = g.scalar_for(op, ep[0], hi, &folded)?;
+    for (i, &r) in ctx.results(op).iter().enumerate() {
+        g.vals.insert(r, results[i]);
+    }
+    Ok(true)
 }

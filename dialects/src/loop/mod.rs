@@ -891,6 +891,7 @@ scalar_op!(math "loop.sin", "Sine", 1, infer_float_unary);
 scalar_op!(math "loop.cos", "Cosine", 1, infer_float_unary);
 scalar_op!(math "loop.tanh", "Hyperbolic tangent", 1, infer_float_unary);
 scalar_op!(math "loop.erf", "Error function", 1, infer_float_unary);
+scalar_op!(math "loop.erfc", "Complementary error function 1 - erf(a)", 1, infer_float_unary);
 scalar_op!("loop.floor", "Largest integer not above a", 1, infer_float_unary);
 scalar_op!("loop.select", "c ? a : b", 3, infer_select);
 scalar_op!(

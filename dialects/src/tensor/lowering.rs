@@ -209,9 +209,11 @@ pub fn gelu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
             let ci = s.mul(c, inner)?;
             s.un("tanh", ci)?
         } else {
-            let r = s.const_f(std::f64::consts::FRAC_1_SQRT_2, e);
+            // 1 + erf(x/√2) = erfc(-x/√2): no cancellation for negative x.
+            let r = s.const_f(-std::f64::consts::FRAC_1_SQRT_2, e);
             let xs = s.mul(x, r)?;
-            s.un("erf", xs)?
+            let c = s.un("erfc", xs)?;
+            return s.mul(hx, c);
         };
         let opt = s.add(one, t)?;
         s.mul(hx, opt)

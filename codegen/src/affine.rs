@@ -1,0 +1,155 @@
+//! Affine index expressions over `index` values inside kernels: the
+//! analysis fusion uses to turn views into index arithmetic (and prove
+//! divisions away) and the vectorizer uses to find unit-stride accesses.
+//! An expression is `Σ coef·atom + c`; an atom is any index value that is
+//! not itself an affine combination (an induction variable, a loaded
+//! index, a division). Ranges come from the bounds of induction variables.
+
+use aot_dialects::r#loop;
+use aot_ir::*;
+
+/// `Σ coef·atom + c` over index values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    pub terms: Vec<(Value, i64)>,
+    pub c: i64,
+}
+
+impl Expr {
+    pub fn constant(c: i64) -> Expr {
+        Expr { terms: Vec::new(), c }
+    }
+
+    pub fn plus(mut self, o: &Expr) -> Expr {
+        for &(v, k) in &o.terms {
+            match self.terms.iter_mut().find(|t| t.0 == v) {
+                Some(t) => t.1 += k,
+                None => self.terms.push((v, k)),
+            }
+        }
+        self.c += o.c;
+        self.terms.retain(|t| t.1 != 0);
+        self.terms.sort_by_key(|t| t.0.as_u32());
+        self
+    }
+
+    pub fn scale(mut self, k: i64) -> Expr {
+        self.terms.iter_mut().for_each(|t| t.1 *= k);
+        self.c *= k;
+        self.terms.retain(|t| t.1 != 0);
+        self
+    }
+}
+
+pub fn index_const(ctx: &Context, v: Value) -> Option<i64> {
+    let op = ctx.defining_op(v)?;
+    if ctx.op_name(op) != r#loop::CONSTANT {
+        return None;
+    }
+    ctx.get_attr(op, "value").and_then(|a| ctx.attr_as_i64(a))
+}
+
+/// The affine form of an index value (atoms where it is not affine).
+pub fn expr_of(ctx: &Context, v: Value) -> Expr {
+    let atom = Expr { terms: vec![(v, 1)], c: 0 };
+    if !matches!(ctx.type_data(ctx.value_type(v)), TypeData::Index) {
+        return atom;
+    }
+    if let Some(c) = index_const(ctx, v) {
+        return Expr::constant(c);
+    }
+    let Some(op) = ctx.defining_op(v) else { return atom };
+    let (a, b) = match ctx.num_operands(op) {
+        2 => (ctx.operand(op, 0), ctx.operand(op, 1)),
+        _ => return atom,
+    };
+    match ctx.op_name(op) {
+        "loop.add" => expr_of(ctx, a).plus(&expr_of(ctx, b)),
+        "loop.sub" => expr_of(ctx, a).plus(&expr_of(ctx, b).scale(-1)),
+        "loop.mul" => match (index_const(ctx, a), index_const(ctx, b)) {
+            (_, Some(k)) => expr_of(ctx, a).scale(k),
+            (Some(k), _) => expr_of(ctx, b).scale(k),
+            _ => atom,
+        },
+        _ => atom,
+    }
+}
+
+/// The values a loop's induction variable takes, as an inclusive range.
+pub fn iv_range(ctx: &Context, v: Value) -> Option<(i64, i64)> {
+    let ValueDef::BlockArg { block, index: 0 } = ctx.value_def(v) else { return None };
+    let op = ctx.block_parent_op(block)?;
+    if ctx.op_name(op) != r#loop::FOR {
+        return None;
+    }
+    let (lo, hi, st) =
+        (ctx.attr_i64(op, "lower")?, ctx.attr_i64(op, "upper")?, ctx.attr_i64(op, "step").unwrap_or(1).max(1));
+    if hi <= lo {
+        return Some((lo, lo));
+    }
+    Some((lo, lo + (hi - 1 - lo) / st * st))
+}
+
+pub fn range(ctx: &Context, e: &Expr) -> Option<(i64, i64)> {
+    let (mut lo, mut hi) = (e.c, e.c);
+    for &(v, k) in &e.terms {
+        let (a, b) = iv_range(ctx, v)?;
+        let (x, y) = (a * k, b * k);
+        lo += x.min(y);
+        hi += x.max(y);
+    }
+    Some((lo, hi))
+}
+
+/// `e div d` when the remainder is provably in `[0, d)`.
+pub fn floordiv(ctx: &Context, e: &Expr, d: i64) -> Option<Expr> {
+    if d == 1 {
+        return Some(e.clone());
+    }
+    let mut q = Expr::constant(e.c.div_euclid(d));
+    let mut r = Expr::constant(e.c.rem_euclid(d));
+    for &(v, k) in &e.terms {
+        if k % d == 0 {
+            q.terms.push((v, k / d));
+        } else {
+            r.terms.push((v, k));
+        }
+    }
+    let (lo, hi) = range(ctx, &r)?;
+    (lo >= 0 && hi < d).then_some(q)
+}
+
+/// `e mod n` when it simplifies: terms that are multiples of `n` vanish and
+/// the rest must be provably in `[0, n)`.
+pub fn modulo(ctx: &Context, e: &Expr, n: i64) -> Option<Expr> {
+    let mut r = Expr::constant(e.c.rem_euclid(n));
+    for &(v, k) in &e.terms {
+        if k % n != 0 {
+            r.terms.push((v, k));
+        }
+    }
+    let (lo, hi) = range(ctx, &r)?;
+    if lo >= 0 && hi < n {
+        return Some(r);
+    }
+    None
+}
+
+/// The element offset a load/store addresses, as an expression.
+pub fn flat_offset(ctx: &Context, m: &MemRefType, idx: &[Value]) -> Expr {
+    let (strides, off) = r#loop::layout(m);
+    let mut e = Expr::constant(off);
+    for (&i, &s) in idx.iter().zip(strides.iter()) {
+        if s != 0 {
+            e = e.plus(&expr_of(ctx, i).scale(s));
+        }
+    }
+    e
+}
+
+impl Expr {
+    /// The coefficient of atom `v`.
+    pub fn coef(&self, v: Value) -> i64 {
+        self.terms.iter().find(|t| t.0 == v).map_or(0, |t| t.1)
+    }
+}
