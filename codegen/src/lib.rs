@@ -3,6 +3,7 @@
 //! The passes `lower-to-loops` (tensor ops to `loop` kernels over buffers,
 //! views as strided layouts), `fuse` (producer/consumer and loop fusion)
 //! and `plan-memory` (buffer reuse by liveness) work on the `loop` dialect,
+//! in that order ([`compile_function`] runs them);
 //! the seam every backend starts from; `cranelift` JIT-compiles its
 //! kernels and runs the host program around them.
 
@@ -11,6 +12,7 @@ pub mod cranelift;
 pub mod fuse;
 pub mod gemm;
 pub mod lower_to_loops;
+pub mod plan_memory;
 pub mod program;
 
 /// Forces this crate (and its pass registrations) to be linked in.
@@ -29,6 +31,7 @@ pub fn compile_function(
 ) -> Result<cranelift::Executable, Diagnostic> {
     lower_to_loops::lower_function(ctx, func)?;
     fuse::fuse_function(ctx, func)?;
+    plan_memory::plan_function(ctx, func)?;
     aot_ir::verify(ctx, func).map_err(|mut d| d.remove(0))?;
     let code = cranelift::compile(ctx, func, opts, text)?;
     Ok(cranelift::Executable::new(code))

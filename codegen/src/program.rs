@@ -341,8 +341,13 @@ unsafe impl Sync for SendPtrs {}
 unsafe impl Send for SendPtrs {}
 
 impl Runtime {
+    /// A runtime using every core, or `AOT_NUM_THREADS` of them.
     pub fn new(code: Rc<Compiled>) -> Runtime {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = std::env::var("AOT_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         Runtime { code, arena: vec![0; words], threads }
     }
@@ -571,20 +576,19 @@ impl Runtime {
 }
 
 fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: usize) -> i32 {
+    use rayon::prelude::*;
     let trips = (hi - lo + st - 1) / st;
     let chunks = (threads as i64).min(trips).max(1);
     let per = (trips + chunks - 1) / chunks;
-    let codes: Vec<i32> = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..chunks)
-            .map(|c| {
-                let a = lo + c * per * st;
-                let b = (lo + (c + 1) * per * st).min(hi);
-                let p = &ptrs;
-                // SAFETY: chunks cover disjoint iterations of a parallel loop.
-                sc.spawn(move || unsafe { f(p.0.as_ptr(), a, b) })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or(-1)).collect()
+    let code = std::sync::atomic::AtomicI32::new(0);
+    (0..chunks).into_par_iter().for_each(|c| {
+        let a = lo + c * per * st;
+        let b = (lo + (c + 1) * per * st).min(hi);
+        // SAFETY: chunks cover disjoint iterations of a parallel loop.
+        let r = unsafe { f(ptrs.0.as_ptr(), a, b) };
+        if r != 0 {
+            code.store(r, std::sync::atomic::Ordering::Relaxed);
+        }
     });
-    codes.into_iter().find(|&c| c != 0).unwrap_or(0)
+    code.into_inner()
 }

@@ -1,0 +1,31 @@
+// RUN: aot-opt %s --emit=clif | FileCheck %s
+// RUN: aot-opt %s --emit=asm | FileCheck %s --check-prefix=ASM
+// RUN: aot-opt %s --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse,plan-memory))' --emit=clif | FileCheck %s
+
+/// Each kernel is a Cranelift function `(buffers, lo, hi) -> status` whose
+/// outermost parallel loop runs lo..hi; the fused elementwise chain is one
+/// kernel, its inner loop vectorized four f32 lanes wide with a scalar
+/// remainder; `exp` is a polynomial on the lanes and a libm call in the
+/// remainder. --emit=asm shows the machine code.
+// CHECK:       ; function @scale_shift
+// CHECK:       ; kernel exp_{{[0-9]+}}
+// CHECK:       function u0:0(i64, i64, i64) -> i32
+// CHECK:         load.f32x4
+// CHECK:         fmul
+// CHECK:         fadd
+// CHECK:         store {{.*}}
+// CHECK:         load.f32
+// CHECK:         call
+// CHECK:         return
+// CHECK-NOT:   ; kernel
+// ASM:         ; function @scale_shift
+// ASM:         ; kernel exp_{{[0-9]+}}
+// ASM-DAG:     mulps
+// ASM-DAG:     addps
+// ASM-DAG:     ret
+func.func @scale_shift(%x: tensor<64x100xf32>, %w: tensor<100xf32>, %b: tensor<100xf32>) -> tensor<64x100xf32> {
+  %0 = tensor.mul %x, %w : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
+  %1 = tensor.add %0, %b : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
+  %2 = tensor.exp %1 : tensor<64x100xf32>
+  return %2 : tensor<64x100xf32>
+}
