@@ -155,3 +155,51 @@ pub fn transformer_encoder(z: &Encoder) -> String {
         g.text
     )
 }
+
+/// A multi-layer perceptron with an MSE loss: `widths[0]` inputs, ReLU
+/// between layers, `widths.last()` outputs.
+#[derive(Clone, Debug)]
+pub struct Mlp {
+    pub widths: Vec<usize>,
+    pub batch: usize,
+    pub dtype: ElemType,
+}
+
+/// The MLP as IR text: `func.func @mlp(%x, %target, %w0, %b0, ...) -> loss`,
+/// every weight marked `aot.requires_grad` (`%w{i}` is `[out, in]`, as
+/// `nn.Linear` stores it).
+pub fn mlp(z: &Mlp) -> String {
+    let e = z.dtype;
+    let ty = |shape: &[usize]| tensor_type(shape, e);
+    let scalar = format!("tensor<{e}>");
+    let n = z.batch;
+    let w = &z.widths;
+    let last = *w.last().unwrap_or(&1);
+    let mut args = vec![format!("%x: {}", ty(&[n, w[0]])), format!("%target: {}", ty(&[n, last]))];
+    for l in 0..w.len().saturating_sub(1) {
+        args.push(format!("%w{l}: {} {{aot.requires_grad}}", ty(&[w[l + 1], w[l]])));
+        args.push(format!("%b{l}: {} {{aot.requires_grad}}", ty(&[w[l + 1]])));
+    }
+    let mut g = Gen { text: String::new(), n: 0 };
+    let mut h = "%x".to_string();
+    for l in 0..w.len().saturating_sub(1) {
+        let (tin, tout) = (ty(&[n, w[l]]), ty(&[n, w[l + 1]]));
+        h = g.op(format_args!(
+            "tensor.linear {h}, %w{l}, %b{l} : {tin}, {}, {} -> {tout}",
+            ty(&[w[l + 1], w[l]]),
+            ty(&[w[l + 1]])
+        ));
+        if l + 2 < w.len() {
+            h = g.op(format_args!("tensor.relu {h} : {tout}"));
+        }
+    }
+    let to = ty(&[n, last]);
+    let d = g.op(format_args!("tensor.sub {h}, %target : {to}"));
+    let sq = g.op(format_args!("tensor.mul {d}, {d} : {to}"));
+    let loss = g.op(format_args!("tensor.mean {sq} {{dims = []}} : {to} -> {scalar}"));
+    format!(
+        "module {{\n  func.func @mlp({}) -> {scalar} {{\n{}    return {loss} : {scalar}\n  }}\n}}\n",
+        args.join(", "),
+        g.text
+    )
+}

@@ -6,10 +6,12 @@
 //! cargo run --release -p aot-bench -- functionalize [--ops N]
 //! cargo run --release -p aot-bench -- overlap [--n N]
 //! cargo run --release -p aot-bench -- train [--layers 12 --d-model 256 --heads 4 --ff 1024 --batch 2 --seq 16] [--emit FILE]
+//! cargo run --release -p aot-bench -- native <elementwise|matmul|train|overhead>
 //! ```
 
 mod functionalize;
 mod ir;
+mod native;
 mod overlap;
 mod train;
 
@@ -17,7 +19,7 @@ fn main() {
     aot::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else {
-        eprintln!("usage: aot-bench <ir|functionalize|overlap|train> [options]");
+        eprintln!("usage: aot-bench <ir|functionalize|overlap|train|native> [options]");
         std::process::exit(2);
     };
     let rest = &args[1..];
@@ -26,7 +28,8 @@ fn main() {
         "functionalize" => functionalize::run(rest),
         "overlap" => overlap::run(rest),
         "train" => train::run(rest),
-        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap, train)")),
+        "native" => native::run(rest),
+        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap, train, native)")),
     };
     if let Err(e) = r {
         eprintln!("aot-bench: error: {e}");

@@ -323,6 +323,14 @@ pub struct Compiled {
     pub owner: Box<dyn std::any::Any>,
 }
 
+static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sets how many threads compiled functions created from now on split
+/// kernels over (0: `AOT_NUM_THREADS`, else every core).
+pub fn set_threads(n: usize) {
+    THREADS.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Kernels above this many element operations are split across threads.
 const PARALLEL_WORK: u64 = 1 << 15;
 
@@ -341,13 +349,19 @@ unsafe impl Sync for SendPtrs {}
 unsafe impl Send for SendPtrs {}
 
 impl Runtime {
-    /// A runtime using every core, or `AOT_NUM_THREADS` of them.
+    /// A runtime using [`set_threads`] threads, else `AOT_NUM_THREADS`,
+    /// else every core.
     pub fn new(code: Rc<Compiled>) -> Runtime {
-        let threads = std::env::var("AOT_NUM_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1);
+        let set = THREADS.load(std::sync::atomic::Ordering::Relaxed);
+        let threads = if set > 0 {
+            set
+        } else {
+            std::env::var("AOT_NUM_THREADS")
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .max(1)
+        };
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         Runtime { code, arena: vec![0; words], threads }
     }

@@ -22,7 +22,7 @@ use aot_dialects::r#loop;
 use aot_ir::{Context, Diagnostic, ElemType, Op, TypeData, Value};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl, types, BlockArg, Endianness, InstBuilder, MemFlagsData};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 const LANES: i64 = 4;
 
@@ -225,6 +225,17 @@ fn lane_op(ctx: &Context, o: Op) -> bool {
         "and" | "or" | "xor" => is_i1(ctx, r),
         _ => false,
     }
+}
+
+/// Which operand of a binary op is a non-NaN `loop.constant`, if one is.
+fn constant_operand(ctx: &Context, op: Op) -> Option<usize> {
+    (0..2).find(|&k| {
+        let v = ctx.operand(op, k);
+        ctx.defining_op(v).is_some_and(|d| {
+            ctx.op_name(d) == r#loop::CONSTANT
+                && ctx.get_attr(d, "value").and_then(|a| ctx.attr_as_f64(a)).is_some_and(|x| !x.is_nan())
+        })
+    })
 }
 
 /// A lane value (F32X4 or an I32X4 mask), or a uniform scalar.
@@ -495,8 +506,19 @@ impl<'f> Vec4<'_, '_, 'f> {
             "sub" => self.ins().fsub(ops[0], ops[1]),
             "mul" => self.ins().fmul(ops[0], ops[1]),
             "div" => self.ins().fdiv(ops[0], ops[1]),
-            "max" => self.ins().fmax(ops[0], ops[1]),
-            "min" => self.ins().fmin(ops[0], ops[1]),
+            "max" | "min" => match constant_operand(ctx, op) {
+                // Against a constant (relu, clamp): compare and blend. A NaN
+                // lane compares false and keeps itself, as `max` must.
+                Some(k) => {
+                    let (x, c) = (ops[1 - k], ops[k]);
+                    let cc = if name == "max" { FloatCC::LessThan } else { FloatCC::GreaterThan };
+                    let m = self.ins().fcmp(cc, x, c);
+                    let mf = self.as_f32(m);
+                    self.ins().bitselect(mf, c, x)
+                }
+                None if name == "max" => self.ins().fmax(ops[0], ops[1]),
+                None => self.ins().fmin(ops[0], ops[1]),
+            },
             "neg" => self.ins().fneg(ops[0]),
             "abs" => self.ins().fabs(ops[0]),
             "sqrt" => self.ins().sqrt(ops[0]),
@@ -539,53 +561,24 @@ impl<'f> Vec4<'_, '_, 'f> {
 
 /// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
 /// the scalar code.
-pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnostic> {
+/// Emits one body copy in lane mode at induction value `iv` (lane 0),
+/// with the reductions' accumulators `accs`; returns the new accumulators.
+fn emit_body(
+    g: &mut Gen<'_, '_>,
+    plan: &Plan,
+    op: Op,
+    iv: cl::Value,
+    accs: &[cl::Value],
+) -> Result<Vec<cl::Value>, Diagnostic> {
     let ctx = g.ctx;
-    let Some(plan) = analyze(ctx, op) else { return Ok(false) };
     let body = ctx.single_block(op, 0).ok_or_else(|| g.err(op, "a loop needs a body"))?;
     let args = ctx.block_args(body).to_vec();
-    let (lo, hi) = g.bounds(op);
-    let inits: Vec<cl::Value> = ctx.operands(op).map(|v| g.val(op, v)).collect::<Result<_, _>>()?;
-    // Accumulators: sums start from (init, 0, 0, 0), extrema from init.
-    let mut accs = Vec::new();
-    for (k, &(r, _)) in plan.reductions.iter().enumerate() {
-        let b = &mut g.b;
-        let v = match r {
-            Reduce::Add => {
-                let z = b.ins().f32const(0.0);
-                let s = b.ins().splat(types::F32X4, z);
-                b.ins().insertlane(s, inits[k], 0)
-            }
-            _ => b.ins().splat(types::F32X4, inits[k]),
-        };
-        accs.push(v);
-    }
-    let header = g.b.create_block();
-    let vbody = g.b.create_block();
-    let vexit = g.b.create_block();
-    g.b.append_block_param(header, types::I64);
-    g.b.append_block_param(vexit, types::I64);
-    for _ in &accs {
-        g.b.append_block_param(header, types::F32X4);
-        g.b.append_block_param(vexit, types::F32X4);
-    }
-    let mut a: Vec<BlockArg> = vec![lo.into()];
-    a.extend(accs.iter().map(|&v| BlockArg::from(v)));
-    g.b.ins().jump(header, &a);
-    g.b.switch_to_block(header);
-    let hp = g.b.block_params(header).to_vec();
-    let next = g.b.ins().iadd_imm_s(hp[0], LANES);
-    let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
-    let out: Vec<BlockArg> = hp.iter().map(|&v| v.into()).collect();
-    g.b.ins().brif(fits, vbody, &[], vexit, &out);
-    g.b.switch_to_block(vbody);
     let mut vs = Vec4 { g, vals: FxHashMap::default() };
-    vs.g.vals.insert(args[0], hp[0]);
+    vs.g.vals.insert(args[0], iv);
     for (k, &c) in args[1..].iter().enumerate() {
-        vs.vals.insert(c, V::L(hp[k + 1]));
+        vs.vals.insert(c, V::L(accs[k]));
     }
-    let updates: FxHashSet<Op> = plan.reductions.iter().map(|&(_, o)| o).collect();
-    let mut new_accs = vec![None; accs.len()];
+    let mut new_accs: Vec<cl::Value> = accs.to_vec();
     for o in ctx.block_ops(body) {
         let name = ctx.op_name(o);
         if name == r#loop::YIELD {
@@ -612,9 +605,8 @@ pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnos
             }
             (_, Some(Kind::Lane)) => {
                 let v = vs.lane_op(o)?;
-                if updates.contains(&o) {
-                    let k = plan.reductions.iter().position(|&(_, u)| u == o).expect("an update");
-                    new_accs[k] = Some(v);
+                if let Some(k) = plan.reductions.iter().position(|&(_, u)| u == o) {
+                    new_accs[k] = v;
                 }
                 vs.vals.insert(ctx.result(o, 0), V::L(v));
             }
@@ -629,29 +621,105 @@ pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnos
             }
         }
     }
-    let mut back: Vec<BlockArg> = vec![next.into()];
-    for (k, v) in new_accs.iter().enumerate() {
-        back.push(v.unwrap_or(hp[k + 1]).into());
+    Ok(new_accs)
+}
+
+fn combine(b: &mut cranelift_frontend::FunctionBuilder<'_>, r: Reduce, x: cl::Value, y: cl::Value) -> cl::Value {
+    match r {
+        Reduce::Add => b.ins().fadd(x, y),
+        Reduce::Max => b.ins().fmax(x, y),
+        Reduce::Min => b.ins().fmin(x, y),
     }
-    let g = vs.g;
+}
+
+/// A vector loop running `unroll` body copies per iteration from `lo`
+/// while they fit below `hi`, each copy with its own accumulators (so the
+/// copies are independent); returns where it stopped and the accumulators
+/// of each copy.
+fn vector_loop(
+    g: &mut Gen<'_, '_>,
+    plan: &Plan,
+    op: Op,
+    lo: cl::Value,
+    hi: cl::Value,
+    accs: &[Vec<cl::Value>],
+) -> Result<(cl::Value, Vec<Vec<cl::Value>>), Diagnostic> {
+    let unroll = accs.len();
+    let per = plan.reductions.len();
+    let header = g.b.create_block();
+    let vbody = g.b.create_block();
+    let vexit = g.b.create_block();
+    for blk in [header, vexit] {
+        g.b.append_block_param(blk, types::I64);
+        for _ in 0..unroll * per {
+            g.b.append_block_param(blk, types::F32X4);
+        }
+    }
+    let mut a: Vec<BlockArg> = vec![lo.into()];
+    a.extend(accs.iter().flatten().map(|&v| BlockArg::from(v)));
+    g.b.ins().jump(header, &a);
+    g.b.switch_to_block(header);
+    let hp = g.b.block_params(header).to_vec();
+    let next = g.b.ins().iadd_imm_s(hp[0], LANES * unroll as i64);
+    let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+    let out: Vec<BlockArg> = hp.iter().map(|&v| v.into()).collect();
+    g.b.ins().brif(fits, vbody, &[], vexit, &out);
+    g.b.switch_to_block(vbody);
+    let mut back: Vec<BlockArg> = vec![next.into()];
+    for u in 0..unroll {
+        let iv = if u == 0 { hp[0] } else { g.b.ins().iadd_imm_s(hp[0], LANES * u as i64) };
+        let mine = &hp[1 + u * per..1 + (u + 1) * per];
+        let new = emit_body(g, plan, op, iv, mine)?;
+        back.extend(new.into_iter().map(BlockArg::from));
+    }
     g.b.ins().jump(header, &back);
     g.b.switch_to_block(vexit);
     let ep = g.b.block_params(vexit).to_vec();
+    let accs_out = (0..unroll).map(|u| ep[1 + u * per..1 + (u + 1) * per].to_vec()).collect();
+    Ok((ep[0], accs_out))
+}
+
+/// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
+/// the scalar code. Two body copies per iteration while eight iterations
+/// remain, one while four do, then the scalar loop.
+pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnostic> {
+    let ctx = g.ctx;
+    let Some(plan) = analyze(ctx, op) else { return Ok(false) };
+    let (lo, hi) = g.bounds(op);
+    let inits: Vec<cl::Value> = ctx.operands(op).map(|v| g.val(op, v)).collect::<Result<_, _>>()?;
+    // Accumulators: sums start from (init, 0, 0, 0) (the second copy's from
+    // zeros), extrema from init.
+    let mut accs2: Vec<Vec<cl::Value>> = vec![Vec::new(), Vec::new()];
+    for (k, &(r, _)) in plan.reductions.iter().enumerate() {
+        let b = &mut g.b;
+        let (first, second) = match r {
+            Reduce::Add => {
+                let z = b.ins().f32const(0.0);
+                let s = b.ins().splat(types::F32X4, z);
+                (b.ins().insertlane(s, inits[k], 0), s)
+            }
+            _ => {
+                let s = b.ins().splat(types::F32X4, inits[k]);
+                (s, s)
+            }
+        };
+        accs2[0].push(first);
+        accs2[1].push(second);
+    }
+    let (mid, accs) = vector_loop(g, &plan, op, lo, hi, &accs2)?;
+    let merged: Vec<cl::Value> =
+        plan.reductions.iter().enumerate().map(|(k, &(r, _))| combine(&mut g.b, r, accs[0][k], accs[1][k])).collect();
+    let (end, accs) = vector_loop(g, &plan, op, mid, hi, &[merged])?;
     // Fold the accumulators, then finish the remaining iterations.
     let mut folded = Vec::new();
     for (k, &(r, _)) in plan.reductions.iter().enumerate() {
-        let acc = ep[k + 1];
+        let acc = accs[0][k];
         let l: Vec<cl::Value> = (0..LANES as u8).map(|i| g.b.ins().extractlane(acc, i)).collect();
-        let f = |b: &mut cranelift_frontend::FunctionBuilder<'_>, x, y| match r {
-            Reduce::Add => b.ins().fadd(x, y),
-            Reduce::Max => b.ins().fmax(x, y),
-            Reduce::Min => b.ins().fmin(x, y),
-        };
-        let p = f(&mut g.b, l[0], l[1]);
-        let q = f(&mut g.b, l[2], l[3]);
-        folded.push(f(&mut g.b, p, q));
+        let p = combine(&mut g.b, r, l[0], l[1]);
+        let q = combine(&mut g.b, r, l[2], l[3]);
+        folded.push(combine(&mut g.b, r, p, q));
     }
-    let results = g.scalar_for(op, ep[0], hi, &folded)?;
+    let results = g.scalar_for(op, end, hi, &folded)?;
     for (i, &r) in ctx.results(op).iter().enumerate() {
         g.vals.insert(r, results[i]);
     }

@@ -73,3 +73,53 @@ func.func @scalars(%s: memref<1xi64>, %o: memref<4xbf16>) {
   }
   return
 }
+
+// CHECK-LABEL: func.func @arith
+// CHECK:         loop.rem %{{.*}}, %{{.*}} : i64
+// CHECK:         loop.shr %{{.*}}, %{{.*}} : i64
+// CHECK:         loop.tanh %{{.*}} {exact} : f32
+// CHECK:         loop.pow %{{.*}}, %{{.*}} : f32
+func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
+  loop.kernel "k" (%xb = %x : memref<8xf32>, %nb = %n : memref<8xi64>) {
+    loop.for %i = 0 to 8 {
+      %v = loop.load %xb[%i] : memref<8xf32>
+      %k = loop.load %nb[%i] : memref<8xi64>
+      %c3 = loop.constant 3 : i64
+      %r = loop.rem %k, %c3 : i64
+      %s = loop.shr %k, %c3 : i64
+      %a = loop.and %r, %s : i64
+      %o = loop.or %a, %k : i64
+      %x2 = loop.xor %o, %c3 : i64
+      %m = loop.mul %x2, %c3 : i64
+      %t = loop.add %m, %k : i64
+      %ng = loop.neg %t : i64
+      %ab = loop.abs %ng : i64
+      loop.store %ab, %nb[%i] : memref<8xi64>
+      %e1 = loop.sqrt %v : f32
+      %e2 = loop.rsqrt %e1 : f32
+      %e3 = loop.log %e2 : f32
+      %e4 = loop.log1p %e3 : f32
+      %e5 = loop.sin %e4 : f32
+      %e6 = loop.cos %e5 : f32
+      %e7 = loop.tanh %e6 {exact} : f32
+      %e8 = loop.erf %e7 : f32
+      %e9 = loop.erfc %e8 : f32
+      %e10 = loop.floor %e9 : f32
+      %e11 = loop.pow %e10, %v : f32
+      %e12 = loop.min %e11, %v : f32
+      loop.store %e12, %xb[%i] : memref<8xf32>
+    }
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @metadata
+// CHECK:         %[[G:.*]] = loop.global {value = dense<[1.0, 2.0]> : tensor<2xf32>} : memref<2xf32>
+// CHECK:         loop.rebind %{{.*}}, %[[G]] : memref<3xf32>, memref<2xf32> -> memref<2xf32>
+// CHECK:         loop.resize %{{.*}} {numel = 9} : memref<4xf32> -> memref<3x3xf32>
+func.func @metadata(%a: memref<3xf32>, %b: memref<4xf32>) {
+  %g = loop.global {value = dense<[1.0, 2.0]> : tensor<2xf32>} : memref<2xf32>
+  %r = loop.rebind %a, %g : memref<3xf32>, memref<2xf32> -> memref<2xf32>
+  %s = loop.resize %b {numel = 9} : memref<4xf32> -> memref<3x3xf32>
+  return
+}
