@@ -1,8 +1,9 @@
 //! `aot`: the facade crate an embedder depends on.
 //!
 //! Re-exports the IR core ([`ir`]), the dialects ([`dialects`]) and the pass
-//! library ([`passes`]), and offers the few calls most users need: parse a
-//! module, verify it, run a pipeline, print it.
+//! library ([`passes`]), and the embedding API ([`function`]): parse a
+//! [`Module`], compile one of its functions for the calling convention of
+//! example tensors into a [`Function`], call its forward and backward.
 
 pub use aot_codegen as codegen;
 pub use aot_dialects as dialects;
@@ -11,9 +12,16 @@ pub use aot_passes as passes;
 pub use aot_runtime as runtime;
 
 pub mod compile;
+pub mod function;
 pub mod models;
 pub mod run;
 mod train_plan;
+
+pub use compile::Backend;
+pub use function::{convention_of, Error, Function, Module, Options};
+pub use runtime::backward::Gradients;
+pub use runtime::compiled::ForwardState;
+pub use runtime::Tensor;
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};
 

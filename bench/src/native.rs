@@ -4,7 +4,7 @@
 //! ```text
 //! aot-bench native elementwise [--rows 8192 --cols 8192]   fused chain vs copy, GB/s
 //! aot-bench native matmul [--n 1024]                      GFLOP/s
-//! aot-bench native train [--steps 20]                     MLP and encoder layer step, ms
+//! aot-bench native train [--steps 20] [--model mlp|encoder] MLP and encoder layer step, ms
 //! aot-bench native overhead [--calls 200000]              µs per call of a tiny graph
 //! ```
 //!
@@ -102,6 +102,18 @@ fn elementwise(args: &[String]) -> Result<(), String> {
     });
     let mut dst = vec![0f32; n];
     let (t_copy, _) = crate::best_of(reps, || dst.copy_from_slice(&src));
+    // The same chain written in Rust (rustc/LLVM, baseline x86-64 SIMD):
+    // what an ahead-of-time compiler makes of it.
+    let (xs, ws, bs) = (vec![0.25f32; n], vec![1.01f32; cols], vec![0.02f32; cols]);
+    let (t_rustc, _) = crate::best_of(reps, || {
+        for (drow, xrow) in dst.chunks_exact_mut(cols).zip(xs.chunks_exact(cols)) {
+            for (((d, &x), &w), &b) in drow.iter_mut().zip(xrow).zip(&ws).zip(&bs) {
+                let r = (x * w + b).max(0.0);
+                *d = r * r - x;
+            }
+        }
+        std::hint::black_box(&dst);
+    });
     println!(
         "elementwise: 5-op chain over {rows}x{cols} f32 ({} MB in, {} MB out), {}",
         n * 4 >> 20,
@@ -114,6 +126,7 @@ fn elementwise(args: &[String]) -> Result<(), String> {
         ("fused chain (compiled call, fresh output)", t_chain),
         ("copy into a fresh buffer (one thread)", t_fresh),
         ("copy into a touched buffer (one thread)", t_copy),
+        ("the chain in Rust, rustc -O (one thread)", t_rustc),
     ] {
         println!("{name:<44} {:>10.1} {:>10.1}", t * 1e3, bytes / t / 1e9);
     }
@@ -172,6 +185,7 @@ fn train_step(text: &str, steps: usize) -> Result<(f64, f64), String> {
 
 fn train(args: &[String]) -> Result<(), String> {
     let steps = crate::arg_usize(args, "--steps", 20)?;
+    let only = args.iter().position(|a| a == "--model").and_then(|i| args.get(i + 1)).map(String::as_str);
     let mlp =
         aot::models::mlp(&aot::models::Mlp { widths: vec![512, 1024, 1024, 10], batch: 256, dtype: ElemType::F32 });
     let enc = aot::models::transformer_encoder(&aot::models::Encoder {
@@ -185,9 +199,13 @@ fn train(args: &[String]) -> Result<(), String> {
         dtype: ElemType::F32,
     });
     println!("training step (forward + backward), {}, best of {steps}:", threads());
-    for (name, text) in
-        [("MLP 512-1024-1024-10, batch 256, MSE", mlp), ("encoder layer d256 h4 ff1024, 8x64, dropout 0.1", enc)]
-    {
+    for (key, name, text) in [
+        ("mlp", "MLP 512-1024-1024-10, batch 256, MSE", mlp),
+        ("encoder", "encoder layer d256 h4 ff1024, 8x64, dropout 0.1", enc),
+    ] {
+        if only.is_some_and(|o| o != key) {
+            continue;
+        }
         let (ms, compile_ms) = train_step(&text, steps)?;
         println!("  {name:<52} {ms:>8.2} ms   (compile {compile_ms:.0} ms)");
     }

@@ -232,6 +232,11 @@ impl Backward {
             match &mut slot_grads[s] {
                 Some(acc) => acc.add(&values(&g)),
                 none if g.is_exclusive_dense() && Acc::takes(&g, *e, shape) => *none = Some(Acc::Tensor(g)),
+                // A strided or shared gradient of the right type: a dense
+                // typed copy (no round trip through f64).
+                none if g.dtype() == *e && g.physical() == *e && g.sizes()[..] == shape[..] => {
+                    *none = Some(Acc::Tensor(g.deep_clone()))
+                }
                 none => *none = Some(Acc::Values(values(&g))),
             }
         }

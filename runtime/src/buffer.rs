@@ -155,6 +155,75 @@ impl Buffer {
     }
 }
 
+/// A strided walk over a storage: sizes, strides and offset in elements.
+#[derive(Clone, Copy, Debug)]
+pub struct Walk<'a> {
+    pub sizes: &'a [i64],
+    pub strides: &'a [i64],
+    pub offset: i64,
+}
+
+/// Copies the elements `src` walks into the positions `dst` walks, in
+/// row-major order, between buffers of one physical type (no conversion,
+/// so every value, NaN payloads included, arrives bit for bit). The walks
+/// must have the same sizes and stay inside their buffers; returns false
+/// (copying nothing) when the types differ.
+pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool {
+    fn go<T: Copy>(dst: &mut [T], d: Walk<'_>, src: &[T], s: Walk<'_>) {
+        let rank = d.sizes.len();
+        if d.sizes.iter().any(|&n| n == 0) {
+            return;
+        }
+        let Some(last) = rank.checked_sub(1) else {
+            dst[d.offset as usize] = src[s.offset as usize];
+            return;
+        };
+        let (n, ds, ss) = (d.sizes[last] as usize, d.strides[last], s.strides[last]);
+        let mut idx = vec![0i64; last];
+        let (mut dp, mut sp) = (d.offset, s.offset);
+        loop {
+            if ds == 1 && ss == 1 {
+                let (a, b) = (dp as usize, sp as usize);
+                dst[a..a + n].copy_from_slice(&src[b..b + n]);
+            } else {
+                for i in 0..n as i64 {
+                    dst[(dp + i * ds) as usize] = src[(sp + i * ss) as usize];
+                }
+            }
+            // Advance the outer dimensions (an odometer).
+            let mut k = last;
+            loop {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                idx[k] += 1;
+                dp += d.strides[k];
+                sp += s.strides[k];
+                if idx[k] < d.sizes[k] {
+                    break;
+                }
+                dp -= d.strides[k] * d.sizes[k];
+                sp -= s.strides[k] * s.sizes[k];
+                idx[k] = 0;
+            }
+        }
+    }
+    debug_assert_eq!(d.sizes, s.sizes);
+    match (dst, src) {
+        (Buffer::F32(a), Buffer::F32(b)) => go(a, d, b, s),
+        (Buffer::F64(a), Buffer::F64(b)) => go(a, d, b, s),
+        (Buffer::F16(a), Buffer::F16(b)) => go(a, d, b, s),
+        (Buffer::BF16(a), Buffer::BF16(b)) => go(a, d, b, s),
+        (Buffer::I64(a), Buffer::I64(b)) => go(a, d, b, s),
+        (Buffer::I32(a), Buffer::I32(b)) => go(a, d, b, s),
+        (Buffer::I8(a), Buffer::I8(b)) => go(a, d, b, s),
+        (Buffer::Bool(a), Buffer::Bool(b)) => go(a, d, b, s),
+        _ => return false,
+    }
+    true
+}
+
 /// Rounds `x` to what a value of type `e` can hold (for computing in `f64`
 /// while matching a narrower type's results).
 #[inline]

@@ -468,6 +468,17 @@ impl Tensor {
     /// Copies `src`'s values into this tensor (same numel), converting types;
     /// integers are copied exactly.
     pub fn copy_values_from(&self, src: &Tensor) {
+        // Same physical and logical types in different storages: a typed
+        // strided copy (no round trip through f64).
+        let (dst_st, src_st) = (self.storage(), src.storage());
+        if dst_st.id() != src_st.id() && self.dtype() == src.dtype() && self.sizes() == src.sizes() {
+            let (d, s) = (self.0.borrow(), src.0.borrow());
+            let dw = crate::buffer::Walk { sizes: &d.sizes, strides: &d.strides, offset: d.offset };
+            let sw = crate::buffer::Walk { sizes: &s.sizes, strides: &s.strides, offset: s.offset };
+            if crate::buffer::copy_strided(&mut dst_st.buf_mut(), dw, &src_st.buf(), sw) {
+                return;
+            }
+        }
         if src.dtype().is_float() || self.dtype().is_float() {
             let v = src.read_f64();
             self.write_f64(&v);

@@ -23,9 +23,26 @@
 // ASM-DAG:     mulps
 // ASM-DAG:     addps
 // ASM-DAG:     ret
+
+/// A mask of i1 bytes joins the lanes four bytes at a time (widened to a
+/// lane mask); a broadcast scalar (stride 0) is one load per iteration.
+// CHECK:       ; function @masked_scale
+// CHECK:       ; kernel
+// CHECK:         load.i32
+// CHECK:         uwiden_low
+// CHECK:         uwiden_low
+// CHECK:         load.f32 {{.*}}
+// CHECK:         splat.f32x4
 func.func @scale_shift(%x: tensor<64x100xf32>, %w: tensor<100xf32>, %b: tensor<100xf32>) -> tensor<64x100xf32> {
   %0 = tensor.mul %x, %w : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
   %1 = tensor.add %0, %b : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
   %2 = tensor.exp %1 : tensor<64x100xf32>
+  return %2 : tensor<64x100xf32>
+}
+
+func.func @masked_scale(%g: tensor<64x100xf32>, %m: tensor<64x100xi1>, %s: tensor<f32>) -> tensor<64x100xf32> {
+  %0 = tensor.cast %m : tensor<64x100xi1> -> tensor<64x100xf32>
+  %1 = tensor.mul %0, %s : tensor<64x100xf32>, tensor<f32> -> tensor<64x100xf32>
+  %2 = tensor.mul %g, %1 : tensor<64x100xf32>, tensor<64x100xf32> -> tensor<64x100xf32>
   return %2 : tensor<64x100xf32>
 }

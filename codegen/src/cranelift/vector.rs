@@ -124,8 +124,10 @@ fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
             r#loop::LOAD => {
                 let buf = ctx.operand(o, 0);
                 match address_coef(ctx, &kinds, o, buf, 1, iv)? {
-                    0 if ks.iter().skip(1).all(|&k| k == Kind::Uniform) => Kind::Uniform,
-                    1 if is_f32(ctx, ctx.result(o, 0)) => Kind::Lane,
+                    // The same address in every lane (a broadcast operand:
+                    // stride 0 along the loop), whatever the indices are.
+                    0 => Kind::Uniform,
+                    1 if is_f32(ctx, ctx.result(o, 0)) || is_i1(ctx, ctx.result(o, 0)) => Kind::Lane,
                     _ => return None,
                 }
             }
@@ -223,6 +225,7 @@ fn lane_op(ctx: &Context, o: Op) -> bool {
         "cmp" => is_f32(ctx, ctx.operand(o, 0)),
         "select" => is_f32(ctx, r) && is_i1(ctx, ctx.operand(o, 0)),
         "and" | "or" | "xor" => is_i1(ctx, r),
+        "cast" => is_f32(ctx, r) && is_i1(ctx, ctx.operand(o, 0)),
         _ => false,
     }
 }
@@ -493,7 +496,7 @@ impl<'f> Vec4<'_, '_, 'f> {
     fn lane_op(&mut self, op: Op) -> Result<cl::Value, Diagnostic> {
         let ctx = self.g.ctx;
         let name = ctx.op_name(op).strip_prefix("loop.").unwrap_or("");
-        let masks = matches!(name, "and" | "or" | "xor");
+        let masks = matches!(name, "and" | "or" | "xor" | "cast");
         let mut ops = Vec::new();
         for (i, v) in ctx.operands(op).enumerate() {
             let x = self.get(op, v)?;
@@ -551,6 +554,13 @@ impl<'f> Vec4<'_, '_, 'f> {
                 let m = self.as_f32(ops[0]);
                 self.ins().bitselect(m, ops[1], ops[2])
             }
+            // i1 -> f32: 1.0 where the mask is set, else 0.0.
+            "cast" => {
+                let one = self.ins().f32const(1.0);
+                let ones = self.ins().splat(types::F32X4, one);
+                let m = self.as_f32(ops[0]);
+                self.ins().band(m, ones)
+            }
             "and" => self.ins().band(ops[0], ops[1]),
             "or" => self.ins().bor(ops[0], ops[1]),
             "xor" => self.ins().bxor(ops[0], ops[1]),
@@ -600,7 +610,18 @@ fn emit_body(
                 let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
                 let idx: Vec<cl::Value> = ctx.operands(o).skip(1).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
                 let addr = vs.g.address(base, &m, &idx);
-                let v = vs.g.b.ins().load(types::F32X4, flags(), addr, 0);
+                let v = if is_i1(ctx, ctx.result(o, 0)) {
+                    // Four 0/1 bytes become a mask: widen to i32 lanes, negate.
+                    let b = &mut vs.g.b;
+                    let word = b.ins().load(types::I32, flags(), addr, 0);
+                    let v = b.ins().scalar_to_vector(types::I32X4, word);
+                    let bytes = b.ins().bitcast(types::I8X16, vflags(), v);
+                    let halves = b.ins().uwiden_low(bytes);
+                    let words = b.ins().uwiden_low(halves);
+                    b.ins().ineg(words)
+                } else {
+                    vs.g.b.ins().load(types::F32X4, flags(), addr, 0)
+                };
                 vs.vals.insert(ctx.result(o, 0), V::L(v));
             }
             (_, Some(Kind::Lane)) => {

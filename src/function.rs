@@ -1,0 +1,314 @@
+//! The embedding API: compile a function of a module for the calling
+//! convention of example tensors, then call it with PyTorch's semantics.
+//!
+//! ```
+//! use aot::{Module, Options, Tensor};
+//! use aot::ir::ElemType;
+//!
+//! let module = Module::parse(
+//!     "func.func @f(%x: tensor<3xf32> {aot.requires_grad}) -> tensor<f32> {
+//!        %y = tensor.mul %x, %x : tensor<3xf32>
+//!        %s = tensor.sum %y {dims = array<i64>} : tensor<3xf32> -> tensor<f32>
+//!        return %s : tensor<f32>
+//!      }",
+//!     "example.mlir",
+//! )?;
+//! let x = Tensor::from_f64(ElemType::F32, &[3], &[1.0, 2.0, 3.0], ElemType::F32);
+//! x.set_requires_grad(true);
+//! let mut f = module.compile(None, &[x.clone()], &Options::training())?;
+//! let (outs, saved) = f.forward(&[x.clone()])?;
+//! assert_eq!(outs[0].read_f64(), vec![14.0]);
+//! let grads = f.backward(saved, &[None])?; // no tangent: ones
+//! assert_eq!(grads.args[0].as_ref().unwrap().read_f64(), vec![2.0, 4.0, 6.0]);
+//! # Ok::<(), aot::Error>(())
+//! ```
+//!
+//! What the function is specialised on comes from the example arguments,
+//! exactly as AOTAutograd learns it: which of them require grad, which are
+//! the same object, which share a storage (and their strided layouts in it).
+//! Every later call is checked against that convention by the compiled
+//! function's guards; a call that breaks it is an [`Error::Convention`] and
+//! changes nothing. Arguments are bound zero-copy where their layout allows
+//! (always for contiguous tensors and for views declared by the convention).
+
+use crate::compile::{annotate_convention, compile, Backend, CompileOptions};
+use crate::run::json::{ArgSpec, InputSpec, StorageSpec};
+use aot_ir::{Context, ParseOptions, SourceMgr};
+use aot_passes::meta::ViewAndMutationMeta;
+use aot_runtime::backward::Gradients;
+use aot_runtime::compiled::{CallError, CompiledFunction, ForwardState};
+use aot_runtime::{Generator, Tensor};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// What can go wrong, by stage. Every message is complete (IR errors are
+/// rendered with their source location and caret).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The module text does not parse or verify.
+    #[error("{0}")]
+    Parse(String),
+    /// The example arguments do not fit the function's signature.
+    #[error("{0}")]
+    Signature(String),
+    /// The pipeline or the backend rejected the function.
+    #[error("{0}")]
+    Compile(String),
+    /// A call's arguments break the convention the function was compiled
+    /// for (nothing ran, no argument changed), or a backward was asked of a
+    /// function compiled without one.
+    #[error("{0}")]
+    Convention(String),
+    /// The compiled code failed while running (e.g. an index out of range).
+    #[error("{0}")]
+    Execution(String),
+}
+
+impl From<CallError> for Error {
+    fn from(e: CallError) -> Error {
+        match e {
+            CallError::Convention(m) => Error::Convention(m),
+            CallError::Execution(m) => Error::Execution(m),
+        }
+    }
+}
+
+/// How to compile: the pass pipeline and the backend.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A registered pipeline (`aot-inference`, `aot-train`) or any textual
+    /// pipeline that ends with `functionalize` and `collect-metadata` run.
+    pub pipeline: String,
+    pub backend: Backend,
+}
+
+impl Options {
+    /// Forward only (`aot-inference`), native code.
+    pub fn inference() -> Options {
+        Options { pipeline: "aot-inference".into(), backend: Backend::Cranelift }
+    }
+
+    /// Forward and backward (`aot-train`), native code; the backward is
+    /// compiled on its first use.
+    pub fn training() -> Options {
+        Options { pipeline: "aot-train".into(), backend: Backend::Cranelift }
+    }
+
+    pub fn with_backend(mut self, backend: Backend) -> Options {
+        self.backend = backend;
+        self
+    }
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options::inference()
+    }
+}
+
+/// A parsed and verified module. Compiling does not consume it: each
+/// compilation works on its own copy of the IR.
+pub struct Module {
+    text: Arc<str>,
+    file: String,
+}
+
+fn parse(text: &str, file: &str) -> Result<(Context, aot_ir::Op, SourceMgr), Error> {
+    crate::init();
+    let mut sources = SourceMgr::new();
+    sources.add(file, Arc::from(text));
+    let mut ctx = Context::new();
+    let render =
+        |ctx: &Context, d: &[aot_ir::Diagnostic]| d.iter().map(|d| d.render(ctx, &sources)).collect::<String>();
+    let opts = ParseOptions { file: file.into(), first_line: 1 };
+    let m = match aot_ir::parse_module(&mut ctx, text, &opts) {
+        Ok(m) => m,
+        Err(d) => return Err(Error::Parse(render(&ctx, &[d]))),
+    };
+    if let Err(ds) = aot_ir::verify(&ctx, m) {
+        return Err(Error::Parse(render(&ctx, &ds)));
+    }
+    Ok((ctx, m, sources))
+}
+
+impl Module {
+    /// Parses and verifies `text`; `file` names it in diagnostics.
+    pub fn parse(text: impl Into<String>, file: &str) -> Result<Module, Error> {
+        let text: Arc<str> = Arc::from(text.into());
+        parse(&text, file)?;
+        Ok(Module { text, file: file.into() })
+    }
+
+    /// The names of the functions the module defines.
+    pub fn functions(&self) -> Vec<String> {
+        let Ok((ctx, m, _)) = parse(&self.text, &self.file) else { return Vec::new() };
+        aot_dialects::func::funcs(&ctx, m).iter().map(|f| f.name(&ctx).to_string()).collect()
+    }
+
+    /// Compiles function `name` (or the module's entry: its only public
+    /// function, else `@main`) for the convention of `example_args`.
+    pub fn compile(&self, name: Option<&str>, example_args: &[Tensor], opts: &Options) -> Result<Function, Error> {
+        let (mut ctx, m, sources) = parse(&self.text, &self.file)?;
+        let func = aot_dialects::func::entry_func(&ctx, m, name).map_err(Error::Signature)?.op;
+        let params = crate::run::signature(&ctx, func).map_err(|e| Error::Signature(e.to_string()))?;
+        if params.len() != example_args.len() {
+            return Err(Error::Signature(format!(
+                "the function takes {} arguments, got {} example arguments",
+                params.len(),
+                example_args.len()
+            )));
+        }
+        for (i, (p, a)) in params.iter().zip(example_args).enumerate() {
+            if a.dtype() != p.elem || a.sizes()[..] != p.shape[..] {
+                return Err(Error::Signature(format!(
+                    "argument {i}: the function expects {p}, got a {} tensor of shape {:?}",
+                    a.dtype(),
+                    a.sizes().to_vec()
+                )));
+            }
+        }
+        let f =
+            aot_dialects::func::FuncView::new(&ctx, func).ok_or_else(|| Error::Signature("not a function".into()))?;
+        let outputs =
+            f.function_type(&ctx).1.iter().map(|&t| ctx.as_tensor(t).map(|t| (t.elem, t.shape.to_vec()))).collect();
+        let spec = convention_of(example_args)?;
+        annotate_convention(&mut aot_ir::Rewriter::new(&mut ctx), func, &spec).map_err(Error::Signature)?;
+        let copts = CompileOptions {
+            pipeline: opts.pipeline.clone(),
+            backend: opts.backend,
+            keep_ir: false,
+            compile_for: None,
+        };
+        let c = compile(ctx, &sources, m, func, &copts).map_err(Error::Compile)?;
+        Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, outputs })
+    }
+}
+
+/// A compiled function with its runtime calling convention.
+pub struct Function {
+    inner: CompiledFunction,
+    meta: ViewAndMutationMeta,
+    generator: Rc<RefCell<Generator>>,
+    /// The user outputs' dtypes and shapes (none: not a tensor).
+    outputs: Vec<Option<(aot_ir::ElemType, Vec<i64>)>>,
+}
+
+impl Function {
+    /// Calls the function: mutated arguments are updated in place, outputs
+    /// that alias arguments are views of them, as in eager PyTorch.
+    pub fn call(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, Error> {
+        Ok(self.inner.call(args)?)
+    }
+
+    /// Calls the function and keeps what its backward needs.
+    pub fn forward(&mut self, args: &[Tensor]) -> Result<(Vec<Tensor>, ForwardState), Error> {
+        Ok(self.inner.forward(args)?)
+    }
+
+    /// The backward of one forward call: `output_tangents[k]` is the
+    /// gradient flowing into user output k (none: ones for a scalar loss,
+    /// zeros otherwise, as `loss.backward()` treats it). Consumes the
+    /// forward's saved values.
+    pub fn backward(&mut self, state: ForwardState, output_tangents: &[Option<Tensor>]) -> Result<Gradients, Error> {
+        self.backward_with_mutations(state, output_tangents, &[])
+    }
+
+    /// [`Function::backward`] with tangents for the new values of mutated
+    /// arguments too (`mutated_tangents[i]` for user argument i).
+    pub fn backward_with_mutations(
+        &mut self,
+        state: ForwardState,
+        output_tangents: &[Option<Tensor>],
+        mutated_tangents: &[Option<Tensor>],
+    ) -> Result<Gradients, Error> {
+        let tangents: Vec<Option<Tensor>> = output_tangents
+            .iter()
+            .enumerate()
+            .map(|(k, t)| match t {
+                Some(t) => Some(t.clone()),
+                None => self.default_tangent(k),
+            })
+            .collect();
+        Ok(self.inner.backward(state, &tangents, mutated_tangents)?)
+    }
+
+    /// Ones for a scalar float output (the seed `loss.backward()` uses).
+    fn default_tangent(&self, k: usize) -> Option<Tensor> {
+        let (dtype, shape) = self.outputs.get(k)?.as_ref()?;
+        (shape.is_empty() && dtype.is_float()).then(|| Tensor::from_f64(*dtype, &[], &[1.0], *dtype))
+    }
+
+    /// Whether the function was compiled with a backward (`aot-train`).
+    pub fn has_backward(&self) -> bool {
+        self.inner.backward.is_some()
+    }
+
+    /// AOTAutograd's view and mutation metadata of the function.
+    pub fn meta(&self) -> &ViewAndMutationMeta {
+        &self.meta
+    }
+
+    /// Reseeds the generator the function's random ops draw from.
+    pub fn manual_seed(&mut self, seed: u64) {
+        *self.generator.borrow_mut() = Generator::new(seed);
+    }
+}
+
+/// The calling convention of `args`: which are the same object, which share
+/// a storage (as views with their layouts), which require grad, which are
+/// non-leaves.
+pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
+    let mut spec = InputSpec::default();
+    // Storages seen so far: (storage id, index in spec.storages).
+    let mut storages: Vec<(u64, usize)> = Vec::new();
+    for (i, t) in args.iter().enumerate() {
+        if let Some(j) = args[..i].iter().position(|a| a.same(t)) {
+            spec.args.push(ArgSpec::SameAs(j));
+            continue;
+        }
+        let sid = t.storage().id();
+        let shared = args.iter().enumerate().any(|(j, a)| j != i && !a.same(t) && a.storage().id() == sid);
+        let base = t.view_base().filter(|b| b.requires_grad() && !b.is_leaf() && b.shares_storage(t));
+        let (requires_grad, non_leaf) = (t.requires_grad(), t.requires_grad() && !t.is_leaf());
+        if !shared && base.is_none() && t.is_exclusive_dense() {
+            spec.args.push(ArgSpec::Own {
+                dtype: t.dtype(),
+                shape: t.sizes().to_vec(),
+                data: Vec::new(),
+                requires_grad,
+                non_leaf,
+            });
+            continue;
+        }
+        if non_leaf && base.is_none() {
+            return Err(Error::Signature(format!(
+                "argument {i}: a non-leaf view that requires grad must be a view of a differentiable base (a non-leaf 1-D root covering its storage)"
+            )));
+        }
+        let storage = match storages.iter().find(|(id, _)| *id == sid) {
+            Some(&(_, s)) => s,
+            None => {
+                let s = spec.storages.len();
+                // The convention needs the storage's size, not its values.
+                spec.storages.push(StorageSpec {
+                    dtype: t.dtype(),
+                    data: vec![0.0; t.storage().len()],
+                    base: base.is_some(),
+                });
+                storages.push((sid, s));
+                s
+            }
+        };
+        spec.storages[storage].base |= base.is_some();
+        spec.args.push(ArgSpec::View {
+            storage,
+            size: t.sizes().to_vec(),
+            stride: t.strides().to_vec(),
+            offset: t.offset(),
+            requires_grad: requires_grad && base.is_none(),
+            non_leaf,
+        });
+    }
+    Ok(spec)
+}
