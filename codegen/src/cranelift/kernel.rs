@@ -363,8 +363,13 @@ impl<'a, 'f> Gen<'a, 'f> {
         let t0 = ctx.operands(op).next().map(|v| self.ty(v).clone());
         let is_float = matches!(t0, Some(TypeData::Elem(e)) if e.is_float());
         let is_f64 = matches!(t0, Some(TypeData::Elem(ElemType::F64)));
-        let b = &mut self.b;
         let short = name.strip_prefix("loop.").unwrap_or(name);
+        if is_float && !is_f64 && !ctx.has_attr(op, "exact") {
+            if let Some(v) = super::vector::scalar_poly(self, short, ops[0]) {
+                return Ok(v);
+            }
+        }
+        let b = &mut self.b;
         Ok(match short {
             "add" if is_float => b.ins().fadd(ops[0], ops[1]),
             "add" => b.ins().iadd(ops[0], ops[1]),

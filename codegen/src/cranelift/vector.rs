@@ -569,6 +569,26 @@ impl<'f> Vec4<'_, '_, 'f> {
     }
 }
 
+/// `exp`, `tanh`, `erf` or `erfc` of one f32 computed as the lanes compute
+/// it (on a splat, lane 0 taken), so an element's value never depends on
+/// whether the vector loop or the scalar remainder reached it, and scalar
+/// loops (philox kernels, reductions across rows) avoid a libm call.
+pub(super) fn scalar_poly(g: &mut Gen<'_, '_>, name: &str, x: cl::Value) -> Option<cl::Value> {
+    if !matches!(name, "exp" | "tanh" | "erf" | "erfc") {
+        return None;
+    }
+    let mut vs = Vec4 { g, vals: FxHashMap::default() };
+    let v = vs.ins().splat(types::F32X4, x);
+    let r = match name {
+        "exp" => vs.exp(v),
+        "tanh" => vs.tanh(v),
+        "erf" => vs.erf(v),
+        "erfc" => vs.erfc(v),
+        _ => return None,
+    };
+    Some(vs.ins().extractlane(r, 0))
+}
+
 /// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
 /// the scalar code.
 /// Emits one body copy in lane mode at induction value `iv` (lane 0),

@@ -218,21 +218,29 @@ pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (seed, off) = (lc.operand(0)?, lc.operand(1)?);
     let d = draw_elem(e);
     let scale = 1.0 / (1.0 - p);
-    lc.kernel("dropout", &[seed, off, x, out, mask], &mut |s, a| {
+    // The draws write the mask; the scaling is a separate elementwise
+    // kernel, so fuse can join it with x's producers and its consumers in
+    // vectorized loops (the philox loop itself stays scalar).
+    lc.kernel("dropout_mask", &[seed, off, mask], &mut |s, a| {
         each_draw(s, a[0], a[1], n, 4, &mut |s, i, w| {
             let idx = s.delinearize(i, &shape)?;
             let u = unit(s, w[0], d)?;
             let pv = s.const_f(if d == ElemType::F64 { p } else { p as f32 as f64 }, d);
             let keep = s.cmp("ge", u, pv)?;
-            let xv = s.load(a[2], &idx)?;
+            s.store(keep, a[2], &idx);
+            Ok(())
+        })
+    })?;
+    lc.kernel("dropout", &[x, mask, out], &mut |s, a| {
+        s.nest(&shape, true, &mut |s, ivs| {
+            let keep = s.load(a[1], ivs)?;
+            let xv = s.load(a[0], ivs)?;
             let xv = s.widen(xv)?;
             let sc = s.const_f(if d == ElemType::F64 { scale } else { scale as f32 as f64 }, compute_elem(e));
             let y = s.mul(xv, sc)?;
             let z = s.const_f(0.0, compute_elem(e));
             let y = s.select(keep, y, z)?;
-            s.store_as(y, a[3], &idx)?;
-            s.store(keep, a[4], &idx);
-            Ok(())
+            s.store_as(y, a[2], ivs)
         })
     })?;
     lc.set_result(0, out);
