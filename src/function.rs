@@ -6,9 +6,9 @@
 //! use aot::ir::ElemType;
 //!
 //! let module = Module::parse(
-//!     "func.func @f(%x: tensor<3xf32> {aot.requires_grad}) -> tensor<f32> {
+//!     "func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
 //!        %y = tensor.mul %x, %x : tensor<3xf32>
-//!        %s = tensor.sum %y {dims = array<i64>} : tensor<3xf32> -> tensor<f32>
+//!        %s = tensor.sum %y : tensor<3xf32> -> tensor<f32>
 //!        return %s : tensor<f32>
 //!      }",
 //!     "example.mlir",

@@ -3,7 +3,7 @@
 /// Stateful random ops have no compiled form until rng-functionalize makes
 /// their state explicit.
 func.func @stateful(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'rng.dropout' draws from the global generator: run rng-functionalize before lowering to loops}}
+  // expected-error@+1 {{'rng.dropout' op draws from the global generator: run rng-functionalize before lowering to loops}}
   %d:2 = rng.dropout %x {p = 0.5} : tensor<4xf32> -> (tensor<4xf32>, tensor<4xi1>)
   return %d#0 : tensor<4xf32>
 }

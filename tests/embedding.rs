@@ -1,0 +1,98 @@
+//! The embedding API end to end: the `train_mlp` example (compiled forward,
+//! lazily compiled backward, in-place compiled SGD updates) on both
+//! backends, and the convention a compiled function holds its callers to.
+
+#[path = "../examples/train_mlp.rs"]
+mod train_mlp;
+
+use aot::ir::ElemType;
+use aot::{Backend, Error, Module, Options, Tensor};
+
+#[test]
+fn the_mlp_example_trains_on_both_backends() {
+    let native = train_mlp::train(60, Backend::Cranelift, &mut |_, _| {}).expect("native training");
+    let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
+    assert!(native[59] < 0.6 * native[0], "the loss did not fall: {native:?}");
+    // The same program on two backends: the same trajectory within f32 noise.
+    for (a, b) in native.iter().zip(&interp) {
+        assert!((a - b).abs() <= 1e-4 * a.abs().max(1e-3), "native {a} vs interp {b}");
+    }
+}
+
+fn f32s(shape: &[i64], data: &[f64]) -> Tensor {
+    Tensor::from_f64(ElemType::F32, shape, data, ElemType::F32)
+}
+
+const SCALE_INTO: &str = "func.func @scale_into(%out: tensor<2x3xf32>, %x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %y = tensor.mul %x, %x : tensor<2x3xf32>
+  mut.copy_ %out, %y : tensor<2x3xf32>, tensor<2x3xf32>
+  %t = view.transpose %out {dim0 = 0, dim1 = 1} : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}
+";
+
+#[test]
+fn calls_keep_pytorch_semantics_and_guard_the_convention() {
+    let m = Module::parse(SCALE_INTO, "scale.mlir").unwrap();
+    assert_eq!(m.functions(), vec!["scale_into".to_string()]);
+    let out = f32s(&[2, 3], &[0.0; 6]);
+    let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let mut f = m.compile(None, &[out.clone(), x.clone()], &Options::inference()).unwrap();
+    assert!(!f.has_backward());
+    let r = f.call(&[out.clone(), x.clone()]).unwrap();
+    // The argument is written in place; the output is a view of it.
+    assert_eq!(out.read_f64(), vec![1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
+    assert!(r[0].shares_storage(&out));
+    assert_eq!(r[0].read_f64(), vec![1.0, 16.0, 4.0, 25.0, 9.0, 36.0]);
+    // Passing the same tensor twice breaks the convention it was compiled
+    // for (two distinct storages): refused, nothing written.
+    let before = x.read_f64();
+    match f.call(&[x.clone(), x.clone()]) {
+        Err(Error::Convention(m)) => assert!(!m.is_empty()),
+        other => panic!("expected a convention error, got {:?}", other.map(|v| v.len())),
+    }
+    assert_eq!(x.read_f64(), before);
+    // Wrong shapes: a convention error at call time, a signature error at
+    // compile time.
+    let small = f32s(&[3], &[0.0; 3]);
+    assert!(matches!(f.call(&[small.clone(), x.clone()]), Err(Error::Convention(_))));
+    assert!(matches!(m.compile(None, &[small, x.clone()], &Options::inference()), Err(Error::Signature(_))));
+    // A backward was not compiled.
+    let (_, state) = f.forward(&[out.clone(), x]).unwrap();
+    assert!(matches!(f.backward(state, &[None]), Err(Error::Convention(_))));
+}
+
+#[test]
+fn aliased_arguments_compile_for_their_layout() {
+    // x and y are two views of one storage: the function is specialised on
+    // that (synthetic base), and the mutation of x is seen through y.
+    let text = "func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
+  %c = tensor.full {value = 1.0} : tensor<3xf32>
+  mut.add_ %x, %c : tensor<3xf32>, tensor<3xf32>
+  %r = tensor.mul %y, %y : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+";
+    let m = Module::parse(text, "alias.mlir").unwrap();
+    let base = f32s(&[4], &[1.0, 2.0, 3.0, 4.0]);
+    let x = base.alias_with([3].into_iter().collect(), [1].into_iter().collect(), 0).unwrap();
+    let y = base.alias_with([3].into_iter().collect(), [1].into_iter().collect(), 1).unwrap();
+    let spec = aot::convention_of(&[x.clone(), y.clone()]).unwrap();
+    assert_eq!(spec.storages.len(), 1);
+    let mut f = m.compile(None, &[x.clone(), y.clone()], &Options::inference()).unwrap();
+    let r = f.call(&[x, y]).unwrap();
+    // base = [2, 3, 4, 4]; y = [3, 4, 4].
+    assert_eq!(base.read_f64(), vec![2.0, 3.0, 4.0, 4.0]);
+    assert_eq!(r[0].read_f64(), vec![9.0, 16.0, 16.0]);
+}
+
+#[test]
+fn bad_text_is_a_located_parse_error() {
+    match Module::parse(
+        "func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n  return %y : tensor<3xf32>\n}\n",
+        "bad.mlir",
+    ) {
+        Err(Error::Parse(m)) => assert!(m.contains("bad.mlir:2:"), "{m}"),
+        _ => panic!("expected a parse error"),
+    }
+}
