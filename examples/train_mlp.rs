@@ -110,11 +110,10 @@ pub fn train(steps: usize, backend: Backend, report: &mut dyn FnMut(usize, f64))
     let mut updates: BTreeMap<Vec<i64>, Function> = BTreeMap::new();
     let lr_t = tensor(&[], &[lr]);
     for p in &params {
-        let shape = p.sizes().to_vec();
-        if !updates.contains_key(&shape) {
-            let m = Module::parse(sgd_text(&shape), "sgd.mlir")?;
-            let f = m.compile(None, &[p.clone(), p.clone().deep_clone(), lr_t.clone()], &Options::inference())?;
-            updates.insert(shape, f);
+        if let std::collections::btree_map::Entry::Vacant(e) = updates.entry(p.sizes().to_vec()) {
+            let m = Module::parse(sgd_text(e.key()), "sgd.mlir")?;
+            let f = m.compile(None, &[p.clone(), p.deep_clone(), lr_t.clone()], &Options::inference())?;
+            e.insert(f);
         }
     }
 
@@ -157,7 +156,7 @@ fn main() -> ExitCode {
     println!("MLP 32-64-64-1, batch 256, SGD lr 0.05, {steps} steps, backend {backend:?}");
     let start = std::time::Instant::now();
     let mut report = |step: usize, loss: f64| {
-        if step % 25 == 0 || step + 1 == steps {
+        if step.is_multiple_of(25) || step + 1 == steps {
             println!("step {step:>4}  loss {loss:.6}");
         }
     };
@@ -173,7 +172,8 @@ fn main() -> ExitCode {
         "loss {first:.6} -> {last:.6} in {steps} steps ({:.1} ms per step, compile included)",
         start.elapsed().as_secs_f64() * 1e3 / steps as f64
     );
-    if !(last < 0.5 * first) {
+    // A NaN loss fails too.
+    if last.is_nan() || last >= 0.5 * first {
         eprintln!("train_mlp: the loss did not fall by half");
         return ExitCode::FAILURE;
     }

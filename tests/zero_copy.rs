@@ -19,11 +19,11 @@ fn contiguous_arguments_are_bound_in_place() {
     );
     let m = Module::parse(text, "inc.mlir").unwrap();
     let x = Tensor::zeros(ElemType::F32, &[n], ElemType::F32);
-    let mut f = m.compile(None, &[x.clone()], &Options::inference()).unwrap();
-    f.call(&[x.clone()]).unwrap();
+    let mut f = m.compile(None, std::slice::from_ref(&x), &Options::inference()).unwrap();
+    f.call(std::slice::from_ref(&x)).unwrap();
     memory::reset_peak();
     let before = memory::live_bytes();
-    f.call(&[x.clone()]).unwrap();
+    f.call(std::slice::from_ref(&x)).unwrap();
     let extra = memory::peak_bytes() - before;
     assert!(extra < (n as u64) * 4 / 8, "a call allocated {extra} bytes for a {}-byte argument", n * 4);
     assert!(x.read_f64().iter().all(|&v| v == 2.0));

@@ -116,8 +116,8 @@ fn elementwise(args: &[String]) -> Result<(), String> {
     });
     println!(
         "elementwise: 5-op chain over {rows}x{cols} f32 ({} MB in, {} MB out), {}",
-        n * 4 >> 20,
-        n * 4 >> 20,
+        (n * 4) >> 20,
+        (n * 4) >> 20,
         threads()
     );
     println!("{:<44} {:>10} {:>10}", "", "ms", "GB/s");

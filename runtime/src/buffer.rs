@@ -171,7 +171,7 @@ pub struct Walk<'a> {
 pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool {
     fn go<T: Copy>(dst: &mut [T], d: Walk<'_>, src: &[T], s: Walk<'_>) {
         let rank = d.sizes.len();
-        if d.sizes.iter().any(|&n| n == 0) {
+        if d.sizes.contains(&0) {
             return;
         }
         let Some(last) = rank.checked_sub(1) else {
