@@ -34,6 +34,17 @@
 // CHECK:         uwiden_low
 // CHECK:         load.f32 {{.*}}
 // CHECK:         splat.f32x4
+
+/// A reduction over outer dimensions vectorizes along the kept,
+/// unit-stride dimension: the nested reduction loops carry one f32x4 of
+/// column sums (no horizontal fold), stored four columns at a time.
+// CHECK:       ; function @column_sum
+// CHECK:       ; kernel sum_{{[0-9]+}}
+// CHECK:         splat.f32x4
+// CHECK:       block{{[0-9]+}}(v{{[0-9]+}}: i64, v{{[0-9]+}}: f32x4):
+// CHECK:         load.f32x4
+// CHECK-NEXT:    fadd.f32x4
+// CHECK:         store notrap
 func.func @scale_shift(%x: tensor<64x100xf32>, %w: tensor<100xf32>, %b: tensor<100xf32>) -> tensor<64x100xf32> {
   %0 = tensor.mul %x, %w : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
   %1 = tensor.add %0, %b : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
@@ -46,4 +57,9 @@ func.func @masked_scale(%g: tensor<64x100xf32>, %m: tensor<64x100xi1>, %s: tenso
   %1 = tensor.mul %0, %s : tensor<64x100xf32>, tensor<f32> -> tensor<64x100xf32>
   %2 = tensor.mul %g, %1 : tensor<64x100xf32>, tensor<64x100xf32> -> tensor<64x100xf32>
   return %2 : tensor<64x100xf32>
+}
+
+func.func @column_sum(%x: tensor<5x7x9xf32>) -> tensor<9xf32> {
+  %s = tensor.sum %x {dims = [0, 1]} : tensor<5x7x9xf32> -> tensor<9xf32>
+  return %s : tensor<9xf32>
 }

@@ -97,33 +97,47 @@ fn is_outer(ctx: &Context, v: Value, iv: Value) -> bool {
     }
 }
 
-fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
-    if ctx.attr_i64(op, "step").unwrap_or(1) != 1 {
-        return None;
-    }
-    let body = ctx.single_block(op, 0)?;
-    let args = ctx.block_args(body).to_vec();
-    let iv = args[0];
-    let mut kinds: FxHashMap<Value, Kind> = FxHashMap::default();
-    kinds.insert(iv, Kind::Index);
-    for &c in &args[1..] {
-        if !is_f32(ctx, c) {
-            return None;
-        }
-        kinds.insert(c, Kind::Lane);
-    }
+/// Classifies the ops of `block` (the vectorized loop's body, or a loop
+/// nested in it) for lanes along `iv`. A nested loop runs the same
+/// iterations in every lane: its induction variable is uniform, its
+/// carried values are lanes (each lane reduces its own column).
+fn classify_block(
+    ctx: &Context,
+    block: aot_ir::Block,
+    iv: Value,
+    nested: bool,
+    kinds: &mut FxHashMap<Value, Kind>,
+    any_lane: &mut bool,
+) -> Option<()> {
     let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
-    let mut any_lane = false;
-    for o in ctx.block_ops(body) {
+    for o in ctx.block_ops(block) {
         let name = ctx.op_name(o);
-        let ks: Vec<Kind> = ctx.operands(o).map(|v| kind(&kinds, v)).collect();
+        let ks: Vec<Kind> = ctx.operands(o).map(|v| kind(kinds, v)).collect();
         let result = match name {
             r#loop::YIELD => continue,
-            r#loop::FOR => return None,
+            r#loop::FOR => {
+                let inner = ctx.single_block(o, 0)?;
+                let args = ctx.block_args(inner).to_vec();
+                // Uniform bounds (attributes), carried values f32 lanes.
+                if !nested || ks.contains(&Kind::Index) || args[1..].iter().any(|&c| !is_f32(ctx, c)) {
+                    return None;
+                }
+                kinds.insert(args[0], Kind::Uniform);
+                for &c in &args[1..] {
+                    kinds.insert(c, Kind::Lane);
+                }
+                classify_block(ctx, inner, iv, nested, kinds, any_lane)?;
+                let term = ctx.block_ops(inner).last()?;
+                if ctx.operands(term).any(|v| kind(kinds, v) == Kind::Index) {
+                    return None;
+                }
+                *any_lane = true;
+                Kind::Lane
+            }
             r#loop::CONSTANT => Kind::Uniform,
             r#loop::LOAD => {
                 let buf = ctx.operand(o, 0);
-                match address_coef(ctx, &kinds, o, buf, 1, iv)? {
+                match address_coef(ctx, kinds, o, buf, 1, iv)? {
                     // The same address in every lane (a broadcast operand:
                     // stride 0 along the loop), whatever the indices are.
                     0 => Kind::Uniform,
@@ -133,10 +147,10 @@ fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
             }
             r#loop::STORE => {
                 let (v, buf) = (ctx.operand(o, 0), ctx.operand(o, 1));
-                if !is_f32(ctx, v) || address_coef(ctx, &kinds, o, buf, 2, iv)? != 1 {
+                if !is_f32(ctx, v) || address_coef(ctx, kinds, o, buf, 2, iv)? != 1 {
                     return None;
                 }
-                any_lane = true;
+                *any_lane = true;
                 continue;
             }
             r#loop::ASSERT | r#loop::PHILOX => {
@@ -158,7 +172,7 @@ fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
                 } else if ks.contains(&Kind::Index) {
                     return None;
                 } else if lane_op(ctx, o) {
-                    any_lane = true;
+                    *any_lane = true;
                     Kind::Lane
                 } else {
                     return None;
@@ -169,6 +183,30 @@ fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
             kinds.insert(r, result);
         }
     }
+    Some(())
+}
+
+fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
+    if ctx.attr_i64(op, "step").unwrap_or(1) != 1 {
+        return None;
+    }
+    let body = ctx.single_block(op, 0)?;
+    let args = ctx.block_args(body).to_vec();
+    let iv = args[0];
+    let mut kinds: FxHashMap<Value, Kind> = FxHashMap::default();
+    kinds.insert(iv, Kind::Index);
+    for &c in &args[1..] {
+        if !is_f32(ctx, c) {
+            return None;
+        }
+        kinds.insert(c, Kind::Lane);
+    }
+    let mut any_lane = false;
+    // Loops nested in the vectorized one interleave the iterations of four
+    // lanes: only sound when the iterations are independent.
+    let nested = ctx.has_attr(op, "parallel");
+    let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
+    classify_block(ctx, body, iv, nested, &mut kinds, &mut any_lane)?;
     // Index values feed addresses only.
     for (&v, &k) in &kinds {
         if k == Kind::Index && v != iv {
@@ -591,31 +629,23 @@ pub(super) fn scalar_poly(g: &mut Gen<'_, '_>, name: &str, x: cl::Value) -> Opti
 
 /// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
 /// the scalar code.
-/// Emits one body copy in lane mode at induction value `iv` (lane 0),
-/// with the reductions' accumulators `accs`; returns the new accumulators.
-fn emit_body(
-    g: &mut Gen<'_, '_>,
+/// Emits the ops of `block` in lane mode, updating the accumulators of the
+/// vectorized loop's reductions; returns the yielded values.
+fn emit_ops(
+    vs: &mut Vec4<'_, '_, '_>,
     plan: &Plan,
-    op: Op,
-    iv: cl::Value,
-    accs: &[cl::Value],
-) -> Result<Vec<cl::Value>, Diagnostic> {
-    let ctx = g.ctx;
-    let body = ctx.single_block(op, 0).ok_or_else(|| g.err(op, "a loop needs a body"))?;
-    let args = ctx.block_args(body).to_vec();
-    let mut vs = Vec4 { g, vals: FxHashMap::default() };
-    vs.g.vals.insert(args[0], iv);
-    for (k, &c) in args[1..].iter().enumerate() {
-        vs.vals.insert(c, V::L(accs[k]));
-    }
-    let mut new_accs: Vec<cl::Value> = accs.to_vec();
-    for o in ctx.block_ops(body) {
+    block: aot_ir::Block,
+    accs: &mut [cl::Value],
+) -> Result<Vec<V>, Diagnostic> {
+    let ctx = vs.g.ctx;
+    for o in ctx.block_ops(block) {
         let name = ctx.op_name(o);
         if name == r#loop::YIELD {
-            break;
+            return ctx.operands(o).map(|v| vs.get(o, v)).collect();
         }
         let kind = ctx.results(o).first().map(|r| plan.kinds[r]);
         match (name, kind) {
+            (r#loop::FOR, _) => nested_loop(vs, plan, o)?,
             (r#loop::STORE, _) => {
                 let v = vs.get(o, ctx.operand(o, 0))?;
                 let x = vs.lane(v, false);
@@ -647,7 +677,7 @@ fn emit_body(
             (_, Some(Kind::Lane)) => {
                 let v = vs.lane_op(o)?;
                 if let Some(k) = plan.reductions.iter().position(|&(_, u)| u == o) {
-                    new_accs[k] = v;
+                    accs[k] = v;
                 }
                 vs.vals.insert(ctx.result(o, 0), V::L(v));
             }
@@ -662,6 +692,73 @@ fn emit_body(
             }
         }
     }
+    Ok(Vec::new())
+}
+
+/// A loop nested in the vectorized one: the same iterations for every
+/// lane (a scalar counter), carrying one vector per value.
+fn nested_loop(vs: &mut Vec4<'_, '_, '_>, plan: &Plan, op: Op) -> Result<(), Diagnostic> {
+    let ctx = vs.g.ctx;
+    let inner = ctx.single_block(op, 0).ok_or_else(|| vs.g.err(op, "a loop needs a body"))?;
+    let args = ctx.block_args(inner).to_vec();
+    let (lo, hi) = (ctx.attr_i64(op, "lower").unwrap_or(0), ctx.attr_i64(op, "upper").unwrap_or(0));
+    let step = ctx.attr_i64(op, "step").unwrap_or(1);
+    let mut inits: Vec<BlockArg> = vec![vs.ins().iconst(types::I64, lo).into()];
+    for v in ctx.operands(op) {
+        let x = vs.get(op, v)?;
+        inits.push(vs.lane(x, false).into());
+    }
+    let (header, body, exit) = (vs.g.b.create_block(), vs.g.b.create_block(), vs.g.b.create_block());
+    vs.g.b.append_block_param(header, types::I64);
+    for _ in 1..args.len() {
+        vs.g.b.append_block_param(header, types::F32X4);
+        vs.g.b.append_block_param(exit, types::F32X4);
+    }
+    vs.ins().jump(header, &inits);
+    vs.g.b.switch_to_block(header);
+    let hp = vs.g.b.block_params(header).to_vec();
+    let more = vs.ins().icmp_imm_s(IntCC::SignedLessThan, hp[0], hi);
+    let carried: Vec<BlockArg> = hp[1..].iter().map(|&v| v.into()).collect();
+    vs.ins().brif(more, body, &[], exit, &carried);
+    vs.g.b.switch_to_block(body);
+    vs.g.vals.insert(args[0], hp[0]);
+    for (k, &c) in args[1..].iter().enumerate() {
+        vs.vals.insert(c, V::L(hp[1 + k]));
+    }
+    // A nested loop carries no reduction of the vectorized loop.
+    let yielded = emit_ops(vs, plan, inner, &mut [])?;
+    let mut back: Vec<BlockArg> = vec![vs.ins().iadd_imm_s(hp[0], step).into()];
+    for y in yielded {
+        back.push(vs.lane(y, false).into());
+    }
+    vs.ins().jump(header, &back);
+    vs.g.b.switch_to_block(exit);
+    let ep = vs.g.b.block_params(exit).to_vec();
+    for (k, &r) in ctx.results(op).iter().enumerate() {
+        vs.vals.insert(r, V::L(ep[k]));
+    }
+    Ok(())
+}
+
+/// Emits one body copy in lane mode at induction value `iv` (lane 0),
+/// with the reductions' accumulators `accs`; returns the new accumulators.
+fn emit_body(
+    g: &mut Gen<'_, '_>,
+    plan: &Plan,
+    op: Op,
+    iv: cl::Value,
+    accs: &[cl::Value],
+) -> Result<Vec<cl::Value>, Diagnostic> {
+    let ctx = g.ctx;
+    let body = ctx.single_block(op, 0).ok_or_else(|| g.err(op, "a loop needs a body"))?;
+    let args = ctx.block_args(body).to_vec();
+    let mut vs = Vec4 { g, vals: FxHashMap::default() };
+    vs.g.vals.insert(args[0], iv);
+    for (k, &c) in args[1..].iter().enumerate() {
+        vs.vals.insert(c, V::L(accs[k]));
+    }
+    let mut new_accs: Vec<cl::Value> = accs.to_vec();
+    emit_ops(&mut vs, plan, body, &mut new_accs)?;
     Ok(new_accs)
 }
 
