@@ -81,6 +81,11 @@ fn aliased_arguments_compile_for_their_layout() {
     assert_eq!(spec.storages.len(), 1);
     let mut f = m.compile(None, &[x.clone(), y.clone()], &Options::inference()).unwrap();
     let r = f.call(&[x, y]).unwrap();
+    // A non-leaf view with no differentiable base has no PyTorch meaning.
+    let stray = base.alias_with([2].into_iter().collect(), [1].into_iter().collect(), 2).unwrap();
+    stray.set_requires_grad(true);
+    stray.set_leaf(false);
+    assert!(matches!(aot::convention_of(&[stray]), Err(Error::Signature(_))));
     // base = [2, 3, 4, 4]; y = [3, 4, 4].
     assert_eq!(base.read_f64(), vec![2.0, 3.0, 4.0, 4.0]);
     assert_eq!(r[0].read_f64(), vec![9.0, 16.0, 16.0]);
@@ -95,4 +100,27 @@ fn bad_text_is_a_located_parse_error() {
         Err(Error::Parse(m)) => assert!(m.contains("bad.mlir:2:"), "{m}"),
         _ => panic!("expected a parse error"),
     }
+}
+
+#[test]
+fn manual_seed_replays_the_draws() {
+    let text = "func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %y, %m = rng.dropout %x {p = 0.5} : tensor<64xf32> -> (tensor<64xf32>, tensor<64xi1>)
+  return %y : tensor<64xf32>
+}
+";
+    let m = Module::parse(text, "dropout.mlir").unwrap();
+    let x = f32s(&[64], &[1.0; 64]);
+    let mut f = m.compile(None, std::slice::from_ref(&x), &Options::inference()).unwrap();
+    // The metadata says the random op was made a pure function of (seed, offset).
+    assert!(f.meta().is_rng_op_functionalized);
+    assert_eq!(f.meta().input_info.len(), 1);
+    f.manual_seed(11);
+    let first = f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64();
+    let second = f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64();
+    assert_ne!(first, second, "the generator advances between calls");
+    f.manual_seed(11);
+    assert_eq!(f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64(), first);
+    f.manual_seed(12);
+    assert_ne!(f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64(), first);
 }

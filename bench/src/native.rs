@@ -12,24 +12,15 @@
 //! GEMM); both default to every core. The PyTorch side of the comparisons
 //! is `bench/pytorch/eager_step.py`.
 
-use aot::compile::{compile, Backend, CompileOptions};
-use aot::ir::{parse_module, verify, Context, ElemType, ParseOptions, SourceMgr};
+use aot::ir::{parse_module, Context, ElemType, ParseOptions};
 use aot::runtime::buffer::Buffer;
-use aot::runtime::compiled::CompiledFunction;
-use aot::runtime::Tensor;
-use std::sync::Arc;
+use aot::{Backend, Function, Module, Options, Tensor};
 use std::time::Instant;
 
-fn compile_text(text: &str, pipeline: &str, backend: Backend) -> Result<CompiledFunction, String> {
-    let mut ctx = Context::new();
-    let m =
-        parse_module(&mut ctx, text, &ParseOptions { file: "bench".into(), first_line: 1 }).map_err(|d| d.message)?;
-    verify(&ctx, m).map_err(|d| d[0].message.clone())?;
-    let f = aot::dialects::func::entry_func(&ctx, m, None)?.op;
-    let mut sources = SourceMgr::new();
-    sources.add("bench", Arc::from(text));
-    let opts = CompileOptions { pipeline: pipeline.into(), backend, keep_ir: false, compile_for: None };
-    Ok(compile(ctx, &sources, m, f, &opts)?.function)
+/// Compiles `text`'s entry for the convention of `args` (the embedding API).
+fn compile_text(text: &str, pipeline: &str, backend: Backend, args: &[Tensor]) -> Result<Function, String> {
+    let opts = Options { pipeline: pipeline.into(), backend };
+    Module::parse(text, "bench").and_then(|m| m.compile(None, args, &opts)).map_err(|e| e.to_string())
 }
 
 /// An f32 tensor filled with `f(i)`, built in its buffer directly.
@@ -78,8 +69,6 @@ fn elementwise(args: &[String]) -> Result<(), String> {
 }}
 "
     );
-    let mut f = compile_text(&text, "aot-inference", Backend::Cranelift)?;
-    let mut g = compile_text(&into, "aot-inference", Backend::Cranelift)?;
     let n = rows * cols;
     let x = f32_tensor(&[rows as i64, cols as i64], |i| (i % 1000) as f32 * 0.001 - 0.5);
     let w = f32_tensor(&[cols as i64], |i| 1.0 + (i % 7) as f32 * 0.01);
@@ -87,6 +76,8 @@ fn elementwise(args: &[String]) -> Result<(), String> {
     let out = f32_tensor(&[rows as i64, cols as i64], |_| 0.0);
     let call_args = [x.clone(), w.clone(), b.clone()];
     let into_args = [x.clone(), w, b, out];
+    let mut f = compile_text(&text, "aot-inference", Backend::Cranelift, &call_args)?;
+    let mut g = compile_text(&into, "aot-inference", Backend::Cranelift, &into_args)?;
     f.call(&call_args).map_err(|e| e.to_string())?;
     g.call(&into_args).map_err(|e| e.to_string())?;
     let (t_chain, _) = crate::best_of(reps, || f.call(&call_args).map(|_| ()));
@@ -140,10 +131,10 @@ fn matmul(args: &[String]) -> Result<(), String> {
     let text = format!(
         "func.func @mm(%a: {t}, %b: {t}) -> {t} {{\n  %0 = tensor.mm %a, %b : {t}, {t} -> {t}\n  return %0 : {t}\n}}\n"
     );
-    let mut f = compile_text(&text, "aot-inference", Backend::Cranelift)?;
     let a = f32_tensor(&[n as i64, n as i64], |i| (i % 13) as f32 * 0.1);
     let b = f32_tensor(&[n as i64, n as i64], |i| (i % 7) as f32 * 0.1);
     let args2 = [a, b];
+    let mut f = compile_text(&text, "aot-inference", Backend::Cranelift, &args2)?;
     f.call(&args2).map_err(|e| e.to_string())?;
     let (t, _) = crate::best_of(reps, || f.call(&args2).map(|_| ()));
     println!("matmul {n}³ f32, {}: {:.2} ms, {:.1} GFLOP/s", threads(), t * 1e3, 2.0 * (n as f64).powi(3) / t / 1e9);
@@ -152,25 +143,20 @@ fn matmul(args: &[String]) -> Result<(), String> {
 
 /// Milliseconds per forward + backward step, best of `steps`.
 fn train_step(text: &str, steps: usize) -> Result<(f64, f64), String> {
+    // Random example arguments for the function's signature.
     let mut ctx = Context::new();
     let m =
         parse_module(&mut ctx, text, &ParseOptions { file: "bench".into(), first_line: 1 }).map_err(|d| d.message)?;
     let f = aot::dialects::func::entry_func(&ctx, m, None)?.op;
     let spec = aot::run::random_inputs(&ctx, f, 1).map_err(|e| e.to_string())?;
     let params = aot::run::signature(&ctx, f).map_err(|e| e.to_string())?;
-    aot::compile::annotate_convention(&mut aot::ir::Rewriter::new(&mut ctx), f, &spec)?;
-    let mut sources = SourceMgr::new();
-    sources.add("bench", Arc::from(text));
-    let opts =
-        CompileOptions { pipeline: "aot-train".into(), backend: Backend::Cranelift, keep_ir: false, compile_for: None };
-    let t0 = Instant::now();
-    let mut function = compile(ctx, &sources, m, f, &opts)?.function;
-    let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
     let args = aot::run::materialize(&spec, &params, false).map_err(|e| e.to_string())?.args;
+    let t0 = Instant::now();
+    let mut function = compile_text(text, "aot-train", Backend::Cranelift, &args)?;
+    let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut step = || -> Result<(), String> {
-        let (outs, state) = function.forward(&args).map_err(|e| e.to_string())?;
-        let one = Tensor::from_f64(outs[0].dtype(), &[], &[1.0], outs[0].dtype());
-        function.backward(state, &[Some(one)], &[]).map_err(|e| e.to_string())?;
+        let (_, state) = function.forward(&args).map_err(|e| e.to_string())?;
+        function.backward(state, &[None]).map_err(|e| e.to_string())?;
         Ok(())
     };
     step()?;
@@ -224,7 +210,7 @@ fn overhead(args: &[String]) -> Result<(), String> {
     let args2 = [a, b];
     println!("per-call cost of a 4-element add (guards, argument binding, the kernel, the output tensor):");
     for (name, backend) in [("cranelift", Backend::Cranelift), ("interp", Backend::Interp)] {
-        let mut f = compile_text(text, "aot-inference", backend)?;
+        let mut f = compile_text(text, "aot-inference", backend, &args2)?;
         for _ in 0..1000 {
             f.call(&args2).map_err(|e| e.to_string())?;
         }

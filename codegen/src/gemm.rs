@@ -8,16 +8,7 @@ use aot_ir::ElemType;
 /// `c = a·b` (or `c += a·b`) for every batch index; pointers are the roots
 /// of the three buffers, layouts come from their types.
 #[allow(clippy::too_many_arguments)]
-pub fn batched(
-    a: &BufRef,
-    b: &BufRef,
-    c: &BufRef,
-    pa: *mut u8,
-    pb: *mut u8,
-    pc: *mut u8,
-    accumulate: bool,
-    _threads: usize,
-) {
+pub fn batched(a: &BufRef, b: &BufRef, c: &BufRef, pa: *mut u8, pb: *mut u8, pc: *mut u8, accumulate: bool) {
     let r = c.ty.shape.len();
     let (sa, oa) = r#loop::layout(&a.ty);
     let (sb, ob) = r#loop::layout(&b.ty);
@@ -51,24 +42,15 @@ pub fn batched(
 /// A matrix operand: root pointer, element offset, (row, column) strides.
 type Operand = (*mut u8, i64, (i64, i64));
 
-trait Gemm: Sized + Default {
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn raw(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const Self,
-        rsa: isize,
-        csa: isize,
-        b: *const Self,
-        rsb: isize,
-        csb: isize,
-        beta: Self,
-        c: *mut Self,
-        rsc: isize,
-        csc: isize,
-    );
-    fn zero_or_one(one: bool) -> Self;
+/// `matrixmultiply`'s `?gemm`: m, k, n, alpha, a (rs, cs), b (rs, cs),
+/// beta, c (rs, cs).
+type RawGemm<T> =
+    unsafe fn(usize, usize, usize, T, *const T, isize, isize, *const T, isize, isize, T, *mut T, isize, isize);
+
+trait Gemm: Sized + Default + Copy {
+    const RAW: RawGemm<Self>;
+    const ZERO: Self;
+    const ONE: Self;
 
     /// One `c (+)= a·b` on strided matrices.
     unsafe fn gemm((m, k, n): (usize, usize, usize), a: Operand, b: Operand, c: Operand, accumulate: bool) {
@@ -80,17 +62,18 @@ trait Gemm: Sized + Default {
                     zero(cp, m, n, c.2 .0, c.2 .1);
                 }
             } else if m > 0 && n > 0 {
-                Self::raw(
+                (Self::RAW)(
                     m,
                     k,
                     n,
+                    Self::ONE,
                     (a.0 as *const Self).offset(a.1 as isize),
                     a.2 .0 as isize,
                     a.2 .1 as isize,
                     (b.0 as *const Self).offset(b.1 as isize),
                     b.2 .0 as isize,
                     b.2 .1 as isize,
-                    Self::zero_or_one(accumulate),
+                    if accumulate { Self::ONE } else { Self::ZERO },
                     cp,
                     c.2 .0 as isize,
                     c.2 .1 as isize,
@@ -100,41 +83,17 @@ trait Gemm: Sized + Default {
     }
 }
 
-macro_rules! impl_gemm {
-    ($t:ty, $f:path) => {
-        impl Gemm for $t {
-            unsafe fn raw(
-                m: usize,
-                k: usize,
-                n: usize,
-                a: *const Self,
-                rsa: isize,
-                csa: isize,
-                b: *const Self,
-                rsb: isize,
-                csb: isize,
-                beta: Self,
-                c: *mut Self,
-                rsc: isize,
-                csc: isize,
-            ) {
-                // SAFETY: forwarded from `gemm`'s caller.
-                unsafe { $f(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, beta, c, rsc, csc) }
-            }
-
-            fn zero_or_one(one: bool) -> Self {
-                if one {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-        }
-    };
+impl Gemm for f32 {
+    const RAW: RawGemm<f32> = matrixmultiply::sgemm;
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
 }
 
-impl_gemm!(f32, matrixmultiply::sgemm);
-impl_gemm!(f64, matrixmultiply::dgemm);
+impl Gemm for f64 {
+    const RAW: RawGemm<f64> = matrixmultiply::dgemm;
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+}
 
 /// Zeroes an `m × n` strided matrix.
 unsafe fn zero<T: Default>(c: *mut T, m: usize, n: usize, rs: i64, cs: i64) {

@@ -323,14 +323,6 @@ pub struct Compiled {
     pub owner: Box<dyn std::any::Any>,
 }
 
-static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Sets how many threads compiled functions created from now on split
-/// kernels over (0: `AOT_NUM_THREADS`, else every core).
-pub fn set_threads(n: usize) {
-    THREADS.store(n, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// Kernels above this many element operations are split across threads.
 const PARALLEL_WORK: u64 = 1 << 15;
 
@@ -349,19 +341,13 @@ unsafe impl Sync for SendPtrs {}
 unsafe impl Send for SendPtrs {}
 
 impl Runtime {
-    /// A runtime using [`set_threads`] threads, else `AOT_NUM_THREADS`,
-    /// else every core.
+    /// A runtime using `AOT_NUM_THREADS` threads, else every core.
     pub fn new(code: Rc<Compiled>) -> Runtime {
-        let set = THREADS.load(std::sync::atomic::Ordering::Relaxed);
-        let threads = if set > 0 {
-            set
-        } else {
-            std::env::var("AOT_NUM_THREADS")
-                .ok()
-                .and_then(|v| v.parse::<usize>().ok())
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .max(1)
-        };
+        let threads = std::env::var("AOT_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         Runtime { code, arena: vec![0; words], threads }
     }
@@ -489,7 +475,7 @@ impl Runtime {
                     let Matmul { a, b, c, accumulate } = &**mm;
                     let (pa, pb, pc) =
                         (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
-                    crate::gemm::batched(a, b, c, pa, pb, pc, *accumulate, self.threads);
+                    crate::gemm::batched(a, b, c, pa, pb, pc, *accumulate);
                 }
                 Step::Rebind { arg, src } => {
                     if copied[*arg] {

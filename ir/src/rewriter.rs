@@ -162,16 +162,9 @@ impl<'c> Rewriter<'c> {
     /// Creates `name(operands) {attrs}` with inferred result types at the
     /// insertion point and the current location.
     pub fn build(&mut self, name: &str, operands: &[Value], attrs: &[(&str, Attribute)]) -> Result<Op, Diagnostic> {
-        let name_id = self.ctx.op_name_id(name);
-        let mut named: Vec<NamedAttr> =
+        let named: Vec<NamedAttr> =
             attrs.iter().map(|&(n, value)| NamedAttr { name: self.ctx.sym(n), value }).collect();
-        self.ctx.sort_named_attrs(&mut named);
-        let types = self.infer(name_id, operands, &named)?;
-        let mut state = OperationState::new(name_id, self.loc);
-        state.operands = operands.iter().copied().collect();
-        state.result_types = types;
-        state.attrs = named;
-        Ok(self.create(state))
+        self.build_named(name, operands, &named)
     }
 
     /// [`Rewriter::build`] with attributes given as interned pairs.

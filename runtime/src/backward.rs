@@ -187,31 +187,20 @@ impl Backward {
             tangents.push(acc);
         }
         let mut slot_grads: Vec<Option<Acc>> = (0..p.slot_types.len()).map(|_| None).collect();
-        for (k, target, pairs) in &p.alias_routes {
-            let Some(Some(t)) = output_tangents.get(*k) else { continue };
+        // Tangents of regenerated aliases, then of mutated arguments no
+        // tangent argument carries, go where autograd would send them.
+        let routes = p.alias_routes.iter().map(|(k, t, q)| (output_tangents.get(*k), t, q));
+        let routes = routes.chain(p.mutated_routes.iter().map(|(i, t, q)| (mutated_tangents.get(*i), t, q)));
+        for (tangent, target, pairs) in routes {
+            let Some(Some(t)) = tangent else { continue };
             let t = values(t);
-            match target {
-                AliasTarget::Tangent(j) => add_pairs(tangents[*j].values(), &t, pairs),
+            let to = match target {
+                AliasTarget::Tangent(j) => tangents[*j].values(),
                 AliasTarget::Slot(s) => {
-                    let g = slot_grads[*s]
-                        .get_or_insert_with(|| Acc::Values(vec![0.0; numel(&p.slot_types[*s].1)]))
-                        .values();
-                    add_pairs(g, &t, pairs);
+                    slot_grads[*s].get_or_insert_with(|| Acc::Values(vec![0.0; numel(&p.slot_types[*s].1)])).values()
                 }
-            }
-        }
-        for (arg, target, pairs) in &p.mutated_routes {
-            let Some(Some(t)) = mutated_tangents.get(*arg) else { continue };
-            let t = values(t);
-            match target {
-                AliasTarget::Tangent(j) => add_pairs(tangents[*j].values(), &t, pairs),
-                AliasTarget::Slot(s) => {
-                    let g = slot_grads[*s]
-                        .get_or_insert_with(|| Acc::Values(vec![0.0; numel(&p.slot_types[*s].1)]))
-                        .values();
-                    add_pairs(g, &t, pairs);
-                }
-            }
+            };
+            add_pairs(to, &t, pairs);
         }
         // 2. The graph. It owns the saved values and tangents from here.
         let mut inputs: Vec<Tensor> = saved;

@@ -176,6 +176,18 @@ impl UnionFind {
             self.0[ra.max(rb)] = ra.min(rb);
         }
     }
+
+    /// The classes, each sorted, ordered by their first member.
+    fn groups(mut self) -> Vec<Vec<usize>> {
+        let mut groups: rustc_hash::FxHashMap<usize, Vec<usize>> = rustc_hash::FxHashMap::default();
+        for i in 0..self.0.len() {
+            let r = self.find(i);
+            groups.entry(r).or_default().push(i);
+        }
+        let mut out: Vec<Vec<usize>> = groups.into_values().collect();
+        out.sort_by_key(|g| g[0]);
+        out
+    }
 }
 
 /// Statistics of one grouping (for benchmarks and tests).
@@ -251,14 +263,7 @@ pub fn overlap_groups(views: &[View]) -> (Vec<Vec<usize>>, OverlapStats) {
             None => active.push((class, vec![i])),
         }
     }
-    let mut groups: rustc_hash::FxHashMap<usize, Vec<usize>> = rustc_hash::FxHashMap::default();
-    for i in 0..n {
-        let r = uf.find(i);
-        groups.entry(r).or_default().push(i);
-    }
-    let mut out: Vec<Vec<usize>> = groups.into_values().collect();
-    out.sort_by_key(|g| g[0]);
-    (out, stats)
+    (uf.groups(), stats)
 }
 
 /// The all-pairs grouping AOTAutograd's `compute_overlapping_inputs` does
@@ -273,14 +278,7 @@ pub fn overlap_groups_all_pairs(views: &[View]) -> Vec<Vec<usize>> {
             }
         }
     }
-    let mut groups: rustc_hash::FxHashMap<usize, Vec<usize>> = rustc_hash::FxHashMap::default();
-    for i in 0..n {
-        let r = uf.find(i);
-        groups.entry(r).or_default().push(i);
-    }
-    let mut out: Vec<Vec<usize>> = groups.into_values().collect();
-    out.sort_by_key(|g| g[0]);
-    out
+    uf.groups()
 }
 
 #[cfg(test)]

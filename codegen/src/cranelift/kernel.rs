@@ -409,15 +409,7 @@ impl<'a, 'f> Gen<'a, 'f> {
             "cmp" => {
                 let p = ctx.attr_str(op, "predicate").ok_or("cmp without predicate")?;
                 if is_float {
-                    let cc = match p {
-                        "eq" => FloatCC::Equal,
-                        "ne" => FloatCC::NotEqual,
-                        "lt" => FloatCC::LessThan,
-                        "le" => FloatCC::LessThanOrEqual,
-                        "gt" => FloatCC::GreaterThan,
-                        _ => FloatCC::GreaterThanOrEqual,
-                    };
-                    b.ins().fcmp(cc, ops[0], ops[1])
+                    b.ins().fcmp(float_cc(p), ops[0], ops[1])
                 } else {
                     let cc = match p {
                         "eq" => IntCC::Equal,
@@ -563,5 +555,18 @@ impl<'a, 'f> Gen<'a, 'f> {
                 }
             }
         })
+    }
+}
+
+/// The float condition of a `loop.cmp` predicate (ordered: false on NaN,
+/// except `ne`), shared by the scalar and the lane code.
+pub(super) fn float_cc(predicate: &str) -> FloatCC {
+    match predicate {
+        "eq" => FloatCC::Equal,
+        "ne" => FloatCC::NotEqual,
+        "lt" => FloatCC::LessThan,
+        "le" => FloatCC::LessThanOrEqual,
+        "gt" => FloatCC::GreaterThan,
+        _ => FloatCC::GreaterThanOrEqual,
     }
 }

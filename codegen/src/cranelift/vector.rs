@@ -305,6 +305,17 @@ impl<'f> Vec4<'_, '_, 'f> {
         self.ins().splat(types::F32X4, s)
     }
 
+    /// `c[0]·tⁿ⁻¹ + … + c[n-1]` by Horner's rule on the lanes.
+    fn horner(&mut self, c: &[f32], t: cl::Value) -> cl::Value {
+        let mut p = self.f32c(c[0]);
+        for &k in &c[1..] {
+            let m = self.ins().fmul(p, t);
+            let kv = self.f32c(k);
+            p = self.ins().fadd(m, kv);
+        }
+        p
+    }
+
     /// `v` as a lane vector of `ty` (splatting a uniform scalar; an i1
     /// becomes an all-ones or all-zeros mask).
     fn lane(&mut self, v: V, mask: bool) -> cl::Value {
@@ -354,12 +365,7 @@ impl<'f> Vec4<'_, '_, 'f> {
         let b = self.ins().fmul(n, c2);
         let r = self.ins().fsub(r, b);
         let coeffs = [1.987_569_1e-4f32, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1, 0.5];
-        let mut p = self.f32c(coeffs[0]);
-        for &c in &coeffs[1..] {
-            let m = self.ins().fmul(p, r);
-            let cv = self.f32c(c);
-            p = self.ins().fadd(m, cv);
-        }
+        let p = self.horner(&coeffs, r);
         let r2 = self.ins().fmul(r, r);
         let p = self.ins().fmul(p, r2);
         let p = self.ins().fadd(p, r);
@@ -398,12 +404,7 @@ impl<'f> Vec4<'_, '_, 'f> {
         let x2 = self.ins().fmul(x, x);
         // x - x³/3 + 2x⁵/15 - 17x⁷/315 + 62x⁹/2835
         let cs = [62.0f32 / 2835.0, -17.0 / 315.0, 2.0 / 15.0, -1.0 / 3.0];
-        let mut p = self.f32c(cs[0]);
-        for &c in &cs[1..] {
-            let m = self.ins().fmul(p, x2);
-            let cv = self.f32c(c);
-            p = self.ins().fadd(m, cv);
-        }
+        let p = self.horner(&cs, x2);
         let px = self.ins().fmul(p, x2);
         let px = self.ins().fmul(px, x);
         let small_v = self.ins().fadd(px, x);
@@ -450,12 +451,7 @@ impl<'f> Vec4<'_, '_, 'f> {
             1.000_023_7,
             -1.265_512_2,
         ];
-        let mut p = self.f32c(c[0]);
-        for &k in &c[1..] {
-            let m = self.ins().fmul(p, t);
-            let kv = self.f32c(k);
-            p = self.ins().fadd(m, kv);
-        }
+        let p = self.horner(&c, t);
         let x2 = self.ins().fmul(ax, ax);
         let e = self.ins().fsub(p, x2);
         let ex = self.exp(e);
@@ -466,12 +462,7 @@ impl<'f> Vec4<'_, '_, 'f> {
     fn erf_series(&mut self, x: cl::Value) -> cl::Value {
         let x2 = self.ins().fmul(x, x);
         let cs = [1.0f32 / 9360.0, -1.0 / 1320.0, 1.0 / 216.0, -1.0 / 42.0, 1.0 / 10.0, -1.0 / 3.0, 1.0];
-        let mut p = self.f32c(cs[0]);
-        for &c in &cs[1..] {
-            let m = self.ins().fmul(p, x2);
-            let cv = self.f32c(c);
-            p = self.ins().fadd(m, cv);
-        }
+        let p = self.horner(&cs, x2);
         let k = self.f32c(std::f32::consts::FRAC_2_SQRT_PI);
         let px = self.ins().fmul(p, x);
         self.ins().fmul(px, k)
@@ -578,14 +569,7 @@ impl<'f> Vec4<'_, '_, 'f> {
                 self.per_lane(sym, &ops).map_err(|m| err(self.g, m))?
             }
             "cmp" => {
-                let cc = match ctx.attr_str(op, "predicate").unwrap_or("eq") {
-                    "eq" => FloatCC::Equal,
-                    "ne" => FloatCC::NotEqual,
-                    "lt" => FloatCC::LessThan,
-                    "le" => FloatCC::LessThanOrEqual,
-                    "gt" => FloatCC::GreaterThan,
-                    _ => FloatCC::GreaterThanOrEqual,
-                };
+                let cc = super::kernel::float_cc(ctx.attr_str(op, "predicate").unwrap_or("eq"));
                 self.ins().fcmp(cc, ops[0], ops[1])
             }
             "select" => {

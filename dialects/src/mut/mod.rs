@@ -173,27 +173,7 @@ fn infer_clamp_inplace(ic: &InferCtx<'_>) -> InferResult {
 }
 
 fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
-    let x = operand_tensor(ic, 0)?;
-    let idx = operand_tensor(ic, 1)?;
-    let vals = operand_tensor(ic, 2)?;
-    if x.rank() < 1 {
-        return Err("cannot index a 0-d tensor".into());
-    }
-    if idx.rank() != 1 || !idx.elem.is_int() || idx.elem.is_bool() {
-        return Err(format!("index must be a 1-D integer tensor, got {idx}"));
-    }
-    if vals.elem != x.elem {
-        return Err(format!("values must have element type {}, got {}", x.elem, vals.elem));
-    }
-    let mut target: Shape = smallvec::smallvec![idx.shape[0]];
-    target.extend(x.shape[1..].iter().copied());
-    if !broadcasts_to(&vals.shape, &target) {
-        return Err(format!(
-            "values of shape {} cannot be broadcast to the indexed shape {}",
-            fmt_shape(&vals.shape),
-            fmt_shape(&target)
-        ));
-    }
+    crate::tensor::index_put_operands(ic)?;
     no_results()
 }
 

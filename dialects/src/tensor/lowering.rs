@@ -37,15 +37,48 @@ fn is_float_op(s: &Scalars<'_, '_>, v: Value) -> Result<bool, String> {
     Ok(s.elem_of(v)?.is_float())
 }
 
-pub fn add(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    binary(s, op, v, "add")
+/// Pointwise lowerings that are one scalar op: `binary` and `float_unary`
+/// convert to the result type, `compare` gives `i1`.
+macro_rules! scalar_ops {
+    ($helper:ident: $($name:ident => $op:literal),* $(,)?) => {
+        $(
+            pub fn $name(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+                $helper(s, op, v, $op)
+            }
+        )*
+    };
 }
-pub fn sub(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    binary(s, op, v, "sub")
-}
-pub fn mul(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    binary(s, op, v, "mul")
-}
+
+scalar_ops!(binary:
+    add => "add",
+    sub => "sub",
+    mul => "mul",
+    maximum => "max",
+    minimum => "min",
+);
+
+scalar_ops!(float_unary:
+    neg => "neg",
+    abs => "abs",
+    exp => "exp",
+    log => "log",
+    log1p => "log1p",
+    sqrt => "sqrt",
+    rsqrt => "rsqrt",
+    sin => "sin",
+    cos => "cos",
+    tanh => "tanh",
+    erf => "erf",
+);
+
+scalar_ops!(compare:
+    eq => "eq",
+    ne => "ne",
+    lt => "lt",
+    le => "le",
+    gt => "gt",
+    ge => "ge",
+);
 
 pub fn div(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     if !is_float_op(s, v[0])? {
@@ -82,73 +115,13 @@ pub fn pow(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     })
 }
 
-pub fn maximum(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    binary(s, op, v, "max")
-}
-pub fn minimum(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    binary(s, op, v, "min")
-}
-
-fn compare(s: &mut Scalars<'_, '_>, v: &[Value], pred: &str) -> R {
+fn compare(s: &mut Scalars<'_, '_>, _: Op, v: &[Value], pred: &str) -> R {
     let a = s.widen(v[0])?;
     let b = s.widen(v[1])?;
     s.cmp(pred, a, b)
 }
-pub fn eq(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
-    compare(s, v, "eq")
-}
-pub fn ne(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
-    compare(s, v, "ne")
-}
-pub fn lt(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
-    compare(s, v, "lt")
-}
-pub fn le(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
-    compare(s, v, "le")
-}
-pub fn gt(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
-    compare(s, v, "gt")
-}
-pub fn ge(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
-    compare(s, v, "ge")
-}
-
 pub fn where_(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
     s.select(v[0], v[1], v[2])
-}
-
-pub fn neg(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "neg")
-}
-pub fn abs(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "abs")
-}
-pub fn exp(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "exp")
-}
-pub fn log(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "log")
-}
-pub fn log1p(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "log1p")
-}
-pub fn sqrt(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "sqrt")
-}
-pub fn rsqrt(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "rsqrt")
-}
-pub fn sin(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "sin")
-}
-pub fn cos(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "cos")
-}
-pub fn tanh(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "tanh")
-}
-pub fn erf(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    float_unary(s, op, v, "erf")
 }
 
 pub fn reciprocal(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {

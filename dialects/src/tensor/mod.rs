@@ -379,7 +379,9 @@ fn infer_scatter_add(ic: &InferCtx<'_>) -> InferResult {
     one(x.shape.clone(), x.elem)
 }
 
-fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
+/// The operand rules of `index_put` (shared by `mut.index_put_`): returns
+/// the indexed tensor's type.
+pub(crate) fn index_put_operands<'a>(ic: &'a InferCtx<'_>) -> Result<&'a TensorType, String> {
     let x = operand_tensor(ic, 0)?;
     let idx = operand_tensor(ic, 1)?;
     let vals = operand_tensor(ic, 2)?;
@@ -401,6 +403,11 @@ fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
             fmt_shape(&target)
         ));
     }
+    Ok(x)
+}
+
+fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
+    let x = index_put_operands(ic)?;
     one(x.shape.clone(), x.elem)
 }
 
