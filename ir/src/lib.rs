@@ -24,6 +24,7 @@ pub mod pass;
 pub mod printer;
 pub mod registry;
 pub mod rewriter;
+pub mod size;
 pub mod types;
 pub mod verifier;
 pub mod verify_diagnostics;
@@ -37,6 +38,7 @@ pub use parser::{parse_module, Argument, ParseOptions, ParseResult, Parser, Unre
 pub use printer::{print_op, OpPrinter, PrintOptions};
 pub use registry::{traits, Arity, AttrKind, AttrSpec, InferCtx, OpDef, Syntax, Traits};
 pub use rewriter::{InsertPoint, OperationState, Rewriter};
+pub use size::{checked_extent, checked_numel, Limit, Limits};
 pub use types::{ElemType, MemRefType, Shape, TensorType, TypeData, DYNAMIC};
 pub use verifier::verify;
 

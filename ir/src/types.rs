@@ -121,13 +121,21 @@ impl TensorType {
         self.shape.iter().all(|&d| d != DYNAMIC)
     }
 
-    /// Number of elements; dynamic dims count as zero.
+    /// Number of elements; dynamic dims count as zero. Saturates at
+    /// `i64::MAX`: the verifier rejects types whose count overflows, so only
+    /// unverified IR can see the saturated value (use
+    /// [`crate::size::checked_numel`] where that matters).
     pub fn numel(&self) -> i64 {
-        self.shape.iter().map(|&d| if d == DYNAMIC { 0 } else { d }).product()
+        self.shape
+            .iter()
+            .map(|&d| if d == DYNAMIC { 0 } else { d.max(0) })
+            .try_fold(1i64, |n, d| n.checked_mul(d))
+            .unwrap_or(i64::MAX)
     }
 
+    /// Bytes of a dense tensor of this type; saturates as [`Self::numel`].
     pub fn byte_size(&self) -> i64 {
-        self.numel() * self.elem.byte_size() as i64
+        self.numel().saturating_mul(self.elem.byte_size() as i64)
     }
 
     pub fn with_elem(&self, elem: ElemType) -> Self {
