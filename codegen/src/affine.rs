@@ -87,16 +87,19 @@ pub fn iv_range(ctx: &Context, v: Value) -> Option<(i64, i64)> {
     if hi <= lo {
         return Some((lo, lo));
     }
-    Some((lo, lo + (hi - 1 - lo) / st * st))
+    let span = hi.checked_sub(1)?.checked_sub(lo)?;
+    Some((lo, lo.checked_add(span / st * st)?))
 }
 
+/// The inclusive range `e` takes; `None` where an atom is unbounded or the
+/// bounds do not fit `i64` (no simplification is then attempted).
 pub fn range(ctx: &Context, e: &Expr) -> Option<(i64, i64)> {
     let (mut lo, mut hi) = (e.c, e.c);
     for &(v, k) in &e.terms {
         let (a, b) = iv_range(ctx, v)?;
-        let (x, y) = (a * k, b * k);
-        lo += x.min(y);
-        hi += x.max(y);
+        let (x, y) = (a.checked_mul(k)?, b.checked_mul(k)?);
+        lo = lo.checked_add(x.min(y))?;
+        hi = hi.checked_add(x.max(y))?;
     }
     Some((lo, hi))
 }
@@ -105,6 +108,11 @@ pub fn range(ctx: &Context, e: &Expr) -> Option<(i64, i64)> {
 pub fn floordiv(ctx: &Context, e: &Expr, d: i64) -> Option<Expr> {
     if d == 1 {
         return Some(e.clone());
+    }
+    // A zero-size dimension makes a divisor of 0 (nothing is addressed);
+    // such an access is left as it is.
+    if d <= 0 {
+        return None;
     }
     let mut q = Expr::constant(e.c.div_euclid(d));
     let mut r = Expr::constant(e.c.rem_euclid(d));
@@ -122,6 +130,9 @@ pub fn floordiv(ctx: &Context, e: &Expr, d: i64) -> Option<Expr> {
 /// `e mod n` when it simplifies: terms that are multiples of `n` vanish and
 /// the rest must be provably in `[0, n)`.
 pub fn modulo(ctx: &Context, e: &Expr, n: i64) -> Option<Expr> {
+    if n <= 0 {
+        return None;
+    }
     let mut r = Expr::constant(e.c.rem_euclid(n));
     for &(v, k) in &e.terms {
         if k % n != 0 {

@@ -98,6 +98,11 @@ fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
 /// division ops.
 fn div_mod(rw: &mut Rewriter<'_>, e: &Expr, d: i64, n: Option<i64>) -> Value {
     let ty = rw.index_type();
+    // A divisor of 0 comes from a zero-size dimension: the access is never
+    // executed, and a division instruction by 0 would trap.
+    if d <= 0 || n.is_some_and(|n| n <= 0) {
+        return index_value(rw, 0);
+    }
     let q = match floordiv(rw, e, d) {
         Some(q) => q,
         None => {

@@ -29,10 +29,15 @@ pub fn compile_function(
     opts: cranelift::Options,
     text: &mut String,
 ) -> Result<cranelift::Executable, Diagnostic> {
+    // Every tensor and buffer size is bounded before any constant is
+    // materialized or any loop bound emitted (and again after planning: the
+    // arena is a buffer of its own).
+    aot_ir::size::check_value_sizes(ctx, func)?;
     lower_to_loops::lower_function(ctx, func)?;
     fuse::fuse_function(ctx, func)?;
     plan_memory::plan_function(ctx, func)?;
     aot_ir::verify(ctx, func).map_err(|mut d| d.remove(0))?;
+    aot_ir::size::check_value_sizes(ctx, func)?;
     let code = cranelift::compile(ctx, func, opts, text)?;
     Ok(cranelift::Executable::new(code))
 }
@@ -94,6 +99,7 @@ pub fn emit_text(ctx: &mut Context, module: Op, emit: cranelift::Emit) -> Result
         let opts = cranelift::Options { emit, ..cranelift::Options::default() };
         let lowered = f.args(ctx).iter().all(|&a| program::memref(ctx, a).is_some());
         if lowered {
+            aot_ir::size::check_value_sizes(ctx, f.op)?;
             cranelift::compile(ctx, f.op, opts, &mut out)?;
         } else {
             compile_function(ctx, f.op, opts, &mut out)?;

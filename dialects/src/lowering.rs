@@ -420,6 +420,30 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
         format!("{base}_{n}")
     }
 
+    /// Prefixes the message of every `loop.assert` in `region` with the op
+    /// being lowered (`'tensor.gather' op index out of bounds ...`), so that
+    /// a check failing in compiled code names its op as eager mode does.
+    fn name_asserts(&mut self, region: Region) {
+        let prefix = format!("'{}' op ", self.rw.op_name(self.op));
+        let mut asserts = Vec::new();
+        for &b in self.rw.region_blocks(region) {
+            for op in self.rw.block_ops(b) {
+                self.rw.walk_pre(op, &mut |o| {
+                    if self.rw.op_name(o) == r#loop::ASSERT {
+                        asserts.push(o);
+                    }
+                });
+            }
+        }
+        for o in asserts {
+            let msg = self.rw.attr_str(o, "msg").unwrap_or("a check failed").to_string();
+            if !msg.starts_with(&prefix) {
+                let m = self.rw.str_attr(&format!("{prefix}{msg}"));
+                self.rw.set_attr(o, "msg", m);
+            }
+        }
+    }
+
     /// A `loop.kernel` over `buffers`; `body` builds it from the kernel's
     /// block arguments (one per buffer, in order).
     pub fn kernel(&mut self, base: &str, buffers: &[Value], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
@@ -432,6 +456,7 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
         self.rw.set_insertion_point(InsertPoint::End(block));
         body(&mut Scalars { rw: &mut *self.rw }, &args)?;
         self.rw.build_typed(r#loop::YIELD, &[], &[], &[]);
+        self.name_asserts(region);
         self.rw.set_insertion_point(after);
         let op_name = self.rw.op_name_id(r#loop::KERNEL);
         let mut st = OperationState::new(op_name, self.rw.current_loc());

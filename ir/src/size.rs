@@ -15,7 +15,8 @@
 //! `AOT_MAX_INLINE_OPS`, `AOT_MAX_EXECUTED_OPS`) and overridable by tools
 //! and embedders through [`Limits::set`]. `docs/limits.md` documents them.
 
-use crate::types::ElemType;
+use crate::types::{ElemType, DYNAMIC};
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -84,6 +85,46 @@ pub fn checked_contiguous_strides(shape: &[i64]) -> Option<Vec<i64>> {
         acc = acc.checked_mul(d.max(1))?;
     }
     Some(strides)
+}
+
+/// Why a tensor or memref type is invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("rank {rank} is more than the limit of {limit} (raise it with AOT_MAX_RANK)")]
+    RankTooLarge { rank: usize, limit: usize },
+    #[error("dimension {index} has negative size {dim}")]
+    NegativeDim { index: usize, dim: i64 },
+    #[error("its element count overflows a 64-bit integer")]
+    NumelOverflow,
+    #[error("its size in bytes overflows a 64-bit integer")]
+    ByteSizeOverflow,
+    #[error("its strided layout addresses elements beyond the 64-bit range")]
+    ExtentOverflow,
+}
+
+/// Checks the shape of a tensor or memref type: rank within
+/// [`Limits::max_rank`], no negative dim, and an element count and byte size
+/// that fit `i64`. Dynamic dims (`?`, reserved for symbolic shapes) are
+/// unknown sizes rather than negative ones and do not enter the counts.
+/// `layout` is a memref's explicit `(strides, offset)`; its extent must be
+/// computable in `i64` too.
+pub fn check_shape(shape: &[i64], elem: ElemType, layout: Option<(&[i64], i64)>) -> Result<(), ShapeError> {
+    let limit = Limits::max_rank();
+    if shape.len() > limit {
+        return Err(ShapeError::RankTooLarge { rank: shape.len(), limit });
+    }
+    let known: SmallVec<[i64; 8]> = shape.iter().copied().filter(|&d| d != DYNAMIC).collect();
+    if let Some((index, &dim)) = shape.iter().enumerate().find(|&(_, &d)| d < 0 && d != DYNAMIC) {
+        return Err(ShapeError::NegativeDim { index, dim });
+    }
+    checked_numel(&known).ok_or(ShapeError::NumelOverflow)?;
+    checked_byte_size(&known, elem).ok_or(ShapeError::ByteSizeOverflow)?;
+    if let Some((strides, offset)) = layout {
+        if known.len() == shape.len() {
+            checked_extent(shape, strides, offset).ok_or(ShapeError::ExtentOverflow)?;
+        }
+    }
+    Ok(())
 }
 
 /// Which limit a value exceeded; used in diagnostics.
@@ -237,6 +278,62 @@ pub fn check_alloc_shape(shape: &[i64], elem: ElemType, what: &str) -> Result<u6
     check_alloc(n as u64, elem.byte_size() as u64, what)
 }
 
+/// Checks every tensor and memref value under `root` (block arguments and
+/// op results, views included) against [`Limits::max_alloc_bytes`]: a value
+/// larger than the limit is refused before anything runs or is compiled,
+/// located at the op that defines it (or owns the block argument). Views are
+/// counted by their logical size, since kernels iterate over every element
+/// a view shows (an `expand` to 2^40 elements followed by a `sum` would loop
+/// 2^40 times). Types are static, so this bounds every allocation and every
+/// loop trip count of a run: `full`, `arange`, random ops, `resize_`, and
+/// the temporaries of compiled code.
+pub fn check_value_sizes(ctx: &crate::Context, root: crate::Op) -> Result<(), crate::Diagnostic> {
+    use crate::types::TypeData;
+    let limit = Limits::max_alloc_bytes();
+    let mut failure: Option<crate::Diagnostic> = None;
+    let check = |ty: crate::Type| -> Option<String> {
+        let (shape, elem) = match ctx.type_data(ty) {
+            TypeData::Tensor(t) => (&t.shape, t.elem),
+            TypeData::MemRef(m) => (&m.shape, m.elem),
+            _ => return None,
+        };
+        if shape.contains(&crate::types::DYNAMIC) {
+            return None;
+        }
+        let what = crate::printer::type_to_string(ctx, ty);
+        match checked_byte_size(shape, elem) {
+            None => Some(format!("a value of type {what} has more bytes than a 64-bit count holds")),
+            Some(b) if b as u64 > limit => Some(format!(
+                "a value of type {what} needs {b} bytes, more than the allocation limit of {limit} bytes \
+                 (raise it with AOT_MAX_ALLOC_BYTES or --max-alloc-bytes)"
+            )),
+            Some(_) => None,
+        }
+    };
+    ctx.walk_pre(root, &mut |op| {
+        if failure.is_some() {
+            return;
+        }
+        for &r in ctx.regions(op) {
+            for &b in ctx.region_blocks(r) {
+                for &a in ctx.block_args(b) {
+                    if let Some(m) = check(ctx.value_type(a)) {
+                        failure = Some(crate::Diagnostic::op_error(ctx, op, format!("block argument: {m}")));
+                        return;
+                    }
+                }
+            }
+        }
+        for &v in ctx.results(op) {
+            if let Some(m) = check(ctx.value_type(v)) {
+                failure = Some(crate::Diagnostic::op_error(ctx, op, m));
+                return;
+            }
+        }
+    });
+    failure.map_or(Ok(()), Err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +346,22 @@ mod tests {
         assert_eq!(checked_numel(&[-1, 2]), None);
         assert_eq!(checked_numel(&[0, i64::MAX]), Some(0));
         assert_eq!(checked_byte_size(&[1 << 61], ElemType::F32), None);
+    }
+
+    #[test]
+    fn shape_checks() {
+        assert_eq!(check_shape(&[2, 3], ElemType::F32, None), Ok(()));
+        assert_eq!(check_shape(&[], ElemType::I1, None), Ok(()));
+        assert_eq!(check_shape(&[4611686018427387905, 4], ElemType::F32, None), Err(ShapeError::NumelOverflow));
+        assert_eq!(check_shape(&[1 << 62], ElemType::F32, None), Err(ShapeError::ByteSizeOverflow));
+        assert_eq!(check_shape(&[1 << 62], ElemType::I8, None), Ok(()));
+        assert_eq!(check_shape(&[3, -2], ElemType::F32, None), Err(ShapeError::NegativeDim { index: 1, dim: -2 }));
+        assert_eq!(check_shape(&[DYNAMIC, 4], ElemType::F32, None), Ok(()));
+        let deep = vec![1i64; Limits::max_rank() + 1];
+        assert!(matches!(check_shape(&deep, ElemType::F32, None), Err(ShapeError::RankTooLarge { .. })));
+        assert_eq!(check_shape(&deep[1..], ElemType::F32, None), Ok(()));
+        assert_eq!(check_shape(&[4, 4], ElemType::F32, Some((&[1 << 62, 1], 0))), Err(ShapeError::ExtentOverflow));
+        assert_eq!(check_shape(&[4, 4], ElemType::F32, Some((&[4, 1], 2))), Ok(()));
     }
 
     #[test]

@@ -31,24 +31,28 @@ impl View {
     }
 
     pub fn numel(&self) -> i64 {
-        self.size.iter().product()
+        aot_ir::size::checked_numel(&self.size).unwrap_or(i64::MAX)
     }
 
-    /// Address of the last element (`offset` for an empty view).
+    /// Address of the last element (`offset` for an empty view). Views here
+    /// come from verified layouts; one whose extent does not fit (or whose
+    /// strides do not match its rank) answers `i64::MAX`, so that it may
+    /// overlap everything: the conservative answer.
     pub fn last(&self) -> i64 {
-        if self.numel() == 0 {
-            return self.offset;
+        match aot_ir::size::checked_extent(&self.size, &self.stride, self.offset) {
+            Some((_, end)) if end > self.offset => end - 1,
+            Some(_) => self.offset,
+            None => i64::MAX,
         }
-        self.offset + self.size.iter().zip(&self.stride).map(|(&n, &s)| (n - 1) * s).sum::<i64>()
     }
 
     pub fn is_contiguous(&self) -> bool {
         let mut expected = 1;
         for i in (0..self.size.len()).rev() {
-            if self.size[i] != 1 && self.stride[i] != expected {
+            if self.size.len() != self.stride.len() || (self.size[i] != 1 && self.stride[i] != expected) {
                 return false;
             }
-            expected *= self.size[i];
+            expected = expected.saturating_mul(self.size[i]);
         }
         true
     }
@@ -76,7 +80,7 @@ pub fn definitely_do_not_overlap(a: &View, b: &View) -> bool {
     }
     let (x, y) = if a.offset <= b.offset { (a, b) } else { (b, a) };
     if x.is_contiguous() && y.is_contiguous() {
-        return x.offset + x.numel() <= y.offset;
+        return x.offset.saturating_add(x.numel()) <= y.offset;
     }
     if x.last() < y.offset {
         return true;
@@ -87,7 +91,7 @@ pub fn definitely_do_not_overlap(a: &View, b: &View) -> bool {
         if delta < x.size[1] {
             return false;
         }
-        let covered = s * (x.size[0] - 1) + x.size[1];
+        let covered = s.saturating_mul(x.size[0] - 1).saturating_add(x.size[1]);
         if covered <= delta {
             return true;
         }
@@ -131,7 +135,7 @@ pub fn is_non_overlapping_and_dense(size: &[i64], stride: &[i64]) -> bool {
         if stride[d] != require {
             return false;
         }
-        require *= size[d];
+        require = require.saturating_mul(size[d]);
     }
     true
 }
@@ -145,8 +149,8 @@ pub fn mem_overlap(a: &View, b: &View) -> MemOverlap {
     if !is_non_overlapping_and_dense(&a.size, &a.stride) || !is_non_overlapping_and_dense(&b.size, &b.stride) {
         return MemOverlap::TooHard;
     }
-    let (a0, a1) = (a.offset, a.offset + a.numel());
-    let (b0, b1) = (b.offset, b.offset + b.numel());
+    let (a0, a1) = (a.offset, a.offset.saturating_add(a.numel()));
+    let (b0, b1) = (b.offset, b.offset.saturating_add(b.numel()));
     if a0 == b0 && a1 == b1 {
         return if a.stride == b.stride { MemOverlap::Full } else { MemOverlap::Partial };
     }

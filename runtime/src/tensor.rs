@@ -159,29 +159,38 @@ pub fn contiguous_strides(shape: &[i64]) -> Shape {
     let mut acc = 1i64;
     for i in (0..shape.len()).rev() {
         s[i] = acc;
-        acc *= shape[i].max(1);
+        acc = acc.saturating_mul(shape[i].max(1));
     }
     s
 }
 
-/// Row-major contiguous strides for `sizes` (size-1 dimensions may have any stride).
+/// Row-major contiguous strides for `sizes` (size-1 dimensions may have any
+/// stride; a tensor without elements is contiguous whatever its strides, as
+/// in PyTorch).
 fn dense(sizes: &[i64], strides: &[i64]) -> bool {
+    if sizes.contains(&0) {
+        return true;
+    }
     let mut expected = 1i64;
     for i in (0..sizes.len()).rev() {
         if sizes[i] != 1 && strides[i] != expected {
             return false;
         }
-        expected *= sizes[i];
+        expected = expected.saturating_mul(sizes[i]);
     }
     true
 }
 
+/// Element count of `shape`. Shapes reaching the runtime were checked (by
+/// the verifier, the input readers and [`check_in_bounds`]), so this
+/// saturates rather than wraps for the rare unchecked caller.
 pub fn numel(shape: &[i64]) -> i64 {
-    shape.iter().product()
+    aot_ir::size::checked_numel(shape).unwrap_or(i64::MAX)
 }
 
 /// Checks that a view with this metadata stays inside a storage of `len`
-/// elements.
+/// elements. All arithmetic is checked: a layout whose extent overflows is
+/// rejected, never wrapped into range.
 pub fn check_in_bounds(sizes: &[i64], strides: &[i64], offset: i64, len: usize) -> Result<(), String> {
     if sizes.len() != strides.len() {
         return Err(format!("{} sizes but {} strides", sizes.len(), strides.len()));
@@ -195,13 +204,18 @@ pub fn check_in_bounds(sizes: &[i64], strides: &[i64], offset: i64, len: usize) 
     if offset < 0 {
         return Err(format!("negative storage offset {offset}"));
     }
-    if numel(sizes) == 0 {
-        return Ok(());
+    if aot_ir::size::checked_numel(sizes).is_none() {
+        return Err(format!("a view with size {sizes:?} has more elements than a 64-bit count holds"));
     }
-    let last = offset + sizes.iter().zip(strides).map(|(&n, &s)| (n - 1) * s).sum::<i64>();
-    if last >= len as i64 {
+    let Some((_, end)) = aot_ir::size::checked_extent(sizes, strides, offset) else {
         return Err(format!(
-            "a view with size {sizes:?}, stride {strides:?} and offset {offset} reaches element {last}, outside its storage of {len} elements"
+            "a view with size {sizes:?}, stride {strides:?} and offset {offset} addresses elements beyond the 64-bit range"
+        ));
+    };
+    if end > offset && end > len as i64 {
+        return Err(format!(
+            "a view with size {sizes:?}, stride {strides:?} and offset {offset} reaches element {}, outside its storage of {len} elements",
+            end - 1
         ));
     }
     Ok(())

@@ -228,7 +228,7 @@ impl<'a, 'f> Gen<'a, 'f> {
             }
             r#loop::ASSERT => {
                 let c = self.val(op, ctx.operand(op, 0))?;
-                self.messages.push(ctx.attr_str(op, "msg").unwrap_or("a check failed").to_string());
+                self.messages.push(located_message(ctx, op, ctx.attr_str(op, "msg").unwrap_or("a check failed")));
                 let code = self.messages.len() as i64;
                 let fail = self.b.create_block();
                 let cont = self.b.create_block();
@@ -568,5 +568,14 @@ pub(super) fn float_cc(predicate: &str) -> FloatCC {
         "le" => FloatCC::LessThanOrEqual,
         "gt" => FloatCC::GreaterThan,
         _ => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+/// A run-time check's message as a located error (`FILE:LINE:COL: error:
+/// MSG`), the form eager mode prints, where the op has a file location.
+fn located_message(ctx: &Context, op: Op, msg: &str) -> String {
+    match ctx.loc_file_line_col(ctx.op_loc(op)) {
+        Some((file, line, col)) => format!("{file}:{line}:{col}: error: {msg}"),
+        None => msg.to_string(),
     }
 }

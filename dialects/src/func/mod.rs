@@ -416,7 +416,81 @@ fn verify_func(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     } else if ctx.attr_str(op, "sym_visibility") != Some("private") {
         return Err(Diagnostic::op_error(ctx, op, "symbol declaration cannot have public visibility"));
     }
-    let _ = f;
+    verify_convention_attrs(ctx, op, &f, inputs)?;
+    Ok(())
+}
+
+/// The calling-convention attributes (`aot.same_as`, `aot.layout`,
+/// `aot.storages`) come from users and example inputs; every pass and the
+/// runtime index storages through them, so they are checked here once:
+/// a duplicate names an earlier argument of its type, a layout has one
+/// non-negative stride per dim and a non-negative offset, and the storage
+/// range it addresses is computable without overflow and inside the storage's
+/// declared `numel`.
+fn verify_convention_attrs(ctx: &Context, op: Op, f: &FuncView, inputs: &[Type]) -> Result<(), Diagnostic> {
+    let arg_err = |i: usize, m: String| Diagnostic::op_error(ctx, op, format!("argument {i}: {m}"));
+    let mut declared: Vec<(i64, Option<i64>)> = Vec::new();
+    if let Some(a) = ctx.get_attr(op, "aot.storages") {
+        let AttrData::Array(items) = ctx.attr_data(a) else {
+            return Err(Diagnostic::op_error(ctx, op, "'aot.storages' must be a list of #aot.storage"));
+        };
+        for &item in items {
+            let id = ctx.attr_field(item, "id").and_then(|x| ctx.attr_as_i64(x));
+            let numel = ctx.attr_field(item, "numel").map(|x| ctx.attr_as_i64(x));
+            match (id, numel) {
+                (Some(id), None) => declared.push((id, None)),
+                (Some(id), Some(Some(n))) if n >= 0 => declared.push((id, Some(n))),
+                _ => {
+                    return Err(Diagnostic::op_error(
+                        ctx,
+                        op,
+                        "'aot.storages' entries need an integer 'id' and a non-negative integer 'numel'",
+                    ))
+                }
+            }
+        }
+    }
+    for (i, &ty) in inputs.iter().enumerate() {
+        if let Some(a) = f.arg_attr(ctx, i, "aot.same_as") {
+            match ctx.attr_as_i64(a) {
+                Some(k) if k >= 0 && (k as usize) < i && inputs[k as usize] == ty => {}
+                _ => return Err(arg_err(i, "'aot.same_as' must name an earlier argument of the same type".into())),
+            }
+        }
+        let Some(a) = f.arg_attr(ctx, i, "aot.layout") else { continue };
+        let Some(t) = ctx.as_tensor(ty) else {
+            return Err(arg_err(i, "'aot.layout' applies to tensor arguments only".into()));
+        };
+        let storage = ctx.attr_field(a, "storage").and_then(|x| ctx.attr_as_i64(x));
+        let offset = ctx.attr_field(a, "offset").map(|x| ctx.attr_as_i64(x)).unwrap_or(Some(0));
+        let strides = ctx.attr_field(a, "strides").and_then(|x| ctx.attr_as_i64_list(x));
+        let (Some(storage), Some(offset), Some(strides)) = (storage, offset, strides) else {
+            return Err(arg_err(i, "'aot.layout' needs an integer 'storage', 'offset' and a list of 'strides'".into()));
+        };
+        if strides.len() != t.rank() {
+            return Err(arg_err(
+                i,
+                format!("'aot.layout' has {} strides for a tensor of rank {}", strides.len(), t.rank()),
+            ));
+        }
+        if offset < 0 || strides.iter().any(|&s| s < 0) {
+            return Err(arg_err(i, "'aot.layout' offset and strides must be non-negative".into()));
+        }
+        let Some((_, end)) = aot_ir::size::checked_extent(&t.shape, &strides, offset) else {
+            return Err(arg_err(i, "'aot.layout' addresses storage elements beyond the 64-bit range".into()));
+        };
+        if let Some(&(_, Some(numel))) = declared.iter().find(|d| d.0 == storage) {
+            if end > numel {
+                return Err(arg_err(
+                    i,
+                    format!(
+                        "'aot.layout' reaches storage element {}, outside its storage of {numel} elements",
+                        end - 1
+                    ),
+                ));
+            }
+        }
+    }
     Ok(())
 }
 

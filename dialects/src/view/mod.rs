@@ -98,7 +98,7 @@ pub fn compute_view_strides(old: &[i64], old_strides: &[i64], new: &[i64]) -> Op
     let mut ns = Shape::from_elem(0, new.len());
     if numel == 0 {
         for d in (0..new.len()).rev() {
-            ns[d] = if d == new.len() - 1 { 1 } else { new[d + 1].max(1) * ns[d + 1] };
+            ns[d] = if d == new.len() - 1 { 1 } else { new[d + 1].max(1).saturating_mul(ns[d + 1]) };
         }
         return Some(ns);
     }
@@ -107,13 +107,13 @@ pub fn compute_view_strides(old: &[i64], old_strides: &[i64], new: &[i64]) -> Op
     let mut tensor_numel = 1i64;
     let mut view_numel = 1i64;
     for tensor_d in (0..old.len()).rev() {
-        tensor_numel *= old[tensor_d];
-        let boundary =
-            tensor_d == 0 || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+        tensor_numel = tensor_numel.saturating_mul(old[tensor_d]);
+        let boundary = tensor_d == 0
+            || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel.saturating_mul(chunk_base_stride));
         if boundary {
             while view_d >= 0 && (view_numel < tensor_numel || new[view_d as usize] == 1) {
-                ns[view_d as usize] = view_numel * chunk_base_stride;
-                view_numel *= new[view_d as usize];
+                ns[view_d as usize] = view_numel.saturating_mul(chunk_base_stride);
+                view_numel = view_numel.saturating_mul(new[view_d as usize]);
                 view_d -= 1;
             }
             if view_numel != tensor_numel {
@@ -146,7 +146,7 @@ pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
         } else if d < 0 {
             return Err(format!("invalid shape dimension {d}"));
         } else {
-            known *= d;
+            known = known.saturating_mul(d);
         }
     }
     if let Some(i) = infer {
@@ -275,15 +275,20 @@ pub fn slice_bounds(size: i64, start: i64, end: i64, step: i64) -> Result<(i64, 
     if e < s {
         e = s;
     }
-    Ok((s, (e - s + step - 1) / step))
+    // Ceiling division without forming `e - s + step - 1`, which overflows
+    // for huge steps.
+    Ok((s, if e == s { 0 } else { (e - s - 1) / step + 1 }))
 }
 
 fn slice_of(x: &Layout, dim: usize, start: i64, end: i64, step: i64) -> Result<Layout, String> {
     let (s, len) = slice_bounds(x.sizes[dim], start, end, step)?;
     let mut l = x.clone();
-    l.offset += s * x.strides[dim];
+    // Both stay inside the operand's extent (which fits `i64`) except the
+    // stride of a dim of size 0 or 1, which addresses nothing beyond the
+    // first element: saturating is exact where it matters.
+    l.offset = l.offset.saturating_add(s.saturating_mul(x.strides[dim]));
     l.sizes[dim] = len;
-    l.strides[dim] *= step;
+    l.strides[dim] = l.strides[dim].saturating_mul(step);
     Ok(l)
 }
 
@@ -305,7 +310,7 @@ fn select_of(x: &Layout, dim: usize, index: i64) -> Result<Layout, String> {
         return Err(format!("index {index} is out of range for dimension {dim} of size {size}"));
     }
     let mut l = x.clone();
-    l.offset += i * x.strides[dim];
+    l.offset = l.offset.saturating_add(i.saturating_mul(x.strides[dim]));
     l.sizes.remove(dim);
     l.strides.remove(dim);
     Ok(l)
@@ -345,7 +350,7 @@ pub fn layout_squeeze(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 
 pub fn layout_unsqueeze(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let r = x.sizes.len();
     let dim = norm_dim(a.req_i64("dim")?, r, 1)?;
-    let stride = if dim >= r { 1 } else { x.sizes[dim] * x.strides[dim] };
+    let stride = if dim >= r { 1 } else { x.sizes[dim].saturating_mul(x.strides[dim]) };
     let mut l = x.clone();
     l.sizes.insert(dim, 1);
     l.strides.insert(dim, stride);
@@ -359,12 +364,13 @@ fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, 
     }
     let (s1, s2) = (x.sizes[d1], x.sizes[d2]);
     let mut storage = x.offset;
-    let diag = if offset >= 0 { (s1.min(s2 - offset)).max(0) } else { ((s1 + offset).min(s2)).max(0) };
+    let diag =
+        if offset >= 0 { s1.min(s2.saturating_sub(offset)).max(0) } else { s1.saturating_add(offset).min(s2).max(0) };
     if diag > 0 {
         if offset >= 0 {
-            storage += offset * x.strides[d2];
+            storage = storage.saturating_add(offset.saturating_mul(x.strides[d2]));
         } else {
-            storage -= offset * x.strides[d1];
+            storage = storage.saturating_sub(offset.saturating_mul(x.strides[d1]));
         }
     }
     let mut l = Layout { sizes: Shape::new(), strides: Shape::new(), offset: storage };
@@ -375,7 +381,7 @@ fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, 
         }
     }
     l.sizes.push(diag);
-    l.strides.push(x.strides[d1] + x.strides[d2]);
+    l.strides.push(x.strides[d1].saturating_add(x.strides[d2]));
     Ok(l)
 }
 
@@ -398,6 +404,11 @@ pub fn layout_as_strided(a: &AttrView<'_>, _x: &Layout) -> Result<SmallVec<[Layo
     }
     if sizes.iter().any(|&s| s < 0) || strides.iter().any(|&s| s < 0) || offset < 0 {
         return Err("as_strided sizes, strides and offset must be non-negative".into());
+    }
+    if aot_ir::size::checked_extent(&sizes, &strides, offset).is_none() {
+        return Err(format!(
+            "a view with size {sizes:?}, stride {strides:?} and offset {offset} addresses elements beyond the 64-bit range"
+        ));
     }
     Ok(smallvec![Layout { sizes: sizes.into_iter().collect(), strides: strides.into_iter().collect(), offset }])
 }
@@ -602,8 +613,9 @@ fn infer_as_strided_scatter(ic: &InferCtx<'_>) -> InferResult {
     // The scattered region must fit in a contiguous copy of base.
     let l = layout_as_strided(&ic.attr_view(), &Layout::contiguous(&base.shape))?;
     let l = &l[0];
-    if l.sizes.iter().product::<i64>() > 0 {
-        let last = l.offset + l.sizes.iter().zip(&l.strides).map(|(&n, &s)| (n - 1) * s).sum::<i64>();
+    let end = aot_ir::size::checked_extent(&l.sizes, &l.strides, l.offset).map_or(i64::MAX, |e| e.1);
+    if end > l.offset {
+        let last = end - 1;
         if last >= base.numel() {
             return Err(format!(
                 "the strided region reaches element {last}, outside the {} elements of base",
