@@ -636,30 +636,44 @@ impl Context {
 
     /// Visits `root` and every nested op in pre-order.
     pub fn walk_pre(&self, root: Op, f: &mut dyn FnMut(Op)) {
-        f(root);
-        for &r in &self.ops[root].regions {
-            for &b in &self.regions[r].blocks {
-                let mut cur = self.blocks[b].first.expand();
-                while let Some(op) = cur {
-                    cur = self.ops[op].next.expand();
-                    self.walk_pre(op, f);
-                }
-            }
+        // An explicit stack: the walk's depth is the IR's, which the user controls.
+        let mut stack = vec![root];
+        while let Some(op) = stack.pop() {
+            f(op);
+            let at = stack.len();
+            self.push_children(op, &mut stack);
+            stack[at..].reverse();
         }
     }
 
     /// Visits every nested op and then `root`, in post-order.
     pub fn walk_post(&self, root: Op, f: &mut dyn FnMut(Op)) {
-        for &r in &self.ops[root].regions {
+        // (op, children already pushed): an op is visited when met the second time.
+        let mut stack = vec![(root, false)];
+        let mut children = Vec::new();
+        while let Some((op, expanded)) = stack.pop() {
+            if expanded {
+                f(op);
+                continue;
+            }
+            stack.push((op, true));
+            children.clear();
+            self.push_children(op, &mut children);
+            stack.extend(children.iter().rev().map(|&c| (c, false)));
+        }
+    }
+
+    /// Appends the ops directly inside `op`'s regions, in order.
+    fn push_children(&self, op: Op, out: &mut Vec<Op>) {
+        for &r in &self.ops[op].regions {
             for &b in &self.regions[r].blocks {
                 let mut cur = self.blocks[b].first.expand();
-                while let Some(op) = cur {
-                    cur = self.ops[op].next.expand();
-                    self.walk_post(op, f);
+                while let Some(child) = cur {
+                    out.push(child);
+                    cur = self.ops[child].next.expand();
                 }
             }
         }
-        f(root);
     }
 
     /// Number of live operations in the arena (including detached ones).

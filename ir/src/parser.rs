@@ -20,6 +20,7 @@ use crate::lexer::{unescape, Lexer, Token, TokenKind};
 use crate::location::LocData;
 use crate::registry::{OpDef, Syntax, Traits};
 use crate::rewriter::OperationState;
+use crate::size::{Limit, Limits};
 use crate::types::{ElemType, MemRefType, Shape, TensorType, TypeData};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -80,6 +81,11 @@ pub struct Parser<'a, 'src> {
     /// Definitions of the ops whose regions are being parsed (innermost last).
     op_stack: Vec<&'static OpDef>,
     tensor_cache: FxHashMap<&'src str, Type>,
+    /// Open regions, bracketed attributes, dense lists, function types and
+    /// nested locations around the current token.
+    depth: usize,
+    /// [`Limits::max_nesting`] when the parse began.
+    max_depth: usize,
 }
 
 /// Parses a whole buffer into a `builtin.module` (wrapping top-level ops in
@@ -122,7 +128,27 @@ impl<'a, 'src> Parser<'a, 'src> {
             attr_aliases: FxHashMap::default(),
             op_stack: Vec::new(),
             tensor_cache: FxHashMap::default(),
+            depth: 0,
+            max_depth: Limits::max_nesting(),
         }
+    }
+
+    /// Runs `f` one nesting level deeper. Every recursive construct of the
+    /// grammar goes through here, so the parser's stack depth (and that of
+    /// the verifier, printer and passes on what it builds) is bounded by the
+    /// limit instead of by the input.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> ParseResult<T>) -> ParseResult<T> {
+        if self.depth >= self.max_depth {
+            let loc = self.current_loc();
+            return Err(Diagnostic::error(
+                loc,
+                format!("nesting deeper than {} (raise the limit with {})", self.max_depth, Limit::Nesting.env_var()),
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     // ----- token plumbing (public for custom parsers) -----
@@ -289,6 +315,16 @@ impl<'a, 'src> Parser<'a, 'src> {
                     }
                 }
                 _ => {
+                    if self.ctx.block_ops(top_block).next().is_none() {
+                        // Top-level ops other than one module are wrapped in
+                        // an implicit module, whose region the printed form
+                        // shows: count it, so that what prints re-parses.
+                        let module = matches!(
+                            (self.tok.kind, self.peek_text()),
+                            (TokenKind::BareIdent, "module") | (TokenKind::String, "\"builtin.module\"")
+                        );
+                        self.depth = usize::from(!module);
+                    }
                     self.parse_operation(top_block)?;
                 }
             }
@@ -409,7 +445,7 @@ impl<'a, 'src> Parser<'a, 'src> {
             let mut locs = Vec::new();
             if !self.consume_if(TokenKind::RSquare) {
                 loop {
-                    locs.push(self.parse_location_body()?);
+                    locs.push(self.nested(|p| p.parse_location_body())?);
                     if !self.consume_if(TokenKind::Comma) {
                         break;
                     }
@@ -430,7 +466,7 @@ impl<'a, 'src> Parser<'a, 'src> {
         }
         let name = self.ctx.sym(&s);
         let child = if self.consume_if(TokenKind::LParen) {
-            let c = self.parse_location_body()?;
+            let c = self.nested(|p| p.parse_location_body())?;
             self.expect(TokenKind::RParen, "')' after child location")?;
             Some(c)
         } else {
@@ -476,6 +512,13 @@ impl<'a, 'src> Parser<'a, 'src> {
             }
             self.op_stack.pop();
             self.expect(TokenKind::RParen, "')' to end region list")?;
+            // A module's body is one block even when empty, and the generic
+            // form of an empty module writes it `({\n})`, as MLIR does.
+            if def.name == MODULE_OP {
+                if let [r] = state.regions[..] {
+                    self.ensure_block(r);
+                }
+            }
         }
         if self.tok.kind == TokenKind::LBrace {
             self.parse_attr_dict_into(&mut state.attrs)?;
@@ -848,6 +891,10 @@ impl<'a, 'src> Parser<'a, 'src> {
     /// Parses `{ ... }` into a new region. `entry_args` (from a custom
     /// parser, e.g. a function signature) become the entry block's arguments.
     pub fn parse_region(&mut self, entry_args: &[Argument<'src>]) -> ParseResult<Region> {
+        self.nested(|p| p.parse_region_nested(entry_args))
+    }
+
+    fn parse_region_nested(&mut self, entry_args: &[Argument<'src>]) -> ParseResult<Region> {
         self.expect(TokenKind::LBrace, "'{' to begin a region")?;
         let isolated = self.op_stack.last().is_some_and(|d| d.has(Traits::ISOLATED_FROM_ABOVE));
         self.scopes.push(Scope { isolated, ..Default::default() });
@@ -1004,22 +1051,7 @@ impl<'a, 'src> Parser<'a, 'src> {
                     }
                 }
             }
-            TokenKind::LParen => {
-                self.advance();
-                let mut inputs = Vec::new();
-                if !self.consume_if(TokenKind::RParen) {
-                    loop {
-                        inputs.push(self.parse_type()?);
-                        if !self.consume_if(TokenKind::Comma) {
-                            break;
-                        }
-                    }
-                    self.expect(TokenKind::RParen, "')' in function type")?;
-                }
-                self.expect(TokenKind::Arrow, "'->' in function type")?;
-                let results = self.parse_function_result_types()?.into_vec();
-                Ok(self.ctx.intern_type(TypeData::Function { inputs, results }))
-            }
+            TokenKind::LParen => self.nested(|p| p.parse_function_type()),
             TokenKind::BangIdent => {
                 let t = self.advance();
                 let name = &self.lex.text(&t)[1..];
@@ -1033,6 +1065,24 @@ impl<'a, 'src> Parser<'a, 'src> {
             }
             _ => Err(self.error_here("expected non-function type")),
         }
+    }
+
+    /// `(inputs) -> results`, from its `(`.
+    fn parse_function_type(&mut self) -> ParseResult<Type> {
+        self.advance();
+        let mut inputs = Vec::new();
+        if !self.consume_if(TokenKind::RParen) {
+            loop {
+                inputs.push(self.parse_type()?);
+                if !self.consume_if(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::RParen, "')' in function type")?;
+        }
+        self.expect(TokenKind::Arrow, "'->' in function type")?;
+        let results = self.parse_function_result_types()?.into_vec();
+        Ok(self.ctx.intern_type(TypeData::Function { inputs, results }))
     }
 
     /// Reads `<dims elem` after a shaped-type keyword; leaves the current
@@ -1060,9 +1110,20 @@ impl<'a, 'src> Parser<'a, 'src> {
         Ok((dims, elem))
     }
 
+    /// Interns a tensor or memref type after checking its shape, so no
+    /// later layer sees a rank, element count or byte size it cannot handle.
+    fn intern_shaped(&mut self, kw: Token, data: TypeData) -> ParseResult<Type> {
+        let t = self.ctx.intern_type(data);
+        crate::verifier::check_type(self.ctx, t).map_err(|m| {
+            let loc = self.tok_loc(kw);
+            Diagnostic::error(loc, m)
+        })?;
+        Ok(t)
+    }
+
     fn parse_tensor_type(&mut self) -> ParseResult<Type> {
-        self.advance(); // `tensor`
-                        // Fast path: the text between `<` and `>` identifies the type.
+        let kw = self.advance(); // `tensor`
+                                 // Fast path: the text between `<` and `>` identifies the type.
         if self.tok.kind == TokenKind::Less {
             let (pos, line, ls) = self.lex.state();
             let rest = &self.lex.src()[pos..];
@@ -1075,7 +1136,7 @@ impl<'a, 'src> Parser<'a, 'src> {
                 }
                 let (shape, elem) = self.parse_shape_and_elem()?;
                 self.expect(TokenKind::Greater, "'>' in tensor type")?;
-                let t = self.ctx.intern_type(TypeData::Tensor(TensorType { shape, elem }));
+                let t = self.intern_shaped(kw, TypeData::Tensor(TensorType { shape, elem }))?;
                 if !body.contains('\n') && !body.contains('/') {
                     self.tensor_cache.insert(body, t);
                 }
@@ -1084,11 +1145,11 @@ impl<'a, 'src> Parser<'a, 'src> {
         }
         let (shape, elem) = self.parse_shape_and_elem()?;
         self.expect(TokenKind::Greater, "'>' in tensor type")?;
-        Ok(self.ctx.intern_type(TypeData::Tensor(TensorType { shape, elem })))
+        self.intern_shaped(kw, TypeData::Tensor(TensorType { shape, elem }))
     }
 
     fn parse_memref_type(&mut self) -> ParseResult<Type> {
-        self.advance(); // `memref`
+        let kw = self.advance(); // `memref`
         let (shape, elem) = self.parse_shape_and_elem()?;
         let mut layout = None;
         if self.consume_if(TokenKind::Comma) {
@@ -1118,7 +1179,7 @@ impl<'a, 'src> Parser<'a, 'src> {
             layout = Some((strides, offset));
         }
         self.expect(TokenKind::Greater, "'>' in memref type")?;
-        Ok(self.ctx.intern_type(TypeData::MemRef(MemRefType { shape, elem, layout })))
+        self.intern_shaped(kw, TypeData::MemRef(MemRefType { shape, elem, layout }))
     }
 
     // ----- attributes -----
@@ -1200,25 +1261,25 @@ impl<'a, 'src> Parser<'a, 'src> {
                 let s = self.parse_string()?;
                 Ok(self.ctx.str_attr(&s))
             }
-            TokenKind::LSquare => {
-                self.advance();
+            TokenKind::LSquare => self.nested(|p| {
+                p.advance();
                 let mut v = Vec::new();
-                if !self.consume_if(TokenKind::RSquare) {
+                if !p.consume_if(TokenKind::RSquare) {
                     loop {
-                        v.push(self.parse_attribute()?);
-                        if !self.consume_if(TokenKind::Comma) {
+                        v.push(p.parse_attribute()?);
+                        if !p.consume_if(TokenKind::Comma) {
                             break;
                         }
                     }
-                    self.expect(TokenKind::RSquare, "']' in array attribute")?;
+                    p.expect(TokenKind::RSquare, "']' in array attribute")?;
                 }
-                Ok(self.ctx.array_attr(v))
-            }
-            TokenKind::LBrace => {
+                Ok(p.ctx.array_attr(v))
+            }),
+            TokenKind::LBrace => self.nested(|p| {
                 let mut v = Vec::new();
-                self.parse_attr_dict_into(&mut v)?;
-                Ok(self.ctx.dict_attr(v))
-            }
+                p.parse_attr_dict_into(&mut v)?;
+                Ok(p.ctx.dict_attr(v))
+            }),
             TokenKind::AtIdent => {
                 let t = self.advance();
                 let s = self.symbol_text(t)?;
@@ -1264,7 +1325,7 @@ impl<'a, 'src> Parser<'a, 'src> {
                         ));
                     }
                     self.expect(TokenKind::Equal, "'=' after parameter name")?;
-                    let value = self.parse_attribute()?;
+                    let value = self.nested(|p| p.parse_attribute())?;
                     params.push(NamedAttr { name: key, value });
                     if !self.consume_if(TokenKind::Comma) {
                         break;
@@ -1491,7 +1552,7 @@ impl<'a, 'src> Parser<'a, 'src> {
             loop {
                 let here = self.tok;
                 let s = if self.tok.kind == TokenKind::LSquare {
-                    self.parse_dense_list(out)?
+                    self.nested(|p| p.parse_dense_list(out))?
                 } else {
                     out.push(self.parse_dense_elem()?);
                     Vec::new()

@@ -18,6 +18,8 @@ use crate::diagnostics::Diagnostic;
 use crate::entity::*;
 use crate::printer::types_to_string;
 use crate::registry::{AttrKind, InferCtx, OpDef, Traits};
+use crate::size::{check_shape, ShapeError};
+use crate::types::TypeData;
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -78,6 +80,7 @@ impl Verifier<'_> {
             return Err(Diagnostic::error(ctx.op_loc(op), format!("unregistered operation '{}'", ctx.op_name(op))));
         };
         self.verify_structure(op, def)?;
+        self.verify_value_types(op)?;
         self.verify_attrs(op, def)?;
         self.verify_dominance(op)?;
         if def.has(Traits::SYMBOL_TABLE) {
@@ -147,6 +150,26 @@ impl Verifier<'_> {
                         }
                         _ => {}
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every result and block argument has a sane type, before any inference
+    /// or op verifier does arithmetic on its shape.
+    fn verify_value_types(&self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        for (i, &v) in ctx.results(op).iter().enumerate() {
+            check_type(ctx, ctx.value_type(v))
+                .map_err(|m| Diagnostic::op_error(ctx, op, format!("result #{i}: {m}")))?;
+        }
+        for (ri, &r) in ctx.regions(op).iter().enumerate() {
+            for (bi, &b) in ctx.region_blocks(r).iter().enumerate() {
+                for (ai, &a) in ctx.block_args(b).iter().enumerate() {
+                    check_type(ctx, ctx.value_type(a)).map_err(|m| {
+                        Diagnostic::op_error(ctx, op, format!("argument #{ai} of block #{bi} in region #{ri}: {m}"))
+                    })?;
                 }
             }
         }
@@ -279,6 +302,25 @@ impl Verifier<'_> {
     }
 }
 
+/// Checks a tensor or memref type's shape with [`check_shape`]; other types
+/// are always valid. The message names the type, except when its rank is
+/// what is wrong (the type would be as long as the input that built it).
+pub fn check_type(ctx: &Context, t: Type) -> Result<(), String> {
+    let (kind, rank, checked) = match ctx.type_data(t) {
+        TypeData::Tensor(tt) => ("tensor", tt.rank(), check_shape(&tt.shape, tt.elem, None)),
+        TypeData::MemRef(m) => {
+            let layout = m.layout.as_ref().map(|(strides, offset)| (&strides[..], *offset));
+            ("memref", m.shape.len(), check_shape(&m.shape, m.elem, layout))
+        }
+        _ => return Ok(()),
+    };
+    match checked {
+        Ok(()) => Ok(()),
+        Err(e @ ShapeError::RankTooLarge { .. }) => Err(format!("invalid {kind} type of rank {rank}: {e}")),
+        Err(e) => Err(format!("invalid type '{}': {e}", crate::printer::type_to_string(ctx, t))),
+    }
+}
+
 fn plural_arity(a: crate::registry::Arity) -> &'static str {
     match a {
         crate::registry::Arity::Exact(1) => "",
@@ -287,8 +329,7 @@ fn plural_arity(a: crate::registry::Arity) -> &'static str {
 }
 
 /// Prints uninterned type data (for messages about inferred types).
-pub fn type_data_to_string(t: &crate::types::TypeData) -> String {
-    use crate::types::TypeData;
+pub fn type_data_to_string(t: &TypeData) -> String {
     match t {
         TypeData::Elem(e) => e.name().to_string(),
         TypeData::Index => "index".into(),
