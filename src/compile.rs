@@ -34,11 +34,32 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// Every backend this build has, by name.
+    pub const AVAILABLE: [(&'static str, Backend); 2] =
+        [("cranelift", Backend::Cranelift), ("interp", Backend::Interp)];
+
+    /// The backend called `s`. `llvm` and `cuda` are named in the IR
+    /// contract but have no implementation in this build (and no cargo
+    /// feature provides one): asking for them says so.
     pub fn parse(s: &str) -> Result<Backend, String> {
-        match s {
-            "interp" => Ok(Backend::Interp),
-            "cranelift" => Ok(Backend::Cranelift),
-            other => Err(format!("backend '{other}' is not available in this build (available: interp, cranelift)")),
+        if let Some(&(_, b)) = Backend::AVAILABLE.iter().find(|(n, _)| *n == s) {
+            return Ok(b);
+        }
+        let available = Backend::AVAILABLE.map(|(n, _)| n).join(", ");
+        Err(match s {
+            "llvm" | "cuda" => format!(
+                "backend '{s}' is not available: this build of aot has no {} backend (no cargo feature provides one yet); available: {available}",
+                if s == "llvm" { "LLVM" } else { "CUDA" }
+            ),
+            other => format!("unknown backend '{other}' (available: {available})"),
+        })
+    }
+
+    /// The backend's name, as [`Backend::parse`] accepts it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Interp => "interp",
+            Backend::Cranelift => "cranelift",
         }
     }
 }
@@ -486,7 +507,10 @@ impl Executable for InterpExecutable {
     fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
         let mut it = Interpreter::new(&self.ctx);
         it.generator = *self.generator.borrow();
-        let r = it.call_owned(self.func, args).map_err(|d| d.message.clone());
+        // Located as eager mode reports it (the source text is not kept).
+        let r = it
+            .call_owned(self.func, args)
+            .map_err(|d| d.render(&self.ctx, &aot_ir::SourceMgr::new()).trim_end().to_string());
         *self.generator.borrow_mut() = it.generator;
         r
     }

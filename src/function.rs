@@ -32,7 +32,7 @@
 //! (always for contiguous tensors and for views declared by the convention).
 
 use crate::compile::{annotate_convention, compile, Backend, CompileOptions};
-use crate::run::json::{ArgSpec, InputSpec, StorageSpec};
+use crate::run::json::{ArgSpec, InputSpec, StorageSpec, Values};
 use aot_ir::{Context, ParseOptions, SourceMgr};
 use aot_passes::meta::ViewAndMutationMeta;
 use aot_runtime::backward::Gradients;
@@ -275,7 +275,7 @@ pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
             spec.args.push(ArgSpec::Own {
                 dtype: t.dtype(),
                 shape: t.sizes().to_vec(),
-                data: Vec::new(),
+                data: Values::Float(Vec::new()),
                 requires_grad,
                 non_leaf,
             });
@@ -293,7 +293,7 @@ pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
                 // The convention needs the storage's size, not its values.
                 spec.storages.push(StorageSpec {
                     dtype: t.dtype(),
-                    data: vec![0.0; t.storage().len()],
+                    data: Values::Float(vec![0.0; t.storage().len()]),
                     base: base.is_some(),
                 });
                 storages.push((sid, s));

@@ -233,7 +233,13 @@ fn inputs(case: &Case, seed: u64) -> InputSpec {
             }
             B(_) => (0..n).map(|_| (g.next() < 0.5) as i64 as f64).collect(),
         };
-        spec.args.push(ArgSpec::Own { dtype: e, shape: shape.to_vec(), data, requires_grad: rg, non_leaf: false });
+        spec.args.push(ArgSpec::Own {
+            dtype: e,
+            shape: shape.to_vec(),
+            data: data.into(),
+            requires_grad: rg,
+            non_leaf: false,
+        });
     }
     spec
 }
@@ -261,6 +267,7 @@ fn check(case: &Case, pipeline: &str) -> Result<Vec<String>, String> {
             .map(|o| o.dtype().is_float().then(|| (0..o.numel()).map(|_| g.next() * 2.0 - 1.0).collect()))
             .collect(),
         mutated_args: Vec::new(),
+        ..Default::default()
     };
     let grads = fd::finite_differences(&ctx, &sources, f, &spec, &tangents, &eager, 3).map_err(|e| e.to_string())?;
     let mut expected = eager.to_json();

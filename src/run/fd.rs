@@ -11,7 +11,7 @@
 //! `aot.no_grad` or `view.detach` have PyTorch gradients that deliberately
 //! differ from it.
 
-use super::json::{grad_json, ArgSpec, InputSpec, TangentSpec};
+use super::json::{grad_json, ArgSpec, InputSpec, TangentSpec, TangentTarget, Values};
 use super::{run_eager, EagerRun, RunError};
 use aot_ir::{Context, Op, SourceMgr};
 use aot_runtime::tensor::strided_indices;
@@ -75,14 +75,6 @@ impl Objective<'_> {
     }
 }
 
-fn tangent(given: Option<&Option<Vec<f64>>>, numel: usize, what: &str) -> Result<Vec<f64>, RunError> {
-    match given {
-        Some(Some(t)) if t.len() == numel => Ok(t.clone()),
-        Some(Some(t)) => Err(RunError::input(format!("tangents: {what} has {} values, expected {numel}", t.len()))),
-        _ => Ok(vec![1.0; numel]),
-    }
-}
-
 /// Finite-difference gradients of `func` at `spec`; `base` is the eager run
 /// at `spec` (it decides which outputs and mutated arguments count).
 pub fn finite_differences(
@@ -94,15 +86,24 @@ pub fn finite_differences(
     base: &EagerRun,
     seed: u64,
 ) -> Result<Gradients, RunError> {
+    let mutated_args = base.autograd_mutated_args();
+    tangents.check_counts(base.outputs.len(), mutated_args.len())?;
     let mut outputs = Vec::new();
-    for k in base.differentiable_outputs() {
-        let n = base.outputs[k].numel() as usize;
-        outputs.push((k, tangent(tangents.outputs.get(k), n, &format!("outputs[{k}]"))?));
+    for (k, o) in base.outputs.iter().enumerate() {
+        let shape = o.sizes();
+        let differentiable = o.requires_grad() && o.dtype().is_float();
+        let target = TangentTarget { dtype: o.dtype(), shape: &shape, differentiable };
+        if let Some(t) = tangents.output(k, target)? {
+            outputs.push((k, t));
+        }
     }
     let mut mutated = Vec::new();
-    for (j, i) in base.autograd_mutated_args().into_iter().enumerate() {
-        let n = base.args[i].numel() as usize;
-        mutated.push((i, tangent(tangents.mutated_args.get(j), n, &format!("mutated_args[{j}]"))?));
+    for (j, &i) in mutated_args.iter().enumerate() {
+        let shape = base.args[i].sizes();
+        let target = TangentTarget { dtype: base.args[i].dtype(), shape: &shape, differentiable: true };
+        if let Some(t) = tangents.mutated(j, target)? {
+            mutated.push((i, t));
+        }
     }
     let obj = Objective { ctx, sources, func, seed, outputs, mutated };
 
@@ -114,12 +115,12 @@ pub fn finite_differences(
                     spec,
                     data.len(),
                     |s, j| match &s.args[i] {
-                        ArgSpec::Own { data, .. } => data[j],
+                        ArgSpec::Own { data, .. } => data.get_f64(j),
                         _ => unreachable!(),
                     },
                     |s, j, x| {
                         if let ArgSpec::Own { data, .. } = &mut s.args[i] {
-                            data[j] = x;
+                            data.set_f64(j, x);
                         }
                     },
                 )?;
@@ -138,8 +139,8 @@ pub fn finite_differences(
                     obj.differentiate(
                         spec,
                         idx.len(),
-                        |sp, j| sp.storages[s].data[idx[j]],
-                        |sp, j, x| sp.storages[s].data[idx[j]] = x,
+                        |sp, j| sp.storages[s].data.get_f64(idx[j]),
+                        |sp, j, x| sp.storages[s].data.set_f64(idx[j], x),
                     )?
                 } else {
                     // This leaf shares elements with other arguments. When the
@@ -151,7 +152,7 @@ pub fn finite_differences(
                         || base.roots[s].storage().buf().len() != spec.storages[s].data.len()
                         || (0..spec.storages[s].data.len()).any(|j| {
                             let now = base.roots[s].storage().buf().get_f64(j);
-                            let was = spec.storages[s].data[j];
+                            let was = spec.storages[s].data.get_f64(j);
                             !(now == was || (now.is_nan() && was.is_nan()))
                         });
                     if written {
@@ -160,20 +161,25 @@ pub fn finite_differences(
                         )));
                     }
                     let mut private = spec.clone();
-                    let values: Vec<f64> = idx.iter().map(|&j| spec.storages[s].data[j]).collect();
+                    let values: Vec<f64> = idx.iter().map(|&j| spec.storages[s].data.get_f64(j)).collect();
                     let dtype = spec.storages[s].dtype;
-                    private.args[i] =
-                        ArgSpec::Own { dtype, shape: size.clone(), data: values, requires_grad: true, non_leaf: false };
+                    private.args[i] = ArgSpec::Own {
+                        dtype,
+                        shape: size.clone(),
+                        data: Values::Float(values),
+                        requires_grad: true,
+                        non_leaf: false,
+                    };
                     obj.differentiate(
                         &private,
                         idx.len(),
                         |sp, j| match &sp.args[i] {
-                            ArgSpec::Own { data, .. } => data[j],
+                            ArgSpec::Own { data, .. } => data.get_f64(j),
                             _ => unreachable!(),
                         },
                         |sp, j, x| {
                             if let ArgSpec::Own { data, .. } = &mut sp.args[i] {
-                                data[j] = x;
+                                data.set_f64(j, x);
                             }
                         },
                     )?
@@ -194,8 +200,8 @@ pub fn finite_differences(
             let g = obj.differentiate(
                 spec,
                 st.data.len(),
-                |sp, j| sp.storages[s].data[j],
-                |sp, j, x| sp.storages[s].data[j] = x,
+                |sp, j| sp.storages[s].data.get_f64(j),
+                |sp, j, x| sp.storages[s].data.set_f64(j, x),
             )?;
             storage_grads[s] = grad_json(st.dtype, &[st.data.len() as i64], &g);
         }

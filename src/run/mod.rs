@@ -1,7 +1,11 @@
 //! The library behind `aot-run`: build tensors from an input file, execute a
 //! function eagerly on the reference interpreter, report what happened in the
-//! output format of ir-contract §4, compute gradients by finite differences,
-//! and compare results (used by the golden and differential tests).
+//! output format of `docs/reference/json.md`, compute gradients by finite
+//! differences, and compare results (used by the golden and differential
+//! tests). Input is validated here, at the JSON boundary: sizes are checked
+//! with `aot_ir::size` and against the allocation limit before any tensor
+//! is allocated, so bad input is an error naming the argument, never a
+//! panic or an out-of-memory abort in the runtime.
 
 pub mod compare;
 pub mod fd;
@@ -10,7 +14,7 @@ pub mod json;
 use aot_ir::{Context, Diagnostic, ElemType, Op, SourceMgr, TensorType};
 use aot_runtime::compiled::CallError;
 use aot_runtime::{ExecOptions, Generator, Interpreter, Tensor};
-use json::{ArgSpec, InputSpec};
+use json::{ArgSpec, InputSpec, TangentTarget, Values};
 use serde_json::{json, Value as Json};
 
 /// Why a run failed. Every variant carries a message ready to print.
@@ -69,23 +73,49 @@ fn physical(e: ElemType, promote: bool) -> ElemType {
     }
 }
 
-fn check_values(dtype: ElemType, data: &[f64], what: &str) -> Result<(), RunError> {
-    for &x in data {
-        let ok = match dtype {
-            ElemType::I1 => x == 0.0 || x == 1.0,
-            e if e.is_int() => x.fract() == 0.0 && x.is_finite(),
-            _ => true,
-        };
-        if !ok {
-            return Err(RunError::input(format!("{what}: value {x} is not a valid {dtype}")));
-        }
+/// Builds a contiguous tensor from `data`, refusing what the allocation
+/// limit forbids and values that do not fit an integer dtype (specs built
+/// in code may hold floats for integer dtypes).
+fn build(dtype: ElemType, shape: &[i64], data: &Values, physical: ElemType, what: &str) -> Result<Tensor, RunError> {
+    if shape.iter().any(|&d| d < 0) {
+        return Err(RunError::input(format!("{what}: negative size in shape {shape:?}")));
     }
-    Ok(())
+    let n = aot_ir::size::checked_numel(shape)
+        .ok_or_else(|| RunError::input(format!("{what}: the element count of shape {shape:?} overflows")))?;
+    if n as u64 != data.len() as u64 {
+        return Err(RunError::input(format!("{what}: 'data' has {} values but shape {shape:?} needs {n}", data.len())));
+    }
+    json::check_tensor_alloc(shape, physical, what)?;
+    if dtype.is_float() {
+        let v: Vec<f64> = match data {
+            Values::Float(v) => v.clone(),
+            Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+        };
+        return Ok(Tensor::from_f64(dtype, shape, &v, physical));
+    }
+    let (lo, hi) = json::int_range(dtype);
+    let ints: Vec<i64> = match data {
+        Values::Int(v) => v.clone(),
+        Values::Float(v) => v
+            .iter()
+            .map(|&x| {
+                if x.is_finite() && x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64 {
+                    Ok(x as i64)
+                } else {
+                    Err(RunError::input(format!("{what}: value {x} is not a valid {dtype}")))
+                }
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    if let Some(x) = ints.iter().find(|&&x| x < lo || x > hi) {
+        return Err(RunError::input(format!("{what}: value {x} is not a valid {dtype}")));
+    }
+    Ok(Tensor::from_i64(dtype, shape, &ints, physical))
 }
 
 /// Builds the argument tensors of `spec` for a function with parameters
 /// `params`, with PyTorch's autograd state (leaves, non-leaves, views of a
-/// differentiable base).
+/// differentiable base). Every size is checked before anything is allocated.
 pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Result<Materialized, RunError> {
     if spec.args.len() != params.len() {
         return Err(RunError::input(format!(
@@ -96,11 +126,11 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
     }
     let mut roots = Vec::new();
     for (i, s) in spec.storages.iter().enumerate() {
-        check_values(s.dtype, &s.data, &format!("storage {i}"))?;
-        let t = Tensor::from_f64(s.dtype, &[s.data.len() as i64], &s.data, physical(s.dtype, promote));
+        let what = format!("storage {i}");
+        let t = build(s.dtype, &[s.data.len() as i64], &s.data, physical(s.dtype, promote), &what)?;
         if s.base {
             if !s.dtype.is_float() {
-                return Err(RunError::input(format!("storage {i}: a differentiable base must have a float dtype")));
+                return Err(RunError::input(format!("{what}: a differentiable base must have a float dtype")));
             }
             // The base is `leaf.clone()`: requires grad, not a leaf, mutable.
             t.set_requires_grad(true);
@@ -112,17 +142,12 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
     for (i, (a, p)) in spec.args.iter().zip(params).enumerate() {
         let what = format!("argument {i}");
         let t = match a {
-            ArgSpec::SameAs(k) => args[*k].clone(),
+            ArgSpec::SameAs(k) => args
+                .get(*k)
+                .cloned()
+                .ok_or_else(|| RunError::input(format!("{what}: 'same_as' must name an earlier argument, got {k}")))?,
             ArgSpec::Own { dtype, shape, data, requires_grad, non_leaf } => {
-                let n: i64 = shape.iter().product();
-                if shape.iter().any(|&d| d < 0) || n as usize != data.len() {
-                    return Err(RunError::input(format!(
-                        "{what}: 'data' has {} values but shape {shape:?} needs {n}",
-                        data.len()
-                    )));
-                }
-                check_values(*dtype, data, &what)?;
-                let t = Tensor::from_f64(*dtype, shape, data, physical(*dtype, promote));
+                let t = build(*dtype, shape, data, physical(*dtype, promote), &what)?;
                 if *requires_grad {
                     if !dtype.is_float() {
                         return Err(RunError::input(format!("{what}: only float tensors can require grad")));
@@ -135,12 +160,17 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
                 t
             }
             ArgSpec::View { storage, size, stride, offset, requires_grad, non_leaf } => {
-                let root = &roots[*storage];
-                let base = spec.storages[*storage].base;
+                let (Some(root), Some(st)) = (roots.get(*storage), spec.storages.get(*storage)) else {
+                    return Err(RunError::input(format!(
+                        "{what}: storage {storage} does not exist ({} listed)",
+                        spec.storages.len()
+                    )));
+                };
+                json::check_view(size, stride, *offset, st.data.len(), &what)?;
                 let t = root
                     .alias_with(size.iter().copied().collect(), stride.iter().copied().collect(), *offset)
                     .map_err(|m| RunError::input(format!("{what}: {m}")))?;
-                if base {
+                if st.base {
                     t.borrow_mut().view_base = Some(root.clone());
                     t.set_leaf(false);
                 } else if *requires_grad {
@@ -171,6 +201,19 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
         args.push(t);
     }
     Ok(Materialized { args, roots })
+}
+
+/// For each parameter of `func`: whether it carries `{aot.requires_grad}`
+/// (the default of the input file's `"requires_grad"`).
+pub fn requires_grad_attrs(ctx: &Context, func: Op) -> Vec<bool> {
+    let Some(f) = aot_dialects::func::FuncView::new(ctx, func) else { return Vec::new() };
+    (0..f.num_args(ctx)).map(|i| f.arg_has(ctx, i, "aot.requires_grad")).collect()
+}
+
+/// Parses an input file for `func`: its `{aot.requires_grad}` attributes
+/// are the defaults, and an explicit `false` against one is an error.
+pub fn read_inputs(ctx: &Context, func: Op, text: &str) -> Result<InputSpec, RunError> {
+    json::parse_inputs_for(text, &requires_grad_attrs(ctx, func))
 }
 
 /// One eager execution.
@@ -309,17 +352,6 @@ enum GradError {
     Call(CallError),
 }
 
-/// The tangent of a tensor shaped like `like`: given values, else ones.
-fn tangent_tensor(like: &Tensor, given: Option<&Option<Vec<f64>>>, what: &str) -> Result<Tensor, RunError> {
-    let n = like.numel() as usize;
-    let data = match given {
-        Some(Some(t)) if t.len() == n => t.clone(),
-        Some(Some(t)) => return Err(RunError::input(format!("tangents: {what} has {} values, expected {n}", t.len()))),
-        _ => vec![1.0; n],
-    };
-    Ok(Tensor::from_f64(like.dtype(), &like.sizes(), &data, like.dtype()))
-}
-
 /// Runs the compiled backward with the contract's tangents and writes the
 /// gradients as the output file's `grads` and `storage_grads`.
 fn compiled_grads(
@@ -329,21 +361,27 @@ fn compiled_grads(
     state: aot_runtime::compiled::ForwardState,
     tangents: &json::TangentSpec,
 ) -> Result<(Json, Json), GradError> {
+    let mutated = function.backward.as_ref().map(|b| b.plan.mutated_args.clone()).unwrap_or_default();
+    tangents.check_counts(outputs.len(), mutated.len()).map_err(GradError::Run)?;
+    let tensor = |like: &Tensor, data: Option<Vec<f64>>| {
+        data.map(|d| Tensor::from_f64(like.dtype(), &like.sizes(), &d, like.dtype()))
+    };
     let mut out_t: Vec<Option<Tensor>> = Vec::new();
     for (k, o) in outputs.iter().enumerate() {
-        out_t.push(if o.requires_grad() && o.dtype().is_float() {
-            Some(tangent_tensor(o, tangents.outputs.get(k), &format!("outputs[{k}]")).map_err(GradError::Run)?)
-        } else {
-            None
-        });
+        let shape = o.sizes();
+        let target = TangentTarget {
+            dtype: o.dtype(),
+            shape: &shape,
+            differentiable: o.requires_grad() && o.dtype().is_float(),
+        };
+        out_t.push(tensor(o, tangents.output(k, target).map_err(GradError::Run)?));
     }
-    let mutated = function.backward.as_ref().map(|b| b.plan.mutated_args.clone()).unwrap_or_default();
     let mut mut_t: Vec<Option<Tensor>> = vec![None; m.args.len()];
     for (j, &i) in mutated.iter().enumerate() {
-        mut_t[i] = Some(
-            tangent_tensor(&m.args[i], tangents.mutated_args.get(j), &format!("mutated_args[{j}]"))
-                .map_err(GradError::Run)?,
-        );
+        let a = &m.args[i];
+        let shape = a.sizes();
+        let target = TangentTarget { dtype: a.dtype(), shape: &shape, differentiable: true };
+        mut_t[i] = tensor(a, tangents.mutated(j, target).map_err(GradError::Run)?);
     }
     let g = function.backward(state, &out_t, &mut_t).map_err(GradError::Call)?;
     let grads: Vec<Json> = g
@@ -408,19 +446,27 @@ pub fn random_inputs(ctx: &Context, func: Op, seed: u64) -> Result<InputSpec, Ru
             spec.args.push(ArgSpec::SameAs(k as usize));
             continue;
         }
+        let what = format!("argument {i}");
+        if p.shape.iter().any(|&d| d < 0) {
+            return Err(RunError::input(format!("{what}: negative size in {p}")));
+        }
+        // Refused before anything is drawn: the type alone may ask for more
+        // memory than the machine has.
+        json::check_tensor_alloc(&p.shape, p.elem, &what)?;
         let n = p.numel() as usize;
-        let data: Vec<f64> = (0..n)
-            .map(|_| {
-                let w = next();
-                match p.elem {
-                    e if e.is_float() => {
-                        aot_runtime::buffer::round_to(e, aot_runtime::philox::uniform_f64(w) * 2.0 - 1.0)
-                    }
-                    ElemType::I1 => (w & 1) as f64,
-                    _ => (w % 3) as f64,
-                }
-            })
-            .collect();
+        let data: Values = if p.elem.is_float() {
+            Values::Float(
+                (0..n)
+                    .map(|_| {
+                        aot_runtime::buffer::round_to(p.elem, aot_runtime::philox::uniform_f64(next()) * 2.0 - 1.0)
+                    })
+                    .collect(),
+            )
+        } else if p.elem == ElemType::I1 {
+            Values::Int((0..n).map(|_| (next() & 1) as i64).collect())
+        } else {
+            Values::Int((0..n).map(|_| (next() % 3) as i64).collect())
+        };
         let requires_grad = f.arg_has(ctx, i, "aot.requires_grad") && p.elem.is_float();
         let non_leaf = f.arg_has(ctx, i, "aot.non_leaf");
         spec.args.push(ArgSpec::Own {
@@ -436,15 +482,18 @@ pub fn random_inputs(ctx: &Context, func: Op, seed: u64) -> Result<InputSpec, Ru
 
 /// Serializes an input spec (for `--random-inputs` reproducibility).
 pub fn inputs_to_json(spec: &InputSpec) -> Json {
-    let storages: Vec<Json> =
-        spec.storages.iter().map(|s| json!({"dtype": s.dtype.name(), "data": s.data, "base": s.base})).collect();
+    let storages: Vec<Json> = spec
+        .storages
+        .iter()
+        .map(|s| json!({"dtype": s.dtype.name(), "data": s.data.to_json(), "base": s.base}))
+        .collect();
     let args: Vec<Json> = spec
         .args
         .iter()
         .map(|a| match a {
             ArgSpec::SameAs(k) => json!({"same_as": k}),
             ArgSpec::Own { dtype, shape, data, requires_grad, non_leaf } => {
-                json!({"dtype": dtype.name(), "shape": shape, "data": data, "requires_grad": requires_grad, "non_leaf": non_leaf})
+                json!({"dtype": dtype.name(), "shape": shape, "data": data.to_json(), "requires_grad": requires_grad, "non_leaf": non_leaf})
             }
             ArgSpec::View { storage, size, stride, offset, requires_grad, non_leaf } => json!({
                 "storage": storage, "size": size, "stride": stride, "offset": offset,

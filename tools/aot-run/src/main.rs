@@ -1,13 +1,14 @@
 //! `aot-run`: executes a function eagerly (the reference interpreter) or
-//! compiled, and writes what happened as JSON (ir-contract §4): outputs with
+//! compiled, and writes what happened as JSON (`docs/reference/json.md`): outputs with
 //! their layout, `alias_of_arg` and `requires_grad`; every argument's final
 //! state; and with `--grad`, gradients. Bad input (malformed JSON, a shape
 //! mismatch, a view outside its storage) is a clear error naming the
 //! argument and a non-zero exit.
 
+use aot::ir::size::{Limit, Limits};
 use aot::ir::{Context, ParseOptions, SourceMgr};
-use aot::run::json::{parse_inputs, parse_tangents, TangentSpec};
-use aot::run::{fd, run_eager_calls, Calls, RunError};
+use aot::run::json::{parse_tangents, InputSpec, TangentSpec};
+use aot::run::{fd, read_inputs, run_eager_calls, Calls, RunError};
 use clap::{Parser as _, ValueEnum};
 use serde_json::Value as Json;
 use std::process::ExitCode;
@@ -20,54 +21,68 @@ enum Mode {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum Backend {
-    Interp,
-    Cranelift,
-    Llvm,
-    Cuda,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum GradMethod {
     Ad,
     Fd,
 }
 
 #[derive(clap::Parser, Debug)]
-#[command(name = "aot-run", about = "Execute an aot function eagerly or compiled; JSON in and out", version = aot::VERSION)]
+#[command(
+    name = "aot-run",
+    about = "Execute an aot function eagerly or compiled; JSON in and out",
+    long_about = "Execute an aot function eagerly (the reference interpreter) or compiled, and write \
+                  what happened as JSON: outputs with their layout, alias_of_arg and requires_grad, every \
+                  argument's final state, and with --grad, gradients. The input, tangent and output \
+                  formats are described in docs/reference/json.md.",
+    version = aot::VERSION
+)]
 struct Args {
-    /// The module to run.
+    /// The module to run (MLIR text).
     file: String,
-    /// The function to call (default: the only public function, else @main).
+    /// The function to call, as `name` or `@name` (default: the only public
+    /// function, else @main).
     #[arg(long)]
     entry: Option<String>,
-    /// Input file (ir-contract §4).
+    /// Input file: the arguments as JSON (docs/reference/json.md). A function
+    /// without arguments needs neither this nor --random-inputs.
     #[arg(long, conflicts_with = "random_inputs")]
     inputs: Option<String>,
-    /// Generate inputs from the signature with this seed.
+    /// Generate inputs from the signature with this seed: floats uniform in
+    /// [-1, 1), integers in [0, 3); {aot.requires_grad} and {aot.same_as} are
+    /// honoured.
     #[arg(long, value_name = "SEED")]
     random_inputs: Option<u64>,
+    /// eager: run on the reference interpreter, with PyTorch's eager
+    /// semantics; compiled: specialise the function to the inputs' calling
+    /// convention, run a pass pipeline and execute the result on --backend.
     #[arg(long, value_enum, default_value = "eager")]
     mode: Mode,
     /// Pipeline for --mode compiled (a named pipeline or MLIR pipeline text;
     /// default: aot-train with --grad, else aot-inference).
     #[arg(long)]
     pipeline: Option<String>,
-    #[arg(long, value_enum, default_value = "interp")]
-    backend: Backend,
-    /// Also compute gradients.
+    /// Backend of --mode compiled: cranelift (native code; the default) or
+    /// interp (the reference interpreter on the compiled graphs).
+    #[arg(long, value_name = "cranelift|interp")]
+    backend: Option<String>,
+    /// Also compute gradients (eager: by finite differences; compiled: by the
+    /// compiled backward).
     #[arg(long)]
     grad: bool,
-    /// Tangents for --grad (default: all ones).
+    /// Tangents for --grad: one per output and per argument whose data
+    /// mutation autograd sees (default: all ones).
     #[arg(long, requires = "grad")]
     tangents: Option<String>,
-    /// How to compute gradients (default: fd in eager mode, ad when compiled).
+    /// How to compute gradients: fd (central finite differences of the eager
+    /// forward; the eager default) or ad (the compiled backward; the compiled
+    /// default).
     #[arg(long, value_enum)]
     grad_method: Option<GradMethod>,
-    /// Seed of the Philox generator before the call.
+    /// Seed of the Philox generator before the first call.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Write the inputs used (e.g. random ones) to this file.
+    /// Write the inputs used (e.g. random ones) to this file, in the input
+    /// file format.
     #[arg(long)]
     dump_inputs: Option<String>,
     /// With --mode compiled: specialise for the arguments of this input file,
@@ -81,14 +96,25 @@ struct Args {
     /// generator continuing across calls; report the last call.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     calls: u64,
+    /// Largest single allocation in bytes (suffixes k, M, G, T; default: the
+    /// AOT_MAX_ALLOC_BYTES environment variable, else half of physical memory).
+    #[arg(long, value_parser = parse_alloc_limit, value_name = "BYTES")]
+    max_alloc_bytes: Option<u64>,
     /// Output file (default: stdout).
-    #[arg(short = 'o')]
+    #[arg(short = 'o', value_name = "OUT")]
     output: Option<String>,
+}
+
+fn parse_alloc_limit(s: &str) -> Result<u64, String> {
+    aot::ir::size::parse_size(s).ok_or_else(|| format!("expected a byte count such as 1048576, 512M or 4G, got '{s}'"))
 }
 
 fn main() -> ExitCode {
     aot::init();
     let args = Args::parse();
+    if let Some(n) = args.max_alloc_bytes {
+        Limits::set(Limit::AllocBytes, n);
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         // Program errors are already rendered diagnostics with locations.
@@ -100,15 +126,6 @@ fn main() -> ExitCode {
             eprint!("{}", with_newline(&format!("aot-run: error: {e}")));
             ExitCode::FAILURE
         }
-    }
-}
-
-fn backend_name(b: Backend) -> &'static str {
-    match b {
-        Backend::Interp => "interp",
-        Backend::Cranelift => "cranelift",
-        Backend::Llvm => "llvm",
-        Backend::Cuda => "cuda",
     }
 }
 
@@ -132,11 +149,13 @@ fn run(args: &Args) -> Result<(), RunError> {
     let module = aot::ir::parse_module(&mut ctx, &text, &ParseOptions { file: args.file.clone(), first_line: 1 })
         .map_err(|d| RunError::program(&ctx, &sources, &[d]))?;
     aot::ir::verify(&ctx, module).map_err(|ds| RunError::program(&ctx, &sources, &ds))?;
-    let func = aot::dialects::func::entry_func(&ctx, module, args.entry.as_deref()).map_err(RunError::input)?.op;
+    let entry = args.entry.as_deref().map(|e| e.strip_prefix('@').unwrap_or(e));
+    let func = aot::dialects::func::entry_func(&ctx, module, entry).map_err(RunError::input)?.op;
 
     let spec = match (&args.inputs, args.random_inputs) {
-        (Some(path), _) => parse_inputs(&read(path, "inputs")?)?,
+        (Some(path), _) => read_inputs(&ctx, func, &read(path, "inputs")?)?,
         (None, Some(seed)) => aot::run::random_inputs(&ctx, func, seed)?,
+        (None, None) if aot::run::signature(&ctx, func)?.is_empty() => InputSpec::default(),
         (None, None) => return Err(RunError::input("give --inputs FILE or --random-inputs SEED")),
     };
     if let Some(path) = &args.dump_inputs {
@@ -153,6 +172,11 @@ fn run(args: &Args) -> Result<(), RunError> {
         Mode::Eager => {
             if args.dump_ir.is_some() || args.compile_for.is_some() || args.pipeline.is_some() {
                 return Err(RunError::input("--pipeline, --dump-ir and --compile-for need --mode compiled"));
+            }
+            if args.backend.is_some() {
+                return Err(RunError::input(
+                    "--backend needs --mode compiled (eager mode always runs the reference interpreter)",
+                ));
             }
             if args.grad && args.calls > 1 {
                 return Err(RunError::input("--grad reports one call: drop --calls"));
@@ -176,7 +200,10 @@ fn run(args: &Args) -> Result<(), RunError> {
             out
         }
         Mode::Compiled => {
-            let backend = aot::compile::Backend::parse(backend_name(args.backend)).map_err(RunError::input)?;
+            let backend = match &args.backend {
+                Some(name) => aot::Backend::parse(name).map_err(RunError::input)?,
+                None => aot::Backend::Cranelift,
+            };
             if args.grad && args.grad_method == Some(GradMethod::Fd) {
                 return Err(RunError::input("--grad-method fd differentiates the eager program: use --mode eager"));
             }
@@ -186,7 +213,7 @@ fn run(args: &Args) -> Result<(), RunError> {
                 .clone()
                 .unwrap_or_else(|| if args.grad { "aot-train" } else { "aot-inference" }.to_string());
             let compile_for = match &args.compile_for {
-                Some(path) => Some(parse_inputs(&read(path, "compile-for inputs")?)?),
+                Some(path) => Some(read_inputs(&ctx, func, &read(path, "compile-for inputs")?)?),
                 None => None,
             };
             let opts = aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some(), compile_for };
@@ -210,4 +237,27 @@ fn run(args: &Args) -> Result<(), RunError> {
         None => print!("{text}"),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Args;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_flag_has_help_text_inside_the_repository() {
+        let cmd = Args::command();
+        for a in cmd.get_arguments() {
+            let help = a.get_long_help().or(a.get_help()).map(|h| h.to_string()).unwrap_or_default();
+            assert!(!help.trim().is_empty(), "aot-run argument '{}' has no help text", a.get_id());
+            assert!(!help.contains("ir-contract"), "aot-run argument '{}' points outside the repository", a.get_id());
+        }
+    }
+
+    #[test]
+    fn max_alloc_bytes_accepts_suffixes() {
+        assert_eq!(super::parse_alloc_limit("4G"), Ok(4 << 30));
+        assert_eq!(super::parse_alloc_limit("2k"), Ok(2048));
+        assert!(super::parse_alloc_limit("-1").is_err());
+    }
 }
