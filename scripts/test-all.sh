@@ -20,9 +20,9 @@ fi
 
 echo "== lit"
 venv="$root/.venv"
-if [ ! -x "$venv/bin/lit" ] || [ ! -x "$venv/bin/filecheck" ]; then
+if [ ! -x "$venv/bin/lit" ] || [ ! -x "$venv/bin/filecheck" ] || ! "$venv/bin/python" -c 'import jsonschema' 2>/dev/null; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check lit filecheck
+  "$venv/bin/pip" install --quiet --disable-pip-version-check lit filecheck jsonschema
 fi
 export AOT_BIN_DIR="$root/target/debug"
 set +e

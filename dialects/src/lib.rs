@@ -7,6 +7,7 @@
 //! registrations are linked in.
 
 pub mod autodiff;
+pub mod docs;
 pub mod func;
 pub mod r#loop;
 pub mod lowering;

@@ -15,7 +15,7 @@
 //!
 //! Derived fields (index lists, counts) are written for readers and tests and
 //! recomputed (and checked) when read. Field meanings follow
-//! `reference/aotautograd.md` §1.1; `views`/`layout` give each aliased output's
+//! AOTAutograd's `ViewAndMutationMeta`; `views`/`layout` give each aliased output's
 //! regeneration recipe: a replayable view chain from its base (preferred) and
 //! the equivalent `as_strided` layout in the base's storage.
 

@@ -1,7 +1,8 @@
 //! The reference interpreter: the project's eager oracle.
 //!
-//! Executes a function op by op with PyTorch eager semantics (ir-contract
-//! §2): every SSA value is bound to a tensor object; `view.*` results share
+//! Executes a function op by op with PyTorch eager semantics (see
+//! `docs/reference/semantics.md`): every SSA value is bound to a tensor
+//! object; `view.*` results share
 //! their operand's storage; data mutations write through strides; metadata
 //! mutations change the object and bind the result to the same object;
 //! `aot.no_grad` ops run without recording autograd state; an in-place op on

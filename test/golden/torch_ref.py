@@ -2,9 +2,8 @@
 """A PyTorch reference executor for the aot IR (golden data generator core).
 
 Parses the subset of the MLIR text syntax used by the `test/run/` corpus,
-executes one function with PyTorch eager semantics (docs/dialects.md,
-design/ir-contract.md §2) and produces exactly the `aot-run` output JSON
-(ir-contract.md §4): outputs, args_after and, when something requires grad,
+executes one function with PyTorch eager semantics (docs/reference/semantics.md)
+and produces exactly the `aot-run` output JSON (docs/reference/json.md): outputs, args_after and, when something requires grad,
 grads / storage_grads.
 
 Only `gen.py` (and a human) imports this; the normal test run never needs torch.
@@ -914,7 +913,7 @@ class Module:
                         r = fn(operands, op.attrs, op.result_types)
                 except (RuntimeError, ValueError, IndexError) as e:
                     raise TorchError(str(e)) from e
-                # ir-contract §4: autograd sees a mutation made in grad mode of
+                # docs/reference/json.md: autograd sees a mutation made in grad mode of
                 # a tensor that (then) requires grad; it changes the history of
                 # the tensor's root (its _base for a view; a detached alias is
                 # its own root).
@@ -927,7 +926,7 @@ class Module:
                 else:
                     results = [r]
                 if op.name in FRESH_CONTIGUOUS_OPS:
-                    # ir-contract §2: pure ops give fresh *contiguous* tensors, where
+                    # docs/reference/semantics.md: pure ops give fresh *contiguous* tensors, where
                     # PyTorch's TensorIterator may keep the input's layout.
                     with ctx:
                         results = [_contiguous(t) for t in results]
@@ -949,7 +948,7 @@ class Module:
 
 
 # --------------------------------------------------------------------------
-# Inputs and outputs (aot-run JSON, ir-contract.md §4)
+# Inputs and outputs (aot-run JSON, docs/reference/json.md)
 
 def _num(v):
     if isinstance(v, str):

@@ -1,4 +1,4 @@
-//! The min-cut rematerialization partitioner (`reference/aotautograd.md` §3):
+//! The min-cut rematerialization partitioner (AOTAutograd's strategy):
 //! which forward values to save so that the backward recomputes the rest
 //! cheaply.
 //!

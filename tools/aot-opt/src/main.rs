@@ -78,6 +78,9 @@ struct Args {
     /// Print the pass reference (docs/passes.md) generated from the registry.
     #[arg(long)]
     generate_pass_docs: bool,
+    /// Print the op reference (docs/reference/ops.md) generated from the registry.
+    #[arg(long)]
+    generate_op_docs: bool,
     /// Print the resolved pipeline (explicit nesting, named pipelines expanded).
     #[arg(long)]
     dump_pass_pipeline: bool,
@@ -119,6 +122,10 @@ fn run(args: &Args) -> Result<bool, String> {
     }
     if args.generate_pass_docs {
         print!("{}", pass::render_pass_docs());
+        return Ok(true);
+    }
+    if args.generate_op_docs {
+        print!("{}", aot::dialects::docs::render_op_docs());
         return Ok(true);
     }
     let emit = match args.emit.as_str() {
