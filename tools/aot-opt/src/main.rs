@@ -48,8 +48,12 @@ struct Args {
     /// Verify the IR after each pass.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     verify_each: bool,
+    /// Print the IR before every pass, to stderr, each dump headed
+    /// `// -----// IR Dump Before NAME (argument) //----- //`.
     #[arg(long)]
     print_ir_before_all: bool,
+    /// Print the IR after every pass, to stderr, each dump headed
+    /// `// -----// IR Dump After NAME (argument) //----- //`.
     #[arg(long)]
     print_ir_after_all: bool,
     /// Print the IR before the given pass (repeatable).
@@ -67,6 +71,8 @@ struct Args {
     /// Report per-pass wall time.
     #[arg(long)]
     timing: bool,
+    /// How --timing reports: `list` (one line per pass, summed over
+    /// anchors) or `tree` (nested as the pipeline is).
     #[arg(long, value_enum, default_value = "list")]
     timing_display: TimingMode,
     /// Report pass statistics.
@@ -89,11 +95,22 @@ struct Args {
     /// are lowered to loops first.
     #[arg(long, default_value = "mlir")]
     emit: String,
+    /// Largest single allocation in bytes (suffixes k, M, G, T; default: the
+    /// AOT_MAX_ALLOC_BYTES environment variable, else half of physical memory).
+    #[arg(long, value_parser = parse_alloc_limit, value_name = "BYTES")]
+    max_alloc_bytes: Option<u64>,
+}
+
+fn parse_alloc_limit(s: &str) -> Result<u64, String> {
+    aot::ir::size::parse_size(s).ok_or_else(|| format!("expected a byte count such as 1048576, 512M or 4G, got '{s}'"))
 }
 
 fn main() -> ExitCode {
     aot::init();
     let args = Args::parse();
+    if let Some(n) = args.max_alloc_bytes {
+        aot::ir::size::Limits::set(aot::ir::size::Limit::AllocBytes, n);
+    }
     match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -257,4 +274,26 @@ fn run(args: &Args) -> Result<bool, String> {
         eprint!("{}", pm.statistics_report());
     }
     Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Args;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_flag_has_help_text() {
+        let cmd = Args::command();
+        for a in cmd.get_arguments() {
+            let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(!help.trim().is_empty(), "aot-opt argument '{}' has no help text", a.get_id());
+        }
+    }
+
+    #[test]
+    fn max_alloc_bytes_accepts_suffixes() {
+        assert_eq!(super::parse_alloc_limit("4G"), Ok(4 << 30));
+        assert_eq!(super::parse_alloc_limit("512"), Ok(512));
+        assert!(super::parse_alloc_limit("lots").is_err());
+    }
 }
