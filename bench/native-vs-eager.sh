@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The training-step comparison of bench/README.md, side by side in one run:
 # `aot-bench native train` (native code, Cranelift) and PyTorch eager on the
-# same models, at each thread count.
+# same models, at each thread count (default: 1 and 2).
 #
-#   bash bench/native-vs-eager.sh [PYTHON_WITH_TORCH] [THREADS...]
+#   bash bench/native-vs-eager.sh [THREADS...]
 #
-# PYTHON_WITH_TORCH defaults to /work/torch-venv/bin/python; torch is not a
-# project dependency.
+# PyTorch runs on $AOT_BENCH_PYTHON when set, else on bench/.venv, created
+# with torch on first use (bench/pytorch/python.sh); torch is not a project
+# dependency.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py=${1:-/work/torch-venv/bin/python}
-shift || true
+py=$(bash bench/pytorch/python.sh)
 threads=("$@")
 [ ${#threads[@]} -gt 0 ] || threads=(1 2)
 cargo build --release -q -p aot-bench

@@ -7,7 +7,7 @@ functionalization, the joint graph and the partition). Reports the best of
 `--reps` fresh compilations and the joint graph's node count.
 
 Needs torch (not a project dependency):
-  /work/torch-venv/bin/python bench/pytorch/aot_train.py [--layers 12 --d-model 256 --heads 4 --ff 1024 --batch 2 --seq 16]
+  "$(bash bench/pytorch/python.sh)" bench/pytorch/aot_train.py [--layers 12 --d-model 256 --heads 4 --ff 1024 --batch 2 --seq 16]
 """
 
 import argparse

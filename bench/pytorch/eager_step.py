@@ -12,7 +12,8 @@ Reports the best of `--steps` steps in milliseconds (after two warm-up
 steps), with `torch.set_num_threads(--threads)`.
 
 Needs torch (not a project dependency):
-  /work/torch-venv/bin/python bench/pytorch/eager_step.py [--threads 1] [--steps 20]
+  "$(bash bench/pytorch/python.sh)" bench/pytorch/eager_step.py [--threads 1] [--steps 20]
+(python.sh prints $AOT_BENCH_PYTHON, else creates bench/.venv with torch)
 """
 
 import argparse
