@@ -38,4 +38,12 @@ if [ "$status" -ne 0 ]; then
   echo "error: lit failed" >&2
   exit "$status"
 fi
+echo "== fuzz (bounded: 10 s per target, seed 1; docs/fuzzing.md)"
+for t in roundtrip pipeline run; do
+  if ! cargo run --quiet --locked -p aot-fuzz -- run "$t" --max-seconds 10 --seed 1 | tee target/fuzz-$t.log; then
+    grep -o 'artifact: .*' "target/fuzz-$t.log" | cut -d' ' -f2 | while read -r a; do cat "$a.txt"; head -c 4000 "$a"; echo; done
+    echo "error: fuzz target $t found a crash or a broken law (artifacts above)" >&2
+    exit 1
+  fi
+done
 echo "== all tests passed (cargo: $passed, lit: $total)"
