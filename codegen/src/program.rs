@@ -288,9 +288,15 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
     p.arena_bytes = p
         .allocs
         .iter()
-        .filter_map(|(m, off)| off.map(|o| o + (r#loop::extent(m).max(0) as u64) * m.elem.byte_size() as u64))
+        .filter_map(|(m, off)| {
+            off.map(|o| (r#loop::extent(m).max(0) as u64).saturating_mul(m.elem.byte_size() as u64).saturating_add(o))
+        })
         .max()
         .unwrap_or(0);
+    // Each temporary was checked against the allocation limit; the arena
+    // holds several at once, so it is checked as one allocation too.
+    aot_ir::size::check_alloc(p.arena_bytes, 1, "the arena of the compiled temporaries")
+        .map_err(|e| err(func, e.to_string()))?;
     Ok(p)
 }
 
@@ -299,6 +305,14 @@ pub fn dense_buffer(ctx: &Context, value: Attribute, e: ElemType, n: usize) -> R
     let AttrData::Dense { data, .. } = ctx.attr_data(value) else {
         return Err("a global needs a dense value".into());
     };
+    let count_ok = match data {
+        DenseData::SplatInt(_) | DenseData::SplatFloat(_) => true,
+        DenseData::Ints(v) => v.len() == n,
+        DenseData::Floats(v) => v.len() == n,
+    };
+    if !count_ok {
+        return Err(format!("a dense constant does not have the {n} elements of its type"));
+    }
     let mut b = Buffer::zeros(e, n);
     for i in 0..n {
         match data {
