@@ -155,13 +155,13 @@ fn err<T>(m: impl Into<String>) -> Result<T, String> {
 
 /// `src`'s values in a new storage, laid out as `l`.
 fn restrided(src: &Tensor, l: &Strided) -> Result<Tensor, String> {
-    let n: i64 = l.size.iter().product();
-    let extent = if n == 0 {
-        l.offset.max(0)
-    } else {
-        l.offset + l.size.iter().zip(&l.stride).map(|(&s, &st)| (s - 1) * st).sum::<i64>() + 1
+    let Some((_, end)) = aot_ir::size::checked_extent(&l.size, &l.stride, l.offset) else {
+        return err(format!("the layout {:?}/{:?}+{} of a result overflows 64 bits", l.size, l.stride, l.offset));
     };
-    let storage = crate::tensor::Storage::new(crate::buffer::Buffer::zeros(src.physical(), extent.max(0) as usize));
+    let extent = end.max(l.offset).max(0);
+    aot_ir::size::check_alloc(extent as u64, src.physical().byte_size() as u64, "a restrided result")
+        .map_err(|e| e.to_string())?;
+    let storage = crate::tensor::Storage::new(crate::buffer::Buffer::zeros(src.physical(), extent as usize));
     let t = Tensor::from_parts(storage, src.dtype(), l.size.clone(), l.stride.clone(), l.offset)?;
     if t.sizes() != src.sizes() {
         return err(format!("restriding a {:?} result as {:?}", src.sizes().to_vec(), l.size.to_vec()));
