@@ -135,10 +135,24 @@ impl Acc {
     }
 }
 
-fn add_pairs(to: &mut [f64], from: &[f64], pairs: &Pairs) {
+/// `to[j] += from[i]` for each pair. The pairs were computed for the
+/// compiled shapes; a tangent or gradient of another size (a caller's
+/// tangent for an argument whose shape a metadata mutation changed, say) is
+/// an error naming what was routed, never an out-of-bounds access.
+fn add_pairs(to: &mut [f64], from: &[f64], pairs: &Pairs, what: &str) -> Result<(), String> {
     for &(i, j) in pairs {
-        to[j as usize] += from[i as usize];
+        match (usize::try_from(j).ok().filter(|&j| j < to.len()), usize::try_from(i).ok().and_then(|i| from.get(i))) {
+            (Some(j), Some(&x)) => to[j] += x,
+            _ => {
+                return Err(format!(
+                    "{what} has {} values, but the compiled gradient routing expects at least {}",
+                    from.len(),
+                    i.max(0) + 1
+                ))
+            }
+        }
     }
+    Ok(())
 }
 
 fn numel(shape: &[i64]) -> usize {
@@ -177,7 +191,8 @@ impl Backward {
                     let mut buf = vec![0.0; n];
                     for (arg, pairs) in members {
                         if let Some(Some(t)) = mutated_tangents.get(*arg) {
-                            add_pairs(&mut buf, &values(t), pairs);
+                            add_pairs(&mut buf, &values(t), pairs, &format!("the tangent of mutated argument {arg}"))
+                                .map_err(conv)?;
                         }
                     }
                     Acc::Values(buf)
@@ -193,6 +208,7 @@ impl Backward {
         let routes = routes.chain(p.mutated_routes.iter().map(|(i, t, q)| (mutated_tangents.get(*i), t, q)));
         for (tangent, target, pairs) in routes {
             let Some(Some(t)) = tangent else { continue };
+            let what = "a tangent routed to an alias or a mutated argument";
             let t = values(t);
             let to = match target {
                 AliasTarget::Tangent(j) => tangents[*j].values(),
@@ -200,7 +216,7 @@ impl Backward {
                     slot_grads[*s].get_or_insert_with(|| Acc::Values(vec![0.0; numel(&p.slot_types[*s].1)])).values()
                 }
             };
-            add_pairs(to, &t, pairs);
+            add_pairs(to, &t, pairs, what).map_err(conv)?;
         }
         // 2. The graph. It owns the saved values and tangents from here.
         let mut inputs: Vec<Tensor> = saved;
@@ -242,7 +258,8 @@ impl Backward {
                 }
             };
             if let Some(mut g) = g {
-                add_pairs(&mut bases[pos].1, g.values(), pairs);
+                add_pairs(&mut bases[pos].1, g.values(), pairs, "a gradient routed to a differentiable base")
+                    .map_err(exec)?;
             }
         }
         let mut args: Vec<Option<Acc>> = (0..p.num_args)
