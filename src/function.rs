@@ -3,7 +3,6 @@
 //!
 //! ```
 //! use aot::{Module, Options, Tensor};
-//! use aot::ir::ElemType;
 //!
 //! let module = Module::parse(
 //!     "func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
@@ -13,13 +12,13 @@
 //!      }",
 //!     "example.mlir",
 //! )?;
-//! let x = Tensor::from_f64(ElemType::F32, &[3], &[1.0, 2.0, 3.0], ElemType::F32);
+//! let x = Tensor::from_slice::<f32>(&[1.0, 2.0, 3.0], &[3])?;
 //! x.set_requires_grad(true);
 //! let mut f = module.compile(None, &[x.clone()], &Options::training())?;
 //! let (outs, saved) = f.forward(&[x.clone()])?;
-//! assert_eq!(outs[0].read_f64(), vec![14.0]);
+//! assert_eq!(outs[0].item::<f32>()?, 14.0);
 //! let grads = f.backward(saved, &[None])?; // no tangent: ones
-//! assert_eq!(grads.args[0].as_ref().unwrap().read_f64(), vec![2.0, 4.0, 6.0]);
+//! assert_eq!(grads.args[0].as_ref().unwrap().to_vec::<f32>()?, vec![2.0, 4.0, 6.0]);
 //! # Ok::<(), aot::Error>(())
 //! ```
 //!
@@ -63,6 +62,10 @@ pub enum Error {
     /// The compiled code failed while running (e.g. an index out of range).
     #[error("{0}")]
     Execution(String),
+    /// A tensor could not be built or read (wrong number of values, a
+    /// negative or overflowing shape, a dtype mismatch).
+    #[error(transparent)]
+    Tensor(#[from] aot_runtime::TensorError),
 }
 
 impl From<CallError> for Error {
@@ -146,10 +149,12 @@ impl Module {
         aot_dialects::func::funcs(&ctx, m).iter().map(|f| f.name(&ctx).to_string()).collect()
     }
 
-    /// Compiles function `name` (or the module's entry: its only public
-    /// function, else `@main`) for the convention of `example_args`.
+    /// Compiles function `name` (`"f"` or `"@f"`; none: the module's entry,
+    /// its only public function, else `@main`) for the convention of
+    /// `example_args`.
     pub fn compile(&self, name: Option<&str>, example_args: &[Tensor], opts: &Options) -> Result<Function, Error> {
         let (mut ctx, m, sources) = parse(&self.text, &self.file)?;
+        let name = name.map(|n| n.strip_prefix('@').unwrap_or(n));
         let func = aot_dialects::func::entry_func(&ctx, m, name).map_err(Error::Signature)?.op;
         let params = crate::run::signature(&ctx, func).map_err(|e| Error::Signature(e.to_string()))?;
         if params.len() != example_args.len() {

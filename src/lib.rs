@@ -4,6 +4,9 @@
 //! library ([`passes`]), and the embedding API ([`function`]): parse a
 //! [`Module`], compile one of its functions for the calling convention of
 //! example tensors into a [`Function`], call its forward and backward.
+//! Tensors are built from and read as typed Rust data with
+//! [`Tensor::from_slice`] and [`Tensor::to_vec`] (element types
+//! [`Element`]: `f32`, `f64`, [`f16`], [`bf16`], `i64`, `i32`, `i8`, `bool`).
 
 pub use aot_codegen as codegen;
 pub use aot_dialects as dialects;
@@ -21,12 +24,14 @@ pub use compile::Backend;
 pub use function::{convention_of, Error, Function, Module, Options};
 pub use runtime::backward::Gradients;
 pub use runtime::compiled::ForwardState;
-pub use runtime::Tensor;
+pub use runtime::{bf16, f16, Dims, Element, Tensor, TensorError};
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};
 
-/// The version with the optional components this build has (`+llvm`, `+cuda`),
-/// as `aot-opt --version` prints it; the lit suite reads it to set features.
+/// The version, as `aot-opt --version` and `aot-run --version` print it. The
+/// lit suite reads it to set features: a build with an optional backend would
+/// append `+llvm` or `+cuda`, but this project has no such backend (nor a
+/// cargo feature for one), so the version is the package version alone.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Makes sure every dialect and pass registration is linked in. Binaries

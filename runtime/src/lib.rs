@@ -4,7 +4,9 @@
 //!   flags) over shared, mutable storage ([`buffer`] holds the elements);
 //! - [`philox`]: the counter-based random generator every backend shares;
 //! - [`interp`]: the reference interpreter, driven by the kernels ops supply;
-//! - [`kernel_util`]: index arithmetic for those kernels.
+//! - [`kernel_util`]: index arithmetic for those kernels;
+//! - [`typed`]: typed tensor construction and reading for embedders
+//!   (`Tensor::from_slice::<f32>`, `to_vec::<f32>`), checked at construction.
 
 pub mod backward;
 pub mod buffer;
@@ -15,8 +17,10 @@ pub mod kernel_util;
 pub mod overlap;
 pub mod philox;
 pub mod tensor;
+pub mod typed;
 
 pub use buffer::Buffer;
 pub use interp::{ExecOptions, Interpreter, Kernel, KernelCtx, KernelResult};
 pub use philox::Generator;
 pub use tensor::{Storage, StorageRef, Tensor};
+pub use typed::{bf16, f16, Dims, Element, TensorError};
