@@ -5,7 +5,6 @@
 #[path = "../examples/train_mlp.rs"]
 mod train_mlp;
 
-use aot::ir::ElemType;
 use aot::{Backend, Error, Module, Options, Tensor};
 
 #[test]
@@ -19,8 +18,8 @@ fn the_mlp_example_trains_on_both_backends() {
     }
 }
 
-fn f32s(shape: &[i64], data: &[f64]) -> Tensor {
-    Tensor::from_f64(ElemType::F32, shape, data, ElemType::F32)
+fn f32s(shape: &[i64], data: &[f32]) -> Tensor {
+    Tensor::from_slice(data, shape).expect("as many values as elements")
 }
 
 const SCALE_INTO: &str = "func.func @scale_into(%out: tensor<2x3xf32>, %x: tensor<2x3xf32>) -> tensor<3x2xf32> {
@@ -41,17 +40,17 @@ fn calls_keep_pytorch_semantics_and_guard_the_convention() {
     assert!(!f.has_backward());
     let r = f.call(&[out.clone(), x.clone()]).unwrap();
     // The argument is written in place; the output is a view of it.
-    assert_eq!(out.read_f64(), vec![1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
     assert!(r[0].shares_storage(&out));
-    assert_eq!(r[0].read_f64(), vec![1.0, 16.0, 4.0, 25.0, 9.0, 36.0]);
+    assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![1.0, 16.0, 4.0, 25.0, 9.0, 36.0]);
     // Passing the same tensor twice breaks the convention it was compiled
     // for (two distinct storages): refused, nothing written.
-    let before = x.read_f64();
+    let before = x.to_vec::<f32>().unwrap();
     match f.call(&[x.clone(), x.clone()]) {
         Err(Error::Convention(m)) => assert!(!m.is_empty()),
         other => panic!("expected a convention error, got {:?}", other.map(|v| v.len())),
     }
-    assert_eq!(x.read_f64(), before);
+    assert_eq!(x.to_vec::<f32>().unwrap(), before);
     // Wrong shapes: a convention error at call time, a signature error at
     // compile time.
     let small = f32s(&[3], &[0.0; 3]);
@@ -75,20 +74,20 @@ fn aliased_arguments_compile_for_their_layout() {
 ";
     let m = Module::parse(text, "alias.mlir").unwrap();
     let base = f32s(&[4], &[1.0, 2.0, 3.0, 4.0]);
-    let x = base.alias_with([3].into_iter().collect(), [1].into_iter().collect(), 0).unwrap();
-    let y = base.alias_with([3].into_iter().collect(), [1].into_iter().collect(), 1).unwrap();
+    let x = base.as_strided(&[3], &[1], 0).unwrap();
+    let y = base.as_strided(&[3], &[1], 1).unwrap();
     let spec = aot::convention_of(&[x.clone(), y.clone()]).unwrap();
     assert_eq!(spec.storages.len(), 1);
     let mut f = m.compile(None, &[x.clone(), y.clone()], &Options::inference()).unwrap();
     let r = f.call(&[x, y]).unwrap();
     // A non-leaf view with no differentiable base has no PyTorch meaning.
-    let stray = base.alias_with([2].into_iter().collect(), [1].into_iter().collect(), 2).unwrap();
+    let stray = base.as_strided(&[2], &[1], 2).unwrap();
     stray.set_requires_grad(true);
     stray.set_leaf(false);
     assert!(matches!(aot::convention_of(&[stray]), Err(Error::Signature(_))));
     // base = [2, 3, 4, 4]; y = [3, 4, 4].
-    assert_eq!(base.read_f64(), vec![2.0, 3.0, 4.0, 4.0]);
-    assert_eq!(r[0].read_f64(), vec![9.0, 16.0, 16.0]);
+    assert_eq!(base.to_vec::<f32>().unwrap(), vec![2.0, 3.0, 4.0, 4.0]);
+    assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![9.0, 16.0, 16.0]);
 }
 
 #[test]
@@ -116,11 +115,11 @@ fn manual_seed_replays_the_draws() {
     assert!(f.meta().is_rng_op_functionalized);
     assert_eq!(f.meta().input_info.len(), 1);
     f.manual_seed(11);
-    let first = f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64();
-    let second = f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64();
+    let first = f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap();
+    let second = f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap();
     assert_ne!(first, second, "the generator advances between calls");
     f.manual_seed(11);
-    assert_eq!(f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64(), first);
+    assert_eq!(f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap(), first);
     f.manual_seed(12);
-    assert_ne!(f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64(), first);
+    assert_ne!(f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap(), first);
 }
