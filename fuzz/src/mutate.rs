@@ -129,23 +129,34 @@ impl Mutator {
             return self.mutate_bytes(input, other);
         };
         let (program, inputs, tangents) = split_run_input(text);
-        let (program, inputs, tangents) =
-            (program.to_string(), inputs.unwrap_or("{}").to_string(), tangents.map(str::to_string));
+        let (program, tangents) = (program.to_string(), tangents.map(str::to_string));
         let other_text = String::from_utf8_lossy(other);
         let (other_program, other_inputs, _) = split_run_input(&other_text);
+        let Some(inputs) = inputs.map(str::to_string) else {
+            // Random inputs from the signature: mutate the program, or
+            // give it inputs again.
+            if self.rng.chance(10) {
+                return join_run_input(&program, other_inputs, None).into_bytes();
+            }
+            return self.mutate_text(program.as_bytes(), other_program.as_bytes());
+        };
         match self.rng.below(20) {
-            0..=11 => {
+            0..=10 => {
                 let m = self.mutate_json_text(&inputs, other_inputs.unwrap_or("{}"));
                 join_run_input(&program, Some(&m), tangents.as_deref()).into_bytes()
             }
-            12..=14 => {
+            11..=13 => {
                 let t = tangents.unwrap_or_else(|| "{\"outputs\": [null]}".into());
                 let m = self.mutate_json_text(&t, "{\"mutated_args\": []}");
                 join_run_input(&program, Some(&inputs), Some(&m)).into_bytes()
             }
-            15 => {
+            14 => {
                 // Another program with these inputs: mismatched signatures.
                 join_run_input(other_program, Some(&inputs), tangents.as_deref()).into_bytes()
+            }
+            15 => {
+                // No inputs: the target generates them (`--random-inputs`).
+                self.mutate_text(program.as_bytes(), other_program.as_bytes())
             }
             _ => {
                 let p = self.mutate_text(program.as_bytes(), other_program.as_bytes());
@@ -701,7 +712,6 @@ mod tests {
             let out = m.mutate(Target::Run, input.as_bytes(), input.as_bytes());
             let out = String::from_utf8_lossy(&out).into_owned();
             let (_, inputs, _) = split_run_input(&out);
-            assert!(inputs.is_some(), "{out}");
             json_changed += usize::from(inputs != split_run_input(&input).1);
         }
         assert!(json_changed > 100, "{json_changed}");

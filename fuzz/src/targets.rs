@@ -12,7 +12,8 @@
 //!
 //! Inputs of the `run` target are one text: the program, then the inputs
 //! file and optionally the tangents file, each after a marker line
-//! ([`INPUTS_MARKER`], [`TANGENTS_MARKER`]).
+//! ([`INPUTS_MARKER`], [`TANGENTS_MARKER`]); without an inputs section the
+//! target generates inputs from the signature, as `aot-run --random-inputs`.
 
 use aot::compile::{Backend, CompileOptions};
 use aot::ir::pass::PassManager;
@@ -305,7 +306,8 @@ fn run_error(e: &RunError) -> String {
     }
 }
 
-/// `aot-run`'s readers on the inputs (and tangents) JSON, then the calls
+/// `aot-run`'s readers on the inputs (and tangents) JSON (no inputs
+/// section: random inputs from the signature, as `--random-inputs`), then the calls
 /// `aot-run` makes on what they accept: eager (with finite-difference
 /// gradients when small), and compiled with the interpreter and Cranelift
 /// backends, for inference and with `--grad`.
@@ -315,13 +317,11 @@ pub fn run(data: &[u8]) -> Outcome {
         Err(o) => return o,
     };
     let (program, inputs, tangents) = split_run_input(text);
-    let Some(inputs) = inputs else {
-        return Outcome::rejected("run input without an inputs section");
-    };
     let mut out = Outcome::default();
-    let spec = match parse_inputs(inputs) {
-        Ok(s) => s,
-        Err(e) => return Outcome::rejected(e.to_string()),
+    let spec = match inputs.map(parse_inputs) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return Outcome::rejected(e.to_string()),
+        None => None,
     };
     let tangents = match tangents.map(parse_tangents) {
         None => TangentSpec::default(),
@@ -339,6 +339,12 @@ pub fn run(data: &[u8]) -> Outcome {
     let (_, func) = match open(&mut ctx) {
         Ok(x) => x,
         Err(m) => return Outcome::rejected(m),
+    };
+    // Without an inputs section, inputs come from the signature
+    // (`aot-run --random-inputs 3`).
+    let spec = match spec.map(Ok).unwrap_or_else(|| aot::run::random_inputs(&ctx, func, 3)) {
+        Ok(s) => s,
+        Err(e) => return Outcome::rejected(run_error(&e)),
     };
     match run_eager_calls(&ctx, &sources, func, &spec, Calls { seed: 0, count: 1, grad: None }, false) {
         Err(e) => out.reject(run_error(&e)),
