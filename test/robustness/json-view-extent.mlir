@@ -11,6 +11,7 @@
 // RUN: not aot-run %s --entry neg --inputs %S/Inputs/json-view-rank.json 2>&1 | FileCheck %s --check-prefix=RANK
 // RUN: not aot-run %s --entry neg --inputs %S/Inputs/json-view-negative-stride.json 2>&1 | FileCheck %s --check-prefix=NEG-STRIDE
 // RUN: aot-run %s --entry neg --inputs %S/Inputs/json-view-ok.json | FileCheck %s --check-prefix=OK
+// RUN: aot-run %s --entry neg --inputs %S/Inputs/json-view-ok.json --mode compiled --compile-for %S/Inputs/json-view-ok.json | FileCheck %s --check-prefix=OK
 
 /// A view argument whose extent overflows 64 bits or leaves its storage is
 /// an error naming the argument at the JSON boundary (inputs and
