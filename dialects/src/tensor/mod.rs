@@ -121,6 +121,11 @@ fn verify_cast(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 pub fn reduced_shape(ic: &InferCtx<'_>, t: &TensorType) -> Result<Shape, String> {
     let dims = attr_list_or_empty(ic, "dims")?;
     let keep = attr_flag(ic, "keepdim");
+    // PyTorch lets a 0-d tensor reduce over an implicit dim 0 or -1; the
+    // kernels, derivatives and lowerings here index real dims only.
+    if let (0, Some(&d)) = (t.rank(), dims.first()) {
+        return Err(format!("cannot reduce a 0-d tensor along dimension {d} (leave out 'dims')"));
+    }
     let mut red = vec![false; t.rank()];
     if dims.is_empty() {
         red.iter_mut().for_each(|r| *r = true);
@@ -179,11 +184,15 @@ fn infer_argmax(ic: &InferCtx<'_>) -> InferResult {
             }
         }
         Some(_) => {
-            let d = norm_dim(attr_i64(ic, "dim")?, t.rank(), 0)?;
+            let dim = attr_i64(ic, "dim")?;
+            if t.rank() == 0 {
+                return Err(format!("cannot reduce a 0-d tensor along dimension {dim} (leave out 'dim')"));
+            }
+            let d = norm_dim(dim, t.rank(), 0)?;
             let mut s = t.shape.clone();
             if keep {
                 s[d] = 1;
-            } else if !s.is_empty() {
+            } else {
                 s.remove(d);
             }
             s
@@ -414,6 +423,11 @@ fn infer_index_put(ic: &InferCtx<'_>) -> InferResult {
 fn infer_cat(ic: &InferCtx<'_>) -> InferResult {
     let e = same_elem(ic)?;
     let first = operand_tensor(ic, 0)?;
+    for i in 0..ic.operand_types.len() {
+        if operand_tensor(ic, i)?.rank() == 0 {
+            return Err(format!("zero-dimensional tensor (at position {i}) cannot be concatenated"));
+        }
+    }
     let d = norm_dim(attr_i64(ic, "dim")?, first.rank(), 0)?;
     let mut s = first.shape.clone();
     for i in 1..ic.operand_types.len() {
@@ -421,7 +435,9 @@ fn infer_cat(ic: &InferCtx<'_>) -> InferResult {
         if t.rank() != first.rank() || (0..t.rank()).any(|j| j != d && t.shape[j] != first.shape[j]) {
             return Err(format!("operand #{i} ({t}) does not match {first} outside dimension {d}"));
         }
-        s[d] += t.shape[d];
+        s[d] = s[d]
+            .checked_add(t.shape[d])
+            .ok_or_else(|| format!("concatenated size along dimension {d} overflows a 64-bit integer"))?;
     }
     one(s, e)
 }
