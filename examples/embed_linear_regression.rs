@@ -13,14 +13,13 @@
 //! cargo run --example embed_linear_regression [-- --backend interp]
 //! ```
 
-use aot::ir::ElemType;
 use aot::{Backend, Error, Module, Options, Tensor};
 use std::process::ExitCode;
 
 const N: usize = 64;
 const D: usize = 3;
-const TRUE_W: [f64; D] = [2.0, -3.0, 0.5];
-const TRUE_B: f64 = 1.25;
+const TRUE_W: [f32; D] = [2.0, -3.0, 0.5];
+const TRUE_B: f32 = 1.25;
 
 /// The loss as IR text (a downstream crate would generate it, or keep it in
 /// a `.mlir` file next to its code).
@@ -37,29 +36,27 @@ fn program() -> String {
     )
 }
 
-fn f32_tensor(shape: &[i64], data: &[f64]) -> Tensor {
-    Tensor::from_f64(ElemType::F32, shape, data, ElemType::F32)
-}
-
 /// What training gave: the loss before the first and after the last step,
 /// and the learned parameters.
 #[derive(Debug)]
 pub struct Trained {
     pub first_loss: f64,
     pub last_loss: f64,
-    pub w: Vec<f64>,
-    pub b: f64,
+    pub w: Vec<f32>,
+    pub b: f32,
 }
 
 /// Trains for `steps` steps of gradient descent on `backend`.
 pub fn train(steps: usize, backend: Backend) -> Result<Trained, Error> {
     // Inputs on a fixed grid in [-1, 1], targets from the true model.
-    let x: Vec<f64> = (0..N * D).map(|i| ((i * 37 % 101) as f64 / 50.0) - 1.0).collect();
-    let y: Vec<f64> = (0..N).map(|n| (0..D).map(|j| x[n * D + j] * TRUE_W[j]).sum::<f64>() + TRUE_B).collect();
-    let x = f32_tensor(&[N as i64, D as i64], &x);
-    let y = f32_tensor(&[N as i64, 1], &y);
-    let w = f32_tensor(&[1, D as i64], &[0.0; D]);
-    let b = f32_tensor(&[1], &[0.0]);
+    let x: Vec<f32> = (0..N * D).map(|i| ((i * 37 % 101) as f32 / 50.0) - 1.0).collect();
+    let y: Vec<f32> = (0..N).map(|n| (0..D).map(|j| x[n * D + j] * TRUE_W[j]).sum::<f32>() + TRUE_B).collect();
+    // Typed construction: the dtype is the Rust element type's (f32), and a
+    // wrong number of values is an error (`Error::Tensor`), not a panic.
+    let x = Tensor::from_slice::<f32>(&x, &[N, D])?;
+    let y = Tensor::from_slice::<f32>(&y, &[N, 1])?;
+    let w = Tensor::from_slice::<f32>(&[0.0; D], &[1, D])?;
+    let b = Tensor::from_slice::<f32>(&[0.0], &[1usize])?;
     // Parameters require grad; the data do not. This is part of the
     // convention the function is compiled for.
     w.set_requires_grad(true);
@@ -81,9 +78,15 @@ pub fn train(steps: usize, backend: Backend) -> Result<Trained, Error> {
 
     let lr = 0.3;
     let (mut first_loss, mut last_loss) = (f64::NAN, f64::NAN);
+    // Applies `p -= lr * g` to a parameter's own storage.
+    let update = |p: &Tensor, g: &Tensor| -> Result<(), Error> {
+        let new: Vec<f32> = p.to_vec::<f32>()?.iter().zip(g.to_vec::<f32>()?).map(|(p, g)| p - lr * g).collect();
+        p.copy_values_from(&Tensor::from_slice::<f32>(&new, &p.sizes()[..])?);
+        Ok(())
+    };
     for step in 0..steps {
         let (outs, saved) = loss_fn.forward(&args)?;
-        let loss = outs[0].read_f64()[0];
+        let loss = f64::from(outs[0].item::<f32>()?);
         if step == 0 {
             first_loss = loss;
         }
@@ -92,17 +95,13 @@ pub fn train(steps: usize, backend: Backend) -> Result<Trained, Error> {
         // as `loss.backward()` does.
         let grads = loss_fn.backward(saved, &[None])?;
         let missing = |i: usize| Error::Execution(format!("no gradient for argument {i}"));
-        let gw = grads.args[2].as_ref().ok_or_else(|| missing(2))?.read_f64();
-        let gb = grads.args[3].as_ref().ok_or_else(|| missing(3))?.read_f64();
         // The update writes the parameters' storage in place, as
         // `p.data -= lr * p.grad` would: the compiled function binds the
         // same tensors again at the next call, without copying.
-        let new_w: Vec<f64> = w.read_f64().iter().zip(&gw).map(|(p, g)| p - lr * g).collect();
-        let new_b: Vec<f64> = b.read_f64().iter().zip(&gb).map(|(p, g)| p - lr * g).collect();
-        w.write_f64(&new_w);
-        b.write_f64(&new_b);
+        update(&w, grads.args[2].as_ref().ok_or_else(|| missing(2))?)?;
+        update(&b, grads.args[3].as_ref().ok_or_else(|| missing(3))?)?;
     }
-    Ok(Trained { first_loss, last_loss, w: w.read_f64(), b: b.read_f64()[0] })
+    Ok(Trained { first_loss, last_loss, w: w.to_vec::<f32>()?, b: b.item::<f32>()? })
 }
 
 /// Checks that training recovered the true model.
