@@ -633,3 +633,62 @@ pub fn grad_json(dtype: ElemType, shape: &[i64], data: &[f64]) -> Json {
         "data": data.iter().map(|&x| json_number(aot_runtime::buffer::round_to(dtype, x))).collect::<Vec<_>>(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_exact_and_checked_per_dtype() {
+        let v: Json = serde_json::from_str("[9007199254740993, -9223372036854775808, 3.0, true]").unwrap();
+        let (values, dims) = parse_values(&v, ElemType::I64, "d").unwrap();
+        assert_eq!(values, Values::Int(vec![9007199254740993, i64::MIN, 3, 1]));
+        assert_eq!(dims, vec![4]);
+        for (text, dtype) in [("[128]", ElemType::I8), ("[2147483648]", ElemType::I32), ("[2]", ElemType::I1)] {
+            let v: Json = serde_json::from_str(text).unwrap();
+            let e = parse_values(&v, dtype, "d").unwrap_err().to_string();
+            assert!(e.contains(&format!("is not a valid {dtype}")), "{e}");
+        }
+        let v: Json = serde_json::from_str("[1e300]").unwrap();
+        assert!(parse_values(&v, ElemType::I64, "d").is_err());
+    }
+
+    #[test]
+    fn nested_lists_must_be_rectangular() {
+        let v: Json = serde_json::from_str("[[1, 2], [3, 4], [5, 6]]").unwrap();
+        assert_eq!(parse_values(&v, ElemType::F32, "d").unwrap().1, vec![3, 2]);
+        for ragged in ["[[1, 2], [3]]", "[[1], 2]", "[1, [2]]", "[[[1]], [2]]"] {
+            let v: Json = serde_json::from_str(ragged).unwrap();
+            assert_eq!(parse_values(&v, ElemType::F32, "d").unwrap_err().to_string(), "d: ragged nested list");
+        }
+        let v: Json = serde_json::from_str("[[], []]").unwrap();
+        assert_eq!(parse_values(&v, ElemType::F32, "d").unwrap().1, vec![2, 0]);
+    }
+
+    #[test]
+    fn the_ir_attribute_is_the_requires_grad_default() {
+        let text =
+            r#"{"args": [{"dtype": "f32", "shape": [1], "data": [1]}, {"dtype": "i64", "shape": [], "data": 2}]}"#;
+        let spec = parse_inputs_for(text, &[true, true]).unwrap();
+        assert!(matches!(spec.args[0], ArgSpec::Own { requires_grad: true, .. }));
+        // Integer arguments never require grad.
+        assert!(matches!(spec.args[1], ArgSpec::Own { requires_grad: false, .. }));
+        assert!(matches!(parse_inputs(text).unwrap().args[0], ArgSpec::Own { requires_grad: false, .. }));
+        let explicit = r#"{"args": [{"dtype": "f32", "shape": [1], "data": [1], "requires_grad": false}]}"#;
+        assert!(parse_inputs_for(explicit, &[true]).unwrap_err().to_string().contains("conflicts"));
+    }
+
+    #[test]
+    fn tangent_entries_are_checked_against_their_tensor() {
+        let t = parse_tangents(r#"{"outputs": [[[1, 2], [3, 4]], null]}"#).unwrap();
+        let f32_2x2 = TangentTarget { dtype: ElemType::F32, shape: &[2, 2], differentiable: true };
+        assert_eq!(t.output(0, f32_2x2).unwrap(), Some(vec![1.0, 2.0, 3.0, 4.0]));
+        let f32_4 = TangentTarget { shape: &[4], ..f32_2x2 };
+        assert!(t.output(0, f32_4).is_err(), "a nested tangent must have the tensor's shape");
+        let int = TangentTarget { dtype: ElemType::I64, shape: &[2], differentiable: false };
+        assert_eq!(t.output(1, int).unwrap(), None);
+        assert!(t.output(1, f32_2x2).is_err(), "null for a differentiable output");
+        assert_eq!(t.output(2, f32_2x2).unwrap(), Some(vec![1.0; 4]), "missing entries are ones");
+        assert!(t.check_counts(1, 0).is_err() && t.check_counts(2, 0).is_ok());
+    }
+}
