@@ -235,30 +235,39 @@ fn layout_expand(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, 
             "the number of sizes provided ({n}) must be greater or equal to the number of dimensions in the tensor ({r})"
         ));
     }
-    let mut out = Layout { sizes: Shape::new(), strides: Shape::new(), offset: x.offset };
-    for (i, &want) in shape.iter().enumerate() {
-        if i < n - r {
-            if want < 0 {
-                return Err(format!("the expanded size {want} is not allowed in a leading, non-existing dimension"));
+    // PyTorch's `inferExpandGeometry`, from the last dim: a new leading dim
+    // of size 1 gets the stride that keeps the layout contiguous-looking
+    // (size × stride of the dim after it), an expanded dim stride 0, and a
+    // 0-d operand all-zero strides.
+    let mut sizes = Shape::from_elem(0, n);
+    let mut strides = Shape::from_elem(0, n);
+    for i in (0..n).rev() {
+        let want = shape[i];
+        let (have, stride) = match (i + r).checked_sub(n) {
+            Some(j) => (x.sizes[j], x.strides[j]),
+            None => {
+                if want < 0 {
+                    return Err(format!(
+                        "the expanded size {want} is not allowed in a leading, non-existing dimension"
+                    ));
+                }
+                let next = if r == 0 || i + 1 >= n { 0 } else { sizes[i + 1].saturating_mul(strides[i + 1]) };
+                (1, next)
             }
-            out.sizes.push(want);
-            out.strides.push(0);
-            continue;
-        }
-        let j = i - (n - r);
-        let (have, stride) = (x.sizes[j], x.strides[j]);
-        if want == -1 || want == have {
-            out.sizes.push(have);
-            out.strides.push(stride);
+        };
+        let (size, stride) = if want == -1 || want == have {
+            (have, stride)
         } else if have == 1 && want >= 0 {
-            out.sizes.push(want);
-            out.strides.push(0);
+            (want, 0)
         } else {
             return Err(format!(
                 "the expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}"
             ));
-        }
+        };
+        sizes[i] = size;
+        strides[i] = stride;
     }
+    let out = Layout { sizes, strides, offset: x.offset };
     Ok(smallvec![out])
 }
 
