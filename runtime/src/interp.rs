@@ -15,8 +15,13 @@
 //! in-place rules and keeps the autograd flags (`requires_grad`, leafness,
 //! view bases) the way PyTorch's autograd would.
 
+mod call_cost;
+
+pub use call_cost::{find_callee, show_count, CallCosts, ExpansionError};
+
 use crate::philox::Generator;
 use crate::tensor::{CreationMeta, Tensor};
+use aot_ir::size::{Limit, Limits};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, Op, TensorType, Traits, Value};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -152,24 +157,22 @@ pub struct Interpreter<'a> {
     pub generator: Generator,
     pub options: ExecOptions,
     depth: usize,
+    /// Expanded sizes of the functions called so far (the module is
+    /// borrowed immutably, so they stay valid).
+    costs: CallCosts,
 }
 
 const MAX_CALL_DEPTH: usize = 256;
 
-fn find_callee(ctx: &Context, call: Op) -> Option<Op> {
-    let AttrData::SymbolRef(s) = ctx.attr_data(ctx.get_attr(call, "callee")?) else { return None };
-    let name = ctx.sym_str(*s);
-    let mut module = ctx.parent_op(call)?;
-    while ctx.op_name(module) != aot_ir::parser::MODULE_OP {
-        module = ctx.parent_op(module)?;
-    }
-    let body = ctx.single_block(module, 0)?;
-    ctx.block_ops(body).find(|&f| ctx.op_name(f) == "func.func" && ctx.attr_str(f, "sym_name") == Some(name))
-}
-
 impl<'a> Interpreter<'a> {
     pub fn new(ctx: &'a Context) -> Self {
-        Interpreter { ctx, generator: Generator::default(), options: ExecOptions::default(), depth: 0 }
+        Interpreter {
+            ctx,
+            generator: Generator::default(),
+            options: ExecOptions::default(),
+            depth: 0,
+            costs: CallCosts::new(),
+        }
     }
 
     fn err(&self, op: Op, msg: impl std::fmt::Display) -> Diagnostic {
@@ -189,6 +192,9 @@ impl<'a> Interpreter<'a> {
         let Some(&entry) = ctx.region_blocks(region).first() else {
             return Err(self.err(func, "cannot execute a function declaration"));
         };
+        // Types are static: bounding every value's size here bounds every
+        // allocation and loop of the call before anything runs.
+        aot_ir::size::check_value_sizes(ctx, func)?;
         let params = ctx.block_args(entry);
         if params.len() != args.len() {
             return Err(self.err(func, format!("expects {} arguments, got {}", params.len(), args.len())));
@@ -208,6 +214,9 @@ impl<'a> Interpreter<'a> {
                 }
             }
         }
+        if self.depth == 0 {
+            self.check_executed_ops(func)?;
+        }
         self.depth += 1;
         if self.depth > MAX_CALL_DEPTH {
             self.depth -= 1;
@@ -217,6 +226,33 @@ impl<'a> Interpreter<'a> {
         let r = self.run_block(entry, args, value_semantics);
         self.depth -= 1;
         r
+    }
+
+    /// Refuses, before running anything, a call that would execute more
+    /// than [`Limits::max_executed_ops`] ops counting callees per call site
+    /// (a chain of functions each calling the next twice doubles per link),
+    /// and a recursive one (bodies are straight-line: it never returns).
+    fn check_executed_ops(&mut self, func: Op) -> Result<(), Diagnostic> {
+        let limit = Limits::max_executed_ops();
+        match self.costs.check(self.ctx, func, limit) {
+            Ok(_) => Ok(()),
+            Err(ExpansionError::Recursive { call, callee }) => Err(self.err(
+                call,
+                format!("calls @{callee} recursively: functions have no control flow, so the call never returns"),
+            )),
+            Err(ExpansionError::TooLarge { at, callee, own, total, limit }) => {
+                let fname = self.ctx.attr_str(func, "sym_name").unwrap_or("?");
+                let part = callee.map(|c| format!(" ({} in this call to @{c})", show_count(own))).unwrap_or_default();
+                Err(self.err(
+                    at,
+                    format!(
+                        "executing @{fname} would run {} ops{part}, more than the limit of {limit} (raise it with {})",
+                        show_count(total),
+                        Limit::ExecutedOps.env_var()
+                    ),
+                ))
+            }
+        }
     }
 
     fn run_block(

@@ -38,6 +38,7 @@
 //! outputs their alias facts (`aot.output_facts`), which `collect-metadata`
 //! turns into `ViewAndMutationMeta`.
 
+mod chain;
 mod state;
 
 use crate::meta::{Strided, ViewStep};

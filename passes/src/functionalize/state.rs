@@ -6,6 +6,7 @@
 //! one argument with an explicit layout) is flat (1-D over the storage) and
 //! built lazily from the arguments' values, the first time it is needed.
 
+use super::chain::{Chain, Step};
 use super::{
     OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS,
     STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES,
@@ -19,13 +20,6 @@ use aot_ir::*;
 use aot_runtime::interp::{Detaches, NonDifferentiableResults, NO_GRAD};
 use rustc_hash::FxHashMap;
 
-/// One view step: an op and its attributes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Step {
-    op: &'static str,
-    attrs: Vec<NamedAttr>,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Creation {
     Default,
@@ -38,7 +32,7 @@ struct Obj {
     sto: usize,
     layout: Layout,
     dtype: ElemType,
-    chain: Vec<Step>,
+    chain: Chain,
     /// The object this one was viewed from (a shortcut for regeneration,
     /// valid while that object's chain is still a prefix of ours).
     src: Option<usize>,
@@ -187,7 +181,7 @@ impl<'c> Functionalizer<'c> {
             sto,
             layout: Layout::contiguous(&t.shape),
             dtype: t.elem,
-            chain: Vec::new(),
+            chain: Chain::default(),
             src: None,
             cached: Some((v, 0)),
             detached: false,
@@ -244,36 +238,63 @@ impl<'c> Functionalizer<'c> {
     }
 
     /// The current value of object `o`.
+    ///
+    /// Walks back through the objects each was viewed from while their
+    /// chains still prefix ours, to the nearest one whose cached value is
+    /// still valid (or to the storage base), then replays the steps forward,
+    /// caching every object on the way. Iterative: a chain of 100,000 views
+    /// must not recurse natively.
     fn materialize(&mut self, o: usize) -> Result<Value, Diagnostic> {
         let sto = self.objs[o].sto;
-        let version = self.stos[sto].version;
-        if let Some((v, at)) = self.objs[o].cached {
-            // Writes since the value was cached that provably miss this
-            // object leave it valid (views of one storage that do not overlap).
-            let l = &self.objs[o].layout;
-            if self.stos[sto].writes[at as usize..].iter().all(|w| disjoint(w, l)) {
-                self.objs[o].cached = Some((v, version));
-                return Ok(v);
+        let mut path = vec![o];
+        let mut from = None;
+        loop {
+            let x = *path.last().expect("non-empty");
+            if let Some(v) = self.valid_cache(x) {
+                path.pop();
+                from = Some(v);
+                break;
+            }
+            match self.objs[x].src {
+                Some(p) if self.objs[p].sto == sto && self.objs[x].chain.starts_with(&self.objs[p].chain) => {
+                    path.push(p)
+                }
+                _ => break,
             }
         }
-        // Shortcut through the object we were viewed from.
-        let (start, from) = match self.objs[o].src {
-            Some(p)
-                if self.objs[p].sto == sto
-                    && self.objs[p].chain.len() <= self.objs[o].chain.len()
-                    && self.objs[p].chain[..] == self.objs[o].chain[..self.objs[p].chain.len()] =>
-            {
-                (self.objs[p].chain.len(), self.materialize(p)?)
-            }
-            _ => (0, self.base_value(sto)?),
+        let mut v = match from {
+            Some(v) => v,
+            None => self.base_value(sto)?,
         };
-        let mut v = from;
-        let steps: Vec<Step> = self.objs[o].chain[start..].to_vec();
-        for step in &steps {
-            v = self.apply(step, v)?;
+        // `start`: how many steps of the next object's chain `v` has applied.
+        let mut start = match (from, path.last()) {
+            (Some(_), Some(&x)) => self.objs[self.objs[x].src.expect("walked through it")].chain.len(),
+            _ => 0,
+        };
+        while let Some(x) = path.pop() {
+            let chain = self.objs[x].chain.clone();
+            for step in chain.steps_from(start) {
+                v = self.apply(step, v)?;
+            }
+            start = chain.len();
+            self.objs[x].cached = Some((v, self.stos[sto].version));
         }
-        self.objs[o].cached = Some((v, self.stos[sto].version));
         Ok(v)
+    }
+
+    /// Object `o`'s cached value, if it is still valid (refreshing its
+    /// version): writes since it was cached that provably miss the object
+    /// leave it valid (views of one storage that do not overlap).
+    fn valid_cache(&mut self, o: usize) -> Option<Value> {
+        let sto = self.objs[o].sto;
+        let version = self.stos[sto].version;
+        let (v, at) = self.objs[o].cached?;
+        let l = &self.objs[o].layout;
+        if self.stos[sto].writes[at as usize..].iter().all(|w| disjoint(w, l)) {
+            self.objs[o].cached = Some((v, version));
+            return Some(v);
+        }
+        None
     }
 
     /// Which storage elements the member arguments of a flat storage cover.
@@ -329,6 +350,7 @@ impl<'c> Functionalizer<'c> {
         }
         let sto = self.objs[o].sto;
         let chain = self.objs[o].chain.clone();
+        let chain = chain.steps();
         let base = self.base_value(sto)?;
         let mut vals = vec![base];
         for step in chain.iter().take(chain.len().saturating_sub(1)) {
@@ -615,7 +637,7 @@ impl<'c> Functionalizer<'c> {
                             sto,
                             layout: Layout::contiguous(&[len]),
                             dtype: t.elem,
-                            chain: Vec::new(),
+                            chain: Chain::default(),
                             src: None,
                             cached: None,
                             detached: false,
@@ -644,7 +666,7 @@ impl<'c> Functionalizer<'c> {
                 sto,
                 layout: layout.clone(),
                 dtype: t.elem,
-                chain: vec![step],
+                chain: Chain::single(step),
                 src: None,
                 cached: Some((v, 0)),
                 detached: false,
@@ -803,11 +825,9 @@ impl<'c> Functionalizer<'c> {
             };
             let chain = if step.op == "view.as_strided" {
                 self.check_covered(op, sto, &l)?;
-                vec![step.clone()]
+                Chain::single(step.clone())
             } else {
-                let mut c = self.objs[p].chain.clone();
-                c.push(step.clone());
-                c
+                self.objs[p].chain.pushed(step.clone())
             };
             let readonly =
                 self.objs[p].readonly || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly));
@@ -917,7 +937,7 @@ impl<'c> Functionalizer<'c> {
                 let version = self.stos[sto].version;
                 if view == "view.as_strided" {
                     self.check_covered(op, sto, &new)?;
-                    self.objs[x].chain = vec![step];
+                    self.objs[x].chain = Chain::single(step);
                     self.objs[x].cached = None;
                 } else {
                     self.objs[x].chain.push(step.clone());
@@ -944,7 +964,7 @@ impl<'c> Functionalizer<'c> {
                 // The new layout may read storage elements no argument covers.
                 self.check_covered(op, sto, &l)?;
                 let step = self.as_strided_step(&l);
-                self.objs[x].chain = vec![step];
+                self.objs[x].chain = Chain::single(step);
                 self.objs[x].layout = l;
                 self.objs[x].cached = None;
                 self.objs[x].src = None;
@@ -1013,7 +1033,7 @@ impl<'c> Functionalizer<'c> {
             if self.objs[o].sto == s {
                 let l = self.objs[o].layout.clone();
                 let step = self.as_strided_step(&l);
-                self.objs[o].chain = vec![step];
+                self.objs[o].chain = Chain::single(step);
                 self.objs[o].src = None;
             }
         }
@@ -1035,6 +1055,7 @@ impl<'c> Functionalizer<'c> {
         let Some(&first) = old_ops.first() else {
             return Ok(Stats { mutations_removed: 0, scatters: 0, mutated_inputs: 0 });
         };
+        check_inline_size(ctx, func)?;
         let num_results = f.num_results(ctx);
         let args: Vec<Value> = f.args(ctx).to_vec();
         let has_dupes = (0..args.len()).any(|i| f.arg_has(ctx, i, "aot.same_as"));
@@ -1332,7 +1353,7 @@ impl<'c> Functionalizer<'c> {
                 let unchanged = self.objs[a].sto == *s0 && self.objs[a].layout == *l0;
                 let prefix = self.initial_chain_len(c);
                 let a_chain = &self.objs[a].chain;
-                if unchanged && a_chain.len() == prefix && chain.len() >= prefix && chain[..prefix] == a_chain[..] {
+                if unchanged && a_chain.len() == prefix && chain.starts_with(a_chain) {
                     chosen = Some((c, prefix));
                     break;
                 }
@@ -1341,7 +1362,7 @@ impl<'c> Functionalizer<'c> {
                 (_, Some(i)) => facts.input = Some(i),
                 (Some((c, prefix)), None) => {
                     facts.input = Some(c);
-                    facts.views = Some(chain[prefix..].iter().map(|s| self.view_step(s)).collect());
+                    facts.views = Some(chain.steps_from(prefix).into_iter().map(|s| self.view_step(s)).collect());
                 }
                 (None, None) => facts.input = members.first().map(|m| self.canonical[m.0]),
             }
@@ -1353,7 +1374,7 @@ impl<'c> Functionalizer<'c> {
             facts.base_requires_grad = base_obj.is_some_and(|b| self.requires_grad(b));
             facts.base_is_output = base_obj.and_then(|b| outs.iter().position(|&x| x == b));
             let chain = self.objs[o].chain.clone();
-            facts.views = Some(chain.iter().map(|s| self.view_step(s)).collect());
+            facts.views = Some(chain.steps().into_iter().map(|s| self.view_step(s)).collect());
         }
         Ok(facts)
     }
@@ -1367,6 +1388,36 @@ impl<'c> Functionalizer<'c> {
     fn view_step(&mut self, s: &Step) -> ViewStep {
         let attrs = self.rw.dict_attr(s.attrs.clone());
         ViewStep { op: s.op.to_string(), attrs }
+    }
+}
+
+/// Refuses, before inlining anything, a function that inlining would grow
+/// past [`size::Limits::max_inline_ops`] ops (a chain of functions that each
+/// call the next twice doubles per link), or whose calls recurse.
+fn check_inline_size(ctx: &Context, func: Op) -> Result<(), Diagnostic> {
+    use aot_runtime::interp::{show_count, CallCosts, ExpansionError};
+    let limit = size::Limits::max_inline_ops();
+    match CallCosts::new().check(ctx, func, limit) {
+        Ok(_) => Ok(()),
+        Err(ExpansionError::Recursive { call, callee }) => Err(Diagnostic::op_error(
+            ctx,
+            call,
+            format!("calls @{callee} recursively: functionalize inlines every call, and this one never ends"),
+        )),
+        Err(ExpansionError::TooLarge { at, callee, own, total, limit }) => {
+            let fname = ctx.attr_str(func, "sym_name").unwrap_or("?");
+            let part = callee.map(|c| format!(" ({} from this call to @{c})", show_count(own))).unwrap_or_default();
+            Err(Diagnostic::op_error(
+                ctx,
+                at,
+                format!(
+                    "inlining every call into @{fname} would produce {} ops{part}, more than the limit of {limit} \
+                     (raise it with {})",
+                    show_count(total),
+                    size::Limit::InlineOps.env_var()
+                ),
+            ))
+        }
     }
 }
 

@@ -1,0 +1,76 @@
+"""Writes the large programs the perf-* robustness tests run (to stdout).
+
+usage: gen.py KIND N
+  transpose N   a clone, then N chained view.transpose ops, returned
+  alias N       N chained view.alias ops of an argument, returned
+  unsqueeze N   N alternating view.unsqueeze/view.squeeze ops of a clone,
+                a mut.mul_ through the last, the clone returned
+  fanout N      @h0 ... @hN, each @hi calling @h(i+1) twice (2^N calls from
+                @main); @hN returns its argument
+  sin N         N chained tensor.sin ops of an argument, returned
+"""
+
+import sys
+
+
+def main():
+    kind, n = sys.argv[1], int(sys.argv[2])
+    out = []
+    emit = out.append
+    if kind == "transpose":
+        ty = "tensor<4x4xf32>"
+        emit(f"func.func @main(%v0: {ty} {{aot.requires_grad}}) -> {ty} {{")
+        emit(f"  %c0 = tensor.clone %v0 : {ty}")
+        for i in range(1, n + 1):
+            emit(f"  %c{i} = view.transpose %c{i - 1} {{dim0 = 0, dim1 = 1}} : {ty} -> {ty}")
+        emit(f"  return %c{n} : {ty}")
+        emit("}")
+    elif kind == "alias":
+        ty = "tensor<2x3xf32>"
+        emit(f"func.func @main(%v0: {ty}) -> {ty} {{")
+        for i in range(1, n + 1):
+            emit(f"  %v{i} = view.alias %v{i - 1} : {ty} -> {ty}")
+        emit(f"  return %v{n} : {ty}")
+        emit("}")
+    elif kind == "unsqueeze":
+        ty, ty1 = "tensor<4x4xf32>", "tensor<1x4x4xf32>"
+        emit(f"func.func @main(%v0: {ty} {{aot.requires_grad}}) -> {ty} {{")
+        emit(f"  %c0 = tensor.clone %v0 : {ty}")
+        for i in range(1, n + 1):
+            if i % 2:
+                emit(f"  %c{i} = view.unsqueeze %c{i - 1} {{dim = 0}} : {ty} -> {ty1}")
+            else:
+                emit(f"  %c{i} = view.squeeze %c{i - 1} {{dim = 0}} : {ty1} -> {ty}")
+        last = n if n % 2 == 0 else n - 1
+        emit(f"  mut.mul_ %c{last}, %c{last} : {ty}")
+        emit(f"  return %c0 : {ty}")
+        emit("}")
+    elif kind == "fanout":
+        ty = "tensor<4xf32>"
+        for i in range(n):
+            emit(f"func.func private @h{i}(%x: {ty}) -> {ty} {{")
+            emit(f"  %0 = func.call @h{i + 1}(%x) : ({ty}) -> {ty}")
+            emit(f"  %1 = func.call @h{i + 1}(%0) : ({ty}) -> {ty}")
+            emit(f"  return %1 : {ty}")
+            emit("}")
+        emit(f"func.func private @h{n}(%x: {ty}) -> {ty} {{")
+        emit(f"  return %x : {ty}")
+        emit("}")
+        emit(f"func.func @main(%x: {ty}) -> {ty} {{")
+        emit(f"  %0 = func.call @h0(%x) : ({ty}) -> {ty}")
+        emit(f"  return %0 : {ty}")
+        emit("}")
+    elif kind == "sin":
+        ty = "tensor<4xf32>"
+        emit(f"func.func @main(%v0: {ty} {{aot.requires_grad}}) -> {ty} {{")
+        for i in range(1, n + 1):
+            emit(f"  %v{i} = tensor.sin %v{i - 1} : {ty}")
+        emit(f"  return %v{n} : {ty}")
+        emit("}")
+    else:
+        sys.exit(f"unknown kind {kind}")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
