@@ -1392,12 +1392,8 @@ impl<'a, 'src> Parser<'a, 'src> {
         }
         let value = self.int_value(t, neg)?;
         let ty = ty.unwrap_or_else(|| self.ctx.elem_type(ElemType::I64));
-        if ty == self.ctx.elem_type(ElemType::I1) {
-            return match value {
-                0 | 1 => Ok(self.ctx.bool_attr(value == 1)),
-                _ => Err(Diagnostic::error(loc, "integer constant out of range for i1")),
-            };
-        }
+        // `1 : i1` stays an integer attribute (the printed form of one);
+        // `true`/`false` are the boolean attributes.
         if let Some(e) = elem {
             if !int_fits(e, value) {
                 return Err(Diagnostic::error(loc, format!("integer constant out of range for {e}")));

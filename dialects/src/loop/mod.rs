@@ -613,13 +613,24 @@ fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// `%c = loop.constant 1.5 : f32`.
+/// `%c = loop.constant 1.5 : f32`; an i1 is `true` or `false`, as MLIR
+/// prints it (`1 : i1` is accepted too). Every form is stored as an
+/// integer attribute of the result type.
 fn parse_constant(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()> {
     let loc = p.current_loc();
-    let a = p.parse_attribute()?;
+    let mut a = p.parse_attribute()?;
+    if let AttrData::Bool(b) = *p.ctx().attr_data(a) {
+        let ty = p.ctx().elem_type(ElemType::I1);
+        a = p.ctx().attr(AttrData::Int { value: i64::from(b), ty });
+    }
     let ty = match p.ctx().attr_data(a) {
         AttrData::Int { ty, .. } | AttrData::Float { ty, .. } => *ty,
-        _ => return Err(Diagnostic::error(loc, "expected a typed integer or float (`1.0 : f32`, `4 : index`)")),
+        _ => {
+            return Err(Diagnostic::error(
+                loc,
+                "expected a typed integer or float (`1.0 : f32`, `4 : index`) or `true`/`false`",
+            ))
+        }
     };
     let k = p.ctx().sym("value");
     st.add_attr(k, a);
@@ -631,7 +642,13 @@ fn parse_constant(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResul
 fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
     let ctx = p.ctx();
     p.w(" ");
-    p.print_attr(ctx.get_attr(op, "value").expect("verified"));
+    let value = ctx.get_attr(op, "value").expect("verified");
+    match ctx.attr_data(value) {
+        AttrData::Int { value: v, ty } if *ty == ctx.elem_type(ElemType::I1) => {
+            p.w(if *v != 0 { "true" } else { "false" })
+        }
+        _ => p.print_attr(value),
+    }
     p.print_attr_dict(ctx.attrs(op), &["value"]);
 }
 

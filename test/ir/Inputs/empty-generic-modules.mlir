@@ -1,0 +1,5 @@
+"builtin.module"() ({
+  "builtin.module"() ({}) : () -> ()
+  "builtin.module"() ({
+  }) {sym_name = "named"} : () -> ()
+}) : () -> ()
