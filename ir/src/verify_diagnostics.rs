@@ -52,7 +52,7 @@ pub struct Expectation {
 pub fn collect_expectations(chunk: &str, first_line: u32) -> Result<Vec<Expectation>, String> {
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"expected-(error|warning|note|remark)(?:@([+-][0-9]+|above|below))?\s*\{\{(.*)\}\}")
+        Regex::new(r"expected-(error|warning|note|remark)\s*(?:@([+-][0-9]+|above|below))?\s*\{\{(.*)\}\}")
             .expect("expectation pattern")
     });
     let lines: Vec<&str> = chunk.lines().collect();
@@ -195,5 +195,13 @@ mod tests {
         assert!(!e[0].matcher.is_match("a bad x thing"));
         assert_eq!(e[1].line, 10);
         assert_eq!(e[2].line, 14);
+    }
+
+    #[test]
+    fn space_before_the_offset_is_allowed() {
+        // MLIR's pattern allows blanks between the severity and `@`.
+        let src = "x\n// expected-error @+1 {{a}}\ny\n// expected-note  @above {{b}}\n// expected-remark @-3 {{c}}\n";
+        let e = collect_expectations(src, 1).unwrap();
+        assert_eq!(e.iter().map(|x| (x.line, x.text.as_str())).collect::<Vec<_>>(), [(3, "a"), (3, "b"), (2, "c")]);
     }
 }

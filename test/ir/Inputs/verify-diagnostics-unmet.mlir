@@ -1,0 +1,4 @@
+func.func @f() {
+  // expected-error @+1 {{never produced}}
+  return
+}
