@@ -453,6 +453,12 @@ pub fn random_inputs(ctx: &Context, func: Op, seed: u64) -> Result<InputSpec, Ru
         // Refused before anything is drawn: the type alone may ask for more
         // memory than the machine has.
         json::check_tensor_alloc(&p.shape, p.elem, &what)?;
+        // The values are drawn into 8-byte elements before the tensor is built.
+        json::check_tensor_alloc(
+            &p.shape,
+            ElemType::F64,
+            &format!("{what} (its random values, drawn as 8-byte numbers)"),
+        )?;
         let n = p.numel() as usize;
         let data: Values = if p.elem.is_float() {
             Values::Float(

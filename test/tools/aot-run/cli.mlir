@@ -14,6 +14,7 @@
 // RUN: aot-run %s --entry random --inputs %S/Inputs/random.json --mode compiled --pipeline 'builtin.module(func.func(functionalize,collect-metadata))' --backend interp | FileCheck %s --check-prefix=TWO-RANDOM
 // RUN: not aot-run %s --entry two --random-inputs 1 --max-alloc-bytes 8 2>&1 | FileCheck %s --check-prefix=LIMIT
 // RUN: aot-run %s --entry two --random-inputs 1 --max-alloc-bytes 1k | FileCheck %s --check-prefix=TWO-RANDOM
+// RUN: not aot-run %s --entry two --random-inputs 1 --max-alloc-bytes 20 2>&1 | FileCheck %s --check-prefix=DRAWN
 // RUN: not aot-run %s --entry two --random-inputs 1 --max-alloc-bytes lots 2>&1 | FileCheck %s --check-prefix=BAD-LIMIT
 
 /// The command line: help text for every flag, pointing inside the
@@ -44,6 +45,7 @@
 // NATIVE: error: 'rng.uniform' op draws from the global generator: run rng-functionalize before lowering to loops
 // LIMIT: aot-run: error: argument 0 needs 16 bytes, more than the allocation limit of 8 bytes (raise it with AOT_MAX_ALLOC_BYTES or --max-alloc-bytes)
 // TWO-RANDOM: "outputs"
+// DRAWN: aot-run: error: argument 0 (its random values, drawn as 8-byte numbers) needs 32 bytes, more than the allocation limit of 20 bytes
 // BAD-LIMIT: expected a byte count such as 1048576, 512M or 4G, got 'lots'
 func.func @two(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tensor.add %x, %x : tensor<4xf32>
