@@ -1076,8 +1076,12 @@ def _history_root(t):
     return t._base if t._is_view() else t
 
 
-def run(src, inputs_spec, tangents_spec=None, entry=None):
-    """Execute and return the aot-run output dict (or {"error": msg})."""
+def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
+    """Execute and return the aot-run output dict (or {"error": msg}).
+
+    grad=False stops after the forward call (no grads, no backward errors), as
+    `aot-run` without `--grad` does.
+    """
     torch.manual_seed(0)
     module = Module(src)
     f = module.entry(entry)
@@ -1104,6 +1108,8 @@ def run(src, inputs_spec, tangents_spec=None, entry=None):
         d["alias_of_arg"] = alias
         result["outputs"].append(d)
 
+    if not grad:
+        return result
     if not inp.any_grad():
         if tangents_spec is not None:
             raise CorpusError("a tangent file but nothing requires grad")

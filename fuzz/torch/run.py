@@ -1,0 +1,720 @@
+#!/usr/bin/env python3
+"""Differential fuzzer: aot (eager and compiled) against PyTorch eager as the oracle.
+
+For each seed, `gen.py` writes a random program and its inputs; PyTorch
+(`test/golden/torch_ref.py`, imported in-process) computes the answer, and
+`aot-run` runs the program in six modes:
+
+  eager         --mode eager
+  eager-grad    --mode eager --grad            (finite differences: grads are
+                compared only for programs without no_grad, detach or kinks)
+  infer-interp  --mode compiled --pipeline aot-inference --backend interp
+  infer-cl      --mode compiled --pipeline aot-inference --backend cranelift
+  train-interp  --mode compiled --pipeline aot-train --grad --backend interp
+  train-cl      --mode compiled --pipeline aot-train --grad --backend cranelift
+
+Each disagreement is classified:
+
+  wrong-answer   both answer, a field differs (which output/arg/grad, what)
+  false-reject   aot errors where PyTorch answers
+  crash          aot died of a signal, panicked, or timed out
+  accepted       PyTorch raises, aot answers
+
+PyTorch and aot both raising is an agreement. Findings go to a JSONL file
+(one object per finding) and a summary (counts per class and mode) is
+printed and written next to it. `--minimize` shrinks findings into
+regression-case folders (prog.mlir, inputs.json, expected.json, cmd, README).
+
+Run it with a Python that has torch (see setup.sh):
+  run.py --seeds 0..999 [--jobs N] [--bin DIR] [--out DIR] [--minimize]
+"""
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import multiprocessing
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+# test/golden has a gen.py of its own: this folder must come first
+sys.path.insert(0, os.path.join(REPO, "test", "golden"))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+
+import gen  # noqa: E402
+
+MODES = {
+    "eager": ["--mode", "eager"],
+    "eager-grad": ["--mode", "eager", "--grad"],
+    "infer-interp": ["--mode", "compiled", "--pipeline", "aot-inference", "--backend", "interp"],
+    "infer-cl": ["--mode", "compiled", "--pipeline", "aot-inference", "--backend", "cranelift"],
+    "train-interp": ["--mode", "compiled", "--pipeline", "aot-train", "--grad", "--backend", "interp"],
+    "train-cl": ["--mode", "compiled", "--pipeline", "aot-train", "--grad", "--backend", "cranelift"],
+}
+GRAD_MODES = {"eager-grad", "train-interp", "train-cl"}
+CLASSES = ["wrong-answer", "false-reject", "crash", "accepted"]
+# not a finding: PyTorch's own answer depends on its element order (see ORDER_DEPENDENT)
+SOFT = ["order-dependent"]
+
+# ops whose derivative has a kink that random data can hit exactly (after a
+# relu_/clamp_ wrote exact values): finite differences disagree with autograd there
+KINKS = ("relu", "clamp", "abs", "amax", "amin", "maximum", "minimum", "sign", "index_put", "where", "gelu")
+
+TIMEOUT = 20.0
+RTOL = ATOL = 1e-4
+FD_TOL = 2e-3
+
+_torch_ref = None
+
+
+def torch_ref():
+    global _torch_ref
+    if _torch_ref is None:
+        import torch
+        torch.set_num_threads(1)
+        import torch_ref as tr
+        _instrument(tr)
+        _torch_ref = tr
+    return _torch_ref
+
+
+# --------------------------------------------------------------------------
+# the two sides
+
+# Data mutations whose PyTorch result depends on the order TensorIterator visits
+# elements (PyTorch only raises for overlap it can prove, e.g. stride 0):
+# a destination with internal overlap written with per-element values, or a
+# source that shares memory with the destination without mapping onto it
+# element for element. PyTorch's answer there is not a specification.
+ORDER_DEPENDENT = []
+_CONSTANT_WRITES = {"mut.fill_", "mut.zero_"}
+
+
+def _offsets(t):
+    import torch
+    if t.numel() == 0:
+        return torch.zeros(0, dtype=torch.int64)
+    off = torch.full(tuple(t.shape), t.storage_offset(), dtype=torch.int64)
+    for d, (n, st) in enumerate(zip(t.shape, t.stride())):
+        shape = [1] * t.dim()
+        shape[d] = n
+        off = off + (torch.arange(n, dtype=torch.int64) * st).reshape(shape)
+    return off
+
+
+def _order_dependent(name, ops):
+    import torch
+    dst = ops[0]
+    if not isinstance(dst, torch.Tensor) or dst.numel() <= 1:
+        return False
+    doff = _offsets(dst)
+    if name not in _CONSTANT_WRITES and torch.unique(doff).numel() < dst.numel():
+        return True
+    sid = dst.untyped_storage().data_ptr()
+    for src in ops[1:]:
+        if not isinstance(src, torch.Tensor) or src.untyped_storage().data_ptr() != sid:
+            continue
+        soff = _offsets(src)
+        if name == "mut.index_put_":
+            return True
+        try:
+            sb = soff.expand(dst.shape)
+        except RuntimeError:
+            return True
+        if bool((sb == doff).all()):
+            continue
+        if bool(torch.isin(soff.flatten(), doff.flatten()).any()):
+            return True
+    return False
+
+
+def _instrument(tr):
+    for name, fn in list(tr.OPS.items()):
+        if name.startswith("mut.") and name not in tr.METADATA_MUTATIONS:
+            def wrapped(ops, attrs, rtypes, _fn=fn, _name=name):
+                if _order_dependent(_name, ops):
+                    ORDER_DEPENDENT.append(_name)
+                return _fn(ops, attrs, rtypes)
+            tr.OPS[name] = wrapped
+
+
+def run_torch(text, inputs, tangents, grad):
+    """PyTorch's answer: ("answer", dict) | ("error", msg) | ("invalid", msg)."""
+    tr = torch_ref()
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            out = tr.run(text, json.loads(json.dumps(inputs)), tangents, None, grad=grad)
+    except tr.CorpusError as e:
+        return "invalid", str(e)
+    except (RuntimeError, ValueError, IndexError, TypeError) as e:
+        # raised outside an op (building the arguments, the backward)
+        return "error", str(e).strip()
+    if "error" in out:
+        return "error", out["error"]
+    return "answer", out
+
+
+def aot_cmd(bin_dir, mode, prog, inputs, tangents=None):
+    cmd = [os.path.join(bin_dir, "aot-run"), prog, "--inputs", inputs] + MODES[mode]
+    if tangents and mode in GRAD_MODES:
+        cmd += ["--tangents", tangents]
+    return cmd
+
+
+def run_aot(cmd):
+    """("answer", dict) | ("error", msg) | ("crash", msg)."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "crash", "timeout after %gs" % TIMEOUT
+    err = p.stderr.strip()
+    if p.returncode < 0:
+        return "crash", "signal %d: %s" % (-p.returncode, err[-300:])
+    if "panicked" in err or p.returncode == 101:
+        m = re.search(r"panicked at [^\n]*\n?[^\n]*", err)
+        return "crash", "panic: " + (m.group(0) if m else err[-300:])
+    if p.returncode != 0:
+        return "error", err[-500:]
+    try:
+        return "answer", json.loads(p.stdout)
+    except ValueError:
+        return "crash", "exit 0 without JSON output: %r" % p.stdout[:200]
+
+
+# --------------------------------------------------------------------------
+# comparison
+
+def _val(v):
+    if isinstance(v, str):
+        return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(v, v)
+    return v
+
+
+def _flat(d):
+    if isinstance(d, list):
+        out = []
+        for x in d:
+            out.extend(_flat(x))
+        return out
+    return [d]
+
+
+def data_diff(a, b, dtype, rtol, atol):
+    """Why two data lists differ, or None."""
+    a, b = _flat(a), _flat(b)
+    if len(a) != len(b):
+        return "%d values vs %d" % (len(a), len(b))
+    for i, (x, y) in enumerate(zip(a, b)):
+        x, y = _val(x), _val(y)
+        if dtype.startswith("f") or dtype == "bf16":
+            x, y = float(x), float(y)
+            if math.isnan(x) and math.isnan(y):
+                continue
+            if math.isinf(x) or math.isinf(y):
+                if x == y:
+                    continue
+            elif abs(x - y) <= atol + rtol * abs(y):
+                continue
+            return "[%d]: aot %r, torch %r" % (i, x, y)
+        if x != y:
+            return "[%d]: aot %r, torch %r" % (i, x, y)
+    return None
+
+
+def tensor_diffs(where, a, t, keys, rtol, atol):
+    out = []
+    if a is None or t is None:
+        if (a is None) != (t is None):
+            out.append((where, "aot %s, torch %s" % ("null" if a is None else "a tensor",
+                                                     "null" if t is None else "a tensor")))
+        return out
+    for k in keys:
+        if k == "data":
+            continue
+        if a.get(k) != t.get(k):
+            out.append(("%s.%s" % (where, k), "aot %s, torch %s" % (json.dumps(a.get(k)), json.dumps(t.get(k)))))
+    if "data" in keys and not any(w.endswith((".shape", ".dtype")) for w, _ in out):
+        d = data_diff(a.get("data", []), t.get("data", []), t.get("dtype", "f32"), rtol, atol)
+        if d:
+            out.append(("%s.data" % where, d))
+    return out
+
+
+def compare(mode, a, t, grads):
+    """Field-level differences between aot's and PyTorch's answers."""
+    diffs = []
+    meta = ["dtype", "shape", "stride", "offset", "data"]
+    ao, to = a.get("outputs", []), t.get("outputs", [])
+    if len(ao) != len(to):
+        diffs.append(("outputs", "%d outputs vs %d" % (len(ao), len(to))))
+    for i, (x, y) in enumerate(zip(ao, to)):
+        diffs += tensor_diffs("outputs[%d]" % i, x, y, meta + ["requires_grad", "alias_of_arg"], RTOL, ATOL)
+    aa, ta = a.get("args_after", []), t.get("args_after", [])
+    if len(aa) != len(ta):
+        diffs.append(("args_after", "%d vs %d" % (len(aa), len(ta))))
+    for i, (x, y) in enumerate(zip(aa, ta)):
+        diffs += tensor_diffs("args_after[%d]" % i, x, y, meta, RTOL, ATOL)
+    if grads:
+        tol = FD_TOL if mode == "eager-grad" else RTOL
+        for key in ("grads", "storage_grads"):
+            ag, tg = a.get(key), t.get(key)
+            if tg is None:
+                continue
+            if ag is None:
+                if any(g is not None for g in tg):
+                    diffs.append((key, "missing in aot's output"))
+                continue
+            if len(ag) != len(tg):
+                diffs.append((key, "%d entries vs %d" % (len(ag), len(tg))))
+                continue
+            for i, (x, y) in enumerate(zip(ag, tg)):
+                diffs += tensor_diffs("%s[%d]" % (key, i), x, y, ["dtype", "shape", "data"], tol, tol)
+    return diffs
+
+
+def signature(cls, diffs, msg):
+    """A coarse root-cause key: class plus the kinds of field that differ, or the message's shape."""
+    if cls in ("wrong-answer", "order-dependent"):
+        kinds = sorted(set(re.sub(r"\[\d+\]", "", w) for w, _ in diffs))
+        return cls + ": " + ", ".join(kinds)
+    m = msg or ""
+    m = re.sub(r"^.*?error: ", "", m.splitlines()[0] if m.strip() else m)
+    m = re.sub(r"%[\w#]+|\d+", "N", m)
+    m = re.sub(r"\[[^\]]*\]", "[..]", m)
+    return "%s: %s" % (cls, m[:100])
+
+
+# --------------------------------------------------------------------------
+# one seed
+
+def smooth(text):
+    return "aot.no_grad" not in text and "view.detach" not in text and not any(
+        ("." + k) in text for k in KINKS)
+
+
+def needs_grad(inputs):
+    return any(a.get("requires_grad") for a in inputs["args"]) or any(
+        s.get("base") for s in inputs.get("storages", []))
+
+
+def make_tangents(seed, tans):
+    """Tangents for the outputs, from PyTorch's forward answer (sometimes)."""
+    r = random.Random(seed * 7919 + 1)
+    if r.random() > 0.3:
+        return None
+    outs = []
+    for o in tans["outputs"]:
+        if o.get("requires_grad") and o["dtype"].startswith("f"):
+            n = math.prod(o["shape"])
+            outs.append({"dtype": o["dtype"], "shape": o["shape"],
+                         "data": [round(r.uniform(-2, 2), 3) for _ in range(n)]})
+        else:
+            outs.append(None)
+    return {"outputs": outs}
+
+
+def check_case(text, inputs, tangents, bin_dir, modes, workdir):
+    """Runs every mode; returns (list of (mode, cls, sig, detail, torch_side, aot_side), invalid msg)."""
+    prog = os.path.join(workdir, "prog.mlir")
+    inp = os.path.join(workdir, "inputs.json")
+    tan = os.path.join(workdir, "tangents.json")
+    with open(prog, "w") as f:
+        f.write(text)
+    with open(inp, "w") as f:
+        json.dump(inputs, f)
+    if tangents is not None:
+        with open(tan, "w") as f:
+            json.dump(tangents, f)
+    any_grad = needs_grad(inputs)
+    oracle = {}
+    findings = []
+    for mode in modes:
+        grad = mode in GRAD_MODES
+        if mode == "eager-grad" and not any_grad:
+            continue
+        if grad not in oracle:
+            del ORDER_DEPENDENT[:]
+            oracle[grad] = run_torch(text, inputs, tangents if grad else None, grad) + (bool(ORDER_DEPENDENT),)
+        tk, tv, unspecified = oracle[grad]
+        if tk == "invalid":
+            return [], tv
+        ak, av = run_aot(aot_cmd(bin_dir, mode, prog, inp, tan if tangents is not None else None))
+        cls, diffs, msg = None, [], None
+        if ak == "crash":
+            cls, msg = "crash", av
+        elif tk == "error" and ak == "answer":
+            cls, msg = "accepted", tv
+        elif tk == "answer" and ak == "error":
+            cls, msg = "false-reject", av
+        elif tk == "answer" and ak == "answer":
+            diffs = compare(mode, av, tv, grad and (mode != "eager-grad" or smooth(text)))
+            if diffs:
+                cls = "order-dependent" if unspecified else "wrong-answer"
+        if cls:
+            findings.append({
+                "mode": mode, "class": cls, "signature": signature(cls, diffs, msg),
+                "diffs": ["%s: %s" % d for d in diffs[:6]],
+                "torch": tv if tk == "error" else None,
+                "aot": av if ak != "answer" else None,
+            })
+    return findings, None
+
+
+def run_seed(job):
+    seed, bin_dir, modes = job
+    case = gen.generate(seed)
+    with tempfile.TemporaryDirectory(prefix="aot-torch-fuzz-") as d:
+        tangents = None
+        fk, fv = run_torch(case.text, case.inputs, None, False)
+        if fk == "answer" and needs_grad(case.inputs):
+            tangents = make_tangents(seed, fv)
+        findings, invalid = check_case(case.text, case.inputs, tangents, bin_dir, modes, d)
+    for f in findings:
+        f["seed"] = seed
+        f["nops"] = case.nops
+    return seed, findings, invalid
+
+
+# --------------------------------------------------------------------------
+# minimization
+
+def _arg_uses(lines, k):
+    pat = re.compile(r"%%arg%d\b" % k)
+    return any(pat.search(line) for line in lines)
+
+
+class Shrinker:
+    """Greedy delta-debugging of one finding, keeping its class in its mode."""
+
+    def __init__(self, finding, bin_dir):
+        self.f = finding
+        self.bin = bin_dir
+        self.mode = finding["mode"]
+        self.cls = finding["class"]
+        self.kinds = set(re.sub(r"\[\d+\]", "", d.split(":")[0]) for d in finding["diffs"])
+        self.calls = 0
+
+    def holds(self, text, inputs, tangents):
+        self.calls += 1
+        with tempfile.TemporaryDirectory(prefix="aot-torch-min-") as d:
+            # a candidate must still be valid IR
+            prog = os.path.join(d, "p.mlir")
+            with open(prog, "w") as fh:
+                fh.write(text)
+            p = subprocess.run([os.path.join(self.bin, "aot-opt"), prog], capture_output=True, timeout=TIMEOUT)
+            if p.returncode != 0:
+                return False
+            if tangents is not None and tangents.get("outputs") is not None:
+                nout = len(re.search(r"^  return (.*) :", text, re.M).group(1).split(","))
+                if len(tangents["outputs"]) != nout:
+                    return False
+            found, invalid = check_case(text, inputs, tangents, self.bin, [self.mode], d)
+        if invalid:
+            return False
+        for g in found:
+            if g["class"] != self.cls:
+                continue
+            if self.cls != "wrong-answer":
+                return True
+            kinds = set(re.sub(r"\[\d+\]", "", x.split(":")[0]) for x in g["diffs"])
+            if kinds & self.kinds:
+                return True
+        return False
+
+    def shrink(self, text, inputs, tangents):
+        changed = True
+        while changed:
+            changed = False
+            for cand in self.candidates(text, inputs, tangents):
+                if self.holds(*cand):
+                    text, inputs, tangents = cand
+                    changed = True
+                    break
+        return text, inputs, tangents
+
+    def candidates(self, text, inputs, tangents):
+        lines = text.splitlines()
+        body = [i for i, line in enumerate(lines) if line.startswith("  ") and not line.startswith("  return")]
+        # drop returned values
+        head = lines[0]
+        ret_i = max(i for i, line in enumerate(lines) if line.startswith("  return"))
+        m = re.match(r"  return (.*) : (.*)$", lines[ret_i])
+        vals = [v.strip() for v in m.group(1).split(",")]
+        tys = split_types(m.group(2))
+        if len(vals) > 1:
+            for j in range(len(vals)):
+                nv = vals[:j] + vals[j + 1:]
+                nt = tys[:j] + tys[j + 1:]
+                nl = list(lines)
+                nl[ret_i] = "  return %s : %s" % (", ".join(nv), ", ".join(nt))
+                nl[0] = re.sub(r"-> \(.*\) \{$", "-> (%s) {" % ", ".join(nt), head)
+                ntan = tangents
+                if tangents is not None and tangents.get("outputs") is not None:
+                    ntan = {"outputs": tangents["outputs"][:j] + tangents["outputs"][j + 1:]}
+                yield "\n".join(nl) + "\n", inputs, ntan
+        if tangents is not None:
+            yield text, inputs, None
+        # delete ops, last first (uses come later)
+        for i in reversed(body):
+            yield "\n".join(lines[:i] + lines[i + 1:]) + "\n", inputs, tangents
+        # drop attributes that change semantics
+        for i in body:
+            if "aot.no_grad" in lines[i]:
+                nl = list(lines)
+                nl[i] = nl[i].replace(", aot.no_grad}", "}").replace(" {aot.no_grad}", "")
+                yield "\n".join(nl) + "\n", inputs, tangents
+        # unused args
+        for k in range(len(inputs["args"]) - 1, -1, -1):
+            if _arg_uses(lines[1:], k):
+                continue
+            c = drop_arg(lines, inputs, k)
+            if c:
+                yield "\n".join(c[0]) + "\n", c[1], tangents
+        # input flags
+        for k, a in enumerate(inputs["args"]):
+            for flag in ("non_leaf", "requires_grad"):
+                if a.get(flag):
+                    ni = json.loads(json.dumps(inputs))
+                    del ni["args"][k][flag]
+                    if flag == "requires_grad":
+                        ni["args"][k].pop("non_leaf", None)
+                    yield text, ni, tangents
+        for s, st in enumerate(inputs.get("storages", [])):
+            if st.get("base"):
+                ni = json.loads(json.dumps(inputs))
+                del ni["storages"][s]["base"]
+                yield text, ni, tangents
+        # simpler data
+        for k, a in enumerate(inputs["args"]):
+            if "data" in a and any(x not in (0, 1, -1, 2) for x in a["data"]):
+                ni = json.loads(json.dumps(inputs))
+                ni["args"][k]["data"] = [float(i % 5 - 2) for i in range(len(a["data"]))]
+                yield text, ni, tangents
+        for s, st in enumerate(inputs.get("storages", [])):
+            if any(x != float(i) for i, x in enumerate(st["data"])):
+                ni = json.loads(json.dumps(inputs))
+                ni["storages"][s]["data"] = [float(i) for i in range(len(st["data"]))]
+                yield text, ni, tangents
+
+
+def split_types(s):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def drop_arg(lines, inputs, k):
+    args = inputs["args"]
+    if any(a.get("same_as") == k for a in args):
+        return None
+    m = re.match(r"func\.func @main\((.*)\) -> (.*)$", lines[0])
+    params = split_types(m.group(1))
+    params = params[:k] + params[k + 1:]
+    # rename %argJ (J > k) to %arg(J-1)
+    ren = {}
+    for j in range(k + 1, len(args)):
+        ren["%%arg%d" % j] = "%%arg%d" % (j - 1)
+
+    def fix(s):
+        return re.sub(r"%arg\d+\b", lambda mm: ren.get(mm.group(0), mm.group(0)), s)
+
+    head = "func.func @main(%s) -> %s" % (", ".join(fix(p) for p in params), m.group(2))
+    nl = [head] + [fix(line) for line in lines[1:]]
+    ni = json.loads(json.dumps(inputs))
+    del ni["args"][k]
+    for a in ni["args"]:
+        if "same_as" in a and a["same_as"] > k:
+            a["same_as"] -= 1
+    used = {a["storage"] for a in ni["args"] if "storage" in a}
+    if "storages" in ni and len(used) < len(ni["storages"]):
+        keep = sorted(used)
+        remap = {old: new for new, old in enumerate(keep)}
+        ni["storages"] = [ni["storages"][s] for s in keep]
+        for a in ni["args"]:
+            if "storage" in a:
+                a["storage"] = remap[a["storage"]]
+        if not ni["storages"]:
+            del ni["storages"]
+    return nl, ni
+
+
+def write_case(folder, text, inputs, tangents, mode, cls, what):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "prog.mlir"), "w") as f:
+        f.write(text)
+    with open(os.path.join(folder, "inputs.json"), "w") as f:
+        json.dump(inputs, f)
+    grad = mode in GRAD_MODES
+    if tangents is not None and grad:
+        with open(os.path.join(folder, "tangents.json"), "w") as f:
+            json.dump(tangents, f)
+    tk, tv = run_torch(text, inputs, tangents if grad else None, grad)
+    expected = tv if tk == "answer" else {"torch_error": tv}
+    with open(os.path.join(folder, "expected.json"), "w") as f:
+        f.write(torch_ref().dumps(expected) + "\n")
+    cmd = ["target/release/aot-run", "prog.mlir", "--inputs", "inputs.json"] + MODES[mode]
+    if tangents is not None and grad:
+        cmd += ["--tangents", "tangents.json"]
+    with open(os.path.join(folder, "cmd"), "w") as f:
+        f.write("# run from this folder; compare the JSON with expected.json (tolerance 1e-4)\n")
+        f.write(" ".join(cmd) + "   # %s\n" % mode)
+    with open(os.path.join(folder, "README"), "w") as f:
+        f.write("(%s) %s: %s\n" % (cls, mode, what))
+
+
+def minimize(finding, bin_dir, folder):
+    case = gen.generate(finding["seed"])
+    fk, fv = run_torch(case.text, case.inputs, None, False)
+    tangents = None
+    if fk == "answer" and needs_grad(case.inputs):
+        tangents = make_tangents(finding["seed"], fv)
+    sh = Shrinker(finding, bin_dir)
+    if not sh.holds(case.text, case.inputs, tangents):
+        return None
+    text, inputs, tangents = sh.shrink(case.text, case.inputs, tangents)
+    # describe what the minimized case shows
+    with tempfile.TemporaryDirectory(prefix="aot-torch-min-") as d:
+        found, _ = check_case(text, inputs, tangents, bin_dir, [finding["mode"]], d)
+    what = finding["signature"]
+    for g in found:
+        if g["class"] == finding["class"]:
+            if g["diffs"]:
+                what = "; ".join(g["diffs"][:3])
+            elif g["aot"]:
+                what = "aot: " + g["aot"].splitlines()[0][:200]
+            elif g["torch"]:
+                what = "PyTorch raises (%s); aot answers" % g["torch"].splitlines()[0][:160]
+            break
+    write_case(folder, text, inputs, tangents, finding["mode"], finding["class"], what)
+    return folder, sh.calls
+
+
+# --------------------------------------------------------------------------
+# driver
+
+def parse_seeds(s):
+    m = re.fullmatch(r"(\d+)\.\.(\d+)", s)
+    if m:
+        return list(range(int(m.group(1)), int(m.group(2)) + 1))
+    return [int(x) for x in s.split(",")]
+
+
+def slug(sig):
+    return re.sub(r"[^a-z0-9]+", "-", sig.lower()).strip("-")[:60]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", default="0..99", help="A..B (inclusive) or a comma list")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--bin", default=os.path.join(REPO, "target", "release"), help="folder with aot-run and aot-opt")
+    ap.add_argument("--modes", default=",".join(MODES), help="comma list of modes")
+    ap.add_argument("--out", default=os.path.join(HERE, "findings"), help="folder for findings.jsonl, summary.txt, cases")
+    ap.add_argument("--minimize", action="store_true",
+                    help="shrink one finding per (class, mode, signature) into a case folder under OUT/cases")
+    ap.add_argument("--from-jsonl", help="minimize the findings of an earlier run instead of fuzzing")
+    ap.add_argument("--max-minimize", type=int, default=40)
+    ns = ap.parse_args(argv)
+    modes = [m for m in ns.modes.split(",") if m]
+    for m in modes:
+        if m not in MODES:
+            ap.error("unknown mode %r (modes: %s)" % (m, ", ".join(MODES)))
+    if not os.path.exists(os.path.join(ns.bin, "aot-run")):
+        ap.error("no aot-run in %s (cargo build --release -p aot-run -p aot-opt, or --bin DIR)" % ns.bin)
+    os.makedirs(ns.out, exist_ok=True)
+
+    findings = []
+    if ns.from_jsonl:
+        with open(ns.from_jsonl) as f:
+            findings = [json.loads(line) for line in f if line.strip()]
+    else:
+        seeds = parse_seeds(ns.seeds)
+        jsonl = os.path.join(ns.out, "findings.jsonl")
+        invalid = []
+        t0 = time.time()
+        jobs = [(s, ns.bin, modes) for s in seeds]
+        with open(jsonl, "w") as out:
+            if ns.jobs > 1:
+                pool = multiprocessing.Pool(ns.jobs)
+                it = pool.imap_unordered(run_seed, jobs)
+            else:
+                it = map(run_seed, jobs)
+            for n, (seed, found, inv) in enumerate(it, 1):
+                if inv:
+                    invalid.append((seed, inv))
+                for f in found:
+                    out.write(json.dumps(f) + "\n")
+                    findings.append(f)
+                out.flush()
+                if n % 50 == 0:
+                    print("%d/%d seeds, %d findings, %.0fs" % (n, len(seeds), len(findings), time.time() - t0),
+                          file=sys.stderr)
+        summary = summarize(findings, len(seeds), invalid, modes)
+        with open(os.path.join(ns.out, "summary.txt"), "w") as f:
+            f.write(summary)
+        print(summary)
+
+    if ns.minimize or ns.from_jsonl:
+        done = set()
+        n = 0
+        for f in sorted(findings, key=lambda f: (f.get("nops", 99), f["seed"])):
+            key = (f["class"], f["mode"], f["signature"])
+            if key in done or n >= ns.max_minimize:
+                continue
+            done.add(key)
+            n += 1
+            folder = os.path.join(ns.out, "cases", "%s-%s-%s-s%d" % (f["class"], f["mode"], slug(f["signature"].split(":", 1)[1]), f["seed"]))
+            r = minimize(f, ns.bin, folder)
+            print("%s: %s" % ("minimized" if r else "not reproduced", folder), file=sys.stderr)
+    return 0
+
+
+def summarize(findings, nseeds, invalid, modes):
+    lines = ["seeds: %d, findings: %d, generator-invalid programs: %d" % (nseeds, len(findings), len(invalid)), ""]
+    lines.append("%-14s" % "class" + "".join("%14s" % m for m in modes))
+    for c in CLASSES + SOFT:
+        row = "%-14s" % c
+        for m in modes:
+            row += "%14d" % sum(1 for f in findings if f["class"] == c and f["mode"] == m)
+        lines.append(row)
+    lines.append("")
+    lines.append("signatures (count, modes, first seed):")
+    sigs = {}
+    for f in findings:
+        s = sigs.setdefault(f["signature"], [0, set(), f["seed"]])
+        s[0] += 1
+        s[1].add(f["mode"])
+        s[2] = min(s[2], f["seed"])
+    for sig, (cnt, ms, first) in sorted(sigs.items(), key=lambda kv: -kv[1][0]):
+        lines.append("  %5d  %-40s seed %d  %s" % (cnt, ",".join(m for m in modes if m in ms), first, sig))
+    if invalid:
+        lines.append("")
+        lines.append("generator-invalid (a bug in gen.py):")
+        for seed, msg in invalid[:20]:
+            lines.append("  seed %d: %s" % (seed, msg[:200]))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
