@@ -35,6 +35,25 @@ impl IrPrintConfig {
         self.after_all || self.after_change || self.after.iter().any(|a| a == arg)
     }
 
+    /// Checks that every pass named for printing before or after is
+    /// registered: a misspelt name would otherwise print nothing, silently.
+    pub fn check_pass_names(&self) -> Result<(), String> {
+        for (flag, names) in [("--print-ir-before", &self.before), ("--print-ir-after", &self.after)] {
+            for name in names {
+                if super::lookup_pass(name).is_some() {
+                    continue;
+                }
+                let hint = if super::lookup_pipeline(name).is_some() {
+                    "it is a pass pipeline; name one of its passes"
+                } else {
+                    "see --list-passes"
+                };
+                return Err(format!("{flag}: '{name}' does not refer to a registered pass ({hint})"));
+            }
+        }
+        Ok(())
+    }
+
     pub fn any(&self) -> bool {
         self.before_all
             || self.after_all

@@ -165,6 +165,7 @@ fn run(args: &Args) -> Result<bool, String> {
     pm.options.print.after = args.print_ir_after.clone();
     pm.options.print.after_change = args.print_ir_after_change;
     pm.options.print.after_failure = args.print_ir_after_failure;
+    pm.options.print.check_pass_names()?;
     pm.options.print.generic = args.print_generic;
     if args.dump_pass_pipeline {
         eprintln!("Pass Manager with {}", pm.resolved_text());
