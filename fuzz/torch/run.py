@@ -349,6 +349,8 @@ def check_case(text, inputs, tangents, bin_dir, modes, workdir):
         if tk == "invalid":
             return [], tv
         ak, av = run_aot(aot_cmd(bin_dir, mode, prog, inp, tan if tangents is not None else None))
+        if isinstance(av, str):
+            av = av.replace(workdir + os.sep, "")
         cls, diffs, msg = None, [], None
         if ak == "crash":
             cls, msg = "crash", av
@@ -431,15 +433,22 @@ class Shrinker:
                 return True
         return False
 
-    def shrink(self, text, inputs, tangents):
+    def shrink(self, text, inputs, tangents, budget=300):
+        """Greedy: after a success the candidate list is rebuilt and the scan goes on
+        from the same position (candidates are ordered, so earlier ones rarely
+        become possible again); passes repeat until one changes nothing."""
         changed = True
-        while changed:
+        while changed and self.calls < budget:
             changed = False
-            for cand in self.candidates(text, inputs, tangents):
-                if self.holds(*cand):
-                    text, inputs, tangents = cand
+            cands = list(self.candidates(text, inputs, tangents))
+            i = 0
+            while i < len(cands) and self.calls < budget:
+                if self.holds(*cands[i]):
+                    text, inputs, tangents = cands[i]
                     changed = True
-                    break
+                    cands = list(self.candidates(text, inputs, tangents))
+                else:
+                    i += 1
         return text, inputs, tangents
 
     def candidates(self, text, inputs, tangents):
