@@ -37,6 +37,8 @@ pub struct Config {
     pub keep_per_finding: usize,
     /// Print a progress line this often.
     pub progress: Option<Duration>,
+    /// Print every new (normalized) error message to stderr.
+    pub print_novel: bool,
 }
 
 /// One distinct finding of a campaign.
@@ -103,43 +105,64 @@ pub fn hash_hex(data: &[u8]) -> String {
 /// errors rather than on every new spelling.
 pub fn normalize_message(m: &str) -> String {
     let mut out = String::new();
-    let mut in_digits = false;
     let mut quote: Option<char> = None;
     let mut depth = 0usize;
+    // What the previous character was: a digit, a word character, a
+    // symbol or SSA sigil being skipped, or anything else.
+    #[derive(PartialEq)]
+    enum Prev {
+        Digit,
+        Word,
+        Name,
+        Other,
+    }
+    let mut prev = Prev::Other;
     for c in m.chars().take(300) {
-        if quote.is_none() && matches!(c, '[' | '{') {
-            if depth == 0 {
-                out.push_str("[_]");
-            }
-            depth += 1;
-            continue;
-        }
-        if depth > 0 {
-            if matches!(c, ']' | '}') {
-                depth -= 1;
-            }
-            continue;
-        }
         if let Some(q) = quote {
             if c == q {
                 quote = None;
             }
             continue;
         }
-        if matches!(c, '\'' | '"' | '`') {
-            quote = Some(c);
-            out.push_str("'_'");
-            in_digits = false;
+        if depth > 0 {
+            match c {
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth -= 1,
+                _ => {}
+            }
             continue;
         }
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('#');
+        if prev == Prev::Name && (c.is_alphanumeric() || "_.$-".contains(c)) {
+            continue;
+        }
+        match c {
+            '[' | '{' => {
+                out.push_str("[_]");
+                depth = 1;
+                prev = Prev::Other;
             }
-            in_digits = true;
-        } else {
-            in_digits = false;
-            out.push(c);
+            // A quote opens after a non-word character only, so that
+            // `doesn't` is not the start of a quoted name.
+            '\'' | '"' | '`' if prev != Prev::Word => {
+                out.push_str("'_'");
+                quote = Some(c);
+                prev = Prev::Other;
+            }
+            '@' | '%' | '^' | '#' => {
+                out.push(c);
+                out.push('_');
+                prev = Prev::Name;
+            }
+            d if d.is_ascii_digit() => {
+                if prev != Prev::Digit {
+                    out.push('#');
+                }
+                prev = Prev::Digit;
+            }
+            w => {
+                out.push(w);
+                prev = if w.is_alphanumeric() || w == '_' { Prev::Word } else { Prev::Other };
+            }
         }
     }
     out
@@ -198,7 +221,10 @@ pub fn campaign(cfg: &Config) -> Result<Report, String> {
             next_seed += 1;
             seeds[order[next_seed - 1]].clone()
         } else {
-            let a = mutator.rng.below(corpus.len());
+            // Half the mutants start from a seed, so that a corpus grown
+            // large on error messages does not crowd out valid programs.
+            let a =
+                if mutator.rng.chance(50) { mutator.rng.below(seeds.len()) } else { mutator.rng.below(corpus.len()) };
             let b = mutator.rng.below(corpus.len());
             mutator.mutate(cfg.target, &corpus[a], &corpus[b])
         };
@@ -209,7 +235,11 @@ pub fn campaign(cfg: &Config) -> Result<Report, String> {
                 None => {
                     let mut novel = false;
                     for m in &o.messages {
-                        novel |= seen.insert(normalize_message(m));
+                        let n = normalize_message(m);
+                        if cfg.print_novel && !seen.contains(&n) {
+                            eprintln!("aot-fuzz: new message: {n}");
+                        }
+                        novel |= seen.insert(n);
                     }
                     if novel && corpus.len() < MAX_CORPUS {
                         corpus.push(input.clone());
@@ -344,6 +374,7 @@ mod tests {
         assert_eq!(normalize_message("unknown op 'a.b' here"), normalize_message("unknown op 'c' here"));
         assert_eq!(normalize_message("got \"x\" and `y`"), "got '_' and '_'");
         assert_eq!(normalize_message("found [[1], {}] and [2]"), "found [_] and [_]");
+        assert_eq!(normalize_message("type doesn't match 'x' in @fn_1 at %arg0"), "type doesn't match '_' in @_ at %_");
     }
 
     #[test]

@@ -68,6 +68,9 @@ enum Command {
         /// Artifacts kept per distinct finding.
         #[arg(long, default_value_t = 3)]
         keep: usize,
+        /// Print every new error message (the corpus feedback) to stderr.
+        #[arg(long)]
+        print_novel: bool,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -110,7 +113,7 @@ fn exe() -> Result<PathBuf, String> {
 
 fn run(cli: Cli) -> Result<bool, String> {
     match cli.command {
-        Command::Run { target, seed, runs, max_seconds, artifacts, repo, keep, limits } => {
+        Command::Run { target, seed, runs, max_seconds, artifacts, repo, keep, print_novel, limits } => {
             let target = Target::parse(&target)?;
             if runs.is_none() && max_seconds.is_none() {
                 return Err("give --runs N or --max-seconds S (or both)".into());
@@ -126,6 +129,7 @@ fn run(cli: Cli) -> Result<bool, String> {
                 exe: exe()?,
                 keep_per_finding: keep.max(1),
                 progress: Some(Duration::from_secs(30)),
+                print_novel,
             };
             let report = campaign(&cfg)?;
             print!("{}", report.render(target));
