@@ -98,6 +98,10 @@ class Value:
         self.contig = contig
         self.obj = obj if obj is not None else name  # same Python object <=> same obj id
         self.alive = True
+        # approximate autograd state, only to steer away from the commonest
+        # PyTorch errors (mutating a leaf, resizing a tensor that requires grad)
+        self.rg = False
+        self.leafgrad = False
 
 
 class Case:
@@ -170,7 +174,9 @@ class Gen:
         return Value(self.fresh(), shape, dtype, **kw)
 
     def view_of(self, x, shape, contig=False):
-        return Value(self.fresh(), shape, x.dtype, stor=x.stor, contig=contig)
+        v = Value(self.fresh(), shape, x.dtype, stor=x.stor, contig=contig)
+        v.rg, v.leafgrad = x.rg, x.leafgrad
+        return v
 
     def full(self, shape, value=None, no_grad=False):
         if value is None:
@@ -265,6 +271,10 @@ class Gen:
         sig = []
         for k, (shape, stor, obj) in enumerate(shapes):
             v = Value("%%arg%d" % k, shape, stor=stor, contig=("storage" not in specs[k]), obj="arg%d" % obj)
+            spec = specs[obj]
+            base = "storage" in spec and storages[spec["storage"]].get("base")
+            v.rg = bool(spec.get("requires_grad") or base)
+            v.leafgrad = bool(spec.get("requires_grad") and not spec.get("non_leaf") and not base)
             self.vals.append(v)
             self.args.append(v)
             sig.append("%%arg%d: %s" % (k, ttype(shape)))
@@ -384,7 +394,10 @@ class Gen:
                 outs.append(self.view_of(x, s))
             return self.emit("view.split", [x], {"dim": d, "sizes": sizes}, outs, ng)
         if k in ("alias", "detach"):
-            return self.emit("view." + k, [x], {}, [self.view_of(x, x.shape, x.contig)], ng)
+            v = self.view_of(x, x.shape, x.contig)
+            if k == "detach":
+                v.rg = v.leafgrad = False
+            return self.emit("view." + k, [x], {}, [v], ng)
 
     def factor(self, n):
         r = self.r
@@ -440,6 +453,9 @@ class Gen:
         if r.random() < 0.15:
             # write through a detached alias: autograd does not see it
             x = self.emit("view.detach", [x], {}, [self.view_of(x, x.shape, x.contig)])[0]
+            x.rg = x.leafgrad = False
+        if x.leafgrad and not ng and r.random() < 0.8:
+            ng = True
         k = r.choice(["copy_", "add_", "sub_", "mul_", "div_", "fill_", "zero_", "relu_", "neg_", "exp_",
                       "sigmoid_", "tanh_", "clamp_", "index_put_", "copy_", "add_", "mul_"])
         if k in ("copy_", "add_", "sub_", "mul_", "div_"):
@@ -518,6 +534,8 @@ class Gen:
             new = size
             attrs = {"size": size, "stride": stride, "offset": off}
         elif k == "resize_":
+            if x.rg and r.random() < 0.8:
+                return
             new = self.rand_shape(2)
             attrs = {"size": new}
         elif k == "set_":
@@ -537,6 +555,7 @@ class Gen:
         obj = x.obj
         self.kill(x)
         v = Value(self.fresh(), new, x.dtype, stor=stor, contig=(k == "resize_"), obj=obj)
+        v.rg, v.leafgrad = x.rg, x.leafgrad
         self.emit("mut." + k, ops, attrs, [v], ng)
         if k == "resize_" and numel(new) > numel(x.shape):
             # the storage may have grown: PyTorch leaves the new elements uninitialized
