@@ -74,6 +74,9 @@ pub struct Parser<'a, 'src> {
     ctx: &'a mut Context,
     lex: Lexer<'src>,
     tok: Token,
+    /// The token consumed last (where "expected ..." errors go when the
+    /// current token is already on a later line).
+    prev: Option<Token>,
     file: Symbol,
     scopes: Vec<Scope<'src>>,
     type_aliases: FxHashMap<&'src str, Type>,
@@ -122,6 +125,7 @@ impl<'a, 'src> Parser<'a, 'src> {
             ctx,
             lex,
             tok,
+            prev: None,
             file,
             scopes: vec![Scope { isolated: true, ..Default::default() }],
             type_aliases: FxHashMap::default(),
@@ -168,8 +172,24 @@ impl<'a, 'src> Parser<'a, 'src> {
 
     fn advance(&mut self) -> Token {
         let t = self.tok;
+        self.prev = Some(t);
         self.tok = self.lex.next_token();
         t
+    }
+
+    /// "expected ..." at the current token or, when that token is on a later
+    /// line than the previous one, just after the previous token, as MLIR
+    /// reports it: what is missing belongs to the end of the earlier line.
+    fn error_expected(&mut self, msg: String) -> Diagnostic {
+        match self.prev {
+            Some(p) if self.tok.line > p.line && !matches!(self.tok.kind, TokenKind::Error | TokenKind::BadString) => {
+                let file = self.file;
+                let col = p.col + (p.end - p.start);
+                let loc = self.ctx.loc(LocData::FileLineCol { file, line: p.line, col });
+                Diagnostic::error(loc, msg)
+            }
+            _ => self.error_here(msg),
+        }
     }
 
     fn tok_loc(&mut self, t: Token) -> Location {
@@ -209,7 +229,7 @@ impl<'a, 'src> Parser<'a, 'src> {
         if self.tok.kind == kind {
             Ok(self.advance())
         } else {
-            Err(self.error_here(format!("expected {what}")))
+            Err(self.error_expected(format!("expected {what}")))
         }
     }
 
@@ -1132,6 +1152,10 @@ impl<'a, 'src> Parser<'a, 'src> {
                 if let Some(&t) = self.tensor_cache.get(body) {
                     self.lex.reset_to(pos + end + 1, line, ls);
                     self.advance();
+                    // The consumed `>` (a cached body is on one line).
+                    let at = (pos + end) as u32;
+                    let col = (pos + end - ls + 1) as u32;
+                    self.prev = Some(Token { kind: TokenKind::Greater, start: at, end: at + 1, line, col });
                     return Ok(t);
                 }
                 let (shape, elem) = self.parse_shape_and_elem()?;
