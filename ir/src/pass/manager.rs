@@ -1,7 +1,7 @@
 //! The pass manager: op-anchored nesting, named pipelines, verification
 //! after each pass, and instrumentation.
 //!
-//! A pipeline is a tree of [`OpPassManager`]s, each anchored on an op name
+//! A pipeline is a tree of op pass managers, each anchored on an op name
 //! (or `any`). Running a manager on an op runs its passes on that op in
 //! order; a nested manager runs on every op directly inside the op's regions
 //! whose name matches its anchor. A pass anchored on `func.func` placed in a
