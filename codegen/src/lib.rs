@@ -14,6 +14,7 @@ pub mod gemm;
 pub mod lower_to_loops;
 pub mod plan_memory;
 pub mod program;
+pub mod write_order;
 
 /// Forces this crate (and its pass registrations) to be linked in.
 pub fn link() {}
@@ -33,6 +34,7 @@ pub fn compile_function(
     // materialized or any loop bound emitted (and again after planning: the
     // arena is a buffer of its own).
     aot_ir::size::check_value_sizes(ctx, func)?;
+    write_order::protect_reads(ctx, func)?;
     lower_to_loops::lower_function(ctx, func)?;
     fuse::fuse_function(ctx, func)?;
     plan_memory::plan_function(ctx, func)?;

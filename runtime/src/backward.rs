@@ -141,13 +141,13 @@ impl Acc {
 /// an error naming what was routed, never an out-of-bounds access.
 fn add_pairs(to: &mut [f64], from: &[f64], pairs: &Pairs, what: &str) -> Result<(), String> {
     for &(i, j) in pairs {
-        match (usize::try_from(j).ok().filter(|&j| j < to.len()), usize::try_from(i).ok().and_then(|i| from.get(i))) {
+        match (Some(j as usize).filter(|&j| j < to.len()), from.get(i as usize)) {
             (Some(j), Some(&x)) => to[j] += x,
             _ => {
                 return Err(format!(
                     "{what} has {} values, but the compiled gradient routing expects at least {}",
                     from.len(),
-                    i.max(0) + 1
+                    u64::from(i) + 1
                 ))
             }
         }
