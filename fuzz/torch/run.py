@@ -37,7 +37,6 @@ import math
 import multiprocessing
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -643,7 +642,9 @@ def main(argv=None):
     ap.add_argument("--minimize", action="store_true",
                     help="shrink one finding per (class, mode, signature) into a case folder under OUT/cases")
     ap.add_argument("--from-jsonl", help="minimize the findings of an earlier run instead of fuzzing")
-    ap.add_argument("--max-minimize", type=int, default=40)
+    ap.add_argument("--max-minimize", type=int, default=40, help="at most this many cases")
+    ap.add_argument("--per-mode", action="store_true",
+                    help="one case per (class, signature, mode) instead of per (class, signature)")
     ns = ap.parse_args(argv)
     modes = [m for m in ns.modes.split(",") if m]
     for m in modes:
@@ -687,8 +688,12 @@ def main(argv=None):
     if ns.minimize or ns.from_jsonl:
         done = set()
         n = 0
-        for f in sorted(findings, key=lambda f: (f.get("nops", 99), f["seed"])):
-            key = (f["class"], f["mode"], f["signature"])
+        # smallest programs first; among the modes of one seed, eager before compiled
+        order = list(MODES)
+        for f in sorted(findings, key=lambda f: (f.get("nops", 99), f["seed"], order.index(f["mode"]))):
+            if f["class"] in SOFT:
+                continue
+            key = (f["class"], f["mode"] if ns.per_mode else None, f["signature"])
             if key in done or n >= ns.max_minimize:
                 continue
             done.add(key)
