@@ -94,19 +94,40 @@ fn render_one(d: &Diagnostic, ctx: &Context, sources: &SourceMgr, out: &mut Stri
         Some((file, line, col)) => {
             let _ = writeln!(out, "{file}:{line}:{col}: {}: {}", d.severity.name(), d.message);
             if let Some(text) = sources.line(file, line) {
-                let _ = writeln!(out, "{text}");
-                let caret: String = text
-                    .chars()
-                    .take(col.saturating_sub(1) as usize)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                let _ = writeln!(out, "{caret}^");
+                echo_line(text, col, out);
             }
         }
         None => {
             let _ = writeln!(out, "<unknown>: {}: {}", d.severity.name(), d.message);
         }
     }
+}
+
+/// Longest source line echoed whole under a diagnostic; a longer one
+/// (generated or hostile input can put megabytes on a line) shows a window
+/// of this many bytes around the column.
+const MAX_ECHO: usize = 160;
+
+/// Writes the source line and a caret under byte column `col`.
+fn echo_line(text: &str, col: u32, out: &mut String) {
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let at = floor((col.saturating_sub(1) as usize).min(text.len()));
+    let (mut lo, mut hi) = (0, text.len());
+    if text.len() > MAX_ECHO {
+        lo = floor(at.saturating_sub(MAX_ECHO / 2));
+        hi = floor((lo + MAX_ECHO).min(text.len()));
+    }
+    let hi = hi.max(at);
+    let (prefix, suffix) = (if lo > 0 { "..." } else { "" }, if hi < text.len() { "..." } else { "" });
+    let _ = writeln!(out, "{prefix}{}{suffix}", &text[lo..hi]);
+    let caret: String =
+        prefix.chars().chain(text[lo..at].chars()).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    let _ = writeln!(out, "{caret}^");
 }
 
 /// The text of every buffer read so far, for rendering source lines.
@@ -134,5 +155,41 @@ impl SourceMgr {
     pub fn line(&self, name: &str, line: u32) -> Option<&str> {
         let text = self.text(name)?;
         text.lines().nth(line.checked_sub(1)? as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::echo_line;
+
+    fn echo(text: &str, col: u32) -> String {
+        let mut out = String::new();
+        echo_line(text, col, &mut out);
+        out
+    }
+
+    #[test]
+    fn short_lines_are_echoed_whole() {
+        assert_eq!(echo("%0 = foo", 6), "%0 = foo\n     ^\n");
+        assert_eq!(echo("\tx", 2), "\tx\n\t^\n");
+        // Columns count bytes: the caret sits under the byte's character.
+        assert_eq!(echo("\"é\" x", 6), "\"é\" x\n    ^\n");
+        assert_eq!(echo("ab", 3), "ab\n  ^\n");
+    }
+
+    #[test]
+    fn long_lines_show_a_window_around_the_column() {
+        let line = format!("{}X{}", "[".repeat(100_000), "]".repeat(100_000));
+        let out = echo(&line, 100_001);
+        let (text, caret) = out.trim_end().split_once('\n').unwrap();
+        assert!(text.starts_with("...[") && text.ends_with("]..."), "{text}");
+        assert!(text.len() <= super::MAX_ECHO + 6);
+        assert_eq!(caret.len() - 1, text.find('X').unwrap());
+        // At the start and at the end of the line.
+        let out = echo(&line, 1);
+        assert!(out.starts_with("[[") && out.lines().next().unwrap().ends_with("..."));
+        assert!(out.ends_with("\n^\n"));
+        let out = echo(&line, line.len() as u32 + 1);
+        assert!(out.starts_with("...]") && out.lines().next().unwrap().ends_with(']'));
     }
 }
