@@ -13,3 +13,11 @@
 
 // RUN: env AOT_MAX_NESTING=3 not aot-opt %t.ok 2>&1 | FileCheck %s --check-prefix=ENV
 // ENV: ir-parser-nested-module.mlir.tmp.ok:4:8: error: nesting deeper than 3 (raise the limit with AOT_MAX_NESTING)
+
+// A function at the deepest level goes through verification, the training
+// pipeline and printing.
+// RUN: %python -c "print('module {\n' * 255 + 'func.func @main(%%x: tensor<3x4xf32>) -> tensor<4xi64> {\n  %%0 = tensor.neg %%x : tensor<3x4xf32>\n  %%1 = tensor.argmax %%0 {dim = 0} : tensor<3x4xf32> -> tensor<4xi64>\n  return %%1 : tensor<4xi64>\n}\n' + '}\n' * 255)" > %t.fn
+// RUN: aot-opt %t.fn --pass-pipeline='builtin.module(aot-train)' | FileCheck %s --check-prefix=FN
+// FN: func.func @main
+// FN: tensor.neg
+// FN: tensor.argmax
