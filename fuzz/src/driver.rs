@@ -117,7 +117,10 @@ pub fn normalize_message(m: &str) -> String {
         Other,
     }
     let mut prev = Prev::Other;
-    for c in m.chars().take(300) {
+    for c in m.chars() {
+        if out.len() >= 160 {
+            break;
+        }
         if let Some(q) = quote {
             if c == q {
                 quote = None;

@@ -101,7 +101,7 @@ impl Target {
 
 fn first_line(s: &str) -> String {
     let line = s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    line.chars().take(300).collect()
+    line.chars().take(4000).collect()
 }
 
 const FILE: &str = "fuzz.mlir";
