@@ -3,7 +3,7 @@
 //! scatter kernels copy `base` and write `src` through the matching view of
 //! the copy.
 
-use super::{view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY};
+use super::{in_value_semantics, view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, VIEW_NEEDS_COPY};
 use aot_ir::AttrView;
 use aot_runtime::{KernelCtx, KernelResult, Tensor};
 use smallvec::smallvec;
@@ -20,8 +20,17 @@ fn aliases(t: &Tensor, layouts: smallvec::SmallVec<[Layout; 1]>) -> KernelResult
 
 pub fn view(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
-    let layouts = view_layouts(k.ctx, k.op, &layout_of(x))?;
-    aliases(x, layouts)
+    match view_layouts(k.ctx, k.op, &layout_of(x)) {
+        Ok(layouts) => aliases(x, layouts),
+        // Under value semantics the operand's layout is an implementation
+        // choice; eager programs keep PyTorch's error.
+        Err(m) if m == VIEW_NEEDS_COPY && in_value_semantics(k.ctx, k.op) => {
+            let copy = x.deep_clone();
+            let layouts = view_layouts(k.ctx, k.op, &layout_of(&copy))?;
+            aliases(&copy, layouts)
+        }
+        Err(m) => Err(m),
+    }
 }
 
 pub fn reshape(k: &mut KernelCtx<'_>) -> KernelResult {

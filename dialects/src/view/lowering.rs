@@ -4,7 +4,7 @@
 //! does; a scatter op copies `base` and writes `src` through the matching
 //! view of the copy.
 
-use super::{view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY};
+use super::{view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, VIEW_NEEDS_COPY};
 use crate::lowering::*;
 use crate::r#loop;
 use aot_ir::*;
@@ -20,7 +20,10 @@ pub fn view(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let op = lc.op;
     let layouts = match view_layouts(lc.ctx(), op, &layout_of(&m)) {
         Ok(l) => l,
-        Err(e) if e == RESHAPE_NEEDS_COPY => {
+        // Lowered functions have value semantics: a view the buffer's layout
+        // cannot express (its operand's layout was the backend's choice)
+        // copies, as a reshape does.
+        Err(e) if e == RESHAPE_NEEDS_COPY || e == VIEW_NEEDS_COPY => {
             x = lc.contiguous(x)?;
             m = memref_of(lc.ctx(), x).ok_or("not a buffer")?;
             view_layouts(lc.ctx(), op, &layout_of(&m))?

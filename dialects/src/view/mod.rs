@@ -162,9 +162,7 @@ pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
 
 fn layout_view(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let shape = resolve_shape(&a.req_list("shape")?, x.sizes.iter().product())?;
-    let strides = compute_view_strides(&x.sizes, &x.strides, &shape).ok_or(
-        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
-    )?;
+    let strides = compute_view_strides(&x.sizes, &x.strides, &shape).ok_or(VIEW_NEEDS_COPY)?;
     Ok(smallvec![Layout { sizes: shape, strides, offset: x.offset }])
 }
 
@@ -179,6 +177,24 @@ fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>,
 
 /// The message `layout_reshape` returns when only a copy can reshape.
 pub const RESHAPE_NEEDS_COPY: &str = "reshape needs a copy";
+
+/// PyTorch's error for a `view` whose strides cannot express the new shape.
+/// Under value semantics (after `functionalize`) layouts are the backend's
+/// choice, so there the view is a copy, as `reshape` would be.
+pub const VIEW_NEEDS_COPY: &str = "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.";
+
+/// Whether `op` sits in a function with value semantics, where a view that
+/// the operand's layout cannot express may copy instead.
+pub fn in_value_semantics(ctx: &Context, op: Op) -> bool {
+    let mut cur = ctx.parent_op(op);
+    while let Some(p) = cur {
+        if ctx.has_attr(p, aot_runtime::interp::VALUE_SEMANTICS) {
+            return true;
+        }
+        cur = ctx.parent_op(p);
+    }
+    false
+}
 
 fn layout_permute(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let dims = a.req_list("dims")?;
