@@ -14,10 +14,34 @@ fn layout_of(m: &MemRefType) -> Layout {
     Layout { sizes: m.shape.clone(), strides, offset }
 }
 
+/// Whether buffer `v` is (a view of) a function argument, following
+/// `loop.view`s and argument rebinds back to a block argument.
+fn rooted_at_argument(ctx: &Context, mut v: Value) -> bool {
+    loop {
+        match ctx.value_def(v) {
+            ValueDef::BlockArg { .. } => return true,
+            ValueDef::Result { op, .. }
+                if [r#loop::VIEW, r#loop::REBIND, r#loop::RESIZE].contains(&ctx.op_name(op)) =>
+            {
+                v = ctx.operand(op, 0);
+            }
+            _ => return false,
+        }
+    }
+}
+
 pub fn view(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let mut x = lc.operand(0)?;
     let mut m = lc.operand_type(0)?;
     let op = lc.op;
+    // `as_strided` addresses its operand's storage. For an argument that is
+    // the buffer it was bound to; for an intermediate value it is the
+    // value's own contiguous storage (the base functionalize regenerates
+    // views from), which a transposed view of a temporary is not.
+    if lc.ctx().op_name(op) == "view.as_strided" && m.layout.is_some() && !rooted_at_argument(lc.ctx(), x) {
+        x = lc.contiguous(x)?;
+        m = memref_of(lc.ctx(), x).ok_or("not a buffer")?;
+    }
     let layouts = match view_layouts(lc.ctx(), op, &layout_of(&m)) {
         Ok(l) => l,
         // Lowered functions have value semantics: a view the buffer's layout
