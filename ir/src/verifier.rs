@@ -161,13 +161,13 @@ impl Verifier<'_> {
     fn verify_value_types(&self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         for (i, &v) in ctx.results(op).iter().enumerate() {
-            check_type(ctx, ctx.value_type(v))
+            check_value_type(ctx, ctx.value_type(v))
                 .map_err(|m| Diagnostic::op_error(ctx, op, format!("result #{i}: {m}")))?;
         }
         for (ri, &r) in ctx.regions(op).iter().enumerate() {
             for (bi, &b) in ctx.region_blocks(r).iter().enumerate() {
                 for (ai, &a) in ctx.block_args(b).iter().enumerate() {
-                    check_type(ctx, ctx.value_type(a)).map_err(|m| {
+                    check_value_type(ctx, ctx.value_type(a)).map_err(|m| {
                         Diagnostic::op_error(ctx, op, format!("argument #{ai} of block #{bi} in region #{ri}: {m}"))
                     })?;
                 }
@@ -319,6 +319,25 @@ pub fn check_type(ctx: &Context, t: Type) -> Result<(), String> {
         Err(e @ ShapeError::RankTooLarge { .. }) => Err(format!("invalid {kind} type of rank {rank}: {e}")),
         Err(e) => Err(format!("invalid type '{}': {e}", crate::printer::type_to_string(ctx, t))),
     }
+}
+
+/// [`check_type`] plus what values need beyond a well-formed type: static
+/// dims. `?` parses (it is reserved for symbolic shapes) but no pass,
+/// interpreter or backend handles it, so a value may not have one.
+pub fn check_value_type(ctx: &Context, t: Type) -> Result<(), String> {
+    check_type(ctx, t)?;
+    let shape = match ctx.type_data(t) {
+        TypeData::Tensor(tt) => &tt.shape,
+        TypeData::MemRef(m) => &m.shape,
+        _ => return Ok(()),
+    };
+    if shape.contains(&crate::types::DYNAMIC) {
+        return Err(format!(
+            "invalid type '{}': dynamic dimensions are reserved for symbolic shapes and not supported",
+            crate::printer::type_to_string(ctx, t)
+        ));
+    }
+    Ok(())
 }
 
 fn plural_arity(a: crate::registry::Arity) -> &'static str {

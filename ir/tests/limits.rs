@@ -50,11 +50,12 @@ fn verifier_rejects_unsound_tensor_types() {
     let overflow = ctx.tensor_type(&[4611686018427387905, 4], ElemType::F32);
     let bytes = ctx.tensor_type(&[1 << 62], ElemType::F64);
     let rank = ctx.tensor_type(&vec![1; 65], ElemType::F32);
+    let dynamic = ctx.tensor_type(&[DYNAMIC, 2], ElemType::F32);
     let fine = ctx.tensor_type(&[1 << 62], ElemType::I8);
     let name = ctx.op_name_id("limits.region");
     let mut rw = Rewriter::new(&mut ctx);
     rw.set_insertion_point(InsertPoint::End(b));
-    for t in [negative, overflow, bytes, rank, fine] {
+    for t in [negative, overflow, bytes, rank, dynamic, fine] {
         rw.build_typed("limits.source", &[], &[], &[t]);
     }
     // A block argument is checked as well.
@@ -71,6 +72,7 @@ fn verifier_rejects_unsound_tensor_types() {
             "'limits.source' op result #0: invalid type 'tensor<4611686018427387905x4xf32>': its element count overflows a 64-bit integer",
             "'limits.source' op result #0: invalid type 'tensor<4611686018427387904xf64>': its size in bytes overflows a 64-bit integer",
             "'limits.source' op result #0: invalid tensor type of rank 65: rank 65 is more than the limit of 64 (raise it with AOT_MAX_RANK)",
+            "'limits.source' op result #0: invalid type 'tensor<?x2xf32>': dynamic dimensions are reserved for symbolic shapes and not supported",
             "'limits.region' op argument #0 of block #0 in region #0: invalid type 'tensor<2x-3xf32>': dimension 1 has negative size -3",
         ]
     );
