@@ -77,6 +77,11 @@ def check_compare():
         out.append("compare: grads must be compared in grad modes")
     if run.compare("train-cl", dict(ans), g, False):
         out.append("compare: grads must not be compared in inference modes")
+    # a leaf t_'d in the call: PyTorch's gradient is in the new layout, aot-run's in the old
+    back = run.regrad({"dtype": "f32", "shape": [2, 3], "data": [0, 1, 2, 3, 4, 5]}, ([3, 2], [2, 1], 0),
+                      {"shape": [2, 3], "stride": [1, 2], "offset": 0})
+    if back is None or back["shape"] != [3, 2] or back["data"] != [0, 3, 1, 4, 2, 5]:
+        out.append("regrad: a transposed gradient must be re-indexed by memory location, got %s" % back)
     if run.signature("false-reject", [], "x.mlir:3:5: error: bad 12 [1, 2]") != "false-reject: bad N [..]":
         out.append("signature: numbers and lists must be normalized")
     return out
