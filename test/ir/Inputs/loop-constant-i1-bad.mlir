@@ -1,1 +1,0 @@
-%0 = loop.constant 2 : i1
