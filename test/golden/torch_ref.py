@@ -808,6 +808,7 @@ OPS = {
 METADATA_MUTATIONS = {"mut.t_", "mut.transpose_", "mut.squeeze_", "mut.unsqueeze_",
                       "mut.as_strided_", "mut.resize_", "mut.set_"}
 NO_RESULT_OPS = {n for n in OPS if n.startswith("mut.")} - METADATA_MUTATIONS
+VIEW_ONLY_MUTATIONS = METADATA_MUTATIONS - {"mut.set_"}
 
 
 FRESH_CONTIGUOUS_OPS = {n for n in OPS if n.startswith("tensor.") or n.endswith("_scatter")}
@@ -917,7 +918,11 @@ class Module:
                 # a tensor that (then) requires grad; it changes the history of
                 # the tensor's root (its _base for a view; a detached alias is
                 # its own root).
-                if op.name.startswith("mut.") and grad_on and operands and operands[0].requires_grad:
+                # With metadata_in_objective=False (run()), a metadata mutation alone
+                # (t_, transpose_, squeeze_, unsqueeze_, as_strided_, resize_) is
+                # not a data mutation: the arg's final value stays out of the objective.
+                counted = getattr(self, "metadata_in_objective", True) or op.name not in VIEW_ONLY_MUTATIONS
+                if op.name.startswith("mut.") and counted and grad_on and operands and operands[0].requires_grad:
                     self.touched.add(id(_history_root(operands[0])))
                 if r is None:
                     results = []
@@ -1076,14 +1081,18 @@ def _history_root(t):
     return t._base if t._is_view() else t
 
 
-def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
+def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True, metadata_in_objective=True):
     """Execute and return the aot-run output dict (or {"error": msg}).
 
     grad=False stops after the forward call (no grads, no backward errors), as
-    `aot-run` without `--grad` does.
+    `aot-run` without `--grad` does. metadata_in_objective=False leaves args
+    changed only by metadata mutations (not set_) out of the gradient's
+    objective, as docs/reference/json.md says; the committed goldens were made
+    with the default True.
     """
     torch.manual_seed(0)
     module = Module(src)
+    module.metadata_in_objective = metadata_in_objective
     f = module.entry(entry)
     inp = Inputs(inputs_spec)
     args = inp.args
