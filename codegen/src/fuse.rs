@@ -232,14 +232,21 @@ fn is_inside(ctx: &Context, mut o: Op, anc: Op) -> bool {
     false
 }
 
+/// Values defined by ops that `v` depends on (each counted once). An
+/// explicit stack: a fused chain of 100,000 scalar ops is that deep.
 fn dag_size(ctx: &Context, v: Value, seen: &mut FxHashSet<Value>) -> usize {
-    if !seen.insert(v) {
-        return 0;
+    let mut n = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if let Some(op) = ctx.defining_op(v) {
+            n += 1;
+            stack.extend(ctx.operands(op));
+        }
     }
-    match ctx.defining_op(v) {
-        Some(op) => 1 + ctx.operands(op).map(|o| dag_size(ctx, o, seen)).sum::<usize>(),
-        None => 0,
-    }
+    n
 }
 
 /// Host ops of the function body, with their positions.
@@ -349,93 +356,209 @@ fn kernel_ops(ctx: &Context, entry: Block) -> Vec<Op> {
     ctx.block_ops(entry).filter(|&o| ctx.op_name(o) == r#loop::KERNEL).collect()
 }
 
-/// Tries to inline one producer; returns whether it did.
-fn inline_one(rw: &mut Rewriter<'_>, entry: Block) -> Result<bool, String> {
-    let pos = positions(rw, entry);
-    let order: Vec<Op> = rw.block_ops(entry).collect();
+/// Most scalar ops inlining may grow one kernel to. A chain of `n`
+/// elementwise kernels otherwise becomes one kernel of `n` formulas, and
+/// Cranelift's register allocator is super-linear in the size of one
+/// function (a 20,000-op kernel took over 15 s); kernels of this size
+/// compile at a steady rate, and a chain is cut into kernels of about this
+/// many ops (each boundary costs one buffer round trip per element).
+pub const MAX_KERNEL_OPS: usize = 400;
+
+/// Inlines producers, last kernel first, in one sweep over the body;
+/// returns how many it inlined.
+///
+/// One sweep does what restarting from the last kernel after each inlining
+/// would (and did, quadratically on long chains): inlining producer `p`
+/// only erases `p` and grows its consumers (which come after `p` and were
+/// already refused: a grown kernel is no cheaper to inline, reads no less
+/// and writes the same buffers), so no kernel after `p` becomes inlinable.
+/// Host ops are only erased, never added, so the positions taken at the
+/// start keep their order. Dead buffers are erased once at the end.
+fn inline_sweep(rw: &mut Rewriter<'_>, entry: Block) -> Result<u64, String> {
+    let mut sweep = Sweep::new(rw, entry);
+    let mut inlined = 0;
     for k in kernel_ops(rw, entry).into_iter().rev() {
-        let Some(p) = as_producer(rw, k) else { continue };
-        let Some(uses) = uses_of_root(rw, p.out) else { continue };
-        let consumers: Vec<(Op, Value)> = uses.into_iter().filter(|&(o, _)| o != p.kernel).collect();
-        if consumers.is_empty() {
-            continue;
+        if !rw.is_erased(k) && inline_producer(rw, k, &mut sweep)? {
+            inlined += 1;
         }
-        // Consumers only load from the buffer.
-        let mut sites = 0;
-        let mut ok = true;
-        for &(c, v) in &consumers {
-            let body = rw.single_block(c, 0).expect("kernel body");
-            for (i, o) in rw.operands(c).enumerate() {
-                if o != v {
-                    continue;
-                }
-                let a = rw.block_args(body)[i];
-                for u in rw.uses(a) {
-                    if rw.op_name(u.op) == r#loop::LOAD && u.index == 0 {
-                        sites += 1;
-                    } else {
-                        ok = false;
-                    }
-                }
+    }
+    if inlined > 0 {
+        erase_dead_buffers(rw, entry);
+    }
+    Ok(inlined)
+}
+
+/// What one inlining sweep knows of the host ops.
+struct Sweep {
+    pos: FxHashMap<Op, usize>,
+    /// The alias classes each host op writes (fixed: inlining adds loads,
+    /// never stores).
+    writes: Vec<Vec<Value>>,
+    /// `next[i]`: a position `>= i` no later than the first live writing op
+    /// at or after `i` (path-compressed skip pointers, so the ops between a
+    /// producer and its consumer that inlining erased are skipped once).
+    next: Vec<usize>,
+    /// Scalar ops per kernel, counted on first use and then kept up to date.
+    sizes: FxHashMap<Op, usize>,
+}
+
+impl Sweep {
+    fn new(rw: &Rewriter<'_>, entry: Block) -> Sweep {
+        let order: Vec<Op> = rw.block_ops(entry).collect();
+        let pos = order.iter().enumerate().map(|(i, &o)| (o, i)).collect();
+        let writes: Vec<Vec<Value>> =
+            order.iter().map(|&o| writes(rw, o).into_iter().map(|w| alias_class(rw, w)).collect()).collect();
+        let next = (0..=order.len()).map(|i| if i < order.len() && writes[i].is_empty() { i + 1 } else { i }).collect();
+        Sweep { pos, writes, next, sizes: FxHashMap::default() }
+    }
+
+    /// The first live writing op at or after position `i` (or the end).
+    fn find(&mut self, i: usize) -> usize {
+        let mut r = i;
+        while self.next[r] != r {
+            r = self.next[r];
+        }
+        let mut j = i;
+        while self.next[j] != r {
+            let n = self.next[j];
+            self.next[j] = r;
+            j = n;
+        }
+        r
+    }
+
+    /// Does a live op strictly between positions `a` and `b` write one of `classes`?
+    fn writes_between(&mut self, a: usize, b: usize, classes: &FxHashSet<Value>) -> bool {
+        let mut i = self.find(a + 1);
+        while i < b {
+            if self.writes[i].iter().any(|w| classes.contains(w)) {
+                return true;
             }
+            i = self.find(i + 1);
         }
-        let cheap = sites == 1 || (p.cost <= 24 && sites <= 8);
-        if !ok || !cheap {
-            continue;
+        false
+    }
+
+    fn erased(&mut self, k: Op) {
+        if let Some(&i) = self.pos.get(&k) {
+            self.next[i] = i + 1;
         }
-        // No write between the producer and a consumer to what it reads.
-        let reads: FxHashSet<Value> = rw
-            .operands(p.kernel)
-            .filter(|&o| root_of(rw, o) != p.out)
-            .map(|o| alias_class(rw, root_of(rw, o)))
-            .collect();
-        let last = consumers.iter().map(|&(c, _)| pos[&c]).max().unwrap_or(0);
-        let conflict = order[pos[&p.kernel] + 1..last]
-            .iter()
-            .any(|&o| writes(rw, o).iter().any(|&w| reads.contains(&alias_class(rw, w))));
-        if conflict {
-            continue;
-        }
-        let out_ty = memref(rw, p.out).ok_or("producer output")?;
-        let rs = aot_dialects::lowering::row_major(&out_ty.shape);
-        let mut done: FxHashSet<Op> = FxHashSet::default();
-        for &(c, _) in &consumers {
-            if !done.insert(c) {
+        self.sizes.remove(&k);
+    }
+
+    fn size(&mut self, rw: &Rewriter<'_>, k: Op) -> usize {
+        *self.sizes.entry(k).or_insert_with(|| op_count(rw, k))
+    }
+}
+
+fn op_count(ctx: &Context, k: Op) -> usize {
+    let mut n = 0;
+    ctx.walk_pre(k, &mut |_| n += 1);
+    n
+}
+
+/// Inlines kernel `k` into its readers if it is an elementwise producer
+/// worth inlining; returns whether it did.
+fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bool, String> {
+    let Some(p) = as_producer(rw, k) else { return Ok(false) };
+    let Some(uses) = uses_of_root(rw, p.out) else { return Ok(false) };
+    let consumers: Vec<(Op, Value)> = uses.into_iter().filter(|&(o, _)| o != p.kernel).collect();
+    if consumers.is_empty() {
+        return Ok(false);
+    }
+    // Consumers only load from the buffer.
+    let mut sites = 0;
+    let mut ok = true;
+    for &(c, v) in &consumers {
+        let body = rw.single_block(c, 0).expect("kernel body");
+        for (i, o) in rw.operands(c).enumerate() {
+            if o != v {
                 continue;
             }
-            let body = rw.single_block(c, 0).expect("kernel body");
-            let args: Vec<(Value, Value)> = rw
-                .operands(c)
-                .zip(rw.block_args(body).iter().copied())
-                .filter(|&(o, _)| root_of(rw, o) == p.out)
-                .collect();
-            for (host, a) in args {
-                let m = memref(rw, host).ok_or("consumer buffer")?;
-                let loads: Vec<Op> = rw.uses(a).map(|u| u.op).collect();
-                for l in loads {
-                    let idx: Vec<Value> = rw.operands(l).skip(1).collect();
-                    rw.set_insertion_point(InsertPoint::Before(l));
-                    let flat = flat_offset(rw, &m, &idx);
-                    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
-                    for (d, &iv) in p.ivs.iter().enumerate() {
-                        let n = if d == 0 { None } else { Some(p.shape[d]) };
-                        let v = div_mod(rw, &flat, rs[d], n);
-                        map.insert(iv, v);
-                    }
-                    let nv = clone_dag(rw, p.kernel, c, p.value, &mut map)?;
-                    let old = rw.result(l, 0);
-                    rw.replace_all_uses(old, nv);
-                    rw.erase_op(l);
+            let a = rw.block_args(body)[i];
+            for u in rw.uses(a) {
+                if rw.op_name(u.op) == r#loop::LOAD && u.index == 0 {
+                    sites += 1;
+                } else {
+                    ok = false;
                 }
             }
-            prune_kernel_args(rw, c);
         }
-        let _ = p.out_arg;
-        rw.erase_op(p.kernel);
-        erase_dead_buffers(rw, entry);
-        return Ok(true);
     }
-    Ok(false)
+    let cheap = sites == 1 || (p.cost <= 24 && sites <= 8);
+    if !ok || !cheap {
+        return Ok(false);
+    }
+    // No write between the producer and a consumer to what it reads.
+    let reads: FxHashSet<Value> =
+        rw.operands(p.kernel).filter(|&o| root_of(rw, o) != p.out).map(|o| alias_class(rw, root_of(rw, o))).collect();
+    let last = consumers.iter().map(|&(c, _)| sweep.pos[&c]).max().unwrap_or(0);
+    if sweep.writes_between(sweep.pos[&p.kernel], last, &reads) {
+        return Ok(false);
+    }
+    // Each load site gets a copy of the producer: keep kernels a size
+    // Cranelift compiles quickly.
+    let own = sweep.size(rw, p.kernel);
+    let mut grown: Vec<(Op, usize)> = Vec::new();
+    for &(c, _) in &consumers {
+        if grown.iter().any(|g| g.0 == c) {
+            continue;
+        }
+        let loads = load_sites(rw, c, p.out);
+        let size = sweep.size(rw, c).saturating_add(own.saturating_mul(loads));
+        if size > MAX_KERNEL_OPS {
+            return Ok(false);
+        }
+        grown.push((c, size));
+    }
+    let out_ty = memref(rw, p.out).ok_or("producer output")?;
+    let rs = aot_dialects::lowering::row_major(&out_ty.shape);
+    let mut done: FxHashSet<Op> = FxHashSet::default();
+    for &(c, _) in &consumers {
+        if !done.insert(c) {
+            continue;
+        }
+        let body = rw.single_block(c, 0).expect("kernel body");
+        let args: Vec<(Value, Value)> =
+            rw.operands(c).zip(rw.block_args(body).iter().copied()).filter(|&(o, _)| root_of(rw, o) == p.out).collect();
+        for (host, a) in args {
+            let m = memref(rw, host).ok_or("consumer buffer")?;
+            let loads: Vec<Op> = rw.uses(a).map(|u| u.op).collect();
+            for l in loads {
+                let idx: Vec<Value> = rw.operands(l).skip(1).collect();
+                rw.set_insertion_point(InsertPoint::Before(l));
+                let flat = flat_offset(rw, &m, &idx);
+                let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+                for (d, &iv) in p.ivs.iter().enumerate() {
+                    let n = if d == 0 { None } else { Some(p.shape[d]) };
+                    let v = div_mod(rw, &flat, rs[d], n);
+                    map.insert(iv, v);
+                }
+                let nv = clone_dag(rw, p.kernel, c, p.value, &mut map)?;
+                let old = rw.result(l, 0);
+                rw.replace_all_uses(old, nv);
+                rw.erase_op(l);
+            }
+        }
+        prune_kernel_args(rw, c);
+    }
+    let _ = p.out_arg;
+    rw.erase_op(p.kernel);
+    sweep.erased(p.kernel);
+    for (c, size) in grown {
+        sweep.sizes.insert(c, size);
+    }
+    Ok(true)
+}
+
+/// Loads kernel `c` makes of buffer `root` (through any view).
+fn load_sites(ctx: &Context, c: Op, root: Value) -> usize {
+    let Some(body) = ctx.single_block(c, 0) else { return 0 };
+    ctx.operands(c)
+        .zip(ctx.block_args(body).iter().copied())
+        .filter(|&(o, _)| root_of(ctx, o) == root)
+        .map(|(_, a)| ctx.uses(a).count())
+        .sum()
 }
 
 /// Removes allocations and views nothing uses.
@@ -567,6 +690,10 @@ fn fuse_one(rw: &mut Rewriter<'_>, entry: Block, ret_roots: &FxHashSet<Value>) -
                 }
             });
             if !ok {
+                continue;
+            }
+            // Keep kernels a size Cranelift compiles quickly (see MAX_KERNEL_OPS).
+            if op_count(rw, k1).saturating_add(op_count(rw, k2)) > MAX_KERNEL_OPS {
                 continue;
             }
             merge(rw, k1, k2, l1, l2, &forward)?;
@@ -727,8 +854,9 @@ pub fn fuse_function(ctx: &mut Context, func: Op) -> Result<Stats, Diagnostic> {
     let mut stats = Stats::default();
     let err = |rw: &Rewriter<'_>, m: String| Diagnostic::op_error(rw, func, format!("fuse: {m}"));
     loop {
-        if inline_one(&mut rw, entry).map_err(|m| err(&rw, m))? {
-            stats.inlined += 1;
+        let n = inline_sweep(&mut rw, entry).map_err(|m| err(&rw, m))?;
+        if n > 0 {
+            stats.inlined += n;
             continue;
         }
         let ret_roots: FxHashSet<Value> = match f.return_op(&rw) {
@@ -785,5 +913,52 @@ those loads forwarded. Never moves a read past a write of the same buffer; keeps
             StatisticSpec { name: "num-cse", description: "Duplicate computations removed inside kernels" },
         ],
         create: |_: &PassOptions| Ok(Box::new(FusePass)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sweep over host ops whose writes are `w` (alias classes by number),
+    /// each op at its index.
+    fn sweep(w: &[&[u32]]) -> Sweep {
+        let writes: Vec<Vec<Value>> = w.iter().map(|c| c.iter().map(|&v| Value::from_u32(v)).collect()).collect();
+        let next =
+            (0..=writes.len()).map(|i| if i < writes.len() && writes[i].is_empty() { i + 1 } else { i }).collect();
+        let pos = (0..writes.len()).map(|i| (Op::from_u32(i as u32), i)).collect();
+        Sweep { pos, writes, next, sizes: FxHashMap::default() }
+    }
+
+    fn classes(c: &[u32]) -> FxHashSet<Value> {
+        c.iter().map(|&v| Value::from_u32(v)).collect()
+    }
+
+    #[test]
+    fn writes_between_skips_non_writers_and_erased_ops() {
+        let mut s = sweep(&[&[1], &[], &[2], &[], &[3], &[]]);
+        assert!(s.writes_between(0, 5, &classes(&[2])));
+        assert!(!s.writes_between(0, 2, &classes(&[2])), "the end is exclusive");
+        assert!(!s.writes_between(2, 5, &classes(&[2])), "the start is exclusive");
+        assert!(!s.writes_between(0, 5, &classes(&[1])));
+        s.erased(Op::from_u32(2));
+        assert!(!s.writes_between(0, 5, &classes(&[2])), "an erased kernel writes nothing");
+        assert!(s.writes_between(0, 5, &classes(&[3])));
+        assert_eq!(s.find(1), 4);
+        s.erased(Op::from_u32(4));
+        assert_eq!(s.find(0), 0);
+        assert_eq!(s.find(1), 6, "past every live writer: the end");
+    }
+
+    #[test]
+    fn long_erased_runs_are_skipped_once() {
+        let n = 100_000;
+        let w: Vec<&[u32]> = (0..n).map(|_| &[7u32][..]).collect();
+        let mut s = sweep(&w);
+        for i in 1..n - 1 {
+            s.erased(Op::from_u32(i as u32));
+        }
+        assert!(!s.writes_between(0, n - 1, &classes(&[7])));
+        assert_eq!(s.find(1), n - 1);
     }
 }
