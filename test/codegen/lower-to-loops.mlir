@@ -101,7 +101,7 @@ func.func @int_mm(%a: tensor<2x3xi64>, %b: tensor<3x4xi64>) -> tensor<2x4xi64> {
 /// Indices are wrapped once and checked: an out-of-range index fails the
 /// call with the interpreter's message instead of reading out of bounds.
 // CHECK-LABEL: func.func @gather
-// CHECK:         loop.assert %{{.*}} {msg = "index out of bounds for dimension 1 with size 4"} : i1
+// CHECK:         loop.assert %{{.*}} {msg = "'tensor.gather' op index out of bounds for dimension 1 with size 4"} : i1
 // CHECK:         %[[J:.*]] = loop.cast %{{.*}} : i64 -> index
 // CHECK:         loop.load %{{.*}}[%{{.*}}, %[[J]]] : memref<3x4xf32>
 func.func @gather(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
@@ -114,7 +114,7 @@ func.func @gather(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
 /// Dropout draws one Philox block per four elements: full blocks in a
 /// parallel loop, the remainder after it; the offset is checked.
 // CHECK-LABEL: func.func @dropout
-// CHECK:         loop.assert %{{.*}} {msg = "Philox offset must be a non-negative multiple of 4"}
+// CHECK:         loop.assert %{{.*}} {msg = "'rng.philox_dropout' op Philox offset must be a non-negative multiple of 4"}
 // CHECK:         loop.for %{{.*}} = 0 to 1 parallel {
 // CHECK:           %{{.*}}:4 = loop.philox
 // CHECK:         %{{.*}}:4 = loop.philox
