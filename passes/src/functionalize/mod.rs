@@ -8,7 +8,9 @@
 //!
 //! - a storage has a current *base value* (an SSA value of the new function)
 //!   and a version; a tensor object is a view of its storage: a layout, and
-//!   a *view chain* replaying it from the base value;
+//!   a *view chain* replaying it from the base value (a persistent list: a
+//!   view shares its source's chain and adds one link, so memory stays
+//!   linear in the number of views);
 //! - a pure op reads its operands' current values and creates a fresh
 //!   storage; a view op adds one step to its operand's chain (no code);
 //! - a data mutation computes the object's new value with the op's
@@ -22,7 +24,11 @@
 //! - arguments that share a storage (`aot.layout`) get a virtual flat base
 //!   built from their values, so a write through one is seen through the
 //!   others; `aot.same_as` arguments are the same object;
-//! - `func.call` is inlined by interpreting the callee's body.
+//! - `func.call` is inlined by interpreting the callee's body; the call
+//!   graph is sized first (`aot_runtime::interp::CallCosts`, linear in its
+//!   size), so a function that would inline to more than
+//!   `Limits::max_inline_ops()` ops, or a recursive one, is refused before
+//!   anything is expanded.
 //!
 //! Writes under `aot.no_grad` or through a detached alias are marked
 //! `aot.hidden_write` on their outermost scatter: autograd does not see them,
