@@ -90,11 +90,11 @@ pub fn install_panic_recorder() {
             "non-string panic payload".to_string()
         };
         let loc = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_else(|| "?".into());
-        let mut key = format!("panic at {loc}");
+        let mut key = format!("panic at {}", short_path(&loc));
         if loc.starts_with("/rustc/") || loc.contains("/.cargo/") {
             let bt = std::backtrace::Backtrace::force_capture().to_string();
             if let Some(frame) = workspace_frame(&bt) {
-                key.push_str(&format!(" via {frame}"));
+                key = format!("panic at {frame} (in {})", short_path(&loc));
             }
         }
         let reason = format!("{key}: {}", msg.lines().next().unwrap_or(""));
@@ -102,6 +102,20 @@ pub fn install_panic_recorder() {
             *last = Some(Crash { key, reason });
         }
     }));
+}
+
+/// `/rustc/<hash>/library/core/src/x.rs:1` -> `core/src/x.rs:1`, and
+/// registry paths from the crate's folder on: stable across toolchains and
+/// machines, so that keys deduplicate.
+fn short_path(loc: &str) -> String {
+    if let Some(i) = loc.find("/library/") {
+        return loc[i + "/library/".len()..].to_string();
+    }
+    if let Some(i) = loc.find("/registry/src/") {
+        let rest = &loc[i + "/registry/src/".len()..];
+        return rest.split_once('/').map(|(_, r)| r).unwrap_or(rest).to_string();
+    }
+    loc.to_string()
 }
 
 /// The first `file:line` of a backtrace inside the workspace (not the
@@ -355,5 +369,14 @@ mod tests {
                   2: aot_runtime::tensor::Tensor::zeros\n             at ./runtime/src/tensor.rs:213:20\n";
         assert_eq!(workspace_frame(bt).as_deref(), Some("runtime/src/tensor.rs:213"));
         assert_eq!(workspace_frame("at /rustc/x/library/core/src/a.rs:1:1"), None);
+        assert_eq!(
+            short_path("/rustc/0123/library/core/src/iter/traits/accum.rs:204"),
+            "core/src/iter/traits/accum.rs:204"
+        );
+        assert_eq!(
+            short_path("/root/.cargo/registry/src/index-x/smallvec-1.13/src/lib.rs:9"),
+            "smallvec-1.13/src/lib.rs:9"
+        );
+        assert_eq!(short_path("runtime/src/tensor.rs:238"), "runtime/src/tensor.rs:238");
     }
 }
