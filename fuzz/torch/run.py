@@ -347,6 +347,9 @@ def signature(cls, diffs, msg):
         return cls + ": " + ", ".join(kinds)
     m = msg or ""
     m = re.sub(r"^.*?error: ", "", m.splitlines()[0] if m.strip() else m)
+    # PyTorch names the view or backward node: one root cause, many names
+    m = re.sub(r"Output \d+ of \w+ is", "Output N of <view> is", m)
+    m = re.sub(r"Function [\w:]+ returned", "Function <backward> returned", m)
     m = re.sub(r"%[\w#]+|\d+", "N", m)
     m = re.sub(r"\[[^\]]*\]", "[..]", m)
     return "%s: %s" % (cls, m[:100])

@@ -82,6 +82,9 @@ def check_compare():
                       {"shape": [2, 3], "stride": [1, 2], "offset": 0})
     if back is None or back["shape"] != [3, 2] or back["data"] != [0, 3, 1, 4, 2, 5]:
         out.append("regrad: a transposed gradient must be re-indexed by memory location, got %s" % back)
+    if run.signature("accepted", [], "Output 0 of SqueezeBackward1 is a view") != \
+            run.signature("accepted", [], "Output 1 of Unbind is a view"):
+        out.append("signature: PyTorch's view names must not split a root cause")
     if run.signature("false-reject", [], "x.mlir:3:5: error: bad 12 [1, 2]") != "false-reject: bad N [..]":
         out.append("signature: numbers and lists must be normalized")
     return out
