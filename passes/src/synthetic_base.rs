@@ -359,13 +359,18 @@ impl Pass for SyntheticBase {
                 }
                 // Upstream asks the inputs as passed: views of one `._base`.
                 if self.training && conv.args[m].requires_grad && !p.requires_grad {
-                    let other = p.members.iter().copied().find(|&o| o != m).expect("two members");
-                    return Err(err(
-                        ctx,
-                        format!(
+                    let message = match p.members.iter().copied().find(|&o| o != m) {
+                        Some(other) => format!(
                             "arguments {m} and {other} overlap in one storage and one of them is mutated, but they are not views of one differentiable base (argument {m} requires grad): gradients cannot flow through a synthetic base (AOTAutograd does not handle non-differentiable view input mutations either)"
                         ),
-                    ));
+                        // A group of one: the program reads storage elements
+                        // outside the argument (as_strided), so the storage is
+                        // passed whole, and that base carries no gradient.
+                        None => format!(
+                            "argument {m} requires grad and the program reads storage elements outside it: its storage would be passed as a synthetic base, through which gradients cannot flow (pass the storage as a differentiable base instead)"
+                        ),
+                    };
+                    return Err(err(ctx, message));
                 }
             }
             check_coverage(&meta, p, &layouts, writes.get(&p.storage).map(|w| &w[..])).map_err(|m| err(ctx, m))?;

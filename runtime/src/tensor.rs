@@ -223,27 +223,51 @@ pub fn check_in_bounds(sizes: &[i64], strides: &[i64], offset: i64, len: usize) 
 
 /// Storage index of every element of a strided view, in row-major order.
 pub fn strided_indices(sizes: &[i64], strides: &[i64], offset: i64) -> Vec<usize> {
-    let n = numel(sizes).max(0) as usize;
-    let mut out = Vec::with_capacity(n);
-    if n == 0 {
-        return out;
-    }
-    let rank = sizes.len();
-    let mut idx = vec![0i64; rank];
-    let mut pos = offset;
-    for _ in 0..n {
-        out.push(pos as usize);
-        for d in (0..rank).rev() {
-            idx[d] += 1;
-            pos += strides[d];
-            if idx[d] < sizes[d] {
+    strided_iter(sizes, strides, offset).collect()
+}
+
+/// [`strided_indices`] without materializing them: passes that walk the
+/// elements of a layout (coverage, overlap) need no memory per element.
+/// The layout must have been checked ([`check_in_bounds`]).
+pub fn strided_iter<'a>(sizes: &'a [i64], strides: &'a [i64], offset: i64) -> StridedIter<'a> {
+    let n = numel(sizes).max(0) as u64;
+    StridedIter { sizes, strides, idx: vec![0; sizes.len()], pos: offset, left: n }
+}
+
+/// The iterator of [`strided_iter`]: an odometer over the dims.
+pub struct StridedIter<'a> {
+    sizes: &'a [i64],
+    strides: &'a [i64],
+    idx: Vec<i64>,
+    pos: i64,
+    left: u64,
+}
+
+impl Iterator for StridedIter<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let at = self.pos as usize;
+        for d in (0..self.sizes.len()).rev() {
+            self.idx[d] += 1;
+            self.pos += self.strides[d];
+            if self.idx[d] < self.sizes[d] {
                 break;
             }
-            pos -= strides[d] * sizes[d];
-            idx[d] = 0;
+            self.pos -= self.strides[d] * self.sizes[d];
+            self.idx[d] = 0;
         }
+        Some(at)
     }
-    out
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (n, Some(n))
+    }
 }
 
 impl Tensor {
@@ -274,8 +298,18 @@ impl Tensor {
         }))
     }
 
-    /// A contiguous tensor with fresh storage of physical type `physical`.
+    /// A contiguous tensor with fresh storage whose buffer holds elements of
+    /// type `physical`: `dtype` itself, except in the interpreter's f64 mode,
+    /// where float tensors live in `f64` buffers.
+    ///
+    /// # Panics
+    /// If `physical` is neither `dtype` nor, for a float dtype, `f64` (the
+    /// fallible form is [`Tensor::try_zeros`]).
     pub fn zeros(dtype: ElemType, shape: &[i64], physical: ElemType) -> Tensor {
+        assert!(
+            physical == dtype || (dtype.is_float() && physical == ElemType::F64),
+            "a {dtype} tensor cannot be stored in a {physical} buffer"
+        );
         let n = numel(shape).max(0) as usize;
         let storage = Storage::new(Buffer::zeros(physical, n));
         Tensor::wrap(TensorImpl {
@@ -292,8 +326,19 @@ impl Tensor {
         })
     }
 
-    /// A contiguous tensor holding `data` (row-major), rounded to `physical`.
+    /// A contiguous tensor holding `data` (row-major), each value rounded to
+    /// the buffer type `physical` (see [`Tensor::zeros`]). Embedders use the
+    /// typed, fallible [`Tensor::from_slice`].
+    ///
+    /// # Panics
+    /// If `data` does not hold exactly one value per element, or `physical`
+    /// does not fit `dtype` ([`Tensor::try_from_f64`] returns these as errors).
     pub fn from_f64(dtype: ElemType, shape: &[i64], data: &[f64], physical: ElemType) -> Tensor {
+        assert!(
+            aot_ir::size::checked_numel(shape) == Some(data.len() as i64),
+            "Tensor::from_f64: {} values for shape {shape:?}",
+            data.len()
+        );
         let t = Tensor::zeros(dtype, shape, physical);
         {
             let st = t.storage();
@@ -306,7 +351,15 @@ impl Tensor {
     }
 
     /// A contiguous tensor holding integer `data` (row-major).
+    ///
+    /// # Panics
+    /// As [`Tensor::from_f64`] ([`Tensor::try_from_i64`] is the fallible form).
     pub fn from_i64(dtype: ElemType, shape: &[i64], data: &[i64], physical: ElemType) -> Tensor {
+        assert!(
+            aot_ir::size::checked_numel(shape) == Some(data.len() as i64),
+            "Tensor::from_i64: {} values for shape {shape:?}",
+            data.len()
+        );
         let t = Tensor::zeros(dtype, shape, physical);
         {
             let st = t.storage();
@@ -551,6 +604,18 @@ mod tests {
         assert_eq!(t.read_f64(), vec![10., 11., 12., 13., 14., 15.]);
         assert!(t.shares_storage(&tt) && !t.same(&tt));
         assert!(!tt.is_contiguous() && t.is_contiguous());
+    }
+
+    #[test]
+    #[should_panic(expected = "Tensor::from_f64: 2 values for shape [3]")]
+    fn short_data_is_not_padded() {
+        Tensor::from_f64(ElemType::F32, &[3], &[1.0, 2.0], ElemType::F32);
+    }
+
+    #[test]
+    #[should_panic(expected = "a f64 tensor cannot be stored in a f32 buffer")]
+    fn a_narrower_physical_type_is_refused() {
+        Tensor::from_f64(ElemType::F64, &[1], &[1.0], ElemType::F32);
     }
 
     #[test]

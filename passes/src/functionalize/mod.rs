@@ -182,6 +182,9 @@ impl Pass for FunctionalizePass {
         {
             return Ok(());
         }
+        // The storage model tracks storages element by element (coverage,
+        // overlap): bounding every value first bounds that work too.
+        aot_ir::size::check_value_sizes(ctx, op)?;
         let stats = Functionalizer::run(ctx, op, self.keep_input_mutations)?;
         st.add_stat("num-mutations-removed", stats.mutations_removed);
         st.add_stat("num-scatters", stats.scatters);

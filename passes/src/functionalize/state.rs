@@ -114,9 +114,9 @@ fn has_internal_overlap(l: &Layout) -> bool {
     l.sizes.iter().zip(&l.strides).any(|(&n, &s)| n > 1 && s == 0)
 }
 
-/// Storage indices of a layout's elements.
-fn indices(l: &Layout) -> Vec<usize> {
-    aot_runtime::tensor::strided_indices(&l.sizes, &l.strides, l.offset)
+/// Storage indices of a layout's elements, walked without a list.
+fn indices(l: &Layout) -> aot_runtime::tensor::StridedIter<'_> {
+    aot_runtime::tensor::strided_iter(&l.sizes, &l.strides, l.offset)
 }
 
 /// Do two layouts of one storage certainly share no element (AOTAutograd's test)?
@@ -125,10 +125,29 @@ fn disjoint(a: &Layout, b: &Layout) -> bool {
     definitely_do_not_overlap(&View::new(&a.sizes, &a.strides, a.offset), &View::new(&b.sizes, &b.strides, b.offset))
 }
 
+/// Do two layouts of one storage share an element? A bitmap over `a`'s
+/// address range (one bit per storage element, bounded by the storage's
+/// size, which the allocation limit bounds) instead of a set of indices.
 fn overlaps(a: &Layout, b: &Layout) -> bool {
-    let ia = indices(a);
-    let set: rustc_hash::FxHashSet<usize> = ia.into_iter().collect();
-    indices(b).iter().any(|i| set.contains(i))
+    let (Some((lo, hi)), Some((blo, bhi))) = (
+        aot_ir::size::checked_extent(&a.sizes, &a.strides, a.offset),
+        aot_ir::size::checked_extent(&b.sizes, &b.strides, b.offset),
+    ) else {
+        return true;
+    };
+    if hi <= lo || bhi <= blo || bhi <= lo || hi <= blo {
+        return false;
+    }
+    let span = (hi - lo) as usize;
+    let mut bits = vec![0u64; span.div_ceil(64)];
+    for i in indices(a) {
+        let k = i - lo as usize;
+        bits[k / 64] |= 1 << (k % 64);
+    }
+    indices(b).any(|i| {
+        let Some(k) = i.checked_sub(lo as usize).filter(|&k| k < span) else { return false };
+        bits[k / 64] & (1 << (k % 64)) != 0
+    })
 }
 
 impl<'c> Functionalizer<'c> {
@@ -301,7 +320,7 @@ impl<'c> Functionalizer<'c> {
     fn check_covered(&mut self, op: Op, s: usize, l: &Layout) -> Result<(), Diagnostic> {
         let len = self.stos[s].len;
         if numel(&l.sizes) > 0 {
-            let last = l.offset + l.sizes.iter().zip(&l.strides).map(|(&n, &st)| (n - 1) * st).sum::<i64>();
+            let last = aot_ir::size::checked_extent(&l.sizes, &l.strides, l.offset).map_or(i64::MAX, |e| e.1 - 1);
             if l.offset < 0 || last >= len {
                 return Err(
                     self.err(op, format!("reaches storage element {last}, outside its storage of {len} elements"))
@@ -312,6 +331,10 @@ impl<'c> Functionalizer<'c> {
             return Ok(());
         }
         if self.stos[s].covered.is_none() {
+            // A declared storage may be far larger than its arguments: its
+            // coverage map is an allocation like any other.
+            aot_ir::size::check_alloc(len.max(0) as u64, 1, "the coverage map of a shared storage")
+                .map_err(|e| self.err(op, e))?;
             // The arguments' elements, and what a resize_ added (zeros).
             let mut c = vec![false; len as usize];
             for (_, ml, _) in &self.stos[s].members {
@@ -325,7 +348,7 @@ impl<'c> Functionalizer<'c> {
             self.stos[s].covered = Some(c);
         }
         let covered = self.stos[s].covered.as_ref().expect("computed");
-        if let Some(i) = indices(l).into_iter().find(|&i| !covered[i]) {
+        if let Some(i) = indices(l).find(|&i| !covered[i]) {
             // A declared storage can be passed whole (synthetic-base does).
             if self.stos[s].decl.is_some() {
                 self.stos[s].reads_whole = true;
