@@ -1,5 +1,6 @@
 // RUN: aot-run --help | FileCheck %s --check-prefix=HELP
 // RUN: aot-run --help | FileCheck %s --check-prefix=NO-OUTSIDE
+// RUN: aot-run --version | FileCheck %s --check-prefix=VERSION
 // RUN: not aot-run %s --entry @two --random-inputs 1 --backend interp 2>&1 | FileCheck %s --check-prefix=EAGER-BACKEND
 // RUN: not aot-run %s --entry @two --random-inputs 1 --backend cranelift 2>&1 | FileCheck %s --check-prefix=EAGER-BACKEND
 // RUN: not aot-run %s --entry two --random-inputs 1 --mode compiled --backend cuda 2>&1 | FileCheck %s --check-prefix=CUDA
@@ -30,6 +31,8 @@
 // NO-OUTSIDE-NOT: ir-contract
 // NO-OUTSIDE-NOT: llvm
 // NO-OUTSIDE-NOT: cuda
+// This build has no LLVM or CUDA backend, so the version names none.
+// VERSION: aot-run {{[0-9]+\.[0-9]+\.[0-9]+$}}
 // EAGER-BACKEND: aot-run: error: --backend needs --mode compiled (eager mode always runs the reference interpreter)
 // CUDA: aot-run: error: backend 'cuda' is not available: this build of aot has no CUDA backend (no cargo feature provides one yet); available: cranelift, interp
 // UNKNOWN: aot-run: error: unknown backend 'nosuch' (available: cranelift, interp)
