@@ -196,7 +196,11 @@ const MAX_PER_FAMILY: usize = 64;
 /// The first three words of a normalized message: `expected '_' in`,
 /// `unregistered operation '_'`.
 pub fn message_family(normalized: &str) -> String {
-    normalized.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    // A quoted name may itself hold quotes (`'"a'b"'`), which leaves input
+    // text glued to the folded `'_'`: cut it off.
+    let words: Vec<&str> =
+        normalized.split_whitespace().take(3).map(|w| if w.starts_with("'_'") { "'_'" } else { w }).collect();
+    words.join(" ")
 }
 
 /// The corpus grows only to this many inputs.
@@ -399,6 +403,7 @@ mod tests {
         assert_eq!(normalize_message("got \"x\" and `y`"), "got '_' and '_'");
         assert_eq!(normalize_message("found [[1], {}] and [2]"), "found [_] and [_]");
         assert_eq!(message_family("unregistered operation '_' found in"), "unregistered operation '_'");
+        assert_eq!(message_family("unregistered operation '_'w.x' found"), "unregistered operation '_'");
         assert_eq!(normalize_message("type doesn't match 'x' in @fn_1 at %arg0"), "type doesn't match '_' in @_ at %_");
     }
 
