@@ -335,10 +335,11 @@ impl<'a> Interpreter<'a> {
         let grad_mode = !ctx.has_attr(op, NO_GRAD);
         let inplace = def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION);
         if inplace && grad_mode {
-            check_inplace_allowed(&inputs[0]).map_err(|m| self.err(op, m))?;
+            // PyTorch's `check_inplace` order: the view's creation first.
             if inputs.iter().any(|t| t.requires_grad()) {
                 check_view_rebase_allowed(&inputs[0]).map_err(|m| self.err(op, m))?;
             }
+            check_inplace_allowed(&inputs[0]).map_err(|m| self.err(op, m))?;
         }
         if def.has(Traits::INPLACE) && inputs[0].has_internal_overlap() {
             return Err(self.err(
@@ -380,22 +381,30 @@ impl<'a> Interpreter<'a> {
                     t.is_leaf = true;
                     t.view_base = None;
                 } else if !grad_mode {
+                    // A view made under no_grad of a tensor that requires
+                    // grad still reports requires_grad (it has no grad_fn,
+                    // so it is a leaf): gradient never flows through it.
+                    let rg = inputs[0].requires_grad();
                     let mut t = r.borrow_mut();
-                    t.requires_grad = false;
+                    t.requires_grad = rg;
                     t.is_leaf = true;
                     t.view_base = None;
-                    if inputs[0].requires_grad() {
-                        t.creation = CreationMeta::NoGradMode;
+                    if rg {
+                        t.creation = CreationMeta::NoGradMode { view_of_view: None };
                     }
                 } else {
                     let root = inputs[0].autograd_root();
                     let inherited = inputs[0].creation();
+                    let rg = inputs[0].requires_grad();
                     let mut t = r.borrow_mut();
                     t.requires_grad = false;
                     t.is_leaf = false;
                     t.view_base = Some(root);
                     t.creation = match inherited {
                         CreationMeta::Default if multi => CreationMeta::MultiOutput { op: def.name, index },
+                        CreationMeta::NoGradMode { .. } if rg => {
+                            CreationMeta::NoGradMode { view_of_view: Some((def.name, index)) }
+                        }
                         other => other,
                     };
                 }
@@ -439,13 +448,48 @@ fn check_inplace_allowed(t: &Tensor) -> Result<(), String> {
 fn check_view_rebase_allowed(t: &Tensor) -> Result<(), String> {
     match t.creation() {
         CreationMeta::Default => Ok(()),
-        CreationMeta::MultiOutput { op, index } => Err(format!(
-            "Output {index} of {op} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
-        )),
-        CreationMeta::NoGradMode => Err(
-            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).".into(),
-        ),
+        CreationMeta::MultiOutput { op, index } => Err(multi_output_view_error(op, index)),
+        CreationMeta::NoGradMode { view_of_view } => Err(no_grad_view_error(view_of_view)),
     }
+}
+
+/// The name PyTorch's autograd gives the backward node of view op `op`
+/// (`grad_fn.name()` without its `Backward<N>` suffix), as its errors show it.
+pub fn autograd_node_name(op: &str) -> String {
+    let short = op.strip_prefix("view.").unwrap_or(op);
+    match short {
+        "view" | "reshape" => "View".into(),
+        "split" => "SplitWithSizes".into(),
+        _ => short
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            })
+            .collect(),
+    }
+}
+
+/// PyTorch's error for an in-place write to output `index` of multi-output
+/// view op `op` while autograd records.
+pub fn multi_output_view_error(op: &str, index: usize) -> String {
+    format!(
+        "Output {index} of {} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
+        autograd_node_name(op)
+    )
+}
+
+/// PyTorch's error for an in-place write in grad mode to a view made under
+/// no_grad, or (`view_of_view`: the op and output index of the grad-mode
+/// view) to a view of one.
+pub fn no_grad_view_error(view_of_view: Option<(&str, usize)>) -> String {
+    let subject = match view_of_view {
+        None => "A view was".to_string(),
+        Some((op, index)) => format!("Output {index} of {} is a view of a view which was", autograd_node_name(op)),
+    };
+    format!(
+        "{subject} created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+    )
 }
 
 /// Records an autograd-visible in-place change of `t`: it (and the root it

@@ -145,8 +145,10 @@ pub enum CreationMeta {
     Default,
     /// Output `index` of an op returning several views (`unbind`, `split`).
     MultiOutput { op: &'static str, index: usize },
-    /// Created under no_grad from a tensor that requires grad.
-    NoGradMode,
+    /// Created under no_grad from a tensor that requires grad, or a view of
+    /// such a view. `view_of_view`: for a view made in grad mode (so with a
+    /// `grad_fn`), its op and output index, which PyTorch's error names.
+    NoGradMode { view_of_view: Option<(&'static str, usize)> },
 }
 
 /// A handle to a tensor object.

@@ -39,7 +39,7 @@ func.func @write_expanded(%x: tensor<3xf32>) {
 
 func.func @unbind_inplace(%x: tensor<2x3xf32> {aot.requires_grad, aot.non_leaf}) {
   %u:2 = view.unbind %x : tensor<2x3xf32> -> (tensor<3xf32>, tensor<3xf32>)
-  // expected-error@+1 {{'mut.neg_' op Output 0 of view.unbind is a view and is being modified inplace}}
+  // expected-error@+1 {{'mut.neg_' op Output 0 of Unbind is a view and is being modified inplace}}
   mut.neg_ %u#0 : tensor<3xf32>
   return
 }

@@ -32,7 +32,12 @@
 //!
 //! Writes under `aot.no_grad` or through a detached alias are marked
 //! `aot.hidden_write` on their outermost scatter: autograd does not see them,
-//! so the base keeps its gradient identity. The autograd flags of every
+//! so the base keeps its gradient identity. A view made under no_grad of a
+//! tensor that requires grad gets an identity `view.alias {aot.no_grad}`
+//! step after it in its chain, and a chain restarted from the base
+//! (`as_strided`) of a detached or no_grad object begins with that object's
+//! stop step: the regenerated values stay cut off from autograd, as their
+//! objects are. The autograd flags of every
 //! object (requires_grad, leafness, view base, creation) are tracked as the
 //! interpreter tracks them, so the pass reports PyTorch's errors (in-place on
 //! a leaf that requires grad, ...) at compile time with a location.

@@ -17,14 +17,16 @@ use aot_dialects::func::FuncView;
 use aot_dialects::r#mut::{InPlaceInterface, MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY};
 use aot_ir::*;
-use aot_runtime::interp::{Detaches, NonDifferentiableResults, NO_GRAD};
+use aot_runtime::interp::{multi_output_view_error, no_grad_view_error, Detaches, NonDifferentiableResults, NO_GRAD};
 use rustc_hash::FxHashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Creation {
     Default,
     MultiOutput(&'static str, usize),
-    NoGrad,
+    /// Made under no_grad from a tensor that requires grad; for a view of
+    /// such a view made in grad mode, its op and output index.
+    NoGrad(Option<(&'static str, usize)>),
 }
 
 #[derive(Clone, Debug)]
@@ -38,6 +40,12 @@ struct Obj {
     src: Option<usize>,
     cached: Option<(Value, u32)>,
     detached: bool,
+    /// The step that stops gradient on the way from the storage base to this
+    /// object, if any (a `view.detach`, or the marker after a view made
+    /// under no_grad of a tensor that requires grad): a chain restarted from
+    /// the base (`as_strided`, `as_strided_`, `resize_`) starts with it, so
+    /// the regenerated value stays cut off from autograd.
+    stop: Option<Step>,
     readonly: bool,
     multi_output: bool,
     rg: bool,
@@ -204,6 +212,7 @@ impl<'c> Functionalizer<'c> {
             src: None,
             cached: Some((v, 0)),
             detached: false,
+            stop: None,
             readonly: false,
             multi_output: false,
             rg: false,
@@ -226,6 +235,29 @@ impl<'c> Functionalizer<'c> {
         ];
         self.rw.sort_named_attrs(&mut attrs);
         Step { op: "view.as_strided", attrs }
+    }
+
+    /// The chain of a view that `step` computes from the storage base
+    /// directly (an `as_strided`), for an object derived from `o`: it keeps
+    /// `o`'s gradient stop, which replaying `step` alone would lose.
+    fn restarted_chain(&self, o: usize, step: Step) -> Chain {
+        match &self.objs[o].stop {
+            Some(stop) => Chain::single(stop.clone()).pushed(step),
+            None => Chain::single(step),
+        }
+    }
+
+    /// The step appended to the chain of a view made under no_grad of a
+    /// tensor that requires grad: an identity `view.alias {aot.no_grad}`,
+    /// where `joint` stops. It is not part of the object's layout, so
+    /// output facts leave it out (see [`Self::is_no_grad_marker`]).
+    fn no_grad_marker(&mut self) -> Step {
+        let unit = self.rw.unit_attr();
+        Step { op: "view.alias", attrs: vec![NamedAttr { name: self.rw.sym(NO_GRAD), value: unit }] }
+    }
+
+    fn is_no_grad_marker(&self, s: &Step) -> bool {
+        s.op == "view.alias" && s.attrs.iter().any(|a| self.rw.sym_str(a.name) == NO_GRAD)
     }
 
     fn apply(&mut self, step: &Step, v: Value) -> Result<Value, Diagnostic> {
@@ -449,6 +481,14 @@ impl<'c> Functionalizer<'c> {
 
     /// PyTorch's checks before an in-place op on `o` with grad mode on.
     fn check_inplace(&self, op: Op, o: usize, any_rg: bool) -> Result<(), Diagnostic> {
+        // PyTorch's `check_inplace` order: the view's creation first.
+        if any_rg {
+            match self.objs[o].creation {
+                Creation::Default => {}
+                Creation::MultiOutput(name, k) => return Err(self.err(op, multi_output_view_error(name, k))),
+                Creation::NoGrad(view_of_view) => return Err(self.err(op, no_grad_view_error(view_of_view))),
+            }
+        }
         match self.objs[o].root {
             Some(r) if self.is_leaf(r) && self.requires_grad(r) => {
                 return Err(self
@@ -458,20 +498,6 @@ impl<'c> Functionalizer<'c> {
                 return Err(self.err(op, "a leaf Variable that requires grad is being used in an in-place operation."))
             }
             _ => {}
-        }
-        if any_rg {
-            match self.objs[o].creation {
-                Creation::Default => {}
-                Creation::MultiOutput(name, k) => {
-                    return Err(self.err(
-                        op,
-                        format!("Output {k} of {name} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
-                    ))
-                }
-                Creation::NoGrad => {
-                    return Err(self.err(op, "A view was created in no_grad mode and is being modified inplace with grad mode enabled."))
-                }
-            }
         }
         Ok(())
     }
@@ -664,6 +690,7 @@ impl<'c> Functionalizer<'c> {
                             src: None,
                             cached: None,
                             detached: false,
+                            stop: None,
                             readonly: false,
                             multi_output: false,
                             rg: diff_base,
@@ -693,6 +720,7 @@ impl<'c> Functionalizer<'c> {
                 src: None,
                 cached: Some((v, 0)),
                 detached: false,
+                stop: None,
                 readonly: has_internal_overlap(&layout),
                 multi_output: false,
                 rg: own_rg,
@@ -846,22 +874,37 @@ impl<'c> Functionalizer<'c> {
                     attrs: attrs.iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect(),
                 },
             };
-            let chain = if step.op == "view.as_strided" {
+            // A view made under no_grad of a tensor that requires grad
+            // reports requires_grad, but gradient never flows through it.
+            let no_grad_view = !detaches && !grad_mode && self.requires_grad(p);
+            let mut chain = if step.op == "view.as_strided" {
                 self.check_covered(op, sto, &l)?;
-                Chain::single(step.clone())
+                self.restarted_chain(p, step.clone())
             } else {
                 self.objs[p].chain.pushed(step.clone())
+            };
+            let stop = if detaches {
+                Some(step.clone())
+            } else if no_grad_view {
+                let marker = self.no_grad_marker();
+                chain.push(marker.clone());
+                Some(self.objs[p].stop.clone().unwrap_or(marker))
+            } else {
+                self.objs[p].stop.clone()
             };
             let readonly =
                 self.objs[p].readonly || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly));
             let (rg, leaf, root, creation) = if detaches {
                 (false, true, None, Creation::Default)
             } else if !grad_mode {
-                (false, true, None, if self.requires_grad(p) { Creation::NoGrad } else { Creation::Default })
+                // Reports requires_grad, as a leaf (no grad_fn); the marker
+                // in its chain keeps gradient from flowing through it.
+                (no_grad_view, true, None, if no_grad_view { Creation::NoGrad(None) } else { Creation::Default })
             } else {
                 let root = self.objs[p].root.unwrap_or(p);
                 let creation = match self.objs[p].creation {
                     Creation::Default if multi => Creation::MultiOutput(def.name, k),
+                    Creation::NoGrad(_) if self.requires_grad(p) => Creation::NoGrad(Some((def.name, k))),
                     c => c,
                 };
                 (false, false, Some(root), creation)
@@ -874,6 +917,7 @@ impl<'c> Functionalizer<'c> {
                 src: Some(p),
                 cached: None,
                 detached: self.objs[p].detached || detaches,
+                stop,
                 readonly,
                 multi_output: self.objs[p].multi_output || multi,
                 rg,
@@ -960,7 +1004,7 @@ impl<'c> Functionalizer<'c> {
                 let version = self.stos[sto].version;
                 if view == "view.as_strided" {
                     self.check_covered(op, sto, &new)?;
-                    self.objs[x].chain = Chain::single(step);
+                    self.objs[x].chain = self.restarted_chain(x, step);
                     self.objs[x].cached = None;
                 } else {
                     self.objs[x].chain.push(step.clone());
@@ -987,7 +1031,7 @@ impl<'c> Functionalizer<'c> {
                 // The new layout may read storage elements no argument covers.
                 self.check_covered(op, sto, &l)?;
                 let step = self.as_strided_step(&l);
-                self.objs[x].chain = Chain::single(step);
+                self.objs[x].chain = self.restarted_chain(x, step);
                 self.objs[x].layout = l;
                 self.objs[x].cached = None;
                 self.objs[x].src = None;
@@ -1385,7 +1429,7 @@ impl<'c> Functionalizer<'c> {
                 (_, Some(i)) => facts.input = Some(i),
                 (Some((c, prefix)), None) => {
                     facts.input = Some(c);
-                    facts.views = Some(chain.steps_from(prefix).into_iter().map(|s| self.view_step(s)).collect());
+                    facts.views = Some(self.view_steps(&chain, prefix));
                 }
                 (None, None) => facts.input = members.first().map(|m| self.canonical[m.0]),
             }
@@ -1397,7 +1441,7 @@ impl<'c> Functionalizer<'c> {
             facts.base_requires_grad = base_obj.is_some_and(|b| self.requires_grad(b));
             facts.base_is_output = base_obj.and_then(|b| outs.iter().position(|&x| x == b));
             let chain = self.objs[o].chain.clone();
-            facts.views = Some(chain.steps().into_iter().map(|s| self.view_step(s)).collect());
+            facts.views = Some(self.view_steps(&chain, 0));
         }
         Ok(facts)
     }
@@ -1406,6 +1450,14 @@ impl<'c> Functionalizer<'c> {
     /// with a layout start with their as_strided step.
     fn initial_chain_len(&self, c: usize) -> usize {
         self.arg_chain0[c]
+    }
+
+    /// The view steps of `chain` after its first `start`, for output facts:
+    /// no_grad markers are not views the runtime replays.
+    fn view_steps(&mut self, chain: &Chain, start: usize) -> Vec<ViewStep> {
+        let steps: Vec<Step> =
+            chain.steps_from(start).into_iter().filter(|s| !self.is_no_grad_marker(s)).cloned().collect();
+        steps.iter().map(|s| self.view_step(s)).collect()
     }
 
     fn view_step(&mut self, s: &Step) -> ViewStep {
