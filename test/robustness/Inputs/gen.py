@@ -8,6 +8,8 @@ usage: gen.py KIND N
   fanout N      @h0 ... @hN, each @hi calling @h(i+1) twice (2^N calls from
                 @main); @hN returns its argument
   sin N         N chained tensor.sin ops of an argument, returned
+  detached N    N mut.mul_ through one detached alias of an argument (after
+                aot-inference: a chain of N scatters and products)
 """
 
 import sys
@@ -66,6 +68,16 @@ def main():
         for i in range(1, n + 1):
             emit(f"  %v{i} = tensor.sin %v{i - 1} : {ty}")
         emit(f"  return %v{n} : {ty}")
+        emit("}")
+    elif kind == "detached":
+        ty = "tensor<2xf32>"
+        emit(f"func.func @main(%z: {ty}) -> {ty} {{")
+        emit(f"  %c = tensor.constant dense<2.0> : {ty}")
+        emit(f"  %d = view.detach %z : {ty}")
+        for _ in range(n):
+            emit(f"  mut.mul_ %d, %c : {ty}")
+        emit(f"  %r = tensor.add %z, %c : {ty}")
+        emit(f"  return %r : {ty}")
         emit("}")
     else:
         sys.exit(f"unknown kind {kind}")
