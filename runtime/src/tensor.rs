@@ -254,13 +254,16 @@ impl Iterator for StridedIter<'_> {
         }
         self.left -= 1;
         let at = self.pos as usize;
+        // The position may step one stride past the last element before the
+        // odometer carries back: wrapping arithmetic is exact for every
+        // position actually returned, which lie inside the checked extent.
         for d in (0..self.sizes.len()).rev() {
             self.idx[d] += 1;
-            self.pos += self.strides[d];
+            self.pos = self.pos.wrapping_add(self.strides[d]);
             if self.idx[d] < self.sizes[d] {
                 break;
             }
-            self.pos -= self.strides[d] * self.sizes[d];
+            self.pos = self.pos.wrapping_sub(self.strides[d].wrapping_mul(self.sizes[d]));
             self.idx[d] = 0;
         }
         Some(at)

@@ -471,6 +471,21 @@ fn verify_arange(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     if r.elem.is_bool() {
         return Err(Diagnostic::op_error(ctx, op, "result cannot be i1"));
     }
+    // Integer results are computed in i64: every value must be a whole
+    // number of the result's range (PyTorch: "value cannot be converted to
+    // type int64_t without overflow").
+    if r.elem.is_int() {
+        let (start, step) = (ctx.attr_f64(op, "start").unwrap_or(0.0), ctx.attr_f64(op, "step").unwrap_or(1.0));
+        let last = (r.numel() - 1).max(0) as f64 * step + start;
+        let fits = |v: f64| v.is_finite() && v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v);
+        if !fits(start) || !fits(step) || !fits(last) {
+            return Err(Diagnostic::op_error(
+                ctx,
+                op,
+                format!("start {start} and step {step} do not give whole numbers within the range of {}", r.elem),
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -452,7 +452,8 @@ fn layout_split(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, S
     }
     let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
     let sizes = a.req_list("sizes")?;
-    if sizes.iter().any(|&s| s < 0) || sizes.iter().sum::<i64>() != x.sizes[dim] {
+    let total = sizes.iter().try_fold(0i64, |acc, &s| acc.checked_add(s));
+    if sizes.iter().any(|&s| s < 0) || total != Some(x.sizes[dim]) {
         return Err(format!(
             "split sizes {} must be non-negative and sum to the size of dimension {dim} ({})",
             fmt_shape(&sizes),

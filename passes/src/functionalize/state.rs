@@ -147,6 +147,16 @@ fn overlaps(a: &Layout, b: &Layout) -> bool {
         return false;
     }
     let span = (hi - lo) as usize;
+    // The bitmap costs a bit per element of a's span; a sorted list of the
+    // smaller layout's indices costs 8 bytes per element. Take the cheaper
+    // (a sparse, huge-strided layout has a huge span and few elements).
+    let (na, nb) = (numel(&a.sizes) as u64, numel(&b.sizes) as u64);
+    if (span as u64) / 64 > na.min(nb) {
+        let (small, large) = if na <= nb { (a, b) } else { (b, a) };
+        let mut seen: Vec<usize> = indices(small).collect();
+        seen.sort_unstable();
+        return indices(large).any(|i| seen.binary_search(&i).is_ok());
+    }
     let mut bits = vec![0u64; span.div_ceil(64)];
     for i in indices(a) {
         let k = i - lo as usize;
