@@ -482,7 +482,7 @@ fn verify_arange(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
             return Err(Diagnostic::op_error(
                 ctx,
                 op,
-                format!("start {start} and step {step} do not give whole numbers within the range of {}", r.elem),
+                format!("start {start:?} and step {step:?} do not give whole numbers within the range of {}", r.elem),
             ));
         }
     }
