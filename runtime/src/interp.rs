@@ -35,6 +35,19 @@ pub struct Kernel(pub fn(&mut KernelCtx<'_>) -> KernelResult);
 /// Marks `view.detach`: its result is an alias that leaves autograd.
 pub struct Detaches;
 
+/// Marks an in-place op that, like PyTorch's `index_put_`, checks its
+/// inputs with `assert_no_overlap`: an input that overlaps the destination
+/// at all, even exactly (the destination itself), is an error. Other
+/// in-place ops (`assert_no_partial_overlap`) only reject a partial overlap.
+pub struct AssertNoOverlap;
+
+/// Whether an in-place op must reject an input whose memory relates to its
+/// destination's as `status`; `strict` for ops marked [`AssertNoOverlap`].
+pub fn overlap_forbidden(status: crate::overlap::MemOverlap, strict: bool) -> bool {
+    use crate::overlap::MemOverlap;
+    status == MemOverlap::Partial || (strict && status == MemOverlap::Full)
+}
+
 /// Results (by index) that never require grad, e.g. the mean and rstd of
 /// `layer_norm` (PyTorch marks them non-differentiable).
 pub struct NonDifferentiableResults(pub &'static [usize]);
@@ -348,13 +361,19 @@ impl<'a> Interpreter<'a> {
             ));
         }
         if def.has(Traits::INPLACE) {
+            let strict = def.interface::<AssertNoOverlap>().is_some();
             let out = crate::overlap::View::new(&inputs[0].sizes(), &inputs[0].strides(), inputs[0].offset());
             for t in &inputs[1..] {
-                if t.shares_storage(&inputs[0]) && !t.same(&inputs[0]) {
+                let status = if t.same(&inputs[0]) {
+                    crate::overlap::MemOverlap::Full
+                } else if t.shares_storage(&inputs[0]) {
                     let v = crate::overlap::View::new(&t.sizes(), &t.strides(), t.offset());
-                    if crate::overlap::mem_overlap(&out, &v) == crate::overlap::MemOverlap::Partial {
-                        return Err(self.err(op, crate::overlap::PARTIAL_OVERLAP_ERROR));
-                    }
+                    crate::overlap::mem_overlap(&out, &v)
+                } else {
+                    continue;
+                };
+                if overlap_forbidden(status, strict) {
+                    return Err(self.err(op, crate::overlap::PARTIAL_OVERLAP_ERROR));
                 }
             }
         }

@@ -8,7 +8,9 @@
 //! are the `view` dialect's layout rules applied in place.
 //!
 //! [`InPlaceInterface`] names the pure op each data mutation computes, which
-//! is what `functionalize` rewrites it to.
+//! is what `functionalize` rewrites it to. An op whose inputs may not overlap
+//! its destination at all (PyTorch's `assert_no_overlap`, as `index_put_`)
+//! declares `AssertNoOverlap`; the others reject only a partial overlap.
 
 pub mod kernels;
 pub mod lowering;
@@ -17,6 +19,7 @@ use crate::lowering::Lower;
 use crate::shape::*;
 use crate::view::{rules, LayoutFn};
 use aot_ir::*;
+use aot_runtime::interp::AssertNoOverlap;
 use aot_runtime::Kernel;
 
 /// Builds, in value semantics, the value a data mutation writes into its
@@ -355,7 +358,10 @@ data_op!(
     infer_index_put,
     Some("tensor.index_put"),
     index_put_value,
-    kernels::index_put_
+    kernels::index_put_,
+    // PyTorch's `index_put_` checks its values with `assert_no_overlap`:
+    // values that are the destination itself are an error too.
+    &AssertNoOverlap
 );
 
 macro_rules! meta_op {

@@ -17,7 +17,10 @@ use aot_dialects::func::FuncView;
 use aot_dialects::r#mut::{InPlaceInterface, MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY};
 use aot_ir::*;
-use aot_runtime::interp::{multi_output_view_error, no_grad_view_error, Detaches, NonDifferentiableResults, NO_GRAD};
+use aot_runtime::interp::{
+    multi_output_view_error, no_grad_view_error, overlap_forbidden, AssertNoOverlap, Detaches,
+    NonDifferentiableResults, NO_GRAD,
+};
 use rustc_hash::FxHashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -953,15 +956,19 @@ impl<'c> Functionalizer<'c> {
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
             ));
         }
+        let strict = def.interface::<AssertNoOverlap>().is_some();
         for &y in &operands[1..] {
+            use aot_runtime::overlap::{mem_overlap, MemOverlap, View, PARTIAL_OVERLAP_ERROR};
             let (a, b) = (&self.objs[x].layout, &self.objs[y].layout);
-            if y != x && self.objs[y].sto == self.objs[x].sto {
-                use aot_runtime::overlap::{mem_overlap, MemOverlap, View, PARTIAL_OVERLAP_ERROR};
-                let status =
-                    mem_overlap(&View::new(&a.sizes, &a.strides, a.offset), &View::new(&b.sizes, &b.strides, b.offset));
-                if status == MemOverlap::Partial {
-                    return Err(self.err(op, PARTIAL_OVERLAP_ERROR));
-                }
+            let status = if y == x {
+                MemOverlap::Full
+            } else if self.objs[y].sto == self.objs[x].sto {
+                mem_overlap(&View::new(&a.sizes, &a.strides, a.offset), &View::new(&b.sizes, &b.strides, b.offset))
+            } else {
+                continue;
+            };
+            if overlap_forbidden(status, strict) {
+                return Err(self.err(op, PARTIAL_OVERLAP_ERROR));
             }
         }
         let iface = def

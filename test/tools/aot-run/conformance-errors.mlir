@@ -12,6 +12,10 @@
 // RUN: not aot-run %s --entry split_output --random-inputs 0 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: sed -n '/^func.func @split_output(/,/^}/p' %s > %t.split.mlir
 // RUN: not aot-run %t.split.mlir --random-inputs 0 --mode compiled 2>&1 | FileCheck %s --check-prefix=SPLIT-C
+// RUN: not aot-run %s --entry index_put_self --random-inputs 0 2>&1 | FileCheck %s --check-prefix=INDEX
+// RUN: sed -n '/^func.func @index_put_self(/,/^}/p' %s > %t.index.mlir
+// RUN: not aot-run %t.index.mlir --random-inputs 0 --mode compiled 2>&1 | FileCheck %s --check-prefix=INDEX-C
+// RUN: not aot-run %t.index.mlir --random-inputs 0 --mode compiled --pipeline aot-train --grad 2>&1 | FileCheck %s --check-prefix=INDEX-C
 
 // NOGRAD: conformance-errors.mlir:[[# @LINE + 6]]:3: error: 'mut.zero_' op A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden.
 // NOGRAD-NOT: "outputs"
@@ -45,4 +49,15 @@ func.func @split_output(%x: tensor<2x4xf32> {aot.requires_grad}) -> tensor<2x4xf
   %k = "tensor.full"() {value = 2.0 : f64} : () -> tensor<2x2xf32>
   "mut.mul_"(%s#1, %k) : (tensor<2x2xf32>, tensor<2x2xf32>) -> ()
   return %c : tensor<2x4xf32>
+}
+
+// INDEX: conformance-errors.mlir:[[# @LINE + 7]]:3: error: 'mut.index_put_' op unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location.
+// INDEX-NOT: "outputs"
+// INDEX-C: :3: error: 'mut.index_put_' op unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location.
+// INDEX-C-NOT: "outputs"
+func.func @index_put_self(%x: tensor<3xf32> {aot.requires_grad}) -> tensor<3xf32> {
+  %c = "tensor.exp"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %i = "tensor.constant"() {value = dense<[2, 0, 1]> : tensor<3xi64>} : () -> tensor<3xi64>
+  "mut.index_put_"(%c, %i, %c) : (tensor<3xf32>, tensor<3xi64>, tensor<3xf32>) -> ()
+  return %c : tensor<3xf32>
 }
