@@ -639,24 +639,39 @@ fn rename(e: &Expr, from: Value, to: Value) -> Expr {
 fn fuse_all(rw: &mut Rewriter<'_>, entry: Block, ret_roots: &FxHashSet<Value>) -> Result<u64, String> {
     let mut fused = 0;
     let mut i = 0;
+    // The block's order only changes when a fusion happens.
+    let mut kernels = kernel_ops(rw, entry);
+    let pos = positions(rw, entry);
+    let order: Vec<Op> = rw.block_ops(entry).collect();
     loop {
-        let kernels = kernel_ops(rw, entry);
         let Some(&k1) = kernels.get(i) else { return Ok(fused) };
-        if fuse_from(rw, entry, k1, ret_roots)? {
-            // k1 went into a later kernel; the kernel now at position i is
-            // the next one to try.
+        if fuse_from(rw, k1, ret_roots, &pos, &order)? {
+            // k1 went into a later kernel, which keeps its place: the block's
+            // relative order holds (erased ops are skipped), and the kernel
+            // now at position i is the next one to try. Re-walking the block
+            // after every fusion would make a long chain quadratic.
             fused += 1;
+            kernels.remove(i);
         } else {
             i += 1;
+        }
+        if i >= kernels.len() {
+            erase_dead_buffers(rw, entry);
+            return Ok(fused);
         }
     }
 }
 
 /// Tries to fuse kernel `k1` with the first later kernel that reads what it
 /// writes; returns whether it did (then `k1` is merged into that kernel).
-fn fuse_from(rw: &mut Rewriter<'_>, entry: Block, k1: Op, ret_roots: &FxHashSet<Value>) -> Result<bool, String> {
-    let pos = positions(rw, entry);
-    let order: Vec<Op> = rw.block_ops(entry).collect();
+/// `pos` and `order` describe the block as it is.
+fn fuse_from(
+    rw: &mut Rewriter<'_>,
+    k1: Op,
+    ret_roots: &FxHashSet<Value>,
+    pos: &FxHashMap<Op, usize>,
+    order: &[Op],
+) -> Result<bool, String> {
     {
         let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
         let Some(stores) = row_stores(rw, k1, l1) else { return Ok(false) };
@@ -666,7 +681,11 @@ fn fuse_from(rw: &mut Rewriter<'_>, entry: Block, k1: Op, ret_roots: &FxHashSet<
         let mut candidates: Vec<Op> = Vec::new();
         for &root in &written {
             if let Some(uses) = uses_of_root(rw, root) {
-                candidates.extend(uses.into_iter().map(|(o, _)| o).filter(|&o| o != k1 && pos[&o] > pos[&k1]));
+                candidates.extend(
+                    uses.into_iter()
+                        .map(|(o, _)| o)
+                        .filter(|&o| o != k1 && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b)),
+                );
             }
         }
         candidates.sort_by_key(|o| pos[o]);
@@ -689,7 +708,7 @@ fn fuse_from(rw: &mut Rewriter<'_>, entry: Block, k1: Op, ret_roots: &FxHashSet<
             }
             // (Views and allocations between them are only layouts.)
             let between = &order[pos[&k1] + 1..pos[&k2]];
-            let blocked = between.iter().any(|&o| {
+            let blocked = between.iter().filter(|&&o| !rw.is_erased(o)).any(|&o| {
                 let layout_only = matches!(rw.op_name(o), r#loop::VIEW | r#loop::ALLOC | r#loop::GLOBAL);
                 let w: Vec<Value> = writes(rw, o).into_iter().map(|r| alias_class(rw, r)).collect();
                 !layout_only
@@ -753,7 +772,6 @@ fn fuse_from(rw: &mut Rewriter<'_>, entry: Block, k1: Op, ret_roots: &FxHashSet<
                 }
             }
             prune_kernel_args(rw, k2);
-            erase_dead_buffers(rw, entry);
             return Ok(true);
         }
     }

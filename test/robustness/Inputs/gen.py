@@ -10,6 +10,7 @@ usage: gen.py KIND N
   sin N         N chained tensor.sin ops of an argument, returned
   detached N    N mut.mul_ through one detached alias of an argument (after
                 aot-inference: a chain of N scatters and products)
+  nograd N      N mut.mul_ of an argument under no_grad, then a + 3
 """
 
 import sys
@@ -77,6 +78,16 @@ def main():
         for _ in range(n):
             emit(f"  mut.mul_ %d, %c : {ty}")
         emit(f"  %r = tensor.add %z, %c : {ty}")
+        emit(f"  return %r : {ty}")
+        emit("}")
+    elif kind == "nograd":
+        ty = "tensor<3xf32>"
+        emit(f"func.func @main(%a: {ty}) -> {ty} {{")
+        emit("  %two = tensor.full {value = 2.0} : tensor<f32>")
+        for _ in range(n):
+            emit(f"  mut.mul_ %a, %two {{aot.no_grad}} : {ty}, tensor<f32>")
+        emit("  %three = tensor.full {value = 3.0} : tensor<f32>")
+        emit(f"  %r = tensor.add %a, %three : {ty}, tensor<f32> -> {ty}")
         emit(f"  return %r : {ty}")
         emit("}")
     else:
