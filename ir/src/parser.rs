@@ -1445,11 +1445,19 @@ impl<'a, 'src> Parser<'a, 'src> {
                 if is_f {
                     let neg = self.consume_if(TokenKind::Minus);
                     let t = self.tok;
-                    if !matches!(t.kind, TokenKind::Integer | TokenKind::Float) {
+                    let v: f64 = if t.kind == TokenKind::BareIdent && matches!(self.peek_text(), "inf" | "nan" | "NaN")
+                    {
+                        if self.peek_text() == "inf" {
+                            f64::INFINITY
+                        } else {
+                            f64::NAN
+                        }
+                    } else if matches!(t.kind, TokenKind::Integer | TokenKind::Float) {
+                        self.lex.text(&t).parse().map_err(|_| self.error_here("invalid float literal"))?
+                    } else {
                         return Err(self.error_here("expected float value"));
-                    }
+                    };
                     self.advance();
-                    let v: f64 = self.lex.text(&t).parse().map_err(|_| self.error_here("invalid float literal"))?;
                     floats.push(if neg { -v } else { v }.to_bits());
                 } else {
                     ints.push(self.parse_integer()?);
@@ -1553,7 +1561,7 @@ impl<'a, 'src> Parser<'a, 'src> {
                 let v = if neg { -v } else { v };
                 Ok((true, false, v, v as i64, t))
             }
-            BareIdent if matches!(self.peek_text(), "inf" | "nan") => {
+            BareIdent if matches!(self.peek_text(), "inf" | "nan" | "NaN") => {
                 let v = if self.peek_text() == "inf" { f64::INFINITY } else { f64::NAN };
                 self.advance();
                 let v = if neg { -v } else { v };

@@ -518,8 +518,14 @@ fn write_dict(ctx: &Context, entries: &[NamedAttr], out: &mut String) {
 
 /// Writes a float so that it reads back to the same value of type `e`.
 pub fn write_float(v: f64, e: ElemType, out: &mut String) {
+    // Non-finite values are spelled `inf`, `-inf` and `nan`, which dense
+    // literals and float arrays parse back.
+    if v.is_nan() {
+        out.push_str("nan");
+        return;
+    }
     let s = if e == ElemType::F32 { format!("{:?}", v as f32) } else { format!("{v:?}") };
-    if s.contains('.') || s.contains("inf") || s.contains("NaN") {
+    if s.contains('.') || s.contains("inf") {
         out.push_str(&s);
     } else if let Some(i) = s.find('e') {
         out.push_str(&s[..i]);

@@ -25,3 +25,13 @@ func.func @arange_fraction() -> tensor<4xi64> {
   %0 = tensor.arange {start = 0, step = 0.5} : tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// unbind makes one result per slice; a 2^32-slice unbind allocated its
+// layouts before comparing them with the op's one result.
+func.func @unbind_huge(%x: tensor<4294967296xf32>) {
+  // expected-error@+1 {{'view.unbind' op the results of unbind needs 377957122048 bytes, more than the allocation limit}}
+  %r = view.unbind %x : tensor<4294967296xf32> -> tensor<f32>
+  return
+}

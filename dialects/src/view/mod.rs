@@ -443,6 +443,14 @@ fn layout_unbind(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, 
         return Err("unbind() cannot be applied to a 0-dim tensor".into());
     }
     let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
+    // One result per slice: the count comes from the shape, so it is an
+    // allocation like any other (2^32 layouts for tensor<4294967296xf32>).
+    aot_ir::size::check_alloc(
+        x.sizes[dim].max(0) as u64,
+        std::mem::size_of::<Layout>() as u64,
+        "the results of unbind",
+    )
+    .map_err(|e| e.to_string())?;
     (0..x.sizes[dim]).map(|i| select_of(x, dim, i)).collect()
 }
 
