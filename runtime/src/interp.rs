@@ -354,6 +354,17 @@ impl<'a> Interpreter<'a> {
             }
             check_inplace_allowed(&inputs[0]).map_err(|m| self.err(op, m))?;
         }
+        if grad_mode && (def.has(Traits::DIFFERENTIABLE) || inplace) && def.interface::<Detaches>().is_none() {
+            // Autograd takes the grad_fn of every operand but an in-place
+            // op's destination (checked above).
+            let skip = usize::from(inplace);
+            for t in &inputs[skip..] {
+                check_view_use_allowed(t).map_err(|m| self.err(op, m))?;
+            }
+        }
+        if inplace {
+            inputs[0].storage().bump_version();
+        }
         if def.has(Traits::INPLACE) && inputs[0].has_internal_overlap() {
             return Err(self.err(
                 op,
@@ -383,6 +394,7 @@ impl<'a> Interpreter<'a> {
 
         let any_input_rg = || inputs.iter().any(|t| t.requires_grad());
         if def.has(Traits::VIEW) && !inplace {
+            let version = inputs[0].storage().version();
             let detaches = def.interface::<Detaches>().is_some();
             let multi = results.len() > 1 || def.results != aot_ir::Arity::Exact(1);
             for (index, r) in results.iter_mut().enumerate() {
@@ -409,7 +421,7 @@ impl<'a> Interpreter<'a> {
                     t.is_leaf = true;
                     t.view_base = None;
                     if rg {
-                        t.creation = CreationMeta::NoGradMode { view_of_view: None };
+                        t.creation = CreationMeta::NoGradMode { view_of_view: None, version };
                     }
                 } else {
                     let root = inputs[0].autograd_root();
@@ -420,9 +432,9 @@ impl<'a> Interpreter<'a> {
                     t.is_leaf = false;
                     t.view_base = Some(root);
                     t.creation = match inherited {
-                        CreationMeta::Default if multi => CreationMeta::MultiOutput { op: def.name, index },
+                        CreationMeta::Default if multi => CreationMeta::MultiOutput { op: def.name, index, version },
                         CreationMeta::NoGradMode { .. } if rg => {
-                            CreationMeta::NoGradMode { view_of_view: Some((def.name, index)) }
+                            CreationMeta::NoGradMode { view_of_view: Some((def.name, index)), version }
                         }
                         other => other,
                     };
@@ -467,8 +479,28 @@ fn check_inplace_allowed(t: &Tensor) -> Result<(), String> {
 fn check_view_rebase_allowed(t: &Tensor) -> Result<(), String> {
     match t.creation() {
         CreationMeta::Default => Ok(()),
-        CreationMeta::MultiOutput { op, index } => Err(multi_output_view_error(op, index)),
-        CreationMeta::NoGradMode { view_of_view } => Err(no_grad_view_error(view_of_view)),
+        CreationMeta::MultiOutput { op, index, .. } => Err(multi_output_view_error(op, index, false)),
+        CreationMeta::NoGradMode { view_of_view, .. } => Err(no_grad_view_error(view_of_view, false)),
+    }
+}
+
+/// PyTorch's check when autograd takes the `grad_fn` of an operand that
+/// requires grad: a view that may not be rebased (made under no_grad, or an
+/// output of a multi-output view op) fails once its storage was modified in
+/// place after the view was made (in any mode, through any alias).
+fn check_view_use_allowed(t: &Tensor) -> Result<(), String> {
+    if !t.requires_grad() {
+        return Ok(());
+    }
+    let now = t.storage().version();
+    match t.creation() {
+        CreationMeta::MultiOutput { op, index, version } if version != now => {
+            Err(multi_output_view_error(op, index, true))
+        }
+        CreationMeta::NoGradMode { view_of_view, version } if version != now => {
+            Err(no_grad_view_error(view_of_view, true))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -489,25 +521,39 @@ pub fn autograd_node_name(op: &str) -> String {
     }
 }
 
+/// What PyTorch's view errors say happened: the view itself is written in
+/// place, or (`indirect`) it is used after its base or another view of its
+/// base was.
+fn modified(indirect: bool) -> &'static str {
+    if indirect {
+        "its base or another view of its base has been modified inplace"
+    } else {
+        "is being modified inplace"
+    }
+}
+
 /// PyTorch's error for an in-place write to output `index` of multi-output
-/// view op `op` while autograd records.
-pub fn multi_output_view_error(op: &str, index: usize) -> String {
+/// view op `op` while autograd records (`indirect`: for a use of it after
+/// its storage was modified in place).
+pub fn multi_output_view_error(op: &str, index: usize, indirect: bool) -> String {
     format!(
-        "Output {index} of {} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
-        autograd_node_name(op)
+        "Output {index} of {} is a view and {}. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
+        autograd_node_name(op),
+        modified(indirect)
     )
 }
 
 /// PyTorch's error for an in-place write in grad mode to a view made under
 /// no_grad, or (`view_of_view`: the op and output index of the grad-mode
 /// view) to a view of one.
-pub fn no_grad_view_error(view_of_view: Option<(&str, usize)>) -> String {
+pub fn no_grad_view_error(view_of_view: Option<(&str, usize)>, indirect: bool) -> String {
     let subject = match view_of_view {
         None => "A view was".to_string(),
         Some((op, index)) => format!("Output {index} of {} is a view of a view which was", autograd_node_name(op)),
     };
     format!(
-        "{subject} created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+        "{subject} created in no_grad mode and {} with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).",
+        modified(indirect)
     )
 }
 

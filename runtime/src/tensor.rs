@@ -65,6 +65,9 @@ fn buffer_bytes(b: &Buffer) -> u64 {
 pub struct Storage {
     id: u64,
     buf: RefCell<Buffer>,
+    /// PyTorch's version counter, which every view of a base shares: bumped
+    /// by each in-place op (data or metadata) on a tensor of this storage.
+    version: std::cell::Cell<u64>,
 }
 
 pub type StorageRef = Rc<Storage>;
@@ -78,7 +81,21 @@ impl Drop for Storage {
 impl Storage {
     pub fn new(buf: Buffer) -> StorageRef {
         memory::grow(buffer_bytes(&buf));
-        Rc::new(Storage { id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed), buf: RefCell::new(buf) })
+        Rc::new(Storage {
+            id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed),
+            buf: RefCell::new(buf),
+            version: std::cell::Cell::new(0),
+        })
+    }
+
+    /// The version counter (see the field).
+    pub fn version(&self) -> u64 {
+        self.version.get()
+    }
+
+    /// Records an in-place op on a tensor of this storage.
+    pub fn bump_version(&self) {
+        self.version.set(self.version.get() + 1);
     }
 
     /// Grows or shrinks the buffer to `n` elements (new ones are zero).
@@ -143,12 +160,14 @@ pub struct TensorImpl {
 pub enum CreationMeta {
     #[default]
     Default,
-    /// Output `index` of an op returning several views (`unbind`, `split`).
-    MultiOutput { op: &'static str, index: usize },
+    /// Output `index` of an op returning several views (`unbind`, `split`),
+    /// made when its storage was at `version`.
+    MultiOutput { op: &'static str, index: usize, version: u64 },
     /// Created under no_grad from a tensor that requires grad, or a view of
     /// such a view. `view_of_view`: for a view made in grad mode (so with a
-    /// `grad_fn`), its op and output index, which PyTorch's error names.
-    NoGradMode { view_of_view: Option<(&'static str, usize)> },
+    /// `grad_fn`), its op and output index, which PyTorch's error names;
+    /// `version`: its storage's version when the view was made.
+    NoGradMode { view_of_view: Option<(&'static str, usize)>, version: u64 },
 }
 
 /// A handle to a tensor object.

@@ -26,10 +26,13 @@ use rustc_hash::FxHashMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Creation {
     Default,
-    MultiOutput(&'static str, usize),
+    /// Output `k` of multi-output view op `name`, made when its storage had
+    /// seen `version` in-place ops.
+    MultiOutput(&'static str, usize, u64),
     /// Made under no_grad from a tensor that requires grad; for a view of
-    /// such a view made in grad mode, its op and output index.
-    NoGrad(Option<(&'static str, usize)>),
+    /// such a view made in grad mode, its op and output index; the storage's
+    /// in-place count when it was made.
+    NoGrad(Option<(&'static str, usize)>, u64),
 }
 
 #[derive(Clone, Debug)]
@@ -101,6 +104,9 @@ pub struct Functionalizer<'c> {
     rw: Rewriter<'c>,
     objs: Vec<Obj>,
     stos: Vec<Sto>,
+    /// PyTorch's version counter of each storage: the in-place ops (data or
+    /// metadata, in any mode) on its tensors so far.
+    inplace_ops: Vec<u64>,
     arg_objs: Vec<usize>,
     /// Each argument's storage and layout at entry.
     arg_initial: Vec<(usize, Layout)>,
@@ -191,6 +197,7 @@ impl<'c> Functionalizer<'c> {
     }
 
     fn new_storage(&mut self, s: Sto) -> usize {
+        self.inplace_ops.push(0);
         self.stos.push(s);
         self.stos.len() - 1
     }
@@ -498,8 +505,8 @@ impl<'c> Functionalizer<'c> {
         if any_rg {
             match self.objs[o].creation {
                 Creation::Default => {}
-                Creation::MultiOutput(name, k) => return Err(self.err(op, multi_output_view_error(name, k))),
-                Creation::NoGrad(view_of_view) => return Err(self.err(op, no_grad_view_error(view_of_view))),
+                Creation::MultiOutput(name, k, _) => return Err(self.err(op, multi_output_view_error(name, k, false))),
+                Creation::NoGrad(view_of_view, _) => return Err(self.err(op, no_grad_view_error(view_of_view, false))),
             }
         }
         match self.objs[o].root {
@@ -511,6 +518,29 @@ impl<'c> Functionalizer<'c> {
                 return Err(self.err(op, "a leaf Variable that requires grad is being used in an in-place operation."))
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// PyTorch's check when autograd takes the `grad_fn` of an operand of
+    /// `op` (run in grad mode): a view that may not be rebased (made under
+    /// no_grad, or an output of a multi-output view op) fails once its
+    /// storage was modified in place after it was made.
+    fn check_view_use(&self, op: Op, operands: &[usize]) -> Result<(), Diagnostic> {
+        for &o in operands {
+            if !self.requires_grad(o) {
+                continue;
+            }
+            let now = self.inplace_ops[self.objs[o].sto];
+            match self.objs[o].creation {
+                Creation::MultiOutput(name, k, v) if v != now => {
+                    return Err(self.err(op, multi_output_view_error(name, k, true)))
+                }
+                Creation::NoGrad(view_of_view, v) if v != now => {
+                    return Err(self.err(op, no_grad_view_error(view_of_view, true)))
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -535,6 +565,7 @@ impl<'c> Functionalizer<'c> {
             rw,
             objs: Vec::new(),
             stos: Vec::new(),
+            inplace_ops: Vec::new(),
             arg_objs: Vec::new(),
             arg_initial: Vec::new(),
             arg_leaf: Vec::new(),
@@ -820,6 +851,9 @@ impl<'c> Functionalizer<'c> {
     }
 
     fn pure_op(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<Vec<usize>, Diagnostic> {
+        if !self.rw.has_attr(op, NO_GRAD) && def.has(Traits::DIFFERENTIABLE) {
+            self.check_view_use(op, operands)?;
+        }
         let mut vals = Vec::with_capacity(operands.len());
         for &o in operands {
             vals.push(self.materialize(o)?);
@@ -850,6 +884,10 @@ impl<'c> Functionalizer<'c> {
             .ok_or_else(|| self.err(op, "is a view op without a view interface"))?;
         let grad_mode = !self.rw.has_attr(op, NO_GRAD);
         let detaches = def.interface::<Detaches>().is_some();
+        if grad_mode && !detaches {
+            self.check_view_use(op, &operands[..1])?;
+        }
+        let version = self.inplace_ops[self.objs[p].sto];
         let in_layout = self.objs[p].layout.clone();
         let layouts = match (vi.layout)(&AttrView::of_op(&self.rw, op), &in_layout) {
             Ok(l) => l,
@@ -912,12 +950,13 @@ impl<'c> Functionalizer<'c> {
             } else if !grad_mode {
                 // Reports requires_grad, as a leaf (no grad_fn); the marker
                 // in its chain keeps gradient from flowing through it.
-                (no_grad_view, true, None, if no_grad_view { Creation::NoGrad(None) } else { Creation::Default })
+                let creation = if no_grad_view { Creation::NoGrad(None, version) } else { Creation::Default };
+                (no_grad_view, true, None, creation)
             } else {
                 let root = self.objs[p].root.unwrap_or(p);
                 let creation = match self.objs[p].creation {
-                    Creation::Default if multi => Creation::MultiOutput(def.name, k),
-                    Creation::NoGrad(_) if self.requires_grad(p) => Creation::NoGrad(Some((def.name, k))),
+                    Creation::Default if multi => Creation::MultiOutput(def.name, k, version),
+                    Creation::NoGrad(..) if self.requires_grad(p) => Creation::NoGrad(Some((def.name, k)), version),
                     c => c,
                 };
                 (false, false, Some(root), creation)
@@ -949,7 +988,9 @@ impl<'c> Functionalizer<'c> {
         let others_rg = operands[1..].iter().any(|&o| self.requires_grad(o));
         if grad_mode {
             self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
+            self.check_view_use(op, &operands[1..])?;
         }
+        self.inplace_ops[self.objs[x].sto] += 1;
         if has_internal_overlap(&self.objs[x].layout) {
             return Err(self.err(
                 op,
@@ -1000,7 +1041,9 @@ impl<'c> Functionalizer<'c> {
         let others_rg = operands[1..].iter().any(|&o| self.requires_grad(o));
         if grad_mode {
             self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
+            self.check_view_use(op, &operands[1..])?;
         }
+        self.inplace_ops[self.objs[x].sto] += 1;
         let kind = def
             .interface::<MetadataMutationInterface>()
             .map(|m| m.kind)

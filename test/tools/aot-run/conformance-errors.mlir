@@ -16,6 +16,10 @@
 // RUN: sed -n '/^func.func @index_put_self(/,/^}/p' %s > %t.index.mlir
 // RUN: not aot-run %t.index.mlir --random-inputs 0 --mode compiled 2>&1 | FileCheck %s --check-prefix=INDEX-C
 // RUN: not aot-run %t.index.mlir --random-inputs 0 --mode compiled --pipeline aot-train --grad 2>&1 | FileCheck %s --check-prefix=INDEX-C
+// RUN: not aot-run %s --entry unbind_used_after_write --random-inputs 0 2>&1 | FileCheck %s --check-prefix=USE
+// RUN: sed -n '/^func.func @unbind_used_after_write(/,/^}/p' %s > %t.use.mlir
+// RUN: not aot-run %t.use.mlir --random-inputs 0 --mode compiled 2>&1 | FileCheck %s --check-prefix=USE-C
+// RUN: not aot-run %t.use.mlir --random-inputs 0 --mode compiled --pipeline aot-train --backend interp --grad 2>&1 | FileCheck %s --check-prefix=USE-C
 
 // NOGRAD: conformance-errors.mlir:[[# @LINE + 6]]:3: error: 'mut.zero_' op A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden.
 // NOGRAD-NOT: "outputs"
@@ -60,4 +64,18 @@ func.func @index_put_self(%x: tensor<3xf32> {aot.requires_grad}) -> tensor<3xf32
   %i = "tensor.constant"() {value = dense<[2, 0, 1]> : tensor<3xi64>} : () -> tensor<3xi64>
   "mut.index_put_"(%c, %i, %c) : (tensor<3xf32>, tensor<3xi64>, tensor<3xf32>) -> ()
   return %c : tensor<3xf32>
+}
+
+// An unbind output is used in grad mode after its base was written (here under
+// no_grad, through another output): PyTorch's indirect form of the error.
+// USE: conformance-errors.mlir:[[# @LINE + 8]]:3: error: 'tensor.mul' op Output 1 of Unbind is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple views.
+// USE-NOT: "outputs"
+// USE-C: :3: error: 'tensor.mul' op Output 1 of Unbind is a view and its base or another view of its base has been modified inplace.
+// USE-C-NOT: "outputs"
+func.func @unbind_used_after_write(%x: tensor<2x3xf32> {aot.requires_grad}) -> tensor<3xf32> {
+  %c = "tensor.exp"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %u:2 = "view.unbind"(%c) {dim = 0 : i64} : (tensor<2x3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  "mut.relu_"(%u#0) {aot.no_grad} : (tensor<3xf32>) -> ()
+  %m = "tensor.mul"(%u#1, %u#1) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %m : tensor<3xf32>
 }
