@@ -806,6 +806,15 @@ fn vector_loop(
 /// remain, one while four do, then the scalar loop.
 pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnostic> {
     let ctx = g.ctx;
+    // A loop of fewer iterations than lanes never enters the vector body:
+    // emitting it would only cost compile time (programs of thousands of
+    // tiny kernels, such as long chains of small scatters, spent most of
+    // their compile time in vector code that never ran).
+    if let (Some(lo), Some(hi)) = (ctx.attr_i64(op, "lower"), ctx.attr_i64(op, "upper")) {
+        if hi.saturating_sub(lo) < LANES {
+            return Ok(false);
+        }
+    }
     let Some(plan) = analyze(ctx, op) else { return Ok(false) };
     let (lo, hi) = g.bounds(op);
     let inits: Vec<cl::Value> = ctx.operands(op).map(|v| g.val(op, v)).collect::<Result<_, _>>()?;
