@@ -418,13 +418,28 @@ impl<'c> Functionalizer<'c> {
 
     /// Writes `w` (the object's full new value) into object `o`, propagating
     /// it to the storage base through the inverse of each chain step.
+    ///
+    /// A chain through an `expand` has no inverse; when the object's own
+    /// elements are distinct (PyTorch's internal-overlap check: no stride-0
+    /// dimension of size > 1), the write goes to the base through one
+    /// `as_strided_scatter` of the object's layout instead.
     fn write(&mut self, op: Op, o: usize, w: Value, hidden: bool) -> Result<(), Diagnostic> {
-        if self.objs[o].readonly {
-            return Err(self
-                .err(op, "cannot write through an expanded view: several of its elements share one memory location"));
-        }
+        let readonly_path = if self.objs[o].readonly {
+            let layout = self.objs[o].layout.clone();
+            if has_internal_overlap(&layout) {
+                return Err(self.err(
+                    op,
+                    "cannot write through an expanded view: several of its elements share one memory location",
+                ));
+            }
+            let sto = self.objs[o].sto;
+            self.check_covered(op, sto, &layout)?;
+            Some(Chain::single(self.as_strided_step(&layout)))
+        } else {
+            None
+        };
         let sto = self.objs[o].sto;
-        let chain = self.objs[o].chain.clone();
+        let chain = readonly_path.unwrap_or_else(|| self.objs[o].chain.clone());
         let chain = chain.steps();
         let base = self.base_value(sto)?;
         let mut vals = vec![base];
