@@ -6,7 +6,7 @@
 //! example tensors into a [`Function`], call its forward and backward.
 //! Tensors are built from and read as typed Rust data with
 //! [`Tensor::from_slice`] and [`Tensor::to_vec`] (element types
-//! [`Element`]: `f32`, `f64`, [`f16`], [`bf16`], `i64`, `i32`, `i8`, `bool`).
+//! [`Element`]: `f32`, `f64`, [`f16`](struct@f16), [`bf16`], `i64`, `i32`, `i8`, `bool`).
 
 pub use aot_codegen as codegen;
 pub use aot_dialects as dialects;

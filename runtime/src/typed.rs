@@ -11,7 +11,7 @@
 //! dtype itself, or `f64` for a float dtype: the interpreter's f64 mode).
 //! Every violation is a [`TensorError`], never padding or truncation.
 //!
-//! Half-precision elements use the `half` crate's [`f16`] and [`bf16`]
+//! Half-precision elements use the `half` crate's [`f16`](struct@f16) and [`bf16`]
 //! (re-exported here); `i1` tensors are built from and read as `bool`.
 
 use crate::buffer::Buffer;
@@ -46,7 +46,7 @@ mod sealed {
 }
 
 /// A Rust type that is the element type of a tensor dtype: `f32`, `f64`,
-/// [`f16`], [`bf16`], `i64`, `i32`, `i8` and `bool` (`i1`).
+/// [`f16`](struct@f16), [`bf16`], `i64`, `i32`, `i8` and `bool` (`i1`).
 pub trait Element: Copy + sealed::Sealed + 'static {
     /// The dtype of tensors of this element type.
     const DTYPE: ElemType;
