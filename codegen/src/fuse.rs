@@ -690,7 +690,10 @@ fn fuse_from(
         }
         candidates.sort_by_key(|o| pos[o]);
         candidates.dedup();
-        for k2 in candidates {
+        // Only the first candidate can fuse: every later one has it in
+        // between, and it uses a buffer k1 writes, which blocks (below).
+        // Trying them all made N writes into one buffer quadratic.
+        for k2 in candidates.into_iter().take(1) {
             let Some(l2) = outer_loop(rw, k2) else { continue };
             if bounds(l1) != bounds(l2) {
                 continue;

@@ -15,3 +15,11 @@
 // after every one of its ~7,000 fusions. The scan is incremental now.
 // RUN: %python %S/Inputs/gen.py nograd 4000 > %t.nograd.mlir
 // RUN: aot-opt %t.nograd.mlir --pass-pipeline='builtin.module(aot-inference)' --emit=asm | FileCheck %s
+
+// Found by the same campaign: N copies into one argument, lowered as written
+// (before functionalize), made fusion try every later writer of the buffer
+// as a partner of each kernel (quadratic, 4 s at N = 3,600 on a loaded
+// machine). Only the first reader of a kernel's output can fuse with it.
+// RUN: %python %S/Inputs/gen.py copies 4000 > %t.copies.mlir
+// RUN: aot-opt %t.copies.mlir --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse,plan-memory))' | FileCheck %s --check-prefix=COPIES
+// COPIES: loop.kernel

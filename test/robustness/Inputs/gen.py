@@ -11,6 +11,7 @@ usage: gen.py KIND N
   detached N    N mut.mul_ through one detached alias of an argument (after
                 aot-inference: a chain of N scatters and products)
   nograd N      N mut.mul_ of an argument under no_grad, then a + 3
+  copies N      N mut.copy_ of one broadcast sum into an argument
 """
 
 import sys
@@ -89,6 +90,13 @@ def main():
         emit("  %three = tensor.full {value = 3.0} : tensor<f32>")
         emit(f"  %r = tensor.add %a, %three : {ty}, tensor<f32> -> {ty}")
         emit(f"  return %r : {ty}")
+        emit("}")
+    elif kind == "copies":
+        emit("func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {")
+        emit("  %s = tensor.sum %a {dims = [0]} : tensor<2x3xf32> -> tensor<3xf32>")
+        for _ in range(n):
+            emit("  mut.copy_ %b, %s : tensor<2x3xf32>, tensor<3xf32>")
+        emit("  return %b : tensor<2x3xf32>")
         emit("}")
     else:
         sys.exit(f"unknown kind {kind}")
