@@ -205,16 +205,7 @@ impl Tensor {
         data: &[f64],
         physical: ElemType,
     ) -> Result<Tensor, TensorError> {
-        check_physical(dtype, physical)?;
-        let n = checked_shape(shape, physical)?;
-        if data.len() as u64 != n as u64 {
-            return Err(TensorError::Length { len: data.len(), shape: shape.to_vec(), numel: n });
-        }
-        let mut buf = Buffer::zeros(physical, data.len());
-        for (i, &x) in data.iter().enumerate() {
-            buf.set_f64(i, x);
-        }
-        dense(Storage::new(buf), dtype, shape)
+        try_from_values(dtype, shape, data, physical, Buffer::set_f64)
     }
 
     /// [`Tensor::from_i64`] with every rule checked (see
@@ -225,16 +216,7 @@ impl Tensor {
         data: &[i64],
         physical: ElemType,
     ) -> Result<Tensor, TensorError> {
-        check_physical(dtype, physical)?;
-        let n = checked_shape(shape, physical)?;
-        if data.len() as u64 != n as u64 {
-            return Err(TensorError::Length { len: data.len(), shape: shape.to_vec(), numel: n });
-        }
-        let mut buf = Buffer::zeros(physical, data.len());
-        for (i, &x) in data.iter().enumerate() {
-            buf.set_i64(i, x);
-        }
-        dense(Storage::new(buf), dtype, shape)
+        try_from_values(dtype, shape, data, physical, Buffer::set_i64)
     }
 
     /// The values seen through this tensor, row-major, as `T`; an error
@@ -278,6 +260,27 @@ impl Tensor {
         }
         self.alias_with(Shape::from_slice(&size), Shape::from_slice(&stride), offset).map_err(TensorError::Layout)
     }
+}
+
+/// The checked constructor behind [`Tensor::try_from_f64`] and
+/// [`Tensor::try_from_i64`]: `set` writes one value, rounding to the buffer.
+fn try_from_values<T: Copy>(
+    dtype: ElemType,
+    shape: &[i64],
+    data: &[T],
+    physical: ElemType,
+    set: fn(&mut Buffer, usize, T),
+) -> Result<Tensor, TensorError> {
+    check_physical(dtype, physical)?;
+    let n = checked_shape(shape, physical)?;
+    if data.len() as u64 != n as u64 {
+        return Err(TensorError::Length { len: data.len(), shape: shape.to_vec(), numel: n });
+    }
+    let mut buf = Buffer::zeros(physical, data.len());
+    for (i, &x) in data.iter().enumerate() {
+        set(&mut buf, i, x);
+    }
+    dense(Storage::new(buf), dtype, shape)
 }
 
 #[cfg(test)]
