@@ -119,8 +119,10 @@ impl Mutator {
                 Target::Run => self.mutate_run(&out, other),
                 _ => self.mutate_text(&out, other),
             };
+            // Capped after every round, so stacked mutations cannot grow an
+            // input geometrically in the driver's memory.
+            out.truncate(MAX_LEN);
         }
-        out.truncate(MAX_LEN);
         out
     }
 
@@ -447,6 +449,9 @@ impl Mutator {
             }
             1 => {
                 let times = if self.rng.chance(10) { 2 + self.rng.below(5000) } else { 1 };
+                // Duplicating a long line thousands of times would build
+                // gigabytes before the final cap: stop at MAX_LEN.
+                let times = times.min(MAX_LEN / (lines[i].len() + 1)).max(1);
                 for _ in 0..times {
                     lines.insert(i, lines[i]);
                 }
@@ -575,7 +580,9 @@ impl Mutator {
                     let most = if self.rng.chance(10) { 5000 } else { 4 };
                     let copies = 1 + self.rng.below(most);
                     if let Some(first) = a.first().cloned() {
-                        a.extend(std::iter::repeat_n(first, copies));
+                        // Bounded by MAX_LEN, as line duplication is.
+                        let size = first.to_string().len() + 1;
+                        a.extend(std::iter::repeat_n(first, copies.min(MAX_LEN / size).max(1)));
                     }
                 } else {
                     *node = Json::String((*self.rng.pick(&DTYPES)).to_string());
