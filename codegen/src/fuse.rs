@@ -672,111 +672,109 @@ fn fuse_from(
     pos: &FxHashMap<Op, usize>,
     order: &[Op],
 ) -> Result<bool, String> {
-    {
-        let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
-        let Some(stores) = row_stores(rw, k1, l1) else { return Ok(false) };
-        let written: FxHashSet<Value> = writes(rw, k1).into_iter().collect();
-        let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
-        // Only kernels reading a buffer k1 writes can fuse with it.
-        let mut candidates: Vec<Op> = Vec::new();
-        for &root in &written {
-            if let Some(uses) = uses_of_root(rw, root) {
-                candidates.extend(
-                    uses.into_iter()
-                        .map(|(o, _)| o)
-                        .filter(|&o| o != k1 && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b)),
-                );
-            }
+    let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
+    let Some(stores) = row_stores(rw, k1, l1) else { return Ok(false) };
+    let written: FxHashSet<Value> = writes(rw, k1).into_iter().collect();
+    let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
+    // Only kernels reading a buffer k1 writes can fuse with it.
+    let mut candidates: Vec<Op> = Vec::new();
+    for &root in &written {
+        if let Some(uses) = uses_of_root(rw, root) {
+            candidates.extend(
+                uses.into_iter()
+                    .map(|(o, _)| o)
+                    .filter(|&o| o != k1 && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b)),
+            );
         }
-        candidates.sort_by_key(|o| pos[o]);
-        candidates.dedup();
-        // Only the first candidate can fuse: every later one has it in
-        // between, and it uses a buffer k1 writes, which blocks (below).
-        // Trying them all made N writes into one buffer quadratic.
-        for k2 in candidates.into_iter().take(1) {
-            let Some(l2) = outer_loop(rw, k2) else { continue };
-            if bounds(l1) != bounds(l2) {
+    }
+    candidates.sort_by_key(|o| pos[o]);
+    candidates.dedup();
+    // Only the first candidate can fuse: every later one has it in
+    // between, and it uses a buffer k1 writes, which blocks (below).
+    // Trying them all made N writes into one buffer quadratic.
+    for k2 in candidates.into_iter().take(1) {
+        let Some(l2) = outer_loop(rw, k2) else { continue };
+        if bounds(l1) != bounds(l2) {
+            continue;
+        }
+        let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| root_of(rw, o)).collect();
+        if written.is_disjoint(&reads2) {
+            continue;
+        }
+        // k2 must not write what k1 reads, nor anything between them
+        // touch k1's buffers.
+        let reads1: FxHashSet<Value> = rw.operands(k1).map(|o| alias_class(rw, root_of(rw, o))).collect();
+        let written_class: FxHashSet<Value> = written.iter().map(|&w| alias_class(rw, w)).collect();
+        if writes(rw, k2).iter().any(|&w| reads1.contains(&alias_class(rw, w))) {
+            continue;
+        }
+        // (Views and allocations between them are only layouts.)
+        let between = &order[pos[&k1] + 1..pos[&k2]];
+        let blocked = between.iter().filter(|&&o| !rw.is_erased(o)).any(|&o| {
+            let layout_only = matches!(rw.op_name(o), r#loop::VIEW | r#loop::ALLOC | r#loop::GLOBAL);
+            let w: Vec<Value> = writes(rw, o).into_iter().map(|r| alias_class(rw, r)).collect();
+            !layout_only
+                && (w.iter().any(|r| reads1.contains(r) || written_class.contains(r))
+                    || rw.operands(o).any(|v| written_class.contains(&alias_class(rw, root_of(rw, v)))))
+        });
+        if blocked {
+            continue;
+        }
+        // Every load k2 makes of a buffer k1 writes must hit the element
+        // k1 stored in the same iteration.
+        let iv1 = rw.block_args(rw.single_block(l1, 0).expect("body"))[0];
+        let iv2 = rw.block_args(rw.single_block(l2, 0).expect("body"))[0];
+        let mut forward: Vec<(Op, Value)> = Vec::new();
+        let mut ok = true;
+        rw.walk_pre(k2, &mut |o| {
+            if !ok || rw.op_name(o) != r#loop::LOAD {
+                return;
+            }
+            let buf = rw.operand(o, 0);
+            let Some(j) = arg_index(rw, k2, buf) else { return };
+            let root = root_of(rw, rw.operand(k2, j));
+            if !written.contains(&root) {
+                return;
+            }
+            let m = memref(rw, buf).expect("buffer");
+            let idx: Vec<Value> = rw.operands(o).skip(1).collect();
+            let e = rename(&flat_offset(rw, &m, &idx), iv2, iv1);
+            match stores.iter().find(|(r, se, _)| *r == root && *se == e) {
+                Some(&(_, _, v)) => forward.push((o, v)),
+                None => ok = false,
+            }
+        });
+        if !ok {
+            continue;
+        }
+        // Keep kernels a size Cranelift compiles quickly (see MAX_KERNEL_OPS).
+        if op_count(rw, k1).saturating_add(op_count(rw, k2)) > MAX_KERNEL_OPS {
+            continue;
+        }
+        merge(rw, k1, k2, l1, l2, &forward)?;
+        // Buffers only the fused kernel used, and not returned, go.
+        for (root, _, _) in &stores {
+            let is_alloc = rw.defining_op(*root).is_some_and(|o| rw.op_name(o) == r#loop::ALLOC);
+            if ret_roots.contains(root) || !is_alloc {
                 continue;
             }
-            let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| root_of(rw, o)).collect();
-            if written.is_disjoint(&reads2) {
-                continue;
-            }
-            // k2 must not write what k1 reads, nor anything between them
-            // touch k1's buffers.
-            let reads1: FxHashSet<Value> = rw.operands(k1).map(|o| alias_class(rw, root_of(rw, o))).collect();
-            let written_class: FxHashSet<Value> = written.iter().map(|&w| alias_class(rw, w)).collect();
-            if writes(rw, k2).iter().any(|&w| reads1.contains(&alias_class(rw, w))) {
-                continue;
-            }
-            // (Views and allocations between them are only layouts.)
-            let between = &order[pos[&k1] + 1..pos[&k2]];
-            let blocked = between.iter().filter(|&&o| !rw.is_erased(o)).any(|&o| {
-                let layout_only = matches!(rw.op_name(o), r#loop::VIEW | r#loop::ALLOC | r#loop::GLOBAL);
-                let w: Vec<Value> = writes(rw, o).into_iter().map(|r| alias_class(rw, r)).collect();
-                !layout_only
-                    && (w.iter().any(|r| reads1.contains(r) || written_class.contains(r))
-                        || rw.operands(o).any(|v| written_class.contains(&alias_class(rw, root_of(rw, v)))))
-            });
-            if blocked {
-                continue;
-            }
-            // Every load k2 makes of a buffer k1 writes must hit the element
-            // k1 stored in the same iteration.
-            let iv1 = rw.block_args(rw.single_block(l1, 0).expect("body"))[0];
-            let iv2 = rw.block_args(rw.single_block(l2, 0).expect("body"))[0];
-            let mut forward: Vec<(Op, Value)> = Vec::new();
-            let mut ok = true;
-            rw.walk_pre(k2, &mut |o| {
-                if !ok || rw.op_name(o) != r#loop::LOAD {
-                    return;
-                }
-                let buf = rw.operand(o, 0);
-                let Some(j) = arg_index(rw, k2, buf) else { return };
-                let root = root_of(rw, rw.operand(k2, j));
-                if !written.contains(&root) {
-                    return;
-                }
-                let m = memref(rw, buf).expect("buffer");
-                let idx: Vec<Value> = rw.operands(o).skip(1).collect();
-                let e = rename(&flat_offset(rw, &m, &idx), iv2, iv1);
-                match stores.iter().find(|(r, se, _)| *r == root && *se == e) {
-                    Some(&(_, _, v)) => forward.push((o, v)),
-                    None => ok = false,
-                }
-            });
-            if !ok {
-                continue;
-            }
-            // Keep kernels a size Cranelift compiles quickly (see MAX_KERNEL_OPS).
-            if op_count(rw, k1).saturating_add(op_count(rw, k2)) > MAX_KERNEL_OPS {
-                continue;
-            }
-            merge(rw, k1, k2, l1, l2, &forward)?;
-            // Buffers only the fused kernel used, and not returned, go.
-            for (root, _, _) in &stores {
-                let is_alloc = rw.defining_op(*root).is_some_and(|o| rw.op_name(o) == r#loop::ALLOC);
-                if ret_roots.contains(root) || !is_alloc {
-                    continue;
-                }
-                if let Some(uses) = uses_of_root(rw, *root) {
-                    let only_stores = uses.iter().all(|&(o, v)| {
-                        o == k2 && {
-                            let body = rw.single_block(o, 0).expect("body");
-                            rw.operands(o)
-                                .zip(rw.block_args(body).iter())
-                                .filter(|&(h, _)| h == v)
-                                .all(|(_, &a)| rw.uses(a).all(|u| rw.op_name(u.op) == r#loop::STORE))
-                        }
-                    });
-                    if only_stores {
-                        drop_stores(rw, k2, *root);
+            if let Some(uses) = uses_of_root(rw, *root) {
+                let only_stores = uses.iter().all(|&(o, v)| {
+                    o == k2 && {
+                        let body = rw.single_block(o, 0).expect("body");
+                        rw.operands(o)
+                            .zip(rw.block_args(body).iter())
+                            .filter(|&(h, _)| h == v)
+                            .all(|(_, &a)| rw.uses(a).all(|u| rw.op_name(u.op) == r#loop::STORE))
                     }
+                });
+                if only_stores {
+                    drop_stores(rw, k2, *root);
                 }
             }
-            prune_kernel_args(rw, k2);
-            return Ok(true);
         }
+        prune_kernel_args(rw, k2);
+        return Ok(true);
     }
     Ok(false)
 }

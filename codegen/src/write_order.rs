@@ -23,9 +23,6 @@ use aot_dialects::func::FuncView;
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// The op that snapshots a value (a fresh contiguous copy).
-const SNAPSHOT: &str = "tensor.clone";
-
 /// Materializes, before each in-place write into an argument, the reads of
 /// that argument that a later in-place op would otherwise make after it.
 pub fn protect_reads(ctx: &mut Context, func: Op) -> Result<(), Diagnostic> {
@@ -83,7 +80,7 @@ pub fn protect_reads(ctx: &mut Context, func: Op) -> Result<(), Diagnostic> {
             rw.set_insertion_point(InsertPoint::Before(op));
             rw.set_loc(rw.op_loc(op));
             let ty = rw.value_type(v);
-            let snap = rw.build_typed1(SNAPSHOT, &[v], &[], ty);
+            let snap = rw.build_typed1(aot_dialects::tensor::CLONE, &[v], &[], ty);
             let later: FxHashSet<Op> = readers.iter().filter(|(i, _)| *i > at).map(|&(_, o)| o).collect();
             rw.replace_uses_if(v, snap, |ctx, u| {
                 later.contains(&u.op) && reads_after_write(ctx, u.op, u.index as usize, v)

@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn workspace_frames_skip_std_and_registry() {
         let bt = "   0: alloc::raw_vec::capacity_overflow\n             at /rustc/abc/library/alloc/src/raw_vec.rs:25:5\n   \
-                  1: cranelift\n             at /root/.cargo/registry/src/x/lib.rs:3:1\n   \
+                  1: cranelift\n             at /usr/local/cargo/registry/src/x/lib.rs:3:1\n   \
                   2: aot_runtime::tensor::Tensor::zeros\n             at ./runtime/src/tensor.rs:213:20\n";
         assert_eq!(workspace_frame(bt).as_deref(), Some("runtime/src/tensor.rs:213"));
         assert_eq!(workspace_frame("at /rustc/x/library/core/src/a.rs:1:1"), None);
@@ -374,7 +374,7 @@ mod tests {
             "core/src/iter/traits/accum.rs:204"
         );
         assert_eq!(
-            short_path("/root/.cargo/registry/src/index-x/smallvec-1.13/src/lib.rs:9"),
+            short_path("/usr/local/cargo/registry/src/index-x/smallvec-1.13/src/lib.rs:9"),
             "smallvec-1.13/src/lib.rs:9"
         );
         assert_eq!(short_path("runtime/src/tensor.rs:238"), "runtime/src/tensor.rs:238");

@@ -1144,6 +1144,10 @@ op!(
     vjp = d::cat,
     lower = &Lower(l::cat)
 );
+/// The name of `tensor.clone`, the op that snapshots a value (passes and
+/// backends build it to materialize a view or protect a read).
+pub const CLONE: &str = "tensor.clone";
+
 op!(
     "tensor.clone",
     "A fresh contiguous copy",

@@ -434,7 +434,7 @@ fn build(
     for &v in &plan.saved {
         let i = g.args.iter().position(|&a| a == v);
         if i.is_some_and(|i| mutated.get(i).copied().unwrap_or(false)) {
-            let c = rw.build1("tensor.clone", &[v], &[]).map_err(|d| d.message)?;
+            let c = rw.build1(aot_dialects::tensor::CLONE, &[v], &[]).map_err(|d| d.message)?;
             outs.push(c);
         } else {
             outs.push(v);
