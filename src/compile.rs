@@ -294,6 +294,9 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             let layout = layout.ok_or_else(|| format!("input {i} changes storage but has no final layout"))?;
             plan.write_back.push(WriteBack::SetStorage { arg, from, layout });
         } else {
+            if info.data_in_initial_layout {
+                plan.write_back.push(WriteBack::CopyData { arg, result: k });
+            }
             if let Some(n) = info.resized_numel {
                 plan.write_back.push(WriteBack::Resize { arg, numel: n });
             }
@@ -301,7 +304,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                 let layout = layout.ok_or_else(|| format!("input {i} changes metadata but has no final layout"))?;
                 plan.write_back.push(WriteBack::AsStrided { arg, layout });
             }
-            if info.mutates_data {
+            if info.mutates_data && !info.data_in_initial_layout {
                 plan.write_back.push(WriteBack::CopyData { arg, result: k });
             }
         }

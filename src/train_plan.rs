@@ -65,6 +65,15 @@ pub(crate) fn build(
             _ => v.layouts[s].clone(),
         }
     };
+    // The layout of the new data the graph returns for a mutated input.
+    let returned_layout = |p: usize| -> Strided {
+        let s = slot(p);
+        if s < n && meta.input_info[p].data_in_initial_layout {
+            v.layouts[s].clone()
+        } else {
+            final_layout(p)
+        }
+    };
     // Members' layouts after the call (a metadata change is a trailing output).
     let member_final = |m: usize| -> Strided {
         if let Some(e) = v.sl.metadata_mutated.iter().position(|&x| x == m) {
@@ -88,7 +97,11 @@ pub(crate) fn build(
         let from = if t < n_mut {
             let p = mutated[t];
             let s = slot(p);
-            if s < n {
+            if s < n && meta.input_info[p].data_in_initial_layout {
+                // The graph's value is in the call's layout, the tangent in
+                // the final one: elements the final layout left get none.
+                TangentFrom::MutatedArgs(vec![(s, pairs(&final_layout(p), &returned_layout(p)))])
+            } else if s < n {
                 TangentFrom::MutatedArgs(vec![(s, identity(tt.numel() as usize))])
             } else {
                 let base = contiguous(&[v.layouts[s].size[0]]);
@@ -156,7 +169,7 @@ pub(crate) fn build(
                     },
                 };
                 match mutated_slot_tangent(*s) {
-                    Some((j, p)) => (src, AliasTarget::Tangent(j), final_layout(p)),
+                    Some((j, p)) => (src, AliasTarget::Tangent(j), returned_layout(p)),
                     None => (src, AliasTarget::Slot(*s), v.layouts[*s].clone()),
                 }
             }

@@ -158,9 +158,7 @@ def run_torch(text, inputs, tangents, grad):
     tr = torch_ref()
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            # the contract: an arg changed only by metadata mutations is not in the objective
-            out = tr.run(text, json.loads(json.dumps(inputs)), tangents, None, grad=grad,
-                         metadata_in_objective=False)
+            out = tr.run(text, json.loads(json.dumps(inputs)), tangents, None, grad=grad)
     except tr.CorpusError as e:
         return "invalid", str(e)
     except (RuntimeError, ValueError, IndexError, TypeError) as e:

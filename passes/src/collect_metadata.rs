@@ -8,7 +8,9 @@
 //! every output with AOTAutograd's rules, in their order of precedence:
 //!
 //! 1. shares an input's storage, requires grad, and every output aliasing
-//!    that storage is a multi-output view → `non_alias` (aliasing hidden);
+//!    that storage is a multi-output view, or its history is its own (a
+//!    detached alias an in-place op made require grad) → `non_alias`
+//!    (aliasing hidden from autograd, recreated by the runtime);
 //! 2. is the input object itself → `is_input`;
 //! 3. otherwise shares an input's storage → `alias_of_input`;
 //! 4. a view of an intermediate where both require grad: the only output
@@ -68,7 +70,10 @@ pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
             aliases_input: None,
         };
         if f.kind == "input" {
-            if f.requires_grad && count == multi && f.is_input.is_none() {
+            // Aliasing autograd does not see: the output takes a tangent of
+            // its own and the runtime recreates the alias of the input.
+            let hidden_alias = count == multi || f.own_history;
+            if f.requires_grad && hidden_alias && f.is_input.is_none() {
                 info.output_type = OutputType::NonAlias;
                 info.aliases_input = f.input;
                 info.layout = Some(f.layout.clone());

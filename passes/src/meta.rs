@@ -149,10 +149,17 @@ pub struct InputAliasInfo {
     /// object as input `k`, because that object is mutated: the graph
     /// ignores this input, and `dedupe` removes it (strategy 2).
     pub dupe_of: Option<usize>,
-    /// Autograd recorded a mutation of this input (data or metadata, outside
-    /// no_grad and not through a detached alias), even one whose effect
-    /// cancels out: its new value is part of the gradient objective.
+    /// Autograd recorded a data mutation of this input (or a `set_`; not a
+    /// metadata-only one, outside no_grad and not through a detached alias),
+    /// even one whose effect cancels out: its new value is part of the
+    /// gradient objective.
     pub autograd_mutation: bool,
+    /// The new data the graph returns for this input is laid out as the
+    /// input was at the call, not in its final layout: a metadata mutation
+    /// after a write may move the input off elements that were written
+    /// (`v = x[:]; x.as_strided_(...); v.neg_()`), so the data goes back
+    /// through the old layout first and the final metadata is applied after.
+    pub data_in_initial_layout: bool,
 }
 
 impl InputAliasInfo {
@@ -173,6 +180,17 @@ impl InputAliasInfo {
             resized_numel: None,
             dupe_of: None,
             autograd_mutation: false,
+            data_in_initial_layout: false,
+        }
+    }
+
+    /// The layout of the data the graph returns for this input, when it
+    /// differs from the input's layout at the call.
+    pub fn returned_data_layout(&self) -> Option<&Strided> {
+        if self.data_in_initial_layout {
+            None
+        } else {
+            self.final_layout.as_ref()
         }
     }
 
@@ -450,6 +468,9 @@ pub fn input_to_attr(ctx: &mut Context, i: &InputAliasInfo) -> Attribute {
     if i.autograd_mutation {
         p.bool("autograd_mutation", true);
     }
+    if i.data_in_initial_layout {
+        p.bool("data_in_initial_layout", true);
+    }
     p.finish("aot.input")
 }
 
@@ -480,6 +501,7 @@ pub fn input_from_attr(ctx: &Context, a: Attribute) -> Result<InputAliasInfo, St
         resized_numel: r.opt_int("resized_numel")?,
         dupe_of: r.opt_usize("dupe_of")?,
         autograd_mutation: r.opt_bool("autograd_mutation")?.unwrap_or(false),
+        data_in_initial_layout: r.opt_bool("data_in_initial_layout")?.unwrap_or(false),
     };
     Ok(info)
 }

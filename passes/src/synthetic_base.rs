@@ -523,7 +523,10 @@ impl Pass for SyntheticBase {
                 let v = mutated_value(i).or_else(|| kept_value.get(&i).copied()).ok_or_else(|| {
                     err(&rw, format!("argument {i} is mutated but the graph returns no new value for it"))
                 })?;
-                written.push((v, info.final_layout.clone().or_else(|| layouts[i].clone()).expect("has a layout")));
+                written.push((
+                    v,
+                    info.returned_data_layout().cloned().or_else(|| layouts[i].clone()).expect("has a layout"),
+                ));
             }
             let fin = match final_base_of(&rw, bases[b], &written) {
                 Some(y) => y,
@@ -783,7 +786,7 @@ fn check_coverage(
     let idx = |s: &Strided| aot_runtime::tensor::strided_indices(&s.size, &s.stride, s.offset);
     let mut covered = rustc_hash::FxHashSet::default();
     for &i in &mutated {
-        let l = meta.input_info[i].final_layout.as_ref().or(layouts[i].as_ref()).expect("has a layout");
+        let l = meta.input_info[i].returned_data_layout().or(layouts[i].as_ref()).expect("has a layout");
         covered.extend(idx(l));
     }
     let written: Vec<(Option<usize>, &Strided)> = match writes {

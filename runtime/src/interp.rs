@@ -35,6 +35,12 @@ pub struct Kernel(pub fn(&mut KernelCtx<'_>) -> KernelResult);
 /// Marks `view.detach`: its result is an alias that leaves autograd.
 pub struct Detaches;
 
+/// Marks a metadata mutation that gives its operand other data (`set_`).
+/// Autograd counts it as a data mutation; the others (`t_`, `as_strided_`,
+/// `resize_`, ...) only change how the object reads its storage, and an
+/// argument changed only by them is not in the gradient objective.
+pub struct ReplacesData;
+
 /// Marks an in-place op that, like PyTorch's `index_put_`, checks its
 /// inputs with `assert_no_overlap`: an input that overlaps the destination
 /// at all, even exactly (the destination itself), is an error. Other
@@ -445,7 +451,8 @@ impl<'a> Interpreter<'a> {
             // some operand requires grad (the new data, or the object itself).
             let others_rg = inputs[1..].iter().any(|t| t.requires_grad());
             if grad_mode && (others_rg || inputs[0].requires_grad()) {
-                mark_autograd_mutation(&inputs[0], others_rg);
+                let data = def.has(Traits::INPLACE) || def.interface::<ReplacesData>().is_some();
+                mark_autograd_mutation(&inputs[0], others_rg, data);
             }
         } else {
             let rg = grad_mode && def.has(Traits::DIFFERENTIABLE) && any_input_rg();
@@ -558,8 +565,10 @@ pub fn no_grad_view_error(view_of_view: Option<(&str, usize)>, indirect: bool) -
 }
 
 /// Records an autograd-visible in-place change of `t`: it (and the root it
-/// views) now has history, and requires grad if the new data does.
-fn mark_autograd_mutation(t: &Tensor, makes_rg: bool) {
+/// views) now has history, and requires grad if the new data does. Only a
+/// change of data (`data`) puts the object's final value in the gradient
+/// objective.
+fn mark_autograd_mutation(t: &Tensor, makes_rg: bool, data: bool) {
     let root = t.autograd_root();
     for x in [t, &root] {
         let mut m = x.borrow_mut();
@@ -569,6 +578,6 @@ fn mark_autograd_mutation(t: &Tensor, makes_rg: bool) {
         if m.requires_grad {
             m.is_leaf = false;
         }
-        m.autograd_version += 1;
+        m.autograd_version += u64::from(data);
     }
 }

@@ -147,8 +147,9 @@ pub struct TensorImpl {
     /// For a view (not a detached alias): the root object it views, whose
     /// autograd state it shares.
     pub view_base: Option<Tensor>,
-    /// Bumped on every autograd-visible in-place change (PyTorch would give
-    /// the object a new `grad_fn`).
+    /// Bumped on every autograd-visible in-place change of data (PyTorch
+    /// would give the object a new `grad_fn`; metadata-only mutations do
+    /// too, but they do not count here).
     pub autograd_version: u64,
     /// How a view was created (PyTorch's `CreationMeta`): some views may not
     /// be modified in place while autograd records.
@@ -491,8 +492,9 @@ impl Tensor {
         self.0.borrow().view_base.clone()
     }
 
-    /// The autograd-visible mutation count of this object's root: it changes
-    /// exactly when PyTorch would give the object a new `grad_fn`.
+    /// The autograd-visible data mutation count of this object's root: it
+    /// changes when an in-place op autograd records (not a metadata-only
+    /// one: `t_`, `as_strided_`, `resize_`, ...) changes the object's data.
     pub fn history_version(&self) -> u64 {
         self.autograd_root().borrow().autograd_version
     }

@@ -918,10 +918,10 @@ class Module:
                 # a tensor that (then) requires grad; it changes the history of
                 # the tensor's root (its _base for a view; a detached alias is
                 # its own root).
-                # With metadata_in_objective=False (run()), a metadata mutation alone
-                # (t_, transpose_, squeeze_, unsqueeze_, as_strided_, resize_) is
-                # not a data mutation: the arg's final value stays out of the objective.
-                counted = getattr(self, "metadata_in_objective", True) or op.name not in VIEW_ONLY_MUTATIONS
+                # A metadata mutation alone (t_, transpose_, squeeze_, unsqueeze_,
+                # as_strided_, resize_) is not a data mutation: the arg's final
+                # value stays out of the objective.
+                counted = op.name not in VIEW_ONLY_MUTATIONS
                 if op.name.startswith("mut.") and counted and grad_on and operands and operands[0].requires_grad:
                     self.touched.add(id(_history_root(operands[0])))
                 if r is None:
@@ -1081,18 +1081,16 @@ def _history_root(t):
     return t._base if t._is_view() else t
 
 
-def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True, metadata_in_objective=True):
+def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
     """Execute and return the aot-run output dict (or {"error": msg}).
 
     grad=False stops after the forward call (no grads, no backward errors), as
-    `aot-run` without `--grad` does. metadata_in_objective=False leaves args
-    changed only by metadata mutations (not set_) out of the gradient's
-    objective, as docs/reference/json.md says; the committed goldens were made
-    with the default True.
+    `aot-run` without `--grad` does. Args changed only by metadata mutations
+    (not set_) stay out of the gradient's objective, as docs/reference/json.md
+    says.
     """
     torch.manual_seed(0)
     module = Module(src)
-    module.metadata_in_objective = metadata_in_objective
     f = module.entry(entry)
     inp = Inputs(inputs_spec)
     args = inp.args

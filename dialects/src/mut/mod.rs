@@ -19,7 +19,7 @@ use crate::lowering::Lower;
 use crate::shape::*;
 use crate::view::{rules, LayoutFn};
 use aot_ir::*;
-use aot_runtime::interp::AssertNoOverlap;
+use aot_runtime::interp::{AssertNoOverlap, ReplacesData};
 use aot_runtime::Kernel;
 
 /// Builds, in value semantics, the value a data mutation writes into its
@@ -365,7 +365,7 @@ data_op!(
 );
 
 macro_rules! meta_op {
-    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $kind:expr, $kernel:expr) => {
+    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $kind:expr, $kernel:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -377,7 +377,7 @@ macro_rules! meta_op {
                 infer: Some($infer),
                 verify: Some(verify_operand_dead_after),
                 syntax: Syntax::Functional,
-                interfaces: &[&MetadataMutationInterface { kind: $kind }, &Kernel($kernel)],
+                interfaces: &[&MetadataMutationInterface { kind: $kind }, &Kernel($kernel) $(, $extra)*],
                 ..OpDef::DEFAULT
             }
         }
@@ -442,4 +442,14 @@ meta_op!(
     MetadataKind::Resize,
     kernels::resize_
 );
-meta_op!("mut.set_", "Makes x use src's storage and metadata", TWO, &[], infer_set, MetadataKind::Set, kernels::set_);
+meta_op!(
+    "mut.set_",
+    "Makes x use src's storage and metadata",
+    TWO,
+    &[],
+    infer_set,
+    MetadataKind::Set,
+    kernels::set_,
+    // x takes other data: autograd counts it as a data mutation.
+    &ReplacesData
+);

@@ -98,6 +98,10 @@ pub struct OutputFacts {
     /// For kind "input": the argument to regenerate it from.
     pub input: Option<usize>,
     pub multi_output_view: bool,
+    /// Its autograd history is its own, not its storage's: a detached alias
+    /// (or a view of one) that an in-place op autograd recorded made require
+    /// grad. Its gradient flows through the graph, not to the argument.
+    pub own_history: bool,
     /// For kind "intermediate": does the base require grad; is the base
     /// itself user output j; which result holds the base.
     pub base_requires_grad: bool,
@@ -131,6 +135,9 @@ impl OutputFacts {
         if self.multi_output_view {
             p.bool("multi_output_view", true);
         }
+        if self.own_history {
+            p.bool("own_history", true);
+        }
         if self.kind == "intermediate" {
             p.bool("base_requires_grad", self.base_requires_grad);
         }
@@ -163,6 +170,7 @@ impl OutputFacts {
             is_input: idx("is_input")?,
             input: idx("input")?,
             multi_output_view: r.opt_bool("multi_output_view")?.unwrap_or(false),
+            own_history: r.opt_bool("own_history")?.unwrap_or(false),
             base_requires_grad: r.opt_bool("base_requires_grad")?.unwrap_or(false),
             base_is_output: idx("base_is_output")?,
             base_result: idx("base_result")?,

@@ -58,6 +58,12 @@ struct Obj {
     leaf: bool,
     root: Option<usize>,
     creation: Creation,
+    /// For the root of a detached autograd family that an in-place op in
+    /// grad mode made require grad (`d = x.detach(); d.mul_(y)`): the value
+    /// that carries its autograd history. The storage write stays hidden
+    /// from `x`'s history; reads of the family take their values from the
+    /// storage and their gradient through this value.
+    anchor: Option<Value>,
 }
 
 #[derive(Clone, Debug)]
@@ -90,7 +96,8 @@ struct MutCount {
     data: u32,
     hidden: u32,
     no_grad: u32,
-    /// Neither hidden nor under no_grad: autograd records these.
+    /// Data mutations (and `set_`) neither hidden nor under no_grad:
+    /// autograd records these, and they put the argument in the objective.
     visible: u32,
 }
 
@@ -239,6 +246,7 @@ impl<'c> Functionalizer<'c> {
             leaf: true,
             root: None,
             creation: Creation::Default,
+            anchor: None,
         });
         self.stos[sto].base_obj = Some(o);
         Ok(o)
@@ -348,9 +356,51 @@ impl<'c> Functionalizer<'c> {
                 v = self.apply(step, v)?;
             }
             start = chain.len();
+            if let Some(a) = self.objs[x].anchor {
+                v = self.hidden_overwrite(a, v)?;
+            }
             self.objs[x].cached = Some((v, self.stos[sto].version));
         }
         Ok(v)
+    }
+
+    /// `src`'s value with its gradient routed entirely to `carrier` (same
+    /// type): a whole-value scatter marked hidden.
+    fn hidden_overwrite(&mut self, carrier: Value, src: Value) -> Result<Value, Diagnostic> {
+        let shape = self.rw.value_tensor(src).map(|t| t.shape.to_vec()).unwrap_or_default();
+        let step = self.as_strided_step(&Layout::contiguous(&shape));
+        let unit = self.rw.unit_attr();
+        let mut attrs = step.attrs;
+        attrs.push(NamedAttr { name: self.rw.sym(HIDDEN_WRITE), value: unit });
+        self.rw.build_named1("view.as_strided_scatter", &[carrier, src], &attrs)
+    }
+
+    /// The autograd value of detached family root `r` after object `o` of
+    /// its family was overwritten with `w` (PyTorch's `CopySlices` on `r`):
+    /// `w` scattered into `r`'s value before the write through the view
+    /// steps from `r` to `o`.
+    fn anchored_write(&mut self, op: Op, r: usize, o: usize, r_before: Value, w: Value) -> Result<Value, Diagnostic> {
+        if r == o {
+            return Ok(w);
+        }
+        let (rc, oc) = (self.objs[r].chain.clone(), self.objs[o].chain.clone());
+        if !oc.starts_with(&rc) {
+            return Err(self.err(
+                op,
+                "unsupported operation: an in-place op that makes a detached tensor require grad, through an as_strided view of it",
+            ));
+        }
+        let steps: Vec<Step> = oc.steps_from(rc.len()).into_iter().cloned().collect();
+        let mut vals = vec![r_before];
+        for step in steps.iter().take(steps.len().saturating_sub(1)) {
+            let last = *vals.last().expect("non-empty");
+            vals.push(self.apply(step, last)?);
+        }
+        let mut n = w;
+        for (i, step) in steps.iter().enumerate().rev() {
+            n = build_inverse(&mut self.rw, step.op, &step.attrs, vals[i], n)?;
+        }
+        Ok(n)
     }
 
     /// Object `o`'s cached value, if it is still valid (refreshing its
@@ -485,7 +535,10 @@ impl<'c> Functionalizer<'c> {
     }
 
     /// Records a mutation of object `o` against the arguments it touches.
-    fn record_mutation(&mut self, o: usize, data: bool, hidden: bool, no_grad: bool) {
+    /// `objective`: autograd counts it as a change of data (every data
+    /// mutation, and `set_`); a metadata-only mutation does not put the
+    /// argument's final value in the gradient objective.
+    fn record_mutation(&mut self, o: usize, data: bool, objective: bool, hidden: bool, no_grad: bool) {
         let sto = self.objs[o].sto;
         let mut targets: Vec<usize> = Vec::new();
         if data {
@@ -510,7 +563,7 @@ impl<'c> Functionalizer<'c> {
             m.data += data as u32;
             m.hidden += hidden as u32;
             m.no_grad += no_grad as u32;
-            m.visible += (!hidden && !no_grad) as u32;
+            m.visible += (objective && !hidden && !no_grad) as u32;
         }
     }
 
@@ -756,6 +809,7 @@ impl<'c> Functionalizer<'c> {
                             leaf: !diff_base,
                             root: None,
                             creation: Creation::Default,
+                            anchor: None,
                         });
                         self.objs.len() - 1
                     });
@@ -786,6 +840,7 @@ impl<'c> Functionalizer<'c> {
                 leaf,
                 root: view_root,
                 creation: Creation::Default,
+                anchor: None,
             });
             self.arg_objs.push(o);
             self.arg_initial.push((sto, layout));
@@ -991,6 +1046,7 @@ impl<'c> Functionalizer<'c> {
                 leaf,
                 root,
                 creation,
+                anchor: None,
             });
             out.push(o);
         }
@@ -1041,8 +1097,23 @@ impl<'c> Functionalizer<'c> {
             return Err(self.err(op, "computes a value whose type differs from its destination's"));
         }
         let hidden = !grad_mode || self.objs[x].detached;
+        // An in-place op autograd records on a detached family gives its
+        // root a history of its own; the storage write stays hidden.
+        let family = (grad_mode && self.objs[x].detached && (others_rg || self.requires_grad(x)))
+            .then(|| self.objs[x].root.unwrap_or(x));
+        let family_before = match family {
+            Some(r) if r != x => Some(self.materialize(r)?),
+            _ => None,
+        };
         self.write(op, x, w, hidden)?;
-        self.record_mutation(x, true, self.objs[x].detached, !grad_mode);
+        if let Some(r) = family {
+            let before = family_before.unwrap_or(w);
+            let a = self.anchored_write(op, r, x, before, w)?;
+            self.objs[r].anchor = Some(a);
+            self.objs[r].cached = None;
+            self.mark_autograd_mutation(x, others_rg);
+        }
+        self.record_mutation(x, true, true, self.objs[x].detached, !grad_mode);
         if grad_mode && (others_rg || self.requires_grad(x)) && !self.objs[x].detached {
             self.mark_autograd_mutation(x, others_rg);
         }
@@ -1077,6 +1148,15 @@ impl<'c> Functionalizer<'c> {
                 let step = Step { op: view, attrs };
                 let cached = self.objs[x].cached;
                 let version = self.stos[sto].version;
+                if let Some(a) = self.objs[x].anchor {
+                    if view == "view.as_strided" {
+                        return Err(self.err(
+                            op,
+                            "unsupported operation: as_strided_ of a detached tensor that an in-place op made require grad",
+                        ));
+                    }
+                    self.objs[x].anchor = Some(self.apply(&step, a)?);
+                }
                 if view == "view.as_strided" {
                     self.check_covered(op, sto, &new)?;
                     self.objs[x].chain = self.restarted_chain(x, step);
@@ -1145,9 +1225,11 @@ impl<'c> Functionalizer<'c> {
                 };
                 o.readonly = src.readonly;
                 o.src = None;
+                o.anchor = None;
             }
         }
-        self.record_mutation(x, false, self.objs[x].detached, !grad_mode);
+        let objective = matches!(kind, MetadataKind::Set);
+        self.record_mutation(x, false, objective, self.objs[x].detached, !grad_mode);
         if grad_mode && (others_rg || self.requires_grad(x)) {
             self.mark_autograd_mutation(x, others_rg);
         }
@@ -1265,6 +1347,11 @@ impl<'c> Functionalizer<'c> {
                 if resized {
                     info.resized_numel = Some(self.stos[sto0].len);
                 }
+                info.data_in_initial_layout = info.mutates_data
+                    && layout_changed
+                    && !resized
+                    && !storage_changed
+                    && self.writes_within(sto0, &layout0);
                 if storage_changed {
                     let s = self.objs[o].sto;
                     info.set_source = Some(match self.stos[s].members.first() {
@@ -1301,6 +1388,8 @@ impl<'c> Functionalizer<'c> {
                 let v = if info.set_source == Some(SetSource::Graph) {
                     let s = self.objs[o].sto;
                     self.base_value(s)?
+                } else if info.data_in_initial_layout {
+                    self.initial_layout_value(i)?
                 } else {
                     self.materialize(o)?
                 };
@@ -1419,6 +1508,10 @@ impl<'c> Functionalizer<'c> {
         let no_grad = [(NO_GRAD, unit)];
         let mut cur = args[i];
         let final_layout = self.objs[o].layout.clone();
+        if info.data_in_initial_layout {
+            let v = self.initial_layout_value(i)?;
+            self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
+        }
         if info.mutates_storage_metadata {
             let s = self.objs[o].sto;
             let src = match self.stos[s].members.first() {
@@ -1440,11 +1533,42 @@ impl<'c> Functionalizer<'c> {
         } else if info.mutates_metadata {
             cur = self.as_strided_in_place(cur, &final_layout)?;
         }
-        if info.mutates_data {
+        if info.mutates_data && !info.data_in_initial_layout {
             let v = self.materialize(o)?;
             self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
         }
         Ok(())
+    }
+
+    /// Did every write into storage `s` stay inside layout `l`? (Large
+    /// storages are not checked element by element: no.)
+    fn writes_within(&self, s: usize, l: &Layout) -> bool {
+        const MAX_CHECKED: i64 = 1 << 24;
+        let st = &self.stos[s];
+        if st.writes.iter().all(|w| w == l) {
+            return true;
+        }
+        if st.len > MAX_CHECKED {
+            return false;
+        }
+        let mut inside = vec![false; st.len as usize];
+        for i in indices(l) {
+            inside[i] = true;
+        }
+        st.writes.iter().all(|w| indices(w).all(|i| inside.get(i).copied().unwrap_or(false)))
+    }
+
+    /// The current contents of argument `i`'s storage read through the
+    /// layout the argument had at the call.
+    fn initial_layout_value(&mut self, i: usize) -> Result<Value, Diagnostic> {
+        let c = self.canonical[i];
+        let (sto0, layout0) = self.arg_initial[c].clone();
+        let base = self.base_value(sto0)?;
+        if self.initial_chain_len(c) == 0 {
+            return Ok(base);
+        }
+        let step = self.as_strided_step(&layout0);
+        self.apply(&step, base)
     }
 
     fn as_strided_in_place(&mut self, v: Value, l: &Layout) -> Result<Value, Diagnostic> {
@@ -1476,6 +1600,7 @@ impl<'c> Functionalizer<'c> {
             is_input,
             input: None,
             multi_output_view: self.objs[o].multi_output,
+            own_history: self.objs[self.objs[o].root.unwrap_or(o)].anchor.is_some(),
             base_requires_grad: false,
             base_is_output: None,
             base_result: None,
