@@ -22,6 +22,12 @@ fn contiguous(size: &[i64]) -> Strided {
 /// `(i, j)` for each element i of `from` and element j of `to` at the same
 /// storage index.
 fn pairs(from: &Strided, to: &Strided) -> Pairs {
+    if from == to {
+        // Element for element, also where a self-overlapping layout has
+        // several elements at one storage index (PyTorch's gradient of such
+        // a tensor is per element).
+        return identity(from.size.iter().product::<i64>() as usize);
+    }
     let mut at: FxHashMap<usize, u32> = FxHashMap::default();
     for (j, s) in strided_indices(&to.size, &to.stride, to.offset).into_iter().enumerate() {
         at.entry(s).or_insert(j as u32);

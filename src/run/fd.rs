@@ -129,12 +129,19 @@ pub fn finite_differences(
             ArgSpec::View { storage, size, stride, offset, requires_grad: true, .. } => {
                 let s = *storage;
                 let idx = strided_indices(size, stride, *offset);
-                let overlaps = spec.args.iter().enumerate().any(|(k, other)| match other {
-                    ArgSpec::View { storage: s2, size: z2, stride: t2, offset: o2, .. } if k != i && *s2 == s => {
-                        strided_indices(z2, t2, *o2).iter().any(|x| idx.contains(x))
-                    }
-                    _ => false,
-                });
+                // A self-overlapping leaf counts too: PyTorch's gradient is
+                // per element, a perturbation of its storage hits several.
+                let self_overlap = {
+                    let mut seen = rustc_hash::FxHashSet::default();
+                    !idx.iter().all(|x| seen.insert(*x))
+                };
+                let overlaps = self_overlap
+                    || spec.args.iter().enumerate().any(|(k, other)| match other {
+                        ArgSpec::View { storage: s2, size: z2, stride: t2, offset: o2, .. } if k != i && *s2 == s => {
+                            strided_indices(z2, t2, *o2).iter().any(|x| idx.contains(x))
+                        }
+                        _ => false,
+                    });
                 let g = if !overlaps {
                     obj.differentiate(
                         spec,
@@ -152,7 +159,9 @@ pub fn finite_differences(
                         || base.roots[s].storage().buf().len() != spec.storages[s].data.len()
                         || (0..spec.storages[s].data.len()).any(|j| {
                             let now = base.roots[s].storage().buf().get_f64(j);
-                            let was = spec.storages[s].data.get_f64(j);
+                            // The storage holds the input rounded to its dtype.
+                            let was =
+                                aot_runtime::buffer::round_to(spec.storages[s].dtype, spec.storages[s].data.get_f64(j));
                             !(now == was || (now.is_nan() && was.is_nan()))
                         });
                     if written {

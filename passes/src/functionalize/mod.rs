@@ -100,7 +100,8 @@ pub struct OutputFacts {
     pub multi_output_view: bool,
     /// Its autograd history is its own, not its storage's: a detached alias
     /// (or a view of one) that an in-place op autograd recorded made require
-    /// grad. Its gradient flows through the graph, not to the argument.
+    /// grad, or a view made under no_grad (requires grad, no history). Its
+    /// gradient flows through the graph (or nowhere), not to the argument.
     pub own_history: bool,
     /// For kind "intermediate": does the base require grad; is the base
     /// itself user output j; which result holds the base.

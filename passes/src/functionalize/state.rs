@@ -1600,7 +1600,9 @@ impl<'c> Functionalizer<'c> {
             is_input,
             input: None,
             multi_output_view: self.objs[o].multi_output,
-            own_history: self.objs[self.objs[o].root.unwrap_or(o)].anchor.is_some(),
+            // A detached family with an anchor, or a view made under no_grad
+            // (its chain has a gradient stop): not the storage's history.
+            own_history: self.objs[self.objs[o].root.unwrap_or(o)].anchor.is_some() || self.objs[o].stop.is_some(),
             base_requires_grad: false,
             base_is_output: None,
             base_result: None,
