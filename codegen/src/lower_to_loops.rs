@@ -145,7 +145,8 @@ fn metadata_mutation(rw: &mut Rewriter<'_>, op: Op, kind: &MetadataKind, operand
             })?;
             let l = ls.into_iter().next().ok_or("layout rule returned nothing")?;
             let t = memref_type(rw, &l.sizes, m.elem, &l.strides, l.offset);
-            Ok(rw.build_typed1(r#loop::REBIND, &[arg, cur], &[], t))
+            let stride = rw.i64_list_attr(&l.strides);
+            Ok(rw.build_typed1(r#loop::REBIND, &[arg, cur], &[("stride", stride)], t))
         }
         MetadataKind::Resize => {
             let size = rw.attr_i64_list(op, "size").ok_or("resize_ needs 'size'")?;

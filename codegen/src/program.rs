@@ -57,6 +57,9 @@ pub enum Step {
     Rebind {
         arg: usize,
         src: BufRef,
+        /// The argument's exact strides, where they differ from the memref
+        /// type's on size-1 dimensions.
+        stride: Option<Vec<i64>>,
     },
     Resize {
         arg: usize,
@@ -259,7 +262,8 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                     return Err(err(op, "an argument cannot be rebound to a read-only global buffer".into()));
                 }
                 refs.insert(ctx.result(op, 0), r.clone());
-                p.steps.push(Step::Rebind { arg, src: r });
+                let stride = ctx.attr_i64_list(op, "stride").filter(|s| s.len() == r.ty.shape.len());
+                p.steps.push(Step::Rebind { arg, src: r, stride });
             }
             r#loop::RESIZE => {
                 let arg = match get(&refs, op, ctx.operand(op, 0))?.root {
@@ -491,7 +495,7 @@ impl Runtime {
                         (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
                     crate::gemm::batched(a, b, c, pa, pb, pc, *accumulate);
                 }
-                Step::Rebind { arg, src } => {
+                Step::Rebind { arg, src, stride } => {
                     if copied[*arg] {
                         return Err(format!(
                             "argument {arg}: set_ on a non-contiguous argument is not supported by native code"
@@ -521,7 +525,15 @@ impl Runtime {
                         },
                         Root::Global(_) => return Err("an argument cannot be rebound to read-only data".into()),
                     };
-                    let (strides, off) = r#loop::layout(&src.ty);
+                    let (mut strides, off) = r#loop::layout(&src.ty);
+                    if let Some(exact) = stride {
+                        // Only size-1 dimensions may differ: their stride is never used.
+                        for ((s, &e), &n) in strides.iter_mut().zip(exact).zip(&src.ty.shape) {
+                            if n == 1 {
+                                *s = e;
+                            }
+                        }
+                    }
                     args[*arg].set_storage(storage, src.ty.shape.clone(), strides, src_off + off)?;
                     bound[*arg] = args[*arg].clone();
                     base_off[*arg] = 0;

@@ -302,10 +302,13 @@ impl CompiledFunction {
                 }
                 let t = match from {
                     // A value graph may return an argument as is (e.g. a cast
-                    // to the same type folded away); the caller gets a fresh tensor.
+                    // to the same type folded away), or a view of some buffer
+                    // (a copy into a fresh tensor folded into the view it
+                    // copied); the caller gets a fresh contiguous tensor.
                     OutputFrom::Result(r) => {
                         let t = result(*r)?;
-                        if args.iter().any(|a| a.shares_storage(t)) {
+                        let fresh = t.offset() == 0 && t.is_contiguous() && t.storage().len() as i64 == t.numel();
+                        if !fresh || args.iter().any(|a| a.shares_storage(t)) {
                             t.deep_clone()
                         } else {
                             t.clone()

@@ -734,9 +734,10 @@ fn verify_rebind(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 inventory::submit! {
     OpDef {
         name: REBIND,
-        summary: "After the call, function argument %arg is a tensor over %src's allocation with the result's layout (set_)",
+        summary: "After the call, function argument %arg is a tensor over %src's allocation with the result's layout (set_); `stride`, when given, is the argument's exact strides (a memref type does not keep the strides of size-1 dimensions, PyTorch does)",
         operands: Arity::Exact(2),
         results: ONE,
+        attrs: &[AttrSpec::optional("stride", AttrKind::I64List)],
         verify: Some(verify_rebind),
         syntax: Syntax::Functional,
         ..OpDef::DEFAULT

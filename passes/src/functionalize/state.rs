@@ -1177,6 +1177,12 @@ impl<'c> Functionalizer<'c> {
                     return Err(self.err(op, "cannot resize variables that require grad"));
                 }
                 let size = self.rw.attr_i64_list(op, "size").ok_or_else(|| self.err(op, "requires 'size'"))?;
+                if self.objs[x].layout.sizes[..] == size[..] {
+                    // PyTorch: resizing to the current sizes keeps the strides.
+                    self.record_mutation(x, false, false, self.objs[x].detached, !grad_mode);
+                    self.stats.mutations_removed += 1;
+                    return Ok(x);
+                }
                 let offset = self.objs[x].layout.offset;
                 let need = offset + numel(&size);
                 if need > self.stos[sto].len {
