@@ -421,24 +421,28 @@ impl Pass for SyntheticBase {
         // argument. Their data values join the base; members' chains go.
         let mut kept_value: FxHashMap<usize, Value> = FxHashMap::default();
         let mut dead_ops: Vec<Op> = Vec::new();
+        // The trailing side effects on each argument: a data write (before
+        // or after its metadata changes) and metadata changes, each on the
+        // argument or on the previous change's result.
+        let mut seen: rustc_hash::FxHashSet<Op> = rustc_hash::FxHashSet::default();
         for &i in plans.iter().flat_map(|p| &p.all) {
-            let mut cur = args[i];
-            loop {
-                let users = rw.users(cur);
-                let Some(&u) = users.iter().find(|&&u| {
-                    rw.op_def(u).is_some_and(|d| d.has(Traits::INPLACE) || d.has(Traits::METADATA_MUTATION))
-                        && rw.operand(u, 0) == cur
-                }) else {
-                    break;
-                };
-                if members_of.contains_key(&i) {
-                    dead_ops.push(u);
+            let mut stack = vec![args[i]];
+            while let Some(cur) = stack.pop() {
+                for u in rw.users(cur) {
+                    let mutation =
+                        rw.op_def(u).is_some_and(|d| d.has(Traits::INPLACE) || d.has(Traits::METADATA_MUTATION));
+                    if !mutation || rw.operand(u, 0) != cur || !seen.insert(u) {
+                        continue;
+                    }
+                    if members_of.contains_key(&i) {
+                        dead_ops.push(u);
+                    }
+                    if rw.op_def(u).is_some_and(|d| d.has(Traits::INPLACE)) {
+                        kept_value.insert(i, rw.operand(u, 1));
+                    } else {
+                        stack.push(rw.result(u, 0));
+                    }
                 }
-                if rw.op_def(u).is_some_and(|d| d.has(Traits::INPLACE)) {
-                    kept_value.insert(i, rw.operand(u, 1));
-                    break;
-                }
-                cur = rw.result(u, 0);
             }
         }
         for &op in dead_ops.iter().rev() {
