@@ -103,12 +103,11 @@ pub(crate) fn build(
         let from = if t < n_mut {
             let p = mutated[t];
             let s = slot(p);
-            if s < n && meta.input_info[p].data_in_initial_layout {
-                // The graph's value is in the call's layout, the tangent in
-                // the final one: elements the final layout left get none.
+            if s < n {
+                // The tangent is in the final layout, the graph's value in the
+                // one it returns (the call's, for `data_in_initial_layout`:
+                // elements the final layout left get none).
                 TangentFrom::MutatedArgs(vec![(s, pairs(&final_layout(p), &returned_layout(p)))])
-            } else if s < n {
-                TangentFrom::MutatedArgs(vec![(s, identity(tt.numel() as usize))])
             } else {
                 let base = contiguous(&[v.layouts[s].size[0]]);
                 let members = v.sl.members[s - n].iter().map(|&m| (m, pairs(&member_final(m), &base))).collect();

@@ -113,6 +113,13 @@ pub enum MemOverlap {
     TooHard,
 }
 
+/// Does some storage element appear at two indices of the layout? Exact
+/// (it visits every element), unlike the stride-sorting tests.
+pub fn reaches_an_element_twice(size: &[i64], stride: &[i64], offset: i64) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    !crate::tensor::strided_indices(size, stride, offset).into_iter().all(|i| seen.insert(i))
+}
+
 /// PyTorch's `is_non_overlapping_and_dense`: the elements exactly tile a
 /// contiguous range, in some order of the dimensions.
 pub fn is_non_overlapping_and_dense(size: &[i64], stride: &[i64]) -> bool {

@@ -131,11 +131,7 @@ pub fn finite_differences(
                 let idx = strided_indices(size, stride, *offset);
                 // A self-overlapping leaf counts too: PyTorch's gradient is
                 // per element, a perturbation of its storage hits several.
-                let self_overlap = {
-                    let mut seen = rustc_hash::FxHashSet::default();
-                    !idx.iter().all(|x| seen.insert(*x))
-                };
-                let overlaps = self_overlap
+                let overlaps = aot_runtime::overlap::reaches_an_element_twice(size, stride, *offset)
                     || spec.args.iter().enumerate().any(|(k, other)| match other {
                         ArgSpec::View { storage: s2, size: z2, stride: t2, offset: o2, .. } if k != i && *s2 == s => {
                             strided_indices(z2, t2, *o2).iter().any(|x| idx.contains(x))

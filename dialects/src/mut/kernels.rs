@@ -3,7 +3,7 @@
 //! behaves as PyTorch's (which also materializes overlapping inputs).
 
 use crate::view::kernels::layout_of;
-use crate::view::{contiguous_strides, Layout};
+use crate::view::Layout;
 use aot_ir::AttrView;
 use aot_runtime::kernel_util::broadcast_map;
 use aot_runtime::{KernelCtx, KernelResult, Tensor};
@@ -163,17 +163,18 @@ pub fn resize_(k: &mut KernelCtx<'_>) -> KernelResult {
         return Err("cannot resize variables that require grad".into());
     }
     let size = k.attr_list("size")?;
-    if x.sizes()[..] == size[..] {
-        // PyTorch: resizing to the current sizes keeps the strides.
-        return Ok(smallvec![x.clone()]);
+    let old = layout_of(x);
+    let new = super::resize_layout(&old, &size);
+    if new != old {
+        // Contiguous: the storage must reach offset + numel.
+        let needed = (new.offset + new.sizes.iter().product::<i64>()) as usize;
+        let storage = x.storage();
+        if storage.len() < needed {
+            storage.resize(needed);
+        }
+        let Layout { sizes, strides, offset } = new;
+        x.set_metadata(sizes, strides, offset)?;
     }
-    let numel: i64 = size.iter().product();
-    let needed = (x.offset() + numel) as usize;
-    let storage = x.storage();
-    if storage.len() < needed {
-        storage.resize(needed);
-    }
-    x.set_metadata(size.iter().copied().collect(), contiguous_strides(&size), x.offset())?;
     Ok(smallvec![x.clone()])
 }
 

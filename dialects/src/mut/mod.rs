@@ -17,7 +17,7 @@ pub mod lowering;
 
 use crate::lowering::Lower;
 use crate::shape::*;
-use crate::view::{rules, LayoutFn};
+use crate::view::{rules, Layout, LayoutFn};
 use aot_ir::*;
 use aot_runtime::interp::{AssertNoOverlap, ReplacesData};
 use aot_runtime::Kernel;
@@ -40,10 +40,21 @@ pub struct InPlaceInterface {
 pub enum MetadataKind {
     /// Applies a view's layout rule in place (`t_` is `view.t` in place).
     Relayout { layout: LayoutFn, view: &'static str },
-    /// `resize_`: contiguous with the new sizes; the storage grows if needed.
+    /// `resize_`: contiguous with the new sizes (`resize_layout`); the
+    /// storage grows if needed.
     Resize,
     /// `set_`: takes the second operand's storage and metadata.
     Set,
+}
+
+/// `resize_`'s layout rule: contiguous with the new sizes at the same
+/// offset, except that resizing to the current sizes keeps the strides
+/// (PyTorch returns early).
+pub fn resize_layout(old: &Layout, size: &[i64]) -> Layout {
+    if old.sizes[..] == size[..] {
+        return old.clone();
+    }
+    Layout { sizes: size.into(), strides: crate::view::contiguous_strides(size), offset: old.offset }
 }
 
 pub struct MetadataMutationInterface {

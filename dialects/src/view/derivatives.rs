@@ -25,9 +25,7 @@ fn core_attrs(c: &VjpCtx<'_, '_>) -> Vec<NamedAttr> {
 fn as_strided_overlaps(c: &VjpCtx<'_, '_>) -> bool {
     let a = c.attrs();
     let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
-    let idx = aot_runtime::tensor::strided_indices(&size, &stride, a.i64("offset").unwrap_or(0));
-    let mut seen = rustc_hash::FxHashSet::default();
-    !idx.into_iter().all(|i| seen.insert(i))
+    aot_runtime::overlap::reaches_an_element_twice(&size, &stride, a.i64("offset").unwrap_or(0))
 }
 
 pub fn view(c: &mut VjpCtx<'_, '_>) -> R {

@@ -14,12 +14,12 @@ use super::{
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::func::FuncView;
-use aot_dialects::r#mut::{InPlaceInterface, MetadataKind, MetadataMutationInterface};
+use aot_dialects::r#mut::{resize_layout, InPlaceInterface, MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY};
 use aot_ir::*;
 use aot_runtime::interp::{
     multi_output_view_error, no_grad_view_error, overlap_forbidden, AssertNoOverlap, Detaches,
-    NonDifferentiableResults, NO_GRAD,
+    NonDifferentiableResults, ReplacesData, NO_GRAD,
 };
 use rustc_hash::FxHashMap;
 
@@ -390,14 +390,22 @@ impl<'c> Functionalizer<'c> {
                 "unsupported operation: an in-place op that makes a detached tensor require grad, through an as_strided view of it",
             ));
         }
-        let steps: Vec<Step> = oc.steps_from(rc.len()).into_iter().cloned().collect();
-        let mut vals = vec![r_before];
+        self.scatter_through(r_before, &oc.steps_from(rc.len()), w)
+    }
+
+    /// The new value of `start` after `w` is written into the object that
+    /// `steps` view from it: `w` put back through the inverse of each step.
+    fn scatter_through(&mut self, start: Value, steps: &[&Step], w: Value) -> Result<Value, Diagnostic> {
+        let mut vals = vec![start];
         for step in steps.iter().take(steps.len().saturating_sub(1)) {
             let last = *vals.last().expect("non-empty");
             vals.push(self.apply(step, last)?);
         }
         let mut n = w;
         for (i, step) in steps.iter().enumerate().rev() {
+            if matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::Scatter(_))) {
+                self.stats.scatters += 1;
+            }
             n = build_inverse(&mut self.rw, step.op, &step.attrs, vals[i], n)?;
         }
         Ok(n)
@@ -492,18 +500,7 @@ impl<'c> Functionalizer<'c> {
         let chain = readonly_path.unwrap_or_else(|| self.objs[o].chain.clone());
         let chain = chain.steps();
         let base = self.base_value(sto)?;
-        let mut vals = vec![base];
-        for step in chain.iter().take(chain.len().saturating_sub(1)) {
-            let last = *vals.last().expect("non-empty");
-            vals.push(self.apply(step, last)?);
-        }
-        let mut n = w;
-        for (i, step) in chain.iter().enumerate().rev() {
-            if matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::Scatter(_))) {
-                self.stats.scatters += 1;
-            }
-            n = build_inverse(&mut self.rw, step.op, &step.attrs, vals[i], n)?;
-        }
+        let mut n = self.scatter_through(base, &chain, w)?;
         if hidden {
             let outer_is_scatter = chain
                 .first()
@@ -514,12 +511,7 @@ impl<'c> Functionalizer<'c> {
                 self.rw.set_attr(def, HIDDEN_WRITE, unit);
             } else {
                 // Overwrite the whole base, invisibly to autograd.
-                let shape = self.rw.value_tensor(base).map(|t| t.shape.to_vec()).unwrap_or_default();
-                let step = self.as_strided_step(&Layout::contiguous(&shape));
-                let unit = self.rw.unit_attr();
-                let mut attrs = step.attrs.clone();
-                attrs.push(NamedAttr { name: self.rw.sym(HIDDEN_WRITE), value: unit });
-                n = self.rw.build_named1("view.as_strided_scatter", &[base, n], &attrs)?;
+                n = self.hidden_overwrite(base, n)?;
                 self.stats.scatters += 1;
             }
         }
@@ -1177,26 +1169,21 @@ impl<'c> Functionalizer<'c> {
                     return Err(self.err(op, "cannot resize variables that require grad"));
                 }
                 let size = self.rw.attr_i64_list(op, "size").ok_or_else(|| self.err(op, "requires 'size'"))?;
-                if self.objs[x].layout.sizes[..] == size[..] {
-                    // PyTorch: resizing to the current sizes keeps the strides.
-                    self.record_mutation(x, false, false, self.objs[x].detached, !grad_mode);
-                    self.stats.mutations_removed += 1;
-                    return Ok(x);
+                let l = resize_layout(&self.objs[x].layout, &size);
+                if l != self.objs[x].layout {
+                    let need = l.offset + numel(&l.sizes);
+                    if need > self.stos[sto].len {
+                        self.grow_storage(sto, need)?;
+                    }
+                    // The new layout may read storage elements no argument covers.
+                    self.check_covered(op, sto, &l)?;
+                    let step = self.as_strided_step(&l);
+                    self.objs[x].chain = self.restarted_chain(x, step);
+                    self.objs[x].layout = l;
+                    self.objs[x].cached = None;
+                    self.objs[x].src = None;
+                    self.objs[x].readonly = false;
                 }
-                let offset = self.objs[x].layout.offset;
-                let need = offset + numel(&size);
-                if need > self.stos[sto].len {
-                    self.grow_storage(sto, need)?;
-                }
-                let l = Layout { sizes: size.iter().copied().collect(), strides: contiguous_strides(&size), offset };
-                // The new layout may read storage elements no argument covers.
-                self.check_covered(op, sto, &l)?;
-                let step = self.as_strided_step(&l);
-                self.objs[x].chain = self.restarted_chain(x, step);
-                self.objs[x].layout = l;
-                self.objs[x].cached = None;
-                self.objs[x].src = None;
-                self.objs[x].readonly = false;
             }
             MetadataKind::Set => {
                 let s = operands[1];
@@ -1210,12 +1197,7 @@ impl<'c> Functionalizer<'c> {
                 let identity = if hidden {
                     let old = self.materialize(x)?;
                     let new = self.materialize(s)?;
-                    let shape = self.objs[x].layout.sizes.to_vec();
-                    let step = self.as_strided_step(&Layout::contiguous(&shape));
-                    let unit = self.rw.unit_attr();
-                    let mut attrs = step.attrs;
-                    attrs.push(NamedAttr { name: self.rw.sym(HIDDEN_WRITE), value: unit });
-                    Some(self.rw.build_named1("view.as_strided_scatter", &[old, new], &attrs)?)
+                    Some(self.hidden_overwrite(old, new)?)
                 } else {
                     None
                 };
@@ -1234,7 +1216,7 @@ impl<'c> Functionalizer<'c> {
                 o.anchor = None;
             }
         }
-        let objective = matches!(kind, MetadataKind::Set);
+        let objective = def.interface::<ReplacesData>().is_some();
         self.record_mutation(x, false, objective, self.objs[x].detached, !grad_mode);
         if grad_mode && (others_rg || self.requires_grad(x)) {
             self.mark_autograd_mutation(x, others_rg);
