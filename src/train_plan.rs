@@ -144,9 +144,50 @@ pub(crate) fn build(
     }
     let touched_roots: Vec<usize> =
         taken.iter().filter(|&&i| v.user[i].base_view).map(|&i| v.user[i].storage_class).collect();
+    // A user argument's layout after the call.
+    let user_final = |i: usize| -> Strided {
+        match v.sl.of_inner.iter().position(|&x| x == i) {
+            Some(p) => final_layout(p),
+            None => member_final(i),
+        }
+    };
     for (i, a) in v.user.iter().enumerate() {
         if a.base_view && touched_roots.contains(&a.storage_class) && v.conv.original(i) == i && taken.insert(i) {
-            routes.push((i, AliasTarget::Slot(i), identity(a.shape.iter().product::<i64>() as usize)));
+            let fin = user_final(i);
+            if fin == v.layouts[i] {
+                routes.push((i, AliasTarget::Slot(i), identity(a.shape.iter().product::<i64>() as usize)));
+                continue;
+            }
+            // Its metadata changed (under no_grad): each element of its final
+            // value reaches the base through an argument whose entry layout
+            // holds that storage element, its own first.
+            let siblings = std::iter::once(i).chain((0..n).filter(|&j| {
+                j != i && v.user[j].base_view && v.user[j].storage_class == a.storage_class && v.conv.original(j) == j
+            }));
+            let mut left: Vec<Option<usize>> =
+                strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
+            for j in siblings {
+                let mut at: FxHashMap<usize, u32> = FxHashMap::default();
+                let l = &v.layouts[j];
+                for (k, s) in strided_indices(&l.size, &l.stride, l.offset).into_iter().enumerate() {
+                    at.entry(s).or_insert(k as u32);
+                }
+                let mut q: Pairs = Pairs::new();
+                for (k, e) in left.iter_mut().enumerate() {
+                    if let Some(&pos) = e.and_then(|s| at.get(&s)) {
+                        q.push((k as u32, pos));
+                        *e = None;
+                    }
+                }
+                if !q.is_empty() {
+                    routes.push((i, AliasTarget::Slot(j), q));
+                }
+            }
+            if let Some(s) = left.into_iter().flatten().next() {
+                return Err(format!(
+                    "argument {i}'s final layout reaches storage element {s}, which no argument covers: its gradient has nowhere to go"
+                ));
+            }
         }
     }
     out.mutated_args = taken.into_iter().filter(|&i| v.conv.original(i) == i).collect();

@@ -6,7 +6,8 @@
 //! - `scatter(b, view(b, A), A) == b` — writing back an unchanged region
 //!   (for `as_strided_scatter`, `view` may be any chain of views from `b`
 //!   whose composed layout is `A`);
-//! - `view(scatter(b, s, A), A) == s` — reading back what was just written;
+//! - `view(scatter(b, s, A), A) == s` — reading back what was just written
+//!   (not for an `as_strided` region that reaches an element twice);
 //! - `scatter(scatter(b, s1, A), s2, A) == scatter(b, s2, A)` — the second
 //!   write covers the first;
 //! - a scatter whose region is the whole base `== src`;
@@ -46,6 +47,19 @@ fn hidden(ctx: &Context, op: Op) -> bool {
 
 fn is_contiguous_layout(size: &[i64], stride: &[i64], offset: i64) -> bool {
     offset == 0 && aot_dialects::view::contiguous_strides(size)[..] == *stride
+}
+
+/// Only `as_strided` regions can repeat an element; other views of a value
+/// select distinct positions.
+fn region_may_self_overlap(ctx: &Context, op: Op) -> bool {
+    if ctx.op_name(op) != "view.as_strided" {
+        return false;
+    }
+    let av = AttrView::of_op(ctx, op);
+    match (av.list("size"), av.list("stride")) {
+        (Some(size), Some(stride)) => aot_runtime::overlap::may_reach_an_element_twice(&size, &stride),
+        _ => true,
+    }
 }
 
 /// Does `v` come from `base` through single-result view ops whose composed
@@ -121,9 +135,14 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
     if ctx.has_attr(op, "aot.no_grad") {
         return None;
     }
-    // view(scatter(b, s, A), A) == s
+    // view(scatter(b, s, A), A) == s, unless A reaches an element twice:
+    // then the read gives each element's last write, not s.
     if let Some(s) = def_of(ctx, x) {
-        if is_scatter(ctx, s) == Some(name) && !hidden(ctx, s) && core_attrs(ctx, s) == core_attrs(ctx, op) {
+        if is_scatter(ctx, s) == Some(name)
+            && !hidden(ctx, s)
+            && core_attrs(ctx, s) == core_attrs(ctx, op)
+            && !region_may_self_overlap(ctx, op)
+        {
             return Some(ctx.operand(s, 1));
         }
     }

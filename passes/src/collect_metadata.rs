@@ -24,9 +24,12 @@
 //! Then it reorders the function's results into AOTAutograd's forward
 //! returns — mutated inputs (outside the graph), user outputs, intermediate
 //! bases — drops unused candidates, and derives `traced_tangents` and the
-//! index lists.
+//! index lists. Storage finals (`aot.storage_final`) stay after the forward
+//! returns, still marked: `synthetic-base` consumes them.
 
-use crate::functionalize::{OutputFacts, FUNCTIONALIZED, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS};
+use crate::functionalize::{
+    OutputFacts, FUNCTIONALIZED, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS, STORAGE_FINAL,
+};
 use crate::meta::{input_from_attr, OutputAliasInfo, OutputType, ViewAndMutationMeta, META_ATTR};
 use aot_dialects::func::FuncView;
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
@@ -68,12 +71,20 @@ pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
             views: None,
             layout: None,
             aliases_input: None,
+            aliases_final_storage: false,
         };
         if f.kind == "input" {
             // Aliasing autograd does not see: the output takes a tangent of
             // its own and the runtime recreates the alias of the input.
             let hidden_alias = count == multi || f.own_history;
-            if f.requires_grad && hidden_alias && f.is_input.is_none() {
+            if f.after_set {
+                // The graph computes its value; the runtime recreates the
+                // alias once the input has its new storage.
+                info.output_type = OutputType::NonAlias;
+                info.aliases_input = f.input;
+                info.aliases_final_storage = true;
+                info.layout = Some(f.layout.clone());
+            } else if f.requires_grad && hidden_alias && f.is_input.is_none() {
                 info.output_type = OutputType::NonAlias;
                 info.aliases_input = f.input;
                 info.layout = Some(f.layout.clone());
@@ -166,9 +177,12 @@ impl Pass for CollectMetadata {
             facts.push(OutputFacts::from_attr(ctx, a).map_err(|m| facts_err(ctx, func, m))?);
         }
         let mut mutated_values: FxHashMap<usize, Value> = FxHashMap::default();
+        let mut storage_finals: Vec<(Value, Attribute)> = Vec::new();
         for (r, &v) in values.iter().enumerate().skip(num_user) {
             if let Some(i) = f.res_attr(ctx, r, MUTATED_INPUT).and_then(|a| ctx.attr_as_i64(a)) {
                 mutated_values.insert(i as usize, v);
+            } else if let Some(a) = f.res_attr(ctx, r, STORAGE_FINAL) {
+                storage_finals.push((v, a));
             } else if f.res_attr(ctx, r, INTERMEDIATE_BASE).is_none() {
                 return Err(facts_err(
                     ctx,
@@ -200,10 +214,15 @@ impl Pass for CollectMetadata {
             let v = *values.get(b).ok_or_else(|| facts_err(ctx, func, format!("no candidate base at result {b}")))?;
             new_results.push(v);
         }
+        // Storage finals stay last, marked, for `synthetic-base`.
+        let mut res_attrs = vec![Vec::new(); new_results.len()];
+        for &(v, a) in &storage_finals {
+            new_results.push(v);
+            res_attrs.push(vec![NamedAttr { name: ctx.sym(STORAGE_FINAL), value: a }]);
+        }
         let mut rw = Rewriter::new(ctx);
         rw.set_operands(ret, &new_results);
-        let n = new_results.len();
-        f.set_all_res_attrs(&mut rw, vec![Vec::new(); n]);
+        f.set_all_res_attrs(&mut rw, res_attrs);
         let mut arg_attrs = f.all_arg_attrs(&rw);
         for a in arg_attrs.iter_mut() {
             a.retain(|x| rw.sym_str(x.name) != INPUT_INFO);

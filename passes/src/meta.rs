@@ -226,6 +226,10 @@ pub struct OutputAliasInfo {
     /// mode (multi-output views whose aliasing is hidden from autograd): the
     /// runtime recreates the alias with `layout`.
     pub aliases_input: Option<usize>,
+    /// With `aliases_input`: the alias is of the storage the input has
+    /// after the call (it was `set_` onto an intermediate's storage), not
+    /// of the one it had on entry.
+    pub aliases_final_storage: bool,
 }
 
 impl OutputAliasInfo {
@@ -525,6 +529,9 @@ fn output_to_attr(ctx: &mut Context, o: &OutputAliasInfo) -> Attribute {
     if let Some(i) = o.aliases_input {
         p.int("aliases_input", i as i64);
     }
+    if o.aliases_final_storage {
+        p.bool("aliases_final_storage", true);
+    }
     p.finish("aot.output")
 }
 
@@ -538,6 +545,7 @@ fn output_from_attr(ctx: &Context, a: Attribute) -> Result<OutputAliasInfo, Stri
         views: r.opt("views").map(|x| steps_from_attr(ctx, x)).transpose()?,
         layout: r.opt("layout").map(|x| strided_from_attr(ctx, x)).transpose()?,
         aliases_input: r.opt_int("aliases_input")?.map(|i| i as usize),
+        aliases_final_storage: r.opt_bool("aliases_final_storage")?.unwrap_or(false),
     })
 }
 

@@ -49,7 +49,7 @@
 //! bases = [#aot.base<storage = 0, numel = 8, requires_grad = true>], metadata_mutated = [1]>`.
 
 use crate::convention::{ArgLayout, Convention};
-use crate::functionalize::{STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES};
+use crate::functionalize::{STORAGE_FINAL, STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES};
 use crate::meta::{
     InputAliasInfo, MutationType, OutputAliasInfo, OutputType, Params, Reader, SetSource, Strided, ViewAndMutationMeta,
     ViewStep, META_ATTR,
@@ -291,6 +291,16 @@ impl Pass for SyntheticBase {
         let whole: Vec<i64> =
             ctx.get_attr(func, WHOLE_STORAGES).and_then(|a| ctx.attr_as_i64_list(a)).unwrap_or_default();
         let writes = storage_writes(ctx, func).map_err(|m| err(ctx, m))?;
+        // Functionalize's final values of the storages passed whole.
+        let ret0 = f.return_op(ctx).ok_or_else(|| err(ctx, "has no return".into()))?;
+        let all_results: Vec<Value> = ctx.operands(ret0).collect();
+        let mut storage_finals: FxHashMap<i64, Value> = FxHashMap::default();
+        for (r, &v) in all_results.iter().enumerate() {
+            if let Some(sid) = f.res_attr(ctx, r, STORAGE_FINAL).and_then(|a| ctx.attr_as_i64(a)) {
+                storage_finals.insert(sid, v);
+            }
+        }
+        let num_returns = all_results.len() - storage_finals.len();
         let mut plans: Vec<Plan> = Vec::new();
         let mut pairs_tested = 0;
         for sid in order {
@@ -339,9 +349,15 @@ impl Pass for SyntheticBase {
         }
         st.add_stat("num-overlap-pairs-tested", pairs_tested);
         if plans.is_empty() {
-            // Nothing consumes the write log.
-            if ctx.has_attr(func, STORAGE_WRITES) {
-                Rewriter::new(ctx).remove_attr(func, STORAGE_WRITES);
+            // Nothing consumes the write log or the storage finals.
+            let mut rw = Rewriter::new(ctx);
+            if rw.has_attr(func, STORAGE_WRITES) {
+                rw.remove_attr(func, STORAGE_WRITES);
+            }
+            if !storage_finals.is_empty() {
+                rw.set_operands(ret0, &all_results[..num_returns]);
+                f.set_all_res_attrs(&mut rw, vec![Vec::new(); num_returns]);
+                f.sync_function_type(&mut rw);
             }
             return Ok(());
         }
@@ -373,7 +389,9 @@ impl Pass for SyntheticBase {
                     return Err(err(ctx, message));
                 }
             }
-            check_coverage(&meta, p, &layouts, writes.get(&p.storage).map(|w| &w[..])).map_err(|m| err(ctx, m))?;
+            if !storage_finals.contains_key(&p.storage) {
+                check_coverage(&meta, p, &layouts, writes.get(&p.storage).map(|w| &w[..])).map_err(|m| err(ctx, m))?;
+            }
         }
         let members_of: FxHashMap<usize, usize> =
             plans.iter().enumerate().flat_map(|(b, p)| p.members.iter().map(move |&m| (m, b))).collect();
@@ -401,13 +419,19 @@ impl Pass for SyntheticBase {
         };
         let mut base_infos = Vec::new();
         for p in &plans {
-            base_infos.push(merged_info(&meta, &p.members).map_err(|m| err(ctx, m))?);
+            let mut info = merged_info(&meta, &p.members).map_err(|m| err(ctx, m))?;
+            // A write may have reached only elements no member covers.
+            if storage_finals.contains_key(&p.storage) && !info.mutates_data {
+                info.mutates_data = true;
+                info.mutation_type = info.classify();
+            }
+            base_infos.push(info);
         }
         let mut rw = Rewriter::new(ctx);
         Convention::record(&mut rw, func).map_err(|m| err(&rw, m))?;
         let entry = f.entry_block(&rw).expect("has a body");
         let ret = f.return_op(&rw).ok_or_else(|| err(&rw, "has no return".into()))?;
-        let old_results: Vec<Value> = rw.operands(ret).collect();
+        let old_results: Vec<Value> = all_results[..num_returns].to_vec();
         let old_mutated = meta.mutated_inp_runtime_indices();
         let num_user = meta.output_info.len();
         if old_results.len() != meta.num_forward_returns() {
@@ -425,7 +449,18 @@ impl Pass for SyntheticBase {
         // or after its metadata changes) and metadata changes, each on the
         // argument or on the previous change's result.
         let mut seen: rustc_hash::FxHashSet<Op> = rustc_hash::FxHashSet::default();
-        for &i in plans.iter().flat_map(|p| &p.all) {
+        // An in-graph `set_` onto a member would take the storage of the
+        // member's value, which is now a view of the base: such arguments
+        // get their storage from the base outside the graph instead.
+        let set_onto_member: Vec<usize> = (0..n)
+            .filter(|i| !members_of.contains_key(i))
+            .filter(|&i| {
+                let info = &meta.input_info[i];
+                info.mutation_type == MutationType::MutatedInGraph
+                    && matches!(info.set_source, Some(SetSource::Input(j)) if members_of.contains_key(&j))
+            })
+            .collect();
+        for &i in plans.iter().flat_map(|p| &p.all).chain(&set_onto_member) {
             let mut stack = vec![args[i]];
             while let Some(cur) = stack.pop() {
                 for u in rw.users(cur) {
@@ -434,7 +469,7 @@ impl Pass for SyntheticBase {
                     if !mutation || rw.operand(u, 0) != cur || !seen.insert(u) {
                         continue;
                     }
-                    if members_of.contains_key(&i) {
+                    if members_of.contains_key(&i) || set_onto_member.contains(&i) {
                         dead_ops.push(u);
                     }
                     if rw.op_def(u).is_some_and(|d| d.has(Traits::INPLACE)) {
@@ -510,7 +545,7 @@ impl Pass for SyntheticBase {
             }
         }
         let fix = |v: Value| replaced.get(&v).copied().unwrap_or(v);
-        let old_results: Vec<Value> = rw.operands(ret).collect();
+        let old_results: Vec<Value> = rw.operands(ret).take(num_returns).collect();
         let mutated_value = |i: usize| old_mutated.iter().position(|&m| m == i).map(|k| old_results[k]);
         let kept_value: FxHashMap<usize, Value> = kept_value.into_iter().map(|(i, v)| (i, fix(v))).collect();
         // Final base values.
@@ -532,16 +567,23 @@ impl Pass for SyntheticBase {
                     info.returned_data_layout().cloned().or_else(|| layouts[i].clone()).expect("has a layout"),
                 ));
             }
-            let fin = match final_base_of(&rw, bases[b], &written) {
-                Some(y) => y,
-                None => {
-                    let mut acc = bases[b];
-                    for (v, at) in &written {
-                        let attrs = as_strided_attrs(&mut rw, at);
-                        acc = rw.build_named1("view.as_strided_scatter", &[acc, *v], &attrs)?;
-                    }
-                    acc
+            let whole_final = storage_finals.get(&p.storage).map(|&v| fix(v));
+            let fin = match whole_final.filter(|&v| rw.value_type(v) == rw.value_type(bases[b])) {
+                Some(v) => v,
+                None if whole_final.is_some() => {
+                    return Err(err(&rw, format!("storage {} changes size, and is passed whole", p.storage)))
                 }
+                None => match final_base_of(&rw, bases[b], &written) {
+                    Some(y) => y,
+                    None => {
+                        let mut acc = bases[b];
+                        for (v, at) in &written {
+                            let attrs = as_strided_attrs(&mut rw, at);
+                            acc = rw.build_named1("view.as_strided_scatter", &[acc, *v], &attrs)?;
+                        }
+                        acc
+                    }
+                },
             };
             finals.push(fin);
         }
@@ -552,6 +594,9 @@ impl Pass for SyntheticBase {
                 let mut info = meta.input_info[i].clone();
                 if let Some(SetSource::Input(j)) = info.set_source {
                     info.set_source = Some(SetSource::Input(inner_of(j)));
+                }
+                if set_onto_member.contains(&i) {
+                    info.mutation_type = MutationType::MutatedOutGraph;
                 }
                 input_info.push(info);
             }
@@ -596,6 +641,7 @@ impl Pass for SyntheticBase {
                 views: None,
                 layout: Some(layout),
                 aliases_input: None,
+                aliases_final_storage: false,
             });
             metadata_mutated.push(i);
         }
@@ -621,9 +667,24 @@ impl Pass for SyntheticBase {
                 results.push(finals[i]);
             } else {
                 let outer = outer_of[i - nb];
-                results.push(mutated_value(outer).ok_or_else(|| {
-                    err(&rw, format!("argument {outer} is mutated outside the graph but no result holds it"))
-                })?);
+                let v = match (mutated_value(outer), &meta.input_info[outer].set_source) {
+                    (Some(v), _) => v,
+                    // Its new value: the base seen through its final layout.
+                    (None, Some(SetSource::Input(j))) if set_onto_member.contains(&outer) => {
+                        let layout = meta.input_info[outer].final_layout.clone().ok_or_else(|| {
+                            err(&rw, format!("argument {outer} changes storage but has no final layout"))
+                        })?;
+                        let attrs = as_strided_attrs(&mut rw, &layout);
+                        rw.build_named1("view.as_strided", &[finals[members_of[j]]], &attrs)?
+                    }
+                    _ => {
+                        return Err(err(
+                            &rw,
+                            format!("argument {outer} is mutated outside the graph but no result holds it"),
+                        ))
+                    }
+                };
+                results.push(v);
             }
         }
         let k = old_mutated.len();

@@ -69,8 +69,9 @@ pub enum OutputFrom {
     Result(usize),
     /// The argument object itself.
     Arg(usize),
-    /// A view of argument `arg`'s storage.
-    ViewOfArg { arg: usize, layout: Strided },
+    /// A view of argument `arg`'s storage: the one it had on entry, or
+    /// with `after_call` the one it has after the write-back (`set_`).
+    ViewOfArg { arg: usize, layout: Strided, after_call: bool },
     /// A view of graph result `r`'s storage (an intermediate base).
     ViewOfResult { result: usize, layout: Strided },
     /// A view of user output `k`'s storage (its base is that output).
@@ -315,8 +316,8 @@ impl CompiledFunction {
                         }
                     }
                     OutputFrom::Arg(i) => args[*i].clone(),
-                    OutputFrom::ViewOfArg { arg, layout } => Tensor::from_parts(
-                        entry_storages[*arg].clone(),
+                    OutputFrom::ViewOfArg { arg, layout, after_call } => Tensor::from_parts(
+                        if *after_call { args[*arg].storage() } else { entry_storages[*arg].clone() },
                         args[*arg].dtype(),
                         layout.size.clone(),
                         layout.stride.clone(),

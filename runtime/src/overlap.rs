@@ -120,6 +120,43 @@ pub fn reaches_an_element_twice(size: &[i64], stride: &[i64], offset: i64) -> bo
     !crate::tensor::strided_indices(size, stride, offset).into_iter().all(|i| seen.insert(i))
 }
 
+/// Views up to this many elements get the exact answer from
+/// [`may_reach_an_element_twice`] when the stride test cannot decide.
+const EXACT_SELF_OVERLAP_LIMIT: i64 = 1 << 16;
+
+/// May some storage element appear at two indices of the layout? `false`
+/// is certain. With the dimensions of size > 1 sorted by stride, a layout
+/// whose every stride exceeds the extent of the smaller dimensions never
+/// repeats an element (O(rank log rank)); otherwise small layouts are
+/// visited exactly and large ones answer `true` (the conservative answer).
+pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
+    if size.len() != stride.len() {
+        return true;
+    }
+    if size.contains(&0) {
+        return false;
+    }
+    let mut dims: Vec<(i64, i64)> = size.iter().zip(stride).filter(|(&n, _)| n > 1).map(|(&n, &s)| (s, n)).collect();
+    dims.sort_unstable();
+    let mut extent: i64 = 0;
+    let mut certain = true;
+    for &(s, n) in &dims {
+        if s <= extent {
+            certain = false;
+            break;
+        }
+        match (n - 1).checked_mul(s).and_then(|e| e.checked_add(extent)) {
+            Some(e) => extent = e,
+            None => return true,
+        }
+    }
+    if certain {
+        return false;
+    }
+    let numel = aot_ir::size::checked_numel(size).unwrap_or(i64::MAX);
+    numel > EXACT_SELF_OVERLAP_LIMIT || reaches_an_element_twice(size, stride, 0)
+}
+
 /// PyTorch's `is_non_overlapping_and_dense`: the elements exactly tile a
 /// contiguous range, in some order of the dimensions.
 pub fn is_non_overlapping_and_dense(size: &[i64], stride: &[i64]) -> bool {
@@ -298,6 +335,32 @@ mod tests {
 
     fn v(size: &[i64], stride: &[i64], offset: i64) -> View {
         View::new(size, stride, offset)
+    }
+
+    /// The stride test agrees with the exact visit on every small layout
+    /// (false is certain; true only when some element repeats, below the
+    /// exact limit).
+    #[test]
+    fn self_overlap_matches_exact_visit() {
+        for a in 1..4i64 {
+            for b in 1..4i64 {
+                for s0 in 0..5i64 {
+                    for s1 in 0..5i64 {
+                        let exact = reaches_an_element_twice(&[a, b], &[s0, s1], 0);
+                        assert_eq!(may_reach_an_element_twice(&[a, b], &[s0, s1]), exact, "{a}x{b} {s0},{s1}");
+                    }
+                }
+            }
+        }
+        assert!(may_reach_an_element_twice(&[2, 2], &[1, 1]));
+        assert!(!may_reach_an_element_twice(&[2, 3], &[3, 1]));
+        assert!(may_reach_an_element_twice(&[2, 3], &[2, 1]));
+        // Interleaved without repeats: the stride test cannot tell, the visit can.
+        assert!(!may_reach_an_element_twice(&[2, 2], &[1, 4]));
+        assert!(!may_reach_an_element_twice(&[3, 2], &[2, 3]));
+        // Too large to visit: conservative.
+        assert!(may_reach_an_element_twice(&[1 << 20, 2], &[2, 3]));
+        assert!(!may_reach_an_element_twice(&[0, 2], &[0, 0]));
     }
 
     /// The layouts of AOTAutograd's `test_input_mutation_false_aliasing`.

@@ -44,7 +44,8 @@
 //!
 //! The result: the user outputs, then each input mutated outside the graph
 //! (result attribute `aot.mutated_input`), then candidate intermediate
-//! bases; inputs mutated in the graph end with `mut.copy_`/`set_`/`resize_`
+//! bases, then the final value of each storage passed whole that the graph
+//! writes (`aot.storage_final`); inputs mutated in the graph end with `mut.copy_`/`set_`/`resize_`
 //! into the argument. Arguments carry their `#aot.input` info and user
 //! outputs their alias facts (`aot.output_facts`), which `collect-metadata`
 //! turns into `ViewAndMutationMeta`.
@@ -71,6 +72,12 @@ pub const MUTATED_INPUT: &str = "aot.mutated_input";
 pub const INTERMEDIATE_BASE: &str = "aot.intermediate_base";
 /// Op attribute on a scatter: the write is invisible to autograd.
 pub const HIDDEN_WRITE: &str = "aot.hidden_write";
+/// Result attribute: the final value of declared storage `S` (the
+/// storages in `aot.whole_storages` that the graph writes), after the
+/// forward returns; `synthetic-base` takes it as the base's final value
+/// and removes the result. Writes may reach elements no argument covers,
+/// so the arguments' final values cannot rebuild it.
+pub const STORAGE_FINAL: &str = "aot.storage_final";
 /// Op attribute on the value functionalize builds as the flat base of a
 /// storage shared by arguments (`aot.layout`), naming the storage id:
 /// `synthetic-base` replaces it with a base argument.
@@ -103,6 +110,9 @@ pub struct OutputFacts {
     /// grad, or a view made under no_grad (requires grad, no history). Its
     /// gradient flows through the graph (or nowhere), not to the argument.
     pub own_history: bool,
+    /// For kind "input": the output shares the storage argument `input` was
+    /// `set_` onto (an intermediate's), not the one it had on entry.
+    pub after_set: bool,
     /// For kind "intermediate": does the base require grad; is the base
     /// itself user output j; which result holds the base.
     pub base_requires_grad: bool,
@@ -139,6 +149,9 @@ impl OutputFacts {
         if self.own_history {
             p.bool("own_history", true);
         }
+        if self.after_set {
+            p.bool("after_set", true);
+        }
         if self.kind == "intermediate" {
             p.bool("base_requires_grad", self.base_requires_grad);
         }
@@ -172,6 +185,7 @@ impl OutputFacts {
             input: idx("input")?,
             multi_output_view: r.opt_bool("multi_output_view")?.unwrap_or(false),
             own_history: r.opt_bool("own_history")?.unwrap_or(false),
+            after_set: r.opt_bool("after_set")?.unwrap_or(false),
             base_requires_grad: r.opt_bool("base_requires_grad")?.unwrap_or(false),
             base_is_output: idx("base_is_output")?,
             base_result: idx("base_result")?,

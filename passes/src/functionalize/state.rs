@@ -9,7 +9,7 @@
 use super::chain::{Chain, Step};
 use super::{
     OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS,
-    STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES,
+    STORAGE_FINAL, STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES,
 };
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
@@ -78,6 +78,7 @@ struct Sto {
     members: Vec<(usize, Layout, Value)>,
     /// For an intermediate storage: the object it was created for.
     base_obj: Option<usize>,
+    /// Which elements the arguments cover, once asked; empty when all are.
     covered: Option<Vec<bool>>,
     /// The length at entry (a `resize_` may grow it).
     len0: i64,
@@ -85,8 +86,9 @@ struct Sto {
     writes: Vec<Layout>,
     /// The storage id an `aot.layout` declared, for a storage shared by arguments.
     decl: Option<i64>,
-    /// The graph reads elements of this (declared) storage that no argument
-    /// covers: the storage must be passed whole (`synthetic-base`).
+    /// The graph reads or writes elements of this (declared) storage that no
+    /// argument covers: the storage must be passed whole (`synthetic-base`),
+    /// and its final value is a result of its own (`aot.storage_final`).
     reads_whole: bool,
 }
 
@@ -136,6 +138,15 @@ fn strided(l: &Layout) -> Strided {
 
 fn has_internal_overlap(l: &Layout) -> bool {
     l.sizes.iter().zip(&l.strides).any(|(&n, &s)| n > 1 && s == 0)
+}
+
+/// A layout that may reach a storage element twice (an expand, or
+/// `as_strided` with overlapping strides) has no inverse as a view: scattering
+/// a value at it back would write each element once per position, stale
+/// positions last. Writes through such an object, or through any view of
+/// it, go to the storage through the written object's own layout.
+fn may_self_overlap(l: &Layout) -> bool {
+    aot_runtime::overlap::may_reach_an_element_twice(&l.sizes, &l.strides)
 }
 
 /// Storage indices of a layout's elements, walked without a list.
@@ -302,15 +313,19 @@ impl<'c> Functionalizer<'c> {
         let (len, dtype) = (self.stos[s].len, self.stos[s].dtype);
         let t = self.rw.tensor_type(&[len], dtype);
         let zero = self.rw.f64_attr(0.0);
-        let mut b = self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t);
+        // The placeholder of the storage's elements: `synthetic-base`
+        // replaces it by a base argument. It is marked rather than the last
+        // scatter, which a later write over the same region folds away.
+        let mut b = match self.stos[s].decl {
+            Some(id) => {
+                let a = self.rw.i64_attr(id);
+                self.rw.build_typed1("tensor.full", &[], &[("value", zero), (VIRTUAL_BASE, a)], t)
+            }
+            None => self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t),
+        };
         for (_, layout, v) in self.stos[s].members.clone() {
             let step = self.as_strided_step(&layout);
             b = self.rw.build_named1("view.as_strided_scatter", &[b, v], &step.attrs)?;
-        }
-        // `synthetic-base` replaces this value by a base argument.
-        if let (Some(def), Some(id)) = (self.rw.defining_op(b), self.stos[s].decl) {
-            let a = self.rw.i64_attr(id);
-            self.rw.set_attr(def, VIRTUAL_BASE, a);
         }
         self.stos[s].base = Some(b);
         Ok(b)
@@ -455,9 +470,15 @@ impl<'c> Functionalizer<'c> {
             for x in c.iter_mut().skip(self.stos[s].len0 as usize) {
                 *x = true;
             }
+            if c.iter().all(|&x| x) {
+                c = Vec::new();
+            }
             self.stos[s].covered = Some(c);
         }
         let covered = self.stos[s].covered.as_ref().expect("computed");
+        if covered.is_empty() {
+            return Ok(());
+        }
         if let Some(i) = indices(l).find(|&i| !covered[i]) {
             // A declared storage can be passed whole (synthetic-base does).
             if self.stos[s].decl.is_some() {
@@ -826,7 +847,7 @@ impl<'c> Functionalizer<'c> {
                 cached: Some((v, 0)),
                 detached: false,
                 stop: None,
-                readonly: has_internal_overlap(&layout),
+                readonly: may_self_overlap(&layout),
                 multi_output: false,
                 rg: own_rg,
                 leaf,
@@ -1005,8 +1026,9 @@ impl<'c> Functionalizer<'c> {
             } else {
                 self.objs[p].stop.clone()
             };
-            let readonly =
-                self.objs[p].readonly || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly));
+            let readonly = self.objs[p].readonly
+                || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly))
+                || may_self_overlap(&l);
             let (rg, leaf, root, creation) = if detaches {
                 (false, true, None, Creation::Default)
             } else if !grad_mode {
@@ -1153,6 +1175,8 @@ impl<'c> Functionalizer<'c> {
                     self.check_covered(op, sto, &new)?;
                     self.objs[x].chain = self.restarted_chain(x, step);
                     self.objs[x].cached = None;
+                    // A chain restarted from the storage has only this layout.
+                    self.objs[x].readonly = false;
                 } else {
                     self.objs[x].chain.push(step.clone());
                     self.objs[x].cached = match cached {
@@ -1160,7 +1184,7 @@ impl<'c> Functionalizer<'c> {
                         _ => None,
                     };
                 }
-                self.objs[x].readonly |= has_internal_overlap(&new);
+                self.objs[x].readonly |= may_self_overlap(&new);
                 self.objs[x].layout = new;
                 self.objs[x].src = None;
             }
@@ -1403,6 +1427,17 @@ impl<'c> Functionalizer<'c> {
                 facts.base_result = Some(idx);
             }
         }
+        // The final value of each storage passed whole and written: writes
+        // may have reached elements no argument covers.
+        for s in 0..self.stos.len() {
+            let st = &self.stos[s];
+            if let (Some(id), true, true) = (st.decl, st.reads_whole, st.version > 0) {
+                let v = self.base_value(s)?;
+                results.push(v);
+                let a = self.rw.i64_attr(id);
+                res_attrs.push(vec![NamedAttr { name: self.rw.sym(STORAGE_FINAL), value: a }]);
+            }
+        }
         for (k, facts) in facts_list.iter().enumerate() {
             let a = facts.to_attr(&mut self.rw);
             res_attrs[k].push(NamedAttr { name: self.rw.sym(OUTPUT_FACTS), value: a });
@@ -1591,6 +1626,7 @@ impl<'c> Functionalizer<'c> {
             // A detached family with an anchor, or a view made under no_grad
             // (its chain has a gradient stop): not the storage's history.
             own_history: self.objs[self.objs[o].root.unwrap_or(o)].anchor.is_some() || self.objs[o].stop.is_some(),
+            after_set: false,
             base_requires_grad: false,
             base_is_output: None,
             base_result: None,
@@ -1623,6 +1659,15 @@ impl<'c> Functionalizer<'c> {
                 }
                 (None, None) => facts.input = members.first().map(|m| self.canonical[m.0]),
             }
+        } else if let Some(c) =
+            (0..num_args).map(|i| self.canonical[i]).find(|&c| self.objs[self.arg_objs[c]].sto == sto)
+        {
+            // An argument was `set_` onto this storage: after the call the
+            // output shares the argument's new storage, and the runtime
+            // regenerates it there from its layout.
+            facts.kind = "input";
+            facts.input = Some(c);
+            facts.after_set = true;
         } else if self.stos[sto].base_obj == Some(o) {
             facts.kind = "fresh";
         } else {
