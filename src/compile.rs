@@ -343,7 +343,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     .as_ref()
                     .map(to_runtime)
                     .ok_or_else(|| format!("output {j} aliases input {arg} without a layout"))?;
-                OutputFrom::ViewOfArg { arg, layout, after_call: o.aliases_final_storage }
+                OutputFrom::ViewOfArg { arg, layout, after_call: o.aliases_final_storage, values_from: None }
             }
             OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => match &o.layout {
                 Some(l) => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
@@ -352,7 +352,15 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             OutputType::IsInput => OutputFrom::Arg(slot(o.base_idx.ok_or("is_input output without base_idx")?)),
             OutputType::AliasOfInput => {
                 let arg = slot(o.base_idx.ok_or("alias_of_input output without base_idx")?);
-                OutputFrom::ViewOfArg { arg, layout: layout_of(&layouts[arg])?, after_call: false }
+                // Elements a resize_ added are written by no write-back: the
+                // view takes the graph's values.
+                let grown = plan.write_back.iter().any(|w| matches!(w, WriteBack::Resize { arg: a, .. } if *a == arg));
+                OutputFrom::ViewOfArg {
+                    arg,
+                    layout: layout_of(&layouts[arg])?,
+                    after_call: false,
+                    values_from: grown.then_some(mutated.len() + j),
+                }
             }
             OutputType::AliasOfIntermediate | OutputType::AliasOfIntermediateSaveAsOutput => {
                 let b = o.base_idx.ok_or("intermediate alias without base_idx")?;

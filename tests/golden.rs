@@ -52,6 +52,11 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
     };
     let actual = match run_eager(&ctx, &sources, func, &spec, 0, false) {
         Err(e) => serde_json::json!({ "error": e.to_string() }),
+        // PyTorch raises in backward: so does `aot-run --mode eager --grad`.
+        Ok(_) if golden.get("error").is_some() => match aot::run::backward_check(&text, &file, &sources, None, &spec) {
+            Err(e) => serde_json::json!({ "error": e.to_string() }),
+            Ok(()) => serde_json::json!({ "no error": "the forward and the backward check both passed" }),
+        },
         Ok(r) => {
             let mut out = r.to_json();
             if golden.get("grads").is_some() && !uses_no_grad_or_detach {

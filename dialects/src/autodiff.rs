@@ -276,3 +276,54 @@ impl<'a, 'c> VjpCtx<'a, 'c> {
         out
     }
 }
+
+/// Which operands and which results of `op` its derivative rule reads when
+/// the operands in `needs` take a gradient: the values autograd saves for
+/// the op's backward (and so checks against in-place changes). The rule
+/// runs once right after `op` on placeholder cotangents, and everything it
+/// built is erased again. `None`: the op has no rule, or the rule failed.
+pub fn saved_by_backward(rw: &mut Rewriter<'_>, op: Op, needs: &[bool]) -> Option<(Vec<bool>, Vec<bool>)> {
+    let rule = vjp(rw, op)?;
+    let (ip, loc) = (rw.insertion_point(), rw.current_loc());
+    let block = rw.op_block(op)?;
+    let before: rustc_hash::FxHashSet<Op> = rw.block_ops(block).collect();
+    rw.set_insertion_point(InsertPoint::After(op));
+    let results: Vec<Value> = rw.results(op).to_vec();
+    let mut grads: Vec<Option<Value>> = Vec::with_capacity(results.len());
+    for &r in &results {
+        let g = match rw.value_tensor(r).cloned() {
+            Some(t) if t.elem.is_float() => {
+                let zero = rw.f64_attr(0.0);
+                let ty = rw.tensor_type(&t.shape, t.elem);
+                Some(rw.build_typed1("tensor.full", &[], &[("value", zero)], ty))
+            }
+            _ => None,
+        };
+        grads.push(g);
+    }
+    let ran = {
+        let mut vc = VjpCtx::new(rw, op, &grads, needs);
+        (rule.0)(&mut vc).is_ok()
+    };
+    let scratch: Vec<Op> = rw.block_ops(block).filter(|o| !before.contains(o)).collect();
+    let set: rustc_hash::FxHashSet<Op> = scratch.iter().copied().collect();
+    let read =
+        |rw: &Rewriter<'_>, v: Value| rw.users(v).into_iter().any(|u| set.contains(&u) && !is_placeholder(rw, u));
+    let operands: Vec<bool> = rw.operands(op).collect::<Vec<_>>().into_iter().map(|v| read(rw, v)).collect();
+    let results_read: Vec<bool> = results.iter().map(|&v| read(rw, v)).collect();
+    // Users before their definitions: erase from the end of the block.
+    for &o in scratch.iter().rev() {
+        rw.erase_op(o);
+    }
+    match ip {
+        Some(p) => rw.set_insertion_point(p),
+        None => rw.set_insertion_point(InsertPoint::End(block)),
+    }
+    rw.set_loc(loc);
+    ran.then_some((operands, results_read))
+}
+
+/// The placeholder cotangents [`saved_by_backward`] builds read nothing.
+fn is_placeholder(ctx: &Context, op: Op) -> bool {
+    ctx.op_name(op) == "tensor.full" && ctx.num_operands(op) == 0
+}

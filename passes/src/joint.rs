@@ -138,6 +138,10 @@ impl Pass for Joint {
         if !ctx.has_attr(func, VALUE_SEMANTICS) {
             return Err(err(ctx, "has reference semantics: run 'functionalize' before 'joint'".into()));
         }
+        // PyTorch's backward of this program raises (functionalize found why).
+        if let Some(d) = crate::functionalize::backward_error(ctx, func) {
+            return Err(d);
+        }
         let meta = ViewAndMutationMeta::required(ctx, func, "joint", "is differentiated")?;
         let conv = Convention::from_arg_attrs(ctx, func).map_err(|m| err(ctx, m))?;
         let resolved = conv.resolve(ctx).map_err(|m| err(ctx, m))?;

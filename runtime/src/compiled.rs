@@ -71,7 +71,9 @@ pub enum OutputFrom {
     Arg(usize),
     /// A view of argument `arg`'s storage: the one it had on entry, or
     /// with `after_call` the one it has after the write-back (`set_`).
-    ViewOfArg { arg: usize, layout: Strided, after_call: bool },
+    /// `values_from`: graph result whose values the view takes (elements a
+    /// `resize_` added to the storage, which no argument's write-back covers).
+    ViewOfArg { arg: usize, layout: Strided, after_call: bool, values_from: Option<usize> },
     /// A view of graph result `r`'s storage (an intermediate base).
     ViewOfResult { result: usize, layout: Strided },
     /// A view of user output `k`'s storage (its base is that output).
@@ -316,13 +318,23 @@ impl CompiledFunction {
                         }
                     }
                     OutputFrom::Arg(i) => args[*i].clone(),
-                    OutputFrom::ViewOfArg { arg, layout, after_call } => Tensor::from_parts(
-                        if *after_call { args[*arg].storage() } else { entry_storages[*arg].clone() },
-                        args[*arg].dtype(),
-                        layout.size.clone(),
-                        layout.stride.clone(),
-                        layout.offset,
-                    )?,
+                    OutputFrom::ViewOfArg { arg, layout, after_call, values_from } => {
+                        let t = Tensor::from_parts(
+                            if *after_call { args[*arg].storage() } else { entry_storages[*arg].clone() },
+                            args[*arg].dtype(),
+                            layout.size.clone(),
+                            layout.stride.clone(),
+                            layout.offset,
+                        )?;
+                        if let Some(r) = values_from {
+                            let src = result(*r)?;
+                            if src.sizes() != t.sizes() {
+                                return err(format!("output {k}: the graph returned shape {:?}", src.sizes().to_vec()));
+                            }
+                            t.copy_values_from(src);
+                        }
+                        t
+                    }
                     OutputFrom::ViewOfResult { result: r, layout } => view_of(result(*r)?, layout)?,
                     OutputFrom::ViewOfOutput { output, layout } => {
                         let base = outs.get(*output).and_then(|o| o.as_ref()).ok_or_else(|| {

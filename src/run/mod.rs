@@ -304,6 +304,41 @@ pub struct CompiledRun {
     pub grads: Option<(Json, Json)>,
 }
 
+/// The error PyTorch's `backward` of a call with `spec` would raise (a
+/// saved value changed in place, a gradient of the wrong shape, `set_`
+/// autograd recorded, ...): eager gradients are finite differences, which
+/// never run a backward, so the program's own module text is specialised
+/// to the call's convention and functionalized, whose autograd graph knows
+/// (`aot.backward_error`). A program functionalize refuses raises nothing
+/// here: eager already ran it.
+pub fn backward_check(
+    text: &str,
+    file: &str,
+    sources: &SourceMgr,
+    entry: Option<&str>,
+    spec: &InputSpec,
+) -> Result<(), RunError> {
+    let mut ctx = Context::new();
+    let opts = aot_ir::ParseOptions { file: file.to_string(), first_line: 1 };
+    let Ok(module) = aot_ir::parse_module(&mut ctx, text, &opts) else { return Ok(()) };
+    let Ok(func) = aot_dialects::func::entry_func(&ctx, module, entry).map(|f| f.op) else { return Ok(()) };
+    {
+        let mut rw = aot_ir::Rewriter::new(&mut ctx);
+        if crate::compile::annotate_convention(&mut rw, func, spec).is_err() {
+            return Ok(());
+        }
+    }
+    let mut pm = aot_ir::pass::PassManager::parse("builtin.module(func.func(functionalize))")
+        .map_err(|e| RunError::input(e.to_string()))?;
+    if pm.run(&mut ctx, module, &mut std::io::sink()).is_err() {
+        return Ok(());
+    }
+    match aot_passes::functionalize::backward_error(&mut ctx, func) {
+        Some(d) => Err(RunError::program(&ctx, sources, &[d])),
+        None => Ok(()),
+    }
+}
+
 /// Specialises `func` to the calling convention of `spec` (or of
 /// `opts.compile_for`), compiles it with `opts`, and calls it `calls` times on fresh inputs from `spec`, the
 /// generator seeded once (later calls continue its stream); returns the

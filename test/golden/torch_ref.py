@@ -697,6 +697,21 @@ def _data_mut(fn):
     return run
 
 
+def _resize(x, size):
+    """`resize_`, with the elements it adds to the storage zeroed: PyTorch
+    leaves them uninitialized, aot's contract (docs/reference/semantics.md)
+    zero-fills them, so the oracle is deterministic."""
+    st = x.untyped_storage()
+    before = st.nbytes()
+    x.resize_(size)
+    st = x.untyped_storage()
+    if st.nbytes() > before:
+        flat = torch.empty(0, dtype=torch.uint8, device=x.device).set_(st)
+        with torch.no_grad():
+            flat[before:].zero_()
+    return x
+
+
 OPS = {
     # tensor: elementwise binary
     "tensor.add": _b(torch.add),
@@ -801,7 +816,7 @@ OPS = {
     "mut.squeeze_": _inplace_same(lambda x, a, o: x.squeeze_(a["dim"]) if "dim" in a else x.squeeze_()),
     "mut.unsqueeze_": _inplace_same(lambda x, a, o: x.unsqueeze_(a["dim"])),
     "mut.as_strided_": _inplace_same(lambda x, a, o: x.as_strided_(a["size"], a["stride"], a.get("offset", 0))),
-    "mut.resize_": _inplace_same(lambda x, a, o: x.resize_(a["size"])),
+    "mut.resize_": _inplace_same(lambda x, a, o: _resize(x, a["size"])),
     "mut.set_": _inplace_same(lambda x, a, o: x.set_(o[1])),
 }
 

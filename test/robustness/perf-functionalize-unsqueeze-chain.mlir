@@ -1,5 +1,5 @@
 // 10,000 alternating unsqueeze/squeeze views of a clone, then an in-place
-// multiply through the last one: the write travels back through every view
+// multiply (by the argument) through the last one: the write travels back through every view
 // (10,000 inverses), in linear memory. Compiled and eager agree.
 // RUN: %python %S/Inputs/gen.py unsqueeze 10000 > %t.mlir
 // RUN: ulimit -v 1048576

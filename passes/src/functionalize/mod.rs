@@ -50,6 +50,7 @@
 //! outputs their alias facts (`aot.output_facts`), which `collect-metadata`
 //! turns into `ViewAndMutationMeta`.
 
+mod backward_check;
 mod chain;
 mod state;
 
@@ -78,6 +79,48 @@ pub const HIDDEN_WRITE: &str = "aot.hidden_write";
 /// and removes the result. Writes may reach elements no argument covers,
 /// so the arguments' final values cannot rebuild it.
 pub const STORAGE_FINAL: &str = "aot.storage_final";
+/// Function attribute: the error PyTorch's `backward` of this call would
+/// raise (`backward_check`), as
+/// `#aot.backward_error<message = "...", file = "f.mlir", line = 4, col = 3>`;
+/// `joint` raises it. The forward alone is fine, so inference compiles.
+pub const BACKWARD_ERROR: &str = "aot.backward_error";
+
+/// The `aot.backward_error` attribute for `message` at `loc`.
+pub fn backward_error_attr(ctx: &mut Context, message: &str, loc: Location) -> Attribute {
+    let at = ctx.loc_file_line_col(loc).map(|(f, l, c)| (f.to_string(), l, c));
+    let mut p = crate::meta::Params::new(ctx);
+    let m = p.ctx.str_attr(message);
+    p.raw("message", m);
+    if let Some((file, line, col)) = at {
+        let f = p.ctx.str_attr(&file);
+        p.raw("file", f);
+        p.int("line", line as i64);
+        p.int("col", col as i64);
+    }
+    p.finish("aot.backward_error")
+}
+
+/// The diagnostic a function's `aot.backward_error` describes, if it has one.
+pub fn backward_error(ctx: &mut Context, func: Op) -> Option<Diagnostic> {
+    let a = ctx.get_attr(func, BACKWARD_ERROR)?;
+    let (message, at) = {
+        let r = match crate::meta::Reader::new(ctx, a, "aot.backward_error") {
+            Ok(r) => r,
+            Err(m) => return Some(Diagnostic::op_error(ctx, func, m)),
+        };
+        let message = r.str("message").map(str::to_string).unwrap_or_default();
+        let at = match (r.str("file"), r.int("line"), r.int("col")) {
+            (Ok(f), Ok(l), Ok(c)) => Some((f.to_string(), l, c)),
+            _ => None,
+        };
+        (message, at)
+    };
+    let loc = match at {
+        Some((f, l, c)) => ctx.file_loc(&f, u32::try_from(l).unwrap_or(0), u32::try_from(c).unwrap_or(0)),
+        None => ctx.op_loc(func),
+    };
+    Some(Diagnostic::error(loc, message))
+}
 /// Op attribute on the value functionalize builds as the flat base of a
 /// storage shared by arguments (`aot.layout`), naming the storage id:
 /// `synthetic-base` replaces it with a base argument.

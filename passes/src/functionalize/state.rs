@@ -6,10 +6,12 @@
 //! one argument with an explicit layout) is flat (1-D over the storage) and
 //! built lazily from the arguments' values, the first time it is needed.
 
+use super::backward_check::{node_name, AutogradGraph, Edge, SavedRef};
+use super::backward_error_attr;
 use super::chain::{Chain, Step};
 use super::{
-    OutputFacts, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS,
-    STORAGE_FINAL, STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES,
+    OutputFacts, BACKWARD_ERROR, FUNCTIONALIZED, HIDDEN_WRITE, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT,
+    OUTPUT_FACTS, STORAGE_FINAL, STORAGE_WRITES, VIRTUAL_BASE, WHOLE_STORAGES,
 };
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
@@ -111,6 +113,15 @@ pub struct Stats {
 
 pub struct Functionalizer<'c> {
     rw: Rewriter<'c>,
+    /// The autograd graph the program builds, for the errors `backward`
+    /// would raise.
+    graph: AutogradGraph,
+    /// The history node of each object that holds one (a root: views use
+    /// their root's) and the shape autograd recorded for it.
+    grad_fn: FxHashMap<usize, (usize, Option<Vec<i64>>)>,
+    /// A program autograd would give a gradient we cannot report (a leaf
+    /// whose shape a no_grad metadata mutation changed).
+    unsupported_backward: Option<(String, Location)>,
     objs: Vec<Obj>,
     stos: Vec<Sto>,
     /// PyTorch's version counter of each storage: the in-place ops (data or
@@ -644,6 +655,9 @@ impl<'c> Functionalizer<'c> {
     fn new(rw: Rewriter<'c>) -> Self {
         Functionalizer {
             rw,
+            graph: AutogradGraph::default(),
+            grad_fn: FxHashMap::default(),
+            unsupported_backward: None,
             objs: Vec::new(),
             stos: Vec::new(),
             inplace_ops: Vec::new(),
@@ -731,6 +745,9 @@ impl<'c> Functionalizer<'c> {
                     self.arg_initial.push((sto, self.objs[o].layout.clone()));
                     self.objs[o].rg = rg;
                     self.objs[o].leaf = !non_leaf;
+                    if rg {
+                        self.arg_history(o, non_leaf);
+                    }
                     self.arg_leaf.push(!non_leaf || !rg);
                     self.arg_chain0.push(0);
                     self.canonical.push(i);
@@ -831,6 +848,11 @@ impl<'c> Functionalizer<'c> {
             };
             let step = self.as_strided_step(&layout);
             let root_rg = root.is_some_and(|r| self.objs[r].rg);
+            if let Some(r) = root.filter(|_| root_rg) {
+                if !self.grad_fn.contains_key(&r) {
+                    self.arg_history(r, false);
+                }
+            }
             let (own_rg, leaf, view_root) = if root_rg {
                 (false, false, root)
             } else if rg {
@@ -855,6 +877,9 @@ impl<'c> Functionalizer<'c> {
                 creation: Creation::Default,
                 anchor: None,
             });
+            if own_rg {
+                self.arg_history(o, non_leaf);
+            }
             self.arg_objs.push(o);
             self.arg_initial.push((sto, layout));
             self.arg_leaf.push(self.is_leaf(o) || !self.requires_grad(o));
@@ -944,6 +969,17 @@ impl<'c> Functionalizer<'c> {
         let new = self.rw.clone_op(op, &vals);
         let grad_mode = !self.rw.has_attr(op, NO_GRAD);
         let any_rg = operands.iter().any(|&o| self.requires_grad(o));
+        let records = grad_mode && any_rg && def.has(Traits::DIFFERENTIABLE);
+        let mut refs: Vec<SavedRef> = Vec::new();
+        let mut edges: Vec<Option<Edge>> = Vec::new();
+        if records {
+            for (index, &o) in operands.iter().enumerate() {
+                let sto = self.objs[o].sto;
+                refs.push(SavedRef { result: false, index, sto, version: self.inplace_ops[sto] });
+                edges.push(self.history_edge(o));
+            }
+        }
+        let mut rg_results: Vec<usize> = Vec::new();
         let nondiff = def.interface::<NonDifferentiableResults>().map_or(&[][..], |n| n.0);
         let mut out = Vec::new();
         for (k, r) in self.rw.results(new).to_vec().into_iter().enumerate() {
@@ -955,7 +991,21 @@ impl<'c> Functionalizer<'c> {
                 && !nondiff.contains(&k);
             self.objs[o].rg = rg;
             self.objs[o].leaf = !rg;
+            if records {
+                let sto = self.objs[o].sto;
+                refs.push(SavedRef { result: true, index: k, sto, version: self.inplace_ops[sto] });
+            }
+            if rg {
+                rg_results.push(o);
+            }
             out.push(o);
+        }
+        if records {
+            let loc = self.rw.op_loc(op);
+            let n = self.graph.node(&node_name(def.name), Some(new), &edges, refs, None, loc);
+            for o in rg_results {
+                self.grad_fn.insert(o, (n, Some(self.objs[o].layout.sizes.to_vec())));
+            }
         }
         Ok(out)
     }
@@ -1075,6 +1125,17 @@ impl<'c> Functionalizer<'c> {
             self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
             self.check_view_use(op, &operands[1..])?;
         }
+        // The other operands are saved before the write bumps the version;
+        // the destination's old value is saved as a copy (PyTorch's
+        // `original_self`), so it never goes stale.
+        let mut refs: Vec<SavedRef> = Vec::new();
+        for (index, &o) in operands.iter().enumerate().skip(1) {
+            let sto = self.objs[o].sto;
+            refs.push(SavedRef { result: false, index, sto, version: self.inplace_ops[sto] });
+        }
+        let recorded = grad_mode && (others_rg || self.requires_grad(x));
+        let edges: Vec<Option<Edge>> =
+            if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
         self.inplace_ops[self.objs[x].sto] += 1;
         if has_internal_overlap(&self.objs[x].layout) {
             return Err(self.err(
@@ -1105,6 +1166,17 @@ impl<'c> Functionalizer<'c> {
             vals.push(self.materialize(o)?);
         }
         let w = (iface.new_value)(&mut self.rw, op, &vals)?;
+        // The functional twin as one op on the same operands: its operand
+        // and result indices are the in-place op's.
+        let twin = self.rw.defining_op(w).filter(|&t| self.rw.operands(t).eq(vals.iter().copied()));
+        if recorded {
+            let sto = self.objs[x].sto;
+            refs.push(SavedRef { result: true, index: 0, sto, version: self.inplace_ops[sto] });
+            let loc = self.rw.op_loc(op);
+            let n = self.graph.node(&node_name(def.name), twin, &edges, refs, None, loc);
+            let h = self.objs[x].root.unwrap_or(x);
+            self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
+        }
         let w_t = self.rw.value_type(w);
         let x_t = self.tensor_type(x);
         if w_t != x_t {
@@ -1144,6 +1216,10 @@ impl<'c> Functionalizer<'c> {
             self.check_view_use(op, &operands[1..])?;
         }
         self.inplace_ops[self.objs[x].sto] += 1;
+        let recorded = grad_mode && (others_rg || self.requires_grad(x));
+        let edges: Vec<Option<Edge>> =
+            if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
+        let sizes_before = self.objs[x].layout.sizes.clone();
         let kind = def
             .interface::<MetadataMutationInterface>()
             .map(|m| m.kind)
@@ -1238,6 +1314,28 @@ impl<'c> Functionalizer<'c> {
                 o.readonly = src.readonly;
                 o.src = None;
                 o.anchor = None;
+            }
+        }
+        let h = self.objs[x].root.unwrap_or(x);
+        if recorded {
+            let error = matches!(kind, MetadataKind::Set).then(|| "derivative for set_ is not implemented".to_string());
+            let loc = self.rw.op_loc(op);
+            let n = self.graph.node(&node_name(def.name), None, &edges, Vec::new(), error, loc);
+            self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
+        } else if matches!(kind, MetadataKind::Set)
+            && h == x
+            && self.objs[x].layout.sizes != sizes_before
+            && self.requires_grad(x)
+        {
+            // A leaf keeps its identity across a set_ autograd does not see,
+            // with the new data and shape: PyTorch's gradient is then one
+            // of other elements, in another shape, than the argument's.
+            let leaf = self.grad_fn.get(&x).is_some_and(|&(n, _)| self.graph.is_leaf(n));
+            if leaf && self.unsupported_backward.is_none() {
+                self.unsupported_backward = Some((
+                    "unsupported operation: set_ under no_grad gives a leaf that requires grad other data of another shape, so its gradient would not be one of the argument".to_string(),
+                    self.rw.op_loc(op),
+                ));
             }
         }
         let objective = def.interface::<ReplacesData>().is_some();
@@ -1470,6 +1568,7 @@ impl<'c> Functionalizer<'c> {
         f.set_all_res_attrs(&mut self.rw, res_attrs);
         f.sync_function_type(&mut self.rw);
         self.record_storage_facts(func);
+        self.record_backward_error(func, outs, &infos);
         let unit = self.rw.unit_attr();
         self.rw.set_attr(func, VALUE_SEMANTICS, unit);
         let mut p = crate::meta::Params::new(&mut self.rw);
@@ -1479,6 +1578,68 @@ impl<'c> Functionalizer<'c> {
         self.rw.set_attr(func, FUNCTIONALIZED, fa);
         crate::canonicalize::simplify_function(&mut self.rw, func);
         Ok(())
+    }
+
+    /// The history of an argument (or differentiable base) `o` that
+    /// requires grad: a leaf, or a leaf's clone (`non_leaf`).
+    fn arg_history(&mut self, o: usize, non_leaf: bool) {
+        let loc = self.rw.current_loc();
+        let shape = self.objs[o].layout.sizes.to_vec();
+        let mut n = self.graph.leaf(loc);
+        let mut recorded = None;
+        if non_leaf {
+            let e = Edge { node: n, got: shape.clone(), expected: Some(shape.clone()) };
+            n = self.graph.node("Clone", None, &[Some(e)], Vec::new(), None, loc);
+            recorded = Some(shape);
+        }
+        self.grad_fn.insert(o, (n, recorded));
+    }
+
+    /// The history edge of object `o`, if it requires grad and has one.
+    /// A leaf's shape is recorded when an op first takes its history
+    /// (PyTorch creates its gradient accumulator then).
+    fn history_edge(&mut self, o: usize) -> Option<Edge> {
+        if !self.requires_grad(o) || self.objs[o].stop.is_some() {
+            return None;
+        }
+        let h = self.objs[o].root.unwrap_or(o);
+        let now = self.objs[h].layout.sizes.to_vec();
+        let (node, shape) = self.grad_fn.get_mut(&h)?;
+        let recorded = shape.get_or_insert(now).clone();
+        Some(Edge { node: *node, got: self.objs[o].layout.sizes.to_vec(), expected: (h == o).then_some(recorded) })
+    }
+
+    /// Records the error a `backward` of this call would raise, for `joint`
+    /// (`aot.backward_error`): inference never runs the backward, so the
+    /// forward compiles either way.
+    fn record_backward_error(&mut self, func: Op, outs: &[usize], infos: &[InputAliasInfo]) {
+        // The objective's terms, in grad mode.
+        let mut terms: Vec<usize> = outs.iter().copied().filter(|&o| self.objs[o].dtype.is_float()).collect();
+        for (i, info) in infos.iter().enumerate() {
+            if info.autograd_mutation && info.requires_grad {
+                terms.push(self.arg_objs[i]);
+            }
+        }
+        // Using a view whose autograd history a later in-place change
+        // invalidated raises when the objective is built.
+        let ret = (FuncView { op: func }).return_op(&self.rw);
+        if let Some(ret) = ret {
+            if let Err(d) = self.check_view_use(ret, &terms) {
+                let a = backward_error_attr(&mut self.rw, &d.message, d.loc);
+                self.rw.set_attr(func, BACKWARD_ERROR, a);
+                return;
+            }
+        }
+        let roots: Vec<Edge> = terms.into_iter().filter_map(|o| self.history_edge(o)).collect();
+        let versions = self.inplace_ops.clone();
+        let found = self.graph.first_error(&mut self.rw, &roots, |s| versions[s]);
+        let (message, loc) = match (found, self.unsupported_backward.take()) {
+            (Some((m, loc)), _) => (m, loc.unwrap_or_else(|| self.rw.op_loc(ret.unwrap_or(func)))),
+            (None, Some((m, loc))) => (m, loc),
+            (None, None) => return,
+        };
+        let a = backward_error_attr(&mut self.rw, &message, loc);
+        self.rw.set_attr(func, BACKWARD_ERROR, a);
     }
 
     /// Facts about declared storages that `synthetic-base` needs: which are
@@ -1657,7 +1818,20 @@ impl<'c> Functionalizer<'c> {
                     facts.input = Some(c);
                     facts.views = Some(self.view_steps(&chain, prefix));
                 }
-                (None, None) => facts.input = members.first().map(|m| self.canonical[m.0]),
+                // Regenerated with as_strided: from the argument holding
+                // the most of its elements (its gradient goes there);
+                // counted only for outputs small enough to visit.
+                (None, None) if numel(&self.objs[o].layout.sizes) > 1 << 16 => {
+                    facts.input = members.first().map(|m| self.canonical[m.0])
+                }
+                (None, None) => {
+                    let mine: rustc_hash::FxHashSet<usize> = indices(&self.objs[o].layout).collect();
+                    let best = members.iter().max_by_key(|(j, l, _)| {
+                        let held = indices(l).filter(|e| mine.contains(e)).count();
+                        (held, std::cmp::Reverse(*j))
+                    });
+                    facts.input = best.map(|m| self.canonical[m.0]);
+                }
             }
         } else if let Some(c) =
             (0..num_args).map(|i| self.canonical[i]).find(|&c| self.objs[self.arg_objs[c]].sto == sto)

@@ -4,7 +4,7 @@ usage: gen.py KIND N
   transpose N   a clone, then N chained view.transpose ops, returned
   alias N       N chained view.alias ops of an argument, returned
   unsqueeze N   N alternating view.unsqueeze/view.squeeze ops of a clone,
-                a mut.mul_ through the last, the clone returned
+                a mut.mul_ by the argument through the last, the clone returned
   fanout N      @h0 ... @hN, each @hi calling @h(i+1) twice (2^N calls from
                 @main); @hN returns its argument
   sin N         N chained tensor.sin ops of an argument, returned
@@ -46,7 +46,9 @@ def main():
             else:
                 emit(f"  %c{i} = view.squeeze %c{i - 1} {{dim = 0}} : {ty1} -> {ty}")
         last = n if n % 2 == 0 else n - 1
-        emit(f"  mut.mul_ %c{last}, %c{last} : {ty}")
+        # By the argument: `x.mul_(x)` saves x, which its own write changes
+        # (PyTorch's backward refuses that).
+        emit(f"  mut.mul_ %c{last}, %v0 : {ty}")
         emit(f"  return %c0 : {ty}")
         emit("}")
     elif kind == "fanout":

@@ -186,6 +186,7 @@ fn run(args: &Args) -> Result<(), RunError> {
             if args.grad {
                 match args.grad_method.unwrap_or(GradMethod::Fd) {
                     GradMethod::Fd => {
+                        aot::run::backward_check(&text, &args.file, &sources, entry, &spec)?;
                         let g = fd::finite_differences(&ctx, &sources, func, &spec, &tangents, &r, args.seed)?;
                         out["grads"] = Json::Array(g.grads);
                         out["storage_grads"] = Json::Array(g.storage_grads);
