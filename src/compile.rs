@@ -373,14 +373,25 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             }
             OutputType::AliasOfIntermediateBaseIsUserOutput => {
                 let b = o.base_idx.ok_or("intermediate alias without base_idx")?;
-                let layout = match &o.views {
+                // A base output restrided into the intermediate's storage
+                // order: this view's layout in that storage applies as is.
+                let twin = meta.output_info.get(b).ok_or("intermediate alias of a missing output")?;
+                let restrided = matches!(
+                    twin.output_type,
+                    OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView
+                ) && twin.aliases_input.is_none();
+                let layout = match (&o.views, twin.layout.as_ref().filter(|_| restrided)) {
                     // The detach pattern: the same layout as its twin.
-                    Some(v) if v.is_empty() => {
+                    (Some(v), Some(l)) if v.is_empty() => to_runtime(l),
+                    (Some(v), None) if v.is_empty() => {
                         let size = o.layout.as_ref().map(|l| l.size.clone()).unwrap_or_default();
                         let size: Shape = size.into_iter().collect();
                         Strided { stride: aot_runtime::tensor::contiguous_strides(&size), size, offset: 0 }
                     }
-                    _ => {
+                    (_, Some(_)) => {
+                        o.layout.as_ref().map(to_runtime).ok_or_else(|| format!("output {j} has no layout"))?
+                    }
+                    (_, None) => {
                         let r = mutated.len() + b;
                         layout_of(&contiguous_of_result(ctx, func, r)?)?
                     }

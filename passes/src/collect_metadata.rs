@@ -97,7 +97,9 @@ pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
                 info.views = f.views.clone();
                 info.layout = Some(f.layout.clone());
             }
-        } else if f.kind == "intermediate" && f.requires_grad && f.base_requires_grad {
+        } else if f.kind == "intermediate" && f.requires_grad && f.base_requires_grad && !f.own_history {
+            // (A view made under no_grad has no history of its base's: it
+            // takes a tangent of its own, which stops at its marker.)
             if count == 1 || multi > 1 {
                 info.output_type = OutputType::UnsafeViewAlias;
             } else if let Some(j) = f.base_is_output {

@@ -72,3 +72,44 @@ func.func @set_recorded(%a: tensor<3xf32> {aot.requires_grad}) -> tensor<3xf32> 
   %s = mut.set_ %x, %y : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
   return %s : tensor<3xf32>
 }
+
+// -----
+
+/// as_strided in grad mode reaching storage elements outside its input:
+/// PyTorch's gradient drops those elements; refused for training.
+// FUNC-LABEL: func.func @as_strided_beyond
+// FUNC-SAME:  aot.backward_error
+func.func @as_strided_beyond(%a: tensor<3x1xf32> {aot.requires_grad}) -> tensor<3xf32> {
+  %m = tensor.mul %a, %a : tensor<3x1xf32>, tensor<3x1xf32> -> tensor<3x1xf32>
+  %e = view.as_strided %m {offset = 0, size = [], stride = []} : tensor<3x1xf32> -> tensor<f32>
+  // expected-error@+1 {{unsupported operation: as_strided in grad mode reaches storage element 1, outside its input, whose gradient autograd drops}}
+  %r = mut.as_strided_ %e {offset = 1, size = [3], stride = [0]} : tensor<f32> -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+/// set_ under no_grad keeps a leaf's autograd identity with data of another
+/// shape: its gradient would be of other elements; refused for training.
+// FUNC-LABEL: func.func @set_nograd_new_shape
+// FUNC-SAME:  aot.backward_error
+func.func @set_nograd_new_shape(%a: tensor<4xf32> {aot.requires_grad}, %b: tensor<4xf32>) -> tensor<8xf32> {
+  %c = tensor.cat %b, %b {dim = 0} : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+  // expected-error@+1 {{unsupported operation: set_ under no_grad gives a tensor that requires grad other data of another shape, so its gradient would not be one of its own elements}}
+  %s = mut.set_ %a, %c {aot.no_grad} : tensor<4xf32>, tensor<8xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+/// The same on a tensor with a history: the gradient reaches that history
+/// in the new shape, which is PyTorch's own error.
+// FUNC-LABEL: func.func @set_nograd_history
+// FUNC-SAME:  aot.backward_error
+func.func @set_nograd_history(%a: tensor<4xf32> {aot.requires_grad}) -> tensor<8xf32> {
+  %x = tensor.mul %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %c = tensor.cat %x, %x {dim = 0} : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+  %s = mut.set_ %x, %c {aot.no_grad} : tensor<4xf32>, tensor<8xf32> -> tensor<8xf32>
+  // expected-error@+1 {{Function MulBackward0 returned an invalid gradient at index 0 - got [8] but expected shape compatible with [4]}}
+  return %s : tensor<8xf32>
+}

@@ -122,6 +122,12 @@ pub struct Functionalizer<'c> {
     /// A program autograd would give a gradient we cannot report (a leaf
     /// whose shape a no_grad metadata mutation changed).
     unsupported_backward: Option<(String, Location)>,
+    /// Holders whose history an in-place op autograd recorded replaced:
+    /// every argument sharing one is in the gradient's objective.
+    touched: rustc_hash::FxHashSet<usize>,
+    /// Views whose creation passed a gradient its source's history cannot
+    /// take (its shape changed under no_grad): the node that raises.
+    view_error: FxHashMap<usize, usize>,
     objs: Vec<Obj>,
     stos: Vec<Sto>,
     /// PyTorch's version counter of each storage: the in-place ops (data or
@@ -658,6 +664,8 @@ impl<'c> Functionalizer<'c> {
             graph: AutogradGraph::default(),
             grad_fn: FxHashMap::default(),
             unsupported_backward: None,
+            touched: Default::default(),
+            view_error: FxHashMap::default(),
             objs: Vec::new(),
             stos: Vec::new(),
             inplace_ops: Vec::new(),
@@ -1112,9 +1120,58 @@ impl<'c> Functionalizer<'c> {
                 creation,
                 anchor: None,
             });
+            self.view_history(op, def, p, o, grad_mode && !detaches);
             out.push(o);
         }
         Ok(out)
+    }
+
+    /// Autograd facts of view `o` of `p` made by `op`: a view of an object
+    /// whose shape changed under no_grad passes a gradient its history
+    /// cannot take (the view node raises); `as_strided` reaching storage
+    /// elements outside its input gets none for them from PyTorch, which
+    /// we do not model.
+    fn view_history(&mut self, op: Op, def: &'static OpDef, p: usize, o: usize, grad_mode: bool) {
+        if !grad_mode || !self.requires_grad(p) {
+            return;
+        }
+        if let Some(&n) = self.view_error.get(&p) {
+            self.view_error.insert(o, n);
+        } else if let Some(e) = self.history_edge(p) {
+            if e.expected.as_ref().is_some_and(|x| *x != e.got) {
+                let loc = self.rw.op_loc(op);
+                let n = self.graph.node(&node_name(def.name), None, &[Some(e)], Vec::new(), None, loc);
+                if self.graph.has_error(n) {
+                    self.view_error.insert(o, n);
+                }
+            }
+        }
+        if def.name == "view.as_strided" {
+            let (from, to) = (self.objs[p].layout.clone(), self.objs[o].layout.clone());
+            self.check_as_strided_grad(op, &from, &to);
+        }
+    }
+
+    /// `as_strided` (or `as_strided_`) in grad mode whose result reaches
+    /// storage elements its input does not hold: PyTorch's gradient drops
+    /// them; refused for training.
+    fn check_as_strided_grad(&mut self, op: Op, from: &Layout, to: &Layout) {
+        if from == to
+            || self.unsupported_backward.is_some()
+            || numel(&to.sizes) > 1 << 20
+            || numel(&from.sizes) > 1 << 20
+        {
+            return;
+        }
+        let held: rustc_hash::FxHashSet<usize> = indices(from).collect();
+        if let Some(e) = indices(to).find(|e| !held.contains(e)) {
+            self.unsupported_backward = Some((
+                format!(
+                    "unsupported operation: as_strided in grad mode reaches storage element {e}, outside its input, whose gradient autograd drops"
+                ),
+                self.rw.op_loc(op),
+            ));
+        }
     }
 
     fn data_mutation(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<(), Diagnostic> {
@@ -1176,6 +1233,7 @@ impl<'c> Functionalizer<'c> {
             let n = self.graph.node(&node_name(def.name), twin, &edges, refs, None, loc);
             let h = self.objs[x].root.unwrap_or(x);
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
+            self.touched.insert(h);
         }
         let w_t = self.rw.value_type(w);
         let x_t = self.tensor_type(x);
@@ -1220,6 +1278,7 @@ impl<'c> Functionalizer<'c> {
         let edges: Vec<Option<Edge>> =
             if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
         let sizes_before = self.objs[x].layout.sizes.clone();
+        let layout_before = self.objs[x].layout.clone();
         let kind = def
             .interface::<MetadataMutationInterface>()
             .map(|m| m.kind)
@@ -1314,26 +1373,37 @@ impl<'c> Functionalizer<'c> {
                 o.readonly = src.readonly;
                 o.src = None;
                 o.anchor = None;
+                // A set_ autograd records gives x a history (the set_
+                // node), even when x was detached.
+                if recorded {
+                    o.stop = None;
+                }
             }
         }
         let h = self.objs[x].root.unwrap_or(x);
+        if recorded && self.requires_grad(x) && def.name == "mut.as_strided_" {
+            let to = self.objs[x].layout.clone();
+            self.check_as_strided_grad(op, &layout_before, &to);
+        }
         if recorded {
             let error = matches!(kind, MetadataKind::Set).then(|| "derivative for set_ is not implemented".to_string());
             let loc = self.rw.op_loc(op);
+            let set = error.is_some();
             let n = self.graph.node(&node_name(def.name), None, &edges, Vec::new(), error, loc);
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
+            if set {
+                self.touched.insert(h);
+            }
         } else if matches!(kind, MetadataKind::Set)
-            && h == x
             && self.objs[x].layout.sizes != sizes_before
             && self.requires_grad(x)
         {
-            // A leaf keeps its identity across a set_ autograd does not see,
-            // with the new data and shape: PyTorch's gradient is then one
-            // of other elements, in another shape, than the argument's.
-            let leaf = self.grad_fn.get(&x).is_some_and(|&(n, _)| self.graph.is_leaf(n));
-            if leaf && self.unsupported_backward.is_none() {
+            // A tensor keeps its identity across a set_ autograd does not
+            // see, with the new data and shape: PyTorch's gradient is then
+            // one of other elements, in another shape, than the argument's.
+            if self.unsupported_backward.is_none() {
                 self.unsupported_backward = Some((
-                    "unsupported operation: set_ under no_grad gives a leaf that requires grad other data of another shape, so its gradient would not be one of the argument".to_string(),
+                    "unsupported operation: set_ under no_grad gives a tensor that requires grad other data of another shape, so its gradient would not be one of its own elements".to_string(),
                     self.rw.op_loc(op),
                 ));
             }
@@ -1599,10 +1669,15 @@ impl<'c> Functionalizer<'c> {
     /// A leaf's shape is recorded when an op first takes its history
     /// (PyTorch creates its gradient accumulator then).
     fn history_edge(&mut self, o: usize) -> Option<Edge> {
-        if !self.requires_grad(o) || self.objs[o].stop.is_some() {
+        let h = self.objs[o].root.unwrap_or(o);
+        // A gradient stop (detach, a no_grad view) cuts the history, unless
+        // an in-place op gave the detached family one of its own.
+        if !self.requires_grad(o) || (self.objs[o].stop.is_some() && self.objs[h].anchor.is_none()) {
             return None;
         }
-        let h = self.objs[o].root.unwrap_or(o);
+        if let Some(&node) = self.view_error.get(&o) {
+            return Some(Edge { node, got: self.objs[o].layout.sizes.to_vec(), expected: None });
+        }
         let now = self.objs[h].layout.sizes.to_vec();
         let (node, shape) = self.grad_fn.get_mut(&h)?;
         let recorded = shape.get_or_insert(now).clone();
@@ -1616,8 +1691,10 @@ impl<'c> Functionalizer<'c> {
         // The objective's terms, in grad mode.
         let mut terms: Vec<usize> = outs.iter().copied().filter(|&o| self.objs[o].dtype.is_float()).collect();
         for (i, info) in infos.iter().enumerate() {
-            if info.autograd_mutation && info.requires_grad {
-                terms.push(self.arg_objs[i]);
+            let a = self.arg_objs[i];
+            let touched = self.touched.contains(&self.objs[a].root.unwrap_or(a));
+            if self.canonical[i] == i && info.requires_grad && (info.autograd_mutation || touched) {
+                terms.push(a);
             }
         }
         // Using a view whose autograd history a later in-place change
