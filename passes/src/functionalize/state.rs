@@ -1503,12 +1503,18 @@ impl<'c> Functionalizer<'c> {
         self.rw.set_loc(ret_loc);
         // Input infos.
         let mut infos: Vec<InputAliasInfo> = Vec::new();
+        let mut written_then_set: Vec<usize> = Vec::new();
         for i in 0..args.len() {
             let c = self.canonical[i];
             let o = self.arg_objs[c];
             let (sto0, layout0) = self.arg_initial[c].clone();
             let m = self.muts[c].clone();
             let storage_changed = self.objs[o].sto != sto0;
+            // Writes to its storage before a set_ moved it stay visible
+            // through that storage (views of it, other arguments).
+            if c == i && storage_changed && self.stos[sto0].writes.iter().any(|w| overlaps(w, &layout0)) {
+                written_then_set.push(i);
+            }
             let layout_changed = self.objs[o].layout != layout0;
             let resized = !storage_changed && self.stos[sto0].len != self.stos[sto0].len0;
             let mut info = InputAliasInfo::not_mutated(self.requires_grad(o), self.arg_leaf[c], keep);
@@ -1610,8 +1616,16 @@ impl<'c> Functionalizer<'c> {
             let a = facts.to_attr(&mut self.rw);
             res_attrs[k].push(NamedAttr { name: self.rw.sym(OUTPUT_FACTS), value: a });
         }
-        // Mutations kept in the graph: trailing side effects into the arguments.
+        // Mutations kept in the graph: trailing side effects into the
+        // arguments. An argument written and then set_ elsewhere gets the
+        // data of its original storage first, in the graph (its set_ may be
+        // applied by the runtime, which has no value for both).
         for (i, info) in infos.iter().enumerate() {
+            if written_then_set.contains(&i) {
+                let v = self.initial_layout_value(i)?;
+                let unit = self.rw.unit_attr();
+                self.rw.build_typed("mut.copy_", &[args[i], v], &[(NO_GRAD, unit)], &[]);
+            }
             if info.mutation_type == MutationType::MutatedInGraph {
                 self.emit_in_graph(i, args, info)?;
             }
