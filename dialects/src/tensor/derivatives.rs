@@ -241,15 +241,16 @@ pub fn erf(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn relu(c: &mut VjpCtx<'_, '_>) -> R {
-    // PyTorch's threshold_backward on the result: g where y > 0.
+    // PyTorch's threshold_backward on the result: zero where y <= 0, else
+    // g (so a NaN result passes its gradient, as in PyTorch).
     if !c.need(0) {
         return Ok(c.grads([]));
     }
     let (g, y) = (c.g()?, c.y(0));
     let e = c.elem(y)?;
     let zero = c.scalar(0.0, e);
-    let pos = c.op1("tensor.gt", &[y, zero], &[])?;
-    let r = c.select(pos, g, zero)?;
+    let off = c.op1("tensor.le", &[y, zero], &[])?;
+    let r = c.select(off, zero, g)?;
     Ok(c.grads([Some(r)]))
 }
 
@@ -456,19 +457,33 @@ pub fn layer_norm(c: &mut VjpCtx<'_, '_>) -> R {
     let xhat = c.mul(centered, rstd)?;
     let w = (c.inputs.len() > 1).then(|| c.x(1));
     let gx = if c.need(0) {
-        let gxhat = match w {
+        // PyTorch's arrangement (LayerNormBackwardKernelImpl), which rounds
+        // as PyTorch does: with gw = g·w, ds = Σ gw·x and db = Σ gw per row,
+        // dx = rstd·gw + b·x + c, b = (db·mean − ds)·rstd³/N,
+        // c = −b·mean − db·rstd/N.
+        let gw = match w {
             Some(w) => c.mul(g, w)?,
             None => g,
         };
-        let m1 = c.sum(gxhat, &norm_dims, true)?;
-        let m1 = c.scale(m1, 1.0 / count as f64)?;
-        let gh = c.mul(gxhat, xhat)?;
-        let m2 = c.sum(gh, &norm_dims, true)?;
-        let m2 = c.scale(m2, 1.0 / count as f64)?;
-        let t = c.sub(gxhat, m1)?;
-        let u = c.mul(xhat, m2)?;
-        let t = c.sub(t, u)?;
-        Some(c.mul(rstd, t)?)
+        let scale = 1.0 / count as f64;
+        let gwx = c.mul(gw, x)?;
+        let ds = c.sum(gwx, &norm_dims, true)?;
+        let db = c.sum(gw, &norm_dims, true)?;
+        let dbm = c.mul(db, mean)?;
+        let t = c.sub(dbm, ds)?;
+        let r2 = c.mul(rstd, rstd)?;
+        let r3 = c.mul(r2, rstd)?;
+        let b = c.mul(t, r3)?;
+        let b = c.scale(b, scale)?;
+        let bm = c.mul(b, mean)?;
+        let dbr = c.mul(db, rstd)?;
+        let dbr = c.scale(dbr, scale)?;
+        let cc = c.add(bm, dbr)?;
+        let cc = c.neg(cc)?;
+        let a = c.mul(rstd, gw)?;
+        let bx = c.mul(b, x)?;
+        let dx = c.add(a, bx)?;
+        Some(c.add(dx, cc)?)
     } else {
         None
     };
