@@ -43,7 +43,11 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
     let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
     // `// golden: no-grad-check (reason)`: PyTorch's gradient is known wrong.
     let no_grad_check = text.lines().any(|l| l.starts_with("// golden:") && l.contains("no-grad-check"));
-    let uses_no_grad_or_detach = no_grad_check || {
+    // `// golden: no-fd (reason)`: finite differences cannot differentiate
+    // the program (NaN or inf values); the compiled gradient tests compare
+    // it with PyTorch's.
+    let no_fd = text.lines().any(|l| l.starts_with("// golden:") && l.contains("no-fd"));
+    let uses_no_grad_or_detach = no_grad_check || no_fd || {
         let mut found = false;
         ctx.walk_pre(module, &mut |op| {
             found |= ctx.has_attr(op, "aot.no_grad") || ctx.op_name(op) == "view.detach";
