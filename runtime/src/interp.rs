@@ -421,12 +421,16 @@ impl<'a> Interpreter<'a> {
                     // A view made under no_grad of a tensor that requires
                     // grad still reports requires_grad (it has no grad_fn,
                     // so it is a leaf): gradient never flows through it.
+                    // Of one that does not (yet): it stays a view of its
+                    // root, so it requires grad once the root does.
                     let rg = inputs[0].requires_grad();
+                    let later = !rg && r.dtype().is_float();
+                    let root = later.then(|| inputs[0].autograd_root());
                     let mut t = r.borrow_mut();
                     t.requires_grad = rg;
                     t.is_leaf = true;
-                    t.view_base = None;
-                    if rg {
+                    t.view_base = root;
+                    if rg || later {
                         t.creation = CreationMeta::NoGradMode { view_of_view: None, version };
                     }
                 } else {

@@ -1158,14 +1158,19 @@ def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
             raise CorpusError("%s: shape %s, value has %s" % (what, list(t.shape), list(like.shape)))
         return t.to(like.dtype)
 
+    # Building the objective uses the outputs in grad mode, which raises for
+    # a view whose history an in-place change invalidated.
     terms = []
-    for j, o in enumerate(outs):
-        if o.requires_grad and o.dtype in FLOAT_DTYPES:
-            tj = tangent(t_out[j] if t_out is not None else None, o, "tangent of output %d" % j)
-            terms.append((o * tj).sum())
-    for k, m in enumerate(mutated):
-        tm = tangent(t_mut[k] if t_mut is not None else None, args[m], "tangent of mutated arg %d" % m)
-        terms.append((args[m] * tm).sum())
+    try:
+        for j, o in enumerate(outs):
+            if o.requires_grad and o.dtype in FLOAT_DTYPES:
+                tj = tangent(t_out[j] if t_out is not None else None, o, "tangent of output %d" % j)
+                terms.append((o * tj).sum())
+        for k, m in enumerate(mutated):
+            tm = tangent(t_mut[k] if t_mut is not None else None, args[m], "tangent of mutated arg %d" % m)
+            terms.append((args[m] * tm).sum())
+    except RuntimeError as e:
+        return {"error": str(e).strip()}
 
     leaves = []
     for i in range(nargs):

@@ -1069,6 +1069,10 @@ impl<'c> Functionalizer<'c> {
             // A view made under no_grad of a tensor that requires grad
             // reports requires_grad, but gradient never flows through it.
             let no_grad_view = !detaches && !grad_mode && self.requires_grad(p);
+            // Of one that does not (yet): it follows its base's
+            // requires_grad, as PyTorch's views do, and still never carries
+            // gradient.
+            let later_no_grad_view = !detaches && !grad_mode && !no_grad_view && self.objs[p].dtype.is_float();
             let mut chain = if step.op == "view.as_strided" {
                 self.check_covered(op, sto, &l)?;
                 self.restarted_chain(p, step.clone())
@@ -1077,7 +1081,7 @@ impl<'c> Functionalizer<'c> {
             };
             let stop = if detaches {
                 Some(step.clone())
-            } else if no_grad_view {
+            } else if no_grad_view || later_no_grad_view {
                 let marker = self.no_grad_marker();
                 chain.push(marker.clone());
                 Some(self.objs[p].stop.clone().unwrap_or(marker))
@@ -1092,8 +1096,13 @@ impl<'c> Functionalizer<'c> {
             } else if !grad_mode {
                 // Reports requires_grad, as a leaf (no grad_fn); the marker
                 // in its chain keeps gradient from flowing through it.
-                let creation = if no_grad_view { Creation::NoGrad(None, version) } else { Creation::Default };
-                (no_grad_view, true, None, creation)
+                let creation = if no_grad_view || later_no_grad_view {
+                    Creation::NoGrad(None, version)
+                } else {
+                    Creation::Default
+                };
+                let root = later_no_grad_view.then(|| self.objs[p].root.unwrap_or(p));
+                (no_grad_view, true, root, creation)
             } else {
                 let root = self.objs[p].root.unwrap_or(p);
                 let creation = match self.objs[p].creation {
