@@ -133,7 +133,7 @@ fn to_runtime(s: &aot_passes::meta::Strided) -> Strided {
 }
 
 /// Replays a view chain on a layout (compile-time view replay).
-fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: &Strided) -> Result<Strided, String> {
+pub(crate) fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: &Strided) -> Result<Strided, String> {
     let mut l =
         aot_dialects::view::Layout { sizes: from.size.clone(), strides: from.stride.clone(), offset: from.offset };
     for s in steps {

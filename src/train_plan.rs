@@ -12,6 +12,7 @@ use aot_passes::joint::{GRAD, TANGENT};
 use aot_passes::meta::ViewAndMutationMeta;
 use aot_runtime::backward::{AliasTarget, Pairs, TangentFrom, TrainPlan};
 use aot_runtime::compiled::{OutputFrom, Plan, Strided};
+use aot_runtime::overlap::may_reach_an_element_twice;
 use aot_runtime::tensor::{contiguous_strides, strided_indices};
 use rustc_hash::FxHashMap;
 
@@ -37,6 +38,38 @@ fn pairs(from: &Strided, to: &Strided) -> Pairs {
         .enumerate()
         .filter_map(|(i, s)| at.get(&s).map(|&j| (i as u32, j)))
         .collect()
+}
+
+/// Routes the elements of a value laid out at `fin` in a storage to the
+/// arguments (`candidates`, in order of preference) whose entry layouts hold
+/// the same storage elements: per candidate, (value index, argument index)
+/// pairs. Also the first storage element no candidate holds, if any.
+fn route_by_storage(
+    fin: &Strided,
+    candidates: impl Iterator<Item = usize>,
+    layouts: &[Strided],
+) -> (Vec<(usize, Pairs)>, Option<usize>) {
+    let mut left: Vec<Option<usize>> =
+        strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
+    let mut out = Vec::new();
+    for j in candidates {
+        let mut at: FxHashMap<usize, u32> = FxHashMap::default();
+        let l = &layouts[j];
+        for (k, s) in strided_indices(&l.size, &l.stride, l.offset).into_iter().enumerate() {
+            at.entry(s).or_insert(k as u32);
+        }
+        let mut q: Pairs = Pairs::new();
+        for (k, e) in left.iter_mut().enumerate() {
+            if let Some(&pos) = e.and_then(|s| at.get(&s)) {
+                q.push((k as u32, pos));
+                *e = None;
+            }
+        }
+        if !q.is_empty() {
+            out.push((j, q));
+        }
+    }
+    (out, left.into_iter().flatten().next())
 }
 
 fn identity(numel: usize) -> Pairs {
@@ -144,6 +177,13 @@ pub(crate) fn build(
     }
     let touched_roots: Vec<usize> =
         taken.iter().filter(|&&i| v.user[i].base_view).map(|&i| v.user[i].storage_class).collect();
+    // Argument `i`, then the other views of its differentiable base.
+    let base_siblings = |i: usize| {
+        let class = v.user[i].storage_class;
+        std::iter::once(i).chain((0..n).filter(move |&j| {
+            j != i && v.user[j].base_view && v.user[j].storage_class == class && v.conv.original(j) == j
+        }))
+    };
     // A user argument's layout after the call.
     let user_final = |i: usize| -> Strided {
         match v.sl.of_inner.iter().position(|&x| x == i) {
@@ -161,29 +201,9 @@ pub(crate) fn build(
             // Its metadata changed (under no_grad): each element of its final
             // value reaches the base through an argument whose entry layout
             // holds that storage element, its own first.
-            let siblings = std::iter::once(i).chain((0..n).filter(|&j| {
-                j != i && v.user[j].base_view && v.user[j].storage_class == a.storage_class && v.conv.original(j) == j
-            }));
-            let mut left: Vec<Option<usize>> =
-                strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
-            for j in siblings {
-                let mut at: FxHashMap<usize, u32> = FxHashMap::default();
-                let l = &v.layouts[j];
-                for (k, s) in strided_indices(&l.size, &l.stride, l.offset).into_iter().enumerate() {
-                    at.entry(s).or_insert(k as u32);
-                }
-                let mut q: Pairs = Pairs::new();
-                for (k, e) in left.iter_mut().enumerate() {
-                    if let Some(&pos) = e.and_then(|s| at.get(&s)) {
-                        q.push((k as u32, pos));
-                        *e = None;
-                    }
-                }
-                if !q.is_empty() {
-                    routes.push((i, AliasTarget::Slot(j), q));
-                }
-            }
-            if let Some(s) = left.into_iter().flatten().next() {
+            let (to, uncovered) = route_by_storage(&fin, base_siblings(i), v.layouts);
+            routes.extend(to.into_iter().map(|(j, q)| (i, AliasTarget::Slot(j), q)));
+            if let Some(s) = uncovered {
                 return Err(format!(
                     "argument {i}'s final layout reaches storage element {s}, which no argument covers: its gradient has nowhere to go"
                 ));
@@ -216,6 +236,29 @@ pub(crate) fn build(
                 };
                 match mutated_slot_tangent(*s) {
                     Some((j, p)) => (src, AliasTarget::Tangent(j), returned_layout(p)),
+                    // A view of a differentiable base may hold elements of
+                    // its siblings (a metadata change moved it).
+                    None if *s < n && v.user[*s].base_view => {
+                        let (to, uncovered) = route_by_storage(&src, base_siblings(*s), v.layouts);
+                        if let Some(e) = uncovered {
+                            return Err(format!(
+                                "output {k} holds storage element {e}, which no argument covers: its gradient has nowhere to go"
+                            ));
+                        }
+                        out.alias_routes.extend(to.into_iter().map(|(j, q)| (k, AliasTarget::Slot(j), q)));
+                        continue;
+                    }
+                    // An argument that reaches an element twice: by logical
+                    // position through the output's view recipe.
+                    None if *s < n
+                        && may_reach_an_element_twice(&v.layouts[*s].size, &v.layouts[*s].stride)
+                        && meta.output_info[k].views.as_ref().is_some_and(|x| !x.is_empty()) =>
+                    {
+                        let steps = meta.output_info[k].views.as_deref().unwrap_or_default();
+                        let logical = contiguous(&v.layouts[*s].size);
+                        let at = crate::compile::replay(ctx, steps, &logical)?;
+                        (at, AliasTarget::Slot(*s), logical)
+                    }
                     None => (src, AliasTarget::Slot(*s), v.layouts[*s].clone()),
                 }
             }

@@ -363,7 +363,17 @@ def signature(cls, diffs, msg):
 
 def smooth(text):
     return "aot.no_grad" not in text and "view.detach" not in text and not any(
-        ("." + k) in text for k in FD_UNSAFE)
+        ("." + k) in text for k in FD_UNSAFE) and not uses_layer_norm_stats(text)
+
+
+def uses_layer_norm_stats(text):
+    """layer_norm's mean and rstd results carry no gradient in PyTorch
+    (native_layer_norm has no derivative for them); finite differences
+    differentiate through them."""
+    for name in re.findall(r'%(\w+):3 = "tensor\.layer_norm"', text):
+        if re.search(r"%%%s#[12]\b" % re.escape(name), text):
+            return True
+    return False
 
 
 def needs_grad(inputs):

@@ -125,6 +125,9 @@ pub struct Functionalizer<'c> {
     /// Holders whose history an in-place op autograd recorded replaced:
     /// every argument sharing one is in the gradient's objective.
     touched: rustc_hash::FxHashSet<usize>,
+    /// Detached families an in-place op autograd recorded gave a history of
+    /// their own (it outlives a later set_ under no_grad).
+    own_history: rustc_hash::FxHashSet<usize>,
     /// Views whose creation passed a gradient its source's history cannot
     /// take (its shape changed under no_grad): the node that raises.
     view_error: FxHashMap<usize, usize>,
@@ -665,6 +668,7 @@ impl<'c> Functionalizer<'c> {
             grad_fn: FxHashMap::default(),
             unsupported_backward: None,
             touched: Default::default(),
+            own_history: Default::default(),
             view_error: FxHashMap::default(),
             objs: Vec::new(),
             stos: Vec::new(),
@@ -1243,6 +1247,9 @@ impl<'c> Functionalizer<'c> {
             let h = self.objs[x].root.unwrap_or(x);
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
             self.touched.insert(h);
+            if self.objs[x].detached {
+                self.own_history.insert(h);
+            }
         }
         let w_t = self.rw.value_type(w);
         let x_t = self.tensor_type(x);
@@ -1695,7 +1702,7 @@ impl<'c> Functionalizer<'c> {
         let h = self.objs[o].root.unwrap_or(o);
         // A gradient stop (detach, a no_grad view) cuts the history, unless
         // an in-place op gave the detached family one of its own.
-        if !self.requires_grad(o) || (self.objs[o].stop.is_some() && self.objs[h].anchor.is_none()) {
+        if !self.requires_grad(o) || (self.objs[o].stop.is_some() && !self.own_history.contains(&h)) {
             return None;
         }
         if let Some(&node) = self.view_error.get(&o) {
@@ -1806,12 +1813,21 @@ impl<'c> Functionalizer<'c> {
             let set = self.rw.build_typed("mut.set_", &[cur, src], &no_grad, &[src_t]);
             cur = self.rw.result(set, 0);
             cur = self.as_strided_in_place(cur, &final_layout)?;
-        } else if info.resized_numel.is_some() {
-            let size = self.rw.i64_list_attr(&final_layout.sizes);
-            let t = self.tensor_type(o);
+        } else if let Some(numel) = info.resized_numel {
+            // Grow the storage to what the call needed (resize_ keeps the
+            // argument's offset), then place the argument.
+            let offset0 = self.arg_initial[self.canonical[i]].1.offset;
+            let contiguous = final_layout.strides[..] == contiguous_strides(&final_layout.sizes)[..];
+            let exact = contiguous
+                && final_layout.offset == offset0
+                && numel == offset0 + final_layout.sizes.iter().product::<i64>();
+            let sizes = if exact { final_layout.sizes.to_vec() } else { vec![numel - offset0] };
+            let size = self.rw.i64_list_attr(&sizes);
+            let e = self.objs[o].dtype;
+            let t = self.rw.tensor_type(&sizes, e);
             let r = self.rw.build_typed("mut.resize_", &[cur], &[("size", size), (NO_GRAD, unit)], &[t]);
             cur = self.rw.result(r, 0);
-            if final_layout.strides[..] != contiguous_strides(&final_layout.sizes)[..] {
+            if !exact {
                 cur = self.as_strided_in_place(cur, &final_layout)?;
             }
         } else if info.mutates_metadata {
