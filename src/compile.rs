@@ -343,7 +343,13 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     .as_ref()
                     .map(to_runtime)
                     .ok_or_else(|| format!("output {j} aliases input {arg} without a layout"))?;
-                OutputFrom::ViewOfArg { arg, layout, after_call: o.aliases_final_storage, values_from: None }
+                let grown = o.aliases_input.is_some_and(|p| meta.input_info[p].resized_numel.is_some());
+                OutputFrom::ViewOfArg {
+                    arg,
+                    layout,
+                    after_call: o.aliases_final_storage,
+                    values_from: grown.then_some(mutated.len() + j),
+                }
             }
             OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => match &o.layout {
                 Some(l) => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
@@ -351,10 +357,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             },
             OutputType::IsInput => OutputFrom::Arg(slot(o.base_idx.ok_or("is_input output without base_idx")?)),
             OutputType::AliasOfInput => {
-                let arg = slot(o.base_idx.ok_or("alias_of_input output without base_idx")?);
-                // Elements a resize_ added are written by no write-back: the
-                // view takes the graph's values.
-                let grown = plan.write_back.iter().any(|w| matches!(w, WriteBack::Resize { arg: a, .. } if *a == arg));
+                let p = o.base_idx.ok_or("alias_of_input output without base_idx")?;
+                let arg = slot(p);
+                // Elements a resize_ added are written by no write-back (in
+                // or out of the graph): the view takes the graph's values.
+                let grown = meta.input_info.get(p).is_some_and(|i| i.resized_numel.is_some());
                 OutputFrom::ViewOfArg {
                     arg,
                     layout: layout_of(&layouts[arg])?,
@@ -598,6 +605,10 @@ pub fn compile(
     let generator = Rc::new(RefCell::new(Generator::default()));
     let function = match opts.backend {
         Backend::Interp => {
+            // The interpreter's arguments are the caller's tensors, which the
+            // epilogue writes in place: reads of them after a write must see
+            // the values from before it.
+            aot_codegen::write_order::protect_reads(&mut ctx, func).map_err(|d| render(&ctx, &[d]))?;
             let ctx = Rc::new(ctx);
             let exe = |f: Op| -> Box<dyn Executable> {
                 Box::new(InterpExecutable { ctx: ctx.clone(), func: f, generator: generator.clone() })

@@ -9,7 +9,9 @@
 //! copies a view of `A` into argument `B` (`copy_(b, a)` followed by a
 //! write to `a` through a detached alias, say), the second copy would read
 //! the new contents of `A` instead of the value the view had when it was
-//! defined. The interpreter never sees this: its SSA values are snapshots.
+//! defined. The interpreter has the same hazard only for the arguments
+//! themselves (its other SSA values are snapshots, but an argument is the
+//! caller's tensor, which the epilogue writes), so it runs this pass too.
 //!
 //! [`protect_reads`] restores value semantics: for each in-place write, the
 //! values defined before it that alias the written argument (through view

@@ -1394,6 +1394,15 @@ impl<'c> Functionalizer<'c> {
                 if recorded {
                     o.stop = None;
                 }
+                // One it does not see keeps x's identity: a tensor without
+                // history reads src's data with none of src's gradient.
+                if !recorded && identity.is_none() && o.dtype.is_float() {
+                    let marker = self.no_grad_marker();
+                    let o = &mut self.objs[x];
+                    o.chain.push(marker.clone());
+                    o.stop = Some(marker);
+                    o.cached = None;
+                }
             }
         }
         let h = self.objs[x].root.unwrap_or(x);
@@ -1409,6 +1418,16 @@ impl<'c> Functionalizer<'c> {
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
             if set {
                 self.touched.insert(h);
+            }
+        } else if matches!(kind, MetadataKind::Set) && self.requires_grad(x) && self.objs[x].root.is_some() {
+            // A view keeps its identity across a set_ autograd does not see:
+            // PyTorch regenerates its history from its base at the new
+            // geometry, in a storage that is no longer the base's.
+            if self.unsupported_backward.is_none() {
+                self.unsupported_backward = Some((
+                    "unsupported operation: set_ under no_grad of a view of a tensor that requires grad".to_string(),
+                    self.rw.op_loc(op),
+                ));
             }
         } else if matches!(kind, MetadataKind::Set)
             && self.objs[x].layout.sizes != sizes_before
