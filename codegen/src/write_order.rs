@@ -17,9 +17,8 @@
 //! values defined before it that alias the written argument (through view
 //! and metadata ops) and are read later (by an in-place op or the `return`)
 //! are cloned just before the write, and those later reads take the clone.
-//! A returned argument itself is left alone (the runtime hands argument
-//! objects back as they are), and pure ops never follow the epilogue. The clone is a fresh contiguous copy, so
-//! native code reads it from its own buffer.
+//! Pure ops never follow the epilogue. The clone is a fresh contiguous copy,
+//! so native code reads it from its own buffer.
 
 use aot_dialects::func::FuncView;
 use aot_ir::*;
@@ -93,14 +92,16 @@ pub fn protect_reads(ctx: &mut Context, func: Op) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Whether operand `k` (value `v`) of `op`, placed after the epilogue's
-/// first write, is a read of memory: a source of an in-place op, or a
-/// returned value the runtime copies out (a mutated input's new value, an
-/// output). A returned argument itself is excluded: outputs that are inputs
-/// are the argument objects, which the runtime hands back as they are.
-fn reads_after_write(ctx: &Context, op: Op, k: usize, v: Value) -> bool {
+/// Whether operand `k` of `op`, placed after the epilogue's first write, is
+/// a read of memory: a source of an in-place op, or a returned value the
+/// runtime copies out (a mutated input's new value, an output). A returned
+/// argument counts too: it may be another argument's new value (`copy_(b,
+/// a)` returns `a` for `b`), read after the epilogue wrote `a`. (Where it is
+/// an output that *is* the input, the runtime hands back the argument object
+/// and the snapshot goes unused.)
+fn reads_after_write(ctx: &Context, op: Op, k: usize, _v: Value) -> bool {
     if ctx.has_trait(op, Traits::INPLACE) {
         return k > 0;
     }
-    ctx.has_trait(op, Traits::TERMINATOR) && !matches!(ctx.value_def(v), ValueDef::BlockArg { .. })
+    ctx.has_trait(op, Traits::TERMINATOR)
 }

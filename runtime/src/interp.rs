@@ -41,6 +41,11 @@ pub struct Detaches;
 /// argument changed only by them is not in the gradient objective.
 pub struct ReplacesData;
 
+/// Marks an op PyTorch refuses on a tensor that requires grad, in any mode
+/// (`resize_`). The compiled graph's own epilogue (value semantics) resizes
+/// arguments whatever their flags: the runtime, not autograd, does it.
+pub struct RefusesRequiresGrad(pub &'static str);
+
 /// Marks an in-place op that, like PyTorch's `index_put_`, checks its
 /// inputs with `assert_no_overlap`: an input that overlaps the destination
 /// at all, even exactly (the destination itself), is an error. Other
@@ -353,6 +358,11 @@ impl<'a> Interpreter<'a> {
         let kernel = def.interface::<Kernel>().ok_or_else(|| self.err(op, "has no interpreter kernel"))?;
         let grad_mode = !ctx.has_attr(op, NO_GRAD);
         let inplace = def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION);
+        if let Some(r) = def.interface::<RefusesRequiresGrad>() {
+            if !value_semantics && inputs.first().is_some_and(|t| t.requires_grad()) {
+                return Err(self.err(op, r.0));
+            }
+        }
         if inplace && grad_mode {
             // PyTorch's `check_inplace` order: the view's creation first.
             if inputs.iter().any(|t| t.requires_grad()) {

@@ -159,9 +159,6 @@ pub fn relayout_(k: &mut KernelCtx<'_>) -> KernelResult {
 
 pub fn resize_(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
-    if x.requires_grad() {
-        return Err("cannot resize variables that require grad".into());
-    }
     let size = k.attr_list("size")?;
     let old = layout_of(x);
     let new = super::resize_layout(&old, &size);

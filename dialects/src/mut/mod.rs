@@ -19,7 +19,7 @@ use crate::lowering::Lower;
 use crate::shape::*;
 use crate::view::{rules, Layout, LayoutFn};
 use aot_ir::*;
-use aot_runtime::interp::{AssertNoOverlap, ReplacesData};
+use aot_runtime::interp::{AssertNoOverlap, RefusesRequiresGrad, ReplacesData};
 use aot_runtime::Kernel;
 
 /// Builds, in value semantics, the value a data mutation writes into its
@@ -451,7 +451,8 @@ meta_op!(
     &[AttrSpec::required("size", AttrKind::I64List)],
     infer_resize,
     MetadataKind::Resize,
-    kernels::resize_
+    kernels::resize_,
+    &RefusesRequiresGrad("cannot resize variables that require grad")
 );
 meta_op!(
     "mut.set_",

@@ -93,6 +93,11 @@ pub(super) fn node_name(name: &str) -> String {
 }
 
 impl AutogradGraph {
+    /// Is node `n` a leaf (an argument or a differentiable base)?
+    pub fn is_leaf(&self, n: usize) -> bool {
+        self.nodes[n].op.is_none() && self.nodes[n].next.is_empty() && self.nodes[n].error.is_none()
+    }
+
     pub fn has_error(&self, n: usize) -> bool {
         self.nodes[n].error.is_some()
     }

@@ -21,7 +21,7 @@ use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inve
 use aot_ir::*;
 use aot_runtime::interp::{
     multi_output_view_error, no_grad_view_error, overlap_forbidden, AssertNoOverlap, Detaches,
-    NonDifferentiableResults, ReplacesData, NO_GRAD,
+    NonDifferentiableResults, RefusesRequiresGrad, ReplacesData, NO_GRAD,
 };
 use rustc_hash::FxHashMap;
 
@@ -125,6 +125,8 @@ pub struct Functionalizer<'c> {
     /// Holders whose history an in-place op autograd recorded replaced:
     /// every argument sharing one is in the gradient's objective.
     touched: rustc_hash::FxHashSet<usize>,
+    /// Objects set_ moved into another storage (detached from its tensors).
+    set_moved: rustc_hash::FxHashSet<usize>,
     /// Detached families an in-place op autograd recorded gave a history of
     /// their own (it outlives a later set_ under no_grad).
     own_history: rustc_hash::FxHashSet<usize>,
@@ -158,6 +160,12 @@ fn strided(l: &Layout) -> Strided {
 
 fn has_internal_overlap(l: &Layout) -> bool {
     l.sizes.iter().zip(&l.strides).any(|(&n, &s)| n > 1 && s == 0)
+}
+
+/// A layout's elements in order: its offset and the (size, stride) of its
+/// dimensions of size > 1 (size-1 dimensions do not reorder anything).
+fn logical_order(l: &Layout) -> (i64, Vec<(i64, i64)>) {
+    (l.offset, l.sizes.iter().zip(&l.strides).filter(|(&n, _)| n != 1).map(|(&n, &s)| (n, s)).collect())
 }
 
 /// A layout that may reach a storage element twice (an expand, or
@@ -589,7 +597,13 @@ impl<'c> Functionalizer<'c> {
                 targets.push(i);
             }
         }
+        // An object set_ moved into another storage is detached from that
+        // storage's tensors, not from itself.
+        let family = self.objs[o].root.unwrap_or(o);
+        let moved = self.set_moved.contains(&family);
         for i in targets {
+            let own = moved && self.arg_objs[i] == family;
+            let hidden = hidden && !own;
             let i = self.canonical[i];
             let m = &mut self.muts[i];
             m.total += 1;
@@ -669,6 +683,7 @@ impl<'c> Functionalizer<'c> {
             unsupported_backward: None,
             touched: Default::default(),
             own_history: Default::default(),
+            set_moved: Default::default(),
             view_error: FxHashMap::default(),
             objs: Vec::new(),
             stos: Vec::new(),
@@ -1283,6 +1298,9 @@ impl<'c> Functionalizer<'c> {
 
     fn metadata_mutation(&mut self, op: Op, def: &'static OpDef, operands: &[usize]) -> Result<usize, Diagnostic> {
         let x = operands[0];
+        if let Some(r) = def.interface::<RefusesRequiresGrad>().filter(|_| self.requires_grad(x)) {
+            return Err(self.err(op, r.0));
+        }
         let grad_mode = !self.rw.has_attr(op, NO_GRAD);
         let others_rg = operands[1..].iter().any(|&o| self.requires_grad(o));
         if grad_mode {
@@ -1340,9 +1358,6 @@ impl<'c> Functionalizer<'c> {
                 self.objs[x].src = None;
             }
             MetadataKind::Resize => {
-                if self.requires_grad(x) {
-                    return Err(self.err(op, "cannot resize variables that require grad"));
-                }
                 let size = self.rw.attr_i64_list(op, "size").ok_or_else(|| self.err(op, "requires 'size'"))?;
                 let l = resize_layout(&self.objs[x].layout, &size);
                 if l != self.objs[x].layout {
@@ -1362,6 +1377,7 @@ impl<'c> Functionalizer<'c> {
             }
             MetadataKind::Set => {
                 let s = operands[1];
+                let x_rg = self.requires_grad(x);
                 // A set_ autograd does not see keeps x's gradient identity
                 // (as a hidden write does): x reads src's data through a
                 // whole-value scatter marked hidden, whose gradient goes to x.
@@ -1394,9 +1410,14 @@ impl<'c> Functionalizer<'c> {
                 if recorded {
                     o.stop = None;
                 }
+                // x shares src's storage but not its version counter or
+                // history: writes through x are x's own, hidden from the
+                // tensors of that storage (as through a detached alias).
+                o.detached = true;
+                self.set_moved.insert(x);
                 // One it does not see keeps x's identity: a tensor without
                 // history reads src's data with none of src's gradient.
-                if !recorded && identity.is_none() && o.dtype.is_float() {
+                if !recorded && !x_rg && o.dtype.is_float() {
                     let marker = self.no_grad_marker();
                     let o = &mut self.objs[x];
                     o.chain.push(marker.clone());
@@ -1418,6 +1439,24 @@ impl<'c> Functionalizer<'c> {
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
             if set {
                 self.touched.insert(h);
+            }
+        } else if matches!(kind, MetadataKind::Relayout { .. })
+            && h == x
+            && self.requires_grad(x)
+            && self.grad_fn.get(&x).is_some_and(|&(n, _)| !self.graph.is_leaf(n))
+            && logical_order(&layout_before) != logical_order(&self.objs[x].layout)
+        {
+            // A history recorded for one element order receives a gradient
+            // in another (transpose_ under no_grad): PyTorch then sends each
+            // element's gradient to another element.
+            if self.unsupported_backward.is_none() {
+                self.unsupported_backward = Some((
+                    format!(
+                        "unsupported operation: '{}' under no_grad reorders the elements of a tensor with a history, whose gradient PyTorch then misplaces",
+                        def.name
+                    ),
+                    self.rw.op_loc(op),
+                ));
             }
         } else if matches!(kind, MetadataKind::Set) && self.requires_grad(x) && self.objs[x].root.is_some() {
             // A view keeps its identity across a set_ autograd does not see:
