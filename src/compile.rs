@@ -387,6 +387,12 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     twin.output_type,
                     OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView
                 ) && twin.aliases_input.is_none();
+                // Its buffer holds the intermediate's storage in order when it
+                // is restrided into it, or when its layout there is trivial
+                // (contiguous from the start): then this view's layout in
+                // that storage applies as is, whatever metadata mutations
+                // changed the twin since the view was taken.
+                let in_storage_order = restrided && (twin.layout.is_some() || o.layout.is_some());
                 let layout = match (&o.views, twin.layout.as_ref().filter(|_| restrided)) {
                     // The detach pattern: the same layout as its twin.
                     (Some(v), Some(l)) if v.is_empty() => to_runtime(l),
@@ -395,10 +401,10 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                         let size: Shape = size.into_iter().collect();
                         Strided { stride: aot_runtime::tensor::contiguous_strides(&size), size, offset: 0 }
                     }
-                    (_, Some(_)) => {
+                    _ if in_storage_order => {
                         o.layout.as_ref().map(to_runtime).ok_or_else(|| format!("output {j} has no layout"))?
                     }
-                    (_, None) => {
+                    _ => {
                         let r = mutated.len() + b;
                         layout_of(&contiguous_of_result(ctx, func, r)?)?
                     }

@@ -295,7 +295,8 @@ inventory::submit! {
 that requires grad on entry (aot.grad), built by reverse-mode autodiff from each op's derivative rule (the Vjp \
 interface next to the op). Autograd's rules decide what carries gradient: aot.no_grad ops, view.detach, \
 non-differentiable ops and results, integer values stop it; aot.hidden_write scatters pass their base's gradient \
-through. In-graph input mutations stay last. Records aot.joint; requires collect-metadata.",
+through. In-graph input mutations stay last. Raises the error PyTorch's backward would raise, which functionalize \
+recorded as aot.backward_error. Records aot.joint; requires collect-metadata.",
         anchor: Some("func.func"),
         options: &[PassOptionSpec {
             name: "no-tangents",

@@ -255,6 +255,17 @@ impl CompiledFunction {
         }
         let plan = &self.plan;
         let args = &slots;
+        // A result that is (a view of) an argument's memory holds the value
+        // it had when the graph returned: the write-back into arguments must
+        // not change it under a later step (`copy_(b, a)` then a write to
+        // `a` returns `a`'s old memory as `b`'s new value).
+        if !plan.write_back.is_empty() {
+            for r in results.iter_mut() {
+                if args.iter().any(|a| a.shares_storage(r)) {
+                    *r = r.deep_clone();
+                }
+            }
+        }
         let result = |r: usize| results.get(r).ok_or_else(|| format!("the graph returned no result {r}"));
         for step in &plan.write_back {
             match step {

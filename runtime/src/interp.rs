@@ -41,6 +41,11 @@ pub struct Detaches;
 /// argument changed only by them is not in the gradient objective.
 pub struct ReplacesData;
 
+/// Marks an in-place op that PyTorch lets write a destination whose elements
+/// share memory (an `expand`ed tensor): `fill_` and `zero_` give every
+/// element one value, so the order of the writes does not matter.
+pub struct AllowsInternalOverlap;
+
 /// Marks an op PyTorch refuses on a tensor that requires grad, in any mode
 /// (`resize_`). The compiled graph's own epilogue (value semantics) resizes
 /// arguments whatever their flags: the runtime, not autograd, does it.
@@ -381,7 +386,10 @@ impl<'a> Interpreter<'a> {
         if inplace {
             inputs[0].storage().bump_version();
         }
-        if def.has(Traits::INPLACE) && inputs[0].has_internal_overlap() {
+        if def.has(Traits::INPLACE)
+            && inputs[0].has_internal_overlap()
+            && def.interface::<AllowsInternalOverlap>().is_none()
+        {
             return Err(self.err(
                 op,
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",

@@ -28,10 +28,12 @@ func.func @view_incompatible(%x: tensor<2x3xf32>) -> tensor<6xf32> {
 
 // -----
 
-func.func @write_expanded(%x: tensor<3xf32>) {
+// PyTorch refuses element-wise writes through an expanded view (fill_ and
+// zero_, which give every element one value, are allowed).
+func.func @write_expanded(%x: tensor<3xf32>, %s: tensor<f32>) {
   %e = view.expand %x {shape = [2, 3]} : tensor<3xf32> -> tensor<2x3xf32>
-  // expected-error@+1 {{'mut.zero_' op unsupported operation: more than one element of the written-to tensor refers to a single memory location}}
-  mut.zero_ %e : tensor<2x3xf32>
+  // expected-error@+1 {{'mut.mul_' op unsupported operation: more than one element of the written-to tensor refers to a single memory location}}
+  mut.mul_ %e, %s : tensor<2x3xf32>, tensor<f32>
   return
 }
 

@@ -19,7 +19,7 @@ use crate::lowering::Lower;
 use crate::shape::*;
 use crate::view::{rules, Layout, LayoutFn};
 use aot_ir::*;
-use aot_runtime::interp::{AssertNoOverlap, RefusesRequiresGrad, ReplacesData};
+use aot_runtime::interp::{AllowsInternalOverlap, AssertNoOverlap, RefusesRequiresGrad, ReplacesData};
 use aot_runtime::Kernel;
 
 /// Builds, in value semantics, the value a data mutation writes into its
@@ -307,9 +307,20 @@ data_op!(
     infer_fill,
     None,
     fill_value,
-    kernels::fill_
+    kernels::fill_,
+    &AllowsInternalOverlap
 );
-data_op!("mut.zero_", "Sets every element to zero", ONE, &[], infer_fill, None, fill_value, kernels::zero_);
+data_op!(
+    "mut.zero_",
+    "Sets every element to zero",
+    ONE,
+    &[],
+    infer_fill,
+    None,
+    fill_value,
+    kernels::zero_,
+    &AllowsInternalOverlap
+);
 data_op!(
     "mut.relu_",
     "x = relu(x)",

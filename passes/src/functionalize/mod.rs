@@ -274,8 +274,11 @@ views become replayable chains, writes become functional ops plus scatters back 
 metadata mutations change object layouts, and aliasing declared by aot.same_as and aot.layout is \
 honoured. Inputs mutated in a way the graph may keep end with a trailing mut.copy_/set_/resize_ \
 (keep-input-mutations); other mutated inputs become extra results marked aot.mutated_input. \
-Autograd rules are checked at compile time (in-place on a leaf that requires grad is an error). \
-Private functions are skipped: calls to them are inlined.",
+Autograd rules are checked at compile time (in-place on a leaf that requires grad is an error); the \
+autograd graph the program builds is mirrored, and the error its backward would raise (a saved value \
+changed in place, a gradient of the wrong shape, set_) is recorded as aot.backward_error. Storages passed \
+whole that the graph writes return their final value (aot.storage_final). Private functions are skipped: \
+calls to them are inlined.",
         anchor: Some("func.func"),
         options: &[PassOptionSpec {
             name: "keep-input-mutations",

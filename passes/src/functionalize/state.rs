@@ -20,7 +20,7 @@ use aot_dialects::r#mut::{resize_layout, InPlaceInterface, MetadataKind, Metadat
 use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY};
 use aot_ir::*;
 use aot_runtime::interp::{
-    multi_output_view_error, no_grad_view_error, overlap_forbidden, AssertNoOverlap, Detaches,
+    multi_output_view_error, no_grad_view_error, overlap_forbidden, AllowsInternalOverlap, AssertNoOverlap, Detaches,
     NonDifferentiableResults, RefusesRequiresGrad, ReplacesData, NO_GRAD,
 };
 use rustc_hash::FxHashMap;
@@ -533,7 +533,8 @@ impl<'c> Functionalizer<'c> {
     fn write(&mut self, op: Op, o: usize, w: Value, hidden: bool) -> Result<(), Diagnostic> {
         let readonly_path = if self.objs[o].readonly {
             let layout = self.objs[o].layout.clone();
-            if has_internal_overlap(&layout) {
+            let one_value = self.rw.op_def(op).is_some_and(|d| d.interface::<AllowsInternalOverlap>().is_some());
+            if has_internal_overlap(&layout) && !one_value {
                 return Err(self.err(
                     op,
                     "cannot write through an expanded view: several of its elements share one memory location",
@@ -1222,7 +1223,7 @@ impl<'c> Functionalizer<'c> {
         let edges: Vec<Option<Edge>> =
             if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
         self.inplace_ops[self.objs[x].sto] += 1;
-        if has_internal_overlap(&self.objs[x].layout) {
+        if has_internal_overlap(&self.objs[x].layout) && def.interface::<AllowsInternalOverlap>().is_none() {
             return Err(self.err(
                 op,
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
