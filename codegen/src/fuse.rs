@@ -496,6 +496,15 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
     if sweep.writes_between(sweep.pos[&p.kernel], last, &reads) {
         return Ok(false);
     }
+    // Nor into a consumer that writes what the producer reads (an epilogue
+    // update), unless every such read is of the element the consumer
+    // writes in the same iteration.
+    for &(c, v) in &consumers {
+        let written: FxHashSet<Value> = writes(rw, c).into_iter().map(|w| alias_class(rw, w)).collect();
+        if !reads.is_disjoint(&written) && !same_element_update(rw, &p, c, v, &written) {
+            return Ok(false);
+        }
+    }
     // Each load site gets a copy of the producer: keep kernels a size
     // Cranelift compiles quickly.
     let own = sweep.size(rw, p.kernel);
@@ -549,6 +558,46 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
         sweep.sizes.insert(c, size);
     }
     Ok(true)
+}
+
+/// Whether inlining producer `p` into consumer `c` (which reads it through
+/// host value `v`) keeps every read of the `written` alias classes before
+/// the write of the same element: `c` stores into them once, through one
+/// view, and loads the producer at that store's indices; the producer loads
+/// them only through that same view, at its own induction variables.
+fn same_element_update(ctx: &Context, p: &Producer, c: Op, v: Value, written: &FxHashSet<Value>) -> bool {
+    let host = |k: Op, a: Value| arg_index(ctx, k, a).map(|i| ctx.operand(k, i));
+    let class = |h: Value| alias_class(ctx, root_of(ctx, h));
+    let mut stores = Vec::new();
+    let mut producer_loads = Vec::new();
+    ctx.walk_pre(c, &mut |o| match ctx.op_name(o) {
+        r#loop::STORE => stores.push(o),
+        r#loop::LOAD => producer_loads.push(o),
+        _ => {}
+    });
+    let stores: Vec<Op> = stores
+        .into_iter()
+        .filter(|&s| host(c, ctx.operand(s, 1)).is_some_and(|h| written.contains(&class(h))))
+        .collect();
+    let [store] = stores[..] else { return false };
+    let Some(target) = host(c, ctx.operand(store, 1)) else { return false };
+    let store_idx: Vec<Value> = ctx.operands(store).skip(2).collect();
+    for l in producer_loads {
+        if host(c, ctx.operand(l, 0)) == Some(v) && ctx.operands(l).skip(1).collect::<Vec<_>>() != store_idx {
+            return false;
+        }
+    }
+    let mut ok = true;
+    ctx.walk_pre(p.kernel, &mut |o| {
+        if ctx.op_name(o) != r#loop::LOAD {
+            return;
+        }
+        let Some(h) = host(p.kernel, ctx.operand(o, 0)) else { return };
+        if written.contains(&class(h)) && (h != target || ctx.operands(o).skip(1).collect::<Vec<_>>() != p.ivs) {
+            ok = false;
+        }
+    });
+    ok
 }
 
 /// Loads kernel `c` makes of buffer `root` (through any view).
