@@ -125,6 +125,8 @@ pub struct Functionalizer<'c> {
     /// Holders whose history an in-place op autograd recorded replaced:
     /// every argument sharing one is in the gradient's objective.
     touched: rustc_hash::FxHashSet<usize>,
+    /// Storages of one tensor (an independent duplicate and its original).
+    linked_counters: FxHashMap<usize, Vec<usize>>,
     /// Objects set_ moved into another storage (detached from its tensors).
     set_moved: rustc_hash::FxHashSet<usize>,
     /// Detached families an in-place op autograd recorded gave a history of
@@ -685,6 +687,7 @@ impl<'c> Functionalizer<'c> {
             touched: Default::default(),
             own_history: Default::default(),
             set_moved: Default::default(),
+            linked_counters: FxHashMap::default(),
             view_error: FxHashMap::default(),
             objs: Vec::new(),
             stos: Vec::new(),
@@ -915,7 +918,28 @@ impl<'c> Functionalizer<'c> {
             self.canonical.push(i);
             self.muts.push(MutCount::default());
         }
+        // A duplicate traced as an independent input is still the same
+        // tensor: one version counter for both storages.
+        for i in 0..args.len() {
+            let Some(k) = f.arg_attr(&self.rw, i, "aot.same_as").and_then(|a| self.rw.attr_as_i64(a)) else {
+                continue;
+            };
+            let (a, b) = (self.arg_initial[i].0, self.arg_initial[self.canonical[k as usize]].0);
+            if a != b {
+                self.linked_counters.entry(a).or_default().push(b);
+                self.linked_counters.entry(b).or_default().push(a);
+            }
+        }
         Ok(())
+    }
+
+    /// An in-place op on storage `s`: PyTorch's version counter moves (and
+    /// that of an independent duplicate's storage, the same tensor).
+    fn bump_version(&mut self, s: usize) {
+        self.inplace_ops[s] += 1;
+        for t in self.linked_counters.get(&s).cloned().unwrap_or_default() {
+            self.inplace_ops[t] += 1;
+        }
     }
 
     // ----- the walk -----
@@ -1222,7 +1246,7 @@ impl<'c> Functionalizer<'c> {
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
         let edges: Vec<Option<Edge>> =
             if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
-        self.inplace_ops[self.objs[x].sto] += 1;
+        self.bump_version(self.objs[x].sto);
         if has_internal_overlap(&self.objs[x].layout) && def.interface::<AllowsInternalOverlap>().is_none() {
             return Err(self.err(
                 op,
@@ -1259,7 +1283,12 @@ impl<'c> Functionalizer<'c> {
             let sto = self.objs[x].sto;
             refs.push(SavedRef { result: true, index: 0, sto, version: self.inplace_ops[sto] });
             let loc = self.rw.op_loc(op);
-            let n = self.graph.node(&node_name(def.name), twin, &edges, refs, None, loc);
+            // fill_/zero_ through an expanded view: the backward (CopySlices)
+            // writes the gradient through that view, which PyTorch refuses.
+            let error = has_internal_overlap(&self.objs[x].layout).then(|| {
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".to_string()
+            });
+            let n = self.graph.node(&node_name(def.name), twin, &edges, refs, error, loc);
             let h = self.objs[x].root.unwrap_or(x);
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
             self.touched.insert(h);
@@ -1308,7 +1337,7 @@ impl<'c> Functionalizer<'c> {
             self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
             self.check_view_use(op, &operands[1..])?;
         }
-        self.inplace_ops[self.objs[x].sto] += 1;
+        self.bump_version(self.objs[x].sto);
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
         let edges: Vec<Option<Edge>> =
             if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
@@ -1632,8 +1661,22 @@ impl<'c> Functionalizer<'c> {
         let mut res_attrs: Vec<Vec<NamedAttr>> = Vec::new();
         let mut candidates: FxHashMap<usize, usize> = FxHashMap::default();
         let mut pending_facts = Vec::new();
+        // Outputs of different storages are different tensors, even when
+        // value semantics computed them as one value (`x.copy_(y)` returning
+        // both): the runtime hands each its own buffer and flags.
+        let mut returned: FxHashMap<Value, usize> = FxHashMap::default();
         for (k, &o) in outs.iter().enumerate() {
-            let v = self.materialize(o)?;
+            let mut v = self.materialize(o)?;
+            match returned.get(&v) {
+                Some(&o2) if self.objs[o2].sto != self.objs[o].sto => {
+                    let t = self.rw.value_type(v);
+                    v = self.rw.build_typed1("tensor.clone", &[v], &[], t);
+                }
+                Some(_) => {}
+                None => {
+                    returned.insert(v, o);
+                }
+            }
             results.push(v);
             res_attrs.push(Vec::new());
             pending_facts.push((k, o));
@@ -1769,8 +1812,19 @@ impl<'c> Functionalizer<'c> {
         }
         let now = self.objs[h].layout.sizes.to_vec();
         let (node, shape) = self.grad_fn.get_mut(&h)?;
-        let recorded = shape.get_or_insert(now).clone();
-        Some(Edge { node: *node, got: self.objs[o].layout.sizes.to_vec(), expected: (h == o).then_some(recorded) })
+        let recorded = shape.get_or_insert(now.clone()).clone();
+        if h == o {
+            return Some(Edge { node: *node, got: now, expected: Some(recorded) });
+        }
+        // A view whose root's shape changed since its history was recorded
+        // (a metadata mutation under no_grad) is regenerated from the root
+        // as it is now: the root's history gets a gradient of that shape.
+        let changed = now != recorded;
+        Some(Edge {
+            node: *node,
+            got: if changed { now } else { self.objs[o].layout.sizes.to_vec() },
+            expected: changed.then_some(recorded),
+        })
     }
 
     /// Records the error a `backward` of this call would raise, for `joint`
