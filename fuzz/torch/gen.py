@@ -335,6 +335,8 @@ class Gen:
         if k == "select" and rank >= 1:
             d = self.dim(rank)
             n = x.shape[d]
+            if n == 0:
+                return  # nothing to select from an empty dimension
             idx = r.randrange(n)
             if r.random() < 0.25:
                 idx -= n
