@@ -263,11 +263,15 @@ def _offsets_of(shape, stride, offset):
 
 
 def pre_call_layouts(inputs):
-    """(shape, stride, offset) of every argument as the call receives it."""
+    """(shape, stride, offset) of every argument as the call receives it,
+    None for an argument whose gradient is not its own leaf's (a non_leaf
+    argument's gradient is its leaf's, whose layout the call never changes)."""
     out = []
     for a in inputs["args"]:
         if "same_as" in a:
             out.append(out[a["same_as"]])
+        elif a.get("non_leaf"):
+            out.append(None)
         elif "storage" in a:
             out.append((a["size"], a.get("stride") or gen.contiguous_strides(a["size"]), a.get("offset", 0)))
         else:
@@ -331,7 +335,7 @@ def compare(mode, a, t, grads, pre=None):
             for i, (x, y) in enumerate(zip(ag, tg)):
                 # the leaf's layout changed (its shape, or only its strides,
                 # as t_ of a square leaf does): re-index PyTorch's gradient
-                moved = i < len(ta) and pre is not None and (
+                moved = i < len(ta) and pre is not None and i < len(pre) and pre[i] is not None and (
                     x is not None and y is not None and x.get("shape") != y.get("shape")
                     or (list(ta[i].get("stride", [])), ta[i].get("offset", 0))
                     != (list(pre[i][1]), pre[i][2]))
