@@ -379,8 +379,12 @@ impl<'a> Interpreter<'a> {
             // Autograd takes the grad_fn of every operand but an in-place
             // op's destination (checked above).
             let skip = usize::from(inplace);
+            let records = inputs.iter().any(|t| t.requires_grad());
             for t in &inputs[skip..] {
                 check_view_use_allowed(t).map_err(|m| self.err(op, m))?;
+                if records {
+                    t.borrow_mut().stale_grad_fn = false;
+                }
             }
         }
         if inplace {
@@ -455,9 +459,12 @@ impl<'a> Interpreter<'a> {
                     let root = inputs[0].autograd_root();
                     let inherited = inputs[0].creation();
                     let rg = inputs[0].requires_grad();
+                    // Viewing a tensor takes its grad_fn.
+                    inputs[0].borrow_mut().stale_grad_fn = false;
                     let mut t = r.borrow_mut();
                     t.requires_grad = false;
                     t.is_leaf = false;
+                    t.stale_grad_fn = !rg;
                     t.view_base = Some(root);
                     t.creation = match inherited {
                         CreationMeta::Default if multi => CreationMeta::MultiOutput { op: def.name, index, version },
@@ -473,6 +480,8 @@ impl<'a> Interpreter<'a> {
             // some operand requires grad (the new data, or the object itself).
             let others_rg = inputs[1..].iter().any(|t| t.requires_grad());
             if grad_mode && (others_rg || inputs[0].requires_grad()) {
+                // The recorded op gives the destination its grad_fn.
+                inputs[0].borrow_mut().stale_grad_fn = false;
                 let data = def.has(Traits::INPLACE) || def.interface::<ReplacesData>().is_some();
                 mark_autograd_mutation(&inputs[0], others_rg, data);
             }
@@ -492,6 +501,9 @@ impl<'a> Interpreter<'a> {
 /// PyTorch's rule: a leaf that requires grad (or a view of one) cannot be
 /// modified in place while grad mode is on.
 fn check_inplace_allowed(t: &Tensor) -> Result<(), String> {
+    if t.borrow().stale_grad_fn && t.requires_grad() {
+        return Err("a leaf Variable that requires grad is being used in an in-place operation.".into());
+    }
     match t.view_base() {
         Some(root) if root.is_leaf() && root.requires_grad() => {
             Err("a view of a leaf Variable that requires grad is being used in an in-place operation.".into())

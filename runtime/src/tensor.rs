@@ -154,6 +154,11 @@ pub struct TensorImpl {
     /// How a view was created (PyTorch's `CreationMeta`): some views may not
     /// be modified in place while autograd records.
     pub creation: CreationMeta,
+    /// A view made in grad mode of a tensor that did not require grad has no
+    /// `grad_fn` until autograd takes one (an op it records uses the view):
+    /// once its base requires grad, an in-place write to it meanwhile is
+    /// refused as on a leaf, as PyTorch does.
+    pub stale_grad_fn: bool,
 }
 
 /// How a view was created.
@@ -320,6 +325,7 @@ impl Tensor {
             view_base: None,
             autograd_version: 0,
             creation: CreationMeta::Default,
+            stale_grad_fn: false,
         }))
     }
 
@@ -348,6 +354,7 @@ impl Tensor {
             view_base: None,
             autograd_version: 0,
             creation: CreationMeta::Default,
+            stale_grad_fn: false,
         })
     }
 

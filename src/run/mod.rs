@@ -185,7 +185,12 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
                     // A leaf that shares the storage (`view.detach().requires_grad_()`).
                     t.set_requires_grad(true);
                 } else {
-                    t.borrow_mut().view_base = Some(root.clone());
+                    // A view, made in grad mode, of a storage that does not
+                    // require grad: no grad_fn until autograd takes one.
+                    let mut m = t.borrow_mut();
+                    m.view_base = Some(root.clone());
+                    m.stale_grad_fn = root.dtype().is_float();
+                    drop(m);
                     t.set_leaf(false);
                 }
                 t

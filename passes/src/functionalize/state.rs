@@ -127,6 +127,9 @@ pub struct Functionalizer<'c> {
     touched: rustc_hash::FxHashSet<usize>,
     /// Storages of one tensor (an independent duplicate and its original).
     linked_counters: FxHashMap<usize, Vec<usize>>,
+    /// Views made in grad mode of a tensor that did not require grad, whose
+    /// grad_fn autograd has not taken since (see `TensorImpl::stale_grad_fn`).
+    stale_views: rustc_hash::FxHashSet<usize>,
     /// Objects set_ moved into another storage (detached from its tensors).
     set_moved: rustc_hash::FxHashSet<usize>,
     /// Detached families an in-place op autograd recorded gave a history of
@@ -619,6 +622,9 @@ impl<'c> Functionalizer<'c> {
 
     /// PyTorch's checks before an in-place op on `o` with grad mode on.
     fn check_inplace(&self, op: Op, o: usize, any_rg: bool) -> Result<(), Diagnostic> {
+        if any_rg && self.stale_views.contains(&o) && self.requires_grad(o) {
+            return Err(self.err(op, "a leaf Variable that requires grad is being used in an in-place operation."));
+        }
         // PyTorch's `check_inplace` order: the view's creation first.
         if any_rg {
             match self.objs[o].creation {
@@ -687,6 +693,7 @@ impl<'c> Functionalizer<'c> {
             touched: Default::default(),
             own_history: Default::default(),
             set_moved: Default::default(),
+            stale_views: Default::default(),
             linked_counters: FxHashMap::default(),
             view_error: FxHashMap::default(),
             objs: Vec::new(),
@@ -910,6 +917,10 @@ impl<'c> Functionalizer<'c> {
             });
             if own_rg {
                 self.arg_history(o, non_leaf);
+            } else if !root_rg && t.elem.is_float() {
+                // A view of a storage that does not require grad: no grad_fn
+                // until autograd takes one (as `aot-run` makes them).
+                self.stale_views.insert(o);
             }
             self.arg_objs.push(o);
             self.arg_initial.push((sto, layout));
@@ -1025,6 +1036,9 @@ impl<'c> Functionalizer<'c> {
         let mut refs: Vec<SavedRef> = Vec::new();
         let mut edges: Vec<Option<Edge>> = Vec::new();
         if records {
+            for &o in operands {
+                self.stale_views.remove(&o);
+            }
             for (index, &o) in operands.iter().enumerate() {
                 let sto = self.objs[o].sto;
                 refs.push(SavedRef { result: false, index, sto, version: self.inplace_ops[sto] });
@@ -1174,6 +1188,14 @@ impl<'c> Functionalizer<'c> {
                 anchor: None,
             });
             self.view_history(op, def, p, o, grad_mode && !detaches);
+            if grad_mode && !detaches {
+                // Viewing a tensor takes its grad_fn; a view of one that does
+                // not require grad has none yet.
+                self.stale_views.remove(&p);
+                if !self.requires_grad(p) {
+                    self.stale_views.insert(o);
+                }
+            }
             out.push(o);
         }
         Ok(out)
@@ -1246,6 +1268,12 @@ impl<'c> Functionalizer<'c> {
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
         let edges: Vec<Option<Edge>> =
             if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
+        if recorded {
+            // The op takes its operands' grad_fn and sets the destination's.
+            for &o in operands {
+                self.stale_views.remove(&o);
+            }
+        }
         self.bump_version(self.objs[x].sto);
         if has_internal_overlap(&self.objs[x].layout) && def.interface::<AllowsInternalOverlap>().is_none() {
             return Err(self.err(
@@ -1343,6 +1371,11 @@ impl<'c> Functionalizer<'c> {
             if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
         let sizes_before = self.objs[x].layout.sizes.clone();
         let layout_before = self.objs[x].layout.clone();
+        if recorded {
+            for &o in operands {
+                self.stale_views.remove(&o);
+            }
+        }
         let kind = def
             .interface::<MetadataMutationInterface>()
             .map(|m| m.kind)
