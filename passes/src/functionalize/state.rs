@@ -1332,8 +1332,14 @@ impl<'c> Functionalizer<'c> {
         let hidden = !grad_mode || self.objs[x].detached;
         // An in-place op autograd records on a detached family gives its
         // root a history of its own; the storage write stays hidden.
-        let family = (grad_mode && self.objs[x].detached && (others_rg || self.requires_grad(x)))
-            .then(|| self.objs[x].root.unwrap_or(x));
+        // (A tensor set_ moved into another storage is its own family: its
+        // root's storage is no longer its own.)
+        let family = (grad_mode && self.objs[x].detached && (others_rg || self.requires_grad(x))).then(|| {
+            match self.objs[x].root {
+                Some(r) if self.objs[r].sto == self.objs[x].sto => r,
+                _ => x,
+            }
+        });
         let family_before = match family {
             Some(r) if r != x => Some(self.materialize(r)?),
             _ => None,
