@@ -2054,7 +2054,11 @@ impl<'c> Functionalizer<'c> {
             multi_output_view: self.objs[o].multi_output,
             // A detached family with an anchor, or a view made under no_grad
             // (its chain has a gradient stop): not the storage's history.
-            own_history: self.objs[self.objs[o].root.unwrap_or(o)].anchor.is_some() || self.objs[o].stop.is_some(),
+            // (or a tensor set_ moved into an argument's storage: it keeps
+            // its own autograd identity there).
+            own_history: self.objs[self.objs[o].root.unwrap_or(o)].anchor.is_some()
+                || self.objs[o].stop.is_some()
+                || self.set_moved.contains(&self.objs[o].root.unwrap_or(o)),
             after_set: false,
             base_requires_grad: false,
             base_is_output: None,
