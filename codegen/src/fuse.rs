@@ -562,10 +562,16 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
 
 /// Whether inlining producer `p` into consumer `c` (which reads it through
 /// host value `v`) keeps every read of the `written` alias classes before
-/// the write of the same element: `c` stores into them once, through one
-/// view, and loads the producer at that store's indices; the producer loads
-/// them only through that same view, at its own induction variables.
+/// the write of the same element: `c` reads the producer's buffer itself
+/// (no view), stores into those classes once, through one view, and loads
+/// the producer at that store's indices; the producer loads them only
+/// through that same view, at its own induction variables.
 fn same_element_update(ctx: &Context, p: &Producer, c: Op, v: Value, written: &FxHashSet<Value>) -> bool {
+    // Through a view (a broadcast, a slice) the same indices are other
+    // elements.
+    if v != p.out {
+        return false;
+    }
     let host = |k: Op, a: Value| arg_index(ctx, k, a).map(|i| ctx.operand(k, i));
     let class = |h: Value| alias_class(ctx, root_of(ctx, h));
     let mut stores = Vec::new();
