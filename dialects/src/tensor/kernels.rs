@@ -460,7 +460,9 @@ pub fn layer_norm(k: &mut KernelCtx<'_>) -> KernelResult {
         let mean = row.iter().sum::<f64>() / inner as f64;
         let var = row.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / inner as f64;
         let rstd = 1.0 / (var + eps).sqrt();
-        means[o] = mean;
+        // PyTorch's mean is NaN for a row with a non-finite element, as
+        // its variance is.
+        means[o] = mean + 0.0 * var;
         rstds[o] = rstd;
         for i in 0..inner {
             let mut y = (row[i] - mean) * rstd;

@@ -653,7 +653,12 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let r = s.div(one, sq)?;
             let z = s.index(0);
             let si: Vec<Value> = ovs.iter().copied().chain(std::iter::repeat_n(z, inner.len())).collect();
-            s.store_as(m, mb, &si)?;
+            // PyTorch's mean is NaN for a row with a non-finite element,
+            // as its variance is: mean + 0·var.
+            let zv = s.const_f(0.0, acc);
+            let nan_if = s.mul(var, zv)?;
+            let m_out = s.add(m, nan_if)?;
+            s.store_as(m_out, mb, &si)?;
             s.store_as(r, rb, &si)?;
             s.nest(&inner, false, &mut |s, ivs| {
                 let idx = full(ivs);
