@@ -327,6 +327,12 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             plan.write_back.push(WriteBack::RequiresGrad { arg: m });
         }
     }
+    // An alias of input `p` (output `j`) whose storage a resize_ grew: the
+    // added elements are written by no write-back (in or out of the graph),
+    // so the view takes the graph's values.
+    let grown_values = |p: Option<usize>, j: usize| {
+        p.filter(|&p| meta.input_info.get(p).is_some_and(|i| i.resized_numel.is_some())).map(|_| mutated.len() + j)
+    };
     for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {
         let layout_of = |base: &Strided| -> Result<Strided, String> {
             match (&o.views, &o.layout) {
@@ -343,12 +349,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     .as_ref()
                     .map(to_runtime)
                     .ok_or_else(|| format!("output {j} aliases input {arg} without a layout"))?;
-                let grown = o.aliases_input.is_some_and(|p| meta.input_info[p].resized_numel.is_some());
                 OutputFrom::ViewOfArg {
                     arg,
                     layout,
                     after_call: o.aliases_final_storage,
-                    values_from: grown.then_some(mutated.len() + j),
+                    values_from: grown_values(o.aliases_input, j),
                 }
             }
             OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => match &o.layout {
@@ -357,16 +362,12 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             },
             OutputType::IsInput => OutputFrom::Arg(slot(o.base_idx.ok_or("is_input output without base_idx")?)),
             OutputType::AliasOfInput => {
-                let p = o.base_idx.ok_or("alias_of_input output without base_idx")?;
-                let arg = slot(p);
-                // Elements a resize_ added are written by no write-back (in
-                // or out of the graph): the view takes the graph's values.
-                let grown = meta.input_info.get(p).is_some_and(|i| i.resized_numel.is_some());
+                let arg = slot(o.base_idx.ok_or("alias_of_input output without base_idx")?);
                 OutputFrom::ViewOfArg {
                     arg,
                     layout: layout_of(&layouts[arg])?,
                     after_call: false,
-                    values_from: grown.then_some(mutated.len() + j),
+                    values_from: grown_values(o.base_idx, j),
                 }
             }
             OutputType::AliasOfIntermediate | OutputType::AliasOfIntermediateSaveAsOutput => {
@@ -380,8 +381,6 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             }
             OutputType::AliasOfIntermediateBaseIsUserOutput => {
                 let b = o.base_idx.ok_or("intermediate alias without base_idx")?;
-                // A base output restrided into the intermediate's storage
-                // order: this view's layout in that storage applies as is.
                 let twin = meta.output_info.get(b).ok_or("intermediate alias of a missing output")?;
                 let restrided = matches!(
                     twin.output_type,

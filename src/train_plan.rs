@@ -29,15 +29,21 @@ fn pairs(from: &Strided, to: &Strided) -> Pairs {
         // a tensor is per element).
         return identity(from.size.iter().product::<i64>() as usize);
     }
-    let mut at: FxHashMap<usize, u32> = FxHashMap::default();
-    for (j, s) in strided_indices(&to.size, &to.stride, to.offset).into_iter().enumerate() {
-        at.entry(s).or_insert(j as u32);
-    }
+    let at = first_positions(to);
     strided_indices(&from.size, &from.stride, from.offset)
         .into_iter()
         .enumerate()
         .filter_map(|(i, s)| at.get(&s).map(|&j| (i as u32, j)))
         .collect()
+}
+
+/// For each storage index `l` reaches, the first element of `l` there.
+fn first_positions(l: &Strided) -> FxHashMap<usize, u32> {
+    let mut at: FxHashMap<usize, u32> = FxHashMap::default();
+    for (k, s) in strided_indices(&l.size, &l.stride, l.offset).into_iter().enumerate() {
+        at.entry(s).or_insert(k as u32);
+    }
+    at
 }
 
 /// Routes the elements of a value laid out at `fin` in a storage to the
@@ -53,11 +59,7 @@ fn route_by_storage(
         strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
     let mut out = Vec::new();
     for j in candidates {
-        let mut at: FxHashMap<usize, u32> = FxHashMap::default();
-        let l = &layouts[j];
-        for (k, s) in strided_indices(&l.size, &l.stride, l.offset).into_iter().enumerate() {
-            at.entry(s).or_insert(k as u32);
-        }
+        let at = first_positions(&layouts[j]);
         let mut q: Pairs = Pairs::new();
         for (k, e) in left.iter_mut().enumerate() {
             if let Some(&pos) = e.and_then(|s| at.get(&s)) {

@@ -575,10 +575,10 @@ fn same_element_update(ctx: &Context, p: &Producer, c: Op, v: Value, written: &F
     let host = |k: Op, a: Value| arg_index(ctx, k, a).map(|i| ctx.operand(k, i));
     let class = |h: Value| alias_class(ctx, root_of(ctx, h));
     let mut stores = Vec::new();
-    let mut producer_loads = Vec::new();
+    let mut loads = Vec::new();
     ctx.walk_pre(c, &mut |o| match ctx.op_name(o) {
         r#loop::STORE => stores.push(o),
-        r#loop::LOAD => producer_loads.push(o),
+        r#loop::LOAD => loads.push(o),
         _ => {}
     });
     let stores: Vec<Op> = stores
@@ -588,7 +588,7 @@ fn same_element_update(ctx: &Context, p: &Producer, c: Op, v: Value, written: &F
     let [store] = stores[..] else { return false };
     let Some(target) = host(c, ctx.operand(store, 1)) else { return false };
     let store_idx: Vec<Value> = ctx.operands(store).skip(2).collect();
-    for l in producer_loads {
+    for l in loads {
         if host(c, ctx.operand(l, 0)) == Some(v) && ctx.operands(l).skip(1).collect::<Vec<_>>() != store_idx {
             return false;
         }

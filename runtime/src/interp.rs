@@ -394,10 +394,7 @@ impl<'a> Interpreter<'a> {
             && inputs[0].has_internal_overlap()
             && def.interface::<AllowsInternalOverlap>().is_none()
         {
-            return Err(self.err(
-                op,
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
-            ));
+            return Err(self.err(op, crate::overlap::INTERNAL_OVERLAP_ERROR));
         }
         if def.has(Traits::INPLACE) {
             let strict = def.interface::<AssertNoOverlap>().is_some();
@@ -502,18 +499,21 @@ impl<'a> Interpreter<'a> {
 /// modified in place while grad mode is on.
 fn check_inplace_allowed(t: &Tensor) -> Result<(), String> {
     if t.borrow().stale_grad_fn && t.requires_grad() {
-        return Err("a leaf Variable that requires grad is being used in an in-place operation.".into());
+        return Err(LEAF_INPLACE_ERROR.into());
     }
     match t.view_base() {
-        Some(root) if root.is_leaf() && root.requires_grad() => {
-            Err("a view of a leaf Variable that requires grad is being used in an in-place operation.".into())
-        }
-        None if t.is_leaf() && t.requires_grad() => {
-            Err("a leaf Variable that requires grad is being used in an in-place operation.".into())
-        }
+        Some(root) if root.is_leaf() && root.requires_grad() => Err(VIEW_OF_LEAF_INPLACE_ERROR.into()),
+        None if t.is_leaf() && t.requires_grad() => Err(LEAF_INPLACE_ERROR.into()),
         _ => Ok(()),
     }
 }
+
+/// PyTorch's message for an in-place write, in grad mode, to a leaf that
+/// requires grad.
+pub const LEAF_INPLACE_ERROR: &str = "a leaf Variable that requires grad is being used in an in-place operation.";
+/// ... and to a view of such a leaf.
+pub const VIEW_OF_LEAF_INPLACE_ERROR: &str =
+    "a view of a leaf Variable that requires grad is being used in an in-place operation.";
 
 /// PyTorch's `handle_view_on_rebase`: some views cannot be modified in
 /// place while autograd records the change.

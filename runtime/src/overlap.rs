@@ -204,6 +204,17 @@ pub fn mem_overlap(a: &View, b: &View) -> MemOverlap {
     MemOverlap::No
 }
 
+/// PyTorch's message for an in-place op whose destination has internal
+/// overlap ([`has_internal_overlap`]).
+pub const INTERNAL_OVERLAP_ERROR: &str = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";
+
+/// PyTorch's internal-overlap test (`has_internal_overlap` answering YES):
+/// a dimension of size > 1 with stride 0, so a write hits one memory
+/// location twice. [`may_reach_an_element_twice`] is the general question.
+pub fn has_internal_overlap(size: &[i64], stride: &[i64]) -> bool {
+    size.iter().zip(stride).any(|(&n, &s)| n > 1 && s == 0)
+}
+
 /// PyTorch's message for an in-place op whose input partially overlaps its output.
 pub const PARTIAL_OVERLAP_ERROR: &str = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.";
 

@@ -515,7 +515,7 @@ impl Tensor {
     /// (a dimension of size > 1 with stride 0)?
     pub fn has_internal_overlap(&self) -> bool {
         let t = self.0.borrow();
-        t.sizes.iter().zip(&t.strides).any(|(&n, &s)| n > 1 && s == 0)
+        crate::overlap::has_internal_overlap(&t.sizes, &t.strides)
     }
 
     pub fn creation(&self) -> CreationMeta {

@@ -190,8 +190,7 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
                     let mut m = t.borrow_mut();
                     m.view_base = Some(root.clone());
                     m.stale_grad_fn = root.dtype().is_float();
-                    drop(m);
-                    t.set_leaf(false);
+                    m.is_leaf = false;
                 }
                 t
             }

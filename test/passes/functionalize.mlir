@@ -360,3 +360,35 @@ func.func @calls(%x: tensor<3xf32>) -> tensor<3xf32> {
   %r = tensor.add %x, %x : tensor<3xf32>
   return %r : tensor<3xf32>
 }
+
+// -----
+
+/// An argument whose layout reaches a storage element twice ([2, 2] with
+/// strides [1, 1]) has no view inverse: the write through its column view
+/// goes to the storage at that view's own layout.
+// CHECK-LABEL: func.func @self_overlapping_write
+// CHECK:         %[[A:.*]] = tensor.add
+// CHECK:         %[[F:.*]] = tensor.full {aot.virtual_base = 0
+// CHECK:         %[[B:.*]] = view.as_strided_scatter %[[F]], %arg0 {offset = 0, size = array<i64: 2, 2>, stride = array<i64: 1, 1>}
+// CHECK:         view.as_strided_scatter %[[B]], %[[A]] {offset = 1, size = array<i64: 2>, stride = array<i64: 1>}
+func.func @self_overlapping_write(%x: tensor<2x2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1, 1]>}, %s: tensor<f32>) -> tensor<2x2xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 3, requires_grad = false>]} {
+  %c = view.select %x {dim = 1, index = 1} : tensor<2x2xf32> -> tensor<2xf32>
+  mut.add_ %c, %s : tensor<2xf32>, tensor<f32>
+  return %x : tensor<2x2xf32>
+}
+
+// -----
+
+/// A write through as_strided reaching storage elements the argument does
+/// not cover: the storage is passed whole, and its final value is a result
+/// of its own (aot.storage_final), last.
+// CHECK-LABEL: func.func @write_beyond_argument
+// CHECK-SAME:    tensor<4xf32> {aot.storage_final = 0}
+// CHECK-SAME:    aot.whole_storages = array<i64: 0>
+// CHECK:         %[[N:.*]] = tensor.neg
+// CHECK:         return {{.*}}, %[[N]] : {{.*}}, tensor<4xf32>
+func.func @write_beyond_argument(%x: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [2]>}) -> tensor<2xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 4, requires_grad = false>]} {
+  %v = view.as_strided %x {size = [4], stride = [1], offset = 0} : tensor<2xf32> -> tensor<4xf32>
+  mut.neg_ %v : tensor<4xf32>
+  return %x : tensor<2xf32>
+}

@@ -207,3 +207,21 @@ func.func @reads_whole_storage(%a: tensor<2xf32> {aot.layout = #aot.layout<stora
   %0 = tensor.neg %v : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+/// A storage passed whole that the graph writes beyond its argument: the
+/// base's final value is functionalize's own (its aot.storage_final
+/// result, consumed here), so the write to elements 1 and 3 is kept.
+// BEFORE-LABEL: func.func @write_beyond_argument
+// BEFORE-SAME:    tensor<4xf32> {aot.storage_final = 0}
+// CHECK-LABEL: func.func @write_beyond_argument
+// CHECK-SAME:    (%arg0: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>}) -> tensor<2xf32>
+// CHECK:         %[[N:.*]] = tensor.neg %arg0 : tensor<4xf32>
+// CHECK:         mut.copy_ %arg0, %[[N]] {aot.no_grad} : tensor<4xf32>
+// CHECK-NOT:     aot.storage_final
+func.func @write_beyond_argument(%x: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [2]>}) -> tensor<2xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 4, requires_grad = false>]} {
+  %v = view.as_strided %x {size = [4], stride = [1], offset = 0} : tensor<2xf32> -> tensor<4xf32>
+  mut.neg_ %v : tensor<4xf32>
+  return %x : tensor<2xf32>
+}

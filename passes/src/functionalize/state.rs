@@ -21,8 +21,10 @@ use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inve
 use aot_ir::*;
 use aot_runtime::interp::{
     multi_output_view_error, no_grad_view_error, overlap_forbidden, AllowsInternalOverlap, AssertNoOverlap, Detaches,
-    NonDifferentiableResults, RefusesRequiresGrad, ReplacesData, NO_GRAD,
+    NonDifferentiableResults, RefusesRequiresGrad, ReplacesData, LEAF_INPLACE_ERROR, NO_GRAD,
+    VIEW_OF_LEAF_INPLACE_ERROR,
 };
+use aot_runtime::overlap::INTERNAL_OVERLAP_ERROR;
 use rustc_hash::FxHashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,7 +166,7 @@ fn strided(l: &Layout) -> Strided {
 }
 
 fn has_internal_overlap(l: &Layout) -> bool {
-    l.sizes.iter().zip(&l.strides).any(|(&n, &s)| n > 1 && s == 0)
+    aot_runtime::overlap::has_internal_overlap(&l.sizes, &l.strides)
 }
 
 /// A layout's elements in order: its offset and the (size, stride) of its
@@ -623,7 +625,7 @@ impl<'c> Functionalizer<'c> {
     /// PyTorch's checks before an in-place op on `o` with grad mode on.
     fn check_inplace(&self, op: Op, o: usize, any_rg: bool) -> Result<(), Diagnostic> {
         if any_rg && self.stale_views.contains(&o) && self.requires_grad(o) {
-            return Err(self.err(op, "a leaf Variable that requires grad is being used in an in-place operation."));
+            return Err(self.err(op, LEAF_INPLACE_ERROR));
         }
         // PyTorch's `check_inplace` order: the view's creation first.
         if any_rg {
@@ -634,13 +636,8 @@ impl<'c> Functionalizer<'c> {
             }
         }
         match self.objs[o].root {
-            Some(r) if self.is_leaf(r) && self.requires_grad(r) => {
-                return Err(self
-                    .err(op, "a view of a leaf Variable that requires grad is being used in an in-place operation."))
-            }
-            None if self.is_leaf(o) && self.requires_grad(o) => {
-                return Err(self.err(op, "a leaf Variable that requires grad is being used in an in-place operation."))
-            }
+            Some(r) if self.is_leaf(r) && self.requires_grad(r) => return Err(self.err(op, VIEW_OF_LEAF_INPLACE_ERROR)),
+            None if self.is_leaf(o) && self.requires_grad(o) => return Err(self.err(op, LEAF_INPLACE_ERROR)),
             _ => {}
         }
         Ok(())
@@ -1033,18 +1030,12 @@ impl<'c> Functionalizer<'c> {
         let grad_mode = !self.rw.has_attr(op, NO_GRAD);
         let any_rg = operands.iter().any(|&o| self.requires_grad(o));
         let records = grad_mode && any_rg && def.has(Traits::DIFFERENTIABLE);
-        let mut refs: Vec<SavedRef> = Vec::new();
-        let mut edges: Vec<Option<Edge>> = Vec::new();
-        if records {
-            for &o in operands {
-                self.stale_views.remove(&o);
-            }
-            for (index, &o) in operands.iter().enumerate() {
-                let sto = self.objs[o].sto;
-                refs.push(SavedRef { result: false, index, sto, version: self.inplace_ops[sto] });
-                edges.push(self.history_edge(o));
-            }
-        }
+        let (mut refs, edges) = if records {
+            let refs: Vec<SavedRef> = operands.iter().enumerate().map(|(i, &o)| self.saved_ref(false, i, o)).collect();
+            (refs, self.take_histories(operands))
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let mut rg_results: Vec<usize> = Vec::new();
         let nondiff = def.interface::<NonDifferentiableResults>().map_or(&[][..], |n| n.0);
         let mut out = Vec::new();
@@ -1058,8 +1049,7 @@ impl<'c> Functionalizer<'c> {
             self.objs[o].rg = rg;
             self.objs[o].leaf = !rg;
             if records {
-                let sto = self.objs[o].sto;
-                refs.push(SavedRef { result: true, index: k, sto, version: self.inplace_ops[sto] });
+                refs.push(self.saved_ref(true, k, o));
             }
             if rg {
                 rg_results.push(o);
@@ -1240,12 +1230,20 @@ impl<'c> Functionalizer<'c> {
         }
         let held: rustc_hash::FxHashSet<usize> = indices(from).collect();
         if let Some(e) = indices(to).find(|e| !held.contains(e)) {
-            self.unsupported_backward = Some((
+            self.refuse_backward(
+                op,
                 format!(
                     "unsupported operation: as_strided in grad mode reaches storage element {e}, outside its input, whose gradient autograd drops"
                 ),
-                self.rw.op_loc(op),
-            ));
+            );
+        }
+    }
+
+    /// A backward of this call would give a gradient `aot` cannot report:
+    /// calls with gradients are refused (the first reason is kept).
+    fn refuse_backward(&mut self, op: Op, message: String) {
+        if self.unsupported_backward.is_none() {
+            self.unsupported_backward = Some((message, self.rw.op_loc(op)));
         }
     }
 
@@ -1260,26 +1258,14 @@ impl<'c> Functionalizer<'c> {
         // The other operands are saved before the write bumps the version;
         // the destination's old value is saved as a copy (PyTorch's
         // `original_self`), so it never goes stale.
-        let mut refs: Vec<SavedRef> = Vec::new();
-        for (index, &o) in operands.iter().enumerate().skip(1) {
-            let sto = self.objs[o].sto;
-            refs.push(SavedRef { result: false, index, sto, version: self.inplace_ops[sto] });
-        }
+        let mut refs: Vec<SavedRef> =
+            operands.iter().enumerate().skip(1).map(|(i, &o)| self.saved_ref(false, i, o)).collect();
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
-        let edges: Vec<Option<Edge>> =
-            if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
-        if recorded {
-            // The op takes its operands' grad_fn and sets the destination's.
-            for &o in operands {
-                self.stale_views.remove(&o);
-            }
-        }
+        // The op takes its operands' grad_fn and sets the destination's.
+        let edges = if recorded { self.take_histories(operands) } else { Vec::new() };
         self.bump_version(self.objs[x].sto);
         if has_internal_overlap(&self.objs[x].layout) && def.interface::<AllowsInternalOverlap>().is_none() {
-            return Err(self.err(
-                op,
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
-            ));
+            return Err(self.err(op, INTERNAL_OVERLAP_ERROR));
         }
         let strict = def.interface::<AssertNoOverlap>().is_some();
         for &y in &operands[1..] {
@@ -1308,14 +1294,11 @@ impl<'c> Functionalizer<'c> {
         // and result indices are the in-place op's.
         let twin = self.rw.defining_op(w).filter(|&t| self.rw.operands(t).eq(vals.iter().copied()));
         if recorded {
-            let sto = self.objs[x].sto;
-            refs.push(SavedRef { result: true, index: 0, sto, version: self.inplace_ops[sto] });
+            refs.push(self.saved_ref(true, 0, x));
             let loc = self.rw.op_loc(op);
             // fill_/zero_ through an expanded view: the backward (CopySlices)
             // writes the gradient through that view, which PyTorch refuses.
-            let error = has_internal_overlap(&self.objs[x].layout).then(|| {
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".to_string()
-            });
+            let error = has_internal_overlap(&self.objs[x].layout).then(|| INTERNAL_OVERLAP_ERROR.to_string());
             let n = self.graph.node(&node_name(def.name), twin, &edges, refs, error, loc);
             let h = self.objs[x].root.unwrap_or(x);
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
@@ -1373,15 +1356,8 @@ impl<'c> Functionalizer<'c> {
         }
         self.bump_version(self.objs[x].sto);
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
-        let edges: Vec<Option<Edge>> =
-            if recorded { operands.iter().map(|&o| self.history_edge(o)).collect() } else { Vec::new() };
-        let sizes_before = self.objs[x].layout.sizes.clone();
+        let edges = if recorded { self.take_histories(operands) } else { Vec::new() };
         let layout_before = self.objs[x].layout.clone();
-        if recorded {
-            for &o in operands {
-                self.stale_views.remove(&o);
-            }
-        }
         let kind = def
             .interface::<MetadataMutationInterface>()
             .map(|m| m.kind)
@@ -1518,38 +1494,32 @@ impl<'c> Functionalizer<'c> {
             // A history recorded for one element order receives a gradient
             // in another (transpose_ under no_grad): PyTorch then sends each
             // element's gradient to another element.
-            if self.unsupported_backward.is_none() {
-                self.unsupported_backward = Some((
-                    format!(
-                        "unsupported operation: '{}' under no_grad reorders the elements of a tensor with a history, whose gradient PyTorch then misplaces",
-                        def.name
-                    ),
-                    self.rw.op_loc(op),
-                ));
-            }
+            self.refuse_backward(
+                op,
+                format!(
+                    "unsupported operation: '{}' under no_grad reorders the elements of a tensor with a history, whose gradient PyTorch then misplaces",
+                    def.name
+                ),
+            );
         } else if matches!(kind, MetadataKind::Set) && self.requires_grad(x) && self.objs[x].root.is_some() {
             // A view keeps its identity across a set_ autograd does not see:
             // PyTorch regenerates its history from its base at the new
             // geometry, in a storage that is no longer the base's.
-            if self.unsupported_backward.is_none() {
-                self.unsupported_backward = Some((
-                    "unsupported operation: set_ under no_grad of a view of a tensor that requires grad".to_string(),
-                    self.rw.op_loc(op),
-                ));
-            }
+            self.refuse_backward(
+                op,
+                "unsupported operation: set_ under no_grad of a view of a tensor that requires grad".to_string(),
+            );
         } else if matches!(kind, MetadataKind::Set)
-            && self.objs[x].layout.sizes != sizes_before
+            && self.objs[x].layout.sizes != layout_before.sizes
             && self.requires_grad(x)
         {
             // A tensor keeps its identity across a set_ autograd does not
             // see, with the new data and shape: PyTorch's gradient is then
             // one of other elements, in another shape, than the argument's.
-            if self.unsupported_backward.is_none() {
-                self.unsupported_backward = Some((
-                    "unsupported operation: set_ under no_grad gives a tensor that requires grad other data of another shape, so its gradient would not be one of its own elements".to_string(),
-                    self.rw.op_loc(op),
-                ));
-            }
+            self.refuse_backward(
+                op,
+                "unsupported operation: set_ under no_grad gives a tensor that requires grad other data of another shape, so its gradient would not be one of its own elements".to_string(),
+            );
         }
         let objective = def.interface::<ReplacesData>().is_some();
         self.record_mutation(x, false, objective, self.objs[x].detached, !grad_mode);
@@ -1779,9 +1749,7 @@ impl<'c> Functionalizer<'c> {
         // applied by the runtime, which has no value for both).
         for (i, info) in infos.iter().enumerate() {
             if written_then_set.contains(&i) {
-                let v = self.initial_layout_value(i)?;
-                let unit = self.rw.unit_attr();
-                self.rw.build_typed("mut.copy_", &[args[i], v], &[(NO_GRAD, unit)], &[]);
+                self.copy_initial_layout_value(i, args[i])?;
             }
             if info.mutation_type == MutationType::MutatedInGraph {
                 self.emit_in_graph(i, args, info)?;
@@ -1834,6 +1802,22 @@ impl<'c> Functionalizer<'c> {
             recorded = Some(shape);
         }
         self.grad_fn.insert(o, (n, recorded));
+    }
+
+    /// An op autograd records takes the histories of its `operands`: their
+    /// edges (None where there is none); views among them get their grad_fn.
+    fn take_histories(&mut self, operands: &[usize]) -> Vec<Option<Edge>> {
+        for o in operands {
+            self.stale_views.remove(o);
+        }
+        operands.iter().map(|&o| self.history_edge(o)).collect()
+    }
+
+    /// Operand or result `index` of an op autograd records, object `o`, as
+    /// its backward may save it: at its storage's current version.
+    fn saved_ref(&self, result: bool, index: usize, o: usize) -> SavedRef {
+        let sto = self.objs[o].sto;
+        SavedRef { result, index, sto, version: self.inplace_ops[sto] }
     }
 
     /// The history edge of object `o`, if it requires grad and has one.
@@ -1952,8 +1936,7 @@ impl<'c> Functionalizer<'c> {
         let mut cur = args[i];
         let final_layout = self.objs[o].layout.clone();
         if info.data_in_initial_layout {
-            let v = self.initial_layout_value(i)?;
-            self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
+            self.copy_initial_layout_value(i, cur)?;
         }
         if info.mutates_storage_metadata {
             let s = self.objs[o].sto;
@@ -2023,6 +2006,15 @@ impl<'c> Functionalizer<'c> {
         self.apply(&step, base)
     }
 
+    /// A trailing `mut.copy_` of [`Self::initial_layout_value`] into `dest`
+    /// (argument `i` itself, in the graph).
+    fn copy_initial_layout_value(&mut self, i: usize, dest: Value) -> Result<(), Diagnostic> {
+        let v = self.initial_layout_value(i)?;
+        let unit = self.rw.unit_attr();
+        self.rw.build_typed("mut.copy_", &[dest, v], &[(NO_GRAD, unit)], &[]);
+        Ok(())
+    }
+
     fn as_strided_in_place(&mut self, v: Value, l: &Layout) -> Result<Value, Diagnostic> {
         let step = self.as_strided_step(l);
         let unit = self.rw.unit_attr();
@@ -2042,6 +2034,7 @@ impl<'c> Functionalizer<'c> {
     /// The alias facts of returned object `o`.
     fn output_facts(&mut self, o: usize, outs: &[usize], num_args: usize) -> Result<OutputFacts, Diagnostic> {
         let sto = self.objs[o].sto;
+        let family = self.objs[o].root.unwrap_or(o);
         let is_input = (0..num_args).find(|&i| self.arg_objs[i] == o).map(|i| self.canonical[i]);
         let layout = strided(&self.objs[o].layout);
         let members: Vec<(usize, Layout, Value)> = self.stos[sto].members.clone();
@@ -2052,13 +2045,12 @@ impl<'c> Functionalizer<'c> {
             is_input,
             input: None,
             multi_output_view: self.objs[o].multi_output,
-            // A detached family with an anchor, or a view made under no_grad
-            // (its chain has a gradient stop): not the storage's history.
-            // (or a tensor set_ moved into an argument's storage: it keeps
-            // its own autograd identity there).
-            own_history: self.objs[self.objs[o].root.unwrap_or(o)].anchor.is_some()
+            // A detached family with an anchor, a view made under no_grad
+            // (its chain has a gradient stop), or a tensor set_ moved into
+            // an argument's storage: not the storage's history.
+            own_history: self.objs[family].anchor.is_some()
                 || self.objs[o].stop.is_some()
-                || self.set_moved.contains(&self.objs[o].root.unwrap_or(o)),
+                || self.set_moved.contains(&family),
             after_set: false,
             base_requires_grad: false,
             base_is_output: None,
