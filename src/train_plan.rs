@@ -160,6 +160,9 @@ pub(crate) fn build(
     // mutation autograd saw (as eager: their history changed), and every
     // view of a differentiable base whose root such a mutation changed.
     let mut taken: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+    // Inner input `p`'s new value has a tangent argument of its own, which
+    // carries its term of the objective through the backward graph.
+    let traced = |p: usize| mutated.iter().position(|&q| q == p).is_some_and(|t| tangent_arg_of.contains_key(&t));
     let mut routes: Vec<(usize, AliasTarget, Pairs)> = Vec::new();
     for (p, info) in meta.input_info.iter().enumerate() {
         if !(info.requires_grad && info.autograd_mutation) {
@@ -171,10 +174,62 @@ pub(crate) fn build(
             continue;
         }
         taken.insert(s);
-        let traced = mutated.iter().position(|&q| q == p).is_some_and(|t| tangent_arg_of.contains_key(&t));
-        if !traced {
+        if !traced(p) {
             // The new value is a view of the old: its tangent is the old's gradient.
             routes.push((s, AliasTarget::Slot(s), pairs(&final_layout(p), &v.layouts[s])));
+        }
+    }
+    // Elements of a value laid out at `src` in argument `s`'s storage that
+    // `held` (the layout of the value its tangent goes to) does not hold: a
+    // metadata change moved `s` onto its siblings' elements. Their tangents
+    // go where those elements' values came from, the new value of the
+    // argument that returns them (its tangent argument) or else the entry
+    // value of one that holds them.
+    let spill = |src: &Strided, held: &Strided, s: usize| -> Result<Vec<(AliasTarget, Pairs)>, String> {
+        let held = first_positions(held);
+        let mut left: Vec<Option<usize>> = strided_indices(&src.size, &src.stride, src.offset)
+            .into_iter()
+            .map(|e| (!held.contains_key(&e)).then_some(e))
+            .collect();
+        let mut out = Vec::new();
+        if left.iter().all(Option::is_none) {
+            return Ok(out);
+        }
+        let class = v.user[s].storage_class;
+        for j in (0..n).filter(|&j| j != s && v.user[j].storage_class == class && v.conv.original(j) == j) {
+            let returned = mutated
+                .iter()
+                .position(|&q| slot(q) == j)
+                .and_then(|t| tangent_arg_of.get(&t).map(|&a| (a, mutated[t])));
+            let (layout, target) = match returned {
+                Some((a, q)) => (returned_layout(q), AliasTarget::Tangent(a)),
+                None => (v.layouts[j].clone(), AliasTarget::Slot(j)),
+            };
+            let at = first_positions(&layout);
+            let mut q: Pairs = Pairs::new();
+            for (k, e) in left.iter_mut().enumerate() {
+                if let Some(&pos) = e.and_then(|e| at.get(&e)) {
+                    q.push((k as u32, pos));
+                    *e = None;
+                }
+            }
+            if !q.is_empty() {
+                out.push((target, q));
+            }
+        }
+        match left.into_iter().flatten().next() {
+            Some(e) => Err(format!(
+                "argument {s}'s final layout reaches storage element {e}, which no argument holds: its gradient has nowhere to go"
+            )),
+            None => Ok(out),
+        }
+    };
+    // (The graph returns a traced argument's data in its entry layout for
+    // `data_in_initial_layout`.)
+    for (t, &p) in mutated.iter().enumerate() {
+        let s = slot(p);
+        if s < n && meta.input_info[p].data_in_initial_layout && tangent_arg_of.contains_key(&t) {
+            routes.extend(spill(&final_layout(p), &returned_layout(p), s)?.into_iter().map(|(to, q)| (s, to, q)));
         }
     }
     let touched_roots: Vec<usize> =
@@ -195,6 +250,11 @@ pub(crate) fn build(
     };
     for (i, a) in v.user.iter().enumerate() {
         if a.base_view && touched_roots.contains(&a.storage_class) && v.conv.original(i) == i && taken.insert(i) {
+            // (Data mutated under no_grad, metadata in grad mode: the graph
+            // returns its value with a tangent.)
+            if v.sl.of_inner.iter().position(|&x| x == i).is_some_and(traced) {
+                continue;
+            }
             let fin = user_final(i);
             if fin == v.layouts[i] {
                 routes.push((i, AliasTarget::Slot(i), identity(a.shape.iter().product::<i64>() as usize)));
@@ -237,7 +297,13 @@ pub(crate) fn build(
                     },
                 };
                 match mutated_slot_tangent(*s) {
-                    Some((j, p)) => (src, AliasTarget::Tangent(j), returned_layout(p)),
+                    Some((j, p)) => {
+                        let to = returned_layout(p);
+                        if *s < n {
+                            out.alias_routes.extend(spill(&src, &to, *s)?.into_iter().map(|(t, q)| (k, t, q)));
+                        }
+                        (src, AliasTarget::Tangent(j), to)
+                    }
                     // A view of a differentiable base may hold elements of
                     // its siblings (a metadata change moved it).
                     None if *s < n && v.user[*s].base_view => {

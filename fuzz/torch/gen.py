@@ -632,7 +632,7 @@ class Gen:
             out = broadcast(cond.shape, z.shape)
             a, b = (x, z) if r.random() < 0.5 else (z, x)
             return self.emit("tensor.where", [cond, a, b], {}, [self.new(broadcast(out, x.shape))], ng)
-        if k == "index_select" and rank >= 1:
+        if k == "index_select" and rank >= 1 and min(x.shape) > 0:
             d = self.dim(rank)
             n = x.shape[d]
             idx = [r.randrange(n) for _ in range(r.randint(1, 3))]

@@ -258,12 +258,13 @@ impl CompiledFunction {
         // A result that is (a view of) an argument's memory holds the value
         // it had when the graph returned: the write-back into arguments must
         // not change it under a later step (`copy_(b, a)` then a write to
-        // `a` returns `a`'s old memory as `b`'s new value).
-        if !plan.write_back.is_empty() {
-            for r in results.iter_mut() {
-                if args.iter().any(|a| a.shares_storage(r)) {
-                    *r = r.deep_clone();
-                }
+        // `a` returns `a`'s old memory as `b`'s new value), and an output
+        // regenerated from it (an intermediate base the interpreter
+        // returned as the argument's own buffer) must not alias the
+        // argument.
+        for r in results.iter_mut() {
+            if args.iter().any(|a| a.shares_storage(r)) {
+                *r = r.deep_clone();
             }
         }
         let result = |r: usize| results.get(r).ok_or_else(|| format!("the graph returned no result {r}"));

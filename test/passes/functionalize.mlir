@@ -369,7 +369,7 @@ func.func @calls(%x: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-LABEL: func.func @self_overlapping_write
 // CHECK:         %[[A:.*]] = tensor.add
 // CHECK:         %[[F:.*]] = tensor.full {aot.virtual_base = 0
-// CHECK:         %[[B:.*]] = view.as_strided_scatter %[[F]], %arg0 {offset = 0, size = array<i64: 2, 2>, stride = array<i64: 1, 1>}
+// CHECK:         %[[B:.*]] = view.as_strided_scatter %[[F]], %arg0 {aot.split_grad, offset = 0, size = array<i64: 2, 2>, stride = array<i64: 1, 1>}
 // CHECK:         view.as_strided_scatter %[[B]], %[[A]] {offset = 1, size = array<i64: 2>, stride = array<i64: 1>}
 func.func @self_overlapping_write(%x: tensor<2x2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1, 1]>}, %s: tensor<f32>) -> tensor<2x2xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 3, requires_grad = false>]} {
   %c = view.select %x {dim = 1, index = 1} : tensor<2x2xf32> -> tensor<2xf32>

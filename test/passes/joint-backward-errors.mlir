@@ -113,3 +113,66 @@ func.func @set_nograd_history(%a: tensor<4xf32> {aot.requires_grad}) -> tensor<8
   // expected-error@+1 {{Function MulBackward0 returned an invalid gradient at index 0 - got [8] but expected shape compatible with [4]}}
   return %s : tensor<8xf32>
 }
+
+// -----
+
+/// An as_strided view of a detached tensor that copy_ made require grad is
+/// read from the storage, not from the history copy_ gave the family:
+/// refused for training (inference compiles it).
+// FUNC-LABEL: func.func @as_strided_of_anchored
+// FUNC-SAME:  aot.backward_error
+// INFER-LABEL: func.func @as_strided_of_anchored
+func.func @as_strided_of_anchored(%a: tensor<4xf32>, %b: tensor<4xf32> {aot.requires_grad}) -> tensor<f32> {
+  %d = view.detach %a : tensor<4xf32>
+  mut.copy_ %d, %b : tensor<4xf32>, tensor<4xf32>
+  // expected-error@+1 {{unsupported operation: as_strided of a detached tensor that an in-place op made require grad, whose gradient is not modelled}}
+  %e = view.as_strided %d {offset = 3, size = [], stride = []} : tensor<4xf32> -> tensor<f32>
+  return %e : tensor<f32>
+}
+
+// -----
+
+/// A view moved under no_grad onto elements its root does not hold: PyTorch
+/// regenerates its history as an as_strided of the root and drops their
+/// gradient; refused for training.
+// FUNC-LABEL: func.func @view_moved_outside_root
+// FUNC-SAME:  aot.backward_error
+func.func @view_moved_outside_root(%a: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1]>},
+                                   %b: tensor<4xf32> {aot.layout = #aot.layout<storage = 0, offset = 4, strides = [1]>, aot.requires_grad}) -> tensor<3xf32> {
+  %s = view.select %b {dim = 0, index = 1} : tensor<4xf32> -> tensor<f32>
+  // expected-error@+1 {{unsupported operation: 'mut.as_strided_' under no_grad moves a view onto storage element 0, outside the tensor whose history it takes, whose gradient autograd drops}}
+  %m = mut.as_strided_ %s {aot.no_grad, offset = 0, size = [3], stride = [2]} : tensor<f32> -> tensor<3xf32>
+  %c = tensor.clone %m : tensor<3xf32>
+  return %c : tensor<3xf32>
+}
+
+// -----
+
+/// A write through a view taken before its base moved to a later offset:
+/// CopySlices' backward places the view relative to the base's new offset.
+// FUNC-LABEL: func.func @copy_slices_offset
+// FUNC-SAME:  aot.backward_error = #aot.backward_error<message = "Tensor: invalid storage offset -1"
+func.func @copy_slices_offset(%a: tensor<6xf32> {aot.requires_grad}) -> tensor<2xf32> {
+  %x = tensor.mul %a, %a : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
+  %v = view.slice %x {dim = 0, start = 2, end = 5, step = 1} : tensor<6xf32> -> tensor<3xf32>
+  %m = mut.as_strided_ %x {offset = 3, size = [2], stride = [1]} : tensor<6xf32> -> tensor<2xf32>
+  %two = tensor.full {value = 2.0} : tensor<f32>
+  // expected-error@+1 {{Tensor: invalid storage offset -1}}
+  mut.mul_ %v, %two : tensor<3xf32>, tensor<f32>
+  return %m : tensor<2xf32>
+}
+
+// -----
+
+/// The same view reaching past the base's new extent.
+// FUNC-LABEL: func.func @copy_slices_extent
+// FUNC-SAME:  aot.backward_error = #aot.backward_error<message = "setStorage: sizes [4], strides [1], storage offset 1, and itemsize 4 requiring a storage size of 20 are out of bounds for storage of size 8"
+func.func @copy_slices_extent(%a: tensor<6xf32> {aot.requires_grad}) -> tensor<2xf32> {
+  %x = tensor.mul %a, %a : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
+  %v = view.slice %x {dim = 0, start = 2, end = 6, step = 1} : tensor<6xf32> -> tensor<4xf32>
+  %m = mut.as_strided_ %x {offset = 1, size = [2], stride = [1]} : tensor<6xf32> -> tensor<2xf32>
+  %two = tensor.full {value = 2.0} : tensor<f32>
+  // expected-error@+1 {{setStorage: sizes [4], strides [1], storage offset 1, and itemsize 4 requiring a storage size of 20 are out of bounds for storage of size 8}}
+  mut.mul_ %v, %two : tensor<4xf32>, tensor<f32>
+  return %m : tensor<2xf32>
+}

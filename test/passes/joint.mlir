@@ -97,3 +97,19 @@ func.func @aliased(%x: tensor<2x3xf32> {aot.requires_grad, aot.non_leaf}, %w: te
   %t = tensor.tanh %x : tensor<2x3xf32>
   return %v, %t : tensor<6xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+/// A self-overlapping argument read through its storage (as_strided): the
+/// scatter placing it there shares each element's cotangent among the
+/// positions holding it, as PyTorch's as_strided backward does, so that its
+/// positions summed back count the element once.
+// CHECK-LABEL: func.func @self_overlapping_split
+// CHECK:         view.as_strided_scatter {{.*}}, %arg0 {aot.split_grad, offset = 0, size = array<i64: 2, 2>, stride = array<i64: 1, 1>}
+// CHECK:         %[[C:.*]] = tensor.constant dense<{{\[\[}}1.0, 2.0], [2.0, 1.0]]> : tensor<2x2xf32>
+// CHECK:         tensor.div %{{.*}}, %[[C]]
+func.func @self_overlapping_split(%x: tensor<2x2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [1, 1]>, aot.requires_grad}) -> tensor<3xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 3, requires_grad = false>]} {
+  %s = view.as_strided %x {offset = 0, size = [3], stride = [1]} : tensor<2x2xf32> -> tensor<3xf32>
+  %r = tensor.neg %s : tensor<3xf32>
+  return %r : tensor<3xf32>
+}

@@ -160,8 +160,9 @@ func.func @metadata_only(%a: tensor<2x3xf32> {aot.layout = #aot.layout<storage =
 // CHECK:          %[[S:.*]] = view.as_strided_scatter %arg0
 // CHECK:          %[[B:.*]] = view.as_strided %[[S]] {offset = 1, size = array<i64: 2, 3>, stride = array<i64: 3, 1>}
 // CHECK:          %[[T:.*]] = view.t %[[B]]
+// CHECK:          %[[M:.*]] = view.as_strided %[[S]] {offset = 1, size = array<i64: 3, 2>, stride = array<i64: 1, 3>}
 // CHECK:          mut.copy_ %arg0, %[[S]]
-// CHECK:          return %[[T]], %{{.*}}, %[[T]]
+// CHECK:          return %[[T]], %{{.*}}, %[[M]]
 func.func @metadata_and_data(%a: tensor<2x3xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [3, 1]>},
                              %b: tensor<2x3xf32> {aot.layout = #aot.layout<storage = 0, offset = 1, strides = [3, 1]>}) -> (tensor<3x2xf32>, tensor<2x3xf32>) {
   %bt = mut.t_ %b : tensor<2x3xf32> -> tensor<3x2xf32>

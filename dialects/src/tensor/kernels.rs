@@ -448,7 +448,7 @@ pub fn layer_norm(k: &mut KernelCtx<'_>) -> KernelResult {
     let eps = k.attr_f64_or("eps", 1e-5);
     let shape = x.sizes();
     let inner: usize = numel(&shape[shape.len() - n..]);
-    let outer = numel(&shape).checked_div(inner).unwrap_or(0);
+    let outer: usize = numel(&shape[..shape.len() - n]);
     let v = x.read_f64();
     let (w, b) =
         if k.inputs.len() == 3 { (Some(k.input(1).read_f64()), Some(k.input(2).read_f64())) } else { (None, None) };
@@ -457,6 +457,11 @@ pub fn layer_norm(k: &mut KernelCtx<'_>) -> KernelResult {
     let mut rstds = vec![0.0; outer];
     for o in 0..outer {
         let row = &v[o * inner..(o + 1) * inner];
+        // An empty row has PyTorch's statistics: mean 0, rstd NaN.
+        if inner == 0 {
+            rstds[o] = f64::NAN;
+            continue;
+        }
         let mean = row.iter().sum::<f64>() / inner as f64;
         let var = row.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / inner as f64;
         let rstd = 1.0 / (var + eps).sqrt();

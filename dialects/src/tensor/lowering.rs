@@ -654,10 +654,15 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let z = s.index(0);
             let si: Vec<Value> = ovs.iter().copied().chain(std::iter::repeat_n(z, inner.len())).collect();
             // PyTorch's mean is NaN for a row with a non-finite element,
-            // as its variance is: mean + 0·var.
-            let zv = s.const_f(0.0, acc);
-            let nan_if = s.mul(var, zv)?;
-            let m_out = s.add(m, nan_if)?;
+            // as its variance is: mean + 0·var. An empty row's mean is 0
+            // (its rstd is 1/sqrt(0/0 + eps), NaN, as PyTorch's).
+            let m_out = if count == 0.0 {
+                s.const_f(0.0, acc)
+            } else {
+                let zv = s.const_f(0.0, acc);
+                let nan_if = s.mul(var, zv)?;
+                s.add(m, nan_if)?
+            };
             s.store_as(m_out, mb, &si)?;
             s.store_as(r, rb, &si)?;
             s.nest(&inner, false, &mut |s, ivs| {

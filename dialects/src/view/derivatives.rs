@@ -9,9 +9,10 @@
 //! whose elements overlap accumulates with `index_put`. A scatter's base gets
 //! the cotangent with the region zeroed and its source the region — except
 //! a scatter marked `aot.hidden_write`, a write autograd never saw: its base
-//! gets the whole cotangent and its source none.
+//! gets the whole cotangent and its source none; one marked `aot.split_grad`
+//! divides its source's cotangent among positions holding one element.
 
-use super::{build_inverse, view_interface, view_of_scatter, Inverse};
+use super::{build_inverse, view_interface, view_of_scatter, Inverse, SPLIT_GRAD};
 use crate::autodiff::{Grads, VjpCtx};
 use aot_ir::*;
 
@@ -96,9 +97,40 @@ pub fn scatter(c: &mut VjpCtx<'_, '_>) -> R {
     };
     let gs = if c.need(1) {
         let view = view_of_scatter(&name).ok_or_else(|| c.err("a scatter without its view"))?;
-        Some(c.rw.build_named1(view, &[g], &attrs)?)
+        let gs = c.rw.build_named1(view, &[g], &attrs)?;
+        if c.rw.has_attr(c.op, SPLIT_GRAD) {
+            let count = position_counts(c, src)?;
+            Some(c.op1("tensor.div", &[gs, count], &[])?)
+        } else {
+            Some(gs)
+        }
     } else {
         None
     };
     Ok(c.grads([gb, gs]))
+}
+
+/// For each position of an `as_strided_scatter`'s source, how many
+/// positions hold the same storage element: a constant of the source's
+/// shape and type.
+fn position_counts(c: &mut VjpCtx<'_, '_>, src: Value) -> Result<Value, Diagnostic> {
+    const MAX_COUNTED: usize = 1 << 24;
+    let a = c.attrs();
+    let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
+    let idx = aot_runtime::tensor::strided_indices(&size, &stride, a.i64("offset").unwrap_or(0));
+    if idx.len() > MAX_COUNTED {
+        return Err(c.err(format!(
+            "unsupported operation: the gradient of an argument of {} elements that overlaps itself",
+            idx.len()
+        )));
+    }
+    let mut hist: rustc_hash::FxHashMap<usize, u32> = rustc_hash::FxHashMap::default();
+    for &i in &idx {
+        *hist.entry(i).or_default() += 1;
+    }
+    let counts: Vec<u64> = idx.iter().map(|i| f64::from(hist[i]).to_bits()).collect();
+    let (shape, elem) = (c.shape(src)?, c.elem(src)?);
+    let ty = c.rw.tensor_type(&shape, elem);
+    let dense = c.rw.dense_attr(ty, DenseData::Floats(counts));
+    Ok(c.rw.build_typed1("tensor.constant", &[], &[("value", dense)], ty))
 }

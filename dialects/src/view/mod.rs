@@ -176,6 +176,13 @@ fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>,
 }
 
 /// The message `layout_reshape` returns when only a copy can reshape.
+/// On an `as_strided_scatter` whose layout reaches a storage element more
+/// than once: the source's cotangent for such an element is split evenly
+/// among the positions that hold it, as PyTorch's `as_strided` backward
+/// does for an input whose memory overlaps itself. Functionalize marks the
+/// scatters that place a self-overlapping argument into its storage.
+pub const SPLIT_GRAD: &str = "aot.split_grad";
+
 pub const RESHAPE_NEEDS_COPY: &str = "reshape needs a copy";
 
 /// PyTorch's error for a `view` whose strides cannot express the new shape.

@@ -17,7 +17,9 @@ use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::func::FuncView;
 use aot_dialects::r#mut::{resize_layout, InPlaceInterface, MetadataKind, MetadataMutationInterface};
-use aot_dialects::view::{build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY};
+use aot_dialects::view::{
+    build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY, SPLIT_GRAD,
+};
 use aot_ir::*;
 use aot_runtime::interp::{
     multi_output_view_error, no_grad_view_error, overlap_forbidden, AllowsInternalOverlap, AssertNoOverlap, Detaches,
@@ -88,6 +90,8 @@ struct Sto {
     len0: i64,
     /// The layout written by each write so far (write `k` made version `k + 1`).
     writes: Vec<Layout>,
+    /// A write autograd recorded (not hidden, not under no_grad) happened.
+    visible_writes: bool,
     /// The storage id an `aot.layout` declared, for a storage shared by arguments.
     decl: Option<i64>,
     /// The graph reads or writes elements of this (declared) storage that no
@@ -134,6 +138,9 @@ pub struct Functionalizer<'c> {
     stale_views: rustc_hash::FxHashSet<usize>,
     /// Objects set_ moved into another storage (detached from its tensors).
     set_moved: rustc_hash::FxHashSet<usize>,
+    /// The version counter of objects whose counter is not their storage's
+    /// (see [`Self::counter`]).
+    moved_counter: FxHashMap<usize, usize>,
     /// Detached families an in-place op autograd recorded gave a history of
     /// their own (it outlives a later set_ under no_grad).
     own_history: rustc_hash::FxHashSet<usize>,
@@ -182,6 +189,37 @@ fn logical_order(l: &Layout) -> (i64, Vec<(i64, i64)>) {
 /// it, go to the storage through the written object's own layout.
 fn may_self_overlap(l: &Layout) -> bool {
     aot_runtime::overlap::may_reach_an_element_twice(&l.sizes, &l.strides)
+}
+
+/// The error PyTorch's `CopySlices` backward raises for a write through a
+/// view whose base's layout (changed since the view was taken) no longer
+/// holds it: the view's offset is taken relative to the base's, inside a
+/// buffer of the base's extent.
+fn copy_slices_error(base: &Layout, view: &Layout, dtype: ElemType) -> Option<String> {
+    let extent = |l: &Layout| -> Option<i64> {
+        if l.sizes.contains(&0) {
+            return Some(0);
+        }
+        l.sizes.iter().zip(&l.strides).try_fold(1i64, |acc, (&n, &st)| acc.checked_add((n - 1).checked_mul(st)?))
+    };
+    let offset = view.offset - base.offset;
+    if offset < 0 {
+        return Some(format!("Tensor: invalid storage offset {offset}"));
+    }
+    let (have, need) = (extent(base)?, extent(view)?);
+    if need == 0 {
+        return None;
+    }
+    let item = dtype.byte_size() as i64;
+    let required = offset.checked_add(need)?.checked_mul(item)?;
+    (required > have * item).then(|| {
+        format!(
+            "setStorage: sizes {:?}, strides {:?}, storage offset {offset}, and itemsize {item} requiring a storage size of {required} are out of bounds for storage of size {}",
+            view.sizes.as_slice(),
+            view.strides.as_slice(),
+            have * item
+        )
+    })
 }
 
 /// Storage indices of a layout's elements, walked without a list.
@@ -274,6 +312,7 @@ impl<'c> Functionalizer<'c> {
             covered: None,
             len0: t.numel(),
             writes: Vec::new(),
+            visible_writes: false,
             decl: None,
             reads_whole: false,
         });
@@ -359,7 +398,15 @@ impl<'c> Functionalizer<'c> {
             None => self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t),
         };
         for (_, layout, v) in self.stos[s].members.clone() {
-            let step = self.as_strided_step(&layout);
+            let mut step = self.as_strided_step(&layout);
+            // A member holding an element at several positions shares its
+            // gradient among them (PyTorch's as_strided backward), so that
+            // summing its positions back into the storage counts it once.
+            if may_self_overlap(&layout) {
+                let unit = self.rw.unit_attr();
+                step.attrs.push(NamedAttr { name: self.rw.sym(SPLIT_GRAD), value: unit });
+                self.rw.sort_named_attrs(&mut step.attrs);
+            }
             b = self.rw.build_named1("view.as_strided_scatter", &[b, v], &step.attrs)?;
         }
         self.stos[s].base = Some(b);
@@ -377,14 +424,21 @@ impl<'c> Functionalizer<'c> {
         let sto = self.objs[o].sto;
         let mut path = vec![o];
         let mut from = None;
+        // `start`: how many steps of the next object's chain `v` has applied.
+        let mut start = 0;
         loop {
             let x = *path.last().expect("non-empty");
             if let Some(v) = self.valid_cache(x) {
                 path.pop();
                 from = Some(v);
+                start = self.objs[x].chain.len();
                 break;
             }
-            match self.objs[x].src {
+            // The shortcut to the object it was viewed from, else (a
+            // metadata change dropped it) its detached family's anchored
+            // root, whose anchor carries the family's history.
+            let anchored_root = self.objs[x].root.filter(|&r| r != x && self.objs[r].anchor.is_some());
+            match self.objs[x].src.or(anchored_root) {
                 Some(p) if self.objs[p].sto == sto && self.objs[x].chain.starts_with(&self.objs[p].chain) => {
                     path.push(p)
                 }
@@ -395,11 +449,6 @@ impl<'c> Functionalizer<'c> {
             Some(v) => v,
             None => self.base_value(sto)?,
         };
-        // `start`: how many steps of the next object's chain `v` has applied.
-        let mut start = match (from, path.last()) {
-            (Some(_), Some(&x)) => self.objs[self.objs[x].src.expect("walked through it")].chain.len(),
-            _ => 0,
-        };
         while let Some(x) = path.pop() {
             let chain = self.objs[x].chain.clone();
             for step in chain.steps_from(start) {
@@ -408,10 +457,32 @@ impl<'c> Functionalizer<'c> {
             start = chain.len();
             if let Some(a) = self.objs[x].anchor {
                 v = self.hidden_overwrite(a, v)?;
+            } else if let Some(a) = self.unchanged_overlapping_arg(x) {
+                v = self.hidden_overwrite(a, v)?;
             }
             self.objs[x].cached = Some((v, self.stos[sto].version));
         }
         Ok(v)
+    }
+
+    /// For argument object `x` with a self-overlapping layout that only
+    /// writes autograd never saw changed (under no_grad, through detached
+    /// aliases): the argument's value at the call, which carries its
+    /// autograd identity position by position. Read back through the
+    /// storage instead, the positions sharing an element would share one
+    /// gradient, where PyTorch gives each position its own.
+    fn unchanged_overlapping_arg(&self, x: usize) -> Option<Value> {
+        let i = self.arg_objs.iter().position(|&a| a == x)?;
+        let (sto0, layout0) = &self.arg_initial[self.canonical[i]];
+        let o = &self.objs[x];
+        if o.sto != *sto0 || o.layout != *layout0 || self.stos[o.sto].visible_writes || !may_self_overlap(layout0) {
+            return None;
+        }
+        if o.stop.is_some() || !self.requires_grad(x) {
+            return None;
+        }
+        let members = &self.stos[o.sto].members;
+        members.iter().find(|m| self.canonical[m.0] == self.canonical[i]).map(|m| m.2)
     }
 
     /// `src`'s value with its gradient routed entirely to `carrier` (same
@@ -429,18 +500,28 @@ impl<'c> Functionalizer<'c> {
     /// its family was overwritten with `w` (PyTorch's `CopySlices` on `r`):
     /// `w` scattered into `r`'s value before the write through the view
     /// steps from `r` to `o`.
-    fn anchored_write(&mut self, op: Op, r: usize, o: usize, r_before: Value, w: Value) -> Result<Value, Diagnostic> {
+    /// `None` (and the backward refused) where `o` is not a view of `r`
+    /// by chain (an `as_strided` view of it).
+    fn anchored_write(
+        &mut self,
+        op: Op,
+        r: usize,
+        o: usize,
+        r_before: Value,
+        w: Value,
+    ) -> Result<Option<Value>, Diagnostic> {
         if r == o {
-            return Ok(w);
+            return Ok(Some(w));
         }
         let (rc, oc) = (self.objs[r].chain.clone(), self.objs[o].chain.clone());
         if !oc.starts_with(&rc) {
-            return Err(self.err(
+            self.refuse_backward(
                 op,
-                "unsupported operation: an in-place op that makes a detached tensor require grad, through an as_strided view of it",
-            ));
+                "unsupported operation: an in-place op that makes a detached tensor require grad, through an as_strided view of it".to_string(),
+            );
+            return Ok(None);
         }
-        self.scatter_through(r_before, &oc.steps_from(rc.len()), w)
+        self.scatter_through(r_before, &oc.steps_from(rc.len()), w).map(Some)
     }
 
     /// The new value of `start` after `w` is written into the object that
@@ -576,6 +657,7 @@ impl<'c> Functionalizer<'c> {
         self.stos[sto].version += 1;
         let written = self.objs[o].layout.clone();
         self.stos[sto].writes.push(written);
+        self.stos[sto].visible_writes |= !hidden;
         let version = self.stos[sto].version;
         // After a hidden write the object is read back through the hidden
         // scatter, whose gradient passes to the old base; `w` would not.
@@ -652,7 +734,7 @@ impl<'c> Functionalizer<'c> {
             if !self.requires_grad(o) {
                 continue;
             }
-            let now = self.inplace_ops[self.objs[o].sto];
+            let now = self.inplace_ops[self.counter(o)];
             match self.objs[o].creation {
                 Creation::MultiOutput(name, k, v) if v != now => {
                     return Err(self.err(op, multi_output_view_error(name, k, true)))
@@ -692,6 +774,7 @@ impl<'c> Functionalizer<'c> {
             set_moved: Default::default(),
             stale_views: Default::default(),
             linked_counters: FxHashMap::default(),
+            moved_counter: FxHashMap::default(),
             view_error: FxHashMap::default(),
             objs: Vec::new(),
             stos: Vec::new(),
@@ -823,6 +906,7 @@ impl<'c> Functionalizer<'c> {
                                 covered: None,
                                 len0: 0,
                                 writes: Vec::new(),
+                                visible_writes: false,
                                 decl: Some(sid),
                                 reads_whole: false,
                             });
@@ -943,6 +1027,14 @@ impl<'c> Functionalizer<'c> {
 
     /// An in-place op on storage `s`: PyTorch's version counter moves (and
     /// that of an independent duplicate's storage, the same tensor).
+    /// The version counter object `o` shares (an index into
+    /// `inplace_ops`): its storage's, except for a tensor `set_` moved and
+    /// its later views, which keep the counter they had (PyTorch's counter
+    /// belongs to the tensor, not to its storage).
+    fn counter(&self, o: usize) -> usize {
+        self.moved_counter.get(&o).copied().unwrap_or(self.objs[o].sto)
+    }
+
     fn bump_version(&mut self, s: usize) {
         self.inplace_ops[s] += 1;
         for t in self.linked_counters.get(&s).cloned().unwrap_or_default() {
@@ -1076,7 +1168,7 @@ impl<'c> Functionalizer<'c> {
         if grad_mode && !detaches {
             self.check_view_use(op, &operands[..1])?;
         }
-        let version = self.inplace_ops[self.objs[p].sto];
+        let version = self.inplace_ops[self.counter(p)];
         let in_layout = self.objs[p].layout.clone();
         let layouts = match (vi.layout)(&AttrView::of_op(&self.rw, op), &in_layout) {
             Ok(l) => l,
@@ -1177,6 +1269,9 @@ impl<'c> Functionalizer<'c> {
                 creation,
                 anchor: None,
             });
+            if let Some(&c) = self.moved_counter.get(&p) {
+                self.moved_counter.insert(o, c);
+            }
             self.view_history(op, def, p, o, grad_mode && !detaches);
             if grad_mode && !detaches {
                 // Viewing a tensor takes its grad_fn; a view of one that does
@@ -1214,6 +1309,21 @@ impl<'c> Functionalizer<'c> {
         if def.name == "view.as_strided" {
             let (from, to) = (self.objs[p].layout.clone(), self.objs[o].layout.clone());
             self.check_as_strided_grad(op, &from, &to);
+            self.refuse_as_strided_of_anchored(op, p);
+        }
+    }
+
+    /// An `as_strided` view of a view of a detached tensor that an in-place
+    /// op made require grad: the view is read from the storage, not from
+    /// the family's anchored value, so its gradient would not reach that
+    /// history; refused for training.
+    fn refuse_as_strided_of_anchored(&mut self, op: Op, p: usize) {
+        let family = self.objs[p].root.unwrap_or(p);
+        if self.objs[family].anchor.is_some() && self.requires_grad(p) {
+            self.refuse_backward(
+                op,
+                "unsupported operation: as_strided of a detached tensor that an in-place op made require grad, whose gradient is not modelled".to_string(),
+            );
         }
     }
 
@@ -1263,7 +1373,7 @@ impl<'c> Functionalizer<'c> {
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
         // The op takes its operands' grad_fn and sets the destination's.
         let edges = if recorded { self.take_histories(operands) } else { Vec::new() };
-        self.bump_version(self.objs[x].sto);
+        self.bump_version(self.counter(x));
         if has_internal_overlap(&self.objs[x].layout) && def.interface::<AllowsInternalOverlap>().is_none() {
             return Err(self.err(op, INTERNAL_OVERLAP_ERROR));
         }
@@ -1298,9 +1408,15 @@ impl<'c> Functionalizer<'c> {
             let loc = self.rw.op_loc(op);
             // fill_/zero_ through an expanded view: the backward (CopySlices)
             // writes the gradient through that view, which PyTorch refuses.
-            let error = has_internal_overlap(&self.objs[x].layout).then(|| INTERNAL_OVERLAP_ERROR.to_string());
-            let n = self.graph.node(&node_name(def.name), twin, &edges, refs, error, loc);
             let h = self.objs[x].root.unwrap_or(x);
+            let error = if has_internal_overlap(&self.objs[x].layout) {
+                Some(INTERNAL_OVERLAP_ERROR.to_string())
+            } else if h != x && self.objs[h].sto == self.objs[x].sto {
+                copy_slices_error(&self.objs[h].layout, &self.objs[x].layout, self.objs[x].dtype)
+            } else {
+                None
+            };
+            let n = self.graph.node(&node_name(def.name), twin, &edges, refs, error, loc);
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
             self.touched.insert(h);
             if self.objs[x].detached {
@@ -1315,11 +1431,11 @@ impl<'c> Functionalizer<'c> {
         let hidden = !grad_mode || self.objs[x].detached;
         // An in-place op autograd records on a detached family gives its
         // root a history of its own; the storage write stays hidden.
-        // (A tensor set_ moved into another storage is its own family: its
-        // root's storage is no longer its own.)
+        // (A tensor set_ moved is its own family: its root's storage is no
+        // longer its own, or no longer its own in the same way.)
         let family = (grad_mode && self.objs[x].detached && (others_rg || self.requires_grad(x))).then(|| {
             match self.objs[x].root {
-                Some(r) if self.objs[r].sto == self.objs[x].sto => r,
+                Some(r) if self.objs[r].sto == self.objs[x].sto && !self.set_moved.contains(&x) => r,
                 _ => x,
             }
         });
@@ -1331,7 +1447,7 @@ impl<'c> Functionalizer<'c> {
         if let Some(r) = family {
             let before = family_before.unwrap_or(w);
             let a = self.anchored_write(op, r, x, before, w)?;
-            self.objs[r].anchor = Some(a);
+            self.objs[r].anchor = a;
             self.objs[r].cached = None;
             self.mark_autograd_mutation(x, others_rg);
         }
@@ -1354,7 +1470,7 @@ impl<'c> Functionalizer<'c> {
             self.check_inplace(op, x, others_rg || self.requires_grad(x))?;
             self.check_view_use(op, &operands[1..])?;
         }
-        self.bump_version(self.objs[x].sto);
+        self.bump_version(self.counter(x));
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
         let edges = if recorded { self.take_histories(operands) } else { Vec::new() };
         let layout_before = self.objs[x].layout.clone();
@@ -1376,13 +1492,12 @@ impl<'c> Functionalizer<'c> {
                 let step = Step { op: view, attrs };
                 let cached = self.objs[x].cached;
                 let version = self.stos[sto].version;
-                if let Some(a) = self.objs[x].anchor {
-                    if view == "view.as_strided" {
-                        return Err(self.err(
-                            op,
-                            "unsupported operation: as_strided_ of a detached tensor that an in-place op made require grad",
-                        ));
-                    }
+                if view == "view.as_strided" {
+                    // The anchor cannot follow x onto other elements: x's
+                    // values come from the storage, its gradient is refused.
+                    self.refuse_as_strided_of_anchored(op, x);
+                    self.objs[x].anchor = None;
+                } else if let Some(a) = self.objs[x].anchor {
                     self.objs[x].anchor = Some(self.apply(&step, a)?);
                 }
                 if view == "view.as_strided" {
@@ -1430,13 +1545,15 @@ impl<'c> Functionalizer<'c> {
                     && self.objs[x].layout.sizes == self.objs[s].layout.sizes
                     && self.objs[x].dtype == self.objs[s].dtype
                     && self.requires_grad(x);
-                let identity = if hidden {
+                let (identity, carrier) = if hidden {
                     let old = self.materialize(x)?;
                     let new = self.materialize(s)?;
-                    Some(self.hidden_overwrite(old, new)?)
+                    (Some(self.hidden_overwrite(old, new)?), Some(old))
                 } else {
-                    None
+                    (None, None)
                 };
+                let counter = self.counter(x);
+                self.moved_counter.insert(x, counter);
                 let src = self.objs[s].clone();
                 let version = self.stos[src.sto].version;
                 let o = &mut self.objs[x];
@@ -1449,7 +1566,10 @@ impl<'c> Functionalizer<'c> {
                 };
                 o.readonly = src.readonly;
                 o.src = None;
-                o.anchor = None;
+                // Its old value keeps carrying its history across later
+                // writes autograd does not see (as a detached family's
+                // anchor does).
+                o.anchor = carrier;
                 // A set_ autograd records gives x a history (the set_
                 // node), even when x was detached.
                 if recorded {
@@ -1476,6 +1596,24 @@ impl<'c> Functionalizer<'c> {
             let to = self.objs[x].layout.clone();
             self.check_as_strided_grad(op, &layout_before, &to);
         }
+        if !recorded && h != x && self.objs[h].sto == self.objs[x].sto && self.requires_grad(h) {
+            // A view moved under no_grad onto elements its root does not
+            // hold: PyTorch regenerates its history as an as_strided of the
+            // root, which drops their gradient.
+            let (from, to) = (self.objs[h].layout.clone(), self.objs[x].layout.clone());
+            if self.unsupported_backward.is_none() && numel(&to.sizes) <= 1 << 20 && numel(&from.sizes) <= 1 << 20 {
+                let held: rustc_hash::FxHashSet<usize> = indices(&from).collect();
+                if let Some(e) = indices(&to).find(|e| !held.contains(e)) {
+                    self.refuse_backward(
+                        op,
+                        format!(
+                            "unsupported operation: '{}' under no_grad moves a view onto storage element {e}, outside the tensor whose history it takes, whose gradient autograd drops",
+                            def.name
+                        ),
+                    );
+                }
+            }
+        }
         if recorded {
             let error = matches!(kind, MetadataKind::Set).then(|| "derivative for set_ is not implemented".to_string());
             let loc = self.rw.op_loc(op);
@@ -1484,6 +1622,9 @@ impl<'c> Functionalizer<'c> {
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
             if set {
                 self.touched.insert(h);
+                // Views of x taken before it, even through a detach, now
+                // reach that history (their base's history is regenerated).
+                self.own_history.insert(h);
             }
         } else if matches!(kind, MetadataKind::Relayout { .. })
             && h == x
@@ -1650,7 +1791,7 @@ impl<'c> Functionalizer<'c> {
                     && layout_changed
                     && !resized
                     && !storage_changed
-                    && self.writes_within(sto0, &layout0);
+                    && self.writes_within(sto0, &layout0, c);
                 if storage_changed {
                     let s = self.objs[o].sto;
                     info.set_source = Some(match self.stos[s].members.first() {
@@ -1700,7 +1841,18 @@ impl<'c> Functionalizer<'c> {
                 let o = self.arg_objs[i];
                 let v = if info.set_source == Some(SetSource::Graph) {
                     let s = self.objs[o].sto;
-                    self.base_value(s)?
+                    let base = self.base_value(s)?;
+                    if self.requires_grad(o) && self.objs[o].dtype.is_float() {
+                        // The storage's data, with the argument's own value
+                        // (its history, kept by a set_ autograd did not see)
+                        // placed over its elements: its tangent reaches that
+                        // history and no other tensor of the storage.
+                        let own = self.materialize(o)?;
+                        let step = self.as_strided_step(&self.objs[o].layout.clone());
+                        self.rw.build_named1("view.as_strided_scatter", &[base, own], &step.attrs)?
+                    } else {
+                        base
+                    }
                 } else if info.data_in_initial_layout {
                     self.initial_layout_value(i)?
                 } else {
@@ -1816,7 +1968,7 @@ impl<'c> Functionalizer<'c> {
     /// Operand or result `index` of an op autograd records, object `o`, as
     /// its backward may save it: at its storage's current version.
     fn saved_ref(&self, result: bool, index: usize, o: usize) -> SavedRef {
-        let sto = self.objs[o].sto;
+        let sto = self.counter(o);
         SavedRef { result, index, sto, version: self.inplace_ops[sto] }
     }
 
@@ -1975,9 +2127,10 @@ impl<'c> Functionalizer<'c> {
         Ok(())
     }
 
-    /// Did every write into storage `s` stay inside layout `l`? (Large
-    /// storages are not checked element by element: no.)
-    fn writes_within(&self, s: usize, l: &Layout) -> bool {
+    /// Did every write into storage `s` stay inside layout `l` of argument
+    /// `arg`, or inside arguments that write their own elements back?
+    /// (Large storages are not checked element by element: no.)
+    fn writes_within(&self, s: usize, l: &Layout, arg: usize) -> bool {
         const MAX_CHECKED: i64 = 1 << 24;
         let st = &self.stos[s];
         if st.writes.iter().all(|w| w == l) {
@@ -1989,6 +2142,19 @@ impl<'c> Functionalizer<'c> {
         let mut inside = vec![false; st.len as usize];
         for i in indices(l) {
             inside[i] = true;
+        }
+        // Elements of another argument that keeps its layout and storage
+        // go back through that argument (a write reaching it makes it
+        // data-mutated), so they need not be in this one's layout.
+        for (j, lj, _) in &st.members {
+            let o = self.arg_objs[*j];
+            if self.canonical[*j] != arg && self.objs[o].sto == s && self.objs[o].layout == *lj {
+                for i in indices(lj) {
+                    if let Some(e) = inside.get_mut(i) {
+                        *e = true;
+                    }
+                }
+            }
         }
         st.writes.iter().all(|w| indices(w).all(|i| inside.get(i).copied().unwrap_or(false)))
     }
