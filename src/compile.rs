@@ -395,6 +395,18 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                 let layout = match (&o.views, twin.layout.as_ref().filter(|_| restrided)) {
                     // The detach pattern: the same layout as its twin.
                     (Some(v), Some(l)) if v.is_empty() => to_runtime(l),
+                    // A twin regenerated from an intermediate base lies in
+                    // that base's storage at the layout both share.
+                    (Some(v), None)
+                        if v.is_empty()
+                            && o.layout.is_some()
+                            && matches!(
+                                twin.output_type,
+                                OutputType::AliasOfIntermediate | OutputType::AliasOfIntermediateSaveAsOutput
+                            ) =>
+                    {
+                        o.layout.as_ref().map(to_runtime).ok_or_else(|| format!("output {j} has no layout"))?
+                    }
                     (Some(v), None) if v.is_empty() => {
                         let size = o.layout.as_ref().map(|l| l.size.clone()).unwrap_or_default();
                         let size: Shape = size.into_iter().collect();

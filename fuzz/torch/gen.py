@@ -319,7 +319,7 @@ class Gen:
         if k == "slice" and rank >= 1:
             d = self.dim(rank)
             n = x.shape[d]
-            start = r.randrange(0, n + 1) if r.random() < 0.7 else -r.randrange(1, n + 1)
+            start = r.randrange(0, n + 1) if r.random() < 0.7 or n == 0 else -r.randrange(1, n + 1)
             end = r.choice([n, n + 5, r.randrange(0, n + 1), -1])
             step = r.choice([1, 1, 2, 3])
             s0 = start + n if start < 0 else start

@@ -251,7 +251,11 @@ pub fn simplify_function(rw: &mut Rewriter<'_>, func: Op) -> u64 {
             let replacement = fold(rw, op).or_else(|| rewrite(rw, op));
             if let Some(v) = replacement {
                 let r = rw.result(op, 0);
-                if v != r {
+                // A value a trailing metadata mutation (set_, as_strided_,
+                // resize_ of an argument) consumes is dead after it: a
+                // later use must keep reading through its own op.
+                let killed = rw.uses(v).any(|u| u.index == 0 && rw.has_trait(u.op, Traits::METADATA_MUTATION));
+                if v != r && !killed {
                     rw.replace_all_uses(r, v);
                     rw.erase_op(op);
                     count += 1;

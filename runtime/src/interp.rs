@@ -382,7 +382,9 @@ impl<'a> Interpreter<'a> {
             let records = inputs.iter().any(|t| t.requires_grad());
             for t in &inputs[skip..] {
                 check_view_use_allowed(t).map_err(|m| self.err(op, m))?;
-                if records {
+                // (A view whose base does not require grad yet has no
+                // grad_fn to take: it stays stale.)
+                if records && t.requires_grad() {
                     t.borrow_mut().stale_grad_fn = false;
                 }
             }
@@ -390,7 +392,11 @@ impl<'a> Interpreter<'a> {
         if inplace {
             inputs[0].storage().bump_version();
         }
+        // (After functionalize, in-place ops are the write-backs into
+        // arguments, whose values agree at positions sharing an element:
+        // functionalize raised PyTorch's error for the program's own ops.)
         if def.has(Traits::INPLACE)
+            && !value_semantics
             && inputs[0].has_internal_overlap()
             && def.interface::<AllowsInternalOverlap>().is_none()
         {
@@ -456,8 +462,11 @@ impl<'a> Interpreter<'a> {
                     let root = inputs[0].autograd_root();
                     let inherited = inputs[0].creation();
                     let rg = inputs[0].requires_grad();
-                    // Viewing a tensor takes its grad_fn.
-                    inputs[0].borrow_mut().stale_grad_fn = false;
+                    // Viewing a tensor takes its grad_fn (when it has one
+                    // to take: its base requires grad).
+                    if rg {
+                        inputs[0].borrow_mut().stale_grad_fn = false;
+                    }
                     let mut t = r.borrow_mut();
                     t.requires_grad = false;
                     t.is_leaf = false;

@@ -88,3 +88,17 @@ func.func @cast_and_detach(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) 
   %d = view.detach %x : tensor<3xf32>
   return %c, %d : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+/// An identity view of an argument that a trailing set_ consumes is not
+/// folded into the argument: after the set_ the argument's value is dead.
+// CHECK-LABEL: func.func @identity_view_of_set_arg
+// CHECK:         %[[T:.*]] = view.t %arg0
+// CHECK:         mut.set_ %arg0, %arg1
+// CHECK:         return %[[T]]
+func.func @identity_view_of_set_arg(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> attributes {aot.value_semantics} {
+  %t = view.t %a : tensor<2xf32> -> tensor<2xf32>
+  %s = mut.set_ %a, %b {aot.no_grad} : tensor<2xf32>
+  return %t : tensor<2xf32>
+}

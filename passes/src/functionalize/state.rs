@@ -70,6 +70,9 @@ struct Obj {
     /// from `x`'s history; reads of the family take their values from the
     /// storage and their gradient through this value.
     anchor: Option<Value>,
+    /// Its storage's version when it was made: a later write makes
+    /// PyTorch regenerate a view's history from its base.
+    born: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -141,6 +144,8 @@ pub struct Functionalizer<'c> {
     /// The version counter of objects whose counter is not their storage's
     /// (see [`Self::counter`]).
     moved_counter: FxHashMap<usize, usize>,
+    /// See [`Self::family`].
+    moved_root: FxHashMap<usize, usize>,
     /// Detached families an in-place op autograd recorded gave a history of
     /// their own (it outlives a later set_ under no_grad).
     own_history: rustc_hash::FxHashSet<usize>,
@@ -293,7 +298,8 @@ impl<'c> Functionalizer<'c> {
         self.stos.len() - 1
     }
 
-    fn new_obj(&mut self, o: Obj) -> usize {
+    fn new_obj(&mut self, mut o: Obj) -> usize {
+        o.born = self.stos[o.sto].version;
         self.objs.push(o);
         self.objs.len() - 1
     }
@@ -332,6 +338,7 @@ impl<'c> Functionalizer<'c> {
             root: None,
             creation: Creation::Default,
             anchor: None,
+            born: 0,
         });
         self.stos[sto].base_obj = Some(o);
         Ok(o)
@@ -424,11 +431,18 @@ impl<'c> Functionalizer<'c> {
         let sto = self.objs[o].sto;
         let mut path = vec![o];
         let mut from = None;
+        let mut regenerated = false;
         // `start`: how many steps of the next object's chain `v` has applied.
         let mut start = 0;
         loop {
             let x = *path.last().expect("non-empty");
-            if let Some(v) = self.valid_cache(x) {
+            // A view of a self-overlapping argument made (or made from a
+            // view made) before the last write: see below.
+            let version = self.stos[sto].version;
+            let stale_view_of_overlapping_arg = path[..path.len() - 1].iter().any(|&y| self.objs[y].born != version)
+                && self.unchanged_overlapping_arg(x).is_some();
+            regenerated |= stale_view_of_overlapping_arg;
+            if let Some(v) = self.valid_cache(x).filter(|_| !stale_view_of_overlapping_arg) {
                 path.pop();
                 from = Some(v);
                 start = self.objs[x].chain.len();
@@ -458,6 +472,14 @@ impl<'c> Functionalizer<'c> {
             if let Some(a) = self.objs[x].anchor {
                 v = self.hidden_overwrite(a, v)?;
             } else if let Some(a) = self.unchanged_overlapping_arg(x) {
+                // The argument itself keeps its identity, and so do views
+                // of it made since the last write; a view a write made
+                // stale is regenerated, as PyTorch regenerates its history:
+                // an as_strided of the storage, whose gradient the
+                // argument's positions share.
+                if regenerated {
+                    continue;
+                }
                 v = self.hidden_overwrite(a, v)?;
             }
             self.objs[x].cached = Some((v, self.stos[sto].version));
@@ -514,10 +536,14 @@ impl<'c> Functionalizer<'c> {
             return Ok(Some(w));
         }
         let (rc, oc) = (self.objs[r].chain.clone(), self.objs[o].chain.clone());
-        if !oc.starts_with(&rc) {
+        let through_readonly = oc
+            .steps_from(rc.len())
+            .iter()
+            .any(|s| matches!(view_interface(s.op).map(|v| v.inverse), Some(Inverse::ReadOnly)));
+        if !oc.starts_with(&rc) || through_readonly {
             self.refuse_backward(
                 op,
-                "unsupported operation: an in-place op that makes a detached tensor require grad, through an as_strided view of it".to_string(),
+                "unsupported operation: an in-place op that makes a detached tensor require grad, through an as_strided or expanded view of it".to_string(),
             );
             return Ok(None);
         }
@@ -689,7 +715,7 @@ impl<'c> Functionalizer<'c> {
         }
         // An object set_ moved into another storage is detached from that
         // storage's tensors, not from itself.
-        let family = self.objs[o].root.unwrap_or(o);
+        let family = self.family(o);
         let moved = self.set_moved.contains(&family);
         for i in targets {
             let own = moved && self.arg_objs[i] == family;
@@ -775,6 +801,7 @@ impl<'c> Functionalizer<'c> {
             stale_views: Default::default(),
             linked_counters: FxHashMap::default(),
             moved_counter: FxHashMap::default(),
+            moved_root: FxHashMap::default(),
             view_error: FxHashMap::default(),
             objs: Vec::new(),
             stos: Vec::new(),
@@ -959,6 +986,7 @@ impl<'c> Functionalizer<'c> {
                             root: None,
                             creation: Creation::Default,
                             anchor: None,
+                            born: 0,
                         });
                         self.objs.len() - 1
                     });
@@ -995,6 +1023,7 @@ impl<'c> Functionalizer<'c> {
                 root: view_root,
                 creation: Creation::Default,
                 anchor: None,
+                born: 0,
             });
             if own_rg {
                 self.arg_history(o, non_leaf);
@@ -1027,6 +1056,12 @@ impl<'c> Functionalizer<'c> {
 
     /// An in-place op on storage `s`: PyTorch's version counter moves (and
     /// that of an independent duplicate's storage, the same tensor).
+    /// The root of `o`'s autograd family: a tensor `set_` moved is its own
+    /// family, with the views taken of it since.
+    fn family(&self, o: usize) -> usize {
+        self.moved_root.get(&o).copied().unwrap_or_else(|| self.objs[o].root.unwrap_or(o))
+    }
+
     /// The version counter object `o` shares (an index into
     /// `inplace_ops`): its storage's, except for a tensor `set_` moved and
     /// its later views, which keep the counter they had (PyTorch's counter
@@ -1268,15 +1303,21 @@ impl<'c> Functionalizer<'c> {
                 root,
                 creation,
                 anchor: None,
+                born: 0,
             });
             if let Some(&c) = self.moved_counter.get(&p) {
                 self.moved_counter.insert(o, c);
+            }
+            if let Some(&r) = self.moved_root.get(&p).filter(|_| !detaches) {
+                self.moved_root.insert(o, r);
             }
             self.view_history(op, def, p, o, grad_mode && !detaches);
             if grad_mode && !detaches {
                 // Viewing a tensor takes its grad_fn; a view of one that does
                 // not require grad has none yet.
-                self.stale_views.remove(&p);
+                if self.requires_grad(p) {
+                    self.stale_views.remove(&p);
+                }
                 if !self.requires_grad(p) {
                     self.stale_views.insert(o);
                 }
@@ -1373,6 +1414,10 @@ impl<'c> Functionalizer<'c> {
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
         // The op takes its operands' grad_fn and sets the destination's.
         let edges = if recorded { self.take_histories(operands) } else { Vec::new() };
+        if recorded {
+            // The recorded op gives its destination a grad_fn.
+            self.stale_views.remove(&x);
+        }
         self.bump_version(self.counter(x));
         if has_internal_overlap(&self.objs[x].layout) && def.interface::<AllowsInternalOverlap>().is_none() {
             return Err(self.err(op, INTERNAL_OVERLAP_ERROR));
@@ -1434,8 +1479,8 @@ impl<'c> Functionalizer<'c> {
         // (A tensor set_ moved is its own family: its root's storage is no
         // longer its own, or no longer its own in the same way.)
         let family = (grad_mode && self.objs[x].detached && (others_rg || self.requires_grad(x))).then(|| {
-            match self.objs[x].root {
-                Some(r) if self.objs[r].sto == self.objs[x].sto && !self.set_moved.contains(&x) => r,
+            match self.family(x) {
+                r if self.objs[r].sto == self.objs[x].sto => r,
                 _ => x,
             }
         });
@@ -1473,6 +1518,10 @@ impl<'c> Functionalizer<'c> {
         self.bump_version(self.counter(x));
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
         let edges = if recorded { self.take_histories(operands) } else { Vec::new() };
+        if recorded {
+            // The recorded op gives its destination a grad_fn.
+            self.stale_views.remove(&x);
+        }
         let layout_before = self.objs[x].layout.clone();
         let kind = def
             .interface::<MetadataMutationInterface>()
@@ -1580,6 +1629,7 @@ impl<'c> Functionalizer<'c> {
                 // tensors of that storage (as through a detached alias).
                 o.detached = true;
                 self.set_moved.insert(x);
+                self.moved_root.insert(x, x);
                 // One it does not see keeps x's identity: a tensor without
                 // history reads src's data with none of src's gradient.
                 if !recorded && !x_rg && o.dtype.is_float() {
@@ -1959,8 +2009,12 @@ impl<'c> Functionalizer<'c> {
     /// An op autograd records takes the histories of its `operands`: their
     /// edges (None where there is none); views among them get their grad_fn.
     fn take_histories(&mut self, operands: &[usize]) -> Vec<Option<Edge>> {
-        for o in operands {
-            self.stale_views.remove(o);
+        // (A view whose base does not require grad yet has no grad_fn to
+        // take: it stays stale.)
+        for &o in operands {
+            if self.requires_grad(o) {
+                self.stale_views.remove(&o);
+            }
         }
         operands.iter().map(|&o| self.history_edge(o)).collect()
     }
@@ -2197,10 +2251,22 @@ impl<'c> Functionalizer<'c> {
         Ok(self.rw.result(op, 0))
     }
 
+    /// Is `o` an `as_strided` view of a storage one of whose arguments
+    /// holds an element at several positions? Its gradient is shared among
+    /// those positions (PyTorch's as_strided backward), which only the
+    /// graph's backward does: it takes a tangent of its own rather than
+    /// being routed to the argument by the runtime.
+    fn as_strided_of_overlapping_member(&self, o: usize) -> bool {
+        let sto = self.objs[o].sto;
+        self.requires_grad(o)
+            && self.objs[o].chain.steps().iter().any(|s| s.op == "view.as_strided")
+            && self.stos[sto].members.iter().any(|m| may_self_overlap(&m.1))
+    }
+
     /// The alias facts of returned object `o`.
     fn output_facts(&mut self, o: usize, outs: &[usize], num_args: usize) -> Result<OutputFacts, Diagnostic> {
         let sto = self.objs[o].sto;
-        let family = self.objs[o].root.unwrap_or(o);
+        let family = self.family(o);
         let is_input = (0..num_args).find(|&i| self.arg_objs[i] == o).map(|i| self.canonical[i]);
         let layout = strided(&self.objs[o].layout);
         let members: Vec<(usize, Layout, Value)> = self.stos[sto].members.clone();
@@ -2216,7 +2282,8 @@ impl<'c> Functionalizer<'c> {
             // an argument's storage: not the storage's history.
             own_history: self.objs[family].anchor.is_some()
                 || self.objs[o].stop.is_some()
-                || self.set_moved.contains(&family),
+                || self.set_moved.contains(&family)
+                || self.as_strided_of_overlapping_member(o),
             after_set: false,
             base_requires_grad: false,
             base_is_output: None,
