@@ -86,6 +86,22 @@ fn vector_tanh_is_accurate() {
     check("tensor.tanh", 12.0, f64::tanh, 4.0, 1e-37);
 }
 
+/// Where f32's tanh is ±1 it is exactly ±1 (1 - tanh² is then 0, which a
+/// backward multiplies with an infinite factor as PyTorch does: NaN).
+#[test]
+fn vector_tanh_saturates_exactly() {
+    aot::init();
+    let xs = [10.0f32, 12.5, 20.0, 1e6, f32::MAX, f32::INFINITY];
+    let all: Vec<f64> = xs.iter().flat_map(|&x| [x as f64, -x as f64]).collect();
+    let n = all.len();
+    let mut f = unary("tensor.tanh", n);
+    let t = Tensor::from_f64(ElemType::F32, &[n as i64], &all, ElemType::F32);
+    let out = f.call(&[t]).expect("runs").remove(0).read_f64();
+    for (x, y) in all.iter().zip(&out) {
+        assert_eq!(*y, x.signum(), "tanh({x})");
+    }
+}
+
 #[test]
 fn vector_erf_is_accurate() {
     aot::init();

@@ -32,11 +32,13 @@ pub fn compute_elem(e: ElemType) -> ElemType {
     }
 }
 
-/// Row-major strides of `shape`.
+/// Row-major strides of `shape`. (Sizes are bounded by the verifier, but
+/// an empty tensor's other sizes are not: their strides saturate, and
+/// address nothing.)
 pub fn row_major(shape: &[i64]) -> Shape {
     let mut s = Shape::from_elem(1, shape.len());
     for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * shape[i + 1].max(1);
+        s[i] = s[i + 1].saturating_mul(shape[i + 1].max(1));
     }
     s
 }

@@ -73,6 +73,13 @@ fn chain_lands_on(ctx: &Context, v: Value, base: Value, scatter: Op) -> bool {
         if ctx.num_results(op) != 1 || matches!(vi.inverse, Inverse::ReadOnly) || steps.len() > 64 {
             return false;
         }
+        // A gradient stop (detach, a no_grad view) on the way: writing the
+        // value back changes what the gradient reaches, if not the data.
+        let stops = ctx.op_def(op).is_some_and(|d| d.interface::<aot_runtime::interp::Detaches>().is_some())
+            || ctx.has_attr(op, aot_runtime::interp::NO_GRAD);
+        if stops {
+            return false;
+        }
         steps.push(op);
         cur = ctx.operand(op, 0);
     }

@@ -102,3 +102,19 @@ func.func @identity_view_of_set_arg(%a: tensor<2xf32>, %b: tensor<2xf32>) -> ten
   %s = mut.set_ %a, %b {aot.no_grad} : tensor<2xf32>
   return %t : tensor<2xf32>
 }
+
+// -----
+
+/// Writing back a detached view of the base keeps the data but not the
+/// gradient (the written elements' gradient stops at the detach): no fold.
+// CHECK-LABEL: func.func @scatter_of_detached_own_view
+// CHECK:         %[[V:.*]] = view.as_strided %arg0
+// CHECK:         %[[D:.*]] = view.detach %[[V]]
+// CHECK:         %[[S:.*]] = view.as_strided_scatter %arg0, %[[D]]
+// CHECK:         return %[[S]]
+func.func @scatter_of_detached_own_view(%b: tensor<10xf32>) -> tensor<10xf32> attributes {aot.value_semantics} {
+  %v = view.as_strided %b {offset = 1, size = [4, 2], stride = [2, 1]} : tensor<10xf32> -> tensor<4x2xf32>
+  %d = view.detach %v : tensor<4x2xf32>
+  %s = view.as_strided_scatter %b, %d {offset = 1, size = [4, 2], stride = [2, 1]} : tensor<10xf32>, tensor<4x2xf32> -> tensor<10xf32>
+  return %s : tensor<10xf32>
+}
