@@ -198,13 +198,15 @@ pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) ->
                 }
                 k -= 1;
                 idx[k] += 1;
-                dp += d.strides[k];
-                sp += s.strides[k];
+                // Wrapping: a size-1 dimension may carry any stride (it
+                // addresses nothing); the position is exact once used.
+                dp = dp.wrapping_add(d.strides[k]);
+                sp = sp.wrapping_add(s.strides[k]);
                 if idx[k] < d.sizes[k] {
                     break;
                 }
-                dp -= d.strides[k] * d.sizes[k];
-                sp -= s.strides[k] * s.sizes[k];
+                dp = dp.wrapping_sub(d.strides[k].wrapping_mul(d.sizes[k]));
+                sp = sp.wrapping_sub(s.strides[k].wrapping_mul(s.sizes[k]));
                 idx[k] = 0;
             }
         }

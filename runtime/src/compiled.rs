@@ -41,7 +41,8 @@ pub struct Strided {
 /// Where a storage-mutated input gets its new storage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StorageFrom {
-    /// The storage of argument `i` (after its own write-back).
+    /// The storage argument `i` held at the call (a resize_ grows it in
+    /// place; a set_ of `i` itself does not move it).
     Arg(usize),
     /// The storage of graph result `r`.
     Result(usize),
@@ -271,8 +272,10 @@ impl CompiledFunction {
         for step in &plan.write_back {
             match step {
                 WriteBack::SetStorage { arg, from, layout } => {
+                    // The storage argument j held at the call: an earlier
+                    // step may already have set_ j itself elsewhere.
                     let storage = match from {
-                        StorageFrom::Arg(j) => args[*j].storage(),
+                        StorageFrom::Arg(j) => entry_storages[*j].clone(),
                         StorageFrom::Result(r) => result(*r)?.storage(),
                     };
                     args[*arg].set_storage(storage, layout.size.clone(), layout.stride.clone(), layout.offset)?;

@@ -176,3 +176,47 @@ func.func @copy_slices_extent(%a: tensor<6xf32> {aot.requires_grad}) -> tensor<2
   mut.mul_ %v, %two : tensor<4xf32>, tensor<f32>
   return %m : tensor<2xf32>
 }
+
+// -----
+
+/// set_ under no_grad gives a leaf a new gradient accumulator: a use before
+/// it sends its gradient to the old one, which autograd.grad does not
+/// report. Refused when the backward reaches such a use.
+// FUNC-LABEL: func.func @set_leaf_after_use
+// FUNC-SAME:  aot.backward_error
+func.func @set_leaf_after_use(%a: tensor<f32> {aot.requires_grad}, %b: tensor<f32>) -> tensor<f32> {
+  %y = tensor.add %a, %b : tensor<f32>, tensor<f32> -> tensor<f32>
+  // expected-error@+1 {{unsupported operation: set_ under no_grad of a leaf that requires grad, after an op autograd recorded used it: that use's gradient goes to a gradient accumulator the leaf no longer has}}
+  %s = mut.set_ %a, %b {aot.no_grad} : tensor<f32>, tensor<f32> -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+/// The same set_ with only uses after it: the new accumulator is the one
+/// the objective reaches, nothing is refused.
+// FUNC-LABEL: func.func @set_leaf_before_use
+// FUNC-NOT:   aot.backward_error
+func.func @set_leaf_before_use(%a: tensor<f32> {aot.requires_grad}, %b: tensor<f32>) -> tensor<f32> {
+  %s = mut.set_ %a, %b {aot.no_grad} : tensor<f32>, tensor<f32> -> tensor<f32>
+  %y = tensor.add %s, %b : tensor<f32>, tensor<f32> -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+/// mul_ saves the scalar c; a no_grad write through t, which set_ moved onto
+/// c's storage, changes c without moving c's version counter: PyTorch's
+/// backward would read the new value unchecked. Refused.
+// FUNC-LABEL: func.func @saved_changed_through_set
+// FUNC-SAME:  aot.backward_error
+func.func @saved_changed_through_set(%a: tensor<2xf32> {aot.requires_grad, aot.non_leaf}) -> tensor<2xf32> {
+  %c = tensor.full {value = -1.69} : tensor<f32>
+  // expected-error@+1 {{unsupported operation: a value saved for the backward was changed in place through a tensor set_ onto its storage, which PyTorch's version check does not see: its gradient would use the changed value}}
+  mut.mul_ %a, %c : tensor<2xf32>, tensor<f32>
+  %t = tensor.full {value = 0.37} : tensor<2xf32>
+  %s = mut.set_ %t, %c : tensor<2xf32>, tensor<f32> -> tensor<f32>
+  %k = tensor.full {value = -0.35} : tensor<f32>
+  mut.div_ %s, %k {aot.no_grad} : tensor<f32>, tensor<f32>
+  return %a : tensor<2xf32>
+}

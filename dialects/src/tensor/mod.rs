@@ -161,8 +161,32 @@ fn infer_mean(ic: &InferCtx<'_>) -> InferResult {
 }
 
 fn infer_amax(ic: &InferCtx<'_>) -> InferResult {
+    infer_extremum(ic, "amax")
+}
+
+fn infer_amin(ic: &InferCtx<'_>) -> InferResult {
+    infer_extremum(ic, "amin")
+}
+
+/// A maximum or minimum has no value over an empty dimension: PyTorch's
+/// error, raised by every mode (a dead reduction too) since shapes are
+/// static.
+fn infer_extremum(ic: &InferCtx<'_>, name: &str) -> InferResult {
     let t = operand_tensor(ic, 0)?;
-    one(reduced_shape(ic, t)?, t.elem)
+    let shape = reduced_shape(ic, t)?;
+    let dims = attr_list_or_empty(ic, "dims")?;
+    if dims.is_empty() && t.shape.contains(&0) {
+        return Err(format!(
+            "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+        ));
+    }
+    for &d in &dims {
+        let n = norm_dim(d, t.rank(), 0)?;
+        if t.shape[n] == 0 {
+            return Err(format!("{name}(): Expected reduction dim {d} to have non-zero size."));
+        }
+    }
+    one(shape, t.elem)
 }
 
 fn infer_var(ic: &InferCtx<'_>) -> InferResult {
@@ -946,7 +970,7 @@ op!(
     ONE,
     ONE,
     REDUCE_ATTRS,
-    Some(infer_amax),
+    Some(infer_amin),
     k::amin,
     vjp = d::amax,
     class = OpClass::Reduction,

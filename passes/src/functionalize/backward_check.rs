@@ -30,8 +30,12 @@ use aot_ir::*;
 pub(super) struct SavedRef {
     pub result: bool,
     pub index: usize,
+    /// The version counter it shares, and that counter's value.
     pub sto: usize,
     pub version: u64,
+    /// The storage holding its data, and the number of writes to it.
+    pub data_sto: usize,
+    pub data_version: u32,
 }
 
 /// Where a gradient goes: the node of an operand's history, the shape the
@@ -98,6 +102,13 @@ impl AutogradGraph {
         self.nodes[n].op.is_none() && self.nodes[n].next.is_empty() && self.nodes[n].error.is_none()
     }
 
+    /// Makes node `n` raise `message` when a backward runs it.
+    pub fn set_error(&mut self, n: usize, message: &str, loc: Location) {
+        let node = &mut self.nodes[n];
+        node.error = Some(message.to_string());
+        node.loc = loc;
+    }
+
     pub fn has_error(&self, n: usize) -> bool {
         self.nodes[n].error.is_some()
     }
@@ -141,6 +152,7 @@ impl AutogradGraph {
         rw: &mut Rewriter<'_>,
         roots: &[Edge],
         version: impl Fn(usize) -> u64,
+        data_version: impl Fn(usize) -> u32,
     ) -> Option<(String, Option<Location>)> {
         // The objective sums `output * tangent`: its node is a `Mul`.
         if let Some(m) = roots.iter().find_map(|e| invalid_gradient("Mul", 0, e)) {
@@ -160,19 +172,30 @@ impl AutogradGraph {
             if let Some(e) = &node.error {
                 return Some((e.clone(), Some(node.loc)));
             }
-            let stale: Vec<&SavedRef> = node.saved.iter().filter(|s| version(s.sto) != s.version).collect();
-            let Some(op) = node.op.filter(|&op| !stale.is_empty() && !rw.is_erased(op)) else { continue };
+            // Stale: its counter moved. Silently changed: written through a
+            // tensor set_ onto its storage, whose counter is another one;
+            // PyTorch's backward then reads the new data unchecked.
+            let stale = |s: &&SavedRef| version(s.sto) != s.version;
+            let silent = |s: &&SavedRef| version(s.sto) == s.version && data_version(s.data_sto) != s.data_version;
+            let changed: Vec<&SavedRef> = node.saved.iter().filter(|s| stale(s) || silent(s)).collect();
+            let Some(op) = node.op.filter(|&op| !changed.is_empty() && !rw.is_erased(op)) else { continue };
             let Some((operands, results)) = aot_dialects::autodiff::saved_by_backward(rw, op, &node.needs) else {
                 continue;
             };
-            for s in stale {
+            for s in changed {
                 let (read, value) = if s.result {
                     (results.get(s.index).copied(), rw.results(op).get(s.index).copied())
                 } else {
                     (operands.get(s.index).copied(), rw.operands(op).nth(s.index))
                 };
                 if let (Some(true), Some(v)) = (read, value) {
-                    return Some((stale_message(rw, v, s.version, version(s.sto)), Some(node.loc)));
+                    if stale(&s) {
+                        return Some((stale_message(rw, v, s.version, version(s.sto)), Some(node.loc)));
+                    }
+                    return Some((
+                        "unsupported operation: a value saved for the backward was changed in place through a tensor set_ onto its storage, which PyTorch's version check does not see: its gradient would use the changed value".to_string(),
+                        Some(node.loc),
+                    ));
                 }
             }
         }

@@ -1121,6 +1121,22 @@ impl<'c> Functionalizer<'c> {
                 self.pure_op(op, def, &operands)?
             };
             for (&r, o) in self.rw.results(op).to_vec().iter().zip(results) {
+                // The declared type holds for the convention the function
+                // was written for; aliasing of another convention (a
+                // duplicate that set_ already moved) may break it, which
+                // eager execution reports too.
+                let declared = self.rw.value_tensor(r).map(|t| t.shape.to_vec());
+                if declared.as_deref().is_some_and(|d| d != &self.objs[o].layout.sizes[..]) {
+                    let ty = self.rw.value_type(r);
+                    return Err(self.err(
+                        op,
+                        format!(
+                            "produces a tensor of shape {:?} for a result of type {}",
+                            self.objs[o].layout.sizes.as_slice(),
+                            aot_ir::printer::type_to_string(&self.rw, ty)
+                        ),
+                    ));
+                }
                 env.insert(r, o);
             }
         }
@@ -1216,6 +1232,13 @@ impl<'c> Functionalizer<'c> {
                 let rg = grad_mode && self.requires_grad(p) && self.objs[o].dtype.is_float();
                 self.objs[o].rg = rg;
                 self.objs[o].leaf = !rg;
+                if rg {
+                    // PyTorch's clone-and-view, recorded on p's history.
+                    let edges = self.take_histories(&[p]);
+                    let loc = self.rw.op_loc(op);
+                    let n = self.graph.node("UnsafeView", None, &edges, Vec::new(), None, loc);
+                    self.grad_fn.insert(o, (n, Some(self.objs[o].layout.sizes.to_vec())));
+                }
                 return Ok(vec![o]);
             }
             Err(m) => return Err(self.err(op, m)),
@@ -1449,7 +1472,10 @@ impl<'c> Functionalizer<'c> {
         // and result indices are the in-place op's.
         let twin = self.rw.defining_op(w).filter(|&t| self.rw.operands(t).eq(vals.iter().copied()));
         if recorded {
-            refs.push(self.saved_ref(true, 0, x));
+            // The destination as the op leaves it: after its own write.
+            let mut r = self.saved_ref(true, 0, x);
+            r.data_version += 1;
+            refs.push(r);
             let loc = self.rw.op_loc(op);
             // fill_/zero_ through an expanded view: the backward (CopySlices)
             // writes the gradient through that view, which PyTorch refuses.
@@ -1712,6 +1738,22 @@ impl<'c> Functionalizer<'c> {
                 "unsupported operation: set_ under no_grad gives a tensor that requires grad other data of another shape, so its gradient would not be one of its own elements".to_string(),
             );
         }
+        if !recorded && matches!(kind, MetadataKind::Set) && self.requires_grad(x) && self.is_leaf(x) {
+            // PyTorch gives the leaf a new gradient accumulator: its uses
+            // before the set_ send their gradient to the old one, which
+            // autograd.grad does not report (and backward() does). A
+            // backward that reaches the old one is refused.
+            if let Some(&(old, _)) = self.grad_fn.get(&x) {
+                let loc = self.rw.op_loc(op);
+                self.graph.set_error(
+                    old,
+                    "unsupported operation: set_ under no_grad of a leaf that requires grad, after an op autograd recorded used it: that use's gradient goes to a gradient accumulator the leaf no longer has",
+                    loc,
+                );
+                let fresh = self.graph.leaf(loc);
+                self.grad_fn.insert(x, (fresh, None));
+            }
+        }
         let objective = def.interface::<ReplacesData>().is_some();
         self.record_mutation(x, false, objective, self.objs[x].detached, !grad_mode);
         if grad_mode && (others_rg || self.requires_grad(x)) {
@@ -1736,12 +1778,13 @@ impl<'c> Functionalizer<'c> {
         let zeros = self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t);
         let dim = self.rw.i64_attr(0);
         let grown = self.rw.build1("tensor.cat", &[flat, zeros], &[("dim", dim)])?;
-        // Every object of the storage is now an as_strided view of the flat base.
+        // Every object of the storage is now an as_strided view of the flat
+        // base (behind its gradient stop, if it has one).
         for o in 0..self.objs.len() {
             if self.objs[o].sto == s {
                 let l = self.objs[o].layout.clone();
                 let step = self.as_strided_step(&l);
-                self.objs[o].chain = Chain::single(step);
+                self.objs[o].chain = self.restarted_chain(o, step);
                 self.objs[o].src = None;
             }
         }
@@ -2023,7 +2066,15 @@ impl<'c> Functionalizer<'c> {
     /// its backward may save it: at its storage's current version.
     fn saved_ref(&self, result: bool, index: usize, o: usize) -> SavedRef {
         let sto = self.counter(o);
-        SavedRef { result, index, sto, version: self.inplace_ops[sto] }
+        let data_sto = self.objs[o].sto;
+        SavedRef {
+            result,
+            index,
+            sto,
+            version: self.inplace_ops[sto],
+            data_sto,
+            data_version: self.stos[data_sto].version,
+        }
     }
 
     /// The history edge of object `o`, if it requires grad and has one.
@@ -2081,7 +2132,8 @@ impl<'c> Functionalizer<'c> {
         }
         let roots: Vec<Edge> = terms.into_iter().filter_map(|o| self.history_edge(o)).collect();
         let versions = self.inplace_ops.clone();
-        let found = self.graph.first_error(&mut self.rw, &roots, |s| versions[s]);
+        let writes: Vec<u32> = self.stos.iter().map(|s| s.version).collect();
+        let found = self.graph.first_error(&mut self.rw, &roots, |s| versions[s], |s| writes[s]);
         let (message, loc) = match (found, self.unsupported_backward.take()) {
             (Some((m, loc)), _) => (m, loc.unwrap_or_else(|| self.rw.op_loc(ret.unwrap_or(func)))),
             (None, Some((m, loc))) => (m, loc),
@@ -2169,6 +2221,15 @@ impl<'c> Functionalizer<'c> {
             let r = self.rw.build_typed("mut.resize_", &[cur], &[("size", size), (NO_GRAD, unit)], &[t]);
             cur = self.rw.result(r, 0);
             if !exact {
+                // The grown storage's elements past the argument's final
+                // layout may be written too, and seen through other
+                // tensors set_ onto this storage: write them all.
+                let s = self.objs[o].sto;
+                let base = self.base_value(s)?;
+                let region = Layout { sizes: sizes.as_slice().into(), strides: [1].as_slice().into(), offset: offset0 };
+                let step = self.as_strided_step(&region);
+                let v = self.apply(&step, base)?;
+                self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
                 cur = self.as_strided_in_place(cur, &final_layout)?;
             }
         } else if info.mutates_metadata {
@@ -2320,6 +2381,16 @@ impl<'c> Functionalizer<'c> {
                 // counted only for outputs small enough to visit.
                 (None, None) if numel(&self.objs[o].layout.sizes) > 1 << 16 => {
                     facts.input = members.first().map(|m| self.canonical[m.0])
+                }
+                // A view of an argument regenerated with as_strided (the
+                // argument's metadata changed): from that argument, whose
+                // history it has (other arguments of its storage may be
+                // other leaves).
+                (None, None)
+                    if members.iter().any(|m| self.arg_objs[self.canonical[m.0]] == self.objs[o].root.unwrap_or(o)) =>
+                {
+                    let root = self.objs[o].root.unwrap_or(o);
+                    facts.input = members.iter().map(|m| self.canonical[m.0]).find(|&c| self.arg_objs[c] == root);
                 }
                 (None, None) => {
                     let mine: rustc_hash::FxHashSet<usize> = indices(&self.objs[o].layout).collect();

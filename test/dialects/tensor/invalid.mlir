@@ -341,3 +341,29 @@ func.func @index_put_values(%x: tensor<3x4xf32>, %i: tensor<2xi64>, %v: tensor<3
   %0 = tensor.index_put %x, %i, %v : tensor<3x4xf32>, tensor<2xi64>, tensor<3xf32> -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+// PyTorch's error for a maximum over an empty dimension, raised statically
+// (a dead reduction too, which compiled code would otherwise drop).
+func.func @amax_empty_dim(%x: tensor<0x3xf32>) {
+  // expected-error@+1 {{'tensor.amax' op amax(): Expected reduction dim 0 to have non-zero size.}}
+  %0 = tensor.amax %x {dims = [0]} : tensor<0x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @amin_empty_all(%x: tensor<0x3xf32>) {
+  // expected-error@+1 {{'tensor.amin' op amin(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.}}
+  %0 = tensor.amin %x : tensor<0x3xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// Reducing the non-empty dimension of an empty tensor is fine: an empty result.
+func.func @amax_nonempty_dim_of_empty(%x: tensor<0x3xf32>) -> tensor<0xf32> {
+  %0 = tensor.amax %x {dims = [1]} : tensor<0x3xf32> -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
