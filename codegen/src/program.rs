@@ -117,14 +117,16 @@ fn kernel_work(ctx: &Context, op: Op) -> u64 {
                 ctx.attr_i64(o, "upper").unwrap_or(0),
                 ctx.attr_i64(o, "step").unwrap_or(1).max(1),
             );
-            let trips = ((hi - lo).max(0) + st - 1) / st;
-            let inner: u64 = ctx.regions(o).iter().map(|&r| region_work(ctx, r)).sum();
-            (trips as u64).saturating_mul(inner.max(1))
+            // In i128: hand-written loops may span the whole i64 range.
+            let trips = ((hi as i128 - lo as i128).max(0) + st as i128 - 1) / st as i128;
+            let trips = u64::try_from(trips).unwrap_or(u64::MAX);
+            let inner = ctx.regions(o).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)));
+            trips.saturating_mul(inner.max(1))
         } else {
             1
         }
     }
-    ctx.regions(op).iter().map(|&r| region_work(ctx, r)).sum()
+    ctx.regions(op).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)))
 }
 
 /// The outermost loop a kernel may be split along: the body is that one
@@ -473,7 +475,9 @@ impl Runtime {
                     kernel += 1;
                     let ptrs = SendPtrs(roots.iter().map(|&r| root_ptr(r, &arg_ptrs)).collect());
                     let code_ret = match split {
-                        Some((lo, hi, st)) if self.threads > 1 && *work >= PARALLEL_WORK && (hi - lo) / st >= 2 => {
+                        Some((lo, hi, st))
+                            if self.threads > 1 && *work >= PARALLEL_WORK && trips(*lo, *hi, *st) >= 2 =>
+                        {
                             run_split(f, &ptrs, *lo, *hi, *st, self.threads)
                         }
                         // SAFETY: the kernel was compiled for exactly these
@@ -601,15 +605,23 @@ impl Runtime {
     }
 }
 
+/// Iterations of `for lo to hi step st` (saturating: bounds may span the
+/// whole i64 range).
+fn trips(lo: i64, hi: i64, st: i64) -> i64 {
+    let st = st.max(1) as i128;
+    let t = ((hi as i128 - lo as i128).max(0) + st - 1) / st;
+    i64::try_from(t).unwrap_or(i64::MAX)
+}
+
 fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: usize) -> i32 {
     use rayon::prelude::*;
-    let trips = (hi - lo + st - 1) / st;
+    let trips = trips(lo, hi, st);
     let chunks = (threads as i64).min(trips).max(1);
-    let per = (trips + chunks - 1) / chunks;
+    let per = trips.saturating_add(chunks - 1) / chunks;
     let code = std::sync::atomic::AtomicI32::new(0);
+    let at = |c: i64| lo.saturating_add(c.saturating_mul(per).saturating_mul(st)).min(hi);
     (0..chunks).into_par_iter().for_each(|c| {
-        let a = lo + c * per * st;
-        let b = (lo + (c + 1) * per * st).min(hi);
+        let (a, b) = (at(c), at(c + 1));
         // SAFETY: chunks cover disjoint iterations of a parallel loop.
         let r = unsafe { f(ptrs.0.as_ptr(), a, b) };
         if r != 0 {

@@ -268,6 +268,19 @@ impl CompiledFunction {
                 *r = r.deep_clone();
             }
         }
+        // Layouts of views of an intermediate base are relative to a fresh
+        // contiguous base; native code may return the base as a view into
+        // a larger buffer.
+        for (from, _) in &plan.outputs {
+            if let OutputFrom::ViewOfResult { result: r, .. } | OutputFrom::Restrided { result: r, .. } = from {
+                if let Some(t) = results.get_mut(*r) {
+                    let fresh = t.offset() == 0 && t.is_contiguous() && t.storage().len() as i64 == t.numel();
+                    if !fresh {
+                        *t = t.deep_clone();
+                    }
+                }
+            }
+        }
         let result = |r: usize| results.get(r).ok_or_else(|| format!("the graph returned no result {r}"));
         for step in &plan.write_back {
             match step {

@@ -220,3 +220,35 @@ func.func @saved_changed_through_set(%a: tensor<2xf32> {aot.requires_grad, aot.n
   mut.div_ %s, %k {aot.no_grad} : tensor<f32>, tensor<f32>
   return %a : tensor<2xf32>
 }
+
+// -----
+
+/// as_strided_ in grad mode moves x onto one element; a view taken before
+/// holds others: PyTorch regenerates its history from x's new one and drops
+/// their gradient. Refused.
+// FUNC-LABEL: func.func @view_after_base_relaid
+// FUNC-SAME:  aot.backward_error
+func.func @view_after_base_relaid(%a: tensor<3xf32> {aot.requires_grad}) -> tensor<1xf32> {
+  %x = tensor.mul %a, %a : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %v = view.permute %x {dims = [0]} : tensor<3xf32> -> tensor<3xf32>
+  %m = mut.as_strided_ %x {offset = 2, size = [1, 1], stride = [1, 2]} : tensor<3xf32> -> tensor<1x1xf32>
+  // expected-error@+1 {{unsupported operation: a view used after its base moved (a metadata op in grad mode) holds storage element 0, outside the base's new layout, whose gradient autograd drops}}
+  %s = tensor.sum %v {dims = [0], keepdim} : tensor<3xf32> -> tensor<1xf32>
+  return %s : tensor<1xf32>
+}
+
+// -----
+
+/// A view taken of x before set_ moved x to another storage: PyTorch
+/// regenerates the view's history from x's, at the view's geometry in x's
+/// new storage. Refused.
+// FUNC-LABEL: func.func @view_after_base_set
+// FUNC-SAME:  aot.backward_error
+func.func @view_after_base_set(%a: tensor<4xf32> {aot.requires_grad}, %b: tensor<4xf32>) -> tensor<2xf32> {
+  %x = tensor.mul %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %v = view.slice %x {dim = 0, start = 1, end = 3, step = 1} : tensor<4xf32> -> tensor<2xf32>
+  %s = mut.set_ %x, %b {aot.no_grad} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  // expected-error@+1 {{unsupported operation: a view used after set_ moved its base to another storage (its history is regenerated there)}}
+  %r = tensor.neg %v : tensor<2xf32>
+  return %r : tensor<2xf32>
+}

@@ -89,16 +89,19 @@ pub fn pow(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 /// `maximum`/`minimum`: the gradient goes to the winner; ties split it.
-fn extremum(c: &mut VjpCtx<'_, '_>, win: &str) -> R {
+/// PyTorch's rule: `where(x == y, g/2, g)` with the losing side's elements
+/// zeroed (`lose(x, y)`); where a NaN is involved nothing compares true,
+/// so both sides get the whole gradient.
+fn extremum(c: &mut VjpCtx<'_, '_>, lose: &str) -> R {
     let (g, a, b) = (c.g()?, c.x(0), c.x(1));
     let e = c.elem(a)?;
     let zero = c.scalar(0.0, e);
     let half = c.scale(g, 0.5)?;
     let eq = c.op1("tensor.eq", &[a, b], &[])?;
+    let shared = c.select(eq, half, g)?;
     let side = |c: &mut VjpCtx<'_, '_>, x: Value, y: Value| -> Result<Value, Diagnostic> {
-        let w = c.op1(win, &[x, y], &[])?;
-        let tie = c.select(eq, half, zero)?;
-        c.select(w, g, tie)
+        let l = c.op1(lose, &[x, y], &[])?;
+        c.select(l, zero, shared)
     };
     let da = if c.need(0) { Some(side(c, a, b)?) } else { None };
     let db = if c.need(1) { Some(side(c, b, a)?) } else { None };
@@ -106,11 +109,11 @@ fn extremum(c: &mut VjpCtx<'_, '_>, win: &str) -> R {
 }
 
 pub fn maximum(c: &mut VjpCtx<'_, '_>) -> R {
-    extremum(c, "tensor.gt")
+    extremum(c, "tensor.lt")
 }
 
 pub fn minimum(c: &mut VjpCtx<'_, '_>) -> R {
-    extremum(c, "tensor.lt")
+    extremum(c, "tensor.gt")
 }
 
 pub fn where_(c: &mut VjpCtx<'_, '_>) -> R {

@@ -146,6 +146,9 @@ pub struct Functionalizer<'c> {
     moved_counter: FxHashMap<usize, usize>,
     /// See [`Self::family`].
     moved_root: FxHashMap<usize, usize>,
+    /// Roots a metadata op autograd recorded moved (their views' histories
+    /// are regenerated from the new layout).
+    relaid_roots: rustc_hash::FxHashSet<usize>,
     /// Detached families an in-place op autograd recorded gave a history of
     /// their own (it outlives a later set_ under no_grad).
     own_history: rustc_hash::FxHashSet<usize>,
@@ -802,6 +805,7 @@ impl<'c> Functionalizer<'c> {
             linked_counters: FxHashMap::default(),
             moved_counter: FxHashMap::default(),
             moved_root: FxHashMap::default(),
+            relaid_roots: Default::default(),
             view_error: FxHashMap::default(),
             objs: Vec::new(),
             stos: Vec::new(),
@@ -1696,6 +1700,9 @@ impl<'c> Functionalizer<'c> {
             let set = error.is_some();
             let n = self.graph.node(&node_name(def.name), None, &edges, Vec::new(), error, loc);
             self.grad_fn.insert(h, (n, Some(self.objs[h].layout.sizes.to_vec())));
+            if h == x && self.objs[x].layout != layout_before {
+                self.relaid_roots.insert(h);
+            }
             if set {
                 self.touched.insert(h);
                 // Views of x taken before it, even through a detach, now
@@ -2090,6 +2097,22 @@ impl<'c> Functionalizer<'c> {
         if let Some(&node) = self.view_error.get(&o) {
             return Some(Edge { node, got: self.objs[o].layout.sizes.to_vec(), expected: None });
         }
+        if h != o && self.relaid_roots.contains(&h) && self.objs[h].sto == self.objs[o].sto {
+            self.refuse_view_outside_relaid_root(h, o);
+        }
+        if h != o
+            && self.set_moved.contains(&h)
+            && self.objs[h].sto != self.objs[o].sto
+            && self.unsupported_backward.is_none()
+        {
+            // PyTorch regenerates the view's history from its base's, at
+            // the view's geometry in the base's new storage.
+            let loc = self.rw.current_loc();
+            self.unsupported_backward = Some((
+                "unsupported operation: a view used after set_ moved its base to another storage (its history is regenerated there)".to_string(),
+                loc,
+            ));
+        }
         let now = self.objs[h].layout.sizes.to_vec();
         let (node, shape) = self.grad_fn.get_mut(&h)?;
         let recorded = shape.get_or_insert(now.clone()).clone();
@@ -2105,6 +2128,27 @@ impl<'c> Functionalizer<'c> {
             got: if changed { now } else { self.objs[o].layout.sizes.to_vec() },
             expected: changed.then_some(recorded),
         })
+    }
+
+    /// A view of root `h`, which a metadata op autograd recorded moved
+    /// (`as_strided_` in grad mode): PyTorch regenerates the view's history
+    /// from the root's new one, which holds only the root's new elements;
+    /// the gradient of the view's other elements is dropped. Refused.
+    fn refuse_view_outside_relaid_root(&mut self, h: usize, o: usize) {
+        let (from, to) = (self.objs[h].layout.clone(), self.objs[o].layout.clone());
+        if self.unsupported_backward.is_some() || numel(&to.sizes) > 1 << 20 || numel(&from.sizes) > 1 << 20 {
+            return;
+        }
+        let held: rustc_hash::FxHashSet<usize> = indices(&from).collect();
+        if let Some(e) = indices(&to).find(|e| !held.contains(e)) {
+            let loc = self.rw.current_loc();
+            self.unsupported_backward = Some((
+                format!(
+                    "unsupported operation: a view used after its base moved (a metadata op in grad mode) holds storage element {e}, outside the base's new layout, whose gradient autograd drops"
+                ),
+                loc,
+            ));
+        }
     }
 
     /// Records the error a `backward` of this call would raise, for `joint`
