@@ -59,19 +59,26 @@ fn route_by_storage(
         strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
     let mut out = Vec::new();
     for j in candidates {
-        let at = first_positions(&layouts[j]);
-        let mut q: Pairs = Pairs::new();
-        for (k, e) in left.iter_mut().enumerate() {
-            if let Some(&pos) = e.and_then(|s| at.get(&s)) {
-                q.push((k as u32, pos));
-                *e = None;
-            }
-        }
+        let q = take_held(&mut left, &layouts[j]);
         if !q.is_empty() {
             out.push((j, q));
         }
     }
     (out, left.into_iter().flatten().next())
+}
+
+/// Pairs (value index, position in `l`) for the storage elements still in
+/// `left` that `l` holds; those are taken out of `left`.
+fn take_held(left: &mut [Option<usize>], l: &Strided) -> Pairs {
+    let at = first_positions(l);
+    let mut q: Pairs = Pairs::new();
+    for (k, e) in left.iter_mut().enumerate() {
+        if let Some(&pos) = e.and_then(|s| at.get(&s)) {
+            q.push((k as u32, pos));
+            *e = None;
+        }
+    }
+    q
 }
 
 fn identity(numel: usize) -> Pairs {
@@ -205,14 +212,7 @@ pub(crate) fn build(
                 Some((a, q)) => (returned_layout(q), AliasTarget::Tangent(a)),
                 None => (v.layouts[j].clone(), AliasTarget::Slot(j)),
             };
-            let at = first_positions(&layout);
-            let mut q: Pairs = Pairs::new();
-            for (k, e) in left.iter_mut().enumerate() {
-                if let Some(&pos) = e.and_then(|e| at.get(&e)) {
-                    q.push((k as u32, pos));
-                    *e = None;
-                }
-            }
+            let q = take_held(&mut left, &layout);
             if !q.is_empty() {
                 out.push((target, q));
             }
