@@ -14,15 +14,15 @@ fn layout_of(m: &MemRefType) -> Layout {
     Layout { sizes: m.shape.clone(), strides, offset }
 }
 
-/// Whether buffer `v` is (a view of) a function argument, following
-/// `loop.view`s and argument rebinds back to a block argument.
+/// Whether buffer `v` is a function argument's own buffer, following
+/// argument rebinds back to a block argument. (A view of an argument, an
+/// `expand` or a transpose, is a value whose elements are not in the
+/// argument's storage order: `as_strided` of it addresses its own.)
 fn rooted_at_argument(ctx: &Context, mut v: Value) -> bool {
     loop {
         match ctx.value_def(v) {
             ValueDef::BlockArg { .. } => return true,
-            ValueDef::Result { op, .. }
-                if [r#loop::VIEW, r#loop::REBIND, r#loop::RESIZE].contains(&ctx.op_name(op)) =>
-            {
+            ValueDef::Result { op, .. } if [r#loop::REBIND, r#loop::RESIZE].contains(&ctx.op_name(op)) => {
                 v = ctx.operand(op, 0);
             }
             _ => return false,

@@ -1654,15 +1654,23 @@ impl<'c> Functionalizer<'c> {
                 if recorded {
                     o.stop = None;
                 }
-                // x shares src's storage but not its version counter or
-                // history: writes through x are x's own, hidden from the
-                // tensors of that storage (as through a detached alias).
-                o.detached = true;
-                self.set_moved.insert(x);
-                self.moved_root.insert(x, x);
+                // A view set_ onto its own base's storage stays a view of
+                // that base (PyTorch keeps its view relationship): writes
+                // through it reach the base's history, as before.
+                let (root, was_detached, new_sto) = (o.root, o.detached, o.sto);
+                let view_of_same_storage = root.is_some_and(|r| r != x && !was_detached && self.objs[r].sto == new_sto);
+                if !view_of_same_storage {
+                    // x shares src's storage but not its version counter or
+                    // history: writes through x are x's own, hidden from the
+                    // tensors of that storage (as through a detached alias).
+                    let o = &mut self.objs[x];
+                    o.detached = true;
+                    self.set_moved.insert(x);
+                    self.moved_root.insert(x, x);
+                }
                 // One it does not see keeps x's identity: a tensor without
                 // history reads src's data with none of src's gradient.
-                if !recorded && !x_rg && o.dtype.is_float() {
+                if !view_of_same_storage && !recorded && !x_rg && self.objs[x].dtype.is_float() {
                     let marker = self.no_grad_marker();
                     let o = &mut self.objs[x];
                     o.chain.push(marker.clone());
