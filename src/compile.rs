@@ -15,7 +15,7 @@ use aot_ir::pass::PassManager;
 use aot_ir::*;
 use aot_passes::convention::Convention;
 use aot_passes::dedupe::{DedupeInfo, DEDUPE_ATTR};
-use aot_passes::meta::{MutationType, OutputType, SetSource, ViewAndMutationMeta};
+use aot_passes::meta::{OutputType, SetSource, ViewAndMutationMeta};
 use aot_passes::synthetic_base::{InnerArg, SyntheticBaseInfo, SYNTHETIC_BASE_ATTR};
 use aot_runtime::compiled::{
     ArgGuard, BaseFrom, CompiledFunction, Executable, Guards, OutputFrom, Plan, StorageFrom, Strided, WriteBack,
@@ -315,10 +315,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         let layout = o.layout.as_ref().map(to_runtime).ok_or_else(|| format!("metadata output {e} has no layout"))?;
         plan.write_back.push(WriteBack::AsStrided { arg, layout });
     }
-    // Inputs a mutation gave autograd history.
+    // Inputs a mutation gave autograd history (also through a view of
+    // them that set_ moved away: the input itself is then not mutated).
     for (p, info) in meta.input_info.iter().enumerate() {
         let s = slot(p);
-        if s < n && info.mutation_type != MutationType::NotMutated && info.requires_grad && !user[s].requires_grad {
+        if s < n && info.requires_grad && !user[s].requires_grad {
             plan.write_back.push(WriteBack::RequiresGrad { arg: s });
         }
     }
