@@ -170,6 +170,12 @@ pub(crate) fn build(
     // Inner input `p`'s new value has a tangent argument of its own, which
     // carries its term of the objective through the backward graph.
     let traced = |p: usize| mutated.iter().position(|&q| q == p).is_some_and(|t| tangent_arg_of.contains_key(&t));
+    // The tangent argument carrying the new value of slot `s`, and its
+    // inner input.
+    let mutated_slot_tangent = |s: usize| -> Option<(usize, usize)> {
+        let t = mutated.iter().position(|&p| slot(p) == s)?;
+        tangent_arg_of.get(&t).map(|&j| (j, mutated[t]))
+    };
     let mut routes: Vec<(usize, AliasTarget, Pairs)> = Vec::new();
     for (p, info) in meta.input_info.iter().enumerate() {
         if !(info.requires_grad && info.autograd_mutation) {
@@ -204,11 +210,7 @@ pub(crate) fn build(
         }
         let class = v.user[s].storage_class;
         for j in (0..n).filter(|&j| j != s && v.user[j].storage_class == class && v.conv.original(j) == j) {
-            let returned = mutated
-                .iter()
-                .position(|&q| slot(q) == j)
-                .and_then(|t| tangent_arg_of.get(&t).map(|&a| (a, mutated[t])));
-            let (layout, target) = match returned {
+            let (layout, target) = match mutated_slot_tangent(j) {
                 Some((a, q)) => (returned_layout(q), AliasTarget::Tangent(a)),
                 None => (v.layouts[j].clone(), AliasTarget::Slot(j)),
             };
@@ -275,10 +277,6 @@ pub(crate) fn build(
     out.mutated_args = taken.into_iter().filter(|&i| v.conv.original(i) == i).collect();
     out.mutated_routes = routes;
     // Aliased outputs.
-    let mutated_slot_tangent = |s: usize| -> Option<(usize, usize)> {
-        let t = mutated.iter().position(|&p| slot(p) == s)?;
-        tangent_arg_of.get(&t).map(|&j| (j, mutated[t]))
-    };
     let result_layout = |r: usize| -> Result<Strided, String> {
         let t = fw_results.get(r).and_then(|&t| ctx.as_tensor(t)).ok_or_else(|| format!("no forward result {r}"))?;
         Ok(contiguous(&t.shape))

@@ -274,8 +274,7 @@ impl CompiledFunction {
         for (from, _) in &plan.outputs {
             if let OutputFrom::ViewOfResult { result: r, .. } | OutputFrom::Restrided { result: r, .. } = from {
                 if let Some(t) = results.get_mut(*r) {
-                    let fresh = t.offset() == 0 && t.is_contiguous() && t.storage().len() as i64 == t.numel();
-                    if !fresh {
+                    if !t.owns_contiguous_storage() {
                         *t = t.deep_clone();
                     }
                 }
@@ -338,8 +337,7 @@ impl CompiledFunction {
                     // copied); the caller gets a fresh contiguous tensor.
                     OutputFrom::Result(r) => {
                         let t = result(*r)?;
-                        let fresh = t.offset() == 0 && t.is_contiguous() && t.storage().len() as i64 == t.numel();
-                        if !fresh || args.iter().any(|a| a.shares_storage(t)) {
+                        if !t.owns_contiguous_storage() || args.iter().any(|a| a.shares_storage(t)) {
                             t.deep_clone()
                         } else {
                             t.clone()

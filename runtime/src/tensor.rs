@@ -616,6 +616,12 @@ impl Tensor {
         Ok(())
     }
 
+    /// Is this tensor its whole storage, contiguous from offset 0 (as a
+    /// fresh result is)?
+    pub fn owns_contiguous_storage(&self) -> bool {
+        self.offset() == 0 && self.is_contiguous() && self.storage().len() as i64 == self.numel()
+    }
+
     /// A contiguous copy with fresh storage (same dtype and physical type).
     pub fn deep_clone(&self) -> Tensor {
         let out = Tensor::zeros(self.dtype(), &self.sizes(), self.physical());

@@ -175,7 +175,6 @@ fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>,
     }
 }
 
-/// The message `layout_reshape` returns when only a copy can reshape.
 /// On an `as_strided_scatter` whose layout reaches a storage element more
 /// than once: the source's cotangent for such an element is split evenly
 /// among the positions that hold it, as PyTorch's `as_strided` backward
@@ -183,6 +182,7 @@ fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>,
 /// scatters that place a self-overlapping argument into its storage.
 pub const SPLIT_GRAD: &str = "aot.split_grad";
 
+/// The message `layout_reshape` returns when only a copy can reshape.
 pub const RESHAPE_NEEDS_COPY: &str = "reshape needs a copy";
 
 /// PyTorch's error for a `view` whose strides cannot express the new shape.

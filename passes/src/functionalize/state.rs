@@ -230,6 +230,17 @@ fn copy_slices_error(base: &Layout, view: &Layout, dtype: ElemType) -> Option<St
     })
 }
 
+/// The first storage element `to` reaches that `from` does not hold
+/// (layouts too large to visit are not checked: none).
+fn first_outside(from: &Layout, to: &Layout) -> Option<usize> {
+    const MAX_VISITED: i64 = 1 << 20;
+    if numel(&to.sizes) > MAX_VISITED || numel(&from.sizes) > MAX_VISITED {
+        return None;
+    }
+    let held: rustc_hash::FxHashSet<usize> = indices(from).collect();
+    indices(to).find(|e| !held.contains(e))
+}
+
 /// Storage indices of a layout's elements, walked without a list.
 fn indices(l: &Layout) -> aot_runtime::tensor::StridedIter<'_> {
     aot_runtime::tensor::strided_iter(&l.sizes, &l.strides, l.offset)
@@ -435,15 +446,17 @@ impl<'c> Functionalizer<'c> {
         let mut path = vec![o];
         let mut from = None;
         let mut regenerated = false;
+        // Some object on the path below the last was made before the
+        // storage's last write.
+        let mut stale_below = false;
+        let version = self.stos[sto].version;
         // `start`: how many steps of the next object's chain `v` has applied.
         let mut start = 0;
         loop {
             let x = *path.last().expect("non-empty");
             // A view of a self-overlapping argument made (or made from a
             // view made) before the last write: see below.
-            let version = self.stos[sto].version;
-            let stale_view_of_overlapping_arg = path[..path.len() - 1].iter().any(|&y| self.objs[y].born != version)
-                && self.unchanged_overlapping_arg(x).is_some();
+            let stale_view_of_overlapping_arg = stale_below && self.unchanged_overlapping_arg(x).is_some();
             regenerated |= stale_view_of_overlapping_arg;
             if let Some(v) = self.valid_cache(x).filter(|_| !stale_view_of_overlapping_arg) {
                 path.pop();
@@ -457,6 +470,7 @@ impl<'c> Functionalizer<'c> {
             let anchored_root = self.objs[x].root.filter(|&r| r != x && self.objs[r].anchor.is_some());
             match self.objs[x].src.or(anchored_root) {
                 Some(p) if self.objs[p].sto == sto && self.objs[x].chain.starts_with(&self.objs[p].chain) => {
+                    stale_below |= self.objs[x].born != version;
                     path.push(p)
                 }
                 _ => break,
@@ -497,13 +511,13 @@ impl<'c> Functionalizer<'c> {
     /// storage instead, the positions sharing an element would share one
     /// gradient, where PyTorch gives each position its own.
     fn unchanged_overlapping_arg(&self, x: usize) -> Option<Value> {
-        let i = self.arg_objs.iter().position(|&a| a == x)?;
-        let (sto0, layout0) = &self.arg_initial[self.canonical[i]];
         let o = &self.objs[x];
-        if o.sto != *sto0 || o.layout != *layout0 || self.stos[o.sto].visible_writes || !may_self_overlap(layout0) {
+        if o.stop.is_some() || self.stos[o.sto].visible_writes || !self.requires_grad(x) {
             return None;
         }
-        if o.stop.is_some() || !self.requires_grad(x) {
+        let i = self.arg_objs.iter().position(|&a| a == x)?;
+        let (sto0, layout0) = &self.arg_initial[self.canonical[i]];
+        if o.sto != *sto0 || o.layout != *layout0 || !may_self_overlap(layout0) {
             return None;
         }
         let members = &self.stos[o.sto].members;
@@ -1058,8 +1072,6 @@ impl<'c> Functionalizer<'c> {
         Ok(())
     }
 
-    /// An in-place op on storage `s`: PyTorch's version counter moves (and
-    /// that of an independent duplicate's storage, the same tensor).
     /// The root of `o`'s autograd family: a tensor `set_` moved is its own
     /// family, with the views taken of it since.
     fn family(&self, o: usize) -> usize {
@@ -1074,6 +1086,8 @@ impl<'c> Functionalizer<'c> {
         self.moved_counter.get(&o).copied().unwrap_or(self.objs[o].sto)
     }
 
+    /// An in-place op on counter `s`: PyTorch's version counter moves (and
+    /// that of an independent duplicate's storage, the same tensor).
     fn bump_version(&mut self, s: usize) {
         self.inplace_ops[s] += 1;
         for t in self.linked_counters.get(&s).cloned().unwrap_or_default() {
@@ -1344,8 +1358,7 @@ impl<'c> Functionalizer<'c> {
                 // not require grad has none yet.
                 if self.requires_grad(p) {
                     self.stale_views.remove(&p);
-                }
-                if !self.requires_grad(p) {
+                } else {
                     self.stale_views.insert(o);
                 }
             }
@@ -1399,15 +1412,10 @@ impl<'c> Functionalizer<'c> {
     /// storage elements its input does not hold: PyTorch's gradient drops
     /// them; refused for training.
     fn check_as_strided_grad(&mut self, op: Op, from: &Layout, to: &Layout) {
-        if from == to
-            || self.unsupported_backward.is_some()
-            || numel(&to.sizes) > 1 << 20
-            || numel(&from.sizes) > 1 << 20
-        {
+        if from == to || self.unsupported_backward.is_some() {
             return;
         }
-        let held: rustc_hash::FxHashSet<usize> = indices(from).collect();
-        if let Some(e) = indices(to).find(|e| !held.contains(e)) {
+        if let Some(e) = first_outside(from, to) {
             self.refuse_backward(
                 op,
                 format!(
@@ -1420,8 +1428,13 @@ impl<'c> Functionalizer<'c> {
     /// A backward of this call would give a gradient `aot` cannot report:
     /// calls with gradients are refused (the first reason is kept).
     fn refuse_backward(&mut self, op: Op, message: String) {
+        let loc = self.rw.op_loc(op);
+        self.refuse_backward_at(loc, message);
+    }
+
+    fn refuse_backward_at(&mut self, loc: Location, message: String) {
         if self.unsupported_backward.is_none() {
-            self.unsupported_backward = Some((message, self.rw.op_loc(op)));
+            self.unsupported_backward = Some((message, loc));
         }
     }
 
@@ -1688,18 +1701,14 @@ impl<'c> Functionalizer<'c> {
             // A view moved under no_grad onto elements its root does not
             // hold: PyTorch regenerates its history as an as_strided of the
             // root, which drops their gradient.
-            let (from, to) = (self.objs[h].layout.clone(), self.objs[x].layout.clone());
-            if self.unsupported_backward.is_none() && numel(&to.sizes) <= 1 << 20 && numel(&from.sizes) <= 1 << 20 {
-                let held: rustc_hash::FxHashSet<usize> = indices(&from).collect();
-                if let Some(e) = indices(&to).find(|e| !held.contains(e)) {
-                    self.refuse_backward(
-                        op,
-                        format!(
-                            "unsupported operation: '{}' under no_grad moves a view onto storage element {e}, outside the tensor whose history it takes, whose gradient autograd drops",
-                            def.name
-                        ),
-                    );
-                }
+            if let Some(e) = first_outside(&self.objs[h].layout, &self.objs[x].layout) {
+                self.refuse_backward(
+                    op,
+                    format!(
+                        "unsupported operation: '{}' under no_grad moves a view onto storage element {e}, outside the tensor whose history it takes, whose gradient autograd drops",
+                        def.name
+                    ),
+                );
             }
         }
         if recorded {
@@ -2105,21 +2114,26 @@ impl<'c> Functionalizer<'c> {
         if let Some(&node) = self.view_error.get(&o) {
             return Some(Edge { node, got: self.objs[o].layout.sizes.to_vec(), expected: None });
         }
-        if h != o && self.relaid_roots.contains(&h) && self.objs[h].sto == self.objs[o].sto {
-            self.refuse_view_outside_relaid_root(h, o);
-        }
-        if h != o
-            && self.set_moved.contains(&h)
-            && self.objs[h].sto != self.objs[o].sto
-            && self.unsupported_backward.is_none()
-        {
-            // PyTorch regenerates the view's history from its base's, at
-            // the view's geometry in the base's new storage.
+        // PyTorch regenerates a view's history from its base's as the base
+        // is now: a base a metadata op autograd recorded moved (as_strided_
+        // in grad mode) holds only its new elements, and the gradient of
+        // the view's others is dropped; a base set_ moved is in another
+        // storage. Refused.
+        if h != o && self.unsupported_backward.is_none() {
             let loc = self.rw.current_loc();
-            self.unsupported_backward = Some((
-                "unsupported operation: a view used after set_ moved its base to another storage (its history is regenerated there)".to_string(),
-                loc,
-            ));
+            if self.relaid_roots.contains(&h) && self.objs[h].sto == self.objs[o].sto {
+                if let Some(e) = first_outside(&self.objs[h].layout, &self.objs[o].layout) {
+                    self.refuse_backward_at(loc, format!(
+                        "unsupported operation: a view used after its base moved (a metadata op in grad mode) holds storage element {e}, outside the base's new layout, whose gradient autograd drops"
+                    ));
+                }
+            }
+            if self.set_moved.contains(&h) && self.objs[h].sto != self.objs[o].sto {
+                self.refuse_backward_at(
+                    loc,
+                    "unsupported operation: a view used after set_ moved its base to another storage (its history is regenerated there)".to_string(),
+                );
+            }
         }
         let now = self.objs[h].layout.sizes.to_vec();
         let (node, shape) = self.grad_fn.get_mut(&h)?;
@@ -2136,27 +2150,6 @@ impl<'c> Functionalizer<'c> {
             got: if changed { now } else { self.objs[o].layout.sizes.to_vec() },
             expected: changed.then_some(recorded),
         })
-    }
-
-    /// A view of root `h`, which a metadata op autograd recorded moved
-    /// (`as_strided_` in grad mode): PyTorch regenerates the view's history
-    /// from the root's new one, which holds only the root's new elements;
-    /// the gradient of the view's other elements is dropped. Refused.
-    fn refuse_view_outside_relaid_root(&mut self, h: usize, o: usize) {
-        let (from, to) = (self.objs[h].layout.clone(), self.objs[o].layout.clone());
-        if self.unsupported_backward.is_some() || numel(&to.sizes) > 1 << 20 || numel(&from.sizes) > 1 << 20 {
-            return;
-        }
-        let held: rustc_hash::FxHashSet<usize> = indices(&from).collect();
-        if let Some(e) = indices(&to).find(|e| !held.contains(e)) {
-            let loc = self.rw.current_loc();
-            self.unsupported_backward = Some((
-                format!(
-                    "unsupported operation: a view used after its base moved (a metadata op in grad mode) holds storage element {e}, outside the base's new layout, whose gradient autograd drops"
-                ),
-                loc,
-            ));
-        }
     }
 
     /// Records the error a `backward` of this call would raise, for `joint`
@@ -2422,6 +2415,8 @@ impl<'c> Functionalizer<'c> {
                     break;
                 }
             }
+            let root = self.objs[o].root.unwrap_or(o);
+            let root_arg = members.iter().map(|m| self.canonical[m.0]).find(|&c| self.arg_objs[c] == root);
             match (chosen, is_input) {
                 (_, Some(i)) => facts.input = Some(i),
                 (Some((c, prefix)), None) => {
@@ -2438,12 +2433,7 @@ impl<'c> Functionalizer<'c> {
                 // argument's metadata changed): from that argument, whose
                 // history it has (other arguments of its storage may be
                 // other leaves).
-                (None, None)
-                    if members.iter().any(|m| self.arg_objs[self.canonical[m.0]] == self.objs[o].root.unwrap_or(o)) =>
-                {
-                    let root = self.objs[o].root.unwrap_or(o);
-                    facts.input = members.iter().map(|m| self.canonical[m.0]).find(|&c| self.arg_objs[c] == root);
-                }
+                (None, None) if root_arg.is_some() => facts.input = root_arg,
                 (None, None) => {
                     let mine: rustc_hash::FxHashSet<usize> = indices(&self.objs[o].layout).collect();
                     let best = members.iter().max_by_key(|(j, l, _)| {
