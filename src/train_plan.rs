@@ -47,21 +47,21 @@ fn first_positions(l: &Strided) -> FxHashMap<usize, u32> {
 }
 
 /// Routes the elements of a value laid out at `fin` in a storage to the
-/// arguments (`candidates`, in order of preference) whose entry layouts hold
-/// the same storage elements: per candidate, (value index, argument index)
-/// pairs. Also the first storage element no candidate holds, if any.
+/// values (`candidates`, in order of preference: where each goes and the
+/// layout it has in the storage) that hold the same storage elements: per
+/// candidate, (value index, candidate index) pairs. Also the first storage
+/// element no candidate holds, if any.
 fn route_by_storage(
     fin: &Strided,
-    candidates: impl Iterator<Item = usize>,
-    layouts: &[Strided],
-) -> (Vec<(usize, Pairs)>, Option<usize>) {
+    candidates: impl Iterator<Item = (AliasTarget, Strided)>,
+) -> (Vec<(AliasTarget, Pairs)>, Option<usize>) {
     let mut left: Vec<Option<usize>> =
         strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
     let mut out = Vec::new();
-    for j in candidates {
-        let q = take_held(&mut left, &layouts[j]);
+    for (target, layout) in candidates {
+        let q = take_held(&mut left, &layout);
         if !q.is_empty() {
-            out.push((j, q));
+            out.push((target, q));
         }
     }
     (out, left.into_iter().flatten().next())
@@ -176,6 +176,15 @@ pub(crate) fn build(
         let t = mutated.iter().position(|&p| slot(p) == s)?;
         tangent_arg_of.get(&t).map(|&j| (j, mutated[t]))
     };
+    // Where the tangent of argument `j`'s storage elements after the call
+    // goes, and their layout there: the argument's new value (its tangent
+    // argument) when the graph returns one, else its entry value.
+    let value_of = |j: usize| -> (AliasTarget, Strided) {
+        match mutated_slot_tangent(j) {
+            Some((a, q)) => (AliasTarget::Tangent(a), returned_layout(q)),
+            None => (AliasTarget::Slot(j), v.layouts[j].clone()),
+        }
+    };
     let mut routes: Vec<(usize, AliasTarget, Pairs)> = Vec::new();
     for (p, info) in meta.input_info.iter().enumerate() {
         if !(info.requires_grad && info.autograd_mutation) {
@@ -210,10 +219,7 @@ pub(crate) fn build(
         }
         let class = v.user[s].storage_class;
         for j in (0..n).filter(|&j| j != s && v.user[j].storage_class == class && v.conv.original(j) == j) {
-            let (layout, target) = match mutated_slot_tangent(j) {
-                Some((a, q)) => (returned_layout(q), AliasTarget::Tangent(a)),
-                None => (v.layouts[j].clone(), AliasTarget::Slot(j)),
-            };
+            let (target, layout) = value_of(j);
             let q = take_held(&mut left, &layout);
             if !q.is_empty() {
                 out.push((target, q));
@@ -263,10 +269,11 @@ pub(crate) fn build(
                 continue;
             }
             // Its metadata changed (under no_grad): each element of its final
-            // value reaches the base through an argument whose entry layout
-            // holds that storage element, its own first.
-            let (to, uncovered) = route_by_storage(&fin, base_siblings(i), v.layouts);
-            routes.extend(to.into_iter().map(|(j, q)| (i, AliasTarget::Slot(j), q)));
+            // value reaches the base through an argument that holds that
+            // storage element, its own first: the argument's new value where
+            // the graph wrote it, else its entry value.
+            let (to, uncovered) = route_by_storage(&fin, base_siblings(i).map(&value_of));
+            routes.extend(to.into_iter().map(|(target, q)| (i, target, q)));
             if let Some(s) = uncovered {
                 return Err(format!(
                     "argument {i}'s final layout reaches storage element {s}, which no argument covers: its gradient has nowhere to go"
@@ -305,13 +312,13 @@ pub(crate) fn build(
                     // A view of a differentiable base may hold elements of
                     // its siblings (a metadata change moved it).
                     None if *s < n && v.user[*s].base_view => {
-                        let (to, uncovered) = route_by_storage(&src, base_siblings(*s), v.layouts);
+                        let (to, uncovered) = route_by_storage(&src, base_siblings(*s).map(&value_of));
                         if let Some(e) = uncovered {
                             return Err(format!(
                                 "output {k} holds storage element {e}, which no argument covers: its gradient has nowhere to go"
                             ));
                         }
-                        out.alias_routes.extend(to.into_iter().map(|(j, q)| (k, AliasTarget::Slot(j), q)));
+                        out.alias_routes.extend(to.into_iter().map(|(target, q)| (k, target, q)));
                         continue;
                     }
                     // An argument that reaches an element twice: by logical

@@ -75,6 +75,21 @@ def check_compare():
     g2 = dict(ans, grads=[{"dtype": "f32", "shape": [2], "data": [1.0, 2.5]}])
     if [w for w, _ in run.compare("train-cl", g2, g, True)] != ["grads[0].data"]:
         out.append("compare: grads must be compared in grad modes")
+    # a cancelling sum: PyTorch's float32 answer is itself 1.1e-5 off the float64
+    # one, so aot 1.3e-4 off is rounding; 1e-2 off is not
+    g3 = dict(ans, grads=[{"dtype": "f32", "shape": [2], "data": [1.0, -1.1e-5]}])
+    g64 = dict(ans, grads=[{"dtype": "f64", "shape": [2], "data": [1.0, -2e-14]}])
+    near = dict(ans, grads=[{"dtype": "f32", "shape": [2], "data": [1.0, -1.3e-4]}])
+    far = dict(ans, grads=[{"dtype": "f32", "shape": [2], "data": [1.0, -1e-2]}])
+    if [w for w, _ in run.compare("train-cl", near, g3, True)] != ["grads[0].data"]:
+        out.append("compare: without the float64 answer, 1.2e-4 off must differ")
+    if run.compare("train-cl", near, g3, True, exact=g64):
+        out.append("compare: a difference within %dx PyTorch's own rounding must agree" % run.ROUNDING_FACTOR)
+    if [w for w, _ in run.compare("train-cl", far, g3, True, exact=g64)] != ["grads[0].data"]:
+        out.append("compare: a difference far beyond PyTorch's own rounding must differ")
+    if run.in_float64("f(%a: tensor<2xf32>, %b: tensor<f32>) : f32 xf32x", {"dtype": "f32"}, None)[:2] != \
+            ("f(%a: tensor<2xf64>, %b: tensor<f64>) : f64 xf32x", {"dtype": "f64"}):
+        out.append("in_float64: every f32 type and dtype, nothing else, must become f64")
     if run.compare("train-cl", dict(ans), g, False):
         out.append("compare: grads must not be compared in inference modes")
     # a leaf t_'d in the call: PyTorch's gradient is in the new layout, aot-run's in the old

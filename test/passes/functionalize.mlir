@@ -217,6 +217,23 @@ func.func @write_after_set(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32
 
 // -----
 
+/// The source of an epilogue `set_` (written, so kept in the graph) had
+/// its own metadata changed by an earlier epilogue: the `set_` reads the rebound value (the verifier
+/// rejects a use of the stale one), then places the input.
+// CHECK-LABEL: func.func @set_source_rebound_by_epilogue
+// KEEP:          %[[A:.*]] = mut.as_strided_ %arg0 {aot.no_grad, offset = 0, size = array<i64: 4, 1>, stride = array<i64: 1, 1>}
+// KEEP:          %[[S:.*]] = mut.set_ %arg1, %[[A]] {aot.no_grad}
+// KEEP:          mut.as_strided_ %[[S]] {aot.no_grad, offset = 0, size = array<i64: 4>, stride = array<i64: 1>}
+func.func @set_source_rebound_by_epilogue(%x: tensor<4xf32>, %y: tensor<2xf32>) -> tensor<4x1xf32> {
+  %y2 = mut.set_ %y, %x {aot.no_grad} : tensor<2xf32>, tensor<4xf32> -> tensor<4xf32>
+  %c = tensor.constant dense<1.0> : tensor<4xf32>
+  mut.add_ %x, %c {aot.no_grad} : tensor<4xf32>
+  %x2 = mut.unsqueeze_ %x {dim = 1, aot.no_grad} : tensor<4xf32> -> tensor<4x1xf32>
+  return %x2 : tensor<4x1xf32>
+}
+
+// -----
+
 /// Two `set_` calls that cancel out leave the input unmutated.
 // CHECK-LABEL: func.func @cancelling_set
 // CHECK-SAME:    %arg0: tensor<3xf32> {aot.input = #aot.input<is_leaf = true, mutates_data = false, mutates_metadata = false{{.*}}mutation_type = "not_mutated">

@@ -252,3 +252,23 @@ func.func @view_after_base_set(%a: tensor<4xf32> {aot.requires_grad}, %b: tensor
   %r = tensor.neg %v : tensor<2xf32>
   return %r : tensor<2xf32>
 }
+
+// -----
+
+/// A view set_ under no_grad into another storage, then written in grad
+/// mode with a value that requires grad: PyTorch records the write as one
+/// into the view's old base, which gets a history for elements the write
+/// never reached. Refused for training; inference answers.
+// FUNC-LABEL: func.func @write_through_view_moved_by_set
+// FUNC-SAME:  aot.backward_error
+// INFER-LABEL: func.func @write_through_view_moved_by_set
+func.func @write_through_view_moved_by_set(%a: tensor<2xf32> {aot.requires_grad}, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %v = view.view %b {shape = [6]} : tensor<2x3xf32> -> tensor<6xf32>
+  %e = view.select %a {dim = 0, index = 1} : tensor<2xf32> -> tensor<f32>
+  %s = mut.set_ %v, %e {aot.no_grad} : tensor<6xf32>, tensor<f32> -> tensor<f32>
+  %w = view.select %a {dim = 0, index = 0} : tensor<2xf32> -> tensor<f32>
+  // expected-error@+1 {{unsupported operation: 'mut.copy_' in grad mode through a view that set_ moved under no_grad into another storage: PyTorch records it as a write into the view's old base}}
+  mut.copy_ %s, %w : tensor<f32>, tensor<f32>
+  %r = tensor.neg %b : tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

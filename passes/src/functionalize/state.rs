@@ -141,6 +141,9 @@ pub struct Functionalizer<'c> {
     stale_views: rustc_hash::FxHashSet<usize>,
     /// Objects set_ moved into another storage (detached from its tensors).
     set_moved: rustc_hash::FxHashSet<usize>,
+    /// Views set_ moved under no_grad into another storage: autograd still
+    /// takes them for views of their old base.
+    moved_views: rustc_hash::FxHashSet<usize>,
     /// The version counter of objects whose counter is not their storage's
     /// (see [`Self::counter`]).
     moved_counter: FxHashMap<usize, usize>,
@@ -815,6 +818,7 @@ impl<'c> Functionalizer<'c> {
             touched: Default::default(),
             own_history: Default::default(),
             set_moved: Default::default(),
+            moved_views: Default::default(),
             stale_views: Default::default(),
             linked_counters: FxHashMap::default(),
             moved_counter: FxHashMap::default(),
@@ -1452,6 +1456,17 @@ impl<'c> Functionalizer<'c> {
         let mut refs: Vec<SavedRef> =
             operands.iter().enumerate().skip(1).map(|(i, &o)| self.saved_ref(false, i, o)).collect();
         let recorded = grad_mode && (others_rg || self.requires_grad(x));
+        if recorded && self.moved_views.contains(&self.family(x)) {
+            // PyTorch records the write as one into the view's old base,
+            // which then has a history for elements it never held.
+            self.refuse_backward(
+                op,
+                format!(
+                    "unsupported operation: '{}' in grad mode through a view that set_ moved under no_grad into another storage: PyTorch records it as a write into the view's old base",
+                    def.name
+                ),
+            );
+        }
         // The op takes its operands' grad_fn and sets the destination's.
         let edges = if recorded { self.take_histories(operands) } else { Vec::new() };
         if recorded {
@@ -1680,6 +1695,9 @@ impl<'c> Functionalizer<'c> {
                     o.detached = true;
                     self.set_moved.insert(x);
                     self.moved_root.insert(x, x);
+                    if root.is_some_and(|r| r != x) && !was_detached && !recorded {
+                        self.moved_views.insert(x);
+                    }
                 }
                 // One it does not see keeps x's identity: a tensor without
                 // history reads src's data with none of src's gradient.
@@ -2016,12 +2034,38 @@ impl<'c> Functionalizer<'c> {
         // arguments. An argument written and then set_ elsewhere gets the
         // data of its original storage first, in the graph (its set_ may be
         // applied by the runtime, which has no value for both).
+        // A result that is (a view of) an argument which its own epilogue
+        // moves or relays out is a copy taken before: the argument's value
+        // is dead after that epilogue, and a view of it would follow the
+        // argument to its new storage in a backend that addresses its
+        // buffer.
+        for r in results.iter_mut() {
+            let mut root = *r;
+            while let ValueDef::Result { op, .. } = self.rw.value_def(root) {
+                match self.rw.op_def(op) {
+                    Some(d) if d.has(Traits::VIEW) => root = self.rw.operand(op, 0),
+                    _ => break,
+                }
+            }
+            if let Some(j) = args.iter().position(|&a| a == root) {
+                let info = &infos[j];
+                if info.mutation_type == MutationType::MutatedInGraph
+                    && (info.mutates_metadata || info.mutates_storage_metadata || info.resized_numel.is_some())
+                {
+                    *r = self.rw.build_named1("tensor.clone", &[*r], &[])?;
+                }
+            }
+        }
+        // Each argument's current value: a metadata epilogue rebinds it,
+        // and later epilogues (a set_ onto its storage) must use the result.
+        let mut cur_args = args.to_vec();
+        let placed: Vec<bool> = infos.iter().map(|info| !info.mutates_storage_metadata).collect();
         for (i, info) in infos.iter().enumerate() {
             if written_then_set.contains(&i) {
-                self.copy_initial_layout_value(i, args[i])?;
+                self.copy_initial_layout_value(i, cur_args[i])?;
             }
             if info.mutation_type == MutationType::MutatedInGraph {
-                self.emit_in_graph(i, args, info)?;
+                cur_args[i] = self.emit_in_graph(i, &cur_args, &placed, info)?;
             }
         }
         self.rw.build_typed("func.return", &results, &[], &[]);
@@ -2232,7 +2276,17 @@ impl<'c> Functionalizer<'c> {
         }
     }
 
-    fn emit_in_graph(&mut self, i: usize, args: &[Value], info: &InputAliasInfo) -> Result<(), Diagnostic> {
+    /// The trailing mutations of argument `i`; returns its value after them.
+    /// `args` holds each argument's current value; `placed[j]` says that
+    /// argument `j` is already on its final storage unless its own
+    /// epilogue (`j >= i`) has yet to move it.
+    fn emit_in_graph(
+        &mut self,
+        i: usize,
+        args: &[Value],
+        placed: &[bool],
+        info: &InputAliasInfo,
+    ) -> Result<Value, Diagnostic> {
         let o = self.arg_objs[i];
         let unit = self.rw.unit_attr();
         let no_grad = [(NO_GRAD, unit)];
@@ -2243,7 +2297,14 @@ impl<'c> Functionalizer<'c> {
         }
         if info.mutates_storage_metadata {
             let s = self.objs[o].sto;
-            let src = match self.stos[s].members.first() {
+            // The source: an argument already on the final storage (its
+            // current value), else the first that started there.
+            let on_final = |j: usize| {
+                let c = self.canonical[j];
+                c != i && self.objs[self.arg_objs[c]].sto == s && (placed[c] || c < i)
+            };
+            let members = &self.stos[s].members;
+            let src = match members.iter().find(|m| on_final(m.0)).or(members.first()) {
                 Some(&(j, _, _)) => args[self.canonical[j]],
                 None => self.base_value(s)?,
             };
@@ -2284,7 +2345,7 @@ impl<'c> Functionalizer<'c> {
             let v = self.materialize(o)?;
             self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
         }
-        Ok(())
+        Ok(cur)
     }
 
     /// Did every write into storage `s` stay inside layout `l` of argument
