@@ -613,6 +613,14 @@ impl Tensor {
         t.sizes = sizes;
         t.strides = strides;
         t.offset = offset;
+        // set_ is an in-place change of this object: PyTorch bumps the
+        // version counter the object keeps across the move, so a view that
+        // may not be rebased is stale from now on, whatever the new
+        // storage's own version.
+        match &mut t.creation {
+            CreationMeta::MultiOutput { version, .. } | CreationMeta::NoGradMode { version, .. } => *version = u64::MAX,
+            CreationMeta::Default => {}
+        }
         Ok(())
     }
 

@@ -684,6 +684,13 @@ impl<'c> Functionalizer<'c> {
         let chain = readonly_path.unwrap_or_else(|| self.objs[o].chain.clone());
         let chain = chain.steps();
         let base = self.base_value(sto)?;
+        let mut w = w;
+        if chain.is_empty() && !self.owns_storage(w) {
+            // A storage's base addresses its own contiguous elements (an
+            // `as_strided` step reads it by storage position): a view of
+            // another tensor, or an argument, written whole is copied.
+            w = self.rw.build_named1("tensor.clone", &[w], &[])?;
+        }
         let mut n = self.scatter_through(base, &chain, w)?;
         if hidden {
             let outer_is_scatter = chain
@@ -709,6 +716,15 @@ impl<'c> Functionalizer<'c> {
         // scatter, whose gradient passes to the old base; `w` would not.
         self.objs[o].cached = if hidden { None } else { Some((w, version)) };
         Ok(())
+    }
+
+    /// Is `v` a tensor with a contiguous storage of its own (the result of
+    /// an op that is not a view)?
+    fn owns_storage(&self, v: Value) -> bool {
+        match self.rw.value_def(v) {
+            ValueDef::Result { op, .. } => self.rw.op_def(op).is_some_and(|d| !d.has(Traits::VIEW)),
+            ValueDef::BlockArg { .. } => false,
+        }
     }
 
     /// Records a mutation of object `o` against the arguments it touches.
