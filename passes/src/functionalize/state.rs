@@ -742,6 +742,14 @@ impl<'c> Functionalizer<'c> {
                 let l = self.objs[o].layout.clone();
                 targets.extend(members.iter().filter(|m| overlaps(&m.1, &l)).map(|m| m.0));
             }
+            // An argument a metadata change moved onto the written elements
+            // (its value now holds them), written through another tensor.
+            let l = self.objs[o].layout.clone();
+            for (i, &a) in self.arg_objs.iter().enumerate() {
+                if a != o && !targets.contains(&i) && self.objs[a].sto == sto && overlaps(&self.objs[a].layout, &l) {
+                    targets.push(i);
+                }
+            }
         }
         // Metadata mutations belong to the object itself.
         if let Some(i) = self.arg_objs.iter().position(|&a| a == o) {
