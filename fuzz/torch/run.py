@@ -126,11 +126,14 @@ def _offsets(t):
 def _order_dependent(name, ops):
     import torch
     dst = ops[0]
-    if not isinstance(dst, torch.Tensor) or dst.numel() <= 1:
+    if not isinstance(dst, torch.Tensor) or dst.numel() == 0:
         return False
     doff = _offsets(dst)
     if name not in _CONSTANT_WRITES and torch.unique(doff).numel() < dst.numel():
         return True
+    # (a one-element destination still depends on the order when a source
+    # that index_put_ reads several times holds it: each accumulation reads
+    # the element the previous one wrote)
     sid = dst.untyped_storage().data_ptr()
     for src in ops[1:]:
         if not isinstance(src, torch.Tensor) or src.untyped_storage().data_ptr() != sid:

@@ -272,3 +272,38 @@ func.func @write_through_view_moved_by_set(%a: tensor<2xf32> {aot.requires_grad}
   %r = tensor.neg %b : tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -----
+
+/// set_ under no_grad moves x onto a detached alias of its own storage:
+/// a view of x taken before reads the storage, but PyTorch regenerates
+/// its history from x's. Refused for training.
+// FUNC-LABEL: func.func @view_after_base_set_onto_own_alias
+// FUNC-SAME:  aot.backward_error
+func.func @view_after_base_set_onto_own_alias(%a: tensor<3xf32> {aot.requires_grad}) -> tensor<3xf32> {
+  %x = tensor.mul %a, %a : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %v = view.view %x {shape = [3]} : tensor<3xf32> -> tensor<3xf32>
+  %d = view.detach %x : tensor<3xf32>
+  %s = mut.set_ %x, %d {aot.no_grad} : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  // expected-error@+1 {{unsupported operation: a view used after set_ moved its base onto another tensor of its storage (its history is regenerated from the base's)}}
+  mut.add_ %s, %v : tensor<3xf32>, tensor<3xf32>
+  return %s : tensor<3xf32>
+}
+
+// -----
+
+/// A detached alias made to require grad by add_, a view of it, then t_ of
+/// the alias in grad mode: PyTorch regenerates the view's history from the
+/// alias's new one, which the view's value no longer follows. Refused.
+// FUNC-LABEL: func.func @view_of_anchored_alias_after_metadata_op
+// FUNC-SAME:  aot.backward_error
+func.func @view_of_anchored_alias_after_metadata_op(%a: tensor<2x2xf32> {aot.requires_grad}) -> tensor<2x2xf32> {
+  %x = tensor.mul %a, %a : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+  %d = view.detach %x : tensor<2x2xf32>
+  mut.add_ %d, %x : tensor<2x2xf32>, tensor<2x2xf32>
+  %v = view.reshape %d {shape = array<i64: 2, 2>} : tensor<2x2xf32> -> tensor<2x2xf32>
+  %t = mut.t_ %d : tensor<2x2xf32> -> tensor<2x2xf32>
+  // expected-error@+1 {{unsupported operation: a view of a detached tensor that an in-place op made require grad, used after a metadata op changed that tensor (its history is regenerated from the tensor's)}}
+  %r = tensor.neg %v : tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}

@@ -2189,6 +2189,18 @@ impl<'c> Functionalizer<'c> {
         // storage. Refused.
         if h != o && self.unsupported_backward.is_none() {
             let loc = self.rw.current_loc();
+            if self.objs[h].anchor.is_some()
+                && !self.set_moved.contains(&h)
+                && !self.objs[o].chain.starts_with(&self.objs[h].chain)
+            {
+                // The family's history is carried by its anchor along its
+                // chain, which the view no longer continues (a metadata op
+                // changed the tensor after the view was taken).
+                self.refuse_backward_at(
+                    loc,
+                    "unsupported operation: a view of a detached tensor that an in-place op made require grad, used after a metadata op changed that tensor (its history is regenerated from the tensor's)".to_string(),
+                );
+            }
             if self.relaid_roots.contains(&h) && self.objs[h].sto == self.objs[o].sto {
                 if let Some(e) = first_outside(&self.objs[h].layout, &self.objs[o].layout) {
                     self.refuse_backward_at(loc, format!(
@@ -2200,6 +2212,15 @@ impl<'c> Functionalizer<'c> {
                 self.refuse_backward_at(
                     loc,
                     "unsupported operation: a view used after set_ moved its base to another storage (its history is regenerated there)".to_string(),
+                );
+            } else if self.set_moved.contains(&h) && !self.objs[o].chain.starts_with(&self.objs[h].chain) {
+                // Moved within its storage (onto an alias of it): the view's
+                // value is read from the storage, but PyTorch regenerates
+                // its history from the base's, which the graph's value for
+                // the view does not carry.
+                self.refuse_backward_at(
+                    loc,
+                    "unsupported operation: a view used after set_ moved its base onto another tensor of its storage (its history is regenerated from the base's)".to_string(),
                 );
             }
         }
