@@ -335,9 +335,14 @@ impl CompiledFunction {
                     // to the same type folded away), or a view of some buffer
                     // (a copy into a fresh tensor folded into the view it
                     // copied); the caller gets a fresh contiguous tensor.
+                    // So do two outputs the graph gives one value (a tensor
+                    // and another overwritten with its data).
                     OutputFrom::Result(r) => {
                         let t = result(*r)?;
-                        if !t.owns_contiguous_storage() || args.iter().any(|a| a.shares_storage(t)) {
+                        let taken = plan.outputs[..k].iter().zip(&outs).any(|((f, _), o)| {
+                            matches!(f, OutputFrom::Result(_)) && o.as_ref().is_some_and(|o| o.shares_storage(t))
+                        });
+                        if taken || !t.owns_contiguous_storage() || args.iter().any(|a| a.shares_storage(t)) {
                             t.deep_clone()
                         } else {
                             t.clone()

@@ -2084,13 +2084,44 @@ impl<'c> Functionalizer<'c> {
         // and later epilogues (a set_ onto its storage) must use the result.
         let mut cur_args = args.to_vec();
         let placed: Vec<bool> = infos.iter().map(|info| !info.mutates_storage_metadata).collect();
-        for (i, info) in infos.iter().enumerate() {
+        let mut done = vec![false; infos.len()];
+        // Order: storages grow first (a set_ onto one may reach the new
+        // elements), then the set_s (their sources are still where the
+        // call found them), then everything else (which may move a source
+        // away or change its metadata).
+        let phase = |info: &InputAliasInfo| match (info.mutates_storage_metadata, info.resized_numel) {
+            (false, Some(_)) => 0,
+            (true, _) => 1,
+            (false, None) => 2,
+        };
+        let mut order: Vec<usize> = (0..infos.len()).collect();
+        order.sort_by_key(|&i| phase(&infos[i]));
+        // Among the set_s, an argument another one takes its storage from
+        // moves after it (the lowest index first where they form a cycle).
+        let sets: Vec<usize> = order.iter().copied().filter(|&i| phase(&infos[i]) == 1).collect();
+        let source_of = |i: usize, j: usize| {
+            let s = self.objs[self.arg_objs[j]].sto;
+            self.stos[s].members.iter().any(|m| self.canonical[m.0] == i)
+        };
+        let mut pending = sets.clone();
+        let mut scheduled = Vec::with_capacity(sets.len());
+        while !pending.is_empty() {
+            let k = (0..pending.len())
+                .find(|&k| !pending.iter().any(|&j| j != pending[k] && source_of(pending[k], j)))
+                .unwrap_or(0);
+            scheduled.push(pending.remove(k));
+        }
+        let first = order.iter().position(|&i| phase(&infos[i]) == 1).unwrap_or(0);
+        order.splice(first..first + sets.len(), scheduled);
+        for i in order {
+            let info = &infos[i];
             if written_then_set.contains(&i) {
                 self.copy_initial_layout_value(i, cur_args[i])?;
             }
             if info.mutation_type == MutationType::MutatedInGraph {
-                cur_args[i] = self.emit_in_graph(i, &cur_args, &placed, info)?;
+                cur_args[i] = self.emit_in_graph(i, &cur_args, &placed, &done, info)?;
             }
+            done[i] = true;
         }
         self.rw.build_typed("func.return", &results, &[], &[]);
         // Drop the old body.
@@ -2323,13 +2354,14 @@ impl<'c> Functionalizer<'c> {
 
     /// The trailing mutations of argument `i`; returns its value after them.
     /// `args` holds each argument's current value; `placed[j]` says that
-    /// argument `j` is already on its final storage unless its own
-    /// epilogue (`j >= i`) has yet to move it.
+    /// argument `j` is on its final storage without an epilogue set_, and
+    /// `done[j]` that its epilogue already ran.
     fn emit_in_graph(
         &mut self,
         i: usize,
         args: &[Value],
         placed: &[bool],
+        done: &[bool],
         info: &InputAliasInfo,
     ) -> Result<Value, Diagnostic> {
         let o = self.arg_objs[i];
@@ -2346,7 +2378,7 @@ impl<'c> Functionalizer<'c> {
             // current value), else the first that started there.
             let on_final = |j: usize| {
                 let c = self.canonical[j];
-                c != i && self.objs[self.arg_objs[c]].sto == s && (placed[c] || c < i)
+                c != i && self.objs[self.arg_objs[c]].sto == s && (placed[c] || done[c])
             };
             let members = &self.stos[s].members;
             let src = match members.iter().find(|m| on_final(m.0)).or(members.first()) {
