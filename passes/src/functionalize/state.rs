@@ -734,6 +734,7 @@ impl<'c> Functionalizer<'c> {
     fn record_mutation(&mut self, o: usize, data: bool, objective: bool, hidden: bool, no_grad: bool) {
         let sto = self.objs[o].sto;
         let mut targets: Vec<usize> = Vec::new();
+        let mut moved_onto: Vec<usize> = Vec::new();
         if data {
             let members = &self.stos[sto].members;
             if members.len() <= 1 {
@@ -748,6 +749,7 @@ impl<'c> Functionalizer<'c> {
             for (i, &a) in self.arg_objs.iter().enumerate() {
                 if a != o && !targets.contains(&i) && self.objs[a].sto == sto && overlaps(&self.objs[a].layout, &l) {
                     targets.push(i);
+                    moved_onto.push(i);
                 }
             }
         }
@@ -763,7 +765,14 @@ impl<'c> Functionalizer<'c> {
         let moved = self.set_moved.contains(&family);
         for i in targets {
             let own = moved && self.arg_objs[i] == family;
-            let hidden = hidden && !own;
+            // An argument set_ moved onto another tensor's storage is not
+            // in that tensor's autograd family: autograd never sees writes
+            // through it as the argument's.
+            let foreign = moved_onto.contains(&i) && {
+                let f = self.family(self.arg_objs[i]);
+                self.set_moved.contains(&f) && f != family
+            };
+            let hidden = (hidden && !own) || foreign;
             let i = self.canonical[i];
             let m = &mut self.muts[i];
             m.total += 1;
