@@ -233,6 +233,35 @@ impl<'a, 'src> Parser<'a, 'src> {
         }
     }
 
+    /// `element (',' element)*`: MLIR's `parseCommaSeparatedList` without
+    /// delimiters, so at least one element. Every list of the syntax goes
+    /// through here or [`Self::parse_list_until`].
+    pub fn parse_comma_separated(&mut self, mut element: impl FnMut(&mut Self) -> ParseResult<()>) -> ParseResult<()> {
+        loop {
+            element(self)?;
+            if !self.consume_if(TokenKind::Comma) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The rest of a delimited list whose opening token was consumed:
+    /// `close` at once (an empty list), or `element (',' element)* close`;
+    /// `close_what` names `close` in the error when it is missing.
+    pub fn parse_list_until(
+        &mut self,
+        close: TokenKind,
+        close_what: &str,
+        element: impl FnMut(&mut Self) -> ParseResult<()>,
+    ) -> ParseResult<()> {
+        if self.consume_if(close) {
+            return Ok(());
+        }
+        self.parse_comma_separated(element)?;
+        self.expect(close, close_what)?;
+        Ok(())
+    }
+
     pub fn parse_optional_keyword(&mut self, kw: &str) -> bool {
         if self.tok.kind == TokenKind::BareIdent && self.peek_text() == kw {
             self.advance();
@@ -395,22 +424,20 @@ impl<'a, 'src> Parser<'a, 'src> {
         // Result list: %a, %b:2 =
         let mut results: SmallVec<[(&'src str, u32, Token); 2]> = SmallVec::new();
         if self.tok.kind == TokenKind::PercentIdent {
-            loop {
-                let t = self.expect(TokenKind::PercentIdent, "SSA value name")?;
-                let name = &self.lex.text(&t)[1..];
+            self.parse_comma_separated(|p| {
+                let t = p.expect(TokenKind::PercentIdent, "SSA value name")?;
+                let name = &p.lex.text(&t)[1..];
                 let mut count = 1;
-                if self.consume_if(TokenKind::Colon) {
-                    let n = self.parse_integer()?;
+                if p.consume_if(TokenKind::Colon) {
+                    let n = p.parse_integer()?;
                     if n < 1 {
-                        return Err(self.error_here("expected a positive number of results"));
+                        return Err(p.error_here("expected a positive number of results"));
                     }
                     count = n as u32;
                 }
                 results.push((name, count, t));
-                if !self.consume_if(TokenKind::Comma) {
-                    break;
-                }
-            }
+                Ok(())
+            })?;
             self.expect(TokenKind::Equal, "'=' after SSA result list")?;
         }
         let op = match self.tok.kind {
@@ -463,15 +490,10 @@ impl<'a, 'src> Parser<'a, 'src> {
         if self.parse_optional_keyword("fused") {
             self.expect(TokenKind::LSquare, "'[' in fused location")?;
             let mut locs = Vec::new();
-            if !self.consume_if(TokenKind::RSquare) {
-                loop {
-                    locs.push(self.nested(|p| p.parse_location_body())?);
-                    if !self.consume_if(TokenKind::Comma) {
-                        break;
-                    }
-                }
-                self.expect(TokenKind::RSquare, "']' in fused location")?;
-            }
+            self.parse_list_until(TokenKind::RSquare, "']' in fused location", |p| {
+                locs.push(p.nested(|q| q.parse_location_body())?);
+                Ok(())
+            })?;
             return Ok(self.ctx.loc(LocData::Fused(locs)));
         }
         let s = self.parse_string()?;
@@ -523,13 +545,11 @@ impl<'a, 'src> Parser<'a, 'src> {
         if self.tok.kind == TokenKind::LParen {
             self.advance();
             self.op_stack.push(def);
-            loop {
-                let r = self.parse_region(&[])?;
+            self.parse_comma_separated(|p| {
+                let r = p.parse_region(&[])?;
                 state.regions.push(r);
-                if !self.consume_if(TokenKind::Comma) {
-                    break;
-                }
-            }
+                Ok(())
+            })?;
             self.op_stack.pop();
             self.expect(TokenKind::RParen, "')' to end region list")?;
             // A module's body is one block even when empty, and the generic
@@ -620,24 +640,20 @@ impl<'a, 'src> Parser<'a, 'src> {
     fn parse_functional(&mut self, def: &'static OpDef, state: &mut OperationState) -> ParseResult<()> {
         let mut operands = SmallVec::<[UnresolvedOperand; 4]>::new();
         if self.tok.kind == TokenKind::PercentIdent {
-            loop {
-                operands.push(self.parse_operand()?);
-                if !self.consume_if(TokenKind::Comma) {
-                    break;
-                }
-            }
+            self.parse_comma_separated(|p| {
+                operands.push(p.parse_operand()?);
+                Ok(())
+            })?;
         }
         self.parse_optional_attr_dict(&mut state.attrs)?;
         let mut types: SmallVec<[Type; 4]> = SmallVec::new();
         let types_tok = self.tok;
         if self.consume_if(TokenKind::Colon) {
             if self.tok.kind != TokenKind::Arrow {
-                loop {
-                    types.push(self.parse_type()?);
-                    if !self.consume_if(TokenKind::Comma) {
-                        break;
-                    }
-                }
+                self.parse_comma_separated(|p| {
+                    types.push(p.parse_type()?);
+                    Ok(())
+                })?;
             }
         } else if !operands.is_empty() {
             return Err(self.error_here("expected ':' followed by operand types"));
@@ -683,15 +699,10 @@ impl<'a, 'src> Parser<'a, 'src> {
             let save = (self.lex.state(), self.tok);
             self.advance();
             let mut out = SmallVec::new();
-            if !self.consume_if(TokenKind::RParen) {
-                loop {
-                    out.push(self.parse_type()?);
-                    if !self.consume_if(TokenKind::Comma) {
-                        break;
-                    }
-                }
-                self.expect(TokenKind::RParen, "')' to end result types")?;
-            }
+            self.parse_list_until(TokenKind::RParen, "')' to end result types", |p| {
+                out.push(p.parse_type()?);
+                Ok(())
+            })?;
             if self.tok.kind == TokenKind::Arrow {
                 let ((pos, line, ls), tok) = save;
                 self.lex.reset_to(pos, line, ls);
@@ -734,12 +745,10 @@ impl<'a, 'src> Parser<'a, 'src> {
         if self.tok.kind == end {
             return Ok(v);
         }
-        loop {
-            v.push(self.parse_operand()?);
-            if !self.consume_if(TokenKind::Comma) {
-                break;
-            }
-        }
+        self.parse_comma_separated(|p| {
+            v.push(p.parse_operand()?);
+            Ok(())
+        })?;
         Ok(v)
     }
 
@@ -749,12 +758,10 @@ impl<'a, 'src> Parser<'a, 'src> {
         if !self.at_operand() {
             return Ok(v);
         }
-        loop {
-            v.push(self.parse_operand()?);
-            if !self.consume_if(TokenKind::Comma) {
-                break;
-            }
-        }
+        self.parse_comma_separated(|p| {
+            v.push(p.parse_operand()?);
+            Ok(())
+        })?;
         Ok(v)
     }
 
@@ -998,24 +1005,19 @@ impl<'a, 'src> Parser<'a, 'src> {
     fn parse_block_header(&mut self) -> ParseResult<Block> {
         self.expect(TokenKind::CaretIdent, "block name")?;
         let mut args = Vec::new();
-        if self.consume_if(TokenKind::LParen) && !self.consume_if(TokenKind::RParen) {
-            {
-                loop {
-                    let t = self.expect(TokenKind::PercentIdent, "block argument name")?;
-                    let name = &self.lex.text(&t)[1..];
-                    let loc = self.tok_loc(t);
-                    self.expect(TokenKind::Colon, "':' and type for block argument")?;
-                    let ty = self.parse_type()?;
-                    if self.tok.kind == TokenKind::BareIdent && self.peek_text() == "loc" {
-                        self.parse_location()?;
-                    }
-                    args.push(Argument { name, ty, attrs: Vec::new(), loc });
-                    if !self.consume_if(TokenKind::Comma) {
-                        break;
-                    }
+        if self.consume_if(TokenKind::LParen) {
+            self.parse_list_until(TokenKind::RParen, "')' to end block argument list", |p| {
+                let t = p.expect(TokenKind::PercentIdent, "block argument name")?;
+                let name = &p.lex.text(&t)[1..];
+                let loc = p.tok_loc(t);
+                p.expect(TokenKind::Colon, "':' and type for block argument")?;
+                let ty = p.parse_type()?;
+                if p.tok.kind == TokenKind::BareIdent && p.peek_text() == "loc" {
+                    p.parse_location()?;
                 }
-                self.expect(TokenKind::RParen, "')' to end block argument list")?;
-            }
+                args.push(Argument { name, ty, attrs: Vec::new(), loc });
+                Ok(())
+            })?;
         }
         self.expect(TokenKind::Colon, "':' after block name")?;
         self.new_block_with_args(&args)
@@ -1091,15 +1093,10 @@ impl<'a, 'src> Parser<'a, 'src> {
     fn parse_function_type(&mut self) -> ParseResult<Type> {
         self.advance();
         let mut inputs = Vec::new();
-        if !self.consume_if(TokenKind::RParen) {
-            loop {
-                inputs.push(self.parse_type()?);
-                if !self.consume_if(TokenKind::Comma) {
-                    break;
-                }
-            }
-            self.expect(TokenKind::RParen, "')' in function type")?;
-        }
+        self.parse_list_until(TokenKind::RParen, "')' in function type", |p| {
+            inputs.push(p.parse_type()?);
+            Ok(())
+        })?;
         self.expect(TokenKind::Arrow, "'->' in function type")?;
         let results = self.parse_function_result_types()?.into_vec();
         Ok(self.ctx.intern_type(TypeData::Function { inputs, results }))
@@ -1181,15 +1178,10 @@ impl<'a, 'src> Parser<'a, 'src> {
             self.expect(TokenKind::Less, "'<' in strided layout")?;
             self.expect(TokenKind::LSquare, "'[' in strided layout")?;
             let mut strides = Shape::new();
-            if !self.consume_if(TokenKind::RSquare) {
-                loop {
-                    strides.push(self.parse_integer()?);
-                    if !self.consume_if(TokenKind::Comma) {
-                        break;
-                    }
-                }
-                self.expect(TokenKind::RSquare, "']' in strided layout")?;
-            }
+            self.parse_list_until(TokenKind::RSquare, "']' in strided layout", |p| {
+                strides.push(p.parse_integer()?);
+                Ok(())
+            })?;
             let mut offset = 0;
             if self.consume_if(TokenKind::Comma) {
                 self.parse_keyword("offset")?;
@@ -1230,30 +1222,28 @@ impl<'a, 'src> Parser<'a, 'src> {
             return Ok(());
         }
         let start = out.len();
-        loop {
-            let key_tok = self.tok;
-            let key = match self.tok.kind {
+        self.parse_comma_separated(|p| {
+            let key_tok = p.tok;
+            let key = match p.tok.kind {
                 TokenKind::BareIdent => {
-                    self.advance();
-                    self.lex.text(&key_tok).to_string()
+                    p.advance();
+                    p.lex.text(&key_tok).to_string()
                 }
                 TokenKind::String => {
-                    self.advance();
-                    self.string_value(key_tok)?
+                    p.advance();
+                    p.string_value(key_tok)?
                 }
-                _ => return Err(self.error_here("expected attribute name")),
+                _ => return Err(p.error_here("expected attribute name")),
             };
-            let name = self.ctx.sym(&key);
+            let name = p.ctx.sym(&key);
             if out[start..].iter().any(|a| a.name == name) {
-                let loc = self.tok_loc(key_tok);
+                let loc = p.tok_loc(key_tok);
                 return Err(Diagnostic::error(loc, format!("duplicate key '{key}' in dictionary attribute")));
             }
-            let value = if self.consume_if(TokenKind::Equal) { self.parse_attribute()? } else { self.ctx.unit_attr() };
+            let value = if p.consume_if(TokenKind::Equal) { p.parse_attribute()? } else { p.ctx.unit_attr() };
             out.push(NamedAttr { name, value });
-            if !self.consume_if(TokenKind::Comma) {
-                break;
-            }
-        }
+            Ok(())
+        })?;
         self.expect(TokenKind::RBrace, "'}' in attribute dictionary")?;
         Ok(())
     }
@@ -1288,15 +1278,10 @@ impl<'a, 'src> Parser<'a, 'src> {
             TokenKind::LSquare => self.nested(|p| {
                 p.advance();
                 let mut v = Vec::new();
-                if !p.consume_if(TokenKind::RSquare) {
-                    loop {
-                        v.push(p.parse_attribute()?);
-                        if !p.consume_if(TokenKind::Comma) {
-                            break;
-                        }
-                    }
-                    p.expect(TokenKind::RSquare, "']' in array attribute")?;
-                }
+                p.parse_list_until(TokenKind::RSquare, "']' in array attribute", |q| {
+                    v.push(q.parse_attribute()?);
+                    Ok(())
+                })?;
                 Ok(p.ctx.array_attr(v))
             }),
             TokenKind::LBrace => self.nested(|p| {
@@ -1331,32 +1316,27 @@ impl<'a, 'src> Parser<'a, 'src> {
         }
         let name = self.ctx.sym(text);
         let mut params: Vec<NamedAttr> = Vec::new();
-        if self.consume_if(TokenKind::Less) && !self.consume_if(TokenKind::Greater) {
-            {
-                loop {
-                    let kt = self.tok;
-                    if kt.kind != TokenKind::BareIdent {
-                        return Err(self.error_here(format!("expected parameter name in '#{text}'")));
-                    }
-                    self.advance();
-                    let key = self.lex.text(&kt);
-                    let key = self.ctx.sym(key);
-                    if params.iter().any(|p| p.name == key) {
-                        let loc = self.tok_loc(kt);
-                        return Err(Diagnostic::error(
-                            loc,
-                            format!("duplicate parameter '{}' in '#{text}'", self.lex.text(&kt)),
-                        ));
-                    }
-                    self.expect(TokenKind::Equal, "'=' after parameter name")?;
-                    let value = self.nested(|p| p.parse_attribute())?;
-                    params.push(NamedAttr { name: key, value });
-                    if !self.consume_if(TokenKind::Comma) {
-                        break;
-                    }
+        if self.consume_if(TokenKind::Less) {
+            self.parse_list_until(TokenKind::Greater, &format!("'>' to end '#{text}'"), |p| {
+                let kt = p.tok;
+                if kt.kind != TokenKind::BareIdent {
+                    return Err(p.error_here(format!("expected parameter name in '#{text}'")));
                 }
-                self.expect(TokenKind::Greater, &format!("'>' to end '#{text}'"))?;
-            }
+                p.advance();
+                let key = p.lex.text(&kt);
+                let key = p.ctx.sym(key);
+                if params.iter().any(|a| a.name == key) {
+                    let loc = p.tok_loc(kt);
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!("duplicate parameter '{}' in '#{text}'", p.lex.text(&kt)),
+                    ));
+                }
+                p.expect(TokenKind::Equal, "'=' after parameter name")?;
+                let value = p.nested(|q| q.parse_attribute())?;
+                params.push(NamedAttr { name: key, value });
+                Ok(())
+            })?;
         }
         Ok(self.ctx.attr(AttrData::Dialect { name, params }))
     }
@@ -1441,31 +1421,28 @@ impl<'a, 'src> Parser<'a, 'src> {
         let mut ints = Vec::new();
         let mut floats = Vec::new();
         if self.consume_if(TokenKind::Colon) {
-            loop {
+            self.parse_comma_separated(|p| {
                 if is_f {
-                    let neg = self.consume_if(TokenKind::Minus);
-                    let t = self.tok;
-                    let v: f64 = if t.kind == TokenKind::BareIdent && matches!(self.peek_text(), "inf" | "nan" | "NaN")
-                    {
-                        if self.peek_text() == "inf" {
+                    let neg = p.consume_if(TokenKind::Minus);
+                    let t = p.tok;
+                    let v: f64 = if t.kind == TokenKind::BareIdent && matches!(p.peek_text(), "inf" | "nan" | "NaN") {
+                        if p.peek_text() == "inf" {
                             f64::INFINITY
                         } else {
                             f64::NAN
                         }
                     } else if matches!(t.kind, TokenKind::Integer | TokenKind::Float) {
-                        self.lex.text(&t).parse().map_err(|_| self.error_here("invalid float literal"))?
+                        p.lex.text(&t).parse().map_err(|_| p.error_here("invalid float literal"))?
                     } else {
-                        return Err(self.error_here("expected float value"));
+                        return Err(p.error_here("expected float value"));
                     };
-                    self.advance();
+                    p.advance();
                     floats.push(if neg { -v } else { v }.to_bits());
                 } else {
-                    ints.push(self.parse_integer()?);
+                    ints.push(p.parse_integer()?);
                 }
-                if !self.consume_if(TokenKind::Comma) {
-                    break;
-                }
-            }
+                Ok(())
+            })?;
         }
         self.expect(TokenKind::Greater, "'>' to end dense array")?;
         Ok(if is_f { self.ctx.attr(AttrData::F64Array(floats)) } else { self.ctx.i64_list_attr(&ints) })
@@ -1576,33 +1553,28 @@ impl<'a, 'src> Parser<'a, 'src> {
         self.expect(TokenKind::LSquare, "'['")?;
         let mut child: Option<Vec<i64>> = None;
         let mut count = 0i64;
-        if self.tok.kind != TokenKind::RSquare {
-            loop {
-                let here = self.tok;
-                let s = if self.tok.kind == TokenKind::LSquare {
-                    self.nested(|p| p.parse_dense_list(out))?
-                } else {
-                    out.push(self.parse_dense_elem()?);
-                    Vec::new()
-                };
-                match &child {
-                    None => child = Some(s),
-                    Some(c) if *c != s => {
-                        let loc = self.tok_loc(here);
-                        return Err(Diagnostic::error(
-                            loc,
-                            "tensor literal is invalid; ranks are not consistent between elements",
-                        ));
-                    }
-                    Some(_) => {}
+        self.parse_list_until(TokenKind::RSquare, "']'", |p| {
+            let here = p.tok;
+            let s = if p.tok.kind == TokenKind::LSquare {
+                p.nested(|q| q.parse_dense_list(out))?
+            } else {
+                out.push(p.parse_dense_elem()?);
+                Vec::new()
+            };
+            match &child {
+                None => child = Some(s),
+                Some(c) if *c != s => {
+                    let loc = p.tok_loc(here);
+                    return Err(Diagnostic::error(
+                        loc,
+                        "tensor literal is invalid; ranks are not consistent between elements",
+                    ));
                 }
-                count += 1;
-                if !self.consume_if(TokenKind::Comma) {
-                    break;
-                }
+                Some(_) => {}
             }
-        }
-        self.expect(TokenKind::RSquare, "']'")?;
+            count += 1;
+            Ok(())
+        })?;
         let mut shape = vec![count];
         shape.extend(child.unwrap_or_default());
         Ok(shape)

@@ -236,46 +236,36 @@ fn parse_func(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()
     let mut arg_types = Vec::new();
     let mut arg_attrs: Vec<Vec<NamedAttr>> = Vec::new();
     let mut named = None;
-    if !p.consume_if(TokenKind::RParen) {
-        loop {
-            let is_named = p.at_operand();
-            if *named.get_or_insert(is_named) != is_named {
-                return Err(p.error_here("expected all function arguments to be named or all unnamed"));
-            }
-            if is_named {
-                let a = p.parse_argument()?;
-                arg_types.push(a.ty);
-                arg_attrs.push(a.attrs.clone());
-                args.push(a);
-            } else {
-                let ty = p.parse_type()?;
-                let mut attrs = Vec::new();
-                p.parse_optional_attr_dict(&mut attrs)?;
-                arg_types.push(ty);
-                arg_attrs.push(attrs);
-            }
-            if !p.consume_if(TokenKind::Comma) {
-                break;
-            }
+    p.parse_list_until(TokenKind::RParen, "')' in function signature", |p| {
+        let is_named = p.at_operand();
+        if *named.get_or_insert(is_named) != is_named {
+            return Err(p.error_here("expected all function arguments to be named or all unnamed"));
         }
-        p.expect(TokenKind::RParen, "')' in function signature")?;
-    }
+        if is_named {
+            let a = p.parse_argument()?;
+            arg_types.push(a.ty);
+            arg_attrs.push(a.attrs.clone());
+            args.push(a);
+        } else {
+            let ty = p.parse_type()?;
+            let mut attrs = Vec::new();
+            p.parse_optional_attr_dict(&mut attrs)?;
+            arg_types.push(ty);
+            arg_attrs.push(attrs);
+        }
+        Ok(())
+    })?;
     let mut res_types = Vec::new();
     let mut res_attrs: Vec<Vec<NamedAttr>> = Vec::new();
     if p.consume_if(TokenKind::Arrow) {
         if p.consume_if(TokenKind::LParen) {
-            if !p.consume_if(TokenKind::RParen) {
-                loop {
-                    res_types.push(p.parse_type()?);
-                    let mut attrs = Vec::new();
-                    p.parse_optional_attr_dict(&mut attrs)?;
-                    res_attrs.push(attrs);
-                    if !p.consume_if(TokenKind::Comma) {
-                        break;
-                    }
-                }
-                p.expect(TokenKind::RParen, "')' in function result list")?;
-            }
+            p.parse_list_until(TokenKind::RParen, "')' in function result list", |p| {
+                res_types.push(p.parse_type()?);
+                let mut attrs = Vec::new();
+                p.parse_optional_attr_dict(&mut attrs)?;
+                res_attrs.push(attrs);
+                Ok(())
+            })?;
         } else {
             res_types.push(p.parse_type()?);
             res_attrs.push(Vec::new());
@@ -503,12 +493,10 @@ fn parse_return(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<
     }
     p.expect(TokenKind::Colon, "':' followed by the returned types")?;
     let mut types = Vec::new();
-    loop {
+    p.parse_comma_separated(|p| {
         types.push(p.parse_type()?);
-        if !p.consume_if(TokenKind::Comma) {
-            break;
-        }
-    }
+        Ok(())
+    })?;
     if types.len() != ops.len() {
         return Err(p.error_here(format!("expected {} types for the returned values, got {}", ops.len(), types.len())));
     }

@@ -206,22 +206,17 @@ fn parse_kernel(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<
     st.add_attr(k, v);
     p.expect(TokenKind::LParen, "'(' before the kernel's buffers")?;
     let mut args = Vec::new();
-    if !p.consume_if(TokenKind::RParen) {
-        loop {
-            let inner = p.parse_operand()?;
-            p.expect(TokenKind::Equal, "'=' between a block argument and its operand")?;
-            let outer = p.parse_operand()?;
-            p.expect(TokenKind::Colon, "':' before the buffer type")?;
-            let ty = p.parse_type()?;
-            let v = p.resolve_operand(outer, ty)?;
-            st.operands.push(v);
-            args.push(Argument { name: inner.name, ty, attrs: Vec::new(), loc: inner.loc });
-            if !p.consume_if(TokenKind::Comma) {
-                break;
-            }
-        }
-        p.expect(TokenKind::RParen, "')' after the kernel's buffers")?;
-    }
+    p.parse_list_until(TokenKind::RParen, "')' after the kernel's buffers", |p| {
+        let inner = p.parse_operand()?;
+        p.expect(TokenKind::Equal, "'=' between a block argument and its operand")?;
+        let outer = p.parse_operand()?;
+        p.expect(TokenKind::Colon, "':' before the buffer type")?;
+        let ty = p.parse_type()?;
+        let v = p.resolve_operand(outer, ty)?;
+        st.operands.push(v);
+        args.push(Argument { name: inner.name, ty, attrs: Vec::new(), loc: inner.loc });
+        Ok(())
+    })?;
     p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
     let region = p.parse_region_implicit_terminator(&args, YIELD)?;
     st.regions.push(region);
@@ -307,15 +302,13 @@ fn parse_for(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()>
     if p.parse_optional_keyword("iter_args") {
         p.expect(TokenKind::LParen, "'(' after iter_args")?;
         let mut pairs = Vec::new();
-        loop {
+        p.parse_comma_separated(|p| {
             let inner = p.parse_operand()?;
             p.expect(TokenKind::Equal, "'=' in iter_args")?;
             let init = p.parse_operand()?;
             pairs.push((inner, init));
-            if !p.consume_if(TokenKind::Comma) {
-                break;
-            }
-        }
+            Ok(())
+        })?;
         p.expect(TokenKind::RParen, "')' after iter_args")?;
         p.expect(TokenKind::Arrow, "'->' and the iter_args types")?;
         let types = p.parse_function_result_types()?;
@@ -409,15 +402,10 @@ fn verify_store(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 fn parse_index_list<'s>(p: &mut Parser<'_, 's>) -> ParseResult<Vec<UnresolvedOperand<'s>>> {
     p.expect(TokenKind::LSquare, "'[' before the indices")?;
     let mut v = Vec::new();
-    if !p.consume_if(TokenKind::RSquare) {
-        loop {
-            v.push(p.parse_operand()?);
-            if !p.consume_if(TokenKind::Comma) {
-                break;
-            }
-        }
-        p.expect(TokenKind::RSquare, "']' after the indices")?;
-    }
+    p.parse_list_until(TokenKind::RSquare, "']' after the indices", |p| {
+        v.push(p.parse_operand()?);
+        Ok(())
+    })?;
     Ok(v)
 }
 
