@@ -11,6 +11,7 @@
 //! convention's layouts.
 
 use crate::run::json::{ArgSpec, InputSpec};
+use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_ir::pass::PassManager;
 use aot_ir::*;
 use aot_passes::convention::Convention;
@@ -73,7 +74,7 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
     }
     let mut all = f.all_arg_attrs(rw);
     let unit = rw.unit_attr();
-    let convention = ["aot.requires_grad", "aot.non_leaf", "aot.same_as", "aot.layout"];
+    let convention = [REQUIRES_GRAD, NON_LEAF, SAME_AS, LAYOUT];
     for (i, a) in spec.args.iter().enumerate() {
         all[i].retain(|x| !convention.contains(&rw.sym_str(x.name)));
         let mut add = |rw: &mut Rewriter<'_>, name: &str, value: Attribute| {
@@ -83,14 +84,14 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
         match a {
             ArgSpec::SameAs(k) => {
                 let v = rw.i64_attr(*k as i64);
-                add(rw, "aot.same_as", v);
+                add(rw, SAME_AS, v);
             }
             ArgSpec::Own { requires_grad, non_leaf, .. } => {
                 if *requires_grad {
-                    add(rw, "aot.requires_grad", unit);
+                    add(rw, REQUIRES_GRAD, unit);
                 }
                 if *non_leaf {
-                    add(rw, "aot.non_leaf", unit);
+                    add(rw, NON_LEAF, unit);
                 }
             }
             ArgSpec::View { storage, stride, offset, requires_grad, .. } => {
@@ -98,17 +99,17 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
                 p.int("storage", *storage as i64);
                 p.int("offset", *offset);
                 p.i64_list("strides", stride);
-                let layout = p.finish("aot.layout");
-                add(rw, "aot.layout", layout);
+                let layout = p.finish(LAYOUT);
+                add(rw, LAYOUT, layout);
                 if *requires_grad {
-                    add(rw, "aot.requires_grad", unit);
+                    add(rw, REQUIRES_GRAD, unit);
                 }
             }
         }
     }
     f.set_all_arg_attrs(rw, all);
     if spec.storages.is_empty() {
-        rw.remove_attr(func, "aot.storages");
+        rw.remove_attr(func, STORAGES);
     } else {
         let entries: Vec<Attribute> = spec
             .storages
@@ -123,7 +124,7 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
             })
             .collect();
         let a = rw.array_attr(entries);
-        rw.set_attr(func, "aot.storages", a);
+        rw.set_attr(func, STORAGES, a);
     }
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! Invariant: after the pass no value of the function has a tensor type.
 
 use aot_dialects::func::FuncView;
+use aot_dialects::func::LAYOUT;
 use aot_dialects::lowering::{lower_pointwise, memref_of, memref_type, row_major, Lower, LowerCtx, Pointwise};
 use aot_dialects::r#loop;
 use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};
@@ -33,7 +34,7 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
     // gives one (`aot.layout`; the runtime guards it), else contiguous.
     for (i, &a) in rw.block_args(entry).to_vec().iter().enumerate() {
         if let Some(t) = rw.value_tensor(a).cloned() {
-            let (strides, offset) = match f.arg_attr(&rw, i, "aot.layout") {
+            let (strides, offset) = match f.arg_attr(&rw, i, LAYOUT) {
                 Some(l) => {
                     let offset = rw.attr_field(l, "offset").and_then(|x| rw.attr_as_i64(x)).unwrap_or(0);
                     let strides = rw.attr_field(l, "strides").and_then(|x| rw.attr_as_i64_list(x));

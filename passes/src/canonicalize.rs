@@ -139,7 +139,7 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
         return None;
     }
     let vi = view_interface(name)?;
-    if ctx.has_attr(op, "aot.no_grad") {
+    if ctx.has_attr(op, aot_runtime::interp::NO_GRAD) {
         return None;
     }
     // view(scatter(b, s, A), A) == s, unless A reaches an element twice:
@@ -173,7 +173,7 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
             let inner = def_of(ctx, x)?;
             if ctx.op_name(inner) == name
                 && core_attrs(ctx, inner) == core_attrs(ctx, op)
-                && !ctx.has_attr(inner, "aot.no_grad")
+                && !ctx.has_attr(inner, aot_runtime::interp::NO_GRAD)
             {
                 return Some(ctx.operand(inner, 0));
             }
@@ -219,13 +219,14 @@ fn rewrite(rw: &mut Rewriter<'_>, op: Op) -> Option<Value> {
         return Some(rw.operand(op, 0));
     }
     let vi = view_interface(&name)?;
-    if !matches!(vi.inverse, Inverse::Reshape) || name == "view.unbind" || rw.has_attr(op, "aot.no_grad") {
+    if !matches!(vi.inverse, Inverse::Reshape) || name == "view.unbind" || rw.has_attr(op, aot_runtime::interp::NO_GRAD)
+    {
         return None;
     }
     let inner = def_of(rw, rw.operand(op, 0))?;
     let inner_name = rw.op_name(inner).to_string();
     if !matches!(view_interface(&inner_name).map(|v| v.inverse), Some(Inverse::Reshape))
-        || rw.has_attr(inner, "aot.no_grad")
+        || rw.has_attr(inner, aot_runtime::interp::NO_GRAD)
     {
         return None;
     }

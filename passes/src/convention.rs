@@ -21,6 +21,7 @@
 
 use crate::meta::{Params, Reader, Strided};
 use aot_dialects::func::FuncView;
+use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_ir::*;
 
 pub const CONVENTION_ATTR: &str = "aot.convention";
@@ -90,7 +91,7 @@ fn layout_to_attr(ctx: &mut Context, l: &ArgLayout) -> Attribute {
     p.int("storage", l.storage);
     p.int("offset", l.offset);
     p.i64_list("strides", &l.strides);
-    p.finish("aot.layout")
+    p.finish(LAYOUT)
 }
 
 fn storage_to_attr(ctx: &mut Context, s: &StorageDecl) -> Attribute {
@@ -120,7 +121,7 @@ impl Convention {
         let (inputs, _) = f.function_type(ctx);
         let mut args = Vec::new();
         for (i, &ty) in inputs.iter().enumerate() {
-            let same_as = match f.arg_attr(ctx, i, "aot.same_as") {
+            let same_as = match f.arg_attr(ctx, i, SAME_AS) {
                 None => None,
                 Some(a) => match ctx.attr_as_i64(a) {
                     Some(k) if k >= 0 && (k as usize) < i => Some(k as usize),
@@ -128,19 +129,19 @@ impl Convention {
                 },
             };
             let layout = f
-                .arg_attr(ctx, i, "aot.layout")
+                .arg_attr(ctx, i, LAYOUT)
                 .map(|a| layout_from_attr(ctx, a))
                 .transpose()
                 .map_err(|m| format!("argument {i}: {m}"))?;
             args.push(ArgConvention {
                 ty,
-                requires_grad: f.arg_has(ctx, i, "aot.requires_grad"),
-                non_leaf: f.arg_has(ctx, i, "aot.non_leaf"),
+                requires_grad: f.arg_has(ctx, i, REQUIRES_GRAD),
+                non_leaf: f.arg_has(ctx, i, NON_LEAF),
                 same_as,
                 layout,
             });
         }
-        let storages = match ctx.get_attr(func, "aot.storages").map(|a| ctx.attr_data(a)) {
+        let storages = match ctx.get_attr(func, STORAGES).map(|a| ctx.attr_data(a)) {
             None => Vec::new(),
             Some(AttrData::Array(items)) => {
                 items.iter().map(|&a| storage_from_attr(ctx, a)).collect::<Result<Vec<_>, _>>()?

@@ -28,6 +28,7 @@
 use crate::convention::Convention;
 use crate::meta::{Params, Reader, SetSource, ViewAndMutationMeta, META_ATTR};
 use aot_dialects::func::FuncView;
+use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 
@@ -109,7 +110,7 @@ impl Pass for Dedupe {
             return Ok(());
         }
         let n = f.num_args(ctx);
-        let dupes: Vec<usize> = (0..n).filter(|&i| f.arg_attr(ctx, i, "aot.same_as").is_some()).collect();
+        let dupes: Vec<usize> = (0..n).filter(|&i| f.arg_attr(ctx, i, SAME_AS).is_some()).collect();
         if dupes.is_empty() {
             return Ok(());
         }
@@ -118,7 +119,7 @@ impl Pass for Dedupe {
         let mut rw = Rewriter::new(ctx);
         let conv = Convention::record(&mut rw, func).map_err(|m| err(&rw, m))?;
         let mut attrs = f.all_arg_attrs(&rw);
-        let declaration = ["aot.requires_grad", "aot.non_leaf", "aot.layout"];
+        let declaration = [REQUIRES_GRAD, NON_LEAF, LAYOUT];
         let (mut independent, mut removed) = (0u64, 0u64);
         let mut keep = vec![true; n];
         for &i in &dupes {
@@ -133,7 +134,7 @@ impl Pass for Dedupe {
                 let o = conv.original(i);
                 let from: Vec<NamedAttr> =
                     attrs[o].iter().copied().filter(|a| declaration.contains(&rw.sym_str(a.name))).collect();
-                attrs[i].retain(|a| rw.sym_str(a.name) != "aot.same_as");
+                attrs[i].retain(|a| rw.sym_str(a.name) != SAME_AS);
                 attrs[i].extend(from);
                 rw.sort_named_attrs(&mut attrs[i]);
                 independent += 1;

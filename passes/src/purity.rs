@@ -7,8 +7,9 @@
 
 use aot_ir::*;
 
-/// The function attribute `functionalize` sets on functions it rewrote.
-pub const VALUE_SEMANTICS: &str = "aot.value_semantics";
+/// The function attribute `functionalize` sets on functions it rewrote
+/// (the interpreter reads it too).
+pub use aot_runtime::interp::VALUE_SEMANTICS;
 
 /// Is `op` inside a function with value semantics?
 pub fn in_value_semantics(ctx: &Context, op: Op) -> bool {

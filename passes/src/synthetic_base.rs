@@ -55,6 +55,7 @@ use crate::meta::{
     ViewStep, META_ATTR,
 };
 use aot_dialects::func::FuncView;
+use aot_dialects::func::{LAYOUT, REQUIRES_GRAD, SAME_AS};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;
@@ -257,11 +258,11 @@ impl Pass for SyntheticBase {
             return Ok(());
         }
         let n = f.num_args(ctx);
-        if !(0..n).any(|i| f.arg_attr(ctx, i, "aot.layout").is_some()) {
+        if !(0..n).any(|i| f.arg_attr(ctx, i, LAYOUT).is_some()) {
             return Ok(());
         }
         let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
-        if (0..n).any(|i| f.arg_attr(ctx, i, "aot.same_as").is_some()) {
+        if (0..n).any(|i| f.arg_attr(ctx, i, SAME_AS).is_some()) {
             return Err(err(ctx, "has duplicated arguments: run 'dedupe' before 'synthetic-base'".into()));
         }
         let meta = ViewAndMutationMeta::required(ctx, func, "synthetic-base", "has arguments in shared storages")?;
@@ -507,12 +508,12 @@ impl Pass for SyntheticBase {
             lp.int("storage", layout.storage);
             lp.int("offset", 0);
             lp.i64_list("strides", &[1]);
-            let la = lp.finish("aot.layout");
-            attrs.push(NamedAttr { name: rw.sym("aot.layout"), value: la });
+            let la = lp.finish(LAYOUT);
+            attrs.push(NamedAttr { name: rw.sym(LAYOUT), value: la });
             // The base requires grad on entry only as a differentiable base.
             if p.requires_grad {
                 let unit = rw.unit_attr();
-                attrs.push(NamedAttr { name: rw.sym("aot.requires_grad"), value: unit });
+                attrs.push(NamedAttr { name: rw.sym(REQUIRES_GRAD), value: unit });
             }
             rw.sort_named_attrs(&mut attrs);
             let v = f.insert_arg(&mut rw, b, ty, attrs).expect("has a body");

@@ -11,6 +11,7 @@ pub mod compare;
 pub mod fd;
 pub mod json;
 
+use aot_dialects::func::{NON_LEAF, REQUIRES_GRAD, SAME_AS};
 use aot_ir::{Context, Diagnostic, ElemType, Op, SourceMgr, TensorType};
 use aot_runtime::compiled::CallError;
 use aot_runtime::{ExecOptions, Generator, Interpreter, Tensor};
@@ -211,7 +212,7 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
 /// (the default of the input file's `"requires_grad"`).
 pub fn requires_grad_attrs(ctx: &Context, func: Op) -> Vec<bool> {
     let Some(f) = aot_dialects::func::FuncView::new(ctx, func) else { return Vec::new() };
-    (0..f.num_args(ctx)).map(|i| f.arg_has(ctx, i, "aot.requires_grad")).collect()
+    (0..f.num_args(ctx)).map(|i| f.arg_has(ctx, i, REQUIRES_GRAD)).collect()
 }
 
 /// Parses an input file for `func`: its `{aot.requires_grad}` attributes
@@ -478,7 +479,7 @@ pub fn random_inputs(ctx: &Context, func: Op, seed: u64) -> Result<InputSpec, Ru
         w
     };
     for (i, p) in params.iter().enumerate() {
-        if let Some(k) = f.arg_attr(ctx, i, "aot.same_as").and_then(|a| ctx.attr_as_i64(a)) {
+        if let Some(k) = f.arg_attr(ctx, i, SAME_AS).and_then(|a| ctx.attr_as_i64(a)) {
             if k < 0 || k as usize >= i {
                 return Err(RunError::input(format!("argument {i}: 'aot.same_as' must name an earlier argument")));
             }
@@ -512,8 +513,8 @@ pub fn random_inputs(ctx: &Context, func: Op, seed: u64) -> Result<InputSpec, Ru
         } else {
             Values::Int((0..n).map(|_| (next() % 3) as i64).collect())
         };
-        let requires_grad = f.arg_has(ctx, i, "aot.requires_grad") && p.elem.is_float();
-        let non_leaf = f.arg_has(ctx, i, "aot.non_leaf");
+        let requires_grad = f.arg_has(ctx, i, REQUIRES_GRAD) && p.elem.is_float();
+        let non_leaf = f.arg_has(ctx, i, NON_LEAF);
         spec.args.push(ArgSpec::Own {
             dtype: p.elem,
             shape: p.shape.to_vec(),

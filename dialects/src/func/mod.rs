@@ -17,6 +17,18 @@ pub const FUNC: &str = "func.func";
 pub const RETURN: &str = "func.return";
 pub const CALL: &str = "func.call";
 
+// The calling convention's attributes (docs/reference/calling-convention-attrs.md).
+/// Argument attribute: the argument requires grad.
+pub const REQUIRES_GRAD: &str = "aot.requires_grad";
+/// Argument attribute: the argument is a non-leaf (a view of a leaf that requires grad).
+pub const NON_LEAF: &str = "aot.non_leaf";
+/// Argument attribute: the argument is the same tensor as an earlier one.
+pub const SAME_AS: &str = "aot.same_as";
+/// Argument attribute: the argument's layout in a storage (`#aot.layout`).
+pub const LAYOUT: &str = "aot.layout";
+/// Function attribute: the storages that `aot.layout` names (`#aot.storage`).
+pub const STORAGES: &str = "aot.storages";
+
 /// Typed access to a `func.func` op.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FuncView {
@@ -420,7 +432,7 @@ fn verify_func(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 fn verify_convention_attrs(ctx: &Context, op: Op, f: &FuncView, inputs: &[Type]) -> Result<(), Diagnostic> {
     let arg_err = |i: usize, m: String| Diagnostic::op_error(ctx, op, format!("argument {i}: {m}"));
     let mut declared: Vec<(i64, Option<i64>)> = Vec::new();
-    if let Some(a) = ctx.get_attr(op, "aot.storages") {
+    if let Some(a) = ctx.get_attr(op, STORAGES) {
         let AttrData::Array(items) = ctx.attr_data(a) else {
             return Err(Diagnostic::op_error(ctx, op, "'aot.storages' must be a list of #aot.storage"));
         };
@@ -441,13 +453,13 @@ fn verify_convention_attrs(ctx: &Context, op: Op, f: &FuncView, inputs: &[Type])
         }
     }
     for (i, &ty) in inputs.iter().enumerate() {
-        if let Some(a) = f.arg_attr(ctx, i, "aot.same_as") {
+        if let Some(a) = f.arg_attr(ctx, i, SAME_AS) {
             match ctx.attr_as_i64(a) {
                 Some(k) if k >= 0 && (k as usize) < i && inputs[k as usize] == ty => {}
                 _ => return Err(arg_err(i, "'aot.same_as' must name an earlier argument of the same type".into())),
             }
         }
-        let Some(a) = f.arg_attr(ctx, i, "aot.layout") else { continue };
+        let Some(a) = f.arg_attr(ctx, i, LAYOUT) else { continue };
         // After lower-to-loops an argument is a memref whose type carries
         // the layout; the attribute then only records where it came from.
         let Some(t) = ctx.as_tensor(ty) else { continue };

@@ -16,6 +16,7 @@ use super::{
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::func::FuncView;
+use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_dialects::r#mut::{resize_layout, InPlaceInterface, MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{
     build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY, SPLIT_GRAD,
@@ -882,7 +883,7 @@ impl<'c> Functionalizer<'c> {
         let arg_err = |i: usize, m: String| Diagnostic::error(loc, format!("argument {i}: {m}"));
         // Shared storages declared by `aot.storages`.
         let mut storage_decl: FxHashMap<i64, (Option<i64>, bool)> = FxHashMap::default();
-        if let Some(a) = self.rw.get_attr(func, "aot.storages") {
+        if let Some(a) = self.rw.get_attr(func, STORAGES) {
             if let AttrData::Array(items) = self.rw.attr_data(a).clone() {
                 for it in items {
                     let id = self.rw.attr_field(it, "id").and_then(|x| self.rw.attr_as_i64(x));
@@ -910,7 +911,7 @@ impl<'c> Functionalizer<'c> {
             // found the object mutated; otherwise it is traced as an
             // independent input declared like its original.
             let mut decl = i;
-            if let Some(k) = f.arg_attr(&self.rw, i, "aot.same_as").and_then(|a| self.rw.attr_as_i64(a)) {
+            if let Some(k) = f.arg_attr(&self.rw, i, SAME_AS).and_then(|a| self.rw.attr_as_i64(a)) {
                 if k < 0 || k as usize >= i {
                     return Err(arg_err(i, format!("'aot.same_as = {k}' must name an earlier argument")));
                 }
@@ -932,9 +933,9 @@ impl<'c> Functionalizer<'c> {
                 decl = decls[k];
             }
             decls.push(decl);
-            let rg = f.arg_has(&self.rw, decl, "aot.requires_grad");
-            let non_leaf = f.arg_has(&self.rw, decl, "aot.non_leaf");
-            let layout_attr = f.arg_attr(&self.rw, decl, "aot.layout");
+            let rg = f.arg_has(&self.rw, decl, REQUIRES_GRAD);
+            let non_leaf = f.arg_has(&self.rw, decl, NON_LEAF);
+            let layout_attr = f.arg_attr(&self.rw, decl, LAYOUT);
             let (sto, layout, root) = match layout_attr {
                 None => {
                     let o = self.fresh(v).map_err(|m| arg_err(i, m))?;
@@ -1097,7 +1098,7 @@ impl<'c> Functionalizer<'c> {
         // A duplicate traced as an independent input is still the same
         // tensor: one version counter for both storages.
         for i in 0..args.len() {
-            let Some(k) = f.arg_attr(&self.rw, i, "aot.same_as").and_then(|a| self.rw.attr_as_i64(a)) else {
+            let Some(k) = f.arg_attr(&self.rw, i, SAME_AS).and_then(|a| self.rw.attr_as_i64(a)) else {
                 continue;
             };
             let (a, b) = (self.arg_initial[i].0, self.arg_initial[self.canonical[k as usize]].0);
@@ -1884,7 +1885,7 @@ impl<'c> Functionalizer<'c> {
         check_inline_size(ctx, func)?;
         let num_results = f.num_results(ctx);
         let args: Vec<Value> = f.args(ctx).to_vec();
-        let has_dupes = (0..args.len()).any(|i| f.arg_has(ctx, i, "aot.same_as"));
+        let has_dupes = (0..args.len()).any(|i| f.arg_has(ctx, i, SAME_AS));
         let mut rw = Rewriter::new(ctx);
         rw.set_insertion_point(InsertPoint::Before(first));
         // Duplicates: a probe with every duplicate merged finds which
