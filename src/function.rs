@@ -45,9 +45,10 @@ use std::sync::Arc;
 /// rendered with their source location and caret).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The module text does not parse or verify.
-    #[error("{0}")]
-    Parse(String),
+    /// The module text does not parse or verify: every diagnostic, with its
+    /// file, line and column (displayed MLIR-style, source line and caret).
+    #[error("{}", render_all(.0))]
+    Parse(Vec<aot_ir::ResolvedDiagnostic>),
     /// The example arguments do not fit the function's signature.
     #[error("{0}")]
     Signature(String),
@@ -66,6 +67,10 @@ pub enum Error {
     /// negative or overflowing shape, a dtype mismatch).
     #[error(transparent)]
     Tensor(#[from] aot_runtime::TensorError),
+}
+
+fn render_all(ds: &[aot_ir::ResolvedDiagnostic]) -> String {
+    ds.iter().map(|d| d.rendered.as_str()).collect()
 }
 
 impl From<CallError> for Error {
@@ -122,15 +127,14 @@ fn parse(text: &str, file: &str) -> Result<(Context, aot_ir::Op, SourceMgr), Err
     let mut sources = SourceMgr::new();
     sources.add(file, Arc::from(text));
     let mut ctx = Context::new();
-    let render =
-        |ctx: &Context, d: &[aot_ir::Diagnostic]| d.iter().map(|d| d.render(ctx, &sources)).collect::<String>();
+    let resolve = |ctx: &Context, d: &[aot_ir::Diagnostic]| d.iter().map(|d| d.resolve(ctx, &sources)).collect();
     let opts = ParseOptions { file: file.into(), first_line: 1 };
     let m = match aot_ir::parse_module(&mut ctx, text, &opts) {
         Ok(m) => m,
-        Err(d) => return Err(Error::Parse(render(&ctx, &[d]))),
+        Err(d) => return Err(Error::Parse(resolve(&ctx, &[d]))),
     };
     if let Err(ds) = aot_ir::verify(&ctx, m) {
-        return Err(Error::Parse(render(&ctx, &ds)));
+        return Err(Error::Parse(resolve(&ctx, &ds)));
     }
     Ok((ctx, m, sources))
 }

@@ -96,7 +96,15 @@ fn bad_text_is_a_located_parse_error() {
         "func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n  return %y : tensor<3xf32>\n}\n",
         "bad.mlir",
     ) {
-        Err(Error::Parse(m)) => assert!(m.contains("bad.mlir:2:"), "{m}"),
+        Err(e @ Error::Parse(_)) => {
+            let Error::Parse(ds) = &e else { unreachable!() };
+            assert_eq!(ds.len(), 1, "{e}");
+            assert_eq!((ds[0].file.as_deref(), ds[0].line), (Some("bad.mlir"), 2), "{e}");
+            assert!(ds[0].message.contains("%y"), "{e}");
+            // Displayed as aot-opt prints it: location, message, line, caret.
+            assert!(e.to_string().starts_with("bad.mlir:2:"), "{e}");
+            assert!(e.to_string().contains("return %y"), "{e}");
+        }
         _ => panic!("expected a parse error"),
     }
 }

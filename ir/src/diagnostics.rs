@@ -79,6 +79,21 @@ impl Diagnostic {
         out
     }
 
+    /// The diagnostic with its locations resolved, and rendered: a value that
+    /// outlives the [`Context`] (a library's error).
+    pub fn resolve(&self, ctx: &Context, sources: &SourceMgr) -> ResolvedDiagnostic {
+        let at = ctx.loc_file_line_col(self.loc);
+        ResolvedDiagnostic {
+            severity: self.severity,
+            file: at.map(|(f, _, _)| f.to_string()),
+            line: at.map_or(0, |(_, l, _)| l),
+            col: at.map_or(0, |(_, _, c)| c),
+            message: self.message.clone(),
+            notes: self.notes.iter().map(|n| n.resolve(ctx, sources)).collect(),
+            rendered: self.render(ctx, sources),
+        }
+    }
+
     /// This diagnostic followed by its notes, each as a flat diagnostic.
     pub fn flatten(&self) -> Vec<Diagnostic> {
         let mut v = vec![Diagnostic { notes: Vec::new(), ..self.clone() }];
@@ -128,6 +143,27 @@ fn echo_line(text: &str, col: u32, out: &mut String) {
     let caret: String =
         prefix.chars().chain(text[lo..at].chars()).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
     let _ = writeln!(out, "{caret}^");
+}
+
+/// A [`Diagnostic`] whose location is resolved to a file, line and column
+/// (`file` is `None`, line and column 0, for an unknown location).
+/// Displays as the MLIR-style rendering, notes and source lines included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedDiagnostic {
+    pub severity: Severity,
+    pub file: Option<String>,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+    pub notes: Vec<ResolvedDiagnostic>,
+    /// [`Diagnostic::render`]'s text.
+    pub rendered: String,
+}
+
+impl std::fmt::Display for ResolvedDiagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.rendered)
+    }
 }
 
 /// The text of every buffer read so far, for rendering source lines.

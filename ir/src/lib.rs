@@ -31,7 +31,7 @@ pub mod verify_diagnostics;
 
 pub use attributes::{AttrData, DenseData, NamedAttr};
 pub use context::{AttrView, Context, Use, ValueDef};
-pub use diagnostics::{Diagnostic, Severity, SourceMgr};
+pub use diagnostics::{Diagnostic, ResolvedDiagnostic, Severity, SourceMgr};
 pub use entity::{Attribute, Block, Location, Op, OpName, Region, Symbol, Type, Value};
 pub use location::LocData;
 pub use parser::{parse_module, Argument, ParseOptions, ParseResult, Parser, UnresolvedOperand};
