@@ -307,3 +307,19 @@ func.func @view_of_anchored_alias_after_metadata_op(%a: tensor<2x2xf32> {aot.req
   %r = tensor.neg %v : tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// -----
+
+/// A view of a leaf that holds one element at three positions (stride 0),
+/// relaid out by unsqueeze_ under no_grad: PyTorch regenerates its history
+/// as an as_strided of the leaf and shares the gradient among the three
+/// positions. Refused for training.
+// FUNC-LABEL: func.func @no_grad_relayout_of_view_of_self_overlapping_leaf
+// FUNC-SAME:  aot.backward_error
+func.func @no_grad_relayout_of_view_of_self_overlapping_leaf(%a: tensor<3xf32> {aot.layout = #aot.layout<storage = 0, offset = 2, strides = [0]>, aot.requires_grad}) -> tensor<3x1xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 6, requires_grad = false>]} {
+  %v = view.reshape %a {shape = array<i64: 3>} : tensor<3xf32> -> tensor<3xf32>
+  // expected-error@+1 {{unsupported operation: 'mut.unsqueeze_' under no_grad of a view of a tensor that holds an element at several positions (PyTorch regenerates the view's history as an as_strided of it, which shares the gradient among those positions)}}
+  %u = mut.unsqueeze_ %v {dim = 0, aot.no_grad} : tensor<3xf32> -> tensor<1x3xf32>
+  %t = view.t %u : tensor<1x3xf32> -> tensor<3x1xf32>
+  return %t : tensor<3x1xf32>
+}

@@ -1761,6 +1761,17 @@ impl<'c> Functionalizer<'c> {
                         def.name
                     ),
                 );
+            } else if may_self_overlap(&self.objs[h].layout) {
+                // The regenerated history is an as_strided of a tensor that
+                // holds an element at several positions: PyTorch shares the
+                // gradient among them, where the view's steps send it to one.
+                self.refuse_backward(
+                    op,
+                    format!(
+                        "unsupported operation: '{}' under no_grad of a view of a tensor that holds an element at several positions (PyTorch regenerates the view's history as an as_strided of it, which shares the gradient among those positions)",
+                        def.name
+                    ),
+                );
             }
         }
         if recorded {
