@@ -55,10 +55,21 @@ fn route_by_storage(
     fin: &Strided,
     candidates: impl Iterator<Item = (AliasTarget, Strided)>,
 ) -> (Vec<(AliasTarget, Pairs)>, Option<usize>) {
-    let mut left: Vec<Option<usize>> =
-        strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
+    let left = strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
+    route_left(left, candidates)
+}
+
+/// [`route_by_storage`] for the value's elements still in `left` (value
+/// index -> storage element; `None` for one already routed).
+fn route_left(
+    mut left: Vec<Option<usize>>,
+    candidates: impl Iterator<Item = (AliasTarget, Strided)>,
+) -> (Vec<(AliasTarget, Pairs)>, Option<usize>) {
     let mut out = Vec::new();
     for (target, layout) in candidates {
+        if left.iter().all(Option::is_none) {
+            break;
+        }
         let q = take_held(&mut left, &layout);
         if !q.is_empty() {
             out.push((target, q));
@@ -209,23 +220,14 @@ pub(crate) fn build(
     // value of one that holds them.
     let spill = |src: &Strided, held: &Strided, s: usize| -> Result<Vec<(AliasTarget, Pairs)>, String> {
         let held = first_positions(held);
-        let mut left: Vec<Option<usize>> = strided_indices(&src.size, &src.stride, src.offset)
+        let left = strided_indices(&src.size, &src.stride, src.offset)
             .into_iter()
             .map(|e| (!held.contains_key(&e)).then_some(e))
             .collect();
-        let mut out = Vec::new();
-        if left.iter().all(Option::is_none) {
-            return Ok(out);
-        }
         let class = v.user[s].storage_class;
-        for j in (0..n).filter(|&j| j != s && v.user[j].storage_class == class && v.conv.original(j) == j) {
-            let (target, layout) = value_of(j);
-            let q = take_held(&mut left, &layout);
-            if !q.is_empty() {
-                out.push((target, q));
-            }
-        }
-        match left.into_iter().flatten().next() {
+        let siblings = (0..n).filter(|&j| j != s && v.user[j].storage_class == class && v.conv.original(j) == j);
+        let (out, uncovered) = route_left(left, siblings.map(&value_of));
+        match uncovered {
             Some(e) => Err(format!(
                 "argument {s}'s final layout reaches storage element {e}, which no argument holds: its gradient has nowhere to go"
             )),

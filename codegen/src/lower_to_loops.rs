@@ -12,8 +12,7 @@
 //! a trailing `mut.copy_` a copy kernel into the argument's buffer.
 //! Invariant: after the pass no value of the function has a tensor type.
 
-use aot_dialects::func::FuncView;
-use aot_dialects::func::LAYOUT;
+use aot_dialects::func::{FuncView, LAYOUT};
 use aot_dialects::lowering::{lower_pointwise, memref_of, memref_type, row_major, Lower, LowerCtx, Pointwise};
 use aot_dialects::r#loop;
 use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};

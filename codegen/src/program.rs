@@ -117,9 +117,7 @@ fn kernel_work(ctx: &Context, op: Op) -> u64 {
                 ctx.attr_i64(o, "upper").unwrap_or(0),
                 ctx.attr_i64(o, "step").unwrap_or(1).max(1),
             );
-            // In i128: hand-written loops may span the whole i64 range.
-            let trips = ((hi as i128 - lo as i128).max(0) + st as i128 - 1) / st as i128;
-            let trips = u64::try_from(trips).unwrap_or(u64::MAX);
+            let trips = trips(lo, hi, st) as u64;
             let inner = ctx.regions(o).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)));
             trips.saturating_mul(inner.max(1))
         } else {

@@ -486,7 +486,8 @@ def check_case(text, inputs, tangents, bin_dir, modes, workdir):
             cls, msg = "false-reject", av
         elif tk == "answer" and ak == "answer":
             check_grads = grad and (mode != "eager-grad" or smooth(text))
-            diffs = compare(mode, av, tv, check_grads, pre_call_layouts(inputs))
+            pre = pre_call_layouts(inputs)
+            diffs = compare(mode, av, tv, check_grads, pre)
             hard = [d for d in diffs if not d[0].endswith(".unmappable")]
             if hard and all(d[0].endswith(".data") for d in hard) and not unspecified:
                 # only float data differs: rounding, where it is within
@@ -495,7 +496,7 @@ def check_case(text, inputs, tangents, bin_dir, modes, workdir):
                 if key not in oracle:
                     oracle[key] = run_torch(*in_float64(text, inputs, tangents if grad else None), grad)
                 ek, ev = oracle[key]
-                if ek == "answer" and not [d for d in compare(mode, av, tv, check_grads, pre_call_layouts(inputs), ev)
+                if ek == "answer" and not [d for d in compare(mode, av, tv, check_grads, pre, ev)
                                            if not d[0].endswith(".unmappable")]:
                     diffs = [(w + " (rounding)", m) for w, m in hard]
                     hard = []

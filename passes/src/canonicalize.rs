@@ -27,6 +27,7 @@ use crate::purity::{is_removable_pure, VALUE_SEMANTICS};
 use aot_dialects::view::{view_interface, view_of_scatter, Inverse};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
+use aot_runtime::interp::NO_GRAD;
 
 /// Inherent attributes only (dialect-prefixed ones do not change meaning).
 fn core_attrs(ctx: &Context, op: Op) -> Vec<NamedAttr> {
@@ -76,7 +77,7 @@ fn chain_lands_on(ctx: &Context, v: Value, base: Value, scatter: Op) -> bool {
         // A gradient stop (detach, a no_grad view) on the way: writing the
         // value back changes what the gradient reaches, if not the data.
         let stops = ctx.op_def(op).is_some_and(|d| d.interface::<aot_runtime::interp::Detaches>().is_some())
-            || ctx.has_attr(op, aot_runtime::interp::NO_GRAD);
+            || ctx.has_attr(op, NO_GRAD);
         if stops {
             return false;
         }
@@ -139,7 +140,7 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
         return None;
     }
     let vi = view_interface(name)?;
-    if ctx.has_attr(op, aot_runtime::interp::NO_GRAD) {
+    if ctx.has_attr(op, NO_GRAD) {
         return None;
     }
     // view(scatter(b, s, A), A) == s, unless A reaches an element twice:
@@ -173,7 +174,7 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
             let inner = def_of(ctx, x)?;
             if ctx.op_name(inner) == name
                 && core_attrs(ctx, inner) == core_attrs(ctx, op)
-                && !ctx.has_attr(inner, aot_runtime::interp::NO_GRAD)
+                && !ctx.has_attr(inner, NO_GRAD)
             {
                 return Some(ctx.operand(inner, 0));
             }
@@ -219,14 +220,12 @@ fn rewrite(rw: &mut Rewriter<'_>, op: Op) -> Option<Value> {
         return Some(rw.operand(op, 0));
     }
     let vi = view_interface(&name)?;
-    if !matches!(vi.inverse, Inverse::Reshape) || name == "view.unbind" || rw.has_attr(op, aot_runtime::interp::NO_GRAD)
-    {
+    if !matches!(vi.inverse, Inverse::Reshape) || name == "view.unbind" || rw.has_attr(op, NO_GRAD) {
         return None;
     }
     let inner = def_of(rw, rw.operand(op, 0))?;
     let inner_name = rw.op_name(inner).to_string();
-    if !matches!(view_interface(&inner_name).map(|v| v.inverse), Some(Inverse::Reshape))
-        || rw.has_attr(inner, aot_runtime::interp::NO_GRAD)
+    if !matches!(view_interface(&inner_name).map(|v| v.inverse), Some(Inverse::Reshape)) || rw.has_attr(inner, NO_GRAD)
     {
         return None;
     }

@@ -20,8 +20,7 @@
 //! layouts are in bounds of their declared storage.
 
 use crate::meta::{Params, Reader, Strided};
-use aot_dialects::func::FuncView;
-use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
+use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_ir::*;
 
 pub const CONVENTION_ATTR: &str = "aot.convention";

@@ -27,8 +27,7 @@
 
 use crate::convention::Convention;
 use crate::meta::{Params, Reader, SetSource, ViewAndMutationMeta, META_ATTR};
-use aot_dialects::func::FuncView;
-use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS};
+use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 

@@ -54,8 +54,7 @@ use crate::meta::{
     InputAliasInfo, MutationType, OutputAliasInfo, OutputType, Params, Reader, SetSource, Strided, ViewAndMutationMeta,
     ViewStep, META_ATTR,
 };
-use aot_dialects::func::FuncView;
-use aot_dialects::func::{LAYOUT, REQUIRES_GRAD, SAME_AS};
+use aot_dialects::func::{FuncView, LAYOUT, REQUIRES_GRAD, SAME_AS};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;

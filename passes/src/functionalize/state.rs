@@ -15,8 +15,7 @@ use super::{
 };
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
-use aot_dialects::func::FuncView;
-use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
+use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_dialects::r#mut::{resize_layout, InPlaceInterface, MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{
     build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY, SPLIT_GRAD,
@@ -719,13 +718,22 @@ impl<'c> Functionalizer<'c> {
         Ok(())
     }
 
+    /// The value `v` views, through any chain of view ops: a block argument
+    /// or the result of an op that is not a view.
+    fn view_root(&self, mut v: Value) -> Value {
+        while let ValueDef::Result { op, .. } = self.rw.value_def(v) {
+            match self.rw.op_def(op) {
+                Some(d) if d.has(Traits::VIEW) => v = self.rw.operand(op, 0),
+                _ => break,
+            }
+        }
+        v
+    }
+
     /// Is `v` a tensor with a contiguous storage of its own (the result of
     /// an op that is not a view)?
     fn owns_storage(&self, v: Value) -> bool {
-        match self.rw.value_def(v) {
-            ValueDef::Result { op, .. } => self.rw.op_def(op).is_some_and(|d| !d.has(Traits::VIEW)),
-            ValueDef::BlockArg { .. } => false,
-        }
+        self.view_root(v) == v && matches!(self.rw.value_def(v), ValueDef::Result { .. })
     }
 
     /// Records a mutation of object `o` against the arguments it touches.
@@ -2085,13 +2093,7 @@ impl<'c> Functionalizer<'c> {
         // argument to its new storage in a backend that addresses its
         // buffer.
         for r in results.iter_mut() {
-            let mut root = *r;
-            while let ValueDef::Result { op, .. } = self.rw.value_def(root) {
-                match self.rw.op_def(op) {
-                    Some(d) if d.has(Traits::VIEW) => root = self.rw.operand(op, 0),
-                    _ => break,
-                }
-            }
+            let root = self.view_root(*r);
             if let Some(j) = args.iter().position(|&a| a == root) {
                 let info = &infos[j];
                 if info.mutation_type == MutationType::MutatedInGraph
@@ -2104,45 +2106,48 @@ impl<'c> Functionalizer<'c> {
         // Each argument's current value: a metadata epilogue rebinds it,
         // and later epilogues (a set_ onto its storage) must use the result.
         let mut cur_args = args.to_vec();
-        let placed: Vec<bool> = infos.iter().map(|info| !info.mutates_storage_metadata).collect();
-        let mut done = vec![false; infos.len()];
+        // Whether an argument is on its final storage: all but the set_
+        // ones, which are once their epilogue ran.
+        let mut on_final: Vec<bool> = infos.iter().map(|info| !info.mutates_storage_metadata).collect();
         // Order: storages grow first (a set_ onto one may reach the new
         // elements), then the set_s (their sources are still where the
         // call found them), then everything else (which may move a source
         // away or change its metadata).
-        let phase = |info: &InputAliasInfo| match (info.mutates_storage_metadata, info.resized_numel) {
-            (false, Some(_)) => 0,
-            (true, _) => 1,
-            (false, None) => 2,
+        let infos_ref = &infos;
+        let phase = |p: u8| {
+            (0..infos_ref.len()).filter(move |&i| {
+                let info = &infos_ref[i];
+                p == match (info.mutates_storage_metadata, info.resized_numel) {
+                    (false, Some(_)) => 0,
+                    (true, _) => 1,
+                    (false, None) => 2,
+                }
+            })
         };
-        let mut order: Vec<usize> = (0..infos.len()).collect();
-        order.sort_by_key(|&i| phase(&infos[i]));
+        let mut order: Vec<usize> = phase(0).collect();
         // Among the set_s, an argument another one takes its storage from
         // moves after it (the lowest index first where they form a cycle).
-        let sets: Vec<usize> = order.iter().copied().filter(|&i| phase(&infos[i]) == 1).collect();
         let source_of = |i: usize, j: usize| {
             let s = self.objs[self.arg_objs[j]].sto;
             self.stos[s].members.iter().any(|m| self.canonical[m.0] == i)
         };
-        let mut pending = sets.clone();
-        let mut scheduled = Vec::with_capacity(sets.len());
+        let mut pending: Vec<usize> = phase(1).collect();
         while !pending.is_empty() {
             let k = (0..pending.len())
                 .find(|&k| !pending.iter().any(|&j| j != pending[k] && source_of(pending[k], j)))
                 .unwrap_or(0);
-            scheduled.push(pending.remove(k));
+            order.push(pending.remove(k));
         }
-        let first = order.iter().position(|&i| phase(&infos[i]) == 1).unwrap_or(0);
-        order.splice(first..first + sets.len(), scheduled);
+        order.extend(phase(2));
         for i in order {
             let info = &infos[i];
             if written_then_set.contains(&i) {
                 self.copy_initial_layout_value(i, cur_args[i])?;
             }
             if info.mutation_type == MutationType::MutatedInGraph {
-                cur_args[i] = self.emit_in_graph(i, &cur_args, &placed, &done, info)?;
+                cur_args[i] = self.emit_in_graph(i, &cur_args, &on_final, info)?;
             }
-            done[i] = true;
+            on_final[i] = true;
         }
         self.rw.build_typed("func.return", &results, &[], &[]);
         // Drop the old body.
@@ -2374,15 +2379,13 @@ impl<'c> Functionalizer<'c> {
     }
 
     /// The trailing mutations of argument `i`; returns its value after them.
-    /// `args` holds each argument's current value; `placed[j]` says that
-    /// argument `j` is on its final storage without an epilogue set_, and
-    /// `done[j]` that its epilogue already ran.
+    /// `args` holds each argument's current value, `on_final[j]` whether
+    /// argument `j` is on its final storage (no set_ of its own left).
     fn emit_in_graph(
         &mut self,
         i: usize,
         args: &[Value],
-        placed: &[bool],
-        done: &[bool],
+        on_final: &[bool],
         info: &InputAliasInfo,
     ) -> Result<Value, Diagnostic> {
         let o = self.arg_objs[i];
@@ -2397,12 +2400,12 @@ impl<'c> Functionalizer<'c> {
             let s = self.objs[o].sto;
             // The source: an argument already on the final storage (its
             // current value), else the first that started there.
-            let on_final = |j: usize| {
+            let placed = |j: usize| {
                 let c = self.canonical[j];
-                c != i && self.objs[self.arg_objs[c]].sto == s && (placed[c] || done[c])
+                c != i && self.objs[self.arg_objs[c]].sto == s && on_final[c]
             };
             let members = &self.stos[s].members;
-            let src = match members.iter().find(|m| on_final(m.0)).or(members.first()) {
+            let src = match members.iter().find(|m| placed(m.0)).or(members.first()) {
                 Some(&(j, _, _)) => args[self.canonical[j]],
                 None => self.base_value(s)?,
             };
