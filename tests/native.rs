@@ -1,9 +1,14 @@
-//! Native code beyond the corpus: the vectorized approximations of `exp`,
-//! `tanh` and `erf` against `libm` in f64 over their whole range and the
-//! special values, with lengths that exercise the vector loop and its
-//! scalar remainder; and the JIT entry points used by embedders.
+//! Native code beyond the corpus: every row of the math table that a
+//! tensor op computes elementwise (`tensor.exp` for `loop.exp`, ...),
+//! compiled and run natively against the row's f64 reference within the
+//! row's accuracy contract, over its whole range and the special values,
+//! with lengths that exercise the vector loop and its scalar remainder; and
+//! the JIT entry points used by embedders.
 
 use aot::compile::{compile, Backend, CompileOptions};
+use aot::dialects::r#loop::math::{test_inputs, ulps_error};
+use aot::dialects::r#loop::MATH;
+use aot::ir::registry::lookup_op;
 use aot::ir::{parse_module, verify, Context, ElemType, ParseOptions, SourceMgr};
 use aot::runtime::Tensor;
 use std::sync::Arc;
@@ -28,21 +33,10 @@ fn unary(op: &str, n: usize) -> aot::runtime::compiled::CompiledFunction {
     compile(ctx, &sources, m, f, &opts).expect("compiles").function
 }
 
-/// Inputs: a dense sweep, powers of two down to subnormals, and specials.
-fn inputs(range: f32) -> Vec<f32> {
-    let mut v: Vec<f32> = (0..20_001).map(|i| -range + 2.0 * range * i as f32 / 20_000.0).collect();
-    for e in -149..=20 {
-        let p = 2f32.powi(e);
-        v.extend([p, -p]);
-    }
-    v.extend([0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN, 1e-30, -1e-30]);
-    v
-}
-
 /// Largest error of `op` against `reference` in units of f32 ulps of the
-/// exact value (`abs` floor for results near zero).
-fn check(op: &str, range: f32, reference: fn(f64) -> f64, max_ulps: f64, abs: f64) {
-    let xs = inputs(range);
+/// exact value (`abs` floor for results near zero), over `range`'s inputs.
+fn check(op: &str, range: f32, reference: &dyn Fn(f64) -> f64, max_ulps: f64, abs: f64) {
+    let xs = test_inputs(range);
     let n = xs.len();
     let mut f = unary(op, n);
     let t =
@@ -50,23 +44,7 @@ fn check(op: &str, range: f32, reference: fn(f64) -> f64, max_ulps: f64, abs: f6
     let out = f.call(&[t]).expect("runs").remove(0).read_f64();
     let mut worst = (0.0f64, 0.0f32);
     for (&x, &y) in xs.iter().zip(&out) {
-        let want = reference(x as f64);
-        let want32 = want as f32 as f64;
-        if want.is_nan() {
-            assert!(y.is_nan(), "{op}({x}) = {y}, expected NaN");
-            continue;
-        }
-        if want32.is_infinite() {
-            assert_eq!(y, want32, "{op}({x})");
-            continue;
-        }
-        let ulp = (want32.abs() as f32).max(f32::MIN_POSITIVE);
-        let ulp = (f32::from_bits(ulp.to_bits() + 1) - ulp) as f64;
-        let err = (y - want).abs();
-        if err <= abs {
-            continue;
-        }
-        let u = err / ulp;
+        let u = ulps_error(y, reference(x as f64), abs);
         if u > worst.0 {
             worst = (u, x);
         }
@@ -74,16 +52,24 @@ fn check(op: &str, range: f32, reference: fn(f64) -> f64, max_ulps: f64, abs: f6
     assert!(worst.0 <= max_ulps, "{op}: {:.1} ulps at x = {} (allowed {max_ulps})", worst.0, worst.1);
 }
 
+/// Every one-argument row of the math table whose function a tensor op of
+/// the same name computes, natively within the row's contract.
 #[test]
-fn vector_exp_is_accurate() {
+fn every_math_row_is_accurate_natively() {
     aot::init();
-    check("tensor.exp", 110.0, f64::exp, 2.0, 1e-37);
-}
-
-#[test]
-fn vector_tanh_is_accurate() {
-    aot::init();
-    check("tensor.tanh", 12.0, f64::tanh, 4.0, 1e-37);
+    let mut checked = Vec::new();
+    for f in MATH.iter().filter(|f| f.arity() == 1) {
+        let op = format!("tensor.{}", f.short);
+        if lookup_op(&op).is_none() {
+            continue;
+        }
+        check(&op, f.range, &|x| f.eval(&[x]), f.ulps as f64, 1e-37);
+        checked.push(f.short);
+    }
+    // The polynomial rows and a per-lane row at least.
+    for must in ["exp", "tanh", "erf", "sin"] {
+        assert!(checked.contains(&must), "tensor.{must} was not checked: {checked:?}");
+    }
 }
 
 /// Where f32's tanh is ±1 it is exactly ±1 (1 - tanh² is then 0, which a
@@ -102,12 +88,6 @@ fn vector_tanh_saturates_exactly() {
     }
 }
 
-#[test]
-fn vector_erf_is_accurate() {
-    aot::init();
-    check("tensor.erf", 6.0, libm::erf, 3.0, 1e-37);
-}
-
 /// GELU goes through erfc, so it keeps its relative accuracy where
 /// `1 + erf` would cancel (the interpreter's f64 formula flushes to 0
 /// there): within a few ulps where |gelu| is not tiny; in the far negative
@@ -115,7 +95,7 @@ fn vector_erf_is_accurate() {
 #[test]
 fn gelu_is_accurate() {
     aot::init();
-    check("tensor.gelu", 12.0, |x| 0.5 * x * libm::erfc(-x / std::f64::consts::SQRT_2), 32.0, 1e-12);
+    check("tensor.gelu", 12.0, &|x| 0.5 * x * libm::erfc(-x / std::f64::consts::SQRT_2), 32.0, 1e-12);
 }
 
 /// Reductions over outer dimensions vectorize along the kept (unit-stride)

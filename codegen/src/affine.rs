@@ -6,6 +6,7 @@
 //! index, a division). Ranges come from the bounds of induction variables.
 
 use aot_dialects::r#loop;
+use aot_dialects::r#loop::{Binary, LoopOp, ScalarOp};
 use aot_ir::*;
 
 /// `Σ coef·atom + c` over index values.
@@ -43,7 +44,7 @@ impl Expr {
 
 pub fn index_const(ctx: &Context, v: Value) -> Option<i64> {
     let op = ctx.defining_op(v)?;
-    if ctx.op_name(op) != r#loop::CONSTANT {
+    if LoopOp::of(ctx, op) != Some(LoopOp::Constant) {
         return None;
     }
     ctx.get_attr(op, "value").and_then(|a| ctx.attr_as_i64(a))
@@ -63,10 +64,10 @@ pub fn expr_of(ctx: &Context, v: Value) -> Expr {
         2 => (ctx.operand(op, 0), ctx.operand(op, 1)),
         _ => return atom,
     };
-    match ctx.op_name(op) {
-        "loop.add" => expr_of(ctx, a).plus(&expr_of(ctx, b)),
-        "loop.sub" => expr_of(ctx, a).plus(&expr_of(ctx, b).scale(-1)),
-        "loop.mul" => match (index_const(ctx, a), index_const(ctx, b)) {
+    match LoopOp::of(ctx, op) {
+        Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Add))) => expr_of(ctx, a).plus(&expr_of(ctx, b)),
+        Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Sub))) => expr_of(ctx, a).plus(&expr_of(ctx, b).scale(-1)),
+        Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Mul))) => match (index_const(ctx, a), index_const(ctx, b)) {
             (_, Some(k)) => expr_of(ctx, a).scale(k),
             (Some(k), _) => expr_of(ctx, b).scale(k),
             _ => atom,
@@ -79,7 +80,7 @@ pub fn expr_of(ctx: &Context, v: Value) -> Expr {
 pub fn iv_range(ctx: &Context, v: Value) -> Option<(i64, i64)> {
     let ValueDef::BlockArg { block, index: 0 } = ctx.value_def(v) else { return None };
     let op = ctx.block_parent_op(block)?;
-    if ctx.op_name(op) != r#loop::FOR {
+    if LoopOp::of(ctx, op) != Some(LoopOp::For) {
         return None;
     }
     let (lo, hi, st) =

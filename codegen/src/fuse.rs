@@ -23,9 +23,12 @@
 //! (trailing argument updates) and keeps buffers that leave the function.
 
 use crate::affine::{flat_offset, floordiv, modulo, Expr};
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::FuncView;
 use aot_dialects::r#loop;
+use aot_dialects::r#loop::{Binary, LoopOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -42,9 +45,9 @@ pub struct Stats {
 /// The allocation (or argument, or global) a buffer value lives in.
 pub fn root_of(ctx: &Context, mut v: Value) -> Value {
     while let Some(op) = ctx.defining_op(v) {
-        match ctx.op_name(op) {
-            r#loop::VIEW => v = ctx.operand(op, 0),
-            r#loop::REBIND => v = ctx.operand(op, 1),
+        match LoopOp::of(ctx, op) {
+            Some(LoopOp::View) => v = ctx.operand(op, 0),
+            Some(LoopOp::Rebind) => v = ctx.operand(op, 1),
             _ => break,
         }
     }
@@ -56,7 +59,7 @@ pub fn root_of(ctx: &Context, mut v: Value) -> Value {
 /// one allocation; anything else is its own.
 fn alias_class(ctx: &Context, root: Value) -> Value {
     if let ValueDef::BlockArg { block, .. } = ctx.value_def(root) {
-        if ctx.block_parent_op(block).is_some_and(|o| ctx.op_name(o) == "func.func") {
+        if ctx.block_parent_op(block).is_some_and(|o| ctx.isa::<FuncOp>(o)) {
             return ctx.block_args(block)[0];
         }
     }
@@ -77,11 +80,11 @@ fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
             v
         } else {
             let c = index_value(rw, k);
-            rw.build_typed1("loop.mul", &[v, c], &[], ty)
+            rw.build_typed1(Binary::Mul.name(), &[v, c], &[], ty)
         };
         acc = Some(match acc {
             None => t,
-            Some(a) => rw.build_typed1("loop.add", &[a, t], &[], ty),
+            Some(a) => rw.build_typed1(Binary::Add.name(), &[a, t], &[], ty),
         });
     }
     match acc {
@@ -89,7 +92,7 @@ fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
         Some(a) if e.c == 0 => a,
         Some(a) => {
             let c = index_value(rw, e.c);
-            rw.build_typed1("loop.add", &[a, c], &[], ty)
+            rw.build_typed1(Binary::Add.name(), &[a, c], &[], ty)
         }
     }
 }
@@ -108,7 +111,7 @@ fn div_mod(rw: &mut Rewriter<'_>, e: &Expr, d: i64, n: Option<i64>) -> Value {
         None => {
             let v = materialize(rw, e);
             let dv = index_value(rw, d);
-            let q = rw.build_typed1("loop.div", &[v, dv], &[], ty);
+            let q = rw.build_typed1(Binary::Div.name(), &[v, dv], &[], ty);
             Expr { terms: vec![(q, 1)], c: 0 }
         }
     };
@@ -118,7 +121,7 @@ fn div_mod(rw: &mut Rewriter<'_>, e: &Expr, d: i64, n: Option<i64>) -> Value {
         None => {
             let v = materialize(rw, &q);
             let nv = index_value(rw, n);
-            rw.build_typed1("loop.rem", &[v, nv], &[], ty)
+            rw.build_typed1(Binary::Rem.name(), &[v, nv], &[], ty)
         }
     }
 }
@@ -153,10 +156,10 @@ fn as_producer(ctx: &Context, k: Op) -> Option<Producer> {
     let body = ctx.single_block(k, 0)?;
     let mut stores = Vec::new();
     let mut bad = false;
-    ctx.walk_pre(k, &mut |o| match ctx.op_name(o) {
-        r#loop::STORE => stores.push(o),
-        r#loop::ASSERT | r#loop::PHILOX => bad = true,
-        r#loop::FOR if ctx.num_operands(o) > 0 => bad = true,
+    ctx.walk_pre(k, &mut |o| match LoopOp::of(ctx, o) {
+        Some(LoopOp::Store) => stores.push(o),
+        Some(LoopOp::Assert | LoopOp::Philox) => bad = true,
+        Some(LoopOp::For) if ctx.num_operands(o) > 0 => bad = true,
         _ => {}
     });
     if bad || stores.len() != 1 {
@@ -168,7 +171,7 @@ fn as_producer(ctx: &Context, k: Op) -> Option<Producer> {
     let m = memref(ctx, out)?;
     // A fresh contiguous allocation, written through itself.
     let alloc = ctx.defining_op(out)?;
-    if ctx.op_name(alloc) != r#loop::ALLOC || m.layout.is_some() {
+    if LoopOp::of(ctx, alloc) != Some(LoopOp::Alloc) || m.layout.is_some() {
         return None;
     }
     let idx: Vec<Value> = ctx.operands(store).skip(2).collect();
@@ -177,7 +180,7 @@ fn as_producer(ctx: &Context, k: Op) -> Option<Producer> {
     let mut loops = Vec::new();
     let mut cur = ctx.parent_op(store)?;
     while cur != k {
-        if ctx.op_name(cur) != r#loop::FOR {
+        if LoopOp::of(ctx, cur) != Some(LoopOp::For) {
             return None;
         }
         loops.push(cur);
@@ -207,7 +210,7 @@ fn as_producer(ctx: &Context, k: Op) -> Option<Producer> {
             return;
         }
         let in_inner = inner.is_some_and(|l| is_inside(ctx, o, l));
-        if !in_inner && !matches!(ctx.op_name(o), r#loop::CONSTANT | r#loop::YIELD) {
+        if !in_inner && !matches!(LoopOp::of(ctx, o), Some(LoopOp::Constant | LoopOp::Yield)) {
             other_effects = true;
         }
     });
@@ -256,11 +259,11 @@ fn positions(ctx: &Context, entry: Block) -> FxHashMap<Op, usize> {
 
 /// Roots a host op writes.
 fn writes(ctx: &Context, op: Op) -> Vec<Value> {
-    match ctx.op_name(op) {
-        r#loop::KERNEL => {
+    match LoopOp::of(ctx, op) {
+        Some(LoopOp::Kernel) => {
             let mut out = Vec::new();
             ctx.walk_pre(op, &mut |o| {
-                if ctx.op_name(o) == r#loop::STORE {
+                if LoopOp::of(ctx, o) == Some(LoopOp::Store) {
                     if let Some(i) = arg_index(ctx, op, ctx.operand(o, 1)) {
                         out.push(root_of(ctx, ctx.operand(op, i)));
                     }
@@ -268,8 +271,8 @@ fn writes(ctx: &Context, op: Op) -> Vec<Value> {
             });
             out
         }
-        r#loop::MATMUL => vec![root_of(ctx, ctx.operand(op, 2))],
-        r#loop::REBIND | r#loop::RESIZE => vec![ctx.operand(op, 0)],
+        Some(LoopOp::Matmul) => vec![root_of(ctx, ctx.operand(op, 2))],
+        Some(LoopOp::Rebind | LoopOp::Resize) => vec![ctx.operand(op, 0)],
         _ => Vec::new(),
     }
 }
@@ -281,9 +284,9 @@ fn uses_of_root(ctx: &Context, root: Value) -> Option<Vec<(Op, Value)>> {
     let mut stack = vec![root];
     while let Some(v) = stack.pop() {
         for u in ctx.uses(v) {
-            match ctx.op_name(u.op) {
-                r#loop::VIEW => stack.push(ctx.result(u.op, 0)),
-                r#loop::KERNEL => out.push((u.op, v)),
+            match LoopOp::of(ctx, u.op) {
+                Some(LoopOp::View) => stack.push(ctx.result(u.op, 0)),
+                Some(LoopOp::Kernel) => out.push((u.op, v)),
                 _ => return None,
             }
         }
@@ -353,7 +356,7 @@ fn clone_dag(
 }
 
 fn kernel_ops(ctx: &Context, entry: Block) -> Vec<Op> {
-    ctx.block_ops(entry).filter(|&o| ctx.op_name(o) == r#loop::KERNEL).collect()
+    ctx.block_ops(entry).filter(|&o| LoopOp::of(ctx, o) == Some(LoopOp::Kernel)).collect()
 }
 
 /// Most scalar ops inlining may grow one kernel to. A chain of `n`
@@ -477,7 +480,7 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
             }
             let a = rw.block_args(body)[i];
             for u in rw.uses(a) {
-                if rw.op_name(u.op) == r#loop::LOAD && u.index == 0 {
+                if LoopOp::of(rw, u.op) == Some(LoopOp::Load) && u.index == 0 {
                     sites += 1;
                 } else {
                     ok = false;
@@ -576,9 +579,9 @@ fn same_element_update(ctx: &Context, p: &Producer, c: Op, v: Value, written: &F
     let class = |h: Value| alias_class(ctx, root_of(ctx, h));
     let mut stores = Vec::new();
     let mut loads = Vec::new();
-    ctx.walk_pre(c, &mut |o| match ctx.op_name(o) {
-        r#loop::STORE => stores.push(o),
-        r#loop::LOAD => loads.push(o),
+    ctx.walk_pre(c, &mut |o| match LoopOp::of(ctx, o) {
+        Some(LoopOp::Store) => stores.push(o),
+        Some(LoopOp::Load) => loads.push(o),
         _ => {}
     });
     let stores: Vec<Op> = stores
@@ -595,7 +598,7 @@ fn same_element_update(ctx: &Context, p: &Producer, c: Op, v: Value, written: &F
     }
     let mut ok = true;
     ctx.walk_pre(p.kernel, &mut |o| {
-        if ctx.op_name(o) != r#loop::LOAD {
+        if LoopOp::of(ctx, o) != Some(LoopOp::Load) {
             return;
         }
         let Some(h) = host(p.kernel, ctx.operand(o, 0)) else { return };
@@ -622,7 +625,7 @@ fn erase_dead_buffers(rw: &mut Rewriter<'_>, entry: Block) {
         let dead: Vec<Op> = rw
             .block_ops(entry)
             .filter(|&o| {
-                matches!(rw.op_name(o), r#loop::ALLOC | r#loop::VIEW | r#loop::GLOBAL)
+                matches!(LoopOp::of(rw, o), Some(LoopOp::Alloc | LoopOp::View | LoopOp::Global))
                     && rw.results(o).iter().all(|&r| !rw.has_uses(r))
             })
             .collect();
@@ -650,7 +653,7 @@ fn row_stores(ctx: &Context, k: Op, outer: Op) -> Option<Vec<(Value, Expr, Value
     let mut out = Vec::new();
     let mut deep = Vec::new();
     ctx.walk_pre(k, &mut |o| {
-        if ctx.op_name(o) != r#loop::STORE {
+        if LoopOp::of(ctx, o) != Some(LoopOp::Store) {
             return;
         }
         let buf = ctx.operand(o, 1);
@@ -766,7 +769,7 @@ fn fuse_from(
         // (Views and allocations between them are only layouts.)
         let between = &order[pos[&k1] + 1..pos[&k2]];
         let blocked = between.iter().filter(|&&o| !rw.is_erased(o)).any(|&o| {
-            let layout_only = matches!(rw.op_name(o), r#loop::VIEW | r#loop::ALLOC | r#loop::GLOBAL);
+            let layout_only = matches!(LoopOp::of(rw, o), Some(LoopOp::View | LoopOp::Alloc | LoopOp::Global));
             let w: Vec<Value> = writes(rw, o).into_iter().map(|r| alias_class(rw, r)).collect();
             !layout_only
                 && (w.iter().any(|r| reads1.contains(r) || written_class.contains(r))
@@ -782,7 +785,7 @@ fn fuse_from(
         let mut forward: Vec<(Op, Value)> = Vec::new();
         let mut ok = true;
         rw.walk_pre(k2, &mut |o| {
-            if !ok || rw.op_name(o) != r#loop::LOAD {
+            if !ok || LoopOp::of(rw, o) != Some(LoopOp::Load) {
                 return;
             }
             let buf = rw.operand(o, 0);
@@ -809,7 +812,7 @@ fn fuse_from(
         merge(rw, k1, k2, l1, l2, &forward)?;
         // Buffers only the fused kernel used, and not returned, go.
         for (root, _, _) in &stores {
-            let is_alloc = rw.defining_op(*root).is_some_and(|o| rw.op_name(o) == r#loop::ALLOC);
+            let is_alloc = rw.defining_op(*root).is_some_and(|o| LoopOp::of(rw, o) == Some(LoopOp::Alloc));
             if ret_roots.contains(root) || !is_alloc {
                 continue;
             }
@@ -820,7 +823,7 @@ fn fuse_from(
                         rw.operands(o)
                             .zip(rw.block_args(body).iter())
                             .filter(|&(h, _)| h == v)
-                            .all(|(_, &a)| rw.uses(a).all(|u| rw.op_name(u.op) == r#loop::STORE))
+                            .all(|(_, &a)| rw.uses(a).all(|u| LoopOp::of(rw, u.op) == Some(LoopOp::Store)))
                     }
                 });
                 if only_stores {
@@ -838,7 +841,7 @@ fn fuse_from(
 fn drop_stores(rw: &mut Rewriter<'_>, k: Op, root: Value) {
     let mut dead = Vec::new();
     rw.walk_pre(k, &mut |o| {
-        if rw.op_name(o) == r#loop::STORE {
+        if LoopOp::of(rw, o) == Some(LoopOp::Store) {
             if let Some(i) = arg_index(rw, k, rw.operand(o, 1)) {
                 if root_of(rw, rw.operand(k, i)) == root {
                     dead.push(o);
@@ -866,7 +869,7 @@ fn merge(rw: &mut Rewriter<'_>, k1: Op, k2: Op, l1: Op, l2: Op, forward: &[(Op, 
     }
     // Constants before k1's loop go before k2's.
     for o in rw.block_ops(body1).collect::<Vec<_>>() {
-        if o == l1 || rw.op_name(o) == r#loop::YIELD {
+        if o == l1 || LoopOp::of(rw, o) == Some(LoopOp::Yield) {
             continue;
         }
         rw.set_insertion_point(InsertPoint::Before(l2));
@@ -875,7 +878,7 @@ fn merge(rw: &mut Rewriter<'_>, k1: Op, k2: Op, l1: Op, l2: Op, forward: &[(Op, 
     map.insert(rw.block_args(b1)[0], rw.block_args(b2)[0]);
     let first = rw.block_first_op(b2).ok_or("empty loop body")?;
     for o in rw.block_ops(b1).collect::<Vec<_>>() {
-        if rw.op_name(o) == r#loop::YIELD {
+        if LoopOp::of(rw, o) == Some(LoopOp::Yield) {
             continue;
         }
         rw.set_insertion_point(InsertPoint::Before(first));
@@ -1011,7 +1014,7 @@ is inlined into the kernels that read it (views become index arithmetic, the buf
 are recomputed per reader); two kernels over the same outermost parallel loop, where the second only reads what \
 the first stored in the same iteration (row reductions feeding elementwise consumers), become one kernel with \
 those loads forwarded. Never moves a read past a write of the same buffer; keeps buffers that are returned.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
             StatisticSpec { name: "num-inlined", description: "Producer kernels inlined into their readers" },

@@ -12,12 +12,15 @@
 //! a trailing `mut.copy_` a copy kernel into the argument's buffer.
 //! Invariant: after the pass no value of the function has a tensor type.
 
+use aot_dialects::func::{FuncOp, ReturnOp};
 use aot_dialects::func::{FuncView, LAYOUT};
 use aot_dialects::lowering::{lower_pointwise, memref_of, memref_type, row_major, Lower, LowerCtx, Pointwise};
 use aot_dialects::r#loop;
+use aot_dialects::r#loop::LoopOp;
 use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{Layout, RESHAPE_NEEDS_COPY};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
 
@@ -61,7 +64,7 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
     for &op in &ops {
         let name = rw.op_name(op).to_string();
         let err = |rw: &Rewriter<'_>, m: String| Diagnostic::op_error(rw, op, m);
-        if name == "func.return" {
+        if rw.isa::<ReturnOp>(op) {
             let vals: Vec<Value> = rw.operands(op).map(|v| map.get(&v).copied().unwrap_or(v)).collect();
             rw.set_operands(op, &vals);
             continue;
@@ -100,7 +103,7 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
     }
     // The tensor ops are dead now (their users were lowered too).
     for &op in ops.iter().rev() {
-        if rw.op_name(op) != "func.return" {
+        if !rw.isa::<ReturnOp>(op) {
             rw.erase_op(op);
         }
     }
@@ -170,7 +173,7 @@ impl Pass for LowerToLoops {
         st.add_stat("num-lowered", n);
         let mut k = 0;
         ctx.walk_pre(op, &mut |o| {
-            if ctx.op_name(o) == r#loop::KERNEL {
+            if LoopOp::of(ctx, o) == Some(LoopOp::Kernel) {
                 k += 1;
             }
         });
@@ -189,7 +192,7 @@ every pure tensor, view, scatter and rng.philox_* op lowers through its own inte
 elementwise ops, a kernel builder otherwise) into loop.alloc, loop.view (views and broadcasts are strided \
 layouts, never copies), loop.kernel and loop.matmul (f32/f64 matrix products go to an external GEMM). \
 Trailing in-graph mutations of arguments become copy kernels, loop.rebind and loop.resize.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
             StatisticSpec { name: "num-lowered", description: "Tensor-level ops lowered" },

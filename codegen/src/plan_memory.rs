@@ -11,9 +11,13 @@
 //! once per compiled function. Results keep their own storage.
 
 use crate::fuse::root_of;
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::FuncView;
+use aot_dialects::func::ReturnOp;
 use aot_dialects::r#loop;
+use aot_dialects::r#loop::LoopOp;
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -43,9 +47,9 @@ pub fn plan_function(ctx: &mut Context, func: Op) -> Result<Plan, Diagnostic> {
     // Allocations that leave the function.
     let mut escaping: FxHashSet<Value> = FxHashSet::default();
     for &o in &ops {
-        match ctx.op_name(o) {
-            "func.return" => escaping.extend(ctx.operands(o).map(|v| root_of(ctx, v))),
-            r#loop::REBIND => {
+        match LoopOp::of(ctx, o) {
+            None if ctx.isa::<ReturnOp>(o) => escaping.extend(ctx.operands(o).map(|v| root_of(ctx, v))),
+            Some(LoopOp::Rebind) => {
                 escaping.insert(root_of(ctx, ctx.operand(o, 1)));
             }
             _ => {}
@@ -56,7 +60,7 @@ pub fn plan_function(ctx: &mut Context, func: Op) -> Result<Plan, Diagnostic> {
     for &o in &ops {
         for v in ctx.operands(o) {
             let r = root_of(ctx, v);
-            if ctx.defining_op(r).is_some_and(|d| ctx.op_name(d) == r#loop::ALLOC) {
+            if ctx.defining_op(r).is_some_and(|d| LoopOp::of(ctx, d) == Some(LoopOp::Alloc)) {
                 let p = pos[&o];
                 let e = life.entry(r).or_insert((p, p));
                 e.0 = e.0.min(p);
@@ -67,7 +71,7 @@ pub fn plan_function(ctx: &mut Context, func: Op) -> Result<Plan, Diagnostic> {
     let mut plan = Plan::default();
     let mut temps: Vec<(Op, Value, u64, (usize, usize))> = Vec::new();
     for &o in &ops {
-        if ctx.op_name(o) != r#loop::ALLOC {
+        if LoopOp::of(ctx, o) != Some(LoopOp::Alloc) {
             continue;
         }
         let r = ctx.result(o, 0);
@@ -137,7 +141,7 @@ offset (its 'offset' attribute); buffers alive at the same time never share byte
 buffers are placed first at the lowest free 64-byte-aligned offset. The runtime allocates the arena once per \
 compiled function. Statistics report the arena size against the sum of the temporaries, and the peak of \
 arena plus results.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
             StatisticSpec { name: "num-planned", description: "Temporaries placed in the arena" },

@@ -13,7 +13,9 @@
 //! in that allocation. Views cost nothing at run time.
 
 use aot_dialects::func::FuncView;
+use aot_dialects::func::ReturnOp;
 use aot_dialects::r#loop;
+use aot_dialects::r#loop::LoopOp;
 use aot_ir::*;
 use aot_runtime::buffer::Buffer;
 use aot_runtime::tensor::{Storage, StorageRef, Tensor};
@@ -111,7 +113,7 @@ fn kernel_work(ctx: &Context, op: Op) -> u64 {
         w
     }
     fn op_work(ctx: &Context, o: Op) -> u64 {
-        if ctx.op_name(o) == r#loop::FOR {
+        if LoopOp::of(ctx, o) == Some(LoopOp::For) {
             let (lo, hi, st) = (
                 ctx.attr_i64(o, "lower").unwrap_or(0),
                 ctx.attr_i64(o, "upper").unwrap_or(0),
@@ -133,9 +135,11 @@ pub fn split_loop(ctx: &Context, kernel: Op) -> Option<Op> {
     let body = ctx.single_block(kernel, 0)?;
     let mut found = None;
     for o in ctx.block_ops(body) {
-        match ctx.op_name(o) {
-            r#loop::FOR if ctx.has_attr(o, "parallel") && ctx.num_results(o) == 0 && found.is_none() => found = Some(o),
-            r#loop::YIELD | r#loop::CONSTANT => {}
+        match LoopOp::of(ctx, o) {
+            Some(LoopOp::For) if ctx.has_attr(o, "parallel") && ctx.num_results(o) == 0 && found.is_none() => {
+                found = Some(o)
+            }
+            Some(LoopOp::Yield | LoopOp::Constant) => {}
             _ => return None,
         }
     }
@@ -169,26 +173,25 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
         refs.get(&v).cloned().ok_or_else(|| err(op, "operand is not a buffer of this function".into()))
     };
     for op in ctx.block_ops(entry) {
-        let name = ctx.op_name(op);
-        match name {
-            r#loop::ALLOC => {
+        match LoopOp::of(ctx, op) {
+            Some(LoopOp::Alloc) => {
                 let m = memref(ctx, ctx.result(op, 0)).expect("verified");
                 let off = ctx.attr_i64(op, "offset").map(|o| o as u64);
                 refs.insert(ctx.result(op, 0), BufRef { root: Root::Alloc(p.allocs.len()), ty: m.clone() });
                 p.allocs.push((m, off));
             }
-            r#loop::GLOBAL => {
+            Some(LoopOp::Global) => {
                 let m = memref(ctx, ctx.result(op, 0)).expect("verified");
                 let a = ctx.get_attr(op, "value").expect("verified");
                 refs.insert(ctx.result(op, 0), BufRef { root: Root::Global(p.globals.len()), ty: m.clone() });
                 p.globals.push((m, a));
             }
-            r#loop::VIEW => {
+            Some(LoopOp::View) => {
                 let src = get(&refs, op, ctx.operand(op, 0))?;
                 let m = memref(ctx, ctx.result(op, 0)).expect("verified");
                 refs.insert(ctx.result(op, 0), BufRef { root: src.root, ty: m });
             }
-            r#loop::KERNEL => {
+            Some(LoopOp::Kernel) => {
                 let mut roots = Vec::new();
                 for v in ctx.operands(op) {
                     roots.push(get(&refs, op, v)?.root);
@@ -197,7 +200,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                 // Which operands the kernel stores to.
                 let args_of_body = ctx.block_args(body).to_vec();
                 ctx.walk_pre(op, &mut |o| {
-                    if ctx.op_name(o) == r#loop::STORE {
+                    if LoopOp::of(ctx, o) == Some(LoopOp::Store) {
                         if let Some(k) = args_of_body.iter().position(|&a| a == ctx.operand(o, 1)) {
                             if let Root::Arg(i) = roots[k] {
                                 p.written_args[i] = true;
@@ -209,7 +212,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                     let writes_global = {
                         let mut w = false;
                         ctx.walk_pre(op, &mut |o| {
-                            if ctx.op_name(o) == r#loop::STORE {
+                            if LoopOp::of(ctx, o) == Some(LoopOp::Store) {
                                 if let Some(k) = args_of_body.iter().position(|&a| a == ctx.operand(o, 1)) {
                                     w |= matches!(roots[k], Root::Global(_));
                                 }
@@ -236,7 +239,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                     work: kernel_work(ctx, op),
                 });
             }
-            r#loop::MATMUL => {
+            Some(LoopOp::Matmul) => {
                 let (a, b, c) = (
                     get(&refs, op, ctx.operand(op, 0))?,
                     get(&refs, op, ctx.operand(op, 1))?,
@@ -250,7 +253,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                 }
                 p.steps.push(Step::Matmul(Box::new(Matmul { a, b, c, accumulate: ctx.has_attr(op, "accumulate") })));
             }
-            r#loop::REBIND => {
+            Some(LoopOp::Rebind) => {
                 let arg = match get(&refs, op, ctx.operand(op, 0))?.root {
                     Root::Arg(i) => i,
                     _ => return Err(err(op, "rebinds something that is not an argument".into())),
@@ -265,7 +268,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                 let stride = ctx.attr_i64_list(op, "stride").filter(|s| s.len() == r.ty.shape.len());
                 p.steps.push(Step::Rebind { arg, src: r, stride });
             }
-            r#loop::RESIZE => {
+            Some(LoopOp::Resize) => {
                 let arg = match get(&refs, op, ctx.operand(op, 0))?.root {
                     Root::Arg(i) => i,
                     _ => return Err(err(op, "resizes something that is not an argument".into())),
@@ -276,15 +279,18 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                 p.written_args[arg] = true;
                 p.steps.push(Step::Resize { arg, numel, ty: m });
             }
-            "func.return" => {
+            None if ctx.isa::<ReturnOp>(op) => {
                 for v in ctx.operands(op) {
                     p.outputs.push(get(&refs, op, v)?);
                 }
             }
-            other => {
+            _ => {
                 return Err(err(
                     op,
-                    format!("'{other}' is not a host-level op of a lowered function (run lower-to-loops first)"),
+                    format!(
+                        "'{}' is not a host-level op of a lowered function (run lower-to-loops first)",
+                        ctx.op_name(op)
+                    ),
                 ))
             }
         }

@@ -12,7 +12,7 @@
 //! type (`f16`/`bf16` in `f32`, rounded back after every op, as PyTorch does
 //! on CPU), integers in `i64` and wrap to their type when stored.
 
-use crate::r#loop;
+use crate::r#loop::{self, Binary, MathFn, Predicate};
 use aot_ir::*;
 use smallvec::SmallVec;
 
@@ -107,13 +107,13 @@ impl<'r, 'c> Scalars<'r, 'c> {
     pub fn const_f(&mut self, v: f64, e: ElemType) -> Value {
         let ty = self.rw.elem_type(e);
         let a = self.rw.attr(AttrData::Float { bits: v.to_bits(), ty });
-        self.rw.build_typed1("loop.constant", &[], &[("value", a)], ty)
+        self.rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
     }
 
     pub fn const_i(&mut self, v: i64, e: ElemType) -> Value {
         let ty = self.rw.elem_type(e);
         let a = self.rw.attr(AttrData::Int { value: v, ty });
-        self.rw.build_typed1("loop.constant", &[], &[("value", a)], ty)
+        self.rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
     }
 
     /// A constant of element type `e` (float or integer) holding `v`.
@@ -128,50 +128,54 @@ impl<'r, 'c> Scalars<'r, 'c> {
     pub fn index(&mut self, v: i64) -> Value {
         let ty = self.rw.index_type();
         let a = self.rw.attr(AttrData::Int { value: v, ty });
-        self.rw.build_typed1("loop.constant", &[], &[("value", a)], ty)
+        self.rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
     }
 
-    /// `loop.<name> a, b`.
-    pub fn bin(&mut self, name: &str, a: Value, b: Value) -> Result<Value, String> {
-        self.build1(&format!("loop.{name}"), &[a, b], &[])
+    /// `loop.<op> a, b`.
+    pub fn bin(&mut self, op: r#loop::Binary, a: Value, b: Value) -> Result<Value, String> {
+        self.build1(op.name(), &[a, b], &[])
     }
 
-    /// `loop.<name> a`.
-    pub fn un(&mut self, name: &str, a: Value) -> Result<Value, String> {
-        self.build1(&format!("loop.{name}"), &[a], &[])
+    /// `loop.<op> a`.
+    pub fn un(&mut self, op: r#loop::Unary, a: Value) -> Result<Value, String> {
+        self.build1(op.name(), &[a], &[])
     }
 
-    /// `loop.<name> a {exact}`: a math function computed exactly as `libm`
+    /// A math function of the table, within its accuracy contract.
+    pub fn math(&mut self, f: MathFn, args: &[Value]) -> Result<Value, String> {
+        self.build1(f.fact().op, args, &[])
+    }
+
+    /// `loop.<f> a {exact}`: a math function computed exactly as `libm`
     /// does (for values that must be bit-identical on every backend).
-    pub fn exact(&mut self, name: &str, a: Value) -> Result<Value, String> {
+    pub fn exact(&mut self, f: MathFn, a: Value) -> Result<Value, String> {
         let u = self.rw.unit_attr();
-        let op = self.rw.build(&format!("loop.{name}"), &[a], &[("exact", u)]).map_err(|d| d.message)?;
-        Ok(self.rw.result(op, 0))
+        self.build1(f.fact().op, &[a], &[("exact", u)])
     }
 
-    pub fn cmp(&mut self, pred: &str, a: Value, b: Value) -> Result<Value, String> {
-        let p = self.rw.str_attr(pred);
-        self.build1("loop.cmp", &[a, b], &[("predicate", p)])
+    pub fn cmp(&mut self, pred: Predicate, a: Value, b: Value) -> Result<Value, String> {
+        let p = self.rw.str_attr(pred.name());
+        self.build1(r#loop::CMP, &[a, b], &[("predicate", p)])
     }
 
     pub fn select(&mut self, c: Value, a: Value, b: Value) -> Result<Value, String> {
-        self.build1("loop.select", &[c, a, b], &[])
+        self.build1(r#loop::SELECT, &[c, a, b], &[])
     }
 
     pub fn add(&mut self, a: Value, b: Value) -> Result<Value, String> {
-        self.bin("add", a, b)
+        self.bin(Binary::Add, a, b)
     }
 
     pub fn sub(&mut self, a: Value, b: Value) -> Result<Value, String> {
-        self.bin("sub", a, b)
+        self.bin(Binary::Sub, a, b)
     }
 
     pub fn mul(&mut self, a: Value, b: Value) -> Result<Value, String> {
-        self.bin("mul", a, b)
+        self.bin(Binary::Mul, a, b)
     }
 
     pub fn div(&mut self, a: Value, b: Value) -> Result<Value, String> {
-        self.bin("div", a, b)
+        self.bin(Binary::Div, a, b)
     }
 
     /// Converts to type `to` (nothing when it already is).
@@ -179,7 +183,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
         if self.rw.value_type(v) == to {
             return v;
         }
-        self.rw.build_typed1("loop.cast", &[v], &[], to)
+        self.rw.build_typed1(r#loop::CAST, &[v], &[], to)
     }
 
     pub fn cast_e(&mut self, v: Value, to: ElemType) -> Value {
@@ -310,8 +314,8 @@ impl<'r, 'c> Scalars<'r, 'c> {
                 break;
             }
             let n = self.index(shape[d].max(1));
-            out[d] = self.bin("rem", rest, n)?;
-            rest = self.bin("div", rest, n)?;
+            out[d] = self.bin(Binary::Rem, rest, n)?;
+            rest = self.bin(Binary::Div, rest, n)?;
         }
         Ok(out)
     }
@@ -521,7 +525,7 @@ pub fn convert(s: &mut Scalars<'_, '_>, v: Value, to: ElemType) -> Result<Value,
     if to == ElemType::I1 {
         let w = s.widen(v)?;
         let z = s.constant(0.0, compute_elem(from));
-        return s.cmp("ne", w, z);
+        return s.cmp(Predicate::Ne, w, z);
     }
     if from.is_float() && to.is_int() {
         // Truncation toward zero, then the integer conversion saturates.

@@ -24,8 +24,13 @@
 
 use crate::functionalize::HIDDEN_WRITE;
 use crate::purity::{is_removable_pure, VALUE_SEMANTICS};
+use aot_dialects::tensor::CastOp;
 use aot_dialects::view::{view_interface, view_of_scatter, Inverse};
+use aot_dialects::view::{
+    AliasOp, AsStridedOp, AsStridedScatterOp, ReshapeOp, SliceOp, SliceScatterOp, SplitOp, TOp, TransposeOp, UnbindOp,
+};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;
 
@@ -53,7 +58,7 @@ fn is_contiguous_layout(size: &[i64], stride: &[i64], offset: i64) -> bool {
 /// Only `as_strided` regions can repeat an element; other views of a value
 /// select distinct positions.
 fn region_may_self_overlap(ctx: &Context, op: Op) -> bool {
-    if ctx.op_name(op) != "view.as_strided" {
+    if !ctx.isa::<AsStridedOp>(op) {
         return false;
     }
     let av = AttrView::of_op(ctx, op);
@@ -119,19 +124,17 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
         }
         // as_strided_scatter(b, V(b), A) == b when the view chain V from b
         // lands exactly on region A (writing back what is already there).
-        if name == "view.as_strided_scatter" && chain_lands_on(ctx, src, x, op) {
+        if ctx.isa::<AsStridedScatterOp>(op) && chain_lands_on(ctx, src, x, op) {
             return Some(x);
         }
         // A region covering the whole base: the result is src.
         if ctx.value_type(src) == res_ty {
             let av = AttrView::of_op(ctx, op);
-            let whole = match name {
-                "view.as_strided_scatter" => {
-                    let (size, stride) = (av.list("size")?, av.list("stride")?);
-                    is_contiguous_layout(&size, &stride, av.i64("offset").unwrap_or(0))
-                }
-                "view.slice_scatter" => av.i64("step").unwrap_or(1) == 1,
-                _ => false,
+            let whole = if ctx.isa::<AsStridedScatterOp>(op) {
+                let (size, stride) = (av.list("size")?, av.list("stride")?);
+                is_contiguous_layout(&size, &stride, av.i64("offset").unwrap_or(0))
+            } else {
+                ctx.isa::<SliceScatterOp>(op) && av.i64("step").unwrap_or(1) == 1
             };
             if whole {
                 return Some(src);
@@ -156,10 +159,12 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
     }
     let same_type = ctx.value_type(x) == res_ty;
     match vi.inverse {
-        Inverse::Identity if name == "view.alias" => Some(x),
-        Inverse::Reshape | Inverse::ReadOnly if same_type && name != "view.unbind" && name != "view.split" => Some(x),
+        Inverse::Identity if ctx.isa::<AliasOp>(op) => Some(x),
+        Inverse::Reshape | Inverse::ReadOnly if same_type && !ctx.isa::<UnbindOp>(op) && !ctx.isa::<SplitOp>(op) => {
+            Some(x)
+        }
         Inverse::SelfInverse => {
-            if same_type && name == "view.transpose" {
+            if same_type && ctx.isa::<TransposeOp>(op) {
                 let av = AttrView::of_op(ctx, op);
                 let r = ctx.value_tensor(x)?.rank() as i64;
                 let norm = |d: i64| if d < 0 { d + r } else { d };
@@ -167,7 +172,7 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
                     return Some(x);
                 }
             }
-            if same_type && name == "view.t" && ctx.value_tensor(x)?.rank() < 2 {
+            if same_type && ctx.isa::<TOp>(op) && ctx.value_tensor(x)?.rank() < 2 {
                 return Some(x);
             }
             // f(f(y)) == y for self-inverse views with equal attributes.
@@ -187,13 +192,13 @@ fn fold(ctx: &Context, op: Op) -> Option<Value> {
         }
         Inverse::Scatter(_) if same_type => {
             let av = AttrView::of_op(ctx, op);
-            match name {
-                "view.slice" => (av.i64("step").unwrap_or(1) == 1).then_some(x),
-                "view.as_strided" => {
-                    let (size, stride) = (av.list("size")?, av.list("stride")?);
-                    is_contiguous_layout(&size, &stride, av.i64("offset").unwrap_or(0)).then_some(x)
-                }
-                _ => None,
+            if ctx.isa::<SliceOp>(op) {
+                (av.i64("step").unwrap_or(1) == 1).then_some(x)
+            } else if ctx.isa::<AsStridedOp>(op) {
+                let (size, stride) = (av.list("size")?, av.list("stride")?);
+                is_contiguous_layout(&size, &stride, av.i64("offset").unwrap_or(0)).then_some(x)
+            } else {
+                None
             }
         }
         _ => None,
@@ -216,11 +221,11 @@ fn rewrite(rw: &mut Rewriter<'_>, op: Op) -> Option<Value> {
         rw.set_loc(rw.op_loc(op));
         return rw.build_named1(&name, &[b, s2], &attrs).ok();
     }
-    if name == "tensor.cast" && rw.value_type(rw.operand(op, 0)) == rw.result_type(op, 0) {
+    if rw.isa::<CastOp>(op) && rw.value_type(rw.operand(op, 0)) == rw.result_type(op, 0) {
         return Some(rw.operand(op, 0));
     }
     let vi = view_interface(&name)?;
-    if !matches!(vi.inverse, Inverse::Reshape) || name == "view.unbind" || rw.has_attr(op, NO_GRAD) {
+    if !matches!(vi.inverse, Inverse::Reshape) || rw.isa::<UnbindOp>(op) || rw.has_attr(op, NO_GRAD) {
         return None;
     }
     let inner = def_of(rw, rw.operand(op, 0))?;
@@ -237,7 +242,7 @@ fn rewrite(rw: &mut Rewriter<'_>, op: Op) -> Option<Value> {
     rw.set_insertion_point(InsertPoint::Before(op));
     rw.set_loc(rw.op_loc(op));
     let s = rw.i64_list_attr(&shape);
-    rw.build1("view.reshape", &[src], &[("shape", s)]).ok()
+    ReshapeOp::build1(rw, &[src], &[("shape", s)]).ok()
 }
 
 /// Simplifies a value-semantics function until no pattern applies; returns

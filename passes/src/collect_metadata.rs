@@ -31,8 +31,10 @@ use crate::functionalize::{
     OutputFacts, FUNCTIONALIZED, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS, STORAGE_FINAL,
 };
 use crate::meta::{input_from_attr, OutputAliasInfo, OutputType, ViewAndMutationMeta, META_ATTR};
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::FuncView;
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
 
@@ -255,7 +257,7 @@ alias_of_intermediate kinds) in AOTAutograd's order of precedence, appends the i
 are regenerated from, reorders the results into the forward returns (mutated inputs, user outputs, intermediate bases) \
 and derives traced_tangents, mutated_inp_runtime_indices, aliased_out_indices and num_forward_returns. Requires \
 functionalize to have run.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
             StatisticSpec { name: "num-aliased-outputs", description: "Outputs regenerated from a base by the runtime" },

@@ -27,8 +27,10 @@
 
 use crate::convention::Convention;
 use crate::meta::{Params, Reader, SetSource, ViewAndMutationMeta, META_ATTR};
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 
 pub const DEDUPE_ATTR: &str = "aot.dedupe";
@@ -177,7 +179,7 @@ keeps its argument and its original's declaration (strategy 1: the graph works f
 duplicate of a mutated object is removed from the signature (strategy 2): aot.dedupe records keep_arg_mask and \
 add_dupe_map for the runtime, and aot.meta is updated as remove_dupe_metadata does. The user-facing convention is \
 recorded as aot.convention. Requires collect-metadata to have run.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
             StatisticSpec { name: "num-independent-dupes", description: "Duplicates kept as independent inputs (strategy 1)" },

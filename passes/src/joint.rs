@@ -33,8 +33,11 @@ use crate::convention::Convention;
 use crate::meta::{Params, Reader, ViewAndMutationMeta};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{vjp, VjpCtx};
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::FuncView;
+use aot_dialects::tensor::{AddOp, FullOp};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::{Detaches, NonDifferentiableResults, NO_GRAD};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -197,7 +200,7 @@ impl Pass for Joint {
                 let ty = rw.value_tensor(out).cloned().expect("a tensor");
                 let one = rw.f64_attr(1.0);
                 let tt = rw.tensor_type(&ty.shape, ty.elem);
-                rw.build_typed1("tensor.full", &[], &[("value", one)], tt)
+                FullOp::build_typed1(&mut rw, &[], &[("value", one)], tt)
             } else {
                 tangent_values[k]
             };
@@ -256,7 +259,7 @@ impl Pass for Joint {
                     let t = rw.value_tensor(args[i]).cloned().expect("a tensor");
                     let zero = rw.f64_attr(0.0);
                     let tt = rw.tensor_type(&t.shape, t.elem);
-                    rw.build_typed1("tensor.full", &[], &[("value", zero)], tt)
+                    FullOp::build_typed1(&mut rw, &[], &[("value", zero)], tt)
                 }
             };
             results.push(g);
@@ -279,7 +282,7 @@ impl Pass for Joint {
 
 fn accumulate(rw: &mut Rewriter<'_>, cot: &mut FxHashMap<Value, Value>, v: Value, g: Value) -> Result<(), Diagnostic> {
     let sum = match cot.get(&v) {
-        Some(&prev) => rw.build1("tensor.add", &[prev, g], &[])?,
+        Some(&prev) => AddOp::build1(rw, &[prev, g], &[])?,
         None => g,
     };
     cot.insert(v, sum);
@@ -297,7 +300,7 @@ interface next to the op). Autograd's rules decide what carries gradient: aot.no
 non-differentiable ops and results, integer values stop it; aot.hidden_write scatters pass their base's gradient \
 through. In-graph input mutations stay last. Raises the error PyTorch's backward would raise, which functionalize \
 recorded as aot.backward_error. Records aot.joint; requires collect-metadata.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[PassOptionSpec {
             name: "no-tangents",
             kind: OptionKind::Bool,

@@ -18,9 +18,12 @@
 //! every backend. Functions without random ops are left unchanged.
 
 use crate::meta::{ViewAndMutationMeta, META_ATTR};
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::FuncView;
 use aot_dialects::rng::RandomInterface;
+use aot_dialects::tensor::{AddOp, ConstantOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 
 /// Argument attribute of the seed argument.
@@ -34,7 +37,7 @@ struct RngFunctionalize;
 fn i64_scalar(rw: &mut Rewriter<'_>, v: i64) -> Value {
     let ty = rw.tensor_type(&[], ElemType::I64);
     let a = rw.dense_attr(ty, DenseData::SplatInt(v));
-    rw.build_typed1("tensor.constant", &[], &[("value", a)], ty)
+    ConstantOp::build_typed1(rw, &[], &[("value", a)], ty)
 }
 
 impl Pass for RngFunctionalize {
@@ -74,7 +77,7 @@ impl Pass for RngFunctionalize {
                 offset
             } else {
                 let c = i64_scalar(&mut rw, consumed);
-                rw.build1("tensor.add", &[offset, c], &[])?
+                AddOp::build1(&mut rw, &[offset, c], &[])?
             };
             let numel = rw.value_tensor(rw.result(op, 0)).map(|t| t.numel()).unwrap_or(0) as u64;
             let words = (iface.words)(&AttrView::of_op(&rw, op), numel);
@@ -98,7 +101,7 @@ impl Pass for RngFunctionalize {
         rw.set_insertion_point(InsertPoint::Before(ret));
         rw.set_loc(rw.op_loc(ret));
         let total = i64_scalar(&mut rw, consumed);
-        let advanced = rw.build1("tensor.add", &[offset, total], &[])?;
+        let advanced = AddOp::build1(&mut rw, &[offset, total], &[])?;
         let mut results: Vec<Value> = rw.operands(ret).collect();
         results.push(advanced);
         rw.set_operands(ret, &results);
@@ -126,7 +129,7 @@ stateful random op in program order to its philox twin at offset + (words drawn 
 to a multiple of 4), returns the advanced offset as the last result and sets is_rng_op_functionalized in aot.meta. \
 The runtime passes the generator state in and advances the generator to the returned offset, so compiled results \
 equal eager results bit for bit on every backend. Requires collect-metadata to have run.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
             StatisticSpec { name: "num-rng-ops", description: "Stateful random ops rewritten" },

@@ -54,8 +54,12 @@ use crate::meta::{
     InputAliasInfo, MutationType, OutputAliasInfo, OutputType, Params, Reader, SetSource, Strided, ViewAndMutationMeta,
     ViewStep, META_ATTR,
 };
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::{FuncView, LAYOUT, REQUIRES_GRAD, SAME_AS};
+use aot_dialects::r#mut::CopyOp;
+use aot_dialects::view::{AsStridedOp, AsStridedScatterOp};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;
 use aot_runtime::overlap::{overlap_groups, View};
@@ -526,7 +530,7 @@ impl Pass for SyntheticBase {
         let mut replaced: FxHashMap<Value, Value> = FxHashMap::default();
         for &(m, b) in &members {
             let attrs = as_strided_attrs(&mut rw, layouts[m].as_ref().expect("member"));
-            let v = rw.build_named1("view.as_strided", &[bases[b]], &attrs)?;
+            let v = AsStridedOp::build_named1(&mut rw, &[bases[b]], &attrs)?;
             rw.replace_all_uses(args[nb + m], v);
             replaced.insert(args[nb + m], v);
             keep[nb + m] = false;
@@ -579,7 +583,7 @@ impl Pass for SyntheticBase {
                         let mut acc = bases[b];
                         for (v, at) in &written {
                             let attrs = as_strided_attrs(&mut rw, at);
-                            acc = rw.build_named1("view.as_strided_scatter", &[acc, *v], &attrs)?;
+                            acc = AsStridedScatterOp::build_named1(&mut rw, &[acc, *v], &attrs)?;
                         }
                         acc
                     }
@@ -615,7 +619,7 @@ impl Pass for SyntheticBase {
                 } else if let Some(v) = o.views.as_mut() {
                     let attrs = as_strided_attrs(&mut rw, &member_layout);
                     let attrs = rw.dict_attr(attrs);
-                    v.insert(0, ViewStep { op: "view.as_strided".into(), attrs });
+                    v.insert(0, ViewStep { op: AsStridedOp::NAME.into(), attrs });
                 }
             }
             o.remap_inputs(inner_of);
@@ -633,7 +637,7 @@ impl Pass for SyntheticBase {
                 err(&rw, format!("argument {i} changes metadata but aot.meta has no final layout for it"))
             })?;
             let attrs = as_strided_attrs(&mut rw, &layout);
-            extra_values.push(rw.build_named1("view.as_strided", &[finals[b]], &attrs)?);
+            extra_values.push(AsStridedOp::build_named1(&mut rw, &[finals[b]], &attrs)?);
             output_info.push(OutputAliasInfo {
                 output_type: OutputType::AliasOfInput,
                 base_idx: Some(b),
@@ -649,7 +653,7 @@ impl Pass for SyntheticBase {
         for (b, info) in base_infos.iter().enumerate() {
             if info.mutation_type == MutationType::MutatedInGraph {
                 let unit = rw.unit_attr();
-                rw.build_typed("mut.copy_", &[bases[b], finals[b]], &[(NO_GRAD, unit)], &[]);
+                CopyOp::build_typed(&mut rw, &[bases[b], finals[b]], &[(NO_GRAD, unit)], &[]);
             }
         }
         let new_meta = ViewAndMutationMeta {
@@ -675,7 +679,7 @@ impl Pass for SyntheticBase {
                             err(&rw, format!("argument {outer} changes storage but has no final layout"))
                         })?;
                         let attrs = as_strided_attrs(&mut rw, &layout);
-                        rw.build_named1("view.as_strided", &[finals[members_of[j]]], &attrs)?
+                        AsStridedOp::build_named1(&mut rw, &[finals[members_of[j]]], &attrs)?
                     }
                     _ => {
                         return Err(err(
@@ -736,11 +740,8 @@ fn final_base_of(ctx: &Context, b: Value, written: &[(Value, Strided)]) -> Optio
     // The newest version of a chain through `y`: follow the next scatter
     // into it while there is exactly one.
     let newest = |mut y: Value| loop {
-        let next: Vec<Op> = ctx
-            .users(y)
-            .into_iter()
-            .filter(|&u| ctx.op_name(u) == "view.as_strided_scatter" && ctx.operand(u, 0) == y)
-            .collect();
+        let next: Vec<Op> =
+            ctx.users(y).into_iter().filter(|&u| ctx.isa::<AsStridedScatterOp>(u) && ctx.operand(u, 0) == y).collect();
         match next[..] {
             [u] => y = ctx.result(u, 0),
             _ => return y,
@@ -752,15 +753,13 @@ fn final_base_of(ctx: &Context, b: Value, written: &[(Value, Strided)]) -> Optio
             candidates.push(*v);
         }
         if let Some(op) = ctx.defining_op(*v) {
-            if ctx.op_name(op) == "view.as_strided" && strided_of_op(ctx, op).as_ref() == Some(l) {
+            if ctx.isa::<AsStridedOp>(op) && strided_of_op(ctx, op).as_ref() == Some(l) {
                 candidates.push(ctx.operand(op, 0));
             }
         }
         // A write of `v` at its region into some version of the chain.
         for u in ctx.users(*v) {
-            if ctx.op_name(u) == "view.as_strided_scatter"
-                && ctx.operand(u, 1) == *v
-                && strided_of_op(ctx, u).as_ref() == Some(l)
+            if ctx.isa::<AsStridedScatterOp>(u) && ctx.operand(u, 1) == *v && strided_of_op(ctx, u).as_ref() == Some(l)
             {
                 candidates.push(newest(ctx.result(u, 0)));
             }
@@ -773,7 +772,7 @@ fn final_base_of(ctx: &Context, b: Value, written: &[(Value, Strided)]) -> Optio
         let mut cur = y;
         while cur != b {
             let op = ctx.defining_op(cur)?;
-            if ctx.op_name(op) != "view.as_strided_scatter" {
+            if !ctx.isa::<AsStridedScatterOp>(op) {
                 continue 'candidate;
             }
             chain.push((op, strided_of_op(ctx, op)?));
@@ -793,10 +792,7 @@ fn final_base_of(ctx: &Context, b: Value, written: &[(Value, Strided)]) -> Optio
                 return true;
             }
             if let Some(op) = ctx.defining_op(v) {
-                if ctx.op_name(op) == "view.as_strided"
-                    && ctx.operand(op, 0) == y
-                    && strided_of_op(ctx, op).as_ref() == Some(l)
-                {
+                if ctx.isa::<AsStridedOp>(op) && ctx.operand(op, 0) == y && strided_of_op(ctx, op).as_ref() == Some(l) {
                     return true;
                 }
             }
@@ -881,7 +877,7 @@ inside the graph with view.as_strided, functionalize's flat base is the base arg
 is written back through as_strided_scatter. aot.meta is updated as create_synthetic_base_metadata does (members \
 with metadata mutations become extra alias_of_input outputs applied with as_strided_); aot.synthetic_base records \
 the outer-to-inner mapping for the runtime.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[PassOptionSpec {
             name: "training",
             kind: OptionKind::Bool,

@@ -35,6 +35,12 @@ pub struct Kernel(pub fn(&mut KernelCtx<'_>) -> KernelResult);
 /// Marks `view.detach`: its result is an alias that leaves autograd.
 pub struct Detaches;
 
+/// Marks a call (`func.call`): the interpreter runs the function its
+/// `callee` symbol names in the enclosing module. Terminators return, and
+/// functions are the symbols with a body; so the runtime, which sits below
+/// the dialects, knows the `func` dialect only through these facts.
+pub struct CallOpInterface;
+
 /// Marks a metadata mutation that gives its operand other data (`set_`).
 /// Autograd counts it as a data mutation; the others (`t_`, `as_strided_`,
 /// `resize_`, ...) only change how the object reads its storage, and an
@@ -313,11 +319,11 @@ impl<'a> Interpreter<'a> {
                 .operands(op)
                 .map(|v| env.get(&v).cloned().ok_or_else(|| self.err(op, "operand has no value (not a tensor?)")))
                 .collect::<Result<_, _>>()?;
-            let name = ctx.op_name(op);
-            if name == "func.return" {
+            let def = ctx.op_def(op);
+            if def.is_some_and(|d| d.has(aot_ir::Traits::TERMINATOR)) {
                 return Ok(inputs);
             }
-            let results = if name == "func.call" {
+            let results = if def.is_some_and(|d| d.interface::<CallOpInterface>().is_some()) {
                 let callee = find_callee(ctx, op).ok_or_else(|| self.err(op, "callee not found"))?;
                 self.call(callee, &inputs)?
             } else {

@@ -11,7 +11,8 @@
 
 use super::libcalls::{self, Sig};
 use super::Options;
-use aot_dialects::r#loop;
+use aot_dialects::r#loop::math::LaneImpl;
+use aot_dialects::r#loop::{self, Binary, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Type};
@@ -123,7 +124,7 @@ impl<'a, 'f> Gen<'a, 'f> {
     /// Emits the ops of a block; returns the operands of its `loop.yield`.
     pub fn region_ops(&mut self, block: aot_ir::Block) -> Result<Vec<cl::Value>, Diagnostic> {
         for op in self.ctx.block_ops(block) {
-            if self.ctx.op_name(op) == r#loop::YIELD {
+            if LoopOp::of(self.ctx, op) == Some(LoopOp::Yield) {
                 return self.ctx.operands(op).map(|v| self.val(op, v)).collect();
             }
             self.op(op)?;
@@ -131,11 +132,10 @@ impl<'a, 'f> Gen<'a, 'f> {
         Ok(Vec::new())
     }
 
-    pub fn libcall(&mut self, name: &'static str) -> Result<cl::FuncRef, String> {
+    pub fn libcall(&mut self, name: &'static str, sig: Sig) -> Result<cl::FuncRef, String> {
         if let Some(&f) = self.funcs.get(name) {
             return Ok(f);
         }
-        let sig = libcalls::signature(name).ok_or_else(|| format!("unknown libcall {name}"))?;
         let mut s = self.module.make_signature();
         let (params, ret): (&[Type], Type) = match sig {
             Sig::F32 => (&[types::F32], types::F32),
@@ -153,10 +153,16 @@ impl<'a, 'f> Gen<'a, 'f> {
         Ok(f)
     }
 
-    pub fn call1(&mut self, name: &'static str, args: &[cl::Value]) -> Result<cl::Value, String> {
-        let f = self.libcall(name)?;
+    pub fn call1(&mut self, name: &'static str, sig: Sig, args: &[cl::Value]) -> Result<cl::Value, String> {
+        let f = self.libcall(name, sig)?;
         let inst = self.b.ins().call(f, args);
         Ok(self.b.inst_results(inst)[0])
+    }
+
+    /// A call of math function `f`'s libm wrapper.
+    pub fn call_math(&mut self, f: MathFn, f64: bool, args: &[cl::Value]) -> Result<cl::Value, String> {
+        let fact = f.fact();
+        self.call1(fact.symbol(f64), libcalls::math_sig(fact, f64), args)
     }
 
     /// Element offset of `idx` in memref `m`, as an I64.
@@ -186,11 +192,12 @@ impl<'a, 'f> Gen<'a, 'f> {
 
     fn op(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
+        let kind = LoopOp::of(ctx, op)
+            .ok_or_else(|| self.err(op, format!("'{}' is not a loop-dialect op", ctx.op_name(op))))?;
         let res = |_: &Gen<'_, '_>, i: usize| ctx.result(op, i);
-        match name {
-            r#loop::FOR => return self.for_loop(op),
-            r#loop::CONSTANT => {
+        match kind {
+            LoopOp::For => return self.for_loop(op),
+            LoopOp::Constant => {
                 let a = ctx.get_attr(op, "value").ok_or_else(|| self.err(op, "constant without value"))?;
                 let t = cl_type(self.ty(ctx.result(op, 0))).ok_or_else(|| self.err(op, "constant of a non-scalar"))?;
                 let v = match ctx.attr_data(a) {
@@ -206,7 +213,7 @@ impl<'a, 'f> Gen<'a, 'f> {
                 };
                 self.vals.insert(res(self, 0), v);
             }
-            r#loop::LOAD => {
+            LoopOp::Load => {
                 let buf = ctx.operand(op, 0);
                 let (base, m) =
                     self.bufs.get(&buf).cloned().ok_or_else(|| self.err(op, "load from an unknown buffer"))?;
@@ -216,7 +223,7 @@ impl<'a, 'f> Gen<'a, 'f> {
                 let v = self.b.ins().load(elem_type(m.elem), flags(), addr, 0);
                 self.vals.insert(res(self, 0), v);
             }
-            r#loop::STORE => {
+            LoopOp::Store => {
                 let buf = ctx.operand(op, 1);
                 let (base, m) =
                     self.bufs.get(&buf).cloned().ok_or_else(|| self.err(op, "store to an unknown buffer"))?;
@@ -226,7 +233,7 @@ impl<'a, 'f> Gen<'a, 'f> {
                 let addr = self.address(base, &m, &idx);
                 self.b.ins().store(flags(), v, addr, 0);
             }
-            r#loop::ASSERT => {
+            LoopOp::Assert => {
                 let c = self.val(op, ctx.operand(op, 0))?;
                 self.messages.push(located_message(ctx, op, ctx.attr_str(op, "msg").unwrap_or("a check failed")));
                 let code = self.messages.len() as i64;
@@ -238,7 +245,7 @@ impl<'a, 'f> Gen<'a, 'f> {
                 self.b.ins().return_(&[k]);
                 self.b.switch_to_block(cont);
             }
-            r#loop::PHILOX => {
+            LoopOp::Philox => {
                 let seed = self.val(op, ctx.operand(op, 0))?;
                 let ctr = self.val(op, ctx.operand(op, 1))?;
                 let out = self.philox(seed, ctr);
@@ -246,10 +253,18 @@ impl<'a, 'f> Gen<'a, 'f> {
                     self.vals.insert(res(self, i), v);
                 }
             }
-            _ => {
-                let v = self.scalar(op).map_err(|m| self.err(op, m))?;
+            LoopOp::Scalar(s) => {
+                let v = self.scalar(op, s).map_err(|m| self.err(op, m))?;
                 self.vals.insert(res(self, 0), v);
             }
+            LoopOp::Yield => return Err(self.err(op, "loop.yield outside a loop body")),
+            LoopOp::Alloc
+            | LoopOp::View
+            | LoopOp::Global
+            | LoopOp::Kernel
+            | LoopOp::Matmul
+            | LoopOp::Rebind
+            | LoopOp::Resize => return Err(self.err(op, "a host op inside a kernel")),
         }
         Ok(())
     }
@@ -355,79 +370,81 @@ impl<'a, 'f> Gen<'a, 'f> {
         c
     }
 
-    fn scalar(&mut self, op: Op) -> Result<cl::Value, String> {
+    fn scalar(&mut self, op: Op, kind: ScalarOp) -> Result<cl::Value, String> {
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
         let ops: Vec<cl::Value> =
             ctx.operands(op).map(|v| self.val(op, v).map_err(|d| d.message)).collect::<Result<_, _>>()?;
         let t0 = ctx.operands(op).next().map(|v| self.ty(v).clone());
         let is_float = matches!(t0, Some(TypeData::Elem(e)) if e.is_float());
         let is_f64 = matches!(t0, Some(TypeData::Elem(ElemType::F64)));
-        let short = name.strip_prefix("loop.").unwrap_or(name);
-        if is_float && !is_f64 && !ctx.has_attr(op, "exact") {
-            if let Some(v) = super::vector::scalar_poly(self, short, ops[0]) {
-                return Ok(v);
-            }
-        }
         let b = &mut self.b;
-        Ok(match short {
-            "add" if is_float => b.ins().fadd(ops[0], ops[1]),
-            "add" => b.ins().iadd(ops[0], ops[1]),
-            "sub" if is_float => b.ins().fsub(ops[0], ops[1]),
-            "sub" => b.ins().isub(ops[0], ops[1]),
-            "mul" if is_float => b.ins().fmul(ops[0], ops[1]),
-            "mul" => b.ins().imul(ops[0], ops[1]),
-            "div" if is_float => b.ins().fdiv(ops[0], ops[1]),
-            "div" | "rem" => {
-                let divisor = self.safe_divisor(ctx.operand(op, 1), ops[1]);
-                self.floor_divrem(short == "div", ops[0], divisor)
+        Ok(match kind {
+            ScalarOp::Binary(bin) => match bin {
+                Binary::Add if is_float => b.ins().fadd(ops[0], ops[1]),
+                Binary::Add => b.ins().iadd(ops[0], ops[1]),
+                Binary::Sub if is_float => b.ins().fsub(ops[0], ops[1]),
+                Binary::Sub => b.ins().isub(ops[0], ops[1]),
+                Binary::Mul if is_float => b.ins().fmul(ops[0], ops[1]),
+                Binary::Mul => b.ins().imul(ops[0], ops[1]),
+                Binary::Div if is_float => b.ins().fdiv(ops[0], ops[1]),
+                Binary::Div | Binary::Rem => {
+                    let divisor = self.safe_divisor(ctx.operand(op, 1), ops[1]);
+                    self.floor_divrem(bin == Binary::Div, ops[0], divisor)
+                }
+                Binary::Max if is_float => b.ins().fmax(ops[0], ops[1]),
+                Binary::Max => b.ins().smax(ops[0], ops[1]),
+                Binary::Min if is_float => b.ins().fmin(ops[0], ops[1]),
+                Binary::Min => b.ins().smin(ops[0], ops[1]),
+                Binary::And => b.ins().band(ops[0], ops[1]),
+                Binary::Or => b.ins().bor(ops[0], ops[1]),
+                Binary::Xor => b.ins().bxor(ops[0], ops[1]),
+                Binary::Shr => b.ins().ushr(ops[0], ops[1]),
+            },
+            ScalarOp::Unary(u) => match u {
+                Unary::Neg if is_float => b.ins().fneg(ops[0]),
+                Unary::Neg => b.ins().ineg(ops[0]),
+                Unary::Abs if is_float => b.ins().fabs(ops[0]),
+                Unary::Abs => b.ins().iabs(ops[0]),
+                Unary::Sqrt => b.ins().sqrt(ops[0]),
+                Unary::Rsqrt => {
+                    let s = b.ins().sqrt(ops[0]);
+                    let one = if is_f64 { b.ins().f64const(1.0) } else { b.ins().f32const(1.0) };
+                    b.ins().fdiv(one, s)
+                }
+                Unary::Floor => b.ins().floor(ops[0]),
+            },
+            ScalarOp::Math(f) => {
+                // A non-exact f32 function with a lane polynomial computes
+                // as the lanes do (see `vector::scalar_poly`).
+                match f.fact().lanes {
+                    LaneImpl::Poly(p) if !is_f64 && !ctx.has_attr(op, "exact") => {
+                        super::vector::scalar_poly(self, p, ops[0])
+                    }
+                    _ => self.call_math(f, is_f64, &ops)?,
+                }
             }
-            "max" if is_float => b.ins().fmax(ops[0], ops[1]),
-            "max" => b.ins().smax(ops[0], ops[1]),
-            "min" if is_float => b.ins().fmin(ops[0], ops[1]),
-            "min" => b.ins().smin(ops[0], ops[1]),
-            "and" => b.ins().band(ops[0], ops[1]),
-            "or" => b.ins().bor(ops[0], ops[1]),
-            "xor" => b.ins().bxor(ops[0], ops[1]),
-            "shr" => b.ins().ushr(ops[0], ops[1]),
-            "neg" if is_float => b.ins().fneg(ops[0]),
-            "neg" => b.ins().ineg(ops[0]),
-            "abs" if is_float => b.ins().fabs(ops[0]),
-            "abs" => b.ins().iabs(ops[0]),
-            "sqrt" => b.ins().sqrt(ops[0]),
-            "rsqrt" => {
-                let s = b.ins().sqrt(ops[0]);
-                let one = if is_f64 { b.ins().f64const(1.0) } else { b.ins().f32const(1.0) };
-                b.ins().fdiv(one, s)
-            }
-            "floor" => b.ins().floor(ops[0]),
-            "exp" | "log" | "log1p" | "sin" | "cos" | "tanh" | "erf" | "erfc" | "pow" => {
-                let sym = libcalls::math_symbol(short, is_f64).ok_or("no libcall")?;
-                self.call1(sym, &ops)?
-            }
-            "select" => b.ins().select(ops[0], ops[1], ops[2]),
-            "cmp" => {
-                let p = ctx.attr_str(op, "predicate").ok_or("cmp without predicate")?;
+            ScalarOp::Select => b.ins().select(ops[0], ops[1], ops[2]),
+            ScalarOp::Cmp => {
+                let p = Predicate::of(ctx, op).ok_or("cmp without a valid predicate")?;
                 if is_float {
                     b.ins().fcmp(float_cc(p), ops[0], ops[1])
                 } else {
                     let cc = match p {
-                        "eq" => IntCC::Equal,
-                        "ne" => IntCC::NotEqual,
-                        "lt" => IntCC::SignedLessThan,
-                        "le" => IntCC::SignedLessThanOrEqual,
-                        "gt" => IntCC::SignedGreaterThan,
-                        _ => IntCC::SignedGreaterThanOrEqual,
+                        Predicate::Eq => IntCC::Equal,
+                        Predicate::Ne => IntCC::NotEqual,
+                        Predicate::Lt => IntCC::SignedLessThan,
+                        Predicate::Le => IntCC::SignedLessThanOrEqual,
+                        Predicate::Gt => IntCC::SignedGreaterThan,
+                        Predicate::Ge => IntCC::SignedGreaterThanOrEqual,
                     };
                     b.ins().icmp(cc, ops[0], ops[1])
                 }
             }
-            "cast" => {
+            ScalarOp::Cast => {
                 let from = t0.ok_or("cast without operand")?;
                 let to = self.ty(ctx.result(op, 0)).clone();
                 self.cast(ops[0], &from, &to)?
             }
-            other => return Err(format!("'loop.{other}' is not supported by the Cranelift backend")),
         })
     }
 
@@ -505,12 +522,17 @@ impl<'a, 'f> Gen<'a, 'f> {
         }
         // Half types go through f32.
         if matches!(fe, F16 | BF16) {
-            let f = if fe == BF16 { self.bf16_to_f32(v) } else { self.call1("aot_f16_to_f32", &[v])? };
+            let f =
+                if fe == BF16 { self.bf16_to_f32(v) } else { self.call1(libcalls::F16_TO_F32, Sig::HalfToF32, &[v])? };
             return self.cast(f, &TypeData::Elem(F32), to);
         }
         if matches!(te, F16 | BF16) {
             let f = self.cast(v, from, &TypeData::Elem(F32))?;
-            return Ok(if te == BF16 { self.f32_to_bf16(f) } else { self.call1("aot_f32_to_f16", &[f])? });
+            return Ok(if te == BF16 {
+                self.f32_to_bf16(f)
+            } else {
+                self.call1(libcalls::F32_TO_F16, Sig::F32ToHalf, &[f])?
+            });
         }
         let b = &mut self.b;
         let fl = |x: ElemType| matches!(x, F32 | F64);
@@ -560,14 +582,14 @@ impl<'a, 'f> Gen<'a, 'f> {
 
 /// The float condition of a `loop.cmp` predicate (ordered: false on NaN,
 /// except `ne`), shared by the scalar and the lane code.
-pub(super) fn float_cc(predicate: &str) -> FloatCC {
+pub(super) fn float_cc(predicate: Predicate) -> FloatCC {
     match predicate {
-        "eq" => FloatCC::Equal,
-        "ne" => FloatCC::NotEqual,
-        "lt" => FloatCC::LessThan,
-        "le" => FloatCC::LessThanOrEqual,
-        "gt" => FloatCC::GreaterThan,
-        _ => FloatCC::GreaterThanOrEqual,
+        Predicate::Eq => FloatCC::Equal,
+        Predicate::Ne => FloatCC::NotEqual,
+        Predicate::Lt => FloatCC::LessThan,
+        Predicate::Le => FloatCC::LessThanOrEqual,
+        Predicate::Gt => FloatCC::GreaterThan,
+        Predicate::Ge => FloatCC::GreaterThanOrEqual,
     }
 }
 

@@ -60,8 +60,8 @@ fn jit_module() -> Result<JITModule, String> {
         .finish(settings::Flags::new(flags))
         .map_err(|e| format!("cranelift: {e}"))?;
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
-    for (name, ptr, _) in libcalls::TABLE {
-        jb.symbol(*name, *ptr);
+    for (name, ptr, _) in libcalls::all() {
+        jb.symbol(name, ptr);
     }
     Ok(JITModule::new(jb))
 }

@@ -11,14 +11,14 @@
 //! Code: a vector loop while four iterations remain (lane values in F32X4,
 //! masks in I32X4, uniform values splatted at their use, reductions in a
 //! vector accumulator folded horizontally at the end), then the scalar loop
-//! for the remainder, continuing from the folded values. `exp`, `tanh`,
-//! `erf` and `erfc` use polynomial approximations (a few ulp in f32); other
-//! math calls `libm` per lane.
+//! for the remainder, continuing from the folded values. Math functions
+//! compute as their row of the math table says: a polynomial through this
+//! file's [`Lanes`] primitives, or `libm` per lane.
 
 use super::kernel::{flags, Gen};
-use super::libcalls;
 use crate::affine::flat_offset;
-use aot_dialects::r#loop;
+use aot_dialects::r#loop::math::{LaneImpl, Lanes, Poly};
+use aot_dialects::r#loop::{Binary, LoopOp, Predicate, ScalarOp, Unary};
 use aot_ir::{Context, Diagnostic, ElemType, Op, TypeData, Value};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl, types, BlockArg, Endianness, InstBuilder, MemFlagsData};
@@ -111,11 +111,11 @@ fn classify_block(
 ) -> Option<()> {
     let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
     for o in ctx.block_ops(block) {
-        let name = ctx.op_name(o);
+        let op_kind = LoopOp::of(ctx, o);
         let ks: Vec<Kind> = ctx.operands(o).map(|v| kind(kinds, v)).collect();
-        let result = match name {
-            r#loop::YIELD => continue,
-            r#loop::FOR => {
+        let result = match op_kind {
+            Some(LoopOp::Yield) => continue,
+            Some(LoopOp::For) => {
                 let inner = ctx.single_block(o, 0)?;
                 let args = ctx.block_args(inner).to_vec();
                 // Uniform bounds (attributes), carried values f32 lanes.
@@ -134,8 +134,8 @@ fn classify_block(
                 *any_lane = true;
                 Kind::Lane
             }
-            r#loop::CONSTANT => Kind::Uniform,
-            r#loop::LOAD => {
+            Some(LoopOp::Constant) => Kind::Uniform,
+            Some(LoopOp::Load) => {
                 let buf = ctx.operand(o, 0);
                 match address_coef(ctx, kinds, o, buf, 1, iv)? {
                     // The same address in every lane (a broadcast operand:
@@ -145,7 +145,7 @@ fn classify_block(
                     _ => return None,
                 }
             }
-            r#loop::STORE => {
+            Some(LoopOp::Store) => {
                 let (v, buf) = (ctx.operand(o, 0), ctx.operand(o, 1));
                 if !is_f32(ctx, v) || address_coef(ctx, kinds, o, buf, 2, iv)? != 1 {
                     return None;
@@ -153,7 +153,7 @@ fn classify_block(
                 *any_lane = true;
                 continue;
             }
-            r#loop::ASSERT | r#loop::PHILOX => {
+            Some(LoopOp::Assert | LoopOp::Philox) => {
                 if ks.iter().any(|&k| k != Kind::Uniform) {
                     return None;
                 }
@@ -165,7 +165,11 @@ fn classify_block(
                     Kind::Uniform
                 } else if is_index(ctx, r) {
                     // Affine address arithmetic on the induction variable.
-                    if !matches!(name, "loop.add" | "loop.sub" | "loop.mul") || ks.contains(&Kind::Lane) {
+                    let affine = matches!(
+                        op_kind,
+                        Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Add | Binary::Sub | Binary::Mul)))
+                    );
+                    if !affine || ks.contains(&Kind::Lane) {
                         return None;
                     }
                     Kind::Index
@@ -211,9 +215,9 @@ fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
     for (&v, &k) in &kinds {
         if k == Kind::Index && v != iv {
             for u in ctx.uses(v) {
-                let ok = match ctx.op_name(u.op) {
-                    r#loop::LOAD => u.index >= 1,
-                    r#loop::STORE => u.index >= 2,
+                let ok = match LoopOp::of(ctx, u.op) {
+                    Some(LoopOp::Load) => u.index >= 1,
+                    Some(LoopOp::Store) => u.index >= 2,
                     _ => kind(&kinds, ctx.result(u.op, 0)) == Kind::Index,
                 };
                 if !ok {
@@ -228,10 +232,10 @@ fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
     for (k, &c) in args[1..].iter().enumerate() {
         let y = ctx.operand(term, k);
         let upd = ctx.defining_op(y)?;
-        let r = match ctx.op_name(upd) {
-            "loop.add" => Reduce::Add,
-            "loop.max" => Reduce::Max,
-            "loop.min" => Reduce::Min,
+        let r = match LoopOp::of(ctx, upd) {
+            Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Add))) => Reduce::Add,
+            Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Max))) => Reduce::Max,
+            Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Min))) => Reduce::Min,
             _ => return None,
         };
         let uses: Vec<_> = ctx.uses(c).collect();
@@ -250,21 +254,18 @@ fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
 
 /// Ops with a lane-wise form on f32 values and masks.
 fn lane_op(ctx: &Context, o: Op) -> bool {
-    let name = ctx.op_name(o).strip_prefix("loop.").unwrap_or("");
-    let r = ctx.result(o, 0);
-    let f32_ops = [
-        "add", "sub", "mul", "div", "max", "min", "neg", "abs", "sqrt", "rsqrt", "floor", "exp", "tanh", "erf", "erfc",
-        "log", "log1p", "sin", "cos", "pow",
-    ];
-    if f32_ops.contains(&name) {
-        return is_f32(ctx, r) && !ctx.has_attr(o, "exact");
-    }
-    match name {
-        "cmp" => is_f32(ctx, ctx.operand(o, 0)),
-        "select" => is_f32(ctx, r) && is_i1(ctx, ctx.operand(o, 0)),
-        "and" | "or" | "xor" => is_i1(ctx, r),
-        "cast" => is_f32(ctx, r) && is_i1(ctx, ctx.operand(o, 0)),
-        _ => false,
+    let Some(LoopOp::Scalar(kind)) = LoopOp::of(ctx, o) else { return false };
+    let f32_result = || is_f32(ctx, ctx.result(o, 0));
+    match kind {
+        ScalarOp::Binary(b) => match b {
+            Binary::Add | Binary::Sub | Binary::Mul | Binary::Div | Binary::Max | Binary::Min => f32_result(),
+            Binary::And | Binary::Or | Binary::Xor => is_i1(ctx, ctx.result(o, 0)),
+            Binary::Rem | Binary::Shr => false,
+        },
+        ScalarOp::Unary(Unary::Neg | Unary::Abs | Unary::Sqrt | Unary::Rsqrt | Unary::Floor) => f32_result(),
+        ScalarOp::Math(_) => f32_result() && !ctx.has_attr(o, "exact"),
+        ScalarOp::Cmp => is_f32(ctx, ctx.operand(o, 0)),
+        ScalarOp::Select | ScalarOp::Cast => f32_result() && is_i1(ctx, ctx.operand(o, 0)),
     }
 }
 
@@ -273,7 +274,7 @@ fn constant_operand(ctx: &Context, op: Op) -> Option<usize> {
     (0..2).find(|&k| {
         let v = ctx.operand(op, k);
         ctx.defining_op(v).is_some_and(|d| {
-            ctx.op_name(d) == r#loop::CONSTANT
+            LoopOp::of(ctx, d) == Some(LoopOp::Constant)
                 && ctx.get_attr(d, "value").and_then(|a| ctx.attr_as_f64(a)).is_some_and(|x| !x.is_nan())
         })
     })
@@ -303,17 +304,6 @@ impl<'f> Vec4<'_, '_, 'f> {
     fn f32c(&mut self, x: f32) -> cl::Value {
         let s = self.ins().f32const(x);
         self.ins().splat(types::F32X4, s)
-    }
-
-    /// `c[0]·tⁿ⁻¹ + … + c[n-1]` by Horner's rule on the lanes.
-    fn horner(&mut self, c: &[f32], t: cl::Value) -> cl::Value {
-        let mut p = self.f32c(c[0]);
-        for &k in &c[1..] {
-            let m = self.ins().fmul(p, t);
-            let kv = self.f32c(k);
-            p = self.ins().fadd(m, kv);
-        }
-        p
     }
 
     /// `v` as a lane vector of `ty` (splatting a uniform scalar; an i1
@@ -346,179 +336,12 @@ impl<'f> Vec4<'_, '_, 'f> {
         self.ins().bitcast(types::F32X4, vflags(), m)
     }
 
-    /// `e^x` on four lanes: range reduction to `x = n·ln2 + r`, a degree-6
-    /// polynomial for `e^r`, scaling by `2^n` through the exponent bits.
-    fn exp(&mut self, x: cl::Value) -> cl::Value {
-        let hi = self.f32c(88.722_83);
-        let lo = self.f32c(-103.972_08);
-        let cx = self.ins().fmin(x, hi);
-        let cx = self.ins().fmax(cx, lo);
-        let log2e = self.f32c(std::f32::consts::LOG2_E);
-        let half = self.f32c(0.5);
-        let t = self.ins().fmul(cx, log2e);
-        let t = self.ins().fadd(t, half);
-        let n = self.ins().floor(t);
-        let c1 = self.f32c(0.693_359_4);
-        let c2 = self.f32c(-2.121_944_4e-4);
-        let a = self.ins().fmul(n, c1);
-        let r = self.ins().fsub(cx, a);
-        let b = self.ins().fmul(n, c2);
-        let r = self.ins().fsub(r, b);
-        let coeffs = [1.987_569_1e-4f32, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1, 0.5];
-        let p = self.horner(&coeffs, r);
-        let r2 = self.ins().fmul(r, r);
-        let p = self.ins().fmul(p, r2);
-        let p = self.ins().fadd(p, r);
-        let one = self.f32c(1.0);
-        let y = self.ins().fadd(p, one);
-        // 2^n in two steps so that n down to -150 still scales (subnormals).
-        let ni = self.ins().fcvt_to_sint_sat(types::I32X4, n);
-        let h = self.ins().sshr_imm_s(ni, 1);
-        let rest = self.ins().isub(ni, h);
-        let pow = |s: &mut Self, k: cl::Value| {
-            let b127 = s.ins().iconst(types::I32, 127);
-            let b = s.ins().splat(types::I32X4, b127);
-            let e = s.ins().iadd(k, b);
-            let sh = s.ins().ishl_imm_s(e, 23);
-            s.ins().bitcast(types::F32X4, vflags(), sh)
-        };
-        let p1 = pow(self, h);
-        let p2 = pow(self, rest);
-        let y = self.ins().fmul(y, p1);
-        let y = self.ins().fmul(y, p2);
-        // Overflow to +inf; NaN stays NaN through the arithmetic above.
-        let inf = self.f32c(f32::INFINITY);
-        let big = self.ins().fcmp(FloatCC::GreaterThan, x, hi);
-        let bigf = self.as_f32(big);
-        let y = self.ins().bitselect(bigf, inf, y);
-        let zero = self.f32c(0.0);
-        let small = self.ins().fcmp(FloatCC::LessThan, x, lo);
-        let smallf = self.as_f32(small);
-        self.ins().bitselect(smallf, zero, y)
-    }
-
-    /// `tanh x`: an odd Taylor polynomial below 0.25, `1 - 2/(e^{2|x|}+1)`
-    /// with the sign of x above (saturating to ±1).
-    fn tanh(&mut self, x: cl::Value) -> cl::Value {
-        let ax = self.ins().fabs(x);
-        let x2 = self.ins().fmul(x, x);
-        // x - x³/3 + 2x⁵/15 - 17x⁷/315 + 62x⁹/2835
-        let cs = [62.0f32 / 2835.0, -17.0 / 315.0, 2.0 / 15.0, -1.0 / 3.0];
-        let p = self.horner(&cs, x2);
-        let px = self.ins().fmul(p, x2);
-        let px = self.ins().fmul(px, x);
-        let small_v = self.ins().fadd(px, x);
-        // Past 10, 2/(e^{2|x|}+1) is below half an ulp of 1: ±1 exactly,
-        // as libm's (a cap of 9 left 0.99999994, whose 1 - t² is not 0).
-        let cap = self.f32c(10.0);
-        let cx = self.ins().fmin(ax, cap);
-        let two = self.f32c(2.0);
-        let t = self.ins().fmul(cx, two);
-        let e = self.exp(t);
-        let one = self.f32c(1.0);
-        let d = self.ins().fadd(e, one);
-        let q = self.ins().fdiv(two, d);
-        let mag = self.ins().fsub(one, q);
-        let signbits = {
-            let sb = self.ins().iconst(types::I32, 0x8000_0000u32 as i32 as i64);
-            let s = self.ins().splat(types::I32X4, sb);
-            self.as_f32(s)
-        };
-        let sign = self.ins().band(x, signbits);
-        let big_v = self.ins().bor(mag, sign);
-        let quarter = self.f32c(0.25);
-        let is_small = self.ins().fcmp(FloatCC::LessThan, ax, quarter);
-        let m = self.as_f32(is_small);
-        // NaN: both branches are NaN already.
-        self.ins().bitselect(m, small_v, big_v)
-    }
-
-    /// `erfc |x|` for `|x| ≥ 0.5` (Numerical Recipes' `erfcc`, relative
-    /// error below 1.2e-7 everywhere): `t·exp(-x² + P(t))`, `t = 1/(1+x/2)`.
-    fn erfc_abs(&mut self, ax: cl::Value) -> cl::Value {
-        let one = self.f32c(1.0);
-        let half = self.f32c(0.5);
-        let d = self.ins().fmul(ax, half);
-        let d = self.ins().fadd(d, one);
-        let t = self.ins().fdiv(one, d);
-        let c = [
-            0.170_872_77f32,
-            -0.822_152_23,
-            1.488_515_9,
-            -1.135_204,
-            0.278_868_07,
-            -0.186_288_06,
-            0.096_784_18,
-            0.374_091_96,
-            1.000_023_7,
-            -1.265_512_2,
-        ];
-        let p = self.horner(&c, t);
-        let x2 = self.ins().fmul(ax, ax);
-        let e = self.ins().fsub(p, x2);
-        let ex = self.exp(e);
-        self.ins().fmul(t, ex)
-    }
-
-    /// `erf x` near zero: 2/√π · (x - x³/3 + x⁵/10 - x⁷/42 + x⁹/216 - x¹¹/1320 + x¹³/9360).
-    fn erf_series(&mut self, x: cl::Value) -> cl::Value {
-        let x2 = self.ins().fmul(x, x);
-        let cs = [1.0f32 / 9360.0, -1.0 / 1320.0, 1.0 / 216.0, -1.0 / 42.0, 1.0 / 10.0, -1.0 / 3.0, 1.0];
-        let p = self.horner(&cs, x2);
-        let k = self.f32c(std::f32::consts::FRAC_2_SQRT_PI);
-        let px = self.ins().fmul(p, x);
-        self.ins().fmul(px, k)
-    }
-
-    fn sign_of(&mut self, x: cl::Value) -> cl::Value {
-        let sb = self.ins().iconst(types::I32, 0x8000_0000u32 as i32 as i64);
-        let s = self.ins().splat(types::I32X4, sb);
-        let bits = self.as_f32(s);
-        self.ins().band(x, bits)
-    }
-
-    /// `erf x`: the series below 0.5, `1 - erfc|x|` with x's sign above.
-    fn erf(&mut self, x: cl::Value) -> cl::Value {
-        let ax = self.ins().fabs(x);
-        let small_v = self.erf_series(x);
-        let big = self.f32c(0.5);
-        let safe = self.ins().fmax(ax, big);
-        let ec = self.erfc_abs(safe);
-        let one = self.f32c(1.0);
-        let mag = self.ins().fsub(one, ec);
-        let sign = self.sign_of(x);
-        let big_v = self.ins().bor(mag, sign);
-        let is_small = self.ins().fcmp(FloatCC::LessThan, ax, big);
-        let m = self.as_f32(is_small);
-        self.ins().bitselect(m, small_v, big_v)
-    }
-
-    /// `erfc x = 1 - erf x`, without cancellation for large |x|.
-    fn erfc(&mut self, x: cl::Value) -> cl::Value {
-        let ax = self.ins().fabs(x);
-        let half = self.f32c(0.5);
-        let safe = self.ins().fmax(ax, half);
-        let ec = self.erfc_abs(safe);
-        let two = self.f32c(2.0);
-        let neg = self.ins().fsub(two, ec);
-        let zero = self.f32c(0.0);
-        let is_neg = self.ins().fcmp(FloatCC::LessThan, x, zero);
-        let nm = self.as_f32(is_neg);
-        let big_v = self.ins().bitselect(nm, neg, ec);
-        let series = self.erf_series(x);
-        let one = self.f32c(1.0);
-        let small_v = self.ins().fsub(one, series);
-        let is_small = self.ins().fcmp(FloatCC::LessThan, ax, half);
-        let m = self.as_f32(is_small);
-        self.ins().bitselect(m, small_v, big_v)
-    }
-
     /// A math function `libm` computes, lane by lane.
-    fn per_lane(&mut self, sym: &'static str, args: &[cl::Value]) -> Result<cl::Value, String> {
+    fn per_lane(&mut self, f: aot_dialects::r#loop::MathFn, args: &[cl::Value]) -> Result<cl::Value, String> {
         let mut out = self.f32c(0.0);
         for l in 0..LANES as u8 {
             let xs: Vec<cl::Value> = args.iter().map(|&a| self.g.b.ins().extractlane(a, l)).collect();
-            let r = self.g.call1(sym, &xs)?;
+            let r = self.g.call_math(f, false, &xs)?;
             out = self.ins().insertlane(out, r, l);
         }
         Ok(out)
@@ -526,95 +349,146 @@ impl<'f> Vec4<'_, '_, 'f> {
 
     fn lane_op(&mut self, op: Op) -> Result<cl::Value, Diagnostic> {
         let ctx = self.g.ctx;
-        let name = ctx.op_name(op).strip_prefix("loop.").unwrap_or("");
-        let masks = matches!(name, "and" | "or" | "xor" | "cast");
+        let Some(LoopOp::Scalar(kind)) = LoopOp::of(ctx, op) else {
+            return Err(self.g.err(op, format!("no lane form for '{}'", ctx.op_name(op))));
+        };
+        let masks = matches!(kind, ScalarOp::Binary(Binary::And | Binary::Or | Binary::Xor) | ScalarOp::Cast);
         let mut ops = Vec::new();
         for (i, v) in ctx.operands(op).enumerate() {
             let x = self.get(op, v)?;
-            let mask = masks || (name == "select" && i == 0);
+            let mask = masks || (kind == ScalarOp::Select && i == 0);
             ops.push(self.lane(x, mask));
         }
-        let err = |g: &Gen<'_, '_>, m: String| g.err(op, m);
-        Ok(match name {
-            "add" => self.ins().fadd(ops[0], ops[1]),
-            "sub" => self.ins().fsub(ops[0], ops[1]),
-            "mul" => self.ins().fmul(ops[0], ops[1]),
-            "div" => self.ins().fdiv(ops[0], ops[1]),
-            "max" | "min" => match constant_operand(ctx, op) {
-                // Against a constant (relu, clamp): compare and blend. A NaN
-                // lane compares false and keeps itself, as `max` must.
-                Some(k) => {
-                    let (x, c) = (ops[1 - k], ops[k]);
-                    let cc = if name == "max" { FloatCC::LessThan } else { FloatCC::GreaterThan };
-                    let m = self.ins().fcmp(cc, x, c);
-                    let mf = self.as_f32(m);
-                    self.ins().bitselect(mf, c, x)
-                }
-                None if name == "max" => self.ins().fmax(ops[0], ops[1]),
-                None => self.ins().fmin(ops[0], ops[1]),
+        let none = |g: &Gen<'_, '_>| g.err(op, format!("no lane form for '{}'", ctx.op_name(op)));
+        Ok(match kind {
+            ScalarOp::Binary(b) => match b {
+                Binary::Add => self.ins().fadd(ops[0], ops[1]),
+                Binary::Sub => self.ins().fsub(ops[0], ops[1]),
+                Binary::Mul => self.ins().fmul(ops[0], ops[1]),
+                Binary::Div => self.ins().fdiv(ops[0], ops[1]),
+                Binary::Max | Binary::Min => match constant_operand(ctx, op) {
+                    // Against a constant (relu, clamp): compare and blend. A
+                    // NaN lane compares false and keeps itself, as `max` must.
+                    Some(k) => {
+                        let (x, c) = (ops[1 - k], ops[k]);
+                        let cc = if b == Binary::Max { FloatCC::LessThan } else { FloatCC::GreaterThan };
+                        let m = self.ins().fcmp(cc, x, c);
+                        let mf = self.as_f32(m);
+                        self.ins().bitselect(mf, c, x)
+                    }
+                    None if b == Binary::Max => self.ins().fmax(ops[0], ops[1]),
+                    None => self.ins().fmin(ops[0], ops[1]),
+                },
+                Binary::And => self.ins().band(ops[0], ops[1]),
+                Binary::Or => self.ins().bor(ops[0], ops[1]),
+                Binary::Xor => self.ins().bxor(ops[0], ops[1]),
+                Binary::Rem | Binary::Shr => return Err(none(self.g)),
             },
-            "neg" => self.ins().fneg(ops[0]),
-            "abs" => self.ins().fabs(ops[0]),
-            "sqrt" => self.ins().sqrt(ops[0]),
-            "rsqrt" => {
-                let s = self.ins().sqrt(ops[0]);
-                let one = self.f32c(1.0);
-                self.ins().fdiv(one, s)
-            }
-            "floor" => self.ins().floor(ops[0]),
-            "exp" => self.exp(ops[0]),
-            "tanh" => self.tanh(ops[0]),
-            "erf" => self.erf(ops[0]),
-            "erfc" => self.erfc(ops[0]),
-            "log" | "log1p" | "sin" | "cos" | "pow" => {
-                let sym = libcalls::math_symbol(name, false).ok_or_else(|| err(self.g, "no libcall".into()))?;
-                self.per_lane(sym, &ops).map_err(|m| err(self.g, m))?
-            }
-            "cmp" => {
-                let cc = super::kernel::float_cc(ctx.attr_str(op, "predicate").unwrap_or("eq"));
+            ScalarOp::Unary(u) => match u {
+                Unary::Neg => self.ins().fneg(ops[0]),
+                Unary::Abs => self.ins().fabs(ops[0]),
+                Unary::Sqrt => self.ins().sqrt(ops[0]),
+                Unary::Rsqrt => {
+                    let s = self.ins().sqrt(ops[0]);
+                    let one = self.f32c(1.0);
+                    self.ins().fdiv(one, s)
+                }
+                Unary::Floor => self.ins().floor(ops[0]),
+            },
+            ScalarOp::Math(f) => match f.fact().lanes {
+                LaneImpl::Poly(p) => p.emit(self, ops[0]),
+                LaneImpl::PerLane => self.per_lane(f, &ops).map_err(|m| self.g.err(op, m))?,
+            },
+            ScalarOp::Cmp => {
+                let p = Predicate::of(ctx, op).ok_or_else(|| self.g.err(op, "cmp without a valid predicate"))?;
+                let cc = super::kernel::float_cc(p);
                 self.ins().fcmp(cc, ops[0], ops[1])
             }
-            "select" => {
+            ScalarOp::Select => {
                 let m = self.as_f32(ops[0]);
                 self.ins().bitselect(m, ops[1], ops[2])
             }
             // i1 -> f32: 1.0 where the mask is set, else 0.0.
-            "cast" => {
+            ScalarOp::Cast => {
                 let one = self.ins().f32const(1.0);
                 let ones = self.ins().splat(types::F32X4, one);
                 let m = self.as_f32(ops[0]);
                 self.ins().band(m, ones)
             }
-            "and" => self.ins().band(ops[0], ops[1]),
-            "or" => self.ins().bor(ops[0], ops[1]),
-            "xor" => self.ins().bxor(ops[0], ops[1]),
-            other => return Err(err(self.g, format!("no lane form for 'loop.{other}'"))),
         })
     }
 }
 
-/// `exp`, `tanh`, `erf` or `erfc` of one f32 computed as the lanes compute
-/// it (on a splat, lane 0 taken), so an element's value never depends on
-/// whether the vector loop or the scalar remainder reached it, and scalar
-/// loops (philox kernels, reductions across rows) avoid a libm call.
-pub(super) fn scalar_poly(g: &mut Gen<'_, '_>, name: &str, x: cl::Value) -> Option<cl::Value> {
-    if !matches!(name, "exp" | "tanh" | "erf" | "erfc") {
-        return None;
+/// The math table's lane primitives on F32X4 (masks in I32X4).
+impl Lanes for Vec4<'_, '_, '_> {
+    type F = cl::Value;
+    type M = cl::Value;
+    fn splat(&mut self, c: f32) -> cl::Value {
+        self.f32c(c)
     }
-    let mut vs = Vec4 { g, vals: FxHashMap::default() };
-    let v = vs.ins().splat(types::F32X4, x);
-    let r = match name {
-        "exp" => vs.exp(v),
-        "tanh" => vs.tanh(v),
-        "erf" => vs.erf(v),
-        "erfc" => vs.erfc(v),
-        _ => return None,
-    };
-    Some(vs.ins().extractlane(r, 0))
+    fn add(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fadd(a, b)
+    }
+    fn sub(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fsub(a, b)
+    }
+    fn mul(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fmul(a, b)
+    }
+    fn div(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fdiv(a, b)
+    }
+    fn min(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fmin(a, b)
+    }
+    fn max(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fmax(a, b)
+    }
+    fn floor(&mut self, a: cl::Value) -> cl::Value {
+        self.ins().floor(a)
+    }
+    fn abs(&mut self, a: cl::Value) -> cl::Value {
+        self.ins().fabs(a)
+    }
+    fn lt(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fcmp(FloatCC::LessThan, a, b)
+    }
+    fn gt(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
+        self.ins().fcmp(FloatCC::GreaterThan, a, b)
+    }
+    fn select(&mut self, m: cl::Value, a: cl::Value, b: cl::Value) -> cl::Value {
+        let mf = self.as_f32(m);
+        self.ins().bitselect(mf, a, b)
+    }
+    fn with_sign_of(&mut self, mag: cl::Value, x: cl::Value) -> cl::Value {
+        let sb = self.ins().iconst(types::I32, 0x8000_0000u32 as i32 as i64);
+        let s = self.ins().splat(types::I32X4, sb);
+        let bits = self.as_f32(s);
+        let sign = self.ins().band(x, bits);
+        self.ins().bor(mag, sign)
+    }
+    fn exp2i(&mut self, n: cl::Value) -> cl::Value {
+        let k = self.ins().fcvt_to_sint_sat(types::I32X4, n);
+        let b127 = self.ins().iconst(types::I32, 127);
+        let b = self.ins().splat(types::I32X4, b127);
+        let e = self.ins().iadd(k, b);
+        let sh = self.ins().ishl_imm_s(e, 23);
+        self.ins().bitcast(types::F32X4, vflags(), sh)
+    }
 }
 
-/// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
-/// the scalar code.
+/// A polynomial of the math table on one f32, computed as the lanes
+/// compute it (on a splat, lane 0 taken), so an element's value never
+/// depends on whether the vector loop or the scalar remainder reached it,
+/// and scalar loops (philox kernels, reductions across rows) avoid a libm
+/// call.
+pub(super) fn scalar_poly(g: &mut Gen<'_, '_>, p: Poly, x: cl::Value) -> cl::Value {
+    let mut vs = Vec4 { g, vals: FxHashMap::default() };
+    let v = vs.ins().splat(types::F32X4, x);
+    let r = p.emit(&mut vs, v);
+    vs.ins().extractlane(r, 0)
+}
+
 /// Emits the ops of `block` in lane mode, updating the accumulators of the
 /// vectorized loop's reductions; returns the yielded values.
 fn emit_ops(
@@ -625,14 +499,14 @@ fn emit_ops(
 ) -> Result<Vec<V>, Diagnostic> {
     let ctx = vs.g.ctx;
     for o in ctx.block_ops(block) {
-        let name = ctx.op_name(o);
-        if name == r#loop::YIELD {
+        let op_kind = LoopOp::of(ctx, o);
+        if op_kind == Some(LoopOp::Yield) {
             return ctx.operands(o).map(|v| vs.get(o, v)).collect();
         }
         let kind = ctx.results(o).first().map(|r| plan.kinds[r]);
-        match (name, kind) {
-            (r#loop::FOR, _) => nested_loop(vs, plan, o)?,
-            (r#loop::STORE, _) => {
+        match (op_kind, kind) {
+            (Some(LoopOp::For), _) => nested_loop(vs, plan, o)?,
+            (Some(LoopOp::Store), _) => {
                 let v = vs.get(o, ctx.operand(o, 0))?;
                 let x = vs.lane(v, false);
                 let buf = ctx.operand(o, 1);
@@ -641,7 +515,7 @@ fn emit_ops(
                 let addr = vs.g.address(base, &m, &idx);
                 vs.g.b.ins().store(flags(), x, addr, 0);
             }
-            (r#loop::LOAD, Some(Kind::Lane)) => {
+            (Some(LoopOp::Load), Some(Kind::Lane)) => {
                 let buf = ctx.operand(o, 0);
                 let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
                 let idx: Vec<cl::Value> = ctx.operands(o).skip(1).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;

@@ -13,9 +13,12 @@ use aot_ir::printer::types_to_string;
 use aot_ir::*;
 use smallvec::SmallVec;
 
-pub const FUNC: &str = "func.func";
-pub const RETURN: &str = "func.return";
-pub const CALL: &str = "func.call";
+aot_ir::op_handle!(pub FuncOp = "func.func");
+aot_ir::op_handle!(pub ReturnOp = "func.return");
+aot_ir::op_handle!(pub CallOp = "func.call");
+pub const FUNC: &str = FuncOp::NAME;
+pub const RETURN: &str = ReturnOp::NAME;
+pub const CALL: &str = CallOp::NAME;
 
 // The calling convention's attributes (docs/reference/calling-convention-attrs.md).
 /// Argument attribute: the argument requires grad.
@@ -701,6 +704,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("callee", AttrKind::SymbolRef)],
         verify: Some(verify_call),
         syntax: Syntax::Custom { parse: parse_call, print: print_call },
+        interfaces: &[&aot_runtime::interp::CallOpInterface],
         ..OpDef::DEFAULT
     }
 }

@@ -44,9 +44,97 @@ pub const PHILOX: &str = "loop.philox";
 pub const CONSTANT: &str = "loop.constant";
 pub const REBIND: &str = "loop.rebind";
 pub const RESIZE: &str = "loop.resize";
+pub const SELECT: &str = "loop.select";
+pub const CMP: &str = "loop.cmp";
+pub const CAST: &str = "loop.cast";
+
+pub mod math;
+pub use math::{MathFn, MATH};
+
+/// Every loop op, as an enum: what backends `match` on (exhaustively, so a
+/// backend that misses an op does not compile). An op's identity is
+/// registered as its interface; [`LoopOp::of`] reads it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LoopOp {
+    // host ops
+    Alloc,
+    View,
+    Global,
+    Kernel,
+    Matmul,
+    Rebind,
+    Resize,
+    // kernel structure
+    For,
+    Yield,
+    Load,
+    Store,
+    Assert,
+    Philox,
+    Constant,
+    /// Scalar computation: what backends emit as arithmetic.
+    Scalar(ScalarOp),
+}
+
+/// The scalar ops of the loop dialect.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarOp {
+    Binary(Binary),
+    Unary(Unary),
+    Cmp,
+    Select,
+    Cast,
+    Math(MathFn),
+}
+
+impl LoopOp {
+    /// The loop op `op` is, if it is one.
+    pub fn of(ctx: &Context, op: Op) -> Option<LoopOp> {
+        ctx.op_def(op)?.interface::<LoopOp>().copied()
+    }
+
+    /// Whether `op` is the binary op `b`.
+    pub fn is_binary(ctx: &Context, op: Op, b: Binary) -> bool {
+        LoopOp::of(ctx, op) == Some(LoopOp::Scalar(ScalarOp::Binary(b)))
+    }
+}
 
 /// Comparison predicates of `loop.cmp`.
-pub const PREDICATES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Predicate {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Predicate {
+    pub const ALL: [Predicate; 6] =
+        [Predicate::Eq, Predicate::Ne, Predicate::Lt, Predicate::Le, Predicate::Gt, Predicate::Ge];
+
+    /// The spelling in the `predicate` attribute.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Predicate::Eq => "eq",
+            Predicate::Ne => "ne",
+            Predicate::Lt => "lt",
+            Predicate::Le => "le",
+            Predicate::Gt => "gt",
+            Predicate::Ge => "ge",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Predicate> {
+        Predicate::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// The predicate of a (verified) `loop.cmp`.
+    pub fn of(ctx: &Context, op: Op) -> Option<Predicate> {
+        ctx.attr_str(op, "predicate").and_then(Predicate::parse)
+    }
+}
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m.into())
@@ -517,12 +605,17 @@ fn infer_rem(ic: &InferCtx<'_>) -> InferResult {
     infer_same(ic, 2, |t| is_int(t) && numeric(t), "integers or index")
 }
 
-fn infer_float_binary(ic: &InferCtx<'_>) -> InferResult {
-    infer_same(ic, 2, is_float, "f32 or f64")
-}
-
 fn infer_float_unary(ic: &InferCtx<'_>) -> InferResult {
     infer_same(ic, 1, is_float, "f32 or f64")
+}
+
+/// A math function of the table: one or two same-typed floats.
+fn infer_float_math(ic: &InferCtx<'_>) -> InferResult {
+    let n = ic.operand_types.len();
+    if !(1..=2).contains(&n) {
+        return Err("expects one or two operands".into());
+    }
+    infer_same(ic, n, is_float, "f32 or f64")
 }
 
 fn infer_numeric_unary(ic: &InferCtx<'_>) -> InferResult {
@@ -543,8 +636,11 @@ fn infer_cmp(ic: &InferCtx<'_>) -> InferResult {
         return Err("operands must be two arithmetic scalars of one type".into());
     }
     match ic.attr_view().str("predicate") {
-        Some(p) if PREDICATES.contains(&p) => Ok(smallvec![TypeData::Elem(ElemType::I1)]),
-        Some(p) => Err(format!("unknown predicate '{p}' (expected one of {PREDICATES:?})")),
+        Some(p) if Predicate::parse(p).is_some() => Ok(smallvec![TypeData::Elem(ElemType::I1)]),
+        Some(p) => {
+            let all: Vec<&str> = Predicate::ALL.iter().map(|p| p.name()).collect();
+            Err(format!("unknown predicate '{p}' (expected one of {all:?})"))
+        }
         None => Err("needs a 'predicate'".into()),
     }
 }
@@ -653,6 +749,7 @@ inventory::submit! {
         attrs: &[AttrSpec::optional("offset", AttrKind::I64)],
         verify: Some(verify_alloc),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Alloc],
         ..OpDef::DEFAULT
     }
 }
@@ -678,6 +775,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::Dense)],
         verify: Some(verify_global),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Global],
         ..OpDef::DEFAULT
     }
 }
@@ -691,6 +789,7 @@ inventory::submit! {
         results: ONE,
         verify: Some(verify_view),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::View],
         ..OpDef::DEFAULT
     }
 }
@@ -728,6 +827,7 @@ inventory::submit! {
         attrs: &[AttrSpec::optional("stride", AttrKind::I64List)],
         verify: Some(verify_rebind),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Rebind],
         ..OpDef::DEFAULT
     }
 }
@@ -741,6 +841,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("numel", AttrKind::I64)],
         verify: Some(verify_rebind),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Resize],
         ..OpDef::DEFAULT
     }
 }
@@ -754,6 +855,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("name", AttrKind::Str)],
         verify: Some(verify_kernel),
         syntax: Syntax::Custom { parse: parse_kernel, print: print_kernel },
+        interfaces: &[&LoopOp::Kernel],
         ..OpDef::DEFAULT
     }
 }
@@ -766,6 +868,7 @@ inventory::submit! {
         attrs: &[AttrSpec::optional("accumulate", AttrKind::Flag)],
         verify: Some(verify_matmul),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Matmul],
         ..OpDef::DEFAULT
     }
 }
@@ -785,6 +888,7 @@ inventory::submit! {
         ],
         verify: Some(verify_for),
         syntax: Syntax::Custom { parse: parse_for, print: print_for },
+        interfaces: &[&LoopOp::For],
         ..OpDef::DEFAULT
     }
 }
@@ -796,6 +900,7 @@ inventory::submit! {
         traits: Traits::TERMINATOR,
         operands: Arity::AtLeast(0),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Yield],
         ..OpDef::DEFAULT
     }
 }
@@ -808,6 +913,7 @@ inventory::submit! {
         results: ONE,
         verify: Some(verify_load),
         syntax: Syntax::Custom { parse: parse_load, print: print_load },
+        interfaces: &[&LoopOp::Load],
         ..OpDef::DEFAULT
     }
 }
@@ -819,6 +925,7 @@ inventory::submit! {
         operands: Arity::AtLeast(2),
         verify: Some(verify_store),
         syntax: Syntax::Custom { parse: parse_store, print: print_store },
+        interfaces: &[&LoopOp::Store],
         ..OpDef::DEFAULT
     }
 }
@@ -831,6 +938,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("msg", AttrKind::Str)],
         verify: Some(verify_assert),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Assert],
         ..OpDef::DEFAULT
     }
 }
@@ -844,74 +952,107 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::Any)],
         verify: Some(verify_constant),
         syntax: Syntax::Custom { parse: parse_constant, print: print_constant },
+        interfaces: &[&LoopOp::Constant],
         ..OpDef::DEFAULT
     }
 }
 
-const EXACT: &[AttrSpec] = &[AttrSpec::optional("exact", AttrKind::Flag)];
+/// Declares scalar ops: an enum of them (matched exhaustively by every
+/// backend) and one registered op per variant, whose [`LoopOp`] identity
+/// is its interface.
+macro_rules! scalar_ops {
+    ($(#[$m:meta])* $enum:ident { $($v:ident = $name:literal, $summary:literal, $n:expr, $infer:expr;)* }) => {
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum $enum { $($v),* }
 
-macro_rules! scalar_op {
-    ($name:literal, $summary:literal, $n:expr, $infer:expr) => {
-        scalar_op!($name, $summary, $n, $infer, ONE, &[]);
-    };
-    (math $name:literal, $summary:literal, $n:expr, $infer:expr) => {
-        scalar_op!($name, $summary, $n, $infer, ONE, EXACT);
-    };
-    ($name:literal, $summary:literal, $n:expr, $infer:expr, $results:expr, $attrs:expr) => {
-        inventory::submit! {
-            OpDef {
-                name: $name,
-                summary: $summary,
-                traits: PURE,
-                operands: Arity::Exact($n),
-                results: $results,
-                attrs: $attrs,
-                infer: Some($infer),
-                syntax: Syntax::Functional,
-                ..OpDef::DEFAULT
+        impl $enum {
+            pub const ALL: &[$enum] = &[$($enum::$v),*];
+
+            /// The op's full name.
+            pub const fn name(self) -> &'static str {
+                match self { $($enum::$v => $name),* }
             }
         }
+
+        $(
+            inventory::submit! {
+                OpDef {
+                    name: $name,
+                    summary: $summary,
+                    traits: PURE,
+                    operands: Arity::Exact($n),
+                    results: ONE,
+                    infer: Some($infer),
+                    syntax: Syntax::Functional,
+                    interfaces: &[&LoopOp::Scalar(ScalarOp::$enum($enum::$v))],
+                    ..OpDef::DEFAULT
+                }
+            }
+        )*
     };
 }
 
-scalar_op!("loop.add", "a + b (integers wrap)", 2, infer_binary);
-scalar_op!("loop.sub", "a - b (integers wrap)", 2, infer_binary);
-scalar_op!("loop.mul", "a · b (integers wrap)", 2, infer_binary);
-scalar_op!("loop.div", "a / b (integers and index: floor division)", 2, infer_binary);
-scalar_op!("loop.rem", "a mod b with the divisor's sign (integers and index)", 2, infer_rem);
-scalar_op!("loop.max", "The larger of a and b (NaN if either is NaN)", 2, infer_binary);
-scalar_op!("loop.min", "The smaller of a and b (NaN if either is NaN)", 2, infer_binary);
-scalar_op!(math "loop.pow", "a to the power b", 2, infer_float_binary);
-scalar_op!("loop.and", "Bitwise and", 2, infer_logic);
-scalar_op!("loop.or", "Bitwise or", 2, infer_logic);
-scalar_op!("loop.xor", "Bitwise exclusive or", 2, infer_logic);
-scalar_op!("loop.shr", "Logical shift right", 2, infer_shift);
-scalar_op!("loop.neg", "-a (integers wrap)", 1, infer_numeric_unary);
-scalar_op!("loop.abs", "|a| (integers wrap)", 1, infer_numeric_unary);
-scalar_op!(math "loop.exp", "e^a", 1, infer_float_unary);
-scalar_op!(math "loop.log", "Natural logarithm", 1, infer_float_unary);
-scalar_op!(math "loop.log1p", "log(1 + a)", 1, infer_float_unary);
-scalar_op!(math "loop.sqrt", "Square root", 1, infer_float_unary);
-scalar_op!(math "loop.rsqrt", "1 / sqrt(a)", 1, infer_float_unary);
-scalar_op!(math "loop.sin", "Sine", 1, infer_float_unary);
-scalar_op!(math "loop.cos", "Cosine", 1, infer_float_unary);
-scalar_op!(math "loop.tanh", "Hyperbolic tangent", 1, infer_float_unary);
-scalar_op!(math "loop.erf", "Error function", 1, infer_float_unary);
-scalar_op!(math "loop.erfc", "Complementary error function 1 - erf(a)", 1, infer_float_unary);
-scalar_op!("loop.floor", "Largest integer not above a", 1, infer_float_unary);
-scalar_op!("loop.select", "c ? a : b", 3, infer_select);
-scalar_op!(
-    "loop.philox",
-    "Philox4x32-10 block (seed, counter): four 32-bit words, zero-extended",
-    2,
-    infer_philox,
-    Arity::Exact(4),
-    &[]
-);
+scalar_ops! {
+    /// Two-operand arithmetic on integers, `index` and floats.
+    Binary {
+        Add = "loop.add", "a + b (integers wrap)", 2, infer_binary;
+        Sub = "loop.sub", "a - b (integers wrap)", 2, infer_binary;
+        Mul = "loop.mul", "a · b (integers wrap)", 2, infer_binary;
+        Div = "loop.div", "a / b (integers and index: floor division)", 2, infer_binary;
+        Rem = "loop.rem", "a mod b with the divisor's sign (integers and index)", 2, infer_rem;
+        Max = "loop.max", "The larger of a and b (NaN if either is NaN)", 2, infer_binary;
+        Min = "loop.min", "The smaller of a and b (NaN if either is NaN)", 2, infer_binary;
+        And = "loop.and", "Bitwise and", 2, infer_logic;
+        Or = "loop.or", "Bitwise or", 2, infer_logic;
+        Xor = "loop.xor", "Bitwise exclusive or", 2, infer_logic;
+        Shr = "loop.shr", "Logical shift right", 2, infer_shift;
+    }
+}
+
+scalar_ops! {
+    /// One-operand arithmetic every backend has an instruction for (math
+    /// functions that need a library are in [`math`]).
+    Unary {
+        Neg = "loop.neg", "-a (integers wrap)", 1, infer_numeric_unary;
+        Abs = "loop.abs", "|a| (integers wrap)", 1, infer_numeric_unary;
+        Sqrt = "loop.sqrt", "Square root (correctly rounded)", 1, infer_float_unary;
+        Rsqrt = "loop.rsqrt", "1 / sqrt(a)", 1, infer_float_unary;
+        Floor = "loop.floor", "Largest integer not above a", 1, infer_float_unary;
+    }
+}
 
 inventory::submit! {
     OpDef {
-        name: "loop.cmp",
+        name: SELECT,
+        summary: "c ? a : b",
+        traits: PURE,
+        operands: Arity::Exact(3),
+        results: ONE,
+        infer: Some(infer_select),
+        syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Scalar(ScalarOp::Select)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: PHILOX,
+        summary: "Philox4x32-10 block (seed, counter): four 32-bit words, zero-extended",
+        traits: PURE,
+        operands: Arity::Exact(2),
+        results: Arity::Exact(4),
+        infer: Some(infer_philox),
+        syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Philox],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: CMP,
         summary: "Compares two scalars (`predicate`: eq, ne, lt, le, gt, ge; false on NaN except ne)",
         traits: PURE,
         operands: Arity::Exact(2),
@@ -919,19 +1060,21 @@ inventory::submit! {
         attrs: &[AttrSpec::required("predicate", AttrKind::Str)],
         infer: Some(infer_cmp),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Scalar(ScalarOp::Cmp)],
         ..OpDef::DEFAULT
     }
 }
 
 inventory::submit! {
     OpDef {
-        name: "loop.cast",
+        name: CAST,
         summary: "Converts a scalar (floats round to nearest, float to integer truncates, to i1 tests != 0)",
         traits: PURE,
         operands: ONE,
         results: ONE,
         verify: Some(verify_cast),
         syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Scalar(ScalarOp::Cast)],
         ..OpDef::DEFAULT
     }
 }

@@ -101,7 +101,7 @@ fn copy_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Di
         inherit_discardable(rw, op, v);
     }
     if src.elem != dst.elem {
-        v = rw.build_typed1("tensor.cast", &[v], &[], dst_t);
+        v = crate::tensor::CastOp::build_typed1(rw, &[v], &[], dst_t);
         inherit_discardable(rw, op, v);
     }
     Ok(v)
@@ -111,7 +111,7 @@ fn fill_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Di
     let v = rw.attr_f64(op, "value").unwrap_or(0.0);
     let a = rw.f64_attr(v);
     let t = rw.value_type(vals[0]);
-    let v = rw.build_typed1("tensor.full", &[], &[("value", a)], t);
+    let v = crate::tensor::FullOp::build_typed1(rw, &[], &[("value", a)], t);
     inherit_discardable(rw, op, v);
     Ok(v)
 }
@@ -265,8 +265,14 @@ const TWO: Arity = Arity::Exact(2);
 const NONE: Arity = Arity::Exact(0);
 const CLAMP: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
+// Typed handles of the ops other layers build or test for.
+aot_ir::op_handle!(pub CopyOp = "mut.copy_");
+aot_ir::op_handle!(pub SetOp = "mut.set_");
+aot_ir::op_handle!(pub ResizeOp = "mut.resize_");
+aot_ir::op_handle!(pub AsStridedOp = "mut.as_strided_");
+
 macro_rules! data_op {
-    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $functional:expr, $new_value:expr, $kernel:expr $(, $extra:expr)*) => {
+    ($name:expr, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $functional:expr, $new_value:expr, $kernel:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -285,7 +291,7 @@ macro_rules! data_op {
 }
 
 data_op!(
-    "mut.copy_",
+    CopyOp::NAME,
     "Copies src (broadcast, converted) into dst",
     TWO,
     &[],
@@ -295,7 +301,16 @@ data_op!(
     kernels::copy_,
     &Lower(lowering::copy_)
 );
-data_op!("mut.add_", "x += y", TWO, &[], infer_binary_inplace, Some("tensor.add"), functional_value, kernels::add_);
+data_op!(
+    "mut.add_",
+    "x += y",
+    TWO,
+    &[],
+    infer_binary_inplace,
+    Some(crate::tensor::AddOp::NAME),
+    functional_value,
+    kernels::add_
+);
 data_op!("mut.sub_", "x -= y", TWO, &[], infer_binary_inplace, Some("tensor.sub"), functional_value, kernels::sub_);
 data_op!("mut.mul_", "x *= y", TWO, &[], infer_mul_inplace, Some("tensor.mul"), functional_value, kernels::mul_);
 data_op!("mut.div_", "x /= y", TWO, &[], infer_div_inplace, Some("tensor.div"), functional_value, kernels::div_);
@@ -387,7 +402,7 @@ data_op!(
 );
 
 macro_rules! meta_op {
-    ($name:literal, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $kind:expr, $kernel:expr $(, $extra:expr)*) => {
+    ($name:expr, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $kind:expr, $kernel:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -412,7 +427,7 @@ meta_op!(
     ONE,
     &[],
     infer_t,
-    MetadataKind::Relayout { layout: rules::t, view: "view.t" },
+    MetadataKind::Relayout { layout: rules::t, view: crate::view::TOp::NAME },
     kernels::relayout_
 );
 meta_op!(
@@ -421,7 +436,7 @@ meta_op!(
     ONE,
     &[AttrSpec::required("dim0", AttrKind::I64), AttrSpec::required("dim1", AttrKind::I64)],
     infer_transpose,
-    MetadataKind::Relayout { layout: rules::transpose, view: "view.transpose" },
+    MetadataKind::Relayout { layout: rules::transpose, view: crate::view::TransposeOp::NAME },
     kernels::relayout_
 );
 meta_op!(
@@ -443,7 +458,7 @@ meta_op!(
     kernels::relayout_
 );
 meta_op!(
-    "mut.as_strided_",
+    AsStridedOp::NAME,
     "Sets sizes, strides and storage offset in place",
     ONE,
     &[
@@ -452,11 +467,11 @@ meta_op!(
         AttrSpec::optional("offset", AttrKind::I64)
     ],
     infer_as_strided,
-    MetadataKind::Relayout { layout: rules::as_strided, view: "view.as_strided" },
+    MetadataKind::Relayout { layout: rules::as_strided, view: crate::view::AsStridedOp::NAME },
     kernels::relayout_
 );
 meta_op!(
-    "mut.resize_",
+    ResizeOp::NAME,
     "Resizes in place (contiguous; the storage grows when needed)",
     ONE,
     &[AttrSpec::required("size", AttrKind::I64List)],
@@ -466,7 +481,7 @@ meta_op!(
     &RefusesRequiresGrad("cannot resize variables that require grad")
 );
 meta_op!(
-    "mut.set_",
+    SetOp::NAME,
     "Makes x use src's storage and metadata",
     TWO,
     &[],

@@ -2,6 +2,7 @@
 //! reproduces. A float result of type f64 is computed in f64, every other
 //! float type in f32 (then rounded to f16/bf16).
 
+use crate::r#loop::MathFn;
 use aot_ir::{AttrView, ElemType};
 use aot_runtime::philox::{block, uniform_f32, uniform_f64, word, words_for_normal, words_for_uniform};
 use aot_runtime::{KernelCtx, KernelResult};
@@ -37,12 +38,15 @@ pub fn normal_value(seed: u64, offset: u64, i: u64, e: ElemType, mean: f64, std:
     if e == ElemType::F64 {
         let u1 = ((w0 >> 8) as f64 + 1.0) * (1.0 / 16_777_216.0);
         let u2 = (w1 >> 8) as f64 * (1.0 / 16_777_216.0);
-        let z = libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * std::f64::consts::PI * u2);
+        let (log, cos) = (MathFn::Log.fact(), MathFn::Cos.fact());
+        let z = (-2.0 * log.eval(&[u1])).sqrt() * cos.eval(&[2.0 * std::f64::consts::PI * u2]);
         mean + std * z
     } else {
         let u1 = ((w0 >> 8) as f32 + 1.0) * (1.0 / 16_777_216.0);
         let u2 = (w1 >> 8) as f32 * (1.0 / 16_777_216.0);
-        let z = libm::sqrtf(-2.0 * libm::logf(u1)) * libm::cosf(2.0 * std::f32::consts::PI * u2);
+        // The formula the lowering marks `exact`: libm's f32 functions, as native code calls them.
+        let (log, cos) = (MathFn::Log.fact(), MathFn::Cos.fact());
+        let z = (-2.0 * log.eval_f32(&[u1])).sqrt() * cos.eval_f32(&[2.0 * std::f32::consts::PI * u2]);
         (mean as f32 + std as f32 * z) as f64
     }
 }

@@ -6,6 +6,7 @@
 
 use super::kernels::dropout_draws;
 use crate::lowering::*;
+use crate::r#loop::{Binary, MathFn, Predicate, Unary};
 use aot_ir::*;
 
 type R = Result<Value, String>;
@@ -19,7 +20,7 @@ type ValueFn<'a> = dyn Fn(&mut Scalars<'_, '_>, &[Value], Option<Value>, ElemTyp
 /// `(w >> 8) · 2⁻²⁴`, a uniform [0, 1) sample in f32 or f64.
 fn unit(s: &mut Scalars<'_, '_>, w: Value, e: ElemType) -> R {
     let eight = s.const_i(8, ElemType::I64);
-    let hi = s.bin("shr", w, eight)?;
+    let hi = s.bin(Binary::Shr, w, eight)?;
     let f = s.cast_e(hi, e);
     let k = s.const_f(1.0 / 16_777_216.0, e);
     s.mul(f, k)
@@ -49,10 +50,10 @@ fn each_draw(
     let off = s.load(off_buf, &[])?;
     let zero = s.const_i(0, ElemType::I64);
     let four = s.const_i(4, ElemType::I64);
-    let nonneg = s.cmp("ge", off, zero)?;
-    let r = s.bin("rem", off, four)?;
-    let aligned = s.cmp("eq", r, zero)?;
-    let ok = s.bin("and", nonneg, aligned)?;
+    let nonneg = s.cmp(Predicate::Ge, off, zero)?;
+    let r = s.bin(Binary::Rem, off, four)?;
+    let aligned = s.cmp(Predicate::Eq, r, zero)?;
+    let ok = s.bin(Binary::And, nonneg, aligned)?;
     s.assert(ok, "Philox offset must be a non-negative multiple of 4");
     let base = s.div(off, four)?;
     let words = |s: &mut Scalars<'_, '_>, blk: &[Value; 4], lane: i64| -> Vec<Value> {
@@ -145,21 +146,21 @@ pub fn philox_normal(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     generate(lc, "normal", 2, None, &|s, w, _, e| {
         let d = draw_elem(e);
         let eight = s.const_i(8, ElemType::I64);
-        let h0 = s.bin("shr", w[0], eight)?;
+        let h0 = s.bin(Binary::Shr, w[0], eight)?;
         let one_i = s.const_i(1, ElemType::I64);
         let h0 = s.add(h0, one_i)?;
         let f0 = s.cast_e(h0, d);
         let k = s.const_f(1.0 / 16_777_216.0, d);
         let u1 = s.mul(f0, k)?;
         let u2 = unit(s, w[1], d)?;
-        let lg = s.exact("log", u1)?;
+        let lg = s.exact(MathFn::Log, u1)?;
         let m2 = s.const_f(-2.0, d);
         let a = s.mul(m2, lg)?;
-        let r = s.exact("sqrt", a)?;
+        let r = s.un(Unary::Sqrt, a)?;
         let two_pi = if d == ElemType::F64 { 2.0 * std::f64::consts::PI } else { (2.0 * std::f32::consts::PI) as f64 };
         let tp = s.const_f(two_pi, d);
         let ang = s.mul(tp, u2)?;
-        let c = s.exact("cos", ang)?;
+        let c = s.exact(MathFn::Cos, ang)?;
         let z = s.mul(r, c)?;
         let (mv, sv) = if d == ElemType::F64 { (mean, std) } else { (mean as f32 as f64, std as f32 as f64) };
         let mv = s.const_f(mv, d);
@@ -176,7 +177,7 @@ pub fn philox_bernoulli(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         let p = p.ok_or("no probability")?;
         let pw = s.widen(p)?;
         let pd = s.cast_e(pw, d);
-        let lt = s.cmp("lt", u, pd)?;
+        let lt = s.cmp(Predicate::Lt, u, pd)?;
         let one = s.const_f(1.0, d);
         let zero = s.const_f(0.0, d);
         s.select(lt, one, zero)
@@ -226,7 +227,7 @@ pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let idx = s.delinearize(i, &shape)?;
             let u = unit(s, w[0], d)?;
             let pv = s.const_f(if d == ElemType::F64 { p } else { p as f32 as f64 }, d);
-            let keep = s.cmp("ge", u, pv)?;
+            let keep = s.cmp(Predicate::Ge, u, pv)?;
             s.store(keep, a[2], &idx);
             Ok(())
         })

@@ -8,6 +8,7 @@
 //! results can differ from PyTorch's by a rounding step, well inside the
 //! comparison tolerance.
 
+use crate::r#loop::MathFn;
 use aot_ir::{ElemType, Shape};
 use aot_runtime::kernel_util::{broadcast_map, broadcast_shapes, norm_dim, numel, reduce_dims, reduction, row_major};
 use aot_runtime::{KernelCtx, KernelResult, Tensor};
@@ -87,7 +88,7 @@ pub fn div(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn pow(k: &mut KernelCtx<'_>) -> KernelResult {
     binary(
         k,
-        |a, b| a.powf(b),
+        |a, b| MathFn::Pow.fact().eval(&[a, b]),
         |a, b| {
             if b < 0 {
                 return Err("Integers to negative integer powers are not allowed.".into());
@@ -153,13 +154,13 @@ pub fn abs(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, f64::abs, |x| x.wrapping_abs())
 }
 pub fn exp(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary(k, f64::exp, |x| x)
+    unary(k, |x| MathFn::Exp.eval1(x), |x| x)
 }
 pub fn log(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary(k, f64::ln, |x| x)
+    unary(k, |x| MathFn::Log.eval1(x), |x| x)
 }
 pub fn log1p(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary(k, f64::ln_1p, |x| x)
+    unary(k, |x| MathFn::Log1p.eval1(x), |x| x)
 }
 pub fn sqrt(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, f64::sqrt, |x| x)
@@ -171,13 +172,13 @@ pub fn reciprocal(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| 1.0 / x, |x| x)
 }
 pub fn sin(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary(k, f64::sin, |x| x)
+    unary(k, |x| MathFn::Sin.eval1(x), |x| x)
 }
 pub fn cos(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary(k, f64::cos, |x| x)
+    unary(k, |x| MathFn::Cos.eval1(x), |x| x)
 }
 pub fn tanh(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary(k, f64::tanh, |x| x)
+    unary(k, |x| MathFn::Tanh.eval1(x), |x| x)
 }
 pub fn sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| 1.0 / (1.0 + (-x).exp()), |x| x)
@@ -186,7 +187,7 @@ pub fn relu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| if x.is_nan() { x } else { x.max(0.0) }, |x| x.max(0))
 }
 pub fn erf(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary(k, libm::erf, |x| x)
+    unary(k, |x| MathFn::Erf.eval1(x), |x| x)
 }
 pub fn sign(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(
@@ -210,7 +211,7 @@ pub fn gelu_f64(x: f64, tanh_approx: bool) -> f64 {
         let c = (2.0 / std::f64::consts::PI).sqrt();
         0.5 * x * (1.0 + (c * (x + 0.044715 * x * x * x)).tanh())
     } else {
-        0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2))
+        0.5 * x * (1.0 + MathFn::Erf.eval1(x / std::f64::consts::SQRT_2))
     }
 }
 

@@ -5,6 +5,7 @@
 //! order in which duplicates accumulate.
 
 use crate::lowering::*;
+use crate::r#loop::{Binary, MathFn, Predicate, Unary};
 use aot_ir::*;
 use aot_runtime::kernel_util::norm_dim;
 
@@ -25,22 +26,27 @@ fn arith(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], f: &dyn Fn(&mut Scalars<'
     convert(s, r, e)
 }
 
-fn binary(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], name: &str) -> R {
-    arith(s, op, v, &|s, w| s.bin(name, w[0], w[1]))
+fn binary(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], b: Binary) -> R {
+    arith(s, op, v, &|s, w| s.bin(b, w[0], w[1]))
 }
 
-fn float_unary(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], name: &str) -> R {
-    arith(s, op, v, &|s, w| s.un(name, w[0]))
+fn unary(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], u: Unary) -> R {
+    arith(s, op, v, &|s, w| s.un(u, w[0]))
+}
+
+/// A math function of the table on the widened operands.
+fn math(s: &mut Scalars<'_, '_>, op: Op, v: &[Value], f: MathFn) -> R {
+    arith(s, op, v, &|s, w| s.math(f, w))
 }
 
 fn is_float_op(s: &Scalars<'_, '_>, v: Value) -> Result<bool, String> {
     Ok(s.elem_of(v)?.is_float())
 }
 
-/// Pointwise lowerings that are one scalar op: `binary` and `float_unary`
-/// convert to the result type, `compare` gives `i1`.
+/// Pointwise lowerings that are one scalar op: `binary`, `unary` and
+/// `math` convert to the result type, `compare` gives `i1`.
 macro_rules! scalar_ops {
-    ($helper:ident: $($name:ident => $op:literal),* $(,)?) => {
+    ($helper:ident: $($name:ident => $op:expr),* $(,)?) => {
         $(
             pub fn $name(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
                 $helper(s, op, v, $op)
@@ -50,72 +56,75 @@ macro_rules! scalar_ops {
 }
 
 scalar_ops!(binary:
-    add => "add",
-    sub => "sub",
-    mul => "mul",
-    maximum => "max",
-    minimum => "min",
+    add => Binary::Add,
+    sub => Binary::Sub,
+    mul => Binary::Mul,
+    maximum => Binary::Max,
+    minimum => Binary::Min,
 );
 
-scalar_ops!(float_unary:
-    neg => "neg",
-    abs => "abs",
-    exp => "exp",
-    log => "log",
-    log1p => "log1p",
-    sqrt => "sqrt",
-    rsqrt => "rsqrt",
-    sin => "sin",
-    cos => "cos",
-    tanh => "tanh",
-    erf => "erf",
+scalar_ops!(unary:
+    neg => Unary::Neg,
+    abs => Unary::Abs,
+    sqrt => Unary::Sqrt,
+    rsqrt => Unary::Rsqrt,
+);
+
+scalar_ops!(math:
+    exp => MathFn::Exp,
+    log => MathFn::Log,
+    log1p => MathFn::Log1p,
+    sin => MathFn::Sin,
+    cos => MathFn::Cos,
+    tanh => MathFn::Tanh,
+    erf => MathFn::Erf,
 );
 
 scalar_ops!(compare:
-    eq => "eq",
-    ne => "ne",
-    lt => "lt",
-    le => "le",
-    gt => "gt",
-    ge => "ge",
+    eq => Predicate::Eq,
+    ne => Predicate::Ne,
+    lt => Predicate::Lt,
+    le => Predicate::Le,
+    gt => Predicate::Gt,
+    ge => Predicate::Ge,
 );
 
 pub fn div(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     if !is_float_op(s, v[0])? {
         return Err("integer division is not supported".into());
     }
-    binary(s, op, v, "div")
+    binary(s, op, v, Binary::Div)
 }
 
 pub fn pow(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     if is_float_op(s, v[0])? {
-        return binary(s, op, v, "pow");
+        return math(s, op, v, MathFn::Pow);
     }
     // Integers: wrapping square-and-multiply over the exponent's 32 bits
     // (Rust's `wrapping_pow` with the exponent clamped to u32).
     arith(s, op, v, &|s, w| {
         let zero = s.const_i(0, ElemType::I64);
-        let ok = s.cmp("ge", w[1], zero)?;
+        let ok = s.cmp(Predicate::Ge, w[1], zero)?;
         s.assert(ok, "Integers to negative integer powers are not allowed.");
         let cap = s.const_i(u32::MAX as i64, ElemType::I64);
-        let e = s.bin("min", w[1], cap)?;
+        let e = s.bin(Binary::Min, w[1], cap)?;
         let one = s.const_i(1, ElemType::I64);
         let r = s.for_loop(0, 32, 1, false, &[one, w[0], e], &mut |s, _, c| {
             let one = s.const_i(1, ElemType::I64);
-            let bit = s.bin("and", c[2], one)?;
+            let bit = s.bin(Binary::And, c[2], one)?;
             let z = s.const_i(0, ElemType::I64);
-            let set = s.cmp("ne", bit, z)?;
+            let set = s.cmp(Predicate::Ne, bit, z)?;
             let prod = s.mul(c[0], c[1])?;
             let acc = s.select(set, prod, c[0])?;
             let sq = s.mul(c[1], c[1])?;
-            let sh = s.bin("shr", c[2], one)?;
+            let sh = s.bin(Binary::Shr, c[2], one)?;
             Ok(vec![acc, sq, sh])
         })?;
         Ok(r[0])
     })
 }
 
-fn compare(s: &mut Scalars<'_, '_>, _: Op, v: &[Value], pred: &str) -> R {
+fn compare(s: &mut Scalars<'_, '_>, _: Op, v: &[Value], pred: Predicate) -> R {
     let a = s.widen(v[0])?;
     let b = s.widen(v[1])?;
     s.cmp(pred, a, b)
@@ -136,8 +145,8 @@ pub fn sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| {
         let e = s.elem_of(w[0])?;
         let one = s.const_f(1.0, e);
-        let n = s.un("neg", w[0])?;
-        let ex = s.un("exp", n)?;
+        let n = s.un(Unary::Neg, w[0])?;
+        let ex = s.math(MathFn::Exp, &[n])?;
         let d = s.add(one, ex)?;
         s.div(one, d)
     })
@@ -147,7 +156,7 @@ pub fn relu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| {
         let e = s.elem_of(w[0])?;
         let z = s.constant(0.0, e);
-        s.bin("max", w[0], z)
+        s.bin(Binary::Max, w[0], z)
     })
 }
 
@@ -155,8 +164,8 @@ pub fn sign(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| {
         let e = s.elem_of(w[0])?;
         let (z, one, m1) = (s.constant(0.0, e), s.constant(1.0, e), s.constant(-1.0, e));
-        let pos = s.cmp("gt", w[0], z)?;
-        let negv = s.cmp("lt", w[0], z)?;
+        let pos = s.cmp(Predicate::Gt, w[0], z)?;
+        let negv = s.cmp(Predicate::Lt, w[0], z)?;
         // Floats: 0 * x keeps the sign of zero and NaN.
         let rest = if e.is_float() { s.mul(w[0], z)? } else { z };
         let a = s.select(negv, m1, rest)?;
@@ -180,12 +189,12 @@ pub fn gelu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
             let kx3 = s.mul(k, x3)?;
             let inner = s.add(x, kx3)?;
             let ci = s.mul(c, inner)?;
-            s.un("tanh", ci)?
+            s.math(MathFn::Tanh, &[ci])?
         } else {
             // 1 + erf(x/√2) = erfc(-x/√2): no cancellation for negative x.
             let r = s.const_f(-std::f64::consts::FRAC_1_SQRT_2, e);
             let xs = s.mul(x, r)?;
-            let c = s.un("erfc", xs)?;
+            let c = s.math(MathFn::Erfc, &[xs])?;
             return s.mul(hx, c);
         };
         let opt = s.add(one, t)?;
@@ -200,11 +209,11 @@ pub fn clamp(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
         let mut y = w[0];
         if let Some(l) = lo {
             let c = if e.is_float() { s.const_f(l, e) } else { s.const_i(l.ceil() as i64, e) };
-            y = s.bin("max", y, c)?;
+            y = s.bin(Binary::Max, y, c)?;
         }
         if let Some(h) = hi {
             let c = if e.is_float() { s.const_f(h, e) } else { s.const_i(h.floor() as i64, e) };
-            y = s.bin("min", y, c)?;
+            y = s.bin(Binary::Min, y, c)?;
         }
         Ok(y)
     })
@@ -445,7 +454,7 @@ fn extremum(lc: &mut LowerCtx<'_, '_>, max: bool) -> Result<(), String> {
         return Err("cannot compute the maximum or minimum over an empty dimension".into());
     }
     let acc = compute_elem(rt.elem);
-    let (init, name) = if max { (f64::NEG_INFINITY, "max") } else { (f64::INFINITY, "min") };
+    let (init, name) = if max { (f64::NEG_INFINITY, Binary::Max) } else { (f64::INFINITY, Binary::Min) };
     let iinit = if max { i64::MIN } else { i64::MAX };
     reduction_kernel(lc, if max { "amax" } else { "amin" }, red, &|s, r, x, kept| {
         let i0 = if acc.is_float() { s.const_f(init, acc) } else { s.const_i(iinit, acc) };
@@ -506,20 +515,20 @@ pub fn argmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let pos = s.linearize(red, &r.red_shape)?;
             let pos = s.cast_e(pos, ElemType::I64);
             let z = s.const_i(0, ElemType::I64);
-            let first = s.cmp("lt", c[1], z)?;
-            let gt = s.cmp("gt", a, c[0])?;
+            let first = s.cmp(Predicate::Lt, c[1], z)?;
+            let gt = s.cmp(Predicate::Gt, a, c[0])?;
             let better = if acc.is_float() {
                 // NaN counts as the maximum; the first occurrence wins.
-                let a_nan = s.cmp("ne", a, a)?;
-                let b_nan = s.cmp("ne", c[0], c[0])?;
+                let a_nan = s.cmp(Predicate::Ne, a, a)?;
+                let b_nan = s.cmp(Predicate::Ne, c[0], c[0])?;
                 let t = s.const_i(1, ElemType::I1);
-                let b_ok = s.bin("xor", b_nan, t)?;
-                let nan_wins = s.bin("and", a_nan, b_ok)?;
-                let bigger = s.bin("and", b_ok, gt)?;
-                let x = s.bin("or", nan_wins, bigger)?;
-                s.bin("or", first, x)?
+                let b_ok = s.bin(Binary::Xor, b_nan, t)?;
+                let nan_wins = s.bin(Binary::And, a_nan, b_ok)?;
+                let bigger = s.bin(Binary::And, b_ok, gt)?;
+                let x = s.bin(Binary::Or, nan_wins, bigger)?;
+                s.bin(Binary::Or, first, x)?
             } else {
-                s.bin("or", first, gt)?
+                s.bin(Binary::Or, first, gt)?
             };
             let bv = s.select(better, a, c[0])?;
             let bi = s.select(better, pos, c[1])?;
@@ -562,17 +571,17 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
             let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
                 let v = s.load(a[0], &at(j))?;
                 let v = convert(s, v, acc)?;
-                Ok(vec![s.bin("max", c[0], v)?])
+                Ok(vec![s.bin(Binary::Max, c[0], v)?])
             })?[0];
             let zero = s.const_f(0.0, acc);
             let sum = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
                 let v = s.load(a[0], &at(j))?;
                 let v = convert(s, v, acc)?;
                 let d = s.sub(v, m)?;
-                let e = s.un("exp", d)?;
+                let e = s.math(MathFn::Exp, &[d])?;
                 Ok(vec![s.add(c[0], e)?])
             })?[0];
-            let ls = if log { Some(s.un("log", sum)?) } else { None };
+            let ls = if log { Some(s.math(MathFn::Log, &[sum])?) } else { None };
             s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
                 let v = s.load(a[0], &at(j))?;
                 let v = convert(s, v, acc)?;
@@ -580,7 +589,7 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
                 let r = match ls {
                     Some(l) => s.sub(d, l)?,
                     None => {
-                        let e = s.un("exp", d)?;
+                        let e = s.math(MathFn::Exp, &[d])?;
                         s.div(e, sum)?
                     }
                 };
@@ -648,7 +657,7 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let var = s.div(ss, nn)?;
             let ep = s.const_f(eps, acc);
             let ve = s.add(var, ep)?;
-            let sq = s.un("sqrt", ve)?;
+            let sq = s.un(Unary::Sqrt, ve)?;
             let one = s.const_f(1.0, acc);
             let r = s.div(one, sq)?;
             let z = s.index(0);
@@ -807,15 +816,15 @@ fn checked_index(s: &mut Scalars<'_, '_>, i: Value, size: i64, wrap: bool, msg: 
     let n = s.const_i(size, ElemType::I64);
     let z = s.const_i(0, ElemType::I64);
     let j = if wrap {
-        let neg = s.cmp("lt", i, z)?;
+        let neg = s.cmp(Predicate::Lt, i, z)?;
         let w = s.add(i, n)?;
         s.select(neg, w, i)?
     } else {
         i
     };
-    let lo = s.cmp("ge", j, z)?;
-    let hi = s.cmp("lt", j, n)?;
-    let ok = s.bin("and", lo, hi)?;
+    let lo = s.cmp(Predicate::Ge, j, z)?;
+    let hi = s.cmp(Predicate::Lt, j, n)?;
+    let ok = s.bin(Binary::And, lo, hi)?;
     s.assert(ok, msg);
     // An out-of-range index was reported; clamp so the access stays inside.
     let zero = s.const_i(0, ElemType::I64);

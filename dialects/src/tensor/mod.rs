@@ -556,8 +556,16 @@ const REDUCE_ATTRS: &[AttrSpec] =
 const DIM: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64)];
 const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
+// Typed handles of the ops other layers build or test for.
+aot_ir::op_handle!(pub FullOp = "tensor.full");
+aot_ir::op_handle!(pub CloneOp = "tensor.clone");
+aot_ir::op_handle!(pub CatOp = "tensor.cat");
+aot_ir::op_handle!(pub AddOp = "tensor.add");
+aot_ir::op_handle!(pub ConstantOp = "tensor.constant");
+aot_ir::op_handle!(pub CastOp = "tensor.cast");
+
 macro_rules! op {
-    ($name:literal, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr
+    ($name:expr, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr
      $(, vjp = $vjp:expr)? $(, class = $class:expr)?, lower = $lower:expr) => {
         inventory::submit! {
             OpDef {
@@ -582,7 +590,7 @@ const THREE: Arity = Arity::Exact(3);
 const NONE: Arity = Arity::Exact(0);
 
 op!(
-    "tensor.add",
+    AddOp::NAME,
     "Elementwise sum (broadcasting)",
     EWC,
     TWO,
@@ -912,7 +920,7 @@ op!(
 
 inventory::submit! {
     OpDef {
-        name: "tensor.cast",
+        name: CastOp::NAME,
         summary: "Converts to the result's element type (`x.to(dtype)`)",
         traits: traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE]),
         operands: ONE,
@@ -1157,7 +1165,7 @@ op!(
     lower = &Lower(l::index_put)
 );
 op!(
-    "tensor.cat",
+    CatOp::NAME,
     "Concatenates along dim",
     PD,
     Arity::AtLeast(1),
@@ -1170,10 +1178,10 @@ op!(
 );
 /// The name of `tensor.clone`, the op that snapshots a value (passes and
 /// backends build it to materialize a view or protect a read).
-pub const CLONE: &str = "tensor.clone";
+pub const CLONE: &str = CloneOp::NAME;
 
 op!(
-    "tensor.clone",
+    CloneOp::NAME,
     "A fresh contiguous copy",
     PD,
     ONE,
@@ -1188,7 +1196,7 @@ op!(
 
 inventory::submit! {
     OpDef {
-        name: "tensor.full",
+        name: FullOp::NAME,
         summary: "A tensor of the result type filled with value",
         traits: P,
         results: ONE,
@@ -1216,7 +1224,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: "tensor.constant",
+        name: ConstantOp::NAME,
         summary: "A tensor with the given dense contents",
         traits: P,
         operands: NONE,

@@ -175,6 +175,18 @@ fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>,
     }
 }
 
+// Typed handles of the ops other layers build or test for.
+aot_ir::op_handle!(pub AsStridedOp = "view.as_strided");
+aot_ir::op_handle!(pub AsStridedScatterOp = "view.as_strided_scatter");
+aot_ir::op_handle!(pub AliasOp = "view.alias");
+aot_ir::op_handle!(pub ReshapeOp = "view.reshape");
+aot_ir::op_handle!(pub SliceOp = "view.slice");
+aot_ir::op_handle!(pub SliceScatterOp = "view.slice_scatter");
+aot_ir::op_handle!(pub TransposeOp = "view.transpose");
+aot_ir::op_handle!(pub TOp = "view.t");
+aot_ir::op_handle!(pub UnbindOp = "view.unbind");
+aot_ir::op_handle!(pub SplitOp = "view.split");
+
 /// On an `as_strided_scatter` whose layout reaches a storage element more
 /// than once: the source's cotangent for such an element is split evenly
 /// among the positions that hold it, as PyTorch's `as_strided` backward
@@ -496,7 +508,7 @@ fn single_split(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleView
     let sizes = a.req_list("sizes")?;
     let start: i64 = sizes.iter().take(k).sum();
     let len = *sizes.get(k).ok_or("split result index out of range")?;
-    Ok(("view.slice", vec![("dim", a.i64("dim").unwrap_or(0)), ("start", start), ("end", start + len), ("step", 1)]))
+    Ok((SliceOp::NAME, vec![("dim", a.i64("dim").unwrap_or(0)), ("start", start), ("end", start + len), ("step", 1)]))
 }
 
 /// The view op a scatter op inverts (`view.slice_scatter` → `view.slice`).
@@ -537,7 +549,7 @@ pub fn build_inverse(
         Inverse::Reshape => {
             let shape = rw.value_tensor(base).map(|t| t.shape.to_vec()).unwrap_or_default();
             let s = rw.i64_list_attr(&shape);
-            rw.build1("view.reshape", &[new], &[("shape", s)])
+            ReshapeOp::build1(rw, &[new], &[("shape", s)])
         }
         Inverse::SelfInverse => rw.build_named1(name, &[new], attrs),
         Inverse::Permute => {
@@ -677,7 +689,7 @@ const TWO: Arity = Arity::Exact(2);
 macro_rules! view_op {
     // `view.detach` is the one view autograd does not see through: it has no
     // derivative rule, and joint stops at it.
-    (no_vjp $name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr, $extra:expr) => {
+    (no_vjp $name:expr, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr, $extra:expr) => {
         view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
             &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
             &Kernel($kernel),
@@ -685,7 +697,7 @@ macro_rules! view_op {
             $extra
         ]);
     };
-    ($name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr $(, $extra:expr)*) => {
+    ($name:expr, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr $(, $extra:expr)*) => {
         view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
             &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
             &Kernel($kernel),
@@ -694,7 +706,7 @@ macro_rules! view_op {
             $(, $extra)*
         ]);
     };
-    (@def $name:literal, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, [$($iface:expr),*]) => {
+    (@def $name:expr, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, [$($iface:expr),*]) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -745,7 +757,7 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.reshape",
+    ReshapeOp::NAME,
     "A view with a new shape when possible, else a copy",
     VIEW,
     ONE,
@@ -769,7 +781,7 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.transpose",
+    TransposeOp::NAME,
     "Swaps two dimensions",
     VIEW,
     ONE,
@@ -781,7 +793,7 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.t",
+    TOp::NAME,
     "Transposes a tensor of rank <= 2",
     VIEW,
     ONE,
@@ -805,14 +817,14 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.slice",
+    SliceOp::NAME,
     "A strided range along one dimension",
     VIEW,
     ONE,
     SLICE,
     infer_slice,
     layout_slice,
-    Inverse::Scatter("view.slice_scatter"),
+    Inverse::Scatter(SliceScatterOp::NAME),
     None,
     kernels::view
 );
@@ -865,19 +877,19 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.as_strided",
+    AsStridedOp::NAME,
     "An arbitrary strided view of the storage",
     VIEW,
     ONE,
     AS_STRIDED,
     infer_as_strided,
     layout_as_strided,
-    Inverse::Scatter("view.as_strided_scatter"),
+    Inverse::Scatter(AsStridedScatterOp::NAME),
     None,
     kernels::view
 );
 view_op!(
-    "view.unbind",
+    UnbindOp::NAME,
     "Every index along a dimension, as separate views",
     VIEW,
     Arity::AtLeast(0),
@@ -889,7 +901,7 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.split",
+    SplitOp::NAME,
     "Consecutive ranges along a dimension, as separate views",
     VIEW,
     Arity::AtLeast(0),
@@ -901,7 +913,7 @@ view_op!(
     kernels::view
 );
 view_op!(
-    "view.alias",
+    AliasOp::NAME,
     "The same data as a new tensor object",
     VIEW,
     ONE,
@@ -927,7 +939,7 @@ view_op!(
 );
 
 macro_rules! scatter_op {
-    ($name:literal, $summary:literal, $attrs:expr, $infer:expr, $layout:expr) => {
+    ($name:expr, $summary:literal, $attrs:expr, $infer:expr, $layout:expr) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -955,7 +967,7 @@ pub struct ScatterInterface {
     pub layout: LayoutFn,
 }
 
-scatter_op!("view.slice_scatter", "base with a slice replaced by src", SLICE, infer_slice_scatter, layout_slice);
+scatter_op!(SliceScatterOp::NAME, "base with a slice replaced by src", SLICE, infer_slice_scatter, layout_slice);
 scatter_op!("view.select_scatter", "base with one index replaced by src", SELECT, infer_select_scatter, layout_select);
 scatter_op!(
     "view.diagonal_scatter",
@@ -965,7 +977,7 @@ scatter_op!(
     layout_diagonal
 );
 scatter_op!(
-    "view.as_strided_scatter",
+    AsStridedScatterOp::NAME,
     "base with a strided region replaced by src",
     AS_STRIDED,
     infer_as_strided_scatter,

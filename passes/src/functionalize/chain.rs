@@ -128,33 +128,33 @@ mod tests {
 
     #[test]
     fn shared_prefix_and_suffix() {
-        let a = Chain::single(step("view.a"));
-        let b = a.pushed(step("view.b"));
-        let c = b.pushed(step("view.c"));
+        let a = Chain::single(step("test.a"));
+        let b = a.pushed(step("test.b"));
+        let c = b.pushed(step("test.c"));
         assert_eq!((a.len(), b.len(), c.len()), (1, 2, 3));
         assert!(c.starts_with(&a) && c.starts_with(&b) && c.starts_with(&Chain::default()));
         assert!(!a.starts_with(&b));
         let ops: Vec<&str> = c.steps_from(1).iter().map(|s| s.op).collect();
-        assert_eq!(ops, ["view.b", "view.c"]);
+        assert_eq!(ops, ["test.b", "test.c"]);
         assert_eq!(c.steps().len(), 3);
     }
 
     #[test]
     fn structural_equality_without_sharing() {
-        let x = Chain::single(step("view.a")).pushed(step("view.b"));
-        let y = Chain::single(step("view.a")).pushed(step("view.b"));
-        let z = Chain::single(step("view.z")).pushed(step("view.b"));
+        let x = Chain::single(step("test.a")).pushed(step("test.b"));
+        let y = Chain::single(step("test.a")).pushed(step("test.b"));
+        let z = Chain::single(step("test.z")).pushed(step("test.b"));
         assert_eq!(x, y);
-        assert!(x.starts_with(&Chain::single(step("view.a"))));
+        assert!(x.starts_with(&Chain::single(step("test.a"))));
         assert_ne!(x, z);
-        assert!(!z.starts_with(&Chain::single(step("view.a"))));
+        assert!(!z.starts_with(&Chain::single(step("test.a"))));
     }
 
     #[test]
     fn long_chain_drops_without_recursion() {
         let mut c = Chain::default();
         for _ in 0..1_000_000 {
-            c.push(step("view.alias"));
+            c.push(step("test.alias"));
         }
         let keep = c.prefix(10).clone();
         drop(c);

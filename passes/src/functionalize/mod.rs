@@ -56,8 +56,10 @@ mod state;
 
 use crate::meta::{Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::FuncView;
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 pub use state::Functionalizer;
 
@@ -279,7 +281,7 @@ autograd graph the program builds is mirrored, and the error its backward would 
 changed in place, a gradient of the wrong shape, set_) is recorded as aot.backward_error. Storages passed \
 whole that the graph writes return their final value (aot.storage_final). Private functions are skipped: \
 calls to them are inlined.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[PassOptionSpec {
             name: "keep-input-mutations",
             kind: OptionKind::Bool,

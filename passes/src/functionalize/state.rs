@@ -15,11 +15,16 @@ use super::{
 };
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
+use aot_dialects::func::ReturnOp;
 use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_dialects::r#mut::{resize_layout, InPlaceInterface, MetadataKind, MetadataMutationInterface};
+use aot_dialects::r#mut::{AsStridedOp as AsStridedInPlaceOp, CopyOp, ResizeOp, SetOp};
+use aot_dialects::tensor::{CatOp, CloneOp, FullOp};
 use aot_dialects::view::{
     build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY, SPLIT_GRAD,
 };
+use aot_dialects::view::{AliasOp, AsStridedOp, AsStridedScatterOp, ReshapeOp};
+use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::{
     multi_output_view_error, no_grad_view_error, overlap_forbidden, AllowsInternalOverlap, AssertNoOverlap, Detaches,
@@ -371,7 +376,7 @@ impl<'c> Functionalizer<'c> {
             NamedAttr { name: self.rw.sym("offset"), value: offset },
         ];
         self.rw.sort_named_attrs(&mut attrs);
-        Step { op: "view.as_strided", attrs }
+        Step { op: AsStridedOp::NAME, attrs }
     }
 
     /// The chain of a view that `step` computes from the storage base
@@ -390,11 +395,11 @@ impl<'c> Functionalizer<'c> {
     /// output facts leave it out (see [`Self::is_no_grad_marker`]).
     fn no_grad_marker(&mut self) -> Step {
         let unit = self.rw.unit_attr();
-        Step { op: "view.alias", attrs: vec![NamedAttr { name: self.rw.sym(NO_GRAD), value: unit }] }
+        Step { op: AliasOp::NAME, attrs: vec![NamedAttr { name: self.rw.sym(NO_GRAD), value: unit }] }
     }
 
     fn is_no_grad_marker(&self, s: &Step) -> bool {
-        s.op == "view.alias" && s.attrs.iter().any(|a| self.rw.sym_str(a.name) == NO_GRAD)
+        s.op == AliasOp::NAME && s.attrs.iter().any(|a| self.rw.sym_str(a.name) == NO_GRAD)
     }
 
     fn apply(&mut self, step: &Step, v: Value) -> Result<Value, Diagnostic> {
@@ -417,9 +422,9 @@ impl<'c> Functionalizer<'c> {
         let mut b = match self.stos[s].decl {
             Some(id) => {
                 let a = self.rw.i64_attr(id);
-                self.rw.build_typed1("tensor.full", &[], &[("value", zero), (VIRTUAL_BASE, a)], t)
+                FullOp::build_typed1(&mut self.rw, &[], &[("value", zero), (VIRTUAL_BASE, a)], t)
             }
-            None => self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t),
+            None => FullOp::build_typed1(&mut self.rw, &[], &[("value", zero)], t),
         };
         for (_, layout, v) in self.stos[s].members.clone() {
             let mut step = self.as_strided_step(&layout);
@@ -431,7 +436,7 @@ impl<'c> Functionalizer<'c> {
                 step.attrs.push(NamedAttr { name: self.rw.sym(SPLIT_GRAD), value: unit });
                 self.rw.sort_named_attrs(&mut step.attrs);
             }
-            b = self.rw.build_named1("view.as_strided_scatter", &[b, v], &step.attrs)?;
+            b = AsStridedScatterOp::build_named1(&mut self.rw, &[b, v], &step.attrs)?;
         }
         self.stos[s].base = Some(b);
         Ok(b)
@@ -535,7 +540,7 @@ impl<'c> Functionalizer<'c> {
         let unit = self.rw.unit_attr();
         let mut attrs = step.attrs;
         attrs.push(NamedAttr { name: self.rw.sym(HIDDEN_WRITE), value: unit });
-        self.rw.build_named1("view.as_strided_scatter", &[carrier, src], &attrs)
+        AsStridedScatterOp::build_named1(&mut self.rw, &[carrier, src], &attrs)
     }
 
     /// The autograd value of detached family root `r` after object `o` of
@@ -689,7 +694,7 @@ impl<'c> Functionalizer<'c> {
             // A storage's base addresses its own contiguous elements (an
             // `as_strided` step reads it by storage position): a view of
             // another tensor, or an argument, written whole is copied.
-            w = self.rw.build_named1("tensor.clone", &[w], &[])?;
+            w = CloneOp::build_named1(&mut self.rw, &[w], &[])?;
         }
         let mut n = self.scatter_through(base, &chain, w)?;
         if hidden {
@@ -1335,7 +1340,7 @@ impl<'c> Functionalizer<'c> {
             // requires_grad, as PyTorch's views do, and still never carries
             // gradient.
             let later_no_grad_view = !detaches && !grad_mode && !no_grad_view && self.objs[p].dtype.is_float();
-            let mut chain = if step.op == "view.as_strided" {
+            let mut chain = if step.op == AsStridedOp::NAME {
                 self.check_covered(op, sto, &l)?;
                 self.restarted_chain(p, step.clone())
             } else {
@@ -1433,7 +1438,7 @@ impl<'c> Functionalizer<'c> {
                 }
             }
         }
-        if def.name == "view.as_strided" {
+        if def.name == AsStridedOp::NAME {
             let (from, to) = (self.objs[p].layout.clone(), self.objs[o].layout.clone());
             self.check_as_strided_grad(op, &from, &to);
             self.refuse_as_strided_of_anchored(op, p);
@@ -1641,7 +1646,7 @@ impl<'c> Functionalizer<'c> {
                 let step = Step { op: view, attrs };
                 let cached = self.objs[x].cached;
                 let version = self.stos[sto].version;
-                if view == "view.as_strided" {
+                if view == AsStridedOp::NAME {
                     // The anchor cannot follow x onto other elements: x's
                     // values come from the storage, its gradient is refused.
                     self.refuse_as_strided_of_anchored(op, x);
@@ -1649,7 +1654,7 @@ impl<'c> Functionalizer<'c> {
                 } else if let Some(a) = self.objs[x].anchor {
                     self.objs[x].anchor = Some(self.apply(&step, a)?);
                 }
-                if view == "view.as_strided" {
+                if view == AsStridedOp::NAME {
                     self.check_covered(op, sto, &new)?;
                     self.objs[x].chain = self.restarted_chain(x, step);
                     self.objs[x].cached = None;
@@ -1753,7 +1758,7 @@ impl<'c> Functionalizer<'c> {
             }
         }
         let h = self.objs[x].root.unwrap_or(x);
-        if recorded && self.requires_grad(x) && def.name == "mut.as_strided_" {
+        if recorded && self.requires_grad(x) && def.name == AsStridedInPlaceOp::NAME {
             let to = self.objs[x].layout.clone();
             self.check_as_strided_grad(op, &layout_before, &to);
         }
@@ -1866,13 +1871,13 @@ impl<'c> Functionalizer<'c> {
             base
         } else {
             let shape = self.rw.i64_list_attr(&[len]);
-            self.rw.build1("view.reshape", &[base], &[("shape", shape)])?
+            ReshapeOp::build1(&mut self.rw, &[base], &[("shape", shape)])?
         };
         let t = self.rw.tensor_type(&[need - len], dtype);
         let zero = self.rw.f64_attr(0.0);
-        let zeros = self.rw.build_typed1("tensor.full", &[], &[("value", zero)], t);
+        let zeros = FullOp::build_typed1(&mut self.rw, &[], &[("value", zero)], t);
         let dim = self.rw.i64_attr(0);
-        let grown = self.rw.build1("tensor.cat", &[flat, zeros], &[("dim", dim)])?;
+        let grown = CatOp::build1(&mut self.rw, &[flat, zeros], &[("dim", dim)])?;
         // Every object of the storage is now an as_strided view of the flat
         // base (behind its gradient stop, if it has one).
         for o in 0..self.objs.len() {
@@ -2008,7 +2013,7 @@ impl<'c> Functionalizer<'c> {
             match returned.get(&v) {
                 Some(&o2) if self.objs[o2].sto != self.objs[o].sto => {
                     let t = self.rw.value_type(v);
-                    v = self.rw.build_typed1("tensor.clone", &[v], &[], t);
+                    v = CloneOp::build_typed1(&mut self.rw, &[v], &[], t);
                 }
                 Some(_) => {}
                 None => {
@@ -2037,7 +2042,7 @@ impl<'c> Functionalizer<'c> {
                         // history and no other tensor of the storage.
                         let own = self.materialize(o)?;
                         let step = self.as_strided_step(&self.objs[o].layout.clone());
-                        self.rw.build_named1("view.as_strided_scatter", &[base, own], &step.attrs)?
+                        AsStridedScatterOp::build_named1(&mut self.rw, &[base, own], &step.attrs)?
                     } else {
                         base
                     }
@@ -2099,7 +2104,7 @@ impl<'c> Functionalizer<'c> {
                 if info.mutation_type == MutationType::MutatedInGraph
                     && (info.mutates_metadata || info.mutates_storage_metadata || info.resized_numel.is_some())
                 {
-                    *r = self.rw.build_named1("tensor.clone", &[*r], &[])?;
+                    *r = CloneOp::build_named1(&mut self.rw, &[*r], &[])?;
                 }
             }
         }
@@ -2149,7 +2154,7 @@ impl<'c> Functionalizer<'c> {
             }
             on_final[i] = true;
         }
-        self.rw.build_typed("func.return", &results, &[], &[]);
+        ReturnOp::build_typed(&mut self.rw, &results, &[], &[]);
         // Drop the old body.
         for &op in old_ops.iter().rev() {
             for r in self.rw.results(op).to_vec() {
@@ -2410,8 +2415,8 @@ impl<'c> Functionalizer<'c> {
                 None => self.base_value(s)?,
             };
             let src_t = self.rw.value_type(src);
-            let set = self.rw.build_typed("mut.set_", &[cur, src], &no_grad, &[src_t]);
-            cur = self.rw.result(set, 0);
+            let set = SetOp::build_typed(&mut self.rw, &[cur, src], &no_grad, &[src_t]);
+            cur = self.rw.result(set.0, 0);
             cur = self.as_strided_in_place(cur, &final_layout)?;
         } else if let Some(numel) = info.resized_numel {
             // Grow the storage to what the call needed (resize_ keeps the
@@ -2425,8 +2430,8 @@ impl<'c> Functionalizer<'c> {
             let size = self.rw.i64_list_attr(&sizes);
             let e = self.objs[o].dtype;
             let t = self.rw.tensor_type(&sizes, e);
-            let r = self.rw.build_typed("mut.resize_", &[cur], &[("size", size), (NO_GRAD, unit)], &[t]);
-            cur = self.rw.result(r, 0);
+            let r = ResizeOp::build_typed(&mut self.rw, &[cur], &[("size", size), (NO_GRAD, unit)], &[t]);
+            cur = self.rw.result(r.0, 0);
             if !exact {
                 // The grown storage's elements past the argument's final
                 // layout may be written too, and seen through other
@@ -2436,7 +2441,7 @@ impl<'c> Functionalizer<'c> {
                 let region = Layout { sizes: sizes.as_slice().into(), strides: [1].as_slice().into(), offset: offset0 };
                 let step = self.as_strided_step(&region);
                 let v = self.apply(&step, base)?;
-                self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
+                CopyOp::build_typed(&mut self.rw, &[cur, v], &no_grad, &[]);
                 cur = self.as_strided_in_place(cur, &final_layout)?;
             }
         } else if info.mutates_metadata {
@@ -2444,7 +2449,7 @@ impl<'c> Functionalizer<'c> {
         }
         if info.mutates_data && !info.data_in_initial_layout {
             let v = self.materialize(o)?;
-            self.rw.build_typed("mut.copy_", &[cur, v], &no_grad, &[]);
+            CopyOp::build_typed(&mut self.rw, &[cur, v], &no_grad, &[]);
         }
         Ok(cur)
     }
@@ -2499,7 +2504,7 @@ impl<'c> Functionalizer<'c> {
     fn copy_initial_layout_value(&mut self, i: usize, dest: Value) -> Result<(), Diagnostic> {
         let v = self.initial_layout_value(i)?;
         let unit = self.rw.unit_attr();
-        self.rw.build_typed("mut.copy_", &[dest, v], &[(NO_GRAD, unit)], &[]);
+        CopyOp::build_typed(&mut self.rw, &[dest, v], &[(NO_GRAD, unit)], &[]);
         Ok(())
     }
 
@@ -2510,7 +2515,7 @@ impl<'c> Functionalizer<'c> {
         attrs.push(NamedAttr { name: self.rw.sym(NO_GRAD), value: unit });
         let e = self.rw.value_tensor(v).map(|t| t.elem).unwrap_or(ElemType::F32);
         let t = self.rw.tensor_type(&l.sizes, e);
-        let name = self.rw.op_name_id("mut.as_strided_");
+        let name = self.rw.op_name_id(AsStridedInPlaceOp::NAME);
         let mut st = OperationState::new(name, self.rw.current_loc());
         st.operands.push(v);
         st.result_types.push(t);
@@ -2527,7 +2532,7 @@ impl<'c> Functionalizer<'c> {
     fn as_strided_of_overlapping_member(&self, o: usize) -> bool {
         let sto = self.objs[o].sto;
         self.requires_grad(o)
-            && self.objs[o].chain.steps().iter().any(|s| s.op == "view.as_strided")
+            && self.objs[o].chain.steps().iter().any(|s| s.op == AsStridedOp::NAME)
             && self.stos[sto].members.iter().any(|m| may_self_overlap(&m.1))
     }
 

@@ -35,8 +35,10 @@ use crate::joint::{JointInfo, JOINT_ATTR};
 use crate::meta::{MutationType, Params, Reader, ViewAndMutationMeta};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{op_class, OpClass};
+use aot_dialects::func::FuncOp;
 use aot_dialects::func::FuncView;
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
+use aot_ir::OpKind;
 use aot_ir::*;
 use graph::JointGraph;
 use memory::{footprint, Footprint};
@@ -479,7 +481,7 @@ forward value the backward uses; min-cut solves AOTAutograd's max-flow/min-cut p
 cheap values in the backward instead of saving them, never recomputing random or matmul-class ops, and orders the \
 backward like the autograd engine. memory-budget (0..1, min-cut) trades recomputation for memory using a liveness \
 model of peak memory, monotonic in the budget. Statistics report saved tensors, saved bytes and modelled peak bytes.",
-        anchor: Some("func.func"),
+        anchor: Some(FuncOp::NAME),
         options: &[
             PassOptionSpec {
                 name: "strategy",

@@ -16,11 +16,22 @@
 //! are straight-line, so a call graph with a cycle never returns: it is
 //! reported as recursion, up front too.
 
-use aot_ir::{Context, Op};
+use super::CallOpInterface;
+use aot_ir::{Context, Op, Traits};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-const CALL: &str = "func.call";
-const RETURN: &str = "func.return";
+fn is_call(ctx: &Context, op: Op) -> bool {
+    ctx.op_def(op).is_some_and(|d| d.interface::<CallOpInterface>().is_some())
+}
+
+fn is_terminator(ctx: &Context, op: Op) -> bool {
+    ctx.op_def(op).is_some_and(|d| d.has(Traits::TERMINATOR))
+}
+
+/// A function: a symbol with a body.
+fn is_function(ctx: &Context, op: Op) -> bool {
+    ctx.op_def(op).is_some_and(|d| d.has(Traits::SYMBOL) && d.regions == 1)
+}
 
 /// Why a function may not be expanded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,7 +59,7 @@ pub fn find_callee(ctx: &Context, call: Op) -> Option<Op> {
         module = ctx.parent_op(module)?;
     }
     let body = ctx.single_block(module, 0)?;
-    ctx.block_ops(body).find(|&f| ctx.op_name(f) == "func.func" && ctx.attr_str(f, "sym_name") == Some(name))
+    ctx.block_ops(body).find(|&f| is_function(ctx, f) && ctx.attr_str(f, "sym_name") == Some(name))
 }
 
 fn callee_name(ctx: &Context, call: Op) -> Option<&str> {
@@ -59,7 +70,7 @@ fn callee_name(ctx: &Context, call: Op) -> Option<&str> {
 fn body_ops(ctx: &Context, func: Op) -> Vec<Op> {
     let Some(&region) = ctx.regions(func).first() else { return Vec::new() };
     let Some(&entry) = ctx.region_blocks(region).first() else { return Vec::new() };
-    ctx.block_ops(entry).filter(|&op| ctx.op_name(op) != RETURN).collect()
+    ctx.block_ops(entry).filter(|&op| !is_terminator(ctx, op)).collect()
 }
 
 struct Frame {
@@ -94,7 +105,7 @@ impl CallCosts {
                 }
                 continue;
             };
-            let callee = if ctx.op_name(op) == CALL { find_callee(ctx, op) } else { None };
+            let callee = if is_call(ctx, op) { find_callee(ctx, op) } else { None };
             match callee {
                 Some(f) if on_stack.contains(&f) => {
                     let callee = callee_name(ctx, op).unwrap_or_default().to_string();
@@ -127,7 +138,7 @@ impl CallCosts {
         }
         let mut acc: u64 = 0;
         for op in body_ops(ctx, func) {
-            let (own, callee) = match find_callee(ctx, op).filter(|_| ctx.op_name(op) == CALL) {
+            let (own, callee) = match find_callee(ctx, op).filter(|_| is_call(ctx, op)) {
                 Some(f) => (self.of(ctx, f)?.saturating_add(1), callee_name(ctx, op).map(str::to_string)),
                 None => (1, None),
             };
