@@ -60,6 +60,7 @@ fn cases() -> Vec<Case> {
         "tensor.exp",
         "tensor.sin",
         "tensor.cos",
+        "tensor.tan",
         "tensor.tanh",
         "tensor.sigmoid",
         "tensor.relu",

@@ -741,6 +741,7 @@ OPS = {
     "tensor.reciprocal": _u(torch.reciprocal),
     "tensor.sin": _u(torch.sin),
     "tensor.cos": _u(torch.cos),
+    "tensor.tan": _u(torch.tan),
     "tensor.tanh": _u(torch.tanh),
     "tensor.sigmoid": _u(torch.sigmoid),
     "tensor.erf": _u(torch.erf),

@@ -188,6 +188,8 @@ math_table! {
         unary(sinf, sin), lanes: LaneImpl::PerLane, ulps: 1, range: 100.0;
     Cos = "cos", "Cosine",
         unary(cosf, cos), lanes: LaneImpl::PerLane, ulps: 1, range: 100.0;
+    Tan = "tan", "Tangent",
+        unary(tanf, tan), lanes: LaneImpl::PerLane, ulps: 1, range: 100.0;
     Tanh = "tanh", "Hyperbolic tangent",
         unary(tanhf, tanh), lanes: LaneImpl::Poly(Poly::Tanh), ulps: 4, range: 12.0;
     Erf = "erf", "Error function",

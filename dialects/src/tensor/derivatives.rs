@@ -213,6 +213,16 @@ pub fn cos(c: &mut VjpCtx<'_, '_>) -> R {
     })
 }
 
+pub fn tan(c: &mut VjpCtx<'_, '_>) -> R {
+    // 1 + y²
+    unary_with(c, |c, _, y| {
+        let e = c.elem(y)?;
+        let one = c.scalar(1.0, e);
+        let y2 = c.mul(y, y)?;
+        c.add(one, y2)
+    })
+}
+
 pub fn tanh(c: &mut VjpCtx<'_, '_>) -> R {
     // 1 - y²
     unary_with(c, |c, _, y| {

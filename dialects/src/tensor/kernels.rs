@@ -177,6 +177,9 @@ pub fn sin(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn cos(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| MathFn::Cos.eval1(x), |x| x)
 }
+pub fn tan(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, |x| MathFn::Tan.eval1(x), |x| x)
+}
 pub fn tanh(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| MathFn::Tanh.eval1(x), |x| x)
 }

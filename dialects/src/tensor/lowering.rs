@@ -76,6 +76,7 @@ scalar_ops!(math:
     log1p => MathFn::Log1p,
     sin => MathFn::Sin,
     cos => MathFn::Cos,
+    tan => MathFn::Tan,
     tanh => MathFn::Tanh,
     erf => MathFn::Erf,
 );

@@ -834,6 +834,18 @@ op!(
     lower = &Pointwise(l::cos)
 );
 op!(
+    "tensor.tan",
+    "Elementwise tangent",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::tan,
+    vjp = d::tan,
+    lower = &Pointwise(l::tan)
+);
+op!(
     "tensor.tanh",
     "Elementwise hyperbolic tangent",
     EW,

@@ -79,6 +79,7 @@ func.func @scalars(%s: memref<1xi64>, %o: memref<4xbf16>) {
 // CHECK:         loop.shr %{{.*}}, %{{.*}} : i64
 // CHECK:         loop.tanh %{{.*}} {exact} : f32
 // CHECK:         loop.pow %{{.*}}, %{{.*}} : f32
+// CHECK:         loop.tan %{{.*}} : f32
 func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
   loop.kernel "k" (%xb = %x : memref<8xf32>, %nb = %n : memref<8xi64>) {
     loop.for %i = 0 to 8 {
@@ -107,7 +108,8 @@ func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
       %e10 = loop.floor %e9 : f32
       %e11 = loop.pow %e10, %v : f32
       %e12 = loop.min %e11, %v : f32
-      loop.store %e12, %xb[%i] : memref<8xf32>
+      %e13 = loop.tan %e12 : f32
+      loop.store %e13, %xb[%i] : memref<8xf32>
     }
   }
   return
