@@ -1,11 +1,13 @@
 //! `aot-codegen`: from pure tensor graphs to native code.
 //!
-//! The passes `lower-to-loops` (tensor ops to `loop` kernels over buffers,
-//! views as strided layouts), `fuse` (producer/consumer and loop fusion)
-//! and `plan-memory` (buffer reuse by liveness) work on the `loop` dialect,
-//! in that order ([`compile_function`] runs them);
-//! the seam every backend starts from; `cranelift` JIT-compiles its
-//! kernels and runs the host program around them.
+//! The codegen pipeline ([`PIPELINE`], run by a pass manager like any other,
+//! so `--print-ir-after-all`, `--timing` and `--pass-statistics` cover it):
+//! `protect-reads` (snapshots of arguments the epilogue overwrites),
+//! `lower-to-loops` (tensor ops to `loop` kernels over buffers, views as
+//! strided layouts), `fuse` (producer/consumer and loop fusion) and
+//! `plan-memory` (buffer reuse by liveness). Its output, the `loop`
+//! dialect, is the seam every backend starts from; `cranelift` JIT-compiles
+//! its kernels and runs the host program around them.
 
 pub mod affine;
 pub mod cranelift;
@@ -19,10 +21,22 @@ pub mod write_order;
 /// Forces this crate (and its pass registrations) to be linked in.
 pub fn link() {}
 
+use aot_ir::pass::{PassManager, PassManagerOptions};
 use aot_ir::{Context, Diagnostic, Op};
 
+/// The passes from a value-semantics function over tensors to the `loop`
+/// dialect, anchored on the function.
+pub const PIPELINE: &str = "func.func(protect-reads,lower-to-loops,fuse,plan-memory)";
+
+/// A pass manager running [`PIPELINE`] with `options`.
+pub fn pass_manager(options: PassManagerOptions) -> Result<PassManager, String> {
+    let mut pm = PassManager::parse(PIPELINE).map_err(|e| format!("the codegen pipeline does not parse: {e}"))?;
+    pm.options = options;
+    Ok(pm)
+}
+
 /// Lowers `func` (a value-semantics function over tensors) through the
-/// codegen passes and compiles it with Cranelift. `text` receives what
+/// codegen pipeline and compiles it with Cranelift. `text` receives what
 /// `opts.emit` asks for.
 pub fn compile_function(
     ctx: &mut Context,
@@ -30,14 +44,34 @@ pub fn compile_function(
     opts: cranelift::Options,
     text: &mut String,
 ) -> Result<cranelift::Executable, Diagnostic> {
+    // The whole function is verified once at the end rather than after
+    // every pass: this runs on every compile, backward included.
+    let options = PassManagerOptions { verify_each: false, ..PassManagerOptions::default() };
+    let mut pm = pass_manager(options).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
+    compile_function_with(ctx, func, opts, text, &mut pm, &mut std::io::sink())
+}
+
+/// [`compile_function`] with a caller's pass manager for [`PIPELINE`]
+/// (instrumentation, timing, statistics); IR dumps go to `sink`.
+pub fn compile_function_with(
+    ctx: &mut Context,
+    func: Op,
+    opts: cranelift::Options,
+    text: &mut String,
+    pm: &mut PassManager,
+    sink: &mut dyn std::io::Write,
+) -> Result<cranelift::Executable, Diagnostic> {
     // Every tensor and buffer size is bounded before any constant is
     // materialized or any loop bound emitted (and again after planning: the
     // arena is a buffer of its own).
     aot_ir::size::check_value_sizes(ctx, func)?;
-    write_order::protect_reads(ctx, func)?;
-    lower_to_loops::lower_function(ctx, func)?;
-    fuse::fuse_function(ctx, func)?;
-    plan_memory::plan_function(ctx, func)?;
+    pm.run(ctx, func, sink).map_err(|mut f| {
+        if f.diagnostics.is_empty() {
+            Diagnostic::op_error(ctx, func, "the codegen pipeline failed")
+        } else {
+            f.diagnostics.remove(0)
+        }
+    })?;
     aot_ir::verify(ctx, func).map_err(|mut d| d.remove(0))?;
     aot_ir::size::check_value_sizes(ctx, func)?;
     let code = cranelift::compile(ctx, func, opts, text)?;
@@ -89,8 +123,15 @@ impl aot_runtime::compiled::Executable for Lazy {
 }
 
 /// The Cranelift IR (`Emit::Clif`) or machine code (`Emit::Asm`) of every
-/// public function of `module`, lowering the ones still over tensors.
-pub fn emit_text(ctx: &mut Context, module: Op, emit: cranelift::Emit) -> Result<String, Diagnostic> {
+/// public function of `module`, lowering the ones still over tensors with
+/// `pm` (a pass manager for [`PIPELINE`]; IR dumps go to `sink`).
+pub fn emit_text(
+    ctx: &mut Context,
+    module: Op,
+    emit: cranelift::Emit,
+    pm: &mut PassManager,
+    sink: &mut dyn std::io::Write,
+) -> Result<String, Diagnostic> {
     let mut out = String::new();
     for f in aot_dialects::func::funcs(ctx, module) {
         if f.is_declaration(ctx) || ctx.attr_str(f.op, "sym_visibility") == Some("private") {
@@ -104,7 +145,7 @@ pub fn emit_text(ctx: &mut Context, module: Op, emit: cranelift::Emit) -> Result
             aot_ir::size::check_value_sizes(ctx, f.op)?;
             cranelift::compile(ctx, f.op, opts, &mut out)?;
         } else {
-            compile_function(ctx, f.op, opts, &mut out)?;
+            compile_function_with(ctx, f.op, opts, &mut out, pm, sink)?;
         }
     }
     Ok(out)

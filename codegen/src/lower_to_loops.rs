@@ -169,6 +169,8 @@ impl Pass for LowerToLoops {
         if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
             return Ok(());
         }
+        // Sizes are bounded before any constant or loop bound is emitted.
+        aot_ir::size::check_value_sizes(ctx, op)?;
         let n = lower_function(ctx, op)?;
         st.add_stat("num-lowered", n);
         let mut k = 0;

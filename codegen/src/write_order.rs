@@ -18,16 +18,20 @@
 //! and metadata ops) and are read later (by an in-place op or the `return`)
 //! are cloned just before the write, and those later reads take the clone.
 //! Pure ops never follow the epilogue. The clone is a fresh contiguous copy,
-//! so native code reads it from its own buffer.
+//! so native code reads it from its own buffer. Registered as the pass
+//! `protect-reads`, the first of the codegen pipeline.
 
-use aot_dialects::func::FuncView;
+use aot_dialects::func::{FuncOp, FuncView};
+use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Materializes, before each in-place write into an argument, the reads of
-/// that argument that a later in-place op would otherwise make after it.
-pub fn protect_reads(ctx: &mut Context, func: Op) -> Result<(), Diagnostic> {
-    let Some(entry) = FuncView::new(ctx, func).and_then(|f| f.entry_block(ctx)) else { return Ok(()) };
+/// that argument that a later in-place op would otherwise make after it;
+/// returns how many snapshots it made.
+pub fn protect_reads(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
+    let Some(entry) = FuncView::new(ctx, func).and_then(|f| f.entry_block(ctx)) else { return Ok(0) };
+    let mut snapshots = 0u64;
     let ops: Vec<Op> = ctx.block_ops(entry).collect();
     // Which arguments each value may share memory with.
     let mut aliases: FxHashMap<Value, FxHashSet<usize>> = FxHashMap::default();
@@ -87,9 +91,41 @@ pub fn protect_reads(ctx: &mut Context, func: Op) -> Result<(), Diagnostic> {
                 later.contains(&u.op) && reads_after_write(ctx, u.op, u.index as usize, v)
             });
             aliases.insert(snap, FxHashSet::default());
+            snapshots += 1;
         }
     }
-    Ok(())
+    Ok(snapshots)
+}
+
+struct ProtectReads;
+
+impl Pass for ProtectReads {
+    fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        let f = FuncView { op };
+        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
+            return Ok(());
+        }
+        let n = protect_reads(ctx, op)?;
+        st.add_stat("num-snapshots", n);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "protect-reads",
+        name: "ProtectReads",
+        summary: "Snapshot the reads of an argument that its in-place epilogue would clobber",
+        description: "On a value-semantics function: for each trailing in-place write into an argument, values \
+defined before it that share memory with the written argument (through views and metadata ops) and are read \
+after it (by a later in-place op or the return) are cloned just before the write, and those reads take the \
+clone. Native code and the interpreter read views of arguments when their consumer runs, so without the \
+snapshot a read would see the new contents.",
+        anchor: Some(FuncOp::NAME),
+        options: &[],
+        statistics: &[StatisticSpec { name: "num-snapshots", description: "Values cloned before a write" }],
+        create: |_: &PassOptions| Ok(Box::new(ProtectReads)),
+    }
 }
 
 /// Whether operand `k` of `op`, placed after the epilogue's first write, is
