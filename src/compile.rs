@@ -120,7 +120,7 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
                 p.int("id", s as i64);
                 p.int("numel", st.data.len() as i64);
                 p.bool("requires_grad", st.base);
-                p.finish("aot.storage")
+                p.finish(aot_passes::convention::STORAGE_KIND)
             })
             .collect();
         let a = rw.array_attr(entries);

@@ -43,6 +43,10 @@ pub struct ArgConvention {
     pub layout: Option<ArgLayout>,
 }
 
+/// Record kinds of the convention's attributes.
+pub const STORAGE_KIND: &str = "aot.storage";
+pub const ARG_KIND: &str = "aot.arg";
+
 /// A storage shared by arguments (`#aot.storage`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StorageDecl {
@@ -100,7 +104,7 @@ fn storage_to_attr(ctx: &mut Context, s: &StorageDecl) -> Attribute {
         p.int("numel", n);
     }
     p.bool("requires_grad", s.requires_grad);
-    p.finish("aot.storage")
+    p.finish(STORAGE_KIND)
 }
 
 fn storage_from_attr(ctx: &Context, a: Attribute) -> Result<StorageDecl, String> {
@@ -192,7 +196,7 @@ impl Convention {
                 if let Some(l) = layout {
                     p.raw("layout", l);
                 }
-                p.finish("aot.arg")
+                p.finish(ARG_KIND)
             })
             .collect();
         let storages: Vec<Attribute> = self.storages.iter().map(|s| storage_to_attr(ctx, s)).collect();
@@ -201,14 +205,14 @@ impl Convention {
         let mut p = Params::new(ctx);
         p.raw("args", args);
         p.raw("storages", storages);
-        p.finish("aot.convention")
+        p.finish(CONVENTION_ATTR)
     }
 
     pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Convention, String> {
-        let r = Reader::new(ctx, a, "aot.convention")?;
+        let r = Reader::new(ctx, a, CONVENTION_ATTR)?;
         let mut args = Vec::new();
         for (i, &x) in r.array("args")?.iter().enumerate() {
-            let ar = Reader::new(ctx, x, "aot.arg")?;
+            let ar = Reader::new(ctx, x, ARG_KIND)?;
             let ty = match ctx.attr_data(ar.get("type")?) {
                 AttrData::Type(t) => *t,
                 _ => return Err(format!("#aot.arg {i}: 'type' must be a type")),

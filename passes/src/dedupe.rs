@@ -26,7 +26,7 @@
 //! and checks that each removed argument really is its original.
 
 use crate::convention::Convention;
-use crate::meta::{Params, Reader, SetSource, ViewAndMutationMeta, META_ATTR};
+use crate::meta::{SetSource, ViewAndMutationMeta, META_ATTR};
 use aot_dialects::func::FuncOp;
 use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
@@ -35,43 +35,25 @@ use aot_ir::*;
 
 pub const DEDUPE_ATTR: &str = "aot.dedupe";
 
-/// The strategy-2 maps, over the arguments before the pass.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DedupeInfo {
-    pub keep_arg_mask: Vec<bool>,
-    /// For every argument, its index after the pass (a removed duplicate
-    /// maps to its original's).
-    pub add_dupe_map: Vec<usize>,
+crate::record! {
+    /// The strategy-2 maps, over the arguments before the pass.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DedupeInfo = "aot.dedupe" {
+        pub keep_arg_mask: Vec<bool>,
+        /// For every argument, its index after the pass (a removed duplicate
+        /// maps to its original's).
+        pub add_dupe_map: Vec<usize>,
+    }
+    check = |v: &DedupeInfo| {
+        let kept = v.kept().len();
+        if v.add_dupe_map.len() != v.keep_arg_mask.len() || v.add_dupe_map.iter().any(|&j| j >= kept) {
+            return Err("'add_dupe_map' must map every argument to a kept one".to_string());
+        }
+        Ok(())
+    };
 }
 
 impl DedupeInfo {
-    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
-        let mask: Vec<Attribute> = self.keep_arg_mask.iter().map(|&b| ctx.bool_attr(b)).collect();
-        let mask = ctx.array_attr(mask);
-        let mut p = Params::new(ctx);
-        p.raw("keep_arg_mask", mask);
-        p.list("add_dupe_map", &self.add_dupe_map);
-        p.finish("aot.dedupe")
-    }
-
-    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<DedupeInfo, String> {
-        let r = Reader::new(ctx, a, "aot.dedupe")?;
-        let keep_arg_mask = r
-            .array("keep_arg_mask")?
-            .iter()
-            .map(|&x| match ctx.attr_data(x) {
-                AttrData::Bool(b) => Ok(*b),
-                _ => Err("#aot.dedupe: 'keep_arg_mask' must hold true/false".to_string()),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let add_dupe_map = r.usize_list("add_dupe_map")?;
-        let kept = keep_arg_mask.iter().filter(|&&k| k).count();
-        if add_dupe_map.len() != keep_arg_mask.len() || add_dupe_map.iter().any(|&j| j >= kept) {
-            return Err("#aot.dedupe: 'add_dupe_map' must map every argument to a kept one".into());
-        }
-        Ok(DedupeInfo { keep_arg_mask, add_dupe_map })
-    }
-
     /// The kept arguments, in order: the graph's arguments.
     pub fn kept(&self) -> Vec<usize> {
         (0..self.keep_arg_mask.len()).filter(|&i| self.keep_arg_mask[i]).collect()

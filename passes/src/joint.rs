@@ -30,7 +30,7 @@
 //! tangents = [..], grads = [..], no_tangents = B>`.
 
 use crate::convention::Convention;
-use crate::meta::{Params, Reader, ViewAndMutationMeta};
+use crate::meta::ViewAndMutationMeta;
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{vjp, VjpCtx};
 use aot_dialects::func::FuncOp;
@@ -48,38 +48,21 @@ pub const TANGENT: &str = "aot.tangent";
 /// Result attribute of a gradient: the primal it is for.
 pub const GRAD: &str = "aot.grad";
 
-/// The joint signature.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JointInfo {
-    /// Forward returns (including the RNG offset) before the gradients.
-    pub num_forward: usize,
-    /// The forward returns that take a tangent, in argument order.
-    pub tangents: Vec<usize>,
-    /// The primals that get a gradient, in result order.
-    pub grads: Vec<usize>,
-    pub no_tangents: bool,
+crate::record! {
+    /// The joint signature.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct JointInfo = "aot.joint" {
+        /// Forward returns (including the RNG offset) before the gradients.
+        pub num_forward: usize,
+        /// The forward returns that take a tangent, in argument order.
+        pub tangents: Vec<usize>,
+        /// The primals that get a gradient, in result order.
+        pub grads: Vec<usize>,
+        pub no_tangents: bool,
+    }
 }
 
 impl JointInfo {
-    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
-        let mut p = Params::new(ctx);
-        p.int("num_forward", self.num_forward as i64);
-        p.list("tangents", &self.tangents);
-        p.list("grads", &self.grads);
-        p.bool("no_tangents", self.no_tangents);
-        p.finish("aot.joint")
-    }
-
-    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<JointInfo, String> {
-        let r = Reader::new(ctx, a, "aot.joint")?;
-        Ok(JointInfo {
-            num_forward: r.int("num_forward")? as usize,
-            tangents: r.usize_list("tangents")?,
-            grads: r.usize_list("grads")?,
-            no_tangents: r.bool("no_tangents")?,
-        })
-    }
-
     pub fn of_func(ctx: &Context, func: Op) -> Result<Option<JointInfo>, String> {
         ctx.get_attr(func, JOINT_ATTR).map(|a| Self::from_attr(ctx, a)).transpose()
     }

@@ -16,6 +16,7 @@ pub mod meta;
 pub mod partition;
 pub mod pipelines;
 pub mod purity;
+pub mod record;
 pub mod rng_functionalize;
 pub mod synthetic_base;
 

@@ -22,6 +22,10 @@
 use aot_ir::*;
 
 pub const META_ATTR: &str = "aot.meta";
+/// Record kinds inside `aot.meta`.
+pub const VIEW_KIND: &str = "aot.view";
+pub const INPUT_KIND: &str = "aot.input";
+pub const OUTPUT_KIND: &str = "aot.output";
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum MutationType {
@@ -101,12 +105,14 @@ impl OutputType {
     }
 }
 
-/// A strided layout in a storage.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Strided {
-    pub size: Vec<i64>,
-    pub stride: Vec<i64>,
-    pub offset: i64,
+crate::record! {
+    /// A strided layout in a storage.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Strided = "aot.strided" {
+        pub size: Vec<i64>,
+        pub stride: Vec<i64>,
+        pub offset: i64,
+    }
 }
 
 /// One step of a view chain: a view op and its attributes (a dictionary).
@@ -255,6 +261,8 @@ pub struct ViewAndMutationMeta {
     pub is_rng_op_functionalized: bool,
 }
 
+crate::hand_written_record!(ViewAndMutationMeta = META_ATTR);
+
 impl ViewAndMutationMeta {
     pub fn mutated_inp_runtime_indices(&self) -> Vec<usize> {
         (0..self.input_info.len())
@@ -328,12 +336,12 @@ impl ViewAndMutationMeta {
         p.list("aliased_out_indices", &self.aliased_out_indices());
         p.int("num_forward_returns", self.num_forward_returns() as i64);
         p.int("num_forward", self.num_forward() as i64);
-        p.finish("aot.meta")
+        p.finish(META_ATTR)
     }
 
     /// Reads the attribute form; derived fields must agree with the core ones.
     pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Self, String> {
-        let r = Reader::new(ctx, a, "aot.meta")?;
+        let r = Reader::new(ctx, a, META_ATTR)?;
         let inputs = r.array("inputs")?.iter().map(|&x| input_from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
         let outputs = r.array("outputs")?.iter().map(|&x| output_from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
         let meta = ViewAndMutationMeta {
@@ -384,7 +392,10 @@ impl ViewAndMutationMeta {
         // The RNG state arguments rng-functionalize appends are not inputs.
         let f = aot_dialects::func::FuncView { op: func };
         let n = (0..f.num_args(ctx))
-            .filter(|&i| f.arg_attr(ctx, i, "aot.rng_seed").is_none() && f.arg_attr(ctx, i, "aot.rng_offset").is_none())
+            .filter(|&i| {
+                f.arg_attr(ctx, i, crate::rng_functionalize::RNG_SEED).is_none()
+                    && f.arg_attr(ctx, i, crate::rng_functionalize::RNG_OFFSET).is_none()
+            })
             .count();
         if meta.input_info.len() != n {
             return Err(err(format!("aot.meta describes {} inputs, the function has {n}", meta.input_info.len())));
@@ -394,16 +405,11 @@ impl ViewAndMutationMeta {
 }
 
 pub fn strided_to_attr(ctx: &mut Context, s: &Strided) -> Attribute {
-    let mut p = Params::new(ctx);
-    p.i64_list("size", &s.size);
-    p.i64_list("stride", &s.stride);
-    p.int("offset", s.offset);
-    p.finish("aot.strided")
+    s.to_attr(ctx)
 }
 
 pub fn strided_from_attr(ctx: &Context, a: Attribute) -> Result<Strided, String> {
-    let r = Reader::new(ctx, a, "aot.strided")?;
-    Ok(Strided { size: r.i64_list("size")?, stride: r.i64_list("stride")?, offset: r.int("offset")? })
+    Strided::from_attr(ctx, a)
 }
 
 pub fn steps_to_attr(ctx: &mut Context, steps: &[ViewStep]) -> Attribute {
@@ -414,7 +420,7 @@ pub fn steps_to_attr(ctx: &mut Context, steps: &[ViewStep]) -> Attribute {
             let op = p.ctx.str_attr(&s.op);
             p.raw("op", op);
             p.raw("attrs", s.attrs);
-            p.finish("aot.view")
+            p.finish(VIEW_KIND)
         })
         .collect();
     ctx.array_attr(items)
@@ -427,7 +433,7 @@ pub fn steps_from_attr(ctx: &Context, a: Attribute) -> Result<Vec<ViewStep>, Str
     items
         .iter()
         .map(|&x| {
-            let r = Reader::new(ctx, x, "aot.view")?;
+            let r = Reader::new(ctx, x, VIEW_KIND)?;
             let op = r.str("op")?.to_string();
             let attrs = r.get("attrs")?;
             if !matches!(ctx.attr_data(attrs), AttrData::Dict(_)) {
@@ -475,11 +481,11 @@ pub fn input_to_attr(ctx: &mut Context, i: &InputAliasInfo) -> Attribute {
     if i.data_in_initial_layout {
         p.bool("data_in_initial_layout", true);
     }
-    p.finish("aot.input")
+    p.finish(INPUT_KIND)
 }
 
 pub fn input_from_attr(ctx: &Context, a: Attribute) -> Result<InputAliasInfo, String> {
-    let r = Reader::new(ctx, a, "aot.input")?;
+    let r = Reader::new(ctx, a, INPUT_KIND)?;
     let mt = r.str("mutation_type")?;
     let set_source = match r.opt("set_source") {
         None => None,
@@ -532,11 +538,11 @@ fn output_to_attr(ctx: &mut Context, o: &OutputAliasInfo) -> Attribute {
     if o.aliases_final_storage {
         p.bool("aliases_final_storage", true);
     }
-    p.finish("aot.output")
+    p.finish(OUTPUT_KIND)
 }
 
 fn output_from_attr(ctx: &Context, a: Attribute) -> Result<OutputAliasInfo, String> {
-    let r = Reader::new(ctx, a, "aot.output")?;
+    let r = Reader::new(ctx, a, OUTPUT_KIND)?;
     let t = r.str("output_type")?;
     Ok(OutputAliasInfo {
         output_type: OutputType::parse(t).ok_or_else(|| format!("unknown output_type \"{t}\""))?,
@@ -605,6 +611,20 @@ impl<'c> Reader<'c> {
             AttrData::Dialect { name, params } if ctx.sym_str(*name) == what => Ok(Reader { ctx, params, what }),
             _ => Err(format!("expected a #{what}<...> attribute")),
         }
+    }
+
+    pub fn ctx(&self) -> &'c Context {
+        self.ctx
+    }
+
+    /// The record kind being read (`aot.joint`).
+    pub fn what(&self) -> &'static str {
+        self.what
+    }
+
+    /// The error for a missing required parameter.
+    pub fn missing(&self, key: &str) -> String {
+        format!("#{} is missing '{key}'", self.what)
     }
 
     pub fn opt(&self, key: &str) -> Option<Attribute> {

@@ -78,14 +78,16 @@ pub enum InnerArg {
     Member { base: usize, layout: Strided, requires_grad: bool },
 }
 
-/// One synthetic base.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BaseInfo {
-    /// The declared storage id (`aot.layout`).
-    pub storage: i64,
-    pub numel: i64,
-    /// The storage is a differentiable base whose views the members are.
-    pub requires_grad: bool,
+crate::record! {
+    /// One synthetic base.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BaseInfo = "aot.base" {
+        /// The declared storage id (`aot.layout`).
+        pub storage: i64,
+        pub numel: i64,
+        /// The storage is a differentiable base whose views the members are.
+        pub requires_grad: bool,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,13 +100,10 @@ pub struct SyntheticBaseInfo {
     pub metadata_mutated: Vec<usize>,
 }
 
-fn strided_attr(ctx: &mut Context, s: &Strided) -> Attribute {
-    let mut p = Params::new(ctx);
-    p.i64_list("size", &s.size);
-    p.i64_list("stride", &s.stride);
-    p.int("offset", s.offset);
-    p.finish("aot.strided")
-}
+/// The record kind of a synthetic base member argument.
+pub const MEMBER_KIND: &str = "aot.member";
+
+crate::hand_written_record!(SyntheticBaseInfo = SYNTHETIC_BASE_ATTR);
 
 impl SyntheticBaseInfo {
     pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
@@ -114,51 +113,30 @@ impl SyntheticBaseInfo {
             .map(|a| match a {
                 InnerArg::Arg(i) => ctx.i64_attr(*i as i64),
                 InnerArg::Member { base, layout, requires_grad } => {
-                    let l = strided_attr(ctx, layout);
+                    let l = layout.to_attr(ctx);
                     let mut p = Params::new(ctx);
                     p.int("base", *base as i64);
                     p.raw("layout", l);
                     if *requires_grad {
                         p.bool("requires_grad", true);
                     }
-                    p.finish("aot.member")
+                    p.finish(MEMBER_KIND)
                 }
             })
             .collect();
-        let bases: Vec<Attribute> = self
-            .bases
-            .iter()
-            .map(|b| {
-                let mut p = Params::new(ctx);
-                p.int("storage", b.storage);
-                p.int("numel", b.numel);
-                p.bool("requires_grad", b.requires_grad);
-                p.finish("aot.base")
-            })
-            .collect();
+        let bases: Vec<Attribute> = self.bases.iter().map(|b| b.to_attr(ctx)).collect();
         let args = ctx.array_attr(args);
         let bases = ctx.array_attr(bases);
         let mut p = Params::new(ctx);
         p.raw("args", args);
         p.raw("bases", bases);
         p.list("metadata_mutated", &self.metadata_mutated);
-        p.finish("aot.synthetic_base")
+        p.finish(SYNTHETIC_BASE_ATTR)
     }
 
     pub fn from_attr(ctx: &Context, a: Attribute) -> Result<SyntheticBaseInfo, String> {
-        let r = Reader::new(ctx, a, "aot.synthetic_base")?;
-        let bases = r
-            .array("bases")?
-            .iter()
-            .map(|&b| {
-                let br = Reader::new(ctx, b, "aot.base")?;
-                Ok(BaseInfo {
-                    storage: br.int("storage")?,
-                    numel: br.int("numel")?,
-                    requires_grad: br.bool("requires_grad")?,
-                })
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let r = Reader::new(ctx, a, SYNTHETIC_BASE_ATTR)?;
+        let bases = r.array("bases")?.iter().map(|&b| BaseInfo::from_attr(ctx, b)).collect::<Result<Vec<_>, _>>()?;
         let args = r
             .array("args")?
             .iter()
@@ -166,14 +144,14 @@ impl SyntheticBaseInfo {
                 Some(i) if i >= 0 => Ok(InnerArg::Arg(i as usize)),
                 Some(_) => Err("#aot.synthetic_base: argument indices must be non-negative".to_string()),
                 None => {
-                    let mr = Reader::new(ctx, x, "aot.member")?;
+                    let mr = Reader::new(ctx, x, MEMBER_KIND)?;
                     let base = mr.opt_usize("base")?.ok_or("#aot.member is missing 'base'")?;
                     if base >= bases.len() {
                         return Err(format!("#aot.member: no base {base}"));
                     }
                     Ok(InnerArg::Member {
                         base,
-                        layout: crate::meta::strided_from_attr(ctx, mr.get("layout")?)?,
+                        layout: Strided::from_attr(ctx, mr.get("layout")?)?,
                         requires_grad: mr.opt_bool("requires_grad")?.unwrap_or(false),
                     })
                 }
@@ -821,7 +799,7 @@ fn storage_writes(ctx: &Context, func: Op) -> Result<FxHashMap<i64, Vec<Strided>
         return Err(format!("'{STORAGE_WRITES}' must be a list of #aot.writes"));
     };
     for &it in items {
-        let r = Reader::new(ctx, it, "aot.writes")?;
+        let r = Reader::new(ctx, it, crate::functionalize::WRITES_KIND)?;
         let layouts =
             r.array("layouts")?.iter().map(|&l| crate::meta::strided_from_attr(ctx, l)).collect::<Result<_, _>>()?;
         out.insert(r.int("storage")?, layouts);

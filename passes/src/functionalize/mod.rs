@@ -99,14 +99,14 @@ pub fn backward_error_attr(ctx: &mut Context, message: &str, loc: Location) -> A
         p.int("line", line as i64);
         p.int("col", col as i64);
     }
-    p.finish("aot.backward_error")
+    p.finish(BACKWARD_ERROR)
 }
 
 /// The diagnostic a function's `aot.backward_error` describes, if it has one.
 pub fn backward_error(ctx: &mut Context, func: Op) -> Option<Diagnostic> {
     let a = ctx.get_attr(func, BACKWARD_ERROR)?;
     let (message, at) = {
-        let r = match crate::meta::Reader::new(ctx, a, "aot.backward_error") {
+        let r = match crate::meta::Reader::new(ctx, a, BACKWARD_ERROR) {
             Ok(r) => r,
             Err(m) => return Some(Diagnostic::op_error(ctx, func, m)),
         };
@@ -135,6 +135,10 @@ pub const WHOLE_STORAGES: &str = "aot.whole_storages";
 /// `[#aot.writes<storage = S, layouts = [#aot.strided<...>, ...]>]`, so that
 /// `synthetic-base` can prove its write-back covers every write.
 pub const STORAGE_WRITES: &str = "aot.storage_writes";
+/// The record kind of one entry of `aot.storage_writes`.
+pub const WRITES_KIND: &str = "aot.writes";
+/// The record kind of an output's facts.
+pub const FACTS_KIND: &str = "aot.facts";
 
 /// Alias facts of one user output, as functionalize found them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,15 +172,13 @@ pub struct OutputFacts {
     pub layout: Strided,
 }
 
+crate::hand_written_record!(OutputFacts = FACTS_KIND);
+
 impl OutputFacts {
     pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
         use crate::meta::Params;
         let views = self.views.as_ref().map(|v| crate::meta::steps_to_attr(ctx, v));
-        let mut lp = Params::new(ctx);
-        lp.i64_list("size", &self.layout.size);
-        lp.i64_list("stride", &self.layout.stride);
-        lp.int("offset", self.layout.offset);
-        let layout = lp.finish("aot.strided");
+        let layout = self.layout.to_attr(ctx);
         let mut p = Params::new(ctx);
         p.bool("requires_grad", self.requires_grad);
         p.int("storage", self.storage as i64);
@@ -210,11 +212,11 @@ impl OutputFacts {
             p.raw("views", v);
         }
         p.raw("layout", layout);
-        p.finish("aot.facts")
+        p.finish(FACTS_KIND)
     }
 
     pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Self, String> {
-        let r = crate::meta::Reader::new(ctx, a, "aot.facts")?;
+        let r = crate::meta::Reader::new(ctx, a, FACTS_KIND)?;
         let kind = match r.str("kind")? {
             "input" => "input",
             "intermediate" => "intermediate",

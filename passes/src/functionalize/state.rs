@@ -2182,7 +2182,7 @@ impl<'c> Functionalizer<'c> {
         let mut p = crate::meta::Params::new(&mut self.rw);
         p.bool("keep_input_mutations", keep);
         p.int("num_user_outputs", outs.len() as i64);
-        let fa = p.finish("aot.functionalized");
+        let fa = p.finish(super::FUNCTIONALIZED);
         self.rw.set_attr(func, FUNCTIONALIZED, fa);
         crate::canonicalize::simplify_function(&mut self.rw, func);
         Ok(())
@@ -2375,7 +2375,7 @@ impl<'c> Functionalizer<'c> {
                     let mut p = crate::meta::Params::new(&mut self.rw);
                     p.int("storage", id);
                     p.raw("layouts", ls);
-                    p.finish("aot.writes")
+                    p.finish(super::WRITES_KIND)
                 })
                 .collect();
             let a = self.rw.array_attr(items);

@@ -32,7 +32,7 @@ pub mod memory;
 pub mod mincut;
 
 use crate::joint::{JointInfo, JOINT_ATTR};
-use crate::meta::{MutationType, Params, Reader, ViewAndMutationMeta};
+use crate::meta::{MutationType, ViewAndMutationMeta};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{op_class, OpClass};
 use aot_dialects::func::FuncOp;
@@ -53,43 +53,23 @@ pub const FORWARD_ATTR: &str = "aot.forward";
 /// Backward argument attribute: the index among the saved values.
 pub const SAVED: &str = "aot.saved";
 
-/// What `partition` recorded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PartitionInfo {
-    pub strategy: String,
-    /// Forward results before the saved values.
-    pub num_forward: usize,
-    pub num_saved: usize,
-    /// Storage the saved values keep alive, each storage once, the
-    /// caller's arguments excluded (`memory::saved_bytes`).
-    pub saved_bytes: u64,
-    /// Modelled peak of forward then backward (`memory::footprint`).
-    pub peak_bytes: u64,
+crate::record! {
+    /// What `partition` recorded.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PartitionInfo = "aot.partition" {
+        pub strategy: String,
+        /// Forward results before the saved values.
+        pub num_forward: usize,
+        pub num_saved: usize,
+        /// Storage the saved values keep alive, each storage once, the
+        /// caller's arguments excluded (`memory::saved_bytes`).
+        pub saved_bytes: u64,
+        /// Modelled peak of forward then backward (`memory::footprint`).
+        pub peak_bytes: u64,
+    }
 }
 
 impl PartitionInfo {
-    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
-        let s = ctx.str_attr(&self.strategy);
-        let mut p = Params::new(ctx);
-        p.raw("strategy", s);
-        p.int("num_forward", self.num_forward as i64);
-        p.int("num_saved", self.num_saved as i64);
-        p.int("saved_bytes", self.saved_bytes as i64);
-        p.int("peak_bytes", self.peak_bytes as i64);
-        p.finish("aot.partition")
-    }
-
-    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<PartitionInfo, String> {
-        let r = Reader::new(ctx, a, "aot.partition")?;
-        Ok(PartitionInfo {
-            strategy: r.str("strategy")?.to_string(),
-            num_forward: r.int("num_forward")? as usize,
-            num_saved: r.int("num_saved")? as usize,
-            saved_bytes: r.int("saved_bytes")? as u64,
-            peak_bytes: r.int("peak_bytes")? as u64,
-        })
-    }
-
     pub fn of_func(ctx: &Context, func: Op) -> Result<Option<PartitionInfo>, String> {
         ctx.get_attr(func, PARTITION_ATTR).map(|a| Self::from_attr(ctx, a)).transpose()
     }
