@@ -25,7 +25,14 @@ fn broadcast_i64(src: &Tensor, shape: &[i64]) -> Vec<i64> {
 }
 
 pub fn copy_(k: &mut KernelCtx<'_>) -> KernelResult {
-    let (dst, src) = (k.input(0), k.input(1));
+    write_converted(k.input(0), k.input(1));
+    none()
+}
+
+/// Writes `src` (broadcast to `dst`'s shape) into `dst`, converted as
+/// PyTorch's `copy_` converts: floats to integers truncate, to bool test
+/// against zero.
+fn write_converted(dst: &Tensor, src: &Tensor) {
     let shape = dst.sizes();
     if dst.dtype().is_float() || src.dtype().is_float() {
         let mut v = broadcast_f64(src, &shape);
@@ -36,35 +43,27 @@ pub fn copy_(k: &mut KernelCtx<'_>) -> KernelResult {
     } else {
         dst.write_i64(&broadcast_i64(src, &shape));
     }
-    none()
 }
 
-fn binary_(k: &mut KernelCtx<'_>, ff: fn(f64, f64) -> f64, fi: fn(i64, i64) -> i64) -> KernelResult {
-    let (x, y) = (k.input(0), k.input(1));
-    let shape = x.sizes();
-    if x.dtype().is_float() {
-        let ys = broadcast_f64(y, &shape);
-        let out: Vec<f64> = x.read_f64().into_iter().zip(ys).map(|(a, b)| ff(a, b)).collect();
-        x.write_f64(&out);
-    } else {
-        let ys = broadcast_i64(y, &shape);
-        let out: Vec<i64> = x.read_i64().into_iter().zip(ys).map(|(a, b)| fi(a, b)).collect();
-        x.write_i64(&out);
-    }
+/// The kernel of every data mutation with a functional twin (`add_` is
+/// `tensor.add`, ...): the twin's kernel on the same operands and
+/// attributes, its result then written into the destination as `copy_`
+/// writes (converted to the destination's type). The result is computed in
+/// full before the write, so a source aliasing the destination reads the
+/// old values, and the arithmetic is the twin's own: PyTorch's in-place ops
+/// compute in the promoted type and cast on the way back, as this does.
+pub fn via_functional(k: &mut KernelCtx<'_>) -> KernelResult {
+    let def = k.ctx.op_def(k.op).ok_or("unregistered op")?;
+    let twin = def
+        .interface::<super::InPlaceInterface>()
+        .and_then(|i| i.functional)
+        .ok_or_else(|| format!("'{}' has no functional twin to compute it", def.name))?;
+    let kernel = aot_ir::registry::lookup_op(twin)
+        .and_then(|d| d.interface::<aot_runtime::Kernel>())
+        .ok_or_else(|| format!("'{twin}' has no interpreter kernel"))?;
+    let result = (kernel.0)(k)?.into_iter().next().ok_or_else(|| format!("'{twin}' returned nothing"))?;
+    write_converted(k.input(0), &result);
     none()
-}
-
-pub fn add_(k: &mut KernelCtx<'_>) -> KernelResult {
-    binary_(k, |a, b| a + b, i64::wrapping_add)
-}
-pub fn sub_(k: &mut KernelCtx<'_>) -> KernelResult {
-    binary_(k, |a, b| a - b, i64::wrapping_sub)
-}
-pub fn mul_(k: &mut KernelCtx<'_>) -> KernelResult {
-    binary_(k, |a, b| a * b, i64::wrapping_mul)
-}
-pub fn div_(k: &mut KernelCtx<'_>) -> KernelResult {
-    binary_(k, |a, b| a / b, |a, _| a)
 }
 
 pub fn fill_(k: &mut KernelCtx<'_>) -> KernelResult {
@@ -78,69 +77,6 @@ pub fn zero_(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
     x.write_f64(&vec![0.0; x.numel() as usize]);
     none()
-}
-
-fn unary_(k: &mut KernelCtx<'_>, ff: impl Fn(f64) -> f64, fi: impl Fn(i64) -> i64) -> KernelResult {
-    let x = k.input(0);
-    if x.dtype().is_float() {
-        let out: Vec<f64> = x.read_f64().into_iter().map(ff).collect();
-        x.write_f64(&out);
-    } else {
-        let out: Vec<i64> = x.read_i64().into_iter().map(fi).collect();
-        x.write_i64(&out);
-    }
-    none()
-}
-
-pub fn relu_(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary_(k, |x| if x.is_nan() { x } else { x.max(0.0) }, |x| x.max(0))
-}
-pub fn neg_(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary_(k, |x| -x, i64::wrapping_neg)
-}
-pub fn exp_(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary_(k, f64::exp, |x| x)
-}
-pub fn sigmoid_(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary_(k, |x| 1.0 / (1.0 + (-x).exp()), |x| x)
-}
-pub fn tanh_(k: &mut KernelCtx<'_>) -> KernelResult {
-    unary_(k, f64::tanh, |x| x)
-}
-pub fn clamp_(k: &mut KernelCtx<'_>) -> KernelResult {
-    let (lo, hi) = (k.attr_f64_opt("min"), k.attr_f64_opt("max"));
-    unary_(k, |x| crate::tensor_kernels::clamp_f64(x, lo, hi), |x| crate::tensor_kernels::clamp_i64(x, lo, hi))
-}
-
-pub fn index_put_(k: &mut KernelCtx<'_>) -> KernelResult {
-    let (x, idx, vals) = (k.input(0), k.input(1), k.input(2));
-    let data = index_put_values(x, idx, vals, k.attr_flag("accumulate"))?;
-    x.write_f64(&data);
-    none()
-}
-
-/// The values of `x` after `x[index] = values` (or `+=`), row-major.
-pub fn index_put_values(x: &Tensor, idx: &Tensor, vals: &Tensor, accumulate: bool) -> Result<Vec<f64>, String> {
-    let xs = x.sizes();
-    let rows = xs[0];
-    let row_len: usize = xs[1..].iter().product::<i64>() as usize;
-    let index = idx.read_i64();
-    let mut target: Vec<i64> = vec![index.len() as i64];
-    target.extend_from_slice(&xs[1..]);
-    let v = broadcast_f64(vals, &target);
-    let mut data = x.read_f64();
-    for (r, &i) in index.iter().enumerate() {
-        let j = if i < 0 { i + rows } else { i };
-        if j < 0 || j >= rows {
-            return Err(format!("index {i} is out of bounds for dimension 0 with size {rows}"));
-        }
-        let j = j as usize;
-        for c in 0..row_len {
-            let dst = &mut data[j * row_len + c];
-            *dst = if accumulate { *dst + v[r * row_len + c] } else { v[r * row_len + c] };
-        }
-    }
-    Ok(data)
 }
 
 /// Metadata mutations with a view layout rule (`t_`, `transpose_`, ...).

@@ -309,11 +309,38 @@ data_op!(
     infer_binary_inplace,
     Some(crate::tensor::AddOp::NAME),
     functional_value,
-    kernels::add_
+    kernels::via_functional
 );
-data_op!("mut.sub_", "x -= y", TWO, &[], infer_binary_inplace, Some("tensor.sub"), functional_value, kernels::sub_);
-data_op!("mut.mul_", "x *= y", TWO, &[], infer_mul_inplace, Some("tensor.mul"), functional_value, kernels::mul_);
-data_op!("mut.div_", "x /= y", TWO, &[], infer_div_inplace, Some("tensor.div"), functional_value, kernels::div_);
+data_op!(
+    "mut.sub_",
+    "x -= y",
+    TWO,
+    &[],
+    infer_binary_inplace,
+    Some("tensor.sub"),
+    functional_value,
+    kernels::via_functional
+);
+data_op!(
+    "mut.mul_",
+    "x *= y",
+    TWO,
+    &[],
+    infer_mul_inplace,
+    Some("tensor.mul"),
+    functional_value,
+    kernels::via_functional
+);
+data_op!(
+    "mut.div_",
+    "x /= y",
+    TWO,
+    &[],
+    infer_div_inplace,
+    Some("tensor.div"),
+    functional_value,
+    kernels::via_functional
+);
 data_op!(
     "mut.fill_",
     "Sets every element to value",
@@ -344,9 +371,18 @@ data_op!(
     infer_unary_inplace,
     Some("tensor.relu"),
     functional_value,
-    kernels::relu_
+    kernels::via_functional
 );
-data_op!("mut.neg_", "x = -x", ONE, &[], infer_unary_inplace, Some("tensor.neg"), functional_value, kernels::neg_);
+data_op!(
+    "mut.neg_",
+    "x = -x",
+    ONE,
+    &[],
+    infer_unary_inplace,
+    Some("tensor.neg"),
+    functional_value,
+    kernels::via_functional
+);
 data_op!(
     "mut.exp_",
     "x = exp(x)",
@@ -355,7 +391,7 @@ data_op!(
     infer_unary_float_inplace,
     Some("tensor.exp"),
     functional_value,
-    kernels::exp_
+    kernels::via_functional
 );
 data_op!(
     "mut.sigmoid_",
@@ -365,7 +401,7 @@ data_op!(
     infer_unary_float_inplace,
     Some("tensor.sigmoid"),
     functional_value,
-    kernels::sigmoid_
+    kernels::via_functional
 );
 data_op!(
     "mut.tanh_",
@@ -375,7 +411,7 @@ data_op!(
     infer_unary_float_inplace,
     Some("tensor.tanh"),
     functional_value,
-    kernels::tanh_
+    kernels::via_functional
 );
 data_op!(
     "mut.clamp_",
@@ -385,7 +421,7 @@ data_op!(
     infer_clamp_inplace,
     Some("tensor.clamp"),
     functional_value,
-    kernels::clamp_
+    kernels::via_functional
 );
 data_op!(
     "mut.index_put_",
@@ -395,7 +431,7 @@ data_op!(
     infer_index_put,
     Some("tensor.index_put"),
     index_put_value,
-    kernels::index_put_,
+    kernels::via_functional,
     // PyTorch's `index_put_` checks its values with `assert_no_overlap`:
     // values that are the destination itself are an error too.
     &AssertNoOverlap

@@ -650,7 +650,7 @@ pub fn scatter_add(k: &mut KernelCtx<'_>) -> KernelResult {
 
 pub fn index_put(k: &mut KernelCtx<'_>) -> KernelResult {
     let (x, idx, vals) = (k.input(0), k.input(1), k.input(2));
-    let data = crate::r#mut::kernels::index_put_values(x, idx, vals, k.attr_flag("accumulate"))?;
+    let data = index_put_values(x, idx, vals, k.attr_flag("accumulate"))?;
     out1(k.new_f64(x.dtype(), &x.sizes(), &data))
 }
 
@@ -730,4 +730,31 @@ pub fn constant(k: &mut KernelCtx<'_>) -> KernelResult {
         let v = k.attr_dense_i64("value")?;
         out1(k.new_i64(rt.elem, &rt.shape, &v))
     }
+}
+
+/// The values of `x` after `x[index] = values` (or `+=`), row-major.
+pub fn index_put_values(x: &Tensor, idx: &Tensor, vals: &Tensor, accumulate: bool) -> Result<Vec<f64>, String> {
+    let xs = x.sizes();
+    let rows = xs[0];
+    let row_len: usize = xs[1..].iter().product::<i64>() as usize;
+    let index = idx.read_i64();
+    let mut target: Vec<i64> = vec![index.len() as i64];
+    target.extend_from_slice(&xs[1..]);
+    let v: Vec<f64> = {
+        let vv = vals.read_f64();
+        broadcast_map(&vals.sizes(), &target).into_iter().map(|i| vv[i]).collect()
+    };
+    let mut data = x.read_f64();
+    for (r, &i) in index.iter().enumerate() {
+        let j = if i < 0 { i + rows } else { i };
+        if j < 0 || j >= rows {
+            return Err(format!("index {i} is out of bounds for dimension 0 with size {rows}"));
+        }
+        let j = j as usize;
+        for c in 0..row_len {
+            let dst = &mut data[j * row_len + c];
+            *dst = if accumulate { *dst + v[r * row_len + c] } else { v[r * row_len + c] };
+        }
+    }
+    Ok(data)
 }
