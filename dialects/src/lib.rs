@@ -2,9 +2,12 @@
 //!
 //! One folder per dialect; each op's facts (verifier, shape inference,
 //! custom syntax, and the interfaces other layers use) live with the op and
-//! register themselves with `inventory`, so the IR core and the passes never
-//! match on op names. Call [`link`] from a binary to make sure the
-//! registrations are linked in.
+//! register themselves with `inventory`. Other layers ask for an op's
+//! interfaces and traits, name the ops they build or recognise by typed
+//! handles (`tensor::FullOp`, `ctx.isa::<view::AsStridedOp>(op)`), and read
+//! loop ops as the `r#loop::LoopOp` enum and math functions from the
+//! `r#loop::math` table: they hold no op-name strings. Call [`link`] from a
+//! binary to make sure the registrations are linked in.
 
 pub mod autodiff;
 pub mod docs;
