@@ -6,279 +6,29 @@
 //! (or a comparison mask of them) computed from unit-stride f32 loads; index
 //! values may depend on the induction variable only affinely and only as
 //! addresses. Loop-carried values must be f32 sums, maxima or minima (the
-//! reductions). Anything else keeps the scalar loop.
+//! reductions). Anything else keeps the scalar loop. That decision is
+//! [`analysis`]'s; this module emits the code.
 //!
 //! Code: a vector loop while four iterations remain (lane values in F32X4,
 //! masks in I32X4, uniform values splatted at their use, reductions in a
 //! vector accumulator folded horizontally at the end), then the scalar loop
 //! for the remainder, continuing from the folded values. Math functions
-//! compute as their row of the math table says: a polynomial through this
-//! file's [`Lanes`] primitives, or `libm` per lane.
+//! compute as their row of the math table says: a polynomial through the
+//! [`Lanes`] primitives implemented here, or `libm` per lane.
 
 use super::kernel::{flags, Gen};
-use crate::affine::flat_offset;
 use aot_dialects::r#loop::math::{LaneImpl, Lanes, Poly};
 use aot_dialects::r#loop::{Binary, LoopOp, Predicate, ScalarOp, Unary};
-use aot_ir::{Context, Diagnostic, ElemType, Op, TypeData, Value};
+use aot_ir::{Diagnostic, Op, Value};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl, types, BlockArg, Endianness, InstBuilder, MemFlagsData};
 use rustc_hash::FxHashMap;
 
-const LANES: i64 = 4;
+mod analysis;
 
-/// How a value behaves across the iterations of the loop.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum Kind {
-    /// The same in every iteration.
-    Uniform,
-    /// An index that moves with the induction variable (addresses only).
-    Index,
-    /// A different f32 (or mask) per iteration.
-    Lane,
-}
+use analysis::{analyze, constant_operand, is_i1, Kind, Plan, Reduce};
 
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum Reduce {
-    Add,
-    Max,
-    Min,
-}
-
-struct Plan {
-    kinds: FxHashMap<Value, Kind>,
-    /// Per carried value (in order): the reduction and the op updating it.
-    reductions: Vec<(Reduce, Op)>,
-}
-
-fn is_f32(ctx: &Context, v: Value) -> bool {
-    matches!(ctx.type_data(ctx.value_type(v)), TypeData::Elem(ElemType::F32))
-}
-
-fn is_i1(ctx: &Context, v: Value) -> bool {
-    matches!(ctx.type_data(ctx.value_type(v)), TypeData::Elem(ElemType::I1))
-}
-
-fn is_index(ctx: &Context, v: Value) -> bool {
-    matches!(ctx.type_data(ctx.value_type(v)), TypeData::Index)
-}
-
-/// The coefficient of the induction variable in a load/store's element
-/// offset; `None` when the address is not affine in it.
-fn address_coef(
-    ctx: &Context,
-    kinds: &FxHashMap<Value, Kind>,
-    op: Op,
-    buf: Value,
-    first: usize,
-    iv: Value,
-) -> Option<i64> {
-    let m = crate::program::memref(ctx, buf)?;
-    let idx: Vec<Value> = ctx.operands(op).skip(first).collect();
-    let e = flat_offset(ctx, &m, &idx);
-    for &(atom, _) in &e.terms {
-        if atom != iv && kinds.get(&atom).copied() != Some(Kind::Uniform) && !is_outer(ctx, atom, iv) {
-            return None;
-        }
-    }
-    Some(e.coef(iv))
-}
-
-/// A value defined outside the loop whose induction variable is `iv`.
-fn is_outer(ctx: &Context, v: Value, iv: Value) -> bool {
-    let Some(body) = (match ctx.value_def(iv) {
-        aot_ir::ValueDef::BlockArg { block, .. } => Some(block),
-        _ => None,
-    }) else {
-        return false;
-    };
-    match ctx.value_def(v) {
-        aot_ir::ValueDef::BlockArg { block, .. } => block != body,
-        aot_ir::ValueDef::Result { op, .. } => ctx.op_block(op) != Some(body),
-    }
-}
-
-/// Classifies the ops of `block` (the vectorized loop's body, or a loop
-/// nested in it) for lanes along `iv`. A nested loop runs the same
-/// iterations in every lane: its induction variable is uniform, its
-/// carried values are lanes (each lane reduces its own column).
-fn classify_block(
-    ctx: &Context,
-    block: aot_ir::Block,
-    iv: Value,
-    nested: bool,
-    kinds: &mut FxHashMap<Value, Kind>,
-    any_lane: &mut bool,
-) -> Option<()> {
-    let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
-    for o in ctx.block_ops(block) {
-        let op_kind = LoopOp::of(ctx, o);
-        let ks: Vec<Kind> = ctx.operands(o).map(|v| kind(kinds, v)).collect();
-        let result = match op_kind {
-            Some(LoopOp::Yield) => continue,
-            Some(LoopOp::For) => {
-                let inner = ctx.single_block(o, 0)?;
-                let args = ctx.block_args(inner).to_vec();
-                // Uniform bounds (attributes), carried values f32 lanes.
-                if !nested || ks.contains(&Kind::Index) || args[1..].iter().any(|&c| !is_f32(ctx, c)) {
-                    return None;
-                }
-                kinds.insert(args[0], Kind::Uniform);
-                for &c in &args[1..] {
-                    kinds.insert(c, Kind::Lane);
-                }
-                classify_block(ctx, inner, iv, nested, kinds, any_lane)?;
-                let term = ctx.block_ops(inner).last()?;
-                if ctx.operands(term).any(|v| kind(kinds, v) == Kind::Index) {
-                    return None;
-                }
-                *any_lane = true;
-                Kind::Lane
-            }
-            Some(LoopOp::Constant) => Kind::Uniform,
-            Some(LoopOp::Load) => {
-                let buf = ctx.operand(o, 0);
-                match address_coef(ctx, kinds, o, buf, 1, iv)? {
-                    // The same address in every lane (a broadcast operand:
-                    // stride 0 along the loop), whatever the indices are.
-                    0 => Kind::Uniform,
-                    1 if is_f32(ctx, ctx.result(o, 0)) || is_i1(ctx, ctx.result(o, 0)) => Kind::Lane,
-                    _ => return None,
-                }
-            }
-            Some(LoopOp::Store) => {
-                let (v, buf) = (ctx.operand(o, 0), ctx.operand(o, 1));
-                if !is_f32(ctx, v) || address_coef(ctx, kinds, o, buf, 2, iv)? != 1 {
-                    return None;
-                }
-                *any_lane = true;
-                continue;
-            }
-            Some(LoopOp::Assert | LoopOp::Philox) => {
-                if ks.iter().any(|&k| k != Kind::Uniform) {
-                    return None;
-                }
-                Kind::Uniform
-            }
-            _ => {
-                let r = ctx.result(o, 0);
-                if ks.iter().all(|&k| k == Kind::Uniform) {
-                    Kind::Uniform
-                } else if is_index(ctx, r) {
-                    // Affine address arithmetic on the induction variable.
-                    let affine = matches!(
-                        op_kind,
-                        Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Add | Binary::Sub | Binary::Mul)))
-                    );
-                    if !affine || ks.contains(&Kind::Lane) {
-                        return None;
-                    }
-                    Kind::Index
-                } else if ks.contains(&Kind::Index) {
-                    return None;
-                } else if lane_op(ctx, o) {
-                    *any_lane = true;
-                    Kind::Lane
-                } else {
-                    return None;
-                }
-            }
-        };
-        for &r in ctx.results(o) {
-            kinds.insert(r, result);
-        }
-    }
-    Some(())
-}
-
-fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
-    if ctx.attr_i64(op, "step").unwrap_or(1) != 1 {
-        return None;
-    }
-    let body = ctx.single_block(op, 0)?;
-    let args = ctx.block_args(body).to_vec();
-    let iv = args[0];
-    let mut kinds: FxHashMap<Value, Kind> = FxHashMap::default();
-    kinds.insert(iv, Kind::Index);
-    for &c in &args[1..] {
-        if !is_f32(ctx, c) {
-            return None;
-        }
-        kinds.insert(c, Kind::Lane);
-    }
-    let mut any_lane = false;
-    // Loops nested in the vectorized one interleave the iterations of four
-    // lanes: only sound when the iterations are independent.
-    let nested = ctx.has_attr(op, "parallel");
-    let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
-    classify_block(ctx, body, iv, nested, &mut kinds, &mut any_lane)?;
-    // Index values feed addresses only.
-    for (&v, &k) in &kinds {
-        if k == Kind::Index && v != iv {
-            for u in ctx.uses(v) {
-                let ok = match LoopOp::of(ctx, u.op) {
-                    Some(LoopOp::Load) => u.index >= 1,
-                    Some(LoopOp::Store) => u.index >= 2,
-                    _ => kind(&kinds, ctx.result(u.op, 0)) == Kind::Index,
-                };
-                if !ok {
-                    return None;
-                }
-            }
-        }
-    }
-    // Carried values: reductions.
-    let term = ctx.block_ops(body).last()?;
-    let mut reductions = Vec::new();
-    for (k, &c) in args[1..].iter().enumerate() {
-        let y = ctx.operand(term, k);
-        let upd = ctx.defining_op(y)?;
-        let r = match LoopOp::of(ctx, upd) {
-            Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Add))) => Reduce::Add,
-            Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Max))) => Reduce::Max,
-            Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Min))) => Reduce::Min,
-            _ => return None,
-        };
-        let uses: Vec<_> = ctx.uses(c).collect();
-        if uses.len() != 1 || uses[0].op != upd || ctx.operands(upd).filter(|&v| v == c).count() != 1 {
-            return None;
-        }
-        // The new value is used only by the yield.
-        if ctx.uses(y).count() != 1 {
-            return None;
-        }
-        reductions.push((r, upd));
-        any_lane = true;
-    }
-    any_lane.then_some(Plan { kinds, reductions })
-}
-
-/// Ops with a lane-wise form on f32 values and masks.
-fn lane_op(ctx: &Context, o: Op) -> bool {
-    let Some(LoopOp::Scalar(kind)) = LoopOp::of(ctx, o) else { return false };
-    let f32_result = || is_f32(ctx, ctx.result(o, 0));
-    match kind {
-        ScalarOp::Binary(b) => match b {
-            Binary::Add | Binary::Sub | Binary::Mul | Binary::Div | Binary::Max | Binary::Min => f32_result(),
-            Binary::And | Binary::Or | Binary::Xor => is_i1(ctx, ctx.result(o, 0)),
-            Binary::Rem | Binary::Shr => false,
-        },
-        ScalarOp::Unary(Unary::Neg | Unary::Abs | Unary::Sqrt | Unary::Rsqrt | Unary::Floor) => f32_result(),
-        ScalarOp::Math(_) => f32_result() && !ctx.has_attr(o, "exact"),
-        ScalarOp::Cmp => is_f32(ctx, ctx.operand(o, 0)),
-        ScalarOp::Select | ScalarOp::Cast => f32_result() && is_i1(ctx, ctx.operand(o, 0)),
-    }
-}
-
-/// Which operand of a binary op is a non-NaN `loop.constant`, if one is.
-fn constant_operand(ctx: &Context, op: Op) -> Option<usize> {
-    (0..2).find(|&k| {
-        let v = ctx.operand(op, k);
-        ctx.defining_op(v).is_some_and(|d| {
-            LoopOp::of(ctx, d) == Some(LoopOp::Constant)
-                && ctx.get_attr(d, "value").and_then(|a| ctx.attr_as_f64(a)).is_some_and(|x| !x.is_nan())
-        })
-    })
-}
+pub(super) const LANES: i64 = 4;
 
 /// A lane value (F32X4 or an I32X4 mask), or a uniform scalar.
 #[derive(Copy, Clone)]
