@@ -5,8 +5,7 @@
 //! not itself an affine combination (an induction variable, a loaded
 //! index, a division). Ranges come from the bounds of induction variables.
 
-use aot_dialects::r#loop;
-use aot_dialects::r#loop::{Binary, LoopOp, ScalarOp};
+use aot_dialects::r#loop::{self, Binary, LoopOp, ScalarOp};
 use aot_ir::*;
 
 /// `Σ coef·atom + c` over index values.

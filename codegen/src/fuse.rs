@@ -23,12 +23,9 @@
 //! (trailing argument updates) and keeps buffers that leave the function.
 
 use crate::affine::{flat_offset, floordiv, modulo, Expr};
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::FuncView;
-use aot_dialects::r#loop;
-use aot_dialects::r#loop::{Binary, LoopOp};
+use aot_dialects::func::{FuncOp, FuncView};
+use aot_dialects::r#loop::{self, Binary, LoopOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -992,7 +989,7 @@ struct FusePass;
 impl Pass for FusePass {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let f = FuncView { op };
-        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         let s = fuse_function(ctx, op)?;

@@ -61,10 +61,9 @@ pub fn compile_function_with(
     pm: &mut PassManager,
     sink: &mut dyn std::io::Write,
 ) -> Result<cranelift::Executable, Diagnostic> {
-    // Every tensor and buffer size is bounded before any constant is
-    // materialized or any loop bound emitted (and again after planning: the
-    // arena is a buffer of its own).
-    aot_ir::size::check_value_sizes(ctx, func)?;
+    // `lower-to-loops` bounds every size before it emits a constant or a
+    // loop bound; they are checked again after planning (the arena is a
+    // buffer of its own).
     pm.run(ctx, func, sink).map_err(|mut f| {
         if f.diagnostics.is_empty() {
             Diagnostic::op_error(ctx, func, "the codegen pipeline failed")
@@ -134,7 +133,7 @@ pub fn emit_text(
 ) -> Result<String, Diagnostic> {
     let mut out = String::new();
     for f in aot_dialects::func::funcs(ctx, module) {
-        if f.is_declaration(ctx) || ctx.attr_str(f.op, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             continue;
         }
         let name = f.name(ctx).to_string();

@@ -12,15 +12,12 @@
 //! a trailing `mut.copy_` a copy kernel into the argument's buffer.
 //! Invariant: after the pass no value of the function has a tensor type.
 
-use aot_dialects::func::{FuncOp, ReturnOp};
-use aot_dialects::func::{FuncView, LAYOUT};
+use aot_dialects::func::{FuncOp, FuncView, ReturnOp, LAYOUT};
 use aot_dialects::lowering::{lower_pointwise, memref_of, memref_type, row_major, Lower, LowerCtx, Pointwise};
-use aot_dialects::r#loop;
-use aot_dialects::r#loop::LoopOp;
+use aot_dialects::r#loop::{self, LoopOp};
 use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{Layout, RESHAPE_NEEDS_COPY};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
 
@@ -166,7 +163,7 @@ impl Pass for LowerToLoops {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let f = FuncView { op };
         // Private functions are helpers functionalize inlined.
-        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         // Sizes are bounded before any constant or loop bound is emitted.

@@ -11,13 +11,9 @@
 //! once per compiled function. Results keep their own storage.
 
 use crate::fuse::root_of;
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::FuncView;
-use aot_dialects::func::ReturnOp;
-use aot_dialects::r#loop;
-use aot_dialects::r#loop::LoopOp;
+use aot_dialects::func::{FuncOp, FuncView, ReturnOp};
+use aot_dialects::r#loop::{self, LoopOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -118,7 +114,7 @@ struct PlanMemory;
 impl Pass for PlanMemory {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let f = FuncView { op };
-        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         let p = plan_function(ctx, op)?;

@@ -12,10 +12,8 @@
 //! lives in (an argument, an allocation, a global) and its absolute layout
 //! in that allocation. Views cost nothing at run time.
 
-use aot_dialects::func::FuncView;
-use aot_dialects::func::ReturnOp;
-use aot_dialects::r#loop;
-use aot_dialects::r#loop::LoopOp;
+use aot_dialects::func::{FuncView, ReturnOp};
+use aot_dialects::r#loop::{self, LoopOp};
 use aot_ir::*;
 use aot_runtime::buffer::Buffer;
 use aot_runtime::tensor::{Storage, StorageRef, Tensor};

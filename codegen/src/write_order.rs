@@ -102,7 +102,7 @@ struct ProtectReads;
 impl Pass for ProtectReads {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let f = FuncView { op };
-        if f.is_declaration(ctx) || ctx.attr_str(op, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         let n = protect_reads(ctx, op)?;

@@ -30,7 +30,6 @@ use aot_dialects::view::{
     AliasOp, AsStridedOp, AsStridedScatterOp, ReshapeOp, SliceOp, SliceScatterOp, SplitOp, TOp, TransposeOp, UnbindOp,
 };
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;
 
@@ -302,10 +301,10 @@ struct Canonicalize;
 impl Pass for Canonicalize {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let mut rw = Rewriter::new(ctx);
-        let funcs: Vec<Op> = if rw.op_name(op) == aot_dialects::func::FUNC {
+        let funcs: Vec<Op> = if rw.isa::<aot_dialects::func::FuncOp>(op) {
             vec![op]
         } else {
-            rw.nested_ops(op).into_iter().filter(|&o| rw.op_name(o) == aot_dialects::func::FUNC).collect()
+            rw.nested_ops(op).into_iter().filter(|&o| rw.isa::<aot_dialects::func::FuncOp>(o)).collect()
         };
         for f in funcs {
             let n = simplify_function(&mut rw, f);

@@ -31,10 +31,8 @@ use crate::functionalize::{
     OutputFacts, FUNCTIONALIZED, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS, STORAGE_FINAL,
 };
 use crate::meta::{input_from_attr, OutputAliasInfo, OutputType, ViewAndMutationMeta, META_ATTR};
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::FuncView;
+use aot_dialects::func::{FuncOp, FuncView};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
 
@@ -147,7 +145,7 @@ pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
 impl Pass for CollectMetadata {
     fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
-        if f.is_declaration(ctx) || ctx.attr_str(func, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         if ctx.has_attr(func, META_ATTR) {

@@ -27,10 +27,8 @@
 
 use crate::convention::Convention;
 use crate::meta::{SetSource, ViewAndMutationMeta, META_ATTR};
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS};
+use aot_dialects::func::{FuncOp, FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 
 pub const DEDUPE_ATTR: &str = "aot.dedupe";
@@ -89,7 +87,7 @@ struct Dedupe;
 impl Pass for Dedupe {
     fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
-        if f.is_declaration(ctx) || ctx.attr_str(func, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         let n = f.num_args(ctx);

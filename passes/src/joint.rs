@@ -33,11 +33,9 @@ use crate::convention::Convention;
 use crate::meta::ViewAndMutationMeta;
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{vjp, VjpCtx};
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::FuncView;
+use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::tensor::{AddOp, FullOp};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::{Detaches, NonDifferentiableResults, NO_GRAD};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -114,7 +112,7 @@ pub fn first_trailing_mutation(ctx: &Context, ret: Op) -> Op {
 impl Pass for Joint {
     fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
-        if f.is_declaration(ctx) || ctx.attr_str(func, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);

@@ -404,14 +404,6 @@ impl ViewAndMutationMeta {
     }
 }
 
-pub fn strided_to_attr(ctx: &mut Context, s: &Strided) -> Attribute {
-    s.to_attr(ctx)
-}
-
-pub fn strided_from_attr(ctx: &Context, a: Attribute) -> Result<Strided, String> {
-    Strided::from_attr(ctx, a)
-}
-
 pub fn steps_to_attr(ctx: &mut Context, steps: &[ViewStep]) -> Attribute {
     let items: Vec<Attribute> = steps
         .iter()
@@ -458,7 +450,7 @@ pub fn input_to_attr(ctx: &mut Context, i: &InputAliasInfo) -> Attribute {
     let mt = p.ctx.str_attr(i.mutation_type.name());
     p.raw("mutation_type", mt);
     if let Some(l) = &i.final_layout {
-        let a = strided_to_attr(p.ctx, l);
+        let a = l.to_attr(p.ctx);
         p.raw("final_layout", a);
     }
     match &i.set_source {
@@ -506,7 +498,7 @@ pub fn input_from_attr(ctx: &Context, a: Attribute) -> Result<InputAliasInfo, St
         requires_grad: r.bool("requires_grad")?,
         keep_input_mutations: r.bool("keep_input_mutations")?,
         mutation_type: MutationType::parse(mt).ok_or_else(|| format!("unknown mutation_type \"{mt}\""))?,
-        final_layout: r.opt("final_layout").map(|x| strided_from_attr(ctx, x)).transpose()?,
+        final_layout: r.opt("final_layout").map(|x| Strided::from_attr(ctx, x)).transpose()?,
         set_source,
         resized_numel: r.opt_int("resized_numel")?,
         dupe_of: r.opt_usize("dupe_of")?,
@@ -529,7 +521,7 @@ fn output_to_attr(ctx: &mut Context, o: &OutputAliasInfo) -> Attribute {
         p.raw("views", a);
     }
     if let Some(l) = &o.layout {
-        let a = strided_to_attr(p.ctx, l);
+        let a = l.to_attr(p.ctx);
         p.raw("layout", a);
     }
     if let Some(i) = o.aliases_input {
@@ -549,7 +541,7 @@ fn output_from_attr(ctx: &Context, a: Attribute) -> Result<OutputAliasInfo, Stri
         base_idx: r.opt_int("base_idx")?.map(|b| b as usize),
         requires_grad: r.bool("requires_grad")?,
         views: r.opt("views").map(|x| steps_from_attr(ctx, x)).transpose()?,
-        layout: r.opt("layout").map(|x| strided_from_attr(ctx, x)).transpose()?,
+        layout: r.opt("layout").map(|x| Strided::from_attr(ctx, x)).transpose()?,
         aliases_input: r.opt_int("aliases_input")?.map(|i| i as usize),
         aliases_final_storage: r.opt_bool("aliases_final_storage")?.unwrap_or(false),
     })

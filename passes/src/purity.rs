@@ -15,7 +15,7 @@ pub use aot_runtime::interp::VALUE_SEMANTICS;
 pub fn in_value_semantics(ctx: &Context, op: Op) -> bool {
     let mut cur = ctx.parent_op(op);
     while let Some(p) = cur {
-        if ctx.op_name(p) == aot_dialects::func::FUNC {
+        if ctx.isa::<aot_dialects::func::FuncOp>(p) {
             return ctx.has_attr(p, VALUE_SEMANTICS);
         }
         cur = ctx.parent_op(p);

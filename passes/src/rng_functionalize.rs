@@ -18,12 +18,10 @@
 //! every backend. Functions without random ops are left unchanged.
 
 use crate::meta::{ViewAndMutationMeta, META_ATTR};
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::FuncView;
+use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::rng::RandomInterface;
 use aot_dialects::tensor::{AddOp, ConstantOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 
 /// Argument attribute of the seed argument.
@@ -43,7 +41,7 @@ fn i64_scalar(rw: &mut Rewriter<'_>, v: i64) -> Value {
 impl Pass for RngFunctionalize {
     fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
-        if f.is_declaration(ctx) || ctx.attr_str(func, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         let entry = f.entry_block(ctx).expect("has a body");

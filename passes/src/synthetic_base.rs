@@ -54,12 +54,10 @@ use crate::meta::{
     InputAliasInfo, MutationType, OutputAliasInfo, OutputType, Params, Reader, SetSource, Strided, ViewAndMutationMeta,
     ViewStep, META_ATTR,
 };
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::{FuncView, LAYOUT, REQUIRES_GRAD, SAME_AS};
+use aot_dialects::func::{FuncOp, FuncView, LAYOUT, REQUIRES_GRAD, SAME_AS};
 use aot_dialects::r#mut::CopyOp;
 use aot_dialects::view::{AsStridedOp, AsStridedScatterOp};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;
 use aot_runtime::overlap::{overlap_groups, View};
@@ -232,10 +230,7 @@ fn merged_info(meta: &ViewAndMutationMeta, members: &[usize]) -> Result<InputAli
 impl Pass for SyntheticBase {
     fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
-        if f.is_declaration(ctx)
-            || ctx.attr_str(func, "sym_visibility") == Some("private")
-            || ctx.has_attr(func, SYNTHETIC_BASE_ATTR)
-        {
+        if !f.is_public_definition(ctx) || ctx.has_attr(func, SYNTHETIC_BASE_ATTR) {
             return Ok(());
         }
         let n = f.num_args(ctx);
@@ -800,8 +795,7 @@ fn storage_writes(ctx: &Context, func: Op) -> Result<FxHashMap<i64, Vec<Strided>
     };
     for &it in items {
         let r = Reader::new(ctx, it, crate::functionalize::WRITES_KIND)?;
-        let layouts =
-            r.array("layouts")?.iter().map(|&l| crate::meta::strided_from_attr(ctx, l)).collect::<Result<_, _>>()?;
+        let layouts = r.array("layouts")?.iter().map(|&l| Strided::from_attr(ctx, l)).collect::<Result<_, _>>()?;
         out.insert(r.int("storage")?, layouts);
     }
     Ok(out)

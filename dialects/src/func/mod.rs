@@ -16,9 +16,6 @@ use smallvec::SmallVec;
 aot_ir::op_handle!(pub FuncOp = "func.func");
 aot_ir::op_handle!(pub ReturnOp = "func.return");
 aot_ir::op_handle!(pub CallOp = "func.call");
-pub const FUNC: &str = FuncOp::NAME;
-pub const RETURN: &str = ReturnOp::NAME;
-pub const CALL: &str = CallOp::NAME;
 
 // The calling convention's attributes (docs/reference/calling-convention-attrs.md).
 /// Argument attribute: the argument requires grad.
@@ -41,7 +38,7 @@ pub struct FuncView {
 impl FuncView {
     /// Views `op` as a function if it is one.
     pub fn new(ctx: &Context, op: Op) -> Option<FuncView> {
-        (ctx.op_name(op) == FUNC).then_some(FuncView { op })
+        ctx.isa::<FuncOp>(op).then_some(FuncView { op })
     }
 
     pub fn name<'c>(&self, ctx: &'c Context) -> &'c str {
@@ -70,6 +67,12 @@ impl FuncView {
         ctx.region_blocks(ctx.regions(self.op)[0]).is_empty()
     }
 
+    /// A function the pipeline compiles: it has a body and is not private
+    /// (private functions are helpers that `functionalize` inlines).
+    pub fn is_public_definition(&self, ctx: &Context) -> bool {
+        !self.is_declaration(ctx) && ctx.attr_str(self.op, "sym_visibility") != Some("private")
+    }
+
     pub fn entry_block(&self, ctx: &Context) -> Option<Block> {
         ctx.region_blocks(ctx.regions(self.op)[0]).first().copied()
     }
@@ -84,7 +87,7 @@ impl FuncView {
     /// The terminating `func.return`.
     pub fn return_op(&self, ctx: &Context) -> Option<Op> {
         let b = self.entry_block(ctx)?;
-        ctx.block_last_op(b).filter(|&o| ctx.op_name(o) == RETURN)
+        ctx.block_last_op(b).filter(|&o| ctx.isa::<ReturnOp>(o))
     }
 
     /// Entry `i` of the list of dictionaries `key` (`arg_attrs`/`res_attrs`).
@@ -532,7 +535,7 @@ fn print_return(p: &mut OpPrinter<'_>, op: Op) {
 }
 
 fn verify_return(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
-    let Some(parent) = ctx.parent_op(op).filter(|&p| ctx.op_name(p) == FUNC) else {
+    let Some(parent) = ctx.parent_op(op).filter(|&p| ctx.isa::<FuncOp>(p)) else {
         return Err(Diagnostic::op_error(ctx, op, "expects parent op 'func.func'"));
     };
     let f = FuncView { op: parent };
@@ -665,7 +668,7 @@ fn verify_call(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 
 inventory::submit! {
     OpDef {
-        name: FUNC,
+        name: FuncOp::NAME,
         summary: "A function: a symbol with a typed signature and a body region",
         traits: traits(&[Traits::ISOLATED_FROM_ABOVE, Traits::SYMBOL]),
         regions: 1,
@@ -685,7 +688,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: RETURN,
+        name: ReturnOp::NAME,
         summary: "Returns values from a function",
         traits: traits(&[Traits::TERMINATOR, Traits::PURE]),
         operands: Arity::AtLeast(0),
@@ -697,7 +700,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: CALL,
+        name: CallOp::NAME,
         summary: "Calls a function of the enclosing module",
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),

@@ -92,11 +92,6 @@ impl LoopOp {
     pub fn of(ctx: &Context, op: Op) -> Option<LoopOp> {
         ctx.op_def(op)?.interface::<LoopOp>().copied()
     }
-
-    /// Whether `op` is the binary op `b`.
-    pub fn is_binary(ctx: &Context, op: Op, b: Binary) -> bool {
-        LoopOp::of(ctx, op) == Some(LoopOp::Scalar(ScalarOp::Binary(b)))
-    }
 }
 
 /// Comparison predicates of `loop.cmp`.
@@ -967,8 +962,6 @@ macro_rules! scalar_ops {
         pub enum $enum { $($v),* }
 
         impl $enum {
-            pub const ALL: &[$enum] = &[$($enum::$v),*];
-
             /// The op's full name.
             pub const fn name(self) -> &'static str {
                 match self { $($enum::$v => $name),* }

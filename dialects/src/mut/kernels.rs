@@ -2,26 +2,15 @@
 //! full before anything is written, so a source that aliases the destination
 //! behaves as PyTorch's (which also materializes overlapping inputs).
 
+use crate::tensor_kernels::{broadcast_f64, broadcast_i64};
 use crate::view::kernels::layout_of;
 use crate::view::Layout;
 use aot_ir::AttrView;
-use aot_runtime::kernel_util::broadcast_map;
 use aot_runtime::{KernelCtx, KernelResult, Tensor};
 use smallvec::{smallvec, SmallVec};
 
 fn none() -> KernelResult {
     Ok(SmallVec::new())
-}
-
-/// Values of `src` broadcast to `shape` (row-major).
-fn broadcast_f64(src: &Tensor, shape: &[i64]) -> Vec<f64> {
-    let v = src.read_f64();
-    broadcast_map(&src.sizes(), shape).into_iter().map(|i| v[i]).collect()
-}
-
-fn broadcast_i64(src: &Tensor, shape: &[i64]) -> Vec<i64> {
-    let v = src.read_i64();
-    broadcast_map(&src.sizes(), shape).into_iter().map(|i| v[i]).collect()
 }
 
 pub fn copy_(k: &mut KernelCtx<'_>) -> KernelResult {

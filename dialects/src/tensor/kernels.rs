@@ -19,6 +19,17 @@ fn out1(t: Tensor) -> KernelResult {
 }
 
 /// Elementwise binary op with broadcasting; `fi` is used for integer types.
+/// Values of `src` broadcast to `shape` (row-major).
+pub(crate) fn broadcast_f64(src: &Tensor, shape: &[i64]) -> Vec<f64> {
+    let v = src.read_f64();
+    broadcast_map(&src.sizes(), shape).into_iter().map(|i| v[i]).collect()
+}
+
+pub(crate) fn broadcast_i64(src: &Tensor, shape: &[i64]) -> Vec<i64> {
+    let v = src.read_i64();
+    broadcast_map(&src.sizes(), shape).into_iter().map(|i| v[i]).collect()
+}
+
 fn binary(
     k: &mut KernelCtx<'_>,
     ff: impl Fn(f64, f64) -> f64,
@@ -740,10 +751,7 @@ pub fn index_put_values(x: &Tensor, idx: &Tensor, vals: &Tensor, accumulate: boo
     let index = idx.read_i64();
     let mut target: Vec<i64> = vec![index.len() as i64];
     target.extend_from_slice(&xs[1..]);
-    let v: Vec<f64> = {
-        let vv = vals.read_f64();
-        broadcast_map(&vals.sizes(), &target).into_iter().map(|i| vv[i]).collect()
-    };
+    let v = broadcast_f64(vals, &target);
     let mut data = x.read_f64();
     for (r, &i) in index.iter().enumerate() {
         let j = if i < 0 { i + rows } else { i };

@@ -56,10 +56,8 @@ mod state;
 
 use crate::meta::{Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::FuncView;
+use aot_dialects::func::{FuncOp, FuncView};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 pub use state::Functionalizer;
 
@@ -237,7 +235,7 @@ impl OutputFacts {
             base_is_output: idx("base_is_output")?,
             base_result: idx("base_result")?,
             views: r.opt("views").map(|v| crate::meta::steps_from_attr(ctx, v)).transpose()?,
-            layout: crate::meta::strided_from_attr(ctx, r.get("layout")?)?,
+            layout: crate::meta::Strided::from_attr(ctx, r.get("layout")?)?,
         })
     }
 }
@@ -251,10 +249,7 @@ impl Pass for FunctionalizePass {
         let Some(f) = FuncView::new(ctx, op) else { return Ok(()) };
         // Private functions are implementation details: calls to them are
         // inlined into the public functions that use them.
-        if f.is_declaration(ctx)
-            || ctx.attr_str(op, "sym_visibility") == Some("private")
-            || ctx.has_attr(op, VALUE_SEMANTICS)
-        {
+        if !f.is_public_definition(ctx) || ctx.has_attr(op, VALUE_SEMANTICS) {
             return Ok(());
         }
         // The storage model tracks storages element by element (coverage,

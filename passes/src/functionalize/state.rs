@@ -15,16 +15,16 @@ use super::{
 };
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
-use aot_dialects::func::ReturnOp;
-use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
-use aot_dialects::r#mut::{resize_layout, InPlaceInterface, MetadataKind, MetadataMutationInterface};
-use aot_dialects::r#mut::{AsStridedOp as AsStridedInPlaceOp, CopyOp, ResizeOp, SetOp};
+use aot_dialects::func::{FuncView, ReturnOp, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
+use aot_dialects::r#mut::{
+    resize_layout, AsStridedOp as AsStridedInPlaceOp, CopyOp, InPlaceInterface, MetadataKind,
+    MetadataMutationInterface, ResizeOp, SetOp,
+};
 use aot_dialects::tensor::{CatOp, CloneOp, FullOp};
 use aot_dialects::view::{
-    build_inverse, contiguous_strides, view_interface, Inverse, Layout, RESHAPE_NEEDS_COPY, SPLIT_GRAD,
+    build_inverse, contiguous_strides, view_interface, AliasOp, AsStridedOp, AsStridedScatterOp, Inverse, Layout,
+    ReshapeOp, RESHAPE_NEEDS_COPY, SPLIT_GRAD,
 };
-use aot_dialects::view::{AliasOp, AsStridedOp, AsStridedScatterOp, ReshapeOp};
-use aot_ir::OpKind;
 use aot_ir::*;
 use aot_runtime::interp::{
     multi_output_view_error, no_grad_view_error, overlap_forbidden, AllowsInternalOverlap, AssertNoOverlap, Detaches,
@@ -1160,7 +1160,6 @@ impl<'c> Functionalizer<'c> {
             if !self.rw.regions(op).is_empty() {
                 return Err(self.err(op, "has regions; functionalize handles straight-line functions only"));
             }
-            let name = self.rw.op_name(op).to_string();
             let operands: Vec<usize> = self
                 .rw
                 .operands(op)
@@ -1168,10 +1167,10 @@ impl<'c> Functionalizer<'c> {
                 .into_iter()
                 .map(|v| self.obj_of(env, op, v))
                 .collect::<Result<_, _>>()?;
-            if name == aot_dialects::func::RETURN {
+            if self.rw.isa::<aot_dialects::func::ReturnOp>(op) {
                 return Ok(operands);
             }
-            if name == aot_dialects::func::CALL {
+            if self.rw.isa::<aot_dialects::func::CallOp>(op) {
                 let results = self.call(op, &operands)?;
                 for (&r, o) in self.rw.results(op).to_vec().iter().zip(results) {
                     env.insert(r, o);
@@ -2369,8 +2368,7 @@ impl<'c> Functionalizer<'c> {
             let items: Vec<Attribute> = writes
                 .into_iter()
                 .map(|(id, layouts)| {
-                    let ls: Vec<Attribute> =
-                        layouts.iter().map(|l| crate::meta::strided_to_attr(&mut self.rw, l)).collect();
+                    let ls: Vec<Attribute> = layouts.iter().map(|l| l.to_attr(&mut self.rw)).collect();
                     let ls = self.rw.array_attr(ls);
                     let mut p = crate::meta::Params::new(&mut self.rw);
                     p.int("storage", id);

@@ -35,10 +35,8 @@ use crate::joint::{JointInfo, JOINT_ATTR};
 use crate::meta::{MutationType, ViewAndMutationMeta};
 use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{op_class, OpClass};
-use aot_dialects::func::FuncOp;
-use aot_dialects::func::FuncView;
+use aot_dialects::func::{FuncOp, FuncView};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
-use aot_ir::OpKind;
 use aot_ir::*;
 use graph::JointGraph;
 use memory::{footprint, Footprint};
@@ -258,7 +256,7 @@ fn pick_budget(base: Plan, candidates: Vec<Plan>, budget: f64) -> Plan {
 impl Pass for Partition {
     fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let Some(f) = FuncView::new(ctx, func) else { return Ok(()) };
-        if f.is_declaration(ctx) || ctx.attr_str(func, "sym_visibility") == Some("private") {
+        if !f.is_public_definition(ctx) {
             return Ok(());
         }
         let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
@@ -348,7 +346,7 @@ fn build(
     let grad_types: Vec<Type> = g.grads.iter().map(|&v| rw.value_type(v)).collect();
     let fty = rw.intern_type(TypeData::Function { inputs: arg_types.clone(), results: grad_types });
     let loc = rw.op_loc(func);
-    let mut state = OperationState::new(rw.op_name_id(aot_dialects::func::FUNC), loc);
+    let mut state = OperationState::new(rw.op_name_id(FuncOp::NAME), loc);
     let sym = rw.str_attr(&bw_name);
     let ft = rw.type_attr(fty);
     state.attrs.push(NamedAttr { name: rw.sym("sym_name"), value: sym });
@@ -386,7 +384,7 @@ fn build(
     let grads: Vec<Value> = g.grads.iter().map(|v| map.get(v).copied().unwrap_or(*v)).collect();
     rw.set_insertion_point(InsertPoint::End(block));
     rw.set_loc(rw.op_loc(g.ret));
-    rw.build_typed(aot_dialects::func::RETURN, &grads, &[], &[]);
+    aot_dialects::func::ReturnOp::build_typed(&mut rw, &grads, &[], &[]);
     // Backward attributes.
     let bf = FuncView { op: bw };
     let mut arg_attrs: Vec<Vec<NamedAttr>> = Vec::new();
