@@ -50,9 +50,16 @@
 //! outputs their alias facts (`aot.output_facts`), which `collect-metadata`
 //! turns into `ViewAndMutationMeta`.
 
+mod autograd;
 mod backward_check;
 mod chain;
+mod epilogue;
+mod model;
+mod mutation;
+mod setup;
 mod state;
+mod values;
+mod walk;
 
 use crate::meta::{Strided, ViewStep};
 use crate::purity::VALUE_SEMANTICS;
