@@ -95,11 +95,12 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
                 }
             }
             ArgSpec::View { storage, stride, offset, requires_grad, .. } => {
-                let mut p = aot_passes::meta::Params::new(rw);
-                p.int("storage", *storage as i64);
-                p.int("offset", *offset);
-                p.i64_list("strides", stride);
-                let layout = p.finish(LAYOUT);
+                let layout = aot_passes::convention::ArgLayout {
+                    storage: *storage as i64,
+                    offset: *offset,
+                    strides: stride.to_vec(),
+                }
+                .to_attr(rw);
                 add(rw, LAYOUT, layout);
                 if *requires_grad {
                     add(rw, REQUIRES_GRAD, unit);
@@ -116,11 +117,12 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
             .iter()
             .enumerate()
             .map(|(s, st)| {
-                let mut p = aot_passes::meta::Params::new(rw);
-                p.int("id", s as i64);
-                p.int("numel", st.data.len() as i64);
-                p.bool("requires_grad", st.base);
-                p.finish(aot_passes::convention::STORAGE_KIND)
+                aot_passes::convention::StorageDecl {
+                    id: s as i64,
+                    numel: Some(st.data.len() as i64),
+                    requires_grad: st.base,
+                }
+                .to_attr(rw)
             })
             .collect();
         let a = rw.array_attr(entries);

@@ -891,67 +891,43 @@ fn merge(rw: &mut Rewriter<'_>, k1: Op, k2: Op, l1: Op, l2: Op, forward: &[(Op, 
     Ok(())
 }
 
-/// Common subexpressions inside kernels (fusion duplicates producers per
-/// load site): pure scalar ops, and loads from buffers the kernel does not
-/// write, are numbered by (name, operands, attributes) in dominance scopes
-/// — an op sees what its enclosing blocks computed before it.
-fn cse_kernel(rw: &mut Rewriter<'_>, k: Op) -> u64 {
-    type Key = (OpName, Vec<Value>, Vec<NamedAttr>, Vec<Type>);
-    let stored: FxHashSet<Value> = writes(rw, k).into_iter().map(|r| alias_class(rw, r)).collect();
-    let body = rw.single_block(k, 0).expect("kernel body");
-    let host: FxHashMap<Value, Value> =
-        rw.block_args(body).iter().zip(rw.operands(k)).map(|(&a, h)| (a, alias_class(rw, root_of(rw, h)))).collect();
-    fn walk(
-        rw: &mut Rewriter<'_>,
-        block: Block,
-        scopes: &mut Vec<FxHashMap<Key, Op>>,
-        stored: &FxHashSet<Value>,
-        host: &FxHashMap<Value, Value>,
-        removed: &mut u64,
-    ) {
-        scopes.push(FxHashMap::default());
-        for op in rw.block_ops(block).collect::<Vec<_>>() {
-            for r in rw.regions(op).to_vec() {
-                for b in rw.region_blocks(r).to_vec() {
-                    walk(rw, b, scopes, stored, host, removed);
-                }
-            }
-            let name = rw.op_name(op);
-            let candidate = if name == r#loop::LOAD {
-                let buf = rw.operand(op, 0);
-                host.get(&buf).is_some_and(|r| !stored.contains(r))
-            } else {
-                rw.has_trait(op, Traits::PURE) && rw.regions(op).is_empty() && rw.num_results(op) > 0
-            };
-            if !candidate {
-                continue;
-            }
-            let key: Key = (
-                rw.op_name_of(op),
-                rw.operands(op).collect(),
-                rw.attrs(op).to_vec(),
-                rw.results(op).iter().map(|&r| rw.value_type(r)).collect(),
-            );
-            let found = scopes.iter().rev().find_map(|s| s.get(&key).copied());
-            match found {
-                Some(prev) => {
-                    let (old, new) = (rw.results(op).to_vec(), rw.results(prev).to_vec());
-                    for (o, n) in old.into_iter().zip(new) {
-                        rw.replace_all_uses(o, n);
-                    }
-                    rw.erase_op(op);
-                    *removed += 1;
-                }
-                None => {
-                    scopes.last_mut().expect("scope").insert(key, op);
-                }
-            }
-        }
-        scopes.pop();
+/// What the host knows about a kernel's buffers: each block argument's
+/// host allocation class. Two arguments may alias exactly when they are
+/// bound to one class; the rest is what the IR shows.
+struct KernelAliases {
+    class: FxHashMap<Value, Value>,
+}
+
+impl KernelAliases {
+    fn of(ctx: &Context, k: Op) -> Option<KernelAliases> {
+        let body = ctx.single_block(k, 0)?;
+        let class = ctx
+            .block_args(body)
+            .iter()
+            .zip(ctx.operands(k))
+            .map(|(&a, h)| (a, alias_class(ctx, root_of(ctx, h))))
+            .collect();
+        Some(KernelAliases { class })
     }
-    let mut removed = 0;
-    walk(rw, body, &mut Vec::new(), &stored, &host, &mut removed);
-    removed
+}
+
+impl aot_ir::cse::AliasOracle for KernelAliases {
+    fn may_alias(&self, ctx: &Context, a: Value, b: Value) -> bool {
+        match (self.class.get(&a), self.class.get(&b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => aot_ir::cse::default_may_alias(ctx, a, b),
+        }
+    }
+}
+
+/// Common subexpressions inside a kernel (fusion duplicates producers per
+/// load site), through the CSE transform: scalar ops, and loads of buffers
+/// the kernel does not write (as the host's allocation classes tell).
+fn cse_kernel(rw: &mut Rewriter<'_>, k: Op) -> u64 {
+    match KernelAliases::of(rw, k) {
+        Some(aliases) => aot_ir::cse::eliminate_common_subexpressions(rw, k, &aliases),
+        None => 0,
+    }
 }
 
 /// Fuses the kernels of lowered function `func`.

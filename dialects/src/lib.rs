@@ -6,8 +6,10 @@
 //! interfaces and traits, name the ops they build or recognise by typed
 //! handles (`tensor::FullOp`, `ctx.isa::<view::AsStridedOp>(op)`), and read
 //! loop ops as the `r#loop::LoopOp` enum and math functions from the
-//! `r#loop::math` table: they hold no op-name strings. Call [`link`] from a
-//! binary to make sure the registrations are linked in.
+//! `r#loop::math` table: they hold no op-name strings. Folds, canonicalization
+//! patterns and memory effects are declared on the ops too (`aot_ir::fold`,
+//! `aot_ir::effects`), and links between ops are typed (`aot_ir::OpRef`).
+//! Call [`link`] from a binary to make sure the registrations are linked in.
 
 pub mod autodiff;
 pub mod docs;

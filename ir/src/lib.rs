@@ -7,15 +7,20 @@
 //! ops through [`registry::OpDef`] (the core knows none of them except
 //! `builtin.module`); the [`parser`] and [`printer`] implement MLIR's textual
 //! syntax (generic form for every op, custom forms where an op defines one);
-//! the [`verifier`] checks structure, dominance and each op's own rules; the
+//! the [`verifier`] checks structure, dominance and each op's own rules;
+//! [`fold`] holds the folds and patterns ops declare for `canonicalize`,
+//! [`effects`] their memory effects, and [`cse`] the CSE transform; the
 //! [`pass`] module is the pass manager with MLIR's pipeline grammar and
 //! instrumentation. All IR changes go through [`Rewriter`].
 
 pub mod attributes;
 pub mod builtin;
 pub mod context;
+pub mod cse;
 pub mod diagnostics;
+pub mod effects;
 pub mod entity;
+pub mod fold;
 pub mod intern;
 pub mod lexer;
 pub mod location;
@@ -35,7 +40,7 @@ pub use context::{AttrView, Context, Use, ValueDef};
 pub use diagnostics::{Diagnostic, ResolvedDiagnostic, Severity, SourceMgr};
 pub use entity::{Attribute, Block, Location, Op, OpName, Region, Symbol, Type, Value};
 pub use location::LocData;
-pub use op_kind::OpKind;
+pub use op_kind::{OpKind, OpRef};
 pub use parser::{parse_module, Argument, ParseOptions, ParseResult, Parser, UnresolvedOperand};
 pub use printer::{print_op, OpPrinter, PrintOptions};
 pub use registry::{traits, Arity, AttrKind, AttrSpec, InferCtx, OpDef, Syntax, Traits};

@@ -9,6 +9,10 @@
 //! it was cast from or built as; `K::isa(ctx, op)` and `ctx.dyn_cast::<K>(op)`
 //! test identity, `K::build*` create the op with a [`Rewriter`] (result
 //! types inferred by the op's registered inference, or given).
+//!
+//! Static links between op kinds (a view's scatter inverse, an in-place op's
+//! functional twin) are [`OpRef`]s: made only from a handle type, so a link
+//! to an op that does not exist does not compile.
 
 use crate::{Attribute, Context, Diagnostic, NamedAttr, Op, Rewriter, Type, Value};
 
@@ -64,6 +68,78 @@ pub trait OpKind: Copy {
     }
 }
 
+/// A typed reference to an op kind, stored in static op facts. Its only
+/// constructor takes a handle type, so the name it holds is always an op's
+/// declared spelling.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+pub struct OpRef(&'static str);
+
+impl OpRef {
+    /// The kind `K`.
+    pub const fn of<K: OpKind>() -> Self {
+        OpRef(K::NAME)
+    }
+
+    /// The op a registered definition describes (a definition is an op's
+    /// declared spelling as much as a handle is).
+    pub fn of_def(def: &'static crate::OpDef) -> Self {
+        OpRef(def.name)
+    }
+
+    /// The referenced op's full name.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+
+    /// Whether this is kind `K`.
+    pub fn is<K: OpKind>(self) -> bool {
+        self.0 == K::NAME
+    }
+
+    /// Whether `op` is of the referenced kind.
+    pub fn matches(self, ctx: &Context, op: Op) -> bool {
+        ctx.op_name(op) == self.0
+    }
+
+    /// The referenced op's registered definition.
+    pub fn def(self) -> Option<&'static crate::OpDef> {
+        crate::registry::lookup_op(self.0)
+    }
+
+    /// Builds the referenced op with inferred result types; returns its only
+    /// result.
+    pub fn build1(
+        self,
+        rw: &mut Rewriter<'_>,
+        operands: &[Value],
+        attrs: &[(&str, Attribute)],
+    ) -> Result<Value, Diagnostic> {
+        rw.build1(self.0, operands, attrs)
+    }
+
+    /// [`OpRef::build1`] with attributes given as interned pairs.
+    pub fn build_named1(
+        self,
+        rw: &mut Rewriter<'_>,
+        operands: &[Value],
+        attrs: &[NamedAttr],
+    ) -> Result<Value, Diagnostic> {
+        rw.build_named1(self.0, operands, attrs)
+    }
+}
+
+impl std::fmt::Debug for OpRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::fmt::Display for OpRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 impl Context {
     /// Whether `op` is of kind `K`.
     pub fn isa<K: OpKind>(&self, op: Op) -> bool {
@@ -113,5 +189,9 @@ mod tests {
         assert_eq!(ctx.dyn_cast::<Module>(m).map(OpKind::op), Some(m));
         op_handle!(Other = "builtin.other");
         assert!(ctx.dyn_cast::<Other>(m).is_none());
+        const LINK: OpRef = OpRef::of::<Module>();
+        assert!(LINK.matches(&ctx, m) && LINK.is::<Module>() && !LINK.is::<Other>());
+        assert_eq!(LINK.name(), "builtin.module");
+        assert!(LINK.def().is_some_and(|d| d.name == "builtin.module"));
     }
 }

@@ -30,7 +30,7 @@
 use crate::functionalize::{
     OutputFacts, FUNCTIONALIZED, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT, OUTPUT_FACTS, STORAGE_FINAL,
 };
-use crate::meta::{input_from_attr, OutputAliasInfo, OutputType, ViewAndMutationMeta, META_ATTR};
+use crate::meta::{InputAliasInfo, OutputAliasInfo, OutputType, ViewAndMutationMeta, META_ATTR};
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
@@ -158,15 +158,16 @@ impl Pass for CollectMetadata {
                 "has not been functionalized: run 'functionalize' before 'collect-metadata'",
             ));
         };
-        let keep = ctx.attr_field(fa, "keep_input_mutations").and_then(|a| ctx.attr_as_flag(a)).unwrap_or(true);
-        let num_user = ctx.attr_field(fa, "num_user_outputs").and_then(|a| ctx.attr_as_i64(a)).unwrap_or(0) as usize;
+        let fa =
+            crate::functionalize::Functionalized::from_attr(ctx, fa).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
+        let (keep, num_user) = (fa.keep_input_mutations, fa.num_user_outputs);
         // Inputs.
         let mut input_info = Vec::new();
         for i in 0..f.num_args(ctx) {
             let a = f
                 .arg_attr(ctx, i, INPUT_INFO)
                 .ok_or_else(|| facts_err(ctx, func, format!("argument {i} has no '{INPUT_INFO}'")))?;
-            input_info.push(input_from_attr(ctx, a).map_err(|m| facts_err(ctx, func, m))?);
+            input_info.push(InputAliasInfo::from_attr(ctx, a).map_err(|m| facts_err(ctx, func, m))?);
         }
         // Results: user outputs, mutated inputs, candidates.
         let ret = f.return_op(ctx).ok_or_else(|| facts_err(ctx, func, "no return"))?;

@@ -19,50 +19,69 @@
 //! Invariants: `same_as` names an earlier argument of the same type;
 //! layouts are in bounds of their declared storage.
 
-use crate::meta::{Params, Reader, Strided};
+use crate::meta::Strided;
 use aot_dialects::func::{FuncView, LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_ir::*;
 
 pub const CONVENTION_ATTR: &str = "aot.convention";
 
-/// Where an argument lies in a storage shared with other arguments.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArgLayout {
-    pub storage: i64,
-    pub offset: i64,
-    pub strides: Vec<i64>,
+crate::record! {
+    /// Where an argument lies in a storage shared with other arguments
+    /// (`#aot.layout`, an argument attribute).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ArgLayout = "aot.layout" {
+        pub storage: i64,
+        pub offset: i64 as or_default,
+        pub strides: Vec<i64>,
+    }
 }
 
-/// One argument of the convention.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArgConvention {
-    pub ty: Type,
-    pub requires_grad: bool,
-    pub non_leaf: bool,
-    pub same_as: Option<usize>,
-    pub layout: Option<ArgLayout>,
+crate::record! {
+    /// One argument of the convention (`#aot.arg`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ArgConvention = "aot.arg" {
+        pub ty: Type => "type",
+        pub requires_grad: bool as flag,
+        pub non_leaf: bool as flag,
+        pub same_as: Option<usize>,
+        pub layout: Option<ArgLayout> as nested_opt,
+    }
 }
 
-/// Record kinds of the convention's attributes.
-pub const STORAGE_KIND: &str = "aot.storage";
-pub const ARG_KIND: &str = "aot.arg";
-
-/// A storage shared by arguments (`#aot.storage`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StorageDecl {
-    pub id: i64,
-    pub numel: Option<i64>,
-    /// A differentiable base: its views (the arguments) require grad and are not leaves.
-    pub requires_grad: bool,
+crate::record! {
+    /// A storage shared by arguments (`#aot.storage`, in the function
+    /// attribute `aot.storages`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct StorageDecl = "aot.storage" {
+        pub id: i64,
+        pub numel: Option<i64>,
+        /// A differentiable base: its views (the arguments) require grad and are not leaves.
+        pub requires_grad: bool as or_default,
+    }
+    check = |s: &StorageDecl| -> Result<(), String> {
+        match s.numel {
+            Some(n) if n < 0 => Err("'numel' must be a non-negative integer".into()),
+            _ => Ok(()),
+        }
+    };
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Convention {
-    pub args: Vec<ArgConvention>,
-    pub storages: Vec<StorageDecl>,
+crate::record! {
+    /// The user-facing convention, recorded as `aot.convention` by the first
+    /// pass that changes the signature.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Convention = "aot.convention" {
+        pub args: Vec<ArgConvention> as nested_list,
+        pub storages: Vec<StorageDecl> as nested_list,
+    }
+    check = |c: &Convention| -> Result<(), String> {
+        match c.args.iter().enumerate().find(|(i, a)| a.same_as.is_some_and(|k| k >= *i)) {
+            Some((i, _)) => Err(format!("argument {i}: 'same_as' must name an earlier argument")),
+            None => Ok(()),
+        }
+    };
 }
 
-/// What the guards need of one argument, with duplicates resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResolvedArg {
     pub shape: Vec<i64>,
@@ -77,44 +96,6 @@ pub struct ResolvedArg {
     pub storage_numel: Option<i64>,
     /// A view of a differentiable base storage (its gradient is the base's).
     pub base_view: bool,
-}
-
-fn layout_from_attr(ctx: &Context, a: Attribute) -> Result<ArgLayout, String> {
-    let storage = ctx.attr_field(a, "storage").and_then(|x| ctx.attr_as_i64(x));
-    let offset = ctx.attr_field(a, "offset").map(|x| ctx.attr_as_i64(x)).unwrap_or(Some(0));
-    let strides = ctx.attr_field(a, "strides").map(|x| ctx.attr_as_i64_list(x));
-    match (storage, offset, strides) {
-        (Some(storage), Some(offset), Some(Some(strides))) => Ok(ArgLayout { storage, offset, strides }),
-        _ => Err("'aot.layout' needs an integer 'storage', 'offset' and a list of 'strides'".into()),
-    }
-}
-
-fn layout_to_attr(ctx: &mut Context, l: &ArgLayout) -> Attribute {
-    let mut p = Params::new(ctx);
-    p.int("storage", l.storage);
-    p.int("offset", l.offset);
-    p.i64_list("strides", &l.strides);
-    p.finish(LAYOUT)
-}
-
-fn storage_to_attr(ctx: &mut Context, s: &StorageDecl) -> Attribute {
-    let mut p = Params::new(ctx);
-    p.int("id", s.id);
-    if let Some(n) = s.numel {
-        p.int("numel", n);
-    }
-    p.bool("requires_grad", s.requires_grad);
-    p.finish(STORAGE_KIND)
-}
-
-fn storage_from_attr(ctx: &Context, a: Attribute) -> Result<StorageDecl, String> {
-    let id = ctx.attr_field(a, "id").and_then(|x| ctx.attr_as_i64(x)).ok_or("'aot.storages' entries need an 'id'")?;
-    let numel = match ctx.attr_field(a, "numel") {
-        None => None,
-        Some(x) => Some(ctx.attr_as_i64(x).filter(|&n| n >= 0).ok_or("'numel' must be a non-negative integer")?),
-    };
-    let requires_grad = ctx.attr_field(a, "requires_grad").and_then(|x| ctx.attr_as_flag(x)).unwrap_or(false);
-    Ok(StorageDecl { id, numel, requires_grad })
 }
 
 impl Convention {
@@ -133,7 +114,7 @@ impl Convention {
             };
             let layout = f
                 .arg_attr(ctx, i, LAYOUT)
-                .map(|a| layout_from_attr(ctx, a))
+                .map(|a| ArgLayout::from_attr(ctx, a))
                 .transpose()
                 .map_err(|m| format!("argument {i}: {m}"))?;
             args.push(ArgConvention {
@@ -147,7 +128,7 @@ impl Convention {
         let storages = match ctx.get_attr(func, STORAGES).map(|a| ctx.attr_data(a)) {
             None => Vec::new(),
             Some(AttrData::Array(items)) => {
-                items.iter().map(|&a| storage_from_attr(ctx, a)).collect::<Result<Vec<_>, _>>()?
+                items.iter().map(|&a| StorageDecl::from_attr(ctx, a)).collect::<Result<Vec<_>, _>>()?
             }
             Some(_) => return Err("'aot.storages' must be a list of #aot.storage".into()),
         };
@@ -173,64 +154,6 @@ impl Convention {
         let a = c.to_attr(rw);
         rw.set_attr(func, CONVENTION_ATTR, a);
         Ok(c)
-    }
-
-    pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
-        let args: Vec<Attribute> = self
-            .args
-            .iter()
-            .map(|a| {
-                let ty = ctx.type_attr(a.ty);
-                let layout = a.layout.as_ref().map(|l| layout_to_attr(ctx, l));
-                let mut p = Params::new(ctx);
-                p.raw("type", ty);
-                if a.requires_grad {
-                    p.bool("requires_grad", true);
-                }
-                if a.non_leaf {
-                    p.bool("non_leaf", true);
-                }
-                if let Some(k) = a.same_as {
-                    p.int("same_as", k as i64);
-                }
-                if let Some(l) = layout {
-                    p.raw("layout", l);
-                }
-                p.finish(ARG_KIND)
-            })
-            .collect();
-        let storages: Vec<Attribute> = self.storages.iter().map(|s| storage_to_attr(ctx, s)).collect();
-        let args = ctx.array_attr(args);
-        let storages = ctx.array_attr(storages);
-        let mut p = Params::new(ctx);
-        p.raw("args", args);
-        p.raw("storages", storages);
-        p.finish(CONVENTION_ATTR)
-    }
-
-    pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Convention, String> {
-        let r = Reader::new(ctx, a, CONVENTION_ATTR)?;
-        let mut args = Vec::new();
-        for (i, &x) in r.array("args")?.iter().enumerate() {
-            let ar = Reader::new(ctx, x, ARG_KIND)?;
-            let ty = match ctx.attr_data(ar.get("type")?) {
-                AttrData::Type(t) => *t,
-                _ => return Err(format!("#aot.arg {i}: 'type' must be a type")),
-            };
-            let same_as = ar.opt_usize("same_as")?;
-            if same_as.is_some_and(|k| k >= i) {
-                return Err(format!("#aot.arg {i}: 'same_as' must name an earlier argument"));
-            }
-            args.push(ArgConvention {
-                ty,
-                requires_grad: ar.opt_bool("requires_grad")?.unwrap_or(false),
-                non_leaf: ar.opt_bool("non_leaf")?.unwrap_or(false),
-                same_as,
-                layout: ar.opt("layout").map(|l| layout_from_attr(ctx, l)).transpose()?,
-            });
-        }
-        let storages = r.array("storages")?.iter().map(|&s| storage_from_attr(ctx, s)).collect::<Result<_, _>>()?;
-        Ok(Convention { args, storages })
     }
 
     /// The argument whose declaration argument `i` shares (itself unless a duplicate).

@@ -1,11 +1,10 @@
 //! `dce`: dead code elimination.
 //!
-//! Erases side-effect-free ops (the `Pure` trait, never terminators) whose
+//! Erases effect-free ops (`aot_ir::effects`; never terminators) whose
 //! results are all unused. Blocks are walked backwards, so a whole chain of
 //! dead ops goes in one sweep: by the time an op is visited, every later user
 //! has already been removed. Nested regions are processed first.
 
-use crate::purity::is_removable_pure;
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 
@@ -21,7 +20,7 @@ fn sweep_region(rw: &mut Rewriter<'_>, region: Region, count: &mut u64) {
             }
             let dead = !rw.has_trait(op, Traits::TERMINATOR)
                 && rw.results(op).iter().all(|&r| !rw.has_uses(r))
-                && is_removable_pure(rw, op);
+                && aot_ir::effects::is_effect_free(rw, op);
             if dead {
                 rw.erase_op(op);
                 *count += 1;

@@ -22,10 +22,6 @@
 use aot_ir::*;
 
 pub const META_ATTR: &str = "aot.meta";
-/// Record kinds inside `aot.meta`.
-pub const VIEW_KIND: &str = "aot.view";
-pub const INPUT_KIND: &str = "aot.input";
-pub const OUTPUT_KIND: &str = "aot.output";
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum MutationType {
@@ -115,11 +111,52 @@ crate::record! {
     }
 }
 
-/// One step of a view chain: a view op and its attributes (a dictionary).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ViewStep {
-    pub op: String,
-    pub attrs: Attribute,
+crate::record! {
+    /// One step of a view chain: a view op and its attributes (a dictionary).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ViewStep = "aot.view" {
+        pub op: String,
+        pub attrs: Attribute,
+    }
+}
+
+/// An enum stored as its name.
+macro_rules! named_field {
+    ($T:ty) => {
+        impl crate::record::Field for $T {
+            fn put(&self, p: &mut Params<'_>, key: &str) {
+                let a = p.ctx.str_attr(self.name());
+                p.raw(key, a);
+            }
+            fn take(r: &Reader<'_>, key: &str) -> Result<Self, String> {
+                let s = r.str(key)?;
+                <$T>::parse(s).ok_or_else(|| format!("#{}: unknown {key} \"{s}\"", r.what()))
+            }
+        }
+    };
+}
+named_field!(MutationType);
+named_field!(OutputType);
+
+/// An input index, or `"graph"`.
+impl crate::record::Field for SetSource {
+    fn put(&self, p: &mut Params<'_>, key: &str) {
+        match self {
+            SetSource::Input(j) => p.int(key, *j as i64),
+            SetSource::Graph => {
+                let g = p.ctx.str_attr("graph");
+                p.raw(key, g);
+            }
+        }
+    }
+    fn take(r: &Reader<'_>, key: &str) -> Result<Self, String> {
+        let x = r.get(key)?;
+        match (r.ctx().attr_as_i64(x), r.ctx().attr_as_str(x)) {
+            (Some(j), _) if j >= 0 => Ok(SetSource::Input(j as usize)),
+            (_, Some("graph")) => Ok(SetSource::Graph),
+            _ => Err(format!("#{}: '{key}' must be an input index or \"graph\"", r.what())),
+        }
+    }
 }
 
 /// Where a storage-mutated input's new storage comes from.
@@ -131,41 +168,43 @@ pub enum SetSource {
     Graph,
 }
 
-/// `InputAliasInfo`, plus the final metadata of inputs whose metadata changes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InputAliasInfo {
-    pub is_leaf: bool,
-    pub mutates_data: bool,
-    pub mutates_metadata: bool,
-    pub mutations_hidden_from_autograd: bool,
-    pub mutations_under_no_grad_or_inference_mode: bool,
-    pub mutation_inductor_storage_resize: bool,
-    pub mutates_storage_metadata: bool,
-    pub requires_grad: bool,
-    pub keep_input_mutations: bool,
-    pub mutation_type: MutationType,
-    /// The input's layout in its (new) storage after the call, when its
-    /// metadata or storage changes.
-    pub final_layout: Option<Strided>,
-    /// For a storage mutation (`set_`): where the storage comes from.
-    pub set_source: Option<SetSource>,
-    /// For a resize: the storage's new element count.
-    pub resized_numel: Option<i64>,
-    /// A duplicate (`aot.same_as`) that `functionalize` traced as the same
-    /// object as input `k`, because that object is mutated: the graph
-    /// ignores this input, and `dedupe` removes it (strategy 2).
-    pub dupe_of: Option<usize>,
-    /// Autograd recorded a data mutation of this input (or a `set_`; not a
-    /// metadata-only one, outside no_grad and not through a detached alias),
-    /// even one whose effect cancels out: its new value is part of the
-    /// gradient objective.
-    pub autograd_mutation: bool,
-    /// The new data the graph returns for this input is laid out as the
-    /// input was at the call, not in its final layout: a metadata mutation
-    /// after a write may move the input off elements that were written
-    /// (`v = x[:]; x.as_strided_(...); v.neg_()`), so the data goes back
-    /// through the old layout first and the final metadata is applied after.
-    pub data_in_initial_layout: bool,
+crate::record! {
+    /// `InputAliasInfo`, plus the final metadata of inputs whose metadata changes.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct InputAliasInfo = "aot.input" {
+        pub is_leaf: bool,
+        pub mutates_data: bool,
+        pub mutates_metadata: bool,
+        pub mutations_hidden_from_autograd: bool,
+        pub mutations_under_no_grad_or_inference_mode: bool,
+        pub mutation_inductor_storage_resize: bool,
+        pub mutates_storage_metadata: bool,
+        pub requires_grad: bool,
+        pub keep_input_mutations: bool,
+        pub mutation_type: MutationType,
+        /// The input's layout in its (new) storage after the call, when its
+        /// metadata or storage changes.
+        pub final_layout: Option<Strided> as nested_opt,
+        /// For a storage mutation (`set_`): where the storage comes from.
+        pub set_source: Option<SetSource>,
+        /// For a resize: the storage's new element count.
+        pub resized_numel: Option<i64>,
+        /// A duplicate (`aot.same_as`) that `functionalize` traced as the same
+        /// object as input `k`, because that object is mutated: the graph
+        /// ignores this input, and `dedupe` removes it (strategy 2).
+        pub dupe_of: Option<usize>,
+        /// Autograd recorded a data mutation of this input (or a `set_`; not a
+        /// metadata-only one, outside no_grad and not through a detached alias),
+        /// even one whose effect cancels out: its new value is part of the
+        /// gradient objective.
+        pub autograd_mutation: bool as flag,
+        /// The new data the graph returns for this input is laid out as the
+        /// input was at the call, not in its final layout: a metadata mutation
+        /// after a write may move the input off elements that were written
+        /// (`v = x[:]; x.as_strided_(...); v.neg_()`), so the data goes back
+        /// through the old layout first and the final metadata is applied after.
+        pub data_in_initial_layout: bool as flag,
+    }
 }
 
 impl InputAliasInfo {
@@ -218,24 +257,26 @@ impl InputAliasInfo {
     }
 }
 
-/// `OutputAliasInfo`, with the regeneration recipe of aliased outputs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutputAliasInfo {
-    pub output_type: OutputType,
-    pub base_idx: Option<usize>,
-    pub requires_grad: bool,
-    /// View chain from the base to this output (replayable), if one exists.
-    pub views: Option<Vec<ViewStep>>,
-    /// The output's layout in its base's storage (the `as_strided` fallback).
-    pub layout: Option<Strided>,
-    /// A `non_alias` output that still shares input `i`'s storage in eager
-    /// mode (multi-output views whose aliasing is hidden from autograd): the
-    /// runtime recreates the alias with `layout`.
-    pub aliases_input: Option<usize>,
-    /// With `aliases_input`: the alias is of the storage the input has
-    /// after the call (it was `set_` onto an intermediate's storage), not
-    /// of the one it had on entry.
-    pub aliases_final_storage: bool,
+crate::record! {
+    /// `OutputAliasInfo`, with the regeneration recipe of aliased outputs.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct OutputAliasInfo = "aot.output" {
+        pub output_type: OutputType,
+        pub base_idx: Option<usize>,
+        pub requires_grad: bool,
+        /// View chain from the base to this output (replayable), if one exists.
+        pub views: Option<Vec<ViewStep>>,
+        /// The output's layout in its base's storage (the `as_strided` fallback).
+        pub layout: Option<Strided> as nested_opt,
+        /// A `non_alias` output that still shares input `i`'s storage in eager
+        /// mode (multi-output views whose aliasing is hidden from autograd): the
+        /// runtime recreates the alias with `layout`.
+        pub aliases_input: Option<usize>,
+        /// With `aliases_input`: the alias is of the storage the input has
+        /// after the call (it was `set_` onto an intermediate's storage), not
+        /// of the one it had on entry.
+        pub aliases_final_storage: bool as flag,
+    }
 }
 
 impl OutputAliasInfo {
@@ -318,8 +359,8 @@ impl ViewAndMutationMeta {
     // ----- attribute form -----
 
     pub fn to_attr(&self, ctx: &mut Context) -> Attribute {
-        let inputs: Vec<Attribute> = self.input_info.iter().map(|i| input_to_attr(ctx, i)).collect();
-        let outputs: Vec<Attribute> = self.output_info.iter().map(|o| output_to_attr(ctx, o)).collect();
+        let inputs: Vec<Attribute> = self.input_info.iter().map(|i| i.to_attr(ctx)).collect();
+        let outputs: Vec<Attribute> = self.output_info.iter().map(|o| o.to_attr(ctx)).collect();
         let mut p = Params::new(ctx);
         let a = p.ctx.array_attr(inputs);
         p.raw("inputs", a);
@@ -342,8 +383,10 @@ impl ViewAndMutationMeta {
     /// Reads the attribute form; derived fields must agree with the core ones.
     pub fn from_attr(ctx: &Context, a: Attribute) -> Result<Self, String> {
         let r = Reader::new(ctx, a, META_ATTR)?;
-        let inputs = r.array("inputs")?.iter().map(|&x| input_from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
-        let outputs = r.array("outputs")?.iter().map(|&x| output_from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
+        let inputs =
+            r.array("inputs")?.iter().map(|&x| InputAliasInfo::from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
+        let outputs =
+            r.array("outputs")?.iter().map(|&x| OutputAliasInfo::from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
         let meta = ViewAndMutationMeta {
             input_info: inputs,
             output_info: outputs,
@@ -404,147 +447,18 @@ impl ViewAndMutationMeta {
     }
 }
 
+/// A view chain as a list of `#aot.view`.
 pub fn steps_to_attr(ctx: &mut Context, steps: &[ViewStep]) -> Attribute {
-    let items: Vec<Attribute> = steps
-        .iter()
-        .map(|s| {
-            let mut p = Params::new(ctx);
-            let op = p.ctx.str_attr(&s.op);
-            p.raw("op", op);
-            p.raw("attrs", s.attrs);
-            p.finish(VIEW_KIND)
-        })
-        .collect();
+    let items: Vec<Attribute> = steps.iter().map(|s| s.to_attr(ctx)).collect();
     ctx.array_attr(items)
 }
 
+/// Reads a list of `#aot.view`.
 pub fn steps_from_attr(ctx: &Context, a: Attribute) -> Result<Vec<ViewStep>, String> {
     let AttrData::Array(items) = ctx.attr_data(a) else {
         return Err("'views' must be a list of #aot.view".into());
     };
-    items
-        .iter()
-        .map(|&x| {
-            let r = Reader::new(ctx, x, VIEW_KIND)?;
-            let op = r.str("op")?.to_string();
-            let attrs = r.get("attrs")?;
-            if !matches!(ctx.attr_data(attrs), AttrData::Dict(_)) {
-                return Err("#aot.view 'attrs' must be a dictionary".into());
-            }
-            Ok(ViewStep { op, attrs })
-        })
-        .collect()
-}
-
-pub fn input_to_attr(ctx: &mut Context, i: &InputAliasInfo) -> Attribute {
-    let mut p = Params::new(ctx);
-    p.bool("is_leaf", i.is_leaf);
-    p.bool("mutates_data", i.mutates_data);
-    p.bool("mutates_metadata", i.mutates_metadata);
-    p.bool("mutations_hidden_from_autograd", i.mutations_hidden_from_autograd);
-    p.bool("mutations_under_no_grad_or_inference_mode", i.mutations_under_no_grad_or_inference_mode);
-    p.bool("mutation_inductor_storage_resize", i.mutation_inductor_storage_resize);
-    p.bool("mutates_storage_metadata", i.mutates_storage_metadata);
-    p.bool("requires_grad", i.requires_grad);
-    p.bool("keep_input_mutations", i.keep_input_mutations);
-    let mt = p.ctx.str_attr(i.mutation_type.name());
-    p.raw("mutation_type", mt);
-    if let Some(l) = &i.final_layout {
-        let a = l.to_attr(p.ctx);
-        p.raw("final_layout", a);
-    }
-    match &i.set_source {
-        Some(SetSource::Input(j)) => p.int("set_source", *j as i64),
-        Some(SetSource::Graph) => {
-            let g = p.ctx.str_attr("graph");
-            p.raw("set_source", g);
-        }
-        None => {}
-    }
-    if let Some(n) = i.resized_numel {
-        p.int("resized_numel", n);
-    }
-    if let Some(k) = i.dupe_of {
-        p.int("dupe_of", k as i64);
-    }
-    if i.autograd_mutation {
-        p.bool("autograd_mutation", true);
-    }
-    if i.data_in_initial_layout {
-        p.bool("data_in_initial_layout", true);
-    }
-    p.finish(INPUT_KIND)
-}
-
-pub fn input_from_attr(ctx: &Context, a: Attribute) -> Result<InputAliasInfo, String> {
-    let r = Reader::new(ctx, a, INPUT_KIND)?;
-    let mt = r.str("mutation_type")?;
-    let set_source = match r.opt("set_source") {
-        None => None,
-        Some(x) => match (ctx.attr_as_i64(x), ctx.attr_as_str(x)) {
-            (Some(j), _) if j >= 0 => Some(SetSource::Input(j as usize)),
-            (_, Some("graph")) => Some(SetSource::Graph),
-            _ => return Err("'set_source' must be an input index or \"graph\"".into()),
-        },
-    };
-    let info = InputAliasInfo {
-        is_leaf: r.bool("is_leaf")?,
-        mutates_data: r.bool("mutates_data")?,
-        mutates_metadata: r.bool("mutates_metadata")?,
-        mutations_hidden_from_autograd: r.bool("mutations_hidden_from_autograd")?,
-        mutations_under_no_grad_or_inference_mode: r.bool("mutations_under_no_grad_or_inference_mode")?,
-        mutation_inductor_storage_resize: r.bool("mutation_inductor_storage_resize")?,
-        mutates_storage_metadata: r.bool("mutates_storage_metadata")?,
-        requires_grad: r.bool("requires_grad")?,
-        keep_input_mutations: r.bool("keep_input_mutations")?,
-        mutation_type: MutationType::parse(mt).ok_or_else(|| format!("unknown mutation_type \"{mt}\""))?,
-        final_layout: r.opt("final_layout").map(|x| Strided::from_attr(ctx, x)).transpose()?,
-        set_source,
-        resized_numel: r.opt_int("resized_numel")?,
-        dupe_of: r.opt_usize("dupe_of")?,
-        autograd_mutation: r.opt_bool("autograd_mutation")?.unwrap_or(false),
-        data_in_initial_layout: r.opt_bool("data_in_initial_layout")?.unwrap_or(false),
-    };
-    Ok(info)
-}
-
-fn output_to_attr(ctx: &mut Context, o: &OutputAliasInfo) -> Attribute {
-    let mut p = Params::new(ctx);
-    let t = p.ctx.str_attr(o.output_type.name());
-    p.raw("output_type", t);
-    if let Some(b) = o.base_idx {
-        p.int("base_idx", b as i64);
-    }
-    p.bool("requires_grad", o.requires_grad);
-    if let Some(v) = &o.views {
-        let a = steps_to_attr(p.ctx, v);
-        p.raw("views", a);
-    }
-    if let Some(l) = &o.layout {
-        let a = l.to_attr(p.ctx);
-        p.raw("layout", a);
-    }
-    if let Some(i) = o.aliases_input {
-        p.int("aliases_input", i as i64);
-    }
-    if o.aliases_final_storage {
-        p.bool("aliases_final_storage", true);
-    }
-    p.finish(OUTPUT_KIND)
-}
-
-fn output_from_attr(ctx: &Context, a: Attribute) -> Result<OutputAliasInfo, String> {
-    let r = Reader::new(ctx, a, OUTPUT_KIND)?;
-    let t = r.str("output_type")?;
-    Ok(OutputAliasInfo {
-        output_type: OutputType::parse(t).ok_or_else(|| format!("unknown output_type \"{t}\""))?,
-        base_idx: r.opt_int("base_idx")?.map(|b| b as usize),
-        requires_grad: r.bool("requires_grad")?,
-        views: r.opt("views").map(|x| steps_from_attr(ctx, x)).transpose()?,
-        layout: r.opt("layout").map(|x| Strided::from_attr(ctx, x)).transpose()?,
-        aliases_input: r.opt_int("aliases_input")?.map(|i| i as usize),
-        aliases_final_storage: r.opt_bool("aliases_final_storage")?.unwrap_or(false),
-    })
+    items.iter().map(|&x| ViewStep::from_attr(ctx, x)).collect()
 }
 
 /// Builds a dialect attribute parameter by parameter.

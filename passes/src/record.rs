@@ -7,8 +7,11 @@
 //! declaration order, keyed by field name. A field's type says how it is
 //! stored ([`Field`]: integers, booleans, strings, index lists, nested
 //! records, `Option` for parameters that may be absent); a field declared
-//! `as flag` is a `bool` written only when true, `as nested` another record,
-//! `as nested_list` a list of them. Reading checks the kind of
+//! `as flag` is a `bool` written only when true, `as or_default` a value
+//! always written and read as its default when absent, `as nested` another
+//! record, `as nested_opt` an optional one, `as nested_list` a list of them;
+//! `=> "key"` stores a field under another key (`ty => "type"`). Reading
+//! checks the kind of
 //! every parameter and names the record and the key in its error; a record
 //! may add a `check` of the whole value (indices in range, ...). Printing a
 //! record and parsing it back gives the same record (tested per record).
@@ -111,6 +114,43 @@ impl Field for Vec<bool> {
     }
 }
 
+impl Field for aot_ir::Type {
+    fn put(&self, p: &mut Params<'_>, key: &str) {
+        let a = p.ctx.type_attr(*self);
+        p.raw(key, a);
+    }
+    fn take(r: &Reader<'_>, key: &str) -> Result<Self, String> {
+        match r.ctx().attr_data(r.get(key)?) {
+            AttrData::Type(t) => Ok(*t),
+            _ => Err(format!("#{}: '{key}' must be a type", r.what())),
+        }
+    }
+}
+
+/// An attribute field holds an op's attributes: a dictionary.
+impl Field for Attribute {
+    fn put(&self, p: &mut Params<'_>, key: &str) {
+        p.raw(key, *self);
+    }
+    fn take(r: &Reader<'_>, key: &str) -> Result<Self, String> {
+        let a = r.get(key)?;
+        match r.ctx().attr_data(a) {
+            AttrData::Dict(_) => Ok(a),
+            _ => Err(format!("#{} '{key}' must be a dictionary", r.what())),
+        }
+    }
+}
+
+/// A list of records.
+impl<R: Record> Field for Vec<R> {
+    fn put(&self, p: &mut Params<'_>, key: &str) {
+        Nested::put_list(self, p, key);
+    }
+    fn take(r: &Reader<'_>, key: &str) -> Result<Self, String> {
+        Nested::take_list(r, key)
+    }
+}
+
 impl<T: Field> Field for Option<T> {
     fn put(&self, p: &mut Params<'_>, key: &str) {
         if let Some(v) = self {
@@ -137,6 +177,16 @@ impl Nested {
 
     pub fn take<R: Record>(r: &Reader<'_>, key: &str) -> Result<R, String> {
         R::from_attr(r.ctx(), r.get(key)?)
+    }
+
+    pub fn put_opt<R: Record>(v: &Option<R>, p: &mut Params<'_>, key: &str) {
+        if let Some(v) = v {
+            Self::put(v, p, key);
+        }
+    }
+
+    pub fn take_opt<R: Record>(r: &Reader<'_>, key: &str) -> Result<Option<R>, String> {
+        r.opt(key).map(|a| R::from_attr(r.ctx(), a)).transpose()
     }
 
     pub fn put_list<R: Record>(v: &[R], p: &mut Params<'_>, key: &str) {
@@ -175,6 +225,8 @@ macro_rules! hand_written_record {
 ///     pub struct JointInfo = "aot.joint" {
 ///         pub num_forward: usize,
 ///         pub no_tangents: bool as flag,      // written only when true
+///         pub offset: i64 as or_default,      // 0 when absent
+///         pub ty: Type => "type",             // stored under another key
 ///         pub layout: Strided as nested,      // another record
 ///         pub bases: Vec<BaseInfo> as nested_list,
 ///     }
@@ -186,7 +238,7 @@ macro_rules! record {
     (
         $(#[$m:meta])*
         $vis:vis struct $T:ident = $kind:literal {
-            $( $(#[$fm:meta])* $fvis:vis $f:ident : $ty:ty $(as $mode:ident)? ),* $(,)?
+            $( $(#[$fm:meta])* $fvis:vis $f:ident : $ty:ty $(as $mode:ident)? $(=> $key:literal)? ),* $(,)?
         }
         $(check = $check:expr;)?
     ) => {
@@ -214,23 +266,34 @@ macro_rules! record {
 
             fn to_attr(&self, ctx: &mut aot_ir::Context) -> aot_ir::Attribute {
                 let mut p = $crate::meta::Params::new(ctx);
-                $( $crate::record!(@put $($mode)? p, &self.$f, stringify!($f)); )*
+                $( $crate::record!(@put $($mode)? p, &self.$f, $crate::record!(@key $f $($key)?)); )*
                 p.finish($kind)
             }
 
             fn from_attr(ctx: &aot_ir::Context, a: aot_ir::Attribute) -> Result<Self, String> {
                 let r = $crate::meta::Reader::new(ctx, a, $kind)?;
-                let v = $T { $( $f: $crate::record!(@take $($mode)? r, stringify!($f)) ),* };
+                let v = $T { $( $f: $crate::record!(@take $($mode)? r, $crate::record!(@key $f $($key)?)) ),* };
                 $( ($check)(&v).map_err(|m: String| format!("#{}: {m}", $kind))?; )?
                 Ok(v)
             }
         }
     };
+    (@key $f:ident) => { stringify!($f) };
+    (@key $f:ident $key:literal) => { $key };
     (@put $p:ident, $v:expr, $key:expr) => { $crate::record::Field::put($v, &mut $p, $key) };
+    (@put or_default $p:ident, $v:expr, $key:expr) => { $crate::record::Field::put($v, &mut $p, $key) };
+    (@put nested_opt $p:ident, $v:expr, $key:expr) => { $crate::record::Nested::put_opt($v, &mut $p, $key) };
     (@put flag $p:ident, $v:expr, $key:expr) => { if *$v { $p.bool($key, true) } };
     (@put nested $p:ident, $v:expr, $key:expr) => { $crate::record::Nested::put($v, &mut $p, $key) };
     (@put nested_list $p:ident, $v:expr, $key:expr) => { $crate::record::Nested::put_list($v, &mut $p, $key) };
     (@take $r:ident, $key:expr) => { $crate::record::Field::take(&$r, $key)? };
+    (@take or_default $r:ident, $key:expr) => {
+        match $r.opt($key) {
+            None => Default::default(),
+            Some(_) => $crate::record::Field::take(&$r, $key)?,
+        }
+    };
+    (@take nested_opt $r:ident, $key:expr) => { $crate::record::Nested::take_opt(&$r, $key)? };
     (@take flag $r:ident, $key:expr) => { $r.opt_bool($key)?.unwrap_or(false) };
     (@take nested $r:ident, $key:expr) => { $crate::record::Nested::take(&$r, $key)? };
     (@take nested_list $r:ident, $key:expr) => { $crate::record::Nested::take_list(&$r, $key)? };
@@ -309,15 +372,76 @@ pub(crate) mod tests {
         struct JustN = "aot.other" { n: i64 }
     }
 
+    use crate::convention::{ArgConvention, ArgLayout, Convention, StorageDecl};
     use crate::dedupe::DedupeInfo;
-    use crate::functionalize::OutputFacts;
+    use crate::functionalize::{BackwardError, Functionalized, OutputFacts, StorageWrites};
     use crate::joint::JointInfo;
-    use crate::meta::{Strided, ViewAndMutationMeta};
+    use crate::meta::{
+        InputAliasInfo, MutationType, OutputAliasInfo, OutputType, SetSource, Strided, ViewAndMutationMeta, ViewStep,
+    };
     use crate::partition::PartitionInfo;
     use crate::synthetic_base::{BaseInfo, InnerArg, SyntheticBaseInfo};
 
     fn strided() -> Strided {
         Strided { size: vec![2, 3], stride: vec![3, 1], offset: 4 }
+    }
+
+    /// The convention holds types, which belong to a context: it goes
+    /// through text into a second context, and reads back with the same
+    /// types (compared as text) and the same fields.
+    #[test]
+    fn the_convention_round_trips_through_text() {
+        let mut ctx = Context::new();
+        let t = aot_ir::parser::parse_type_str(&mut ctx, "tensor<4x2xf32>").expect("a type");
+        let layout = ArgLayout { storage: 1, offset: 3, strides: vec![1, 4] };
+        let c = Convention {
+            args: vec![
+                ArgConvention { ty: t, requires_grad: true, non_leaf: true, same_as: None, layout: Some(layout) },
+                ArgConvention { ty: t, requires_grad: false, non_leaf: false, same_as: Some(0), layout: None },
+            ],
+            storages: vec![
+                StorageDecl { id: 1, numel: Some(12), requires_grad: true },
+                StorageDecl { id: 2, numel: None, requires_grad: false },
+            ],
+        };
+        let a = c.to_attr(&mut ctx);
+        let text = aot_ir::printer::attr_to_string(&ctx, a);
+        assert!(text.contains("#aot.arg<type = tensor<4x2xf32>, requires_grad = true, non_leaf = true,"), "{text}");
+        let mut ctx2 = Context::new();
+        let a = aot_ir::parser::parse_attr_str(&mut ctx2, &text).expect("the printed convention parses");
+        let back = Convention::from_attr(&ctx2, a).expect("and reads");
+        let again = back.to_attr(&mut ctx2);
+        assert_eq!(aot_ir::printer::attr_to_string(&ctx2, again), text);
+        let t2 = aot_ir::parser::parse_type_str(&mut ctx2, "tensor<4x2xf32>").expect("a type");
+        let same_types = back.args.iter().all(|a| a.ty == t2);
+        let without_types = |c: &Convention| -> Vec<_> {
+            c.args.iter().map(|a| (a.requires_grad, a.non_leaf, a.same_as, a.layout.clone())).collect()
+        };
+        assert!(same_types && without_types(&back) == without_types(&c) && back.storages == c.storages, "{back:?}");
+        let bad = Convention { args: vec![ArgConvention { same_as: Some(0), ..c.args[1].clone() }], storages: vec![] };
+        let a = bad.to_attr(&mut ctx);
+        let e = Convention::from_attr(&ctx, a).unwrap_err();
+        assert!(e.contains("'same_as' must name an earlier argument"), "{e}");
+    }
+
+    /// A view step holds its op's attribute dictionary, and nothing else.
+    #[test]
+    fn view_steps_hold_dictionaries() {
+        use aot_ir::OpKind;
+        let mut ctx = Context::new();
+        let d = aot_ir::parser::parse_attr_str(&mut ctx, "{dim = 1 : i64}").expect("a dictionary");
+        let step = ViewStep { op: aot_dialects::view::SelectOp::NAME.into(), attrs: d };
+        let a = step.to_attr(&mut ctx);
+        let text = aot_ir::printer::attr_to_string(&ctx, a);
+        let mut ctx2 = Context::new();
+        let b = aot_ir::parser::parse_attr_str(&mut ctx2, &text).expect("parses");
+        let back = ViewStep::from_attr(&ctx2, b).expect("reads");
+        assert_eq!(back.op, aot_dialects::view::SelectOp::NAME);
+        assert_eq!(aot_ir::printer::attr_to_string(&ctx2, back.attrs), "{dim = 1}");
+        let not_a_dict =
+            ViewStep { op: aot_dialects::view::TOp::NAME.into(), attrs: ctx.i64_attr(3) }.to_attr(&mut ctx);
+        let e = ViewStep::from_attr(&ctx, not_a_dict).unwrap_err();
+        assert!(e.contains("'attrs' must be a dictionary"), "{e}");
     }
 
     #[test]
@@ -343,6 +467,39 @@ pub(crate) mod tests {
             metadata_mutated: vec![2],
         });
         round_trip(ViewAndMutationMeta::default());
+        round_trip(ArgLayout { storage: 1, offset: 3, strides: vec![1, 4] });
+        let input = InputAliasInfo {
+            mutates_data: true,
+            mutation_type: MutationType::MutatedOutGraph,
+            final_layout: Some(strided()),
+            set_source: Some(SetSource::Graph),
+            resized_numel: Some(9),
+            dupe_of: Some(1),
+            autograd_mutation: true,
+            ..InputAliasInfo::not_mutated(true, false, true)
+        };
+        round_trip(input.clone());
+        round_trip(InputAliasInfo { set_source: Some(SetSource::Input(2)), ..input });
+        round_trip(InputAliasInfo::not_mutated(false, true, false));
+        round_trip(OutputAliasInfo {
+            output_type: OutputType::AliasOfIntermediateBaseIsUserOutput,
+            base_idx: Some(3),
+            requires_grad: true,
+            views: Some(vec![]),
+            layout: Some(strided()),
+            aliases_input: Some(0),
+            aliases_final_storage: true,
+        });
+        round_trip(StorageDecl { id: 2, numel: None, requires_grad: false });
+        round_trip(Functionalized { keep_input_mutations: true, num_user_outputs: 3 });
+        round_trip(StorageWrites { storage: 4, layouts: vec![strided(), strided()] });
+        round_trip(BackwardError {
+            message: "no \"grad\"".into(),
+            file: Some("a.mlir".into()),
+            line: Some(3),
+            col: Some(9),
+        });
+        round_trip(BackwardError { message: String::new(), file: None, line: None, col: None });
         round_trip(OutputFacts {
             requires_grad: true,
             storage: 1,

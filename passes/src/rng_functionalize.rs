@@ -86,7 +86,7 @@ impl Pass for RngFunctionalize {
             operands.extend(rw.operands(op));
             let attrs = rw.attrs(op).to_vec();
             let types: Vec<Type> = rw.results(op).iter().map(|&r| rw.value_type(r)).collect();
-            let name = rw.op_name_id(iface.functional);
+            let name = rw.op_name_id(iface.functional.name());
             let mut state = OperationState::new(name, rw.op_loc(op));
             state.operands.extend(operands);
             state.attrs = attrs;

@@ -480,11 +480,7 @@ impl Pass for SyntheticBase {
             let ty = rw.tensor_type(&[p.numel], p.elem);
             let mut attrs = Vec::new();
             let layout = crate::convention::ArgLayout { storage: p.storage, offset: 0, strides: vec![1] };
-            let mut lp = Params::new(&mut rw);
-            lp.int("storage", layout.storage);
-            lp.int("offset", 0);
-            lp.i64_list("strides", &[1]);
-            let la = lp.finish(LAYOUT);
+            let la = layout.to_attr(&mut rw);
             attrs.push(NamedAttr { name: rw.sym(LAYOUT), value: la });
             // The base requires grad on entry only as a differentiable base.
             if p.requires_grad {
@@ -794,9 +790,8 @@ fn storage_writes(ctx: &Context, func: Op) -> Result<FxHashMap<i64, Vec<Strided>
         return Err(format!("'{STORAGE_WRITES}' must be a list of #aot.writes"));
     };
     for &it in items {
-        let r = Reader::new(ctx, it, crate::functionalize::WRITES_KIND)?;
-        let layouts = r.array("layouts")?.iter().map(|&l| Strided::from_attr(ctx, l)).collect::<Result<_, _>>()?;
-        out.insert(r.int("storage")?, layouts);
+        let w = crate::functionalize::StorageWrites::from_attr(ctx, it)?;
+        out.insert(w.storage, w.layouts);
     }
     Ok(out)
 }

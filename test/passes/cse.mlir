@@ -92,3 +92,61 @@ func.func @calls_stay(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %1 = func.call @ext(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+/// Loads only read memory (the memory-effect interface of loop.load): two
+/// loads of one element merge when nothing in the kernel writes memory.
+// CHECK-LABEL: func.func @loads_merge_without_writes
+// CHECK:         loop.kernel
+// CHECK-COUNT-1:   loop.load
+// CHECK-NOT:       loop.load
+// CHECK:           loop.add %[[V:.*]], %[[V]]
+func.func @loads_merge_without_writes(%x: memref<4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4xf32>) {
+    loop.for %i = 0 to 4 {
+      %v = loop.load %a[%i] : memref<4xf32>
+      %w = loop.load %a[%i] : memref<4xf32>
+      %s = loop.add %v, %w : f32
+    }
+  }
+  return
+}
+
+// -----
+
+/// A store to another argument may write the loaded memory (arguments can
+/// be views of one storage), so the loads stay apart.
+// CHECK-LABEL: func.func @store_to_a_possible_alias
+// CHECK-COUNT-2: loop.load
+func.func @store_to_a_possible_alias(%x: memref<4xf32>, %y: memref<4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4xf32>, %b = %y : memref<4xf32>) {
+    loop.for %i = 0 to 4 {
+      %v = loop.load %a[%i] : memref<4xf32>
+      loop.store %v, %b[%i] : memref<4xf32>
+      %w = loop.load %a[%i] : memref<4xf32>
+      loop.store %w, %b[%i] : memref<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+/// Stores and assertions are never merged, even when identical.
+// CHECK-LABEL: func.func @effects_stay
+// CHECK-COUNT-2: loop.assert
+// CHECK-COUNT-2: loop.store
+func.func @effects_stay(%x: memref<4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4xf32>) {
+    loop.for %i = 0 to 4 {
+      %z = loop.constant 0.0 : f32
+      %c = loop.cmp %z, %z {predicate = "eq"} : f32 -> i1
+      loop.assert %c {msg = "m"} : i1
+      loop.assert %c {msg = "m"} : i1
+      loop.store %z, %a[%i] : memref<4xf32>
+      loop.store %z, %a[%i] : memref<4xf32>
+    }
+  }
+  return
+}

@@ -32,3 +32,26 @@ func.func @call_kept(%x: tensor<4xf32>) {
   %0 = func.call @ext(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+/// A loop's effects are those of its body (MemoryEffects::Recursive): a
+/// loop that only computes scalars is dead, one that stores is not.
+// CHECK-LABEL: func.func @loops
+// CHECK:         loop.kernel
+// CHECK-COUNT-1:   loop.for
+// CHECK-NEXT:        loop.constant
+// CHECK-NEXT:        loop.store
+func.func @loops(%x: memref<4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4xf32>) {
+    loop.for %i = 0 to 4 {
+      %z = loop.constant 1.0 : f32
+      %s = loop.add %z, %z : f32
+    }
+    loop.for %i = 0 to 4 {
+      %z = loop.constant 0.0 : f32
+      loop.store %z, %a[%i] : memref<4xf32>
+    }
+  }
+  return
+}

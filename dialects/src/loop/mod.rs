@@ -26,6 +26,7 @@
 //! views produced it. `f16`/`bf16` are storage types: loads yield them and
 //! arithmetic first casts to `f32`.
 
+use aot_ir::effects::{Effect, EffectOn, MemoryEffects, On};
 use aot_ir::lexer::TokenKind;
 use aot_ir::*;
 use smallvec::smallvec;
@@ -734,6 +735,13 @@ fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
 // ----- definitions -----
 
 const PURE: Traits = Traits::PURE;
+/// `c = a·b` reads `a` and `b`, and `c` too when it accumulates.
+const MATMUL_EFFECTS: &[EffectOn] = &[
+    (Effect::Read, On::Operand(0)),
+    (Effect::Read, On::Operand(1)),
+    (Effect::Read, On::Operand(2)),
+    (Effect::Write, On::Operand(2)),
+];
 const ONE: Arity = Arity::Exact(1);
 
 inventory::submit! {
@@ -744,7 +752,7 @@ inventory::submit! {
         attrs: &[AttrSpec::optional("offset", AttrKind::I64)],
         verify: Some(verify_alloc),
         syntax: Syntax::Functional,
-        interfaces: &[&LoopOp::Alloc],
+        interfaces: &[&LoopOp::Alloc, &MemoryEffects::Fixed(&[(Effect::Allocate, On::Result(0))])],
         ..OpDef::DEFAULT
     }
 }
@@ -850,7 +858,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("name", AttrKind::Str)],
         verify: Some(verify_kernel),
         syntax: Syntax::Custom { parse: parse_kernel, print: print_kernel },
-        interfaces: &[&LoopOp::Kernel],
+        interfaces: &[&LoopOp::Kernel, &MemoryEffects::Recursive],
         ..OpDef::DEFAULT
     }
 }
@@ -863,7 +871,7 @@ inventory::submit! {
         attrs: &[AttrSpec::optional("accumulate", AttrKind::Flag)],
         verify: Some(verify_matmul),
         syntax: Syntax::Functional,
-        interfaces: &[&LoopOp::Matmul],
+        interfaces: &[&LoopOp::Matmul, &MemoryEffects::Fixed(MATMUL_EFFECTS)],
         ..OpDef::DEFAULT
     }
 }
@@ -883,7 +891,7 @@ inventory::submit! {
         ],
         verify: Some(verify_for),
         syntax: Syntax::Custom { parse: parse_for, print: print_for },
-        interfaces: &[&LoopOp::For],
+        interfaces: &[&LoopOp::For, &MemoryEffects::Recursive],
         ..OpDef::DEFAULT
     }
 }
@@ -895,7 +903,7 @@ inventory::submit! {
         traits: Traits::TERMINATOR,
         operands: Arity::AtLeast(0),
         syntax: Syntax::Functional,
-        interfaces: &[&LoopOp::Yield],
+        interfaces: &[&LoopOp::Yield, &aot_ir::effects::NONE],
         ..OpDef::DEFAULT
     }
 }
@@ -908,7 +916,7 @@ inventory::submit! {
         results: ONE,
         verify: Some(verify_load),
         syntax: Syntax::Custom { parse: parse_load, print: print_load },
-        interfaces: &[&LoopOp::Load],
+        interfaces: &[&LoopOp::Load, &MemoryEffects::Fixed(&[(Effect::Read, On::Operand(0))])],
         ..OpDef::DEFAULT
     }
 }
@@ -920,7 +928,7 @@ inventory::submit! {
         operands: Arity::AtLeast(2),
         verify: Some(verify_store),
         syntax: Syntax::Custom { parse: parse_store, print: print_store },
-        interfaces: &[&LoopOp::Store],
+        interfaces: &[&LoopOp::Store, &MemoryEffects::Fixed(&[(Effect::Write, On::Operand(1))])],
         ..OpDef::DEFAULT
     }
 }
@@ -933,7 +941,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("msg", AttrKind::Str)],
         verify: Some(verify_assert),
         syntax: Syntax::Functional,
-        interfaces: &[&LoopOp::Assert],
+        interfaces: &[&LoopOp::Assert, &MemoryEffects::Fixed(&[(Effect::Trap, On::Call)])],
         ..OpDef::DEFAULT
     }
 }

@@ -47,7 +47,8 @@ pub fn via_functional(k: &mut KernelCtx<'_>) -> KernelResult {
         .interface::<super::InPlaceInterface>()
         .and_then(|i| i.functional)
         .ok_or_else(|| format!("'{}' has no functional twin to compute it", def.name))?;
-    let kernel = aot_ir::registry::lookup_op(twin)
+    let kernel = twin
+        .def()
         .and_then(|d| d.interface::<aot_runtime::Kernel>())
         .ok_or_else(|| format!("'{twin}' has no interpreter kernel"))?;
     let result = (kernel.0)(k)?.into_iter().next().ok_or_else(|| format!("'{twin}' returned nothing"))?;

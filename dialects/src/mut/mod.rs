@@ -31,7 +31,7 @@ pub type NewValueFn = fn(&mut Rewriter<'_>, Op, &[Value]) -> Result<Value, Diagn
 /// build the new value in general (`copy_` broadcasts and converts, `fill_`
 /// builds a constant, ...). This is what `functionalize` rewrites it to.
 pub struct InPlaceInterface {
-    pub functional: Option<&'static str>,
+    pub functional: Option<OpRef>,
     pub new_value: NewValueFn,
 }
 
@@ -39,7 +39,7 @@ pub struct InPlaceInterface {
 #[derive(Copy, Clone)]
 pub enum MetadataKind {
     /// Applies a view's layout rule in place (`t_` is `view.t` in place).
-    Relayout { layout: LayoutFn, view: &'static str },
+    Relayout { layout: LayoutFn, view: OpRef },
     /// `resize_`: contiguous with the new sizes (`resize_layout`); the
     /// storage grows if needed.
     Resize,
@@ -75,7 +75,7 @@ fn functional_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Val
         .ok_or_else(|| Diagnostic::op_error(rw.ctx(), op, "has no functional counterpart"))?;
     let attrs: Vec<(String, Attribute)> = attrs_of(rw, op).into_iter().map(|(n, a)| (n.to_string(), a)).collect();
     let attrs: Vec<(&str, Attribute)> = attrs.iter().map(|(n, a)| (n.as_str(), *a)).collect();
-    rw.build1(name, vals, &attrs)
+    name.build1(rw, vals, &attrs)
 }
 
 /// Copies the dialect-prefixed attributes of `from` (e.g. `aot.no_grad`)
@@ -97,7 +97,7 @@ fn copy_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Di
     let mut v = vals[1];
     if src.shape != dst.shape {
         let s = rw.i64_list_attr(&dst.shape);
-        v = rw.build1("view.expand", &[v], &[("shape", s)])?;
+        v = crate::view::ExpandOp::build1(rw, &[v], &[("shape", s)])?;
         inherit_discardable(rw, op, v);
     }
     if src.elem != dst.elem {
@@ -119,7 +119,7 @@ fn fill_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Di
 fn index_put_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Diagnostic> {
     let attrs: Vec<(String, Attribute)> = attrs_of(rw, op).into_iter().map(|(n, a)| (n.to_string(), a)).collect();
     let attrs: Vec<(&str, Attribute)> = attrs.iter().map(|(n, a)| (n.as_str(), *a)).collect();
-    rw.build1("tensor.index_put", vals, &attrs)
+    crate::tensor::IndexPutOp::build1(rw, vals, &attrs)
 }
 
 fn no_results() -> InferResult {
@@ -307,7 +307,7 @@ data_op!(
     TWO,
     &[],
     infer_binary_inplace,
-    Some(crate::tensor::AddOp::NAME),
+    Some(OpRef::of::<crate::tensor::AddOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -317,7 +317,7 @@ data_op!(
     TWO,
     &[],
     infer_binary_inplace,
-    Some("tensor.sub"),
+    Some(OpRef::of::<crate::tensor::SubOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -327,7 +327,7 @@ data_op!(
     TWO,
     &[],
     infer_mul_inplace,
-    Some("tensor.mul"),
+    Some(OpRef::of::<crate::tensor::MulOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -337,7 +337,7 @@ data_op!(
     TWO,
     &[],
     infer_div_inplace,
-    Some("tensor.div"),
+    Some(OpRef::of::<crate::tensor::DivOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -369,7 +369,7 @@ data_op!(
     ONE,
     &[],
     infer_unary_inplace,
-    Some("tensor.relu"),
+    Some(OpRef::of::<crate::tensor::ReluOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -379,7 +379,7 @@ data_op!(
     ONE,
     &[],
     infer_unary_inplace,
-    Some("tensor.neg"),
+    Some(OpRef::of::<crate::tensor::NegOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -389,7 +389,7 @@ data_op!(
     ONE,
     &[],
     infer_unary_float_inplace,
-    Some("tensor.exp"),
+    Some(OpRef::of::<crate::tensor::ExpOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -399,7 +399,7 @@ data_op!(
     ONE,
     &[],
     infer_unary_float_inplace,
-    Some("tensor.sigmoid"),
+    Some(OpRef::of::<crate::tensor::SigmoidOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -409,7 +409,7 @@ data_op!(
     ONE,
     &[],
     infer_unary_float_inplace,
-    Some("tensor.tanh"),
+    Some(OpRef::of::<crate::tensor::TanhOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -419,7 +419,7 @@ data_op!(
     ONE,
     CLAMP,
     infer_clamp_inplace,
-    Some("tensor.clamp"),
+    Some(OpRef::of::<crate::tensor::ClampOp>()),
     functional_value,
     kernels::via_functional
 );
@@ -429,7 +429,7 @@ data_op!(
     Arity::Exact(3),
     &[AttrSpec::optional("accumulate", AttrKind::Flag)],
     infer_index_put,
-    Some("tensor.index_put"),
+    Some(OpRef::of::<crate::tensor::IndexPutOp>()),
     index_put_value,
     kernels::via_functional,
     // PyTorch's `index_put_` checks its values with `assert_no_overlap`:
@@ -463,7 +463,7 @@ meta_op!(
     ONE,
     &[],
     infer_t,
-    MetadataKind::Relayout { layout: rules::t, view: crate::view::TOp::NAME },
+    MetadataKind::Relayout { layout: rules::t, view: OpRef::of::<crate::view::TOp>() },
     kernels::relayout_
 );
 meta_op!(
@@ -472,7 +472,7 @@ meta_op!(
     ONE,
     &[AttrSpec::required("dim0", AttrKind::I64), AttrSpec::required("dim1", AttrKind::I64)],
     infer_transpose,
-    MetadataKind::Relayout { layout: rules::transpose, view: crate::view::TransposeOp::NAME },
+    MetadataKind::Relayout { layout: rules::transpose, view: OpRef::of::<crate::view::TransposeOp>() },
     kernels::relayout_
 );
 meta_op!(
@@ -481,7 +481,7 @@ meta_op!(
     ONE,
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_squeeze,
-    MetadataKind::Relayout { layout: rules::squeeze, view: "view.squeeze" },
+    MetadataKind::Relayout { layout: rules::squeeze, view: OpRef::of::<crate::view::SqueezeOp>() },
     kernels::relayout_
 );
 meta_op!(
@@ -490,7 +490,7 @@ meta_op!(
     ONE,
     &[AttrSpec::required("dim", AttrKind::I64)],
     infer_unsqueeze,
-    MetadataKind::Relayout { layout: rules::unsqueeze, view: "view.unsqueeze" },
+    MetadataKind::Relayout { layout: rules::unsqueeze, view: OpRef::of::<crate::view::UnsqueezeOp>() },
     kernels::relayout_
 );
 meta_op!(
@@ -503,7 +503,7 @@ meta_op!(
         AttrSpec::optional("offset", AttrKind::I64)
     ],
     infer_as_strided,
-    MetadataKind::Relayout { layout: rules::as_strided, view: crate::view::AsStridedOp::NAME },
+    MetadataKind::Relayout { layout: rules::as_strided, view: OpRef::of::<crate::view::AsStridedOp>() },
     kernels::relayout_
 );
 meta_op!(

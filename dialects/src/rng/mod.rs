@@ -18,11 +18,16 @@ use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::Kernel;
 
+aot_ir::op_handle!(pub PhiloxUniformOp = "rng.philox_uniform");
+aot_ir::op_handle!(pub PhiloxNormalOp = "rng.philox_normal");
+aot_ir::op_handle!(pub PhiloxBernoulliOp = "rng.philox_bernoulli");
+aot_ir::op_handle!(pub PhiloxDropoutOp = "rng.philox_dropout");
+
 /// For a stateful random op: its functional twin, and how many 32-bit words
 /// it draws for `n` results given its attributes (the generator then
 /// advances by that count rounded up to a multiple of 4).
 pub struct RandomInterface {
-    pub functional: &'static str,
+    pub functional: OpRef,
     pub words: fn(&AttrView<'_>, u64) -> u64,
 }
 
@@ -131,7 +136,7 @@ inventory::submit! {
         attrs: UNIFORM,
         verify: Some(verify_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_uniform", words: words_uniform }, &Kernel(kernels::uniform), &Lower(lowering::stateful)],
+        interfaces: &[&RandomInterface { functional: OpRef::of::<PhiloxUniformOp>(), words: words_uniform }, &Kernel(kernels::uniform), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
@@ -145,7 +150,7 @@ inventory::submit! {
         attrs: NORMAL,
         verify: Some(verify_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_normal", words: words_normal }, &Kernel(kernels::normal), &Lower(lowering::stateful)],
+        interfaces: &[&RandomInterface { functional: OpRef::of::<PhiloxNormalOp>(), words: words_normal }, &Kernel(kernels::normal), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
@@ -159,7 +164,7 @@ inventory::submit! {
         results: Arity::Exact(1),
         infer: Some(infer_bernoulli),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_bernoulli", words: words_uniform }, &Kernel(kernels::bernoulli), &Lower(lowering::stateful)],
+        interfaces: &[&RandomInterface { functional: OpRef::of::<PhiloxBernoulliOp>(), words: words_uniform }, &Kernel(kernels::bernoulli), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
@@ -174,14 +179,14 @@ inventory::submit! {
         attrs: DROPOUT,
         infer: Some(infer_dropout),
         syntax: Syntax::Functional,
-        interfaces: &[&RandomInterface { functional: "rng.philox_dropout", words: words_dropout }, &Kernel(kernels::dropout), &Vjp(derivatives::dropout), &Lower(lowering::stateful)],
+        interfaces: &[&RandomInterface { functional: OpRef::of::<PhiloxDropoutOp>(), words: words_dropout }, &Kernel(kernels::dropout), &Vjp(derivatives::dropout), &Lower(lowering::stateful)],
         ..OpDef::DEFAULT
     }
 }
 
 inventory::submit! {
     OpDef {
-        name: "rng.philox_uniform",
+        name: PhiloxUniformOp::NAME,
         summary: "Uniform samples from an explicit Philox state (seed, offset)",
         traits: Traits::PURE,
         operands: Arity::Exact(2),
@@ -196,7 +201,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: "rng.philox_normal",
+        name: PhiloxNormalOp::NAME,
         summary: "Normal samples from an explicit Philox state (seed, offset)",
         traits: Traits::PURE,
         operands: Arity::Exact(2),
@@ -211,7 +216,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: "rng.philox_bernoulli",
+        name: PhiloxBernoulliOp::NAME,
         summary: "Bernoulli samples from an explicit Philox state (seed, offset)",
         traits: Traits::PURE,
         operands: Arity::Exact(3),
@@ -225,7 +230,7 @@ inventory::submit! {
 
 inventory::submit! {
     OpDef {
-        name: "rng.philox_dropout",
+        name: PhiloxDropoutOp::NAME,
         summary: "Dropout from an explicit Philox state (seed, offset)",
         traits: Traits::PURE.union(Traits::DIFFERENTIABLE),
         operands: Arity::Exact(3),

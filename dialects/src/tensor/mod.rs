@@ -563,6 +563,16 @@ aot_ir::op_handle!(pub CatOp = "tensor.cat");
 aot_ir::op_handle!(pub AddOp = "tensor.add");
 aot_ir::op_handle!(pub ConstantOp = "tensor.constant");
 aot_ir::op_handle!(pub CastOp = "tensor.cast");
+aot_ir::op_handle!(pub SubOp = "tensor.sub");
+aot_ir::op_handle!(pub MulOp = "tensor.mul");
+aot_ir::op_handle!(pub DivOp = "tensor.div");
+aot_ir::op_handle!(pub NegOp = "tensor.neg");
+aot_ir::op_handle!(pub ExpOp = "tensor.exp");
+aot_ir::op_handle!(pub TanhOp = "tensor.tanh");
+aot_ir::op_handle!(pub SigmoidOp = "tensor.sigmoid");
+aot_ir::op_handle!(pub ReluOp = "tensor.relu");
+aot_ir::op_handle!(pub ClampOp = "tensor.clamp");
+aot_ir::op_handle!(pub IndexPutOp = "tensor.index_put");
 
 macro_rules! op {
     ($name:expr, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr
@@ -602,7 +612,7 @@ op!(
     lower = &Pointwise(l::add)
 );
 op!(
-    "tensor.sub",
+    SubOp::NAME,
     "Elementwise difference (broadcasting)",
     EW,
     TWO,
@@ -614,7 +624,7 @@ op!(
     lower = &Pointwise(l::sub)
 );
 op!(
-    "tensor.mul",
+    MulOp::NAME,
     "Elementwise product (broadcasting)",
     EWC,
     TWO,
@@ -626,7 +636,7 @@ op!(
     lower = &Pointwise(l::mul)
 );
 op!(
-    "tensor.div",
+    DivOp::NAME,
     "Elementwise true division (broadcasting; floats)",
     EW,
     TWO,
@@ -714,7 +724,7 @@ op!(
 );
 
 op!(
-    "tensor.neg",
+    NegOp::NAME,
     "Elementwise negation",
     EW,
     ONE,
@@ -738,7 +748,7 @@ op!(
     lower = &Pointwise(l::abs)
 );
 op!(
-    "tensor.exp",
+    ExpOp::NAME,
     "Elementwise e^x",
     EW,
     ONE,
@@ -846,7 +856,7 @@ op!(
     lower = &Pointwise(l::tan)
 );
 op!(
-    "tensor.tanh",
+    TanhOp::NAME,
     "Elementwise hyperbolic tangent",
     EW,
     ONE,
@@ -858,7 +868,7 @@ op!(
     lower = &Pointwise(l::tanh)
 );
 op!(
-    "tensor.sigmoid",
+    SigmoidOp::NAME,
     "Elementwise logistic sigmoid",
     EW,
     ONE,
@@ -870,7 +880,7 @@ op!(
     lower = &Pointwise(l::sigmoid)
 );
 op!(
-    "tensor.relu",
+    ReluOp::NAME,
     "Elementwise max(x, 0)",
     EW,
     ONE,
@@ -918,7 +928,7 @@ op!(
     lower = &Pointwise(l::gelu)
 );
 op!(
-    "tensor.clamp",
+    ClampOp::NAME,
     "Clamps to [min, max]",
     EW,
     ONE,
@@ -939,9 +949,15 @@ inventory::submit! {
         results: ONE,
         verify: Some(verify_cast),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::cast), &Vjp(d::cast), &Pointwise(l::cast)],
+        interfaces: &[&Kernel(k::cast), &Vjp(d::cast), &Pointwise(l::cast), &aot_ir::fold::Fold(fold_cast)],
         ..OpDef::DEFAULT
     }
+}
+
+/// A cast to the operand's own type is the operand.
+fn fold_cast(ctx: &Context, op: Op) -> Option<Value> {
+    let x = ctx.operands(op).next()?;
+    (ctx.num_results(op) == 1 && ctx.value_type(x) == ctx.result_type(op, 0)).then_some(x)
 }
 
 op!(
@@ -1165,7 +1181,7 @@ op!(
     lower = &Lower(l::scatter_add)
 );
 op!(
-    "tensor.index_put",
+    IndexPutOp::NAME,
     "x with rows at index replaced by values (or accumulated): the functional mut.index_put_",
     PD,
     THREE,

@@ -47,14 +47,14 @@ pub fn view(c: &mut VjpCtx<'_, '_>) -> R {
             let mut a: Vec<NamedAttr> =
                 ints.into_iter().map(|(n, v)| NamedAttr { name: c.rw.sym(n), value: c.rw.i64_attr(v) }).collect();
             c.rw.sort_named_attrs(&mut a);
-            acc = build_inverse(c.rw, step, &a, acc, g)?;
+            acc = build_inverse(c.rw, step.name(), &a, acc, g)?;
         }
         return Ok(c.grads([Some(acc)]));
     }
     let g = c.g()?;
     let r = match vi.inverse {
         Inverse::ReadOnly => c.sum_to(g, &xs)?,
-        Inverse::Scatter(_) if name == "view.as_strided" && as_strided_overlaps(c) => {
+        Inverse::Scatter(_) if c.rw.isa::<super::AsStridedOp>(c.op) && as_strided_overlaps(c) => {
             // Elements reached twice accumulate: index_put over the flat value.
             let a = c.attrs();
             let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
@@ -84,7 +84,7 @@ pub fn view(c: &mut VjpCtx<'_, '_>) -> R {
 pub fn scatter(c: &mut VjpCtx<'_, '_>) -> R {
     let g = c.g()?;
     let src = c.x(1);
-    if c.rw.has_attr(c.op, "aot.hidden_write") {
+    if c.rw.has_attr(c.op, super::HIDDEN_WRITE) {
         return Ok(c.grads([c.need(0).then_some(g), None]));
     }
     let name = c.rw.op_name(c.op).to_string();
@@ -97,7 +97,7 @@ pub fn scatter(c: &mut VjpCtx<'_, '_>) -> R {
     };
     let gs = if c.need(1) {
         let view = view_of_scatter(&name).ok_or_else(|| c.err("a scatter without its view"))?;
-        let gs = c.rw.build_named1(view, &[g], &attrs)?;
+        let gs = view.build_named1(c.rw, &[g], &attrs)?;
         if c.rw.has_attr(c.op, SPLIT_GRAD) {
             let count = position_counts(c, src)?;
             Some(c.op1("tensor.div", &[gs, count], &[])?)

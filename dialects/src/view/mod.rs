@@ -12,12 +12,15 @@
 //! region the matching view would select replaced by `src`.
 
 pub mod derivatives;
+mod folds;
 pub mod kernels;
 pub mod lowering;
 
 use crate::autodiff::Vjp;
 use crate::lowering::Lower;
 use crate::shape::*;
+use aot_ir::effects::MemoryEffects;
+use aot_ir::fold::{Canonicalization, Fold};
 use aot_ir::*;
 use aot_runtime::interp::Detaches;
 use aot_runtime::Kernel;
@@ -48,7 +51,7 @@ pub type LayoutFn = fn(&AttrView<'_>, &Layout) -> Result<SmallVec<[Layout; 1]>, 
 #[derive(Copy, Clone)]
 pub enum Inverse {
     /// The view selects a region: the scatter op with the same attributes.
-    Scatter(&'static str),
+    Scatter(OpRef),
     /// The view rearranges all elements in order (`view`, `reshape`,
     /// `squeeze`, `unsqueeze`): reshape back.
     Reshape,
@@ -63,7 +66,7 @@ pub enum Inverse {
 }
 
 /// A view op given by name and integer attributes.
-pub type SingleView = (&'static str, Vec<(&'static str, i64)>);
+pub type SingleView = (OpRef, Vec<(&'static str, i64)>);
 
 /// For multi-result views: the single-result view that gives result `k`
 /// (`unbind` → `select`, `split` → `slice`).
@@ -186,6 +189,20 @@ aot_ir::op_handle!(pub TransposeOp = "view.transpose");
 aot_ir::op_handle!(pub TOp = "view.t");
 aot_ir::op_handle!(pub UnbindOp = "view.unbind");
 aot_ir::op_handle!(pub SplitOp = "view.split");
+aot_ir::op_handle!(pub ViewOp = "view.view");
+aot_ir::op_handle!(pub PermuteOp = "view.permute");
+aot_ir::op_handle!(pub ExpandOp = "view.expand");
+aot_ir::op_handle!(pub SelectOp = "view.select");
+aot_ir::op_handle!(pub SelectScatterOp = "view.select_scatter");
+aot_ir::op_handle!(pub SqueezeOp = "view.squeeze");
+aot_ir::op_handle!(pub UnsqueezeOp = "view.unsqueeze");
+aot_ir::op_handle!(pub DiagonalOp = "view.diagonal");
+aot_ir::op_handle!(pub DiagonalScatterOp = "view.diagonal_scatter");
+aot_ir::op_handle!(pub DetachOp = "view.detach");
+
+/// Op attribute on a scatter: the write is invisible to autograd, which
+/// must still see the base pass through it, so no fold removes the scatter.
+pub const HIDDEN_WRITE: &str = "aot.hidden_write";
 
 /// On an `as_strided_scatter` whose layout reaches a storage element more
 /// than once: the source's cotangent for such an element is split evenly
@@ -201,6 +218,13 @@ pub const RESHAPE_NEEDS_COPY: &str = "reshape needs a copy";
 /// Under value semantics (after `functionalize`) layouts are the backend's
 /// choice, so there the view is a copy, as `reshape` would be.
 pub const VIEW_NEEDS_COPY: &str = "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.";
+
+/// A view computes its result by value where values have value semantics,
+/// so it has no effects there; under reference semantics its result is a
+/// new tensor object aliasing the operand, whose identity matters.
+fn effects(ctx: &Context, op: Op) -> Option<&'static [aot_ir::effects::EffectOn]> {
+    in_value_semantics(ctx, op).then_some(&[])
+}
 
 /// Whether `op` sits in a function with value semantics, where a view that
 /// the operand's layout cannot express may copy instead.
@@ -501,29 +525,22 @@ fn layout_identity(_: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>
 }
 
 fn single_unbind(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleView, String> {
-    Ok(("view.select", vec![("dim", a.i64("dim").unwrap_or(0)), ("index", k as i64)]))
+    Ok((OpRef::of::<SelectOp>(), vec![("dim", a.i64("dim").unwrap_or(0)), ("index", k as i64)]))
 }
 
 fn single_split(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleView, String> {
     let sizes = a.req_list("sizes")?;
     let start: i64 = sizes.iter().take(k).sum();
     let len = *sizes.get(k).ok_or("split result index out of range")?;
-    Ok((SliceOp::NAME, vec![("dim", a.i64("dim").unwrap_or(0)), ("start", start), ("end", start + len), ("step", 1)]))
+    Ok((
+        OpRef::of::<SliceOp>(),
+        vec![("dim", a.i64("dim").unwrap_or(0)), ("start", start), ("end", start + len), ("step", 1)],
+    ))
 }
 
 /// The view op a scatter op inverts (`view.slice_scatter` → `view.slice`).
-pub fn view_of_scatter(scatter: &str) -> Option<&'static str> {
-    static MAP: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static str>> = std::sync::OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        aot_ir::registry::registered_ops()
-            .values()
-            .filter_map(|d| match d.interface::<ViewInterface>().map(|v| v.inverse) {
-                Some(Inverse::Scatter(s)) => Some((s, d.name)),
-                _ => None,
-            })
-            .collect()
-    });
-    map.get(scatter).copied()
+pub fn view_of_scatter(scatter: &str) -> Option<OpRef> {
+    aot_ir::registry::lookup_op(scatter).and_then(|d| d.interface::<ScatterInterface>()).map(|s| s.view)
 }
 
 /// The view interface of a registered op, if it is a view.
@@ -545,7 +562,7 @@ pub fn build_inverse(
         .and_then(|d| d.interface::<ViewInterface>())
         .ok_or_else(|| Diagnostic::error(rw.current_loc(), format!("'{name}' is not a view op")))?;
     match vi.inverse {
-        Inverse::Scatter(scatter) => rw.build_named1(scatter, &[base, new], attrs),
+        Inverse::Scatter(scatter) => scatter.build_named1(rw, &[base, new], attrs),
         Inverse::Reshape => {
             let shape = rw.value_tensor(base).map(|t| t.shape.to_vec()).unwrap_or_default();
             let s = rw.i64_list_attr(&shape);
@@ -566,7 +583,7 @@ pub fn build_inverse(
                 inv[d as usize] = i as i64;
             }
             let a = rw.i64_list_attr(&inv);
-            rw.build1("view.permute", &[new], &[("dims", a)])
+            PermuteOp::build1(rw, &[new], &[("dims", a)])
         }
         Inverse::Identity => Ok(new),
         Inverse::ReadOnly => Err(Diagnostic::error(
@@ -717,7 +734,7 @@ macro_rules! view_op {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[$($iface),*],
+                interfaces: &[$($iface,)* &MemoryEffects::Computed(effects)],
                 ..OpDef::DEFAULT
             }
         }
@@ -745,7 +762,7 @@ const AS_STRIDED: &[AttrSpec] = &[
 const TRANSPOSE: &[AttrSpec] = &[AttrSpec::required("dim0", AttrKind::I64), AttrSpec::required("dim1", AttrKind::I64)];
 
 view_op!(
-    "view.view",
+    ViewOp::NAME,
     "A view with a new shape (error when the strides do not allow it)",
     VIEW,
     ONE,
@@ -754,7 +771,9 @@ view_op!(
     layout_view,
     Inverse::Reshape,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::same_shape),
+    &Canonicalization(&[folds::collapse_reshapes])
 );
 view_op!(
     ReshapeOp::NAME,
@@ -766,10 +785,12 @@ view_op!(
     layout_reshape,
     Inverse::Reshape,
     None,
-    kernels::reshape
+    kernels::reshape,
+    &Fold(folds::same_shape),
+    &Canonicalization(&[folds::collapse_reshapes])
 );
 view_op!(
-    "view.permute",
+    PermuteOp::NAME,
     "Permutes the dimensions",
     VIEW,
     ONE,
@@ -778,7 +799,8 @@ view_op!(
     layout_permute,
     Inverse::Permute,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::permute)
 );
 view_op!(
     TransposeOp::NAME,
@@ -790,7 +812,8 @@ view_op!(
     layout_transpose,
     Inverse::SelfInverse,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::transpose)
 );
 view_op!(
     TOp::NAME,
@@ -802,10 +825,11 @@ view_op!(
     layout_t,
     Inverse::SelfInverse,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::t)
 );
 view_op!(
-    "view.expand",
+    ExpandOp::NAME,
     "Broadcasts size-1 dimensions (stride 0)",
     VIEW,
     ONE,
@@ -814,7 +838,8 @@ view_op!(
     layout_expand,
     Inverse::ReadOnly,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::same_shape)
 );
 view_op!(
     SliceOp::NAME,
@@ -824,24 +849,26 @@ view_op!(
     SLICE,
     infer_slice,
     layout_slice,
-    Inverse::Scatter(SliceScatterOp::NAME),
+    Inverse::Scatter(OpRef::of::<SliceScatterOp>()),
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::slice)
 );
 view_op!(
-    "view.select",
+    SelectOp::NAME,
     "One index along a dimension (removes it)",
     VIEW,
     ONE,
     SELECT,
     infer_select,
     layout_select,
-    Inverse::Scatter("view.select_scatter"),
+    Inverse::Scatter(OpRef::of::<SelectScatterOp>()),
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::view)
 );
 view_op!(
-    "view.squeeze",
+    SqueezeOp::NAME,
     "Removes size-1 dimensions (one, or all)",
     VIEW,
     ONE,
@@ -850,10 +877,12 @@ view_op!(
     layout_squeeze,
     Inverse::Reshape,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::same_shape),
+    &Canonicalization(&[folds::collapse_reshapes])
 );
 view_op!(
-    "view.unsqueeze",
+    UnsqueezeOp::NAME,
     "Inserts a size-1 dimension",
     VIEW,
     ONE,
@@ -862,19 +891,22 @@ view_op!(
     layout_unsqueeze,
     Inverse::Reshape,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::same_shape),
+    &Canonicalization(&[folds::collapse_reshapes])
 );
 view_op!(
-    "view.diagonal",
+    DiagonalOp::NAME,
     "A diagonal over two dimensions",
     VIEW,
     ONE,
     DIAGONAL,
     infer_diagonal,
     layout_diagonal,
-    Inverse::Scatter("view.diagonal_scatter"),
+    Inverse::Scatter(OpRef::of::<DiagonalScatterOp>()),
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::view)
 );
 view_op!(
     AsStridedOp::NAME,
@@ -884,9 +916,10 @@ view_op!(
     AS_STRIDED,
     infer_as_strided,
     layout_as_strided,
-    Inverse::Scatter(AsStridedScatterOp::NAME),
+    Inverse::Scatter(OpRef::of::<AsStridedScatterOp>()),
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::as_strided)
 );
 view_op!(
     UnbindOp::NAME,
@@ -922,10 +955,11 @@ view_op!(
     layout_identity,
     Inverse::Identity,
     None,
-    kernels::view
+    kernels::view,
+    &Fold(folds::alias)
 );
 view_op!(
-    no_vjp "view.detach",
+    no_vjp DetachOp::NAME,
     "An alias that does not require grad",
     Traits::VIEW,
     ONE,
@@ -939,10 +973,10 @@ view_op!(
 );
 
 macro_rules! scatter_op {
-    ($name:expr, $summary:literal, $attrs:expr, $infer:expr, $layout:expr) => {
+    ($handle:ty, $view:ty, $summary:literal, $attrs:expr, $infer:expr, $layout:expr, $fold:expr) => {
         inventory::submit! {
             OpDef {
-                name: $name,
+                name: <$handle>::NAME,
                 summary: $summary,
                 traits: SCATTER,
                 operands: TWO,
@@ -951,10 +985,12 @@ macro_rules! scatter_op {
                 infer: Some($infer),
                 syntax: Syntax::Functional,
                 interfaces: &[
-                    &ScatterInterface { layout: $layout },
+                    &ScatterInterface { layout: $layout, view: OpRef::of::<$view>() },
                     &Kernel(kernels::scatter),
                     &Vjp(derivatives::scatter),
                     &Lower(lowering::scatter),
+                    &Fold($fold),
+                    &Canonicalization(&[folds::merge_scatters]),
                 ],
                 ..OpDef::DEFAULT
             }
@@ -962,26 +998,48 @@ macro_rules! scatter_op {
     };
 }
 
-/// The scatter interface: which region of `base` is replaced.
+/// The scatter interface: which region of `base` is replaced, and the view
+/// op that selects that region (the scatter's inverse).
 pub struct ScatterInterface {
     pub layout: LayoutFn,
+    pub view: OpRef,
 }
 
-scatter_op!(SliceScatterOp::NAME, "base with a slice replaced by src", SLICE, infer_slice_scatter, layout_slice);
-scatter_op!("view.select_scatter", "base with one index replaced by src", SELECT, infer_select_scatter, layout_select);
 scatter_op!(
-    "view.diagonal_scatter",
+    SliceScatterOp,
+    SliceOp,
+    "base with a slice replaced by src",
+    SLICE,
+    infer_slice_scatter,
+    layout_slice,
+    folds::slice_scatter
+);
+scatter_op!(
+    SelectScatterOp,
+    SelectOp,
+    "base with one index replaced by src",
+    SELECT,
+    infer_select_scatter,
+    layout_select,
+    folds::scatter
+);
+scatter_op!(
+    DiagonalScatterOp,
+    DiagonalOp,
     "base with a diagonal replaced by src",
     DIAGONAL,
     infer_diagonal_scatter,
-    layout_diagonal
+    layout_diagonal,
+    folds::scatter
 );
 scatter_op!(
-    AsStridedScatterOp::NAME,
+    AsStridedScatterOp,
+    AsStridedOp,
     "base with a strided region replaced by src",
     AS_STRIDED,
     infer_as_strided_scatter,
-    layout_as_strided
+    layout_as_strided,
+    folds::as_strided_scatter
 );
 
 /// Layout rules for the `mut` dialect's metadata mutations, which reuse the

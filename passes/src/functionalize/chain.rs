@@ -10,13 +10,13 @@
 //! Dropping a long chain unlinks it iteratively (a recursive drop of a
 //! 100,000-link list would overflow the stack).
 
-use aot_ir::NamedAttr;
+use aot_ir::{NamedAttr, OpRef};
 use std::rc::Rc;
 
 /// One view step: an op and its attributes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Step {
-    pub op: &'static str,
+    pub op: OpRef,
     pub attrs: Vec<NamedAttr>,
 }
 
@@ -122,39 +122,45 @@ impl Drop for Chain {
 mod tests {
     use super::*;
 
-    fn step(op: &'static str) -> Step {
+    aot_ir::op_handle!(A = "test.a");
+    aot_ir::op_handle!(B = "test.b");
+    aot_ir::op_handle!(C = "test.c");
+    aot_ir::op_handle!(Z = "test.z");
+    aot_ir::op_handle!(Alias = "test.alias");
+
+    fn step(op: OpRef) -> Step {
         Step { op, attrs: Vec::new() }
     }
 
     #[test]
     fn shared_prefix_and_suffix() {
-        let a = Chain::single(step("test.a"));
-        let b = a.pushed(step("test.b"));
-        let c = b.pushed(step("test.c"));
+        let a = Chain::single(step(OpRef::of::<A>()));
+        let b = a.pushed(step(OpRef::of::<B>()));
+        let c = b.pushed(step(OpRef::of::<C>()));
         assert_eq!((a.len(), b.len(), c.len()), (1, 2, 3));
         assert!(c.starts_with(&a) && c.starts_with(&b) && c.starts_with(&Chain::default()));
         assert!(!a.starts_with(&b));
-        let ops: Vec<&str> = c.steps_from(1).iter().map(|s| s.op).collect();
+        let ops: Vec<&str> = c.steps_from(1).iter().map(|s| s.op.name()).collect();
         assert_eq!(ops, ["test.b", "test.c"]);
         assert_eq!(c.steps().len(), 3);
     }
 
     #[test]
     fn structural_equality_without_sharing() {
-        let x = Chain::single(step("test.a")).pushed(step("test.b"));
-        let y = Chain::single(step("test.a")).pushed(step("test.b"));
-        let z = Chain::single(step("test.z")).pushed(step("test.b"));
+        let x = Chain::single(step(OpRef::of::<A>())).pushed(step(OpRef::of::<B>()));
+        let y = Chain::single(step(OpRef::of::<A>())).pushed(step(OpRef::of::<B>()));
+        let z = Chain::single(step(OpRef::of::<Z>())).pushed(step(OpRef::of::<B>()));
         assert_eq!(x, y);
-        assert!(x.starts_with(&Chain::single(step("test.a"))));
+        assert!(x.starts_with(&Chain::single(step(OpRef::of::<A>()))));
         assert_ne!(x, z);
-        assert!(!z.starts_with(&Chain::single(step("test.a"))));
+        assert!(!z.starts_with(&Chain::single(step(OpRef::of::<A>()))));
     }
 
     #[test]
     fn long_chain_drops_without_recursion() {
         let mut c = Chain::default();
         for _ in 0..1_000_000 {
-            c.push(step("test.alias"));
+            c.push(step(OpRef::of::<Alias>()));
         }
         let keep = c.prefix(10).clone();
         drop(c);

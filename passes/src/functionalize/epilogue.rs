@@ -276,10 +276,8 @@ impl<'c> Functionalizer<'c> {
         self.record_backward_error(func, outs, &infos);
         let unit = self.rw.unit_attr();
         self.rw.set_attr(func, VALUE_SEMANTICS, unit);
-        let mut p = crate::meta::Params::new(&mut self.rw);
-        p.bool("keep_input_mutations", keep);
-        p.int("num_user_outputs", outs.len() as i64);
-        let fa = p.finish(super::FUNCTIONALIZED);
+        let fa =
+            super::Functionalized { keep_input_mutations: keep, num_user_outputs: outs.len() }.to_attr(&mut self.rw);
         self.rw.set_attr(func, FUNCTIONALIZED, fa);
         crate::canonicalize::simplify_function(&mut self.rw, func);
         Ok(())
@@ -350,14 +348,7 @@ impl<'c> Functionalizer<'c> {
         if !writes.is_empty() {
             let items: Vec<Attribute> = writes
                 .into_iter()
-                .map(|(id, layouts)| {
-                    let ls: Vec<Attribute> = layouts.iter().map(|l| l.to_attr(&mut self.rw)).collect();
-                    let ls = self.rw.array_attr(ls);
-                    let mut p = crate::meta::Params::new(&mut self.rw);
-                    p.int("storage", id);
-                    p.raw("layouts", ls);
-                    p.finish(super::WRITES_KIND)
-                })
+                .map(|(storage, layouts)| super::StorageWrites { storage, layouts }.to_attr(&mut self.rw))
                 .collect();
             let a = self.rw.array_attr(items);
             self.rw.set_attr(func, STORAGE_WRITES, a);
@@ -513,7 +504,7 @@ impl<'c> Functionalizer<'c> {
     fn as_strided_of_overlapping_member(&self, o: usize) -> bool {
         let sto = self.objs[o].sto;
         self.requires_grad(o)
-            && self.objs[o].chain.steps().iter().any(|s| s.op == AsStridedOp::NAME)
+            && self.objs[o].chain.steps().iter().any(|s| s.op.is::<AsStridedOp>())
             && self.stos[sto].members.iter().any(|m| may_self_overlap(&m.1))
     }
 
@@ -629,10 +620,10 @@ impl<'c> Functionalizer<'c> {
 
     fn view_step(&mut self, s: &Step) -> ViewStep {
         let attrs = self.rw.dict_attr(s.attrs.clone());
-        ViewStep { op: s.op.to_string(), attrs }
+        ViewStep { op: s.op.name().to_string(), attrs }
     }
 }
 
 fn info_attr(ctx: &mut Context, info: &InputAliasInfo) -> Attribute {
-    crate::meta::input_to_attr(ctx, info)
+    info.to_attr(ctx)
 }

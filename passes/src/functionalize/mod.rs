@@ -70,6 +70,16 @@ pub use state::Functionalizer;
 
 /// Function attribute recording that (and how) a function was functionalized.
 pub const FUNCTIONALIZED: &str = "aot.functionalized";
+
+crate::record! {
+    /// How a function was functionalized (`aot.functionalized`), for
+    /// `collect-metadata`.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Functionalized = "aot.functionalized" {
+        pub keep_input_mutations: bool,
+        pub num_user_outputs: usize,
+    }
+}
 /// Argument attribute: the input's `#aot.input` info.
 pub const INPUT_INFO: &str = "aot.input";
 /// Result attribute: the alias facts of a user output.
@@ -78,8 +88,9 @@ pub const OUTPUT_FACTS: &str = "aot.output_facts";
 pub const MUTATED_INPUT: &str = "aot.mutated_input";
 /// Result attribute: a candidate intermediate base.
 pub const INTERMEDIATE_BASE: &str = "aot.intermediate_base";
-/// Op attribute on a scatter: the write is invisible to autograd.
-pub const HIDDEN_WRITE: &str = "aot.hidden_write";
+/// Op attribute on a scatter: the write is invisible to autograd (the view
+/// dialect's folds read it, so it is declared there).
+pub use aot_dialects::view::HIDDEN_WRITE;
 /// Result attribute: the final value of declared storage `S` (the
 /// storages in `aot.whole_storages` that the graph writes), after the
 /// forward returns; `synthetic-base` takes it as the base's final value
@@ -92,41 +103,44 @@ pub const STORAGE_FINAL: &str = "aot.storage_final";
 /// `joint` raises it. The forward alone is fine, so inference compiles.
 pub const BACKWARD_ERROR: &str = "aot.backward_error";
 
+crate::record! {
+    /// The error a `backward` of the call would raise, where PyTorch raises
+    /// it (`aot.backward_error`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BackwardError = "aot.backward_error" {
+        pub message: String,
+        pub file: Option<String>,
+        pub line: Option<u64>,
+        pub col: Option<u64>,
+    }
+}
+
 /// The `aot.backward_error` attribute for `message` at `loc`.
 pub fn backward_error_attr(ctx: &mut Context, message: &str, loc: Location) -> Attribute {
     let at = ctx.loc_file_line_col(loc).map(|(f, l, c)| (f.to_string(), l, c));
-    let mut p = crate::meta::Params::new(ctx);
-    let m = p.ctx.str_attr(message);
-    p.raw("message", m);
-    if let Some((file, line, col)) = at {
-        let f = p.ctx.str_attr(&file);
-        p.raw("file", f);
-        p.int("line", line as i64);
-        p.int("col", col as i64);
-    }
-    p.finish(BACKWARD_ERROR)
+    let e = BackwardError {
+        message: message.to_string(),
+        file: at.as_ref().map(|(f, _, _)| f.clone()),
+        line: at.as_ref().map(|&(_, l, _)| u64::from(l)),
+        col: at.as_ref().map(|&(_, _, c)| u64::from(c)),
+    };
+    e.to_attr(ctx)
 }
 
 /// The diagnostic a function's `aot.backward_error` describes, if it has one.
 pub fn backward_error(ctx: &mut Context, func: Op) -> Option<Diagnostic> {
     let a = ctx.get_attr(func, BACKWARD_ERROR)?;
-    let (message, at) = {
-        let r = match crate::meta::Reader::new(ctx, a, BACKWARD_ERROR) {
-            Ok(r) => r,
-            Err(m) => return Some(Diagnostic::op_error(ctx, func, m)),
-        };
-        let message = r.str("message").map(str::to_string).unwrap_or_default();
-        let at = match (r.str("file"), r.int("line"), r.int("col")) {
-            (Ok(f), Ok(l), Ok(c)) => Some((f.to_string(), l, c)),
-            _ => None,
-        };
-        (message, at)
+    let e = match BackwardError::from_attr(ctx, a) {
+        Ok(e) => e,
+        Err(m) => return Some(Diagnostic::op_error(ctx, func, m)),
     };
-    let loc = match at {
-        Some((f, l, c)) => ctx.file_loc(&f, u32::try_from(l).unwrap_or(0), u32::try_from(c).unwrap_or(0)),
-        None => ctx.op_loc(func),
+    let loc = match (&e.file, e.line, e.col) {
+        (Some(f), Some(l), Some(c)) => {
+            ctx.file_loc(f, u32::try_from(l).unwrap_or(u32::MAX), u32::try_from(c).unwrap_or(u32::MAX))
+        }
+        _ => ctx.op_loc(func),
     };
-    Some(Diagnostic::error(loc, message))
+    Some(Diagnostic::error(loc, e.message))
 }
 /// Op attribute on the value functionalize builds as the flat base of a
 /// storage shared by arguments (`aot.layout`), naming the storage id:
@@ -140,8 +154,15 @@ pub const WHOLE_STORAGES: &str = "aot.whole_storages";
 /// `[#aot.writes<storage = S, layouts = [#aot.strided<...>, ...]>]`, so that
 /// `synthetic-base` can prove its write-back covers every write.
 pub const STORAGE_WRITES: &str = "aot.storage_writes";
-/// The record kind of one entry of `aot.storage_writes`.
-pub const WRITES_KIND: &str = "aot.writes";
+crate::record! {
+    /// One entry of `aot.storage_writes`: the layouts through which the
+    /// graph writes declared storage `storage`.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct StorageWrites = "aot.writes" {
+        pub storage: i64,
+        pub layouts: Vec<crate::meta::Strided>,
+    }
+}
 /// The record kind of an output's facts.
 pub const FACTS_KIND: &str = "aot.facts";
 

@@ -192,7 +192,7 @@ impl<'c> Functionalizer<'c> {
                 let step = Step { op: view, attrs };
                 let cached = self.objs[x].cached;
                 let version = self.stos[sto].version;
-                if view == AsStridedOp::NAME {
+                if view.is::<AsStridedOp>() {
                     // The anchor cannot follow x onto other elements: x's
                     // values come from the storage, its gradient is refused.
                     self.refuse_as_strided_of_anchored(op, x);
@@ -200,7 +200,7 @@ impl<'c> Functionalizer<'c> {
                 } else if let Some(a) = self.objs[x].anchor {
                     self.objs[x].anchor = Some(self.apply(&step, a)?);
                 }
-                if view == AsStridedOp::NAME {
+                if view.is::<AsStridedOp>() {
                     self.check_covered(op, sto, &new)?;
                     self.objs[x].chain = self.restarted_chain(x, step);
                     self.objs[x].cached = None;

@@ -36,7 +36,7 @@ impl<'c> Functionalizer<'c> {
             NamedAttr { name: self.rw.sym("offset"), value: offset },
         ];
         self.rw.sort_named_attrs(&mut attrs);
-        Step { op: AsStridedOp::NAME, attrs }
+        Step { op: OpRef::of::<AsStridedOp>(), attrs }
     }
 
     /// The chain of a view that `step` computes from the storage base
@@ -55,15 +55,15 @@ impl<'c> Functionalizer<'c> {
     /// output facts leave it out (see [`Self::is_no_grad_marker`]).
     pub(super) fn no_grad_marker(&mut self) -> Step {
         let unit = self.rw.unit_attr();
-        Step { op: AliasOp::NAME, attrs: vec![NamedAttr { name: self.rw.sym(NO_GRAD), value: unit }] }
+        Step { op: OpRef::of::<AliasOp>(), attrs: vec![NamedAttr { name: self.rw.sym(NO_GRAD), value: unit }] }
     }
 
     pub(super) fn is_no_grad_marker(&self, s: &Step) -> bool {
-        s.op == AliasOp::NAME && s.attrs.iter().any(|a| self.rw.sym_str(a.name) == NO_GRAD)
+        s.op.is::<AliasOp>() && s.attrs.iter().any(|a| self.rw.sym_str(a.name) == NO_GRAD)
     }
 
     pub(super) fn apply(&mut self, step: &Step, v: Value) -> Result<Value, Diagnostic> {
-        self.rw.build_named1(step.op, &[v], &step.attrs)
+        step.op.build_named1(&mut self.rw, &[v], &step.attrs)
     }
 
     /// The current base value of storage `s`, building a virtual flat base
@@ -224,7 +224,7 @@ impl<'c> Functionalizer<'c> {
         let through_readonly = oc
             .steps_from(rc.len())
             .iter()
-            .any(|s| matches!(view_interface(s.op).map(|v| v.inverse), Some(Inverse::ReadOnly)));
+            .any(|s| matches!(view_interface(s.op.name()).map(|v| v.inverse), Some(Inverse::ReadOnly)));
         if !oc.starts_with(&rc) || through_readonly {
             self.refuse_backward(
                 op,
@@ -245,10 +245,10 @@ impl<'c> Functionalizer<'c> {
         }
         let mut n = w;
         for (i, step) in steps.iter().enumerate().rev() {
-            if matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::Scatter(_))) {
+            if matches!(view_interface(step.op.name()).map(|v| v.inverse), Some(Inverse::Scatter(_))) {
                 self.stats.scatters += 1;
             }
-            n = build_inverse(&mut self.rw, step.op, &step.attrs, vals[i], n)?;
+            n = build_inverse(&mut self.rw, step.op.name(), &step.attrs, vals[i], n)?;
         }
         Ok(n)
     }
@@ -306,7 +306,7 @@ impl<'c> Functionalizer<'c> {
         if hidden {
             let outer_is_scatter = chain
                 .first()
-                .is_some_and(|s| matches!(view_interface(s.op).map(|v| v.inverse), Some(Inverse::Scatter(_))));
+                .is_some_and(|s| matches!(view_interface(s.op.name()).map(|v| v.inverse), Some(Inverse::Scatter(_))));
             if outer_is_scatter {
                 let def = self.rw.defining_op(n).expect("a scatter result");
                 let unit = self.rw.unit_attr();

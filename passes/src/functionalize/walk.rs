@@ -201,7 +201,7 @@ impl<'c> Functionalizer<'c> {
                     Step { op: name, attrs: a }
                 }
                 None => Step {
-                    op: def.name,
+                    op: OpRef::of_def(def),
                     attrs: attrs.iter().copied().filter(|a| !self.rw.sym_str(a.name).contains('.')).collect(),
                 },
             };
@@ -212,7 +212,7 @@ impl<'c> Functionalizer<'c> {
             // requires_grad, as PyTorch's views do, and still never carries
             // gradient.
             let later_no_grad_view = !detaches && !grad_mode && !no_grad_view && self.objs[p].dtype.is_float();
-            let mut chain = if step.op == AsStridedOp::NAME {
+            let mut chain = if step.op.is::<AsStridedOp>() {
                 self.check_covered(op, sto, &l)?;
                 self.restarted_chain(p, step.clone())
             } else {
@@ -228,7 +228,7 @@ impl<'c> Functionalizer<'c> {
                 self.objs[p].stop.clone()
             };
             let readonly = self.objs[p].readonly
-                || matches!(view_interface(step.op).map(|v| v.inverse), Some(Inverse::ReadOnly))
+                || matches!(view_interface(step.op.name()).map(|v| v.inverse), Some(Inverse::ReadOnly))
                 || may_self_overlap(&l);
             let (rg, leaf, root, creation) = if detaches {
                 (false, true, None, Creation::Default)
