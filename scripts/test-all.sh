@@ -52,4 +52,28 @@ for spec in roundtrip:100000 pipeline:40000 run:40000; do
     exit 1
   fi
 done
-echo "== all tests passed (cargo: $passed, lit: $total)"
+# The LLVM backend (cargo feature `llvm`) needs LLVM 19: Debian's packages,
+# installed here when missing (CI runs as root); the default build above
+# needs only cargo.
+echo "== LLVM backend (--features llvm): the differential, gradient, convention, accuracy and embedding tests"
+if [ -z "${LLVM_SYS_191_PREFIX:-}" ] && [ ! -x /usr/lib/llvm-19/bin/llvm-config ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
+  else
+    echo "error: LLVM 19 is missing: install llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev, or set LLVM_SYS_191_PREFIX" >&2
+    exit 1
+  fi
+fi
+llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api)
+cargo test --locked --features llvm "${llvm_tests[@]}" 2>&1 | tee target/cargo-test-llvm.log
+llvm_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-llvm.log)
+for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_match_eager_in_llvm_code \
+  the_mlp_example_trains_on_llvm every_math_row_is_accurate_on_llvm; do
+  if ! grep -q "^test $t ... ok" target/cargo-test-llvm.log; then
+    echo "error: the LLVM test $t did not run and pass" >&2
+    exit 1
+  fi
+done
+echo "== all tests passed (cargo: $passed, lit: $total, cargo with LLVM: $llvm_passed)"

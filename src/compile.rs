@@ -32,25 +32,34 @@ pub enum Backend {
     Interp,
     /// Native code: lower-to-loops, then Cranelift's JIT (the default).
     Cranelift,
+    /// Native code: lower-to-loops, then LLVM's O3 pipeline and JIT for the
+    /// host CPU (cargo feature `llvm`).
+    #[cfg(feature = "llvm")]
+    Llvm,
 }
 
 impl Backend {
     /// Every backend this build has, by name.
-    pub const AVAILABLE: [(&'static str, Backend); 2] =
-        [("cranelift", Backend::Cranelift), ("interp", Backend::Interp)];
+    pub const AVAILABLE: &'static [(&'static str, Backend)] = &[
+        ("cranelift", Backend::Cranelift),
+        ("interp", Backend::Interp),
+        #[cfg(feature = "llvm")]
+        ("llvm", Backend::Llvm),
+    ];
 
-    /// The backend called `s`. `llvm` and `cuda` are named in the IR
-    /// contract but have no implementation in this build (and no cargo
-    /// feature provides one): asking for them says so.
+    /// The backend called `s`. A backend named in the IR contract that this
+    /// build lacks (`llvm` without the cargo feature `llvm`, `cuda`) says so.
     pub fn parse(s: &str) -> Result<Backend, String> {
         if let Some(&(_, b)) = Backend::AVAILABLE.iter().find(|(n, _)| *n == s) {
             return Ok(b);
         }
-        let available = Backend::AVAILABLE.map(|(n, _)| n).join(", ");
+        let available = Backend::AVAILABLE.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
         Err(match s {
-            "llvm" | "cuda" => format!(
-                "backend '{s}' is not available: this build of aot has no {} backend (no cargo feature provides one yet); available: {available}",
-                if s == "llvm" { "LLVM" } else { "CUDA" }
+            "llvm" => format!(
+                "backend 'llvm' is not available: this build of aot has no LLVM backend (build with the cargo feature `llvm`); available: {available}"
+            ),
+            "cuda" => format!(
+                "backend 'cuda' is not available: this build of aot has no CUDA backend (no cargo feature provides one yet); available: {available}"
             ),
             other => format!("unknown backend '{other}' (available: {available})"),
         })
@@ -61,6 +70,18 @@ impl Backend {
         match self {
             Backend::Interp => "interp",
             Backend::Cranelift => "cranelift",
+            #[cfg(feature = "llvm")]
+            Backend::Llvm => "llvm",
+        }
+    }
+
+    /// The native code generator of a native backend.
+    fn native(self) -> Option<aot_codegen::Native> {
+        match self {
+            Backend::Interp => None,
+            Backend::Cranelift => Some(aot_codegen::Native::default()),
+            #[cfg(feature = "llvm")]
+            Backend::Llvm => Some(aot_codegen::Native::Llvm(aot_codegen::llvm::Emit::None)),
         }
     }
 }
@@ -640,13 +661,13 @@ pub fn compile(
             }
             function
         }
-        Backend::Cranelift => {
-            let copts = aot_codegen::cranelift::Options::default();
-            let fw = aot_codegen::compile_function(&mut ctx, func, copts, &mut String::new())
+        native => {
+            let native = native.native().ok_or("a native backend without a code generator")?;
+            let fw = aot_codegen::compile_function(&mut ctx, func, native, &mut String::new())
                 .map_err(|d| render(&ctx, &[d]))?;
             let mut function = CompiledFunction::new(plans.forward, Box::new(fw), generator.clone());
             if let Some((bwd, plan)) = plans.backward {
-                let lazy = aot_codegen::Lazy::new(ctx, bwd, copts);
+                let lazy = aot_codegen::Lazy::new(ctx, bwd, native);
                 function.backward = Some(aot_runtime::backward::Backward { exe: Box::new(lazy), plan });
             }
             function

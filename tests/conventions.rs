@@ -196,3 +196,10 @@ fn random_conventions_match_eager() {
 fn random_conventions_match_eager_in_native_code() {
     random_conventions(Backend::Cranelift, 24);
 }
+
+/// The same through LLVM.
+#[cfg(feature = "llvm")]
+#[test]
+fn random_conventions_match_eager_in_llvm_code() {
+    random_conventions(Backend::Llvm, 24);
+}

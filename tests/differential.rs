@@ -98,3 +98,10 @@ fn compiled_inference_matches_eager() {
 fn cranelift_matches_eager() {
     corpus_against_eager(Backend::Cranelift);
 }
+
+/// The same corpus through LLVM.
+#[cfg(feature = "llvm")]
+#[test]
+fn llvm_matches_eager() {
+    corpus_against_eager(Backend::Llvm);
+}

@@ -18,6 +18,18 @@ fn the_mlp_example_trains_on_both_backends() {
     }
 }
 
+/// The same example through LLVM: the interpreter's trajectory too.
+#[cfg(feature = "llvm")]
+#[test]
+fn the_mlp_example_trains_on_llvm() {
+    let llvm = train_mlp::train(60, Backend::Llvm, &mut |_, _| {}).expect("LLVM training");
+    let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
+    assert!(llvm[59] < 0.6 * llvm[0], "the loss did not fall: {llvm:?}");
+    for (a, b) in llvm.iter().zip(&interp) {
+        assert!((a - b).abs() <= 1e-4 * a.abs().max(1e-3), "llvm {a} vs interp {b}");
+    }
+}
+
 fn f32s(shape: &[i64], data: &[f32]) -> Tensor {
     Tensor::from_slice(data, shape).expect("as many values as elements")
 }

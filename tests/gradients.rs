@@ -169,6 +169,13 @@ fn cranelift_gradients_match_pytorch() {
     corpus_gradients(Backend::Cranelift);
 }
 
+/// Forward and backward through LLVM.
+#[cfg(feature = "llvm")]
+#[test]
+fn llvm_gradients_match_pytorch() {
+    corpus_gradients(Backend::Llvm);
+}
+
 const MIN_CUT: &str = "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})";
 
 /// The training models (MLP with an MSE loss, transformer encoder layer with

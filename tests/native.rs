@@ -14,7 +14,7 @@ use aot::runtime::Tensor;
 use std::sync::Arc;
 
 /// Compiles `func.func @f(%x: tensor<Nxf32>) -> tensor<Nxf32>` applying `op`.
-fn unary(op: &str, n: usize) -> aot::runtime::compiled::CompiledFunction {
+fn unary(op: &str, n: usize, backend: Backend) -> aot::runtime::compiled::CompiledFunction {
     let text = format!(
         "func.func @f(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{\n  %0 = {op} %x : tensor<{n}xf32>\n  return %0 : tensor<{n}xf32>\n}}\n"
     );
@@ -24,21 +24,16 @@ fn unary(op: &str, n: usize) -> aot::runtime::compiled::CompiledFunction {
     let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
     let mut sources = SourceMgr::new();
     sources.add("t", Arc::from(text.as_str()));
-    let opts = CompileOptions {
-        pipeline: "aot-inference".into(),
-        backend: Backend::Cranelift,
-        keep_ir: false,
-        compile_for: None,
-    };
+    let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, compile_for: None };
     compile(ctx, &sources, m, f, &opts).expect("compiles").function
 }
 
 /// Largest error of `op` against `reference` in units of f32 ulps of the
 /// exact value (`abs` floor for results near zero), over `range`'s inputs.
-fn check(op: &str, range: f32, reference: &dyn Fn(f64) -> f64, max_ulps: f64, abs: f64) {
+fn check(op: &str, range: f32, reference: &dyn Fn(f64) -> f64, max_ulps: f64, abs: f64, backend: Backend) {
     let xs = test_inputs(range);
     let n = xs.len();
-    let mut f = unary(op, n);
+    let mut f = unary(op, n, backend);
     let t =
         Tensor::from_f64(ElemType::F32, &[n as i64], &xs.iter().map(|&x| x as f64).collect::<Vec<_>>(), ElemType::F32);
     let out = f.call(&[t]).expect("runs").remove(0).read_f64();
@@ -49,13 +44,24 @@ fn check(op: &str, range: f32, reference: &dyn Fn(f64) -> f64, max_ulps: f64, ab
             worst = (u, x);
         }
     }
-    assert!(worst.0 <= max_ulps, "{op}: {:.1} ulps at x = {} (allowed {max_ulps})", worst.0, worst.1);
+    assert!(worst.0 <= max_ulps, "{op} on {backend:?}: {:.1} ulps at x = {} (allowed {max_ulps})", worst.0, worst.1);
 }
 
 /// Every one-argument row of the math table whose function a tensor op of
 /// the same name computes, natively within the row's contract.
 #[test]
 fn every_math_row_is_accurate_natively() {
+    math_rows_on(Backend::Cranelift);
+}
+
+/// The same contract for the LLVM backend.
+#[cfg(feature = "llvm")]
+#[test]
+fn every_math_row_is_accurate_on_llvm() {
+    math_rows_on(Backend::Llvm);
+}
+
+fn math_rows_on(backend: Backend) {
     aot::init();
     let mut checked = Vec::new();
     for f in MATH.iter().filter(|f| f.arity() == 1) {
@@ -63,7 +69,7 @@ fn every_math_row_is_accurate_natively() {
         if lookup_op(&op).is_none() {
             continue;
         }
-        check(&op, f.range, &|x| f.eval(&[x]), f.ulps as f64, 1e-37);
+        check(&op, f.range, &|x| f.eval(&[x]), f.ulps as f64, 1e-37, backend);
         checked.push(f.short);
     }
     // The polynomial rows and a per-lane row at least.
@@ -80,7 +86,7 @@ fn vector_tanh_saturates_exactly() {
     let xs = [10.0f32, 12.5, 20.0, 1e6, f32::MAX, f32::INFINITY];
     let all: Vec<f64> = xs.iter().flat_map(|&x| [x as f64, -x as f64]).collect();
     let n = all.len();
-    let mut f = unary("tensor.tanh", n);
+    let mut f = unary("tensor.tanh", n, Backend::Cranelift);
     let t = Tensor::from_f64(ElemType::F32, &[n as i64], &all, ElemType::F32);
     let out = f.call(&[t]).expect("runs").remove(0).read_f64();
     for (x, y) in all.iter().zip(&out) {
@@ -95,7 +101,9 @@ fn vector_tanh_saturates_exactly() {
 #[test]
 fn gelu_is_accurate() {
     aot::init();
-    check("tensor.gelu", 12.0, &|x| 0.5 * x * libm::erfc(-x / std::f64::consts::SQRT_2), 32.0, 1e-12);
+    for &(_, backend) in Backend::AVAILABLE.iter().filter(|(n, _)| *n != "interp") {
+        check("tensor.gelu", 12.0, &|x| 0.5 * x * libm::erfc(-x / std::f64::consts::SQRT_2), 32.0, 1e-12, backend);
+    }
 }
 
 /// Reductions over outer dimensions vectorize along the kept (unit-stride)

@@ -13,6 +13,9 @@ pub mod affine;
 pub mod cranelift;
 pub mod fuse;
 pub mod gemm;
+pub mod libcalls;
+#[cfg(feature = "llvm")]
+pub mod llvm;
 pub mod lower_to_loops;
 pub mod plan_memory;
 pub mod program;
@@ -35,20 +38,55 @@ pub fn pass_manager(options: PassManagerOptions) -> Result<PassManager, String> 
     Ok(pm)
 }
 
+/// The native code generator that compiles the kernels, with its options
+/// (what to emit as text among them).
+#[derive(Copy, Clone, Debug)]
+pub enum Native {
+    Cranelift(cranelift::Options),
+    #[cfg(feature = "llvm")]
+    Llvm(llvm::Emit),
+}
+
+impl Default for Native {
+    fn default() -> Self {
+        Native::Cranelift(cranelift::Options::default())
+    }
+}
+
+impl From<cranelift::Options> for Native {
+    fn from(o: cranelift::Options) -> Self {
+        Native::Cranelift(o)
+    }
+}
+
+/// Compiles the lowered function `func` (after [`PIPELINE`]) with `native`.
+fn compile_lowered(
+    ctx: &Context,
+    func: Op,
+    native: Native,
+    text: &mut String,
+) -> Result<program::Compiled, Diagnostic> {
+    match native {
+        Native::Cranelift(o) => cranelift::compile(ctx, func, o, text),
+        #[cfg(feature = "llvm")]
+        Native::Llvm(e) => llvm::compile(ctx, func, e, text),
+    }
+}
+
 /// Lowers `func` (a value-semantics function over tensors) through the
-/// codegen pipeline and compiles it with Cranelift. `text` receives what
-/// `opts.emit` asks for.
+/// codegen pipeline and compiles it with `native` (Cranelift by default).
+/// `text` receives what the options ask to emit.
 pub fn compile_function(
     ctx: &mut Context,
     func: Op,
-    opts: cranelift::Options,
+    native: impl Into<Native>,
     text: &mut String,
-) -> Result<cranelift::Executable, Diagnostic> {
+) -> Result<program::Executable, Diagnostic> {
     // The whole function is verified once at the end rather than after
     // every pass: this runs on every compile, backward included.
     let options = PassManagerOptions { verify_each: false, ..PassManagerOptions::default() };
     let mut pm = pass_manager(options).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
-    compile_function_with(ctx, func, opts, text, &mut pm, &mut std::io::sink())
+    compile_function_with(ctx, func, native.into(), text, &mut pm, &mut std::io::sink())
 }
 
 /// [`compile_function`] with a caller's pass manager for [`PIPELINE`]
@@ -56,11 +94,11 @@ pub fn compile_function(
 pub fn compile_function_with(
     ctx: &mut Context,
     func: Op,
-    opts: cranelift::Options,
+    native: Native,
     text: &mut String,
     pm: &mut PassManager,
     sink: &mut dyn std::io::Write,
-) -> Result<cranelift::Executable, Diagnostic> {
+) -> Result<program::Executable, Diagnostic> {
     // `lower-to-loops` bounds every size before it emits a constant or a
     // loop bound; they are checked again after planning (the arena is a
     // buffer of its own).
@@ -73,8 +111,8 @@ pub fn compile_function_with(
     })?;
     aot_ir::verify(ctx, func).map_err(|mut d| d.remove(0))?;
     aot_ir::size::check_value_sizes(ctx, func)?;
-    let code = cranelift::compile(ctx, func, opts, text)?;
-    Ok(cranelift::Executable::new(code))
+    let code = compile_lowered(ctx, func, native, text)?;
+    Ok(program::Executable::new(code))
 }
 
 /// A function compiled on its first call (the backward of a training
@@ -84,15 +122,15 @@ pub struct Lazy {
 }
 
 enum LazyState {
-    Pending { ctx: Box<Context>, func: Op, opts: cranelift::Options },
-    Ready(cranelift::Executable),
+    Pending { ctx: Box<Context>, func: Op, native: Native },
+    Ready(program::Executable),
     Failed(String),
     Compiling,
 }
 
 impl Lazy {
-    pub fn new(ctx: Context, func: Op, opts: cranelift::Options) -> Lazy {
-        Lazy { state: LazyState::Pending { ctx: Box::new(ctx), func, opts } }
+    pub fn new(ctx: Context, func: Op, native: impl Into<Native>) -> Lazy {
+        Lazy { state: LazyState::Pending { ctx: Box::new(ctx), func, native: native.into() } }
     }
 
     /// Whether the function has been compiled yet.
@@ -104,11 +142,11 @@ impl Lazy {
 impl aot_runtime::compiled::Executable for Lazy {
     fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
         if let LazyState::Pending { .. } = self.state {
-            let LazyState::Pending { mut ctx, func, opts } = std::mem::replace(&mut self.state, LazyState::Compiling)
+            let LazyState::Pending { mut ctx, func, native } = std::mem::replace(&mut self.state, LazyState::Compiling)
             else {
                 unreachable!("matched above")
             };
-            self.state = match compile_function(&mut ctx, func, opts, &mut String::new()) {
+            self.state = match compile_function(&mut ctx, func, native, &mut String::new()) {
                 Ok(e) => LazyState::Ready(e),
                 Err(d) => LazyState::Failed(format!("compiling the backward: {}", d.message)),
             };
@@ -121,13 +159,14 @@ impl aot_runtime::compiled::Executable for Lazy {
     }
 }
 
-/// The Cranelift IR (`Emit::Clif`) or machine code (`Emit::Asm`) of every
-/// public function of `module`, lowering the ones still over tensors with
-/// `pm` (a pass manager for [`PIPELINE`]; IR dumps go to `sink`).
+/// What `native` emits (Cranelift IR or machine code, LLVM IR or machine
+/// code) for every public function of `module`, lowering the ones still
+/// over tensors with `pm` (a pass manager for [`PIPELINE`]; IR dumps go to
+/// `sink`).
 pub fn emit_text(
     ctx: &mut Context,
     module: Op,
-    emit: cranelift::Emit,
+    native: Native,
     pm: &mut PassManager,
     sink: &mut dyn std::io::Write,
 ) -> Result<String, Diagnostic> {
@@ -138,13 +177,12 @@ pub fn emit_text(
         }
         let name = f.name(ctx).to_string();
         out.push_str(&format!("; function @{name}\n"));
-        let opts = cranelift::Options { emit, ..cranelift::Options::default() };
         let lowered = f.args(ctx).iter().all(|&a| program::memref(ctx, a).is_some());
         if lowered {
             aot_ir::size::check_value_sizes(ctx, f.op)?;
-            cranelift::compile(ctx, f.op, opts, &mut out)?;
+            compile_lowered(ctx, f.op, native, &mut out)?;
         } else {
-            compile_function_with(ctx, f.op, opts, &mut out, pm, sink)?;
+            compile_function_with(ctx, f.op, native, &mut out, pm, sink)?;
         }
     }
     Ok(out)

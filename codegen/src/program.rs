@@ -332,6 +332,17 @@ pub fn dense_buffer(ctx: &Context, value: Attribute, e: ElemType, n: usize) -> R
     Ok(b)
 }
 
+/// The storages of the program's read-only globals, in order.
+pub fn globals(ctx: &Context, program: &HostProgram) -> Result<Vec<StorageRef>, String> {
+    let mut globals = Vec::new();
+    for (m, value) in &program.globals {
+        let n: i64 = m.shape.iter().product();
+        let b = dense_buffer(ctx, *value, m.elem, n.max(0) as usize)?;
+        globals.push(aot_runtime::tensor::Storage::new(b));
+    }
+    Ok(globals)
+}
+
 /// What the runtime needs besides the host program.
 pub struct Compiled {
     pub program: HostProgram,
@@ -631,4 +642,21 @@ fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: u
         }
     });
     code.into_inner()
+}
+
+/// A compiled function (of any native backend) as a runtime `Executable`.
+pub struct Executable {
+    pub runtime: Runtime,
+}
+
+impl Executable {
+    pub fn new(code: Compiled) -> Executable {
+        Executable { runtime: Runtime::new(Rc::new(code)) }
+    }
+}
+
+impl aot_runtime::compiled::Executable for Executable {
+    fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
+        self.runtime.run(args)
+    }
 }

@@ -9,8 +9,8 @@
 //! Innermost loops whose accesses are unit-stride or invariant run four
 //! f32 lanes at a time (see [`super::vector`]).
 
-use super::libcalls::{self, Sig};
 use super::Options;
+use crate::libcalls::{self, Sig};
 use aot_dialects::r#loop::math::LaneImpl;
 use aot_dialects::r#loop::{self, Binary, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};

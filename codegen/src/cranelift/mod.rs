@@ -10,7 +10,6 @@
 //! formulas, bit for bit where `exact` asks for it).
 
 mod kernel;
-mod libcalls;
 mod vector;
 
 use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
@@ -19,7 +18,6 @@ use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
-use std::rc::Rc;
 
 /// Text to produce while compiling (`aot-opt --emit`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -60,7 +58,7 @@ fn jit_module() -> Result<JITModule, String> {
         .finish(settings::Flags::new(flags))
         .map_err(|e| format!("cranelift: {e}"))?;
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
-    for (name, ptr, _) in libcalls::all() {
+    for (name, ptr, _) in crate::libcalls::all() {
         jb.symbol(name, ptr);
     }
     Ok(JITModule::new(jb))
@@ -122,28 +120,10 @@ fn compile_program(
             unsafe { std::mem::transmute::<*const u8, KernelFn>(p) }
         })
         .collect();
-    let mut globals = Vec::new();
-    for (m, value) in &program.globals {
-        let n: i64 = m.shape.iter().product();
-        let b = program::dense_buffer(ctx, *value, m.elem, n.max(0) as usize).map_err(fail)?;
-        globals.push(aot_runtime::tensor::Storage::new(b));
-    }
+    let globals = program::globals(ctx, &program).map_err(fail)?;
     Ok(Compiled { program, kernels, messages, globals, owner: Box::new(module) })
 }
 
-/// A compiled function as a runtime `Executable`.
-pub struct Executable {
-    pub runtime: program::Runtime,
-}
-
-impl Executable {
-    pub fn new(code: Compiled) -> Executable {
-        Executable { runtime: program::Runtime::new(Rc::new(code)) }
-    }
-}
-
-impl aot_runtime::compiled::Executable for Executable {
-    fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
-        self.runtime.run(args)
-    }
-}
+/// A compiled function as a runtime `Executable` (shared by the native
+/// backends).
+pub use crate::program::Executable;

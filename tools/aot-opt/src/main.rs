@@ -91,10 +91,16 @@ struct Args {
     #[arg(long)]
     dump_pass_pipeline: bool,
     /// What to print: `mlir` (default), `clif` (the Cranelift IR of every
-    /// kernel) or `asm` (their machine code); functions still over tensors
-    /// are lowered to loops first.
+    /// kernel), `llvm` (the optimized LLVM IR of every kernel; builds with
+    /// the `llvm` feature) or `asm` (their machine code, from the backend
+    /// `--backend` names); functions still over tensors are lowered to
+    /// loops first.
     #[arg(long, default_value = "mlir")]
     emit: String,
+    /// The native backend whose machine code `--emit=asm` prints:
+    /// `cranelift` (default) or `llvm`.
+    #[arg(long, default_value = "cranelift")]
+    backend: String,
     /// Largest single allocation in bytes (suffixes k, M, G, T; default: the
     /// AOT_MAX_ALLOC_BYTES environment variable, else half of physical memory).
     #[arg(long, value_parser = parse_alloc_limit, value_name = "BYTES")]
@@ -145,12 +151,7 @@ fn run(args: &Args) -> Result<bool, String> {
         print!("{}", aot::dialects::docs::render_op_docs());
         return Ok(true);
     }
-    let emit = match args.emit.as_str() {
-        "mlir" => None,
-        "clif" => Some(aot::codegen::cranelift::Emit::Clif),
-        "asm" => Some(aot::codegen::cranelift::Emit::Asm),
-        other => return Err(format!("unknown --emit kind '{other}' (available: mlir, clif, asm)")),
-    };
+    let emit = emit_kind(&args.emit, &args.backend)?;
     let mut pm = match PassManager::parse(&args.pass_pipeline) {
         Ok(pm) => pm,
         Err(e) => {
@@ -167,7 +168,7 @@ fn run(args: &Args) -> Result<bool, String> {
     pm.options.print.after_failure = args.print_ir_after_failure;
     pm.options.print.check_pass_names()?;
     pm.options.print.generic = args.print_generic;
-    // With --emit=clif/asm, functions still over tensors go through the
+    // With --emit=clif/llvm/asm, functions still over tensors go through the
     // codegen pipeline, under the same instrumentation as the main one.
     let mut codegen_pm = match emit {
         Some(_) => Some(aot::codegen::pass_manager(pm.options.clone())?),
@@ -297,6 +298,33 @@ fn run(args: &Args) -> Result<bool, String> {
         }
     }
     Ok(ok)
+}
+
+/// The native code generator and output `--emit` and `--backend` ask for
+/// (`None`: print the IR).
+fn emit_kind(emit: &str, backend: &str) -> Result<Option<aot::codegen::Native>, String> {
+    use aot::codegen::cranelift::{Emit, Options};
+    let cranelift = |emit| Some(aot::codegen::Native::Cranelift(Options { emit, ..Options::default() }));
+    let llvm_kind = match (emit, backend) {
+        ("mlir", _) => return Ok(None),
+        ("clif", _) => return Ok(cranelift(Emit::Clif)),
+        ("asm", "cranelift") => return Ok(cranelift(Emit::Asm)),
+        ("asm", "llvm") => "asm",
+        ("llvm", _) => "llvm",
+        ("asm", other) => return Err(format!("unknown --backend '{other}' (available: cranelift, llvm)")),
+        (other, _) => return Err(format!("unknown --emit kind '{other}' (available: mlir, clif, llvm, asm)")),
+    };
+    #[cfg(feature = "llvm")]
+    {
+        use aot::codegen::llvm::Emit as L;
+        Ok(Some(aot::codegen::Native::Llvm(if llvm_kind == "asm" { L::Asm } else { L::Llvm })))
+    }
+    #[cfg(not(feature = "llvm"))]
+    {
+        Err(format!(
+            "--emit={emit} needs the LLVM backend, which this build of aot-opt lacks (build with the cargo feature `llvm`; {llvm_kind} output)"
+        ))
+    }
 }
 
 #[cfg(test)]

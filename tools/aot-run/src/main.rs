@@ -63,7 +63,16 @@ struct Args {
     pipeline: Option<String>,
     /// Backend of --mode compiled: cranelift (native code; the default) or
     /// interp (the reference interpreter on the compiled graphs).
-    #[arg(long, value_name = "cranelift|interp")]
+    #[cfg_attr(not(feature = "llvm"), arg(long, value_name = "cranelift|interp"))]
+    #[cfg_attr(
+        feature = "llvm",
+        arg(
+            long,
+            value_name = "cranelift|llvm|interp",
+            help = "Backend of --mode compiled: cranelift (native code; the default), llvm (native code through \
+LLVM's optimizer) or interp (the reference interpreter on the compiled graphs)"
+        )
+    )]
     backend: Option<String>,
     /// Also compute gradients (eager: by finite differences; compiled: by the
     /// compiled backward).

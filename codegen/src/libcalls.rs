@@ -1,4 +1,4 @@
-//! The functions kernels call: the math table's `libm` wrappers (the
+//! The functions native kernels call (every CPU backend): the math table's `libm` wrappers (the
 //! functions the interpreter evaluates, so `exact` results match bit for
 //! bit) and `f16` conversions (the `half` crate's, as the buffers use).
 //! Symbols and addresses come from the table; nothing here names a math

@@ -1,0 +1,759 @@
+//! One `loop.kernel` to one LLVM function, `i32 (ptr buffers, i64 lo,
+//! i64 hi)`, the signature every native kernel has (see `program::KernelFn`).
+//!
+//! Loops become header/body/exit blocks with phis for the induction
+//! variable and the iter_args; the outermost parallel loop runs the caller's
+//! `lo..hi`. Scalars map to LLVM types (`index` and `i64` to i64, `i1` to
+//! i1 — stored as a byte —, `f16`/`bf16` to i16 bit patterns); a load or
+//! store addresses `base + (offset + Σ iₖ·strideₖ) · size` from the memref
+//! layout. The code is scalar: LLVM's loop vectorizer widens it to the
+//! host's vector width after O3. Math functions with a lane polynomial
+//! compute with it (the same operations as the Cranelift lanes, so the same
+//! bits), inline, where the vectorizer can widen them; the others, and
+//! `exact` ones, call the math table's libm wrappers.
+
+use crate::libcalls::{self, Sig};
+use aot_dialects::r#loop::math::{LaneImpl, Lanes};
+use aot_dialects::r#loop::{self, Binary, LoopOp, MathFn, Predicate, ScalarOp, Unary};
+use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
+use inkwell::builder::Builder;
+use inkwell::context::Context as LlContext;
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::Module;
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FloatType};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue,
+};
+use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
+use rustc_hash::FxHashMap;
+
+type V<'ll> = BasicValueEnum<'ll>;
+
+/// What a kernel is compiled against.
+pub(super) struct Target<'t> {
+    pub cpu: &'t str,
+    pub features: &'t str,
+}
+
+pub(super) struct Gen<'a, 'll> {
+    ctx: &'a Context,
+    ll: &'ll LlContext,
+    module: &'a Module<'ll>,
+    b: Builder<'ll>,
+    func: FunctionValue<'ll>,
+    vals: FxHashMap<Value, V<'ll>>,
+    /// Known integer constants (for division guards).
+    consts: FxHashMap<Value, i64>,
+    bufs: FxHashMap<Value, (PointerValue<'ll>, MemRefType)>,
+    messages: &'a mut Vec<String>,
+    /// The loop that runs `lo..hi`, with those values.
+    split: Option<(Op, IntValue<'ll>, IntValue<'ll>)>,
+}
+
+fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
+    Diagnostic::op_error(ctx, op, m.into())
+}
+
+/// LLVM's builder fails only on misuse (a value of the wrong kind, no
+/// insertion point): an internal error, reported on the kernel.
+fn bug(e: impl std::fmt::Display) -> String {
+    format!("LLVM code generation failed: {e}")
+}
+
+/// Emits kernel `op` as function `name` of `module`.
+pub(super) fn emit<'ll>(
+    ctx: &Context,
+    op: Op,
+    ll: &'ll LlContext,
+    module: &Module<'ll>,
+    name: &str,
+    target: &Target<'_>,
+    messages: &mut Vec<String>,
+) -> Result<(), Diagnostic> {
+    let ptr = ll.ptr_type(AddressSpace::default());
+    let i64t = ll.i64_type();
+    let fn_type = ll.i32_type().fn_type(&[ptr.into(), i64t.into(), i64t.into()], false);
+    let func = module.add_function(name, fn_type, None);
+    for (k, v) in [("target-cpu", target.cpu), ("target-features", target.features)] {
+        func.add_attribute(inkwell::attributes::AttributeLoc::Function, ll.create_string_attribute(k, v));
+    }
+    let b = ll.create_builder();
+    let entry = ll.append_basic_block(func, "entry");
+    b.position_at_end(entry);
+    let body = ctx.single_block(op, 0).ok_or_else(|| err(ctx, op, "a kernel needs a body"))?;
+    let params = func.get_params();
+    let buffers = params[0].into_pointer_value();
+    let mut bufs = FxHashMap::default();
+    for (i, &a) in ctx.block_args(body).iter().enumerate() {
+        let m = crate::program::memref(ctx, a).ok_or_else(|| err(ctx, op, "kernel arguments must be buffers"))?;
+        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        // SAFETY (of the GEP): `buffers` holds one pointer per kernel
+        // argument, as the runtime passes it.
+        let slot =
+            unsafe { b.build_in_bounds_gep(ptr, buffers, &[i64t.const_int(i as u64, false)], "slot") }.map_err(fail)?;
+        let base = b.build_load(ptr, slot, "buf").map_err(fail)?.into_pointer_value();
+        bufs.insert(a, (base, m));
+    }
+    let split =
+        crate::program::split_loop(ctx, op).map(|l| (l, params[1].into_int_value(), params[2].into_int_value()));
+    let mut g = Gen {
+        ctx,
+        ll,
+        module,
+        b,
+        func,
+        vals: FxHashMap::default(),
+        consts: FxHashMap::default(),
+        bufs,
+        messages,
+        split,
+    };
+    g.region_ops(body)?;
+    g.b.build_return(Some(&ll.i32_type().const_zero())).map_err(|e| err(ctx, op, bug(e)))?;
+    Ok(())
+}
+
+impl<'a, 'll> Gen<'a, 'll> {
+    fn err(&self, op: Op, m: impl Into<String>) -> Diagnostic {
+        err(self.ctx, op, m)
+    }
+
+    fn val(&self, op: Op, v: Value) -> Result<V<'ll>, Diagnostic> {
+        self.vals.get(&v).copied().ok_or_else(|| self.err(op, "operand has no compiled value"))
+    }
+
+    fn ty(&self, v: Value) -> &'a TypeData {
+        self.ctx.type_data(self.ctx.value_type(v))
+    }
+
+    /// The LLVM type of a scalar.
+    fn scalar_type(&self, t: &TypeData) -> Option<BasicTypeEnum<'ll>> {
+        Some(match t {
+            TypeData::Index => self.ll.i64_type().into(),
+            TypeData::Elem(e) => self.elem_type(*e, false),
+            _ => return None,
+        })
+    }
+
+    /// The LLVM type of an element: in a register, or (`memory`) in a
+    /// buffer, where an `i1` takes a byte.
+    fn elem_type(&self, e: ElemType, memory: bool) -> BasicTypeEnum<'ll> {
+        match e {
+            ElemType::F32 => self.ll.f32_type().into(),
+            ElemType::F64 => self.ll.f64_type().into(),
+            ElemType::I64 => self.ll.i64_type().into(),
+            ElemType::I32 => self.ll.i32_type().into(),
+            ElemType::I8 => self.ll.i8_type().into(),
+            ElemType::I1 if memory => self.ll.i8_type().into(),
+            ElemType::I1 => self.ll.bool_type().into(),
+            ElemType::F16 | ElemType::BF16 => self.ll.i16_type().into(),
+        }
+    }
+
+    /// Emits the ops of a block; returns the operands of its `loop.yield`.
+    fn region_ops(&mut self, block: aot_ir::Block) -> Result<Vec<V<'ll>>, Diagnostic> {
+        for op in self.ctx.block_ops(block) {
+            if LoopOp::of(self.ctx, op) == Some(LoopOp::Yield) {
+                return self.ctx.operands(op).map(|v| self.val(op, v)).collect();
+            }
+            self.op(op)?;
+        }
+        Ok(Vec::new())
+    }
+
+    fn op(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let kind = LoopOp::of(ctx, op)
+            .ok_or_else(|| self.err(op, format!("'{}' is not a loop-dialect op", ctx.op_name(op))))?;
+        match kind {
+            LoopOp::For => self.for_loop(op)?,
+            LoopOp::Constant => {
+                let a = ctx.get_attr(op, "value").ok_or_else(|| self.err(op, "constant without value"))?;
+                let r = ctx.result(op, 0);
+                let t = self.scalar_type(self.ty(r)).ok_or_else(|| self.err(op, "constant of a non-scalar"))?;
+                let v: V<'ll> = match (ctx.attr_data(a), t) {
+                    (AttrData::Int { value, .. }, BasicTypeEnum::IntType(it)) => {
+                        self.consts.insert(r, *value);
+                        it.const_int(*value as u64, true).into()
+                    }
+                    (AttrData::Float { bits, .. }, BasicTypeEnum::FloatType(ft)) => {
+                        ft.const_float(f64::from_bits(*bits)).into()
+                    }
+                    _ => return Err(self.err(op, "constant must be an integer or float of its type")),
+                };
+                self.vals.insert(r, v);
+            }
+            LoopOp::Load => {
+                let (addr, m) = self.address(op, 0, 1)?;
+                let t = self.elem_type(m.elem, true);
+                let v = self.b.build_load(t, addr, "ld").map_err(|e| self.err(op, bug(e)))?;
+                let v = if m.elem == ElemType::I1 { self.to_bool(v.into_int_value()).map(Into::into) } else { Ok(v) };
+                let v = v.map_err(|e| self.err(op, e))?;
+                self.vals.insert(ctx.result(op, 0), v);
+            }
+            LoopOp::Store => {
+                let (addr, m) = self.address(op, 1, 2)?;
+                let mut v = self.val(op, ctx.operand(op, 0))?;
+                if m.elem == ElemType::I1 {
+                    v = self
+                        .b
+                        .build_int_z_extend(v.into_int_value(), self.ll.i8_type(), "byte")
+                        .map_err(|e| self.err(op, bug(e)))?
+                        .into();
+                }
+                self.b.build_store(addr, v).map_err(|e| self.err(op, bug(e)))?;
+            }
+            LoopOp::Assert => {
+                let c = self.val(op, ctx.operand(op, 0))?.into_int_value();
+                self.messages.push(located_message(ctx, op, ctx.attr_str(op, "msg").unwrap_or("a check failed")));
+                let code = self.messages.len() as u64;
+                let fail = self.ll.append_basic_block(self.func, "fail");
+                let cont = self.ll.append_basic_block(self.func, "ok");
+                let e = |g: &Self, x: inkwell::builder::BuilderError| g.err(op, bug(x));
+                self.b.build_conditional_branch(c, cont, fail).map_err(|x| e(self, x))?;
+                self.b.position_at_end(fail);
+                self.b.build_return(Some(&self.ll.i32_type().const_int(code, false))).map_err(|x| e(self, x))?;
+                self.b.position_at_end(cont);
+            }
+            LoopOp::Philox => {
+                let seed = self.val(op, ctx.operand(op, 0))?.into_int_value();
+                let ctr = self.val(op, ctx.operand(op, 1))?.into_int_value();
+                let out = self.philox(seed, ctr).map_err(|m| self.err(op, m))?;
+                for (i, v) in out.into_iter().enumerate() {
+                    self.vals.insert(ctx.result(op, i), v.into());
+                }
+            }
+            LoopOp::Scalar(s) => {
+                let v = self.scalar(op, s).map_err(|m| self.err(op, m))?;
+                self.vals.insert(ctx.result(op, 0), v);
+            }
+            LoopOp::Yield => return Err(self.err(op, "loop.yield outside a loop body")),
+            LoopOp::Alloc
+            | LoopOp::View
+            | LoopOp::Global
+            | LoopOp::Kernel
+            | LoopOp::Matmul
+            | LoopOp::Rebind
+            | LoopOp::Resize => return Err(self.err(op, "a host op inside a kernel")),
+        }
+        Ok(())
+    }
+
+    /// The address a load (buffer operand `buf`, indices from `first`) or
+    /// store accesses, with the buffer's type.
+    fn address(&mut self, op: Op, buf: usize, first: usize) -> Result<(PointerValue<'ll>, MemRefType), Diagnostic> {
+        let ctx = self.ctx;
+        let (base, m) =
+            self.bufs.get(&ctx.operand(op, buf)).cloned().ok_or_else(|| self.err(op, "access to an unknown buffer"))?;
+        let idx: Vec<IntValue<'ll>> = ctx
+            .operands(op)
+            .skip(first)
+            .map(|v| self.val(op, v).map(|x| x.into_int_value()))
+            .collect::<Result<_, _>>()?;
+        let (strides, offset) = r#loop::layout(&m);
+        let i64t = self.ll.i64_type();
+        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        let mut acc = i64t.const_int(offset as u64, true);
+        for (&i, &s) in idx.iter().zip(strides.iter()) {
+            if s == 0 {
+                continue;
+            }
+            let t =
+                if s == 1 { i } else { self.b.build_int_mul(i, i64t.const_int(s as u64, true), "").map_err(fail)? };
+            acc = self.b.build_int_add(acc, t, "").map_err(fail)?;
+        }
+        let t = self.elem_type(m.elem, true);
+        // SAFETY (of the GEP): the lowering bounds every index by the
+        // memref's shape, so the element lies in the buffer.
+        let p = unsafe { self.b.build_gep(t, base, &[acc], "at") }.map_err(fail)?;
+        Ok((p, m))
+    }
+
+    /// The bounds a loop runs: the caller's slice for the split loop.
+    fn bounds(&self, op: Op) -> (IntValue<'ll>, IntValue<'ll>) {
+        match self.split {
+            Some((l, lo, hi)) if l == op => (lo, hi),
+            _ => {
+                let i64t = self.ll.i64_type();
+                let c = |k: &str| i64t.const_int(self.ctx.attr_i64(op, k).unwrap_or(0) as u64, true);
+                (c("lower"), c("upper"))
+            }
+        }
+    }
+
+    fn for_loop(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        let (lo, hi) = self.bounds(op);
+        let step = ctx.attr_i64(op, "step").unwrap_or(1);
+        let inits: Vec<V<'ll>> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+        let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
+        let pre = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
+        let header = self.ll.append_basic_block(self.func, "header");
+        let body = self.ll.append_basic_block(self.func, "body");
+        let exit = self.ll.append_basic_block(self.func, "exit");
+        self.b.build_unconditional_branch(header).map_err(fail)?;
+        self.b.position_at_end(header);
+        let iv = self.b.build_phi(self.ll.i64_type(), "iv").map_err(fail)?;
+        iv.add_incoming(&[(&lo, pre)]);
+        let mut carried = Vec::new();
+        for init in &inits {
+            let phi = self.b.build_phi(init.get_type(), "carried").map_err(fail)?;
+            phi.add_incoming(&[(init as &dyn BasicValue, pre)]);
+            carried.push(phi);
+        }
+        let i = iv.as_basic_value().into_int_value();
+        let cond = self.b.build_int_compare(IntPredicate::SLT, i, hi, "more").map_err(fail)?;
+        self.b.build_conditional_branch(cond, body, exit).map_err(fail)?;
+        self.b.position_at_end(body);
+        let args = ctx.block_args(body_ir).to_vec();
+        self.vals.insert(args[0], i.into());
+        for (k, phi) in carried.iter().enumerate() {
+            self.vals.insert(args[k + 1], phi.as_basic_value());
+        }
+        let next = self.region_ops(body_ir)?;
+        let i_next = self.b.build_int_add(i, self.ll.i64_type().const_int(step as u64, true), "next").map_err(fail)?;
+        let latch = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
+        self.b.build_unconditional_branch(header).map_err(fail)?;
+        iv.add_incoming(&[(&i_next, latch)]);
+        for (phi, v) in carried.iter().zip(&next) {
+            phi.add_incoming(&[(v as &dyn BasicValue, latch)]);
+        }
+        self.b.position_at_end(exit);
+        for (r, phi) in ctx.results(op).iter().zip(&carried) {
+            self.vals.insert(*r, phi.as_basic_value());
+        }
+        Ok(())
+    }
+
+    /// One Philox4x32-10 block from an i64 seed and counter; four i64 words.
+    fn philox(&mut self, seed: IntValue<'ll>, ctr: IntValue<'ll>) -> Result<[IntValue<'ll>; 4], String> {
+        let b = &self.b;
+        let t = self.ll.i64_type();
+        let k = |x: u64| t.const_int(x, false);
+        let mask = k(0xffff_ffff);
+        let mut c = [
+            b.build_and(ctr, mask, "").map_err(bug)?,
+            b.build_right_shift(ctr, k(32), false, "").map_err(bug)?,
+            k(0),
+            k(0),
+        ];
+        let mut k0 = b.build_and(seed, mask, "").map_err(bug)?;
+        let mut k1 = b.build_right_shift(seed, k(32), false, "").map_err(bug)?;
+        for round in 0..10 {
+            if round > 0 {
+                k0 = b.build_and(b.build_int_add(k0, k(0x9E37_79B9), "").map_err(bug)?, mask, "").map_err(bug)?;
+                k1 = b.build_and(b.build_int_add(k1, k(0xBB67_AE85), "").map_err(bug)?, mask, "").map_err(bug)?;
+            }
+            let p0 = b.build_int_mul(c[0], k(0xD251_1F53), "").map_err(bug)?;
+            let p1 = b.build_int_mul(c[2], k(0xCD9E_8D57), "").map_err(bug)?;
+            let hi0 = b.build_right_shift(p0, k(32), false, "").map_err(bug)?;
+            let lo0 = b.build_and(p0, mask, "").map_err(bug)?;
+            let hi1 = b.build_right_shift(p1, k(32), false, "").map_err(bug)?;
+            let lo1 = b.build_and(p1, mask, "").map_err(bug)?;
+            let n0 = b.build_xor(b.build_xor(hi1, c[1], "").map_err(bug)?, k0, "").map_err(bug)?;
+            let n2 = b.build_xor(b.build_xor(hi0, c[3], "").map_err(bug)?, k1, "").map_err(bug)?;
+            c = [n0, lo1, n2, lo0];
+        }
+        Ok(c)
+    }
+
+    /// Calls LLVM intrinsic `name` overloaded on `types`.
+    fn intrinsic(
+        &self,
+        name: &str,
+        types: &[BasicTypeEnum<'ll>],
+        args: &[BasicMetadataValueEnum<'ll>],
+    ) -> Result<V<'ll>, String> {
+        let i = Intrinsic::find(name).ok_or_else(|| format!("LLVM has no intrinsic {name}"))?;
+        let f = i.get_declaration(self.module, types).ok_or_else(|| format!("{name} has no such overload"))?;
+        let call = self.b.build_call(f, args, "").map_err(bug)?;
+        call.try_as_basic_value().basic().ok_or_else(|| format!("{name} returned nothing"))
+    }
+
+    /// Calls a libcall of the runtime (`libcalls::all`).
+    fn libcall(&self, name: &str, sig: Sig, args: &[BasicMetadataValueEnum<'ll>]) -> Result<V<'ll>, String> {
+        let f = match self.module.get_function(name) {
+            Some(f) => f,
+            None => {
+                let (f32t, f64t, i16t) = (self.ll.f32_type(), self.ll.f64_type(), self.ll.i16_type());
+                let (params, ret): (Vec<BasicMetadataTypeEnum<'ll>>, BasicTypeEnum<'ll>) = match sig {
+                    Sig::F32 => (vec![f32t.into()], f32t.into()),
+                    Sig::F64 => (vec![f64t.into()], f64t.into()),
+                    Sig::F32x2 => (vec![f32t.into(), f32t.into()], f32t.into()),
+                    Sig::F64x2 => (vec![f64t.into(), f64t.into()], f64t.into()),
+                    Sig::HalfToF32 => (vec![i16t.into()], f32t.into()),
+                    Sig::F32ToHalf => (vec![f32t.into()], i16t.into()),
+                };
+                self.module.add_function(name, ret.fn_type(&params, false), None)
+            }
+        };
+        let call = self.b.build_call(f, args, "").map_err(bug)?;
+        call.try_as_basic_value().basic().ok_or_else(|| format!("{name} returned nothing"))
+    }
+
+    fn to_bool(&self, byte: IntValue<'ll>) -> Result<IntValue<'ll>, String> {
+        self.b.build_int_compare(IntPredicate::NE, byte, byte.get_type().const_zero(), "").map_err(bug)
+    }
+
+    fn scalar(&mut self, op: Op, kind: ScalarOp) -> Result<V<'ll>, String> {
+        let ctx = self.ctx;
+        let ops: Vec<V<'ll>> =
+            ctx.operands(op).map(|v| self.val(op, v).map_err(|d| d.message)).collect::<Result<_, _>>()?;
+        let t0 = ctx.operands(op).next().map(|v| self.ty(v).clone());
+        let is_float = matches!(t0, Some(TypeData::Elem(e)) if e.is_float());
+        let is_f64 = matches!(t0, Some(TypeData::Elem(ElemType::F64)));
+        let f = |i: usize| ops[i].into_float_value();
+        let n = |i: usize| ops[i].into_int_value();
+        let ty0 = ops.first().map(|v| v.get_type());
+        let b = &self.b;
+        Ok(match kind {
+            ScalarOp::Binary(bin) => match bin {
+                Binary::Add if is_float => b.build_float_add(f(0), f(1), "").map_err(bug)?.into(),
+                Binary::Add => b.build_int_add(n(0), n(1), "").map_err(bug)?.into(),
+                Binary::Sub if is_float => b.build_float_sub(f(0), f(1), "").map_err(bug)?.into(),
+                Binary::Sub => b.build_int_sub(n(0), n(1), "").map_err(bug)?.into(),
+                Binary::Mul if is_float => b.build_float_mul(f(0), f(1), "").map_err(bug)?.into(),
+                Binary::Mul => b.build_int_mul(n(0), n(1), "").map_err(bug)?.into(),
+                Binary::Div if is_float => b.build_float_div(f(0), f(1), "").map_err(bug)?.into(),
+                Binary::Div | Binary::Rem => {
+                    let d = self.safe_divisor(ctx.operand(op, 1), n(1))?;
+                    self.floor_divrem(bin == Binary::Div, n(0), d)?.into()
+                }
+                // NaN-propagating, -0 < +0: what Cranelift's fmin/fmax and
+                // the interpreter compute.
+                Binary::Max if is_float => {
+                    self.intrinsic("llvm.maximum", &[ty0.ok_or("no operand")?], &[ops[0].into(), ops[1].into()])?
+                }
+                Binary::Max => {
+                    self.intrinsic("llvm.smax", &[ty0.ok_or("no operand")?], &[ops[0].into(), ops[1].into()])?
+                }
+                Binary::Min if is_float => {
+                    self.intrinsic("llvm.minimum", &[ty0.ok_or("no operand")?], &[ops[0].into(), ops[1].into()])?
+                }
+                Binary::Min => {
+                    self.intrinsic("llvm.smin", &[ty0.ok_or("no operand")?], &[ops[0].into(), ops[1].into()])?
+                }
+                Binary::And => b.build_and(n(0), n(1), "").map_err(bug)?.into(),
+                Binary::Or => b.build_or(n(0), n(1), "").map_err(bug)?.into(),
+                Binary::Xor => b.build_xor(n(0), n(1), "").map_err(bug)?.into(),
+                Binary::Shr => b.build_right_shift(n(0), n(1), false, "").map_err(bug)?.into(),
+            },
+            ScalarOp::Unary(u) => {
+                let t = ty0.ok_or("no operand")?;
+                match u {
+                    Unary::Neg if is_float => b.build_float_neg(f(0), "").map_err(bug)?.into(),
+                    Unary::Neg => b.build_int_neg(n(0), "").map_err(bug)?.into(),
+                    Unary::Abs if is_float => self.intrinsic("llvm.fabs", &[t], &[ops[0].into()])?,
+                    Unary::Abs => {
+                        let poison = self.ll.bool_type().const_zero();
+                        self.intrinsic("llvm.abs", &[t], &[ops[0].into(), poison.into()])?
+                    }
+                    Unary::Sqrt => self.intrinsic("llvm.sqrt", &[t], &[ops[0].into()])?,
+                    Unary::Rsqrt => {
+                        let s = self.intrinsic("llvm.sqrt", &[t], &[ops[0].into()])?.into_float_value();
+                        let one = s.get_type().const_float(1.0);
+                        self.b.build_float_div(one, s, "").map_err(bug)?.into()
+                    }
+                    Unary::Floor => self.intrinsic("llvm.floor", &[t], &[ops[0].into()])?,
+                }
+            }
+            ScalarOp::Math(m) => match m.fact().lanes {
+                LaneImpl::Poly(p) if !is_f64 && !ctx.has_attr(op, "exact") => {
+                    let mut lanes = ScalarLanes { g: self, error: None };
+                    let v = p.emit(&mut lanes, f(0));
+                    if let Some(e) = lanes.error {
+                        return Err(e);
+                    }
+                    v.into()
+                }
+                _ => self.call_math(m, is_f64, &ops)?,
+            },
+            ScalarOp::Select => b.build_select(n(0), ops[1], ops[2], "").map_err(bug)?,
+            ScalarOp::Cmp => {
+                let p = Predicate::of(ctx, op).ok_or("cmp without a valid predicate")?;
+                if is_float {
+                    b.build_float_compare(float_predicate(p), f(0), f(1), "").map_err(bug)?.into()
+                } else {
+                    let ip = match p {
+                        Predicate::Eq => IntPredicate::EQ,
+                        Predicate::Ne => IntPredicate::NE,
+                        Predicate::Lt => IntPredicate::SLT,
+                        Predicate::Le => IntPredicate::SLE,
+                        Predicate::Gt => IntPredicate::SGT,
+                        Predicate::Ge => IntPredicate::SGE,
+                    };
+                    b.build_int_compare(ip, n(0), n(1), "").map_err(bug)?.into()
+                }
+            }
+            ScalarOp::Cast => {
+                let from = t0.ok_or("cast without operand")?;
+                let to = self.ty(ctx.result(op, 0)).clone();
+                self.cast(ops[0], &from, &to)?
+            }
+        })
+    }
+
+    fn call_math(&self, m: MathFn, f64: bool, ops: &[V<'ll>]) -> Result<V<'ll>, String> {
+        let fact = m.fact();
+        let args: Vec<BasicMetadataValueEnum<'ll>> = ops.iter().map(|&v| v.into()).collect();
+        self.libcall(fact.symbol(f64), libcalls::math_sig(fact, f64), &args)
+    }
+
+    /// A divisor that cannot trap: constants as they are, others with 0 and
+    /// -1 replaced by 1 (lowering only divides by positive constants).
+    fn safe_divisor(&self, v: Value, d: IntValue<'ll>) -> Result<IntValue<'ll>, String> {
+        if matches!(self.consts.get(&v), Some(&k) if k != 0 && k != -1) {
+            return Ok(d);
+        }
+        let t = d.get_type();
+        let b = &self.b;
+        let zero = b.build_int_compare(IntPredicate::EQ, d, t.const_zero(), "").map_err(bug)?;
+        let m1 = b.build_int_compare(IntPredicate::EQ, d, t.const_all_ones(), "").map_err(bug)?;
+        let bad = b.build_or(zero, m1, "").map_err(bug)?;
+        Ok(b.build_select(bad, t.const_int(1, false), d, "").map_err(bug)?.into_int_value())
+    }
+
+    /// Floor division or modulo (the sign of the divisor).
+    fn floor_divrem(&self, div: bool, a: IntValue<'ll>, d: IntValue<'ll>) -> Result<IntValue<'ll>, String> {
+        let b = &self.b;
+        let t = a.get_type();
+        let q = b.build_int_signed_div(a, d, "").map_err(bug)?;
+        let r = b.build_int_signed_rem(a, d, "").map_err(bug)?;
+        let nz = b.build_int_compare(IntPredicate::NE, r, t.const_zero(), "").map_err(bug)?;
+        let x = b.build_xor(r, d, "").map_err(bug)?;
+        let neg = b.build_int_compare(IntPredicate::SLT, x, t.const_zero(), "").map_err(bug)?;
+        let adjust = b.build_and(nz, neg, "").map_err(bug)?;
+        if div {
+            let adj = b.build_int_z_extend(adjust, t, "").map_err(bug)?;
+            b.build_int_sub(q, adj, "").map_err(bug)
+        } else {
+            let rd = b.build_int_add(r, d, "").map_err(bug)?;
+            Ok(b.build_select(adjust, rd, r, "").map_err(bug)?.into_int_value())
+        }
+    }
+
+    /// f32 → bf16 bits, round to nearest even (NaN stays NaN, quieted).
+    fn f32_to_bf16(&self, x: FloatValue<'ll>) -> Result<IntValue<'ll>, String> {
+        let b = &self.b;
+        let i32t = self.ll.i32_type();
+        let k = |v: u64| i32t.const_int(v, false);
+        let bits = b.build_bit_cast(x, i32t, "").map_err(bug)?.into_int_value();
+        let hi = b.build_right_shift(bits, k(16), false, "").map_err(bug)?;
+        let lsb = b.build_and(hi, k(1), "").map_err(bug)?;
+        let r0 = b.build_int_add(bits, k(0x7fff), "").map_err(bug)?;
+        let r1 = b.build_int_add(r0, lsb, "").map_err(bug)?;
+        let rounded = b.build_right_shift(r1, k(16), false, "").map_err(bug)?;
+        let quiet = b.build_or(hi, k(0x40), "").map_err(bug)?;
+        let nan = b.build_float_compare(FloatPredicate::UNO, x, x, "").map_err(bug)?;
+        let v = b.build_select(nan, quiet, rounded, "").map_err(bug)?.into_int_value();
+        b.build_int_truncate(v, self.ll.i16_type(), "").map_err(bug)
+    }
+
+    fn bf16_to_f32(&self, h: IntValue<'ll>) -> Result<FloatValue<'ll>, String> {
+        let b = &self.b;
+        let i32t = self.ll.i32_type();
+        let w = b.build_int_z_extend(h, i32t, "").map_err(bug)?;
+        let s = b.build_left_shift(w, i32t.const_int(16, false), "").map_err(bug)?;
+        Ok(b.build_bit_cast(s, self.ll.f32_type(), "").map_err(bug)?.into_float_value())
+    }
+
+    /// Converts between scalar types with `loop.cast`'s rules.
+    fn cast(&self, v: V<'ll>, from: &TypeData, to: &TypeData) -> Result<V<'ll>, String> {
+        use ElemType::*;
+        let e = |t: &TypeData| match t {
+            TypeData::Index => Ok(I64),
+            TypeData::Elem(e) => Ok(*e),
+            _ => Err("cast of a non-scalar".to_string()),
+        };
+        let (fe, te) = (e(from)?, e(to)?);
+        if fe == te {
+            return Ok(v);
+        }
+        if matches!(fe, F16 | BF16) {
+            let f: V<'ll> = if fe == BF16 {
+                self.bf16_to_f32(v.into_int_value())?.into()
+            } else {
+                self.libcall(libcalls::F16_TO_F32, Sig::HalfToF32, &[v.into()])?
+            };
+            return self.cast(f, &TypeData::Elem(F32), to);
+        }
+        if matches!(te, F16 | BF16) {
+            let f = self.cast(v, from, &TypeData::Elem(F32))?;
+            return if te == BF16 {
+                Ok(self.f32_to_bf16(f.into_float_value())?.into())
+            } else {
+                self.libcall(libcalls::F32_TO_F16, Sig::F32ToHalf, &[f.into()])
+            };
+        }
+        let b = &self.b;
+        let fl = |x: ElemType| matches!(x, F32 | F64);
+        let target = self.elem_type(te, false);
+        Ok(match (fl(fe), fl(te)) {
+            (true, true) => {
+                let t: FloatType<'ll> = target.into_float_type();
+                if te == F64 {
+                    b.build_float_ext(v.into_float_value(), t, "").map_err(bug)?.into()
+                } else {
+                    b.build_float_trunc(v.into_float_value(), t, "").map_err(bug)?.into()
+                }
+            }
+            (true, false) => {
+                let x = v.into_float_value();
+                if te == I1 {
+                    // NaN is true: unordered or not equal.
+                    b.build_float_compare(FloatPredicate::UNE, x, x.get_type().const_zero(), "").map_err(bug)?.into()
+                } else {
+                    // Saturating (NaN to 0), as Cranelift's conversion.
+                    self.intrinsic("llvm.fptosi.sat", &[target, x.get_type().into()], &[x.into()])?
+                }
+            }
+            (false, true) => {
+                let t = target.into_float_type();
+                let x = v.into_int_value();
+                if fe == I1 {
+                    b.build_unsigned_int_to_float(x, t, "").map_err(bug)?.into()
+                } else {
+                    b.build_signed_int_to_float(x, t, "").map_err(bug)?.into()
+                }
+            }
+            (false, false) => {
+                let x = v.into_int_value();
+                let t = target.into_int_type();
+                let (fb, tb) = (x.get_type().get_bit_width(), t.get_bit_width());
+                if te == I1 {
+                    self.to_bool(x)?.into()
+                } else if tb > fb && fe == I1 {
+                    b.build_int_z_extend(x, t, "").map_err(bug)?.into()
+                } else if tb > fb {
+                    b.build_int_s_extend(x, t, "").map_err(bug)?.into()
+                } else if tb < fb {
+                    b.build_int_truncate(x, t, "").map_err(bug)?.into()
+                } else {
+                    v
+                }
+            }
+        })
+    }
+}
+
+/// The math table's polynomials on one `f32` at a time: the same operations
+/// as the Cranelift lanes, so the same bits; LLVM's vectorizer widens them.
+struct ScalarLanes<'g, 'a, 'll> {
+    g: &'g Gen<'a, 'll>,
+    /// The first builder failure (an internal error), reported after.
+    error: Option<String>,
+}
+
+impl<'ll> ScalarLanes<'_, '_, 'll> {
+    fn keep<T>(&mut self, r: Result<T, String>, fallback: impl FnOnce() -> T) -> T {
+        match r {
+            Ok(v) => v,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                fallback()
+            }
+        }
+    }
+
+    fn f32(&self) -> FloatType<'ll> {
+        self.g.ll.f32_type()
+    }
+
+    fn float(&mut self, r: Result<V<'ll>, String>) -> FloatValue<'ll> {
+        let zero = self.f32().const_zero();
+        self.keep(r.map(|v| v.into_float_value()), || zero)
+    }
+}
+
+impl<'ll> Lanes for ScalarLanes<'_, '_, 'll> {
+    type F = FloatValue<'ll>;
+    type M = IntValue<'ll>;
+
+    fn splat(&mut self, c: f32) -> Self::F {
+        self.f32().const_float(f64::from(c))
+    }
+    fn add(&mut self, a: Self::F, b: Self::F) -> Self::F {
+        let r = self.g.b.build_float_add(a, b, "").map(Into::into).map_err(bug);
+        self.float(r)
+    }
+    fn sub(&mut self, a: Self::F, b: Self::F) -> Self::F {
+        let r = self.g.b.build_float_sub(a, b, "").map(Into::into).map_err(bug);
+        self.float(r)
+    }
+    fn mul(&mut self, a: Self::F, b: Self::F) -> Self::F {
+        let r = self.g.b.build_float_mul(a, b, "").map(Into::into).map_err(bug);
+        self.float(r)
+    }
+    fn div(&mut self, a: Self::F, b: Self::F) -> Self::F {
+        let r = self.g.b.build_float_div(a, b, "").map(Into::into).map_err(bug);
+        self.float(r)
+    }
+    fn min(&mut self, a: Self::F, b: Self::F) -> Self::F {
+        let r = self.g.intrinsic("llvm.minimum", &[self.f32().into()], &[a.into(), b.into()]);
+        self.float(r)
+    }
+    fn max(&mut self, a: Self::F, b: Self::F) -> Self::F {
+        let r = self.g.intrinsic("llvm.maximum", &[self.f32().into()], &[a.into(), b.into()]);
+        self.float(r)
+    }
+    fn floor(&mut self, a: Self::F) -> Self::F {
+        let r = self.g.intrinsic("llvm.floor", &[self.f32().into()], &[a.into()]);
+        self.float(r)
+    }
+    fn abs(&mut self, a: Self::F) -> Self::F {
+        let r = self.g.intrinsic("llvm.fabs", &[self.f32().into()], &[a.into()]);
+        self.float(r)
+    }
+    fn lt(&mut self, a: Self::F, b: Self::F) -> Self::M {
+        let r = self.g.b.build_float_compare(FloatPredicate::OLT, a, b, "").map_err(bug);
+        let f = self.g.ll.bool_type().const_zero();
+        self.keep(r, || f)
+    }
+    fn gt(&mut self, a: Self::F, b: Self::F) -> Self::M {
+        let r = self.g.b.build_float_compare(FloatPredicate::OGT, a, b, "").map_err(bug);
+        let f = self.g.ll.bool_type().const_zero();
+        self.keep(r, || f)
+    }
+    fn select(&mut self, m: Self::M, a: Self::F, b: Self::F) -> Self::F {
+        let r = self.g.b.build_select(m, a, b, "").map_err(bug);
+        self.float(r)
+    }
+    fn with_sign_of(&mut self, mag: Self::F, x: Self::F) -> Self::F {
+        let r = self.g.intrinsic("llvm.copysign", &[self.f32().into()], &[mag.into(), x.into()]);
+        self.float(r)
+    }
+    fn exp2i(&mut self, n: Self::F) -> Self::F {
+        // (n + 127) << 23 as the bits of an f32: exact for n in -126..=127.
+        let g = self.g;
+        let i32t = g.ll.i32_type();
+        let r = (|| -> Result<V<'ll>, String> {
+            let i = g.b.build_float_to_signed_int(n, i32t, "").map_err(bug)?;
+            let e = g.b.build_int_add(i, i32t.const_int(127, false), "").map_err(bug)?;
+            let s = g.b.build_left_shift(e, i32t.const_int(23, false), "").map_err(bug)?;
+            g.b.build_bit_cast(s, g.ll.f32_type(), "").map_err(bug)
+        })();
+        self.float(r)
+    }
+}
+
+/// The float predicate of a `loop.cmp` (ordered: false on NaN, except `ne`).
+fn float_predicate(p: Predicate) -> FloatPredicate {
+    match p {
+        Predicate::Eq => FloatPredicate::OEQ,
+        Predicate::Ne => FloatPredicate::UNE,
+        Predicate::Lt => FloatPredicate::OLT,
+        Predicate::Le => FloatPredicate::OLE,
+        Predicate::Gt => FloatPredicate::OGT,
+        Predicate::Ge => FloatPredicate::OGE,
+    }
+}
+
+/// A run-time check's message as a located error (`FILE:LINE:COL: error:
+/// MSG`), the form eager mode prints, where the op has a file location.
+fn located_message(ctx: &Context, op: Op, msg: &str) -> String {
+    match ctx.loc_file_line_col(ctx.op_loc(op)) {
+        Some((file, line, col)) => format!("{file}:{line}:{col}: error: {msg}"),
+        None => msg.to_string(),
+    }
+}
