@@ -1,5 +1,6 @@
-//! Native code (`--backend cranelift`): kernel bandwidth, GEMM, a training
-//! step, and the cost of one call.
+//! Native code: kernel bandwidth, GEMM, a training step, and the cost of
+//! one call, on the native backend `--backend` names (`cranelift`, the
+//! default, or `llvm` in a build with the `llvm` feature).
 //!
 //! ```text
 //! aot-bench native elementwise [--rows 8192 --cols 8192]   fused chain vs copy, GB/s
@@ -38,7 +39,22 @@ fn threads() -> String {
     format!("kernel threads {k}, GEMM threads {g}")
 }
 
+/// The native backend `--backend` names (Cranelift by default).
+fn backend(args: &[String]) -> Result<Backend, String> {
+    match args.iter().position(|a| a == "--backend") {
+        None => Ok(Backend::Cranelift),
+        Some(i) => {
+            let b = Backend::parse(args.get(i + 1).ok_or("--backend expects a name")?)?;
+            if b == Backend::Interp {
+                return Err("--backend names a native backend here (cranelift or llvm)".into());
+            }
+            Ok(b)
+        }
+    }
+}
+
 fn elementwise(args: &[String]) -> Result<(), String> {
+    let backend = backend(args)?;
     let rows = crate::arg_usize(args, "--rows", 8192)?;
     let cols = crate::arg_usize(args, "--cols", 8192)?;
     let reps = crate::arg_usize(args, "--reps", 5)?;
@@ -76,8 +92,8 @@ fn elementwise(args: &[String]) -> Result<(), String> {
     let out = f32_tensor(&[rows as i64, cols as i64], |_| 0.0);
     let call_args = [x.clone(), w.clone(), b.clone()];
     let into_args = [x.clone(), w, b, out];
-    let mut f = compile_text(&text, "aot-inference", Backend::Cranelift, &call_args)?;
-    let mut g = compile_text(&into, "aot-inference", Backend::Cranelift, &into_args)?;
+    let mut f = compile_text(&text, "aot-inference", backend, &call_args)?;
+    let mut g = compile_text(&into, "aot-inference", backend, &into_args)?;
     f.call(&call_args).map_err(|e| e.to_string())?;
     g.call(&into_args).map_err(|e| e.to_string())?;
     let (t_chain, _) = crate::best_of(reps, || f.call(&call_args).map(|_| ()));
@@ -106,9 +122,10 @@ fn elementwise(args: &[String]) -> Result<(), String> {
         std::hint::black_box(&dst);
     });
     println!(
-        "elementwise: 5-op chain over {rows}x{cols} f32 ({} MB in, {} MB out), {}",
+        "elementwise: 5-op chain over {rows}x{cols} f32 ({} MB in, {} MB out), {}, {}",
         (n * 4) >> 20,
         (n * 4) >> 20,
+        backend.name(),
         threads()
     );
     println!("{:<44} {:>10} {:>10}", "", "ms", "GB/s");
@@ -142,7 +159,7 @@ fn matmul(args: &[String]) -> Result<(), String> {
 }
 
 /// Milliseconds per forward + backward step, best of `steps`.
-fn train_step(text: &str, steps: usize) -> Result<(f64, f64), String> {
+fn train_step(text: &str, steps: usize, backend: Backend) -> Result<(f64, f64), String> {
     // Random example arguments for the function's signature.
     let mut ctx = Context::new();
     let m =
@@ -152,7 +169,7 @@ fn train_step(text: &str, steps: usize) -> Result<(f64, f64), String> {
     let params = aot::run::signature(&ctx, f).map_err(|e| e.to_string())?;
     let args = aot::run::materialize(&spec, &params, false).map_err(|e| e.to_string())?.args;
     let t0 = Instant::now();
-    let mut function = compile_text(text, "aot-train", Backend::Cranelift, &args)?;
+    let mut function = compile_text(text, "aot-train", backend, &args)?;
     let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut step = || -> Result<(), String> {
         let (_, state) = function.forward(&args).map_err(|e| e.to_string())?;
@@ -170,6 +187,7 @@ fn train_step(text: &str, steps: usize) -> Result<(f64, f64), String> {
 }
 
 fn train(args: &[String]) -> Result<(), String> {
+    let backend = backend(args)?;
     let steps = crate::arg_usize(args, "--steps", 20)?;
     let only = args.iter().position(|a| a == "--model").and_then(|i| args.get(i + 1)).map(String::as_str);
     let mlp =
@@ -184,7 +202,7 @@ fn train(args: &[String]) -> Result<(), String> {
         dropout: 0.1,
         dtype: ElemType::F32,
     });
-    println!("training step (forward + backward), {}, best of {steps}:", threads());
+    println!("training step (forward + backward), {}, {}, best of {steps}:", backend.name(), threads());
     for (key, name, text) in [
         ("mlp", "MLP 512-1024-1024-10, batch 256, MSE", mlp),
         ("encoder", "encoder layer d256 h4 ff1024, 8x64, dropout 0.1", enc),
@@ -192,7 +210,7 @@ fn train(args: &[String]) -> Result<(), String> {
         if only.is_some_and(|o| o != key) {
             continue;
         }
-        let (ms, compile_ms) = train_step(&text, steps)?;
+        let (ms, compile_ms) = train_step(&text, steps, backend)?;
         println!("  {name:<52} {ms:>8.2} ms   (compile {compile_ms:.0} ms)");
     }
     Ok(())
@@ -209,7 +227,7 @@ fn overhead(args: &[String]) -> Result<(), String> {
     let b = f32_tensor(&[4], |i| 2.0 * i as f32);
     let args2 = [a, b];
     println!("per-call cost of a 4-element add (guards, argument binding, the kernel, the output tensor):");
-    for (name, backend) in [("cranelift", Backend::Cranelift), ("interp", Backend::Interp)] {
+    for &(name, backend) in Backend::AVAILABLE {
         let mut f = compile_text(text, "aot-inference", backend, &args2)?;
         for _ in 0..1000 {
             f.call(&args2).map_err(|e| e.to_string())?;
