@@ -54,7 +54,7 @@ pub fn root_of(ctx: &Context, mut v: Value) -> Value {
 /// What a write to `root` may clobber: arguments can be views of one
 /// storage (the calling convention's `aot.layout`), so they all count as
 /// one allocation; anything else is its own.
-fn alias_class(ctx: &Context, root: Value) -> Value {
+pub(crate) fn alias_class(ctx: &Context, root: Value) -> Value {
     if let ValueDef::BlockArg { block, .. } = ctx.value_def(root) {
         if ctx.block_parent_op(block).is_some_and(|o| ctx.isa::<FuncOp>(o)) {
             return ctx.block_args(block)[0];

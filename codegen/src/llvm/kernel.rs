@@ -7,7 +7,12 @@
 //! i1 — stored as a byte —, `f16`/`bf16` to i16 bit patterns); a load or
 //! store addresses `base + (offset + Σ iₖ·strideₖ) · size` from the memref
 //! layout. The code is scalar: LLVM's loop vectorizer widens it to the
-//! host's vector width after O3. Math functions with a lane polynomial
+//! host's vector width after O3. A buffer that no other operand of the
+//! kernel may share memory with (its host allocation is its own: not a view
+//! of another operand, not a function argument, which may be views of one
+//! storage) gets an alias scope of its own, and every other access is
+//! marked as not touching it, so the vectorizer needs no run-time overlap
+//! checks for it. Math functions with a lane polynomial
 //! compute with it (the same operations as the Cranelift lanes, so the same
 //! bits), inline, where the vectorizer can widen them; the others, and
 //! `exact` ones, call the math table's libm wrappers.
@@ -22,7 +27,8 @@ use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FloatType};
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue,
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FloatValue, FunctionValue, InstructionValue, IntValue,
+    MetadataValue, PointerValue,
 };
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 use rustc_hash::FxHashMap;
@@ -45,6 +51,12 @@ pub(super) struct Gen<'a, 'll> {
     /// Known integer constants (for division guards).
     consts: FxHashMap<Value, i64>,
     bufs: FxHashMap<Value, (PointerValue<'ll>, MemRefType)>,
+    /// Per kernel argument with an alias scope of its own: the `!alias.scope`
+    /// and `!noalias` lists of its accesses. Arguments without one get only
+    /// the `!noalias` list of every scoped argument.
+    scopes: FxHashMap<Value, (MetadataValue<'ll>, MetadataValue<'ll>)>,
+    /// `!noalias` for accesses to arguments without a scope.
+    others: Option<MetadataValue<'ll>>,
     messages: &'a mut Vec<String>,
     /// The loop that runs `lo..hi`, with those values.
     split: Option<(Op, IntValue<'ll>, IntValue<'ll>)>,
@@ -94,6 +106,7 @@ pub(super) fn emit<'ll>(
         let base = b.build_load(ptr, slot, "buf").map_err(fail)?.into_pointer_value();
         bufs.insert(a, (base, m));
     }
+    let (scopes, others) = alias_scopes(ctx, op, ll);
     let split =
         crate::program::split_loop(ctx, op).map(|l| (l, params[1].into_int_value(), params[2].into_int_value()));
     let mut g = Gen {
@@ -105,6 +118,8 @@ pub(super) fn emit<'ll>(
         vals: FxHashMap::default(),
         consts: FxHashMap::default(),
         bufs,
+        scopes,
+        others,
         messages,
         split,
     };
@@ -187,6 +202,9 @@ impl<'a, 'll> Gen<'a, 'll> {
                 let (addr, m) = self.address(op, 0, 1)?;
                 let t = self.elem_type(m.elem, true);
                 let v = self.b.build_load(t, addr, "ld").map_err(|e| self.err(op, bug(e)))?;
+                if let Some(i) = v.as_instruction_value() {
+                    self.mark(op, ctx.operand(op, 0), i)?;
+                }
                 let v = if m.elem == ElemType::I1 { self.to_bool(v.into_int_value()).map(Into::into) } else { Ok(v) };
                 let v = v.map_err(|e| self.err(op, e))?;
                 self.vals.insert(ctx.result(op, 0), v);
@@ -201,7 +219,8 @@ impl<'a, 'll> Gen<'a, 'll> {
                         .map_err(|e| self.err(op, bug(e)))?
                         .into();
                 }
-                self.b.build_store(addr, v).map_err(|e| self.err(op, bug(e)))?;
+                let i = self.b.build_store(addr, v).map_err(|e| self.err(op, bug(e)))?;
+                self.mark(op, ctx.operand(op, 1), i)?;
             }
             LoopOp::Assert => {
                 let c = self.val(op, ctx.operand(op, 0))?.into_int_value();
@@ -235,6 +254,22 @@ impl<'a, 'll> Gen<'a, 'll> {
             | LoopOp::Matmul
             | LoopOp::Rebind
             | LoopOp::Resize => return Err(self.err(op, "a host op inside a kernel")),
+        }
+        Ok(())
+    }
+
+    /// Attaches the alias metadata of buffer `buf` to access `i`.
+    fn mark(&self, op: Op, buf: Value, i: InstructionValue<'ll>) -> Result<(), Diagnostic> {
+        let fail = |e: inkwell::values::InstructionValueError| self.err(op, bug(e));
+        let (scope, noalias) = match self.scopes.get(&buf) {
+            Some(&(s, n)) => (Some(s), Some(n)),
+            None => (None, self.others),
+        };
+        if let Some(s) = scope {
+            i.set_metadata(s, self.ll.get_kind_id("alias.scope")).map_err(fail)?;
+        }
+        if let Some(n) = noalias {
+            i.set_metadata(n, self.ll.get_kind_id("noalias")).map_err(fail)?;
         }
         Ok(())
     }
@@ -735,6 +770,48 @@ impl<'ll> Lanes for ScalarLanes<'_, '_, 'll> {
         })();
         self.float(r)
     }
+}
+
+/// Alias scopes for the arguments of kernel `op` whose host allocation no
+/// other operand shares (see the module comment), and the `!noalias` list
+/// for the other arguments' accesses.
+#[allow(clippy::type_complexity)]
+fn alias_scopes<'ll>(
+    ctx: &Context,
+    op: Op,
+    ll: &'ll LlContext,
+) -> (FxHashMap<Value, (MetadataValue<'ll>, MetadataValue<'ll>)>, Option<MetadataValue<'ll>>) {
+    let Some(body) = ctx.single_block(op, 0) else { return (FxHashMap::default(), None) };
+    let class = |v: Value| crate::fuse::alias_class(ctx, crate::fuse::root_of(ctx, v));
+    let classes: Vec<Value> = ctx.operands(op).map(class).collect();
+    let own: Vec<(usize, Value)> = ctx
+        .block_args(body)
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| {
+            let Some(&c) = classes.get(i) else { return false };
+            let is_arg = matches!(ctx.value_def(c), aot_ir::ValueDef::BlockArg { .. });
+            !is_arg && classes.iter().filter(|&&d| d == c).count() == 1
+        })
+        .map(|(i, &a)| (i, a))
+        .collect();
+    if own.is_empty() {
+        return (FxHashMap::default(), None);
+    }
+    // String-named scopes are uniqued by name, so no self-reference is needed.
+    let domain = ll.metadata_node(&[ll.metadata_string("aot.kernel").into()]);
+    let scope: Vec<MetadataValue<'ll>> = own
+        .iter()
+        .map(|(i, _)| ll.metadata_node(&[ll.metadata_string(&format!("aot.buffer{i}")).into(), domain.into()]))
+        .collect();
+    let list = |skip: Option<usize>| {
+        let items: Vec<BasicMetadataValueEnum<'ll>> =
+            scope.iter().enumerate().filter(|&(k, _)| Some(k) != skip).map(|(_, &s)| s.into()).collect();
+        ll.metadata_node(&items)
+    };
+    let scopes =
+        own.iter().enumerate().map(|(k, &(_, a))| (a, (ll.metadata_node(&[scope[k].into()]), list(Some(k))))).collect();
+    (scopes, Some(list(None)))
 }
 
 /// The float predicate of a `loop.cmp` (ordered: false on NaN, except `ne`).
