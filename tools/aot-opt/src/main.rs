@@ -321,8 +321,10 @@ fn emit_kind(emit: &str, backend: &str) -> Result<Option<aot::codegen::Native>, 
     }
     #[cfg(not(feature = "llvm"))]
     {
+        // Which LLVM output it would be does not matter without LLVM.
+        let _ = llvm_kind;
         Err(format!(
-            "--emit={emit} needs the LLVM backend, which this build of aot-opt lacks (build with the cargo feature `llvm`; {llvm_kind} output)"
+            "--emit={emit} needs the LLVM backend, which this build of aot-opt lacks (build it with the cargo feature `llvm`)"
         ))
     }
 }
