@@ -143,3 +143,33 @@ fn manual_seed_replays_the_draws() {
     f.manual_seed(12);
     assert_ne!(f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap(), first);
 }
+
+/// The native runtime reuses a result's buffer for the next call only once
+/// the caller has let go of every tensor of it: a result still held keeps
+/// its values across later calls, on every backend.
+#[test]
+fn results_still_held_are_never_reused() {
+    let text = "func.func @sq(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tensor.mul %x, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}";
+    let m = Module::parse(text, "sq.mlir").expect("parses");
+    for &(name, backend) in Backend::AVAILABLE {
+        let x = |k: f32| f32s(&[4], &[k, k + 1.0, k + 2.0, k + 3.0]);
+        let sq = |k: f32| vec![k * k, (k + 1.0) * (k + 1.0), (k + 2.0) * (k + 2.0), (k + 3.0) * (k + 3.0)];
+        let mut f = m.compile(None, &[x(1.0)], &Options::inference().with_backend(backend)).expect("compiles");
+        let held = f.call(&[x(1.0)]).expect("runs").remove(0);
+        let second = f.call(&[x(2.0)]).expect("runs").remove(0);
+        let view =
+            Tensor::from_parts(second.storage(), aot::ir::ElemType::F32, [2i64, 2][..].into(), [2i64, 1][..].into(), 0)
+                .expect("a 2x2 view of the result");
+        drop(second);
+        for k in 3..6 {
+            // Dropped at once: its buffer may serve the next call.
+            let out = f.call(&[x(k as f32)]).expect("runs").remove(0);
+            assert_eq!(out.to_vec::<f32>().unwrap(), sq(k as f32), "{name}, call {k}");
+        }
+        assert_eq!(held.to_vec::<f32>().unwrap(), sq(1.0), "{name}: a held result changed");
+        assert_eq!(view.to_vec::<f32>().unwrap(), sq(2.0), "{name}: a result held through a view changed");
+    }
+}

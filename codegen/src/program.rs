@@ -365,6 +365,13 @@ pub struct Runtime {
     /// Planned temporaries, kept between calls.
     arena: Vec<u64>,
     threads: usize,
+    /// Per `loop.alloc`: the storage of the result the last call returned in
+    /// it. When the caller has dropped every tensor of it by the next call,
+    /// its buffer (already touched, so free of page faults) holds the new
+    /// result: a caching allocator for results, one set deep. Kernels write
+    /// every element of an allocation before reading it (the arena's
+    /// temporaries are never cleared either), so old contents never show.
+    returned: Vec<Option<StorageRef>>,
 }
 
 struct SendPtrs(Vec<*mut u8>);
@@ -382,7 +389,8 @@ impl Runtime {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
         let words = code.program.arena_bytes.div_ceil(8) as usize;
-        Runtime { code, arena: vec![0; words], threads }
+        let returned = vec![None; code.program.allocs.len()];
+        Runtime { code, arena: vec![0; words], threads, returned }
     }
 
     /// Overrides the number of threads kernels are split over (1: none).
@@ -457,7 +465,7 @@ impl Runtime {
         let arena_base = self.arena.as_mut_ptr() as *mut u8;
         let mut alloc_storage: Vec<Option<StorageRef>> = Vec::with_capacity(p.allocs.len());
         let mut alloc_ptrs: Vec<*mut u8> = Vec::with_capacity(p.allocs.len());
-        for (m, off) in &p.allocs {
+        for (k, (m, off)) in p.allocs.iter().enumerate() {
             match off {
                 // SAFETY: plan-memory placed the buffer inside the arena,
                 // which `new` sized to `arena_bytes`.
@@ -466,8 +474,13 @@ impl Runtime {
                     alloc_ptrs.push(unsafe { arena_base.add(*o as usize) });
                 }
                 None => {
-                    let n: i64 = m.shape.iter().product();
-                    let s = Storage::new(Buffer::zeros(m.elem, n.max(0) as usize));
+                    let n = m.shape.iter().product::<i64>().max(0) as usize;
+                    let old = self.returned.get_mut(k).and_then(Option::take).and_then(Storage::reclaim);
+                    let buf = match old {
+                        Some(b) if b.kind() == m.elem && b.len() == n => b,
+                        _ => Buffer::zeros(m.elem, n),
+                    };
+                    let s = Storage::new(buf);
                     alloc_ptrs.push(Self::buffer_ptr(&s));
                     alloc_storage.push(Some(s));
                 }
@@ -607,6 +620,11 @@ impl Runtime {
                 }
             };
             outs.push(t);
+        }
+        // The storages this call allocated, for the next call to reuse once
+        // the caller lets go of them (see `returned`).
+        for (slot, s) in self.returned.iter_mut().zip(alloc_storage) {
+            *slot = s;
         }
         // 5. Written arguments that were copied in go back.
         for i in 0..args.len() {

@@ -111,6 +111,18 @@ impl Storage {
         }
     }
 
+    /// The buffer of a storage nothing else references (no other strong or
+    /// weak reference: no tensor can see it any more), for reuse under a
+    /// new storage; the storage itself goes away.
+    pub fn reclaim(storage: StorageRef) -> Option<Buffer> {
+        let mut s = Rc::try_unwrap(storage).ok()?;
+        let kind = s.buf.get_mut().kind();
+        let buf = std::mem::replace(s.buf.get_mut(), Buffer::zeros(kind, 0));
+        // `s` drops with an empty buffer: account for the one taken here.
+        memory::shrink(buffer_bytes(&buf));
+        Some(buf)
+    }
+
     /// A process-unique id (stable for the storage's lifetime).
     pub fn id(&self) -> u64 {
         self.id
