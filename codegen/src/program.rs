@@ -332,6 +332,17 @@ pub fn dense_buffer(ctx: &Context, value: Attribute, e: ElemType, n: usize) -> R
     Ok(b)
 }
 
+/// The message of `loop.assert` `op` as a located error (`FILE:LINE:COL:
+/// error: MSG`), the form eager mode prints, where the op has a file
+/// location; every native backend reports a failed check with it.
+pub fn assert_message(ctx: &Context, op: Op) -> String {
+    let msg = ctx.attr_str(op, "msg").unwrap_or("a check failed");
+    match ctx.loc_file_line_col(ctx.op_loc(op)) {
+        Some((file, line, col)) => format!("{file}:{line}:{col}: error: {msg}"),
+        None => msg.to_string(),
+    }
+}
+
 /// The storages of the program's read-only globals, in order.
 pub fn globals(ctx: &Context, program: &HostProgram) -> Result<Vec<StorageRef>, String> {
     let mut globals = Vec::new();

@@ -15,9 +15,9 @@
 //! uses. Under reference semantics nothing applies (views are objects there,
 //! and identity matters).
 
-use crate::purity::VALUE_SEMANTICS;
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
+use aot_runtime::interp::VALUE_SEMANTICS;
 
 /// Simplifies a value-semantics function until no pattern applies; returns
 /// the number of rewrites.

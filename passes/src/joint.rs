@@ -31,12 +31,12 @@
 
 use crate::convention::Convention;
 use crate::meta::ViewAndMutationMeta;
-use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{vjp, VjpCtx};
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::tensor::{AddOp, FullOp};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
+use aot_runtime::interp::VALUE_SEMANTICS;
 use aot_runtime::interp::{Detaches, NonDifferentiableResults, NO_GRAD};
 use rustc_hash::{FxHashMap, FxHashSet};
 

@@ -15,7 +15,6 @@ pub mod joint;
 pub mod meta;
 pub mod partition;
 pub mod pipelines;
-pub mod purity;
 pub mod record;
 pub mod rng_functionalize;
 pub mod synthetic_base;

@@ -235,7 +235,7 @@ impl<'a, 'f> Gen<'a, 'f> {
             }
             LoopOp::Assert => {
                 let c = self.val(op, ctx.operand(op, 0))?;
-                self.messages.push(located_message(ctx, op, ctx.attr_str(op, "msg").unwrap_or("a check failed")));
+                self.messages.push(crate::program::assert_message(ctx, op));
                 let code = self.messages.len() as i64;
                 let fail = self.b.create_block();
                 let cont = self.b.create_block();
@@ -590,14 +590,5 @@ pub(super) fn float_cc(predicate: Predicate) -> FloatCC {
         Predicate::Le => FloatCC::LessThanOrEqual,
         Predicate::Gt => FloatCC::GreaterThan,
         Predicate::Ge => FloatCC::GreaterThanOrEqual,
-    }
-}
-
-/// A run-time check's message as a located error (`FILE:LINE:COL: error:
-/// MSG`), the form eager mode prints, where the op has a file location.
-fn located_message(ctx: &Context, op: Op, msg: &str) -> String {
-    match ctx.loc_file_line_col(ctx.op_loc(op)) {
-        Some((file, line, col)) => format!("{file}:{line}:{col}: error: {msg}"),
-        None => msg.to_string(),
     }
 }

@@ -123,7 +123,3 @@ fn compile_program(
     let globals = program::globals(ctx, &program).map_err(fail)?;
     Ok(Compiled { program, kernels, messages, globals, owner: Box::new(module) })
 }
-
-/// A compiled function as a runtime `Executable` (shared by the native
-/// backends).
-pub use crate::program::Executable;

@@ -224,7 +224,7 @@ impl<'a, 'll> Gen<'a, 'll> {
             }
             LoopOp::Assert => {
                 let c = self.val(op, ctx.operand(op, 0))?.into_int_value();
-                self.messages.push(located_message(ctx, op, ctx.attr_str(op, "msg").unwrap_or("a check failed")));
+                self.messages.push(crate::program::assert_message(ctx, op));
                 let code = self.messages.len() as u64;
                 let fail = self.ll.append_basic_block(self.func, "fail");
                 let cont = self.ll.append_basic_block(self.func, "ok");
@@ -823,14 +823,5 @@ fn float_predicate(p: Predicate) -> FloatPredicate {
         Predicate::Le => FloatPredicate::OLE,
         Predicate::Gt => FloatPredicate::OGT,
         Predicate::Ge => FloatPredicate::OGE,
-    }
-}
-
-/// A run-time check's message as a located error (`FILE:LINE:COL: error:
-/// MSG`), the form eager mode prints, where the op has a file location.
-fn located_message(ctx: &Context, op: Op, msg: &str) -> String {
-    match ctx.loc_file_line_col(ctx.op_loc(op)) {
-        Some((file, line, col)) => format!("{file}:{line}:{col}: error: {msg}"),
-        None => msg.to_string(),
     }
 }

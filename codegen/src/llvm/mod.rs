@@ -79,8 +79,8 @@ fn compile_program(
     let module = ll.create_module("aot");
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
-    let cpu = TargetMachine::get_host_cpu_name().to_string();
-    let features = TargetMachine::get_host_cpu_features().to_string();
+    let cpu = machine.get_cpu().to_string();
+    let features = machine.get_feature_string().to_string_lossy().into_owned();
     let target = kernel::Target { cpu: &cpu, features: &features };
     let mut messages = Vec::new();
     let mut names = Vec::new();

@@ -25,13 +25,13 @@ use super::{
     OUTPUT_FACTS, STORAGE_FINAL, STORAGE_WRITES, WHOLE_STORAGES,
 };
 use crate::meta::{InputAliasInfo, MutationType, SetSource, Strided, ViewStep};
-use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::func::{FuncView, ReturnOp};
 use aot_dialects::r#mut::{AsStridedOp as AsStridedInPlaceOp, CopyOp, ResizeOp, SetOp};
 use aot_dialects::tensor::CloneOp;
 use aot_dialects::view::{contiguous_strides, AsStridedOp, AsStridedScatterOp, Layout};
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;
+use aot_runtime::interp::VALUE_SEMANTICS;
 use rustc_hash::FxHashMap;
 
 impl<'c> Functionalizer<'c> {

@@ -62,10 +62,10 @@ mod values;
 mod walk;
 
 use crate::meta::{Strided, ViewStep};
-use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
+use aot_runtime::interp::VALUE_SEMANTICS;
 pub use state::Functionalizer;
 
 /// Function attribute recording that (and how) a function was functionalized.

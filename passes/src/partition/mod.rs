@@ -33,11 +33,11 @@ pub mod mincut;
 
 use crate::joint::{JointInfo, JOINT_ATTR};
 use crate::meta::{MutationType, ViewAndMutationMeta};
-use crate::purity::VALUE_SEMANTICS;
 use aot_dialects::autodiff::{op_class, OpClass};
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
+use aot_runtime::interp::VALUE_SEMANTICS;
 use graph::JointGraph;
 use memory::{footprint, Footprint};
 use mincut::BanPolicy;
