@@ -12,7 +12,7 @@
 use super::Options;
 use crate::libcalls::{self, Sig};
 use aot_dialects::r#loop::math::LaneImpl;
-use aot_dialects::r#loop::{self, Binary, LoopOp, MathFn, Predicate, ScalarOp, Unary};
+use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Type};
@@ -508,67 +508,60 @@ impl<'a, 'f> Gen<'a, 'f> {
         b.ins().bitcast(types::F32, MemFlagsData::new(), s)
     }
 
-    /// Converts between scalar types with `loop.cast`'s rules.
+    /// Converts between scalar types with `loop.cast`'s rules
+    /// ([`CastPlan`]).
     pub fn cast(&mut self, v: cl::Value, from: &TypeData, to: &TypeData) -> Result<cl::Value, String> {
-        use ElemType::*;
-        let e = |t: &TypeData| match t {
-            TypeData::Index => Ok(I64),
-            TypeData::Elem(e) => Ok(*e),
-            _ => Err("cast of a non-scalar".to_string()),
+        let plan = CastPlan::between(from, to).ok_or("cast of a non-scalar")?;
+        let mut v = v;
+        let mut fe = match from {
+            TypeData::Elem(e) => *e,
+            _ => ElemType::I64,
         };
-        let (fe, te) = (e(from)?, e(to)?);
-        if fe == te {
-            return Ok(v);
-        }
-        // Half types go through f32.
-        if matches!(fe, F16 | BF16) {
-            let f =
-                if fe == BF16 { self.bf16_to_f32(v) } else { self.call1(libcalls::F16_TO_F32, Sig::HalfToF32, &[v])? };
-            return self.cast(f, &TypeData::Elem(F32), to);
-        }
-        if matches!(te, F16 | BF16) {
-            let f = self.cast(v, from, &TypeData::Elem(F32))?;
-            return Ok(if te == BF16 {
-                self.f32_to_bf16(f)
+        if let Some(h) = plan.from_half {
+            v = if h == ElemType::BF16 {
+                self.bf16_to_f32(v)
             } else {
-                self.call1(libcalls::F32_TO_F16, Sig::F32ToHalf, &[f])?
-            });
+                self.call1(libcalls::F16_TO_F32, Sig::HalfToF32, &[v])?
+            };
+            fe = ElemType::F32;
         }
+        let te = match (plan.to_half, to) {
+            (Some(_), _) => ElemType::F32,
+            (None, TypeData::Elem(e)) => *e,
+            (None, _) => ElemType::I64,
+        };
         let b = &mut self.b;
-        let fl = |x: ElemType| matches!(x, F32 | F64);
-        Ok(match (fl(fe), fl(te)) {
-            (true, true) => {
-                if te == F64 {
-                    b.ins().fpromote(types::F64, v)
-                } else {
-                    b.ins().fdemote(types::F32, v)
-                }
+        v = match plan.convert {
+            Conversion::Same => v,
+            Conversion::FloatResize if te == ElemType::F64 => b.ins().fpromote(types::F64, v),
+            Conversion::FloatResize => b.ins().fdemote(types::F32, v),
+            Conversion::FloatToBool => {
+                let z = if fe == ElemType::F64 { b.ins().f64const(0.0) } else { b.ins().f32const(0.0) };
+                b.ins().fcmp(FloatCC::NotEqual, v, z)
             }
-            (true, false) => {
-                if te == I1 {
-                    let z = if fe == F64 { b.ins().f64const(0.0) } else { b.ins().f32const(0.0) };
-                    b.ins().fcmp(FloatCC::NotEqual, v, z)
-                } else if te == I8 {
-                    let w = b.ins().fcvt_to_sint_sat(types::I32, v);
-                    let lo = b.ins().iconst(types::I32, -128);
-                    let hi = b.ins().iconst(types::I32, 127);
-                    let c = b.ins().smax(w, lo);
-                    let c = b.ins().smin(c, hi);
-                    b.ins().ireduce(types::I8, c)
-                } else {
-                    b.ins().fcvt_to_sint_sat(elem_type(te), v)
-                }
+            // Cranelift saturates to 32 bits at least: clamp to i8's range.
+            Conversion::FloatToInt if te == ElemType::I8 => {
+                let w = b.ins().fcvt_to_sint_sat(types::I32, v);
+                let lo = b.ins().iconst(types::I32, -128);
+                let hi = b.ins().iconst(types::I32, 127);
+                let c = b.ins().smax(w, lo);
+                let c = b.ins().smin(c, hi);
+                b.ins().ireduce(types::I8, c)
             }
-            (false, true) => {
+            Conversion::FloatToInt => b.ins().fcvt_to_sint_sat(elem_type(te), v),
+            // An i1 is a byte holding 0 or 1 here, so extending it either
+            // way gives the same value.
+            Conversion::IntToFloat { .. } => {
                 let w = if b.func.dfg.value_type(v).bits() < 32 { b.ins().sextend(types::I32, v) } else { v };
                 b.ins().fcvt_from_sint(elem_type(te), w)
             }
-            (false, false) => {
+            Conversion::IntToBool => {
+                let z = b.ins().iconst(elem_type(fe), 0);
+                b.ins().icmp(IntCC::NotEqual, v, z)
+            }
+            Conversion::IntResize { .. } => {
                 let (fb, tb) = (elem_type(fe).bits(), elem_type(te).bits());
-                if te == I1 {
-                    let z = b.ins().iconst(elem_type(fe), 0);
-                    b.ins().icmp(IntCC::NotEqual, v, z)
-                } else if tb > fb {
+                if tb > fb {
                     b.ins().sextend(elem_type(te), v)
                 } else if tb < fb {
                     b.ins().ireduce(elem_type(te), v)
@@ -576,6 +569,11 @@ impl<'a, 'f> Gen<'a, 'f> {
                     v
                 }
             }
+        };
+        Ok(match plan.to_half {
+            Some(ElemType::BF16) => self.f32_to_bf16(v),
+            Some(_) => self.call1(libcalls::F32_TO_F16, Sig::F32ToHalf, &[v])?,
+            None => v,
         })
     }
 }

@@ -19,7 +19,7 @@
 
 use crate::libcalls::{self, Sig};
 use aot_dialects::r#loop::math::{LaneImpl, Lanes};
-use aot_dialects::r#loop::{self, Binary, LoopOp, MathFn, Predicate, ScalarOp, Unary};
+use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
 use inkwell::builder::Builder;
 use inkwell::context::Context as LlContext;
@@ -593,72 +593,56 @@ impl<'a, 'll> Gen<'a, 'll> {
         Ok(b.build_bit_cast(s, self.ll.f32_type(), "").map_err(bug)?.into_float_value())
     }
 
-    /// Converts between scalar types with `loop.cast`'s rules.
+    /// Converts between scalar types with `loop.cast`'s rules
+    /// ([`CastPlan`]).
     fn cast(&self, v: V<'ll>, from: &TypeData, to: &TypeData) -> Result<V<'ll>, String> {
-        use ElemType::*;
-        let e = |t: &TypeData| match t {
-            TypeData::Index => Ok(I64),
-            TypeData::Elem(e) => Ok(*e),
-            _ => Err("cast of a non-scalar".to_string()),
-        };
-        let (fe, te) = (e(from)?, e(to)?);
-        if fe == te {
-            return Ok(v);
-        }
-        if matches!(fe, F16 | BF16) {
-            let f: V<'ll> = if fe == BF16 {
+        let plan = CastPlan::between(from, to).ok_or("cast of a non-scalar")?;
+        let mut v = v;
+        if let Some(h) = plan.from_half {
+            v = if h == ElemType::BF16 {
                 self.bf16_to_f32(v.into_int_value())?.into()
             } else {
                 self.libcall(libcalls::F16_TO_F32, Sig::HalfToF32, &[v.into()])?
             };
-            return self.cast(f, &TypeData::Elem(F32), to);
         }
-        if matches!(te, F16 | BF16) {
-            let f = self.cast(v, from, &TypeData::Elem(F32))?;
-            return if te == BF16 {
-                Ok(self.f32_to_bf16(f.into_float_value())?.into())
-            } else {
-                self.libcall(libcalls::F32_TO_F16, Sig::F32ToHalf, &[f.into()])
-            };
-        }
-        let b = &self.b;
-        let fl = |x: ElemType| matches!(x, F32 | F64);
+        let te = match (plan.to_half, to) {
+            (Some(_), _) => ElemType::F32,
+            (None, TypeData::Elem(e)) => *e,
+            (None, _) => ElemType::I64,
+        };
         let target = self.elem_type(te, false);
-        Ok(match (fl(fe), fl(te)) {
-            (true, true) => {
-                let t: FloatType<'ll> = target.into_float_type();
-                if te == F64 {
-                    b.build_float_ext(v.into_float_value(), t, "").map_err(bug)?.into()
+        let b = &self.b;
+        v = match plan.convert {
+            Conversion::Same => v,
+            Conversion::FloatResize => {
+                let (x, t) = (v.into_float_value(), target.into_float_type());
+                if te == ElemType::F64 {
+                    b.build_float_ext(x, t, "").map_err(bug)?.into()
                 } else {
-                    b.build_float_trunc(v.into_float_value(), t, "").map_err(bug)?.into()
+                    b.build_float_trunc(x, t, "").map_err(bug)?.into()
                 }
             }
-            (true, false) => {
+            Conversion::FloatToBool => {
                 let x = v.into_float_value();
-                if te == I1 {
-                    // NaN is true: unordered or not equal.
-                    b.build_float_compare(FloatPredicate::UNE, x, x.get_type().const_zero(), "").map_err(bug)?.into()
-                } else {
-                    // Saturating (NaN to 0), as Cranelift's conversion.
-                    self.intrinsic("llvm.fptosi.sat", &[target, x.get_type().into()], &[x.into()])?
-                }
+                b.build_float_compare(FloatPredicate::UNE, x, x.get_type().const_zero(), "").map_err(bug)?.into()
             }
-            (false, true) => {
-                let t = target.into_float_type();
-                let x = v.into_int_value();
-                if fe == I1 {
+            Conversion::FloatToInt => {
+                let x = v.into_float_value();
+                self.intrinsic("llvm.fptosi.sat", &[target, x.get_type().into()], &[x.into()])?
+            }
+            Conversion::IntToFloat { unsigned } => {
+                let (x, t) = (v.into_int_value(), target.into_float_type());
+                if unsigned {
                     b.build_unsigned_int_to_float(x, t, "").map_err(bug)?.into()
                 } else {
                     b.build_signed_int_to_float(x, t, "").map_err(bug)?.into()
                 }
             }
-            (false, false) => {
-                let x = v.into_int_value();
-                let t = target.into_int_type();
+            Conversion::IntToBool => self.to_bool(v.into_int_value())?.into(),
+            Conversion::IntResize { unsigned } => {
+                let (x, t) = (v.into_int_value(), target.into_int_type());
                 let (fb, tb) = (x.get_type().get_bit_width(), t.get_bit_width());
-                if te == I1 {
-                    self.to_bool(x)?.into()
-                } else if tb > fb && fe == I1 {
+                if tb > fb && unsigned {
                     b.build_int_z_extend(x, t, "").map_err(bug)?.into()
                 } else if tb > fb {
                     b.build_int_s_extend(x, t, "").map_err(bug)?.into()
@@ -668,7 +652,12 @@ impl<'a, 'll> Gen<'a, 'll> {
                     v
                 }
             }
-        })
+        };
+        match plan.to_half {
+            Some(ElemType::BF16) => Ok(self.f32_to_bf16(v.into_float_value())?.into()),
+            Some(_) => self.libcall(libcalls::F32_TO_F16, Sig::F32ToHalf, &[v.into()]),
+            None => Ok(v),
+        }
     }
 }
 

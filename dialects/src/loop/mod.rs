@@ -132,6 +132,72 @@ impl Predicate {
     }
 }
 
+/// One conversion of `loop.cast` between two types neither of which is a
+/// half type (see [`CastPlan`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Conversion {
+    /// The same type.
+    Same,
+    /// `f32` ↔ `f64`: widened exactly, or rounded to nearest.
+    FloatResize,
+    /// Float to `i1`: true unless zero (NaN is true).
+    FloatToBool,
+    /// Float to an integer: truncated toward zero, saturating at the
+    /// type's range, NaN to 0.
+    FloatToInt,
+    /// Integer or `index` to float, rounded to nearest; `unsigned` for an
+    /// `i1` (true is 1).
+    IntToFloat { unsigned: bool },
+    /// Integer to `i1`: true unless zero.
+    IntToBool,
+    /// Integer to another integer width: extended (sign-extended, or
+    /// zero-extended from an `i1`) or truncated.
+    IntResize { unsigned: bool },
+}
+
+/// How `loop.cast` converts `from` to `to`, the rules every backend
+/// implements: a half type (`f16`, `bf16`) goes to `f32` first
+/// (`from_half`), the conversion runs between the others, and `f32` goes
+/// to a half type last (`to_half`), rounding to nearest even.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CastPlan {
+    pub from_half: Option<ElemType>,
+    pub convert: Conversion,
+    pub to_half: Option<ElemType>,
+}
+
+impl CastPlan {
+    pub fn of(from: ElemType, to: ElemType) -> CastPlan {
+        use ElemType::*;
+        let half = |e: ElemType| matches!(e, F16 | BF16);
+        if from == to {
+            return CastPlan { from_half: None, convert: Conversion::Same, to_half: None };
+        }
+        let (f, t) = (if half(from) { F32 } else { from }, if half(to) { F32 } else { to });
+        let float = |e: ElemType| matches!(e, F32 | F64);
+        let convert = match (float(f), float(t)) {
+            _ if f == t => Conversion::Same,
+            (true, true) => Conversion::FloatResize,
+            (true, false) if t == I1 => Conversion::FloatToBool,
+            (true, false) => Conversion::FloatToInt,
+            (false, true) => Conversion::IntToFloat { unsigned: f == I1 },
+            (false, false) if t == I1 => Conversion::IntToBool,
+            (false, false) => Conversion::IntResize { unsigned: f == I1 },
+        };
+        CastPlan { from_half: half(from).then_some(from), convert, to_half: half(to).then_some(to) }
+    }
+
+    /// The plan of a cast between two scalar types (`index` is `i64`).
+    pub fn between(from: &TypeData, to: &TypeData) -> Option<CastPlan> {
+        let e = |t: &TypeData| match t {
+            TypeData::Index => Some(ElemType::I64),
+            TypeData::Elem(e) => Some(*e),
+            _ => None,
+        };
+        Some(CastPlan::of(e(from)?, e(to)?))
+    }
+}
+
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m.into())
 }
@@ -1077,5 +1143,33 @@ inventory::submit! {
         syntax: Syntax::Functional,
         interfaces: &[&LoopOp::Scalar(ScalarOp::Cast)],
         ..OpDef::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod cast_tests {
+    use super::*;
+    use ElemType::*;
+
+    #[test]
+    fn cast_plans_route_halves_through_f32_and_name_each_conversion() {
+        let plan = |f, t| CastPlan::of(f, t);
+        assert_eq!(plan(F32, F32), CastPlan { from_half: None, convert: Conversion::Same, to_half: None });
+        assert_eq!(plan(F16, BF16), CastPlan { from_half: Some(F16), convert: Conversion::Same, to_half: Some(BF16) });
+        assert_eq!(plan(BF16, I1), CastPlan { from_half: Some(BF16), convert: Conversion::FloatToBool, to_half: None });
+        assert_eq!(
+            plan(I8, F16),
+            CastPlan { from_half: None, convert: Conversion::IntToFloat { unsigned: false }, to_half: Some(F16) }
+        );
+        assert_eq!(plan(I1, F64).convert, Conversion::IntToFloat { unsigned: true });
+        assert_eq!(plan(F64, I8).convert, Conversion::FloatToInt);
+        assert_eq!(plan(F32, F64).convert, Conversion::FloatResize);
+        assert_eq!(plan(I64, I1).convert, Conversion::IntToBool);
+        assert_eq!(plan(I1, I32).convert, Conversion::IntResize { unsigned: true });
+        assert_eq!(plan(I64, I8).convert, Conversion::IntResize { unsigned: false });
+        assert_eq!(
+            CastPlan::between(&TypeData::Index, &TypeData::Elem(I64)).map(|p| p.convert),
+            Some(Conversion::Same)
+        );
     }
 }
