@@ -37,5 +37,7 @@ bench "train compile time" "" train --reps 10
 bench "native elementwise, 1 thread" "AOT_NUM_THREADS=1" native elementwise
 bench "native elementwise, 2 threads" "AOT_NUM_THREADS=2" native elementwise
 bench "native overhead" "" native overhead
+# MATMUL_NUM_THREADS is for builds before the switch to the `gemm` crate
+# (matrixmultiply's own pool); later builds ignore it.
 bench "native train, 1 thread" "AOT_NUM_THREADS=1 MATMUL_NUM_THREADS=1" native train
 bench "native train, 2 threads" "AOT_NUM_THREADS=2 MATMUL_NUM_THREADS=2" native train

@@ -25,7 +25,7 @@ fi
 for t in "${threads[@]}"; do
   echo "== $t thread(s)"
   for b in "${backends[@]}"; do
-    AOT_NUM_THREADS=$t MATMUL_NUM_THREADS=$t target/release/aot-bench native train --backend "$b"
+    AOT_NUM_THREADS=$t target/release/aot-bench native train --backend "$b"
   done
   "$py" bench/pytorch/eager_step.py --threads "$t"
   "$py" bench/pytorch/eager_step.py --threads "$t" --compile

@@ -66,7 +66,7 @@ if [ -z "${LLVM_SYS_191_PREFIX:-}" ] && [ ! -x /usr/lib/llvm-19/bin/llvm-config 
     exit 1
   fi
 fi
-llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api)
+llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api --test gemm)
 cargo test --locked --features llvm "${llvm_tests[@]}" 2>&1 | tee target/cargo-test-llvm.log
 llvm_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-llvm.log)
 for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_match_eager_in_llvm_code \

@@ -9,9 +9,10 @@
 //! aot-bench native overhead [--calls 200000]              µs per call of a tiny graph
 //! ```
 //!
-//! Threads: `AOT_NUM_THREADS` (kernels) and `MATMUL_NUM_THREADS` (the
-//! GEMM); both default to every core. The PyTorch side of the comparisons
-//! is `bench/pytorch/eager_step.py`.
+//! Threads: `AOT_NUM_THREADS` (kernels and GEMM share one pool; default
+//! every core). `AOT_PROFILE=1` adds each step's time when a function is
+//! dropped. The PyTorch side of the comparisons is
+//! `bench/pytorch/eager_step.py`.
 
 use aot::ir::{parse_module, Context, ElemType, ParseOptions};
 use aot::runtime::buffer::Buffer;
@@ -35,8 +36,7 @@ fn f32_tensor(shape: &[i64], f: impl Fn(usize) -> f32) -> Tensor {
 
 fn threads() -> String {
     let k = std::env::var("AOT_NUM_THREADS").unwrap_or_else(|_| "all".into());
-    let g = std::env::var("MATMUL_NUM_THREADS").unwrap_or_else(|_| "all".into());
-    format!("kernel threads {k}, GEMM threads {g}")
+    format!("threads {k} (kernels and GEMM)")
 }
 
 /// The native backend `--backend` names (Cranelift by default).

@@ -639,7 +639,7 @@ fn erase_dead_buffers(rw: &mut Rewriter<'_>, entry: Block) {
 
 /// The outermost parallel loop of a kernel (constants may precede it).
 fn outer_loop(ctx: &Context, k: Op) -> Option<Op> {
-    crate::program::split_loop(ctx, k)
+    crate::program::outer_parallel_loop(ctx, k)
 }
 
 /// Stores of kernel `k` at the top level of its outer loop body:

@@ -127,21 +127,56 @@ fn kernel_work(ctx: &Context, op: Op) -> u64 {
     ctx.regions(op).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)))
 }
 
-/// The outermost loop a kernel may be split along: the body is that one
-/// parallel `loop.for` (constants before it are recomputed per chunk).
+/// The outermost loop a kernel may be split along: the body is one parallel
+/// `loop.for` after a scalar prologue that each chunk runs again: constants,
+/// arithmetic, checks, and loads of buffers the kernel never writes (so a
+/// chunk cannot see another's stores). The Philox seed and offset loads and
+/// their check are such a prologue.
 pub fn split_loop(ctx: &Context, kernel: Op) -> Option<Op> {
     let body = ctx.single_block(kernel, 0)?;
     let mut found = None;
+    let mut loads = Vec::new();
     for o in ctx.block_ops(body) {
         match LoopOp::of(ctx, o) {
             Some(LoopOp::For) if ctx.has_attr(o, "parallel") && ctx.num_results(o) == 0 && found.is_none() => {
                 found = Some(o)
             }
             Some(LoopOp::Yield | LoopOp::Constant) => {}
+            Some(LoopOp::Scalar(_) | LoopOp::Assert) if found.is_none() => {}
+            Some(LoopOp::Load) if found.is_none() => loads.push(o),
             _ => return None,
         }
     }
+    if !loads.is_empty() {
+        // Buffers are compared by what a write may clobber: arguments can
+        // be views of one storage, so all of them are one class.
+        let class = |buf: Value| {
+            let i = ctx.block_args(body).iter().position(|&b| b == buf)?;
+            Some(crate::fuse::alias_class(ctx, crate::fuse::root_of(ctx, ctx.operand(kernel, i))))
+        };
+        let mut written = Vec::new();
+        let mut unknown = false;
+        ctx.walk_pre(kernel, &mut |o| {
+            if LoopOp::of(ctx, o) == Some(LoopOp::Store) {
+                match class(ctx.operand(o, 1)) {
+                    Some(c) => written.push(c),
+                    None => unknown = true,
+                }
+            }
+        });
+        if unknown || loads.iter().any(|&l| class(ctx.operand(l, 0)).is_none_or(|c| written.contains(&c))) {
+            return None;
+        }
+    }
     found
+}
+
+/// The outermost parallel loop of a kernel when nothing but constants
+/// precedes it (what loop fusion may merge).
+pub fn outer_parallel_loop(ctx: &Context, kernel: Op) -> Option<Op> {
+    let body = ctx.single_block(kernel, 0)?;
+    let first = ctx.block_ops(body).find(|&o| LoopOp::of(ctx, o) != Some(LoopOp::Constant));
+    split_loop(ctx, kernel).filter(|&l| first == Some(l))
 }
 
 /// Builds the host program of a lowered function.
@@ -383,6 +418,12 @@ pub struct Runtime {
     /// every element of an allocation before reading it (the arena's
     /// temporaries are never cleared either), so old contents never show.
     returned: Vec<Option<StorageRef>>,
+    /// Whether some step may run on several threads (a GEMM, or a kernel
+    /// big enough to split): only then does a call go to the thread pool.
+    parallel: bool,
+    /// Per step, its total time and number of runs, when `AOT_PROFILE` is
+    /// set: printed to stderr when the runtime is dropped.
+    profile: Option<Vec<(std::time::Duration, u64)>>,
 }
 
 struct SendPtrs(Vec<*mut u8>);
@@ -401,7 +442,15 @@ impl Runtime {
             .max(1);
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         let returned = vec![None; code.program.allocs.len()];
-        Runtime { code, arena: vec![0; words], threads, returned }
+        let parallel = code.program.steps.iter().any(|s| match s {
+            Step::Kernel { split, work, .. } => split.is_some() && *work >= PARALLEL_WORK,
+            Step::Matmul(_) => true,
+            Step::Rebind { .. } | Step::Resize { .. } => false,
+        });
+        let profile = std::env::var("AOT_PROFILE")
+            .is_ok_and(|v| !v.is_empty() && v != "0")
+            .then(|| vec![Default::default(); code.program.steps.len()]);
+        Runtime { code, arena: vec![0; words], threads, returned, parallel, profile }
     }
 
     /// Overrides the number of threads kernels are split over (1: none).
@@ -499,104 +548,128 @@ impl Runtime {
         }
         let global_ptrs: Vec<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
         // 3. Steps.
-        let mut kernel = 0;
-        for step in &p.steps {
-            let root_ptr = |r: Root, arg_ptrs: &[*mut u8]| match r {
-                Root::Arg(i) => arg_ptrs[i],
-                Root::Alloc(k) => alloc_ptrs[k],
-                Root::Global(g) => global_ptrs[g],
-            };
-            match step {
-                Step::Kernel { roots, split, work, name, .. } => {
-                    let f = code.kernels[kernel];
-                    kernel += 1;
-                    let ptrs = SendPtrs(roots.iter().map(|&r| root_ptr(r, &arg_ptrs)).collect());
-                    let code_ret = match split {
-                        Some((lo, hi, st))
-                            if self.threads > 1 && *work >= PARALLEL_WORK && trips(*lo, *hi, *st) >= 2 =>
-                        {
-                            run_split(f, &ptrs, *lo, *hi, *st, self.threads)
+        let mut steps = || -> Result<(), String> {
+            let mut kernel = 0;
+            let threads = self.threads;
+            let mut profile = self.profile.as_deref_mut().map(|p| (p, std::time::Instant::now()));
+            for (i, step) in p.steps.iter().enumerate() {
+                if let Some((times, start)) = &mut profile {
+                    let now = std::time::Instant::now();
+                    if i > 0 {
+                        times[i - 1].0 += now - *start;
+                        times[i - 1].1 += 1;
+                    }
+                    *start = now;
+                }
+                let root_ptr = |r: Root, arg_ptrs: &[*mut u8]| match r {
+                    Root::Arg(i) => arg_ptrs[i],
+                    Root::Alloc(k) => alloc_ptrs[k],
+                    Root::Global(g) => global_ptrs[g],
+                };
+                match step {
+                    Step::Kernel { roots, split, work, name, .. } => {
+                        let f = code.kernels[kernel];
+                        kernel += 1;
+                        let ptrs = SendPtrs(roots.iter().map(|&r| root_ptr(r, &arg_ptrs)).collect());
+                        let code_ret = match split {
+                            Some((lo, hi, st))
+                                if threads > 1 && *work >= PARALLEL_WORK && trips(*lo, *hi, *st) >= 2 =>
+                            {
+                                run_split(f, &ptrs, *lo, *hi, *st, threads)
+                            }
+                            // SAFETY: the kernel was compiled for exactly these
+                            // operands, whose buffers are alive and large enough
+                            // for the layouts it was compiled with.
+                            _ => unsafe { f(ptrs.0.as_ptr(), split.map_or(0, |s| s.0), split.map_or(0, |s| s.1)) },
+                        };
+                        if code_ret != 0 {
+                            let m = usize::try_from(code_ret - 1)
+                                .ok()
+                                .and_then(|k| code.messages.get(k).cloned())
+                                .unwrap_or_else(|| format!("kernel '{name}' failed"));
+                            return Err(m);
                         }
-                        // SAFETY: the kernel was compiled for exactly these
-                        // operands, whose buffers are alive and large enough
-                        // for the layouts it was compiled with.
-                        _ => unsafe { f(ptrs.0.as_ptr(), split.map_or(0, |s| s.0), split.map_or(0, |s| s.1)) },
-                    };
-                    if code_ret != 0 {
-                        let m = usize::try_from(code_ret - 1)
-                            .ok()
-                            .and_then(|k| code.messages.get(k).cloned())
-                            .unwrap_or_else(|| format!("kernel '{name}' failed"));
-                        return Err(m);
                     }
-                }
-                Step::Matmul(mm) => {
-                    let Matmul { a, b, c, accumulate } = &**mm;
-                    let (pa, pb, pc) =
-                        (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
-                    crate::gemm::batched(a, b, c, pa, pb, pc, *accumulate);
-                }
-                Step::Rebind { arg, src, stride } => {
-                    if copied[*arg] {
-                        return Err(format!(
-                            "argument {arg}: set_ on a non-contiguous argument is not supported by native code"
-                        ));
+                    Step::Matmul(mm) => {
+                        let Matmul { a, b, c, accumulate } = &**mm;
+                        let (pa, pb, pc) =
+                            (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
+                        crate::gemm::batched(a, b, c, pa, pb, pc, *accumulate, threads);
                     }
-                    if let Root::Arg(j) = src.root {
-                        if copied[j] {
-                            // The kernels saw a contiguous copy of argument j;
-                            // the argument itself has its own layout.
-                            if src.ty.layout.is_some() || src.ty.shape != p.args[j].shape {
-                                return Err(format!(
+                    Step::Rebind { arg, src, stride } => {
+                        if copied[*arg] {
+                            return Err(format!(
+                                "argument {arg}: set_ on a non-contiguous argument is not supported by native code"
+                            ));
+                        }
+                        if let Root::Arg(j) = src.root {
+                            if copied[j] {
+                                // The kernels saw a contiguous copy of argument j;
+                                // the argument itself has its own layout.
+                                if src.ty.layout.is_some() || src.ty.shape != p.args[j].shape {
+                                    return Err(format!(
                                     "argument {arg}: set_ onto a view of non-contiguous argument {j} is not supported by native code"
                                 ));
-                            }
-                            let t = &args[j];
-                            args[*arg].set_storage(t.storage(), t.sizes(), t.strides(), t.offset())?;
-                            base_off[*arg] = 0;
-                            bound[*arg] = args[*arg].clone();
-                            continue;
-                        }
-                    }
-                    let (storage, src_off) = match src.root {
-                        Root::Arg(j) => (bound[j].storage(), base_off[j]),
-                        Root::Alloc(k) => match &alloc_storage[k] {
-                            Some(s) => (s.clone(), 0),
-                            None => return Err("an argument cannot be rebound to a planned temporary".into()),
-                        },
-                        Root::Global(_) => return Err("an argument cannot be rebound to read-only data".into()),
-                    };
-                    let (mut strides, off) = r#loop::layout(&src.ty);
-                    if let Some(exact) = stride {
-                        // Only size-1 dimensions may differ: their stride is never used.
-                        for ((s, &e), &n) in strides.iter_mut().zip(exact).zip(&src.ty.shape) {
-                            if n == 1 {
-                                *s = e;
+                                }
+                                let t = &args[j];
+                                args[*arg].set_storage(t.storage(), t.sizes(), t.strides(), t.offset())?;
+                                base_off[*arg] = 0;
+                                bound[*arg] = args[*arg].clone();
+                                continue;
                             }
                         }
+                        let (storage, src_off) = match src.root {
+                            Root::Arg(j) => (bound[j].storage(), base_off[j]),
+                            Root::Alloc(k) => match &alloc_storage[k] {
+                                Some(s) => (s.clone(), 0),
+                                None => return Err("an argument cannot be rebound to a planned temporary".into()),
+                            },
+                            Root::Global(_) => return Err("an argument cannot be rebound to read-only data".into()),
+                        };
+                        let (mut strides, off) = r#loop::layout(&src.ty);
+                        if let Some(exact) = stride {
+                            // Only size-1 dimensions may differ: their stride is never used.
+                            for ((s, &e), &n) in strides.iter_mut().zip(exact).zip(&src.ty.shape) {
+                                if n == 1 {
+                                    *s = e;
+                                }
+                            }
+                        }
+                        args[*arg].set_storage(storage, src.ty.shape.clone(), strides, src_off + off)?;
+                        bound[*arg] = args[*arg].clone();
+                        base_off[*arg] = 0;
+                        arg_ptrs[*arg] = arg_ptr(&bound[*arg], 0);
                     }
-                    args[*arg].set_storage(storage, src.ty.shape.clone(), strides, src_off + off)?;
-                    bound[*arg] = args[*arg].clone();
-                    base_off[*arg] = 0;
-                    arg_ptrs[*arg] = arg_ptr(&bound[*arg], 0);
-                }
-                Step::Resize { arg, numel, ty } => {
-                    if copied[*arg] {
-                        return Err(format!(
-                            "argument {arg}: resize_ on a non-contiguous argument is not supported by native code"
-                        ));
+                    Step::Resize { arg, numel, ty } => {
+                        if copied[*arg] {
+                            return Err(format!(
+                                "argument {arg}: resize_ on a non-contiguous argument is not supported by native code"
+                            ));
+                        }
+                        let t = &args[*arg];
+                        let needed = (base_off[*arg] + numel) as usize;
+                        if t.storage().len() < needed {
+                            t.storage().resize(needed);
+                        }
+                        let (strides, off) = r#loop::layout(ty);
+                        t.set_metadata(ty.shape.clone(), strides, base_off[*arg] + off)?;
+                        bound[*arg] = t.clone();
+                        arg_ptrs[*arg] = arg_ptr(&bound[*arg], base_off[*arg]);
                     }
-                    let t = &args[*arg];
-                    let needed = (base_off[*arg] + numel) as usize;
-                    if t.storage().len() < needed {
-                        t.storage().resize(needed);
-                    }
-                    let (strides, off) = r#loop::layout(ty);
-                    t.set_metadata(ty.shape.clone(), strides, base_off[*arg] + off)?;
-                    bound[*arg] = t.clone();
-                    arg_ptrs[*arg] = arg_ptr(&bound[*arg], base_off[*arg]);
                 }
             }
+            if let Some((times, start)) = profile {
+                if let Some(last) = times.last_mut() {
+                    last.0 += start.elapsed();
+                    last.1 += 1;
+                }
+            }
+            Ok(())
+        };
+        if self.threads > 1 && self.parallel {
+            on_pool(steps)?;
+        } else {
+            steps()?;
         }
         // 4. Results. Value semantics: results never alias the arguments or
         // each other (a value returned twice is one object), as the
@@ -671,6 +744,84 @@ fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: u
         }
     });
     code.into_inner()
+}
+
+impl Runtime {
+    /// Per step of the host program: what it is, how often it ran and its
+    /// total time. Empty unless `AOT_PROFILE` was set when the runtime was
+    /// made.
+    pub fn profile(&self) -> Vec<(String, u64, std::time::Duration)> {
+        let Some(times) = &self.profile else { return Vec::new() };
+        let mut kernel = 0;
+        let mut rows = Vec::new();
+        for (step, &(total, runs)) in self.code.program.steps.iter().zip(times) {
+            let what = match step {
+                Step::Kernel { name, split, work, .. } => {
+                    kernel += 1;
+                    let how = if self.threads > 1 && split.is_some() && *work >= PARALLEL_WORK {
+                        format!("split over {} threads", self.threads)
+                    } else {
+                        "one thread".to_string()
+                    };
+                    format!("kernel #{} '{name}' ({how})", kernel - 1)
+                }
+                Step::Matmul(m) => format!("matmul {}", crate::gemm::describe(&m.a, &m.b, &m.c)),
+                Step::Rebind { arg, .. } => format!("set_ of argument {arg}"),
+                Step::Resize { arg, .. } => format!("resize_ of argument {arg}"),
+            };
+            rows.push((what, runs, total));
+        }
+        rows
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let mut rows = self.profile();
+        let calls = rows.iter().map(|r| r.1).max().unwrap_or(0);
+        if calls == 0 {
+            return;
+        }
+        let total: std::time::Duration = rows.iter().map(|r| r.2).sum();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
+        let per_call = |d: std::time::Duration| d.as_secs_f64() * 1e6 / calls as f64;
+        let mut out = format!(
+            "aot profile: {} steps, {calls} call{}, {:.1} us per call on {} thread{}\n  share   us/call  step\n",
+            rows.len(),
+            if calls == 1 { "" } else { "s" },
+            per_call(total),
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+        );
+        for (what, _, t) in rows {
+            let share = 100.0 * t.as_secs_f64() / total.as_secs_f64().max(f64::MIN_POSITIVE);
+            out += &format!("  {share:5.1}% {:9.1}  {what}\n", per_call(t));
+        }
+        eprint!("{out}");
+    }
+}
+
+/// Runs `f` on a worker thread of the rayon pool and waits for it.
+///
+/// A call's steps run there so that the thread which runs them also takes
+/// its share of every split kernel and GEMM: called from outside the pool,
+/// each parallel step would wake two workers and put the caller to sleep,
+/// and on two cores that hand-off cost more than the split gained (a 60 µs
+/// kernel took 120 µs on two threads).
+fn on_pool<R>(f: impl FnOnce() -> R) -> R {
+    struct Handed<T>(T);
+    // SAFETY: the caller blocks until the worker has finished with `f` and
+    // the result slot (`rayon::scope` returns only then, with the memory
+    // ordering of its latch), so what `f` captures, reference-counted
+    // storages included, is never touched by two threads at once.
+    unsafe impl<T> Send for Handed<T> {}
+    let mut out = None;
+    let (job, slot) = (Handed(f), Handed(&mut out));
+    rayon::scope(move |_| {
+        let (job, slot) = (job, slot);
+        *slot.0 = Some((job.0)());
+    });
+    out.expect("rayon::scope returns after its body ran")
 }
 
 /// A compiled function (of any native backend) as a runtime `Executable`.

@@ -19,7 +19,7 @@ use cranelift_codegen::ir::{self as cl, types, AbiParam, BlockArg, InstBuilder, 
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub(super) fn cl_type(t: &TypeData) -> Option<Type> {
     Some(match t {
@@ -56,6 +56,8 @@ pub(super) struct Gen<'a, 'f> {
     pub messages: &'a mut Vec<String>,
     /// The loop that runs `lo..hi`, with those values.
     pub split: Option<(Op, cl::Value, cl::Value)>,
+    /// Integer divisions that are unsigned (`r#loop::range`).
+    pub unsigned: FxHashSet<Op>,
     pub opts: Options,
 }
 
@@ -97,6 +99,7 @@ pub(super) fn emit(
         funcs: FxHashMap::default(),
         messages,
         split,
+        unsigned: r#loop::range::unsigned_divisions(ctx, op),
         opts,
     };
     g.region_ops(body)?;
@@ -269,15 +272,15 @@ impl<'a, 'f> Gen<'a, 'f> {
         Ok(())
     }
 
-    /// The bounds a loop runs: the caller's slice for the split loop.
+    /// The bounds a loop runs: the caller's slice for the split loop,
+    /// clamped to the loop's own bounds (which the division analysis,
+    /// `r#loop::range`, takes as the induction variable's range).
     pub fn bounds(&mut self, op: Op) -> (cl::Value, cl::Value) {
+        let lower = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "lower").unwrap_or(0));
+        let upper = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "upper").unwrap_or(0));
         match self.split {
-            Some((l, lo, hi)) if l == op => (lo, hi),
-            _ => {
-                let lo = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "lower").unwrap_or(0));
-                let hi = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "upper").unwrap_or(0));
-                (lo, hi)
-            }
+            Some((l, lo, hi)) if l == op => (self.b.ins().smax(lo, lower), self.b.ins().smin(hi, upper)),
+            _ => (lower, upper),
         }
     }
 
@@ -387,6 +390,8 @@ impl<'a, 'f> Gen<'a, 'f> {
                 Binary::Mul if is_float => b.ins().fmul(ops[0], ops[1]),
                 Binary::Mul => b.ins().imul(ops[0], ops[1]),
                 Binary::Div if is_float => b.ins().fdiv(ops[0], ops[1]),
+                Binary::Div if self.unsigned.contains(&op) => b.ins().udiv(ops[0], ops[1]),
+                Binary::Rem if self.unsigned.contains(&op) => b.ins().urem(ops[0], ops[1]),
                 Binary::Div | Binary::Rem => {
                     let divisor = self.safe_divisor(ctx.operand(op, 1), ops[1]);
                     self.floor_divrem(bin == Binary::Div, ops[0], divisor)

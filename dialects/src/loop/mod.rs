@@ -50,6 +50,7 @@ pub const CMP: &str = "loop.cmp";
 pub const CAST: &str = "loop.cast";
 
 pub mod math;
+pub mod range;
 pub use math::{MathFn, MATH};
 
 /// Every loop op, as an enum: what backends `match` on (exhaustively, so a

@@ -3,7 +3,14 @@
 // RUN: %python -c "import json,sys; a,b=[json.load(open(p)) for p in sys.argv[1:]]; sys.exit(a != b)" %t.eager.json %t.native.json
 // RUN: aot-run %s --inputs %S/Inputs/mutate.json --mode compiled --pipeline aot-train --backend cranelift --grad | FileCheck %s --check-prefix=GRAD
 // RUN: aot-run %s --inputs %S/Inputs/mutate.json --mode eager --grad | FileCheck %s --check-prefix=GRAD
+// RUN: env AOT_PROFILE=1 aot-run %s --inputs %S/Inputs/mutate.json --mode compiled --pipeline aot-inference --backend cranelift 2>&1 >/dev/null | FileCheck %s --check-prefix=PROFILE
 // RUN: not aot-run %s --entry random --inputs %S/Inputs/random.json --mode compiled --pipeline 'builtin.module(func.func(functionalize,collect-metadata))' --backend cranelift 2>&1 | FileCheck %s --check-prefix=STATEFUL
+
+/// AOT_PROFILE=1: when the compiled function goes away, the native runtime
+/// prints each step's time, the slowest first.
+// PROFILE:      aot profile: 3 steps, 1 call, {{[0-9.]+}} us per call on {{[0-9]+}} thread
+// PROFILE-NEXT:   share   us/call  step
+// PROFILE-COUNT-3: {{[0-9.]+}}% {{ +[0-9.]+}}  kernel #{{[0-2]}} '{{copy|mul}}_{{[0-9]+}}' (one thread)
 
 /// Native code keeps the calling convention: the write through the
 /// transposed view reaches argument 0, the returned transpose aliases it,
