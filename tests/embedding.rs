@@ -102,6 +102,64 @@ fn aliased_arguments_compile_for_their_layout() {
     assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![9.0, 16.0, 16.0]);
 }
 
+/// A function that writes one argument from others: compiled for
+/// independent arguments, the whole chain and the write are one kernel (the
+/// runtime's guards keep a call from breaking that); compiled for an output
+/// that is the input itself (a duplicate), or that the broadcast weight is
+/// a row of (one synthetic base), every element must still see the values
+/// the arguments had on entry.
+#[test]
+fn an_argument_written_from_overlapping_arguments_sees_their_entry_values() {
+    let text = "func.func @f(%x: tensor<3x4xf32>, %w: tensor<4xf32>, %b: tensor<4xf32>, %out: tensor<3x4xf32>) {
+  %0 = tensor.mul %x, %w : tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  %1 = tensor.add %0, %b : tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  %2 = tensor.relu %1 : tensor<3x4xf32>
+  %3 = tensor.mul %2, %2 : tensor<3x4xf32>
+  %4 = tensor.sub %3, %x : tensor<3x4xf32>
+  mut.copy_ %out, %4 : tensor<3x4xf32>, tensor<3x4xf32>
+  return
+}
+";
+    let m = Module::parse(text, "into.mlir").unwrap();
+    let xs: Vec<f32> = (0..12).map(|i| i as f32 * 0.5 - 2.0).collect();
+    let (ws, bs) = (vec![1.5f32, -1.0, 0.5, 2.0], vec![0.25f32, 1.0, -0.5, 0.0]);
+    let want = |x: &[f32], w: &[f32], b: &[f32]| -> Vec<f32> {
+        (0..12)
+            .map(|i| {
+                let r = (x[i] * w[i % 4] + b[i % 4]).max(0.0);
+                r * r - x[i]
+            })
+            .collect()
+    };
+    for &(name, backend) in Backend::AVAILABLE {
+        let opts = Options { backend, ..Options::inference() };
+        // Independent arguments.
+        let (x, w, b, out) = (f32s(&[3, 4], &xs), f32s(&[4], &ws), f32s(&[4], &bs), f32s(&[3, 4], &[0.0; 12]));
+        let mut f = m.compile(None, &[x.clone(), w.clone(), b.clone(), out.clone()], &opts).unwrap();
+        f.call(&[x.clone(), w.clone(), b.clone(), out.clone()]).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want(&xs, &ws, &bs), "{name}: independent");
+        assert!(
+            matches!(f.call(&[x.clone(), w.clone(), b.clone(), x.clone()]), Err(Error::Convention(_))),
+            "{name}: the output may not be the input of a function compiled for distinct ones"
+        );
+        // The output is the input.
+        let x = f32s(&[3, 4], &xs);
+        let mut f = m.compile(None, &[x.clone(), w.clone(), b.clone(), x.clone()], &opts).unwrap();
+        f.call(&[x.clone(), w.clone(), b.clone(), x.clone()]).unwrap();
+        assert_eq!(x.to_vec::<f32>().unwrap(), want(&xs, &ws, &bs), "{name}: out is x");
+        // The weight is row 1 of the output: rows after it must still use
+        // the weight's entry values.
+        let mut init = vec![0.0f32; 12];
+        init[4..8].copy_from_slice(&ws);
+        let out = f32s(&[3, 4], &init);
+        let w = out.as_strided(&[4], &[1], 4).unwrap();
+        let x = f32s(&[3, 4], &xs);
+        let mut f = m.compile(None, &[x.clone(), w.clone(), b.clone(), out.clone()], &opts).unwrap();
+        f.call(&[x, w, b.clone(), out.clone()]).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want(&xs, &ws, &bs), "{name}: w is a row of out");
+    }
+}
+
 #[test]
 fn bad_text_is_a_located_parse_error() {
     match Module::parse(

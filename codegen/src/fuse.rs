@@ -51,13 +51,24 @@ pub fn root_of(ctx: &Context, mut v: Value) -> Value {
     v
 }
 
-/// What a write to `root` may clobber: arguments can be views of one
-/// storage (the calling convention's `aot.layout`), so they all count as
-/// one allocation; anything else is its own.
+/// What a write to `root` may clobber. Arguments laid out in one declared
+/// storage (`aot.layout` with the same `storage`) can overlap, so they are
+/// one class, named by the first of them. Any other argument, like any
+/// allocation, is its own: the runtime's guards reject a call in which an
+/// argument the function writes overlaps an argument it was compiled as
+/// independent of, and arguments nothing writes cannot clobber anything.
 pub(crate) fn alias_class(ctx: &Context, root: Value) -> Value {
-    if let ValueDef::BlockArg { block, .. } = ctx.value_def(root) {
-        if ctx.block_parent_op(block).is_some_and(|o| ctx.isa::<FuncOp>(o)) {
-            return ctx.block_args(block)[0];
+    if let ValueDef::BlockArg { block, index } = ctx.value_def(root) {
+        if let Some(func) = ctx.block_parent_op(block).filter(|&o| ctx.isa::<FuncOp>(o)) {
+            let f = FuncView { op: func };
+            let storage = |i: usize| {
+                f.arg_attr(ctx, i, aot_dialects::func::LAYOUT)
+                    .and_then(|l| ctx.attr_field(l, "storage"))
+                    .and_then(|s| ctx.attr_as_i64(s))
+            };
+            let Some(s) = storage(index as usize) else { return root };
+            let first = (0..ctx.block_args(block).len()).find(|&i| storage(i) == Some(s));
+            return first.map_or(root, |i| ctx.block_args(block)[i]);
         }
     }
     root
