@@ -7,7 +7,12 @@
 //! i1 — stored as a byte —, `f16`/`bf16` to i16 bit patterns); a load or
 //! store addresses `base + (offset + Σ iₖ·strideₖ) · size` from the memref
 //! layout. The code is scalar: LLVM's loop vectorizer widens it to the
-//! host's vector width after O3. A buffer that no other operand of the
+//! host's vector width after O3. It does not widen an outer loop, so a
+//! parallel loop whose body holds a reduction loop (a column sum) is
+//! emitted 16 iterations at a time, op by op (`jammed_loop`), for the SLP
+//! vectorizer to pack; the remainder runs as the scalar loop. The split
+//! loop's slice is clamped into its bounds, which the division analysis
+//! (`r#loop::range`) relies on. A buffer that no other operand of the
 //! kernel may share memory with (its host allocation is its own: not a view
 //! of another operand, not a function argument, which may be views of one
 //! storage) gets an alias scope of its own, and every other access is
@@ -332,48 +337,201 @@ impl<'a, 'll> Gen<'a, 'll> {
     }
 
     fn for_loop(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let (lo, hi) = self.bounds(op)?;
+        match jam_lanes(self.ctx, op) {
+            Some(lanes) => {
+                let rest = self.jammed_loop(op, lo, hi, lanes)?;
+                self.plain_loop(op, rest, hi)
+            }
+            None => self.plain_loop(op, lo, hi),
+        }
+    }
+
+    /// The main part of a parallel loop with a nested loop in its body,
+    /// `lanes` iterations at a time, op by op (unroll and jam): each op of
+    /// the body is emitted once per lane, a nested loop once for all lanes
+    /// with every lane's carried values. The lanes' loads, arithmetic and
+    /// accumulators are then isomorphic straight-line code that LLVM's SLP
+    /// vectorizer packs into vectors, which its loop vectorizer cannot do
+    /// for an outer loop: a column sum (`sum` over dim 0) reduces 16
+    /// columns per vector instead of one. Each lane reduces in the original
+    /// order, so the results are the scalar loop's bits. Returns where the
+    /// remainder starts.
+    fn jammed_loop(
+        &mut self,
+        op: Op,
+        lo: IntValue<'ll>,
+        hi: IntValue<'ll>,
+        lanes: usize,
+    ) -> Result<IntValue<'ll>, Diagnostic> {
         let ctx = self.ctx;
         let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
+        let i64t = self.ll.i64_type();
+        let width = i64t.const_int(lanes as u64, false);
+        let pre = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
+        let header = self.ll.append_basic_block(self.func, "jam.header");
+        let body = self.ll.append_basic_block(self.func, "jam.body");
+        let exit = self.ll.append_basic_block(self.func, "jam.exit");
+        self.b.build_unconditional_branch(header).map_err(fail)?;
+        self.b.position_at_end(header);
+        let iv = self.b.build_phi(i64t, "jam.iv").map_err(fail)?;
+        iv.add_incoming(&[(&lo, pre)]);
+        let j = iv.as_basic_value().into_int_value();
+        // Bounds are loop attributes (far from overflow) clamped by
+        // `bounds`: j + lanes cannot wrap.
+        let end = self.b.build_int_add(j, width, "jam.end").map_err(fail)?;
+        let cond = self.b.build_int_compare(IntPredicate::SLE, end, hi, "jam.more").map_err(fail)?;
+        self.b.build_conditional_branch(cond, body, exit).map_err(fail)?;
+        self.b.position_at_end(body);
+        let mut lane_vals = Vec::with_capacity(lanes);
+        for k in 0..lanes {
+            let ik = self.b.build_int_add(j, i64t.const_int(k as u64, false), "lane").map_err(fail)?;
+            let mut m = FxHashMap::default();
+            m.insert(ctx.block_args(body_ir)[0], ik.into());
+            lane_vals.push(m);
+        }
+        self.jammed_block(body_ir, &mut lane_vals)?;
+        let latch = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
+        self.b.build_unconditional_branch(header).map_err(fail)?;
+        iv.add_incoming(&[(&end, latch)]);
+        self.b.position_at_end(exit);
+        Ok(j)
+    }
+
+    /// Emits `block` once per lane, op by op, with each lane's own values
+    /// of what the jammed region defines; returns each lane's yield.
+    fn jammed_block(
+        &mut self,
+        block: aot_ir::Block,
+        lanes: &mut [FxHashMap<Value, V<'ll>>],
+    ) -> Result<Vec<Vec<V<'ll>>>, Diagnostic> {
+        let ctx = self.ctx;
+        for op in ctx.block_ops(block) {
+            match LoopOp::of(ctx, op) {
+                Some(LoopOp::Yield) => {
+                    return lanes
+                        .iter()
+                        .map(|m| {
+                            ctx.operands(op).map(|v| m.get(&v).copied().map_or_else(|| self.val(op, v), Ok)).collect()
+                        })
+                        .collect();
+                }
+                Some(LoopOp::For) => self.jammed_nested(op, lanes)?,
+                _ => {
+                    for m in lanes.iter_mut() {
+                        for v in ctx.operands(op) {
+                            if let Some(&x) = m.get(&v) {
+                                self.vals.insert(v, x);
+                            }
+                        }
+                        self.op(op)?;
+                        for &r in ctx.results(op) {
+                            let x = self.val(op, r)?;
+                            m.insert(r, x);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(vec![Vec::new(); lanes.len()])
+    }
+
+    /// A loop nested in a jammed region: one loop for all lanes, shared
+    /// induction variable, every lane's carried values side by side.
+    fn jammed_nested(&mut self, op: Op, lanes: &mut [FxHashMap<Value, V<'ll>>]) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
         let (lo, hi) = self.bounds(op)?;
-        let step = ctx.attr_i64(op, "step").unwrap_or(1);
+        let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
+        let args = ctx.block_args(body_ir).to_vec();
+        let width = ctx.num_operands(op);
+        let mut inits = Vec::with_capacity(lanes.len() * width);
+        for m in lanes.iter() {
+            for v in ctx.operands(op) {
+                inits.push(m.get(&v).copied().map_or_else(|| self.val(op, v), Ok)?);
+            }
+        }
+        let results = self.counted_loop(op, lo, hi, &inits, |g, i, carried| {
+            for (m, phis) in lanes.iter_mut().zip(carried.chunks(width.max(1))) {
+                m.insert(args[0], i.into());
+                for (k, &phi) in phis.iter().enumerate() {
+                    m.insert(args[k + 1], phi);
+                }
+            }
+            Ok(g.jammed_block(body_ir, lanes)?.concat())
+        })?;
+        for (m, rs) in lanes.iter_mut().zip(results.chunks(width.max(1))) {
+            for (&r, &v) in ctx.results(op).iter().zip(rs) {
+                m.insert(r, v);
+            }
+        }
+        Ok(())
+    }
+
+    /// A loop as header/body/exit blocks, running `lo..hi`.
+    fn plain_loop(&mut self, op: Op, lo: IntValue<'ll>, hi: IntValue<'ll>) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
         let inits: Vec<V<'ll>> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
         let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
+        let args = ctx.block_args(body_ir).to_vec();
+        let results = self.counted_loop(op, lo, hi, &inits, |g, i, carried| {
+            g.vals.insert(args[0], i.into());
+            for (k, &phi) in carried.iter().enumerate() {
+                g.vals.insert(args[k + 1], phi);
+            }
+            g.region_ops(body_ir)
+        })?;
+        for (&r, v) in ctx.results(op).iter().zip(results) {
+            self.vals.insert(r, v);
+        }
+        Ok(())
+    }
+
+    /// The blocks of loop `op` running `lo..hi` by its step: a header with
+    /// the induction variable and one phi per `inits` value, the body that
+    /// `body` emits (given both, it returns the carried values' next
+    /// values), and the exit, where the builder is left. Returns the phis:
+    /// the carried values after the loop.
+    fn counted_loop(
+        &mut self,
+        op: Op,
+        lo: IntValue<'ll>,
+        hi: IntValue<'ll>,
+        inits: &[V<'ll>],
+        body: impl FnOnce(&mut Self, IntValue<'ll>, &[V<'ll>]) -> Result<Vec<V<'ll>>, Diagnostic>,
+    ) -> Result<Vec<V<'ll>>, Diagnostic> {
+        let ctx = self.ctx;
+        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        let step = ctx.attr_i64(op, "step").unwrap_or(1);
         let pre = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
         let header = self.ll.append_basic_block(self.func, "header");
-        let body = self.ll.append_basic_block(self.func, "body");
+        let body_bb = self.ll.append_basic_block(self.func, "body");
         let exit = self.ll.append_basic_block(self.func, "exit");
         self.b.build_unconditional_branch(header).map_err(fail)?;
         self.b.position_at_end(header);
         let iv = self.b.build_phi(self.ll.i64_type(), "iv").map_err(fail)?;
         iv.add_incoming(&[(&lo, pre)]);
-        let mut carried = Vec::new();
-        for init in &inits {
+        let mut phis = Vec::with_capacity(inits.len());
+        for init in inits {
             let phi = self.b.build_phi(init.get_type(), "carried").map_err(fail)?;
             phi.add_incoming(&[(init as &dyn BasicValue, pre)]);
-            carried.push(phi);
+            phis.push(phi);
         }
+        let carried: Vec<V<'ll>> = phis.iter().map(|p| p.as_basic_value()).collect();
         let i = iv.as_basic_value().into_int_value();
         let cond = self.b.build_int_compare(IntPredicate::SLT, i, hi, "more").map_err(fail)?;
-        self.b.build_conditional_branch(cond, body, exit).map_err(fail)?;
-        self.b.position_at_end(body);
-        let args = ctx.block_args(body_ir).to_vec();
-        self.vals.insert(args[0], i.into());
-        for (k, phi) in carried.iter().enumerate() {
-            self.vals.insert(args[k + 1], phi.as_basic_value());
-        }
-        let next = self.region_ops(body_ir)?;
+        self.b.build_conditional_branch(cond, body_bb, exit).map_err(fail)?;
+        self.b.position_at_end(body_bb);
+        let next = body(self, i, &carried)?;
         let i_next = self.b.build_int_add(i, self.ll.i64_type().const_int(step as u64, true), "next").map_err(fail)?;
         let latch = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
         self.b.build_unconditional_branch(header).map_err(fail)?;
         iv.add_incoming(&[(&i_next, latch)]);
-        for (phi, v) in carried.iter().zip(&next) {
+        for (phi, v) in phis.iter().zip(&next) {
             phi.add_incoming(&[(v as &dyn BasicValue, latch)]);
         }
         self.b.position_at_end(exit);
-        for (r, phi) in ctx.results(op).iter().zip(&carried) {
-            self.vals.insert(*r, phi.as_basic_value());
-        }
-        Ok(())
+        Ok(carried)
     }
 
     /// One Philox4x32-10 block from an i64 seed and counter; four i64 words.
@@ -780,6 +938,46 @@ impl<'ll> Lanes for ScalarLanes<'_, '_, 'll> {
         })();
         self.float(r)
     }
+}
+
+/// Most ops in a loop body that is unrolled and jammed (each is emitted once
+/// per lane, so this bounds the code LLVM has to optimize).
+const JAM_MAX_OPS: usize = 48;
+
+/// How many iterations of loop `op` to jam (see `Gen::jammed_loop`): for a
+/// parallel loop of step 1 with no results whose body holds a nested loop
+/// carrying only floats, and no check (a failing check must report the
+/// first failing iteration's message, as the scalar loop does); 16 lanes
+/// of f32 (a 512-bit vector), 8 when some carried value is f64.
+fn jam_lanes(ctx: &Context, op: Op) -> Option<usize> {
+    if !ctx.has_attr(op, "parallel") || ctx.attr_i64(op, "step") != Some(1) || ctx.num_results(op) > 0 {
+        return None;
+    }
+    let (mut ops, mut nested, mut ok, mut wide) = (0usize, false, true, false);
+    let body = ctx.single_block(op, 0)?;
+    for o in ctx.block_ops(body) {
+        ctx.walk_pre(o, &mut |x| {
+            ops += 1;
+            match LoopOp::of(ctx, x) {
+                Some(LoopOp::Assert) | None => ok = false,
+                Some(LoopOp::For) => {
+                    nested = true;
+                    for &r in ctx.results(x) {
+                        match ctx.type_data(ctx.value_type(r)) {
+                            TypeData::Elem(ElemType::F32) => {}
+                            TypeData::Elem(ElemType::F64) => wide = true,
+                            _ => ok = false,
+                        }
+                    }
+                    if ctx.num_results(x) == 0 {
+                        ok = false;
+                    }
+                }
+                _ => {}
+            }
+        });
+    }
+    (ok && nested && ops <= JAM_MAX_OPS).then_some(if wide { 8 } else { 16 })
 }
 
 /// Alias scopes for the arguments of kernel `op` whose host allocation no
