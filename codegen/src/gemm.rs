@@ -189,11 +189,14 @@ pub fn batched(
     }
 }
 
-/// The three buffers' roots, shared by the batch items a call runs at once.
+/// Raw pointers shared by the threads of one call: the three buffers'
+/// roots for the batch items run at once, or a packing copy's source and
+/// scratch.
 #[derive(Clone, Copy)]
 struct Roots(*mut u8, *mut u8, *mut u8);
 // Batch items run at once only when their results are disjoint
-// (`results_disjoint`); the operands are only read.
+// (`results_disjoint`), and packing threads write disjoint column blocks;
+// everything else is only read.
 unsafe impl Sync for Roots {}
 unsafe impl Send for Roots {}
 
@@ -206,6 +209,8 @@ impl Roots {
 
 /// Fewest rows of `a` for which packing a column-major `b` pays.
 const PACK_ROWS: usize = 32;
+/// Fewest elements of `b` whose packing is split across threads.
+const PACK_SPLIT: usize = 1 << 16;
 /// The packing copy's tiles: columns of `b` read together, and rows.
 const TILE_COLS: usize = 8;
 const TILE_ROWS: usize = 64;
@@ -249,7 +254,25 @@ trait Gemm: Sized + Default + Copy + 'static {
                 // SAFETY: `b` is inside its buffer (the caller's promise) and
                 // the scratch holds k·n elements, aligned for f32 and f64.
                 unsafe {
-                    pack_rows((b.0 as *const Self).offset(b.1 as isize), (rs, cs), (k, n), dst);
+                    let src = Roots(
+                        (b.0 as *const Self).offset(b.1 as isize) as *mut u8,
+                        dst as *mut u8,
+                        std::ptr::null_mut(),
+                    );
+                    let pack = |cols: std::ops::Range<usize>| {
+                        let (src, dst, _) = src.get();
+                        pack_rows(src as *const Self, (rs, cs), (k, n), cols, dst as *mut Self)
+                    };
+                    match par {
+                        // Column blocks are disjoint in the scratch.
+                        Parallelism::Rayon(t) if t > 1 && k * n >= PACK_SPLIT => {
+                            use rayon::prelude::*;
+                            let blocks = n.div_ceil(TILE_COLS);
+                            let per = blocks.div_ceil(t) * TILE_COLS;
+                            (0..n.div_ceil(per)).into_par_iter().for_each(|p| pack(p * per..((p + 1) * per).min(n)));
+                        }
+                        _ => pack(0..n),
+                    }
                     Self::gemm((m, k, n), a, (dst as *mut u8, 0, (n as i64, 1)), c, accumulate, par);
                 }
                 cell.set(scratch);
@@ -299,19 +322,26 @@ impl Gemm for f64 {
     const ONE: f64 = 1.0;
 }
 
-/// Copies the `k × n` matrix at `src` (strides `rs`, `cs`) to row-major
-/// `dst`. Eight columns at a time, rows in runs: with power-of-two strides,
-/// wider tiles map every column to the same cache sets (a 32×32 tile ran 4×
-/// slower on 1024×1024).
-unsafe fn pack_rows<T: Copy>(src: *const T, (rs, cs): (i64, i64), (k, n): (usize, usize), dst: *mut T) {
-    for jb in (0..n).step_by(TILE_COLS) {
+/// Copies columns `cols` of the `k × n` matrix at `src` (strides `rs`,
+/// `cs`) to row-major `dst`. Eight columns at a time, rows in runs: with
+/// power-of-two strides, wider tiles map every column to the same cache
+/// sets (a 32×32 tile ran 4× slower on 1024×1024).
+unsafe fn pack_rows<T: Copy>(
+    src: *const T,
+    (rs, cs): (i64, i64),
+    (k, n): (usize, usize),
+    cols: std::ops::Range<usize>,
+    dst: *mut T,
+) {
+    let end = cols.end;
+    for jb in cols.step_by(TILE_COLS) {
         for ib in (0..k).step_by(TILE_ROWS) {
             for i in ib..(ib + TILE_ROWS).min(k) {
                 // SAFETY: the caller passes a matrix inside its buffer and
                 // room for k·n elements at `dst`.
                 unsafe {
                     let row = src.offset(i as isize * rs as isize);
-                    for j in jb..(jb + TILE_COLS).min(n) {
+                    for j in jb..(jb + TILE_COLS).min(end) {
                         *dst.add(i * n + j) = *row.offset(j as isize * cs as isize);
                     }
                 }
