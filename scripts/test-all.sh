@@ -71,7 +71,8 @@ cargo test --locked --features llvm "${llvm_tests[@]}" 2>&1 | tee target/cargo-t
 llvm_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-llvm.log)
 for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_match_eager_in_llvm_code \
   the_mlp_example_trains_on_llvm every_math_row_is_accurate_on_llvm \
-  llvm_scopes_only_buffers_no_other_operand_can_share; do
+  llvm_scopes_only_buffers_no_other_operand_can_share llvm_philox_multiplies_32_bit_lanes \
+  matmul_layouts_are_exact_on_several_threads; do
   if ! grep -q "^test $t ... ok" target/cargo-test-llvm.log; then
     echo "error: the LLVM test $t did not run and pass" >&2
     exit 1

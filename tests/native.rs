@@ -169,3 +169,32 @@ fn llvm_scopes_only_buffers_no_other_operand_can_share() {
     assert_eq!(arg_loads, 0, "an argument's loads got a scope of their own:\n{ir}");
     assert!(ir.contains("!noalias"), "no access is marked as missing the result:\n{ir}");
 }
+
+/// LLVM's Philox: the scalar 64-bit products of 32-bit words vectorize as
+/// 32 × 32 → 64-bit lane multiplies (`vpmuludq`, the multiply-high and low
+/// halves at once) over whole vectors of counters, not one block at a time.
+/// The draws themselves equal the interpreter's (the random-convention and
+/// dropout tests).
+#[cfg(all(feature = "llvm", target_arch = "x86_64"))]
+#[test]
+fn llvm_philox_multiplies_32_bit_lanes() {
+    aot::init();
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        eprintln!("skipped: the host has no AVX2, so no vector lanes to check");
+        return;
+    }
+    let text = "func.func @f(%seed: tensor<i64>, %offset: tensor<i64>) -> tensor<4096xf32> {
+  %u = rng.philox_uniform %seed, %offset {high = 1.0, low = 0.0} : tensor<i64> -> tensor<4096xf32>
+  return %u : tensor<4096xf32>
+}
+";
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let mut asm = String::new();
+    let native = aot::codegen::Native::Llvm(aot::codegen::llvm::Emit::Asm);
+    aot::codegen::compile_function(&mut ctx, f, native, &mut asm).expect("compiles");
+    let vector_muls =
+        asm.lines().filter(|l| l.contains("vpmuludq") && (l.contains("%ymm") || l.contains("%zmm"))).count();
+    assert!(vector_muls >= 8, "Philox's multiplies are not 32-bit vector lanes ({vector_muls} found):\n{asm}");
+}
