@@ -55,7 +55,9 @@ done
 # The LLVM backend (cargo feature `llvm`) needs LLVM 19: Debian's packages,
 # installed here when missing (CI runs as root); the default build above
 # needs only cargo.
-echo "== LLVM backend (--features llvm): the differential, gradient, convention, accuracy and embedding tests"
+# The `cuda` feature adds PTX generation to it (LLVM's NVPTX target, in the
+# same packages), so one build with `--features cuda` covers both.
+echo "== LLVM backend (--features cuda, which includes llvm): the differential, gradient, convention, accuracy, embedding and PTX tests"
 if [ -z "${LLVM_SYS_191_PREFIX:-}" ] && [ ! -x /usr/lib/llvm-19/bin/llvm-config ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
@@ -66,16 +68,30 @@ if [ -z "${LLVM_SYS_191_PREFIX:-}" ] && [ ! -x /usr/lib/llvm-19/bin/llvm-config 
     exit 1
   fi
 fi
-llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api --test gemm)
-cargo test --locked --features llvm "${llvm_tests[@]}" 2>&1 | tee target/cargo-test-llvm.log
+llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api --test gemm --test ptx)
+cargo test --locked --features cuda "${llvm_tests[@]}" 2>&1 | tee target/cargo-test-llvm.log
 llvm_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-llvm.log)
 for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_match_eager_in_llvm_code \
   the_mlp_example_trains_on_llvm every_math_row_is_accurate_on_llvm \
   llvm_scopes_only_buffers_no_other_operand_can_share llvm_philox_multiplies_32_bit_lanes \
-  matmul_layouts_are_exact_on_several_threads; do
+  matmul_layouts_are_exact_on_several_threads kernels_are_grid_stride_entries_calling_libdevice \
+  a_failed_check_writes_its_code_to_the_status_word ptx_is_text_only_without_a_device_runtime; do
   if ! grep -q "^test $t ... ok" target/cargo-test-llvm.log; then
     echo "error: the LLVM test $t did not run and pass" >&2
     exit 1
   fi
 done
-echo "== all tests passed (cargo: $passed, lit: $total, cargo with LLVM: $llvm_passed)"
+# Every kernel of the corpus as PTX for sm_80 and sm_90, assembled by ptxas
+# (NVIDIA's PyPI wheel, into the venv; no GPU needed).
+echo "== PTX: ptxas on every kernel of the corpus"
+ptxas=$("$venv/bin/python" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))' 2>/dev/null || true)
+if [ ! -x "${ptxas:-/nonexistent}" ]; then
+  "$venv/bin/pip" install --quiet --disable-pip-version-check nvidia-cuda-nvcc-cu12
+  ptxas=$("$venv/bin/python" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))')
+fi
+cargo build --locked --features cuda -p aot-opt
+"$venv/bin/python" scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas "$ptxas" test/run | tee target/ptx.log
+# The default build again, so that a later lit run sees the binaries it tests.
+cargo build --locked -p aot-opt
+ptx_checked=$(grep -oE '^ptxas: [0-9]+' target/ptx.log | awk '{print $2}')
+echo "== all tests passed (cargo: $passed, lit: $total, cargo with LLVM: $llvm_passed, PTX modules through ptxas: $ptx_checked)"

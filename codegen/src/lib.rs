@@ -45,6 +45,9 @@ pub enum Native {
     Cranelift(cranelift::Options),
     #[cfg(feature = "llvm")]
     Llvm(llvm::Emit),
+    /// PTX text for a GPU architecture (emitted only: no device runtime).
+    #[cfg(feature = "cuda")]
+    Ptx(llvm::ptx::Sm),
 }
 
 impl Default for Native {
@@ -70,6 +73,15 @@ fn compile_lowered(
         Native::Cranelift(o) => cranelift::compile(ctx, func, o, text),
         #[cfg(feature = "llvm")]
         Native::Llvm(e) => llvm::compile(ctx, func, e, text),
+        #[cfg(feature = "cuda")]
+        Native::Ptx(sm) => {
+            llvm::ptx::emit(ctx, func, sm, text)?;
+            Err(Diagnostic::op_error(
+                ctx,
+                func,
+                "PTX can be printed (aot-opt --emit=ptx) but not run: this build has no CUDA runtime",
+            ))
+        }
     }
 }
 
@@ -99,6 +111,13 @@ pub fn compile_function_with(
     pm: &mut PassManager,
     sink: &mut dyn std::io::Write,
 ) -> Result<program::Executable, Diagnostic> {
+    lower(ctx, func, pm, sink)?;
+    let code = compile_lowered(ctx, func, native, text)?;
+    Ok(program::Executable::new(code))
+}
+
+/// Runs the codegen pipeline `pm` on `func` and checks the result.
+fn lower(ctx: &mut Context, func: Op, pm: &mut PassManager, sink: &mut dyn std::io::Write) -> Result<(), Diagnostic> {
     // `lower-to-loops` bounds every size before it emits a constant or a
     // loop bound; they are checked again after planning (the arena is a
     // buffer of its own).
@@ -110,9 +129,7 @@ pub fn compile_function_with(
         }
     })?;
     aot_ir::verify(ctx, func).map_err(|mut d| d.remove(0))?;
-    aot_ir::size::check_value_sizes(ctx, func)?;
-    let code = compile_lowered(ctx, func, native, text)?;
-    Ok(program::Executable::new(code))
+    aot_ir::size::check_value_sizes(ctx, func)
 }
 
 /// A function compiled on its first call (the backward of a training
@@ -176,13 +193,27 @@ pub fn emit_text(
             continue;
         }
         let name = f.name(ctx).to_string();
-        out.push_str(&format!("; function @{name}\n"));
+        // A comment in the emitted language: `;` for LLVM IR and assembly,
+        // `//` for PTX (one module per function).
+        let comment = match native {
+            #[cfg(feature = "cuda")]
+            Native::Ptx(_) => "//",
+            _ => ";",
+        };
+        out.push_str(&format!("{comment} function @{name}\n"));
         let lowered = f.args(ctx).iter().all(|&a| program::memref(ctx, a).is_some());
         if lowered {
             aot_ir::size::check_value_sizes(ctx, f.op)?;
-            compile_lowered(ctx, f.op, native, &mut out)?;
         } else {
-            compile_function_with(ctx, f.op, native, &mut out, pm, sink)?;
+            lower(ctx, f.op, pm, sink)?;
+        }
+        match native {
+            // Text only: there is nothing to run it on here.
+            #[cfg(feature = "cuda")]
+            Native::Ptx(sm) => llvm::ptx::emit(ctx, f.op, sm, &mut out)?,
+            _ => {
+                compile_lowered(ctx, f.op, native, &mut out)?;
+            }
         }
     }
     Ok(out)

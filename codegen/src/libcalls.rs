@@ -1,4 +1,5 @@
-//! The functions native kernels call (every CPU backend): the math table's `libm` wrappers (the
+//! The functions native kernels call (every CPU backend; GPU kernels call
+//! libdevice's functions of the same names, [`libdevice_name`]): the math table's `libm` wrappers (the
 //! functions the interpreter evaluates, so `exact` results match bit for
 //! bit) and `f16` conversions (the `half` crate's, as the buffers use).
 //! Symbols and addresses come from the table; nothing here names a math
@@ -42,6 +43,23 @@ pub fn math_sig(f: &MathFact, f64: bool) -> Sig {
         (1, true) => Sig::F64,
         (_, false) => Sig::F32x2,
         (_, true) => Sig::F64x2,
+    }
+}
+
+/// The name of libcall `symbol` in CUDA's libdevice, which GPU kernels call
+/// instead: `__nv_` and the `libm` name for a math row (libdevice follows
+/// libm's names and signatures), the round-to-nearest conversions for
+/// `f16`. `None` for a symbol that is not a libcall.
+pub fn libdevice_name(symbol: &str) -> Option<String> {
+    match symbol {
+        F16_TO_F32 => Some("__nv_half2float".into()),
+        F32_TO_F16 => Some("__nv_float2half_rn".into()),
+        _ => MATH
+            .iter()
+            .flat_map(|f| [f.symbol(false), f.symbol(true)])
+            .find(|&s| s == symbol)
+            .and_then(|s| s.strip_prefix("aot_"))
+            .map(|libm| format!("__nv_{libm}")),
     }
 }
 

@@ -40,10 +40,24 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 type V<'ll> = BasicValueEnum<'ll>;
 
+/// The machine a kernel runs on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Flavor {
+    /// The host CPU: `i32 (ptr buffers, i64 lo, i64 hi)`, returning the
+    /// failed check's code (0: none).
+    Host,
+    /// An NVIDIA GPU: `void (ptr buffers, i64 lo, i64 hi, ptr status)`, a
+    /// PTX entry. The split loop becomes a grid-stride loop over the
+    /// threads of the launch; a kernel without one runs on global thread
+    /// 0 alone. A failed check writes its code to `*status`.
+    Ptx,
+}
+
 /// What a kernel is compiled against.
 pub(super) struct Target<'t> {
     pub cpu: &'t str,
     pub features: &'t str,
+    pub flavor: Flavor,
 }
 
 pub(super) struct Gen<'a, 'll> {
@@ -67,6 +81,9 @@ pub(super) struct Gen<'a, 'll> {
     split: Option<(Op, IntValue<'ll>, IntValue<'ll>)>,
     /// Integer divisions that are unsigned (`r#loop::range`).
     unsigned: FxHashSet<Op>,
+    flavor: Flavor,
+    /// Where a GPU kernel reports a failed check.
+    status: Option<PointerValue<'ll>>,
 }
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
@@ -91,10 +108,24 @@ pub(super) fn emit<'ll>(
 ) -> Result<(), Diagnostic> {
     let ptr = ll.ptr_type(AddressSpace::default());
     let i64t = ll.i64_type();
-    let fn_type = ll.i32_type().fn_type(&[ptr.into(), i64t.into(), i64t.into()], false);
+    let fn_type = match target.flavor {
+        Flavor::Host => ll.i32_type().fn_type(&[ptr.into(), i64t.into(), i64t.into()], false),
+        Flavor::Ptx => ll.void_type().fn_type(&[ptr.into(), i64t.into(), i64t.into(), ptr.into()], false),
+    };
     let func = module.add_function(name, fn_type, None);
-    for (k, v) in [("target-cpu", target.cpu), ("target-features", target.features)] {
-        func.add_attribute(inkwell::attributes::AttributeLoc::Function, ll.create_string_attribute(k, v));
+    match target.flavor {
+        Flavor::Host => {
+            for (k, v) in [("target-cpu", target.cpu), ("target-features", target.features)] {
+                func.add_attribute(inkwell::attributes::AttributeLoc::Function, ll.create_string_attribute(k, v));
+            }
+        }
+        Flavor::Ptx => {
+            // LLVM 19 marks PTX entries by annotation.
+            let one = ll.i32_type().const_int(1, false);
+            let entry = func.as_global_value().as_pointer_value();
+            let note = ll.metadata_node(&[entry.into(), ll.metadata_string("kernel").into(), one.into()]);
+            module.add_global_metadata("nvvm.annotations", &note).map_err(|e| err(ctx, op, bug(e)))?;
+        }
     }
     let b = ll.create_builder();
     let entry = ll.append_basic_block(func, "entry");
@@ -130,9 +161,26 @@ pub(super) fn emit<'ll>(
         messages,
         split,
         unsigned: r#loop::range::unsigned_divisions(ctx, op),
+        flavor: target.flavor,
+        status: (target.flavor == Flavor::Ptx).then(|| params[3].into_pointer_value()),
     };
+    let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+    if target.flavor == Flavor::Ptx && g.split.is_none() {
+        // No parallel loop: one thread does the work, the others leave.
+        let (id, _) = g.gpu_thread().map_err(|m| err(ctx, op, m))?;
+        let first = g.b.build_int_compare(IntPredicate::EQ, id, i64t.const_zero(), "first").map_err(fail)?;
+        let work = ll.append_basic_block(func, "work");
+        let idle = ll.append_basic_block(func, "idle");
+        g.b.build_conditional_branch(first, work, idle).map_err(fail)?;
+        g.b.position_at_end(idle);
+        g.b.build_return(None).map_err(fail)?;
+        g.b.position_at_end(work);
+    }
     g.region_ops(body)?;
-    g.b.build_return(Some(&ll.i32_type().const_zero())).map_err(|e| err(ctx, op, bug(e)))?;
+    match target.flavor {
+        Flavor::Host => g.b.build_return(Some(&ll.i32_type().const_zero())).map_err(fail)?,
+        Flavor::Ptx => g.b.build_return(None).map_err(fail)?,
+    };
     Ok(())
 }
 
@@ -239,7 +287,18 @@ impl<'a, 'll> Gen<'a, 'll> {
                 let e = |g: &Self, x: inkwell::builder::BuilderError| g.err(op, bug(x));
                 self.b.build_conditional_branch(c, cont, fail).map_err(|x| e(self, x))?;
                 self.b.position_at_end(fail);
-                self.b.build_return(Some(&self.ll.i32_type().const_int(code, false))).map_err(|x| e(self, x))?;
+                let code = self.ll.i32_type().const_int(code, false);
+                match self.status {
+                    Some(status) => {
+                        // Any failing thread's code will do: which iteration
+                        // fails first has no order on a GPU.
+                        self.b.build_store(status, code).map_err(|x| e(self, x))?;
+                        self.b.build_return(None).map_err(|x| e(self, x))?;
+                    }
+                    None => {
+                        self.b.build_return(Some(&code)).map_err(|x| e(self, x))?;
+                    }
+                }
                 self.b.position_at_end(cont);
             }
             LoopOp::Philox => {
@@ -338,13 +397,39 @@ impl<'a, 'll> Gen<'a, 'll> {
 
     fn for_loop(&mut self, op: Op) -> Result<(), Diagnostic> {
         let (lo, hi) = self.bounds(op)?;
-        match jam_lanes(self.ctx, op) {
-            Some(lanes) => {
-                let rest = self.jammed_loop(op, lo, hi, lanes)?;
-                self.plain_loop(op, rest, hi)
+        let step = self.ll.i64_type().const_int(self.ctx.attr_i64(op, "step").unwrap_or(1) as u64, true);
+        let split = matches!(self.split, Some((l, _, _)) if l == op);
+        match (self.flavor, jam_lanes(self.ctx, op)) {
+            // Each thread starts at its index and strides over the grid.
+            (Flavor::Ptx, _) if split => {
+                let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
+                let (id, threads) = self.gpu_thread().map_err(|m| self.err(op, m))?;
+                let offset = self.b.build_int_mul(id, step, "offset").map_err(fail)?;
+                let start = self.b.build_int_add(lo, offset, "start").map_err(fail)?;
+                let stride = self.b.build_int_mul(threads, step, "stride").map_err(fail)?;
+                self.plain_loop(op, start, hi, stride)
             }
-            None => self.plain_loop(op, lo, hi),
+            (Flavor::Host, Some(lanes)) => {
+                let rest = self.jammed_loop(op, lo, hi, lanes)?;
+                self.plain_loop(op, rest, hi, step)
+            }
+            _ => self.plain_loop(op, lo, hi, step),
         }
+    }
+
+    /// This thread's index in the whole launch and the launch's thread
+    /// count, as i64 (PTX special registers).
+    fn gpu_thread(&self) -> Result<(IntValue<'ll>, IntValue<'ll>), String> {
+        let i64t = self.ll.i64_type();
+        let reg = |r: &str| -> Result<IntValue<'ll>, String> {
+            let v = self.intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{r}"), &[], &[])?.into_int_value();
+            self.b.build_int_z_extend(v, i64t, r).map_err(bug)
+        };
+        let (tid, ntid, ctaid, nctaid) = (reg("tid.x")?, reg("ntid.x")?, reg("ctaid.x")?, reg("nctaid.x")?);
+        let base = self.b.build_int_mul(ctaid, ntid, "").map_err(bug)?;
+        let id = self.b.build_int_add(base, tid, "thread").map_err(bug)?;
+        let threads = self.b.build_int_mul(nctaid, ntid, "threads").map_err(bug)?;
+        Ok((id, threads))
     }
 
     /// The main part of a parallel loop with a nested loop in its body,
@@ -451,7 +536,8 @@ impl<'a, 'll> Gen<'a, 'll> {
                 inits.push(m.get(&v).copied().map_or_else(|| self.val(op, v), Ok)?);
             }
         }
-        let results = self.counted_loop(op, lo, hi, &inits, |g, i, carried| {
+        let step = self.ll.i64_type().const_int(ctx.attr_i64(op, "step").unwrap_or(1) as u64, true);
+        let results = self.counted_loop(op, (lo, hi, step), &inits, |g, i, carried| {
             for (m, phis) in lanes.iter_mut().zip(carried.chunks(width.max(1))) {
                 m.insert(args[0], i.into());
                 for (k, &phi) in phis.iter().enumerate() {
@@ -468,13 +554,19 @@ impl<'a, 'll> Gen<'a, 'll> {
         Ok(())
     }
 
-    /// A loop as header/body/exit blocks, running `lo..hi`.
-    fn plain_loop(&mut self, op: Op, lo: IntValue<'ll>, hi: IntValue<'ll>) -> Result<(), Diagnostic> {
+    /// A loop as header/body/exit blocks, running `lo..hi` by `step`.
+    fn plain_loop(
+        &mut self,
+        op: Op,
+        lo: IntValue<'ll>,
+        hi: IntValue<'ll>,
+        step: IntValue<'ll>,
+    ) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let inits: Vec<V<'ll>> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
         let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
         let args = ctx.block_args(body_ir).to_vec();
-        let results = self.counted_loop(op, lo, hi, &inits, |g, i, carried| {
+        let results = self.counted_loop(op, (lo, hi, step), &inits, |g, i, carried| {
             g.vals.insert(args[0], i.into());
             for (k, &phi) in carried.iter().enumerate() {
                 g.vals.insert(args[k + 1], phi);
@@ -487,7 +579,7 @@ impl<'a, 'll> Gen<'a, 'll> {
         Ok(())
     }
 
-    /// The blocks of loop `op` running `lo..hi` by its step: a header with
+    /// The blocks of loop `op` running `lo..hi` by `step`: a header with
     /// the induction variable and one phi per `inits` value, the body that
     /// `body` emits (given both, it returns the carried values' next
     /// values), and the exit, where the builder is left. Returns the phis:
@@ -495,14 +587,12 @@ impl<'a, 'll> Gen<'a, 'll> {
     fn counted_loop(
         &mut self,
         op: Op,
-        lo: IntValue<'ll>,
-        hi: IntValue<'ll>,
+        (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
         inits: &[V<'ll>],
         body: impl FnOnce(&mut Self, IntValue<'ll>, &[V<'ll>]) -> Result<Vec<V<'ll>>, Diagnostic>,
     ) -> Result<Vec<V<'ll>>, Diagnostic> {
         let ctx = self.ctx;
         let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
-        let step = ctx.attr_i64(op, "step").unwrap_or(1);
         let pre = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
         let header = self.ll.append_basic_block(self.func, "header");
         let body_bb = self.ll.append_basic_block(self.func, "body");
@@ -523,7 +613,7 @@ impl<'a, 'll> Gen<'a, 'll> {
         self.b.build_conditional_branch(cond, body_bb, exit).map_err(fail)?;
         self.b.position_at_end(body_bb);
         let next = body(self, i, &carried)?;
-        let i_next = self.b.build_int_add(i, self.ll.i64_type().const_int(step as u64, true), "next").map_err(fail)?;
+        let i_next = self.b.build_int_add(i, step, "next").map_err(fail)?;
         let latch = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
         self.b.build_unconditional_branch(header).map_err(fail)?;
         iv.add_incoming(&[(&i_next, latch)]);
@@ -581,6 +671,14 @@ impl<'a, 'll> Gen<'a, 'll> {
 
     /// Calls a libcall of the runtime (`libcalls::all`).
     fn libcall(&self, name: &str, sig: Sig, args: &[BasicMetadataValueEnum<'ll>]) -> Result<V<'ll>, String> {
+        let gpu_name;
+        let name = match self.flavor {
+            Flavor::Host => name,
+            Flavor::Ptx => {
+                gpu_name = libcalls::libdevice_name(name).ok_or_else(|| format!("{name} has no libdevice function"))?;
+                gpu_name.as_str()
+            }
+        };
         let f = match self.module.get_function(name) {
             Some(f) => f,
             None => {

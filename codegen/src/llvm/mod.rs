@@ -11,6 +11,8 @@
 //! borrows) alive.
 
 mod kernel;
+#[cfg(feature = "cuda")]
+pub mod ptx;
 
 use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
@@ -81,7 +83,7 @@ fn compile_program(
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let cpu = machine.get_cpu().to_string();
     let features = machine.get_feature_string().to_string_lossy().into_owned();
-    let target = kernel::Target { cpu: &cpu, features: &features };
+    let target = kernel::Target { cpu: &cpu, features: &features, flavor: kernel::Flavor::Host };
     let mut messages = Vec::new();
     let mut names = Vec::new();
     for step in &program.steps {

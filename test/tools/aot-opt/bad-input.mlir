@@ -3,13 +3,15 @@
 // RUN: not aot-opt %s --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: not aot-opt %s --emit=asm --backend=frob 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not aot-opt %s --emit=llvm 2>&1 | FileCheck %s --check-prefix=NO-LLVM
+// RUN: not aot-opt %s --emit=ptx --gpu-arch=sm_90 2>&1 | FileCheck %s --check-prefix=NO-CUDA
 
 // MISSING: aot-opt: error: could not open input file '{{.*}}bad-input.mlir.does-not-exist'
-// EMIT: aot-opt: error: unknown --emit kind 'frob'
+// EMIT: aot-opt: error: unknown --emit kind 'frob' (available: mlir, clif, llvm, asm, ptx)
 // BACKEND: aot-opt: error: unknown --backend 'frob' (available: cranelift, llvm)
 /// The lit suite runs the default build, which has no LLVM backend: asking
 /// for its output names the cargo feature that adds it.
 // NO-LLVM: aot-opt: error: --emit=llvm needs the LLVM backend, which this build of aot-opt lacks (build it with the cargo feature `llvm`)
+// NO-CUDA: aot-opt: error: --emit=ptx (for sm_90) needs the CUDA backend, which this build of aot-opt lacks (build it with the cargo feature `cuda`)
 
 /// With --verify-diagnostics, a diagnostic nobody expected is a failure, and
 /// so is an expectation nothing produced.

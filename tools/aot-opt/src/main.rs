@@ -92,15 +92,20 @@ struct Args {
     dump_pass_pipeline: bool,
     /// What to print: `mlir` (default), `clif` (the Cranelift IR of every
     /// kernel), `llvm` (the optimized LLVM IR of every kernel; builds with
-    /// the `llvm` feature) or `asm` (their machine code, from the backend
-    /// `--backend` names); functions still over tensors are lowered to
-    /// loops first.
+    /// the `llvm` feature), `asm` (their machine code, from the backend
+    /// `--backend` names) or `ptx` (every kernel as a PTX entry for the GPU
+    /// `--gpu-arch` names; builds with the `cuda` feature); functions still
+    /// over tensors are lowered to loops first.
     #[arg(long, default_value = "mlir")]
     emit: String,
     /// The native backend whose machine code `--emit=asm` prints:
     /// `cranelift` (default) or `llvm`.
     #[arg(long, default_value = "cranelift")]
     backend: String,
+    /// The GPU architecture `--emit=ptx` generates for: `sm_80` (default)
+    /// or `sm_90`.
+    #[arg(long, default_value = "sm_80")]
+    gpu_arch: String,
     /// Largest single allocation in bytes (suffixes k, M, G, T; default: the
     /// AOT_MAX_ALLOC_BYTES environment variable, else half of physical memory).
     #[arg(long, value_parser = parse_alloc_limit, value_name = "BYTES")]
@@ -151,7 +156,7 @@ fn run(args: &Args) -> Result<bool, String> {
         print!("{}", aot::dialects::docs::render_op_docs());
         return Ok(true);
     }
-    let emit = emit_kind(&args.emit, &args.backend)?;
+    let emit = emit_kind(&args.emit, &args.backend, &args.gpu_arch)?;
     let mut pm = match PassManager::parse(&args.pass_pipeline) {
         Ok(pm) => pm,
         Err(e) => {
@@ -302,9 +307,17 @@ fn run(args: &Args) -> Result<bool, String> {
 
 /// The native code generator and output `--emit` and `--backend` ask for
 /// (`None`: print the IR).
-fn emit_kind(emit: &str, backend: &str) -> Result<Option<aot::codegen::Native>, String> {
+fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Option<aot::codegen::Native>, String> {
     use aot::codegen::cranelift::{Emit, Options};
     let cranelift = |emit| Some(aot::codegen::Native::Cranelift(Options { emit, ..Options::default() }));
+    if emit == "ptx" {
+        #[cfg(feature = "cuda")]
+        return Ok(Some(aot::codegen::Native::Ptx(aot::codegen::llvm::ptx::Sm::parse(gpu_arch)?)));
+        #[cfg(not(feature = "cuda"))]
+        return Err(format!(
+            "--emit=ptx (for {gpu_arch}) needs the CUDA backend, which this build of aot-opt lacks (build it with the cargo feature `cuda`)"
+        ));
+    }
     let llvm_kind = match (emit, backend) {
         ("mlir", _) => return Ok(None),
         ("clif", _) => return Ok(cranelift(Emit::Clif)),
@@ -312,7 +325,7 @@ fn emit_kind(emit: &str, backend: &str) -> Result<Option<aot::codegen::Native>, 
         ("asm", "llvm") => "asm",
         ("llvm", _) => "llvm",
         ("asm", other) => return Err(format!("unknown --backend '{other}' (available: cranelift, llvm)")),
-        (other, _) => return Err(format!("unknown --emit kind '{other}' (available: mlir, clif, llvm, asm)")),
+        (other, _) => return Err(format!("unknown --emit kind '{other}' (available: mlir, clif, llvm, asm, ptx)")),
     };
     #[cfg(feature = "llvm")]
     {

@@ -1,0 +1,86 @@
+"""Validates the PTX of every kernel of the test corpus with ptxas.
+
+    python scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas PTXAS [DIR...]
+
+Every `.mlir` file under the directories (default: test/run) is compiled
+with the inference and the training pipeline. Where Cranelift compiles a
+file (`--emit=clif`; some corpus files are meant to fail), `--emit=ptx`
+must succeed too, for sm_80 and sm_90, and `ptxas -c` (relocatable: calls
+into libdevice stay external) must accept every module it prints. Exits
+non-zero on any failure, and when nothing was checked.
+"""
+import argparse
+import concurrent.futures
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+PIPELINES = ["builtin.module(aot-inference)", "builtin.module(aot-train)"]
+ARCHS = ["sm_80", "sm_90"]
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def modules(text):
+    """The PTX modules of `--emit=ptx` output (one per function)."""
+    out, cur = [], []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("// function @") and cur:
+            out.append("".join(cur))
+            cur = []
+        cur.append(line)
+    if cur:
+        out.append("".join(cur))
+    return [m for m in out if ".entry" in m or ".version" in m]
+
+
+def check(args, path, pipeline):
+    """(checked modules, failures) for one file and pipeline."""
+    base = [args.aot_opt, str(path), f"--pass-pipeline={pipeline}"]
+    if run(base + ["--emit=clif"]).returncode != 0:
+        return 0, []
+    failures, checked = [], 0
+    for arch in ARCHS:
+        r = run(base + ["--emit=ptx", f"--gpu-arch={arch}"])
+        if r.returncode != 0:
+            failures.append(f"{path} [{pipeline}, {arch}]: --emit=ptx failed:\n{r.stderr.strip()}")
+            continue
+        for k, m in enumerate(modules(r.stdout)):
+            with tempfile.TemporaryDirectory() as d:
+                src = os.path.join(d, "k.ptx")
+                with open(src, "w") as f:
+                    f.write(m)
+                p = run([args.ptxas, f"-arch={arch}", "-c", src, "-o", os.path.join(d, "k.o")])
+                checked += 1
+                if p.returncode != 0:
+                    failures.append(f"{path} [{pipeline}, {arch}, module {k}]: ptxas:\n{p.stderr.strip()}")
+    return checked, failures
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--aot-opt", required=True)
+    ap.add_argument("--ptxas", required=True)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("dirs", nargs="*", default=["test/run"])
+    args = ap.parse_args()
+    files = sorted(p for d in args.dirs for p in pathlib.Path(d).rglob("*.mlir"))
+    jobs = [(f, p) for f in files for p in PIPELINES]
+    checked, failures = 0, []
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+        for n, fs in ex.map(lambda j: check(args, *j), jobs):
+            checked += n
+            failures.extend(fs)
+    for f in failures:
+        print(f, file=sys.stderr)
+    print(f"ptxas: {checked} PTX modules of {len(files)} files checked ({', '.join(ARCHS)}), {len(failures)} failures")
+    if failures or checked == 0:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

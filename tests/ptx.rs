@@ -1,0 +1,72 @@
+//! PTX for NVIDIA GPUs (cargo feature `cuda`): the shape of what the
+//! kernel emitter produces for the GPU. That `ptxas` accepts every kernel
+//! of the corpus is `scripts/check-ptx.py`'s job (run by the test script);
+//! running kernels on a device needs the CUDA runtime, not built yet.
+#![cfg(feature = "cuda")]
+
+use aot::codegen::llvm::ptx::Sm;
+use aot::ir::{parse_module, Context, ParseOptions};
+
+fn ptx(text: &str, sm: Sm) -> String {
+    aot::init();
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    let mut pm = aot::codegen::pass_manager(Default::default()).expect("pipeline");
+    aot::codegen::emit_text(&mut ctx, m, aot::codegen::Native::Ptx(sm), &mut pm, &mut std::io::sink()).expect("emits")
+}
+
+#[test]
+fn kernels_are_grid_stride_entries_calling_libdevice() {
+    let text = "func.func @f(%x: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<f32>) {
+  %0 = tensor.sin %x : tensor<64x32xf32>
+  %1 = tensor.sum %x {dims = [0, 1]} : tensor<64x32xf32> -> tensor<f32>
+  return %0, %1 : tensor<64x32xf32>, tensor<f32>
+}
+";
+    for sm in Sm::ALL {
+        let out = ptx(text, sm);
+        assert!(out.starts_with("// function @f\n"), "{out}");
+        assert!(out.contains(&format!(".target {}", sm.name())), "{out}");
+        // Two entries, each taking (buffers, lo, hi, status).
+        let entries: Vec<&str> = out.lines().filter(|l| l.starts_with(".visible .entry")).collect();
+        assert_eq!(entries.len(), 2, "{out}");
+        assert!(out.contains("_param_3"), "an entry lacks its status parameter:\n{out}");
+        // The elementwise kernel strides over the whole grid.
+        for reg in ["%tid.x", "%ntid.x", "%ctaid.x", "%nctaid.x"] {
+            assert!(out.contains(reg), "no {reg}:\n{out}");
+        }
+        // sin has no lane polynomial: libdevice's, left external.
+        assert!(out.contains(".extern .func  (.param .b32 func_retval0) __nv_sinf"), "{out}");
+    }
+    assert!(Sm::parse("sm_70").unwrap_err().contains("available: sm_80, sm_90"));
+}
+
+#[test]
+fn a_failed_check_writes_its_code_to_the_status_word() {
+    // The Philox offset check of a functionalized random op.
+    let text = "func.func @f(%seed: tensor<i64>, %offset: tensor<i64>) -> tensor<256xf32> {
+  %u = rng.philox_uniform %seed, %offset {high = 1.0, low = 0.0} : tensor<i64> -> tensor<256xf32>
+  return %u : tensor<256xf32>
+}
+";
+    let out = ptx(text, Sm::Sm80);
+    assert!(out.contains("st.global.u32"), "no store of a check's code:\n{out}");
+}
+
+#[test]
+fn ptx_is_text_only_without_a_device_runtime() {
+    aot::init();
+    let text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+";
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let mut sink = String::new();
+    let e = aot::codegen::compile_function(&mut ctx, f, aot::codegen::Native::Ptx(Sm::Sm80), &mut sink)
+        .err()
+        .expect("no CUDA runtime to run it on");
+    assert!(e.message.contains("no CUDA runtime"), "{}", e.message);
+}
