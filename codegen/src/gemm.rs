@@ -126,8 +126,7 @@ impl Plan {
 pub fn describe(a: &BufRef, b: &BufRef, c: &BufRef) -> String {
     let p = Plan::new(a, b, c);
     let batch: String = p.batch.iter().map(|n| format!("{n}x")).collect();
-    let packed =
-        if p.m >= PACK_ROWS && p.b.rs.abs() < p.b.cs.abs() && p.k >= 2 && p.n >= 2 { ", b packed" } else { "" };
+    let packed = if packs((p.m, p.k, p.n), (p.b.rs, p.b.cs)) { ", b packed" } else { "" };
     format!("{batch}{}x{}x{} {}{packed}", p.m, p.k, p.n, c.ty.elem)
 }
 
@@ -207,6 +206,14 @@ impl Roots {
     }
 }
 
+/// Whether `b` (strides `rs`, `cs`) is packed before an `m×k×n` GEMM: when
+/// it is column-major (unit row stride: a broadcast, stride 0, is left
+/// alone, since its copy could be far larger than its storage) and `a` has
+/// enough rows to reuse the copy.
+fn packs((m, k, n): (usize, usize, usize), (rs, cs): (i64, i64)) -> bool {
+    m >= PACK_ROWS && rs.abs() == 1 && cs.abs() > 1 && k >= 2 && n >= 2
+}
+
 /// Fewest rows of `a` for which packing a column-major `b` pays.
 const PACK_ROWS: usize = 32;
 /// Fewest elements of `b` whose packing is split across threads.
@@ -243,11 +250,16 @@ trait Gemm: Sized + Default + Copy + 'static {
         par: Parallelism,
     ) {
         let (rs, cs) = b.2;
-        if m >= PACK_ROWS && rs.abs() < cs.abs() && k >= 2 && n >= 2 {
-            PACKED.with(|cell| {
+        if packs((m, k, n), (rs, cs)) {
+            let packed = PACKED.with(|cell| {
                 let mut scratch = cell.take();
                 let words = (k * n * std::mem::size_of::<Self>()).div_ceil(8);
                 if scratch.len() < words {
+                    // Out of memory for the copy: multiply unpacked instead.
+                    if scratch.try_reserve_exact(words - scratch.len()).is_err() {
+                        cell.set(scratch);
+                        return false;
+                    }
                     scratch.resize(words, 0);
                 }
                 let dst = scratch.as_mut_ptr() as *mut Self;
@@ -276,8 +288,11 @@ trait Gemm: Sized + Default + Copy + 'static {
                     Self::gemm((m, k, n), a, (dst as *mut u8, 0, (n as i64, 1)), c, accumulate, par);
                 }
                 cell.set(scratch);
+                true
             });
-            return;
+            if packed {
+                return;
+            }
         }
         // SAFETY: the caller passes matrices inside their buffers.
         unsafe {
@@ -400,6 +415,17 @@ mod tests {
         // Size-1 batch dimensions disappear.
         let p = plan(&[1, 8, 1], 64, 32, &[0, 256, 0, 4, 1], &[0, 128, 0, 32, 1], &[0, 2048, 0, 32, 1]);
         assert_eq!(p.batch, vec![8]);
+    }
+
+    #[test]
+    fn only_a_column_major_right_operand_is_packed() {
+        // The weight of x @ w.T: unit row stride.
+        assert!(packs((256, 1024, 512), (1, 1024)));
+        // Row-major, or a broadcast row (stride 0: its copy would be k·n
+        // elements of a one-row storage), or too few rows to pay.
+        assert!(!packs((256, 1024, 512), (512, 1)));
+        assert!(!packs((256, 1 << 20, 1 << 20), (0, 1)));
+        assert!(!packs((8, 1024, 512), (1, 1024)));
     }
 
     #[test]

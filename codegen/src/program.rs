@@ -148,8 +148,8 @@ pub fn split_loop(ctx: &Context, kernel: Op) -> Option<Op> {
         }
     }
     if !loads.is_empty() {
-        // Buffers are compared by what a write may clobber: arguments can
-        // be views of one storage, so all of them are one class.
+        // Buffers are compared by what a write may clobber
+        // (`fuse::alias_class`: arguments declared in one storage are one).
         let class = |buf: Value| {
             let i = ctx.block_args(body).iter().position(|&b| b == buf)?;
             Some(crate::fuse::alias_class(ctx, crate::fuse::root_of(ctx, ctx.operand(kernel, i))))
