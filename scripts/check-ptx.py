@@ -1,13 +1,16 @@
 """Validates the PTX of every kernel of the test corpus with ptxas.
 
-    python scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas PTXAS [DIR...]
+    python scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas PTXAS [--libdevice BC] [DIR...]
 
 Every `.mlir` file under the directories (default: test/run) is compiled
 with the inference and the training pipeline. Where Cranelift compiles a
 file (`--emit=clif`; some corpus files are meant to fail), `--emit=ptx`
-must succeed too, for sm_80 and sm_90, and `ptxas -c` (relocatable: calls
-into libdevice stay external) must accept every module it prints. Exits
-non-zero on any failure, and when nothing was checked.
+must succeed too, for sm_80 and sm_90, and ptxas must accept every module
+it prints. With `--libdevice` (CUDA's libdevice.10.bc, linked in through
+`AOT_LIBDEVICE`) every module must be complete: no external function left,
+assembled and linked as a whole; without it, calls into libdevice stay
+external and modules are assembled as relocatable code (`ptxas -c`).
+Exits non-zero on any failure, and when nothing was checked.
 """
 import argparse
 import concurrent.futures
@@ -44,17 +47,21 @@ def check(args, path, pipeline):
     if run(base + ["--emit=clif"]).returncode != 0:
         return 0, []
     failures, checked = [], 0
+    env = dict(os.environ, AOT_LIBDEVICE=args.libdevice or "")
+    relocatable = [] if args.libdevice else ["-c"]
     for arch in ARCHS:
-        r = run(base + ["--emit=ptx", f"--gpu-arch={arch}"])
+        r = subprocess.run(base + ["--emit=ptx", f"--gpu-arch={arch}"], capture_output=True, text=True, env=env)
         if r.returncode != 0:
             failures.append(f"{path} [{pipeline}, {arch}]: --emit=ptx failed:\n{r.stderr.strip()}")
             continue
         for k, m in enumerate(modules(r.stdout)):
+            if args.libdevice and ".extern .func" in m:
+                failures.append(f"{path} [{pipeline}, {arch}, module {k}]: an external call is left after linking libdevice")
             with tempfile.TemporaryDirectory() as d:
                 src = os.path.join(d, "k.ptx")
                 with open(src, "w") as f:
                     f.write(m)
-                p = run([args.ptxas, f"-arch={arch}", "-c", src, "-o", os.path.join(d, "k.o")])
+                p = run([args.ptxas, f"-arch={arch}", *relocatable, src, "-o", os.path.join(d, "k.o")])
                 checked += 1
                 if p.returncode != 0:
                     failures.append(f"{path} [{pipeline}, {arch}, module {k}]: ptxas:\n{p.stderr.strip()}")
@@ -65,6 +72,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--aot-opt", required=True)
     ap.add_argument("--ptxas", required=True)
+    ap.add_argument("--libdevice", help="CUDA's libdevice.10.bc: link it in and check complete modules")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("dirs", nargs="*", default=["test/run"])
     args = ap.parse_args()
@@ -77,7 +85,8 @@ def main():
             failures.extend(fs)
     for f in failures:
         print(f, file=sys.stderr)
-    print(f"ptxas: {checked} PTX modules of {len(files)} files checked ({', '.join(ARCHS)}), {len(failures)} failures")
+    how = "complete, libdevice linked" if args.libdevice else "relocatable"
+    print(f"ptxas: {checked} PTX modules of {len(files)} files checked ({', '.join(ARCHS)}; {how}), {len(failures)} failures")
     if failures or checked == 0:
         sys.exit(1)
 

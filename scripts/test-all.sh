@@ -75,14 +75,16 @@ for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_matc
   the_mlp_example_trains_on_llvm every_math_row_is_accurate_on_llvm \
   llvm_scopes_only_buffers_no_other_operand_can_share llvm_philox_multiplies_32_bit_lanes \
   matmul_layouts_are_exact_on_several_threads kernels_are_grid_stride_entries_calling_libdevice \
-  a_failed_check_writes_its_code_to_the_status_word ptx_is_text_only_without_a_device_runtime; do
+  a_failed_check_writes_its_code_to_the_status_word ptx_is_text_only_without_a_device_runtime \
+  a_libdevice_that_cannot_be_read_is_a_located_error; do
   if ! grep -q "^test $t ... ok" target/cargo-test-llvm.log; then
     echo "error: the LLVM test $t did not run and pass" >&2
     exit 1
   fi
 done
-# Every kernel of the corpus as PTX for sm_80 and sm_90, assembled by ptxas
-# (NVIDIA's PyPI wheel, into the venv; no GPU needed).
+# Every kernel of the corpus as PTX for sm_80 and sm_90, with libdevice
+# linked in, assembled and linked by ptxas (NVIDIA's PyPI wheel, into the
+# venv; no GPU needed).
 echo "== PTX: ptxas on every kernel of the corpus"
 ptxas=$("$venv/bin/python" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))' 2>/dev/null || true)
 if [ ! -x "${ptxas:-/nonexistent}" ]; then
@@ -90,7 +92,9 @@ if [ ! -x "${ptxas:-/nonexistent}" ]; then
   ptxas=$("$venv/bin/python" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))')
 fi
 cargo build --locked --features cuda -p aot-opt
-"$venv/bin/python" scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas "$ptxas" test/run | tee target/ptx.log
+# The wheel ships libdevice too: linked in, every module must be complete.
+libdevice="$(dirname "$(dirname "$ptxas")")/nvvm/libdevice/libdevice.10.bc"
+"$venv/bin/python" scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas "$ptxas" --libdevice "$libdevice" test/run | tee target/ptx.log
 # The default build again, so that a later lit run sees the binaries it tests.
 cargo build --locked -p aot-opt
 ptx_checked=$(grep -oE '^ptxas: [0-9]+' target/ptx.log | awk '{print $2}')

@@ -70,3 +70,25 @@ fn ptx_is_text_only_without_a_device_runtime() {
         .expect("no CUDA runtime to run it on");
     assert!(e.message.contains("no CUDA runtime"), "{}", e.message);
 }
+
+#[test]
+fn a_libdevice_that_cannot_be_read_is_a_located_error() {
+    aot::init();
+    let text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.sin %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+";
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t.mlir".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let mut pm = aot::codegen::pass_manager(Default::default()).expect("pipeline");
+    let mut sink = String::new();
+    // Lower through the codegen pipeline first (emit_text does it too).
+    aot::codegen::emit_text(&mut ctx, m, aot::codegen::Native::Ptx(Sm::Sm80), &mut pm, &mut std::io::sink())
+        .expect("emits without libdevice");
+    let missing = std::path::Path::new("/nonexistent/libdevice.10.bc");
+    let e = aot::codegen::llvm::ptx::emit_with(&ctx, f, Sm::Sm80, Some(missing), &mut sink).unwrap_err();
+    assert!(e.message.contains("cannot read libdevice at /nonexistent/libdevice.10.bc"), "{}", e.message);
+    assert_eq!(ctx.loc_file_line_col(e.loc), Some(("t.mlir", 1, 1)), "not located on the function: {e}");
+}

@@ -6,15 +6,20 @@
 //! polynomial call libdevice's function of the same `libm` name).
 //!
 //! What this module produces is text: `aot-opt --emit=ptx` prints it, and
-//! the test script checks every corpus kernel with `ptxas`. Calls into
-//! libdevice stay external (`.extern .func`), so a module assembles as
-//! relocatable code (`ptxas -c`); linking libdevice and launching belong to
-//! the CUDA runtime.
+//! the test script checks every corpus kernel with `ptxas`. With
+//! `AOT_LIBDEVICE` naming CUDA's `libdevice.10.bc`, libdevice is linked in
+//! before optimization (the functions the kernels call are inlined, the
+//! rest dropped, its `__nvvm_reflect` queries answered with IEEE semantics:
+//! no flush to zero), so the module is complete and a driver can load it.
+//! Without it, calls into libdevice stay external (`.extern .func`) and the
+//! module assembles only as relocatable code (`ptxas -c`). Launching
+//! belongs to the CUDA runtime.
 
 use super::kernel::{self, Flavor};
 use crate::program::{self, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
+use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
@@ -66,9 +71,46 @@ fn machine(sm: Sm) -> Result<TargetMachine, String> {
         .ok_or_else(|| format!("LLVM cannot target {}", sm.name()))
 }
 
+/// Links CUDA's libdevice bitcode at `path` into `module` and makes every
+/// function but the kernels internal, so the optimizer inlines what the
+/// kernels call and drops the rest.
+fn link_libdevice<'ll>(ll: &'ll LlContext, module: &Module<'ll>, path: &std::path::Path) -> Result<(), String> {
+    let kernels: Vec<String> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect();
+    let lib = Module::parse_bitcode_from_path(path, ll)
+        .map_err(|e| format!("cannot read libdevice at {} (AOT_LIBDEVICE): {e}", path.display()))?;
+    // libdevice carries its own triple and layout; ours (the same target)
+    // keep the linker from warning.
+    lib.set_triple(&module.get_triple());
+    lib.set_data_layout(&module.get_data_layout());
+    module.link_in_module(lib).map_err(|e| format!("cannot link libdevice from {}: {e}", path.display()))?;
+    for f in module.get_functions() {
+        let name = f.get_name().to_string_lossy();
+        if f.count_basic_blocks() > 0 && !kernels.iter().any(|k| *k == name) {
+            f.set_linkage(Linkage::Internal);
+        }
+    }
+    Ok(())
+}
+
 /// Appends the PTX module of the lowered function `func`'s kernels, for
-/// `sm`, to `text`.
+/// `sm`, to `text`, with libdevice linked in from `AOT_LIBDEVICE` when set.
 pub fn emit(ctx: &Context, func: Op, sm: Sm, text: &mut String) -> Result<(), Diagnostic> {
+    let libdevice = std::env::var_os("AOT_LIBDEVICE").filter(|p| !p.is_empty()).map(std::path::PathBuf::from);
+    emit_with(ctx, func, sm, libdevice.as_deref(), text)
+}
+
+/// [`emit`] with libdevice from `libdevice` (or left external).
+pub fn emit_with(
+    ctx: &Context,
+    func: Op,
+    sm: Sm,
+    libdevice: Option<&std::path::Path>,
+    text: &mut String,
+) -> Result<(), Diagnostic> {
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
     let program = program::build(ctx, func)?;
     let machine = machine(sm).map_err(fail)?;
@@ -85,6 +127,9 @@ pub fn emit(ctx: &Context, func: Op, sm: Sm, text: &mut String) -> Result<(), Di
         count += 1;
     }
     module.verify().map_err(|e| fail(format!("LLVM rejected the generated GPU kernels: {e}")))?;
+    if let Some(path) = libdevice {
+        link_libdevice(&ll, &module, path).map_err(fail)?;
+    }
     module
         .run_passes("default<O3>", &machine, PassBuilderOptions::create())
         .map_err(|e| fail(format!("LLVM's optimizer failed: {e}")))?;
