@@ -68,7 +68,7 @@ if [ -z "${LLVM_SYS_191_PREFIX:-}" ] && [ ! -x /usr/lib/llvm-19/bin/llvm-config 
     exit 1
   fi
 fi
-llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api --test gemm --test ptx)
+llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api --test gemm --test split --test ptx)
 cargo test --locked --features cuda "${llvm_tests[@]}" 2>&1 | tee target/cargo-test-llvm.log
 llvm_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-llvm.log)
 for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_match_eager_in_llvm_code \
@@ -76,7 +76,7 @@ for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_matc
   llvm_scopes_only_buffers_no_other_operand_can_share llvm_philox_multiplies_32_bit_lanes \
   matmul_layouts_are_exact_on_several_threads kernels_are_grid_stride_entries_calling_libdevice \
   a_failed_check_writes_its_code_to_the_status_word ptx_is_text_only_without_a_device_runtime \
-  a_libdevice_that_cannot_be_read_is_a_located_error; do
+  a_libdevice_that_cannot_be_read_is_a_located_error philox_kernels_split_across_threads_draw_what_one_thread_draws; do
   if ! grep -q "^test $t ... ok" target/cargo-test-llvm.log; then
     echo "error: the LLVM test $t did not run and pass" >&2
     exit 1

@@ -157,12 +157,7 @@ fn llvm_scopes_only_buffers_no_other_operand_can_share() {
   return %1 : tensor<64xf32>
 }
 ";
-    let mut ctx = Context::new();
-    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
-    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
-    let mut ir = String::new();
-    let native = aot::codegen::Native::Llvm(aot::codegen::llvm::Emit::Llvm);
-    aot::codegen::compile_function(&mut ctx, f, native, &mut ir).expect("compiles");
+    let ir = llvm_text(text, aot::codegen::llvm::Emit::Llvm);
     let scoped = ir.lines().filter(|l| l.contains("store ") && l.contains("!alias.scope")).count();
     let arg_loads = ir.lines().filter(|l| l.contains(" load ") && l.contains("!alias.scope")).count();
     assert!(scoped > 0, "the result buffer's stores have no scope:\n{ir}");
@@ -188,13 +183,19 @@ fn llvm_philox_multiplies_32_bit_lanes() {
   return %u : tensor<4096xf32>
 }
 ";
-    let mut ctx = Context::new();
-    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
-    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
-    let mut asm = String::new();
-    let native = aot::codegen::Native::Llvm(aot::codegen::llvm::Emit::Asm);
-    aot::codegen::compile_function(&mut ctx, f, native, &mut asm).expect("compiles");
+    let asm = llvm_text(text, aot::codegen::llvm::Emit::Asm);
     let vector_muls =
         asm.lines().filter(|l| l.contains("vpmuludq") && (l.contains("%ymm") || l.contains("%zmm"))).count();
     assert!(vector_muls >= 8, "Philox's multiplies are not 32-bit vector lanes ({vector_muls} found):\n{asm}");
+}
+
+/// What the LLVM backend emits (`emit`) while compiling `text`'s entry.
+#[cfg(feature = "llvm")]
+fn llvm_text(text: &str, emit: aot::codegen::llvm::Emit) -> String {
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let mut out = String::new();
+    aot::codegen::compile_function(&mut ctx, f, aot::codegen::Native::Llvm(emit), &mut out).expect("compiles");
+    out
 }

@@ -5,14 +5,26 @@
 #![cfg(feature = "cuda")]
 
 use aot::codegen::llvm::ptx::Sm;
-use aot::ir::{parse_module, Context, ParseOptions};
+use aot::ir::{parse_module, Context, Op, ParseOptions};
 
-fn ptx(text: &str, sm: Sm) -> String {
+/// `text` parsed as file `t.mlir`: the context, the module and its entry.
+fn parsed(text: &str) -> (Context, Op, Op) {
     aot::init();
     let mut ctx = Context::new();
-    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t.mlir".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    (ctx, m, f)
+}
+
+/// The module's PTX; `ctx` keeps its lowered functions.
+fn emit(ctx: &mut Context, m: Op, sm: Sm) -> String {
     let mut pm = aot::codegen::pass_manager(Default::default()).expect("pipeline");
-    aot::codegen::emit_text(&mut ctx, m, aot::codegen::Native::Ptx(sm), &mut pm, &mut std::io::sink()).expect("emits")
+    aot::codegen::emit_text(ctx, m, aot::codegen::Native::Ptx(sm), &mut pm, &mut std::io::sink()).expect("emits")
+}
+
+fn ptx(text: &str, sm: Sm) -> String {
+    let (mut ctx, m, _) = parsed(text);
+    emit(&mut ctx, m, sm)
 }
 
 #[test]
@@ -55,15 +67,12 @@ fn a_failed_check_writes_its_code_to_the_status_word() {
 
 #[test]
 fn ptx_is_text_only_without_a_device_runtime() {
-    aot::init();
     let text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tensor.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 ";
-    let mut ctx = Context::new();
-    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
-    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let (mut ctx, _, f) = parsed(text);
     let mut sink = String::new();
     let e = aot::codegen::compile_function(&mut ctx, f, aot::codegen::Native::Ptx(Sm::Sm80), &mut sink)
         .err()
@@ -73,20 +82,15 @@ fn ptx_is_text_only_without_a_device_runtime() {
 
 #[test]
 fn a_libdevice_that_cannot_be_read_is_a_located_error() {
-    aot::init();
     let text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tensor.sin %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 ";
-    let mut ctx = Context::new();
-    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t.mlir".into(), first_line: 1 }).expect("parses");
-    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
-    let mut pm = aot::codegen::pass_manager(Default::default()).expect("pipeline");
-    let mut sink = String::new();
+    let (mut ctx, m, f) = parsed(text);
     // Lower through the codegen pipeline first (emit_text does it too).
-    aot::codegen::emit_text(&mut ctx, m, aot::codegen::Native::Ptx(Sm::Sm80), &mut pm, &mut std::io::sink())
-        .expect("emits without libdevice");
+    emit(&mut ctx, m, Sm::Sm80);
+    let mut sink = String::new();
     let missing = std::path::Path::new("/nonexistent/libdevice.10.bc");
     let e = aot::codegen::llvm::ptx::emit_with(&ctx, f, Sm::Sm80, Some(missing), &mut sink).unwrap_err();
     assert!(e.message.contains("cannot read libdevice at /nonexistent/libdevice.10.bc"), "{}", e.message);

@@ -21,12 +21,13 @@ use gemm::Parallelism;
 const SMALL_GEMM: usize = 1 << 21;
 
 /// A matrix operand: element strides of its batch dimensions, then of its
-/// rows and columns.
+/// rows and columns, and the element offset of its first matrix.
 #[derive(Clone, Debug, PartialEq)]
 struct Strides {
     batch: Vec<i64>,
     rs: i64,
     cs: i64,
+    offset: i64,
 }
 
 /// A batched GEMM's shape after simplification.
@@ -45,8 +46,8 @@ impl Plan {
     fn new(a: &BufRef, b: &BufRef, c: &BufRef) -> Plan {
         let r = c.ty.shape.len();
         let split = |x: &BufRef| {
-            let (s, _) = r#loop::layout(&x.ty);
-            Strides { batch: s[..r - 2].to_vec(), rs: s[r - 2], cs: s[r - 1] }
+            let (s, offset) = r#loop::layout(&x.ty);
+            Strides { batch: s[..r - 2].to_vec(), rs: s[r - 2], cs: s[r - 1], offset }
         };
         let plan = Plan {
             m: a.ty.shape[r - 2] as usize,
@@ -145,7 +146,7 @@ pub fn batched(
     threads: usize,
 ) {
     let plan = Plan::new(a, b, c);
-    let (oa, ob, oc) = (r#loop::layout(&a.ty).1, r#loop::layout(&b.ty).1, r#loop::layout(&c.ty).1);
+    let (oa, ob, oc) = (plan.a.offset, plan.b.offset, plan.c.offset);
     let count: i64 = plan.batch.iter().product();
     let ptrs = Roots(pa, pb, pc);
     let at = |item: i64| {
@@ -382,7 +383,7 @@ mod tests {
     fn plan(batch: &[i64], m: usize, n: usize, a: &[i64], b: &[i64], c: &[i64]) -> Plan {
         let s = |v: &[i64]| {
             let r = v.len();
-            Strides { batch: v[..r - 2].to_vec(), rs: v[r - 2], cs: v[r - 1] }
+            Strides { batch: v[..r - 2].to_vec(), rs: v[r - 2], cs: v[r - 1], offset: 0 }
         };
         Plan { m, k: 4, n, batch: batch.to_vec(), a: s(a), b: s(b), c: s(c) }.simplified()
     }

@@ -46,6 +46,21 @@ impl OperationState {
     pub fn add_attr(&mut self, name: Symbol, value: Attribute) {
         self.attrs.push(NamedAttr { name, value });
     }
+
+    /// Creates the op, detached (attributes sorted by name, as every op
+    /// keeps them).
+    pub fn create_in(self, ctx: &mut Context) -> Op {
+        let mut attrs = self.attrs;
+        ctx.sort_named_attrs(&mut attrs);
+        ctx.create_op_raw(
+            self.name,
+            &self.operands,
+            &self.result_types,
+            attrs.into_iter().collect(),
+            self.regions,
+            self.loc,
+        )
+    }
 }
 
 /// Where new operations go.
@@ -144,16 +159,7 @@ impl<'c> Rewriter<'c> {
 
     /// Creates an op from a state with explicit result types and inserts it.
     pub fn create(&mut self, state: OperationState) -> Op {
-        let mut attrs = state.attrs;
-        self.ctx.sort_named_attrs(&mut attrs);
-        let op = self.ctx.create_op_raw(
-            state.name,
-            &state.operands,
-            &state.result_types,
-            attrs.into_iter().collect(),
-            state.regions,
-            state.loc,
-        );
+        let op = state.create_in(self.ctx);
         self.changed = true;
         self.insert(op);
         op

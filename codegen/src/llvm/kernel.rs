@@ -454,34 +454,22 @@ impl<'a, 'll> Gen<'a, 'll> {
         let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
         let i64t = self.ll.i64_type();
         let width = i64t.const_int(lanes as u64, false);
-        let pre = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
-        let header = self.ll.append_basic_block(self.func, "jam.header");
-        let body = self.ll.append_basic_block(self.func, "jam.body");
-        let exit = self.ll.append_basic_block(self.func, "jam.exit");
-        self.b.build_unconditional_branch(header).map_err(fail)?;
-        self.b.position_at_end(header);
-        let iv = self.b.build_phi(i64t, "jam.iv").map_err(fail)?;
-        iv.add_incoming(&[(&lo, pre)]);
-        let j = iv.as_basic_value().into_int_value();
-        // Bounds are loop attributes (far from overflow) clamped by
-        // `bounds`: j + lanes cannot wrap.
-        let end = self.b.build_int_add(j, width, "jam.end").map_err(fail)?;
-        let cond = self.b.build_int_compare(IntPredicate::SLE, end, hi, "jam.more").map_err(fail)?;
-        self.b.build_conditional_branch(cond, body, exit).map_err(fail)?;
-        self.b.position_at_end(body);
-        let mut lane_vals = Vec::with_capacity(lanes);
-        for k in 0..lanes {
-            let ik = self.b.build_int_add(j, i64t.const_int(k as u64, false), "lane").map_err(fail)?;
-            let mut m = FxHashMap::default();
-            m.insert(ctx.block_args(body_ir)[0], ik.into());
-            lane_vals.push(m);
-        }
-        self.jammed_block(body_ir, &mut lane_vals)?;
-        let latch = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
-        self.b.build_unconditional_branch(header).map_err(fail)?;
-        iv.add_incoming(&[(&end, latch)]);
-        self.b.position_at_end(exit);
-        Ok(j)
+        // j runs while j + lanes <= hi. Bounds are loop attributes (far
+        // from overflow) clamped by `bounds`, so nothing here wraps. The
+        // index is also carried, so the loop's result is where it stopped.
+        let last = self.b.build_int_sub(hi, i64t.const_int(lanes as u64 - 1, false), "jam.last").map_err(fail)?;
+        let rest = self.counted_loop(op, (lo, last, width), &[lo.into()], |g, j, _| {
+            let mut lane_vals = Vec::with_capacity(lanes);
+            for k in 0..lanes {
+                let ik = g.b.build_int_add(j, i64t.const_int(k as u64, false), "lane").map_err(fail)?;
+                let mut m = FxHashMap::default();
+                m.insert(ctx.block_args(body_ir)[0], ik.into());
+                lane_vals.push(m);
+            }
+            g.jammed_block(body_ir, &mut lane_vals)?;
+            Ok(vec![g.b.build_int_add(j, width, "jam.next").map_err(fail)?.into()])
+        })?;
+        Ok(rest[0].into_int_value())
     }
 
     /// Emits `block` once per lane, op by op, with each lane's own values

@@ -195,20 +195,7 @@ impl<'a, 'src> Parser<'a, 'src> {
         }
         state.operands = self.resolve_operands(&operands, &inputs)?;
         state.result_types = results.into_iter().collect();
-        Ok(self.create_state(state))
-    }
-
-    fn create_state(&mut self, state: OperationState) -> Op {
-        let mut attrs = state.attrs;
-        self.ctx.sort_named_attrs(&mut attrs);
-        self.ctx.create_op_raw(
-            state.name,
-            &state.operands,
-            &state.result_types,
-            attrs.into_iter().collect(),
-            state.regions,
-            state.loc,
-        )
+        Ok(state.create_in(self.ctx))
     }
 
     fn resolve_op_name(&mut self, text: &str) -> Option<&'static OpDef> {
@@ -249,7 +236,7 @@ impl<'a, 'src> Parser<'a, 'src> {
         };
         self.op_stack.pop();
         r?;
-        Ok(self.create_state(state))
+        Ok(state.create_in(self.ctx))
     }
 
     /// The shared custom form: `%a, %b {attrs} : T1, T2 -> R`.

@@ -73,23 +73,23 @@ impl<'a, 'src> Parser<'a, 'src> {
     }
 
     pub(super) fn parse_operand_list_until(&mut self, end: TokenKind) -> ParseResult<Vec<UnresolvedOperand<'src>>> {
-        let mut v = Vec::new();
         if self.tok.kind == end {
-            return Ok(v);
+            return Ok(Vec::new());
         }
-        self.parse_comma_separated(|p| {
-            v.push(p.parse_operand()?);
-            Ok(())
-        })?;
-        Ok(v)
+        self.parse_operands()
     }
 
     /// Parses a comma-separated operand list (possibly empty).
     pub fn parse_operand_list(&mut self) -> ParseResult<Vec<UnresolvedOperand<'src>>> {
-        let mut v = Vec::new();
         if !self.at_operand() {
-            return Ok(v);
+            return Ok(Vec::new());
         }
+        self.parse_operands()
+    }
+
+    /// One or more comma-separated operands.
+    fn parse_operands(&mut self) -> ParseResult<Vec<UnresolvedOperand<'src>>> {
+        let mut v = Vec::new();
         self.parse_comma_separated(|p| {
             v.push(p.parse_operand()?);
             Ok(())
