@@ -17,6 +17,7 @@ pub mod partition;
 pub mod pipelines;
 pub mod record;
 pub mod rng_functionalize;
+pub mod simplify;
 pub mod synthetic_base;
 
 /// Forces this crate (and its pass registrations) to be linked into a binary.

@@ -573,6 +573,15 @@ aot_ir::op_handle!(pub SigmoidOp = "tensor.sigmoid");
 aot_ir::op_handle!(pub ReluOp = "tensor.relu");
 aot_ir::op_handle!(pub ClampOp = "tensor.clamp");
 aot_ir::op_handle!(pub IndexPutOp = "tensor.index_put");
+aot_ir::op_handle!(pub WhereOp = "tensor.where");
+aot_ir::op_handle!(pub SumOp = "tensor.sum");
+aot_ir::op_handle!(pub MeanOp = "tensor.mean");
+aot_ir::op_handle!(pub AmaxOp = "tensor.amax");
+aot_ir::op_handle!(pub AminOp = "tensor.amin");
+aot_ir::op_handle!(pub MmOp = "tensor.mm");
+aot_ir::op_handle!(pub BmmOp = "tensor.bmm");
+aot_ir::op_handle!(pub MatmulOp = "tensor.matmul");
+aot_ir::op_handle!(pub LinearOp = "tensor.linear");
 
 macro_rules! op {
     ($name:expr, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr
@@ -711,7 +720,7 @@ op!("tensor.le", "Elementwise a <= b", CMP, TWO, ONE, &[], Some(infer_compare), 
 op!("tensor.gt", "Elementwise a > b", CMP, TWO, ONE, &[], Some(infer_compare), k::gt, lower = &Pointwise(l::gt));
 op!("tensor.ge", "Elementwise a >= b", CMP, TWO, ONE, &[], Some(infer_compare), k::ge, lower = &Pointwise(l::ge));
 op!(
-    "tensor.where",
+    WhereOp::NAME,
     "Selects a where cond holds, else b (broadcasting)",
     EW,
     THREE,
@@ -961,7 +970,7 @@ fn fold_cast(ctx: &Context, op: Op) -> Option<Value> {
 }
 
 op!(
-    "tensor.sum",
+    SumOp::NAME,
     "Sum over dims (all when empty)",
     PD,
     ONE,
@@ -974,7 +983,7 @@ op!(
     lower = &Lower(l::sum)
 );
 op!(
-    "tensor.mean",
+    MeanOp::NAME,
     "Mean over dims (all when empty)",
     PD,
     ONE,
@@ -987,7 +996,7 @@ op!(
     lower = &Lower(l::mean)
 );
 op!(
-    "tensor.amax",
+    AmaxOp::NAME,
     "Maximum over dims (all when empty)",
     PD,
     ONE,
@@ -1000,7 +1009,7 @@ op!(
     lower = &Lower(l::amax)
 );
 op!(
-    "tensor.amin",
+    AminOp::NAME,
     "Minimum over dims (all when empty)",
     PD,
     ONE,
@@ -1079,7 +1088,7 @@ inventory::submit! {
     }
 }
 op!(
-    "tensor.mm",
+    MmOp::NAME,
     "2-D matrix product",
     PD,
     TWO,
@@ -1092,7 +1101,7 @@ op!(
     lower = &Lower(l::matmul)
 );
 op!(
-    "tensor.bmm",
+    BmmOp::NAME,
     "Batched 3-D matrix product",
     PD,
     TWO,
@@ -1105,7 +1114,7 @@ op!(
     lower = &Lower(l::matmul)
 );
 op!(
-    "tensor.matmul",
+    MatmulOp::NAME,
     "torch.matmul (1-D operands, broadcast batch dims)",
     PD,
     TWO,
@@ -1118,7 +1127,7 @@ op!(
     lower = &Lower(l::matmul)
 );
 op!(
-    "tensor.linear",
+    LinearOp::NAME,
     "x @ w.T + b",
     PD,
     Arity::Range(2, 3),
