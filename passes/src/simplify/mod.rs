@@ -265,14 +265,19 @@ impl egg::CostFunction<TNode> for TableCost<'_> {
     }
 }
 
-fn cost_table(g: &Graph<'_>) -> FxHashMap<TNode, f64> {
+/// The cost of every node; among nodes of equal cost, the ones the function
+/// had (`written`, canonical) cost a little less, so that a rewrite never
+/// trades an op for an equally cheap one (a commuted operand order, say).
+fn cost_table(g: &Graph<'_>, written: &FxHashSet<TNode>) -> FxHashMap<TNode, f64> {
+    const NEW: f64 = 1e-3;
     let mut table = FxHashMap::default();
     for class in g.classes() {
         for n in &class.nodes {
             let operands: Option<Vec<&TensorType>> =
                 n.children.iter().map(|&c| g[c].data.ty().and_then(|t| g.analysis.tensor(t))).collect();
             let cost = operands.and_then(|o| lang::node_cost(&g.analysis, n, &class.data, &o));
-            table.insert(n.clone(), cost.unwrap_or(f64::INFINITY));
+            let extra = if written.contains(n) { 0.0 } else { NEW };
+            table.insert(n.clone(), cost.map_or(f64::INFINITY, |c| c + extra));
         }
     }
     table
@@ -404,8 +409,6 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
             }
         }
     }
-    let table = cost_table(&runner.egraph);
-    report.cost_before = original.iter().map(|(_, n, _)| table.get(n).copied().unwrap_or(0.0)).sum();
 
     let runner = runner.run(&rules);
     let g = &runner.egraph;
@@ -421,7 +424,16 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
         Some(StopReason::Other(_)) | None => None,
     };
 
-    let table = cost_table(g);
+    let written: FxHashSet<TNode> = original
+        .iter()
+        .map(|(_, n, _)| n.clone().map_children(|c| g.find(c)))
+        .chain(g.classes().flat_map(|c| c.nodes.iter().filter(|n| !matches!(n.head, Head::Op(_))).cloned()))
+        .collect();
+    let table = cost_table(g, &written);
+    report.cost_before = original
+        .iter()
+        .map(|(_, n, _)| table.get(&n.clone().map_children(|c| g.find(c))).copied().unwrap_or(0.0))
+        .sum();
     let extractor = egg::Extractor::new(g, TableCost(&table));
     let leaves = Leaves { values: &leaf_values, owner: &leaf_owner };
     let plan =

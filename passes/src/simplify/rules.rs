@@ -536,8 +536,30 @@ fn reduce_splat(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
     })
 }
 
+/// `f(a, b) == f(b, a)` for a commutative `f`: both spellings of one
+/// product land in one class, so common subexpressions written in either
+/// order merge (one swap of two operands: no reassociation, no blow-up).
+fn commute(cx: &Cx<'_, '_>, n: &TNode, _: Id) -> Option<Term> {
+    let [a, b] = n.children[..] else { return None };
+    (!cx.same(a, b) && n.ty.is_none()).then(|| Term::Like {
+        head: n.head,
+        attrs: n.attrs,
+        children: vec![Term::Class(b), Term::Class(a)],
+    })
+}
+
+fn commutative(def: &OpDef) -> bool {
+    def.has(Traits::COMMUTATIVE) && def.has(Traits::PURE)
+}
+
 /// The rule list, in the order the runner tries them.
 pub static RULES: &[Rule] = &[
+    Rule {
+        name: "commute",
+        identity: "f(a, b) == f(b, a) for commutative f (so that common subexpressions merge in either operand order)",
+        roots: Roots::Where(commutative),
+        rewrite: commute,
+    },
     Rule {
         name: "identity-view",
         identity: "v(x) == x when v reads every element of x in order (alias, same-shape reshape/view/expand, identity permute, full slice, transpose(d, d), ...)",
