@@ -1,4 +1,30 @@
 // RUN: aot-opt %s --pass-pipeline='builtin.module(func.func(simplify))' --split-input-file | FileCheck %s
+// RUN: aot-opt %s --pass-pipeline='builtin.module(func.func(simplify))' --split-input-file --pass-statistics 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: aot-opt %s --pass-pipeline='builtin.module(func.func(simplify{iter-limit=1}))' --split-input-file --pass-statistics 2>&1 | FileCheck %s --check-prefix=ITERS
+// RUN: aot-opt %s --pass-pipeline='builtin.module(func.func(simplify{node-limit=5}))' --split-input-file --pass-statistics 2>&1 | FileCheck %s --check-prefix=NODES
+// RUN: not aot-opt %s --pass-pipeline='builtin.module(func.func(simplify{time-limit-ms=0}))' 2>&1 | FileCheck %s --check-prefix=BADOPT
+
+/// --pass-statistics reports the e-graph, why saturation stopped, and ops
+/// and modelled cost before and after; a limit stops saturation early and
+/// the statistics say which.
+// STATS:       Simplify
+// STATS-NEXT:    (S) {{[0-9]+}} egraph-nodes
+// STATS-NEXT:    (S) {{[0-9]+}} egraph-classes
+// STATS-NEXT:    (S) {{[0-9]+}} iterations
+// STATS-NEXT:    (S) {{[1-9][0-9]*}} stop-saturated
+// STATS-NEXT:    (S) 0 stop-node-limit
+// STATS-NEXT:    (S) 0 stop-iteration-limit
+// STATS-NEXT:    (S) 0 stop-time-limit
+// STATS:         (S) {{[1-9][0-9]*}} num-rewrites
+// STATS-NEXT:    (S) {{[0-9]+}} ops-before
+// STATS-NEXT:    (S) {{[0-9]+}} ops-after
+// STATS-NEXT:    (S) {{[0-9]+}} cost-before
+// STATS-NEXT:    (S) {{[0-9]+}} cost-after
+// STATS-NEXT:    (S) {{[1-9][0-9]*}} functions-rewritten
+// STATS-NEXT:    (S) 0 functions-unordered
+// ITERS:         (S) {{[1-9][0-9]*}} stop-iteration-limit
+// NODES:         (S) {{[1-9][0-9]*}} stop-node-limit
+// BADOPT:        error: invalid options for pass 'simplify': option 'time-limit-ms' must be positive
 
 /// identity-view: views that read every element in order vanish.
 // CHECK-LABEL: func.func @identity_views

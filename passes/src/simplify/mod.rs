@@ -84,6 +84,8 @@ pub struct Report {
     pub rewritten: bool,
     /// The extracted graph could not be ordered; the function is unchanged.
     pub unordered: bool,
+    /// The rules that changed the e-graph, by name.
+    pub fired: Vec<&'static str>,
 }
 
 /// One op of the body, as read before the e-graph takes the context.
@@ -416,6 +418,11 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
     report.eclasses = g.number_of_classes();
     report.iterations = runner.iterations.len();
     report.rewrites = runner.iterations.iter().map(|it| it.applied.values().sum::<usize>()).sum();
+    report.fired = RULES
+        .iter()
+        .map(|r| r.name)
+        .filter(|&name| runner.iterations.iter().any(|it| it.applied.contains_key(&egg::Symbol::from(name))))
+        .collect();
     report.stop = match runner.stop_reason {
         Some(StopReason::Saturated) => Some(Stop::Saturated),
         Some(StopReason::NodeLimit(_)) => Some(Stop::NodeLimit),
