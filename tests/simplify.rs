@@ -51,6 +51,10 @@ impl Gen<'_> {
         b as usize
     }
 
+    fn coin(&mut self) -> bool {
+        self.byte() & 1 == 0
+    }
+
     fn pick(&mut self, ok: impl Fn(&Val) -> bool) -> Option<Val> {
         let c: Vec<Val> = self.pool.iter().filter(|v| ok(v)).cloned().collect();
         if c.is_empty() {
@@ -94,7 +98,7 @@ impl Gen<'_> {
                 let Some(b) = self.float(|s| aot::dialects::shape::broadcasts_to(s, &sa)) else { return };
                 let op = binary[self.byte() % binary.len()];
                 let (ta, tb) = (ty(&a), ty(&b));
-                let swap = self.byte() % 2 == 0;
+                let swap = self.coin();
                 let (l, r, tl, tr) = if swap { (&b.name, &a.name, &tb, &ta) } else { (&a.name, &b.name, &ta, &tb) };
                 self.emit(format!("tensor.{op} {l}, {r} : {tl}, {tr} -> $T"), sa, false);
             }
@@ -106,7 +110,7 @@ impl Gen<'_> {
             5 => {
                 let Some(x) = self.float(|s| s.len() == 2) else { return };
                 let t = ty(&x);
-                let (a, b) = if self.byte() % 2 == 0 { (0, 1) } else { (1, 0) };
+                let (a, b) = if self.coin() { (0, 1) } else { (1, 0) };
                 self.emit(
                     format!("view.transpose {} {{dim0 = {a}, dim1 = {b}}} : {t} -> $T", x.name),
                     vec![x.shape[1], x.shape[0]],
@@ -127,8 +131,8 @@ impl Gen<'_> {
                 let Some(x) = self.float(|s| !s.is_empty()) else { return };
                 let t = ty(&x);
                 let n: i64 = x.shape.iter().product();
-                let shape = if self.byte() % 2 == 0 { vec![n] } else { vec![1, n] };
-                let op = if self.byte() % 2 == 0 { "view.reshape" } else { "view.view" };
+                let shape = if self.coin() { vec![n] } else { vec![1, n] };
+                let op = if self.coin() { "view.reshape" } else { "view.view" };
                 self.emit(format!("{op} {} {{shape = {}}} : {t} -> $T", x.name, list(&shape)), shape, false);
             }
             8 => {
@@ -151,7 +155,7 @@ impl Gen<'_> {
                 let d = x.shape.iter().position(|&n| n == 1).unwrap_or(0);
                 let mut shape = x.shape.clone();
                 shape.remove(d);
-                if self.byte() % 2 == 0 {
+                if self.coin() {
                     self.emit(format!("view.squeeze {} {{dim = {d}}} : {t} -> $T", x.name), shape, false);
                 } else {
                     self.emit(format!("view.select {} {{dim = {d}, index = 0}} : {t} -> $T", x.name), shape, false);
@@ -176,7 +180,7 @@ impl Gen<'_> {
                     false,
                 );
                 // Write a region back: its own view, or something computed from it.
-                let src = if self.byte() % 2 == 0 {
+                let src = if self.coin() {
                     s
                 } else {
                     let ts = ty(&s);
@@ -210,22 +214,22 @@ impl Gen<'_> {
                 let sa = a.shape.clone();
                 let Some(b) = self.float(|s| s == &sa[..]) else { return };
                 let (ta, tb) = (ty(&a), ty(&b));
-                let c = if self.byte() % 2 == 0 {
+                let c = if self.coin() {
                     self.emit(format!("tensor.gt {}, {} : {ta}, {tb} -> $T", a.name, b.name), sa.clone(), true)
                 } else {
                     let v = ["1.0", "0.0"][self.byte() % 2];
                     self.emit(format!("tensor.full {{value = {v}}} : $T"), vec![], true)
                 };
                 let tc = ty(&c);
-                let same = self.byte() % 2 == 0;
+                let same = self.coin();
                 let bn = if same { &a.name } else { &b.name };
                 self.emit(format!("tensor.where {}, {}, {bn} : {tc}, {ta}, {tb} -> $T", c.name, a.name), sa, false);
             }
             13 => {
                 let Some(x) = self.float(|s| s.first() == Some(&1)) else { return };
                 let t = ty(&x);
-                let op = if self.byte() % 2 == 0 { "amax" } else { "amin" };
-                let keep = self.byte() % 2 == 0;
+                let op = if self.coin() { "amax" } else { "amin" };
+                let keep = self.coin();
                 let shape = if keep { x.shape.clone() } else { x.shape[1..].to_vec() };
                 let kd = if keep { ", keepdim" } else { "" };
                 self.emit(format!("tensor.{op} {} {{dims = [0]{kd}}} : {t} -> $T", x.name), shape, false);
@@ -239,7 +243,7 @@ impl Gen<'_> {
                     false,
                 );
                 let te = ty(&e);
-                let op = if self.byte() % 2 == 0 { "sum" } else { "mean" };
+                let op = if self.coin() { "sum" } else { "mean" };
                 self.emit(format!("tensor.{op} {} {{dims = [0]}} : {te} -> $T", e.name), vec![3], false);
             }
             15 => {

@@ -6,6 +6,7 @@
 //! cargo run --release -p aot-bench -- functionalize [--ops N]
 //! cargo run --release -p aot-bench -- overlap [--n N]
 //! cargo run --release -p aot-bench -- train [--layers 12 --d-model 256 --heads 4 --ff 1024 --batch 2 --seq 16] [--emit FILE]
+//! cargo run --release -p aot-bench -- simplify [--reps 10 --steps 20]
 //! cargo run --release -p aot-bench -- native <elementwise|matmul|train|overhead>
 //! ```
 
@@ -13,13 +14,14 @@ mod functionalize;
 mod ir;
 mod native;
 mod overlap;
+mod simplify;
 mod train;
 
 fn main() {
     aot::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else {
-        eprintln!("usage: aot-bench <ir|functionalize|overlap|train|native> [options]");
+        eprintln!("usage: aot-bench <ir|functionalize|overlap|train|simplify|native> [options]");
         std::process::exit(2);
     };
     let rest = &args[1..];
@@ -28,8 +30,11 @@ fn main() {
         "functionalize" => functionalize::run(rest),
         "overlap" => overlap::run(rest),
         "train" => train::run(rest),
+        "simplify" => simplify::run(rest),
         "native" => native::run(rest),
-        other => Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap, train, native)")),
+        other => {
+            Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap, train, simplify, native)"))
+        }
     };
     if let Err(e) = r {
         eprintln!("aot-bench: error: {e}");

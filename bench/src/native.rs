@@ -159,7 +159,7 @@ fn matmul(args: &[String]) -> Result<(), String> {
 }
 
 /// Milliseconds per forward + backward step, best of `steps`.
-fn train_step(text: &str, steps: usize, backend: Backend) -> Result<(f64, f64), String> {
+pub fn train_step(text: &str, pipeline: &str, steps: usize, backend: Backend) -> Result<(f64, f64), String> {
     // Random example arguments for the function's signature.
     let mut ctx = Context::new();
     let m =
@@ -169,7 +169,7 @@ fn train_step(text: &str, steps: usize, backend: Backend) -> Result<(f64, f64), 
     let params = aot::run::signature(&ctx, f).map_err(|e| e.to_string())?;
     let args = aot::run::materialize(&spec, &params, false).map_err(|e| e.to_string())?.args;
     let t0 = Instant::now();
-    let mut function = compile_text(text, "aot-train", backend, &args)?;
+    let mut function = compile_text(text, pipeline, backend, &args)?;
     let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut step = || -> Result<(), String> {
         let (_, state) = function.forward(&args).map_err(|e| e.to_string())?;
@@ -210,7 +210,7 @@ fn train(args: &[String]) -> Result<(), String> {
         if only.is_some_and(|o| o != key) {
             continue;
         }
-        let (ms, compile_ms) = train_step(&text, steps, backend)?;
+        let (ms, compile_ms) = train_step(&text, "aot-train", steps, backend)?;
         println!("  {name:<52} {ms:>8.2} ms   (compile {compile_ms:.0} ms)");
     }
     Ok(())

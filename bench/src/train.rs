@@ -26,13 +26,13 @@ use aot::passes::partition::PartitionInfo;
 use aot::runtime::tensor::{memory, Tensor};
 use std::sync::Arc;
 
-fn count_ops(ctx: &Context, module: aot::ir::Op) -> usize {
+pub fn count_ops(ctx: &Context, module: aot::ir::Op) -> usize {
     let mut n = 0;
     ctx.walk_pre(module, &mut |_| n += 1);
     n
 }
 
-fn parse(text: &str) -> Result<(Context, aot::ir::Op), String> {
+pub fn parse(text: &str) -> Result<(Context, aot::ir::Op), String> {
     let mut ctx = Context::new();
     let m =
         parse_module(&mut ctx, text, &ParseOptions { file: "encoder".into(), first_line: 1 }).map_err(|d| d.message)?;
@@ -40,11 +40,16 @@ fn parse(text: &str) -> Result<(Context, aot::ir::Op), String> {
     Ok((ctx, m))
 }
 
-const PREFIX: &str = "functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint";
+/// `aot-train` up to the partition, as the named pipeline runs it.
+pub const PREFIX: &str =
+    "functionalize,simplify,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint,simplify";
+/// The same without `simplify`.
+pub const PREFIX_WITHOUT_SIMPLIFY: &str =
+    "functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint";
 
 /// Parse + verify + pipeline, timed; returns (seconds, ops after).
-fn compile_time(text: &str, partition: &str, reps: usize) -> Result<(f64, usize), String> {
-    let pipeline = format!("builtin.module(func.func({PREFIX}),{partition})");
+pub fn compile_time(text: &str, prefix: &str, partition: &str, reps: usize) -> Result<(f64, usize), String> {
+    let pipeline = format!("builtin.module(func.func({prefix}),{partition})");
     let mut err = None;
     let (t, n) = crate::best_of(reps, || {
         let r = (|| -> Result<usize, String> {
@@ -69,24 +74,25 @@ fn compile_time(text: &str, partition: &str, reps: usize) -> Result<(f64, usize)
 }
 
 /// Ops in the joint function (before partition).
-fn joint_ops(text: &str) -> Result<usize, String> {
+pub fn joint_ops(text: &str, prefix: &str) -> Result<usize, String> {
     let (mut ctx, m) = parse(text)?;
-    let mut pm = PassManager::parse(&format!("builtin.module(func.func({PREFIX}))")).map_err(|e| e.to_string())?;
+    let mut pm = PassManager::parse(&format!("builtin.module(func.func({prefix}))")).map_err(|e| e.to_string())?;
     pm.run(&mut ctx, m, &mut std::io::sink()).map_err(|f| f.diagnostics[0].message.clone())?;
     Ok(count_ops(&ctx, m))
 }
 
-struct Measured {
-    info: PartitionInfo,
-    measured_peak: u64,
-    seconds: f64,
+pub struct Measured {
+    pub info: PartitionInfo,
+    pub measured_peak: u64,
+    pub seconds: f64,
 }
 
 /// Compiles with `partition`, runs forward + backward once on the
 /// interpreter and measures the peak of live storage bytes.
-fn measure(text: &str, partition: &str) -> Result<Measured, String> {
+pub fn measure(text: &str, prefix: &str, partition: &str) -> Result<Measured, String> {
     let (mut ctx, m) = parse(text)?;
     let func = aot::dialects::func::entry_func(&ctx, m, None)?.op;
+    let entry = ctx.attr_str(func, "sym_name").ok_or("the entry function has no name")?.to_string();
     let spec = aot::run::random_inputs(&ctx, func, 1).map_err(|e| e.to_string())?;
     let params = aot::run::signature(&ctx, func).map_err(|e| e.to_string())?;
     {
@@ -96,7 +102,7 @@ fn measure(text: &str, partition: &str) -> Result<Measured, String> {
     let mut sources = SourceMgr::new();
     sources.add("encoder", Arc::from(text));
     let opts = CompileOptions {
-        pipeline: format!("builtin.module(func.func({PREFIX}),{partition})"),
+        pipeline: format!("builtin.module(func.func({prefix}),{partition})"),
         backend: Backend::Interp,
         keep_ir: true,
         compile_for: None,
@@ -106,7 +112,7 @@ fn measure(text: &str, partition: &str) -> Result<Measured, String> {
         // The partition's record, read back from the compiled module.
         let ir = compiled.ir.as_deref().ok_or("no IR kept")?;
         let (ctx2, m2) = parse(ir)?;
-        let f2 = aot::dialects::func::entry_func(&ctx2, m2, Some("encoder"))?.op;
+        let f2 = aot::dialects::func::entry_func(&ctx2, m2, Some(&entry))?.op;
         PartitionInfo::of_func(&ctx2, f2)?.ok_or("no aot.partition on the forward")?
     };
     let mut function = compiled.function;
@@ -143,14 +149,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let (ctx, m) = parse(&text)?;
     let input_ops = count_ops(&ctx, m);
-    let joint = joint_ops(&text)?;
+    let joint = joint_ops(&text, PREFIX)?;
     println!(
         "encoder: {} layers, d_model {}, {} heads, ff {}, batch {}, seq {}: {} ops, {} after joint",
         z.layers, z.d_model, z.heads, z.ff, z.batch, z.seq, input_ops, joint
     );
     println!("\ncompile (parse + verify + aot-train), best of {reps}:");
     for partition in ["partition", "partition{strategy=min-cut}"] {
-        let (t, n) = compile_time(&text, partition, reps)?;
+        let (t, n) = compile_time(&text, PREFIX, partition, reps)?;
         println!("  {partition:<32} {:>8.1} ms  ({n} ops out)", t * 1e3);
     }
     println!(
@@ -166,7 +172,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ("min-cut, memory-budget 0.25", "partition{strategy=min-cut memory-budget=0.25}"),
         ("min-cut, memory-budget 0", "partition{strategy=min-cut memory-budget=0}"),
     ] {
-        let r = measure(&text, partition)?;
+        let r = measure(&text, PREFIX, partition)?;
         println!(
             "{label:<40} {:>6} {:>12} {:>14} {:>14} {:>10.2}",
             r.info.num_saved, r.info.saved_bytes, r.info.peak_bytes, r.measured_peak, r.seconds

@@ -125,6 +125,9 @@ pub struct Facts<'c> {
     pub leaf_types: Vec<Type>,
     /// Leaves a metadata mutation consumes: their classes are never merged.
     pub pinned: FxHashSet<u32>,
+    /// The result types of the node being added, when its op is already in
+    /// the IR (they need no inference).
+    pub known: Option<SmallVec<[Type; 1]>>,
 }
 
 pub type Graph<'c> = egg::EGraph<TNode, Facts<'c>>;
@@ -138,6 +141,7 @@ impl<'c> Facts<'c> {
             set_ids: FxHashMap::default(),
             leaf_types: Vec::new(),
             pinned: FxHashSet::default(),
+            known: None,
         }
     }
 
@@ -154,6 +158,14 @@ impl<'c> Facts<'c> {
         self.marked.push(marked);
         self.set_ids.insert(key, id);
         id
+    }
+
+    /// Interns an attribute list already sorted by name (an op's own).
+    pub fn intern_sorted(&mut self, attrs: &[NamedAttr]) -> AttrSet {
+        match self.set_ids.get(attrs) {
+            Some(&id) => id,
+            None => self.intern_attrs(attrs.to_vec()),
+        }
     }
 
     pub fn attrs(&self, s: AttrSet) -> &[NamedAttr] {
@@ -265,7 +277,10 @@ impl Analysis<TNode> for Facts<'_> {
     type Data = ClassData;
 
     fn make(g: &mut Graph<'_>, n: &TNode, _id: Id) -> ClassData {
-        let mut data = infer_types(g, n);
+        let mut data = match (g.analysis.known.take(), n.head) {
+            (Some(types), Head::Op(_)) => ClassData { tuple: types.len() != 1, types, splat: None },
+            _ => infer_types(g, n),
+        };
         if data.is_valid() {
             data.splat = splat_of(g, n, &data);
         }

@@ -31,9 +31,9 @@ use aot_ir::effects::is_effect_free;
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use aot_runtime::interp::VALUE_SEMANTICS;
+use egg::Id;
 use egg::Language;
-use egg::{Id, Rewrite, Runner, SearchMatches, StopReason, Subst};
-use lang::{ClassData, Facts, Graph, Head, TNode};
+use lang::{Facts, Graph, Head, TNode};
 use rules::{AttrVal, Cx, Roots, Rule, Term, RULES};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -130,12 +130,22 @@ struct Resolved {
 }
 
 impl Resolved {
-    fn new(ctx: &mut Context, rule: &'static Rule) -> Resolved {
-        let names: Vec<&'static str> = match rule.roots {
-            Roots::Ops(names) => names.to_vec(),
-            Roots::Where(pred) => aot_ir::registry::all_ops().into_iter().filter(|d| pred(d)).map(|d| d.name).collect(),
-        };
-        Resolved { rule, roots: names.into_iter().map(|n| ctx.op_name_id(n)).collect() }
+    fn new(ctx: &mut Context, index: usize) -> Resolved {
+        // The registry is fixed once the program runs: each rule's root
+        // names are found once.
+        static ROOTS: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+        let roots = ROOTS.get_or_init(|| {
+            RULES
+                .iter()
+                .map(|r| match r.roots {
+                    Roots::Ops(names) => names.to_vec(),
+                    Roots::Where(pred) => {
+                        aot_ir::registry::all_ops().into_iter().filter(|d| pred(d)).map(|d| d.name).collect()
+                    }
+                })
+                .collect()
+        });
+        Resolved { rule: &RULES[index], roots: roots[index].iter().map(|n| ctx.op_name_id(n)).collect() }
     }
 
     fn rooted(&self, n: &TNode) -> bool {
@@ -154,73 +164,85 @@ impl Resolved {
     }
 }
 
-/// The searcher and applier of one rule: the search asks whether a class
-/// has a node the rule rewrites, the application asks the rule again and
-/// adds what it gives (the class may have grown since, which only finds
-/// more equal terms).
-struct RuleImpl(Resolved);
-
-impl<'c> egg::Searcher<TNode, Facts<'c>> for RuleImpl {
-    fn search_eclass_with_limit(&self, g: &Graph<'c>, eclass: Id, limit: usize) -> Option<SearchMatches<'_, TNode>> {
-        (limit > 0 && !self.0.terms(g, eclass).is_empty()).then(|| SearchMatches {
-            eclass,
-            substs: vec![Subst::default()],
-            ast: None,
-        })
-    }
-
-    fn search_with_limit(&self, g: &Graph<'c>, limit: usize) -> Vec<SearchMatches<'_, TNode>> {
-        let mut classes: Vec<Id> = Vec::new();
-        for name in &self.0.roots {
-            if let Some(ids) = g.classes_for_op(&Head::Op(*name)) {
-                classes.extend(ids);
-            }
-        }
-        classes.sort_unstable();
-        classes.dedup();
-        let mut out = Vec::new();
-        let mut left = limit;
-        for id in classes {
-            if left == 0 {
-                break;
-            }
-            if let Some(m) = self.search_eclass_with_limit(g, id, left) {
-                left -= m.substs.len();
-                out.push(m);
-            }
-        }
-        out
-    }
-
-    fn vars(&self) -> Vec<egg::Var> {
-        Vec::new()
-    }
+/// How saturation ended.
+struct Saturation {
+    iterations: usize,
+    stop: Stop,
+    /// Applications that changed the e-graph, per rule (indexed like `RULES`).
+    applied: Vec<usize>,
 }
 
-impl<'c> egg::Applier<TNode, Facts<'c>> for RuleImpl {
-    fn apply_one(
-        &self,
-        g: &mut Graph<'c>,
-        eclass: Id,
-        _: &Subst,
-        _: Option<&egg::PatternAst<TNode>>,
-        _: egg::Symbol,
-    ) -> Vec<Id> {
-        let mut changed = Vec::new();
-        for term in self.0.terms(g, eclass) {
+/// Applies the rules until nothing changes or a limit is reached. The
+/// first round searches every class a rule is rooted at; later rounds only
+/// the classes a union changed and their parents: every rule reads a class
+/// and its operands' classes, so no other class can match anew (egg's
+/// `Runner` searches the whole e-graph each round, which on a 2,000-op
+/// joint graph costs more than the rest of the pipeline). The terms a
+/// search finds are applied as found; each union is checked for type
+/// equality and never touches a pinned class.
+fn saturate(g: &mut Graph<'_>, rules: &[Resolved], limits: Limits) -> Saturation {
+    let start = std::time::Instant::now();
+    let mut applied = vec![0usize; rules.len()];
+    let mut dirty: Option<FxHashSet<Id>> = None;
+    let mut iterations = 0;
+    g.rebuild();
+    let stop = loop {
+        if iterations >= limits.iterations {
+            break Stop::IterationLimit;
+        }
+        if start.elapsed() > limits.time {
+            break Stop::TimeLimit;
+        }
+        if g.total_size() > limits.nodes {
+            break Stop::NodeLimit;
+        }
+        iterations += 1;
+        // Search: every (rule, class, term) found, before anything changes.
+        let mut found: Vec<(usize, Id, Term)> = Vec::new();
+        for (r, rule) in rules.iter().enumerate() {
+            let mut classes: Vec<Id> = Vec::new();
+            for name in &rule.roots {
+                if let Some(ids) = g.classes_for_op(&Head::Op(*name)) {
+                    classes.extend(ids.filter(|id| dirty.as_ref().is_none_or(|d| d.contains(id))));
+                }
+            }
+            classes.sort_unstable();
+            classes.dedup();
+            for id in classes {
+                found.extend(rule.terms(g, id).into_iter().map(|t| (r, id, t)));
+            }
+        }
+        // Apply.
+        let mut changed: Vec<Id> = Vec::new();
+        for (r, id, term) in found {
             let Some(new) = add_term(g, &term) else { continue };
-            let (a, b) = (g.find(eclass), g.find(new));
+            let (a, b) = (g.find(id), g.find(new));
             // Only values of one type are equal; a term whose inferred type
             // differs (a rule meeting type promotion) is dropped.
             if a == b || g[a].data.ty().is_none() || g[a].data.ty() != g[b].data.ty() || pinned(g, a) || pinned(g, b) {
                 continue;
             }
             if g.union(a, b) {
-                changed.push(g.find(a));
+                applied[r] += 1;
+                changed.push(a);
+            }
+            if g.total_size() > limits.nodes {
+                break;
             }
         }
-        changed
-    }
+        g.rebuild();
+        if changed.is_empty() {
+            break Stop::Saturated;
+        }
+        let mut next: FxHashSet<Id> = FxHashSet::default();
+        for id in changed {
+            let c = g.find(id);
+            next.insert(c);
+            next.extend(g[c].parents().map(|p| g.find(p)));
+        }
+        dirty = Some(next);
+    };
+    Saturation { iterations, stop, applied }
 }
 
 /// Whether class `id` holds a value a metadata mutation consumes.
@@ -253,53 +275,6 @@ fn add_term(g: &mut Graph<'_>, term: &Term) -> Option<Id> {
             Some(g.add(TNode { head, attrs, ty: *ty, children }))
         }
     }
-}
-
-/// Tree cost over a table of node costs.
-struct TableCost<'t>(&'t FxHashMap<TNode, f64>);
-
-impl egg::CostFunction<TNode> for TableCost<'_> {
-    type Cost = f64;
-
-    fn cost<C: FnMut(Id) -> f64>(&mut self, n: &TNode, mut costs: C) -> f64 {
-        let own = self.0.get(n).copied().unwrap_or(f64::INFINITY);
-        n.children.iter().fold(own, |acc, &c| acc + costs(c))
-    }
-}
-
-/// The cost of every node; among nodes of equal cost, the ones the function
-/// had (`written`, canonical) cost a little less, so that a rewrite never
-/// trades an op for an equally cheap one (a commuted operand order, say).
-fn cost_table(g: &Graph<'_>, written: &FxHashSet<TNode>) -> FxHashMap<TNode, f64> {
-    const NEW: f64 = 1e-3;
-    let mut table = FxHashMap::default();
-    for class in g.classes() {
-        for n in &class.nodes {
-            let operands: Option<Vec<&TensorType>> =
-                n.children.iter().map(|&c| g[c].data.ty().and_then(|t| g.analysis.tensor(t))).collect();
-            let cost = operands.and_then(|o| lang::node_cost(&g.analysis, n, &class.data, &o));
-            let extra = if written.contains(n) { 0.0 } else { NEW };
-            table.insert(n.clone(), cost.map_or(f64::INFINITY, |c| c + extra));
-        }
-    }
-    table
-}
-
-/// One step of the rewritten body.
-enum Step {
-    /// Create the op of class `class`.
-    Emit {
-        class: Id,
-        name: OpName,
-        attrs: Vec<NamedAttr>,
-        types: SmallVec<[Type; 1]>,
-        loc: Location,
-        children: SmallVec<[Id; 3]>,
-    },
-    /// Class `class` is result `index` of class `of`'s op.
-    Project { class: Id, of: Id, index: usize },
-    /// Move opaque op `k` (index into the body) here.
-    Opaque(usize),
 }
 
 /// Simplifies one function; `None` when it has no value semantics or no
@@ -347,20 +322,9 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
         .collect();
     let value_types: FxHashMap<Value, Type> =
         args.iter().chain(body_ops.iter().flat_map(|o| o.results.iter())).map(|&v| (v, ctx.value_type(v))).collect();
-    let rules: Vec<Rewrite<TNode, Facts<'_>>> = RULES
-        .iter()
-        .map(|r| {
-            let resolved = Resolved::new(ctx, r);
-            Rewrite::new(r.name, RuleImpl(Resolved { rule: r, roots: resolved.roots.clone() }), RuleImpl(resolved))
-                .expect("rules bind no variables")
-        })
-        .collect();
-
-    let mut runner: Runner<TNode, Facts<'_>, ()> = Runner::new(Facts::new(ctx))
-        .with_node_limit(limits.nodes)
-        .with_iter_limit(limits.iterations)
-        .with_time_limit(limits.time);
-    let g = &mut runner.egraph;
+    let rules: Vec<Resolved> = (0..RULES.len()).map(|i| Resolved::new(ctx, i)).collect();
+    let mut egraph = Graph::new(Facts::new(ctx));
+    let g = &mut egraph;
     let mut class_of: FxHashMap<Value, Id> = FxHashMap::default();
     // What each leaf stands for.
     let mut leaf_values: Vec<Value> = Vec::new();
@@ -393,11 +357,13 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
             }
             continue;
         }
-        let attrs = g.analysis.intern_attrs(o.attrs.clone());
+        let attrs = g.analysis.intern_sorted(&o.attrs);
         let children = o.operands.iter().map(|v| class_of[v]).collect();
         let declared = ctx_declared[k];
         let node = TNode { head: Head::Op(o.name), attrs, ty: declared, children };
+        g.analysis.known = Some(o.results.iter().map(|r| value_types[r]).collect());
         let id = g.add(node.clone());
+        g.analysis.known = None;
         original.push((k, node, id));
         first_op_of.entry(id).or_insert(k);
         if o.results.len() == 1 {
@@ -412,45 +378,194 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
         }
     }
 
-    let runner = runner.run(&rules);
-    let g = &runner.egraph;
+    let sat = saturate(g, &rules, limits);
+    let g = &egraph;
     report.enodes = g.total_number_of_nodes();
     report.eclasses = g.number_of_classes();
-    report.iterations = runner.iterations.len();
-    report.rewrites = runner.iterations.iter().map(|it| it.applied.values().sum::<usize>()).sum();
-    report.fired = RULES
-        .iter()
-        .map(|r| r.name)
-        .filter(|&name| runner.iterations.iter().any(|it| it.applied.contains_key(&egg::Symbol::from(name))))
-        .collect();
-    report.stop = match runner.stop_reason {
-        Some(StopReason::Saturated) => Some(Stop::Saturated),
-        Some(StopReason::NodeLimit(_)) => Some(Stop::NodeLimit),
-        Some(StopReason::IterationLimit(_)) => Some(Stop::IterationLimit),
-        Some(StopReason::TimeLimit(_)) => Some(Stop::TimeLimit),
-        Some(StopReason::Other(_)) | None => None,
-    };
-
-    let written: FxHashSet<TNode> = original
-        .iter()
-        .map(|(_, n, _)| n.clone().map_children(|c| g.find(c)))
-        .chain(g.classes().flat_map(|c| c.nodes.iter().filter(|n| !matches!(n.head, Head::Op(_))).cloned()))
-        .collect();
-    let table = cost_table(g, &written);
-    report.cost_before = original
-        .iter()
-        .map(|(_, n, _)| table.get(&n.clone().map_children(|c| g.find(c))).copied().unwrap_or(0.0))
-        .sum();
-    let extractor = egg::Extractor::new(g, TableCost(&table));
+    report.iterations = sat.iterations;
+    report.rewrites = sat.applied.iter().sum();
+    report.fired = RULES.iter().zip(&sat.applied).filter(|(_, &n)| n > 0).map(|(r, _)| r.name).collect();
+    report.stop = Some(sat.stop);
+    let dense = Dense::new(g, &original);
+    let ex = Extraction::new(g, &dense);
+    report.cost_before = original.iter().map(|&(_, _, id)| ex.own[dense.original_node(g, id)]).sum();
     let leaves = Leaves { values: &leaf_values, owner: &leaf_owner };
-    let plan =
-        plan(g, &extractor, &table, &body_ops, &term_operands, &class_of, &first_op_of, &original, leaves, &mut report);
-    drop(extractor);
-    let ctx = runner.egraph.analysis.ctx;
+    let plan = plan(g, &dense, &ex, &body_ops, &term_operands, &class_of, &first_op_of, leaves, &mut report);
+    let ctx = egraph.analysis.ctx;
     let Some(plan) = plan else { return Some(report) };
     apply(ctx, &body_ops, term_op, plan);
     report.rewritten = true;
     Some(report)
+}
+
+/// Dense numbering of the saturated e-graph: classes `0..C` and their
+/// nodes, for the extraction and the plan (hash maps per node cost more
+/// than the whole saturation on large graphs).
+struct Dense<'g> {
+    classes: Vec<Id>,
+    /// Class id -> dense class; `u32::MAX` for a non-canonical id.
+    index: Vec<u32>,
+    /// First global node index of each dense class, and one past the end.
+    offsets: Vec<u32>,
+    nodes: Vec<&'g TNode>,
+    /// The original op (body index) whose node each global node is.
+    op_of: Vec<Option<usize>>,
+}
+
+impl<'g> Dense<'g> {
+    fn new(g: &'g Graph<'_>, original: &[(usize, TNode, Id)]) -> Dense<'g> {
+        let classes: Vec<Id> = g.classes().map(|c| c.id).collect();
+        let max = classes.iter().map(|&id| usize::from(id)).max().unwrap_or(0);
+        let mut index = vec![u32::MAX; max + 1];
+        let mut offsets = Vec::with_capacity(classes.len() + 1);
+        let mut nodes = Vec::with_capacity(g.total_number_of_nodes());
+        for (i, &id) in classes.iter().enumerate() {
+            index[usize::from(id)] = i as u32;
+            offsets.push(nodes.len() as u32);
+            nodes.extend(g[id].nodes.iter());
+        }
+        offsets.push(nodes.len() as u32);
+        let mut d = Dense { classes, index, offsets, nodes, op_of: Vec::new() };
+        d.op_of = vec![None; d.nodes.len()];
+        for (k, n, id) in original {
+            let canonical = n.clone().map_children(|c| g.find(c));
+            let c = d.class(g, *id);
+            let range = d.offsets[c] as usize..d.offsets[c + 1] as usize;
+            if let Some(i) = range.clone().find(|&i| *d.nodes[i] == canonical) {
+                d.op_of[i].get_or_insert(*k);
+            }
+        }
+        d
+    }
+
+    /// The dense class of (any id of) a class.
+    fn class(&self, g: &Graph<'_>, id: Id) -> usize {
+        self.index[usize::from(g.find(id))] as usize
+    }
+
+    /// The global index of the node an original op's class holds for it.
+    fn original_node(&self, g: &Graph<'_>, id: Id) -> usize {
+        let c = self.class(g, id);
+        (self.offsets[c] as usize..self.offsets[c + 1] as usize)
+            .find(|&i| self.op_of[i].is_some())
+            .unwrap_or(self.offsets[c] as usize)
+    }
+}
+
+/// The cheapest node of every class, by tree cost (a node's own cost, see
+/// [`lang::node_cost`], plus its operands' classes' costs), found by
+/// Knuth's generalization of Dijkstra's algorithm: a class is settled when
+/// its cheapest candidate leaves the queue, and a node becomes a candidate
+/// once all its operands are settled. O(E log E), where a fixpoint over the
+/// classes (egg's `Extractor`) takes as many passes as the graph is deep.
+/// Among equal costs, a node the function had wins, then the lower index.
+struct Extraction {
+    /// Own cost of every node (infinite: not extractable).
+    own: Vec<f64>,
+    /// Per dense class: its tree cost and chosen node.
+    best: Vec<Option<(f64, u32)>>,
+}
+
+impl Extraction {
+    fn new(g: &Graph<'_>, d: &Dense<'_>) -> Extraction {
+        #[derive(PartialEq)]
+        struct Key(f64, bool, u32);
+        impl Eq for Key {}
+        impl PartialOrd for Key {
+            fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(o))
+            }
+        }
+        impl Ord for Key {
+            fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+                self.0.total_cmp(&o.0).then(self.1.cmp(&o.1)).then(self.2.cmp(&o.2))
+            }
+        }
+        let n = d.nodes.len();
+        let mut class_of = vec![0u32; n];
+        for c in 0..d.classes.len() {
+            class_of[d.offsets[c] as usize..d.offsets[c + 1] as usize].fill(c as u32);
+        }
+        let mut own = vec![f64::INFINITY; n];
+        let mut pending = vec![0u32; n];
+        // Parents as CSR: for each class, the nodes that read it.
+        let mut count = vec![0u32; d.classes.len() + 1];
+        for (i, node) in d.nodes.iter().enumerate() {
+            let data = &g[d.classes[class_of[i] as usize]].data;
+            let operands: Option<Vec<&TensorType>> = match node.head {
+                Head::Op(_) => {
+                    node.children.iter().map(|&c| g[c].data.ty().and_then(|t| g.analysis.tensor(t))).collect()
+                }
+                _ => Some(Vec::new()),
+            };
+            own[i] = operands.and_then(|o| lang::node_cost(&g.analysis, node, data, &o)).unwrap_or(f64::INFINITY);
+            pending[i] = node.children.len() as u32;
+            for &c in &node.children {
+                count[d.class(g, c) + 1] += 1;
+            }
+        }
+        for c in 0..d.classes.len() {
+            count[c + 1] += count[c];
+        }
+        let mut fill = count.clone();
+        let mut parents = vec![0u32; count[d.classes.len()] as usize];
+        for (i, node) in d.nodes.iter().enumerate() {
+            for &c in &node.children {
+                let c = d.class(g, c);
+                parents[fill[c] as usize] = i as u32;
+                fill[c] += 1;
+            }
+        }
+        let is_new = |i: usize| matches!(d.nodes[i].head, Head::Op(_)) && d.op_of[i].is_none();
+        let mut queue: BinaryHeap<Reverse<Key>> = BinaryHeap::new();
+        for i in 0..n {
+            if pending[i] == 0 && own[i].is_finite() {
+                queue.push(Reverse(Key(own[i], is_new(i), i as u32)));
+            }
+        }
+        let mut best: Vec<Option<(f64, u32)>> = vec![None; d.classes.len()];
+        while let Some(Reverse(Key(cost, _, i))) = queue.pop() {
+            let c = class_of[i as usize] as usize;
+            if best[c].is_some() {
+                continue;
+            }
+            best[c] = Some((cost, i));
+            for &p in &parents[count[c] as usize..count[c + 1] as usize] {
+                let p = p as usize;
+                pending[p] -= 1;
+                if pending[p] > 0 || best[class_of[p] as usize].is_some() {
+                    continue;
+                }
+                let total = d.nodes[p]
+                    .children
+                    .iter()
+                    .try_fold(own[p], |acc, &ch| best[d.class(g, ch)].map(|(cc, _)| acc + cc));
+                if let Some(total) = total.filter(|t| t.is_finite()) {
+                    queue.push(Reverse(Key(total, is_new(p), p as u32)));
+                }
+            }
+        }
+        Extraction { own, best }
+    }
+}
+
+/// One step of the rewritten body.
+enum Step {
+    /// Create the op of (dense) class `class`.
+    Emit {
+        class: usize,
+        name: OpName,
+        attrs: Vec<NamedAttr>,
+        types: SmallVec<[Type; 1]>,
+        loc: Location,
+        children: SmallVec<[usize; 3]>,
+    },
+    /// Keep original op `k` (body index) for class `class`, reading `children`.
+    Keep { class: usize, k: usize, children: SmallVec<[usize; 3]> },
+    /// Class `class` is result `index` of class `of`'s op.
+    Project { class: usize, of: usize, index: usize },
+    /// Move opaque op `k` (body index) here.
+    Opaque(usize),
 }
 
 /// Orders the extracted graph; `None` when it is the original graph or
@@ -458,147 +573,173 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
 #[allow(clippy::too_many_arguments)]
 fn plan(
     g: &Graph<'_>,
-    ex: &egg::Extractor<'_, TableCost<'_>, TNode, Facts<'_>>,
-    table: &FxHashMap<TNode, f64>,
+    d: &Dense<'_>,
+    ex: &Extraction,
     body_ops: &[BodyOp],
     term_operands: &[Value],
     class_of: &FxHashMap<Value, Id>,
     first_op_of: &FxHashMap<Id, usize>,
-    original: &[(usize, TNode, Id)],
     leaves: Leaves<'_>,
     report: &mut Report,
 ) -> Option<Plan> {
-    let canon = |id: Id| g.find(id);
-    // The chosen node of every class some root needs, from the roots down.
+    let nc = d.classes.len();
     let end = body_ops.len();
-    let mut chosen: FxHashMap<Id, TNode> = FxHashMap::default();
-    let mut rank: FxHashMap<Id, usize> = FxHashMap::default();
-    let mut loc: FxHashMap<Id, Location> = FxHashMap::default();
-    let mut stack: Vec<(Id, usize, Location)> = Vec::new();
-    let mut roots: Vec<(usize, &[Value], Location)> =
-        body_ops.iter().enumerate().filter(|(_, o)| !o.pure).map(|(k, o)| (k, &o.operands[..], o.loc)).collect();
-    let term_loc = body_ops.last().map_or_else(|| g.analysis.ctx.unknown_loc(), |o| o.loc);
-    roots.push((end, term_operands, term_loc));
-    for &(k, operands, l) in &roots {
-        stack.extend(operands.iter().map(|v| (canon(class_of[v]), k, l)));
+    // First original op of each dense class.
+    let mut first = vec![usize::MAX; nc];
+    for (&id, &k) in first_op_of {
+        let c = d.class(g, id);
+        first[c] = first[c].min(k);
     }
-    while let Some((id, user_rank, user_loc)) = stack.pop() {
-        if let Some(r) = rank.get_mut(&id) {
-            *r = (*r).min(first_op_of.get(&id).copied().unwrap_or(user_rank));
+    // The chosen node of every class some root needs, from the roots down,
+    // with the position it is needed at (rank) and a location.
+    let mut chosen: Vec<Option<u32>> = vec![None; nc];
+    let mut rank = vec![usize::MAX; nc];
+    let mut loc: Vec<Option<Location>> = vec![None; nc];
+    let mut stack: Vec<(usize, usize, Location)> = Vec::new();
+    let term_loc = body_ops.last().map_or_else(|| g.analysis.ctx.unknown_loc(), |o| o.loc);
+    for (k, o) in body_ops.iter().enumerate().filter(|(_, o)| !o.pure) {
+        stack.extend(o.operands.iter().map(|v| (d.class(g, class_of[v]), k, o.loc)));
+    }
+    stack.extend(term_operands.iter().map(|v| (d.class(g, class_of[v]), end, term_loc)));
+    let mut needed: Vec<usize> = Vec::new();
+    while let Some((c, user_rank, user_loc)) = stack.pop() {
+        let r = if first[c] == usize::MAX { user_rank } else { first[c] };
+        if chosen[c].is_some() {
+            rank[c] = rank[c].min(r);
             continue;
         }
-        let own = first_op_of.get(&id).copied();
-        rank.insert(id, own.unwrap_or(user_rank));
-        let l = own.map_or(user_loc, |k| body_ops[k].loc);
-        loc.insert(id, l);
-        let node = ex.find_best_node(id).clone();
-        if !table.get(&node).is_some_and(|c| c.is_finite()) {
-            return None;
+        rank[c] = r;
+        let l = if first[c] == usize::MAX { user_loc } else { body_ops[first[c]].loc };
+        loc[c] = Some(l);
+        let i = ex.best[c]?.1;
+        chosen[c] = Some(i);
+        needed.push(c);
+        let node = d.nodes[i as usize];
+        if !matches!(node.head, Head::Leaf(_)) {
+            stack.extend(node.children.iter().map(|&ch| (d.class(g, ch), r, l)));
         }
-        if let Head::Op(_) | Head::Proj(_) = node.head {
-            let r = rank[&id];
-            stack.extend(node.children.iter().map(|&c| (canon(c), r, l)));
-        }
-        chosen.insert(id, node);
     }
-    let ops_after = chosen.values().filter(|n| matches!(n.head, Head::Op(_))).count();
-    report.cost_after = chosen.values().map(|n| table[n]).sum();
-    report.ops_after = ops_after;
-    // Unchanged: every original op chosen for its own class, none merged.
-    let originals: FxHashSet<TNode> = original.iter().map(|(_, n, _)| n.clone().map_children(canon)).collect();
-    let kept: FxHashSet<&TNode> = chosen.values().filter(|n| !matches!(n.head, Head::Leaf(_))).collect();
-    let unchanged = ops_after == original.len()
-        && originals.len() == original.len()
-        && kept.len() == chosen.values().filter(|n| !matches!(n.head, Head::Leaf(_))).count()
-        && kept.iter().all(|n| originals.contains(*n))
-        && original.iter().all(|(_, n, id)| chosen.get(&canon(*id)) == Some(&n.clone().map_children(canon)));
+    let is_op = |c: usize| chosen[c].is_some_and(|i| matches!(d.nodes[i as usize].head, Head::Op(_)));
+    report.ops_after = needed.iter().filter(|&&c| is_op(c)).count();
+    report.cost_after = needed.iter().filter(|&&c| is_op(c)).map(|&c| ex.own[chosen[c].unwrap_or(0) as usize]).sum();
+    // The value each class stands for, where it is an original value.
+    let value_of = |c: usize| -> Option<Value> {
+        let i = chosen[c]? as usize;
+        match d.nodes[i].head {
+            Head::Leaf(k) => Some(leaves.values[k as usize]),
+            Head::Op(_) => d.op_of[i].filter(|&k| body_ops[k].results.len() == 1).map(|k| body_ops[k].results[0]),
+            Head::Proj(p) => {
+                let t = chosen[d.class(g, d.nodes[i].children[0])]? as usize;
+                d.op_of[t].map(|k| body_ops[k].results[p as usize])
+            }
+        }
+    };
+    // Unchanged: every chosen op is an original op reading its own operands,
+    // and every original op is chosen (none merged into another, none dead).
+    let kept_ops: FxHashSet<usize> =
+        needed.iter().filter_map(|&c| chosen[c].and_then(|i| d.op_of[i as usize])).collect();
+    let pure_ops = body_ops.iter().filter(|o| o.pure).count();
+    let reads_own = |c: usize| -> bool {
+        let i = chosen[c].unwrap_or(0) as usize;
+        let Some(k) = d.op_of[i] else { return false };
+        d.nodes[i].children.iter().zip(&body_ops[k].operands).all(|(&ch, &v)| value_of(d.class(g, ch)) == Some(v))
+    };
+    let roots_read_own = body_ops
+        .iter()
+        .filter(|o| !o.pure)
+        .flat_map(|o| o.operands.iter())
+        .chain(term_operands)
+        .all(|&v| value_of(d.class(g, class_of[&v])) == Some(v));
+    let unchanged = kept_ops.len() == pure_ops
+        && report.ops_after == pure_ops
+        && needed.iter().filter(|&&c| is_op(c)).all(|&c| reads_own(c))
+        && roots_read_own;
     if unchanged {
         report.cost_after = report.cost_before;
         return None;
     }
 
-    // Kahn's algorithm, earliest original position first: classes wait for
-    // their operands (a leaf of an opaque op waits for that op), opaque ops
-    // for their operands and the previous opaque op.
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    enum Item {
-        Class(Id),
-        Opaque(usize),
-    }
-    let mut waiting: FxHashMap<Item, usize> = FxHashMap::default();
-    let mut users: FxHashMap<Item, Vec<Item>> = FxHashMap::default();
-    let mut edge = |from: Item, to: Item, waiting: &mut FxHashMap<Item, usize>| {
-        users.entry(from).or_default().push(to);
-        *waiting.entry(to).or_default() += 1;
-    };
-    // What a class stands on: a class (emitted), an opaque op (its
-    // result), or nothing (an argument).
-    let dep = |id: Id| -> Option<Item> {
-        match chosen.get(&id).map(|n| n.head) {
-            Some(Head::Leaf(k)) => leaves.owner[k as usize].map(Item::Opaque),
-            _ => Some(Item::Class(id)),
+    // Kahn's algorithm, earliest original position first: items are the
+    // needed non-leaf classes (0..nc) and the opaque ops (nc + k); classes
+    // wait for their operands (a leaf of an opaque op waits for that op),
+    // opaque ops for their operands and the previous opaque op.
+    let item_count = nc + end;
+    let mut waiting = vec![0u32; item_count];
+    let dep = |c: usize| -> Option<usize> {
+        let i = chosen[c]? as usize;
+        match d.nodes[i].head {
+            Head::Leaf(k) => leaves.owner[k as usize].map(|op| nc + op),
+            _ => Some(c),
         }
     };
-    let mut items: Vec<Item> = Vec::new();
-    for (&id, n) in &chosen {
-        if matches!(n.head, Head::Leaf(_)) {
+    // Edges (from, to): `to` waits for `from`.
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut items: Vec<usize> = Vec::new();
+    for &c in &needed {
+        let node = d.nodes[chosen[c].unwrap_or(0) as usize];
+        if matches!(node.head, Head::Leaf(_)) {
             continue;
         }
-        items.push(Item::Class(id));
-        waiting.entry(Item::Class(id)).or_default();
-        for &c in &n.children {
-            if let Some(d) = dep(canon(c)) {
-                edge(d, Item::Class(id), &mut waiting);
-            }
-        }
+        items.push(c);
+        edges.extend(node.children.iter().filter_map(|&ch| dep(d.class(g, ch))).map(|from| (from as u32, c as u32)));
     }
     let mut previous: Option<usize> = None;
     for (k, o) in body_ops.iter().enumerate().filter(|(_, o)| !o.pure) {
-        items.push(Item::Opaque(k));
-        waiting.entry(Item::Opaque(k)).or_default();
+        let it = nc + k;
+        items.push(it);
         if let Some(p) = previous {
-            edge(Item::Opaque(p), Item::Opaque(k), &mut waiting);
+            edges.push(((nc + p) as u32, it as u32));
         }
-        for v in &o.operands {
-            if let Some(d) = dep(canon(class_of[v])) {
-                edge(d, Item::Opaque(k), &mut waiting);
-            }
-        }
+        edges.extend(
+            o.operands.iter().filter_map(|v| dep(d.class(g, class_of[v]))).map(|from| (from as u32, it as u32)),
+        );
         previous = Some(k);
     }
-    let key = |it: Item| match it {
-        Item::Class(id) => (rank[&id], 1, usize::from(id)),
-        Item::Opaque(k) => (k, 0, k),
-    };
-    let mut ready: BinaryHeap<Reverse<((usize, usize, usize), Item)>> =
-        items.iter().filter(|it| waiting[it] == 0).map(|&it| Reverse((key(it), it))).collect();
+    let mut start = vec![0u32; item_count + 1];
+    for &(from, to) in &edges {
+        start[from as usize + 1] += 1;
+        waiting[to as usize] += 1;
+    }
+    for i in 0..item_count {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut users = vec![0u32; edges.len()];
+    for &(from, to) in &edges {
+        users[fill[from as usize] as usize] = to;
+        fill[from as usize] += 1;
+    }
+    let key = |it: usize| if it >= nc { (it - nc, 0, it) } else { (rank[it], 1, it) };
+    // (position, opaque ops before classes, index), item.
+    type Ready = Reverse<((usize, usize, usize), usize)>;
+    let mut ready: BinaryHeap<Ready> =
+        items.iter().filter(|&&it| waiting[it] == 0).map(|&it| Reverse((key(it), it))).collect();
     let mut steps = Vec::with_capacity(items.len());
     while let Some(Reverse((_, it))) = ready.pop() {
-        steps.push(match it {
-            Item::Opaque(k) => Step::Opaque(k),
-            Item::Class(id) => {
-                let n = &chosen[&id];
-                match n.head {
-                    Head::Proj(i) => Step::Project { class: id, of: canon(n.children[0]), index: i as usize },
-                    Head::Op(name) => {
-                        let data: &ClassData = &g[id].data;
-                        Step::Emit {
-                            class: id,
-                            name,
-                            attrs: g.analysis.attrs(n.attrs).to_vec(),
-                            types: data.types.clone(),
-                            loc: loc[&id],
-                            children: n.children.iter().map(|&c| canon(c)).collect(),
-                        }
-                    }
-                    Head::Leaf(_) => unreachable!("leaves are not items"),
-                }
-            }
-        });
-        for &u in users.get(&it).map(|v| &v[..]).unwrap_or(&[]) {
-            let w = waiting.get_mut(&u).expect("every user waits");
-            *w -= 1;
-            if *w == 0 {
+        if it >= nc {
+            steps.push(Step::Opaque(it - nc));
+        } else {
+            let i = chosen[it].unwrap_or(0) as usize;
+            let node = d.nodes[i];
+            let children: SmallVec<[usize; 3]> = node.children.iter().map(|&ch| d.class(g, ch)).collect();
+            steps.push(match (node.head, d.op_of[i]) {
+                (Head::Proj(p), _) => Step::Project { class: it, of: children[0], index: p as usize },
+                (Head::Op(_), Some(k)) => Step::Keep { class: it, k, children },
+                (Head::Op(name), None) => Step::Emit {
+                    class: it,
+                    name,
+                    attrs: g.analysis.attrs(node.attrs).to_vec(),
+                    types: g[d.classes[it]].data.types.clone(),
+                    loc: loc[it].unwrap_or(term_loc),
+                    children,
+                },
+                (Head::Leaf(_), _) => unreachable!("leaves are not items"),
+            });
+        }
+        for &u in &users[start[it] as usize..start[it + 1] as usize] {
+            let u = u as usize;
+            waiting[u] -= 1;
+            if waiting[u] == 0 {
                 ready.push(Reverse((key(u), u)));
             }
         }
@@ -607,13 +748,12 @@ fn plan(
         report.unordered = true;
         return None;
     }
-    // The value each operand of an opaque op or the terminator reads: a
-    // leaf's own value, or the class whose op the plan creates.
+    // What each operand of an opaque op or the terminator reads.
     let operand = |v: &Value| -> Operand {
-        let id = canon(class_of[v]);
-        match chosen[&id].head {
+        let c = d.class(g, class_of[v]);
+        match d.nodes[chosen[c].unwrap_or(0) as usize].head {
             Head::Leaf(k) => Operand::Value(leaves.values[k as usize]),
-            _ => Operand::Class(id),
+            _ => Operand::Class(c),
         }
     };
     let opaque_operands = body_ops
@@ -622,10 +762,10 @@ fn plan(
         .filter(|(_, o)| !o.pure)
         .map(|(k, o)| (k, o.operands.iter().map(operand).collect()))
         .collect();
-    let leaf_of = chosen
+    let leaf_of = needed
         .iter()
-        .filter_map(|(&id, n)| match n.head {
-            Head::Leaf(k) => Some((id, leaves.values[k as usize])),
+        .filter_map(|&c| match d.nodes[chosen[c]? as usize].head {
+            Head::Leaf(k) => Some((c, leaves.values[k as usize])),
             _ => None,
         })
         .collect();
@@ -644,7 +784,7 @@ struct Leaves<'a> {
 #[derive(Copy, Clone)]
 enum Operand {
     Value(Value),
-    Class(Id),
+    Class(usize),
 }
 
 /// The rewritten body, in order.
@@ -654,19 +794,31 @@ struct Plan {
     opaque_operands: FxHashMap<usize, Vec<Operand>>,
     term_operands: Vec<Operand>,
     /// Classes whose chosen node is a leaf, and the leaf's value.
-    leaf_of: FxHashMap<Id, Value>,
+    leaf_of: FxHashMap<usize, Value>,
 }
 
-/// Writes the ordered graph into the body: new ops and moved opaque ops
-/// before the terminator, in order; then the old pure ops go.
+/// Writes the ordered graph into the body: kept and new ops and moved
+/// opaque ops before the terminator, in order; then the pure ops no longer
+/// used go.
 fn apply(ctx: &mut Context, body_ops: &[BodyOp], term_op: Op, plan: Plan) {
     let mut rw = Rewriter::new(ctx);
     rw.set_insertion_point(InsertPoint::Before(term_op));
-    let mut value: FxHashMap<Id, Value> = plan.leaf_of;
-    let mut tuple: FxHashMap<Id, Op> = FxHashMap::default();
-    let read = |value: &FxHashMap<Id, Value>, o: &Operand| match *o {
+    let mut value: FxHashMap<usize, Value> = plan.leaf_of;
+    let mut tuple: FxHashMap<usize, Op> = FxHashMap::default();
+    let read = |value: &FxHashMap<usize, Value>, o: &Operand| match *o {
         Operand::Value(v) => v,
-        Operand::Class(id) => value[&id],
+        Operand::Class(c) => value[&c],
+    };
+    let define = |rw: &Rewriter<'_>,
+                  value: &mut FxHashMap<usize, Value>,
+                  tuple: &mut FxHashMap<usize, Op>,
+                  class: usize,
+                  op: Op| {
+        if rw.num_results(op) == 1 {
+            value.insert(class, rw.result(op, 0));
+        } else {
+            tuple.insert(class, op);
+        }
     };
     for step in plan.steps {
         match step {
@@ -676,11 +828,16 @@ fn apply(ctx: &mut Context, body_ops: &[BodyOp], term_op: Op, plan: Plan) {
                 st.result_types = types.iter().copied().collect();
                 st.attrs = attrs;
                 let op = rw.create(st);
-                if rw.num_results(op) == 1 {
-                    value.insert(class, rw.result(op, 0));
-                } else {
-                    tuple.insert(class, op);
+                define(&rw, &mut value, &mut tuple, class, op);
+            }
+            Step::Keep { class, k, children } => {
+                let op = body_ops[k].op;
+                let operands: SmallVec<[Value; 4]> = children.iter().map(|c| value[c]).collect();
+                if rw.operand_vec(op) != operands {
+                    rw.set_operands(op, &operands);
                 }
+                rw.move_before(op, term_op);
+                define(&rw, &mut value, &mut tuple, class, op);
             }
             Step::Project { class, of, index } => {
                 let v = rw.result(tuple[&of], index);
@@ -696,6 +853,9 @@ fn apply(ctx: &mut Context, body_ops: &[BodyOp], term_op: Op, plan: Plan) {
     }
     let operands: Vec<Value> = plan.term_operands.iter().map(|o| read(&value, o)).collect();
     rw.set_operands(term_op, &operands);
+    // The pure ops the plan did not keep are unused now (a kept op has a
+    // user: every class the plan orders is read by a later step or a root);
+    // users come after their operands, so reverse order erases whole chains.
     for o in body_ops.iter().rev().filter(|o| o.pure) {
         if o.results.iter().all(|&r| !rw.has_uses(r)) {
             rw.erase_op(o.op);

@@ -296,8 +296,12 @@ fn is_composable(name: &str) -> bool {
 }
 
 /// `v(x) == x` when `v` reads every element of `x` in order.
-fn identity_view(cx: &Cx<'_, '_>, n: &TNode, _: Id) -> Option<Term> {
+fn identity_view(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
     let x = n.children[0];
+    // Cheap first: only a view to the operand's own type can be the operand.
+    if cx.data(x).ty() != cx.data(id).ty() {
+        return None;
+    }
     let shape = cx.shape(x)?;
     let l = cx.layout(n, &Layout::contiguous(shape))?;
     (l.sizes[..] == *shape && same_positions(&l, &Layout::contiguous(shape))).then_some(Term::Class(x))
@@ -435,6 +439,10 @@ fn hoist_broadcast(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
     if n.ty.is_some() {
         return None;
     }
+    // Cheap first: most elementwise ops read no broadcast.
+    if !n.children.iter().any(|&c| cx.nodes(c, v::ExpandOp::NAME).next().is_some()) {
+        return None;
+    }
     let result = cx.shape(id)?;
     let mut expanded = false;
     let mut shape: Vec<i64> = Vec::new();
@@ -536,16 +544,15 @@ fn reduce_splat(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
     })
 }
 
-/// `f(a, b) == f(b, a)` for a commutative `f`: both spellings of one
-/// product land in one class, so common subexpressions written in either
-/// order merge (one swap of two operands: no reassociation, no blow-up).
-fn commute(cx: &Cx<'_, '_>, n: &TNode, _: Id) -> Option<Term> {
+/// `f(a, b) == f(b, a)` for a commutative `f`, where `f(b, a)` is in the
+/// e-graph: common subexpressions written in either operand order merge.
+/// Only an existing node is looked up (no swapped copy of every product is
+/// added: no growth at all).
+fn commute(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
     let [a, b] = n.children[..] else { return None };
-    (!cx.same(a, b) && n.ty.is_none()).then(|| Term::Like {
-        head: n.head,
-        attrs: n.attrs,
-        children: vec![Term::Class(b), Term::Class(a)],
-    })
+    let swapped = TNode { head: n.head, attrs: n.attrs, ty: n.ty, children: [b, a].into_iter().collect() };
+    let other = cx.g.lookup(swapped)?;
+    (other != cx.g.find(id)).then_some(Term::Class(other))
 }
 
 fn commutative(def: &OpDef) -> bool {
@@ -556,7 +563,7 @@ fn commutative(def: &OpDef) -> bool {
 pub static RULES: &[Rule] = &[
     Rule {
         name: "commute",
-        identity: "f(a, b) == f(b, a) for commutative f (so that common subexpressions merge in either operand order)",
+        identity: "f(a, b) == f(b, a) for commutative f, when f(b, a) is in the e-graph (common subexpressions merge in either operand order)",
         roots: Roots::Where(commutative),
         rewrite: commute,
     },
