@@ -2,11 +2,12 @@
 //!
 //! The function's dataflow becomes an e-graph ([`lang`]): every pure op an
 //! e-node, every value it cannot look into (arguments, results of ops with
-//! effects) a leaf. The rules of [`rules`] are applied by egg's runner until
-//! nothing new is learnt or a limit (e-nodes, iterations, time) is reached;
-//! the statistics say which. Then the cheapest function is extracted under
-//! a cost model of bytes moved and flops ([`lang::node_cost`]), not term
-//! size, and written back.
+//! effects) a leaf. The rules of [`rules`] are applied in rounds over
+//! egg's `EGraph` ([`saturate`]) until nothing new is learnt or a limit
+//! (e-nodes, rounds, time) is reached; the statistics say which. Then the
+//! cheapest function is extracted under a cost model of bytes moved and
+//! flops ([`lang::node_cost`]), not term size ([`Extraction`]), and written
+//! back.
 //!
 //! What the rewrite preserves:
 //! - ops with effects (stateful random draws, in-graph mutations of
