@@ -96,6 +96,11 @@ struct BodyOp {
     attrs: Vec<NamedAttr>,
     operands: SmallVec<[Value; 4]>,
     results: SmallVec<[Value; 2]>,
+    /// The results' types.
+    types: SmallVec<[Type; 1]>,
+    /// The written result type of a pure op without type inference (part
+    /// of its e-node, see [`TNode::ty`]).
+    declared: Option<Type>,
     loc: Location,
     /// Enters the e-graph as a node (else: an opaque op, its results leaves).
     pure: bool,
@@ -292,25 +297,22 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
         if op == term_op {
             continue;
         }
+        let pure = is_pure_node(ctx, op, body);
+        let types: SmallVec<[Type; 1]> = ctx.results(op).iter().map(|&r| ctx.value_type(r)).collect();
+        let inferred = ctx.op_def(op).is_some_and(|d| d.infer.is_some());
         body_ops.push(BodyOp {
             op,
             name: ctx.op_name_of(op),
             attrs: ctx.attrs(op).to_vec(),
             operands: ctx.operand_vec(op),
             results: ctx.results(op).iter().copied().collect(),
+            declared: (pure && !inferred).then(|| types[0]),
+            types,
             loc: ctx.op_loc(op),
-            pure: is_pure_node(ctx, op, body),
+            pure,
         });
     }
     let term_operands = ctx.operand_vec(term_op);
-    // The written result type of each pure op without type inference.
-    let ctx_declared: Vec<Option<Type>> = body_ops
-        .iter()
-        .map(|o| {
-            let inferred = ctx.op_def(o.op).is_some_and(|d| d.infer.is_some());
-            (o.pure && !inferred).then(|| ctx.value_type(o.results[0]))
-        })
-        .collect();
     let mut report = Report { ops_before: body_ops.iter().filter(|o| o.pure).count(), ..Report::default() };
     if report.ops_before == 0 {
         return Some(report);
@@ -321,8 +323,7 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
         .filter(|o| ctx.has_trait(o.op, Traits::METADATA_MUTATION))
         .filter_map(|o| o.operands.first().copied())
         .collect();
-    let value_types: FxHashMap<Value, Type> =
-        args.iter().chain(body_ops.iter().flat_map(|o| o.results.iter())).map(|&v| (v, ctx.value_type(v))).collect();
+    let arg_types: Vec<Type> = args.iter().map(|&a| ctx.value_type(a)).collect();
     let rules: Vec<Resolved> = (0..RULES.len()).map(|i| Resolved::new(ctx, i)).collect();
     let mut egraph = Graph::new(Facts::new(ctx));
     let g = &mut egraph;
@@ -332,19 +333,19 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
     // The opaque op (body index) whose result each leaf is; `None`: an
     // argument.
     let mut leaf_owner: Vec<Option<usize>> = Vec::new();
-    let mut add_leaf = |g: &mut Graph<'_>, v: Value, owner: Option<usize>, pinned: bool| -> Id {
+    let mut add_leaf = |g: &mut Graph<'_>, v: Value, ty: Type, owner: Option<usize>, pinned: bool| -> Id {
         let k = leaf_values.len() as u32;
         leaf_values.push(v);
         leaf_owner.push(owner);
-        g.analysis.leaf_types.push(value_types[&v]);
+        g.analysis.leaf_types.push(ty);
         if pinned {
             g.analysis.pinned.insert(k);
         }
         let attrs = g.analysis.intern_attrs(Vec::new());
         g.add(TNode { head: Head::Leaf(k), attrs, ty: None, children: SmallVec::new() })
     };
-    for &a in &args {
-        let id = add_leaf(g, a, None, killed.contains(&a));
+    for (&a, &t) in args.iter().zip(&arg_types) {
+        let id = add_leaf(g, a, t, None, killed.contains(&a));
         class_of.insert(a, id);
     }
     // (body op index, its node, its class) of every pure op.
@@ -352,17 +353,16 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
     let mut first_op_of: FxHashMap<Id, usize> = FxHashMap::default();
     for (k, o) in body_ops.iter().enumerate() {
         if !o.pure {
-            for &r in &o.results {
-                let id = add_leaf(g, r, Some(k), killed.contains(&r));
+            for (&r, &t) in o.results.iter().zip(&o.types) {
+                let id = add_leaf(g, r, t, Some(k), killed.contains(&r));
                 class_of.insert(r, id);
             }
             continue;
         }
         let attrs = g.analysis.intern_sorted(&o.attrs);
         let children = o.operands.iter().map(|v| class_of[v]).collect();
-        let declared = ctx_declared[k];
-        let node = TNode { head: Head::Op(o.name), attrs, ty: declared, children };
-        g.analysis.known = Some(o.results.iter().map(|r| value_types[r]).collect());
+        let node = TNode { head: Head::Op(o.name), attrs, ty: o.declared, children };
+        g.analysis.known = Some(o.types.clone());
         let id = g.add(node.clone());
         g.analysis.known = None;
         original.push((k, node, id));

@@ -24,6 +24,7 @@
 use super::lang::{AttrSet, ClassData, Graph, Head, TNode};
 use aot_dialects::tensor as t;
 use aot_dialects::view::{self as v, Layout, ScatterInterface};
+use aot_ir::size::checked_numel;
 use aot_ir::*;
 use egg::Id;
 
@@ -173,8 +174,7 @@ fn single_view(x: Id, shape: &[i64], l: &Layout) -> Option<Term> {
     if same_positions(l, &base) {
         return Some(Term::Class(x));
     }
-    let numel = |s: &[i64]| s.iter().try_fold(1i64, |a, &d| a.checked_mul(d));
-    if numel(&l.sizes)? == numel(shape)? && same_positions(l, &Layout::contiguous(&l.sizes)) {
+    if checked_numel(&l.sizes)? == checked_numel(shape)? && same_positions(l, &Layout::contiguous(&l.sizes)) {
         return Some(reshape(Term::Class(x), &l.sizes));
     }
     if l.sizes.contains(&0) {
@@ -458,8 +458,7 @@ fn hoist_broadcast(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
         shape = aot_dialects::shape::broadcast(&shape, cx.shape(operand)?).ok()?.to_vec();
         children.push(Term::Class(operand));
     }
-    let numel = |s: &[i64]| s.iter().try_fold(1i64, |a, &d| a.checked_mul(d));
-    if !expanded || numel(&shape)? >= numel(result)? {
+    if !expanded || checked_numel(&shape)? >= checked_numel(result)? {
         return None;
     }
     Some(expand(Term::Like { head: n.head, attrs: n.attrs, children }, result))
