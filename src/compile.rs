@@ -36,6 +36,12 @@ pub enum Backend {
     /// host CPU (cargo feature `llvm`).
     #[cfg(feature = "llvm")]
     Llvm,
+    /// Native code on the GPU: lower-to-loops, the kernels as PTX through
+    /// LLVM's NVPTX target run by the CUDA driver, matmuls through cuBLAS
+    /// (cargo feature `cuda`). Tensors stay on the host between calls; each
+    /// call copies what it reads to the device and what it wrote back.
+    #[cfg(feature = "cuda")]
+    Cuda,
 }
 
 impl Backend {
@@ -45,6 +51,8 @@ impl Backend {
         ("interp", Backend::Interp),
         #[cfg(feature = "llvm")]
         ("llvm", Backend::Llvm),
+        #[cfg(feature = "cuda")]
+        ("cuda", Backend::Cuda),
     ];
 
     /// The backend called `s`. A backend named in the IR contract that this
@@ -59,7 +67,7 @@ impl Backend {
                 "backend 'llvm' is not available: this build of aot has no LLVM backend (build with the cargo feature `llvm`); available: {available}"
             ),
             "cuda" => format!(
-                "backend 'cuda' is not available: this build of aot has no CUDA backend (no cargo feature provides one yet); available: {available}"
+                "backend 'cuda' is not available: this build of aot has no CUDA backend (build with the cargo feature `cuda`); available: {available}"
             ),
             other => format!("unknown backend '{other}' (available: {available})"),
         })
@@ -72,6 +80,8 @@ impl Backend {
             Backend::Cranelift => "cranelift",
             #[cfg(feature = "llvm")]
             Backend::Llvm => "llvm",
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => "cuda",
         }
     }
 
@@ -82,6 +92,8 @@ impl Backend {
             Backend::Cranelift => Some(aot_codegen::Native::default()),
             #[cfg(feature = "llvm")]
             Backend::Llvm => Some(aot_codegen::Native::Llvm(aot_codegen::llvm::Emit::None)),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => Some(aot_codegen::Native::Cuda),
         }
     }
 }

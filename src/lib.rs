@@ -28,11 +28,15 @@ pub use runtime::{bf16, f16, Dims, Element, Tensor, TensorError};
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};
 
-/// The version, as `aot-opt --version` and `aot-run --version` print it. The
-/// lit suite reads it to set features: a build with an optional backend would
-/// append `+llvm` or `+cuda`, but this project has no such backend (nor a
-/// cargo feature for one), so the version is the package version alone.
+/// The version, as `aot-opt --version` and `aot-run --version` print it: the
+/// package version, then `+llvm` and `+cuda` for the optional backends this
+/// build has (the lit suite reads them to set its features).
+#[cfg(not(feature = "llvm"))]
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+#[cfg(all(feature = "llvm", not(feature = "cuda")))]
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+llvm");
+#[cfg(feature = "cuda")]
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+llvm+cuda");
 
 /// Makes sure every dialect and pass registration is linked in. Binaries
 /// that only use the registries (never a symbol of those crates) call this.

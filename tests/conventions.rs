@@ -203,3 +203,14 @@ fn random_conventions_match_eager_in_native_code() {
 fn random_conventions_match_eager_in_llvm_code() {
     random_conventions(Backend::Llvm, 24);
 }
+
+/// The same on the GPU (skipped, saying why, where there is none).
+#[cfg(feature = "cuda")]
+#[test]
+fn random_conventions_match_eager_on_the_gpu() {
+    if let Err(why) = aot::runtime::cuda::gpu() {
+        eprintln!("skipped: no GPU ({why})");
+        return;
+    }
+    random_conventions(Backend::Cuda, 24);
+}

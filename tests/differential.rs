@@ -105,3 +105,14 @@ fn cranelift_matches_eager() {
 fn llvm_matches_eager() {
     corpus_against_eager(Backend::Llvm);
 }
+
+/// The same corpus on the GPU (skipped, saying why, where there is none).
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_matches_eager() {
+    if let Err(why) = aot::runtime::cuda::gpu() {
+        eprintln!("skipped: no GPU ({why})");
+        return;
+    }
+    corpus_against_eager(Backend::Cuda);
+}

@@ -30,6 +30,22 @@ fn the_mlp_example_trains_on_llvm() {
     }
 }
 
+/// The same example on the GPU (skipped, saying why, where there is none).
+#[cfg(feature = "cuda")]
+#[test]
+fn the_mlp_example_trains_on_the_gpu() {
+    if let Err(why) = aot::runtime::cuda::gpu() {
+        eprintln!("skipped: no GPU ({why})");
+        return;
+    }
+    let gpu = train_mlp::train(60, Backend::Cuda, &mut |_, _| {}).expect("GPU training");
+    let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
+    assert!(gpu[59] < 0.6 * gpu[0], "the loss did not fall: {gpu:?}");
+    for (a, b) in gpu.iter().zip(&interp) {
+        assert!((a - b).abs() <= 1e-4 * a.abs().max(1e-3), "gpu {a} vs interp {b}");
+    }
+}
+
 fn f32s(shape: &[i64], data: &[f32]) -> Tensor {
     Tensor::from_slice(data, shape).expect("as many values as elements")
 }

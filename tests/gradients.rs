@@ -176,6 +176,17 @@ fn llvm_gradients_match_pytorch() {
     corpus_gradients(Backend::Llvm);
 }
 
+/// Forward and backward on the GPU (skipped, saying why, where there is none).
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_gradients_match_pytorch() {
+    if let Err(why) = aot::runtime::cuda::gpu() {
+        eprintln!("skipped: no GPU ({why})");
+        return;
+    }
+    corpus_gradients(Backend::Cuda);
+}
+
 const MIN_CUT: &str = "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})";
 
 /// The training models (MLP with an MSE loss, transformer encoder layer with

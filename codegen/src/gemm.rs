@@ -23,27 +23,27 @@ const SMALL_GEMM: usize = 1 << 21;
 /// A matrix operand: element strides of its batch dimensions, then of its
 /// rows and columns, and the element offset of its first matrix.
 #[derive(Clone, Debug, PartialEq)]
-struct Strides {
-    batch: Vec<i64>,
-    rs: i64,
-    cs: i64,
-    offset: i64,
+pub struct Strides {
+    pub batch: Vec<i64>,
+    pub rs: i64,
+    pub cs: i64,
+    pub offset: i64,
 }
 
 /// A batched GEMM's shape after simplification.
 #[derive(Clone, Debug, PartialEq)]
-struct Plan {
-    m: usize,
-    k: usize,
-    n: usize,
-    batch: Vec<i64>,
-    a: Strides,
-    b: Strides,
-    c: Strides,
+pub struct Plan {
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub batch: Vec<i64>,
+    pub a: Strides,
+    pub b: Strides,
+    pub c: Strides,
 }
 
 impl Plan {
-    fn new(a: &BufRef, b: &BufRef, c: &BufRef) -> Plan {
+    pub fn new(a: &BufRef, b: &BufRef, c: &BufRef) -> Plan {
         let r = c.ty.shape.len();
         let split = |x: &BufRef| {
             let (s, offset) = r#loop::layout(&x.ty);
@@ -105,7 +105,7 @@ impl Plan {
 
     /// Whether the results of different batch indices never share an
     /// element, so batch items may run at the same time.
-    fn results_disjoint(&self) -> bool {
+    pub fn results_disjoint(&self) -> bool {
         let mut dims: Vec<(i64, i64)> = self.batch.iter().zip(&self.c.batch).map(|(&n, &s)| (n, s.abs())).collect();
         dims.push((self.m as i64, self.c.rs.abs()));
         dims.push((self.n as i64, self.c.cs.abs()));

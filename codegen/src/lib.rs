@@ -11,6 +11,8 @@
 
 pub mod affine;
 pub mod cranelift;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod fuse;
 pub mod gemm;
 pub mod libcalls;
@@ -45,9 +47,13 @@ pub enum Native {
     Cranelift(cranelift::Options),
     #[cfg(feature = "llvm")]
     Llvm(llvm::Emit),
-    /// PTX text for a GPU architecture (emitted only: no device runtime).
+    /// PTX text for a GPU architecture (emitted only, not run).
     #[cfg(feature = "cuda")]
     Ptx(llvm::ptx::Sm),
+    /// The process's GPU: PTX for its architecture, run through the CUDA
+    /// driver (`cuda`), matmuls through cuBLAS.
+    #[cfg(feature = "cuda")]
+    Cuda,
 }
 
 impl Default for Native {
@@ -79,8 +85,13 @@ fn compile_lowered(
             Err(Diagnostic::op_error(
                 ctx,
                 func,
-                "PTX can be printed (aot-opt --emit=ptx) but not run: this build has no CUDA runtime",
+                "PTX for a named architecture is text only (aot-opt --emit=ptx); run on the GPU with the cuda backend",
             ))
+        }
+        #[cfg(feature = "cuda")]
+        Native::Cuda => {
+            let (code, _device) = cuda::compile(ctx, func, text)?;
+            Ok(code)
         }
     }
 }
@@ -112,6 +123,11 @@ pub fn compile_function_with(
     sink: &mut dyn std::io::Write,
 ) -> Result<program::Executable, Diagnostic> {
     lower(ctx, func, pm, sink)?;
+    #[cfg(feature = "cuda")]
+    if let Native::Cuda = native {
+        let (code, device) = cuda::compile(ctx, func, text)?;
+        return Ok(program::Executable::on_device(code, device));
+    }
     let code = compile_lowered(ctx, func, native, text)?;
     Ok(program::Executable::new(code))
 }
@@ -197,7 +213,7 @@ pub fn emit_text(
         // `//` for PTX (one module per function).
         let comment = match native {
             #[cfg(feature = "cuda")]
-            Native::Ptx(_) => "//",
+            Native::Ptx(_) | Native::Cuda => "//",
             _ => ";",
         };
         out.push_str(&format!("{comment} function @{name}\n"));

@@ -52,6 +52,8 @@ pub enum Step {
         split: Option<(i64, i64, i64)>,
         /// Rough count of element operations, for the threading decision.
         work: u64,
+        /// Per operand: whether the kernel stores to it.
+        writes: Vec<bool>,
     },
     Matmul(Box<Matmul>),
     Rebind {
@@ -232,9 +234,13 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                 let body = ctx.single_block(op, 0).expect("verified");
                 // Which operands the kernel stores to.
                 let args_of_body = ctx.block_args(body).to_vec();
+                let mut writes = vec![false; roots.len()];
                 ctx.walk_pre(op, &mut |o| {
                     if LoopOp::of(ctx, o) == Some(LoopOp::Store) {
                         if let Some(k) = args_of_body.iter().position(|&a| a == ctx.operand(o, 1)) {
+                            if let Some(w) = writes.get_mut(k) {
+                                *w = true;
+                            }
                             if let Root::Arg(i) = roots[k] {
                                 p.written_args[i] = true;
                             }
@@ -270,6 +276,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                     roots,
                     split,
                     work: kernel_work(ctx, op),
+                    writes,
                 });
             }
             Some(LoopOp::Matmul) => {
@@ -402,6 +409,55 @@ pub struct Compiled {
     pub owner: Box<dyn std::any::Any>,
 }
 
+/// What a host region of a call is to a [`Device`] that mirrors it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// An argument's storage: read, so copied in; copied back when written.
+    Argument,
+    /// A result's own allocation: written before it is read (the kernels'
+    /// contract), so only copied back.
+    Result,
+    /// The arena of planned temporaries: copied only when the host runs a
+    /// step itself in the middle of a call.
+    Scratch,
+    /// Read-only data (a global): the same bytes on every call.
+    Constant,
+}
+
+/// A host buffer a call's steps address: what a device mirrors.
+#[derive(Copy, Clone, Debug)]
+pub struct HostRegion {
+    pub ptr: *mut u8,
+    pub bytes: usize,
+    pub kind: RegionKind,
+}
+
+/// A device with memory of its own that runs the kernels and GEMMs of a
+/// host program (the CUDA backend). The runtime keeps running the host
+/// program (binding, `set_`, `resize_`, results) on host buffers; the
+/// device mirrors the regions the steps address and translates the host
+/// pointers the runtime computes into its own. So copies happen only at
+/// the edges of a call, and in the middle of one only where the host runs
+/// a step itself.
+pub trait Device {
+    /// Starts a call over `regions` or, with `resume`, goes on with one
+    /// after [`Device::to_host`] (every region's host bytes are then
+    /// current, whatever its kind).
+    fn begin(&mut self, regions: Vec<HostRegion>, resume: bool) -> Result<(), String>;
+    /// Runs kernel step `step` (the `index`th kernel) on operands whose host
+    /// addresses are `ptrs`.
+    fn kernel(&mut self, index: usize, step: &Step, ptrs: &[*mut u8]) -> Result<(), String>;
+    /// Runs a matmul step on operands at host addresses `pa`, `pb`, `pc`.
+    fn matmul(&mut self, mm: &Matmul, pa: *mut u8, pb: *mut u8, pc: *mut u8) -> Result<(), String>;
+    /// Makes the host regions hold everything the device wrote and drops
+    /// the mirrors, before a step the host runs itself. A failed check of
+    /// a kernel run so far is the error.
+    fn to_host(&mut self) -> Result<(), String>;
+    /// Ends the call: like [`Device::to_host`], except that the arena is
+    /// not copied back and nothing is copied when a check failed.
+    fn finish(&mut self) -> Result<(), String>;
+}
+
 /// Kernels above this many element operations are split across threads.
 const PARALLEL_WORK: u64 = 1 << 15;
 
@@ -424,6 +480,8 @@ pub struct Runtime {
     /// Per step, its total time and number of runs, when `AOT_PROFILE` is
     /// set: printed to stderr when the runtime is dropped.
     profile: Option<Vec<(std::time::Duration, u64)>>,
+    /// The device that runs the kernels and GEMMs, when not the host.
+    device: Option<Box<dyn Device>>,
 }
 
 struct SendPtrs(Vec<*mut u8>);
@@ -450,7 +508,16 @@ impl Runtime {
         let profile = std::env::var("AOT_PROFILE")
             .is_ok_and(|v| !v.is_empty() && v != "0")
             .then(|| vec![Default::default(); code.program.steps.len()]);
-        Runtime { code, arena: vec![0; words], threads, returned, parallel, profile }
+        Runtime { code, arena: vec![0; words], threads, returned, parallel, profile, device: None }
+    }
+
+    /// A runtime whose kernels and GEMMs run on `device`.
+    pub fn on_device(code: Rc<Compiled>, device: Box<dyn Device>) -> Runtime {
+        let mut r = Runtime::new(code);
+        r.device = Some(device);
+        r.parallel = false;
+        r.threads = 1;
+        r
     }
 
     /// Overrides the number of threads kernels are split over (1: none).
@@ -547,8 +614,34 @@ impl Runtime {
             }
         }
         let global_ptrs: Vec<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
+        let arena_bytes = p.arena_bytes as usize;
+        // What a device mirrors: every buffer a step may address.
+        let regions = |bound: &[Tensor]| -> Vec<HostRegion> {
+            let mut r = Vec::new();
+            for t in bound {
+                let s = t.storage();
+                let bytes = s.len() * s.buf().kind().byte_size();
+                r.push(HostRegion { ptr: Self::buffer_ptr(&s), bytes, kind: RegionKind::Argument });
+            }
+            for (s, &ptr) in alloc_storage.iter().zip(&alloc_ptrs) {
+                if let Some(s) = s {
+                    let bytes = s.len() * s.buf().kind().byte_size();
+                    r.push(HostRegion { ptr, bytes, kind: RegionKind::Result });
+                }
+            }
+            r.push(HostRegion { ptr: arena_base, bytes: arena_bytes, kind: RegionKind::Scratch });
+            for (s, &ptr) in code.globals.iter().zip(&global_ptrs) {
+                let bytes = s.len() * s.buf().kind().byte_size();
+                r.push(HostRegion { ptr, bytes, kind: RegionKind::Constant });
+            }
+            r
+        };
         // 3. Steps.
+        let mut device = self.device.take();
         let mut steps = || -> Result<(), String> {
+            // Whether the device must (re)start its mirrors before its next
+            // step: at the start, and after the host ran a step itself.
+            let (mut begin, mut resume) = (true, false);
             let mut kernel = 0;
             let threads = self.threads;
             let mut profile = self.profile.as_deref_mut().map(|p| (p, std::time::Instant::now()));
@@ -566,6 +659,34 @@ impl Runtime {
                     Root::Alloc(k) => alloc_ptrs[k],
                     Root::Global(g) => global_ptrs[g],
                 };
+                if let Some(d) = device.as_deref_mut() {
+                    if begin && matches!(step, Step::Kernel { .. } | Step::Matmul(_)) {
+                        d.begin(regions(&bound), resume)?;
+                        begin = false;
+                    }
+                    match step {
+                        Step::Kernel { roots, .. } => {
+                            let ptrs: Vec<*mut u8> = roots.iter().map(|&r| root_ptr(r, &arg_ptrs)).collect();
+                            d.kernel(kernel, step, &ptrs)?;
+                            kernel += 1;
+                            continue;
+                        }
+                        Step::Matmul(mm) => {
+                            let Matmul { a, b, c, .. } = &**mm;
+                            let (pa, pb, pc) =
+                                (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
+                            d.matmul(mm, pa, pb, pc)?;
+                            continue;
+                        }
+                        // The host runs these on its own buffers.
+                        Step::Rebind { .. } | Step::Resize { .. } => {
+                            if !begin {
+                                d.to_host()?;
+                                (begin, resume) = (true, true);
+                            }
+                        }
+                    }
+                }
                 match step {
                     Step::Kernel { roots, split, work, name, .. } => {
                         let f = code.kernels[kernel];
@@ -658,6 +779,11 @@ impl Runtime {
                     }
                 }
             }
+            if let Some(d) = device.as_deref_mut() {
+                if !begin {
+                    d.finish()?;
+                }
+            }
             if let Some((times, start)) = profile {
                 if let Some(last) = times.last_mut() {
                     last.0 += start.elapsed();
@@ -666,11 +792,9 @@ impl Runtime {
             }
             Ok(())
         };
-        if self.threads > 1 && self.parallel {
-            on_pool(steps)?;
-        } else {
-            steps()?;
-        }
+        let ran = if self.threads > 1 && self.parallel { on_pool(steps) } else { steps() };
+        self.device = device;
+        ran?;
         // 4. Results. Value semantics: results never alias the arguments or
         // each other (a value returned twice is one object), as the
         // interpreter's results never do.
@@ -832,6 +956,11 @@ pub struct Executable {
 impl Executable {
     pub fn new(code: Compiled) -> Executable {
         Executable { runtime: Runtime::new(Rc::new(code)) }
+    }
+
+    /// An executable whose kernels and GEMMs run on `device`.
+    pub fn on_device(code: Compiled, device: Box<dyn Device>) -> Executable {
+        Executable { runtime: Runtime::on_device(Rc::new(code), device) }
     }
 }
 

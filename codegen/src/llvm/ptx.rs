@@ -111,6 +111,30 @@ pub fn emit_with(
     libdevice: Option<&std::path::Path>,
     text: &mut String,
 ) -> Result<(), Diagnostic> {
+    let module = compile(ctx, func, sm, libdevice)?;
+    text.push_str(&module.ptx);
+    Ok(())
+}
+
+/// A lowered function's kernels as one PTX module.
+pub struct PtxModule {
+    pub ptx: String,
+    /// The entry of each `Step::Kernel` of the host program, in order.
+    pub entries: Vec<String>,
+    /// Messages of the failed-check codes (code k is `messages[k - 1]`).
+    pub messages: Vec<String>,
+}
+
+/// The PTX entry name of the `count`th kernel, called `name` in the IR:
+/// an identifier whatever the IR's name holds.
+fn entry_name(name: &str, count: usize) -> String {
+    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    format!("{clean}_{count}")
+}
+
+/// Compiles the kernels of the lowered function `func` to a PTX module
+/// for `sm`, with libdevice from `libdevice` (or left external).
+pub fn compile(ctx: &Context, func: Op, sm: Sm, libdevice: Option<&std::path::Path>) -> Result<PtxModule, Diagnostic> {
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
     let program = program::build(ctx, func)?;
     let machine = machine(sm).map_err(fail)?;
@@ -120,11 +144,12 @@ pub fn emit_with(
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let target = kernel::Target { cpu: sm.name(), features: PTX_ISA, flavor: Flavor::Ptx };
     let mut messages = Vec::new();
-    let mut count = 0;
+    let mut entries = Vec::new();
     for step in &program.steps {
         let Step::Kernel { op, name, .. } = step else { continue };
-        kernel::emit(ctx, *op, &ll, &module, &format!("{name}_{count}"), &target, &mut messages)?;
-        count += 1;
+        let entry = entry_name(name, entries.len());
+        kernel::emit(ctx, *op, &ll, &module, &entry, &target, &mut messages)?;
+        entries.push(entry);
     }
     module.verify().map_err(|e| fail(format!("LLVM rejected the generated GPU kernels: {e}")))?;
     if let Some(path) = libdevice {
@@ -136,6 +161,5 @@ pub fn emit_with(
     let ptx = machine
         .write_to_memory_buffer(&module, FileType::Assembly)
         .map_err(|e| fail(format!("LLVM could not generate PTX: {e}")))?;
-    text.push_str(&String::from_utf8_lossy(ptx.as_slice()));
-    Ok(())
+    Ok(PtxModule { ptx: String::from_utf8_lossy(ptx.as_slice()).into_owned(), entries, messages })
 }

@@ -1,3 +1,4 @@
+// UNSUPPORTED: llvm, cuda
 // RUN: aot-run --help | FileCheck %s --check-prefix=HELP
 // RUN: aot-run --help | FileCheck %s --check-prefix=NO-OUTSIDE
 // RUN: aot-run --version | FileCheck %s --check-prefix=VERSION
@@ -34,7 +35,7 @@
 // This build has no LLVM or CUDA backend, so the version names none.
 // VERSION: aot-run {{[0-9]+\.[0-9]+\.[0-9]+$}}
 // EAGER-BACKEND: aot-run: error: --backend needs --mode compiled (eager mode always runs the reference interpreter)
-// CUDA: aot-run: error: backend 'cuda' is not available: this build of aot has no CUDA backend (no cargo feature provides one yet); available: cranelift, interp
+// CUDA: aot-run: error: backend 'cuda' is not available: this build of aot has no CUDA backend (build with the cargo feature `cuda`); available: cranelift, interp
 // UNKNOWN: aot-run: error: unknown backend 'nosuch' (available: cranelift, interp)
 // TWO: "outputs": [
 // TWO: 4.0

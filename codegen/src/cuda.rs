@@ -1,0 +1,480 @@
+//! The CUDA backend (cargo feature `cuda`): a lowered function's kernels
+//! compiled to one PTX module (`llvm::ptx`, for the GPU's architecture, with
+//! libdevice linked in), loaded into the GPU, and run there by the host
+//! program's runtime through [`program::Device`].
+//!
+//! [`CudaDevice`] mirrors the host regions a call addresses (argument
+//! storages, result allocations, the arena, read-only globals) in device
+//! memory from the runtime's caching allocator: arguments are copied in at
+//! the start of a call, what the kernels and GEMMs wrote is copied back at
+//! its end, and the arena and results are never copied in. Host pointers
+//! the runtime computes are translated into the mirror of the region that
+//! holds them, so the host program (views, `set_`, `resize_`, results)
+//! stays the one all native backends share. Globals are uploaded once per
+//! compiled function.
+//!
+//! Each kernel is a PTX entry `(buffers, lo, hi, status)`: `buffers` is a
+//! device array of the operands' addresses, kept between calls and copied
+//! again only when an address changed; `status` is the kernel's own word,
+//! so the first failed check in program order is the one reported, as on
+//! the host. Matmul steps go to cuBLAS when every operand has a unit
+//! stride (any transpose, batch strides, broadcast batches); other layouts
+//! and element types run on the host between copies.
+
+use crate::llvm::ptx::{self, Sm};
+use crate::program::{self, Compiled, Device, HostRegion, Matmul, RegionKind, Step};
+use aot_ir::{Context, Diagnostic, ElemType, Op};
+use aot_runtime::cuda::{DeviceMem, Gemm, GemmElem, Gpu, Module};
+use std::ffi::c_void;
+use std::path::PathBuf;
+
+/// Threads per block of a split kernel's launch.
+const BLOCK: u32 = 256;
+/// Resident blocks per multiprocessor a grid-stride launch aims at.
+const BLOCKS_PER_SM: u32 = 16;
+
+/// Where CUDA's libdevice is: `AOT_LIBDEVICE`, else under `CUDA_HOME`,
+/// `CUDA_PATH`, `/usr/local/cuda` or Debian's toolkit.
+pub fn find_libdevice() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("AOT_LIBDEVICE").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let mut roots: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()).map(PathBuf::from))
+        .collect();
+    roots.push(PathBuf::from("/usr/local/cuda"));
+    let mut candidates: Vec<PathBuf> = roots.iter().map(|r| r.join("nvvm/libdevice/libdevice.10.bc")).collect();
+    candidates.push(PathBuf::from("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"));
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// Compiles the lowered function `func` for the process's GPU: the host
+/// program, and the device that runs its kernels.
+pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, Box<dyn Device>), Diagnostic> {
+    let fail = |m: String| Diagnostic::op_error(ctx, func, m);
+    let gpu = aot_runtime::cuda::gpu().map_err(|why| fail(format!("the CUDA backend has no GPU: {why}")))?;
+    let sm = if gpu.capability.0 >= 9 { Sm::Sm90 } else { Sm::Sm80 };
+    let libdevice = find_libdevice();
+    let module = ptx::compile(ctx, func, sm, libdevice.as_deref())?;
+    if libdevice.is_none() && module.ptx.contains(".extern .func") {
+        return Err(fail(
+            "the kernels call CUDA's libdevice, which was not found: set AOT_LIBDEVICE to libdevice.10.bc (or CUDA_HOME)"
+                .into(),
+        ));
+    }
+    text.push_str(&module.ptx);
+    let program = program::build(ctx, func)?;
+    let loaded = gpu.load(&module.ptx, &module.entries).map_err(fail)?;
+    let globals = program::globals(ctx, &program).map_err(fail)?;
+    let kernels: Vec<usize> = program
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Kernel { roots, .. } => Some(roots.len()),
+            _ => None,
+        })
+        .collect();
+    let mut starts = Vec::with_capacity(kernels.len());
+    let mut total = 0usize;
+    for n in &kernels {
+        starts.push(total);
+        total += n;
+    }
+    let device = CudaDevice {
+        gpu,
+        module: loaded,
+        messages: module.messages.clone(),
+        mirrors: Vec::new(),
+        constants: Vec::new(),
+        params_host: vec![u64::MAX; total],
+        params_uploaded: vec![false; kernels.len()],
+        param_starts: starts,
+        params: None,
+        status: None,
+        failed: None,
+    };
+    let compiled = Compiled { program, kernels: Vec::new(), messages: module.messages, globals, owner: Box::new(()) };
+    Ok((compiled, Box::new(device)))
+}
+
+/// A host region and its device mirror.
+struct Mirror {
+    host: *mut u8,
+    bytes: usize,
+    kind: RegionKind,
+    /// The mirror's device address (`None` before it is made).
+    dev: u64,
+    /// The block, unless the mirror is a cached constant.
+    mem: Option<DeviceMem>,
+    /// Written on the device since it was copied in.
+    dirty: bool,
+}
+
+/// Runs a compiled function's kernels and GEMMs on the GPU.
+pub struct CudaDevice {
+    gpu: &'static Gpu,
+    module: Module,
+    messages: Vec<String>,
+    mirrors: Vec<Mirror>,
+    /// Globals' device copies, by host address (globals live as long as
+    /// the compiled function and never change).
+    constants: Vec<(usize, usize, DeviceMem)>,
+    /// Every kernel's operand addresses as last copied to `params`.
+    params_host: Vec<u64>,
+    params_uploaded: Vec<bool>,
+    param_starts: Vec<usize>,
+    params: Option<DeviceMem>,
+    /// One `i32` per kernel: its failed check's code.
+    status: Option<DeviceMem>,
+    /// The failed check already found this call.
+    failed: Option<String>,
+}
+
+impl CudaDevice {
+    /// The device address of host address `p` (inside some mirrored region).
+    fn translate(&self, p: *mut u8) -> Result<(u64, usize), String> {
+        let a = p as usize;
+        let inside = |m: &Mirror, closed: bool| {
+            let lo = m.host as usize;
+            let hi = lo + m.bytes;
+            a >= lo && (a < hi || (closed && a == hi))
+        };
+        let i = self
+            .mirrors
+            .iter()
+            .position(|m| inside(m, false))
+            .or_else(|| self.mirrors.iter().position(|m| inside(m, true)))
+            .ok_or("the CUDA backend found an operand outside every buffer of the call")?;
+        let m = &self.mirrors[i];
+        Ok((m.dev + (a - m.host as usize) as u64, i))
+    }
+
+    fn upload(&self, m: &Mirror) -> Result<(), String> {
+        // SAFETY: the host region is a live buffer of `bytes` bytes that the
+        // runtime does not touch during the copy; the mirror has that room.
+        let src = unsafe { std::slice::from_raw_parts(m.host as *const u8, m.bytes) };
+        unsafe { self.gpu.upload(m.dev, src) }
+    }
+
+    fn download(&self, m: &Mirror) -> Result<(), String> {
+        // SAFETY: as in `upload`, the other way.
+        let dst = unsafe { std::slice::from_raw_parts_mut(m.host, m.bytes) };
+        unsafe { self.gpu.download(dst, m.dev) }
+    }
+
+    /// Reads the kernels' status words; the first failed check (in
+    /// program order) becomes `failed`.
+    fn check_status(&mut self) -> Result<(), String> {
+        if self.failed.is_some() || self.messages.is_empty() {
+            return Ok(());
+        }
+        let Some(status) = &self.status else { return Ok(()) };
+        let n = self.param_starts.len();
+        let mut words = vec![0u8; n * 4];
+        // SAFETY: the status block holds one word per kernel.
+        unsafe { self.gpu.download(&mut words, status.ptr()) }?;
+        for w in words.chunks_exact(4) {
+            let code = i32::from_ne_bytes([w[0], w[1], w[2], w[3]]);
+            if code != 0 {
+                let m = usize::try_from(code - 1)
+                    .ok()
+                    .and_then(|k| self.messages.get(k).cloned())
+                    .unwrap_or_else(|| format!("a GPU kernel failed with code {code}"));
+                self.failed = Some(m);
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies back every mirror written since it was copied in (the arena
+    /// too with `scratch`).
+    fn download_dirty(&mut self, scratch: bool) -> Result<(), String> {
+        for m in &self.mirrors {
+            if m.dirty && (scratch || m.kind != RegionKind::Scratch) {
+                self.download(m)?;
+            }
+        }
+        for m in &mut self.mirrors {
+            m.dirty = false;
+        }
+        Ok(())
+    }
+
+    /// A cuBLAS call for `mm`, when its layouts allow one.
+    fn cublas_plan(mm: &Matmul) -> Option<(crate::gemm::Plan, Orientation)> {
+        if !matches!(mm.c.ty.elem, ElemType::F32 | ElemType::F64) {
+            return None;
+        }
+        let plan = crate::gemm::Plan::new(&mm.a, &mm.b, &mm.c);
+        if !plan.results_disjoint() {
+            return None;
+        }
+        let (m, k, n) = (plan.m as i64, plan.k as i64, plan.n as i64);
+        let (a, b, c) = (&plan.a, &plan.b, &plan.c);
+        // C column-major: C = op(A)·op(B).
+        if let Some((false, ldc)) = col_major(m, n, c.rs, c.cs) {
+            if let (Some((ta, lda)), Some((tb, ldb))) = (col_major(m, k, a.rs, a.cs), col_major(k, n, b.rs, b.cs)) {
+                return Some((plan, Orientation { swap: false, ta, lda, tb, ldb, ldc }));
+            }
+        }
+        // C row-major: Cᵀ = op(Bᵀ)·op(Aᵀ).
+        if let Some((false, ldc)) = col_major(n, m, c.cs, c.rs) {
+            if let (Some((ta, lda)), Some((tb, ldb))) = (col_major(n, k, b.cs, b.rs), col_major(k, m, a.cs, a.rs)) {
+                return Some((plan, Orientation { swap: true, ta, lda, tb, ldb, ldc }));
+            }
+        }
+        None
+    }
+}
+
+/// How a GEMM maps onto cuBLAS's column-major one: with `swap` it
+/// computes `Cᵀ = Bᵀ·Aᵀ`; `ta`/`lda` describe its first operand.
+struct Orientation {
+    swap: bool,
+    ta: bool,
+    lda: i64,
+    tb: bool,
+    ldb: i64,
+    ldc: i64,
+}
+
+/// How cuBLAS reads a `rows × cols` matrix with element strides `(rs, cs)`
+/// as `op(X)`: `(transposed, leading dimension)`, if it can.
+fn col_major(rows: i64, cols: i64, rs: i64, cs: i64) -> Option<(bool, i64)> {
+    if rs == 1 || rows <= 1 {
+        let ld = if cols <= 1 { rows.max(1) } else { cs };
+        if ld >= rows.max(1) {
+            return Some((false, ld));
+        }
+    }
+    if cs == 1 || cols <= 1 {
+        let ld = if rows <= 1 { cols.max(1) } else { rs };
+        if ld >= cols.max(1) {
+            return Some((true, ld));
+        }
+    }
+    None
+}
+
+impl Device for CudaDevice {
+    fn begin(&mut self, regions: Vec<HostRegion>, resume: bool) -> Result<(), String> {
+        self.mirrors.clear();
+        self.failed = None;
+        let gpu = self.gpu;
+        for r in regions {
+            // Arguments may share a storage, and a `set_` makes one share a
+            // result's: one mirror per distinct region.
+            if let Some(m) = self.mirrors.iter_mut().find(|m| m.host == r.ptr) {
+                if m.bytes < r.bytes {
+                    return Err("the CUDA backend found two sizes of one buffer".into());
+                }
+                if r.kind == RegionKind::Argument {
+                    m.kind = RegionKind::Argument;
+                }
+                continue;
+            }
+            self.mirrors.push(Mirror { host: r.ptr, bytes: r.bytes, kind: r.kind, dev: 0, mem: None, dirty: false });
+        }
+        for i in 0..self.mirrors.len() {
+            let (host, bytes, kind) = (self.mirrors[i].host, self.mirrors[i].bytes, self.mirrors[i].kind);
+            if kind == RegionKind::Constant {
+                let key = host as usize;
+                let dev = match self.constants.iter().find(|c| c.0 == key && c.1 == bytes) {
+                    Some(c) => c.2.ptr(),
+                    None => {
+                        let mem = gpu.alloc(bytes)?;
+                        let dev = mem.ptr();
+                        self.mirrors[i].dev = dev;
+                        self.upload(&self.mirrors[i])?;
+                        self.constants.push((key, bytes, mem));
+                        dev
+                    }
+                };
+                self.mirrors[i].dev = dev;
+                continue;
+            }
+            let mem = gpu.alloc(bytes)?;
+            self.mirrors[i].dev = mem.ptr();
+            self.mirrors[i].mem = Some(mem);
+            if resume || kind == RegionKind::Argument {
+                self.upload(&self.mirrors[i])?;
+            }
+        }
+        let kernels = self.param_starts.len();
+        if self.status.is_none() && kernels > 0 {
+            self.status = Some(gpu.alloc(kernels * 4)?);
+        }
+        if let Some(s) = &self.status {
+            // SAFETY: the status block holds one word per kernel.
+            unsafe { gpu.zero(s.ptr(), kernels * 4) }?;
+        }
+        if self.params.is_none() && !self.params_host.is_empty() {
+            self.params = Some(gpu.alloc(self.params_host.len() * 8)?);
+        }
+        Ok(())
+    }
+
+    fn kernel(&mut self, index: usize, step: &Step, ptrs: &[*mut u8]) -> Result<(), String> {
+        let Step::Kernel { split, writes, .. } = step else { return Err("not a kernel step".into()) };
+        let f = self.module.function(index).ok_or("the CUDA module lacks a kernel")?;
+        let start = *self.param_starts.get(index).ok_or("the CUDA module lacks a kernel")?;
+        let mut changed = !self.params_uploaded[index];
+        for (k, &p) in ptrs.iter().enumerate() {
+            let (dev, mirror) = self.translate(p)?;
+            if writes.get(k).copied().unwrap_or(true) {
+                self.mirrors[mirror].dirty = true;
+            }
+            if self.params_host[start + k] != dev {
+                self.params_host[start + k] = dev;
+                changed = true;
+            }
+        }
+        let params = self.params.as_ref().map_or(0, |p| p.ptr()) + (start * 8) as u64;
+        if changed && !ptrs.is_empty() {
+            let words = &self.params_host[start..start + ptrs.len()];
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+            // SAFETY: the parameter block holds every kernel's addresses.
+            unsafe { self.gpu.upload(params, &bytes) }?;
+            self.params_uploaded[index] = true;
+        }
+        let status = self.status.as_ref().map_or(0, |s| s.ptr()) + (index * 4) as u64;
+        let (mut lo, mut hi) = (0i64, 0i64);
+        let (grid, block) = match split {
+            Some((l, h, st)) => {
+                (lo, hi) = (*l, *h);
+                let trips = (((*h as i128) - (*l as i128)).max(0) + (*st).max(1) as i128 - 1) / (*st).max(1) as i128;
+                let blocks = ((trips + BLOCK as i128 - 1) / BLOCK as i128).max(1);
+                let cap = (self.gpu.multiprocessors * BLOCKS_PER_SM) as i128;
+                (blocks.min(cap) as u32, BLOCK)
+            }
+            // No parallel loop: thread 0 does the work.
+            None => (1, 1),
+        };
+        let mut buffers = params;
+        let mut status = status;
+        let mut args: [*mut c_void; 4] = [
+            &mut buffers as *mut u64 as *mut c_void,
+            &mut lo as *mut i64 as *mut c_void,
+            &mut hi as *mut i64 as *mut c_void,
+            &mut status as *mut u64 as *mut c_void,
+        ];
+        // SAFETY: the entry takes (ptr, i64, i64, ptr); every address in
+        // its operand array is inside a live mirror, laid out as the kernel
+        // was compiled for (the host runtime's layouts, translated).
+        unsafe { self.gpu.launch(f, grid, block, &mut args) }
+    }
+
+    fn matmul(&mut self, mm: &Matmul, pa: *mut u8, pb: *mut u8, pc: *mut u8) -> Result<(), String> {
+        let (da, _) = self.translate(pa)?;
+        let (db, _) = self.translate(pb)?;
+        let (dc, ic) = self.translate(pc)?;
+        let Some((plan, o)) = Self::cublas_plan(mm) else {
+            // On the host, between copies: what the device wrote comes back,
+            // the host GEMM runs, its result goes out again.
+            self.download_dirty(true)?;
+            crate::gemm::batched(&mm.a, &mm.b, &mm.c, pa, pb, pc, mm.accumulate, 1);
+            return self.upload(&self.mirrors[ic]);
+        };
+        self.mirrors[ic].dirty = true;
+        let size = mm.c.ty.elem.byte_size() as u64;
+        let elem = if mm.c.ty.elem == ElemType::F64 { GemmElem::F64 } else { GemmElem::F32 };
+        let (m, k, n) = (plan.m as i64, plan.k as i64, plan.n as i64);
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        // Batch dimensions: the innermost is cuBLAS's batch, the others a loop.
+        let dims = plan.batch.len();
+        let (count, inner) = match dims {
+            0 => (1i64, 1i64),
+            _ => (plan.batch[..dims - 1].iter().product(), plan.batch[dims - 1]),
+        };
+        let last = |s: &[i64]| s.last().copied().unwrap_or(0);
+        for item in 0..count {
+            let (mut ea, mut eb, mut ec) = (plan.a.offset, plan.b.offset, plan.c.offset);
+            let mut rest = item;
+            for d in (0..dims.saturating_sub(1)).rev() {
+                let i = rest % plan.batch[d];
+                rest /= plan.batch[d];
+                ea += i * plan.a.batch[d];
+                eb += i * plan.b.batch[d];
+                ec += i * plan.c.batch[d];
+            }
+            let at = |base: u64, e: i64| base.wrapping_add((e as u64).wrapping_mul(size));
+            let (a, sa, b, sb) = (at(da, ea), last(&plan.a.batch), at(db, eb), last(&plan.b.batch));
+            let (first, sf, second, ss) = if o.swap { (b, sb, a, sa) } else { (a, sa, b, sb) };
+            let (gm, gn) = if o.swap { (n, m) } else { (m, n) };
+            let g = Gemm {
+                elem,
+                m: gm,
+                n: gn,
+                k,
+                a: first,
+                lda: o.lda,
+                stride_a: sf,
+                trans_a: o.ta,
+                b: second,
+                ldb: o.ldb,
+                stride_b: ss,
+                trans_b: o.tb,
+                c: at(dc, ec),
+                ldc: o.ldc,
+                stride_c: last(&plan.c.batch),
+                batch: inner,
+                accumulate: mm.accumulate,
+            };
+            // SAFETY: the layouts were checked against the buffers when the
+            // program was built, the mirrors hold those buffers, and the
+            // batch items' results are disjoint (`results_disjoint`).
+            unsafe { self.gpu.gemm(&g) }?;
+        }
+        Ok(())
+    }
+
+    fn to_host(&mut self) -> Result<(), String> {
+        self.end(true)
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        self.end(false)
+    }
+}
+
+impl CudaDevice {
+    /// Ends the mirrors: a failed check is the error (and nothing is
+    /// copied back); else what the device wrote goes back to the host,
+    /// the arena too with `scratch`.
+    fn end(&mut self, scratch: bool) -> Result<(), String> {
+        self.check_status()?;
+        if let Some(m) = self.failed.take() {
+            self.mirrors.clear();
+            return Err(m);
+        }
+        self.download_dirty(scratch)?;
+        self.mirrors.clear();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::col_major;
+
+    #[test]
+    fn col_major_reads_unit_strides_either_way() {
+        // A 3×4 row-major matrix is the transpose of a column-major 4×3.
+        assert_eq!(col_major(3, 4, 4, 1), Some((true, 4)));
+        // Column-major 3×4.
+        assert_eq!(col_major(3, 4, 1, 3), Some((false, 3)));
+        // Padded leading dimension.
+        assert_eq!(col_major(3, 4, 1, 8), Some((false, 8)));
+        // A single row or column takes any stride of its size-1 dimension.
+        assert_eq!(col_major(1, 5, 99, 1), Some((false, 1)));
+        assert_eq!(col_major(5, 1, 1, 99), Some((false, 5)));
+        // Neither stride is 1, or rows overlap: no cuBLAS layout.
+        assert_eq!(col_major(3, 4, 8, 2), None);
+        assert_eq!(col_major(3, 4, 1, 2), None);
+        assert_eq!(col_major(3, 4, 0, 1), None);
+    }
+}
