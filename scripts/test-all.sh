@@ -103,7 +103,38 @@ cargo build --locked --features cuda -p aot-opt
 # The wheel ships libdevice too: linked in, every module must be complete.
 libdevice="$(dirname "$(dirname "$ptxas")")/nvvm/libdevice/libdevice.10.bc"
 "$venv/bin/python" scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas "$ptxas" --libdevice "$libdevice" test/run | tee target/ptx.log
+# Export to upstream MLIR (cargo feature `mlir`): MLIR 19 through melior
+# (Debian's libmlir-19-dev, mlir-19-tools for mlir-opt and mlir-cpu-runner,
+# libclang-19-dev for melior's bindings), installed here when missing.
+echo "== MLIR export (--features mlir): every corpus program exported and verified, mlir-opt, run by MLIR against eager"
+if [ ! -x /usr/lib/llvm-19/bin/mlir-opt ] || [ ! -e /usr/lib/llvm-19/lib/libMLIR.so ] || [ ! -e /usr/lib/llvm-19/lib/libclang.so ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q libmlir-19-dev mlir-19-tools libclang-19-dev
+  else
+    echo "error: MLIR 19 is missing: install libmlir-19-dev mlir-19-tools libclang-19-dev" >&2
+    exit 1
+  fi
+fi
+export MLIR_SYS_190_PREFIX="${MLIR_SYS_190_PREFIX:-/usr/lib/llvm-19}" TABLEGEN_190_PREFIX="${TABLEGEN_190_PREFIX:-/usr/lib/llvm-19}"
+cargo test --locked --features mlir --test mlir 2>&1 | tee target/cargo-test-mlir.log
+for t in corpus_programs_export_or_name_the_op_that_does_not training_models_export_forward_and_backward \
+  mlir_reports_what_it_rejects mlir_opt_reads_and_lowers_exported_modules \
+  exported_programs_run_by_mlir_compute_what_eager_computes; do
+  if ! grep -q "^test $t ... ok" target/cargo-test-mlir.log; then
+    echo "error: the MLIR test $t did not run and pass" >&2
+    exit 1
+  fi
+done
+mlir_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-mlir.log)
+cargo build --locked --features mlir -p aot-opt
+"$venv/bin/lit" -sv test/tools/aot-opt/emit-mlir.mlir test/tools/aot-opt/emit-mlir-refused.mlir 2>&1 | tee target/lit-mlir.log
+if ! grep -qE '^ *Passed *: 2 ' target/lit-mlir.log; then
+  echo "error: the MLIR lit tests did not both run and pass" >&2
+  exit 1
+fi
 # The default build again, so that a later lit run sees the binaries it tests.
 cargo build --locked -p aot-opt
 ptx_checked=$(grep -oE '^ptxas: [0-9]+' target/ptx.log | awk '{print $2}')
-echo "== all tests passed (cargo: $passed, lit: $total, cargo with LLVM: $llvm_passed, PTX modules through ptxas: $ptx_checked)"
+echo "== all tests passed (cargo: $passed, lit: $total, cargo with LLVM: $llvm_passed, PTX modules through ptxas: $ptx_checked, cargo with MLIR: $mlir_passed)"

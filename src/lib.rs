@@ -29,14 +29,47 @@ pub use runtime::{bf16, f16, Dims, Element, Tensor, TensorError};
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};
 
 /// The version, as `aot-opt --version` and `aot-run --version` print it: the
-/// package version, then `+llvm` and `+cuda` for the optional backends this
-/// build has (the lit suite reads them to set its features).
+/// package version, then `+llvm`, `+cuda` and `+mlir` for the optional
+/// features this build has (the lit suite reads them to set its features).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), llvm_tag!(), cuda_tag!(), mlir_tag!());
+
+#[cfg(feature = "llvm")]
+macro_rules! llvm_tag {
+    () => {
+        "+llvm"
+    };
+}
 #[cfg(not(feature = "llvm"))]
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-#[cfg(all(feature = "llvm", not(feature = "cuda")))]
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+llvm");
+macro_rules! llvm_tag {
+    () => {
+        ""
+    };
+}
 #[cfg(feature = "cuda")]
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+llvm+cuda");
+macro_rules! cuda_tag {
+    () => {
+        "+cuda"
+    };
+}
+#[cfg(not(feature = "cuda"))]
+macro_rules! cuda_tag {
+    () => {
+        ""
+    };
+}
+#[cfg(feature = "mlir")]
+macro_rules! mlir_tag {
+    () => {
+        "+mlir"
+    };
+}
+#[cfg(not(feature = "mlir"))]
+macro_rules! mlir_tag {
+    () => {
+        ""
+    };
+}
+use {cuda_tag, llvm_tag, mlir_tag};
 
 /// Makes sure every dialect and pass registration is linked in. Binaries
 /// that only use the registries (never a symbol of those crates) call this.

@@ -2,7 +2,8 @@
 #
 # Tools come from AOT_BIN_DIR (default: <repo>/target/debug). FileCheck is
 # LLVM's when found on PATH (or FILECHECK), else the PyPI `filecheck` from
-# the venv the test script creates. Tests may say REQUIRES: llvm, cuda-ptxas
+# the venv the test script creates. Tests may say REQUIRES: llvm, cuda-ptxas,
+# mlir (aot-opt built with the feature) and mlir-opt (upstream's tool)
 # or gpu; those features are set only when the tool or build is present.
 
 import os
@@ -62,6 +63,15 @@ if "+llvm" in version:
     config.available_features.add("llvm")
 if "+cuda" in version:
     config.available_features.add("cuda")
+if "+mlir" in version:
+    config.available_features.add("mlir")
+# Upstream MLIR's mlir-opt (Debian's mlir-19-tools), for exported modules.
+for candidate in ("mlir-opt-19", "/usr/lib/llvm-19/bin/mlir-opt", "mlir-opt"):
+    found = shutil.which(candidate)
+    if found:
+        config.substitutions.append(("%mlir-opt", found))
+        config.available_features.add("mlir-opt")
+        break
 if shutil.which("ptxas"):
     config.available_features.add("cuda-ptxas")
 if shutil.which("nvidia-smi"):

@@ -19,6 +19,8 @@ pub mod libcalls;
 #[cfg(feature = "llvm")]
 pub mod llvm;
 pub mod lower_to_loops;
+#[cfg(feature = "mlir")]
+pub mod mlir;
 pub mod plan_memory;
 pub mod program;
 pub mod write_order;

@@ -1,4 +1,4 @@
-// UNSUPPORTED: llvm, cuda
+// UNSUPPORTED: llvm, cuda, mlir
 // RUN: aot-run --help | FileCheck %s --check-prefix=HELP
 // RUN: aot-run --help | FileCheck %s --check-prefix=NO-OUTSIDE
 // RUN: aot-run --version | FileCheck %s --check-prefix=VERSION

@@ -90,13 +90,15 @@ struct Args {
     /// Print the resolved pipeline (explicit nesting, named pipelines expanded).
     #[arg(long)]
     dump_pass_pipeline: bool,
-    /// What to print: `mlir` (default), `clif` (the Cranelift IR of every
+    /// What to print: `ir` (default: this project's IR), `mlir` (upstream
+    /// MLIR: func, tensor, linalg, arith and math, verified by MLIR 19;
+    /// builds with the `mlir` feature), `clif` (the Cranelift IR of every
     /// kernel), `llvm` (the optimized LLVM IR of every kernel; builds with
     /// the `llvm` feature), `asm` (their machine code, from the backend
     /// `--backend` names) or `ptx` (every kernel as a PTX entry for the GPU
     /// `--gpu-arch` names; builds with the `cuda` feature); functions still
     /// over tensors are lowered to loops first.
-    #[arg(long, default_value = "mlir")]
+    #[arg(long, default_value = "ir")]
     emit: String,
     /// The native backend whose machine code `--emit=asm` prints:
     /// `cranelift` (default) or `llvm`.
@@ -157,6 +159,8 @@ fn run(args: &Args) -> Result<bool, String> {
         return Ok(true);
     }
     let emit = emit_kind(&args.emit, &args.backend, &args.gpu_arch)?;
+    // `--emit=mlir`: the IR after the pipeline, exported to upstream MLIR.
+    let upstream = args.emit == "mlir";
     let mut pm = match PassManager::parse(&args.pass_pipeline) {
         Ok(pm) => pm,
         Err(e) => {
@@ -216,6 +220,10 @@ fn run(args: &Args) -> Result<bool, String> {
                         Ok(()) => {
                             let t0 = Instant::now();
                             match emit {
+                                None if upstream => match export_upstream(&mut ctx, module) {
+                                    Ok(t) => printed = Some(t),
+                                    Err(d) => diags.push(d),
+                                },
                                 None => {
                                     let opts =
                                         PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
@@ -305,6 +313,17 @@ fn run(args: &Args) -> Result<bool, String> {
     Ok(ok)
 }
 
+/// The module as upstream MLIR (`--emit=mlir`).
+#[cfg(feature = "mlir")]
+fn export_upstream(ctx: &mut Context, module: aot::ir::Op) -> Result<String, Diagnostic> {
+    aot::codegen::mlir::export_module(ctx, module)
+}
+
+#[cfg(not(feature = "mlir"))]
+fn export_upstream(ctx: &mut Context, module: aot::ir::Op) -> Result<String, Diagnostic> {
+    Err(Diagnostic::op_error(ctx, module, "this build has no MLIR export (cargo feature `mlir`)"))
+}
+
 /// The native code generator and output `--emit` and `--backend` ask for
 /// (`None`: print the IR).
 fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Option<aot::codegen::Native>, String> {
@@ -319,13 +338,22 @@ fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Option<aot::co
         ));
     }
     let llvm_kind = match (emit, backend) {
+        ("ir", _) => return Ok(None),
+        #[cfg(feature = "mlir")]
         ("mlir", _) => return Ok(None),
+        #[cfg(not(feature = "mlir"))]
+        ("mlir", _) => {
+            return Err(
+                "--emit=mlir (upstream MLIR) needs MLIR 19, which this build of aot-opt lacks (build it with the cargo feature `mlir`)"
+                    .into(),
+            )
+        }
         ("clif", _) => return Ok(cranelift(Emit::Clif)),
         ("asm", "cranelift") => return Ok(cranelift(Emit::Asm)),
         ("asm", "llvm") => "asm",
         ("llvm", _) => "llvm",
         ("asm", other) => return Err(format!("unknown --backend '{other}' (available: cranelift, llvm)")),
-        (other, _) => return Err(format!("unknown --emit kind '{other}' (available: mlir, clif, llvm, asm, ptx)")),
+        (other, _) => return Err(format!("unknown --emit kind '{other}' (available: ir, mlir, clif, llvm, asm, ptx)")),
     };
     #[cfg(feature = "llvm")]
     {
