@@ -119,22 +119,26 @@ if [ ! -x /usr/lib/llvm-19/bin/mlir-opt ] || [ ! -e /usr/lib/llvm-19/lib/libMLIR
 fi
 export MLIR_SYS_190_PREFIX="${MLIR_SYS_190_PREFIX:-/usr/lib/llvm-19}" TABLEGEN_190_PREFIX="${TABLEGEN_190_PREFIX:-/usr/lib/llvm-19}"
 cargo test --locked --features mlir --test mlir 2>&1 | tee target/cargo-test-mlir.log
+# --backend mlir: the differential, gradient and convention suites through
+# MLIR's own compiler, for every program that exports.
+cargo test --locked --features mlir --test differential --test gradients --test conventions mlir 2>&1 | tee -a target/cargo-test-mlir.log
 for t in corpus_programs_export_or_name_the_op_that_does_not training_models_export_forward_and_backward \
   mlir_reports_what_it_rejects mlir_opt_reads_and_lowers_exported_modules \
-  exported_programs_run_by_mlir_compute_what_eager_computes; do
+  exported_programs_run_by_mlir_compute_what_eager_computes mlir_matches_eager mlir_gradients_match_pytorch \
+  random_conventions_match_eager_through_mlir; do
   if ! grep -q "^test $t ... ok" target/cargo-test-mlir.log; then
     echo "error: the MLIR test $t did not run and pass" >&2
     exit 1
   fi
 done
 mlir_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-mlir.log)
-cargo build --locked --features mlir -p aot-opt
-"$venv/bin/lit" -sv test/tools/aot-opt/emit-mlir.mlir test/tools/aot-opt/emit-mlir-refused.mlir 2>&1 | tee target/lit-mlir.log
-if ! grep -qE '^ *Passed *: 2 ' target/lit-mlir.log; then
-  echo "error: the MLIR lit tests did not both run and pass" >&2
+cargo build --locked --features mlir -p aot-opt -p aot-run
+"$venv/bin/lit" -sv test/tools/aot-opt/emit-mlir.mlir test/tools/aot-opt/emit-mlir-refused.mlir test/tools/aot-run/backend-mlir.mlir 2>&1 | tee target/lit-mlir.log
+if ! grep -qE '^ *Passed *: 3 ' target/lit-mlir.log; then
+  echo "error: the MLIR lit tests did not all run and pass" >&2
   exit 1
 fi
 # The default build again, so that a later lit run sees the binaries it tests.
-cargo build --locked -p aot-opt
+cargo build --locked -p aot-opt -p aot-run
 ptx_checked=$(grep -oE '^ptxas: [0-9]+' target/ptx.log | awk '{print $2}')
 echo "== all tests passed (cargo: $passed, lit: $total, cargo with LLVM: $llvm_passed, PTX modules through ptxas: $ptx_checked, cargo with MLIR: $mlir_passed)"

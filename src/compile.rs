@@ -42,6 +42,12 @@ pub enum Backend {
     /// call copies what it reads to the device and what it wrote back.
     #[cfg(feature = "cuda")]
     Cuda,
+    /// The graphs exported to upstream MLIR and compiled by MLIR's own
+    /// pipeline and JIT (cargo feature `mlir`): an independent compiler the
+    /// native backends are checked against. Programs with ops that do not
+    /// export fail to compile, naming the op.
+    #[cfg(feature = "mlir")]
+    Mlir,
 }
 
 impl Backend {
@@ -53,6 +59,8 @@ impl Backend {
         ("llvm", Backend::Llvm),
         #[cfg(feature = "cuda")]
         ("cuda", Backend::Cuda),
+        #[cfg(feature = "mlir")]
+        ("mlir", Backend::Mlir),
     ];
 
     /// The backend called `s`. A backend named in the IR contract that this
@@ -66,11 +74,28 @@ impl Backend {
             "llvm" => format!(
                 "backend 'llvm' is not available: this build of aot has no LLVM backend (build with the cargo feature `llvm`); available: {available}"
             ),
+            "mlir" => format!(
+                "backend 'mlir' is not available: this build of aot has no MLIR backend (build with the cargo feature `mlir`); available: {available}"
+            ),
             "cuda" => format!(
                 "backend 'cuda' is not available: this build of aot has no CUDA backend (build with the cargo feature `cuda`); available: {available}"
             ),
             other => format!("unknown backend '{other}' (available: {available})"),
         })
+    }
+
+    /// Whether this backend runs every program on this machine: the
+    /// interpreter and the CPU backends always, `cuda` where there is a GPU;
+    /// `mlir` runs only the programs that export to upstream MLIR. Tests
+    /// that loop over [`Backend::AVAILABLE`] take these.
+    pub fn runs_everything_here(self) -> bool {
+        match self {
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => aot_runtime::cuda::gpu().is_ok(),
+            #[cfg(feature = "mlir")]
+            Backend::Mlir => false,
+            _ => true,
+        }
     }
 
     /// The backend's name, as [`Backend::parse`] accepts it.
@@ -82,6 +107,8 @@ impl Backend {
             Backend::Llvm => "llvm",
             #[cfg(feature = "cuda")]
             Backend::Cuda => "cuda",
+            #[cfg(feature = "mlir")]
+            Backend::Mlir => "mlir",
         }
     }
 
@@ -94,6 +121,8 @@ impl Backend {
             Backend::Llvm => Some(aot_codegen::Native::Llvm(aot_codegen::llvm::Emit::None)),
             #[cfg(feature = "cuda")]
             Backend::Cuda => Some(aot_codegen::Native::Cuda),
+            #[cfg(feature = "mlir")]
+            Backend::Mlir => None,
         }
     }
 }
@@ -670,6 +699,16 @@ pub fn compile(
             let mut function = CompiledFunction::new(plans.forward, exe(func), generator.clone());
             if let Some((bwd, plan)) = plans.backward {
                 function.backward = Some(aot_runtime::backward::Backward { exe: exe(bwd), plan });
+            }
+            function
+        }
+        #[cfg(feature = "mlir")]
+        Backend::Mlir => {
+            let fw = aot_codegen::mlir::compile(&mut ctx, func).map_err(|d| render(&ctx, &[d]))?;
+            let mut function = CompiledFunction::new(plans.forward, Box::new(fw), generator.clone());
+            if let Some((bwd, plan)) = plans.backward {
+                let exe = aot_codegen::mlir::compile(&mut ctx, bwd).map_err(|d| render(&ctx, &[d]))?;
+                function.backward = Some(aot_runtime::backward::Backward { exe: Box::new(exe), plan });
             }
             function
         }

@@ -147,7 +147,7 @@ fn an_argument_written_from_overlapping_arguments_sees_their_entry_values() {
             })
             .collect()
     };
-    for &(name, backend) in Backend::AVAILABLE {
+    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
         let opts = Options { backend, ..Options::inference() };
         // Independent arguments.
         let (x, w, b, out) = (f32s(&[3, 4], &xs), f32s(&[4], &ws), f32s(&[4], &bs), f32s(&[3, 4], &[0.0; 12]));
@@ -228,7 +228,7 @@ fn results_still_held_are_never_reused() {
   return %y : tensor<4xf32>
 }";
     let m = Module::parse(text, "sq.mlir").expect("parses");
-    for &(name, backend) in Backend::AVAILABLE {
+    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
         let x = |k: f32| f32s(&[4], &[k, k + 1.0, k + 2.0, k + 3.0]);
         let sq = |k: f32| vec![k * k, (k + 1.0) * (k + 1.0), (k + 2.0) * (k + 2.0), (k + 3.0) * (k + 3.0)];
         let mut f = m.compile(None, &[x(1.0)], &Options::inference().with_backend(backend)).expect("compiles");

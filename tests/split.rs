@@ -35,7 +35,7 @@ fn philox_kernels_split_across_threads_draw_what_one_thread_draws() {
         out
     };
     let want = results(Backend::Interp);
-    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(n, _)| *n != "interp") {
+    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
         let got = results(backend);
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             let first = g.iter().zip(w).position(|(a, b)| a.to_bits() != b.to_bits());

@@ -16,6 +16,11 @@
 //! `tensor.reshape` and `arith.constant`. Anything else is a located
 //! "not exportable" error naming the op.
 //!
+//! [`compile`] runs an exported function through MLIR's own pipeline
+//! ([`LOWERING`]) and JIT (`--backend mlir`, `aot::Backend::Mlir`), under
+//! this runtime's calling convention: an independent compiler the native
+//! backends are checked against.
+//!
 //! Invariant: the exporter never changes the functions it reads; the
 //! scalar formulas are built in detached regions of the context, which no
 //! op refers to.
@@ -36,7 +41,7 @@ pub fn export_module(ctx: &mut Context, module: Op) -> Result<String, Diagnostic
         if !f.is_public_definition(ctx) {
             continue;
         }
-        export_function(ctx, f.op, &mut out, &mut externs)?;
+        export_function(ctx, f.op, &mut out, &mut externs, false)?;
     }
     externs.sort();
     externs.dedup();
@@ -137,13 +142,21 @@ fn not_exportable(name: &str, why: &str) -> String {
     format!("'{name}' is not exportable to upstream MLIR{why}")
 }
 
-fn export_function(ctx: &mut Context, func: Op, out: &mut String, externs: &mut Vec<String>) -> Result<(), Diagnostic> {
+fn export_function(
+    ctx: &mut Context,
+    func: Op,
+    out: &mut String,
+    externs: &mut Vec<String>,
+    c_interface: bool,
+) -> Result<Signature, Diagnostic> {
     let f = FuncView { op: func };
     let name = f.name(ctx).to_string();
     let entry = f.entry_block(ctx).ok_or_else(|| Diagnostic::op_error(ctx, func, "a declaration has no body"))?;
     let mut ex = Exporter { ctx, externs: Vec::new(), body: String::new(), names: FxHashMap::default(), next: 0 };
     let mut params = Vec::new();
-    for (i, &a) in ex.ctx.block_args(entry).to_vec().iter().enumerate() {
+    let mut arg_types = Vec::new();
+    let args = ex.ctx.block_args(entry).to_vec();
+    for (i, &a) in args.iter().enumerate() {
         let t = tensor_of(ex.ctx, a).ok_or_else(|| {
             Diagnostic::op_error(
                 ex.ctx,
@@ -153,39 +166,40 @@ fn export_function(ctx: &mut Context, func: Op, out: &mut String, externs: &mut 
         })?;
         params.push(format!("%arg{i}: {}", ty(&t)));
         ex.names.insert(a, format!("%arg{i}"));
+        arg_types.push(t);
     }
     let mut results = Vec::new();
+    let mut result_types = Vec::new();
     let ops: Vec<Op> = ex.ctx.block_ops(entry).collect();
     // Input mutations kept in the graph (`mut.copy_` into an argument):
-    // the new value of each mutated argument becomes a leading result.
-    let mut mutated: Vec<(String, TensorType)> = Vec::new();
-    let args = ex.ctx.block_args(entry).to_vec();
+    // the new value of each mutated argument becomes a leading result
+    // (a later mutation of the same argument replaces an earlier one).
+    let mut mutated: Vec<(usize, String)> = Vec::new();
     for op in ops {
         if ex.ctx.op_name(op) == "mut.copy_" {
             let dst = ex.ctx.operand(op, 0);
             let err = |ex: &Exporter<'_>, m: &str| Diagnostic::op_error(ex.ctx, op, not_exportable("mut.copy_", m));
-            if !args.contains(&dst) {
+            let Some(i) = args.iter().position(|&a| a == dst) else {
                 return Err(err(&ex, " into a value that is not an argument"));
-            }
-            let t = tensor_of(ex.ctx, dst).ok_or_else(|| err(&ex, " into a non-tensor"))?;
-            let v = ex.copy_into(op, &t).map_err(|m| Diagnostic::op_error(ex.ctx, op, m))?;
-            // A later mutation of the same argument replaces the earlier one.
-            let name = ex.name(dst).map_err(|m| Diagnostic::op_error(ex.ctx, op, m))?;
-            mutated.retain(|(n, _)| !n.starts_with(&format!("{name}=")));
-            mutated.push((format!("{name}={v}"), t));
+            };
+            let v = ex.copy_into(op, &arg_types[i]).map_err(|m| Diagnostic::op_error(ex.ctx, op, m))?;
+            mutated.retain(|(j, _)| *j != i);
+            mutated.push((i, v));
             continue;
         }
         if ex.ctx.isa::<ReturnOp>(op) {
             let vals: Vec<Value> = ex.ctx.operands(op).collect();
             let mut names = Vec::new();
-            for (n, t) in &mutated {
-                names.push(n.split('=').nth(1).unwrap_or_default().to_string());
-                results.push(ty(t));
+            for (i, v) in &mutated {
+                names.push(v.clone());
+                results.push(ty(&arg_types[*i]));
+                result_types.push(arg_types[*i].clone());
             }
             for v in vals {
                 let t = tensor_of(ex.ctx, v).ok_or_else(|| Diagnostic::op_error(ex.ctx, op, "returns a non-tensor"))?;
                 names.push(ex.name(v).map_err(|m| Diagnostic::op_error(ex.ctx, op, m))?);
                 results.push(ty(&t));
+                result_types.push(t);
             }
             if names.is_empty() {
                 ex.body.push_str("    return\n");
@@ -196,11 +210,17 @@ fn export_function(ctx: &mut Context, func: Op, out: &mut String, externs: &mut 
         }
         ex.op(op).map_err(|m| Diagnostic::op_error(ex.ctx, op, m))?;
     }
-    let _ = writeln!(out, "  func.func @{name}({}) -> ({}) {{", params.join(", "), results.join(", "));
+    let attrs = if c_interface { " attributes {llvm.emit_c_interface}" } else { "" };
+    let _ = writeln!(out, "  func.func @{name}({}) -> ({}){attrs} {{", params.join(", "), results.join(", "));
     out.push_str(&ex.body);
     out.push_str("  }\n");
     externs.append(&mut ex.externs);
-    Ok(())
+    Ok(Signature {
+        name,
+        args: arg_types,
+        mutated: mutated.into_iter().map(|(i, _)| i).collect(),
+        results: result_types,
+    })
 }
 
 impl Exporter<'_> {
@@ -1276,6 +1296,225 @@ impl Exporter<'_> {
             v = emit(self, format!("arith.truncf {v} : f32 to {}", h.name()));
         }
         Ok(v)
+    }
+}
+
+/// The signature of an exported function: what [`MlirFunction`] binds.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    pub name: String,
+    pub args: Vec<TensorType>,
+    /// Arguments the function mutates, in the order of their leading results.
+    pub mutated: Vec<usize>,
+    /// Every result: the mutated arguments' new values, then the outputs.
+    pub results: Vec<TensorType>,
+}
+
+/// The passes that take an exported module to the LLVM dialect: one-shot
+/// bufferization with results turned into caller-allocated out-parameters
+/// (so the caller owns every result buffer), ownership-based deallocation
+/// of the temporaries, linalg to loops, then every dialect to LLVM (math
+/// functions without an LLVM intrinsic become C library calls).
+pub const LOWERING: &str = "builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params,buffer-deallocation-pipeline,convert-bufferization-to-memref,func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-libm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)";
+
+/// A function compiled by MLIR's own pipeline and JIT (`--backend mlir`):
+/// the independent backend the native ones are checked against.
+pub struct MlirFunction {
+    engine: Engine,
+    /// The function's name: the C API invokes the packed wrapper of its C
+    /// interface, `_mlir_ciface_<name>` (a pointer to each argument's and
+    /// then each result's memref descriptor).
+    entry: String,
+    signature: Signature,
+    // Dropped after the engine, which was built from a module of it.
+    _context: Box<melior::Context>,
+}
+
+/// MLIR's execution engine, destroyed with its code.
+struct Engine(mlir_sys::MlirExecutionEngine);
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // SAFETY: created by mlirExecutionEngineCreate, never null here,
+        // destroyed once.
+        unsafe { mlir_sys::mlirExecutionEngineDestroy(self.0) }
+    }
+}
+
+/// Exports `func` (a pure function over tensors after the pipeline) and
+/// compiles it with MLIR: verified, lowered by [`LOWERING`], JIT-compiled.
+pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> {
+    let mut text = String::from("module {\n");
+    let mut externs = Vec::new();
+    let signature = export_function(ctx, func, &mut text, &mut externs, true)?;
+    externs.sort();
+    externs.dedup();
+    for e in externs {
+        let _ = writeln!(text, "  {e}");
+    }
+    text.push_str("}\n");
+    let fail = |m: String| Diagnostic::op_error(ctx, func, m);
+    use melior::dialect::DialectRegistry;
+    use melior::ir::Module;
+    use melior::utility::{
+        parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes,
+    };
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    let context = Box::new(melior::Context::new());
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    register_all_llvm_translations(&context);
+    register_all_passes();
+    let messages = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
+    let sink = messages.clone();
+    let id = context.attach_diagnostic_handler(move |d| {
+        sink.borrow_mut().push(format!("{}: {d}", d.location()));
+        true
+    });
+    let said = |what: &str| format!("{what}: {}", messages.borrow().join("; "));
+    let result = (|| {
+        let mut module = Module::parse(&context, &text).ok_or_else(|| said("MLIR could not parse the export"))?;
+        if !module.as_operation().verify() {
+            return Err(said("MLIR rejected the export"));
+        }
+        let pm = melior::pass::PassManager::new(&context);
+        parse_pass_pipeline(pm.as_operation_pass_manager(), LOWERING)
+            .map_err(|e| format!("the lowering pipeline: {e}"))?;
+        pm.run(&mut module).map_err(|_| said("MLIR's lowering failed"))?;
+        // SAFETY: the module is lowered to the LLVM dialect; the engine
+        // copies what it needs, and a null engine is an error.
+        let raw = unsafe { mlir_sys::mlirExecutionEngineCreate(module.to_raw(), 2, 0, std::ptr::null(), false) };
+        if raw.ptr.is_null() {
+            return Err(said("MLIR's execution engine could not compile the module"));
+        }
+        let engine = Engine(raw);
+        let name = "memrefCopy";
+        // SAFETY: the engine is live; the function has the C signature
+        // MLIR's lowering of `memref.copy` calls.
+        unsafe {
+            let sym = mlir_sys::MlirStringRef { data: name.as_ptr() as *const std::ffi::c_char, length: name.len() };
+            mlir_sys::mlirExecutionEngineRegisterSymbol(engine.0, sym, memref_copy as *mut std::ffi::c_void);
+        }
+        Ok(engine)
+    })();
+    context.detach_diagnostic_handler(id);
+    let engine = result.map_err(fail)?;
+    let entry = signature.name.clone();
+    Ok(MlirFunction { engine, entry, signature, _context: context })
+}
+
+/// An unranked memref as MLIR's C interface passes it.
+#[repr(C)]
+struct UnrankedMemRef {
+    rank: i64,
+    descriptor: *const i64,
+}
+
+/// MLIR's runtime copy between strided memrefs, which `memref.copy` of a
+/// non-contiguous layout lowers to (MLIR ships it in a runner library the
+/// JIT would otherwise load from a path): element by element, in row-major
+/// order of the source's sizes.
+///
+/// # Safety
+/// Both descriptors are `{allocated, aligned, offset, sizes[rank],
+/// strides[rank]}` of live memrefs of the same sizes, with `elem_size`-byte
+/// elements (MLIR's contract for this call).
+unsafe extern "C" fn memref_copy(elem_size: i64, src: *const UnrankedMemRef, dst: *const UnrankedMemRef) {
+    let (s, d) = unsafe { (&*src, &*dst) };
+    let rank = s.rank.max(0) as usize;
+    let sw = unsafe { std::slice::from_raw_parts(s.descriptor, 3 + 2 * rank) };
+    let dw = unsafe { std::slice::from_raw_parts(d.descriptor, 3 + 2 * rank) };
+    let (sp, dp) = (sw[1] as *const u8, dw[1] as *mut u8);
+    let sizes = &sw[3..3 + rank];
+    let (ss, ds) = (&sw[3 + rank..], &dw[3 + rank..]);
+    if sizes.iter().any(|&n| n <= 0) {
+        return;
+    }
+    let e = elem_size.max(0) as isize;
+    let mut idx = vec![0i64; rank];
+    loop {
+        let so: i64 = sw[2] + idx.iter().zip(ss).map(|(i, st)| i * st).sum::<i64>();
+        let doff: i64 = dw[2] + idx.iter().zip(ds).map(|(i, st)| i * st).sum::<i64>();
+        // SAFETY: the indices are inside both memrefs' sizes.
+        unsafe { std::ptr::copy(sp.offset(so as isize * e), dp.offset(doff as isize * e), e as usize) };
+        let mut k = rank;
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            if idx[k] < sizes[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+}
+
+/// A memref descriptor of a contiguous buffer: `{allocated, aligned,
+/// offset, sizes[r], strides[r]}`, as MLIR's C interface lays it out.
+fn descriptor(ptr: *mut u8, shape: &[i64]) -> Vec<u64> {
+    let mut d = vec![ptr as u64, ptr as u64, 0];
+    d.extend(shape.iter().map(|&n| n as u64));
+    let mut strides = vec![0u64; shape.len()];
+    let mut s = 1i64;
+    for i in (0..shape.len()).rev() {
+        strides[i] = s as u64;
+        s = s.saturating_mul(shape[i].max(1));
+    }
+    d.extend(strides);
+    d
+}
+
+impl aot_runtime::compiled::Executable for MlirFunction {
+    fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
+        use aot_runtime::Tensor;
+        let sig = &self.signature;
+        if args.len() != sig.args.len() {
+            return Err(format!("the compiled function takes {} arguments, got {}", sig.args.len(), args.len()));
+        }
+        // Contiguous copies of the arguments, fresh results: the function
+        // reads and writes nothing else.
+        let mut bound = Vec::with_capacity(args.len());
+        for (i, (t, ty)) in args.iter().zip(&sig.args).enumerate() {
+            if t.dtype() != ty.elem || t.sizes()[..] != ty.shape[..] || t.physical() != t.dtype() {
+                return Err(format!(
+                    "argument {i}: expected a {} tensor of shape {:?}, got {} {:?}",
+                    ty.elem,
+                    ty.shape.to_vec(),
+                    t.dtype(),
+                    t.sizes().to_vec()
+                ));
+            }
+            let c = Tensor::zeros(t.dtype(), &t.sizes(), t.dtype());
+            c.copy_values_from(t);
+            bound.push(c);
+        }
+        let results: Vec<Tensor> = sig.results.iter().map(|t| Tensor::zeros(t.elem, &t.shape, t.elem)).collect();
+        let mut descs: Vec<Vec<u64>> =
+            bound.iter().chain(&results).map(|t| descriptor(t.storage().buf_mut().as_mut_ptr(), &t.sizes())).collect();
+        let mut ptrs: Vec<*mut u64> = descs.iter_mut().map(|d| d.as_mut_ptr()).collect();
+        let mut packed: Vec<*mut std::ffi::c_void> =
+            ptrs.iter_mut().map(|p| p as *mut *mut u64 as *mut std::ffi::c_void).collect();
+        let name = std::ffi::CString::new(self.entry.as_str()).map_err(|_| "a function name with a NUL byte")?;
+        // SAFETY: the entry takes one descriptor pointer per argument and
+        // result, each describing a live contiguous buffer of the declared
+        // shape and element type, which the call alone touches.
+        let ok = unsafe {
+            let name = mlir_sys::MlirStringRef { data: name.as_ptr(), length: self.entry.len() };
+            mlir_sys::mlirExecutionEngineInvokePacked(self.engine.0, name, packed.as_mut_ptr())
+        };
+        if ok.value == 0 {
+            return Err(format!("MLIR's execution engine has no entry _mlir_ciface_{}", self.entry));
+        }
+        // Mutated arguments take their new values, in order.
+        let k = sig.mutated.len();
+        for (r, &i) in results.iter().zip(&sig.mutated) {
+            args[i].copy_values_from(r);
+        }
+        Ok(results.into_iter().skip(k).collect())
     }
 }
 
