@@ -124,7 +124,8 @@ cargo test --locked --features mlir --test mlir 2>&1 | tee target/cargo-test-mli
 cargo test --locked --features mlir --test differential --test gradients --test conventions mlir 2>&1 | tee -a target/cargo-test-mlir.log
 for t in corpus_programs_export_or_name_the_op_that_does_not training_models_export_forward_and_backward \
   mlir_reports_what_it_rejects mlir_opt_reads_and_lowers_exported_modules \
-  exported_programs_run_by_mlir_compute_what_eager_computes mlir_matches_eager mlir_gradients_match_pytorch \
+  exported_programs_run_by_mlir_compute_what_eager_computes mlir_draws_are_the_native_backends_bit_for_bit \
+  mlir_matches_eager mlir_gradients_match_pytorch \
   random_conventions_match_eager_through_mlir; do
   if ! grep -q "^test $t ... ok" target/cargo-test-mlir.log; then
     echo "error: the MLIR test $t did not run and pass" >&2

@@ -28,6 +28,7 @@
 use aot_dialects::func::{FuncView, ReturnOp};
 use aot_dialects::lowering::{Pointwise, Scalars};
 use aot_dialects::r#loop::{Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
+use aot_dialects::rng::lowering::PhiloxDraws;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
@@ -348,6 +349,9 @@ impl Exporter<'_> {
         let def = self.ctx.op_def(op).ok_or_else(|| format!("'{name}' is not registered"))?;
         if let Some(p) = def.interface::<Pointwise>() {
             return self.pointwise(op, p);
+        }
+        if let Some(d) = def.interface::<PhiloxDraws>() {
+            return self.philox(op, d);
         }
         match name.as_str() {
             "tensor.clone" | "view.alias" | "view.detach" | "tensor.contiguous" => {
@@ -703,6 +707,132 @@ impl Exporter<'_> {
         Ok(())
     }
 
+    /// A functional Philox op: per result, a `linalg.generic` whose body
+    /// computes its element's Philox words (Philox4x32-10 in `arith`, keyed
+    /// by the seed, block `offset / 4 + i / per_block`) and applies the op's
+    /// element formula ([`PhiloxDraws`], the one the loop lowering uses), so
+    /// a seed and offset draw the other backends' bits.
+    fn philox(&mut self, op: Op, draws: &PhiloxDraws) -> Result<(), String> {
+        let name = self.ctx.op_name(op).to_string();
+        if !(draws.draws)(self.ctx, op) {
+            return Err(not_exportable(&name, " when it does not draw (evaluation mode, or p >= 1)"));
+        }
+        let (seed_t, st) = self.operand(op, 0)?;
+        let (off_t, ot) = self.operand(op, 1)?;
+        let seed = self.fresh();
+        self.line(format!("{seed} = tensor.extract {seed_t}[] : {}", ty(&st)));
+        let off = self.fresh();
+        self.line(format!("{off} = tensor.extract {off_t}[] : {}", ty(&ot)));
+        // The offset check every backend makes.
+        let (c0, c4) = (self.fresh(), self.fresh());
+        self.line(format!("{c0} = arith.constant 0 : i64"));
+        self.line(format!("{c4} = arith.constant 4 : i64"));
+        let (r, aligned, nonneg, ok) = (self.fresh(), self.fresh(), self.fresh(), self.fresh());
+        self.line(format!("{r} = arith.remsi {off}, {c4} : i64"));
+        self.line(format!("{aligned} = arith.cmpi eq, {r}, {c0} : i64"));
+        self.line(format!("{nonneg} = arith.cmpi sge, {off}, {c0} : i64"));
+        self.line(format!("{ok} = arith.andi {aligned}, {nonneg} : i1"));
+        self.line(format!("cf.assert {ok}, \"Philox offset must be a non-negative multiple of 4\""));
+        let base = self.fresh();
+        self.line(format!("{base} = arith.divsi {off}, {c4} : i64"));
+        let input = draws.input.map(|i| self.operand(op, i)).transpose()?;
+        let nwords = if draws.per_block == 2 { 2 } else { 1 };
+        for (k, &formula) in draws.results.iter().enumerate() {
+            let result = self.ctx.result(op, k);
+            let rt = tensor_of(self.ctx, result).ok_or("a non-tensor result")?;
+            let inputs: Vec<(String, TensorType)> = input.iter().cloned().collect();
+            // The formula, on block arguments: the words, then the input.
+            let (block, value) = {
+                let mut rw = Rewriter::new(self.ctx);
+                let region = rw.create_region();
+                let mut types: Vec<Type> = (0..nwords).map(|_| rw.elem_type(ElemType::I64)).collect();
+                if let Some((_, t)) = &input {
+                    types.push(rw.elem_type(t.elem));
+                }
+                let block = rw.create_block(region, &types);
+                rw.set_insertion_point(InsertPoint::End(block));
+                let args = rw.block_args(block).to_vec();
+                let mut s = Scalars { rw: &mut rw };
+                let x = args.get(nwords).copied();
+                let v = formula(&mut s, op, &args[..nwords], x, rt.elem)?;
+                (block, v)
+            };
+            let per_block = draws.per_block;
+            let out = self.generic(&inputs, &rt, &mut |ex, a| {
+                let mut lines = Vec::new();
+                let mut emit = |ex: &mut Self, rhs: String| {
+                    let n = ex.fresh();
+                    // `mului_extended` has two results: `%n:2`, read as `%n#0`, `%n#1`.
+                    let pair = if rhs.starts_with("arith.mului_extended") { ":2" } else { "" };
+                    lines.push(format!("{n}{pair} = {rhs}"));
+                    n
+                };
+                // The element's row-major index.
+                let mut lin = emit(ex, "arith.constant 0 : index".into());
+                let mut stride = 1i64;
+                for d in (0..rt.rank()).rev() {
+                    let iv = emit(ex, format!("linalg.index {d} : index"));
+                    let c = emit(ex, format!("arith.constant {stride} : index"));
+                    let m = emit(ex, format!("arith.muli {iv}, {c} : index"));
+                    lin = emit(ex, format!("arith.addi {lin}, {m} : index"));
+                    stride = stride.saturating_mul(rt.shape[d].max(1));
+                }
+                let i = emit(ex, format!("arith.index_cast {lin} : index to i64"));
+                let pb = emit(ex, format!("arith.constant {per_block} : i64"));
+                let blk = emit(ex, format!("arith.divsi {i}, {pb} : i64"));
+                let lane = emit(ex, format!("arith.remsi {i}, {pb} : i64"));
+                let ctr = emit(ex, format!("arith.addi {base}, {blk} : i64"));
+                let w = philox_words(ex, &mut emit, &seed, &ctr);
+                let is = |ex: &mut Self, emit: &mut dyn FnMut(&mut Self, String) -> String, l: i64| {
+                    let c = emit(ex, format!("arith.constant {l} : i64"));
+                    emit(ex, format!("arith.cmpi eq, {lane}, {c} : i64"))
+                };
+                let words: Vec<String> = if per_block == 2 {
+                    let first = is(ex, &mut emit, 0);
+                    vec![
+                        emit(ex, format!("arith.select {first}, {}, {} : i64", w[0], w[2])),
+                        emit(ex, format!("arith.select {first}, {}, {} : i64", w[1], w[3])),
+                    ]
+                } else {
+                    let (l0, l1, l2) = (is(ex, &mut emit, 0), is(ex, &mut emit, 1), is(ex, &mut emit, 2));
+                    let s2 = emit(ex, format!("arith.select {l2}, {}, {} : i64", w[2], w[3]));
+                    let s1 = emit(ex, format!("arith.select {l1}, {}, {s2} : i64", w[1]));
+                    vec![emit(ex, format!("arith.select {l0}, {}, {s1} : i64", w[0]))]
+                };
+                let mut names = words;
+                names.extend(a.iter().cloned());
+                let (body, y) = ex.translate(block, &names, value, &name)?;
+                lines.extend(body);
+                Ok((lines, y))
+            })?;
+            self.names.insert(result, out);
+        }
+        Ok(())
+    }
+
+    /// The ops of a formula `block` (its arguments named `args`) as
+    /// `arith`/`math` lines, and the name of `result`.
+    fn translate(
+        &mut self,
+        block: Block,
+        args: &[String],
+        result: Value,
+        name: &str,
+    ) -> Result<(Vec<String>, String), String> {
+        let mut lines = Vec::new();
+        let mut scalars: FxHashMap<Value, String> = FxHashMap::default();
+        for (k, &v) in self.ctx.block_args(block).iter().enumerate() {
+            scalars.insert(v, args.get(k).cloned().ok_or("a formula argument without a value")?);
+        }
+        let ops: Vec<Op> = self.ctx.block_ops(block).collect();
+        for o in ops {
+            let v = self.scalar(o, &scalars, &mut lines).map_err(|m| not_exportable(name, &format!(" ({m})")))?;
+            scalars.insert(self.ctx.result(o, 0), v);
+        }
+        let y = scalars.get(&result).cloned().ok_or("the formula's result was not exported")?;
+        Ok((lines, y))
+    }
+
     fn transpose(&mut self, x: &str, t: &TensorType, r: &TensorType, perm: &[i64]) -> String {
         if perm.iter().enumerate().all(|(i, &p)| i as i64 == p) {
             return x.to_string();
@@ -1042,20 +1172,7 @@ impl Exporter<'_> {
             (block, result)
         };
         let name = self.ctx.op_name(op).to_string();
-        let out = self.generic(&inputs, &r, &mut |ex, a| {
-            let mut lines = Vec::new();
-            let mut scalars: FxHashMap<Value, String> = FxHashMap::default();
-            for (k, &v) in ex.ctx.block_args(block).iter().enumerate() {
-                scalars.insert(v, a[k].clone());
-            }
-            let ops: Vec<Op> = ex.ctx.block_ops(block).collect();
-            for o in ops {
-                let v = ex.scalar(o, &scalars, &mut lines).map_err(|m| not_exportable(&name, &format!(" ({m})")))?;
-                scalars.insert(ex.ctx.result(o, 0), v);
-            }
-            let y = scalars.get(&result).cloned().ok_or("the formula's result was not exported")?;
-            Ok((lines, y))
-        })?;
+        let out = self.generic(&inputs, &r, &mut |ex, a| ex.translate(block, a, result, &name))?;
         self.bind(op, out);
         Ok(())
     }
@@ -1165,6 +1282,23 @@ impl Exporter<'_> {
                 Ok(emit(self, lines, rhs))
             }
             LoopOp::Scalar(ScalarOp::Math(m)) => {
+                let args: Vec<String> = (0..ctx.num_operands(o)).map(arg).collect::<Result<_, _>>()?;
+                // `exact` math (what the Philox formulas use), and erfc,
+                // which MLIR 19's math dialect lacks: a call of the C
+                // library function of the math table's row, declared in the
+                // module (under --backend mlir, the very functions the
+                // native backends call, so results match bit for bit).
+                if ctx.has_attr(o, "exact") || m == MathFn::Erfc {
+                    let wide = match rt {
+                        ElemType::F32 => 0,
+                        ElemType::F64 => 1,
+                        other => return Err(format!("{} on {other}", m.fact().short)),
+                    };
+                    let f = m.fact().symbols[wide].trim_start_matches("aot_");
+                    let types = vec![t; args.len()].join(", ");
+                    self.externs.push(format!("func.func private @{f}({types}) -> {t}"));
+                    return Ok(emit(self, lines, format!("func.call @{f}({}) : ({types}) -> {t}", args.join(", "))));
+                }
                 let f = match m {
                     MathFn::Exp => "math.exp",
                     MathFn::Log => "math.log",
@@ -1174,21 +1308,9 @@ impl Exporter<'_> {
                     MathFn::Tan => "math.tan",
                     MathFn::Tanh => "math.tanh",
                     MathFn::Erf => "math.erf",
-                    // MLIR 19's math dialect has no erfc (and 1 - erf
-                    // loses the tail): the C library's, declared.
-                    MathFn::Erfc => {
-                        let (f, t) = match rt {
-                            ElemType::F32 => ("erfcf", "f32"),
-                            ElemType::F64 => ("erfc", "f64"),
-                            other => return Err(format!("erfc on {other}")),
-                        };
-                        self.externs.push(format!("func.func private @{f}({t}) -> {t}"));
-                        let x = arg(0)?;
-                        return Ok(emit(self, lines, format!("func.call @{f}({x}) : ({t}) -> {t}")));
-                    }
                     MathFn::Pow => "math.powf",
+                    MathFn::Erfc => unreachable!("called above"),
                 };
-                let args: Vec<String> = (0..ctx.num_operands(o)).map(arg).collect::<Result<_, _>>()?;
                 Ok(emit(self, lines, format!("{f} {} : {t}", args.join(", "))))
             }
             LoopOp::Scalar(ScalarOp::Cmp) => {
@@ -1389,12 +1511,23 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
             return Err(said("MLIR's execution engine could not compile the module"));
         }
         let engine = Engine(raw);
-        let name = "memrefCopy";
-        // SAFETY: the engine is live; the function has the C signature
-        // MLIR's lowering of `memref.copy` calls.
-        unsafe {
-            let sym = mlir_sys::MlirStringRef { data: name.as_ptr() as *const std::ffi::c_char, length: name.len() };
-            mlir_sys::mlirExecutionEngineRegisterSymbol(engine.0, sym, memref_copy as *mut std::ffi::c_void);
+        // memrefCopy, and the C library's math functions as the native
+        // backends compute them (the math table's wrappers), so that what
+        // the module calls is what every other backend calls.
+        let mut symbols: Vec<(String, *const u8)> = vec![("memrefCopy".into(), memref_copy as *const u8)];
+        for (name, ptr, _) in crate::libcalls::all() {
+            if let Some(c) = name.strip_prefix("aot_") {
+                symbols.push((c.to_string(), ptr));
+            }
+        }
+        for (name, ptr) in &symbols {
+            // SAFETY: the engine is live; each function has the C
+            // signature the module declares for that name.
+            unsafe {
+                let sym =
+                    mlir_sys::MlirStringRef { data: name.as_ptr() as *const std::ffi::c_char, length: name.len() };
+                mlir_sys::mlirExecutionEngineRegisterSymbol(engine.0, sym, *ptr as *mut std::ffi::c_void);
+            }
         }
         Ok(engine)
     })();
@@ -1402,6 +1535,50 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     let engine = result.map_err(fail)?;
     let entry = signature.name.clone();
     Ok(MlirFunction { engine, entry, signature, _context: context })
+}
+
+/// The Philox multipliers and key increments (Random123's), as `i32`.
+const PHILOX_M: [u32; 2] = [0xD251_1F53, 0xCD9E_8D57];
+const PHILOX_W: [u32; 2] = [0x9E37_79B9, 0xBB67_AE85];
+
+/// Philox4x32-10 of counter `(ctr_lo, ctr_hi, 0, 0)` keyed by the 64-bit
+/// seed, in `arith` on `i32` (`mului_extended` gives the high and low
+/// halves); the four words zero-extended to `i64`, as `loop.philox` gives
+/// them.
+fn philox_words<'c>(
+    ex: &mut Exporter<'c>,
+    emit: &mut dyn FnMut(&mut Exporter<'c>, String) -> String,
+    seed: &str,
+    ctr: &str,
+) -> [String; 4] {
+    let c32 = emit(ex, "arith.constant 32 : i64".into());
+    let half = |ex: &mut Exporter<'c>, emit: &mut dyn FnMut(&mut Exporter<'c>, String) -> String, v: &str| {
+        let lo = emit(ex, format!("arith.trunci {v} : i64 to i32"));
+        let sh = emit(ex, format!("arith.shrui {v}, {c32} : i64"));
+        let hi = emit(ex, format!("arith.trunci {sh} : i64 to i32"));
+        (lo, hi)
+    };
+    let (mut k0, mut k1) = half(ex, emit, seed);
+    let (a, b) = half(ex, emit, ctr);
+    let zero = emit(ex, "arith.constant 0 : i32".into());
+    let mut c = [a, b, zero.clone(), zero];
+    let m: Vec<String> = PHILOX_M.iter().map(|&x| emit(ex, format!("arith.constant {} : i32", x as i32))).collect();
+    let w: Vec<String> = PHILOX_W.iter().map(|&x| emit(ex, format!("arith.constant {} : i32", x as i32))).collect();
+    for round in 0..10 {
+        if round > 0 {
+            k0 = emit(ex, format!("arith.addi {k0}, {} : i32", w[0]));
+            k1 = emit(ex, format!("arith.addi {k1}, {} : i32", w[1]));
+        }
+        let p0 = emit(ex, format!("arith.mului_extended {}, {} : i32", m[0], c[0]));
+        let p1 = emit(ex, format!("arith.mului_extended {}, {} : i32", m[1], c[2]));
+        // `emit` names one result; the pair is `name:2`, read as `#0`, `#1`.
+        let x0 = emit(ex, format!("arith.xori {p1}#1, {} : i32", c[1]));
+        let n0 = emit(ex, format!("arith.xori {x0}, {k0} : i32"));
+        let x2 = emit(ex, format!("arith.xori {p0}#1, {} : i32", c[3]));
+        let n2 = emit(ex, format!("arith.xori {x2}, {k1} : i32"));
+        c = [n0, format!("{p1}#0"), n2, format!("{p0}#0")];
+    }
+    c.map(|v| emit(ex, format!("arith.extui {v} : i32 to i64")))
 }
 
 /// An unranked memref as MLIR's C interface passes it.

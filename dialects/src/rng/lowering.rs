@@ -11,11 +11,141 @@ use aot_ir::*;
 
 type R = Result<Value, String>;
 
+/// One result element of a functional Philox op from its element's Philox
+/// words (one `i64`-extended 32-bit word per element, or two), the input
+/// element it reads (if any) and the result's element type.
+pub type ElementFn = fn(&mut Scalars<'_, '_>, Op, &[Value], Option<Value>, ElemType) -> R;
+
+/// How a functional Philox op draws, element by element: the op fact that
+/// the loop lowering here and every exporter read, so that a seed and
+/// offset give the same bits everywhere. Element `i` (row-major) takes
+/// block `offset / 4 + i / per_block` of Philox4x32-10 keyed by the seed,
+/// and its word `i % per_block` (or words `2·(i % 2)`, `2·(i % 2) + 1` when
+/// `per_block` is 2).
+pub struct PhiloxDraws {
+    pub per_block: i64,
+    /// The operand read elementwise (same shape as the results).
+    pub input: Option<usize>,
+    /// One formula per result.
+    pub results: &'static [ElementFn],
+    /// Whether the op draws at all (dropout in evaluation mode, or with
+    /// `p >= 1`, does not).
+    pub draws: fn(&Context, Op) -> bool,
+}
+
+fn always(_: &Context, _: Op) -> bool {
+    true
+}
+
+fn dropout_draws_at(ctx: &Context, op: Op) -> bool {
+    let train = ctx.get_attr(op, "train").and_then(|t| ctx.attr_as_flag(t)).unwrap_or(true);
+    train && ctx.attr_f64(op, "p").unwrap_or(0.5) < 1.0
+}
+
+pub const UNIFORM_DRAWS: PhiloxDraws =
+    PhiloxDraws { per_block: 4, input: None, results: &[uniform_value], draws: always };
+pub const NORMAL_DRAWS: PhiloxDraws =
+    PhiloxDraws { per_block: 2, input: None, results: &[normal_value], draws: always };
+pub const BERNOULLI_DRAWS: PhiloxDraws =
+    PhiloxDraws { per_block: 4, input: Some(2), results: &[bernoulli_value], draws: always };
+pub const DROPOUT_DRAWS: PhiloxDraws =
+    PhiloxDraws { per_block: 4, input: Some(2), results: &[dropout_value, dropout_keep], draws: dropout_draws_at };
+
+fn uniform_value(s: &mut Scalars<'_, '_>, op: Op, w: &[Value], _: Option<Value>, e: ElemType) -> R {
+    let low = s.ctx().attr_f64(op, "low").unwrap_or(0.0);
+    let high = s.ctx().attr_f64(op, "high").unwrap_or(1.0);
+    let d = draw_elem(e);
+    let u = unit(s, w[0], d)?;
+    let (l, h) = if d == ElemType::F64 { (low, high) } else { (low as f32 as f64, high as f32 as f64) };
+    let lv = s.const_f(l, d);
+    let hv = s.const_f(h, d);
+    let span = s.sub(hv, lv)?;
+    let su = s.mul(span, u)?;
+    s.add(lv, su)
+}
+
+fn normal_value(s: &mut Scalars<'_, '_>, op: Op, w: &[Value], _: Option<Value>, e: ElemType) -> R {
+    let mean = s.ctx().attr_f64(op, "mean").unwrap_or(0.0);
+    let std = s.ctx().attr_f64(op, "std").unwrap_or(1.0);
+    let d = draw_elem(e);
+    let eight = s.const_i(8, ElemType::I64);
+    let h0 = s.bin(Binary::Shr, w[0], eight)?;
+    let one_i = s.const_i(1, ElemType::I64);
+    let h0 = s.add(h0, one_i)?;
+    let f0 = s.cast_e(h0, d);
+    let k = s.const_f(1.0 / 16_777_216.0, d);
+    let u1 = s.mul(f0, k)?;
+    let u2 = unit(s, w[1], d)?;
+    let lg = s.exact(MathFn::Log, u1)?;
+    let m2 = s.const_f(-2.0, d);
+    let a = s.mul(m2, lg)?;
+    let r = s.un(Unary::Sqrt, a)?;
+    let two_pi = if d == ElemType::F64 { 2.0 * std::f64::consts::PI } else { (2.0 * std::f32::consts::PI) as f64 };
+    let tp = s.const_f(two_pi, d);
+    let ang = s.mul(tp, u2)?;
+    let c = s.exact(MathFn::Cos, ang)?;
+    let z = s.mul(r, c)?;
+    let (mv, sv) = if d == ElemType::F64 { (mean, std) } else { (mean as f32 as f64, std as f32 as f64) };
+    let mv = s.const_f(mv, d);
+    let sv = s.const_f(sv, d);
+    let sz = s.mul(sv, z)?;
+    s.add(mv, sz)
+}
+
+fn bernoulli_value(s: &mut Scalars<'_, '_>, _: Op, w: &[Value], p: Option<Value>, e: ElemType) -> R {
+    let d = draw_elem(e);
+    let u = unit(s, w[0], d)?;
+    let p = p.ok_or("no probability")?;
+    let pw = s.widen(p)?;
+    let pd = s.cast_e(pw, d);
+    let lt = s.cmp(Predicate::Lt, u, pd)?;
+    let one = s.const_f(1.0, d);
+    let zero = s.const_f(0.0, d);
+    s.select(lt, one, zero)
+}
+
+/// The element type of dropout's input (operand 2: a tensor, or the
+/// buffer an argument became while the function is lowered).
+fn input_elem(s: &Scalars<'_, '_>, op: Op) -> Result<ElemType, String> {
+    let ctx = s.ctx();
+    match ctx.type_data(ctx.value_type(ctx.operand(op, 2))) {
+        TypeData::Tensor(t) => Ok(t.elem),
+        TypeData::MemRef(m) => Ok(m.elem),
+        _ => Err("dropout's input is neither a tensor nor a buffer".into()),
+    }
+}
+
+/// Dropout's mask: the element is kept when its uniform draw (in the
+/// input's draw precision) is `>= p`.
+fn dropout_keep(s: &mut Scalars<'_, '_>, op: Op, w: &[Value], _: Option<Value>, _: ElemType) -> R {
+    let p = s.ctx().attr_f64(op, "p").unwrap_or(0.5);
+    let d = draw_elem(input_elem(s, op)?);
+    let u = unit(s, w[0], d)?;
+    let pv = s.const_f(if d == ElemType::F64 { p } else { p as f32 as f64 }, d);
+    s.cmp(Predicate::Ge, u, pv)
+}
+
+/// Dropout's output: `x / (1 - p)` where kept, else 0, computed in the
+/// input's arithmetic type.
+fn dropout_value(s: &mut Scalars<'_, '_>, op: Op, w: &[Value], x: Option<Value>, e: ElemType) -> R {
+    let keep = dropout_keep(s, op, w, x, e)?;
+    dropout_scale(s, op, keep, x.ok_or("no input")?)
+}
+
+fn dropout_scale(s: &mut Scalars<'_, '_>, op: Op, keep: Value, x: Value) -> R {
+    let p = s.ctx().attr_f64(op, "p").unwrap_or(0.5);
+    let e = s.elem_of(x)?;
+    let d = draw_elem(e);
+    let scale = 1.0 / (1.0 - p);
+    let xv = s.widen(x)?;
+    let sc = s.const_f(if d == ElemType::F64 { scale } else { scale as f32 as f64 }, compute_elem(e));
+    let y = s.mul(xv, sc)?;
+    let z = s.const_f(0.0, compute_elem(e));
+    s.select(keep, y, z)
+}
+
 /// What to do with element `i` given its Philox words.
 type DrawBody<'a> = dyn FnMut(&mut Scalars<'_, '_>, Value, &[Value]) -> Result<(), String> + 'a;
-
-/// A sample's value from its words, the input element (if any) and the result type.
-type ValueFn<'a> = dyn Fn(&mut Scalars<'_, '_>, &[Value], Option<Value>, ElemType) -> R + 'a;
 
 /// `(w >> 8) · 2⁻²⁴`, a uniform [0, 1) sample in f32 or f64.
 fn unit(s: &mut Scalars<'_, '_>, w: Value, e: ElemType) -> R {
@@ -95,31 +225,27 @@ fn each_draw(
     Ok(())
 }
 
-fn generate(
-    lc: &mut LowerCtx<'_, '_>,
-    name: &str,
-    per_block: i64,
-    input: Option<usize>,
-    value: &ValueFn<'_>,
-) -> Result<(), String> {
+fn generate(lc: &mut LowerCtx<'_, '_>, name: &str, draws: &PhiloxDraws) -> Result<(), String> {
     let rt = lc.result_type(0)?;
     let shape = rt.shape.to_vec();
     let n: i64 = shape.iter().product();
     let out = lc.alloc(&shape, rt.elem);
     let mut bufs = vec![lc.operand(0)?, lc.operand(1)?];
-    if let Some(i) = input {
+    if let Some(i) = draws.input {
         bufs.push(lc.operand(i)?);
     }
     bufs.push(out);
+    let op = lc.op;
+    let value = draws.results[0];
     lc.kernel(name, &bufs, &mut |s, a| {
         let o = *a.last().expect("out");
-        each_draw(s, a[0], a[1], n, per_block, &mut |s, i, w| {
+        each_draw(s, a[0], a[1], n, draws.per_block, &mut |s, i, w| {
             let idx = s.delinearize(i, &shape)?;
-            let x = match input {
+            let x = match draws.input {
                 Some(_) => Some(s.load(a[2], &idx)?),
                 None => None,
             };
-            let v = value(s, w, x, rt.elem)?;
+            let v = value(s, op, w, x, rt.elem)?;
             s.store_as(v, o, &idx)
         })
     })?;
@@ -128,60 +254,15 @@ fn generate(
 }
 
 pub fn philox_uniform(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    let (low, high) = (lc.attrs().f64("low").unwrap_or(0.0), lc.attrs().f64("high").unwrap_or(1.0));
-    generate(lc, "uniform", 4, None, &|s, w, _, e| {
-        let d = draw_elem(e);
-        let u = unit(s, w[0], d)?;
-        let (l, h) = if d == ElemType::F64 { (low, high) } else { (low as f32 as f64, high as f32 as f64) };
-        let lv = s.const_f(l, d);
-        let hv = s.const_f(h, d);
-        let span = s.sub(hv, lv)?;
-        let su = s.mul(span, u)?;
-        s.add(lv, su)
-    })
+    generate(lc, "uniform", &UNIFORM_DRAWS)
 }
 
 pub fn philox_normal(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    let (mean, std) = (lc.attrs().f64("mean").unwrap_or(0.0), lc.attrs().f64("std").unwrap_or(1.0));
-    generate(lc, "normal", 2, None, &|s, w, _, e| {
-        let d = draw_elem(e);
-        let eight = s.const_i(8, ElemType::I64);
-        let h0 = s.bin(Binary::Shr, w[0], eight)?;
-        let one_i = s.const_i(1, ElemType::I64);
-        let h0 = s.add(h0, one_i)?;
-        let f0 = s.cast_e(h0, d);
-        let k = s.const_f(1.0 / 16_777_216.0, d);
-        let u1 = s.mul(f0, k)?;
-        let u2 = unit(s, w[1], d)?;
-        let lg = s.exact(MathFn::Log, u1)?;
-        let m2 = s.const_f(-2.0, d);
-        let a = s.mul(m2, lg)?;
-        let r = s.un(Unary::Sqrt, a)?;
-        let two_pi = if d == ElemType::F64 { 2.0 * std::f64::consts::PI } else { (2.0 * std::f32::consts::PI) as f64 };
-        let tp = s.const_f(two_pi, d);
-        let ang = s.mul(tp, u2)?;
-        let c = s.exact(MathFn::Cos, ang)?;
-        let z = s.mul(r, c)?;
-        let (mv, sv) = if d == ElemType::F64 { (mean, std) } else { (mean as f32 as f64, std as f32 as f64) };
-        let mv = s.const_f(mv, d);
-        let sv = s.const_f(sv, d);
-        let sz = s.mul(sv, z)?;
-        s.add(mv, sz)
-    })
+    generate(lc, "normal", &NORMAL_DRAWS)
 }
 
 pub fn philox_bernoulli(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    generate(lc, "bernoulli", 4, Some(2), &|s, w, p, e| {
-        let d = draw_elem(e);
-        let u = unit(s, w[0], d)?;
-        let p = p.ok_or("no probability")?;
-        let pw = s.widen(p)?;
-        let pd = s.cast_e(pw, d);
-        let lt = s.cmp(Predicate::Lt, u, pd)?;
-        let one = s.const_f(1.0, d);
-        let zero = s.const_f(0.0, d);
-        s.select(lt, one, zero)
-    })
+    generate(lc, "bernoulli", &BERNOULLI_DRAWS)
 }
 
 pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
@@ -217,17 +298,15 @@ pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let out = lc.alloc(&shape, e);
     let mask = lc.alloc(&shape, ElemType::I1);
     let (seed, off) = (lc.operand(0)?, lc.operand(1)?);
-    let d = draw_elem(e);
-    let scale = 1.0 / (1.0 - p);
-    // The draws write the mask; the scaling is a separate elementwise
-    // kernel, so fuse can join it with x's producers and its consumers in
-    // vectorized loops (the philox loop itself stays scalar).
+    let op = lc.op;
+    // The draws write the mask; the scaling
+    // is a separate elementwise kernel, so fuse can join it with x's
+    // producers and its consumers in vectorized loops (the philox loop
+    // itself stays scalar).
     lc.kernel("dropout_mask", &[seed, off, mask], &mut |s, a| {
         each_draw(s, a[0], a[1], n, 4, &mut |s, i, w| {
             let idx = s.delinearize(i, &shape)?;
-            let u = unit(s, w[0], d)?;
-            let pv = s.const_f(if d == ElemType::F64 { p } else { p as f32 as f64 }, d);
-            let keep = s.cmp(Predicate::Ge, u, pv)?;
+            let keep = dropout_keep(s, op, w, None, ElemType::I1)?;
             s.store(keep, a[2], &idx);
             Ok(())
         })
@@ -236,11 +315,7 @@ pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         s.nest(&shape, true, &mut |s, ivs| {
             let keep = s.load(a[1], ivs)?;
             let xv = s.load(a[0], ivs)?;
-            let xv = s.widen(xv)?;
-            let sc = s.const_f(if d == ElemType::F64 { scale } else { scale as f32 as f64 }, compute_elem(e));
-            let y = s.mul(xv, sc)?;
-            let z = s.const_f(0.0, compute_elem(e));
-            let y = s.select(keep, y, z)?;
+            let y = dropout_scale(s, op, keep, xv)?;
             s.store_as(y, a[2], ivs)
         })
     })?;

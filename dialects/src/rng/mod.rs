@@ -194,7 +194,7 @@ inventory::submit! {
         attrs: UNIFORM,
         verify: Some(verify_philox_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_uniform), &Lower(lowering::philox_uniform)],
+        interfaces: &[&Kernel(kernels::philox_uniform), &Lower(lowering::philox_uniform), &lowering::UNIFORM_DRAWS],
         ..OpDef::DEFAULT
     }
 }
@@ -209,7 +209,7 @@ inventory::submit! {
         attrs: NORMAL,
         verify: Some(verify_philox_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_normal), &Lower(lowering::philox_normal)],
+        interfaces: &[&Kernel(kernels::philox_normal), &Lower(lowering::philox_normal), &lowering::NORMAL_DRAWS],
         ..OpDef::DEFAULT
     }
 }
@@ -223,7 +223,7 @@ inventory::submit! {
         results: Arity::Exact(1),
         infer: Some(infer_philox_bernoulli),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_bernoulli), &Lower(lowering::philox_bernoulli)],
+        interfaces: &[&Kernel(kernels::philox_bernoulli), &Lower(lowering::philox_bernoulli), &lowering::BERNOULLI_DRAWS],
         ..OpDef::DEFAULT
     }
 }
@@ -238,7 +238,12 @@ inventory::submit! {
         attrs: DROPOUT,
         infer: Some(infer_philox_dropout),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_dropout), &Vjp(derivatives::dropout), &Lower(lowering::philox_dropout)],
+        interfaces: &[
+            &Kernel(kernels::philox_dropout),
+            &Vjp(derivatives::dropout),
+            &Lower(lowering::philox_dropout),
+            &lowering::DROPOUT_DRAWS,
+        ],
         ..OpDef::DEFAULT
     }
 }
