@@ -226,8 +226,7 @@ fn random_conventions_match_eager_through_mlir() {
 #[cfg(feature = "cuda")]
 #[test]
 fn random_conventions_match_eager_on_the_gpu() {
-    if let Err(why) = aot::runtime::cuda::gpu() {
-        eprintln!("skipped: no GPU ({why})");
+    if !common::gpu_or_skip() {
         return;
     }
     random_conventions(Backend::Cuda, 24);

@@ -13,18 +13,8 @@
 
 use aot::{Backend, Module, Options, Tensor};
 
-fn gpu() -> bool {
-    match aot::runtime::cuda::gpu() {
-        Ok(g) => {
-            eprintln!("GPU: {} (sm_{}{})", g.name, g.capability.0, g.capability.1);
-            true
-        }
-        Err(why) => {
-            eprintln!("skipped: no GPU ({why})");
-            false
-        }
-    }
-}
+mod common;
+use common::gpu_or_skip as gpu;
 
 fn f32s(shape: &[i64], data: &[f32]) -> Tensor {
     Tensor::from_slice(data, shape).expect("as many values as elements")

@@ -130,8 +130,7 @@ fn mlir_matches_eager() {
 #[cfg(feature = "cuda")]
 #[test]
 fn cuda_matches_eager() {
-    if let Err(why) = aot::runtime::cuda::gpu() {
-        eprintln!("skipped: no GPU ({why})");
+    if !common::gpu_or_skip() {
         return;
     }
     corpus_against_eager(Backend::Cuda);

@@ -7,6 +7,8 @@ mod train_mlp;
 
 use aot::{Backend, Error, Module, Options, Tensor};
 
+mod common;
+
 #[test]
 fn the_mlp_example_trains_on_both_backends() {
     let native = train_mlp::train(60, Backend::Cranelift, &mut |_, _| {}).expect("native training");
@@ -34,8 +36,7 @@ fn the_mlp_example_trains_on_llvm() {
 #[cfg(feature = "cuda")]
 #[test]
 fn the_mlp_example_trains_on_the_gpu() {
-    if let Err(why) = aot::runtime::cuda::gpu() {
-        eprintln!("skipped: no GPU ({why})");
+    if !common::gpu_or_skip() {
         return;
     }
     let gpu = train_mlp::train(60, Backend::Cuda, &mut |_, _| {}).expect("GPU training");

@@ -196,8 +196,7 @@ fn mlir_gradients_match_pytorch() {
 #[cfg(feature = "cuda")]
 #[test]
 fn cuda_gradients_match_pytorch() {
-    if let Err(why) = aot::runtime::cuda::gpu() {
-        eprintln!("skipped: no GPU ({why})");
+    if !common::gpu_or_skip() {
         return;
     }
     corpus_gradients(Backend::Cuda);

@@ -6,6 +6,7 @@
 //! bufferization to loops.
 #![cfg(feature = "mlir")]
 
+use aot::codegen::mlir::{literal, nested, ty};
 use aot::ir::pass::PassManager;
 use aot::ir::{parse_module, verify, Context, ParseOptions};
 use std::path::{Path, PathBuf};
@@ -122,8 +123,8 @@ fn mlir_opt() -> Option<PathBuf> {
         .find(|p| std::process::Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
-/// `mlir-opt-19` parses exported modules and lowers them (one-shot
-/// bufferization, linalg to loops, to the LLVM dialect).
+/// `mlir-opt-19` parses exported modules and lowers them with the pipeline
+/// `--backend mlir` uses (`codegen::mlir::LOWERING`).
 #[test]
 fn mlir_opt_reads_and_lowers_exported_modules() {
     let Some(tool) = mlir_opt() else {
@@ -139,8 +140,8 @@ fn mlir_opt_reads_and_lowers_exported_modules() {
         let Some(Ok(text)) = export(path, "builtin.module(aot-inference)") else { continue };
         let file = dir.join("m.mlir");
         std::fs::write(&file, &text).unwrap();
-        let lower = "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries},func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)";
-        for args in [vec![], vec![lower]] {
+        let lower = format!("--pass-pipeline={}", aot::codegen::mlir::LOWERING);
+        for args in [vec![], vec![lower.as_str()]] {
             let out = std::process::Command::new(&tool).args(&args).arg(&file).output().unwrap();
             assert!(
                 out.status.success(),
@@ -228,11 +229,11 @@ fn exported_programs_run_by_mlir_compute_what_eager_computes() {
                 break;
             }
             let items: Vec<String> = match data {
-                Values::Float(v) => v.iter().map(|&x| lit(x, *dtype)).collect(),
-                Values::Int(v) => v.iter().map(|&x| lit(x as f64, *dtype)).collect(),
+                Values::Float(v) => v.iter().map(|&x| literal(x, *dtype)).collect(),
+                Values::Int(v) => v.iter().map(|&x| literal(x as f64, *dtype)).collect(),
             };
             let t = aot::ir::TensorType::new(shape.clone(), *dtype);
-            consts.push((nest(shape, &mut items.into_iter()), t));
+            consts.push((nested(shape, &mut items.into_iter()), t));
         }
         if !ok {
             continue;
@@ -270,7 +271,7 @@ fn exported_programs_run_by_mlir_compute_what_eager_computes() {
         let mut args = Vec::new();
         let mut arg_types = Vec::new();
         for (i, (value, t)) in consts.iter().enumerate() {
-            let tt = tensor_text(t);
+            let tt = ty(t);
             driver += &format!("    %a{i} = arith.constant dense<{value}> : {tt}\n");
             args.push(format!("%a{i}"));
             arg_types.push(tt);
@@ -306,8 +307,8 @@ fn exported_programs_run_by_mlir_compute_what_eager_computes() {
         let module = exported.trim_end().trim_end_matches('}').to_string() + &driver + "}\n";
         let file = dir.join("run.mlir");
         std::fs::write(&file, &module).unwrap();
-        let lower = "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries},func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-libm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)";
-        let lowered = std::process::Command::new(&opt).arg(lower).arg(&file).output().unwrap();
+        let lower = format!("--pass-pipeline={}", aot::codegen::mlir::LOWERING);
+        let lowered = std::process::Command::new(&opt).arg(&lower).arg(&file).output().unwrap();
         if !lowered.status.success() {
             failures.push(format!("{name}: mlir-opt: {}", String::from_utf8_lossy(&lowered.stderr)));
             continue;
@@ -344,27 +345,4 @@ fn exported_programs_run_by_mlir_compute_what_eager_computes() {
     eprintln!("{checked} exported programs ran through MLIR");
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
     assert!(checked >= 100, "only {checked} programs ran");
-}
-
-fn lit(x: f64, e: aot::ir::ElemType) -> String {
-    match e {
-        aot::ir::ElemType::F64 => format!("0x{:016X}", x.to_bits()),
-        aot::ir::ElemType::F32 => format!("0x{:08X}", (x as f32).to_bits()),
-        _ => format!("{}", x as i64),
-    }
-}
-
-fn nest(shape: &[i64], items: &mut dyn Iterator<Item = String>) -> String {
-    if shape.contains(&0) {
-        return String::new();
-    }
-    match shape.split_first() {
-        None => items.next().unwrap_or_default(),
-        Some((&n, rest)) => format!("[{}]", (0..n).map(|_| nest(rest, items)).collect::<Vec<_>>().join(", ")),
-    }
-}
-
-fn tensor_text(t: &aot::ir::TensorType) -> String {
-    let dims: String = t.shape.iter().map(|d| format!("{d}x")).collect();
-    format!("tensor<{dims}{}>", t.elem.name())
 }

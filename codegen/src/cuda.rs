@@ -56,7 +56,8 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
     let gpu = aot_runtime::cuda::gpu().map_err(|why| fail(format!("the CUDA backend has no GPU: {why}")))?;
     let sm = if gpu.capability.0 >= 9 { Sm::Sm90 } else { Sm::Sm80 };
     let libdevice = find_libdevice();
-    let module = ptx::compile(ctx, func, sm, libdevice.as_deref())?;
+    let program = program::build(ctx, func)?;
+    let module = ptx::compile(ctx, func, &program, sm, libdevice.as_deref())?;
     if libdevice.is_none() && module.ptx.contains(".extern .func") {
         return Err(fail(
             "the kernels call CUDA's libdevice, which was not found: set AOT_LIBDEVICE to libdevice.10.bc (or CUDA_HOME)"
@@ -64,7 +65,6 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
         ));
     }
     text.push_str(&module.ptx);
-    let program = program::build(ctx, func)?;
     let loaded = gpu.load(&module.ptx, &module.entries).map_err(fail)?;
     let globals = program::globals(ctx, &program).map_err(fail)?;
     let kernels: Vec<usize> = program
@@ -88,11 +88,9 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
         mirrors: Vec::new(),
         constants: Vec::new(),
         params_host: vec![u64::MAX; total],
-        params_uploaded: vec![false; kernels.len()],
         param_starts: starts,
         params: None,
         status: None,
-        failed: None,
     };
     let compiled = Compiled { program, kernels: Vec::new(), messages: module.messages, globals, owner: Box::new(()) };
     Ok((compiled, Box::new(device)))
@@ -120,15 +118,13 @@ pub struct CudaDevice {
     /// Globals' device copies, by host address (globals live as long as
     /// the compiled function and never change).
     constants: Vec<(usize, usize, DeviceMem)>,
-    /// Every kernel's operand addresses as last copied to `params`.
+    /// Every kernel's operand addresses as last copied to `params`
+    /// (`u64::MAX`, no device address, before the first copy).
     params_host: Vec<u64>,
-    params_uploaded: Vec<bool>,
     param_starts: Vec<usize>,
     params: Option<DeviceMem>,
     /// One `i32` per kernel: its failed check's code.
     status: Option<DeviceMem>,
-    /// The failed check already found this call.
-    failed: Option<String>,
 }
 
 impl CudaDevice {
@@ -163,13 +159,13 @@ impl CudaDevice {
         unsafe { self.gpu.download(dst, m.dev) }
     }
 
-    /// Reads the kernels' status words; the first failed check (in
-    /// program order) becomes `failed`.
-    fn check_status(&mut self) -> Result<(), String> {
-        if self.failed.is_some() || self.messages.is_empty() {
-            return Ok(());
+    /// Reads the kernels' status words: the message of the first failed
+    /// check (in program order), if any.
+    fn failed_check(&self) -> Result<Option<String>, String> {
+        if self.messages.is_empty() {
+            return Ok(None);
         }
-        let Some(status) = &self.status else { return Ok(()) };
+        let Some(status) = &self.status else { return Ok(None) };
         let n = self.param_starts.len();
         let mut words = vec![0u8; n * 4];
         // SAFETY: the status block holds one word per kernel.
@@ -181,11 +177,10 @@ impl CudaDevice {
                     .ok()
                     .and_then(|k| self.messages.get(k).cloned())
                     .unwrap_or_else(|| format!("a GPU kernel failed with code {code}"));
-                self.failed = Some(m);
-                break;
+                return Ok(Some(m));
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Copies back every mirror written since it was copied in (the arena
@@ -261,7 +256,6 @@ fn col_major(rows: i64, cols: i64, rs: i64, cs: i64) -> Option<(bool, i64)> {
 impl Device for CudaDevice {
     fn begin(&mut self, regions: Vec<HostRegion>, resume: bool) -> Result<(), String> {
         self.mirrors.clear();
-        self.failed = None;
         let gpu = self.gpu;
         for r in regions {
             // Arguments may share a storage, and a `set_` makes one share a
@@ -320,7 +314,7 @@ impl Device for CudaDevice {
         let Step::Kernel { split, writes, .. } = step else { return Err("not a kernel step".into()) };
         let f = self.module.function(index).ok_or("the CUDA module lacks a kernel")?;
         let start = *self.param_starts.get(index).ok_or("the CUDA module lacks a kernel")?;
-        let mut changed = !self.params_uploaded[index];
+        let mut changed = false;
         for (k, &p) in ptrs.iter().enumerate() {
             let (dev, mirror) = self.translate(p)?;
             if writes.get(k).copied().unwrap_or(true) {
@@ -337,16 +331,15 @@ impl Device for CudaDevice {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
             // SAFETY: the parameter block holds every kernel's addresses.
             unsafe { self.gpu.upload(params, &bytes) }?;
-            self.params_uploaded[index] = true;
         }
         let status = self.status.as_ref().map_or(0, |s| s.ptr()) + (index * 4) as u64;
         let (mut lo, mut hi) = (0i64, 0i64);
         let (grid, block) = match split {
             Some((l, h, st)) => {
                 (lo, hi) = (*l, *h);
-                let trips = (((*h as i128) - (*l as i128)).max(0) + (*st).max(1) as i128 - 1) / (*st).max(1) as i128;
-                let blocks = ((trips + BLOCK as i128 - 1) / BLOCK as i128).max(1);
-                let cap = (self.gpu.multiprocessors * BLOCKS_PER_SM) as i128;
+                let trips = program::trips(*l, *h, *st);
+                let blocks = (trips / BLOCK as i64 + i64::from(trips % BLOCK as i64 != 0)).max(1);
+                let cap = i64::from(self.gpu.multiprocessors * BLOCKS_PER_SM);
                 (blocks.min(cap) as u32, BLOCK)
             }
             // No parallel loop: thread 0 does the work.
@@ -392,15 +385,7 @@ impl Device for CudaDevice {
         };
         let last = |s: &[i64]| s.last().copied().unwrap_or(0);
         for item in 0..count {
-            let (mut ea, mut eb, mut ec) = (plan.a.offset, plan.b.offset, plan.c.offset);
-            let mut rest = item;
-            for d in (0..dims.saturating_sub(1)).rev() {
-                let i = rest % plan.batch[d];
-                rest /= plan.batch[d];
-                ea += i * plan.a.batch[d];
-                eb += i * plan.b.batch[d];
-                ec += i * plan.c.batch[d];
-            }
+            let (ea, eb, ec) = plan.offsets(item, dims.saturating_sub(1));
             let at = |base: u64, e: i64| base.wrapping_add((e as u64).wrapping_mul(size));
             let (a, sa, b, sb) = (at(da, ea), last(&plan.a.batch), at(db, eb), last(&plan.b.batch));
             let (first, sf, second, ss) = if o.swap { (b, sb, a, sa) } else { (a, sa, b, sb) };
@@ -446,8 +431,7 @@ impl CudaDevice {
     /// copied back); else what the device wrote goes back to the host,
     /// the arena too with `scratch`.
     fn end(&mut self, scratch: bool) -> Result<(), String> {
-        self.check_status()?;
-        if let Some(m) = self.failed.take() {
+        if let Some(m) = self.failed_check()? {
             self.mirrors.clear();
             return Err(m);
         }

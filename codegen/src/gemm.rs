@@ -105,6 +105,21 @@ impl Plan {
 
     /// Whether the results of different batch indices never share an
     /// element, so batch items may run at the same time.
+    /// The element offsets of `a`, `b` and `c` for batch item `item` (row-
+    /// major) over the first `dims` batch dimensions.
+    pub fn offsets(&self, item: i64, dims: usize) -> (i64, i64, i64) {
+        let (mut ea, mut eb, mut ec) = (self.a.offset, self.b.offset, self.c.offset);
+        let mut rest = item;
+        for d in (0..dims).rev() {
+            let i = rest % self.batch[d];
+            rest /= self.batch[d];
+            ea += i * self.a.batch[d];
+            eb += i * self.b.batch[d];
+            ec += i * self.c.batch[d];
+        }
+        (ea, eb, ec)
+    }
+
     pub fn results_disjoint(&self) -> bool {
         let mut dims: Vec<(i64, i64)> = self.batch.iter().zip(&self.c.batch).map(|(&n, &s)| (n, s.abs())).collect();
         dims.push((self.m as i64, self.c.rs.abs()));
@@ -146,21 +161,9 @@ pub fn batched(
     threads: usize,
 ) {
     let plan = Plan::new(a, b, c);
-    let (oa, ob, oc) = (plan.a.offset, plan.b.offset, plan.c.offset);
     let count: i64 = plan.batch.iter().product();
     let ptrs = Roots(pa, pb, pc);
-    let at = |item: i64| {
-        let mut rest = item;
-        let (mut ea, mut eb, mut ec) = (oa, ob, oc);
-        for d in (0..plan.batch.len()).rev() {
-            let i = rest % plan.batch[d];
-            rest /= plan.batch[d];
-            ea += i * plan.a.batch[d];
-            eb += i * plan.b.batch[d];
-            ec += i * plan.c.batch[d];
-        }
-        (ea, eb, ec)
-    };
+    let at = |item: i64| plan.offsets(item, plan.batch.len());
     let elem = c.ty.elem;
     let run = |item: i64, par: Parallelism| {
         let (ea, eb, ec) = at(item);

@@ -95,7 +95,7 @@ fn tensor_of(ctx: &Context, v: Value) -> Option<TensorType> {
 }
 
 /// `tensor<2x3xf32>` (and `tensor<f32>`), as MLIR spells it.
-fn ty(t: &TensorType) -> String {
+pub fn ty(t: &TensorType) -> String {
     let mut s = String::from("tensor<");
     for d in t.shape.iter() {
         let _ = write!(s, "{d}x");
@@ -116,7 +116,7 @@ fn float_bits(x: f64, e: ElemType) -> String {
 }
 
 /// An element of type `e` holding `x`, as a literal.
-fn literal(x: f64, e: ElemType) -> String {
+pub fn literal(x: f64, e: ElemType) -> String {
     if e.is_float() {
         float_bits(x, e)
     } else if e == ElemType::I1 {
@@ -470,38 +470,31 @@ impl Exporter<'_> {
                 let r = self.result_type(op)?;
                 let dim = self.ctx.attr_i64(op, "dim").unwrap_or(0);
                 let d = if dim < 0 { dim + r.rank() as i64 } else { dim };
-                let mut names = Vec::new();
-                let mut types = Vec::new();
-                for i in 0..self.ctx.num_operands(op) {
-                    let (x, t) = self.operand(op, i)?;
-                    if t.rank() != r.rank() {
-                        return Err(not_exportable(&name, " with operands of another rank (legacy empty tensors)"));
-                    }
-                    names.push(x);
-                    types.push(ty(&t));
+                let pieces: Vec<(String, TensorType)> =
+                    (0..self.ctx.num_operands(op)).map(|i| self.operand(op, i)).collect::<Result<_, _>>()?;
+                if pieces.iter().any(|(_, t)| t.rank() != r.rank()) {
+                    return Err(not_exportable(&name, " with operands of another rank (legacy empty tensors)"));
                 }
                 // `tensor.concat` does not bufferize in MLIR 19: the
                 // pieces go into an empty tensor one slice at a time.
                 let mut acc = self.empty(&r);
                 let mut at = 0i64;
-                for (i, x) in names.iter().enumerate() {
-                    let (_, t) = self.operand(op, i)?;
+                let ones = vec!["1"; r.rank()].join(", ");
+                for (x, t) in &pieces {
                     let offsets: Vec<String> =
                         (0..r.rank()).map(|k| if k as i64 == d { at.to_string() } else { "0".into() }).collect();
                     let sizes: Vec<String> = t.shape.iter().map(|n| n.to_string()).collect();
-                    let ones = vec!["1"; r.rank()].join(", ");
                     let n = self.fresh();
                     self.line(format!(
                         "{n} = tensor.insert_slice {x} into {acc}[{}] [{}] [{ones}] : {} into {}",
                         offsets.join(", "),
                         sizes.join(", "),
-                        ty(&t),
+                        ty(t),
                         ty(&r)
                     ));
                     acc = n;
                     at += t.shape.get(d as usize).copied().unwrap_or(0);
                 }
-                let _ = types;
                 self.bind(op, acc);
             }
             _ => return Err(not_exportable(&name, "")),
@@ -624,7 +617,6 @@ impl Exporter<'_> {
         let (flat, ft, numel) = self.storage_of(op, "view.as_strided")?;
         let r = self.result_type(op)?;
         let (_, stride, offset) = self.strided_layout(op, numel)?;
-        let e = r.elem.name().to_string();
         let n = self.generic(&[], &r, &mut |ex, _| {
             let mut lines = Vec::new();
             let mut ivs = Vec::new();
@@ -636,7 +628,6 @@ impl Exporter<'_> {
             let idx = ex.strided_index(&ivs, &stride, offset, &mut lines);
             let v = ex.fresh();
             lines.push(format!("{v} = tensor.extract {flat}[{idx}] : {}", ty(&ft)));
-            let _ = &e;
             Ok((lines, v))
         })?;
         self.bind(op, n);
@@ -742,21 +733,10 @@ impl Exporter<'_> {
             let rt = tensor_of(self.ctx, result).ok_or("a non-tensor result")?;
             let inputs: Vec<(String, TensorType)> = input.iter().cloned().collect();
             // The formula, on block arguments: the words, then the input.
-            let (block, value) = {
-                let mut rw = Rewriter::new(self.ctx);
-                let region = rw.create_region();
-                let mut types: Vec<Type> = (0..nwords).map(|_| rw.elem_type(ElemType::I64)).collect();
-                if let Some((_, t)) = &input {
-                    types.push(rw.elem_type(t.elem));
-                }
-                let block = rw.create_block(region, &types);
-                rw.set_insertion_point(InsertPoint::End(block));
-                let args = rw.block_args(block).to_vec();
-                let mut s = Scalars { rw: &mut rw };
-                let x = args.get(nwords).copied();
-                let v = formula(&mut s, op, &args[..nwords], x, rt.elem)?;
-                (block, v)
-            };
+            let mut types = vec![ElemType::I64; nwords];
+            types.extend(input.iter().map(|(_, t)| t.elem));
+            let (block, value) =
+                self.formula(&types, |s, args| formula(s, op, &args[..nwords], args.get(nwords).copied(), rt.elem))?;
             let per_block = draws.per_block;
             let out = self.generic(&inputs, &rt, &mut |ex, a| {
                 let mut lines = Vec::new();
@@ -860,11 +840,18 @@ impl Exporter<'_> {
     /// `x` reduced over `dims` with `combine` from `init`, with those
     /// dimensions kept at size 1 (and the type that has).
     fn reduce_keep(&mut self, x: &str, t: &TensorType, dims: &[i64], combine: &str, init: f64) -> (String, TensorType) {
-        let rank = t.rank() as i64;
-        let kept: Shape = (0..rank).filter(|d| !dims.contains(d)).map(|d| t.shape[d as usize]).collect();
-        let reduced = TensorType::new(kept, t.elem);
-        let keep: Shape = (0..rank).map(|d| if dims.contains(&d) { 1 } else { t.shape[d as usize] }).collect();
+        let (n, reduced) = self.reduce_to(x, t, dims, combine, init);
+        let keep: Shape =
+            (0..t.rank() as i64).map(|d| if dims.contains(&d) { 1 } else { t.shape[d as usize] }).collect();
         let keep = TensorType::new(keep, t.elem);
+        (self.reshape(&n, &reduced, &keep), keep)
+    }
+
+    /// `x` reduced over `dims` (sorted, distinct) with `combine` from
+    /// `init`: a `linalg.reduce`, and the type without those dimensions.
+    fn reduce_to(&mut self, x: &str, t: &TensorType, dims: &[i64], combine: &str, init: f64) -> (String, TensorType) {
+        let kept: Shape = (0..t.rank() as i64).filter(|d| !dims.contains(d)).map(|d| t.shape[d as usize]).collect();
+        let reduced = TensorType::new(kept, t.elem);
         let acc = self.filled(&reduced, init);
         let n = self.fresh();
         let e = t.elem.name();
@@ -875,7 +862,18 @@ impl Exporter<'_> {
             ty(&reduced),
             d.join(", ")
         ));
-        (self.reshape(&n, &reduced, &keep), keep)
+        (n, reduced)
+    }
+
+    /// `v` (of type `t`) divided by the constant `count`, elementwise.
+    fn divided_by(&mut self, v: String, t: &TensorType, count: i64) -> Result<String, String> {
+        let e = t.elem.name();
+        let c = literal(count as f64, t.elem);
+        self.generic(&[(v, t.clone())], t, &mut |ex, a| {
+            let k = ex.fresh();
+            let q = ex.fresh();
+            Ok((vec![format!("{k} = arith.constant {c} : {e}"), format!("{q} = arith.divf {}, {k} : {e}", a[0])], q))
+        })
     }
 
     /// `softmax` / `log_softmax` along `dim`, as the kernels compute them:
@@ -945,11 +943,7 @@ impl Exporter<'_> {
         let c = literal(count as f64, t.elem);
         let epsl = literal(eps, t.elem);
         let (s1, st) = self.reduce_keep(&x, &t, &dims, "arith.addf", 0.0);
-        let mean = self.generic(&[(s1, st.clone())], &st, &mut |ex, a| {
-            let k = ex.fresh();
-            let q = ex.fresh();
-            Ok((vec![format!("{k} = arith.constant {c} : {e}"), format!("{q} = arith.divf {}, {k} : {e}", a[0])], q))
-        })?;
+        let mean = self.divided_by(s1, &st, count)?;
         let sq = self.generic(&[(x.clone(), t.clone()), (mean.clone(), st.clone())], &t, &mut |ex, a| {
             let d = ex.fresh();
             let y = ex.fresh();
@@ -1045,35 +1039,15 @@ impl Exporter<'_> {
         });
         dims.sort_unstable();
         dims.dedup();
-        let kept: Shape = (0..rank).filter(|d| !dims.contains(d)).map(|d| t.shape[d as usize]).collect();
-        let reduced = TensorType::new(kept, t.elem);
         let (init, combine) = match name {
             "tensor.amax" => (f64::NEG_INFINITY, "arith.maximumf"),
             "tensor.amin" => (f64::INFINITY, "arith.minimumf"),
             _ => (0.0, "arith.addf"),
         };
-        let acc = self.filled(&reduced, init);
-        let n = self.fresh();
-        let e = t.elem.name();
-        let d: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-        self.line(format!(
-            "{n} = linalg.reduce ins({x} : {}) outs({acc} : {}) dimensions = [{}]\n      (%in: {e}, %init: {e}) {{\n        %r = {combine} %in, %init : {e}\n        linalg.yield %r : {e}\n      }}",
-            ty(&t),
-            ty(&reduced),
-            d.join(", ")
-        ));
-        let mut v = n;
+        let (mut v, reduced) = self.reduce_to(&x, &t, &dims, combine, init);
         if name == "tensor.mean" {
             let count: i64 = dims.iter().map(|&d| t.shape[d as usize]).product();
-            let c = literal(count as f64, t.elem);
-            v = self.generic(&[(v, reduced.clone())], &reduced, &mut |ex, a| {
-                let k = ex.fresh();
-                let q = ex.fresh();
-                Ok((
-                    vec![format!("{k} = arith.constant {c} : {e}"), format!("{q} = arith.divf {}, {k} : {e}", a[0])],
-                    q,
-                ))
-            })?;
+            v = self.divided_by(v, &reduced, count)?;
         }
         let out = self.reshape(&v, &reduced, &r);
         self.bind(op, out);
@@ -1160,21 +1134,29 @@ impl Exporter<'_> {
         let r = self.result_type(op)?;
         let n = self.ctx.num_operands(op);
         let inputs: Vec<(String, TensorType)> = (0..n).map(|i| self.operand(op, i)).collect::<Result<_, _>>()?;
-        let (block, result) = {
-            let mut rw = Rewriter::new(self.ctx);
-            let region = rw.create_region();
-            let types: Vec<Type> = inputs.iter().map(|(_, t)| rw.elem_type(t.elem)).collect();
-            let block = rw.create_block(region, &types);
-            rw.set_insertion_point(InsertPoint::End(block));
-            let args = rw.block_args(block).to_vec();
-            let mut s = Scalars { rw: &mut rw };
-            let result = (p.0)(&mut s, op, &args)?;
-            (block, result)
-        };
+        let types: Vec<ElemType> = inputs.iter().map(|(_, t)| t.elem).collect();
+        let (block, result) = self.formula(&types, |s, args| (p.0)(s, op, args))?;
         let name = self.ctx.op_name(op).to_string();
         let out = self.generic(&inputs, &r, &mut |ex, a| ex.translate(block, a, result, &name))?;
         self.bind(op, out);
         Ok(())
+    }
+
+    /// A scalar formula built by `build` on block arguments of `types`, in
+    /// a detached region: its block and its result.
+    fn formula(
+        &mut self,
+        types: &[ElemType],
+        build: impl FnOnce(&mut Scalars<'_, '_>, &[Value]) -> Result<Value, String>,
+    ) -> Result<(Block, Value), String> {
+        let mut rw = Rewriter::new(self.ctx);
+        let region = rw.create_region();
+        let types: Vec<Type> = types.iter().map(|&e| rw.elem_type(e)).collect();
+        let block = rw.create_block(region, &types);
+        rw.set_insertion_point(InsertPoint::End(block));
+        let args = rw.block_args(block).to_vec();
+        let result = build(&mut Scalars { rw: &mut rw }, &args)?;
+        Ok((block, result))
     }
 
     fn scalar_type(&self, v: Value) -> Result<ElemType, String> {
@@ -1283,33 +1265,38 @@ impl Exporter<'_> {
             }
             LoopOp::Scalar(ScalarOp::Math(m)) => {
                 let args: Vec<String> = (0..ctx.num_operands(o)).map(arg).collect::<Result<_, _>>()?;
-                // `exact` math (what the Philox formulas use), and erfc,
-                // which MLIR 19's math dialect lacks: a call of the C
-                // library function of the math table's row, declared in the
-                // module (under --backend mlir, the very functions the
-                // native backends call, so results match bit for bit).
-                if ctx.has_attr(o, "exact") || m == MathFn::Erfc {
-                    let wide = match rt {
-                        ElemType::F32 => 0,
-                        ElemType::F64 => 1,
-                        other => return Err(format!("{} on {other}", m.fact().short)),
-                    };
-                    let f = m.fact().symbols[wide].trim_start_matches("aot_");
-                    let types = vec![t; args.len()].join(", ");
-                    self.externs.push(format!("func.func private @{f}({types}) -> {t}"));
-                    return Ok(emit(self, lines, format!("func.call @{f}({}) : ({types}) -> {t}", args.join(", "))));
-                }
-                let f = match m {
-                    MathFn::Exp => "math.exp",
-                    MathFn::Log => "math.log",
-                    MathFn::Log1p => "math.log1p",
-                    MathFn::Sin => "math.sin",
-                    MathFn::Cos => "math.cos",
-                    MathFn::Tan => "math.tan",
-                    MathFn::Tanh => "math.tanh",
-                    MathFn::Erf => "math.erf",
-                    MathFn::Pow => "math.powf",
-                    MathFn::Erfc => unreachable!("called above"),
+                let upstream = match m {
+                    MathFn::Exp => Some("math.exp"),
+                    MathFn::Log => Some("math.log"),
+                    MathFn::Log1p => Some("math.log1p"),
+                    MathFn::Sin => Some("math.sin"),
+                    MathFn::Cos => Some("math.cos"),
+                    MathFn::Tan => Some("math.tan"),
+                    MathFn::Tanh => Some("math.tanh"),
+                    MathFn::Erf => Some("math.erf"),
+                    MathFn::Pow => Some("math.powf"),
+                    // MLIR 19's math dialect has no erfc.
+                    MathFn::Erfc => None,
+                };
+                // `exact` math (what the Philox formulas use), and what the
+                // math dialect lacks: a call of the C library function of
+                // the math table's row, declared in the module (under
+                // --backend mlir, the very functions the native backends
+                // call, so results match bit for bit).
+                let f = match upstream {
+                    Some(f) if !ctx.has_attr(o, "exact") => f,
+                    _ => {
+                        let wide = match rt {
+                            ElemType::F32 => 0,
+                            ElemType::F64 => 1,
+                            other => return Err(format!("{} on {other}", m.fact().short)),
+                        };
+                        let f = m.fact().symbols[wide].trim_start_matches("aot_");
+                        let types = vec![t; args.len()].join(", ");
+                        self.externs.push(format!("func.func private @{f}({types}) -> {t}"));
+                        let call = format!("func.call @{f}({}) : ({types}) -> {t}", args.join(", "));
+                        return Ok(emit(self, lines, call));
+                    }
                 };
                 Ok(emit(self, lines, format!("{f} {} : {t}", args.join(", "))))
             }
@@ -1697,7 +1684,7 @@ impl aot_runtime::compiled::Executable for MlirFunction {
 
 /// Elements `items` nested by `shape`, as a dense literal's body (empty
 /// for a tensor without elements: `dense<>`).
-fn nested(shape: &[i64], items: &mut dyn Iterator<Item = String>) -> String {
+pub fn nested(shape: &[i64], items: &mut dyn Iterator<Item = String>) -> String {
     if shape.contains(&0) {
         return String::new();
     }

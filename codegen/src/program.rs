@@ -617,23 +617,16 @@ impl Runtime {
         let arena_bytes = p.arena_bytes as usize;
         // What a device mirrors: every buffer a step may address.
         let regions = |bound: &[Tensor]| -> Vec<HostRegion> {
-            let mut r = Vec::new();
-            for t in bound {
-                let s = t.storage();
-                let bytes = s.len() * s.buf().kind().byte_size();
-                r.push(HostRegion { ptr: Self::buffer_ptr(&s), bytes, kind: RegionKind::Argument });
-            }
+            let of = |s: &StorageRef, ptr: *mut u8, kind| HostRegion { ptr, bytes: s.buf().byte_len(), kind };
+            let mut r: Vec<HostRegion> =
+                bound.iter().map(|t| t.storage()).map(|s| of(&s, Self::buffer_ptr(&s), RegionKind::Argument)).collect();
             for (s, &ptr) in alloc_storage.iter().zip(&alloc_ptrs) {
                 if let Some(s) = s {
-                    let bytes = s.len() * s.buf().kind().byte_size();
-                    r.push(HostRegion { ptr, bytes, kind: RegionKind::Result });
+                    r.push(of(s, ptr, RegionKind::Result));
                 }
             }
             r.push(HostRegion { ptr: arena_base, bytes: arena_bytes, kind: RegionKind::Scratch });
-            for (s, &ptr) in code.globals.iter().zip(&global_ptrs) {
-                let bytes = s.len() * s.buf().kind().byte_size();
-                r.push(HostRegion { ptr, bytes, kind: RegionKind::Constant });
-            }
+            r.extend(code.globals.iter().zip(&global_ptrs).map(|(s, &ptr)| of(s, ptr, RegionKind::Constant)));
             r
         };
         // 3. Steps.
@@ -846,7 +839,7 @@ impl Runtime {
 
 /// Iterations of `for lo to hi step st` (saturating: bounds may span the
 /// whole i64 range).
-fn trips(lo: i64, hi: i64, st: i64) -> i64 {
+pub fn trips(lo: i64, hi: i64, st: i64) -> i64 {
     let st = st.max(1) as i128;
     let t = ((hi as i128 - lo as i128).max(0) + st - 1) / st;
     i64::try_from(t).unwrap_or(i64::MAX)

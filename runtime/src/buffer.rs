@@ -140,6 +140,11 @@ impl Buffer {
         }
     }
 
+    /// Bytes of the elements.
+    pub fn byte_len(&self) -> usize {
+        self.len() * self.kind().byte_size()
+    }
+
     /// A raw pointer to the first element (for compiled kernels).
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         match self {

@@ -173,12 +173,6 @@ impl Gpu {
         cu::memset_d8_async(dst, 0, bytes, cu::stream::null()).map_err(|e| driver("cuMemsetD8", e))
     }
 
-    /// Waits for all work issued so far.
-    pub fn synchronize(&self) -> Result<(), String> {
-        self.current()?;
-        cu::ctx::synchronize().map_err(|e| driver("synchronizing", e))
-    }
-
     /// Loads PTX text and looks up the entries `names`.
     pub fn load(&'static self, ptx: &str, names: &[String]) -> Result<Module, String> {
         self.current()?;
@@ -369,11 +363,6 @@ impl DeviceMem {
     /// The device address of the first byte.
     pub fn ptr(&self) -> u64 {
         self.ptr
-    }
-
-    /// Bytes usable (the block's size class).
-    pub fn bytes(&self) -> usize {
-        self.class
     }
 }
 

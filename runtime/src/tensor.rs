@@ -57,7 +57,7 @@ pub mod memory {
 }
 
 fn buffer_bytes(b: &Buffer) -> u64 {
-    b.len() as u64 * b.kind().byte_size() as u64
+    b.byte_len() as u64
 }
 
 /// A shared, resizable element buffer.

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test uses some of them).
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -23,4 +24,20 @@ pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
 /// The test corpus folder `test/<sub>` of this repository.
 pub fn corpus_dir(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("test").join(sub)
+}
+
+/// Whether this machine has a GPU for the CUDA backend; where it has none,
+/// says why (the caller then skips, and passes).
+#[cfg(feature = "cuda")]
+pub fn gpu_or_skip() -> bool {
+    match aot::runtime::cuda::gpu() {
+        Ok(g) => {
+            eprintln!("GPU: {} (sm_{}{})", g.name, g.capability.0, g.capability.1);
+            true
+        }
+        Err(why) => {
+            eprintln!("skipped: no GPU ({why})");
+            false
+        }
+    }
 }

@@ -111,7 +111,8 @@ pub fn emit_with(
     libdevice: Option<&std::path::Path>,
     text: &mut String,
 ) -> Result<(), Diagnostic> {
-    let module = compile(ctx, func, sm, libdevice)?;
+    let program = program::build(ctx, func)?;
+    let module = compile(ctx, func, &program, sm, libdevice)?;
     text.push_str(&module.ptx);
     Ok(())
 }
@@ -132,11 +133,17 @@ fn entry_name(name: &str, count: usize) -> String {
     format!("{clean}_{count}")
 }
 
-/// Compiles the kernels of the lowered function `func` to a PTX module
-/// for `sm`, with libdevice from `libdevice` (or left external).
-pub fn compile(ctx: &Context, func: Op, sm: Sm, libdevice: Option<&std::path::Path>) -> Result<PtxModule, Diagnostic> {
+/// Compiles the kernels of `program` (the host program of the lowered
+/// function `func`) to a PTX module for `sm`, with libdevice from
+/// `libdevice` (or left external).
+pub fn compile(
+    ctx: &Context,
+    func: Op,
+    program: &program::HostProgram,
+    sm: Sm,
+    libdevice: Option<&std::path::Path>,
+) -> Result<PtxModule, Diagnostic> {
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
-    let program = program::build(ctx, func)?;
     let machine = machine(sm).map_err(fail)?;
     let ll = LlContext::create();
     let module = ll.create_module("aot");
