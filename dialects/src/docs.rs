@@ -32,6 +32,7 @@ const TRAIT_NAMES: &[(Traits, &str)] = &[
 
 /// What each dialect is for, shown above its ops.
 const DIALECTS: &[(&str, &str)] = &[
+    ("aot", "Tensor subclasses: class declarations and the two ops that build and open subclass values; `flatten-subclasses` removes them."),
     ("func", "Functions, calls and returns."),
     ("loop", "The native level: buffers (memrefs), loops and scalar arithmetic that `lower-to-loops` produces and the Cranelift backend compiles. Not written by users."),
     ("mut", "In-place ops with PyTorch eager semantics: data mutations write through the first operand's strides and have no results; metadata mutations return the same tensor object with new metadata."),

@@ -19,6 +19,7 @@ pub mod lowering;
 pub mod r#mut;
 pub mod rng;
 pub mod shape;
+pub mod subclass;
 pub mod tensor;
 pub mod view;
 /// The `tensor` dialect's scalar formulas, shared with in-place variants.

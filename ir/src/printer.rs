@@ -451,6 +451,9 @@ pub(crate) fn write_type(ctx: &Context, t: Type, out: &mut String) {
         TypeData::MemRef(m) => {
             let _ = write!(out, "{m}");
         }
+        TypeData::Subclass(sc) => {
+            let _ = write!(out, "{sc}");
+        }
         TypeData::Function { inputs, results } => {
             out.push('(');
             for (i, &t) in inputs.iter().enumerate() {
@@ -481,6 +484,13 @@ fn is_bare_ident(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
+}
+
+/// `@name` (quoted when it is not a bare identifier), to any writer.
+pub(crate) fn write_symbol_to(name: &str, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+    let mut s = String::new();
+    write_symbol(name, &mut s);
+    f.write_str(&s)
 }
 
 fn write_symbol(name: &str, out: &mut String) {

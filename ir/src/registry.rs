@@ -258,6 +258,66 @@ impl OpDef {
 
 inventory::collect!(OpDef);
 
+/// Ops that take or make subclass values by their own rules rather than by
+/// per-component dispatch: functions, calls and returns pass them through,
+/// `aot.subclass_wrap`/`aot.subclass_unwrap` build and open them.
+pub fn handles_subclasses_itself(name: &str) -> bool {
+    matches!(name, "func.func" | "func.call" | "func.return" | "aot.subclass_wrap" | "aot.subclass_unwrap")
+}
+
+/// The subclass an op is dispatched to: `None` for an op on dense values;
+/// for an op with subclass operands, their class (every subclass operand
+/// must have the same one, and an op that mutates its first operand must be
+/// dispatched on it, because a dense tensor mutated once per component has
+/// no PyTorch meaning). Every tensor result of a dispatched op is a subclass
+/// value of that class whose outer type is what the dense op infers.
+pub fn subclass_dispatch(ctx: &Context, def: &OpDef, operand_types: &[Type]) -> Result<Option<String>, String> {
+    let mut class: Option<&str> = None;
+    for &t in operand_types {
+        if let Some(sc) = ctx.type_data(t).as_subclass() {
+            match class {
+                Some(c) if c != sc.class => {
+                    return Err(format!(
+                        "takes values of two subclasses, @{c} and @{}: per-component dispatch needs one",
+                        sc.class
+                    ))
+                }
+                _ => class = Some(&sc.class),
+            }
+        }
+    }
+    let Some(class) = class else { return Ok(None) };
+    let mutates_first = def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION);
+    if mutates_first && operand_types.first().is_some_and(|&t| ctx.type_data(t).as_subclass().is_none()) {
+        return Err(format!(
+            "mutates a dense tensor with a @{class} operand: each component would mutate it once; \
+mutate a subclass value instead"
+        ));
+    }
+    Ok(Some(class.to_string()))
+}
+
+/// The op's inferred result types, lifted to subclass types when the op is
+/// dispatched to a subclass ([`subclass_dispatch`]).
+pub fn infer_result_types(
+    def: &OpDef,
+    infer: InferFn,
+    ictx: &InferCtx<'_>,
+) -> Result<SmallVec<[TypeData; 1]>, String> {
+    let class = subclass_dispatch(ictx.ctx, def, ictx.operand_types)?;
+    let inferred = infer(ictx)?;
+    let Some(class) = class else { return Ok(inferred) };
+    Ok(inferred
+        .into_iter()
+        .map(|t| match t {
+            TypeData::Tensor(tensor) => {
+                TypeData::Subclass(crate::types::SubclassType { class: class.clone(), tensor })
+            }
+            other => other,
+        })
+        .collect())
+}
+
 /// Every registered op definition by name.
 pub fn registered_ops() -> &'static FxHashMap<&'static str, &'static OpDef> {
     static REGISTRY: OnceLock<FxHashMap<&'static str, &'static OpDef>> = OnceLock::new();

@@ -310,7 +310,8 @@ impl<'c> Rewriter<'c> {
         let operand_types: SmallVec<[Type; 4]> = operands.iter().map(|&v| self.ctx.value_type(v)).collect();
         let inferred: SmallVec<[TypeData; 1]> = {
             let ictx = InferCtx { ctx: self.ctx, operand_types: &operand_types, attrs };
-            infer(&ictx).map_err(|m| Diagnostic::error(self.loc, format!("'{opname}' op {m}")))?
+            crate::registry::infer_result_types(def, infer, &ictx)
+                .map_err(|m| Diagnostic::error(self.loc, format!("'{opname}' op {m}")))?
         };
         Ok(inferred.into_iter().map(|t| self.ctx.intern_type(t)).collect())
     }

@@ -195,6 +195,28 @@ pub(crate) fn write_dims(f: &mut impl fmt::Write, shape: &[i64]) -> fmt::Result 
     Ok(())
 }
 
+/// A tensor subclass value: `!aot.subclass<@TwoTensor, tensor<2x3xf32>>`.
+///
+/// `class` names an `aot.subclass` declaration of the enclosing module;
+/// `tensor` is the outer shape and dtype a user sees. Ops see a subclass
+/// value through its outer tensor type ([`TypeData::as_tensor`]), so shape
+/// inference and verification are those of the dense op; the dispatch
+/// (the op applied to each inner component) is `flatten-subclasses`' job,
+/// and no later pass or backend sees this type.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SubclassType {
+    pub class: String,
+    pub tensor: TensorType,
+}
+
+impl fmt::Display for SubclassType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("!aot.subclass<")?;
+        crate::printer::write_symbol_to(&self.class, f)?;
+        write!(f, ", {}>", self.tensor)
+    }
+}
+
 /// The data of an interned type.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeData {
@@ -203,6 +225,8 @@ pub enum TypeData {
     Index,
     None,
     Tensor(TensorType),
+    /// A tensor subclass value (see [`SubclassType`]).
+    Subclass(SubclassType),
     MemRef(MemRefType),
     Function {
         inputs: Vec<Type>,
@@ -215,9 +239,20 @@ impl TypeData {
         TypeData::Tensor(TensorType::new(shape, elem))
     }
 
+    /// The tensor type of a tensor, or the outer tensor type of a subclass
+    /// value (ops verify and infer on subclass operands as on dense ones).
     pub fn as_tensor(&self) -> Option<&TensorType> {
         match self {
             TypeData::Tensor(t) => Some(t),
+            TypeData::Subclass(s) => Some(&s.tensor),
+            _ => None,
+        }
+    }
+
+    /// The subclass type, if this is one.
+    pub fn as_subclass(&self) -> Option<&SubclassType> {
+        match self {
+            TypeData::Subclass(s) => Some(s),
             _ => None,
         }
     }

@@ -87,7 +87,9 @@ impl Verifier<'_> {
             self.verify_symbol_table(op)?;
         }
         if let Some(infer) = def.infer {
-            self.verify_inferred(op, infer)?;
+            self.verify_inferred(op, def, infer)?;
+        } else if !crate::registry::handles_subclasses_itself(def.name) {
+            self.verify_dispatch(op, def)?;
         }
         if let Some(f) = def.verify {
             f(ctx, op)?;
@@ -274,11 +276,38 @@ impl Verifier<'_> {
         Ok(())
     }
 
-    fn verify_inferred(&self, op: Op, infer: crate::registry::InferFn) -> Result<(), Diagnostic> {
+    /// Subclass dispatch of an op without inference: tensor results are
+    /// subclass values exactly when the op is dispatched.
+    fn verify_dispatch(&self, op: Op, def: &OpDef) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let operand_types: SmallVec<[Type; 4]> = ctx.operands(op).map(|v| ctx.value_type(v)).collect();
+        let class =
+            crate::registry::subclass_dispatch(ctx, def, &operand_types).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+        for (k, &r) in ctx.results(op).iter().enumerate() {
+            let data = ctx.type_data(ctx.value_type(r));
+            let ok = match (&class, data) {
+                (Some(c), TypeData::Subclass(sc)) => sc.class == *c,
+                (Some(_), TypeData::Tensor(_)) => false,
+                (None, TypeData::Subclass(_)) => false,
+                _ => true,
+            };
+            if !ok {
+                let want = match &class {
+                    Some(c) => format!("a @{c} value, as its operands"),
+                    None => "a dense value: only aot.subclass_wrap makes subclass values from dense ones".into(),
+                };
+                return Err(Diagnostic::op_error(ctx, op, format!("result #{k} must be {want}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn verify_inferred(&self, op: Op, def: &OpDef, infer: crate::registry::InferFn) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let operand_types: SmallVec<[Type; 4]> = ctx.operands(op).map(|v| ctx.value_type(v)).collect();
         let ictx = InferCtx { ctx, operand_types: &operand_types, attrs: ctx.attrs(op) };
-        let inferred = infer(&ictx).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+        let inferred =
+            crate::registry::infer_result_types(def, infer, &ictx).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
         let actual: SmallVec<[Type; 2]> = ctx.results(op).iter().map(|&v| ctx.value_type(v)).collect();
         let same = inferred.len() == actual.len() && inferred.iter().zip(&actual).all(|(i, &a)| ctx.type_data(a) == i);
         if !same {
@@ -308,6 +337,7 @@ impl Verifier<'_> {
 pub fn check_type(ctx: &Context, t: Type) -> Result<(), String> {
     let (kind, rank, checked) = match ctx.type_data(t) {
         TypeData::Tensor(tt) => ("tensor", tt.rank(), check_shape(&tt.shape, tt.elem, None)),
+        TypeData::Subclass(sc) => ("tensor", sc.tensor.rank(), check_shape(&sc.tensor.shape, sc.tensor.elem, None)),
         TypeData::MemRef(m) => {
             let layout = m.layout.as_ref().map(|(strides, offset)| (&strides[..], *offset));
             ("memref", m.shape.len(), check_shape(&m.shape, m.elem, layout))
@@ -328,6 +358,7 @@ pub fn check_value_type(ctx: &Context, t: Type) -> Result<(), String> {
     check_type(ctx, t)?;
     let shape = match ctx.type_data(t) {
         TypeData::Tensor(tt) => &tt.shape,
+        TypeData::Subclass(sc) => &sc.tensor.shape,
         TypeData::MemRef(m) => &m.shape,
         _ => return Ok(()),
     };
@@ -354,6 +385,7 @@ pub fn type_data_to_string(t: &TypeData) -> String {
         TypeData::Index => "index".into(),
         TypeData::None => "none".into(),
         TypeData::Tensor(tt) => tt.to_string(),
+        TypeData::Subclass(sc) => sc.to_string(),
         TypeData::MemRef(m) => m.to_string(),
         TypeData::Function { .. } => "function".into(),
     }

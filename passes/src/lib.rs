@@ -10,6 +10,7 @@ pub mod convention;
 pub mod cse;
 pub mod dce;
 pub mod dedupe;
+pub mod flatten_subclasses;
 pub mod functionalize;
 pub mod joint;
 pub mod meta;

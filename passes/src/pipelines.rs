@@ -11,7 +11,7 @@ inventory::submit! {
     PipelineDef {
         name: "aot-inference",
         summary: "AOTAutograd's inference compilation: a pure graph plus its calling convention",
-        pipeline: "functionalize,simplify,collect-metadata,dedupe,synthetic-base,rng-functionalize",
+        pipeline: "flatten-subclasses,functionalize,simplify,collect-metadata,dedupe,synthetic-base,rng-functionalize",
     }
 }
 
@@ -19,6 +19,6 @@ inventory::submit! {
     PipelineDef {
         name: "aot-train",
         summary: "AOTAutograd's training compilation: forward and backward graphs plus the calling convention",
-        pipeline: "functionalize,simplify,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint,simplify,partition",
+        pipeline: "flatten-subclasses,functionalize,simplify,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint,simplify,partition",
     }
 }

@@ -50,6 +50,7 @@ impl<'a, 'src> Parser<'a, 'src> {
                 }
             }
             TokenKind::LParen => self.nested(|p| p.parse_function_type()),
+            TokenKind::BangIdent if self.peek_text() == "!aot.subclass" => self.parse_subclass_type(),
             TokenKind::BangIdent => {
                 let t = self.advance();
                 let name = &self.lex.text(&t)[1..];
@@ -63,6 +64,26 @@ impl<'a, 'src> Parser<'a, 'src> {
             }
             _ => Err(self.error_here("expected non-function type")),
         }
+    }
+
+    /// `!aot.subclass<@Class, tensor<...>>`, from its keyword.
+    fn parse_subclass_type(&mut self) -> ParseResult<Type> {
+        let kw = self.advance();
+        self.expect(TokenKind::Less, "'<' in subclass type")?;
+        if self.tok.kind != TokenKind::AtIdent {
+            return Err(self.error_here("expected the subclass's symbol (@Name) in subclass type"));
+        }
+        let class = self.parse_symbol_name()?;
+        self.expect(TokenKind::Comma, "',' in subclass type")?;
+        let inner = self.parse_type()?;
+        let Some(tensor) = self.ctx.type_data(inner).as_tensor().cloned() else {
+            return Err(self.error_here("expected the outer tensor type in subclass type"));
+        };
+        if self.ctx.type_data(inner).as_subclass().is_some() {
+            return Err(self.error_here("the outer type of a subclass type is a tensor type, not a subclass"));
+        }
+        self.expect(TokenKind::Greater, "'>' in subclass type")?;
+        self.intern_shaped(kw, TypeData::Subclass(crate::types::SubclassType { class, tensor }))
     }
 
     /// `(inputs) -> results`, from its `(`.

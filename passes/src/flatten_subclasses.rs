@@ -1,0 +1,525 @@
+//! `flatten-subclasses`: tensor subclasses to their dense inner tensors,
+//! AOTAutograd's `subclass_utils` as a pass.
+//!
+//! A function whose arguments, results or values are subclass values
+//! (`!aot.subclass<@C, T>`) becomes a function over dense tensors only:
+//!
+//! - each subclass argument becomes its leaves, the dense tensors reached by
+//!   flattening it recursively in declaration order (a nested class is
+//!   flattened in place), each of the outer type `T`; results likewise;
+//! - an op with subclass operands is applied once per leaf, in leaf order
+//!   (TwoTensor's `__torch_dispatch__`: component `a` first, then `b`), dense
+//!   operands shared by every copy. Views therefore alias per component,
+//!   in-place ops write per component, metadata mutations (`t_`) change each
+//!   component, and random ops draw per component in order;
+//! - `aot.subclass_wrap` and `aot.subclass_unwrap` disappear: a wrapped
+//!   value's leaves are its operands' leaves, an unwrapped component is
+//!   the matching range of leaves.
+//!
+//! How to rebuild the user's arguments and results from the dense ones is
+//! recorded as `aot.subclass_plan` (upstream's `SubclassCreationMeta` per
+//! input and output: class, first dense position, leaf count, outer type,
+//! constant metadata, nested plans). Later passes see only dense tensors,
+//! so a mutation of a subclass input is a mutation of its inner tensors,
+//! aliasing is tracked per component, and the duplicate, overlap and
+//! metadata-mutation conventions that upstream refuses for subclasses
+//! (pytorch#114975) are the dense conventions of the inner tensors.
+//!
+//! One case does not flatten to dense semantics: a dense argument whose
+//! value (through any chain of ops) is shared by the components of a
+//! dispatched op. PyTorch gives such an argument a gradient of the
+//! subclass (one component per use); the dense graph would sum them. The
+//! plan lists these arguments (`shared_with_components`); the pass refuses
+//! one that is declared `aot.requires_grad`, and the runtime refuses a call
+//! that makes one require grad, so the difference is never a wrong answer.
+
+use aot_dialects::func::{FuncOp, FuncView, NON_LEAF, REQUIRES_GRAD};
+use aot_dialects::subclass::{enclosing_module, ClassDecl, Classes, UnwrapOp, WrapOp};
+use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::rewriter::InsertPoint;
+use aot_ir::*;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+pub const PLAN_ATTR: &str = "aot.subclass_plan";
+
+crate::record! {
+    /// How one argument or result of the function before flattening is
+    /// built from the dense ones (upstream's `SubclassCreationMeta`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SubclassCreation = "aot.subclass_meta" {
+        /// The class, or `""` for a dense tensor.
+        pub class: String,
+        /// The first dense position it covers.
+        pub start: usize,
+        /// How many dense positions (leaves) it covers.
+        pub count: usize,
+        /// The outer tensor type.
+        pub ty: Type => "type",
+        /// The class's constant metadata.
+        pub meta: Option<Attribute>,
+        /// One entry per inner tensor (empty for a dense tensor).
+        pub inner: Vec<SubclassCreation> as nested_list,
+    }
+    check = |v: &SubclassCreation| v.check();
+}
+
+impl SubclassCreation {
+    pub fn is_dense(&self) -> bool {
+        self.class.is_empty()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.is_dense() {
+            if self.count != 1 || !self.inner.is_empty() {
+                return Err("a dense entry covers exactly one position and has no inner entries".into());
+            }
+            return Ok(());
+        }
+        let mut next = self.start;
+        for i in &self.inner {
+            if i.start != next {
+                return Err(format!("inner entries of @{} must cover consecutive positions", self.class));
+            }
+            next = next.checked_add(i.count).ok_or("position overflow")?;
+        }
+        if self.inner.is_empty() || next != self.start + self.count {
+            return Err(format!("the inner entries of @{} must cover its {} positions", self.class, self.count));
+        }
+        Ok(())
+    }
+
+    /// The dense positions it covers.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.count
+    }
+}
+
+crate::record! {
+    /// The wrapping plan of a flattened function.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SubclassPlan = "aot.subclass_plan" {
+        pub inputs: Vec<SubclassCreation> as nested_list,
+        pub outputs: Vec<SubclassCreation> as nested_list,
+        /// Dense arguments (indices before flattening) whose values are
+        /// shared by the components of a dispatched op: they must not
+        /// require grad (see the module documentation).
+        pub shared_with_components: Vec<usize>,
+    }
+    check = |v: &SubclassPlan| {
+        for list in [&v.inputs, &v.outputs] {
+            let mut next = 0;
+            for e in list.iter() {
+                if e.start != next {
+                    return Err("entries must cover consecutive dense positions".to_string());
+                }
+                next += e.count;
+            }
+        }
+        if v.shared_with_components.iter().any(|&i| i >= v.inputs.len() || !v.inputs[i].is_dense()) {
+            return Err("'shared_with_components' must name dense arguments".to_string());
+        }
+        Ok(())
+    };
+}
+
+impl SubclassPlan {
+    /// The plan recorded on `func`, if it was flattened.
+    pub fn of(ctx: &Context, func: Op) -> Result<Option<SubclassPlan>, String> {
+        ctx.get_attr(func, PLAN_ATTR).map(|a| SubclassPlan::from_attr(ctx, a)).transpose()
+    }
+
+    /// Number of dense arguments.
+    pub fn num_dense_inputs(&self) -> usize {
+        self.inputs.last().map_or(0, |e| e.start + e.count)
+    }
+
+    /// For each dense argument, the user argument it belongs to.
+    pub fn input_owner(&self) -> Vec<usize> {
+        let mut owner = Vec::with_capacity(self.num_dense_inputs());
+        for (i, e) in self.inputs.iter().enumerate() {
+            owner.extend(std::iter::repeat_n(i, e.count));
+        }
+        owner
+    }
+}
+
+/// Whether `func`'s signature or body has a subclass value.
+pub fn has_subclass_values(ctx: &Context, func: Op) -> bool {
+    let is_sub = |v: &Value| ctx.type_data(ctx.value_type(*v)).as_subclass().is_some();
+    let Some(f) = FuncView::new(ctx, func) else { return false };
+    let (ins, outs) = f.function_type(ctx);
+    if ins.iter().chain(&outs).any(|&t| ctx.type_data(t).as_subclass().is_some()) {
+        return true;
+    }
+    let mut found = false;
+    ctx.walk_pre(func, &mut |op| {
+        found |= ctx.results(op).iter().any(is_sub);
+    });
+    found
+}
+
+/// The plan entry of a value of type `t` whose leaves start at `start`.
+fn creation(ctx: &Context, classes: &Classes, t: Type, start: usize) -> SubclassCreation {
+    let tensor = ctx.type_data(t).as_tensor().cloned();
+    let dense_ty = tensor.map(|tt| ctx.lookup_type(&TypeData::Tensor(tt))).flatten().unwrap_or(t);
+    match ctx.type_data(t).as_subclass().and_then(|s| classes.get(&s.class)) {
+        None => SubclassCreation { class: String::new(), start, count: 1, ty: t, meta: None, inner: Vec::new() },
+        Some(d) => {
+            let mut inner = Vec::new();
+            let mut at = start;
+            for c in &d.inner_classes {
+                let e = match c.as_deref().and_then(|c| classes.get(c)) {
+                    Some(nested) => nested_creation(ctx, classes, nested, dense_ty, at),
+                    None => SubclassCreation {
+                        class: String::new(),
+                        start: at,
+                        count: 1,
+                        ty: dense_ty,
+                        meta: None,
+                        inner: Vec::new(),
+                    },
+                };
+                at += e.count;
+                inner.push(e);
+            }
+            SubclassCreation { class: d.name.clone(), start, count: at - start, ty: dense_ty, meta: d.meta, inner }
+        }
+    }
+}
+
+fn nested_creation(ctx: &Context, classes: &Classes, d: &ClassDecl, dense_ty: Type, start: usize) -> SubclassCreation {
+    let mut inner = Vec::new();
+    let mut at = start;
+    for c in &d.inner_classes {
+        let e = match c.as_deref().and_then(|c| classes.get(c)) {
+            Some(nested) => nested_creation(ctx, classes, nested, dense_ty, at),
+            None => SubclassCreation { class: String::new(), start: at, count: 1, ty: dense_ty, meta: None, inner: Vec::new() },
+        };
+        at += e.count;
+        inner.push(e);
+    }
+    SubclassCreation { class: d.name.clone(), start, count: at - start, ty: dense_ty, meta: d.meta, inner }
+}
+
+/// A set of argument indices as a bit set.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct ArgSet(SmallVec<[u64; 2]>);
+
+impl ArgSet {
+    fn single(i: usize) -> ArgSet {
+        let mut s = ArgSet(SmallVec::from_elem(0, i / 64 + 1));
+        s.0[i / 64] |= 1 << (i % 64);
+        s
+    }
+    /// Adds `o`; true if this set grew.
+    fn union(&mut self, o: &ArgSet) -> bool {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0);
+        }
+        let mut grew = false;
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            let n = *a | b;
+            grew |= n != *a;
+            *a = n;
+        }
+        grew
+    }
+    fn members(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| w * 64 + b))
+    }
+}
+
+/// The dense arguments whose values reach a dense operand of a dispatched
+/// op. Dependencies flow through every op (subclass values, wraps and
+/// unwraps included), and an op that aliases or mutates its first operand
+/// joins its first operand and results (a write through a view changes
+/// the base), iterated to a fixed point.
+fn shared_with_components(ctx: &Context, body: &[Op], args: &[Value]) -> Vec<usize> {
+    let mut dep: FxHashMap<Value, ArgSet> = FxHashMap::default();
+    for (i, &a) in args.iter().enumerate() {
+        if ctx.type_data(ctx.value_type(a)).as_subclass().is_none() {
+            dep.insert(a, ArgSet::single(i));
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &op in body {
+            let mut s = ArgSet::default();
+            for v in ctx.operands(op) {
+                if let Some(d) = dep.get(&v) {
+                    s.union(d);
+                }
+            }
+            let joins = ctx.has_trait(op, Traits::VIEW)
+                || ctx.has_trait(op, Traits::INPLACE)
+                || ctx.has_trait(op, Traits::METADATA_MUTATION);
+            if joins {
+                for &r in ctx.results(op) {
+                    if let Some(d) = dep.get(&r) {
+                        s.union(d);
+                    }
+                }
+                if ctx.num_operands(op) > 0 {
+                    changed |= dep.entry(ctx.operand(op, 0)).or_default().union(&s);
+                }
+            }
+            for &r in ctx.results(op) {
+                changed |= dep.entry(r).or_default().union(&s);
+            }
+        }
+    }
+    let mut out = ArgSet::default();
+    for &op in body {
+        let dispatched = !registry::handles_subclasses_itself(ctx.op_name(op))
+            && ctx.operands(op).any(|v| ctx.type_data(ctx.value_type(v)).as_subclass().is_some());
+        if dispatched {
+            for v in ctx.operands(op) {
+                if ctx.type_data(ctx.value_type(v)).as_subclass().is_none() {
+                    if let Some(d) = dep.get(&v) {
+                        out.union(d);
+                    }
+                }
+            }
+        }
+    }
+    out.members().collect()
+}
+
+/// What flattening one function did.
+struct Flattened {
+    plan: SubclassPlan,
+    dispatched: u64,
+    made: u64,
+}
+
+/// Flattens `func` and returns its plan.
+fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
+    let f = FuncView { op: func };
+    let err = |ctx: &Context, op: Op, m: String| Diagnostic::op_error(ctx, op, m);
+    if f.is_declaration(ctx) {
+        return Err(err(ctx, func, "a declaration with subclass types cannot be flattened: define it".into()));
+    }
+    let module = enclosing_module(ctx, func)
+        .ok_or_else(|| err(ctx, func, "must be inside a module that declares its subclasses".into()))?;
+    let classes = Classes::of_module(ctx, module)?;
+    let block = f.entry_block(ctx).ok_or_else(|| err(ctx, func, "has no body".into()))?;
+    let body: Vec<Op> = ctx.block_ops(block).collect();
+    let old_args = f.args(ctx).to_vec();
+    let class_of = |ctx: &Context, v: Value| ctx.type_data(ctx.value_type(v)).as_subclass().map(|s| s.class.clone());
+    let dense_of = |ctx: &mut Context, t: Type| {
+        let tt = ctx.type_data(t).as_tensor().cloned().expect("subclass types have an outer tensor");
+        ctx.intern_type(TypeData::Tensor(tt))
+    };
+    // Every subclass type in the function names a declared class.
+    for &op in &body {
+        for v in ctx.operands(op).chain(ctx.results(op).iter().copied()) {
+            if let Some(c) = class_of(ctx, v) {
+                if classes.get(&c).is_none() {
+                    return Err(err(ctx, op, format!("uses subclass @{c}, which this module does not declare")));
+                }
+            }
+        }
+        if !ctx.regions(op).is_empty() && ctx.operands(op).any(|v| class_of(ctx, v).is_some()) {
+            return Err(err(ctx, op, "an op with regions cannot take subclass values".into()));
+        }
+        if ctx.op_name(op) == aot_dialects::func::CallOp::NAME
+            && (ctx.operands(op).chain(ctx.results(op).iter().copied())).any(|v| class_of(ctx, v).is_some())
+        {
+            return Err(err(
+                ctx,
+                op,
+                "calls with subclass operands or results are not flattened: inline the callee first".into(),
+            ));
+        }
+    }
+    for (i, &a) in old_args.iter().enumerate() {
+        if let Some(c) = class_of(ctx, a) {
+            if classes.get(&c).is_none() {
+                return Err(err(ctx, func, format!("argument {i} is a @{c} value, which this module does not declare")));
+            }
+        }
+    }
+    let old_results = f.function_type(ctx).1;
+    let shared = shared_with_components(ctx, &body, &old_args);
+    if let Some(&i) = shared.iter().find(|&&i| f.arg_has(ctx, i, REQUIRES_GRAD)) {
+        return Err(err(ctx, func, shared_arg_message(i)));
+    }
+
+    let mut rw = Rewriter::new(ctx);
+    let mut leaves: FxHashMap<Value, SmallVec<[Value; 4]>> = FxHashMap::default();
+    // Arguments, right to left so that positions stay valid.
+    let mut attrs_all = f.all_arg_attrs(&rw);
+    for (i, &a) in old_args.iter().enumerate().rev() {
+        let Some(c) = class_of(&rw, a) else { continue };
+        let extra: Vec<&str> = attrs_all[i]
+            .iter()
+            .map(|na| rw.sym_str(na.name))
+            .filter(|n| *n != REQUIRES_GRAD && *n != NON_LEAF)
+            .collect();
+        if let Some(n) = extra.first() {
+            return Err(err(
+                &rw,
+                func,
+                format!("argument {i} (a @{c} value) has '{n}': give calling-convention attributes to the inner tensors after flattening"),
+            ));
+        }
+        let k = classes.leaf_count(&c);
+        let t = rw.value_type(a);
+        let t = dense_of(&mut rw, t);
+        let mut vs = SmallVec::new();
+        for j in 0..k {
+            let v = f
+                .insert_arg(&mut rw, i + 1 + j, t, attrs_all[i].clone())
+                .ok_or_else(|| err(&rw, func, "has no body".into()))?;
+            vs.push(v);
+        }
+        leaves.insert(a, vs);
+    }
+    attrs_all.clear();
+
+    let leaves_of = |leaves: &FxHashMap<Value, SmallVec<[Value; 4]>>, ctx: &Context, v: Value| -> SmallVec<[Value; 4]> {
+        if class_of(ctx, v).is_some() {
+            leaves[&v].clone()
+        } else {
+            smallvec::smallvec![v]
+        }
+    };
+    let (mut dispatched, mut made) = (0u64, 0u64);
+    let mut erase = Vec::new();
+    for &op in &body {
+        let name = rw.op_name(op).to_string();
+        if name == UnwrapOp::NAME {
+            let x = rw.operand(op, 0);
+            let all = leaves[&x].clone();
+            let d = classes.get(&class_of(&rw, x).expect("verified: unwrap takes a subclass value")).expect("declared");
+            let mut at = 0;
+            for (i, &r) in rw.results(op).to_vec().iter().enumerate() {
+                let n = d.inner_classes[i].as_deref().map_or(1, |c| classes.leaf_count(c));
+                let chunk: SmallVec<[Value; 4]> = all[at..at + n].iter().copied().collect();
+                at += n;
+                if class_of(&rw, r).is_some() {
+                    leaves.insert(r, chunk);
+                } else {
+                    rw.replace_all_uses(r, chunk[0]);
+                }
+            }
+            erase.push(op);
+        } else if name == WrapOp::NAME {
+            let r = rw.result(op, 0);
+            let mut all = SmallVec::new();
+            for v in rw.operand_vec(op) {
+                all.extend(leaves_of(&leaves, &rw, v));
+            }
+            leaves.insert(r, all);
+            erase.push(op);
+        } else if name == aot_dialects::func::ReturnOp::NAME {
+            let vals = rw.operand_vec(op);
+            if vals.iter().any(|&v| class_of(&rw, v).is_some()) {
+                let mut flat: Vec<Value> = Vec::new();
+                for v in vals {
+                    flat.extend(leaves_of(&leaves, &rw, v));
+                }
+                rw.set_operands(op, &flat);
+            }
+        } else if let Some(c) = rw.operand_vec(op).into_iter().find_map(|v| class_of(&rw, v)) {
+            let k = classes.leaf_count(&c);
+            let operands = rw.operand_vec(op);
+            let results = rw.results(op).to_vec();
+            let result_types: SmallVec<[Type; 2]> =
+                results.iter().map(|&r| { let t = rw.value_type(r); dense_of(&mut rw, t) }).collect();
+            let mut per_result: Vec<SmallVec<[Value; 4]>> = vec![SmallVec::new(); results.len()];
+            rw.set_insertion_point(InsertPoint::Before(op));
+            for j in 0..k {
+                let ops_j: SmallVec<[Value; 4]> = operands
+                    .iter()
+                    .map(|&v| if class_of(&rw, v).is_some() { leaves[&v][j] } else { v })
+                    .collect();
+                let clone = rw.clone_op(op, &ops_j);
+                for (ri, &t) in result_types.iter().enumerate() {
+                    let nr = rw.result(clone, ri);
+                    rw.set_value_type(nr, t);
+                    per_result[ri].push(nr);
+                }
+                made += 1;
+            }
+            for (r, vs) in results.iter().zip(per_result) {
+                leaves.insert(*r, vs);
+            }
+            dispatched += 1;
+            erase.push(op);
+        }
+    }
+    for &op in erase.iter().rev() {
+        rw.erase_op(op);
+    }
+    let keep: Vec<bool> = f.args(&rw).iter().map(|&a| class_of(&rw, a).is_none()).collect();
+    f.erase_args(&mut rw, &keep).map_err(|m| err(&rw, func, format!("flattening left an argument in use: {m}")))?;
+
+    // The plan, from the types before flattening.
+    let entries = |ctx: &Context, types: &[Type]| {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &t in types {
+            let e = creation(ctx, &classes, t, at);
+            at += e.count;
+            out.push(e);
+        }
+        out
+    };
+    let old_arg_types: Vec<Type> = old_args.iter().map(|&a| rw.value_type(a)).collect();
+    let plan = SubclassPlan {
+        inputs: entries(&rw, &old_arg_types),
+        outputs: entries(&rw, &old_results),
+        shared_with_components: shared,
+    };
+    Ok(Flattened { plan, dispatched, made })
+}
+
+/// The message for a dense argument that requires grad and is shared by
+/// the components of a dispatched op.
+pub fn shared_arg_message(i: usize) -> String {
+    format!(
+        "argument {i} is a dense tensor that requires grad and is shared by the components of a subclass op: PyTorch \
+gives it a subclass gradient (one component per use), which the dense graph cannot represent; detach it, or make it \
+a subclass value"
+    )
+}
+
+struct FlattenSubclasses;
+
+impl Pass for FlattenSubclasses {
+    fn run(&mut self, ctx: &mut Context, func: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        if FuncView::new(ctx, func).is_none() || !has_subclass_values(ctx, func) {
+            return Ok(());
+        }
+        let done = flatten(ctx, func)?;
+        let a = done.plan.to_attr(ctx);
+        Rewriter::new(ctx).set_attr(func, PLAN_ATTR, a);
+        st.add_stat("num-dispatched-ops", done.dispatched);
+        st.add_stat("num-component-ops", done.made);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "flatten-subclasses",
+        name: "FlattenSubclasses",
+        summary: "Flatten tensor subclass values to their dense inner tensors (AOTAutograd's subclass_utils)",
+        description: "Rewrites a function with !aot.subclass values into a function over dense tensors: subclass \
+arguments and results become their leaves (inner tensors, nested classes flattened recursively), ops with subclass \
+operands are applied once per component in order (dense operands shared), aot.subclass_wrap/unwrap disappear. The \
+wrapping plan (class, dense positions, outer type, constant metadata, nested plans per input and output) is recorded \
+as aot.subclass_plan for the runtime. A dense argument declared aot.requires_grad whose value is shared by the \
+components of a subclass op is refused: PyTorch would give it a subclass gradient.",
+        anchor: Some(FuncOp::NAME),
+        options: &[],
+        statistics: &[
+            StatisticSpec { name: "num-dispatched-ops", description: "Ops applied per component" },
+            StatisticSpec { name: "num-component-ops", description: "Dense ops made by per-component dispatch" },
+        ],
+        create: |_: &PassOptions| Ok(Box::new(FlattenSubclasses)),
+    }
+}
