@@ -112,6 +112,21 @@ fn cmp_field(what: &str, key: &str, a: &Json, b: &Json, out: &mut Vec<String>) {
 
 fn cmp_tensor(what: &str, a: &Json, b: &Json, layout: bool, grads: bool, slack: f64, out: &mut Vec<String>) {
     let before = out.len();
+    if a.get("subclass").is_some() || b.get("subclass").is_some() {
+        // A subclass value: its class and outer type, then each inner tensor.
+        for key in ["subclass", "dtype", "shape"] {
+            cmp_field(what, key, a, b, out);
+        }
+        let (ia, ib) = (list(a, "inner"), list(b, "inner"));
+        if out.len() == before && ia.len() != ib.len() {
+            out.push(format!("{what}: {} inner tensors, expected {}", ia.len(), ib.len()));
+        } else if out.len() == before {
+            for (j, (x, y)) in ia.iter().zip(ib).enumerate() {
+                cmp_tensor(&format!("{what}.inner[{j}]"), x, y, layout, grads, slack, out);
+            }
+        }
+        return;
+    }
     for key in ["dtype", "shape"] {
         cmp_field(what, key, a, b, out);
     }

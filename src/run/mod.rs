@@ -10,6 +10,7 @@
 pub mod compare;
 pub mod fd;
 pub mod json;
+pub mod subclass;
 
 use aot_dialects::func::{NON_LEAF, REQUIRES_GRAD, SAME_AS};
 use aot_ir::{Context, Diagnostic, ElemType, Op, SourceMgr, TensorType};
@@ -439,6 +440,23 @@ fn compiled_grads(
         }
     }
     Ok((Json::Array(grads), Json::Array(storage_grads)))
+}
+
+/// Whether each argument of `spec` requires grad (a duplicate as its
+/// original, a view of a differentiable base always).
+pub fn args_requiring_grad(spec: &InputSpec) -> Vec<bool> {
+    let mut out: Vec<bool> = Vec::with_capacity(spec.args.len());
+    for a in &spec.args {
+        let rg = match a {
+            ArgSpec::SameAs(k) => out.get(*k).copied().unwrap_or(false),
+            ArgSpec::Own { requires_grad, .. } => *requires_grad,
+            ArgSpec::View { storage, requires_grad, .. } => {
+                *requires_grad || spec.storages.get(*storage).is_some_and(|s| s.base)
+            }
+        };
+        out.push(rg);
+    }
+    out
 }
 
 impl EagerRun {

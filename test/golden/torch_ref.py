@@ -56,7 +56,30 @@ class TensorType:
         return "tensor<%s%s>" % (dims, DTYPE_NAMES[self.dtype])
 
 
+class SubclassType:
+    """`!aot.subclass<@Class, tensor<...>>`: a subclass value of outer type `tensor`."""
+    __slots__ = ("cls", "tensor")
+
+    def __init__(self, cls, tensor):
+        self.cls = cls
+        self.tensor = tensor
+
+    @property
+    def shape(self):
+        return self.tensor.shape
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
+
+    def __repr__(self):
+        return "!aot.subclass<@%s, %r>" % (self.cls, self.tensor)
+
+
 def parse_type(text):
+    m = re.fullmatch(r"!aot\.subclass<\s*@([A-Za-z_][A-Za-z0-9_$.]*)\s*,\s*(tensor<[^>]*>)\s*>", text)
+    if m:
+        return SubclassType(m.group(1), parse_type(m.group(2)))
     m = re.fullmatch(r"tensor<\s*((?:\d+\s*x\s*)*)([a-z0-9]+)\s*>", text)
     if not m:
         raise CorpusError("unsupported type %r" % text)
@@ -169,7 +192,8 @@ def lex(src):
             j = m.end() if m else i + 1
             if j < n and src[j] == "<":
                 j = _scan_angle(src, j)
-            toks.append(Tok("hash", src[i:j], line))
+            kind = "type" if src.startswith("!aot.subclass<", i) else "hash"
+            toks.append(Tok(kind, src[i:j], line))
             i = j
         elif c.isalpha() or c == "_":
             m = _ID_RE.match(src, i)
@@ -244,6 +268,7 @@ class Parser:
         self.toks = lex(src)
         self.pos = 0
         self.type_aliases = {}
+        self.classes = {}
 
     def peek(self, k=0):
         return self.toks[self.pos + k]
@@ -397,6 +422,12 @@ class Parser:
                 self.next()
                 self.next()
                 self.parse_attr()
+                continue
+            if t.kind == "id" and t.val == "aot.subclass":
+                self.next()
+                name = self.expect("sym").val
+                attrs = self.parse_dict() if self.peek().kind == "{" else {}
+                self.classes[name] = attrs
                 continue
             f = self.parse_func()
             funcs[f.name] = f
@@ -552,7 +583,9 @@ class Parser:
 
 
 def parse_module(src):
-    return Parser(src).parse_module()
+    p = Parser(src)
+    funcs, order = p.parse_module()
+    return funcs, order, p.classes
 
 
 # --------------------------------------------------------------------------
@@ -712,7 +745,19 @@ def _resize(x, size):
     return x
 
 
+def _subclass_wrap(ops, attrs, rtypes):
+    import subclasses
+    return subclasses.wrap(CURRENT_CLASSES[rtypes[0].cls], ops)
+
+
+def _subclass_unwrap(ops, attrs, rtypes):
+    import subclasses
+    return subclasses.unwrap(ops[0])
+
+
 OPS = {
+    "aot.subclass_wrap": _subclass_wrap,
+    "aot.subclass_unwrap": _subclass_unwrap,
     # tensor: elementwise binary
     "tensor.add": _b(torch.add),
     "tensor.sub": _b(torch.sub),
@@ -851,7 +896,16 @@ class TorchError(Exception):
     """PyTorch raised while executing the program: the golden is an error."""
 
 
+CURRENT_CLASSES = {}
+
+
 def _check_type(what, t, ty):
+    if isinstance(ty, SubclassType):
+        cls = CURRENT_CLASSES.get(ty.cls)
+        if cls is None or type(t) is not cls:
+            raise CorpusError("%s: declared %r but PyTorch gives %s" % (what, ty, type(t).__name__))
+    elif isinstance(t, torch.Tensor) and type(t) is not torch.Tensor and not isinstance(t, torch.nn.Parameter):
+        raise CorpusError("%s: declared %r but PyTorch gives a %s" % (what, ty, type(t).__name__))
     if not isinstance(t, torch.Tensor):
         raise CorpusError("%s: expected a tensor, got %r" % (what, type(t)))
     if tuple(t.shape) != ty.shape or t.dtype != ty.dtype:
@@ -861,7 +915,15 @@ def _check_type(what, t, ty):
 
 class Module:
     def __init__(self, src):
-        self.funcs, self.order = parse_module(src)
+        self.funcs, self.order, decls = parse_module(src)
+        # Subclass declarations become Python classes (subclasses.py).
+        import subclasses
+        self.classes = subclasses.classes_for(decls)
+        for ty in [t for f in self.funcs.values() for _, t in f.args] + [t for f in self.funcs.values() for t in f.result_types]:
+            if isinstance(ty, SubclassType) and ty.cls not in self.classes:
+                raise CorpusError("subclass @%s is not declared" % ty.cls)
+        global CURRENT_CLASSES
+        CURRENT_CLASSES = self.classes
 
     def entry(self, name=None):
         if name:
@@ -1108,6 +1170,8 @@ def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
     torch.manual_seed(0)
     module = Module(src)
     f = module.entry(entry)
+    if module.classes:
+        return _run_subclass(module, f, inputs_spec, tangents_spec, grad)
     inp = Inputs(inputs_spec)
     args = inp.args
     nargs = len(args)
@@ -1199,6 +1263,169 @@ def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
 
     result["grads"] = [None if l is None else grad_desc(l) for l in inp.leaf_of_arg]
     result["storage_grads"] = [None if l is None else grad_desc(l) for l in inp.storage_leaf]
+    return result
+
+
+# --------------------------------------------------------------------------
+# Programs with tensor subclasses (subclasses.py; docs/reference/json.md)
+
+def _flatten_subclass_args(module, f, spec):
+    """A dense input spec plus, per argument, how to rebuild it:
+    ("dense", d) | ("sub", cls, [children], requires_grad) | ("same", k)."""
+    dense = []
+    plans = []
+
+    def flat(a, ty, what, rg):
+        if "same_as" in a:
+            k = a["same_as"]
+            if isinstance(k, list):
+                raise CorpusError("%s: same_as paths are not supported by the golden generator" % what)
+            return ("same", k)
+        if isinstance(ty, SubclassType) or "subclass" in a:
+            if not isinstance(ty, SubclassType) or a.get("subclass") != ty.cls:
+                raise CorpusError("%s: subclass mismatch with the declared type %r" % (what, ty))
+            cls = module.classes[ty.cls]
+            decl_inner = ["a", "b"] if cls.__name__ == "TwoTensor" and not hasattr(cls, "INNER_CLASSES") else list(cls.INNER)
+            inner_classes = list(getattr(cls, "INNER_CLASSES", ("",) * len(decl_inner)))
+            if len(a["inner"]) != len(decl_inner):
+                raise CorpusError("%s: wrong number of inner tensors" % what)
+            own_rg = a.get("requires_grad", False) if rg is None else rg
+            children = []
+            for j, (x, ic) in enumerate(zip(a["inner"], inner_classes)):
+                cty = SubclassType(ic, ty.tensor) if ic else ty.tensor
+                children.append(flat(x, cty, "%s inner %d" % (what, j), False))
+            return ("sub", cls, children, own_rg if rg is None else False)
+        if rg is not None and a.get("requires_grad"):
+            raise CorpusError("%s: inner tensors take requires_grad from the subclass" % what)
+        dense.append(dict(a))
+        return ("dense", len(dense) - 1)
+
+    for i, (a, (_, ty)) in enumerate(zip(spec["args"], f.args)):
+        plans.append(flat(a, ty, "arg %d" % i, None))
+    return {"storages": spec.get("storages", []), "args": dense}, plans
+
+
+def _describe_any(module, t, top):
+    import subclasses
+    if subclasses.is_subclass(t):
+        d = {"subclass": type(t).__name__, "dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape),
+             "inner": [_describe_any(module, c, False) for c in subclasses.components(t)]}
+        meta = getattr(type(t), "META", None)
+        if meta is not None:
+            d["meta"] = meta
+        return d
+    return describe(t)
+
+
+def _dense_parts(t):
+    import subclasses
+    if subclasses.is_subclass(t):
+        return [p for c in subclasses.components(t) for p in _dense_parts(c)]
+    return [t]
+
+
+def _grad_any(g, like):
+    import subclasses
+    if g is None:
+        g = torch.zeros_like(like)
+    if subclasses.is_subclass(g):
+        d = {"subclass": type(g).__name__, "dtype": DTYPE_NAMES[g.dtype], "shape": list(g.shape),
+             "inner": [_grad_any(c, c) for c in subclasses.components(g)]}
+        meta = getattr(type(g), "META", None)
+        if meta is not None:
+            d["meta"] = meta
+        return d
+    return {"dtype": DTYPE_NAMES[g.dtype], "shape": list(g.shape), "data": _data(g)}
+
+
+def _tangent_any(module, spec, like, what):
+    import subclasses
+    if spec is None:
+        return torch.ones_like(like).detach()
+    if isinstance(spec, dict) and "subclass" in spec:
+        cls = module.classes[spec["subclass"]]
+        comps = [_tangent_any(module, x, c, what) for x, c in zip(spec["inner"], subclasses.components(like))]
+        return cls(*comps)
+    dense_like = _dense_parts(like)[0]
+    t = _tensor_from(spec if isinstance(spec, dict) else {"dtype": DTYPE_NAMES[dense_like.dtype],
+                                                          "shape": list(dense_like.shape), "data": spec}, what)
+    return t.to(dense_like.dtype)
+
+
+def _run_subclass(module, f, inputs_spec, tangents_spec, grad):
+    dense_spec, plans = _flatten_subclass_args(module, f, inputs_spec)
+    inp = Inputs(dense_spec)
+    args = []
+    leaf_of_arg = []
+
+    def build(p):
+        if p[0] == "dense":
+            return inp.args[p[1]], inp.leaf_of_arg[p[1]]
+        if p[0] == "same":
+            return args[p[1]], leaf_of_arg[p[1]]
+        _, cls, children, rg = p
+        comps = [build(c)[0] for c in children]
+        x = cls(*comps)
+        if rg:
+            x.requires_grad_()
+            return x, x
+        return x, None
+
+    for p in plans:
+        a, leaf = build(p)
+        args.append(a)
+        leaf_of_arg.append(leaf)
+    roots = [_history_root(a) for a in args]
+    try:
+        outs = module.call(f, args)
+    except TorchError as e:
+        return {"error": str(e).strip()}
+    result = {"outputs": [], "args_after": [_describe_any(module, a, False) for a in args]}
+    for o in outs:
+        d = _describe_any(module, o, True)
+        d["requires_grad"] = bool(o.requires_grad)
+        sids = {_storage_id(p) for p in _dense_parts(o)}
+        alias = None
+        for i, a in enumerate(args):
+            if any(_storage_id(p) in sids for p in _dense_parts(a)):
+                alias = i
+                break
+        d["alias_of_arg"] = alias
+        result["outputs"].append(d)
+    if not grad:
+        return result
+    leaves = [l for i, l in enumerate(leaf_of_arg) if l is not None and plans[i][0] != "same"]
+    leaves += [l for l in inp.storage_leaf if l is not None]
+    if not leaves:
+        return result
+    first = [i if plans[i][0] != "same" else plans[i][1] for i in range(len(args))]
+    mutated = [i for i in range(len(args))
+               if first[i] == i and args[i].requires_grad and id(roots[i]) in module.touched]
+    t_out = (tangents_spec or {}).get("outputs")
+    if (tangents_spec or {}).get("mutated_args") is not None:
+        raise CorpusError("mutated_args tangents are not supported by the subclass golden generator")
+    terms, seeds = [], []
+    try:
+        for j, o in enumerate(outs):
+            if o.requires_grad and o.dtype in FLOAT_DTYPES:
+                tj = _tangent_any(module, t_out[j] if t_out is not None else None, o, "tangent of output %d" % j)
+                terms.append((o * tj).sum())
+        for m in mutated:
+            terms.append((args[m] * torch.ones_like(args[m]).detach()).sum())
+    except RuntimeError as e:
+        return {"error": str(e).strip()}
+    grads_of = {}
+    terms = [t for t in terms if t.requires_grad]
+    if terms:
+        try:
+            gs = torch.autograd.grad(terms, leaves, grad_outputs=[torch.ones_like(t) for t in terms],
+                                     allow_unused=True)
+        except RuntimeError as e:
+            return {"error": str(e).strip()}
+        for leaf, g in zip(leaves, gs):
+            grads_of[id(leaf)] = g
+    result["grads"] = [None if l is None else _grad_any(grads_of.get(id(l)), l) for l in leaf_of_arg]
+    result["storage_grads"] = [None if l is None else _grad_any(grads_of.get(id(l)), l) for l in inp.storage_leaf]
     return result
 
 

@@ -8,7 +8,7 @@
 use aot::ir::size::{Limit, Limits};
 use aot::ir::{Context, ParseOptions, SourceMgr};
 use aot::run::json::{parse_tangents, InputSpec, TangentSpec};
-use aot::run::{fd, read_inputs, run_eager_calls, Calls, RunError};
+use aot::run::{fd, read_inputs, run_eager_calls, subclass, Calls, RunError};
 use clap::{Parser as _, ValueEnum};
 use serde_json::Value as Json;
 use std::process::ExitCode;
@@ -160,9 +160,22 @@ fn run(args: &Args) -> Result<(), RunError> {
     aot::ir::verify(&ctx, module).map_err(|ds| RunError::program(&ctx, &sources, &ds))?;
     let entry = args.entry.as_deref().map(|e| e.strip_prefix('@').unwrap_or(e));
     let func = aot::dialects::func::entry_func(&ctx, module, entry).map_err(RunError::input)?.op;
+    // A function with subclass values runs as its flattened dense function;
+    // the inputs, tangents and results cross the JSON boundary through the
+    // plan (see aot::run::subclass).
+    let plan = subclass::flatten_entry(&mut ctx, module, func).map_err(RunError::Program)?;
+    let wrapper = plan.as_ref().map(|p| subclass::Wrapper::new(&ctx, p));
+    let text = match &wrapper {
+        Some(_) => aot::ir::print_op(&ctx, module, aot::ir::PrintOptions { generic: false, debug_info: true }),
+        None => text,
+    };
+    let read_user_inputs = |t: String| match &wrapper {
+        Some(w) => w.flatten_inputs(&t),
+        None => Ok(t),
+    };
 
     let spec = match (&args.inputs, args.random_inputs) {
-        (Some(path), _) => read_inputs(&ctx, func, &read(path, "inputs")?)?,
+        (Some(path), _) => read_inputs(&ctx, func, &read_user_inputs(read(path, "inputs")?)?)?,
         (None, Some(seed)) => aot::run::random_inputs(&ctx, func, seed)?,
         (None, None) if aot::run::signature(&ctx, func)?.is_empty() => InputSpec::default(),
         (None, None) => return Err(RunError::input("give --inputs FILE or --random-inputs SEED")),
@@ -171,8 +184,17 @@ fn run(args: &Args) -> Result<(), RunError> {
         let text = serde_json::to_string_pretty(&aot::run::inputs_to_json(&spec)).expect("JSON serializes");
         std::fs::write(path, text + "\n").map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
     }
+    if let Some(w) = &wrapper {
+        w.check_shared(&aot::run::args_requiring_grad(&spec))?;
+    }
     let tangents = match &args.tangents {
-        Some(path) => parse_tangents(&read(path, "tangents")?)?,
+        Some(path) => {
+            let t = read(path, "tangents")?;
+            parse_tangents(&match &wrapper {
+                Some(w) => w.flatten_tangents(&t)?,
+                None => t,
+            })?
+        }
         None => TangentSpec::default(),
     };
 
@@ -223,7 +245,7 @@ fn run(args: &Args) -> Result<(), RunError> {
                 .clone()
                 .unwrap_or_else(|| if args.grad { "aot-train" } else { "aot-inference" }.to_string());
             let compile_for = match &args.compile_for {
-                Some(path) => Some(read_inputs(&ctx, func, &read(path, "compile-for inputs")?)?),
+                Some(path) => Some(read_inputs(&ctx, func, &read_user_inputs(read(path, "compile-for inputs")?)?)?),
                 None => None,
             };
             let opts = aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some(), compile_for };
@@ -239,6 +261,10 @@ fn run(args: &Args) -> Result<(), RunError> {
             out
         }
     };
+    let mut result = result;
+    if let Some(w) = &wrapper {
+        w.wrap_result(&mut result);
+    }
     let text = serde_json::to_string_pretty(&result).expect("JSON serializes") + "\n";
     match &args.output {
         Some(path) => {

@@ -1,0 +1,402 @@
+//! Subclass values at `aot-run`'s JSON boundary: the runtime wrapper of
+//! AOTAutograd's subclass handling (unwrap the arguments, call the dense
+//! function, wrap outputs, final arguments and gradients, coerce tangents).
+//!
+//! The entry function is flattened first (`flatten-subclasses`), and its
+//! `aot.subclass_plan` says where each user argument and result lives among
+//! the dense ones. An input file's subclass argument, `{"subclass": "C",
+//! "inner": [ARG, ...], "requires_grad": B}`, becomes its inner arguments
+//! (recursively, in declaration order) in a dense input file that the
+//! ordinary reader checks; the class, the number of inner tensors and the
+//! constant metadata are checked against the plan here (the class's part
+//! of the guards; the dense guards check every inner layout). A
+//! `same_as` names an earlier user argument (`k`) or one inner tensor of
+//! one (`[k, j, ...]`, a path through nested classes). Outputs, final
+//! arguments and gradients are regrouped the other way. A subclass output's
+//! tangent is a subclass value, or a dense tensor that is coerced (used for
+//! every component, as PyTorch's per-component backward does with a dense
+//! gradient); a subclass tangent for a dense output, or of another class,
+//! is an error naming the output. `mutated_args` tangents stay dense: one
+//! per mutated inner tensor, in flattened order.
+
+use super::RunError;
+use aot_ir::{AttrData, Attribute, Context, Op};
+use aot_passes::flatten_subclasses::{has_subclass_values, SubclassCreation, SubclassPlan};
+use serde_json::{json, Map, Value as Json};
+
+/// Flattens the module if `func` has subclass values; returns the plan.
+pub fn flatten_entry(ctx: &mut Context, module: Op, func: Op) -> Result<Option<SubclassPlan>, String> {
+    if !has_subclass_values(ctx, func) {
+        return Ok(None);
+    }
+    let mut pm = aot_ir::pass::PassManager::parse("builtin.module(func.func(flatten-subclasses))")
+        .map_err(|e| e.to_string())?;
+    pm.run(ctx, module, &mut std::io::sink()).map_err(|f| {
+        f.diagnostics.iter().map(|d| d.render(ctx, &aot_ir::SourceMgr::new())).collect::<String>()
+    })?;
+    SubclassPlan::of(ctx, func)
+}
+
+/// An attribute as JSON (for comparing constant metadata).
+pub fn attr_json(ctx: &Context, a: Attribute) -> Json {
+    match ctx.attr_data(a) {
+        AttrData::Unit => json!(true),
+        AttrData::Bool(b) => json!(b),
+        AttrData::Int { value, .. } => json!(value),
+        AttrData::Float { bits, .. } => json!(f64::from_bits(*bits)),
+        AttrData::Str(s) => json!(s.as_ref()),
+        AttrData::Array(items) => Json::Array(items.iter().map(|&i| attr_json(ctx, i)).collect()),
+        AttrData::I64Array(v) => json!(v),
+        AttrData::F64Array(v) => Json::Array(v.iter().map(|&b| json!(f64::from_bits(b))).collect()),
+        AttrData::Dict(entries) => Json::Object(
+            entries.iter().map(|na| (ctx.sym_str(na.name).to_string(), attr_json(ctx, na.value))).collect(),
+        ),
+        _ => Json::String(aot_ir::printer::attr_to_string(ctx, a)),
+    }
+}
+
+fn numbers_equal(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
+        (Json::Array(x), Json::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| numbers_equal(p, q)),
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| numbers_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The user-facing plan plus what the JSON layer needs from the module.
+pub struct Wrapper<'p> {
+    pub plan: &'p SubclassPlan,
+    /// Each entry's constant metadata as JSON, by class.
+    meta: Vec<(String, Json)>,
+}
+
+impl<'p> Wrapper<'p> {
+    pub fn new(ctx: &Context, plan: &'p SubclassPlan) -> Wrapper<'p> {
+        let mut meta = Vec::new();
+        fn collect(ctx: &Context, e: &SubclassCreation, out: &mut Vec<(String, Json)>) {
+            if let Some(m) = e.meta {
+                if !out.iter().any(|(c, _)| *c == e.class) {
+                    out.push((e.class.clone(), attr_json(ctx, m)));
+                }
+            }
+            for i in &e.inner {
+                collect(ctx, i, out);
+            }
+        }
+        for e in plan.inputs.iter().chain(&plan.outputs) {
+            collect(ctx, e, &mut meta);
+        }
+        Wrapper { plan, meta }
+    }
+
+    fn meta_of(&self, class: &str) -> Option<&Json> {
+        self.meta.iter().find(|(c, _)| c == class).map(|(_, m)| m)
+    }
+
+    /// The dense input file of a user input file.
+    pub fn flatten_inputs(&self, text: &str) -> Result<String, RunError> {
+        let mut root: Json = serde_json::from_str(text)
+            .map_err(|e| RunError::input(format!("invalid input file: {e} (line {}, column {})", e.line(), e.column())))?;
+        let Some(obj) = root.as_object_mut() else {
+            return Err(RunError::input("the input file must be a JSON object with 'args'"));
+        };
+        let args = match obj.get("args") {
+            None => Vec::new(),
+            Some(Json::Array(a)) => a.clone(),
+            Some(_) => return Err(RunError::input("'args' must be a list")),
+        };
+        if args.len() != self.plan.inputs.len() {
+            return Err(RunError::input(format!(
+                "the function takes {} arguments but the input file gives {}",
+                self.plan.inputs.len(),
+                args.len()
+            )));
+        }
+        let mut dense = Vec::with_capacity(self.plan.num_dense_inputs());
+        for (i, (a, e)) in args.iter().zip(&self.plan.inputs).enumerate() {
+            let what = format!("argument {i}");
+            self.flatten_arg(a, e, &what, None, &mut dense)?;
+        }
+        obj.insert("args".into(), Json::Array(dense));
+        Ok(root.to_string())
+    }
+
+    /// The dense position named by a `same_as`: an earlier user argument
+    /// (dense) or a path to one inner tensor of one.
+    fn same_as_target(&self, v: &Json, what: &str, want: &SubclassCreation) -> Result<Vec<usize>, RunError> {
+        let bad = || RunError::input(format!("{what}: 'same_as' must be an earlier argument k or a path [k, j, ...] to an inner tensor"));
+        let path: Vec<usize> = match v {
+            Json::Number(n) => vec![n.as_u64().ok_or_else(bad)? as usize],
+            Json::Array(p) if !p.is_empty() => {
+                p.iter().map(|x| x.as_u64().map(|k| k as usize).ok_or_else(bad)).collect::<Result<_, _>>()?
+            }
+            _ => return Err(bad()),
+        };
+        let mut e = self.plan.inputs.get(path[0]).ok_or_else(bad)?;
+        for &j in &path[1..] {
+            e = e.inner.get(j).ok_or_else(|| {
+                RunError::input(format!("{what}: 'same_as' path {path:?} does not name an inner tensor"))
+            })?;
+        }
+        if e.class != want.class {
+            let name = |c: &str| if c.is_empty() { "a dense tensor".to_string() } else { format!("a @{c} value") };
+            return Err(RunError::input(format!(
+                "{what}: 'same_as' {path:?} is {}, but this argument is {}",
+                name(&e.class),
+                name(&want.class)
+            )));
+        }
+        Ok(e.range().collect())
+    }
+
+    fn flatten_arg(
+        &self,
+        a: &Json,
+        e: &SubclassCreation,
+        what: &str,
+        requires_grad: Option<bool>,
+        dense: &mut Vec<Json>,
+    ) -> Result<(), RunError> {
+        if let Some(same) = a.get("same_as") {
+            let targets = self.same_as_target(same, what, e)?;
+            if targets.iter().any(|&t| t >= dense.len()) {
+                return Err(RunError::input(format!("{what}: 'same_as' must name an earlier argument")));
+            }
+            dense.extend(targets.into_iter().map(|t| json!({ "same_as": t })));
+            return Ok(());
+        }
+        let sub = a.get("subclass");
+        if e.is_dense() {
+            if let Some(c) = sub {
+                return Err(RunError::input(format!("{what}: the function takes a dense tensor, but the input is a subclass {c}")));
+            }
+            let mut a = a.clone();
+            if let Some(rg) = requires_grad {
+                if a.get("requires_grad").is_some() {
+                    return Err(RunError::input(format!(
+                        "{what}: an inner tensor takes 'requires_grad' from its subclass value; remove it here"
+                    )));
+                }
+                if let Some(o) = a.as_object_mut() {
+                    o.insert("requires_grad".into(), json!(rg));
+                }
+            }
+            dense.push(a);
+            return Ok(());
+        }
+        let Some(class) = sub else {
+            return Err(RunError::input(format!(
+                "{what}: the function takes a @{} value: give {{\"subclass\": \"{}\", \"inner\": [...]}}",
+                e.class, e.class
+            )));
+        };
+        if class.as_str() != Some(e.class.as_str()) {
+            return Err(RunError::input(format!("{what}: the function takes a @{} value, but the input is a {class} value", e.class)));
+        }
+        if let Some(m) = a.get("meta") {
+            let want = self.meta_of(&e.class).cloned().unwrap_or(Json::Object(Map::new()));
+            if !numbers_equal(m, &want) {
+                return Err(RunError::input(format!(
+                    "{what}: @{} was compiled for the constant metadata {want}, but the input has {m}",
+                    e.class
+                )));
+            }
+        }
+        if let Some(k) = a.as_object().and_then(|o| o.keys().find(|k| !["subclass", "inner", "requires_grad", "meta"].contains(&k.as_str()))) {
+            return Err(RunError::input(format!("{what}: unknown key '{k}' in a subclass argument")));
+        }
+        let rg = match a.get("requires_grad") {
+            None => requires_grad,
+            Some(Json::Bool(b)) => {
+                if requires_grad.is_some() {
+                    return Err(RunError::input(format!(
+                        "{what}: a nested subclass value takes 'requires_grad' from the outer one; remove it here"
+                    )));
+                }
+                Some(*b)
+            }
+            Some(_) => return Err(RunError::input(format!("{what}: 'requires_grad' must be true or false"))),
+        };
+        let inner = a.get("inner").and_then(|i| i.as_array()).ok_or_else(|| {
+            RunError::input(format!("{what}: a subclass argument needs 'inner', the list of its inner tensors"))
+        })?;
+        if inner.len() != e.inner.len() {
+            return Err(RunError::input(format!(
+                "{what}: @{} has {} inner tensors, but the input gives {}",
+                e.class,
+                e.inner.len(),
+                inner.len()
+            )));
+        }
+        for (j, (x, ie)) in inner.iter().zip(&e.inner).enumerate() {
+            self.flatten_arg(x, ie, &format!("{what} inner tensor {j}"), rg, dense)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a call in which a dense argument shared by the components
+    /// of a dispatched op requires grad (`requires_grad[d]` per dense arg).
+    pub fn check_shared(&self, requires_grad: &[bool]) -> Result<(), RunError> {
+        for &i in &self.plan.shared_with_components {
+            let d = self.plan.inputs[i].start;
+            if requires_grad.get(d).copied().unwrap_or(false) {
+                return Err(RunError::input(aot_passes::flatten_subclasses::shared_arg_message(i)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The dense tangent file of a user tangent file.
+    pub fn flatten_tangents(&self, text: &str) -> Result<String, RunError> {
+        let mut root: Json = serde_json::from_str(text)
+            .map_err(|e| RunError::input(format!("invalid tangent file: {e} (line {}, column {})", e.line(), e.column())))?;
+        let Some(obj) = root.as_object_mut() else { return Ok(text.to_string()) };
+        let Some(Json::Array(outs)) = obj.get("outputs").cloned() else { return Ok(text.to_string()) };
+        if outs.len() != self.plan.outputs.len() {
+            return Err(RunError::input(format!(
+                "the tangent file gives {} output tangents, but the function has {} outputs",
+                outs.len(),
+                self.plan.outputs.len()
+            )));
+        }
+        let mut dense = Vec::new();
+        for (k, (t, e)) in outs.iter().zip(&self.plan.outputs).enumerate() {
+            flatten_tangent(t, e, k, &mut dense)?;
+        }
+        obj.insert("outputs".into(), Json::Array(dense));
+        Ok(root.to_string())
+    }
+
+    /// Regroups a dense result file (`outputs`, `args_after`, `grads`)
+    /// into the user's arguments and results.
+    pub fn wrap_result(&self, out: &mut Json) {
+        let owner = self.plan.input_owner();
+        let take = |out: &Json, key: &str| out.get(key).and_then(|v| v.as_array()).cloned();
+        if let Some(outs) = take(out, "outputs") {
+            let wrapped: Vec<Json> = self
+                .plan
+                .outputs
+                .iter()
+                .map(|e| {
+                    let mut v = self.group(e, &outs, true);
+                    let leaves = &outs[e.range()];
+                    let alias = leaves.iter().find_map(|l| l.get("alias_of_arg").and_then(|a| a.as_u64()));
+                    let alias = alias.and_then(|d| owner.get(d as usize).copied());
+                    let rg = leaves.iter().any(|l| l.get("requires_grad") == Some(&Json::Bool(true)));
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("alias_of_arg".into(), json!(alias));
+                        o.insert("requires_grad".into(), json!(rg));
+                    }
+                    v
+                })
+                .collect();
+            out["outputs"] = Json::Array(wrapped);
+        }
+        if let Some(args) = take(out, "args_after") {
+            out["args_after"] = Json::Array(self.plan.inputs.iter().map(|e| self.group(e, &args, false)).collect());
+        }
+        if let Some(grads) = take(out, "grads") {
+            out["grads"] = Json::Array(self.plan.inputs.iter().map(|e| self.group_grad(e, &grads)).collect());
+        }
+    }
+
+    fn group(&self, e: &SubclassCreation, dense: &[Json], top: bool) -> Json {
+        if e.is_dense() {
+            let mut v = dense.get(e.start).cloned().unwrap_or(Json::Null);
+            if !top {
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("alias_of_arg");
+                    o.remove("requires_grad");
+                }
+            }
+            return v;
+        }
+        let inner: Vec<Json> = e.inner.iter().map(|i| self.group(i, dense, false)).collect();
+        let first = dense.get(e.start).cloned().unwrap_or(Json::Null);
+        let mut m = Map::new();
+        m.insert("subclass".into(), json!(e.class));
+        m.insert("dtype".into(), first.get("dtype").cloned().unwrap_or(Json::Null));
+        m.insert("shape".into(), first.get("shape").cloned().unwrap_or(Json::Null));
+        if let Some(meta) = self.meta_of(&e.class) {
+            m.insert("meta".into(), meta.clone());
+        }
+        m.insert("inner".into(), Json::Array(inner));
+        Json::Object(m)
+    }
+
+    fn group_grad(&self, e: &SubclassCreation, grads: &[Json]) -> Json {
+        if e.is_dense() {
+            return grads.get(e.start).cloned().unwrap_or(Json::Null);
+        }
+        let leaves = grads.get(e.range()).unwrap_or(&[]);
+        if leaves.iter().all(|g| g.is_null()) {
+            return Json::Null;
+        }
+        let template = leaves.iter().find(|g| !g.is_null()).cloned().unwrap_or(Json::Null);
+        let zeros = |t: &Json| {
+            let n = t.get("data").and_then(|d| d.as_array()).map_or(0, |d| d.len());
+            json!({"dtype": t.get("dtype"), "shape": t.get("shape"), "data": vec![0.0; n]})
+        };
+        fn fill(e: &SubclassCreation, grads: &[Json], zero: &Json, class_meta: &dyn Fn(&str) -> Option<Json>) -> Json {
+            if e.is_dense() {
+                let g = grads.get(e.start).cloned().unwrap_or(Json::Null);
+                return if g.is_null() { zero.clone() } else { g };
+            }
+            let mut m = Map::new();
+            m.insert("subclass".into(), json!(e.class));
+            m.insert("dtype".into(), zero.get("dtype").cloned().unwrap_or(Json::Null));
+            m.insert("shape".into(), zero.get("shape").cloned().unwrap_or(Json::Null));
+            if let Some(meta) = class_meta(&e.class) {
+                m.insert("meta".into(), meta);
+            }
+            m.insert("inner".into(), Json::Array(e.inner.iter().map(|i| fill(i, grads, zero, class_meta)).collect()));
+            Json::Object(m)
+        }
+        let zero = zeros(&template);
+        fill(e, grads, &zero, &|c| self.meta_of(c).cloned())
+    }
+}
+
+fn flatten_tangent(t: &Json, e: &SubclassCreation, k: usize, dense: &mut Vec<Json>) -> Result<(), RunError> {
+    let sub = t.get("subclass");
+    if e.is_dense() {
+        if let Some(c) = sub {
+            return Err(RunError::input(format!(
+                "tangent of output {k}: the output is a dense tensor, but the tangent is a subclass {c}"
+            )));
+        }
+        dense.push(t.clone());
+        return Ok(());
+    }
+    match sub {
+        // A dense (or absent) tangent is coerced: every component gets it.
+        None => {
+            dense.extend(std::iter::repeat_n(t.clone(), e.count));
+            Ok(())
+        }
+        Some(c) if c.as_str() != Some(e.class.as_str()) => Err(RunError::input(format!(
+            "tangent of output {k}: the output is a @{} value, but the tangent is a {c} value; give a @{} or a dense tangent",
+            e.class, e.class
+        ))),
+        Some(_) => {
+            let inner = t.get("inner").and_then(|i| i.as_array()).ok_or_else(|| {
+                RunError::input(format!("tangent of output {k}: a subclass tangent needs 'inner'"))
+            })?;
+            if inner.len() != e.inner.len() {
+                return Err(RunError::input(format!(
+                    "tangent of output {k}: @{} has {} inner tensors, but the tangent gives {}",
+                    e.class,
+                    e.inner.len(),
+                    inner.len()
+                )));
+            }
+            for (x, ie) in inner.iter().zip(&e.inner) {
+                flatten_tangent(x, ie, k, dense)?;
+            }
+            Ok(())
+        }
+    }
+}
