@@ -124,6 +124,8 @@ fn random_conventions(backend: Backend, default_per_case: u64) {
         }
         let text = std::fs::read_to_string(path).unwrap();
         let file = path.display().to_string();
+        // Subclass programs: random conventions of their inner tensors.
+        let Ok((text, _)) = aot::run::subclass::flatten_text(&text, &file) else { continue };
         let mut sources = SourceMgr::new();
         sources.add(&file, Arc::from(text.as_str()));
         let parse = |ctx: &mut Context| {

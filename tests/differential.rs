@@ -24,6 +24,9 @@ pub fn check(mlir: &Path, pipeline: &str, backend: Backend) -> Result<Vec<String
     let text = std::fs::read_to_string(mlir).map_err(|e| e.to_string())?;
     let inputs_path = PathBuf::from(mlir.to_string_lossy().replace(".mlir", ".inputs.json"));
     let Ok(inputs) = std::fs::read_to_string(&inputs_path) else { return Ok(Vec::new()) };
+    // Subclass programs: both runs on the flattened program.
+    let case = aot::run::subclass::dense_case(&text, &mlir.display().to_string(), &inputs, None)?;
+    let (text, inputs) = (case.text, case.inputs);
     let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
     let file = mlir.display().to_string();
     let mut sources = SourceMgr::new();

@@ -34,6 +34,15 @@ fn check(
 ) -> Result<Option<Vec<String>>, String> {
     let text = std::fs::read_to_string(mlir).map_err(|e| e.to_string())?;
     let Ok(inputs) = std::fs::read_to_string(sibling(mlir, ".inputs.json")) else { return Ok(None) };
+    // Subclass programs run flattened; results are wrapped back below.
+    let tangents_text = std::fs::read_to_string(sibling(mlir, ".tangents.json")).ok();
+    let case = aot::run::subclass::dense_case(&text, &mlir.display().to_string(), &inputs, tangents_text.as_deref())?;
+    let wrap = |j: &mut Json| {
+        if let Some(w) = &case.wrapper {
+            w.wrap_result(j)
+        }
+    };
+    let (text, inputs) = (case.text.clone(), case.inputs.clone());
     let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
     let differentiates = spec.args.iter().any(|a| {
         matches!(
@@ -45,9 +54,9 @@ fn check(
     if !differentiates {
         return Ok(None);
     }
-    let tangents = match std::fs::read_to_string(sibling(mlir, ".tangents.json")) {
-        Ok(t) => parse_tangents(&t).map_err(|e| e.to_string())?,
-        Err(_) => TangentSpec::default(),
+    let tangents = match &case.tangents {
+        Some(t) => parse_tangents(t).map_err(|e| e.to_string())?,
+        None => TangentSpec::default(),
     };
     let file = mlir.display().to_string();
     let mut sources = SourceMgr::new();
@@ -73,6 +82,7 @@ fn check(
         Some(g) if g.get("grads").is_some() => {
             // Outputs and arguments as eager has them (layouts included).
             let mut e = run_eager(&ctx, &sources, f, &spec, 0, false).map_err(|e| e.to_string())?.to_json();
+            wrap(&mut e);
             e["grads"] = g["grads"].clone();
             if let Some(sg) = g.get("storage_grads") {
                 e["storage_grads"] = sg.clone();
@@ -90,6 +100,7 @@ fn check(
                     }
                     Err(_) => return Ok(None),
                 }
+                wrap(&mut e);
                 e
             }
         },
@@ -105,6 +116,7 @@ fn check(
                     c["grads"] = g;
                     c["storage_grads"] = sg;
                 }
+                wrap(&mut c);
                 c
             }
             Err(e) => json!({ "error": e.to_string() }),

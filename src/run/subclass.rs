@@ -37,6 +37,54 @@ pub fn flatten_entry(ctx: &mut Context, module: Op, func: Op) -> Result<Option<S
     SubclassPlan::of(ctx, func)
 }
 
+/// A test case (module text, input file, optional tangent file) with its
+/// subclass values flattened: the dense module's text and the dense input
+/// and tangent files, and the wrapper that turns dense results back into
+/// the user's (none when the entry has no subclass values).
+pub struct DenseCase {
+    pub text: String,
+    pub inputs: String,
+    pub tangents: Option<String>,
+    pub wrapper: Option<Wrapper>,
+}
+
+/// A module text with its entry's subclass values flattened (printed with
+/// locations, so diagnostics still point into `file`), and the wrapper;
+/// the text unchanged and no wrapper when the entry has none.
+pub fn flatten_text(text: &str, file: &str) -> Result<(String, Option<Wrapper>), String> {
+    if !text.contains("aot.subclass") {
+        return Ok((text.to_string(), None));
+    }
+    let mut ctx = Context::new();
+    let opts = aot_ir::ParseOptions { file: file.to_string(), first_line: 1 };
+    let module = aot_ir::parse_module(&mut ctx, text, &opts).map_err(|d| d.message)?;
+    aot_ir::verify(&ctx, module).map_err(|d| d[0].message.clone())?;
+    let func = aot_dialects::func::entry_func(&ctx, module, None)?.op;
+    let Some(plan) = flatten_entry(&mut ctx, module, func)? else { return Ok((text.to_string(), None)) };
+    let w = Wrapper::new(&ctx, &plan);
+    Ok((aot_ir::print_op(&ctx, module, aot_ir::PrintOptions { generic: false, debug_info: true }), Some(w)))
+}
+
+/// Flattens a case for the harnesses that run the corpus (`file` names the
+/// module in diagnostics).
+pub fn dense_case(text: &str, file: &str, inputs: &str, tangents: Option<&str>) -> Result<DenseCase, String> {
+    let (text, wrapper) = flatten_text(text, file)?;
+    let Some(w) = wrapper else {
+        return Ok(DenseCase {
+            text,
+            inputs: inputs.to_string(),
+            tangents: tangents.map(str::to_string),
+            wrapper: None,
+        });
+    };
+    Ok(DenseCase {
+        text,
+        inputs: w.flatten_inputs(inputs).map_err(|e| e.to_string())?,
+        tangents: tangents.map(|t| w.flatten_tangents(t)).transpose().map_err(|e| e.to_string())?,
+        wrapper: Some(w),
+    })
+}
+
 /// An attribute as JSON (for comparing constant metadata).
 pub fn attr_json(ctx: &Context, a: Attribute) -> Json {
     match ctx.attr_data(a) {
@@ -67,14 +115,15 @@ fn numbers_equal(a: &Json, b: &Json) -> bool {
 }
 
 /// The user-facing plan plus what the JSON layer needs from the module.
-pub struct Wrapper<'p> {
-    pub plan: &'p SubclassPlan,
+#[derive(Clone, Debug)]
+pub struct Wrapper {
+    pub plan: SubclassPlan,
     /// Each entry's constant metadata as JSON, by class.
     meta: Vec<(String, Json)>,
 }
 
-impl<'p> Wrapper<'p> {
-    pub fn new(ctx: &Context, plan: &'p SubclassPlan) -> Wrapper<'p> {
+impl Wrapper {
+    pub fn new(ctx: &Context, plan: &SubclassPlan) -> Wrapper {
         let mut meta = Vec::new();
         fn collect(ctx: &Context, e: &SubclassCreation, out: &mut Vec<(String, Json)>) {
             if let Some(m) = e.meta {
@@ -89,7 +138,7 @@ impl<'p> Wrapper<'p> {
         for e in plan.inputs.iter().chain(&plan.outputs) {
             collect(ctx, e, &mut meta);
         }
-        Wrapper { plan, meta }
+        Wrapper { plan: plan.clone(), meta }
     }
 
     fn meta_of(&self, class: &str) -> Option<&Json> {
