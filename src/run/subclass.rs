@@ -206,7 +206,9 @@ impl Wrapper {
         a: &Json,
         e: &SubclassCreation,
         what: &str,
-        requires_grad: Option<bool>,
+        // `None` at the top level; inside a subclass value, its
+        // `requires_grad` (`None`: the function's declaration decides).
+        parent: Option<Option<bool>>,
         dense: &mut Vec<Json>,
     ) -> Result<(), RunError> {
         if let Some(same) = a.get("same_as") {
@@ -223,13 +225,13 @@ impl Wrapper {
                 return Err(RunError::input(format!("{what}: the function takes a dense tensor, but the input is a subclass {c}")));
             }
             let mut a = a.clone();
-            if let Some(rg) = requires_grad {
+            if let Some(rg) = parent {
                 if a.get("requires_grad").is_some() {
                     return Err(RunError::input(format!(
                         "{what}: an inner tensor takes 'requires_grad' from its subclass value; remove it here"
                     )));
                 }
-                if let Some(o) = a.as_object_mut() {
+                if let (Some(rg), Some(o)) = (rg, a.as_object_mut()) {
                     o.insert("requires_grad".into(), json!(rg));
                 }
             }
@@ -258,9 +260,9 @@ impl Wrapper {
             return Err(RunError::input(format!("{what}: unknown key '{k}' in a subclass argument")));
         }
         let rg = match a.get("requires_grad") {
-            None => requires_grad,
+            None => parent.flatten(),
             Some(Json::Bool(b)) => {
-                if requires_grad.is_some() {
+                if parent.is_some() {
                     return Err(RunError::input(format!(
                         "{what}: a nested subclass value takes 'requires_grad' from the outer one; remove it here"
                     )));
@@ -281,7 +283,7 @@ impl Wrapper {
             )));
         }
         for (j, (x, ie)) in inner.iter().zip(&e.inner).enumerate() {
-            self.flatten_arg(x, ie, &format!("{what} inner tensor {j}"), rg, dense)?;
+            self.flatten_arg(x, ie, &format!("{what} inner tensor {j}"), Some(rg), dense)?;
         }
         Ok(())
     }
