@@ -157,41 +157,59 @@ impl Module {
     /// its only public function, else `@main`) for the convention of
     /// `example_args`.
     pub fn compile(&self, name: Option<&str>, example_args: &[Tensor], opts: &Options) -> Result<Function, Error> {
-        let (mut ctx, m, sources) = parse(&self.text, &self.file)?;
+        let (ctx, m, sources) = parse(&self.text, &self.file)?;
         let name = name.map(|n| n.strip_prefix('@').unwrap_or(n));
         let func = aot_dialects::func::entry_func(&ctx, m, name).map_err(Error::Signature)?.op;
-        let params = crate::run::signature(&ctx, func).map_err(|e| Error::Signature(e.to_string()))?;
-        if params.len() != example_args.len() {
+        if aot_passes::flatten_subclasses::has_subclass_values(&ctx, func) {
+            return Err(Error::Signature(
+                "the function takes or makes tensor subclass values: compile it with aot::subclass::compile".into(),
+            ));
+        }
+        compile_entry(ctx, m, func, &sources, example_args, opts)
+    }
+
+    /// The parsed module (for the other compile entry points).
+    pub(crate) fn parsed(&self) -> Result<(Context, aot_ir::Op, SourceMgr), Error> {
+        parse(&self.text, &self.file)
+    }
+}
+
+/// Compiles `func` of `m` (dense tensors only) for the convention of
+/// `example_args`.
+pub(crate) fn compile_entry(
+    mut ctx: Context,
+    m: aot_ir::Op,
+    func: aot_ir::Op,
+    sources: &SourceMgr,
+    example_args: &[Tensor],
+    opts: &Options,
+) -> Result<Function, Error> {
+    let params = crate::run::signature(&ctx, func).map_err(|e| Error::Signature(e.to_string()))?;
+    if params.len() != example_args.len() {
+        return Err(Error::Signature(format!(
+            "the function takes {} arguments, got {} example arguments",
+            params.len(),
+            example_args.len()
+        )));
+    }
+    for (i, (p, a)) in params.iter().zip(example_args).enumerate() {
+        if a.dtype() != p.elem || a.sizes()[..] != p.shape[..] {
             return Err(Error::Signature(format!(
-                "the function takes {} arguments, got {} example arguments",
-                params.len(),
-                example_args.len()
+                "argument {i}: the function expects {p}, got a {} tensor of shape {:?}",
+                a.dtype(),
+                a.sizes().to_vec()
             )));
         }
-        for (i, (p, a)) in params.iter().zip(example_args).enumerate() {
-            if a.dtype() != p.elem || a.sizes()[..] != p.shape[..] {
-                return Err(Error::Signature(format!(
-                    "argument {i}: the function expects {p}, got a {} tensor of shape {:?}",
-                    a.dtype(),
-                    a.sizes().to_vec()
-                )));
-            }
-        }
-        let f =
-            aot_dialects::func::FuncView::new(&ctx, func).ok_or_else(|| Error::Signature("not a function".into()))?;
-        let outputs =
-            f.function_type(&ctx).1.iter().map(|&t| ctx.as_tensor(t).map(|t| (t.elem, t.shape.to_vec()))).collect();
-        let spec = convention_of(example_args)?;
-        annotate_convention(&mut aot_ir::Rewriter::new(&mut ctx), func, &spec).map_err(Error::Signature)?;
-        let copts = CompileOptions {
-            pipeline: opts.pipeline.clone(),
-            backend: opts.backend,
-            keep_ir: false,
-            compile_for: None,
-        };
-        let c = compile(ctx, &sources, m, func, &copts).map_err(Error::Compile)?;
-        Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, outputs })
     }
+    let f = aot_dialects::func::FuncView::new(&ctx, func).ok_or_else(|| Error::Signature("not a function".into()))?;
+    let outputs =
+        f.function_type(&ctx).1.iter().map(|&t| ctx.as_tensor(t).map(|t| (t.elem, t.shape.to_vec()))).collect();
+    let spec = convention_of(example_args)?;
+    annotate_convention(&mut aot_ir::Rewriter::new(&mut ctx), func, &spec).map_err(Error::Signature)?;
+    let copts =
+        CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: false, compile_for: None };
+    let c = compile(ctx, sources, m, func, &copts).map_err(Error::Compile)?;
+    Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, outputs })
 }
 
 /// A compiled function with its runtime calling convention.

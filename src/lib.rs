@@ -18,6 +18,7 @@ pub mod compile;
 pub mod function;
 pub mod models;
 pub mod run;
+pub mod subclass;
 mod train_plan;
 
 pub use compile::Backend;

@@ -47,7 +47,8 @@ fn run(text: &str, inputs: &str, opts: Option<&CompileOptions>, grad: bool, seed
             let r = run_eager(&ctx, &sources, f, &spec, seed, false).map_err(|e| e.to_string())?;
             let mut out = r.to_json();
             if grad {
-                let g = fd::finite_differences(&ctx, &sources, f, &spec, &tangents, &r, seed).map_err(|e| e.to_string())?;
+                let g =
+                    fd::finite_differences(&ctx, &sources, f, &spec, &tangents, &r, seed).map_err(|e| e.to_string())?;
                 out["grads"] = Json::Array(g.grads);
             }
             out
@@ -243,5 +244,129 @@ func.func @main(%x: !aot.subclass<@TwoTensor, tensor<64xf32>>) -> !aot.subclass<
         let g = &compiled["grads"][0]["inner"];
         assert_eq!(g[0]["data"], *a, "grad of component a");
         assert_eq!(g[1]["data"], *b, "grad of component b");
+    }
+}
+
+mod embedding {
+    use aot::subclass::{compile, Value};
+    use aot::{Module, Options, Tensor};
+
+    const PROGRAM: &str = r#"
+aot.subclass @TwoTensor {inner = ["a", "b"]}
+func.func @step(%w: !aot.subclass<@TwoTensor, tensor<3x2xf32>>, %x: tensor<4x3xf32>, %acc: !aot.subclass<@TwoTensor, tensor<3x2xf32>>) -> (tensor<f32>, !aot.subclass<@TwoTensor, tensor<f32>>, !aot.subclass<@TwoTensor, tensor<2x3xf32>>) {
+  %h = tensor.matmul %x, %w : tensor<4x3xf32>, !aot.subclass<@TwoTensor, tensor<3x2xf32>> -> !aot.subclass<@TwoTensor, tensor<4x2xf32>>
+  %t = tensor.tanh %h : !aot.subclass<@TwoTensor, tensor<4x2xf32>>
+  %l = tensor.sum %t {dims = [0, 1]} : !aot.subclass<@TwoTensor, tensor<4x2xf32>> -> !aot.subclass<@TwoTensor, tensor<f32>>
+  mut.add_ %acc, %w : !aot.subclass<@TwoTensor, tensor<3x2xf32>>
+  %v = view.transpose %acc {dim0 = 0, dim1 = 1} : !aot.subclass<@TwoTensor, tensor<3x2xf32>> -> !aot.subclass<@TwoTensor, tensor<2x3xf32>>
+  %a, %b = aot.subclass_unwrap %l : !aot.subclass<@TwoTensor, tensor<f32>> -> (tensor<f32>, tensor<f32>)
+  %d = tensor.sub %a, %b : tensor<f32>
+  return %d, %l, %v : tensor<f32>, !aot.subclass<@TwoTensor, tensor<f32>>, !aot.subclass<@TwoTensor, tensor<2x3xf32>>
+}
+"#;
+
+    /// The same step on dense tensors, for one component.
+    const DENSE: &str = r#"
+func.func @step(%w: tensor<3x2xf32>, %x: tensor<4x3xf32>) -> tensor<f32> {
+  %h = tensor.matmul %x, %w : tensor<4x3xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
+  %t = tensor.tanh %h : tensor<4x2xf32>
+  %l = tensor.sum %t {dims = [0, 1]} : tensor<4x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+"#;
+
+    fn t(v: &[f32], shape: &[i64]) -> Tensor {
+        Tensor::from_slice::<f32>(v, shape).unwrap()
+    }
+
+    fn two(a: Tensor, b: Tensor) -> Value {
+        Value::subclass("TwoTensor", vec![Value::Tensor(a), Value::Tensor(b)])
+    }
+
+    /// Mutations land in the caller's inner tensors, aliased outputs are
+    /// views of them, gradients are subclass values equal to the dense
+    /// program's per component, and a dense tangent is coerced.
+    #[test]
+    fn embedding_api_runs_subclass_functions() {
+        aot::init();
+        let module = Module::parse(PROGRAM, "step.mlir").unwrap();
+        let dense = Module::parse(DENSE, "dense.mlir").unwrap();
+        let wa: Vec<f32> = (0..6).map(|i| 0.1 * i as f32 - 0.2).collect();
+        let wb: Vec<f32> = (0..6).map(|i| 0.3 - 0.07 * i as f32).collect();
+        let xs: Vec<f32> = (0..12).map(|i| ((i * 7) % 5) as f32 * 0.25 - 0.5).collect();
+        let make = || {
+            let (a, b) = (t(&wa, &[3, 2]), t(&wb, &[3, 2]));
+            a.set_requires_grad(true);
+            b.set_requires_grad(true);
+            (two(a, b), t(&xs, &[4, 3]), two(t(&[0.0; 6], &[3, 2]), t(&[1.0; 6], &[3, 2])))
+        };
+        for opts in [Options::training(), Options::training().with_backend(aot::Backend::Interp)] {
+            let (w, x, acc) = make();
+            let mut f = compile(&module, None, &[w.clone(), Value::Tensor(x.clone()), acc.clone()], &opts).unwrap();
+            let (outs, saved) = f.forward(&[w.clone(), Value::Tensor(x.clone()), acc.clone()]).unwrap();
+            // acc += w landed in the caller's inner tensors; the output views them.
+            let acc_b = acc.inner()[1].tensor().unwrap();
+            let want: Vec<f32> = wb.iter().map(|v| v + 1.0).collect();
+            assert_eq!(acc_b.to_vec::<f32>().unwrap(), want);
+            let v_b = outs[2].inner()[1].tensor().unwrap();
+            assert!(v_b.shares_storage(acc_b), "the transposed output must view the argument's inner tensor");
+            // Losses per component, and their difference as a dense output.
+            let la = outs[1].inner()[0].tensor().unwrap().to_vec::<f32>().unwrap()[0];
+            let lb = outs[1].inner()[1].tensor().unwrap().to_vec::<f32>().unwrap()[0];
+            assert!((outs[0].tensor().unwrap().to_vec::<f32>().unwrap()[0] - (la - lb)).abs() < 1e-6);
+            // Backward: a dense tangent 1 for the subclass loss (coerced),
+            // 0 for the dense difference (a scalar's default would be 1).
+            let (one, zero) = (t(&[1.0], &[]), t(&[0.0], &[]));
+            let grads = f.backward(saved, &[Some(Value::Tensor(zero)), Some(Value::Tensor(one)), None]).unwrap();
+            let g = grads[0].as_ref().expect("w requires grad");
+            assert_eq!(g.class(), Some("TwoTensor"));
+            for (k, wk) in [&wa, &wb].into_iter().enumerate() {
+                let wd = t(wk, &[3, 2]);
+                wd.set_requires_grad(true);
+                let xd = t(&xs, &[4, 3]);
+                let mut fd = dense.compile(None, &[wd.clone(), xd.clone()], &Options::training()).unwrap();
+                let (lo, s) = fd.forward(&[wd, xd]).unwrap();
+                let l = lo[0].to_vec::<f32>().unwrap()[0];
+                assert!((l - [la, lb][k]).abs() < 1e-5, "loss of component {k}");
+                let gd = fd.backward(s, &[None]).unwrap().args[0].clone().unwrap().to_vec::<f32>().unwrap();
+                let gs = g.inner()[k].tensor().unwrap().to_vec::<f32>().unwrap();
+                for (p, q) in gs.iter().zip(&gd) {
+                    assert!((p - q).abs() < 1e-5, "component {k}: {gs:?} vs {gd:?}");
+                }
+            }
+        }
+    }
+
+    /// Calls that break the convention are refused and change nothing.
+    #[test]
+    fn embedding_api_guards_subclass_arguments() {
+        aot::init();
+        let module = Module::parse(PROGRAM, "step.mlir").unwrap();
+        let w = two(t(&[0.5; 6], &[3, 2]), t(&[0.25; 6], &[3, 2]));
+        let acc = two(t(&[0.0; 6], &[3, 2]), t(&[0.0; 6], &[3, 2]));
+        let x = Value::Tensor(t(&[1.0; 12], &[4, 3]));
+        let mut f = compile(&module, None, &[w.clone(), x.clone(), acc.clone()], &Options::inference()).unwrap();
+        // A dense tensor where a TwoTensor is expected.
+        let e = f.call(&[Value::Tensor(t(&[0.5; 6], &[3, 2])), x.clone(), acc.clone()]).unwrap_err();
+        assert!(e.to_string().contains("takes a @TwoTensor value, got a dense tensor"), "{e}");
+        // Another class.
+        let other = Value::subclass("Other", w.inner().to_vec());
+        let e = f.call(&[other, x.clone(), acc.clone()]).unwrap_err();
+        assert!(e.to_string().contains("got a @Other value"), "{e}");
+        // An inner tensor that aliases another argument's: the dense guards.
+        let shared = acc.inner()[0].tensor().unwrap().clone();
+        let aliased = two(shared, t(&[0.25; 6], &[3, 2]));
+        let before = acc.inner()[0].tensor().unwrap().to_vec::<f32>().unwrap();
+        assert!(f.call(&[aliased, x.clone(), acc.clone()]).is_err());
+        assert_eq!(
+            acc.inner()[0].tensor().unwrap().to_vec::<f32>().unwrap(),
+            before,
+            "a refused call changed an argument"
+        );
+        // Inner tensors that disagree on requires_grad.
+        let a = t(&[0.5; 6], &[3, 2]);
+        a.set_requires_grad(true);
+        let e = f.call(&[two(a, t(&[0.25; 6], &[3, 2])), x, acc]).unwrap_err();
+        assert!(e.to_string().contains("must all require grad or none"), "{e}");
     }
 }

@@ -299,20 +299,14 @@ mutate a subclass value instead"
 
 /// The op's inferred result types, lifted to subclass types when the op is
 /// dispatched to a subclass ([`subclass_dispatch`]).
-pub fn infer_result_types(
-    def: &OpDef,
-    infer: InferFn,
-    ictx: &InferCtx<'_>,
-) -> Result<SmallVec<[TypeData; 1]>, String> {
+pub fn infer_result_types(def: &OpDef, infer: InferFn, ictx: &InferCtx<'_>) -> Result<SmallVec<[TypeData; 1]>, String> {
     let class = subclass_dispatch(ictx.ctx, def, ictx.operand_types)?;
     let inferred = infer(ictx)?;
     let Some(class) = class else { return Ok(inferred) };
     Ok(inferred
         .into_iter()
         .map(|t| match t {
-            TypeData::Tensor(tensor) => {
-                TypeData::Subclass(crate::types::SubclassType { class: class.clone(), tensor })
-            }
+            TypeData::Tensor(tensor) => TypeData::Subclass(crate::types::SubclassType { class: class.clone(), tensor }),
             other => other,
         })
         .collect())

@@ -281,8 +281,8 @@ impl Verifier<'_> {
     fn verify_dispatch(&self, op: Op, def: &OpDef) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let operand_types: SmallVec<[Type; 4]> = ctx.operands(op).map(|v| ctx.value_type(v)).collect();
-        let class =
-            crate::registry::subclass_dispatch(ctx, def, &operand_types).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+        let class = crate::registry::subclass_dispatch(ctx, def, &operand_types)
+            .map_err(|m| Diagnostic::op_error(ctx, op, m))?;
         for (k, &r) in ctx.results(op).iter().enumerate() {
             let data = ctx.type_data(ctx.value_type(r));
             let ok = match (&class, data) {

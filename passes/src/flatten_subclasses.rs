@@ -160,41 +160,31 @@ pub fn has_subclass_values(ctx: &Context, func: Op) -> bool {
 }
 
 /// The plan entry of a value of type `t` whose leaves start at `start`.
-fn creation(ctx: &Context, classes: &Classes, t: Type, start: usize) -> SubclassCreation {
-    let tensor = ctx.type_data(t).as_tensor().cloned();
-    let dense_ty = tensor.map(|tt| ctx.lookup_type(&TypeData::Tensor(tt))).flatten().unwrap_or(t);
-    match ctx.type_data(t).as_subclass().and_then(|s| classes.get(&s.class)) {
-        None => SubclassCreation { class: String::new(), start, count: 1, ty: t, meta: None, inner: Vec::new() },
-        Some(d) => {
-            let mut inner = Vec::new();
-            let mut at = start;
-            for c in &d.inner_classes {
-                let e = match c.as_deref().and_then(|c| classes.get(c)) {
-                    Some(nested) => nested_creation(ctx, classes, nested, dense_ty, at),
-                    None => SubclassCreation {
-                        class: String::new(),
-                        start: at,
-                        count: 1,
-                        ty: dense_ty,
-                        meta: None,
-                        inner: Vec::new(),
-                    },
-                };
-                at += e.count;
-                inner.push(e);
-            }
-            SubclassCreation { class: d.name.clone(), start, count: at - start, ty: dense_ty, meta: d.meta, inner }
-        }
-    }
+fn creation(ctx: &mut Context, classes: &Classes, t: Type, start: usize) -> SubclassCreation {
+    let class = ctx.type_data(t).as_subclass().and_then(|s| classes.get(&s.class));
+    let Some(d) = class else {
+        return SubclassCreation { class: String::new(), start, count: 1, ty: t, meta: None, inner: Vec::new() };
+    };
+    let tensor = ctx.type_data(t).as_tensor().cloned().expect("a subclass type has an outer tensor");
+    let dense_ty = ctx.intern_type(TypeData::Tensor(tensor));
+    class_creation(classes, d, dense_ty, start)
 }
 
-fn nested_creation(ctx: &Context, classes: &Classes, d: &ClassDecl, dense_ty: Type, start: usize) -> SubclassCreation {
+/// The plan entry of a value of class `d` (outer type `dense_ty`).
+fn class_creation(classes: &Classes, d: &ClassDecl, dense_ty: Type, start: usize) -> SubclassCreation {
     let mut inner = Vec::new();
     let mut at = start;
     for c in &d.inner_classes {
         let e = match c.as_deref().and_then(|c| classes.get(c)) {
-            Some(nested) => nested_creation(ctx, classes, nested, dense_ty, at),
-            None => SubclassCreation { class: String::new(), start: at, count: 1, ty: dense_ty, meta: None, inner: Vec::new() },
+            Some(nested) => class_creation(classes, nested, dense_ty, at),
+            None => SubclassCreation {
+                class: String::new(),
+                start: at,
+                count: 1,
+                ty: dense_ty,
+                meta: None,
+                inner: Vec::new(),
+            },
         };
         at += e.count;
         inner.push(e);
@@ -226,7 +216,10 @@ impl ArgSet {
         grew
     }
     fn members(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| w * 64 + b))
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &bits)| (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| w * 64 + b))
     }
 }
 
@@ -337,7 +330,11 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
     for (i, &a) in old_args.iter().enumerate() {
         if let Some(c) = class_of(ctx, a) {
             if classes.get(&c).is_none() {
-                return Err(err(ctx, func, format!("argument {i} is a @{c} value, which this module does not declare")));
+                return Err(err(
+                    ctx,
+                    func,
+                    format!("argument {i} is a @{c} value, which this module does not declare"),
+                ));
             }
         }
     }
@@ -379,13 +376,14 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
     }
     attrs_all.clear();
 
-    let leaves_of = |leaves: &FxHashMap<Value, SmallVec<[Value; 4]>>, ctx: &Context, v: Value| -> SmallVec<[Value; 4]> {
-        if class_of(ctx, v).is_some() {
-            leaves[&v].clone()
-        } else {
-            smallvec::smallvec![v]
-        }
-    };
+    let leaves_of =
+        |leaves: &FxHashMap<Value, SmallVec<[Value; 4]>>, ctx: &Context, v: Value| -> SmallVec<[Value; 4]> {
+            if class_of(ctx, v).is_some() {
+                leaves[&v].clone()
+            } else {
+                smallvec::smallvec![v]
+            }
+        };
     let (mut dispatched, mut made) = (0u64, 0u64);
     let mut erase = Vec::new();
     for &op in &body {
@@ -427,15 +425,21 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
             let k = classes.leaf_count(&c);
             let operands = rw.operand_vec(op);
             let results = rw.results(op).to_vec();
-            let result_types: SmallVec<[Type; 2]> =
-                results.iter().map(|&r| { let t = rw.value_type(r); dense_of(&mut rw, t) }).collect();
+            let result_types: SmallVec<[Type; 2]> = results
+                .iter()
+                .map(|&r| {
+                    let t = rw.value_type(r);
+                    dense_of(&mut rw, t)
+                })
+                .collect();
             let mut per_result: Vec<SmallVec<[Value; 4]>> = vec![SmallVec::new(); results.len()];
             rw.set_insertion_point(InsertPoint::Before(op));
-            for j in 0..k {
-                let ops_j: SmallVec<[Value; 4]> = operands
-                    .iter()
-                    .map(|&v| if class_of(&rw, v).is_some() { leaves[&v][j] } else { v })
-                    .collect();
+            // Leaf j's operands: the subclass operands' j-th leaves, the
+            // dense operands shared.
+            let per_leaf: Vec<SmallVec<[Value; 4]>> = (0..k)
+                .map(|j| operands.iter().map(|&v| if class_of(&rw, v).is_some() { leaves[&v][j] } else { v }).collect())
+                .collect();
+            for ops_j in per_leaf {
                 let clone = rw.clone_op(op, &ops_j);
                 for (ri, &t) in result_types.iter().enumerate() {
                     let nr = rw.result(clone, ri);
@@ -458,7 +462,7 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
     f.erase_args(&mut rw, &keep).map_err(|m| err(&rw, func, format!("flattening left an argument in use: {m}")))?;
 
     // The plan, from the types before flattening.
-    let entries = |ctx: &Context, types: &[Type]| {
+    let entries = |ctx: &mut Context, types: &[Type]| {
         let mut out = Vec::new();
         let mut at = 0;
         for &t in types {
@@ -470,8 +474,8 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
     };
     let old_arg_types: Vec<Type> = old_args.iter().map(|&a| rw.value_type(a)).collect();
     let plan = SubclassPlan {
-        inputs: entries(&rw, &old_arg_types),
-        outputs: entries(&rw, &old_results),
+        inputs: entries(&mut rw, &old_arg_types),
+        outputs: entries(&mut rw, &old_results),
         shared_with_components: shared,
     };
     Ok(Flattened { plan, dispatched, made })

@@ -29,11 +29,10 @@ pub fn flatten_entry(ctx: &mut Context, module: Op, func: Op) -> Result<Option<S
     if !has_subclass_values(ctx, func) {
         return Ok(None);
     }
-    let mut pm = aot_ir::pass::PassManager::parse("builtin.module(func.func(flatten-subclasses))")
-        .map_err(|e| e.to_string())?;
-    pm.run(ctx, module, &mut std::io::sink()).map_err(|f| {
-        f.diagnostics.iter().map(|d| d.render(ctx, &aot_ir::SourceMgr::new())).collect::<String>()
-    })?;
+    let mut pm =
+        aot_ir::pass::PassManager::parse("builtin.module(func.func(flatten-subclasses))").map_err(|e| e.to_string())?;
+    pm.run(ctx, module, &mut std::io::sink())
+        .map_err(|f| f.diagnostics.iter().map(|d| d.render(ctx, &aot_ir::SourceMgr::new())).collect::<String>())?;
     SubclassPlan::of(ctx, func)
 }
 
@@ -147,8 +146,9 @@ impl Wrapper {
 
     /// The dense input file of a user input file.
     pub fn flatten_inputs(&self, text: &str) -> Result<String, RunError> {
-        let mut root: Json = serde_json::from_str(text)
-            .map_err(|e| RunError::input(format!("invalid input file: {e} (line {}, column {})", e.line(), e.column())))?;
+        let mut root: Json = serde_json::from_str(text).map_err(|e| {
+            RunError::input(format!("invalid input file: {e} (line {}, column {})", e.line(), e.column()))
+        })?;
         let Some(obj) = root.as_object_mut() else {
             return Err(RunError::input("the input file must be a JSON object with 'args'"));
         };
@@ -176,7 +176,11 @@ impl Wrapper {
     /// The dense position named by a `same_as`: an earlier user argument
     /// (dense) or a path to one inner tensor of one.
     fn same_as_target(&self, v: &Json, what: &str, want: &SubclassCreation) -> Result<Vec<usize>, RunError> {
-        let bad = || RunError::input(format!("{what}: 'same_as' must be an earlier argument k or a path [k, j, ...] to an inner tensor"));
+        let bad = || {
+            RunError::input(format!(
+                "{what}: 'same_as' must be an earlier argument k or a path [k, j, ...] to an inner tensor"
+            ))
+        };
         let path: Vec<usize> = match v {
             Json::Number(n) => vec![n.as_u64().ok_or_else(bad)? as usize],
             Json::Array(p) if !p.is_empty() => {
@@ -222,7 +226,9 @@ impl Wrapper {
         let sub = a.get("subclass");
         if e.is_dense() {
             if let Some(c) = sub {
-                return Err(RunError::input(format!("{what}: the function takes a dense tensor, but the input is a subclass {c}")));
+                return Err(RunError::input(format!(
+                    "{what}: the function takes a dense tensor, but the input is a subclass {c}"
+                )));
             }
             let mut a = a.clone();
             if let Some(rg) = parent {
@@ -245,7 +251,10 @@ impl Wrapper {
             )));
         };
         if class.as_str() != Some(e.class.as_str()) {
-            return Err(RunError::input(format!("{what}: the function takes a @{} value, but the input is a {class} value", e.class)));
+            return Err(RunError::input(format!(
+                "{what}: the function takes a @{} value, but the input is a {class} value",
+                e.class
+            )));
         }
         if let Some(m) = a.get("meta") {
             let want = self.meta_of(&e.class).cloned().unwrap_or(Json::Object(Map::new()));
@@ -256,7 +265,10 @@ impl Wrapper {
                 )));
             }
         }
-        if let Some(k) = a.as_object().and_then(|o| o.keys().find(|k| !["subclass", "inner", "requires_grad", "meta"].contains(&k.as_str()))) {
+        if let Some(k) = a
+            .as_object()
+            .and_then(|o| o.keys().find(|k| !["subclass", "inner", "requires_grad", "meta"].contains(&k.as_str())))
+        {
             return Err(RunError::input(format!("{what}: unknown key '{k}' in a subclass argument")));
         }
         let rg = match a.get("requires_grad") {
@@ -302,8 +314,9 @@ impl Wrapper {
 
     /// The dense tangent file of a user tangent file.
     pub fn flatten_tangents(&self, text: &str) -> Result<String, RunError> {
-        let mut root: Json = serde_json::from_str(text)
-            .map_err(|e| RunError::input(format!("invalid tangent file: {e} (line {}, column {})", e.line(), e.column())))?;
+        let mut root: Json = serde_json::from_str(text).map_err(|e| {
+            RunError::input(format!("invalid tangent file: {e} (line {}, column {})", e.line(), e.column()))
+        })?;
         let Some(obj) = root.as_object_mut() else { return Ok(text.to_string()) };
         let Some(Json::Array(outs)) = obj.get("outputs").cloned() else { return Ok(text.to_string()) };
         if outs.len() != self.plan.outputs.len() {

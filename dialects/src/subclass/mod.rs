@@ -21,9 +21,7 @@
 
 use aot_ir::registry::{traits, Arity, AttrKind, AttrSpec, OpDef, Syntax, Traits};
 use aot_ir::rewriter::OperationState;
-use aot_ir::{
-    inventory, AttrData, Attribute, Context, Diagnostic, Op, OpKind, ParseResult, Parser, Type, TypeData,
-};
+use aot_ir::{inventory, AttrData, Attribute, Context, Diagnostic, Op, OpKind, ParseResult, Parser, Type, TypeData};
 use rustc_hash::FxHashMap;
 
 aot_ir::op_handle!(pub SubclassOp = "aot.subclass");
@@ -102,9 +100,9 @@ impl Classes {
     /// Number of dense tensors (leaves) a value of `class` flattens to.
     /// The classes are acyclic, so this terminates.
     pub fn leaf_count(&self, class: &str) -> usize {
-        self.by_name.get(class).map_or(1, |d| {
-            d.inner_classes.iter().map(|c| c.as_deref().map_or(1, |c| self.leaf_count(c))).sum()
-        })
+        self.by_name
+            .get(class)
+            .map_or(1, |d| d.inner_classes.iter().map(|c| c.as_deref().map_or(1, |c| self.leaf_count(c))).sum())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -122,7 +120,9 @@ fn read_decl(ctx: &Context, op: Op) -> Result<ClassDecl, Diagnostic> {
         };
         items
             .iter()
-            .map(|&i| ctx.attr_as_str(i).map(str::to_string).ok_or_else(|| err(format!("'{key}' must be a list of strings"))))
+            .map(|&i| {
+                ctx.attr_as_str(i).map(str::to_string).ok_or_else(|| err(format!("'{key}' must be a list of strings")))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map(Some)
     };
@@ -229,17 +229,22 @@ fn verify_components(ctx: &Context, op: Op, sub: Type, parts: &[Type], what: &st
         return Err(Diagnostic::op_error(
             ctx,
             op,
-            format!("@{class} has {} inner tensors ({}), but the op has {}", d.inner.len(), d.inner.join(", "), parts.len()),
+            format!(
+                "@{class} has {} inner tensors ({}), but the op has {}",
+                d.inner.len(),
+                d.inner.join(", "),
+                parts.len()
+            ),
         ));
     }
     let outer = ctx.type_data(sub).as_tensor().cloned();
     for (i, &t) in parts.iter().enumerate() {
-        let ok = ctx.type_data(t).as_tensor().cloned() == outer
-            && class_of(ctx, t) == d.inner_classes[i].as_deref();
+        let ok = ctx.type_data(t).as_tensor().cloned() == outer && class_of(ctx, t) == d.inner_classes[i].as_deref();
         if !ok {
+            let outer_text = outer.as_ref().map(|t| t.to_string()).unwrap_or_default();
             let want = match &d.inner_classes[i] {
-                Some(c) => format!("a @{c} value of outer type {}", outer.as_ref().map(|t| t.to_string()).unwrap_or_default()),
-                None => format!("{}", outer.as_ref().map(|t| t.to_string()).unwrap_or_default()),
+                Some(c) => format!("a @{c} value of outer type {outer_text}"),
+                None => outer_text,
             };
             return Err(Diagnostic::op_error(
                 ctx,
