@@ -339,6 +339,24 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
         }
     }
     let old_results = f.function_type(ctx).1;
+    // Dispatch multiplies ops by leaves: bound what flattening creates.
+    let max_ops = aot_ir::size::Limits::get(aot_ir::size::Limit::InlineOps);
+    let mut created: u64 = 0;
+    for &op in &body {
+        if let Some(c) = ctx.operands(op).find_map(|v| class_of(ctx, v)) {
+            created = created.saturating_add(classes.leaf_count(&c) as u64);
+        }
+    }
+    for &a in &old_args {
+        created = created.saturating_add(class_of(ctx, a).map_or(1, |c| classes.leaf_count(&c)) as u64);
+    }
+    if created > max_ops {
+        return Err(err(
+            ctx,
+            func,
+            format!("flattening would create more than {max_ops} ops and arguments (AOT_MAX_INLINE_OPS)"),
+        ));
+    }
     let shared = shared_with_components(ctx, &body, &old_args);
     if let Some(&i) = shared.iter().find(|&&i| f.arg_has(ctx, i, REQUIRES_GRAD)) {
         return Err(err(ctx, func, shared_arg_message(i)));

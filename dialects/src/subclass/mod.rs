@@ -45,6 +45,8 @@ pub struct ClassDecl {
 #[derive(Clone, Debug, Default)]
 pub struct Classes {
     pub by_name: FxHashMap<String, ClassDecl>,
+    /// Dense leaves per class (bounded by the inlining limit).
+    leaves: FxHashMap<String, usize>,
 }
 
 impl Classes {
@@ -65,7 +67,7 @@ impl Classes {
             }
             by_name.insert(d.name.clone(), d);
         }
-        let classes = Classes { by_name };
+        let mut classes = Classes { by_name, leaves: FxHashMap::default() };
         for d in classes.by_name.values() {
             for c in d.inner_classes.iter().flatten() {
                 if !classes.by_name.contains_key(c) {
@@ -76,21 +78,62 @@ impl Classes {
                     ));
                 }
             }
-            classes.check_acyclic(ctx, d, &mut Vec::new())?;
         }
+        let names: Vec<String> = classes.by_name.keys().cloned().collect();
+        let mut leaves = FxHashMap::default();
+        for n in &names {
+            classes.resolve(ctx, n, &mut Vec::new(), &mut leaves)?;
+        }
+        classes.leaves = leaves;
         Ok(classes)
     }
 
-    fn check_acyclic<'a>(&'a self, ctx: &Context, d: &'a ClassDecl, path: &mut Vec<&'a str>) -> Result<(), Diagnostic> {
-        if path.contains(&d.name.as_str()) {
-            return Err(Diagnostic::op_error(ctx, d.op, format!("subclass @{} contains itself", d.name)));
+    /// Leaves of class `name`, memoized: each class is resolved once, the
+    /// nesting depth is bounded by the nesting limit (so neither a cycle
+    /// nor a long chain recurses without bound) and the leaf count by the
+    /// inlining limit (nesting doubles it per level).
+    fn resolve(
+        &self,
+        ctx: &Context,
+        name: &str,
+        path: &mut Vec<String>,
+        memo: &mut FxHashMap<String, usize>,
+    ) -> Result<usize, Diagnostic> {
+        if let Some(&n) = memo.get(name) {
+            return Ok(n);
         }
-        path.push(&d.name);
-        for c in d.inner_classes.iter().flatten() {
-            self.check_acyclic(ctx, &self.by_name[c], path)?;
+        let d = &self.by_name[name];
+        if path.iter().any(|p| p == name) {
+            return Err(Diagnostic::op_error(ctx, d.op, format!("subclass @{name} contains itself")));
+        }
+        let max_depth = aot_ir::size::Limits::get(aot_ir::size::Limit::Nesting);
+        if path.len() as u64 >= max_depth {
+            return Err(Diagnostic::op_error(
+                ctx,
+                d.op,
+                format!("subclass @{name} is nested more than {max_depth} classes deep (AOT_MAX_NESTING)"),
+            ));
+        }
+        path.push(name.to_string());
+        let max_leaves = aot_ir::size::Limits::get(aot_ir::size::Limit::InlineOps);
+        let mut total: u64 = 0;
+        for c in &d.inner_classes {
+            let n = match c {
+                Some(c) => self.resolve(ctx, c, path, memo)? as u64,
+                None => 1,
+            };
+            total = total.saturating_add(n);
+            if total > max_leaves {
+                return Err(Diagnostic::op_error(
+                    ctx,
+                    d.op,
+                    format!("subclass @{name} flattens to more than {max_leaves} dense tensors (AOT_MAX_INLINE_OPS)"),
+                ));
+            }
         }
         path.pop();
-        Ok(())
+        memo.insert(name.to_string(), total as usize);
+        Ok(total as usize)
     }
 
     pub fn get(&self, name: &str) -> Option<&ClassDecl> {
@@ -211,11 +254,16 @@ fn verify_decl(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 fn decl_for(ctx: &Context, op: Op, name: &str) -> Result<ClassDecl, Diagnostic> {
     let module = enclosing_module(ctx, op)
         .ok_or_else(|| Diagnostic::op_error(ctx, op, "must be inside a module that declares its subclass"))?;
-    let classes = Classes::of_module(ctx, module)?;
-    classes
-        .get(name)
-        .cloned()
-        .ok_or_else(|| Diagnostic::op_error(ctx, op, format!("subclass @{name} is not declared in this module")))
+    // Only this declaration is read: nesting and cycles are checked once
+    // per module by `Classes::of_module` (in `flatten-subclasses`).
+    let body = ctx.regions(module).first().and_then(|&r| ctx.region_blocks(r).first().copied());
+    let decl = body.and_then(|b| {
+        ctx.block_ops(b).find(|&o| ctx.isa::<SubclassOp>(o) && ctx.attr_str(o, "sym_name") == Some(name))
+    });
+    match decl {
+        Some(o) => read_decl(ctx, o),
+        None => Err(Diagnostic::op_error(ctx, op, format!("subclass @{name} is not declared in this module"))),
+    }
 }
 
 /// `wrap`'s operands (or `unwrap`'s results) against the class of its
