@@ -214,6 +214,55 @@ fn without_a_gpu_compiling_says_why() {
     assert!(e.to_string().contains("no GPU"), "{e}");
 }
 
+const ROWS: &str = "func.func @main(%x: tensor<300x1000xf32>, %d: tensor<37x513xf64>, %w: tensor<1000xf32>, %b: tensor<1000xf32>) -> (tensor<300xf32>, tensor<300x1000xf32>, tensor<300xf32>, tensor<37xf64>, tensor<300x1000xf32>, tensor<37xf64>) {
+  %s = tensor.sum %x {dims = [1]} : tensor<300x1000xf32> -> tensor<300xf32>
+  %sm = tensor.softmax %x {dim = 1} : tensor<300x1000xf32>
+  %m = tensor.amax %x {dims = [1]} : tensor<300x1000xf32> -> tensor<300xf32>
+  %dm = tensor.amin %d {dims = [1]} : tensor<37x513xf64> -> tensor<37xf64>
+  %ln:3 = tensor.layer_norm %x, %w, %b {normalized_ndim = 1} : tensor<300x1000xf32>, tensor<1000xf32>, tensor<1000xf32> -> (tensor<300x1000xf32>, tensor<300x1xf32>, tensor<300x1xf32>)
+  %ds = tensor.sum %d {dims = [1]} : tensor<37x513xf64> -> tensor<37xf64>
+  return %s, %sm, %m, %dm, %ln#0, %ds : tensor<300xf32>, tensor<300x1000xf32>, tensor<300xf32>, tensor<37xf64>, tensor<300x1000xf32>, tensor<37xf64>
+}
+";
+
+/// Row reductions run one warp per row on the GPU (lanes side by side, a
+/// butterfly of shuffles): sums agree with the host up to the order of
+/// the additions, max/min exactly (NaN rows give NaN), softmax and
+/// layer_norm (several reductions and a store loop in one kernel) within
+/// float tolerance.
+#[test]
+fn gpu_row_reductions_agree_with_the_host() {
+    if !gpu() {
+        return;
+    }
+    let mut xs = ramp(300 * 1000, 0.01);
+    xs[5 * 1000 + 17] = f32::NAN;
+    let x = f32s(&[300, 1000], &xs);
+    let mut ds: Vec<f64> = (0..37 * 513).map(|i| ((i * 131 % 97) as f64 - 48.0) * 0.37).collect();
+    ds[3 * 513 + 500] = f64::NAN;
+    let d = Tensor::from_slice(&ds, &[37, 513]).unwrap();
+    let w = f32s(&[1000], &ramp(1000, 0.05));
+    let b = f32s(&[1000], &ramp(1000, 0.02));
+    let args = [x, d, w, b];
+    let (host, _) = run(ROWS, &args, Backend::Cranelift, 0).unwrap();
+    let (dev, _) = run(ROWS, &args, Backend::Cuda, 0).unwrap();
+    for (k, (h, g)) in host.iter().zip(&dev).enumerate() {
+        let (h, g) = (h.read_f64(), g.read_f64());
+        assert_eq!(h.len(), g.len());
+        for (i, (p, q)) in h.iter().zip(&g).enumerate() {
+            let ok = if p.is_nan() { q.is_nan() } else { (p - q).abs() <= 1e-4 * (1.0 + p.abs()) };
+            assert!(ok, "output {k}[{i}]: host {p}, GPU {q}");
+        }
+        if k == 2 || k == 3 {
+            // Exact, except for which NaN a NaN row gives (the GPU's
+            // max/min return the canonical NaN, the host's the input's).
+            let exact =
+                |v: &[f64]| v.iter().map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() }).collect::<Vec<_>>();
+            assert_eq!(exact(&h), exact(&g), "max/min of output {k} are exact");
+        }
+    }
+}
+
 /// Timings on the GPU against the host, printed (run by hand with
 /// `--ignored --nocapture`; the figures go to bench/README.md): the
 /// per-call cost of a tiny graph, and a fused elementwise chain over 16M
@@ -246,6 +295,32 @@ fn gpu_timings() {
   return %d : tensor<4096x4096xf32>
 }
 ";
+    // Row reductions: one warp per row, and one thread per row
+    // (AOT_CUDA_WARP_ROWS=0), side by side.
+    const SOFTMAX: &str = "func.func @main(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %y = tensor.softmax %x {dim = 1} : tensor<4096x4096xf32>
+  return %y : tensor<4096x4096xf32>
+}
+";
+    const ROWSUM: &str = "func.func @main(%x: tensor<4096x4096xf32>) -> tensor<4096xf32> {
+  %y = tensor.sum %x {dims = [1]} : tensor<4096x4096xf32> -> tensor<4096xf32>
+  return %y : tensor<4096xf32>
+}
+";
+    let big = [f32s(&[4096, 4096], &ramp(4096 * 4096, 0.001))];
+    for (name, text) in [("softmax4096", SOFTMAX), ("rowsum4096", ROWSUM)] {
+        for warp in ["1", "0"] {
+            std::env::set_var("AOT_CUDA_WARP_ROWS", warp);
+            let m = Module::parse(text, "t.mlir").unwrap();
+            let mut f = m.compile(None, &big, &Options::inference().with_backend(Backend::Cuda)).unwrap();
+            let s = time(&mut f, &big, 10);
+            println!("timing {name} cuda warp_rows={warp}: {:.1} us per call", s * 1e6);
+        }
+        std::env::remove_var("AOT_CUDA_WARP_ROWS");
+        let m = Module::parse(text, "t.mlir").unwrap();
+        let mut f = m.compile(None, &big, &Options::inference().with_backend(Backend::Cranelift)).unwrap();
+        println!("timing {name} cranelift: {:.1} us per call", time(&mut f, &big, 5) * 1e6);
+    }
     let tiny = [f32s(&[4], &[1.0, 2.0, 3.0, 4.0])];
     let big = [f32s(&[4096, 4096], &ramp(4096 * 4096, 0.001))];
     for (name, text, args, reps) in [("tiny", TINY, &tiny, 2000usize), ("chain16M", CHAIN16M, &big, 10)] {

@@ -98,3 +98,35 @@ fn a_libdevice_that_cannot_be_read_is_a_located_error() {
     assert!(e.message.contains("cannot read libdevice at /nonexistent/libdevice.10.bc"), "{}", e.message);
     assert_eq!(ctx.loc_file_line_col(e.loc), Some(("t.mlir", 1, 1)), "not located on the function: {e}");
 }
+
+/// A kernel that reduces rows runs one warp per row: lanes take every 32nd
+/// column and combine with a butterfly of shuffles (f32 and f64), store
+/// loops are split across the lanes and followed by a warp barrier. A
+/// kernel with a check keeps one thread per row (a lane leaving early
+/// would break the shuffles).
+#[test]
+fn row_reductions_run_one_warp_per_row() {
+    let text = "func.func @f(%x: tensor<64x100xf32>, %d: tensor<8x300xf64>) -> (tensor<64xf32>, tensor<64x100xf32>, tensor<8xf64>) {
+  %0 = tensor.sum %x {dims = [1]} : tensor<64x100xf32> -> tensor<64xf32>
+  %1 = tensor.softmax %x {dim = 1} : tensor<64x100xf32>
+  %2 = tensor.amax %d {dims = [1]} : tensor<8x300xf64> -> tensor<8xf64>
+  return %0, %1, %2 : tensor<64xf32>, tensor<64x100xf32>, tensor<8xf64>
+}
+";
+    for sm in Sm::ALL {
+        let out = ptx(text, sm);
+        assert!(out.contains("shfl.sync.bfly.b32"), "{out}");
+        assert!(out.contains("bar.warp.sync"), "the softmax's store loop needs a warp barrier:\n{out}");
+        // Three kernels, each warp-mapped: five shuffle rounds per carried
+        // value (f64 values shuffle two halves).
+        let shuffles = out.matches("shfl.sync.bfly.b32").count();
+        assert!(shuffles >= 5 * (1 + 2) + 10, "{shuffles} shuffles:\n{out}");
+    }
+    let checked = "func.func @f(%x: tensor<4x8xf32>, %i: tensor<4x8xi64>) -> tensor<4x8xf32> {
+  %0 = tensor.gather %x, %i {dim = 1} : tensor<4x8xf32>, tensor<4x8xi64> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+";
+    let out = ptx(checked, Sm::Sm80);
+    assert!(!out.contains("shfl.sync"), "a kernel with a check must not be warp-mapped:\n{out}");
+}

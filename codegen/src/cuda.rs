@@ -28,8 +28,10 @@ use aot_runtime::cuda::{DeviceMem, Gemm, GemmElem, Gpu, Module};
 use std::ffi::c_void;
 use std::path::PathBuf;
 
-/// Threads per block of a split kernel's launch.
+/// Threads per block of a split kernel's launch (a multiple of the warp).
 const BLOCK: u32 = 256;
+/// Threads per iteration of a warp-mapped kernel.
+const WARP_THREADS: i64 = 32;
 /// Resident blocks per multiprocessor a grid-stride launch aims at.
 const BLOCKS_PER_SM: u32 = 16;
 
@@ -84,6 +86,7 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
     let device = CudaDevice {
         gpu,
         module: loaded,
+        warps: module.warps.clone(),
         messages: module.messages.clone(),
         mirrors: Vec::new(),
         constants: Vec::new(),
@@ -113,6 +116,8 @@ struct Mirror {
 pub struct CudaDevice {
     gpu: &'static Gpu,
     module: Module,
+    /// Per kernel: one warp per iteration (`PtxModule::warps`).
+    warps: Vec<bool>,
     messages: Vec<String>,
     mirrors: Vec<Mirror>,
     /// Globals' device copies, by host address (globals live as long as
@@ -337,8 +342,10 @@ impl Device for CudaDevice {
         let (grid, block) = match split {
             Some((l, h, st)) => {
                 (lo, hi) = (*l, *h);
-                let trips = program::trips(*l, *h, *st);
-                let blocks = (trips / BLOCK as i64 + i64::from(trips % BLOCK as i64 != 0)).max(1);
+                // A warp-mapped kernel runs each iteration on a warp.
+                let per = if self.warps.get(index).copied().unwrap_or(false) { WARP_THREADS } else { 1 };
+                let threads = program::trips(*l, *h, *st).saturating_mul(per);
+                let blocks = (threads / BLOCK as i64 + i64::from(threads % BLOCK as i64 != 0)).max(1);
                 let cap = i64::from(self.gpu.multiprocessors * BLOCKS_PER_SM);
                 (blocks.min(cap) as u32, BLOCK)
             }

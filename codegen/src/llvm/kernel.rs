@@ -84,6 +84,9 @@ pub(super) struct Gen<'a, 'll> {
     flavor: Flavor,
     /// Where a GPU kernel reports a failed check.
     status: Option<PointerValue<'ll>>,
+    /// Inside a warp-mapped loop (`warp_plan`): the plan and this
+    /// thread's lane.
+    warp: Option<(WarpPlan, IntValue<'ll>)>,
 }
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
@@ -163,6 +166,7 @@ pub(super) fn emit<'ll>(
         unsigned: r#loop::range::unsigned_divisions(ctx, op),
         flavor: target.flavor,
         status: (target.flavor == Flavor::Ptx).then(|| params[3].into_pointer_value()),
+        warp: None,
     };
     let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
     if target.flavor == Flavor::Ptx && g.split.is_none() {
@@ -399,6 +403,20 @@ impl<'a, 'll> Gen<'a, 'll> {
         let (lo, hi) = self.bounds(op)?;
         let step = self.ll.i64_type().const_int(self.ctx.attr_i64(op, "step").unwrap_or(1) as u64, true);
         let split = matches!(self.split, Some((l, _, _)) if l == op);
+        if let Some((plan, lane)) = &self.warp {
+            let lane = *lane;
+            if let Some(combiners) = plan.reductions.get(&op).cloned() {
+                return self.warp_reduction(op, (lo, hi, step), lane, &combiners);
+            }
+            if plan.stores.contains(&op) {
+                return self.warp_store_loop(op, (lo, hi, step), lane);
+            }
+        }
+        if self.flavor == Flavor::Ptx && split {
+            if let Some(plan) = warp_plan(self.ctx, op) {
+                return self.warp_loop(op, (lo, hi, step), plan);
+            }
+        }
         match (self.flavor, jam_lanes(self.ctx, op)) {
             // Each thread starts at its index and strides over the grid.
             (Flavor::Ptx, _) if split => {
@@ -430,6 +448,169 @@ impl<'a, 'll> Gen<'a, 'll> {
         let id = self.b.build_int_add(base, tid, "thread").map_err(bug)?;
         let threads = self.b.build_int_mul(nctaid, ntid, "threads").map_err(bug)?;
         Ok((id, threads))
+    }
+
+    /// The split loop of a warp-mapped kernel (`warp_plan`): warp `w` of
+    /// the launch runs iterations `lo + w·step`, striding over the warps;
+    /// its lanes share the planned nested loops.
+    fn warp_loop(
+        &mut self,
+        op: Op,
+        (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
+        plan: WarpPlan,
+    ) -> Result<(), Diagnostic> {
+        let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
+        let (id, threads) = self.gpu_thread().map_err(|m| self.err(op, m))?;
+        let i64t = self.ll.i64_type();
+        let width = i64t.const_int(WARP, false);
+        let warp = self.b.build_int_unsigned_div(id, width, "warp").map_err(fail)?;
+        let lane = self.b.build_int_unsigned_rem(id, width, "lane").map_err(fail)?;
+        let warps = self.b.build_int_unsigned_div(threads, width, "warps").map_err(fail)?;
+        let offset = self.b.build_int_mul(warp, step, "offset").map_err(fail)?;
+        let start = self.b.build_int_add(lo, offset, "start").map_err(fail)?;
+        let stride = self.b.build_int_mul(warps, step, "stride").map_err(fail)?;
+        self.warp = Some((plan, lane));
+        let r = self.plain_loop(op, start, hi, stride);
+        self.warp = None;
+        r
+    }
+
+    /// A reduction loop shared by a warp's lanes: lane `l` takes iterations
+    /// `lo + l·step` striding by 32 steps from the combiners' identities,
+    /// a butterfly of shuffles combines the lanes (every lane gets the
+    /// result), then the loop's initial values are combined in. The
+    /// combiners are the kernel's own ops, so float semantics (NaN-
+    /// propagating max and min) are the scalar loop's; only the order of
+    /// the additions differs.
+    fn warp_reduction(
+        &mut self,
+        op: Op,
+        (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
+        lane: IntValue<'ll>,
+        combiners: &[Op],
+    ) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        let i64t = self.ll.i64_type();
+        let offset = self.b.build_int_mul(lane, step, "lane.offset").map_err(fail)?;
+        let start = self.b.build_int_add(lo, offset, "lane.start").map_err(fail)?;
+        let stride = self.b.build_int_mul(step, i64t.const_int(WARP, false), "lane.stride").map_err(fail)?;
+        let inits: Vec<V<'ll>> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+        let identities: Vec<V<'ll>> = inits
+            .iter()
+            .zip(combiners)
+            .map(|(init, &c)| {
+                let ft = init.into_float_value().get_type();
+                let id = match binary_of(ctx, c) {
+                    Some(Binary::Max) => f64::NEG_INFINITY,
+                    Some(Binary::Min) => f64::INFINITY,
+                    // -0.0, not 0.0: x + -0.0 is x for every x, -0.0 included.
+                    _ => -0.0,
+                };
+                ft.const_float(id).into()
+            })
+            .collect();
+        let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
+        let args = ctx.block_args(body_ir).to_vec();
+        let partial = self.counted_loop(op, (start, hi, stride), &identities, |g, i, carried| {
+            g.vals.insert(args[0], i.into());
+            for (k, &phi) in carried.iter().enumerate() {
+                g.vals.insert(args[k + 1], phi);
+            }
+            g.region_ops(body_ir)
+        })?;
+        for (k, (&r, mut v)) in ctx.results(op).iter().zip(partial).enumerate() {
+            let c = combiners[k];
+            for mask in [16u64, 8, 4, 2, 1] {
+                let other = self.shuffle_xor(v, mask).map_err(|m| self.err(op, m))?;
+                v = self.combine(c, v, other)?;
+            }
+            v = self.combine(c, inits[k], v)?;
+            self.vals.insert(r, v);
+        }
+        Ok(())
+    }
+
+    /// A loop that stores each element once, its iterations split across
+    /// the warp's lanes; the warp then synchronizes (`bar.warp.sync`, which
+    /// orders the lanes' memory accesses) so the next loop may read any
+    /// lane's stores.
+    fn warp_store_loop(
+        &mut self,
+        op: Op,
+        (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
+        lane: IntValue<'ll>,
+    ) -> Result<(), Diagnostic> {
+        let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
+        let i64t = self.ll.i64_type();
+        let offset = self.b.build_int_mul(lane, step, "lane.offset").map_err(fail)?;
+        let start = self.b.build_int_add(lo, offset, "lane.start").map_err(fail)?;
+        let stride = self.b.build_int_mul(step, i64t.const_int(WARP, false), "lane.stride").map_err(fail)?;
+        self.plain_loop(op, start, hi, stride)?;
+        self.warp_sync().map_err(|m| self.err(op, m))
+    }
+
+    /// `bar.warp.sync` over the whole warp.
+    fn warp_sync(&self) -> Result<(), String> {
+        let name = "llvm.nvvm.bar.warp.sync";
+        let i = Intrinsic::find(name).ok_or_else(|| format!("LLVM has no intrinsic {name}"))?;
+        let f = i.get_declaration(self.module, &[]).ok_or_else(|| format!("{name} has no such overload"))?;
+        let all = self.ll.i32_type().const_all_ones();
+        self.b.build_call(f, &[all.into()], "").map_err(bug)?;
+        Ok(())
+    }
+
+    /// The value of lane `lane ^ mask` (`shfl.sync.bfly` over the whole
+    /// warp; an f64 as two 32-bit halves).
+    fn shuffle_xor(&self, v: V<'ll>, mask: u64) -> Result<V<'ll>, String> {
+        let i32t = self.ll.i32_type();
+        let all = i32t.const_all_ones();
+        let m = i32t.const_int(mask, false);
+        let clamp = i32t.const_int(WARP - 1, false);
+        let fv = v.into_float_value();
+        if fv.get_type() == self.ll.f32_type() {
+            return self.intrinsic(
+                "llvm.nvvm.shfl.sync.bfly.f32",
+                &[],
+                &[all.into(), fv.into(), m.into(), clamp.into()],
+            );
+        }
+        let b = &self.b;
+        let i64t = self.ll.i64_type();
+        let bits = b.build_bit_cast(fv, i64t, "bits").map_err(bug)?.into_int_value();
+        let lo = b.build_int_truncate(bits, i32t, "lo").map_err(bug)?;
+        let hi = b.build_right_shift(bits, i64t.const_int(32, false), false, "").map_err(bug)?;
+        let hi = b.build_int_truncate(hi, i32t, "hi").map_err(bug)?;
+        let shfl = |x: IntValue<'ll>| -> Result<IntValue<'ll>, String> {
+            Ok(self
+                .intrinsic("llvm.nvvm.shfl.sync.bfly.i32", &[], &[all.into(), x.into(), m.into(), clamp.into()])?
+                .into_int_value())
+        };
+        let (lo, hi) = (shfl(lo)?, shfl(hi)?);
+        let lo = b.build_int_z_extend(lo, i64t, "").map_err(bug)?;
+        let hi = b.build_int_z_extend(hi, i64t, "").map_err(bug)?;
+        let hi = b.build_left_shift(hi, i64t.const_int(32, false), "").map_err(bug)?;
+        let joined = b.build_or(hi, lo, "").map_err(bug)?;
+        b.build_bit_cast(joined, fv.get_type(), "").map_err(bug)
+    }
+
+    /// `a ⊕ b` with combiner op `c` (the loop body's own op): its operands
+    /// are bound to `a` and `b` for the emission, then restored.
+    fn combine(&mut self, c: Op, a: V<'ll>, b: V<'ll>) -> Result<V<'ll>, Diagnostic> {
+        let ctx = self.ctx;
+        let (x, y) = (ctx.operand(c, 0), ctx.operand(c, 1));
+        let saved = (self.vals.get(&x).copied(), self.vals.get(&y).copied());
+        self.vals.insert(x, a);
+        self.vals.insert(y, b);
+        self.op(c)?;
+        let r = self.val(c, ctx.result(c, 0))?;
+        for (k, old) in [(x, saved.0), (y, saved.1)] {
+            match old {
+                Some(v) => self.vals.insert(k, v),
+                None => self.vals.remove(&k),
+            };
+        }
+        Ok(r)
     }
 
     /// The main part of a parallel loop with a nested loop in its body,
@@ -1064,6 +1245,165 @@ fn jam_lanes(ctx: &Context, op: Op) -> Option<usize> {
         });
     }
     (ok && nested && ops <= JAM_MAX_OPS).then_some(if wide { 8 } else { 16 })
+}
+
+/// Threads that share one iteration of a warp-mapped loop.
+pub(crate) const WARP: u64 = 32;
+
+/// How a GPU kernel's split loop runs as one warp per iteration: its
+/// nested reduction loops and store loops, whose iterations the 32 lanes
+/// share (see `Gen::warp_reduction`, `Gen::warp_store_loop`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WarpPlan {
+    /// Reduction loops, with the combiner op of each carried value.
+    reductions: FxHashMap<Op, Vec<Op>>,
+    /// Loops without results that store each element once.
+    stores: FxHashSet<Op>,
+}
+
+/// The warp plan of split loop `l`, if it has one: every loop directly in
+/// its body is a reduction (each carried value, an f32 or f64, updated
+/// only as `acc = acc ⊕ x` with ⊕ a float `add`, `max` or `min`, `x` not
+/// depending on a carried value, and nothing stored) or a store loop
+/// (`store_loop_splits`), at least one is a reduction, and the body has no
+/// check (a lane leaving early would break the warp's shuffles), no random
+/// draw and no deeper loop. Everything else in the body runs on every lane
+/// with the same values, so its stores write the same value to the same
+/// element. Rows are then read by 32 lanes side by side (coalesced)
+/// instead of one thread each.
+pub(crate) fn warp_plan(ctx: &Context, l: Op) -> Option<WarpPlan> {
+    // `AOT_CUDA_WARP_ROWS=0`: one thread per row, for measuring the difference.
+    if std::env::var_os("AOT_CUDA_WARP_ROWS").is_some_and(|v| v == "0") {
+        return None;
+    }
+    let body = ctx.single_block(l, 0)?;
+    let mut plan = WarpPlan::default();
+    for o in ctx.block_ops(body) {
+        match LoopOp::of(ctx, o) {
+            None | Some(LoopOp::Assert) | Some(LoopOp::Philox) => return None,
+            Some(LoopOp::For) => {
+                if let Some(c) = reduction_combiners(ctx, o) {
+                    plan.reductions.insert(o, c);
+                } else if store_loop_splits(ctx, o) {
+                    plan.stores.insert(o);
+                } else {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    (!plan.reductions.is_empty()).then_some(plan)
+}
+
+/// The body of loop `l` without nested loops, checks or draws.
+fn flat_body(ctx: &Context, l: Op) -> Option<aot_ir::Block> {
+    let body = ctx.single_block(l, 0)?;
+    let flat = ctx
+        .block_ops(body)
+        .all(|o| !matches!(LoopOp::of(ctx, o), None | Some(LoopOp::For) | Some(LoopOp::Assert) | Some(LoopOp::Philox)));
+    flat.then_some(body)
+}
+
+/// The combiner of each carried value of reduction loop `l` (see
+/// `warp_plan`), if it is one.
+fn reduction_combiners(ctx: &Context, l: Op) -> Option<Vec<Op>> {
+    if ctx.num_results(l) == 0 {
+        return None;
+    }
+    let body = flat_body(ctx, l)?;
+    if ctx.block_ops(body).any(|o| LoopOp::of(ctx, o) == Some(LoopOp::Store)) {
+        return None;
+    }
+    let args = ctx.block_args(body);
+    let yield_op = ctx.block_last_op(body).filter(|&y| LoopOp::of(ctx, y) == Some(LoopOp::Yield))?;
+    let mut combiners = Vec::new();
+    for (k, &acc) in args[1..].iter().enumerate() {
+        if !matches!(ctx.type_data(ctx.value_type(acc)), TypeData::Elem(ElemType::F32 | ElemType::F64)) {
+            return None;
+        }
+        let c = ctx.defining_op(ctx.operand(yield_op, k))?;
+        if !matches!(binary_of(ctx, c), Some(Binary::Add | Binary::Max | Binary::Min)) {
+            return None;
+        }
+        let (x, y) = (ctx.operand(c, 0), ctx.operand(c, 1));
+        let other = if x == acc {
+            y
+        } else if y == acc {
+            x
+        } else {
+            return None;
+        };
+        // `acc` feeds only its combiner, which feeds only the yield, so no
+        // other value of the body depends on a carried value.
+        if args[1..].contains(&other) || ctx.num_uses(acc) != 1 || ctx.num_uses(ctx.result(c, 0)) != 1 {
+            return None;
+        }
+        combiners.push(c);
+    }
+    Some(combiners)
+}
+
+/// Whether loop `l` (no results) stores each element once, so its
+/// iterations may run on different lanes: every store indexes one
+/// dimension of non-zero stride by the induction variable itself and the
+/// others by values defined outside the loop; a load of a buffer the loop
+/// stores reads an element the same iteration stores.
+fn store_loop_splits(ctx: &Context, l: Op) -> bool {
+    if ctx.num_results(l) > 0 {
+        return false;
+    }
+    let Some(body) = flat_body(ctx, l) else { return false };
+    let iv = ctx.block_args(body)[0];
+    let outside = |v: Value| match ctx.defining_op(v) {
+        Some(d) => !ctx.is_ancestor(l, d),
+        None => ctx.value_block(v).and_then(|b| ctx.block_parent_op(b)).is_some_and(|p| !ctx.is_ancestor(l, p)),
+    };
+    let mut stored: Vec<(Value, Vec<Value>)> = Vec::new();
+    for o in ctx.block_ops(body) {
+        if LoopOp::of(ctx, o) != Some(LoopOp::Store) {
+            continue;
+        }
+        let buf = ctx.operand(o, 1);
+        let idx: Vec<Value> = ctx.operands(o).skip(2).collect();
+        let Some(m) = crate::program::memref(ctx, buf) else { return false };
+        let at: Vec<usize> = (0..idx.len()).filter(|&d| idx[d] == iv).collect();
+        let [d] = at[..] else { return false };
+        let stride = m.layout.as_ref().map_or(1, |(s, _)| s.get(d).copied().unwrap_or(0));
+        if stride == 0 || idx.iter().enumerate().any(|(e, &v)| e != d && !outside(v)) {
+            return false;
+        }
+        stored.push((buf, idx));
+    }
+    if stored.is_empty() {
+        return false;
+    }
+    ctx.block_ops(body).filter(|&o| LoopOp::of(ctx, o) == Some(LoopOp::Load)).all(|o| {
+        let buf = ctx.operand(o, 0);
+        let idx: Vec<Value> = ctx.operands(o).skip(1).collect();
+        stored.iter().all(|(s, sidx)| buffer_class(ctx, *s) != buffer_class(ctx, buf) || *sidx == idx)
+    })
+}
+
+/// What kernel buffer `b` may share memory with: its operand's alias class
+/// (`fuse::alias_class`), the same for buffers that may overlap.
+fn buffer_class(ctx: &Context, b: Value) -> Value {
+    let operand = match ctx.value_def(b) {
+        aot_ir::ValueDef::BlockArg { block, index } => ctx
+            .block_parent_op(block)
+            .filter(|&k| LoopOp::of(ctx, k) == Some(LoopOp::Kernel))
+            .map(|k| ctx.operand(k, index as usize)),
+        _ => None,
+    };
+    operand.map_or(b, |o| crate::fuse::alias_class(ctx, crate::fuse::root_of(ctx, o)))
+}
+
+/// The binary scalar op `op` is, if it is one.
+fn binary_of(ctx: &Context, op: Op) -> Option<Binary> {
+    match LoopOp::of(ctx, op) {
+        Some(LoopOp::Scalar(ScalarOp::Binary(b))) => Some(b),
+        _ => None,
+    }
 }
 
 /// Alias scopes for the arguments of kernel `op` whose host allocation no

@@ -13,7 +13,10 @@
 //! no flush to zero), so the module is complete and a driver can load it.
 //! Without it, calls into libdevice stay external (`.extern .func`) and the
 //! module assembles only as relocatable code (`ptxas -c`). Launching
-//! belongs to the CUDA runtime.
+//! belongs to the CUDA runtime. A kernel whose split loop reduces rows
+//! runs one warp per row (`kernel::warp_plan`): lanes read a row side by
+//! side and combine with a butterfly of warp shuffles; `PtxModule::warps`
+//! tells the launcher.
 
 use super::kernel::{self, Flavor};
 use crate::program::{self, Step};
@@ -122,6 +125,10 @@ pub struct PtxModule {
     pub ptx: String,
     /// The entry of each `Step::Kernel` of the host program, in order.
     pub entries: Vec<String>,
+    /// Per entry: whether one warp (32 threads) runs each iteration of its
+    /// split loop (`kernel::warp_plan`), so a launch wants 32 threads per
+    /// iteration rather than one.
+    pub warps: Vec<bool>,
     /// Messages of the failed-check codes (code k is `messages[k - 1]`).
     pub messages: Vec<String>,
 }
@@ -152,11 +159,13 @@ pub fn compile(
     let target = kernel::Target { cpu: sm.name(), features: PTX_ISA, flavor: Flavor::Ptx };
     let mut messages = Vec::new();
     let mut entries = Vec::new();
+    let mut warps = Vec::new();
     for step in &program.steps {
         let Step::Kernel { op, name, .. } = step else { continue };
         let entry = entry_name(name, entries.len());
         kernel::emit(ctx, *op, &ll, &module, &entry, &target, &mut messages)?;
         entries.push(entry);
+        warps.push(program::split_loop(ctx, *op).is_some_and(|l| kernel::warp_plan(ctx, l).is_some()));
     }
     module.verify().map_err(|e| fail(format!("LLVM rejected the generated GPU kernels: {e}")))?;
     if let Some(path) = libdevice {
@@ -168,5 +177,5 @@ pub fn compile(
     let ptx = machine
         .write_to_memory_buffer(&module, FileType::Assembly)
         .map_err(|e| fail(format!("LLVM could not generate PTX: {e}")))?;
-    Ok(PtxModule { ptx: String::from_utf8_lossy(ptx.as_slice()).into_owned(), entries, messages })
+    Ok(PtxModule { ptx: String::from_utf8_lossy(ptx.as_slice()).into_owned(), entries, warps, messages })
 }
