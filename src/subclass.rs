@@ -167,6 +167,23 @@ fn flatten_args(plan: &SubclassPlan, args: &[Value]) -> Result<Vec<Tensor>, Erro
         check(e, v, &format!("argument {i}"))?;
         out.extend(v.leaves());
     }
+    // Replicas of dense arguments read by components, one per component:
+    // for an argument that requires grad, fresh leaves with its values
+    // (only read), so each component's gradient is its own; otherwise the
+    // tensor itself (zero-copy, a duplicate the graph only reads).
+    for r in &plan.replicas {
+        let t = out[plan.inputs[r.arg].start].clone();
+        for _ in 0..r.creation.count {
+            if t.requires_grad() {
+                let c = t.deep_clone();
+                c.set_requires_grad(true);
+                c.set_leaf(true);
+                out.push(c);
+            } else {
+                out.push(t.clone());
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -221,7 +238,35 @@ impl SubclassFunction {
             let inner: Option<Vec<Value>> = e.inner.iter().map(|i| one(i, grads)).collect();
             Some(Value::Subclass { class: e.class.clone(), inner: inner? })
         }
-        Ok(self.plan.inputs.iter().map(|e| one(e, &grads)).collect())
+        let mut out: Vec<Option<Value>> = self.plan.inputs.iter().map(|e| one(e, &grads)).collect();
+        // A replicated dense argument: component k is its dense gradient
+        // plus replica k's.
+        for r in &self.plan.replicas {
+            let dense = grads.get(self.plan.inputs[r.arg].start).cloned().flatten();
+            let leaves = grads.get(r.creation.range()).unwrap_or(&[]);
+            if dense.is_none() && leaves.iter().all(Option::is_none) {
+                out[r.arg] = None;
+                continue;
+            }
+            let summed: Vec<Option<Tensor>> = (0..grads.len())
+                .map(|d| {
+                    if !r.creation.range().contains(&d) {
+                        return None;
+                    }
+                    let like = grads[d].as_ref().or(dense.as_ref())?;
+                    let mut v =
+                        grads[d].as_ref().map(|g| g.read_f64()).unwrap_or_else(|| vec![0.0; like.numel() as usize]);
+                    if let Some(g0) = &dense {
+                        for (x, b) in v.iter_mut().zip(g0.read_f64()) {
+                            *x += b;
+                        }
+                    }
+                    Some(Tensor::from_f64(like.dtype(), &like.sizes(), &v, like.dtype()))
+                })
+                .collect();
+            out[r.arg] = one(&r.creation, &summed);
+        }
+        Ok(out)
     }
 
     /// Whether the function was compiled with a backward.

@@ -370,3 +370,42 @@ func.func @step(%w: tensor<3x2xf32>, %x: tensor<4x3xf32>) -> tensor<f32> {
         assert!(e.to_string().contains("must all require grad or none"), "{e}");
     }
 }
+
+/// A dense argument that requires grad and is read by the components of a
+/// subclass op gets a subclass gradient (component k: its dense uses'
+/// gradient plus component k's use), in the embedding API as in PyTorch.
+#[test]
+fn dense_argument_read_by_components_gets_a_subclass_gradient() {
+    use aot::subclass::{compile, Value};
+    use aot::{Module, Options, Tensor};
+    aot::init();
+    let module = Module::parse(
+        r#"aot.subclass @TwoTensor {inner = ["a", "b"]}
+func.func @f(%x: !aot.subclass<@TwoTensor, tensor<3xf32>>, %w: tensor<3xf32>) -> (!aot.subclass<@TwoTensor, tensor<3xf32>>, tensor<f32>) {
+  %y = tensor.mul %x, %w : !aot.subclass<@TwoTensor, tensor<3xf32>>, tensor<3xf32> -> !aot.subclass<@TwoTensor, tensor<3xf32>>
+  %s = tensor.sum %w {dims = [0]} : tensor<3xf32> -> tensor<f32>
+  return %y, %s : !aot.subclass<@TwoTensor, tensor<3xf32>>, tensor<f32>
+}"#,
+        "w.mlir",
+    )
+    .unwrap();
+    let t = |v: &[f32]| Tensor::from_slice::<f32>(v, &[3]).unwrap();
+    let x =
+        Value::subclass("TwoTensor", vec![Value::Tensor(t(&[1.0, 2.0, 3.0])), Value::Tensor(t(&[10.0, 20.0, 30.0]))]);
+    let w = t(&[0.5, 0.25, 2.0]);
+    w.set_requires_grad(true);
+    for opts in [Options::training(), Options::training().with_backend(aot::Backend::Interp)] {
+        let args = [x.clone(), Value::Tensor(w.clone())];
+        let mut f = compile(&module, None, &args, &opts).unwrap();
+        let (outs, saved) = f.forward(&args).unwrap();
+        assert_eq!(outs[0].inner()[1].tensor().unwrap().to_vec::<f32>().unwrap(), vec![5.0, 5.0, 60.0]);
+        // Tangents: ones for the subclass output (coerced), 1 for the sum.
+        let grads = f.backward(saved, &[Some(Value::Tensor(t(&[1.0, 1.0, 1.0]))), None]).unwrap();
+        let g = grads[1].as_ref().expect("w requires grad");
+        assert_eq!(g.class(), Some("TwoTensor"));
+        assert_eq!(g.inner()[0].tensor().unwrap().to_vec::<f32>().unwrap(), vec![2.0, 3.0, 4.0]);
+        assert_eq!(g.inner()[1].tensor().unwrap().to_vec::<f32>().unwrap(), vec![11.0, 21.0, 31.0]);
+        // The caller's weight is untouched and still the one passed.
+        assert_eq!(w.to_vec::<f32>().unwrap(), vec![0.5, 0.25, 2.0]);
+    }
+}

@@ -25,20 +25,27 @@
 //! metadata-mutation conventions that upstream refuses for subclasses
 //! (pytorch#114975) are the dense conventions of the inner tensors.
 //!
-//! One case does not flatten to dense semantics: a dense argument whose
-//! value (through any chain of ops) is shared by the components of a
-//! dispatched op. PyTorch gives such an argument a gradient of the
-//! subclass (one component per use); the dense graph would sum them. The
-//! plan lists these arguments (`shared_with_components`); the pass refuses
-//! one that is declared `aot.requires_grad`, and the runtime refuses a call
-//! that makes one require grad, so the difference is never a wrong answer.
+//! A dense argument read by the components of a dispatched op (`x * w`,
+//! `x` a TwoTensor, `w` dense) gets from PyTorch a *subclass* gradient, one
+//! component per use; the dense graph would sum them. So such an argument
+//! is replicated: one more dense argument per leaf (after all the others,
+//! `SubclassPlan::replicas`), and each component's use reads its replica
+//! through copies of the dense ops between (views, pure ops). The runtime
+//! passes the argument's values as each replica and adds the dense uses'
+//! gradient to each replica's, which is PyTorch's accumulation of a dense
+//! and a subclass gradient. Replication needs the argument not to be
+//! written (a replica would miss the write) and the ops between to be
+//! plain dense ops without draws; an argument that cannot be replicated is
+//! listed in `shared_with_components` and must not require grad (the pass
+//! refuses one declared `aot.requires_grad`, the runtime a call that makes
+//! it require grad), so the difference is never a wrong answer.
 
 use aot_dialects::func::{FuncOp, FuncView, NON_LEAF, REQUIRES_GRAD};
 use aot_dialects::subclass::{enclosing_module, ClassDecl, Classes, UnwrapOp, WrapOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::rewriter::InsertPoint;
 use aot_ir::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 pub const PLAN_ATTR: &str = "aot.subclass_plan";
@@ -96,14 +103,29 @@ impl SubclassCreation {
 }
 
 crate::record! {
+    /// A dense argument replicated per component: the replicas' dense
+    /// positions, laid out as a value of the dispatch class.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SubclassReplica = "aot.subclass_replica" {
+        /// The argument (index before flattening).
+        pub arg: usize,
+        pub creation: SubclassCreation as nested,
+    }
+}
+
+crate::record! {
     /// The wrapping plan of a flattened function.
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct SubclassPlan = "aot.subclass_plan" {
         pub inputs: Vec<SubclassCreation> as nested_list,
         pub outputs: Vec<SubclassCreation> as nested_list,
+        /// Dense arguments read by the components of dispatched ops through
+        /// replicas (after the other dense arguments, in this order).
+        pub replicas: Vec<SubclassReplica> as nested_list,
         /// Dense arguments (indices before flattening) whose values are
-        /// shared by the components of a dispatched op: they must not
-        /// require grad (see the module documentation).
+        /// shared by the components of a dispatched op and could not be
+        /// replicated: they must not require grad (see the module
+        /// documentation).
         pub shared_with_components: Vec<usize>,
     }
     check = |v: &SubclassPlan| {
@@ -115,6 +137,13 @@ crate::record! {
                 }
                 next += e.count;
             }
+        }
+        let mut next = v.inputs.last().map_or(0, |e| e.start + e.count);
+        for r in &v.replicas {
+            if r.creation.start != next || r.arg >= v.inputs.len() || !v.inputs[r.arg].is_dense() {
+                return Err("replicas must follow the inputs and replicate dense arguments".to_string());
+            }
+            next += r.creation.count;
         }
         if v.shared_with_components.iter().any(|&i| i >= v.inputs.len() || !v.inputs[i].is_dense()) {
             return Err("'shared_with_components' must name dense arguments".to_string());
@@ -129,9 +158,10 @@ impl SubclassPlan {
         ctx.get_attr(func, PLAN_ATTR).map(|a| SubclassPlan::from_attr(ctx, a)).transpose()
     }
 
-    /// Number of dense arguments.
+    /// Number of dense arguments, replicas included.
     pub fn num_dense_inputs(&self) -> usize {
-        self.inputs.last().map_or(0, |e| e.start + e.count)
+        let regular = self.inputs.last().map_or(0, |e| e.start + e.count);
+        regular + self.replicas.iter().map(|r| r.creation.count).sum::<usize>()
     }
 
     /// For each dense argument, the user argument it belongs to.
@@ -140,7 +170,15 @@ impl SubclassPlan {
         for (i, e) in self.inputs.iter().enumerate() {
             owner.extend(std::iter::repeat_n(i, e.count));
         }
+        for r in &self.replicas {
+            owner.extend(std::iter::repeat_n(r.arg, r.creation.count));
+        }
         owner
+    }
+
+    /// The replicas of user argument `i`, if it has them.
+    pub fn replica_of(&self, i: usize) -> Option<&SubclassCreation> {
+        self.replicas.iter().find(|r| r.arg == i).map(|r| &r.creation)
     }
 }
 
@@ -215,6 +253,9 @@ impl ArgSet {
         }
         grew
     }
+    fn intersects(&self, o: &ArgSet) -> bool {
+        self.0.iter().zip(&o.0).any(|(a, b)| a & b != 0)
+    }
     fn members(&self) -> impl Iterator<Item = usize> + '_ {
         self.0
             .iter()
@@ -223,12 +264,35 @@ impl ArgSet {
     }
 }
 
-/// The dense arguments whose values reach a dense operand of a dispatched
-/// op. Dependencies flow through every op (subclass values, wraps and
-/// unwraps included), and an op that aliases or mutates its first operand
-/// joins its first operand and results (a write through a view changes
-/// the base), iterated to a fixed point.
-fn shared_with_components(ctx: &Context, body: &[Op], args: &[Value]) -> Vec<usize> {
+/// How dense arguments meet the components of dispatched ops.
+struct Sharing {
+    /// The arguments each value depends on (see `sharing`).
+    dep: FxHashMap<Value, ArgSet>,
+    /// Arguments whose value reaches a dense operand of a dispatched op and
+    /// that are replicated per component (with the dispatch class).
+    replicated: Vec<(usize, String)>,
+    /// The other such arguments: they must not require grad.
+    shared: Vec<usize>,
+}
+
+fn is_dispatched(ctx: &Context, op: Op) -> bool {
+    !registry::handles_subclasses_itself(ctx.op_name(op))
+        && ctx.operands(op).any(|v| ctx.type_data(ctx.value_type(v)).as_subclass().is_some())
+}
+
+/// Which dense arguments reach a dense operand of a dispatched op, and
+/// which of those can be replicated per component. Dependencies flow
+/// through every op (subclass values, wraps and unwraps included), and an
+/// op that aliases or mutates its first operand joins its first operand
+/// and results (a write through a view changes the base), iterated to a
+/// fixed point. An argument is replicated when every such use is by ops of
+/// one class, nothing that depends on it is mutated or drawn from (a
+/// replica would miss the write, or draw again), and every op between it
+/// and those uses is a plain dense op (no subclass value, wrap or unwrap
+/// on the way): then each component's use can read a copy of the argument
+/// through copies of those ops, and the copy's gradient is that
+/// component's, as PyTorch's subclass gradient of the argument has it.
+fn sharing(ctx: &Context, body: &[Op], args: &[Value]) -> Sharing {
     let mut dep: FxHashMap<Value, ArgSet> = FxHashMap::default();
     for (i, &a) in args.iter().enumerate() {
         if ctx.type_data(ctx.value_type(a)).as_subclass().is_none() {
@@ -263,21 +327,133 @@ fn shared_with_components(ctx: &Context, body: &[Op], args: &[Value]) -> Vec<usi
             }
         }
     }
-    let mut out = ArgSet::default();
-    for &op in body {
-        let dispatched = !registry::handles_subclasses_itself(ctx.op_name(op))
-            && ctx.operands(op).any(|v| ctx.type_data(ctx.value_type(v)).as_subclass().is_some());
-        if dispatched {
-            for v in ctx.operands(op) {
-                if ctx.type_data(ctx.value_type(v)).as_subclass().is_none() {
-                    if let Some(d) = dep.get(&v) {
-                        out.union(d);
+    let is_sub = |v: Value| ctx.type_data(ctx.value_type(v)).as_subclass().is_some();
+    // Per argument: the classes of the dispatched ops its value reaches.
+    let mut classes: FxHashMap<usize, Vec<String>> = FxHashMap::default();
+    for &op in body.iter().filter(|&&o| is_dispatched(ctx, o)) {
+        let class =
+            ctx.operands(op).find_map(|v| ctx.type_data(ctx.value_type(v)).as_subclass().map(|s| s.class.clone()));
+        for v in ctx.operands(op).filter(|&v| !is_sub(v)) {
+            for i in dep.get(&v).map(|d| d.members().collect::<Vec<_>>()).unwrap_or_default() {
+                let cs = classes.entry(i).or_default();
+                if let Some(c) = &class {
+                    if !cs.contains(c) {
+                        cs.push(c.clone());
                     }
                 }
             }
         }
     }
-    out.members().collect()
+    // Arguments that cannot be replicated: a dense value depending on them
+    // is mutated, or the ops between them and a dispatched op's dense
+    // operand are not all plain dense ops free of effects.
+    let mut touched_badly = ArgSet::default();
+    for &op in body {
+        let mutates = ctx.has_trait(op, Traits::INPLACE) || ctx.has_trait(op, Traits::METADATA_MUTATION);
+        if mutates && ctx.num_operands(op) > 0 && !is_sub(ctx.operand(op, 0)) {
+            if let Some(d) = dep.get(&ctx.operand(op, 0)) {
+                touched_badly.union(d);
+            }
+        }
+    }
+    let plain_op = |o: Op| {
+        !is_dispatched(ctx, o)
+            && !registry::handles_subclasses_itself(ctx.op_name(o))
+            && ctx.regions(o).is_empty()
+            && !ctx.has_trait(o, Traits::RANDOM)
+            && !ctx.has_trait(o, Traits::INPLACE)
+            && !ctx.has_trait(o, Traits::METADATA_MUTATION)
+    };
+    let mut seen: FxHashSet<Value> = FxHashSet::default();
+    let mut stack: Vec<Value> = Vec::new();
+    for &op in body.iter().filter(|&&o| is_dispatched(ctx, o)) {
+        stack.extend(ctx.operands(op).filter(|&v| !is_sub(v)));
+    }
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let Some(d) = dep.get(&x) else { continue };
+        match ctx.defining_op(x) {
+            // An argument: itself (fine), or aliased with others by a write.
+            None => {
+                if d.members().count() > 1 {
+                    touched_badly.union(d);
+                }
+            }
+            Some(o) if plain_op(o) => stack.extend(ctx.operands(o)),
+            Some(_) => {
+                touched_badly.union(d);
+            }
+        }
+    }
+    let bad: Vec<usize> = touched_badly.members().collect();
+    let (mut replicated, mut shared) = (Vec::new(), Vec::new());
+    let mut reaching: Vec<usize> = classes.keys().copied().collect();
+    reaching.sort_unstable();
+    for i in reaching {
+        let cs = &classes[&i];
+        let float = ctx.value_tensor(args[i]).is_some_and(|t| t.elem.is_float());
+        if cs.len() == 1 && float && !bad.contains(&i) {
+            replicated.push((i, cs[0].clone()));
+        } else {
+            shared.push(i);
+        }
+    }
+    Sharing { dep, replicated, shared }
+}
+
+/// What replicating a dense value for one component needs.
+struct Replicas<'a> {
+    args: &'a FxHashMap<Value, SmallVec<[Value; 4]>>,
+    dep: &'a FxHashMap<Value, ArgSet>,
+    set: &'a ArgSet,
+    pos: &'a FxHashMap<Op, usize>,
+}
+
+impl Replicas<'_> {
+    /// `v` for leaf `j`: the replica argument, or a copy of the ops between
+    /// the replicated arguments and `v` reading the replicas (inserted at
+    /// the rewriter's insertion point, in program order; memoized). The
+    /// ops are found with an explicit stack, so a long chain cannot
+    /// overflow the call stack.
+    fn replicate(
+        &self,
+        rw: &mut Rewriter<'_>,
+        v: Value,
+        j: usize,
+        memo: &mut FxHashMap<(Value, usize), Value>,
+    ) -> Value {
+        let lookup = |memo: &FxHashMap<(Value, usize), Value>, x: Value| {
+            self.args.get(&x).map(|r| r[j]).or_else(|| memo.get(&(x, j)).copied())
+        };
+        if let Some(r) = lookup(memo, v) {
+            return r;
+        }
+        let mut cone: Vec<Op> = Vec::new();
+        let mut seen: FxHashSet<Op> = FxHashSet::default();
+        let mut stack = vec![v];
+        while let Some(x) = stack.pop() {
+            if lookup(memo, x).is_some() || !self.dep.get(&x).is_some_and(|d| d.intersects(self.set)) {
+                continue;
+            }
+            let Some(o) = rw.defining_op(x) else { continue };
+            if seen.insert(o) {
+                cone.push(o);
+                stack.extend(rw.operands(o));
+            }
+        }
+        cone.sort_by_key(|o| self.pos.get(o).copied().unwrap_or(usize::MAX));
+        for o in cone {
+            let operands: SmallVec<[Value; 4]> = rw.operands(o).map(|x| lookup(memo, x).unwrap_or(x)).collect();
+            let clone = rw.clone_op(o, &operands);
+            for (k, &r) in rw.results(o).to_vec().iter().enumerate() {
+                let c = rw.result(clone, k);
+                memo.insert((r, j), c);
+            }
+        }
+        lookup(memo, v).unwrap_or(v)
+    }
 }
 
 /// What flattening one function did.
@@ -357,8 +533,8 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
             format!("flattening would create more than {max_ops} ops and arguments (AOT_MAX_INLINE_OPS)"),
         ));
     }
-    let shared = shared_with_components(ctx, &body, &old_args);
-    if let Some(&i) = shared.iter().find(|&&i| f.arg_has(ctx, i, REQUIRES_GRAD)) {
+    let sharing = sharing(ctx, &body, &old_args);
+    if let Some(&i) = sharing.shared.iter().find(|&&i| f.arg_has(ctx, i, REQUIRES_GRAD)) {
         return Err(err(ctx, func, shared_arg_message(i)));
     }
 
@@ -393,6 +569,25 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
         leaves.insert(a, vs);
     }
     attrs_all.clear();
+    // Replicas of the dense arguments shared by components: one argument
+    // per leaf of the dispatch class, after every other argument.
+    let mut replica_args: FxHashMap<Value, SmallVec<[Value; 4]>> = FxHashMap::default();
+    let mut replicated_set = ArgSet::default();
+    for (i, class) in &sharing.replicated {
+        replicated_set.union(&ArgSet::single(*i));
+        let y = old_args[*i];
+        let at = f.args(&rw).iter().position(|&a| a == y).expect("dense arguments stay");
+        let attrs = f.arg_attrs(&rw, at);
+        let ty = rw.value_type(y);
+        let mut vs = SmallVec::new();
+        for _ in 0..classes.leaf_count(class) {
+            let end = f.args(&rw).len();
+            vs.push(f.insert_arg(&mut rw, end, ty, attrs.clone()).ok_or_else(|| err(&rw, func, "has no body".into()))?);
+        }
+        replica_args.insert(y, vs);
+    }
+    let body_pos: FxHashMap<Op, usize> = body.iter().enumerate().map(|(k, &o)| (o, k)).collect();
+    let mut replica_memo: FxHashMap<(Value, usize), Value> = FxHashMap::default();
 
     let leaves_of =
         |leaves: &FxHashMap<Value, SmallVec<[Value; 4]>>, ctx: &Context, v: Value| -> SmallVec<[Value; 4]> {
@@ -453,10 +648,24 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
             let mut per_result: Vec<SmallVec<[Value; 4]>> = vec![SmallVec::new(); results.len()];
             rw.set_insertion_point(InsertPoint::Before(op));
             // Leaf j's operands: the subclass operands' j-th leaves, the
-            // dense operands shared.
-            let per_leaf: Vec<SmallVec<[Value; 4]>> = (0..k)
-                .map(|j| operands.iter().map(|&v| if class_of(&rw, v).is_some() { leaves[&v][j] } else { v }).collect())
-                .collect();
+            // dense operands shared, except that a dense operand depending on
+            // a replicated argument reads that leaf's replica (through
+            // copies of the ops between).
+            let mut per_leaf: Vec<SmallVec<[Value; 4]>> = vec![SmallVec::new(); k];
+            for (j, ops_j) in per_leaf.iter_mut().enumerate() {
+                for &v in &operands {
+                    let x = if class_of(&rw, v).is_some() {
+                        leaves[&v][j]
+                    } else if sharing.dep.get(&v).is_some_and(|d| d.intersects(&replicated_set)) {
+                        let cx =
+                            Replicas { args: &replica_args, dep: &sharing.dep, set: &replicated_set, pos: &body_pos };
+                        cx.replicate(&mut rw, v, j, &mut replica_memo)
+                    } else {
+                        v
+                    };
+                    ops_j.push(x);
+                }
+            }
             for ops_j in per_leaf {
                 let clone = rw.clone_op(op, &ops_j);
                 for (ri, &t) in result_types.iter().enumerate() {
@@ -491,10 +700,20 @@ fn flatten(ctx: &mut Context, func: Op) -> Result<Flattened, Diagnostic> {
         out
     };
     let old_arg_types: Vec<Type> = old_args.iter().map(|&a| rw.value_type(a)).collect();
+    let inputs = entries(&mut rw, &old_arg_types);
+    let mut replicas = Vec::new();
+    for (i, class) in &sharing.replicated {
+        let first = replica_args[&old_args[*i]][0];
+        let start = f.args(&rw).iter().position(|&a| a == first).expect("replicas are arguments");
+        let d = classes.get(class).expect("dispatch classes are declared");
+        let ty = rw.value_type(old_args[*i]);
+        replicas.push(SubclassReplica { arg: *i, creation: class_creation(&classes, d, ty, start) });
+    }
     let plan = SubclassPlan {
-        inputs: entries(&mut rw, &old_arg_types),
+        inputs,
         outputs: entries(&mut rw, &old_results),
-        shared_with_components: shared,
+        replicas,
+        shared_with_components: sharing.shared.clone(),
     };
     Ok(Flattened { plan, dispatched, made })
 }
@@ -534,8 +753,10 @@ inventory::submit! {
 arguments and results become their leaves (inner tensors, nested classes flattened recursively), ops with subclass \
 operands are applied once per component in order (dense operands shared), aot.subclass_wrap/unwrap disappear. The \
 wrapping plan (class, dense positions, outer type, constant metadata, nested plans per input and output) is recorded \
-as aot.subclass_plan for the runtime. A dense argument declared aot.requires_grad whose value is shared by the \
-components of a subclass op is refused: PyTorch would give it a subclass gradient.",
+as aot.subclass_plan for the runtime. A dense argument read by the components of a subclass op is replicated per \
+component (after the other arguments, read through copies of the dense ops between) so that its gradient is the \
+subclass value PyTorch gives it; one that cannot be (it is written, or reached through effects) must not require \
+grad.",
         anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[

@@ -117,6 +117,9 @@ fn numbers_equal(a: &Json, b: &Json) -> bool {
 #[derive(Clone, Debug)]
 pub struct Wrapper {
     pub plan: SubclassPlan,
+    /// Replicated arguments of the last input file that were duplicates
+    /// (`same_as`), so their replicas are too.
+    replicated_duplicates: std::cell::RefCell<Vec<usize>>,
     /// Each entry's constant metadata as JSON, by class.
     meta: Vec<(String, Json)>,
 }
@@ -137,7 +140,7 @@ impl Wrapper {
         for e in plan.inputs.iter().chain(&plan.outputs) {
             collect(ctx, e, &mut meta);
         }
-        Wrapper { plan: plan.clone(), meta }
+        Wrapper { plan: plan.clone(), meta, replicated_duplicates: Default::default() }
     }
 
     fn meta_of(&self, class: &str) -> Option<&Json> {
@@ -169,6 +172,30 @@ impl Wrapper {
             let what = format!("argument {i}");
             self.flatten_arg(a, e, &what, None, &mut dense)?;
         }
+        // Replicas: independent leaves with the argument's values (own data
+        // copied, a view of the same storage), one per component.
+        let storages = obj.get("storages").and_then(|s| s.as_array()).cloned().unwrap_or_default();
+        let mut via_same_as = Vec::new();
+        for r in &self.plan.replicas {
+            let what = format!("argument {}", r.arg);
+            let a = &args[r.arg];
+            if a.get("same_as").is_some() {
+                // A duplicate: the replicas are duplicates too, which is
+                // right while it does not require grad (checked later).
+                let d = self.plan.inputs[r.arg].start;
+                dense.extend(std::iter::repeat_n(json!({ "same_as": d }), r.creation.count));
+                via_same_as.push(r.arg);
+                continue;
+            }
+            let base = a.get("storage").and_then(|s| s.as_u64()).and_then(|s| storages.get(s as usize));
+            if base.is_some_and(|st| st.get("base") == Some(&Json::Bool(true))) {
+                return Err(RunError::input(format!(
+                    "{what}: a view of a differentiable base read by the components of a subclass op would get a subclass gradient in its base, which is not supported"
+                )));
+            }
+            dense.extend(std::iter::repeat_n(a.clone(), r.creation.count));
+        }
+        *self.replicated_duplicates.borrow_mut() = via_same_as;
         obj.insert("args".into(), Json::Array(dense));
         Ok(root.to_string())
     }
@@ -303,7 +330,8 @@ impl Wrapper {
     /// Refuses a call in which a dense argument shared by the components
     /// of a dispatched op requires grad (`requires_grad[d]` per dense arg).
     pub fn check_shared(&self, requires_grad: &[bool]) -> Result<(), RunError> {
-        for &i in &self.plan.shared_with_components {
+        let duplicates = self.replicated_duplicates.borrow();
+        for &i in self.plan.shared_with_components.iter().chain(duplicates.iter()) {
             let d = self.plan.inputs[i].start;
             if requires_grad.get(d).copied().unwrap_or(false) {
                 return Err(RunError::input(aot_passes::flatten_subclasses::shared_arg_message(i)));
@@ -363,7 +391,17 @@ impl Wrapper {
             out["args_after"] = Json::Array(self.plan.inputs.iter().map(|e| self.group(e, &args, false)).collect());
         }
         if let Some(grads) = take(out, "grads") {
-            out["grads"] = Json::Array(self.plan.inputs.iter().map(|e| self.group_grad(e, &grads)).collect());
+            let wrapped = self
+                .plan
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, e)| match self.plan.replica_of(i) {
+                    Some(r) => self.replica_grad(&grads[e.start], r, &grads),
+                    None => self.group_grad(e, &grads),
+                })
+                .collect();
+            out["grads"] = Json::Array(wrapped);
         }
     }
 
@@ -389,6 +427,41 @@ impl Wrapper {
         }
         m.insert("inner".into(), Json::Array(inner));
         Json::Object(m)
+    }
+
+    /// The gradient of a replicated dense argument: a subclass value whose
+    /// component k is the dense uses' gradient plus replica k's (PyTorch
+    /// accumulates a dense and a subclass gradient into a subclass one).
+    fn replica_grad(&self, dense: &Json, r: &SubclassCreation, grads: &[Json]) -> Json {
+        let leaves = grads.get(r.range()).unwrap_or(&[]);
+        if dense.is_null() && leaves.iter().all(|g| g.is_null()) {
+            return Json::Null;
+        }
+        let data = |g: &Json| -> Vec<f64> {
+            g.get("data")
+                .and_then(|d| d.as_array())
+                .map(|d| d.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect())
+                .unwrap_or_default()
+        };
+        let base = data(dense);
+        let summed: Vec<Json> = (0..grads.len())
+            .map(|d| {
+                if !r.range().contains(&d) {
+                    return Json::Null;
+                }
+                let g = &grads[d];
+                let template = if g.is_null() { dense } else { g };
+                let mut v = data(g);
+                if v.is_empty() {
+                    v = vec![0.0; base.len()];
+                }
+                for (x, b) in v.iter_mut().zip(&base) {
+                    *x += b;
+                }
+                json!({"dtype": template.get("dtype"), "shape": template.get("shape"), "data": v})
+            })
+            .collect();
+        self.group_grad(r, &summed)
     }
 
     fn group_grad(&self, e: &SubclassCreation, grads: &[Json]) -> Json {

@@ -1,12 +1,15 @@
 // RUN: aot-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(flatten-subclasses))'
 
-/// A dense argument that requires grad and is shared by the components of
-/// a dispatched op would get a subclass gradient from PyTorch.
+/// A dense argument that requires grad and is read by the components of a
+/// dispatched op gets a subclass gradient in PyTorch. When it is also
+/// written (so a per-component replica would miss the write), that cannot
+/// be represented: refused.
 aot.subclass @TwoTensor {inner = ["a", "b"]}
 // expected-error@+1 {{argument 1 is a dense tensor that requires grad and is shared by the components of a subclass op}}
-func.func @shared_grad(%x: !aot.subclass<@TwoTensor, tensor<3xf32>>, %w: tensor<3xf32> {aot.requires_grad}) -> !aot.subclass<@TwoTensor, tensor<3xf32>> {
-  %v = view.reshape %w {shape = [3]} : tensor<3xf32> -> tensor<3xf32>
-  %0 = tensor.mul %x, %v : !aot.subclass<@TwoTensor, tensor<3xf32>>, tensor<3xf32> -> !aot.subclass<@TwoTensor, tensor<3xf32>>
+func.func @shared_grad(%x: !aot.subclass<@TwoTensor, tensor<3xf32>>, %w: tensor<3xf32> {aot.requires_grad, aot.non_leaf}) -> !aot.subclass<@TwoTensor, tensor<3xf32>> {
+  %c = tensor.constant dense<1.0> : tensor<3xf32>
+  mut.add_ %w, %c : tensor<3xf32>
+  %0 = tensor.mul %x, %w : !aot.subclass<@TwoTensor, tensor<3xf32>>, tensor<3xf32> -> !aot.subclass<@TwoTensor, tensor<3xf32>>
   return %0 : !aot.subclass<@TwoTensor, tensor<3xf32>>
 }
 

@@ -3,16 +3,20 @@
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(flatten-subclasses,functionalize,collect-metadata))' | FileCheck %s --check-prefix=META
 
 /// A TwoTensor argument becomes its two inner tensors; an op with a
-/// subclass operand runs once per component, in order (a, then b), the
-/// dense operand shared; views stay views per component; the plan says
-/// where each user argument and result lives among the dense ones. The
-/// dense argument shares its value with the components of a dispatched op.
+/// subclass operand runs once per component, in order (a, then b); views
+/// stay views per component; the plan says where each user argument and
+/// result lives among the dense ones. The dense argument read by the
+/// components is replicated, one copy per component after the other
+/// arguments (%arg3, %arg4), so that each component's use has a gradient
+/// of its own (PyTorch's subclass gradient of a dense argument).
 // CHECK-LABEL: func.func @two_tensor
-// CHECK-SAME: (%arg0: tensor<2x3xf32> {aot.requires_grad}, %arg1: tensor<2x3xf32> {aot.requires_grad}, %arg2: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<f32>)
+// CHECK-SAME: (%arg0: tensor<2x3xf32> {aot.requires_grad}, %arg1: tensor<2x3xf32> {aot.requires_grad}, %arg2: tensor<2x3xf32>, %arg3: tensor<2x3xf32>, %arg4: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<f32>)
 // CHECK-SAME: aot.subclass_plan = #aot.subclass_plan<inputs = [#aot.subclass_meta<class = "TwoTensor", start = 0, count = 2, type = tensor<2x3xf32>, inner = [#aot.subclass_meta<class = "", start = 0, count = 1, type = tensor<2x3xf32>, inner = []>, #aot.subclass_meta<class = "", start = 1, count = 1, type = tensor<2x3xf32>, inner = []>]>, #aot.subclass_meta<class = "", start = 2, count = 1, type = tensor<2x3xf32>, inner = []>]
-// CHECK-SAME: outputs = [#aot.subclass_meta<class = "TwoTensor", start = 0, count = 2, type = tensor<3x2xf32>, inner = [{{.*}}]>, #aot.subclass_meta<class = "", start = 2, count = 1, type = tensor<f32>, inner = []>], shared_with_components = [1]>
-// CHECK-NEXT: %[[MA:.*]] = tensor.mul %arg0, %arg2 : tensor<2x3xf32>
-// CHECK-NEXT: %[[MB:.*]] = tensor.mul %arg1, %arg2 : tensor<2x3xf32>
+// CHECK-SAME: outputs = [#aot.subclass_meta<class = "TwoTensor", start = 0, count = 2, type = tensor<3x2xf32>, inner = [{{.*}}]>, #aot.subclass_meta<class = "", start = 2, count = 1, type = tensor<f32>, inner = []>]
+// CHECK-SAME: replicas = [#aot.subclass_replica<arg = 1, creation = #aot.subclass_meta<class = "TwoTensor", start = 3, count = 2
+// CHECK-SAME: shared_with_components = []>
+// CHECK-NEXT: %[[MA:.*]] = tensor.mul %arg0, %arg3 : tensor<2x3xf32>
+// CHECK-NEXT: %[[MB:.*]] = tensor.mul %arg1, %arg4 : tensor<2x3xf32>
 // CHECK-NEXT: %[[TA:.*]] = view.transpose %[[MA]] {dim0 = 0, dim1 = 1} : tensor<2x3xf32> -> tensor<3x2xf32>
 // CHECK-NEXT: %[[TB:.*]] = view.transpose %[[MB]] {dim0 = 0, dim1 = 1} : tensor<2x3xf32> -> tensor<3x2xf32>
 // CHECK-NEXT: %[[D:.*]] = tensor.sub %[[TA]], %[[TB]] : tensor<3x2xf32>
@@ -38,7 +42,7 @@ func.func @two_tensor(%x: !aot.subclass<@TwoTensor, tensor<2x3xf32>> {aot.requir
 // CHECK-SAME: (%arg0: tensor<4xf32>, %arg1: tensor<4xf32>, %arg2: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
 // CHECK-SAME: inputs = [#aot.subclass_meta<class = "TwoTensor", start = 0, count = 2, type = tensor<4xf32>, inner = [#aot.subclass_meta<class = "", start = 0, count = 1, type = tensor<4xf32>, inner = []>, #aot.subclass_meta<class = "", start = 1, count = 1, type = tensor<4xf32>, inner = []>]>, #aot.subclass_meta<class = "", start = 2, count = 1, type = tensor<4xf32>, inner = []>]
 // CHECK-SAME: outputs = [#aot.subclass_meta<class = "Nested", start = 0, count = 3, type = tensor<4xf32>, meta = {scale = 2}, inner = [#aot.subclass_meta<class = "TwoTensor", start = 0, count = 2
-// CHECK-SAME: shared_with_components = []
+// CHECK-SAME: replicas = [], shared_with_components = []
 // CHECK-NEXT: %[[A:.*]] = tensor.exp %arg0
 // CHECK-NEXT: %[[B:.*]] = tensor.exp %arg1
 // CHECK-NEXT: %[[C:.*]] = tensor.exp %arg2
@@ -54,13 +58,14 @@ func.func @nested(%t: !aot.subclass<@TwoTensor, tensor<4xf32>>, %d: tensor<4xf32
 // -----
 
 /// Mutations (data and metadata) and random draws apply per component, in
-/// order; after flattening, the metadata says each inner tensor of the
-/// input is mutated.
+/// order (the dense source of the write is replicated, %arg3 and %arg4);
+/// after flattening, the metadata says each inner tensor of the input is
+/// mutated.
 // CHECK-LABEL: func.func @mutations
 // CHECK-NEXT: %[[TA:.*]] = mut.t_ %arg0
 // CHECK-NEXT: %[[TB:.*]] = mut.t_ %arg1
-// CHECK-NEXT: mut.add_ %[[TA]], %arg2
-// CHECK-NEXT: mut.add_ %[[TB]], %arg2
+// CHECK-NEXT: mut.add_ %[[TA]], %arg3
+// CHECK-NEXT: mut.add_ %[[TB]], %arg4
 // CHECK-NEXT: rng.bernoulli %[[TA]]
 // CHECK-NEXT: rng.bernoulli %[[TB]]
 // META-LABEL: func.func @mutations
@@ -73,6 +78,27 @@ func.func @mutations(%x: !aot.subclass<@TwoTensor, tensor<2x2xf32>>, %y: tensor<
   mut.add_ %t, %y : !aot.subclass<@TwoTensor, tensor<2x2xf32>>, tensor<2x2xf32>
   %r = rng.bernoulli %t : !aot.subclass<@TwoTensor, tensor<2x2xf32>>
   return %r : !aot.subclass<@TwoTensor, tensor<2x2xf32>>
+}
+
+// -----
+
+/// A replica reads the argument through copies of the dense ops between
+/// (here a transpose), one chain per component; the original argument
+/// keeps its own dense use.
+// CHECK-LABEL: func.func @replicated_chain
+// CHECK-SAME: (%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>, %arg2: tensor<3x2xf32> {aot.requires_grad}, %arg3: tensor<3x2xf32> {aot.requires_grad}, %arg4: tensor<3x2xf32> {aot.requires_grad})
+// CHECK-NEXT: %[[T:.*]] = view.transpose %arg2
+// CHECK-NEXT: %[[S:.*]] = tensor.sum %arg2
+// CHECK-NEXT: %[[TA:.*]] = view.transpose %arg3
+// CHECK-NEXT: %[[TB:.*]] = view.transpose %arg4
+// CHECK-NEXT: tensor.mul %arg0, %[[TA]]
+// CHECK-NEXT: tensor.mul %arg1, %[[TB]]
+aot.subclass @TwoTensor {inner = ["a", "b"]}
+func.func @replicated_chain(%x: !aot.subclass<@TwoTensor, tensor<2x3xf32>>, %w: tensor<3x2xf32> {aot.requires_grad}) -> (!aot.subclass<@TwoTensor, tensor<2x3xf32>>, tensor<f32>) {
+  %t = view.transpose %w {dim0 = 0, dim1 = 1} : tensor<3x2xf32> -> tensor<2x3xf32>
+  %s = tensor.sum %w {dims = [0, 1]} : tensor<3x2xf32> -> tensor<f32>
+  %0 = tensor.mul %x, %t : !aot.subclass<@TwoTensor, tensor<2x3xf32>>, tensor<2x3xf32> -> !aot.subclass<@TwoTensor, tensor<2x3xf32>>
+  return %0, %s : !aot.subclass<@TwoTensor, tensor<2x3xf32>>, tensor<f32>
 }
 
 // -----

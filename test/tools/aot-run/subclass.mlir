@@ -14,7 +14,9 @@
 // RUN: not aot-run %s --inputs %S/Inputs/subclass-inner-count.json --mode compiled 2>&1 | FileCheck %s --check-prefix=COUNT
 // RUN: not aot-run %s --inputs %S/Inputs/subclass-meta.json 2>&1 | FileCheck %s --check-prefix=META
 // RUN: not aot-run %s --inputs %S/Inputs/subclass-dense-for-sub.json 2>&1 | FileCheck %s --check-prefix=DENSE
-// RUN: not aot-run %s --inputs %S/Inputs/subclass-shared-grad.json --mode compiled --grad 2>&1 | FileCheck %s --check-prefix=SHARED
+// RUN: aot-run %s --inputs %S/Inputs/subclass-shared-grad.json --mode compiled --grad | %python -c "import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))" | FileCheck %s --check-prefix=SHARED
+// RUN: aot-run %s --inputs %S/Inputs/subclass-shared-grad.json --grad | %python -c "import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))" | FileCheck %s --check-prefix=SHARED
+// RUN: not aot-run %s --entry written --inputs %S/Inputs/subclass-shared-grad.json --mode compiled --grad 2>&1 | FileCheck %s --check-prefix=WRITTEN
 // RUN: not aot-run %s --inputs %S/Inputs/subclass-inner-grad.json 2>&1 | FileCheck %s --check-prefix=INNERGRAD
 
 // OUT-LABEL: "outputs"
@@ -51,7 +53,11 @@
 // COUNT: aot-run: error: argument 0: @Scaled has 2 inner tensors, but the input gives 1
 // META: aot-run: error: argument 0: @Scaled was compiled for the constant metadata {"scale":2}, but the input has {"scale":3}
 // DENSE: aot-run: error: argument 0: the function takes a @Scaled value: give {"subclass": "Scaled", "inner": [...]}
-// SHARED: aot-run: error: argument 1 is a dense tensor that requires grad and is shared by the components of a subclass op
+// A dense argument that requires grad, read by the components: its
+// gradient is a @Scaled value (each component's use separately).
+// SHARED: "grads": [null, {"dtype": "f32", "inner": [{"data": [1.0, 2.0, 3.0], "dtype": "f32", "shape": [3]}, {"data": [1.0, 2.0, 3.0], "dtype": "f32", "shape": [3]}], "meta": {"scale": 2}, "shape": [3], "subclass": "Scaled"}]
+// ... unless a value depending on it is written before the components read it.
+// WRITTEN: aot-run: error: argument 1 is a dense tensor that requires grad and is shared by the components of a subclass op
 // INNERGRAD: aot-run: error: argument 0 inner tensor 0: an inner tensor takes 'requires_grad' from its subclass value; remove it here
 aot.subclass @Scaled {inner = ["lo", "hi"], meta = {scale = 2}}
 func.func @main(%x: !aot.subclass<@Scaled, tensor<3xf32>>, %y: tensor<3xf32>) -> (!aot.subclass<@Scaled, tensor<3xf32>>, tensor<3xf32>) {
@@ -60,4 +66,12 @@ func.func @main(%x: !aot.subclass<@Scaled, tensor<3xf32>>, %y: tensor<3xf32>) ->
   %1 = tensor.sub %a, %b : tensor<3xf32>
   %2 = view.detach %1 : tensor<3xf32>
   return %0, %2 : !aot.subclass<@Scaled, tensor<3xf32>>, tensor<3xf32>
+}
+
+func.func @written(%x: !aot.subclass<@Scaled, tensor<3xf32>>, %y: tensor<3xf32>) -> !aot.subclass<@Scaled, tensor<3xf32>> {
+  %c = tensor.constant dense<1.0> : tensor<3xf32>
+  %z = tensor.mul %y, %c : tensor<3xf32>
+  mut.add_ %z, %c : tensor<3xf32>
+  %0 = tensor.mul %x, %z : !aot.subclass<@Scaled, tensor<3xf32>>, tensor<3xf32> -> !aot.subclass<@Scaled, tensor<3xf32>>
+  return %0 : !aot.subclass<@Scaled, tensor<3xf32>>
 }
