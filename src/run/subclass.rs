@@ -310,17 +310,7 @@ impl Wrapper {
             }
             Some(_) => return Err(RunError::input(format!("{what}: 'requires_grad' must be true or false"))),
         };
-        let inner = a.get("inner").and_then(|i| i.as_array()).ok_or_else(|| {
-            RunError::input(format!("{what}: a subclass argument needs 'inner', the list of its inner tensors"))
-        })?;
-        if inner.len() != e.inner.len() {
-            return Err(RunError::input(format!(
-                "{what}: @{} has {} inner tensors, but the input gives {}",
-                e.class,
-                e.inner.len(),
-                inner.len()
-            )));
-        }
+        let inner = inner_list(a, e, what, "the input")?;
         for (j, (x, ie)) in inner.iter().zip(&e.inner).enumerate() {
             self.flatten_arg(x, ie, &format!("{what} inner tensor {j}"), Some(rg), dense)?;
         }
@@ -497,6 +487,23 @@ impl Wrapper {
     }
 }
 
+/// The `inner` list of a subclass value in a file, one entry per inner
+/// tensor of `e`'s class (`what` names the value, `given` the file).
+fn inner_list<'j>(v: &'j Json, e: &SubclassCreation, what: &str, given: &str) -> Result<&'j Vec<Json>, RunError> {
+    let inner = v.get("inner").and_then(|i| i.as_array()).ok_or_else(|| {
+        RunError::input(format!("{what}: a subclass value needs 'inner', the list of its inner tensors"))
+    })?;
+    if inner.len() != e.inner.len() {
+        return Err(RunError::input(format!(
+            "{what}: @{} has {} inner tensors, but {given} gives {}",
+            e.class,
+            e.inner.len(),
+            inner.len()
+        )));
+    }
+    Ok(inner)
+}
+
 fn flatten_tangent(t: &Json, e: &SubclassCreation, k: usize, dense: &mut Vec<Json>) -> Result<(), RunError> {
     let sub = t.get("subclass");
     if e.is_dense() {
@@ -519,17 +526,7 @@ fn flatten_tangent(t: &Json, e: &SubclassCreation, k: usize, dense: &mut Vec<Jso
             e.class, e.class
         ))),
         Some(_) => {
-            let inner = t.get("inner").and_then(|i| i.as_array()).ok_or_else(|| {
-                RunError::input(format!("tangent of output {k}: a subclass tangent needs 'inner'"))
-            })?;
-            if inner.len() != e.inner.len() {
-                return Err(RunError::input(format!(
-                    "tangent of output {k}: @{} has {} inner tensors, but the tangent gives {}",
-                    e.class,
-                    e.inner.len(),
-                    inner.len()
-                )));
-            }
+            let inner = inner_list(t, e, &format!("tangent of output {k}"), "the tangent")?;
             for (x, ie) in inner.iter().zip(&e.inner) {
                 flatten_tangent(x, ie, k, dense)?;
             }

@@ -490,11 +490,7 @@ impl<'a, 'll> Gen<'a, 'll> {
         combiners: &[Op],
     ) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
-        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
-        let i64t = self.ll.i64_type();
-        let offset = self.b.build_int_mul(lane, step, "lane.offset").map_err(fail)?;
-        let start = self.b.build_int_add(lo, offset, "lane.start").map_err(fail)?;
-        let stride = self.b.build_int_mul(step, i64t.const_int(WARP, false), "lane.stride").map_err(fail)?;
+        let (start, stride) = self.lane_slice(op, lo, step, lane)?;
         let inits: Vec<V<'ll>> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
         let identities: Vec<V<'ll>> = inits
             .iter()
@@ -510,15 +506,7 @@ impl<'a, 'll> Gen<'a, 'll> {
                 ft.const_float(id).into()
             })
             .collect();
-        let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
-        let args = ctx.block_args(body_ir).to_vec();
-        let partial = self.counted_loop(op, (start, hi, stride), &identities, |g, i, carried| {
-            g.vals.insert(args[0], i.into());
-            for (k, &phi) in carried.iter().enumerate() {
-                g.vals.insert(args[k + 1], phi);
-            }
-            g.region_ops(body_ir)
-        })?;
+        let partial = self.body_loop(op, (start, hi, stride), &identities)?;
         for (k, (&r, mut v)) in ctx.results(op).iter().zip(partial).enumerate() {
             let c = combiners[k];
             for mask in [16u64, 8, 4, 2, 1] {
@@ -541,13 +529,26 @@ impl<'a, 'll> Gen<'a, 'll> {
         (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
         lane: IntValue<'ll>,
     ) -> Result<(), Diagnostic> {
-        let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
-        let i64t = self.ll.i64_type();
-        let offset = self.b.build_int_mul(lane, step, "lane.offset").map_err(fail)?;
-        let start = self.b.build_int_add(lo, offset, "lane.start").map_err(fail)?;
-        let stride = self.b.build_int_mul(step, i64t.const_int(WARP, false), "lane.stride").map_err(fail)?;
+        let (start, stride) = self.lane_slice(op, lo, step, lane)?;
         self.plain_loop(op, start, hi, stride)?;
         self.warp_sync().map_err(|m| self.err(op, m))
+    }
+
+    /// Where lane `lane` starts a loop from `lo` by `step`, and its stride
+    /// (the warp's 32 lanes interleave).
+    fn lane_slice(
+        &self,
+        op: Op,
+        lo: IntValue<'ll>,
+        step: IntValue<'ll>,
+        lane: IntValue<'ll>,
+    ) -> Result<(IntValue<'ll>, IntValue<'ll>), Diagnostic> {
+        let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
+        let offset = self.b.build_int_mul(lane, step, "lane.offset").map_err(fail)?;
+        let start = self.b.build_int_add(lo, offset, "lane.start").map_err(fail)?;
+        let width = self.ll.i64_type().const_int(WARP, false);
+        let stride = self.b.build_int_mul(step, width, "lane.stride").map_err(fail)?;
+        Ok((start, stride))
     }
 
     /// `bar.warp.sync` over the whole warp.
@@ -733,19 +734,31 @@ impl<'a, 'll> Gen<'a, 'll> {
     ) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let inits: Vec<V<'ll>> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+        let results = self.body_loop(op, (lo, hi, step), &inits)?;
+        for (&r, v) in ctx.results(op).iter().zip(results) {
+            self.vals.insert(r, v);
+        }
+        Ok(())
+    }
+
+    /// Loop `op`'s body run over `lo..hi` by `step` with its carried values
+    /// starting at `inits`; returns them after the loop.
+    fn body_loop(
+        &mut self,
+        op: Op,
+        (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
+        inits: &[V<'ll>],
+    ) -> Result<Vec<V<'ll>>, Diagnostic> {
+        let ctx = self.ctx;
         let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
         let args = ctx.block_args(body_ir).to_vec();
-        let results = self.counted_loop(op, (lo, hi, step), &inits, |g, i, carried| {
+        self.counted_loop(op, (lo, hi, step), inits, |g, i, carried| {
             g.vals.insert(args[0], i.into());
             for (k, &phi) in carried.iter().enumerate() {
                 g.vals.insert(args[k + 1], phi);
             }
             g.region_ops(body_ir)
-        })?;
-        for (&r, v) in ctx.results(op).iter().zip(results) {
-            self.vals.insert(r, v);
-        }
-        Ok(())
+        })
     }
 
     /// The blocks of loop `op` running `lo..hi` by `step`: a header with
