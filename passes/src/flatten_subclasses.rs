@@ -766,3 +766,64 @@ grad.",
         create: |_: &PassOptions| Ok(Box::new(FlattenSubclasses)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prints the record, parses the text back in the same context (so
+    /// its types have their ids) and reads it: the same record.
+    fn round_trip(ctx: &mut Context, v: SubclassPlan) {
+        let a = v.to_attr(ctx);
+        let text = aot_ir::printer::attr_to_string(ctx, a);
+        assert!(text.starts_with("#aot.subclass_plan<"), "{text}");
+        let b = aot_ir::parser::parse_attr_str(ctx, &text).expect("the printed plan parses");
+        assert_eq!(SubclassPlan::from_attr(ctx, b).expect("the parsed plan reads"), v, "{text}");
+    }
+
+    fn dense(start: usize, ty: Type) -> SubclassCreation {
+        SubclassCreation { class: String::new(), start, count: 1, ty, meta: None, inner: Vec::new() }
+    }
+
+    #[test]
+    fn the_plan_round_trips_and_checks_its_positions() {
+        let mut ctx = Context::new();
+        let t = ctx.tensor_type(&[2, 3], ElemType::F32);
+        let two = |start| SubclassCreation {
+            class: "TwoTensor".into(),
+            start,
+            count: 2,
+            ty: t,
+            meta: None,
+            inner: vec![dense(start, t), dense(start + 1, t)],
+        };
+        let (k, two_) = (ctx.sym("scale"), ctx.i64_attr(2));
+        let meta = ctx.dict_attr(vec![NamedAttr { name: k, value: two_ }]);
+        let nested = SubclassCreation {
+            class: "Nested".into(),
+            start: 0,
+            count: 3,
+            ty: t,
+            meta: Some(meta),
+            inner: vec![two(0), dense(2, t)],
+        };
+        round_trip(
+            &mut ctx,
+            SubclassPlan {
+                inputs: vec![nested.clone(), dense(3, t)],
+                outputs: vec![two(0)],
+                replicas: vec![SubclassReplica { arg: 1, creation: two(4) }],
+                shared_with_components: vec![],
+            },
+        );
+        // Positions that do not follow each other are refused on reading.
+        let bad = SubclassPlan {
+            inputs: vec![nested, dense(5, t)],
+            outputs: vec![],
+            replicas: vec![],
+            shared_with_components: vec![],
+        };
+        let a = bad.to_attr(&mut ctx);
+        assert!(SubclassPlan::from_attr(&ctx, a).is_err());
+    }
+}
