@@ -106,13 +106,13 @@ pub fn compile(
     let (mut ctx, m, sources) = module.parsed()?;
     let name = name.map(|n| n.strip_prefix('@').unwrap_or(n));
     let func = aot_dialects::func::entry_func(&ctx, m, name).map_err(Error::Signature)?.op;
-    let plan = crate::run::subclass::flatten_entry(&mut ctx, m, func).map_err(Error::Compile)?.ok_or_else(|| {
-        Error::Signature("the function has no subclass values: compile it with Module::compile".into())
-    })?;
+    let plan =
+        crate::run::subclass::flatten_entry(&mut ctx, &sources, m, func).map_err(Error::Compile)?.ok_or_else(|| {
+            Error::Signature("the function has no subclass values: compile it with Module::compile".into())
+        })?;
     let dense = flatten_args(&plan, example_args)?;
     let w = crate::run::subclass::Wrapper::new(&ctx, &plan);
-    w.check_shared(&dense.iter().map(|t| t.requires_grad()).collect::<Vec<_>>())
-        .map_err(|e| Error::Signature(e.to_string()))?;
+    w.check_shared(&crate::function::convention_of(&dense)?).map_err(|e| Error::Signature(e.to_string()))?;
     let inner = compile_entry(ctx, m, func, &sources, &dense, opts)?;
     Ok(SubclassFunction { inner, plan })
 }

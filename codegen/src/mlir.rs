@@ -1595,25 +1595,12 @@ unsafe extern "C" fn memref_copy(elem_size: i64, src: *const UnrankedMemRef, dst
     if sizes.iter().any(|&n| n <= 0) {
         return;
     }
-    let e = elem_size.max(0) as isize;
-    let mut idx = vec![0i64; rank];
-    loop {
-        let so: i64 = sw[2] + idx.iter().zip(ss).map(|(i, st)| i * st).sum::<i64>();
-        let doff: i64 = dw[2] + idx.iter().zip(ds).map(|(i, st)| i * st).sum::<i64>();
-        // SAFETY: the indices are inside both memrefs' sizes.
-        unsafe { std::ptr::copy(sp.offset(so as isize * e), dp.offset(doff as isize * e), e as usize) };
-        let mut k = rank;
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            idx[k] += 1;
-            if idx[k] < sizes[k] {
-                break;
-            }
-            idx[k] = 0;
-        }
+    let e = elem_size.max(0) as usize;
+    let src_at = aot_runtime::tensor::strided_iter(sizes, ss, sw[2]);
+    let dst_at = aot_runtime::tensor::strided_iter(sizes, ds, dw[2]);
+    for (so, doff) in src_at.zip(dst_at) {
+        // SAFETY: the positions are elements of both memrefs.
+        unsafe { std::ptr::copy(sp.add(so * e), dp.add(doff * e), e) };
     }
 }
 
@@ -1644,13 +1631,7 @@ impl aot_runtime::compiled::Executable for MlirFunction {
         let mut bound = Vec::with_capacity(args.len());
         for (i, (t, ty)) in args.iter().zip(&sig.args).enumerate() {
             if t.dtype() != ty.elem || t.sizes()[..] != ty.shape[..] || t.physical() != t.dtype() {
-                return Err(format!(
-                    "argument {i}: expected a {} tensor of shape {:?}, got {} {:?}",
-                    ty.elem,
-                    ty.shape.to_vec(),
-                    t.dtype(),
-                    t.sizes().to_vec()
-                ));
+                return Err(crate::program::argument_mismatch(i, t, ty.elem, &ty.shape));
             }
             let c = Tensor::zeros(t.dtype(), &t.sizes(), t.dtype());
             c.copy_values_from(t);

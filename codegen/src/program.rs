@@ -101,6 +101,17 @@ pub fn memref(ctx: &Context, v: Value) -> Option<MemRefType> {
     }
 }
 
+/// The error for argument `i` of a compiled call that is not the
+/// `elem` tensor of `shape` the function was compiled for.
+pub(crate) fn argument_mismatch(i: usize, t: &Tensor, elem: ElemType, shape: &[i64]) -> String {
+    format!(
+        "argument {i}: expected a {elem} tensor of shape {:?}, got {} {:?}",
+        shape.to_vec(),
+        t.dtype(),
+        t.sizes().to_vec()
+    )
+}
+
 /// Work estimate of a kernel: element operations executed.
 fn kernel_work(ctx: &Context, op: Op) -> u64 {
     fn region_work(ctx: &Context, r: Region) -> u64 {
@@ -544,13 +555,7 @@ impl Runtime {
         let mut base_off = vec![0i64; args.len()];
         for (i, (t, m)) in args.iter().zip(&p.args).enumerate() {
             if t.dtype() != m.elem || t.sizes()[..] != m.shape[..] {
-                return Err(format!(
-                    "argument {i}: expected a {} tensor of shape {:?}, got {} {:?}",
-                    m.elem,
-                    m.shape.to_vec(),
-                    t.dtype(),
-                    t.sizes().to_vec()
-                ));
+                return Err(argument_mismatch(i, t, m.elem, &m.shape));
             }
             if t.physical() != t.dtype() {
                 return Err(format!("argument {i}: the compiled code needs {} storage", t.dtype()));

@@ -28,6 +28,7 @@ const TRAIT_NAMES: &[(Traits, &str)] = &[
     (Traits::ELEMENTWISE, "elementwise"),
     (Traits::NO_TERMINATOR, "no terminator"),
     (Traits::DIFFERENTIABLE, "differentiable"),
+    (Traits::SUBCLASS_RULES, "own subclass rules"),
 ];
 
 /// What each dialect is for, shown above its ops.

@@ -56,6 +56,10 @@ impl Traits {
     pub const NO_TERMINATOR: Traits = Traits(1 << 11);
     /// Has a derivative rule (see the dialects' autodiff interface).
     pub const DIFFERENTIABLE: Traits = Traits(1 << 12);
+    /// Takes or makes tensor subclass values by its own rules (functions,
+    /// calls, returns, the ops that build and open subclass values), not
+    /// by per-component dispatch (see [`subclass_dispatch`]).
+    pub const SUBCLASS_RULES: Traits = Traits(1 << 13);
 
     pub const fn union(self, other: Traits) -> Traits {
         Traits(self.0 | other.0)
@@ -258,11 +262,23 @@ impl OpDef {
 
 inventory::collect!(OpDef);
 
-/// Ops that take or make subclass values by their own rules rather than by
-/// per-component dispatch: functions, calls and returns pass them through,
-/// `aot.subclass_wrap`/`aot.subclass_unwrap` build and open them.
-pub fn handles_subclasses_itself(name: &str) -> bool {
-    matches!(name, "func.func" | "func.call" | "func.return" | "aot.subclass_wrap" | "aot.subclass_unwrap")
+/// A value of subclass type in `op` (its own block arguments and results
+/// included), if there is one.
+pub fn first_subclass_value(ctx: &Context, op: Op) -> Option<crate::entity::Value> {
+    let is_sub = |v: &crate::entity::Value| ctx.type_data(ctx.value_type(*v)).as_subclass().is_some();
+    let mut found = None;
+    ctx.walk_pre(op, &mut |o| {
+        if found.is_some() {
+            return;
+        }
+        found = ctx.results(o).iter().find(|v| is_sub(v)).copied().or_else(|| {
+            ctx.regions(o)
+                .iter()
+                .flat_map(|&r| ctx.region_blocks(r).iter())
+                .find_map(|&b| ctx.block_args(b).iter().find(|v| is_sub(v)).copied())
+        });
+    });
+    found
 }
 
 /// The subclass an op is dispatched to: `None` for an op on dense values;

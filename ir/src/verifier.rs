@@ -88,7 +88,7 @@ impl Verifier<'_> {
         }
         if let Some(infer) = def.infer {
             self.verify_inferred(op, def, infer)?;
-        } else if !crate::registry::handles_subclasses_itself(def.name) {
+        } else if !def.has(Traits::SUBCLASS_RULES) {
             self.verify_dispatch(op, def)?;
         }
         if let Some(f) = def.verify {

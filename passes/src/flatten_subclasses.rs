@@ -182,19 +182,13 @@ impl SubclassPlan {
     }
 }
 
-/// Whether `func`'s signature or body has a subclass value.
+/// Whether `func`'s signature or body has a subclass value (a declaration
+/// has only its signature).
 pub fn has_subclass_values(ctx: &Context, func: Op) -> bool {
-    let is_sub = |v: &Value| ctx.type_data(ctx.value_type(*v)).as_subclass().is_some();
     let Some(f) = FuncView::new(ctx, func) else { return false };
     let (ins, outs) = f.function_type(ctx);
-    if ins.iter().chain(&outs).any(|&t| ctx.type_data(t).as_subclass().is_some()) {
-        return true;
-    }
-    let mut found = false;
-    ctx.walk_pre(func, &mut |op| {
-        found |= ctx.results(op).iter().any(is_sub);
-    });
-    found
+    ins.iter().chain(&outs).any(|&t| ctx.type_data(t).as_subclass().is_some())
+        || registry::first_subclass_value(ctx, func).is_some()
 }
 
 /// The plan entry of a value of type `t` whose leaves start at `start`.
@@ -276,7 +270,7 @@ struct Sharing {
 }
 
 fn is_dispatched(ctx: &Context, op: Op) -> bool {
-    !registry::handles_subclasses_itself(ctx.op_name(op))
+    !ctx.has_trait(op, Traits::SUBCLASS_RULES)
         && ctx.operands(op).any(|v| ctx.type_data(ctx.value_type(v)).as_subclass().is_some())
 }
 
@@ -358,7 +352,7 @@ fn sharing(ctx: &Context, body: &[Op], args: &[Value]) -> Sharing {
     }
     let plain_op = |o: Op| {
         !is_dispatched(ctx, o)
-            && !registry::handles_subclasses_itself(ctx.op_name(o))
+            && !ctx.has_trait(o, Traits::SUBCLASS_RULES)
             && ctx.regions(o).is_empty()
             && !ctx.has_trait(o, Traits::RANDOM)
             && !ctx.has_trait(o, Traits::INPLACE)

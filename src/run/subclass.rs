@@ -19,20 +19,27 @@
 //! is an error naming the output. `mutated_args` tangents stay dense: one
 //! per mutated inner tensor, in flattened order.
 
+use super::json::{ArgSpec, InputSpec};
 use super::RunError;
 use aot_ir::{AttrData, Attribute, Context, Op};
 use aot_passes::flatten_subclasses::{has_subclass_values, SubclassCreation, SubclassPlan};
 use serde_json::{json, Map, Value as Json};
 
-/// Flattens the module if `func` has subclass values; returns the plan.
-pub fn flatten_entry(ctx: &mut Context, module: Op, func: Op) -> Result<Option<SubclassPlan>, String> {
+/// Flattens the module if `func` has subclass values; returns the plan
+/// (errors rendered against `sources`).
+pub fn flatten_entry(
+    ctx: &mut Context,
+    sources: &aot_ir::SourceMgr,
+    module: Op,
+    func: Op,
+) -> Result<Option<SubclassPlan>, String> {
     if !has_subclass_values(ctx, func) {
         return Ok(None);
     }
     let mut pm =
         aot_ir::pass::PassManager::parse("builtin.module(func.func(flatten-subclasses))").map_err(|e| e.to_string())?;
     pm.run(ctx, module, &mut std::io::sink())
-        .map_err(|f| f.diagnostics.iter().map(|d| d.render(ctx, &aot_ir::SourceMgr::new())).collect::<String>())?;
+        .map_err(|f| f.diagnostics.iter().map(|d| d.render(ctx, sources)).collect::<String>())?;
     SubclassPlan::of(ctx, func)
 }
 
@@ -59,7 +66,9 @@ pub fn flatten_text(text: &str, file: &str) -> Result<(String, Option<Wrapper>),
     let module = aot_ir::parse_module(&mut ctx, text, &opts).map_err(|d| d.message)?;
     aot_ir::verify(&ctx, module).map_err(|d| d[0].message.clone())?;
     let func = aot_dialects::func::entry_func(&ctx, module, None)?.op;
-    let Some(plan) = flatten_entry(&mut ctx, module, func)? else { return Ok((text.to_string(), None)) };
+    let mut sources = aot_ir::SourceMgr::new();
+    sources.add(file, std::sync::Arc::from(text));
+    let Some(plan) = flatten_entry(&mut ctx, &sources, module, func)? else { return Ok((text.to_string(), None)) };
     let w = Wrapper::new(&ctx, &plan);
     Ok((aot_ir::print_op(&ctx, module, aot_ir::PrintOptions { generic: false, debug_info: true }), Some(w)))
 }
@@ -117,9 +126,6 @@ fn numbers_equal(a: &Json, b: &Json) -> bool {
 #[derive(Clone, Debug)]
 pub struct Wrapper {
     pub plan: SubclassPlan,
-    /// Replicated arguments of the last input file that were duplicates
-    /// (`same_as`), so their replicas are too.
-    replicated_duplicates: std::cell::RefCell<Vec<usize>>,
     /// Each entry's constant metadata as JSON, by class.
     meta: Vec<(String, Json)>,
 }
@@ -140,7 +146,7 @@ impl Wrapper {
         for e in plan.inputs.iter().chain(&plan.outputs) {
             collect(ctx, e, &mut meta);
         }
-        Wrapper { plan: plan.clone(), meta, replicated_duplicates: Default::default() }
+        Wrapper { plan: plan.clone(), meta }
     }
 
     fn meta_of(&self, class: &str) -> Option<&Json> {
@@ -175,7 +181,6 @@ impl Wrapper {
         // Replicas: independent leaves with the argument's values (own data
         // copied, a view of the same storage), one per component.
         let storages = obj.get("storages").and_then(|s| s.as_array()).cloned().unwrap_or_default();
-        let mut via_same_as = Vec::new();
         for r in &self.plan.replicas {
             let what = format!("argument {}", r.arg);
             let a = &args[r.arg];
@@ -184,7 +189,6 @@ impl Wrapper {
                 // right while it does not require grad (checked later).
                 let d = self.plan.inputs[r.arg].start;
                 dense.extend(std::iter::repeat_n(json!({ "same_as": d }), r.creation.count));
-                via_same_as.push(r.arg);
                 continue;
             }
             let base = a.get("storage").and_then(|s| s.as_u64()).and_then(|s| storages.get(s as usize));
@@ -195,7 +199,6 @@ impl Wrapper {
             }
             dense.extend(std::iter::repeat_n(a.clone(), r.creation.count));
         }
-        *self.replicated_duplicates.borrow_mut() = via_same_as;
         obj.insert("args".into(), Json::Array(dense));
         Ok(root.to_string())
     }
@@ -317,13 +320,17 @@ impl Wrapper {
         Ok(())
     }
 
-    /// Refuses a call in which a dense argument shared by the components
-    /// of a dispatched op requires grad (`requires_grad[d]` per dense arg).
-    pub fn check_shared(&self, requires_grad: &[bool]) -> Result<(), RunError> {
-        let duplicates = self.replicated_duplicates.borrow();
-        for &i in self.plan.shared_with_components.iter().chain(duplicates.iter()) {
-            let d = self.plan.inputs[i].start;
-            if requires_grad.get(d).copied().unwrap_or(false) {
+    /// Refuses a dense call (`spec`, the convention of the dense
+    /// arguments) in which a dense argument read by the components of a
+    /// dispatched op requires grad but has no gradient of its own per
+    /// component: it could not be replicated, or its replicas are
+    /// duplicates of it (`same_as`).
+    pub fn check_shared(&self, spec: &InputSpec) -> Result<(), RunError> {
+        let requires_grad = super::args_requiring_grad(spec);
+        let duplicated = |r: &SubclassCreation| r.range().any(|d| matches!(spec.args.get(d), Some(ArgSpec::SameAs(_))));
+        let replicas = self.plan.replicas.iter().filter(|r| duplicated(&r.creation)).map(|r| r.arg);
+        for i in self.plan.shared_with_components.iter().copied().chain(replicas) {
+            if requires_grad.get(self.plan.inputs[i].start).copied().unwrap_or(false) {
                 return Err(RunError::input(aot_passes::flatten_subclasses::shared_arg_message(i)));
             }
         }
@@ -454,36 +461,18 @@ impl Wrapper {
         self.group_grad(r, &summed)
     }
 
+    /// A gradient per `e`: a subclass value of the leaves' gradients (a
+    /// leaf without one is zeros), or null when no leaf has one.
     fn group_grad(&self, e: &SubclassCreation, grads: &[Json]) -> Json {
         if e.is_dense() {
             return grads.get(e.start).cloned().unwrap_or(Json::Null);
         }
         let leaves = grads.get(e.range()).unwrap_or(&[]);
-        if leaves.iter().all(|g| g.is_null()) {
-            return Json::Null;
-        }
-        let template = leaves.iter().find(|g| !g.is_null()).cloned().unwrap_or(Json::Null);
-        let zeros = |t: &Json| {
-            let n = t.get("data").and_then(|d| d.as_array()).map_or(0, |d| d.len());
-            json!({"dtype": t.get("dtype"), "shape": t.get("shape"), "data": vec![0.0; n]})
-        };
-        fn fill(e: &SubclassCreation, grads: &[Json], zero: &Json, class_meta: &dyn Fn(&str) -> Option<Json>) -> Json {
-            if e.is_dense() {
-                let g = grads.get(e.start).cloned().unwrap_or(Json::Null);
-                return if g.is_null() { zero.clone() } else { g };
-            }
-            let mut m = Map::new();
-            m.insert("subclass".into(), json!(e.class));
-            m.insert("dtype".into(), zero.get("dtype").cloned().unwrap_or(Json::Null));
-            m.insert("shape".into(), zero.get("shape").cloned().unwrap_or(Json::Null));
-            if let Some(meta) = class_meta(&e.class) {
-                m.insert("meta".into(), meta);
-            }
-            m.insert("inner".into(), Json::Array(e.inner.iter().map(|i| fill(i, grads, zero, class_meta)).collect()));
-            Json::Object(m)
-        }
-        let zero = zeros(&template);
-        fill(e, grads, &zero, &|c| self.meta_of(c).cloned())
+        let Some(template) = leaves.iter().find(|g| !g.is_null()) else { return Json::Null };
+        let n = template.get("data").and_then(|d| d.as_array()).map_or(0, |d| d.len());
+        let zero = json!({"dtype": template.get("dtype"), "shape": template.get("shape"), "data": vec![0.0; n]});
+        let filled: Vec<Json> = grads.iter().map(|g| if g.is_null() { zero.clone() } else { g.clone() }).collect();
+        self.group(e, &filled, false)
     }
 }
 

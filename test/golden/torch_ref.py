@@ -1155,6 +1155,16 @@ def describe(t):
     }
 
 
+def _alias_of(o, args):
+    """The first argument sharing a storage with output `o` (through the
+    dense tensors of subclass values), else None."""
+    sids = {_storage_id(p) for p in _dense_parts(o)}
+    for i, a in enumerate(args):
+        if any(_storage_id(p) in sids for p in _dense_parts(a)):
+            return i
+    return None
+
+
 def _history_root(t):
     return t._base if t._is_view() else t
 
@@ -1186,13 +1196,7 @@ def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
     for o in outs:
         d = describe(o)
         d["requires_grad"] = bool(o.requires_grad)
-        sid = _storage_id(o)
-        alias = None
-        for i, a in enumerate(args):
-            if _storage_id(a) == sid:
-                alias = i
-                break
-        d["alias_of_arg"] = alias
+        d["alias_of_arg"] = _alias_of(o, args)
         result["outputs"].append(d)
 
     if not grad:
@@ -1384,13 +1388,7 @@ def _run_subclass(module, f, inputs_spec, tangents_spec, grad):
     for o in outs:
         d = _describe_any(module, o, True)
         d["requires_grad"] = bool(o.requires_grad)
-        sids = {_storage_id(p) for p in _dense_parts(o)}
-        alias = None
-        for i, a in enumerate(args):
-            if any(_storage_id(p) in sids for p in _dense_parts(a)):
-                alias = i
-                break
-        d["alias_of_arg"] = alias
+        d["alias_of_arg"] = _alias_of(o, args)
         result["outputs"].append(d)
     if not grad:
         return result

@@ -87,6 +87,8 @@ pub(super) struct Gen<'a, 'll> {
     /// Inside a warp-mapped loop (`warp_plan`): the plan and this
     /// thread's lane.
     warp: Option<(WarpPlan, IntValue<'ll>)>,
+    /// The split loop was emitted one warp per iteration.
+    warp_mapped: bool,
 }
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
@@ -99,7 +101,8 @@ fn bug(e: impl std::fmt::Display) -> String {
     format!("LLVM code generation failed: {e}")
 }
 
-/// Emits kernel `op` as function `name` of `module`.
+/// Emits kernel `op` as function `name` of `module`; returns whether its
+/// split loop runs one warp per iteration (GPU kernels, `warp_plan`).
 pub(super) fn emit<'ll>(
     ctx: &Context,
     op: Op,
@@ -108,7 +111,7 @@ pub(super) fn emit<'ll>(
     name: &str,
     target: &Target<'_>,
     messages: &mut Vec<String>,
-) -> Result<(), Diagnostic> {
+) -> Result<bool, Diagnostic> {
     let ptr = ll.ptr_type(AddressSpace::default());
     let i64t = ll.i64_type();
     let fn_type = match target.flavor {
@@ -167,6 +170,7 @@ pub(super) fn emit<'ll>(
         flavor: target.flavor,
         status: (target.flavor == Flavor::Ptx).then(|| params[3].into_pointer_value()),
         warp: None,
+        warp_mapped: false,
     };
     let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
     if target.flavor == Flavor::Ptx && g.split.is_none() {
@@ -185,7 +189,7 @@ pub(super) fn emit<'ll>(
         Flavor::Host => g.b.build_return(Some(&ll.i32_type().const_zero())).map_err(fail)?,
         Flavor::Ptx => g.b.build_return(None).map_err(fail)?,
     };
-    Ok(())
+    Ok(g.warp_mapped)
 }
 
 impl<'a, 'll> Gen<'a, 'll> {
@@ -470,6 +474,7 @@ impl<'a, 'll> Gen<'a, 'll> {
         let start = self.b.build_int_add(lo, offset, "start").map_err(fail)?;
         let stride = self.b.build_int_mul(warps, step, "stride").map_err(fail)?;
         self.warp = Some((plan, lane));
+        self.warp_mapped = true;
         let r = self.plain_loop(op, start, hi, stride);
         self.warp = None;
         r
@@ -1261,13 +1266,13 @@ fn jam_lanes(ctx: &Context, op: Op) -> Option<usize> {
 }
 
 /// Threads that share one iteration of a warp-mapped loop.
-pub(crate) const WARP: u64 = 32;
+const WARP: u64 = 32;
 
 /// How a GPU kernel's split loop runs as one warp per iteration: its
 /// nested reduction loops and store loops, whose iterations the 32 lanes
 /// share (see `Gen::warp_reduction`, `Gen::warp_store_loop`).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct WarpPlan {
+struct WarpPlan {
     /// Reduction loops, with the combiner op of each carried value.
     reductions: FxHashMap<Op, Vec<Op>>,
     /// Loops without results that store each element once.
@@ -1284,7 +1289,7 @@ pub(crate) struct WarpPlan {
 /// with the same values, so its stores write the same value to the same
 /// element. Rows are then read by 32 lanes side by side (coalesced)
 /// instead of one thread each.
-pub(crate) fn warp_plan(ctx: &Context, l: Op) -> Option<WarpPlan> {
+fn warp_plan(ctx: &Context, l: Op) -> Option<WarpPlan> {
     // `AOT_CUDA_WARP_ROWS=0`: one thread per row, for measuring the difference.
     if std::env::var_os("AOT_CUDA_WARP_ROWS").is_some_and(|v| v == "0") {
         return None;

@@ -163,9 +163,8 @@ pub fn compile(
     for step in &program.steps {
         let Step::Kernel { op, name, .. } = step else { continue };
         let entry = entry_name(name, entries.len());
-        kernel::emit(ctx, *op, &ll, &module, &entry, &target, &mut messages)?;
+        warps.push(kernel::emit(ctx, *op, &ll, &module, &entry, &target, &mut messages)?);
         entries.push(entry);
-        warps.push(program::split_loop(ctx, *op).is_some_and(|l| kernel::warp_plan(ctx, l).is_some()));
     }
     module.verify().map_err(|e| fail(format!("LLVM rejected the generated GPU kernels: {e}")))?;
     if let Some(path) = libdevice {

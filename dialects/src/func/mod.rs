@@ -670,7 +670,7 @@ inventory::submit! {
     OpDef {
         name: FuncOp::NAME,
         summary: "A function: a symbol with a typed signature and a body region",
-        traits: traits(&[Traits::ISOLATED_FROM_ABOVE, Traits::SYMBOL]),
+        traits: traits(&[Traits::ISOLATED_FROM_ABOVE, Traits::SYMBOL, Traits::SUBCLASS_RULES]),
         regions: 1,
         attrs: &[
             AttrSpec::required("sym_name", AttrKind::Str),
@@ -690,7 +690,7 @@ inventory::submit! {
     OpDef {
         name: ReturnOp::NAME,
         summary: "Returns values from a function",
-        traits: traits(&[Traits::TERMINATOR, Traits::PURE]),
+        traits: traits(&[Traits::TERMINATOR, Traits::PURE, Traits::SUBCLASS_RULES]),
         operands: Arity::AtLeast(0),
         verify: Some(verify_return),
         syntax: Syntax::Custom { parse: parse_return, print: print_return },
@@ -702,6 +702,7 @@ inventory::submit! {
     OpDef {
         name: CallOp::NAME,
         summary: "Calls a function of the enclosing module",
+        traits: traits(&[Traits::SUBCLASS_RULES]),
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),
         attrs: &[AttrSpec::required("callee", AttrKind::SymbolRef)],

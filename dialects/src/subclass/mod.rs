@@ -13,7 +13,7 @@
 //!
 //! Any other op with subclass operands is dispatched per component (the
 //! rule lives in `aot_ir::registry::subclass_dispatch`); `wrap` and
-//! `unwrap` are the only ops that cross between dense and subclass values,
+//! `unwrap` (trait `SUBCLASS_RULES`) are the only ops that cross between dense and subclass values,
 //! and both are differentiable (the gradient of a wrap is the unwrap of the
 //! output's gradient and the converse), like the `autograd.Function`s users
 //! write to enter and leave a subclass. `flatten-subclasses` removes all
@@ -339,7 +339,7 @@ inventory::submit! {
     OpDef {
         name: WrapOp::NAME,
         summary: "Builds a subclass value from its inner tensors (in the declaration's order)",
-        traits: traits(&[Traits::PURE]),
+        traits: traits(&[Traits::PURE, Traits::SUBCLASS_RULES]),
         operands: Arity::AtLeast(1),
         results: Arity::Exact(1),
         verify: Some(verify_wrap),
@@ -352,7 +352,7 @@ inventory::submit! {
     OpDef {
         name: UnwrapOp::NAME,
         summary: "The inner tensors of a subclass value (in the declaration's order)",
-        traits: traits(&[Traits::PURE]),
+        traits: traits(&[Traits::PURE, Traits::SUBCLASS_RULES]),
         operands: Arity::Exact(1),
         results: Arity::AtLeast(1),
         verify: Some(verify_unwrap),

@@ -396,25 +396,6 @@ fn run_manager(
 /// removes them and the generic cleanups, which treat ops by their traits.
 const SUBCLASS_AWARE_PASSES: &[&str] = &["flatten-subclasses", "cse", "dce"];
 
-/// A value of subclass type in `op` (its own block arguments and results
-/// included), if there is one.
-fn first_subclass_value(ctx: &Context, op: Op) -> Option<crate::entity::Value> {
-    let mut found = None;
-    ctx.walk_pre(op, &mut |o| {
-        if found.is_some() {
-            return;
-        }
-        let is_sub = |v: &crate::entity::Value| ctx.type_data(ctx.value_type(*v)).as_subclass().is_some();
-        found = ctx.results(o).iter().find(|v| is_sub(v)).copied().or_else(|| {
-            ctx.regions(o)
-                .iter()
-                .flat_map(|&r| ctx.region_blocks(r).iter())
-                .find_map(|&b| ctx.block_args(b).iter().find(|v| is_sub(v)).copied())
-        });
-    });
-    found
-}
-
 fn run_pass(
     p: &mut PassEntry,
     ctx: &mut Context,
@@ -429,7 +410,7 @@ fn run_pass(
     }
     let before = opts.print.after_change.then(|| fingerprint(ctx, op));
     if !SUBCLASS_AWARE_PASSES.contains(&arg) {
-        if let Some(v) = first_subclass_value(ctx, op) {
+        if let Some(v) = crate::registry::first_subclass_value(ctx, op) {
             let loc = match ctx.value_def(v) {
                 crate::context::ValueDef::Result { op: o, .. } => ctx.op_loc(o),
                 crate::context::ValueDef::BlockArg { .. } => ctx.op_loc(op),

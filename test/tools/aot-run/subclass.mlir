@@ -16,6 +16,7 @@
 // RUN: not aot-run %s --inputs %S/Inputs/subclass-dense-for-sub.json 2>&1 | FileCheck %s --check-prefix=DENSE
 // RUN: aot-run %s --inputs %S/Inputs/subclass-shared-grad.json --mode compiled --grad | %python -c "import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))" | FileCheck %s --check-prefix=SHARED
 // RUN: aot-run %s --inputs %S/Inputs/subclass-shared-grad.json --grad | %python -c "import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))" | FileCheck %s --check-prefix=SHARED
+// RUN: not aot-run %s --inputs %S/Inputs/subclass-same-as-grad.json --mode compiled --grad 2>&1 | FileCheck %s --check-prefix=DUPGRAD
 // RUN: not aot-run %s --entry written --inputs %S/Inputs/subclass-shared-grad.json --mode compiled --grad 2>&1 | FileCheck %s --check-prefix=WRITTEN
 // RUN: not aot-run %s --inputs %S/Inputs/subclass-inner-grad.json 2>&1 | FileCheck %s --check-prefix=INNERGRAD
 
@@ -57,6 +58,9 @@
 // gradient is a @Scaled value (each component's use separately).
 // SHARED: "grads": [null, {"dtype": "f32", "inner": [{"data": [1.0, 2.0, 3.0], "dtype": "f32", "shape": [3]}, {"data": [1.0, 2.0, 3.0], "dtype": "f32", "shape": [3]}], "meta": {"scale": 2}, "shape": [3], "subclass": "Scaled"}]
 // ... unless a value depending on it is written before the components read it.
+// ... or when it is a duplicate (here of an inner tensor that requires
+// grad): its replicas would be the same tensor.
+// DUPGRAD: aot-run: error: argument 1 is a dense tensor that requires grad and is shared by the components of a subclass op
 // WRITTEN: aot-run: error: argument 1 is a dense tensor that requires grad and is shared by the components of a subclass op
 // INNERGRAD: aot-run: error: argument 0 inner tensor 0: an inner tensor takes 'requires_grad' from its subclass value; remove it here
 aot.subclass @Scaled {inner = ["lo", "hi"], meta = {scale = 2}}

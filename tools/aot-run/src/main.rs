@@ -163,7 +163,7 @@ fn run(args: &Args) -> Result<(), RunError> {
     // A function with subclass values runs as its flattened dense function;
     // the inputs, tangents and results cross the JSON boundary through the
     // plan (see aot::run::subclass).
-    let plan = subclass::flatten_entry(&mut ctx, module, func).map_err(RunError::Program)?;
+    let plan = subclass::flatten_entry(&mut ctx, &sources, module, func).map_err(RunError::Program)?;
     let wrapper = plan.as_ref().map(|p| subclass::Wrapper::new(&ctx, p));
     let text = match &wrapper {
         Some(_) => aot::ir::print_op(&ctx, module, aot::ir::PrintOptions { generic: false, debug_info: true }),
@@ -185,7 +185,7 @@ fn run(args: &Args) -> Result<(), RunError> {
         std::fs::write(path, text + "\n").map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
     }
     if let Some(w) = &wrapper {
-        w.check_shared(&aot::run::args_requiring_grad(&spec))?;
+        w.check_shared(&spec)?;
     }
     let tangents = match &args.tangents {
         Some(path) => {
