@@ -6,33 +6,71 @@
 //! as 0/1). Reading an `i64` buffer as `f64` is exact up to 2⁵³, which covers
 //! every index and count the interpreter handles.
 
+use crate::elems::Elems;
 use aot_ir::ElemType;
 use half::{bf16, f16};
+use std::any::Any;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Buffer {
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    F16(Vec<f16>),
-    BF16(Vec<bf16>),
-    I64(Vec<i64>),
-    I32(Vec<i32>),
-    I8(Vec<i8>),
+    F32(Elems<f32>),
+    F64(Elems<f64>),
+    F16(Elems<f16>),
+    BF16(Elems<bf16>),
+    I64(Elems<i64>),
+    I32(Elems<i32>),
+    I8(Elems<i8>),
     /// `i1`, one byte per element (0 or 1).
-    Bool(Vec<u8>),
+    Bool(Elems<u8>),
 }
 
 impl Buffer {
     pub fn zeros(kind: ElemType, n: usize) -> Buffer {
         match kind {
-            ElemType::F32 => Buffer::F32(vec![0.0; n]),
-            ElemType::F64 => Buffer::F64(vec![0.0; n]),
-            ElemType::F16 => Buffer::F16(vec![f16::ZERO; n]),
-            ElemType::BF16 => Buffer::BF16(vec![bf16::ZERO; n]),
-            ElemType::I64 => Buffer::I64(vec![0; n]),
-            ElemType::I32 => Buffer::I32(vec![0; n]),
-            ElemType::I8 => Buffer::I8(vec![0; n]),
-            ElemType::I1 => Buffer::Bool(vec![0; n]),
+            ElemType::F32 => Buffer::F32(vec![0.0; n].into()),
+            ElemType::F64 => Buffer::F64(vec![0.0; n].into()),
+            ElemType::F16 => Buffer::F16(vec![f16::ZERO; n].into()),
+            ElemType::BF16 => Buffer::BF16(vec![bf16::ZERO; n].into()),
+            ElemType::I64 => Buffer::I64(vec![0; n].into()),
+            ElemType::I32 => Buffer::I32(vec![0; n].into()),
+            ElemType::I8 => Buffer::I8(vec![0; n].into()),
+            ElemType::I1 => Buffer::Bool(vec![0; n].into()),
+        }
+    }
+
+    /// A buffer over `len` elements of type `kind` at `ptr`, memory owned
+    /// elsewhere (see [`Elems::foreign`]); `owner` keeps it alive.
+    ///
+    /// # Safety
+    /// As [`Elems::foreign`]: `ptr` aligned for `kind` and valid for reads
+    /// and writes of `len` elements while `owner` lives.
+    pub unsafe fn foreign(kind: ElemType, ptr: *mut u8, len: usize, owner: Box<dyn Any>) -> Buffer {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            match kind {
+                ElemType::F32 => Buffer::F32(Elems::foreign(ptr.cast(), len, owner)),
+                ElemType::F64 => Buffer::F64(Elems::foreign(ptr.cast(), len, owner)),
+                ElemType::F16 => Buffer::F16(Elems::foreign(ptr.cast(), len, owner)),
+                ElemType::BF16 => Buffer::BF16(Elems::foreign(ptr.cast(), len, owner)),
+                ElemType::I64 => Buffer::I64(Elems::foreign(ptr.cast(), len, owner)),
+                ElemType::I32 => Buffer::I32(Elems::foreign(ptr.cast(), len, owner)),
+                ElemType::I8 => Buffer::I8(Elems::foreign(ptr.cast(), len, owner)),
+                ElemType::I1 => Buffer::Bool(Elems::foreign(ptr, len, owner)),
+            }
+        }
+    }
+
+    /// Whether the elements are foreign memory (bound, not owned).
+    pub fn is_foreign(&self) -> bool {
+        match self {
+            Buffer::F32(v) => v.is_foreign(),
+            Buffer::F64(v) => v.is_foreign(),
+            Buffer::F16(v) => v.is_foreign(),
+            Buffer::BF16(v) => v.is_foreign(),
+            Buffer::I64(v) => v.is_foreign(),
+            Buffer::I32(v) => v.is_foreign(),
+            Buffer::I8(v) => v.is_foreign(),
+            Buffer::Bool(v) => v.is_foreign(),
         }
     }
 

@@ -1,7 +1,8 @@
 //! `aot-runtime`: the runtime of aot.
 //!
 //! - [`tensor`]: tensor objects (sizes, strides, offset, dtype, autograd
-//!   flags) over shared, mutable storage ([`buffer`] holds the elements);
+//!   flags) over shared, mutable storage ([`buffer`] holds the elements,
+//!   owned or bound from another runtime's memory: [`elems`]);
 //! - `cuda` (feature `cuda`): the GPU, its caching allocator, PTX modules
 //!   and cuBLAS;
 //! - [`philox`]: the counter-based random generator every backend shares;
@@ -15,6 +16,7 @@ pub mod buffer;
 pub mod compiled;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod elems;
 pub mod guards;
 pub mod interp;
 pub mod kernel_util;

@@ -56,7 +56,11 @@ pub mod memory {
     }
 }
 
+/// Bytes this runtime allocated for a buffer: none for foreign memory.
 fn buffer_bytes(b: &Buffer) -> u64 {
+    if b.is_foreign() {
+        return 0;
+    }
     b.byte_len() as u64
 }
 

@@ -64,7 +64,7 @@ macro_rules! element {
         impl Element for $t {
             const DTYPE: ElemType = ElemType::$dtype;
             fn into_buffer(data: &[Self]) -> Buffer {
-                Buffer::$variant(data.to_vec())
+                Buffer::$variant(data.to_vec().into())
             }
             fn read($b: &Buffer, $i: usize) -> Self {
                 match $b {

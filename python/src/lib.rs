@@ -1,0 +1,622 @@
+//! `aot_torch._native`: the embedding API ([`aot::Module`],
+//! [`aot::Function`]) for `torch.Tensor`s, without copies.
+//!
+//! Arguments are bound, not copied: each distinct torch storage becomes one
+//! runtime storage over the same memory ([`aot_runtime::elems`]'s foreign
+//! vectors), so two arguments that share a torch storage share one here
+//! (the calling convention sees the aliasing), an argument passed twice is
+//! one object, and in-place mutations land in the caller's tensors.
+//! Results come back without copies too: a result whose storage is a bound
+//! tensor's is a torch view of that tensor (`as_strided`), and a new one is
+//! handed over through DLPack, the capsule keeping the runtime storage
+//! alive. After a call, an argument whose metadata or storage the function
+//! changed (`as_strided_`, `t_`, `set_`, a `resize_` that grew it) is given
+//! the same change in torch, and one whose data it wrote gets its version
+//! counter bumped, as an in-place torch op would.
+//!
+//! Invariant: every runtime object here (reference-counted, single-threaded
+//! by design) is touched only while the Python thread state is attached
+//! (the GIL), which serializes all access: methods never detach, and the
+//! DLPack deleter, which torch may call from any thread, attaches before it
+//! drops what it holds. [`GilOnly`] is the marker for that rule.
+
+use aot::{Backend, Error, Function, Module, Options, Tensor};
+use aot_ir::ElemType;
+use aot_runtime::{Buffer, Storage, StorageRef};
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::{create_exception, ffi};
+use std::ffi::c_void;
+use std::rc::Rc;
+
+create_exception!(_native, AotError, PyException, "An error of the aot compiler or runtime.");
+create_exception!(_native, ParseError, AotError, "The IR does not parse or verify.");
+create_exception!(_native, SignatureError, AotError, "The example arguments do not fit the function.");
+create_exception!(_native, CompileError, AotError, "A pass or the backend rejected the function.");
+create_exception!(
+    _native,
+    ConventionError,
+    AotError,
+    "A call breaks the calling convention the function was compiled for (nothing ran)."
+);
+create_exception!(_native, ExecutionError, AotError, "The compiled code failed while running.");
+
+fn py_err(e: Error) -> PyErr {
+    let m = e.to_string();
+    match e {
+        Error::Parse(_) => ParseError::new_err(m),
+        Error::Signature(_) => SignatureError::new_err(m),
+        Error::Compile(_) => CompileError::new_err(m),
+        Error::Convention(_) => ConventionError::new_err(m),
+        Error::Execution(_) => ExecutionError::new_err(m),
+        Error::Tensor(_) => PyValueError::new_err(m),
+    }
+}
+
+/// A value touched only with the GIL held (see the module invariant), so
+/// it may sit in a Python object and move between Python threads.
+struct GilOnly<T>(T);
+// SAFETY: the module invariant: every access happens with the GIL held,
+// which serializes them; nothing here is ever used without it.
+unsafe impl<T> Send for GilOnly<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for GilOnly<T> {}
+
+/// The torch objects a call needs, looked up once.
+struct TorchApi {
+    tensor_type: Py<PyAny>,
+    strided: Py<PyAny>,
+    from_dlpack: Py<PyAny>,
+    set_version: Py<PyAny>,
+    dtypes: Vec<(Py<PyAny>, ElemType)>,
+}
+
+static TORCH: PyOnceLock<TorchApi> = PyOnceLock::new();
+
+fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
+    TORCH.get_or_try_init(py, || {
+        let t = py.import("torch")?;
+        let dtype = |name: &str, e: ElemType| -> PyResult<(Py<PyAny>, ElemType)> { Ok((t.getattr(name)?.unbind(), e)) };
+        Ok(TorchApi {
+            tensor_type: t.getattr("Tensor")?.unbind(),
+            strided: t.getattr("strided")?.unbind(),
+            from_dlpack: py.import("torch.utils.dlpack")?.getattr("from_dlpack")?.unbind(),
+            set_version: t.getattr("_C")?.getattr("_autograd")?.getattr("_unsafe_set_version_counter")?.unbind(),
+            dtypes: vec![
+                dtype("float32", ElemType::F32)?,
+                dtype("float64", ElemType::F64)?,
+                dtype("float16", ElemType::F16)?,
+                dtype("bfloat16", ElemType::BF16)?,
+                dtype("int64", ElemType::I64)?,
+                dtype("int32", ElemType::I32)?,
+                dtype("int8", ElemType::I8)?,
+                dtype("bool", ElemType::I1)?,
+            ],
+        })
+    })
+}
+
+impl TorchApi {
+    fn dtype_of(&self, py: Python<'_>, e: ElemType) -> &Py<PyAny> {
+        // Every ElemType is in the table (built from the same list).
+        let (d, _) = self.dtypes.iter().find(|(_, k)| *k == e).unwrap_or(&self.dtypes[0]);
+        let _ = py;
+        d
+    }
+}
+
+/// The tensors of one call, bound to runtime tensors: each distinct torch
+/// storage once, each distinct torch object once.
+#[derive(Default)]
+struct Binder {
+    /// (torch object, its runtime tensor).
+    objects: Vec<(Py<PyAny>, Tensor)>,
+    /// (storage base address, runtime storage, the first torch tensor bound
+    /// to it): the tensor a result aliasing the storage is a view of.
+    storages: Vec<(usize, StorageRef, Py<PyAny>)>,
+}
+
+fn describe(what: &str, i: usize) -> String {
+    format!("{what} {i}")
+}
+
+impl Binder {
+    fn bind(&mut self, py: Python<'_>, api: &TorchApi, t: &Bound<'_, PyAny>, what: &str, i: usize) -> PyResult<Tensor> {
+        if let Some((_, bound)) = self.objects.iter().find(|(o, _)| o.as_ptr() == t.as_ptr()) {
+            return Ok(bound.clone());
+        }
+        let name = describe(what, i);
+        if !t.is_instance(api.tensor_type.bind(py))? {
+            return Err(PyTypeError::new_err(format!("{name} is a {}, not a torch.Tensor", t.get_type().name()?)));
+        }
+        let device = t.getattr("device")?.getattr("type")?.extract::<String>()?;
+        if device != "cpu" {
+            return Err(PyValueError::new_err(format!(
+                "{name} is on device '{device}': aot_torch binds CPU tensors only"
+            )));
+        }
+        if !t.getattr("layout")?.is(api.strided.bind(py)) {
+            return Err(PyValueError::new_err(format!("{name} is not a strided (dense) tensor")));
+        }
+        let dtype = t.getattr("dtype")?;
+        let Some(&(_, elem)) = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))) else {
+            return Err(PyValueError::new_err(format!("{name} has dtype {dtype}, which aot does not support")));
+        };
+        let sizes: Vec<i64> = t.getattr("shape")?.extract()?;
+        let strides: Vec<i64> = t.call_method0("stride")?.extract()?;
+        let offset: i64 = t.call_method0("storage_offset")?.extract()?;
+        let data_ptr: usize = t.call_method0("data_ptr")?.extract()?;
+        let item = elem.byte_size();
+        let base = usize::try_from(offset)
+            .ok()
+            .and_then(|o| o.checked_mul(item))
+            .and_then(|b| data_ptr.checked_sub(b))
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("{name}: its storage offset does not fit its data pointer"))
+            })?;
+        let known = if base == 0 { None } else { self.storages.iter().find(|(b, _, _)| *b == base) };
+        let storage = match known {
+            Some((_, s, _)) => {
+                let kind = s.buf().kind();
+                if kind != elem {
+                    return Err(PyValueError::new_err(format!(
+                        "{name} views a storage another argument views as {kind}, as {elem}: aot binds one dtype per storage"
+                    )));
+                }
+                s.clone()
+            }
+            None => {
+                let nbytes: usize = t.call_method0("untyped_storage")?.call_method0("nbytes")?.extract()?;
+                if base % item != 0 {
+                    return Err(PyValueError::new_err(format!("{name}: its storage is not aligned for {elem}")));
+                }
+                let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone().unbind()));
+                // SAFETY: torch's storage holds `nbytes` bytes from `base`
+                // (checked aligned above), and `owner` (the tensor) keeps
+                // that storage alive for as long as the buffer lives. The
+                // GIL is held whenever runtime code touches it.
+                let buf = unsafe { Buffer::foreign(elem, base as *mut u8, nbytes / item, owner) };
+                let s = Storage::new(buf);
+                self.storages.push((base, s.clone(), t.clone().unbind()));
+                s
+            }
+        };
+        let r = Tensor::from_parts(storage, elem, sizes.into(), strides.into(), offset)
+            .map_err(|m| PyValueError::new_err(format!("{name}: {m}")))?;
+        r.set_requires_grad(t.getattr("requires_grad")?.extract()?);
+        r.set_leaf(t.getattr("is_leaf")?.extract()?);
+        self.objects.push((t.clone().unbind(), r.clone()));
+        Ok(r)
+    }
+
+    fn bind_all(
+        &mut self,
+        py: Python<'_>,
+        api: &TorchApi,
+        ts: &[Bound<'_, PyAny>],
+        what: &str,
+    ) -> PyResult<Vec<Tensor>> {
+        ts.iter().enumerate().map(|(i, t)| self.bind(py, api, t, what, i)).collect()
+    }
+
+    /// The torch tensor bound to `s`, if it is a storage of this call.
+    fn owner_of(&self, s: &StorageRef) -> Option<&Py<PyAny>> {
+        self.storages.iter().find(|(_, b, _)| Rc::ptr_eq(b, s) && b.buf().is_foreign()).map(|(_, _, t)| t)
+    }
+}
+
+/// Runtime tensors handed to torch: views of bound tensors, or new tensors
+/// through DLPack, each storage exported once.
+struct Exporter<'a> {
+    binder: &'a Binder,
+    /// Storages exported in this call, with their 1-D torch tensor.
+    exported: Vec<(StorageRef, Py<PyAny>)>,
+}
+
+impl<'a> Exporter<'a> {
+    fn new(binder: &'a Binder) -> Exporter<'a> {
+        Exporter { binder, exported: Vec::new() }
+    }
+
+    /// Torch tensors for `ts`. A storage used by one result only is handed
+    /// over with that result's own geometry (a plain tensor, not a view);
+    /// one shared by several becomes a 1-D tensor they are views of.
+    fn tensors(&mut self, py: Python<'_>, api: &TorchApi, ts: &[Option<Tensor>]) -> PyResult<Vec<Option<Py<PyAny>>>> {
+        let uses = |s: &StorageRef| ts.iter().flatten().filter(|t| Rc::ptr_eq(&t.storage(), s)).count();
+        let mut out = Vec::with_capacity(ts.len());
+        for t in ts {
+            let Some(t) = t else {
+                out.push(None);
+                continue;
+            };
+            let s = t.storage();
+            let base = if let Some(owner) = self.binder.owner_of(&s) {
+                owner.bind(py).clone()
+            } else if let Some((_, e)) = self.exported.iter().find(|(e, _)| Rc::ptr_eq(e, &s)) {
+                e.bind(py).clone()
+            } else if uses(&s) == 1 {
+                out.push(Some(dlpack(py, api, &s, &t.sizes(), &t.strides(), t.offset())?.unbind()));
+                continue;
+            } else {
+                let e = self.storage(py, api, &s)?;
+                e.bind(py).clone()
+            };
+            out.push(Some(as_strided(&base, t)?.unbind()));
+        }
+        Ok(out)
+    }
+
+    /// A 1-D torch tensor over all of `s` (exported once).
+    fn storage(&mut self, py: Python<'_>, api: &TorchApi, s: &StorageRef) -> PyResult<Py<PyAny>> {
+        if let Some(owner) = self.binder.owner_of(s) {
+            return Ok(owner.clone_ref(py));
+        }
+        if let Some((_, e)) = self.exported.iter().find(|(e, _)| Rc::ptr_eq(e, s)) {
+            return Ok(e.clone_ref(py));
+        }
+        let n = s.len() as i64;
+        let e = dlpack(py, api, s, &[n], &[1], 0)?.unbind();
+        self.exported.push((s.clone(), e.clone_ref(py)));
+        Ok(e)
+    }
+}
+
+fn as_strided<'py>(base: &Bound<'py, PyAny>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    base.call_method1("as_strided", (t.sizes().to_vec(), t.strides().to_vec(), t.offset()))
+}
+
+// DLPack (the "dltensor" capsule protocol, v0.8 ABI).
+#[repr(C)]
+struct DLDevice {
+    device_type: i32,
+    device_id: i32,
+}
+
+#[repr(C)]
+struct DLDataType {
+    code: u8,
+    bits: u8,
+    lanes: u16,
+}
+
+#[repr(C)]
+struct DLTensor {
+    data: *mut c_void,
+    device: DLDevice,
+    ndim: i32,
+    dtype: DLDataType,
+    shape: *mut i64,
+    strides: *mut i64,
+    byte_offset: u64,
+}
+
+#[repr(C)]
+struct DLManagedTensor {
+    dl_tensor: DLTensor,
+    manager_ctx: *mut c_void,
+    deleter: Option<unsafe extern "C" fn(*mut DLManagedTensor)>,
+}
+
+/// What a capsule owns: the geometry arrays it points to and the storage.
+struct Managed {
+    shape: Vec<i64>,
+    strides: Vec<i64>,
+    _storage: GilOnly<StorageRef>,
+}
+
+const DLTENSOR: &std::ffi::CStr = c"dltensor";
+
+unsafe extern "C" fn dl_deleter(m: *mut DLManagedTensor) {
+    // SAFETY: `m` and its context were leaked from boxes by `dlpack`, and
+    // torch calls the deleter exactly once.
+    let (m, ctx) = unsafe {
+        let m = Box::from_raw(m);
+        let ctx = Box::from_raw(m.manager_ctx as *mut Managed);
+        (m, ctx)
+    };
+    drop(m);
+    // The storage is reference-counted without atomics: drop it with the
+    // GIL held (module invariant). At interpreter shutdown it is leaked.
+    if Python::try_attach(|_| drop(ctx)).is_none() {
+        // Nothing may touch the runtime now: leak rather than race.
+    }
+}
+
+unsafe extern "C" fn capsule_destructor(cap: *mut ffi::PyObject) {
+    // SAFETY: called by Python with the capsule; a consumer renames a
+    // capsule it took ownership of, so a still-valid "dltensor" capsule is
+    // ours to free.
+    unsafe {
+        if ffi::PyCapsule_IsValid(cap, DLTENSOR.as_ptr()) == 1 {
+            let m = ffi::PyCapsule_GetPointer(cap, DLTENSOR.as_ptr()) as *mut DLManagedTensor;
+            if let Some(d) = (*m).deleter {
+                d(m);
+            }
+        }
+    }
+}
+
+/// A torch tensor over `s` with the given geometry (in elements), through
+/// a DLPack capsule that keeps `s` alive.
+fn dlpack<'py>(
+    py: Python<'py>,
+    api: &TorchApi,
+    s: &StorageRef,
+    sizes: &[i64],
+    strides: &[i64],
+    offset: i64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let kind = s.buf().kind();
+    let (code, bits) = match kind {
+        ElemType::F32 => (2, 32),
+        ElemType::F64 => (2, 64),
+        ElemType::F16 => (2, 16),
+        ElemType::BF16 => (4, 16),
+        ElemType::I64 => (0, 64),
+        ElemType::I32 => (0, 32),
+        ElemType::I8 => (0, 8),
+        ElemType::I1 => (6, 8),
+    };
+    let base = s.buf_mut().as_mut_ptr();
+    // The runtime checked the geometry against the storage when the tensor
+    // was made: the offset addresses an element of the buffer (or the
+    // tensor is empty).
+    let off = usize::try_from(offset).unwrap_or(0).min(s.len()) * kind.byte_size();
+    let mut ctx = Box::new(Managed { shape: sizes.to_vec(), strides: strides.to_vec(), _storage: GilOnly(s.clone()) });
+    let managed = Box::new(DLManagedTensor {
+        dl_tensor: DLTensor {
+            // SAFETY: `off` is within the buffer (clamped to its length).
+            data: unsafe { base.add(off) } as *mut c_void,
+            device: DLDevice { device_type: 1, device_id: 0 },
+            ndim: sizes.len() as i32,
+            dtype: DLDataType { code, bits, lanes: 1 },
+            shape: ctx.shape.as_mut_ptr(),
+            strides: ctx.strides.as_mut_ptr(),
+            byte_offset: 0,
+        },
+        manager_ctx: Box::into_raw(ctx) as *mut c_void,
+        deleter: Some(dl_deleter),
+    });
+    let raw = Box::into_raw(managed);
+    // SAFETY: a valid pointer and a static name; on failure the capsule
+    // does not exist, so the deleter is called here.
+    let cap = unsafe { ffi::PyCapsule_New(raw as *mut c_void, DLTENSOR.as_ptr(), Some(capsule_destructor)) };
+    if cap.is_null() {
+        // SAFETY: the capsule was not made: nobody else owns `raw`.
+        unsafe { dl_deleter(raw) };
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: a new reference returned by PyCapsule_New.
+    let cap = unsafe { Bound::from_owned_ptr(py, cap) };
+    api.from_dlpack.bind(py).call1((cap,))
+}
+
+fn tensors_of<'py>(seq: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    seq.try_iter()?.collect()
+}
+
+fn optional_tensors_of<'py>(seq: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
+    let Some(seq) = seq else { return Ok(Vec::new()) };
+    seq.try_iter()?.map(|t| t.map(|t| (!t.is_none()).then_some(t))).collect()
+}
+
+/// A parsed, verified module.
+#[pyclass(name = "Module", module = "aot_torch._native")]
+struct PyAotModule {
+    inner: GilOnly<Module>,
+}
+
+#[pymethods]
+impl PyAotModule {
+    /// Parses and verifies IR text; `filename` names it in diagnostics.
+    #[new]
+    #[pyo3(signature = (text, filename = "<string>"))]
+    fn new(text: String, filename: &str) -> PyResult<Self> {
+        Ok(PyAotModule { inner: GilOnly(Module::parse(text, filename).map_err(py_err)?) })
+    }
+
+    /// The names of the module's public functions.
+    fn functions(&self) -> Vec<String> {
+        self.inner.0.functions()
+    }
+
+    /// Compiles function `name` (default: the only public one, else
+    /// `main`) for the calling convention of `example_args`: `pipeline` is
+    /// `aot-train` (forward and backward), `aot-inference`, or any pipeline
+    /// text; `backend` one of `cranelift`, `interp` (and `llvm` when built
+    /// with it).
+    #[pyo3(signature = (example_args, name = None, pipeline = "aot-train", backend = "cranelift"))]
+    fn compile(
+        &self,
+        py: Python<'_>,
+        example_args: &Bound<'_, PyAny>,
+        name: Option<&str>,
+        pipeline: &str,
+        backend: &str,
+    ) -> PyResult<PyAotFunction> {
+        let api = torch(py)?;
+        let backend = Backend::parse(backend).map_err(PyValueError::new_err)?;
+        let mut binder = Binder::default();
+        let args = binder.bind_all(py, api, &tensors_of(example_args)?, "example argument")?;
+        let opts = Options { pipeline: pipeline.to_string(), backend };
+        let f = self.inner.0.compile(name, &args, &opts).map_err(py_err)?;
+        Ok(PyAotFunction { inner: GilOnly(f) })
+    }
+}
+
+/// The saved values of one forward call, consumed by one backward.
+#[pyclass(name = "ForwardState", module = "aot_torch._native")]
+struct PyForwardState {
+    inner: GilOnly<Option<aot::ForwardState>>,
+}
+
+/// A compiled function.
+#[pyclass(name = "Function", module = "aot_torch._native")]
+struct PyAotFunction {
+    inner: GilOnly<Function>,
+}
+
+impl PyAotFunction {
+    /// Runs `run` on the bound arguments, then hands results back and
+    /// replays the call's effects on the arguments in torch.
+    fn invoke<R>(
+        &mut self,
+        py: Python<'_>,
+        args: &Bound<'_, PyAny>,
+        run: impl FnOnce(&mut Function, &[Tensor]) -> Result<(Vec<Tensor>, R), Error>,
+    ) -> PyResult<(Vec<Py<PyAny>>, R)> {
+        let api = torch(py)?;
+        let objs = tensors_of(args)?;
+        let mut binder = Binder::default();
+        let bound = binder.bind_all(py, api, &objs, "argument")?;
+        let entry: Vec<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =
+            bound.iter().map(|t| (t.storage(), t.sizes(), t.strides(), t.offset())).collect();
+        let (outs, extra) = run(&mut self.inner.0, &bound).map_err(py_err)?;
+        let mut exporter = Exporter::new(&binder);
+        let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
+        let results = exporter.tensors(py, api, &outs)?.into_iter().flatten().collect();
+        // Effects on the arguments, once per object.
+        let meta = self.inner.0.meta();
+        for (i, (t, obj)) in bound.iter().zip(&objs).enumerate() {
+            if bound[..i].iter().any(|u| u.same(t)) {
+                continue;
+            }
+            let (st, sizes, strides, offset) = &entry[i];
+            let now = t.storage();
+            let storage_changed = !Rc::ptr_eq(st, &now) || !now.buf().is_foreign();
+            if storage_changed {
+                let src = exporter.storage(py, api, &now)?;
+                let src_storage = src.bind(py).call_method0("untyped_storage")?;
+                obj.call_method1("set_", (src_storage, t.offset(), t.sizes().to_vec(), t.strides().to_vec()))?;
+            } else if t.sizes() != *sizes || t.strides() != *strides || t.offset() != *offset {
+                obj.call_method1("as_strided_", (t.sizes().to_vec(), t.strides().to_vec(), t.offset()))?;
+            }
+            if meta.input_info.get(i).is_some_and(|m| m.mutates_data) {
+                let v: i64 = obj.getattr("_version")?.extract()?;
+                api.set_version.bind(py).call1((PyTuple::new(py, [obj])?, PyTuple::new(py, [v + 1])?))?;
+            }
+        }
+        Ok((results, extra))
+    }
+}
+
+#[pymethods]
+impl PyAotFunction {
+    /// Calls the function (forward only): returns its outputs.
+    fn __call__(&mut self, py: Python<'_>, args: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
+        Ok(self.invoke(py, args, |f, a| Ok((f.call(a)?, ())))?.0)
+    }
+
+    /// Calls the forward and keeps what the backward needs: returns
+    /// `(outputs, state)`.
+    fn forward(&mut self, py: Python<'_>, args: &Bound<'_, PyAny>) -> PyResult<(Vec<Py<PyAny>>, PyForwardState)> {
+        let (outs, state) = self.invoke(py, args, |f, a| f.forward(a))?;
+        Ok((outs, PyForwardState { inner: GilOnly(Some(state)) }))
+    }
+
+    /// The backward of one forward: `tangents[k]` flows into output k
+    /// (None: ones for a scalar float output, zeros otherwise),
+    /// `mutated_tangents[i]` into the new value of mutated argument i.
+    /// Returns one gradient (or None) per argument.
+    #[pyo3(signature = (state, tangents, mutated_tangents = None))]
+    fn backward(
+        &mut self,
+        py: Python<'_>,
+        state: &mut PyForwardState,
+        tangents: &Bound<'_, PyAny>,
+        mutated_tangents: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Option<Py<PyAny>>>> {
+        let api = torch(py)?;
+        let saved = state
+            .inner
+            .0
+            .take()
+            .ok_or_else(|| ConventionError::new_err("this forward state was already used by a backward"))?;
+        let mut binder = Binder::default();
+        let bind_opt =
+            |binder: &mut Binder, ts: Vec<Option<Bound<'_, PyAny>>>, what: &str| -> PyResult<Vec<Option<Tensor>>> {
+                ts.iter()
+                    .enumerate()
+                    .map(|(i, t)| t.as_ref().map(|t| binder.bind(py, api, t, what, i)).transpose())
+                    .collect()
+            };
+        let tangents = bind_opt(&mut binder, optional_tensors_of(Some(tangents))?, "tangent")?;
+        let mutated = bind_opt(&mut binder, optional_tensors_of(mutated_tangents)?, "mutated tangent")?;
+        let grads = self.inner.0.backward_with_mutations(saved, &tangents, &mutated).map_err(py_err)?;
+        Exporter::new(&binder).tensors(py, api, &grads.args)
+    }
+
+    /// Reseeds the Philox generator the function's random ops draw from.
+    fn manual_seed(&mut self, seed: u64) {
+        self.inner.0.manual_seed(seed);
+    }
+
+    /// Whether the function has a backward (compiled with `aot-train`).
+    #[getter]
+    fn has_backward(&self) -> bool {
+        self.inner.0.has_backward()
+    }
+
+    /// Per argument: whether the function writes its data, changes its
+    /// metadata, and requires grad; per output: whether it aliases an
+    /// argument (its index) and requires grad.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let meta = self.inner.0.meta();
+        let d = PyDict::new(py);
+        let inputs = PyList::empty(py);
+        for m in &meta.input_info {
+            let e = PyDict::new(py);
+            e.set_item("mutates_data", m.mutates_data)?;
+            e.set_item("mutates_metadata", m.mutates_metadata || m.mutates_storage_metadata)?;
+            e.set_item("requires_grad", m.requires_grad)?;
+            inputs.append(e)?;
+        }
+        let outputs = PyList::empty(py);
+        for o in &meta.output_info {
+            let e = PyDict::new(py);
+            e.set_item("aliases_input", if o.output_type.is_alias() { o.base_idx } else { o.aliases_input })?;
+            e.set_item("requires_grad", o.requires_grad)?;
+            outputs.append(e)?;
+        }
+        d.set_item("inputs", inputs)?;
+        d.set_item("outputs", outputs)?;
+        d.set_item("has_backward", self.inner.0.has_backward())?;
+        Ok(d)
+    }
+}
+
+/// The element dtypes aot supports, as torch dtypes.
+#[pyfunction]
+fn supported_dtypes(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+    let api = torch(py)?;
+    Ok(api.dtypes.iter().map(|(d, _)| d.clone_ref(py)).collect())
+}
+
+/// The torch dtype of an IR element type name (`f32`, `i64`, `i1`, ...).
+#[pyfunction]
+fn torch_dtype(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+    let api = torch(py)?;
+    let e = ElemType::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown element type '{name}'")))?;
+    Ok(api.dtype_of(py, e).clone_ref(py))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+    aot::init();
+    let py = m.py();
+    m.add_class::<PyAotModule>()?;
+    m.add_class::<PyAotFunction>()?;
+    m.add_class::<PyForwardState>()?;
+    m.add_function(wrap_pyfunction!(supported_dtypes, m)?)?;
+    m.add_function(wrap_pyfunction!(torch_dtype, m)?)?;
+    m.add("AotError", py.get_type::<AotError>())?;
+    m.add("ParseError", py.get_type::<ParseError>())?;
+    m.add("SignatureError", py.get_type::<SignatureError>())?;
+    m.add("CompileError", py.get_type::<CompileError>())?;
+    m.add("ConventionError", py.get_type::<ConventionError>())?;
+    m.add("ExecutionError", py.get_type::<ExecutionError>())?;
+    m.add("VERSION", aot::VERSION)?;
+    Ok(())
+}
