@@ -209,14 +209,21 @@ pub(crate) fn compile_entry(
     let copts =
         CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: false, compile_for: None };
     let c = compile(ctx, sources, m, func, &copts).map_err(Error::Compile)?;
-    Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, outputs })
+    Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, shared: None, outputs })
 }
+
+/// A Philox generator several functions draw from in turn, as PyTorch's
+/// default generator serves every op (see [`Function::share_generator`]).
+pub type SharedGenerator = Rc<RefCell<Generator>>;
 
 /// A compiled function with its runtime calling convention.
 pub struct Function {
     inner: CompiledFunction,
     meta: ViewAndMutationMeta,
     generator: Rc<RefCell<Generator>>,
+    /// The generator the function draws from instead of its own, if any:
+    /// its state is moved into the function's before a call and back after.
+    shared: Option<SharedGenerator>,
     /// The user outputs' dtypes and shapes (none: not a tensor).
     outputs: Vec<Option<(aot_ir::ElemType, Vec<i64>)>>,
 }
@@ -225,12 +232,33 @@ impl Function {
     /// Calls the function: mutated arguments are updated in place, outputs
     /// that alias arguments are views of them, as in eager PyTorch.
     pub fn call(&mut self, args: &[Tensor]) -> Result<Vec<Tensor>, Error> {
-        Ok(self.inner.call(args)?)
+        Ok(self.drawing(|f| f.call(args))?)
+    }
+
+    /// Runs `run` with the shared generator's state in the function's own
+    /// generator, and moves the state back after (also after an error:
+    /// draws made before it happened stay drawn, as in eager code).
+    fn drawing<R>(&mut self, run: impl FnOnce(&mut CompiledFunction) -> R) -> R {
+        if let Some(g) = &self.shared {
+            *self.generator.borrow_mut() = *g.borrow();
+        }
+        let r = run(&mut self.inner);
+        if let Some(g) = &self.shared {
+            *g.borrow_mut() = *self.generator.borrow();
+        }
+        r
+    }
+
+    /// Draws from `generator` (shared with other functions and with eager
+    /// code) instead of the function's own generator from now on; a
+    /// [`Function::manual_seed`] then reseeds the shared one.
+    pub fn share_generator(&mut self, generator: SharedGenerator) {
+        self.shared = Some(generator);
     }
 
     /// Calls the function and keeps what its backward needs.
     pub fn forward(&mut self, args: &[Tensor]) -> Result<(Vec<Tensor>, ForwardState), Error> {
-        Ok(self.inner.forward(args)?)
+        Ok(self.drawing(|f| f.forward(args))?)
     }
 
     /// The backward of one forward call: `output_tangents[k]` is the
@@ -257,7 +285,7 @@ impl Function {
                 None => self.default_tangent(k),
             })
             .collect();
-        Ok(self.inner.backward(state, &tangents, mutated_tangents)?)
+        Ok(self.drawing(|f| f.backward(state, &tangents, mutated_tangents))?)
     }
 
     /// Ones for a scalar float output (the seed `loss.backward()` uses).
@@ -279,6 +307,9 @@ impl Function {
     /// Reseeds the generator the function's random ops draw from.
     pub fn manual_seed(&mut self, seed: u64) {
         *self.generator.borrow_mut() = Generator::new(seed);
+        if let Some(g) = &self.shared {
+            *g.borrow_mut() = Generator::new(seed);
+        }
     }
 }
 

@@ -22,9 +22,10 @@ pub mod subclass;
 mod train_plan;
 
 pub use compile::Backend;
-pub use function::{convention_of, Error, Function, Module, Options};
+pub use function::{convention_of, Error, Function, Module, Options, SharedGenerator};
 pub use runtime::backward::Gradients;
 pub use runtime::compiled::ForwardState;
+pub use runtime::Generator;
 pub use runtime::{bf16, f16, Dims, Element, Tensor, TensorError};
 
 use aot_ir::{Context, Diagnostic, Op, ParseOptions};

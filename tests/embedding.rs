@@ -219,6 +219,38 @@ fn manual_seed_replays_the_draws() {
     assert_ne!(f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap(), first);
 }
 
+/// Functions sharing a generator draw one stream in turn, as eager ops
+/// draw from PyTorch's default generator: f then g gives what one function
+/// called twice gives, and reseeding through either restarts the stream.
+#[test]
+fn a_shared_generator_is_one_stream_across_functions() {
+    let text = "func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %y, %m = rng.dropout %x {p = 0.5} : tensor<64xf32> -> (tensor<64xf32>, tensor<64xi1>)
+  return %y : tensor<64xf32>
+}
+";
+    let m = Module::parse(text, "dropout.mlir").unwrap();
+    let x = f32s(&[64], &[1.0; 64]);
+    let args = std::slice::from_ref(&x);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let opts = Options { backend, ..Options::inference() };
+        let mut one = m.compile(None, args, &opts).unwrap();
+        one.manual_seed(5);
+        let a = one.call(args).unwrap()[0].to_vec::<f32>().unwrap();
+        let b = one.call(args).unwrap()[0].to_vec::<f32>().unwrap();
+        let shared = aot::SharedGenerator::default();
+        let mut f = m.compile(None, args, &opts).unwrap();
+        let mut g = m.compile(None, args, &opts).unwrap();
+        f.share_generator(shared.clone());
+        g.share_generator(shared.clone());
+        g.manual_seed(5);
+        assert_eq!(f.call(args).unwrap()[0].to_vec::<f32>().unwrap(), a, "{backend:?}");
+        assert_eq!(g.call(args).unwrap()[0].to_vec::<f32>().unwrap(), b, "{backend:?}: g continues f's stream");
+        f.manual_seed(5);
+        assert_eq!(g.call(args).unwrap()[0].to_vec::<f32>().unwrap(), a, "{backend:?}");
+    }
+}
+
 /// The native runtime reuses a result's buffer for the next call only once
 /// the caller has let go of every tensor of it: a result still held keeps
 /// its values across later calls, on every backend.

@@ -75,6 +75,21 @@ struct TorchApi {
 
 static TORCH: PyOnceLock<TorchApi> = PyOnceLock::new();
 
+/// The generator every compiled function draws from, in turn (PyTorch's
+/// default generator for aot code): seed 0 until [`manual_seed`].
+static GENERATOR: PyOnceLock<GilOnly<aot::SharedGenerator>> = PyOnceLock::new();
+
+fn generator(py: Python<'_>) -> &'static aot::SharedGenerator {
+    &GENERATOR.get_or_init(py, || GilOnly(aot::SharedGenerator::default())).0
+}
+
+/// Reseeds the generator all aot-compiled functions draw from (dropout
+/// masks, random ops): the same seed replays the same draws.
+#[pyfunction]
+fn manual_seed(py: Python<'_>, seed: u64) {
+    *generator(py).borrow_mut() = aot::Generator::new(seed);
+}
+
 fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
     TORCH.get_or_try_init(py, || {
         let t = py.import("torch")?;
@@ -441,7 +456,8 @@ impl PyAotModule {
         let mut binder = Binder::default();
         let args = binder.bind_all(py, api, &tensors_of(example_args)?, "example argument")?;
         let opts = Options { pipeline: pipeline.to_string(), backend };
-        let f = self.inner.0.compile(name, &args, &opts).map_err(py_err)?;
+        let mut f = self.inner.0.compile(name, &args, &opts).map_err(py_err)?;
+        f.share_generator(generator(py).clone());
         Ok(PyAotFunction { inner: GilOnly(f) })
     }
 }
@@ -548,7 +564,8 @@ impl PyAotFunction {
         Exporter::new(&binder).tensors(py, api, &grads.args)
     }
 
-    /// Reseeds the Philox generator the function's random ops draw from.
+    /// Reseeds the generator the function draws from (the one all compiled
+    /// functions share, see the module function `manual_seed`).
     fn manual_seed(&mut self, seed: u64) {
         self.inner.0.manual_seed(seed);
     }
@@ -611,6 +628,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<PyForwardState>()?;
     m.add_function(wrap_pyfunction!(supported_dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(torch_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add("AotError", py.get_type::<AotError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("SignatureError", py.get_type::<SignatureError>())?;

@@ -1,0 +1,54 @@
+"""aot as PyTorch's compiler.
+
+- ``torch.compile(model, backend="aot")``: the backend (registered through
+  the ``torch_dynamo_backends`` entry point); ``aot_torch.backend(...)``
+  gives one with options (pipeline, partition strategy, memory budget,
+  native backend, threads, recompile limit).
+- ``aot_torch.compile_ir(text, example_args)``: compile IR text for the
+  calling convention of example tensors and call it on ``torch.Tensor``s
+  without copies (the embedding API).
+- ``aot_torch.import_exported_program(ep)``: a ``torch.export``
+  ``ExportedProgram`` as an IR module plus its export graph signature.
+- ``aot_torch.manual_seed(seed)``: reseeds the Philox generator every
+  aot-compiled function draws from.
+"""
+
+from . import _native
+from ._native import (
+    AotError,
+    CompileError,
+    ConventionError,
+    ExecutionError,
+    ParseError,
+    SignatureError,
+    manual_seed,
+)
+from .backend import Config, aot, backend
+from .fx_ir import Unsupported
+
+__version__ = _native.VERSION
+
+
+def compile_ir(text, example_args, name=None, training=True, pipeline=None, native_backend="cranelift",
+               filename="<string>"):
+    """Compiles function ``name`` of the IR module ``text`` for the calling
+    convention of ``example_args`` (``torch.Tensor``s): forward and backward
+    (``aot-train``) when ``training``, else forward only. The result is
+    called as ``f(args)`` (outputs), ``f.forward(args)`` (outputs and a
+    state) and ``f.backward(state, tangents)`` (one gradient per argument)."""
+    module = _native.Module(text, filename)
+    pipeline = pipeline or ("aot-train" if training else "aot-inference")
+    return module.compile(list(example_args), name=name, pipeline=pipeline, backend=native_backend)
+
+
+def import_exported_program(ep, **kwargs):
+    """See :func:`aot_torch.export.import_exported_program`."""
+    from .export import import_exported_program as imp
+
+    return imp(ep, **kwargs)
+
+
+__all__ = [
+    "AotError", "CompileError", "Config", "ConventionError", "ExecutionError", "ParseError",
+    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed",
+]

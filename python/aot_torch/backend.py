@@ -1,0 +1,327 @@
+"""The ``torch.compile`` backend: ``torch.compile(model, backend="aot")``.
+
+Dynamo hands the backend an FX graph of torch-level ops whose parameters
+and buffers are leading inputs. On the first call with a given calling
+convention (dtypes, shapes, strides, requires_grad, aliasing, grad mode,
+the values of integer inputs) the graph is traced to ATen without
+functionalization (``fx_ir.to_aten``: views and in-place ops stay as
+written, as AOTAutograd starts from), split where ops have no IR
+counterpart (those run in PyTorch, each split logged once), and each
+supported region is translated to IR and compiled by aot: ``aot-train``
+(forward and backward, called through an ``autograd.Function`` that hands
+the partition's saved values from one to the other) when grad mode is on
+and an input requires grad, else ``aot-inference``. Later calls with the
+same convention reuse the compiled code; a new convention compiles again,
+up to ``recompile_limit`` times per region, after which that region runs in
+PyTorch with a one-line warning. Nothing that fails to translate or compile
+is ever run by aot: it falls back to PyTorch, so the answer is PyTorch's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+from . import _native
+from . import fx_ir
+
+log = logging.getLogger("aot_torch")
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """How the backend compiles. ``pipeline``: a pass pipeline for both
+    modes (default: ``aot-train`` when training, ``aot-inference`` else);
+    ``partition``: ``default`` (save what the backward uses) or ``min-cut``
+    (recompute cheap values); ``memory_budget``: 0..1, with min-cut;
+    ``native_backend``: ``cranelift`` (default), ``interp`` or ``llvm``
+    (when aot was built with it); ``threads``: kernel threads (default:
+    every core); ``recompile_limit``: conventions compiled per region."""
+
+    pipeline: Optional[str] = None
+    partition: str = "default"
+    memory_budget: Optional[float] = None
+    native_backend: str = "cranelift"
+    threads: Optional[int] = None
+    recompile_limit: int = 8
+
+    def __post_init__(self):
+        if self.partition not in ("default", "min-cut"):
+            raise ValueError("partition must be 'default' or 'min-cut', not %r" % (self.partition,))
+        if self.memory_budget is not None and not 0.0 <= float(self.memory_budget) <= 1.0:
+            raise ValueError("memory_budget must be within [0, 1], not %r" % (self.memory_budget,))
+        if self.recompile_limit < 1:
+            raise ValueError("recompile_limit must be at least 1")
+        if self.threads is not None and self.threads < 1:
+            raise ValueError("threads must be at least 1")
+
+    def pipeline_for(self, training: bool) -> str:
+        if self.pipeline is not None:
+            return self.pipeline
+        if not training:
+            return "aot-inference"
+        opts = []
+        if self.partition != "default":
+            opts.append("strategy=%s" % self.partition)
+        if self.memory_budget is not None:
+            opts.append("memory-budget=%s" % float(self.memory_budget))
+        partition = "partition{%s}" % " ".join(opts) if opts else "partition"
+        return ("flatten-subclasses,functionalize,simplify,collect-metadata,dedupe,"
+                "synthetic-base{training=true},rng-functionalize,joint,simplify," + partition)
+
+
+class _AotFunction(torch.autograd.Function):
+    """A compiled forward and backward as one autograd node."""
+
+    @staticmethod
+    def forward(ctx, variant: "_Variant", *args):
+        outs, state = variant.fn.forward(args)
+        ctx.aot = (variant, state)
+        ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
+        nondiff = [o for o, d in zip(outs, variant.differentiable) if not d]
+        if nondiff:
+            ctx.mark_non_differentiable(*nondiff)
+        return tuple(outs)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, *grads):
+        variant, state = ctx.aot
+        ctx.aot = None
+        # Unpacking checks that no saved input was modified in place since
+        # the forward (PyTorch's version counter error).
+        _ = ctx.saved_tensors
+        tangents = [g if d else None for g, d in zip(grads, variant.differentiable)]
+        # A non-differentiable output gets no tangent: pass zeros explicitly
+        # (None would mean "ones" for a scalar output).
+        tangents = [t if t is not None or not variant.float_out[k] else variant.zeros(k)
+                    for k, t in enumerate(tangents)]
+        gs = variant.fn.backward(state, tangents)
+        # An argument passed twice is one tensor: its gradient once.
+        gs = [None if variant.dupe_of[i] is not None else g for i, g in enumerate(gs)]
+        return (None, *gs)
+
+
+class _Variant:
+    """One region compiled for one calling convention."""
+
+    def __init__(self, translation: "fx_ir.Translation", args: Sequence[Any], cfg: Config, training: bool):
+        self.translation = translation
+        self.training = training
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        self.tensor_pos = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        module = _native.Module(translation.text, "<aot_torch>")
+        self.fn = module.compile(tensors, pipeline=cfg.pipeline_for(training), backend=cfg.native_backend)
+        info = self.fn.info()
+        if training:
+            bad = [i for i, m in enumerate(info["inputs"]) if m["mutates_data"] and m["requires_grad"]]
+            if bad:
+                raise fx_ir.Unsupported("input %d" % bad[0],
+                                        "an input that requires grad is mutated in place")
+        self.aliases = [o["aliases_input"] for o in info["outputs"]]
+        self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
+        types = translation.result_types
+        self.float_out = [_is_float_type(t) for t in types]
+        self.out_types = types
+        ids = [id(t) for t in tensors]
+        self.dupe_of = [ids.index(x) if ids.index(x) < i else None for i, x in enumerate(ids)]
+
+    def zeros(self, k: int) -> torch.Tensor:
+        shape, dtype = _parse_tensor_type(self.out_types[k])
+        return torch.zeros(shape, dtype=dtype)
+
+    def __call__(self, args: Sequence[Any]):
+        tensors = [args[i] for i in self.tensor_pos]
+        if self.training:
+            outs = list(_AotFunction.apply(self, *tensors))
+            # Outputs that alias inputs are regenerated from them outside
+            # the autograd node, as views (AOTAutograd's epilogue does the
+            # same), so autograd sees them as views of the inputs.
+            for k, i in enumerate(self.aliases):
+                if i is not None:
+                    o = outs[k]
+                    outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
+        else:
+            outs = self.fn(tensors)
+        result = []
+        for kind, v in self.translation.outputs:
+            result.append(outs[v] if kind == "tensor" else v)
+        return result
+
+
+def _is_float_type(t: str) -> bool:
+    return any(t.endswith(s + ">") for s in ("f32", "f64", "f16", "bf16"))
+
+
+def _parse_tensor_type(t: str) -> Tuple[List[int], torch.dtype]:
+    body = t[len("tensor<"):-1]
+    parts = body.split("x")
+    return [int(p) for p in parts[:-1]], _native.torch_dtype(parts[-1])
+
+
+def _convention_key(args: Sequence[Any]) -> tuple:
+    """What a compiled variant is specialised to (the runtime's guards check
+    the tensor part again on every call)."""
+    key: List[Any] = [torch.is_grad_enabled()]
+    storages: Dict[int, int] = {}
+    objects: Dict[int, int] = {}
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor):
+            if id(a) in objects:
+                key.append(("same", objects[id(a)]))
+                continue
+            objects[id(a)] = i
+            st = a.untyped_storage().data_ptr()
+            shared = storages.setdefault(st, i) if st else i
+            key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset() if shared != i else 0,
+                        shared, a.requires_grad, a.is_leaf, a.device.type))
+        else:
+            key.append(("value", type(a).__name__, a))
+    return tuple(key)
+
+
+class _Region(torch.nn.Module):
+    """An ATen graph (a whole graph, or one supported region of a split
+    one) compiled per calling convention on first use."""
+
+    def __init__(self, aten_gm: torch.fx.GraphModule, cfg: Config, name: str):
+        super().__init__()
+        self.aten_gm = aten_gm
+        self.cfg = cfg
+        self.region_name = name
+        self.variants: Dict[tuple, Any] = {}
+        self.warned_limit = False
+        out = [n for n in aten_gm.graph.nodes if n.op == "output"][0]
+        self.tuple_out = isinstance(out.args[0], (tuple, list))
+
+    def _compile(self, args: Sequence[Any]):
+        training = torch.is_grad_enabled() and any(
+            isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+        try:
+            tr = fx_ir.translate(self.aten_gm, args, name="main")
+            return _Variant(tr, args, self.cfg, training)
+        except (fx_ir.Unsupported, _native.AotError) as e:
+            log.warning("aot_torch: %s runs in PyTorch: %s", self.region_name, _one_line(e))
+            return None
+
+    def forward(self, *args):
+        key = _convention_key(args)
+        v = self.variants.get(key, False)
+        if v is False:
+            if len(self.variants) >= self.cfg.recompile_limit:
+                if not self.warned_limit:
+                    log.warning("aot_torch: %s was compiled for %d calling conventions (recompile_limit); "
+                                "new ones run in PyTorch", self.region_name, len(self.variants))
+                    self.warned_limit = True
+                return self.aten_gm(*args)
+            v = self._compile(args)
+            self.variants[key] = v
+        if v is None:
+            return self.aten_gm(*args)
+        try:
+            out = v(args)
+        except _native.ConventionError as e:
+            # The key above and the runtime's guards disagree: never guess.
+            log.warning("aot_torch: %s: %s; running in PyTorch", self.region_name, _one_line(e))
+            self.variants[key] = None
+            return self.aten_gm(*args)
+        return out if self.tuple_out else (out[0] if out else None)
+
+
+def _one_line(e: BaseException) -> str:
+    s = str(e).strip().splitlines()
+    return s[0] if s else type(e).__name__
+
+
+class _Supported(torch.fx.passes.operator_support.OperatorSupportBase):
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return node.op == "call_function" and fx_ir.unsupported_reason(node) is None
+
+
+def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
+    """The graph with its supported regions replaced by compiled ones; the
+    rest runs in PyTorch. Returns (module, [(node, reason)] that fell back)."""
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+
+    unsupported = []
+    for n in aten_gm.graph.nodes:
+        if n.op == "call_function":
+            r = fx_ir.unsupported_reason(n)
+            if r is not None:
+                unsupported.append((n, r))
+    if not unsupported:
+        return _Region(aten_gm, cfg, graph_name), []
+    partitioner = CapabilityBasedPartitioner(aten_gm, _Supported(), allows_single_node_partition=True)
+    fused = partitioner.fuse_partitions(partitioner.propose_partitions())
+    for name, sub in list(fused.named_children()):
+        if isinstance(sub, torch.fx.GraphModule):
+            setattr(fused, name, _Region(sub, cfg, "%s.%s" % (graph_name, name)))
+    return fused, unsupported
+
+
+class CompiledGraph:
+    """What the backend returns to Dynamo: traces on first use per
+    convention of the non-tensor inputs, then dispatches to the regions."""
+
+    def __init__(self, gm: torch.fx.GraphModule, cfg: Config, name: str):
+        self.gm = gm
+        self.cfg = cfg
+        self.name = name
+        self.traced: Dict[tuple, Any] = {}
+
+    def __call__(self, *args):
+        # Tracing specialises on the values of non-tensor inputs and on the
+        # shapes (symbolic shapes compile per concrete shape).
+        key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else ("value", a) for a in args)
+        key = (torch.is_grad_enabled(),) + key
+        run = self.traced.get(key)
+        if run is None:
+            if len(self.traced) >= self.cfg.recompile_limit:
+                log.warning("aot_torch: %s reached recompile_limit (%d shapes); this shape runs in PyTorch",
+                            self.name, self.cfg.recompile_limit)
+                self.traced[key] = run = self.gm
+            else:
+                run = self._trace(args)
+                self.traced[key] = run
+        return run(*args)
+
+    def _trace(self, args):
+        try:
+            aten = fx_ir.to_aten(self.gm, args)
+        except Exception as e:  # tracing is PyTorch's own machinery
+            log.warning("aot_torch: %s runs in PyTorch: tracing to ATen failed: %s", self.name, _one_line(e))
+            return self.gm
+        module, fell_back = _split(aten, self.cfg, self.name)
+        if fell_back:
+            ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})
+            log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell_back), "; ".join(ops))
+        return module
+
+
+_graph_count = 0
+
+
+def backend(**options):
+    """A ``torch.compile`` backend with options (see :class:`Config`):
+    ``torch.compile(model, backend=aot_torch.backend(partition="min-cut"))``."""
+    cfg = Config(**options)
+
+    def compile_fx(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **_kwargs):
+        global _graph_count
+        if cfg.threads is not None:
+            os.environ["AOT_NUM_THREADS"] = str(cfg.threads)
+        _graph_count += 1
+        return CompiledGraph(gm, cfg, "graph %d" % _graph_count)
+
+    return compile_fx
+
+
+def aot(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Optional[dict] = None, **_kwargs):
+    """The backend registered as ``"aot"`` (entry point
+    ``torch_dynamo_backends``): ``torch.compile(model, backend="aot",
+    options={...})`` takes :class:`Config`'s fields as options."""
+    return backend(**(options or {}))(gm, example_inputs)
