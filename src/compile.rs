@@ -507,7 +507,56 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             Some((bwd, crate::train_plan::build(ctx, func, bwd, meta, &plan, &view)?))
         }
     };
-    Ok(Plans { forward: plan, backward })
+    let effects = arg_effects(meta, &sl, &user);
+    Ok(Plans { forward: plan, backward, effects })
+}
+
+/// What a call does to each user argument, read through the slots (a
+/// removed duplicate has its original's effects; a member of a synthetic
+/// base has its base's data mutation).
+fn arg_effects(
+    meta: &ViewAndMutationMeta,
+    sl: &Slots,
+    user: &[aot_passes::convention::ResolvedArg],
+) -> Vec<ArgEffects> {
+    let n = user.len();
+    let mut out: Vec<ArgEffects> = user
+        .iter()
+        .map(|a| ArgEffects { mutates_data: false, mutates_metadata: false, requires_grad: a.requires_grad })
+        .collect();
+    for (p, info) in meta.input_info.iter().enumerate() {
+        let s = sl.of_inner[p];
+        let metadata = info.mutates_metadata || info.mutates_storage_metadata;
+        if s < n {
+            out[s].mutates_data |= info.mutates_data;
+            out[s].mutates_metadata |= metadata;
+        } else if let Some(members) = sl.members.get(s - n) {
+            for &m in members {
+                out[m].mutates_data |= info.mutates_data;
+                out[m].mutates_metadata |= metadata;
+            }
+        }
+    }
+    for &m in &sl.metadata_mutated {
+        out[m].mutates_metadata = true;
+    }
+    for &(i, j) in &sl.dupes {
+        let (d, md) = (out[j].mutates_data, out[j].mutates_metadata);
+        out[i].mutates_data |= d;
+        out[i].mutates_metadata |= md;
+    }
+    out
+}
+
+/// What a call of a compiled function does to one of its user arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgEffects {
+    /// The call writes the argument's elements (in place, as eager would).
+    pub mutates_data: bool,
+    /// The call changes its sizes, strides, offset or storage.
+    pub mutates_metadata: bool,
+    /// It was compiled as requiring grad.
+    pub requires_grad: bool,
 }
 
 /// The plans of a compiled function.
@@ -515,6 +564,8 @@ pub struct Plans {
     pub forward: Plan,
     /// The backward function and its plan, when compiled for training.
     pub backward: Option<(Op, aot_runtime::backward::TrainPlan)>,
+    /// Per user argument, what a call does to it.
+    pub effects: Vec<ArgEffects>,
 }
 
 /// What the training plan needs of the forward plan's derivation.
@@ -635,6 +686,8 @@ pub struct Compiled {
     pub generator: Rc<RefCell<Generator>>,
     /// The module after the pipeline (with `CompileOptions::keep_ir`).
     pub ir: Option<String>,
+    /// Per user argument, what a call does to it.
+    pub effects: Vec<ArgEffects>,
 }
 
 /// What to compile with.
@@ -685,6 +738,7 @@ pub fn compile(
         render(&ctx, &[Diagnostic::op_error(&ctx, func, format!("cannot derive its calling convention: {m}"))])
     })?;
     let ir = opts.keep_ir.then(|| aot_ir::printer::print_op(&ctx, module, Default::default()));
+    let effects = plans.effects.clone();
     let generator = Rc::new(RefCell::new(Generator::default()));
     let function = match opts.backend {
         Backend::Interp => {
@@ -724,5 +778,5 @@ pub fn compile(
             function
         }
     };
-    Ok(Compiled { function, meta, generator, ir })
+    Ok(Compiled { function, meta, generator, ir, effects })
 }

@@ -30,7 +30,7 @@
 //! changes nothing. Arguments are bound zero-copy where their layout allows
 //! (always for contiguous tensors and for views declared by the convention).
 
-use crate::compile::{annotate_convention, compile, Backend, CompileOptions};
+use crate::compile::{annotate_convention, compile, ArgEffects, Backend, CompileOptions};
 use crate::run::json::{ArgSpec, InputSpec, StorageSpec, Values};
 use aot_ir::{Context, ParseOptions, SourceMgr};
 use aot_passes::meta::ViewAndMutationMeta;
@@ -153,6 +153,19 @@ impl Module {
         aot_dialects::func::funcs(&ctx, m).iter().map(|f| f.name(&ctx).to_string()).collect()
     }
 
+    /// Runs a pass pipeline (`aot-opt --pass-pipeline` syntax, e.g.
+    /// `builtin.module(functionalize,collect-metadata)` or a registered
+    /// pipeline name) on the module and prints the result, as `aot-opt`
+    /// does. A pass that fails gives `Error::Compile` with its diagnostics.
+    pub fn run_pipeline(&self, pipeline: &str) -> Result<String, Error> {
+        let (mut ctx, m, sources) = parse(&self.text, &self.file)?;
+        let mut pm = aot_ir::pass::PassManager::parse(pipeline).map_err(|e| Error::Compile(e.to_string()))?;
+        if let Err(f) = pm.run(&mut ctx, m, &mut std::io::sink()) {
+            return Err(Error::Compile(f.diagnostics.iter().map(|d| d.render(&ctx, &sources)).collect()));
+        }
+        Ok(aot_ir::print_op(&ctx, m, Default::default()))
+    }
+
     /// Compiles function `name` (`"f"` or `"@f"`; none: the module's entry,
     /// its only public function, else `@main`) for the convention of
     /// `example_args`.
@@ -209,7 +222,7 @@ pub(crate) fn compile_entry(
     let copts =
         CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: false, compile_for: None };
     let c = compile(ctx, sources, m, func, &copts).map_err(Error::Compile)?;
-    Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, shared: None, outputs })
+    Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, shared: None, outputs, effects: c.effects })
 }
 
 /// A Philox generator several functions draw from in turn, as PyTorch's
@@ -224,6 +237,7 @@ pub struct Function {
     /// The generator the function draws from instead of its own, if any:
     /// its state is moved into the function's before a call and back after.
     shared: Option<SharedGenerator>,
+    effects: Vec<ArgEffects>,
     /// The user outputs' dtypes and shapes (none: not a tensor).
     outputs: Vec<Option<(aot_ir::ElemType, Vec<i64>)>>,
 }
@@ -297,6 +311,14 @@ impl Function {
     /// Whether the function was compiled with a backward (`aot-train`).
     pub fn has_backward(&self) -> bool {
         self.inner.backward.is_some()
+    }
+
+    /// Per user argument (in call order, duplicates included), what a call
+    /// does to it: writes its data, changes its metadata; and whether it was
+    /// compiled as requiring grad. ([`Function::meta`] describes the
+    /// graph's inputs, which deduplication and synthetic bases renumber.)
+    pub fn arg_effects(&self) -> &[ArgEffects] {
+        &self.effects
     }
 
     /// AOTAutograd's view and mutation metadata of the function.

@@ -21,7 +21,7 @@ pub mod run;
 pub mod subclass;
 mod train_plan;
 
-pub use compile::Backend;
+pub use compile::{ArgEffects, Backend};
 pub use function::{convention_of, Error, Function, Module, Options, SharedGenerator};
 pub use runtime::backward::Gradients;
 pub use runtime::compiled::ForwardState;

@@ -219,6 +219,57 @@ fn manual_seed_replays_the_draws() {
     assert_ne!(f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap(), first);
 }
 
+#[test]
+fn run_pipeline_prints_what_aot_opt_prints_and_reports_failures() {
+    let text = "func.func @f(%b: tensor<3xf32>, %x: tensor<3xf32>) -> tensor<f32> {
+  mut.add_ %b, %x : tensor<3xf32>, tensor<3xf32>
+  %s = tensor.sum %x : tensor<3xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+";
+    let m = Module::parse(text, "m.mlir").unwrap();
+    let out = m.run_pipeline("builtin.module(functionalize{keep-input-mutations=false},collect-metadata)").unwrap();
+    // Export's form: the mutated argument's new value is returned before
+    // the user output.
+    assert!(out.contains("-> (tensor<3xf32>, tensor<f32>)"), "{out}");
+    assert!(out.contains("mutation_type = \"mutated_out_graph\""), "{out}");
+    assert!(!out.contains("mut.add_"), "{out}");
+    match m.run_pipeline("builtin.module(no-such-pass)") {
+        Err(Error::Compile(msg)) => assert!(msg.contains("no-such-pass"), "{msg}"),
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+/// `arg_effects` describes the user's arguments, whatever deduplication
+/// and synthetic bases did to the graph's inputs.
+#[test]
+fn arg_effects_are_per_user_argument() {
+    let text = "func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  mut.add_ %a, %c : tensor<4xf32>, tensor<4xf32>
+  %t = view.unsqueeze %b {dim = 0} : tensor<4xf32> -> tensor<1x4xf32>
+  %s = tensor.mul %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+";
+    let m = Module::parse(text, "effects.mlir").unwrap();
+    let x = f32s(&[4], &[1.0; 4]);
+    let c = f32s(&[4], &[2.0; 4]);
+    let effects = |args: &[Tensor]| {
+        let f = m.compile(None, args, &Options::inference()).unwrap();
+        f.arg_effects().iter().map(|e| (e.mutates_data, e.mutates_metadata)).collect::<Vec<_>>()
+    };
+    let plain = [(true, false), (false, false), (false, false)];
+    assert_eq!(effects(&[x.clone(), f32s(&[4], &[3.0; 4]), c.clone()]), plain);
+    // The mutated object passed twice: both positions are written.
+    assert_eq!(effects(&[x.clone(), x.clone(), c.clone()]), [(true, false), (true, false), (false, false)]);
+    // Two views of one storage, one mutated (a synthetic base).
+    let base = f32s(&[8], &[1.0; 8]);
+    let lo = base.as_strided(&[4], &[1], 0).unwrap();
+    let hi = base.as_strided(&[4], &[1], 4).unwrap();
+    let e = effects(&[lo, hi, c.clone()]);
+    assert!(e[0].0 && !e[2].0, "{e:?}");
+}
+
 /// Functions sharing a generator draw one stream in turn, as eager ops
 /// draw from PyTorch's default generator: f then g gives what one function
 /// called twice gives, and reseeding through either restarts the stream.

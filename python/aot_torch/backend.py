@@ -19,6 +19,7 @@ is ever run by aot: it falls back to PyTorch, so the answer is PyTorch's.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import os
@@ -30,6 +31,12 @@ from . import _native
 from . import fx_ir
 
 log = logging.getLogger("aot_torch")
+
+#: What the backend did in this process: ``graphs`` (from Dynamo),
+#: ``compiled`` (regions compiled for a convention), ``fallback_regions``
+#: (regions, or whole graphs, run in PyTorch), ``fallback_ops`` (ATen ops
+#: without an IR counterpart, run in PyTorch).
+stats = collections.Counter()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,10 +210,15 @@ class _Region(torch.nn.Module):
             isinstance(a, torch.Tensor) and a.requires_grad for a in args)
         try:
             tr = fx_ir.translate(self.aten_gm, args, name="main")
-            return _Variant(tr, args, self.cfg, training)
-        except (fx_ir.Unsupported, _native.AotError) as e:
-            log.warning("aot_torch: %s runs in PyTorch: %s", self.region_name, _one_line(e))
+            v = _Variant(tr, args, self.cfg, training)
+        except Exception as e:  # never a crash: what aot cannot take runs in PyTorch
+            why = _one_line(e) if isinstance(e, (fx_ir.Unsupported, _native.AotError)) else \
+                "%s: %s" % (type(e).__name__, _one_line(e))
+            log.warning("aot_torch: %s runs in PyTorch: %s", self.region_name, why)
+            stats["fallback_regions"] += 1
             return None
+        stats["compiled"] += 1
+        return v
 
     def forward(self, *args):
         key = _convention_key(args)
@@ -217,6 +229,7 @@ class _Region(torch.nn.Module):
                     log.warning("aot_torch: %s was compiled for %d calling conventions (recompile_limit); "
                                 "new ones run in PyTorch", self.region_name, len(self.variants))
                     self.warned_limit = True
+                stats["fallback_regions"] += 1
                 return self.aten_gm(*args)
             v = self._compile(args)
             self.variants[key] = v
@@ -237,9 +250,16 @@ def _one_line(e: BaseException) -> str:
     return s[0] if s else type(e).__name__
 
 
+def _reason(node: torch.fx.Node) -> Optional[str]:
+    try:
+        return fx_ir.unsupported_reason(node)
+    except Exception as e:  # a translator bug must not break the user's program
+        return "the translator failed: %s: %s" % (type(e).__name__, _one_line(e))
+
+
 class _Supported(torch.fx.passes.operator_support.OperatorSupportBase):
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return node.op == "call_function" and fx_ir.unsupported_reason(node) is None
+        return node.op == "call_function" and _reason(node) is None
 
 
 def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
@@ -250,7 +270,7 @@ def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
     unsupported = []
     for n in aten_gm.graph.nodes:
         if n.op == "call_function":
-            r = fx_ir.unsupported_reason(n)
+            r = _reason(n)
             if r is not None:
                 unsupported.append((n, r))
     if not unsupported:
@@ -284,6 +304,7 @@ class CompiledGraph:
                 log.warning("aot_torch: %s reached recompile_limit (%d shapes); this shape runs in PyTorch",
                             self.name, self.cfg.recompile_limit)
                 self.traced[key] = run = self.gm
+                stats["fallback_regions"] += 1
             else:
                 run = self._trace(args)
                 self.traced[key] = run
@@ -294,11 +315,13 @@ class CompiledGraph:
             aten = fx_ir.to_aten(self.gm, args)
         except Exception as e:  # tracing is PyTorch's own machinery
             log.warning("aot_torch: %s runs in PyTorch: tracing to ATen failed: %s", self.name, _one_line(e))
+            stats["fallback_regions"] += 1
             return self.gm
         module, fell_back = _split(aten, self.cfg, self.name)
         if fell_back:
             ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})
             log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell_back), "; ".join(ops))
+            stats["fallback_ops"] += len(fell_back)
         return module
 
 
@@ -315,6 +338,7 @@ def backend(**options):
         if cfg.threads is not None:
             os.environ["AOT_NUM_THREADS"] = str(cfg.threads)
         _graph_count += 1
+        stats["graphs"] += 1
         return CompiledGraph(gm, cfg, "graph %d" % _graph_count)
 
     return compile_fx

@@ -437,6 +437,12 @@ impl PyAotModule {
         self.inner.0.functions()
     }
 
+    /// Runs a pass pipeline on the module and returns the printed result
+    /// (what `aot-opt --pass-pipeline=...` prints).
+    fn run_pipeline(&self, pipeline: &str) -> PyResult<String> {
+        self.inner.0.run_pipeline(pipeline).map_err(py_err)
+    }
+
     /// Compiles function `name` (default: the only public one, else
     /// `main`) for the calling convention of `example_args`: `pipeline` is
     /// `aot-train` (forward and backward), `aot-inference`, or any pipeline
@@ -494,7 +500,7 @@ impl PyAotFunction {
         let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
         let results = exporter.tensors(py, api, &outs)?.into_iter().flatten().collect();
         // Effects on the arguments, once per object.
-        let meta = self.inner.0.meta();
+        let effects = self.inner.0.arg_effects();
         for (i, (t, obj)) in bound.iter().zip(&objs).enumerate() {
             if bound[..i].iter().any(|u| u.same(t)) {
                 continue;
@@ -509,7 +515,7 @@ impl PyAotFunction {
             } else if t.sizes() != *sizes || t.strides() != *strides || t.offset() != *offset {
                 obj.call_method1("as_strided_", (t.sizes().to_vec(), t.strides().to_vec(), t.offset()))?;
             }
-            if meta.input_info.get(i).is_some_and(|m| m.mutates_data) {
+            if effects.get(i).is_some_and(|e| e.mutates_data) {
                 let v: i64 = obj.getattr("_version")?.extract()?;
                 api.set_version.bind(py).call1((PyTuple::new(py, [obj])?, PyTuple::new(py, [v + 1])?))?;
             }
@@ -583,10 +589,10 @@ impl PyAotFunction {
         let meta = self.inner.0.meta();
         let d = PyDict::new(py);
         let inputs = PyList::empty(py);
-        for m in &meta.input_info {
+        for m in self.inner.0.arg_effects() {
             let e = PyDict::new(py);
             e.set_item("mutates_data", m.mutates_data)?;
-            e.set_item("mutates_metadata", m.mutates_metadata || m.mutates_storage_metadata)?;
+            e.set_item("mutates_metadata", m.mutates_metadata)?;
             e.set_item("requires_grad", m.requires_grad)?;
             inputs.append(e)?;
         }

@@ -1,0 +1,156 @@
+"""torch.compile(backend="aot") against eager PyTorch and torch.compile
+(Inductor), side by side in one process: training steps per second of an
+MLP, nn.TransformerEncoderLayer (dropout 0.1) and a GPT-2-style block,
+the first call (compile time), and the per-call overhead of the Python
+boundary on a tiny graph (aot through torch.compile, aot's own call, and
+AOTAutograd through torch.compile(backend="aot_eager")).
+
+    py=test/.venv/bin/python   # a Python with torch and aot_torch installed
+    $py bench/pytorch/torch_compile.py [--steps 30] [--models mlp,encoder,gpt2] [--no-inductor]
+
+Prints one table per measure (medians of timed steps after warm-up).
+"""
+
+import argparse
+import copy
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python", "tests"))
+import aot_torch  # noqa: E402
+from models import GPT2Block, MLP, encoder_layer, gpt_loss  # noqa: E402
+
+
+def models():
+    g = torch.Generator().manual_seed(0)
+    return {
+        "mlp": (lambda: MLP(d=256, h=512, o=10), torch.randn(128, 256, generator=g),
+                torch.randn(128, 10, generator=g), F.mse_loss),
+        "encoder": (lambda: encoder_layer(dropout=0.1, d=128, nh=4, ff=512), torch.randn(16, 64, 128, generator=g),
+                    torch.randn(16, 64, 128, generator=g), F.mse_loss),
+        "gpt2": (lambda: GPT2Block(vocab=512, ctx=64, d=128, nh=4, dropout=0.1),
+                 torch.randint(0, 512, (16, 64), generator=g), torch.randint(0, 512, (16, 64), generator=g), gpt_loss),
+    }
+
+
+def train_steps(build, inp, target, lossf, backend, steps):
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = build()
+    run = model if backend == "eager" else torch.compile(model, backend=backend)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        loss = lossf(run(inp), target)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return loss
+
+    t0 = time.perf_counter()
+    step()
+    first = time.perf_counter() - t0
+    for _ in range(3):
+        step()
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return first, statistics.median(times)
+
+
+def overhead(n=2000):
+    """Microseconds per call of a tiny graph (x * 2 + 1 on 8 floats)."""
+    x = torch.randn(8)
+
+    def f(x):
+        return x * 2 + 1
+
+    out = {}
+    with torch.no_grad():
+        for name, backend in (("aot (torch.compile)", "aot"), ("AOTAutograd (aot_eager)", "aot_eager")):
+            torch._dynamo.reset()
+            cf = torch.compile(f, backend=backend)
+            for _ in range(50):
+                cf(x)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                cf(x)
+            out[name] = (time.perf_counter() - t0) / n * 1e6
+        fn = aot_torch.compile_ir("""func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c = tensor.full {value = 2.0} : tensor<f32>
+  %o = tensor.full {value = 1.0} : tensor<f32>
+  %y = tensor.mul %x, %c : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %z = tensor.add %y, %o : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  return %z : tensor<8xf32>
+}
+""", [x], training=False)
+        args = [x]
+        for _ in range(50):
+            fn(args)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(args)
+        out["aot_torch.compile_ir call"] = (time.perf_counter() - t0) / n * 1e6
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f(x)
+        out["eager"] = (time.perf_counter() - t0) / n * 1e6
+    return out
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--models", default="mlp,encoder,gpt2")
+    ap.add_argument("--no-inductor", action="store_true")
+    args = ap.parse_args()
+    print("CPU: %s, %d threads, torch %s, aot_torch %s" % (cpu_model(), torch.get_num_threads(), torch.__version__,
+                                                           aot_torch.__version__))
+    backends = ["eager", "aot"] + ([] if args.no_inductor else ["inductor"])
+    table = {}
+    for name in args.models.split(","):
+        build, inp, target, lossf = models()[name]
+        for b in backends:
+            table[(name, b)] = train_steps(build, inp, target, lossf, b, args.steps)
+            first, med = table[(name, b)]
+            print("  %-8s %-9s first call %8.3f s   step %8.2f ms   %8.1f steps/s" % (
+                name, b, first, med * 1e3, 1.0 / med), flush=True)
+    print()
+    print("| model | eager steps/s | aot steps/s | inductor steps/s | aot first call (s) | inductor first call (s) |")
+    print("|---|---|---|---|---|---|")
+    for name in args.models.split(","):
+        e = table[(name, "eager")]
+        a = table[(name, "aot")]
+        i = table.get((name, "inductor"))
+        print("| %s | %.1f | %.1f | %s | %.2f | %s |" % (
+            name, 1 / e[1], 1 / a[1], "%.1f" % (1 / i[1]) if i else "-", a[0], "%.2f" % i[0] if i else "-"))
+    print()
+    print("| per call, tiny graph | µs |")
+    print("|---|---|")
+    for k, v in overhead().items():
+        print("| %s | %.1f |" % (k, v))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,257 @@
+"""``torch.export`` programs as aot IR modules, with the export graph
+signature.
+
+``import_exported_program(ep)`` retraces the exported program's graph
+(PyTorch's training IR: views and in-place ops as written, parameters and
+buffers lifted as leading inputs) to ATen with ``fx_ir.to_aten`` and
+translates it: the module's function takes the inputs in the exported
+order (parameters, buffers, user inputs) and keeps the program's in-place
+updates of them, so it is a program in PyTorch's semantics that
+``aot-opt`` and ``aot_torch.compile_ir`` take as is. aot's own passes then
+derive the export form: ``functionalize{keep-input-mutations=false}`` and
+``collect-metadata`` (and ``joint`` for a joint export) give a pure
+function whose results are the mutated inputs' new values, the user
+outputs, and (joint) the gradients, which the signature names, as
+AOTAutograd's ``aot_export_module`` does. The programs ``aot_export_module``
+rejects are rejected here with :class:`ExportRejected`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Dict, List, Optional, Sequence
+
+import torch
+
+from . import _native
+from . import fx_ir
+
+
+class ExportRejected(_native.AotError):
+    """A program the export workflow does not take (as upstream's
+    ``aot_export_module`` refuses it)."""
+
+
+@dataclasses.dataclass
+class BackwardSignature:
+    """Joint export: which results are which gradients, and the loss."""
+
+    gradients_to_parameters: Dict[str, str]
+    gradients_to_user_inputs: Dict[str, str]
+    loss_output: str
+
+
+@dataclasses.dataclass
+class GraphSignature:
+    """The export graph signature of the pure function (``functional_text``).
+
+    Inputs are (parameters, buffers, user inputs), named as the exported
+    program names them; results are (mutated buffers and user inputs, user
+    outputs, gradients), named ``mutated_<input>``, ``output_<k>`` and
+    ``grad_<input>``. A joint function also takes one tangent per result
+    that receives one (``tangent_inputs``: tangent argument -> result)."""
+
+    parameters: List[str]
+    buffers: List[str]
+    user_inputs: List[str]
+    inputs_to_parameters: Dict[str, str]
+    inputs_to_buffers: Dict[str, str]
+    buffers_to_mutate: Dict[str, str]
+    user_inputs_to_mutate: Dict[str, str]
+    user_outputs: List[str]
+    outputs: List[str]
+    tangent_inputs: Dict[str, str] = dataclasses.field(default_factory=dict)
+    backward_signature: Optional[BackwardSignature] = None
+
+
+@dataclasses.dataclass
+class ImportedProgram:
+    """An exported program as aot IR.
+
+    ``text``: the module in PyTorch's semantics (in-place updates of the
+    inputs kept), ``functional_text``: after aot's export passes, which
+    ``signature`` describes; ``input_names``: the function's arguments in
+    order; ``example_inputs``: tensors for them (the program's state and
+    example user inputs)."""
+
+    text: str
+    functional_text: str
+    signature: GraphSignature
+    input_names: List[str]
+    example_inputs: List[torch.Tensor]
+    has_random: bool
+
+    def compile(self, training: bool = False, native_backend: str = "cranelift"):
+        """``text`` compiled for the example inputs (see ``aot_torch.compile_ir``)."""
+        from . import compile_ir
+
+        return compile_ir(self.text, self.example_inputs, training=training, native_backend=native_backend)
+
+
+def _with_arg_attrs(text: str, names: Sequence[str], requires_grad: Sequence[bool]) -> str:
+    """Names the function's arguments as the exported program does and marks
+    the ones that require grad (``aot.requires_grad``)."""
+    head, sep, rest = text.partition("\n")
+    m = re.match(r"(\s*func\.func @\w+\()(.*)(\) -> .*)$", head)
+    if m is None:
+        raise ValueError("unexpected function header: %s" % head)
+    args = [a for a in m.group(2).split(", ") if a]
+    if len(args) != len(names):
+        raise ValueError("%d arguments for %d inputs" % (len(args), len(names)))
+    body = sep + rest
+    decls = []
+    for a, name, rg in zip(args, names, requires_grad):
+        old, ty = a.split(": ", 1)
+        new = "%" + name
+        # Rename every use of the old SSA name (a whole-word match).
+        body = re.sub(re.escape(old) + r"(?![\w$.#])", new, body)
+        decls.append("%s: %s%s" % (new, ty, " {aot.requires_grad}" if rg else ""))
+    return m.group(1) + ", ".join(decls) + m.group(3) + body
+
+
+def _ssa_name(name: str) -> str:
+    s = re.sub(r"[^\w$.]", "_", name)
+    return s if re.match(r"[A-Za-z_]", s) else "_" + s
+
+
+def import_exported_program(ep: "torch.export.ExportedProgram", joint: bool = False,
+                            loss_index: Optional[int] = None) -> ImportedProgram:
+    """The IR module and export graph signature of ``ep``. With
+    ``joint=True`` the pure function also computes the gradients of the
+    loss (user output ``loss_index``, default 0, a scalar) with respect to
+    the parameters and user inputs that require grad."""
+    from torch.export.graph_signature import InputKind
+
+    sig = ep.graph_signature
+    params, buffers, users = [], [], []
+    inputs_to_parameters, inputs_to_buffers = {}, {}
+    names, examples, kinds = [], [], []
+    state = dict(ep.state_dict)
+    state.update(getattr(ep, "constants", {}) or {})
+    args, kwargs = ep.example_inputs if ep.example_inputs is not None else ((), {})
+    if kwargs:
+        raise ExportRejected("keyword example inputs are not supported; pass them positionally")
+    flat_user = [a for a in torch.utils._pytree.tree_leaves(args)]
+    user_iter = iter(flat_user)
+    for spec in sig.input_specs:
+        name = _ssa_name(spec.arg.name)
+        if spec.kind == InputKind.PARAMETER:
+            params.append(spec.target)
+            inputs_to_parameters[name] = spec.target
+            t = state[spec.target]
+        elif spec.kind == InputKind.BUFFER:
+            buffers.append(spec.target)
+            inputs_to_buffers[name] = spec.target
+            t = state[spec.target]
+        elif spec.kind == InputKind.USER_INPUT:
+            users.append(name)
+            t = next(user_iter, None)
+            if not isinstance(t, torch.Tensor):
+                raise ExportRejected("user input %s is not a tensor (%r)" % (spec.arg.name, t))
+        elif spec.kind == InputKind.CONSTANT_TENSOR:
+            t = state[spec.target]
+        else:
+            raise ExportRejected("input %s of kind %s is not supported" % (spec.arg.name, spec.kind.name))
+        names.append(name)
+        kinds.append(spec.kind)
+        examples.append(t)
+    # Parameters require grad (as in training); user inputs as given.
+    examples = [t.detach().clone().requires_grad_(k == InputKind.PARAMETER and t.is_floating_point())
+                if k != InputKind.USER_INPUT else t for t, k in zip(examples, kinds)]
+
+    aten = fx_ir.to_aten(ep.graph_module, examples)
+    tr = fx_ir.translate(aten, examples, name="main")
+    if tr.num_inputs != len(names):
+        raise ExportRejected("the program has %d inputs, the translation %d" % (len(names), tr.num_inputs))
+    if any(kind != "tensor" for kind, _ in tr.outputs):
+        raise ExportRejected("the program returns non-tensor outputs, which an export graph cannot")
+    requires_grad = [bool(t.requires_grad) for t in examples]
+    text = _with_arg_attrs(tr.text, names, requires_grad if joint else [False] * len(names))
+    module = _native.Module(text, "<exported program>")
+
+    # What aot's passes decide: which inputs are mutated, which outputs
+    # require grad (the same analysis the export form is built from).
+    fn = module.compile(examples, pipeline="aot-train" if joint else "aot-inference")
+    info = fn.info()
+    _reject_aliased_mutations(examples, names, [m["mutates_data"] for m in info["inputs"]])
+    for i, m in enumerate(info["inputs"]):
+        if m["mutates_metadata"]:
+            raise ExportRejected(
+                "input %s received a metadata mutation (e.g. transpose_ or resize_), which export does not take"
+                % names[i])
+    if joint:
+        if tr.has_random:
+            raise ExportRejected("a joint export of a program with random ops is not supported: "
+                                 "its random state would have to be functionalized")
+        for i, m in enumerate(info["inputs"]):
+            if m["mutates_data"] and m["requires_grad"]:
+                raise ExportRejected("input %s requires grad and is mutated in place, which a joint export "
+                                     "does not take" % names[i])
+        loss_index = 0 if loss_index is None else loss_index
+        if not 0 <= loss_index < len(tr.outputs):
+            raise ExportRejected("loss_index %d is not one of the %d outputs" % (loss_index, len(tr.outputs)))
+        shape = tr.result_types[tr.outputs[loss_index][1]]
+        if re.match(r"tensor<[a-z]", shape) is None:
+            raise ExportRejected("the loss (output %d) must be a scalar, but it is %s" % (loss_index, shape))
+        for k, o in enumerate(info["outputs"]):
+            if k != loss_index and o["requires_grad"]:
+                raise ExportRejected(
+                    "output %d requires grad but is not the loss (output %d): a joint export computes the "
+                    "gradients of the loss only; detach the other outputs" % (k, loss_index))
+    pipeline = "builtin.module(functionalize{keep-input-mutations=false},collect-metadata%s)" % (
+        ",joint" if joint else "")
+    functional = module.run_pipeline(pipeline)
+
+    mutated = [i for i, m in enumerate(info["inputs"]) if m["mutates_data"]]
+    outputs = ["mutated_" + names[i] for i in mutated]
+    buffers_to_mutate = {"mutated_" + names[i]: inputs_to_buffers[names[i]]
+                         for i in mutated if names[i] in inputs_to_buffers}
+    user_inputs_to_mutate = {"mutated_" + names[i]: names[i] for i in mutated if names[i] in users}
+    user_outputs = ["output_%d" % k for k in range(len(tr.outputs))]
+    outputs += user_outputs
+    backward = None
+    tangents: Dict[str, str] = {}
+    if joint:
+        grads = [i for i, rg in enumerate(requires_grad) if rg]
+        backward = BackwardSignature(
+            gradients_to_parameters={"grad_" + names[i]: inputs_to_parameters[names[i]]
+                                     for i in grads if names[i] in inputs_to_parameters},
+            gradients_to_user_inputs={"grad_" + names[i]: names[i] for i in grads if names[i] in users},
+            loss_output="output_%d" % loss_index,
+        )
+        outputs += ["grad_" + names[i] for i in grads]
+        tangents = _tangents(functional, outputs)
+    signature = GraphSignature(
+        parameters=params, buffers=buffers, user_inputs=users,
+        inputs_to_parameters=inputs_to_parameters, inputs_to_buffers=inputs_to_buffers,
+        buffers_to_mutate=buffers_to_mutate, user_inputs_to_mutate=user_inputs_to_mutate,
+        user_outputs=user_outputs, outputs=outputs, tangent_inputs=tangents, backward_signature=backward,
+    )
+    return ImportedProgram(text=text, functional_text=functional, signature=signature, input_names=names,
+                           example_inputs=examples, has_random=tr.has_random)
+
+
+def _tangents(functional: str, outputs: List[str]) -> Dict[str, str]:
+    """The joint function's tangent arguments (``{aot.tangent = k}``), by the
+    result each flows into."""
+    head = next(line for line in functional.splitlines() if "func.func @main(" in line)
+    found = re.findall(r"(%\w+): [^,{)]*\{aot\.tangent = (\d+)\}", head)
+    return {name: outputs[int(k)] for name, k in found if int(k) < len(outputs)}
+
+
+def _reject_aliased_mutations(examples: Sequence[torch.Tensor], names: Sequence[str],
+                              mutated: Sequence[bool]) -> None:
+    """Inputs that share memory, one of them mutated, would need a synthetic
+    base (or, for one tensor passed twice, a mutated duplicate): export
+    takes neither."""
+    seen: Dict[int, int] = {}
+    for i, t in enumerate(examples):
+        if t.untyped_storage().nbytes() == 0:
+            continue
+        p = t.untyped_storage().data_ptr()
+        j = seen.setdefault(p, i)
+        if j != i and (mutated[i] or mutated[j]):
+            what = "is passed twice and mutated (a mutated duplicate)" if t is examples[j] else \
+                "share memory and one is mutated (that needs a synthetic base)"
+            raise ExportRejected("inputs %s and %s %s, which export does not take" % (names[j], names[i], what))

@@ -1,0 +1,323 @@
+"""torch.compile(backend="aot") against eager PyTorch: training (losses,
+parameters, buffers after 20 optimizer steps), inference, input mutations,
+aliased outputs, randomness, fallback partitioning, recompilation; and the
+embedding API (`aot_torch.compile_ir`) on torch tensors without copies."""
+
+import copy
+import logging
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import aot_torch
+from aot_torch.backend import stats
+from models import GPT2Block, cases, encoder_layer
+
+STEPS = 20
+
+
+def _train(model, inp, target, lossf, steps, backend=None, lr=0.05):
+    run = torch.compile(model, backend=backend) if backend is not None else model
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    losses = []
+    for _ in range(steps):
+        loss = lossf(run(inp), target)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("case", cases(), ids=[c[0] for c in cases()])
+def test_training_matches_eager(case):
+    name, build, inp, target, lossf = case
+    torch.manual_seed(0)
+    model = build()
+    ref = copy.deepcopy(model)
+    before = dict(stats)
+    got = _train(model, inp, target, lossf, STEPS, backend="aot")
+    want = _train(ref, inp, target, lossf, STEPS)
+    assert stats["compiled"] > before.get("compiled", 0)
+    assert stats["fallback_regions"] == before.get("fallback_regions", 0), "aot ran every region"
+    assert stats["fallback_ops"] == before.get("fallback_ops", 0), "aot ran every op"
+    assert got == pytest.approx(want, rel=1e-4, abs=1e-5), name
+    assert want[-1] < want[0]
+    for (k, a), b in zip(model.state_dict().items(), ref.state_dict().values()):
+        # Parameters, and buffers the forward mutates in place (batch norm's
+        # running statistics and its batch counter).
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, msg=lambda m: "%s %s: %s" % (name, k, m))
+
+
+@pytest.mark.parametrize("case", cases(), ids=[c[0] for c in cases()])
+def test_inference_matches_eager(case):
+    name, build, inp, _, _ = case
+    torch.manual_seed(0)
+    model = build().eval()
+    compiled = torch.compile(model, backend="aot")
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(inp), model(inp), rtol=1e-5, atol=1e-5)
+    # Gradients of the inputs as well as the parameters, in eval mode.
+    if inp.is_floating_point():
+        x1 = inp.clone().requires_grad_()
+        x2 = inp.clone().requires_grad_()
+        compiled(x1).square().sum().backward()
+        model(x2).square().sum().backward()
+        torch.testing.assert_close(x1.grad, x2.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_batchnorm_running_statistics_are_updated_in_place():
+    torch.manual_seed(0)
+    bn = torch.nn.BatchNorm1d(6)
+    ref = copy.deepcopy(bn)
+    mean = bn.running_mean
+    x = torch.randn(10, 6)
+    torch.compile(bn, backend="aot")(x)
+    ref(x)
+    assert bn.running_mean is mean, "the buffer object is kept"
+    torch.testing.assert_close(bn.running_mean, ref.running_mean)
+    torch.testing.assert_close(bn.running_var, ref.running_var)
+    assert int(bn.num_batches_tracked) == 1
+
+
+def _fns():
+    def add_(x, y):
+        x.add_(y)
+        return x * 2
+
+    def through_view(x, y):
+        x[:, 1:].mul_(y[:, 1:])
+        return x.sum(0)
+
+    def slice_assign(x, y):
+        x[1:] = y[1:] + 1
+        return (x * y).sum()
+
+    def transpose_then_write(x, y):
+        z = x.clone()
+        z.t().add_(y.t())
+        return z.t()
+
+    def index_put(x, y):
+        i = torch.tensor([0, 2])
+        x[i] = y[i] * 3
+        return x + 1
+
+    def masked_fill_(x, y):
+        x.masked_fill_(y > 0, 0.5)
+        return x.exp()
+
+    return [add_, through_view, slice_assign, transpose_then_write, index_put, masked_fill_]
+
+
+@pytest.mark.parametrize("fn", _fns(), ids=lambda f: f.__name__)
+def test_views_and_in_place_ops_match_eager(fn):
+    torch.manual_seed(0)
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    x1, y1, x2, y2 = x.clone(), y.clone(), x.clone(), y.clone()
+    got = torch.compile(fn, backend="aot")(x1, y1)
+    want = fn(x2, y2)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(x1, x2, msg="the mutated input")
+    torch.testing.assert_close(y1, y2)
+
+
+def test_outputs_that_alias_inputs_are_views_of_them():
+    def f(x):
+        return x.t(), x[1], x * 2
+
+    x = torch.randn(3, 4)
+    t, row, _ = torch.compile(f, backend="aot")(x)
+    assert t._base is x and row._base is x
+    x.add_(1)
+    torch.testing.assert_close(t, x.t())
+    torch.testing.assert_close(row, x[1])
+    # Training: the alias is regenerated outside the autograd node, so
+    # gradients flow through the view to x.
+    torch._dynamo.reset()
+    w = torch.randn(3, 4, requires_grad=True)
+    t, row, d = torch.compile(f, backend="aot")(w)
+    assert t._base is w
+    (t.sum() + 2 * row.sum() + d.sum()).backward()
+    expect = torch.full((3, 4), 3.0)
+    expect[1] += 2
+    torch.testing.assert_close(w.grad, expect)
+
+
+def test_dropout_draws_replay_under_a_seed_and_backward_uses_the_forward_mask():
+    def f(x, w):
+        return F.dropout(x, 0.5, training=True) * w
+
+    x = torch.randn(64, 8) + 3
+    for strategy in ("default", "min-cut"):
+        torch._dynamo.reset()
+        compiled = torch.compile(f, backend=aot_torch.backend(partition=strategy))
+        w = torch.randn(8, requires_grad=True)
+        xs = x.clone().requires_grad_()
+        aot_torch.manual_seed(7)
+        a = compiled(xs, w)
+        b = compiled(xs, w)
+        aot_torch.manual_seed(7)
+        a2 = compiled(xs, w)
+        assert torch.equal(a, a2), "a seed replays the draws"
+        assert not torch.equal(a, b), "the generator advances"
+        kept = (a != 0).float()
+        assert 0.3 < kept.mean().item() < 0.7
+        a.sum().backward()
+        torch.testing.assert_close(xs.grad, kept * 2 * w.detach().expand(64, 8), msg=strategy)
+
+
+def test_dropout_transformer_trains_and_is_deterministic_under_a_seed():
+    inp = torch.randn(4, 16, 32, generator=torch.Generator().manual_seed(2))
+    target = torch.randn(4, 16, 32, generator=torch.Generator().manual_seed(3))
+    runs = []
+    for _ in range(2):
+        torch._dynamo.reset()
+        torch.manual_seed(0)
+        model = encoder_layer(dropout=0.1)
+        aot_torch.manual_seed(11)
+        runs.append(_train(model, inp, target, F.mse_loss, STEPS, backend="aot", lr=0.02))
+    assert runs[0] == runs[1]
+    assert runs[0][-1] < 0.9 * runs[0][0]
+
+
+def test_gpt2_with_dropout_trains():
+    g = torch.Generator().manual_seed(4)
+    idx = torch.randint(0, 64, (4, 16), generator=g)
+    torch.manual_seed(0)
+    model = GPT2Block(dropout=0.1)
+    from models import gpt_loss
+
+    losses = _train(model, idx, torch.roll(idx, -1, 1), gpt_loss, STEPS, backend="aot", lr=0.01)
+    assert losses[-1] < 0.7 * losses[0]
+
+
+def test_unsupported_ops_fall_back_to_pytorch_with_a_log_line(caplog):
+    class WithCumsum(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            h = torch.relu(self.lin(x))
+            return torch.cumsum(h, dim=1).sigmoid().sum()
+
+    torch.manual_seed(0)
+    model = WithCumsum()
+    ref = copy.deepcopy(model)
+    x = torch.randn(5, 8)
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(model, backend="aot")(x)
+    lines = [r.getMessage() for r in caplog.records if "run in PyTorch" in r.getMessage()]
+    assert len(lines) == 1 and "aten.cumsum" in lines[0], lines
+    want = ref(x)
+    torch.testing.assert_close(got, want)
+    got.backward()
+    want.backward()
+    torch.testing.assert_close(model.lin.weight.grad, ref.lin.weight.grad)
+
+
+def test_new_shapes_recompile_and_the_limit_falls_back(caplog):
+    def f(x):
+        return (x * x).sum(1)
+
+    compiled = torch.compile(f, backend=aot_torch.backend(recompile_limit=2), dynamic=True)
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        for n in (3, 5, 7, 3):
+            x = torch.randn(n, 4)
+            torch.testing.assert_close(compiled(x), f(x))
+    msgs = [r.getMessage() for r in caplog.records]
+    assert any("recompile_limit" in m for m in msgs), msgs
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="partition"):
+        aot_torch.backend(partition="greedy")
+    with pytest.raises(ValueError, match="memory_budget"):
+        aot_torch.backend(memory_budget=2.0)
+
+
+def test_memory_budget_and_interpreter_backend_give_the_same_training():
+    case = [c for c in cases() if c[0] == "gpt2"][0]
+    _, build, inp, target, lossf = case
+    torch.manual_seed(0)
+    model = build()
+    ref = copy.deepcopy(model)
+    got = _train(model, inp, target, lossf, 3,
+                 backend=aot_torch.backend(partition="min-cut", memory_budget=0.3, threads=1))
+    torch._dynamo.reset()
+    want = _train(ref, inp, target, lossf, 3, backend=aot_torch.backend(native_backend="interp"))
+    assert got == pytest.approx(want, rel=1e-4)
+
+
+# The embedding API: IR compiled for example tensors, called on torch tensors.
+
+IR = """
+func.func @main(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<3x2xf32>, tensor<f32>) {
+  %y = tensor.mul %x, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  mut.add_ %x, %y : tensor<2x3xf32>, tensor<2x3xf32>
+  %t = view.t %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  %s = tensor.sum %y : tensor<2x3xf32> -> tensor<f32>
+  return %t, %s : tensor<3x2xf32>, tensor<f32>
+}
+"""
+
+
+def test_compile_ir_binds_tensors_without_copies():
+    x = torch.randn(2, 3)
+    b = torch.randn(3)
+    f = aot_torch.compile_ir(IR, [x, b], training=False)
+    x0 = x.clone()
+    ptr = x.data_ptr()
+    t, s = f([x, b])
+    torch.testing.assert_close(x, x0 + x0 * b, msg="the mutation lands in the caller's tensor")
+    assert x.data_ptr() == ptr
+    assert t._base is x and t.data_ptr() == ptr, "the output is a view of the argument"
+    torch.testing.assert_close(s, (x0 * b).sum())
+    assert x._version > 0, "the version counter saw the in-place write"
+    # Calls that break the convention are refused and change nothing.
+    x2 = x.clone()
+    with pytest.raises(aot_torch.ConventionError):
+        f([x2.t().contiguous().t(), b])
+    with pytest.raises(aot_torch.ConventionError):
+        f([x2, b.requires_grad_()])
+    with pytest.raises(TypeError, match="argument 0"):
+        f([[1.0], b])
+    with pytest.raises(aot_torch.ParseError, match="1:1"):
+        aot_torch.compile_ir("func.func @main(", [x])
+
+
+def test_compile_ir_forward_and_backward():
+    text = """
+func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>) -> tensor<f32> {
+  %y = tensor.matmul %x, %w : tensor<4x3xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
+  %t = tensor.tanh %y : tensor<4x2xf32> -> tensor<4x2xf32>
+  %s = tensor.sum %t : tensor<4x2xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+"""
+    x = torch.randn(4, 3)
+    w = torch.randn(3, 2, requires_grad=True)
+    f = aot_torch.compile_ir(text, [x, w])
+    (out,), state = f.forward([x, w])
+    gx, gw = f.backward(state, [None])
+    w2 = w.detach().clone().requires_grad_()
+    torch.tanh(x @ w2).sum().backward()
+    torch.testing.assert_close(out, torch.tanh(x @ w2).sum().detach())
+    assert gx is None
+    torch.testing.assert_close(gw, w2.grad)
+    with pytest.raises(aot_torch.ConventionError, match="already"):
+        f.backward(state, [None])
+    # Shared storages are one storage: two views of one tensor.
+    base = torch.randn(8, 3)
+    f2 = aot_torch.compile_ir(text.replace("4x3", "4x3"), [base[:4], w])
+    (o2,), _ = f2.forward([base[:4], w])
+    torch.testing.assert_close(o2, torch.tanh(base[:4] @ w).sum().detach())
