@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 echo "== build"
-cargo build --workspace --all-targets --locked
+# `python` (aot_torch's extension module) is built by maturin below.
+cargo build --workspace --exclude aot-python --all-targets --locked
 
 echo "== cargo test"
-cargo test --workspace --locked 2>&1 | tee target/cargo-test.log
+cargo test --workspace --exclude aot-python --locked 2>&1 | tee target/cargo-test.log
 # An empty cargo run must not pass silently.
 passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test.log)
 if [ "${passed:-0}" -lt 1 ]; then
@@ -52,6 +53,31 @@ for spec in roundtrip:100000 pipeline:40000 run:40000; do
     exit 1
   fi
 done
+# The Python package: `pip install ./python` builds aot_torch (maturin,
+# cargo, release profile) into a venv with PyTorch from PyPI (the one the
+# goldens are generated with), then pytest runs its tests: the
+# torch.compile backend against eager PyTorch, DDP on two processes,
+# torch.export import, the FX translator against aot-run.
+echo "== Python package aot_torch (pip install ./python; pytest)"
+pyvenv="$root/test/.venv"
+if [ ! -x "$pyvenv/bin/python" ] || ! "$pyvenv/bin/python" -c 'import torch, pytest' 2>/dev/null; then
+  python3 -m venv "$pyvenv"
+  "$pyvenv/bin/pip" install --quiet --disable-pip-version-check torch pytest
+fi
+"$pyvenv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./python
+set +e
+(cd python && AOT_RUN="$root/target/debug/aot-run" "$pyvenv/bin/python" -m pytest -v -p no:cacheprovider tests) 2>&1 | tee target/pytest.log
+status=${PIPESTATUS[0]}
+set -e
+py_passed=$(grep -oE '[0-9]+ passed' target/pytest.log | tail -1 | awk '{print $1}')
+if [ "$status" -ne 0 ]; then
+  echo "error: the Python package's tests failed" >&2
+  exit "$status"
+fi
+if [ "${py_passed:-0}" -lt 1 ]; then
+  echo "error: pytest ran no test" >&2
+  exit 1
+fi
 # The LLVM backend (cargo feature `llvm`) needs LLVM 19: Debian's packages,
 # installed here when missing (CI runs as root); the default build above
 # needs only cargo.
@@ -142,4 +168,4 @@ fi
 # The default build again, so that a later lit run sees the binaries it tests.
 cargo build --locked -p aot-opt -p aot-run
 ptx_checked=$(grep -oE '^ptxas: [0-9]+' target/ptx.log | awk '{print $2}')
-echo "== all tests passed (cargo: $passed, lit: $total, cargo with LLVM: $llvm_passed, PTX modules through ptxas: $ptx_checked, cargo with MLIR: $mlir_passed)"
+echo "== all tests passed (cargo: $passed, lit: $total, pytest: $py_passed, cargo with LLVM: $llvm_passed, PTX modules through ptxas: $ptx_checked, cargo with MLIR: $mlir_passed)"

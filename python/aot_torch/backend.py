@@ -267,6 +267,13 @@ def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
     rest runs in PyTorch. Returns (module, [(node, reason)] that fell back)."""
     from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
+    # Dead nodes that write nothing (debris of tracing) are not translated;
+    # remove them so that they neither fall back nor split the graph.
+    live = fx_ir.live_nodes(aten_gm.graph)
+    for n in reversed(list(aten_gm.graph.nodes)):
+        if n.op == "call_function" and n not in live and not n.users:
+            aten_gm.graph.erase_node(n)
+    aten_gm.recompile()
     unsupported = []
     for n in aten_gm.graph.nodes:
         if n.op == "call_function":

@@ -252,6 +252,8 @@ def _reject_aliased_mutations(examples: Sequence[torch.Tensor], names: Sequence[
         p = t.untyped_storage().data_ptr()
         j = seen.setdefault(p, i)
         if j != i and (mutated[i] or mutated[j]):
-            what = "is passed twice and mutated (a mutated duplicate)" if t is examples[j] else \
-                "share memory and one is mutated (that needs a synthetic base)"
-            raise ExportRejected("inputs %s and %s %s, which export does not take" % (names[j], names[i], what))
+            if t is examples[j]:
+                raise ExportRejected("input %s is passed twice (also as %s) and mutated: export does not take "
+                                     "mutated duplicates" % (names[j], names[i]))
+            raise ExportRejected("inputs %s and %s share memory and one of them is mutated: export does not "
+                                 "take that (it needs a synthetic base)" % (names[j], names[i]))

@@ -229,13 +229,16 @@ def test_new_shapes_recompile_and_the_limit_falls_back(caplog):
     def f(x):
         return (x * x).sum(1)
 
+    # Symbolic shapes (dynamic=True) compile per concrete shape.
     compiled = torch.compile(f, backend=aot_torch.backend(recompile_limit=2), dynamic=True)
+    before = stats["compiled"]
     with caplog.at_level(logging.WARNING, logger="aot_torch"):
-        for n in (3, 5, 7, 3):
+        for n in (3, 5, 7, 3, 5):
             x = torch.randn(n, 4)
             torch.testing.assert_close(compiled(x), f(x))
+    assert stats["compiled"] == before + 2, "3 and 5 compiled once each; 7 is over the limit"
     msgs = [r.getMessage() for r in caplog.records]
-    assert any("recompile_limit" in m for m in msgs), msgs
+    assert sum("recompile_limit" in m for m in msgs) == 1, msgs
 
 
 def test_options_are_checked():

@@ -1,0 +1,1449 @@
+"""The ATen op table of the FX -> IR translator (`ATEN_TO_IR`).
+
+Each entry maps an OpOverload to `fn(b, node, a) -> value(s)`: `b` the
+`fx_ir.Builder`, `node` the FX node, `a` its arguments by schema name. A
+translation raises `Reject(reason)` for a form it does not support; it never
+emits IR that computes something else than PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Dict, List
+
+import torch
+import torch.fx
+
+from .fx_ir import (FLAG, FLOAT_DTYPES, Builder, Reject, Value, out_meta, out_metas,
+                    tensor_meta)
+
+aten = torch.ops.aten
+Node = torch.fx.Node
+
+ATEN_TO_IR: Dict[Any, Callable] = {}
+
+
+def _reg(*ops):
+    def deco(fn):
+        for op in ops:
+            ATEN_TO_IR[op] = fn
+        return fn
+
+    return deco
+
+
+def _is_float(dtype) -> bool:
+    return dtype in FLOAT_DTYPES
+
+
+def _dummy(b: Builder, x):
+    if isinstance(x, Node):
+        v = b.value(x)
+        return torch.empty(() if v.rank == 0 else (1,), dtype=v.dtype)
+    if isinstance(x, (bool, int, float)):
+        return x
+    raise Reject("unsupported operand %r" % (x,))
+
+
+def result_type(b: Builder, *xs) -> torch.dtype:
+    """PyTorch's promoted dtype of the operands (tensors and scalars)."""
+    from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
+
+    ds = [_dummy(b, x) for x in xs if x is not None]
+    _, rt = elementwise_dtypes(*ds, type_promotion_kind=ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)
+    return rt
+
+
+def _norm_dim(d: int, rank: int) -> int:
+    r = max(rank, 1)
+    if not -r <= d < r:
+        raise Reject("dim %d out of range for rank %d" % (d, rank))
+    return d % r
+
+
+def _flag(x) -> Any:
+    return FLAG if x else None
+
+
+def _no_generator(a):
+    if a.get("generator") is not None:
+        raise Reject("explicit torch.Generator (the IR has one global Philox generator)")
+
+
+# ---------------------------------------------------------------------------
+# Elementwise
+
+
+def _unary(irname: str, float_only: bool = False):
+    def fn(b: Builder, node: Node, a):
+        shape, dtype = out_meta(node)
+        if float_only and not _is_float(dtype):
+            raise Reject("%s of integer dtype %s" % (irname, dtype))
+        x = b.cast(b.value(a["self"]), dtype)
+        return b.op1(irname, [x], None, shape, dtype)
+
+    return fn
+
+
+for _name, _float_only in [
+    ("neg", False), ("abs", False), ("relu", False), ("sign", False),
+    ("exp", True), ("log", True), ("log1p", True), ("sqrt", True), ("rsqrt", True),
+    ("reciprocal", True), ("sin", True), ("cos", True), ("tan", True), ("tanh", True),
+    ("sigmoid", True), ("erf", True),
+]:
+    ATEN_TO_IR[getattr(aten, _name).default] = _unary("tensor." + _name, _float_only)
+
+
+@_reg(aten.gelu.default)
+def _gelu(b, node, a):
+    shape, dtype = out_meta(node)
+    approx = a.get("approximate") or "none"
+    if approx not in ("none", "tanh"):
+        raise Reject("gelu approximate=%r" % approx)
+    x = b.value(a["self"])
+    return b.op1("tensor.gelu", [x], {"approximate": approx}, shape, dtype)
+
+
+def _binary(irname: str, other: str = "other", swap: bool = False):
+    def fn(b: Builder, node: Node, a):
+        shape, dtype = out_meta(node)
+        if irname == "tensor.div" and a.get("rounding_mode") is not None:
+            raise Reject("div with rounding_mode=%r (no floor/trunc op in the catalogue)" % a["rounding_mode"])
+        if irname == "tensor.pow" and not _is_float(dtype):
+            raise Reject("pow of integer dtype %s" % dtype)
+        if dtype == torch.bool and irname in ("tensor.add", "tensor.sub", "tensor.mul"):
+            raise Reject("%s of booleans" % irname)
+        x = b.operand(a["self"], dtype)
+        y = b.operand(a[other], dtype)
+        alpha = a.get("alpha", 1)
+        if alpha is not None and alpha != 1:
+            y = b.op1("tensor.mul", [y, b.full(alpha, dtype)], None, y.shape, dtype)
+        if swap:
+            x, y = y, x
+        return b.op1(irname, [x, y], None, shape, dtype)
+
+    return fn
+
+
+for _name, _ir in [("add", "tensor.add"), ("sub", "tensor.sub"), ("mul", "tensor.mul"), ("div", "tensor.div")]:
+    for _ov in ("Tensor", "Scalar"):
+        ATEN_TO_IR[getattr(getattr(aten, _name), _ov)] = _binary(_ir)
+ATEN_TO_IR[aten.div.Tensor_mode] = _binary("tensor.div")
+ATEN_TO_IR[aten.div.Scalar_mode] = _binary("tensor.div")
+ATEN_TO_IR[aten.rsub.Tensor] = _binary("tensor.sub", swap=True)
+ATEN_TO_IR[aten.rsub.Scalar] = _binary("tensor.sub", swap=True)
+ATEN_TO_IR[aten.pow.Tensor_Tensor] = _binary("tensor.pow", other="exponent")
+ATEN_TO_IR[aten.pow.Tensor_Scalar] = _binary("tensor.pow", other="exponent")
+ATEN_TO_IR[aten.maximum.default] = _binary("tensor.maximum")
+ATEN_TO_IR[aten.minimum.default] = _binary("tensor.minimum")
+ATEN_TO_IR[aten.max.other] = _binary("tensor.maximum")
+ATEN_TO_IR[aten.min.other] = _binary("tensor.minimum")
+
+
+@_reg(aten.pow.Scalar)
+def _pow_scalar(b, node, a):
+    shape, dtype = out_meta(node)
+    if not _is_float(dtype):
+        raise Reject("pow of integer dtype %s" % dtype)
+    base = b.operand(a["self"], dtype)
+    e = b.operand(a["exponent"], dtype)
+    return b.op1("tensor.pow", [base, e], None, shape, dtype)
+
+
+def _compare(irname: str):
+    def fn(b: Builder, node: Node, a):
+        shape, _ = out_meta(node)
+        ct = result_type(b, a["self"], a["other"])
+        x = b.operand(a["self"], ct)
+        y = b.operand(a["other"], ct)
+        return b.op1(irname, [x, y], None, shape, torch.bool)
+
+    return fn
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    for _ov in ("Tensor", "Scalar"):
+        ATEN_TO_IR[getattr(getattr(aten, _name), _ov)] = _compare("tensor." + _name)
+
+
+def _where_fn(b, node, cond, x, y):
+    shape, dtype = out_meta(node)
+    c = b.value(cond)
+    if c.dtype != torch.bool:
+        raise Reject("where with a %s condition" % c.dtype)
+    return b.op1("tensor.where", [c, b.operand(x, dtype), b.operand(y, dtype)], None, shape, dtype)
+
+
+@_reg(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+def _where(b, node, a):
+    return _where_fn(b, node, a["condition"], a["self"], a["other"])
+
+
+@_reg(aten.masked_fill.Scalar, aten.masked_fill.Tensor)
+def _masked_fill(b, node, a):
+    return _where_fn(b, node, a["mask"], a["value"], a["self"])
+
+
+def _bool_of(b: Builder, arg) -> Value:
+    v = b.value(arg)
+    if v.dtype == torch.bool:
+        return v
+    return b.op1("tensor.ne", [v, b.full(0, v.dtype)], None, v.shape, torch.bool)
+
+
+@_reg(aten.logical_not.default)
+def _logical_not(b, node, a):
+    shape, _ = out_meta(node)
+    x = _bool_of(b, a["self"])
+    return b.op1("tensor.eq", [x, b.full(False, torch.bool)], None, shape, torch.bool)
+
+
+@_reg(aten.bitwise_not.default)
+def _bitwise_not(b, node, a):
+    if b.value(a["self"]).dtype != torch.bool:
+        raise Reject("bitwise_not of integers (no bitwise ops in the catalogue)")
+    return _logical_not(b, node, a)
+
+
+def _logical(kind: str, bitwise: bool = False):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        if bitwise and (b.value(a["self"]).dtype != torch.bool or b.value(a["other"]).dtype != torch.bool):
+            raise Reject("bitwise_%s of integers (no bitwise ops in the catalogue)" % kind)
+        if dtype != torch.bool:
+            raise Reject("logical_%s with a %s result" % (kind, dtype))
+        x = _bool_of(b, a["self"])
+        y = _bool_of(b, a["other"])
+        if kind == "and":
+            return b.op1("tensor.where", [x, y, b.full(False, torch.bool)], None, shape, torch.bool)
+        if kind == "or":
+            return b.op1("tensor.where", [x, b.full(True, torch.bool), y], None, shape, torch.bool)
+        return b.op1("tensor.ne", [x, y], None, shape, torch.bool)
+
+    return fn
+
+
+for _k in ("and", "or", "xor"):
+    ATEN_TO_IR[getattr(aten, "logical_" + _k).default] = _logical(_k)
+    ATEN_TO_IR[getattr(aten, "bitwise_" + _k).Tensor] = _logical(_k, bitwise=True)
+
+
+@_reg(aten.isnan.default)
+def _isnan(b, node, a):
+    shape, _ = out_meta(node)
+    x = b.value(a["self"])
+    if not _is_float(x.dtype):
+        return b.full(False, torch.bool, shape)
+    return b.op1("tensor.ne", [x, x], None, shape, torch.bool)
+
+
+@_reg(aten.isinf.default)
+def _isinf(b, node, a):
+    shape, _ = out_meta(node)
+    x = b.value(a["self"])
+    if not _is_float(x.dtype):
+        return b.full(False, torch.bool, shape)
+    ax = b.op1("tensor.abs", [x], None, x.shape, x.dtype)
+    return b.op1("tensor.eq", [ax, b.full(math.inf, x.dtype)], None, shape, torch.bool)
+
+
+@_reg(aten.isfinite.default)
+def _isfinite(b, node, a):
+    shape, _ = out_meta(node)
+    x = b.value(a["self"])
+    if not _is_float(x.dtype):
+        return b.full(True, torch.bool, shape)
+    d = b.op1("tensor.sub", [x, x], None, x.shape, x.dtype)
+    return b.op1("tensor.eq", [d, b.full(0.0, x.dtype)], None, shape, torch.bool)
+
+
+def _clamp_scalars(b, node, x_arg, lo, hi):
+    shape, dtype = out_meta(node)
+    if lo is None and hi is None:
+        raise Reject("clamp without bounds")
+    for v in (lo, hi):
+        if v is not None and not isinstance(v, (int, float)):
+            raise Reject("clamp bound %r" % (v,))
+    x = b.cast(b.value(x_arg), dtype)
+    attrs = {}
+    if lo is not None:
+        attrs["min"] = float(lo)
+    if hi is not None:
+        attrs["max"] = float(hi)
+    return b.op1("tensor.clamp", [x], attrs, shape, dtype)
+
+
+def _clamp_tensors(b, node, x_arg, lo, hi):
+    shape, dtype = out_meta(node)
+    if lo is None and hi is None:
+        raise Reject("clamp without bounds")
+    x = b.cast(b.value(x_arg), dtype)
+    if lo is not None:
+        x = b.op1("tensor.maximum", [x, b.operand(lo, dtype)], None, shape, dtype)
+    if hi is not None:
+        x = b.op1("tensor.minimum", [x, b.operand(hi, dtype)], None, shape, dtype)
+    return x
+
+
+@_reg(aten.clamp.default)
+def _clamp(b, node, a):
+    return _clamp_scalars(b, node, a["self"], a["min"], a["max"])
+
+
+@_reg(aten.clamp.Tensor)
+def _clamp_t(b, node, a):
+    return _clamp_tensors(b, node, a["self"], a["min"], a["max"])
+
+
+@_reg(aten.clamp_min.default)
+def _clamp_min(b, node, a):
+    return _clamp_scalars(b, node, a["self"], a["min"], None)
+
+
+@_reg(aten.clamp_max.default)
+def _clamp_max(b, node, a):
+    return _clamp_scalars(b, node, a["self"], None, a["max"])
+
+
+@_reg(aten.clamp_min.Tensor)
+def _clamp_min_t(b, node, a):
+    return _clamp_tensors(b, node, a["self"], a["min"], None)
+
+
+@_reg(aten.clamp_max.Tensor)
+def _clamp_max_t(b, node, a):
+    return _clamp_tensors(b, node, a["self"], None, a["max"])
+
+
+@_reg(aten.hardtanh.default)
+def _hardtanh(b, node, a):
+    return _clamp_scalars(b, node, a["self"], a["min_val"], a["max_val"])
+
+
+# ---------------------------------------------------------------------------
+# Casts, copies, creation
+
+
+@_reg(aten._to_copy.default)
+def _to_copy(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    if a.get("layout") not in (None, torch.strided):
+        raise Reject("_to_copy to layout %s" % a["layout"])
+    dev = a.get("device")
+    src_dev = a["self"].meta["val"].device if isinstance(a["self"], Node) and "val" in a["self"].meta else None
+    if dev is not None and src_dev is not None and torch.device(dev) != src_dev:
+        raise Reject("device transfer %s -> %s" % (src_dev, dev))
+    if dtype == x.dtype:
+        return b.op1("tensor.clone", [x], None, shape, dtype)
+    return b.op1("tensor.cast", [x], None, shape, dtype)
+
+
+@_reg(aten.clone.default, aten.lift_fresh_copy.default)
+def _clone(b, node, a):
+    shape, dtype = out_meta(node)
+    return b.op1("tensor.clone", [b.value(a["self"])], None, shape, dtype)
+
+
+def _full_like_result(b, node, value):
+    shape, dtype = out_meta(node)
+    return b.full(value, dtype, shape)
+
+
+@_reg(aten.full.default, aten.new_full.default, aten.full_like.default)
+def _full(b, node, a):
+    return _full_like_result(b, node, a["fill_value"])
+
+
+@_reg(aten.zeros.default, aten.new_zeros.default, aten.zeros_like.default,
+      aten.empty.memory_format, aten.empty_strided.default, aten.new_empty.default,
+      aten.new_empty_strided.default, aten.empty_like.default)
+def _zeros(b, node, a):
+    # empty: the values are unobservable until written; zeros are as good.
+    return _full_like_result(b, node, 0)
+
+
+@_reg(aten.ones.default, aten.new_ones.default, aten.ones_like.default)
+def _ones(b, node, a):
+    return _full_like_result(b, node, 1)
+
+
+@_reg(aten.scalar_tensor.default)
+def _scalar_tensor(b, node, a):
+    return _full_like_result(b, node, a["s"])
+
+
+@_reg(aten.fill.Scalar)
+def _fill(b, node, a):
+    return _full_like_result(b, node, a["value"])
+
+
+@_reg(aten.fill.Tensor)
+def _fill_t(b, node, a):
+    shape, dtype = out_meta(node)
+    v = b.cast(b.value(a["value"]), dtype)
+    return b.op1("view.expand", [v], {"shape": list(shape)}, shape, dtype) if shape != v.shape else \
+        b.op1("tensor.clone", [v], None, shape, dtype)
+
+
+@_reg(aten.arange.default, aten.arange.start, aten.arange.start_step)
+def _arange(b, node, a):
+    shape, dtype = out_meta(node)
+    start = a.get("start", 0) or 0
+    step = a.get("step", 1)
+    if step is None:
+        step = 1
+    if not isinstance(start, (int, float)) or not isinstance(step, (int, float)):
+        raise Reject("arange with non-constant bounds")
+    return b.op1("tensor.arange", [], {"start": float(start), "step": float(step)}, shape, dtype)
+
+
+@_reg(aten.cat.default)
+def _cat(b, node, a):
+    shape, dtype = out_meta(node)
+    dim = _norm_dim(a["dim"], len(shape))
+    xs = []
+    for t in a["tensors"]:
+        v = b.value(t)
+        if v.rank == 1 and v.shape == (0,) and len(shape) != 1:
+            continue  # PyTorch skips legacy empty 1-D tensors
+        xs.append(b.cast(v, dtype))
+    if not xs:
+        return b.full(0, dtype, shape)
+    return b.op1("tensor.cat", xs, {"dim": dim}, shape, dtype)
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+
+
+def _dims(a, key="dim"):
+    d = a.get(key)
+    if d is None:
+        return []
+    if isinstance(d, int):
+        return [d]
+    return list(d)
+
+
+def _reduce(irname: str):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        x = b.value(a["self"])
+        if a.get("dtype") is not None:
+            x = b.cast(x, a["dtype"])
+        if irname == "tensor.mean" and not _is_float(x.dtype):
+            raise Reject("mean of integer dtype %s" % x.dtype)
+        dims = [_norm_dim(d, x.rank) for d in _dims(a)]
+        attrs = {"dims": dims, "keepdim": _flag(a.get("keepdim", False))}
+        return b.op1(irname, [x], attrs, shape, dtype)
+
+    return fn
+
+
+ATEN_TO_IR[aten.sum.default] = _reduce("tensor.sum")
+ATEN_TO_IR[aten.sum.dim_IntList] = _reduce("tensor.sum")
+ATEN_TO_IR[aten.mean.default] = _reduce("tensor.mean")
+ATEN_TO_IR[aten.mean.dim] = _reduce("tensor.mean")
+ATEN_TO_IR[aten.amax.default] = _reduce("tensor.amax")
+ATEN_TO_IR[aten.amin.default] = _reduce("tensor.amin")
+ATEN_TO_IR[aten.max.default] = _reduce("tensor.amax")
+ATEN_TO_IR[aten.min.default] = _reduce("tensor.amin")
+
+
+def _correction(a) -> int:
+    if "correction" in a:
+        c = a["correction"]
+        if c is None:
+            return 1
+    else:
+        c = 1 if a.get("unbiased", True) else 0
+    if isinstance(c, float):
+        if not c.is_integer():
+            raise Reject("non-integral correction %r" % c)
+        c = int(c)
+    return int(c)
+
+
+def _var_value(b, x: Value, a, shape):
+    if not _is_float(x.dtype):
+        raise Reject("var of integer dtype %s" % x.dtype)
+    dims = [_norm_dim(d, x.rank) for d in _dims(a)]
+    attrs = {"dims": dims, "keepdim": _flag(a.get("keepdim", False)), "correction": _correction(a)}
+    return b.op1("tensor.var", [x], attrs, shape, x.dtype)
+
+
+@_reg(aten.var.default, aten.var.dim, aten.var.correction)
+def _var(b, node, a):
+    shape, dtype = out_meta(node)
+    return _var_value(b, b.value(a["self"]), a, shape)
+
+
+@_reg(aten.std.default, aten.std.dim, aten.std.correction)
+def _std(b, node, a):
+    shape, dtype = out_meta(node)
+    v = _var_value(b, b.value(a["self"]), a, shape)
+    return b.op1("tensor.sqrt", [v], None, shape, dtype)
+
+
+@_reg(aten.var_mean.correction, aten.var_mean.dim, aten.var_mean.default)
+def _var_mean(b, node, a):
+    (vs, dt), (ms, _) = out_metas(node)
+    x = b.value(a["self"])
+    v = _var_value(b, x, a, vs)
+    dims = [_norm_dim(d, x.rank) for d in _dims(a)]
+    m = b.op1("tensor.mean", [x], {"dims": dims, "keepdim": _flag(a.get("keepdim", False))}, ms, dt)
+    return [v, m]
+
+
+@_reg(aten.std_mean.correction, aten.std_mean.dim, aten.std_mean.default)
+def _std_mean(b, node, a):
+    (ss, dt), (ms, _) = out_metas(node)
+    x = b.value(a["self"])
+    v = _var_value(b, x, a, ss)
+    s = b.op1("tensor.sqrt", [v], None, ss, dt)
+    dims = [_norm_dim(d, x.rank) for d in _dims(a)]
+    m = b.op1("tensor.mean", [x], {"dims": dims, "keepdim": _flag(a.get("keepdim", False))}, ms, dt)
+    return [s, m]
+
+
+@_reg(aten.argmax.default)
+def _argmax(b, node, a):
+    shape, _ = out_meta(node)
+    x = b.value(a["self"])
+    attrs = {}
+    if a.get("dim") is not None:
+        attrs["dim"] = _norm_dim(a["dim"], x.rank)
+    attrs["keepdim"] = _flag(a.get("keepdim", False))
+    return b.op1("tensor.argmax", [x], attrs, shape, torch.int64)
+
+
+def _neg_float(b, x: Value, what: str) -> Value:
+    if not _is_float(x.dtype):
+        raise Reject("%s of integer dtype %s (argmax of the negation would overflow)" % (what, x.dtype))
+    return b.op1("tensor.neg", [x], None, x.shape, x.dtype)
+
+
+@_reg(aten.argmin.default)
+def _argmin(b, node, a):
+    shape, _ = out_meta(node)
+    x = _neg_float(b, b.value(a["self"]), "argmin")
+    attrs = {}
+    if a.get("dim") is not None:
+        attrs["dim"] = _norm_dim(a["dim"], x.rank)
+    attrs["keepdim"] = _flag(a.get("keepdim", False))
+    return b.op1("tensor.argmax", [x], attrs, shape, torch.int64)
+
+
+def _max_min_dim(is_max: bool):
+    def fn(b, node, a):
+        (vs, dt), (is_, _) = out_metas(node)
+        x = b.value(a["self"])
+        dim = _norm_dim(a["dim"], x.rank)
+        kd = _flag(a.get("keepdim", False))
+        vals = b.op1("tensor.amax" if is_max else "tensor.amin", [x], {"dims": [dim], "keepdim": kd}, vs, dt)
+        src = x if is_max else _neg_float(b, x, "min.dim")
+        idx = b.op1("tensor.argmax", [src], {"dim": dim, "keepdim": kd}, is_, torch.int64)
+        return [vals, idx]
+
+    return fn
+
+
+ATEN_TO_IR[aten.max.dim] = _max_min_dim(True)
+ATEN_TO_IR[aten.min.dim] = _max_min_dim(False)
+
+
+def _any_all(is_any: bool):
+    def fn(b, node, a):
+        shape, _ = out_meta(node)
+        x = _bool_of(b, a["self"])
+        if not is_any:
+            x = b.op1("tensor.eq", [x, b.full(False, torch.bool)], None, x.shape, torch.bool)
+        dims = [_norm_dim(d, x.rank) for d in _dims(a)]
+        s = b.op1("tensor.sum", [x], {"dims": dims, "keepdim": _flag(a.get("keepdim", False))}, shape, torch.int64)
+        return b.op1("tensor.ne" if is_any else "tensor.eq", [s, b.full(0, torch.int64)], None, shape, torch.bool)
+
+    return fn
+
+
+for _ov in ("default", "dim", "dims"):
+    ATEN_TO_IR[getattr(aten.any, _ov)] = _any_all(True)
+    ATEN_TO_IR[getattr(aten.all, _ov)] = _any_all(False)
+
+
+def _softmax(irname: str):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        x = b.cast(b.value(a["self"]), dtype)
+        return b.op1(irname, [x], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
+
+    return fn
+
+
+ATEN_TO_IR[aten._softmax.default] = _softmax("tensor.softmax")
+ATEN_TO_IR[aten._log_softmax.default] = _softmax("tensor.log_softmax")
+ATEN_TO_IR[aten.softmax.int] = _softmax("tensor.softmax")
+ATEN_TO_IR[aten.log_softmax.int] = _softmax("tensor.log_softmax")
+
+
+@_reg(aten._safe_softmax.default)
+def _safe_softmax(b, node, a):
+    """softmax, with rows that are entirely -inf giving 0 (their max is
+    -inf exactly when every element is)."""
+    shape, dtype = out_meta(node)
+    x = b.cast(b.value(a["self"]), dtype)
+    dim = _norm_dim(a["dim"], x.rank)
+    s = b.op1("tensor.softmax", [x], {"dim": dim}, shape, dtype)
+    mshape = tuple(1 if i == dim else d for i, d in enumerate(shape))
+    m = b.op1("tensor.amax", [x], {"dims": [dim], "keepdim": FLAG}, mshape, dtype)
+    masked = b.op1("tensor.eq", [m, b.full(-math.inf, dtype)], None, mshape, torch.bool)
+    return b.op1("tensor.where", [masked, b.full(0.0, dtype), s], None, shape, dtype)
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+
+
+def _matmul(irname: str, x="self", y="mat2"):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        return b.op1(irname, [b.value(a[x]), b.value(a[y])], None, shape, dtype)
+
+    return fn
+
+
+ATEN_TO_IR[aten.mm.default] = _matmul("tensor.mm")
+ATEN_TO_IR[aten.bmm.default] = _matmul("tensor.bmm")
+ATEN_TO_IR[aten.matmul.default] = _matmul("tensor.matmul", "self", "other")
+ATEN_TO_IR[aten.mv.default] = _matmul("tensor.matmul", "self", "vec")
+ATEN_TO_IR[aten.dot.default] = _matmul("tensor.matmul", "self", "tensor")
+
+
+def _addmm(irname: str):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        x, y = (a["mat1"], a["mat2"]) if "mat1" in a else (a["batch1"], a["batch2"])
+        r = b.op1(irname, [b.value(x), b.value(y)], None, shape, dtype)
+        alpha, beta = a.get("alpha", 1), a.get("beta", 1)
+        if alpha != 1:
+            r = b.op1("tensor.mul", [r, b.full(alpha, dtype)], None, shape, dtype)
+        if beta == 0:
+            return r  # PyTorch ignores self (even NaN) when beta is 0
+        s = b.value(a["self"])
+        if beta != 1:
+            s = b.op1("tensor.mul", [s, b.full(beta, dtype)], None, s.shape, dtype)
+        return b.op1("tensor.add", [s, r], None, shape, dtype)
+
+    return fn
+
+
+ATEN_TO_IR[aten.addmm.default] = _addmm("tensor.mm")
+ATEN_TO_IR[aten.baddbmm.default] = _addmm("tensor.bmm")
+
+
+@_reg(aten.linear.default)
+def _linear(b, node, a):
+    shape, dtype = out_meta(node)
+    ops = [b.value(a["input"]), b.value(a["weight"])]
+    if a.get("bias") is not None:
+        ops.append(b.value(a["bias"]))
+    return b.op1("tensor.linear", ops, None, shape, dtype)
+
+
+# ---------------------------------------------------------------------------
+# Indexing
+
+
+def _int_index(b, arg, what) -> Value:
+    v = b.value(arg)
+    if v.dtype not in (torch.int64, torch.int32):
+        raise Reject("%s with a %s index%s" % (what, v.dtype,
+                                              " (boolean mask: data-dependent shape)" if v.dtype == torch.bool else ""))
+    return v
+
+
+@_reg(aten.embedding.default)
+def _embedding(b, node, a):
+    shape, dtype = out_meta(node)
+    if a.get("scale_grad_by_freq"):
+        raise Reject("embedding with scale_grad_by_freq")
+    if a.get("sparse"):
+        raise Reject("embedding with sparse gradients")
+    w = b.value(a["weight"])
+    idx = _int_index(b, a["indices"], "embedding")
+    e = b.op1("tensor.embedding", [w, idx], None, shape, dtype)
+    pad = a.get("padding_idx", -1)
+    if pad is None or pad < 0:
+        return e
+    # padding_idx only stops the gradient of that row: same forward values,
+    # gradient only where the index is not padding_idx.
+    wd = b.op1("view.detach", [w], None, w.shape, w.dtype, roots=w.roots)
+    ed = b.op1("tensor.embedding", [wd, idx], None, shape, dtype)
+    keep = b.op1("tensor.ne", [idx, b.full(pad, idx.dtype)], None, idx.shape, torch.bool)
+    keep = b.op1("view.unsqueeze", [keep], {"dim": idx.rank}, idx.shape + (1,), torch.bool, roots=keep.roots)
+    return b.op1("tensor.where", [keep, e, ed], None, shape, dtype)
+
+
+@_reg(aten.index_select.default)
+def _index_select(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    idx = _int_index(b, a["index"], "index_select")
+    if idx.rank != 1:
+        raise Reject("index_select with a %d-D index (the IR takes 1-D)" % idx.rank)
+    return b.op1("tensor.index_select", [x, idx], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
+
+
+@_reg(aten.gather.default)
+def _gather(b, node, a):
+    shape, dtype = out_meta(node)
+    if a.get("sparse_grad"):
+        raise Reject("gather with sparse_grad")
+    x = b.value(a["self"])
+    idx = _int_index(b, a["index"], "gather")
+    if idx.rank != x.rank:
+        raise Reject("gather with an index of another rank")
+    return b.op1("tensor.gather", [x, idx], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
+
+
+@_reg(aten.scatter_add.default)
+def _scatter_add(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    idx = _int_index(b, a["index"], "scatter_add")
+    src = b.cast(b.value(a["src"]), dtype)
+    return b.op1("tensor.scatter_add", [x, idx, src], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
+
+
+def _single_index(b, indices, what):
+    if len(indices) != 1 or indices[0] is None:
+        raise Reject("%s with %d indices (the IR takes one 1-D index on dim 0)" % (what, len(indices)))
+    idx = _int_index(b, indices[0], what)
+    if idx.rank != 1:
+        raise Reject("%s with a %d-D index (the IR takes 1-D)" % (what, idx.rank))
+    return idx
+
+
+@_reg(aten.index_put.default)
+def _index_put(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    idx = _single_index(b, a["indices"], "index_put")
+    vals = b.cast(b.value(a["values"]), dtype)
+    return b.op1("tensor.index_put", [x, idx, vals], {"accumulate": _flag(a.get("accumulate"))}, shape, dtype)
+
+
+@_reg(aten.index_put_.default)
+def _index_put_(b, node, a):
+    x = b.value(a["self"])
+    idx = _single_index(b, a["indices"], "index_put_")
+    vals = b.cast(b.value(a["values"]), x.dtype)
+    b.op("mut.index_put_", [x, idx, vals], {"accumulate": _flag(a.get("accumulate"))})
+    b.mutate(x)
+    return x
+
+
+@_reg(aten.index.Tensor)
+def _index(b, node, a):
+    """x[..., idx] with one integer index tensor (after leading Nones)."""
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    indices = list(a["indices"])
+    pos = [i for i, t in enumerate(indices) if t is not None]
+    if len(pos) != 1:
+        raise Reject("advanced indexing with %d index tensors" % len(pos))
+    d = pos[0]
+    idx = _int_index(b, indices[d], "index")
+    if idx.rank != 1:
+        flat = b.op1("view.reshape", [idx], {"shape": [idx.numel()]}, (idx.numel(),), idx.dtype, roots=idx.roots)
+    else:
+        flat = idx
+    sel_shape = x.shape[:d] + (flat.shape[0],) + x.shape[d + 1:]
+    r = b.op1("tensor.index_select", [x, flat], {"dim": d}, sel_shape, dtype)
+    if sel_shape != shape:
+        r = b.op1("view.view", [r], {"shape": list(shape)}, shape, dtype)
+    return r
+
+
+# ---------------------------------------------------------------------------
+# Normalization
+
+
+@_reg(aten.native_layer_norm.default)
+def _layer_norm(b, node, a):
+    metas = out_metas(node)
+    x = b.value(a["input"])
+    nshape = list(a["normalized_shape"])
+    n = len(nshape)
+    if tuple(x.shape[x.rank - n:]) != tuple(nshape):
+        raise Reject("layer_norm normalized_shape does not match the input")
+    w, bias = a.get("weight"), a.get("bias")
+    ops = [x]
+    if w is not None or bias is not None:
+        ops.append(b.value(w) if w is not None else b.full(1, x.dtype, nshape))
+        if bias is not None:
+            ops.append(b.value(bias))
+    return b.op("tensor.layer_norm", ops, {"normalized_ndim": n, "eps": float(a["eps"])}, metas)
+
+
+# ---------------------------------------------------------------------------
+# Views
+
+
+def _view_op(irname: str, attrs_fn=None):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        x = b.value(a["self"])
+        attrs = attrs_fn(b, x, a, shape) if attrs_fn else None
+        return b.op1(irname, [x], attrs, shape, dtype, roots=x.roots)
+
+    return fn
+
+
+ATEN_TO_IR[aten.view.default] = _view_op("view.view", lambda b, x, a, s: {"shape": list(s)})
+ATEN_TO_IR[aten._unsafe_view.default] = _view_op("view.view", lambda b, x, a, s: {"shape": list(s)})
+ATEN_TO_IR[aten.reshape.default] = _view_op("view.reshape", lambda b, x, a, s: {"shape": list(s)})
+ATEN_TO_IR[aten.expand.default] = _view_op("view.expand", lambda b, x, a, s: {"shape": list(s)})
+ATEN_TO_IR[aten.permute.default] = _view_op(
+    "view.permute", lambda b, x, a, s: {"dims": [_norm_dim(d, x.rank) for d in a["dims"]]})
+ATEN_TO_IR[aten.transpose.int] = _view_op(
+    "view.transpose", lambda b, x, a, s: {"dim0": _norm_dim(a["dim0"], x.rank), "dim1": _norm_dim(a["dim1"], x.rank)})
+ATEN_TO_IR[aten.t.default] = _view_op("view.t")
+ATEN_TO_IR[aten.unsqueeze.default] = _view_op(
+    "view.unsqueeze", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank + 1)})
+ATEN_TO_IR[aten.squeeze.default] = _view_op("view.squeeze")
+ATEN_TO_IR[aten.squeeze.dim] = _view_op("view.squeeze", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank)})
+ATEN_TO_IR[aten.diagonal.default] = _view_op(
+    "view.diagonal", lambda b, x, a, s: {"offset": a["offset"], "dim1": _norm_dim(a["dim1"], x.rank),
+                                         "dim2": _norm_dim(a["dim2"], x.rank)})
+ATEN_TO_IR[aten.alias.default] = _view_op("view.alias")
+ATEN_TO_IR[aten.detach.default] = _view_op("view.detach")
+
+
+@_reg(aten.squeeze.dims)
+def _squeeze_dims(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    dims = sorted({_norm_dim(d, x.rank) for d in a["dim"]}, reverse=True)
+    dims = [d for d in dims if x.shape[d] == 1]
+    if not dims:
+        return b.op1("view.alias", [x], None, shape, dtype, roots=x.roots)
+    cur = x
+    for d in dims:
+        ns = cur.shape[:d] + cur.shape[d + 1:]
+        cur = b.op1("view.squeeze", [cur], {"dim": d}, ns, dtype, roots=x.roots)
+    return cur
+
+
+def _select_attrs(b, x, a, s):
+    dim = _norm_dim(a["dim"], x.rank)
+    idx = a["index"]
+    size = x.shape[dim]
+    if not -size <= idx < size:
+        raise Reject("select index %d out of range" % idx)
+    return {"dim": dim, "index": idx % size}
+
+
+def _slice_attrs(b, x, a, s):
+    dim = _norm_dim(a["dim"], x.rank)
+    step = a.get("step", 1) or 1
+    if step <= 0:
+        raise Reject("slice with step %d" % step)
+    start, end = a.get("start"), a.get("end")
+    size = x.shape[dim]
+    st, en, _ = slice(start, end, step).indices(size)
+    en = max(en, st)
+    return {"dim": dim, "start": st, "end": en, "step": step}
+
+
+ATEN_TO_IR[aten.select.int] = _view_op("view.select", _select_attrs)
+ATEN_TO_IR[aten.slice.Tensor] = _view_op("view.slice", _slice_attrs)
+
+
+def _storage_offset(b: Builder, x: Value, off):
+    if off is not None:
+        return int(off)
+    if x.name in b.fresh_values:
+        return 0
+    if len(x.roots) == 1 and x.name == "%%arg%d" % next(iter(x.roots)):
+        return int(b.arg_offsets.get(next(iter(x.roots)), 0))
+    return _reject_offset()
+
+
+def _reject_offset():
+    raise Reject("as_strided without storage_offset of a view (its offset is not known statically)")
+
+
+@_reg(aten.as_strided.default)
+def _as_strided(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    attrs = {"size": list(a["size"]), "stride": list(a["stride"]),
+             "offset": _storage_offset(b, x, a.get("storage_offset"))}
+    return b.op1("view.as_strided", [x], attrs, shape, dtype, roots=x.roots)
+
+
+def _multi_view(irname, attrs_fn):
+    def fn(b, node, a):
+        metas = out_metas(node)
+        x = b.value(a["self"])
+        return b.op(irname, [x], attrs_fn(x, a, metas), metas, roots=x.roots)
+
+    return fn
+
+
+def _split_attrs(x, a, metas):
+    dim = _norm_dim(a.get("dim", 0), x.rank)
+    return {"dim": dim, "sizes": [m[0][dim] for m in metas]}
+
+
+ATEN_TO_IR[aten.split.Tensor] = _multi_view("view.split", _split_attrs)
+ATEN_TO_IR[aten.split_with_sizes.default] = _multi_view("view.split", _split_attrs)
+ATEN_TO_IR[aten.unbind.int] = _multi_view("view.unbind", lambda x, a, m: {"dim": _norm_dim(a.get("dim", 0), x.rank)})
+
+
+@_reg(aten.flip.default)
+def _flip(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    dims = sorted({_norm_dim(d, x.rank) for d in a["dims"]})
+    cur = x
+    for d in dims:
+        if x.shape[d] <= 1:
+            continue
+        idx = b.constant(torch.arange(x.shape[d] - 1, -1, -1, dtype=torch.int64))
+        cur = b.op1("tensor.index_select", [cur, idx], {"dim": d}, shape, dtype)
+    if cur is x:
+        cur = b.op1("tensor.clone", [x], None, shape, dtype)
+    return cur
+
+
+@_reg(aten.roll.default)
+def _roll(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    shifts, dims = list(a["shifts"]), list(a.get("dims") or [])
+    cur = x
+    if not dims:
+        if len(shifts) != 1:
+            raise Reject("roll without dims and several shifts")
+        n = x.numel()
+        cur = b.op1("view.reshape", [x], {"shape": [n]}, (n,), dtype, roots=x.roots)
+        dims = [0]
+    if len(shifts) != len(dims):
+        raise Reject("roll with %d shifts for %d dims" % (len(shifts), len(dims)))
+    for sh, d in zip(shifts, dims):
+        d = _norm_dim(d, cur.rank)
+        size = cur.shape[d]
+        if size == 0:
+            continue
+        k = sh % size
+        if k == 0:
+            continue
+        s1 = cur.shape[:d] + (k,) + cur.shape[d + 1:]
+        s2 = cur.shape[:d] + (size - k,) + cur.shape[d + 1:]
+        tail = b.op1("view.slice", [cur], {"dim": d, "start": size - k, "end": size, "step": 1}, s1, dtype,
+                     roots=cur.roots)
+        head = b.op1("view.slice", [cur], {"dim": d, "start": 0, "end": size - k, "step": 1}, s2, dtype,
+                     roots=cur.roots)
+        cur = b.op1("tensor.cat", [tail, head], {"dim": d}, cur.shape, dtype)
+    if cur.shape != tuple(shape):
+        cur = b.op1("view.reshape", [cur], {"shape": list(shape)}, shape, dtype, roots=cur.roots)
+    if cur.roots or cur is x:
+        cur = b.op1("tensor.clone", [cur], None, shape, dtype)
+    return cur
+
+
+def _scatter_op(irname, attrs_fn):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        x = b.value(a["self"])
+        src = b.cast(b.value(a["src"]), dtype)
+        return b.op1(irname, [x, src], attrs_fn(b, x, a, shape), shape, dtype)
+
+    return fn
+
+
+ATEN_TO_IR[aten.slice_scatter.default] = _scatter_op("view.slice_scatter", _slice_attrs)
+ATEN_TO_IR[aten.select_scatter.default] = _scatter_op("view.select_scatter", _select_attrs)
+ATEN_TO_IR[aten.diagonal_scatter.default] = _scatter_op(
+    "view.diagonal_scatter", lambda b, x, a, s: {"offset": a["offset"], "dim1": _norm_dim(a["dim1"], x.rank),
+                                                 "dim2": _norm_dim(a["dim2"], x.rank)})
+ATEN_TO_IR[aten.as_strided_scatter.default] = _scatter_op(
+    "view.as_strided_scatter", lambda b, x, a, s: {"size": list(a["size"]), "stride": list(a["stride"]),
+                                                   "offset": int(a["storage_offset"] or 0)})
+
+
+# ---------------------------------------------------------------------------
+# In-place ops
+
+
+def _inplace_binary(mutop: str, irname: str, other: str = "other"):
+    functional = _binary(irname, other)
+
+    def fn(b, node, a):
+        x = b.value(a["self"])
+        ct = result_type(b, a["self"], a[other])
+        if irname == "tensor.div" and a.get("rounding_mode") is not None:
+            raise Reject("div_ with rounding_mode=%r" % a["rounding_mode"])
+        if ct == x.dtype and x.dtype != torch.bool:
+            y = b.operand(a[other], x.dtype)
+            alpha = a.get("alpha", 1)
+            if alpha is not None and alpha != 1:
+                y = b.op1("tensor.mul", [y, b.full(alpha, x.dtype)], None, y.shape, x.dtype)
+            b.op(mutop, [x, y])
+        else:
+            # computed in the promoted dtype, then converted by copy_
+            r = _functional_in(b, node, a, functional, ct)
+            b.op("mut.copy_", [x, r])
+        b.mutate(x)
+        return x
+
+    return fn
+
+
+class _RetypedNode:
+    """A node whose result meta is replaced (to compute an in-place op's
+    value in its promoted dtype)."""
+
+    def __init__(self, node, val):
+        self._node = node
+        self.meta = dict(node.meta)
+        self.meta["val"] = val
+        self.name = node.name
+        self.target = node.target
+
+
+def _functional_in(b, node, a, functional, dtype):
+    val = node.meta["val"]
+    fake = torch.empty(tuple(val.shape), dtype=dtype, device="meta")
+    return functional(b, _RetypedNode(node, fake), a)
+
+
+for _name, _ir in [("add", "tensor.add"), ("sub", "tensor.sub"), ("mul", "tensor.mul"), ("div", "tensor.div")]:
+    for _ov in ("Tensor", "Scalar"):
+        ATEN_TO_IR[getattr(getattr(aten, _name + "_"), _ov)] = _inplace_binary("mut.%s_" % _name, _ir)
+ATEN_TO_IR[aten.div_.Tensor_mode] = _inplace_binary("mut.div_", "tensor.div")
+ATEN_TO_IR[aten.div_.Scalar_mode] = _inplace_binary("mut.div_", "tensor.div")
+
+
+@_reg(aten.copy_.default)
+def _copy_(b, node, a):
+    x = b.value(a["self"])
+    src = b.value(a["src"])
+    b.op("mut.copy_", [x, src])
+    b.mutate(x)
+    return x
+
+
+@_reg(aten.fill_.Scalar)
+def _fill_(b, node, a):
+    x = b.value(a["self"])
+    v = a["value"]
+    if not isinstance(v, (int, float)):
+        raise Reject("fill_ with %r" % (v,))
+    if _is_float(x.dtype) or x.dtype == torch.bool or abs(int(v)) < 2 ** 53:
+        b.op("mut.fill_", [x], {"value": float(v)})
+    else:
+        b.op("mut.copy_", [x, b.full(v, x.dtype)])
+    b.mutate(x)
+    return x
+
+
+@_reg(aten.fill_.Tensor)
+def _fill_t_(b, node, a):
+    x = b.value(a["self"])
+    b.op("mut.copy_", [x, b.value(a["value"])])
+    b.mutate(x)
+    return x
+
+
+@_reg(aten.zero_.default)
+def _zero_(b, node, a):
+    x = b.value(a["self"])
+    b.op("mut.zero_", [x])
+    b.mutate(x)
+    return x
+
+
+def _inplace_unary(mutop: str, float_only: bool = True):
+    def fn(b, node, a):
+        x = b.value(a["self"])
+        if float_only and not _is_float(x.dtype):
+            raise Reject("%s of integer dtype %s" % (mutop, x.dtype))
+        b.op(mutop, [x])
+        b.mutate(x)
+        return x
+
+    return fn
+
+
+ATEN_TO_IR[aten.relu_.default] = _inplace_unary("mut.relu_", False)
+ATEN_TO_IR[aten.neg_.default] = _inplace_unary("mut.neg_", False)
+ATEN_TO_IR[aten.sigmoid_.default] = _inplace_unary("mut.sigmoid_")
+ATEN_TO_IR[aten.tanh_.default] = _inplace_unary("mut.tanh_")
+ATEN_TO_IR[aten.exp_.default] = _inplace_unary("mut.exp_")
+
+
+def _inplace_clamp(lo_key, hi_key):
+    def fn(b, node, a):
+        x = b.value(a["self"])
+        lo = a.get(lo_key) if lo_key else None
+        hi = a.get(hi_key) if hi_key else None
+        if lo is None and hi is None:
+            raise Reject("clamp_ without bounds")
+        attrs = {}
+        for k, v in (("min", lo), ("max", hi)):
+            if v is not None:
+                if not isinstance(v, (int, float)):
+                    raise Reject("clamp_ bound %r" % (v,))
+                attrs[k] = float(v)
+        b.op("mut.clamp_", [x], attrs)
+        b.mutate(x)
+        return x
+
+    return fn
+
+
+ATEN_TO_IR[aten.clamp_.default] = _inplace_clamp("min", "max")
+ATEN_TO_IR[aten.clamp_min_.default] = _inplace_clamp("min", None)
+ATEN_TO_IR[aten.clamp_max_.default] = _inplace_clamp(None, "max")
+
+
+@_reg(aten.masked_fill_.Scalar, aten.masked_fill_.Tensor)
+def _masked_fill_(b, node, a):
+    x = b.value(a["self"])
+    r = _where_fn(b, node, a["mask"], a["value"], a["self"])
+    b.op("mut.copy_", [x, r])
+    b.mutate(x)
+    return x
+
+
+def _meta_mutation(irname: str, attrs_fn=None):
+    def fn(b, node, a):
+        shape, dtype = out_meta(node)
+        x = b.value(a["self"])
+        attrs = attrs_fn(b, x, a, shape) if attrs_fn else None
+        r = b.op1(irname, [x], attrs, shape, dtype, roots=x.roots)
+        b.mutate(x)
+        b.rebind(a["self"], r)
+        return r
+
+    return fn
+
+
+ATEN_TO_IR[aten.t_.default] = _meta_mutation("mut.t_")
+ATEN_TO_IR[aten.transpose_.default] = _meta_mutation(
+    "mut.transpose_", lambda b, x, a, s: {"dim0": _norm_dim(a["dim0"], x.rank), "dim1": _norm_dim(a["dim1"], x.rank)})
+ATEN_TO_IR[aten.squeeze_.default] = _meta_mutation("mut.squeeze_")
+ATEN_TO_IR[aten.squeeze_.dim] = _meta_mutation("mut.squeeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank)})
+ATEN_TO_IR[aten.unsqueeze_.default] = _meta_mutation(
+    "mut.unsqueeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank + 1)})
+ATEN_TO_IR[aten.as_strided_.default] = _meta_mutation(
+    "mut.as_strided_", lambda b, x, a, s: {"size": list(a["size"]), "stride": list(a["stride"]),
+                                           "offset": _storage_offset(b, x, a.get("storage_offset"))})
+
+
+@_reg(aten.squeeze_.dims)
+def _squeeze_dims_(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    dims = sorted({_norm_dim(d, x.rank) for d in a["dim"]}, reverse=True)
+    dims = [d for d in dims if x.shape[d] == 1]
+    cur = x
+    for d in dims:
+        ns = cur.shape[:d] + cur.shape[d + 1:]
+        cur = b.op1("mut.squeeze_", [cur], {"dim": d}, ns, dtype, roots=x.roots)
+    if dims:
+        b.mutate(x)
+        b.rebind(a["self"], cur)
+    return cur
+
+
+@_reg(aten.resize_.default)
+def _resize_(b, node, a):
+    if a.get("memory_format") not in (None, torch.contiguous_format):
+        raise Reject("resize_ with memory_format %s" % a["memory_format"])
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    r = b.op1("mut.resize_", [x], {"size": list(a["size"])}, shape, dtype, roots=x.roots)
+    b.mutate(x)
+    b.rebind(a["self"], r)
+    return r
+
+
+@_reg(aten.set_.source_Tensor)
+def _set_(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    src = b.value(a["source"])
+    r = b.op1("mut.set_", [x, src], None, shape, dtype, roots=x.roots | src.roots)
+    b.mutate(x)
+    b.rebind(a["self"], r)
+    return r
+
+
+# ---------------------------------------------------------------------------
+# Randomness (the IR's Philox generator: draws differ from PyTorch's)
+
+
+@_reg(aten.native_dropout.default)
+def _native_dropout(b, node, a):
+    metas = out_metas(node)
+    x = b.value(a["input"])
+    train = a.get("train")
+    train = True if train is None else bool(train)
+    if train:
+        b.has_random = True
+    return b.op("rng.dropout", [x], {"p": float(a["p"]), "train": train}, metas)
+
+
+@_reg(aten.bernoulli.default)
+def _bernoulli(b, node, a):
+    _no_generator(a)
+    shape, dtype = out_meta(node)
+    p = b.value(a["self"])
+    if not _is_float(p.dtype):
+        raise Reject("bernoulli of integer probabilities")
+    b.has_random = True
+    return b.op1("rng.bernoulli", [p], None, shape, dtype)
+
+
+@_reg(aten.bernoulli.p)
+def _bernoulli_p(b, node, a):
+    _no_generator(a)
+    shape, dtype = out_meta(node)
+    if not _is_float(dtype):
+        raise Reject("bernoulli into integer dtype %s" % dtype)
+    p = b.full(float(a["p"]), dtype, shape)
+    b.has_random = True
+    return b.op1("rng.bernoulli", [p], None, shape, dtype)
+
+
+def _draw_into(b, node, a, draw):
+    x = b.value(a["self"])
+    r = draw(x)
+    b.has_random = True
+    b.op("mut.copy_", [x, r])
+    b.mutate(x)
+    return x
+
+
+@_reg(aten.bernoulli_.float)
+def _bernoulli_f_(b, node, a):
+    _no_generator(a)
+
+    def draw(x):
+        dt = x.dtype if _is_float(x.dtype) else torch.float32
+        return b.op1("rng.bernoulli", [b.full(float(a["p"]), dt, x.shape)], None, x.shape, dt)
+
+    return _draw_into(b, node, a, draw)
+
+
+@_reg(aten.bernoulli_.Tensor)
+def _bernoulli_t_(b, node, a):
+    _no_generator(a)
+
+    def draw(x):
+        p = b.value(a["p"])
+        if not _is_float(p.dtype):
+            raise Reject("bernoulli_ with integer probabilities")
+        if p.shape != x.shape:
+            p = b.op1("view.expand", [p], {"shape": list(x.shape)}, x.shape, p.dtype, roots=p.roots)
+        return b.op1("rng.bernoulli", [p], None, x.shape, p.dtype)
+
+    return _draw_into(b, node, a, draw)
+
+
+@_reg(aten.uniform_.default)
+def _uniform_(b, node, a):
+    _no_generator(a)
+
+    def draw(x):
+        if not _is_float(x.dtype):
+            raise Reject("uniform_ of integer dtype")
+        return b.op1("rng.uniform", [], {"low": float(a["from"]), "high": float(a["to"])}, x.shape, x.dtype)
+
+    return _draw_into(b, node, a, draw)
+
+
+@_reg(aten.normal_.default)
+def _normal_(b, node, a):
+    _no_generator(a)
+
+    def draw(x):
+        if not _is_float(x.dtype):
+            raise Reject("normal_ of integer dtype")
+        return b.op1("rng.normal", [], {"mean": float(a["mean"]), "std": float(a["std"])}, x.shape, x.dtype)
+
+    return _draw_into(b, node, a, draw)
+
+
+def _rand(irname: str):
+    def fn(b, node, a):
+        _no_generator(a)
+        shape, dtype = out_meta(node)
+        if not _is_float(dtype):
+            raise Reject("%s of integer dtype" % irname)
+        b.has_random = True
+        return b.op1(irname, [], None, shape, dtype)
+
+    return fn
+
+
+for _op in (aten.rand.default, aten.rand.generator, aten.rand_like.default):
+    ATEN_TO_IR[_op] = _rand("rng.uniform")
+for _op in (aten.randn.default, aten.randn.generator, aten.randn_like.default):
+    ATEN_TO_IR[_op] = _rand("rng.normal")
+
+
+# ---------------------------------------------------------------------------
+# prims that PyTorch's decompositions (group_norm, ...) produce
+
+prims = torch.ops.prims
+
+
+@_reg(prims.var.default)
+def _prims_var(b, node, a):
+    shape, dtype = out_meta(node)
+    if a.get("output_dtype") is not None and a["output_dtype"] != dtype:
+        raise Reject("prims.var with output_dtype")
+    x = b.value(a["inp"])
+    return _var_value(b, x, {"dim": a["dims"], "correction": a["correction"], "keepdim": False}, shape)
+
+
+@_reg(prims.sum.default)
+def _prims_sum(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["inp"])
+    if x.dtype != dtype:
+        x = b.cast(x, dtype)
+    dims = [_norm_dim(d, x.rank) for d in (a["dims"] or [])]
+    if not dims and x.rank > 0:
+        return b.op1("tensor.clone", [x], None, shape, dtype)  # prims.sum over no dims
+    return b.op1("tensor.sum", [x], {"dims": dims}, shape, dtype)
+
+
+@_reg(prims.div.default)
+def _prims_div(b, node, a):
+    shape, dtype = out_meta(node)
+    if not _is_float(dtype):
+        raise Reject("prims.div of integers (truncating division)")
+    return b.op1("tensor.div", [b.operand(a["self"], dtype), b.operand(a["other"], dtype)], None, shape, dtype)
+
+
+@_reg(prims.broadcast_in_dim.default)
+def _prims_broadcast_in_dim(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["a"])
+    bdims = list(a["broadcast_dimensions"])
+    inter = [1] * len(shape)
+    for i, d in enumerate(bdims):
+        inter[d] = x.shape[i]
+    r = x
+    if tuple(inter) != x.shape:
+        r = b.op1("view.reshape", [x], {"shape": inter}, tuple(inter), dtype, roots=x.roots)
+    if tuple(shape) != r.shape:
+        r = b.op1("view.expand", [r], {"shape": list(shape)}, shape, dtype, roots=x.roots)
+    if r is x:
+        r = b.op1("view.alias", [x], None, shape, dtype, roots=x.roots)
+    return r
+
+
+# ---------------------------------------------------------------------------
+# Ops that never translate (more precise reasons than "no counterpart")
+
+
+def _never(reason: str):
+    def fn(b, node, a):
+        raise Reject("%s: %s" % (node.target, reason))
+
+    fn.never = True
+    return fn
+
+
+for _op in (aten.nonzero.default, aten.masked_select.default, aten._unique2.default,
+            aten.unique_dim.default, aten.unique_consecutive.default, aten.repeat_interleave.Tensor,
+            aten.argwhere.default):
+    ATEN_TO_IR[_op] = _never("data-dependent output shape")
+for _op in (aten._local_scalar_dense.default, aten.item.default):
+    ATEN_TO_IR[_op] = _never("data-dependent Python scalar (.item())")
+for _op in (aten.sym_size.int, aten.sym_stride.int, aten.sym_numel.default, aten.sym_storage_offset.default):
+    ATEN_TO_IR[_op] = _never("dynamic shape")
+
+
+# ---------------------------------------------------------------------------
+# In-place variants of the functional ops above: functional, then copy_.
+
+
+def _inplace_via_copy(functional):
+    def fn(b, node, a):
+        x = b.value(a["self"])
+        r = functional(b, node, a)
+        if isinstance(r, (list, tuple)):
+            raise Reject("in-place op with several results")
+        b.op("mut.copy_", [x, r])
+        b.mutate(x)
+        return x
+
+    return fn
+
+
+def _view_then_clone(view_fn):
+    def fn(b, node, a):
+        v = view_fn(b, node, a)
+        if isinstance(v, (list, tuple)):
+            return [b.op1("tensor.clone", [x], None, x.shape, x.dtype) for x in v]
+        return b.op1("tensor.clone", [v], None, v.shape, v.dtype)
+
+    return fn
+
+
+def _add_copy_variants():
+    """`view_copy`, `permute_copy`, ...: the view, then a fresh copy."""
+    for op, fn in list(ATEN_TO_IR.items()):
+        if not isinstance(op, torch._ops.OpOverload) or op.namespace != "aten":
+            continue
+        try:
+            schema = op._schema
+        except Exception:
+            continue
+        if not schema.returns or schema.returns[0].alias_info is None or schema.returns[0].alias_info.is_write:
+            continue
+        packet = op.overloadpacket.__name__
+        copy = getattr(aten, packet + "_copy", None)
+        ov = getattr(copy, op._overloadname, None) if copy is not None else None
+        if ov is not None and ov not in ATEN_TO_IR:
+            ATEN_TO_IR[ov] = _view_then_clone(fn)
+
+
+_add_copy_variants()
+
+
+def _add_inplace_variants():
+    for op, fn in list(ATEN_TO_IR.items()):
+        if not isinstance(op, torch._ops.OpOverload) or getattr(fn, "never", False):
+            continue
+        packet = op.overloadpacket.__name__
+        if packet.endswith("_") or op.namespace != "aten":
+            continue
+        inplace = getattr(aten, packet + "_", None)
+        if inplace is None:
+            continue
+        ov = getattr(inplace, op._overloadname, None)
+        if ov is None or ov in ATEN_TO_IR:
+            continue
+        schema = ov._schema
+        if not schema.arguments or schema.arguments[0].name != "self":
+            continue
+        if not (schema.arguments[0].alias_info is not None and schema.arguments[0].alias_info.is_write):
+            continue
+        ATEN_TO_IR[ov] = _inplace_via_copy(fn)
+
+
+_add_inplace_variants()
+
+
+def supported_ops() -> List[str]:
+    """The names of the ATen overloads the table translates."""
+    return sorted(str(op) for op, fn in ATEN_TO_IR.items() if not getattr(fn, "never", False))

@@ -1,0 +1,862 @@
+"""FX graph -> aot IR.
+
+A torch.compile backend gets a Dynamo FX GraphModule and its example inputs
+(parameters and buffers lifted as leading inputs). This module
+
+1. traces it to ATen (`to_aten`): `make_fx` with real tensors and a small
+   decomposition table, *without* functionalization, so views and in-place
+   ops stay as the program wrote them (aot's own `functionalize` pass removes
+   them later);
+2. translates the ATen graph into one `func.func` of the IR in the generic
+   op form (`translate`), or raises `Unsupported` for the first node it
+   cannot translate exactly.
+
+Public API: `to_aten`, `translate`, `unsupported_reason`, `Translation`,
+`Unsupported`, `ATEN_TO_IR`, `DECOMPOSITIONS`, `IR_DTYPES`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import struct
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+import torch.fx
+
+aten = torch.ops.aten
+prims = torch.ops.prims
+
+# PyTorch dtype -> IR element type.
+IR_DTYPES: Dict[torch.dtype, str] = {
+    torch.float32: "f32",
+    torch.float64: "f64",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int8: "i8",
+    torch.bool: "i1",
+}
+FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+
+
+class Unsupported(Exception):
+    """A node of the ATen graph that has no exact translation."""
+
+    def __init__(self, node_name: str, reason: str):
+        super().__init__("%s: %s" % (node_name, reason))
+        self.node_name = node_name
+        self.reason = reason
+
+
+class Reject(Exception):
+    """Raised by an op translation for a form it does not support."""
+
+
+# ---------------------------------------------------------------------------
+# Values and the text emitter
+
+
+@dataclass(frozen=True)
+class Value:
+    """An SSA value of tensor type. `roots`: the function arguments whose
+    storage it may view (for `Translation.mutated_inputs`)."""
+
+    name: str
+    shape: Tuple[int, ...]
+    dtype: torch.dtype
+    roots: frozenset = frozenset()
+
+    @property
+    def type(self) -> str:
+        return tensor_type(self.shape, self.dtype)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def ir_dtype(dtype: torch.dtype) -> str:
+    try:
+        return IR_DTYPES[dtype]
+    except KeyError:
+        raise Reject(_dtype_reason(dtype)) from None
+
+
+def _dtype_reason(dtype) -> str:
+    if dtype is not None and getattr(dtype, "is_complex", False):
+        return "complex dtype %s" % dtype
+    return "dtype %s is not an IR element type (f32 f64 f16 bf16 i64 i32 i8 i1)" % dtype
+
+
+def tensor_type(shape: Sequence[int], dtype: torch.dtype) -> str:
+    return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), ir_dtype(dtype))
+
+
+class Flag:
+    """A unit attribute (`{keepdim}`)."""
+
+
+FLAG = Flag()
+
+
+class Raw(str):
+    """Attribute text written as is."""
+
+
+def fmt_float(v: float, ty: str = "f64") -> str:
+    v = float(v)
+    if math.isfinite(v):
+        r = repr(v)
+        if "." not in r and "e" not in r and "E" not in r:
+            r += ".0"
+        return r
+    if ty == "f32":
+        bits = struct.unpack("<I", struct.pack("<f", v))[0]
+        return "0x%08X : f32" % bits
+    bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+    return "0x%016X : f64" % bits
+
+
+def fmt_attr(v: Any) -> str:
+    if isinstance(v, Raw):
+        return str(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return fmt_float(v)
+    if isinstance(v, str):
+        out = []
+        for ch in v:
+            if ch == '"':
+                out.append('\\"')
+            elif ch == "\\":
+                out.append("\\\\")
+            elif ch == "\n":
+                out.append("\\n")
+            elif ord(ch) < 0x20 or ord(ch) >= 0x7F:
+                out.extend("\\%02X" % b for b in ch.encode("utf-8"))
+            else:
+                out.append(ch)
+        return '"%s"' % "".join(out)
+    if isinstance(v, (list, tuple)):
+        return "[%s]" % ", ".join(fmt_attr(x) for x in v)
+    raise TypeError("cannot print attribute %r" % (v,))
+
+
+def fmt_attrs(attrs: Optional[Dict[str, Any]]) -> str:
+    if not attrs:
+        return ""
+    parts = []
+    for k, v in attrs.items():
+        if v is None:
+            continue
+        if isinstance(v, Flag):
+            parts.append(k)
+        else:
+            parts.append("%s = %s" % (k, fmt_attr(v)))
+    return " {%s}" % ", ".join(parts) if parts else ""
+
+
+def _dense_elem(x, dtype) -> str:
+    if dtype == torch.bool:
+        return "true" if x else "false"
+    if dtype in FLOAT_DTYPES:
+        return fmt_float(x)
+    return str(int(x))
+
+
+def dense_literal(t: torch.Tensor) -> str:
+    """`dense<...> : tensor<...>` for a tensor with finite values."""
+    ty = tensor_type(tuple(t.shape), t.dtype)
+    if t.dim() == 0:
+        return "dense<%s> : %s" % (_dense_elem(t.item(), t.dtype), ty)
+
+    def rec(x):
+        if isinstance(x, list):
+            return "[%s]" % ", ".join(rec(e) for e in x)
+        return _dense_elem(x, t.dtype)
+
+    return "dense<%s> : %s" % (rec(t.tolist()), ty)
+
+
+class Builder:
+    """Emits the body of one function and keeps the FX node -> value map."""
+
+    def __init__(self, name_prefix: str = ""):
+        self.lines: List[str] = []
+        self.env: Dict[torch.fx.Node, Any] = {}
+        self.counter = 0
+        self.has_random = False
+        self.mutated_roots: set = set()
+        self.loc: Optional[str] = None
+        # ops are emitted with aot.no_grad (grad mode off where they ran)
+        self.no_grad = False
+        self.graph_module: Optional[torch.fx.GraphModule] = None
+        # storage offsets of the arguments (from the example inputs)
+        self.arg_offsets: Dict[int, int] = {}
+        # SSA names of fresh tensors (results of tensor.* and rng.* ops)
+        self.fresh_values: set = set()
+
+    # -- emission -------------------------------------------------------
+    def fresh(self) -> str:
+        n = "%%%d" % self.counter
+        self.counter += 1
+        return n
+
+    def op(self, name: str, operands: Sequence[Value], attrs=None,
+           results: Sequence[Tuple[Sequence[int], torch.dtype]] = (),
+           roots: frozenset = frozenset()) -> List[Value]:
+        for o in operands:
+            assert isinstance(o, Value), (name, o)
+        ins = ", ".join(o.name for o in operands)
+        in_types = ", ".join(o.type for o in operands)
+        res_types = [tensor_type(s, d) for s, d in results]
+        loc = " loc(%s)" % self.loc if self.loc else ""
+        if self.no_grad:
+            attrs = dict(attrs or {})
+            attrs["aot.no_grad"] = FLAG
+        sig = "(%s) -> (%s)" % (in_types, ", ".join(res_types))
+        text = '"%s"(%s)%s : %s%s' % (name, ins, fmt_attrs(attrs), sig, loc)
+        if not results:
+            self.lines.append("  " + text)
+            return []
+        v = self.fresh()
+        if len(results) == 1:
+            self.lines.append("  %s = %s" % (v, text))
+            vals = [Value(v, tuple(results[0][0]), results[0][1], roots)]
+        else:
+            self.lines.append("  %s:%d = %s" % (v, len(results), text))
+            vals = [Value("%s#%d" % (v, i), tuple(s), d, roots) for i, (s, d) in enumerate(results)]
+        if name.startswith(("tensor.", "rng.")):
+            self.fresh_values.update(x.name for x in vals)
+        return vals
+
+    def op1(self, name, operands, attrs=None, shape=None, dtype=None, roots=frozenset()) -> Value:
+        return self.op(name, operands, attrs, [(tuple(shape), dtype)], roots)[0]
+
+    # -- constants ------------------------------------------------------
+    def full(self, value, dtype: torch.dtype, shape: Sequence[int] = ()) -> Value:
+        ir_dtype(dtype)
+        if dtype == torch.bool:
+            return self.op1("tensor.full", [], {"value": 1.0 if value else 0.0}, shape, dtype)
+        if dtype in FLOAT_DTYPES:
+            v = float(value)
+            return self.op1("tensor.full", [], {"value": v}, shape, dtype)
+        if isinstance(value, float) and not value.is_integer():
+            raise Reject("non-integral value %r for an integer tensor" % value)
+        iv = int(value)
+        info = torch.iinfo(dtype)
+        if not info.min <= iv <= info.max:
+            raise Reject("value %d out of range of %s" % (iv, dtype))
+        lit = "dense<%d> : %s" % (iv, tensor_type(shape, dtype))
+        return self.op1("tensor.constant", [], {"value": Raw(lit)}, shape, dtype)
+
+    def constant(self, t: torch.Tensor) -> Value:
+        """A literal tensor (non-finite floats through tensor.where)."""
+        t = t.detach().cpu()
+        if t.is_complex() or t.dtype not in IR_DTYPES:
+            raise Reject(_dtype_reason(t.dtype))
+        shape = tuple(t.shape)
+        if t.numel() == 1:
+            return self.full(t.reshape(-1)[0].item(), t.dtype, shape)
+        if t.dtype in FLOAT_DTYPES:
+            finite = torch.isfinite(t)
+            if not bool(finite.all()):
+                v = self.constant(torch.where(finite, t, torch.zeros_like(t)))
+                for special in (math.inf, -math.inf, math.nan):
+                    m = torch.isnan(t) if special != special else (t == special)
+                    if bool(m.any()):
+                        mv = self.constant(m)
+                        v = self.op1("tensor.where", [mv, self.full(special, t.dtype), v], None, shape, t.dtype)
+                return v
+        return self.op1("tensor.constant", [], {"value": Raw(dense_literal(t))}, shape, t.dtype)
+
+    def rebind(self, old_arg, new: Value) -> None:
+        """After a metadata mutation the operand's SSA value is dead: every
+        FX node that denoted that object now denotes `new`."""
+        old = self.env.get(old_arg)
+        for k, v in list(self.env.items()):
+            if v is old:
+                self.env[k] = new
+        self.env[old_arg] = new
+
+    # -- conversions ----------------------------------------------------
+    def cast(self, v: Value, dtype: torch.dtype) -> Value:
+        if v.dtype == dtype:
+            return v
+        ir_dtype(dtype)
+        return self.op1("tensor.cast", [v], None, v.shape, dtype)
+
+    def value(self, arg) -> Value:
+        """The tensor value of an FX argument (a Node)."""
+        if isinstance(arg, torch.fx.Node):
+            v = self.env.get(arg)
+            if isinstance(v, Value):
+                return v
+            if v is None:
+                raise Reject("operand %s has no value" % arg.name)
+            raise Reject("operand %s is not a tensor (%s)" % (arg.name, type(v).__name__))
+        raise Reject("expected a tensor operand, got %r" % (arg,))
+
+    def operand(self, arg, dtype: torch.dtype) -> Value:
+        """A tensor operand converted to `dtype`, or a Python scalar as a 0-d
+        constant of `dtype`."""
+        if isinstance(arg, torch.fx.Node):
+            return self.cast(self.value(arg), dtype)
+        if isinstance(arg, (bool, int, float)):
+            if dtype == torch.bool:
+                return self.full(bool(arg), dtype)
+            return self.full(arg, dtype)
+        if isinstance(arg, torch.SymInt) or isinstance(arg, torch.SymFloat):
+            raise Reject("dynamic shape (symbolic scalar operand)")
+        raise Reject("unsupported operand %r" % (arg,))
+
+    def mutate(self, v: Value) -> None:
+        self.mutated_roots |= set(v.roots)
+
+
+# ---------------------------------------------------------------------------
+# Node metadata
+
+
+def _is_symbolic(x) -> bool:
+    return isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+def tensor_meta(val) -> Tuple[Tuple[int, ...], torch.dtype]:
+    if not isinstance(val, torch.Tensor):
+        raise Reject("expected a tensor value, got %s" % type(val).__name__)
+    if val.is_sparse or val.layout != torch.strided:
+        raise Reject("sparse or non-strided tensor (layout %s)" % val.layout)
+    if val.is_complex():
+        raise Reject("complex dtype %s" % val.dtype)
+    shape = []
+    for d in val.shape:
+        if _is_symbolic(d):
+            raise Reject("dynamic shape")
+        shape.append(int(d))
+    ir_dtype(val.dtype)
+    return tuple(shape), val.dtype
+
+
+def node_val(node: torch.fx.Node):
+    if "val" not in node.meta:
+        raise Reject("node %s has no meta['val'] (trace with make_fx)" % node.name)
+    return node.meta["val"]
+
+
+def out_meta(node: torch.fx.Node):
+    """(shape, dtype) of a single-tensor node."""
+    return tensor_meta(node_val(node))
+
+
+def out_metas(node: torch.fx.Node):
+    val = node_val(node)
+    if not isinstance(val, (list, tuple)):
+        raise Reject("expected several results")
+    return [tensor_meta(v) for v in val]
+
+
+def bind_args(node: torch.fx.Node) -> Dict[str, Any]:
+    """Schema argument name -> FX argument (defaults filled in)."""
+    schema = node.target._schema
+    out: Dict[str, Any] = {}
+    args = list(node.args)
+    for i, a in enumerate(schema.arguments):
+        if i < len(args) and not a.kwarg_only:
+            out[a.name] = args[i]
+        elif a.name in node.kwargs:
+            out[a.name] = node.kwargs[a.name]
+        elif a.has_default_value():
+            out[a.name] = a.default_value
+        else:
+            out[a.name] = None
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Decompositions
+
+
+def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Batch norm on ops the IR has. Running statistics are updated in place
+    (`copy_`) from detached values, as PyTorch's kernel does outside
+    autograd."""
+    C = input.shape[1]
+    reduce_dims = [0] + list(range(2, input.dim()))
+    bshape = [1, C] + [1] * (input.dim() - 2)
+    if training:
+        mean = aten.mean.dim(input, reduce_dims, True)
+        var = aten.var.correction(input, reduce_dims, correction=0, keepdim=True)
+        rstd = aten.rsqrt.default(aten.add.Tensor(var, eps))
+        out = aten.mul.Tensor(aten.sub.Tensor(input, mean), rstd)
+        save_mean = aten.view.default(mean, [C])
+        save_rstd = aten.view.default(rstd, [C])
+        if running_mean is not None:
+            n = input.numel() // C
+            m = aten.detach.default(save_mean)
+            new_mean = aten.add.Tensor(aten.mul.Tensor(m, momentum),
+                                       aten.mul.Tensor(running_mean, 1.0 - momentum))
+            aten.copy_.default(running_mean, new_mean)
+        if running_var is not None:
+            n = input.numel() // C
+            v = aten.detach.default(aten.view.default(var, [C]))
+            unbiased = aten.mul.Tensor(v, float(n) / float(max(n - 1, 1))) if n > 1 else aten.mul.Tensor(v, math.inf)
+            new_var = aten.add.Tensor(aten.mul.Tensor(unbiased, momentum),
+                                      aten.mul.Tensor(running_var, 1.0 - momentum))
+            aten.copy_.default(running_var, new_var)
+    else:
+        mean = aten.view.default(running_mean, bshape)
+        var = aten.view.default(running_var, bshape)
+        rstd = aten.rsqrt.default(aten.add.Tensor(var, eps))
+        out = aten.mul.Tensor(aten.sub.Tensor(input, mean), rstd)
+        save_mean = aten.new_zeros.default(input, [0])
+        save_rstd = aten.new_zeros.default(input, [0])
+    if weight is not None:
+        out = aten.mul.Tensor(out, aten.view.default(weight, bshape))
+    if bias is not None:
+        out = aten.add.Tensor(out, aten.view.default(bias, bshape))
+    return out, save_mean, save_rstd
+
+
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _bn_decomp(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _bn_legit_no_stats(input, weight, bias, training, momentum, eps):
+    return _bn_decomp(input, weight, bias, None, None, True, momentum, eps)
+
+
+def _bn_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
+    return _bn_decomp(input, weight, bias, running_mean, running_var, False, momentum, eps)
+
+
+def _dropout(input, p, train):
+    # PyTorch's CPU dropout returns the input itself when it does nothing.
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    return aten.native_dropout.default(input, p, train)[0]
+
+
+def _dropout_(input, p, train):
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    return aten.copy_.default(input, aten.native_dropout.default(input, p, train)[0])
+
+
+def _build_decompositions():
+    from torch._decomp import get_decompositions
+
+    table = dict(get_decompositions([
+        aten.nll_loss_forward,
+        aten._scaled_dot_product_flash_attention_for_cpu,
+        aten.tril, aten.triu,
+        aten.silu, aten.silu_,
+        aten.mse_loss,
+        aten.hardtanh,
+        aten.leaky_relu,
+        aten.elu,
+        aten.softplus,
+        aten.hardsigmoid, aten.hardswish,
+        aten.mish,
+        aten.logit,
+        aten.addcmul, aten.addcdiv,
+        aten.lerp,
+        aten.glu,
+        aten.smooth_l1_loss, aten.huber_loss,
+        aten.binary_cross_entropy,
+        aten.binary_cross_entropy_with_logits,
+        aten.nll_loss2d_forward,
+        aten.logsumexp,
+        aten.native_group_norm,
+        aten.constant_pad_nd,
+        aten.stack,
+        aten.repeat,
+    ]))
+    table[aten.native_batch_norm.default] = _native_batch_norm
+    table[aten._native_batch_norm_legit.default] = _native_batch_norm
+    table[aten._native_batch_norm_legit.no_stats] = _bn_legit_no_stats
+    table[aten._native_batch_norm_legit_no_training.default] = _bn_legit_no_training
+    table[aten.dropout.default] = _dropout
+    table[aten.dropout_.default] = _dropout_
+    return table
+
+
+DECOMPOSITIONS = _build_decompositions()
+
+
+# ---------------------------------------------------------------------------
+# Tracing
+
+
+def _copy_inputs(example_inputs):
+    """Copies of the example tensors (same sizes, strides, offsets, storage
+    sharing, requires_grad), so that tracing with real tensors does not
+    mutate the caller's tensors."""
+    storages: Dict[Tuple[int, int, str], Any] = {}
+    by_id: Dict[int, Any] = {}
+    out = []
+    for t in example_inputs:
+        if not isinstance(t, torch.Tensor):
+            out.append(t)
+            continue
+        if id(t) in by_id:
+            out.append(by_id[id(t)])
+            continue
+        with torch.no_grad():
+            st = t.untyped_storage()
+            key = (st.data_ptr(), st.nbytes(), str(t.device))
+            if st.data_ptr() == 0 or t.is_sparse:
+                c = t.detach().clone()
+            else:
+                if key not in storages:
+                    storages[key] = st.clone()
+                c = torch.empty(0, dtype=t.dtype, device=t.device)
+                c.set_(storages[key], t.storage_offset(), t.size(), t.stride())
+        if t.requires_grad:
+            c.requires_grad_(True)
+            if not t.is_leaf:
+                c = c.clone(memory_format=torch.preserve_format)
+        by_id[id(t)] = c
+        out.append(c)
+    return out
+
+
+_GRAD_KEY = "aot_grad_enabled"
+
+
+def _annotate_grad_mode(gm: torch.fx.GraphModule) -> None:
+    """Record in each Dynamo node's meta["custom"] whether grad mode is on
+    when it runs (Dynamo writes `torch._C._set_grad_enabled` calls into the
+    graph; make_fx traces below autograd and would lose them). make_fx
+    copies meta["custom"] to the ATen nodes each node produces."""
+    state = torch.is_grad_enabled()
+    hop = getattr(torch.ops.higher_order, "wrap_with_set_grad_enabled", None)
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is torch._C._set_grad_enabled:
+            state = bool(n.args[0])
+        custom = dict(n.meta.get("custom") or {})
+        # torch.export writes a no_grad block as a higher-order op whose
+        # body runs with the given mode (the ops it traces get this meta).
+        custom[_GRAD_KEY] = bool(n.args[0]) if hop is not None and n.target is hop else state
+        n.meta["custom"] = custom
+
+
+def to_aten(gm: Callable, example_inputs: Sequence[Any],
+            decompositions: Optional[Dict] = None) -> torch.fx.GraphModule:
+    """Trace `gm` (a Dynamo GraphModule or any callable) to an ATen graph
+    with views and in-place ops kept (no functionalization). Traces copies of
+    the example inputs: the caller's tensors are not mutated. ATen nodes
+    that run with grad mode off carry meta["custom"]["aot_grad_enabled"] =
+    False (they are emitted with `aot.no_grad`)."""
+    from torch._dispatch.python import enable_python_dispatcher
+    from torch.fx import traceback as fx_traceback
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    table = DECOMPOSITIONS if decompositions is None else decompositions
+    inputs = _copy_inputs(example_inputs)
+    fn = gm
+    if isinstance(gm, torch.fx.GraphModule):
+        _annotate_grad_mode(gm)
+
+        def fn(*args):
+            return torch.fx.Interpreter(gm).run(*args)
+
+    elif not torch.is_grad_enabled():
+        raise ValueError("to_aten of a plain callable under no_grad: pass a GraphModule")
+    # The Python dispatcher lets the table replace CompositeImplicitAutograd
+    # ops (aten.dropout) before they decompose in C++.
+    with enable_python_dispatcher(), fx_traceback.preserve_node_meta():
+        return make_fx(fn, decomposition_table=table, tracing_mode="real")(*inputs)
+
+
+# ---------------------------------------------------------------------------
+# Translation
+
+
+@dataclass
+class Translation:
+    text: str
+    num_inputs: int
+    # One entry per FX output: ("tensor", k) = k-th result of the IR
+    # function, or ("const", value).
+    outputs: List[Tuple[str, Any]]
+    # Indices of inputs the program writes (data or metadata, also through
+    # views).
+    mutated_inputs: List[int]
+    # The program draws random numbers (from the IR's Philox generator:
+    # values differ from PyTorch's).
+    has_random: bool = False
+    name: str = "main"
+    input_types: List[str] = field(default_factory=list)
+    result_types: List[str] = field(default_factory=list)
+    # requires_grad of each example input (None when not given).
+    input_requires_grad: List[Optional[bool]] = field(default_factory=list)
+
+
+def _is_mutating(node: torch.fx.Node) -> bool:
+    """In-place ops (and `out=` forms) must run even when their result is
+    unused. Dead random ops are dropped: the IR's draws are its own anyway."""
+    t = node.target
+    if isinstance(t, torch._ops.OpOverload):
+        try:
+            return bool(t._schema.is_mutable)
+        except Exception:
+            return False
+    return False
+
+
+def live_nodes(graph: torch.fx.Graph) -> set:
+    """Nodes the outputs or a side effect (mutation, random draw) need."""
+    live = set()
+    stack = []
+    for n in graph.nodes:
+        if n.op in ("output", "placeholder") or (n.op == "call_function" and _is_mutating(n)):
+            stack.append(n)
+    while stack:
+        n = stack.pop()
+        if n in live:
+            continue
+        live.add(n)
+        stack.extend(n.all_input_nodes)
+    return live
+
+
+def _lookup(target):
+    from .aten_ops import ATEN_TO_IR
+
+    fn = ATEN_TO_IR.get(target)
+    if fn is None and isinstance(target, torch._ops.OpOverload):
+        fn = ATEN_TO_IR.get(target.overloadpacket)
+    return fn
+
+
+def _translate_node(b: Builder, node: torch.fx.Node) -> Any:
+    """The value(s) of one call_function node; raises Reject."""
+    t = node.target
+    if t is operator.getitem:
+        src, idx = node.args
+        vals = b.env.get(src)
+        if not isinstance(vals, (list, tuple)):
+            raise Reject("getitem of a non-tuple")
+        v = vals[idx]
+        if v is None:
+            raise Reject("result %d of %s is not translated" % (idx, src.name))
+        return v
+    if not isinstance(t, torch._ops.OpOverload):
+        name = getattr(t, "__name__", str(t))
+        raise Reject("%s is not an ATen op (trace with to_aten first)" % name)
+    if t.namespace not in ("aten", "prims"):
+        raise Reject("%s has no counterpart in the op catalogue" % t)
+    fn = _lookup(t)
+    if fn is None:
+        raise Reject("%s has no counterpart in the op catalogue" % t)
+    for a in list(node.args) + list(node.kwargs.values()):
+        for x in (a if isinstance(a, (list, tuple)) else [a]):
+            if _is_symbolic(x):
+                raise Reject("dynamic shape (symbolic argument)")
+    val = node_val(node)
+    for v in (val if isinstance(val, (list, tuple)) else [val]):
+        if isinstance(v, torch.Tensor):
+            tensor_meta(v)
+        elif _is_symbolic(v):
+            raise Reject("dynamic shape (symbolic result)")
+    return fn(b, node, bind_args(node))
+
+
+def _quote(s: str) -> str:
+    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _location(node: torch.fx.Node) -> str:
+    """`"name"("file":line:1)` from the node's stack trace, else `"name"`."""
+    name = _quote(node.name)
+    st = node.meta.get("stack_trace")
+    if isinstance(st, str):
+        import re
+
+        found = re.findall(r'File "([^"]+)", line (\d+)', st)
+        if found:
+            f, line = found[-1]
+            return '%s(%s:%s:1)' % (name, _quote(f), line)
+    return name
+
+
+def _placeholder_value(node: torch.fx.Node, index: int, example) -> Value:
+    val = node.meta.get("val", example)
+    if not isinstance(val, torch.Tensor):
+        if isinstance(example, torch.Tensor):
+            val = example
+        else:
+            raise Reject("non-tensor graph input (%s)" % type(val).__name__)
+    shape, dtype = tensor_meta(val)
+    return Value("%%arg%d" % index, shape, dtype, frozenset([index]))
+
+
+def _returns_fresh(node: torch.fx.Node) -> bool:
+    """Whether a node's result is a fresh tensor (not a view or an in-place
+    result)."""
+    t = node.target
+    if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload):
+        return False
+    try:
+        rets = t._schema.returns
+        return len(rets) == 1 and rets[0].alias_info is None and not t._schema.is_mutable
+    except Exception:
+        return False
+
+
+def unsupported_reason(node: torch.fx.Node) -> Optional[str]:
+    """None when `translate` can translate this node of an ATen graph, else
+    a short reason."""
+    if node.op in ("placeholder", "output"):
+        if node.op == "placeholder":
+            try:
+                _placeholder_value(node, 0, None)
+            except Reject as e:
+                return str(e)
+        return None
+    if node.op == "get_attr":
+        return None
+    if node.op != "call_function":
+        return "%s nodes are not supported" % node.op
+    b = Builder()
+    # Stand-ins for the operands, typed from their metadata.
+    for i, inp in enumerate(node.all_input_nodes):
+        val = inp.meta.get("val")
+        try:
+            if isinstance(val, (list, tuple)):
+                b.env[inp] = [Value("%%in%d#%d" % (i, j), *tensor_meta(v)) if isinstance(v, torch.Tensor) else None
+                              for j, v in enumerate(val)]
+            elif isinstance(val, torch.Tensor):
+                b.env[inp] = Value("%%in%d" % i, *tensor_meta(val))
+                if _returns_fresh(inp):
+                    b.fresh_values.add("%%in%d" % i)
+            else:
+                b.env[inp] = val
+        except Reject as e:
+            return "operand %s: %s" % (inp.name, e)
+    try:
+        _translate_node(b, node)
+    except Reject as e:
+        return str(e)
+    return None
+
+
+def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[Any]] = None,
+              name: str = "main") -> Translation:
+    """Translate an ATen graph (from `to_aten`) into an IR module."""
+    graph = aten_gm.graph
+    live = live_nodes(graph)
+    b = Builder()
+    b.graph_module = aten_gm
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    examples = list(example_inputs) if example_inputs is not None else [None] * len(placeholders)
+    if len(examples) != len(placeholders):
+        raise ValueError("%d example inputs for %d graph inputs" % (len(examples), len(placeholders)))
+    args = []
+    for i, (p, ex) in enumerate(zip(placeholders, examples)):
+        if not isinstance(ex, torch.Tensor) and isinstance(ex, (int, float, bool)) \
+                and not isinstance(p.meta.get("val"), torch.Tensor):
+            # A number the graph was traced with (a concrete symbolic size):
+            # the translation is specialised to it, so it is no argument.
+            b.env[p] = ex
+            continue
+        try:
+            v = _placeholder_value(p, i, ex)
+        except Reject as e:
+            raise Unsupported(p.name, str(e)) from None
+        b.env[p] = v
+        args.append(v)
+        if isinstance(ex, torch.Tensor):
+            b.arg_offsets[i] = int(ex.storage_offset())
+
+    output_node = None
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            continue
+        if node.op == "output":
+            output_node = node
+            break
+        if node not in live:
+            continue
+        b.loc = _location(node)
+        b.no_grad = (node.meta.get("custom") or {}).get(_GRAD_KEY) is False
+        try:
+            if node.op == "get_attr":
+                obj = getattr(aten_gm, node.target)
+                if not isinstance(obj, torch.Tensor):
+                    raise Reject("get_attr of a %s" % type(obj).__name__)
+                b.env[node] = b.constant(obj)
+            elif node.op == "call_function":
+                b.env[node] = _translate_node(b, node)
+            else:
+                raise Reject("%s nodes are not supported" % node.op)
+        except Reject as e:
+            raise Unsupported(node.name, str(e)) from None
+    b.loc = None
+    b.no_grad = False
+
+    # Outputs.
+    outs = output_node.args[0] if output_node is not None else ()
+    flat = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    results: List[Value] = []
+    index_of: Dict[torch.fx.Node, int] = {}
+    descr: List[Tuple[str, Any]] = []
+    for o in flat:
+        if isinstance(o, torch.fx.Node):
+            v = b.env.get(o)
+            if isinstance(v, Value):
+                if o not in index_of:
+                    index_of[o] = len(results)
+                    results.append(v)
+                descr.append(("tensor", index_of[o]))
+            elif isinstance(v, (int, float, bool)) or v is None:
+                descr.append(("const", v))
+            else:
+                raise Unsupported(o.name, "output is not a tensor (%s)" % type(v).__name__)
+        elif o is None or isinstance(o, (int, float, bool, str, torch.dtype, torch.device)):
+            descr.append(("const", o))
+        else:
+            raise Unsupported("output", "unsupported output %r" % (o,))
+
+    # A metadata mutation kills its operand: return the live value of an
+    # argument that was mutated in place (env holds the newest).
+    arg_decl = ", ".join("%s: %s" % (a.name, a.type) for a in args)
+    res_types = [r.type for r in results]
+    lines = ["func.func @%s(%s) -> (%s) {" % (name, arg_decl, ", ".join(res_types))]
+    lines.extend(b.lines)
+    lines.append('  "func.return"(%s) : (%s) -> ()' % (", ".join(r.name for r in results), ", ".join(res_types)))
+    lines.append("}")
+    return Translation(
+        text="\n".join(lines) + "\n",
+        num_inputs=len(args),
+        outputs=descr,
+        mutated_inputs=sorted(b.mutated_roots),
+        has_random=b.has_random,
+        name=name,
+        input_types=[a.type for a in args],
+        result_types=res_types,
+        input_requires_grad=[bool(e.requires_grad) if isinstance(e, torch.Tensor) else None for e in examples],
+    )
+
+
+def __getattr__(name):
+    # ATEN_TO_IR lives in aten_ops (imported lazily to avoid a cycle).
+    if name == "ATEN_TO_IR":
+        from .aten_ops import ATEN_TO_IR
+
+        return ATEN_TO_IR
+    raise AttributeError(name)

@@ -1,0 +1,747 @@
+"""Tests of the FX -> IR translator (aot_torch.fx_ir), without the Rust
+binding: each program is captured by Dynamo, traced to ATen (`to_aten`),
+translated (`translate`), and run by `aot-run` (eager and compiled, with
+gradients where wanted); outputs, final argument values and gradients are
+compared with PyTorch eager running the same Dynamo graph.
+
+aot-run is found through $AOT_RUN, else target/release/aot-run, else
+target/debug/aot-run.
+"""
+
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+REPO = Path(__file__).resolve().parents[2]
+PKG = REPO / "python" / "aot_torch"
+
+
+def _import_fx_ir():
+    sys.path.insert(0, str(REPO / "python"))
+    try:
+        return importlib.import_module("aot_torch.fx_ir")
+    except ImportError:
+        # The package's __init__ needs the native binding; the translator
+        # does not: load it under a bare package.
+        for k in [k for k in sys.modules if k == "aot_torch" or k.startswith("aot_torch.")]:
+            del sys.modules[k]
+        pkg = types.ModuleType("aot_torch")
+        pkg.__path__ = [str(PKG)]
+        sys.modules["aot_torch"] = pkg
+        return importlib.import_module("aot_torch.fx_ir")
+
+
+fx_ir = _import_fx_ir()
+aten = torch.ops.aten
+
+
+def _aot_run_path():
+    env = os.environ.get("AOT_RUN")
+    if env:
+        return env if os.path.exists(env) else None
+    for p in (REPO / "target" / "release" / "aot-run", REPO / "target" / "debug" / "aot-run"):
+        if p.exists():
+            return str(p)
+    return None
+
+
+AOT_RUN = _aot_run_path()
+needs_aot_run = pytest.mark.skipif(AOT_RUN is None, reason="aot-run not built (set AOT_RUN or cargo build -p aot-run)")
+
+DT = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
+      torch.int64: "i64", torch.int32: "i32", torch.int8: "i8", torch.bool: "i1"}
+TORCH_DT = {v: k for k, v in DT.items()}
+
+
+# ---------------------------------------------------------------------------
+# Capture and reference
+
+
+def _snapshot(t):
+    """A leaf copy with the same values, sizes, strides and requires_grad."""
+    if not isinstance(t, torch.Tensor):
+        return t
+    c = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype)
+    with torch.no_grad():
+        c.copy_(t.detach())
+    return c.requires_grad_(t.requires_grad)
+
+
+def capture(fn, *args):
+    """Dynamo's graph of fn(*args) and snapshots of its example inputs (taken
+    before the graph runs, so mutations during capture do not leak)."""
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append((gm, [_snapshot(e) for e in example_inputs]))
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(fn, backend=backend, fullgraph=True)(*args)
+    torch._dynamo.reset()
+    assert len(graphs) == 1, "expected one Dynamo graph, got %d" % len(graphs)
+    return graphs[0]
+
+
+def _flat_outputs(out):
+    if isinstance(out, (list, tuple)):
+        return list(out)
+    return [out]
+
+
+def reference(gm, inputs, want_grad):
+    """Run the Dynamo graph in PyTorch eager on copies of the inputs."""
+    args = [_snapshot(t) for t in inputs]
+    with torch.enable_grad():
+        outs = _flat_outputs(gm(*args))
+    grads = None
+    if want_grad:
+        terms = [o.sum() for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
+        leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+        assert terms, "no output requires grad"
+        g = torch.autograd.grad(sum(terms), leaves, allow_unused=True)
+        it = iter(g)
+        grads = []
+        for a in args:
+            if isinstance(a, torch.Tensor) and a.requires_grad:
+                gi = next(it)
+                grads.append(torch.zeros_like(a) if gi is None else gi.detach())
+            else:
+                grads.append(None)
+    outs = [o.detach() if isinstance(o, torch.Tensor) else o for o in outs]
+    after = [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
+    return outs, after, grads
+
+
+# ---------------------------------------------------------------------------
+# JSON and aot-run
+
+
+def _json_value(x):
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+    return x
+
+
+def tensor_json(t, requires_grad=False):
+    t = t.detach().contiguous()
+    data = [_json_value(x) for x in t.reshape(-1).tolist()]
+    e = {"dtype": DT[t.dtype], "shape": list(t.shape), "data": data}
+    if requires_grad:
+        e["requires_grad"] = True
+    return e
+
+
+def from_json(e):
+    dt = TORCH_DT[e["dtype"]]
+    data = e["data"] if isinstance(e["data"], list) else [e["data"]]
+    data = [float(x) if isinstance(x, str) else x for x in data]
+    return torch.tensor(data, dtype=dt if dt != torch.bool else torch.bool).reshape(e["shape"])
+
+
+def run_aot(tr, inputs, mode, grad=False, extra=()):
+    with tempfile.TemporaryDirectory() as d:
+        prog = os.path.join(d, "prog.mlir")
+        inp = os.path.join(d, "inputs.json")
+        out = os.path.join(d, "out.json")
+        with open(prog, "w") as f:
+            f.write(tr.text)
+        args = [tensor_json(t, requires_grad=grad and t.requires_grad) for t in inputs]
+        with open(inp, "w") as f:
+            json.dump({"args": args}, f)
+        cmd = [AOT_RUN, prog, "--inputs", inp, "--mode", mode, "-o", out] + list(extra)
+        if grad:
+            cmd.append("--grad")
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            keep = Path(tempfile.mkdtemp(prefix="fx_ir_fail_"))
+            for n in ("prog.mlir", "inputs.json"):
+                (keep / n).write_text(Path(d, n).read_text())
+            raise AssertionError("aot-run %s failed (rc %d; program kept in %s):\n%s\n%s" % (
+                mode, p.returncode, keep, p.stderr[-4000:], tr.text[:6000]))
+        with open(out) as f:
+            return json.load(f)
+
+
+def assert_close(actual, expected, what, rtol=1e-4, atol=1e-4):
+    assert tuple(actual.shape) == tuple(expected.shape), "%s: shape %s != %s" % (
+        what, tuple(actual.shape), tuple(expected.shape))
+    if expected.dtype.is_floating_point:
+        torch.testing.assert_close(actual.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True,
+                                   msg=lambda m: "%s: %s" % (what, m))
+    else:
+        assert torch.equal(actual.to(expected.dtype), expected), "%s: %s != %s" % (what, actual, expected)
+
+
+def check_run(tr, inputs, ref, res, grad, rtol, atol, mode):
+    outs, after, grads = ref
+    assert len(tr.outputs) == len(outs)
+    for i, (desc, expected) in enumerate(zip(tr.outputs, outs)):
+        if desc[0] == "const":
+            assert desc[1] == expected, "output %d: %r != %r" % (i, desc[1], expected)
+            continue
+        got = from_json(res["outputs"][desc[1]])
+        assert_close(got, expected, "%s output %d" % (mode, i), rtol, atol)
+    for i, (got, expected) in enumerate(zip(res["args_after"], after)):
+        assert_close(from_json(got), expected, "%s argument %d after the call" % (mode, i), rtol, atol)
+    if grad:
+        for i, (got, expected) in enumerate(zip(res["grads"], grads)):
+            if expected is None:
+                assert got is None, "gradient %d should be null" % i
+            else:
+                assert got is not None, "gradient %d missing" % i
+                assert_close(from_json(got), expected, "%s gradient of argument %d" % (mode, i), rtol, atol)
+
+
+def check(fn, *args, grad=False, rtol=1e-4, atol=1e-4, eager=True, dynamo=True):
+    """Capture fn(*args) with Dynamo (or take fn itself with dynamo=False),
+    translate, run on aot (compiled and eager) and compare with PyTorch.
+    Returns the translation."""
+    if AOT_RUN is None:
+        pytest.skip("aot-run not built (set AOT_RUN or cargo build -p aot-run)")
+    if dynamo:
+        gm, inputs = capture(fn, *args)
+    else:
+        gm, inputs = fn, [_snapshot(a) for a in args]
+    aten_gm = fx_ir.to_aten(gm, inputs)
+    tr = fx_ir.translate(aten_gm, inputs)
+    assert tr.num_inputs == len(inputs)
+    # the per-node check agrees with translate
+    live = fx_ir.live_nodes(aten_gm.graph)
+    bad = {n.name: fx_ir.unsupported_reason(n) for n in aten_gm.graph.nodes if n in live}
+    assert not {k: v for k, v in bad.items() if v is not None}
+    ref = reference(gm, inputs, grad)
+    res = run_aot(tr, inputs, "compiled", grad=grad)
+    check_run(tr, inputs, ref, res, grad, rtol, atol, "compiled")
+    if eager:
+        ref_nograd = reference(gm, inputs, False)
+        res = run_aot(tr, inputs, "eager")
+        check_run(tr, inputs, ref_nograd, res, False, rtol, atol, "eager")
+    return tr
+
+
+def params_of(module):
+    return [p for p in module.parameters()]
+
+
+# ---------------------------------------------------------------------------
+# Models
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def test_mlp_mse():
+    torch.manual_seed(0)
+    m = MLP()
+    x = torch.randn(5, 8)
+    y = torch.randn(5, 4)
+
+    def step(x, y):
+        return F.mse_loss(m(x), y)
+
+    check(step, x, y, grad=True)
+
+
+def test_mlp_cross_entropy():
+    torch.manual_seed(1)
+    m = MLP()
+    x = torch.randn(6, 8, requires_grad=True)
+    t = torch.tensor([0, 3, 1, 2, 3, 0])
+
+    def step(x, t):
+        logits = m(x)
+        return F.cross_entropy(logits, t), F.cross_entropy(logits, t, reduction="sum")
+
+    check(step, x, t, grad=True)
+
+
+def test_cross_entropy_ignore_index_and_weight():
+    torch.manual_seed(2)
+    w = torch.rand(5) + 0.5
+
+    def f(x, t, w):
+        return (F.cross_entropy(x, t, weight=w), F.cross_entropy(x, t, ignore_index=2),
+                F.nll_loss(F.log_softmax(x, -1), t, reduction="none"))
+
+    x = torch.randn(7, 5, requires_grad=True)
+    t = torch.tensor([0, 2, 4, 1, 2, 3, 0])
+    check(f, x, t, w, grad=True)
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_transformer_encoder_layer(train):
+    torch.manual_seed(3)
+    layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, batch_first=True)
+    layer.train(train)
+    x = torch.randn(2, 5, 32, requires_grad=True)
+
+    def step(x):
+        return layer(x).square().mean()
+
+    check(step, x, grad=True, rtol=2e-4, atol=2e-4)
+
+
+class GPTBlockModel(nn.Module):
+    """A GPT-2-style decoder: token + position embedding, one block of
+    causal self-attention (tril mask + masked_fill(-inf), or SDPA with
+    is_causal) and a GELU(tanh) MLP with pre-layer norms, a final layer norm
+    and the tied output head x @ wte.weight.T."""
+
+    def __init__(self, vocab=17, n_ctx=8, d=32, nhead=4, sdpa=False):
+        super().__init__()
+        self.nhead, self.sdpa = nhead, sdpa
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(n_ctx, d)
+        self.ln_1 = nn.LayerNorm(d)
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.ln_2 = nn.LayerNorm(d)
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.c_proj2 = nn.Linear(4 * d, d)
+        self.ln_f = nn.LayerNorm(d)
+        self.register_buffer("bias", torch.tril(torch.ones(n_ctx, n_ctx)).view(1, 1, n_ctx, n_ctx))
+
+    def attn(self, x):
+        B, T, C = x.shape
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q = q.view(B, T, self.nhead, C // self.nhead).transpose(1, 2)
+        k = k.view(B, T, self.nhead, C // self.nhead).transpose(1, 2)
+        v = v.view(B, T, self.nhead, C // self.nhead).transpose(1, 2)
+        if self.sdpa:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+            att = F.softmax(att, dim=-1)
+            y = att @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.c_proj(y)
+
+    def forward(self, idx, targets):
+        B, T = idx.shape
+        pos = torch.arange(0, T, dtype=torch.long)
+        x = self.wte(idx) + self.wpe(pos)
+        x = x + self.attn(self.ln_1(x))
+        x = x + self.c_proj2(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+        x = self.ln_f(x)
+        logits = x @ self.wte.weight.T
+        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+        return logits, loss
+
+
+@pytest.mark.parametrize("sdpa", [False, True])
+def test_gpt2_block(sdpa):
+    torch.manual_seed(4)
+    model = GPTBlockModel(sdpa=sdpa)
+    idx = torch.randint(0, 17, (2, 6))
+    targets = torch.randint(0, 17, (2, 6))
+    check(model, idx, targets, grad=True, rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("kind", ["1d", "2d"])
+def test_batchnorm_train_running_stats(kind):
+    torch.manual_seed(5)
+    if kind == "1d":
+        bn = nn.BatchNorm1d(4)
+        x = torch.randn(6, 4, requires_grad=True)
+    else:
+        bn = nn.BatchNorm2d(3)
+        x = torch.randn(2, 3, 4, 5, requires_grad=True)
+    with torch.no_grad():
+        bn.weight.uniform_(0.5, 1.5)
+        bn.bias.uniform_(-0.5, 0.5)
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+    bn.train()
+
+    def step(x):
+        return bn(x).tanh()
+
+    tr = check(step, x, grad=True)
+    # running_mean, running_var and num_batches_tracked are written in place
+    assert len(tr.mutated_inputs) == 3, tr.mutated_inputs
+    assert tr.text.count('"mut.') >= 3
+
+
+def test_batchnorm_eval():
+    torch.manual_seed(6)
+    bn = nn.BatchNorm2d(3)
+    with torch.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+    bn.eval()
+    x = torch.randn(2, 3, 4, 4, requires_grad=True)
+    tr = check(lambda x: bn(x), x, grad=True)
+    assert tr.mutated_inputs == []
+
+
+# ---------------------------------------------------------------------------
+# Views and in-place ops
+
+
+def test_add_through_view():
+    def f(x, y):
+        v = x[:, 1:]
+        v.add_(y)
+        return x * 2
+
+    tr = check(f, torch.randn(3, 4), torch.randn(3, 3))
+    assert tr.mutated_inputs == [0]
+
+
+def test_slice_assignment():
+    def f(x, y):
+        x[:, 1:] = y
+        return x.sum(0)
+
+    tr = check(f, torch.randn(3, 4), torch.randn(3))
+    assert tr.mutated_inputs == [0]
+
+
+def test_mul_input_in_place():
+    def f(x):
+        x.mul_(2)
+        return x
+
+    tr = check(f, torch.randn(4, 3))
+    assert tr.mutated_inputs == [0]
+
+
+def test_transpose_and_unsqueeze_in_place_on_inputs():
+    # Dynamo refuses in-place views of graph inputs: trace the function itself.
+    def f(x, y):
+        x.transpose_(0, 1)
+        y.unsqueeze_(0)
+        return x + 1, y * 3, x
+
+    tr = check(f, torch.randn(2, 3), torch.randn(3), dynamo=False)
+    assert tr.mutated_inputs == [0, 1]
+    assert '"mut.transpose_"' in tr.text and '"mut.unsqueeze_"' in tr.text
+
+
+def test_in_place_views_on_intermediates():
+    def f(x):
+        h = x * 2
+        h.transpose_(0, 1)
+        h.unsqueeze_(0)
+        h.t_() if False else None
+        v = h.squeeze(0)
+        v.add_(1)
+        return h, v.sum(0)
+
+    check(f, torch.randn(2, 3, requires_grad=True), grad=True)
+
+
+def test_metadata_mutations_on_inputs():
+    # resize_, set_, as_strided_, squeeze_ and t_ of arguments (traced
+    # without Dynamo, which refuses in-place views of graph inputs).
+    def f(x, y, z, w, v):
+        x.resize_(2, 3)
+        y.set_(z)
+        w.as_strided_((2, 2), (1, 2), 1)
+        v.squeeze_(0)
+        v.t_()
+        return x.sum(), y * 2, w + 1, v
+
+    tr = check(f, torch.randn(6), torch.randn(4), torch.randn(2, 2), torch.randn(6),
+               torch.randn(1, 2, 3), dynamo=False)
+    assert tr.mutated_inputs == [0, 1, 3, 4]
+    for op in ("mut.resize_", "mut.set_", "mut.as_strided_", "mut.squeeze_", "mut.t_"):
+        assert '"%s"' % op in tr.text
+
+
+def test_output_view_of_input():
+    def f(x):
+        return x.t(), x[1]
+
+    tr = check(f, torch.randn(3, 4))
+    assert tr.mutated_inputs == []
+
+
+def test_index_put_and_masked_fill_in_place():
+    def f(x, idx, v, m):
+        x[idx] = v
+        x.masked_fill_(m, -1.0)
+        return x.sum(1)
+
+    x = torch.randn(5, 3)
+    idx = torch.tensor([0, 3])
+    v = torch.randn(2, 3)
+    m = torch.rand(5, 3) > 0.5
+    tr = check(f, x, idx, v, m)
+    assert tr.mutated_inputs == [0]
+
+
+def test_in_place_on_intermediate_with_grad():
+    def f(x, w):
+        h = x @ w
+        h[:, 0] = 0.0
+        h.mul_(torch.sigmoid(x[:, :1]))
+        h.relu_()
+        return h.sum() + x.t().sum()
+
+    check(f, torch.randn(4, 3, requires_grad=True), torch.randn(3, 5, requires_grad=True), grad=True)
+
+
+def test_views_split_unbind_expand():
+    def f(x, y):
+        a, b = x.split([1, 3], dim=1)
+        u = y.unbind(0)
+        e = a.expand(3, 5)
+        return e + u[1][:3].unsqueeze(1), b.permute(1, 0).reshape(-1), torch.cat([x, y.t().t() * 2], 0)
+
+    check(f, torch.randn(3, 4, requires_grad=True), torch.randn(2, 4, requires_grad=True), grad=True)
+
+
+# ---------------------------------------------------------------------------
+# Scalars, promotion, assorted ops
+
+
+def test_scalars_and_promotion():
+    def f(x, n, b):
+        return (x + 2, 3 - x, x * 0.5 + n, n / 2, n + 1, x ** 2, 2 ** x, x.pow(n.float()),
+                (x > 0.25) & b, torch.where(b, x, 0.0), x.clamp(-0.5, 0.5), x.clamp_min(0.1),
+                n == 2, (n * 1.5).sum(), x.neg().abs().sqrt().exp().log1p())
+
+    x = torch.randn(3, 4)
+    n = torch.tensor([[1, 2, 3, 4]] * 3)
+    b = torch.rand(3, 4) > 0.3
+    check(f, x, n, b)
+
+
+def test_reductions_and_indexing():
+    def f(x, idx, src):
+        return (x.sum(), x.mean(1, keepdim=True), x.amax(0), x.var(1), x.var(0, correction=0),
+                x.std(1), x.argmax(1), x.max(1).values, x.max(1).indices, x.min(0)[0],
+                torch.index_select(x, 1, idx), torch.gather(x, 1, idx.expand(3, 2)),
+                torch.zeros(3, 4).scatter_add(1, idx.expand(3, 2), src), x[:, idx],
+                torch.arange(5) * 2, torch.full((2,), 7.0), torch.ones(2, dtype=torch.int64),
+                x.softmax(0), x.log_softmax(-1), torch.any(x > 1), torch.all(x > -3, dim=1))
+
+    check(f, torch.randn(3, 4), torch.tensor([2, 0]), torch.randn(3, 2))
+
+
+def test_embedding_padding_idx_gradient():
+    emb = nn.Embedding(6, 3, padding_idx=1)
+    idx = torch.tensor([[1, 2, 1], [0, 5, 3]])
+    check(lambda i: emb(i).sum(1), idx, grad=True)
+
+
+def test_constants_in_graph():
+    def f(x):
+        c = torch.tensor([1.0, float("inf"), -2.0, float("nan")])
+        return x * c, torch.tensor([[1, 2], [3, 4]]) + 1
+
+    check(f, torch.randn(4))
+
+
+def test_decomposed_composites():
+    def f(x, w, b):
+        return (F.group_norm(x.view(2, 6, 2), 3, w, b), F.pad(x, (1, 2)), torch.stack([x, x * 2], 1),
+                x.repeat(2, 1), x.flip(1), x.roll(2, 1), torch.std_mean(x, 1), F.silu(x), F.leaky_relu(x, 0.1),
+                F.softplus(x), F.hardtanh(x), F.smooth_l1_loss(x, x.flip(0)), torch.logsumexp(x, 1),
+                torch.addcmul(x, x, x, value=0.5), torch.var_mean(x, 0, correction=0))
+
+    check(f, torch.randn(4, 6, requires_grad=True), torch.rand(6, requires_grad=True),
+          torch.randn(6, requires_grad=True), grad=True)
+
+
+def test_no_grad_regions():
+    def f(x, a):
+        with torch.no_grad():
+            y = x * 2
+            a.mul_(2)
+        return x + y, a + 3
+
+    tr = check(f, torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True), grad=True)
+    assert "aot.no_grad" in tr.text
+    assert tr.mutated_inputs == [1]
+
+
+# ---------------------------------------------------------------------------
+# Randomness
+
+
+def test_dropout():
+    if AOT_RUN is None:
+        pytest.skip("aot-run not built")
+
+    def f(x):
+        return F.dropout(x, 0.5, True), F.dropout(x, 0.0, True) * 1
+
+    x = torch.randn(4, 8, requires_grad=True)
+    gm, inputs = capture(f, x)
+    tr = fx_ir.translate(fx_ir.to_aten(gm, inputs), inputs)
+    assert tr.has_random
+    assert '"rng.dropout"' in tr.text
+    for mode in ("compiled", "eager"):
+        res = run_aot(tr, inputs, mode)
+        d = from_json(res["outputs"][tr.outputs[0][1]])
+        assert d.shape == (4, 8)
+        kept = d != 0
+        # kept elements are scaled by 1 / (1 - p)
+        assert_close(d[kept], inputs[0].detach()[kept] * 2, "dropout kept")
+        assert 0 < int(kept.sum()) < 32
+        assert_close(from_json(res["outputs"][tr.outputs[1][1]]), inputs[0].detach(), "dropout p=0")
+    # eager and compiled draw the same numbers from the same seed
+    a = run_aot(tr, inputs, "compiled")["outputs"]
+    b = run_aot(tr, inputs, "eager")["outputs"]
+    assert a == b or all(x["data"] == y["data"] for x, y in zip(a, b))
+
+
+def test_random_ops():
+    if AOT_RUN is None:
+        pytest.skip("aot-run not built")
+
+    def f(x):
+        u = torch.rand(3, 4)
+        n = torch.randn_like(x)
+        b = torch.bernoulli(torch.full((3, 4), 0.5))
+        e = torch.empty(3, 4).uniform_(2.0, 3.0)
+        return u, n, b, e, x + 1
+
+    x = torch.randn(3, 4)
+    gm, inputs = capture(f, x)
+    tr = fx_ir.translate(fx_ir.to_aten(gm, inputs), inputs)
+    assert tr.has_random
+    for op in ("rng.uniform", "rng.normal", "rng.bernoulli"):
+        assert '"%s"' % op in tr.text
+    outs = {}
+    for mode in ("compiled", "eager"):
+        res = run_aot(tr, inputs, mode)
+        vals = [from_json(res["outputs"][d[1]]) for d in tr.outputs]
+        u, n, b, e, y = vals
+        assert u.shape == n.shape == b.shape == e.shape == (3, 4)
+        assert bool(((u >= 0) & (u < 1)).all()) and bool(((e >= 2) & (e < 3)).all())
+        assert bool(((b == 0) | (b == 1)).all())
+        assert_close(y, inputs[0] + 1, "deterministic output")
+        outs[mode] = vals
+    for a, b in zip(outs["compiled"], outs["eager"]):
+        assert torch.equal(a, b), "eager and compiled draws differ"
+
+
+def test_dropout_transformer_train_runs():
+    if AOT_RUN is None:
+        pytest.skip("aot-run not built")
+    torch.manual_seed(7)
+    layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.1, batch_first=True)
+    x = torch.randn(2, 3, 16, requires_grad=True)
+    gm, inputs = capture(lambda x: layer(x).sum(), x)
+    tr = fx_ir.translate(fx_ir.to_aten(gm, inputs), inputs)
+    assert tr.has_random
+    res = run_aot(tr, inputs, "compiled", grad=True)
+    out = from_json(res["outputs"][0])
+    assert out.shape == () and math.isfinite(float(out))
+    assert all(g is not None for g, t in zip(res["grads"], inputs) if t.requires_grad)
+
+
+# ---------------------------------------------------------------------------
+# Unsupported ops
+
+
+def _aten_graph(fn, *args):
+    gm, inputs = capture(fn, *args)
+    return fx_ir.to_aten(gm, inputs), inputs
+
+
+@pytest.mark.parametrize("which", ["nonzero", "sort", "svd"])
+def test_unsupported(which):
+    fns = {
+        "sort": lambda x: torch.sort(x, dim=1).values + 1,
+        "svd": lambda x: torch.linalg.svd(x).S * 2,
+    }
+    if which == "nonzero":
+        g, inputs = fx_ir.to_aten(lambda x: torch.nonzero(x > 0), [torch.randn(3, 4)]), [torch.randn(3, 4)]
+    else:
+        g, inputs = _aten_graph(fns[which], torch.randn(3, 4))
+    reasons = {n.name: fx_ir.unsupported_reason(n) for n in g.graph.nodes}
+    bad = {k: v for k, v in reasons.items() if v is not None}
+    assert bad, "no node reported unsupported"
+    with pytest.raises(fx_ir.Unsupported) as e:
+        fx_ir.translate(g, inputs)
+    assert e.value.node_name in bad
+    assert e.value.reason
+
+
+def test_unsupported_dtype_and_forms():
+    g = fx_ir.to_aten(lambda x: (x * 2).sum(), [torch.randn(3, dtype=torch.complex64)])
+    with pytest.raises(fx_ir.Unsupported) as e:
+        fx_ir.translate(g, [torch.randn(3, dtype=torch.complex64)])
+    assert "complex" in e.value.reason
+    g = fx_ir.to_aten(lambda x: torch.div(x, 3, rounding_mode="floor"), [torch.randn(3)])
+    with pytest.raises(fx_ir.Unsupported):
+        fx_ir.translate(g, [torch.randn(3)])
+    g = fx_ir.to_aten(lambda x, m: x[m], [torch.randn(3), torch.tensor([True, False, True])])
+    with pytest.raises(fx_ir.Unsupported):
+        fx_ir.translate(g, [torch.randn(3), torch.tensor([True, False, True])])
+
+
+def test_no_mutation_of_example_inputs():
+    bn = nn.BatchNorm1d(3)
+    rm = bn.running_mean.clone()
+    x = torch.randn(4, 3)
+
+    def f(x):
+        x.mul_(2)
+        return bn(x)
+
+    gm, inputs = capture(f, x.clone())
+    before = [t.clone() for t in inputs]
+    fx_ir.to_aten(gm, inputs)
+    for a, b in zip(inputs, before):
+        assert torch.equal(a, b)
+    del rm
+
+
+def test_table_covers_catalogue():
+    required = [
+        aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.mul.Tensor, aten.mul.Scalar, aten.div.Tensor,
+        aten.neg.default, aten.exp.default, aten.log.default, aten.log1p.default, aten.sqrt.default,
+        aten.rsqrt.default, aten.sin.default, aten.cos.default, aten.tan.default, aten.tanh.default,
+        aten.sigmoid.default, aten.relu.default, aten.gelu.default, aten.erf.default, aten.abs.default,
+        aten.sign.default, aten.reciprocal.default, aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor,
+        aten.clamp.default, aten.clamp_min.default, aten.clamp_max.default, aten.maximum.default,
+        aten.minimum.default, aten.where.self, aten.eq.Scalar, aten.ne.Tensor, aten.lt.Scalar, aten.le.Tensor,
+        aten.gt.Scalar, aten.ge.Tensor, aten.sum.dim_IntList, aten.mean.dim, aten.amax.default,
+        aten.amin.default, aten.var.correction, aten._softmax.default, aten._log_softmax.default,
+        aten.mm.default, aten.bmm.default, aten.addmm.default, aten.embedding.default,
+        aten.index_select.default, aten.gather.default, aten.scatter_add.default, aten.index_put.default,
+        aten.cat.default, aten.arange.start_step, aten.full.default, aten.zeros.default, aten.ones.default,
+        aten.empty.memory_format, aten.clone.default, aten._to_copy.default, aten.native_layer_norm.default,
+        aten.argmax.default, aten.view.default, aten.reshape.default, aten._unsafe_view.default,
+        aten.expand.default, aten.permute.default, aten.transpose.int, aten.t.default, aten.unsqueeze.default,
+        aten.squeeze.dim, aten.select.int, aten.slice.Tensor, aten.split.Tensor, aten.split_with_sizes.default,
+        aten.unbind.int, aten.diagonal.default, aten.as_strided.default, aten.alias.default, aten.detach.default,
+        aten.slice_scatter.default, aten.select_scatter.default, aten.diagonal_scatter.default,
+        aten.as_strided_scatter.default, aten.add_.Tensor, aten.sub_.Tensor, aten.mul_.Tensor, aten.div_.Tensor,
+        aten.copy_.default, aten.fill_.Scalar, aten.zero_.default, aten.clamp_.default, aten.relu_.default,
+        aten.sigmoid_.default, aten.tanh_.default, aten.exp_.default, aten.neg_.default, aten.index_put_.default,
+        aten.t_.default, aten.transpose_.default, aten.squeeze_.dim, aten.unsqueeze_.default,
+        aten.as_strided_.default, aten.resize_.default, aten.set_.source_Tensor, aten.native_dropout.default,
+        aten.bernoulli.p, aten.rand.default, aten.randn.default, aten.masked_fill.Scalar,
+    ]
+    missing = [str(op) for op in required if op not in fx_ir.ATEN_TO_IR]
+    assert not missing, missing
