@@ -60,13 +60,15 @@ done
 # torch.export import, the FX translator against aot-run.
 echo "== Python package aot_torch (pip install ./python; pytest)"
 pyvenv="$root/test/.venv"
-if [ ! -x "$pyvenv/bin/python" ] || ! "$pyvenv/bin/python" -c 'import torch, pytest' 2>/dev/null; then
+if [ ! -x "$pyvenv/bin/pytest" ] || ! "$pyvenv/bin/python" -c 'import torch, pytest' 2>/dev/null; then
   python3 -m venv "$pyvenv"
   "$pyvenv/bin/pip" install --quiet --disable-pip-version-check torch pytest
 fi
 "$pyvenv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./python
 set +e
-(cd python && AOT_RUN="$root/target/debug/aot-run" "$pyvenv/bin/python" -m pytest -v -p no:cacheprovider tests) 2>&1 | tee target/pytest.log
+# The `pytest` script, not `python -m pytest`: the latter would put the
+# working directory first on sys.path, shadowing the installed package.
+AOT_RUN="$root/target/debug/aot-run" "$pyvenv/bin/pytest" -v -p no:cacheprovider python/tests 2>&1 | tee target/pytest.log
 status=${PIPESTATUS[0]}
 set -e
 py_passed=$(grep -oE '[0-9]+ passed' target/pytest.log | tail -1 | awk '{print $1}')
