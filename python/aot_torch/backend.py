@@ -184,8 +184,8 @@ def _convention_key(args: Sequence[Any]) -> tuple:
             objects[id(a)] = i
             st = a.untyped_storage().data_ptr()
             shared = storages.setdefault(st, i) if st else i
-            key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset() if shared != i else 0,
-                        shared, a.requires_grad, a.is_leaf, a.device.type))
+            key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset(), shared, a.requires_grad,
+                        a.is_leaf, a.device.type))
         else:
             key.append(("value", type(a).__name__, a))
     return tuple(key)

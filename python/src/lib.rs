@@ -515,7 +515,8 @@ impl PyAotFunction {
             } else if t.sizes() != *sizes || t.strides() != *strides || t.offset() != *offset {
                 obj.call_method1("as_strided_", (t.sizes().to_vec(), t.strides().to_vec(), t.offset()))?;
             }
-            if effects.get(i).is_some_and(|e| e.mutates_data) {
+            // Inference tensors have no version counter to bump.
+            if effects.get(i).is_some_and(|e| e.mutates_data) && !obj.call_method0("is_inference")?.extract::<bool>()? {
                 let v: i64 = obj.getattr("_version")?.extract()?;
                 api.set_version.bind(py).call1((PyTuple::new(py, [obj])?, PyTuple::new(py, [v + 1])?))?;
             }

@@ -241,6 +241,25 @@ def test_new_shapes_recompile_and_the_limit_falls_back(caplog):
     assert sum("recompile_limit" in m for m in msgs) == 1, msgs
 
 
+def test_inputs_at_other_offsets_and_under_inference_mode():
+    def f(x, y):
+        y.mul_(2)
+        return x.exp() + y
+
+    compiled = torch.compile(f, backend="aot")
+    base = torch.randn(4, 3)
+    before = stats["fallback_regions"]
+    for x in (base[:2], base[2:], base[1:3]):
+        y1, y2 = torch.ones(2, 3), torch.ones(2, 3)
+        torch.testing.assert_close(compiled(x, y1), f(x, y2))
+        torch.testing.assert_close(y1, y2)
+    assert stats["fallback_regions"] == before, "each offset compiled, none ran in PyTorch"
+    with torch.inference_mode():
+        x, y1, y2 = torch.randn(2, 3), torch.ones(2, 3), torch.ones(2, 3)
+        torch.testing.assert_close(compiled(x, y1), f(x, y2))
+        torch.testing.assert_close(y1, y2)
+
+
 def test_options_are_checked():
     with pytest.raises(ValueError, match="partition"):
         aot_torch.backend(partition="greedy")
@@ -324,3 +343,26 @@ func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>) -> tensor<f32> {
     f2 = aot_torch.compile_ir(text.replace("4x3", "4x3"), [base[:4], w])
     (o2,), _ = f2.forward([base[:4], w])
     torch.testing.assert_close(o2, torch.tanh(base[:4] @ w).sum().detach())
+
+
+def test_results_outlive_the_function():
+    import gc
+
+    text = """
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<6xf32>) {
+  %y = tensor.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %t = view.t %y : tensor<2x3xf32> -> tensor<3x2xf32>
+  %z = tensor.neg %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %f = view.reshape %z {shape = [6]} : tensor<2x3xf32> -> tensor<6xf32>
+  return %y, %t, %f : tensor<2x3xf32>, tensor<3x2xf32>, tensor<6xf32>
+}
+"""
+    x = torch.randn(2, 3)
+    f = aot_torch.compile_ir(text, [x], training=False)
+    y, t, flat = f([x])
+    del f
+    gc.collect()
+    torch.testing.assert_close(y, x.exp())
+    torch.testing.assert_close(t, x.exp().t())
+    torch.testing.assert_close(flat, -x.reshape(6))
+    assert t.stride() == (1, 3), "eager's layout for the view"
