@@ -423,7 +423,25 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                 }
             }
             OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => match &o.layout {
+                // A view of an intermediate that is itself returned as is:
+                // eager returns both in one storage (a write through one is
+                // seen through the other), so this output is a view of it.
+                Some(l) if o.output_type == OutputType::NonAlias => {
+                    match viewed_output(ctx, func, meta, mutated.len(), j) {
+                        Some(k) => OutputFrom::ViewOfOutput { output: k, layout: to_runtime(l) },
+                        None => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
+                    }
+                }
                 Some(l) => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
+                // No layout: contiguous from the start of its storage.
+                None if o.output_type == OutputType::NonAlias => match viewed_output(ctx, func, meta, mutated.len(), j)
+                {
+                    Some(k) => OutputFrom::ViewOfOutput {
+                        output: k,
+                        layout: contiguous_of_result(ctx, func, mutated.len() + j)?,
+                    },
+                    None => OutputFrom::Result(mutated.len() + j),
+                },
                 None => OutputFrom::Result(mutated.len() + j),
             },
             OutputType::IsInput => OutputFrom::Arg(slot(o.base_idx.ok_or("is_input output without base_idx")?)),
@@ -651,6 +669,35 @@ fn guards(user: &[aot_passes::convention::ResolvedArg], meta: &ViewAndMutationMe
 }
 
 /// The contiguous layout of result `r` of `func`.
+/// The user output whose value user output `j` views, when `j` is a chain
+/// of view ops over a value the graph also returns as output `k` in its own
+/// fresh, contiguous buffer (a non-aliased output without a layout): then
+/// `j`'s layout in its base's storage is its layout in `k`'s buffer.
+fn viewed_output(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, first: usize, j: usize) -> Option<usize> {
+    let ret = aot_dialects::func::FuncView::new(ctx, func)?.return_op(ctx)?;
+    let results: Vec<Value> = ctx.operands(ret).collect();
+    let mut v = *results.get(first + j)?;
+    let mut through_view = false;
+    while let Some(op) = ctx.defining_op(v) {
+        let def = ctx.op_def(op)?;
+        if !(def.has(Traits::VIEW) && aot_dialects::view::view_interface(def.name).is_some()) {
+            break;
+        }
+        v = ctx.operand(op, 0);
+        through_view = true;
+    }
+    if !through_view {
+        return None;
+    }
+    meta.output_info.iter().enumerate().position(|(k, o)| {
+        k != j
+            && results.get(first + k) == Some(&v)
+            && o.output_type == OutputType::NonAlias
+            && o.layout.is_none()
+            && o.aliases_input.is_none()
+    })
+}
+
 fn contiguous_of_result(ctx: &Context, func: Op, r: usize) -> Result<Strided, String> {
     let f = aot_dialects::func::FuncView::new(ctx, func).ok_or("not a function")?;
     let (_, results) = f.function_type(ctx);

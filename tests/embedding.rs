@@ -270,6 +270,34 @@ fn arg_effects_are_per_user_argument() {
     assert!(e[0].0 && !e[2].0, "{e:?}");
 }
 
+/// An output that views another output's value shares its storage, as in
+/// eager mode (a write through one is seen through the other), on every
+/// backend; without grad this is no alias AOTAutograd's metadata records.
+#[test]
+fn an_output_viewing_another_output_shares_its_storage() {
+    let text = "func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<6xf32>) {
+  %y = tensor.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %t = view.t %y : tensor<2x3xf32> -> tensor<3x2xf32>
+  %z = view.reshape %y {shape = [6]} : tensor<2x3xf32> -> tensor<6xf32>
+  return %y, %t, %z : tensor<2x3xf32>, tensor<3x2xf32>, tensor<6xf32>
+}
+";
+    let m = Module::parse(text, "views.mlir").unwrap();
+    let x = f32s(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
+        let outs = f.call(std::slice::from_ref(&x)).unwrap();
+        let y = outs[0].to_vec::<f32>().unwrap();
+        for (i, v) in y.iter().enumerate() {
+            assert!((v - (i as f32).exp()).abs() <= 1e-6 * v, "{backend:?}: {y:?}");
+        }
+        assert_eq!(outs[1].to_vec::<f32>().unwrap(), [y[0], y[3], y[1], y[4], y[2], y[5]], "{backend:?}");
+        assert_eq!(outs[2].to_vec::<f32>().unwrap(), y, "{backend:?}");
+        assert!(outs[1].shares_storage(&outs[0]) && outs[2].shares_storage(&outs[0]), "{backend:?}");
+        assert_eq!((&outs[1].strides()[..], outs[1].offset()), (&[1i64, 3][..], 0), "{backend:?}");
+    }
+}
+
 /// Functions sharing a generator draw one stream in turn, as eager ops
 /// draw from PyTorch's default generator: f then g gives what one function
 /// called twice gives, and reseeding through either restarts the stream.
