@@ -8,14 +8,11 @@ aot-run is found through $AOT_RUN, else target/release/aot-run, else
 target/debug/aot-run.
 """
 
-import importlib
 import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
-import types
 from pathlib import Path
 
 import pytest
@@ -23,26 +20,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from aot_torch import fx_ir  # the installed package (pip install ./python)
+
 REPO = Path(__file__).resolve().parents[2]
-PKG = REPO / "python" / "aot_torch"
-
-
-def _import_fx_ir():
-    sys.path.insert(0, str(REPO / "python"))
-    try:
-        return importlib.import_module("aot_torch.fx_ir")
-    except ImportError:
-        # The package's __init__ needs the native binding; the translator
-        # does not: load it under a bare package.
-        for k in [k for k in sys.modules if k == "aot_torch" or k.startswith("aot_torch.")]:
-            del sys.modules[k]
-        pkg = types.ModuleType("aot_torch")
-        pkg.__path__ = [str(PKG)]
-        sys.modules["aot_torch"] = pkg
-        return importlib.import_module("aot_torch.fx_ir")
-
-
-fx_ir = _import_fx_ir()
 aten = torch.ops.aten
 
 
