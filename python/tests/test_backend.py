@@ -260,6 +260,20 @@ def test_inputs_at_other_offsets_and_under_inference_mode():
         torch.testing.assert_close(y1, y2)
 
 
+def test_options_reach_the_backend_through_torch_compile():
+    def f(x):
+        return (x.sin() * 2).sum()
+
+    x = torch.randn(8, requires_grad=True)
+    before = stats["compiled"]
+    torch.compile(f, backend="aot", options={"partition": "min-cut", "threads": 1})(x).backward()
+    assert stats["compiled"] == before + 1
+    torch.testing.assert_close(x.grad, 2 * x.detach().cos())
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="partition must be"):
+        torch.compile(f, backend="aot", options={"partition": "bogus"})(x)
+
+
 def test_options_are_checked():
     with pytest.raises(ValueError, match="partition"):
         aot_torch.backend(partition="greedy")
