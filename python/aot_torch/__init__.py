@@ -23,7 +23,7 @@ from ._native import (
     SignatureError,
     manual_seed,
 )
-from .backend import Config, aot, backend
+from .backend import Config, aot, backend, stats
 from .fx_ir import Unsupported
 
 __version__ = _native.VERSION
@@ -50,5 +50,5 @@ def import_exported_program(ep, **kwargs):
 
 __all__ = [
     "AotError", "CompileError", "Config", "ConventionError", "ExecutionError", "ParseError",
-    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed",
+    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed", "stats",
 ]
