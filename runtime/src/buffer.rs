@@ -206,8 +206,13 @@ pub struct Walk<'a> {
     pub offset: i64,
 }
 
+/// Side of the square tiles a transposing copy walks.
+const TILE: usize = 32;
+
 /// Copies the elements `src` walks into the positions `dst` walks, in
-/// row-major order, between buffers of one physical type (no conversion,
+/// row-major order (a transposing copy into a destination whose positions
+/// are distinct walks tiles instead, with the same result), between
+/// buffers of one physical type (no conversion,
 /// so every value, NaN payloads included, arrives bit for bit). The walks
 /// must have the same sizes and stay inside their buffers; returns false
 /// (copying nothing) when the types differ.
@@ -221,11 +226,44 @@ pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) ->
             dst[d.offset as usize] = src[s.offset as usize];
             return;
         };
+        // A transposing copy (one side unit-stride along the last dim, the
+        // other along the one before): walk the last two dims in square
+        // tiles, so that both sides stay in cache (a row-by-row walk would
+        // touch a new cache line of the strided side for every element).
+        let tiled = last >= 1 && {
+            let (dr, dc, sr, sc) = (d.strides[last - 1], d.strides[last], s.strides[last - 1], s.strides[last]);
+            let (rows, cols) = (d.sizes[last - 1], d.sizes[last]);
+            let transposing = (dc == 1 && sr == 1 && sc != 1) || (sc == 1 && dr == 1 && dc != 1);
+            // The order of writes is unobservable only when no two
+            // destination positions of the tile plane coincide.
+            let disjoint = (dc == 1 && dr >= cols) || (dr == 1 && dc >= rows);
+            transposing && disjoint && rows >= TILE as i64 && cols >= TILE as i64
+        };
+        let outer = if tiled { last - 1 } else { last };
         let (n, ds, ss) = (d.sizes[last] as usize, d.strides[last], s.strides[last]);
-        let mut idx = vec![0i64; last];
+        let mut idx = vec![0i64; outer];
         let (mut dp, mut sp) = (d.offset, s.offset);
         loop {
-            if ds == 1 && ss == 1 {
+            if tiled {
+                let (rows, drs, srs) = (d.sizes[last - 1], d.strides[last - 1], s.strides[last - 1]);
+                let cols = n as i64;
+                let mut r0 = 0;
+                while r0 < rows {
+                    let r1 = (r0 + TILE as i64).min(rows);
+                    let mut c0 = 0;
+                    while c0 < cols {
+                        let c1 = (c0 + TILE as i64).min(cols);
+                        for r in r0..r1 {
+                            let (dr, sr) = (dp + r * drs, sp + r * srs);
+                            for c in c0..c1 {
+                                dst[(dr + c * ds) as usize] = src[(sr + c * ss) as usize];
+                            }
+                        }
+                        c0 = c1;
+                    }
+                    r0 = r1;
+                }
+            } else if ds == 1 && ss == 1 {
                 let (a, b) = (dp as usize, sp as usize);
                 dst[a..a + n].copy_from_slice(&src[b..b + n]);
             } else {
@@ -234,7 +272,7 @@ pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) ->
                 }
             }
             // Advance the outer dimensions (an odometer).
-            let mut k = last;
+            let mut k = outer;
             loop {
                 if k == 0 {
                     return;
@@ -282,5 +320,79 @@ pub fn round_to(e: ElemType, x: f64) -> f64 {
         ElemType::I8 => x as i8 as f64,
         ElemType::I32 => x as i32 as f64,
         ElemType::I64 => x as i64 as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The copy element by element, in row-major order of the sizes.
+    fn reference(dst: &mut [f32], d: Walk<'_>, src: &[f32], s: Walk<'_>) {
+        let n: i64 = d.sizes.iter().product();
+        for flat in 0..n {
+            let (mut rem, mut dp, mut sp) = (flat, d.offset, s.offset);
+            for k in (0..d.sizes.len()).rev() {
+                let i = rem % d.sizes[k];
+                rem /= d.sizes[k];
+                dp += i * d.strides[k];
+                sp += i * s.strides[k];
+            }
+            dst[dp as usize] = src[sp as usize];
+        }
+    }
+
+    fn contiguous(sizes: &[i64]) -> Vec<i64> {
+        crate::tensor::contiguous_strides(sizes).to_vec()
+    }
+
+    #[test]
+    fn transposing_copies_match_the_element_by_element_copy() {
+        // (sizes, dst strides, src strides, dst offset, src offset)
+        let cases: Vec<(Vec<i64>, Vec<i64>, Vec<i64>, i64, i64)> = vec![
+            (vec![64, 64], contiguous(&[64, 64]), vec![1, 64], 0, 0),
+            (vec![33, 70], contiguous(&[33, 70]), vec![1, 33], 5, 3),
+            (vec![100, 40], vec![1, 100], contiguous(&[100, 40]), 0, 7),
+            (vec![3, 40, 50], contiguous(&[3, 40, 50]), vec![2000, 1, 40], 0, 0),
+            (vec![2, 3, 45, 37], contiguous(&[2, 3, 45, 37]), vec![4995, 1665, 1, 45], 1, 0),
+            // Padded rows on the destination, a gap on the source.
+            (vec![40, 40], vec![48, 1], vec![1, 50], 2, 1),
+            // Not transposing, or too small to tile: the row walk.
+            (vec![31, 64], contiguous(&[31, 64]), vec![1, 31], 0, 0),
+            (vec![40, 40], vec![40, 1], vec![80, 2], 0, 0),
+        ];
+        for (sizes, ds, ss, doff, soff) in cases {
+            let extent = |st: &[i64], off: i64| off + sizes.iter().zip(st).map(|(n, s)| (n - 1) * s).sum::<i64>() + 1;
+            let src: Vec<f32> = (0..extent(&ss, soff)).map(|i| i as f32).collect();
+            let n = extent(&ds, doff) as usize;
+            let d = Walk { sizes: &sizes, strides: &ds, offset: doff };
+            let s = Walk { sizes: &sizes, strides: &ss, offset: soff };
+            let mut want = vec![-1.0f32; n];
+            reference(&mut want, d, &src, s);
+            let mut got = Buffer::F32(vec![-1.0f32; n].into());
+            assert!(copy_strided(&mut got, d, &Buffer::F32(src.clone().into()), s));
+            match got {
+                Buffer::F32(v) => assert_eq!(&v[..], &want[..], "{sizes:?} {ds:?} {ss:?}"),
+                _ => unreachable!(),
+            }
+        }
+    }
+
+    #[test]
+    fn an_overlapping_destination_keeps_the_row_major_last_write() {
+        // Every row of the destination is the same row (stride 0): the last
+        // source row wins, as in the row-by-row walk.
+        let sizes = [40i64, 40];
+        let src: Vec<f32> = (0..1600).map(|i| i as f32).collect();
+        let d = Walk { sizes: &sizes, strides: &[0, 1], offset: 0 };
+        let s = Walk { sizes: &sizes, strides: &[1, 40], offset: 0 };
+        let mut want = vec![0.0f32; 40];
+        reference(&mut want, d, &src, s);
+        let mut got = Buffer::F32(vec![0.0f32; 40].into());
+        assert!(copy_strided(&mut got, d, &Buffer::F32(src.into()), s));
+        match got {
+            Buffer::F32(v) => assert_eq!(&v[..], &want[..]),
+            _ => unreachable!(),
+        }
     }
 }
