@@ -349,7 +349,8 @@ mod tests {
     #[test]
     fn transposing_copies_match_the_element_by_element_copy() {
         // (sizes, dst strides, src strides, dst offset, src offset)
-        let cases: Vec<(Vec<i64>, Vec<i64>, Vec<i64>, i64, i64)> = vec![
+        type Case = (Vec<i64>, Vec<i64>, Vec<i64>, i64, i64);
+        let cases: Vec<Case> = vec![
             (vec![64, 64], contiguous(&[64, 64]), vec![1, 64], 0, 0),
             (vec![33, 70], contiguous(&[33, 70]), vec![1, 33], 5, 3),
             (vec![100, 40], vec![1, 100], contiguous(&[100, 40]), 0, 7),
