@@ -167,6 +167,12 @@ class _MutatesParameter(torch.nn.Module):
         return (self.w * x).sum()
 
 
+class _TransposesInput(torch.nn.Module):
+    def forward(self, x):
+        x.transpose_(0, 1)
+        return x * 2
+
+
 class _MutatesFirst(torch.nn.Module):
     def forward(self, x, y):
         x.add_(1)
@@ -174,6 +180,7 @@ class _MutatesFirst(torch.nn.Module):
 
 
 REJECTED = [
+    ("metadata-mutation", _TransposesInput, lambda: (torch.randn(2, 3),), False, "metadata mutation"),
     ("random", _Dropout, lambda: (torch.randn(3, 4),), True, "random"),
     ("two-grad-outputs", _TwoOutputs, lambda: (torch.randn(3, 4),), True, "output 1 requires grad"),
     ("loss-not-scalar", _NotScalar, lambda: (torch.randn(3, 4),), True, "must be a scalar"),
