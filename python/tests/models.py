@@ -23,10 +23,12 @@ class MLP(nn.Module):
 
 class GPT2Block(nn.Module):
     """Token and position embeddings, one pre-norm decoder block (causal
-    self-attention with a tril mask, GELU with the tanh approximation),
-    a final layer norm and an output head tied to the token embedding."""
+    self-attention with a tril mask and masked_fill(-inf), or
+    scaled_dot_product_attention(is_causal=True) with `sdpa`; GELU with the
+    tanh approximation), a final layer norm and an output head tied to the
+    token embedding."""
 
-    def __init__(self, vocab=64, ctx=16, d=32, nh=4, dropout=0.0):
+    def __init__(self, vocab=64, ctx=16, d=32, nh=4, dropout=0.0, sdpa=False):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(ctx, d)
@@ -39,6 +41,7 @@ class GPT2Block(nn.Module):
         self.lnf = nn.LayerNorm(d)
         self.drop = nn.Dropout(dropout)
         self.nh = nh
+        self.sdpa = sdpa
         self.register_buffer("mask", torch.tril(torch.ones(ctx, ctx, dtype=torch.bool)))
 
     def forward(self, idx):
@@ -51,10 +54,13 @@ class GPT2Block(nn.Module):
         q = q.view(B, T, self.nh, hs).transpose(1, 2)
         k = k.view(B, T, self.nh, hs).transpose(1, 2)
         v = v.view(B, T, self.nh, hs).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
-        att = att.masked_fill(~self.mask[:T, :T], float("-inf"))
-        att = self.drop(F.softmax(att, dim=-1))
-        y = (att @ v).transpose(1, 2).contiguous().view(B, T, -1)
+        if self.sdpa:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+            att = att.masked_fill(~self.mask[:T, :T], float("-inf"))
+            y = self.drop(F.softmax(att, dim=-1)) @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, -1)
         x = x + self.drop(self.proj(y))
         x = x + self.drop(self.fc2(F.gelu(self.fc(self.ln2(x)), approximate="tanh")))
         return self.lnf(x) @ self.wte.weight.t()

@@ -284,58 +284,24 @@ def test_transformer_encoder_layer(train):
     check(step, x, grad=True, rtol=2e-4, atol=2e-4)
 
 
-class GPTBlockModel(nn.Module):
-    """A GPT-2-style decoder: token + position embedding, one block of
-    causal self-attention (tril mask + masked_fill(-inf), or SDPA with
-    is_causal) and a GELU(tanh) MLP with pre-layer norms, a final layer norm
-    and the tied output head x @ wte.weight.T."""
+class GPTBlockWithLoss(nn.Module):
+    """The GPT-2-style block of models.py with its cross-entropy loss."""
 
-    def __init__(self, vocab=17, n_ctx=8, d=32, nhead=4, sdpa=False):
+    def __init__(self, sdpa):
         super().__init__()
-        self.nhead, self.sdpa = nhead, sdpa
-        self.wte = nn.Embedding(vocab, d)
-        self.wpe = nn.Embedding(n_ctx, d)
-        self.ln_1 = nn.LayerNorm(d)
-        self.c_attn = nn.Linear(d, 3 * d)
-        self.c_proj = nn.Linear(d, d)
-        self.ln_2 = nn.LayerNorm(d)
-        self.c_fc = nn.Linear(d, 4 * d)
-        self.c_proj2 = nn.Linear(4 * d, d)
-        self.ln_f = nn.LayerNorm(d)
-        self.register_buffer("bias", torch.tril(torch.ones(n_ctx, n_ctx)).view(1, 1, n_ctx, n_ctx))
+        from models import GPT2Block
 
-    def attn(self, x):
-        B, T, C = x.shape
-        q, k, v = self.c_attn(x).split(C, dim=2)
-        q = q.view(B, T, self.nhead, C // self.nhead).transpose(1, 2)
-        k = k.view(B, T, self.nhead, C // self.nhead).transpose(1, 2)
-        v = v.view(B, T, self.nhead, C // self.nhead).transpose(1, 2)
-        if self.sdpa:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        else:
-            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
-            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
-            att = F.softmax(att, dim=-1)
-            y = att @ v
-        y = y.transpose(1, 2).contiguous().view(B, T, C)
-        return self.c_proj(y)
+        self.block = GPT2Block(vocab=17, ctx=8, d=32, nh=4, sdpa=sdpa)
 
     def forward(self, idx, targets):
-        B, T = idx.shape
-        pos = torch.arange(0, T, dtype=torch.long)
-        x = self.wte(idx) + self.wpe(pos)
-        x = x + self.attn(self.ln_1(x))
-        x = x + self.c_proj2(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
-        x = self.ln_f(x)
-        logits = x @ self.wte.weight.T
-        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
-        return logits, loss
+        logits = self.block(idx)
+        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
 
 
 @pytest.mark.parametrize("sdpa", [False, True])
 def test_gpt2_block(sdpa):
     torch.manual_seed(4)
-    model = GPTBlockModel(sdpa=sdpa)
+    model = GPTBlockWithLoss(sdpa=sdpa)
     idx = torch.randint(0, 17, (2, 6))
     targets = torch.randint(0, 17, (2, 6))
     check(model, idx, targets, grad=True, rtol=2e-4, atol=2e-4)
