@@ -399,6 +399,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
     let grown_values = |p: Option<usize>, j: usize| {
         p.filter(|&p| meta.input_info.get(p).is_some_and(|i| i.resized_numel.is_some())).map(|_| mutated.len() + j)
     };
+    let returned = returned_view_roots(ctx, func);
     for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {
         let layout_of = |base: &Strided| -> Result<Strided, String> {
             match (&o.views, &o.layout) {
@@ -422,28 +423,24 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     values_from: grown_values(o.aliases_input, j),
                 }
             }
-            OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => match &o.layout {
+            OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => {
+                let r = mutated.len() + j;
                 // A view of an intermediate that is itself returned as is:
                 // eager returns both in one storage (a write through one is
                 // seen through the other), so this output is a view of it.
-                Some(l) if o.output_type == OutputType::NonAlias => {
-                    match viewed_output(ctx, func, meta, mutated.len(), j) {
-                        Some(k) => OutputFrom::ViewOfOutput { output: k, layout: to_runtime(l) },
-                        None => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
+                let viewed = (o.output_type == OutputType::NonAlias)
+                    .then(|| viewed_output(meta, &returned, mutated.len(), j))
+                    .flatten();
+                match (viewed, &o.layout) {
+                    (Some(k), Some(l)) => OutputFrom::ViewOfOutput { output: k, layout: to_runtime(l) },
+                    // No layout: contiguous from the start of its storage.
+                    (Some(k), None) => {
+                        OutputFrom::ViewOfOutput { output: k, layout: contiguous_of_result(ctx, func, r)? }
                     }
+                    (None, Some(l)) => OutputFrom::Restrided { result: r, layout: to_runtime(l) },
+                    (None, None) => OutputFrom::Result(r),
                 }
-                Some(l) => OutputFrom::Restrided { result: mutated.len() + j, layout: to_runtime(l) },
-                // No layout: contiguous from the start of its storage.
-                None if o.output_type == OutputType::NonAlias => match viewed_output(ctx, func, meta, mutated.len(), j)
-                {
-                    Some(k) => OutputFrom::ViewOfOutput {
-                        output: k,
-                        layout: contiguous_of_result(ctx, func, mutated.len() + j)?,
-                    },
-                    None => OutputFrom::Result(mutated.len() + j),
-                },
-                None => OutputFrom::Result(mutated.len() + j),
-            },
+            }
             OutputType::IsInput => OutputFrom::Arg(slot(o.base_idx.ok_or("is_input output without base_idx")?)),
             OutputType::AliasOfInput => {
                 let arg = slot(o.base_idx.ok_or("alias_of_input output without base_idx")?);
@@ -668,36 +665,44 @@ fn guards(user: &[aot_passes::convention::ResolvedArg], meta: &ViewAndMutationMe
     }
 }
 
-/// The contiguous layout of result `r` of `func`.
 /// The user output whose value user output `j` views, when `j` is a chain
 /// of view ops over a value the graph also returns as output `k` in its own
 /// fresh, contiguous buffer (a non-aliased output without a layout): then
 /// `j`'s layout in its base's storage is its layout in `k`'s buffer.
-fn viewed_output(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, first: usize, j: usize) -> Option<usize> {
-    let ret = aot_dialects::func::FuncView::new(ctx, func)?.return_op(ctx)?;
-    let results: Vec<Value> = ctx.operands(ret).collect();
-    let mut v = *results.get(first + j)?;
-    let mut through_view = false;
-    while let Some(op) = ctx.defining_op(v) {
-        let def = ctx.op_def(op)?;
-        if !(def.has(Traits::VIEW) && aot_dialects::view::view_interface(def.name).is_some()) {
-            break;
-        }
-        v = ctx.operand(op, 0);
-        through_view = true;
-    }
-    if !through_view {
+/// `returned` holds the graph's results (`first` mutated inputs, then the
+/// user outputs) with the view chains that define them.
+fn viewed_output(meta: &ViewAndMutationMeta, returned: &[(Value, Value)], first: usize, j: usize) -> Option<usize> {
+    let &(v, root) = returned.get(first + j)?;
+    if root == v {
         return None;
     }
     meta.output_info.iter().enumerate().position(|(k, o)| {
         k != j
-            && results.get(first + k) == Some(&v)
+            && returned.get(first + k).map(|r| r.0) == Some(root)
             && o.output_type == OutputType::NonAlias
             && o.layout.is_none()
             && o.aliases_input.is_none()
     })
 }
 
+/// `func`'s returned values, each with the value at the root of the chain
+/// of view ops that defines it (the value itself when no view does).
+fn returned_view_roots(ctx: &Context, func: Op) -> Vec<(Value, Value)> {
+    let Some(ret) = aot_dialects::func::FuncView::new(ctx, func).and_then(|f| f.return_op(ctx)) else {
+        return Vec::new();
+    };
+    let root = |mut v: Value| {
+        while let Some(op) =
+            ctx.defining_op(v).filter(|&op| ctx.op_def(op).is_some_and(aot_passes::simplify::lang::is_view))
+        {
+            v = ctx.operand(op, 0);
+        }
+        v
+    };
+    ctx.operands(ret).map(|v| (v, root(v))).collect()
+}
+
+/// The contiguous layout of result `r` of `func`.
 fn contiguous_of_result(ctx: &Context, func: Op, r: usize) -> Result<Strided, String> {
     let f = aot_dialects::func::FuncView::new(ctx, func).ok_or("not a function")?;
     let (_, results) = f.function_type(ctx);

@@ -196,14 +196,16 @@ fn bad_text_is_a_located_parse_error() {
     }
 }
 
-#[test]
-fn manual_seed_replays_the_draws() {
-    let text = "func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+/// Dropout on 64 values: a program that draws.
+const DROPOUT: &str = "func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
   %y, %m = rng.dropout %x {p = 0.5} : tensor<64xf32> -> (tensor<64xf32>, tensor<64xi1>)
   return %y : tensor<64xf32>
 }
 ";
-    let m = Module::parse(text, "dropout.mlir").unwrap();
+
+#[test]
+fn manual_seed_replays_the_draws() {
+    let m = Module::parse(DROPOUT, "dropout.mlir").unwrap();
     let x = f32s(&[64], &[1.0; 64]);
     let mut f = m.compile(None, std::slice::from_ref(&x), &Options::inference()).unwrap();
     // The metadata says the random op was made a pure function of (seed, offset).
@@ -303,12 +305,7 @@ fn an_output_viewing_another_output_shares_its_storage() {
 /// called twice gives, and reseeding through either restarts the stream.
 #[test]
 fn a_shared_generator_is_one_stream_across_functions() {
-    let text = "func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
-  %y, %m = rng.dropout %x {p = 0.5} : tensor<64xf32> -> (tensor<64xf32>, tensor<64xi1>)
-  return %y : tensor<64xf32>
-}
-";
-    let m = Module::parse(text, "dropout.mlir").unwrap();
+    let m = Module::parse(DROPOUT, "dropout.mlir").unwrap();
     let x = f32s(&[64], &[1.0; 64]);
     let args = std::slice::from_ref(&x);
     for backend in [Backend::Interp, Backend::Cranelift] {

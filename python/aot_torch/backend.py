@@ -23,7 +23,7 @@ import collections
 import dataclasses
 import logging
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
@@ -102,11 +102,9 @@ class _AotFunction(torch.autograd.Function):
         # Unpacking checks that no saved input was modified in place since
         # the forward (PyTorch's version counter error).
         _ = ctx.saved_tensors
-        tangents = [g if d else None for g, d in zip(grads, variant.differentiable)]
-        # A non-differentiable output gets no tangent: pass zeros explicitly
+        # A non-differentiable output gets no tangent: zeros for a float one
         # (None would mean "ones" for a scalar output).
-        tangents = [t if t is not None or not variant.float_out[k] else variant.zeros(k)
-                    for k, t in enumerate(tangents)]
+        tangents = [g if d else variant.zeros(k) for k, (g, d) in enumerate(zip(grads, variant.differentiable))]
         gs = variant.fn.backward(state, tangents)
         # An argument passed twice is one tensor: its gradient once.
         gs = [None if variant.dupe_of[i] is not None else g for i, g in enumerate(gs)]
@@ -131,15 +129,18 @@ class _Variant:
                                         "an input that requires grad is mutated in place")
         self.aliases = [o["aliases_input"] for o in info["outputs"]]
         self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
-        types = translation.result_types
-        self.float_out = [_is_float_type(t) for t in types]
-        self.out_types = types
-        ids = [id(t) for t in tensors]
-        self.dupe_of = [ids.index(x) if ids.index(x) < i else None for i, x in enumerate(ids)]
+        self.out_meta = translation.result_meta
+        # Per argument, the earlier position of the same tensor, if any.
+        first: Dict[int, int] = {}
+        self.dupe_of: List[Optional[int]] = []
+        for i, t in enumerate(tensors):
+            j = first.setdefault(id(t), i)
+            self.dupe_of.append(j if j != i else None)
 
-    def zeros(self, k: int) -> torch.Tensor:
-        shape, dtype = _parse_tensor_type(self.out_types[k])
-        return torch.zeros(shape, dtype=dtype)
+    def zeros(self, k: int) -> Optional[torch.Tensor]:
+        """The tangent of output `k` when it gets none: zeros if it is a float."""
+        shape, dtype = self.out_meta[k]
+        return torch.zeros(shape, dtype=dtype) if dtype in fx_ir.FLOAT_DTYPES else None
 
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]
@@ -158,16 +159,6 @@ class _Variant:
         for kind, v in self.translation.outputs:
             result.append(outs[v] if kind == "tensor" else v)
         return result
-
-
-def _is_float_type(t: str) -> bool:
-    return any(t.endswith(s + ">") for s in ("f32", "f64", "f16", "bf16"))
-
-
-def _parse_tensor_type(t: str) -> Tuple[List[int], torch.dtype]:
-    body = t[len("tensor<"):-1]
-    parts = body.split("x")
-    return [int(p) for p in parts[:-1]], _native.torch_dtype(parts[-1])
 
 
 def _convention_key(args: Sequence[Any]) -> tuple:
@@ -229,7 +220,7 @@ class _Region(torch.nn.Module):
                     log.warning("aot_torch: %s was compiled for %d calling conventions (recompile_limit); "
                                 "new ones run in PyTorch", self.region_name, len(self.variants))
                     self.warned_limit = True
-                stats["fallback_regions"] += 1
+                    stats["fallback_regions"] += 1
                 return self.aten_gm(*args)
             v = self._compile(args)
             self.variants[key] = v

@@ -89,27 +89,6 @@ class ImportedProgram:
         return compile_ir(self.text, self.example_inputs, training=training, native_backend=native_backend)
 
 
-def _with_arg_attrs(text: str, names: Sequence[str], requires_grad: Sequence[bool]) -> str:
-    """Names the function's arguments as the exported program does and marks
-    the ones that require grad (``aot.requires_grad``)."""
-    head, sep, rest = text.partition("\n")
-    m = re.match(r"(\s*func\.func @\w+\()(.*)(\) -> .*)$", head)
-    if m is None:
-        raise ValueError("unexpected function header: %s" % head)
-    args = [a for a in m.group(2).split(", ") if a]
-    if len(args) != len(names):
-        raise ValueError("%d arguments for %d inputs" % (len(args), len(names)))
-    body = sep + rest
-    decls = []
-    for a, name, rg in zip(args, names, requires_grad):
-        old, ty = a.split(": ", 1)
-        new = "%" + name
-        # Rename every use of the old SSA name (a whole-word match).
-        body = re.sub(re.escape(old) + r"(?![\w$.#])", new, body)
-        decls.append("%s: %s%s" % (new, ty, " {aot.requires_grad}" if rg else ""))
-    return m.group(1) + ", ".join(decls) + m.group(3) + body
-
-
 def _ssa_name(name: str) -> str:
     s = re.sub(r"[^\w$.]", "_", name)
     return s if re.match(r"[A-Za-z_]", s) else "_" + s
@@ -132,8 +111,7 @@ def import_exported_program(ep: "torch.export.ExportedProgram", joint: bool = Fa
     args, kwargs = ep.example_inputs if ep.example_inputs is not None else ((), {})
     if kwargs:
         raise ExportRejected("keyword example inputs are not supported; pass them positionally")
-    flat_user = [a for a in torch.utils._pytree.tree_leaves(args)]
-    user_iter = iter(flat_user)
+    user_iter = iter(torch.utils._pytree.tree_leaves(args))
     for spec in sig.input_specs:
         name = _ssa_name(spec.arg.name)
         if spec.kind == InputKind.PARAMETER:
@@ -161,18 +139,19 @@ def import_exported_program(ep: "torch.export.ExportedProgram", joint: bool = Fa
                 if k != InputKind.USER_INPUT else t for t, k in zip(examples, kinds)]
 
     aten = fx_ir.to_aten(ep.graph_module, examples)
-    tr = fx_ir.translate(aten, examples, name="main")
+    tr = fx_ir.translate(aten, examples, name="main", arg_names=names, mark_requires_grad=joint)
     if tr.num_inputs != len(names):
         raise ExportRejected("the program has %d inputs, the translation %d" % (len(names), tr.num_inputs))
     if any(kind != "tensor" for kind, _ in tr.outputs):
         raise ExportRejected("the program returns non-tensor outputs, which an export graph cannot")
     requires_grad = [bool(t.requires_grad) for t in examples]
-    text = _with_arg_attrs(tr.text, names, requires_grad if joint else [False] * len(names))
+    text = tr.text
     module = _native.Module(text, "<exported program>")
 
     # What aot's passes decide: which inputs are mutated, which outputs
-    # require grad (the same analysis the export form is built from).
-    fn = module.compile(examples, pipeline="aot-train" if joint else "aot-inference")
+    # require grad (the same analysis the export form is built from; the
+    # interpreter backend, since nothing runs).
+    fn = module.compile(examples, pipeline="aot-train" if joint else "aot-inference", backend="interp")
     info = fn.info()
     _reject_aliased_mutations(examples, names, [m["mutates_data"] for m in info["inputs"]])
     for i, m in enumerate(info["inputs"]):
@@ -191,9 +170,10 @@ def import_exported_program(ep: "torch.export.ExportedProgram", joint: bool = Fa
         loss_index = 0 if loss_index is None else loss_index
         if not 0 <= loss_index < len(tr.outputs):
             raise ExportRejected("loss_index %d is not one of the %d outputs" % (loss_index, len(tr.outputs)))
-        shape = tr.result_types[tr.outputs[loss_index][1]]
-        if re.match(r"tensor<[a-z]", shape) is None:
-            raise ExportRejected("the loss (output %d) must be a scalar, but it is %s" % (loss_index, shape))
+        result = tr.outputs[loss_index][1]
+        if tr.result_meta[result][0] != ():
+            raise ExportRejected("the loss (output %d) must be a scalar, but it is %s"
+                                 % (loss_index, tr.result_types[result]))
         for k, o in enumerate(info["outputs"]):
             if k != loss_index and o["requires_grad"]:
                 raise ExportRejected(

@@ -602,8 +602,8 @@ class Translation:
     name: str = "main"
     input_types: List[str] = field(default_factory=list)
     result_types: List[str] = field(default_factory=list)
-    # requires_grad of each example input (None when not given).
-    input_requires_grad: List[Optional[bool]] = field(default_factory=list)
+    # (shape, dtype) of each result of the IR function.
+    result_meta: List[Tuple[Tuple[int, ...], torch.dtype]] = field(default_factory=list)
 
 
 def _is_mutating(node: torch.fx.Node) -> bool:
@@ -694,7 +694,7 @@ def _location(node: torch.fx.Node) -> str:
     return name
 
 
-def _placeholder_value(node: torch.fx.Node, index: int, example) -> Value:
+def _placeholder_value(node: torch.fx.Node, index: int, example, name: Optional[str] = None) -> Value:
     val = node.meta.get("val", example)
     if not isinstance(val, torch.Tensor):
         if isinstance(example, torch.Tensor):
@@ -702,7 +702,7 @@ def _placeholder_value(node: torch.fx.Node, index: int, example) -> Value:
         else:
             raise Reject("non-tensor graph input (%s)" % type(val).__name__)
     shape, dtype = tensor_meta(val)
-    return Value("%%arg%d" % index, shape, dtype, frozenset([index]))
+    return Value("%" + (name or "arg%d" % index), shape, dtype, frozenset([index]))
 
 
 def _returns_fresh(node: torch.fx.Node) -> bool:
@@ -756,8 +756,13 @@ def unsupported_reason(node: torch.fx.Node) -> Optional[str]:
 
 
 def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[Any]] = None,
-              name: str = "main") -> Translation:
-    """Translate an ATen graph (from `to_aten`) into an IR module."""
+              name: str = "main", arg_names: Optional[Sequence[str]] = None,
+              mark_requires_grad: bool = False) -> Translation:
+    """Translate an ATen graph (from `to_aten`) into an IR module. The
+    function's arguments are `%arg<i>`, or `%<arg_names[i]>` (valid SSA
+    names); with `mark_requires_grad`, the example inputs that require grad
+    are declared `aot.requires_grad` (for a module `aot-opt` differentiates
+    as is; compiling for example tensors does not need it)."""
     graph = aten_gm.graph
     live = live_nodes(graph)
     b = Builder()
@@ -766,7 +771,10 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     examples = list(example_inputs) if example_inputs is not None else [None] * len(placeholders)
     if len(examples) != len(placeholders):
         raise ValueError("%d example inputs for %d graph inputs" % (len(examples), len(placeholders)))
+    if arg_names is not None and len(arg_names) != len(placeholders):
+        raise ValueError("%d argument names for %d graph inputs" % (len(arg_names), len(placeholders)))
     args = []
+    grad_attr: List[bool] = []
     for i, (p, ex) in enumerate(zip(placeholders, examples)):
         if not isinstance(ex, torch.Tensor) and isinstance(ex, (int, float, bool)) \
                 and not isinstance(p.meta.get("val"), torch.Tensor):
@@ -775,11 +783,12 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
             b.env[p] = ex
             continue
         try:
-            v = _placeholder_value(p, i, ex)
+            v = _placeholder_value(p, i, ex, arg_names[i] if arg_names is not None else None)
         except Reject as e:
             raise Unsupported(p.name, str(e)) from None
         b.env[p] = v
         args.append(v)
+        grad_attr.append(mark_requires_grad and isinstance(ex, torch.Tensor) and ex.requires_grad)
         if isinstance(ex, torch.Tensor):
             b.arg_offsets[i] = int(ex.storage_offset())
 
@@ -832,9 +841,8 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         else:
             raise Unsupported("output", "unsupported output %r" % (o,))
 
-    # A metadata mutation kills its operand: return the live value of an
-    # argument that was mutated in place (env holds the newest).
-    arg_decl = ", ".join("%s: %s" % (a.name, a.type) for a in args)
+    arg_decl = ", ".join("%s: %s%s" % (a.name, a.type, " {aot.requires_grad}" if g else "")
+                         for a, g in zip(args, grad_attr))
     res_types = [r.type for r in results]
     lines = ["func.func @%s(%s) -> (%s) {" % (name, arg_decl, ", ".join(res_types))]
     lines.extend(b.lines)
@@ -849,7 +857,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         name=name,
         input_types=[a.type for a in args],
         result_types=res_types,
-        input_requires_grad=[bool(e.requires_grad) if isinstance(e, torch.Tensor) else None for e in examples],
+        result_meta=[(tuple(r.shape), r.dtype) for r in results],
     )
 
 

@@ -113,15 +113,6 @@ fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
     })
 }
 
-impl TorchApi {
-    fn dtype_of(&self, py: Python<'_>, e: ElemType) -> &Py<PyAny> {
-        // Every ElemType is in the table (built from the same list).
-        let (d, _) = self.dtypes.iter().find(|(_, k)| *k == e).unwrap_or(&self.dtypes[0]);
-        let _ = py;
-        d
-    }
-}
-
 /// The tensors of one call, bound to runtime tensors: each distinct torch
 /// storage once, each distinct torch object once.
 #[derive(Default)]
@@ -133,16 +124,12 @@ struct Binder {
     storages: Vec<(usize, StorageRef, Py<PyAny>)>,
 }
 
-fn describe(what: &str, i: usize) -> String {
-    format!("{what} {i}")
-}
-
 impl Binder {
     fn bind(&mut self, py: Python<'_>, api: &TorchApi, t: &Bound<'_, PyAny>, what: &str, i: usize) -> PyResult<Tensor> {
         if let Some((_, bound)) = self.objects.iter().find(|(o, _)| o.as_ptr() == t.as_ptr()) {
             return Ok(bound.clone());
         }
-        let name = describe(what, i);
+        let name = format!("{what} {i}");
         if !t.is_instance(api.tensor_type.bind(py))? {
             return Err(PyTypeError::new_err(format!("{name} is a {}, not a torch.Tensor", t.get_type().name()?)));
         }
@@ -247,28 +234,28 @@ impl<'a> Exporter<'a> {
                 continue;
             };
             let s = t.storage();
-            let base = if let Some(owner) = self.binder.owner_of(&s) {
-                owner.bind(py).clone()
-            } else if let Some((_, e)) = self.exported.iter().find(|(e, _)| Rc::ptr_eq(e, &s)) {
-                e.bind(py).clone()
-            } else if uses(&s) == 1 {
+            if self.binder.owner_of(&s).is_none() && self.exported_as(&s).is_none() && uses(&s) == 1 {
                 out.push(Some(dlpack(py, api, &s, &t.sizes(), &t.strides(), t.offset())?.unbind()));
                 continue;
-            } else {
-                let e = self.storage(py, api, &s)?;
-                e.bind(py).clone()
-            };
-            out.push(Some(as_strided(&base, t)?.unbind()));
+            }
+            let base = self.storage(py, api, &s)?;
+            out.push(Some(as_strided(base.bind(py), t)?.unbind()));
         }
         Ok(out)
     }
 
-    /// A 1-D torch tensor over all of `s` (exported once).
+    /// The 1-D torch tensor `s` was exported as in this call, if it was.
+    fn exported_as(&self, s: &StorageRef) -> Option<&Py<PyAny>> {
+        self.exported.iter().find(|(e, _)| Rc::ptr_eq(e, s)).map(|(_, t)| t)
+    }
+
+    /// A 1-D torch tensor over all of `s` (the bound tensor for a storage
+    /// of this call; else exported once).
     fn storage(&mut self, py: Python<'_>, api: &TorchApi, s: &StorageRef) -> PyResult<Py<PyAny>> {
         if let Some(owner) = self.binder.owner_of(s) {
             return Ok(owner.clone_ref(py));
         }
-        if let Some((_, e)) = self.exported.iter().find(|(e, _)| Rc::ptr_eq(e, s)) {
+        if let Some(e) = self.exported_as(s) {
             return Ok(e.clone_ref(py));
         }
         let n = s.len() as i64;
@@ -611,21 +598,6 @@ impl PyAotFunction {
     }
 }
 
-/// The element dtypes aot supports, as torch dtypes.
-#[pyfunction]
-fn supported_dtypes(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
-    let api = torch(py)?;
-    Ok(api.dtypes.iter().map(|(d, _)| d.clone_ref(py)).collect())
-}
-
-/// The torch dtype of an IR element type name (`f32`, `i64`, `i1`, ...).
-#[pyfunction]
-fn torch_dtype(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-    let api = torch(py)?;
-    let e = ElemType::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown element type '{name}'")))?;
-    Ok(api.dtype_of(py, e).clone_ref(py))
-}
-
 #[pymodule]
 fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     aot::init();
@@ -633,8 +605,6 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<PyAotModule>()?;
     m.add_class::<PyAotFunction>()?;
     m.add_class::<PyForwardState>()?;
-    m.add_function(wrap_pyfunction!(supported_dtypes, m)?)?;
-    m.add_function(wrap_pyfunction!(torch_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add("AotError", py.get_type::<AotError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
