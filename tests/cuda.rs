@@ -244,8 +244,18 @@ fn gpu_row_reductions_agree_with_the_host() {
     let w = f32s(&[1000], &ramp(1000, 0.05));
     let b = f32s(&[1000], &ramp(1000, 0.02));
     let args = [x, d, w, b];
-    let (host, _) = run(ROWS, &args, Backend::Cranelift, 0).unwrap();
-    let (dev, _) = run(ROWS, &args, Backend::Cuda, 0).unwrap();
+    agree_with_the_host(ROWS, &args, &[2, 3]);
+}
+
+/// Runs `text` on the host and on the GPU and compares every output:
+/// within float tolerance (NaN where the host has NaN), and exactly for
+/// the outputs listed in `exact` (max and min), except for which NaN a
+/// NaN row gives (the GPU's max/min return the canonical NaN, the host's
+/// the input's).
+fn agree_with_the_host(text: &str, args: &[Tensor], exact: &[usize]) {
+    let (host, _) = run(text, args, Backend::Cranelift, 0).unwrap();
+    let (dev, _) = run(text, args, Backend::Cuda, 0).unwrap();
+    assert_eq!(host.len(), dev.len());
     for (k, (h, g)) in host.iter().zip(&dev).enumerate() {
         let (h, g) = (h.read_f64(), g.read_f64());
         assert_eq!(h.len(), g.len());
@@ -253,14 +263,74 @@ fn gpu_row_reductions_agree_with_the_host() {
             let ok = if p.is_nan() { q.is_nan() } else { (p - q).abs() <= 1e-4 * (1.0 + p.abs()) };
             assert!(ok, "output {k}[{i}]: host {p}, GPU {q}");
         }
-        if k == 2 || k == 3 {
-            // Exact, except for which NaN a NaN row gives (the GPU's
-            // max/min return the canonical NaN, the host's the input's).
+        if exact.contains(&k) {
             let exact =
                 |v: &[f64]| v.iter().map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() }).collect::<Vec<_>>();
             assert_eq!(exact(&h), exact(&g), "max/min of output {k} are exact");
         }
     }
+}
+
+const LONG_ROWS: &str = "func.func @main(%x: tensor<40x5000xf32>, %d: tensor<6x2048xf64>, %w: tensor<5000xf32>, %b: tensor<5000xf32>) -> (tensor<40xf32>, tensor<40x5000xf32>, tensor<40xf32>, tensor<6xf64>, tensor<40x5000xf32>, tensor<f32>, tensor<f64>, tensor<f64>) {
+  %s = tensor.sum %x {dims = [1]} : tensor<40x5000xf32> -> tensor<40xf32>
+  %sm = tensor.softmax %x {dim = 1} : tensor<40x5000xf32>
+  %m = tensor.amax %x {dims = [1]} : tensor<40x5000xf32> -> tensor<40xf32>
+  %dm = tensor.amin %d {dims = [1]} : tensor<6x2048xf64> -> tensor<6xf64>
+  %ln:3 = tensor.layer_norm %x, %w, %b {normalized_ndim = 1} : tensor<40x5000xf32>, tensor<5000xf32>, tensor<5000xf32> -> (tensor<40x5000xf32>, tensor<40x1xf32>, tensor<40x1xf32>)
+  %all = tensor.sum %w {dims = [0]} : tensor<5000xf32> -> tensor<f32>
+  %dmax = tensor.amax %d {dims = [0, 1]} : tensor<6x2048xf64> -> tensor<f64>
+  %dsum = tensor.sum %d {dims = [0, 1]} : tensor<6x2048xf64> -> tensor<f64>
+  return %s, %sm, %m, %dm, %ln#0, %all, %dmax, %dsum : tensor<40xf32>, tensor<40x5000xf32>, tensor<40xf32>, tensor<6xf64>, tensor<40x5000xf32>, tensor<f32>, tensor<f64>, tensor<f64>
+}
+";
+
+/// Long rows (over 1024 elements) are shared by a whole block (warp
+/// shuffles, then the warps' values through shared memory), and full
+/// reductions to one value (nests of loops) run on one block: they agree
+/// with the host as the warp-per-row kernels do, NaN rows included.
+#[test]
+fn gpu_block_reductions_agree_with_the_host() {
+    if !gpu() {
+        return;
+    }
+    let mut xs = ramp(40 * 5000, 0.01);
+    xs[7 * 5000 + 4321] = f32::NAN;
+    let x = f32s(&[40, 5000], &xs);
+    let ds: Vec<f64> = (0..6 * 2048).map(|i| ((i * 131 % 97) as f64 - 48.0) * 0.37).collect();
+    let d = Tensor::from_slice(&ds, &[6, 2048]).unwrap();
+    let w = f32s(&[5000], &ramp(5000, 0.05));
+    let b = f32s(&[5000], &ramp(5000, 0.02));
+    agree_with_the_host(LONG_ROWS, &[x, d, w, b], &[2, 3, 6]);
+}
+
+const ELEMENTWISE_ROWS: &str = "func.func @main(%x: tensor<64x516xf32>, %y: tensor<64x516xf32>, %z: tensor<33x130xf32>, %d: tensor<16x258xf64>) -> (tensor<64x516xf32>, tensor<64x516xi1>, tensor<33x130xf32>, tensor<16x258xf64>, tensor<64x512xf32>) {
+  %a = tensor.mul %x, %y : tensor<64x516xf32>, tensor<64x516xf32> -> tensor<64x516xf32>
+  %b = tensor.tanh %a : tensor<64x516xf32> -> tensor<64x516xf32>
+  %c = tensor.gt %x, %y : tensor<64x516xf32>, tensor<64x516xf32> -> tensor<64x516xi1>
+  %e = tensor.sigmoid %z : tensor<33x130xf32> -> tensor<33x130xf32>
+  %f = tensor.mul %d, %d : tensor<16x258xf64>, tensor<16x258xf64> -> tensor<16x258xf64>
+  %s = view.slice %x {dim = 1, start = 3, end = 515, step = 1} : tensor<64x516xf32> -> tensor<64x512xf32>
+  %g = tensor.neg %s : tensor<64x512xf32> -> tensor<64x512xf32>
+  return %b, %c, %e, %f, %g : tensor<64x516xf32>, tensor<64x516xi1>, tensor<33x130xf32>, tensor<16x258xf64>, tensor<64x512xf32>
+}
+";
+
+/// Elementwise rows run one warp per row; rows whose accesses are
+/// contiguous from an aligned start take 16 bytes per lane at a time
+/// (128-bit loads and stores, then the leftover elements one by one),
+/// the others (rows of 130 floats, a slice starting at element 3) one
+/// element at a time: every path agrees with the host.
+#[test]
+fn gpu_elementwise_rows_agree_with_the_host() {
+    if !gpu() {
+        return;
+    }
+    let x = f32s(&[64, 516], &ramp(64 * 516, 0.03));
+    let y = f32s(&[64, 516], &ramp(64 * 516, -0.02));
+    let z = f32s(&[33, 130], &ramp(33 * 130, 0.1));
+    let ds: Vec<f64> = (0..16 * 258).map(|i| ((i * 37 % 101) as f64 - 50.0) * 0.01).collect();
+    let d = Tensor::from_slice(&ds, &[16, 258]).unwrap();
+    agree_with_the_host(ELEMENTWISE_ROWS, &[x, y, z, d], &[1, 3, 4]);
 }
 
 /// Timings on the GPU against the host, printed (run by hand with
@@ -295,8 +365,8 @@ fn gpu_timings() {
   return %d : tensor<4096x4096xf32>
 }
 ";
-    // Row reductions: one warp per row, and one thread per row
-    // (AOT_CUDA_WARP_ROWS=0), side by side.
+    // Row reductions: one thread, one warp and one block per row
+    // (AOT_CUDA_ROW_THREADS), side by side.
     const SOFTMAX: &str = "func.func @main(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
   %y = tensor.softmax %x {dim = 1} : tensor<4096x4096xf32>
   return %y : tensor<4096x4096xf32>
@@ -309,14 +379,14 @@ fn gpu_timings() {
 ";
     let big = [f32s(&[4096, 4096], &ramp(4096 * 4096, 0.001))];
     for (name, text) in [("softmax4096", SOFTMAX), ("rowsum4096", ROWSUM)] {
-        for warp in ["1", "0"] {
-            std::env::set_var("AOT_CUDA_WARP_ROWS", warp);
+        for threads in ["1", "32", "256"] {
+            std::env::set_var("AOT_CUDA_ROW_THREADS", threads);
             let m = Module::parse(text, "t.mlir").unwrap();
             let mut f = m.compile(None, &big, &Options::inference().with_backend(Backend::Cuda)).unwrap();
             let s = time(&mut f, &big, 10);
-            println!("timing {name} cuda warp_rows={warp}: {:.1} us per call", s * 1e6);
+            println!("timing {name} cuda row_threads={threads}: {:.1} us per call", s * 1e6);
         }
-        std::env::remove_var("AOT_CUDA_WARP_ROWS");
+        std::env::remove_var("AOT_CUDA_ROW_THREADS");
         let m = Module::parse(text, "t.mlir").unwrap();
         let mut f = m.compile(None, &big, &Options::inference().with_backend(Backend::Cranelift)).unwrap();
         println!("timing {name} cranelift: {:.1} us per call", time(&mut f, &big, 5) * 1e6);

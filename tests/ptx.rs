@@ -130,3 +130,107 @@ fn row_reductions_run_one_warp_per_row() {
     let out = ptx(checked, Sm::Sm80);
     assert!(!out.contains("shfl.sync"), "a kernel with a check must not be warp-mapped:\n{out}");
 }
+
+/// Rows of 1024 elements or more are shared by a whole block: each warp
+/// combines its lanes with shuffles, then the warps' values meet in
+/// shared memory between two block barriers (f32 and f64 slots), and the
+/// softmax's store loop ends with a block barrier rather than a warp's.
+/// Shorter rows stay one warp per row.
+#[test]
+fn long_rows_run_one_block_per_row() {
+    let text = "func.func @f(%x: tensor<8x4096xf32>, %d: tensor<3x1024xf64>) -> (tensor<8x4096xf32>, tensor<3xf64>) {
+  %0 = tensor.softmax %x {dim = 1} : tensor<8x4096xf32>
+  %1 = tensor.sum %d {dims = [1]} : tensor<3x1024xf64> -> tensor<3xf64>
+  return %0, %1 : tensor<8x4096xf32>, tensor<3xf64>
+}
+";
+    for sm in Sm::ALL {
+        let out = ptx(text, sm);
+        for needle in [
+            ".shared .align 4 .b8 aot_$_rows_$_f32[32]",
+            ".shared .align 8 .b8 aot_$_rows_$_f64[64]",
+            "st.shared.f32",
+            "st.shared.f64",
+            "%ctaid.x",
+        ] {
+            assert!(out.contains(needle), "no {needle}:\n{out}");
+        }
+        // Two barriers per combined value: softmax's max and sum, the f64 sum.
+        let barriers = out.matches("bar.sync \t0;").count();
+        assert!(barriers > 2 * 3, "{barriers} block barriers:\n{out}");
+        assert!(!out.contains("bar.warp.sync"), "a block's store loop needs a block barrier:\n{out}");
+    }
+    let short = "func.func @f(%x: tensor<8x1023xf32>) -> tensor<8xf32> {
+  %0 = tensor.sum %x {dims = [1]} : tensor<8x1023xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+";
+    let out = ptx(short, Sm::Sm80);
+    assert!(out.contains("shfl.sync.bfly.b32") && !out.contains(".shared"), "rows under 1024 stay per warp:\n{out}");
+}
+
+/// A kernel without a parallel loop that reduces (a sum or a max to one
+/// value, a nest of loops over a matrix) runs on one block: its lanes
+/// split the innermost loop and carry their partial values through the
+/// nest, then combine as a block. Without a reduction it stays on one
+/// thread.
+#[test]
+fn a_full_reduction_runs_on_one_block() {
+    let text = "func.func @f(%x: tensor<64x300xf32>, %d: tensor<5x7x9xf64>) -> (tensor<f32>, tensor<f64>) {
+  %0 = tensor.sum %x {dims = [0, 1]} : tensor<64x300xf32> -> tensor<f32>
+  %1 = tensor.amax %d {dims = [0, 1, 2]} : tensor<5x7x9xf64> -> tensor<f64>
+  return %0, %1 : tensor<f32>, tensor<f64>
+}
+";
+    for sm in Sm::ALL {
+        let out = ptx(text, sm);
+        assert_eq!(out.matches(".visible .entry").count(), 2, "{out}");
+        for needle in ["st.shared.f32", "st.shared.f64", "bar.sync", "setp.nan.f64"] {
+            assert!(out.contains(needle), "no {needle}:\n{out}");
+        }
+        assert!(!out.contains("%ctaid.x"), "one block needs no block index:\n{out}");
+    }
+    // A kernel of one element (no loop at all) keeps one thread: thread
+    // 0 works, the others leave.
+    let scalar = "func.func @f(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = tensor.mul %a, %b : tensor<f32>, tensor<f32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+";
+    let out = ptx(scalar, Sm::Sm80);
+    assert!(out.contains("mul.rn.f32") && !out.contains(".shared") && !out.contains("shfl"), "{out}");
+}
+
+/// Elementwise rows run one warp per row, and where every access runs
+/// along the row contiguously from an aligned start, each lane takes 16
+/// bytes at a time: LLVM merges them into 128-bit loads and stores of
+/// global memory (four f32, two f64). A transposed read (stride 1024
+/// along the row) keeps one element per access.
+#[test]
+fn contiguous_rows_use_128_bit_global_accesses() {
+    let text = "func.func @f(%x: tensor<64x512xf32>, %y: tensor<64x512xf32>, %d: tensor<16x256xf64>) -> (tensor<64x512xf32>, tensor<16x256xf64>) {
+  %0 = tensor.mul %x, %y : tensor<64x512xf32>, tensor<64x512xf32> -> tensor<64x512xf32>
+  %1 = tensor.tanh %0 : tensor<64x512xf32> -> tensor<64x512xf32>
+  %2 = tensor.mul %d, %d : tensor<16x256xf64>, tensor<16x256xf64> -> tensor<16x256xf64>
+  return %1, %2 : tensor<64x512xf32>, tensor<16x256xf64>
+}
+";
+    for sm in Sm::ALL {
+        let out = ptx(text, sm);
+        for needle in ["ld.global.v4.f32", "st.global.v4.f32", "ld.global.v2.f64", "st.global.v2.f64", "bar.warp.sync"]
+        {
+            assert!(out.contains(needle), "no {needle}:\n{out}");
+        }
+        // Unaligned buffers take the element-by-element path.
+        assert!(out.contains("ld.global.f32") && out.contains("st.global.f32"), "{out}");
+        assert!(!out.contains("ld.f32") && !out.contains("st.f32"), "generic accesses:\n{out}");
+    }
+    let transposed = "func.func @f(%x: tensor<1024x64xf32>) -> tensor<64x1024xf32> {
+  %0 = view.t %x : tensor<1024x64xf32> -> tensor<64x1024xf32>
+  %1 = tensor.neg %0 : tensor<64x1024xf32> -> tensor<64x1024xf32>
+  return %1 : tensor<64x1024xf32>
+}
+";
+    let out = ptx(transposed, Sm::Sm80);
+    assert!(!out.contains(".v4.") && out.contains("ld.global.f32"), "{out}");
+}

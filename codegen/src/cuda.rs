@@ -28,10 +28,9 @@ use aot_runtime::cuda::{DeviceMem, Gemm, GemmElem, Gpu, Module};
 use std::ffi::c_void;
 use std::path::PathBuf;
 
-/// Threads per block of a split kernel's launch (a multiple of the warp).
-const BLOCK: u32 = 256;
-/// Threads per iteration of a warp-mapped kernel.
-const WARP_THREADS: i64 = 32;
+/// Threads per block of a split kernel's launch (a multiple of the warp,
+/// and the width of a block that shares one row).
+const BLOCK: u32 = ptx::BLOCK_THREADS;
 /// Resident blocks per multiprocessor a grid-stride launch aims at.
 const BLOCKS_PER_SM: u32 = 16;
 
@@ -86,7 +85,7 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
     let device = CudaDevice {
         gpu,
         module: loaded,
-        warps: module.warps.clone(),
+        threads: module.threads.clone(),
         messages: module.messages.clone(),
         mirrors: Vec::new(),
         constants: Vec::new(),
@@ -116,8 +115,9 @@ struct Mirror {
 pub struct CudaDevice {
     gpu: &'static Gpu,
     module: Module,
-    /// Per kernel: one warp per iteration (`PtxModule::warps`).
-    warps: Vec<bool>,
+    /// Per kernel: threads per iteration of its split loop, or of its only
+    /// block (`PtxModule::threads`).
+    threads: Vec<u32>,
     messages: Vec<String>,
     mirrors: Vec<Mirror>,
     /// Globals' device copies, by host address (globals live as long as
@@ -339,18 +339,21 @@ impl Device for CudaDevice {
         }
         let status = self.status.as_ref().map_or(0, |s| s.ptr()) + (index * 4) as u64;
         let (mut lo, mut hi) = (0i64, 0i64);
+        let per = self.threads.get(index).copied().unwrap_or(1).max(1);
         let (grid, block) = match split {
             Some((l, h, st)) => {
                 (lo, hi) = (*l, *h);
-                // A warp-mapped kernel runs each iteration on a warp.
-                let per = if self.warps.get(index).copied().unwrap_or(false) { WARP_THREADS } else { 1 };
+                // A row-mapped kernel runs each iteration on a warp or on
+                // a whole block (then one block per iteration).
+                let per = i64::from(per);
                 let threads = program::trips(*l, *h, *st).saturating_mul(per);
                 let blocks = (threads / BLOCK as i64 + i64::from(threads % BLOCK as i64 != 0)).max(1);
                 let cap = i64::from(self.gpu.multiprocessors * BLOCKS_PER_SM);
                 (blocks.min(cap) as u32, BLOCK)
             }
-            // No parallel loop: thread 0 does the work.
-            None => (1, 1),
+            // No parallel loop: thread 0 does the work, or one block
+            // shares it (a full reduction).
+            None => (1, per),
         };
         let mut buffers = params;
         let mut status = status;

@@ -84,11 +84,12 @@ pub(super) struct Gen<'a, 'll> {
     flavor: Flavor,
     /// Where a GPU kernel reports a failed check.
     status: Option<PointerValue<'ll>>,
-    /// Inside a warp-mapped loop (`warp_plan`): the plan and this
-    /// thread's lane.
-    warp: Option<(WarpPlan, IntValue<'ll>)>,
-    /// The split loop was emitted one warp per iteration.
-    warp_mapped: bool,
+    /// Inside a row shared by a group of threads (`row_plan`): the plan
+    /// and this thread's lane in the group.
+    row: Option<(RowPlan, IntValue<'ll>)>,
+    /// Threads that share one iteration of the split loop (or, without
+    /// one, the kernel's whole body): 1 when the kernel is not row-mapped.
+    threads: u64,
 }
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
@@ -101,8 +102,9 @@ fn bug(e: impl std::fmt::Display) -> String {
     format!("LLVM code generation failed: {e}")
 }
 
-/// Emits kernel `op` as function `name` of `module`; returns whether its
-/// split loop runs one warp per iteration (GPU kernels, `warp_plan`).
+/// Emits kernel `op` as function `name` of `module`; returns how many
+/// threads share one iteration of its split loop, or its whole body when
+/// it has none (GPU kernels, `row_plan`; 1 when unmapped).
 pub(super) fn emit<'ll>(
     ctx: &Context,
     op: Op,
@@ -111,7 +113,7 @@ pub(super) fn emit<'ll>(
     name: &str,
     target: &Target<'_>,
     messages: &mut Vec<String>,
-) -> Result<bool, Diagnostic> {
+) -> Result<u64, Diagnostic> {
     let ptr = ll.ptr_type(AddressSpace::default());
     let i64t = ll.i64_type();
     let fn_type = match target.flavor {
@@ -147,7 +149,15 @@ pub(super) fn emit<'ll>(
         // argument, as the runtime passes it.
         let slot =
             unsafe { b.build_in_bounds_gep(ptr, buffers, &[i64t.const_int(i as u64, false)], "slot") }.map_err(fail)?;
-        let base = b.build_load(ptr, slot, "buf").map_err(fail)?.into_pointer_value();
+        let mut base = b.build_load(ptr, slot, "buf").map_err(fail)?.into_pointer_value();
+        if target.flavor == Flavor::Ptx {
+            // Every buffer is device global memory (the runtime allocates
+            // it): said to LLVM, loads and stores are `ld.global` and
+            // `st.global` rather than generic accesses the hardware must
+            // resolve.
+            let global = ll.ptr_type(AddressSpace::from(1u16));
+            base = b.build_address_space_cast(base, global, "global").map_err(fail)?;
+        }
         bufs.insert(a, (base, m));
     }
     let (scopes, others) = alias_scopes(ctx, op, ll);
@@ -169,11 +179,19 @@ pub(super) fn emit<'ll>(
         unsigned: r#loop::range::unsigned_divisions(ctx, op),
         flavor: target.flavor,
         status: (target.flavor == Flavor::Ptx).then(|| params[3].into_pointer_value()),
-        warp: None,
-        warp_mapped: false,
+        row: None,
+        threads: 1,
     };
     let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
-    if target.flavor == Flavor::Ptx && g.split.is_none() {
+    let whole = if target.flavor == Flavor::Ptx && g.split.is_none() { row_plan(ctx, body, None) } else { None };
+    if let Some(plan) = whole {
+        // No parallel loop, but a reduction: one group (a block) shares
+        // the whole body, as one row.
+        let tid = g.intrinsic("llvm.nvvm.read.ptx.sreg.tid.x", &[], &[]).map_err(|m| err(ctx, op, m))?;
+        let lane = g.b.build_int_z_extend(tid.into_int_value(), i64t, "lane").map_err(fail)?;
+        g.threads = plan.threads;
+        g.row = Some((plan, lane));
+    } else if target.flavor == Flavor::Ptx && g.split.is_none() {
         // No parallel loop: one thread does the work, the others leave.
         let (id, _) = g.gpu_thread().map_err(|m| err(ctx, op, m))?;
         let first = g.b.build_int_compare(IntPredicate::EQ, id, i64t.const_zero(), "first").map_err(fail)?;
@@ -189,7 +207,7 @@ pub(super) fn emit<'ll>(
         Flavor::Host => g.b.build_return(Some(&ll.i32_type().const_zero())).map_err(fail)?,
         Flavor::Ptx => g.b.build_return(None).map_err(fail)?,
     };
-    Ok(g.warp_mapped)
+    Ok(g.threads)
 }
 
 impl<'a, 'll> Gen<'a, 'll> {
@@ -407,18 +425,27 @@ impl<'a, 'll> Gen<'a, 'll> {
         let (lo, hi) = self.bounds(op)?;
         let step = self.ll.i64_type().const_int(self.ctx.attr_i64(op, "step").unwrap_or(1) as u64, true);
         let split = matches!(self.split, Some((l, _, _)) if l == op);
-        if let Some((plan, lane)) = &self.warp {
+        if let Some((plan, lane)) = &self.row {
             let lane = *lane;
-            if let Some(combiners) = plan.reductions.get(&op).cloned() {
-                return self.warp_reduction(op, (lo, hi, step), lane, &combiners);
+            if let Some((combiners, sliced)) = plan.reductions.get(&op).cloned() {
+                return self.group_reduction(op, (lo, hi, step), lane, &combiners, sliced);
+            }
+            if plan.sliced.contains(&op) {
+                let inits: Vec<V<'ll>> = self.ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
+                let results = self.lane_loop(op, (lo, hi, step), lane, &inits)?;
+                for (&r, v) in self.ctx.results(op).iter().zip(results) {
+                    self.vals.insert(r, v);
+                }
+                return Ok(());
             }
             if plan.stores.contains(&op) {
-                return self.warp_store_loop(op, (lo, hi, step), lane);
+                return self.group_store_loop(op, (lo, hi, step), lane);
             }
         }
         if self.flavor == Flavor::Ptx && split {
-            if let Some(plan) = warp_plan(self.ctx, op) {
-                return self.warp_loop(op, (lo, hi, step), plan);
+            let plan = self.ctx.single_block(op, 0).and_then(|body| row_plan(self.ctx, body, Some(op)));
+            if let Some(plan) = plan {
+                return self.row_loop(op, (lo, hi, step), plan);
             }
         }
         match (self.flavor, jam_lanes(self.ctx, op)) {
@@ -454,48 +481,62 @@ impl<'a, 'll> Gen<'a, 'll> {
         Ok((id, threads))
     }
 
-    /// The split loop of a warp-mapped kernel (`warp_plan`): warp `w` of
-    /// the launch runs iterations `lo + w·step`, striding over the warps;
-    /// its lanes share the planned nested loops.
-    fn warp_loop(
+    /// The split loop of a row-mapped kernel (`row_plan`): group `g` of the
+    /// launch (a warp, or a block) runs iterations `lo + g·step`, striding
+    /// over the groups; its lanes share the planned nested loops. A block
+    /// group is the launch's block, so every thread of a block runs the
+    /// same iterations and reaches the same barriers.
+    fn row_loop(
         &mut self,
         op: Op,
         (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
-        plan: WarpPlan,
+        plan: RowPlan,
     ) -> Result<(), Diagnostic> {
         let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
-        let (id, threads) = self.gpu_thread().map_err(|m| self.err(op, m))?;
         let i64t = self.ll.i64_type();
-        let width = i64t.const_int(WARP, false);
-        let warp = self.b.build_int_unsigned_div(id, width, "warp").map_err(fail)?;
-        let lane = self.b.build_int_unsigned_rem(id, width, "lane").map_err(fail)?;
-        let warps = self.b.build_int_unsigned_div(threads, width, "warps").map_err(fail)?;
-        let offset = self.b.build_int_mul(warp, step, "offset").map_err(fail)?;
+        let (group, lane, groups) = if plan.threads == BLOCK_THREADS {
+            let reg = |r: &str| -> Result<IntValue<'ll>, Diagnostic> {
+                let v =
+                    self.intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{r}"), &[], &[]).map_err(|m| self.err(op, m))?;
+                self.b.build_int_z_extend(v.into_int_value(), i64t, r).map_err(fail)
+            };
+            (reg("ctaid.x")?, reg("tid.x")?, reg("nctaid.x")?)
+        } else {
+            let (id, threads) = self.gpu_thread().map_err(|m| self.err(op, m))?;
+            let width = i64t.const_int(plan.threads, false);
+            let group = self.b.build_int_unsigned_div(id, width, "warp").map_err(fail)?;
+            let lane = self.b.build_int_unsigned_rem(id, width, "lane").map_err(fail)?;
+            let groups = self.b.build_int_unsigned_div(threads, width, "warps").map_err(fail)?;
+            (group, lane, groups)
+        };
+        let offset = self.b.build_int_mul(group, step, "offset").map_err(fail)?;
         let start = self.b.build_int_add(lo, offset, "start").map_err(fail)?;
-        let stride = self.b.build_int_mul(warps, step, "stride").map_err(fail)?;
-        self.warp = Some((plan, lane));
-        self.warp_mapped = true;
+        let stride = self.b.build_int_mul(groups, step, "stride").map_err(fail)?;
+        self.threads = plan.threads;
+        self.row = Some((plan, lane));
         let r = self.plain_loop(op, start, hi, stride);
-        self.warp = None;
+        self.row = None;
         r
     }
 
-    /// A reduction loop shared by a warp's lanes: lane `l` takes iterations
-    /// `lo + l·step` striding by 32 steps from the combiners' identities,
-    /// a butterfly of shuffles combines the lanes (every lane gets the
-    /// result), then the loop's initial values are combined in. The
+    /// A reduction loop shared by a group's lanes: each lane accumulates
+    /// its share of the iterations (lane `l` takes iterations `lo + l·step`
+    /// striding by the group's width; for a nest, those of the innermost
+    /// loop, `sliced` false) from the combiners' identities, the lanes'
+    /// partial values are combined (`group_combine`, every lane getting
+    /// the result), then the loop's initial values are combined in. The
     /// combiners are the kernel's own ops, so float semantics (NaN-
     /// propagating max and min) are the scalar loop's; only the order of
     /// the additions differs.
-    fn warp_reduction(
+    fn group_reduction(
         &mut self,
         op: Op,
         (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
         lane: IntValue<'ll>,
         combiners: &[Op],
+        sliced: bool,
     ) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
-        let (start, stride) = self.lane_slice(op, lo, step, lane)?;
         let inits: Vec<V<'ll>> = ctx.operands(op).map(|v| self.val(op, v)).collect::<Result<_, _>>()?;
         let identities: Vec<V<'ll>> = inits
             .iter()
@@ -511,36 +552,103 @@ impl<'a, 'll> Gen<'a, 'll> {
                 ft.const_float(id).into()
             })
             .collect();
-        let partial = self.body_loop(op, (start, hi, stride), &identities)?;
-        for (k, (&r, mut v)) in ctx.results(op).iter().zip(partial).enumerate() {
+        let partial = if sliced {
+            self.lane_loop(op, (lo, hi, step), lane, &identities)?
+        } else {
+            self.body_loop(op, (lo, hi, step), &identities)?
+        };
+        for (k, (&r, v)) in ctx.results(op).iter().zip(partial).enumerate() {
             let c = combiners[k];
-            for mask in [16u64, 8, 4, 2, 1] {
-                let other = self.shuffle_xor(v, mask).map_err(|m| self.err(op, m))?;
-                v = self.combine(c, v, other)?;
-            }
-            v = self.combine(c, inits[k], v)?;
+            let v = self.group_combine(op, c, v, lane)?;
+            let v = self.combine(c, inits[k], v)?;
             self.vals.insert(r, v);
         }
         Ok(())
     }
 
+    /// The lanes' values `v` combined with `c`, the same bits on every
+    /// lane: a butterfly of shuffles within each warp, then, in a block,
+    /// the warps' values through shared memory, combined by every thread
+    /// in warp order. The barriers around the exchange keep a later
+    /// exchange (the next value, the next row) from overwriting values
+    /// still being read.
+    fn group_combine(&mut self, op: Op, c: Op, mut v: V<'ll>, lane: IntValue<'ll>) -> Result<V<'ll>, Diagnostic> {
+        for mask in [16u64, 8, 4, 2, 1] {
+            let other = self.shuffle_xor(v, mask).map_err(|m| self.err(op, m))?;
+            v = self.combine(c, v, other)?;
+        }
+        if self.group_threads() != BLOCK_THREADS {
+            return Ok(v);
+        }
+        let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
+        let i64t = self.ll.i64_type();
+        let ft = v.into_float_value().get_type();
+        let warps = (BLOCK_THREADS / WARP) as u32;
+        let slots = ft.array_type(warps);
+        let name = if ft == self.ll.f32_type() { "aot.rows.f32" } else { "aot.rows.f64" };
+        let shared = match self.module.get_global(name) {
+            Some(g) => g,
+            None => {
+                let g = self.module.add_global(slots, Some(AddressSpace::from(3u16)), name);
+                g.set_linkage(inkwell::module::Linkage::Internal);
+                g.set_initializer(&slots.get_undef());
+                g
+            }
+        };
+        let base = shared.as_pointer_value();
+        let slot = |g: &Self, w: IntValue<'ll>| -> Result<PointerValue<'ll>, Diagnostic> {
+            // SAFETY (of the GEP): `w` is a warp of the block, below `warps`.
+            unsafe { g.b.build_in_bounds_gep(slots, base, &[i64t.const_zero(), w], "slot") }
+                .map_err(|e| g.err(op, bug(e)))
+        };
+        let width = i64t.const_int(WARP, false);
+        let warp = self.b.build_int_unsigned_div(lane, width, "warp").map_err(fail)?;
+        let first = self.b.build_int_unsigned_rem(lane, width, "lane.in.warp").map_err(fail)?;
+        let first = self.b.build_int_compare(IntPredicate::EQ, first, i64t.const_zero(), "first").map_err(fail)?;
+        let write = self.ll.append_basic_block(self.func, "exchange.write");
+        let joined = self.ll.append_basic_block(self.func, "exchange");
+        self.b.build_conditional_branch(first, write, joined).map_err(fail)?;
+        self.b.position_at_end(write);
+        let p = slot(self, warp)?;
+        self.b.build_store(p, v).map_err(fail)?;
+        self.b.build_unconditional_branch(joined).map_err(fail)?;
+        self.b.position_at_end(joined);
+        self.block_barrier().map_err(|m| self.err(op, m))?;
+        let mut acc: Option<V<'ll>> = None;
+        for w in 0..u64::from(warps) {
+            let p = slot(self, i64t.const_int(w, false))?;
+            let x = self.b.build_load(ft, p, "warp.value").map_err(|e| self.err(op, bug(e)))?;
+            acc = Some(match acc {
+                None => x,
+                Some(a) => self.combine(c, a, x)?,
+            });
+        }
+        self.block_barrier().map_err(|m| self.err(op, m))?;
+        acc.ok_or_else(|| self.err(op, bug("a block without warps")))
+    }
+
+    /// Threads in the current row's group (1 outside one).
+    fn group_threads(&self) -> u64 {
+        self.row.as_ref().map_or(1, |(p, _)| p.threads)
+    }
+
     /// A loop that stores each element once, its iterations split across
-    /// the warp's lanes; the warp then synchronizes (`bar.warp.sync`, which
-    /// orders the lanes' memory accesses) so the next loop may read any
-    /// lane's stores.
-    fn warp_store_loop(
+    /// the group's lanes; the group then synchronizes (`bar.warp.sync` or
+    /// `bar.sync`, which order the lanes' memory accesses) so the next
+    /// loop may read any lane's stores.
+    fn group_store_loop(
         &mut self,
         op: Op,
         (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
         lane: IntValue<'ll>,
     ) -> Result<(), Diagnostic> {
-        let (start, stride) = self.lane_slice(op, lo, step, lane)?;
-        self.plain_loop(op, start, hi, stride)?;
-        self.warp_sync().map_err(|m| self.err(op, m))
+        self.lane_loop(op, (lo, hi, step), lane, &[])?;
+        let sync = if self.group_threads() == BLOCK_THREADS { self.block_barrier() } else { self.warp_sync() };
+        sync.map_err(|m| self.err(op, m))
     }
 
     /// Where lane `lane` starts a loop from `lo` by `step`, and its stride
-    /// (the warp's 32 lanes interleave).
+    /// (the group's lanes interleave).
     fn lane_slice(
         &self,
         op: Op,
@@ -551,9 +659,112 @@ impl<'a, 'll> Gen<'a, 'll> {
         let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
         let offset = self.b.build_int_mul(lane, step, "lane.offset").map_err(fail)?;
         let start = self.b.build_int_add(lo, offset, "lane.start").map_err(fail)?;
-        let width = self.ll.i64_type().const_int(WARP, false);
+        let width = self.ll.i64_type().const_int(self.group_threads(), false);
         let stride = self.b.build_int_mul(step, width, "lane.stride").map_err(fail)?;
         Ok((start, stride))
+    }
+
+    /// Loop `op`'s iterations `lo..hi` by `step` shared by the group's
+    /// lanes, each lane carrying its own values from `inits`; returns them
+    /// after the loop. Where every access of the loop runs along it
+    /// contiguously (`chunk_width`: V elements make 16 bytes) and the
+    /// loop's buffers are 16-byte aligned at run time, each lane takes V
+    /// consecutive iterations at a time: their accesses lie in one aligned
+    /// 16 bytes, which LLVM's load/store vectorizer merges into 128-bit
+    /// loads and stores (`ld.global.v4.f32`). The iterations left over, and
+    /// every iteration when a buffer is not aligned, go one at a time.
+    fn lane_loop(
+        &mut self,
+        op: Op,
+        (lo, hi, step): (IntValue<'ll>, IntValue<'ll>, IntValue<'ll>),
+        lane: IntValue<'ll>,
+        inits: &[V<'ll>],
+    ) -> Result<Vec<V<'ll>>, Diagnostic> {
+        let ctx = self.ctx;
+        let (start, stride) = self.lane_slice(op, lo, step, lane)?;
+        let Some((width, buffers)) = chunk_width(ctx, op) else {
+            return self.body_loop(op, (start, hi, stride), inits);
+        };
+        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        let i64t = self.ll.i64_type();
+        let lower = ctx.attr_i64(op, "lower").unwrap_or(0);
+        let upper = ctx.attr_i64(op, "upper").unwrap_or(0);
+        let chunks_end = i64t.const_int((lower + (upper - lower) / width * width) as u64, true);
+        let mut aligned = self.ll.bool_type().const_all_ones();
+        let mut masked = Vec::with_capacity(buffers.len());
+        for &b in &buffers {
+            let (p, m) = self.bufs.get(&b).cloned().ok_or_else(|| self.err(op, "access to an unknown buffer"))?;
+            let addr = self.b.build_ptr_to_int(p, i64t, "addr").map_err(fail)?;
+            let low = self.b.build_and(addr, i64t.const_int(15, false), "addr.low").map_err(fail)?;
+            let ok =
+                self.b.build_int_compare(IntPredicate::EQ, low, i64t.const_zero(), "addr.aligned").map_err(fail)?;
+            aligned = self.b.build_and(aligned, ok, "aligned").map_err(fail)?;
+            masked.push((b, p, m));
+        }
+        let vector = self.ll.append_basic_block(self.func, "chunks");
+        let scalar = self.ll.append_basic_block(self.func, "one.by.one");
+        let joined = self.ll.append_basic_block(self.func, "chunks.done");
+        self.b.build_conditional_branch(aligned, vector, scalar).map_err(fail)?;
+
+        self.b.position_at_end(vector);
+        // Known aligned now: the masked pointer is the same address, and
+        // tells LLVM so.
+        let ptr_t = masked.first().map(|(_, p, _)| p.get_type()).ok_or_else(|| self.err(op, bug("no buffer")))?;
+        let ptrmask =
+            Intrinsic::find("llvm.ptrmask").ok_or_else(|| self.err(op, "LLVM has no intrinsic llvm.ptrmask"))?;
+        let ptrmask = ptrmask
+            .get_declaration(self.module, &[ptr_t.into(), i64t.into()])
+            .ok_or_else(|| self.err(op, "llvm.ptrmask has no such overload"))?;
+        for (b, p, m) in &masked {
+            let mask = i64t.const_int((-16i64) as u64, true);
+            let call = self.b.build_call(ptrmask, &[(*p).into(), mask.into()], "aligned.buf").map_err(fail)?;
+            let q = call.try_as_basic_value().basic().ok_or_else(|| self.err(op, bug("ptrmask returned nothing")))?;
+            self.bufs.insert(*b, (q.into_pointer_value(), m.clone()));
+        }
+        let w = i64t.const_int(width as u64, false);
+        let chunk_start = self.b.build_int_mul(lane, w, "chunk.offset").map_err(fail)?;
+        let chunk_start = self.b.build_int_add(lo, chunk_start, "chunk.start").map_err(fail)?;
+        let chunk_stride = self.b.build_int_mul(stride, w, "chunk.stride").map_err(fail)?;
+        let body_ir = ctx.single_block(op, 0).ok_or_else(|| self.err(op, "a loop needs a body"))?;
+        let args = ctx.block_args(body_ir).to_vec();
+        let chunked = self.counted_loop(op, (chunk_start, chunks_end, chunk_stride), inits, |g, i, carried| {
+            let mut carried = carried.to_vec();
+            for k in 0..width {
+                let iv =
+                    g.b.build_int_add(i, i64t.const_int(k as u64, false), "iv.k").map_err(|e| g.err(op, bug(e)))?;
+                g.vals.insert(args[0], iv.into());
+                for (j, &c) in carried.iter().enumerate() {
+                    g.vals.insert(args[j + 1], c);
+                }
+                carried = g.region_ops(body_ir)?;
+            }
+            Ok(carried)
+        });
+        for (b, p, m) in masked {
+            self.bufs.insert(b, (p, m));
+        }
+        let chunked = chunked?;
+        let rest = self
+            .b
+            .build_int_add(chunks_end, self.b.build_int_mul(lane, step, "").map_err(fail)?, "rest")
+            .map_err(fail)?;
+        let vector_out = self.body_loop(op, (rest, hi, stride), &chunked)?;
+        let vector_end = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
+        self.b.build_unconditional_branch(joined).map_err(fail)?;
+
+        self.b.position_at_end(scalar);
+        let scalar_out = self.body_loop(op, (start, hi, stride), inits)?;
+        let scalar_end = self.b.get_insert_block().ok_or_else(|| self.err(op, bug("no insertion block")))?;
+        self.b.build_unconditional_branch(joined).map_err(fail)?;
+
+        self.b.position_at_end(joined);
+        let mut out = Vec::with_capacity(inits.len());
+        for (v, s) in vector_out.iter().zip(&scalar_out) {
+            let phi = self.b.build_phi(v.get_type(), "carried").map_err(fail)?;
+            phi.add_incoming(&[(v, vector_end), (s, scalar_end)]);
+            out.push(phi.as_basic_value());
+        }
+        Ok(out)
     }
 
     /// `bar.warp.sync` over the whole warp.
@@ -563,6 +774,16 @@ impl<'a, 'll> Gen<'a, 'll> {
         let f = i.get_declaration(self.module, &[]).ok_or_else(|| format!("{name} has no such overload"))?;
         let all = self.ll.i32_type().const_all_ones();
         self.b.build_call(f, &[all.into()], "").map_err(bug)?;
+        Ok(())
+    }
+
+    /// `bar.sync 0` over the whole block (orders its threads' shared and
+    /// global memory accesses).
+    fn block_barrier(&self) -> Result<(), String> {
+        let name = "llvm.nvvm.barrier0";
+        let i = Intrinsic::find(name).ok_or_else(|| format!("LLVM has no intrinsic {name}"))?;
+        let f = i.get_declaration(self.module, &[]).ok_or_else(|| format!("{name} has no such overload"))?;
+        self.b.build_call(f, &[], "").map_err(bug)?;
         Ok(())
     }
 
@@ -1265,44 +1486,99 @@ fn jam_lanes(ctx: &Context, op: Op) -> Option<usize> {
     (ok && nested && ops <= JAM_MAX_OPS).then_some(if wide { 8 } else { 16 })
 }
 
-/// Threads that share one iteration of a warp-mapped loop.
+/// Lanes of a warp.
 const WARP: u64 = 32;
+/// Threads of every GPU block, and of a group that shares one row when it
+/// is a whole block (`RowPlan::threads`).
+pub(super) const BLOCK_THREADS: u64 = 256;
+/// Rows whose reductions run at least this many iterations are shared by
+/// a block rather than a warp (PyTorch's softmax switches at the same
+/// length).
+const BLOCK_ROW_MIN: i64 = 1024;
 
-/// How a GPU kernel's split loop runs as one warp per iteration: its
-/// nested reduction loops and store loops, whose iterations the 32 lanes
-/// share (see `Gen::warp_reduction`, `Gen::warp_store_loop`).
+/// How the threads of a group (a warp, or a whole block) share one row of
+/// a GPU kernel: the body of its split loop, or the whole body of a kernel
+/// without one (a full reduction). The group's lanes split the planned
+/// loops' iterations between them and combine reductions (see
+/// `Gen::group_reduction`, `Gen::group_store_loop`).
 #[derive(Clone, Debug, Default)]
-struct WarpPlan {
-    /// Reduction loops, with the combiner op of each carried value.
-    reductions: FxHashMap<Op, Vec<Op>>,
+struct RowPlan {
+    /// Reduction loops whose carried values the group combines when they
+    /// end, with the combiner op of each carried value, and whether the
+    /// loop's own iterations are split across the lanes (a flat loop)
+    /// rather than those of its innermost loop (a nest, `reduction_nest`).
+    reductions: FxHashMap<Op, (Vec<Op>, bool)>,
+    /// Innermost loops of reduction nests: split across the lanes, their
+    /// partial values combined by the nest's outermost loop.
+    sliced: FxHashSet<Op>,
     /// Loops without results that store each element once.
     stores: FxHashSet<Op>,
+    /// Threads in the group: `WARP` or `BLOCK_THREADS`.
+    threads: u64,
 }
 
-/// The warp plan of split loop `l`, if it has one: every loop directly in
-/// its body is a reduction (each carried value, an f32 or f64, updated
-/// only as `acc = acc ⊕ x` with ⊕ a float `add`, `max` or `min`, `x` not
-/// depending on a carried value, and nothing stored) or a store loop
-/// (`store_loop_splits`), at least one is a reduction, and the body has no
-/// check (a lane leaving early would break the warp's shuffles), no random
-/// draw and no deeper loop. Everything else in the body runs on every lane
-/// with the same values, so its stores write the same value to the same
-/// element. Rows are then read by 32 lanes side by side (coalesced)
-/// instead of one thread each.
-fn warp_plan(ctx: &Context, l: Op) -> Option<WarpPlan> {
-    // `AOT_CUDA_WARP_ROWS=0`: one thread per row, for measuring the difference.
-    if std::env::var_os("AOT_CUDA_WARP_ROWS").is_some_and(|v| v == "0") {
+/// The row plan of `body` (the body of split loop `split`, or of a kernel
+/// without one), if it has one: every loop directly in it is a reduction
+/// (each carried value, an f32 or f64, updated only as `acc = acc ⊕ x`
+/// with ⊕ a float `add`, `max` or `min`, `x` not depending on a carried
+/// value, and nothing stored), a nest of loops around one
+/// (`reduction_nest`), or a store loop (`store_loop_splits`); at least
+/// one is a reduction, or a store loop of at least a warp's width of
+/// iterations (an elementwise row); and the body has no check (a lane
+/// leaving early would break the group's shuffles and barriers) and no
+/// random draw.
+/// Everything else in the body runs on every lane with the same values,
+/// so its stores write the same value to the same element. Rows are then
+/// read by the lanes side by side (coalesced) instead of one thread each.
+///
+/// The group's lanes meet after each planned loop (the shuffles and
+/// barriers of a reduction, the barrier after a store loop) and nowhere
+/// else, so a lane may run ahead of another between two meetings: no
+/// store there (by the body itself or by a store loop) may reach a buffer
+/// the body loaded since the last meeting, which a lane behind would
+/// then read already written.
+///
+/// A row of a split loop is shared by a warp, or by a block when one of
+/// its split loops runs `BLOCK_ROW_MIN` iterations or more; a kernel
+/// without a split loop runs on one block. `AOT_CUDA_ROW_THREADS` (1, 32
+/// or 256) forces one thread per row (no plan), a warp or a block, for
+/// measuring and for testing both paths on any shapes.
+fn row_plan(ctx: &Context, body: aot_ir::Block, split: Option<Op>) -> Option<RowPlan> {
+    let forced = std::env::var("AOT_CUDA_ROW_THREADS").ok().and_then(|v| v.trim().parse::<u64>().ok());
+    if forced == Some(1) {
         return None;
     }
-    let body = ctx.single_block(l, 0)?;
-    let mut plan = WarpPlan::default();
+    let mut plan = RowPlan::default();
+    let mut longest = 0i64;
+    // Buffers loaded by the body itself since the lanes last met.
+    let mut loaded: FxHashSet<Value> = FxHashSet::default();
     for o in ctx.block_ops(body) {
         match LoopOp::of(ctx, o) {
             None | Some(LoopOp::Assert) | Some(LoopOp::Philox) => return None,
+            Some(LoopOp::Load) => {
+                loaded.insert(buffer_class(ctx, ctx.operand(o, 0)));
+            }
+            Some(LoopOp::Store) if loaded.contains(&buffer_class(ctx, ctx.operand(o, 1))) => return None,
             Some(LoopOp::For) => {
+                let stores_loaded = ctx.single_block(o, 0).is_some_and(|b| {
+                    ctx.block_ops(b).any(|s| {
+                        LoopOp::of(ctx, s) == Some(LoopOp::Store)
+                            && loaded.contains(&buffer_class(ctx, ctx.operand(s, 1)))
+                    })
+                });
+                if stores_loaded {
+                    return None;
+                }
+                loaded.clear();
                 if let Some(c) = reduction_combiners(ctx, o) {
-                    plan.reductions.insert(o, c);
+                    longest = longest.max(trips(ctx, o));
+                    plan.reductions.insert(o, (c, true));
+                } else if let Some((c, inner)) = reduction_nest(ctx, o) {
+                    longest = longest.max(trips(ctx, inner));
+                    plan.reductions.insert(o, (c, false));
+                    plan.sliced.insert(inner);
                 } else if store_loop_splits(ctx, o) {
+                    longest = longest.max(trips(ctx, o));
                     plan.stores.insert(o);
                 } else {
                     return None;
@@ -1311,7 +1587,134 @@ fn warp_plan(ctx: &Context, l: Op) -> Option<WarpPlan> {
             _ => {}
         }
     }
-    (!plan.reductions.is_empty()).then_some(plan)
+    // Rows that only store (elementwise ops) are worth a group when a lane
+    // gets at least one element: the group then reads and writes a row
+    // side by side, coalesced, instead of one thread walking it.
+    if plan.reductions.is_empty() && (plan.stores.is_empty() || longest < WARP as i64) {
+        return None;
+    }
+    plan.threads = match forced {
+        Some(t) if t == WARP || t == BLOCK_THREADS => t,
+        _ if split.is_none() || longest >= BLOCK_ROW_MIN => BLOCK_THREADS,
+        _ => WARP,
+    };
+    Some(plan)
+}
+
+/// The iterations loop `l` runs (its bounds are attributes).
+fn trips(ctx: &Context, l: Op) -> i64 {
+    let at = |k: &str| ctx.attr_i64(l, k).unwrap_or(0);
+    crate::program::trips(at("lower"), at("upper"), ctx.attr_i64(l, "step").unwrap_or(1))
+}
+
+/// Loop `l` as the outermost loop of a reduction nest, if it is one: it
+/// carries values only into one nested loop (its only loop, no check,
+/// draw or store beside it), whose results it yields as they are, and so
+/// on down to a flat reduction loop (`reduction_combiners`). Returns that
+/// loop's combiners and the loop itself. The lanes split the innermost
+/// loop's iterations and carry their partial values through the whole
+/// nest: a sum over every element of a matrix is a nest of two loops.
+fn reduction_nest(ctx: &Context, l: Op) -> Option<(Vec<Op>, Op)> {
+    let mut cur = l;
+    loop {
+        if ctx.num_results(cur) == 0 {
+            return None;
+        }
+        let body = ctx.single_block(cur, 0)?;
+        let carried = &ctx.block_args(body)[1..];
+        let mut inner = None;
+        for o in ctx.block_ops(body) {
+            match LoopOp::of(ctx, o) {
+                None | Some(LoopOp::Assert) | Some(LoopOp::Philox) | Some(LoopOp::Store) => return None,
+                Some(LoopOp::For) if inner.is_some() => return None,
+                Some(LoopOp::For) => inner = Some(o),
+                _ => {}
+            }
+        }
+        let inner = inner?;
+        let yield_op = ctx.block_last_op(body).filter(|&y| LoopOp::of(ctx, y) == Some(LoopOp::Yield))?;
+        let threads_through = ctx.operands(inner).eq(carried.iter().copied())
+            && carried.iter().all(|&a| ctx.num_uses(a) == 1)
+            && ctx.operands(yield_op).eq(ctx.results(inner).iter().copied())
+            && ctx.results(inner).iter().all(|&r| ctx.num_uses(r) == 1);
+        if !threads_through {
+            return None;
+        }
+        if let Some(c) = reduction_combiners(ctx, inner) {
+            return Some((c, inner));
+        }
+        cur = inner;
+    }
+}
+
+/// How many consecutive iterations of loop `l` one lane may take at a
+/// time so that their accesses fill aligned 16-byte pieces (`Gen::
+/// lane_loop`), and the buffers those accesses need aligned: `l` steps
+/// by 1 from a multiple of the width, its body is flat, and every load
+/// and store indexes one dimension by the induction variable itself
+/// (stride 1: contiguous, or stride 0: the same element every time) and
+/// the others by values from outside the loop, with the offset and the
+/// other dimensions' strides multiples of the width. The width is 16
+/// bytes of the smallest element accessed contiguously (2 to 8).
+fn chunk_width(ctx: &Context, l: Op) -> Option<(i64, Vec<Value>)> {
+    if ctx.attr_i64(l, "step").unwrap_or(1) != 1 {
+        return None;
+    }
+    let body = flat_body(ctx, l)?;
+    let iv = ctx.block_args(body)[0];
+    let outside = |v: Value| match ctx.defining_op(v) {
+        Some(d) => !ctx.is_ancestor(l, d),
+        None => ctx.value_block(v).and_then(|b| ctx.block_parent_op(b)).is_some_and(|p| !ctx.is_ancestor(l, p)),
+    };
+    // Per contiguous access: its buffer, the other dimensions' strides and
+    // the offset.
+    let mut contiguous: Vec<(Value, Vec<i64>, i64)> = Vec::new();
+    let mut smallest = 16i64;
+    for o in ctx.block_ops(body) {
+        let (buf, first) = match LoopOp::of(ctx, o) {
+            Some(LoopOp::Load) => (ctx.operand(o, 0), 1),
+            Some(LoopOp::Store) => (ctx.operand(o, 1), 2),
+            _ => continue,
+        };
+        let m = crate::program::memref(ctx, buf)?;
+        let idx: Vec<Value> = ctx.operands(o).skip(first).collect();
+        let (strides, offset) = r#loop::layout(&m);
+        let mut along = None;
+        for (d, &v) in idx.iter().enumerate() {
+            if v == iv {
+                if along.replace(d).is_some() {
+                    return None;
+                }
+            } else if !outside(v) {
+                return None;
+            }
+        }
+        let Some(d) = along else { continue };
+        match strides.get(d).copied() {
+            Some(0) => {}
+            Some(1) => {
+                let others = strides.iter().enumerate().filter(|&(e, _)| e != d).map(|(_, &s)| s).collect();
+                smallest = smallest.min(m.elem.byte_size() as i64);
+                contiguous.push((buf, others, offset));
+            }
+            _ => return None,
+        }
+    }
+    if contiguous.is_empty() {
+        return None;
+    }
+    let width = (16 / smallest.max(1)).clamp(2, 8);
+    let lower = ctx.attr_i64(l, "lower").unwrap_or(0);
+    let upper = ctx.attr_i64(l, "upper").unwrap_or(0);
+    let fits = lower % width == 0
+        && upper - lower >= width
+        && contiguous.iter().all(|(_, others, offset)| offset % width == 0 && others.iter().all(|s| s % width == 0));
+    if !fits {
+        return None;
+    }
+    let mut seen = FxHashSet::default();
+    let buffers: Vec<Value> = contiguous.into_iter().map(|(b, _, _)| b).filter(|&b| seen.insert(b)).collect();
+    Some((width, buffers))
 }
 
 /// The body of loop `l` without nested loops, checks or draws.

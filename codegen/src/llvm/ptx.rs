@@ -14,9 +14,11 @@
 //! Without it, calls into libdevice stay external (`.extern .func`) and the
 //! module assembles only as relocatable code (`ptxas -c`). Launching
 //! belongs to the CUDA runtime. A kernel whose split loop reduces rows
-//! runs one warp per row (`kernel::warp_plan`): lanes read a row side by
-//! side and combine with a butterfly of warp shuffles; `PtxModule::warps`
-//! tells the launcher.
+//! runs one warp per row, or one block per long row (`kernel::row_plan`):
+//! lanes read a row side by side and combine with a butterfly of warp
+//! shuffles, a block's warps then through shared memory; a kernel without
+//! a split loop that reduces (a sum to one value) runs on one block.
+//! `PtxModule::threads` tells the launcher.
 
 use super::kernel::{self, Flavor};
 use crate::program::{self, Step};
@@ -120,15 +122,20 @@ pub fn emit_with(
     Ok(())
 }
 
+/// Threads per block of every launch; a block that shares one row is
+/// exactly one block.
+pub const BLOCK_THREADS: u32 = kernel::BLOCK_THREADS as u32;
+
 /// A lowered function's kernels as one PTX module.
 pub struct PtxModule {
     pub ptx: String,
     /// The entry of each `Step::Kernel` of the host program, in order.
     pub entries: Vec<String>,
-    /// Per entry: whether one warp (32 threads) runs each iteration of its
-    /// split loop (`kernel::warp_plan`), so a launch wants 32 threads per
-    /// iteration rather than one.
-    pub warps: Vec<bool>,
+    /// Per entry: how many threads share one iteration of its split loop
+    /// (`kernel::row_plan`: 1, a warp of 32, or a block of
+    /// [`BLOCK_THREADS`]), or, for an entry without one, the size of its
+    /// only block (1, or a block sharing a full reduction).
+    pub threads: Vec<u32>,
     /// Messages of the failed-check codes (code k is `messages[k - 1]`).
     pub messages: Vec<String>,
 }
@@ -159,11 +166,12 @@ pub fn compile(
     let target = kernel::Target { cpu: sm.name(), features: PTX_ISA, flavor: Flavor::Ptx };
     let mut messages = Vec::new();
     let mut entries = Vec::new();
-    let mut warps = Vec::new();
+    let mut threads = Vec::new();
     for step in &program.steps {
         let Step::Kernel { op, name, .. } = step else { continue };
         let entry = entry_name(name, entries.len());
-        warps.push(kernel::emit(ctx, *op, &ll, &module, &entry, &target, &mut messages)?);
+        let per = kernel::emit(ctx, *op, &ll, &module, &entry, &target, &mut messages)?;
+        threads.push(u32::try_from(per).map_err(|_| fail(format!("{per} threads per row")))?);
         entries.push(entry);
     }
     module.verify().map_err(|e| fail(format!("LLVM rejected the generated GPU kernels: {e}")))?;
@@ -176,5 +184,5 @@ pub fn compile(
     let ptx = machine
         .write_to_memory_buffer(&module, FileType::Assembly)
         .map_err(|e| fail(format!("LLVM could not generate PTX: {e}")))?;
-    Ok(PtxModule { ptx: String::from_utf8_lossy(ptx.as_slice()).into_owned(), entries, warps, messages })
+    Ok(PtxModule { ptx: String::from_utf8_lossy(ptx.as_slice()).into_owned(), entries, threads, messages })
 }

@@ -145,17 +145,24 @@ fn read_input(path: &str) -> Result<(String, String), String> {
     }
 }
 
+/// Writes `text` to standard output: an error (not print!'s panic) when
+/// the reader has gone (`| head`).
+fn write_stdout(text: &str) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|e| format!("could not write output: {e}"))
+}
+
 fn run(args: &Args) -> Result<bool, String> {
     if args.list_passes {
-        print!("{}", pass::render_pass_list());
+        write_stdout(&pass::render_pass_list())?;
         return Ok(true);
     }
     if args.generate_pass_docs {
-        print!("{}", pass::render_pass_docs());
+        write_stdout(&pass::render_pass_docs())?;
         return Ok(true);
     }
     if args.generate_op_docs {
-        print!("{}", aot::dialects::docs::render_op_docs());
+        write_stdout(&aot::dialects::docs::render_op_docs())?;
         return Ok(true);
     }
     let emit = emit_kind(&args.emit, &args.backend, &args.gpu_arch)?;
@@ -277,9 +284,7 @@ fn run(args: &Args) -> Result<bool, String> {
         out_text.push('\n');
     }
     if args.output == "-" {
-        let mut stdout = std::io::stdout().lock();
-        stdout.write_all(out_text.as_bytes()).map_err(|e| format!("could not write output: {e}"))?;
-        stdout.flush().map_err(|e| format!("could not write output: {e}"))?;
+        write_stdout(&out_text)?;
     } else {
         std::fs::write(&args.output, out_text).map_err(|e| format!("could not write '{}': {e}", args.output))?;
     }

@@ -11,6 +11,7 @@ use aot::run::json::{parse_tangents, InputSpec, TangentSpec};
 use aot::run::{fd, read_inputs, run_eager_calls, subclass, Calls, RunError};
 use clap::{Parser as _, ValueEnum};
 use serde_json::Value as Json;
+use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -270,7 +271,13 @@ fn run(args: &Args) -> Result<(), RunError> {
         Some(path) => {
             std::fs::write(path, text).map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?
         }
-        None => print!("{text}"),
+        // Not print!, which panics when the reader has gone (`| head`).
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| RunError::input(format!("could not write the output: {e}")))?
+        }
     }
     Ok(())
 }
