@@ -1,12 +1,13 @@
 """torch.compile(backend="aot") against eager PyTorch and torch.compile
 (Inductor), side by side in one process: training steps per second of an
-MLP, nn.TransformerEncoderLayer (dropout 0.1) and a GPT-2-style block,
+MLP, nn.TransformerEncoderLayer (dropout 0.1), a GPT-2-style block and a
+small residual CNN (convolutions, batch norm and pooling; `--models cnn`),
 the first call (compile time), and the per-call overhead of the Python
 boundary on a tiny graph (aot through torch.compile, aot's own call, and
 AOTAutograd through torch.compile(backend="aot_eager")).
 
     py=test/.venv/bin/python   # a Python with torch and aot_torch installed
-    $py bench/pytorch/torch_compile.py [--steps 30] [--models mlp,encoder,gpt2] [--no-inductor]
+    $py bench/pytorch/torch_compile.py [--steps 30] [--models mlp,encoder,gpt2,cnn] [--no-inductor]
 
 Prints one table per measure (medians of timed steps after warm-up).
 """
@@ -27,7 +28,7 @@ import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python", "tests"))
 import aot_torch  # noqa: E402
-from models import GPT2Block, MLP, encoder_layer, gpt_loss  # noqa: E402
+from models import GPT2Block, MLP, ResNetish, encoder_layer, gpt_loss  # noqa: E402
 
 
 def models():
@@ -39,6 +40,8 @@ def models():
                     torch.randn(16, 64, 128, generator=g), F.mse_loss),
         "gpt2": (lambda: GPT2Block(vocab=512, ctx=64, d=128, nh=4, dropout=0.1),
                  torch.randint(0, 512, (16, 64), generator=g), torch.randint(0, 512, (16, 64), generator=g), gpt_loss),
+        "cnn": (lambda: ResNetish(c=32, classes=10), torch.randn(32, 3, 32, 32, generator=g),
+                torch.randint(0, 10, (32,), generator=g), F.cross_entropy),
     }
 
 

@@ -874,10 +874,25 @@ def _reject_offset():
     raise Reject("as_strided without storage_offset of a view (its offset is not known statically)")
 
 
+def _fresh_layout_agrees(b: Builder, x: Value, arg) -> None:
+    """A fresh IR value is contiguous from offset 0; the traced tensor it
+    stands for may not be (an eager op that keeps its input's memory
+    format, channels-last say). as_strided addresses the storage, so its
+    sizes and strides mean the same thing in both only when the layouts
+    agree."""
+    if x.name not in b.fresh_values or not isinstance(arg, torch.fx.Node):
+        return
+    t = arg.meta.get("val")
+    if isinstance(t, torch.Tensor) and (not t.is_contiguous() or t.storage_offset() != 0):
+        raise Reject("as_strided of a result PyTorch laid out with strides %s (the IR's is contiguous)"
+                     % (tuple(t.stride()),))
+
+
 @_reg(aten.as_strided.default)
 def _as_strided(b, node, a):
     shape, dtype = out_meta(node)
     x = b.value(a["self"])
+    _fresh_layout_agrees(b, x, a["self"])
     attrs = {"size": list(a["size"]), "stride": list(a["stride"]),
              "offset": _storage_offset(b, x, a.get("storage_offset"))}
     return b.op1("view.as_strided", [x], attrs, shape, dtype, roots=x.roots)

@@ -155,6 +155,15 @@ class _Variant:
                     outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
         else:
             outs = self.fn(tensors)
+        # A fresh result PyTorch lays out otherwise (channels-last, a
+        # transposed elementwise result) gets eager's strides: code after
+        # the region (a view, as_strided, a stride check) sees what it
+        # would see in eager.
+        for k, st in enumerate(self.translation.result_strides):
+            o = outs[k]
+            if st is not None and self.aliases[k] is None and isinstance(o, torch.Tensor) and o.stride() != st:
+                laid = torch.empty_strided(o.shape, st, dtype=o.dtype)
+                outs[k] = laid.copy_(o)
         result = []
         for kind, v in self.translation.outputs:
             result.append(outs[v] if kind == "tensor" else v)

@@ -26,6 +26,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 import torch.fx
 
+from . import conv
+
 aten = torch.ops.aten
 prims = torch.ops.prims
 
@@ -491,6 +493,7 @@ def _build_decompositions():
     table[aten._native_batch_norm_legit_no_training.default] = _bn_legit_no_training
     table[aten.dropout.default] = _dropout
     table[aten.dropout_.default] = _dropout_
+    table.update(conv.decompositions())
     return table
 
 
@@ -604,6 +607,12 @@ class Translation:
     result_types: List[str] = field(default_factory=list)
     # (shape, dtype) of each result of the IR function.
     result_meta: List[Tuple[Tuple[int, ...], torch.dtype]] = field(default_factory=list)
+    # Per result: the strides PyTorch gives it when they are not the
+    # contiguous ones (an op that keeps its input's memory format,
+    # `x.t() * 2`), else None. The IR's fresh results are contiguous; the
+    # backend restrides such a result so that code after the region sees
+    # eager's layout.
+    result_strides: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
 
 
 def _is_mutating(node: torch.fx.Node) -> bool:
@@ -822,6 +831,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     outs = output_node.args[0] if output_node is not None else ()
     flat = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     results: List[Value] = []
+    strides: List[Optional[Tuple[int, ...]]] = []
     index_of: Dict[torch.fx.Node, int] = {}
     descr: List[Tuple[str, Any]] = []
     for o in flat:
@@ -831,6 +841,9 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                 if o not in index_of:
                     index_of[o] = len(results)
                     results.append(v)
+                    t = o.meta.get("val")
+                    laid_out = isinstance(t, torch.Tensor) and not t.is_contiguous() and t.numel() > 1
+                    strides.append(tuple(t.stride()) if laid_out else None)
                 descr.append(("tensor", index_of[o]))
             elif isinstance(v, (int, float, bool)) or v is None:
                 descr.append(("const", v))
@@ -858,6 +871,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         input_types=[a.type for a in args],
         result_types=res_types,
         result_meta=[(tuple(r.shape), r.dtype) for r in results],
+        result_strides=strides,
     )
 
 

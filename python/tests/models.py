@@ -1,6 +1,6 @@
 """Models the tests and benchmarks train: an MLP, a GPT-2-style decoder
-block, and builders for the other cases (nn.TransformerEncoderLayer with
-dropout, batch norm in train mode). Sizes are small so that a CPU run of
+block, a small residual CNN, and builders for the other cases
+(nn.TransformerEncoderLayer with dropout, batch norm in train mode). Sizes are small so that a CPU run of
 20 optimizer steps takes a fraction of a second."""
 
 import math
@@ -66,6 +66,32 @@ class GPT2Block(nn.Module):
         return self.lnf(x) @ self.wte.weight.t()
 
 
+class ResNetish(nn.Module):
+    """A small image classifier with the layers of a ResNet: a padded
+    convolution, batch norm, ReLU and max pooling; a residual block of two
+    convolutions (one depthwise, grouped); a strided, dilated convolution
+    without bias; average pooling with ceil_mode and a global average pool
+    into a linear head."""
+
+    def __init__(self, c=8, classes=5):
+        super().__init__()
+        self.stem = nn.Conv2d(3, c, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.pool = nn.MaxPool2d(2)
+        self.dw = nn.Conv2d(c, c, 3, padding=1, groups=c)
+        self.pw = nn.Conv2d(c, c, 1)
+        self.bn2 = nn.BatchNorm2d(c)
+        self.down = nn.Conv2d(c, 2 * c, 3, stride=2, padding=2, dilation=2, bias=False)
+        self.avg = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+        self.head = nn.Linear(2 * c, classes)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.bn1(self.stem(x))))
+        x = F.relu(x + self.bn2(self.pw(F.relu(self.dw(x)))))
+        x = self.avg(torch.tanh(self.down(x)))
+        return self.head(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
 def encoder_layer(dropout=0.1, d=32, nh=4, ff=64):
     return nn.TransformerEncoderLayer(d, nh, ff, dropout=dropout, batch_first=True)
 
@@ -88,4 +114,6 @@ def cases(batch=4):
         ("gpt2", GPT2Block, torch.randint(0, 64, (batch, 16), generator=g),
          torch.randint(0, 64, (batch, 16), generator=g), gpt_loss),
         ("batchnorm", batchnorm_net, torch.randn(32, 8, generator=g), torch.randn(32, 2, generator=g), F.mse_loss),
+        ("cnn", ResNetish, torch.randn(batch, 3, 16, 16, generator=g),
+         torch.randint(0, 5, (batch,), generator=g), F.cross_entropy),
     ]

@@ -1,0 +1,256 @@
+"""Convolution and pooling written with ops the IR has: decompositions that
+`fx_ir.to_aten` applies while tracing.
+
+A convolution reads, for every output position, a window of the padded
+input. All windows are one `as_strided` view of it, [N, C, *out, *kernel];
+copied out as columns [C·kernel, N·out] they meet the weight in one matrix
+product per group (the im2col method, as PyTorch's own CPU fallback). The
+backward is the joint pass's derivative of those ops: the columns'
+gradient is scattered back through `as_strided`, adding where windows
+overlap.
+
+Max pooling takes each window's first largest element with `argmax` and
+`gather`, so its gradient reaches that element alone (PyTorch's rule, where
+`amax` would split it among ties); padding is -inf. Average pooling sums
+each window over zero padding and divides by PyTorch's per-window divisor.
+
+Each function works for 1, 2 and 3 spatial dimensions and returns
+`NotImplemented` for what it does not cover (a transposed convolution, an
+adaptive pool whose sizes do not divide), which leaves the ATen op in the
+graph: the translator then names it and the region runs in PyTorch.
+Shapes, strides and offsets are concrete here (real tracing), so the
+windows' `as_strided` is exact for the traced layout.
+"""
+import math
+from typing import List, Sequence
+
+import torch
+
+aten = torch.ops.aten
+
+
+def _expand(v, k: int) -> List[int]:
+    """An int or a sequence of 1 or k ints as k ints (PyTorch's rule)."""
+    if isinstance(v, int):
+        return [v] * k
+    v = [int(x) for x in v]
+    return v * k if len(v) == 1 else v
+
+
+def _windows(x: torch.Tensor, out: Sequence[int], kernel: Sequence[int],
+             stride: Sequence[int], dilation: Sequence[int]) -> torch.Tensor:
+    """The [N, C, *out, *kernel] view of x's windows (x [N, C, *spatial],
+    already padded)."""
+    k = len(kernel)
+    st = x.stride()
+    size = list(x.shape[:2]) + list(out) + list(kernel)
+    strides = [st[0], st[1]] + [st[2 + i] * stride[i] for i in range(k)] \
+        + [st[2 + i] * dilation[i] for i in range(k)]
+    return aten.as_strided.default(x, size, strides, x.storage_offset())
+
+
+def _pad(x: torch.Tensor, before: Sequence[int], after: Sequence[int], value: float) -> torch.Tensor:
+    """x padded, as a fresh contiguous tensor (also without padding): the
+    windows' `as_strided` addresses its storage, which then has the same
+    layout in PyTorch and in the IR (a fresh IR value is contiguous; an
+    input or a view of one could have another layout or offset, and
+    PyTorch's padding keeps a channels-last input's memory format)."""
+    if any(before) or any(after):
+        pads: List[int] = []
+        for b, a in zip(reversed(list(before)), reversed(list(after))):
+            pads += [int(b), int(a)]
+        x = aten.constant_pad_nd.default(x, pads, value)
+        if x.is_contiguous():
+            return x
+    return aten.clone.default(x, memory_format=torch.contiguous_format)
+
+
+def _eager_format(y: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
+    """y in the memory format PyTorch's kernel gives its result: channels-
+    last for a channels-last (4-d or 5-d) input, else contiguous. The IR
+    computes a contiguous value either way; the traced layout tells the
+    backend which strides eager's result has (`Translation.result_strides`)."""
+    for fmt, rank in ((torch.channels_last, 4), (torch.channels_last_3d, 5)):
+        if input.dim() == rank and not input.is_contiguous() and input.is_contiguous(memory_format=fmt):
+            return aten.clone.default(y, memory_format=fmt)
+    return y
+
+
+def _batched(x: torch.Tensor, k: int):
+    """x with a batch dimension (unbatched inputs have k + 1 dims), and
+    whether one was added."""
+    if x.dim() == k + 1:
+        return aten.unsqueeze.default(x, 0), True
+    return x, False
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if transposed or weight.dim() < 3 or input.dim() != weight.dim():
+        return NotImplemented
+    if input.dtype != weight.dtype or not input.dtype.is_floating_point:
+        return NotImplemented
+    k = weight.dim() - 2
+    stride, padding, dilation = _expand(stride, k), _expand(padding, k), _expand(dilation, k)
+    kernel = list(weight.shape[2:])
+    n, c = input.shape[:2]
+    o = weight.shape[0]
+    g = int(groups)
+    if g < 1 or c % g or o % g or weight.shape[1] != c // g:
+        return NotImplemented
+    spatial = input.shape[2:]
+    out = [(spatial[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(k)]
+    if any(s <= 0 for s in out) or n == 0:
+        return NotImplemented
+    x = _pad(input, padding, padding, 0.0)
+    win = _windows(x, out, kernel, stride, dilation)
+    # Columns [C, *kernel, N, *out]: one row per (channel, kernel offset),
+    # one column per output position.
+    perm = [1] + list(range(2 + k, 2 + 2 * k)) + [0] + list(range(2, 2 + k))
+    cols = aten.clone.default(aten.permute.default(win, perm), memory_format=torch.contiguous_format)
+    cg, per_kernel, positions = c // g, math.prod(kernel), n * math.prod(out)
+    cols = aten.view.default(cols, [g, cg * per_kernel, positions])
+    w = aten.view.default(aten.clone.default(weight, memory_format=torch.contiguous_format)
+                          if not weight.is_contiguous() else weight, [g, o // g, cg * per_kernel])
+    y = aten.bmm.default(w, cols)
+    # [O, N, *out] back to [N, O, *out], contiguous as PyTorch returns it.
+    y = aten.view.default(y, [o, n] + out)
+    y = aten.permute.default(y, [1, 0] + list(range(2, 2 + k)))
+    y = aten.clone.default(y, memory_format=torch.contiguous_format)
+    if bias is not None:
+        y = aten.add.Tensor(y, aten.view.default(bias, [1, o] + [1] * k))
+    return _eager_format(y, input)
+
+
+def _pool_out(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling output size (`pooling_output_shape`)."""
+    span = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = span // stride + 1
+    # The last window must start inside the input or its left padding.
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, k):
+    kernel = _expand(kernel_size, k)
+    empty = stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)
+    stride = kernel if empty else _expand(stride, k)
+    padding, dilation = _expand(padding, k), _expand(dilation, k)
+    spatial = x.shape[2:]
+    out = [_pool_out(spatial[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(k)]
+    # Right padding that the last window reaches beyond the left-padded input.
+    after = [max(0, (out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 - spatial[i] - padding[i])
+             for i in range(k)]
+    return kernel, stride, padding, dilation, out, after
+
+
+def _max_pool(k, input, kernel_size, stride, padding, dilation, ceil_mode):
+    if not input.dtype.is_floating_point:
+        return NotImplemented
+    x, added = _batched(input, k)
+    kernel, stride, padding, dilation, out, after = _pool_geometry(
+        x, kernel_size, stride, padding, dilation, ceil_mode, k)
+    if any(s <= 0 for s in out) or any(2 * p > kk for p, kk in zip(padding, kernel)):
+        return NotImplemented
+    xp = _pad(x, padding, after, -math.inf)
+    win = _windows(xp, out, kernel, stride, dilation)
+    n, c = x.shape[:2]
+    flat = aten.view.default(aten.clone.default(win, memory_format=torch.contiguous_format),
+                             [n, c] + out + [math.prod(kernel)])
+    pick = aten.argmax.default(flat, -1, True)
+    val = aten.squeeze.dim(aten.gather.default(flat, -1, pick), -1)
+    # The flat index in the input's spatial dims, as PyTorch's indices:
+    # the window's first element plus the picked offset inside it (both
+    # constants of the geometry, the latter looked up by the pick).
+    pick = aten.squeeze.dim(pick, -1)
+    spatial = list(x.shape[2:])
+    place = [math.prod(spatial[i + 1:]) for i in range(k)]
+    offsets = []
+    for j in range(math.prod(kernel)):
+        rest, off = j, 0
+        for i in reversed(range(k)):
+            off += (rest % kernel[i]) * dilation[i] * place[i]
+            rest //= kernel[i]
+        offsets.append(off)
+    firsts = [0]
+    for i in range(k):
+        firsts = [f + (o * stride[i] - padding[i]) * place[i] for f in firsts for o in range(out[i])]
+    table = torch.tensor(offsets, dtype=torch.int64)
+    first = torch.tensor(firsts, dtype=torch.int64).view(out)
+    index = aten.add.Tensor(aten.index.Tensor(table, [pick]), first)
+    if added:
+        val, index = aten.squeeze.dim(val, 0), aten.squeeze.dim(index, 0)
+    return _eager_format(val, input), _eager_format(index, input)
+
+
+def _avg_pool(k, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if not input.dtype.is_floating_point:
+        return NotImplemented
+    x, added = _batched(input, k)
+    kernel, stride, padding, _, out, after = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode, k)
+    if any(s <= 0 for s in out) or any(2 * p > kk for p, kk in zip(padding, kernel)):
+        return NotImplemented
+    xp = _pad(x, padding, after, 0.0)
+    win = _windows(xp, out, kernel, stride, [1] * k)
+    total = aten.sum.dim_IntList(win, list(range(2 + k, 2 + 2 * k)))
+    if divisor_override:
+        y = aten.div.Tensor(total, float(divisor_override))
+    else:
+        # PyTorch's divisor per window: its extent inside the padded input
+        # (count_include_pad) or inside the input.
+        extents = []
+        for i in range(k):
+            size = x.shape[2 + i]
+            ext = []
+            for o in range(out[i]):
+                start = o * stride[i] - padding[i]
+                end = min(start + kernel[i], size + padding[i])
+                if not count_include_pad:
+                    start, end = max(start, 0), min(end, size)
+                ext.append(end - start)
+            extents.append(ext)
+        counts = [1]
+        for ext in extents:
+            counts = [c * e for c in counts for e in ext]
+        divisor = torch.tensor(counts, dtype=x.dtype).view(out)
+        y = aten.div.Tensor(total, divisor)
+    return _eager_format(aten.squeeze.dim(y, 0) if added else y, input)
+
+
+def _adaptive_avg_pool(k, input, output_size):
+    x, added = _batched(input, k)
+    size = _expand(output_size, k)
+    spatial = x.shape[2:]
+    if any(s is None for s in size):
+        size = [spatial[i] if size[i] is None else size[i] for i in range(k)]
+    if any(o <= 0 or spatial[i] % o for i, o in enumerate(size)):
+        return NotImplemented
+    kernel = [spatial[i] // size[i] for i in range(k)]
+    y = _avg_pool(k, x, kernel, kernel, 0, False, True, None)
+    return aten.squeeze.dim(y, 0) if added else y
+
+
+def decompositions():
+    """The table entries: ATen overload -> decomposition."""
+    table = {aten.convolution.default: convolution}
+    for k, name in ((1, "1d"), (2, "2d"), (3, "3d")):
+        mp = getattr(aten, "max_pool%s_with_indices" % name, None)
+        if mp is not None:
+            table[mp.default] = (lambda kk: lambda x, ks, st=(), pad=0, dil=1, ceil=False:
+                                 _max_pool(kk, x, ks, st, pad, dil, ceil))(k)
+        plain = getattr(aten, "max_pool%s" % name, None)
+        if plain is not None:
+            def plain_pool(x, ks, st=(), pad=0, dil=1, ceil=False, kk=k):
+                r = _max_pool(kk, x, ks, st, pad, dil, ceil)
+                return r if r is NotImplemented else r[0]
+            table[plain.default] = plain_pool
+        ap = getattr(aten, "avg_pool%s" % name, None)
+        if ap is not None:
+            def avg(x, ks, st=(), pad=0, ceil=False, include=True, divisor=None, kk=k):
+                return _avg_pool(kk, x, ks, st, pad, ceil, include, divisor)
+            table[ap.default] = avg
+        for ad in ("adaptive_avg_pool%s" % name, "_adaptive_avg_pool%s" % name):
+            op = getattr(aten, ad, None)
+            if op is not None:
+                table[op.default] = (lambda kk: lambda x, size: _adaptive_avg_pool(kk, x, size))(k)
+    return table

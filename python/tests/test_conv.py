@@ -1,0 +1,156 @@
+"""Convolutions and pooling through torch.compile(backend="aot") against
+eager PyTorch (aot_torch.conv writes them with ops the IR has): outputs,
+pooling indices and the gradients of the input and the weights, over
+1, 2 and 3 spatial dimensions, strides, padding, dilation, groups,
+ceil_mode, unbatched and channels-last inputs; ties in max pooling send
+the gradient to the first largest element, as PyTorch does; what the
+decompositions do not cover runs in PyTorch with a warning."""
+
+import logging
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from aot_torch.backend import stats
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _compare(fn, *inputs, exact=False, fallback=False):
+    """Runs fn eagerly and compiled on copies of inputs that require grad;
+    compares the outputs and every input's gradient (of a fixed random
+    cotangent), and that aot ran everything (or, with `fallback`, that a
+    region ran in PyTorch)."""
+    before = dict(stats)
+    leaves = [[t.detach().clone().requires_grad_(t.is_floating_point()) for t in inputs] for _ in range(2)]
+    want = fn(*leaves[0])
+    got = torch.compile(fn, backend="aot")(*leaves[1])
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    tol = dict(rtol=0, atol=0) if exact else dict(rtol=1e-5, atol=1e-5)
+    for w, g in zip(want, got):
+        torch.testing.assert_close(g, w, **tol)
+    g = torch.Generator().manual_seed(3)
+    floats = [w for w in want if w.is_floating_point()]
+    cot = [torch.randn(w.shape, generator=g) for w in floats]
+    torch.autograd.backward(floats, cot)
+    torch.autograd.backward([x for x in got if x.is_floating_point()], cot)
+    for a, b in zip(leaves[0], leaves[1]):
+        if a.requires_grad:
+            torch.testing.assert_close(b.grad, a.grad, **tol)
+    if fallback:
+        assert stats["fallback_regions"] + stats["fallback_ops"] > \
+            before.get("fallback_regions", 0) + before.get("fallback_ops", 0)
+    else:
+        assert stats["compiled"] > before.get("compiled", 0)
+        assert stats["fallback_regions"] == before.get("fallback_regions", 0), "aot ran every region"
+        assert stats["fallback_ops"] == before.get("fallback_ops", 0), "aot ran every op"
+
+
+def _randn(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+CONVS = [
+    ("conv1d_stride_dilation_groups", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1, dilation=2, groups=2),
+     (2, 4, 17), (6, 2, 3)),
+    ("conv2d_padding_same", lambda x, w, b: F.conv2d(x, w, b, padding="same"), (2, 3, 9, 8), (4, 3, 3, 2)),
+    ("conv2d_asymmetric_stride", lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=(0, 2)),
+     (1, 2, 7, 6), (3, 2, 2, 3)),
+    ("conv2d_depthwise", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4), (2, 4, 6, 6), (8, 1, 3, 3)),
+    ("conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=(1, 2, 1), padding=1), (1, 2, 4, 5, 4), (3, 2, 3, 3, 2)),
+    ("conv2d_unbatched", lambda x, w, b: F.conv2d(x, w, b, padding=1), (3, 5, 5), (2, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("case", CONVS, ids=[c[0] for c in CONVS])
+def test_convolution_and_its_gradients_match_eager(case):
+    _, fn, xs, ws = case
+    _compare(fn, _randn(*xs), _randn(*ws, seed=1), _randn(ws[0], seed=2))
+
+
+def test_channels_last_input():
+    x = _randn(2, 3, 6, 7).contiguous(memory_format=torch.channels_last)
+    _compare(lambda x, w: F.conv2d(x, w, padding=1), x, _randn(4, 3, 3, 3, seed=1))
+
+
+POOLS = [
+    ("max_pool2d_indices", lambda x: F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True), (2, 3, 9, 8)),
+    ("max_pool2d_ceil_dilation", lambda x: F.max_pool2d(x, 2, stride=2, dilation=2, ceil_mode=True), (1, 2, 9, 9)),
+    ("max_pool1d_indices_ceil", lambda x: F.max_pool1d(x, 3, stride=2, padding=1, ceil_mode=True,
+                                                         return_indices=True), (2, 3, 10)),
+    ("max_pool3d", lambda x: F.max_pool3d(x, 2), (1, 2, 4, 6, 4)),
+    ("max_pool2d_unbatched", lambda x: F.max_pool2d(x, 2), (3, 6, 6)),
+    ("avg_pool2d_exclude_pad_ceil", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True,
+                                                            count_include_pad=False), (2, 3, 8, 9)),
+    ("avg_pool2d_include_pad_ceil", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True), (1, 2, 8, 8)),
+    ("avg_pool2d_divisor", lambda x: F.avg_pool2d(x, 2, divisor_override=3), (1, 2, 6, 6)),
+    ("avg_pool1d", lambda x: F.avg_pool1d(x, 4, stride=3, padding=2), (2, 3, 11)),
+    ("avg_pool3d", lambda x: F.avg_pool3d(x, 2, stride=1, count_include_pad=False, padding=1), (1, 2, 3, 4, 3)),
+    ("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, (2, 3)), (2, 3, 8, 9)),
+    ("adaptive_avg_pool2d_global", lambda x: F.adaptive_avg_pool2d(x, 1), (2, 3, 5, 7)),
+    ("adaptive_avg_pool1d", lambda x: F.adaptive_avg_pool1d(x, 4), (2, 3, 12)),
+]
+
+
+@pytest.mark.parametrize("case", POOLS, ids=[c[0] for c in POOLS])
+def test_pooling_and_its_gradients_match_eager(case):
+    _, fn, xs = case
+    _compare(fn, _randn(*xs))
+
+
+def test_max_pool_ties_send_the_gradient_to_the_first_largest():
+    # After a ReLU most windows hold several zeros (and some repeated
+    # values): PyTorch's gradient goes to the first largest element of
+    # each window, not split among them as amax's would be.
+    x = torch.tensor([[[[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.5],
+                        [2.0, -1.0, 3.0, 3.0], [2.0, 2.0, 3.0, 3.0]]]])
+    _compare(lambda x: F.max_pool2d(F.relu(x), 2, return_indices=True), x, exact=True)
+    _compare(lambda x: F.max_pool2d(x, 2, stride=1), x, exact=True)
+
+
+def test_what_is_not_covered_runs_in_pytorch(caplog):
+    # A transposed convolution and an adaptive pool whose sizes do not
+    # divide keep their ATen ops: the translator names them, and PyTorch
+    # runs them.
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        _compare(lambda x, w: F.conv_transpose2d(x, w, stride=2), _randn(1, 2, 4, 4), _randn(2, 3, 3, 3, seed=1),
+                 fallback=True)
+        _compare(lambda x: F.adaptive_avg_pool2d(x, 3), _randn(1, 2, 7, 7), fallback=True)
+    assert "convolution" in caplog.text and "adaptive_avg_pool2d" in caplog.text, caplog.text
+
+
+def test_as_strided_of_a_channels_last_result_runs_in_pytorch():
+    # Eager keeps the channels-last layout through `x * 2`; the IR's fresh
+    # value is contiguous, so the same as_strided would read other
+    # elements: the translator refuses it (the region runs in PyTorch)
+    # rather than answer wrongly.
+    x = _randn(2, 3, 4, 4).contiguous(memory_format=torch.channels_last)
+    _compare(lambda x: (x * 2).as_strided((2, 3, 2, 2), (48, 1, 24, 6)), x, fallback=True)
+
+
+@pytest.mark.parametrize("fmt", ["channels_last", "transposed"])
+def test_results_keep_eager_strides(fmt):
+    # The IR's results are contiguous; where PyTorch lays a result out
+    # otherwise (a convolution or pooling of a channels-last input keeps
+    # its memory format, an elementwise op on a transposed tensor keeps the
+    # transposition) the backend returns eager's strides.
+    if fmt == "channels_last":
+        x = _randn(2, 3, 6, 6).contiguous(memory_format=torch.channels_last)
+        w = _randn(4, 3, 3, 3, seed=1)
+        fn = lambda x, w: (F.conv2d(x, w, padding=1), F.max_pool2d(x, 2), F.avg_pool2d(x, 2))
+        inputs = (x, w)
+    else:
+        fn = lambda x: (x.t() * 2,)
+        inputs = (_randn(5, 3),)
+    want = fn(*inputs)
+    got = torch.compile(fn, backend="aot")(*inputs)
+    for a, b in zip(want, got):
+        assert a.stride() == b.stride()
+        torch.testing.assert_close(b, a)
