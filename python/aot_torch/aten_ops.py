@@ -612,17 +612,68 @@ def _matmul(irname: str, x="self", y="mat2"):
     return fn
 
 
-ATEN_TO_IR[aten.mm.default] = _matmul("tensor.mm")
+def _mm(b, node, a):
+    r = _as_linear(b, node, a["self"], a["mat2"])
+    if r is not None:
+        return r
+    shape, dtype = out_meta(node)
+    return b.op1("tensor.mm", [b.value(a["self"]), b.value(a["mat2"])], None, shape, dtype)
+
+
+ATEN_TO_IR[aten.mm.default] = _mm
 ATEN_TO_IR[aten.bmm.default] = _matmul("tensor.bmm")
 ATEN_TO_IR[aten.matmul.default] = _matmul("tensor.matmul", "self", "other")
 ATEN_TO_IR[aten.mv.default] = _matmul("tensor.matmul", "self", "vec")
 ATEN_TO_IR[aten.dot.default] = _matmul("tensor.matmul", "self", "tensor")
 
 
+def _transposed_weight(arg):
+    """The 2-d tensor `arg` transposes (`aten.t`, `transpose(0, 1)`,
+    `permute([1, 0])`: how make_fx writes F.linear's weight), if it does."""
+    if not isinstance(arg, torch.fx.Node) or arg.op != "call_function":
+        return None
+    src = arg.args[0] if arg.args else None
+    val = src.meta.get("val") if isinstance(src, torch.fx.Node) else None
+    if not isinstance(val, torch.Tensor) or val.dim() != 2:
+        return None
+    t = arg.target
+    if t is aten.t.default:
+        return src
+    if t is aten.transpose.int and sorted(d % 2 for d in arg.args[1:3]) == [0, 1]:
+        return src
+    if t is aten.permute.default and [d % 2 for d in arg.args[1]] == [1, 0]:
+        return src
+    return None
+
+
+def _as_linear(b, node, x, y, bias=None):
+    """`x @ t(w) (+ bias)` as `tensor.linear(x, w, bias)`, when `y` is a
+    transposed 2-d weight: F.linear, which make_fx writes as t + addmm (or
+    mm). The linear op's derivative computes the weight's gradient in the
+    weight's own layout (dyᵀ·x), where the mm's gives it transposed and the
+    result needs a copy."""
+    w = _transposed_weight(y)
+    # (A node checked alone has only its own operands bound.)
+    if w is None or not isinstance(b.env.get(w), Value):
+        return None
+    shape, dtype = out_meta(node)
+    ops = [b.value(x), b.value(w)]
+    if bias is not None:
+        bv = b.value(bias)
+        if bv.shape != (shape[-1],) or bv.dtype != dtype:
+            return None
+        ops.append(bv)
+    return b.op1("tensor.linear", ops, None, shape, dtype)
+
+
 def _addmm(irname: str):
     def fn(b, node, a):
         shape, dtype = out_meta(node)
         x, y = (a["mat1"], a["mat2"]) if "mat1" in a else (a["batch1"], a["batch2"])
+        if irname == "tensor.mm" and a.get("alpha", 1) == 1 and a.get("beta", 1) == 1:
+            r = _as_linear(b, node, x, y, a["self"])
+            if r is not None:
+                return r
         r = b.op1(irname, [b.value(x), b.value(y)], None, shape, dtype)
         alpha, beta = a.get("alpha", 1), a.get("beta", 1)
         if alpha != 1:

@@ -245,6 +245,28 @@ def test_mlp_mse():
     check(step, x, y, grad=True)
 
 
+def test_linear_layers_are_linear_ops():
+    # make_fx writes F.linear as t(w) + addmm (or mm without a bias, also
+    # through a 3-d input's view); the translator gives tensor.linear, whose
+    # derivative computes the weight's gradient in the weight's layout. A
+    # product whose second operand is not a transposed weight, or whose
+    # bias is a matrix, stays a matrix product.
+    torch.manual_seed(2)
+    lin = nn.Linear(8, 6)
+    head = nn.Linear(6, 3, bias=False)
+    w = torch.randn(6, 5, requires_grad=True)
+    x = torch.randn(2, 4, 8)
+
+    def step(x, w):
+        h = head(torch.tanh(lin(x)))
+        other = torch.addmm(torch.ones(4, 5), x[0, :, :6], w)
+        return h.sum(), other
+
+    tr = check(step, x, w, grad=True)
+    assert tr.text.count('"tensor.linear"') == 2, tr.text
+    assert '"tensor.mm"' in tr.text, tr.text
+
+
 def test_mlp_cross_entropy():
     torch.manual_seed(1)
     m = MLP()
