@@ -2,24 +2,28 @@
 `fx_ir.to_aten` applies while tracing.
 
 A convolution reads, for every output position, a window of the padded
-input. All windows are one `as_strided` view of it, [N, C, *out, *kernel];
-copied out as columns [C·kernel, N·out] they meet the weight in one matrix
-product per group (the im2col method, as PyTorch's own CPU fallback). The
-backward is the joint pass's derivative of those ops: the columns'
-gradient is scattered back through `as_strided`, adding where windows
-overlap.
+input. For each offset inside the kernel, the elements at that offset of
+every window form one strided slice of the input ([N, C, *out]); stacked,
+the slices are the columns [C·kernel, N·out] that meet the weight in one
+matrix product per group (the im2col method, as PyTorch's own CPU
+fallback). The backward is the joint pass's derivative of those ops: each
+slice's gradient is written back into a zero tensor of the input's shape
+(a strided, parallel copy) and the kernel offsets' contributions add up,
+which is where overlapping windows meet. (One `as_strided` view of all
+windows would read the same elements, but its derivative scatters with an
+index per element, on one thread: 2.5 times slower for a small CNN.)
 
-Max pooling takes each window's first largest element with `argmax` and
-`gather`, so its gradient reaches that element alone (PyTorch's rule, where
-`amax` would split it among ties); padding is -inf. Average pooling sums
+Max pooling walks the kernel offsets' slices with `where`, taking an
+element when it is larger than the best so far or NaN, as PyTorch's kernel
+does: the same value, the same index, and a gradient that reaches the
+chosen element alone (where `amax` would split it among ties); padding is
+-inf. Average pooling sums
 each window over zero padding and divides by PyTorch's per-window divisor.
 
 Each function works for 1, 2 and 3 spatial dimensions and returns
 `NotImplemented` for what it does not cover (a transposed convolution, an
 adaptive pool whose sizes do not divide), which leaves the ATen op in the
 graph: the translator then names it and the region runs in PyTorch.
-Shapes, strides and offsets are concrete here (real tracing), so the
-windows' `as_strided` is exact for the traced layout.
 """
 import math
 from typing import List, Sequence
@@ -37,32 +41,38 @@ def _expand(v, k: int) -> List[int]:
     return v * k if len(v) == 1 else v
 
 
-def _windows(x: torch.Tensor, out: Sequence[int], kernel: Sequence[int],
-             stride: Sequence[int], dilation: Sequence[int]) -> torch.Tensor:
-    """The [N, C, *out, *kernel] view of x's windows (x [N, C, *spatial],
-    already padded)."""
+def _slices(x: torch.Tensor, out: Sequence[int], kernel: Sequence[int],
+             stride: Sequence[int], dilation: Sequence[int]) -> List[torch.Tensor]:
+    """Per kernel offset (in the kernel's row-major order), the [N, C, *out]
+    strided slice of x (x [N, C, *spatial], already padded) that holds
+    every window's element at that offset."""
     k = len(kernel)
-    st = x.stride()
-    size = list(x.shape[:2]) + list(out) + list(kernel)
-    strides = [st[0], st[1]] + [st[2 + i] * stride[i] for i in range(k)] \
-        + [st[2 + i] * dilation[i] for i in range(k)]
-    return aten.as_strided.default(x, size, strides, x.storage_offset())
+    slices = []
+    for j in range(math.prod(kernel)):
+        v, rest = x, j
+        at = []
+        for i in reversed(range(k)):
+            at.append(rest % kernel[i])
+            rest //= kernel[i]
+        for i, a in enumerate(reversed(at)):
+            start = a * dilation[i]
+            v = aten.slice.Tensor(v, 2 + i, start, start + stride[i] * (out[i] - 1) + 1, stride[i])
+        slices.append(v)
+    return slices
+
+
+def _windows(x, out, kernel, stride, dilation, dim: int) -> torch.Tensor:
+    """x's windows: the slices stacked at `dim` (of [N, C, *out])."""
+    return aten.stack.default(_slices(x, out, kernel, stride, dilation), dim)
 
 
 def _pad(x: torch.Tensor, before: Sequence[int], after: Sequence[int], value: float) -> torch.Tensor:
-    """x padded, as a fresh contiguous tensor (also without padding): the
-    windows' `as_strided` addresses its storage, which then has the same
-    layout in PyTorch and in the IR (a fresh IR value is contiguous; an
-    input or a view of one could have another layout or offset, and
-    PyTorch's padding keeps a channels-last input's memory format)."""
-    if any(before) or any(after):
-        pads: List[int] = []
-        for b, a in zip(reversed(list(before)), reversed(list(after))):
-            pads += [int(b), int(a)]
-        x = aten.constant_pad_nd.default(x, pads, value)
-        if x.is_contiguous():
-            return x
-    return aten.clone.default(x, memory_format=torch.contiguous_format)
+    if not any(before) and not any(after):
+        return x
+    pads: List[int] = []
+    for b, a in zip(reversed(list(before)), reversed(list(after))):
+        pads += [int(b), int(a)]
+    return aten.constant_pad_nd.default(x, pads, value)
 
 
 def _eager_format(y: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
@@ -102,10 +112,10 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if any(s <= 0 for s in out) or n == 0:
         return NotImplemented
     x = _pad(input, padding, padding, 0.0)
-    win = _windows(x, out, kernel, stride, dilation)
-    # Columns [C, *kernel, N, *out]: one row per (channel, kernel offset),
+    win = _windows(x, out, kernel, stride, dilation, 2)
+    # Columns [C, kernel, N, *out]: one row per (channel, kernel offset),
     # one column per output position.
-    perm = [1] + list(range(2 + k, 2 + 2 * k)) + [0] + list(range(2, 2 + k))
+    perm = [1, 2, 0] + list(range(3, 3 + k))
     cols = aten.clone.default(aten.permute.default(win, perm), memory_format=torch.contiguous_format)
     cg, per_kernel, positions = c // g, math.prod(kernel), n * math.prod(out)
     cols = aten.view.default(cols, [g, cg * per_kernel, positions])
@@ -153,31 +163,33 @@ def _max_pool(k, input, kernel_size, stride, padding, dilation, ceil_mode):
     if any(s <= 0 for s in out) or any(2 * p > kk for p, kk in zip(padding, kernel)):
         return NotImplemented
     xp = _pad(x, padding, after, -math.inf)
-    win = _windows(xp, out, kernel, stride, dilation)
-    n, c = x.shape[:2]
-    flat = aten.view.default(aten.clone.default(win, memory_format=torch.contiguous_format),
-                             [n, c] + out + [math.prod(kernel)])
-    pick = aten.argmax.default(flat, -1, True)
-    val = aten.squeeze.dim(aten.gather.default(flat, -1, pick), -1)
-    # The flat index in the input's spatial dims, as PyTorch's indices:
-    # the window's first element plus the picked offset inside it (both
-    # constants of the geometry, the latter looked up by the pick).
-    pick = aten.squeeze.dim(pick, -1)
+    # PyTorch's kernel walks each window in order and takes an element
+    # when `x > best or isnan(x)`: the first largest, or the last NaN. The
+    # same walk over the kernel offsets' slices, with `where`, gives the
+    # same value, index and gradient (where's derivative routes it to the
+    # chosen element alone), elementwise and in parallel.
     spatial = list(x.shape[2:])
     place = [math.prod(spatial[i + 1:]) for i in range(k)]
-    offsets = []
-    for j in range(math.prod(kernel)):
+    best, offset = None, None
+    for j, v in enumerate(_slices(xp, out, kernel, stride, dilation)):
         rest, off = j, 0
         for i in reversed(range(k)):
             off += (rest % kernel[i]) * dilation[i] * place[i]
             rest //= kernel[i]
-        offsets.append(off)
+        if best is None:
+            best, offset = v, aten.full.default(list(v.shape), off, dtype=torch.int64)
+            continue
+        take = aten.logical_or.default(aten.gt.Tensor(v, best), aten.isnan.default(v))
+        best = aten.where.self(take, v, best)
+        offset = aten.where.ScalarSelf(take, off, offset)
+    val = best
+    # The flat index in the input's spatial dims, as PyTorch's indices:
+    # the window's first element plus the chosen offset inside it.
     firsts = [0]
     for i in range(k):
         firsts = [f + (o * stride[i] - padding[i]) * place[i] for f in firsts for o in range(out[i])]
-    table = torch.tensor(offsets, dtype=torch.int64)
     first = torch.tensor(firsts, dtype=torch.int64).view(out)
-    index = aten.add.Tensor(aten.index.Tensor(table, [pick]), first)
+    index = aten.add.Tensor(offset, first)
     if added:
         val, index = aten.squeeze.dim(val, 0), aten.squeeze.dim(index, 0)
     return _eager_format(val, input), _eager_format(index, input)
@@ -191,8 +203,7 @@ def _avg_pool(k, input, kernel_size, stride, padding, ceil_mode, count_include_p
     if any(s <= 0 for s in out) or any(2 * p > kk for p, kk in zip(padding, kernel)):
         return NotImplemented
     xp = _pad(x, padding, after, 0.0)
-    win = _windows(xp, out, kernel, stride, [1] * k)
-    total = aten.sum.dim_IntList(win, list(range(2 + k, 2 + 2 * k)))
+    total = aten.sum.dim_IntList(_windows(xp, out, kernel, stride, [1] * k, -1), [-1])
     if divisor_override:
         y = aten.div.Tensor(total, float(divisor_override))
     else:

@@ -33,7 +33,7 @@ def _compare(fn, *inputs, exact=False, fallback=False):
     got = torch.compile(fn, backend="aot")(*leaves[1])
     want = want if isinstance(want, tuple) else (want,)
     got = got if isinstance(got, tuple) else (got,)
-    tol = dict(rtol=0, atol=0) if exact else dict(rtol=1e-5, atol=1e-5)
+    tol = dict(rtol=0, atol=0, equal_nan=True) if exact else dict(rtol=1e-5, atol=1e-5)
     for w, g in zip(want, got):
         torch.testing.assert_close(g, w, **tol)
     g = torch.Generator().manual_seed(3)
@@ -113,6 +113,15 @@ def test_max_pool_ties_send_the_gradient_to_the_first_largest():
                         [2.0, -1.0, 3.0, 3.0], [2.0, 2.0, 3.0, 3.0]]]])
     _compare(lambda x: F.max_pool2d(F.relu(x), 2, return_indices=True), x, exact=True)
     _compare(lambda x: F.max_pool2d(x, 2, stride=1), x, exact=True)
+
+
+def test_max_pool_nan_is_taken_as_pytorch_takes_it():
+    # PyTorch takes an element when it is larger than the best so far or
+    # NaN: a window's value is NaN, its index (and gradient) the last NaN's.
+    nan = float("nan")
+    x = torch.tensor([[[[nan, 1.0, 2.0, nan], [3.0, nan, 0.5, 0.25],
+                        [1.0, 2.0, 3.0, 4.0], [nan, nan, nan, nan]]]])
+    _compare(lambda x: F.max_pool2d(x, 2, return_indices=True), x, exact=True)
 
 
 def test_what_is_not_covered_runs_in_pytorch(caplog):
