@@ -507,6 +507,15 @@ def _std_mean(b, node, a):
     return [s, m]
 
 
+@_reg(aten.cumsum.default)
+def _cumsum(b, node, a):
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    if a.get("dtype") is not None:
+        x = b.cast(x, a["dtype"])
+    return b.op1("tensor.cumsum", [x], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
+
+
 @_reg(aten.argmax.default)
 def _argmax(b, node, a):
     shape, _ = out_meta(node)

@@ -267,6 +267,20 @@ def test_linear_layers_are_linear_ops():
     assert '"tensor.mm"' in tr.text, tr.text
 
 
+def test_cumsum():
+    # Running sums with their gradient (the reversed running sum of the
+    # cotangent), PyTorch's int64 sums of a mask (position ids) and a dtype
+    # argument.
+    x = torch.randn(3, 5, requires_grad=True)
+    m = torch.tensor([[1, 1, 0, 1, 1], [0, 1, 1, 1, 0], [1, 0, 0, 0, 1]], dtype=torch.bool)
+
+    def f(x, m):
+        return torch.cumsum(x, 1).sigmoid().sum(), m.long().cumsum(-1) - 1, torch.cumsum(x, 0, dtype=torch.float64)
+
+    tr = check(f, x, m, grad=True)
+    assert tr.text.count('"tensor.cumsum"') == 3, tr.text
+
+
 def test_mlp_cross_entropy():
     torch.manual_seed(1)
     m = MLP()

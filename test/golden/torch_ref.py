@@ -656,6 +656,13 @@ def _argmax(ops, attrs, rtypes):
     return torch.argmax(ops[0], dim=attrs.get("dim"), keepdim=_flag(attrs, "keepdim"))
 
 
+def _cumsum(ops, attrs, rtypes):
+    x, d = ops[0], attrs["dim"]
+    if not _flag(attrs, "reverse") or x.dim() == 0:
+        return torch.cumsum(x, d)
+    return torch.flip(torch.cumsum(torch.flip(x, [d]), d), [d])
+
+
 def _layer_norm(ops, attrs, rtypes):
     x = ops[0]
     n = attrs["normalized_ndim"]
@@ -800,6 +807,7 @@ OPS = {
     "tensor.amin": _reduce(_amin),
     "tensor.var": _var,
     "tensor.argmax": _argmax,
+    "tensor.cumsum": _cumsum,
     "tensor.softmax": lambda ops, a, r: torch.softmax(ops[0], a["dim"]),
     "tensor.log_softmax": lambda ops, a, r: torch.log_softmax(ops[0], a["dim"]),
     "tensor.layer_norm": _layer_norm,

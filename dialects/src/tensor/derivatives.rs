@@ -429,6 +429,24 @@ fn dim_attr(c: &VjpCtx<'_, '_>, rank: usize) -> Result<i64, Diagnostic> {
     Ok(crate::shape::norm_dim(d, rank, 0).map_err(|m| c.err(m))? as i64)
 }
 
+pub fn cumsum(c: &mut VjpCtx<'_, '_>) -> R {
+    // Each input element feeds the outputs after it (before it, reversed):
+    // its gradient is the running sum of g the other way.
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let g = c.g()?;
+    let d = c.attrs().i64("dim").ok_or_else(|| c.err("missing 'dim'"))?;
+    let dim = c.rw.i64_attr(d);
+    let r = if c.attrs().flag("reverse") {
+        c.op1("tensor.cumsum", &[g], &[("dim", dim)])?
+    } else {
+        let rev = c.rw.unit_attr();
+        c.op1("tensor.cumsum", &[g], &[("dim", dim), ("reverse", rev)])?
+    };
+    Ok(c.grads([Some(r)]))
+}
+
 pub fn softmax(c: &mut VjpCtx<'_, '_>) -> R {
     // y (g - Σ g y)
     if !c.need(0) {

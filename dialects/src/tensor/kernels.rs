@@ -449,6 +449,43 @@ fn softmax_impl(k: &mut KernelCtx<'_>, log: bool) -> KernelResult {
     out1(k.new_f64(x.dtype(), &shape, &out))
 }
 
+pub fn cumsum(k: &mut KernelCtx<'_>) -> KernelResult {
+    let x = k.input(0);
+    let shape = x.sizes();
+    let lanes: Vec<i64> = if shape.is_empty() { vec![1] } else { shape.to_vec() };
+    let dim = norm_dim(k.attr_i64("dim")?, lanes.len(), 0)?;
+    let reverse = k.attr_flag("reverse");
+    let order = |lane: &[usize]| -> Vec<usize> {
+        if reverse {
+            lane.iter().rev().copied().collect()
+        } else {
+            lane.to_vec()
+        }
+    };
+    if x.dtype().is_float() {
+        let v = x.read_f64();
+        let mut out = vec![0.0; v.len()];
+        for_each_lane(&lanes, dim, |lane| {
+            let mut acc = 0.0;
+            for i in order(lane) {
+                acc += v[i];
+                out[i] = acc;
+            }
+        });
+        return out1(k.new_f64(x.dtype(), &shape, &out));
+    }
+    let v = x.read_i64();
+    let mut out = vec![0i64; v.len()];
+    for_each_lane(&lanes, dim, |lane| {
+        let mut acc = 0i64;
+        for i in order(lane) {
+            acc = acc.wrapping_add(v[i]);
+            out[i] = acc;
+        }
+    });
+    out1(k.new_i64(ElemType::I64, &shape, &out))
+}
+
 pub fn softmax(k: &mut KernelCtx<'_>) -> KernelResult {
     softmax_impl(k, false)
 }

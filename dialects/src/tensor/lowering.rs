@@ -539,6 +539,50 @@ pub fn argmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     })
 }
 
+// ----- cumsum -----
+
+pub fn cumsum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let x = lc.operand(0)?;
+    let xt = lc.operand_type(0)?;
+    let rt = lc.result_type(0)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    // A 0-d tensor is one lane of one element.
+    let shape: Vec<i64> = if xt.shape.is_empty() { vec![1] } else { xt.shape.to_vec() };
+    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, shape.len(), 0)?;
+    let reverse = lc.attrs().flag("reverse");
+    // PyTorch's CPU kernel accumulates f32 in f64 and rounds each partial
+    // sum (halves in f32, integers in i64).
+    let acc = match rt.elem {
+        ElemType::F32 | ElemType::F64 => ElemType::F64,
+        e => compute_elem(e),
+    };
+    let zero_d = xt.shape.is_empty();
+    let outer: Vec<i64> = shape.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &n)| n).collect();
+    let len = shape[dim];
+    lc.kernel("cumsum", &[x, out], &mut |s, a| {
+        s.nest(&outer, true, &mut |s, ivs| {
+            let zero = s.constant(0.0, acc);
+            let last = s.index(len - 1);
+            s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+                let j = if reverse { s.bin(Binary::Sub, last, j)? } else { j };
+                let mut idx = ivs.to_vec();
+                idx.insert(dim, j);
+                if zero_d {
+                    idx.clear();
+                }
+                let v = s.load(a[0], &idx)?;
+                let v = convert(s, v, acc)?;
+                let sum = s.add(c[0], v)?;
+                s.store_as(sum, a[1], &idx)?;
+                Ok(vec![sum])
+            })?;
+            Ok(())
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
 // ----- softmax and layer_norm -----
 
 fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {

@@ -232,6 +232,15 @@ fn infer_softmax(ic: &InferCtx<'_>) -> InferResult {
     one(t.shape.clone(), t.elem)
 }
 
+fn infer_cumsum(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    // A 0-d tensor is one lane (PyTorch accepts dim 0 or -1).
+    norm_dim(attr_i64(ic, "dim")?, t.rank().max(1), 0)?;
+    // PyTorch sums integers and bools in int64.
+    let elem = if t.elem.is_float() { t.elem } else { ElemType::I64 };
+    one(t.shape.clone(), elem)
+}
+
 fn infer_layer_norm(ic: &InferCtx<'_>) -> InferResult {
     let x = operand_tensor(ic, 0)?;
     require_float(x.elem, "layer_norm")?;
@@ -554,6 +563,8 @@ const CMP: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE]);
 const REDUCE_ATTRS: &[AttrSpec] =
     &[AttrSpec::optional("dims", AttrKind::I64List), AttrSpec::optional("keepdim", AttrKind::Flag)];
 const DIM: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64)];
+const CUMSUM_ATTRS: &[AttrSpec] =
+    &[AttrSpec::required("dim", AttrKind::I64), AttrSpec::optional("reverse", AttrKind::Flag)];
 const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
 // Typed handles of the ops other layers build or test for.
@@ -1048,6 +1059,18 @@ op!(
     Some(infer_argmax),
     k::argmax,
     lower = &Lower(l::argmax)
+);
+op!(
+    "tensor.cumsum",
+    "Running sum along dim (`reverse`: from the end); integers and bools sum in i64",
+    PD,
+    ONE,
+    ONE,
+    CUMSUM_ATTRS,
+    Some(infer_cumsum),
+    k::cumsum,
+    vjp = d::cumsum,
+    lower = &Lower(l::cumsum)
 );
 op!(
     "tensor.softmax",

@@ -152,6 +152,22 @@ func.func @argmax_dim(%x: tensor<2x3xf32>) {
 
 // -----
 
+func.func @cumsum_dim(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{'tensor.cumsum' op dimension 2 is out of range for a tensor of rank 2}}
+  %0 = tensor.cumsum %x {dim = 2} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @cumsum_int_result(%x: tensor<3xi32>) {
+  // expected-error@+1 {{'tensor.cumsum' op inferred type(s) 'tensor<3xi64>' are incompatible with return type(s) of operation 'tensor<3xi32>'}}
+  %0 = tensor.cumsum %x {dim = 0} : tensor<3xi32>
+  return
+}
+
+// -----
+
 func.func @softmax_missing_dim(%x: tensor<2x3xf32>) {
   // expected-error@+1 {{'tensor.softmax' op requires attribute 'dim'}}
   %0 = tensor.softmax %x : tensor<2x3xf32>

@@ -85,6 +85,20 @@ func.func @casts(%x: tensor<2xf32>) {
   return
 }
 
+/// Running sums: forward and from the end, integers and bools in i64, 0-d.
+// CHECK-LABEL: func.func @cumsum
+// CHECK: tensor.cumsum %arg0 {dim = 1} : tensor<2x3xf32>
+// CHECK: tensor.cumsum %arg0 {dim = -2, reverse} : tensor<2x3xf32>
+// CHECK: tensor.cumsum %arg1 {dim = 0} : tensor<4xi1> -> tensor<4xi64>
+// CHECK: tensor.cumsum %arg2 {dim = 0} : tensor<f64>
+func.func @cumsum(%x: tensor<2x3xf32>, %b: tensor<4xi1>, %s: tensor<f64>) {
+  %0 = tensor.cumsum %x {dim = 1} : tensor<2x3xf32>
+  %1 = tensor.cumsum %x {dim = -2, reverse} : tensor<2x3xf32>
+  %2 = tensor.cumsum %b {dim = 0} : tensor<4xi1> -> tensor<4xi64>
+  %3 = tensor.cumsum %s {dim = 0} : tensor<f64>
+  return
+}
+
 /// Reductions: dims (negative allowed), keepdim, all dims, integer sums widen to i64.
 // CHECK-LABEL: func.func @reductions
 // CHECK: tensor.sum %arg0 {dims = [-1]} : tensor<2x3x4xf32> -> tensor<2x3xf32>
