@@ -86,6 +86,9 @@ fn cases() -> Vec<Case> {
         v.push(c(op, vec![F(&[2, 3, 4])], "{dims = [0, -1], keepdim}"));
     }
     v.push(c("tensor.var", vec![F(&[3, 4])], "{dims = [1], correction = 0}"));
+    v.push(c("tensor.cumsum", vec![F(&[2, 5])], "{dim = 1}"));
+    v.push(c("tensor.cumsum", vec![F(&[3, 2, 4])], "{dim = -3, reverse}"));
+    v.push(c("tensor.cumsum", vec![F(&[])], "{dim = 0}"));
     for op in ["tensor.softmax", "tensor.log_softmax"] {
         v.push(c(op, vec![F(&[2, 5])], "{dim = 1}"));
         v.push(c(op, vec![F(&[3, 2, 4])], "{dim = 0}"));
