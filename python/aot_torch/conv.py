@@ -20,9 +20,13 @@ chosen element alone (where `amax` would split it among ties); padding is
 -inf. Average pooling sums
 each window over zero padding and divides by PyTorch's per-window divisor.
 
+A transposed convolution is the convolution of the input spread out with
+zeros (stride − 1 between elements, padded by d·(k − 1) − p) with the
+weight flipped in space, each group's channels swapped.
+
 Each function works for 1, 2 and 3 spatial dimensions and returns
-`NotImplemented` for what it does not cover (a transposed convolution, an
-adaptive pool whose sizes do not divide), which leaves the ATen op in the
+`NotImplemented` for what it does not cover (an adaptive pool whose sizes
+do not divide), which leaves the ATen op in the
 graph: the translator then names it and the region runs in PyTorch.
 """
 import math
@@ -95,8 +99,10 @@ def _batched(x: torch.Tensor, k: int):
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if transposed or weight.dim() < 3 or input.dim() != weight.dim():
+    if weight.dim() < 3 or input.dim() != weight.dim():
         return NotImplemented
+    if transposed:
+        return _conv_transpose(input, weight, bias, stride, padding, dilation, output_padding, groups)
     if input.dtype != weight.dtype or not input.dtype.is_floating_point:
         return NotImplemented
     k = weight.dim() - 2
@@ -129,6 +135,60 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if bias is not None:
         y = aten.add.Tensor(y, aten.view.default(bias, [1, o] + [1] * k))
     return _eager_format(y, input)
+
+
+def _conv_transpose(input, weight, bias, stride, padding, dilation, output_padding, groups):
+    """A transposed convolution as a convolution (the gradient of one
+    with respect to its input): the input with stride − 1 zeros between
+    its elements and d·(k − 1) − p zeros around it (cropped where that is
+    negative, output_padding more at the end), convolved at stride 1 with
+    the weight flipped in space and each group's in and out channels
+    swapped."""
+    k = weight.dim() - 2
+    stride, padding = _expand(stride, k), _expand(padding, k)
+    dilation, output_padding = _expand(dilation, k), _expand(output_padding, k)
+    kernel = list(weight.shape[2:])
+    n, c = input.shape[:2]
+    g = int(groups)
+    if g < 1 or c % g or weight.shape[0] != c:
+        return NotImplemented
+    o = weight.shape[1] * g
+    spatial = list(input.shape[2:])
+    if any(s == 0 for s in spatial) or n == 0:
+        return NotImplemented
+    # Zeros between the input's elements.
+    spread = [(spatial[i] - 1) * stride[i] + 1 for i in range(k)]
+    x = input
+    if any(s > 1 for s in stride):
+        z = aten.new_zeros.default(input, [n, c] + spread)
+        view = z
+        for i in range(k):
+            view = aten.slice.Tensor(view, 2 + i, 0, spread[i], stride[i])
+        aten.copy_.default(view, input)
+        x = z
+    # Padding d(k-1) - p before, the same plus output_padding after;
+    # negative amounts crop.
+    before = [dilation[i] * (kernel[i] - 1) - padding[i] for i in range(k)]
+    after = [before[i] + output_padding[i] for i in range(k)]
+    if any(b < 0 for b in before + after):
+        for i in range(k):
+            lo, hi = max(0, -before[i]), spread[i] - max(0, -after[i])
+            if lo >= hi:
+                return NotImplemented
+            if lo or hi != spread[i]:
+                x = aten.slice.Tensor(x, 2 + i, lo, hi, 1)
+        before = [max(0, b) for b in before]
+        after = [max(0, a) for a in after]
+    if any(before) or any(after):
+        x = _pad(x, before, after, 0.0)
+    # [C_in, O/g, *K] -> per group [O/g, C_in/g, *K], flipped in space.
+    w = aten.view.default(aten.clone.default(weight, memory_format=torch.contiguous_format),
+                          [g, c // g, o // g] + kernel)
+    w = aten.transpose.int(w, 1, 2)
+    w = aten.clone.default(w, memory_format=torch.contiguous_format)
+    w = aten.view.default(w, [o, c // g] + kernel)
+    w = aten.flip.default(w, list(range(2, 2 + k)))
+    return convolution(x, w, bias, [1] * k, [0] * k, dilation, False, [0] * k, g)
 
 
 def _pool_out(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:

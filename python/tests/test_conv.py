@@ -66,13 +66,22 @@ CONVS = [
     ("conv2d_depthwise", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4), (2, 4, 6, 6), (8, 1, 3, 3)),
     ("conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=(1, 2, 1), padding=1), (1, 2, 4, 5, 4), (3, 2, 3, 3, 2)),
     ("conv2d_unbatched", lambda x, w, b: F.conv2d(x, w, b, padding=1), (3, 5, 5), (2, 3, 3, 3)),
+    ("conv_transpose2d_stride_output_padding", lambda x, w, b: F.conv_transpose2d(
+        x, w, b, stride=2, padding=1, output_padding=1), (2, 3, 4, 5), (3, 4, 3, 3), 4),
+    ("conv_transpose2d_groups_dilation", lambda x, w, b: F.conv_transpose2d(
+        x, w, b, stride=(1, 2), padding=(2, 0), dilation=2, groups=2), (1, 4, 5, 4), (4, 3, 3, 2), 6),
+    ("conv_transpose1d_crop", lambda x, w, b: F.conv_transpose1d(x, w, b, stride=3, padding=3), (2, 2, 6), (2, 3, 2),
+     3),
+    ("conv_transpose3d", lambda x, w, b: F.conv_transpose3d(x, w, b, stride=2), (1, 2, 2, 3, 2), (2, 2, 2, 2, 2), 2),
 ]
 
 
 @pytest.mark.parametrize("case", CONVS, ids=[c[0] for c in CONVS])
 def test_convolution_and_its_gradients_match_eager(case):
-    _, fn, xs, ws = case
-    _compare(fn, _randn(*xs), _randn(*ws, seed=1), _randn(ws[0], seed=2))
+    _, fn, xs, ws = case[:4]
+    # A transposed convolution's bias has its output channels.
+    bias = case[4] if len(case) > 4 else ws[0]
+    _compare(fn, _randn(*xs), _randn(*ws, seed=1), _randn(bias, seed=2))
 
 
 def test_channels_last_input():
@@ -125,14 +134,12 @@ def test_max_pool_nan_is_taken_as_pytorch_takes_it():
 
 
 def test_what_is_not_covered_runs_in_pytorch(caplog):
-    # A transposed convolution and an adaptive pool whose sizes do not
-    # divide keep their ATen ops: the translator names them, and PyTorch
-    # runs them.
+    # An adaptive pool whose sizes do not divide, and adaptive max pooling,
+    # keep their ATen ops: the translator names them, and PyTorch runs them.
     with caplog.at_level(logging.WARNING, logger="aot_torch"):
-        _compare(lambda x, w: F.conv_transpose2d(x, w, stride=2), _randn(1, 2, 4, 4), _randn(2, 3, 3, 3, seed=1),
-                 fallback=True)
         _compare(lambda x: F.adaptive_avg_pool2d(x, 3), _randn(1, 2, 7, 7), fallback=True)
-    assert "convolution" in caplog.text and "adaptive_avg_pool2d" in caplog.text, caplog.text
+        _compare(lambda x: F.adaptive_max_pool2d(x, 2), _randn(1, 2, 6, 6), fallback=True)
+    assert "adaptive_avg_pool2d" in caplog.text and "adaptive_max_pool2d" in caplog.text, caplog.text
 
 
 def test_as_strided_of_a_channels_last_result_runs_in_pytorch():
