@@ -234,3 +234,42 @@ fn contiguous_rows_use_128_bit_global_accesses() {
     let out = ptx(transposed, Sm::Sm80);
     assert!(!out.contains(".v4.") && out.contains("ld.global.f32"), "{out}");
 }
+
+/// A row's lanes meet only after its planned loops, so a row body whose
+/// store reaches a buffer it loaded or stored since they last met keeps
+/// one thread per row: a lane running ahead would write an element that
+/// a lane behind still reads, or that it then overwrites with the earlier
+/// value. The same kernel without the conflicting access is mapped.
+#[test]
+fn a_row_that_races_with_itself_keeps_one_thread() {
+    let kernel = |prologue: &str| {
+        format!(
+            "func.func @f(%x: memref<4x64xf32>) -> memref<4x64xf32> {{
+  %y = loop.alloc : memref<4x64xf32>
+  loop.kernel \"k\" (%a = %x : memref<4x64xf32>, %b = %y : memref<4x64xf32>) {{
+    loop.for %i = 0 to 4 parallel {{
+      %z = loop.constant 0 : index
+{prologue}
+      loop.for %j = 0 to 64 {{
+        %v = loop.load %a[%i, %j] : memref<4x64xf32>
+        loop.store %v, %b[%i, %j] : memref<4x64xf32>
+      }}
+    }}
+  }}
+  return %y : memref<4x64xf32>
+}}
+"
+        )
+    };
+    let mapped = ptx(&kernel("      %c = loop.load %a[%i, %z] : memref<4x64xf32>"), Sm::Sm80);
+    assert!(mapped.contains("bar.warp.sync"), "a row that reads another buffer is mapped:\n{mapped}");
+    for prologue in [
+        // Stored by every lane, then by the lane that owns element 0.
+        "      %c = loop.constant 1.0 : f32\n      loop.store %c, %b[%i, %z] : memref<4x64xf32>",
+        // Read by every lane, written by the lane that owns element 0.
+        "      %c = loop.load %b[%i, %z] : memref<4x64xf32>",
+    ] {
+        let out = ptx(&kernel(prologue), Sm::Sm80);
+        assert!(!out.contains("bar.warp.sync") && !out.contains("bar.sync"), "{prologue}:\n{out}");
+    }
+}

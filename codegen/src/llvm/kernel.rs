@@ -1536,7 +1536,8 @@ struct RowPlan {
 /// else, so a lane may run ahead of another between two meetings: no
 /// store there (by the body itself or by a store loop) may reach a buffer
 /// the body loaded since the last meeting, which a lane behind would
-/// then read already written.
+/// then read already written, or one the body stored since then, which a
+/// lane behind would then overwrite with the earlier value.
 ///
 /// A row of a split loop is shared by a warp, or by a block when one of
 /// its split loops runs `BLOCK_ROW_MIN` iterations or more; a kernel
@@ -1550,26 +1551,33 @@ fn row_plan(ctx: &Context, body: aot_ir::Block, split: Option<Op>) -> Option<Row
     }
     let mut plan = RowPlan::default();
     let mut longest = 0i64;
-    // Buffers loaded by the body itself since the lanes last met.
+    // Buffers loaded and stored by the body itself since the lanes last met.
     let mut loaded: FxHashSet<Value> = FxHashSet::default();
+    let mut stored: FxHashSet<Value> = FxHashSet::default();
     for o in ctx.block_ops(body) {
         match LoopOp::of(ctx, o) {
             None | Some(LoopOp::Assert) | Some(LoopOp::Philox) => return None,
             Some(LoopOp::Load) => {
                 loaded.insert(buffer_class(ctx, ctx.operand(o, 0)));
             }
-            Some(LoopOp::Store) if loaded.contains(&buffer_class(ctx, ctx.operand(o, 1))) => return None,
+            Some(LoopOp::Store) => {
+                let class = buffer_class(ctx, ctx.operand(o, 1));
+                if loaded.contains(&class) || !stored.insert(class) {
+                    return None;
+                }
+            }
             Some(LoopOp::For) => {
-                let stores_loaded = ctx.single_block(o, 0).is_some_and(|b| {
+                let touched = |c: &Value| loaded.contains(c) || stored.contains(c);
+                let stores_touched = ctx.single_block(o, 0).is_some_and(|b| {
                     ctx.block_ops(b).any(|s| {
-                        LoopOp::of(ctx, s) == Some(LoopOp::Store)
-                            && loaded.contains(&buffer_class(ctx, ctx.operand(s, 1)))
+                        LoopOp::of(ctx, s) == Some(LoopOp::Store) && touched(&buffer_class(ctx, ctx.operand(s, 1)))
                     })
                 });
-                if stores_loaded {
+                if stores_touched {
                     return None;
                 }
                 loaded.clear();
+                stored.clear();
                 if let Some(c) = reduction_combiners(ctx, o) {
                     longest = longest.max(trips(ctx, o));
                     plan.reductions.insert(o, (c, true));
