@@ -58,6 +58,7 @@ fn cases() -> Vec<Case> {
         "tensor.neg",
         "tensor.abs",
         "tensor.exp",
+        "tensor.expm1",
         "tensor.sin",
         "tensor.cos",
         "tensor.tan",

@@ -1275,8 +1275,9 @@ impl Exporter<'_> {
                     MathFn::Tanh => Some("math.tanh"),
                     MathFn::Erf => Some("math.erf"),
                     MathFn::Pow => Some("math.powf"),
-                    // MLIR 19's math dialect has no erfc.
-                    MathFn::Erfc => None,
+                    // MLIR 19's math dialect has no erfc, and lowers
+                    // expm1 as exp(a) - 1, which loses a small a.
+                    MathFn::Erfc | MathFn::Expm1 => None,
                 };
                 // `exact` math (what the Philox formulas use), and what the
                 // math dialect lacks: a call of the C library function of

@@ -87,7 +87,7 @@ def _unary(irname: str, float_only: bool = False):
 
 for _name, _float_only in [
     ("neg", False), ("abs", False), ("relu", False), ("sign", False),
-    ("exp", True), ("log", True), ("log1p", True), ("sqrt", True), ("rsqrt", True),
+    ("exp", True), ("expm1", True), ("log", True), ("log1p", True), ("sqrt", True), ("rsqrt", True),
     ("reciprocal", True), ("sin", True), ("cos", True), ("tan", True), ("tanh", True),
     ("sigmoid", True), ("erf", True),
 ]:

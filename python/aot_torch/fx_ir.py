@@ -469,7 +469,7 @@ def _build_decompositions():
         aten.mse_loss,
         aten.hardtanh,
         aten.leaky_relu,
-        aten.elu,
+        aten.elu, aten.celu,
         aten.softplus,
         aten.hardsigmoid, aten.hardswish,
         aten.mish,

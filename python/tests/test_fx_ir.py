@@ -267,6 +267,18 @@ def test_linear_layers_are_linear_ops():
     assert '"tensor.mm"' in tr.text, tr.text
 
 
+def test_expm1_and_the_activations_built_on_it():
+    # ELU, SELU and CELU decompose to expm1; expm1 near 0 is exact where
+    # exp(x) - 1 would cancel.
+    x = torch.tensor([[1e-6, -2e-7, 0.5, -3.0], [2.0, -0.25, 1e-3, -1e-3]], requires_grad=True)
+
+    def f(x):
+        return torch.expm1(x), F.elu(x, alpha=0.7), F.selu(x), F.celu(x, alpha=1.3)
+
+    tr = check(f, x, grad=True, rtol=1e-5, atol=1e-7)
+    assert '"tensor.expm1"' in tr.text, tr.text
+
+
 def test_cumsum():
     # Running sums with their gradient (the reversed running sum of the
     # cotangent), PyTorch's int64 sums of a mask (position ids) and a dtype

@@ -788,6 +788,7 @@ OPS = {
     "tensor.exp": _u(torch.exp),
     "tensor.log": _u(torch.log),
     "tensor.log1p": _u(torch.log1p),
+    "tensor.expm1": _u(torch.expm1),
     "tensor.sqrt": _u(torch.sqrt),
     "tensor.rsqrt": _u(torch.rsqrt),
     "tensor.reciprocal": _u(torch.reciprocal),

@@ -184,6 +184,8 @@ math_table! {
         unary(logf, log), lanes: LaneImpl::PerLane, ulps: 1, range: 100.0;
     Log1p = "log1p", "log(1 + a)",
         unary(log1pf, log1p), lanes: LaneImpl::PerLane, ulps: 1, range: 100.0;
+    Expm1 = "expm1", "e^a - 1 (exact near 0)",
+        unary(expm1f, expm1), lanes: LaneImpl::PerLane, ulps: 1, range: 80.0;
     Sin = "sin", "Sine",
         unary(sinf, sin), lanes: LaneImpl::PerLane, ulps: 1, range: 100.0;
     Cos = "cos", "Cosine",

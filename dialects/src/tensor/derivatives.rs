@@ -168,6 +168,15 @@ pub fn log(c: &mut VjpCtx<'_, '_>) -> R {
     unary_with(c, |c, x, _| c.unary("tensor.reciprocal", x))
 }
 
+pub fn expm1(c: &mut VjpCtx<'_, '_>) -> R {
+    // e^x = y + 1
+    unary_with(c, |c, _, y| {
+        let e = c.elem(y)?;
+        let one = c.scalar(1.0, e);
+        c.add(y, one)
+    })
+}
+
 pub fn log1p(c: &mut VjpCtx<'_, '_>) -> R {
     unary_with(c, |c, x, _| {
         let e = c.elem(x)?;

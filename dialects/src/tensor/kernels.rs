@@ -170,6 +170,9 @@ pub fn exp(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn log(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| MathFn::Log.eval1(x), |x| x)
 }
+pub fn expm1(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, |x| MathFn::Expm1.eval1(x), |x| x)
+}
 pub fn log1p(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| MathFn::Log1p.eval1(x), |x| x)
 }

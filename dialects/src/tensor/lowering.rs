@@ -74,6 +74,7 @@ scalar_ops!(math:
     exp => MathFn::Exp,
     log => MathFn::Log,
     log1p => MathFn::Log1p,
+    expm1 => MathFn::Expm1,
     sin => MathFn::Sin,
     cos => MathFn::Cos,
     tan => MathFn::Tan,

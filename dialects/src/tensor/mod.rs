@@ -792,6 +792,18 @@ op!(
     lower = &Pointwise(l::log)
 );
 op!(
+    "tensor.expm1",
+    "Elementwise e^x - 1 (exact near 0)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::expm1,
+    vjp = d::expm1,
+    lower = &Pointwise(l::expm1)
+);
+op!(
     "tensor.log1p",
     "Elementwise log(1 + x)",
     EW,

@@ -80,6 +80,7 @@ func.func @scalars(%s: memref<1xi64>, %o: memref<4xbf16>) {
 // CHECK:         loop.tanh %{{.*}} {exact} : f32
 // CHECK:         loop.pow %{{.*}}, %{{.*}} : f32
 // CHECK:         loop.tan %{{.*}} : f32
+// CHECK:         loop.expm1 %{{.*}} : f32
 func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
   loop.kernel "k" (%xb = %x : memref<8xf32>, %nb = %n : memref<8xi64>) {
     loop.for %i = 0 to 8 {
@@ -109,7 +110,8 @@ func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
       %e11 = loop.pow %e10, %v : f32
       %e12 = loop.min %e11, %v : f32
       %e13 = loop.tan %e12 : f32
-      loop.store %e13, %xb[%i] : memref<8xf32>
+      %e14 = loop.expm1 %e13 : f32
+      loop.store %e14, %xb[%i] : memref<8xf32>
     }
   }
   return

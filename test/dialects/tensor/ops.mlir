@@ -44,7 +44,7 @@ func.func @compare_where(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<2x4xf3
 
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
-// CHECK-COUNT-16: : tensor<3xf32>
+// CHECK-COUNT-17: : tensor<3xf32>
 // CHECK: tensor.gelu %arg0 {approximate = "tanh"} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {max = 1.0, min = -1.0} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {min = 0} : tensor<3xf32>
@@ -55,6 +55,7 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %2 = tensor.exp %x : tensor<3xf32>
   %3 = tensor.log %x : tensor<3xf32>
   %4 = tensor.log1p %x : tensor<3xf32>
+  %40 = tensor.expm1 %x : tensor<3xf32>
   %5 = tensor.sqrt %x : tensor<3xf32>
   %6 = tensor.rsqrt %x : tensor<3xf32>
   %7 = tensor.reciprocal %x : tensor<3xf32>
