@@ -67,6 +67,10 @@ fn cases() -> Vec<Case> {
         "tensor.relu",
         "tensor.erf",
         "tensor.sign",
+        "tensor.floor",
+        "tensor.ceil",
+        "tensor.trunc",
+        "tensor.round",
         "tensor.clone",
     ] {
         v.push(c(op, vec![F(&[5])], ""));

@@ -1259,6 +1259,9 @@ impl Exporter<'_> {
                         format!("arith.divf {one}, {q} : {t}")
                     }
                     (Unary::Floor, true) => format!("math.floor {x} : {t}"),
+                    (Unary::Ceil, true) => format!("math.ceil {x} : {t}"),
+                    (Unary::Trunc, true) => format!("math.trunc {x} : {t}"),
+                    (Unary::Round, true) => format!("math.roundeven {x} : {t}"),
                     (other, _) => return Err(format!("{} on {t}", other.name())),
                 };
                 Ok(emit(self, lines, rhs))

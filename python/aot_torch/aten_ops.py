@@ -94,6 +94,25 @@ for _name, _float_only in [
     ATEN_TO_IR[getattr(aten, _name).default] = _unary("tensor." + _name, _float_only)
 
 
+def _rounding(irname: str):
+    """floor, ceil, trunc, round: on integers PyTorch returns a copy."""
+    def fn(b: Builder, node: Node, a):
+        shape, dtype = out_meta(node)
+        if a.get("decimals", 0) != 0:
+            raise Reject("round with decimals")
+        x = b.value(a["self"])
+        if not _is_float(dtype):
+            return b.op1("tensor.clone", [x], None, shape, dtype)
+        return b.op1(irname, [x], None, shape, dtype)
+
+    return fn
+
+
+for _name in ("floor", "ceil", "trunc", "round"):
+    ATEN_TO_IR[getattr(aten, _name).default] = _rounding("tensor." + _name)
+ATEN_TO_IR[aten.round.decimals] = _rounding("tensor.round")
+
+
 @_reg(aten.gelu.default)
 def _gelu(b, node, a):
     shape, dtype = out_meta(node)

@@ -279,6 +279,21 @@ def test_expm1_and_the_activations_built_on_it():
     assert '"tensor.expm1"' in tr.text, tr.text
 
 
+def test_rounding():
+    # round is half to even, as torch.round; on integers each is a copy;
+    # the gradient is zero (a straight-through estimator passes x's).
+    x = torch.tensor([[0.5, 1.5, 2.5, -0.5], [-1.7, 2.2, -3.5, 7.0]], requires_grad=True)
+    k = torch.tensor([3, -4, 5])
+
+    def f(x, k):
+        ste = (torch.round(x) - x).detach() + x
+        return torch.floor(x) * 2 + torch.ceil(x) + torch.trunc(x) + ste, torch.round(k), torch.floor(k)
+
+    tr = check(f, x, k, grad=True)
+    for op in ("floor", "ceil", "trunc", "round"):
+        assert '"tensor.%s"' % op in tr.text, tr.text
+
+
 def test_cumsum():
     # Running sums with their gradient (the reversed running sum of the
     # cotangent), PyTorch's int64 sums of a mask (position ids) and a dtype

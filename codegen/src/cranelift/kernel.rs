@@ -417,6 +417,9 @@ impl<'a, 'f> Gen<'a, 'f> {
                     b.ins().fdiv(one, s)
                 }
                 Unary::Floor => b.ins().floor(ops[0]),
+                Unary::Ceil => b.ins().ceil(ops[0]),
+                Unary::Trunc => b.ins().trunc(ops[0]),
+                Unary::Round => b.ins().nearest(ops[0]),
             },
             ScalarOp::Math(f) => {
                 // A non-exact f32 function with a lane polynomial computes

@@ -1176,6 +1176,9 @@ impl<'a, 'll> Gen<'a, 'll> {
                         self.b.build_float_div(one, s, "").map_err(bug)?.into()
                     }
                     Unary::Floor => self.intrinsic("llvm.floor", &[t], &[ops[0].into()])?,
+                    Unary::Ceil => self.intrinsic("llvm.ceil", &[t], &[ops[0].into()])?,
+                    Unary::Trunc => self.intrinsic("llvm.trunc", &[t], &[ops[0].into()])?,
+                    Unary::Round => self.intrinsic("llvm.roundeven", &[t], &[ops[0].into()])?,
                 }
             }
             ScalarOp::Math(m) => match m.fact().lanes {

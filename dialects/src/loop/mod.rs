@@ -1087,6 +1087,9 @@ scalar_ops! {
         Sqrt = "loop.sqrt", "Square root (correctly rounded)", 1, infer_float_unary;
         Rsqrt = "loop.rsqrt", "1 / sqrt(a)", 1, infer_float_unary;
         Floor = "loop.floor", "Largest integer not above a", 1, infer_float_unary;
+        Ceil = "loop.ceil", "Smallest integer not below a", 1, infer_float_unary;
+        Trunc = "loop.trunc", "a rounded toward zero", 1, infer_float_unary;
+        Round = "loop.round", "a rounded to the nearest integer, ties to even", 1, infer_float_unary;
     }
 }
 

@@ -276,6 +276,8 @@ pub fn relu(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+/// Piecewise constant ops (sign, floor, ceil, trunc, round): zero, as
+/// PyTorch's derivative (also at the steps).
 pub fn sign(c: &mut VjpCtx<'_, '_>) -> R {
     let r = if c.need(0) { Some(c.zeros_like(c.x(0))?) } else { None };
     Ok(c.grads([r]))

@@ -170,6 +170,18 @@ pub fn exp(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn log(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| MathFn::Log.eval1(x), |x| x)
 }
+pub fn floor(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, f64::floor, |x| x)
+}
+pub fn ceil(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, f64::ceil, |x| x)
+}
+pub fn trunc(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, f64::trunc, |x| x)
+}
+pub fn round(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, f64::round_ties_even, |x| x)
+}
 pub fn expm1(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| MathFn::Expm1.eval1(x), |x| x)
 }

@@ -68,6 +68,10 @@ scalar_ops!(unary:
     abs => Unary::Abs,
     sqrt => Unary::Sqrt,
     rsqrt => Unary::Rsqrt,
+    floor => Unary::Floor,
+    ceil => Unary::Ceil,
+    trunc => Unary::Trunc,
+    round => Unary::Round,
 );
 
 scalar_ops!(math:

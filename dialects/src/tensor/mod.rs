@@ -792,6 +792,54 @@ op!(
     lower = &Pointwise(l::log)
 );
 op!(
+    "tensor.floor",
+    "Elementwise largest integer not above x (gradient zero)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::floor,
+    vjp = d::sign,
+    lower = &Pointwise(l::floor)
+);
+op!(
+    "tensor.ceil",
+    "Elementwise smallest integer not below x (gradient zero)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::ceil,
+    vjp = d::sign,
+    lower = &Pointwise(l::ceil)
+);
+op!(
+    "tensor.trunc",
+    "Elementwise x rounded toward zero (gradient zero)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::trunc,
+    vjp = d::sign,
+    lower = &Pointwise(l::trunc)
+);
+op!(
+    "tensor.round",
+    "Elementwise x rounded to the nearest integer, ties to even (gradient zero)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::round,
+    vjp = d::sign,
+    lower = &Pointwise(l::round)
+);
+op!(
     "tensor.expm1",
     "Elementwise e^x - 1 (exact near 0)",
     EW,

@@ -81,6 +81,9 @@ func.func @scalars(%s: memref<1xi64>, %o: memref<4xbf16>) {
 // CHECK:         loop.pow %{{.*}}, %{{.*}} : f32
 // CHECK:         loop.tan %{{.*}} : f32
 // CHECK:         loop.expm1 %{{.*}} : f32
+// CHECK:         loop.ceil %{{.*}} : f32
+// CHECK:         loop.trunc %{{.*}} : f32
+// CHECK:         loop.round %{{.*}} : f32
 func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
   loop.kernel "k" (%xb = %x : memref<8xf32>, %nb = %n : memref<8xi64>) {
     loop.for %i = 0 to 8 {
@@ -111,7 +114,10 @@ func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
       %e12 = loop.min %e11, %v : f32
       %e13 = loop.tan %e12 : f32
       %e14 = loop.expm1 %e13 : f32
-      loop.store %e14, %xb[%i] : memref<8xf32>
+      %e15 = loop.ceil %e14 : f32
+      %e16 = loop.trunc %e15 : f32
+      %e17 = loop.round %e16 : f32
+      loop.store %e17, %xb[%i] : memref<8xf32>
     }
   }
   return

@@ -44,7 +44,7 @@ func.func @compare_where(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<2x4xf3
 
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
-// CHECK-COUNT-17: : tensor<3xf32>
+// CHECK-COUNT-21: : tensor<3xf32>
 // CHECK: tensor.gelu %arg0 {approximate = "tanh"} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {max = 1.0, min = -1.0} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {min = 0} : tensor<3xf32>
@@ -56,6 +56,10 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %3 = tensor.log %x : tensor<3xf32>
   %4 = tensor.log1p %x : tensor<3xf32>
   %40 = tensor.expm1 %x : tensor<3xf32>
+  %41 = tensor.floor %x : tensor<3xf32>
+  %42 = tensor.ceil %x : tensor<3xf32>
+  %43 = tensor.trunc %x : tensor<3xf32>
+  %44 = tensor.round %x : tensor<3xf32>
   %5 = tensor.sqrt %x : tensor<3xf32>
   %6 = tensor.rsqrt %x : tensor<3xf32>
   %7 = tensor.reciprocal %x : tensor<3xf32>

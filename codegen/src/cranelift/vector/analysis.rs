@@ -243,7 +243,16 @@ pub(super) fn lane_op(ctx: &Context, o: Op) -> bool {
             Binary::And | Binary::Or | Binary::Xor => is_i1(ctx, ctx.result(o, 0)),
             Binary::Rem | Binary::Shr => false,
         },
-        ScalarOp::Unary(Unary::Neg | Unary::Abs | Unary::Sqrt | Unary::Rsqrt | Unary::Floor) => f32_result(),
+        ScalarOp::Unary(
+            Unary::Neg
+            | Unary::Abs
+            | Unary::Sqrt
+            | Unary::Rsqrt
+            | Unary::Floor
+            | Unary::Ceil
+            | Unary::Trunc
+            | Unary::Round,
+        ) => f32_result(),
         ScalarOp::Math(_) => f32_result() && !ctx.has_attr(o, "exact"),
         ScalarOp::Cmp => is_f32(ctx, ctx.operand(o, 0)),
         ScalarOp::Select | ScalarOp::Cast => f32_result() && is_i1(ctx, ctx.operand(o, 0)),

@@ -144,6 +144,9 @@ impl<'f> Vec4<'_, '_, 'f> {
                     self.ins().fdiv(one, s)
                 }
                 Unary::Floor => self.ins().floor(ops[0]),
+                Unary::Ceil => self.ins().ceil(ops[0]),
+                Unary::Trunc => self.ins().trunc(ops[0]),
+                Unary::Round => self.ins().nearest(ops[0]),
             },
             ScalarOp::Math(f) => match f.fact().lanes {
                 LaneImpl::Poly(p) => p.emit(self, ops[0]),
