@@ -91,6 +91,10 @@ fn cases() -> Vec<Case> {
         v.push(c(op, vec![F(&[2, 3, 4])], "{dims = [0, -1], keepdim}"));
     }
     v.push(c("tensor.var", vec![F(&[3, 4])], "{dims = [1], correction = 0}"));
+    for op in ["tensor.fmod", "tensor.remainder"] {
+        v.push(c(op, vec![F(&[2, 3]), Pos(&[2, 3])], ""));
+        v.push(c(op, vec![F(&[2, 3]), F(&[3])], ""));
+    }
     v.push(c("tensor.cumsum", vec![F(&[2, 5])], "{dim = 1}"));
     v.push(c("tensor.cumsum", vec![F(&[3, 2, 4])], "{dim = -3, reverse}"));
     v.push(c("tensor.cumsum", vec![F(&[])], "{dim = 0}"));

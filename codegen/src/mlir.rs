@@ -1280,7 +1280,8 @@ impl Exporter<'_> {
                     MathFn::Pow => Some("math.powf"),
                     // MLIR 19's math dialect has no erfc, and lowers
                     // expm1 as exp(a) - 1, which loses a small a.
-                    MathFn::Erfc | MathFn::Expm1 => None,
+                    // fmod through the C library, as the native backends.
+                    MathFn::Erfc | MathFn::Expm1 | MathFn::Fmod => None,
                 };
                 // `exact` math (what the Philox formulas use), and what the
                 // math dialect lacks: a call of the C library function of

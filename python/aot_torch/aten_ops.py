@@ -126,10 +126,13 @@ def _gelu(b, node, a):
 def _binary(irname: str, other: str = "other", swap: bool = False):
     def fn(b: Builder, node: Node, a):
         shape, dtype = out_meta(node)
-        if irname == "tensor.div" and a.get("rounding_mode") is not None:
-            raise Reject("div with rounding_mode=%r (no floor/trunc op in the catalogue)" % a["rounding_mode"])
-        if irname == "tensor.pow" and not _is_float(dtype):
-            raise Reject("pow of integer dtype %s" % dtype)
+        mode = a.get("rounding_mode") if irname == "tensor.div" else None
+        if mode is not None and (mode != "trunc" or not _is_float(dtype)):
+            # (PyTorch's floor division of floats corrects floor(a / b)
+            # with fmod; integers have no division op in the catalogue.)
+            raise Reject("div with rounding_mode=%r of %s" % (mode, dtype))
+        if irname in ("tensor.pow", "tensor.fmod", "tensor.remainder") and not _is_float(dtype):
+            raise Reject("%s of integer dtype %s" % (irname[7:], dtype))
         if dtype == torch.bool and irname in ("tensor.add", "tensor.sub", "tensor.mul"):
             raise Reject("%s of booleans" % irname)
         x = b.operand(a["self"], dtype)
@@ -139,7 +142,10 @@ def _binary(irname: str, other: str = "other", swap: bool = False):
             y = b.op1("tensor.mul", [y, b.full(alpha, dtype)], None, y.shape, dtype)
         if swap:
             x, y = y, x
-        return b.op1(irname, [x, y], None, shape, dtype)
+        r = b.op1(irname, [x, y], None, shape, dtype)
+        if mode == "trunc":
+            r = b.op1("tensor.trunc", [r], None, shape, dtype)
+        return r
 
     return fn
 
@@ -151,6 +157,10 @@ ATEN_TO_IR[aten.div.Tensor_mode] = _binary("tensor.div")
 ATEN_TO_IR[aten.div.Scalar_mode] = _binary("tensor.div")
 ATEN_TO_IR[aten.rsub.Tensor] = _binary("tensor.sub", swap=True)
 ATEN_TO_IR[aten.rsub.Scalar] = _binary("tensor.sub", swap=True)
+for _name in ("fmod", "remainder"):
+    for _ov in ("Tensor", "Scalar"):
+        ATEN_TO_IR[getattr(getattr(aten, _name), _ov)] = _binary("tensor." + _name)
+ATEN_TO_IR[aten.remainder.Scalar_Tensor] = _binary("tensor.remainder")
 ATEN_TO_IR[aten.pow.Tensor_Tensor] = _binary("tensor.pow", other="exponent")
 ATEN_TO_IR[aten.pow.Tensor_Scalar] = _binary("tensor.pow", other="exponent")
 ATEN_TO_IR[aten.maximum.default] = _binary("tensor.maximum")

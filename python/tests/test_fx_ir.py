@@ -294,6 +294,19 @@ def test_rounding():
         assert '"tensor.%s"' % op in tr.text, tr.text
 
 
+def test_fmod_remainder_and_truncating_division():
+    # fmod has the sign of a, remainder (%) the sign of b; div with
+    # rounding_mode="trunc" truncates; gradients as PyTorch's.
+    a = torch.tensor([[5.5, -5.5, 7.3], [-7.3, 2.9, -0.45]], requires_grad=True)
+    b = torch.tensor([2.1, -1.3, 0.2], requires_grad=True)
+
+    def f(a, b):
+        return torch.fmod(a, b), a % b, torch.remainder(a, 1.5), torch.div(a, b, rounding_mode="trunc")
+
+    tr = check(f, a, b, grad=True)
+    assert '"tensor.fmod"' in tr.text and '"tensor.remainder"' in tr.text and '"tensor.trunc"' in tr.text
+
+
 def test_cumsum():
     # Running sums with their gradient (the reversed running sum of the
     # cotangent), PyTorch's int64 sums of a mask (position ids) and a dtype

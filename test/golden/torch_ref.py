@@ -793,6 +793,8 @@ OPS = {
     "tensor.ceil": _u(torch.ceil),
     "tensor.trunc": _u(torch.trunc),
     "tensor.round": _u(torch.round),
+    "tensor.fmod": _b(torch.fmod),
+    "tensor.remainder": _b(torch.remainder),
     "tensor.sqrt": _u(torch.sqrt),
     "tensor.rsqrt": _u(torch.rsqrt),
     "tensor.reciprocal": _u(torch.reciprocal),

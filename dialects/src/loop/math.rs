@@ -202,6 +202,8 @@ math_table! {
         unary(erfcf, erfc), lanes: LaneImpl::Poly(Poly::Erfc), ulps: 96, range: 9.0;
     Pow = "pow", "a to the power b",
         binary(powf, pow), lanes: LaneImpl::PerLane, ulps: 1, range: 0.0;
+    Fmod = "fmod", "a - b·trunc(a / b), exactly (C's fmod)",
+        binary(fmodf, fmod), lanes: LaneImpl::PerLane, ulps: 0, range: 0.0;
 }
 
 impl MathFn {

@@ -57,6 +57,30 @@ pub fn div(c: &mut VjpCtx<'_, '_>) -> R {
     binary(c, da, db)
 }
 
+/// fmod and remainder: a - b·q with q = trunc(a / b) or floor(a / b), a
+/// step function of a and b whose derivative is zero (PyTorch's rule).
+fn modulo(c: &mut VjpCtx<'_, '_>, round: &str) -> R {
+    let (g, a, b) = (c.g()?, c.x(0), c.x(1));
+    let da = if c.need(0) { Some(g) } else { None };
+    let db = if c.need(1) {
+        let q = c.div(a, b)?;
+        let q = c.unary(round, q)?;
+        let t = c.mul(g, q)?;
+        Some(c.neg(t)?)
+    } else {
+        None
+    };
+    binary(c, da, db)
+}
+
+pub fn fmod(c: &mut VjpCtx<'_, '_>) -> R {
+    modulo(c, "tensor.trunc")
+}
+
+pub fn remainder(c: &mut VjpCtx<'_, '_>) -> R {
+    modulo(c, "tensor.floor")
+}
+
 pub fn pow(c: &mut VjpCtx<'_, '_>) -> R {
     let (g, a, b, y) = (c.g()?, c.x(0), c.x(1), c.y(0));
     let e = c.elem(a)?;

@@ -96,6 +96,26 @@ pub fn div(k: &mut KernelCtx<'_>) -> KernelResult {
     binary(k, |a, b| a / b, |_, _| Err("integer division is not supported".into()), None)
 }
 
+pub fn fmod(k: &mut KernelCtx<'_>) -> KernelResult {
+    binary(k, |a, b| a % b, |_, _| Err("fmod of integers".into()), None)
+}
+
+pub fn remainder(k: &mut KernelCtx<'_>) -> KernelResult {
+    binary(
+        k,
+        |a, b| {
+            let r = a % b;
+            if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+                r + b
+            } else {
+                r
+            }
+        },
+        |_, _| Err("remainder of integers".into()),
+        None,
+    )
+}
+
 pub fn pow(k: &mut KernelCtx<'_>) -> KernelResult {
     binary(
         k,

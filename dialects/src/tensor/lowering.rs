@@ -102,6 +102,27 @@ pub fn div(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     binary(s, op, v, Binary::Div)
 }
 
+pub fn fmod(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    math(s, op, v, MathFn::Fmod)
+}
+
+/// PyTorch's float remainder: fmod, moved by b when it is non-zero and
+/// its sign is not b's.
+pub fn remainder(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let r = s.math(MathFn::Fmod, w)?;
+        let e = s.elem_of(r)?;
+        let zero = s.constant(0.0, e);
+        let nonzero = s.cmp(Predicate::Ne, r, zero)?;
+        let r_neg = s.cmp(Predicate::Lt, r, zero)?;
+        let b_neg = s.cmp(Predicate::Lt, w[1], zero)?;
+        let other_sign = s.bin(Binary::Xor, r_neg, b_neg)?;
+        let moved = s.bin(Binary::And, nonzero, other_sign)?;
+        let shifted = s.add(r, w[1])?;
+        s.select(moved, shifted, r)
+    })
+}
+
 pub fn pow(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     if is_float_op(s, v[0])? {
         return math(s, op, v, MathFn::Pow);

@@ -668,6 +668,30 @@ op!(
     lower = &Pointwise(l::div)
 );
 op!(
+    "tensor.fmod",
+    "Elementwise a - b·trunc(a / b), the sign of a (C's fmod; broadcasting)",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_float),
+    k::fmod,
+    vjp = d::fmod,
+    lower = &Pointwise(l::fmod)
+);
+op!(
+    "tensor.remainder",
+    "Elementwise a - b·floor(a / b), the sign of b (Python's %; broadcasting)",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_float),
+    k::remainder,
+    vjp = d::remainder,
+    lower = &Pointwise(l::remainder)
+);
+op!(
     "tensor.pow",
     "Elementwise power (broadcasting)",
     EW,

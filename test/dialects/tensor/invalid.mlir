@@ -152,6 +152,14 @@ func.func @argmax_dim(%x: tensor<2x3xf32>) {
 
 // -----
 
+func.func @remainder_int(%x: tensor<3xi64>) {
+  // expected-error@+1 {{'tensor.remainder' op this op requires a floating point element type, got i64}}
+  %0 = tensor.remainder %x, %x : tensor<3xi64>
+  return
+}
+
+// -----
+
 func.func @cumsum_dim(%x: tensor<2x3xf32>) {
   // expected-error@+1 {{'tensor.cumsum' op dimension 2 is out of range for a tensor of rank 2}}
   %0 = tensor.cumsum %x {dim = 2} : tensor<2x3xf32>

@@ -22,7 +22,8 @@ func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
   return
 }
 
-/// Comparisons produce i1; where selects with three-way broadcasting.
+/// Comparisons produce i1; where selects with three-way broadcasting; fmod
+/// and remainder broadcast like the arithmetic ops.
 // CHECK-LABEL: func.func @compare_where
 // CHECK: %[[EQ:.*]] = tensor.eq %arg0, %arg1 : tensor<4xi64> -> tensor<4xi1>
 // CHECK: tensor.ne %arg0, %arg1 : tensor<4xi64> -> tensor<4xi1>
@@ -31,6 +32,8 @@ func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
 // CHECK: tensor.gt %arg0, %arg1 : tensor<4xi64> -> tensor<4xi1>
 // CHECK: tensor.ge %arg0, %arg1 : tensor<4xi64> -> tensor<4xi1>
 // CHECK: tensor.where %[[EQ]], %arg2, %arg3 : tensor<4xi1>, tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+// CHECK: tensor.fmod %arg2, %arg3 : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+// CHECK: tensor.remainder %arg2, %arg3 : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
 func.func @compare_where(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<2x4xf32>, %y: tensor<f32>) {
   %0 = tensor.eq %a, %b : tensor<4xi64> -> tensor<4xi1>
   %1 = tensor.ne %a, %b : tensor<4xi64> -> tensor<4xi1>
@@ -39,6 +42,8 @@ func.func @compare_where(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<2x4xf3
   %4 = tensor.gt %a, %b : tensor<4xi64> -> tensor<4xi1>
   %5 = tensor.ge %a, %b : tensor<4xi64> -> tensor<4xi1>
   %6 = tensor.where %0, %x, %y : tensor<4xi1>, tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+  %7 = tensor.fmod %x, %y : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+  %8 = tensor.remainder %x, %y : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
   return
 }
 
