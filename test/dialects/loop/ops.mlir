@@ -84,6 +84,7 @@ func.func @scalars(%s: memref<1xi64>, %o: memref<4xbf16>) {
 // CHECK:         loop.ceil %{{.*}} : f32
 // CHECK:         loop.trunc %{{.*}} : f32
 // CHECK:         loop.round %{{.*}} : f32
+// CHECK:         loop.fmod %{{.*}}, %{{.*}} : f32
 func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
   loop.kernel "k" (%xb = %x : memref<8xf32>, %nb = %n : memref<8xi64>) {
     loop.for %i = 0 to 8 {
@@ -117,7 +118,8 @@ func.func @arith(%x: memref<8xf32>, %n: memref<8xi64>) {
       %e15 = loop.ceil %e14 : f32
       %e16 = loop.trunc %e15 : f32
       %e17 = loop.round %e16 : f32
-      loop.store %e17, %xb[%i] : memref<8xf32>
+      %e18 = loop.fmod %e17, %v : f32
+      loop.store %e18, %xb[%i] : memref<8xf32>
     }
   }
   return
