@@ -686,18 +686,38 @@ fn viewed_output(meta: &ViewAndMutationMeta, returned: &[(Value, Value)], first:
 }
 
 /// `func`'s returned values, each with the value at the root of the chain
-/// of view ops that defines it (the value itself when no view does).
+/// of view ops that defines it (the value itself when no view does). The
+/// chain is replayed from the root's contiguous layout: a `reshape` (or a
+/// `view`, in value semantics) that its operand's layout cannot express
+/// copies, as in PyTorch, and the value is then a root of its own
+/// (`reshape(permute(y))` returned beside `y` is not a view of `y`).
 fn returned_view_roots(ctx: &Context, func: Op) -> Vec<(Value, Value)> {
     let Some(ret) = aot_dialects::func::FuncView::new(ctx, func).and_then(|f| f.return_op(ctx)) else {
         return Vec::new();
     };
-    let root = |mut v: Value| {
+    let root = |v: Value| {
+        let mut chain = Vec::new();
+        let mut cur = v;
         while let Some(op) =
-            ctx.defining_op(v).filter(|&op| ctx.op_def(op).is_some_and(aot_passes::simplify::lang::is_view))
+            ctx.defining_op(cur).filter(|&op| ctx.op_def(op).is_some_and(aot_passes::simplify::lang::is_view))
         {
-            v = ctx.operand(op, 0);
+            chain.push((op, cur));
+            cur = ctx.operand(op, 0);
         }
-        v
+        let Some(t) = ctx.as_tensor(ctx.value_type(cur)) else { return v };
+        let mut layout = aot_dialects::view::Layout {
+            strides: aot_runtime::tensor::contiguous_strides(&t.shape),
+            sizes: t.shape.clone(),
+            offset: 0,
+        };
+        for &(op, result) in chain.iter().rev() {
+            let index = ctx.results(op).iter().position(|&r| r == result);
+            match (aot_dialects::view::view_layouts(ctx, op, &layout), index) {
+                (Ok(mut ls), Some(k)) if k < ls.len() => layout = ls.swap_remove(k),
+                _ => return v,
+            }
+        }
+        cur
     };
     ctx.operands(ret).map(|v| (v, root(v))).collect()
 }

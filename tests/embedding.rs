@@ -300,6 +300,33 @@ fn an_output_viewing_another_output_shares_its_storage() {
     }
 }
 
+/// A reshape its operand's layout cannot express copies, as PyTorch's
+/// does: `reshape(t(y))` returned beside `y` is a fresh tensor in `t(y)`'s
+/// element order, not a view of `y`'s storage in `y`'s order (found by
+/// the PyTorch fuzzer, seed 32464); `reshape(y)` still shares `y`'s.
+#[test]
+fn a_reshape_that_copies_is_no_view_of_another_output() {
+    let text = "func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %y = tensor.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %t = view.t %y : tensor<2x3xf32> -> tensor<3x2xf32>
+  %c = view.reshape %t {shape = [6]} : tensor<3x2xf32> -> tensor<6xf32>
+  %v = view.reshape %y {shape = [6]} : tensor<2x3xf32> -> tensor<6xf32>
+  return %y, %c, %v : tensor<2x3xf32>, tensor<6xf32>, tensor<6xf32>
+}
+";
+    let m = Module::parse(text, "reshape.mlir").unwrap();
+    let x = f32s(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
+        let outs = f.call(std::slice::from_ref(&x)).unwrap();
+        let y = outs[0].to_vec::<f32>().unwrap();
+        assert_eq!(outs[1].to_vec::<f32>().unwrap(), [y[0], y[3], y[1], y[4], y[2], y[5]], "{backend:?}");
+        assert!(!outs[1].shares_storage(&outs[0]), "{backend:?}: a copy");
+        assert_eq!(outs[2].to_vec::<f32>().unwrap(), y, "{backend:?}");
+        assert!(outs[2].shares_storage(&outs[0]), "{backend:?}: a view");
+    }
+}
+
 /// Functions sharing a generator draw one stream in turn, as eager ops
 /// draw from PyTorch's default generator: f then g gives what one function
 /// called twice gives, and reseeding through either restarts the stream.
