@@ -50,6 +50,11 @@ def _worker(rank, port, out_dir):
                 o.step()
                 o.zero_grad()
                 acc.append(loss.item())
+        # Both ranks are done communicating before either tears gloo down
+        # (a rank destroying its group while the other still talks makes
+        # gloo abort the other: "terminate called without an active
+        # exception").
+        dist.barrier()
         from aot_torch.backend import stats
 
         torch.save({"stats": dict(stats), "losses": losses, "losses_ref": losses_ref, "params": [p.detach() for p in model.parameters()],
