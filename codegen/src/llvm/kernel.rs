@@ -187,8 +187,7 @@ pub(super) fn emit<'ll>(
     if let Some(plan) = whole {
         // No parallel loop, but a reduction: one group (a block) shares
         // the whole body, as one row.
-        let tid = g.intrinsic("llvm.nvvm.read.ptx.sreg.tid.x", &[], &[]).map_err(|m| err(ctx, op, m))?;
-        let lane = g.b.build_int_z_extend(tid.into_int_value(), i64t, "lane").map_err(fail)?;
+        let lane = g.sreg("tid.x").map_err(|m| err(ctx, op, m))?;
         g.threads = plan.threads;
         g.row = Some((plan, lane));
     } else if target.flavor == Flavor::Ptx && g.split.is_none() {
@@ -469,16 +468,18 @@ impl<'a, 'll> Gen<'a, 'll> {
     /// This thread's index in the whole launch and the launch's thread
     /// count, as i64 (PTX special registers).
     fn gpu_thread(&self) -> Result<(IntValue<'ll>, IntValue<'ll>), String> {
-        let i64t = self.ll.i64_type();
-        let reg = |r: &str| -> Result<IntValue<'ll>, String> {
-            let v = self.intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{r}"), &[], &[])?.into_int_value();
-            self.b.build_int_z_extend(v, i64t, r).map_err(bug)
-        };
+        let reg = |r| self.sreg(r);
         let (tid, ntid, ctaid, nctaid) = (reg("tid.x")?, reg("ntid.x")?, reg("ctaid.x")?, reg("nctaid.x")?);
         let base = self.b.build_int_mul(ctaid, ntid, "").map_err(bug)?;
         let id = self.b.build_int_add(base, tid, "thread").map_err(bug)?;
         let threads = self.b.build_int_mul(nctaid, ntid, "threads").map_err(bug)?;
         Ok((id, threads))
+    }
+
+    /// PTX special register `r` (`tid.x`, `ctaid.x`, ...) as an i64.
+    fn sreg(&self, r: &str) -> Result<IntValue<'ll>, String> {
+        let v = self.intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{r}"), &[], &[])?.into_int_value();
+        self.b.build_int_z_extend(v, self.ll.i64_type(), r).map_err(bug)
     }
 
     /// The split loop of a row-mapped kernel (`row_plan`): group `g` of the
@@ -495,11 +496,7 @@ impl<'a, 'll> Gen<'a, 'll> {
         let fail = |e: inkwell::builder::BuilderError| self.err(op, bug(e));
         let i64t = self.ll.i64_type();
         let (group, lane, groups) = if plan.threads == BLOCK_THREADS {
-            let reg = |r: &str| -> Result<IntValue<'ll>, Diagnostic> {
-                let v =
-                    self.intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{r}"), &[], &[]).map_err(|m| self.err(op, m))?;
-                self.b.build_int_z_extend(v.into_int_value(), i64t, r).map_err(fail)
-            };
+            let reg = |r| self.sreg(r).map_err(|m| self.err(op, m));
             (reg("ctaid.x")?, reg("tid.x")?, reg("nctaid.x")?)
         } else {
             let (id, threads) = self.gpu_thread().map_err(|m| self.err(op, m))?;
