@@ -56,9 +56,20 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
         map.insert(a, a);
     }
     let ops: Vec<Op> = rw.block_ops(entry).collect();
+    // Where each value is last used, and then, per allocation, the last use
+    // of any value lowered into it (a view shares its operand's buffer):
+    // an operand whose allocation is not used after an op may take its
+    // result in place.
+    let mut last_use: FxHashMap<Value, usize> = FxHashMap::default();
+    for (p, &op) in ops.iter().enumerate() {
+        for v in rw.operands(op) {
+            last_use.insert(v, p);
+        }
+    }
+    let mut alloc_last_use: FxHashMap<Value, usize> = FxHashMap::default();
     let mut kernels = 0usize;
     let mut lowered = 0u64;
-    for &op in &ops {
+    for (p, &op) in ops.iter().enumerate() {
         let name = rw.op_name(op).to_string();
         let err = |rw: &Rewriter<'_>, m: String| Diagnostic::op_error(rw, op, m);
         if rw.isa::<ReturnOp>(op) {
@@ -76,7 +87,8 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
         let results: Vec<Option<Value>> = if let Some(m) = def.interface::<MetadataMutationInterface>() {
             vec![Some(metadata_mutation(&mut rw, op, &m.kind, &operands).map_err(|m| err(&rw, m))?)]
         } else {
-            let mut lc = LowerCtx { rw: &mut rw, op, operands, results: Vec::new(), kernels: &mut kernels };
+            let reusable = reusable_operands(&rw, &operands, &alloc_last_use, p);
+            let mut lc = LowerCtx { rw: &mut rw, op, operands, results: Vec::new(), kernels: &mut kernels, reusable };
             let r = if let Some(p) = def.interface::<Pointwise>() {
                 lower_pointwise(&mut lc, p)
             } else if let Some(l) = def.interface::<Lower>() {
@@ -94,7 +106,14 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
                 .copied()
                 .flatten()
                 .ok_or_else(|| err(&rw, format!("lowering of '{name}' produced no buffer for result {i}")))?;
-            map.insert(rw.result(op, i), v);
+            let r = rw.result(op, i);
+            map.insert(r, v);
+            let root = crate::fuse::root_of(&rw, v);
+            if rw.defining_op(root).is_some_and(|d| LoopOp::of(&rw, d) == Some(LoopOp::Alloc)) {
+                let last = last_use.get(&r).copied().unwrap_or(p);
+                let e = alloc_last_use.entry(root).or_insert(last);
+                *e = (*e).max(last);
+            }
         }
         lowered += 1;
     }
@@ -106,6 +125,27 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
     }
     f.sync_function_type(&mut rw);
     Ok(lowered)
+}
+
+/// Per operand of the op at position `pos`: whether its buffer is a whole
+/// allocation (not a view of one) that no value used after `pos` lives in
+/// and that no other operand reads.
+fn reusable_operands(
+    rw: &Rewriter<'_>,
+    operands: &[Value],
+    alloc_last_use: &FxHashMap<Value, usize>,
+    pos: usize,
+) -> Vec<bool> {
+    let roots: Vec<Value> = operands.iter().map(|&b| crate::fuse::root_of(rw, b)).collect();
+    operands
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            roots[i] == b
+                && alloc_last_use.get(&b).is_some_and(|&last| last <= pos)
+                && roots.iter().enumerate().all(|(j, &r)| j == i || r != b)
+        })
+        .collect()
 }
 
 fn layout_of(m: &MemRefType) -> Layout {

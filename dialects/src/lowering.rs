@@ -343,6 +343,10 @@ pub struct LowerCtx<'r, 'c> {
     pub results: Vec<Option<Value>>,
     /// Counter for kernel names, shared by the whole function.
     pub kernels: &'r mut usize,
+    /// Per operand: its buffer is a whole fresh allocation that nothing
+    /// reads or returns after this op (through any value or view) and no
+    /// other operand shares, so the lowering may write the result into it.
+    pub reusable: Vec<bool>,
 }
 
 impl<'r, 'c> LowerCtx<'r, 'c> {
@@ -352,6 +356,11 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
 
     pub fn operand(&self, i: usize) -> Result<Value, String> {
         self.operands.get(i).copied().ok_or_else(|| format!("missing operand {i}"))
+    }
+
+    /// Whether operand `i`'s buffer may be overwritten (see `reusable`).
+    pub fn reusable(&self, i: usize) -> bool {
+        self.reusable.get(i).copied().unwrap_or(false)
     }
 
     pub fn operand_type(&self, i: usize) -> Result<MemRefType, String> {

@@ -263,7 +263,12 @@ impl Pass for Joint {
 
 fn accumulate(rw: &mut Rewriter<'_>, cot: &mut FxHashMap<Value, Value>, v: Value, g: Value) -> Result<(), Diagnostic> {
     let sum = match cot.get(&v) {
-        Some(&prev) => AddOp::build1(rw, &[prev, g], &[])?,
+        // A scatter into zeros (a view's derivative) adds into its region
+        // only, instead of a whole zero tensor per contribution.
+        Some(&prev) => match aot_dialects::view::derivatives::accumulate(rw, prev, g)? {
+            Some(sum) => sum,
+            None => AddOp::build1(rw, &[prev, g], &[])?,
+        },
         None => g,
     };
     cot.insert(v, sum);

@@ -140,3 +140,35 @@ func.func @arguments(%a: tensor<3xf32>, %s: tensor<2x2xf32> {aot.layout = #aot.l
   %r = mut.set_ %a, %s : tensor<3xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// -----
+
+/// A scatter writes into its base's buffer when that buffer is a fresh
+/// allocation nothing uses afterwards (through any value or view): %c
+/// writes its region into %b's buffer, whose last reader is the region
+/// view %r that %c's source adds to. A base still used later (%z,
+/// returned) or an argument (%x) is copied first.
+// CHECK-LABEL: func.func @scatter_in_place
+// CHECK:         %[[Z:.*]] = loop.alloc : memref<8xf32>
+// CHECK:         loop.kernel "full_{{[0-9]+}}"
+// CHECK:         %[[B:.*]] = loop.alloc : memref<8xf32>
+// CHECK:         loop.kernel "copy_{{[0-9]+}}" ({{.*}} = %[[Z]] : memref<8xf32>, {{.*}} = %[[B]] : memref<8xf32>)
+// CHECK:         %[[V1:.*]] = loop.view %[[B]] : memref<8xf32> -> memref<3xf32
+// CHECK:         loop.kernel "copy_{{[0-9]+}}" ({{.*}} = %arg1 : memref<3xf32>, {{.*}} = %[[V1]]
+// CHECK:         %[[R:.*]] = loop.view %[[B]] : memref<8xf32> -> memref<3xf32, strided<[1], offset: 4>>
+// CHECK:         loop.kernel "add_{{[0-9]+}}"
+// CHECK-NOT:     loop.alloc : memref<8xf32>
+// CHECK:         %[[V2:.*]] = loop.view %[[B]] : memref<8xf32> -> memref<3xf32, strided<[1], offset: 4>>
+// CHECK:         loop.kernel "copy_{{[0-9]+}}" ({{.*}} = %{{.*}} : memref<3xf32>, {{.*}} = %[[V2]]
+// CHECK:         %[[D:.*]] = loop.alloc : memref<8xf32>
+// CHECK:         loop.kernel "copy_{{[0-9]+}}" ({{.*}} = %arg0 : memref<8xf32>, {{.*}} = %[[D]] : memref<8xf32>)
+// CHECK:         return %[[B]], %[[D]], %[[Z]]
+func.func @scatter_in_place(%x: tensor<8xf32>, %g: tensor<3xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %z = tensor.full {value = 0.0} : tensor<8xf32>
+  %b = view.slice_scatter %z, %g {dim = 0, start = 0, end = 3} : tensor<8xf32>, tensor<3xf32> -> tensor<8xf32>
+  %r = view.slice %b {dim = 0, start = 4, end = 7} : tensor<8xf32> -> tensor<3xf32>
+  %s = tensor.add %r, %g : tensor<3xf32>
+  %c = view.slice_scatter %b, %s {dim = 0, start = 4, end = 7} : tensor<8xf32>, tensor<3xf32> -> tensor<8xf32>
+  %d = view.slice_scatter %x, %g {dim = 0, start = 1, end = 4} : tensor<8xf32>, tensor<3xf32> -> tensor<8xf32>
+  return %c, %d, %z : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}

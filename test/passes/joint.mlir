@@ -113,3 +113,27 @@ func.func @self_overlapping_split(%x: tensor<2x2xf32> {aot.layout = #aot.layout<
   %r = tensor.neg %s : tensor<3xf32>
   return %r : tensor<3xf32>
 }
+
+// -----
+
+/// Overlapping windows (a convolution's im2col, unfold): each slice's
+/// cotangent goes into its region of one accumulated gradient, not into a
+/// zero tensor of its own that an add of the whole shape then sums. The
+/// first window scatters into zeros; each later one adds into its region
+/// of the gradient so far (a read of that region, an add of the region's
+/// size, a scatter into the previous gradient, which lowering does in
+/// place).
+// CHECK-LABEL: func.func @windows
+// CHECK:         %[[Z:.*]] = tensor.full {value = 0.0} : tensor<5xf32>
+// CHECK:         %[[G1:.*]] = view.slice_scatter %[[Z]], %[[T1:.*]] {dim = 0, end = [[E1:[0-9]+]], start = [[S1:[0-9]+]]}
+// CHECK:         %[[R:.*]] = view.slice %[[G1]] {dim = 0, end = [[E2:[0-9]+]], start = [[S2:[0-9]+]]}
+// CHECK:         %[[A:.*]] = tensor.add %[[R]], %{{.*}} : tensor<3xf32>
+// CHECK:         %[[G2:.*]] = view.slice_scatter %[[G1]], %[[A]] {dim = 0, end = [[E2]], start = [[S2]]}
+// CHECK-NOT:     tensor.add {{.*}} : tensor<5xf32>
+// CHECK:         return %{{.*}}, %[[G2]]
+func.func @windows(%x: tensor<5xf32> {aot.requires_grad}) -> tensor<3xf32> {
+  %a = view.slice %x {dim = 0, start = 0, end = 3} : tensor<5xf32> -> tensor<3xf32>
+  %b = view.slice %x {dim = 0, start = 2, end = 5} : tensor<5xf32> -> tensor<3xf32>
+  %c = tensor.mul %a, %b : tensor<3xf32>
+  return %c : tensor<3xf32>
+}

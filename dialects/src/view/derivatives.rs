@@ -134,3 +134,40 @@ fn position_counts(c: &mut VjpCtx<'_, '_>, src: Value) -> Result<Value, Diagnost
     let dense = c.rw.dense_attr(ty, DenseData::Floats(counts));
     Ok(c.rw.build_typed1("tensor.constant", &[], &[("value", dense)], ty))
 }
+
+/// Adds cotangent `g` to the cotangent accumulated so far, `prev`, without
+/// materializing a zero tensor per contribution when one of them is a
+/// scatter into zeros (what a view's derivative gives): `prev +
+/// scatter(0, s, A)` is `scatter(prev, view(prev, A) + s, A)`, the same
+/// sums (up to the sign of a zero outside the region, where `prev + 0`
+/// would turn `-0.0` into `0.0`) at the cost of the region alone, and the
+/// scatter can write into `prev`'s buffer when nothing reads it later.
+/// Overlapping windows (the slices of a convolution's input, unfold)
+/// accumulate this way. `None` when neither operand has that form; the
+/// caller adds.
+pub fn accumulate(rw: &mut Rewriter<'_>, prev: Value, g: Value) -> Result<Option<Value>, Diagnostic> {
+    if rw.value_type(prev) != rw.value_type(g) {
+        return Ok(None);
+    }
+    for (acc, contribution) in [(prev, g), (g, prev)] {
+        let Some(op) = rw.defining_op(contribution) else { continue };
+        let Some(view) = super::folds::visible_scatter(rw, op) else { continue };
+        if super::folds::region_may_self_overlap(rw, op) {
+            continue;
+        }
+        let zero_base = rw
+            .defining_op(rw.operand(op, 0))
+            .is_some_and(|b| rw.isa::<crate::tensor::FullOp>(b) && AttrView::of_op(rw, b).f64("value") == Some(0.0));
+        if !zero_base {
+            continue;
+        }
+        let attrs: Vec<NamedAttr> =
+            rw.attrs(op).iter().copied().filter(|a| !rw.sym_str(a.name).contains('.')).collect();
+        let name = rw.op_name(op).to_string();
+        let src = rw.operand(op, 1);
+        let region = view.build_named1(rw, &[acc], &attrs)?;
+        let sum = crate::tensor::AddOp::build1(rw, &[region, src], &[])?;
+        return rw.build_named1(&name, &[acc, sum], &attrs).map(Some);
+    }
+    Ok(None)
+}

@@ -36,7 +36,7 @@ fn hidden(ctx: &Context, op: Op) -> bool {
 }
 
 /// The scatter `op` is, if it is one and no fold may look through it.
-fn visible_scatter(ctx: &Context, op: Op) -> Option<OpRef> {
+pub(super) fn visible_scatter(ctx: &Context, op: Op) -> Option<OpRef> {
     view_of_scatter(ctx.op_name(op)).filter(|_| !hidden(ctx, op))
 }
 
@@ -54,7 +54,7 @@ fn whole_contiguous(ctx: &Context, op: Op) -> Option<bool> {
 
 /// Only `as_strided` regions can repeat an element; other views of a value
 /// select distinct positions.
-fn region_may_self_overlap(ctx: &Context, op: Op) -> bool {
+pub(super) fn region_may_self_overlap(ctx: &Context, op: Op) -> bool {
     if !ctx.isa::<AsStridedOp>(op) {
         return false;
     }

@@ -2,7 +2,7 @@
 //! its operand's buffer under the layout its rule computes (no copy); a
 //! reshape that no strides can express copies first, as the interpreter
 //! does; a scatter op copies `base` and writes `src` through the matching
-//! view of the copy.
+//! view of the copy, or of `base` itself when nothing reads `base` later.
 
 use super::{view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, VIEW_NEEDS_COPY};
 use crate::lowering::*;
@@ -65,8 +65,16 @@ pub fn scatter(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (base, src) = (lc.operand(0)?, lc.operand(1)?);
     let rt = lc.result_type(0)?;
     let si = lc.ctx().op_def(lc.op).and_then(|d| d.interface::<ScatterInterface>()).ok_or("not a scatter op")?;
-    let out = lc.alloc(&rt.shape, rt.elem);
-    lc.copy_into(base, out)?;
+    // A base nothing reads afterwards takes the write in place: the
+    // region alone is written (gradient accumulation into overlapping
+    // windows is a chain of such scatters).
+    let out = if lc.reusable(0) && memref_of(lc.ctx(), base).is_some_and(|m| m.layout.is_none()) {
+        base
+    } else {
+        let out = lc.alloc(&rt.shape, rt.elem);
+        lc.copy_into(base, out)?;
+        out
+    };
     let l = (si.layout)(&AttrView::of_op(lc.ctx(), lc.op), &Layout::contiguous(&rt.shape))?;
     let region = lc.view(out, &l[0].sizes, &l[0].strides, l[0].offset)?;
     lc.copy_into(src, region)?;
