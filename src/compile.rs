@@ -432,11 +432,15 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     .then(|| viewed_output(meta, &returned, mutated.len(), j))
                     .flatten();
                 match (viewed, &o.layout) {
-                    (Some(k), Some(l)) => OutputFrom::ViewOfOutput { output: k, layout: to_runtime(l) },
-                    // No layout: contiguous from the start of its storage.
-                    (Some(k), None) => {
-                        OutputFrom::ViewOfOutput { output: k, layout: contiguous_of_result(ctx, func, r)? }
+                    (Some(k), Some(l)) => {
+                        OutputFrom::ViewOfOutput { output: k, layout: to_runtime(l), values_from: None }
                     }
+                    // No layout: contiguous from the start of its storage.
+                    (Some(k), None) => OutputFrom::ViewOfOutput {
+                        output: k,
+                        layout: contiguous_of_result(ctx, func, r)?,
+                        values_from: None,
+                    },
                     (None, Some(l)) => OutputFrom::Restrided { result: r, layout: to_runtime(l) },
                     (None, None) => OutputFrom::Result(r),
                 }
@@ -501,7 +505,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                         layout_of(&contiguous_of_result(ctx, func, r)?)?
                     }
                 };
-                OutputFrom::ViewOfOutput { output: b, layout }
+                // A restrided twin's fresh storage holds its own elements
+                // only; this view may reach others of the intermediate, so
+                // it takes the graph's values for them.
+                let values_from = (restrided && twin.layout.is_some()).then_some(mutated.len() + j);
+                OutputFrom::ViewOfOutput { output: b, layout, values_from }
             }
         };
         plan.outputs.push((from, o.requires_grad));

@@ -341,7 +341,7 @@ pub(crate) fn build(
                 let j = *tangent_arg_of.get(result).ok_or("an intermediate base without a tangent")?;
                 (layout.clone(), AliasTarget::Tangent(j), result_layout(*result)?)
             }
-            OutputFrom::ViewOfOutput { output, layout } => {
+            OutputFrom::ViewOfOutput { output, layout, .. } => {
                 let t = n_mut + output;
                 let Some(&j) = tangent_arg_of.get(&t) else { continue };
                 let to = match &plan.outputs[*output].0 {

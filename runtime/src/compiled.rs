@@ -78,7 +78,10 @@ pub enum OutputFrom {
     /// A view of graph result `r`'s storage (an intermediate base).
     ViewOfResult { result: usize, layout: Strided },
     /// A view of user output `k`'s storage (its base is that output).
-    ViewOfOutput { output: usize, layout: Strided },
+    /// `values_from`: graph result whose values the view takes (when `k`
+    /// was restrided into a fresh storage holding its own elements only,
+    /// the view reaches elements of the intermediate outside them).
+    ViewOfOutput { output: usize, layout: Strided, values_from: Option<usize> },
     /// Graph result `r`'s values in a fresh storage laid out as `layout`
     /// (eager's layout for a non-aliased view of an intermediate).
     Restrided { result: usize, layout: Strided },
@@ -367,11 +370,19 @@ impl CompiledFunction {
                         t
                     }
                     OutputFrom::ViewOfResult { result: r, layout } => view_of(result(*r)?, layout)?,
-                    OutputFrom::ViewOfOutput { output, layout } => {
+                    OutputFrom::ViewOfOutput { output, layout, values_from } => {
                         let base = outs.get(*output).and_then(|o| o.as_ref()).ok_or_else(|| {
                             format!("output {k} views output {output}, which is itself a view of an output")
                         })?;
-                        view_of(base, layout)?
+                        let t = view_of(base, layout)?;
+                        if let Some(r) = values_from {
+                            let src = result(*r)?;
+                            if src.sizes() != t.sizes() {
+                                return err(format!("output {k}: the graph returned shape {:?}", src.sizes().to_vec()));
+                            }
+                            t.copy_values_from(src);
+                        }
+                        t
                     }
                     OutputFrom::Restrided { result: r, layout } => restrided(result(*r)?, layout)?,
                 };

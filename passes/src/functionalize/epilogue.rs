@@ -464,7 +464,9 @@ impl<'c> Functionalizer<'c> {
         let c = self.canonical[i];
         let (sto0, layout0) = self.arg_initial[c].clone();
         let base = self.base_value(sto0)?;
-        if self.initial_chain_len(c) == 0 {
+        // The argument is its storage's base value, unless a resize_ grew
+        // the storage (the base then holds the added elements too).
+        if self.initial_chain_len(c) == 0 && self.stos[sto0].len == self.stos[sto0].len0 {
             return Ok(base);
         }
         let step = self.as_strided_step(&layout0);
