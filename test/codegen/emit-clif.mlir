@@ -63,3 +63,38 @@ func.func @column_sum(%x: tensor<5x7x9xf32>) -> tensor<9xf32> {
   %s = tensor.sum %x {dims = [0, 1]} : tensor<5x7x9xf32> -> tensor<9xf32>
   return %s : tensor<9xf32>
 }
+
+/// Loads and stores that are not unit-stride gather and scatter their
+/// four lanes one element at a time (a slice with a step; the scatter's
+/// region), the arithmetic still in lanes; the unit-stride side moves
+/// whole vectors.
+// CHECK:       ; function @strided
+// CHECK:       ; kernel exp_{{[0-9]+}}
+// CHECK:         load.f32 {{.*}}
+// CHECK:         scalar_to_vector.f32x4
+// CHECK-COUNT-3: insertlane
+// CHECK:         store {{.*}}
+// CHECK:       ; kernel copy_{{[0-9]+}}
+// CHECK-NOT:     extractlane
+// CHECK:       ; kernel copy_{{[0-9]+}}
+// CHECK:         load.f32x4
+// CHECK-COUNT-4: extractlane
+
+/// A row reduction keeps its lanes in the inner, unit-stride loop: lanes
+/// across rows would gather every load.
+// CHECK:       ; function @row_sum
+// CHECK:       ; kernel sum_{{[0-9]+}}
+// CHECK-NOT:     insertlane v{{[0-9]+}}, v{{[0-9]+}}, 3
+// CHECK:         load.f32x4
+// CHECK-NOT:     insertlane v{{[0-9]+}}, v{{[0-9]+}}, 3
+func.func @strided(%x: tensor<64x100xf32>, %z: tensor<64x100xf32>) -> (tensor<64x50xf32>, tensor<64x100xf32>) {
+  %s = view.slice %x {dim = 1, start = 0, end = 100, step = 2} : tensor<64x100xf32> -> tensor<64x50xf32>
+  %e = tensor.exp %s : tensor<64x50xf32>
+  %r = view.slice_scatter %z, %e {dim = 1, start = 1, end = 100, step = 2} : tensor<64x100xf32>, tensor<64x50xf32> -> tensor<64x100xf32>
+  return %e, %r : tensor<64x50xf32>, tensor<64x100xf32>
+}
+
+func.func @row_sum(%x: tensor<64x100xf32>) -> tensor<64xf32> {
+  %s = tensor.sum %x {dims = [1]} : tensor<64x100xf32> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}

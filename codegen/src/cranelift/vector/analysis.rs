@@ -27,6 +27,10 @@ pub(super) enum Reduce {
 
 pub(super) struct Plan {
     pub kinds: FxHashMap<Value, Kind>,
+    /// Loads and stores whose element offset moves by other than 1 per
+    /// iteration (a slice with a step, a transposed operand): their
+    /// lanes are gathered or scattered one element at a time.
+    pub strides: FxHashMap<Op, i64>,
     /// Per carried value (in order): the reduction and the op updating it.
     pub reductions: Vec<(Reduce, Op)>,
 }
@@ -88,6 +92,7 @@ pub(super) fn classify_block(
     iv: Value,
     nested: bool,
     kinds: &mut FxHashMap<Value, Kind>,
+    strides: &mut FxHashMap<Op, i64>,
     any_lane: &mut bool,
 ) -> Option<()> {
     let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
@@ -107,7 +112,7 @@ pub(super) fn classify_block(
                 for &c in &args[1..] {
                     kinds.insert(c, Kind::Lane);
                 }
-                classify_block(ctx, inner, iv, nested, kinds, any_lane)?;
+                classify_block(ctx, inner, iv, nested, kinds, strides, any_lane)?;
                 let term = ctx.block_ops(inner).last()?;
                 if ctx.operands(term).any(|v| kind(kinds, v) == Kind::Index) {
                     return None;
@@ -122,14 +127,25 @@ pub(super) fn classify_block(
                     // The same address in every lane (a broadcast operand:
                     // stride 0 along the loop), whatever the indices are.
                     0 => Kind::Uniform,
-                    1 if is_f32(ctx, ctx.result(o, 0)) || is_i1(ctx, ctx.result(o, 0)) => Kind::Lane,
+                    k if is_f32(ctx, ctx.result(o, 0)) || is_i1(ctx, ctx.result(o, 0)) => {
+                        if k != 1 {
+                            strides.insert(o, k);
+                        }
+                        Kind::Lane
+                    }
                     _ => return None,
                 }
             }
             Some(LoopOp::Store) => {
                 let (v, buf) = (ctx.operand(o, 0), ctx.operand(o, 1));
-                if !is_f32(ctx, v) || address_coef(ctx, kinds, o, buf, 2, iv)? != 1 {
-                    return None;
+                // Every lane stores to its own element.
+                match address_coef(ctx, kinds, o, buf, 2, iv)? {
+                    0 => return None,
+                    _ if !is_f32(ctx, v) => return None,
+                    1 => {}
+                    k => {
+                        strides.insert(o, k);
+                    }
                 }
                 *any_lane = true;
                 continue;
@@ -187,11 +203,19 @@ pub(super) fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
         kinds.insert(c, Kind::Lane);
     }
     let mut any_lane = false;
+    let mut strides = FxHashMap::default();
     // Loops nested in the vectorized one interleave the iterations of four
     // lanes: only sound when the iterations are independent.
     let nested = ctx.has_attr(op, "parallel");
     let kind = |kinds: &FxHashMap<Value, Kind>, v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform);
-    classify_block(ctx, body, iv, nested, &mut kinds, &mut any_lane)?;
+    classify_block(ctx, body, iv, nested, &mut kinds, &mut strides, &mut any_lane)?;
+    // Gathered lanes pay off in an innermost loop without reductions;
+    // across an outer loop (channels of a row kernel) every inner load
+    // would be a gather where the inner loop itself vectorizes with
+    // whole-vector loads.
+    if !strides.is_empty() && ctx.block_ops(body).any(|o| LoopOp::of(ctx, o) == Some(LoopOp::For)) {
+        return None;
+    }
     // Index values feed addresses only.
     for (&v, &k) in &kinds {
         if k == Kind::Index && v != iv {
@@ -230,7 +254,14 @@ pub(super) fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
         reductions.push((r, upd));
         any_lane = true;
     }
-    any_lane.then_some(Plan { kinds, reductions })
+    // A reduction along a strided dimension stays sequential: it is the
+    // scalar remainder of a column reduction, whose vector part sums each
+    // column in order (an element's value must not depend on which loop
+    // reached it).
+    if !strides.is_empty() && !reductions.is_empty() {
+        return None;
+    }
+    any_lane.then_some(Plan { kinds, strides, reductions })
 }
 
 /// Ops with a lane-wise form on f32 values and masks.

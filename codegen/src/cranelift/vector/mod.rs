@@ -3,9 +3,12 @@
 //! A loop qualifies when it has no inner loop, steps by 1, and every value
 //! its body computes is either *uniform* (the same in every iteration: a
 //! constant, a load whose address does not move) or a *lane* value of f32
-//! (or a comparison mask of them) computed from unit-stride f32 loads; index
-//! values may depend on the induction variable only affinely and only as
-//! addresses. Loop-carried values must be f32 sums, maxima or minima (the
+//! (or a comparison mask of them) computed from f32 loads; index values may
+//! depend on the induction variable only affinely and only as addresses.
+//! Unit-stride loads and stores move whole vectors; others (a slice with a
+//! step, a pooling window, a transposed operand) gather and scatter their
+//! four elements one by one, the arithmetic still in lanes, and only in a
+//! loop without nested loops or reductions (those keep their order). Loop-carried values must be f32 sums, maxima or minima (the
 //! reductions). Anything else keeps the scalar loop. That decision is
 //! [`analysis`]'s; this module emits the code.
 //!
@@ -242,6 +245,27 @@ pub(super) fn scalar_poly(g: &mut Gen<'_, '_>, p: Poly, x: cl::Value) -> cl::Val
     vs.ins().extractlane(r, 0)
 }
 
+/// The lanes of a load whose element offset moves by `k` per iteration,
+/// one element at a time: f32 lanes, or an i1 mask (0/1 bytes widened to
+/// all-ones or all-zeros i32 lanes, as the unit-stride mask load gives).
+fn gather(vs: &mut Vec4<'_, '_, '_>, addr: cl::Value, k: i64, mask: bool) -> cl::Value {
+    let (ty, vty, size) = if mask { (types::I8, types::I32X4, 1) } else { (types::F32, types::F32X4, 4) };
+    let mut v = None;
+    for j in 0..LANES {
+        let a = vs.ins().iadd_imm_s(addr, j.saturating_mul(k).saturating_mul(size));
+        let mut e = vs.ins().load(ty, flags(), a, 0);
+        if mask {
+            let w = vs.ins().uextend(types::I32, e);
+            e = vs.ins().ineg(w);
+        }
+        v = Some(match v {
+            None => vs.ins().scalar_to_vector(vty, e),
+            Some(acc) => vs.ins().insertlane(acc, e, j as u8),
+        });
+    }
+    v.expect("four lanes")
+}
+
 /// Emits the ops of `block` in lane mode, updating the accumulators of the
 /// vectorized loop's reductions; returns the yielded values.
 fn emit_ops(
@@ -266,14 +290,27 @@ fn emit_ops(
                 let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
                 let idx: Vec<cl::Value> = ctx.operands(o).skip(2).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
                 let addr = vs.g.address(base, &m, &idx);
-                vs.g.b.ins().store(flags(), x, addr, 0);
+                match plan.strides.get(&o) {
+                    Some(&k) => {
+                        for j in 0..LANES {
+                            let e = vs.ins().extractlane(x, j as u8);
+                            let a = vs.ins().iadd_imm_s(addr, j.saturating_mul(k).saturating_mul(4));
+                            vs.ins().store(flags(), e, a, 0);
+                        }
+                    }
+                    None => {
+                        vs.ins().store(flags(), x, addr, 0);
+                    }
+                }
             }
             (Some(LoopOp::Load), Some(Kind::Lane)) => {
                 let buf = ctx.operand(o, 0);
                 let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
                 let idx: Vec<cl::Value> = ctx.operands(o).skip(1).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
                 let addr = vs.g.address(base, &m, &idx);
-                let v = if is_i1(ctx, ctx.result(o, 0)) {
+                let v = if let Some(&k) = plan.strides.get(&o) {
+                    gather(vs, addr, k, is_i1(ctx, ctx.result(o, 0)))
+                } else if is_i1(ctx, ctx.result(o, 0)) {
                     // Four 0/1 bytes become a mask: widen to i32 lanes, negate.
                     let b = &mut vs.g.b;
                     let word = b.ins().load(types::I32, flags(), addr, 0);
