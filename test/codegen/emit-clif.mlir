@@ -98,3 +98,27 @@ func.func @row_sum(%x: tensor<64x100xf32>) -> tensor<64xf32> {
   %s = tensor.sum %x {dims = [1]} : tensor<64x100xf32> -> tensor<64xf32>
   return %s : tensor<64xf32>
 }
+
+/// Masks are lanes too: a comparison's mask narrows to four 0/1 bytes in
+/// one store, a select of masks blends them, and a mask stored through a
+/// stepped slice goes one byte per lane.
+// CHECK:       ; function @masks
+// CHECK:       ; kernel where_{{[0-9]+}}
+// CHECK:         fcmp
+// CHECK:         bitselect
+// CHECK:         snarrow
+// CHECK:         snarrow
+// CHECK:         store {{.*}}
+// CHECK:       ; kernel copy_{{[0-9]+}}
+// CHECK:       ; kernel copy_{{[0-9]+}}
+// CHECK:         fcmp
+// CHECK-COUNT-4: ireduce.i8
+func.func @masks(%x: tensor<3x22xf32>, %y: tensor<3x22xf32>, %c: tensor<3x22xi1>, %z: tensor<3x22xi1>) -> (tensor<3x22xi1>, tensor<3x22xi1>) {
+  %m = tensor.gt %x, %y : tensor<3x22xf32>, tensor<3x22xf32> -> tensor<3x22xi1>
+  %n = tensor.ne %x, %x : tensor<3x22xf32>, tensor<3x22xf32> -> tensor<3x22xi1>
+  %w = tensor.where %c, %m, %n : tensor<3x22xi1>, tensor<3x22xi1>, tensor<3x22xi1> -> tensor<3x22xi1>
+  %t = tensor.lt %x, %y : tensor<3x22xf32>, tensor<3x22xf32> -> tensor<3x22xi1>
+  %u = view.slice %t {dim = 1, start = 0, end = 22, step = 2} : tensor<3x22xi1> -> tensor<3x11xi1>
+  %r = view.slice_scatter %z, %u {dim = 1, start = 0, end = 22, step = 2} : tensor<3x22xi1>, tensor<3x11xi1> -> tensor<3x22xi1>
+  return %w, %r : tensor<3x22xi1>, tensor<3x22xi1>
+}

@@ -141,7 +141,7 @@ pub(super) fn classify_block(
                 // Every lane stores to its own element.
                 match address_coef(ctx, kinds, o, buf, 2, iv)? {
                     0 => return None,
-                    _ if !is_f32(ctx, v) => return None,
+                    _ if !is_f32(ctx, v) && !is_i1(ctx, v) => return None,
                     1 => {}
                     k => {
                         strides.insert(o, k);
@@ -286,7 +286,8 @@ pub(super) fn lane_op(ctx: &Context, o: Op) -> bool {
         ) => f32_result(),
         ScalarOp::Math(_) => f32_result() && !ctx.has_attr(o, "exact"),
         ScalarOp::Cmp => is_f32(ctx, ctx.operand(o, 0)),
-        ScalarOp::Select | ScalarOp::Cast => f32_result() && is_i1(ctx, ctx.operand(o, 0)),
+        ScalarOp::Select => (f32_result() || is_i1(ctx, ctx.result(o, 0))) && is_i1(ctx, ctx.operand(o, 0)),
+        ScalarOp::Cast => f32_result() && is_i1(ctx, ctx.operand(o, 0)),
     }
 }
 

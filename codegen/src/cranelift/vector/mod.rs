@@ -3,14 +3,15 @@
 //! A loop qualifies when it has no inner loop, steps by 1, and every value
 //! its body computes is either *uniform* (the same in every iteration: a
 //! constant, a load whose address does not move) or a *lane* value of f32
-//! (or a comparison mask of them) computed from f32 loads; index values may
-//! depend on the induction variable only affinely and only as addresses.
-//! Unit-stride loads and stores move whole vectors; others (a slice with a
-//! step, a pooling window, a transposed operand) gather and scatter their
-//! four elements one by one, the arithmetic still in lanes, and only in a
-//! loop without nested loops or reductions (those keep their order). Loop-carried values must be f32 sums, maxima or minima (the
-//! reductions). Anything else keeps the scalar loop. That decision is
-//! [`analysis`]'s; this module emits the code.
+//! (or a comparison mask of them, stored as 0/1 bytes) computed from f32
+//! loads; index values may depend on the induction variable only affinely
+//! and only as addresses. Unit-stride loads and stores move whole vectors;
+//! others (a slice with a step, a pooling window, a transposed operand)
+//! gather and scatter their four elements one by one, the arithmetic still
+//! in lanes, and only in a loop without nested loops or reductions (those
+//! keep their order). Loop-carried values must be f32 sums, maxima or
+//! minima (the reductions). Anything else keeps the scalar loop. That
+//! decision is [`analysis`]'s; this module emits the code.
 //!
 //! Code: a vector loop while four iterations remain (lane values in F32X4,
 //! masks in I32X4, uniform values splatted at their use, reductions in a
@@ -109,7 +110,8 @@ impl<'f> Vec4<'_, '_, 'f> {
         let mut ops = Vec::new();
         for (i, v) in ctx.operands(op).enumerate() {
             let x = self.get(op, v)?;
-            let mask = masks || (kind == ScalarOp::Select && i == 0);
+            // A select of masks blends masks (its operands are all i1).
+            let mask = masks || (kind == ScalarOp::Select && (i == 0 || is_i1(ctx, ctx.result(op, 0))));
             ops.push(self.lane(x, mask));
         }
         let none = |g: &Gen<'_, '_>| g.err(op, format!("no lane form for '{}'", ctx.op_name(op)));
@@ -160,6 +162,7 @@ impl<'f> Vec4<'_, '_, 'f> {
                 let cc = super::kernel::float_cc(p);
                 self.ins().fcmp(cc, ops[0], ops[1])
             }
+            ScalarOp::Select if is_i1(ctx, ctx.result(op, 0)) => self.ins().bitselect(ops[0], ops[1], ops[2]),
             ScalarOp::Select => {
                 let m = self.as_f32(ops[0]);
                 self.ins().bitselect(m, ops[1], ops[2])
@@ -284,19 +287,34 @@ fn emit_ops(
         match (op_kind, kind) {
             (Some(LoopOp::For), _) => nested_loop(vs, plan, o)?,
             (Some(LoopOp::Store), _) => {
+                let mask = is_i1(ctx, ctx.operand(o, 0));
                 let v = vs.get(o, ctx.operand(o, 0))?;
-                let x = vs.lane(v, false);
+                let x = vs.lane(v, mask);
                 let buf = ctx.operand(o, 1);
                 let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
                 let idx: Vec<cl::Value> = ctx.operands(o).skip(2).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
                 let addr = vs.g.address(base, &m, &idx);
+                // A mask is stored as 0/1 bytes: all-ones lanes negate to 1.
+                let x = if mask { vs.ins().ineg(x) } else { x };
+                let size = if mask { 1 } else { 4 };
                 match plan.strides.get(&o) {
                     Some(&k) => {
                         for j in 0..LANES {
-                            let e = vs.ins().extractlane(x, j as u8);
-                            let a = vs.ins().iadd_imm_s(addr, j.saturating_mul(k).saturating_mul(4));
+                            let mut e = vs.ins().extractlane(x, j as u8);
+                            if mask {
+                                e = vs.ins().ireduce(types::I8, e);
+                            }
+                            let a = vs.ins().iadd_imm_s(addr, j.saturating_mul(k).saturating_mul(size));
                             vs.ins().store(flags(), e, a, 0);
                         }
+                    }
+                    None if mask => {
+                        // Four lanes of 0/1 narrow to four bytes, one i32 store.
+                        let halves = vs.ins().snarrow(x, x);
+                        let bytes = vs.ins().snarrow(halves, halves);
+                        let words = vs.ins().bitcast(types::I32X4, vflags(), bytes);
+                        let word = vs.ins().extractlane(words, 0);
+                        vs.ins().store(flags(), word, addr, 0);
                     }
                     None => {
                         vs.ins().store(flags(), x, addr, 0);
