@@ -19,7 +19,7 @@ use aot_ir::*;
 type R = Result<Grads, Diagnostic>;
 
 fn core_attrs(c: &VjpCtx<'_, '_>) -> Vec<NamedAttr> {
-    c.rw.attrs(c.op).iter().copied().filter(|a| !c.rw.sym_str(a.name).contains('.')).collect()
+    super::folds::core_attrs(c.rw, c.op)
 }
 
 /// Does an `as_strided` with these attributes reach one element twice?
@@ -161,8 +161,7 @@ pub fn accumulate(rw: &mut Rewriter<'_>, prev: Value, g: Value) -> Result<Option
         if !zero_base {
             continue;
         }
-        let attrs: Vec<NamedAttr> =
-            rw.attrs(op).iter().copied().filter(|a| !rw.sym_str(a.name).contains('.')).collect();
+        let attrs = super::folds::core_attrs(rw, op);
         let name = rw.op_name(op).to_string();
         let src = rw.operand(op, 1);
         let region = view.build_named1(rw, &[acc], &attrs)?;

@@ -27,7 +27,7 @@ use aot_ir::*;
 use aot_runtime::interp::{Detaches, NO_GRAD};
 
 /// Inherent attributes only (dialect-prefixed ones do not change meaning).
-fn core_attrs(ctx: &Context, op: Op) -> Vec<NamedAttr> {
+pub(super) fn core_attrs(ctx: &Context, op: Op) -> Vec<NamedAttr> {
     ctx.attrs(op).iter().copied().filter(|a| !ctx.sym_str(a.name).contains('.')).collect()
 }
 
