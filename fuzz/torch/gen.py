@@ -423,6 +423,10 @@ class Gen:
 
     def strided_in(self, stor):
         r = self.r
+        if stor == 0:
+            # An empty storage holds only empty views (the loop below would
+            # never fit one element into it).
+            return [0], [1], 0
         rank = r.choice([0, 1, 1, 2])
         size = [r.choice([1, 2, 3]) for _ in range(rank)]
         stride = [r.choice([0, 1, 1, 2, 3]) for _ in range(rank)]
