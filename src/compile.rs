@@ -684,12 +684,16 @@ fn viewed_output(meta: &ViewAndMutationMeta, returned: &[(Value, Value)], first:
     if root == v {
         return None;
     }
+    // Only outputs eager holds in one storage (distinct tensors may be one
+    // value here: `x * 3` computed twice and merged).
+    let group = meta.output_info.get(j)?.storage_group?;
     meta.output_info.iter().enumerate().position(|(k, o)| {
         k != j
             && returned.get(first + k).map(|r| r.0) == Some(root)
             && o.output_type == OutputType::NonAlias
             && o.layout.is_none()
             && o.aliases_input.is_none()
+            && o.storage_group == Some(group)
     })
 }
 

@@ -92,6 +92,7 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
         grads: !uses_no_grad_or_detach && actual.get("grads").is_some(),
         slack: 1.0,
         all_layouts: false,
+        hidden_output_aliasing: false,
     };
     Ok(compare(&actual, &golden, opts))
 }

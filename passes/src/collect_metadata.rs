@@ -72,6 +72,9 @@ pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
             layout: None,
             aliases_input: None,
             aliases_final_storage: false,
+            storage_group: (count > 1 && f.kind != "input")
+                .then(|| facts.iter().position(|g| g.storage == f.storage))
+                .flatten(),
         };
         if f.kind == "input" {
             // Aliasing autograd does not see: the output takes a tangent of

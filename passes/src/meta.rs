@@ -276,6 +276,11 @@ crate::record! {
         /// after the call (it was `set_` onto an intermediate's storage), not
         /// of the one it had on entry.
         pub aliases_final_storage: bool as flag,
+        /// Outputs that share one storage in eager mode without aliasing
+        /// an input: the index of the first of them, on each. Value
+        /// semantics may compute two distinct tensors as one value (CSE
+        /// of `x * 3` twice); only outputs of one group may share a buffer.
+        pub storage_group: Option<usize>,
     }
 }
 

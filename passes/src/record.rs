@@ -489,6 +489,7 @@ pub(crate) mod tests {
             layout: Some(strided()),
             aliases_input: Some(0),
             aliases_final_storage: true,
+            storage_group: Some(1),
         });
         round_trip(StorageDecl { id: 2, numel: None, requires_grad: false });
         round_trip(Functionalized { keep_input_mutations: true, num_user_outputs: 3 });

@@ -615,6 +615,7 @@ impl Pass for SyntheticBase {
                 layout: Some(layout),
                 aliases_input: None,
                 aliases_final_storage: false,
+                storage_group: None,
             });
             metadata_mutated.push(i);
         }

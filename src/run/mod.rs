@@ -287,11 +287,15 @@ pub fn run_eager_calls(
 pub fn outputs_json(outputs: &[Tensor], args: &[Tensor]) -> Json {
     let outs: Vec<Json> = outputs
         .iter()
-        .map(|o| {
+        .enumerate()
+        .map(|(k, o)| {
             let mut m = json::tensor_json(o);
             m.insert("requires_grad".into(), json!(o.requires_grad()));
             let alias = args.iter().position(|a| a.shares_storage(o));
             m.insert("alias_of_arg".into(), json!(alias));
+            // Outputs in one storage: a write through one shows in the other.
+            let twin = outputs[..k].iter().position(|p| p.shares_storage(o));
+            m.insert("alias_of_output".into(), json!(twin));
             Json::Object(m)
         })
         .collect();

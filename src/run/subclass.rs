@@ -365,18 +365,35 @@ impl Wrapper {
         let owner = self.plan.input_owner();
         let take = |out: &Json, key: &str| out.get(key).and_then(|v| v.as_array()).cloned();
         if let Some(outs) = take(out, "outputs") {
+            // The user output each dense output belongs to.
+            let mut out_owner = vec![usize::MAX; outs.len()];
+            for (k, e) in self.plan.outputs.iter().enumerate() {
+                for d in e.range() {
+                    if let Some(o) = out_owner.get_mut(d) {
+                        *o = k;
+                    }
+                }
+            }
             let wrapped: Vec<Json> = self
                 .plan
                 .outputs
                 .iter()
-                .map(|e| {
+                .enumerate()
+                .map(|(k, e)| {
                     let mut v = self.group(e, &outs, true);
                     let leaves = &outs[e.range()];
                     let alias = leaves.iter().find_map(|l| l.get("alias_of_arg").and_then(|a| a.as_u64()));
                     let alias = alias.and_then(|d| owner.get(d as usize).copied());
+                    let twin = leaves
+                        .iter()
+                        .filter_map(|l| l.get("alias_of_output").and_then(|a| a.as_u64()))
+                        .filter_map(|d| out_owner.get(d as usize).copied())
+                        .filter(|&o| o < k)
+                        .min();
                     let rg = leaves.iter().any(|l| l.get("requires_grad") == Some(&Json::Bool(true)));
                     if let Some(o) = v.as_object_mut() {
                         o.insert("alias_of_arg".into(), json!(alias));
+                        o.insert("alias_of_output".into(), json!(twin));
                         o.insert("requires_grad".into(), json!(rg));
                     }
                     v
@@ -408,6 +425,7 @@ impl Wrapper {
             if !top {
                 if let Some(o) = v.as_object_mut() {
                     o.remove("alias_of_arg");
+                    o.remove("alias_of_output");
                     o.remove("requires_grad");
                 }
             }

@@ -1180,6 +1180,16 @@ def _alias_of(o, args):
     return None
 
 
+def _alias_of_output(outs, k):
+    """The first output before `k` sharing a storage with output `k`
+    (through the dense tensors of subclass values), else None."""
+    sids = {_storage_id(p) for p in _dense_parts(outs[k])}
+    for i in range(k):
+        if any(_storage_id(p) in sids for p in _dense_parts(outs[i])):
+            return i
+    return None
+
+
 def _history_root(t):
     return t._base if t._is_view() else t
 
@@ -1208,10 +1218,11 @@ def run(src, inputs_spec, tangents_spec=None, entry=None, grad=True):
         return {"error": str(e).strip()}
 
     result = {"outputs": [], "args_after": [describe(a) for a in args]}
-    for o in outs:
+    for k, o in enumerate(outs):
         d = describe(o)
         d["requires_grad"] = bool(o.requires_grad)
         d["alias_of_arg"] = _alias_of(o, args)
+        d["alias_of_output"] = _alias_of_output(outs, k)
         result["outputs"].append(d)
 
     if not grad:
@@ -1400,10 +1411,11 @@ def _run_subclass(module, f, inputs_spec, tangents_spec, grad):
     except TorchError as e:
         return {"error": str(e).strip()}
     result = {"outputs": [], "args_after": [_describe_any(module, a, False) for a in args]}
-    for o in outs:
+    for k, o in enumerate(outs):
         d = _describe_any(module, o, True)
         d["requires_grad"] = bool(o.requires_grad)
         d["alias_of_arg"] = _alias_of(o, args)
+        d["alias_of_output"] = _alias_of_output(outs, k)
         result["outputs"].append(d)
     if not grad:
         return result

@@ -116,9 +116,11 @@ func.func @several_intermediate_views(%x: tensor<4xf32> {aot.requires_grad}) -> 
 
 // -----
 
-/// A view of an intermediate that is itself returned.
+/// A view of an intermediate that is itself returned. Both are in one
+/// storage in eager mode: storage_group names the first of them on each.
 // CHECK-LABEL: func.func @base_is_output
-// CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = true>, #aot.output<output_type = "alias_of_intermediate_base_is_user_output", base_idx = 0,
+// CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = true, storage_group = 0>, #aot.output<output_type = "alias_of_intermediate_base_is_user_output", base_idx = 0,
+// CHECK-SAME:    storage_group = 0>]
 // CHECK-SAME:    num_intermediate_bases = 0
 func.func @base_is_output(%x: tensor<4xf32> {aot.requires_grad}) -> (tensor<4xf32>, tensor<2xf32>) {
   %m = tensor.mul %x, %x : tensor<4xf32>
@@ -130,7 +132,7 @@ func.func @base_is_output(%x: tensor<4xf32> {aot.requires_grad}) -> (tensor<4xf3
 
 /// `(out, out.detach())`.
 // CHECK-LABEL: func.func @detach_pattern
-// CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = true>, #aot.output<output_type = "alias_of_intermediate_base_is_user_output", base_idx = 0, requires_grad = false, views = []
+// CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = true, storage_group = 0>, #aot.output<output_type = "alias_of_intermediate_base_is_user_output", base_idx = 0, requires_grad = false, views = []
 func.func @detach_pattern(%x: tensor<4xf32> {aot.requires_grad}) -> (tensor<4xf32>, tensor<4xf32>) {
   %m = tensor.mul %x, %x : tensor<4xf32>
   %d = view.detach %m : tensor<4xf32>
@@ -141,8 +143,10 @@ func.func @detach_pattern(%x: tensor<4xf32> {aot.requires_grad}) -> (tensor<4xf3
 
 /// Views of an intermediate that does not require grad need no base output;
 /// the runtime gives them eager's layout (the second starts at offset 2).
+/// They share a storage in eager mode (storage_group), which compiled code,
+/// like AOTAutograd, does not reproduce for them.
 // CHECK-LABEL: func.func @intermediate_without_grad
-// CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = false>, #aot.output<output_type = "non_alias", requires_grad = false, layout = #aot.strided<size = [2], stride = [1], offset = 2>>]
+// CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = false, storage_group = 0>, #aot.output<output_type = "non_alias", requires_grad = false, layout = #aot.strided<size = [2], stride = [1], offset = 2>, storage_group = 0>]
 // CHECK-SAME:    num_intermediate_bases = 0
 func.func @intermediate_without_grad(%x: tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %m = tensor.mul %x, %x : tensor<4xf32>
@@ -160,4 +164,20 @@ func.func @transpose_input(%x: tensor<2x3xf32> {aot.requires_grad, aot.non_leaf}
   %t = mut.t_ %x : tensor<2x3xf32> -> tensor<3x2xf32>
   %r = tensor.mul %t, %t : tensor<3x2xf32>
   return %r : tensor<3x2xf32>
+}
+
+// -----
+
+/// Two equal products are two tensors in eager mode, however value
+/// semantics computes them (CSE may make them one value): a view of one
+/// and the other are in different storages, so neither has a storage
+/// group.
+// CHECK-LABEL: func.func @equal_products
+// CHECK-SAME:    outputs = [#aot.output<output_type = "non_alias", requires_grad = false>, #aot.output<output_type = "non_alias", requires_grad = false>]
+func.func @equal_products(%x: tensor<2x2xf32>) -> (tensor<4xf32>, tensor<2x2xf32>) {
+  %three = tensor.full {value = 3.0} : tensor<f32>
+  %t = tensor.mul %x, %three : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
+  %a = view.view %t {shape = [4]} : tensor<2x2xf32> -> tensor<4xf32>
+  %u = tensor.mul %x, %three : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
+  return %a, %u : tensor<4xf32>, tensor<2x2xf32>
 }

@@ -35,6 +35,7 @@
 // CHECK:        "alias_of_arg": 0,
 // CHECK:        "alias_of_arg": null,
 // CHECK:        "alias_of_arg": 4,
+// CHECK-NEXT:   "alias_of_output": null,
 // CHECK-NEXT:   "data": [
 // CHECK-NEXT:     9007199254740993,
 // CHECK:      "storage_grads": [
