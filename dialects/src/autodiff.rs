@@ -286,7 +286,9 @@ pub fn saved_by_backward(rw: &mut Rewriter<'_>, op: Op, needs: &[bool]) -> Optio
     let rule = vjp(rw, op)?;
     let (ip, loc) = (rw.insertion_point(), rw.current_loc());
     let block = rw.op_block(op)?;
-    let before: rustc_hash::FxHashSet<Op> = rw.block_ops(block).collect();
+    // The rule's scratch ops land between `op` and what follows it now
+    // (collecting the whole block instead made a long program quadratic).
+    let after = rw.next_op(op);
     rw.set_insertion_point(InsertPoint::After(op));
     let results: Vec<Value> = rw.results(op).to_vec();
     let mut grads: Vec<Option<Value>> = Vec::with_capacity(results.len());
@@ -305,10 +307,14 @@ pub fn saved_by_backward(rw: &mut Rewriter<'_>, op: Op, needs: &[bool]) -> Optio
         let mut vc = VjpCtx::new(rw, op, &grads, needs);
         (rule.0)(&mut vc).is_ok()
     };
-    let scratch: Vec<Op> = rw.block_ops(block).filter(|o| !before.contains(o)).collect();
+    let mut scratch: Vec<Op> = Vec::new();
+    let mut cur = rw.next_op(op);
+    while let Some(o) = cur.filter(|&o| Some(o) != after) {
+        scratch.push(o);
+        cur = rw.next_op(o);
+    }
     let set: rustc_hash::FxHashSet<Op> = scratch.iter().copied().collect();
-    let read =
-        |rw: &Rewriter<'_>, v: Value| rw.users(v).into_iter().any(|u| set.contains(&u) && !is_placeholder(rw, u));
+    let read = |rw: &Rewriter<'_>, v: Value| rw.uses(v).any(|u| set.contains(&u.op) && !is_placeholder(rw, u.op));
     let operands: Vec<bool> = rw.operands(op).collect::<Vec<_>>().into_iter().map(|v| read(rw, v)).collect();
     let results_read: Vec<bool> = results.iter().map(|&v| read(rw, v)).collect();
     // Users before their definitions: erase from the end of the block.

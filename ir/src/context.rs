@@ -572,8 +572,21 @@ impl Context {
     /// The distinct ops using `v`, in use-list order.
     pub fn users(&self, v: Value) -> SmallVec<[Op; 4]> {
         let mut out: SmallVec<[Op; 4]> = SmallVec::new();
+        // A value with thousands of users (an operand of every op in a
+        // long chain) must not cost a quadratic scan.
+        let mut seen: Option<rustc_hash::FxHashSet<Op>> = None;
         for u in self.uses(v) {
-            if !out.contains(&u.op) {
+            let new = match &mut seen {
+                Some(s) => s.insert(u.op),
+                None if out.len() < 16 => !out.contains(&u.op),
+                None => {
+                    let mut s: rustc_hash::FxHashSet<Op> = out.iter().copied().collect();
+                    let new = s.insert(u.op);
+                    seen = Some(s);
+                    new
+                }
+            };
+            if new {
                 out.push(u.op);
             }
         }

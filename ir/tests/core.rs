@@ -103,6 +103,39 @@ fn build_replace_erase_move() {
     assert!(text.contains("%1 = test.op %0, %0 : tensor<4xf32>"), "{text}");
 }
 
+/// `users` lists each using op once, in use-list order, also past the
+/// size where it switches to a hash set.
+#[test]
+fn users_are_distinct_in_use_order() {
+    let mut ctx = Context::new();
+    let (_, b) = new_block_module(&mut ctx);
+    let t = ctx.tensor_type(&[4], ElemType::F32);
+    let mut rw = Rewriter::new(&mut ctx);
+    rw.set_insertion_point(InsertPoint::End(b));
+    let s = rw.build_typed("test.source", &[], &[], &[t]);
+    let sv = rw.result(s, 0);
+    for n in [3usize, 40] {
+        let ops: Vec<Op> = (0..n)
+            .map(|k| {
+                let operands = if k % 3 == 0 { vec![sv, sv, sv] } else { vec![sv] };
+                let v = rw.build1("test.op", &operands, &[]).unwrap();
+                rw.defining_op(v).unwrap()
+            })
+            .collect();
+        let users = rw.users(sv);
+        let expected: Vec<Op> = {
+            let mut seen = std::collections::HashSet::new();
+            rw.uses(sv).map(|u| u.op).filter(|o| seen.insert(*o)).collect()
+        };
+        assert_eq!(users.to_vec(), expected);
+        assert_eq!(users.len(), n);
+        assert!(ops.iter().all(|o| users.contains(o)));
+        for op in ops {
+            rw.erase_op(op);
+        }
+    }
+}
+
 #[test]
 fn insertion_points_keep_program_order() {
     let mut ctx = Context::new();

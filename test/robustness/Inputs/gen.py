@@ -12,6 +12,8 @@ usage: gen.py KIND N
                 aot-inference: a chain of N scatters and products)
   nograd N      N mut.mul_ of an argument under no_grad, then a + 3
   copies N      N mut.copy_ of one broadcast sum into an argument
+  shareddiv N   N mut.div_ of one clone by the same argument (that argument
+                has N users), both arguments requiring grad
 """
 
 import sys
@@ -65,6 +67,14 @@ def main():
         emit(f"func.func @main(%x: {ty}) -> {ty} {{")
         emit(f"  %0 = func.call @h0(%x) : ({ty}) -> {ty}")
         emit(f"  return %0 : {ty}")
+        emit("}")
+    elif kind == "shareddiv":
+        ty = "tensor<3xf16>"
+        emit(f"func.func @main(%x: {ty} {{aot.requires_grad}}, %y: {ty} {{aot.requires_grad}}) -> {ty} {{")
+        emit(f"  %t = tensor.clone %x : {ty}")
+        for _ in range(n):
+            emit(f"  mut.div_ %t, %y : {ty}")
+        emit(f"  return %t : {ty}")
         emit("}")
     elif kind == "sin":
         ty = "tensor<4xf32>"
