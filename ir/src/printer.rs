@@ -552,15 +552,15 @@ fn write_scalar_float_attr(v: f64, ty: Type, ctx: &Context, out: &mut String) {
         TypeData::Elem(e) => *e,
         _ => ElemType::F64,
     };
+    // Non-finite values print as their bit pattern in the attribute's own
+    // type (printing f16/bf16 ones as f64 bits changed the type).
     if !v.is_finite() {
-        match e {
-            ElemType::F32 => {
-                let _ = write!(out, "0x{:08X} : f32", (v as f32).to_bits());
-            }
-            _ => {
-                let _ = write!(out, "0x{:016X} : f64", v.to_bits());
-            }
-        }
+        let _ = match e {
+            ElemType::F16 => write!(out, "0x{:04X} : f16", half::f16::from_f64(v).to_bits()),
+            ElemType::BF16 => write!(out, "0x{:04X} : bf16", half::bf16::from_f64(v).to_bits()),
+            ElemType::F32 => write!(out, "0x{:08X} : f32", (v as f32).to_bits()),
+            _ => write!(out, "0x{:016X} : f64", v.to_bits()),
+        };
         return;
     }
     write_float(v, e, out);

@@ -270,6 +270,15 @@ func.func @missing_colon(%x: tensor<4xf32>) {
 
 // -----
 
+/// A hexadecimal float literal is the type's bit pattern: 16 bits for f16.
+func.func @hex_too_wide() {
+  // expected-error@+1 {{hexadecimal float literal has more than the 16 bits of f16}}
+  %0 = loop.constant 0x17C00 : f16
+  return
+}
+
+// -----
+
 func.func @unclosed_region(%x: tensor<4xf32>) {
   return
 // expected-error@+1 {{expected '}' to end region}}

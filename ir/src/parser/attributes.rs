@@ -190,15 +190,22 @@ impl<'a, 'src> Parser<'a, 'src> {
             let mut v = if !is_float && text.starts_with("0x") {
                 let bits = u64::from_str_radix(&text[2..], 16)
                     .map_err(|_| Diagnostic::error(loc, "hexadecimal float literal too large"))?;
+                let width = match e {
+                    ElemType::F16 | ElemType::BF16 => 16,
+                    ElemType::F32 => 32,
+                    _ => 64,
+                };
+                if width < 64 && bits >> width != 0 {
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!("hexadecimal float literal has more than the {width} bits of {}", e.name()),
+                    ));
+                }
                 match e {
+                    ElemType::F16 => half::f16::from_bits(bits as u16).to_f64(),
+                    ElemType::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
                     ElemType::F32 => f32::from_bits(bits as u32) as f64,
-                    ElemType::F64 => f64::from_bits(bits),
-                    _ => {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "hexadecimal float literals are only supported for f32 and f64",
-                        ))
-                    }
+                    _ => f64::from_bits(bits),
                 }
             } else {
                 text.parse::<f64>().map_err(|_| Diagnostic::error(loc, "invalid float literal"))?
