@@ -396,7 +396,7 @@ impl<'a> Interpreter<'a> {
             }
         }
         if inplace {
-            inputs[0].storage().bump_version();
+            inputs[0].bump_version();
         }
         // (After functionalize, in-place ops are the write-backs into
         // arguments, whose values agree at positions sharing an element:
@@ -431,7 +431,7 @@ impl<'a> Interpreter<'a> {
 
         let any_input_rg = || inputs.iter().any(|t| t.requires_grad());
         if def.has(Traits::VIEW) && !inplace {
-            let version = inputs[0].storage().version();
+            let version = inputs[0].version();
             let detaches = def.interface::<Detaches>().is_some();
             let multi = results.len() > 1 || def.results != aot_ir::Arity::Exact(1);
             for (index, r) in results.iter_mut().enumerate() {
@@ -548,7 +548,7 @@ fn check_view_use_allowed(t: &Tensor) -> Result<(), String> {
     if !t.requires_grad() {
         return Ok(());
     }
-    let now = t.storage().version();
+    let now = t.version();
     match t.creation() {
         CreationMeta::MultiOutput { op, index, version } if version != now => {
             Err(multi_output_view_error(op, index, true))

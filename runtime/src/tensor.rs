@@ -69,9 +69,6 @@ fn buffer_bytes(b: &Buffer) -> u64 {
 pub struct Storage {
     id: u64,
     buf: RefCell<Buffer>,
-    /// PyTorch's version counter, which every view of a base shares: bumped
-    /// by each in-place op (data or metadata) on a tensor of this storage.
-    version: std::cell::Cell<u64>,
 }
 
 pub type StorageRef = Rc<Storage>;
@@ -85,21 +82,7 @@ impl Drop for Storage {
 impl Storage {
     pub fn new(buf: Buffer) -> StorageRef {
         memory::grow(buffer_bytes(&buf));
-        Rc::new(Storage {
-            id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed),
-            buf: RefCell::new(buf),
-            version: std::cell::Cell::new(0),
-        })
-    }
-
-    /// The version counter (see the field).
-    pub fn version(&self) -> u64 {
-        self.version.get()
-    }
-
-    /// Records an in-place op on a tensor of this storage.
-    pub fn bump_version(&self) {
-        self.version.set(self.version.get() + 1);
+        Rc::new(Storage { id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed), buf: RefCell::new(buf) })
     }
 
     /// Grows or shrinks the buffer to `n` elements (new ones are zero).
@@ -157,6 +140,11 @@ pub struct TensorImpl {
     pub sizes: Shape,
     pub strides: Shape,
     pub offset: i64,
+    /// PyTorch's version counter: shared by an object, its views and its
+    /// detached aliases (every object [`Tensor::alias_with`] makes), bumped
+    /// by each in-place op on any of them. Not by a tensor that `set_`
+    /// moved onto the same storage: it keeps its own.
+    pub version: Rc<std::cell::Cell<u64>>,
     /// The object's own requires-grad flag (see [`Tensor::requires_grad`]).
     pub requires_grad: bool,
     pub is_leaf: bool,
@@ -183,12 +171,12 @@ pub enum CreationMeta {
     #[default]
     Default,
     /// Output `index` of an op returning several views (`unbind`, `split`),
-    /// made when its storage was at `version`.
+    /// made when its version counter was at `version`.
     MultiOutput { op: &'static str, index: usize, version: u64 },
     /// Created under no_grad from a tensor that requires grad, or a view of
     /// such a view. `view_of_view`: for a view made in grad mode (so with a
     /// `grad_fn`), its op and output index, which PyTorch's error names;
-    /// `version`: its storage's version when the view was made.
+    /// `version`: its version counter when the view was made.
     NoGradMode { view_of_view: Option<(&'static str, usize)>, version: u64 },
 }
 
@@ -336,6 +324,7 @@ impl Tensor {
             sizes,
             strides,
             offset,
+            version: Rc::default(),
             requires_grad: false,
             is_leaf: true,
             view_base: None,
@@ -365,6 +354,7 @@ impl Tensor {
             sizes: shape.into(),
             strides: contiguous_strides(shape),
             offset: 0,
+            version: Rc::default(),
             requires_grad: false,
             is_leaf: true,
             view_base: None,
@@ -607,7 +597,21 @@ impl Tensor {
     /// A new object viewing the same storage (autograd flags not set).
     pub fn alias_with(&self, sizes: Shape, strides: Shape, offset: i64) -> Result<Tensor, String> {
         let t = self.0.borrow();
-        Tensor::from_parts(t.storage.clone(), t.dtype, sizes, strides, offset)
+        let out = Tensor::from_parts(t.storage.clone(), t.dtype, sizes, strides, offset)?;
+        out.0.borrow_mut().version = t.version.clone();
+        Ok(out)
+    }
+
+    /// The version counter this object shares with its views (see
+    /// [`TensorImpl::version`]).
+    pub fn version(&self) -> u64 {
+        self.0.borrow().version.get()
+    }
+
+    /// Records an in-place op on this object (or a view sharing its counter).
+    pub fn bump_version(&self) {
+        let t = self.0.borrow();
+        t.version.set(t.version.get() + 1);
     }
 
     /// Changes this object's metadata in place (metadata mutations).
@@ -630,9 +634,9 @@ impl Tensor {
         t.strides = strides;
         t.offset = offset;
         // set_ is an in-place change of this object: PyTorch bumps the
-        // version counter the object keeps across the move, so a view that
-        // may not be rebased is stale from now on, whatever the new
-        // storage's own version.
+        // version counter the object keeps across the move (it does not
+        // take the new storage's owners'), so a view that may not be
+        // rebased is stale from now on.
         match &mut t.creation {
             CreationMeta::MultiOutput { version, .. } | CreationMeta::NoGradMode { version, .. } => *version = u64::MAX,
             CreationMeta::Default => {}
