@@ -351,6 +351,8 @@ pub fn gelu(c: &mut VjpCtx<'_, '_>) -> R {
     })
 }
 
+/// The gradient passes strictly inside the bounds: PyTorch (2.15) gives 0
+/// at an input equal to `min` or `max`, where the result is the bound.
 pub fn clamp(c: &mut VjpCtx<'_, '_>) -> R {
     if !c.need(0) {
         return Ok(c.grads([]));
@@ -362,12 +364,12 @@ pub fn clamp(c: &mut VjpCtx<'_, '_>) -> R {
     let mut r = g;
     if let Some(lo) = lo {
         let l = c.scalar(lo, e);
-        let ok = c.op1("tensor.ge", &[x, l], &[])?;
+        let ok = c.op1("tensor.gt", &[x, l], &[])?;
         r = c.select(ok, r, zero)?;
     }
     if let Some(hi) = hi {
         let h = c.scalar(hi, e);
-        let ok = c.op1("tensor.le", &[x, h], &[])?;
+        let ok = c.op1("tensor.lt", &[x, h], &[])?;
         r = c.select(ok, r, zero)?;
     }
     Ok(c.grads([Some(r)]))
