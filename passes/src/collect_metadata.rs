@@ -52,8 +52,11 @@ fn is_trivial(l: &crate::meta::Strided) -> bool {
 pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
     let mut per_storage: FxHashMap<usize, usize> = FxHashMap::default();
     let mut multi_per_storage: FxHashMap<usize, usize> = FxHashMap::default();
-    for f in facts {
+    // The first output of each storage (its storage group).
+    let mut first_of_storage: FxHashMap<usize, usize> = FxHashMap::default();
+    for (k, f) in facts.iter().enumerate() {
         *per_storage.entry(f.storage).or_default() += 1;
+        first_of_storage.entry(f.storage).or_insert(k);
         if f.multi_output_view {
             *multi_per_storage.entry(f.storage).or_default() += 1;
         }
@@ -72,9 +75,7 @@ pub fn classify(facts: &[OutputFacts]) -> (Vec<OutputAliasInfo>, Vec<usize>) {
             layout: None,
             aliases_input: None,
             aliases_final_storage: false,
-            storage_group: (count > 1 && f.kind != "input")
-                .then(|| facts.iter().position(|g| g.storage == f.storage))
-                .flatten(),
+            storage_group: (count > 1 && f.kind != "input").then(|| first_of_storage[&f.storage]),
         };
         if f.kind == "input" {
             // Aliasing autograd does not see: the output takes a tangent of

@@ -284,6 +284,16 @@ impl CompiledFunction {
             }
         }
         let result = |r: usize| results.get(r).ok_or_else(|| format!("the graph returned no result {r}"));
+        // An output view that takes graph result `r`'s values (`values_from`).
+        let take_values = |t: &Tensor, r: Option<usize>, k: usize| -> Result<(), String> {
+            let Some(r) = r else { return Ok(()) };
+            let src = result(r)?;
+            if src.sizes() != t.sizes() {
+                return err(format!("output {k}: the graph returned shape {:?}", src.sizes().to_vec()));
+            }
+            t.copy_values_from(src);
+            Ok(())
+        };
         for step in &plan.write_back {
             match step {
                 WriteBack::SetStorage { arg, from, layout } => {
@@ -360,13 +370,7 @@ impl CompiledFunction {
                             layout.stride.clone(),
                             layout.offset,
                         )?;
-                        if let Some(r) = values_from {
-                            let src = result(*r)?;
-                            if src.sizes() != t.sizes() {
-                                return err(format!("output {k}: the graph returned shape {:?}", src.sizes().to_vec()));
-                            }
-                            t.copy_values_from(src);
-                        }
+                        take_values(&t, *values_from, k)?;
                         t
                     }
                     OutputFrom::ViewOfResult { result: r, layout } => view_of(result(*r)?, layout)?,
@@ -375,13 +379,7 @@ impl CompiledFunction {
                             format!("output {k} views output {output}, which is itself a view of an output")
                         })?;
                         let t = view_of(base, layout)?;
-                        if let Some(r) = values_from {
-                            let src = result(*r)?;
-                            if src.sizes() != t.sizes() {
-                                return err(format!("output {k}: the graph returned shape {:?}", src.sizes().to_vec()));
-                            }
-                            t.copy_values_from(src);
-                        }
+                        take_values(&t, *values_from, k)?;
                         t
                     }
                     OutputFrom::Restrided { result: r, layout } => restrided(result(*r)?, layout)?,
