@@ -1,8 +1,10 @@
 //! `loop.matmul` at run time: batched strided GEMM through the `gemm` crate
 //! (f32 and f64, any strides, AVX-512 kernels where the CPU has them).
 //!
-//! Threads come from the runtime's rayon pool, the same one that runs split
-//! kernels, so GEMM and kernels never compete with two pools for the cores.
+//! Threads come from the pool that runs split kernels ([`crate::threads`]),
+//! so GEMM and kernels never compete with two pools for the cores: the
+//! library splits a GEMM on rayon's pool, and on a host's team each thread
+//! takes a block of the result.
 //! Before any GEMM runs, the batch is simplified: size-1 batch dimensions go,
 //! and a batch dimension that one operand broadcasts (stride 0) and that
 //! continues the other operand's and the result's rows (or columns) is folded
@@ -165,13 +167,18 @@ pub fn batched(
     let ptrs = Roots(pa, pb, pc);
     let at = |item: i64| plan.offsets(item, plan.batch.len());
     let elem = c.ty.elem;
-    let run = |item: i64, par: Parallelism| {
+    // One GEMM, or the block of it with rows r0..r1 and columns c0..c1.
+    let run = |item: i64, (r0, r1): (usize, usize), (c0, c1): (usize, usize), par: Parallelism| {
         let (ea, eb, ec) = at(item);
-        let (p, dims) = (&plan, (plan.m, plan.k, plan.n));
+        let p = &plan;
+        let (r, c) = (r0 as i64, c0 as i64);
+        let (ea, eb, ec) = (ea + r * p.a.rs, eb + c * p.b.cs, ec + r * p.c.rs + c * p.c.cs);
+        let dims = (r1 - r0, plan.k, c1 - c0);
         let (pa, pb, pc) = ptrs.get();
         let ops = ((pa, ea, (p.a.rs, p.a.cs)), (pb, eb, (p.b.rs, p.b.cs)), (pc, ec, (p.c.rs, p.c.cs)));
         // SAFETY: the layouts were verified against the buffers' sizes when
-        // the program was built; every address below is inside them.
+        // the program was built; every address below (a block included) is
+        // inside them.
         unsafe {
             match elem {
                 ElemType::F32 => f32::gemm(dims, ops.0, ops.1, ops.2, accumulate, par),
@@ -179,18 +186,46 @@ pub fn batched(
             }
         }
     };
+    let (all_rows, all_cols) = ((0, plan.m), (0, plan.n));
     let work = plan.m.saturating_mul(plan.k).saturating_mul(plan.n);
+    let host = crate::threads::host_team().is_some();
     if threads > 1 && count >= 2 && work < SMALL_GEMM && plan.results_disjoint() {
-        use rayon::prelude::*;
         let items = count as usize;
-        (0..items).into_par_iter().with_min_len(items.div_ceil(threads)).for_each(|i| run(i as i64, Parallelism::None));
-    } else {
-        let par = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+        let chunks = threads.min(items);
+        let per = items.div_ceil(chunks);
+        crate::threads::for_each(chunks, &|ch| {
+            for i in ch * per..((ch + 1) * per).min(items) {
+                run(i as i64, all_rows, all_cols, Parallelism::None)
+            }
+        });
+    } else if threads > 1 && host && work >= SPLIT_GEMM {
+        // The library splits only on rayon's pool: on the host's team each
+        // thread takes a block of the result (columns when there are at
+        // least as many as rows: a packed `b` is then packed once, in
+        // parts), one after another for each batch item.
+        let cols = plan.n >= plan.m;
+        let len = if cols { plan.n } else { plan.m };
+        let per = len.div_ceil(threads).next_multiple_of(BLOCK_ALIGN).min(len);
+        let blocks = len.div_ceil(per);
         for item in 0..count {
-            run(item, par);
+            crate::threads::for_each(blocks, &|bk| {
+                let span = (bk * per, ((bk + 1) * per).min(len));
+                let (rows, cs) = if cols { (all_rows, span) } else { (span, all_cols) };
+                run(item, rows, cs, Parallelism::None)
+            });
+        }
+    } else {
+        let par = if threads > 1 && !host { Parallelism::Rayon(threads) } else { Parallelism::None };
+        for item in 0..count {
+            run(item, all_rows, all_cols, par);
         }
     }
 }
+
+/// Fewest multiply-adds of a GEMM that a host team splits into blocks.
+const SPLIT_GEMM: usize = 1 << 17;
+/// Rows or columns per block: a multiple of the widest microkernel.
+const BLOCK_ALIGN: usize = 16;
 
 /// Raw pointers shared by the threads of one call: the three buffers'
 /// roots for the batch items run at once, or a packing copy's source and

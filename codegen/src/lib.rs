@@ -23,6 +23,7 @@ pub mod lower_to_loops;
 pub mod mlir;
 pub mod plan_memory;
 pub mod program;
+pub mod threads;
 pub mod write_order;
 
 /// Forces this crate (and its pass registrations) to be linked in.

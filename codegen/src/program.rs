@@ -502,13 +502,10 @@ unsafe impl Sync for SendPtrs {}
 unsafe impl Send for SendPtrs {}
 
 impl Runtime {
-    /// A runtime using `AOT_NUM_THREADS` threads, else every core.
+    /// A runtime using `AOT_NUM_THREADS` threads, else the host team's
+    /// count, else every core.
     pub fn new(code: Rc<Compiled>) -> Runtime {
-        let threads = std::env::var("AOT_NUM_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1);
+        let threads = crate::threads::default_threads();
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         let returned = vec![None; code.program.allocs.len()];
         let parallel = code.program.steps.iter().any(|s| match s {
@@ -790,7 +787,9 @@ impl Runtime {
             }
             Ok(())
         };
-        let ran = if self.threads > 1 && self.parallel { on_pool(steps) } else { steps() };
+        // On a host team the caller is already one of the team's threads.
+        let pooled = self.threads > 1 && self.parallel && crate::threads::host_team().is_none();
+        let ran = if pooled { on_pool(steps) } else { steps() };
         self.device = device;
         ran?;
         // 4. Results. Value semantics: results never alias the arguments or
@@ -851,13 +850,13 @@ pub fn trips(lo: i64, hi: i64, st: i64) -> i64 {
 }
 
 fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: usize) -> i32 {
-    use rayon::prelude::*;
     let trips = trips(lo, hi, st);
     let chunks = (threads as i64).min(trips).max(1);
     let per = trips.saturating_add(chunks - 1) / chunks;
     let code = std::sync::atomic::AtomicI32::new(0);
     let at = |c: i64| lo.saturating_add(c.saturating_mul(per).saturating_mul(st)).min(hi);
-    (0..chunks).into_par_iter().for_each(|c| {
+    crate::threads::for_each(chunks as usize, &|c| {
+        let c = c as i64;
         let (a, b) = (at(c), at(c + 1));
         // SAFETY: chunks cover disjoint iterations of a parallel loop.
         let r = unsafe { f(ptrs.0.as_ptr(), a, b) };

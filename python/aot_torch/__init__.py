@@ -11,6 +11,8 @@
   ``ExportedProgram`` as an IR module plus its export graph signature.
 - ``aot_torch.manual_seed(seed)``: reseeds the Philox generator every
   aot-compiled function draws from.
+- ``aot_torch.share_threads()``: runs aot's parallel work on PyTorch's
+  OpenMP threads (done on the first compile; see its docstring).
 """
 
 from . import _native
@@ -23,7 +25,7 @@ from ._native import (
     SignatureError,
     manual_seed,
 )
-from .backend import Config, aot, backend, stats
+from .backend import Config, aot, backend, share_threads, stats
 from .fx_ir import Unsupported
 
 __version__ = _native.VERSION
@@ -36,6 +38,7 @@ def compile_ir(text, example_args, name=None, training=True, pipeline=None, nati
     (``aot-train``) when ``training``, else forward only. The result is
     called as ``f(args)`` (outputs), ``f.forward(args)`` (outputs and a
     state) and ``f.backward(state, tangents)`` (one gradient per argument)."""
+    share_threads()
     module = _native.Module(text, filename)
     pipeline = pipeline or ("aot-train" if training else "aot-inference")
     return module.compile(list(example_args), name=name, pipeline=pipeline, backend=native_backend)
@@ -50,5 +53,6 @@ def import_exported_program(ep, **kwargs):
 
 __all__ = [
     "AotError", "CompileError", "Config", "ConventionError", "ExecutionError", "ParseError",
-    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed", "stats",
+    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed", "share_threads",
+    "stats",
 ]

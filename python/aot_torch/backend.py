@@ -47,7 +47,7 @@ class Config:
     (recompute cheap values); ``memory_budget``: 0..1, with min-cut;
     ``native_backend``: ``cranelift`` (default), ``interp`` or ``llvm``
     (when aot was built with it); ``threads``: kernel threads (default:
-    every core); ``recompile_limit``: conventions compiled per region."""
+    PyTorch's thread count, see :func:`share_threads`); ``recompile_limit``: conventions compiled per region."""
 
     pipeline: Optional[str] = None
     partition: str = "default"
@@ -335,6 +335,44 @@ class CompiledGraph:
 _graph_count = 0
 
 
+def _openmp_runtime() -> Optional[str]:
+    """The file of the OpenMP runtime PyTorch runs its CPU ops on, when its
+    parallel backend is OpenMP and the process maps it (Linux)."""
+    if "parallel backend: OpenMP" not in torch.__config__.parallel_info():
+        return None
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                name = os.path.basename(path)
+                if name.startswith(("libgomp", "libiomp5", "libomp")) and ".so" in name:
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def share_threads() -> Optional[str]:
+    """Runs aot's parallel steps on PyTorch's OpenMP team (once per
+    process; the backend and ``compile_ir`` do it when they first compile).
+    By OpenMP's default wait policy PyTorch's threads spin for a while after
+    each of its parallel ops, and a compiled call that ran on threads of its
+    own would share the cores with them; on the team, the spinning threads
+    take aot's work at once. Under ``OMP_WAIT_POLICY=passive`` nothing
+    spins, and aot's own pool (whose idle threads wait less deeply) starts a
+    split sooner than a team that sleeps, so aot keeps it; so it does with
+    ``AOT_SHARE_THREADS=0``. Returns the team in use (None: aot's own pool)."""
+    passive = os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive"
+    if os.environ.get("AOT_SHARE_THREADS", "1") != "0" and not passive and _native.thread_team() is None:
+        path = _openmp_runtime()
+        if path is not None:
+            try:
+                _native.use_openmp(path)
+            except _native.AotError as e:
+                log.warning("aot_torch: not sharing PyTorch's threads: %s", e)
+    return _native.thread_team()
+
+
 def backend(**options):
     """A ``torch.compile`` backend with options (see :class:`Config`):
     ``torch.compile(model, backend=aot_torch.backend(partition="min-cut"))``."""
@@ -344,6 +382,7 @@ def backend(**options):
         global _graph_count
         if cfg.threads is not None:
             os.environ["AOT_NUM_THREADS"] = str(cfg.threads)
+        share_threads()
         _graph_count += 1
         stats["graphs"] += 1
         return CompiledGraph(gm, cfg, "graph %d" % _graph_count)

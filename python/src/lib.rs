@@ -90,6 +90,22 @@ fn manual_seed(py: Python<'_>, seed: u64) {
     *generator(py).borrow_mut() = aot::Generator::new(seed);
 }
 
+/// Runs the parallel steps of every compiled function (split kernels,
+/// GEMMs) on the team of the OpenMP runtime at `path`: PyTorch's, already
+/// loaded, so that aot's threads and PyTorch's do not compete for the cores.
+/// Once per process; returns whether this call installed it.
+#[pyfunction]
+fn use_openmp(path: &str) -> PyResult<bool> {
+    let team = aot::codegen::threads::OpenMp::load(path).map_err(AotError::new_err)?;
+    Ok(aot::codegen::threads::set_host_team(Box::new(team)).is_ok())
+}
+
+/// The team that runs parallel steps: its name, or None for aot's own pool.
+#[pyfunction]
+fn thread_team() -> Option<String> {
+    aot::codegen::threads::host_team().map(|t| t.name())
+}
+
 fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
     TORCH.get_or_try_init(py, || {
         let t = py.import("torch")?;
@@ -606,6 +622,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<PyAotFunction>()?;
     m.add_class::<PyForwardState>()?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
+    m.add_function(wrap_pyfunction!(thread_team, m)?)?;
     m.add("AotError", py.get_type::<AotError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("SignatureError", py.get_type::<SignatureError>())?;

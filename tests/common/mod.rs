@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests (each test uses some of them).
 #![allow(dead_code)]
 
+pub mod parallel;
+
 use std::path::{Path, PathBuf};
 
 /// Every file below `dir` whose name ends with `suffix`, in sorted order.
