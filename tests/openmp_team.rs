@@ -67,6 +67,9 @@ fn parallel_steps_run_on_an_openmp_team() {
 
     // A panicking job: the others stop being handed out, the panic reaches
     // the caller after the team has returned.
+    // (Quietly: the default hook would print the expected panic.)
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         team.run(4, &|i| {
             if i == 2 {
@@ -74,6 +77,7 @@ fn parallel_steps_run_on_an_openmp_team() {
             }
         })
     }));
+    std::panic::set_hook(hook);
     let payload = caught.expect_err("the job's panic reaches the caller");
     assert_eq!(payload.downcast_ref::<&str>(), Some(&"job 2 failed"));
 

@@ -1,6 +1,6 @@
 //! `fuse`: fewer kernels and buffers in a lowered function.
 //!
-//! Two rewrites, repeated until nothing changes:
+//! Two rewrites, repeated until nothing changes, then a third:
 //!
 //! - **Producer inlining.** A kernel that computes one fresh buffer
 //!   elementwise (one store `O[i₀..iᵣ]` in loops covering `O`'s shape) and
@@ -17,6 +17,13 @@
 //!   become one kernel; those loads take the stored value directly and the
 //!   buffer disappears when nothing else reads it. A reduction and its
 //!   elementwise consumers thus run as one pass per row.
+//!
+//! - **Sibling fusion.** Two independent kernels over the same outermost
+//!   parallel loop that read a buffer in common become one kernel; then,
+//!   inside every kernel, sibling reduction loops with the same bounds
+//!   merge into one loop carrying all their values, so reductions of one
+//!   input (a batch norm backward's sums for bias, weight and input) take
+//!   one pass over it, and CSE shares their loads.
 //!
 //! Legality: the graph has value semantics, so a buffer is written by one
 //! kernel; a rewrite never moves a read past a write of the same allocation
@@ -35,6 +42,10 @@ pub struct Stats {
     pub inlined: u64,
     pub fused: u64,
     pub kernels: u64,
+    /// Independent kernels over one loop merged (sibling fusion).
+    pub siblings: u64,
+    /// Sibling reduction loops merged inside kernels.
+    pub merged_loops: u64,
     /// Duplicate computations removed inside kernels.
     pub cse: u64,
 }
@@ -760,7 +771,9 @@ fn fuse_from(
     // Trying them all made N writes into one buffer quadratic.
     for k2 in candidates.into_iter().take(1) {
         let Some(l2) = outer_loop(rw, k2) else { continue };
-        if bounds(l1) != bounds(l2) {
+        // (A kernel whose outer loop runs in lanes keeps them only when
+        // its sibling's does too.)
+        if bounds(l1) != bounds(l2) || crate::cranelift::vectorizes(rw, l1) != crate::cranelift::vectorizes(rw, l2) {
             continue;
         }
         let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| root_of(rw, o)).collect();
@@ -902,6 +915,273 @@ fn merge(rw: &mut Rewriter<'_>, k1: Op, k2: Op, l1: Op, l2: Op, forward: &[(Op, 
     Ok(())
 }
 
+// ----- sibling fusion -----
+
+/// Kernels after `k1` tried as its sibling (the nearest ones reading a
+/// buffer it reads): bounds the scan where one input feeds many kernels.
+const SIBLING_CANDIDATES: usize = 4;
+
+/// Sibling fusion over the whole block: a kernel is merged into the next
+/// kernel over the same outermost parallel loop that reads a buffer it
+/// reads, when the two are independent (neither reads nor writes what the
+/// other writes, and nothing between them touches what `k1` writes or
+/// writes what it reads). Its loop body goes to the front of the other's,
+/// so that their reductions over the shared input can become one pass
+/// ([`merge_sibling_loops`]): a batch norm's backward sums the same
+/// gradient for the bias, the weight and the input. Returns the number of
+/// fusions.
+fn fuse_siblings(rw: &mut Rewriter<'_>, entry: Block) -> Result<u64, String> {
+    let mut fused = 0;
+    let mut kernels = kernel_ops(rw, entry);
+    let pos = positions(rw, entry);
+    let order: Vec<Op> = rw.block_ops(entry).collect();
+    let mut i = 0;
+    while let Some(&k1) = kernels.get(i) {
+        if sibling_from(rw, k1, &pos, &order)? {
+            fused += 1;
+            kernels.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    Ok(fused)
+}
+
+/// Tries to merge `k1` into a later sibling; returns whether it did.
+fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, pos: &FxHashMap<Op, usize>, order: &[Op]) -> Result<bool, String> {
+    let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
+    let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
+    let class = |rw: &Rewriter<'_>, v: Value| alias_class(rw, root_of(rw, v));
+    let reads1: FxHashSet<Value> = rw.operands(k1).map(|o| class(rw, o)).collect();
+    let written1: FxHashSet<Value> = writes(rw, k1).into_iter().map(|w| alias_class(rw, w)).collect();
+    let roots1: FxHashSet<Value> = rw.operands(k1).map(|o| root_of(rw, o)).collect();
+    let mut candidates: Vec<Op> = Vec::new();
+    for &root in &roots1 {
+        if let Some(uses) = uses_of_root(rw, root) {
+            candidates.extend(uses.into_iter().map(|(o, _)| o).filter(|&o| {
+                o != k1
+                    && !rw.is_erased(o)
+                    && LoopOp::of(rw, o) == Some(LoopOp::Kernel)
+                    && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b)
+            }));
+        }
+    }
+    candidates.sort_by_key(|o| pos[o]);
+    candidates.dedup();
+    for k2 in candidates.into_iter().take(SIBLING_CANDIDATES) {
+        let Some(l2) = outer_loop(rw, k2) else { continue };
+        if bounds(l1) != bounds(l2) {
+            continue;
+        }
+        let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| class(rw, o)).collect();
+        let written2: Vec<Value> = writes(rw, k2).into_iter().map(|w| alias_class(rw, w)).collect();
+        if !written1.is_disjoint(&reads2) || written2.iter().any(|w| reads1.contains(w) || written1.contains(w)) {
+            continue;
+        }
+        let between = &order[pos[&k1] + 1..pos[&k2]];
+        let blocked = between.iter().filter(|&&o| !rw.is_erased(o)).any(|&o| {
+            let layout_only = matches!(LoopOp::of(rw, o), Some(LoopOp::View | LoopOp::Alloc | LoopOp::Global));
+            !layout_only
+                && (writes(rw, o).into_iter().any(|w| {
+                    let w = alias_class(rw, w);
+                    reads1.contains(&w) || written1.contains(&w)
+                }) || rw.operands(o).any(|v| written1.contains(&class(rw, v))))
+        });
+        if blocked || op_count(rw, k1).saturating_add(op_count(rw, k2)) > MAX_KERNEL_OPS {
+            continue;
+        }
+        merge(rw, k1, k2, l1, l2, &[])?;
+        prune_kernel_args(rw, k2);
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Whether `op` computes without side effects (loads, arithmetic, loops
+/// of them).
+fn is_pure(ctx: &Context, op: Op) -> bool {
+    let mut pure = true;
+    ctx.walk_pre(op, &mut |o| {
+        pure &= matches!(
+            LoopOp::of(ctx, o),
+            Some(LoopOp::For | LoopOp::Yield | LoopOp::Load | LoopOp::Constant | LoopOp::Scalar(_))
+        );
+    });
+    pure
+}
+
+/// A sequential loop that carries values and stores nothing.
+fn is_reduction_loop(ctx: &Context, op: Op) -> bool {
+    LoopOp::of(ctx, op) == Some(LoopOp::For)
+        && !ctx.has_attr(op, "parallel")
+        && ctx.num_results(op) > 0
+        && is_pure(ctx, op)
+}
+
+/// The allocation classes of the buffers that the loads (`stores`: the
+/// stores) inside `op`, an op of kernel `k`, access.
+fn accessed_classes(ctx: &Context, k: Op, op: Op, stores: bool) -> FxHashSet<Value> {
+    let mut out = FxHashSet::default();
+    ctx.walk_pre(op, &mut |o| {
+        let buf = match LoopOp::of(ctx, o) {
+            Some(LoopOp::Load) if !stores => ctx.operand(o, 0),
+            Some(LoopOp::Store) if stores => ctx.operand(o, 1),
+            _ => return,
+        };
+        // A buffer not among the kernel's arguments is unknown: every class.
+        let class = arg_index(ctx, k, buf).map(|i| alias_class(ctx, root_of(ctx, ctx.operand(k, i))));
+        out.insert(class.unwrap_or(buf));
+    });
+    out
+}
+
+/// Merges sibling reduction loops in `block` of kernel `k`, and then in the
+/// bodies of its loops: two pure loops with the same bounds, the second not
+/// using what the first computes, become one loop carrying both sets of
+/// values, the first's body then the second's in each iteration (each
+/// reduction keeps its order, so its result is the same to the bit). Their
+/// nested loops become siblings in turn; CSE then shares their loads.
+///
+/// Between the two may stand scalar ops and stores into buffers neither
+/// loop reads; those computed from the first loop's results move after
+/// the merged loop. A merge is skipped where it would cost an innermost
+/// loop its vector form on the default backend (one of the two vectorizes,
+/// the other not). Returns the number of merges.
+fn merge_sibling_loops(rw: &mut Rewriter<'_>, k: Op, block: Block) -> Result<u64, String> {
+    let mut merged = 0;
+    'again: loop {
+        let ops: Vec<Op> = rw.block_ops(block).collect();
+        for (i, &a) in ops.iter().enumerate() {
+            if !is_reduction_loop(rw, a) {
+                continue;
+            }
+            let loaded_a = accessed_classes(rw, k, a, false);
+            // Values that depend on `a` (its results, and what the ops
+            // between the loops compute from them), and those ops.
+            let mut after_a: FxHashSet<Value> = rw.results(a).iter().copied().collect();
+            let mut dependent: Vec<Op> = Vec::new();
+            let mut stored: FxHashSet<Value> = FxHashSet::default();
+            for &b in &ops[i + 1..] {
+                if is_reduction_loop(rw, b)
+                    && sibling_loops(rw, a, b, &after_a)
+                    && accessed_classes(rw, k, b, false).is_disjoint(&stored)
+                {
+                    merge_loops(rw, a, b, &dependent)?;
+                    merged += 1;
+                    continue 'again;
+                }
+                let is_store = LoopOp::of(rw, b) == Some(LoopOp::Store);
+                if LoopOp::of(rw, b) == Some(LoopOp::For) || !(is_pure(rw, b) || is_store) {
+                    break;
+                }
+                // Stores may move after loads of `a` and `b` and past the
+                // ops between: those must not read or write what they store.
+                if is_store {
+                    let classes = accessed_classes(rw, k, b, true);
+                    if !classes.is_disjoint(&loaded_a) || !classes.is_disjoint(&stored) {
+                        break;
+                    }
+                    stored.extend(classes);
+                } else if !accessed_classes(rw, k, b, false).is_disjoint(&stored) {
+                    break;
+                }
+                if rw.operands(b).any(|v| after_a.contains(&v)) {
+                    after_a.extend(rw.results(b).iter().copied());
+                    dependent.push(b);
+                }
+            }
+        }
+        break;
+    }
+    for o in rw.block_ops(block).collect::<Vec<_>>() {
+        if LoopOp::of(rw, o) == Some(LoopOp::For) {
+            if let Some(body) = rw.single_block(o, 0) {
+                merged += merge_sibling_loops(rw, k, body)?;
+            }
+        }
+    }
+    Ok(merged)
+}
+
+/// Whether loops `a` and `b` (after it in one block) can merge: the same
+/// bounds, `b` (its operands and everything inside it) using nothing of
+/// `after_a`, and innermost loops agreeing on lanes.
+fn sibling_loops(ctx: &Context, a: Op, b: Op, after_a: &FxHashSet<Value>) -> bool {
+    let bounds = |o: Op| (ctx.attr_i64(o, "lower"), ctx.attr_i64(o, "upper"), ctx.attr_i64(o, "step").unwrap_or(1));
+    if bounds(a) != bounds(b) {
+        return false;
+    }
+    let mut independent = true;
+    ctx.walk_pre(b, &mut |o| independent &= !ctx.operands(o).any(|v| after_a.contains(&v)));
+    if !independent {
+        return false;
+    }
+    let innermost = |o: Op| {
+        ctx.single_block(o, 0).is_some_and(|bb| ctx.block_ops(bb).all(|x| LoopOp::of(ctx, x) != Some(LoopOp::For)))
+    };
+    !(innermost(a) && innermost(b)) || crate::cranelift::vectorizes(ctx, a) == crate::cranelift::vectorizes(ctx, b)
+}
+
+/// Replaces loops `a` and `b` by one loop at `b`'s place carrying `a`'s
+/// values then `b`'s; the ops in `dependent` (between the two, computed
+/// from `a`'s results) move after it.
+fn merge_loops(rw: &mut Rewriter<'_>, a: Op, b: Op, dependent: &[Op]) -> Result<(), String> {
+    let (ba, bb) = (rw.single_block(a, 0).ok_or("loop body")?, rw.single_block(b, 0).ok_or("loop body")?);
+    let inits: Vec<Value> = rw.operands(a).chain(rw.operands(b)).collect();
+    let mut arg_types = vec![rw.value_type(rw.block_args(ba)[0])];
+    arg_types.extend(inits.iter().map(|&v| rw.value_type(v)));
+    let region = rw.create_region();
+    let body = rw.create_block(region, &arg_types);
+    let args = rw.block_args(body).to_vec();
+    let na = rw.num_results(a);
+    let mut yielded = Vec::with_capacity(inits.len());
+    for (old, at) in [(ba, 0usize), (bb, na)] {
+        let olds = rw.block_args(old).to_vec();
+        rw.replace_all_uses(olds[0], args[0]);
+        for (k, &v) in olds[1..].iter().enumerate() {
+            rw.replace_all_uses(v, args[1 + at + k]);
+        }
+        for o in rw.block_ops(old).collect::<Vec<_>>() {
+            if LoopOp::of(rw, o) == Some(LoopOp::Yield) {
+                yielded.extend(rw.operands(o));
+                rw.erase_op(o);
+            } else {
+                rw.move_to_end(o, body);
+            }
+        }
+    }
+    rw.set_insertion_point(InsertPoint::End(body));
+    rw.build_typed(r#loop::YIELD, &yielded, &[], &[]);
+    let name = rw.op_name_id(r#loop::FOR);
+    let mut st = OperationState::new(name, rw.op_loc(b));
+    st.operands = inits.iter().copied().collect();
+    st.result_types = inits.iter().map(|&v| rw.value_type(v)).collect();
+    for k in ["lower", "upper", "step"] {
+        if let Some(v) = rw.attr_i64(b, k) {
+            let (s, x) = (rw.sym(k), rw.i64_attr(v));
+            st.add_attr(s, x);
+        }
+    }
+    st.regions.push(region);
+    rw.set_insertion_point(InsertPoint::Before(b));
+    let m = rw.create(st);
+    let results = rw.results(m).to_vec();
+    for (k, &r) in rw.results(a).to_vec().iter().enumerate() {
+        rw.replace_all_uses(r, results[k]);
+    }
+    for (k, &r) in rw.results(b).to_vec().iter().enumerate() {
+        rw.replace_all_uses(r, results[na + k]);
+    }
+    let mut at = m;
+    for &o in dependent {
+        rw.move_after(o, at);
+        at = o;
+    }
+    rw.erase_op(a);
+    rw.erase_op(b);
+    Ok(())
+}
+
 /// What the host knows about a kernel's buffers: each block argument's
 /// host allocation class. Two arguments may alias exactly when they are
 /// bound to one class; the rest is what the IR shows.
@@ -963,9 +1243,13 @@ pub fn fuse_function(ctx: &mut Context, func: Op) -> Result<Stats, Diagnostic> {
             break;
         }
     }
+    stats.siblings = fuse_siblings(&mut rw, entry).map_err(|m| err(&rw, m))?;
     let kernels = kernel_ops(&rw, entry);
     stats.kernels = kernels.len() as u64;
     for k in kernels {
+        if let Some(body) = rw.single_block(k, 0) {
+            stats.merged_loops += merge_sibling_loops(&mut rw, k, body).map_err(|m| err(&rw, m))?;
+        }
         stats.cse += cse_kernel(&mut rw, k);
     }
     Ok(stats)
@@ -982,6 +1266,8 @@ impl Pass for FusePass {
         let s = fuse_function(ctx, op)?;
         st.add_stat("num-inlined", s.inlined);
         st.add_stat("num-fused", s.fused);
+        st.add_stat("num-siblings", s.siblings);
+        st.add_stat("num-merged-loops", s.merged_loops);
         st.add_stat("num-kernels", s.kernels);
         st.add_stat("num-cse", s.cse);
         Ok(())
@@ -997,12 +1283,16 @@ inventory::submit! {
 is inlined into the kernels that read it (views become index arithmetic, the buffer disappears; cheap producers \
 are recomputed per reader); two kernels over the same outermost parallel loop, where the second only reads what \
 the first stored in the same iteration (row reductions feeding elementwise consumers), become one kernel with \
-those loads forwarded. Never moves a read past a write of the same buffer; keeps buffers that are returned.",
+those loads forwarded; independent kernels over the same loop that read a common buffer become one, and their \
+sibling reduction loops one loop carrying all their values (one pass over the shared input). Never moves a read \
+past a write of the same buffer; keeps buffers that are returned.",
         anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
             StatisticSpec { name: "num-inlined", description: "Producer kernels inlined into their readers" },
             StatisticSpec { name: "num-fused", description: "Kernel pairs fused over a shared loop" },
+            StatisticSpec { name: "num-siblings", description: "Independent kernels over one loop merged" },
+            StatisticSpec { name: "num-merged-loops", description: "Sibling reduction loops merged inside kernels" },
             StatisticSpec { name: "num-kernels", description: "Kernels left" },
             StatisticSpec { name: "num-cse", description: "Duplicate computations removed inside kernels" },
         ],

@@ -101,16 +101,17 @@ func.func @row_sum(%x: tensor<64x100xf32>) -> tensor<64xf32> {
 
 /// Masks are lanes too: a comparison's mask narrows to four 0/1 bytes in
 /// one store, a select of masks blends them, and a mask stored through a
-/// stepped slice goes one byte per lane.
+/// stepped slice goes one byte per lane. (The `where` and the stepped
+/// store both read x and y row by row: sibling fusion makes them one
+/// kernel, after the copy of z.)
 // CHECK:       ; function @masks
-// CHECK:       ; kernel where_{{[0-9]+}}
+// CHECK:       ; kernel copy_{{[0-9]+}}
+// CHECK:       ; kernel copy_{{[0-9]+}}
 // CHECK:         fcmp
 // CHECK:         bitselect
 // CHECK:         snarrow
 // CHECK:         snarrow
 // CHECK:         store {{.*}}
-// CHECK:       ; kernel copy_{{[0-9]+}}
-// CHECK:       ; kernel copy_{{[0-9]+}}
 // CHECK:         fcmp
 // CHECK-COUNT-4: ireduce.i8
 func.func @masks(%x: tensor<3x22xf32>, %y: tensor<3x22xf32>, %c: tensor<3x22xi1>, %z: tensor<3x22xi1>) -> (tensor<3x22xi1>, tensor<3x22xi1>) {

@@ -1,11 +1,13 @@
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse))' | FileCheck %s
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse))' --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
-// Statistics over the whole file: 24 kernels in, 11 out.
+// Statistics over the whole file: 35 kernels in, 16 out.
 // STATS:      Fuse
-// STATS-NEXT:   (S) 11 num-inlined
+// STATS-NEXT:   (S) 13 num-inlined
 // STATS-NEXT:   (S) 2 num-fused
-// STATS-NEXT:   (S) 11 num-kernels
+// STATS-NEXT:   (S) 4 num-siblings
+// STATS-NEXT:   (S) 3 num-merged-loops
+// STATS-NEXT:   (S) 16 num-kernels
 
 /// A chain of five elementwise ops (with a broadcast operand) becomes one
 /// kernel: every intermediate buffer is gone, the input is loaded once.
@@ -140,4 +142,82 @@ func.func @ordered(%a: tensor<4xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
   mut.copy_ %a, %z : tensor<4xf32>, tensor<4xf32>
   mut.copy_ %c, %n : tensor<4xf32>, tensor<4xf32>
   return %n : tensor<4xf32>
+}
+
+// -----
+
+/// Sibling fusion: a row sum and a row maximum of one input are independent
+/// kernels over the same rows; they become one kernel whose two reductions
+/// are one loop carrying both values, reading each element once.
+// CHECK-LABEL: func.func @siblings
+// CHECK:         loop.kernel
+// CHECK:           loop.for %{{.*}} = 0 to 16 parallel {
+// CHECK:             %[[R:.*]]:2 = loop.for {{.*}} iter_args({{.*}}, {{.*}}) -> (f32, f32) {
+// CHECK-COUNT-1:       loop.load
+// CHECK-NOT:           loop.load
+// CHECK:               loop.add
+// CHECK:               loop.max
+// CHECK:               loop.yield
+// CHECK:             loop.store %[[R]]#0
+// CHECK:             loop.store %[[R]]#1
+// CHECK-NOT:     loop.kernel
+// CHECK:         return
+func.func @siblings(%x: tensor<16x64xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %s = tensor.sum %x {dims = [1]} : tensor<16x64xf32> -> tensor<16xf32>
+  %m = tensor.amax %x {dims = [1]} : tensor<16x64xf32> -> tensor<16xf32>
+  return %s, %m : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+/// Stores between sibling reductions move after the merged loop: the
+/// first sum's row is stored, then a second sum of the same input and a
+/// third of another merge into one pass (a batch norm backward's sums).
+// CHECK-LABEL: func.func @stored_between
+// CHECK:         loop.kernel
+// CHECK:           loop.for %{{.*}} = 0 to 8 parallel {
+// CHECK:             %[[R:.*]]:3 = loop.for {{.*}} -> (f32, f32, f32) {
+// CHECK:             loop.store %[[R]]#0
+// CHECK:             loop.store %[[R]]#1
+// CHECK:             loop.store %[[R]]#2
+// CHECK-NOT:     loop.kernel
+func.func @stored_between(%x: tensor<8x32xf32>, %y: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %a = tensor.sum %x {dims = [1]} : tensor<8x32xf32> -> tensor<8xf32>
+  %xx = tensor.mul %x, %x : tensor<8x32xf32>
+  %b = tensor.sum %xx {dims = [1]} : tensor<8x32xf32> -> tensor<8xf32>
+  %xy = tensor.mul %x, %y : tensor<8x32xf32>
+  %c = tensor.sum %xy {dims = [1]} : tensor<8x32xf32> -> tensor<8xf32>
+  return %a, %b, %c : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+/// Not siblings: the second kernel reads the first one's result in other
+/// rows (a transposed broadcast), so they stay two kernels in order.
+// CHECK-LABEL: func.func @dependent
+// CHECK:         loop.kernel "sum_
+// CHECK:         loop.kernel "add_
+func.func @dependent(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = tensor.sum %x {dims = [1], keepdim} : tensor<8x8xf32> -> tensor<8x1xf32>
+  %t = view.transpose %s {dim0 = 0, dim1 = 1} : tensor<8x1xf32> -> tensor<1x8xf32>
+  %y = tensor.add %x, %t : tensor<8x8xf32>, tensor<1x8xf32> -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// -----
+
+/// A merge that would cost a loop its lanes is left out: the row sum of x
+/// vectorizes, the row sum of its transpose (a strided read) does not, so
+/// the fused kernel keeps two reduction loops.
+// CHECK-LABEL: func.func @lanes_kept
+// CHECK:         loop.kernel
+// CHECK:           loop.for %{{.*}} = 0 to 16 parallel {
+// CHECK:             loop.for {{.*}} iter_args({{[^,]*}}) -> (f32)
+// CHECK:             loop.for {{.*}} iter_args({{[^,]*}}) -> (f32)
+// CHECK-NOT:     loop.kernel
+func.func @lanes_kept(%x: tensor<16x16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %a = tensor.sum %x {dims = [1]} : tensor<16x16xf32> -> tensor<16xf32>
+  %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<16x16xf32> -> tensor<16x16xf32>
+  %b = tensor.sum %t {dims = [1]} : tensor<16x16xf32> -> tensor<16xf32>
+  return %a, %b : tensor<16xf32>, tensor<16xf32>
 }

@@ -12,6 +12,12 @@
 mod kernel;
 mod vector;
 
+/// Whether this backend runs loop `op` in vector lanes (for passes that
+/// must not cost a loop its vector form).
+pub fn vectorizes(ctx: &Context, op: Op) -> bool {
+    vector::vectorizes(ctx, op)
+}
+
 use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use cranelift_codegen::ir::{types, AbiParam};

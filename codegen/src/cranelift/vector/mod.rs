@@ -485,21 +485,31 @@ fn vector_loop(
     Ok((ep[0], accs_out))
 }
 
-/// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
-/// the scalar code. Two body copies per iteration while eight iterations
-/// remain, one while four do, then the scalar loop.
-pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnostic> {
-    let ctx = g.ctx;
+/// The lane plan of loop `op`, when it qualifies.
+fn plan_for(ctx: &aot_ir::Context, op: Op) -> Option<Plan> {
     // A loop of fewer iterations than lanes never enters the vector body:
     // emitting it would only cost compile time (programs of thousands of
     // tiny kernels, such as long chains of small scatters, spent most of
     // their compile time in vector code that never ran).
     if let (Some(lo), Some(hi)) = (ctx.attr_i64(op, "lower"), ctx.attr_i64(op, "upper")) {
         if hi.saturating_sub(lo) < LANES {
-            return Ok(false);
+            return None;
         }
     }
-    let Some(plan) = analyze(ctx, op) else { return Ok(false) };
+    analyze(ctx, op)
+}
+
+/// Whether loop `op` runs in lanes.
+pub(super) fn vectorizes(ctx: &aot_ir::Context, op: Op) -> bool {
+    plan_for(ctx, op).is_some()
+}
+
+/// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
+/// the scalar code. Two body copies per iteration while eight iterations
+/// remain, one while four do, then the scalar loop.
+pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnostic> {
+    let ctx = g.ctx;
+    let Some(plan) = plan_for(ctx, op) else { return Ok(false) };
     let (lo, hi) = g.bounds(op);
     let inits: Vec<cl::Value> = ctx.operands(op).map(|v| g.val(op, v)).collect::<Result<_, _>>()?;
     // Accumulators: sums start from (init, 0, 0, 0) (the second copy's from
