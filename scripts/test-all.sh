@@ -99,7 +99,7 @@ fi
 # The GPU tests (`cuda_*`, `tests/cuda.rs`, the runtime's device tests) run
 # here too: without a GPU each says why and passes, so the feature is
 # checked to build, link and fail gracefully everywhere.
-llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api --test gemm --test split --test ptx --test cuda)
+llvm_tests=(--test differential --test gradients --test conventions --test embedding --test native --test tensor_api --test gemm --test split --test openmp_team --test ptx --test cuda)
 cargo test --locked --features cuda "${llvm_tests[@]}" 2>&1 | tee target/cargo-test-llvm.log
 cargo test --locked --features cuda -p aot-runtime -p aot-codegen --lib cuda 2>&1 | tee -a target/cargo-test-llvm.log
 llvm_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' target/cargo-test-llvm.log)
@@ -112,7 +112,8 @@ for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_matc
   cuda::tests::size_classes_round_like_pytorch cuda::tests::opening_the_gpu_reports_rather_than_panics \
   cuda::tests::col_major_reads_unit_strides_either_way \
   a_failed_check_writes_its_code_to_the_status_word ptx_for_a_named_architecture_is_text_only \
-  a_libdevice_that_cannot_be_read_is_a_located_error philox_kernels_split_across_threads_draw_what_one_thread_draws; do
+  a_libdevice_that_cannot_be_read_is_a_located_error philox_kernels_split_across_threads_draw_what_one_thread_draws \
+  parallel_steps_run_on_an_openmp_team; do
   if ! grep -q "^test $t ... ok" target/cargo-test-llvm.log; then
     echo "error: the LLVM test $t did not run and pass" >&2
     exit 1

@@ -198,6 +198,21 @@ pub fn batched(
                 run(i as i64, all_rows, all_cols, Parallelism::None)
             }
         });
+    } else if threads > 1 && work >= SPLIT_GEMM && splits_depth(&plan) {
+        for item in 0..count {
+            let (ea, eb, ec) = at(item);
+            let (pa, pb, pc) = ptrs.get();
+            let ops =
+                ((pa, ea, (plan.a.rs, plan.a.cs)), (pb, eb, (plan.b.rs, plan.b.cs)), (pc, ec, (plan.c.rs, plan.c.cs)));
+            let dims = (plan.m, plan.k, plan.n);
+            // SAFETY: as for `run`: the three matrices are inside their buffers.
+            unsafe {
+                match elem {
+                    ElemType::F32 => split_depth::<f32>(dims, ops.0, ops.1, ops.2, accumulate, threads),
+                    _ => split_depth::<f64>(dims, ops.0, ops.1, ops.2, accumulate, threads),
+                }
+            }
+        }
     } else if threads > 1 && host && work >= SPLIT_GEMM {
         // The library splits only on rayon's pool: on the host's team each
         // thread takes a block of the result (columns when there are at
@@ -222,8 +237,72 @@ pub fn batched(
     }
 }
 
-/// Fewest multiply-adds of a GEMM that a host team splits into blocks.
+/// Fewest multiply-adds of a GEMM that is split across threads by us
+/// (into blocks of the result on a host team, or along its depth).
 const SPLIT_GEMM: usize = 1 << 17;
+/// A GEMM at least this many times deeper than its result's rows and
+/// columns together, with at most `SPLIT_DEPTH_RESULT` elements, is split
+/// along its depth.
+const SPLIT_DEPTH_RATIO: usize = 16;
+const SPLIT_DEPTH_RESULT: usize = 1 << 14;
+
+/// Whether threads should split the GEMM's depth: a weight gradient
+/// (`dYᵀ·X` over every position of a batch) has a small result and a long
+/// sum, so blocks of the result leave threads idle or give each a sliver
+/// of rows (and a whole copy of a packed `b`), where halves of the sum
+/// keep each product full-sized.
+fn splits_depth(p: &Plan) -> bool {
+    p.k >= SPLIT_DEPTH_RATIO.saturating_mul(p.m + p.n) && p.m.saturating_mul(p.n) <= SPLIT_DEPTH_RESULT
+}
+
+/// `c (+)= a·b` with the depth split across `threads`: each part's
+/// product goes to its own scratch matrix, then the parts are added (in
+/// order) into `c`.
+///
+/// # Safety
+/// The three matrices are inside their buffers.
+unsafe fn split_depth<T: Gemm + std::ops::Add<Output = T>>(
+    (m, k, n): (usize, usize, usize),
+    a: Operand,
+    b: Operand,
+    c: Operand,
+    accumulate: bool,
+    threads: usize,
+) {
+    let parts = threads.min(k).max(1);
+    let per = k.div_ceil(parts);
+    let size = m * n;
+    let mut scratch: Vec<T> = vec![T::default(); parts * size];
+    let roots = Roots(a.0, b.0, scratch.as_mut_ptr() as *mut u8);
+    crate::threads::for_each(parts, &|t| {
+        let (k0, k1) = (t * per, ((t + 1) * per).min(k));
+        if k0 >= k1 {
+            return;
+        }
+        let (pa, pb, ps) = roots.get();
+        let d = k0 as i64;
+        let part = (pa, a.1 + d * a.2 .1, a.2);
+        let rows = (pb, b.1 + d * b.2 .0, b.2);
+        let out = (ps, (t * size) as i64, (n as i64, 1));
+        // SAFETY: rows k0..k1 of `b` and columns k0..k1 of `a` are inside
+        // them; each part writes its own scratch matrix.
+        unsafe { T::gemm((m, k1 - k0, n), part, rows, out, false, Parallelism::None) };
+    });
+    let cp = unsafe { (c.0 as *mut T).offset(c.1 as isize) };
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = scratch[i * n + j];
+            for t in 1..parts {
+                s = s + scratch[t * size + i * n + j];
+            }
+            // SAFETY: element (i, j) of `c` is inside its buffer.
+            unsafe {
+                let at = cp.offset((i as i64 * c.2 .0 + j as i64 * c.2 .1) as isize);
+                *at = if accumulate { *at + s } else { s };
+            }
+        }
+    }
+}
 /// Rows or columns per block: a multiple of the widest microkernel.
 const BLOCK_ALIGN: usize = 16;
 

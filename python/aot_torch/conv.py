@@ -14,6 +14,12 @@ windows would read the same elements, but its derivative scatters with an
 index per element, on one thread: a small CNN's training step took 1.4
 times as long.)
 
+A depthwise convolution (each group reads one input channel, and writes
+at most four) is the sum over kernel offsets of each offset's slice times
+its weights: all elementwise, so compiled it is one kernel that reads the
+input where it lies, where im2col would copy every window for matrix
+products of one row each.
+
 Max pooling walks the kernel offsets' slices with `where`, taking an
 element when it is larger than the best so far or NaN, as PyTorch's kernel
 does: the same value, the same index, and a gradient that reaches the
@@ -120,6 +126,43 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if any(s <= 0 for s in out) or n == 0:
         return NotImplemented
     x = _pad(input, padding, padding, 0.0)
+    cg = c // g
+    if cg == 1 and o // g <= DIRECT_MULTIPLIER:
+        y = _depthwise(x, weight, out, kernel, stride, dilation, g, o // g)
+    else:
+        y = _im2col(x, weight, out, kernel, stride, dilation, g, n, c, o)
+    if bias is not None:
+        y = aten.add.Tensor(y, aten.view.default(bias, [1, o] + [1] * k))
+    return _eager_format(y, input)
+
+
+#: Output channels per input channel up to which a depthwise convolution is
+#: written as a sum over kernel offsets rather than a product of matrices.
+DIRECT_MULTIPLIER = 4
+
+
+def _depthwise(x, weight, out, kernel, stride, dilation, g: int, m: int) -> torch.Tensor:
+    """A convolution whose groups each read one input channel (depthwise,
+    `m` outputs per channel): the sum, over kernel offsets, of the input's
+    slice at that offset times that offset's weights, all elementwise.
+    Compiled, it is one kernel reading the input where it lies; as a matrix
+    product it would copy every window first (im2col) for products with one
+    row each. [N, G, *out] slices meet weights [G, m] in [N, G, m, *out]."""
+    k = len(kernel)
+    w = weight if weight.is_contiguous() else aten.clone.default(weight, memory_format=torch.contiguous_format)
+    w = aten.view.default(w, [g, m, math.prod(kernel)])
+    acc = None
+    for j, sl in enumerate(_slices(x, out, kernel, stride, dilation)):
+        wj = aten.view.default(aten.select.int(w, 2, j), [1, g, m] + [1] * k)
+        t = aten.mul.Tensor(aten.unsqueeze.default(sl, 2), wj)
+        acc = t if acc is None else aten.add.Tensor(acc, t)
+    return aten.view.default(acc, [x.shape[0], g * m] + list(out))
+
+
+def _im2col(x, weight, out, kernel, stride, dilation, g: int, n: int, c: int, o: int) -> torch.Tensor:
+    """A convolution as one matrix product per group of the weights with
+    the windows' columns (see the module's docstring)."""
+    k = len(kernel)
     win = _windows(x, out, kernel, stride, dilation, 2)
     # Columns [C, kernel, N, *out]: one row per (channel, kernel offset),
     # one column per output position.
@@ -133,10 +176,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     # [O, N, *out] back to [N, O, *out], contiguous as PyTorch returns it.
     y = aten.view.default(y, [o, n] + out)
     y = aten.permute.default(y, [1, 0] + list(range(2, 2 + k)))
-    y = aten.clone.default(y, memory_format=torch.contiguous_format)
-    if bias is not None:
-        y = aten.add.Tensor(y, aten.view.default(bias, [1, o] + [1] * k))
-    return _eager_format(y, input)
+    return aten.clone.default(y, memory_format=torch.contiguous_format)
 
 
 def _conv_transpose(input, weight, bias, stride, padding, dilation, output_padding, groups):

@@ -64,6 +64,16 @@ CONVS = [
     ("conv2d_asymmetric_stride", lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=(0, 2)),
      (1, 2, 7, 6), (3, 2, 2, 3)),
     ("conv2d_depthwise", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4), (2, 4, 6, 6), (8, 1, 3, 3)),
+    # Depthwise as sums over kernel offsets (one to four outputs per input
+    # channel), and past that as matrix products.
+    ("conv1d_depthwise_stride_dilation", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=2, dilation=2, groups=3),
+     (2, 3, 13), (3, 1, 3)),
+    ("conv2d_depthwise_multiplier_4", lambda x, w, b: F.conv2d(x, w, b, stride=(1, 2), groups=2), (1, 2, 5, 7),
+     (8, 1, 2, 3)),
+    ("conv2d_depthwise_multiplier_5", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=2), (1, 2, 5, 5),
+     (10, 1, 3, 3)),
+    ("conv3d_depthwise", lambda x, w, b: F.conv3d(x, w, b, padding=(1, 0, 1), groups=2), (1, 2, 3, 4, 5),
+     (2, 1, 3, 2, 3)),
     ("conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=(1, 2, 1), padding=1), (1, 2, 4, 5, 4), (3, 2, 3, 3, 2)),
     ("conv2d_unbatched", lambda x, w, b: F.conv2d(x, w, b, padding=1), (3, 5, 5), (2, 3, 3, 3)),
     ("conv_transpose2d_stride_output_padding", lambda x, w, b: F.conv_transpose2d(

@@ -65,14 +65,19 @@ func.func @column_sum(%x: tensor<5x7x9xf32>) -> tensor<9xf32> {
 }
 
 /// Loads and stores that are not unit-stride gather and scatter their
-/// four lanes one element at a time (a slice with a step; the scatter's
-/// region), the arithmetic still in lanes; the unit-stride side moves
-/// whole vectors.
+/// four lanes one element at a time (a slice with a step of 3; the
+/// scatter's region), the arithmetic still in lanes; a step of 2 loads two
+/// vectors (elements 0..3 and 3..6) and shuffles every other lane out of
+/// them; the unit-stride side moves whole vectors.
 // CHECK:       ; function @strided
 // CHECK:       ; kernel exp_{{[0-9]+}}
 // CHECK:         load.f32 {{.*}}
 // CHECK:         scalar_to_vector.f32x4
 // CHECK-COUNT-3: insertlane
+// CHECK:         store {{.*}}
+// CHECK:         load.f32x4 notrap [[P:v[0-9]+]]{{$}}
+// CHECK-NEXT:    load.f32x4 notrap [[P]]+12
+// CHECK:         shuffle {{.*}}, {{.*}}, 0x1f1e1d1c171615140b0a090803020100
 // CHECK:         store {{.*}}
 // CHECK:       ; kernel copy_{{[0-9]+}}
 // CHECK-NOT:     extractlane
@@ -87,11 +92,13 @@ func.func @column_sum(%x: tensor<5x7x9xf32>) -> tensor<9xf32> {
 // CHECK-NOT:     insertlane v{{[0-9]+}}, v{{[0-9]+}}, 3
 // CHECK:         load.f32x4
 // CHECK-NOT:     insertlane v{{[0-9]+}}, v{{[0-9]+}}, 3
-func.func @strided(%x: tensor<64x100xf32>, %z: tensor<64x100xf32>) -> (tensor<64x50xf32>, tensor<64x100xf32>) {
+func.func @strided(%x: tensor<64x100xf32>, %z: tensor<64x100xf32>) -> (tensor<64x50xf32>, tensor<64x100xf32>, tensor<64x34xf32>) {
+  %t = view.slice %x {dim = 1, start = 0, end = 100, step = 3} : tensor<64x100xf32> -> tensor<64x34xf32>
+  %f = tensor.exp %t : tensor<64x34xf32>
   %s = view.slice %x {dim = 1, start = 0, end = 100, step = 2} : tensor<64x100xf32> -> tensor<64x50xf32>
   %e = tensor.exp %s : tensor<64x50xf32>
   %r = view.slice_scatter %z, %e {dim = 1, start = 1, end = 100, step = 2} : tensor<64x100xf32>, tensor<64x50xf32> -> tensor<64x100xf32>
-  return %e, %r : tensor<64x50xf32>, tensor<64x100xf32>
+  return %e, %r, %f : tensor<64x50xf32>, tensor<64x100xf32>, tensor<64x34xf32>
 }
 
 func.func @row_sum(%x: tensor<64x100xf32>) -> tensor<64xf32> {

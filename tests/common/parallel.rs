@@ -34,7 +34,7 @@ fn run(backend: Backend, text: &str, inputs: &[(Vec<i64>, Vec<f64>)]) -> Vec<f64
 /// column-major right operand packed to row-major first (the weight of
 /// `x @ w.T`), a transposed left operand, small batch items run on
 /// different threads at once, and GEMMs big enough to be split (by rows
-/// and by columns). Values are small integers, so every product and sum is
+/// and by columns, and a deep one with a small result along its depth). Values are small integers, so every product and sum is
 /// exact in f32 and the results must equal the reference bit for bit.
 pub fn matmul_layouts_are_exact() {
     for &(name, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
@@ -77,6 +77,21 @@ pub fn matmul_layouts_are_exact() {
                         );
                     }
                 }
+            }
+        }
+        // A deep product with a small result (a weight gradient): split
+        // along its depth, the parts added after.
+        let (sx, sy) = (vec![4096i64, 8], vec![4096i64, 6]);
+        let (x, y) = (data(4096 * 8, 8), data(4096 * 6, 9));
+        let text = format!(
+            "func.func @f(%x: {}, %y: {}) -> {} {{\n  %t = view.transpose %x {{dim0 = 0, dim1 = 1}} : {} -> {}\n  %0 = tensor.mm %t, %y : {}, {} -> {}\n  return %0 : {}\n}}\n",
+            ty(&sx), ty(&sy), ty(&[8, 6]), ty(&sx), ty(&[8, 4096]), ty(&[8, 4096]), ty(&sy), ty(&[8, 6]), ty(&[8, 6])
+        );
+        let got = run(backend, &text, &[(sx.clone(), x.clone()), (sy.clone(), y.clone())]);
+        for i in 0..8 {
+            for j in 0..6 {
+                let want = (0..4096).map(|p| at(&x, &sx, 0, p, i) * at(&y, &sy, 0, p, j)).sum::<f64>();
+                assert_eq!(got[(i * 6 + j) as usize], want, "{name}: deep xᵀ @ y [{i}, {j}]");
             }
         }
         let (sx, sy) = (vec![48i64, 40], vec![48i64, 36]);

@@ -252,6 +252,21 @@ pub(super) fn scalar_poly(g: &mut Gen<'_, '_>, p: Poly, x: cl::Value) -> cl::Val
 /// one element at a time: f32 lanes, or an i1 mask (0/1 bytes widened to
 /// all-ones or all-zeros i32 lanes, as the unit-stride mask load gives).
 fn gather(vs: &mut Vec4<'_, '_, '_>, addr: cl::Value, k: i64, mask: bool) -> cl::Value {
+    if k == 2 && !mask {
+        // Every other f32 (a stride-2 slice: pooling windows, strided
+        // convolutions): two vector loads, elements 0..3 and 3..6 (exactly
+        // the span the four lanes cover, so nothing past the last one is
+        // read), and one shuffle taking lanes 0, 2 of the first and 1, 3 of
+        // the second (one `shufps`) instead of four loads and three inserts.
+        let lo = vs.ins().load(types::F32X4, flags(), addr, 0);
+        let hi = vs.ins().load(types::F32X4, flags(), addr, 12);
+        let (lo, hi) = (vs.ins().bitcast(types::I8X16, vflags(), lo), vs.ins().bitcast(types::I8X16, vflags(), hi));
+        let lanes: [u8; 4] = [0, 2, 5, 7];
+        let bytes: Vec<u8> = lanes.iter().flat_map(|&l| (0..4).map(move |b| l * 4 + b)).collect();
+        let imm = vs.g.b.func.dfg.immediates.push(bytes.into());
+        let v = vs.ins().shuffle(lo, hi, imm);
+        return vs.ins().bitcast(types::F32X4, vflags(), v);
+    }
     let (ty, vty, size) = if mask { (types::I8, types::I32X4, 1) } else { (types::F32, types::F32X4, 4) };
     let mut v = None;
     for j in 0..LANES {
