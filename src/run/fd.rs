@@ -165,6 +165,11 @@ pub fn finite_differences(
                             "finite differences cannot separate argument {i} from the arguments it overlaps: the program writes their shared storage {s}"
                         )));
                     }
+                    // The copy does not require grad: laid out afresh, it
+                    // can be viewed where the argument was copied (a reshape
+                    // of an expanded argument), and autograd's checks on
+                    // those views (an in-place write to a view of a leaf)
+                    // are not the program's: its run at `spec` made them.
                     let mut private = spec.clone();
                     let values: Vec<f64> = idx.iter().map(|&j| spec.storages[s].data.get_f64(j)).collect();
                     let dtype = spec.storages[s].dtype;
@@ -172,7 +177,7 @@ pub fn finite_differences(
                         dtype,
                         shape: size.clone(),
                         data: Values::Float(values),
-                        requires_grad: true,
+                        requires_grad: false,
                         non_leaf: false,
                     };
                     obj.differentiate(
