@@ -192,7 +192,14 @@ pub fn finite_differences(
                                 data.set_f64(j, x);
                             }
                         },
-                    )?
+                    )
+                    // (A program that reaches the storage around the
+                    // argument, through `as_strided`, needs it in place.)
+                    .map_err(|e| {
+                        RunError::input(format!(
+                            "finite differences cannot separate argument {i} from the arguments it overlaps: on a private copy of its elements the program fails: {e}"
+                        ))
+                    })?
                 };
                 grads[i] = grad_json(spec.storages[s].dtype, size, &g);
             }
