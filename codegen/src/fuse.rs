@@ -918,8 +918,11 @@ fn merge(rw: &mut Rewriter<'_>, k1: Op, k2: Op, l1: Op, l2: Op, forward: &[(Op, 
 // ----- sibling fusion -----
 
 /// Kernels after `k1` tried as its sibling (the nearest ones reading a
-/// buffer it reads): bounds the scan where one input feeds many kernels.
+/// buffer it reads, at most `SIBLING_WINDOW` ops away): bounds the scan
+/// where one input feeds many kernels, and the legality check of the ops
+/// in between, so a long program costs linear time.
 const SIBLING_CANDIDATES: usize = 4;
+const SIBLING_WINDOW: usize = 64;
 
 /// Sibling fusion over the whole block: a kernel is merged into the next
 /// kernel over the same outermost parallel loop that reads a buffer it
@@ -962,7 +965,7 @@ fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, pos: &FxHashMap<Op, usize>, order
                 o != k1
                     && !rw.is_erased(o)
                     && LoopOp::of(rw, o) == Some(LoopOp::Kernel)
-                    && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b)
+                    && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b && a - b <= SIBLING_WINDOW)
             }));
         }
     }

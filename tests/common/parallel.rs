@@ -56,8 +56,7 @@ pub fn matmul_layouts_are_exact() {
             }
         }
 
-        // Batched products: small items at once, then one split GEMM, then
-        // a transposed left operand (xᵀ @ y, as in a weight gradient).
+        // Batched products: small items at once, then one split GEMM.
         for (batch, m, k, n) in [(8i64, 33i64, 16i64, 20i64), (1, 256, 64, 256)] {
             let (sa, sb, sc) = (vec![batch, m, k], vec![batch, k, n], vec![batch, m, n]);
             let (a, b) = (data(batch * m * k, 4), data(batch * k * n, 5));
@@ -79,33 +78,27 @@ pub fn matmul_layouts_are_exact() {
                 }
             }
         }
-        // A deep product with a small result (a weight gradient): split
-        // along its depth, the parts added after.
-        let (sx, sy) = (vec![4096i64, 8], vec![4096i64, 6]);
-        let (x, y) = (data(4096 * 8, 8), data(4096 * 6, 9));
-        let text = format!(
-            "func.func @f(%x: {}, %y: {}) -> {} {{\n  %t = view.transpose %x {{dim0 = 0, dim1 = 1}} : {} -> {}\n  %0 = tensor.mm %t, %y : {}, {} -> {}\n  return %0 : {}\n}}\n",
-            ty(&sx), ty(&sy), ty(&[8, 6]), ty(&sx), ty(&[8, 4096]), ty(&[8, 4096]), ty(&sy), ty(&[8, 6]), ty(&[8, 6])
-        );
-        let got = run(backend, &text, &[(sx.clone(), x.clone()), (sy.clone(), y.clone())]);
-        for i in 0..8 {
-            for j in 0..6 {
-                let want = (0..4096).map(|p| at(&x, &sx, 0, p, i) * at(&y, &sy, 0, p, j)).sum::<f64>();
-                assert_eq!(got[(i * 6 + j) as usize], want, "{name}: deep xᵀ @ y [{i}, {j}]");
-            }
-        }
-        let (sx, sy) = (vec![48i64, 40], vec![48i64, 36]);
-        let (x, y) = (data(48 * 40, 6), data(48 * 36, 7));
-        let text = format!(
-            "func.func @f(%x: {}, %y: {}) -> {} {{\n  %t = view.transpose %x {{dim0 = 0, dim1 = 1}} : {} -> {}\n  %0 = tensor.mm %t, %y : {}, {} -> {}\n  return %0 : {}\n}}\n",
-            ty(&sx), ty(&sy), ty(&[40, 36]), ty(&sx), ty(&[40, 48]), ty(&[40, 48]), ty(&sy), ty(&[40, 36]), ty(&[40, 36])
-        );
-        let got = run(backend, &text, &[(sx.clone(), x.clone()), (sy.clone(), y.clone())]);
-        for i in 0..40 {
-            for j in 0..36 {
-                let want = (0..48).map(|p| at(&x, &sx, 0, p, i) * at(&y, &sy, 0, p, j)).sum::<f64>();
-                assert_eq!(got[(i * 36 + j) as usize], want, "{name}: xᵀ @ y [{i}, {j}]");
-            }
+        // A transposed left operand (xᵀ @ y, as in a weight gradient), and
+        // a deep one with a small result: split along its depth, the parts
+        // added after.
+        transposed_product(backend, name, 48, 40, 36);
+        transposed_product(backend, name, 4096, 8, 6);
+    }
+}
+
+/// `xᵀ @ y` for `x: [k, m]`, `y: [k, n]`, checked exactly.
+fn transposed_product(backend: Backend, name: &str, k: i64, m: i64, n: i64) {
+    let (sx, sy) = (vec![k, m], vec![k, n]);
+    let (x, y) = (data(k * m, 6), data(k * n, 7));
+    let text = format!(
+        "func.func @f(%x: {}, %y: {}) -> {} {{\n  %t = view.transpose %x {{dim0 = 0, dim1 = 1}} : {} -> {}\n  %0 = tensor.mm %t, %y : {}, {} -> {}\n  return %0 : {}\n}}\n",
+        ty(&sx), ty(&sy), ty(&[m, n]), ty(&sx), ty(&[m, k]), ty(&[m, k]), ty(&sy), ty(&[m, n]), ty(&[m, n])
+    );
+    let got = run(backend, &text, &[(sx.clone(), x.clone()), (sy.clone(), y.clone())]);
+    for i in 0..m {
+        for j in 0..n {
+            let want = (0..k).map(|p| at(&x, &sx, 0, p, i) * at(&y, &sy, 0, p, j)).sum::<f64>();
+            assert_eq!(got[(i * n + j) as usize], want, "{name}: xᵀ @ y, {k}x{m} by {k}x{n} [{i}, {j}]");
         }
     }
 }
