@@ -400,21 +400,27 @@ def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentu
     reduce_dims = [0] + list(range(2, input.dim()))
     bshape = [1, C] + [1] * (input.dim() - 2)
     if training:
-        mean = aten.mean.dim(input, reduce_dims, True)
-        var = aten.var.correction(input, reduce_dims, correction=0, keepdim=True)
-        rstd = aten.rsqrt.default(aten.add.Tensor(var, eps))
-        out = aten.mul.Tensor(aten.sub.Tensor(input, mean), rstd)
+        # Per channel, a layer norm over [N, *spatial] of the input with its
+        # channels first: the IR's layer_norm has the closed-form backward
+        # (two sums in one pass over the input, then the gradient), where
+        # the derivatives of a written-out mean and variance take a pass more.
+        perm = [1, 0] + list(range(2, input.dim()))
+        channels_first = aten.permute.default(input, perm)
+        normed, mean, rstd = aten.native_layer_norm.default(
+            channels_first, list(channels_first.shape[1:]), None, None, eps)
+        out = aten.permute.default(normed, perm)
         save_mean = aten.view.default(mean, [C])
         save_rstd = aten.view.default(rstd, [C])
         if running_mean is not None:
-            n = input.numel() // C
             m = aten.detach.default(save_mean)
             new_mean = aten.add.Tensor(aten.mul.Tensor(m, momentum),
                                        aten.mul.Tensor(running_mean, 1.0 - momentum))
             aten.copy_.default(running_mean, new_mean)
         if running_var is not None:
             n = input.numel() // C
-            v = aten.detach.default(aten.view.default(var, [C]))
+            # The biased variance back from rstd = 1/sqrt(var + eps).
+            r = aten.detach.default(save_rstd)
+            v = aten.sub.Tensor(aten.reciprocal.default(aten.mul.Tensor(r, r)), eps)
             unbiased = aten.mul.Tensor(v, float(n) / float(max(n - 1, 1))) if n > 1 else aten.mul.Tensor(v, math.inf)
             new_var = aten.add.Tensor(aten.mul.Tensor(unbiased, momentum),
                                       aten.mul.Tensor(running_var, 1.0 - momentum))
@@ -430,6 +436,15 @@ def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentu
         out = aten.mul.Tensor(out, aten.view.default(weight, bshape))
     if bias is not None:
         out = aten.add.Tensor(out, aten.view.default(bias, bshape))
+    # Eager's batch norm lays its result out as the input suggests
+    # (channels-last or contiguous); the channels-first normalization gives
+    # another layout.
+    fmt = torch.contiguous_format
+    for f, rank in ((torch.channels_last, 4), (torch.channels_last_3d, 5)):
+        if input.dim() == rank and not input.is_contiguous() and input.is_contiguous(memory_format=f):
+            fmt = f
+    if not out.is_contiguous(memory_format=fmt):
+        out = aten.clone.default(out, memory_format=fmt)
     return out, save_mean, save_rstd
 
 

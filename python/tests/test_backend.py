@@ -88,6 +88,34 @@ def test_batchnorm_running_statistics_are_updated_in_place():
     assert int(bn.num_batches_tracked) == 1
 
 
+@pytest.mark.parametrize("shape,fmt", [((4, 3, 5, 6), torch.channels_last), ((4, 3, 5, 6), torch.contiguous_format),
+                                       ((5, 4, 7), torch.contiguous_format), ((3, 2, 4, 3, 5), torch.channels_last_3d)],
+                         ids=["2d_channels_last", "2d", "1d_sequence", "3d_channels_last"])
+def test_batchnorm_training_output_gradients_and_layout_match_eager(shape, fmt):
+    torch.manual_seed(0)
+    bn = {3: torch.nn.BatchNorm1d, 4: torch.nn.BatchNorm2d, 5: torch.nn.BatchNorm3d}[len(shape)](shape[1])
+    with torch.no_grad():
+        bn.weight.uniform_(0.5, 1.5)
+        bn.bias.uniform_(-0.5, 0.5)
+    ref = copy.deepcopy(bn)
+    x = torch.randn(*shape).contiguous(memory_format=fmt).requires_grad_()
+    x2 = x.detach().clone(memory_format=torch.preserve_format).requires_grad_()
+    before = stats["fallback_regions"]
+    y = torch.compile(bn, backend="aot")(x)
+    want = ref(x2)
+    assert stats["fallback_regions"] == before, "aot ran the batch norm"
+    torch.testing.assert_close(y, want)
+    assert y.stride() == want.stride(), "eager's layout"
+    torch.testing.assert_close(bn.running_mean, ref.running_mean)
+    torch.testing.assert_close(bn.running_var, ref.running_var)
+    g = torch.randn(*shape)
+    y.backward(g)
+    want.backward(g)
+    for p, q in zip(bn.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-4, atol=1e-5)
+
+
 def _fns():
     def add_(x, y):
         x.add_(y)

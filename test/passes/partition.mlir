@@ -92,12 +92,15 @@ func.func @mlp(%x: tensor<16x32xf32>, %w1: tensor<64x32xf32> {aot.requires_grad}
 
 // -----
 
-/// Saved bytes count storage, not values: the backward needs both %a
-/// (tanh's gradient) and its transpose %t (the matmul's), which share one
-/// 8x16xf32 storage (512 bytes); the caller's %w costs nothing. The min cut
-/// saves only arguments and recomputes the tanh.
+/// A view is saved as the value whose storage it shares: the backward
+/// needs both %a (tanh's gradient) and its transpose %t (the matmul's), one
+/// 8x16xf32 storage (512 bytes); the default saves %a once and replays the
+/// transpose, and the caller's %w costs nothing. The min cut saves only
+/// arguments and recomputes the tanh.
 // CHECK-LABEL:  func.func @saved_view
-// DEF-SAME:       num_saved = 3, saved_bytes = 512
+// DEF-SAME:       num_saved = 2, saved_bytes = 512
+// DEF:          func.func @saved_view_backward(%{{.*}}: tensor<8x4xf32> {aot.saved = 0}, %[[A:.*]]: tensor<8x16xf32> {aot.saved = 1}
+// DEF:            view.t %[[A]]
 // MC-SAME:        num_saved = 2, saved_bytes = 0
 func.func @saved_view(%x: tensor<8x16xf32> {aot.requires_grad}, %w: tensor<8x4xf32> {aot.requires_grad}) -> tensor<16x4xf32> {
   %a = tensor.tanh %x : tensor<8x16xf32>

@@ -11,9 +11,10 @@
 //! `aot.partition = #aot.partition<strategy, num_forward, num_saved,
 //! saved_bytes, peak_bytes>`.
 //!
-//! - `default`: save every forward value the backward uses. Shapes are
-//!   static, so a backward that only needs a value's shape needs nothing
-//!   saved for it (AOTAutograd saves the size instead of the tensor).
+//! - `default`: save every forward value the backward uses (a view: the
+//!   value whose storage it shares, the view replayed in the backward).
+//!   Shapes are static, so a backward that only needs a value's shape needs
+//!   nothing saved for it (AOTAutograd saves the size instead of the tensor).
 //!   Constants are recreated in the backward, not saved.
 //! - `min-cut`: `mincut.rs`; the backward is then ordered like the autograd
 //!   engine would run it — each gradient op, preceded by just the
@@ -125,6 +126,12 @@ fn default_saved(ctx: &Context, g: &JointGraph) -> Vec<Value> {
     for &v in &g.grads {
         consider(v);
     }
+    // A view is saved as the value whose storage it shares (the backward
+    // replays the view, which costs nothing): the liveness model already
+    // counts that storage, while saved views would each be returned as a
+    // strided view the backward must copy in (a convolution's nine window
+    // slices of one padded input were nine copies a call).
+    let saved = saved.into_iter().map(|v| g.storage(v)).filter(|&v| !g.is_tangent(v)).collect();
     ordered(ctx, g, saved)
 }
 
