@@ -87,15 +87,19 @@ def _pad(x: torch.Tensor, before: Sequence[int], after: Sequence[int], value: fl
     return aten.constant_pad_nd.default(x, pads, value)
 
 
-def _eager_format(y: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
-    """y in the memory format PyTorch's kernel gives its result: channels-
-    last for a channels-last (4-d or 5-d) input, else contiguous. The IR
-    computes a contiguous value either way; the traced layout tells the
-    backend which strides eager's result has (`Translation.result_strides`)."""
-    for fmt, rank in ((torch.channels_last, 4), (torch.channels_last_3d, 5)):
-        if input.dim() == rank and not input.is_contiguous() and input.is_contiguous(memory_format=fmt):
-            return aten.clone.default(y, memory_format=fmt)
-    return y
+def eager_format(y: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
+    """y in the memory format PyTorch's kernel (a convolution, pooling,
+    batch norm) gives its result: channels-last for a channels-last (4-d or
+    5-d) input, else contiguous. The IR computes a contiguous value either
+    way; the traced layout tells the backend which strides eager's result
+    has (`Translation.result_strides`)."""
+    fmt = torch.contiguous_format
+    for f, rank in ((torch.channels_last, 4), (torch.channels_last_3d, 5)):
+        if input.dim() == rank and not input.is_contiguous() and input.is_contiguous(memory_format=f):
+            fmt = f
+    if y.is_contiguous(memory_format=fmt) and (fmt == torch.contiguous_format or not y.is_contiguous()):
+        return y
+    return aten.clone.default(y, memory_format=fmt)
 
 
 def _batched(x: torch.Tensor, k: int):
@@ -133,7 +137,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         y = _im2col(x, weight, out, kernel, stride, dilation, g, n, c, o)
     if bias is not None:
         y = aten.add.Tensor(y, aten.view.default(bias, [1, o] + [1] * k))
-    return _eager_format(y, input)
+    return eager_format(y, input)
 
 
 #: Output channels per input channel up to which a depthwise convolution is
@@ -292,7 +296,7 @@ def _max_pool(k, input, kernel_size, stride, padding, dilation, ceil_mode):
     index = aten.add.Tensor(offset, first)
     if added:
         val, index = aten.squeeze.dim(val, 0), aten.squeeze.dim(index, 0)
-    return _eager_format(val, input), _eager_format(index, input)
+    return eager_format(val, input), eager_format(index, input)
 
 
 def _avg_pool(k, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -325,7 +329,7 @@ def _avg_pool(k, input, kernel_size, stride, padding, ceil_mode, count_include_p
             counts = [c * e for c in counts for e in ext]
         divisor = torch.tensor(counts, dtype=x.dtype).view(out)
         y = aten.div.Tensor(total, divisor)
-    return _eager_format(aten.squeeze.dim(y, 0) if added else y, input)
+    return eager_format(aten.squeeze.dim(y, 0) if added else y, input)
 
 
 def _adaptive_avg_pool(k, input, output_size):

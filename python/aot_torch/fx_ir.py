@@ -436,15 +436,8 @@ def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentu
         out = aten.mul.Tensor(out, aten.view.default(weight, bshape))
     if bias is not None:
         out = aten.add.Tensor(out, aten.view.default(bias, bshape))
-    # Eager's batch norm lays its result out as the input suggests
-    # (channels-last or contiguous); the channels-first normalization gives
-    # another layout.
-    fmt = torch.contiguous_format
-    for f, rank in ((torch.channels_last, 4), (torch.channels_last_3d, 5)):
-        if input.dim() == rank and not input.is_contiguous() and input.is_contiguous(memory_format=f):
-            fmt = f
-    if not out.is_contiguous(memory_format=fmt):
-        out = aten.clone.default(out, memory_format=fmt)
+    # (The channels-first normalization gives another layout.)
+    out = conv.eager_format(out, input)
     return out, save_mean, save_rstd
 
 

@@ -12,18 +12,18 @@
 mod kernel;
 mod vector;
 
-/// Whether this backend runs loop `op` in vector lanes (for passes that
-/// must not cost a loop its vector form).
-pub fn vectorizes(ctx: &Context, op: Op) -> bool {
-    vector::vectorizes(ctx, op)
-}
-
 use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
+
+/// Whether this backend runs loop `op` in vector lanes (for passes that
+/// must not cost a loop its vector form).
+pub fn vectorizes(ctx: &Context, op: Op) -> bool {
+    vector::vectorizes(ctx, op)
+}
 
 /// Text to produce while compiling (`aot-opt --emit`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
