@@ -1131,44 +1131,39 @@ fn sibling_loops(ctx: &Context, a: Op, b: Op, after_a: &FxHashSet<Value>) -> boo
 fn merge_loops(rw: &mut Rewriter<'_>, a: Op, b: Op, dependent: &[Op]) -> Result<(), String> {
     let (ba, bb) = (rw.single_block(a, 0).ok_or("loop body")?, rw.single_block(b, 0).ok_or("loop body")?);
     let inits: Vec<Value> = rw.operands(a).chain(rw.operands(b)).collect();
-    let mut arg_types = vec![rw.value_type(rw.block_args(ba)[0])];
-    arg_types.extend(inits.iter().map(|&v| rw.value_type(v)));
-    let region = rw.create_region();
-    let body = rw.create_block(region, &arg_types);
-    let args = rw.block_args(body).to_vec();
+    let attr = |k: &str| rw.attr_i64(b, k).ok_or_else(|| format!("loop without '{k}'"));
+    let (lo, hi, step) = (attr("lower")?, attr("upper")?, rw.attr_i64(b, "step").unwrap_or(1));
     let na = rw.num_results(a);
-    let mut yielded = Vec::with_capacity(inits.len());
-    for (old, at) in [(ba, 0usize), (bb, na)] {
-        let olds = rw.block_args(old).to_vec();
-        rw.replace_all_uses(olds[0], args[0]);
-        for (k, &v) in olds[1..].iter().enumerate() {
-            rw.replace_all_uses(v, args[1 + at + k]);
-        }
-        for o in rw.block_ops(old).collect::<Vec<_>>() {
-            if LoopOp::of(rw, o) == Some(LoopOp::Yield) {
-                yielded.extend(rw.operands(o));
-                rw.erase_op(o);
-            } else {
-                rw.move_to_end(o, body);
-            }
-        }
-    }
-    rw.set_insertion_point(InsertPoint::End(body));
-    rw.build_typed(r#loop::YIELD, &yielded, &[], &[]);
-    let name = rw.op_name_id(r#loop::FOR);
-    let mut st = OperationState::new(name, rw.op_loc(b));
-    st.operands = inits.iter().copied().collect();
-    st.result_types = inits.iter().map(|&v| rw.value_type(v)).collect();
-    for k in ["lower", "upper", "step"] {
-        if let Some(v) = rw.attr_i64(b, k) {
-            let (s, x) = (rw.sym(k), rw.i64_attr(v));
-            st.add_attr(s, x);
-        }
-    }
-    st.regions.push(region);
     rw.set_insertion_point(InsertPoint::Before(b));
-    let m = rw.create(st);
-    let results = rw.results(m).to_vec();
+    // The merged loop's body takes the two bodies' ops, in order.
+    let results = aot_dialects::lowering::Scalars { rw: &mut *rw }.for_loop(
+        lo,
+        hi,
+        step,
+        false,
+        &inits,
+        &mut |s, iv, carried| {
+            let ValueDef::BlockArg { block: body, .. } = s.rw.value_def(iv) else { return Err("loop body".into()) };
+            let mut yielded = Vec::with_capacity(carried.len());
+            for (old, at) in [(ba, 0usize), (bb, na)] {
+                let olds = s.rw.block_args(old).to_vec();
+                s.rw.replace_all_uses(olds[0], iv);
+                for (k, &v) in olds[1..].iter().enumerate() {
+                    s.rw.replace_all_uses(v, carried[at + k]);
+                }
+                for o in s.rw.block_ops(old).collect::<Vec<_>>() {
+                    if LoopOp::of(s.rw, o) == Some(LoopOp::Yield) {
+                        yielded.extend(s.rw.operands(o));
+                        s.rw.erase_op(o);
+                    } else {
+                        s.rw.move_to_end(o, body);
+                    }
+                }
+            }
+            Ok(yielded)
+        },
+    )?;
+    let m = rw.defining_op(results[0]).ok_or("merged loop")?;
     for (k, &r) in rw.results(a).to_vec().iter().enumerate() {
         rw.replace_all_uses(r, results[k]);
     }
