@@ -91,7 +91,7 @@ impl Backend {
     pub fn runs_everything_here(self) -> bool {
         match self {
             #[cfg(feature = "cuda")]
-            Backend::Cuda => aot_runtime::cuda::gpu().is_ok(),
+            Backend::Cuda => aot_runtime_cuda::gpu().is_ok(),
             #[cfg(feature = "mlir")]
             Backend::Mlir => false,
             _ => true,

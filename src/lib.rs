@@ -12,7 +12,13 @@ pub use aot_codegen as codegen;
 pub use aot_dialects as dialects;
 pub use aot_ir as ir;
 pub use aot_passes as passes;
-pub use aot_runtime as runtime;
+/// The runtime (`aot-runtime`), with the CUDA device (`aot-runtime-cuda`)
+/// as `runtime::cuda` under the cargo feature `cuda`.
+pub mod runtime {
+    pub use aot_runtime::*;
+    #[cfg(feature = "cuda")]
+    pub use aot_runtime_cuda as cuda;
+}
 
 pub mod compile;
 pub mod function;

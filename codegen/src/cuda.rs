@@ -24,7 +24,7 @@
 use crate::llvm::ptx::{self, Sm};
 use crate::program::{self, Compiled, Device, HostRegion, Matmul, RegionKind, Step};
 use aot_ir::{Context, Diagnostic, ElemType, Op};
-use aot_runtime::cuda::{DeviceMem, Gemm, GemmElem, Gpu, Module};
+use aot_runtime_cuda::{DeviceMem, Gemm, GemmElem, Gpu, Module};
 use std::ffi::c_void;
 use std::path::PathBuf;
 
@@ -54,7 +54,7 @@ pub fn find_libdevice() -> Option<PathBuf> {
 /// program, and the device that runs its kernels.
 pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, Box<dyn Device>), Diagnostic> {
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
-    let gpu = aot_runtime::cuda::gpu().map_err(|why| fail(format!("the CUDA backend has no GPU: {why}")))?;
+    let gpu = aot_runtime_cuda::gpu().map_err(|why| fail(format!("the CUDA backend has no GPU: {why}")))?;
     let sm = if gpu.capability.0 >= 9 { Sm::Sm90 } else { Sm::Sm80 };
     let libdevice = find_libdevice();
     let program = program::build(ctx, func)?;

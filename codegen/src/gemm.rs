@@ -16,7 +16,7 @@
 use crate::program::BufRef;
 use aot_dialects::r#loop;
 use aot_ir::ElemType;
-use gemm::Parallelism;
+use gemm_common::Parallelism;
 
 /// Below this many multiply-adds a GEMM is not worth splitting, so a batch of
 /// them is spread over threads instead.
@@ -352,6 +352,10 @@ type Operand = (*mut u8, i64, (i64, i64));
 trait Gemm: Sized + Default + Copy + 'static {
     const ONE: Self;
 
+    /// The library's kernel for this element type, picked for the CPU at
+    /// its first call.
+    fn library() -> Library<Self>;
+
     /// One `c (+)= a·b` on strided matrices.
     ///
     /// A column-major `b` is first copied to row-major scratch: the
@@ -421,7 +425,7 @@ trait Gemm: Sized + Default + Copy + 'static {
                 }
             } else if m > 0 && n > 0 {
                 // dst = alpha·dst + beta·lhs·rhs, dst read only to accumulate.
-                gemm::gemm(
+                Self::library()(
                     m,
                     n,
                     k,
@@ -447,12 +451,46 @@ trait Gemm: Sized + Default + Copy + 'static {
     }
 }
 
+/// The signature of the library's real GEMM kernels: `m, n, k`, then
+/// `dst` with its column and row strides and whether to read it, `lhs` and
+/// `rhs` likewise, `alpha` and `beta` (`dst = alpha·dst + beta·lhs·rhs`),
+/// three conjugation flags and the parallelism.
+type Library<T> = unsafe fn(
+    usize,
+    usize,
+    usize,
+    *mut T,
+    isize,
+    isize,
+    bool,
+    *const T,
+    isize,
+    isize,
+    *const T,
+    isize,
+    isize,
+    T,
+    T,
+    bool,
+    bool,
+    bool,
+    Parallelism,
+);
+
 impl Gemm for f32 {
     const ONE: f32 = 1.0;
+
+    fn library() -> Library<f32> {
+        gemm_f32::gemm::f32::get_gemm_fn()
+    }
 }
 
 impl Gemm for f64 {
     const ONE: f64 = 1.0;
+
+    fn library() -> Library<f64> {
+        gemm_f64::gemm::f64::get_gemm_fn()
+    }
 }
 
 /// Copies columns `cols` of the `k × n` matrix at `src` (strides `rs`,

@@ -3,8 +3,6 @@
 //! - [`tensor`]: tensor objects (sizes, strides, offset, dtype, autograd
 //!   flags) over shared, mutable storage ([`buffer`] holds the elements,
 //!   owned or bound from another runtime's memory: [`elems`]);
-//! - `cuda` (feature `cuda`): the GPU, its caching allocator, PTX modules
-//!   and cuBLAS;
 //! - [`philox`]: the counter-based random generator every backend shares;
 //! - [`interp`]: the reference interpreter, driven by the kernels ops supply;
 //! - [`kernel_util`]: index arithmetic for those kernels;
@@ -14,8 +12,6 @@
 pub mod backward;
 pub mod buffer;
 pub mod compiled;
-#[cfg(feature = "cuda")]
-pub mod cuda;
 pub mod elems;
 pub mod guards;
 pub mod interp;

@@ -1,7 +1,9 @@
-//! The CUDA device (cargo feature `cuda`): the process's GPU through the
-//! CUDA driver API and cuBLAS, both loaded at run time (cudarc's dynamic
-//! loading), so a build with the feature runs on a machine without a GPU
-//! or a CUDA installation and [`gpu`] says why there is none.
+//! `aot-runtime-cuda`: the runtime's CUDA device, used by `aot-codegen`
+//! under its cargo feature `cuda` and reached as `aot::runtime::cuda`. It
+//! drives the process's GPU through the CUDA driver API and cuBLAS, both
+//! loaded at run time (cudarc's dynamic loading), so a build with the
+//! feature runs on a machine without a GPU or a CUDA installation and
+//! [`gpu`] says why there is none.
 //!
 //! What it offers is what a compiled program needs: device memory from a
 //! caching allocator ([`DeviceMem`]; freed blocks go back to a free list

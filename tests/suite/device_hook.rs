@@ -1,0 +1,188 @@
+//! The runtime's device hook (`codegen::program::Device`, what the CUDA
+//! backend implements) checked on any machine: a device that keeps its own
+//! copies of a call's buffers and runs the Cranelift kernels and the host
+//! GEMM on them must give the plain runtime's bits on every corpus program
+//! it can take. This exercises what the GPU runs rely on: pointer
+//! translation into mirrors (views, shared storages, `set_` onto a result),
+//! which regions are copied in (arguments, constants) and which are not
+//! (results and the arena, filled with garbage here to show they are
+//! written before they are read), write-back of exactly the written
+//! regions, and the resumption after a step the host runs itself
+//! (`set_`, `resize_`).
+
+use aot::codegen::program::{Device, HostRegion, KernelFn, Matmul, RegionKind, Step};
+use aot::ir::pass::PassManager;
+use aot::ir::{parse_module, verify, Context, Op, ParseOptions};
+use aot::runtime::compiled::Executable as _;
+use aot::runtime::Tensor;
+
+use crate::common;
+
+struct Mirror {
+    host: *mut u8,
+    kind: RegionKind,
+    copy: Vec<u8>,
+    dirty: bool,
+}
+
+/// A device whose memory is host vectors: the plain runtime's kernels run
+/// on the copies.
+struct HostMirror {
+    kernels: Vec<KernelFn>,
+    mirrors: Vec<Mirror>,
+}
+
+impl HostMirror {
+    fn translate(&mut self, p: *mut u8) -> Result<(*mut u8, usize), String> {
+        let a = p as usize;
+        let inside = |m: &Mirror, closed: bool| {
+            let lo = m.host as usize;
+            a >= lo && (a < lo + m.copy.len() || (closed && a == lo + m.copy.len()))
+        };
+        let i = (self.mirrors.iter().position(|m| inside(m, false)))
+            .or_else(|| self.mirrors.iter().position(|m| inside(m, true)))
+            .ok_or("a pointer outside every region")?;
+        let m = &mut self.mirrors[i];
+        // SAFETY: `a` is inside the region, so the offset is inside the copy.
+        Ok((unsafe { m.copy.as_mut_ptr().add(a - m.host as usize) }, i))
+    }
+
+    fn back(&mut self, scratch: bool) {
+        for m in self.mirrors.drain(..) {
+            if m.dirty && (scratch || m.kind != RegionKind::Scratch) {
+                // SAFETY: the host region is live and `copy.len()` bytes long.
+                unsafe { std::ptr::copy_nonoverlapping(m.copy.as_ptr(), m.host, m.copy.len()) };
+            }
+        }
+    }
+}
+
+impl Device for HostMirror {
+    fn begin(&mut self, regions: Vec<HostRegion>, resume: bool) -> Result<(), String> {
+        self.mirrors.clear();
+        for r in regions {
+            if let Some(m) = self.mirrors.iter_mut().find(|m| m.host == r.ptr) {
+                if r.kind == RegionKind::Argument {
+                    m.kind = RegionKind::Argument;
+                    // SAFETY: the host region is live and `bytes` long.
+                    m.copy = unsafe { std::slice::from_raw_parts(r.ptr, r.bytes) }.to_vec();
+                }
+                continue;
+            }
+            let copied = resume || matches!(r.kind, RegionKind::Argument | RegionKind::Constant);
+            let copy = if copied {
+                // SAFETY: as above.
+                unsafe { std::slice::from_raw_parts(r.ptr, r.bytes) }.to_vec()
+            } else {
+                vec![0xA5; r.bytes]
+            };
+            self.mirrors.push(Mirror { host: r.ptr, kind: r.kind, copy, dirty: false });
+        }
+        Ok(())
+    }
+
+    fn kernel(&mut self, index: usize, step: &Step, ptrs: &[*mut u8]) -> Result<(), String> {
+        let Step::Kernel { split, writes, .. } = step else { return Err("not a kernel".into()) };
+        let mut dev = Vec::new();
+        for (k, &p) in ptrs.iter().enumerate() {
+            let (d, i) = self.translate(p)?;
+            self.mirrors[i].dirty |= writes[k];
+            dev.push(d);
+        }
+        let (lo, hi) = split.map_or((0, 0), |s| (s.0, s.1));
+        // SAFETY: the kernel was compiled for these operands; the copies
+        // have the host buffers' sizes.
+        match unsafe { (self.kernels[index])(dev.as_ptr(), lo, hi) } {
+            0 => Ok(()),
+            code => Err(format!("check {code} failed")),
+        }
+    }
+
+    fn matmul(&mut self, mm: &Matmul, pa: *mut u8, pb: *mut u8, pc: *mut u8) -> Result<(), String> {
+        let (a, _) = self.translate(pa)?;
+        let (b, _) = self.translate(pb)?;
+        let (c, i) = self.translate(pc)?;
+        self.mirrors[i].dirty = true;
+        aot::codegen::gemm::batched(&mm.a, &mm.b, &mm.c, a, b, c, mm.accumulate, 1);
+        Ok(())
+    }
+
+    fn to_host(&mut self) -> Result<(), String> {
+        self.back(true);
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        self.back(false);
+        Ok(())
+    }
+}
+
+/// The module of `text` after `aot-inference`, with its entry function.
+fn pipelined(text: &str, file: &str) -> Option<(Context, Op)> {
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: file.into(), first_line: 1 }).ok()?;
+    verify(&ctx, m).ok()?;
+    PassManager::parse("builtin.module(aot-inference)").ok()?.run(&mut ctx, m, &mut std::io::sink()).ok()?;
+    let f = aot::dialects::func::entry_func(&ctx, m, None).ok()?.op;
+    Some((ctx, f))
+}
+
+fn bits(ts: &[Tensor]) -> Vec<Vec<u64>> {
+    ts.iter().map(|t| t.read_f64().into_iter().map(f64::to_bits).collect()).collect()
+}
+
+#[test]
+fn a_mirroring_device_computes_the_plain_runtimes_bits() {
+    aot::init();
+    let root = common::corpus_dir("run");
+    let (mut checked, mut failures) = (0, Vec::new());
+    for path in common::files_ending(&root, ".mlir") {
+        let name = path.strip_prefix(&root).unwrap().display().to_string();
+        let Ok(inputs) = std::fs::read_to_string(path.to_string_lossy().replace(".mlir", ".inputs.json")) else {
+            continue;
+        };
+        let Ok(spec) = aot::run::json::parse_inputs(&inputs) else { continue };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) = (pipelined(&text, &name), pipelined(&text, &name))
+        else {
+            continue;
+        };
+        // The graph must take the user's arguments as they are (no
+        // deduplication, synthetic base or generator state in between).
+        let Ok(params) = aot::run::signature(&plain_ctx, f1) else { continue };
+        if params.len() != spec.args.len() {
+            continue;
+        }
+        let native = aot::codegen::Native::default();
+        let Ok(mut plain) = aot::codegen::compile_function(&mut plain_ctx, f1, native, &mut String::new()) else {
+            continue;
+        };
+        aot::codegen::compile_function(&mut dev_ctx, f2, native, &mut String::new()).expect("compiled once already");
+        let mut code = aot::codegen::cranelift::compile(&dev_ctx, f2, Default::default(), &mut String::new())
+            .expect("the lowered function compiles");
+        let kernels = std::mem::take(&mut code.kernels);
+        let mut device =
+            aot::codegen::program::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
+        let (Ok(a), Ok(b)) =
+            (aot::run::materialize(&spec, &params, false), aot::run::materialize(&spec, &params, false))
+        else {
+            continue;
+        };
+        let (a, b) = (a.args, b.args);
+        let r1 = plain.run(a.clone());
+        let r2 = device.run(b.clone());
+        checked += 1;
+        match (r1, r2) {
+            (Ok(o1), Ok(o2)) => {
+                if bits(&o1) != bits(&o2) || bits(&a) != bits(&b) {
+                    failures.push(format!("{name}: outputs or arguments differ"));
+                }
+            }
+            (Err(_), Err(_)) => {}
+            (x, y) => failures.push(format!("{name}: plain {:?}, device {:?}", x.err(), y.err())),
+        }
+    }
+    assert!(checked >= 300, "only {checked} programs checked");
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
+}

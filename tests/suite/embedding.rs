@@ -1,0 +1,384 @@
+//! The embedding API end to end: the `train_mlp` example (compiled forward,
+//! lazily compiled backward, in-place compiled SGD updates) on both
+//! backends, and the convention a compiled function holds its callers to.
+
+#[path = "../../examples/train_mlp.rs"]
+mod train_mlp;
+
+use aot::{Backend, Error, Module, Options, Tensor};
+
+
+#[test]
+fn the_mlp_example_trains_on_both_backends() {
+    let native = train_mlp::train(60, Backend::Cranelift, &mut |_, _| {}).expect("native training");
+    let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
+    assert!(native[59] < 0.6 * native[0], "the loss did not fall: {native:?}");
+    // The same program on two backends: the same trajectory within f32 noise.
+    for (a, b) in native.iter().zip(&interp) {
+        assert!((a - b).abs() <= 1e-4 * a.abs().max(1e-3), "native {a} vs interp {b}");
+    }
+}
+
+/// The same example through LLVM: the interpreter's trajectory too.
+#[cfg(feature = "llvm")]
+#[test]
+fn the_mlp_example_trains_on_llvm() {
+    let llvm = train_mlp::train(60, Backend::Llvm, &mut |_, _| {}).expect("LLVM training");
+    let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
+    assert!(llvm[59] < 0.6 * llvm[0], "the loss did not fall: {llvm:?}");
+    for (a, b) in llvm.iter().zip(&interp) {
+        assert!((a - b).abs() <= 1e-4 * a.abs().max(1e-3), "llvm {a} vs interp {b}");
+    }
+}
+
+/// The same example on the GPU (skipped, saying why, where there is none).
+#[cfg(feature = "cuda")]
+#[test]
+fn the_mlp_example_trains_on_the_gpu() {
+    if !crate::common::gpu_or_skip() {
+        return;
+    }
+    let gpu = train_mlp::train(60, Backend::Cuda, &mut |_, _| {}).expect("GPU training");
+    let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
+    assert!(gpu[59] < 0.6 * gpu[0], "the loss did not fall: {gpu:?}");
+    for (a, b) in gpu.iter().zip(&interp) {
+        assert!((a - b).abs() <= 1e-4 * a.abs().max(1e-3), "gpu {a} vs interp {b}");
+    }
+}
+
+fn f32s(shape: &[i64], data: &[f32]) -> Tensor {
+    Tensor::from_slice(data, shape).expect("as many values as elements")
+}
+
+const SCALE_INTO: &str = "func.func @scale_into(%out: tensor<2x3xf32>, %x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %y = tensor.mul %x, %x : tensor<2x3xf32>
+  mut.copy_ %out, %y : tensor<2x3xf32>, tensor<2x3xf32>
+  %t = view.transpose %out {dim0 = 0, dim1 = 1} : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}
+";
+
+#[test]
+fn calls_keep_pytorch_semantics_and_guard_the_convention() {
+    let m = Module::parse(SCALE_INTO, "scale.mlir").unwrap();
+    assert_eq!(m.functions(), vec!["scale_into".to_string()]);
+    let out = f32s(&[2, 3], &[0.0; 6]);
+    let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let mut f = m.compile(None, &[out.clone(), x.clone()], &Options::inference()).unwrap();
+    assert!(!f.has_backward());
+    let r = f.call(&[out.clone(), x.clone()]).unwrap();
+    // The argument is written in place; the output is a view of it.
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
+    assert!(r[0].shares_storage(&out));
+    assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![1.0, 16.0, 4.0, 25.0, 9.0, 36.0]);
+    // Passing the same tensor twice breaks the convention it was compiled
+    // for (two distinct storages): refused, nothing written.
+    let before = x.to_vec::<f32>().unwrap();
+    match f.call(&[x.clone(), x.clone()]) {
+        Err(Error::Convention(m)) => assert!(!m.is_empty()),
+        other => panic!("expected a convention error, got {:?}", other.map(|v| v.len())),
+    }
+    assert_eq!(x.to_vec::<f32>().unwrap(), before);
+    // Wrong shapes: a convention error at call time, a signature error at
+    // compile time.
+    let small = f32s(&[3], &[0.0; 3]);
+    assert!(matches!(f.call(&[small.clone(), x.clone()]), Err(Error::Convention(_))));
+    assert!(matches!(m.compile(None, &[small, x.clone()], &Options::inference()), Err(Error::Signature(_))));
+    // A backward was not compiled.
+    let (_, state) = f.forward(&[out.clone(), x]).unwrap();
+    assert!(matches!(f.backward(state, &[None]), Err(Error::Convention(_))));
+}
+
+#[test]
+fn aliased_arguments_compile_for_their_layout() {
+    // x and y are two views of one storage: the function is specialised on
+    // that (synthetic base), and the mutation of x is seen through y.
+    let text = "func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
+  %c = tensor.full {value = 1.0} : tensor<3xf32>
+  mut.add_ %x, %c : tensor<3xf32>, tensor<3xf32>
+  %r = tensor.mul %y, %y : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+";
+    let m = Module::parse(text, "alias.mlir").unwrap();
+    let base = f32s(&[4], &[1.0, 2.0, 3.0, 4.0]);
+    let x = base.as_strided(&[3], &[1], 0).unwrap();
+    let y = base.as_strided(&[3], &[1], 1).unwrap();
+    let spec = aot::convention_of(&[x.clone(), y.clone()]).unwrap();
+    assert_eq!(spec.storages.len(), 1);
+    let mut f = m.compile(None, &[x.clone(), y.clone()], &Options::inference()).unwrap();
+    let r = f.call(&[x, y]).unwrap();
+    // A non-leaf view with no differentiable base has no PyTorch meaning.
+    let stray = base.as_strided(&[2], &[1], 2).unwrap();
+    stray.set_requires_grad(true);
+    stray.set_leaf(false);
+    assert!(matches!(aot::convention_of(&[stray]), Err(Error::Signature(_))));
+    // base = [2, 3, 4, 4]; y = [3, 4, 4].
+    assert_eq!(base.to_vec::<f32>().unwrap(), vec![2.0, 3.0, 4.0, 4.0]);
+    assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![9.0, 16.0, 16.0]);
+}
+
+/// A function that writes one argument from others: compiled for
+/// independent arguments, the whole chain and the write are one kernel (the
+/// runtime's guards keep a call from breaking that); compiled for an output
+/// that is the input itself (a duplicate), or that the broadcast weight is
+/// a row of (one synthetic base), every element must still see the values
+/// the arguments had on entry.
+#[test]
+fn an_argument_written_from_overlapping_arguments_sees_their_entry_values() {
+    let text = "func.func @f(%x: tensor<3x4xf32>, %w: tensor<4xf32>, %b: tensor<4xf32>, %out: tensor<3x4xf32>) {
+  %0 = tensor.mul %x, %w : tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  %1 = tensor.add %0, %b : tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  %2 = tensor.relu %1 : tensor<3x4xf32>
+  %3 = tensor.mul %2, %2 : tensor<3x4xf32>
+  %4 = tensor.sub %3, %x : tensor<3x4xf32>
+  mut.copy_ %out, %4 : tensor<3x4xf32>, tensor<3x4xf32>
+  return
+}
+";
+    let m = Module::parse(text, "into.mlir").unwrap();
+    let xs: Vec<f32> = (0..12).map(|i| i as f32 * 0.5 - 2.0).collect();
+    let (ws, bs) = (vec![1.5f32, -1.0, 0.5, 2.0], vec![0.25f32, 1.0, -0.5, 0.0]);
+    let want = |x: &[f32], w: &[f32], b: &[f32]| -> Vec<f32> {
+        (0..12)
+            .map(|i| {
+                let r = (x[i] * w[i % 4] + b[i % 4]).max(0.0);
+                r * r - x[i]
+            })
+            .collect()
+    };
+    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
+        let opts = Options { backend, ..Options::inference() };
+        // Independent arguments.
+        let (x, w, b, out) = (f32s(&[3, 4], &xs), f32s(&[4], &ws), f32s(&[4], &bs), f32s(&[3, 4], &[0.0; 12]));
+        let mut f = m.compile(None, &[x.clone(), w.clone(), b.clone(), out.clone()], &opts).unwrap();
+        f.call(&[x.clone(), w.clone(), b.clone(), out.clone()]).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want(&xs, &ws, &bs), "{name}: independent");
+        assert!(
+            matches!(f.call(&[x.clone(), w.clone(), b.clone(), x.clone()]), Err(Error::Convention(_))),
+            "{name}: the output may not be the input of a function compiled for distinct ones"
+        );
+        // The output is the input.
+        let x = f32s(&[3, 4], &xs);
+        let mut f = m.compile(None, &[x.clone(), w.clone(), b.clone(), x.clone()], &opts).unwrap();
+        f.call(&[x.clone(), w.clone(), b.clone(), x.clone()]).unwrap();
+        assert_eq!(x.to_vec::<f32>().unwrap(), want(&xs, &ws, &bs), "{name}: out is x");
+        // The weight is row 1 of the output: rows after it must still use
+        // the weight's entry values.
+        let mut init = vec![0.0f32; 12];
+        init[4..8].copy_from_slice(&ws);
+        let out = f32s(&[3, 4], &init);
+        let w = out.as_strided(&[4], &[1], 4).unwrap();
+        let x = f32s(&[3, 4], &xs);
+        let mut f = m.compile(None, &[x.clone(), w.clone(), b.clone(), out.clone()], &opts).unwrap();
+        f.call(&[x, w, b.clone(), out.clone()]).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want(&xs, &ws, &bs), "{name}: w is a row of out");
+    }
+}
+
+#[test]
+fn bad_text_is_a_located_parse_error() {
+    match Module::parse(
+        "func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n  return %y : tensor<3xf32>\n}\n",
+        "bad.mlir",
+    ) {
+        Err(e @ Error::Parse(_)) => {
+            let Error::Parse(ds) = &e else { unreachable!() };
+            assert_eq!(ds.len(), 1, "{e}");
+            assert_eq!((ds[0].file.as_deref(), ds[0].line), (Some("bad.mlir"), 2), "{e}");
+            assert!(ds[0].message.contains("%y"), "{e}");
+            // Displayed as aot-opt prints it: location, message, line, caret.
+            assert!(e.to_string().starts_with("bad.mlir:2:"), "{e}");
+            assert!(e.to_string().contains("return %y"), "{e}");
+        }
+        _ => panic!("expected a parse error"),
+    }
+}
+
+/// Dropout on 64 values: a program that draws.
+const DROPOUT: &str = "func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %y, %m = rng.dropout %x {p = 0.5} : tensor<64xf32> -> (tensor<64xf32>, tensor<64xi1>)
+  return %y : tensor<64xf32>
+}
+";
+
+#[test]
+fn manual_seed_replays_the_draws() {
+    let m = Module::parse(DROPOUT, "dropout.mlir").unwrap();
+    let x = f32s(&[64], &[1.0; 64]);
+    let mut f = m.compile(None, std::slice::from_ref(&x), &Options::inference()).unwrap();
+    // The metadata says the random op was made a pure function of (seed, offset).
+    assert!(f.meta().is_rng_op_functionalized);
+    assert_eq!(f.meta().input_info.len(), 1);
+    f.manual_seed(11);
+    let first = f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap();
+    let second = f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap();
+    assert_ne!(first, second, "the generator advances between calls");
+    f.manual_seed(11);
+    assert_eq!(f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap(), first);
+    f.manual_seed(12);
+    assert_ne!(f.call(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>().unwrap(), first);
+}
+
+#[test]
+fn run_pipeline_prints_what_aot_opt_prints_and_reports_failures() {
+    let text = "func.func @f(%b: tensor<3xf32>, %x: tensor<3xf32>) -> tensor<f32> {
+  mut.add_ %b, %x : tensor<3xf32>, tensor<3xf32>
+  %s = tensor.sum %x : tensor<3xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+";
+    let m = Module::parse(text, "m.mlir").unwrap();
+    let out = m.run_pipeline("builtin.module(functionalize{keep-input-mutations=false},collect-metadata)").unwrap();
+    // Export's form: the mutated argument's new value is returned before
+    // the user output.
+    assert!(out.contains("-> (tensor<3xf32>, tensor<f32>)"), "{out}");
+    assert!(out.contains("mutation_type = \"mutated_out_graph\""), "{out}");
+    assert!(!out.contains("mut.add_"), "{out}");
+    match m.run_pipeline("builtin.module(no-such-pass)") {
+        Err(Error::Compile(msg)) => assert!(msg.contains("no-such-pass"), "{msg}"),
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+/// `arg_effects` describes the user's arguments, whatever deduplication
+/// and synthetic bases did to the graph's inputs.
+#[test]
+fn arg_effects_are_per_user_argument() {
+    let text = "func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  mut.add_ %a, %c : tensor<4xf32>, tensor<4xf32>
+  %t = view.unsqueeze %b {dim = 0} : tensor<4xf32> -> tensor<1x4xf32>
+  %s = tensor.mul %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+";
+    let m = Module::parse(text, "effects.mlir").unwrap();
+    let x = f32s(&[4], &[1.0; 4]);
+    let c = f32s(&[4], &[2.0; 4]);
+    let effects = |args: &[Tensor]| {
+        let f = m.compile(None, args, &Options::inference()).unwrap();
+        f.arg_effects().iter().map(|e| (e.mutates_data, e.mutates_metadata)).collect::<Vec<_>>()
+    };
+    let plain = [(true, false), (false, false), (false, false)];
+    assert_eq!(effects(&[x.clone(), f32s(&[4], &[3.0; 4]), c.clone()]), plain);
+    // The mutated object passed twice: both positions are written.
+    assert_eq!(effects(&[x.clone(), x.clone(), c.clone()]), [(true, false), (true, false), (false, false)]);
+    // Two views of one storage, one mutated (a synthetic base).
+    let base = f32s(&[8], &[1.0; 8]);
+    let lo = base.as_strided(&[4], &[1], 0).unwrap();
+    let hi = base.as_strided(&[4], &[1], 4).unwrap();
+    let e = effects(&[lo, hi, c.clone()]);
+    assert!(e[0].0 && !e[2].0, "{e:?}");
+}
+
+/// An output that views another output's value shares its storage, as in
+/// eager mode (a write through one is seen through the other), on every
+/// backend; without grad this is no alias AOTAutograd's metadata records.
+#[test]
+fn an_output_viewing_another_output_shares_its_storage() {
+    let text = "func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<6xf32>) {
+  %y = tensor.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %t = view.t %y : tensor<2x3xf32> -> tensor<3x2xf32>
+  %z = view.reshape %y {shape = [6]} : tensor<2x3xf32> -> tensor<6xf32>
+  return %y, %t, %z : tensor<2x3xf32>, tensor<3x2xf32>, tensor<6xf32>
+}
+";
+    let m = Module::parse(text, "views.mlir").unwrap();
+    let x = f32s(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
+        let outs = f.call(std::slice::from_ref(&x)).unwrap();
+        let y = outs[0].to_vec::<f32>().unwrap();
+        for (i, v) in y.iter().enumerate() {
+            assert!((v - (i as f32).exp()).abs() <= 1e-6 * v, "{backend:?}: {y:?}");
+        }
+        assert_eq!(outs[1].to_vec::<f32>().unwrap(), [y[0], y[3], y[1], y[4], y[2], y[5]], "{backend:?}");
+        assert_eq!(outs[2].to_vec::<f32>().unwrap(), y, "{backend:?}");
+        assert!(outs[1].shares_storage(&outs[0]) && outs[2].shares_storage(&outs[0]), "{backend:?}");
+        assert_eq!((&outs[1].strides()[..], outs[1].offset()), (&[1i64, 3][..], 0), "{backend:?}");
+    }
+}
+
+/// A reshape its operand's layout cannot express copies, as PyTorch's
+/// does: `reshape(t(y))` returned beside `y` is a fresh tensor in `t(y)`'s
+/// element order, not a view of `y`'s storage in `y`'s order (found by
+/// the PyTorch fuzzer, seed 32464); `reshape(y)` still shares `y`'s.
+#[test]
+fn a_reshape_that_copies_is_no_view_of_another_output() {
+    let text = "func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %y = tensor.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %t = view.t %y : tensor<2x3xf32> -> tensor<3x2xf32>
+  %c = view.reshape %t {shape = [6]} : tensor<3x2xf32> -> tensor<6xf32>
+  %v = view.reshape %y {shape = [6]} : tensor<2x3xf32> -> tensor<6xf32>
+  return %y, %c, %v : tensor<2x3xf32>, tensor<6xf32>, tensor<6xf32>
+}
+";
+    let m = Module::parse(text, "reshape.mlir").unwrap();
+    let x = f32s(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
+        let outs = f.call(std::slice::from_ref(&x)).unwrap();
+        let y = outs[0].to_vec::<f32>().unwrap();
+        assert_eq!(outs[1].to_vec::<f32>().unwrap(), [y[0], y[3], y[1], y[4], y[2], y[5]], "{backend:?}");
+        assert!(!outs[1].shares_storage(&outs[0]), "{backend:?}: a copy");
+        assert_eq!(outs[2].to_vec::<f32>().unwrap(), y, "{backend:?}");
+        assert!(outs[2].shares_storage(&outs[0]), "{backend:?}: a view");
+    }
+}
+
+/// Functions sharing a generator draw one stream in turn, as eager ops
+/// draw from PyTorch's default generator: f then g gives what one function
+/// called twice gives, and reseeding through either restarts the stream.
+#[test]
+fn a_shared_generator_is_one_stream_across_functions() {
+    let m = Module::parse(DROPOUT, "dropout.mlir").unwrap();
+    let x = f32s(&[64], &[1.0; 64]);
+    let args = std::slice::from_ref(&x);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let opts = Options { backend, ..Options::inference() };
+        let mut one = m.compile(None, args, &opts).unwrap();
+        one.manual_seed(5);
+        let a = one.call(args).unwrap()[0].to_vec::<f32>().unwrap();
+        let b = one.call(args).unwrap()[0].to_vec::<f32>().unwrap();
+        let shared = aot::SharedGenerator::default();
+        let mut f = m.compile(None, args, &opts).unwrap();
+        let mut g = m.compile(None, args, &opts).unwrap();
+        f.share_generator(shared.clone());
+        g.share_generator(shared.clone());
+        g.manual_seed(5);
+        assert_eq!(f.call(args).unwrap()[0].to_vec::<f32>().unwrap(), a, "{backend:?}");
+        assert_eq!(g.call(args).unwrap()[0].to_vec::<f32>().unwrap(), b, "{backend:?}: g continues f's stream");
+        f.manual_seed(5);
+        assert_eq!(g.call(args).unwrap()[0].to_vec::<f32>().unwrap(), a, "{backend:?}");
+    }
+}
+
+/// The native runtime reuses a result's buffer for the next call only once
+/// the caller has let go of every tensor of it: a result still held keeps
+/// its values across later calls, on every backend.
+#[test]
+fn results_still_held_are_never_reused() {
+    let text = "func.func @sq(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tensor.mul %x, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}";
+    let m = Module::parse(text, "sq.mlir").expect("parses");
+    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
+        let x = |k: f32| f32s(&[4], &[k, k + 1.0, k + 2.0, k + 3.0]);
+        let sq = |k: f32| vec![k * k, (k + 1.0) * (k + 1.0), (k + 2.0) * (k + 2.0), (k + 3.0) * (k + 3.0)];
+        let mut f = m.compile(None, &[x(1.0)], &Options::inference().with_backend(backend)).expect("compiles");
+        let held = f.call(&[x(1.0)]).expect("runs").remove(0);
+        let second = f.call(&[x(2.0)]).expect("runs").remove(0);
+        let view =
+            Tensor::from_parts(second.storage(), aot::ir::ElemType::F32, [2i64, 2][..].into(), [2i64, 1][..].into(), 0)
+                .expect("a 2x2 view of the result");
+        drop(second);
+        for k in 3..6 {
+            // Dropped at once: its buffer may serve the next call.
+            let out = f.call(&[x(k as f32)]).expect("runs").remove(0);
+            assert_eq!(out.to_vec::<f32>().unwrap(), sq(k as f32), "{name}, call {k}");
+        }
+        assert_eq!(held.to_vec::<f32>().unwrap(), sq(1.0), "{name}: a held result changed");
+        assert_eq!(view.to_vec::<f32>().unwrap(), sq(2.0), "{name}: a result held through a view changed");
+    }
+}

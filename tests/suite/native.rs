@@ -1,0 +1,201 @@
+//! Native code beyond the corpus: every row of the math table that a
+//! tensor op computes elementwise (`tensor.exp` for `loop.exp`, ...),
+//! compiled and run natively against the row's f64 reference within the
+//! row's accuracy contract, over its whole range and the special values,
+//! with lengths that exercise the vector loop and its scalar remainder; and
+//! the JIT entry points used by embedders.
+
+use aot::compile::{compile, Backend, CompileOptions};
+use aot::dialects::r#loop::math::{test_inputs, ulps_error};
+use aot::dialects::r#loop::MATH;
+use aot::ir::registry::lookup_op;
+use aot::ir::{parse_module, verify, Context, ElemType, ParseOptions, SourceMgr};
+use aot::runtime::Tensor;
+use std::sync::Arc;
+
+/// Compiles `func.func @f(%x: tensor<Nxf32>) -> tensor<Nxf32>` applying `op`.
+fn unary(op: &str, n: usize, backend: Backend) -> aot::runtime::compiled::CompiledFunction {
+    let text = format!(
+        "func.func @f(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{\n  %0 = {op} %x : tensor<{n}xf32>\n  return %0 : tensor<{n}xf32>\n}}\n"
+    );
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, &text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    verify(&ctx, m).expect("verifies");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let mut sources = SourceMgr::new();
+    sources.add("t", Arc::from(text.as_str()));
+    let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, compile_for: None };
+    compile(ctx, &sources, m, f, &opts).expect("compiles").function
+}
+
+/// Largest error of `op` against `reference` in units of f32 ulps of the
+/// exact value (`abs` floor for results near zero), over `range`'s inputs.
+fn check(op: &str, range: f32, reference: &dyn Fn(f64) -> f64, max_ulps: f64, abs: f64, backend: Backend) {
+    let xs = test_inputs(range);
+    let n = xs.len();
+    let mut f = unary(op, n, backend);
+    let t =
+        Tensor::from_f64(ElemType::F32, &[n as i64], &xs.iter().map(|&x| x as f64).collect::<Vec<_>>(), ElemType::F32);
+    let out = f.call(&[t]).expect("runs").remove(0).read_f64();
+    let mut worst = (0.0f64, 0.0f32);
+    for (&x, &y) in xs.iter().zip(&out) {
+        let u = ulps_error(y, reference(x as f64), abs);
+        if u > worst.0 {
+            worst = (u, x);
+        }
+    }
+    assert!(worst.0 <= max_ulps, "{op} on {backend:?}: {:.1} ulps at x = {} (allowed {max_ulps})", worst.0, worst.1);
+}
+
+/// Every one-argument row of the math table whose function a tensor op of
+/// the same name computes, natively within the row's contract.
+#[test]
+fn every_math_row_is_accurate_natively() {
+    math_rows_on(Backend::Cranelift);
+}
+
+/// The same contract for the LLVM backend.
+#[cfg(feature = "llvm")]
+#[test]
+fn every_math_row_is_accurate_on_llvm() {
+    math_rows_on(Backend::Llvm);
+}
+
+fn math_rows_on(backend: Backend) {
+    aot::init();
+    let mut checked = Vec::new();
+    for f in MATH.iter().filter(|f| f.arity() == 1) {
+        let op = format!("tensor.{}", f.short);
+        if lookup_op(&op).is_none() {
+            continue;
+        }
+        check(&op, f.range, &|x| f.eval(&[x]), f.ulps as f64, 1e-37, backend);
+        checked.push(f.short);
+    }
+    // The polynomial rows and a per-lane row at least.
+    for must in ["exp", "tanh", "erf", "sin"] {
+        assert!(checked.contains(&must), "tensor.{must} was not checked: {checked:?}");
+    }
+}
+
+/// Where f32's tanh is ±1 it is exactly ±1 (1 - tanh² is then 0, which a
+/// backward multiplies with an infinite factor as PyTorch does: NaN).
+#[test]
+fn vector_tanh_saturates_exactly() {
+    aot::init();
+    let xs = [10.0f32, 12.5, 20.0, 1e6, f32::MAX, f32::INFINITY];
+    let all: Vec<f64> = xs.iter().flat_map(|&x| [x as f64, -x as f64]).collect();
+    let n = all.len();
+    let mut f = unary("tensor.tanh", n, Backend::Cranelift);
+    let t = Tensor::from_f64(ElemType::F32, &[n as i64], &all, ElemType::F32);
+    let out = f.call(&[t]).expect("runs").remove(0).read_f64();
+    for (x, y) in all.iter().zip(&out) {
+        assert_eq!(*y, x.signum(), "tanh({x})");
+    }
+}
+
+/// GELU goes through erfc, so it keeps its relative accuracy where
+/// `1 + erf` would cancel (the interpreter's f64 formula flushes to 0
+/// there): within a few ulps where |gelu| is not tiny; in the far negative
+/// tail (|gelu| < 1e-6) rounding of -x²/2 inside exp costs up to ~30 ulps.
+#[test]
+fn gelu_is_accurate() {
+    aot::init();
+    for &(_, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
+        check("tensor.gelu", 12.0, &|x| 0.5 * x * libm::erfc(-x / std::f64::consts::SQRT_2), 32.0, 1e-12, backend);
+    }
+}
+
+/// Reductions over outer dimensions vectorize along the kept (unit-stride)
+/// dimension (Cranelift: lanes of the outer loop; LLVM: 16 iterations of it
+/// unrolled and jammed, then packed by the SLP vectorizer), each lane
+/// carrying its own column's sum through the nested loops, with a scalar
+/// remainder: every column equals the sequential sum on every backend.
+#[test]
+fn column_sums_match_sequential_sums() {
+    // Widths below, at and above a 16-lane jam, with remainders.
+    for (shape, dims) in
+        [(vec![37i64, 10], "[0]"), (vec![5, 7, 9], "[0, 1]"), (vec![3, 33, 8], "[0]"), (vec![9, 53], "[0]")]
+    {
+        let t = |s: &[i64]| format!("tensor<{}xf32>", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"));
+        let kept: Vec<i64> = if dims == "[0]" { shape[1..].to_vec() } else { shape[2..].to_vec() };
+        let (tx, tr) = (t(&shape), t(&kept));
+        let text = format!(
+            "func.func @f(%x: {tx}) -> {tr} {{\n  %s = tensor.sum %x {{dims = {dims}}} : {tx} -> {tr}\n  return %s : {tr}\n}}\n"
+        );
+        let m = aot::Module::parse(text, "colsum.mlir").unwrap();
+        let n: i64 = shape.iter().product();
+        let data: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1000) as f64 * 0.01 - 5.0).collect();
+        let x = aot::Tensor::from_f64(ElemType::F32, &shape, &data, ElemType::F32);
+        for &(name, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
+            let opts = aot::Options { backend, ..aot::Options::inference() };
+            let mut f = m.compile(None, std::slice::from_ref(&x), &opts).unwrap();
+            let got = f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64();
+            let cols: i64 = kept.iter().product();
+            let rows = n / cols;
+            for c in 0..cols {
+                let mut acc = 0f32;
+                for r in 0..rows {
+                    acc += data[(r * cols + c) as usize] as f32;
+                }
+                assert_eq!(got[c as usize], acc as f64, "{name}: {shape:?} dims {dims}: column {c}");
+            }
+        }
+    }
+}
+
+/// LLVM's kernels: a buffer only the kernel's own allocation reaches gets
+/// an alias scope (so the vectorizer needs no overlap check against it);
+/// function arguments, which may be views of one storage, never do.
+#[cfg(feature = "llvm")]
+#[test]
+fn llvm_scopes_only_buffers_no_other_operand_can_share() {
+    aot::init();
+    let text = "func.func @f(%x: tensor<64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %0 = tensor.mul %x, %y : tensor<64xf32>
+  %1 = tensor.exp %0 : tensor<64xf32>
+  return %1 : tensor<64xf32>
+}
+";
+    let ir = llvm_text(text, aot::codegen::llvm::Emit::Llvm);
+    let scoped = ir.lines().filter(|l| l.contains("store ") && l.contains("!alias.scope")).count();
+    let arg_loads = ir.lines().filter(|l| l.contains(" load ") && l.contains("!alias.scope")).count();
+    assert!(scoped > 0, "the result buffer's stores have no scope:\n{ir}");
+    assert_eq!(arg_loads, 0, "an argument's loads got a scope of their own:\n{ir}");
+    assert!(ir.contains("!noalias"), "no access is marked as missing the result:\n{ir}");
+}
+
+/// LLVM's Philox: the scalar 64-bit products of 32-bit words vectorize as
+/// 32 × 32 → 64-bit lane multiplies (`vpmuludq`, the multiply-high and low
+/// halves at once) over whole vectors of counters, not one block at a time.
+/// The draws themselves equal the interpreter's (the random-convention and
+/// dropout tests).
+#[cfg(all(feature = "llvm", target_arch = "x86_64"))]
+#[test]
+fn llvm_philox_multiplies_32_bit_lanes() {
+    aot::init();
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        eprintln!("skipped: the host has no AVX2, so no vector lanes to check");
+        return;
+    }
+    let text = "func.func @f(%seed: tensor<i64>, %offset: tensor<i64>) -> tensor<4096xf32> {
+  %u = rng.philox_uniform %seed, %offset {high = 1.0, low = 0.0} : tensor<i64> -> tensor<4096xf32>
+  return %u : tensor<4096xf32>
+}
+";
+    let asm = llvm_text(text, aot::codegen::llvm::Emit::Asm);
+    let vector_muls =
+        asm.lines().filter(|l| l.contains("vpmuludq") && (l.contains("%ymm") || l.contains("%zmm"))).count();
+    assert!(vector_muls >= 8, "Philox's multiplies are not 32-bit vector lanes ({vector_muls} found):\n{asm}");
+}
+
+/// What the LLVM backend emits (`emit`) while compiling `text`'s entry.
+#[cfg(feature = "llvm")]
+fn llvm_text(text: &str, emit: aot::codegen::llvm::Emit) -> String {
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let mut out = String::new();
+    aot::codegen::compile_function(&mut ctx, f, aot::codegen::Native::Llvm(emit), &mut out).expect("compiles");
+    out
+}
