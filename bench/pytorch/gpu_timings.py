@@ -1,4 +1,4 @@
-"""PyTorch eager CUDA on the graphs of `tests/cuda.rs::gpu_timings`, for the
+"""PyTorch eager CUDA on the graphs of `tests/suite/cuda.rs::gpu_timings`, for the
 figures in bench/README.md: a tiny graph's per-call time, and the fused
 elementwise chain over a 4096x4096 f32 tensor, both with the tensor resident
 on the GPU and with a host tensor copied in and the result copied out (what

@@ -25,6 +25,11 @@ pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
         let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
         entries.sort();
         for p in entries {
+            // Hidden folders are not corpus: the test command keeps a
+            // Python venv (thousands of files) in `test/.venv`.
+            if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+                continue;
+            }
             if p.is_dir() {
                 walk(&p, suffix, out);
             } else if p.to_string_lossy().ends_with(suffix) {

@@ -51,29 +51,54 @@ impl Objective<'_> {
         Ok(l)
     }
 
-    /// d objective / d x at each of the positions `set` perturbs.
+    /// d objective / d x at each of the positions `set` perturbs. The
+    /// positions are independent re-runs of the program, so they are split
+    /// over the cores in contiguous runs (each thread perturbs its own copy
+    /// of the inputs); the result is the same, element for element, as one
+    /// thread's, and the first error in position order is the one reported.
     fn differentiate(
         &self,
         spec: &InputSpec,
         n: usize,
-        value: impl Fn(&InputSpec, usize) -> f64,
-        set: impl Fn(&mut InputSpec, usize, f64),
+        value: impl Fn(&InputSpec, usize) -> f64 + Sync,
+        set: impl Fn(&mut InputSpec, usize, f64) + Sync,
     ) -> Result<Vec<f64>, RunError> {
+        let positions = |range: std::ops::Range<usize>| -> Result<Vec<f64>, RunError> {
+            let mut g = Vec::with_capacity(range.len());
+            let mut work = spec.clone();
+            for j in range {
+                let x = value(spec, j);
+                let h = 1e-6 * x.abs().max(1.0);
+                set(&mut work, j, x + h);
+                let lp = self.eval(&work)?;
+                set(&mut work, j, x - h);
+                let lm = self.eval(&work)?;
+                set(&mut work, j, x);
+                g.push((lp - lm) / (2.0 * h));
+            }
+            Ok(g)
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n / PER_THREAD).max(1);
+        if threads == 1 {
+            return positions(0..n);
+        }
+        let chunk = n.div_ceil(threads);
+        let parts: Vec<Result<Vec<f64>, RunError>> = std::thread::scope(|s| {
+            let workers: Vec<_> =
+                (0..n).step_by(chunk).map(|lo| s.spawn(move || positions(lo..(lo + chunk).min(n)))).collect();
+            workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        });
         let mut g = Vec::with_capacity(n);
-        let mut work = spec.clone();
-        for j in 0..n {
-            let x = value(spec, j);
-            let h = 1e-6 * x.abs().max(1.0);
-            set(&mut work, j, x + h);
-            let lp = self.eval(&work)?;
-            set(&mut work, j, x - h);
-            let lm = self.eval(&work)?;
-            set(&mut work, j, x);
-            g.push((lp - lm) / (2.0 * h));
+        for part in parts {
+            g.extend(part?);
         }
         Ok(g)
     }
 }
+
+/// Positions a thread takes at least before the work is split: a re-run of
+/// a small program costs microseconds, less than a thread start.
+const PER_THREAD: usize = 8;
 
 /// Finite-difference gradients of `func` at `spec`; `base` is the eager run
 /// at `spec` (it decides which outputs and mutated arguments count).

@@ -11,6 +11,11 @@ pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
         entries.sort();
         for p in entries {
+            // Hidden folders are not corpus: the test command keeps a
+            // Python venv (thousands of files) in `test/.venv`.
+            if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+                continue;
+            }
             if p.is_dir() {
                 walk(&p, suffix, out);
             } else if p.to_string_lossy().ends_with(suffix) {
@@ -42,4 +47,32 @@ pub fn gpu_or_skip() -> bool {
             false
         }
     }
+}
+
+/// `f` of every item, computed on every core: threads take the next item
+/// from a shared counter, and the results come back in the items' order, so
+/// a corpus suite reports exactly what a loop would. A panic in `f` fails
+/// the caller's test.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    done.sort_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
 }

@@ -7,7 +7,6 @@ mod train_mlp;
 
 use aot::{Backend, Error, Module, Options, Tensor};
 
-
 #[test]
 fn the_mlp_example_trains_on_both_backends() {
     let native = train_mlp::train(60, Backend::Cranelift, &mut |_, _| {}).expect("native training");

@@ -156,6 +156,42 @@ fn mlir_opt_reads_and_lowers_exported_modules() {
     assert!(checked >= 40, "only {checked} modules checked");
 }
 
+/// Conversions between f32 and bf16 are lowered to integer arithmetic,
+/// not to LLVM's `fptrunc`/`fpext`: on an x86 CPU without AVX512-BF16
+/// those become calls of compiler-rt's `__truncsfbf2`, which MLIR's JIT
+/// cannot resolve, so the MLIR backend failed on such CPUs only. Checked
+/// on the text, so that it fails on every CPU.
+#[test]
+fn bf16_conversions_lower_without_compiler_runtime_calls() {
+    let Some(tool) = mlir_opt() else {
+        eprintln!("skipped: no mlir-opt-19 (Debian's mlir-19-tools)");
+        return;
+    };
+    aot::init();
+    let dir = std::env::temp_dir().join(format!("aot-mlir-bf16-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lower = format!("--pass-pipeline={}", aot::codegen::mlir::LOWERING);
+    let mut checked = 0;
+    for name in ["cast_f32_to_bf16", "exp_bf16", "expm1_f64_bf16"] {
+        let path = common::corpus_dir("run").join("ops").join(format!("{name}.mlir"));
+        let text = export(&path, "builtin.module(aot-inference)").unwrap().unwrap();
+        let file = dir.join(format!("{name}.mlir"));
+        std::fs::write(&file, &text).unwrap();
+        let out = std::process::Command::new(&tool).arg(&lower).arg(&file).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let lowered = String::from_utf8_lossy(&out.stdout);
+        assert!(lowered.contains("bf16"), "{name}: the lowered module has no bf16 left to check:\n{lowered}");
+        let conversions: Vec<&str> = lowered
+            .lines()
+            .filter(|l| (l.contains("llvm.fptrunc") || l.contains("llvm.fpext")) && l.contains("bf16"))
+            .collect();
+        assert!(conversions.is_empty(), "{name}: bf16 conversions left to compiler-rt:\n{}", conversions.join("\n"));
+        checked += 1;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(checked, 3);
+}
+
 fn tool(names: &[&str]) -> Option<PathBuf> {
     names
         .iter()

@@ -15,7 +15,9 @@ fn corpus() -> &'static [String] {
     CORPUS.get_or_init(|| {
         crate::common::files_ending(&crate::common::corpus_dir(""), ".mlir")
             .iter()
-            .flat_map(|p| split_input(&std::fs::read_to_string(p).unwrap()).into_iter().map(|(c, _)| c).collect::<Vec<_>>())
+            .flat_map(|p| {
+                split_input(&std::fs::read_to_string(p).unwrap()).into_iter().map(|(c, _)| c).collect::<Vec<_>>()
+            })
             .collect()
     })
 }

@@ -9,10 +9,10 @@
 //! Chunks that are invalid on purpose (they carry `expected-*` comments, or
 //! their file's RUN lines expect failure) are skipped.
 
+use crate::common;
 use aot::ir::verify_diagnostics::split_input;
 use aot::ir::{parse_module, print_op, verify, Context, ParseOptions, PrintOptions};
 use std::collections::BTreeSet;
-use crate::common;
 
 fn parse_print(text: &str, file: &str, generic: bool) -> Result<(String, Context, aot::ir::Op), String> {
     let mut ctx = Context::new();

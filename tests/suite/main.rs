@@ -1,0 +1,36 @@
+//! The integration tests of the `aot` crate, as one test binary: each
+//! module below was a binary of its own, and every one of them linked the
+//! whole compiler (with `--features mlir`, MLIR and LLVM statically: about
+//! 260 MB and several seconds of linking each). One binary also lets the
+//! harness run the long suites (the corpus against every backend) side by
+//! side on all cores.
+//!
+//! Run one module with a filter: `cargo test --test suite differential::`.
+//! Tests that need a process of their own stay separate binaries:
+//! `tests/gemm.rs`, `tests/split.rs` and `tests/openmp_team.rs` size the
+//! thread pool before it starts, and the last installs the process's host
+//! thread team; `tests/memory_budget.rs` and `tests/zero_copy.rs` measure
+//! the process's tensor memory, which no other test may allocate meanwhile.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod conventions;
+mod cuda;
+mod derivatives;
+mod device_hook;
+mod differential;
+mod docs;
+mod embed_example;
+mod embedding;
+mod golden;
+mod gradients;
+mod guards;
+mod mlir;
+mod native;
+mod ptx;
+mod robustness;
+mod simplify;
+mod subclass;
+mod tensor_api;
+mod text_laws;
