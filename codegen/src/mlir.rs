@@ -31,7 +31,10 @@ use aot_dialects::r#loop::{Binary, CastPlan, Conversion, LoopOp, MathFn, Predica
 use aot_dialects::rng::lowering::PhiloxDraws;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fmt::Write;
+use std::rc::Rc;
 
 /// The upstream MLIR text of every public function of `module` over
 /// tensors, verified by MLIR.
@@ -1429,19 +1432,17 @@ pub struct Signature {
 /// (so the caller owns every result buffer), ownership-based deallocation
 /// of the temporaries, linalg to loops, then every dialect to LLVM (math
 /// functions without an LLVM intrinsic become C library calls).
-pub const LOWERING: &str = "builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params,buffer-deallocation-pipeline,convert-bufferization-to-memref,func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-libm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)";
+pub const LOWERING: &str = "builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params,buffer-deallocation-pipeline,convert-bufferization-to-memref,func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-libm,convert-math-to-llvm,arith-expand{include-bf16=true},convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)";
 
 /// A function compiled by MLIR's own pipeline and JIT (`--backend mlir`):
 /// the independent backend the native ones are checked against.
 pub struct MlirFunction {
-    engine: Engine,
+    jit: Rc<Jit>,
     /// The function's name: the C API invokes the packed wrapper of its C
     /// interface, `_mlir_ciface_<name>` (a pointer to each argument's and
     /// then each result's memref descriptor).
     entry: String,
     signature: Signature,
-    // Dropped after the engine, which was built from a module of it.
-    _context: Box<melior::Context>,
 }
 
 /// MLIR's execution engine, destroyed with its code.
@@ -1453,6 +1454,57 @@ impl Drop for Engine {
         // destroyed once.
         unsafe { mlir_sys::mlirExecutionEngineDestroy(self.0) }
     }
+}
+
+/// An engine and the context its module was parsed in. Field order
+/// matters: the engine drops first.
+struct Jit {
+    engine: Engine,
+    _context: Rc<melior::Context>,
+}
+
+/// The MLIR context of this thread, every upstream dialect loaded once:
+/// building one per compile (registering every op of every dialect, then
+/// tearing it down) was most of the time a small function took.
+/// Multithreading is off: the modules are small, and the callers already
+/// compile on several threads.
+fn thread_context() -> Rc<melior::Context> {
+    use melior::dialect::DialectRegistry;
+    use melior::utility::{register_all_dialects, register_all_llvm_translations, register_all_passes};
+    thread_local! {
+        static CONTEXT: Rc<melior::Context> = {
+            let registry = DialectRegistry::new();
+            register_all_dialects(&registry);
+            let context = melior::Context::new();
+            context.append_dialect_registry(&registry);
+            context.load_all_available_dialects();
+            register_all_llvm_translations(&context);
+            context.enable_multi_threading(false);
+            Rc::new(context)
+        };
+    }
+    // The pass registry is MLIR's global table: filled once, not by every
+    // thread (two threads filling it at once would race).
+    static PASSES: std::sync::Once = std::sync::Once::new();
+    PASSES.call_once(register_all_passes);
+    CONTEXT.with(Rc::clone)
+}
+
+/// Functions compiled on this thread, by their exported text and
+/// signature: a compile that exports the same module again (the same
+/// program under another calling convention, a recompile) reuses the
+/// engine. Bounded, because each entry keeps its engine's code alive.
+struct JitCache {
+    code: FxHashMap<String, Rc<Jit>>,
+    /// Keys in insertion order; the oldest is dropped first.
+    order: VecDeque<String>,
+}
+
+/// Engines a thread keeps.
+const CACHED_ENGINES: usize = 64;
+
+thread_local! {
+    static ENGINES: RefCell<JitCache> = RefCell::new(JitCache { code: FxHashMap::default(), order: VecDeque::new() });
 }
 
 /// Exports `func` (a pure function over tensors after the pipeline) and
@@ -1468,18 +1520,14 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     }
     text.push_str("}\n");
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
-    use melior::dialect::DialectRegistry;
     use melior::ir::Module;
-    use melior::utility::{
-        parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes,
-    };
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    let context = Box::new(melior::Context::new());
-    context.append_dialect_registry(&registry);
-    context.load_all_available_dialects();
-    register_all_llvm_translations(&context);
-    register_all_passes();
+    use melior::utility::parse_pass_pipeline;
+    let key = format!("{signature:?}\n{text}");
+    if let Some(jit) = ENGINES.with(|c| c.borrow().code.get(&key).cloned()) {
+        let entry = signature.name.clone();
+        return Ok(MlirFunction { jit, entry, signature });
+    }
+    let context = thread_context();
     let messages = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
     let sink = messages.clone();
     let id = context.attach_diagnostic_handler(move |d| {
@@ -1525,8 +1573,20 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     })();
     context.detach_diagnostic_handler(id);
     let engine = result.map_err(fail)?;
+    let jit = Rc::new(Jit { engine, _context: context });
+    ENGINES.with(|c| {
+        let mut cache = c.borrow_mut();
+        if cache.code.insert(key.clone(), jit.clone()).is_none() {
+            cache.order.push_back(key);
+        }
+        while cache.order.len() > CACHED_ENGINES {
+            if let Some(old) = cache.order.pop_front() {
+                cache.code.remove(&old);
+            }
+        }
+    });
     let entry = signature.name.clone();
-    Ok(MlirFunction { engine, entry, signature, _context: context })
+    Ok(MlirFunction { jit, entry, signature })
 }
 
 /// The Philox multipliers and key increments (Random123's), as `i32`.
@@ -1654,7 +1714,7 @@ impl aot_runtime::compiled::Executable for MlirFunction {
         // shape and element type, which the call alone touches.
         let ok = unsafe {
             let name = mlir_sys::MlirStringRef { data: name.as_ptr(), length: self.entry.len() };
-            mlir_sys::mlirExecutionEngineInvokePacked(self.engine.0, name, packed.as_mut_ptr())
+            mlir_sys::mlirExecutionEngineInvokePacked(self.jit.engine.0, name, packed.as_mut_ptr())
         };
         if ok.value == 0 {
             return Err(format!("MLIR's execution engine has no entry _mlir_ciface_{}", self.entry));
