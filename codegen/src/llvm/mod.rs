@@ -21,6 +21,11 @@ use inkwell::execution_engine::ExecutionEngine;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::sync::OnceLock;
 
 /// Text to produce while compiling (`aot-opt --emit`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,6 +44,45 @@ struct Jit {
     _context: Box<LlContext>,
 }
 
+/// Kernels already compiled on this thread, by the text of the LLVM module
+/// that holds each one alone (its name aside): a compile that emits the
+/// same module again (the same program called with another convention,
+/// recompiled for new shapes, a kernel shared by many programs) takes the
+/// machine code instead of running O3 and the JIT again. The text is what
+/// LLVM would compile, attributes, metadata and target included, so equal
+/// text is equal code. Per thread, because a JIT is not `Send`; bounded,
+/// because each entry keeps its JIT's module alive.
+struct KernelCache {
+    code: FxHashMap<String, (Rc<Jit>, usize)>,
+    /// Keys in insertion order; the oldest is dropped first.
+    order: VecDeque<String>,
+}
+
+/// Kernels a thread keeps (each holds its JIT, shared with the kernels
+/// compiled beside it, until the last of them goes).
+const CACHED_KERNELS: usize = 256;
+
+thread_local! {
+    static KERNELS: RefCell<KernelCache> =
+        RefCell::new(KernelCache { code: FxHashMap::default(), order: VecDeque::new() });
+}
+
+impl KernelCache {
+    fn insert(&mut self, key: String, jit: &Rc<Jit>, addr: usize) {
+        if self.code.insert(key.clone(), (jit.clone(), addr)).is_none() {
+            self.order.push_back(key);
+        }
+        while self.order.len() > CACHED_KERNELS {
+            if let Some(old) = self.order.pop_front() {
+                self.code.remove(&old);
+            }
+        }
+    }
+}
+
+/// The name every kernel has in the module that is its cache key.
+const KEYED_NAME: &str = "aot_kernel";
+
 /// Compiles the lowered function `func` (after the codegen pipeline).
 /// `text` receives the emitted IR or assembly when asked for.
 pub fn compile(ctx: &Context, func: Op, emit: Emit, text: &mut String) -> Result<Compiled, Diagnostic> {
@@ -46,8 +90,13 @@ pub fn compile(ctx: &Context, func: Op, emit: Emit, text: &mut String) -> Result
     compile_program(ctx, func, program, emit, text)
 }
 
+/// The host's target machine. LLVM's target registration runs once per
+/// process: it fills global tables, and two threads compiling at once must
+/// not race on them.
 fn host_machine() -> Result<TargetMachine, String> {
-    Target::initialize_native(&InitializationConfig::default()).map_err(|e| format!("LLVM: {e}"))?;
+    static INIT: OnceLock<Result<(), String>> = OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()).map_err(|e| format!("LLVM: {e}")))
+        .clone()?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| format!("LLVM: {e}"))?;
     let cpu = TargetMachine::get_host_cpu_name().to_string();
@@ -74,52 +123,100 @@ fn compile_program(
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
     let machine = host_machine().map_err(fail)?;
     let context = Box::new(LlContext::create());
-    // SAFETY: the context lives in its box until `Jit` drops it, after the
-    // engine and everything built from it (the module is the engine's, and
-    // the values and builders below do not outlive this function).
+    // SAFETY: the context lives in its box until `Jit` drops it (or until
+    // this function returns, when every kernel came from the cache), after
+    // the engine and everything built from it (the modules are the
+    // engine's, and the values and builders below do not outlive this
+    // function).
     let ll: &'static LlContext = unsafe { &*(context.as_ref() as *const LlContext) };
-    let module = ll.create_module("aot");
-    module.set_triple(&machine.get_triple());
-    module.set_data_layout(&machine.get_target_data().get_data_layout());
     let cpu = machine.get_cpu().to_string();
     let features = machine.get_feature_string().to_string_lossy().into_owned();
     let target = kernel::Target { cpu: &cpu, features: &features, flavor: kernel::Flavor::Host };
+    let module_for_target = || {
+        let module = ll.create_module("aot");
+        module.set_triple(&machine.get_triple());
+        module.set_data_layout(&machine.get_target_data().get_data_layout());
+        module
+    };
+    // Each kernel alone in a module first: its text is the cache key. The
+    // kernels the cache lacks are then linked into one module and compiled
+    // together. Text output (`--emit`) wants every kernel, so it skips the
+    // lookup.
     let mut messages = Vec::new();
-    let mut names = Vec::new();
+    let mut found: Vec<Option<(Rc<Jit>, usize)>> = Vec::new();
+    let mut missing: Vec<(usize, String, String)> = Vec::new();
+    let mut combined: Option<inkwell::module::Module<'static>> = None;
     for step in &program.steps {
         let Step::Kernel { op, name, .. } = step else { continue };
-        let fname = format!("{name}_{}", names.len());
-        kernel::emit(ctx, *op, ll, &module, &fname, &target, &mut messages)?;
-        names.push(fname);
-    }
-    module.verify().map_err(|e| fail(format!("LLVM rejected the generated kernels: {e}")))?;
-    module
-        .run_passes("default<O3>", &machine, PassBuilderOptions::create())
-        .map_err(|e| fail(format!("LLVM's optimizer failed: {e}")))?;
-    match emit {
-        Emit::None => {}
-        Emit::Llvm => text.push_str(&module.print_to_string().to_string()),
-        Emit::Asm => {
-            let asm = machine
-                .write_to_memory_buffer(&module, FileType::Assembly)
-                .map_err(|e| fail(format!("LLVM could not print the kernels: {e}")))?;
-            text.push_str(&String::from_utf8_lossy(asm.as_slice()));
+        let slot = found.len();
+        let module = module_for_target();
+        kernel::emit(ctx, *op, ll, &module, KEYED_NAME, &target, &mut messages)?;
+        module.verify().map_err(|e| fail(format!("LLVM rejected the generated kernels: {e}")))?;
+        let key = module.print_to_string().to_string();
+        let hit = if emit == Emit::None { KERNELS.with(|c| c.borrow().code.get(&key).cloned()) } else { None };
+        found.push(hit.clone());
+        if hit.is_some() {
+            continue;
         }
-    }
-    let engine = module
-        .create_jit_execution_engine(OptimizationLevel::Aggressive)
-        .map_err(|e| fail(format!("LLVM's JIT: {e}")))?;
-    for (name, ptr, _) in crate::libcalls::all() {
-        if let Some(f) = module.get_function(name) {
-            engine.add_global_mapping(&f, ptr as usize);
+        let fname = format!("{name}_{slot}");
+        let f = module.get_function(KEYED_NAME).ok_or_else(|| fail(format!("LLVM lost kernel {fname}")))?;
+        f.as_global_value().set_name(&fname);
+        match &combined {
+            None => combined = Some(module),
+            Some(all) => {
+                all.link_in_module(module).map_err(|e| fail(format!("LLVM could not link kernel {fname}: {e}")))?
+            }
         }
+        missing.push((slot, fname, key));
+    }
+    let mut jits: Vec<Rc<Jit>> = Vec::new();
+    if let Some(module) = combined {
+        module
+            .run_passes("default<O3>", &machine, PassBuilderOptions::create())
+            .map_err(|e| fail(format!("LLVM's optimizer failed: {e}")))?;
+        match emit {
+            Emit::None => {}
+            Emit::Llvm => text.push_str(&module.print_to_string().to_string()),
+            Emit::Asm => {
+                let asm = machine
+                    .write_to_memory_buffer(&module, FileType::Assembly)
+                    .map_err(|e| fail(format!("LLVM could not print the kernels: {e}")))?;
+                text.push_str(&String::from_utf8_lossy(asm.as_slice()));
+            }
+        }
+        let engine = module
+            .create_jit_execution_engine(OptimizationLevel::Aggressive)
+            .map_err(|e| fail(format!("LLVM's JIT: {e}")))?;
+        for (name, ptr, _) in crate::libcalls::all() {
+            if let Some(f) = module.get_function(name) {
+                engine.add_global_mapping(&f, ptr as usize);
+            }
+        }
+        let mut addrs = Vec::new();
+        for (_, fname, _) in &missing {
+            addrs.push(
+                engine.get_function_address(fname).map_err(|e| fail(format!("LLVM's JIT lost kernel {fname}: {e}")))?,
+            );
+        }
+        let jit = Rc::new(Jit { _engine: engine, _context: context });
+        KERNELS.with(|c| {
+            let mut cache = c.borrow_mut();
+            for ((slot, _, key), addr) in missing.into_iter().zip(addrs) {
+                cache.insert(key, &jit, addr);
+                found[slot] = Some((jit.clone(), addr));
+            }
+        });
+        jits.push(jit);
     }
     let mut kernels: Vec<KernelFn> = Vec::new();
-    for n in &names {
-        let addr = engine.get_function_address(n).map_err(|e| fail(format!("LLVM's JIT lost kernel {n}: {e}")))?;
-        // SAFETY: every kernel was emitted with exactly this signature.
+    for (jit, addr) in found.into_iter().flatten() {
+        if !jits.iter().any(|j| Rc::ptr_eq(j, &jit)) {
+            jits.push(jit);
+        }
+        // SAFETY: every kernel was emitted with exactly this signature, and
+        // its JIT stays alive in `owner` while the function lives.
         kernels.push(unsafe { std::mem::transmute::<usize, KernelFn>(addr) });
     }
     let globals = program::globals(ctx, &program).map_err(fail)?;
-    Ok(Compiled { program, kernels, messages, globals, owner: Box::new(Jit { _engine: engine, _context: context }) })
+    Ok(Compiled { program, kernels, messages, globals, owner: Box::new(jits) })
 }
