@@ -78,8 +78,16 @@ fn machine(sm: Sm) -> Result<TargetMachine, String> {
 
 /// Links CUDA's libdevice bitcode at `path` into `module` and makes every
 /// function but the kernels internal, so the optimizer inlines what the
-/// kernels call and drops the rest.
+/// kernels call and drops the rest. A module that calls no libdevice
+/// function is complete already and is left as it is: reading and linking
+/// the library's thousand functions was most of the time `--emit=ptx` took
+/// for such a module.
 fn link_libdevice<'ll>(ll: &'ll LlContext, module: &Module<'ll>, path: &std::path::Path) -> Result<(), String> {
+    let calls_libdevice =
+        module.get_functions().any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
+    if !calls_libdevice {
+        return Ok(());
+    }
     let kernels: Vec<String> = module
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0)
@@ -178,8 +186,11 @@ pub fn compile(
     if let Some(path) = libdevice {
         link_libdevice(&ll, &module, path).map_err(fail)?;
     }
+    // `globaldce` first: the libdevice functions nothing calls are internal
+    // now, and dropping them before O3 spares its early function passes a
+    // thousand bodies.
     module
-        .run_passes("default<O3>", &machine, PassBuilderOptions::create())
+        .run_passes("globaldce,default<O3>", &machine, PassBuilderOptions::create())
         .map_err(|e| fail(format!("LLVM's optimizer failed: {e}")))?;
     let ptx = machine
         .write_to_memory_buffer(&module, FileType::Assembly)
