@@ -35,6 +35,7 @@ use aot_dialects::r#loop::{self, Binary, LoopOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
 
 /// What fusion did.
 #[derive(Default, Debug, Clone, Copy)]
@@ -299,18 +300,80 @@ fn writes(ctx: &Context, op: Op) -> Vec<Value> {
 /// Every host-level use of `root` (through views): `(op, value used)`.
 /// `None` when a use is something fusion cannot see through.
 fn uses_of_root(ctx: &Context, root: Value) -> Option<Vec<(Op, Value)>> {
+    uses_of_root_within(ctx, root, usize::MAX)
+}
+
+/// [`uses_of_root`], or `None` once more than `most` kernel uses are seen
+/// (without reading the rest of a long use list).
+fn uses_of_root_within(ctx: &Context, root: Value, most: usize) -> Option<Vec<(Op, Value)>> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(v) = stack.pop() {
         for u in ctx.uses(v) {
             match LoopOp::of(ctx, u.op) {
                 Some(LoopOp::View) => stack.push(ctx.result(u.op, 0)),
-                Some(LoopOp::Kernel) => out.push((u.op, v)),
+                Some(LoopOp::Kernel) if out.len() < most => out.push((u.op, v)),
                 _ => return None,
             }
         }
     }
     Some(out)
+}
+
+/// The kernels that use each buffer root, by block position, for the
+/// fusion scans: a kernel's partners are looked up among the users of its
+/// buffers, not found by walking every use of a buffer that thousands of
+/// kernels write (N writes into one argument made fusion quadratic: 4,000
+/// took 30 s). An entry is made on first lookup ([`uses_of_root`]; a root
+/// with a use other than a view or a kernel has none and fuses with
+/// nothing) and kept up to date as kernels merge. Positions are the block's
+/// when the scan began; a merged kernel keeps its place.
+struct KernelUsers<'p> {
+    pos: &'p FxHashMap<Op, usize>,
+    by_root: FxHashMap<Value, Option<BTreeSet<(usize, Op)>>>,
+}
+
+impl<'p> KernelUsers<'p> {
+    fn new(pos: &'p FxHashMap<Op, usize>) -> Self {
+        KernelUsers { pos, by_root: FxHashMap::default() }
+    }
+
+    /// The kernels using `root`, or `None` where it cannot fuse.
+    fn of(&mut self, ctx: &Context, root: Value) -> Option<&BTreeSet<(usize, Op)>> {
+        let pos = self.pos;
+        self.by_root
+            .entry(root)
+            .or_insert_with(|| {
+                uses_of_root(ctx, root)
+                    .map(|uses| uses.into_iter().filter_map(|(o, _)| pos.get(&o).map(|&p| (p, o))).collect())
+            })
+            .as_ref()
+    }
+
+    /// The roots kernel `k` reads or writes.
+    fn roots(ctx: &Context, k: Op) -> Vec<Value> {
+        ctx.operands(k).map(|o| root_of(ctx, o)).collect()
+    }
+
+    /// Kernel `k1` went into `k2`; `before` are the roots both used before.
+    fn merged(&mut self, ctx: &Context, k1: Op, k2: Op, before: &[Value]) {
+        let now: FxHashSet<Value> = Self::roots(ctx, k2).into_iter().collect();
+        let (p1, p2) = (self.pos.get(&k1).copied(), self.pos.get(&k2).copied());
+        for r in before {
+            if let Some(Some(set)) = self.by_root.get_mut(r) {
+                if let Some(p1) = p1 {
+                    set.remove(&(p1, k1));
+                }
+                if let Some(p2) = p2 {
+                    if now.contains(r) {
+                        set.insert((p2, k2));
+                    } else {
+                        set.remove(&(p2, k2));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The block argument of kernel `k` bound to host value `v`, adding an
@@ -479,11 +542,18 @@ fn op_count(ctx: &Context, k: Op) -> usize {
     n
 }
 
+/// Kernel uses of a producer's output beyond which it is not inlined
+/// (without counting its load sites): each reader loads it at least once,
+/// and more than eight sites are never cheap (below). Reading the whole use
+/// list of a buffer that thousands of kernels write, for each of them, made
+/// inlining quadratic.
+const INLINE_USERS: usize = 64;
+
 /// Inlines kernel `k` into its readers if it is an elementwise producer
 /// worth inlining; returns whether it did.
 fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bool, String> {
     let Some(p) = as_producer(rw, k) else { return Ok(false) };
-    let Some(uses) = uses_of_root(rw, p.out) else { return Ok(false) };
+    let Some(uses) = uses_of_root_within(rw, p.out, INLINE_USERS) else { return Ok(false) };
     let consumers: Vec<(Op, Value)> = uses.into_iter().filter(|&(o, _)| o != p.kernel).collect();
     if consumers.is_empty() {
         return Ok(false);
@@ -720,9 +790,10 @@ fn fuse_all(rw: &mut Rewriter<'_>, entry: Block, ret_roots: &FxHashSet<Value>) -
     let mut kernels = kernel_ops(rw, entry);
     let pos = positions(rw, entry);
     let order: Vec<Op> = rw.block_ops(entry).collect();
+    let mut users = KernelUsers::new(&pos);
     loop {
         let Some(&k1) = kernels.get(i) else { return Ok(fused) };
-        if fuse_from(rw, k1, ret_roots, &pos, &order)? {
+        if fuse_from(rw, k1, ret_roots, &mut users, &order)? {
             // k1 went into a later kernel, which keeps its place: the block's
             // relative order holds (erased ops are skipped), and the kernel
             // now at position i is the next one to try. Re-walking the block
@@ -746,116 +817,113 @@ fn fuse_from(
     rw: &mut Rewriter<'_>,
     k1: Op,
     ret_roots: &FxHashSet<Value>,
-    pos: &FxHashMap<Op, usize>,
+    users: &mut KernelUsers<'_>,
     order: &[Op],
 ) -> Result<bool, String> {
+    let pos = users.pos;
+    let Some(&p1) = pos.get(&k1) else { return Ok(false) };
     let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
     let Some(stores) = row_stores(rw, k1, l1) else { return Ok(false) };
     let written: FxHashSet<Value> = writes(rw, k1).into_iter().collect();
     let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
-    // Only kernels reading a buffer k1 writes can fuse with it.
-    let mut candidates: Vec<Op> = Vec::new();
+    // Only kernels reading a buffer k1 writes can fuse with it, and only
+    // the first of them: every later one has it in between, and it uses a
+    // buffer k1 writes, which blocks (below).
+    let mut first: Option<(usize, Op)> = None;
     for &root in &written {
-        if let Some(uses) = uses_of_root(rw, root) {
-            candidates.extend(
-                uses.into_iter()
-                    .map(|(o, _)| o)
-                    .filter(|&o| o != k1 && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b)),
-            );
+        if let Some(set) = users.of(rw, root) {
+            if let Some(&c) = set.range((p1 + 1, Op::from_u32(0))..).next() {
+                first = Some(first.map_or(c, |f| f.min(c)));
+            }
         }
     }
-    candidates.sort_by_key(|o| pos[o]);
-    candidates.dedup();
-    // Only the first candidate can fuse: every later one has it in
-    // between, and it uses a buffer k1 writes, which blocks (below).
-    // Trying them all made N writes into one buffer quadratic.
-    for k2 in candidates.into_iter().take(1) {
-        let Some(l2) = outer_loop(rw, k2) else { continue };
-        // (A kernel whose outer loop runs in lanes keeps them only when
-        // its sibling's does too.)
-        if bounds(l1) != bounds(l2) || crate::cranelift::vectorizes(rw, l1) != crate::cranelift::vectorizes(rw, l2) {
-            continue;
+    let Some((_, k2)) = first else { return Ok(false) };
+    let Some(l2) = outer_loop(rw, k2) else { return Ok(false) };
+    // (A kernel whose outer loop runs in lanes keeps them only when
+    // its sibling's does too.)
+    if bounds(l1) != bounds(l2) || crate::cranelift::vectorizes(rw, l1) != crate::cranelift::vectorizes(rw, l2) {
+        return Ok(false);
+    }
+    let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| root_of(rw, o)).collect();
+    if written.is_disjoint(&reads2) {
+        return Ok(false);
+    }
+    // k2 must not write what k1 reads, nor anything between them
+    // touch k1's buffers.
+    let reads1: FxHashSet<Value> = rw.operands(k1).map(|o| alias_class(rw, root_of(rw, o))).collect();
+    let written_class: FxHashSet<Value> = written.iter().map(|&w| alias_class(rw, w)).collect();
+    if writes(rw, k2).iter().any(|&w| reads1.contains(&alias_class(rw, w))) {
+        return Ok(false);
+    }
+    // (Views and allocations between them are only layouts.)
+    let between = &order[pos[&k1] + 1..pos[&k2]];
+    let blocked = between.iter().filter(|&&o| !rw.is_erased(o)).any(|&o| {
+        let layout_only = matches!(LoopOp::of(rw, o), Some(LoopOp::View | LoopOp::Alloc | LoopOp::Global));
+        let w: Vec<Value> = writes(rw, o).into_iter().map(|r| alias_class(rw, r)).collect();
+        !layout_only
+            && (w.iter().any(|r| reads1.contains(r) || written_class.contains(r))
+                || rw.operands(o).any(|v| written_class.contains(&alias_class(rw, root_of(rw, v)))))
+    });
+    if blocked {
+        return Ok(false);
+    }
+    // Every load k2 makes of a buffer k1 writes must hit the element
+    // k1 stored in the same iteration.
+    let iv1 = rw.block_args(rw.single_block(l1, 0).expect("body"))[0];
+    let iv2 = rw.block_args(rw.single_block(l2, 0).expect("body"))[0];
+    let mut forward: Vec<(Op, Value)> = Vec::new();
+    let mut ok = true;
+    rw.walk_pre(k2, &mut |o| {
+        if !ok || LoopOp::of(rw, o) != Some(LoopOp::Load) {
+            return;
         }
-        let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| root_of(rw, o)).collect();
-        if written.is_disjoint(&reads2) {
-            continue;
+        let buf = rw.operand(o, 0);
+        let Some(j) = arg_index(rw, k2, buf) else { return };
+        let root = root_of(rw, rw.operand(k2, j));
+        if !written.contains(&root) {
+            return;
         }
-        // k2 must not write what k1 reads, nor anything between them
-        // touch k1's buffers.
-        let reads1: FxHashSet<Value> = rw.operands(k1).map(|o| alias_class(rw, root_of(rw, o))).collect();
-        let written_class: FxHashSet<Value> = written.iter().map(|&w| alias_class(rw, w)).collect();
-        if writes(rw, k2).iter().any(|&w| reads1.contains(&alias_class(rw, w))) {
-            continue;
+        let m = memref(rw, buf).expect("buffer");
+        let idx: Vec<Value> = rw.operands(o).skip(1).collect();
+        let e = rename(&flat_offset(rw, &m, &idx), iv2, iv1);
+        match stores.iter().find(|(r, se, _)| *r == root && *se == e) {
+            Some(&(_, _, v)) => forward.push((o, v)),
+            None => ok = false,
         }
-        // (Views and allocations between them are only layouts.)
-        let between = &order[pos[&k1] + 1..pos[&k2]];
-        let blocked = between.iter().filter(|&&o| !rw.is_erased(o)).any(|&o| {
-            let layout_only = matches!(LoopOp::of(rw, o), Some(LoopOp::View | LoopOp::Alloc | LoopOp::Global));
-            let w: Vec<Value> = writes(rw, o).into_iter().map(|r| alias_class(rw, r)).collect();
-            !layout_only
-                && (w.iter().any(|r| reads1.contains(r) || written_class.contains(r))
-                    || rw.operands(o).any(|v| written_class.contains(&alias_class(rw, root_of(rw, v)))))
-        });
-        if blocked {
-            continue;
+    });
+    if !ok {
+        return Ok(false);
+    }
+    // Keep kernels a size Cranelift compiles quickly (see MAX_KERNEL_OPS).
+    if op_count(rw, k1).saturating_add(op_count(rw, k2)) > MAX_KERNEL_OPS {
+        return Ok(false);
+    }
+    let before: Vec<Value> = KernelUsers::roots(rw, k1).into_iter().chain(KernelUsers::roots(rw, k2)).collect();
+    merge(rw, k1, k2, l1, l2, &forward)?;
+    // Buffers only the fused kernel used, and not returned, go.
+    for (root, _, _) in &stores {
+        let is_alloc = rw.defining_op(*root).is_some_and(|o| LoopOp::of(rw, o) == Some(LoopOp::Alloc));
+        if ret_roots.contains(root) || !is_alloc {
+            return Ok(false);
         }
-        // Every load k2 makes of a buffer k1 writes must hit the element
-        // k1 stored in the same iteration.
-        let iv1 = rw.block_args(rw.single_block(l1, 0).expect("body"))[0];
-        let iv2 = rw.block_args(rw.single_block(l2, 0).expect("body"))[0];
-        let mut forward: Vec<(Op, Value)> = Vec::new();
-        let mut ok = true;
-        rw.walk_pre(k2, &mut |o| {
-            if !ok || LoopOp::of(rw, o) != Some(LoopOp::Load) {
-                return;
-            }
-            let buf = rw.operand(o, 0);
-            let Some(j) = arg_index(rw, k2, buf) else { return };
-            let root = root_of(rw, rw.operand(k2, j));
-            if !written.contains(&root) {
-                return;
-            }
-            let m = memref(rw, buf).expect("buffer");
-            let idx: Vec<Value> = rw.operands(o).skip(1).collect();
-            let e = rename(&flat_offset(rw, &m, &idx), iv2, iv1);
-            match stores.iter().find(|(r, se, _)| *r == root && *se == e) {
-                Some(&(_, _, v)) => forward.push((o, v)),
-                None => ok = false,
-            }
-        });
-        if !ok {
-            continue;
-        }
-        // Keep kernels a size Cranelift compiles quickly (see MAX_KERNEL_OPS).
-        if op_count(rw, k1).saturating_add(op_count(rw, k2)) > MAX_KERNEL_OPS {
-            continue;
-        }
-        merge(rw, k1, k2, l1, l2, &forward)?;
-        // Buffers only the fused kernel used, and not returned, go.
-        for (root, _, _) in &stores {
-            let is_alloc = rw.defining_op(*root).is_some_and(|o| LoopOp::of(rw, o) == Some(LoopOp::Alloc));
-            if ret_roots.contains(root) || !is_alloc {
-                continue;
-            }
-            if let Some(uses) = uses_of_root(rw, *root) {
-                let only_stores = uses.iter().all(|&(o, v)| {
-                    o == k2 && {
-                        let body = rw.single_block(o, 0).expect("body");
-                        rw.operands(o)
-                            .zip(rw.block_args(body).iter())
-                            .filter(|&(h, _)| h == v)
-                            .all(|(_, &a)| rw.uses(a).all(|u| LoopOp::of(rw, u.op) == Some(LoopOp::Store)))
-                    }
-                });
-                if only_stores {
-                    drop_stores(rw, k2, *root);
+        if let Some(uses) = uses_of_root(rw, *root) {
+            let only_stores = uses.iter().all(|&(o, v)| {
+                o == k2 && {
+                    let body = rw.single_block(o, 0).expect("body");
+                    rw.operands(o)
+                        .zip(rw.block_args(body).iter())
+                        .filter(|&(h, _)| h == v)
+                        .all(|(_, &a)| rw.uses(a).all(|u| LoopOp::of(rw, u.op) == Some(LoopOp::Store)))
                 }
+            });
+            if only_stores {
+                drop_stores(rw, k2, *root);
             }
         }
-        prune_kernel_args(rw, k2);
-        return Ok(true);
     }
-    Ok(false)
+    prune_kernel_args(rw, k2);
+    users.merged(rw, k1, k2, &before);
+    Ok(true)
 }
 
 /// Removes the stores of kernel `k` into `root`.
@@ -938,9 +1006,10 @@ fn fuse_siblings(rw: &mut Rewriter<'_>, entry: Block) -> Result<u64, String> {
     let mut kernels = kernel_ops(rw, entry);
     let pos = positions(rw, entry);
     let order: Vec<Op> = rw.block_ops(entry).collect();
+    let mut users = KernelUsers::new(&pos);
     let mut i = 0;
     while let Some(&k1) = kernels.get(i) {
-        if sibling_from(rw, k1, &pos, &order)? {
+        if sibling_from(rw, k1, &mut users, &order)? {
             fused += 1;
             kernels.remove(i);
         } else {
@@ -951,7 +1020,9 @@ fn fuse_siblings(rw: &mut Rewriter<'_>, entry: Block) -> Result<u64, String> {
 }
 
 /// Tries to merge `k1` into a later sibling; returns whether it did.
-fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, pos: &FxHashMap<Op, usize>, order: &[Op]) -> Result<bool, String> {
+fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, users: &mut KernelUsers<'_>, order: &[Op]) -> Result<bool, String> {
+    let pos = users.pos;
+    let Some(&p1) = pos.get(&k1) else { return Ok(false) };
     let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
     let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
     let class = |rw: &Rewriter<'_>, v: Value| alias_class(rw, root_of(rw, v));
@@ -960,13 +1031,13 @@ fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, pos: &FxHashMap<Op, usize>, order
     let roots1: FxHashSet<Value> = rw.operands(k1).map(|o| root_of(rw, o)).collect();
     let mut candidates: Vec<Op> = Vec::new();
     for &root in &roots1 {
-        if let Some(uses) = uses_of_root(rw, root) {
-            candidates.extend(uses.into_iter().map(|(o, _)| o).filter(|&o| {
-                o != k1
-                    && !rw.is_erased(o)
-                    && LoopOp::of(rw, o) == Some(LoopOp::Kernel)
-                    && pos.get(&o).zip(pos.get(&k1)).is_some_and(|(a, b)| a > b && a - b <= SIBLING_WINDOW)
-            }));
+        if let Some(set) = users.of(rw, root) {
+            let window = (p1 + 1, Op::from_u32(0))..(p1 + SIBLING_WINDOW + 1, Op::from_u32(0));
+            candidates.extend(
+                set.range(window)
+                    .map(|&(_, o)| o)
+                    .filter(|&o| !rw.is_erased(o) && LoopOp::of(rw, o) == Some(LoopOp::Kernel)),
+            );
         }
     }
     candidates.sort_by_key(|o| pos[o]);
@@ -993,8 +1064,10 @@ fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, pos: &FxHashMap<Op, usize>, order
         if blocked || op_count(rw, k1).saturating_add(op_count(rw, k2)) > MAX_KERNEL_OPS {
             continue;
         }
+        let before: Vec<Value> = KernelUsers::roots(rw, k1).into_iter().chain(KernelUsers::roots(rw, k2)).collect();
         merge(rw, k1, k2, l1, l2, &[])?;
         prune_kernel_args(rw, k2);
+        users.merged(rw, k1, k2, &before);
         return Ok(true);
     }
     Ok(false)
