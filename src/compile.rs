@@ -545,18 +545,28 @@ fn arg_effects(
     let n = user.len();
     let mut out: Vec<ArgEffects> = user
         .iter()
-        .map(|a| ArgEffects { mutates_data: false, mutates_metadata: false, requires_grad: a.requires_grad })
+        .map(|a| ArgEffects {
+            mutates_data: false,
+            mutates_metadata: false,
+            requires_grad: a.requires_grad,
+            data_mutations_hidden_from_autograd: true,
+        })
         .collect();
+    let add = |e: &mut ArgEffects, info: &aot_passes::meta::InputAliasInfo| {
+        e.mutates_data |= info.mutates_data;
+        e.mutates_metadata |= info.mutates_metadata || info.mutates_storage_metadata;
+        if info.mutates_data {
+            e.data_mutations_hidden_from_autograd &=
+                info.mutations_hidden_from_autograd || info.mutations_under_no_grad_or_inference_mode;
+        }
+    };
     for (p, info) in meta.input_info.iter().enumerate() {
         let s = sl.of_inner[p];
-        let metadata = info.mutates_metadata || info.mutates_storage_metadata;
         if s < n {
-            out[s].mutates_data |= info.mutates_data;
-            out[s].mutates_metadata |= metadata;
+            add(&mut out[s], info);
         } else if let Some(members) = sl.members.get(s - n) {
             for &m in members {
-                out[m].mutates_data |= info.mutates_data;
-                out[m].mutates_metadata |= metadata;
+                add(&mut out[m], info);
             }
         }
     }
@@ -564,9 +574,13 @@ fn arg_effects(
         out[m].mutates_metadata = true;
     }
     for &(i, j) in &sl.dupes {
-        let (d, md) = (out[j].mutates_data, out[j].mutates_metadata);
-        out[i].mutates_data |= d;
-        out[i].mutates_metadata |= md;
+        let o = out[j];
+        out[i].mutates_data |= o.mutates_data;
+        out[i].mutates_metadata |= o.mutates_metadata;
+        out[i].data_mutations_hidden_from_autograd &= o.data_mutations_hidden_from_autograd;
+    }
+    for e in &mut out {
+        e.data_mutations_hidden_from_autograd &= e.mutates_data;
     }
     out
 }
@@ -580,6 +594,10 @@ pub struct ArgEffects {
     pub mutates_metadata: bool,
     /// It was compiled as requiring grad.
     pub requires_grad: bool,
+    /// The call writes its data, and only where autograd does not see it
+    /// (under `no_grad` or inference mode): a leaf that requires grad may
+    /// be written so, as in eager.
+    pub data_mutations_hidden_from_autograd: bool,
 }
 
 /// The plans of a compiled function.

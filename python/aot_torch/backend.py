@@ -123,11 +123,18 @@ class _Variant:
         self.fn = module.compile(tensors, pipeline=cfg.pipeline_for(training), backend=cfg.native_backend)
         info = self.fn.info()
         if training:
-            bad = [i for i, m in enumerate(info["inputs"]) if m["mutates_data"] and m["requires_grad"]]
+            # Eager allows it under no_grad (an optimizer or EMA step written
+            # in the model), where autograd does not see the write.
+            bad = [i for i, m in enumerate(info["inputs"])
+                   if m["mutates_data"] and m["requires_grad"] and not m["mutation_hidden_from_autograd"]]
             if bad:
                 raise fx_ir.Unsupported("input %d" % bad[0],
                                         "an input that requires grad is mutated in place")
         self.aliases = [o["aliases_input"] for o in info["outputs"]]
+        # An output that is an argument itself (AOTAutograd's `is_input`:
+        # `x.add_(y); return x`) is returned as that very tensor, as eager
+        # returns it, not as a new view of it.
+        self.is_input = [o["output_type"] == "is_input" for o in info["outputs"]]
         self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
         self.out_meta = translation.result_meta
         # Per argument, the earlier position of the same tensor, if any.
@@ -150,11 +157,14 @@ class _Variant:
             # the autograd node, as views (AOTAutograd's epilogue does the
             # same), so autograd sees them as views of the inputs.
             for k, i in enumerate(self.aliases):
-                if i is not None:
+                if i is not None and not self.is_input[k]:
                     o = outs[k]
                     outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
         else:
             outs = self.fn(tensors)
+        for k, i in enumerate(self.aliases):
+            if self.is_input[k]:
+                outs[k] = tensors[i]
         # A fresh result PyTorch lays out otherwise (channels-last, a
         # transposed elementwise result) gets eager's strides: code after
         # the region (a view, as_strided, a stride check) sees what it
@@ -304,18 +314,27 @@ class CompiledGraph:
         # Tracing specialises on the values of non-tensor inputs and on the
         # shapes (symbolic shapes compile per concrete shape).
         key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else ("value", a) for a in args)
-        key = (torch.is_grad_enabled(),) + key
-        run = self.traced.get(key)
-        if run is None:
-            if len(self.traced) >= self.cfg.recompile_limit:
-                log.warning("aot_torch: %s reached recompile_limit (%d shapes); this shape runs in PyTorch",
-                            self.name, self.cfg.recompile_limit)
-                self.traced[key] = run = self.gm
-                stats["fallback_regions"] += 1
-            else:
-                run = self._trace(args)
-                self.traced[key] = run
-        return run(*args)
+        grad_mode = torch.is_grad_enabled()
+        key = (grad_mode,) + key
+        try:
+            run = self.traced.get(key)
+            if run is None:
+                if len(self.traced) >= self.cfg.recompile_limit:
+                    log.warning("aot_torch: %s reached recompile_limit (%d shapes); this shape runs in PyTorch",
+                                self.name, self.cfg.recompile_limit)
+                    self.traced[key] = run = self.gm
+                    stats["fallback_regions"] += 1
+                else:
+                    run = self._trace(args)
+                    self.traced[key] = run
+            return run(*args)
+        except BaseException:
+            # Dynamo writes a `no_grad` block as `_set_grad_enabled` calls in
+            # the graph: one that raises inside the block would leave grad
+            # mode off for the rest of the process, where eager's context
+            # manager restores it.
+            torch._C._set_grad_enabled(grad_mode)
+            raise
 
     def _trace(self, args):
         try:

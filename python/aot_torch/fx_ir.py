@@ -589,7 +589,11 @@ def to_aten(gm: Callable, example_inputs: Sequence[Any],
         raise ValueError("to_aten of a plain callable under no_grad: pass a GraphModule")
     # The Python dispatcher lets the table replace CompositeImplicitAutograd
     # ops (aten.dropout) before they decompose in C++.
-    with enable_python_dispatcher(), fx_traceback.preserve_node_meta():
+    # `torch.set_grad_enabled(mode)` restores the mode on exit: a graph that
+    # raises between its own `_set_grad_enabled` calls (a no_grad block)
+    # does not leave grad mode switched.
+    with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
+            fx_traceback.preserve_node_meta():
         return make_fx(fn, decomposition_table=table, tracing_mode="real")(*inputs)
 
 

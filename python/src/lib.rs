@@ -586,9 +586,10 @@ impl PyAotFunction {
         self.inner.0.has_backward()
     }
 
-    /// Per argument: whether the function writes its data, changes its
-    /// metadata, and requires grad; per output: whether it aliases an
-    /// argument (its index) and requires grad.
+    /// Per argument: whether the function writes its data (and whether
+    /// only under no_grad), changes its metadata, and requires grad; per
+    /// output: whether it aliases an argument (its index), requires grad,
+    /// and AOTAutograd's output type (`is_input`: the argument itself).
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let meta = self.inner.0.meta();
         let d = PyDict::new(py);
@@ -598,6 +599,7 @@ impl PyAotFunction {
             e.set_item("mutates_data", m.mutates_data)?;
             e.set_item("mutates_metadata", m.mutates_metadata)?;
             e.set_item("requires_grad", m.requires_grad)?;
+            e.set_item("mutation_hidden_from_autograd", m.data_mutations_hidden_from_autograd)?;
             inputs.append(e)?;
         }
         let outputs = PyList::empty(py);
@@ -605,6 +607,7 @@ impl PyAotFunction {
             let e = PyDict::new(py);
             e.set_item("aliases_input", if o.output_type.is_alias() { o.base_idx } else { o.aliases_input })?;
             e.set_item("requires_grad", o.requires_grad)?;
+            e.set_item("output_type", o.output_type.name())?;
             outputs.append(e)?;
         }
         d.set_item("inputs", inputs)?;
