@@ -108,16 +108,14 @@ tools_venv() {
     return 0
   fi
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile lit filecheck jsonschema nvidia-cuda-nvcc-cu12
+  "$venv/bin/pip" install --quiet --disable-pip-version-check lit filecheck jsonschema nvidia-cuda-nvcc-cu12
 }
 torch_venv() {
   if "$pyvenv/bin/python" -c 'import torch, pytest, xdist, maturin' 2>/dev/null; then
     return 0
   fi
   python3 -m venv "$pyvenv"
-  # (--no-compile: byte-compiling all of PyTorch's modules up front cost more
-# than compiling the ones the tests import.)
-  "$pyvenv/bin/pip" install --quiet --disable-pip-version-check --no-compile torch pytest pytest-xdist 'maturin>=1.9.4,<2'
+  "$pyvenv/bin/pip" install --quiet --disable-pip-version-check torch pytest pytest-xdist 'maturin>=1.9.4,<2'
 }
 
 # ------------------------------------------------------------------ run
@@ -142,24 +140,28 @@ cargo test --locked "${default_tests[@]}" --no-run
 cargo test --locked "${default_tests[@]}" 2>&1 | tee "$logs/cargo-default.log"
 default_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' "$logs/cargo-default.log")
 [ "$default_passed" -ge 1 ] || fail "the default build's unit tests ran no test"
-# The tools as users build them, for the lit suite's first pass, copied
-# out of the way of the feature build (which replaces target/debug's).
+# The tools as users build them, for the lit suite's first pass.
 cargo build --locked -p aot-opt -p aot-run --bins
-default_bin="$logs/default-bin"
-mkdir -p "$default_bin"
-cp target/debug/aot-opt target/debug/aot-run "$default_bin/"
 
 # lit runs twice. First on the default build's aot-opt and aot-run, the
 # tools as a plain `cargo build` makes them: the tests of what a build
 # without LLVM, CUDA or MLIR says (`REQUIRES: !llvm` and the like) run
 # here, and the backend tests report themselves unsupported. Those, and
 # only those, run again on the feature build's tools in `lit-features`.
-# The first run goes on in the background (niced) while the Python
-# package and the feature build compile: it fills their idle moments.
-section lit "the lit suite on the default build's tools (in the background until lit-features)"
+section lit "the lit suite on the default build's tools"
 finish tools-venv
-lit_default() { AOT_BIN_DIR="$default_bin" "$venv/bin/lit" -sv --show-unsupported test/; }
-start lit lit_default
+set +e
+AOT_BIN_DIR="$root/target/debug" "$venv/bin/lit" -sv --show-unsupported test/ 2>&1 | tee "$logs/lit.log"
+status=${PIPESTATUS[0]}
+set -e
+total=$(awk '/^Total Discovered Tests:/ {print $4}' "$logs/lit.log")
+lit_count() { sed -nE "s/^ *$1 *: *([0-9]+).*/\\1/p" "$2" | tail -n 1; }
+lit_passed=$(lit_count Passed "$logs/lit.log")
+[ "${total:-0}" -ge 1 ] || fail "lit discovered no test"
+[ "$status" -eq 0 ] || fail "lit failed"
+# (`--show-unsupported` lists them under "Unsupported Tests (n):", one
+# "  aot :: path" per line.)
+awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$logs/lit.log" >"$logs/lit-unsupported.txt"
 
 # `pip install ./python` as users run it, but with the dev profile and
 # without build isolation: maturin then links the extension module against
@@ -230,18 +232,6 @@ for t in llvm_matches_eager llvm_gradients_match_pytorch random_conventions_matc
 done
 
 section lit-features "the lit tests the default build left unsupported, on the feature build's tools"
-# The first pass, on the default tools.
-lit_status=0
-wait "${job_pid[lit]}" || lit_status=$?
-cat "$logs/lit.log"
-total=$(awk '/^Total Discovered Tests:/ {print $4}' "$logs/lit.log")
-lit_count() { sed -nE "s/^ *$1 *: *([0-9]+).*/\\1/p" "$2" | tail -n 1; }
-lit_passed=$(lit_count Passed "$logs/lit.log")
-[ "${total:-0}" -ge 1 ] || fail "lit discovered no test"
-[ "$lit_status" -eq 0 ] || fail "lit failed on the default build's tools"
-# (`--show-unsupported` lists them under "Unsupported Tests (n):", one
-# "  aot :: path" per line.)
-awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$logs/lit.log" >"$logs/lit-unsupported.txt"
 lit_features=0
 if [ -s "$logs/lit-unsupported.txt" ]; then
   mapfile -t rerun < <(sed 's|^|test/|' "$logs/lit-unsupported.txt")
