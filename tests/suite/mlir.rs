@@ -140,12 +140,11 @@ fn mlir_opt_reads_and_lowers_exported_modules() {
         let Some(Ok(text)) = export(path, "builtin.module(aot-inference)") else { continue };
         let file = dir.join("m.mlir");
         std::fs::write(&file, &text).unwrap();
-        let lower = format!("--pass-pipeline={}", aot::codegen::mlir::LOWERING);
-        for args in [vec![], vec![lower.as_str()]] {
-            let out = std::process::Command::new(&tool).args(&args).arg(&file).output().unwrap();
+        for lower in [false, true] {
+            let out = run_mlir_opt(&tool, &file, lower);
             assert!(
                 out.status.success(),
-                "{} {args:?}: {}\n{text}",
+                "{} (lowered: {lower}): {}\n{text}",
                 path.display(),
                 String::from_utf8_lossy(&out.stderr)
             );
@@ -170,14 +169,13 @@ fn bf16_conversions_lower_without_compiler_runtime_calls() {
     aot::init();
     let dir = std::env::temp_dir().join(format!("aot-mlir-bf16-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let lower = format!("--pass-pipeline={}", aot::codegen::mlir::LOWERING);
     let mut checked = 0;
     for name in ["cast_f32_to_bf16", "exp_bf16", "expm1_f64_bf16"] {
         let path = common::corpus_dir("run").join("ops").join(format!("{name}.mlir"));
         let text = export(&path, "builtin.module(aot-inference)").unwrap().unwrap();
         let file = dir.join(format!("{name}.mlir"));
         std::fs::write(&file, &text).unwrap();
-        let out = std::process::Command::new(&tool).arg(&lower).arg(&file).output().unwrap();
+        let out = run_mlir_opt(&tool, &file, true);
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         let lowered = String::from_utf8_lossy(&out.stdout);
         assert!(lowered.contains("bf16"), "{name}: the lowered module has no bf16 left to check:\n{lowered}");
@@ -190,6 +188,16 @@ fn bf16_conversions_lower_without_compiler_runtime_calls() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(checked, 3);
+}
+
+/// `mlir-opt` on `file`: parsed and verified only, or lowered with the
+/// pipeline `--backend mlir` uses.
+fn run_mlir_opt(tool: &Path, file: &Path, lower: bool) -> std::process::Output {
+    let mut cmd = std::process::Command::new(tool);
+    if lower {
+        cmd.arg(format!("--pass-pipeline={}", aot::codegen::mlir::LOWERING));
+    }
+    cmd.arg(file).output().unwrap()
 }
 
 fn tool(names: &[&str]) -> Option<PathBuf> {
