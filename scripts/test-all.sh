@@ -159,9 +159,10 @@ lit_count() { sed -nE "s/^ *$1 *: *([0-9]+).*/\\1/p" "$2" | tail -n 1; }
 lit_passed=$(lit_count Passed "$logs/lit.log")
 [ "${total:-0}" -ge 1 ] || fail "lit discovered no test"
 [ "$status" -eq 0 ] || fail "lit failed"
-# (`--show-unsupported` lists them under "Unsupported Tests (n):", one
-# "  aot :: path" per line.)
-awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$logs/lit.log" >"$logs/lit-unsupported.txt"
+# lit_unsupported LOG: the tests a `lit --show-unsupported` run lists
+# under "Unsupported Tests (n):", one "  aot :: path" per line.
+lit_unsupported() { awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$1"; }
+lit_unsupported "$logs/lit.log" >"$logs/lit-unsupported.txt"
 
 # `pip install ./python` as users run it, but with the dev profile and
 # without build isolation: maturin then links the extension module against
@@ -243,8 +244,7 @@ if [ -s "$logs/lit-unsupported.txt" ]; then
   lit_features=$(lit_count Passed "$logs/lit-features.log")
   # Only a test that needs a GPU may stay unsupported: the feature build
   # has every backend.
-  if awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$logs/lit-features.log" |
-    grep -v -i gpu; then
+  if lit_unsupported "$logs/lit-features.log" | grep -v -i gpu; then
     fail "lit left the tests above unsupported on the feature build"
   fi
 fi
