@@ -530,7 +530,12 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             Some((bwd, crate::train_plan::build(ctx, func, bwd, meta, &plan, &view)?))
         }
     };
-    let effects = arg_effects(meta, &sl, &user);
+    let mut effects = arg_effects(meta, &sl, &user);
+    if let Some((_, tp)) = &backward {
+        for (e, &r) in effects.iter_mut().zip(&tp.grad_reaches) {
+            e.grad_reaches = r;
+        }
+    }
     Ok(Plans { forward: plan, backward, effects })
 }
 
@@ -550,6 +555,7 @@ fn arg_effects(
             mutates_metadata: false,
             requires_grad: a.requires_grad,
             data_mutations_hidden_from_autograd: true,
+            grad_reaches: true,
         })
         .collect();
     let add = |e: &mut ArgEffects, info: &aot_passes::meta::InputAliasInfo| {
@@ -598,6 +604,11 @@ pub struct ArgEffects {
     /// (under `no_grad` or inference mode): a leaf that requires grad may
     /// be written so, as in eager.
     pub data_mutations_hidden_from_autograd: bool,
+    /// A gradient can reach it (compiled for training): false only where
+    /// none provably does, no differentiable path leading from it to an
+    /// output, where eager autograd leaves `.grad` None. True otherwise,
+    /// and for a function compiled without a backward.
+    pub grad_reaches: bool,
 }
 
 /// The plans of a compiled function.

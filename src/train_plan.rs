@@ -8,7 +8,7 @@
 use crate::compile::TrainView;
 use aot_dialects::func::FuncView;
 use aot_ir::*;
-use aot_passes::joint::{GRAD, TANGENT};
+use aot_passes::joint::{GRAD, NO_COTANGENT, TANGENT};
 use aot_passes::meta::ViewAndMutationMeta;
 use aot_runtime::backward::{AliasTarget, Pairs, TangentFrom, TrainPlan};
 use aot_runtime::compiled::{OutputFrom, Plan, Strided};
@@ -383,5 +383,32 @@ pub(crate) fn build(
     let mut groups: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
     groups.sort();
     out.dup_groups = groups;
+    // Which arguments a gradient can reach: through a backward result that
+    // a cotangent reached, or an aliased output's route. Arguments whose
+    // gradient is assembled (duplicates, synthetic-base members, views of
+    // a differentiable base, mutated arguments) count as reached.
+    let mut reached = vec![false; out.slot_types.len()];
+    for (r, &s) in out.grad_slots.iter().enumerate() {
+        if bf.res_attr(ctx, r, NO_COTANGENT).is_none() {
+            if let Some(x) = reached.get_mut(s) {
+                *x = true;
+            }
+        }
+    }
+    for (_, t, _) in out.alias_routes.iter().chain(&out.mutated_routes) {
+        if let AliasTarget::Slot(s) = t {
+            if let Some(x) = reached.get_mut(*s) {
+                *x = true;
+            }
+        }
+    }
+    let assembled = |i: usize| {
+        v.user[i].base_view
+            || out.dup_groups.iter().any(|g| g.contains(&i))
+            || v.sl.members.iter().any(|m| m.contains(&i))
+            || out.mutated_args.contains(&i)
+            || out.mutated_routes.iter().any(|(a, _, _)| *a == i)
+    };
+    out.grad_reaches = (0..n).map(|i| reached.get(i).copied().unwrap_or(true) || assembled(i)).collect();
     Ok(out)
 }

@@ -45,6 +45,10 @@ pub const JOINT_ATTR: &str = "aot.joint";
 pub const TANGENT: &str = "aot.tangent";
 /// Result attribute of a gradient: the primal it is for.
 pub const GRAD: &str = "aot.grad";
+/// Unit result attribute beside `aot.grad`: no cotangent reached the
+/// primal (no differentiable path leads from it to an output), so the
+/// gradient is zeros by construction and eager autograd leaves `.grad` None.
+pub const NO_COTANGENT: &str = "aot.no_cotangent";
 
 crate::record! {
     /// The joint signature.
@@ -234,18 +238,21 @@ impl Pass for Joint {
         let mut res_attrs = f.all_res_attrs(&rw);
         res_attrs.resize(results.len(), Vec::new());
         for &i in &grads_for {
+            let a = rw.i64_attr(i as i64);
+            let mut attrs = vec![NamedAttr { name: rw.sym(GRAD), value: a }];
             let g = match cot.get(&args[i]) {
                 Some(&g) => g,
                 None => {
                     let t = rw.value_tensor(args[i]).cloned().expect("a tensor");
                     let zero = rw.f64_attr(0.0);
                     let tt = rw.tensor_type(&t.shape, t.elem);
+                    let unit = rw.unit_attr();
+                    attrs.push(NamedAttr { name: rw.sym(NO_COTANGENT), value: unit });
                     FullOp::build_typed1(&mut rw, &[], &[("value", zero)], tt)
                 }
             };
             results.push(g);
-            let a = rw.i64_attr(i as i64);
-            res_attrs.push(vec![NamedAttr { name: rw.sym(GRAD), value: a }]);
+            res_attrs.push(attrs);
         }
         rw.set_operands(ret, &results);
         f.set_all_res_attrs(&mut rw, res_attrs);
@@ -281,7 +288,8 @@ inventory::submit! {
         name: "Joint",
         summary: "Differentiate a functionalized forward into AOTAutograd's joint function (forward returns + gradients)",
         description: "Appends one tangent argument per traced tangent (aot.tangent) and one gradient result per primal \
-that requires grad on entry (aot.grad), built by reverse-mode autodiff from each op's derivative rule (the Vjp \
+that requires grad on entry (aot.grad; with aot.no_cotangent where none reached it, a zero gradient \
+eager autograd reports as None), built by reverse-mode autodiff from each op's derivative rule (the Vjp \
 interface next to the op). Autograd's rules decide what carries gradient: aot.no_grad ops, view.detach, \
 non-differentiable ops and results, integer values stop it; aot.hidden_write scatters pass their base's gradient \
 through. In-graph input mutations stay last. Raises the error PyTorch's backward would raise, which functionalize \

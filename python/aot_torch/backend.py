@@ -22,8 +22,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
+import math
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -82,33 +83,169 @@ class Config:
 
 
 class _AotFunction(torch.autograd.Function):
-    """A compiled forward and backward as one autograd node."""
+    """A compiled forward and backward as one autograd node.
+
+    An output that is a view of an intermediate (`sin(x)[2:]`) leaves the
+    node as its base, and the caller regenerates the view from it (see
+    `_Variant.__call__`), as AOTAutograd does: a view made inside a custom
+    Function may not be written in place, a view of an output may. The base
+    is another output when one is the whole storage (`y, y[1:]`), else an
+    extra output over the storage (`_Views`)."""
 
     @staticmethod
-    def forward(ctx, variant: "_Variant", *args):
-        outs, state = variant.fn.forward(args)
-        ctx.aot = (variant, state)
+    def forward(ctx, variant: "_Variant", views: "_Views", *args):
+        outs, state = variant.fn.forward(_bind(args))
+        ctx.aot = (variant, state, views)
         ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
-        nondiff = [o for o, d in zip(outs, variant.differentiable) if not d]
+        views.split(outs, args, variant.differentiable)
+        nondiff = [o for o, d in zip(views.node_outs, views.node_diff) if not d and o is not None]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
-        return tuple(outs)
+        return tuple(views.node_outs)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, *grads):
-        variant, state = ctx.aot
+        variant, state, views = ctx.aot
         ctx.aot = None
         # Unpacking checks that no saved input was modified in place since
         # the forward (PyTorch's version counter error).
         _ = ctx.saved_tensors
+        n = len(variant.differentiable)
         # A non-differentiable output gets no tangent: zeros for a float one
         # (None would mean "ones" for a scalar output).
-        tangents = [g if d else variant.zeros(k) for k, (g, d) in enumerate(zip(grads, variant.differentiable))]
+        tangents = [g if d else variant.zeros(k)
+                    for k, (g, d) in enumerate(zip(grads[:n], variant.differentiable))]
+        views.tangents(tangents, grads[n:], variant)
         gs = variant.fn.backward(state, tangents)
-        # An argument passed twice is one tensor: its gradient once.
-        gs = [None if variant.dupe_of[i] is not None else g for i, g in enumerate(gs)]
-        return (None, *gs)
+        # An argument passed twice is one tensor: its gradient once; one no
+        # gradient can reach keeps `.grad` None, as in eager.
+        gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] else g
+              for i, g in enumerate(gs)]
+        return (None, None, *gs)
+
+
+class _Views:
+    """One training call's outputs that are views of intermediates: which
+    leave the autograd node as their base, and how their tangents come back
+    from the base's gradient."""
+
+    def __init__(self):
+        self.node_outs: List[Optional[torch.Tensor]] = []
+        self.node_diff: List[bool] = []
+        # Per regenerated output k: (k, base position among the node's
+        # outputs, size, stride, offset).
+        self.regen: List[Tuple[int, int, Any, Any, int]] = []
+        # Extra bases: per base, its outputs and their masks (None: no
+        # element is reached twice, the plain view of the gradient is it).
+        self.base_views: List[List[int]] = []
+        self.masks: List[Optional[List[torch.Tensor]]] = []
+
+    def split(self, outs, args, differentiable):
+        n = len(outs)
+        arg_ids = {id(a) for a in args if isinstance(a, torch.Tensor)}
+        arg_storages = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor)}
+        out_pos = {id(o): k for k, o in enumerate(outs) if isinstance(o, torch.Tensor) and o._base is None}
+        node_outs = list(outs)
+        node_diff = list(differentiable)
+        extra: Dict[int, int] = {}
+        for k, o in enumerate(outs):
+            b = o._base if isinstance(o, torch.Tensor) else None
+            if b is None or id(b) in arg_ids or b.untyped_storage().data_ptr() in arg_storages:
+                continue
+            j = out_pos.get(id(b))
+            if j is None:
+                e = extra.get(id(b))
+                if e is None:
+                    e = extra[id(b)] = len(self.base_views)
+                    self.base_views.append([])
+                    node_outs.append(b)
+                    node_diff.append(False)
+                self.base_views[e].append(k)
+                j = n + e
+                node_diff[j] = node_diff[j] or differentiable[k]
+            self.regen.append((k, j, o.size(), o.stride(), o.storage_offset()))
+            node_outs[k] = None
+        self.node_outs = node_outs
+        self.node_diff = node_diff
+        geo = {k: (size, stride, off) for k, _, size, stride, off in self.regen}
+        for e, ks in enumerate(self.base_views):
+            self.masks.append(_first_reach_masks(node_outs[n + e].numel(), [geo[k] for k in ks]))
+
+    def outputs(self, node_outs):
+        """The caller's outputs from the node's: views regenerated."""
+        outs = list(node_outs[:len(node_outs) - len(self.base_views)])
+        for k, j, size, stride, off in self.regen:
+            outs[k] = node_outs[j].as_strided(size, stride, off)
+        return outs
+
+    def tangents(self, tangents, base_grads, variant):
+        """Fills the tangents of regenerated outputs: from the base's
+        gradient where the base is an extra output (each storage element's
+        gradient given once, to the first view position that reaches it);
+        zeros where the base is another output, whose gradient already
+        holds what flowed through the view."""
+        n = len(tangents)
+        for k, j, size, stride, off in self.regen:
+            if j < n:
+                tangents[k] = variant.zeros(k)
+                continue
+            e = j - n
+            g = base_grads[e]
+            if g is None or not variant.differentiable[k]:
+                tangents[k] = variant.zeros(k)
+                continue
+            g = g.contiguous()
+            t = g.as_strided(size, stride, g.storage_offset() + off)
+            masks = self.masks[e]
+            if masks is not None:
+                t = torch.where(masks[self.base_views[e].index(k)], t, torch.zeros((), dtype=t.dtype))
+            tangents[k] = t
+
+
+def _first_reach_masks(numel: int, geos) -> Optional[List[torch.Tensor]]:
+    """Per view `(size, stride, offset)` of one storage of `numel`
+    elements: a mask of the positions that are the first (over the views
+    in order, then positions in order) to reach their element. None when
+    every position is the first."""
+    if sum(math.prod(size) for size, _, _ in geos) <= numel:
+        idx = torch.arange(numel)
+        flats = [idx.as_strided(size, stride, off).reshape(-1) for size, stride, off in geos]
+        allf = torch.cat(flats) if flats else idx[:0]
+        if torch.unique(allf).numel() == allf.numel():
+            return None
+    idx = torch.arange(numel)
+    flats = [idx.as_strided(size, stride, off).reshape(-1) for size, stride, off in geos]
+    allf = torch.cat(flats)
+    pos = torch.arange(allf.numel())
+    first = torch.full((numel,), allf.numel(), dtype=torch.long).scatter_reduce(0, allf, pos, "amin")
+    keep = first[allf] == pos
+    masks, at = [], 0
+    for (size, _, _), f in zip(geos, flats):
+        masks.append(keep[at:at + f.numel()].reshape(size))
+        at += f.numel()
+    return masks
+
+
+def _bind(tensors: Sequence[torch.Tensor]) -> List[torch.Tensor]:
+    """The tensors aot is called with. A non-leaf that requires grad (an
+    activation from an earlier region, a view of a parameter) is, for the
+    compiled code, an input whose gradient it returns: autograd routes that
+    gradient through the tensor's own history, as for AOTAutograd's inputs.
+    aot takes it as a leaf over the same memory and version counter
+    (`detach().requires_grad_()`); one stand-in per object, so a duplicate
+    argument stays one object."""
+    out: List[torch.Tensor] = []
+    made: Dict[int, torch.Tensor] = {}
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and t.requires_grad and not t.is_leaf:
+            s = made.get(id(t))
+            if s is None:
+                s = made[id(t)] = t.detach().requires_grad_()
+            out.append(s)
+        else:
+            out.append(t)
+    return out
 
 
 class _Variant:
@@ -120,7 +257,7 @@ class _Variant:
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         self.tensor_pos = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
         module = _native.Module(translation.text, "<aot_torch>")
-        self.fn = module.compile(tensors, pipeline=cfg.pipeline_for(training), backend=cfg.native_backend)
+        self.fn = module.compile(_bind(tensors), pipeline=cfg.pipeline_for(training), backend=cfg.native_backend)
         info = self.fn.info()
         if training:
             # Eager allows it under no_grad (an optimizer or EMA step written
@@ -136,6 +273,7 @@ class _Variant:
         # returns it, not as a new view of it.
         self.is_input = [o["output_type"] == "is_input" for o in info["outputs"]]
         self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
+        self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
         self.out_meta = translation.result_meta
         # Per argument, the earlier position of the same tensor, if any.
         first: Dict[int, int] = {}
@@ -152,7 +290,8 @@ class _Variant:
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]
         if self.training:
-            outs = list(_AotFunction.apply(self, *tensors))
+            views = _Views()
+            outs = views.outputs(_AotFunction.apply(self, views, *tensors))
             # Outputs that alias inputs are regenerated from them outside
             # the autograd node, as views (AOTAutograd's epilogue does the
             # same), so autograd sees them as views of the inputs.
@@ -161,7 +300,13 @@ class _Variant:
                     o = outs[k]
                     outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
         else:
-            outs = self.fn(tensors)
+            bound = _bind(tensors)
+            outs = self.fn(bound)
+            # A view of a stand-in (see `_bind`) is a view of the argument.
+            for k, i in enumerate(self.aliases):
+                if i is not None and not self.is_input[k] and bound[i] is not tensors[i]:
+                    o = outs[k]
+                    outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
         for k, i in enumerate(self.aliases):
             if self.is_input[k]:
                 outs[k] = tensors[i]
@@ -240,19 +385,38 @@ class _Region(torch.nn.Module):
                                 "new ones run in PyTorch", self.region_name, len(self.variants))
                     self.warned_limit = True
                     stats["fallback_regions"] += 1
-                return self.aten_gm(*args)
+                return self.run_in_pytorch(args)
             v = self._compile(args)
             self.variants[key] = v
         if v is None:
-            return self.aten_gm(*args)
+            return self.run_in_pytorch(args)
         try:
             out = v(args)
         except _native.ConventionError as e:
             # The key above and the runtime's guards disagree: never guess.
             log.warning("aot_torch: %s: %s; running in PyTorch", self.region_name, _one_line(e))
             self.variants[key] = None
-            return self.aten_gm(*args)
+            return self.run_in_pytorch(args)
         return out if self.tuple_out else (out[0] if out else None)
+
+    def run_in_pytorch(self, args):
+        """The region's ATen graph run by PyTorch, each op under the grad
+        mode it was traced in (the graph itself has no `no_grad` blocks)."""
+        entry = torch.is_grad_enabled()
+        try:
+            return _GradModeInterpreter(self.aten_gm).run(*args)
+        finally:
+            torch._C._set_grad_enabled(entry)
+
+
+class _GradModeInterpreter(torch.fx.Interpreter):
+    """Runs an ATen graph switching grad mode per node as traced."""
+
+    def run_node(self, n: torch.fx.Node):
+        mode = fx_ir.grad_mode_of(n)
+        if mode is not None and mode != torch.is_grad_enabled():
+            torch._C._set_grad_enabled(mode)
+        return super().run_node(n)
 
 
 def _one_line(e: BaseException) -> str:
@@ -294,9 +458,20 @@ def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
         return _Region(aten_gm, cfg, graph_name), []
     partitioner = CapabilityBasedPartitioner(aten_gm, _Supported(), allows_single_node_partition=True)
     fused = partitioner.fuse_partitions(partitioner.propose_partitions())
+    region_mode: Dict[str, Optional[bool]] = {}
     for name, sub in list(fused.named_children()):
         if isinstance(sub, torch.fx.GraphModule):
+            modes = {fx_ir.grad_mode_of(n) for n in sub.graph.nodes if n.op == "call_function"} - {None}
+            # A region runs in grad mode if any of its ops does (the others
+            # are compiled as `aot.no_grad`); one all under no_grad runs,
+            # and compiles, as inference.
+            region_mode[name] = (True in modes) if modes else None
             setattr(fused, name, _Region(sub, cfg, "%s.%s" % (graph_name, name)))
+    # The ops left to PyTorch run in the fused graph itself: it switches
+    # grad mode around them as the traced program did.
+    fx_ir.insert_grad_mode_switches(
+        fused, torch.is_grad_enabled(),
+        lambda n: region_mode.get(n.target) if n.op == "call_module" else fx_ir.grad_mode_of(n))
     return fused, unsupported
 
 

@@ -565,6 +565,45 @@ def _annotate_grad_mode(gm: torch.fx.GraphModule) -> None:
         n.meta["custom"] = custom
 
 
+def grad_mode_of(node: torch.fx.Node) -> Optional[bool]:
+    """The grad mode `node` ran under when traced (None: not recorded)."""
+    mode = (node.meta.get("custom") or {}).get(_GRAD_KEY)
+    return None if mode is None else bool(mode)
+
+
+def insert_grad_mode_switches(gm: torch.fx.GraphModule, entry_mode: bool,
+                              mode_of: Optional[Callable[[torch.fx.Node], Optional[bool]]] = None
+                              ) -> torch.fx.GraphModule:
+    """Makes an ATen graph that runs in PyTorch switch grad mode as the
+    traced program did: make_fx traces below autograd, so its graph has no
+    `no_grad` blocks, only the per-node annotation (`grad_mode_of`). Inserts
+    `torch._C._set_grad_enabled` before each node whose mode differs from the
+    current one and restores `entry_mode` before the output. A node whose
+    mode is None keeps the current one. Changes `gm` in place."""
+    mode_of = mode_of or grad_mode_of
+    graph = gm.graph
+    current = entry_mode
+    changed = False
+    for n in list(graph.nodes):
+        if n.op == "output":
+            if current != entry_mode:
+                with graph.inserting_before(n):
+                    graph.call_function(torch._C._set_grad_enabled, (entry_mode,))
+                changed = True
+            break
+        if n.op not in ("call_function", "call_module", "call_method"):
+            continue
+        mode = mode_of(n)
+        if mode is not None and mode != current:
+            with graph.inserting_before(n):
+                graph.call_function(torch._C._set_grad_enabled, (mode,))
+            current = mode
+            changed = True
+    if changed:
+        gm.recompile()
+    return gm
+
+
 def to_aten(gm: Callable, example_inputs: Sequence[Any],
             decompositions: Optional[Dict] = None) -> torch.fx.GraphModule:
     """Trace `gm` (a Dynamo GraphModule or any callable) to an ATen graph

@@ -229,33 +229,54 @@ impl Binder {
 /// through DLPack, each storage exported once.
 struct Exporter<'a> {
     binder: &'a Binder,
-    /// Storages exported in this call, with their 1-D torch tensor.
+    /// Storages exported in this call, with the torch tensor over all of it.
     exported: Vec<(StorageRef, Py<PyAny>)>,
+    /// Hand over a result that is the only one of its storage as a plain
+    /// tensor even when it is part of the storage (gradients: eager's are
+    /// plain tensors).
+    plain_parts: bool,
 }
 
 impl<'a> Exporter<'a> {
     fn new(binder: &'a Binder) -> Exporter<'a> {
-        Exporter { binder, exported: Vec::new() }
+        Exporter { binder, exported: Vec::new(), plain_parts: false }
     }
 
-    /// Torch tensors for `ts`. A storage used by one result only is handed
-    /// over with that result's own geometry (a plain tensor, not a view);
-    /// one shared by several becomes a 1-D tensor they are views of.
+    /// Torch tensors for `ts`, laid out as eager lays them out. A result
+    /// that is its whole storage, contiguous from element 0 (what a fresh
+    /// eager tensor is), is handed over as a plain tensor; the other results
+    /// of that storage are views of it (`y, y[1:]`: the second's `_base` is
+    /// the first). A result that is only part of its storage (a view of an
+    /// intermediate, `sin(x)[2:]`) is a view of a 1-D tensor over the whole
+    /// storage, so it keeps eager's storage offset and is a view.
     fn tensors(&mut self, py: Python<'_>, api: &TorchApi, ts: &[Option<Tensor>]) -> PyResult<Vec<Option<Py<PyAny>>>> {
+        let mut out: Vec<Option<Py<PyAny>>> = Vec::with_capacity(ts.len());
         let uses = |s: &StorageRef| ts.iter().flatten().filter(|t| Rc::ptr_eq(&t.storage(), s)).count();
-        let mut out = Vec::with_capacity(ts.len());
         for t in ts {
             let Some(t) = t else {
                 out.push(None);
                 continue;
             };
             let s = t.storage();
-            if self.binder.owner_of(&s).is_none() && self.exported_as(&s).is_none() && uses(&s) == 1 {
-                out.push(Some(dlpack(py, api, &s, &t.sizes(), &t.strides(), t.offset())?.unbind()));
+            if self.binder.owner_of(&s).is_none()
+                && self.exported_as(&s).is_none()
+                && (is_whole_storage(t) || (self.plain_parts && uses(&s) == 1))
+            {
+                let e = dlpack(py, api, &s, &t.sizes(), &t.strides(), t.offset())?.unbind();
+                if is_whole_storage(t) {
+                    self.exported.push((s.clone(), e.clone_ref(py)));
+                }
+                out.push(Some(e));
                 continue;
             }
-            let base = self.storage(py, api, &s)?;
-            out.push(Some(as_strided(base.bind(py), t)?.unbind()));
+            out.push(None);
+        }
+        for (t, o) in ts.iter().zip(out.iter_mut()) {
+            let Some(t) = t else { continue };
+            if o.is_none() {
+                let base = self.storage(py, api, &t.storage())?;
+                *o = Some(as_strided(base.bind(py), t)?.unbind());
+            }
         }
         Ok(out)
     }
@@ -265,8 +286,9 @@ impl<'a> Exporter<'a> {
         self.exported.iter().find(|(e, _)| Rc::ptr_eq(e, s)).map(|(_, t)| t)
     }
 
-    /// A 1-D torch tensor over all of `s` (the bound tensor for a storage
-    /// of this call; else exported once).
+    /// A torch tensor over all of `s` (the bound tensor for a storage of
+    /// this call; else a result that is the whole storage, or a 1-D tensor
+    /// exported once).
     fn storage(&mut self, py: Python<'_>, api: &TorchApi, s: &StorageRef) -> PyResult<Py<PyAny>> {
         if let Some(owner) = self.binder.owner_of(s) {
             return Ok(owner.clone_ref(py));
@@ -279,6 +301,12 @@ impl<'a> Exporter<'a> {
         self.exported.push((s.clone(), e.clone_ref(py)));
         Ok(e)
     }
+}
+
+/// Is `t` all of its storage, in order from element 0 (a fresh tensor)?
+fn is_whole_storage(t: &Tensor) -> bool {
+    let s = t.storage();
+    t.offset() == 0 && t.is_contiguous() && usize::try_from(t.numel()).is_ok_and(|n| n == s.len())
 }
 
 fn as_strided<'py>(base: &Bound<'py, PyAny>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
@@ -571,7 +599,9 @@ impl PyAotFunction {
         let tangents = bind_opt(&mut binder, optional_tensors_of(Some(tangents))?, "tangent")?;
         let mutated = bind_opt(&mut binder, optional_tensors_of(mutated_tangents)?, "mutated tangent")?;
         let grads = self.inner.0.backward_with_mutations(saved, &tangents, &mutated).map_err(py_err)?;
-        Exporter::new(&binder).tensors(py, api, &grads.args)
+        let mut exporter = Exporter::new(&binder);
+        exporter.plain_parts = true;
+        exporter.tensors(py, api, &grads.args)
     }
 
     /// Reseeds the generator the function draws from (the one all compiled
@@ -600,12 +630,16 @@ impl PyAotFunction {
             e.set_item("mutates_metadata", m.mutates_metadata)?;
             e.set_item("requires_grad", m.requires_grad)?;
             e.set_item("mutation_hidden_from_autograd", m.data_mutations_hidden_from_autograd)?;
+            e.set_item("grad_reaches", m.grad_reaches)?;
             inputs.append(e)?;
         }
         let outputs = PyList::empty(py);
         for o in &meta.output_info {
             let e = PyDict::new(py);
-            e.set_item("aliases_input", if o.output_type.is_alias() { o.base_idx } else { o.aliases_input })?;
+            // `base_idx` names an input only for these two; for a view of an
+            // intermediate it names the intermediate base.
+            let of_input = matches!(o.output_type.name(), "alias_of_input" | "is_input");
+            e.set_item("aliases_input", if of_input { o.base_idx } else { o.aliases_input })?;
             e.set_item("requires_grad", o.requires_grad)?;
             e.set_item("output_type", o.output_type.name())?;
             outputs.append(e)?;

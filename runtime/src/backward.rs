@@ -69,6 +69,11 @@ pub struct TrainPlan {
     pub grad_slots: Vec<usize>,
     /// Per slot: its gradient's dtype and shape.
     pub slot_types: Vec<(ElemType, Shape)>,
+    /// Per user argument that reports a gradient: whether one can reach
+    /// it. False only where provably none does (no cotangent reached the
+    /// primal and no aliased output routes into it): the gradient is zeros
+    /// by construction, and eager autograd would leave `.grad` None.
+    pub grad_reaches: Vec<bool>,
     /// Per user argument: whether it reports a gradient.
     pub reports_grad: Vec<bool>,
     /// Slots whose gradient belongs to a differentiable base storage:

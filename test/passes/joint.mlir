@@ -137,3 +137,17 @@ func.func @windows(%x: tensor<5xf32> {aot.requires_grad}) -> tensor<3xf32> {
   %c = tensor.mul %a, %b : tensor<3xf32>
   return %c : tensor<3xf32>
 }
+
+// -----
+
+/// A primal no cotangent reaches (its only use is dead, or under no_grad)
+/// gets zeros marked aot.no_cotangent: eager autograd leaves its .grad None,
+/// and the runtime reports it so. One that is reached keeps a plain aot.grad.
+// CHECK-LABEL: func.func @unreached
+// CHECK-SAME:    -> (tensor<3xf32>, tensor<3xf32> {aot.grad = 0}, tensor<3xf32> {aot.grad = 1, aot.no_cotangent}, tensor<3xf32> {aot.grad = 2, aot.no_cotangent})
+func.func @unreached(%x: tensor<3xf32> {aot.requires_grad}, %y: tensor<3xf32> {aot.requires_grad}, %z: tensor<3xf32> {aot.requires_grad}) -> tensor<3xf32> {
+  %0 = tensor.exp %y : tensor<3xf32>
+  %1 = tensor.sin %z {aot.no_grad} : tensor<3xf32>
+  %2 = tensor.mul %x, %1 : tensor<3xf32>
+  return %2 : tensor<3xf32>
+}

@@ -381,3 +381,31 @@ fn results_still_held_are_never_reused() {
         assert_eq!(view.to_vec::<f32>().unwrap(), sq(2.0), "{name}: a result held through a view changed");
     }
 }
+
+/// An argument no gradient can reach (its only use is dead, or under
+/// no_grad) is reported so: eager autograd leaves its `.grad` None, and an
+/// embedder (aot_torch) returns none. The runtime's gradient for it stays
+/// zeros, as `aot-run`'s contract says; one that is reached is reported too.
+#[test]
+fn arguments_no_gradient_reaches_are_reported() {
+    let text = "func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>, %z: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = tensor.exp %y : tensor<3xf32>
+  %1 = tensor.sin %z {aot.no_grad} : tensor<3xf32>
+  %2 = tensor.mul %x, %1 : tensor<3xf32>
+  return %2 : tensor<3xf32>
+}
+";
+    let m = Module::parse(text, "reach.mlir").unwrap();
+    let args: Vec<Tensor> = (0..3).map(|_| f32s(&[3], &[0.5, 1.0, 2.0])).collect();
+    for a in &args {
+        a.set_requires_grad(true);
+    }
+    let mut f = m.compile(None, &args, &Options::training()).unwrap();
+    let reach: Vec<bool> = f.arg_effects().iter().map(|e| e.grad_reaches).collect();
+    assert_eq!(reach, vec![true, false, false]);
+    let (_, state) = f.forward(&args).unwrap();
+    let g = f.backward(state, &[Some(f32s(&[3], &[1.0, 1.0, 1.0]))]).unwrap();
+    assert_eq!(g.args[1].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![0.0; 3]);
+    let inference = m.compile(None, &args, &Options::inference()).unwrap();
+    assert!(inference.arg_effects().iter().all(|e| e.grad_reaches));
+}
