@@ -10,11 +10,16 @@ it prints. With `--libdevice` (CUDA's libdevice.10.bc, linked in through
 `AOT_LIBDEVICE`) every module must be complete: no external function left,
 assembled and linked as a whole; without it, calls into libdevice stay
 external and modules are assembled as relocatable code (`ptxas -c`).
-Modules with equal text (files share kernels) are assembled once.
+Modules with equal text (files share kernels) are assembled once. With
+`--cache DIR`, a module ptxas accepted is remembered there by a hash of the
+ptxas binary, the architecture, the mode and the text (ccache's rule: the
+same input to the same assembler gives the same verdict), so a re-run with
+nothing changed assembles nothing; a rejection is never cached.
 Exits non-zero on any failure, and when nothing was checked.
 """
 import argparse
 import concurrent.futures
+import hashlib
 import os
 import pathlib
 import subprocess
@@ -70,15 +75,41 @@ def emit(args, path, pipeline):
     return out, failures
 
 
+def tool_digest(path):
+    """A digest of the ptxas binary (its version lives in it)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def cache_path(args, arch, text):
+    if not args.cache:
+        return None
+    key = hashlib.sha256("\0".join([args.ptxas_digest, arch, str(bool(args.libdevice)), text]).encode())
+    d = key.hexdigest()
+    return os.path.join(args.cache, d[:2], d[2:])
+
+
 def assemble(args, arch, text):
     """ptxas's complaint about one module, or None when it assembles."""
+    known = cache_path(args, arch, text)
+    if known is not None and os.path.exists(known):
+        return None
     relocatable = [] if args.libdevice else ["-c"]
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "k.ptx")
         with open(src, "w") as f:
             f.write(text)
         p = run([args.ptxas, f"-arch={arch}", *relocatable, src, "-o", os.path.join(d, "k.o")])
-    return None if p.returncode == 0 else p.stderr.strip()
+    if p.returncode != 0:
+        return p.stderr.strip()
+    if known is not None:
+        os.makedirs(os.path.dirname(known), exist_ok=True)
+        with open(known, "w") as f:
+            f.write("ok\n")
+    return None
 
 
 def main():
@@ -87,8 +118,10 @@ def main():
     ap.add_argument("--ptxas", required=True)
     ap.add_argument("--libdevice", help="CUDA's libdevice.10.bc: link it in and check complete modules")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--cache", help="a directory remembering the modules ptxas accepted")
     ap.add_argument("dirs", nargs="*", default=["test/run"])
     args = ap.parse_args()
+    args.ptxas_digest = tool_digest(args.ptxas) if args.cache else ""
     files = sorted(p for d in args.dirs for p in pathlib.Path(d).rglob("*.mlir"))
     jobs = [(f, p) for f in files for p in PIPELINES]
     found, failures = [], []
@@ -100,6 +133,7 @@ def main():
         # text and the architecture: each distinct module is assembled
         # once, and its verdict holds for every module with that text.
         distinct = sorted({(arch, m) for _, arch, m in found})
+        cached = sum(1 for arch, m in distinct if (c := cache_path(args, arch, m)) and os.path.exists(c))
         verdicts = dict(zip(distinct, ex.map(lambda am: assemble(args, *am), distinct)))
     for label, arch, m in found:
         if verdicts[(arch, m)] is not None:
@@ -108,7 +142,8 @@ def main():
         print(f, file=sys.stderr)
     how = "complete, libdevice linked" if args.libdevice else "relocatable"
     print(
-        f"ptxas: {len(found)} PTX modules of {len(files)} files checked ({len(distinct)} distinct; "
+        f"ptxas: {len(found)} PTX modules of {len(files)} files checked ({len(distinct)} distinct, "
+        f"{cached} of them accepted before and cached; "
         f"{', '.join(ARCHS)}; {how}), {len(failures)} failures"
     )
     if failures or not found:

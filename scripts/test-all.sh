@@ -287,7 +287,7 @@ done
 section ptx "ptxas on every kernel of the corpus (sm_80 and sm_90, libdevice linked)"
 ptxas=$(ptxas_of)
 libdevice="$(dirname "$(dirname "$ptxas")")/nvvm/libdevice/libdevice.10.bc"
-"$venv/bin/python" scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas "$ptxas" --libdevice "$libdevice" \
+"$venv/bin/python" scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas "$ptxas" --libdevice "$libdevice" --cache target/ptx-cache \
   --jobs "$cores" test/run | tee "$logs/ptx.log"
 ptx_checked=$(grep -oE '^ptxas: [0-9]+' "$logs/ptx.log" | awk '{print $2}')
 

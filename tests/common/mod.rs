@@ -76,3 +76,14 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     done.sort_by_key(|&(i, _)| i);
     done.into_iter().map(|(_, r)| r).collect()
 }
+
+/// How many seeded cases a heavy randomized suite runs: `subset` in the
+/// test command, `full` with `AOT_FULL=1` (`scripts/test-full.sh`). Both are
+/// fixed counts, never a time limit, so every machine runs the same cases;
+/// the subset is a prefix of the full run's cases.
+pub fn cases(subset: u64, full: u64) -> u64 {
+    match std::env::var("AOT_FULL") {
+        Ok(v) if !v.is_empty() && v != "0" => full,
+        _ => subset,
+    }
+}
