@@ -351,7 +351,10 @@ pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
         let shared = args.iter().enumerate().any(|(j, a)| j != i && !a.same(t) && a.storage().id() == sid);
         let base = t.view_base().filter(|b| b.requires_grad() && !b.is_leaf() && b.shares_storage(t));
         let (requires_grad, non_leaf) = (t.requires_grad(), t.requires_grad() && !t.is_leaf());
-        if !shared && base.is_none() && t.is_exclusive_dense() {
+        // An argument alone over its storage is its own: a leaf, or a
+        // non-leaf root (a leaf's clone, an activation) whose in-place writes
+        // autograd records on its own history.
+        if !shared && base.is_none() && t.is_dense_root() {
             spec.args.push(ArgSpec::Own {
                 dtype: t.dtype(),
                 shape: t.sizes().to_vec(),

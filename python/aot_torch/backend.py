@@ -94,14 +94,21 @@ class _AotFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, variant: "_Variant", views: "_Views", *args):
-        outs, state = variant.fn.forward(_bind(args))
+        outs, state = variant.fn.forward(_bind(args, variant.mutated))
         ctx.aot = (variant, state, views)
+        # After the call: a saved argument the call wrote is saved at its
+        # new version.
         ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
         views.split(outs, args, variant.differentiable)
         nondiff = [o for o, d in zip(views.node_outs, views.node_diff) if not d and o is not None]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
-        return tuple(views.node_outs)
+        # Arguments written where autograd sees it: the node is their new
+        # history (as an in-place op's), their new value one more output.
+        dirty = [args[i] for i in variant.dirty]
+        if dirty:
+            ctx.mark_dirty(*dirty)
+        return tuple(views.node_outs) + tuple(dirty)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
@@ -112,12 +119,16 @@ class _AotFunction(torch.autograd.Function):
         # the forward (PyTorch's version counter error).
         _ = ctx.saved_tensors
         n = len(variant.differentiable)
+        m = len(grads) - len(variant.dirty)
         # A non-differentiable output gets no tangent: zeros for a float one
         # (None would mean "ones" for a scalar output).
         tangents = [g if d else variant.zeros(k)
                     for k, (g, d) in enumerate(zip(grads[:n], variant.differentiable))]
-        views.tangents(tangents, grads[n:], variant)
-        gs = variant.fn.backward(state, tangents)
+        views.tangents(tangents, grads[n:m], variant)
+        mutated = [None] * len(variant.dupe_of)
+        for i, g in zip(variant.dirty, grads[m:]):
+            mutated[i] = g
+        gs = variant.fn.backward(state, tangents, mutated)
         # An argument passed twice is one tensor: its gradient once; one no
         # gradient can reach keeps `.grad` None, as in eager.
         gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] else g
@@ -227,18 +238,19 @@ def _first_reach_masks(numel: int, geos) -> Optional[List[torch.Tensor]]:
     return masks
 
 
-def _bind(tensors: Sequence[torch.Tensor]) -> List[torch.Tensor]:
+def _bind(tensors: Sequence[torch.Tensor], keep: frozenset = frozenset()) -> List[torch.Tensor]:
     """The tensors aot is called with. A non-leaf that requires grad (an
     activation from an earlier region, a view of a parameter) is, for the
     compiled code, an input whose gradient it returns: autograd routes that
     gradient through the tensor's own history, as for AOTAutograd's inputs.
     aot takes it as a leaf over the same memory and version counter
     (`detach().requires_grad_()`); one stand-in per object, so a duplicate
-    argument stays one object."""
+    argument stays one object. The arguments in `keep` (those the program
+    writes) are bound as they are: their writes are autograd's to see."""
     out: List[torch.Tensor] = []
     made: Dict[int, torch.Tensor] = {}
-    for t in tensors:
-        if isinstance(t, torch.Tensor) and t.requires_grad and not t.is_leaf:
+    for i, t in enumerate(tensors):
+        if isinstance(t, torch.Tensor) and t.requires_grad and not t.is_leaf and i not in keep:
             s = made.get(id(t))
             if s is None:
                 s = made[id(t)] = t.detach().requires_grad_()
@@ -257,16 +269,28 @@ class _Variant:
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         self.tensor_pos = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
         module = _native.Module(translation.text, "<aot_torch>")
-        self.fn = module.compile(_bind(tensors), pipeline=cfg.pipeline_for(training), backend=cfg.native_backend)
+        # (Translation indices count every graph input; these count tensors.)
+        self.mutated = frozenset(self.tensor_pos.index(i) for i in translation.mutated_inputs
+                                 if i in self.tensor_pos)
+        self.fn = module.compile(_bind(tensors, self.mutated), pipeline=cfg.pipeline_for(training),
+                                 backend=cfg.native_backend)
         info = self.fn.info()
-        if training:
-            # Eager allows it under no_grad (an optimizer or EMA step written
-            # in the model), where autograd does not see the write.
-            bad = [i for i, m in enumerate(info["inputs"])
-                   if m["mutates_data"] and m["requires_grad"] and not m["mutation_hidden_from_autograd"]]
-            if bad:
-                raise fx_ir.Unsupported("input %d" % bad[0],
-                                        "an input that requires grad is mutated in place")
+        # Arguments that require grad written where autograd sees it (not
+        # under no_grad, where eager allows it to a leaf too: an optimizer or
+        # EMA step written in the model): the autograd node marks them dirty,
+        # as an in-place op would, and their new value's gradient flows into
+        # the backward. Eager refuses it for a leaf or a view of one (so did
+        # the trace, before this); a metadata change of one is not supported.
+        self.dirty: List[int] = []
+        for i, m in enumerate(info["inputs"]):
+            if not (m["requires_grad"] and (m["mutates_data"] or m["mutates_metadata"])):
+                continue
+            if m["mutates_metadata"] and training:
+                raise fx_ir.Unsupported("input %d" % i, "a metadata change of an input that requires grad")
+            if m["mutates_data"] and not m["mutation_hidden_from_autograd"] and training:
+                if self.dupe_of_any(tensors, i):
+                    raise fx_ir.Unsupported("input %d" % i, "an input passed twice that requires grad is written")
+                self.dirty.append(i)
         self.aliases = [o["aliases_input"] for o in info["outputs"]]
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
@@ -282,6 +306,10 @@ class _Variant:
             j = first.setdefault(id(t), i)
             self.dupe_of.append(j if j != i else None)
 
+    @staticmethod
+    def dupe_of_any(tensors, i) -> bool:
+        return any(t is tensors[i] for j, t in enumerate(tensors) if j != i)
+
     def zeros(self, k: int) -> Optional[torch.Tensor]:
         """The tangent of output `k` when it gets none: zeros if it is a float."""
         shape, dtype = self.out_meta[k]
@@ -291,7 +319,8 @@ class _Variant:
         tensors = [args[i] for i in self.tensor_pos]
         if self.training:
             views = _Views()
-            outs = views.outputs(_AotFunction.apply(self, views, *tensors))
+            res = _AotFunction.apply(self, views, *tensors)
+            outs = views.outputs(res[:len(res) - len(self.dirty)])
             # Outputs that alias inputs are regenerated from them outside
             # the autograd node, as views (AOTAutograd's epilogue does the
             # same), so autograd sees them as views of the inputs.
@@ -300,7 +329,7 @@ class _Variant:
                     o = outs[k]
                     outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
         else:
-            bound = _bind(tensors)
+            bound = _bind(tensors, self.mutated)
             outs = self.fn(bound)
             # A view of a stand-in (see `_bind`) is a view of the argument.
             for k, i in enumerate(self.aliases):

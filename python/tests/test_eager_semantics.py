@@ -229,20 +229,58 @@ def test_ops_left_to_pytorch_run_under_the_traced_grad_mode():
             torch.testing.assert_close(c.grad, e.grad)
 
 
-def test_a_region_run_in_pytorch_keeps_its_no_grad_blocks():
-    # An input that requires grad, written in grad mode, makes the region
-    # run in PyTorch: its ATen graph has no no_grad blocks of its own.
+def test_a_region_run_in_pytorch_keeps_its_no_grad_blocks(monkeypatch):
+    # A region aot does not compile runs its ATen graph in PyTorch, which
+    # has no no_grad blocks of its own (make_fx traces below autograd).
+    import importlib
+
+    backend = importlib.import_module("aot_torch.backend")
+    monkeypatch.setattr(backend._Region, "_compile", lambda self, args: None)
+
     def f(a0):
-        a0.mul_(2)
+        v = a0 * 2
         with torch.no_grad():
-            w = a0.cos()
-        return (a0 * 1, w)
+            w = v.cos()
+        return (v, w)
 
     def make_inputs():
-        return [torch.randn(3, generator=torch.Generator().manual_seed(8)).requires_grad_() * 1]
+        return [torch.randn(3, generator=torch.Generator().manual_seed(8)).requires_grad_()]
 
     (eager, e_args), (compiled, c_args) = _both(f, make_inputs)
     for e, c in zip(eager, compiled):
         torch.testing.assert_close(c.detach(), e.detach())
         assert (c.requires_grad, c.is_leaf) == (e.requires_grad, e.is_leaf)
     assert torch.is_grad_enabled()
+
+
+@pytest.mark.parametrize("returned", [False, True])
+def test_a_non_leaf_written_in_grad_mode_is_compiled_and_differentiated(returned):
+    # An activation written in place (a residual `h += f(h)`): autograd
+    # records the write on the argument's own history, as eager does.
+    def f(a0, a1):
+        a0.mul_(a1.sigmoid())
+        a0.add_(1.5)
+        return (a0,) if returned else (a0 * a1,)
+
+    def make_inputs():
+        g = torch.Generator().manual_seed(21)
+        w = torch.randn(3, 4, generator=g).requires_grad_()
+        x = torch.randn(3, 4, generator=g).requires_grad_()
+        return [w * 2, x], (w, x)
+
+    before = aot_torch.stats["fallback_regions"]
+    runs = []
+    for fn in (f, torch.compile(f, backend="aot", fullgraph=False)):
+        args, leaves = make_inputs()
+        out = fn(*args)
+        (out[0] * torch.arange(12.0).view(3, 4)).sum().backward()
+        runs.append((out, args, leaves))
+    (e_out, e_args, e_leaves), (c_out, c_args, c_leaves) = runs
+    assert aot_torch.stats["fallback_regions"] == before, "the region ran in PyTorch"
+    if returned:
+        assert c_out[0] is c_args[0]
+    torch.testing.assert_close(c_out[0].detach(), e_out[0].detach())
+    torch.testing.assert_close(c_args[0].detach(), e_args[0].detach())
+    assert c_args[0]._version > 0
+    for e, c in zip(e_leaves, c_leaves):
+        torch.testing.assert_close(c.grad, e.grad)

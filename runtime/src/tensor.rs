@@ -477,6 +477,19 @@ impl Tensor {
             && dense(&t.sizes, &t.strides)
     }
 
+    /// An autograd root over its own storage: not a view of another
+    /// tensor, covering its storage exactly (contiguous, offset 0, logical =
+    /// physical type). Others may hold it or its storage (an embedder binds
+    /// foreign memory so); its autograd state is its own.
+    pub fn is_dense_root(&self) -> bool {
+        let t = self.0.borrow();
+        t.offset == 0
+            && t.storage.len() as i64 == numel(&t.sizes)
+            && t.storage.buf().kind() == t.dtype
+            && t.view_base.is_none()
+            && dense(&t.sizes, &t.strides)
+    }
+
     pub fn is_contiguous(&self) -> bool {
         let t = self.0.borrow();
         dense(&t.sizes, &t.strides)
