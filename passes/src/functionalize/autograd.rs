@@ -216,6 +216,14 @@ impl<'c> Functionalizer<'c> {
         self.refuse_backward_at(loc, message);
     }
 
+    /// Refuses the backward for a pending no_grad `set_` (see
+    /// `pending_set`): its tensor is used, or the function ends.
+    pub(super) fn commit_pending_set(&mut self) {
+        if let Some((_, _, _, message, loc)) = self.pending_set.take() {
+            self.refuse_backward_at(loc, message);
+        }
+    }
+
     fn refuse_backward_at(&mut self, loc: Location, message: String) {
         if self.unsupported_backward.is_none() {
             self.unsupported_backward = Some((message, loc));

@@ -373,16 +373,31 @@ impl<'c> Functionalizer<'c> {
                 "unsupported operation: set_ under no_grad of a view of a tensor that requires grad".to_string(),
             );
         } else if matches!(kind, MetadataKind::Set)
+            && self
+                .pending_set
+                .as_ref()
+                .is_some_and(|p| p.0 == x && p.1 == self.objs[x].sto && p.2 == self.objs[x].layout)
+        {
+            // The storage and layout it had before the pending set_ are
+            // back: the pair is a no-op.
+            self.pending_set = None;
+        } else if matches!(kind, MetadataKind::Set)
             && self.objs[x].layout.sizes != layout_before.sizes
             && self.requires_grad(x)
         {
             // A tensor keeps its identity across a set_ autograd does not
             // see, with the new data and shape: PyTorch's gradient is then
             // one of other elements, in another shape, than the argument's.
-            self.refuse_backward(
-                op,
+            // Refused at its next use, unless a set_ puts it back first.
+            self.commit_pending_set();
+            let loc = self.rw.op_loc(op);
+            self.pending_set = Some((
+                x,
+                sto,
+                layout_before.clone(),
                 "unsupported operation: set_ under no_grad gives a tensor that requires grad other data of another shape, so its gradient would not be one of its own elements".to_string(),
-            );
+                loc,
+            ));
         }
         if !recorded && matches!(kind, MetadataKind::Set) && self.requires_grad(x) && self.is_leaf(x) {
             // PyTorch gives the leaf a new gradient accumulator: its uses

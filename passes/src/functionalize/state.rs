@@ -42,6 +42,12 @@ pub struct Functionalizer<'c> {
     /// A program autograd would give a gradient we cannot report (a leaf
     /// whose shape a no_grad metadata mutation changed).
     pub(super) unsupported_backward: Option<(String, Location)>,
+    /// A no_grad `set_` that gave a tensor requiring grad other data of
+    /// another shape: refused (as `unsupported_backward`) at the next use of
+    /// the tensor, unless a `set_` first puts back the storage and layout it
+    /// had (`(object, storage, layout, message, location)`): PyTorch's
+    /// `a.set_(b); a.set_(a_old)` under no_grad is a no-op.
+    pub(super) pending_set: Option<(usize, usize, Layout, String, Location)>,
     /// Holders whose history an in-place op autograd recorded replaced:
     /// every argument sharing one is in the gradient's objective.
     pub(super) touched: rustc_hash::FxHashSet<usize>,
@@ -106,6 +112,7 @@ impl<'c> Functionalizer<'c> {
             graph: AutogradGraph::default(),
             grad_fn: FxHashMap::default(),
             unsupported_backward: None,
+            pending_set: None,
             touched: Default::default(),
             own_history: Default::default(),
             set_moved: Default::default(),

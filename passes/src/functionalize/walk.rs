@@ -41,7 +41,20 @@ impl<'c> Functionalizer<'c> {
                 .map(|v| self.obj_of(env, op, v))
                 .collect::<Result<_, _>>()?;
             if self.rw.isa::<aot_dialects::func::ReturnOp>(op) {
+                self.commit_pending_set();
                 return Ok(operands);
+            }
+            // A use of a tensor a no_grad set_ left pending, other than a
+            // set_ that may put it back.
+            if let Some(&(x, ..)) = self.pending_set.as_ref() {
+                let is_set = self
+                    .rw
+                    .op_def(op)
+                    .and_then(|d| d.interface::<aot_dialects::r#mut::MetadataMutationInterface>())
+                    .is_some_and(|m| matches!(m.kind, aot_dialects::r#mut::MetadataKind::Set));
+                if operands.contains(&x) && !(is_set && operands.first() == Some(&x)) {
+                    self.commit_pending_set();
+                }
             }
             if self.rw.isa::<aot_dialects::func::CallOp>(op) {
                 let results = self.call(op, &operands)?;
