@@ -466,6 +466,23 @@ def _dropout_(input, p, train):
     return aten.copy_.default(input, aten.native_dropout.default(input, p, train)[0])
 
 
+def _index_copy(x, dim, index, source):
+    # The IR's index_put takes one 1-D index on dim 0: move `dim` there.
+    if x.dim() == 0:
+        return aten.index_put.default(x.reshape(1), [index.reshape(-1)], source.reshape(-1)).reshape(())
+    d = dim % x.dim()
+    if source.dim() < x.dim():
+        source = source.unsqueeze(d)
+    moved = aten.index_put.default(x.movedim(d, 0), [index.reshape(-1)], source.movedim(d, 0))
+    # A fresh result in eager's layout (the IR's index_put result is
+    # contiguous where PyTorch's keeps the moved input's).
+    return aten.clone.default(moved.movedim(0, d), memory_format=torch.contiguous_format)
+
+
+def _index_copy_(x, dim, index, source):
+    return aten.copy_.default(x, _index_copy(x, dim, index, source))
+
+
 def _build_decompositions():
     from torch._decomp import get_decompositions
 
@@ -494,11 +511,17 @@ def _build_decompositions():
         aten.constant_pad_nd,
         aten.stack,
         aten.repeat,
+        # Composites of catalogue ops (upstream compiles them the same way).
+        aten.linalg_vector_norm,
+        aten.linspace, aten.logspace,
+        aten.index_fill, aten.index_fill_,
     ]))
     table[aten.native_batch_norm.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.no_stats] = _bn_legit_no_stats
     table[aten._native_batch_norm_legit_no_training.default] = _bn_legit_no_training
+    table[aten.index_copy.default] = _index_copy
+    table[aten.index_copy_.default] = _index_copy_
     table[aten.dropout.default] = _dropout
     table[aten.dropout_.default] = _dropout_
     table.update(conv.decompositions())

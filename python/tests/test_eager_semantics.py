@@ -284,3 +284,40 @@ def test_a_non_leaf_written_in_grad_mode_is_compiled_and_differentiated(returned
     assert c_args[0]._version > 0
     for e, c in zip(e_leaves, c_leaves):
         torch.testing.assert_close(c.grad, e.grad)
+
+
+@pytest.mark.parametrize("op", ["vector_norm", "linspace", "index_fill_", "index_copy"])
+@pytest.mark.parametrize("training", [False, True])
+def test_composite_ops_upstream_compiles_compile_here(op, training):
+    def f(x, s):
+        if op == "vector_norm":
+            return (torch.linalg.vector_norm(x, dim=1) * 2, torch.linalg.vector_norm(x, ord=3))
+        if op == "linspace":
+            return (x * torch.linspace(0, 1, 5), torch.logspace(0, 1, 5) + x)
+        if op == "index_fill_":
+            y = x.clone()
+            y.index_fill_(1, torch.tensor([0, 2]), -1.0)
+            return (y * 2, x.index_fill(0, torch.tensor([1]), 3.0))
+        z = x.clone()
+        z.index_copy_(0, torch.tensor([2]), s[:1, :1].expand(1, 5) * 1)
+        return (x.index_copy(1, torch.tensor([3, 0]), s), z)
+
+    def make_inputs():
+        g = torch.Generator().manual_seed(31)
+        x, s = torch.randn(3, 5, generator=g), torch.randn(3, 2, generator=g)
+        return [x.requires_grad_(), s.requires_grad_()] if training else [x, s]
+
+    before = aot_torch.stats["fallback_ops"] + aot_torch.stats["fallback_regions"]
+    (eager, e_args), (compiled, c_args) = _both(f, make_inputs)
+    assert aot_torch.stats["fallback_ops"] + aot_torch.stats["fallback_regions"] == before, "ran in PyTorch"
+    for e, c in zip(eager, compiled):
+        torch.testing.assert_close(c.detach(), e.detach())
+        assert c.stride() == e.stride()
+    if training:
+        ws = [torch.arange(float(o.numel())).view(o.shape) for o in eager]
+        for out in (eager, compiled):
+            sum((o * w).sum() for o, w in zip(out, ws)).backward()
+        for e, c in zip(e_args, c_args):
+            assert (c.grad is None) == (e.grad is None)
+            if e.grad is not None:
+                torch.testing.assert_close(c.grad, e.grad)
