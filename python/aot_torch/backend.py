@@ -94,7 +94,7 @@ class _AotFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, variant: "_Variant", views: "_Views", *args):
-        outs, state = variant.fn.forward(_bind(args, variant.mutated))
+        outs, state = variant.fn.forward(_bind(args, variant.mutated), variant.translation.result_is_view)
         ctx.aot = (variant, state, views)
         # After the call: a saved argument the call wrote is saved at its
         # new version.
@@ -317,6 +317,8 @@ class _Variant:
 
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]
+        versions = [tensors[i]._version for i in self.mutated]
+        detach = self.translation.result_detach
         if self.training:
             views = _Views()
             res = _AotFunction.apply(self, views, *tensors)
@@ -324,21 +326,27 @@ class _Variant:
             # Outputs that alias inputs are regenerated from them outside
             # the autograd node, as views (AOTAutograd's epilogue does the
             # same), so autograd sees them as views of the inputs.
-            for k, i in enumerate(self.aliases):
-                if i is not None and not self.is_input[k]:
-                    o = outs[k]
-                    outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
+            regen = [i is not None and not self.is_input[k] for k, i in enumerate(self.aliases)]
         else:
             bound = _bind(tensors, self.mutated)
-            outs = self.fn(bound)
+            outs = self.fn(bound, self.translation.result_is_view)
             # A view of a stand-in (see `_bind`) is a view of the argument.
-            for k, i in enumerate(self.aliases):
-                if i is not None and not self.is_input[k] and bound[i] is not tensors[i]:
-                    o = outs[k]
-                    outs[k] = tensors[i].as_strided(o.size(), o.stride(), o.storage_offset())
+            regen = [i is not None and not self.is_input[k] and (bound[i] is not tensors[i] or detach[k] is not None)
+                     for k, i in enumerate(self.aliases)]
         for k, i in enumerate(self.aliases):
-            if self.is_input[k]:
+            if i is None:
+                continue
+            if self.is_input[k] and detach[k] is None:
                 outs[k] = tensors[i]
+            elif regen[k] or detach[k] is not None:
+                outs[k] = _alias_of(tensors[i], outs[k], detach[k])
+        # An in-place op bumps the version counter of what it writes, also
+        # a metadata change of a view of an argument, which aot's effects on
+        # the argument itself do not show.
+        for i, v in zip(self.mutated, versions):
+            t = tensors[i]
+            if t._version == v and not t.is_inference():
+                torch._C._autograd._unsafe_set_version_counter((t,), (v + 1,))
         # A fresh result PyTorch lays out otherwise (channels-last, a
         # transposed elementwise result) gets eager's strides: code after
         # the region (a view, as_strided, a stride check) sees what it
@@ -352,6 +360,18 @@ class _Variant:
         for kind, v in self.translation.outputs:
             result.append(outs[v] if kind == "tensor" else v)
         return result
+
+
+def _alias_of(t: torch.Tensor, o: torch.Tensor, detach: Optional[str]) -> torch.Tensor:
+    """Output `o` (a view of argument `t`) regenerated from `t` as eager
+    makes it: a view, or through `detach` (no gradient; no `_base` when the
+    detach is the last op)."""
+    same = o.size() == t.size() and o.stride() == t.stride() and o.storage_offset() == t.storage_offset()
+    if detach == "last":
+        return t.detach() if same else t.as_strided(o.size(), o.stride(), o.storage_offset()).detach()
+    if detach == "inner":
+        return t.detach().as_strided(o.size(), o.stride(), o.storage_offset())
+    return t.as_strided(o.size(), o.stride(), o.storage_offset())
 
 
 def _convention_key(args: Sequence[Any]) -> tuple:

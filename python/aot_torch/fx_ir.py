@@ -687,6 +687,45 @@ class Translation:
     # backend restrides such a result so that code after the region sees
     # eager's layout.
     result_strides: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
+    # Per result: eager's is a view (of an input or an intermediate), so it
+    # has a `_base`; and the last `detach` on its view chain: None (none),
+    # "last" (the result itself is a detach: no `_base`, no grad) or
+    # "inner" (a view of a detached tensor: a `_base`, no grad).
+    result_is_view: List[bool] = field(default_factory=list)
+    result_detach: List[Optional[str]] = field(default_factory=list)
+
+
+def _is_view_node(node: torch.fx.Node) -> bool:
+    """An ATen view op (its result aliases its first argument)."""
+    t = node.target
+    if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload):
+        return False
+    try:
+        rets = t._schema.returns
+        return (len(rets) >= 1 and rets[0].alias_info is not None and not rets[0].alias_info.is_write
+                and not t._schema.is_mutable)
+    except Exception:
+        return False
+
+
+def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
+    """(is a view, detach position) of an output node, per
+    `Translation.result_is_view` / `result_detach`."""
+    is_view = _is_view_node(node) or (node.target is operator.getitem and _is_view_node(node.args[0]))
+    detach: Optional[str] = None
+    n = node
+    first = True
+    while isinstance(n, torch.fx.Node):
+        if n.op == "call_function" and n.target is operator.getitem:
+            n = n.args[0]
+            continue
+        if not _is_view_node(n):
+            break
+        if n.target in (aten.detach.default,) and detach is None:
+            detach = "last" if first else "inner"
+        first = False
+        n = n.args[0] if n.args else None
+    return is_view, detach
 
 
 def _is_mutating(node: torch.fx.Node) -> bool:
@@ -906,6 +945,8 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     flat = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     results: List[Value] = []
     strides: List[Optional[Tuple[int, ...]]] = []
+    views: List[bool] = []
+    detaches: List[Optional[str]] = []
     index_of: Dict[torch.fx.Node, int] = {}
     descr: List[Tuple[str, Any]] = []
     for o in flat:
@@ -918,6 +959,9 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     t = o.meta.get("val")
                     laid_out = isinstance(t, torch.Tensor) and not t.is_contiguous() and t.numel() > 1
                     strides.append(tuple(t.stride()) if laid_out else None)
+                    is_view, detach = _view_chain(o)
+                    views.append(is_view)
+                    detaches.append(detach)
                 descr.append(("tensor", index_of[o]))
             elif isinstance(v, (int, float, bool)) or v is None:
                 descr.append(("const", v))
@@ -946,6 +990,8 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_types=res_types,
         result_meta=[(tuple(r.shape), r.dtype) for r in results],
         result_strides=strides,
+        result_is_view=views,
+        result_detach=detaches,
     )
 
 

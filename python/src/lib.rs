@@ -249,18 +249,27 @@ impl<'a> Exporter<'a> {
     /// the first). A result that is only part of its storage (a view of an
     /// intermediate, `sin(x)[2:]`) is a view of a 1-D tensor over the whole
     /// storage, so it keeps eager's storage offset and is a view.
-    fn tensors(&mut self, py: Python<'_>, api: &TorchApi, ts: &[Option<Tensor>]) -> PyResult<Vec<Option<Py<PyAny>>>> {
+    /// `views[k]`: result k is a view in eager (a whole-storage result is
+    /// then a view too, never the plain base of the others).
+    fn tensors(
+        &mut self,
+        py: Python<'_>,
+        api: &TorchApi,
+        ts: &[Option<Tensor>],
+        views: &[bool],
+    ) -> PyResult<Vec<Option<Py<PyAny>>>> {
         let mut out: Vec<Option<Py<PyAny>>> = Vec::with_capacity(ts.len());
         let uses = |s: &StorageRef| ts.iter().flatten().filter(|t| Rc::ptr_eq(&t.storage(), s)).count();
-        for t in ts {
+        for (k, t) in ts.iter().enumerate() {
             let Some(t) = t else {
                 out.push(None);
                 continue;
             };
             let s = t.storage();
+            let view = views.get(k).copied().unwrap_or(false);
             if self.binder.owner_of(&s).is_none()
                 && self.exported_as(&s).is_none()
-                && (is_whole_storage(t) || (self.plain_parts && uses(&s) == 1))
+                && ((is_whole_storage(t) && !view) || (self.plain_parts && uses(&s) == 1))
             {
                 let e = dlpack(py, api, &s, &t.sizes(), &t.strides(), t.offset())?.unbind();
                 if is_whole_storage(t) {
@@ -518,6 +527,7 @@ impl PyAotFunction {
         &mut self,
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
+        views: &[bool],
         run: impl FnOnce(&mut Function, &[Tensor]) -> Result<(Vec<Tensor>, R), Error>,
     ) -> PyResult<(Vec<Py<PyAny>>, R)> {
         let api = torch(py)?;
@@ -529,7 +539,7 @@ impl PyAotFunction {
         let (outs, extra) = run(&mut self.inner.0, &bound).map_err(py_err)?;
         let mut exporter = Exporter::new(&binder);
         let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
-        let results = exporter.tensors(py, api, &outs)?.into_iter().flatten().collect();
+        let results = exporter.tensors(py, api, &outs, views)?.into_iter().flatten().collect();
         // Effects on the arguments, once per object.
         let effects = self.inner.0.arg_effects();
         for (i, (t, obj)) in bound.iter().zip(&objs).enumerate() {
@@ -558,15 +568,31 @@ impl PyAotFunction {
 
 #[pymethods]
 impl PyAotFunction {
-    /// Calls the function (forward only): returns its outputs.
-    fn __call__(&mut self, py: Python<'_>, args: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
-        Ok(self.invoke(py, args, |f, a| Ok((f.call(a)?, ())))?.0)
+    /// Calls the function (forward only): returns its outputs. With
+    /// `result_views`, the outputs that are views in eager (per output) are
+    /// handed back as views even where they cover their whole storage.
+    #[pyo3(signature = (args, result_views = None))]
+    fn __call__(
+        &mut self,
+        py: Python<'_>,
+        args: &Bound<'_, PyAny>,
+        result_views: Option<Vec<bool>>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let views = result_views.unwrap_or_default();
+        Ok(self.invoke(py, args, &views, |f, a| Ok((f.call(a)?, ())))?.0)
     }
 
     /// Calls the forward and keeps what the backward needs: returns
-    /// `(outputs, state)`.
-    fn forward(&mut self, py: Python<'_>, args: &Bound<'_, PyAny>) -> PyResult<(Vec<Py<PyAny>>, PyForwardState)> {
-        let (outs, state) = self.invoke(py, args, |f, a| f.forward(a))?;
+    /// `(outputs, state)`; `result_views` as for calls.
+    #[pyo3(signature = (args, result_views = None))]
+    fn forward(
+        &mut self,
+        py: Python<'_>,
+        args: &Bound<'_, PyAny>,
+        result_views: Option<Vec<bool>>,
+    ) -> PyResult<(Vec<Py<PyAny>>, PyForwardState)> {
+        let views = result_views.unwrap_or_default();
+        let (outs, state) = self.invoke(py, args, &views, |f, a| f.forward(a))?;
         Ok((outs, PyForwardState { inner: GilOnly(Some(state)) }))
     }
 
@@ -601,7 +627,7 @@ impl PyAotFunction {
         let grads = self.inner.0.backward_with_mutations(saved, &tangents, &mutated).map_err(py_err)?;
         let mut exporter = Exporter::new(&binder);
         exporter.plain_parts = true;
-        exporter.tensors(py, api, &grads.args)
+        exporter.tensors(py, api, &grads.args, &[])
     }
 
     /// Reseeds the generator the function draws from (the one all compiled
