@@ -535,6 +535,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         for (e, &r) in effects.iter_mut().zip(&tp.grad_reaches) {
             e.grad_reaches = r;
         }
+        for &i in &tp.mutated_args {
+            if let Some(e) = effects.get_mut(i) {
+                e.mutation_takes_tangent = true;
+            }
+        }
     }
     Ok(Plans { forward: plan, backward, effects })
 }
@@ -556,6 +561,7 @@ fn arg_effects(
             requires_grad: a.requires_grad,
             data_mutations_hidden_from_autograd: true,
             grad_reaches: true,
+            mutation_takes_tangent: false,
         })
         .collect();
     let add = |e: &mut ArgEffects, info: &aot_passes::meta::InputAliasInfo| {
@@ -609,6 +615,11 @@ pub struct ArgEffects {
     /// output, where eager autograd leaves `.grad` None. True otherwise,
     /// and for a function compiled without a backward.
     pub grad_reaches: bool,
+    /// Compiled for training, the call writes it where autograd sees it
+    /// (its new value takes a tangent, `backward_with_mutations`): an
+    /// embedder records the write on the argument's history, as eager's
+    /// in-place op does, also for one that did not require grad before.
+    pub mutation_takes_tangent: bool,
 }
 
 /// The plans of a compiled function.

@@ -94,7 +94,8 @@ class _AotFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, variant: "_Variant", views: "_Views", *args):
-        outs, state = variant.fn.forward(_bind(args, variant.mutated), variant.translation.result_is_view)
+        outs, state = variant.fn.forward(_bind(args, variant.mutated), variant.translation.result_is_view,
+                                         variant.written)
         ctx.aot = (variant, state, views)
         # After the call: a saved argument the call wrote is saved at its
         # new version.
@@ -272,6 +273,11 @@ class _Variant:
         # (Translation indices count every graph input; these count tensors.)
         self.mutated = frozenset(self.tensor_pos.index(i) for i in translation.mutated_inputs
                                  if i in self.tensor_pos)
+        # Arguments written through any alias: an in-place op bumps the
+        # version counter of what it writes, also a metadata change of a view
+        # of an argument, which aot's effects on the argument do not show.
+        self.written = sorted(self.mutated)
+        self.tensor_index = {p: k for k, p in enumerate(self.tensor_pos)}
         self.fn = module.compile(_bind(tensors, self.mutated), pipeline=cfg.pipeline_for(training),
                                  backend=cfg.native_backend)
         info = self.fn.info()
@@ -281,16 +287,21 @@ class _Variant:
         # as an in-place op would, and their new value's gradient flows into
         # the backward. Eager refuses it for a leaf or a view of one (so did
         # the trace, before this); a metadata change of one is not supported.
+        # An argument that did not require grad and is written with a value
+        # that does becomes a non-leaf that requires grad, as in eager.
         self.dirty: List[int] = []
         for i, m in enumerate(info["inputs"]):
-            if not (m["requires_grad"] and (m["mutates_data"] or m["mutates_metadata"])):
-                continue
-            if m["mutates_metadata"] and training:
+            if not training:
+                break
+            if m["requires_grad"] and m["mutates_metadata"]:
                 raise fx_ir.Unsupported("input %d" % i, "a metadata change of an input that requires grad")
-            if m["mutates_data"] and not m["mutation_hidden_from_autograd"] and training:
+            seen = m["mutates_data"] and not m["mutation_hidden_from_autograd"]
+            if m.get("mutation_takes_tangent"):
                 if self.dupe_of_any(tensors, i):
-                    raise fx_ir.Unsupported("input %d" % i, "an input passed twice that requires grad is written")
+                    raise fx_ir.Unsupported("input %d" % i, "an input passed twice is written where autograd sees it")
                 self.dirty.append(i)
+            elif seen and m["requires_grad"]:
+                raise fx_ir.Unsupported("input %d" % i, "an input that requires grad is written, without a tangent")
         self.aliases = [o["aliases_input"] for o in info["outputs"]]
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
@@ -317,7 +328,6 @@ class _Variant:
 
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]
-        versions = [tensors[i]._version for i in self.mutated]
         detach = self.translation.result_detach
         if self.training:
             views = _Views()
@@ -329,7 +339,7 @@ class _Variant:
             regen = [i is not None and not self.is_input[k] for k, i in enumerate(self.aliases)]
         else:
             bound = _bind(tensors, self.mutated)
-            outs = self.fn(bound, self.translation.result_is_view)
+            outs = self.fn(bound, self.translation.result_is_view, self.written)
             # A view of a stand-in (see `_bind`) is a view of the argument.
             regen = [i is not None and not self.is_input[k] and (bound[i] is not tensors[i] or detach[k] is not None)
                      for k, i in enumerate(self.aliases)]
@@ -340,13 +350,11 @@ class _Variant:
                 outs[k] = tensors[i]
             elif regen[k] or detach[k] is not None:
                 outs[k] = _alias_of(tensors[i], outs[k], detach[k])
-        # An in-place op bumps the version counter of what it writes, also
-        # a metadata change of a view of an argument, which aot's effects on
-        # the argument itself do not show.
-        for i, v in zip(self.mutated, versions):
-            t = tensors[i]
-            if t._version == v and not t.is_inference():
-                torch._C._autograd._unsafe_set_version_counter((t,), (v + 1,))
+        # An output that is an argument itself (`a.index_put_(...); return
+        # a`, also where aot's metadata calls it a view of a synthetic base).
+        for k, i in enumerate(self.translation.result_input):
+            if i is not None and detach[k] is None and i in self.tensor_index:
+                outs[k] = tensors[self.tensor_index[i]]
         # A fresh result PyTorch lays out otherwise (channels-last, a
         # transposed elementwise result) gets eager's strides: code after
         # the region (a view, as_strided, a stride check) sees what it

@@ -693,6 +693,9 @@ class Translation:
     # "inner" (a view of a detached tensor: a `_base`, no grad).
     result_is_view: List[bool] = field(default_factory=list)
     result_detach: List[Optional[str]] = field(default_factory=list)
+    # Per result: the graph input it is (the same object: the input, or an
+    # in-place op's result, which is its destination), else None.
+    result_input: List[Optional[int]] = field(default_factory=list)
 
 
 def _is_view_node(node: torch.fx.Node) -> bool:
@@ -726,6 +729,26 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
         first = False
         n = n.args[0] if n.args else None
     return is_view, detach
+
+
+def _input_object(node: torch.fx.Node, placeholders: List[torch.fx.Node]) -> Optional[int]:
+    """The index of the graph input `node` is the same object as: the input
+    itself, or an in-place op's result (its destination) on one."""
+    n = node
+    while isinstance(n, torch.fx.Node) and n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
+        try:
+            rets = n.target._schema.returns
+            args = n.target._schema.arguments
+            ok = (len(rets) == 1 and rets[0].alias_info is not None and rets[0].alias_info.is_write
+                  and args and args[0].alias_info is not None and args[0].alias_info.is_write)
+        except Exception:
+            ok = False
+        if not ok or not n.args:
+            return None
+        n = n.args[0]
+    if isinstance(n, torch.fx.Node) and n.op == "placeholder":
+        return placeholders.index(n)
+    return None
 
 
 def _is_mutating(node: torch.fx.Node) -> bool:
@@ -947,6 +970,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     strides: List[Optional[Tuple[int, ...]]] = []
     views: List[bool] = []
     detaches: List[Optional[str]] = []
+    inputs: List[Optional[int]] = []
     index_of: Dict[torch.fx.Node, int] = {}
     descr: List[Tuple[str, Any]] = []
     for o in flat:
@@ -962,6 +986,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     is_view, detach = _view_chain(o)
                     views.append(is_view)
                     detaches.append(detach)
+                    inputs.append(_input_object(o, placeholders))
                 descr.append(("tensor", index_of[o]))
             elif isinstance(v, (int, float, bool)) or v is None:
                 descr.append(("const", v))
@@ -992,6 +1017,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_strides=strides,
         result_is_view=views,
         result_detach=detaches,
+        result_input=inputs,
     )
 
 

@@ -528,6 +528,7 @@ impl PyAotFunction {
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
         views: &[bool],
+        written: &[usize],
         run: impl FnOnce(&mut Function, &[Tensor]) -> Result<(Vec<Tensor>, R), Error>,
     ) -> PyResult<(Vec<Py<PyAny>>, R)> {
         let api = torch(py)?;
@@ -538,9 +539,10 @@ impl PyAotFunction {
             bound.iter().map(|t| (t.storage(), t.sizes(), t.strides(), t.offset())).collect();
         let (outs, extra) = run(&mut self.inner.0, &bound).map_err(py_err)?;
         let mut exporter = Exporter::new(&binder);
-        let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
-        let results = exporter.tensors(py, api, &outs, views)?.into_iter().flatten().collect();
-        // Effects on the arguments, once per object.
+        // Effects on the arguments, once per object, before the results
+        // exist: a result that views an argument is made after the
+        // argument's version changed, as in eager (a view made under no_grad
+        // before a change of its base's version cannot be used later).
         let effects = self.inner.0.arg_effects();
         for (i, (t, obj)) in bound.iter().zip(&objs).enumerate() {
             if bound[..i].iter().any(|u| u.same(t)) {
@@ -556,12 +558,18 @@ impl PyAotFunction {
             } else if t.sizes() != *sizes || t.strides() != *strides || t.offset() != *offset {
                 obj.call_method1("as_strided_", (t.sizes().to_vec(), t.strides().to_vec(), t.offset()))?;
             }
-            // Inference tensors have no version counter to bump.
-            if effects.get(i).is_some_and(|e| e.mutates_data) && !obj.call_method0("is_inference")?.extract::<bool>()? {
+            // Inference tensors have no version counter to bump. `written`:
+            // arguments the caller knows the program writes through some
+            // alias (a metadata change of a view of one bumps it too).
+            let wrote = effects.get(i).is_some_and(|e| e.mutates_data)
+                || written.iter().any(|&j| bound.get(j).is_some_and(|u| u.same(t)));
+            if wrote && !obj.call_method0("is_inference")?.extract::<bool>()? {
                 let v: i64 = obj.getattr("_version")?.extract()?;
                 api.set_version.bind(py).call1((PyTuple::new(py, [obj])?, PyTuple::new(py, [v + 1])?))?;
             }
         }
+        let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
+        let results = exporter.tensors(py, api, &outs, views)?.into_iter().flatten().collect();
         Ok((results, extra))
     }
 }
@@ -571,28 +579,34 @@ impl PyAotFunction {
     /// Calls the function (forward only): returns its outputs. With
     /// `result_views`, the outputs that are views in eager (per output) are
     /// handed back as views even where they cover their whole storage.
-    #[pyo3(signature = (args, result_views = None))]
+    /// `written`: arguments the program writes through some alias, whose
+    /// version counters the call bumps too.
+    #[pyo3(signature = (args, result_views = None, written = None))]
     fn __call__(
         &mut self,
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
         result_views: Option<Vec<bool>>,
+        written: Option<Vec<usize>>,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let views = result_views.unwrap_or_default();
-        Ok(self.invoke(py, args, &views, |f, a| Ok((f.call(a)?, ())))?.0)
+        let written = written.unwrap_or_default();
+        Ok(self.invoke(py, args, &views, &written, |f, a| Ok((f.call(a)?, ())))?.0)
     }
 
     /// Calls the forward and keeps what the backward needs: returns
     /// `(outputs, state)`; `result_views` as for calls.
-    #[pyo3(signature = (args, result_views = None))]
+    #[pyo3(signature = (args, result_views = None, written = None))]
     fn forward(
         &mut self,
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
         result_views: Option<Vec<bool>>,
+        written: Option<Vec<usize>>,
     ) -> PyResult<(Vec<Py<PyAny>>, PyForwardState)> {
         let views = result_views.unwrap_or_default();
-        let (outs, state) = self.invoke(py, args, &views, |f, a| f.forward(a))?;
+        let written = written.unwrap_or_default();
+        let (outs, state) = self.invoke(py, args, &views, &written, |f, a| f.forward(a))?;
         Ok((outs, PyForwardState { inner: GilOnly(Some(state)) }))
     }
 
@@ -657,6 +671,7 @@ impl PyAotFunction {
             e.set_item("requires_grad", m.requires_grad)?;
             e.set_item("mutation_hidden_from_autograd", m.data_mutations_hidden_from_autograd)?;
             e.set_item("grad_reaches", m.grad_reaches)?;
+            e.set_item("mutation_takes_tangent", m.mutation_takes_tangent)?;
             inputs.append(e)?;
         }
         let outputs = PyList::empty(py);
