@@ -812,6 +812,24 @@ pub struct Compiled {
     pub ir: Option<String>,
     /// Per user argument, what a call does to it.
     pub effects: Vec<ArgEffects>,
+    /// Per user output, the user argument it is, or views (`(argument, is
+    /// the argument object itself)`); a view of a synthetic base names one
+    /// of its members (all share the storage).
+    pub output_args: Vec<Option<(usize, bool)>>,
+}
+
+/// Per user output of `plan`, the user argument it is or views (see
+/// `Compiled::output_args`).
+fn output_args(plan: &Plan) -> Vec<Option<(usize, bool)>> {
+    let user = |s: usize| if s < plan.num_args { Some(s) } else { plan.bases.get(s - plan.num_args).map(|b| b.member) };
+    plan.outputs
+        .iter()
+        .map(|(from, _)| match from {
+            OutputFrom::Arg(s) => user(*s).map(|a| (a, true)),
+            OutputFrom::ViewOfArg { arg, .. } => user(*arg).map(|a| (a, false)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What to compile with.
@@ -863,6 +881,7 @@ pub fn compile(
     })?;
     let ir = opts.keep_ir.then(|| aot_ir::printer::print_op(&ctx, module, Default::default()));
     let effects = plans.effects.clone();
+    let output_args = output_args(&plans.forward);
     let generator = Rc::new(RefCell::new(Generator::default()));
     let function = match opts.backend {
         Backend::Interp => {
@@ -902,5 +921,5 @@ pub fn compile(
             function
         }
     };
-    Ok(Compiled { function, meta, generator, ir, effects })
+    Ok(Compiled { function, meta, generator, ir, effects, output_args })
 }

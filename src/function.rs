@@ -222,7 +222,15 @@ pub(crate) fn compile_entry(
     let copts =
         CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: false, compile_for: None };
     let c = compile(ctx, sources, m, func, &copts).map_err(Error::Compile)?;
-    Ok(Function { inner: c.function, meta: c.meta, generator: c.generator, shared: None, outputs, effects: c.effects })
+    Ok(Function {
+        inner: c.function,
+        meta: c.meta,
+        generator: c.generator,
+        shared: None,
+        outputs,
+        effects: c.effects,
+        output_args: c.output_args,
+    })
 }
 
 /// A Philox generator several functions draw from in turn, as PyTorch's
@@ -238,6 +246,8 @@ pub struct Function {
     /// its state is moved into the function's before a call and back after.
     shared: Option<SharedGenerator>,
     effects: Vec<ArgEffects>,
+    /// Per user output, the user argument it is or views.
+    output_args: Vec<Option<(usize, bool)>>,
     /// The user outputs' dtypes and shapes (none: not a tensor).
     outputs: Vec<Option<(aot_ir::ElemType, Vec<i64>)>>,
 }
@@ -317,6 +327,13 @@ impl Function {
     /// does to it: writes its data, changes its metadata; and whether it was
     /// compiled as requiring grad. ([`Function::meta`] describes the
     /// graph's inputs, which deduplication and synthetic bases renumber.)
+    /// Per user output, the user argument (in call order) it is, or views:
+    /// `(argument, whether it is that object itself)`. Unlike
+    /// [`Function::meta`]'s indices, these are the caller's positions.
+    pub fn output_args(&self) -> &[Option<(usize, bool)>] {
+        &self.output_args
+    }
+
     pub fn arg_effects(&self) -> &[ArgEffects] {
         &self.effects
     }

@@ -97,9 +97,11 @@ class _AotFunction(torch.autograd.Function):
         outs, state = variant.fn.forward(_bind(args, variant.mutated), variant.translation.result_is_view,
                                          variant.written)
         ctx.aot = (variant, state, views)
-        # After the call: a saved argument the call wrote is saved at its
-        # new version.
-        ctx.save_for_backward(*[a for a in args if isinstance(a, torch.Tensor)])
+        # The arguments whose memory the backward reads are saved (after the
+        # call: one the call wrote is saved at its new version), so that
+        # writing one before the backward raises PyTorch's error; the others
+        # may be written, as in eager.
+        ctx.save_for_backward(*[args[i] for i in state.saved_args])
         views.split(outs, args, variant.differentiable)
         nondiff = [o for o, d in zip(views.node_outs, views.node_diff) if not d and o is not None]
         if nondiff:
@@ -306,7 +308,7 @@ class _Variant:
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
         # returns it, not as a new view of it.
-        self.is_input = [o["output_type"] == "is_input" for o in info["outputs"]]
+        self.is_input = [o["is_input"] for o in info["outputs"]]
         self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
         self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
         self.out_meta = translation.result_meta

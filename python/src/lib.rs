@@ -512,6 +512,19 @@ impl PyAotModule {
 #[pyclass(name = "ForwardState", module = "aot_torch._native")]
 struct PyForwardState {
     inner: GilOnly<Option<aot::ForwardState>>,
+    /// The arguments (positions) whose memory a saved value holds: the
+    /// backward reads them, so writing them before it must raise, as
+    /// PyTorch's saved-tensor version check does.
+    saved_args: Vec<usize>,
+}
+
+#[pymethods]
+impl PyForwardState {
+    /// Positions of the arguments whose memory the backward reads.
+    #[getter]
+    fn saved_args(&self) -> Vec<usize> {
+        self.saved_args.clone()
+    }
 }
 
 /// A compiled function.
@@ -606,8 +619,14 @@ impl PyAotFunction {
     ) -> PyResult<(Vec<Py<PyAny>>, PyForwardState)> {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
-        let (outs, state) = self.invoke(py, args, &views, &written, |f, a| f.forward(a))?;
-        Ok((outs, PyForwardState { inner: GilOnly(Some(state)) }))
+        let (outs, (state, saved_args)) = self.invoke(py, args, &views, &written, |f, a| {
+            let (outs, state) = f.forward(a)?;
+            let saved_args = (0..a.len())
+                .filter(|&i| state.saved.iter().any(|s| Rc::ptr_eq(&s.storage(), &a[i].storage())))
+                .collect();
+            Ok((outs, (state, saved_args)))
+        })?;
+        Ok((outs, PyForwardState { inner: GilOnly(Some(state)), saved_args }))
     }
 
     /// The backward of one forward: `tangents[k]` flows into output k
@@ -657,9 +676,11 @@ impl PyAotFunction {
     }
 
     /// Per argument: whether the function writes its data (and whether
-    /// only under no_grad), changes its metadata, and requires grad; per
-    /// output: whether it aliases an argument (its index), requires grad,
-    /// and AOTAutograd's output type (`is_input`: the argument itself).
+    /// only under no_grad), changes its metadata, requires grad, whether a
+    /// gradient can reach it and whether its new value takes a tangent; per
+    /// output: the argument it views (`aliases_input`, a call position),
+    /// whether it is that argument object (`is_input`), whether it requires
+    /// grad, and AOTAutograd's output type.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let meta = self.inner.0.meta();
         let d = PyDict::new(py);
@@ -675,12 +696,15 @@ impl PyAotFunction {
             inputs.append(e)?;
         }
         let outputs = PyList::empty(py);
-        for o in &meta.output_info {
+        let args = self.inner.0.output_args();
+        for (k, o) in meta.output_info.iter().enumerate() {
             let e = PyDict::new(py);
-            // `base_idx` names an input only for these two; for a view of an
-            // intermediate it names the intermediate base.
-            let of_input = matches!(o.output_type.name(), "alias_of_input" | "is_input");
-            e.set_item("aliases_input", if of_input { o.base_idx } else { o.aliases_input })?;
+            // The caller's argument position (the metadata's indices count
+            // the graph's inputs, which deduplication and synthetic bases
+            // renumber).
+            let arg = args.get(k).copied().flatten();
+            e.set_item("aliases_input", arg.map(|a| a.0))?;
+            e.set_item("is_input", arg.is_some_and(|a| a.1))?;
             e.set_item("requires_grad", o.requires_grad)?;
             e.set_item("output_type", o.output_type.name())?;
             outputs.append(e)?;
