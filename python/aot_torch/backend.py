@@ -345,11 +345,22 @@ class _Variant:
             # A view of a stand-in (see `_bind`) is a view of the argument.
             regen = [i is not None and not self.is_input[k] and (bound[i] is not tensors[i] or detach[k] is not None)
                      for k, i in enumerate(self.aliases)]
+        stale = self.translation.result_stale_view
         for k, i in enumerate(self.aliases):
             if i is None:
                 continue
             if self.is_input[k] and detach[k] is None:
                 outs[k] = tensors[i]
+            elif stale[k] and detach[k] is None:
+                # Made, as in eager, before the write bumped the version.
+                t = tensors[i]
+                v = t._version
+                if v > 0 and not t.is_inference():
+                    torch._C._autograd._unsafe_set_version_counter((t,), (v - 1,))
+                    try:
+                        outs[k] = _alias_of(t, outs[k], None)
+                    finally:
+                        torch._C._autograd._unsafe_set_version_counter((t,), (v,))
             elif regen[k] or detach[k] is not None:
                 outs[k] = _alias_of(tensors[i], outs[k], detach[k])
         # An output that is an argument itself (`a.index_put_(...); return

@@ -696,6 +696,10 @@ class Translation:
     # Per result: the graph input it is (the same object: the input, or an
     # in-place op's result, which is its destination), else None.
     result_input: List[Optional[int]] = field(default_factory=list)
+    # Per result: a view of an input made under no_grad before an in-place
+    # op wrote that input's storage. Eager's view then records an older
+    # version than its base has: reading its grad_fn (or is_leaf) raises.
+    result_stale_view: List[bool] = field(default_factory=list)
 
 
 def _is_view_node(node: torch.fx.Node) -> bool:
@@ -711,16 +715,40 @@ def _is_view_node(node: torch.fx.Node) -> bool:
         return False
 
 
+def _is_view_op(op) -> bool:
+    try:
+        rets = op._schema.returns
+        return (len(rets) >= 1 and rets[0].alias_info is not None and not rets[0].alias_info.is_write
+                and not op._schema.is_mutable)
+    except Exception:
+        return False
+
+
+def _eager_view(node: torch.fx.Node) -> bool:
+    """A view op that eager ran as a view: not one a decomposition wrote
+    (make_fx records the op it decomposed as `original_aten`; `stack`'s
+    decomposition ends in a `view` of a fresh `cat`)."""
+    if not _is_view_node(node):
+        return False
+    orig = node.meta.get("original_aten")
+    return orig is None or orig is node.target or _is_view_op(orig)
+
+
 def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
     """(is a view, detach position) of an output node, per
     `Translation.result_is_view` / `result_detach`."""
-    is_view = _is_view_node(node) or (node.target is operator.getitem and _is_view_node(node.args[0]))
+    is_view = _eager_view(node) or (node.target is operator.getitem and _eager_view(node.args[0]))
     detach: Optional[str] = None
     n = node
     first = True
     while isinstance(n, torch.fx.Node):
         if n.op == "call_function" and n.target is operator.getitem:
             n = n.args[0]
+            continue
+        if _is_inplace_node(n):
+            # An in-place op's result is its destination (v.squeeze_(0)).
+            n = n.args[0]
+            first = False
             continue
         if not _is_view_node(n):
             break
@@ -729,6 +757,55 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
         first = False
         n = n.args[0] if n.args else None
     return is_view, detach
+
+
+def _is_inplace_node(node: torch.fx.Node) -> bool:
+    """An in-place op whose result is its first argument (written)."""
+    t = node.target
+    if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload) or not node.args:
+        return False
+    try:
+        rets, args = t._schema.returns, t._schema.arguments
+        return (len(rets) == 1 and rets[0].alias_info is not None and rets[0].alias_info.is_write
+                and bool(args) and args[0].alias_info is not None and args[0].alias_info.is_write)
+    except Exception:
+        return False
+
+
+def _creation_and_root(node: torch.fx.Node) -> Tuple[Optional[torch.fx.Node], Optional[torch.fx.Node]]:
+    """The node that made the object `node` is (past in-place ops, which
+    return their destination) and the graph input its view chain starts
+    from (None: not a view of an input)."""
+    n = node
+    made = None
+    while isinstance(n, torch.fx.Node):
+        if n.op == "placeholder":
+            return made, n
+        if n.op == "call_function" and n.target is operator.getitem:
+            made = made or n
+            n = n.args[0]
+        elif _is_inplace_node(n):
+            n = n.args[0]
+        elif _is_view_node(n):
+            made = made or n
+            n = n.args[0]
+        else:
+            return made, None
+    return made, None
+
+
+def _stale_views(graph: torch.fx.Graph, outputs: List[torch.fx.Node]) -> List[bool]:
+    """Per output node, `Translation.result_stale_view`."""
+    order = {n: k for k, n in enumerate(graph.nodes)}
+    writes = [(order[n], _creation_and_root(n.args[0])[1]) for n in graph.nodes
+              if _is_inplace_node(n) and isinstance(n.args[0], torch.fx.Node)]
+    out = []
+    for o in outputs:
+        made, root = _creation_and_root(o)
+        stale = (made is not None and root is not None and grad_mode_of(made) is False
+                 and any(k > order[made] and r is root for k, r in writes))
+        out.append(stale)
+    return out
 
 
 def _input_object(node: torch.fx.Node, placeholders: List[torch.fx.Node]) -> Optional[int]:
@@ -971,6 +1048,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     views: List[bool] = []
     detaches: List[Optional[str]] = []
     inputs: List[Optional[int]] = []
+    result_nodes: List[torch.fx.Node] = []
     index_of: Dict[torch.fx.Node, int] = {}
     descr: List[Tuple[str, Any]] = []
     for o in flat:
@@ -987,6 +1065,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     views.append(is_view)
                     detaches.append(detach)
                     inputs.append(_input_object(o, placeholders))
+                    result_nodes.append(o)
                 descr.append(("tensor", index_of[o]))
             elif isinstance(v, (int, float, bool)) or v is None:
                 descr.append(("const", v))
@@ -1018,6 +1097,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_is_view=views,
         result_detach=detaches,
         result_input=inputs,
+        result_stale_view=_stale_views(graph, result_nodes),
     )
 
 
