@@ -304,6 +304,11 @@ class _Variant:
                 self.dirty.append(i)
             elif seen and m["requires_grad"]:
                 raise fx_ir.Unsupported("input %d" % i, "an input that requires grad is written, without a tangent")
+        # PyTorch's rule for an autograd.Function that writes an input that
+        # is a view: it may return that tensor only.
+        if any(tensors[i]._base is not None for i in self.dirty) and len(info["outputs"]) + len(self.dirty) > 1:
+            raise fx_ir.Unsupported("input %d" % self.dirty[0],
+                                    "a view written where autograd sees it, with other outputs")
         self.aliases = [o["aliases_input"] for o in info["outputs"]]
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
@@ -363,6 +368,11 @@ class _Variant:
                         torch._C._autograd._unsafe_set_version_counter((t,), (v,))
             elif regen[k] or detach[k] is not None:
                 outs[k] = _alias_of(tensors[i], outs[k], detach[k])
+        # A detach of part of an intermediate: eager's shares the memory at
+        # its offset, without a `_base`.
+        for k, o in enumerate(outs):
+            if detach[k] == "last" and self.aliases[k] is None and isinstance(o, torch.Tensor) and o._base is not None:
+                outs[k] = o.detach()
         # An output that is an argument itself (`a.index_put_(...); return
         # a`, also where aot's metadata calls it a view of a synthetic base).
         for k, i in enumerate(self.translation.result_input):

@@ -737,7 +737,9 @@ def _eager_view(node: torch.fx.Node) -> bool:
 def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
     """(is a view, detach position) of an output node, per
     `Translation.result_is_view` / `result_detach`."""
-    is_view = _eager_view(node) or (node.target is operator.getitem and _eager_view(node.args[0]))
+    # A detach shares memory but has no `_base` in eager.
+    is_view = (_eager_view(node) and node.target is not aten.detach.default) or \
+        (node.target is operator.getitem and _eager_view(node.args[0]))
     detach: Optional[str] = None
     n = node
     first = True
