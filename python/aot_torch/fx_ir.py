@@ -540,6 +540,7 @@ def _copy_inputs(example_inputs):
     sharing, requires_grad), so that tracing with real tensors does not
     mutate the caller's tensors."""
     storages: Dict[Tuple[int, int, str], Any] = {}
+    nonleaf_roots: Dict[Tuple[int, int, str], Any] = {}
     by_id: Dict[int, Any] = {}
     out = []
     for t in example_inputs:
@@ -560,9 +561,24 @@ def _copy_inputs(example_inputs):
                 c = torch.empty(0, dtype=t.dtype, device=t.device)
                 c.set_(storages[key], t.storage_offset(), t.size(), t.stride())
         if t.requires_grad:
-            c.requires_grad_(True)
-            if not t.is_leaf:
-                c = c.clone(memory_format=torch.preserve_format)
+            if t.is_leaf or key not in storages:
+                c.requires_grad_(True)
+                if not t.is_leaf:
+                    c = c.clone(memory_format=torch.preserve_format)
+            else:
+                # A non-leaf keeps its strides and offset, and the non-leaf
+                # arguments of one storage keep sharing it: views of one
+                # non-leaf root over a copy of the storage (a clone of a
+                # strided tensor would be dense: `contiguous()` of it would
+                # trace as nothing).
+                root = nonleaf_roots.get(key)
+                if root is None:
+                    n = storages[key].nbytes() // t.element_size()
+                    with torch.no_grad():
+                        flat = torch.empty(0, dtype=t.dtype, device=t.device)
+                        flat.set_(storages[key], 0, (n,), (1,))
+                    root = nonleaf_roots[key] = flat.requires_grad_().clone()
+                c = root.as_strided(t.size(), t.stride(), t.storage_offset())
         by_id[id(t)] = c
         out.append(c)
     return out
@@ -737,9 +753,15 @@ def _eager_view(node: torch.fx.Node) -> bool:
 def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
     """(is a view, detach position) of an output node, per
     `Translation.result_is_view` / `result_detach`."""
+    # The object an in-place op returns is its destination.
+    obj = node
+    while isinstance(obj, torch.fx.Node) and _is_inplace_node(obj):
+        obj = obj.args[0]
+    if not isinstance(obj, torch.fx.Node):
+        obj = node
     # A detach shares memory but has no `_base` in eager.
-    is_view = (_eager_view(node) and node.target is not aten.detach.default) or \
-        (node.target is operator.getitem and _eager_view(node.args[0]))
+    is_view = (_eager_view(obj) and obj.target is not aten.detach.default) or \
+        (obj.op == "call_function" and obj.target is operator.getitem and _eager_view(obj.args[0]))
     detach: Optional[str] = None
     n = node
     first = True
