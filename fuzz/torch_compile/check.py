@@ -362,6 +362,21 @@ BACKENDS = {
 }
 
 
+def compiled_configs(f, backend, modes, mincut, configs=None):
+    """Per configuration of `backend` that runs (min-cut only with
+    `mincut`; only those in `configs` when given): (label, `f` compiled
+    after a Dynamo reset, the modes it runs in)."""
+    for label, be, opts, cmodes in BACKENDS[backend]:
+        if label != "default" and not mincut or configs is not None and label not in configs:
+            continue
+        todo = [m for m in modes if m in cmodes]
+        if not todo:
+            continue
+        torch._dynamo.reset()
+        kw = {"options": opts} if opts else {}
+        yield label, torch.compile(f, backend=be, fullgraph=False, **kw), todo
+
+
 def check_program(source, seed, backend="aot", modes=("infer", "train"), ncalls=2, mincut=True,
                   fallback_log=None, stop_at_first=False, configs=None):
     """Runs the program eagerly and compiled; returns a dict: ``class`` (ok /
@@ -376,15 +391,7 @@ def check_program(source, seed, backend="aot", modes=("infer", "train"), ncalls=
     runs = []
     fallbacks = {}
     stats0 = dict(aot_torch.stats)
-    for label, be, opts, cmodes in BACKENDS[backend]:
-        if label != "default" and not mincut or configs is not None and label not in configs:
-            continue
-        todo = [m for m in modes if m in cmodes]
-        if not todo:
-            continue
-        torch._dynamo.reset()
-        kw = {"options": opts} if opts else {}
-        cf = torch.compile(f, backend=be, fullgraph=False, **kw)
+    for label, cf, todo in compiled_configs(f, backend, modes, mincut, configs):
         for m in todo:
             for k in range(ncalls):
                 try:
@@ -430,15 +437,7 @@ def assert_same(f, make_inputs, seed=0, backend="aot", modes=("infer", "train"),
     ref = {m: call(f, make_inputs, m, seed) for m in modes}
     problems = []
     try:
-        for label, be, opts, cmodes in BACKENDS[backend]:
-            if label != "default" and not mincut:
-                continue
-            todo = [m for m in modes if m in cmodes]
-            if not todo:
-                continue
-            torch._dynamo.reset()
-            kw = {"options": opts} if opts else {}
-            cf = torch.compile(f, backend=be, fullgraph=False, **kw)
+        for label, cf, todo in compiled_configs(f, backend, modes, mincut):
             for m in todo:
                 for k in range(ncalls):
                     cls, diffs = classify(ref[m], call(cf, make_inputs, m, seed))

@@ -41,23 +41,24 @@ def numel(shape):
     return math.prod(shape)
 
 
-def broadcast(a, b):
-    n = max(len(a), len(b))
-    a = [1] * (n - len(a)) + list(a)
-    b = [1] * (n - len(b)) + list(b)
-    out = []
-    for x, y in zip(a, b):
-        if x == y or y == 1:
-            out.append(x)
-        elif x == 1:
-            out.append(y)
-        else:
-            return None
-    return out
+def _ir_gen():
+    """fuzz/torch/gen.py (the IR-level generator, standard library only),
+    whose shape rules this generator shares."""
+    import importlib.util
+    import os
+
+    name = "aot_torch_fuzz_ir_gen"
+    if name not in sys.modules:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "torch", "gen.py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
 
 
-def broadcasts_to(src, dst):
-    return len(src) <= len(dst) and broadcast(src, dst) == list(dst)
+broadcast = _ir_gen().broadcast
+broadcasts_to = _ir_gen().broadcasts_to
 
 
 def fmt_shape(shape):

@@ -22,7 +22,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
-import math
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -102,7 +101,7 @@ class _AotFunction(torch.autograd.Function):
         # writing one before the backward raises PyTorch's error; the others
         # may be written, as in eager.
         ctx.save_for_backward(*[args[i] for i in state.saved_args])
-        views.split(outs, args, variant.differentiable)
+        views.split(outs, args, variant.differentiable, variant.mask_cache)
         nondiff = [o for o, d in zip(views.node_outs, views.node_diff) if not d and o is not None]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
@@ -155,7 +154,7 @@ class _Views:
         self.base_views: List[List[int]] = []
         self.masks: List[Optional[List[torch.Tensor]]] = []
 
-    def split(self, outs, args, differentiable):
+    def split(self, outs, args, differentiable, mask_cache):
         n = len(outs)
         arg_ids = {id(a) for a in args if isinstance(a, torch.Tensor)}
         arg_storages = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor)}
@@ -182,9 +181,13 @@ class _Views:
             node_outs[k] = None
         self.node_outs = node_outs
         self.node_diff = node_diff
-        geo = {k: (size, stride, off) for k, _, size, stride, off in self.regen}
+        geo = {k: (tuple(size), tuple(stride), off) for k, _, size, stride, off in self.regen}
         for e, ks in enumerate(self.base_views):
-            self.masks.append(_first_reach_masks(node_outs[n + e].numel(), [geo[k] for k in ks]))
+            # The layouts are the convention's: computed once per variant.
+            key = (node_outs[n + e].numel(), tuple(geo[k] for k in ks))
+            if key not in mask_cache:
+                mask_cache[key] = _first_reach_masks(*key)
+            self.masks.append(mask_cache[key])
 
     def outputs(self, node_outs):
         """The caller's outputs from the node's: views regenerated."""
@@ -222,15 +225,11 @@ def _first_reach_masks(numel: int, geos) -> Optional[List[torch.Tensor]]:
     elements: a mask of the positions that are the first (over the views
     in order, then positions in order) to reach their element. None when
     every position is the first."""
-    if sum(math.prod(size) for size, _, _ in geos) <= numel:
-        idx = torch.arange(numel)
-        flats = [idx.as_strided(size, stride, off).reshape(-1) for size, stride, off in geos]
-        allf = torch.cat(flats) if flats else idx[:0]
-        if torch.unique(allf).numel() == allf.numel():
-            return None
     idx = torch.arange(numel)
     flats = [idx.as_strided(size, stride, off).reshape(-1) for size, stride, off in geos]
     allf = torch.cat(flats)
+    if torch.unique(allf).numel() == allf.numel():
+        return None
     pos = torch.arange(allf.numel())
     first = torch.full((numel,), allf.numel(), dtype=torch.long).scatter_reduce(0, allf, pos, "amin")
     keep = first[allf] == pos
@@ -272,14 +271,21 @@ class _Variant:
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         self.tensor_pos = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
         module = _native.Module(translation.text, "<aot_torch>")
-        # (Translation indices count every graph input; these count tensors.)
-        self.mutated = frozenset(self.tensor_pos.index(i) for i in translation.mutated_inputs
-                                 if i in self.tensor_pos)
+        # Translation indices count every graph input; these count tensors.
+        self.tensor_index = {p: k for k, p in enumerate(self.tensor_pos)}
+        self.mutated = frozenset(self.tensor_index[i] for i in translation.mutated_inputs if i in self.tensor_index)
         # Arguments written through any alias: an in-place op bumps the
         # version counter of what it writes, also a metadata change of a view
         # of an argument, which aot's effects on the argument do not show.
         self.written = sorted(self.mutated)
-        self.tensor_index = {p: k for k, p in enumerate(self.tensor_pos)}
+        # Per argument, the earlier position of the same tensor, if any.
+        first: Dict[int, int] = {}
+        self.dupe_of: List[Optional[int]] = []
+        for i, t in enumerate(tensors):
+            j = first.setdefault(id(t), i)
+            self.dupe_of.append(j if j != i else None)
+        passed_twice = {i for i, j in enumerate(self.dupe_of) if j is not None} | \
+            {j for j in self.dupe_of if j is not None}
         self.fn = module.compile(_bind(tensors, self.mutated), pipeline=cfg.pipeline_for(training),
                                  backend=cfg.native_backend)
         info = self.fn.info()
@@ -292,14 +298,12 @@ class _Variant:
         # An argument that did not require grad and is written with a value
         # that does becomes a non-leaf that requires grad, as in eager.
         self.dirty: List[int] = []
-        for i, m in enumerate(info["inputs"]):
-            if not training:
-                break
+        for i, m in enumerate(info["inputs"] if training else ()):
             if m["requires_grad"] and m["mutates_metadata"]:
                 raise fx_ir.Unsupported("input %d" % i, "a metadata change of an input that requires grad")
             seen = m["mutates_data"] and not m["mutation_hidden_from_autograd"]
             if m.get("mutation_takes_tangent"):
-                if self.dupe_of_any(tensors, i):
+                if i in passed_twice:
                     raise fx_ir.Unsupported("input %d" % i, "an input passed twice is written where autograd sees it")
                 self.dirty.append(i)
             elif seen and m["requires_grad"]:
@@ -313,20 +317,18 @@ class _Variant:
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
         # returns it, not as a new view of it.
-        self.is_input = [o["is_input"] for o in info["outputs"]]
+        # Also where aot's metadata calls it a view of a synthetic base
+        # (`a.index_put_(...); return a` with `a` sharing a storage): the
+        # translation knows the object.
+        self.same_object: List[Optional[int]] = []
+        for r, a, o in zip(translation.result_input, self.aliases, info["outputs"]):
+            same = self.tensor_index.get(r) if r is not None else None
+            self.same_object.append(same if same is not None else (a if o["is_input"] else None))
         self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
         self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
         self.out_meta = translation.result_meta
-        # Per argument, the earlier position of the same tensor, if any.
-        first: Dict[int, int] = {}
-        self.dupe_of: List[Optional[int]] = []
-        for i, t in enumerate(tensors):
-            j = first.setdefault(id(t), i)
-            self.dupe_of.append(j if j != i else None)
-
-    @staticmethod
-    def dupe_of_any(tensors, i) -> bool:
-        return any(t is tensors[i] for j, t in enumerate(tensors) if j != i)
+        # Masks of `_first_reach_masks` per layout of views of one base.
+        self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
 
     def zeros(self, k: int) -> Optional[torch.Tensor]:
         """The tangent of output `k` when it gets none: zeros if it is a float."""
@@ -343,19 +345,19 @@ class _Variant:
             # Outputs that alias inputs are regenerated from them outside
             # the autograd node, as views (AOTAutograd's epilogue does the
             # same), so autograd sees them as views of the inputs.
-            regen = [i is not None and not self.is_input[k] for k, i in enumerate(self.aliases)]
+            regen = [i is not None and self.same_object[k] is None for k, i in enumerate(self.aliases)]
         else:
             bound = _bind(tensors, self.mutated)
             outs = self.fn(bound, self.translation.result_is_view, self.written)
             # A view of a stand-in (see `_bind`) is a view of the argument.
-            regen = [i is not None and not self.is_input[k] and (bound[i] is not tensors[i] or detach[k] is not None)
+            regen = [i is not None and self.same_object[k] is None and (bound[i] is not tensors[i] or detach[k] is not None)
                      for k, i in enumerate(self.aliases)]
         stale = self.translation.result_stale_view
         for k, i in enumerate(self.aliases):
-            if i is None:
+            if self.same_object[k] is not None and detach[k] is None:
+                outs[k] = tensors[self.same_object[k]]
+            elif i is None:
                 continue
-            if self.is_input[k] and detach[k] is None:
-                outs[k] = tensors[i]
             elif stale[k] and detach[k] is None:
                 # Made, as in eager, before the write bumped the version.
                 t = tensors[i]
@@ -373,11 +375,6 @@ class _Variant:
         for k, o in enumerate(outs):
             if detach[k] == "last" and self.aliases[k] is None and isinstance(o, torch.Tensor) and o._base is not None:
                 outs[k] = o.detach()
-        # An output that is an argument itself (`a.index_put_(...); return
-        # a`, also where aot's metadata calls it a view of a synthetic base).
-        for k, i in enumerate(self.translation.result_input):
-            if i is not None and detach[k] is None and i in self.tensor_index:
-                outs[k] = tensors[self.tensor_index[i]]
         # A fresh result PyTorch lays out otherwise (channels-last, a
         # transposed elementwise result) gets eager's strides: code after
         # the region (a view, as_strided, a stride check) sees what it

@@ -720,15 +720,7 @@ class Translation:
 
 def _is_view_node(node: torch.fx.Node) -> bool:
     """An ATen view op (its result aliases its first argument)."""
-    t = node.target
-    if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload):
-        return False
-    try:
-        rets = t._schema.returns
-        return (len(rets) >= 1 and rets[0].alias_info is not None and not rets[0].alias_info.is_write
-                and not t._schema.is_mutable)
-    except Exception:
-        return False
+    return node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload) and _is_view_op(node.target)
 
 
 def _is_view_op(op) -> bool:
@@ -836,16 +828,7 @@ def _input_object(node: torch.fx.Node, placeholders: List[torch.fx.Node]) -> Opt
     """The index of the graph input `node` is the same object as: the input
     itself, or an in-place op's result (its destination) on one."""
     n = node
-    while isinstance(n, torch.fx.Node) and n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
-        try:
-            rets = n.target._schema.returns
-            args = n.target._schema.arguments
-            ok = (len(rets) == 1 and rets[0].alias_info is not None and rets[0].alias_info.is_write
-                  and args and args[0].alias_info is not None and args[0].alias_info.is_write)
-        except Exception:
-            ok = False
-        if not ok or not n.args:
-            return None
+    while isinstance(n, torch.fx.Node) and _is_inplace_node(n):
         n = n.args[0]
     if isinstance(n, torch.fx.Node) and n.op == "placeholder":
         return placeholders.index(n)

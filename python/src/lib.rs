@@ -269,10 +269,10 @@ impl<'a> Exporter<'a> {
             let view = views.get(k).copied().unwrap_or(false);
             if self.binder.owner_of(&s).is_none()
                 && self.exported_as(&s).is_none()
-                && ((is_whole_storage(t) && !view) || (self.plain_parts && uses(&s) == 1))
+                && ((t.covers_storage() && !view) || (self.plain_parts && uses(&s) == 1))
             {
                 let e = dlpack(py, api, &s, &t.sizes(), &t.strides(), t.offset())?.unbind();
-                if is_whole_storage(t) {
+                if t.covers_storage() {
                     self.exported.push((s.clone(), e.clone_ref(py)));
                 }
                 out.push(Some(e));
@@ -310,12 +310,6 @@ impl<'a> Exporter<'a> {
         self.exported.push((s.clone(), e.clone_ref(py)));
         Ok(e)
     }
-}
-
-/// Is `t` all of its storage, in order from element 0 (a fresh tensor)?
-fn is_whole_storage(t: &Tensor) -> bool {
-    let s = t.storage();
-    t.offset() == 0 && t.is_contiguous() && usize::try_from(t.numel()).is_ok_and(|n| n == s.len())
 }
 
 fn as_strided<'py>(base: &Bound<'py, PyAny>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {

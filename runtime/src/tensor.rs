@@ -198,6 +198,11 @@ pub fn contiguous_strides(shape: &[i64]) -> Shape {
 /// Row-major contiguous strides for `sizes` (size-1 dimensions may have any
 /// stride; a tensor without elements is contiguous whatever its strides, as
 /// in PyTorch).
+/// Contiguous from element 0 over exactly the storage's elements.
+fn covers(t: &TensorImpl) -> bool {
+    t.offset == 0 && t.storage.len() as i64 == numel(&t.sizes) && dense(&t.sizes, &t.strides)
+}
+
 fn dense(sizes: &[i64], strides: &[i64]) -> bool {
     if sizes.contains(&0) {
         return true;
@@ -464,17 +469,10 @@ impl Tensor {
     /// it covers exactly (contiguous, offset 0, logical = physical type, no
     /// autograd state). Such a tensor can be handed over instead of copied.
     pub fn is_exclusive_dense(&self) -> bool {
-        if Rc::strong_count(&self.0) != 1 {
-            return false;
-        }
-        let t = self.0.borrow();
-        Rc::strong_count(&t.storage) == 1
-            && t.offset == 0
-            && t.storage.len() as i64 == numel(&t.sizes)
-            && t.storage.buf().kind() == t.dtype
-            && !t.requires_grad
-            && t.view_base.is_none()
-            && dense(&t.sizes, &t.strides)
+        Rc::strong_count(&self.0) == 1
+            && Rc::strong_count(&self.0.borrow().storage) == 1
+            && !self.0.borrow().requires_grad
+            && self.is_dense_root()
     }
 
     /// An autograd root over its own storage: not a view of another
@@ -483,11 +481,13 @@ impl Tensor {
     /// foreign memory so); its autograd state is its own.
     pub fn is_dense_root(&self) -> bool {
         let t = self.0.borrow();
-        t.offset == 0
-            && t.storage.len() as i64 == numel(&t.sizes)
-            && t.storage.buf().kind() == t.dtype
-            && t.view_base.is_none()
-            && dense(&t.sizes, &t.strides)
+        t.view_base.is_none() && t.storage.buf().kind() == t.dtype && covers(&t)
+    }
+
+    /// All of its storage, in order from element 0 (the layout of a fresh
+    /// tensor), whatever else it is.
+    pub fn covers_storage(&self) -> bool {
+        covers(&self.0.borrow())
     }
 
     pub fn is_contiguous(&self) -> bool {
