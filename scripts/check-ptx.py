@@ -14,12 +14,18 @@ Modules with equal text (files share kernels) are assembled once. With
 `--cache DIR`, a module ptxas accepted is remembered there by a hash of the
 ptxas binary, the architecture, the mode and the text (ccache's rule: the
 same input to the same assembler gives the same verdict), so a re-run with
-nothing changed assembles nothing; a rejection is never cached.
+nothing changed assembles nothing; a rejection is never cached. The same
+directory remembers what `aot-opt` emitted, by a hash of the `aot-opt`
+binary, of libdevice, of the pipeline and of the file's text: a re-run with
+the same binary and corpus starts no `aot-opt` either, and still checks
+every module it emitted before against the verdicts. A failed emission is
+never cached.
 Exits non-zero on any failure, and when nothing was checked.
 """
 import argparse
 import concurrent.futures
 import hashlib
+import json
 import os
 import pathlib
 import subprocess
@@ -50,6 +56,34 @@ def modules(text):
 def emit(args, path, pipeline):
     """(modules, failures) for one file and pipeline: `modules` is a list
     of (label, arch, PTX text), one per kernel module of each arch."""
+    known = emission_path(args, path, pipeline)
+    if known is not None and os.path.exists(known):
+        with open(known) as f:
+            saved = json.load(f)
+        return [(label, arch, m) for label, arch, m in saved], [], True
+    out, failures = emit_now(args, path, pipeline)
+    if known is not None and not failures:
+        os.makedirs(os.path.dirname(known), exist_ok=True)
+        tmp = f"{known}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(out, f)
+        os.replace(tmp, known)
+    return out, failures, False
+
+
+def emission_path(args, path, pipeline):
+    if not args.cache:
+        return None
+    text = pathlib.Path(path).read_bytes()
+    h = hashlib.sha256()
+    for part in [args.aot_opt_digest, args.libdevice_digest, pipeline, str(path)]:
+        h.update(part.encode() + b"\0")
+    h.update(text)
+    d = h.hexdigest()
+    return os.path.join(args.cache, "emitted", d[:2], d[2:])
+
+
+def emit_now(args, path, pipeline):
     base = [args.aot_opt, str(path), f"--pass-pipeline={pipeline}"]
     env = dict(os.environ, AOT_LIBDEVICE=args.libdevice or "")
     emitted = {}
@@ -76,7 +110,8 @@ def emit(args, path, pipeline):
 
 
 def tool_digest(path):
-    """A digest of the ptxas binary (its version lives in it)."""
+    """A digest of a binary (ptxas's version lives in it; aot-opt's code
+    is what it emits)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -122,13 +157,16 @@ def main():
     ap.add_argument("dirs", nargs="*", default=["test/run"])
     args = ap.parse_args()
     args.ptxas_digest = tool_digest(args.ptxas) if args.cache else ""
+    args.aot_opt_digest = tool_digest(args.aot_opt) if args.cache else ""
+    args.libdevice_digest = tool_digest(args.libdevice) if args.cache and args.libdevice else ""
     files = sorted(p for d in args.dirs for p in pathlib.Path(d).rglob("*.mlir"))
     jobs = [(f, p) for f in files for p in PIPELINES]
-    found, failures = [], []
+    found, failures, reused = [], [], 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        for ms, fs in ex.map(lambda j: emit(args, *j), jobs):
+        for ms, fs, was_cached in ex.map(lambda j: emit(args, *j), jobs):
             found.extend(ms)
             failures.extend(fs)
+            reused += was_cached
         # Many files share kernels, and ptxas is a pure function of the
         # text and the architecture: each distinct module is assembled
         # once, and its verdict holds for every module with that text.
@@ -143,7 +181,7 @@ def main():
     how = "complete, libdevice linked" if args.libdevice else "relocatable"
     print(
         f"ptxas: {len(found)} PTX modules of {len(files)} files checked ({len(distinct)} distinct, "
-        f"{cached} of them accepted before and cached; "
+        f"{cached} of them accepted before and cached; {reused} of {len(jobs)} emissions reused; "
         f"{', '.join(ARCHS)}; {how}), {len(failures)} failures"
     )
     if failures or not found:

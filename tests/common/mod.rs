@@ -82,8 +82,37 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
 /// fixed counts, never a time limit, so every machine runs the same cases;
 /// the subset is a prefix of the full run's cases.
 pub fn cases(subset: u64, full: u64) -> u64 {
-    match std::env::var("AOT_FULL") {
-        Ok(v) if !v.is_empty() && v != "0" => full,
-        _ => subset,
+    if full_run() {
+        full
+    } else {
+        subset
+    }
+}
+
+/// Whether `AOT_FULL` asks for the full run of the heavy suites.
+fn full_run() -> bool {
+    matches!(std::env::var("AOT_FULL"), Ok(v) if !v.is_empty() && v != "0")
+}
+
+/// The corpus files a heavy per-backend corpus suite checks: every
+/// `every`-th of the sorted list in the test command (a fixed sample, the
+/// same on every machine), all of them with `AOT_FULL=1`. For the
+/// backends whose whole cost is their own compiler (MLIR's pipeline and
+/// JIT), where the code every backend shares is checked on the whole
+/// corpus by the interpreter and Cranelift suites.
+pub fn corpus_sample(files: Vec<PathBuf>, every: usize) -> Vec<PathBuf> {
+    if full_run() || every <= 1 {
+        return files;
+    }
+    files.into_iter().step_by(every).collect()
+}
+
+/// A suite's least number of checked cases, scaled down as
+/// [`corpus_sample`] scales its corpus.
+pub fn sampled_least(least: usize, every: usize) -> usize {
+    if full_run() || every <= 1 {
+        least
+    } else {
+        least / every
     }
 }

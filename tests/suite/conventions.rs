@@ -219,12 +219,12 @@ fn random_conventions_match_eager_in_native_code() {
     random_conventions(Backend::Cranelift, common::cases(12, 24));
 }
 
-/// The same through LLVM (in the test command, the first 6 of the full
+/// The same through LLVM (in the test command, the first 3 of the full
 /// run's 24 conventions per case: LLVM's O3 takes most of the time).
 #[cfg(feature = "llvm")]
 #[test]
 fn random_conventions_match_eager_in_llvm_code() {
-    random_conventions(Backend::Llvm, common::cases(6, 24));
+    random_conventions(Backend::Llvm, common::cases(3, 24));
 }
 
 /// The same through upstream MLIR's own compiler, for the conventions whose
