@@ -56,11 +56,11 @@ use crate::meta::{
 };
 use aot_dialects::func::{FuncOp, FuncView, LAYOUT, REQUIRES_GRAD, SAME_AS};
 use aot_dialects::r#mut::CopyOp;
-use aot_dialects::view::{AsStridedOp, AsStridedScatterOp};
+use aot_dialects::view::{AsStridedOp, AsStridedScatterOp, SPLIT_GRAD};
 use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use aot_runtime::interp::NO_GRAD;
-use aot_runtime::overlap::{overlap_groups, View};
+use aot_runtime::overlap::{may_reach_an_element_twice, overlap_groups, View};
 use rustc_hash::FxHashMap;
 
 pub const SYNTHETIC_BASE_ATTR: &str = "aot.synthetic_base";
@@ -551,7 +551,17 @@ impl Pass for SyntheticBase {
                     None => {
                         let mut acc = bases[b];
                         for (v, at) in &written {
-                            let attrs = as_strided_attrs(&mut rw, at);
+                            let mut attrs = as_strided_attrs(&mut rw, at);
+                            // A member that holds an element at several
+                            // positions writes each of them back: its
+                            // gradient is shared among them, so that the
+                            // element's gradient is counted once (as the
+                            // functionalized base's own scatters do).
+                            if may_reach_an_element_twice(&at.size, &at.stride) {
+                                let unit = rw.unit_attr();
+                                attrs.push(NamedAttr { name: rw.sym(SPLIT_GRAD), value: unit });
+                                rw.sort_named_attrs(&mut attrs);
+                            }
                             acc = AsStridedScatterOp::build_named1(&mut rw, &[acc, *v], &attrs)?;
                         }
                         acc

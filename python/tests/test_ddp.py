@@ -8,6 +8,8 @@ import copy
 import os
 import socket
 
+import pytest
+
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
@@ -64,6 +66,7 @@ def _worker(rank, port, out_dir):
         dist.destroy_process_group()
 
 
+@pytest.mark.heavy
 def test_ddp_with_the_aot_backend_matches_eager_ddp(tmp_path):
     mp.spawn(_worker, args=(_free_port(), str(tmp_path)), nprocs=WORLD, join=True)
     results = [torch.load(tmp_path / ("rank%d.pt" % r)) for r in range(WORLD)]

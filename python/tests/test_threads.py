@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import torch
 
 import aot_torch
@@ -38,6 +40,7 @@ def test_the_first_compile_installs_pytorchs_openmp_team():
     assert team.startswith("OpenMP (") and "omp" in os.path.basename(team.rstrip(")")), team
 
 
+@pytest.mark.heavy
 def test_a_passive_wait_policy_or_the_opt_out_keeps_aots_pool():
     assert _team_in_fresh_process(OMP_WAIT_POLICY="PASSIVE") == "None"
     assert _team_in_fresh_process(AOT_SHARE_THREADS="0") == "None"

@@ -50,6 +50,7 @@ def _runner():
     return sys.modules[name]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("first", range(SEEDS.start, SEEDS.stop, CHUNK))
 def test_torch_compile_fuzz_slice(first):
     seeds = range(first, min(first + CHUNK, SEEDS.stop))

@@ -412,3 +412,22 @@ func.func @write_beyond_argument(%x: tensor<2xf32> {aot.layout = #aot.layout<sto
   mut.neg_ %v : tensor<4xf32>
   return %x : tensor<2xf32>
 }
+
+// -----
+
+/// index_put_ whose values are the (strided) destination's own elements:
+/// one put per index position, each reading the values as the earlier puts
+/// left the storage (PyTorch's CPU kernel), not one put of a snapshot.
+// CHECK-LABEL: func.func @index_put_values_alias_destination
+// CHECK:         %[[P0:.*]] = tensor.index_put %arg0, {{.*}} {accumulate}
+// CHECK:         %[[D:.*]] = view.detach %[[P0]]
+// CHECK:         %[[R:.*]] = view.slice %[[D]] {dim = 0, end = 2, start = 1}
+// CHECK:         tensor.index_put %[[P0]], %{{.*}}, %[[R]] {accumulate}
+// CHECK-NOT:     tensor.index_put
+// CHECK:         return
+func.func @index_put_values_alias_destination(%x: tensor<2x2xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = [4, 2]>}) -> tensor<2x2xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 8, requires_grad = false>]} {
+  %d = view.detach %x : tensor<2x2xf32> -> tensor<2x2xf32>
+  %i = tensor.constant dense<[1, 1]> : tensor<2xi64>
+  mut.index_put_ %x, %i, %d {accumulate} : tensor<2x2xf32>, tensor<2xi64>, tensor<2x2xf32>
+  return %x : tensor<2x2xf32>
+}

@@ -226,3 +226,20 @@ func.func @write_beyond_argument(%x: tensor<2xf32> {aot.layout = #aot.layout<sto
   mut.neg_ %v : tensor<4xf32>
   return %x : tensor<2xf32>
 }
+
+// -----
+
+/// A member that reaches storage elements twice (strides [2, 1]) beside a
+/// written member and an untouched one: its write-back into the base shares
+/// its gradient among its positions (aot.split_grad), so that the base's
+/// gradient counts each of its elements once.
+// CHECK-LABEL: func.func @self_overlapping_member_written_back
+// CHECK:         view.as_strided_scatter {{.*}} {aot.split_grad, offset = 1, size = array<i64: 3, 3>, stride = array<i64: 2, 1>}
+func.func @self_overlapping_member_written_back(
+    %x: tensor<3x3xf32> {aot.layout = #aot.layout<storage = 0, offset = 1, strides = [2, 1]>},
+    %z: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 12, strides = [2]>},
+    %y: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 6, strides = [3]>})
+    -> tensor<3x3xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 20, requires_grad = true>]} {
+  mut.neg_ %y : tensor<2xf32>
+  return %x : tensor<3x3xf32>
+}

@@ -162,9 +162,8 @@ fn corpus_gradients_where(backend: Backend, least: usize, skip: impl Fn(&[String
         .filter(|p| p.strip_prefix(&root).unwrap().display().to_string().contains(&filter))
         .collect();
     // MLIR's pipeline and JIT cost several times the other backends per
-    // case: the test command checks every second file there
-    // (`common::corpus_sample`), `AOT_FULL=1` all of them.
-    let every = if matches!(backend, Backend::Mlir) { 2 } else { 1 };
+    // case: the test command checks a sample of the corpus there.
+    let every = crate::differential::sample_every(backend);
     let all = common::corpus_sample(all, every);
     let least = common::sampled_least(least, every);
     // Per case: (checked, failures) over both partitions.

@@ -56,6 +56,58 @@ pub fn via_functional(k: &mut KernelCtx<'_>) -> KernelResult {
     none()
 }
 
+/// Index positions an `index_put_` whose values share elements with its
+/// destination may have: each position is its own put (quadratic work).
+pub const LIVE_INDEX_PUT_POSITIONS: i64 = 4096;
+
+/// `mut.index_put_`. Values that share elements with the destination
+/// (which PyTorch's overlap check lets through where it cannot decide, for
+/// layouts that are not dense) are read as PyTorch's CPU kernel reads them:
+/// one index position after another, each position's values as the earlier
+/// positions left them. Anything else is the functional twin's result.
+pub fn index_put_(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (x, index, values) = (k.input(0).clone(), k.input(1).clone(), k.input(2).clone());
+    let m = index.numel();
+    if m <= 1 || x.same(&values) || !values.shares_storage(&x) || !extents_meet(&x, &values) {
+        return via_functional(k);
+    }
+    if m > LIVE_INDEX_PUT_POSITIONS {
+        return Err(format!(
+            "unsupported operation: index_put_ whose values share elements with its destination at {m} index positions (at most {LIVE_INDEX_PUT_POSITIONS}: each position reads the values as the earlier ones left them)"
+        ));
+    }
+    // The values broadcast to [m] + x's trailing sizes, as a view.
+    let xs = x.sizes();
+    let mut target: Vec<i64> = vec![m];
+    target.extend(xs.iter().skip(1).copied());
+    let (vs, vt) = (values.sizes(), values.strides());
+    let lead =
+        target.len().checked_sub(vs.len()).ok_or("index_put_: values of a higher rank than the indexed shape")?;
+    let strides: Vec<i64> =
+        (0..target.len()).map(|d| if d < lead || vs[d - lead] != target[d] { 0 } else { vt[d - lead] }).collect();
+    let (is, it) = (index.sizes(), index.strides());
+    for p in 0..m {
+        let mut rs: aot_ir::Shape = SmallVec::from_slice(&target);
+        rs[0] = 1;
+        let row = values.alias_with(rs, strides.iter().copied().collect(), values.offset() + p * strides[0])?;
+        let one = index.alias_with(smallvec![1], smallvec![it[0]], index.offset() + p * it[0])?;
+        debug_assert_eq!(is.len(), 1);
+        let inputs = [x.clone(), one, row];
+        let mut put = KernelCtx { ctx: k.ctx, op: k.op, inputs: &inputs, gen: &mut *k.gen, promote_f64: k.promote_f64 };
+        via_functional(&mut put)?;
+    }
+    none()
+}
+
+/// Whether the storage ranges of two tensors of one storage meet.
+fn extents_meet(a: &Tensor, b: &Tensor) -> bool {
+    let extent = |t: &Tensor| aot_ir::size::checked_extent(&t.sizes(), &t.strides(), t.offset());
+    match (extent(a), extent(b)) {
+        (Some((alo, ahi)), Some((blo, bhi))) => alo <= bhi && blo <= ahi,
+        _ => true,
+    }
+}
+
 pub fn fill_(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
     let v = k.attr_f64_or("value", 0.0);

@@ -431,7 +431,7 @@ data_op!(
     infer_index_put,
     Some(OpRef::of::<crate::tensor::IndexPutOp>()),
     index_put_value,
-    kernels::via_functional,
+    kernels::index_put_,
     // PyTorch's `index_put_` checks its values with `assert_no_overlap`:
     // values that are the destination itself are an error too.
     &AssertNoOverlap

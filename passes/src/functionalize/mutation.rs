@@ -21,8 +21,8 @@ use super::state::Functionalizer;
 use aot_dialects::r#mut::{
     resize_layout, AsStridedOp as AsStridedInPlaceOp, InPlaceInterface, MetadataKind, MetadataMutationInterface,
 };
-use aot_dialects::tensor::{CatOp, FullOp};
-use aot_dialects::view::{AsStridedOp, ReshapeOp};
+use aot_dialects::tensor::{CatOp, FullOp, IndexPutOp};
+use aot_dialects::view::{AsStridedOp, ExpandOp, ReshapeOp, SliceOp};
 use aot_ir::*;
 use aot_runtime::interp::{
     overlap_forbidden, AllowsInternalOverlap, AssertNoOverlap, RefusesRequiresGrad, ReplacesData, NO_GRAD,
@@ -83,11 +83,25 @@ impl<'c> Functionalizer<'c> {
         let iface = def
             .interface::<InPlaceInterface>()
             .ok_or_else(|| self.err(op, "is an in-place op without an InPlaceInterface"))?;
+        // A write in grad mode that autograd records nothing for (neither
+        // the destination nor the value requires grad) changes the data of
+        // the tensors of other autograd families that share the elements
+        // (arguments that only share the storage), not their histories:
+        // to a tensor among them that requires grad it is hidden.
+        let unrecorded = grad_mode && !(others_rg || self.requires_grad(x));
+        let foreign_rg = unrecorded && {
+            let (sto, family) = (self.objs[x].sto, self.family(x));
+            self.arg_objs.iter().any(|&a| self.objs[a].sto == sto && self.family(a) != family && self.requires_grad(a))
+        };
+        let hidden = !grad_mode || self.objs[x].detached || foreign_rg;
         let mut vals = Vec::with_capacity(operands.len());
         for &o in operands {
             vals.push(self.materialize(o)?);
         }
-        let w = (iface.new_value)(&mut self.rw, op, &vals)?;
+        let w = match self.live_index_put(op, x, operands, hidden)? {
+            Some(w) => w,
+            None => (iface.new_value)(&mut self.rw, op, &vals)?,
+        };
         // The functional twin as one op on the same operands: its operand
         // and result indices are the in-place op's.
         let twin = self.rw.defining_op(w).filter(|&t| self.rw.operands(t).eq(vals.iter().copied()));
@@ -119,7 +133,6 @@ impl<'c> Functionalizer<'c> {
         if w_t != x_t {
             return Err(self.err(op, "computes a value whose type differs from its destination's"));
         }
-        let hidden = !grad_mode || self.objs[x].detached;
         // An in-place op autograd records on a detached family gives its
         // root a history of its own; the storage write stays hidden.
         // (A tensor set_ moved is its own family: its root's storage is no
@@ -142,7 +155,7 @@ impl<'c> Functionalizer<'c> {
             self.objs[r].cached = None;
             self.mark_autograd_mutation(x, others_rg);
         }
-        self.record_mutation(x, true, true, self.objs[x].detached, !grad_mode);
+        self.record_mutation(x, true, true, self.objs[x].detached, !grad_mode, unrecorded);
         if grad_mode && (others_rg || self.requires_grad(x)) && !self.objs[x].detached {
             self.mark_autograd_mutation(x, others_rg);
         }
@@ -416,7 +429,7 @@ impl<'c> Functionalizer<'c> {
             }
         }
         let objective = def.interface::<ReplacesData>().is_some();
-        self.record_mutation(x, false, objective, self.objs[x].detached, !grad_mode);
+        self.record_mutation(x, false, objective, self.objs[x].detached, !grad_mode, false);
         if grad_mode && (others_rg || self.requires_grad(x)) {
             self.mark_autograd_mutation(x, others_rg);
         }
@@ -457,11 +470,79 @@ impl<'c> Functionalizer<'c> {
         Ok(())
     }
 
+    /// `mut.index_put_` whose values share elements with its destination
+    /// (PyTorch's overlap check lets them through where it cannot decide,
+    /// for layouts that are not dense): PyTorch's CPU kernel puts one index
+    /// position after another and reads each position's values from memory
+    /// as the earlier ones left it. The same here: every position but the
+    /// last is written at once, each reading the values' current value,
+    /// and the last position's new value is returned for the caller's
+    /// write. None for any other op or operands.
+    fn live_index_put(
+        &mut self,
+        op: Op,
+        x: usize,
+        operands: &[usize],
+        hidden: bool,
+    ) -> Result<Option<Value>, Diagnostic> {
+        const MAX_POSITIONS: i64 = 4096;
+        if self.rw.op_name(op) != "mut.index_put_" || operands.len() != 3 || self.objs[x].detached {
+            return Ok(None);
+        }
+        let (index, y) = (operands[1], operands[2]);
+        if y == x || self.objs[y].sto != self.objs[x].sto || !overlaps(&self.objs[x].layout, &self.objs[y].layout) {
+            return Ok(None);
+        }
+        let m = self.objs[index].layout.sizes.first().copied().unwrap_or(0);
+        if m <= 1 {
+            return Ok(None);
+        }
+        if m > MAX_POSITIONS {
+            return Err(self.err(
+                op,
+                format!(
+                    "unsupported operation: index_put_ whose values share elements with its destination at {m} index positions (at most {MAX_POSITIONS}: each position reads the values as the earlier ones left them)"
+                ),
+            ));
+        }
+        let mut target: Vec<i64> = vec![m];
+        target.extend(self.objs[x].layout.sizes.iter().skip(1).copied());
+        let attrs: Vec<(String, Attribute)> =
+            self.rw.attrs(op).iter().map(|a| (self.rw.sym_str(a.name).to_string(), a.value)).collect();
+        let index_v = self.materialize(index)?;
+        let mut last = None;
+        for k in 0..m {
+            if let Some(w) = last.take() {
+                self.write(op, x, w, hidden)?;
+            }
+            let values = self.materialize(y)?;
+            let shape = self.rw.i64_list_attr(&target);
+            let all = ExpandOp::build1(&mut self.rw, &[values], &[("shape", shape)])?;
+            let (dim, start, end) = (self.rw.i64_attr(0), self.rw.i64_attr(k), self.rw.i64_attr(k + 1));
+            let at = [("dim", dim), ("start", start), ("end", end)];
+            let row = SliceOp::build1(&mut self.rw, &[all], &at)?;
+            let one = SliceOp::build1(&mut self.rw, &[index_v], &at)?;
+            let dest = self.materialize(x)?;
+            let named: Vec<(&str, Attribute)> = attrs.iter().map(|(n, a)| (n.as_str(), *a)).collect();
+            last = Some(IndexPutOp::build1(&mut self.rw, &[dest, one, row], &named)?);
+        }
+        Ok(last)
+    }
+
     /// Records a mutation of object `o` against the arguments it touches.
     /// `objective`: autograd counts it as a change of data (every data
     /// mutation, and `set_`); a metadata-only mutation does not put the
-    /// argument's final value in the gradient objective.
-    fn record_mutation(&mut self, o: usize, data: bool, objective: bool, hidden: bool, no_grad: bool) {
+    /// argument's final value in the gradient objective. `unrecorded`: a
+    /// data write in grad mode that autograd records nothing for.
+    fn record_mutation(
+        &mut self,
+        o: usize,
+        data: bool,
+        objective: bool,
+        hidden: bool,
+        no_grad: bool,
+        unrecorded: bool,
+    ) {
         let sto = self.objs[o].sto;
         let mut targets: Vec<usize> = Vec::new();
         let mut moved_onto: Vec<usize> = Vec::new();
@@ -502,7 +583,13 @@ impl<'c> Functionalizer<'c> {
                 let f = self.family(self.arg_objs[i]);
                 self.set_moved.contains(&f) && f != family
             };
-            let hidden = (hidden && !own) || foreign;
+            // A write autograd records nothing for, through a tensor of
+            // another autograd family (an argument that only shares the
+            // storage, one a metadata change moved onto this argument's
+            // elements): the argument's values change, its history does
+            // not, as in eager.
+            let outside = data && unrecorded && self.family(self.arg_objs[i]) != family;
+            let hidden = (hidden && !own) || foreign || outside;
             let i = self.canonical[i];
             let m = &mut self.muts[i];
             m.total += 1;
