@@ -516,7 +516,7 @@ class _Supported(torch.fx.passes.operator_support.OperatorSupportBase):
 def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
     """The graph with its supported regions replaced by compiled ones; the
     rest runs in PyTorch. Returns (module, [(node, reason)] that fell back)."""
-    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partition
 
     # Dead nodes that write nothing (debris of tracing) are not translated;
     # remove them so that they neither fall back nor split the graph.
@@ -533,8 +533,22 @@ def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
                 unsupported.append((n, r))
     if not unsupported:
         return _Region(aten_gm, cfg, graph_name), []
+    # Regions are runs of consecutive supported ops, in program order. A
+    # partitioner that follows data flow alone (torch's capability-based
+    # one) may move an op across an op left to PyTorch when no value links
+    # them, but in-place ops are linked through memory: `a[:1].div_(-4)`
+    # moved after a `relu_` of `a.view(1, 2)` that PyTorch runs between
+    # them computes something else.
     partitioner = CapabilityBasedPartitioner(aten_gm, _Supported(), allows_single_node_partition=True)
-    fused = partitioner.fuse_partitions(partitioner.propose_partitions())
+    runs: List[List[torch.fx.Node]] = [[]]
+    for n in aten_gm.graph.nodes:
+        if n.op != "call_function":
+            continue
+        if _reason(n) is None:
+            runs[-1].append(n)
+        elif runs[-1]:
+            runs.append([])
+    fused = partitioner.fuse_partitions([Partition(id=k, nodes=r) for k, r in enumerate(runs) if r])
     region_mode: Dict[str, Optional[bool]] = {}
     for name, sub in list(fused.named_children()):
         if isinstance(sub, torch.fx.GraphModule):
