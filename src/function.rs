@@ -309,7 +309,20 @@ impl Function {
                 None => self.default_tangent(k),
             })
             .collect();
-        Ok(self.drawing(|f| f.backward(state, &tangents, mutated_tangents))?)
+        Ok(self.drawing(|f| f.backward(state, &tangents, mutated_tangents, false))?)
+    }
+
+    /// [`Function::backward_with_mutations`] where a missing tangent is
+    /// one that no gradient reached (an autograd engine's None), never the
+    /// ones of a scalar loss: an argument that no given tangent reaches
+    /// gets no gradient (None), as eager's `.grad` stays None.
+    pub fn backward_given(
+        &mut self,
+        state: ForwardState,
+        output_tangents: &[Option<Tensor>],
+        mutated_tangents: &[Option<Tensor>],
+    ) -> Result<Gradients, Error> {
+        Ok(self.drawing(|f| f.backward(state, output_tangents, mutated_tangents, true))?)
     }
 
     /// Ones for a scalar float output (the seed `loss.backward()` uses).

@@ -42,7 +42,7 @@ fn peaks(text: &str, partition: &str) -> (u64, u64) {
     memory::reset_peak();
     let (outputs, state) = function.forward(&args).expect("forward");
     let tangent = Tensor::from_f64(outputs[0].dtype(), &[], &[1.0], outputs[0].dtype());
-    let grads = function.backward(state, &[Some(tangent)], &[]).expect("backward");
+    let grads = function.backward(state, &[Some(tangent)], &[], false).expect("backward");
     let measured = memory::peak_bytes();
     drop((outputs, grads));
     (info.peak_bytes, measured)

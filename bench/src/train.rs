@@ -121,7 +121,7 @@ pub fn measure(text: &str, prefix: &str, partition: &str) -> Result<Measured, St
     let t0 = std::time::Instant::now();
     let (outputs, state) = function.forward(&args).map_err(|e| format!("{e:?}"))?;
     let tangent = Tensor::from_f64(outputs[0].dtype(), &[], &[1.0], outputs[0].dtype());
-    let grads = function.backward(state, &[Some(tangent)], &[]).map_err(|e| format!("{e:?}"))?;
+    let grads = function.backward(state, &[Some(tangent)], &[], false).map_err(|e| format!("{e:?}"))?;
     let seconds = t0.elapsed().as_secs_f64();
     drop((outputs, grads));
     Ok(Measured { info, measured_peak: memory::peak_bytes(), seconds })

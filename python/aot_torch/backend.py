@@ -96,6 +96,10 @@ class _AotFunction(torch.autograd.Function):
         outs, state = variant.fn.forward(_bind(args, variant.mutated), variant.translation.result_is_view,
                                          variant.written)
         ctx.aot = (variant, state, views)
+        # An output no gradient reached comes to the backward as None, not
+        # zeros: an argument that only such outputs reach keeps `.grad`
+        # None, as in eager.
+        ctx.set_materialize_grads(False)
         # The arguments whose memory the backward reads are saved (after the
         # call: one the call wrote is saved at its new version), so that
         # writing one before the backward raises PyTorch's error; the others
@@ -122,15 +126,14 @@ class _AotFunction(torch.autograd.Function):
         _ = ctx.saved_tensors
         n = len(variant.differentiable)
         m = len(grads) - len(variant.dirty)
-        # A non-differentiable output gets no tangent: zeros for a float one
-        # (None would mean "ones" for a scalar output).
-        tangents = [g if d else variant.zeros(k)
-                    for k, (g, d) in enumerate(zip(grads[:n], variant.differentiable))]
+        # A non-differentiable output gets no tangent, nor one no gradient
+        # reached (None: the backward takes it as zeros that reach nothing).
+        tangents = [g if d else None for g, d in zip(grads[:n], variant.differentiable)]
         views.tangents(tangents, grads[n:m], variant)
         mutated = [None] * len(variant.dupe_of)
         for i, g in zip(variant.dirty, grads[m:]):
             mutated[i] = g
-        gs = variant.fn.backward(state, tangents, mutated)
+        gs = variant.fn.backward(state, tangents, mutated, unreached=True)
         # An argument passed twice is one tensor: its gradient once; one no
         # gradient can reach keeps `.grad` None, as in eager.
         gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] else g
@@ -200,17 +203,18 @@ class _Views:
         """Fills the tangents of regenerated outputs: from the base's
         gradient where the base is an extra output (each storage element's
         gradient given once, to the first view position that reaches it);
-        zeros where the base is another output, whose gradient already
-        holds what flowed through the view."""
+        none where the base is another output, whose gradient already
+        holds what flowed through the view, or where no gradient reached
+        the base."""
         n = len(tangents)
         for k, j, size, stride, off in self.regen:
             if j < n:
-                tangents[k] = variant.zeros(k)
+                tangents[k] = None
                 continue
             e = j - n
             g = base_grads[e]
             if g is None or not variant.differentiable[k]:
-                tangents[k] = variant.zeros(k)
+                tangents[k] = None
                 continue
             g = g.contiguous()
             t = g.as_strided(size, stride, g.storage_offset() + off)
@@ -329,11 +333,6 @@ class _Variant:
         self.out_meta = translation.result_meta
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
-
-    def zeros(self, k: int) -> Optional[torch.Tensor]:
-        """The tangent of output `k` when it gets none: zeros if it is a float."""
-        shape, dtype = self.out_meta[k]
-        return torch.zeros(shape, dtype=dtype) if dtype in fx_ir.FLOAT_DTYPES else None
 
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]

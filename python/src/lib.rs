@@ -624,16 +624,20 @@ impl PyAotFunction {
     }
 
     /// The backward of one forward: `tangents[k]` flows into output k
-    /// (None: ones for a scalar float output, zeros otherwise),
+    /// (None: ones for a scalar float output, zeros otherwise; with
+    /// `unreached=True`, None is an output no gradient reached, as an
+    /// autograd node that does not materialize gradients receives it),
     /// `mutated_tangents[i]` into the new value of mutated argument i.
-    /// Returns one gradient (or None) per argument.
-    #[pyo3(signature = (state, tangents, mutated_tangents = None))]
+    /// Returns one gradient (or None) per argument: None also for an
+    /// argument that no given tangent reaches.
+    #[pyo3(signature = (state, tangents, mutated_tangents = None, unreached = false))]
     fn backward(
         &mut self,
         py: Python<'_>,
         state: &mut PyForwardState,
         tangents: &Bound<'_, PyAny>,
         mutated_tangents: Option<&Bound<'_, PyAny>>,
+        unreached: bool,
     ) -> PyResult<Vec<Option<Py<PyAny>>>> {
         let api = torch(py)?;
         let saved = state
@@ -651,7 +655,12 @@ impl PyAotFunction {
             };
         let tangents = bind_opt(&mut binder, optional_tensors_of(Some(tangents))?, "tangent")?;
         let mutated = bind_opt(&mut binder, optional_tensors_of(mutated_tangents)?, "mutated tangent")?;
-        let grads = self.inner.0.backward_with_mutations(saved, &tangents, &mutated).map_err(py_err)?;
+        let grads = if unreached {
+            self.inner.0.backward_given(saved, &tangents, &mutated)
+        } else {
+            self.inner.0.backward_with_mutations(saved, &tangents, &mutated)
+        }
+        .map_err(py_err)?;
         let mut exporter = Exporter::new(&binder);
         exporter.plain_parts = true;
         exporter.tensors(py, api, &grads.args, &[])

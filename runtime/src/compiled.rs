@@ -209,17 +209,19 @@ impl CompiledFunction {
     /// `output_tangents[k]` for user output k, `mutated_tangents[i]` for the
     /// new value of user argument i (none: zero). It consumes the forward's
     /// state, freeing saved values as it goes (PyTorch's backward without
-    /// `retain_graph`).
+    /// `retain_graph`). `leave_unreached`: an argument that no given
+    /// tangent reaches gets no gradient (else zeros).
     pub fn backward(
         &mut self,
         state: ForwardState,
         output_tangents: &[Option<Tensor>],
         mutated_tangents: &[Option<Tensor>],
+        leave_unreached: bool,
     ) -> Result<crate::backward::Gradients, CallError> {
         let b = self.backward.as_mut().ok_or_else(|| {
             CallError::Convention("the function was compiled without a backward (use the aot-train pipeline)".into())
         })?;
-        b.run(state, output_tangents, mutated_tangents)
+        b.run(state, output_tangents, mutated_tangents, leave_unreached)
     }
 
     /// Calls the function and keeps what its backward needs.

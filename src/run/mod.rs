@@ -428,7 +428,7 @@ fn compiled_grads(
         let target = TangentTarget { dtype: a.dtype(), shape: &shape, differentiable: true };
         mut_t[i] = tensor(a, tangents.mutated(j, target).map_err(GradError::Run)?);
     }
-    let g = function.backward(state, &out_t, &mut_t).map_err(GradError::Call)?;
+    let g = function.backward(state, &out_t, &mut_t, false).map_err(GradError::Call)?;
     let grads: Vec<Json> = g
         .args
         .iter()
