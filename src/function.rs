@@ -314,8 +314,10 @@ impl Function {
 
     /// [`Function::backward_with_mutations`] where a missing tangent is
     /// one that no gradient reached (an autograd engine's None), never the
-    /// ones of a scalar loss: an argument that no given tangent reaches
-    /// gets no gradient (None), as eager's `.grad` stays None.
+    /// ones of a scalar loss. When no tangent at all is given, no argument
+    /// gets a gradient (None), as an autograd node that receives only
+    /// undefined gradients passes undefined ones on and eager's `.grad`
+    /// stays None.
     pub fn backward_given(
         &mut self,
         state: ForwardState,

@@ -410,53 +410,5 @@ pub(crate) fn build(
             || out.mutated_routes.iter().any(|(a, _, _)| *a == i)
     };
     out.grad_reaches = (0..n).map(|i| reached.get(i).copied().unwrap_or(true) || assembled(i)).collect();
-    // (A mutated argument's gradient is computed from the tangents that
-    // reach it, its own new value's among them: not assembled here.)
-    out.assembled = (0..n)
-        .map(|i| {
-            v.user[i].base_view
-                || out.dup_groups.iter().any(|g| g.contains(&i))
-                || v.sl.members.iter().any(|m| m.contains(&i))
-        })
-        .collect();
-    out.result_tangents = result_tangents(ctx, &bf, &tangent_arg_of);
     Ok(out)
-}
-
-/// Per result of the backward `bf`: the tangent arguments (their indices
-/// in the plan's `tangents`) it is computed from, by data flow through the
-/// function's ops. Empty when the body has ops with regions (every result
-/// then counts as reached).
-fn result_tangents(ctx: &Context, bf: &FuncView, tangent_arg_of: &FxHashMap<usize, usize>) -> Vec<Vec<u32>> {
-    let mut from: FxHashMap<Value, Vec<u32>> = FxHashMap::default();
-    for (j, &a) in bf.args(ctx).iter().enumerate() {
-        if let Some(t) = bf.arg_attr(ctx, j, TANGENT).and_then(|a| ctx.attr_as_i64(a)) {
-            if let Some(&k) = tangent_arg_of.get(&(t as usize)) {
-                from.insert(a, vec![k as u32]);
-            }
-        }
-    }
-    let Some(ret) = bf.return_op(ctx) else { return Vec::new() };
-    let mut nested = false;
-    ctx.walk_pre(bf.op, &mut |op| {
-        if op == bf.op || nested {
-            return;
-        }
-        if !ctx.regions(op).is_empty() {
-            nested = true;
-            return;
-        }
-        let mut set: Vec<u32> = ctx.operands(op).flat_map(|v| from.get(&v).cloned().unwrap_or_default()).collect();
-        set.sort_unstable();
-        set.dedup();
-        if !set.is_empty() {
-            for &r in ctx.results(op) {
-                from.insert(r, set.clone());
-            }
-        }
-    });
-    if nested {
-        return Vec::new();
-    }
-    ctx.operands(ret).map(|v| from.get(&v).cloned().unwrap_or_default()).collect()
 }

@@ -628,8 +628,8 @@ impl PyAotFunction {
     /// `unreached=True`, None is an output no gradient reached, as an
     /// autograd node that does not materialize gradients receives it),
     /// `mutated_tangents[i]` into the new value of mutated argument i.
-    /// Returns one gradient (or None) per argument: None also for an
-    /// argument that no given tangent reaches.
+    /// Returns one gradient (or None) per argument: with `unreached=True`,
+    /// None for every argument when no tangent is given at all.
     #[pyo3(signature = (state, tangents, mutated_tangents = None, unreached = false))]
     fn backward(
         &mut self,

@@ -85,14 +85,6 @@ pub struct TrainPlan {
     /// User arguments whose new value takes a tangent (autograd saw their
     /// mutation), in order: the contract's `tangents.mutated_args`.
     pub mutated_args: Vec<usize>,
-    /// Per backward result: the tangent arguments (indices into
-    /// `tangents`) it is computed from. Empty for a plan that does not say
-    /// (every result then counts as reached by every tangent).
-    pub result_tangents: Vec<Vec<u32>>,
-    /// Per user argument: its gradient is assembled from several places
-    /// (duplicates, synthetic-base members, views of a differentiable base,
-    /// mutated arguments), so it is reported even when no tangent reached it.
-    pub assembled: Vec<bool>,
 }
 
 /// The backward graph and its plan.
@@ -232,52 +224,16 @@ impl Backward {
             };
             add_pairs(to, &t, pairs, what).map_err(conv)?;
         }
-        // Which tangent arguments and slots a gradient reaches in this call:
-        // a tangent given (none is zero), and what is computed from one.
-        // With `leave_unreached`, an argument reached by none gets no
-        // gradient (eager's `.grad` stays None when none flows to it);
-        // otherwise zeros, as `aot-run`'s contract reports it.
-        let mut live_tangent: Vec<bool> = p
-            .tangents
-            .iter()
-            .map(|(from, _, _)| match from {
-                TangentFrom::Output(k) => output_tangents.get(*k).is_some_and(Option::is_some),
-                TangentFrom::MutatedArgs(members) => {
-                    members.iter().any(|(a, _)| mutated_tangents.get(*a).is_some_and(Option::is_some))
-                }
-                TangentFrom::Zeros => false,
-            })
-            .collect();
-        let mut live_slot = vec![false; p.slot_types.len()];
-        let given = p.alias_routes.iter().map(|(k, t, _)| (output_tangents.get(*k), t));
-        for (tangent, target) in given.chain(p.mutated_routes.iter().map(|(i, t, _)| (mutated_tangents.get(*i), t))) {
-            if !matches!(tangent, Some(Some(_))) {
-                continue;
-            }
-            match target {
-                AliasTarget::Tangent(j) => {
-                    if let Some(x) = live_tangent.get_mut(*j) {
-                        *x = true;
-                    }
-                }
-                AliasTarget::Slot(s) => {
-                    if let Some(x) = live_slot.get_mut(*s) {
-                        *x = true;
-                    }
-                }
-            }
-        }
-        for (r, &s) in p.grad_slots.iter().enumerate() {
-            let reached = match p.result_tangents.get(r) {
-                Some(ts) => ts.iter().any(|&j| live_tangent.get(j as usize).copied().unwrap_or(true)),
-                None => true,
-            };
-            if reached {
-                if let Some(x) = live_slot.get_mut(s) {
-                    *x = true;
-                }
-            }
-        }
+        // With `leave_unreached`, a call whose outputs and new values no
+        // gradient reached gives no gradient to any argument: an autograd
+        // engine's node that gets only undefined gradients passes undefined
+        // ones on, so eager's `.grad` stays None there. (Where any tangent is
+        // given, every argument gets its gradient, zeros included: eager's
+        // graph has an edge wherever an op was recorded, even one whose
+        // gradient is zeros, such as `fill_`'s.)
+        let nothing_reached = leave_unreached
+            && output_tangents.iter().all(Option::is_none)
+            && mutated_tangents.iter().all(Option::is_none);
         // 2. The graph. It owns the saved values and tangents from here.
         let mut inputs: Vec<Tensor> = saved;
         for ((_, e, shape), acc) in p.tangents.iter().zip(tangents) {
@@ -324,11 +280,7 @@ impl Backward {
         }
         let mut args: Vec<Option<Acc>> = (0..p.num_args)
             .map(|i| {
-                let unreached = leave_unreached
-                    && !live_slot.get(i).copied().unwrap_or(true)
-                    && !p.assembled.get(i).copied().unwrap_or(true)
-                    && !p.result_tangents.is_empty();
-                if p.reports_grad[i] && !unreached {
+                if p.reports_grad[i] && !nothing_reached {
                     slot_grads[i].take().or_else(|| Some(Acc::Values(vec![0.0; numel(&p.slot_types[i].1)])))
                 } else {
                     None

@@ -383,12 +383,14 @@ fn results_still_held_are_never_reused() {
 }
 
 /// `backward_given` takes a missing tangent as an output no gradient
-/// reached (an autograd engine's None), never as a scalar loss's ones: an
-/// argument that only such outputs (or its own unreached new value) lead to
-/// gets no gradient, as eager's `.grad` stays None; the others get theirs.
-/// `backward_with_mutations` reports zeros for the same argument.
+/// reached (an autograd engine's None), never as a scalar loss's ones. With
+/// none given at all, no argument gets a gradient (an autograd node that
+/// receives only undefined gradients passes undefined ones on, and eager's
+/// `.grad` stays None); with any given, every argument gets its gradient,
+/// zeros included (eager's graph has the edge). `backward_with_mutations`
+/// reads a missing tangent as zeros (ones for a scalar output).
 #[test]
-fn backward_given_leaves_arguments_no_given_tangent_reaches() {
+fn backward_given_passes_on_that_no_gradient_reached() {
     let text =
         "func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>, %w: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
   %0 = tensor.sin %x : tensor<3xf32>
@@ -401,32 +403,31 @@ fn backward_given_leaves_arguments_no_given_tangent_reaches() {
     let m = Module::parse(text, "given.mlir").unwrap();
     let fresh = || -> Vec<Tensor> {
         let args: Vec<Tensor> = (0..3).map(|_| f32s(&[3], &[0.5, 1.0, 2.0])).collect();
-        args[0].set_requires_grad(true);
-        args[1].set_requires_grad(true);
-        args[2].set_requires_grad(true);
+        for a in &args {
+            a.set_requires_grad(true);
+        }
         args[2].set_leaf(false);
         args
     };
     let args = fresh();
     let mut f = m.compile(None, &args, &Options::training()).unwrap();
     let ones = || Some(f32s(&[3], &[1.0, 1.0, 1.0]));
-    // Only output 0 reached: y's gradient and w's (its new value unreached) are None.
+    // Nothing reached: no gradient at all.
     let (_, state) = f.forward(&args).unwrap();
-    let g = f.backward_given(state, &[ones(), None], &[None, None, None]).unwrap();
-    assert!(g.args[0].is_some(), "x is reached through output 0");
-    assert!(g.args[1].is_none(), "y: only output 1, which no gradient reached, leads to it");
-    assert!(g.args[2].is_none(), "w: only its own new value, which no gradient reached, leads to it");
-    // Its new value reached: w gets twice its tangent.
+    let g = f.backward_given(state, &[None, None], &[None, None, None]).unwrap();
+    assert!(g.args.iter().all(Option::is_none), "no tangent given: every gradient is None");
+    // Only w's new value reached: x and y get zeros, w twice its tangent.
     let args = fresh();
     let (_, state) = f.forward(&args).unwrap();
-    let g = f.backward_given(state, &[None, ones()], &[None, None, ones()]).unwrap();
-    assert!(g.args[0].is_none());
-    assert_eq!(g.args[2].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![2.0; 3]);
-    // The contract's form: zeros.
-    let args = fresh();
-    let (_, state) = f.forward(&args).unwrap();
-    let g = f.backward_with_mutations(state, &[ones(), None], &[]).unwrap();
+    let g = f.backward_given(state, &[None, None], &[None, None, ones()]).unwrap();
+    assert_eq!(g.args[0].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![0.0; 3]);
     assert_eq!(g.args[1].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![0.0; 3]);
+    assert_eq!(g.args[2].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![2.0; 3]);
+    // The contract's form: a missing tangent is zeros, gradients are reported.
+    let args = fresh();
+    let (_, state) = f.forward(&args).unwrap();
+    let g = f.backward_with_mutations(state, &[None, None], &[]).unwrap();
+    assert!(g.args.iter().all(Option::is_some));
 }
 
 /// An argument no gradient can reach (its only use is dead, or under
