@@ -312,9 +312,8 @@ fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -
 
 /// The user arguments (slots below `n`) that the values `func` returns
 /// after its first `first` results (the saved values of a forward) are, or
-/// view through a chain of view ops. `of_inner` maps the graph's tensor
-/// arguments to slots (the RNG seed and offset, last, are not among them).
-fn saved_args(ctx: &Context, func: Op, first: usize, of_inner: &[usize], n: usize) -> Vec<usize> {
+/// view through a chain of view ops.
+fn saved_args(ctx: &Context, func: Op, first: usize, slot: &dyn Fn(usize) -> usize, n: usize) -> Vec<usize> {
     let Some(f) = aot_dialects::func::FuncView::new(ctx, func) else { return Vec::new() };
     let Some(ret) = f.return_op(ctx) else { return Vec::new() };
     let args = f.args(ctx);
@@ -326,7 +325,8 @@ fn saved_args(ctx: &Context, func: Op, first: usize, of_inner: &[usize], n: usiz
         {
             cur = ctx.operand(op, 0);
         }
-        if let Some(&s) = args.iter().position(|&a| a == cur).and_then(|p| of_inner.get(p)) {
+        if let Some(p) = args.iter().position(|&a| a == cur) {
+            let s = slot(p);
             if s < n && !out.contains(&s) {
                 out.push(s);
             }
@@ -373,7 +373,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         rng: meta.is_rng_op_functionalized,
         ..Plan::default()
     };
-    plan.saved_args = saved_args(ctx, func, plan.num_returns + plan.rng as usize, &sl.of_inner, n);
+    plan.saved_args = saved_args(ctx, func, plan.num_returns + plan.rng as usize, &|p| slot(p), n);
     for (k, &i) in mutated.iter().enumerate() {
         let info = &meta.input_info[i];
         let arg = slot(i);
