@@ -310,32 +310,6 @@ fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -
     Ok(out)
 }
 
-/// The user arguments (slots below `n`) that the values `func` returns
-/// after its first `first` results (the saved values of a forward) are, or
-/// view through a chain of view ops.
-fn saved_args(ctx: &Context, func: Op, first: usize, slot: &dyn Fn(usize) -> usize, n: usize) -> Vec<usize> {
-    let Some(f) = aot_dialects::func::FuncView::new(ctx, func) else { return Vec::new() };
-    let Some(ret) = f.return_op(ctx) else { return Vec::new() };
-    let args = f.args(ctx);
-    let mut out: Vec<usize> = Vec::new();
-    for v in ctx.operands(ret).skip(first) {
-        let mut cur = v;
-        while let Some(op) =
-            ctx.defining_op(cur).filter(|&op| ctx.op_def(op).is_some_and(aot_passes::simplify::lang::is_view))
-        {
-            cur = ctx.operand(op, 0);
-        }
-        if let Some(p) = args.iter().position(|&a| a == cur) {
-            let s = slot(p);
-            if s < n && !out.contains(&s) {
-                out.push(s);
-            }
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
 /// Derives the runtime plan of `func` from its metadata.
 pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result<Plans, String> {
     if ctx.has_attr(func, aot_passes::functionalize::WHOLE_STORAGES) {
@@ -373,7 +347,6 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         rng: meta.is_rng_op_functionalized,
         ..Plan::default()
     };
-    plan.saved_args = saved_args(ctx, func, plan.num_returns + plan.rng as usize, &|p| slot(p), n);
     for (k, &i) in mutated.iter().enumerate() {
         let info = &meta.input_info[i];
         let arg = slot(i);

@@ -616,10 +616,7 @@ impl PyAotFunction {
         let (outs, (state, saved_args)) = self.invoke(py, args, &views, &written, |f, a| {
             let (outs, state) = f.forward(a)?;
             let saved_args = (0..a.len())
-                .filter(|&i| {
-                    state.saved_args.contains(&i)
-                        || state.saved.iter().any(|s| Rc::ptr_eq(&s.storage(), &a[i].storage()))
-                })
+                .filter(|&i| state.saved.iter().any(|s| Rc::ptr_eq(&s.storage(), &a[i].storage())))
                 .collect();
             Ok((outs, (state, saved_args)))
         })?;

@@ -179,7 +179,7 @@ impl Backward {
         let p = &self.plan;
         let exec = |m: String| CallError::Execution(m);
         let conv = |m: String| CallError::Convention(m);
-        let ForwardState { saved, slots, .. } = state;
+        let ForwardState { saved, slots } = state;
         // 1. The tangents.
         let mut tangents: Vec<Acc> = Vec::with_capacity(p.tangents.len());
         for (from, e, shape) in &p.tangents {

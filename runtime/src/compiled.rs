@@ -115,11 +115,6 @@ pub struct Plan {
     pub rng: bool,
     pub write_back: Vec<WriteBack>,
     pub outputs: Vec<(OutputFrom, bool)>,
-    /// User arguments a saved value is (or views): the backward reads their
-    /// memory as it was at the call, even where a backend hands the saved
-    /// value over as a copy, so a caller that checks versions (PyTorch's
-    /// saved-tensor check) must save these.
-    pub saved_args: Vec<usize>,
 }
 
 /// Why a call of a compiled function failed.
@@ -159,8 +154,6 @@ pub struct ForwardState {
     pub saved: Vec<Tensor>,
     /// The call's slots (user arguments, then synthetic bases).
     pub slots: Vec<Tensor>,
-    /// [`Plan::saved_args`].
-    pub saved_args: Vec<usize>,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T, String> {
@@ -401,6 +394,6 @@ impl CompiledFunction {
             }
         }
         let outs: Vec<Tensor> = outs.into_iter().map(|o| o.expect("every output is computed")).collect();
-        Ok((outs, ForwardState { saved, slots, saved_args: self.plan.saved_args.clone() }))
+        Ok((outs, ForwardState { saved, slots }))
     }
 }

@@ -382,32 +382,6 @@ fn results_still_held_are_never_reused() {
     }
 }
 
-/// The forward state names the arguments a saved value is (or views), on
-/// every backend: an embedder with version counters (aot_torch) saves them
-/// so that writing one before the backward raises PyTorch's error, also
-/// where the backend hands saved values over as copies.
-#[test]
-fn forward_state_names_the_arguments_the_backward_reads() {
-    let text = "func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
-  %0 = tensor.matmul %x, %x : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
-  %1 = tensor.exp %y : tensor<3xf32>
-  return %0, %1 : tensor<f32>, tensor<3xf32>
-}
-";
-    let m = Module::parse(text, "saved.mlir").unwrap();
-    let args: Vec<Tensor> = (0..2).map(|_| f32s(&[3], &[0.5, 1.0, 2.0])).collect();
-    for a in &args {
-        a.set_requires_grad(true);
-    }
-    for backend in [Backend::Interp, Backend::Cranelift] {
-        let opts = Options { backend, ..Options::training() };
-        let mut f = m.compile(None, &args, &opts).unwrap();
-        let (_, state) = f.forward(&args).unwrap();
-        // matmul's backward reads x; exp's reads its own result, not y.
-        assert_eq!(state.saved_args, vec![0], "{backend:?}");
-    }
-}
-
 /// `backward_given` takes a missing tangent as an output no gradient
 /// reached (an autograd engine's None), never as a scalar loss's ones. With
 /// none given at all, no argument gets a gradient (an autograd node that
