@@ -209,8 +209,8 @@ impl CompiledFunction {
     /// `output_tangents[k]` for user output k, `mutated_tangents[i]` for the
     /// new value of user argument i (none: zero). It consumes the forward's
     /// state, freeing saved values as it goes (PyTorch's backward without
-    /// `retain_graph`). `leave_unreached`: an argument that no given
-    /// tangent reaches gets no gradient (else zeros).
+    /// `retain_graph`). `leave_unreached`: when no tangent at all is
+    /// given, no argument gets a gradient (else zeros).
     pub fn backward(
         &mut self,
         state: ForwardState,

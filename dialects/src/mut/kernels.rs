@@ -60,6 +60,14 @@ pub fn via_functional(k: &mut KernelCtx<'_>) -> KernelResult {
 /// destination may have: each position is its own put (quadratic work).
 pub const LIVE_INDEX_PUT_POSITIONS: i64 = 4096;
 
+/// The error for such an `index_put_` at `m` positions, more than
+/// [`LIVE_INDEX_PUT_POSITIONS`] (the interpreter's and `functionalize`'s).
+pub fn live_index_put_limit(m: i64) -> String {
+    format!(
+        "unsupported operation: index_put_ whose values share elements with its destination at {m} index positions (at most {LIVE_INDEX_PUT_POSITIONS}: each position reads the values as the earlier ones left them)"
+    )
+}
+
 /// `mut.index_put_`. Values that share elements with the destination
 /// (which PyTorch's overlap check lets through where it cannot decide, for
 /// layouts that are not dense) are read as PyTorch's CPU kernel reads them:
@@ -72,9 +80,7 @@ pub fn index_put_(k: &mut KernelCtx<'_>) -> KernelResult {
         return via_functional(k);
     }
     if m > LIVE_INDEX_PUT_POSITIONS {
-        return Err(format!(
-            "unsupported operation: index_put_ whose values share elements with its destination at {m} index positions (at most {LIVE_INDEX_PUT_POSITIONS}: each position reads the values as the earlier ones left them)"
-        ));
+        return Err(live_index_put_limit(m));
     }
     // The values broadcast to [m] + x's trailing sizes, as a view.
     let xs = x.sizes();
@@ -85,13 +91,13 @@ pub fn index_put_(k: &mut KernelCtx<'_>) -> KernelResult {
         target.len().checked_sub(vs.len()).ok_or("index_put_: values of a higher rank than the indexed shape")?;
     let strides: Vec<i64> =
         (0..target.len()).map(|d| if d < lead || vs[d - lead] != target[d] { 0 } else { vt[d - lead] }).collect();
-    let (is, it) = (index.sizes(), index.strides());
+    // (The verifier makes the index 1-D.)
+    let it = index.strides();
     for p in 0..m {
         let mut rs: aot_ir::Shape = SmallVec::from_slice(&target);
         rs[0] = 1;
         let row = values.alias_with(rs, strides.iter().copied().collect(), values.offset() + p * strides[0])?;
         let one = index.alias_with(smallvec![1], smallvec![it[0]], index.offset() + p * it[0])?;
-        debug_assert_eq!(is.len(), 1);
         let inputs = [x.clone(), one, row];
         let mut put = KernelCtx { ctx: k.ctx, op: k.op, inputs: &inputs, gen: &mut *k.gen, promote_f64: k.promote_f64 };
         via_functional(&mut put)?;

@@ -20,8 +20,9 @@ use super::model::{
 use super::state::Functionalizer;
 use aot_dialects::r#mut::{
     resize_layout, AsStridedOp as AsStridedInPlaceOp, InPlaceInterface, MetadataKind, MetadataMutationInterface,
+    NewValueFn,
 };
-use aot_dialects::tensor::{CatOp, FullOp, IndexPutOp};
+use aot_dialects::tensor::{CatOp, FullOp};
 use aot_dialects::view::{AsStridedOp, ExpandOp, ReshapeOp, SliceOp};
 use aot_ir::*;
 use aot_runtime::interp::{
@@ -98,7 +99,7 @@ impl<'c> Functionalizer<'c> {
         for &o in operands {
             vals.push(self.materialize(o)?);
         }
-        let w = match self.live_index_put(op, x, operands, hidden)? {
+        let w = match self.live_index_put(op, x, operands, hidden, iface.new_value)? {
             Some(w) => w,
             None => (iface.new_value)(&mut self.rw, op, &vals)?,
         };
@@ -478,14 +479,16 @@ impl<'c> Functionalizer<'c> {
     /// last is written at once, each reading the values' current value,
     /// and the last position's new value is returned for the caller's
     /// write. None for any other op or operands.
+    /// `new_value` is the op's own (its functional twin on given operands).
     fn live_index_put(
         &mut self,
         op: Op,
         x: usize,
         operands: &[usize],
         hidden: bool,
+        new_value: NewValueFn,
     ) -> Result<Option<Value>, Diagnostic> {
-        const MAX_POSITIONS: i64 = 4096;
+        use aot_dialects::r#mut::kernels::{live_index_put_limit, LIVE_INDEX_PUT_POSITIONS};
         if self.rw.op_name(op) != "mut.index_put_" || operands.len() != 3 || self.objs[x].detached {
             return Ok(None);
         }
@@ -497,18 +500,11 @@ impl<'c> Functionalizer<'c> {
         if m <= 1 {
             return Ok(None);
         }
-        if m > MAX_POSITIONS {
-            return Err(self.err(
-                op,
-                format!(
-                    "unsupported operation: index_put_ whose values share elements with its destination at {m} index positions (at most {MAX_POSITIONS}: each position reads the values as the earlier ones left them)"
-                ),
-            ));
+        if m > LIVE_INDEX_PUT_POSITIONS {
+            return Err(self.err(op, live_index_put_limit(m)));
         }
         let mut target: Vec<i64> = vec![m];
         target.extend(self.objs[x].layout.sizes.iter().skip(1).copied());
-        let attrs: Vec<(String, Attribute)> =
-            self.rw.attrs(op).iter().map(|a| (self.rw.sym_str(a.name).to_string(), a.value)).collect();
         let index_v = self.materialize(index)?;
         let mut last = None;
         for k in 0..m {
@@ -523,8 +519,7 @@ impl<'c> Functionalizer<'c> {
             let row = SliceOp::build1(&mut self.rw, &[all], &at)?;
             let one = SliceOp::build1(&mut self.rw, &[index_v], &at)?;
             let dest = self.materialize(x)?;
-            let named: Vec<(&str, Attribute)> = attrs.iter().map(|(n, a)| (n.as_str(), *a)).collect();
-            last = Some(IndexPutOp::build1(&mut self.rw, &[dest, one, row], &named)?);
+            last = Some(new_value(&mut self.rw, op, &[dest, one, row])?);
         }
         Ok(last)
     }
