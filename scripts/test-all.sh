@@ -150,6 +150,13 @@ cargo build --locked -p aot-opt -p aot-run --bins
 # only those, run again on the feature build's tools in `lit-features`.
 section lit "the lit suite on the default build's tools"
 finish tools-venv
+# LLVM's FileCheck (Debian's llvm-19-tools, which llvm-19-dev pulls in)
+# starts in a millisecond, the PyPI clone in a fifth of a second: over the
+# suite's ~360 FileCheck runs that is most of lit's time. test/lit.cfg.py
+# takes LLVM's when it is there.
+if [ -n "${job_pid[apt]:-}" ]; then
+  finish apt
+fi
 set +e
 AOT_BIN_DIR="$root/target/debug" "$venv/bin/lit" -sv --show-unsupported test/ 2>&1 | tee "$logs/lit.log"
 status=${PIPESTATUS[0]}
@@ -176,9 +183,6 @@ PATH="$pyvenv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" "$pyvenv/bin/pip" i
 "$pyvenv/bin/python" -c 'import aot_torch._native' || fail "aot_torch's extension module does not import"
 
 section features "the workspace with every optional feature (cuda,mlir; llvm is part of cuda)"
-if [ -n "${job_pid[apt]:-}" ]; then
-  finish apt
-fi
 cargo build --locked --workspace --exclude aot-python --all-targets --features cuda,mlir
 
 # The GPU tests (`cuda_*`, tests/cuda.rs, the device's own tests) run here

@@ -31,10 +31,9 @@ use aot_dialects::r#loop::{Binary, CastPlan, Conversion, LoopOp, MathFn, Predica
 use aot_dialects::rng::lowering::PhiloxDraws;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt::Write;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 /// The upstream MLIR text of every public function of `module` over
 /// tensors, verified by MLIR.
@@ -1437,7 +1436,7 @@ pub const LOWERING: &str = "builtin.module(one-shot-bufferize{bufferize-function
 /// A function compiled by MLIR's own pipeline and JIT (`--backend mlir`):
 /// the independent backend the native ones are checked against.
 pub struct MlirFunction {
-    jit: Rc<Jit>,
+    jit: Arc<Jit>,
     /// The function's name: the C API invokes the packed wrapper of its C
     /// interface, `_mlir_ciface_<name>` (a pointer to each argument's and
     /// then each result's memref descriptor).
@@ -1460,19 +1459,39 @@ impl Drop for Engine {
 /// matters: the engine drops first.
 struct Jit {
     engine: Engine,
-    _context: Rc<melior::Context>,
+    _context: Arc<ThreadContext>,
 }
+
+// SAFETY: after `compile` registered its symbols, an engine is only looked
+// up (`mlirExecutionEngineLookupPacked`, which MLIR allows from any thread)
+// and invoked; its code and its LLVM context are its own. The MLIR context
+// it keeps alive is never used through it, and is destroyed by the last
+// owner of its `Arc` only after its own thread let go of it (see
+// `ThreadContext`).
+unsafe impl Send for Jit {}
+unsafe impl Sync for Jit {}
+
+/// A thread's MLIR context. Only its own thread parses, lowers and reports
+/// diagnostics in it; other threads only hold the `Arc` (through the
+/// engines of the process-wide cache) and may be the one that drops it,
+/// when that thread has ended and its engines go.
+struct ThreadContext(melior::Context);
+
+// SAFETY: see above: the context is used on the thread that made it, and
+// only dropped elsewhere, once nothing else can reach it.
+unsafe impl Send for ThreadContext {}
+unsafe impl Sync for ThreadContext {}
 
 /// The MLIR context of this thread, every upstream dialect loaded once:
 /// building one per compile (registering every op of every dialect, then
 /// tearing it down) was most of the time a small function took.
 /// Multithreading is off: the modules are small, and the callers already
 /// compile on several threads.
-fn thread_context() -> Rc<melior::Context> {
+fn thread_context() -> Arc<ThreadContext> {
     use melior::dialect::DialectRegistry;
     use melior::utility::{register_all_dialects, register_all_llvm_translations, register_all_passes};
     thread_local! {
-        static CONTEXT: Rc<melior::Context> = {
+        static CONTEXT: Arc<ThreadContext> = {
             let registry = DialectRegistry::new();
             register_all_dialects(&registry);
             let context = melior::Context::new();
@@ -1480,31 +1499,38 @@ fn thread_context() -> Rc<melior::Context> {
             context.load_all_available_dialects();
             register_all_llvm_translations(&context);
             context.enable_multi_threading(false);
-            Rc::new(context)
+            Arc::new(ThreadContext(context))
         };
     }
     // The pass registry is MLIR's global table: filled once, not by every
     // thread (two threads filling it at once would race).
     static PASSES: std::sync::Once = std::sync::Once::new();
     PASSES.call_once(register_all_passes);
-    CONTEXT.with(Rc::clone)
+    CONTEXT.with(Arc::clone)
 }
 
-/// Functions compiled on this thread, by their exported text and
+/// Functions compiled in this process, by their exported text and
 /// signature: a compile that exports the same module again (the same
-/// program under another calling convention, a recompile) reuses the
-/// engine. Bounded, because each entry keeps its engine's code alive.
+/// program under another calling convention, a recompile, on any thread)
+/// reuses the engine. Bounded, because each entry keeps its engine's code
+/// alive. The lock is held for lookups and inserts, never while MLIR
+/// compiles.
 struct JitCache {
-    code: FxHashMap<String, Rc<Jit>>,
+    code: FxHashMap<String, Arc<Jit>>,
     /// Keys in insertion order; the oldest is dropped first.
     order: VecDeque<String>,
 }
 
-/// Engines a thread keeps.
-const CACHED_ENGINES: usize = 64;
+/// Engines the process keeps.
+const CACHED_ENGINES: usize = 256;
 
-thread_local! {
-    static ENGINES: RefCell<JitCache> = RefCell::new(JitCache { code: FxHashMap::default(), order: VecDeque::new() });
+static ENGINES: Mutex<JitCache> =
+    Mutex::new(JitCache { code: FxHashMap::with_hasher(rustc_hash::FxBuildHasher), order: VecDeque::new() });
+
+/// The cache, also after a thread panicked while holding it (entries are
+/// inserted whole).
+fn engine_cache() -> std::sync::MutexGuard<'static, JitCache> {
+    ENGINES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Exports `func` (a pure function over tensors after the pipeline) and
@@ -1523,11 +1549,12 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     use melior::ir::Module;
     use melior::utility::parse_pass_pipeline;
     let key = format!("{signature:?}\n{text}");
-    if let Some(jit) = ENGINES.with(|c| c.borrow().code.get(&key).cloned()) {
+    if let Some(jit) = engine_cache().code.get(&key).cloned() {
         let entry = signature.name.clone();
         return Ok(MlirFunction { jit, entry, signature });
     }
-    let context = thread_context();
+    let shared = thread_context();
+    let context = &shared.0;
     let messages = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
     let sink = messages.clone();
     let id = context.attach_diagnostic_handler(move |d| {
@@ -1536,11 +1563,11 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     });
     let said = |what: &str| format!("{what}: {}", messages.borrow().join("; "));
     let result = (|| {
-        let mut module = Module::parse(&context, &text).ok_or_else(|| said("MLIR could not parse the export"))?;
+        let mut module = Module::parse(context, &text).ok_or_else(|| said("MLIR could not parse the export"))?;
         if !module.as_operation().verify() {
             return Err(said("MLIR rejected the export"));
         }
-        let pm = melior::pass::PassManager::new(&context);
+        let pm = melior::pass::PassManager::new(context);
         parse_pass_pipeline(pm.as_operation_pass_manager(), LOWERING)
             .map_err(|e| format!("the lowering pipeline: {e}"))?;
         pm.run(&mut module).map_err(|_| said("MLIR's lowering failed"))?;
@@ -1573,18 +1600,17 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     })();
     context.detach_diagnostic_handler(id);
     let engine = result.map_err(fail)?;
-    let jit = Rc::new(Jit { engine, _context: context });
-    ENGINES.with(|c| {
-        let mut cache = c.borrow_mut();
-        if cache.code.insert(key.clone(), jit.clone()).is_none() {
-            cache.order.push_back(key);
+    let jit = Arc::new(Jit { engine, _context: shared });
+    let mut cache = engine_cache();
+    if cache.code.insert(key.clone(), jit.clone()).is_none() {
+        cache.order.push_back(key);
+    }
+    while cache.order.len() > CACHED_ENGINES {
+        if let Some(old) = cache.order.pop_front() {
+            cache.code.remove(&old);
         }
-        while cache.order.len() > CACHED_ENGINES {
-            if let Some(old) = cache.order.pop_front() {
-                cache.code.remove(&old);
-            }
-        }
-    });
+    }
+    drop(cache);
     let entry = signature.name.clone();
     Ok(MlirFunction { jit, entry, signature })
 }

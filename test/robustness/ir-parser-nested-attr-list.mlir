@@ -3,7 +3,7 @@
 // (and dictionaries) count toward the nesting limit.
 
 // RUN: %python -c "print('func.func @f() attributes {aot.a = ' + '[' * 20000 + '} {\n  return\n}')" > %t.deep
-// RUN: not aot-opt %t.deep 2>&1 | FileCheck %s
+// RUN: not aot-opt %t.deep 2>&1 | FileCheck %s --strict-whitespace
 // CHECK: ir-parser-nested-attr-list.mlir.tmp.deep:1:291: error: nesting deeper than 256 (raise the limit with AOT_MAX_NESTING)
 // The 20000-byte line is echoed as a window around the column.
 // CHECK-NEXT: {{^\.\.\.\[{160}\.\.\.$}}

@@ -219,20 +219,23 @@ fn random_conventions_match_eager_in_native_code() {
     random_conventions(Backend::Cranelift, common::cases(12, 24));
 }
 
-/// The same through LLVM (in the test command, the first 3 of the full
-/// run's 24 conventions per case: LLVM's O3 takes most of the time).
+/// The same through LLVM (in the test command, the first 2 of the full
+/// run's 24 conventions per case: LLVM's O3 takes most of the time, and
+/// what a convention decides, the host program and the runtime, is the
+/// Cranelift backend's, which the command checks on 12).
 #[cfg(feature = "llvm")]
 #[test]
 fn random_conventions_match_eager_in_llvm_code() {
-    random_conventions(Backend::Llvm, common::cases(3, 24));
+    random_conventions(Backend::Llvm, common::cases(2, 24));
 }
 
 /// The same through upstream MLIR's own compiler, for the conventions whose
-/// programs export (as_strided views into a shared storage do not).
+/// programs export (as_strided views into a shared storage do not); the
+/// first 2 of 24 in the test command.
 #[cfg(feature = "mlir")]
 #[test]
 fn random_conventions_match_eager_through_mlir() {
-    random_conventions(Backend::Mlir, common::cases(4, 24));
+    random_conventions(Backend::Mlir, common::cases(2, 24));
 }
 
 /// The same on the GPU (skipped, saying why, where there is none).

@@ -22,10 +22,8 @@ use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Text to produce while compiling (`aot-opt --emit`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,31 +42,46 @@ struct Jit {
     _context: Box<LlContext>,
 }
 
-/// Kernels already compiled on this thread, by the text of the LLVM module
+// SAFETY: once `compile_program` has taken the kernels' addresses, nothing
+// calls into the engine or its context again: they only keep the machine
+// code mapped, and are dropped by the last owner of the `Arc`, on whichever
+// thread that is. LLVM allows a context to be destroyed on any thread as
+// long as no other thread uses it at the same time, which the `Arc`
+// guarantees; the code itself is immutable and callable from every thread.
+unsafe impl Send for Jit {}
+unsafe impl Sync for Jit {}
+
+/// Kernels already compiled in this process, by the text of the LLVM module
 /// that holds each one alone (its name aside): a compile that emits the
 /// same module again (the same program called with another convention,
-/// recompiled for new shapes, a kernel shared by many programs) takes the
-/// machine code instead of running O3 and the JIT again. The text is what
-/// LLVM would compile, attributes, metadata and target included, so equal
-/// text is equal code. Per thread, because a JIT is not `Send`; bounded,
-/// because each entry keeps its JIT's module alive.
+/// recompiled for new shapes, a kernel shared by many programs, compiled
+/// on another thread) takes the machine code instead of running O3 and the
+/// JIT again. The text is what LLVM would compile, attributes, metadata and
+/// target included, so equal text is equal code. Bounded, because each
+/// entry keeps its JIT's module alive. The lock is held for lookups and
+/// inserts only, never while LLVM compiles: two threads missing the same
+/// kernel both compile it, and the first insert stays.
 struct KernelCache {
-    code: FxHashMap<String, (Rc<Jit>, usize)>,
+    code: FxHashMap<String, (Arc<Jit>, usize)>,
     /// Keys in insertion order; the oldest is dropped first.
     order: VecDeque<String>,
 }
 
-/// Kernels a thread keeps (each holds its JIT, shared with the kernels
+/// Kernels the process keeps (each holds its JIT, shared with the kernels
 /// compiled beside it, until the last of them goes).
-const CACHED_KERNELS: usize = 256;
+const CACHED_KERNELS: usize = 1024;
 
-thread_local! {
-    static KERNELS: RefCell<KernelCache> =
-        RefCell::new(KernelCache { code: FxHashMap::default(), order: VecDeque::new() });
+static KERNELS: Mutex<KernelCache> =
+    Mutex::new(KernelCache { code: FxHashMap::with_hasher(rustc_hash::FxBuildHasher), order: VecDeque::new() });
+
+/// The cache, also after a thread panicked while holding it (its entries
+/// are inserted whole, so a poisoned map is still consistent).
+fn kernel_cache() -> std::sync::MutexGuard<'static, KernelCache> {
+    KERNELS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl KernelCache {
-    fn insert(&mut self, key: String, jit: &Rc<Jit>, addr: usize) {
+    fn insert(&mut self, key: String, jit: &Arc<Jit>, addr: usize) {
         if self.code.insert(key.clone(), (jit.clone(), addr)).is_none() {
             self.order.push_back(key);
         }
@@ -143,7 +156,7 @@ fn compile_program(
     // together. Text output (`--emit`) wants every kernel, so it skips the
     // lookup.
     let mut messages = Vec::new();
-    let mut found: Vec<Option<(Rc<Jit>, usize)>> = Vec::new();
+    let mut found: Vec<Option<(Arc<Jit>, usize)>> = Vec::new();
     let mut missing: Vec<(usize, String, String)> = Vec::new();
     let mut combined: Option<inkwell::module::Module<'static>> = None;
     for step in &program.steps {
@@ -153,7 +166,7 @@ fn compile_program(
         kernel::emit(ctx, *op, ll, &module, KEYED_NAME, &target, &mut messages)?;
         module.verify().map_err(|e| fail(format!("LLVM rejected the generated kernels: {e}")))?;
         let key = module.print_to_string().to_string();
-        let hit = if emit == Emit::None { KERNELS.with(|c| c.borrow().code.get(&key).cloned()) } else { None };
+        let hit = if emit == Emit::None { kernel_cache().code.get(&key).cloned() } else { None };
         found.push(hit.clone());
         if hit.is_some() {
             continue;
@@ -169,7 +182,7 @@ fn compile_program(
         }
         missing.push((slot, fname, key));
     }
-    let mut jits: Vec<Rc<Jit>> = Vec::new();
+    let mut jits: Vec<Arc<Jit>> = Vec::new();
     if let Some(module) = combined {
         module
             .run_passes("default<O3>", &machine, PassBuilderOptions::create())
@@ -198,19 +211,18 @@ fn compile_program(
                 engine.get_function_address(fname).map_err(|e| fail(format!("LLVM's JIT lost kernel {fname}: {e}")))?,
             );
         }
-        let jit = Rc::new(Jit { _engine: engine, _context: context });
-        KERNELS.with(|c| {
-            let mut cache = c.borrow_mut();
-            for ((slot, _, key), addr) in missing.into_iter().zip(addrs) {
-                cache.insert(key, &jit, addr);
-                found[slot] = Some((jit.clone(), addr));
-            }
-        });
+        let jit = Arc::new(Jit { _engine: engine, _context: context });
+        let mut cache = kernel_cache();
+        for ((slot, _, key), addr) in missing.into_iter().zip(addrs) {
+            cache.insert(key, &jit, addr);
+            found[slot] = Some((jit.clone(), addr));
+        }
+        drop(cache);
         jits.push(jit);
     }
     let mut kernels: Vec<KernelFn> = Vec::new();
     for (jit, addr) in found.into_iter().flatten() {
-        if !jits.iter().any(|j| Rc::ptr_eq(j, &jit)) {
+        if !jits.iter().any(|j| Arc::ptr_eq(j, &jit)) {
             jits.push(jit);
         }
         // SAFETY: every kernel was emitted with exactly this signature, and

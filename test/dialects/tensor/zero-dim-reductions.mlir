@@ -39,9 +39,9 @@ func.func @argmax(%x: tensor<f32>) -> tensor<i64> {
 // The full reductions of a 0-d tensor compile and return the element (and index 0).
 // EXEC-LABEL: "args_after"
 // EXEC: "data": [
-// EXEC-NEXT: [[X:[-0-9.e]+]]
+// EXEC-NEXT: [[$X:[-0-9.e]+]]
 // EXEC-LABEL: "outputs"
 // EXEC: "data": [
-// EXEC-NEXT: [[X]]
+// EXEC-NEXT: [[$X]]
 // EXEC: "data": [
 // EXEC-NEXT: 0

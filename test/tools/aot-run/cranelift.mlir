@@ -10,7 +10,7 @@
 /// prints each step's time, the slowest first.
 // PROFILE:      aot profile: 3 steps, 1 call, {{[0-9.]+}} us per call on {{[0-9]+}} thread
 // PROFILE-NEXT:   share   us/call  step
-// PROFILE-COUNT-3: {{[0-9.]+}}% {{ +[0-9.]+}}  kernel #{{[0-2]}} '{{copy|mul}}_{{[0-9]+}}' (one thread)
+// PROFILE-COUNT-3: {{[0-9.]+}}%{{ +[0-9.]+}} kernel #{{[0-2]}} '{{copy|mul}}_{{[0-9]+}}' (one thread)
 
 /// Native code keeps the calling convention: the write through the
 /// transposed view reaches argument 0, the returned transpose aliases it,
