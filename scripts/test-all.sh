@@ -45,11 +45,23 @@ section_name=""
 section_start=0
 timings=()
 clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+# read_cpu sets cpu_now to the CPU seconds (user + system) of the
+# processes this script has waited for. `times` must run in this shell (in
+# a pipeline or $(...) it would run in a fork, whose counters start at
+# zero), so it writes to a file and the result is a global.
+cpu_now=0
+read_cpu() {
+  times >"$logs/.times"
+  cpu_now=$(tail -n 1 "$logs/.times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%d", s }')
+}
+section_cpu=0
 end_section() {
   if [ -n "$section_name" ]; then
     local took=$((SECONDS - section_start))
-    timings+=("$(printf '  %-10s %5d s' "$section_name" "$took")")
-    echo "-- $section_name: ${took} s"
+    read_cpu
+    local cpu=$((cpu_now - section_cpu))
+    timings+=("$(printf '  %-12s %5d s %6d CPU-s' "$section_name" "$took" "$cpu")")
+    echo "-- $section_name: ${took} s, ${cpu} CPU-s"
   fi
   section_name=""
 }
@@ -57,6 +69,8 @@ section() {
   end_section
   section_name=$1
   section_start=$SECONDS
+  read_cpu
+  section_cpu=$cpu_now
   echo "== [$(clock $((SECONDS - t0)))] $1: $2"
 }
 fail() {
@@ -312,5 +326,6 @@ py_passed=$(grep -oE '[0-9]+ passed' "$logs/pytest.log" | tail -1 | awk '{print 
 end_section
 echo "== time per section"
 printf '%s\n' "${timings[@]}"
-echo "  total      $(printf '%5d' $((SECONDS - t0))) s"
+read_cpu
+echo "  total        $(printf '%5d s %6d CPU-s' $((SECONDS - t0)) "$cpu_now")"
 echo "== all tests passed in $(clock $((SECONDS - t0))) (cargo: $passed, of which LLVM and CUDA: $llvm_passed, MLIR: $mlir_passed; default build's unit tests: $default_passed; lit: $lit_passed of $total; pytest: $py_passed; PTX modules through ptxas: $ptx_checked; fuzz executions: $fuzz_runs)"
