@@ -102,7 +102,7 @@ finish() {
 # Debian's LLVM 19 (the `llvm` and `cuda` features: llvm-sys, NVPTX) and
 # MLIR 19 (the `mlir` feature: melior's bindings need libclang; mlir-opt
 # and mlir-cpu-runner for the lit tests).
-apt_packages=(llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libmlir-19-dev mlir-19-tools libclang-19-dev)
+apt_packages=(llvm-19-dev llvm-19-tools libpolly-19-dev libzstd-dev zlib1g-dev libmlir-19-dev mlir-19-tools libclang-19-dev)
 have_llvm_mlir() {
   { [ -n "${LLVM_SYS_191_PREFIX:-}" ] || [ -x /usr/lib/llvm-19/bin/llvm-config ]; } &&
     [ -x /usr/lib/llvm-19/bin/mlir-opt ] && [ -e /usr/lib/llvm-19/lib/libMLIR.so ] &&
