@@ -3,7 +3,8 @@
     python scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas PTXAS [--libdevice BC] [DIR...]
 
 Every `.mlir` file under the directories (default: test/run) is compiled
-with the inference and the training pipeline. Where Cranelift compiles a
+with the inference and the training pipeline, one `aot-opt` process per
+file and pipeline printing both architectures (`--gpu-arch=sm_80,sm_90`). Where Cranelift compiles a
 file (`--emit=clif`; some corpus files are meant to fail), `--emit=ptx`
 must succeed too, for sm_80 and sm_90, and ptxas must accept every module
 it prints. With `--libdevice` (CUDA's libdevice.10.bc, linked in through
@@ -86,22 +87,28 @@ def emission_path(args, path, pipeline):
 def emit_now(args, path, pipeline):
     base = [args.aot_opt, str(path), f"--pass-pipeline={pipeline}"]
     env = dict(os.environ, AOT_LIBDEVICE=args.libdevice or "")
-    emitted = {}
-    for arch in ARCHS:
-        emitted[arch] = subprocess.run(
-            base + ["--emit=ptx", f"--gpu-arch={arch}"], capture_output=True, text=True, env=env
-        )
+    # One process for every architecture: the pipelines run once, and each
+    # architecture's PTX follows a `// gpu-arch NAME` line.
+    r = subprocess.run(base + ["--emit=ptx", "--gpu-arch=" + ",".join(ARCHS)], capture_output=True, text=True, env=env)
     # A file Cranelift does not compile either is meant to fail (the corpus
     # has such cases); asked only when PTX failed, the common case costs
-    # one process per architecture.
-    if any(r.returncode != 0 for r in emitted.values()) and run(base + ["--emit=clif"]).returncode != 0:
-        return [], []
+    # one process.
+    if r.returncode != 0:
+        if run(base + ["--emit=clif"]).returncode != 0:
+            return [], []
+        return [], [f"{path} [{pipeline}, {', '.join(ARCHS)}]: --emit=ptx failed:\n{r.stderr.strip()}"]
+    per_arch, arch = {}, None
+    for line in r.stdout.splitlines(keepends=True):
+        if line.startswith("// gpu-arch "):
+            arch = line.split()[2]
+            per_arch[arch] = []
+        elif arch is not None:
+            per_arch[arch].append(line)
     failures, out = [], []
-    for arch, r in emitted.items():
-        if r.returncode != 0:
-            failures.append(f"{path} [{pipeline}, {arch}]: --emit=ptx failed:\n{r.stderr.strip()}")
-            continue
-        for k, m in enumerate(modules(r.stdout)):
+    if sorted(per_arch) != sorted(ARCHS):
+        return [], [f"{path} [{pipeline}]: --emit=ptx printed the architectures {sorted(per_arch)}, not {ARCHS}"]
+    for arch in ARCHS:
+        for k, m in enumerate(modules("".join(per_arch[arch]))):
             label = f"{path} [{pipeline}, {arch}, module {k}]"
             if args.libdevice and ".extern .func" in m:
                 failures.append(f"{label}: an external call is left after linking libdevice")

@@ -105,7 +105,9 @@ struct Args {
     #[arg(long, default_value = "cranelift")]
     backend: String,
     /// The GPU architecture `--emit=ptx` generates for: `sm_80` (default)
-    /// or `sm_90`.
+    /// or `sm_90`; several, comma-separated (`sm_80,sm_90`), print each
+    /// one's PTX in turn after a `// gpu-arch NAME` line, from one run of
+    /// the pipelines.
     #[arg(long, default_value = "sm_80")]
     gpu_arch: String,
     /// Largest single allocation in bytes (suffixes k, M, G, T; default: the
@@ -238,7 +240,7 @@ fn run(args: &Args) -> Result<bool, String> {
                                 }
                                 Some(kind) => {
                                     let cpm = codegen_pm.as_mut().ok_or("no codegen pass manager")?;
-                                    match aot::codegen::emit_text(&mut ctx, module, kind, cpm, &mut stderr) {
+                                    match emit_native(&mut ctx, module, kind, &args.gpu_arch, cpm, &mut stderr) {
                                         Ok(t) => printed = Some(t),
                                         Err(d) => diags.push(d),
                                     }
@@ -329,6 +331,53 @@ fn export_upstream(ctx: &mut Context, module: aot::ir::Op) -> Result<String, Dia
     Err(Diagnostic::op_error(ctx, module, "this build has no MLIR export (cargo feature `mlir`)"))
 }
 
+/// The architectures `--gpu-arch` lists, in order (at least one, none twice).
+#[cfg(feature = "cuda")]
+fn gpu_archs(list: &str) -> Result<Vec<aot::codegen::llvm::ptx::Sm>, String> {
+    let mut archs = Vec::new();
+    for name in list.split(',') {
+        let sm = aot::codegen::llvm::ptx::Sm::parse(name.trim())?;
+        if archs.contains(&sm) {
+            return Err(format!("--gpu-arch names {} twice", sm.name()));
+        }
+        archs.push(sm);
+    }
+    Ok(archs)
+}
+
+/// The text `--emit` asks for. With `--emit=ptx` and several
+/// architectures, the module goes through the codegen pipeline once (the
+/// first emission lowers it; the others find it lowered) and each
+/// architecture's PTX follows a `// gpu-arch NAME` line.
+fn emit_native(
+    ctx: &mut Context,
+    module: aot::ir::Op,
+    kind: aot::codegen::Native,
+    gpu_arch: &str,
+    cpm: &mut PassManager,
+    sink: &mut dyn std::io::Write,
+) -> Result<String, Diagnostic> {
+    #[cfg(feature = "cuda")]
+    if let aot::codegen::Native::Ptx(_) = kind {
+        let archs = gpu_archs(gpu_arch).map_err(|m| Diagnostic::op_error(ctx, module, m))?;
+        if archs.len() > 1 {
+            let mut out = String::new();
+            for (k, sm) in archs.into_iter().enumerate() {
+                // Each architecture's text as a run for it alone prints it.
+                if k > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&format!("// gpu-arch {}\n", sm.name()));
+                out.push_str(&aot::codegen::emit_text(ctx, module, aot::codegen::Native::Ptx(sm), cpm, sink)?);
+            }
+            return Ok(out);
+        }
+    }
+    #[cfg(not(feature = "cuda"))]
+    let _ = gpu_arch;
+    aot::codegen::emit_text(ctx, module, kind, cpm, sink)
+}
+
 /// The native code generator and output `--emit` and `--backend` ask for
 /// (`None`: print the IR).
 fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Option<aot::codegen::Native>, String> {
@@ -336,7 +385,7 @@ fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Option<aot::co
     let cranelift = |emit| Some(aot::codegen::Native::Cranelift(Options { emit, ..Options::default() }));
     if emit == "ptx" {
         #[cfg(feature = "cuda")]
-        return Ok(Some(aot::codegen::Native::Ptx(aot::codegen::llvm::ptx::Sm::parse(gpu_arch)?)));
+        return Ok(Some(aot::codegen::Native::Ptx(gpu_archs(gpu_arch)?[0])));
         #[cfg(not(feature = "cuda"))]
         return Err(format!(
             "--emit=ptx (for {gpu_arch}) needs the CUDA backend, which this build of aot-opt lacks (build it with the cargo feature `cuda`)"
