@@ -374,4 +374,12 @@ fn checkpointed_dropout_replays_its_draws() {
             "along a random direction: finite differences {fd}, the compiled gradient {dot}"
         );
     }
+    // A direction that does not fit the arguments is an error, not a guess.
+    let short = objective.along(&[]).expect_err("a direction without entries");
+    assert!(short.to_string().contains("one entry per argument"), "{short}");
+    let mut wrong = vec![None; grads.len()];
+    let first = grads.iter().position(Option::is_some).expect("a differentiable argument");
+    wrong[first] = Some(vec![1.0]);
+    let e = objective.along(&wrong).expect_err("a direction of the wrong length");
+    assert!(e.to_string().contains(&format!("argument {first}")), "{e}");
 }
