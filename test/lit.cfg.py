@@ -3,8 +3,8 @@
 # Tools come from AOT_BIN_DIR (default: <repo>/target/debug). FileCheck is
 # LLVM's when found (FILECHECK, PATH, or Debian's LLVM 19), else the PyPI
 # `filecheck` from the venv the test script creates. Tests may say
-# REQUIRES: llvm, cuda-ptxas, mlir (aot-opt built with the feature) and
-# mlir-opt (upstream's tool)
+# REQUIRES: llvm, cuda-ptxas, mlir (aot-opt built with the feature),
+# mlir-opt (upstream's tool), libdevice (CUDA's, from the venv's wheel)
 # or gpu; those features are set only when the tool or build is present.
 
 import os
@@ -84,6 +84,17 @@ for candidate in ("mlir-opt-19", "/usr/lib/llvm-19/bin/mlir-opt", "mlir-opt"):
         break
 if shutil.which("ptxas"):
     config.available_features.add("cuda-ptxas")
+# CUDA's libdevice, from NVIDIA's nvidia-cuda-nvcc-cu12 wheel in the venv lit
+# runs from (the test command installs it for ptxas): %libdevice.
+try:
+    import nvidia.cuda_nvcc
+
+    _libdevice = os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "nvvm", "libdevice", "libdevice.10.bc")
+    if os.path.exists(_libdevice):
+        config.substitutions.append(("%libdevice", _libdevice))
+        config.available_features.add("libdevice")
+except ImportError:
+    pass
 if shutil.which("nvidia-smi"):
     try:
         if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0:

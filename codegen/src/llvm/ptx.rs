@@ -24,6 +24,7 @@ use super::kernel::{self, Flavor};
 use crate::program::{self, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
+use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
@@ -82,18 +83,30 @@ fn machine(sm: Sm) -> Result<TargetMachine, String> {
 /// function is complete already and is left as it is: reading and linking
 /// the library's thousand functions was most of the time `--emit=ptx` took
 /// for such a module.
-fn link_libdevice<'ll>(ll: &'ll LlContext, module: &Module<'ll>, path: &std::path::Path) -> Result<(), String> {
-    let calls_libdevice =
-        module.get_functions().any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
-    if !calls_libdevice {
+fn link_libdevice<'ll>(
+    ll: &'ll LlContext,
+    module: &Module<'ll>,
+    path: &std::path::Path,
+    machine: &TargetMachine,
+) -> Result<(), String> {
+    let mut called: Vec<String> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("__nv_"))
+        .collect();
+    if called.is_empty() {
         return Ok(());
     }
+    called.sort();
     let kernels: Vec<String> = module
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0)
         .map(|f| f.get_name().to_string_lossy().into_owned())
         .collect();
-    let lib = Module::parse_bitcode_from_path(path, ll)
+    let bitcode = trimmed_libdevice(path, called, machine)?;
+    let buffer = MemoryBuffer::create_from_memory_range_copy(&bitcode, "libdevice");
+    let lib = Module::parse_bitcode_from_buffer(&buffer, ll)
         .map_err(|e| format!("cannot read libdevice at {} (AOT_LIBDEVICE): {e}", path.display()))?;
     // libdevice carries its own triple and layout; ours (the same target)
     // keep the linker from warning.
@@ -107,6 +120,48 @@ fn link_libdevice<'ll>(ll: &'ll LlContext, module: &Module<'ll>, path: &std::pat
         }
     }
     Ok(())
+}
+
+/// libdevice as bitcode, cut down to the functions `called` names and what
+/// they call, remembered per process by the file and the names. Parsing the
+/// whole library (470 KB of bitcode, a thousand functions) for every module
+/// was most of the time an emission with libdevice took; the same calls
+/// recur (each architecture of a function, every function that calls
+/// `expf`), and the cut copy parses in a fraction of the time. Linking it
+/// gives the module the same functions as linking the whole library and
+/// dropping what nothing calls, which `compile` did after linking.
+fn trimmed_libdevice(
+    path: &std::path::Path,
+    called: Vec<String>,
+    machine: &TargetMachine,
+) -> Result<std::sync::Arc<Vec<u8>>, String> {
+    use std::sync::{Arc, Mutex};
+    type Key = (std::path::PathBuf, Vec<String>);
+    static TRIMMED: Mutex<Vec<(Key, Arc<Vec<u8>>)>> = Mutex::new(Vec::new());
+    /// Cut copies kept: a program's modules call a few sets of functions.
+    const KEPT: usize = 64;
+    let key = (path.to_path_buf(), called);
+    if let Some((_, b)) = TRIMMED.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(k, _)| *k == key) {
+        return Ok(b.clone());
+    }
+    let scratch = LlContext::create();
+    let lib = Module::parse_bitcode_from_path(path, &scratch)
+        .map_err(|e| format!("cannot read libdevice at {} (AOT_LIBDEVICE): {e}", path.display()))?;
+    for f in lib.get_functions() {
+        let name = f.get_name().to_string_lossy();
+        if f.count_basic_blocks() > 0 && !key.1.iter().any(|c| *c == name) {
+            f.set_linkage(Linkage::Internal);
+        }
+    }
+    lib.run_passes("globaldce", machine, PassBuilderOptions::create())
+        .map_err(|e| format!("cannot cut libdevice from {} down: {e}", path.display()))?;
+    let bitcode = Arc::new(lib.write_bitcode_to_memory().as_slice().to_vec());
+    let mut kept = TRIMMED.lock().unwrap_or_else(|p| p.into_inner());
+    if kept.len() >= KEPT {
+        kept.remove(0);
+    }
+    kept.push((key, bitcode.clone()));
+    Ok(bitcode)
 }
 
 /// Appends the PTX module of the lowered function `func`'s kernels, for
@@ -184,7 +239,7 @@ pub fn compile(
     }
     module.verify().map_err(|e| fail(format!("LLVM rejected the generated GPU kernels: {e}")))?;
     if let Some(path) = libdevice {
-        link_libdevice(&ll, &module, path).map_err(fail)?;
+        link_libdevice(&ll, &module, path, &machine).map_err(fail)?;
     }
     // `globaldce` first: the libdevice functions nothing calls are internal
     // now, and dropping them before O3 spares its early function passes a
