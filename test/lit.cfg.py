@@ -39,7 +39,7 @@ filecheck = (
     os.environ.get("FILECHECK")
     or shutil.which("FileCheck")
     or shutil.which("FileCheck-19")
-    or next((p for p in ("/usr/lib/llvm-19/bin/FileCheck",) if os.access(p, os.X_OK)), None)
+    or shutil.which("FileCheck", path="/usr/lib/llvm-19/bin")
 )
 extra = ""
 if not filecheck:

@@ -15,6 +15,8 @@ pub mod cranelift;
 pub mod cuda;
 pub mod fuse;
 pub mod gemm;
+#[cfg(any(feature = "llvm", feature = "mlir"))]
+mod jit_cache;
 pub mod libcalls;
 #[cfg(feature = "llvm")]
 pub mod llvm;

@@ -25,15 +25,15 @@
 //! scalar formulas are built in detached regions of the context, which no
 //! op refers to.
 
+use crate::jit_cache::JitCache;
 use aot_dialects::func::{FuncView, ReturnOp};
 use aot_dialects::lowering::{Pointwise, Scalars};
 use aot_dialects::r#loop::{Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_dialects::rng::lowering::PhiloxDraws;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
 use std::fmt::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The upstream MLIR text of every public function of `module` over
 /// tensors, verified by MLIR.
@@ -1512,26 +1512,8 @@ fn thread_context() -> Arc<ThreadContext> {
 /// Functions compiled in this process, by their exported text and
 /// signature: a compile that exports the same module again (the same
 /// program under another calling convention, a recompile, on any thread)
-/// reuses the engine. Bounded, because each entry keeps its engine's code
-/// alive. The lock is held for lookups and inserts, never while MLIR
-/// compiles.
-struct JitCache {
-    code: FxHashMap<String, Arc<Jit>>,
-    /// Keys in insertion order; the oldest is dropped first.
-    order: VecDeque<String>,
-}
-
-/// Engines the process keeps.
-const CACHED_ENGINES: usize = 256;
-
-static ENGINES: Mutex<JitCache> =
-    Mutex::new(JitCache { code: FxHashMap::with_hasher(rustc_hash::FxBuildHasher), order: VecDeque::new() });
-
-/// The cache, also after a thread panicked while holding it (entries are
-/// inserted whole).
-fn engine_cache() -> std::sync::MutexGuard<'static, JitCache> {
-    ENGINES.lock().unwrap_or_else(|p| p.into_inner())
-}
+/// reuses the engine.
+static ENGINES: JitCache<String, Arc<Jit>> = JitCache::new(256);
 
 /// Exports `func` (a pure function over tensors after the pipeline) and
 /// compiles it with MLIR: verified, lowered by [`LOWERING`], JIT-compiled.
@@ -1549,7 +1531,7 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     use melior::ir::Module;
     use melior::utility::parse_pass_pipeline;
     let key = format!("{signature:?}\n{text}");
-    if let Some(jit) = engine_cache().code.get(&key).cloned() {
+    if let Some(jit) = ENGINES.get(&key) {
         let entry = signature.name.clone();
         return Ok(MlirFunction { jit, entry, signature });
     }
@@ -1601,16 +1583,7 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     context.detach_diagnostic_handler(id);
     let engine = result.map_err(fail)?;
     let jit = Arc::new(Jit { engine, _context: shared });
-    let mut cache = engine_cache();
-    if cache.code.insert(key.clone(), jit.clone()).is_none() {
-        cache.order.push_back(key);
-    }
-    while cache.order.len() > CACHED_ENGINES {
-        if let Some(old) = cache.order.pop_front() {
-            cache.code.remove(&old);
-        }
-    }
-    drop(cache);
+    ENGINES.insert(key, jit.clone());
     let entry = signature.name.clone();
     Ok(MlirFunction { jit, entry, signature })
 }

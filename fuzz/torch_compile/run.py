@@ -66,8 +66,6 @@ def worker_main():
     import torch
 
     check = sibling("check")
-    import torch._dynamo.guards  # noqa: F401  (loaded here so that its timing can be skipped)
-
     check.skip_guard_latency_profiling()
 
     torch._logging.set_logs(dynamo=logging.ERROR, aot=logging.ERROR, inductor=logging.ERROR)

@@ -8,19 +8,20 @@ idle.
 Every test process also skips Dynamo's guard-latency measurement: after
 flushing the CPU's caches it times each new set of guards (about 35 ms per
 compiled frame, a fifth of a small program's compile) only for its debug
-log, which no test reads."""
+log, which no test reads (the fuzzer's check.skip_guard_latency_profiling)."""
+
+import os
+import sys
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz_regressions"))
+from fuzzcheck import _check  # noqa: E402  (the fuzzer's check.py, loaded once for every test)
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "heavy: a long test, scheduled first under pytest-xdist")
-    try:
-        import torch._dynamo.guards as guards
-    except ImportError:
-        return
-    if hasattr(guards, "profile_guard_manager"):
-        guards.profile_guard_manager = lambda *args: 0.0
+    _check().skip_guard_latency_profiling()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -17,30 +17,15 @@ use aot::run::{inputs_to_json, outputs_json, run_compiled, run_eager, signature,
 use serde_json::json;
 use std::sync::Arc;
 
-use crate::common;
+use crate::common::{self, Rng};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    fn value(&mut self, e: ElemType) -> f64 {
-        match e {
-            ElemType::I1 => self.below(2) as f64,
-            e if e.is_int() => self.below(3) as f64,
-            _ => (self.below(17) as f64 - 8.0) / 4.0,
-        }
+/// A value of element type `e` for a random input: 0/1, 0..3, or a
+/// quarter step in [-2, 2].
+fn value(rng: &mut Rng, e: ElemType) -> f64 {
+    match e {
+        ElemType::I1 => rng.below(2) as f64,
+        e if e.is_int() => rng.below(3) as f64,
+        _ => (rng.below(17) as f64 - 8.0) / 4.0,
     }
 }
 
@@ -91,7 +76,7 @@ fn random_spec(rng: &mut Rng, params: &[TensorType]) -> InputSpec {
             continue;
         }
         let rg = p.elem.is_float() && rng.below(3) == 0;
-        let data = (0..numel(&p.shape)).map(|_| rng.value(p.elem)).collect();
+        let data = (0..numel(&p.shape)).map(|_| value(rng, p.elem)).collect();
         spec.args.push(ArgSpec::Own {
             dtype: p.elem,
             shape: p.shape.to_vec(),
@@ -102,7 +87,7 @@ fn random_spec(rng: &mut Rng, params: &[TensorType]) -> InputSpec {
     }
     if let Some((dtype, len)) = storage {
         let len = len + rng.below(3) as i64;
-        let data = (0..len).map(|_| rng.value(dtype)).collect();
+        let data = (0..len).map(|_| value(rng, dtype)).collect();
         spec.storages.push(StorageSpec { dtype, data, base: base && dtype.is_float() });
     }
     spec

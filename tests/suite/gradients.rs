@@ -350,19 +350,11 @@ fn checkpointed_dropout_replays_its_draws() {
         .map(|g| g["data"].as_array().map(|d| d.iter().map(|x| x.as_f64().expect("a number")).collect()))
         .collect();
     assert!(grads.iter().flatten().map(Vec::len).sum::<usize>() > 2000, "the encoder's parameters have gradients");
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut uniform = move || {
-        // splitmix64, mapped to [-1, 1)
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut x = state;
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((x ^ (x >> 31)) >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    };
+    let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15);
     let objective = fd::directional(&ctx, &sources, f, &spec, &tangents, &eager, 9).expect("the objective");
     for _ in 0..2 {
         let direction: Vec<Option<Vec<f64>>> =
-            grads.iter().map(|g| g.as_ref().map(|g| g.iter().map(|_| uniform()).collect())).collect();
+            grads.iter().map(|g| g.as_ref().map(|g| g.iter().map(|_| rng.symmetric()).collect())).collect();
         let dot: f64 = grads
             .iter()
             .zip(&direction)

@@ -14,6 +14,7 @@ mod kernel;
 #[cfg(feature = "cuda")]
 pub mod ptx;
 
+use crate::jit_cache::JitCache;
 use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
@@ -21,9 +22,7 @@ use inkwell::execution_engine::ExecutionEngine;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
-use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// Text to produce while compiling (`aot-opt --emit`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -52,46 +51,14 @@ unsafe impl Send for Jit {}
 unsafe impl Sync for Jit {}
 
 /// Kernels already compiled in this process, by the text of the LLVM module
-/// that holds each one alone (its name aside): a compile that emits the
-/// same module again (the same program called with another convention,
-/// recompiled for new shapes, a kernel shared by many programs, compiled
-/// on another thread) takes the machine code instead of running O3 and the
-/// JIT again. The text is what LLVM would compile, attributes, metadata and
-/// target included, so equal text is equal code. Bounded, because each
-/// entry keeps its JIT's module alive. The lock is held for lookups and
-/// inserts only, never while LLVM compiles: two threads missing the same
-/// kernel both compile it, and the first insert stays.
-struct KernelCache {
-    code: FxHashMap<String, (Arc<Jit>, usize)>,
-    /// Keys in insertion order; the oldest is dropped first.
-    order: VecDeque<String>,
-}
-
-/// Kernels the process keeps (each holds its JIT, shared with the kernels
-/// compiled beside it, until the last of them goes).
-const CACHED_KERNELS: usize = 1024;
-
-static KERNELS: Mutex<KernelCache> =
-    Mutex::new(KernelCache { code: FxHashMap::with_hasher(rustc_hash::FxBuildHasher), order: VecDeque::new() });
-
-/// The cache, also after a thread panicked while holding it (its entries
-/// are inserted whole, so a poisoned map is still consistent).
-fn kernel_cache() -> std::sync::MutexGuard<'static, KernelCache> {
-    KERNELS.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl KernelCache {
-    fn insert(&mut self, key: String, jit: &Arc<Jit>, addr: usize) {
-        if self.code.insert(key.clone(), (jit.clone(), addr)).is_none() {
-            self.order.push_back(key);
-        }
-        while self.order.len() > CACHED_KERNELS {
-            if let Some(old) = self.order.pop_front() {
-                self.code.remove(&old);
-            }
-        }
-    }
-}
+/// that holds each one alone (its name aside), with the JIT that holds the
+/// code: a compile that emits the same module again (the same program
+/// called with another convention, recompiled for new shapes, a kernel
+/// shared by many programs, compiled on another thread) takes the machine
+/// code instead of running O3 and the JIT again. The text is what LLVM
+/// would compile, attributes, metadata and target included, so equal text
+/// is equal code.
+static KERNELS: JitCache<String, (Arc<Jit>, usize)> = JitCache::new(1024);
 
 /// The name every kernel has in the module that is its cache key.
 const KEYED_NAME: &str = "aot_kernel";
@@ -166,7 +133,7 @@ fn compile_program(
         kernel::emit(ctx, *op, ll, &module, KEYED_NAME, &target, &mut messages)?;
         module.verify().map_err(|e| fail(format!("LLVM rejected the generated kernels: {e}")))?;
         let key = module.print_to_string().to_string();
-        let hit = if emit == Emit::None { kernel_cache().code.get(&key).cloned() } else { None };
+        let hit = if emit == Emit::None { KERNELS.get(&key) } else { None };
         found.push(hit.clone());
         if hit.is_some() {
             continue;
@@ -212,12 +179,10 @@ fn compile_program(
             );
         }
         let jit = Arc::new(Jit { _engine: engine, _context: context });
-        let mut cache = kernel_cache();
         for ((slot, _, key), addr) in missing.into_iter().zip(addrs) {
-            cache.insert(key, &jit, addr);
+            KERNELS.insert(key, (jit.clone(), addr));
             found[slot] = Some((jit.clone(), addr));
         }
-        drop(cache);
         jits.push(jit);
     }
     let mut kernels: Vec<KernelFn> = Vec::new();

@@ -21,6 +21,7 @@
 //! `PtxModule::threads` tells the launcher.
 
 use super::kernel::{self, Flavor};
+use crate::jit_cache::JitCache;
 use crate::program::{self, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
@@ -29,6 +30,7 @@ use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
+use std::sync::Arc;
 
 /// The GPU architecture PTX is generated for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -113,13 +115,20 @@ fn link_libdevice<'ll>(
     lib.set_triple(&module.get_triple());
     lib.set_data_layout(&module.get_data_layout());
     module.link_in_module(lib).map_err(|e| format!("cannot link libdevice from {}: {e}", path.display()))?;
+    internalize_all_but(module, &kernels);
+    Ok(())
+}
+
+/// Makes every function `module` defines internal, except those `keep`
+/// names: what nothing calls any more is then dropped by `globaldce`, and
+/// the optimizer may inline the rest.
+fn internalize_all_but(module: &Module<'_>, keep: &[String]) {
     for f in module.get_functions() {
         let name = f.get_name().to_string_lossy();
-        if f.count_basic_blocks() > 0 && !kernels.iter().any(|k| *k == name) {
+        if f.count_basic_blocks() > 0 && !keep.iter().any(|k| *k == name) {
             f.set_linkage(Linkage::Internal);
         }
     }
-    Ok(())
 }
 
 /// libdevice as bitcode, cut down to the functions `called` names and what
@@ -134,33 +143,21 @@ fn trimmed_libdevice(
     path: &std::path::Path,
     called: Vec<String>,
     machine: &TargetMachine,
-) -> Result<std::sync::Arc<Vec<u8>>, String> {
-    use std::sync::{Arc, Mutex};
-    type Key = (std::path::PathBuf, Vec<String>);
-    static TRIMMED: Mutex<Vec<(Key, Arc<Vec<u8>>)>> = Mutex::new(Vec::new());
+) -> Result<Arc<Vec<u8>>, String> {
     /// Cut copies kept: a program's modules call a few sets of functions.
-    const KEPT: usize = 64;
+    static TRIMMED: JitCache<(std::path::PathBuf, Vec<String>), Arc<Vec<u8>>> = JitCache::new(64);
     let key = (path.to_path_buf(), called);
-    if let Some((_, b)) = TRIMMED.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(k, _)| *k == key) {
-        return Ok(b.clone());
+    if let Some(b) = TRIMMED.get(&key) {
+        return Ok(b);
     }
     let scratch = LlContext::create();
     let lib = Module::parse_bitcode_from_path(path, &scratch)
         .map_err(|e| format!("cannot read libdevice at {} (AOT_LIBDEVICE): {e}", path.display()))?;
-    for f in lib.get_functions() {
-        let name = f.get_name().to_string_lossy();
-        if f.count_basic_blocks() > 0 && !key.1.iter().any(|c| *c == name) {
-            f.set_linkage(Linkage::Internal);
-        }
-    }
+    internalize_all_but(&lib, &key.1);
     lib.run_passes("globaldce", machine, PassBuilderOptions::create())
         .map_err(|e| format!("cannot cut libdevice from {} down: {e}", path.display()))?;
     let bitcode = Arc::new(lib.write_bitcode_to_memory().as_slice().to_vec());
-    let mut kept = TRIMMED.lock().unwrap_or_else(|p| p.into_inner());
-    if kept.len() >= KEPT {
-        kept.remove(0);
-    }
-    kept.push((key, bitcode.clone()));
+    TRIMMED.insert(key, bitcode.clone());
     Ok(bitcode)
 }
 
