@@ -156,7 +156,7 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
                     add(rw, NON_LEAF, unit);
                 }
             }
-            ArgSpec::View { storage, stride, offset, requires_grad, .. } => {
+            ArgSpec::View { storage, stride, offset, requires_grad, non_leaf, .. } => {
                 let layout = aot_passes::convention::ArgLayout {
                     storage: *storage as i64,
                     offset: *offset,
@@ -166,6 +166,9 @@ pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) ->
                 add(rw, LAYOUT, layout);
                 if *requires_grad {
                     add(rw, REQUIRES_GRAD, unit);
+                    if *non_leaf {
+                        add(rw, NON_LEAF, unit);
+                    }
                 }
             }
         }

@@ -396,9 +396,17 @@ pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
             });
             continue;
         }
-        if non_leaf && base.is_none() {
+        // A non-leaf view that requires grad, of a base this call is not
+        // given (a view of an activation: torch's `_base`), alone over its
+        // storage, is an argument with a history of its own, as a non-leaf
+        // root is: the compiled code returns the gradient of its value on
+        // entry, and the caller's autograd routes it into that base (for a
+        // written one, through the node that marks it dirty). Beside other
+        // arguments of its storage, their gradients would have to meet in
+        // the base: that needs the base as a differentiable one.
+        if non_leaf && base.is_none() && shared {
             return Err(Error::Signature(format!(
-                "argument {i}: a non-leaf view that requires grad must be a view of a differentiable base (a non-leaf 1-D root covering its storage)"
+                "argument {i}: a non-leaf view that requires grad and shares its storage with another argument must be a view of a differentiable base (a non-leaf 1-D root covering its storage)"
             )));
         }
         let storage = match storages.iter().find(|(id, _)| *id == sid) {

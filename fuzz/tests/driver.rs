@@ -10,12 +10,30 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_aot-fuzz"))
 }
 
-/// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh scratch folder for one test, removed when the test passes and
+/// kept, for a look, when it fails (180 of them had piled up in /tmp).
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("aot-fuzz-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 /// A repository whose `fuzz/corpus/selftest/` holds one input per way of dying.

@@ -111,10 +111,15 @@ class _AotFunction(torch.autograd.Function):
             ctx.mark_non_differentiable(*nondiff)
         # Arguments written where autograd sees it: the node is their new
         # history (as an in-place op's), their new value one more output.
+        # A view is not marked: PyTorch lets a Function that writes a view
+        # return nothing else. Its new value leaves as a copy, which the
+        # caller writes into it where autograd sees it (`_Variant.__call__`,
+        # as AOTAutograd's epilogue copies mutated inputs back).
         dirty = [args[i] for i in variant.dirty]
-        if dirty:
-            ctx.mark_dirty(*dirty)
-        return tuple(views.node_outs) + tuple(dirty)
+        marked = [t for t in dirty if t._base is None]
+        if marked:
+            ctx.mark_dirty(*marked)
+        return tuple(views.node_outs) + tuple(t if t._base is None else t.detach().clone() for t in dirty)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
@@ -312,11 +317,6 @@ class _Variant:
                 self.dirty.append(i)
             elif seen and m["requires_grad"]:
                 raise fx_ir.Unsupported("input %d" % i, "an input that requires grad is written, without a tangent")
-        # PyTorch's rule for an autograd.Function that writes an input that
-        # is a view: it may return that tensor only.
-        if any(tensors[i]._base is not None for i in self.dirty) and len(info["outputs"]) + len(self.dirty) > 1:
-            raise fx_ir.Unsupported("input %d" % self.dirty[0],
-                                    "a view written where autograd sees it, with other outputs")
         self.aliases = [o["aliases_input"] for o in info["outputs"]]
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
@@ -340,7 +340,19 @@ class _Variant:
         if self.training:
             views = _Views()
             res = _AotFunction.apply(self, views, *tensors)
-            outs = views.outputs(res[:len(res) - len(self.dirty)])
+            n = len(res) - len(self.dirty)
+            for i, new in zip(self.dirty, res[n:]):
+                t = tensors[i]
+                if t._base is None:
+                    continue
+                # A written view: its memory holds the new value already;
+                # the copy records the write on the view's base, as eager's
+                # in-place op does (CopySlices), and the version counter
+                # stays where the call's writes left it.
+                version = t._version
+                t.copy_(new)
+                torch._C._autograd._unsafe_set_version_counter((t,), (version,))
+            outs = views.outputs(res[:n])
             # Outputs that alias inputs are regenerated from them outside
             # the autograd node, as views (AOTAutograd's epilogue does the
             # same), so autograd sees them as views of the inputs.

@@ -762,9 +762,10 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
             n = n.args[0]
             continue
         if _is_inplace_node(n):
-            # An in-place op's result is its destination (v.squeeze_(0)).
+            # An in-place op's result is its destination, the same object
+            # (v.squeeze_(0), v.mul_(2)): a detach right under it is still
+            # the result itself.
             n = n.args[0]
-            first = False
             continue
         if not _is_view_node(n):
             break

@@ -286,6 +286,54 @@ def test_a_non_leaf_written_in_grad_mode_is_compiled_and_differentiated(returned
         torch.testing.assert_close(c.grad, e.grad)
 
 
+@pytest.mark.parametrize("returns", ["view", "view_and_other", "other"])
+def test_a_written_view_of_an_activation_is_compiled_and_differentiated(returns):
+    # A view of an activation passed on from an earlier graph and written in
+    # place (the most common fallback of the torch.compile fuzzer): the
+    # write lands on the view's base as in eager (a CopySlices node), also
+    # when the region has other outputs, which PyTorch refuses to an
+    # autograd.Function that marks a view dirty.
+    def f(a0, a1):
+        a0.mul_(a1)
+        a0.add_(0.25)
+        if returns == "view":
+            return (a0,)
+        if returns == "view_and_other":
+            return (a0, a1.sin())
+        return (a0 * 3.0, a1.sin())
+
+    def make_inputs():
+        g = torch.Generator().manual_seed(8)
+        x = torch.randn(4, 3, generator=g).requires_grad_()
+        w = torch.randn(3, 2, generator=g).requires_grad_()
+        y = x * 1.5
+        return [y[1:, :2], w], (x, w), y
+
+    before = aot_torch.stats["fallback_regions"]
+    runs = []
+    for fn in (f, torch.compile(f, backend="aot", fullgraph=False)):
+        args, leaves, base = make_inputs()
+        version = args[0]._version
+        out = fn(*args)
+        # The base sees the write, and a loss through it reaches both the
+        # write and what the base held before.
+        loss = sum((o * torch.arange(float(o.numel())).view(o.shape)).sum() for o in out)
+        (loss + (base * base).sum()).backward()
+        runs.append((out, args, leaves, base, args[0]._version - version))
+    (e_out, e_args, e_leaves, e_base, e_bumped), (c_out, c_args, c_leaves, c_base, c_bumped) = runs
+    assert aot_torch.stats["fallback_regions"] == before, "the region ran in PyTorch"
+    if returns != "other":
+        assert c_out[0] is c_args[0]
+    for e, c in zip(e_out, c_out):
+        torch.testing.assert_close(c.detach(), e.detach())
+    torch.testing.assert_close(c_base.detach(), e_base.detach())
+    assert type(c_base.grad_fn).__name__ == type(e_base.grad_fn).__name__ == "CopySlices"
+    assert c_args[0]._base is c_base
+    assert c_bumped > 0 and e_bumped > 0
+    for e, c in zip(e_leaves, c_leaves):
+        torch.testing.assert_close(c.grad, e.grad)
+
+
 @pytest.mark.parametrize("op", ["vector_norm", "linspace", "index_fill_", "index_copy"])
 @pytest.mark.parametrize("training", [False, True])
 def test_composite_ops_upstream_compiles_compile_here(op, training):

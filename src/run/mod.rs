@@ -176,16 +176,24 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
                     t.borrow_mut().view_base = Some(root.clone());
                     t.set_leaf(false);
                 } else if *requires_grad {
-                    if *non_leaf {
+                    let members = spec
+                        .args
+                        .iter()
+                        .filter(|a| matches!(a, ArgSpec::View { storage: s, .. } if s == storage))
+                        .count();
+                    if *non_leaf && members > 1 {
                         return Err(RunError::input(format!(
-                            "{what}: a non-leaf view needs its storage to be a differentiable base (\"base\": true)"
+                            "{what}: a non-leaf view beside other views of its storage needs the storage to be a differentiable base (\"base\": true)"
                         )));
                     }
                     if !root.dtype().is_float() {
                         return Err(RunError::input(format!("{what}: only float tensors can require grad")));
                     }
-                    // A leaf that shares the storage (`view.detach().requires_grad_()`).
+                    // A leaf that shares the storage (`view.detach().requires_grad_()`),
+                    // or a non-leaf view, alone over it, of a base the call
+                    // is not given (a view of an activation).
                     t.set_requires_grad(true);
+                    t.set_leaf(!non_leaf);
                 } else {
                     // A view, made in grad mode, of a storage that does not
                     // require grad: no grad_fn until autograd takes one.

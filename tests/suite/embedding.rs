@@ -107,14 +107,67 @@ fn aliased_arguments_compile_for_their_layout() {
     assert_eq!(spec.storages.len(), 1);
     let mut f = m.compile(None, &[x.clone(), y.clone()], &Options::inference()).unwrap();
     let r = f.call(&[x, y]).unwrap();
-    // A non-leaf view with no differentiable base has no PyTorch meaning.
+    // A non-leaf view whose base the call is not given: beside another
+    // view of its storage, their gradients would have to meet in a base the
+    // runtime does not have (tested alone below).
     let stray = base.as_strided(&[2], &[1], 2).unwrap();
     stray.set_requires_grad(true);
     stray.set_leaf(false);
-    assert!(matches!(aot::convention_of(&[stray]), Err(Error::Signature(_))));
+    let other = base.as_strided(&[1], &[1], 0).unwrap();
+    assert!(matches!(aot::convention_of(&[stray, other]), Err(Error::Signature(_))));
     // base = [2, 3, 4, 4]; y = [3, 4, 4].
     assert_eq!(base.to_vec::<f32>().unwrap(), vec![2.0, 3.0, 4.0, 4.0]);
     assert_eq!(r[0].to_vec::<f32>().unwrap(), vec![9.0, 16.0, 16.0]);
+}
+
+/// A non-leaf view that requires grad, alone over its storage, of a base
+/// the call is not given (`(x * 1.5)[1:3]` passed on from an earlier graph):
+/// an argument with its own history, as a non-leaf root. Written in place,
+/// it is bound where it lies (the storage's other elements untouched), and
+/// its gradient is that of its value on entry: for `v *= w; return v * 2`,
+/// 2w for v and 2v for w.
+#[test]
+fn a_written_non_leaf_view_of_an_unseen_base_has_its_own_history() {
+    let text = "func.func @f(%v: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
+  mut.mul_ %v, %w : tensor<2xf32>, tensor<2xf32>
+  %c = tensor.full {value = 2.0} : tensor<2xf32>
+  %r = tensor.mul %v, %c : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+";
+    let m = Module::parse(text, "nonleaf.mlir").unwrap();
+    let fresh = || {
+        let base = f32s(&[4], &[1.0, 2.0, 3.0, 4.0]);
+        let v = base.as_strided(&[2], &[1], 1).unwrap();
+        v.set_requires_grad(true);
+        v.set_leaf(false);
+        let w = f32s(&[2], &[0.5, -3.0]);
+        w.set_requires_grad(true);
+        (base, v, w)
+    };
+    let (_, v, w) = fresh();
+    let spec = aot::convention_of(&[v.clone(), w.clone()]).unwrap();
+    assert!(
+        matches!(spec.args[0], aot::run::json::ArgSpec::View { requires_grad: true, non_leaf: true, offset: 1, .. }),
+        "{:?}",
+        spec.args[0]
+    );
+    assert!(!spec.storages[0].base);
+    for options in [Options::training(), Options::inference()] {
+        let (base, v, w) = fresh();
+        let mut f = m.compile(None, &[v.clone(), w.clone()], &options).unwrap();
+        if f.has_backward() {
+            let (out, state) = f.forward(&[v.clone(), w.clone()]).unwrap();
+            assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![2.0, -18.0]);
+            let g = f.backward(state, &[Some(f32s(&[2], &[1.0, 1.0]))]).unwrap();
+            assert_eq!(g.args[0].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![1.0, -6.0]);
+            assert_eq!(g.args[1].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![4.0, 6.0]);
+            assert!(g.bases.is_empty());
+        } else {
+            assert_eq!(f.call(&[v.clone(), w.clone()]).unwrap()[0].to_vec::<f32>().unwrap(), vec![2.0, -18.0]);
+        }
+        assert_eq!(base.to_vec::<f32>().unwrap(), vec![1.0, 1.0, -9.0, 4.0]);
+    }
 }
 
 /// A function that writes one argument from others: compiled for

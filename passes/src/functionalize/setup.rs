@@ -207,7 +207,9 @@ impl<'c> Functionalizer<'c> {
             let (own_rg, leaf, view_root) = if root_rg {
                 (false, false, root)
             } else if rg {
-                (true, true, None)
+                // Its own history: a leaf (`view.detach().requires_grad_()`),
+                // or a non-leaf view of a base the call does not see.
+                (true, !non_leaf, None)
             } else {
                 (false, false, root)
             };
