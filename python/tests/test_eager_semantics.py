@@ -286,6 +286,26 @@ def test_a_non_leaf_written_in_grad_mode_is_compiled_and_differentiated(returned
         torch.testing.assert_close(c.grad, e.grad)
 
 
+def test_a_transposed_row_compiles_for_its_own_layout():
+    # `t_()` of a 1 x 5 tensor: strides [1, 5], contiguous to PyTorch. The
+    # guards took it for another layout than the one compiled ([1, 1]) and
+    # the region fell back (fuzz seed 2495).
+    def f(a0):
+        v0 = a0.clone()
+        v0.t_()
+        v4 = v0 + 1.68
+        s2 = v4.sum().item()  # a graph break: v0 enters the next graph as is
+        return (v4 * s2,)
+
+    before = aot_torch.stats["fallback_regions"]
+    (eager, _), (compiled, _) = _both(f, lambda: [torch.randn(1, 5, generator=torch.Generator().manual_seed(3))])
+    assert aot_torch.stats["fallback_regions"] == before, "a region ran in PyTorch"
+    torch.testing.assert_close(compiled[0], eager[0])
+    # The strides that address something (the fuzzer's comparison: a
+    # dimension of size 1 has none to compare).
+    assert compiled[0].stride()[0] == eager[0].stride()[0] == 1
+
+
 @pytest.mark.parametrize("returns", ["view", "view_and_other", "other"])
 def test_a_written_view_of_an_activation_is_compiled_and_differentiated(returns):
     # A view of an activation passed on from an earlier graph and written in

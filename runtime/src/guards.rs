@@ -4,7 +4,8 @@
 //! answer.
 //!
 //! What is checked, per the convention (all derived at compile time):
-//! - each argument's dtype, sizes, strides and storage offset, whether it
+//! - each argument's dtype, sizes, strides (of the dimensions longer than
+//!   one: the others address nothing else) and storage offset, whether it
 //!   requires grad (both ways) and, if so, whether it is a leaf; the exact
 //!   storage length where the function resizes the storage;
 //! - duplicates removed by `dedupe`: the argument really is its original
@@ -51,6 +52,18 @@ pub struct Guards {
     pub mutated: Vec<bool>,
 }
 
+/// Whether strides `a` and `b` address the same elements for `size`: a
+/// dimension of size 1 is only ever indexed at 0, so its stride is
+/// arbitrary (PyTorch's contiguity ignores it too: `x.t()` of a `1 x n`
+/// tensor is contiguous, with strides `[1, n]`), and an empty tensor
+/// addresses nothing.
+fn same_addressing(size: &[i64], a: &[i64], b: &[i64]) -> bool {
+    if a.len() != b.len() || a.len() != size.len() {
+        return false;
+    }
+    size.contains(&0) || size.iter().zip(a.iter().zip(b)).all(|(&n, (x, y))| n == 1 || x == y)
+}
+
 fn view_of(t: &Tensor) -> View {
     View::new(&t.sizes(), &t.strides(), t.offset())
 }
@@ -71,7 +84,7 @@ impl Guards {
                     a.sizes().to_vec()
                 ));
             }
-            if a.strides() != g.stride || a.offset() != g.offset {
+            if !same_addressing(&a.sizes()[..], &a.strides()[..], &g.stride[..]) || a.offset() != g.offset {
                 return Err(format!(
                     "argument {i}: the function was compiled for strides {:?} at storage offset {}, but got strides {:?} at offset {} (recompile for this layout)",
                     g.stride.to_vec(),

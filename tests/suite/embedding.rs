@@ -170,6 +170,29 @@ fn a_written_non_leaf_view_of_an_unseen_base_has_its_own_history() {
     }
 }
 
+/// A dimension of size 1 is only ever indexed at 0: the guards ignore its
+/// stride (`x.t()` of a `1 x 5` tensor, strides `[1, 5]`, is contiguous to
+/// PyTorch and to the compiled code), and still refuse a different stride
+/// of a longer dimension.
+#[test]
+fn the_stride_of_a_dimension_of_size_one_is_not_guarded() {
+    let text = "func.func @f(%x: tensor<5x1xf32>) -> tensor<5x1xf32> {
+  %c = tensor.full {value = 2.0} : tensor<5x1xf32>
+  %r = tensor.mul %x, %c : tensor<5x1xf32>
+  return %r : tensor<5x1xf32>
+}
+";
+    let m = Module::parse(text, "unit.mlir").unwrap();
+    let values = [1.0f32, 2.0, 3.0, 4.0, 5.0];
+    let mut f = m.compile(None, &[f32s(&[5, 1], &values)], &Options::inference()).unwrap();
+    let transposed = f32s(&[5], &values).as_strided(&[5, 1], &[1, 5], 0).unwrap();
+    let out = f.call(&[transposed]).unwrap();
+    assert_eq!(out[0].to_vec::<f32>().unwrap(), vec![2.0, 4.0, 6.0, 8.0, 10.0]);
+    let spaced = f32s(&[10], &[0.0; 10]).as_strided(&[5, 1], &[2, 1], 0).unwrap();
+    let Err(Error::Convention(e)) = f.call(&[spaced]) else { panic!("strides [2, 1] were accepted") };
+    assert!(e.contains("compiled for strides [1, 1] at storage offset 0, but got strides [2, 1]"), "{e}");
+}
+
 /// A function that writes one argument from others: compiled for
 /// independent arguments, the whole chain and the write are one kernel (the
 /// runtime's guards keep a call from breaking that); compiled for an output
