@@ -176,12 +176,13 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
                     t.borrow_mut().view_base = Some(root.clone());
                     t.set_leaf(false);
                 } else if *requires_grad {
-                    let members = spec
-                        .args
-                        .iter()
-                        .filter(|a| matches!(a, ArgSpec::View { storage: s, .. } if s == storage))
-                        .count();
-                    if *non_leaf && members > 1 {
+                    let views_of_storage = || {
+                        spec.args
+                            .iter()
+                            .filter(|a| matches!(a, ArgSpec::View { storage: s, .. } if s == storage))
+                            .count()
+                    };
+                    if *non_leaf && views_of_storage() > 1 {
                         return Err(RunError::input(format!(
                             "{what}: a non-leaf view beside other views of its storage needs the storage to be a differentiable base (\"base\": true)"
                         )));

@@ -188,10 +188,7 @@ fn run(args: &Args) -> Result<bool, String> {
     pm.options.print.generic = args.print_generic;
     // With --emit=clif/llvm/asm, functions still over tensors go through the
     // codegen pipeline, under the same instrumentation as the main one.
-    let mut codegen_pm = match emit {
-        Some(_) => Some(aot::codegen::pass_manager(pm.options.clone())?),
-        None => None,
-    };
+    let mut codegen_pm = if emit.is_empty() { None } else { Some(aot::codegen::pass_manager(pm.options.clone())?) };
     if args.dump_pass_pipeline {
         eprintln!("Pass Manager with {}", pm.resolved_text());
         if let Some(c) = &codegen_pm {
@@ -228,23 +225,21 @@ fn run(args: &Args) -> Result<bool, String> {
                         Err(f) => diags.extend(f.diagnostics),
                         Ok(()) => {
                             let t0 = Instant::now();
-                            match emit {
-                                None if upstream => match export_upstream(&mut ctx, module) {
+                            if !emit.is_empty() {
+                                let cpm = codegen_pm.as_mut().ok_or("no codegen pass manager")?;
+                                match emit_native(&mut ctx, module, &emit, cpm, &mut stderr) {
                                     Ok(t) => printed = Some(t),
                                     Err(d) => diags.push(d),
-                                },
-                                None => {
-                                    let opts =
-                                        PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
-                                    printed = Some(print_op(&ctx, module, opts));
                                 }
-                                Some(kind) => {
-                                    let cpm = codegen_pm.as_mut().ok_or("no codegen pass manager")?;
-                                    match emit_native(&mut ctx, module, kind, &args.gpu_arch, cpm, &mut stderr) {
-                                        Ok(t) => printed = Some(t),
-                                        Err(d) => diags.push(d),
-                                    }
+                            } else if upstream {
+                                match export_upstream(&mut ctx, module) {
+                                    Ok(t) => printed = Some(t),
+                                    Err(d) => diags.push(d),
                                 }
+                            } else {
+                                let opts =
+                                    PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
+                                printed = Some(print_op(&ctx, module, opts));
                             }
                             t_output += t0.elapsed();
                         }
@@ -345,56 +340,60 @@ fn gpu_archs(list: &str) -> Result<Vec<aot::codegen::llvm::ptx::Sm>, String> {
     Ok(archs)
 }
 
-/// The text `--emit` asks for. With `--emit=ptx` and several
-/// architectures, the module goes through the codegen pipeline once (the
-/// first emission lowers it; the others find it lowered) and each
-/// architecture's PTX follows a `// gpu-arch NAME` line.
+/// What `--emit` prints for a module: the text of each code generator in
+/// turn, each after its header line where it has one (several
+/// architectures of `--emit=ptx`: the module goes through the codegen
+/// pipeline once, the first emission lowers it and the others find it
+/// lowered).
 fn emit_native(
     ctx: &mut Context,
     module: aot::ir::Op,
-    kind: aot::codegen::Native,
-    gpu_arch: &str,
+    emissions: &[Emission],
     cpm: &mut PassManager,
     sink: &mut dyn std::io::Write,
 ) -> Result<String, Diagnostic> {
-    #[cfg(feature = "cuda")]
-    if let aot::codegen::Native::Ptx(_) = kind {
-        let archs = gpu_archs(gpu_arch).map_err(|m| Diagnostic::op_error(ctx, module, m))?;
-        if archs.len() > 1 {
-            let mut out = String::new();
-            for (k, sm) in archs.into_iter().enumerate() {
-                // Each architecture's text as a run for it alone prints it.
-                if k > 0 {
-                    out.push('\n');
-                }
-                out.push_str(&format!("// gpu-arch {}\n", sm.name()));
-                out.push_str(&aot::codegen::emit_text(ctx, module, aot::codegen::Native::Ptx(sm), cpm, sink)?);
+    let mut out = String::new();
+    for (k, (kind, header)) in emissions.iter().enumerate() {
+        if let Some(h) = header {
+            if k > 0 {
+                out.push('\n');
             }
-            return Ok(out);
+            out.push_str(h);
+            out.push('\n');
         }
+        out.push_str(&aot::codegen::emit_text(ctx, module, *kind, cpm, sink)?);
     }
-    #[cfg(not(feature = "cuda"))]
-    let _ = gpu_arch;
-    aot::codegen::emit_text(ctx, module, kind, cpm, sink)
+    Ok(out)
 }
 
-/// The native code generator and output `--emit` and `--backend` ask for
-/// (`None`: print the IR).
-fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Option<aot::codegen::Native>, String> {
+/// A native code generator `--emit` runs, with the line printed before its
+/// text (`// gpu-arch NAME` when `--gpu-arch` lists several).
+type Emission = (aot::codegen::Native, Option<String>);
+
+/// The native code generators and outputs `--emit`, `--backend` and
+/// `--gpu-arch` ask for (none: print the IR).
+fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Vec<Emission>, String> {
     use aot::codegen::cranelift::{Emit, Options};
-    let cranelift = |emit| Some(aot::codegen::Native::Cranelift(Options { emit, ..Options::default() }));
+    let cranelift = |emit| vec![(aot::codegen::Native::Cranelift(Options { emit, ..Options::default() }), None)];
     if emit == "ptx" {
         #[cfg(feature = "cuda")]
-        return Ok(Some(aot::codegen::Native::Ptx(gpu_archs(gpu_arch)?[0])));
+        {
+            let archs = gpu_archs(gpu_arch)?;
+            let several = archs.len() > 1;
+            return Ok(archs
+                .into_iter()
+                .map(|sm| (aot::codegen::Native::Ptx(sm), several.then(|| format!("// gpu-arch {}", sm.name()))))
+                .collect());
+        }
         #[cfg(not(feature = "cuda"))]
         return Err(format!(
             "--emit=ptx (for {gpu_arch}) needs the CUDA backend, which this build of aot-opt lacks (build it with the cargo feature `cuda`)"
         ));
     }
     let llvm_kind = match (emit, backend) {
-        ("ir", _) => return Ok(None),
+        ("ir", _) => return Ok(Vec::new()),
         #[cfg(feature = "mlir")]
-        ("mlir", _) => return Ok(None),
+        ("mlir", _) => return Ok(Vec::new()),
         #[cfg(not(feature = "mlir"))]
         ("mlir", _) => {
             return Err(
@@ -412,7 +411,7 @@ fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Option<aot::co
     #[cfg(feature = "llvm")]
     {
         use aot::codegen::llvm::Emit as L;
-        Ok(Some(aot::codegen::Native::Llvm(if llvm_kind == "asm" { L::Asm } else { L::Llvm })))
+        Ok(vec![(aot::codegen::Native::Llvm(if llvm_kind == "asm" { L::Asm } else { L::Llvm }), None)])
     }
     #[cfg(not(feature = "llvm"))]
     {
