@@ -38,6 +38,10 @@ mkdir -p "$logs"
 cores=$(nproc 2>/dev/null || echo 2)
 venv="$root/.venv"
 pyvenv="$root/test/.venv"
+# The LLVM and MLIR backends' objects, kept between runs in target/ (not
+# in the user's ~/.cache): a re-run links what an earlier run compiled,
+# and a fresh clone starts empty.
+export AOT_CACHE_DIR="$root/target/aot-cache"
 
 # ---------------------------------------------------------------- timing
 t0=$SECONDS

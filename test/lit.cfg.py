@@ -102,6 +102,6 @@ if shutil.which("nvidia-smi"):
     except OSError:
         pass
 
-for var in ("HOME", "TMPDIR", "RUST_BACKTRACE"):
+for var in ("HOME", "TMPDIR", "RUST_BACKTRACE", "AOT_CACHE_DIR", "AOT_JIT_CACHE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -23,6 +23,10 @@ pub mod llvm;
 pub mod lower_to_loops;
 #[cfg(feature = "mlir")]
 pub mod mlir;
+#[cfg(any(feature = "llvm", feature = "mlir"))]
+pub mod object_cache;
+#[cfg(any(feature = "llvm", feature = "mlir"))]
+pub mod orc;
 pub mod plan_memory;
 pub mod program;
 pub mod threads;

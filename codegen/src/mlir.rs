@@ -17,15 +17,19 @@
 //! "not exportable" error naming the op.
 //!
 //! [`compile`] runs an exported function through MLIR's own pipeline
-//! ([`LOWERING`]) and JIT (`--backend mlir`, `aot::Backend::Mlir`), under
-//! this runtime's calling convention: an independent compiler the native
-//! backends are checked against.
+//! ([`LOWERING`]) to the LLVM dialect, translates it to LLVM IR, optimizes
+//! it as MLIR's execution engine would, and links it in the process's ORC
+//! JIT (`--backend mlir`, `aot::Backend::Mlir`), under this runtime's
+//! calling convention: an independent compiler the native backends are
+//! checked against.
 //!
 //! Invariant: the exporter never changes the functions it reads; the
 //! scalar formulas are built in detached regions of the context, which no
 //! op refers to.
 
 use crate::jit_cache::JitCache;
+use crate::object_cache::{self, ObjectCache};
+use crate::orc::{self, Loaded};
 use aot_dialects::func::{FuncView, ReturnOp};
 use aot_dialects::lowering::{Pointwise, Scalars};
 use aot_dialects::r#loop::{Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
@@ -1433,65 +1437,38 @@ pub struct Signature {
 /// functions without an LLVM intrinsic become C library calls).
 pub const LOWERING: &str = "builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params,buffer-deallocation-pipeline,convert-bufferization-to-memref,func.func(convert-linalg-to-loops),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-libm,convert-math-to-llvm,arith-expand{include-bf16=true},convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)";
 
-/// A function compiled by MLIR's own pipeline and JIT (`--backend mlir`):
-/// the independent backend the native ones are checked against.
+/// A function compiled by MLIR's own pipeline (`--backend mlir`): the
+/// independent backend the native ones are checked against.
 pub struct MlirFunction {
-    jit: Arc<Jit>,
-    /// The function's name: the C API invokes the packed wrapper of its C
-    /// interface, `_mlir_ciface_<name>` (a pointer to each argument's and
-    /// then each result's memref descriptor).
-    entry: String,
+    code: Arc<Code>,
     signature: Signature,
 }
 
-/// MLIR's execution engine, destroyed with its code.
-struct Engine(mlir_sys::MlirExecutionEngine);
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        // SAFETY: created by mlirExecutionEngineCreate, never null here,
-        // destroyed once.
-        unsafe { mlir_sys::mlirExecutionEngineDestroy(self.0) }
-    }
+/// The object that holds a compiled function, and the address of its
+/// packed entry: `void entry(void **args)`, where `args[i]` points to the
+/// pointer to the `i`-th argument's (then result's) memref descriptor, the
+/// calling convention of MLIR's `_mlir_ciface_` interface.
+struct Code {
+    _object: Arc<Loaded>,
+    entry: usize,
 }
 
-/// An engine and the context its module was parsed in. Field order
-/// matters: the engine drops first.
-struct Jit {
-    engine: Engine,
-    _context: Arc<ThreadContext>,
+/// The symbols MLIR's lowering calls besides the C library's: its runtime
+/// copy between strided memrefs.
+pub(crate) fn runtime_symbols() -> Vec<(String, usize)> {
+    vec![("memrefCopy".to_string(), memref_copy as *const () as usize)]
 }
 
-// SAFETY: after `compile` registered its symbols, an engine is only looked
-// up (`mlirExecutionEngineLookupPacked`, which MLIR allows from any thread)
-// and invoked; its code and its LLVM context are its own. The MLIR context
-// it keeps alive is never used through it, and is destroyed by the last
-// owner of its `Arc` only after its own thread let go of it (see
-// `ThreadContext`).
-unsafe impl Send for Jit {}
-unsafe impl Sync for Jit {}
-
-/// A thread's MLIR context. Only its own thread parses, lowers and reports
-/// diagnostics in it; other threads only hold the `Arc` (through the
-/// engines of the process-wide cache) and may be the one that drops it,
-/// when that thread has ended and its engines go.
-struct ThreadContext(melior::Context);
-
-// SAFETY: see above: the context is used on the thread that made it, and
-// only dropped elsewhere, once nothing else can reach it.
-unsafe impl Send for ThreadContext {}
-unsafe impl Sync for ThreadContext {}
-
-/// The MLIR context of this thread, every upstream dialect loaded once:
-/// building one per compile (registering every op of every dialect, then
-/// tearing it down) was most of the time a small function took.
-/// Multithreading is off: the modules are small, and the callers already
-/// compile on several threads.
-fn thread_context() -> Arc<ThreadContext> {
+/// A thread's MLIR context, every upstream dialect loaded once: building
+/// one per compile (registering every op of every dialect, then tearing it
+/// down) was most of the time a small function took. Multithreading is
+/// off: the modules are small, and the callers already compile on several
+/// threads. Nothing it made outlives a compile: the code is LLVM's.
+fn with_thread_context<R>(f: impl FnOnce(&melior::Context) -> R) -> R {
     use melior::dialect::DialectRegistry;
     use melior::utility::{register_all_dialects, register_all_llvm_translations, register_all_passes};
     thread_local! {
-        static CONTEXT: Arc<ThreadContext> = {
+        static CONTEXT: melior::Context = {
             let registry = DialectRegistry::new();
             register_all_dialects(&registry);
             let context = melior::Context::new();
@@ -1499,24 +1476,30 @@ fn thread_context() -> Arc<ThreadContext> {
             context.load_all_available_dialects();
             register_all_llvm_translations(&context);
             context.enable_multi_threading(false);
-            Arc::new(ThreadContext(context))
+            context
         };
     }
     // The pass registry is MLIR's global table: filled once, not by every
     // thread (two threads filling it at once would race).
     static PASSES: std::sync::Once = std::sync::Once::new();
     PASSES.call_once(register_all_passes);
-    CONTEXT.with(Arc::clone)
+    CONTEXT.with(f)
 }
 
 /// Functions compiled in this process, by their exported text and
 /// signature: a compile that exports the same module again (the same
 /// program under another calling convention, a recompile, on any thread)
-/// reuses the engine.
-static ENGINES: JitCache<String, Arc<Jit>> = JitCache::new(256);
+/// reuses the code. Behind it, the object cache on disk does the same
+/// across processes.
+static COMPILED: JitCache<String, Arc<Code>> = JitCache::new(256);
+
+/// LLVM's pipeline and code generation level for MLIR's output: those of
+/// MLIR's own execution engine at its level 2.
+const LLVM_PIPELINE: &str = "default<O2>";
 
 /// Exports `func` (a pure function over tensors after the pipeline) and
-/// compiles it with MLIR: verified, lowered by [`LOWERING`], JIT-compiled.
+/// compiles it with MLIR: verified, lowered by [`LOWERING`], translated to
+/// LLVM IR, optimized at LLVM's O2 and linked by the process's JIT.
 pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> {
     let mut text = String::from("module {\n");
     let mut externs = Vec::new();
@@ -1528,15 +1511,52 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     }
     text.push_str("}\n");
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
+    let key = format!("{signature:?}\n{text}");
+    if let Some(code) = COMPILED.get(&key) {
+        return Ok(MlirFunction { code, signature });
+    }
+    let machine = orc::host_machine(inkwell::OptimizationLevel::Default).map_err(fail)?;
+    let how = format!("{}\nmlir {LOWERING}", orc::machine_description(&machine, LLVM_PIPELINE));
+    let disk_key = object_cache::key(&how, &key);
+    let cache = ObjectCache::global();
+    let from_disk = cache.and_then(|c| {
+        let (entry, bytes) = c.find(&disk_key)?;
+        let object = orc::load(&entry.object, &bytes).ok()?;
+        let entry = object.address(&entry.symbol).ok()?;
+        Some(Arc::new(Code { _object: object, entry }))
+    });
+    if let Some(code) = from_disk {
+        COMPILED.insert(key, code.clone());
+        return Ok(MlirFunction { code, signature });
+    }
+    let id = object_cache::hash_hex(&[how.as_bytes(), key.as_bytes()]);
+    let symbol = format!("{}entry", orc::symbol_prefix(&id));
+    let bytes = with_thread_context(|context| lower_to_object(context, &text, &signature.name, &machine, &symbol))
+        .map_err(fail)?;
+    let object = orc::load(&id, &bytes).map_err(fail)?;
+    let entry = object.address(&symbol).map_err(fail)?;
+    if let Some(c) = cache {
+        if let Some(sum) = c.store_object(&id, &bytes) {
+            c.store_entry(&disk_key, &id, &symbol, sum);
+        }
+    }
+    let code = Arc::new(Code { _object: object, entry });
+    COMPILED.insert(key, code.clone());
+    Ok(MlirFunction { code, signature })
+}
+
+/// Parses the exported `text`, lowers it with [`LOWERING`], translates it
+/// to LLVM IR, adds the packed entry `symbol` of function `name`, and
+/// returns the object LLVM makes of it.
+fn lower_to_object(
+    context: &melior::Context,
+    text: &str,
+    name: &str,
+    machine: &inkwell::targets::TargetMachine,
+    symbol: &str,
+) -> Result<Vec<u8>, String> {
     use melior::ir::Module;
     use melior::utility::parse_pass_pipeline;
-    let key = format!("{signature:?}\n{text}");
-    if let Some(jit) = ENGINES.get(&key) {
-        let entry = signature.name.clone();
-        return Ok(MlirFunction { jit, entry, signature });
-    }
-    let shared = thread_context();
-    let context = &shared.0;
     let messages = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
     let sink = messages.clone();
     let id = context.attach_diagnostic_handler(move |d| {
@@ -1545,7 +1565,7 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     });
     let said = |what: &str| format!("{what}: {}", messages.borrow().join("; "));
     let result = (|| {
-        let mut module = Module::parse(context, &text).ok_or_else(|| said("MLIR could not parse the export"))?;
+        let mut module = Module::parse(context, text).ok_or_else(|| said("MLIR could not parse the export"))?;
         if !module.as_operation().verify() {
             return Err(said("MLIR rejected the export"));
         }
@@ -1553,39 +1573,88 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
         parse_pass_pipeline(pm.as_operation_pass_manager(), LOWERING)
             .map_err(|e| format!("the lowering pipeline: {e}"))?;
         pm.run(&mut module).map_err(|_| said("MLIR's lowering failed"))?;
-        // SAFETY: the module is lowered to the LLVM dialect; the engine
-        // copies what it needs, and a null engine is an error.
-        let raw = unsafe { mlir_sys::mlirExecutionEngineCreate(module.to_raw(), 2, 0, std::ptr::null(), false) };
-        if raw.ptr.is_null() {
-            return Err(said("MLIR's execution engine could not compile the module"));
-        }
-        let engine = Engine(raw);
-        // memrefCopy, and the C library's math functions as the native
-        // backends compute them (the math table's wrappers), so that what
-        // the module calls is what every other backend calls.
-        let mut symbols: Vec<(String, *const u8)> = vec![("memrefCopy".into(), memref_copy as *const u8)];
-        for (name, ptr, _) in crate::libcalls::all() {
-            if let Some(c) = name.strip_prefix("aot_") {
-                symbols.push((c.to_string(), ptr));
+        let ll = inkwell::context::Context::create();
+        // SAFETY: the module is in the LLVM dialect; the translation makes
+        // a new LLVM module in `ll` (MLIR and inkwell share libLLVM), owned
+        // by the inkwell module from here on; null is a failure.
+        let translated = unsafe {
+            use inkwell::context::AsContextRef;
+            let raw = mlir_sys::mlirTranslateModuleToLLVMIR(
+                module.as_operation().to_raw(),
+                (&ll).as_ctx_ref() as mlir_sys::LLVMContextRef,
+            );
+            if raw.is_null() {
+                return Err(said("MLIR could not translate the lowered module to LLVM IR"));
             }
-        }
-        for (name, ptr) in &symbols {
-            // SAFETY: the engine is live; each function has the C
-            // signature the module declares for that name.
-            unsafe {
-                let sym =
-                    mlir_sys::MlirStringRef { data: name.as_ptr() as *const std::ffi::c_char, length: name.len() };
-                mlir_sys::mlirExecutionEngineRegisterSymbol(engine.0, sym, *ptr as *mut std::ffi::c_void);
-            }
-        }
-        Ok(engine)
+            inkwell::module::Module::new(raw as inkwell::llvm_sys::prelude::LLVMModuleRef)
+        };
+        object_of(&ll, &translated, name, machine, symbol)
     })();
     context.detach_diagnostic_handler(id);
-    let engine = result.map_err(fail)?;
-    let jit = Arc::new(Jit { engine, _context: shared });
-    ENGINES.insert(key, jit.clone());
-    let entry = signature.name.clone();
-    Ok(MlirFunction { jit, entry, signature })
+    result
+}
+
+/// The object of MLIR's translated module: the packed entry `symbol`
+/// calling `_mlir_ciface_<name>` added, every other definition made
+/// internal (so objects side by side define nothing twice), optimized as
+/// MLIR's execution engine would.
+fn object_of<'c>(
+    ll: &'c inkwell::context::Context,
+    module: &inkwell::module::Module<'c>,
+    name: &str,
+    machine: &inkwell::targets::TargetMachine,
+    symbol: &str,
+) -> Result<Vec<u8>, String> {
+    use inkwell::module::Linkage;
+    module.set_triple(&machine.get_triple());
+    module.set_data_layout(&machine.get_target_data().get_data_layout());
+    let iface = format!("_mlir_ciface_{name}");
+    let callee = module.get_function(&iface).ok_or_else(|| format!("MLIR's lowering made no {iface}"))?;
+    let ptr = ll.ptr_type(inkwell::AddressSpace::default());
+    let entry = module.add_function(symbol, ll.void_type().fn_type(&[ptr.into()], false), None);
+    let b = ll.create_builder();
+    b.position_at_end(ll.append_basic_block(entry, "entry"));
+    let args = entry.get_first_param().ok_or("no parameter")?.into_pointer_value();
+    let err = |e: inkwell::builder::BuilderError| format!("LLVM: {e}");
+    let slot = |b: &inkwell::builder::Builder<'c>, i: usize| -> Result<inkwell::values::PointerValue<'c>, String> {
+        let index = ll.i64_type().const_int(i as u64, false);
+        // SAFETY: `args` holds one pointer per parameter (and one for a
+        // returned value), as the packed convention says.
+        let at = unsafe { b.build_gep(ptr, args, &[index], "slot") }.map_err(err)?;
+        Ok(b.build_load(ptr, at, "arg").map_err(err)?.into_pointer_value())
+    };
+    let params = callee.get_type().get_param_types();
+    let mut values = Vec::with_capacity(params.len());
+    for (i, t) in params.iter().enumerate() {
+        let at = slot(&b, i)?;
+        let t = inkwell::types::BasicTypeEnum::try_from(*t).map_err(|_| format!("{iface} takes a metadata operand"))?;
+        values.push(b.build_load(t, at, "value").map_err(err)?.into());
+    }
+    let call = b.build_call(callee, &values, "").map_err(err)?;
+    if let inkwell::values::ValueKind::Basic(v) = call.try_as_basic_value() {
+        let at = slot(&b, params.len())?;
+        b.build_store(at, v).map_err(err)?;
+    }
+    b.build_return(None).map_err(err)?;
+    let mut f = module.get_first_function();
+    while let Some(func) = f {
+        if func != entry && func.count_basic_blocks() > 0 {
+            func.as_global_value().set_linkage(Linkage::Internal);
+        }
+        f = func.get_next_function();
+    }
+    let mut g = module.get_first_global();
+    while let Some(global) = g {
+        if !global.is_declaration() {
+            global.set_linkage(Linkage::Internal);
+        }
+        g = global.get_next_global();
+    }
+    module.verify().map_err(|e| format!("LLVM rejected MLIR's translated module: {e}"))?;
+    module
+        .run_passes(LLVM_PIPELINE, machine, inkwell::passes::PassBuilderOptions::create())
+        .map_err(|e| format!("LLVM's optimizer failed: {e}"))?;
+    orc::emit_object(machine, module)
 }
 
 /// The Philox multipliers and key increments (Random123's), as `i32`.
@@ -1707,16 +1776,13 @@ impl aot_runtime::compiled::Executable for MlirFunction {
         let mut ptrs: Vec<*mut u64> = descs.iter_mut().map(|d| d.as_mut_ptr()).collect();
         let mut packed: Vec<*mut std::ffi::c_void> =
             ptrs.iter_mut().map(|p| p as *mut *mut u64 as *mut std::ffi::c_void).collect();
-        let name = std::ffi::CString::new(self.entry.as_str()).map_err(|_| "a function name with a NUL byte")?;
-        // SAFETY: the entry takes one descriptor pointer per argument and
-        // result, each describing a live contiguous buffer of the declared
-        // shape and element type, which the call alone touches.
-        let ok = unsafe {
-            let name = mlir_sys::MlirStringRef { data: name.as_ptr(), length: self.entry.len() };
-            mlir_sys::mlirExecutionEngineInvokePacked(self.jit.engine.0, name, packed.as_mut_ptr())
-        };
-        if ok.value == 0 {
-            return Err(format!("MLIR's execution engine has no entry _mlir_ciface_{}", self.entry));
+        // SAFETY: the entry has the packed signature (`Code`), and takes
+        // one descriptor pointer per argument and result, each describing a
+        // live contiguous buffer of the declared shape and element type,
+        // which the call alone touches; its object stays linked in `code`.
+        unsafe {
+            let entry = std::mem::transmute::<usize, unsafe extern "C" fn(*mut *mut std::ffi::c_void)>(self.code.entry);
+            entry(packed.as_mut_ptr());
         }
         // Mutated arguments take their new values, in order.
         let k = sig.mutated.len();

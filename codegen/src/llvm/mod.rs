@@ -1,28 +1,32 @@
 //! The LLVM backend (cargo feature `llvm`): each `loop.kernel` of a lowered
 //! function becomes an LLVM function, optimized with LLVM's O3 pipeline for
 //! the host CPU (its name and features detected at run time and set on
-//! every kernel, so AVX-512 where the machine has it), and JIT-compiled.
+//! every kernel, so AVX-512 where the machine has it), emitted as an
+//! object and linked by the process's ORC JIT ([`crate::orc`]).
 //!
 //! Everything above the kernels is shared with the Cranelift backend: the
 //! codegen pipeline, the host program (`program::build`), the runtime that
 //! calls the kernels, the math table and the libcalls. A kernel has the
-//! native signature `i32 (ptr buffers, i64 lo, i64 hi)`; the JIT owns the
-//! code, and the compiled function keeps the JIT (and the LLVM context it
-//! borrows) alive.
+//! native signature `i32 (ptr buffers, i64 lo, i64 hi)`; the compiled
+//! function keeps the objects that hold its kernels linked. Kernels are
+//! cached in memory for the process and on disk across processes
+//! ([`crate::object_cache`]), both by the kernel's own LLVM text.
 
 mod kernel;
 #[cfg(feature = "cuda")]
 pub mod ptx;
 
 use crate::jit_cache::JitCache;
+use crate::object_cache::{self, ObjectCache};
+use crate::orc::{self, Loaded};
 use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
-use inkwell::execution_engine::ExecutionEngine;
+use inkwell::module::Linkage;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
+use inkwell::targets::FileType;
 use inkwell::OptimizationLevel;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Text to produce while compiling (`aot-opt --emit`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -34,31 +38,16 @@ pub enum Emit {
     Asm,
 }
 
-/// The JIT and the context its code was built in. Field order matters: the
-/// engine (which borrows the context) drops first.
-struct Jit {
-    _engine: ExecutionEngine<'static>,
-    _context: Box<LlContext>,
-}
-
-// SAFETY: once `compile_program` has taken the kernels' addresses, nothing
-// calls into the engine or its context again: they only keep the machine
-// code mapped, and are dropped by the last owner of the `Arc`, on whichever
-// thread that is. LLVM allows a context to be destroyed on any thread as
-// long as no other thread uses it at the same time, which the `Arc`
-// guarantees; the code itself is immutable and callable from every thread.
-unsafe impl Send for Jit {}
-unsafe impl Sync for Jit {}
-
 /// Kernels already compiled in this process, by the text of the LLVM module
-/// that holds each one alone (its name aside), with the JIT that holds the
-/// code: a compile that emits the same module again (the same program
-/// called with another convention, recompiled for new shapes, a kernel
-/// shared by many programs, compiled on another thread) takes the machine
-/// code instead of running O3 and the JIT again. The text is what LLVM
-/// would compile, attributes, metadata and target included, so equal text
-/// is equal code.
-static KERNELS: JitCache<String, (Arc<Jit>, usize)> = JitCache::new(1024);
+/// that holds each one alone (its name aside), with the object that holds
+/// the code: a compile that emits the same module again (the same
+/// program called with another convention, recompiled for new shapes, a
+/// kernel shared by many programs, compiled on another thread) takes the
+/// machine code instead of running O3 and the code generator again. The
+/// text is what LLVM would compile, attributes, metadata and target
+/// included, so equal text is equal code. Behind it, the object cache on
+/// disk does the same across processes.
+static KERNELS: JitCache<String, (Arc<Loaded>, usize)> = JitCache::new(1024);
 
 /// The name every kernel has in the module that is its cache key.
 const KEYED_NAME: &str = "aot_kernel";
@@ -70,27 +59,16 @@ pub fn compile(ctx: &Context, func: Op, emit: Emit, text: &mut String) -> Result
     compile_program(ctx, func, program, emit, text)
 }
 
-/// The host's target machine. LLVM's target registration runs once per
-/// process: it fills global tables, and two threads compiling at once must
-/// not race on them.
-fn host_machine() -> Result<TargetMachine, String> {
-    static INIT: OnceLock<Result<(), String>> = OnceLock::new();
-    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()).map_err(|e| format!("LLVM: {e}")))
-        .clone()?;
-    let triple = TargetMachine::get_default_triple();
-    let target = Target::from_triple(&triple).map_err(|e| format!("LLVM: {e}"))?;
-    let cpu = TargetMachine::get_host_cpu_name().to_string();
-    let features = TargetMachine::get_host_cpu_features().to_string();
-    target
-        .create_target_machine(
-            &triple,
-            &cpu,
-            &features,
-            OptimizationLevel::Aggressive,
-            RelocMode::Default,
-            CodeModel::JITDefault,
-        )
-        .ok_or_else(|| format!("LLVM cannot target this CPU ({cpu})"))
+/// LLVM's pipeline for the kernels.
+const PIPELINE: &str = "default<O3>";
+
+/// Looks kernel `key` up on disk: the object that holds it, linked, and
+/// the kernel's address. Anything that fails is a miss.
+fn from_disk(cache: &ObjectCache, key: &str) -> Option<(Arc<Loaded>, usize)> {
+    let (entry, bytes) = cache.find(key)?;
+    let loaded = orc::load(&entry.object, &bytes).ok()?;
+    let addr = loaded.address(&entry.symbol).ok()?;
+    Some((loaded, addr))
 }
 
 fn compile_program(
@@ -101,14 +79,12 @@ fn compile_program(
     text: &mut String,
 ) -> Result<Compiled, Diagnostic> {
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
-    let machine = host_machine().map_err(fail)?;
-    let context = Box::new(LlContext::create());
-    // SAFETY: the context lives in its box until `Jit` drops it (or until
-    // this function returns, when every kernel came from the cache), after
-    // the engine and everything built from it (the modules are the
-    // engine's, and the values and builders below do not outlive this
-    // function).
-    let ll: &'static LlContext = unsafe { &*(context.as_ref() as *const LlContext) };
+    let machine = orc::host_machine(OptimizationLevel::Aggressive).map_err(fail)?;
+    let how = orc::machine_description(&machine, PIPELINE);
+    // Text output (`--emit`) wants every kernel compiled here, so it skips
+    // the caches.
+    let disk = if emit == Emit::None { ObjectCache::global() } else { None };
+    let ll = LlContext::create();
     let cpu = machine.get_cpu().to_string();
     let features = machine.get_feature_string().to_string_lossy().into_owned();
     let target = kernel::Target { cpu: &cpu, features: &features, flavor: kernel::Flavor::Host };
@@ -119,21 +95,28 @@ fn compile_program(
         module
     };
     // Each kernel alone in a module first: its text is the cache key. The
-    // kernels the cache lacks are then linked into one module and compiled
-    // together. Text output (`--emit`) wants every kernel, so it skips the
-    // lookup.
+    // kernels no cache has are then linked into one module and compiled
+    // together, into one object.
     let mut messages = Vec::new();
-    let mut found: Vec<Option<(Arc<Jit>, usize)>> = Vec::new();
+    let mut found: Vec<Option<(Arc<Loaded>, usize)>> = Vec::new();
     let mut missing: Vec<(usize, String, String)> = Vec::new();
-    let mut combined: Option<inkwell::module::Module<'static>> = None;
+    let mut combined: Option<inkwell::module::Module<'_>> = None;
     for step in &program.steps {
         let Step::Kernel { op, name, .. } = step else { continue };
         let slot = found.len();
         let module = module_for_target();
-        kernel::emit(ctx, *op, ll, &module, KEYED_NAME, &target, &mut messages)?;
+        kernel::emit(ctx, *op, &ll, &module, KEYED_NAME, &target, &mut messages)?;
         module.verify().map_err(|e| fail(format!("LLVM rejected the generated kernels: {e}")))?;
         let key = module.print_to_string().to_string();
-        let hit = if emit == Emit::None { KERNELS.get(&key) } else { None };
+        let mut hit = if emit == Emit::None { KERNELS.get(&key) } else { None };
+        if hit.is_none() {
+            if let Some(cache) = disk {
+                hit = from_disk(cache, &object_cache::key(&how, &key));
+                if let Some(h) = &hit {
+                    KERNELS.insert(key.clone(), h.clone());
+                }
+            }
+        }
         found.push(hit.clone());
         if hit.is_some() {
             continue;
@@ -149,10 +132,12 @@ fn compile_program(
         }
         missing.push((slot, fname, key));
     }
-    let mut jits: Vec<Arc<Jit>> = Vec::new();
+    let mut objects: Vec<Arc<Loaded>> = Vec::new();
     if let Some(module) = combined {
+        // The object's id: what it is compiled from, and how.
+        let id = object_cache::hash_hex(&[how.as_bytes(), module.print_to_string().to_bytes()]);
         module
-            .run_passes("default<O3>", &machine, PassBuilderOptions::create())
+            .run_passes(PIPELINE, &machine, PassBuilderOptions::create())
             .map_err(|e| fail(format!("LLVM's optimizer failed: {e}")))?;
         match emit {
             Emit::None => {}
@@ -164,36 +149,51 @@ fn compile_program(
                 text.push_str(&String::from_utf8_lossy(asm.as_slice()));
             }
         }
-        let engine = module
-            .create_jit_execution_engine(OptimizationLevel::Aggressive)
-            .map_err(|e| fail(format!("LLVM's JIT: {e}")))?;
-        for (name, ptr, _) in crate::libcalls::all() {
-            if let Some(f) = module.get_function(name) {
-                engine.add_global_mapping(&f, ptr as usize);
+        // Every global the object defines carries its id: objects loaded
+        // side by side never define one name twice.
+        let prefix = orc::symbol_prefix(&id);
+        let mut f = module.get_first_function();
+        while let Some(func) = f {
+            let g = func.as_global_value();
+            if func.count_basic_blocks() > 0 && g.get_linkage() != Linkage::Internal && g.get_linkage() != Linkage::Private
+            {
+                g.set_name(&format!("{prefix}{}", func.get_name().to_string_lossy()));
             }
+            f = func.get_next_function();
         }
-        let mut addrs = Vec::new();
-        for (_, fname, _) in &missing {
-            addrs.push(
-                engine.get_function_address(fname).map_err(|e| fail(format!("LLVM's JIT lost kernel {fname}: {e}")))?,
-            );
+        let mut g = module.get_first_global();
+        while let Some(global) = g {
+            if !global.is_declaration()
+                && global.get_linkage() != Linkage::Internal
+                && global.get_linkage() != Linkage::Private
+            {
+                global.set_name(&format!("{prefix}{}", global.get_name().to_string_lossy()));
+            }
+            g = global.get_next_global();
         }
-        let jit = Arc::new(Jit { _engine: engine, _context: context });
-        for ((slot, _, key), addr) in missing.into_iter().zip(addrs) {
-            KERNELS.insert(key, (jit.clone(), addr));
-            found[slot] = Some((jit.clone(), addr));
+        let bytes = orc::emit_object(&machine, &module).map_err(fail)?;
+        let loaded = orc::load(&id, &bytes).map_err(fail)?;
+        let stored = disk.and_then(|c| Some((c, c.store_object(&id, &bytes)?)));
+        for (slot, fname, key) in missing {
+            let symbol = format!("{prefix}{fname}");
+            let addr = loaded.address(&symbol).map_err(fail)?;
+            if let Some((cache, sum)) = stored {
+                cache.store_entry(&object_cache::key(&how, &key), &id, &symbol, sum);
+            }
+            KERNELS.insert(key, (loaded.clone(), addr));
+            found[slot] = Some((loaded.clone(), addr));
         }
-        jits.push(jit);
+        objects.push(loaded);
     }
     let mut kernels: Vec<KernelFn> = Vec::new();
-    for (jit, addr) in found.into_iter().flatten() {
-        if !jits.iter().any(|j| Arc::ptr_eq(j, &jit)) {
-            jits.push(jit);
+    for (object, addr) in found.into_iter().flatten() {
+        if !objects.iter().any(|o| Arc::ptr_eq(o, &object)) {
+            objects.push(object);
         }
         // SAFETY: every kernel was emitted with exactly this signature, and
-        // its JIT stays alive in `owner` while the function lives.
+        // its object stays linked in `owner` while the function lives.
         kernels.push(unsafe { std::mem::transmute::<usize, KernelFn>(addr) });
     }
     let globals = program::globals(ctx, &program).map_err(fail)?;
-    Ok(Compiled { program, kernels, messages, globals, owner: Box::new(jits) })
+    Ok(Compiled { program, kernels, messages, globals, owner: Box::new(objects) })
 }
