@@ -63,7 +63,11 @@ static STORED: AtomicU64 = AtomicU64::new(0);
 
 /// This process's counts, over every cache directory it used.
 pub fn stats() -> Stats {
-    Stats { hits: HITS.load(Ordering::Relaxed), misses: MISSES.load(Ordering::Relaxed), stored: STORED.load(Ordering::Relaxed) }
+    Stats {
+        hits: HITS.load(Ordering::Relaxed),
+        misses: MISSES.load(Ordering::Relaxed),
+        stored: STORED.load(Ordering::Relaxed),
+    }
 }
 
 /// A 128-bit hash of `parts` as 32 hex digits. SipHash with fixed keys:
@@ -257,7 +261,10 @@ mod tests {
         let sum = c.store_object(&id, b"\x7fELF object").unwrap();
         c.store_entry(&k, &id, "aot_f", sum);
         let (e, bytes) = c.find(&k).unwrap();
-        assert_eq!((e.object.as_str(), e.symbol.as_str(), bytes.as_slice()), (id.as_str(), "aot_f", &b"\x7fELF object"[..]));
+        assert_eq!(
+            (e.object.as_str(), e.symbol.as_str(), bytes.as_slice()),
+            (id.as_str(), "aot_f", &b"\x7fELF object"[..])
+        );
         // Another key is a miss, even where it finds this file: an entry
         // written under the other key's name keeps its own key.
         let other = key("O3 x86-64", "define void @g() { ret void }");

@@ -72,7 +72,9 @@ pub fn machine_description(machine: &TargetMachine, pipeline: &str) -> String {
 
 /// The relocatable object of `module` for `machine`.
 pub fn emit_object(machine: &TargetMachine, module: &Module<'_>) -> Result<Vec<u8>, String> {
-    let buf = machine.write_to_memory_buffer(module, FileType::Object).map_err(|e| format!("LLVM could not emit the object: {e}"))?;
+    let buf = machine
+        .write_to_memory_buffer(module, FileType::Object)
+        .map_err(|e| format!("LLVM could not emit the object: {e}"))?;
     Ok(buf.as_slice().to_vec())
 }
 
@@ -295,7 +297,8 @@ mod tests {
         m.set_triple(&machine.get_triple());
         m.set_data_layout(&machine.get_target_data().get_data_layout());
         let i64t = ll.i64_type();
-        let half = m.add_function(crate::libcalls::F32_TO_F16, ll.i16_type().fn_type(&[ll.f32_type().into()], false), None);
+        let half =
+            m.add_function(crate::libcalls::F32_TO_F16, ll.i16_type().fn_type(&[ll.f32_type().into()], false), None);
         let f = m.add_function(&format!("{}answer", symbol_prefix(id)), i64t.fn_type(&[], false), None);
         let b = ll.create_builder();
         b.position_at_end(ll.append_basic_block(f, "entry"));

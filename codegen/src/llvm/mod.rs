@@ -155,7 +155,9 @@ fn compile_program(
         let mut f = module.get_first_function();
         while let Some(func) = f {
             let g = func.as_global_value();
-            if func.count_basic_blocks() > 0 && g.get_linkage() != Linkage::Internal && g.get_linkage() != Linkage::Private
+            if func.count_basic_blocks() > 0
+                && g.get_linkage() != Linkage::Internal
+                && g.get_linkage() != Linkage::Private
             {
                 g.set_name(&format!("{prefix}{}", func.get_name().to_string_lossy()));
             }
