@@ -13,13 +13,14 @@
 #   default   the default build (no optional feature): compiled, and its
 #             unit tests run.
 #   lit       the lit suite on the default build's aot-opt and aot-run.
-#   python    aot_torch's extension module linked from that build
-#             (`pip install ./python` with the dev profile: nothing of the
-#             workspace compiles again).
 #   features  the workspace with every optional feature (`cuda,mlir`;
 #             `llvm` comes with `cuda`): one build for everything below.
 #   cargo     every cargo test of that build: the Cranelift, interpreter,
 #             LLVM, MLIR and CUDA suites in one run.
+#   python    aot_torch's extension module linked from the default build
+#             (`pip install ./python` with the dev profile: nothing of the
+#             workspace compiles again), in the background from the first
+#             test binary of `cargo` on.
 #   lit-features  the lit tests the default build leaves unsupported
 #             (the LLVM, CUDA and MLIR ones), on that build's tools.
 #   fuzz      bounded aot-fuzz runs, a fixed number of executions per
@@ -166,7 +167,9 @@ have_llvm_mlir() {
 install_llvm_mlir() {
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
-  apt-get install -y -q "${apt_packages[@]}"
+  # Without the packages they only recommend: compiler-rt with its 32-bit
+  # C library, binfmt-support or systemd; nothing here uses them.
+  apt-get install -y -q --no-install-recommends "${apt_packages[@]}"
 }
 ptxas_of() {
   "$venv/bin/python" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))' 2>/dev/null
@@ -177,14 +180,16 @@ tools_venv() {
     return 0
   fi
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check lit filecheck jsonschema nvidia-cuda-nvcc-cu12
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir lit filecheck jsonschema nvidia-cuda-nvcc-cu12
 }
 torch_venv() {
   if "$pyvenv/bin/python" -c 'import torch, pytest, xdist, maturin' 2>/dev/null; then
     return 0
   fi
   python3 -m venv "$pyvenv"
-  "$pyvenv/bin/pip" install --quiet --disable-pip-version-check torch pytest pytest-xdist 'maturin>=1.9.4,<2'
+  # (No copy of the 2.8 GB of wheels in pip's cache: the venv is what a
+  # re-run reuses.)
+  "$pyvenv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir torch pytest pytest-xdist 'maturin>=1.9.4,<2'
 }
 
 # ------------------------------------------------------------------ run
@@ -218,18 +223,18 @@ cargo build --locked -p aot-opt -p aot-run --bins
 
 # `pip install ./python` as users run it, but with the dev profile and
 # without build isolation: maturin then links the extension module against
-# the crates the default build just compiled (a plain install for users
-# keeps pyproject.toml's release profile). It runs in the background
-# beside lit: maturin's one cargo process and the link leave a core idle.
+# the crates the default build compiled (a plain install for users keeps
+# pyproject.toml's release profile). It runs in the background once
+# `cargo` runs its test binaries: maturin's cargo waits for any other cargo
+# that builds in target/ (and blocks it), and cargo's test runs leave part
+# of a core idle, which its one compile at a time and its link fill.
 install_python() {
   # (The build backend runs `maturin` from PATH: the venv's.)
   PATH="$pyvenv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" "$pyvenv/bin/pip" install --quiet --disable-pip-version-check \
     --no-build-isolation --no-deps --force-reinstall ./python
   "$pyvenv/bin/python" -c 'import aot_torch._native' || fail "aot_torch's extension module does not import"
 }
-finish torch-venv
 end_section
-bg_section python "aot_torch's extension module from the default build (pip install ./python)" install_python
 
 # lit runs twice. First on the default build's aot-opt and aot-run, the
 # tools as a plain `cargo build` makes them: the tests of what a build
@@ -259,8 +264,6 @@ lit_passed=$(lit_count Passed "$logs/lit.log")
 lit_unsupported() { awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$1"; }
 lit_unsupported "$logs/lit.log" >"$logs/lit-unsupported.txt"
 
-join_section python || fail "aot_torch's extension module did not build or install"
-
 section features "the workspace with every optional feature (cuda,mlir; llvm is part of cuda)"
 cargo build --locked --workspace --exclude aot-python --all-targets --features cuda,mlir
 
@@ -269,8 +272,9 @@ cargo build --locked --workspace --exclude aot-python --all-targets --features c
 # build on a loaded machine (the long campaigns in docs/fuzzing.md use a
 # release build and the default 10 s). The targets are independent, and
 # each driver is one process: they run side by side.
-# It runs in the background from the start of `cargo` to the end of `ptx`:
-# those leave part of a core idle, and the fuzz drivers fill it.
+# It runs in the background from the start of `cargo` to the end:
+# `cargo` and `ptx` leave part of a core idle, and the fuzz drivers fill
+# it.
 run_fuzz() {
   declare -A fuzz_pid
   for spec in roundtrip:100000 pipeline:40000 run:40000; do
@@ -304,13 +308,27 @@ bg_section fuzz "bounded aot-fuzz: a fixed number of executions per target, seed
 # too: without a GPU each says why and passes, so the feature is checked
 # to build, link and fail gracefully everywhere.
 section cargo "every cargo test of the feature build (unit, property, golden, differential; all backends)"
-set +e
 # Every test target but the documentation's examples, which `default` ran
 # (the examples are built by `features`: cargo test only builds them too).
-cargo test --locked --workspace --exclude aot-python --lib --bins --tests --features cuda,mlir 2>&1 |
-  tee "$logs/cargo.log"
-status=${PIPESTATUS[0]}
-set -e
+rm -f "$logs/cargo.rc"
+(
+  set +e
+  cargo test --locked --workspace --exclude aot-python --lib --bins --tests --features cuda,mlir 2>&1 |
+    tee "$logs/cargo.log"
+  echo "${PIPESTATUS[0]}" >"$logs/cargo.rc"
+) &
+cargo_pid=$!
+# (Stopped with the background sections if the script fails meanwhile.)
+bg_pid[cargo]=$cargo_pid
+# Cargo has let go of target/ once it runs the first test binary.
+while kill -0 "$cargo_pid" 2>/dev/null && ! grep -q '^ *Running ' "$logs/cargo.log" 2>/dev/null; do
+  sleep 1
+done
+finish torch-venv
+bg_section python "aot_torch's extension module from the default build (pip install ./python)" install_python
+wait "$cargo_pid" || true
+unset 'bg_pid[cargo]'
+status=$(cat "$logs/cargo.rc" 2>/dev/null || echo 1)
 [ "$status" -eq 0 ] || fail "cargo test failed"
 passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' "$logs/cargo.log")
 [ "$passed" -ge 1 ] || fail "cargo test ran no test"
@@ -382,8 +400,7 @@ libdevice="$(dirname "$(dirname "$ptxas")")/nvvm/libdevice/libdevice.10.bc"
   --jobs "$cores" test/run | tee "$logs/ptx.log"
 ptx_checked=$(grep -oE '^ptxas: [0-9]+' "$logs/ptx.log" | awk '{print $2}')
 
-join_section fuzz || fail "the fuzz section failed"
-fuzz_runs=$(cat "$logs/fuzz.runs")
+join_section python || fail "aot_torch's extension module did not build or install"
 
 # The torch.compile backend against eager PyTorch, DDP on two processes,
 # torch.export import, the FX translator against aot-run.
@@ -398,6 +415,11 @@ set -e
 [ "$status" -eq 0 ] || fail "the Python package's tests failed"
 py_passed=$(grep -oE '[0-9]+ passed' "$logs/pytest.log" | tail -1 | awk '{print $1}')
 [ "${py_passed:-0}" -ge 1 ] || fail "pytest ran no test"
+
+# The fuzz targets ran niced beside everything since `cargo`: joined last,
+# so that no foreground section waits for them while a core has work.
+join_section fuzz || fail "the fuzz section failed"
+fuzz_runs=$(cat "$logs/fuzz.runs")
 
 end_section
 echo "== time per section"
