@@ -21,7 +21,8 @@ struct Cli {
 
 #[derive(ClapArgs, Debug, Clone)]
 struct LimitArgs {
-    /// Seconds one input may run before it counts as a hang.
+    /// Seconds of CPU time one input may run before it counts as a hang
+    /// (or ten times as long on the wall clock while it computes nothing).
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
     /// Address-space limit of the worker (RLIMIT_AS), in MiB; 0 for none.

@@ -7,7 +7,8 @@
 //! answers on stdout with a kind byte, a `u32` length and UTF-8 text. The
 //! worker limits its own address space (`RLIMIT_AS`) and the compiler's
 //! allocation limit before it reads anything. When the worker dies or does
-//! not answer within the timeout, [`Worker::exec`] kills it, classifies the
+//! not answer within the timeout (of CPU time where the system reports it,
+//! so that a loaded machine does not make hangs), [`Worker::exec`] kills it, classifies the
 //! death from its exit status and the tail of its stderr, and the next call
 //! starts a fresh one.
 
@@ -266,7 +267,26 @@ impl Worker {
         msg.extend_from_slice(input);
         // A write error means the worker is gone; the read below sees it.
         let _ = w.stdin.write_all(&msg).and_then(|_| w.stdin.flush());
-        match w.answers.recv_timeout(timeout) {
+        let pid = w.child.id();
+        let cpu_at_start = cpu_seconds(pid);
+        let started = std::time::Instant::now();
+        // The timeout counts the worker's CPU time, not the wall clock: on
+        // a loaded machine (the test command runs the fuzz targets niced,
+        // beside builds and test suites) an input that needs a few seconds
+        // may wait minutes for a core. Without /proc, or for a worker that
+        // waits without computing, the wall clock decides, with room.
+        let answer = loop {
+            match w.answers.recv_timeout(timeout.min(Duration::from_secs(1))) {
+                Err(RecvTimeoutError::Timeout) => {
+                    let cpu = cpu_at_start.zip(cpu_seconds(pid)).map(|(a, b)| b - a);
+                    if is_hung(started.elapsed(), cpu, timeout) {
+                        break Err(RecvTimeoutError::Timeout);
+                    }
+                }
+                other => break other,
+            }
+        };
+        match answer {
             Ok(Some((kind, text))) => Ok(match kind {
                 KIND_DONE => {
                     Exec::Done(Outcome { messages: text.lines().map(str::to_string).collect(), finding: None })
@@ -298,11 +318,42 @@ impl Worker {
         if hung {
             return Crash {
                 key: "hang".into(),
-                reason: format!("hang: no answer within {} s (worker killed)", self.limits.timeout.as_secs_f64()),
+                reason: format!(
+                    "hang: no answer within {} s of CPU time (worker killed)",
+                    self.limits.timeout.as_secs_f64()
+                ),
             };
         }
         classify_death(status.ok(), &stderr)
     }
+}
+
+/// How many timeouts of wall-clock time a worker may take without an
+/// answer while it has not used a timeout of CPU time (a machine busy with
+/// other work) before it counts as hung anyway (a worker that waits).
+const WALL_FACTOR: u32 = 10;
+
+/// Whether an input that has run `wall` and used `cpu` seconds of the
+/// worker's CPU time (`None`: unknown) is over `timeout`.
+fn is_hung(wall: Duration, cpu: Option<f64>, timeout: Duration) -> bool {
+    match cpu {
+        Some(cpu) => (wall >= timeout && cpu >= timeout.as_secs_f64()) || wall >= timeout * WALL_FACTOR,
+        None => wall >= timeout,
+    }
+}
+
+/// The CPU time (user and system, every thread) process `pid` has used, in
+/// seconds, from `/proc/<pid>/stat`; `None` where that cannot be read.
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, in parentheses, may hold spaces: fields count from
+    // the last ')'. utime and stime are fields 14 and 15, in clock ticks.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<u64>().ok()? as f64 + fields.get(12)?.parse::<u64>().ok()? as f64;
+    // SAFETY: sysconf only reads a configuration value.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (hz > 0).then(|| ticks / hz as f64)
 }
 
 impl Drop for Worker {
@@ -350,6 +401,35 @@ pub fn classify_death(status: Option<std::process::ExitStatus>, stderr: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hang_is_a_timeout_of_cpu_time_or_ten_of_waiting() {
+        let t = Duration::from_secs(60);
+        let s = Duration::from_secs;
+        // Busy for the whole timeout: hung.
+        assert!(is_hung(s(60), Some(60.0), t));
+        // Starved on a loaded machine: a few seconds of CPU in minutes.
+        assert!(!is_hung(s(300), Some(7.0), t));
+        // Two threads busy: a timeout of CPU time, but not of wall time yet.
+        assert!(!is_hung(s(30), Some(60.0), t));
+        // Waiting without computing (a deadlock): ten timeouts of wall time.
+        assert!(!is_hung(s(599), Some(0.0), t));
+        assert!(is_hung(s(600), Some(0.0), t));
+        // Without /proc, the wall clock alone.
+        assert!(is_hung(s(60), None, t) && !is_hung(s(59), None, t));
+    }
+
+    #[test]
+    fn this_process_has_a_cpu_time() {
+        let a = cpu_seconds(std::process::id()).expect("/proc/<pid>/stat");
+        let mut x = 0u64;
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_millis(300) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let b = cpu_seconds(std::process::id()).unwrap();
+        assert!(b >= a, "{a} -> {b}");
+    }
 
     #[test]
     fn deaths_are_classified_from_stderr() {
