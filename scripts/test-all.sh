@@ -84,7 +84,7 @@ fail() {
   echo "error: $*" >&2
   exit 1
 }
-# bg_section NAME DESCRIPTION FUNCTION: a section that runs in the
+# bg_section NAME NICE DESCRIPTION FUNCTION: a section that runs in the
 # background beside the sections that follow it (they leave a core partly
 # idle: cargo's test binaries run one after another, each with a long
 # tail). Its output goes to target/test-all/NAME.out; its own wall time and
@@ -100,13 +100,13 @@ stop_background() {
 }
 trap stop_background EXIT
 bg_section() {
-  local name=$1 description=$2
-  shift 2
+  local name=$1 nice=$2 description=$3
+  shift 3
   echo "== [$(clock $((SECONDS - t0)))] $name (in the background): $description"
   (
     set -euo pipefail
-    # Niced: the foreground section is the critical path.
-    renice -n 10 -p $BASHPID >/dev/null 2>&1 || true
+    # Niced when the foreground section is the critical path.
+    [ "$nice" -eq 0 ] || renice -n "$nice" -p $BASHPID >/dev/null 2>&1 || true
     start=$SECONDS
     set +e
     "$@"
@@ -302,7 +302,7 @@ run_fuzz() {
   [ "$fuzz_runs" -ge 1 ] || fail "aot-fuzz ran nothing"
   echo "$fuzz_runs" >"$logs/fuzz.runs"
 }
-bg_section fuzz "bounded aot-fuzz: a fixed number of executions per target, seed 1, three targets at once" run_fuzz
+bg_section fuzz 10 "bounded aot-fuzz: a fixed number of executions per target, seed 1, three targets at once" run_fuzz
 
 # The GPU tests (`cuda_*`, tests/cuda.rs, the device's own tests) run here
 # too: without a GPU each says why and passes, so the feature is checked
@@ -325,7 +325,10 @@ while kill -0 "$cargo_pid" 2>/dev/null && ! grep -q '^ *Running ' "$logs/cargo.l
   sleep 1
 done
 finish torch-venv
-bg_section python "aot_torch's extension module from the default build (pip install ./python)" install_python
+# Not niced: pytest waits for it, and niced beside the test binaries, ptx
+# and the fuzz targets it finished more than a minute after ptx on a
+# fresh run.
+bg_section python 0 "aot_torch's extension module from the default build (pip install ./python)" install_python
 wait "$cargo_pid" || true
 unset 'bg_pid[cargo]'
 status=$(cat "$logs/cargo.rc" 2>/dev/null || echo 1)
