@@ -195,14 +195,14 @@ pub fn contiguous_strides(shape: &[i64]) -> Shape {
     s
 }
 
-/// Row-major contiguous strides for `sizes` (size-1 dimensions may have any
-/// stride; a tensor without elements is contiguous whatever its strides, as
-/// in PyTorch).
 /// Contiguous from element 0 over exactly the storage's elements.
 fn covers(t: &TensorImpl) -> bool {
     t.offset == 0 && t.storage.len() as i64 == numel(&t.sizes) && dense(&t.sizes, &t.strides)
 }
 
+/// Whether `strides` are row-major contiguous strides for `sizes` (size-1
+/// dimensions may have any stride; a tensor without elements is contiguous
+/// whatever its strides, as in PyTorch).
 fn dense(sizes: &[i64], strides: &[i64]) -> bool {
     if sizes.contains(&0) {
         return true;
