@@ -1519,19 +1519,15 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     let how = format!("{}\nmlir {LOWERING}", orc::machine_description(&machine, LLVM_PIPELINE));
     let disk_key = object_cache::key(&how, &key);
     let cache = ObjectCache::global();
-    let from_disk = cache.and_then(|c| {
-        let (entry, bytes) = c.find(&disk_key)?;
-        let object = orc::load(&entry.object, &bytes).ok()?;
-        let entry = object.address(&entry.symbol).ok()?;
-        Some(Arc::new(Code { _object: object, entry }))
-    });
-    if let Some(code) = from_disk {
+    if let Some((object, entry)) = cache.and_then(|c| orc::link_from(c, &disk_key)) {
+        let code = Arc::new(Code { _object: object, entry });
         COMPILED.insert(key, code.clone());
         return Ok(MlirFunction { code, signature });
     }
     let id = object_cache::hash_hex(&[how.as_bytes(), key.as_bytes()]);
-    let symbol = format!("{}entry", orc::symbol_prefix(&id));
-    let bytes = with_thread_context(|context| lower_to_object(context, &text, &signature.name, &machine, &symbol))
+    let prefix = orc::symbol_prefix(&id);
+    let symbol = format!("{prefix}{PACKED_ENTRY}");
+    let bytes = with_thread_context(|context| lower_to_object(context, &text, &signature.name, &machine, &prefix))
         .map_err(fail)?;
     let object = orc::load(&id, &bytes).map_err(fail)?;
     let entry = object.address(&symbol).map_err(fail)?;
@@ -1545,15 +1541,21 @@ pub fn compile(ctx: &mut Context, func: Op) -> Result<MlirFunction, Diagnostic> 
     Ok(MlirFunction { code, signature })
 }
 
+/// The name of the packed entry [`object_of`] adds (before the object's
+/// symbol prefix): not a name an exported function can have, whose names
+/// are the program's.
+const PACKED_ENTRY: &str = "aot.packed";
+
 /// Parses the exported `text`, lowers it with [`LOWERING`], translates it
-/// to LLVM IR, adds the packed entry `symbol` of function `name`, and
-/// returns the object LLVM makes of it.
+/// to LLVM IR, adds the packed entry of function `name`, and returns the
+/// object LLVM makes of it, its one global symbol `prefix` +
+/// [`PACKED_ENTRY`].
 fn lower_to_object(
     context: &melior::Context,
     text: &str,
     name: &str,
     machine: &inkwell::targets::TargetMachine,
-    symbol: &str,
+    prefix: &str,
 ) -> Result<Vec<u8>, String> {
     use melior::ir::Module;
     use melior::utility::parse_pass_pipeline;
@@ -1588,30 +1590,29 @@ fn lower_to_object(
             }
             inkwell::module::Module::new(raw as inkwell::llvm_sys::prelude::LLVMModuleRef)
         };
-        object_of(&ll, &translated, name, machine, symbol)
+        object_of(&ll, &translated, name, machine, prefix)
     })();
     context.detach_diagnostic_handler(id);
     result
 }
 
-/// The object of MLIR's translated module: the packed entry `symbol`
-/// calling `_mlir_ciface_<name>` added, every other definition made
-/// internal (so objects side by side define nothing twice), optimized as
-/// MLIR's execution engine would.
+/// The object of MLIR's translated module: the packed entry calling
+/// `_mlir_ciface_<name>` added under `prefix` + [`PACKED_ENTRY`], every
+/// other definition made internal (so objects side by side define nothing
+/// twice), optimized as MLIR's execution engine would.
 fn object_of<'c>(
     ll: &'c inkwell::context::Context,
     module: &inkwell::module::Module<'c>,
     name: &str,
     machine: &inkwell::targets::TargetMachine,
-    symbol: &str,
+    prefix: &str,
 ) -> Result<Vec<u8>, String> {
-    use inkwell::module::Linkage;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let iface = format!("_mlir_ciface_{name}");
     let callee = module.get_function(&iface).ok_or_else(|| format!("MLIR's lowering made no {iface}"))?;
     let ptr = ll.ptr_type(inkwell::AddressSpace::default());
-    let entry = module.add_function(symbol, ll.void_type().fn_type(&[ptr.into()], false), None);
+    let entry = module.add_function(PACKED_ENTRY, ll.void_type().fn_type(&[ptr.into()], false), None);
     let b = ll.create_builder();
     b.position_at_end(ll.append_basic_block(entry, "entry"));
     let args = entry.get_first_param().ok_or("no parameter")?.into_pointer_value();
@@ -1636,20 +1637,7 @@ fn object_of<'c>(
         b.build_store(at, v).map_err(err)?;
     }
     b.build_return(None).map_err(err)?;
-    let mut f = module.get_first_function();
-    while let Some(func) = f {
-        if func != entry && func.count_basic_blocks() > 0 {
-            func.as_global_value().set_linkage(Linkage::Internal);
-        }
-        f = func.get_next_function();
-    }
-    let mut g = module.get_first_global();
-    while let Some(global) = g {
-        if !global.is_declaration() {
-            global.set_linkage(Linkage::Internal);
-        }
-        g = global.get_next_global();
-    }
+    orc::seal(module, prefix, |n| n == PACKED_ENTRY);
     module.verify().map_err(|e| format!("LLVM rejected MLIR's translated module: {e}"))?;
     module
         .run_passes(LLVM_PIPELINE, machine, inkwell::passes::PassBuilderOptions::create())

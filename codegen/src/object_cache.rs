@@ -43,31 +43,6 @@ pub struct ObjectCache {
 pub struct Entry {
     pub object: String,
     pub symbol: String,
-    pub checksum: u64,
-}
-
-/// What this process's lookups found, for tests and reports.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Lookups answered from disk.
-    pub hits: u64,
-    /// Lookups that found nothing usable (absent, another key, damaged).
-    pub misses: u64,
-    /// Objects written.
-    pub stored: u64,
-}
-
-static HITS: AtomicU64 = AtomicU64::new(0);
-static MISSES: AtomicU64 = AtomicU64::new(0);
-static STORED: AtomicU64 = AtomicU64::new(0);
-
-/// This process's counts, over every cache directory it used.
-pub fn stats() -> Stats {
-    Stats {
-        hits: HITS.load(Ordering::Relaxed),
-        misses: MISSES.load(Ordering::Relaxed),
-        stored: STORED.load(Ordering::Relaxed),
-    }
 }
 
 /// A 128-bit hash of `parts` as 32 hex digits. SipHash with fixed keys:
@@ -135,8 +110,8 @@ impl ObjectCache {
         }
     }
 
-    fn entry_path(&self, key: &str) -> PathBuf {
-        self.root.join("entries").join(hash_hex(&[key.as_bytes()]))
+    fn entry_path(&self, name: &str) -> PathBuf {
+        self.root.join("entries").join(name)
     }
 
     fn object_path(&self, id: &str) -> PathBuf {
@@ -145,22 +120,17 @@ impl ObjectCache {
 
     /// The entry stored for exactly `key`, with its object's bytes.
     pub fn find(&self, key: &str) -> Option<(Entry, Vec<u8>)> {
-        let found = self.read(key);
+        let name = hash_hex(&[key.as_bytes()]);
+        let found = self.read(&name, key);
         match &found {
-            Some((e, _)) => {
-                HITS.fetch_add(1, Ordering::Relaxed);
-                self.say("hit", &e.object);
-            }
-            None => {
-                MISSES.fetch_add(1, Ordering::Relaxed);
-                self.say("miss", &hash_hex(&[key.as_bytes()]));
-            }
+            Some((e, _)) => self.say("hit", &e.object),
+            None => self.say("miss", &name),
         }
         found
     }
 
-    fn read(&self, key: &str) -> Option<(Entry, Vec<u8>)> {
-        let text = fs::read(self.entry_path(key)).ok()?;
+    fn read(&self, name: &str, key: &str) -> Option<(Entry, Vec<u8>)> {
+        let text = fs::read(self.entry_path(name)).ok()?;
         let text = std::str::from_utf8(&text).ok()?;
         // magic, object id, symbol, checksum, then the key itself.
         let mut lines = text.splitn(5, '\n');
@@ -178,7 +148,7 @@ impl ObjectCache {
             self.say("rejected (checksum)", &object);
             return None;
         }
-        Some((Entry { object, symbol, checksum: sum }, bytes))
+        Some((Entry { object, symbol }, bytes))
     }
 
     /// Stores the object `id` (its bytes), unless it is there already.
@@ -190,7 +160,6 @@ impl ObjectCache {
             return Some(sum);
         }
         write_atomically(&path, bytes).ok()?;
-        STORED.fetch_add(1, Ordering::Relaxed);
         self.say("store", id);
         Some(sum)
     }
@@ -203,7 +172,7 @@ impl ObjectCache {
         let text = format!("{MAGIC}\n{object}\n{symbol}\n{checksum:016x}\n{key}");
         // A failed write leaves the cache as it was: the next compile of
         // this key misses, as it would without a cache.
-        let _ = write_atomically(&self.entry_path(key), text.as_bytes());
+        let _ = write_atomically(&self.entry_path(&hash_hex(&[key.as_bytes()])), text.as_bytes());
     }
 }
 
@@ -268,7 +237,7 @@ mod tests {
         // Another key is a miss, even where it finds this file: an entry
         // written under the other key's name keeps its own key.
         let other = key("O3 x86-64", "define void @g() { ret void }");
-        fs::copy(c.entry_path(&k), c.entry_path(&other)).unwrap();
+        fs::copy(c.entry_path(&hash_hex(&[k.as_bytes()])), c.entry_path(&hash_hex(&[other.as_bytes()]))).unwrap();
         assert!(c.find(&other).is_none());
         // So is the same text under another pipeline or machine.
         assert!(c.find(&key("O2 x86-64", "define void @f() { ret void }")).is_none());
@@ -288,14 +257,14 @@ mod tests {
         // Storing it again repairs it.
         c.store_object(&id, b"code bytes").unwrap();
         assert!(c.find(&k).is_some());
-        let text = fs::read_to_string(c.entry_path(&k)).unwrap();
+        let text = fs::read_to_string(c.entry_path(&hash_hex(&[k.as_bytes()]))).unwrap();
         for cut in [0, 5, MAGIC.len() + 3, text.len() - 1] {
-            fs::write(c.entry_path(&k), &text[..cut]).unwrap();
+            fs::write(c.entry_path(&hash_hex(&[k.as_bytes()])), &text[..cut]).unwrap();
             assert!(c.find(&k).is_none(), "an entry cut at {cut} is not used");
         }
         // An entry naming a path outside the directory is refused.
         let sneaky = text.replacen(&id, "../../etc/passwd", 1);
-        fs::write(c.entry_path(&k), sneaky).unwrap();
+        fs::write(c.entry_path(&hash_hex(&[k.as_bytes()])), sneaky).unwrap();
         assert!(c.find(&k).is_none());
     }
 

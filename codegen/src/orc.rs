@@ -83,6 +83,49 @@ pub fn symbol_prefix(id: &str) -> String {
     format!("aot.{id}.")
 }
 
+/// Makes `module`'s definitions fit to be linked beside other objects: a
+/// definition `export` names keeps its linkage and is renamed to
+/// `prefix` + its name; every other one becomes internal.
+pub fn seal(module: &Module<'_>, prefix: &str, export: impl Fn(&str) -> bool) {
+    use inkwell::module::Linkage;
+    let local = |l: Linkage| l == Linkage::Internal || l == Linkage::Private;
+    let mut definitions = Vec::new();
+    let mut f = module.get_first_function();
+    while let Some(func) = f {
+        if func.count_basic_blocks() > 0 {
+            definitions.push(func.as_global_value());
+        }
+        f = func.get_next_function();
+    }
+    let mut g = module.get_first_global();
+    while let Some(global) = g {
+        if !global.is_declaration() {
+            definitions.push(global);
+        }
+        g = global.get_next_global();
+    }
+    for d in definitions {
+        if local(d.get_linkage()) {
+            continue;
+        }
+        let name = d.get_name().to_string_lossy().into_owned();
+        if export(&name) {
+            d.set_name(&format!("{prefix}{name}"));
+        } else {
+            d.set_linkage(Linkage::Internal);
+        }
+    }
+}
+
+/// What `cache` holds for exactly `key`: its object, linked, and the
+/// address of its symbol. Anything that fails is a miss.
+pub fn link_from(cache: &crate::object_cache::ObjectCache, key: &str) -> Option<(Arc<Loaded>, usize)> {
+    let (entry, bytes) = cache.find(key)?;
+    let loaded = load(&entry.object, &bytes).ok()?;
+    let addr = loaded.address(&entry.symbol).ok()?;
+    Some((loaded, addr))
+}
+
 /// Takes an LLVM error's message (and the error).
 fn message(err: LLVMErrorRef) -> String {
     // SAFETY: `err` is a live error, consumed by LLVMGetErrorMessage; the

@@ -22,7 +22,6 @@ use crate::orc::{self, Loaded};
 use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
-use inkwell::module::Linkage;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::FileType;
 use inkwell::OptimizationLevel;
@@ -61,15 +60,6 @@ pub fn compile(ctx: &Context, func: Op, emit: Emit, text: &mut String) -> Result
 
 /// LLVM's pipeline for the kernels.
 const PIPELINE: &str = "default<O3>";
-
-/// Looks kernel `key` up on disk: the object that holds it, linked, and
-/// the kernel's address. Anything that fails is a miss.
-fn from_disk(cache: &ObjectCache, key: &str) -> Option<(Arc<Loaded>, usize)> {
-    let (entry, bytes) = cache.find(key)?;
-    let loaded = orc::load(&entry.object, &bytes).ok()?;
-    let addr = loaded.address(&entry.symbol).ok()?;
-    Some((loaded, addr))
-}
 
 fn compile_program(
     ctx: &Context,
@@ -111,7 +101,7 @@ fn compile_program(
         let mut hit = if emit == Emit::None { KERNELS.get(&key) } else { None };
         if hit.is_none() {
             if let Some(cache) = disk {
-                hit = from_disk(cache, &object_cache::key(&how, &key));
+                hit = orc::link_from(cache, &object_cache::key(&how, &key));
                 if let Some(h) = &hit {
                     KERNELS.insert(key.clone(), h.clone());
                 }
@@ -134,8 +124,13 @@ fn compile_program(
     }
     let mut objects: Vec<Arc<Loaded>> = Vec::new();
     if let Some(module) = combined {
-        // The object's id: what it is compiled from, and how.
-        let id = object_cache::hash_hex(&[how.as_bytes(), module.print_to_string().to_bytes()]);
+        // The object's id: what it is compiled from (its kernels' texts
+        // under their names, which make the linked module), and how.
+        let mut parts: Vec<&[u8]> = vec![how.as_bytes()];
+        for (_, fname, key) in &missing {
+            parts.extend([fname.as_bytes(), key.as_bytes()]);
+        }
+        let id = object_cache::hash_hex(&parts);
         module
             .run_passes(PIPELINE, &machine, PassBuilderOptions::create())
             .map_err(|e| fail(format!("LLVM's optimizer failed: {e}")))?;
@@ -152,27 +147,7 @@ fn compile_program(
         // Every global the object defines carries its id: objects loaded
         // side by side never define one name twice.
         let prefix = orc::symbol_prefix(&id);
-        let mut f = module.get_first_function();
-        while let Some(func) = f {
-            let g = func.as_global_value();
-            if func.count_basic_blocks() > 0
-                && g.get_linkage() != Linkage::Internal
-                && g.get_linkage() != Linkage::Private
-            {
-                g.set_name(&format!("{prefix}{}", func.get_name().to_string_lossy()));
-            }
-            f = func.get_next_function();
-        }
-        let mut g = module.get_first_global();
-        while let Some(global) = g {
-            if !global.is_declaration()
-                && global.get_linkage() != Linkage::Internal
-                && global.get_linkage() != Linkage::Private
-            {
-                global.set_name(&format!("{prefix}{}", global.get_name().to_string_lossy()));
-            }
-            g = global.get_next_global();
-        }
+        orc::seal(&module, &prefix, |_| true);
         let bytes = orc::emit_object(&machine, &module).map_err(fail)?;
         let loaded = orc::load(&id, &bytes).map_err(fail)?;
         let stored = disk.and_then(|c| Some((c, c.store_object(&id, &bytes)?)));
