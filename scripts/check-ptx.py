@@ -3,8 +3,12 @@
     python scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas PTXAS [--libdevice BC] [DIR...]
 
 Every `.mlir` file under the directories (default: test/run) is compiled
-with the inference and the training pipeline, one `aot-opt` process per
-file and pipeline printing both architectures (`--gpu-arch=sm_80,sm_90`). Where Cranelift compiles a
+with the inference and the training pipeline, printing both architectures
+(`--gpu-arch=sm_80,sm_90`); `aot-opt` takes the files a few at a time, as
+chunks of one `--split-input-file` input (its start-up, a dynamic link of
+LLVM and MLIR, cost about a third of a process per file); a file whose
+chunk failed (it prints nothing, in its place between the separators)
+goes through again in a process of its own, to tell why. Where Cranelift compiles a
 file (`--emit=clif`; some corpus files are meant to fail), `--emit=ptx`
 must succeed too, for sm_80 and sm_90, and ptxas must accept every module
 it prints. With `--libdevice` (CUDA's libdevice.10.bc, linked in through
@@ -32,6 +36,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import threading
 
 PIPELINES = ["builtin.module(aot-inference)", "builtin.module(aot-train)"]
 ARCHS = ["sm_80", "sm_90"]
@@ -54,22 +59,82 @@ def modules(text):
     return [m for m in out if ".entry" in m or ".version" in m]
 
 
-def emit(args, path, pipeline):
-    """(modules, failures) for one file and pipeline: `modules` is a list
-    of (label, arch, PTX text), one per kernel module of each arch."""
+# Files per `aot-opt` process.
+BATCH = 8
+
+
+def reuse(args, path, pipeline):
+    """The modules emitted for the file and pipeline before, or None."""
     known = emission_path(args, path, pipeline)
-    if known is not None and os.path.exists(known):
-        with open(known) as f:
-            saved = json.load(f)
-        return [(label, arch, m) for label, arch, m in saved], [], True
-    out, failures = emit_now(args, path, pipeline)
-    if known is not None and not failures:
-        os.makedirs(os.path.dirname(known), exist_ok=True)
-        tmp = f"{known}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(out, f)
-        os.replace(tmp, known)
-    return out, failures, False
+    if known is None or not os.path.exists(known):
+        return None
+    with open(known) as f:
+        saved = json.load(f)
+    return [(label, arch, m) for label, arch, m in saved]
+
+
+def remember(args, path, pipeline, out):
+    known = emission_path(args, path, pipeline)
+    if known is None:
+        return
+    os.makedirs(os.path.dirname(known), exist_ok=True)
+    tmp = f"{known}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(out, f)
+    os.replace(tmp, known)
+
+
+def emit_batch(args, paths, pipeline):
+    """(modules, failures) for files of one pipeline: `modules` is a list
+    of (label, arch, PTX text), one per kernel module of each arch."""
+    texts = [pathlib.Path(p).read_text() for p in paths]
+    # Files to emit in a process of their own: a chunk that failed (it
+    # printed nothing, in its place between the separators), or every file
+    # of a batch whose output does not have one chunk per file.
+    alone = list(paths)
+    out, failures = [], []
+    # A file with a chunk separator of its own goes by itself.
+    if len(paths) > 1 and not any(SEPARATOR in t.splitlines() for t in texts):
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+            f.write(f"\n{SEPARATOR}\n".join(texts))
+            f.flush()
+            r = run_aot_opt(args, [f.name, "--split-input-file", f"--pass-pipeline={pipeline}"])
+        chunks = [""]
+        for line in r.stdout.splitlines(keepends=True):
+            if line.rstrip("\n") == SEPARATOR:
+                chunks.append("")
+            else:
+                chunks[-1] += line
+        if len(chunks) == len(paths):
+            alone = []
+            for path, chunk in zip(paths, chunks):
+                if r.returncode != 0 and not chunk:
+                    alone.append(path)
+                    continue
+                ms, fs = parse_emission(args, path, pipeline, chunk)
+                out.extend(ms)
+                failures.extend(fs)
+                if not fs:
+                    remember(args, path, pipeline, ms)
+    for path in alone:
+        ms, fs = emit_now(args, path, pipeline)
+        out.extend(ms)
+        failures.extend(fs)
+        if not fs:
+            remember(args, path, pipeline, ms)
+    return out, failures
+
+
+SEPARATOR = "// -----"
+
+
+def run_aot_opt(args, argv):
+    env = dict(os.environ, AOT_LIBDEVICE=args.libdevice or "")
+    # One process for every architecture: the pipelines run once, and each
+    # architecture's PTX follows a `// gpu-arch NAME` line.
+    return subprocess.run(
+        [args.aot_opt, *argv, "--emit=ptx", "--gpu-arch=" + ",".join(ARCHS)], capture_output=True, text=True, env=env
+    )
 
 
 def emission_path(args, path, pipeline):
@@ -85,20 +150,22 @@ def emission_path(args, path, pipeline):
 
 
 def emit_now(args, path, pipeline):
-    base = [args.aot_opt, str(path), f"--pass-pipeline={pipeline}"]
-    env = dict(os.environ, AOT_LIBDEVICE=args.libdevice or "")
-    # One process for every architecture: the pipelines run once, and each
-    # architecture's PTX follows a `// gpu-arch NAME` line.
-    r = subprocess.run(base + ["--emit=ptx", "--gpu-arch=" + ",".join(ARCHS)], capture_output=True, text=True, env=env)
+    """emit_batch for one file, in a process of its own."""
+    r = run_aot_opt(args, [str(path), f"--pass-pipeline={pipeline}"])
     # A file Cranelift does not compile either is meant to fail (the corpus
     # has such cases); asked only when PTX failed, the common case costs
     # one process.
     if r.returncode != 0:
-        if run(base + ["--emit=clif"]).returncode != 0:
+        if run([args.aot_opt, str(path), f"--pass-pipeline={pipeline}", "--emit=clif"]).returncode != 0:
             return [], []
         return [], [f"{path} [{pipeline}, {', '.join(ARCHS)}]: --emit=ptx failed:\n{r.stderr.strip()}"]
+    return parse_emission(args, path, pipeline, r.stdout)
+
+
+def parse_emission(args, path, pipeline, stdout):
+    """(modules, failures) of one file's `--emit=ptx` output."""
     per_arch, arch = {}, None
-    for line in r.stdout.splitlines(keepends=True):
+    for line in stdout.splitlines(keepends=True):
         if line.startswith("// gpu-arch "):
             arch = line.split()[2]
             per_arch[arch] = []
@@ -169,11 +236,19 @@ def main():
     files = sorted(p for d in args.dirs for p in pathlib.Path(d).rglob("*.mlir"))
     jobs = [(f, p) for f in files for p in PIPELINES]
     found, failures, reused = [], [], 0
+    todo = {p: [] for p in PIPELINES}
+    for f, p in jobs:
+        saved = reuse(args, f, p)
+        if saved is None:
+            todo[p].append(f)
+        else:
+            found.extend(saved)
+            reused += 1
+    batches = [(p, fs[i : i + BATCH]) for p, fs in todo.items() for i in range(0, len(fs), BATCH)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        for ms, fs, was_cached in ex.map(lambda j: emit(args, *j), jobs):
+        for ms, fs in ex.map(lambda b: emit_batch(args, b[1], b[0]), batches):
             found.extend(ms)
             failures.extend(fs)
-            reused += was_cached
         # Many files share kernels, and ptxas is a pure function of the
         # text and the architecture: each distinct module is assembled
         # once, and its verdict holds for every module with that text.

@@ -170,6 +170,8 @@ install_llvm_mlir() {
   # Without the packages they only recommend: compiler-rt with its 32-bit
   # C library, binfmt-support or systemd; nothing here uses them.
   apt-get install -y -q --no-install-recommends "${apt_packages[@]}"
+  # The downloaded archives (about 700 MB) are not needed once unpacked.
+  apt-get clean
 }
 ptxas_of() {
   "$venv/bin/python" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))' 2>/dev/null
@@ -192,8 +194,14 @@ torch_venv() {
   "$pyvenv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir torch pytest pytest-xdist 'maturin>=1.9.4,<2'
 }
 
+# GB free on the file system of target/ (CI's disk is not large: the
+# summary reports what a run took).
+disk_free() { df -Pk "$root" | awk 'NR == 2 { printf "%.1f", $4 / 1048576 }'; }
+disk_at_start=$(disk_free)
+
 # ------------------------------------------------------------------ run
 section setup "system packages, venvs and crates (downloads in the background)"
+echo "disk: $disk_at_start GB free"
 if ! have_llvm_mlir; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     start apt install_llvm_mlir
@@ -209,7 +217,10 @@ cargo fetch --locked
 # dialects and passes do not depend on any feature, and `syn` resolves the
 # same in both builds (ir/Cargo.toml says why).
 section default "the default build: compile, then its unit tests"
-default_tests=(--workspace --exclude aot-python --lib --bins)
+# Every crate's unit tests, the tools' too, run here (and only here):
+# only the facade, the code generators and the integration tests change
+# with the features. The examples are built to check that they link.
+default_tests=(--workspace --exclude aot-python --lib --bins --examples)
 cargo test --locked "${default_tests[@]}" --no-run
 cargo test --locked "${default_tests[@]}" 2>&1 | tee "$logs/cargo-default.log"
 # The documentation's examples here, not in `cargo`: they need no feature,
@@ -218,8 +229,10 @@ cargo test --locked "${default_tests[@]}" 2>&1 | tee "$logs/cargo-default.log"
 cargo test --locked --workspace --exclude aot-python --doc 2>&1 | tee -a "$logs/cargo-default.log"
 default_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' "$logs/cargo-default.log")
 [ "$default_passed" -ge 1 ] || fail "the default build's unit tests ran no test"
-# The tools as users build them, for the lit suite's first pass.
-cargo build --locked -p aot-opt -p aot-run --bins
+# The tools as users build them, for the lit suite's first pass, and the
+# fuzz driver (it runs the interpreter and Cranelift only, which no
+# feature changes).
+cargo build --locked -p aot-opt -p aot-run -p aot-fuzz --bins
 
 # `pip install ./python` as users run it, but with the dev profile and
 # without build isolation: maturin then links the extension module against
@@ -235,6 +248,46 @@ install_python() {
   "$pyvenv/bin/python" -c 'import aot_torch._native' || fail "aot_torch's extension module does not import"
 }
 end_section
+
+# A fixed number of executions (not seconds) keeps the inputs the same on
+# every machine; the per-input timeout is generous because this is a debug
+# build on a loaded machine (the long campaigns in docs/fuzzing.md use a
+# release build and the default 10 s). The targets are independent, and
+# each driver is one process: they run side by side.
+# It runs in the background from here to the end, niced: the compiles,
+# `cargo` and `ptx` leave part of a core idle (one crate or one link at a
+# time, test binaries with long tails), and the fuzz drivers fill it. It
+# runs a copy of the driver: the driver starts its workers from its own
+# executable, which a later build would replace.
+run_fuzz() {
+  cp target/debug/aot-fuzz "$logs/aot-fuzz"
+  declare -A fuzz_pid
+  for spec in roundtrip:100000 pipeline:40000 run:40000; do
+    t=${spec%%:*}
+    "$logs/aot-fuzz" run "$t" --runs "${spec##*:}" --seed 1 --timeout 60 >"$logs/fuzz-$t.log" 2>&1 &
+    fuzz_pid[$t]=$!
+  done
+  fuzz_failed=0
+  fuzz_runs=0
+  for t in roundtrip pipeline run; do
+    if ! wait "${fuzz_pid[$t]}"; then
+      fuzz_failed=1
+      cat "$logs/fuzz-$t.log"
+      grep -o 'artifact: .*' "$logs/fuzz-$t.log" | cut -d' ' -f2 | while read -r a; do
+        cat "$a.txt"
+        head -c 4000 "$a"
+        echo
+      done
+    fi
+    tail -n 1 "$logs/fuzz-$t.log"
+    n=$(grep -oE '^aot-fuzz: target [a-z]+: [0-9]+ executions' "$logs/fuzz-$t.log" | awk '{print $4}')
+    fuzz_runs=$((fuzz_runs + ${n:-0}))
+  done
+  [ "$fuzz_failed" -eq 0 ] || fail "aot-fuzz found a crash or a broken law (artifacts above)"
+  [ "$fuzz_runs" -ge 1 ] || fail "aot-fuzz ran nothing"
+  echo "$fuzz_runs" >"$logs/fuzz.runs"
+}
+bg_section fuzz 10 "bounded aot-fuzz: a fixed number of executions per target, seed 1, three targets at once" run_fuzz
 
 # lit runs twice. First on the default build's aot-opt and aot-run, the
 # tools as a plain `cargo build` makes them: the tests of what a build
@@ -264,56 +317,27 @@ lit_passed=$(lit_count Passed "$logs/lit.log")
 lit_unsupported() { awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$1"; }
 lit_unsupported "$logs/lit.log" >"$logs/lit-unsupported.txt"
 
-section features "the workspace with every optional feature (cuda,mlir; llvm is part of cuda)"
-cargo build --locked --workspace --exclude aot-python --all-targets --features cuda,mlir
+# Every optional feature (`cuda,mlir`; `llvm` is part of `cuda`) changes
+# only the code generators, the facade and what links them: the tools for
+# lit-features, and the test binaries of the facade (its unit tests and the
+# integration suite) and of aot-codegen. Each of those links LLVM and MLIR
+# statically (mlir-sys asks for the static archives): about 270 MB and
+# several seconds of linking apiece, so no other binary is built with them.
+features=(--locked --features cuda,mlir)
+feature_tests=(-p aot -p aot-codegen --lib --tests)
+section features "the tools, the facade's and aot-codegen's tests with every optional feature (cuda,mlir)"
+cargo build "${features[@]}" -p aot-opt -p aot-run --bins
+cargo test "${features[@]}" "${feature_tests[@]}" --no-run
 
-# A fixed number of executions (not seconds) keeps the inputs the same on
-# every machine; the per-input timeout is generous because this is a debug
-# build on a loaded machine (the long campaigns in docs/fuzzing.md use a
-# release build and the default 10 s). The targets are independent, and
-# each driver is one process: they run side by side.
-# It runs in the background from the start of `cargo` to the end:
-# `cargo` and `ptx` leave part of a core idle, and the fuzz drivers fill
-# it.
-run_fuzz() {
-  declare -A fuzz_pid
-  for spec in roundtrip:100000 pipeline:40000 run:40000; do
-    t=${spec%%:*}
-    target/debug/aot-fuzz run "$t" --runs "${spec##*:}" --seed 1 --timeout 60 >"$logs/fuzz-$t.log" 2>&1 &
-    fuzz_pid[$t]=$!
-  done
-  fuzz_failed=0
-  fuzz_runs=0
-  for t in roundtrip pipeline run; do
-    if ! wait "${fuzz_pid[$t]}"; then
-      fuzz_failed=1
-      cat "$logs/fuzz-$t.log"
-      grep -o 'artifact: .*' "$logs/fuzz-$t.log" | cut -d' ' -f2 | while read -r a; do
-        cat "$a.txt"
-        head -c 4000 "$a"
-        echo
-      done
-    fi
-    tail -n 1 "$logs/fuzz-$t.log"
-    n=$(grep -oE '^aot-fuzz: target [a-z]+: [0-9]+ executions' "$logs/fuzz-$t.log" | awk '{print $4}')
-    fuzz_runs=$((fuzz_runs + ${n:-0}))
-  done
-  [ "$fuzz_failed" -eq 0 ] || fail "aot-fuzz found a crash or a broken law (artifacts above)"
-  [ "$fuzz_runs" -ge 1 ] || fail "aot-fuzz ran nothing"
-  echo "$fuzz_runs" >"$logs/fuzz.runs"
-}
-bg_section fuzz 10 "bounded aot-fuzz: a fixed number of executions per target, seed 1, three targets at once" run_fuzz
 
 # The GPU tests (`cuda_*`, tests/cuda.rs, the device's own tests) run here
 # too: without a GPU each says why and passes, so the feature is checked
 # to build, link and fail gracefully everywhere.
-section cargo "every cargo test of the feature build (unit, property, golden, differential; all backends)"
-# Every test target but the documentation's examples, which `default` ran
-# (the examples are built by `features`: cargo test only builds them too).
+section cargo "the feature build's tests (facade and codegen unit tests, the integration suite: all backends)"
 rm -f "$logs/cargo.rc"
 (
   set +e
-  cargo test --locked --workspace --exclude aot-python --lib --bins --tests --features cuda,mlir 2>&1 |
+  cargo test "${features[@]}" "${feature_tests[@]}" 2>&1 |
     tee "$logs/cargo.log"
   echo "${PIPESTATUS[0]}" >"$logs/cargo.rc"
 ) &
@@ -337,7 +361,8 @@ passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' "$logs/cargo.log
 [ "$passed" -ge 1 ] || fail "cargo test ran no test"
 # Passed tests per test binary (`Running tests/x.rs`, `tests/suite/main.rs`
 # or `unittests src/lib.rs (target/debug/deps/crate-hash)`), as "binary
-# test", where a test of the suite is `module::name`.
+# test", where a test of the suite is `module::name`: the default build's
+# and the feature build's.
 awk '
   /^ *Running / {
     bin = $2
@@ -345,13 +370,14 @@ awk '
     else { sub(/^tests\//, "", bin); sub(/\/main\.rs$/, "", bin); sub(/\.rs$/, "", bin) }
   }
   /^test .* \.\.\. ok$/ { print bin, $2 }
-' "$logs/cargo.log" >"$logs/cargo-passed.txt"
+' "$logs/cargo-default.log" "$logs/cargo.log" >"$logs/cargo-passed.txt"
 # The LLVM and CUDA tests: the suites the `cuda` feature extends, the
-# thread-team tests, and the device's own; the MLIR tests: the mlir module
+# thread tests, and the device's own; the MLIR tests: the mlir module
 # and the MLIR variants of the differential, gradient and convention suites.
 llvm_passed=$(awk '
   $1 == "suite" && $2 ~ /^(differential|gradients|conventions|embedding|native|tensor_api|ptx|cuda)::/ { n++ }
-  $1 ~ /^(gemm|split|openmp_team|aot_runtime_cuda)$/ { n++ }
+  $1 == "suite" && $2 ~ /^own_process::(matmul|philox|parallel_steps)/ { n++ }
+  $1 == "aot_runtime_cuda" { n++ }
   $1 == "aot_codegen" && $2 ~ /cuda/ { n++ }
   END { print n + 0 }' "$logs/cargo-passed.txt")
 mlir_passed=$(awk '
@@ -429,4 +455,5 @@ echo "== time per section"
 printf '%s\n' "${timings[@]}"
 read_cpu
 echo "  total        $(printf '%5d s %6d CPU-s' $((SECONDS - t0)) "$cpu_now")"
+echo "== disk: $disk_at_start GB free at the start, $(disk_free) GB at the end; target/ $(du -sk target | awk '{ printf "%.1f", $1 / 1048576 }') GB, the venvs $(du -sck .venv test/.venv | awk 'END { printf "%.1f", $1 / 1048576 }') GB"
 echo "== all tests passed in $(clock $((SECONDS - t0))) (cargo: $passed, of which LLVM and CUDA: $llvm_passed, MLIR: $mlir_passed; default build's unit tests: $default_passed; lit: $lit_passed of $total; pytest: $py_passed; PTX modules through ptxas: $ptx_checked; fuzz executions: $fuzz_runs)"

@@ -140,3 +140,36 @@ impl Rng {
         (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
     }
 }
+
+/// Runs `body` in a process of its own: the test binary runs again with
+/// only the test `path` (as libtest names it, `module::name`) selected and
+/// `env` set, and this test fails with the child's output when the child
+/// fails. For the tests that set up process-wide state (the thread pool's
+/// size, the host thread team) or measure it (tensor storage counters),
+/// which the other tests of the binary, running on other threads, would
+/// disturb. In the child, `body` runs in place.
+pub fn in_own_process(path: &str, env: &[(&str, &str)], body: impl FnOnce()) {
+    const MARK: &str = "AOT_TEST_OWN_PROCESS";
+    if std::env::var(MARK).is_ok_and(|p| p == path) {
+        body();
+        return;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // The child's output is kept: inherited, its own "test result" lines
+    // would mix with this harness's (and count twice in the test command).
+    let out = std::process::Command::new(exe)
+        .args([path, "--exact", "--test-threads=1", "--nocapture"])
+        .env(MARK, path)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the test binary runs again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{path} failed in its own process ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A filter that selected nothing would pass: the child must have run it.
+    assert!(stdout.contains("1 passed"), "{path} did not run in its own process:\n{stdout}");
+}

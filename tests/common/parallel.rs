@@ -1,6 +1,7 @@
 //! Checks of the parallel paths of native code (split kernels, split and
-//! batched GEMMs), run by the binaries that set up threads: each sets
-//! `AOT_NUM_THREADS` (or installs a host team) before anything reads it.
+//! batched GEMMs), run by the tests of `own_process` that set up threads,
+//! each in a process of its own with `AOT_NUM_THREADS` set (or a host team
+//! installed) before anything reads it.
 
 use aot::compile::Backend;
 use aot::ir::ElemType;

@@ -6,11 +6,10 @@
 //! side on all cores.
 //!
 //! Run one module with a filter: `cargo test --test suite differential::`.
-//! Tests that need a process of their own stay separate binaries:
-//! `tests/gemm.rs`, `tests/split.rs` and `tests/openmp_team.rs` size the
-//! thread pool before it starts, and the last installs the process's host
-//! thread team; `tests/memory_budget.rs` and `tests/zero_copy.rs` measure
-//! the process's tensor memory, which no other test may allocate meanwhile.
+//! Tests that need a process of their own (they size the thread pool,
+//! install the host thread team, or measure the process's tensor memory)
+//! are in `own_process`: each runs the binary again with only itself
+//! selected.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -28,6 +27,7 @@ mod gradients;
 mod guards;
 mod mlir;
 mod native;
+mod own_process;
 mod ptx;
 mod robustness;
 mod simplify;

@@ -267,9 +267,10 @@ fn run(args: &Args) -> Result<bool, String> {
             }
             ok &= !diags.iter().any(|d| d.severity == aot::ir::Severity::Error);
         }
-        if let Some(p) = printed {
-            outputs.push(p);
-        }
+        // A chunk that failed prints nothing, but keeps its place between
+        // the separators (as in mlir-opt): the k-th output is the k-th
+        // chunk's, so a caller can tell which chunks failed.
+        outputs.push(printed);
     }
 
     let mut out_text = String::new();
@@ -277,8 +278,10 @@ fn run(args: &Args) -> Result<bool, String> {
         if i > 0 {
             out_text.push_str("// -----\n");
         }
-        out_text.push_str(o);
-        out_text.push('\n');
+        if let Some(o) = o {
+            out_text.push_str(o);
+            out_text.push('\n');
+        }
     }
     if args.output == "-" {
         write_stdout(&out_text)?;
