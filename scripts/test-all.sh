@@ -217,10 +217,22 @@ cargo fetch --locked
 # dialects and passes do not depend on any feature, and `syn` resolves the
 # same in both builds (ir/Cargo.toml says why).
 section default "the default build: compile, then its unit tests"
-# Every crate's unit tests, the tools' too, run here (and only here):
-# only the facade, the code generators and the integration tests change
-# with the features. The examples are built to check that they link.
-default_tests=(--workspace --exclude aot-python --lib --bins --examples)
+# Every crate's unit tests, the tools' too, and the integration tests of
+# every crate but the facade run here (and only here): only the facade,
+# the code generators and what links them change with the features. The
+# facade's integration suite runs in `cargo`, with every backend. The
+# examples are built to check that they link.
+member_tests=()
+while read -r t; do member_tests+=(--test "$t"); done < <(
+  cargo metadata --locked --no-deps --format-version 1 | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] not in ("aot", "aot-python"):
+        for t in p["targets"]:
+            if "test" in t["kind"]:
+                print(t["name"])')
+[ "${#member_tests[@]}" -ge 2 ] || fail "cargo metadata listed no integration test of the crates"
+default_tests=(--workspace --exclude aot-python --lib --bins --examples "${member_tests[@]}")
 cargo test --locked "${default_tests[@]}" --no-run
 cargo test --locked "${default_tests[@]}" 2>&1 | tee "$logs/cargo-default.log"
 # The documentation's examples here, not in `cargo`: they need no feature,
@@ -228,7 +240,7 @@ cargo test --locked "${default_tests[@]}" 2>&1 | tee "$logs/cargo-default.log"
 # takes half as long.
 cargo test --locked --workspace --exclude aot-python --doc 2>&1 | tee -a "$logs/cargo-default.log"
 default_passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' "$logs/cargo-default.log")
-[ "$default_passed" -ge 1 ] || fail "the default build's unit tests ran no test"
+[ "$default_passed" -ge 1 ] || fail "the default build's tests ran no test"
 # The tools as users build them, for the lit suite's first pass, and the
 # fuzz driver (it runs the interpreter and Cranelift only, which no
 # feature changes).
@@ -456,4 +468,4 @@ printf '%s\n' "${timings[@]}"
 read_cpu
 echo "  total        $(printf '%5d s %6d CPU-s' $((SECONDS - t0)) "$cpu_now")"
 echo "== disk: $disk_at_start GB free at the start, $(disk_free) GB at the end; target/ $(du -sk target | awk '{ printf "%.1f", $1 / 1048576 }') GB, the venvs $(du -sck .venv test/.venv | awk 'END { printf "%.1f", $1 / 1048576 }') GB"
-echo "== all tests passed in $(clock $((SECONDS - t0))) (cargo: $passed, of which LLVM and CUDA: $llvm_passed, MLIR: $mlir_passed; default build's unit tests: $default_passed; lit: $lit_passed of $total; pytest: $py_passed; PTX modules through ptxas: $ptx_checked; fuzz executions: $fuzz_runs)"
+echo "== all tests passed in $(clock $((SECONDS - t0))) (cargo: $((default_passed + passed)): the default build's $default_passed, the feature build's $passed, of which LLVM and CUDA: $llvm_passed, MLIR: $mlir_passed; lit: $lit_passed of $total; pytest: $py_passed; PTX modules through ptxas: $ptx_checked; fuzz executions: $fuzz_runs)"
