@@ -434,7 +434,30 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                 let viewed = (o.output_type == OutputType::NonAlias)
                     .then(|| viewed_output(meta, &returned, mutated.len(), j))
                     .flatten();
+                // Its layout in the storage eager holds it in: a view of an
+                // intermediate has one; without one, it is contiguous from
+                // the start.
+                let own_layout = |k: usize| -> Option<Strided> {
+                    match &meta.output_info.get(k)?.layout {
+                        Some(l) => Some(to_runtime(l)),
+                        None => contiguous_of_result(ctx, func, mutated.len() + k).ok(),
+                    }
+                };
+                let sibling =
+                    if viewed.is_none() { sibling_view(meta, &returned, mutated.len(), j, &own_layout) } else { None };
                 match (viewed, &o.layout) {
+                    // Two views of one intermediate that is not returned
+                    // (`y = x.flip(0); return y[2], y[2].expand(2)`): eager
+                    // holds them in one storage, so the first is rebuilt in
+                    // a storage that holds every such view, and the others
+                    // view it.
+                    (None, _) if sibling.is_some() => {
+                        let layout = own_layout(j).ok_or_else(|| format!("output {j} has no layout"))?;
+                        match sibling.expect("checked") {
+                            Sibling::Of(k) => OutputFrom::ViewOfOutput { output: k, layout, values_from: Some(r) },
+                            Sibling::First { numel } => OutputFrom::Restrided { result: r, layout, numel },
+                        }
+                    }
                     (Some(k), Some(l)) => {
                         OutputFrom::ViewOfOutput { output: k, layout: to_runtime(l), values_from: None }
                     }
@@ -444,7 +467,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                         layout: contiguous_of_result(ctx, func, r)?,
                         values_from: None,
                     },
-                    (None, Some(l)) => OutputFrom::Restrided { result: r, layout: to_runtime(l) },
+                    (None, Some(l)) => OutputFrom::Restrided { result: r, layout: to_runtime(l), numel: 0 },
                     (None, None) => OutputFrom::Result(r),
                 }
             }
@@ -738,6 +761,62 @@ fn viewed_output(meta: &ViewAndMutationMeta, returned: &[(Value, Value)], first:
             && o.aliases_input.is_none()
             && o.storage_group == Some(group)
     })
+}
+
+/// Where user output `j`, a non-aliased view of an intermediate the graph
+/// does not return (its layout is in that intermediate's storage), lies
+/// beside the other outputs eager holds in that storage (its storage
+/// group) that view the same value.
+enum Sibling {
+    /// The first of them: a fresh storage of `numel` elements holds them all.
+    First { numel: i64 },
+    /// A later one: a view of output `k`'s storage (the first's).
+    Of(usize),
+}
+
+/// [`Sibling`] for user output `j`, when it has siblings; `layout_of(k)` is
+/// output `k`'s layout in that storage. Only for outputs that do not
+/// require grad: a gradient of one does not reach the others (their graph
+/// values are distinct results).
+fn sibling_view(
+    meta: &ViewAndMutationMeta,
+    returned: &[(Value, Value)],
+    first: usize,
+    j: usize,
+    layout_of: &dyn Fn(usize) -> Option<Strided>,
+) -> Option<Sibling> {
+    let &(v, root) = returned.get(first + j)?;
+    let o = meta.output_info.get(j)?;
+    let group = o.storage_group?;
+    if root == v || o.requires_grad {
+        return None;
+    }
+    let members: Vec<usize> = meta
+        .output_info
+        .iter()
+        .enumerate()
+        .filter(|&(k, m)| {
+            returned.get(first + k).is_some_and(|r| r.1 == root && r.0 != root)
+                && m.output_type == OutputType::NonAlias
+                && m.aliases_input.is_none()
+                && !m.requires_grad
+                && m.storage_group == Some(group)
+        })
+        .map(|(k, _)| k)
+        .collect();
+    if members.len() < 2 {
+        return None;
+    }
+    if members[0] != j {
+        return Some(Sibling::Of(members[0]));
+    }
+    // Every member's elements lie in the first's storage.
+    let mut numel = 0;
+    for &k in &members {
+        let l = layout_of(k)?;
+        numel = numel.max(aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)?.1);
+    }
+    Some(Sibling::First { numel })
 }
 
 /// `func`'s returned values, each with the value at the root of the chain

@@ -83,8 +83,10 @@ pub enum OutputFrom {
     /// the view reaches elements of the intermediate outside them).
     ViewOfOutput { output: usize, layout: Strided, values_from: Option<usize> },
     /// Graph result `r`'s values in a fresh storage laid out as `layout`
-    /// (eager's layout for a non-aliased view of an intermediate).
-    Restrided { result: usize, layout: Strided },
+    /// (eager's layout for a non-aliased view of an intermediate), of at
+    /// least `numel` elements (other outputs eager holds in the same
+    /// storage view it too: [`OutputFrom::ViewOfOutput`]).
+    Restrided { result: usize, layout: Strided, numel: i64 },
 }
 
 /// A synthetic base: a 1-D view over the whole storage of a user argument.
@@ -161,11 +163,11 @@ fn err<T>(m: impl Into<String>) -> Result<T, String> {
 }
 
 /// `src`'s values in a new storage, laid out as `l`.
-fn restrided(src: &Tensor, l: &Strided) -> Result<Tensor, String> {
+fn restrided(src: &Tensor, l: &Strided, numel: i64) -> Result<Tensor, String> {
     let Some((_, end)) = aot_ir::size::checked_extent(&l.size, &l.stride, l.offset) else {
         return err(format!("the layout {:?}/{:?}+{} of a result overflows 64 bits", l.size, l.stride, l.offset));
     };
-    let extent = end.max(l.offset).max(0);
+    let extent = end.max(l.offset).max(numel).max(0);
     aot_ir::size::check_alloc(extent as u64, src.physical().byte_size() as u64, "a restrided result")
         .map_err(|e| e.to_string())?;
     let storage = crate::tensor::Storage::new(crate::buffer::Buffer::zeros(src.physical(), extent as usize));
@@ -384,7 +386,7 @@ impl CompiledFunction {
                         take_values(&t, *values_from, k)?;
                         t
                     }
-                    OutputFrom::Restrided { result: r, layout } => restrided(result(*r)?, layout)?,
+                    OutputFrom::Restrided { result: r, layout, numel } => restrided(result(*r)?, layout, *numel)?,
                 };
                 if !matches!(from, OutputFrom::Arg(_)) {
                     t.set_requires_grad(*rg);

@@ -374,6 +374,37 @@ fn an_output_viewing_another_output_shares_its_storage() {
     }
 }
 
+/// Views of one intermediate the graph does not return share one storage,
+/// as in eager mode, where each is a view of that intermediate: a 0-d
+/// select and its expand (the torch.compile fuzzer, seed 2118), and two
+/// selects of different elements, each at its offset in eager's storage.
+#[test]
+fn views_of_an_intermediate_that_is_not_returned_share_its_storage() {
+    let text = "func.func @f(%x: tensor<3xf32>) -> (tensor<f32>, tensor<2xf32>, tensor<f32>) {
+  %y = tensor.exp %x : tensor<3xf32> -> tensor<3xf32>
+  %a = view.select %y {dim = 0, index = 2} : tensor<3xf32> -> tensor<f32>
+  %b = view.expand %a {shape = [2]} : tensor<f32> -> tensor<2xf32>
+  %c = view.select %y {dim = 0, index = 0} : tensor<3xf32> -> tensor<f32>
+  return %a, %b, %c : tensor<f32>, tensor<2xf32>, tensor<f32>
+}
+";
+    let m = Module::parse(text, "siblings.mlir").unwrap();
+    let x = f32s(&[3], &[0.5, 1.0, 2.0]);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
+        let outs = f.call(std::slice::from_ref(&x)).unwrap();
+        let e = |v: f32| v.exp();
+        assert_eq!(outs[0].to_vec::<f32>().unwrap(), [e(2.0)], "{backend:?}");
+        assert_eq!(outs[1].to_vec::<f32>().unwrap(), [e(2.0), e(2.0)], "{backend:?}");
+        assert_eq!(outs[2].to_vec::<f32>().unwrap(), [e(0.5)], "{backend:?}");
+        assert!(outs[1].shares_storage(&outs[0]) && outs[2].shares_storage(&outs[0]), "{backend:?}");
+        let layout = |t: &Tensor| (t.strides().to_vec(), t.offset());
+        assert_eq!(layout(&outs[0]), (vec![], 2), "{backend:?}");
+        assert_eq!(layout(&outs[1]), (vec![0], 2), "{backend:?}");
+        assert_eq!(layout(&outs[2]), (vec![], 0), "{backend:?}");
+    }
+}
+
 /// A reshape its operand's layout cannot express copies, as PyTorch's
 /// does: `reshape(t(y))` returned beside `y` is a fresh tensor in `t(y)`'s
 /// element order, not a view of `y`'s storage in `y`'s order (found by
