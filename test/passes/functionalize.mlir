@@ -100,7 +100,7 @@ func.func @no_grad_mutation(%a: tensor<4xf32> {aot.requires_grad, aot.non_leaf})
 // CHECK-LABEL: func.func @detach_mutation
 // CHECK-SAME:    mutations_hidden_from_autograd = true
 // CHECK:         %[[D:.*]] = view.detach %arg0
-// CHECK:         %[[Z:.*]] = tensor.full {value = 0.0} : tensor<2xf32>
+// CHECK:         %[[Z:.*]] = tensor.fill %{{.*}} {value = 0.0} : tensor<2xf32>
 // CHECK:         %[[S:.*]] = view.slice_scatter %[[D]], %[[Z]]
 // CHECK:         %[[H:.*]] = view.as_strided_scatter %arg0, %[[S]] {aot.hidden_write
 // CHECK:         tensor.mul %[[H]], %[[H]]
@@ -144,7 +144,7 @@ func.func @mixed_mutations(%x: tensor<2xf32> {aot.requires_grad, aot.non_leaf}, 
 // CHECK-SAME:    mutates_metadata = true{{.*}}mutation_type = "mutated_out_graph", final_layout = #aot.strided<size = [3, 2], stride = [1, 3], offset = 0>, data_in_initial_layout = true
 // CHECK-SAME:    is_input = 0
 // CHECK:         %[[T:.*]] = view.t %arg0 : tensor<2x3xf32> -> tensor<3x2xf32>
-// CHECK:         %[[F:.*]] = tensor.full {value = 7.0} : tensor<2xf32>
+// CHECK:         %[[F:.*]] = tensor.fill %{{.*}} {value = 7.0} : tensor<2xf32>
 // CHECK:         %[[S:.*]] = view.select_scatter %[[T]], %[[F]] {dim = 0, index = 1}
 // CHECK:         %[[D:.*]] = view.t %[[S]] : tensor<3x2xf32> -> tensor<2x3xf32>
 // CHECK:         return %[[S]], %[[D]]
@@ -430,4 +430,25 @@ func.func @index_put_values_alias_destination(%x: tensor<2x2xf32> {aot.layout = 
   %i = tensor.constant dense<[1, 1]> : tensor<2xi64>
   mut.index_put_ %x, %i, %d {accumulate} : tensor<2x2xf32>, tensor<2xi64>, tensor<2x2xf32>
   return %x : tensor<2x2xf32>
+}
+
+// -----
+
+/// `fill_` and `zero_`: where autograd records the write, the new value keeps
+/// the destination as its operand (`tensor.fill`, whose gradient for it is
+/// zeros: what the destination depended on gets a zero gradient, not none);
+/// under no_grad it is a plain `tensor.full`, written where autograd does
+/// not see it.
+// CHECK-LABEL: func.func @fill_keeps_the_history
+// CHECK:         %[[M:.*]] = tensor.mul %arg0, %arg0
+// CHECK:         %[[F:.*]] = tensor.fill %[[M]] {value = 2.5} : tensor<3xf32>
+// CHECK:         %[[Z:.*]] = tensor.full {aot.no_grad, value = 0.0} : tensor<3xf32>
+// CHECK:         %[[H:.*]] = view.as_strided_scatter %{{.*}}, %[[Z]] {aot.hidden_write
+// CHECK:         return %[[F]], %[[H]]
+func.func @fill_keeps_the_history(%x: tensor<3xf32> {aot.requires_grad}) -> (tensor<3xf32>, tensor<3xf32>) {
+  %m = tensor.mul %x, %x : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  mut.fill_ %m {value = 2.5} : tensor<3xf32>
+  %n = tensor.mul %x, %x : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  mut.zero_ %n {aot.no_grad} : tensor<3xf32>
+  return %m, %n : tensor<3xf32>, tensor<3xf32>
 }

@@ -107,11 +107,19 @@ fn copy_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Di
     Ok(v)
 }
 
+/// `fill_`/`zero_`: the value everywhere. Where autograd records the write
+/// (no `aot.no_grad`), the new value keeps the destination as operand
+/// (`tensor.fill`): eager's FillBackward/ZeroBackward keep its history, so
+/// what it depended on gets a zero gradient, not none.
 fn fill_value(rw: &mut Rewriter<'_>, op: Op, vals: &[Value]) -> Result<Value, Diagnostic> {
     let v = rw.attr_f64(op, "value").unwrap_or(0.0);
     let a = rw.f64_attr(v);
     let t = rw.value_type(vals[0]);
-    let v = crate::tensor::FullOp::build_typed1(rw, &[], &[("value", a)], t);
+    let v = if rw.has_attr(op, aot_runtime::interp::NO_GRAD) {
+        crate::tensor::FullOp::build_typed1(rw, &[], &[("value", a)], t)
+    } else {
+        crate::tensor::FillOp::build_typed1(rw, &[vals[0]], &[("value", a)], t)
+    };
     inherit_discardable(rw, op, v);
     Ok(v)
 }

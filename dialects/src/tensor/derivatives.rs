@@ -302,6 +302,13 @@ pub fn relu(c: &mut VjpCtx<'_, '_>) -> R {
 
 /// Piecewise constant ops (sign, floor, ceil, trunc, round): zero, as
 /// PyTorch's derivative (also at the steps).
+/// `tensor.fill`: the value does not depend on the operand; its gradient is
+/// zeros (connected, so `.grad` is zeros rather than none).
+pub fn fill(c: &mut VjpCtx<'_, '_>) -> R {
+    let r = if c.need(0) { Some(c.zeros_like(c.x(0))?) } else { None };
+    Ok(c.grads([r]))
+}
+
 pub fn sign(c: &mut VjpCtx<'_, '_>) -> R {
     let r = if c.need(0) { Some(c.zeros_like(c.x(0))?) } else { None };
     Ok(c.grads([r]))

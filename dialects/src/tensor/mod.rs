@@ -492,6 +492,16 @@ fn verify_full(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+fn verify_fill(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let r =
+        ctx.value_tensor(ctx.result(op, 0)).ok_or_else(|| Diagnostic::op_error(ctx, op, "needs a tensor result"))?;
+    let v = ctx.attr_f64(op, "value").unwrap_or(0.0);
+    if r.elem.is_bool() && v != 0.0 && v != 1.0 {
+        return Err(Diagnostic::op_error(ctx, op, format!("value {v} is not a boolean")));
+    }
+    Ok(())
+}
+
 fn verify_arange(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     verify_result_only(ctx, op)?;
     let r = ctx.value_tensor(ctx.result(op, 0)).expect("checked");
@@ -569,6 +579,7 @@ const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), Att
 
 // Typed handles of the ops other layers build or test for.
 aot_ir::op_handle!(pub FullOp = "tensor.full");
+aot_ir::op_handle!(pub FillOp = "tensor.fill");
 aot_ir::op_handle!(pub CloneOp = "tensor.clone");
 aot_ir::op_handle!(pub CatOp = "tensor.cat");
 aot_ir::op_handle!(pub AddOp = "tensor.add");
@@ -1348,6 +1359,27 @@ inventory::submit! {
         verify: Some(verify_full),
         syntax: Syntax::Functional,
         interfaces: &[&Kernel(k::full), &Lower(l::full)],
+        ..OpDef::DEFAULT
+    }
+}
+
+// The functional form of `fill_`/`zero_` where autograd records them
+// (PyTorch's `aten.fill`/`aten.zero`, which AOTAutograd's functionalization
+// emits): the value is `tensor.full`'s, but the operand keeps the history,
+// so a gradient reaches what the destination depended on, as zeros (eager's
+// FillBackward/ZeroBackward), where `tensor.full` would leave it none.
+inventory::submit! {
+    OpDef {
+        name: FillOp::NAME,
+        summary: "The operand's shape and type, every element value; differentiable, with a zero gradient for the operand (a functional fill_/zero_ autograd records)",
+        traits: PD,
+        operands: ONE,
+        results: ONE,
+        attrs: &[AttrSpec::required("value", AttrKind::F64)],
+        infer: Some(infer_unary),
+        verify: Some(verify_fill),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(k::full), &Vjp(d::fill), &Lower(l::full)],
         ..OpDef::DEFAULT
     }
 }

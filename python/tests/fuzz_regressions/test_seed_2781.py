@@ -1,14 +1,14 @@
 """fuzz/torch_compile seed 2781, minimized (aot, default partition, train).
 Found as wrong, first difference base0.grad_is_None: compiled True, eager False
-(open: `zero_`/`fill_` in grad mode functionalize to `tensor.full`, which has
-no operand, so the written value no longer requires grad and no gradient
-reaches the leaf; eager's ZeroBackward/FillBackward keep the history and give
-the leaf a zero gradient, as AOTAutograd's functional `aten.zero` does.)
+(`zero_`/`fill_` in grad mode functionalized to `tensor.full`, which has no
+operand, so the written value no longer required grad and no gradient reached
+the leaf; eager's ZeroBackward/FillBackward keep the history and give the leaf
+a zero gradient. They now functionalize to `tensor.fill`, which keeps the
+destination as operand, as AOTAutograd's functional `aten.zero` does.)
 
 Reproduce: test/.venv/bin/python fuzz/torch_compile/run.py --seeds 2781:2782 --backend aot
 """
 
-import pytest
 import torch
 
 from fuzzcheck import assert_same
@@ -28,6 +28,5 @@ def make_inputs(g):
     return [a1], [b1]
 
 
-@pytest.mark.xfail(strict=True, reason="open: wrong base0.grad_is_None")
 def test_seed_2781():
     assert_same(f, make_inputs, seed=2781, backend="aot", modes=('train',))

@@ -336,6 +336,22 @@ func.func @full_bool() {
 
 // -----
 
+func.func @fill_bool(%m: tensor<2xi1>) {
+  // expected-error@+1 {{'tensor.fill' op value 2 is not a boolean}}
+  %0 = tensor.fill %m {value = 2.0} : tensor<2xi1>
+  return
+}
+
+// -----
+
+func.func @fill_type(%x: tensor<2xf32>) {
+  // expected-error@+1 {{'tensor.fill' op}}
+  %0 = "tensor.fill"(%x) {value = 1.0} : (tensor<2xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
 func.func @arange_rank() {
   // expected-error@+1 {{'tensor.arange' op result must be 1-D, got tensor<2x2xf32>}}
   %0 = tensor.arange : tensor<2x2xf32>
