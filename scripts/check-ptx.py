@@ -59,8 +59,9 @@ def modules(text):
     return [m for m in out if ".entry" in m or ".version" in m]
 
 
-# Files per `aot-opt` process.
+# Files per `aot-opt` process, and the line between them (`--split-input-file`).
 BATCH = 8
+SEPARATOR = "// -----"
 
 
 def reuse(args, path, pipeline):
@@ -88,12 +89,11 @@ def emit_batch(args, paths, pipeline):
     """(modules, failures) for files of one pipeline: `modules` is a list
     of (label, arch, PTX text), one per kernel module of each arch."""
     texts = [pathlib.Path(p).read_text() for p in paths]
-    # Files to emit in a process of their own: a chunk that failed (it
-    # printed nothing, in its place between the separators), or every file
-    # of a batch whose output does not have one chunk per file.
-    alone = list(paths)
-    out, failures = [], []
-    # A file with a chunk separator of its own goes by itself.
+    # Per file, what its chunk of one `aot-opt` run emitted. A file missing
+    # here goes through a process of its own: its chunk failed (it printed
+    # nothing, in its place between the separators), the batch's output did
+    # not have one chunk per file, or a file has a separator of its own.
+    emitted = {}
     if len(paths) > 1 and not any(SEPARATOR in t.splitlines() for t in texts):
         with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
             f.write(f"\n{SEPARATOR}\n".join(texts))
@@ -106,26 +106,18 @@ def emit_batch(args, paths, pipeline):
             else:
                 chunks[-1] += line
         if len(chunks) == len(paths):
-            alone = []
-            for path, chunk in zip(paths, chunks):
-                if r.returncode != 0 and not chunk:
-                    alone.append(path)
-                    continue
-                ms, fs = parse_emission(args, path, pipeline, chunk)
-                out.extend(ms)
-                failures.extend(fs)
-                if not fs:
-                    remember(args, path, pipeline, ms)
-    for path in alone:
-        ms, fs = emit_now(args, path, pipeline)
+            emitted = {p: c for p, c in zip(paths, chunks) if c or r.returncode == 0}
+    out, failures = [], []
+    for path in paths:
+        if path in emitted:
+            ms, fs = parse_emission(args, path, pipeline, emitted[path])
+        else:
+            ms, fs = emit_now(args, path, pipeline)
         out.extend(ms)
         failures.extend(fs)
         if not fs:
             remember(args, path, pipeline, ms)
     return out, failures
-
-
-SEPARATOR = "// -----"
 
 
 def run_aot_opt(args, argv):

@@ -341,10 +341,10 @@ section features "the tools, the facade's and aot-codegen's tests with every opt
 cargo build "${features[@]}" -p aot-opt -p aot-run --bins
 cargo test "${features[@]}" "${feature_tests[@]}" --no-run
 
-
-# The GPU tests (`cuda_*`, tests/cuda.rs, the device's own tests) run here
-# too: without a GPU each says why and passes, so the feature is checked
-# to build, link and fail gracefully everywhere.
+# The GPU tests (`cuda_*`, the suite's `cuda` module; the CUDA runtime's
+# own unit tests ran in `default`) run here too: without a GPU each says
+# why and passes, so the feature is checked to build, link and fail
+# gracefully everywhere.
 section cargo "the feature build's tests (facade and codegen unit tests, the integration suite: all backends)"
 rm -f "$logs/cargo.rc"
 (

@@ -444,31 +444,31 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                     }
                 };
                 let sibling =
-                    if viewed.is_none() { sibling_view(meta, &returned, mutated.len(), j, &own_layout) } else { None };
-                match (viewed, &o.layout) {
+                    viewed.is_none().then(|| sibling_view(meta, &returned, mutated.len(), j, &own_layout)).flatten();
+                match (viewed, sibling, &o.layout) {
                     // Two views of one intermediate that is not returned
                     // (`y = x.flip(0); return y[2], y[2].expand(2)`): eager
                     // holds them in one storage, so the first is rebuilt in
                     // a storage that holds every such view, and the others
                     // view it.
-                    (None, _) if sibling.is_some() => {
+                    (_, Some(s), _) => {
                         let layout = own_layout(j).ok_or_else(|| format!("output {j} has no layout"))?;
-                        match sibling.expect("checked") {
+                        match s {
                             Sibling::Of(k) => OutputFrom::ViewOfOutput { output: k, layout, values_from: Some(r) },
                             Sibling::First { numel } => OutputFrom::Restrided { result: r, layout, numel },
                         }
                     }
-                    (Some(k), Some(l)) => {
+                    (Some(k), None, Some(l)) => {
                         OutputFrom::ViewOfOutput { output: k, layout: to_runtime(l), values_from: None }
                     }
                     // No layout: contiguous from the start of its storage.
-                    (Some(k), None) => OutputFrom::ViewOfOutput {
+                    (Some(k), None, None) => OutputFrom::ViewOfOutput {
                         output: k,
                         layout: contiguous_of_result(ctx, func, r)?,
                         values_from: None,
                     },
-                    (None, Some(l)) => OutputFrom::Restrided { result: r, layout: to_runtime(l), numel: 0 },
-                    (None, None) => OutputFrom::Result(r),
+                    (None, None, Some(l)) => OutputFrom::Restrided { result: r, layout: to_runtime(l), numel: 0 },
+                    (None, None, None) => OutputFrom::Result(r),
                 }
             }
             OutputType::IsInput => OutputFrom::Arg(slot(o.base_idx.ok_or("is_input output without base_idx")?)),

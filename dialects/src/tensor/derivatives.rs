@@ -300,16 +300,11 @@ pub fn relu(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
-/// Piecewise constant ops (sign, floor, ceil, trunc, round): zero, as
-/// PyTorch's derivative (also at the steps).
-/// `tensor.fill`: the value does not depend on the operand; its gradient is
-/// zeros (connected, so `.grad` is zeros rather than none).
-pub fn fill(c: &mut VjpCtx<'_, '_>) -> R {
-    let r = if c.need(0) { Some(c.zeros_like(c.x(0))?) } else { None };
-    Ok(c.grads([r]))
-}
-
-pub fn sign(c: &mut VjpCtx<'_, '_>) -> R {
+/// Ops constant in their operand, zero as PyTorch's derivative: piecewise
+/// (sign, floor, ceil, trunc, round; also at the steps), or everywhere
+/// (`tensor.fill`, whose gradient is zeros rather than none: the operand
+/// keeps its history, as eager's FillBackward does).
+pub fn constant(c: &mut VjpCtx<'_, '_>) -> R {
     let r = if c.need(0) { Some(c.zeros_like(c.x(0))?) } else { None };
     Ok(c.grads([r]))
 }

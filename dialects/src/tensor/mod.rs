@@ -482,19 +482,11 @@ fn verify_result_only(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// `tensor.full` and `tensor.fill`: a tensor result, and a value its element
+/// type holds (0 or 1 for a boolean).
 fn verify_full(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     verify_result_only(ctx, op)?;
     let r = ctx.value_tensor(ctx.result(op, 0)).expect("checked");
-    let v = ctx.attr_f64(op, "value").unwrap_or(0.0);
-    if r.elem.is_bool() && v != 0.0 && v != 1.0 {
-        return Err(Diagnostic::op_error(ctx, op, format!("value {v} is not a boolean")));
-    }
-    Ok(())
-}
-
-fn verify_fill(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
-    let r =
-        ctx.value_tensor(ctx.result(op, 0)).ok_or_else(|| Diagnostic::op_error(ctx, op, "needs a tensor result"))?;
     let v = ctx.attr_f64(op, "value").unwrap_or(0.0);
     if r.elem.is_bool() && v != 0.0 && v != 1.0 {
         return Err(Diagnostic::op_error(ctx, op, format!("value {v} is not a boolean")));
@@ -835,7 +827,7 @@ op!(
     &[],
     Some(infer_unary_float),
     k::floor,
-    vjp = d::sign,
+    vjp = d::constant,
     lower = &Pointwise(l::floor)
 );
 op!(
@@ -847,7 +839,7 @@ op!(
     &[],
     Some(infer_unary_float),
     k::ceil,
-    vjp = d::sign,
+    vjp = d::constant,
     lower = &Pointwise(l::ceil)
 );
 op!(
@@ -859,7 +851,7 @@ op!(
     &[],
     Some(infer_unary_float),
     k::trunc,
-    vjp = d::sign,
+    vjp = d::constant,
     lower = &Pointwise(l::trunc)
 );
 op!(
@@ -871,7 +863,7 @@ op!(
     &[],
     Some(infer_unary_float),
     k::round,
-    vjp = d::sign,
+    vjp = d::constant,
     lower = &Pointwise(l::round)
 );
 op!(
@@ -1027,7 +1019,7 @@ op!(
     &[],
     Some(infer_unary_signed),
     k::sign,
-    vjp = d::sign,
+    vjp = d::constant,
     lower = &Pointwise(l::sign)
 );
 op!(
@@ -1377,9 +1369,9 @@ inventory::submit! {
         results: ONE,
         attrs: &[AttrSpec::required("value", AttrKind::F64)],
         infer: Some(infer_unary),
-        verify: Some(verify_fill),
+        verify: Some(verify_full),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::full), &Vjp(d::fill), &Lower(l::full)],
+        interfaces: &[&Kernel(k::full), &Vjp(d::constant), &Lower(l::full)],
         ..OpDef::DEFAULT
     }
 }
