@@ -415,13 +415,15 @@ def check_program(source, seed, backend="aot", modes=("infer", "train"), ncalls=
                 except Exception as e:  # noqa: BLE001  (observing failed: a crash of the harness' view)
                     got = {"error": "observing: " + error_record(e), "obs": state(), "bwd_error": None, "grads": []}
                 cls, diffs = classify(ref[m], got)
-                runs.append({"config": label, "mode": m, "call": k, "class": cls,
-                             "diffs": [(f_, str(d)) for f_, d in diffs], "error": got["error"],
-                             "bwd_error": got["bwd_error"]})
+                buckets = []
                 if fallback_log is not None:
                     for msg in fallback_log.take():
                         for b in fallback_buckets(msg):
                             fallbacks[b] = fallbacks.get(b, 0) + 1
+                            buckets.append(b)
+                runs.append({"config": label, "mode": m, "call": k, "class": cls,
+                             "diffs": [(f_, str(d)) for f_, d in diffs], "error": got["error"],
+                             "bwd_error": got["bwd_error"], "fallbacks": buckets})
                 if stop_at_first and cls != "ok":
                     break
             if stop_at_first and runs and runs[-1]["class"] != "ok":

@@ -339,6 +339,26 @@ def summarize(results, out=sys.stdout):
         print("\nfallbacks to PyTorch (programs, warnings, reason):", file=out)
         for b, n in sorted(fb.items(), key=lambda kv: (-fbp[kv[0]], kv[0])):
             print("  %5d %5d  %s" % (fbp[b], n, b), file=out)
+    # The measure: runs (program x configuration x mode, over its
+    # repeated calls) in which a region fell back for a reason other than
+    # an op without a catalogue counterpart; apart, those of them where
+    # eager raises in that mode (the fallback is how eager's error comes).
+    runs = collections.defaultdict(list)
+    for r in results:
+        for x in r.get("runs") or []:
+            runs[(r["seed"], x["config"], x["mode"])].append(x.get("fallbacks") or [])
+    if runs:
+        def other(bs):
+            return any(not b.endswith("has no counterpart in the op catalogue") for b in bs)
+
+        raising = {(r["seed"], m) for r in results for key in ("eager_errors", "eager_bwd_errors")
+                   for m, e in (r.get(key) or {}).items() if e}
+        fell = [k for k, calls in runs.items() if any(other(bs) for bs in calls)]
+        valid = [k for k in fell if (k[0], k[2]) not in raising]
+        print("\nruns that fell back for a reason other than a missing op: %d of %d (%.1f%%); "
+              "of them where eager succeeds: %d (%.1f%%)" % (
+                  len(fell), len(runs), 100.0 * len(fell) / len(runs), len(valid),
+                  100.0 * len(valid) / len(runs)), file=out)
     eager_errs = collections.Counter()
     for r in results:
         for e in set(v for v in (r.get("eager_errors") or {}).values() if v):

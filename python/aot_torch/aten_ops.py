@@ -949,13 +949,40 @@ ATEN_TO_IR[aten.select.int] = _view_op("view.select", _select_attrs)
 ATEN_TO_IR[aten.slice.Tensor] = _view_op("view.slice", _slice_attrs)
 
 
-def _storage_offset(b: Builder, x: Value, off):
+def _overloads(*names):
+    """The ATen overloads named `packet.overload` this PyTorch has."""
+    out = set()
+    for n in names:
+        packet, overload = n.split(".")
+        op = getattr(getattr(aten, packet, None), overload, None)
+        if op is not None:
+            out.add(op)
+    return frozenset(out)
+
+
+# Ops that change a tensor's metadata in place.
+META_MUTATIONS = _overloads(
+    "t_.default", "transpose_.default", "squeeze_.default", "squeeze_.dim", "squeeze_.dims",
+    "unsqueeze_.default", "as_strided_.default", "set_.source_Tensor", "set_.source_Storage",
+    "set_.source_Storage_storage_offset", "resize_.default", "resize_as_.default", "swapdims_.default",
+    "swapaxes_.default", "detach_.default")
+
+
+def _storage_offset(b: Builder, x: Value, off, src):
+    """The storage offset an `as_strided` without one means: its input's."""
     if off is not None:
         return int(off)
     if x.name in b.fresh_values:
         return 0
     if len(x.roots) == 1 and x.name == "%%arg%d" % next(iter(x.roots)):
         return int(b.arg_offsets.get(next(iter(x.roots)), 0))
+    # An alias of one argument or of a fresh value: its layout replayed
+    # (`fx_ir._track_layout`; a node checked alone assumes it will be).
+    if len(x.roots) == 1 and b.probing:
+        return 0
+    t = b.layouts.get(src) if b.layouts is not None and isinstance(src, torch.fx.Node) else None
+    if t is not None and tuple(t.shape) == tuple(x.shape):
+        return int(t.storage_offset())
     return _reject_offset()
 
 
@@ -983,7 +1010,7 @@ def _as_strided(b, node, a):
     x = b.value(a["self"])
     _fresh_layout_agrees(b, x, a["self"])
     attrs = {"size": list(a["size"]), "stride": list(a["stride"]),
-             "offset": _storage_offset(b, x, a.get("storage_offset"))}
+             "offset": _storage_offset(b, x, a.get("storage_offset"), a["self"])}
     return b.op1("view.as_strided", [x], attrs, shape, dtype, roots=x.roots)
 
 
@@ -1243,9 +1270,14 @@ ATEN_TO_IR[aten.squeeze_.default] = _meta_mutation("mut.squeeze_")
 ATEN_TO_IR[aten.squeeze_.dim] = _meta_mutation("mut.squeeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank)})
 ATEN_TO_IR[aten.unsqueeze_.default] = _meta_mutation(
     "mut.unsqueeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank + 1)})
-ATEN_TO_IR[aten.as_strided_.default] = _meta_mutation(
-    "mut.as_strided_", lambda b, x, a, s: {"size": list(a["size"]), "stride": list(a["stride"]),
-                                           "offset": _storage_offset(b, x, a.get("storage_offset"))})
+
+
+@_reg(aten.as_strided_.default)
+def _as_strided_(b, node, a):
+    x = b.value(a["self"])
+    attrs = {"size": list(a["size"]), "stride": list(a["stride"]),
+             "offset": _storage_offset(b, x, a.get("storage_offset"), a["self"])}
+    return _meta_mutation("mut.as_strided_", lambda *_: attrs)(b, node, a)
 
 
 @_reg(aten.squeeze_.dims)

@@ -92,9 +92,13 @@ class _AotFunction(torch.autograd.Function):
     extra output over the storage (`_Views`)."""
 
     @staticmethod
-    def forward(ctx, variant: "_Variant", views: "_Views", *args):
-        outs, state = variant.fn.forward(_bind(args, variant.mutated), variant.translation.result_is_view,
-                                         variant.written)
+    def forward(ctx, variant: "_Variant", views: "_Views", *inputs):
+        # The arguments, then one differentiable base per group of them
+        # that views one storage (`_base_groups`).
+        k = len(inputs) - len(variant.base_groups)
+        args, flats = inputs[:k], inputs[k:]
+        outs, state = variant.fn.forward(_bind(args, variant.keep), variant.translation.result_is_view,
+                                         variant.written, list(zip(flats, variant.base_groups)))
         ctx.aot = (variant, state, views)
         # An output no gradient reached comes to the backward as None, not
         # zeros: an argument that only such outputs reach keeps `.grad`
@@ -139,11 +143,14 @@ class _AotFunction(torch.autograd.Function):
         for i, g in zip(variant.dirty, grads[m:]):
             mutated[i] = g
         gs = variant.fn.backward(state, tangents, mutated, unreached=True)
+        # After the arguments' gradients, the bases': their members get
+        # none of their own (autograd takes the base's on into `_base`).
+        gs, base_gs = gs[:len(variant.dupe_of)], gs[len(variant.dupe_of):]
         # An argument passed twice is one tensor: its gradient once; one no
         # gradient can reach keeps `.grad` None, as in eager.
         gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] else g
               for i, g in enumerate(gs)]
-        return (None, None, *gs)
+        return (None, None, *gs, *base_gs)
 
 
 class _Views:
@@ -249,6 +256,45 @@ def _first_reach_masks(numel: int, geos) -> Optional[List[torch.Tensor]]:
     return masks
 
 
+def _root(t: torch.Tensor) -> torch.Tensor:
+    """The tensor autograd takes a view's gradient into: its `_base`."""
+    return t if t._base is None else t._base
+
+
+def _base_groups(tensors: Sequence[torch.Tensor], keep: frozenset) -> List[List[int]]:
+    """Groups of arguments (positions, duplicates included) that view one
+    storage beside each other, where one is a non-leaf that requires grad
+    and is bound as itself (it is written: `keep`). A write through one
+    reaches the others, so their gradients meet in the storage: the
+    compiled code takes them as views of a differentiable base, a 1-D view
+    of their common `_base` over the whole storage (`_flat`), and returns
+    that base's gradient, which autograd takes on into `_base`. Taken only
+    where every member requires grad and all have one `_base` (the
+    convention key holds both); elsewhere the runtime refuses the
+    convention and the region runs in PyTorch."""
+    by_storage: Dict[int, List[int]] = {}
+    first: Dict[int, int] = {}
+    for i, t in enumerate(tensors):
+        if first.setdefault(id(t), i) == i:
+            by_storage.setdefault(t.untyped_storage().data_ptr(), []).append(i)
+    groups = []
+    for ptr, members in by_storage.items():
+        ts = [tensors[i] for i in members]
+        if not ptr or len(ts) < 2 or not any(i in keep and t.requires_grad and not t.is_leaf
+                                             for i, t in zip(members, ts)):
+            continue
+        if all(t.requires_grad and t.is_floating_point() for t in ts) and len({id(_root(t)) for t in ts}) == 1:
+            ids = {id(t) for t in ts}
+            groups.append([i for i, t in enumerate(tensors) if id(t) in ids])
+    return groups
+
+
+def _flat(t: torch.Tensor) -> torch.Tensor:
+    """A view of `t`'s `_base` over its whole storage: 1-D, stride 1."""
+    n = t.untyped_storage().nbytes() // t.element_size()
+    return _root(t).as_strided((n,), (1,), 0)
+
+
 def _bind(tensors: Sequence[torch.Tensor], keep: frozenset = frozenset()) -> List[torch.Tensor]:
     """The tensors aot is called with. A non-leaf that requires grad (an
     activation from an earlier region, a view of a parameter) is, for the
@@ -295,8 +341,14 @@ class _Variant:
             self.dupe_of.append(j if j != i else None)
         passed_twice = {i for i, j in enumerate(self.dupe_of) if j is not None} | \
             {j for j in self.dupe_of if j is not None}
-        self.fn = module.compile(_bind(tensors, self.mutated), pipeline=cfg.pipeline_for(training),
-                                 backend=cfg.native_backend)
+        self.base_groups = _base_groups(tensors, self.mutated) if training else []
+        # Arguments bound as themselves: the written ones, and the members
+        # of a differentiable base (views of it, not leaves of their own).
+        self.keep = self.mutated | frozenset(i for g in self.base_groups for i in g)
+        # Not training with an argument that requires grad: grad mode is
+        # off, and the arguments' autograd flags do not count.
+        self.fn = module.compile(_bind(tensors, self.keep), pipeline=cfg.pipeline_for(training),
+                                 backend=cfg.native_backend, bases=self._bases(tensors), no_grad=not training)
         info = self.fn.info()
         # Arguments that require grad written where autograd sees it (not
         # under no_grad, where eager allows it to a leaf too: an optimizer or
@@ -334,12 +386,15 @@ class _Variant:
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
 
+    def _bases(self, tensors: Sequence[torch.Tensor]):
+        return [(_flat(tensors[g[0]]), g) for g in self.base_groups]
+
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]
         detach = self.translation.result_detach
         if self.training:
             views = _Views()
-            res = _AotFunction.apply(self, views, *tensors)
+            res = _AotFunction.apply(self, views, *tensors, *[_flat(tensors[g[0]]) for g in self.base_groups])
             n = len(res) - len(self.dirty)
             for i, new in zip(self.dirty, res[n:]):
                 t = tensors[i]
@@ -359,7 +414,7 @@ class _Variant:
             regen = [i is not None and self.same_object[k] is None for k, i in enumerate(self.aliases)]
         else:
             bound = _bind(tensors, self.mutated)
-            outs = self.fn(bound, self.translation.result_is_view, self.written)
+            outs = self.fn(bound, self.translation.result_is_view, self.written, no_grad=True)
             # A view of a stand-in (see `_bind`) is a view of the argument.
             regen = [i is not None and self.same_object[k] is None and (bound[i] is not tensors[i] or detach[k] is not None)
                      for k, i in enumerate(self.aliases)]
@@ -419,6 +474,7 @@ def _convention_key(args: Sequence[Any]) -> tuple:
     key: List[Any] = [torch.is_grad_enabled()]
     storages: Dict[int, int] = {}
     objects: Dict[int, int] = {}
+    roots: Dict[int, int] = {}
     for i, a in enumerate(args):
         if isinstance(a, torch.Tensor):
             if id(a) in objects:
@@ -427,7 +483,10 @@ def _convention_key(args: Sequence[Any]) -> tuple:
             objects[id(a)] = i
             st = a.untyped_storage().data_ptr()
             shared = storages.setdefault(st, i) if st else i
-            key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset(), shared, a.requires_grad,
+            # Which arguments view one `_base`: a differentiable base is
+            # made of it (`_base_groups`).
+            root = roots.setdefault(id(_root(a)), i)
+            key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset(), shared, root, a.requires_grad,
                         a.is_leaf, a.device.type))
         else:
             key.append(("value", type(a).__name__, a))

@@ -210,6 +210,13 @@ class Builder:
         self.arg_offsets: Dict[int, int] = {}
         # SSA names of fresh tensors (results of tensor.* and rng.* ops)
         self.fresh_values: set = set()
+        # Per FX node that aliases an argument through views and in-place
+        # ops: a meta tensor with its layout, replayed from the argument's
+        # (`_track_layout`). None once a metadata change could not be
+        # replayed: then no layout is known. `probing`: a node checked
+        # alone (`unsupported_reason`), whose argument layouts are not known.
+        self.layouts: Optional[Dict[torch.fx.Node, torch.Tensor]] = {}
+        self.probing = False
 
     # -- emission -------------------------------------------------------
     def fresh(self) -> str:
@@ -948,6 +955,71 @@ def _returns_fresh(node: torch.fx.Node) -> bool:
         return False
 
 
+def _meta_layout(t: torch.Tensor) -> Optional[torch.Tensor]:
+    """A meta tensor with `t`'s sizes, strides and storage offset, over a
+    storage of its size."""
+    try:
+        n = t.untyped_storage().nbytes() // t.element_size()
+        return torch.empty(n, dtype=t.dtype, device="meta").as_strided(t.size(), t.stride(), t.storage_offset())
+    except Exception:  # (a tensor without a plain storage: no layout)
+        return None
+
+
+def _track_layout(b: "Builder", node: torch.fx.Node) -> None:
+    """Replays the layout of an argument's alias through `node` when it is a
+    view or an in-place op of one (its result aliases its first operand):
+    views and metadata changes run on the meta tensor, as they ran in the
+    program; an in-place data op keeps it. A metadata change that cannot
+    be replayed (`set_` of another tensor) forgets every layout."""
+    if b.layouts is None or not isinstance(node.target, torch._ops.OpOverload) or not node.args:
+        return
+    v = b.env.get(node)
+    if isinstance(v, Value) and v.name in b.fresh_values:
+        # A fresh value is contiguous from offset 0 in the IR; where the
+        # trace laid it out so too, aliases of it have the same layouts in
+        # both.
+        t = node.meta.get("val")
+        if isinstance(t, torch.Tensor) and t.is_contiguous() and t.storage_offset() == 0:
+            b.layouts[node] = torch.empty(v.shape, dtype=t.dtype, device="meta")
+        return
+    src = b.layouts.get(node.args[0]) if isinstance(node.args[0], torch.fx.Node) else None
+    rets = node.target._schema.returns
+    from .aten_ops import META_MUTATIONS  # (lazily: aten_ops imports this module)
+    meta_change = node.target in META_MUTATIONS
+    if src is None or len(rets) != 1 or rets[0].alias_info is None:
+        if meta_change and src is not None:
+            b.layouts = None
+        return
+    if rets[0].alias_info.is_write and not meta_change:
+        b.layouts[node] = src
+        return
+    rest = list(node.args[1:]) + list(node.kwargs.values())
+    try:
+        if any(isinstance(a, torch.fx.Node) for a in rest):
+            raise ValueError("a tensor operand")
+        b.layouts[node] = node.target(src, *node.args[1:], **node.kwargs)
+    except Exception:
+        if meta_change:
+            b.layouts = None
+
+
+def _probe_roots(node: torch.fx.Node) -> frozenset:
+    """What `translate` will know of the storage a value views, for a node
+    checked alone: the placeholder it is a chain of views or in-place
+    results of (each aliasing its first operand); -1 for such a chain from
+    a fresh result (`translate` gives it no root, but knows its layout);
+    else nothing."""
+    n = node
+    while n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload) and n.args:
+        rets = n.target._schema.returns
+        if len(rets) != 1 or rets[0].alias_info is None or not isinstance(n.args[0], torch.fx.Node):
+            return frozenset({-1}) if _returns_fresh(n) and n is not node else frozenset()
+        n = n.args[0]
+    if n.op != "placeholder":
+        return frozenset()
+    return frozenset({[p for p in n.graph.nodes if p.op == "placeholder"].index(n)})
+
+
 def unsupported_reason(node: torch.fx.Node) -> Optional[str]:
     """None when `translate` can translate this node of an ATen graph, else
     a short reason."""
@@ -963,6 +1035,7 @@ def unsupported_reason(node: torch.fx.Node) -> Optional[str]:
     if node.op != "call_function":
         return "%s nodes are not supported" % node.op
     b = Builder()
+    b.probing = True
     # Stand-ins for the operands, typed from their metadata.
     for i, inp in enumerate(node.all_input_nodes):
         val = inp.meta.get("val")
@@ -971,7 +1044,7 @@ def unsupported_reason(node: torch.fx.Node) -> Optional[str]:
                 b.env[inp] = [Value("%%in%d#%d" % (i, j), *tensor_meta(v)) if isinstance(v, torch.Tensor) else None
                               for j, v in enumerate(val)]
             elif isinstance(val, torch.Tensor):
-                b.env[inp] = Value("%%in%d" % i, *tensor_meta(val))
+                b.env[inp] = Value("%%in%d" % i, *tensor_meta(val), roots=_probe_roots(inp))
                 if _returns_fresh(inp):
                     b.fresh_values.add("%%in%d" % i)
             else:
@@ -1021,6 +1094,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         grad_attr.append(mark_requires_grad and isinstance(ex, torch.Tensor) and ex.requires_grad)
         if isinstance(ex, torch.Tensor):
             b.arg_offsets[i] = int(ex.storage_offset())
+            b.layouts[p] = _meta_layout(ex)
 
     output_node = None
     for node in graph.nodes:
@@ -1041,6 +1115,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                 b.env[node] = b.constant(obj)
             elif node.op == "call_function":
                 b.env[node] = _translate_node(b, node)
+                _track_layout(b, node)
             else:
                 raise Reject("%s nodes are not supported" % node.op)
         except Reject as e:

@@ -138,9 +138,18 @@ struct Binder {
     /// (storage base address, runtime storage, the first torch tensor bound
     /// to it): the tensor a result aliasing the storage is a view of.
     storages: Vec<(usize, StorageRef, Py<PyAny>)>,
+    /// A call under no_grad: no gradient is recorded, so every argument is
+    /// bound as a leaf that does not require grad, whatever its flags (a
+    /// written view of an activation beside other views of it is then one
+    /// more aliased argument, not a question of where its gradient goes).
+    no_grad: bool,
 }
 
 impl Binder {
+    fn new(no_grad: bool) -> Binder {
+        Binder { no_grad, ..Binder::default() }
+    }
+
     fn bind(&mut self, py: Python<'_>, api: &TorchApi, t: &Bound<'_, PyAny>, what: &str, i: usize) -> PyResult<Tensor> {
         if let Some((_, bound)) = self.objects.iter().find(|(o, _)| o.as_ptr() == t.as_ptr()) {
             return Ok(bound.clone());
@@ -203,8 +212,10 @@ impl Binder {
         };
         let r = Tensor::from_parts(storage, elem, sizes.into(), strides.into(), offset)
             .map_err(|m| PyValueError::new_err(format!("{name}: {m}")))?;
-        r.set_requires_grad(t.getattr("requires_grad")?.extract()?);
-        r.set_leaf(t.getattr("is_leaf")?.extract()?);
+        if !self.no_grad {
+            r.set_requires_grad(t.getattr("requires_grad")?.extract()?);
+            r.set_leaf(t.getattr("is_leaf")?.extract()?);
+        }
         self.objects.push((t.clone().unbind(), r.clone()));
         Ok(r)
     }
@@ -217,6 +228,45 @@ impl Binder {
         what: &str,
     ) -> PyResult<Vec<Tensor>> {
         ts.iter().enumerate().map(|(i, t)| self.bind(py, api, t, what, i)).collect()
+    }
+
+    /// Binds `bases`: per entry, a torch tensor over a whole storage
+    /// (1-D, stride 1, offset 0) that requires grad, and the positions of
+    /// the arguments in `bound` that are views of it. Those become views of
+    /// a differentiable base: the compiled code reports one gradient for
+    /// the storage, the base's, instead of one per member (their gradients
+    /// meet in the storage, where writes through one reach the others).
+    /// Returns the bound bases, in order.
+    fn bind_bases(
+        &mut self,
+        py: Python<'_>,
+        api: &TorchApi,
+        bound: &[Tensor],
+        bases: &[(Bound<'_, PyAny>, Vec<usize>)],
+    ) -> PyResult<Vec<Tensor>> {
+        let mut out = Vec::with_capacity(bases.len());
+        for (k, (base, members)) in bases.iter().enumerate() {
+            let b = self.bind(py, api, base, "differentiable base", k)?;
+            let covers = b.strides()[..] == [1] && b.offset() == 0 && b.covers_storage();
+            if !covers || !b.requires_grad() || b.is_leaf() {
+                return Err(PyValueError::new_err(format!(
+                    "differentiable base {k}: must be a non-leaf 1-D view over its whole storage (stride 1, offset 0) that requires grad"
+                )));
+            }
+            for &m in members {
+                let t = bound.get(m).ok_or_else(|| {
+                    PyValueError::new_err(format!("differentiable base {k}: member {m} is not an argument"))
+                })?;
+                if !t.shares_storage(&b) {
+                    return Err(PyValueError::new_err(format!(
+                        "differentiable base {k}: argument {m} does not view its storage"
+                    )));
+                }
+                t.borrow_mut().view_base = Some(b.clone());
+            }
+            out.push(b);
+        }
+        Ok(out)
     }
 
     /// The torch tensor bound to `s`, if it is a storage of this call.
@@ -482,7 +532,11 @@ impl PyAotModule {
     /// `aot-train` (forward and backward), `aot-inference`, or any pipeline
     /// text; `backend` one of `cranelift`, `interp` (and `llvm` when built
     /// with it).
-    #[pyo3(signature = (example_args, name = None, pipeline = "aot-train", backend = "cranelift"))]
+    /// `bases`: `(base, member positions)` pairs, arguments that are views
+    /// of a differentiable base (see `Function.forward`).
+    /// `no_grad`: the calls run under no_grad (see `Function.__call__`).
+    #[pyo3(signature = (example_args, name = None, pipeline = "aot-train", backend = "cranelift", bases = None, no_grad = false))]
+    #[allow(clippy::too_many_arguments)]
     fn compile(
         &self,
         py: Python<'_>,
@@ -490,11 +544,14 @@ impl PyAotModule {
         name: Option<&str>,
         pipeline: &str,
         backend: &str,
+        bases: Option<Vec<(Bound<'_, PyAny>, Vec<usize>)>>,
+        no_grad: bool,
     ) -> PyResult<PyAotFunction> {
         let api = torch(py)?;
         let backend = Backend::parse(backend).map_err(PyValueError::new_err)?;
-        let mut binder = Binder::default();
+        let mut binder = Binder::new(no_grad);
         let args = binder.bind_all(py, api, &tensors_of(example_args)?, "example argument")?;
+        binder.bind_bases(py, api, &args, bases.as_deref().unwrap_or_default())?;
         let opts = Options { pipeline: pipeline.to_string(), backend };
         let mut f = self.inner.0.compile(name, &args, &opts).map_err(py_err)?;
         f.share_generator(generator(py).clone());
@@ -510,6 +567,9 @@ struct PyForwardState {
     /// backward reads them, so writing them before it must raise, as
     /// PyTorch's saved-tensor version check does.
     saved_args: Vec<usize>,
+    /// The differentiable bases of the call, whose gradients the backward
+    /// returns after the arguments'.
+    bases: GilOnly<Vec<Tensor>>,
 }
 
 #[pymethods]
@@ -527,24 +587,39 @@ struct PyAotFunction {
     inner: GilOnly<Function>,
 }
 
+/// How one call binds its arguments and hands its results back (see
+/// `Function.__call__` and `Function.forward`).
+struct CallSpec<'a, 'py> {
+    /// Per result: whether it is a view in eager.
+    views: &'a [bool],
+    /// Arguments the program writes through some alias.
+    written: &'a [usize],
+    /// Differentiable bases and their members.
+    bases: &'a [(Bound<'py, PyAny>, Vec<usize>)],
+    /// A call under no_grad.
+    no_grad: bool,
+}
+
 impl PyAotFunction {
-    /// Runs `run` on the bound arguments, then hands results back and
-    /// replays the call's effects on the arguments in torch.
+    /// Runs `run` on the bound arguments (and the bound differentiable
+    /// bases), then hands results back and replays the call's effects on
+    /// the arguments in torch.
     fn invoke<R>(
         &mut self,
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
-        views: &[bool],
-        written: &[usize],
-        run: impl FnOnce(&mut Function, &[Tensor]) -> Result<(Vec<Tensor>, R), Error>,
+        spec: &CallSpec<'_, '_>,
+        run: impl FnOnce(&mut Function, &[Tensor], Vec<Tensor>) -> Result<(Vec<Tensor>, R), Error>,
     ) -> PyResult<(Vec<Py<PyAny>>, R)> {
+        let CallSpec { views, written, bases, no_grad } = *spec;
         let api = torch(py)?;
         let objs = tensors_of(args)?;
-        let mut binder = Binder::default();
+        let mut binder = Binder::new(no_grad);
         let bound = binder.bind_all(py, api, &objs, "argument")?;
+        let bound_bases = binder.bind_bases(py, api, &bound, bases)?;
         let entry: Vec<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =
             bound.iter().map(|t| (t.storage(), t.sizes(), t.strides(), t.offset())).collect();
-        let (outs, extra) = run(&mut self.inner.0, &bound).map_err(py_err)?;
+        let (outs, extra) = run(&mut self.inner.0, &bound, bound_bases).map_err(py_err)?;
         let mut exporter = Exporter::new(&binder);
         // Effects on the arguments, once per object, before the results
         // exist: a result that views an argument is made after the
@@ -587,40 +662,56 @@ impl PyAotFunction {
     /// `result_views`, the outputs that are views in eager (per output) are
     /// handed back as views even where they cover their whole storage.
     /// `written`: arguments the program writes through some alias, whose
-    /// version counters the call bumps too.
-    #[pyo3(signature = (args, result_views = None, written = None))]
+    /// version counters the call bumps too. `no_grad`: a call under
+    /// no_grad, for a function compiled with `no_grad=True`: the
+    /// arguments' `requires_grad` and `is_leaf` do not count.
+    #[pyo3(signature = (args, result_views = None, written = None, no_grad = false))]
     fn __call__(
         &mut self,
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
         result_views: Option<Vec<bool>>,
         written: Option<Vec<usize>>,
+        no_grad: bool,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
-        Ok(self.invoke(py, args, &views, &written, |f, a| Ok((f.call(a)?, ())))?.0)
+        let spec = CallSpec { views: &views, written: &written, bases: &[], no_grad };
+        Ok(self.invoke(py, args, &spec, |f, a, _| Ok((f.call(a)?, ())))?.0)
     }
 
     /// Calls the forward and keeps what the backward needs: returns
-    /// `(outputs, state)`; `result_views` as for calls.
-    #[pyo3(signature = (args, result_views = None, written = None))]
+    /// `(outputs, state)`; `result_views` as for calls. `bases`:
+    /// `(base, member positions)` pairs, as the function was compiled with:
+    /// each base a non-leaf 1-D torch view, stride 1 from offset 0, over the
+    /// whole storage of its members, that requires grad. The members are
+    /// views of it for the compiled code: the backward returns the storage's
+    /// gradient as the base's (after the arguments'), and none for them.
+    #[pyo3(signature = (args, result_views = None, written = None, bases = None))]
     fn forward(
         &mut self,
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
         result_views: Option<Vec<bool>>,
         written: Option<Vec<usize>>,
+        bases: Option<Vec<(Bound<'_, PyAny>, Vec<usize>)>>,
     ) -> PyResult<(Vec<Py<PyAny>>, PyForwardState)> {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
-        let (outs, (state, saved_args)) = self.invoke(py, args, &views, &written, |f, a| {
-            let (outs, state) = f.forward(a)?;
-            let saved_args = (0..a.len())
-                .filter(|&i| state.saved.iter().any(|s| Rc::ptr_eq(&s.storage(), &a[i].storage())))
-                .collect();
-            Ok((outs, (state, saved_args)))
-        })?;
-        Ok((outs, PyForwardState { inner: GilOnly(Some(state)), saved_args }))
+        let bases = bases.unwrap_or_default();
+        let (outs, (state, saved_args, bound_bases)) = self.invoke(
+            py,
+            args,
+            &CallSpec { views: &views, written: &written, bases: &bases, no_grad: false },
+            |f, a, b| {
+                let (outs, state) = f.forward(a)?;
+                let saved_args = (0..a.len())
+                    .filter(|&i| state.saved.iter().any(|s| Rc::ptr_eq(&s.storage(), &a[i].storage())))
+                    .collect();
+                Ok((outs, (state, saved_args, b)))
+            },
+        )?;
+        Ok((outs, PyForwardState { inner: GilOnly(Some(state)), saved_args, bases: GilOnly(bound_bases) }))
     }
 
     /// The backward of one forward: `tangents[k]` flows into output k
@@ -629,7 +720,8 @@ impl PyAotFunction {
     /// autograd node that does not materialize gradients receives it),
     /// `mutated_tangents[i]` into the new value of mutated argument i.
     /// Returns one gradient (or None) per argument: with `unreached=True`,
-    /// None for every argument when no tangent is given at all.
+    /// None for every argument when no tangent is given at all; then one
+    /// per differentiable base of the forward (None where none reached it).
     #[pyo3(signature = (state, tangents, mutated_tangents = None, unreached = false))]
     fn backward(
         &mut self,
@@ -645,7 +737,7 @@ impl PyAotFunction {
             .0
             .take()
             .ok_or_else(|| ConventionError::new_err("this forward state was already used by a backward"))?;
-        let mut binder = Binder::default();
+        let mut binder = Binder::new(false);
         let bind_opt =
             |binder: &mut Binder, ts: Vec<Option<Bound<'_, PyAny>>>, what: &str| -> PyResult<Vec<Option<Tensor>>> {
                 ts.iter()
@@ -661,9 +753,13 @@ impl PyAotFunction {
             self.inner.0.backward_with_mutations(saved, &tangents, &mutated)
         }
         .map_err(py_err)?;
+        let mut all = grads.args;
+        for b in state.bases.0.iter() {
+            all.push(grads.bases.iter().find(|(root, _)| root.same(b)).map(|(_, g)| g.clone()));
+        }
         let mut exporter = Exporter::new(&binder);
         exporter.plain_parts = true;
-        exporter.tensors(py, api, &grads.args, &[])
+        exporter.tensors(py, api, &all, &[])
     }
 
     /// Reseeds the generator the function draws from (the one all compiled
