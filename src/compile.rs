@@ -742,19 +742,21 @@ fn guards(user: &[aot_passes::convention::ResolvedArg], meta: &ViewAndMutationMe
 /// The user output whose value user output `j` views, when `j` is a chain
 /// of view ops over a value the graph also returns as output `k` in its own
 /// fresh, contiguous buffer (a non-aliased output without a layout): then
-/// `j`'s layout in its base's storage is its layout in `k`'s buffer.
+/// `j`'s layout in its base's storage is its layout in `k`'s buffer. Also
+/// when `j` is that value itself, returned again after `k` in the storage
+/// eager holds both in (a view of all of it that functionalization folded
+/// away).
 /// `returned` holds the graph's results (`first` mutated inputs, then the
 /// user outputs) with the view chains that define them.
 fn viewed_output(meta: &ViewAndMutationMeta, returned: &[(Value, Value)], first: usize, j: usize) -> Option<usize> {
     let &(v, root) = returned.get(first + j)?;
-    if root == v {
-        return None;
-    }
     // Only outputs eager holds in one storage (distinct tensors may be one
     // value here: `x * 3` computed twice and merged).
     let group = meta.output_info.get(j)?.storage_group?;
     meta.output_info.iter().enumerate().position(|(k, o)| {
-        k != j
+        // One value returned twice in one storage (`return y[:], y`, the
+        // whole-tensor view folded away): the later one views the earlier.
+        (if root == v { k < j } else { k != j })
             && returned.get(first + k).map(|r| r.0) == Some(root)
             && o.output_type == OutputType::NonAlias
             && o.layout.is_none()

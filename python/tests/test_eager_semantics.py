@@ -483,3 +483,22 @@ def test_as_strided_of_a_written_intermediate_keeps_its_offset():
         assert aot_torch.stats[key] == before.get(key, 0), "an op or a region ran in PyTorch"
     for e, c in zip(eager, compiled):
         torch.testing.assert_close(c, e)
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_a_whole_view_of_a_returned_intermediate_shares_its_storage(grad):
+    # `v0[:]` views all of `v0`; functionalization folds the view away, and
+    # the two outputs were one graph value returned twice, which the
+    # runtime copied (fuzz seed 3312, with grad mode on and no argument
+    # requiring grad).
+    def f(a0):
+        v0 = a0.cumsum(0)
+        v1 = v0[:]
+        return (v1, v0)
+
+    with torch.set_grad_enabled(grad):
+        (eager, _), (compiled, _) = _both(f, lambda: [torch.randn(3, generator=torch.Generator().manual_seed(1))])
+    assert compiled[0]._base is compiled[1] and eager[0]._base is eager[1]
+    compiled[1].add_(1.0)
+    eager[1].add_(1.0)
+    torch.testing.assert_close(compiled[0], eager[0])

@@ -405,6 +405,49 @@ fn views_of_an_intermediate_that_is_not_returned_share_its_storage() {
     }
 }
 
+/// A view of all of an intermediate returned beside it (`return y[:], y`):
+/// functionalization folds the view away, so the graph returns one value
+/// twice; eager holds both outputs in one storage, and so does the call
+/// (they were two copies; torch.compile fuzzer, seed 3312). Two equal
+/// fresh values stay two tensors (`two_equal_fresh_outputs_are_distinct`
+/// below checks the other side).
+#[test]
+fn a_whole_view_of_a_returned_intermediate_shares_its_storage() {
+    let text = "func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %y = tensor.exp %x : tensor<3xf32> -> tensor<3xf32>
+  %v = view.slice %y {dim = 0, start = 0, end = 3, step = 1} : tensor<3xf32> -> tensor<3xf32>
+  return %v, %y : tensor<3xf32>, tensor<3xf32>
+}
+";
+    let m = Module::parse(text, "whole-view.mlir").unwrap();
+    let x = f32s(&[3], &[0.5, 1.0, 2.0]);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
+        let outs = f.call(std::slice::from_ref(&x)).unwrap();
+        assert!(outs[0].shares_storage(&outs[1]), "{backend:?}");
+        assert_eq!(outs[0].to_vec::<f32>().unwrap(), outs[1].to_vec::<f32>().unwrap(), "{backend:?}");
+    }
+}
+
+/// The other side of the rule above: two equal values computed apart
+/// (merged into one by the passes) are two tensors, as in eager.
+#[test]
+fn two_equal_fresh_outputs_are_distinct() {
+    let text = "func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %a = tensor.exp %x : tensor<3xf32> -> tensor<3xf32>
+  %b = tensor.exp %x : tensor<3xf32> -> tensor<3xf32>
+  return %a, %b : tensor<3xf32>, tensor<3xf32>
+}
+";
+    let m = Module::parse(text, "fresh-twice.mlir").unwrap();
+    let x = f32s(&[3], &[0.5, 1.0, 2.0]);
+    for backend in [Backend::Interp, Backend::Cranelift] {
+        let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
+        let outs = f.call(std::slice::from_ref(&x)).unwrap();
+        assert!(!outs[0].shares_storage(&outs[1]), "{backend:?}");
+    }
+}
+
 /// A reshape its operand's layout cannot express copies, as PyTorch's
 /// does: `reshape(t(y))` returned beside `y` is a fresh tensor in `t(y)`'s
 /// element order, not a view of `y`'s storage in `y`'s order (found by
