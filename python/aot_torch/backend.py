@@ -257,8 +257,25 @@ def _first_reach_masks(numel: int, geos) -> Optional[List[torch.Tensor]]:
 
 
 def _root(t: torch.Tensor) -> torch.Tensor:
-    """The tensor autograd takes a view's gradient into: its `_base`."""
-    return t if t._base is None else t._base
+    """The tensor autograd takes a view's gradient into: its `_base`. (A
+    view made under no_grad whose base was written in grad mode raises on
+    `_base`: PyTorch forbids using it, so it is its own root here and the
+    op that uses it raises eager's error.)"""
+    try:
+        base = t._base
+    except RuntimeError:
+        return t
+    return t if base is None else base
+
+
+def _is_leaf(t: torch.Tensor) -> Optional[bool]:
+    """`t.is_leaf`; None for a view made under no_grad whose base was
+    written since, which raises on it (eager, still under no_grad, may use
+    its data: the compiled call does too, and an autograd use raises)."""
+    try:
+        return t.is_leaf
+    except RuntimeError:
+        return None
 
 
 def _base_groups(tensors: Sequence[torch.Tensor], keep: frozenset) -> List[List[int]]:
@@ -445,10 +462,16 @@ class _Variant:
         # transposed elementwise result) gets eager's strides: code after
         # the region (a view, as_strided, a stride check) sees what it
         # would see in eager.
+        # One that is a view in eager (of an intermediate laid out so) is a
+        # view here too, of a storage that holds it.
         for k, st in enumerate(self.translation.result_strides):
             o = outs[k]
             if st is not None and self.aliases[k] is None and isinstance(o, torch.Tensor) and o.stride() != st:
-                laid = torch.empty_strided(o.shape, st, dtype=o.dtype)
+                if self.translation.result_is_view[k] and o.numel() > 0:
+                    extent = 1 + sum((n - 1) * abs(d) for n, d in zip(o.shape, st))
+                    laid = torch.empty(extent, dtype=o.dtype).as_strided(o.shape, st)
+                else:
+                    laid = torch.empty_strided(o.shape, st, dtype=o.dtype)
                 outs[k] = laid.copy_(o)
         result = []
         for kind, v in self.translation.outputs:
@@ -487,7 +510,7 @@ def _convention_key(args: Sequence[Any]) -> tuple:
             # made of it (`_base_groups`).
             root = roots.setdefault(id(_root(a)), i)
             key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset(), shared, root, a.requires_grad,
-                        a.is_leaf, a.device.type))
+                        _is_leaf(a), a.device.type))
         else:
             key.append(("value", type(a).__name__, a))
     return tuple(key)
