@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
+import operator
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -633,11 +634,16 @@ def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
     # moved after a `relu_` of `a.view(1, 2)` that PyTorch runs between
     # them computes something else.
     partitioner = CapabilityBasedPartitioner(aten_gm, _Supported(), allows_single_node_partition=True)
+    # The elements of an op left to PyTorch that returns several tensors
+    # (`sort`) are taken there too: a region takes tensors, not the tuple.
+    left = {n for n, _ in unsupported}
     runs: List[List[torch.fx.Node]] = [[]]
     for n in aten_gm.graph.nodes:
         if n.op != "call_function":
             continue
-        if _reason(n) is None:
+        if n.target is operator.getitem and n.args and n.args[0] in left:
+            left.add(n)
+        elif _reason(n) is None:
             runs[-1].append(n)
         elif runs[-1]:
             runs.append([])

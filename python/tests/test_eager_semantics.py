@@ -502,3 +502,28 @@ def test_a_whole_view_of_a_returned_intermediate_shares_its_storage(grad):
     compiled[1].add_(1.0)
     eager[1].add_(1.0)
     torch.testing.assert_close(compiled[0], eager[0])
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_the_elements_of_an_op_left_to_pytorch_stay_there(training):
+    # `sort` has no catalogue counterpart and runs in PyTorch; taking its
+    # elements (`getitem`) in the next region made that region's input a
+    # tuple, and the whole region ran in PyTorch too.
+    def f(a0):
+        v0 = a0 * 2
+        values, indices = v0.sort(1)
+        return (values.tanh() + 1, indices * 2)
+
+    def make_inputs():
+        x = torch.randn(3, 4, generator=torch.Generator().manual_seed(9))
+        return [x.requires_grad_() if training else x]
+
+    before = dict(aot_torch.stats)
+    (eager, e_args), (compiled, c_args) = _both(f, make_inputs)
+    assert aot_torch.stats["fallback_regions"] == before.get("fallback_regions", 0), "a region ran in PyTorch"
+    for e, c in zip(eager, compiled):
+        torch.testing.assert_close(c.detach(), e.detach())
+    if training:
+        eager[0].sum().backward()
+        compiled[0].sum().backward()
+        torch.testing.assert_close(c_args[0].grad, e_args[0].grad)
