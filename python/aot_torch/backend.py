@@ -474,6 +474,17 @@ class _Variant:
                 else:
                     laid = torch.empty_strided(o.shape, st, dtype=o.dtype)
                 outs[k] = laid.copy_(o)
+        # An output of an op that returns several views (`unbind`), or a
+        # view of one, made again here as a plain view: it keeps PyTorch's
+        # mark, so writing it in place raises as in eager.
+        if torch.is_grad_enabled():
+            for k, multi in enumerate(self.translation.result_multi_view):
+                o = outs[k]
+                if multi and self.same_object[k] is None and isinstance(o, torch.Tensor) and o._base is not None:
+                    try:
+                        torch._C._autograd._set_creation_meta(o, torch._C._autograd.CreationMeta.MULTI_OUTPUT_NODE)
+                    except RuntimeError:  # (no autograd view metadata: nothing to mark)
+                        pass
         result = []
         for kind, v in self.translation.outputs:
             result.append(outs[v] if kind == "tensor" else v)

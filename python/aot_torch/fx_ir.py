@@ -716,6 +716,10 @@ class Translation:
     # "inner" (a view of a detached tensor: a `_base`, no grad).
     result_is_view: List[bool] = field(default_factory=list)
     result_detach: List[Optional[str]] = field(default_factory=list)
+    # Per result: whether eager's is (a view of) an output of an op that
+    # returns several views (`unbind`, `split`) taken in grad mode, which
+    # PyTorch forbids writing in place (its CreationMeta).
+    result_multi_view: List[bool] = field(default_factory=list)
     # Per result: the graph input it is (the same object: the input, or an
     # in-place op's result, which is its destination), else None.
     result_input: List[Optional[int]] = field(default_factory=list)
@@ -781,6 +785,24 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
         first = False
         n = n.args[0] if n.args else None
     return is_view, detach
+
+
+def _multi_output_view(node: torch.fx.Node) -> bool:
+    """Whether the chain of views and in-place results that ends at `node`
+    passes through an element of an op returning several views, taken in
+    grad mode (PyTorch's CreationMeta.MULTI_OUTPUT_NODE, which views of it
+    inherit)."""
+    n = node
+    while isinstance(n, torch.fx.Node) and n.op == "call_function":
+        if n.target is operator.getitem:
+            src = n.args[0]
+            if isinstance(src, torch.fx.Node) and _eager_view(src):
+                return grad_mode_of(src) is not False
+            return False
+        if not (_is_inplace_node(n) or _is_view_node(n)) or not n.args:
+            return False
+        n = n.args[0]
+    return False
 
 
 def _is_inplace_node(node: torch.fx.Node) -> bool:
@@ -1130,6 +1152,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     strides: List[Optional[Tuple[int, ...]]] = []
     views: List[bool] = []
     detaches: List[Optional[str]] = []
+    multi: List[bool] = []
     inputs: List[Optional[int]] = []
     result_nodes: List[torch.fx.Node] = []
     index_of: Dict[torch.fx.Node, int] = {}
@@ -1147,6 +1170,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     is_view, detach = _view_chain(o)
                     views.append(is_view)
                     detaches.append(detach)
+                    multi.append(is_view and detach is None and _multi_output_view(o))
                     inputs.append(_input_object(o, placeholders))
                     result_nodes.append(o)
                 descr.append(("tensor", index_of[o]))
@@ -1178,6 +1202,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_meta=[(tuple(r.shape), r.dtype) for r in results],
         result_strides=strides,
         result_is_view=views,
+        result_multi_view=multi,
         result_detach=detaches,
         result_input=inputs,
         result_stale_view=_stale_views(graph, result_nodes),
