@@ -109,8 +109,15 @@ class _AotFunction(torch.autograd.Function):
         # call: one the call wrote is saved at its new version), so that
         # writing one before the backward raises PyTorch's error; the others
         # may be written, as in eager.
-        ctx.save_for_backward(*[args[i] for i in state.saved_args])
         views.split(outs, args, variant.differentiable, variant.mask_cache)
+        # Also the arguments and outputs eager's derivative formulas save
+        # (`_eager_saved`): writing one of them after the region makes
+        # eager's backward raise. (An output made again outside the node, a
+        # view, cannot be saved by it.)
+        saved = [args[i] for i in sorted(set(state.saved_args) | variant.eager_saved)]
+        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results)
+                  if k < len(outs) and views.node_outs[k] is not None]
+        ctx.save_for_backward(*saved)
         nondiff = [o for o, d in zip(views.node_outs, views.node_diff) if not d and o is not None]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
@@ -279,6 +286,48 @@ def _is_leaf(t: torch.Tensor) -> Optional[bool]:
         return None
 
 
+def _eager_saved(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
+                 tensor_index: Dict[int, int]) -> Tuple[frozenset, frozenset]:
+    """The arguments (tensor positions) and the graph's outputs (positions
+    among its outputs) that eager's autograd saves for the backward when it
+    runs the region: the tensors its derivative formulas save (`mm` saves
+    both operands, `sin` its input, `tanh` its result), found by running
+    the region once on fake tensors with a saved-tensor hook. Empty where
+    the fake run fails."""
+    if gm is None:
+        return frozenset(), frozenset()
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    saved: List[torch.Tensor] = []
+
+    def pack(t):
+        if isinstance(t, torch.Tensor):
+            saved.append(t)
+        return t
+
+    try:
+        with FakeTensorMode(allow_non_fake_inputs=False) as mode:
+            fakes = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in args]
+            entry = torch.is_grad_enabled()
+            try:
+                with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                    outs = _GradModeInterpreter(gm).run(*fakes)
+            finally:
+                torch._C._set_grad_enabled(entry)
+            outs = outs if isinstance(outs, (tuple, list)) else [outs]
+            # A saved tensor is the argument or output itself, or a view of
+            # it (`a.t()` for `mm`): one PyTorch's version check reaches.
+            # (Not any tensor of the same storage: saving a view made under
+            # no_grad raises another error when unpacked.)
+            seen = {id(t) for t in saved} | {id(t._base) for t in saved if t._base is not None}
+            args_saved = frozenset(tensor_index[p] for p, a in enumerate(fakes)
+                                   if isinstance(a, torch.Tensor) and id(a) in seen and p in tensor_index)
+            outs_saved = frozenset(k for k, o in enumerate(outs) if isinstance(o, torch.Tensor) and id(o) in seen)
+    except Exception:  # (a region fake tensors cannot run: nothing more to save)
+        return frozenset(), frozenset()
+    return args_saved, outs_saved
+
+
 def _base_groups(tensors: Sequence[torch.Tensor], keep: frozenset) -> List[List[int]]:
     """Groups of arguments (positions, duplicates included) that view one
     storage beside each other, where one is a non-leaf that requires grad
@@ -338,7 +387,8 @@ def _bind(tensors: Sequence[torch.Tensor], keep: frozenset = frozenset()) -> Lis
 class _Variant:
     """One region compiled for one calling convention."""
 
-    def __init__(self, translation: "fx_ir.Translation", args: Sequence[Any], cfg: Config, training: bool):
+    def __init__(self, translation: "fx_ir.Translation", args: Sequence[Any], cfg: Config, training: bool,
+                 aten_gm: Optional[torch.fx.GraphModule] = None):
         self.translation = translation
         self.training = training
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
@@ -400,6 +450,19 @@ class _Variant:
             self.same_object.append(same if same is not None else (a if o["is_input"] else None))
         self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
         self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
+        self.eager_saved, saved_outs = _eager_saved(aten_gm, args, self.tensor_index) if training else \
+            (frozenset(), frozenset())
+        # Not the arguments the region writes: eager saved them before the
+        # write, and whether its backward reads that save depends on which
+        # of the region's results reach the loss (`mm(a.t(), a)` whose
+        # result is overwritten), which one node cannot tell.
+        self.eager_saved -= self.mutated
+        # The results (IR result positions) of the graph outputs eager saves.
+        # Only fresh ones: an output that is (a view of) an argument is the
+        # argument's business (above).
+        self.eager_saved_results = frozenset(
+            v for i, (kind, v) in enumerate(translation.outputs)
+            if kind == "tensor" and i in saved_outs and self.aliases[v] is None)
         self.out_meta = translation.result_meta
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
@@ -547,7 +610,7 @@ class _Region(torch.nn.Module):
             isinstance(a, torch.Tensor) and a.requires_grad for a in args)
         try:
             tr = fx_ir.translate(self.aten_gm, args, name="main")
-            v = _Variant(tr, args, self.cfg, training)
+            v = _Variant(tr, args, self.cfg, training, self.aten_gm)
         except Exception as e:  # never a crash: what aot cannot take runs in PyTorch
             why = _one_line(e) if isinstance(e, (fx_ir.Unsupported, _native.AotError)) else \
                 "%s: %s" % (type(e).__name__, _one_line(e))
