@@ -477,9 +477,14 @@ class _Variant:
             views = _Views()
             res = _AotFunction.apply(self, views, *tensors, *[_flat(tensors[g[0]]) for g in self.base_groups])
             n = len(res) - len(self.dirty)
+            grouped = {i for g in self.base_groups for i in g}
             for i, new in zip(self.dirty, res[n:]):
                 t = tensors[i]
-                if t._base is None:
+                # (A member of a differentiable base that the program does
+                # not write changed only where another member's write, and
+                # its copy into the base, reached it: eager writes nothing
+                # into it, and an output of `split` may not be written.)
+                if t._base is None or (i in grouped and i not in self.mutated):
                     continue
                 # A written view: its memory holds the new value already;
                 # the copy records the write on the view's base, as eager's
