@@ -537,8 +537,9 @@ class _Variant:
             o = outs[k]
             if st is not None and self.aliases[k] is None and isinstance(o, torch.Tensor) and o.stride() != st:
                 if self.translation.result_is_view[k] and o.numel() > 0:
-                    extent = 1 + sum((n - 1) * abs(d) for n, d in zip(o.shape, st))
-                    laid = torch.empty(extent, dtype=o.dtype).as_strided(o.shape, st)
+                    off = self.translation.result_offsets[k]
+                    extent = off + 1 + sum((n - 1) * abs(d) for n, d in zip(o.shape, st))
+                    laid = torch.empty(extent, dtype=o.dtype).as_strided(o.shape, st, off)
                 else:
                     laid = torch.empty_strided(o.shape, st, dtype=o.dtype)
                 outs[k] = laid.copy_(o)

@@ -216,6 +216,11 @@ class Builder:
         # replayed: then no layout is known. `probing`: a node checked
         # alone (`unsupported_reason`), whose argument layouts are not known.
         self.layouts: Optional[Dict[torch.fx.Node, torch.Tensor]] = {}
+        # The same for eager's layouts of fresh values and their views: a
+        # fresh result laid out as PyTorch lays it out (the trace's strides;
+        # its offsets are not kept), then each view replayed on it
+        # (`_track_eager_layout`).
+        self.eager_layouts: Dict[torch.fx.Node, Any] = {}
         self.probing = False
 
     # -- emission -------------------------------------------------------
@@ -710,6 +715,9 @@ class Translation:
     # backend restrides such a result so that code after the region sees
     # eager's layout.
     result_strides: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
+    # With those strides, the result's storage offset in eager (in the
+    # storage of the intermediate a view of one views).
+    result_offsets: List[int] = field(default_factory=list)
     # Per result: eager's is a view (of an input or an intermediate), so it
     # has a `_base`; and the last `detach` on its view chain: None (none),
     # "last" (the result itself is a detach: no `_base`, no grad) or
@@ -1025,6 +1033,32 @@ def _track_layout(b: "Builder", node: torch.fx.Node) -> None:
             b.layouts = None
 
 
+def _track_eager_layout(b: "Builder", node: torch.fx.Node) -> None:
+    """`Builder.eager_layouts` through `node`: a fresh result starts from the
+    trace's sizes and strides at offset 0; a view (or an element of a
+    multi-view op) of a tracked value is replayed on its meta tensor."""
+    t = node.meta.get("val")
+    if _returns_fresh(node):
+        if isinstance(t, torch.Tensor):
+            try:
+                b.eager_layouts[node] = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
+            except Exception:  # (no layout to keep)
+                pass
+        return
+    if not node.args or not isinstance(node.args[0], torch.fx.Node):
+        return
+    src = b.eager_layouts.get(node.args[0])
+    if src is None:
+        return
+    try:
+        if node.target is operator.getitem:
+            b.eager_layouts[node] = src[node.args[1]]
+        elif _is_view_node(node) and not any(isinstance(a, torch.fx.Node) for a in node.args[1:]):
+            b.eager_layouts[node] = node.target(src, *node.args[1:], **node.kwargs)
+    except Exception:  # (not replayable: no layout)
+        pass
+
+
 def _probe_roots(node: torch.fx.Node) -> frozenset:
     """What `translate` will know of the storage a value views, for a node
     checked alone: the placeholder it is a chain of views or in-place
@@ -1138,6 +1172,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
             elif node.op == "call_function":
                 b.env[node] = _translate_node(b, node)
                 _track_layout(b, node)
+                _track_eager_layout(b, node)
             else:
                 raise Reject("%s nodes are not supported" % node.op)
         except Reject as e:
@@ -1153,6 +1188,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     views: List[bool] = []
     detaches: List[Optional[str]] = []
     multi: List[bool] = []
+    offsets: List[int] = []
     inputs: List[Optional[int]] = []
     result_nodes: List[torch.fx.Node] = []
     index_of: Dict[torch.fx.Node, int] = {}
@@ -1167,6 +1203,9 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     t = o.meta.get("val")
                     laid_out = isinstance(t, torch.Tensor) and not t.is_contiguous() and t.numel() > 1
                     strides.append(tuple(t.stride()) if laid_out else None)
+                    eager_t = b.eager_layouts.get(o)
+                    offsets.append(int(eager_t.storage_offset()) if laid_out and isinstance(eager_t, torch.Tensor)
+                                   and tuple(eager_t.stride()) == tuple(t.stride()) else 0)
                     is_view, detach = _view_chain(o)
                     views.append(is_view)
                     detaches.append(detach)
@@ -1201,6 +1240,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_types=res_types,
         result_meta=[(tuple(r.shape), r.dtype) for r in results],
         result_strides=strides,
+        result_offsets=offsets,
         result_is_view=views,
         result_multi_view=multi,
         result_detach=detaches,
