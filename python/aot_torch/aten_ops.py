@@ -949,25 +949,6 @@ ATEN_TO_IR[aten.select.int] = _view_op("view.select", _select_attrs)
 ATEN_TO_IR[aten.slice.Tensor] = _view_op("view.slice", _slice_attrs)
 
 
-def _overloads(*names):
-    """The ATen overloads named `packet.overload` this PyTorch has."""
-    out = set()
-    for n in names:
-        packet, overload = n.split(".")
-        op = getattr(getattr(aten, packet, None), overload, None)
-        if op is not None:
-            out.add(op)
-    return frozenset(out)
-
-
-# Ops that change a tensor's metadata in place.
-META_MUTATIONS = _overloads(
-    "t_.default", "transpose_.default", "squeeze_.default", "squeeze_.dim", "squeeze_.dims",
-    "unsqueeze_.default", "as_strided_.default", "set_.source_Tensor", "set_.source_Storage",
-    "set_.source_Storage_storage_offset", "resize_.default", "resize_as_.default", "swapdims_.default",
-    "swapaxes_.default", "detach_.default")
-
-
 def _storage_offset(b: Builder, x: Value, off, src):
     """The storage offset an `as_strided` without one means: its input's."""
     if off is not None:
@@ -1270,14 +1251,9 @@ ATEN_TO_IR[aten.squeeze_.default] = _meta_mutation("mut.squeeze_")
 ATEN_TO_IR[aten.squeeze_.dim] = _meta_mutation("mut.squeeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank)})
 ATEN_TO_IR[aten.unsqueeze_.default] = _meta_mutation(
     "mut.unsqueeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank + 1)})
-
-
-@_reg(aten.as_strided_.default)
-def _as_strided_(b, node, a):
-    x = b.value(a["self"])
-    attrs = {"size": list(a["size"]), "stride": list(a["stride"]),
-             "offset": _storage_offset(b, x, a.get("storage_offset"), a["self"])}
-    return _meta_mutation("mut.as_strided_", lambda *_: attrs)(b, node, a)
+ATEN_TO_IR[aten.as_strided_.default] = _meta_mutation(
+    "mut.as_strided_", lambda b, x, a, s: {"size": list(a["size"]), "stride": list(a["stride"]),
+                                           "offset": _storage_offset(b, x, a.get("storage_offset"), a["self"])})
 
 
 @_reg(aten.squeeze_.dims)

@@ -115,8 +115,7 @@ class _AotFunction(torch.autograd.Function):
         # eager's backward raise. (An output made again outside the node, a
         # view, cannot be saved by it.)
         saved = [args[i] for i in sorted(set(state.saved_args) | variant.eager_saved)]
-        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results)
-                  if k < len(outs) and views.node_outs[k] is not None]
+        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results) if views.node_outs[k] is not None]
         ctx.save_for_backward(*saved)
         nondiff = [o for o, d in zip(views.node_outs, views.node_diff) if not d and o is not None]
         if nondiff:
@@ -308,12 +307,8 @@ def _eager_saved(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
     try:
         with FakeTensorMode(allow_non_fake_inputs=False) as mode:
             fakes = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in args]
-            entry = torch.is_grad_enabled()
-            try:
-                with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-                    outs = _GradModeInterpreter(gm).run(*fakes)
-            finally:
-                torch._C._set_grad_enabled(entry)
+            with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                outs = _run_graph(gm, fakes)
             outs = outs if isinstance(outs, (tuple, list)) else [outs]
             # A saved tensor is the argument or output itself, or a view of
             # it (`a.t()` for `mm`): one PyTorch's version check reaches.
@@ -412,11 +407,18 @@ class _Variant:
         self.base_groups = _base_groups(tensors, self.mutated) if training else []
         # Arguments bound as themselves: the written ones, and the members
         # of a differentiable base (views of it, not leaves of their own).
-        self.keep = self.mutated | frozenset(i for g in self.base_groups for i in g)
+        members = frozenset(i for g in self.base_groups for i in g)
+        self.keep = self.mutated | members
+        # Members the program does not write: their memory changed only
+        # where another member's write (copied into the base) reached it,
+        # so nothing is copied into them after the call (eager writes
+        # nothing into them, and an output of `split` may not be written).
+        self.unwritten_members = members - self.mutated
         # Not training with an argument that requires grad: grad mode is
         # off, and the arguments' autograd flags do not count.
         self.fn = module.compile(_bind(tensors, self.keep), pipeline=cfg.pipeline_for(training),
-                                 backend=cfg.native_backend, bases=self._bases(tensors), no_grad=not training)
+                                 backend=cfg.native_backend,
+                                 bases=list(zip(self._flats(tensors), self.base_groups)), no_grad=not training)
         info = self.fn.info()
         # Arguments that require grad written where autograd sees it (not
         # under no_grad, where eager allows it to a leaf too: an optimizer or
@@ -467,24 +469,20 @@ class _Variant:
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
 
-    def _bases(self, tensors: Sequence[torch.Tensor]):
-        return [(_flat(tensors[g[0]]), g) for g in self.base_groups]
+    def _flats(self, tensors: Sequence[torch.Tensor]) -> List[torch.Tensor]:
+        """This call's differentiable bases, one per group (`_flat`)."""
+        return [_flat(tensors[g[0]]) for g in self.base_groups]
 
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]
         detach = self.translation.result_detach
         if self.training:
             views = _Views()
-            res = _AotFunction.apply(self, views, *tensors, *[_flat(tensors[g[0]]) for g in self.base_groups])
+            res = _AotFunction.apply(self, views, *tensors, *self._flats(tensors))
             n = len(res) - len(self.dirty)
-            grouped = {i for g in self.base_groups for i in g}
             for i, new in zip(self.dirty, res[n:]):
                 t = tensors[i]
-                # (A member of a differentiable base that the program does
-                # not write changed only where another member's write, and
-                # its copy into the base, reached it: eager writes nothing
-                # into it, and an output of `split` may not be written.)
-                if t._base is None or (i in grouped and i not in self.mutated):
+                if t._base is None or i in self.unwritten_members:
                     continue
                 # A written view: its memory holds the new value already;
                 # the copy records the write on the view's base, as eager's
@@ -651,13 +649,19 @@ class _Region(torch.nn.Module):
         return out if self.tuple_out else (out[0] if out else None)
 
     def run_in_pytorch(self, args):
-        """The region's ATen graph run by PyTorch, each op under the grad
-        mode it was traced in (the graph itself has no `no_grad` blocks)."""
-        entry = torch.is_grad_enabled()
-        try:
-            return _GradModeInterpreter(self.aten_gm).run(*args)
-        finally:
-            torch._C._set_grad_enabled(entry)
+        """The region's ATen graph run by PyTorch (`_run_graph`)."""
+        return _run_graph(self.aten_gm, args)
+
+
+def _run_graph(gm: torch.fx.GraphModule, args: Sequence[Any]):
+    """An ATen graph run by PyTorch, each op under the grad mode it was
+    traced in (the graph itself has no `no_grad` blocks); the grad mode is
+    restored after, also when an op raises."""
+    entry = torch.is_grad_enabled()
+    try:
+        return _GradModeInterpreter(gm).run(*args)
+    finally:
+        torch._C._set_grad_enabled(entry)
 
 
 class _GradModeInterpreter(torch.fx.Interpreter):

@@ -985,6 +985,25 @@ def _returns_fresh(node: torch.fx.Node) -> bool:
         return False
 
 
+def _overloads(*names):
+    """The ATen overloads named `packet.overload` this PyTorch has."""
+    out = set()
+    for n in names:
+        packet, overload = n.split(".")
+        op = getattr(getattr(torch.ops.aten, packet, None), overload, None)
+        if op is not None:
+            out.add(op)
+    return frozenset(out)
+
+
+# Ops that change a tensor's metadata in place.
+_META_MUTATIONS = _overloads(
+    "t_.default", "transpose_.default", "squeeze_.default", "squeeze_.dim", "squeeze_.dims",
+    "unsqueeze_.default", "as_strided_.default", "set_.source_Tensor", "set_.source_Storage",
+    "set_.source_Storage_storage_offset", "resize_.default", "resize_as_.default", "swapdims_.default",
+    "swapaxes_.default", "detach_.default")
+
+
 def _meta_layout(t: torch.Tensor) -> Optional[torch.Tensor]:
     """A meta tensor with `t`'s sizes, strides and storage offset, over a
     storage of its size."""
@@ -992,6 +1011,21 @@ def _meta_layout(t: torch.Tensor) -> Optional[torch.Tensor]:
         n = t.untyped_storage().nbytes() // t.element_size()
         return torch.empty(n, dtype=t.dtype, device="meta").as_strided(t.size(), t.stride(), t.storage_offset())
     except Exception:  # (a tensor without a plain storage: no layout)
+        return None
+
+
+def _replay(node: torch.fx.Node, src: Any) -> Any:
+    """`node` (a view, a metadata change, or an element of a multi-view
+    result) run on `src`, the meta tensor (or tuple of them) standing for
+    its first operand; None where it takes another tensor or fails."""
+    rest = list(node.args[1:]) + list(node.kwargs.values())
+    if any(isinstance(a, torch.fx.Node) for a in rest):
+        return None
+    try:
+        if node.target is operator.getitem:
+            return src[node.args[1]]
+        return node.target(src, *node.args[1:], **node.kwargs)
+    except Exception:  # (not replayable: no layout)
         return None
 
 
@@ -1014,8 +1048,7 @@ def _track_layout(b: "Builder", node: torch.fx.Node) -> None:
         return
     src = b.layouts.get(node.args[0]) if isinstance(node.args[0], torch.fx.Node) else None
     rets = node.target._schema.returns
-    from .aten_ops import META_MUTATIONS  # (lazily: aten_ops imports this module)
-    meta_change = node.target in META_MUTATIONS
+    meta_change = node.target in _META_MUTATIONS
     if src is None or len(rets) != 1 or rets[0].alias_info is None:
         if meta_change and src is not None:
             b.layouts = None
@@ -1023,14 +1056,11 @@ def _track_layout(b: "Builder", node: torch.fx.Node) -> None:
     if rets[0].alias_info.is_write and not meta_change:
         b.layouts[node] = src
         return
-    rest = list(node.args[1:]) + list(node.kwargs.values())
-    try:
-        if any(isinstance(a, torch.fx.Node) for a in rest):
-            raise ValueError("a tensor operand")
-        b.layouts[node] = node.target(src, *node.args[1:], **node.kwargs)
-    except Exception:
-        if meta_change:
-            b.layouts = None
+    replayed = _replay(node, src)
+    if replayed is not None:
+        b.layouts[node] = replayed
+    elif meta_change:
+        b.layouts = None
 
 
 def _track_eager_layout(b: "Builder", node: torch.fx.Node) -> None:
@@ -1048,15 +1078,10 @@ def _track_eager_layout(b: "Builder", node: torch.fx.Node) -> None:
     if not node.args or not isinstance(node.args[0], torch.fx.Node):
         return
     src = b.eager_layouts.get(node.args[0])
-    if src is None:
-        return
-    try:
-        if node.target is operator.getitem:
-            b.eager_layouts[node] = src[node.args[1]]
-        elif _is_view_node(node) and not any(isinstance(a, torch.fx.Node) for a in node.args[1:]):
-            b.eager_layouts[node] = node.target(src, *node.args[1:], **node.kwargs)
-    except Exception:  # (not replayable: no layout)
-        pass
+    if src is not None and (node.target is operator.getitem or _is_view_node(node)):
+        replayed = _replay(node, src)
+        if replayed is not None:
+            b.eager_layouts[node] = replayed
 
 
 def _probe_roots(node: torch.fx.Node) -> frozenset:

@@ -387,6 +387,49 @@ func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>) -> tensor<f32> {
     torch.testing.assert_close(o2, torch.tanh(base[:4] @ w).sum().detach())
 
 
+def test_compile_ir_differentiable_bases_and_no_grad():
+    # Two overlapping views of one activation, the first written: as views
+    # of a differentiable base (a 1-D view of their `_base` over the
+    # storage), the backward returns one gradient, the storage's, after the
+    # arguments' (None for the members).
+    text = """
+func.func @main(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
+  %two = tensor.constant dense<2.0> : tensor<3xf32>
+  %m = tensor.mul %a, %two : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  mut.copy_ %a, %m : tensor<3xf32>, tensor<3xf32>
+  %p = tensor.mul %b, %b : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %s = tensor.sum %p : tensor<3xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+"""
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+
+    def args():
+        y = x * 1
+        return y, [y[:3], y[1:]], [(y.as_strided((4,), (1,), 0), [0, 1])]
+
+    y, a, bases = args()
+    f = aot_torch._native.Module(text).compile(a, bases=bases)
+    y, a, bases = args()
+    (s,), state = f.forward(a, bases=bases)
+    ga, gb, gbase = f.backward(state, [None])
+    assert ga is None and gb is None
+    # s = sum(b^2) with b = [2 y1, 2 y2, y3] after the write: ds/dy.
+    torch.testing.assert_close(s, torch.tensor(4.0 * 4 + 4 * 9 + 16))
+    torch.testing.assert_close(gbase, torch.tensor([0.0, 16.0, 24.0, 8.0]))
+    # A base that is not a 1-D view over the whole storage is refused.
+    y = x * 1
+    with pytest.raises(ValueError, match="differentiable base 0"):
+        aot_torch._native.Module(text).compile([y[:3], y[1:]], bases=[(y[1:], [0, 1])])
+    # Under no_grad the arguments' autograd flags do not count: the same
+    # two views, one written, compile without a base.
+    with torch.no_grad():
+        y = x * 1
+        g = aot_torch._native.Module(text).compile([y[:3], y[1:]], pipeline="aot-inference", no_grad=True)
+        (s2,) = g([y[:3], y[1:]], no_grad=True)
+    torch.testing.assert_close(s2, s.detach())
+
+
 def test_results_outlive_the_function_and_aliased_results_share_memory():
     import gc
 

@@ -527,3 +527,24 @@ def test_the_elements_of_an_op_left_to_pytorch_stay_there(training):
         eager[0].sum().backward()
         compiled[0].sum().backward()
         torch.testing.assert_close(c_args[0].grad, e_args[0].grad)
+
+
+def test_written_views_of_one_activation_beside_each_other_compile_under_no_grad():
+    # The same arguments as above in inference: the runtime refused them as
+    # views that require grad without a differentiable base, though no
+    # gradient is recorded (fuzz seed 2802's class).
+    def f(a0, a1):
+        a0.mul_(1.5)
+        return ((a1 * a1).sum(0), a0 + 1)
+
+    def make_inputs():
+        x = torch.randn(4, 3, generator=torch.Generator().manual_seed(4)).requires_grad_()
+        y = x * 2.0
+        return [y[:3], y[1:]]
+
+    before = aot_torch.stats["fallback_regions"]
+    with torch.no_grad():
+        (eager, e_args), (compiled, c_args) = _both(f, make_inputs)
+    assert aot_torch.stats["fallback_regions"] == before, "the region ran in PyTorch"
+    for e, c in zip(list(eager) + e_args, list(compiled) + c_args):
+        torch.testing.assert_close(c, e)
