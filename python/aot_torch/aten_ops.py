@@ -37,7 +37,7 @@ def _is_float(dtype) -> bool:
 
 
 def _dummy(b: Builder, x):
-    if isinstance(x, Node):
+    if isinstance(x, (Node, Value)):
         v = b.value(x)
         return torch.empty(() if v.rank == 0 else (1,), dtype=v.dtype)
     if isinstance(x, (bool, int, float)):
@@ -1489,9 +1489,16 @@ for _op in (aten.sym_size.int, aten.sym_stride.int, aten.sym_numel.default, aten
 
 
 def _inplace_via_copy(functional):
+    """`op_(x, ...)` as `copy_(x, op(clone(x), ...))`. The rule reads the
+    copy: eager's in-place kernels whose derivative reads `self` save the
+    original, and the write into `x` must not make that save stale (which
+    the IR's autograd model would report as "modified by an inplace
+    operation"). Other operands stay `x` itself: `x.pow_(x)` saves `x` as
+    the exponent, and eager's backward raises on it."""
+
     def fn(b, node, a):
         x = b.value(a["self"])
-        r = functional(b, node, a)
+        r = functional(b, node, {**a, "self": b.op1("tensor.clone", [x], None, x.shape, x.dtype)})
         if isinstance(r, (list, tuple)):
             raise Reject("in-place op with several results")
         b.op("mut.copy_", [x, r])

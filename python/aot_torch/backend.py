@@ -98,7 +98,11 @@ class _AotFunction(torch.autograd.Function):
         # that views one storage (`_base_groups`).
         k = len(inputs) - len(variant.base_groups)
         args, flats = inputs[:k], inputs[k:]
-        outs, state = variant.fn.forward(_bind(args, variant.keep), variant.translation.result_is_view,
+        # The call binds the arguments themselves: a node input may be a
+        # leaf over an argument's memory (`_cut`), which only keeps the
+        # node's edges off that argument's history.
+        real = views.arguments if views.arguments is not None else args
+        outs, state = variant.fn.forward(_bind(real, variant.keep), variant.translation.result_is_view,
                                          variant.written, list(zip(flats, variant.base_groups)))
         ctx.aot = (variant, state, views)
         # An output no gradient reached comes to the backward as None, not
@@ -109,15 +113,21 @@ class _AotFunction(torch.autograd.Function):
         # call: one the call wrote is saved at its new version), so that
         # writing one before the backward raises PyTorch's error; the others
         # may be written, as in eager.
-        views.split(outs, args, variant.differentiable, variant.mask_cache)
+        views.split(outs, real, variant.differentiable, variant.mask_cache)
         # Also the arguments and outputs eager's derivative formulas save
-        # (`_eager_saved`): writing one of them after the region makes
+        # (`_eager_facts`): writing one of them after the region makes
         # eager's backward raise. (An output made again outside the node, a
         # view, cannot be saved by it.)
-        saved = [args[i] for i in sorted(set(state.saved_args) | variant.eager_saved)]
-        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results) if views.node_outs[k] is not None]
+        views.state = state
+        mine = [i for i in sorted(set(state.saved_args) | variant.eager_saved) if i not in variant.part_of]
+        outs_of_parts = {v for part in variant.parts for v in part.outputs}
+        saved = [args[i] for i in mine]
+        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results - outs_of_parts)
+                  if views.node_outs[k] is not None]
         ctx.save_for_backward(*saved)
-        nondiff = [o for o, d in zip(views.node_outs, views.node_diff) if not d and o is not None]
+        # The parts' outputs leave through their own nodes (`_AotPart`).
+        nondiff = [o for k, (o, d) in enumerate(zip(views.node_outs, views.node_diff))
+                   if (not d or k in outs_of_parts) and o is not None]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
         # Arguments written where autograd sees it: the node is their new
@@ -126,7 +136,7 @@ class _AotFunction(torch.autograd.Function):
         # return nothing else. Its new value leaves as a copy, which the
         # caller writes into it where autograd sees it (`_Variant.__call__`,
         # as AOTAutograd's epilogue copies mutated inputs back).
-        dirty = [args[i] for i in variant.dirty]
+        dirty = [args[i] for i in variant.main_dirty]
         marked = [t for t in dirty if t._base is None]
         if marked:
             ctx.mark_dirty(*marked)
@@ -141,15 +151,16 @@ class _AotFunction(torch.autograd.Function):
         # the forward (PyTorch's version counter error).
         _ = ctx.saved_tensors
         n = len(variant.differentiable)
-        m = len(grads) - len(variant.dirty)
+        m = len(grads) - len(variant.main_dirty)
         # A non-differentiable output gets no tangent, nor one no gradient
         # reached (None: the backward takes it as zeros that reach nothing).
         tangents = [g if d else None for g, d in zip(grads[:n], variant.differentiable)]
         views.tangents(tangents, grads[n:m], variant)
         mutated = [None] * len(variant.dupe_of)
-        for i, g in zip(variant.dirty, grads[m:]):
+        for i, g in zip(variant.main_dirty, grads[m:]):
             mutated[i] = g
-        gs = variant.fn.backward(state, tangents, mutated, unreached=True)
+        # With parts, each node runs the backward for its own tangents.
+        gs = variant.fn.backward(state, tangents, mutated, unreached=True, keep=bool(variant.parts))
         # After the arguments' gradients, the bases': their members get
         # none of their own (autograd takes the base's on into `_base`).
         gs, base_gs = gs[:len(variant.dupe_of)], gs[len(variant.dupe_of):]
@@ -158,6 +169,53 @@ class _AotFunction(torch.autograd.Function):
         gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] else g
               for i, g in enumerate(gs)]
         return (None, None, *gs, *base_gs)
+
+
+@dataclasses.dataclass
+class _Part:
+    """An independent part of a region (`_Variant._parts`): its arguments
+    (first positions), outputs (IR result positions) and written arguments."""
+    inputs: List[int]
+    outputs: List[int]
+    dirty: List[int]
+
+
+class _AotPart(torch.autograd.Function):
+    """The autograd node of one independent part of a compiled call: the
+    call itself ran in `_AotFunction`; this node hands out the part's
+    outputs and new argument values as their history, and differentiates
+    them alone."""
+
+    @staticmethod
+    def forward(ctx, variant: "_Variant", views: "_Views", part: _Part, *inputs):
+        ctx.aot = (variant, views, part)
+        ctx.set_materialize_grads(False)
+        state = views.state
+        mine = set(part.inputs)
+        pos = {i: k for k, i in enumerate(part.inputs)}
+        saved = [inputs[pos[i]] for i in sorted(set(state.saved_args) | variant.eager_saved) if i in mine]
+        saved += [views.node_outs[v] for v in part.outputs if v in variant.eager_saved_results]
+        ctx.save_for_backward(*saved)
+        dirty = [inputs[pos[i]] for i in part.dirty]
+        if dirty:
+            ctx.mark_dirty(*dirty)
+        return tuple(views.node_outs[v] for v in part.outputs) + tuple(dirty)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, *grads):
+        variant, views, part = ctx.aot
+        _ = ctx.saved_tensors
+        if not part.inputs:  # (the gradient ends here, as in eager)
+            return (None, None, None, None)
+        tangents = [None] * len(variant.differentiable)
+        for v, g in zip(part.outputs, grads):
+            tangents[v] = g
+        mutated = [None] * len(variant.dupe_of)
+        for i, g in zip(part.dirty, grads[len(part.outputs):]):
+            mutated[i] = g
+        gs = variant.fn.backward(views.state, tangents, mutated, unreached=True, keep=True)
+        return (None, None, None, *[gs[i] if variant.grad_reaches[i] else None for i in part.inputs])
 
 
 class _Views:
@@ -171,6 +229,10 @@ class _Views:
         # Per regenerated output k: (k, base position among the node's
         # outputs, size, stride, offset).
         self.regen: List[Tuple[int, int, Any, Any, int]] = []
+        # The call's forward state, which the backward of every part reads.
+        self.state = None
+        # The call's arguments (the node's inputs may be leaves over them).
+        self.arguments: Optional[List[torch.Tensor]] = None
         # Extra bases: per base, its outputs and their masks (None: no
         # element is reached twice, the plain view of the gradient is it).
         self.base_views: List[List[int]] = []
@@ -285,16 +347,30 @@ def _is_leaf(t: torch.Tensor) -> Optional[bool]:
         return None
 
 
-def _eager_saved(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
-                 tensor_index: Dict[int, int]) -> Tuple[frozenset, frozenset]:
-    """The arguments (tensor positions) and the graph's outputs (positions
-    among its outputs) that eager's autograd saves for the backward when it
-    runs the region: the tensors its derivative formulas save (`mm` saves
-    both operands, `sin` its input, `tanh` its result), found by running
-    the region once on fake tensors with a saved-tensor hook. Empty where
-    the fake run fails."""
+@dataclasses.dataclass
+class _EagerFacts:
+    """What eager's autograd records when it runs a region (`_eager_facts`)."""
+    # The arguments (tensor positions) and the graph's outputs (positions
+    # among its outputs) eager saves for the backward.
+    args_saved: frozenset = frozenset()
+    outs_saved: frozenset = frozenset()
+    # Per graph output, and per argument's value after the region: the
+    # arguments (tensor positions) whose history eager's graph reaches from
+    # it. None where the fake run failed.
+    out_reach: Optional[Dict[int, frozenset]] = None
+    arg_reach: Optional[Dict[int, frozenset]] = None
+
+
+def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
+                 tensor_index: Dict[int, int]) -> _EagerFacts:
+    """Runs the region once on fake tensors as eager would, and reads its
+    autograd graph: the tensors its derivative formulas save (`mm` saves
+    both operands, `sin` its input, `tanh` its result; a saved-tensor hook
+    sees them), and which arguments' histories each output reaches (the
+    graph's edges, also those a zero gradient flows along, as `fill_`'s).
+    Empty where the fake run fails."""
     if gm is None:
-        return frozenset(), frozenset()
+        return _EagerFacts()
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     saved: List[torch.Tensor] = []
@@ -307,6 +383,19 @@ def _eager_saved(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
     try:
         with FakeTensorMode(allow_non_fake_inputs=False) as mode:
             fakes = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in args]
+            # Where each argument's history starts: its node (or, for a
+            # leaf, its accumulator's variable), and its base's.
+            entries: Dict[int, set] = {}
+            keep_alive = []
+            for p, a in enumerate(fakes):
+                if not isinstance(a, torch.Tensor) or not a.requires_grad or p not in tensor_index:
+                    continue
+                for t in (a, a._base):
+                    if t is None:
+                        continue
+                    key = t.grad_fn if t.grad_fn is not None else t
+                    keep_alive.append(key)
+                    entries.setdefault(id(key), set()).add(tensor_index[p])
             with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
                 outs = _run_graph(gm, fakes)
             outs = outs if isinstance(outs, (tuple, list)) else [outs]
@@ -318,9 +407,32 @@ def _eager_saved(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
             args_saved = frozenset(tensor_index[p] for p, a in enumerate(fakes)
                                    if isinstance(a, torch.Tensor) and id(a) in seen and p in tensor_index)
             outs_saved = frozenset(k for k, o in enumerate(outs) if isinstance(o, torch.Tensor) and id(o) in seen)
-    except Exception:  # (a region fake tensors cannot run: nothing more to save)
-        return frozenset(), frozenset()
-    return args_saved, outs_saved
+
+            def reach(t) -> frozenset:
+                found: set = set()
+                if not isinstance(t, torch.Tensor) or not t.requires_grad:
+                    return frozenset()
+                stack = [t.grad_fn if t.grad_fn is not None else t]
+                visited = set()
+                while stack:
+                    node = stack.pop()
+                    if node is None or id(node) in visited:
+                        continue
+                    visited.add(id(node))
+                    found |= entries.get(id(node), set())
+                    var = getattr(node, "variable", None)
+                    if var is not None:
+                        found |= entries.get(id(var), set())
+                    if isinstance(node, torch.Tensor):
+                        continue
+                    stack.extend(f for f, _ in node.next_functions)
+                return frozenset(found)
+
+            out_reach = {k: reach(o) for k, o in enumerate(outs)}
+            arg_reach = {tensor_index[p]: reach(a) for p, a in enumerate(fakes) if p in tensor_index}
+    except Exception:  # (a region fake tensors cannot run: nothing more known)
+        return _EagerFacts()
+    return _EagerFacts(args_saved, outs_saved, out_reach, arg_reach)
 
 
 def _base_groups(tensors: Sequence[torch.Tensor], keep: frozenset) -> List[List[int]]:
@@ -355,6 +467,20 @@ def _flat(t: torch.Tensor) -> torch.Tensor:
     """A view of `t`'s `_base` over its whole storage: 1-D, stride 1."""
     n = t.untyped_storage().nbytes() // t.element_size()
     return _root(t).as_strided((n,), (1,), 0)
+
+
+def _cut(tensors: Sequence[torch.Tensor], cut: frozenset) -> List[torch.Tensor]:
+    """The node's inputs: the tensors, those at positions in `cut` (first
+    positions) that require grad as leaves over the same memory and version
+    counter, one per object (a duplicate stays one object)."""
+    if not cut:
+        return list(tensors)
+    made: Dict[int, torch.Tensor] = {}
+    for i in cut:
+        t = tensors[i]
+        if isinstance(t, torch.Tensor) and t.requires_grad:
+            made[id(t)] = t.detach().requires_grad_()
+    return [made.get(id(t), t) for t in tensors]
 
 
 def _bind(tensors: Sequence[torch.Tensor], keep: frozenset = frozenset()) -> List[torch.Tensor]:
@@ -452,8 +578,21 @@ class _Variant:
             self.same_object.append(same if same is not None else (a if o["is_input"] else None))
         self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
         self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
-        self.eager_saved, saved_outs = _eager_saved(aten_gm, args, self.tensor_index) if training else \
-            (frozenset(), frozenset())
+        # The arguments (objects, by first position) no gradient can reach
+        # and that the node neither writes nor takes as a base's member: the
+        # node takes a leaf over their memory instead (`_cut`), so it has no
+        # edge into their history. An edge the node's backward sends None
+        # along still makes autograd run the node at its end, whose saved
+        # tensors a later write may have made stale: eager's graph, where
+        # nothing of the program reaches that history, trains (fuzz seed
+        # 5706: `cumprod`'s input written after it, its result only feeding
+        # dead code).
+        held = set(self.dirty) | members
+        reached = {id(tensors[i]) for i, r in enumerate(self.grad_reaches) if r or i in held}
+        self.cut = frozenset(i for i, t in enumerate(tensors)
+                             if self.dupe_of[i] is None and id(t) not in reached)
+        facts = _eager_facts(aten_gm, args, self.tensor_index) if training else _EagerFacts()
+        self.eager_saved, saved_outs = facts.args_saved, facts.outs_saved
         # Not the arguments the region writes: eager saved them before the
         # write, and whether its backward reads that save depends on which
         # of the region's results reach the loss (`mm(a.t(), a)` whose
@@ -466,8 +605,88 @@ class _Variant:
             v for i, (kind, v) in enumerate(translation.outputs)
             if kind == "tensor" and i in saved_outs and self.aliases[v] is None)
         self.out_meta = translation.result_meta
+        self.parts = self._parts(facts, tensors, members) if training else []
+        in_parts = frozenset(i for part in self.parts for i in part.inputs)
+        # The node's own: arguments written, the argument positions whose
+        # history it takes, and its saves.
+        self.main_dirty = [i for i in self.dirty if i not in in_parts]
+        self.main_cut = self.cut | in_parts
+        self.part_of = {i: part for part in self.parts for i in part.inputs}
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
+
+    def _parts(self, facts: _EagerFacts, tensors: Sequence[torch.Tensor], members: frozenset) -> List["_Part"]:
+        """The region's independent parts beyond the first: groups of
+        arguments that require grad with the outputs (and written
+        arguments' new values) whose eager history reaches only them. Each
+        becomes an autograd node of its own, so that a backward reaching
+        one part does not run the others' histories (which eager's graph
+        never reaches: their `.grad` stays None, and their saved tensors
+        may be stale: fuzz seeds 5623, 4877). The first part is the main
+        node's; a group with an output that is a view, or with a written
+        view or a differentiable base's member, stays with it."""
+        if facts.out_reach is None or facts.arg_reach is None:
+            return []
+        is_view = self.translation.result_is_view
+        # Outputs that require grad although no argument's history is
+        # behind them in eager (`amax` of a view made under no_grad: the
+        # gradient ends in that view, a leaf): a node of their own, over a
+        # leaf of no consequence (fuzz seed 5973).
+        unrooted = sorted(v for k, (kind, v) in enumerate(self.translation.outputs)
+                          if kind == "tensor" and self.differentiable[v] and not is_view[v]
+                          and not facts.out_reach.get(k))
+        tail = [_Part(inputs=[], outputs=unrooted, dirty=[])] if unrooted else []
+        # Per object (its first position) that requires grad.
+        first = {i: (i if j is None else j) for i, j in enumerate(self.dupe_of)}
+        grads = sorted({first[i] for i, t in enumerate(tensors) if t.requires_grad})
+        if len(grads) < 2:
+            return tail
+        up = {i: i for i in grads}
+
+        def find(i):
+            while up[i] != i:
+                up[i] = up[up[i]]
+                i = up[i]
+            return i
+
+        def union(group):
+            group = [find(first[i]) for i in group if first[i] in up]
+            for j in group[1:]:
+                up[find(j)] = find(group[0])
+
+        by_storage: Dict[int, List[int]] = {}
+        for i in grads:
+            by_storage.setdefault(tensors[i].untyped_storage().data_ptr(), []).append(i)
+        for group in by_storage.values():
+            union(group)
+        union(sorted(members))
+        outs: Dict[int, int] = {}
+        for k, (kind, v) in enumerate(self.translation.outputs):
+            reach = facts.out_reach.get(k, frozenset())
+            if kind != "tensor" or not self.differentiable[v] or not reach:
+                continue
+            union(sorted(reach))
+            outs[v] = min(first[i] for i in reach)
+        for i in self.dirty:
+            union([i, *sorted(facts.arg_reach.get(i, frozenset()))])
+        groups: Dict[int, List[int]] = {}
+        for i in grads:
+            groups.setdefault(find(i), []).append(i)
+        if len(groups) < 2:
+            return tail
+        parts = []
+        for root, inputs in sorted(groups.items(), key=lambda g: g[1][0]):
+            p = _Part(inputs=inputs, outputs=sorted(v for v, i in outs.items() if find(i) == root),
+                      dirty=[i for i in self.dirty if find(first[i]) == root])
+            if any(is_view[v] for v in p.outputs) or any(tensors[i]._base is not None for i in p.dirty) or \
+                    any(i in members for i in inputs):
+                continue
+            parts.append(p)
+        # The main node keeps the rest; if every group could stand alone,
+        # the first.
+        if len(parts) == len(groups):
+            parts = parts[1:]
+        return parts + tail
 
     def _flats(self, tensors: Sequence[torch.Tensor]) -> List[torch.Tensor]:
         """This call's differentiable bases, one per group (`_flat`)."""
@@ -478,9 +697,17 @@ class _Variant:
         detach = self.translation.result_detach
         if self.training:
             views = _Views()
-            res = _AotFunction.apply(self, views, *tensors, *self._flats(tensors))
-            n = len(res) - len(self.dirty)
-            for i, new in zip(self.dirty, res[n:]):
+            views.arguments = tensors
+            res = _AotFunction.apply(self, views, *_cut(tensors, self.main_cut), *self._flats(tensors))
+            n = len(res) - len(self.main_dirty)
+            if self.parts:
+                res = list(res)
+                for part in self.parts:
+                    ins = [tensors[i] for i in part.inputs] if part.inputs else [torch.empty(0, requires_grad=True)]
+                    got = _AotPart.apply(self, views, part, *ins)
+                    for v, o in zip(part.outputs, got):
+                        res[v] = o
+            for i, new in zip(self.main_dirty, res[n:]):
                 t = tensors[i]
                 if t._base is None or i in self.unwritten_members:
                     continue
@@ -552,6 +779,18 @@ class _Variant:
                         torch._C._autograd._set_creation_meta(o, torch._C._autograd.CreationMeta.MULTI_OUTPUT_NODE)
                     except RuntimeError:  # (no autograd view metadata: nothing to mark)
                         pass
+        # A view of an intermediate made under no_grad: eager's requires
+        # grad where its base does, yet is a leaf, and no gradient flows
+        # through it (fuzz seed 5973: `with torch.no_grad(): v4 =
+        # v2.unbind(0)[0]`, then `cat([v4, a1])` after a graph break; eager
+        # leaves the `.grad` of `v2`'s leaves None).
+        no_grad_view = self.translation.result_no_grad_view
+        for k, o in enumerate(outs):
+            if k < len(no_grad_view) and no_grad_view[k] and self.aliases[k] is None and \
+                    self.same_object[k] is None and isinstance(o, torch.Tensor) and o.grad_fn is not None:
+                base = o._base if o._base is not None else o
+                with torch.no_grad():
+                    outs[k] = base.as_strided(o.size(), o.stride(), o.storage_offset())
         result = []
         for kind, v in self.translation.outputs:
             result.append(outs[v] if kind == "tensor" else v)

@@ -314,7 +314,10 @@ class Builder:
         return self.op1("tensor.cast", [v], None, v.shape, dtype)
 
     def value(self, arg) -> Value:
-        """The tensor value of an FX argument (a Node)."""
+        """The tensor value of an FX argument (a Node), or a value the
+        translation made itself (an op's rule given a copy of its operand)."""
+        if isinstance(arg, Value):
+            return arg
         if isinstance(arg, torch.fx.Node):
             v = self.env.get(arg)
             if isinstance(v, Value):
@@ -327,7 +330,7 @@ class Builder:
     def operand(self, arg, dtype: torch.dtype) -> Value:
         """A tensor operand converted to `dtype`, or a Python scalar as a 0-d
         constant of `dtype`."""
-        if isinstance(arg, torch.fx.Node):
+        if isinstance(arg, (torch.fx.Node, Value)):
             return self.cast(self.value(arg), dtype)
         if isinstance(arg, (bool, int, float)):
             if dtype == torch.bool:
@@ -495,6 +498,30 @@ def _index_copy_(x, dim, index, source):
     return aten.copy_.default(x, _index_copy(x, dim, index, source))
 
 
+def _inplace_on_a_copy(functional):
+    """An in-place op as its functional form on a copy of `self`, then
+    `copy_` into `self`. PyTorch's in-place kernels whose derivative reads
+    `self` save the original (a copy), so writing `self`, by this very op or
+    later, leaves their backward valid. The functional form on `self` itself
+    (`torch._refs`' in-place decompositions) would save `self`, which the
+    `copy_` then writes: a "modified by an inplace operation" error in
+    backward where eager trains (an in-place SiLU after a batch norm)."""
+
+    def fn(self, *args, **kwargs):
+        return aten.copy_.default(self, functional(aten.clone.default(self), *args, **kwargs))
+
+    return fn
+
+
+# The in-place activations whose eager derivative reads the original `self`
+# (PyTorch saves a copy of it). Those whose derivative reads the result
+# (`elu_`, `leaky_relu_`, `celu_`: a later write of the result makes eager's
+# backward raise) are left to PyTorch.
+# `test_aten_ops.test_in_place_activations_save_what_eager_saves` checks
+# both lists against PyTorch's autograd.
+INPLACE_SAVING_SELF = ("silu", "hardtanh", "hardsigmoid", "hardswish", "mish")
+
+
 def _build_decompositions():
     from torch._decomp import get_decompositions
 
@@ -502,7 +529,7 @@ def _build_decompositions():
         aten.nll_loss_forward,
         aten._scaled_dot_product_flash_attention_for_cpu,
         aten.tril, aten.triu,
-        aten.silu, aten.silu_,
+        aten.silu,
         aten.mse_loss,
         aten.hardtanh,
         aten.leaky_relu,
@@ -537,6 +564,10 @@ def _build_decompositions():
     table[aten.dropout.default] = _dropout
     table[aten.dropout_.default] = _dropout_
     table.update(conv.decompositions())
+    for name in INPLACE_SAVING_SELF:
+        packet, inplace = getattr(aten, name), getattr(aten, name + "_")
+        for ov in inplace.overloads():
+            table[getattr(inplace, ov)] = _inplace_on_a_copy(getattr(packet, ov))
     return table
 
 
@@ -735,6 +766,10 @@ class Translation:
     # op wrote that input's storage. Eager's view then records an older
     # version than its base has: reading its grad_fn (or is_leaf) raises.
     result_stale_view: List[bool] = field(default_factory=list)
+    # Per result: a view of an intermediate made under no_grad. Eager's
+    # requires grad when its base does, yet is a leaf: no history, no
+    # gradient through it.
+    result_no_grad_view: List[bool] = field(default_factory=list)
 
 
 def _is_view_node(node: torch.fx.Node) -> bool:
@@ -793,6 +828,17 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
         first = False
         n = n.args[0] if n.args else None
     return is_view, detach
+
+
+def _made_under_no_grad(node: torch.fx.Node) -> bool:
+    """Whether the view op that made output `node` (an in-place op's
+    result is its destination; an element of a multi-output view op is that
+    op's) ran under no_grad."""
+    while isinstance(node, torch.fx.Node) and _is_inplace_node(node):
+        node = node.args[0]
+    if isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target is operator.getitem:
+        node = node.args[0]
+    return isinstance(node, torch.fx.Node) and node.op == "call_function" and grad_mode_of(node) is False
 
 
 def _multi_output_view(node: torch.fx.Node) -> bool:
@@ -1213,6 +1259,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     views: List[bool] = []
     detaches: List[Optional[str]] = []
     multi: List[bool] = []
+    no_grad_views: List[bool] = []
     offsets: List[int] = []
     inputs: List[Optional[int]] = []
     result_nodes: List[torch.fx.Node] = []
@@ -1235,6 +1282,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     views.append(is_view)
                     detaches.append(detach)
                     multi.append(is_view and detach is None and _multi_output_view(o))
+                    no_grad_views.append(is_view and detach is None and _made_under_no_grad(o))
                     inputs.append(_input_object(o, placeholders))
                     result_nodes.append(o)
                 descr.append(("tensor", index_of[o]))
@@ -1269,6 +1317,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_is_view=views,
         result_multi_view=multi,
         result_detach=detaches,
+        result_no_grad_view=no_grad_views,
         result_input=inputs,
         result_stale_view=_stale_views(graph, result_nodes),
     )

@@ -722,7 +722,10 @@ impl PyAotFunction {
     /// Returns one gradient (or None) per argument: with `unreached=True`,
     /// None for every argument when no tangent is given at all; then one
     /// per differentiable base of the forward (None where none reached it).
-    #[pyo3(signature = (state, tangents, mutated_tangents = None, unreached = false))]
+    /// With `keep=True` the state stays usable for another backward (the
+    /// backend's autograd nodes of one call, each differentiating its own
+    /// outputs); without, this backward releases it.
+    #[pyo3(signature = (state, tangents, mutated_tangents = None, unreached = false, keep = false))]
     fn backward(
         &mut self,
         py: Python<'_>,
@@ -730,12 +733,10 @@ impl PyAotFunction {
         tangents: &Bound<'_, PyAny>,
         mutated_tangents: Option<&Bound<'_, PyAny>>,
         unreached: bool,
+        keep: bool,
     ) -> PyResult<Vec<Option<Py<PyAny>>>> {
         let api = torch(py)?;
-        let saved = state
-            .inner
-            .0
-            .take()
+        let saved = if keep { state.inner.0.clone() } else { state.inner.0.take() }
             .ok_or_else(|| ConventionError::new_err("this forward state was already used by a backward"))?;
         let mut binder = Binder::new(false);
         let bind_opt =

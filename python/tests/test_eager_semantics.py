@@ -548,3 +548,90 @@ def test_written_views_of_one_activation_beside_each_other_compile_under_no_grad
     assert aot_torch.stats["fallback_regions"] == before, "the region ran in PyTorch"
     for e, c in zip(list(eager) + e_args, list(compiled) + c_args):
         torch.testing.assert_close(c, e)
+
+
+_IN_PLACE = {
+    "silu": lambda x: torch.nn.functional.silu(x, inplace=True),
+    "relu6": lambda x: torch.nn.functional.relu6(x, inplace=True),
+    "hardtanh": lambda x: torch.nn.functional.hardtanh(x, -0.5, 0.5, inplace=True),
+    "hardswish": lambda x: torch.nn.functional.hardswish(x, inplace=True),
+    "hardsigmoid": lambda x: torch.nn.functional.hardsigmoid(x, inplace=True),
+    "mish": lambda x: torch.nn.functional.mish(x, inplace=True),
+    "sin_": lambda x: x.sin_(),
+    "abs_": lambda x: x.abs_(),
+    "log1p_": lambda x: x.abs_().log1p_(),
+    "pow_": lambda x: x.pow_(2),
+}
+
+
+@pytest.mark.parametrize("act", sorted(_IN_PLACE))
+def test_an_in_place_op_whose_derivative_reads_its_input_trains_compiled(act):
+    """Eager's in-place kernels whose derivative reads `self` (SiLU,
+    Hardswish, ReLU6, `sin_`, ...) save a copy of it, so writing `self`
+    leaves the backward valid: a model with an in-place activation after a
+    batch norm trains. Computing such an op as its functional form on `self`
+    and copying back made the IR's autograd model, and the decomposed ATen
+    graph PyTorch ran on fallback, see the save as stale ("modified by an
+    inplace operation"; torchvision's EfficientNet-B0 and MobileNetV2)."""
+
+    def f(x, w, bias):
+        y = torch.nn.functional.batch_norm(x @ w, None, None, training=True)
+        y = _IN_PLACE[act](y)
+        return (y.mean(0) + bias,)
+
+    def make_inputs():
+        g = torch.Generator().manual_seed(5)
+        return [torch.randn(6, 4, generator=g), torch.randn(4, 3, generator=g).requires_grad_(),
+                torch.randn(3, generator=g).requires_grad_()]
+
+    before = aot_torch.stats["fallback_ops"] + aot_torch.stats["fallback_regions"]
+    (eager, e_args), (compiled, c_args) = _both(f, make_inputs)
+    assert aot_torch.stats["fallback_ops"] + aot_torch.stats["fallback_regions"] == before, "ran in PyTorch"
+    torch.testing.assert_close(compiled[0].detach(), eager[0].detach())
+    for out in (eager, compiled):
+        (out[0] * torch.arange(3.0)).sum().backward()
+    for e, c in zip(e_args[1:], c_args[1:]):
+        torch.testing.assert_close(c.grad, e.grad)
+
+
+@pytest.mark.parametrize("act", ["relu6", "silu"])
+def test_a_later_write_after_an_in_place_activation_that_saves_its_input_is_allowed(act):
+    """The saved copy is not the tensor: writing the activation's result
+    again later does not make eager's backward raise, nor aot's."""
+
+    def f(x, w):
+        y = x @ w * 1
+        y = _IN_PLACE[act](y)
+        y.mul_(2)
+        return (y,)
+
+    def make_inputs():
+        g = torch.Generator().manual_seed(6)
+        return [torch.randn(3, 4, generator=g), torch.randn(4, 2, generator=g).requires_grad_()]
+
+    (eager, e_args), (compiled, c_args) = _both(f, make_inputs)
+    for out in (eager, compiled):
+        out[0].sum().backward()
+    torch.testing.assert_close(c_args[1].grad, e_args[1].grad)
+
+
+def test_in_place_activations_save_what_eager_saves():
+    """The in-place activations decomposed as their functional form on a
+    copy are exactly those whose eager derivative reads the original `self`
+    (a saved copy); those that save their result are left to PyTorch, since
+    a later write of the result must make the backward raise."""
+    from aot_torch import fx_ir
+
+    aten = torch.ops.aten
+    scalars = {"hardtanh": (-0.5, 0.5)}
+    for name in fx_ir.INPLACE_SAVING_SELF:
+        x = torch.randn(4, requires_grad=True) * 1
+        y = getattr(aten, name + "_").default(x, *scalars.get(name, ()))
+        saved = [a for a in dir(y.grad_fn) if a.startswith("_saved_")]
+        assert "_saved_self" in saved and "_saved_result" not in saved, (name, saved)
+        assert fx_ir.DECOMPOSITIONS[getattr(aten, name + "_").default].__qualname__.startswith("_inplace_on_a_copy")
+    for name in ("elu", "leaky_relu", "celu"):
+        x = torch.randn(4, requires_grad=True) * 1
+        y = getattr(aten, name + "_").default(x)
+        assert hasattr(y.grad_fn, "_saved_result"), name
+        assert getattr(aten, name + "_").default not in fx_ir.DECOMPOSITIONS

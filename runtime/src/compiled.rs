@@ -150,7 +150,11 @@ pub struct CompiledFunction {
     pub generator: Rc<RefCell<Generator>>,
 }
 
-/// What a forward call leaves for its backward.
+/// What a forward call leaves for its backward. A clone shares the saved
+/// values (handles, not copies): a backward only reads and releases them,
+/// so one forward may be differentiated more than once (`retain_graph`, or
+/// an autograd graph that holds the call as several nodes).
+#[derive(Clone)]
 pub struct ForwardState {
     /// The values the partition saved.
     pub saved: Vec<Tensor>,
