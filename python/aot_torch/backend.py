@@ -101,7 +101,7 @@ class _AotFunction(torch.autograd.Function):
         # The call binds the arguments themselves: a node input may be a
         # leaf over an argument's memory (`_cut`), which only keeps the
         # node's edges off that argument's history.
-        real = views.arguments if views.arguments is not None else args
+        real = views.arguments
         outs, state = variant.fn.forward(_bind(real, variant.keep), variant.translation.result_is_view,
                                          variant.written, list(zip(flats, variant.base_groups)))
         ctx.aot = (variant, state, views)
@@ -119,15 +119,13 @@ class _AotFunction(torch.autograd.Function):
         # eager's backward raise. (An output made again outside the node, a
         # view, cannot be saved by it.)
         views.state = state
-        mine = [i for i in sorted(set(state.saved_args) | variant.eager_saved) if i not in variant.part_of]
-        outs_of_parts = {v for part in variant.parts for v in part.outputs}
-        saved = [args[i] for i in mine]
-        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results - outs_of_parts)
+        saved = [args[i] for i in variant.saved_args(state) if i not in variant.part_inputs]
+        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results - variant.part_outputs)
                   if views.node_outs[k] is not None]
         ctx.save_for_backward(*saved)
         # The parts' outputs leave through their own nodes (`_AotPart`).
         nondiff = [o for k, (o, d) in enumerate(zip(views.node_outs, views.node_diff))
-                   if (not d or k in outs_of_parts) and o is not None]
+                   if (not d or k in variant.part_outputs) and o is not None]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
         # Arguments written where autograd sees it: the node is their new
@@ -190,10 +188,8 @@ class _AotPart(torch.autograd.Function):
     def forward(ctx, variant: "_Variant", views: "_Views", part: _Part, *inputs):
         ctx.aot = (variant, views, part)
         ctx.set_materialize_grads(False)
-        state = views.state
-        mine = set(part.inputs)
         pos = {i: k for k, i in enumerate(part.inputs)}
-        saved = [inputs[pos[i]] for i in sorted(set(state.saved_args) | variant.eager_saved) if i in mine]
+        saved = [inputs[pos[i]] for i in variant.saved_args(views.state) if i in pos]
         saved += [views.node_outs[v] for v in part.outputs if v in variant.eager_saved_results]
         ctx.save_for_backward(*saved)
         dirty = [inputs[pos[i]] for i in part.dirty]
@@ -384,7 +380,8 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
         with FakeTensorMode(allow_non_fake_inputs=False) as mode:
             fakes = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in args]
             # Where each argument's history starts: its node (or, for a
-            # leaf, its accumulator's variable), and its base's.
+            # leaf, its accumulator's variable), and its base's. Keyed by
+            # id: `keep_alive` holds them so that no id is reused.
             entries: Dict[int, set] = {}
             keep_alive = []
             for p, a in enumerate(fakes):
@@ -469,18 +466,29 @@ def _flat(t: torch.Tensor) -> torch.Tensor:
     return _root(t).as_strided((n,), (1,), 0)
 
 
-def _cut(tensors: Sequence[torch.Tensor], cut: frozenset) -> List[torch.Tensor]:
-    """The node's inputs: the tensors, those at positions in `cut` (first
-    positions) that require grad as leaves over the same memory and version
-    counter, one per object (a duplicate stays one object)."""
-    if not cut:
-        return list(tensors)
+def _leaves_over(tensors: Sequence[Any], take) -> List[Any]:
+    """The tensors, those at the positions `take(i, t)` picks as leaves that
+    require grad over the same memory and version counter
+    (`detach().requires_grad_()`): one per object, so a duplicate argument
+    stays one object."""
     made: Dict[int, torch.Tensor] = {}
-    for i in cut:
-        t = tensors[i]
-        if isinstance(t, torch.Tensor) and t.requires_grad:
-            made[id(t)] = t.detach().requires_grad_()
-    return [made.get(id(t), t) for t in tensors]
+    out = []
+    for i, t in enumerate(tensors):
+        if isinstance(t, torch.Tensor) and take(i, t):
+            s = made.get(id(t))
+            if s is None:
+                s = made[id(t)] = t.detach().requires_grad_()
+            t = s
+        out.append(t)
+    return out
+
+
+def _cut(tensors: Sequence[torch.Tensor], cut: frozenset) -> List[torch.Tensor]:
+    """The node's inputs: the objects at positions in `cut` (first
+    positions) that require grad, as leaves over their memory (no edge
+    into their history)."""
+    objects = {id(tensors[i]) for i in cut}
+    return _leaves_over(tensors, lambda i, t: id(t) in objects and t.requires_grad)
 
 
 def _bind(tensors: Sequence[torch.Tensor], keep: frozenset = frozenset()) -> List[torch.Tensor]:
@@ -492,17 +500,7 @@ def _bind(tensors: Sequence[torch.Tensor], keep: frozenset = frozenset()) -> Lis
     (`detach().requires_grad_()`); one stand-in per object, so a duplicate
     argument stays one object. The arguments in `keep` (those the program
     writes) are bound as they are: their writes are autograd's to see."""
-    out: List[torch.Tensor] = []
-    made: Dict[int, torch.Tensor] = {}
-    for i, t in enumerate(tensors):
-        if isinstance(t, torch.Tensor) and t.requires_grad and not t.is_leaf and i not in keep:
-            s = made.get(id(t))
-            if s is None:
-                s = made[id(t)] = t.detach().requires_grad_()
-            out.append(s)
-        else:
-            out.append(t)
-    return out
+    return _leaves_over(tensors, lambda i, t: t.requires_grad and not t.is_leaf and i not in keep)
 
 
 class _Variant:
@@ -589,8 +587,7 @@ class _Variant:
         # dead code).
         held = set(self.dirty) | members
         reached = {id(tensors[i]) for i, r in enumerate(self.grad_reaches) if r or i in held}
-        self.cut = frozenset(i for i, t in enumerate(tensors)
-                             if self.dupe_of[i] is None and id(t) not in reached)
+        unreached = frozenset(i for i, t in enumerate(tensors) if self.dupe_of[i] is None and id(t) not in reached)
         facts = _eager_facts(aten_gm, args, self.tensor_index) if training else _EagerFacts()
         self.eager_saved, saved_outs = facts.args_saved, facts.outs_saved
         # Not the arguments the region writes: eager saved them before the
@@ -606,14 +603,19 @@ class _Variant:
             if kind == "tensor" and i in saved_outs and self.aliases[v] is None)
         self.out_meta = translation.result_meta
         self.parts = self._parts(facts, tensors, members) if training else []
-        in_parts = frozenset(i for part in self.parts for i in part.inputs)
-        # The node's own: arguments written, the argument positions whose
-        # history it takes, and its saves.
-        self.main_dirty = [i for i in self.dirty if i not in in_parts]
-        self.main_cut = self.cut | in_parts
-        self.part_of = {i: part for part in self.parts for i in part.inputs}
+        self.part_inputs = frozenset(i for part in self.parts for i in part.inputs)
+        self.part_outputs = frozenset(v for part in self.parts for v in part.outputs)
+        # The main node's own: the arguments it writes, and those it takes
+        # as leaves (no edge): the unreached ones and the parts'.
+        self.main_dirty = [i for i in self.dirty if i not in self.part_inputs]
+        self.cut = unreached | self.part_inputs
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
+
+    def saved_args(self, state) -> List[int]:
+        """The arguments (positions) a call's nodes save: those whose memory
+        the compiled backward reads, and those eager's formulas save."""
+        return sorted(set(state.saved_args) | self.eager_saved)
 
     def _parts(self, facts: _EagerFacts, tensors: Sequence[torch.Tensor], members: frozenset) -> List["_Part"]:
         """The region's independent parts beyond the first: groups of
@@ -698,7 +700,7 @@ class _Variant:
         if self.training:
             views = _Views()
             views.arguments = tensors
-            res = _AotFunction.apply(self, views, *_cut(tensors, self.main_cut), *self._flats(tensors))
+            res = _AotFunction.apply(self, views, *_cut(tensors, self.cut), *self._flats(tensors))
             n = len(res) - len(self.main_dirty)
             if self.parts:
                 res = list(res)
@@ -786,7 +788,7 @@ class _Variant:
         # leaves the `.grad` of `v2`'s leaves None).
         no_grad_view = self.translation.result_no_grad_view
         for k, o in enumerate(outs):
-            if k < len(no_grad_view) and no_grad_view[k] and self.aliases[k] is None and \
+            if no_grad_view[k] and self.aliases[k] is None and \
                     self.same_object[k] is None and isinstance(o, torch.Tensor) and o.grad_fn is not None:
                 base = o._base if o._base is not None else o
                 with torch.no_grad():

@@ -517,8 +517,8 @@ def _inplace_on_a_copy(functional):
 # (PyTorch saves a copy of it). Those whose derivative reads the result
 # (`elu_`, `leaky_relu_`, `celu_`: a later write of the result makes eager's
 # backward raise) are left to PyTorch.
-# `test_aten_ops.test_in_place_activations_save_what_eager_saves` checks
-# both lists against PyTorch's autograd.
+# `test_eager_semantics.test_in_place_activations_save_what_eager_saves`
+# checks both lists against PyTorch's autograd.
 INPLACE_SAVING_SELF = ("silu", "hardtanh", "hardsigmoid", "hardswish", "mish")
 
 
@@ -796,9 +796,10 @@ def _eager_view(node: torch.fx.Node) -> bool:
     return orig is None or orig is node.target or _is_view_op(orig)
 
 
-def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
-    """(is a view, detach position) of an output node, per
-    `Translation.result_is_view` / `result_detach`."""
+def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str], bool]:
+    """(is a view, detach position, made under no_grad) of an output node,
+    per `Translation.result_is_view` / `result_detach` /
+    `result_no_grad_view`."""
     # The object an in-place op returns is its destination.
     obj = node
     while isinstance(obj, torch.fx.Node) and _is_inplace_node(obj):
@@ -806,8 +807,12 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
     if not isinstance(obj, torch.fx.Node):
         obj = node
     # A detach shares memory but has no `_base` in eager.
+    element = obj.op == "call_function" and obj.target is operator.getitem
     is_view = (_eager_view(obj) and obj.target is not aten.detach.default) or \
-        (obj.op == "call_function" and obj.target is operator.getitem and _eager_view(obj.args[0]))
+        (element and _eager_view(obj.args[0]))
+    # The op that made it (an element's is the multi-output op's).
+    maker = obj.args[0] if element else obj
+    no_grad = isinstance(maker, torch.fx.Node) and maker.op == "call_function" and grad_mode_of(maker) is False
     detach: Optional[str] = None
     n = node
     first = True
@@ -827,18 +832,7 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str]]:
             detach = "last" if first else "inner"
         first = False
         n = n.args[0] if n.args else None
-    return is_view, detach
-
-
-def _made_under_no_grad(node: torch.fx.Node) -> bool:
-    """Whether the view op that made output `node` (an in-place op's
-    result is its destination; an element of a multi-output view op is that
-    op's) ran under no_grad."""
-    while isinstance(node, torch.fx.Node) and _is_inplace_node(node):
-        node = node.args[0]
-    if isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target is operator.getitem:
-        node = node.args[0]
-    return isinstance(node, torch.fx.Node) and node.op == "call_function" and grad_mode_of(node) is False
+    return is_view, detach, is_view and detach is None and no_grad
 
 
 def _multi_output_view(node: torch.fx.Node) -> bool:
@@ -1278,11 +1272,11 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     eager_t = b.eager_layouts.get(o)
                     offsets.append(int(eager_t.storage_offset()) if laid_out and isinstance(eager_t, torch.Tensor)
                                    and tuple(eager_t.stride()) == tuple(t.stride()) else 0)
-                    is_view, detach = _view_chain(o)
+                    is_view, detach, no_grad_view = _view_chain(o)
                     views.append(is_view)
                     detaches.append(detach)
                     multi.append(is_view and detach is None and _multi_output_view(o))
-                    no_grad_views.append(is_view and detach is None and _made_under_no_grad(o))
+                    no_grad_views.append(no_grad_view)
                     inputs.append(_input_object(o, placeholders))
                     result_nodes.append(o)
                 descr.append(("tensor", index_of[o]))
