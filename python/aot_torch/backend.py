@@ -163,8 +163,16 @@ class _AotFunction(torch.autograd.Function):
         # none of their own (autograd takes the base's on into `_base`).
         gs, base_gs = gs[:len(variant.dupe_of)], gs[len(variant.dupe_of):]
         # An argument passed twice is one tensor: its gradient once; one no
-        # gradient can reach keeps `.grad` None, as in eager.
-        gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] else g
+        # gradient can reach keeps `.grad` None, as in eager; so does one
+        # no gradient reached in this backward (`_Variant._reached_from`).
+        got = {v for v, t in enumerate(tangents) if t is not None}
+        got_dirty = {i for i, g in enumerate(mutated) if g is not None}
+
+        def reached(i):
+            src = variant.reached_from.get(i)
+            return src is None or bool(src[0] & got) or bool(src[1] & got_dirty)
+
+        gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] or not reached(i) else g
               for i, g in enumerate(gs)]
         return (None, None, *gs, *base_gs)
 
@@ -533,11 +541,6 @@ class _Variant:
         # of a differentiable base (views of it, not leaves of their own).
         members = frozenset(i for g in self.base_groups for i in g)
         self.keep = self.mutated | members
-        # Members the program does not write: their memory changed only
-        # where another member's write (copied into the base) reached it,
-        # so nothing is copied into them after the call (eager writes
-        # nothing into them, and an output of `split` may not be written).
-        self.unwritten_members = members - self.mutated
         # Not training with an argument that requires grad: grad mode is
         # off, and the arguments' autograd flags do not count.
         self.fn = module.compile(_bind(tensors, self.keep), pipeline=cfg.pipeline_for(training),
@@ -563,7 +566,12 @@ class _Variant:
                 self.dirty.append(i)
             elif seen and m["requires_grad"]:
                 raise fx_ir.Unsupported("input %d" % i, "an input that requires grad is written, without a tangent")
-        self.aliases = [o["aliases_input"] for o in info["outputs"]]
+        # The user's outputs: after them come the members of a synthetic
+        # base whose metadata the program changed, which the runtime lays
+        # out itself with `as_strided_` (fuzz seed 7544: `v0.transpose_`,
+        # `v0` a view of another argument).
+        outputs = info["outputs"][:len(translation.result_meta)]
+        self.aliases = [o["aliases_input"] for o in outputs]
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
         # returns it, not as a new view of it.
@@ -571,10 +579,10 @@ class _Variant:
         # (`a.index_put_(...); return a` with `a` sharing a storage): the
         # translation knows the object.
         self.same_object: List[Optional[int]] = []
-        for r, a, o in zip(translation.result_input, self.aliases, info["outputs"]):
+        for r, a, o in zip(translation.result_input, self.aliases, outputs):
             same = self.tensor_index.get(r) if r is not None else None
             self.same_object.append(same if same is not None else (a if o["is_input"] else None))
-        self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in info["outputs"]]
+        self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in outputs]
         self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
         # The arguments (objects, by first position) no gradient can reach
         # and that the node neither writes nor takes as a base's member: the
@@ -609,8 +617,56 @@ class _Variant:
         # as leaves (no edge): the unreached ones and the parts'.
         self.main_dirty = [i for i in self.dirty if i not in self.part_inputs]
         self.cut = unreached | self.part_inputs
+        self.reached_from = self._reached_from(facts, members)
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
+
+    def _reached_from(self, facts: _EagerFacts, members: frozenset) -> Dict[int, Tuple[frozenset, frozenset]]:
+        """Per argument (first position) the main node differentiates: the
+        outputs (IR result positions) and written arguments whose eager
+        history reaches its history. Where none of them gets a gradient,
+        eager's graph sends the argument nothing, so the node returns None
+        for it, not zeros (fuzz seed 53: `v1 = a0.clone()` leaves one
+        region, the next writes `v1[3] = v0` and returns `v0.sum()`; `v1`'s
+        new value reaches nothing, and `a0`'s leaf keeps `.grad` None).
+        Arguments an output that aliases an argument reaches are left out:
+        that output's gradient flows outside the node. So are the members of
+        a differentiable base, whose gradient is the base's."""
+        if facts.out_reach is None or facts.arg_reach is None:
+            return {}
+        outs: Dict[int, set] = {}
+        blocked: set = set()
+        for k, (kind, v) in enumerate(self.translation.outputs):
+            for i in facts.out_reach.get(k, frozenset()):
+                if kind != "tensor" or self.aliases[v] is not None:
+                    blocked.add(i)
+                else:
+                    outs.setdefault(i, set()).add(v)
+        dirty: Dict[int, set] = {}
+        for j in self.main_dirty:
+            for i in facts.arg_reach.get(j, frozenset()):
+                dirty.setdefault(i, set()).add(j)
+        return {i: (frozenset(outs.get(i, ())), frozenset(dirty.get(i, ())))
+                for i, d in enumerate(self.dupe_of)
+                if d is None and i not in blocked and i not in members and i not in self.part_inputs}
+
+    def _stale(self, tensors: Sequence[torch.Tensor]) -> List[bool]:
+        """Per output: a view eager made before a write into its storage
+        (`Translation.result_stale_view`), through the argument it views or
+        through another argument of that storage (fuzz seed 7236: `v3 =
+        a1.split(2, 1)[0]`, then `a0.masked_fill_` under no_grad, `a0` and
+        `a1` views of one base)."""
+        out = []
+        for k, written in enumerate(self.translation.result_stale_view):
+            i = self.aliases[k]
+            if i is None or not written:
+                out.append(False)
+                continue
+            st = tensors[i].untyped_storage().data_ptr()
+            out.append(any(j in self.tensor_index and
+                           tensors[self.tensor_index[j]].untyped_storage().data_ptr() == st
+                           for j in written))
+        return out
 
     def saved_args(self, state) -> List[int]:
         """The arguments (positions) a call's nodes save: those whose memory
@@ -711,13 +767,30 @@ class _Variant:
                         res[v] = o
             for i, new in zip(self.main_dirty, res[n:]):
                 t = tensors[i]
-                if t._base is None or i in self.unwritten_members:
+                # Only the views the program writes. Another view of the
+                # written storage (marked by the runtime, as the two share
+                # memory) sees the write through its base, as in eager,
+                # where nothing is written into it: an output of `split`
+                # may not be written, and a copy into a view of a base that
+                # does not require grad gives the base a history under the
+                # written view's cached one, which PyTorch then takes for a
+                # leaf that requires grad (fuzz seed 6848).
+                if t._base is None or i not in self.mutated:
                     continue
                 # A written view: its memory holds the new value already;
                 # the copy records the write on the view's base, as eager's
                 # in-place op does (CopySlices), and the version counter
                 # stays where the call's writes left it.
+                # The view's history is brought up to date first, as eager's
+                # write through a fresh view (`a[1:] = v`) does: a write
+                # into another view of the same base may have given the
+                # base a history since the view's was cached, and PyTorch's
+                # in-place check reads the cached one (a leaf, for a view of
+                # a base that did not require grad). A version no cache
+                # holds makes the history be made again.
                 version = t._version
+                torch._C._autograd._unsafe_set_version_counter((t,), (version + 1,))
+                t.grad_fn
                 t.copy_(new)
                 torch._C._autograd._unsafe_set_version_counter((t,), (version,))
             outs = views.outputs(res[:n])
@@ -731,7 +804,8 @@ class _Variant:
             # A view of a stand-in (see `_bind`) is a view of the argument.
             regen = [i is not None and self.same_object[k] is None and (bound[i] is not tensors[i] or detach[k] is not None)
                      for k, i in enumerate(self.aliases)]
-        stale = self.translation.result_stale_view
+        stale = self._stale(tensors)
+        no_grad_view = self.translation.result_no_grad_view
         for k, i in enumerate(self.aliases):
             if self.same_object[k] is not None and detach[k] is None:
                 outs[k] = tensors[self.same_object[k]]
@@ -744,11 +818,18 @@ class _Variant:
                 if v > 0 and not t.is_inference():
                     torch._C._autograd._unsafe_set_version_counter((t,), (v - 1,))
                     try:
-                        outs[k] = _alias_of(t, outs[k], None)
+                        with torch.set_grad_enabled(torch.is_grad_enabled() and not no_grad_view[k]):
+                            outs[k] = _alias_of(t, outs[k], None)
                     finally:
                         torch._C._autograd._unsafe_set_version_counter((t,), (v,))
             elif regen[k] or detach[k] is not None:
-                outs[k] = _alias_of(tensors[i], outs[k], detach[k])
+                # A view eager made under no_grad is made so here: no
+                # history, and PyTorch's mark that forbids writing it in
+                # place in grad mode (fuzz seed 7378: `v0, v1 =
+                # a2.split(2, 0)` under no_grad, `v0.fill_` after a graph
+                # break raises in eager).
+                with torch.set_grad_enabled(torch.is_grad_enabled() and not no_grad_view[k]):
+                    outs[k] = _alias_of(tensors[i], outs[k], detach[k])
         # A detach of part of an intermediate: eager's shares the memory at
         # its offset, without a `_base`.
         for k, o in enumerate(outs):
@@ -786,7 +867,6 @@ class _Variant:
         # through it (fuzz seed 5973: `with torch.no_grad(): v4 =
         # v2.unbind(0)[0]`, then `cat([v4, a1])` after a graph break; eager
         # leaves the `.grad` of `v2`'s leaves None).
-        no_grad_view = self.translation.result_no_grad_view
         for k, o in enumerate(outs):
             if no_grad_view[k] and self.aliases[k] is None and \
                     self.same_object[k] is None and isinstance(o, torch.Tensor) and o.grad_fn is not None:

@@ -762,10 +762,13 @@ class Translation:
     # Per result: the graph input it is (the same object: the input, or an
     # in-place op's result, which is its destination), else None.
     result_input: List[Optional[int]] = field(default_factory=list)
-    # Per result: a view of an input made under no_grad before an in-place
-    # op wrote that input's storage. Eager's view then records an older
-    # version than its base has: reading its grad_fn (or is_leaf) raises.
-    result_stale_view: List[bool] = field(default_factory=list)
+    # Per result that is a view of an input made under no_grad, or an output
+    # of an op returning several views: the graph inputs an in-place op
+    # wrote after it was made. Where one of them shares the storage of the
+    # input it views (itself, or another view of one base, which only the
+    # call's arguments tell), eager's view records an older version than
+    # its base has, and reading its grad_fn (or is_leaf) raises.
+    result_stale_view: List[frozenset] = field(default_factory=list)
     # Per result: a view of an intermediate made under no_grad. Eager's
     # requires grad when its base does, yet is a leaf: no history, no
     # gradient through it.
@@ -888,17 +891,19 @@ def _creation_and_root(node: torch.fx.Node) -> Tuple[Optional[torch.fx.Node], Op
     return made, None
 
 
-def _stale_views(graph: torch.fx.Graph, outputs: List[torch.fx.Node]) -> List[bool]:
+def _stale_views(graph: torch.fx.Graph, outputs: List[torch.fx.Node]) -> List[frozenset]:
     """Per output node, `Translation.result_stale_view`."""
     order = {n: k for k, n in enumerate(graph.nodes)}
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     writes = [(order[n], _creation_and_root(n.args[0])[1]) for n in graph.nodes
               if _is_inplace_node(n) and isinstance(n.args[0], torch.fx.Node)]
     out = []
     for o in outputs:
         made, root = _creation_and_root(o)
-        stale = (made is not None and root is not None and grad_mode_of(made) is False
-                 and any(k > order[made] and r is root for k, r in writes))
-        out.append(stale)
+        if made is None or root is None or (grad_mode_of(made) is not False and not _multi_output_view(o)):
+            out.append(frozenset())
+            continue
+        out.append(frozenset(placeholders.index(r) for k, r in writes if k > order[made] and r is not None))
     return out
 
 
