@@ -834,24 +834,59 @@ def _index_put_(b, node, a):
 
 @_reg(aten.index.Tensor)
 def _index(b, node, a):
-    """x[..., idx] with one integer index tensor (after leading Nones)."""
+    """`x[i0, i1, ...]` with integer index tensors (advanced indexing). One
+    index is an `index_select`; several (broadcast together) index the
+    indexed dimensions merged into one by their combined position. Each
+    index is first taken through `index_select` of `0..size-1`, which
+    checks it against its own dimension and wraps a negative one, so an
+    index out of its dimension raises as in eager instead of landing in
+    another row. Adjacent indexed dimensions leave the result's in their
+    place; separated ones (a slice between) put them first, as PyTorch
+    does."""
     shape, dtype = out_meta(node)
     x = b.value(a["self"])
     indices = list(a["indices"])
     pos = [i for i, t in enumerate(indices) if t is not None]
-    if len(pos) != 1:
-        raise Reject("advanced indexing with %d index tensors" % len(pos))
-    d = pos[0]
-    idx = _int_index(b, indices[d], "index")
-    if idx.rank != 1:
-        flat = b.op1("view.reshape", [idx], {"shape": [idx.numel()]}, (idx.numel(),), idx.dtype, roots=idx.roots)
-    else:
-        flat = idx
-    sel_shape = x.shape[:d] + (flat.shape[0],) + x.shape[d + 1:]
-    r = b.op1("tensor.index_select", [x, flat], {"dim": d}, sel_shape, dtype)
-    if sel_shape != shape:
-        r = b.op1("view.view", [r], {"shape": list(shape)}, shape, dtype)
-    return r
+    if not pos:
+        raise Reject("advanced indexing without an index tensor")
+    idx = [_int_index(b, indices[d], "index") for d in pos]
+    if len(pos) == 1:
+        d, i = pos[0], idx[0]
+        flat = i if i.rank == 1 else \
+            b.op1("view.reshape", [i], {"shape": [i.numel()]}, (i.numel(),), i.dtype, roots=i.roots)
+        sel_shape = x.shape[:d] + (flat.shape[0],) + x.shape[d + 1:]
+        r = b.op1("tensor.index_select", [x, flat], {"dim": d}, sel_shape, dtype)
+        return r if sel_shape == shape else b.op1("view.view", [r], {"shape": list(shape)}, shape, dtype)
+    try:
+        bshape = tuple(torch.broadcast_shapes(*[i.shape for i in idx]))
+    except RuntimeError as e:
+        raise Reject("index tensors that do not broadcast: %s" % e)
+    if pos != list(range(pos[0], pos[0] + len(pos))):
+        perm = pos + [d for d in range(x.rank) if d not in pos]
+        x = b.op1("view.permute", [x], {"dims": perm}, tuple(x.shape[d] for d in perm), x.dtype, roots=x.roots)
+        pos = list(range(len(pos)))
+    d0, k = pos[0], len(pos)
+    n = math.prod(bshape)
+    lin = None
+    for d, i in zip(pos, idx):
+        size = x.shape[d]
+        if i.shape != bshape:
+            i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
+        i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
+        iota = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (size,), torch.int64)
+        w = b.op1("tensor.index_select", [iota, i], {"dim": 0}, (n,), torch.int64)
+        if lin is None:
+            lin = w
+        else:
+            lin = b.op1("tensor.mul", [lin, b.full(size, torch.int64)], None, (n,), torch.int64)
+            lin = b.op1("tensor.add", [lin, w], None, (n,), torch.int64)
+    merged = x.shape[:d0] + (math.prod(x.shape[d0:d0 + k]),) + x.shape[d0 + k:]
+    xr = b.op1("view.reshape", [x], {"shape": list(merged)}, merged, x.dtype, roots=x.roots)
+    sel = merged[:d0] + (n,) + merged[d0 + 1:]
+    r = b.op1("tensor.index_select", [xr, lin], {"dim": d0}, sel, dtype)
+    if merged[:d0] + bshape + merged[d0 + 1:] != tuple(shape):
+        raise Reject("advanced indexing with a result shape aot does not derive (%s)" % (tuple(shape),))
+    return r if sel == tuple(shape) else b.op1("view.reshape", [r], {"shape": list(shape)}, shape, dtype)
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import dataclasses
 import logging
 import operator
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -572,6 +572,18 @@ class _Variant:
         # `v0` a view of another argument).
         outputs = info["outputs"][:len(translation.result_meta)]
         self.aliases = [o["aliases_input"] for o in outputs]
+        # Of the members of a differentiable base, the runtime names one for
+        # every output that views the base; eager's view is of the member
+        # the program took it from, whose history it joins (fuzz seed
+        # 7810: `v4 = a0.select(0, 0)` named `v1 = a0[:, 2:3]`, a member
+        # the program then writes, and regenerated from it, `v4` lost its
+        # gradient).
+        group_of = {i: g for g in self.base_groups for i in g}
+        for k, i in enumerate(self.aliases):
+            j = translation.result_view_of[k]
+            j = self.tensor_index.get(j) if j is not None else None
+            if i is not None and j is not None and j != i and j in group_of.get(i, ()):
+                self.aliases[k] = j
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
         # returns it, not as a new view of it.
@@ -847,6 +859,20 @@ class _Variant:
                 if self.translation.result_is_view[k] and o.numel() > 0:
                     off = self.translation.result_offsets[k]
                     extent = off + 1 + sum((n - 1) * abs(d) for n, d in zip(o.shape, st))
+                    masks = _first_reach_masks(extent, [(tuple(o.shape), st, off)])
+                    if masks is not None:
+                        # Several positions of one element (an `expand` of
+                        # an intermediate laid out otherwise: fuzz seed
+                        # 7717), which `copy_` refuses: each element is
+                        # written once, from its first position, so the
+                        # gradient reaches the others' positions as zeros,
+                        # as the compiled backward sums them anyway.
+                        pos = torch.arange(extent).as_strided(o.shape, st, off)
+                        first = torch.where(masks[0], o, torch.zeros((), dtype=o.dtype))
+                        base = torch.zeros(extent, dtype=o.dtype).index_put((pos.reshape(-1),), first.reshape(-1),
+                                                                           accumulate=True)
+                        outs[k] = base.as_strided(o.shape, st, off)
+                        continue
                     laid = torch.empty(extent, dtype=o.dtype).as_strided(o.shape, st, off)
                 else:
                     laid = torch.empty_strided(o.shape, st, dtype=o.dtype)
@@ -927,6 +953,11 @@ class _Region(torch.nn.Module):
         self.region_name = name
         self.variants: Dict[tuple, Any] = {}
         self.warned_limit = False
+        # The graph Dynamo handed over, where this region is all of it: what
+        # falls back runs that, the user's own program, not the ATen graph
+        # traced from it, whose decompositions may make views (`stack` as
+        # `cat` then `view`: fuzz seed 8080) or save tensors otherwise.
+        self.original: Optional[Callable] = None
         out = [n for n in aten_gm.graph.nodes if n.op == "output"][0]
         self.tuple_out = isinstance(out.args[0], (tuple, list))
 
@@ -970,7 +1001,10 @@ class _Region(torch.nn.Module):
         return out if self.tuple_out else (out[0] if out else None)
 
     def run_in_pytorch(self, args):
-        """The region's ATen graph run by PyTorch (`_run_graph`)."""
+        """The graph Dynamo handed over, where the region is all of it; else
+        the region's ATen graph run by PyTorch (`_run_graph`)."""
+        if self.original is not None:
+            return self.original(*args)
         return _run_graph(self.aten_gm, args)
 
 
@@ -1114,6 +1148,8 @@ class CompiledGraph:
             stats["fallback_regions"] += 1
             return self.gm
         module, fell_back = _split(aten, self.cfg, self.name)
+        if isinstance(module, _Region):
+            module.original = self.gm
         if fell_back:
             ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})
             log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell_back), "; ".join(ops))

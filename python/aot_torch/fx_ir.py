@@ -762,6 +762,11 @@ class Translation:
     # Per result: the graph input it is (the same object: the input, or an
     # in-place op's result, which is its destination), else None.
     result_input: List[Optional[int]] = field(default_factory=list)
+    # Per result: the graph input its chain of views (and in-place results)
+    # starts from, else None. The runtime's `aliases_input` names one
+    # member of a synthetic base for all of them; this is the one eager's
+    # view is of.
+    result_view_of: List[Optional[int]] = field(default_factory=list)
     # Per result that is a view of an input made under no_grad, or an output
     # of an op returning several views: the graph inputs an in-place op
     # wrote after it was made. Where one of them shares the storage of the
@@ -1261,6 +1266,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     no_grad_views: List[bool] = []
     offsets: List[int] = []
     inputs: List[Optional[int]] = []
+    view_of: List[Optional[int]] = []
     result_nodes: List[torch.fx.Node] = []
     index_of: Dict[torch.fx.Node, int] = {}
     descr: List[Tuple[str, Any]] = []
@@ -1283,6 +1289,8 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     multi.append(is_view and detach is None and _multi_output_view(o))
                     no_grad_views.append(no_grad_view)
                     inputs.append(_input_object(o, placeholders))
+                    root = _creation_and_root(o)[1]
+                    view_of.append(placeholders.index(root) if root is not None else None)
                     result_nodes.append(o)
                 descr.append(("tensor", index_of[o]))
             elif isinstance(v, (int, float, bool)) or v is None:
@@ -1318,6 +1326,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_detach=detaches,
         result_no_grad_view=no_grad_views,
         result_input=inputs,
+        result_view_of=view_of,
         result_stale_view=_stale_views(graph, result_nodes),
     )
 

@@ -456,3 +456,36 @@ func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tenso
     y.add_(1)
     torch.testing.assert_close(t, y.t())
     assert y.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("where", ["adjacent", "after_a_slice", "separated", "three"])
+def test_advanced_indexing_with_several_index_tensors_compiles(where, caplog):
+    """`x[i, j]` (attention masks, position lookups): compiled, no region in
+    PyTorch, values and gradients as eager's, negative indices wrapped,
+    broadcast index shapes; an index out of its own dimension raises (the
+    merged position it gives may well be inside the tensor)."""
+    fs = {
+        "adjacent": (lambda x, i, j: (x[i, j] * 2,), (0, 1)),
+        "after_a_slice": (lambda x, i, j: (x[:, i, j] * 2,), (1, 2)),
+        "separated": (lambda x, i, j: (x[i, :, j] * 2,), (0, 2)),
+        "three": (lambda x, i, j: (x[i, j, i].sin(),), (0, 1)),
+    }
+    f, dims = fs[where]
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(4, 5, 4, dtype=torch.float64, generator=g, requires_grad=True)
+    i = torch.randint(-4, 4, (2, 1), generator=g)
+    j = torch.randint(-x.shape[dims[1]], x.shape[dims[1]], (3,), generator=g)
+    want = f(x, i, j)[0]
+    (gx_want,) = torch.autograd.grad(want.sum(), x)
+    compiled = torch.compile(f, backend="aot")
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = compiled(x, i, j)[0]
+    assert not [r.getMessage() for r in caplog.records if "PyTorch" in r.getMessage()]
+    (gx_got,) = torch.autograd.grad(got.sum(), x)
+    assert got.shape == want.shape
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(gx_got, gx_want)
+    bad = j.clone()
+    bad[0] = x.shape[dims[1]]
+    with pytest.raises(Exception, match="out of bounds"):
+        compiled(x, i, bad)
