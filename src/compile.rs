@@ -872,18 +872,63 @@ pub struct InterpExecutable {
     ctx: Rc<Context>,
     func: Op,
     generator: Rc<RefCell<Generator>>,
+    /// Per set of absent tangents (a backward's), the function specialised
+    /// for them (`aot_codegen::absent`), in a context of its own: the
+    /// shared one is the forward's too, and stays as it is.
+    specialised: rustc_hash::FxHashMap<Vec<usize>, Result<(Context, Op), String>>,
+}
+
+/// How many sets of absent tangents one interpreted backward is
+/// specialised for; past them it runs with zeros.
+const MAX_SPECIALISED: usize = 16;
+
+fn interpret(
+    ctx: &Context,
+    func: Op,
+    generator: &RefCell<Generator>,
+    args: Vec<Tensor>,
+) -> Result<Vec<Tensor>, String> {
+    let mut it = Interpreter::new(ctx);
+    it.generator = *generator.borrow();
+    // Located as eager mode reports it (the source text is not kept).
+    let r = it.call_owned(func, args).map_err(|d| d.render(ctx, &aot_ir::SourceMgr::new()).trim_end().to_string());
+    *generator.borrow_mut() = it.generator;
+    r
+}
+
+/// `func` printed and parsed into a context of its own, then specialised
+/// for the tangents `absent`.
+fn specialise(ctx: &Context, func: Op, first_tangent: usize, absent: &[usize]) -> Result<(Context, Op), String> {
+    let text = aot_ir::printer::print_op(ctx, func, Default::default());
+    let mut own = Context::new();
+    let opts = aot_ir::parser::ParseOptions { file: "<backward>".into(), first_line: 1 };
+    let module = aot_ir::parse_module(&mut own, &text, &opts).map_err(|d| d.message)?;
+    let f = aot_dialects::func::funcs(&own, module)
+        .first()
+        .map(|f| f.op)
+        .ok_or("the backward did not print as a function")?;
+    aot_codegen::absent::drop_absent_tangents(&mut own, f, first_tangent, absent).map_err(|d| d.message)?;
+    Ok((own, f))
 }
 
 impl Executable for InterpExecutable {
     fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
-        let mut it = Interpreter::new(&self.ctx);
-        it.generator = *self.generator.borrow();
-        // Located as eager mode reports it (the source text is not kept).
-        let r = it
-            .call_owned(self.func, args)
-            .map_err(|d| d.render(&self.ctx, &aot_ir::SourceMgr::new()).trim_end().to_string());
-        *self.generator.borrow_mut() = it.generator;
-        r
+        interpret(&self.ctx, self.func, &self.generator, args)
+    }
+
+    fn run_absent(&mut self, args: Vec<Tensor>, first_tangent: usize, absent: &[usize]) -> Result<Vec<Tensor>, String> {
+        if !self.specialised.contains_key(absent) {
+            if self.specialised.len() >= MAX_SPECIALISED {
+                return self.run(args);
+            }
+            let s = specialise(&self.ctx, self.func, first_tangent, absent);
+            self.specialised.insert(absent.to_vec(), s);
+        }
+        match self.specialised.get(absent) {
+            Some(Ok((ctx, f))) => interpret(ctx, *f, &self.generator, args),
+            Some(Err(m)) => Err(format!("specialising the backward: {m}")),
+            None => Err("the specialised backward is missing".into()),
+        }
     }
 }
 
@@ -975,7 +1020,12 @@ pub fn compile(
             aot_codegen::write_order::protect_reads(&mut ctx, func).map_err(|d| render(&ctx, &[d]))?;
             let ctx = Rc::new(ctx);
             let exe = |f: Op| -> Box<dyn Executable> {
-                Box::new(InterpExecutable { ctx: ctx.clone(), func: f, generator: generator.clone() })
+                Box::new(InterpExecutable {
+                    ctx: ctx.clone(),
+                    func: f,
+                    generator: generator.clone(),
+                    specialised: Default::default(),
+                })
             };
             let mut function = CompiledFunction::new(plans.forward, exe(func), generator.clone());
             if let Some((bwd, plan)) = plans.backward {

@@ -9,6 +9,7 @@
 //! dialect, is the seam every backend starts from; `cranelift` JIT-compiles
 //! its kernels and runs the host program around them.
 
+pub mod absent;
 pub mod affine;
 pub mod cranelift;
 #[cfg(feature = "cuda")]
@@ -37,6 +38,7 @@ pub fn link() {}
 
 use aot_ir::pass::{PassManager, PassManagerOptions};
 use aot_ir::{Context, Diagnostic, Op};
+use rustc_hash::FxHashMap;
 
 /// The passes from a value-semantics function over tensors to the `loop`
 /// dialect, anchored on the function.
@@ -158,45 +160,76 @@ fn lower(ctx: &mut Context, func: Op, pm: &mut PassManager, sink: &mut dyn std::
 }
 
 /// A function compiled on its first call (the backward of a training
-/// function: many forward calls never need it).
+/// function: many forward calls never need it), and again per set of
+/// tangents no gradient reached ([`absent::drop_absent_tangents`]).
 pub struct Lazy {
-    state: LazyState,
+    ctx: Box<Context>,
+    native: Native,
+    /// The function as the pipeline left it; each compile lowers a copy.
+    source: Op,
+    main: Option<Result<program::Executable, String>>,
+    specialised: FxHashMap<Vec<usize>, Result<program::Executable, String>>,
 }
 
-enum LazyState {
-    Pending { ctx: Box<Context>, func: Op, native: Native },
-    Ready(program::Executable),
-    Failed(String),
-    Compiling,
-}
+/// How many sets of absent tangents one backward is specialised for; past
+/// them it runs with zeros (a program whose outputs reach the loss in ever
+/// new combinations).
+const MAX_SPECIALISED: usize = 16;
 
 impl Lazy {
     pub fn new(ctx: Context, func: Op, native: impl Into<Native>) -> Lazy {
-        Lazy { state: LazyState::Pending { ctx: Box::new(ctx), func, native: native.into() } }
+        Lazy { ctx: Box::new(ctx), native: native.into(), source: func, main: None, specialised: FxHashMap::default() }
     }
 
     /// Whether the function has been compiled yet.
     pub fn is_compiled(&self) -> bool {
-        matches!(self.state, LazyState::Ready(_))
+        matches!(self.main, Some(Ok(_)))
+    }
+
+    /// A copy of the source function, specialised for `absent` tangents
+    /// when given, compiled.
+    fn compile(&mut self, absent: Option<(usize, &[usize])>) -> Result<program::Executable, String> {
+        let mut rw = aot_ir::rewriter::Rewriter::new(&mut self.ctx);
+        rw.set_insertion_point(aot_ir::rewriter::InsertPoint::After(self.source));
+        let func = rw.clone_deep(self.source, &mut FxHashMap::default());
+        if let Some((first, absent)) = absent {
+            absent::drop_absent_tangents(&mut self.ctx, func, first, absent)
+                .map_err(|d| format!("specialising the backward: {}", d.message))?;
+        }
+        compile_function(&mut self.ctx, func, self.native, &mut String::new())
+            .map_err(|d| format!("compiling the backward: {}", d.message))
     }
 }
 
 impl aot_runtime::compiled::Executable for Lazy {
     fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
-        if let LazyState::Pending { .. } = self.state {
-            let LazyState::Pending { mut ctx, func, native } = std::mem::replace(&mut self.state, LazyState::Compiling)
-            else {
-                unreachable!("matched above")
-            };
-            self.state = match compile_function(&mut ctx, func, native, &mut String::new()) {
-                Ok(e) => LazyState::Ready(e),
-                Err(d) => LazyState::Failed(format!("compiling the backward: {}", d.message)),
-            };
+        if self.main.is_none() {
+            self.main = Some(self.compile(None));
         }
-        match &mut self.state {
-            LazyState::Ready(e) => e.run(args),
-            LazyState::Failed(m) => Err(m.clone()),
-            _ => Err("the backward is still being compiled".into()),
+        match &mut self.main {
+            Some(Ok(e)) => e.run(args),
+            Some(Err(m)) => Err(m.clone()),
+            None => Err("the backward was not compiled".into()),
+        }
+    }
+
+    fn run_absent(
+        &mut self,
+        args: Vec<aot_runtime::Tensor>,
+        first_tangent: usize,
+        absent: &[usize],
+    ) -> Result<Vec<aot_runtime::Tensor>, String> {
+        if !self.specialised.contains_key(absent) {
+            if self.specialised.len() >= MAX_SPECIALISED {
+                return self.run(args);
+            }
+            let e = self.compile(Some((first_tangent, absent)));
+            self.specialised.insert(absent.to_vec(), e);
+        }
+        match self.specialised.get_mut(absent) {
+            Some(Ok(e)) => e.run(args),
+            Some(Err(m)) => Err(m.clone()),
+            None => Err("the specialised backward was not compiled".into()),
         }
     }
 }

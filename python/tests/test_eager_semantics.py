@@ -635,3 +635,29 @@ def test_in_place_activations_save_what_eager_saves():
         y = getattr(aten, name + "_").default(x)
         assert hasattr(y.grad_fn, "_saved_result"), name
         assert getattr(aten, name + "_").default not in fx_ir.DECOMPOSITIONS
+
+
+@pytest.mark.parametrize("partition", ["default", "min-cut"])
+def test_an_output_left_out_of_the_loss_adds_nothing_to_the_gradients(partition):
+    """Log-probabilities kept for logging, `log` of exact zeros: the loss
+    does not use them, PyTorch's engine never runs their derivative, and
+    the weights' gradient is finite. Compiled, the missing tangent was
+    zeros, and `0 * -inf` made every gradient nan; the backward is now
+    specialised for the outputs no gradient reached."""
+
+    def f(x, w):
+        h = x @ w
+        p = torch.softmax(h, -1) * (h > 0)
+        return h.square().sum(), torch.log(p)
+
+    x = torch.randn(4, 3, generator=torch.Generator().manual_seed(1))
+    grads = []
+    for fn in (f, torch.compile(f, backend="aot", options={"partition": partition})):
+        w = torch.randn(3, 5, generator=torch.Generator().manual_seed(0)).requires_grad_()
+        for _ in range(2):  # the specialised backward is reused
+            loss, logp = fn(x, w)
+            assert torch.isinf(logp).any()
+            loss.backward()
+        grads.append(w.grad)
+    assert torch.isfinite(grads[1]).all()
+    torch.testing.assert_close(grads[1], grads[0])

@@ -207,6 +207,19 @@ impl Backward {
             };
             tangents.push(acc);
         }
+        // Which tangent arguments some gradient reached (the others are
+        // absent: see `Executable::run_absent`).
+        let mut reached: Vec<bool> = p
+            .tangents
+            .iter()
+            .map(|(from, _, _)| match from {
+                TangentFrom::Output(k) => matches!(output_tangents.get(*k), Some(Some(_))),
+                TangentFrom::MutatedArgs(members) => {
+                    members.iter().any(|(arg, _)| matches!(mutated_tangents.get(*arg), Some(Some(_))))
+                }
+                TangentFrom::Zeros => false,
+            })
+            .collect();
         let mut slot_grads: Vec<Option<Acc>> = (0..p.slot_types.len()).map(|_| None).collect();
         // Tangents of regenerated aliases, then of mutated arguments no
         // tangent argument carries, go where autograd would send them.
@@ -217,7 +230,10 @@ impl Backward {
             let what = "a tangent routed to an alias or a mutated argument";
             let t = values(t);
             let to = match target {
-                AliasTarget::Tangent(j) => tangents[*j].values(),
+                AliasTarget::Tangent(j) => {
+                    reached[*j] = true;
+                    tangents[*j].values()
+                }
                 AliasTarget::Slot(s) => {
                     slot_grads[*s].get_or_insert_with(|| Acc::Values(vec![0.0; numel(&p.slot_types[*s].1)])).values()
                 }
@@ -236,10 +252,18 @@ impl Backward {
             && mutated_tangents.iter().all(Option::is_none);
         // 2. The graph. It owns the saved values and tangents from here.
         let mut inputs: Vec<Tensor> = saved;
+        let first_tangent = inputs.len();
         for ((_, e, shape), acc) in p.tangents.iter().zip(tangents) {
             inputs.push(acc.into_tensor(*e, shape));
         }
-        let grads = self.exe.run(inputs).map_err(exec)?;
+        let absent: Vec<usize> =
+            reached.iter().enumerate().filter(|(_, r)| !**r).map(|(j, _)| first_tangent + j).collect();
+        let grads = if absent.is_empty() || nothing_reached {
+            self.exe.run(inputs)
+        } else {
+            self.exe.run_absent(inputs, first_tangent, &absent)
+        }
+        .map_err(exec)?;
         if grads.len() != p.grad_slots.len() {
             return Err(exec(format!(
                 "the backward returned {} gradients, expected {}",

@@ -138,6 +138,17 @@ pub trait Executable {
     /// the argument handles so that it can free each one after its last
     /// use (a backward releases saved values as it goes).
     fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String>;
+
+    /// [`run`](Executable::run) for a backward graph whose tangent
+    /// arguments `absent` (positions among `args`, from `first_tangent` on)
+    /// no gradient reached: they hold zeros, and nothing computed from them
+    /// alone may count, not even a product with a value that is not finite,
+    /// as PyTorch's engine never runs such a derivative. An executable that
+    /// cannot be specialised runs as is.
+    fn run_absent(&mut self, args: Vec<Tensor>, first_tangent: usize, absent: &[usize]) -> Result<Vec<Tensor>, String> {
+        let _ = (first_tangent, absent);
+        self.run(args)
+    }
 }
 
 /// A compiled function: a graph plus its calling convention, and the

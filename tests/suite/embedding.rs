@@ -607,3 +607,37 @@ fn arguments_no_gradient_reaches_are_reported() {
     let inference = m.compile(None, &args, &Options::inference()).unwrap();
     assert!(inference.arg_effects().iter().all(|e| e.grad_reaches));
 }
+
+/// An output no gradient reached contributes nothing to the backward, not
+/// even where its derivative multiplies by a value that is not finite:
+/// PyTorch's engine never runs that derivative (`log` of an exact zero, an
+/// output kept for logging, gave `0 * -inf = nan` gradients to the weights
+/// when the backward took the missing tangent as zeros). The backward is
+/// specialised for the missing tangent, native and interpreted; where the
+/// tangent is given, the non-finite derivative is eager's, and stays.
+#[test]
+fn an_output_no_gradient_reached_adds_nothing_to_the_backward() {
+    let text = "func.func @f(%x: tensor<3xf32> {aot.requires_grad}) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = tensor.sub %x, %x : tensor<3xf32>
+  %1 = tensor.div %0, %0 : tensor<3xf32>
+  %2 = tensor.mul %x, %x : tensor<3xf32>
+  return %2, %1 : tensor<3xf32>, tensor<3xf32>
+}
+";
+    let m = Module::parse(text, "absent.mlir").unwrap();
+    let x = [f32s(&[3], &[0.5, 1.0, 2.0])];
+    x[0].set_requires_grad(true);
+    let ones = || f32s(&[3], &[1.0; 3]);
+    for backend in [Backend::Cranelift, Backend::Interp] {
+        let mut f = m.compile(None, &x, &Options::training().with_backend(backend)).unwrap();
+        // Twice: the specialised backward is compiled once, then reused.
+        for _ in 0..2 {
+            let (_, state) = f.forward(&x).unwrap();
+            let g = f.backward(state, &[Some(ones()), None]).unwrap();
+            assert_eq!(g.args[0].as_ref().unwrap().to_vec::<f32>().unwrap(), vec![1.0, 2.0, 4.0], "{backend:?}");
+        }
+        let (_, state) = f.forward(&x).unwrap();
+        let g = f.backward(state, &[Some(ones()), Some(ones())]).unwrap();
+        assert!(g.args[0].as_ref().unwrap().to_vec::<f32>().unwrap().iter().all(|v| v.is_nan()));
+    }
+}
