@@ -16,7 +16,7 @@ use aot_ir::pass::PassManager;
 use aot_ir::*;
 use aot_passes::convention::Convention;
 use aot_passes::dedupe::{DedupeInfo, DEDUPE_ATTR};
-use aot_passes::meta::{OutputType, SetSource, ViewAndMutationMeta};
+use aot_passes::meta::{OutputAliasInfo, OutputType, SetSource, ViewAndMutationMeta};
 use aot_passes::synthetic_base::{InnerArg, SyntheticBaseInfo, SYNTHETIC_BASE_ATTR};
 use aot_runtime::compiled::{
     ArgGuard, BaseFrom, CompiledFunction, Executable, Guards, OutputFrom, Plan, StorageFrom, Strided, WriteBack,
@@ -778,8 +778,11 @@ enum Sibling {
 
 /// [`Sibling`] for user output `j`, when it has siblings; `layout_of(k)` is
 /// output `k`'s layout in that storage. Only for outputs that do not
-/// require grad: a gradient of one does not reach the others (their graph
-/// values are distinct results).
+/// require grad (a gradient of one does not reach the others: their graph
+/// values are distinct results), and for outputs of an op returning several
+/// views (`unsafe_view_alias`), which PyTorch forbids writing in place, so
+/// that no write through one can concern the others' gradients (`a, b =
+/// y.unbind(0); return a, b`: eager's share `y`'s storage).
 fn sibling_view(
     meta: &ViewAndMutationMeta,
     returned: &[(Value, Value)],
@@ -790,7 +793,12 @@ fn sibling_view(
     let &(v, root) = returned.get(first + j)?;
     let o = meta.output_info.get(j)?;
     let group = o.storage_group?;
-    if root == v || o.requires_grad {
+    let shares = |m: &OutputAliasInfo| match m.output_type {
+        OutputType::NonAlias => !m.requires_grad,
+        OutputType::UnsafeViewAlias => true,
+        _ => false,
+    };
+    if root == v || !shares(o) {
         return None;
     }
     let members: Vec<usize> = meta
@@ -799,9 +807,8 @@ fn sibling_view(
         .enumerate()
         .filter(|&(k, m)| {
             returned.get(first + k).is_some_and(|r| r.1 == root && r.0 != root)
-                && m.output_type == OutputType::NonAlias
+                && shares(m)
                 && m.aliases_input.is_none()
-                && !m.requires_grad
                 && m.storage_group == Some(group)
         })
         .map(|(k, _)| k)

@@ -24,6 +24,7 @@ import dataclasses
 import logging
 import operator
 import os
+import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -82,6 +83,23 @@ class Config:
                 "synthetic-base{training=true},rng-functionalize,joint,simplify," + partition)
 
 
+# The compiled code's index checks, which eager makes too (`x[i]`,
+# `index_select`, `gather`, `embedding` with an index out of range).
+_INDEX_CHECK = re.compile(r"\bindex (-?\d+ )?(is )?out of (bounds|range)")
+
+
+def _checked(fn, *args, **kwargs):
+    """Calls compiled code; a failed check that eager makes too raises
+    PyTorch's exception class (an index out of range: IndexError, as
+    eager's), chained to aot's error, which says where."""
+    try:
+        return fn(*args, **kwargs)
+    except _native.ExecutionError as e:
+        if _INDEX_CHECK.search(str(e)):
+            raise IndexError(str(e)) from e
+        raise
+
+
 class _AotFunction(torch.autograd.Function):
     """A compiled forward and backward as one autograd node.
 
@@ -102,8 +120,8 @@ class _AotFunction(torch.autograd.Function):
         # leaf over an argument's memory (`_cut`), which only keeps the
         # node's edges off that argument's history.
         real = views.arguments
-        outs, state = variant.fn.forward(_bind(real, variant.keep), variant.translation.result_is_view,
-                                         variant.written, list(zip(flats, variant.base_groups)))
+        outs, state = _checked(variant.fn.forward, _bind(real, variant.keep), variant.translation.result_is_view,
+                               variant.written, list(zip(flats, variant.base_groups)))
         ctx.aot = (variant, state, views)
         # An output no gradient reached comes to the backward as None, not
         # zeros: an argument that only such outputs reach keeps `.grad`
@@ -812,7 +830,7 @@ class _Variant:
             regen = [i is not None and self.same_object[k] is None for k, i in enumerate(self.aliases)]
         else:
             bound = _bind(tensors, self.mutated)
-            outs = self.fn(bound, self.translation.result_is_view, self.written, no_grad=True)
+            outs = _checked(self.fn, bound, self.translation.result_is_view, self.written, no_grad=True)
             # A view of a stand-in (see `_bind`) is a view of the argument.
             regen = [i is not None and self.same_object[k] is None and (bound[i] is not tensors[i] or detach[k] is not None)
                      for k, i in enumerate(self.aliases)]
