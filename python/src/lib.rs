@@ -100,6 +100,14 @@ fn use_openmp(path: &str) -> PyResult<bool> {
     Ok(aot::codegen::threads::set_host_team(Box::new(team)).is_ok())
 }
 
+/// The name of every op the registry knows (`tensor.add`, `view.select`,
+/// ...), sorted: what IR written from Python may name.
+#[pyfunction]
+fn op_names() -> Vec<&'static str> {
+    aot::init();
+    aot_ir::registry::all_ops().iter().map(|d| d.name).collect()
+}
+
 /// The team that runs parallel steps: its name, or None for aot's own pool.
 #[pyfunction]
 fn thread_team() -> Option<String> {
@@ -826,6 +834,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;
+    m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add("AotError", py.get_type::<AotError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("SignatureError", py.get_type::<SignatureError>())?;

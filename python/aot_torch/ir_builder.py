@@ -1,0 +1,391 @@
+"""The IR text the FX translator writes: element types, attributes, SSA
+values and the `Builder` that emits ops in the generic form, and what the
+translator reads of an FX node (its value's shape and dtype, its arguments
+by schema name).
+
+Both the translator (`fx_ir`) and its op table (`aten_ops`) build on this
+module, which depends on neither: the op table is imported by the
+translator, not the other way round. Every op name a table entry emits is
+one the op registry knows (`aten_ops.check_op_names`, run by the tests).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import torch
+import torch.fx
+
+# PyTorch dtype -> IR element type.
+IR_DTYPES: Dict[torch.dtype, str] = {
+    torch.float32: "f32",
+    torch.float64: "f64",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int8: "i8",
+    torch.bool: "i1",
+}
+FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+
+
+class Unsupported(Exception):
+    """A node of the ATen graph that has no exact translation."""
+
+    def __init__(self, node_name: str, reason: str):
+        super().__init__("%s: %s" % (node_name, reason))
+        self.node_name = node_name
+        self.reason = reason
+
+
+class Reject(Exception):
+    """Raised by an op translation for a form it does not support."""
+
+
+# ---------------------------------------------------------------------------
+# Values and the text emitter
+
+
+@dataclass(frozen=True)
+class Value:
+    """An SSA value of tensor type. `roots`: the function arguments whose
+    storage it may view (for `Translation.mutated_inputs`)."""
+
+    name: str
+    shape: Tuple[int, ...]
+    dtype: torch.dtype
+    roots: frozenset = frozenset()
+
+    @property
+    def type(self) -> str:
+        return tensor_type(self.shape, self.dtype)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def ir_dtype(dtype: torch.dtype) -> str:
+    try:
+        return IR_DTYPES[dtype]
+    except KeyError:
+        raise Reject(_dtype_reason(dtype)) from None
+
+
+def _dtype_reason(dtype) -> str:
+    if dtype is not None and getattr(dtype, "is_complex", False):
+        return "complex dtype %s" % dtype
+    return "dtype %s is not an IR element type (f32 f64 f16 bf16 i64 i32 i8 i1)" % dtype
+
+
+def tensor_type(shape: Sequence[int], dtype: torch.dtype) -> str:
+    return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), ir_dtype(dtype))
+
+
+class Flag:
+    """A unit attribute (`{keepdim}`)."""
+
+
+FLAG = Flag()
+
+
+class Raw(str):
+    """Attribute text written as is."""
+
+
+def fmt_float(v: float, ty: str = "f64") -> str:
+    v = float(v)
+    if math.isfinite(v):
+        r = repr(v)
+        if "." not in r and "e" not in r and "E" not in r:
+            r += ".0"
+        return r
+    if ty == "f32":
+        bits = struct.unpack("<I", struct.pack("<f", v))[0]
+        return "0x%08X : f32" % bits
+    bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+    return "0x%016X : f64" % bits
+
+
+def fmt_attr(v: Any) -> str:
+    if isinstance(v, Raw):
+        return str(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return fmt_float(v)
+    if isinstance(v, str):
+        out = []
+        for ch in v:
+            if ch == '"':
+                out.append('\\"')
+            elif ch == "\\":
+                out.append("\\\\")
+            elif ch == "\n":
+                out.append("\\n")
+            elif ord(ch) < 0x20 or ord(ch) >= 0x7F:
+                out.extend("\\%02X" % b for b in ch.encode("utf-8"))
+            else:
+                out.append(ch)
+        return '"%s"' % "".join(out)
+    if isinstance(v, (list, tuple)):
+        return "[%s]" % ", ".join(fmt_attr(x) for x in v)
+    raise TypeError("cannot print attribute %r" % (v,))
+
+
+def fmt_attrs(attrs: Optional[Dict[str, Any]]) -> str:
+    if not attrs:
+        return ""
+    parts = []
+    for k, v in attrs.items():
+        if v is None:
+            continue
+        if isinstance(v, Flag):
+            parts.append(k)
+        else:
+            parts.append("%s = %s" % (k, fmt_attr(v)))
+    return " {%s}" % ", ".join(parts) if parts else ""
+
+
+def _dense_elem(x, dtype) -> str:
+    if dtype == torch.bool:
+        return "true" if x else "false"
+    if dtype in FLOAT_DTYPES:
+        return fmt_float(x)
+    return str(int(x))
+
+
+def dense_literal(t: torch.Tensor) -> str:
+    """`dense<...> : tensor<...>` for a tensor with finite values."""
+    ty = tensor_type(tuple(t.shape), t.dtype)
+    if t.dim() == 0:
+        return "dense<%s> : %s" % (_dense_elem(t.item(), t.dtype), ty)
+
+    def rec(x):
+        if isinstance(x, list):
+            return "[%s]" % ", ".join(rec(e) for e in x)
+        return _dense_elem(x, t.dtype)
+
+    return "dense<%s> : %s" % (rec(t.tolist()), ty)
+
+
+class Builder:
+    """Emits the body of one function and keeps the FX node -> value map."""
+
+    def __init__(self, name_prefix: str = ""):
+        self.lines: List[str] = []
+        self.env: Dict[torch.fx.Node, Any] = {}
+        self.counter = 0
+        self.has_random = False
+        self.mutated_roots: set = set()
+        self.loc: Optional[str] = None
+        # ops are emitted with aot.no_grad (grad mode off where they ran)
+        self.no_grad = False
+        self.graph_module: Optional[torch.fx.GraphModule] = None
+        # storage offsets of the arguments (from the example inputs)
+        self.arg_offsets: Dict[int, int] = {}
+        # SSA names of fresh tensors (results of tensor.* and rng.* ops)
+        self.fresh_values: set = set()
+        # Per FX node that aliases an argument through views and in-place
+        # ops: a meta tensor with its layout, replayed from the argument's
+        # (`_track_layout`). None once a metadata change could not be
+        # replayed: then no layout is known. `probing`: a node checked
+        # alone (`unsupported_reason`), whose argument layouts are not known.
+        self.layouts: Optional[Dict[torch.fx.Node, torch.Tensor]] = {}
+        # The same for eager's layouts of fresh values and their views: a
+        # fresh result laid out as PyTorch lays it out (the trace's strides;
+        # its offsets are not kept), then each view replayed on it
+        # (`_track_eager_layout`).
+        self.eager_layouts: Dict[torch.fx.Node, Any] = {}
+        self.probing = False
+
+    # -- emission -------------------------------------------------------
+    def fresh(self) -> str:
+        n = "%%%d" % self.counter
+        self.counter += 1
+        return n
+
+    def op(self, name: str, operands: Sequence[Value], attrs=None,
+           results: Sequence[Tuple[Sequence[int], torch.dtype]] = (),
+           roots: frozenset = frozenset()) -> List[Value]:
+        for o in operands:
+            assert isinstance(o, Value), (name, o)
+        ins = ", ".join(o.name for o in operands)
+        in_types = ", ".join(o.type for o in operands)
+        res_types = [tensor_type(s, d) for s, d in results]
+        loc = " loc(%s)" % self.loc if self.loc else ""
+        if self.no_grad:
+            attrs = dict(attrs or {})
+            attrs["aot.no_grad"] = FLAG
+        sig = "(%s) -> (%s)" % (in_types, ", ".join(res_types))
+        text = '"%s"(%s)%s : %s%s' % (name, ins, fmt_attrs(attrs), sig, loc)
+        if not results:
+            self.lines.append("  " + text)
+            return []
+        v = self.fresh()
+        if len(results) == 1:
+            self.lines.append("  %s = %s" % (v, text))
+            vals = [Value(v, tuple(results[0][0]), results[0][1], roots)]
+        else:
+            self.lines.append("  %s:%d = %s" % (v, len(results), text))
+            vals = [Value("%s#%d" % (v, i), tuple(s), d, roots) for i, (s, d) in enumerate(results)]
+        if name.startswith(("tensor.", "rng.")):
+            self.fresh_values.update(x.name for x in vals)
+        return vals
+
+    def op1(self, name, operands, attrs=None, shape=None, dtype=None, roots=frozenset()) -> Value:
+        return self.op(name, operands, attrs, [(tuple(shape), dtype)], roots)[0]
+
+    # -- constants ------------------------------------------------------
+    def full(self, value, dtype: torch.dtype, shape: Sequence[int] = ()) -> Value:
+        ir_dtype(dtype)
+        if dtype == torch.bool:
+            return self.op1("tensor.full", [], {"value": 1.0 if value else 0.0}, shape, dtype)
+        if dtype in FLOAT_DTYPES:
+            v = float(value)
+            return self.op1("tensor.full", [], {"value": v}, shape, dtype)
+        if isinstance(value, float) and not value.is_integer():
+            raise Reject("non-integral value %r for an integer tensor" % value)
+        iv = int(value)
+        info = torch.iinfo(dtype)
+        if not info.min <= iv <= info.max:
+            raise Reject("value %d out of range of %s" % (iv, dtype))
+        lit = "dense<%d> : %s" % (iv, tensor_type(shape, dtype))
+        return self.op1("tensor.constant", [], {"value": Raw(lit)}, shape, dtype)
+
+    def constant(self, t: torch.Tensor) -> Value:
+        """A literal tensor (non-finite floats through tensor.where)."""
+        t = t.detach().cpu()
+        if t.is_complex() or t.dtype not in IR_DTYPES:
+            raise Reject(_dtype_reason(t.dtype))
+        shape = tuple(t.shape)
+        if t.numel() == 1:
+            return self.full(t.reshape(-1)[0].item(), t.dtype, shape)
+        if t.dtype in FLOAT_DTYPES:
+            finite = torch.isfinite(t)
+            if not bool(finite.all()):
+                v = self.constant(torch.where(finite, t, torch.zeros_like(t)))
+                for special in (math.inf, -math.inf, math.nan):
+                    m = torch.isnan(t) if special != special else (t == special)
+                    if bool(m.any()):
+                        mv = self.constant(m)
+                        v = self.op1("tensor.where", [mv, self.full(special, t.dtype), v], None, shape, t.dtype)
+                return v
+        return self.op1("tensor.constant", [], {"value": Raw(dense_literal(t))}, shape, t.dtype)
+
+    def rebind(self, old_arg, new: Value) -> None:
+        """After a metadata mutation the operand's SSA value is dead: every
+        FX node that denoted that object now denotes `new`."""
+        old = self.env.get(old_arg)
+        for k, v in list(self.env.items()):
+            if v is old:
+                self.env[k] = new
+        self.env[old_arg] = new
+
+    # -- conversions ----------------------------------------------------
+    def cast(self, v: Value, dtype: torch.dtype) -> Value:
+        if v.dtype == dtype:
+            return v
+        ir_dtype(dtype)
+        return self.op1("tensor.cast", [v], None, v.shape, dtype)
+
+    def value(self, arg) -> Value:
+        """The tensor value of an FX argument (a Node), or a value the
+        translation made itself (an op's rule given a copy of its operand)."""
+        if isinstance(arg, Value):
+            return arg
+        if isinstance(arg, torch.fx.Node):
+            v = self.env.get(arg)
+            if isinstance(v, Value):
+                return v
+            if v is None:
+                raise Reject("operand %s has no value" % arg.name)
+            raise Reject("operand %s is not a tensor (%s)" % (arg.name, type(v).__name__))
+        raise Reject("expected a tensor operand, got %r" % (arg,))
+
+    def operand(self, arg, dtype: torch.dtype) -> Value:
+        """A tensor operand converted to `dtype`, or a Python scalar as a 0-d
+        constant of `dtype`."""
+        if isinstance(arg, (torch.fx.Node, Value)):
+            return self.cast(self.value(arg), dtype)
+        if isinstance(arg, (bool, int, float)):
+            if dtype == torch.bool:
+                return self.full(bool(arg), dtype)
+            return self.full(arg, dtype)
+        if isinstance(arg, torch.SymInt) or isinstance(arg, torch.SymFloat):
+            raise Reject("dynamic shape (symbolic scalar operand)")
+        raise Reject("unsupported operand %r" % (arg,))
+
+    def mutate(self, v: Value) -> None:
+        self.mutated_roots |= set(v.roots)
+
+
+# ---------------------------------------------------------------------------
+# Node metadata
+
+
+def _is_symbolic(x) -> bool:
+    return isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+def tensor_meta(val) -> Tuple[Tuple[int, ...], torch.dtype]:
+    if not isinstance(val, torch.Tensor):
+        raise Reject("expected a tensor value, got %s" % type(val).__name__)
+    if val.is_sparse or val.layout != torch.strided:
+        raise Reject("sparse or non-strided tensor (layout %s)" % val.layout)
+    if val.is_complex():
+        raise Reject("complex dtype %s" % val.dtype)
+    shape = []
+    for d in val.shape:
+        if _is_symbolic(d):
+            raise Reject("dynamic shape")
+        shape.append(int(d))
+    ir_dtype(val.dtype)
+    return tuple(shape), val.dtype
+
+
+def node_val(node: torch.fx.Node):
+    if "val" not in node.meta:
+        raise Reject("node %s has no meta['val'] (trace with make_fx)" % node.name)
+    return node.meta["val"]
+
+
+def out_meta(node: torch.fx.Node):
+    """(shape, dtype) of a single-tensor node."""
+    return tensor_meta(node_val(node))
+
+
+def out_metas(node: torch.fx.Node):
+    val = node_val(node)
+    if not isinstance(val, (list, tuple)):
+        raise Reject("expected several results")
+    return [tensor_meta(v) for v in val]
+
+
+def bind_args(node: torch.fx.Node) -> Dict[str, Any]:
+    """Schema argument name -> FX argument (defaults filled in)."""
+    schema = node.target._schema
+    out: Dict[str, Any] = {}
+    args = list(node.args)
+    for i, a in enumerate(schema.arguments):
+        if i < len(args) and not a.kwarg_only:
+            out[a.name] = args[i]
+        elif a.name in node.kwargs:
+            out[a.name] = node.kwargs[a.name]
+        elif a.has_default_value():
+            out[a.name] = a.default_value
+        else:
+            out[a.name] = None
+    return out
