@@ -129,6 +129,43 @@ def _index_copy_(x, dim, index, source):
     return aten.copy_.default(x, _index_copy(x, dim, index, source))
 
 
+def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                                   use_gelu, norm_first, eps, norm_weight_1, norm_bias_1, norm_weight_2,
+                                   norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2,
+                                   mask=None, mask_type=None):
+    """`nn.TransformerEncoderLayer`'s inference fast path (eval, no_grad,
+    batch first) as the layer's own ops: attention over the packed
+    projection (rows q, k, v, each split by head), then the feed-forward,
+    with the layer norms before (`norm_first`) or after each. With a mask
+    (or nested tensors) PyTorch runs it."""
+    if mask is not None or src.dim() != 3 or src.is_nested:
+        return NotImplemented
+    F = torch.nn.functional
+    b, t, e = src.shape
+    d = embed_dim // num_heads
+
+    def attention(x):
+        q, k, v = F.linear(x, qkv_weight, qkv_bias).view(b, t, 3, num_heads, d).permute(2, 0, 3, 1, 4)
+        o = F.scaled_dot_product_attention(q, k, v)
+        return F.linear(o.transpose(1, 2).reshape(b, t, e), proj_weight, proj_bias)
+
+    def feed_forward(x):
+        h = F.linear(x, ffn_weight_1, ffn_bias_1)
+        return F.linear(F.gelu(h) if use_gelu else F.relu(h), ffn_weight_2, ffn_bias_2)
+
+    def norm1(x):
+        return F.layer_norm(x, (e,), norm_weight_1, norm_bias_1, eps)
+
+    def norm2(x):
+        return F.layer_norm(x, (e,), norm_weight_2, norm_bias_2, eps)
+
+    if norm_first:
+        x = src + attention(norm1(src))
+        return x + feed_forward(norm2(x))
+    x = norm1(src + attention(src))
+    return norm2(x + feed_forward(x))
+
+
 def _inplace_on_a_copy(functional):
     """An in-place op as its functional form on a copy of `self`, then
     `copy_` into `self`. PyTorch's in-place kernels whose derivative reads
@@ -194,6 +231,7 @@ def _build_decompositions():
     table[aten.index_copy_.default] = _index_copy_
     table[aten.dropout.default] = _dropout
     table[aten.dropout_.default] = _dropout_
+    table[aten._transformer_encoder_layer_fwd.default] = _transformer_encoder_layer_fwd
     table.update(conv.decompositions())
     for name in INPLACE_SAVING_SELF:
         packet, inplace = getattr(aten, name), getattr(aten, name + "_")

@@ -489,3 +489,21 @@ def test_advanced_indexing_with_several_index_tensors_compiles(where, caplog):
     bad[0] = x.shape[dims[1]]
     with pytest.raises(IndexError, match="out of bounds"):
         compiled(x, i, bad)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_the_transformer_encoder_inference_fast_path_compiles(norm_first, activation, caplog):
+    """In eval under no_grad, `nn.TransformerEncoderLayer` calls one fused
+    op (`_transformer_encoder_layer_fwd`); it is traced as the layer's own
+    ops, so nothing runs in PyTorch and the values are eager's."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True, norm_first=norm_first,
+                                             activation=activation)
+    model = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+    x = torch.randn(2, 5, 16)
+    with torch.no_grad(), caplog.at_level(logging.WARNING, logger="aot_torch"):
+        want = model(x)
+        got = torch.compile(model, backend="aot")(x)
+    assert not [r.getMessage() for r in caplog.records if "PyTorch" in r.getMessage()]
+    torch.testing.assert_close(got, want)
