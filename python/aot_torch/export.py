@@ -174,8 +174,10 @@ def import_exported_program(ep: "torch.export.ExportedProgram", joint: bool = Fa
         if tr.result_meta[result][0] != ():
             raise ExportRejected("the loss (output %d) must be a scalar, but it is %s"
                                  % (loss_index, tr.result_types[result]))
-        for k, o in enumerate(info["outputs"]):
-            if k != loss_index and o["requires_grad"]:
+        # Per graph output, its IR result's metadata (the runtime lists
+        # more: a synthetic base's metadata-changed members come after).
+        for k, (kind, v) in enumerate(tr.outputs):
+            if kind == "tensor" and v != result and info["outputs"][v]["requires_grad"]:
                 raise ExportRejected(
                     "output %d requires grad but is not the loss (output %d): a joint export computes the "
                     "gradients of the loss only; detach the other outputs" % (k, loss_index))
