@@ -853,14 +853,23 @@ def _index_put_(b, node, a):
     return x
 
 
+def _from_the_end(b, i: Value, size: int) -> Value:
+    """Advanced indexing counts a negative index from the end; the IR's
+    `index_select`, like PyTorch's, takes `[0, size)` only (and checks it)."""
+    zero = b.full(0, i.dtype)
+    neg = b.op1("tensor.lt", [i, zero], None, i.shape, torch.bool)
+    wrapped = b.op1("tensor.add", [i, b.full(size, i.dtype)], None, i.shape, i.dtype)
+    return b.op1("tensor.where", [neg, wrapped, i], None, i.shape, i.dtype)
+
+
 @_reg(aten.index.Tensor)
 def _index(b, node, a):
     """`x[i0, i1, ...]` with integer index tensors (advanced indexing). One
     index is an `index_select`; several (broadcast together) index the
     indexed dimensions merged into one by their combined position. Each
-    index is first taken through `index_select` of `0..size-1`, which
-    checks it against its own dimension and wraps a negative one, so an
-    index out of its dimension raises as in eager instead of landing in
+    index is first counted from the end where negative, then taken through
+    `index_select` of `0..size-1`, which checks it against its own
+    dimension, so an index out of its dimension raises as in eager instead of landing in
     another row. Adjacent indexed dimensions leave the result's in their
     place; separated ones (a slice between) put them first, as PyTorch
     does."""
@@ -872,7 +881,7 @@ def _index(b, node, a):
         raise Reject("advanced indexing without an index tensor")
     idx = [_int_index(b, indices[d], "index") for d in pos]
     if len(pos) == 1:
-        d, i = pos[0], idx[0]
+        d, i = pos[0], _from_the_end(b, idx[0], x.shape[pos[0]])
         flat = i if i.rank == 1 else \
             b.op1("view.reshape", [i], {"shape": [i.numel()]}, (i.numel(),), i.dtype, roots=i.roots)
         sel_shape = x.shape[:d] + (flat.shape[0],) + x.shape[d + 1:]
@@ -895,7 +904,7 @@ def _index(b, node, a):
             i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
         i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
         iota = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (size,), torch.int64)
-        w = b.op1("tensor.index_select", [iota, i], {"dim": 0}, (n,), torch.int64)
+        w = b.op1("tensor.index_select", [iota, _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
         if lin is None:
             lin = w
         else:

@@ -83,21 +83,25 @@ class Config:
                 "synthetic-base{training=true},rng-functionalize,joint,simplify," + partition)
 
 
-# The compiled code's index checks, which eager makes too (`x[i]`,
-# `index_select`, `gather`, `embedding` with an index out of range).
-_INDEX_CHECK = re.compile(r"\bindex (-?\d+ )?(is )?out of (bounds|range)")
+# The compiled code's index checks, which eager makes too: the op that
+# failed, then the check.
+_INDEX_CHECK = re.compile(r"'(?:tensor|mut)\.(\w+)' op index (-?\d+ )?(is )?out of (bounds|range)")
+# Eager raises IndexError for these (advanced indexing, `index_select`,
+# `embedding`), RuntimeError for `gather` and `scatter_add`.
+_INDEX_ERROR_OPS = frozenset({"index_select", "embedding", "index_put", "index_put_"})
 
 
 def _checked(fn, *args, **kwargs):
     """Calls compiled code; a failed check that eager makes too raises
-    PyTorch's exception class (an index out of range: IndexError, as
-    eager's), chained to aot's error, which says where."""
+    PyTorch's exception class (an index out of range: IndexError or
+    RuntimeError, as eager's), chained to aot's error, which says where."""
     try:
         return fn(*args, **kwargs)
     except _native.ExecutionError as e:
-        if _INDEX_CHECK.search(str(e)):
-            raise IndexError(str(e)) from e
-        raise
+        m = _INDEX_CHECK.search(str(e))
+        if m is None:
+            raise
+        raise (IndexError if m.group(1) in _INDEX_ERROR_OPS else RuntimeError)(str(e)) from e
 
 
 class _AotFunction(torch.autograd.Function):

@@ -507,3 +507,30 @@ def test_the_transformer_encoder_inference_fast_path_compiles(norm_first, activa
         got = torch.compile(model, backend="aot")(x)
     assert not [r.getMessage() for r in caplog.records if "PyTorch" in r.getMessage()]
     torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("op", ["index_select", "gather", "getitem"])
+def test_a_negative_index_is_taken_where_eager_takes_it(op):
+    """`x[i]` counts a negative index from the end; `index_select` and
+    `gather` refuse it, in eager (IndexError, RuntimeError) and compiled
+    (the same classes; the IR's ops check `[0, size)`)."""
+    fs = {
+        "index_select": lambda x, i: (torch.index_select(x, 0, i) * 2,),
+        "gather": lambda x, i: (torch.gather(x, 0, i.view(-1, 1).expand(-1, 3)) * 2,),
+        "getitem": lambda x, i: (x[i] * 2,),
+    }
+    f = fs[op]
+    x = torch.randn(5, 3)
+    compiled = torch.compile(f, backend="aot")
+    # Compiled on valid indices (tracing runs the ops on the arguments),
+    # then called again, same shapes, with a negative one.
+    ok = torch.tensor([1, 2, 0])
+    torch.testing.assert_close(compiled(x, ok)[0], f(x, ok)[0])
+    i = torch.tensor([1, -1, 0])
+    try:
+        want = f(x, i)[0]
+    except (IndexError, RuntimeError) as e:
+        with pytest.raises(type(e)):
+            compiled(x, i)
+        return
+    torch.testing.assert_close(compiled(x, i)[0], want)

@@ -624,12 +624,13 @@ pub fn linear(k: &mut KernelCtx<'_>) -> KernelResult {
     out1(k.new_f64(rt.elem, &rt.shape, &out))
 }
 
+/// An index of `gather`, `index_select` and `scatter_add`, which PyTorch
+/// takes in `[0, size)` only.
 fn check_index(i: i64, size: i64) -> Result<usize, String> {
-    let j = if i < 0 { i + size } else { i };
-    if j < 0 || j >= size {
+    if i < 0 || i >= size {
         return Err(format!("index {i} is out of bounds for dimension with size {size}"));
     }
-    Ok(j as usize)
+    Ok(i as usize)
 }
 
 pub fn embedding(k: &mut KernelCtx<'_>) -> KernelResult {

@@ -931,7 +931,8 @@ pub fn embedding(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 /// `out[ivs] = x[ivs with dimension dim replaced by idx[at(ivs)]]`, the
-/// index wrapped once when negative and checked against the size.
+/// index checked against `[0, size)` (PyTorch's `gather` and
+/// `index_select` take no negative index).
 fn take_along(
     lc: &mut LowerCtx<'_, '_>,
     name: &str,
@@ -947,7 +948,7 @@ fn take_along(
     lc.kernel(name, &[x, idx, out], &mut |s, a| {
         s.nest(&shape, true, &mut |s, ivs| {
             let i = load_index(s, a[1], &at(ivs, dim))?;
-            let j = checked_index(s, i, size, true, &msg)?;
+            let j = checked_index(s, i, size, false, &msg)?;
             let mut xi = ivs.to_vec();
             xi[dim] = j;
             let v = s.load(a[0], &xi)?;
@@ -976,7 +977,7 @@ pub fn index_select(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         lc.kernel("index_select", &[x, idx, out], &mut |s, a| {
             s.for_loop(0, n, 1, false, &[], &mut |s, k, _| {
                 let i = load_index(s, a[1], &[k])?;
-                checked_index(s, i, 1, true, "index out of bounds for dimension 0 with size 1")?;
+                checked_index(s, i, 1, false, "index out of bounds for dimension 0 with size 1")?;
                 Ok(Vec::new())
             })?;
             let v = s.load(a[0], &[])?;
@@ -1004,7 +1005,7 @@ pub fn scatter_add(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     lc.kernel("scatter_add", &[idx, src, out], &mut |s, a| {
         s.nest(&ishape, false, &mut |s, ivs| {
             let i = load_index(s, a[0], ivs)?;
-            let j = checked_index(s, i, size, true, &msg)?;
+            let j = checked_index(s, i, size, false, &msg)?;
             let mut oi = ivs.to_vec();
             oi[dim] = j;
             let old = s.load(a[2], &oi)?;
