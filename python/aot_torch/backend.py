@@ -87,21 +87,22 @@ class Config:
 # failed, then the check.
 _INDEX_CHECK = re.compile(r"'(?:tensor|mut)\.(\w+)' op index (-?\d+ )?(is )?out of (bounds|range)")
 # Eager raises IndexError for these (advanced indexing, `index_select`,
-# `embedding`), RuntimeError for `gather` and `scatter_add`.
+# `embedding`); for `gather` and `scatter_add` a RuntimeError, which aot's
+# errors are.
 _INDEX_ERROR_OPS = frozenset({"index_select", "embedding", "index_put", "index_put_"})
 
 
 def _checked(fn, *args, **kwargs):
-    """Calls compiled code; a failed check that eager makes too raises
-    PyTorch's exception class (an index out of range: IndexError or
-    RuntimeError, as eager's), chained to aot's error, which says where."""
+    """Calls compiled code; a failed index check that eager makes too
+    raises PyTorch's exception class, chained to aot's error, which says
+    where."""
     try:
         return fn(*args, **kwargs)
     except _native.ExecutionError as e:
         m = _INDEX_CHECK.search(str(e))
-        if m is None:
+        if m is None or m.group(1) not in _INDEX_ERROR_OPS:
             raise
-        raise (IndexError if m.group(1) in _INDEX_ERROR_OPS else RuntimeError)(str(e)) from e
+        raise IndexError(str(e)) from e
 
 
 class _AotFunction(torch.autograd.Function):

@@ -23,7 +23,7 @@
 use aot::{Backend, Error, Function, Module, Options, Tensor};
 use aot_ir::ElemType;
 use aot_runtime::{Buffer, Storage, StorageRef};
-use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -31,7 +31,9 @@ use pyo3::{create_exception, ffi};
 use std::ffi::c_void;
 use std::rc::Rc;
 
-create_exception!(_native, AotError, PyException, "An error of the aot compiler or runtime.");
+// A `RuntimeError`, as PyTorch's own failures are: code that catches
+// those catches aot's.
+create_exception!(_native, AotError, PyRuntimeError, "An error of the aot compiler or runtime.");
 create_exception!(_native, ParseError, AotError, "The IR does not parse or verify.");
 create_exception!(_native, SignatureError, AotError, "The example arguments do not fit the function.");
 create_exception!(_native, CompileError, AotError, "A pass or the backend rejected the function.");

@@ -534,3 +534,11 @@ def test_a_negative_index_is_taken_where_eager_takes_it(op):
             compiled(x, i)
         return
     torch.testing.assert_close(compiled(x, i)[0], want)
+
+
+def test_aot_errors_are_runtime_errors():
+    """As PyTorch's failures: code that catches RuntimeError catches aot's."""
+    for cls in (aot_torch.AotError, aot_torch.ExecutionError, aot_torch.CompileError, aot_torch.ParseError):
+        assert issubclass(cls, RuntimeError), cls
+    with pytest.raises(RuntimeError):
+        aot_torch.compile_ir("func.func @f(", [])
