@@ -595,17 +595,19 @@ class _Variant:
         # `v0` a view of another argument).
         outputs = info["outputs"][:len(translation.result_meta)]
         self.aliases = [o["aliases_input"] for o in outputs]
-        # Of the members of a differentiable base, the runtime names one for
-        # every output that views the base; eager's view is of the member
-        # the program took it from, whose history it joins (fuzz seed
+        # Of the arguments that share a storage, the runtime names one for
+        # every output that views it; eager's view is of the argument the
+        # program took it from, whose history and flags it has (fuzz seed
         # 7810: `v4 = a0.select(0, 0)` named `v1 = a0[:, 2:3]`, a member
-        # the program then writes, and regenerated from it, `v4` lost its
-        # gradient).
-        group_of = {i: g for g in self.base_groups for i in g}
+        # of a differentiable base the program then writes, and
+        # regenerated from it, `v4` lost its gradient; seed 8635:
+        # `a2.reshape(6, 2)` named `a2.detach()`, and did not require
+        # grad).
         for k, i in enumerate(self.aliases):
             j = translation.result_view_of[k]
             j = self.tensor_index.get(j) if j is not None else None
-            if i is not None and j is not None and j != i and j in group_of.get(i, ()):
+            if i is not None and j is not None and j != i and \
+                    tensors[j].untyped_storage().data_ptr() == tensors[i].untyped_storage().data_ptr():
                 self.aliases[k] = j
         # An output that is an argument itself (AOTAutograd's `is_input`:
         # `x.add_(y); return x`) is returned as that very tensor, as eager
@@ -836,8 +838,13 @@ class _Variant:
         else:
             bound = _bind(tensors, self.mutated)
             outs = _checked(self.fn, bound, self.translation.result_is_view, self.written, no_grad=True)
-            # A view of a stand-in (see `_bind`) is a view of the argument.
-            regen = [i is not None and self.same_object[k] is None and (bound[i] is not tensors[i] or detach[k] is not None)
+            # A view of a stand-in (see `_bind`) is made again from the
+            # argument; so is a view of an argument that requires grad, as
+            # eager makes it under no_grad: an autograd view of it that
+            # requires grad and is a leaf (fuzz seed 8635: the runtime's
+            # view is neither).
+            regen = [i is not None and self.same_object[k] is None and
+                     (bound[i] is not tensors[i] or detach[k] is not None or tensors[i].requires_grad)
                      for k, i in enumerate(self.aliases)]
         stale = self._stale(tensors)
         no_grad_view = self.translation.result_no_grad_view
