@@ -882,12 +882,8 @@ pub struct InterpExecutable {
     /// Per set of absent tangents (a backward's), the function specialised
     /// for them (`aot_codegen::absent`), in a context of its own: the
     /// shared one is the forward's too, and stays as it is.
-    specialised: rustc_hash::FxHashMap<Vec<usize>, Result<(Context, Op), String>>,
+    specialised: aot_runtime::compiled::Specialisations<(Context, Op)>,
 }
-
-/// How many sets of absent tangents one interpreted backward is
-/// specialised for; past them it runs with zeros.
-const MAX_SPECIALISED: usize = 16;
 
 fn interpret(
     ctx: &Context,
@@ -924,17 +920,11 @@ impl Executable for InterpExecutable {
     }
 
     fn run_absent(&mut self, args: Vec<Tensor>, first_tangent: usize, absent: &[usize]) -> Result<Vec<Tensor>, String> {
-        if !self.specialised.contains_key(absent) {
-            if self.specialised.len() >= MAX_SPECIALISED {
-                return self.run(args);
-            }
-            let s = specialise(&self.ctx, self.func, first_tangent, absent);
-            self.specialised.insert(absent.to_vec(), s);
-        }
-        match self.specialised.get(absent) {
+        let (ctx, func) = (&self.ctx, self.func);
+        match self.specialised.get_or_build(absent, || specialise(ctx, func, first_tangent, absent)) {
             Some(Ok((ctx, f))) => interpret(ctx, *f, &self.generator, args),
             Some(Err(m)) => Err(format!("specialising the backward: {m}")),
-            None => Err("the specialised backward is missing".into()),
+            None => self.run(args),
         }
     }
 }

@@ -168,48 +168,45 @@ pub struct Lazy {
     /// The function as the pipeline left it; each compile lowers a copy.
     source: Op,
     main: Option<Result<program::Executable, String>>,
-    specialised: FxHashMap<Vec<usize>, Result<program::Executable, String>>,
+    specialised: aot_runtime::compiled::Specialisations<program::Executable>,
 }
-
-/// How many sets of absent tangents one backward is specialised for; past
-/// them it runs with zeros (a program whose outputs reach the loss in ever
-/// new combinations).
-const MAX_SPECIALISED: usize = 16;
 
 impl Lazy {
     pub fn new(ctx: Context, func: Op, native: impl Into<Native>) -> Lazy {
-        Lazy { ctx: Box::new(ctx), native: native.into(), source: func, main: None, specialised: FxHashMap::default() }
+        Lazy { ctx: Box::new(ctx), native: native.into(), source: func, main: None, specialised: Default::default() }
     }
 
     /// Whether the function has been compiled yet.
     pub fn is_compiled(&self) -> bool {
         matches!(self.main, Some(Ok(_)))
     }
+}
 
-    /// A copy of the source function, specialised for `absent` tangents
-    /// when given, compiled.
-    fn compile(&mut self, absent: Option<(usize, &[usize])>) -> Result<program::Executable, String> {
-        let mut rw = aot_ir::rewriter::Rewriter::new(&mut self.ctx);
-        rw.set_insertion_point(aot_ir::rewriter::InsertPoint::After(self.source));
-        let func = rw.clone_deep(self.source, &mut FxHashMap::default());
-        if let Some((first, absent)) = absent {
-            absent::drop_absent_tangents(&mut self.ctx, func, first, absent)
-                .map_err(|d| format!("specialising the backward: {}", d.message))?;
-        }
-        compile_function(&mut self.ctx, func, self.native, &mut String::new())
-            .map_err(|d| format!("compiling the backward: {}", d.message))
+/// A copy of `source`, specialised for `absent` tangents when given,
+/// compiled.
+fn compile_copy(
+    ctx: &mut Context,
+    source: Op,
+    native: Native,
+    absent: Option<(usize, &[usize])>,
+) -> Result<program::Executable, String> {
+    let mut rw = aot_ir::rewriter::Rewriter::new(ctx);
+    rw.set_insertion_point(aot_ir::rewriter::InsertPoint::After(source));
+    let func = rw.clone_deep(source, &mut FxHashMap::default());
+    if let Some((first, absent)) = absent {
+        absent::drop_absent_tangents(ctx, func, first, absent)
+            .map_err(|d| format!("specialising the backward: {}", d.message))?;
     }
+    compile_function(ctx, func, native, &mut String::new())
+        .map_err(|d| format!("compiling the backward: {}", d.message))
 }
 
 impl aot_runtime::compiled::Executable for Lazy {
     fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
-        if self.main.is_none() {
-            self.main = Some(self.compile(None));
-        }
-        match &mut self.main {
-            Some(Ok(e)) => e.run(args),
-            Some(Err(m)) => Err(m.clone()),
-            None => Err("the backward was not compiled".into()),
+        let (ctx, source, native) = (&mut self.ctx, self.source, self.native);
+        match self.main.get_or_insert_with(|| compile_copy(ctx, source, native, None)) {
+            Ok(e) => e.run(args),
+            Err(m) => Err(m.clone()),
         }
     }
 
@@ -219,17 +216,12 @@ impl aot_runtime::compiled::Executable for Lazy {
         first_tangent: usize,
         absent: &[usize],
     ) -> Result<Vec<aot_runtime::Tensor>, String> {
-        if !self.specialised.contains_key(absent) {
-            if self.specialised.len() >= MAX_SPECIALISED {
-                return self.run(args);
-            }
-            let e = self.compile(Some((first_tangent, absent)));
-            self.specialised.insert(absent.to_vec(), e);
-        }
-        match self.specialised.get_mut(absent) {
+        let (ctx, source, native) = (&mut self.ctx, self.source, self.native);
+        match self.specialised.get_or_build(absent, || compile_copy(ctx, source, native, Some((first_tangent, absent))))
+        {
             Some(Ok(e)) => e.run(args),
             Some(Err(m)) => Err(m.clone()),
-            None => Err("the specialised backward was not compiled".into()),
+            None => self.run(args),
         }
     }
 }

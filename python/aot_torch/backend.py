@@ -655,6 +655,8 @@ class _Variant:
         self.main_dirty = [i for i in self.dirty if i not in self.part_inputs]
         self.cut = unreached | self.part_inputs
         self.reached_from = self._reached_from(facts, members)
+        # (Which arguments share a storage is part of the convention: once.)
+        self.stale = self._stale(tensors)
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
 
@@ -846,14 +848,13 @@ class _Variant:
             regen = [i is not None and self.same_object[k] is None and
                      (bound[i] is not tensors[i] or detach[k] is not None or tensors[i].requires_grad)
                      for k, i in enumerate(self.aliases)]
-        stale = self._stale(tensors)
         no_grad_view = self.translation.result_no_grad_view
         for k, i in enumerate(self.aliases):
             if self.same_object[k] is not None and detach[k] is None:
                 outs[k] = tensors[self.same_object[k]]
             elif i is None:
                 continue
-            elif stale[k] and detach[k] is None:
+            elif self.stale[k] and detach[k] is None:
                 # Made, as in eager, before the write bumped the version.
                 t = tensors[i]
                 v = t._version

@@ -151,6 +151,40 @@ pub trait Executable {
     }
 }
 
+/// The versions of a backward an executable specialised for sets of absent
+/// tangents ([`Executable::run_absent`]), each built once; at most
+/// [`Specialisations::MAX`] of them (a program whose outputs reach the loss
+/// in ever new combinations runs unspecialised past them).
+pub struct Specialisations<T> {
+    built: rustc_hash::FxHashMap<Vec<usize>, Result<T, String>>,
+}
+
+impl<T> Default for Specialisations<T> {
+    fn default() -> Self {
+        Specialisations { built: Default::default() }
+    }
+}
+
+impl<T> Specialisations<T> {
+    pub const MAX: usize = 16;
+
+    /// The version for `absent`, built by `build` on first use; None when
+    /// `MAX` other versions exist already.
+    pub fn get_or_build(
+        &mut self,
+        absent: &[usize],
+        build: impl FnOnce() -> Result<T, String>,
+    ) -> Option<&mut Result<T, String>> {
+        if !self.built.contains_key(absent) {
+            if self.built.len() >= Self::MAX {
+                return None;
+            }
+            self.built.insert(absent.to_vec(), build());
+        }
+        self.built.get_mut(absent)
+    }
+}
+
 /// A compiled function: a graph plus its calling convention, and the
 /// backward when compiled for training.
 pub struct CompiledFunction {

@@ -747,8 +747,8 @@ pub fn index_put(c: &mut VjpCtx<'_, '_>) -> R {
         let size = c.shape(g)?.first().copied().unwrap_or(1);
         let (zero, n) = (c.scalar(0.0, ie), c.scalar(size as f64, ie));
         let neg = c.op1("tensor.lt", &[idx, zero], &[])?;
-        let wrapped = c.op1("tensor.add", &[idx, n], &[])?;
-        let idx = c.op1("tensor.where", &[neg, wrapped, idx], &[])?;
+        let wrapped = c.add(idx, n)?;
+        let idx = c.select(neg, wrapped, idx)?;
         let d0 = c.rw.i64_attr(0);
         let rows = c.op1("tensor.index_select", &[g, idx], &[("dim", d0)])?;
         let vs = c.shape(vals)?;
