@@ -21,8 +21,10 @@
 //! stride (any transpose, batch strides, broadcast batches); other layouts
 //! and element types run on the host between copies.
 
+use crate::executor::{Compiled, Device, HostRegion, RegionKind};
 use crate::llvm::ptx::{self, Sm};
-use crate::program::{self, Compiled, Device, HostRegion, Matmul, RegionKind, Step};
+use crate::program::{self, Matmul, Step};
+use aot_dialects::r#loop::analysis;
 use aot_ir::{Context, Diagnostic, ElemType, Op};
 use aot_runtime_cuda::{DeviceMem, Gemm, GemmElem, Gpu, Module};
 use std::ffi::c_void;
@@ -203,11 +205,11 @@ impl CudaDevice {
     }
 
     /// A cuBLAS call for `mm`, when its layouts allow one.
-    fn cublas_plan(mm: &Matmul) -> Option<(crate::gemm::Plan, Orientation)> {
+    fn cublas_plan(mm: &Matmul) -> Option<(&crate::gemm::Plan, Orientation)> {
         if !matches!(mm.c.ty.elem, ElemType::F32 | ElemType::F64) {
             return None;
         }
-        let plan = crate::gemm::Plan::new(&mm.a, &mm.b, &mm.c);
+        let plan = &mm.plan;
         if !plan.results_disjoint() {
             return None;
         }
@@ -346,7 +348,7 @@ impl Device for CudaDevice {
                 // A row-mapped kernel runs each iteration on a warp or on
                 // a whole block (then one block per iteration).
                 let per = i64::from(per);
-                let threads = program::trips(*l, *h, *st).saturating_mul(per);
+                let threads = analysis::trips(*l, *h, *st).saturating_mul(per);
                 let blocks = (threads / BLOCK as i64 + i64::from(threads % BLOCK as i64 != 0)).max(1);
                 let cap = i64::from(self.gpu.multiprocessors * BLOCKS_PER_SM);
                 (blocks.min(cap) as u32, BLOCK)
@@ -377,7 +379,7 @@ impl Device for CudaDevice {
             // On the host, between copies: what the device wrote comes back,
             // the host GEMM runs, its result goes out again.
             self.download_dirty(true)?;
-            crate::gemm::batched(&mm.a, &mm.b, &mm.c, pa, pb, pc, mm.accumulate, 1);
+            crate::gemm::batched(&mm.plan, mm.c.ty.elem, pa, pb, pc, mm.accumulate, 1);
             return self.upload(&self.mirrors[ic]);
         };
         self.mirrors[ic].dirty = true;

@@ -31,6 +31,7 @@
 
 use crate::affine::{flat_offset, floordiv, modulo, Expr};
 use aot_dialects::func::{FuncOp, FuncView};
+use aot_dialects::r#loop::analysis::{alias_class, memref, outer_parallel_loop, root_of, ForOp};
 use aot_dialects::r#loop::{self, Binary, LoopOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
@@ -49,41 +50,6 @@ pub struct Stats {
     pub merged_loops: u64,
     /// Duplicate computations removed inside kernels.
     pub cse: u64,
-}
-
-/// The allocation (or argument, or global) a buffer value lives in.
-pub fn root_of(ctx: &Context, mut v: Value) -> Value {
-    while let Some(op) = ctx.defining_op(v) {
-        match LoopOp::of(ctx, op) {
-            Some(LoopOp::View) => v = ctx.operand(op, 0),
-            Some(LoopOp::Rebind) => v = ctx.operand(op, 1),
-            _ => break,
-        }
-    }
-    v
-}
-
-/// What a write to `root` may clobber. Arguments laid out in one declared
-/// storage (`aot.layout` with the same `storage`) can overlap, so they are
-/// one class, named by the first of them. Any other argument, like any
-/// allocation, is its own: the runtime's guards reject a call in which an
-/// argument the function writes overlaps an argument it was compiled as
-/// independent of, and arguments nothing writes cannot clobber anything.
-pub(crate) fn alias_class(ctx: &Context, root: Value) -> Value {
-    if let ValueDef::BlockArg { block, index } = ctx.value_def(root) {
-        if let Some(func) = ctx.block_parent_op(block).filter(|&o| ctx.isa::<FuncOp>(o)) {
-            let f = FuncView { op: func };
-            let storage = |i: usize| {
-                f.arg_attr(ctx, i, aot_dialects::func::LAYOUT)
-                    .and_then(|l| ctx.attr_field(l, "storage"))
-                    .and_then(|s| ctx.attr_as_i64(s))
-            };
-            let Some(s) = storage(index as usize) else { return root };
-            let first = (0..ctx.block_args(block).len()).find(|&i| storage(i) == Some(s));
-            return first.map_or(root, |i| ctx.block_args(block)[i]);
-        }
-    }
-    root
 }
 
 fn index_value(rw: &mut Rewriter<'_>, k: i64) -> Value {
@@ -162,10 +128,6 @@ struct Producer {
     cost: usize,
 }
 
-fn memref(ctx: &Context, v: Value) -> Option<MemRefType> {
-    crate::program::memref(ctx, v)
-}
-
 /// The operand index of block argument `a` of kernel `k`.
 fn arg_index(ctx: &Context, k: Op, a: Value) -> Option<usize> {
     let body = ctx.single_block(k, 0)?;
@@ -188,7 +150,7 @@ fn as_producer(ctx: &Context, k: Op) -> Option<Producer> {
     let store = stores[0];
     let out_arg = ctx.operand(store, 1);
     let out = ctx.operand(k, arg_index(ctx, k, out_arg)?);
-    let m = memref(ctx, out)?;
+    let m = memref(ctx, out).cloned()?;
     // A fresh contiguous allocation, written through itself.
     let alloc = ctx.defining_op(out)?;
     if LoopOp::of(ctx, alloc) != Some(LoopOp::Alloc) || m.layout.is_some() {
@@ -612,7 +574,7 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
         }
         grown.push((c, size));
     }
-    let out_ty = memref(rw, p.out).ok_or("producer output")?;
+    let out_ty = memref(rw, p.out).cloned().ok_or("producer output")?;
     let rs = aot_dialects::lowering::row_major(&out_ty.shape);
     let mut done: FxHashSet<Op> = FxHashSet::default();
     for &(c, _) in &consumers {
@@ -623,7 +585,7 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
         let args: Vec<(Value, Value)> =
             rw.operands(c).zip(rw.block_args(body).iter().copied()).filter(|&(o, _)| root_of(rw, o) == p.out).collect();
         for (host, a) in args {
-            let m = memref(rw, host).ok_or("consumer buffer")?;
+            let m = memref(rw, host).cloned().ok_or("consumer buffer")?;
             let loads: Vec<Op> = rw.uses(a).map(|u| u.op).collect();
             for l in loads {
                 let idx: Vec<Value> = rw.operands(l).skip(1).collect();
@@ -729,11 +691,6 @@ fn erase_dead_buffers(rw: &mut Rewriter<'_>, entry: Block) {
 
 // ----- loop fusion -----
 
-/// The outermost parallel loop of a kernel (constants may precede it).
-fn outer_loop(ctx: &Context, k: Op) -> Option<Op> {
-    crate::program::outer_parallel_loop(ctx, k)
-}
-
 /// Stores of kernel `k` at the top level of its outer loop body:
 /// `(root, offset expression over k's outer IV, stored value)`. `None`
 /// when some store to a root is elsewhere (inside an inner loop).
@@ -749,7 +706,7 @@ fn row_stores(ctx: &Context, k: Op, outer: Op) -> Option<Vec<(Value, Expr, Value
         let Some(i) = arg_index(ctx, k, buf) else { return };
         let root = root_of(ctx, ctx.operand(k, i));
         if ctx.op_block(o) == Some(body) {
-            let m = memref(ctx, buf).expect("buffer");
+            let m = memref(ctx, buf).cloned().expect("buffer");
             let idx: Vec<Value> = ctx.operands(o).skip(2).collect();
             out.push((root, flat_offset(ctx, &m, &idx), ctx.operand(o, 0)));
         } else {
@@ -822,7 +779,7 @@ fn fuse_from(
 ) -> Result<bool, String> {
     let pos = users.pos;
     let Some(&p1) = pos.get(&k1) else { return Ok(false) };
-    let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
+    let Some(ForOp(l1)) = outer_parallel_loop(rw, k1) else { return Ok(false) };
     let Some(stores) = row_stores(rw, k1, l1) else { return Ok(false) };
     let written: FxHashSet<Value> = writes(rw, k1).into_iter().collect();
     let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
@@ -838,7 +795,7 @@ fn fuse_from(
         }
     }
     let Some((_, k2)) = first else { return Ok(false) };
-    let Some(l2) = outer_loop(rw, k2) else { return Ok(false) };
+    let Some(ForOp(l2)) = outer_parallel_loop(rw, k2) else { return Ok(false) };
     // (A kernel whose outer loop runs in lanes keeps them only when
     // its sibling's does too.)
     if bounds(l1) != bounds(l2) || crate::cranelift::vectorizes(rw, l1) != crate::cranelift::vectorizes(rw, l2) {
@@ -883,7 +840,7 @@ fn fuse_from(
         if !written.contains(&root) {
             return;
         }
-        let m = memref(rw, buf).expect("buffer");
+        let m = memref(rw, buf).cloned().expect("buffer");
         let idx: Vec<Value> = rw.operands(o).skip(1).collect();
         let e = rename(&flat_offset(rw, &m, &idx), iv2, iv1);
         match stores.iter().find(|(r, se, _)| *r == root && *se == e) {
@@ -1023,7 +980,7 @@ fn fuse_siblings(rw: &mut Rewriter<'_>, entry: Block) -> Result<u64, String> {
 fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, users: &mut KernelUsers<'_>, order: &[Op]) -> Result<bool, String> {
     let pos = users.pos;
     let Some(&p1) = pos.get(&k1) else { return Ok(false) };
-    let Some(l1) = outer_loop(rw, k1) else { return Ok(false) };
+    let Some(ForOp(l1)) = outer_parallel_loop(rw, k1) else { return Ok(false) };
     let bounds = |o: Op| (rw.attr_i64(o, "lower"), rw.attr_i64(o, "upper"), rw.attr_i64(o, "step").unwrap_or(1));
     let class = |rw: &Rewriter<'_>, v: Value| alias_class(rw, root_of(rw, v));
     let reads1: FxHashSet<Value> = rw.operands(k1).map(|o| class(rw, o)).collect();
@@ -1043,7 +1000,7 @@ fn sibling_from(rw: &mut Rewriter<'_>, k1: Op, users: &mut KernelUsers<'_>, orde
     candidates.sort_by_key(|o| pos[o]);
     candidates.dedup();
     for k2 in candidates.into_iter().take(SIBLING_CANDIDATES) {
-        let Some(l2) = outer_loop(rw, k2) else { continue };
+        let Some(ForOp(l2)) = outer_parallel_loop(rw, k2) else { continue };
         if bounds(l1) != bounds(l2) {
             continue;
         }

@@ -13,9 +13,8 @@
 //! one GEMM per thread when each is too small to split and their results are
 //! disjoint; otherwise one after another, each split by the library.
 
-use crate::program::BufRef;
 use aot_dialects::r#loop;
-use aot_ir::ElemType;
+use aot_ir::{ElemType, MemRefType};
 use gemm_common::Parallelism;
 
 /// Below this many multiply-adds a GEMM is not worth splitting, so a batch of
@@ -45,17 +44,19 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn new(a: &BufRef, b: &BufRef, c: &BufRef) -> Plan {
-        let r = c.ty.shape.len();
-        let split = |x: &BufRef| {
-            let (s, offset) = r#loop::layout(&x.ty);
+    /// The plan of `c = a·b` over buffers of these types (the batch
+    /// dimensions lead, the last two are the matrices').
+    pub fn new(a: &MemRefType, b: &MemRefType, c: &MemRefType) -> Plan {
+        let r = c.shape.len();
+        let split = |x: &MemRefType| {
+            let (s, offset) = r#loop::layout(x);
             Strides { batch: s[..r - 2].to_vec(), rs: s[r - 2], cs: s[r - 1], offset }
         };
         let plan = Plan {
-            m: a.ty.shape[r - 2] as usize,
-            k: a.ty.shape[r - 1] as usize,
-            n: b.ty.shape[r - 1] as usize,
-            batch: c.ty.shape[..r - 2].to_vec(),
+            m: a.shape[r - 2] as usize,
+            k: a.shape[r - 1] as usize,
+            n: b.shape[r - 1] as usize,
+            batch: c.shape[..r - 2].to_vec(),
             a: split(a),
             b: split(b),
             c: split(c),
@@ -141,32 +142,20 @@ impl Plan {
 
 /// `M×K×N`, the batch left after simplification, and the element type: how
 /// the runtime will run this GEMM (for profiles).
-pub fn describe(a: &BufRef, b: &BufRef, c: &BufRef) -> String {
-    let p = Plan::new(a, b, c);
+pub fn describe(p: &Plan, elem: ElemType) -> String {
     let batch: String = p.batch.iter().map(|n| format!("{n}x")).collect();
     let packed = if packs((p.m, p.k, p.n), (p.b.rs, p.b.cs)) { ", b packed" } else { "" };
-    format!("{batch}{}x{}x{} {}{packed}", p.m, p.k, p.n, c.ty.elem)
+    format!("{batch}{}x{}x{} {elem}{packed}", p.m, p.k, p.n)
 }
 
-/// `c = a·b` (or `c += a·b`) for every batch index; pointers are the roots
-/// of the three buffers, layouts come from their types. `threads` bounds the
+/// `c = a·b` (or `c += a·b`) for every batch index of `plan`, on `elem`
+/// (f32 or f64); pointers are the roots of the three buffers, the plan's
+/// strides and offsets address the elements there. `threads` bounds the
 /// threads one call uses.
-#[allow(clippy::too_many_arguments)]
-pub fn batched(
-    a: &BufRef,
-    b: &BufRef,
-    c: &BufRef,
-    pa: *mut u8,
-    pb: *mut u8,
-    pc: *mut u8,
-    accumulate: bool,
-    threads: usize,
-) {
-    let plan = Plan::new(a, b, c);
+pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u8, accumulate: bool, threads: usize) {
     let count: i64 = plan.batch.iter().product();
     let ptrs = Roots(pa, pb, pc);
     let at = |item: i64| plan.offsets(item, plan.batch.len());
-    let elem = c.ty.elem;
     // One GEMM, or the block of it with rows r0..r1 and columns c0..c1.
     let run = |item: i64, (r0, r1): (usize, usize), (c0, c1): (usize, usize), par: Parallelism| {
         let (ea, eb, ec) = at(item);

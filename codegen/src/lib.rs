@@ -14,6 +14,7 @@ pub mod affine;
 pub mod cranelift;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod executor;
 pub mod fuse;
 pub mod gemm;
 #[cfg(any(feature = "llvm", feature = "mlir"))]
@@ -36,6 +37,7 @@ pub mod write_order;
 /// Forces this crate (and its pass registrations) to be linked in.
 pub fn link() {}
 
+use aot_dialects::r#loop::analysis;
 use aot_ir::pass::{PassManager, PassManagerOptions};
 use aot_ir::{Context, Diagnostic, Op};
 use rustc_hash::FxHashMap;
@@ -85,7 +87,7 @@ fn compile_lowered(
     func: Op,
     native: Native,
     text: &mut String,
-) -> Result<program::Compiled, Diagnostic> {
+) -> Result<executor::Compiled, Diagnostic> {
     match native {
         Native::Cranelift(o) => cranelift::compile(ctx, func, o, text),
         #[cfg(feature = "llvm")]
@@ -115,7 +117,7 @@ pub fn compile_function(
     func: Op,
     native: impl Into<Native>,
     text: &mut String,
-) -> Result<program::Executable, Diagnostic> {
+) -> Result<executor::Executable, Diagnostic> {
     // The whole function is verified once at the end rather than after
     // every pass: this runs on every compile, backward included.
     let options = PassManagerOptions { verify_each: false, ..PassManagerOptions::default() };
@@ -132,15 +134,15 @@ pub fn compile_function_with(
     text: &mut String,
     pm: &mut PassManager,
     sink: &mut dyn std::io::Write,
-) -> Result<program::Executable, Diagnostic> {
+) -> Result<executor::Executable, Diagnostic> {
     lower(ctx, func, pm, sink)?;
     #[cfg(feature = "cuda")]
     if let Native::Cuda = native {
         let (code, device) = cuda::compile(ctx, func, text)?;
-        return Ok(program::Executable::on_device(code, device));
+        return Ok(executor::Executable::on_device(code, device));
     }
     let code = compile_lowered(ctx, func, native, text)?;
-    Ok(program::Executable::new(code))
+    Ok(executor::Executable::new(code))
 }
 
 /// Runs the codegen pipeline `pm` on `func` and checks the result.
@@ -167,8 +169,8 @@ pub struct Lazy {
     native: Native,
     /// The function as the pipeline left it; each compile lowers a copy.
     source: Op,
-    main: Option<Result<program::Executable, String>>,
-    specialised: aot_runtime::compiled::Specialisations<program::Executable>,
+    main: Option<Result<executor::Executable, String>>,
+    specialised: aot_runtime::compiled::Specialisations<executor::Executable>,
 }
 
 impl Lazy {
@@ -189,7 +191,7 @@ fn compile_copy(
     source: Op,
     native: Native,
     absent: Option<(usize, &[usize])>,
-) -> Result<program::Executable, String> {
+) -> Result<executor::Executable, String> {
     let mut rw = aot_ir::rewriter::Rewriter::new(ctx);
     rw.set_insertion_point(aot_ir::rewriter::InsertPoint::After(source));
     let func = rw.clone_deep(source, &mut FxHashMap::default());
@@ -251,7 +253,7 @@ pub fn emit_text(
             _ => ";",
         };
         out.push_str(&format!("{comment} function @{name}\n"));
-        let lowered = f.args(ctx).iter().all(|&a| program::memref(ctx, a).is_some());
+        let lowered = f.args(ctx).iter().all(|&a| analysis::memref(ctx, a).is_some());
         if lowered {
             aot_ir::size::check_value_sizes(ctx, f.op)?;
         } else {

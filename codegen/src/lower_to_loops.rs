@@ -13,7 +13,8 @@
 //! Invariant: after the pass no value of the function has a tensor type.
 
 use aot_dialects::func::{FuncOp, FuncView, ReturnOp, LAYOUT};
-use aot_dialects::lowering::{lower_pointwise, memref_of, memref_type, row_major, Lower, LowerCtx, Pointwise};
+use aot_dialects::lowering::{lower_pointwise, memref, memref_type, row_major, Lower, LowerCtx, Pointwise};
+use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::{self, LoopOp};
 use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{Layout, RESHAPE_NEEDS_COPY};
@@ -108,7 +109,7 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
                 .ok_or_else(|| err(&rw, format!("lowering of '{name}' produced no buffer for result {i}")))?;
             let r = rw.result(op, i);
             map.insert(r, v);
-            let root = crate::fuse::root_of(&rw, v);
+            let root = analysis::root_of(&rw, v);
             if rw.defining_op(root).is_some_and(|d| LoopOp::of(&rw, d) == Some(LoopOp::Alloc)) {
                 let last = last_use.get(&r).copied().unwrap_or(p);
                 let e = alloc_last_use.entry(root).or_insert(last);
@@ -136,7 +137,7 @@ fn reusable_operands(
     alloc_last_use: &FxHashMap<Value, usize>,
     pos: usize,
 ) -> Vec<bool> {
-    let roots: Vec<Value> = operands.iter().map(|&b| crate::fuse::root_of(rw, b)).collect();
+    let roots: Vec<Value> = operands.iter().map(|&b| analysis::root_of(rw, b)).collect();
     operands
         .iter()
         .enumerate()
@@ -168,7 +169,7 @@ fn metadata_mutation(rw: &mut Rewriter<'_>, op: Op, kind: &MetadataKind, operand
     let cur = operands[0];
     let arg =
         argument_of(rw, cur).ok_or("a metadata mutation of a value that is not an argument cannot be compiled")?;
-    let m = memref_of(rw, cur).ok_or("not a buffer")?;
+    let m = memref(rw, cur).cloned().ok_or("not a buffer")?;
     match kind {
         MetadataKind::Set => {
             let src = operands[1];

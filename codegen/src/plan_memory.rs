@@ -10,8 +10,9 @@
 //! (`offset`), which the runtime turns into a slice of an arena allocated
 //! once per compiled function. Results keep their own storage.
 
-use crate::fuse::root_of;
 use aot_dialects::func::{FuncOp, FuncView, ReturnOp};
+use aot_dialects::r#loop::analysis;
+use aot_dialects::r#loop::analysis::root_of;
 use aot_dialects::r#loop::{self, LoopOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
@@ -71,7 +72,7 @@ pub fn plan_function(ctx: &mut Context, func: Op) -> Result<Plan, Diagnostic> {
             continue;
         }
         let r = ctx.result(o, 0);
-        let m = crate::program::memref(ctx, r).ok_or_else(|| Diagnostic::op_error(ctx, o, "not a buffer"))?;
+        let m = analysis::memref(ctx, r).ok_or_else(|| Diagnostic::op_error(ctx, o, "not a buffer"))?;
         let n = bytes(&m);
         if escaping.contains(&r) {
             plan.result_bytes += n;

@@ -68,13 +68,9 @@ pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
     true
 }
 
-/// The memref type of a value, if it is one.
-pub fn memref_of(ctx: &Context, v: Value) -> Option<MemRefType> {
-    match ctx.type_data(ctx.value_type(v)) {
-        TypeData::MemRef(m) => Some(m.clone()),
-        _ => None,
-    }
-}
+/// The memref type of a value, if it is one (the loop dialect's analysis,
+/// here for every lowering).
+pub use crate::r#loop::analysis::memref;
 
 /// A loop body: the induction variable and the carried values to the next
 /// carried values.
@@ -198,7 +194,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
     }
 
     pub fn load(&mut self, buf: Value, idx: &[Value]) -> Result<Value, String> {
-        let m = memref_of(self.rw, buf).ok_or("load from a non-memref")?;
+        let m = memref(self.rw, buf).cloned().ok_or("load from a non-memref")?;
         let ty = self.rw.elem_type(m.elem);
         let mut ops = vec![buf];
         ops.extend_from_slice(idx);
@@ -213,7 +209,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
 
     /// Stores `v` converted to the buffer's element type.
     pub fn store_as(&mut self, v: Value, buf: Value, idx: &[Value]) -> Result<(), String> {
-        let m = memref_of(self.rw, buf).ok_or("store to a non-memref")?;
+        let m = memref(self.rw, buf).cloned().ok_or("store to a non-memref")?;
         let v = self.cast_e(v, m.elem);
         self.store(v, buf, idx);
         Ok(())
@@ -364,7 +360,7 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
     }
 
     pub fn operand_type(&self, i: usize) -> Result<MemRefType, String> {
-        memref_of(self.rw, self.operand(i)?).ok_or_else(|| format!("operand {i} is not a buffer"))
+        memref(self.rw, self.operand(i)?).cloned().ok_or_else(|| format!("operand {i} is not a buffer"))
     }
 
     pub fn result_type(&self, i: usize) -> Result<TensorType, String> {
@@ -397,7 +393,7 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
 
     /// `v` under another layout (absolute strides and offset).
     pub fn view(&mut self, v: Value, shape: &[i64], strides: &[i64], offset: i64) -> Result<Value, String> {
-        let m = memref_of(self.rw, v).ok_or("view of a non-buffer")?;
+        let m = memref(self.rw, v).cloned().ok_or("view of a non-buffer")?;
         let t = memref_type(self.rw, shape, m.elem, strides, offset);
         if t == self.rw.value_type(v) {
             return Ok(v);
@@ -407,7 +403,7 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
 
     /// `v` broadcast to `shape` (stride 0 along new and size-1 dimensions).
     pub fn expand(&mut self, v: Value, shape: &[i64]) -> Result<Value, String> {
-        let m = memref_of(self.rw, v).ok_or("expand of a non-buffer")?;
+        let m = memref(self.rw, v).cloned().ok_or("expand of a non-buffer")?;
         let (strides, offset) = r#loop::layout(&m);
         let r = shape.len();
         if m.shape.len() > r {
@@ -495,7 +491,7 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
     /// Copies `src` (broadcast to `dst`'s shape, converted to its element
     /// type) into `dst`.
     pub fn copy_into(&mut self, src: Value, dst: Value) -> Result<(), String> {
-        let d = memref_of(self.rw, dst).ok_or("copy into a non-buffer")?;
+        let d = memref(self.rw, dst).cloned().ok_or("copy into a non-buffer")?;
         let src = self.expand(src, &d.shape)?;
         let shape = d.shape.to_vec();
         // A destination that addresses an element twice is written in
@@ -513,7 +509,7 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
 
     /// `v` itself when its layout is contiguous, else a contiguous copy.
     pub fn contiguous(&mut self, v: Value) -> Result<Value, String> {
-        let m = memref_of(self.rw, v).ok_or("not a buffer")?;
+        let m = memref(self.rw, v).cloned().ok_or("not a buffer")?;
         if m.layout.is_none() {
             return Ok(v);
         }

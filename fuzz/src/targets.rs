@@ -229,7 +229,7 @@ fn codegen_all(ctx: &mut Context, module: Op, out: &mut Outcome) {
         if f.is_declaration(ctx) {
             continue;
         }
-        let lowered = f.args(ctx).iter().all(|&a| aot::codegen::program::memref(ctx, a).is_some());
+        let lowered = f.args(ctx).iter().all(|&a| aot::dialects::r#loop::analysis::memref(ctx, a).is_some());
         let mut text = String::new();
         let r = if lowered {
             aot::codegen::cranelift::compile(ctx, f.op, opts, &mut text).map(|_| ())

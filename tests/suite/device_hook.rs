@@ -1,4 +1,4 @@
-//! The runtime's device hook (`codegen::program::Device`, what the CUDA
+//! The runtime's device hook (`codegen::executor::Device`, what the CUDA
 //! backend implements) checked on any machine: a device that keeps its own
 //! copies of a call's buffers and runs the Cranelift kernels and the host
 //! GEMM on them must give the plain runtime's bits on every corpus program
@@ -10,7 +10,8 @@
 //! regions, and the resumption after a step the host runs itself
 //! (`set_`, `resize_`).
 
-use aot::codegen::program::{Device, HostRegion, KernelFn, Matmul, RegionKind, Step};
+use aot::codegen::executor::{Device, HostRegion, RegionKind};
+use aot::codegen::program::{KernelFn, Matmul, Step};
 use aot::ir::pass::PassManager;
 use aot::ir::{parse_module, verify, Context, Op, ParseOptions};
 use aot::runtime::compiled::Executable as _;
@@ -163,7 +164,7 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
             .expect("the lowered function compiles");
         let kernels = std::mem::take(&mut code.kernels);
         let mut device =
-            aot::codegen::program::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
+            aot::codegen::executor::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
         let (Ok(a), Ok(b)) =
             (aot::run::materialize(&spec, &params, false), aot::run::materialize(&spec, &params, false))
         else {

@@ -11,6 +11,7 @@
 
 use super::Options;
 use crate::libcalls::{self, Sig};
+use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::math::LaneImpl;
 use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
@@ -84,11 +85,11 @@ pub(super) fn emit(
     let mut bufs = FxHashMap::default();
     let ptr = module.target_config().pointer_type();
     for (i, &a) in ctx.block_args(body).iter().enumerate() {
-        let m = crate::program::memref(ctx, a).ok_or_else(|| err(ctx, op, "kernel arguments must be buffers"))?;
+        let m = analysis::memref(ctx, a).cloned().ok_or_else(|| err(ctx, op, "kernel arguments must be buffers"))?;
         let base = b.ins().load(ptr, flags(), params[0], (i * ptr.bytes() as usize) as i32);
         bufs.insert(a, (base, m));
     }
-    let split = crate::program::split_loop(ctx, op).map(|l| (l, params[1], params[2]));
+    let split = analysis::split_loop(ctx, op).map(|l| (l.0, params[1], params[2]));
     let mut g = Gen {
         ctx,
         b,
@@ -238,7 +239,7 @@ impl<'a, 'f> Gen<'a, 'f> {
             }
             LoopOp::Assert => {
                 let c = self.val(op, ctx.operand(op, 0))?;
-                self.messages.push(crate::program::assert_message(ctx, op));
+                self.messages.push(analysis::assert_message(ctx, op));
                 let code = self.messages.len() as i64;
                 let fail = self.b.create_block();
                 let cont = self.b.create_block();

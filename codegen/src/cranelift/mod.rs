@@ -12,7 +12,8 @@
 mod kernel;
 mod vector;
 
-use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
+use crate::executor::Compiled;
+use crate::program::{self, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::settings::{self, Configurable};

@@ -23,6 +23,8 @@
 //! `exact` ones, call the math table's libm wrappers.
 
 use crate::libcalls::{self, Sig};
+use aot_dialects::r#loop::analysis;
+use aot_dialects::r#loop::analysis::{alias_class, root_of, ForOp};
 use aot_dialects::r#loop::math::{LaneImpl, Lanes};
 use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
@@ -143,7 +145,7 @@ pub(super) fn emit<'ll>(
     let buffers = params[0].into_pointer_value();
     let mut bufs = FxHashMap::default();
     for (i, &a) in ctx.block_args(body).iter().enumerate() {
-        let m = crate::program::memref(ctx, a).ok_or_else(|| err(ctx, op, "kernel arguments must be buffers"))?;
+        let m = analysis::memref(ctx, a).cloned().ok_or_else(|| err(ctx, op, "kernel arguments must be buffers"))?;
         let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
         // SAFETY (of the GEP): `buffers` holds one pointer per kernel
         // argument, as the runtime passes it.
@@ -161,8 +163,7 @@ pub(super) fn emit<'ll>(
         bufs.insert(a, (base, m));
     }
     let (scopes, others) = alias_scopes(ctx, op, ll);
-    let split =
-        crate::program::split_loop(ctx, op).map(|l| (l, params[1].into_int_value(), params[2].into_int_value()));
+    let split = analysis::split_loop(ctx, op).map(|l| (l.0, params[1].into_int_value(), params[2].into_int_value()));
     let mut g = Gen {
         ctx,
         ll,
@@ -305,7 +306,7 @@ impl<'a, 'll> Gen<'a, 'll> {
             }
             LoopOp::Assert => {
                 let c = self.val(op, ctx.operand(op, 0))?.into_int_value();
-                self.messages.push(crate::program::assert_message(ctx, op));
+                self.messages.push(analysis::assert_message(ctx, op));
                 let code = self.messages.len() as u64;
                 let fail = self.ll.append_basic_block(self.func, "fail");
                 let cont = self.ll.append_basic_block(self.func, "ok");
@@ -1609,10 +1610,9 @@ fn row_plan(ctx: &Context, body: aot_ir::Block, split: Option<Op>) -> Option<Row
     Some(plan)
 }
 
-/// The iterations loop `l` runs (its bounds are attributes).
+/// The iterations loop `l` runs.
 fn trips(ctx: &Context, l: Op) -> i64 {
-    let at = |k: &str| ctx.attr_i64(l, k).unwrap_or(0);
-    crate::program::trips(at("lower"), at("upper"), ctx.attr_i64(l, "step").unwrap_or(1))
+    ForOp(l).bounds(ctx).trips()
 }
 
 /// Loop `l` as the outermost loop of a reduction nest, if it is one: it
@@ -1684,7 +1684,7 @@ fn chunk_width(ctx: &Context, l: Op) -> Option<(i64, Vec<Value>)> {
             Some(LoopOp::Store) => (ctx.operand(o, 1), 2),
             _ => continue,
         };
-        let m = crate::program::memref(ctx, buf)?;
+        let m = analysis::memref(ctx, buf)?;
         let idx: Vec<Value> = ctx.operands(o).skip(first).collect();
         let (strides, offset) = r#loop::layout(&m);
         let mut along = None;
@@ -1795,7 +1795,7 @@ fn store_loop_splits(ctx: &Context, l: Op) -> bool {
         }
         let buf = ctx.operand(o, 1);
         let idx: Vec<Value> = ctx.operands(o).skip(2).collect();
-        let Some(m) = crate::program::memref(ctx, buf) else { return false };
+        let Some(m) = analysis::memref(ctx, buf) else { return false };
         let at: Vec<usize> = (0..idx.len()).filter(|&d| idx[d] == iv).collect();
         let [d] = at[..] else { return false };
         let stride = m.layout.as_ref().map_or(1, |(s, _)| s.get(d).copied().unwrap_or(0));
@@ -1824,7 +1824,7 @@ fn buffer_class(ctx: &Context, b: Value) -> Value {
             .map(|k| ctx.operand(k, index as usize)),
         _ => None,
     };
-    operand.map_or(b, |o| crate::fuse::alias_class(ctx, crate::fuse::root_of(ctx, o)))
+    operand.map_or(b, |o| alias_class(ctx, root_of(ctx, o)))
 }
 
 /// The binary scalar op `op` is, if it is one.
@@ -1845,7 +1845,7 @@ fn alias_scopes<'ll>(
     ll: &'ll LlContext,
 ) -> (FxHashMap<Value, (MetadataValue<'ll>, MetadataValue<'ll>)>, Option<MetadataValue<'ll>>) {
     let Some(body) = ctx.single_block(op, 0) else { return (FxHashMap::default(), None) };
-    let class = |v: Value| crate::fuse::alias_class(ctx, crate::fuse::root_of(ctx, v));
+    let class = |v: Value| alias_class(ctx, root_of(ctx, v));
     let classes: Vec<Value> = ctx.operands(op).map(class).collect();
     let own: Vec<(usize, Value)> = ctx
         .block_args(body)

@@ -16,10 +16,11 @@ mod kernel;
 #[cfg(feature = "cuda")]
 pub mod ptx;
 
+use crate::executor::Compiled;
 use crate::jit_cache::JitCache;
 use crate::object_cache::{self, ObjectCache};
 use crate::orc::{self, Loaded};
-use crate::program::{self, Compiled, HostProgram, KernelFn, Step};
+use crate::program::{self, HostProgram, KernelFn, Step};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
 use inkwell::passes::PassBuilderOptions;

@@ -32,7 +32,7 @@ use aot_ir::*;
 use smallvec::smallvec;
 
 pub const KERNEL: &str = "loop.kernel";
-pub const FOR: &str = "loop.for";
+pub const FOR: &str = <ForOp as OpKind>::NAME;
 pub const YIELD: &str = "loop.yield";
 pub const LOAD: &str = "loop.load";
 pub const STORE: &str = "loop.store";
@@ -49,8 +49,10 @@ pub const SELECT: &str = "loop.select";
 pub const CMP: &str = "loop.cmp";
 pub const CAST: &str = "loop.cast";
 
+pub mod analysis;
 pub mod math;
 pub mod range;
+pub use analysis::{memref, ForOp};
 pub use math::{MathFn, MATH};
 
 /// Every loop op, as an enum: what backends `match` on (exhaustively, so a
@@ -201,13 +203,6 @@ impl CastPlan {
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m.into())
-}
-
-fn memref(ctx: &Context, v: Value) -> Option<&MemRefType> {
-    match ctx.type_data(ctx.value_type(v)) {
-        TypeData::MemRef(m) => Some(m),
-        _ => None,
-    }
 }
 
 /// Element strides and offset of a memref (row-major when not given).

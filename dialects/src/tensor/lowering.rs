@@ -775,12 +775,12 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 /// with equal batch dims (broadcast with stride-0 views): an external GEMM
 /// for f32/f64, a loop kernel otherwise.
 fn batched_matmul(lc: &mut LowerCtx<'_, '_>, a: Value, b: Value, c: Value, accumulate: bool) -> Result<(), String> {
-    let ct = memref_of(lc.ctx(), c).ok_or("matmul output is not a buffer")?;
+    let ct = memref(lc.ctx(), c).cloned().ok_or("matmul output is not a buffer")?;
     if matches!(ct.elem, ElemType::F32 | ElemType::F64) {
         lc.matmul(a, b, c, accumulate);
         return Ok(());
     }
-    let at = memref_of(lc.ctx(), a).ok_or("matmul operand is not a buffer")?;
+    let at = memref(lc.ctx(), a).cloned().ok_or("matmul operand is not a buffer")?;
     let r = ct.shape.len();
     let kk = at.shape[r - 1];
     let shape = ct.shape.to_vec();
@@ -812,7 +812,7 @@ fn batched_matmul(lc: &mut LowerCtx<'_, '_>, a: Value, b: Value, c: Value, accum
 
 /// A view of `v` with a size-1 dimension inserted at `at`.
 fn unsqueeze(lc: &mut LowerCtx<'_, '_>, v: Value, at: usize) -> Result<Value, String> {
-    let m = memref_of(lc.ctx(), v).ok_or("not a buffer")?;
+    let m = memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
     let (st, off) = crate::r#loop::layout(&m);
     let mut shape = m.shape.to_vec();
     let mut strides = st.to_vec();
@@ -832,7 +832,7 @@ pub fn matmul(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     if rb == 1 {
         b = unsqueeze(lc, b, 1)?;
     }
-    let (sa, sb) = (memref_of(lc.ctx(), a).ok_or("a")?.shape, memref_of(lc.ctx(), b).ok_or("b")?.shape);
+    let (sa, sb) = (memref(lc.ctx(), a).cloned().ok_or("a")?.shape, memref(lc.ctx(), b).cloned().ok_or("b")?.shape);
     let (m, k, n) = (sa[sa.len() - 2], sa[sa.len() - 1], sb[sb.len() - 1]);
     let batch = aot_runtime::kernel_util::broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
     let mut full_a = batch.to_vec();
@@ -854,7 +854,7 @@ pub fn linear(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let rt = lc.result_type(0)?;
     let x = lc.operand(0)?;
     let x = lc.contiguous(x)?;
-    let xt = memref_of(lc.ctx(), x).ok_or("x")?;
+    let xt = memref(lc.ctx(), x).cloned().ok_or("x")?;
     let w = lc.operand(1)?;
     let wt = lc.operand_type(1)?;
     let (outn, inn) = (wt.shape[0], wt.shape[1]);

@@ -40,7 +40,7 @@ pub fn view(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     // views from), which a transposed view of a temporary is not.
     if lc.ctx().op_name(op) == "view.as_strided" && m.layout.is_some() && !rooted_at_argument(lc.ctx(), x) {
         x = lc.contiguous(x)?;
-        m = memref_of(lc.ctx(), x).ok_or("not a buffer")?;
+        m = memref(lc.ctx(), x).cloned().ok_or("not a buffer")?;
     }
     let layouts = match view_layouts(lc.ctx(), op, &layout_of(&m)) {
         Ok(l) => l,
@@ -49,7 +49,7 @@ pub fn view(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         // copies, as a reshape does.
         Err(e) if e == RESHAPE_NEEDS_COPY || e == VIEW_NEEDS_COPY => {
             x = lc.contiguous(x)?;
-            m = memref_of(lc.ctx(), x).ok_or("not a buffer")?;
+            m = memref(lc.ctx(), x).cloned().ok_or("not a buffer")?;
             view_layouts(lc.ctx(), op, &layout_of(&m))?
         }
         Err(e) => return Err(e),
@@ -68,7 +68,7 @@ pub fn scatter(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     // A base nothing reads afterwards takes the write in place: the
     // region alone is written (gradient accumulation into overlapping
     // windows is a chain of such scatters).
-    let out = if lc.reusable(0) && memref_of(lc.ctx(), base).is_some_and(|m| m.layout.is_none()) {
+    let out = if lc.reusable(0) && memref(lc.ctx(), base).cloned().is_some_and(|m| m.layout.is_none()) {
         base
     } else {
         let out = lc.alloc(&rt.shape, rt.elem);

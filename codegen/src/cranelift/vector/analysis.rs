@@ -3,6 +3,7 @@
 //! parent's.
 
 use crate::affine::flat_offset;
+use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::{Binary, LoopOp, ScalarOp, Unary};
 use aot_ir::{Context, ElemType, Op, TypeData, Value};
 use rustc_hash::FxHashMap;
@@ -57,7 +58,7 @@ pub(super) fn address_coef(
     first: usize,
     iv: Value,
 ) -> Option<i64> {
-    let m = crate::program::memref(ctx, buf)?;
+    let m = analysis::memref(ctx, buf)?;
     let idx: Vec<Value> = ctx.operands(op).skip(first).collect();
     let e = flat_offset(ctx, &m, &idx);
     for &(atom, _) in &e.terms {

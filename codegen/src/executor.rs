@@ -1,0 +1,573 @@
+//! Runs a host program (`crate::program`) with the kernels a backend
+//! compiled: the `Executable` of every native backend.
+//!
+//! [`Runtime::run`] binds arguments (copying non-contiguous ones in, and
+//! back out when written), allocates buffers (own storage for results,
+//! reusing the last call's once the caller dropped them; the arena for
+//! planned temporaries), calls kernels (splitting a parallel outermost loop
+//! across threads when the work is large), calls the GEMM, applies the
+//! trailing argument metadata mutations, and wraps results as tensors. A
+//! [`Device`] may run the kernels and GEMMs instead (the CUDA backend).
+//!
+//! Invariants: a kernel is called only with the buffers it was compiled
+//! for (types and layouts are checked on entry); chunks of a split loop
+//! cover disjoint iterations of a parallel loop; results never alias the
+//! arguments or each other.
+
+use crate::program::{argument_mismatch, HostProgram, KernelFn, Matmul, Root, Step};
+use aot_dialects::r#loop::{self, analysis::trips};
+use aot_runtime::buffer::Buffer;
+use aot_runtime::tensor::{Storage, StorageRef, Tensor};
+use std::rc::Rc;
+
+/// What the runtime needs besides the host program.
+pub struct Compiled {
+    pub program: HostProgram,
+    /// One per `Step::Kernel`, in order.
+    pub kernels: Vec<KernelFn>,
+    /// Messages of the failed-check codes (code k is `messages[k - 1]`).
+    pub messages: Vec<String>,
+    /// Read-only data, one storage per global.
+    pub globals: Vec<StorageRef>,
+    /// Keeps the code alive (a JIT module, a loaded library).
+    pub owner: Box<dyn std::any::Any>,
+}
+
+/// What a host region of a call is to a [`Device`] that mirrors it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// An argument's storage: read, so copied in; copied back when written.
+    Argument,
+    /// A result's own allocation: written before it is read (the kernels'
+    /// contract), so only copied back.
+    Result,
+    /// The arena of planned temporaries: copied only when the host runs a
+    /// step itself in the middle of a call.
+    Scratch,
+    /// Read-only data (a global): the same bytes on every call.
+    Constant,
+}
+
+/// A host buffer a call's steps address: what a device mirrors.
+#[derive(Copy, Clone, Debug)]
+pub struct HostRegion {
+    pub ptr: *mut u8,
+    pub bytes: usize,
+    pub kind: RegionKind,
+}
+
+/// A device with memory of its own that runs the kernels and GEMMs of a
+/// host program (the CUDA backend). The runtime keeps running the host
+/// program (binding, `set_`, `resize_`, results) on host buffers; the
+/// device mirrors the regions the steps address and translates the host
+/// pointers the runtime computes into its own. So copies happen only at
+/// the edges of a call, and in the middle of one only where the host runs
+/// a step itself.
+pub trait Device {
+    /// Starts a call over `regions` or, with `resume`, goes on with one
+    /// after [`Device::to_host`] (every region's host bytes are then
+    /// current, whatever its kind).
+    fn begin(&mut self, regions: Vec<HostRegion>, resume: bool) -> Result<(), String>;
+    /// Runs kernel step `step` (the `index`th kernel) on operands whose host
+    /// addresses are `ptrs`.
+    fn kernel(&mut self, index: usize, step: &Step, ptrs: &[*mut u8]) -> Result<(), String>;
+    /// Runs a matmul step on operands at host addresses `pa`, `pb`, `pc`.
+    fn matmul(&mut self, mm: &Matmul, pa: *mut u8, pb: *mut u8, pc: *mut u8) -> Result<(), String>;
+    /// Makes the host regions hold everything the device wrote and drops
+    /// the mirrors, before a step the host runs itself. A failed check of
+    /// a kernel run so far is the error.
+    fn to_host(&mut self) -> Result<(), String>;
+    /// Ends the call: like [`Device::to_host`], except that the arena is
+    /// not copied back and nothing is copied when a check failed.
+    fn finish(&mut self) -> Result<(), String>;
+}
+
+/// Kernels above this many element operations are split across threads.
+const PARALLEL_WORK: u64 = 1 << 15;
+
+/// Runs a compiled host program (the `Executable` of native backends).
+pub struct Runtime {
+    pub code: Rc<Compiled>,
+    /// Planned temporaries, kept between calls.
+    arena: Vec<u64>,
+    threads: usize,
+    /// Per `loop.alloc`: the storage of the result the last call returned in
+    /// it. When the caller has dropped every tensor of it by the next call,
+    /// its buffer (already touched, so free of page faults) holds the new
+    /// result: a caching allocator for results, one set deep. Kernels write
+    /// every element of an allocation before reading it (the arena's
+    /// temporaries are never cleared either), so old contents never show.
+    returned: Vec<Option<StorageRef>>,
+    /// Whether some step may run on several threads (a GEMM, or a kernel
+    /// big enough to split): only then does a call go to the thread pool.
+    parallel: bool,
+    /// Per step, its total time and number of runs, when `AOT_PROFILE` is
+    /// set: printed to stderr when the runtime is dropped.
+    profile: Option<Vec<(std::time::Duration, u64)>>,
+    /// The device that runs the kernels and GEMMs, when not the host.
+    device: Option<Box<dyn Device>>,
+}
+
+struct SendPtrs(Vec<*mut u8>);
+// The pointers address buffers this call owns or borrows exclusively; the
+// kernels each chunk runs write disjoint elements (parallel loops only).
+unsafe impl Sync for SendPtrs {}
+unsafe impl Send for SendPtrs {}
+
+impl Runtime {
+    /// A runtime using `AOT_NUM_THREADS` threads, else the host team's
+    /// count, else every core.
+    pub fn new(code: Rc<Compiled>) -> Runtime {
+        let threads = crate::threads::default_threads();
+        let words = code.program.arena_bytes.div_ceil(8) as usize;
+        let returned = vec![None; code.program.allocs.len()];
+        let parallel = code.program.steps.iter().any(|s| match s {
+            Step::Kernel { split, work, .. } => split.is_some() && *work >= PARALLEL_WORK,
+            Step::Matmul(_) => true,
+            Step::Rebind { .. } | Step::Resize { .. } => false,
+        });
+        let profile = std::env::var("AOT_PROFILE")
+            .is_ok_and(|v| !v.is_empty() && v != "0")
+            .then(|| vec![Default::default(); code.program.steps.len()]);
+        Runtime { code, arena: vec![0; words], threads, returned, parallel, profile, device: None }
+    }
+
+    /// A runtime whose kernels and GEMMs run on `device`.
+    pub fn on_device(code: Rc<Compiled>, device: Box<dyn Device>) -> Runtime {
+        let mut r = Runtime::new(code);
+        r.device = Some(device);
+        r.parallel = false;
+        r.threads = 1;
+        r
+    }
+
+    /// Overrides the number of threads kernels are split over (1: none).
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.max(1);
+    }
+
+    fn buffer_ptr(storage: &StorageRef) -> *mut u8 {
+        storage.buf_mut().as_mut_ptr()
+    }
+
+    pub fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
+        let code = self.code.clone();
+        let p = &code.program;
+        if args.len() != p.args.len() {
+            return Err(format!("the compiled function takes {} arguments, got {}", p.args.len(), args.len()));
+        }
+        // 1. Arguments. A buffer compiled with a layout is the argument's
+        // storage (the layout says where the elements are); a contiguous one
+        // starts at the argument's first element, and a non-contiguous
+        // argument is copied in (and back out if written).
+        let mut bound: Vec<Tensor> = Vec::with_capacity(args.len());
+        let mut copied = vec![false; args.len()];
+        let mut base_off = vec![0i64; args.len()];
+        for (i, (t, m)) in args.iter().zip(&p.args).enumerate() {
+            if t.dtype() != m.elem || t.sizes()[..] != m.shape[..] {
+                return Err(argument_mismatch(i, t, m.elem, &m.shape));
+            }
+            if t.physical() != t.dtype() {
+                return Err(format!("argument {i}: the compiled code needs {} storage", t.dtype()));
+            }
+            if let Some((strides, offset)) = &m.layout {
+                let same = t.offset() == *offset
+                    && t.sizes()
+                        .iter()
+                        .zip(t.strides().iter())
+                        .zip(strides.iter())
+                        .all(|((&n, &a), &b)| n <= 1 || a == b);
+                if !same {
+                    return Err(format!(
+                        "argument {i}: compiled for strides {:?} at offset {offset}, got {:?} at {}",
+                        strides.to_vec(),
+                        t.strides().to_vec(),
+                        t.offset()
+                    ));
+                }
+                bound.push(t.clone());
+            } else if t.is_contiguous() {
+                base_off[i] = t.offset();
+                bound.push(t.clone());
+            } else {
+                let c = Tensor::zeros(t.dtype(), &t.sizes(), t.dtype());
+                c.copy_values_from(t);
+                copied[i] = true;
+                bound.push(c);
+            }
+        }
+        let arg_ptr = |t: &Tensor, off: i64| -> *mut u8 {
+            let base = Self::buffer_ptr(&t.storage());
+            // SAFETY: the offset addresses an element of the storage (a
+            // tensor invariant), so the pointer stays inside its buffer.
+            unsafe { base.add(off as usize * t.dtype().byte_size()) }
+        };
+        let mut arg_ptrs: Vec<*mut u8> = bound.iter().zip(&base_off).map(|(t, &o)| arg_ptr(t, o)).collect();
+        // 2. Allocations: own storage, or a slice of the arena.
+        let arena_base = self.arena.as_mut_ptr() as *mut u8;
+        let mut alloc_storage: Vec<Option<StorageRef>> = Vec::with_capacity(p.allocs.len());
+        let mut alloc_ptrs: Vec<*mut u8> = Vec::with_capacity(p.allocs.len());
+        for (k, (m, off)) in p.allocs.iter().enumerate() {
+            match off {
+                // SAFETY: plan-memory placed the buffer inside the arena,
+                // which `new` sized to `arena_bytes`.
+                Some(o) => {
+                    alloc_storage.push(None);
+                    alloc_ptrs.push(unsafe { arena_base.add(*o as usize) });
+                }
+                None => {
+                    let n = m.shape.iter().product::<i64>().max(0) as usize;
+                    let old = self.returned.get_mut(k).and_then(Option::take).and_then(Storage::reclaim);
+                    let buf = match old {
+                        Some(b) if b.kind() == m.elem && b.len() == n => b,
+                        _ => Buffer::zeros(m.elem, n),
+                    };
+                    let s = Storage::new(buf);
+                    alloc_ptrs.push(Self::buffer_ptr(&s));
+                    alloc_storage.push(Some(s));
+                }
+            }
+        }
+        let global_ptrs: Vec<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
+        let arena_bytes = p.arena_bytes as usize;
+        // What a device mirrors: every buffer a step may address.
+        let regions = |bound: &[Tensor]| -> Vec<HostRegion> {
+            let of = |s: &StorageRef, ptr: *mut u8, kind| HostRegion { ptr, bytes: s.buf().byte_len(), kind };
+            let mut r: Vec<HostRegion> =
+                bound.iter().map(|t| t.storage()).map(|s| of(&s, Self::buffer_ptr(&s), RegionKind::Argument)).collect();
+            for (s, &ptr) in alloc_storage.iter().zip(&alloc_ptrs) {
+                if let Some(s) = s {
+                    r.push(of(s, ptr, RegionKind::Result));
+                }
+            }
+            r.push(HostRegion { ptr: arena_base, bytes: arena_bytes, kind: RegionKind::Scratch });
+            r.extend(code.globals.iter().zip(&global_ptrs).map(|(s, &ptr)| of(s, ptr, RegionKind::Constant)));
+            r
+        };
+        // 3. Steps.
+        let mut device = self.device.take();
+        let mut steps = || -> Result<(), String> {
+            // Whether the device must (re)start its mirrors before its next
+            // step: at the start, and after the host ran a step itself.
+            let (mut begin, mut resume) = (true, false);
+            let mut kernel = 0;
+            let threads = self.threads;
+            let mut profile = self.profile.as_deref_mut().map(|p| (p, std::time::Instant::now()));
+            for (i, step) in p.steps.iter().enumerate() {
+                if let Some((times, start)) = &mut profile {
+                    let now = std::time::Instant::now();
+                    if i > 0 {
+                        times[i - 1].0 += now - *start;
+                        times[i - 1].1 += 1;
+                    }
+                    *start = now;
+                }
+                let root_ptr = |r: Root, arg_ptrs: &[*mut u8]| match r {
+                    Root::Arg(i) => arg_ptrs[i],
+                    Root::Alloc(k) => alloc_ptrs[k],
+                    Root::Global(g) => global_ptrs[g],
+                };
+                if let Some(d) = device.as_deref_mut() {
+                    if begin && matches!(step, Step::Kernel { .. } | Step::Matmul(_)) {
+                        d.begin(regions(&bound), resume)?;
+                        begin = false;
+                    }
+                    match step {
+                        Step::Kernel { roots, .. } => {
+                            let ptrs: Vec<*mut u8> = roots.iter().map(|&r| root_ptr(r, &arg_ptrs)).collect();
+                            d.kernel(kernel, step, &ptrs)?;
+                            kernel += 1;
+                            continue;
+                        }
+                        Step::Matmul(mm) => {
+                            let Matmul { a, b, c, .. } = &**mm;
+                            let (pa, pb, pc) =
+                                (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
+                            d.matmul(mm, pa, pb, pc)?;
+                            continue;
+                        }
+                        // The host runs these on its own buffers.
+                        Step::Rebind { .. } | Step::Resize { .. } => {
+                            if !begin {
+                                d.to_host()?;
+                                (begin, resume) = (true, true);
+                            }
+                        }
+                    }
+                }
+                match step {
+                    Step::Kernel { roots, split, work, name, .. } => {
+                        let f = code.kernels[kernel];
+                        kernel += 1;
+                        let ptrs = SendPtrs(roots.iter().map(|&r| root_ptr(r, &arg_ptrs)).collect());
+                        let code_ret = match split {
+                            Some((lo, hi, st))
+                                if threads > 1 && *work >= PARALLEL_WORK && trips(*lo, *hi, *st) >= 2 =>
+                            {
+                                run_split(f, &ptrs, *lo, *hi, *st, threads)
+                            }
+                            // SAFETY: the kernel was compiled for exactly these
+                            // operands, whose buffers are alive and large enough
+                            // for the layouts it was compiled with.
+                            _ => unsafe { f(ptrs.0.as_ptr(), split.map_or(0, |s| s.0), split.map_or(0, |s| s.1)) },
+                        };
+                        if code_ret != 0 {
+                            let m = usize::try_from(code_ret - 1)
+                                .ok()
+                                .and_then(|k| code.messages.get(k).cloned())
+                                .unwrap_or_else(|| format!("kernel '{name}' failed"));
+                            return Err(m);
+                        }
+                    }
+                    Step::Matmul(mm) => {
+                        let Matmul { a, b, c, accumulate, plan } = &**mm;
+                        let (pa, pb, pc) =
+                            (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
+                        crate::gemm::batched(plan, c.ty.elem, pa, pb, pc, *accumulate, threads);
+                    }
+                    Step::Rebind { arg, src, stride } => {
+                        if copied[*arg] {
+                            return Err(format!(
+                                "argument {arg}: set_ on a non-contiguous argument is not supported by native code"
+                            ));
+                        }
+                        if let Root::Arg(j) = src.root {
+                            if copied[j] {
+                                // The kernels saw a contiguous copy of argument j;
+                                // the argument itself has its own layout.
+                                if src.ty.layout.is_some() || src.ty.shape != p.args[j].shape {
+                                    return Err(format!(
+                                    "argument {arg}: set_ onto a view of non-contiguous argument {j} is not supported by native code"
+                                ));
+                                }
+                                let t = &args[j];
+                                args[*arg].set_storage(t.storage(), t.sizes(), t.strides(), t.offset())?;
+                                base_off[*arg] = 0;
+                                bound[*arg] = args[*arg].clone();
+                                continue;
+                            }
+                        }
+                        let (storage, src_off) = match src.root {
+                            Root::Arg(j) => (bound[j].storage(), base_off[j]),
+                            Root::Alloc(k) => match &alloc_storage[k] {
+                                Some(s) => (s.clone(), 0),
+                                None => return Err("an argument cannot be rebound to a planned temporary".into()),
+                            },
+                            Root::Global(_) => return Err("an argument cannot be rebound to read-only data".into()),
+                        };
+                        let (mut strides, off) = r#loop::layout(&src.ty);
+                        if let Some(exact) = stride {
+                            // Only size-1 dimensions may differ: their stride is never used.
+                            for ((s, &e), &n) in strides.iter_mut().zip(exact).zip(&src.ty.shape) {
+                                if n == 1 {
+                                    *s = e;
+                                }
+                            }
+                        }
+                        args[*arg].set_storage(storage, src.ty.shape.clone(), strides, src_off + off)?;
+                        bound[*arg] = args[*arg].clone();
+                        base_off[*arg] = 0;
+                        arg_ptrs[*arg] = arg_ptr(&bound[*arg], 0);
+                    }
+                    Step::Resize { arg, numel, ty } => {
+                        if copied[*arg] {
+                            return Err(format!(
+                                "argument {arg}: resize_ on a non-contiguous argument is not supported by native code"
+                            ));
+                        }
+                        let t = &args[*arg];
+                        let needed = (base_off[*arg] + numel) as usize;
+                        if t.storage().len() < needed {
+                            t.storage().resize(needed);
+                        }
+                        let (strides, off) = r#loop::layout(ty);
+                        t.set_metadata(ty.shape.clone(), strides, base_off[*arg] + off)?;
+                        bound[*arg] = t.clone();
+                        arg_ptrs[*arg] = arg_ptr(&bound[*arg], base_off[*arg]);
+                    }
+                }
+            }
+            if let Some(d) = device.as_deref_mut() {
+                if !begin {
+                    d.finish()?;
+                }
+            }
+            if let Some((times, start)) = profile {
+                if let Some(last) = times.last_mut() {
+                    last.0 += start.elapsed();
+                    last.1 += 1;
+                }
+            }
+            Ok(())
+        };
+        // On a host team the caller is already one of the team's threads.
+        let pooled = self.threads > 1 && self.parallel && crate::threads::host_team().is_none();
+        let ran = if pooled { on_pool(steps) } else { steps() };
+        self.device = device;
+        ran?;
+        // 4. Results. Value semantics: results never alias the arguments or
+        // each other (a value returned twice is one object), as the
+        // interpreter's results never do.
+        let mut outs: Vec<Tensor> = Vec::with_capacity(p.outputs.len());
+        for (k, r) in p.outputs.iter().enumerate() {
+            if let Some(j) = p.outputs[..k].iter().position(|o| o == r) {
+                outs.push(outs[j].clone());
+                continue;
+            }
+            let shared = p.outputs[..k].iter().any(|o| o.root == r.root);
+            let (strides, off) = r#loop::layout(&r.ty);
+            let t = match r.root {
+                Root::Alloc(k) => match &alloc_storage[k] {
+                    Some(s) => {
+                        let t = Tensor::from_parts(s.clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?;
+                        if shared {
+                            t.deep_clone()
+                        } else {
+                            t
+                        }
+                    }
+                    None => return Err("a result lives in the arena (plan-memory must leave results alone)".into()),
+                },
+                Root::Arg(i) => {
+                    Tensor::from_parts(bound[i].storage(), r.ty.elem, r.ty.shape.clone(), strides, base_off[i] + off)?
+                        .deep_clone()
+                }
+                Root::Global(g) => {
+                    Tensor::from_parts(code.globals[g].clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?
+                        .deep_clone()
+                }
+            };
+            outs.push(t);
+        }
+        // The storages this call allocated, for the next call to reuse once
+        // the caller lets go of them (see `returned`).
+        for (slot, s) in self.returned.iter_mut().zip(alloc_storage) {
+            *slot = s;
+        }
+        // 5. Written arguments that were copied in go back.
+        for i in 0..args.len() {
+            if copied[i] && p.written_args[i] {
+                args[i].copy_values_from(&bound[i]);
+            }
+        }
+        Ok(outs)
+    }
+}
+
+fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: usize) -> i32 {
+    let trips = trips(lo, hi, st);
+    let chunks = (threads as i64).min(trips).max(1);
+    let per = trips.saturating_add(chunks - 1) / chunks;
+    let code = std::sync::atomic::AtomicI32::new(0);
+    let at = |c: i64| lo.saturating_add(c.saturating_mul(per).saturating_mul(st)).min(hi);
+    crate::threads::for_each(chunks as usize, &|c| {
+        let c = c as i64;
+        let (a, b) = (at(c), at(c + 1));
+        // SAFETY: chunks cover disjoint iterations of a parallel loop.
+        let r = unsafe { f(ptrs.0.as_ptr(), a, b) };
+        if r != 0 {
+            code.store(r, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    code.into_inner()
+}
+
+impl Runtime {
+    /// Per step of the host program: what it is, how often it ran and its
+    /// total time. Empty unless `AOT_PROFILE` was set when the runtime was
+    /// made.
+    pub fn profile(&self) -> Vec<(String, u64, std::time::Duration)> {
+        let Some(times) = &self.profile else { return Vec::new() };
+        let mut kernel = 0;
+        let mut rows = Vec::new();
+        for (step, &(total, runs)) in self.code.program.steps.iter().zip(times) {
+            let what = match step {
+                Step::Kernel { name, split, work, .. } => {
+                    kernel += 1;
+                    let how = if self.threads > 1 && split.is_some() && *work >= PARALLEL_WORK {
+                        format!("split over {} threads", self.threads)
+                    } else {
+                        "one thread".to_string()
+                    };
+                    format!("kernel #{} '{name}' ({how})", kernel - 1)
+                }
+                Step::Matmul(m) => format!("matmul {}", crate::gemm::describe(&m.plan, m.c.ty.elem)),
+                Step::Rebind { arg, .. } => format!("set_ of argument {arg}"),
+                Step::Resize { arg, .. } => format!("resize_ of argument {arg}"),
+            };
+            rows.push((what, runs, total));
+        }
+        rows
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let mut rows = self.profile();
+        let calls = rows.iter().map(|r| r.1).max().unwrap_or(0);
+        if calls == 0 {
+            return;
+        }
+        let total: std::time::Duration = rows.iter().map(|r| r.2).sum();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
+        let per_call = |d: std::time::Duration| d.as_secs_f64() * 1e6 / calls as f64;
+        let mut out = format!(
+            "aot profile: {} steps, {calls} call{}, {:.1} us per call on {} thread{}\n  share   us/call  step\n",
+            rows.len(),
+            if calls == 1 { "" } else { "s" },
+            per_call(total),
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+        );
+        for (what, _, t) in rows {
+            let share = 100.0 * t.as_secs_f64() / total.as_secs_f64().max(f64::MIN_POSITIVE);
+            out += &format!("  {share:5.1}% {:9.1}  {what}\n", per_call(t));
+        }
+        eprint!("{out}");
+    }
+}
+
+/// Runs `f` on a worker thread of the rayon pool and waits for it.
+///
+/// A call's steps run there so that the thread which runs them also takes
+/// its share of every split kernel and GEMM: called from outside the pool,
+/// each parallel step would wake two workers and put the caller to sleep,
+/// and on two cores that hand-off cost more than the split gained (a 60 µs
+/// kernel took 120 µs on two threads).
+fn on_pool<R>(f: impl FnOnce() -> R) -> R {
+    struct Handed<T>(T);
+    // SAFETY: the caller blocks until the worker has finished with `f` and
+    // the result slot (`rayon::scope` returns only then, with the memory
+    // ordering of its latch), so what `f` captures, reference-counted
+    // storages included, is never touched by two threads at once.
+    unsafe impl<T> Send for Handed<T> {}
+    let mut out = None;
+    let (job, slot) = (Handed(f), Handed(&mut out));
+    rayon::scope(move |_| {
+        let (job, slot) = (job, slot);
+        *slot.0 = Some((job.0)());
+    });
+    out.expect("rayon::scope returns after its body ran")
+}
+
+/// A compiled function (of any native backend) as a runtime `Executable`.
+pub struct Executable {
+    pub runtime: Runtime,
+}
+
+impl Executable {
+    pub fn new(code: Compiled) -> Executable {
+        Executable { runtime: Runtime::new(Rc::new(code)) }
+    }
+
+    /// An executable whose kernels and GEMMs run on `device`.
+    pub fn on_device(code: Compiled, device: Box<dyn Device>) -> Executable {
+        Executable { runtime: Runtime::on_device(Rc::new(code), device) }
+    }
+}
+
+impl aot_runtime::compiled::Executable for Executable {
+    fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
+        self.runtime.run(args)
+    }
+}

@@ -1,0 +1,210 @@
+//! Analyses of lowered (loop-dialect) functions that more than one client
+//! needs: the codegen passes (`fuse`, `plan-memory`, `lower-to-loops`), the
+//! host program every native backend runs, and the kernel emitters.
+//!
+//! They live with the dialect, not with any one client, so that a pass and
+//! the runtime never import each other, and every backend draws the same
+//! conclusion from the same IR: which buffer a value lives in
+//! ([`root_of`]), what a store to it may clobber ([`alias_class`]), which
+//! loop of a kernel may be split across threads ([`split_loop`]) or merged
+//! by fusion ([`outer_parallel_loop`]), how many iterations a loop runs
+//! ([`Bounds::trips`], saturating) and how much work a kernel does
+//! ([`kernel_work`]).
+//!
+//! Invariants: every function here reads the IR and never changes it; on IR
+//! the verifier accepted none panics, and on hostile bounds (the whole i64
+//! range) the counts saturate instead of overflowing.
+
+use super::LoopOp;
+use crate::func::{FuncOp, FuncView, LAYOUT};
+use aot_ir::*;
+
+aot_ir::op_handle!(
+    /// `loop.for`: a counted loop with static bounds.
+    pub ForOp = "loop.for"
+);
+
+/// The static bounds of a `loop.for`: `lower..upper` by `step`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bounds {
+    pub lower: i64,
+    pub upper: i64,
+    pub step: i64,
+}
+
+impl Bounds {
+    /// Iterations of the loop (saturating: bounds may span the whole i64
+    /// range).
+    pub fn trips(&self) -> i64 {
+        trips(self.lower, self.upper, self.step)
+    }
+}
+
+impl ForOp {
+    /// The loop's bounds. The verifier requires `lower` and `upper` and a
+    /// positive `step`; an absent step is 1.
+    pub fn bounds(self, ctx: &Context) -> Bounds {
+        Bounds {
+            lower: ctx.attr_i64(self.0, "lower").unwrap_or(0),
+            upper: ctx.attr_i64(self.0, "upper").unwrap_or(0),
+            step: ctx.attr_i64(self.0, "step").unwrap_or(1),
+        }
+    }
+
+    /// Whether the loop's iterations are independent (`parallel`).
+    pub fn is_parallel(self, ctx: &Context) -> bool {
+        ctx.has_attr(self.0, "parallel")
+    }
+}
+
+/// Iterations of `for lo to hi step st` (saturating: bounds may span the
+/// whole i64 range; a non-positive step counts as 1).
+pub fn trips(lo: i64, hi: i64, st: i64) -> i64 {
+    let st = st.max(1) as i128;
+    let t = ((hi as i128 - lo as i128).max(0) + st - 1) / st;
+    i64::try_from(t).unwrap_or(i64::MAX)
+}
+
+/// The memref type of `v`, if it is a buffer.
+pub fn memref(ctx: &Context, v: Value) -> Option<&MemRefType> {
+    match ctx.type_data(ctx.value_type(v)) {
+        TypeData::MemRef(m) => Some(m),
+        _ => None,
+    }
+}
+
+/// The allocation (or argument, or global) a buffer value lives in.
+pub fn root_of(ctx: &Context, mut v: Value) -> Value {
+    while let Some(op) = ctx.defining_op(v) {
+        match LoopOp::of(ctx, op) {
+            Some(LoopOp::View) => v = ctx.operand(op, 0),
+            Some(LoopOp::Rebind) => v = ctx.operand(op, 1),
+            _ => break,
+        }
+    }
+    v
+}
+
+/// What a write to `root` may clobber. Arguments laid out in one declared
+/// storage (`aot.layout` with the same `storage`) can overlap, so they are
+/// one class, named by the first of them. Any other argument, like any
+/// allocation, is its own: the runtime's guards reject a call in which an
+/// argument the function writes overlaps an argument it was compiled as
+/// independent of, and arguments nothing writes cannot clobber anything.
+pub fn alias_class(ctx: &Context, root: Value) -> Value {
+    if let ValueDef::BlockArg { block, index } = ctx.value_def(root) {
+        if let Some(func) = ctx.block_parent_op(block).filter(|&o| ctx.isa::<FuncOp>(o)) {
+            let f = FuncView { op: func };
+            let storage = |i: usize| {
+                f.arg_attr(ctx, i, LAYOUT).and_then(|l| ctx.attr_field(l, "storage")).and_then(|s| ctx.attr_as_i64(s))
+            };
+            let Some(s) = storage(index as usize) else { return root };
+            let first = (0..ctx.block_args(block).len()).find(|&i| storage(i) == Some(s));
+            return first.map_or(root, |i| ctx.block_args(block)[i]);
+        }
+    }
+    root
+}
+
+/// Work estimate of a kernel: element operations executed (saturating).
+pub fn kernel_work(ctx: &Context, kernel: Op) -> u64 {
+    fn region_work(ctx: &Context, r: Region) -> u64 {
+        let mut w = 0u64;
+        for &b in ctx.region_blocks(r) {
+            for o in ctx.block_ops(b) {
+                w = w.saturating_add(op_work(ctx, o));
+            }
+        }
+        w
+    }
+    fn op_work(ctx: &Context, o: Op) -> u64 {
+        match ctx.dyn_cast::<ForOp>(o) {
+            Some(l) => {
+                let trips = l.bounds(ctx).trips() as u64;
+                let inner = ctx.regions(o).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)));
+                trips.saturating_mul(inner.max(1))
+            }
+            None => 1,
+        }
+    }
+    ctx.regions(kernel).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)))
+}
+
+/// The outermost loop a kernel may be split along: the body is one parallel
+/// `loop.for` after a scalar prologue that each chunk runs again: constants,
+/// arithmetic, checks, and loads of buffers the kernel never writes (so a
+/// chunk cannot see another's stores). The Philox seed and offset loads and
+/// their check are such a prologue.
+pub fn split_loop(ctx: &Context, kernel: Op) -> Option<ForOp> {
+    let body = ctx.single_block(kernel, 0)?;
+    let mut found = None;
+    let mut loads = Vec::new();
+    for o in ctx.block_ops(body) {
+        match LoopOp::of(ctx, o) {
+            Some(LoopOp::For) if ctx.has_attr(o, "parallel") && ctx.num_results(o) == 0 && found.is_none() => {
+                found = Some(ForOp(o))
+            }
+            Some(LoopOp::Yield | LoopOp::Constant) => {}
+            Some(LoopOp::Scalar(_) | LoopOp::Assert) if found.is_none() => {}
+            Some(LoopOp::Load) if found.is_none() => loads.push(o),
+            _ => return None,
+        }
+    }
+    if !loads.is_empty() {
+        // Buffers are compared by what a write may clobber (arguments
+        // declared in one storage are one class).
+        let class = |buf: Value| {
+            let i = ctx.block_args(body).iter().position(|&b| b == buf)?;
+            Some(alias_class(ctx, root_of(ctx, ctx.operand(kernel, i))))
+        };
+        let mut written = Vec::new();
+        let mut unknown = false;
+        ctx.walk_pre(kernel, &mut |o| {
+            if LoopOp::of(ctx, o) == Some(LoopOp::Store) {
+                match class(ctx.operand(o, 1)) {
+                    Some(c) => written.push(c),
+                    None => unknown = true,
+                }
+            }
+        });
+        if unknown || loads.iter().any(|&l| class(ctx.operand(l, 0)).is_none_or(|c| written.contains(&c))) {
+            return None;
+        }
+    }
+    found
+}
+
+/// The outermost parallel loop of a kernel when nothing but constants
+/// precedes it (what loop fusion may merge).
+pub fn outer_parallel_loop(ctx: &Context, kernel: Op) -> Option<ForOp> {
+    let body = ctx.single_block(kernel, 0)?;
+    let first = ctx.block_ops(body).find(|&o| LoopOp::of(ctx, o) != Some(LoopOp::Constant));
+    split_loop(ctx, kernel).filter(|l| first == Some(l.0))
+}
+
+/// The message of `loop.assert` `op` as a located error (`FILE:LINE:COL:
+/// error: MSG`), the form eager mode prints, where the op has a file
+/// location; every native backend reports a failed check with it.
+pub fn assert_message(ctx: &Context, op: Op) -> String {
+    let msg = ctx.attr_str(op, "msg").unwrap_or("a check failed");
+    match ctx.loc_file_line_col(ctx.op_loc(op)) {
+        Some((file, line, col)) => format!("{file}:{line}:{col}: error: {msg}"),
+        None => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trips_saturate_and_round_up() {
+        assert_eq!(trips(0, 10, 3), 4);
+        assert_eq!(trips(5, 5, 1), 0);
+        assert_eq!(trips(7, 3, 1), 0);
+        assert_eq!(trips(i64::MIN, i64::MAX, 1), i64::MAX);
+        assert_eq!(trips(0, 4, 0), 4);
+        let b = Bounds { lower: -2, upper: 2, step: 2 };
+        assert_eq!(b.trips(), 2);
+    }
+}
