@@ -120,7 +120,7 @@ pub fn check(t: &Trained) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let backend = match args.iter().position(|a| a == "--backend").map(|i| args.get(i + 1)) {
-        None => Backend::Cranelift,
+        None => Backend::CRANELIFT,
         Some(Some(name)) => match Backend::parse(name) {
             Ok(b) => b,
             Err(e) => {

@@ -146,7 +146,7 @@ fn main() -> ExitCode {
         }
     };
     let backend = match opt("--backend").map(|s| Backend::parse(s)) {
-        None => Backend::Cranelift,
+        None => Backend::CRANELIFT,
         Some(Ok(b)) => b,
         Some(Err(e)) => {
             eprintln!("train_mlp: {e}");

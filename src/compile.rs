@@ -25,76 +25,77 @@ use aot_runtime::{Generator, Interpreter, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// Which backend executes the compiled graphs.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// Which backend executes the compiled graphs: the reference interpreter,
+/// or a code generator of this build (`aot_codegen::target::TARGETS`, the
+/// one list every entry point reads).
+#[derive(Copy, Clone)]
 pub enum Backend {
     /// The reference interpreter, in value semantics.
     Interp,
-    /// Native code: lower-to-loops, then Cranelift's JIT (the default).
-    Cranelift,
-    /// Native code: lower-to-loops, then LLVM's O3 pipeline and JIT for the
-    /// host CPU (cargo feature `llvm`).
-    #[cfg(feature = "llvm")]
-    Llvm,
-    /// Native code on the GPU: lower-to-loops, the kernels as PTX through
-    /// LLVM's NVPTX target run by the CUDA driver, matmuls through cuBLAS
-    /// (cargo feature `cuda`). Tensors stay on the host between calls; each
-    /// call copies what it reads to the device and what it wrote back.
-    #[cfg(feature = "cuda")]
-    Cuda,
-    /// The graphs exported to upstream MLIR and compiled by MLIR's own
-    /// pipeline and JIT (cargo feature `mlir`): an independent compiler the
-    /// native backends are checked against. Programs with ops that do not
-    /// export fail to compile, naming the op.
-    #[cfg(feature = "mlir")]
-    Mlir,
+    /// A code generator whose code runs in this process: Cranelift (the
+    /// default), LLVM (cargo feature `llvm`), the GPU (`cuda`), MLIR's own
+    /// compiler (`mlir`).
+    Target(&'static dyn aot_codegen::Target),
+}
+
+impl PartialEq for Backend {
+    fn eq(&self, other: &Backend) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Backend {}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Backend({})", self.name())
+    }
 }
 
 impl Backend {
-    /// Every backend this build has, by name.
-    pub const AVAILABLE: &'static [(&'static str, Backend)] = &[
-        ("cranelift", Backend::Cranelift),
-        ("interp", Backend::Interp),
-        #[cfg(feature = "llvm")]
-        ("llvm", Backend::Llvm),
-        #[cfg(feature = "cuda")]
-        ("cuda", Backend::Cuda),
-        #[cfg(feature = "mlir")]
-        ("mlir", Backend::Mlir),
-    ];
+    /// Native code through Cranelift's JIT: the default.
+    pub const CRANELIFT: Backend = Backend::Target(&aot_codegen::cranelift::Cranelift);
 
-    /// The backend called `s`. A backend named in the IR contract that this
-    /// build lacks (`llvm` without the cargo feature `llvm`, `cuda`) says so.
+    /// Every backend this build has, by name: the code generators that run
+    /// code, in the list's order, then the interpreter.
+    pub fn available() -> Vec<(&'static str, Backend)> {
+        let mut all: Vec<(&'static str, Backend)> = aot_codegen::target::built()
+            .into_iter()
+            .filter(|(_, t)| t.capabilities().runs)
+            .map(|(n, t)| (n, Backend::Target(t)))
+            .collect();
+        all.push(("interp", Backend::Interp));
+        all
+    }
+
+    /// The backend called `s`. A code generator this build lacks (`llvm`
+    /// without the cargo feature `llvm`, `cuda`, `mlir`) says which feature
+    /// builds it.
     pub fn parse(s: &str) -> Result<Backend, String> {
-        if let Some(&(_, b)) = Backend::AVAILABLE.iter().find(|(n, _)| *n == s) {
+        let all = Backend::available();
+        if let Some(&(_, b)) = all.iter().find(|(n, _)| *n == s) {
             return Ok(b);
         }
-        let available = Backend::AVAILABLE.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
-        Err(match s {
-            "llvm" => format!(
-                "backend 'llvm' is not available: this build of aot has no LLVM backend (build with the cargo feature `llvm`); available: {available}"
+        let available = all.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+        Err(match aot_codegen::target::lookup(s) {
+            Some(r) if r.target.is_none() => format!(
+                "backend '{s}' is not available: this build of aot has no {} (build with the cargo feature `{}`); available: {available}",
+                r.title,
+                r.feature.unwrap_or("?")
             ),
-            "mlir" => format!(
-                "backend 'mlir' is not available: this build of aot has no MLIR backend (build with the cargo feature `mlir`); available: {available}"
-            ),
-            "cuda" => format!(
-                "backend 'cuda' is not available: this build of aot has no CUDA backend (build with the cargo feature `cuda`); available: {available}"
-            ),
-            other => format!("unknown backend '{other}' (available: {available})"),
+            Some(_) => format!("backend '{s}' writes text only (aot-opt --emit); available: {available}"),
+            None => format!("unknown backend '{s}' (available: {available})"),
         })
     }
 
     /// Whether this backend runs every program on this machine: the
     /// interpreter and the CPU backends always, `cuda` where there is a GPU;
     /// `mlir` runs only the programs that export to upstream MLIR. Tests
-    /// that loop over [`Backend::AVAILABLE`] take these.
+    /// that loop over [`Backend::available`] take these.
     pub fn runs_everything_here(self) -> bool {
         match self {
-            #[cfg(feature = "cuda")]
-            Backend::Cuda => aot_runtime_cuda::gpu().is_ok(),
-            #[cfg(feature = "mlir")]
-            Backend::Mlir => false,
-            _ => true,
+            Backend::Interp => true,
+            Backend::Target(t) => t.runs_everything_here(),
         }
     }
 
@@ -102,27 +103,7 @@ impl Backend {
     pub fn name(self) -> &'static str {
         match self {
             Backend::Interp => "interp",
-            Backend::Cranelift => "cranelift",
-            #[cfg(feature = "llvm")]
-            Backend::Llvm => "llvm",
-            #[cfg(feature = "cuda")]
-            Backend::Cuda => "cuda",
-            #[cfg(feature = "mlir")]
-            Backend::Mlir => "mlir",
-        }
-    }
-
-    /// The native code generator of a native backend.
-    fn native(self) -> Option<aot_codegen::Native> {
-        match self {
-            Backend::Interp => None,
-            Backend::Cranelift => Some(aot_codegen::Native::default()),
-            #[cfg(feature = "llvm")]
-            Backend::Llvm => Some(aot_codegen::Native::Llvm(aot_codegen::llvm::Emit::None)),
-            #[cfg(feature = "cuda")]
-            Backend::Cuda => Some(aot_codegen::Native::Cuda),
-            #[cfg(feature = "mlir")]
-            Backend::Mlir => None,
+            Backend::Target(t) => t.name(),
         }
     }
 }
@@ -1030,24 +1011,24 @@ pub fn compile(
             }
             function
         }
-        #[cfg(feature = "mlir")]
-        Backend::Mlir => {
-            let fw = aot_codegen::mlir::compile(&mut ctx, func).map_err(|d| render(&ctx, &[d]))?;
-            let mut function = CompiledFunction::new(plans.forward, Box::new(fw), generator.clone());
-            if let Some((bwd, plan)) = plans.backward {
-                let exe = aot_codegen::mlir::compile(&mut ctx, bwd).map_err(|d| render(&ctx, &[d]))?;
-                function.backward = Some(aot_runtime::backward::Backward { exe: Box::new(exe), plan });
-            }
-            function
-        }
-        native => {
-            let native = native.native().ok_or("a native backend without a code generator")?;
-            let fw = aot_codegen::compile_function(&mut ctx, func, native, &mut String::new())
+        Backend::Target(target) => {
+            let native = aot_codegen::Native { target, options: Default::default() };
+            let fw = aot_codegen::compile_function(&mut ctx, func, &native, &mut String::new())
                 .map_err(|d| render(&ctx, &[d]))?;
-            let mut function = CompiledFunction::new(plans.forward, Box::new(fw), generator.clone());
+            let mut function = CompiledFunction::new(plans.forward, fw, generator.clone());
             if let Some((bwd, plan)) = plans.backward {
-                let lazy = aot_codegen::Lazy::new(ctx, bwd, native);
-                function.backward = Some(aot_runtime::backward::Backward { exe: Box::new(lazy), plan });
+                // A target that lowers tensor-level functions itself (MLIR)
+                // may not take every op: its backward compiles now, so such
+                // a program fails to compile rather than in its first
+                // training step. Native code compiles the backward on its
+                // first call (many forward calls never need it).
+                let exe: Box<dyn Executable> = if target.capabilities().lowered_input {
+                    Box::new(aot_codegen::Lazy::new(ctx, bwd, native))
+                } else {
+                    aot_codegen::compile_function(&mut ctx, bwd, &native, &mut String::new())
+                        .map_err(|d| render(&ctx, &[d]))?
+                };
+                function.backward = Some(aot_runtime::backward::Backward { exe, plan });
             }
             function
         }

@@ -94,13 +94,13 @@ pub struct Options {
 impl Options {
     /// Forward only (`aot-inference`), native code.
     pub fn inference() -> Options {
-        Options { pipeline: "aot-inference".into(), backend: Backend::Cranelift }
+        Options { pipeline: "aot-inference".into(), backend: Backend::CRANELIFT }
     }
 
     /// Forward and backward (`aot-train`), native code; the backward is
     /// compiled on its first use.
     pub fn training() -> Options {
-        Options { pipeline: "aot-train".into(), backend: Backend::Cranelift }
+        Options { pipeline: "aot-train".into(), backend: Backend::CRANELIFT }
     }
 
     pub fn with_backend(mut self, backend: Backend) -> Options {

@@ -42,7 +42,7 @@ fn threads() -> String {
 /// The native backend `--backend` names (Cranelift by default).
 fn backend(args: &[String]) -> Result<Backend, String> {
     match args.iter().position(|a| a == "--backend") {
-        None => Ok(Backend::Cranelift),
+        None => Ok(Backend::CRANELIFT),
         Some(i) => {
             let b = Backend::parse(args.get(i + 1).ok_or("--backend expects a name")?)?;
             if b == Backend::Interp {
@@ -151,7 +151,7 @@ fn matmul(args: &[String]) -> Result<(), String> {
     let a = f32_tensor(&[n as i64, n as i64], |i| (i % 13) as f32 * 0.1);
     let b = f32_tensor(&[n as i64, n as i64], |i| (i % 7) as f32 * 0.1);
     let args2 = [a, b];
-    let mut f = compile_text(&text, "aot-inference", Backend::Cranelift, &args2)?;
+    let mut f = compile_text(&text, "aot-inference", Backend::CRANELIFT, &args2)?;
     f.call(&args2).map_err(|e| e.to_string())?;
     let (t, _) = crate::best_of(reps, || f.call(&args2).map(|_| ()));
     println!("matmul {n}³ f32, {}: {:.2} ms, {:.1} GFLOP/s", threads(), t * 1e3, 2.0 * (n as f64).powi(3) / t / 1e9);
@@ -227,7 +227,7 @@ fn overhead(args: &[String]) -> Result<(), String> {
     let b = f32_tensor(&[4], |i| 2.0 * i as f32);
     let args2 = [a, b];
     println!("per-call cost of a 4-element add (guards, argument binding, the kernel, the output tensor):");
-    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
+    for &(name, backend) in Backend::available().iter().filter(|(_, b)| b.runs_everything_here()) {
         let mut f = compile_text(text, "aot-inference", backend, &args2)?;
         for _ in 0..1000 {
             f.call(&args2).map_err(|e| e.to_string())?;

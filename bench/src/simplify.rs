@@ -104,8 +104,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!("\nnative training step (forward + backward), cranelift, best of {steps}: off | on (ms)");
     for (name, text) in [("MLP 512-1024-1024-10, batch 256", &mlp_text), ("encoder layer d256 h4 ff1024, 8x64", &layer)]
     {
-        let off = train_step(text, &without, steps, Backend::Cranelift)?;
-        let on = train_step(text, &with, steps, Backend::Cranelift)?;
+        let off = train_step(text, &without, steps, Backend::CRANELIFT)?;
+        let on = train_step(text, &with, steps, Backend::CRANELIFT)?;
         println!("  {name:<40} {:>8.2} | {:>8.2}", off.0, on.0);
     }
     Ok(())

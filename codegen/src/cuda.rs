@@ -1,7 +1,7 @@
 //! The CUDA backend (cargo feature `cuda`): a lowered function's kernels
 //! compiled to one PTX module (`llvm::ptx`, for the GPU's architecture, with
 //! libdevice linked in), loaded into the GPU, and run there by the host
-//! program's runtime through [`program::Device`].
+//! program's runtime through [`crate::executor::Device`].
 //!
 //! [`CudaDevice`] mirrors the host regions a call addresses (argument
 //! storages, result allocations, the arena, read-only globals) in device
@@ -50,6 +50,44 @@ pub fn find_libdevice() -> Option<PathBuf> {
     let mut candidates: Vec<PathBuf> = roots.iter().map(|r| r.join("nvvm/libdevice/libdevice.10.bc")).collect();
     candidates.push(PathBuf::from("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"));
     candidates.into_iter().find(|p| p.is_file())
+}
+
+/// The process's GPU as a [`crate::target::Target`].
+pub struct Cuda;
+
+impl crate::target::Target for Cuda {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn capabilities(&self) -> crate::target::Capabilities {
+        crate::target::Capabilities { lowered_input: true, runs: true, device: true, gpu_arch: false }
+    }
+
+    /// As [`crate::llvm::ptx::Ptx`]: Cranelift's plan, until fusion across
+    /// plans is measured on the GPU.
+    fn vectorizes(&self, ctx: &Context, l: Op) -> bool {
+        crate::cranelift::vectorizes(ctx, l)
+    }
+
+    fn runs_everything_here(&self) -> bool {
+        aot_runtime_cuda::gpu().is_ok()
+    }
+
+    fn compile(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        _options: &crate::target::Options,
+        text: &mut String,
+    ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
+        let (code, device) = compile(ctx, func, text)?;
+        Ok(Box::new(crate::executor::Executable::on_device(code, device)))
+    }
+
+    fn line_comment(&self) -> &'static str {
+        "//"
+    }
 }
 
 /// Compiles the lowered function `func` for the process's GPU: the host

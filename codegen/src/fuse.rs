@@ -30,10 +30,11 @@
 //! (trailing argument updates) and keeps buffers that leave the function.
 
 use crate::affine::{flat_offset, floordiv, modulo, Expr};
+use crate::target::Target;
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::r#loop::analysis::{alias_class, memref, outer_parallel_loop, root_of, ForOp};
 use aot_dialects::r#loop::{self, Binary, LoopOp};
-use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
@@ -740,7 +741,12 @@ fn rename(e: &Expr, from: Value, to: Value) -> Expr {
 /// writes, so a block of `k` kernels costs about `k` scans, not `k^3` pair
 /// tests (a chain of 800 in-place writes through a detached alias took
 /// minutes).
-fn fuse_all(rw: &mut Rewriter<'_>, entry: Block, ret_roots: &FxHashSet<Value>) -> Result<u64, String> {
+fn fuse_all(
+    rw: &mut Rewriter<'_>,
+    entry: Block,
+    ret_roots: &FxHashSet<Value>,
+    target: &dyn Target,
+) -> Result<u64, String> {
     let mut fused = 0;
     let mut i = 0;
     // The block's order only changes when a fusion happens.
@@ -750,7 +756,7 @@ fn fuse_all(rw: &mut Rewriter<'_>, entry: Block, ret_roots: &FxHashSet<Value>) -
     let mut users = KernelUsers::new(&pos);
     loop {
         let Some(&k1) = kernels.get(i) else { return Ok(fused) };
-        if fuse_from(rw, k1, ret_roots, &mut users, &order)? {
+        if fuse_from(rw, k1, ret_roots, &mut users, &order, target)? {
             // k1 went into a later kernel, which keeps its place: the block's
             // relative order holds (erased ops are skipped), and the kernel
             // now at position i is the next one to try. Re-walking the block
@@ -776,6 +782,7 @@ fn fuse_from(
     ret_roots: &FxHashSet<Value>,
     users: &mut KernelUsers<'_>,
     order: &[Op],
+    target: &dyn Target,
 ) -> Result<bool, String> {
     let pos = users.pos;
     let Some(&p1) = pos.get(&k1) else { return Ok(false) };
@@ -798,7 +805,7 @@ fn fuse_from(
     let Some(ForOp(l2)) = outer_parallel_loop(rw, k2) else { return Ok(false) };
     // (A kernel whose outer loop runs in lanes keeps them only when
     // its sibling's does too.)
-    if bounds(l1) != bounds(l2) || crate::cranelift::vectorizes(rw, l1) != crate::cranelift::vectorizes(rw, l2) {
+    if bounds(l1) != bounds(l2) || target.vectorizes(rw, l1) != target.vectorizes(rw, l2) {
         return Ok(false);
     }
     let reads2: FxHashSet<Value> = rw.operands(k2).map(|o| root_of(rw, o)).collect();
@@ -1078,9 +1085,9 @@ fn accessed_classes(ctx: &Context, k: Op, op: Op, stores: bool) -> FxHashSet<Val
 /// Between the two may stand scalar ops and stores into buffers neither
 /// loop reads; those computed from the first loop's results move after
 /// the merged loop. A merge is skipped where it would cost an innermost
-/// loop its vector form on the default backend (one of the two vectorizes,
+/// loop its vector form on `target` (one of the two vectorizes,
 /// the other not). Returns the number of merges.
-fn merge_sibling_loops(rw: &mut Rewriter<'_>, k: Op, block: Block) -> Result<u64, String> {
+fn merge_sibling_loops(rw: &mut Rewriter<'_>, k: Op, block: Block, target: &dyn Target) -> Result<u64, String> {
     let mut merged = 0;
     'again: loop {
         let ops: Vec<Op> = rw.block_ops(block).collect();
@@ -1096,7 +1103,7 @@ fn merge_sibling_loops(rw: &mut Rewriter<'_>, k: Op, block: Block) -> Result<u64
             let mut stored: FxHashSet<Value> = FxHashSet::default();
             for &b in &ops[i + 1..] {
                 if is_reduction_loop(rw, b)
-                    && sibling_loops(rw, a, b, &after_a)
+                    && sibling_loops(rw, a, b, &after_a, target)
                     && accessed_classes(rw, k, b, false).is_disjoint(&stored)
                 {
                     merge_loops(rw, a, b, &dependent)?;
@@ -1129,7 +1136,7 @@ fn merge_sibling_loops(rw: &mut Rewriter<'_>, k: Op, block: Block) -> Result<u64
     for o in rw.block_ops(block).collect::<Vec<_>>() {
         if LoopOp::of(rw, o) == Some(LoopOp::For) {
             if let Some(body) = rw.single_block(o, 0) {
-                merged += merge_sibling_loops(rw, k, body)?;
+                merged += merge_sibling_loops(rw, k, body, target)?;
             }
         }
     }
@@ -1139,7 +1146,7 @@ fn merge_sibling_loops(rw: &mut Rewriter<'_>, k: Op, block: Block) -> Result<u64
 /// Whether loops `a` and `b` (after it in one block) can merge: the same
 /// bounds, `b` (its operands and everything inside it) using nothing of
 /// `after_a`, and innermost loops agreeing on lanes.
-fn sibling_loops(ctx: &Context, a: Op, b: Op, after_a: &FxHashSet<Value>) -> bool {
+fn sibling_loops(ctx: &Context, a: Op, b: Op, after_a: &FxHashSet<Value>, target: &dyn Target) -> bool {
     let bounds = |o: Op| (ctx.attr_i64(o, "lower"), ctx.attr_i64(o, "upper"), ctx.attr_i64(o, "step").unwrap_or(1));
     if bounds(a) != bounds(b) {
         return false;
@@ -1152,7 +1159,7 @@ fn sibling_loops(ctx: &Context, a: Op, b: Op, after_a: &FxHashSet<Value>) -> boo
     let innermost = |o: Op| {
         ctx.single_block(o, 0).is_some_and(|bb| ctx.block_ops(bb).all(|x| LoopOp::of(ctx, x) != Some(LoopOp::For)))
     };
-    !(innermost(a) && innermost(b)) || crate::cranelift::vectorizes(ctx, a) == crate::cranelift::vectorizes(ctx, b)
+    !(innermost(a) && innermost(b)) || target.vectorizes(ctx, a) == target.vectorizes(ctx, b)
 }
 
 /// Replaces loops `a` and `b` by one loop at `b`'s place carrying `a`'s
@@ -1249,8 +1256,8 @@ fn cse_kernel(rw: &mut Rewriter<'_>, k: Op) -> u64 {
     }
 }
 
-/// Fuses the kernels of lowered function `func`.
-pub fn fuse_function(ctx: &mut Context, func: Op) -> Result<Stats, Diagnostic> {
+/// Fuses the kernels of lowered function `func` for `target`.
+pub fn fuse_function(ctx: &mut Context, func: Op, target: &dyn Target) -> Result<Stats, Diagnostic> {
     let f = FuncView { op: func };
     let Some(entry) = f.entry_block(ctx) else { return Ok(Stats::default()) };
     let mut rw = Rewriter::new(ctx);
@@ -1263,7 +1270,7 @@ pub fn fuse_function(ctx: &mut Context, func: Op) -> Result<Stats, Diagnostic> {
             Some(r) => rw.operands(r).map(|v| root_of(&rw, v)).collect(),
             None => FxHashSet::default(),
         };
-        let fused = fuse_all(&mut rw, entry, &ret_roots).map_err(|m| err(&rw, m))?;
+        let fused = fuse_all(&mut rw, entry, &ret_roots, target).map_err(|m| err(&rw, m))?;
         stats.fused += fused;
         // Fusion may expose new producers to inline, and inlining new pairs
         // to fuse; stop when neither changes anything.
@@ -1276,14 +1283,17 @@ pub fn fuse_function(ctx: &mut Context, func: Op) -> Result<Stats, Diagnostic> {
     stats.kernels = kernels.len() as u64;
     for k in kernels {
         if let Some(body) = rw.single_block(k, 0) {
-            stats.merged_loops += merge_sibling_loops(&mut rw, k, body).map_err(|m| err(&rw, m))?;
+            stats.merged_loops += merge_sibling_loops(&mut rw, k, body, target).map_err(|m| err(&rw, m))?;
         }
         stats.cse += cse_kernel(&mut rw, k);
     }
     Ok(stats)
 }
 
-struct FusePass;
+/// `fuse{target=NAME}`: fusion for the code generator `NAME`.
+struct FusePass {
+    target: &'static dyn Target,
+}
 
 impl Pass for FusePass {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
@@ -1291,7 +1301,7 @@ impl Pass for FusePass {
         if !f.is_public_definition(ctx) {
             return Ok(());
         }
-        let s = fuse_function(ctx, op)?;
+        let s = fuse_function(ctx, op, self.target)?;
         st.add_stat("num-inlined", s.inlined);
         st.add_stat("num-fused", s.fused);
         st.add_stat("num-siblings", s.siblings);
@@ -1315,7 +1325,12 @@ those loads forwarded; independent kernels over the same loop that read a common
 sibling reduction loops one loop carrying all their values (one pass over the shared input). Never moves a read \
 past a write of the same buffer; keeps buffers that are returned.",
         anchor: Some(FuncOp::NAME),
-        options: &[],
+        options: &[PassOptionSpec {
+            name: "target",
+            kind: OptionKind::Str,
+            default: "cranelift",
+            description: "The code generator fused for: merges never cost a loop the vector form this target gives it",
+        }],
         statistics: &[
             StatisticSpec { name: "num-inlined", description: "Producer kernels inlined into their readers" },
             StatisticSpec { name: "num-fused", description: "Kernel pairs fused over a shared loop" },
@@ -1324,7 +1339,15 @@ past a write of the same buffer; keeps buffers that are returned.",
             StatisticSpec { name: "num-kernels", description: "Kernels left" },
             StatisticSpec { name: "num-cse", description: "Duplicate computations removed inside kernels" },
         ],
-        create: |_: &PassOptions| Ok(Box::new(FusePass)),
+        create: |o: &PassOptions| {
+            let name = o.get_str("target");
+            let r = crate::target::lookup(&name).ok_or_else(|| {
+                let names: Vec<&str> = crate::target::all().iter().map(|r| r.name).collect();
+                format!("unknown target '{name}' (available: {})", names.join(", "))
+            })?;
+            let target = r.target.ok_or_else(|| r.missing(&format!("fuse{{target={name}}}"), "aot"))?;
+            Ok(Box::new(FusePass { target }))
+        },
     }
 }
 

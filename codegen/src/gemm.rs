@@ -159,7 +159,7 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
     // One GEMM, or the block of it with rows r0..r1 and columns c0..c1.
     let run = |item: i64, (r0, r1): (usize, usize), (c0, c1): (usize, usize), par: Parallelism| {
         let (ea, eb, ec) = at(item);
-        let p = &plan;
+        let p = plan;
         let (r, c) = (r0 as i64, c0 as i64);
         let (ea, eb, ec) = (ea + r * p.a.rs, eb + c * p.b.cs, ec + r * p.c.rs + c * p.c.cs);
         let dims = (r1 - r0, plan.k, c1 - c0);
@@ -187,7 +187,7 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
                 run(i as i64, all_rows, all_cols, Parallelism::None)
             }
         });
-    } else if threads > 1 && work >= SPLIT_GEMM && splits_depth(&plan) {
+    } else if threads > 1 && work >= SPLIT_GEMM && splits_depth(plan) {
         for item in 0..count {
             let (ea, eb, ec) = at(item);
             let (pa, pb, pc) = ptrs.get();

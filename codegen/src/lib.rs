@@ -31,6 +31,7 @@ pub mod object_cache;
 pub mod orc;
 pub mod plan_memory;
 pub mod program;
+pub mod target;
 pub mod threads;
 pub mod write_order;
 
@@ -40,109 +41,111 @@ pub fn link() {}
 use aot_dialects::r#loop::analysis;
 use aot_ir::pass::{PassManager, PassManagerOptions};
 use aot_ir::{Context, Diagnostic, Op};
+use aot_runtime::compiled::Executable;
 use rustc_hash::FxHashMap;
+pub use target::Target;
 
 /// The passes from a value-semantics function over tensors to the `loop`
 /// dialect, anchored on the function.
 pub const PIPELINE: &str = "func.func(protect-reads,lower-to-loops,fuse,plan-memory)";
 
-/// A pass manager running [`PIPELINE`] with `options`.
+/// A pass manager running the default target's pipeline with `options`.
 pub fn pass_manager(options: PassManagerOptions) -> Result<PassManager, String> {
-    let mut pm = PassManager::parse(PIPELINE).map_err(|e| format!("the codegen pipeline does not parse: {e}"))?;
+    pass_manager_for(target::default_target(), options)
+}
+
+/// A pass manager running `target`'s pipeline ([`pipeline_for`]) with
+/// `options`.
+pub fn pass_manager_for(target: &dyn Target, options: PassManagerOptions) -> Result<PassManager, String> {
+    let mut pm =
+        PassManager::parse(&pipeline_for(target)).map_err(|e| format!("the codegen pipeline does not parse: {e}"))?;
     pm.options = options;
     Ok(pm)
 }
 
-/// The native code generator that compiles the kernels, with its options
-/// (what to emit as text among them).
-#[derive(Copy, Clone, Debug)]
-pub enum Native {
-    Cranelift(cranelift::Options),
-    #[cfg(feature = "llvm")]
-    Llvm(llvm::Emit),
-    /// PTX text for a GPU architecture (emitted only, not run).
-    #[cfg(feature = "cuda")]
-    Ptx(llvm::ptx::Sm),
-    /// The process's GPU: PTX for its architecture, run through the CUDA
-    /// driver (`cuda`), matmuls through cuBLAS.
-    #[cfg(feature = "cuda")]
-    Cuda,
+/// A code generator with the options to compile with: what the facade's
+/// backends, the lazy backward and `aot-opt --emit` hold.
+#[derive(Clone)]
+pub struct Native {
+    pub target: &'static dyn Target,
+    pub options: target::Options,
+}
+
+impl Native {
+    /// The target called `name`, where this build has it, with `options`.
+    pub fn named(name: &str, options: target::Options) -> Result<Native, String> {
+        let r = target::lookup(name).ok_or_else(|| format!("unknown code generator '{name}'"))?;
+        let target = r.target.ok_or_else(|| r.missing(&format!("code generator '{name}'"), "aot"))?;
+        target.check(&options)?;
+        Ok(Native { target, options })
+    }
 }
 
 impl Default for Native {
     fn default() -> Self {
-        Native::Cranelift(cranelift::Options::default())
+        Native { target: target::default_target(), options: target::Options::default() }
     }
 }
 
-impl From<cranelift::Options> for Native {
-    fn from(o: cranelift::Options) -> Self {
-        Native::Cranelift(o)
+impl std::fmt::Debug for Native {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Native").field("target", &self.target.name()).field("options", &self.options).finish()
     }
 }
 
-/// Compiles the lowered function `func` (after [`PIPELINE`]) with `native`.
-fn compile_lowered(
-    ctx: &Context,
-    func: Op,
-    native: Native,
-    text: &mut String,
-) -> Result<executor::Compiled, Diagnostic> {
-    match native {
-        Native::Cranelift(o) => cranelift::compile(ctx, func, o, text),
-        #[cfg(feature = "llvm")]
-        Native::Llvm(e) => llvm::compile(ctx, func, e, text),
-        #[cfg(feature = "cuda")]
-        Native::Ptx(sm) => {
-            llvm::ptx::emit(ctx, func, sm, text)?;
-            Err(Diagnostic::op_error(
-                ctx,
-                func,
-                "PTX for a named architecture is text only (aot-opt --emit=ptx); run on the GPU with the cuda backend",
-            ))
-        }
-        #[cfg(feature = "cuda")]
-        Native::Cuda => {
-            let (code, _device) = cuda::compile(ctx, func, text)?;
-            Ok(code)
-        }
-    }
+/// The codegen pipeline of `target`: [`PIPELINE`] with `fuse` asking it.
+pub fn pipeline_for(target: &dyn Target) -> String {
+    PIPELINE.replace("fuse,", &format!("fuse{{target={}}},", target.name()))
 }
 
-/// Lowers `func` (a value-semantics function over tensors) through the
-/// codegen pipeline and compiles it with `native` (Cranelift by default).
-/// `text` receives what the options ask to emit.
+/// Compiles `func` (a value-semantics function over tensors) with
+/// `native`: through `native`'s codegen pipeline first when the target
+/// takes lowered input. `text` receives what the options ask to emit.
 pub fn compile_function(
     ctx: &mut Context,
     func: Op,
-    native: impl Into<Native>,
+    native: &Native,
     text: &mut String,
-) -> Result<executor::Executable, Diagnostic> {
+) -> Result<Box<dyn Executable>, Diagnostic> {
+    if !native.target.capabilities().lowered_input {
+        return native.target.compile(ctx, func, &native.options, text);
+    }
     // The whole function is verified once at the end rather than after
     // every pass: this runs on every compile, backward included.
     let options = PassManagerOptions { verify_each: false, ..PassManagerOptions::default() };
-    let mut pm = pass_manager(options).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
-    compile_function_with(ctx, func, native.into(), text, &mut pm, &mut std::io::sink())
+    let mut pm = pass_manager_for(native.target, options).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
+    compile_function_with(ctx, func, native, text, &mut pm, &mut std::io::sink())
 }
 
-/// [`compile_function`] with a caller's pass manager for [`PIPELINE`]
-/// (instrumentation, timing, statistics); IR dumps go to `sink`.
+/// [`compile_function`] with a caller's pass manager for the target's
+/// pipeline ([`pipeline_for`]; instrumentation, timing, statistics); IR
+/// dumps go to `sink`.
 pub fn compile_function_with(
     ctx: &mut Context,
     func: Op,
-    native: Native,
+    native: &Native,
     text: &mut String,
     pm: &mut PassManager,
     sink: &mut dyn std::io::Write,
-) -> Result<executor::Executable, Diagnostic> {
+) -> Result<Box<dyn Executable>, Diagnostic> {
     lower(ctx, func, pm, sink)?;
-    #[cfg(feature = "cuda")]
-    if let Native::Cuda = native {
-        let (code, device) = cuda::compile(ctx, func, text)?;
-        return Ok(executor::Executable::on_device(code, device));
+    native.target.compile(ctx, func, &native.options, text)
+}
+
+/// Lowers `func` with `pm` unless its arguments are buffers already (then
+/// only checks its sizes).
+pub fn lower_unless_lowered(
+    ctx: &mut Context,
+    func: Op,
+    pm: &mut PassManager,
+    sink: &mut dyn std::io::Write,
+) -> Result<(), Diagnostic> {
+    let f = aot_dialects::func::FuncView { op: func };
+    if f.args(ctx).iter().all(|&a| analysis::memref(ctx, a).is_some()) {
+        aot_ir::size::check_value_sizes(ctx, func)
+    } else {
+        lower(ctx, func, pm, sink)
     }
-    let code = compile_lowered(ctx, func, native, text)?;
-    Ok(executor::Executable::new(code))
 }
 
 /// Runs the codegen pipeline `pm` on `func` and checks the result.
@@ -169,13 +172,13 @@ pub struct Lazy {
     native: Native,
     /// The function as the pipeline left it; each compile lowers a copy.
     source: Op,
-    main: Option<Result<executor::Executable, String>>,
-    specialised: aot_runtime::compiled::Specialisations<executor::Executable>,
+    main: Option<Result<Box<dyn Executable>, String>>,
+    specialised: aot_runtime::compiled::Specialisations<Box<dyn Executable>>,
 }
 
 impl Lazy {
-    pub fn new(ctx: Context, func: Op, native: impl Into<Native>) -> Lazy {
-        Lazy { ctx: Box::new(ctx), native: native.into(), source: func, main: None, specialised: Default::default() }
+    pub fn new(ctx: Context, func: Op, native: Native) -> Lazy {
+        Lazy { ctx: Box::new(ctx), native, source: func, main: None, specialised: Default::default() }
     }
 
     /// Whether the function has been compiled yet.
@@ -189,9 +192,9 @@ impl Lazy {
 fn compile_copy(
     ctx: &mut Context,
     source: Op,
-    native: Native,
+    native: &Native,
     absent: Option<(usize, &[usize])>,
-) -> Result<executor::Executable, String> {
+) -> Result<Box<dyn Executable>, String> {
     let mut rw = aot_ir::rewriter::Rewriter::new(ctx);
     rw.set_insertion_point(aot_ir::rewriter::InsertPoint::After(source));
     let func = rw.clone_deep(source, &mut FxHashMap::default());
@@ -203,9 +206,9 @@ fn compile_copy(
         .map_err(|d| format!("compiling the backward: {}", d.message))
 }
 
-impl aot_runtime::compiled::Executable for Lazy {
+impl Executable for Lazy {
     fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
-        let (ctx, source, native) = (&mut self.ctx, self.source, self.native);
+        let (ctx, source, native) = (&mut self.ctx, self.source, &self.native);
         match self.main.get_or_insert_with(|| compile_copy(ctx, source, native, None)) {
             Ok(e) => e.run(args),
             Err(m) => Err(m.clone()),
@@ -218,7 +221,7 @@ impl aot_runtime::compiled::Executable for Lazy {
         first_tangent: usize,
         absent: &[usize],
     ) -> Result<Vec<aot_runtime::Tensor>, String> {
-        let (ctx, source, native) = (&mut self.ctx, self.source, self.native);
+        let (ctx, source, native) = (&mut self.ctx, self.source, &self.native);
         match self.specialised.get_or_build(absent, || compile_copy(ctx, source, native, Some((first_tangent, absent))))
         {
             Some(Ok(e)) => e.run(args),
@@ -228,45 +231,15 @@ impl aot_runtime::compiled::Executable for Lazy {
     }
 }
 
-/// What `native` emits (Cranelift IR or machine code, LLVM IR or machine
-/// code) for every public function of `module`, lowering the ones still
-/// over tensors with `pm` (a pass manager for [`PIPELINE`]; IR dumps go to
-/// `sink`).
+/// What `native` writes (`native.options.emit`) for every public function
+/// of `module`, lowering the ones still over tensors with `pm` (a pass
+/// manager for the target's pipeline; IR dumps go to `sink`).
 pub fn emit_text(
     ctx: &mut Context,
     module: Op,
-    native: Native,
+    native: &Native,
     pm: &mut PassManager,
     sink: &mut dyn std::io::Write,
 ) -> Result<String, Diagnostic> {
-    let mut out = String::new();
-    for f in aot_dialects::func::funcs(ctx, module) {
-        if !f.is_public_definition(ctx) {
-            continue;
-        }
-        let name = f.name(ctx).to_string();
-        // A comment in the emitted language: `;` for LLVM IR and assembly,
-        // `//` for PTX (one module per function).
-        let comment = match native {
-            #[cfg(feature = "cuda")]
-            Native::Ptx(_) | Native::Cuda => "//",
-            _ => ";",
-        };
-        out.push_str(&format!("{comment} function @{name}\n"));
-        let lowered = f.args(ctx).iter().all(|&a| analysis::memref(ctx, a).is_some());
-        if lowered {
-            aot_ir::size::check_value_sizes(ctx, f.op)?;
-        } else {
-            lower(ctx, f.op, pm, sink)?;
-        }
-        match native {
-            // Text only: there is nothing to run it on here.
-            #[cfg(feature = "cuda")]
-            Native::Ptx(sm) => llvm::ptx::emit(ctx, f.op, sm, &mut out)?,
-            _ => {
-                compile_lowered(ctx, f.op, native, &mut out)?;
-            }
-        }
-    }
-    Ok(out)
+    native.target.emit_module(ctx, module, &native.options, pm, sink)
 }

@@ -19,7 +19,7 @@
 //! [`compile`] runs an exported function through MLIR's own pipeline
 //! ([`LOWERING`]) to the LLVM dialect, translates it to LLVM IR, optimizes
 //! it as MLIR's execution engine would, and links it in the process's ORC
-//! JIT (`--backend mlir`, `aot::Backend::Mlir`), under this runtime's
+//! JIT (`--backend mlir`, `aot::Backend::parse("mlir")`), under this runtime's
 //! calling convention: an independent compiler the native backends are
 //! checked against.
 //!
@@ -39,16 +39,81 @@ use rustc_hash::FxHashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
+/// The MLIR export and MLIR's own compiler as a [`crate::target::Target`]:
+/// it takes functions over tensors, not lowered ones.
+pub struct Mlir;
+
+impl crate::target::Target for Mlir {
+    fn name(&self) -> &'static str {
+        "mlir"
+    }
+
+    fn capabilities(&self) -> crate::target::Capabilities {
+        crate::target::Capabilities { lowered_input: false, runs: true, device: false, gpu_arch: false }
+    }
+
+    /// MLIR's pipeline does not go through `fuse`.
+    fn vectorizes(&self, _ctx: &Context, _l: Op) -> bool {
+        false
+    }
+
+    /// Programs with ops that do not export fail to compile.
+    fn runs_everything_here(&self) -> bool {
+        false
+    }
+
+    fn compile(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        _options: &crate::target::Options,
+        _text: &mut String,
+    ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
+        Ok(Box::new(compile(ctx, func)?))
+    }
+
+    fn emit(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        _options: &crate::target::Options,
+        out: &mut String,
+    ) -> Result<(), Diagnostic> {
+        out.push_str(&export_functions(ctx, func, &[func])?);
+        Ok(())
+    }
+
+    /// One module of every public function, as `mlir-opt` reads it.
+    fn emit_module(
+        &self,
+        ctx: &mut Context,
+        module: Op,
+        _options: &crate::target::Options,
+        _pm: &mut aot_ir::pass::PassManager,
+        _sink: &mut dyn std::io::Write,
+    ) -> Result<String, Diagnostic> {
+        export_module(ctx, module)
+    }
+}
+
 /// The upstream MLIR text of every public function of `module` over
 /// tensors, verified by MLIR.
 pub fn export_module(ctx: &mut Context, module: Op) -> Result<String, Diagnostic> {
+    let funcs: Vec<Op> = aot_dialects::func::funcs(ctx, module)
+        .into_iter()
+        .filter(|f| f.is_public_definition(ctx))
+        .map(|f| f.op)
+        .collect();
+    export_functions(ctx, module, &funcs)
+}
+
+/// `funcs` as one upstream module, verified by MLIR (errors located at
+/// `anchor`).
+fn export_functions(ctx: &mut Context, anchor: Op, funcs: &[Op]) -> Result<String, Diagnostic> {
     let mut out = String::from("module {\n");
     let mut externs = Vec::new();
-    for f in aot_dialects::func::funcs(ctx, module) {
-        if !f.is_public_definition(ctx) {
-            continue;
-        }
-        export_function(ctx, f.op, &mut out, &mut externs, false)?;
+    for &f in funcs {
+        export_function(ctx, f, &mut out, &mut externs, false)?;
     }
     externs.sort();
     externs.dedup();
@@ -56,7 +121,7 @@ pub fn export_module(ctx: &mut Context, module: Op) -> Result<String, Diagnostic
         let _ = writeln!(out, "  {e}");
     }
     out.push_str("}\n");
-    verify(&out).map_err(|m| Diagnostic::op_error(ctx, module, format!("MLIR rejected the exported module: {m}")))?;
+    verify(&out).map_err(|m| Diagnostic::op_error(ctx, anchor, format!("MLIR rejected the exported module: {m}")))?;
     Ok(out)
 }
 
@@ -1645,14 +1710,10 @@ fn object_of<'c>(
     orc::emit_object(machine, module)
 }
 
-/// The Philox multipliers and key increments (Random123's), as `i32`.
-const PHILOX_M: [u32; 2] = [0xD251_1F53, 0xCD9E_8D57];
-const PHILOX_W: [u32; 2] = [0x9E37_79B9, 0xBB67_AE85];
-
 /// Philox4x32-10 of counter `(ctr_lo, ctr_hi, 0, 0)` keyed by the 64-bit
 /// seed, in `arith` on `i32` (`mului_extended` gives the high and low
 /// halves); the four words zero-extended to `i64`, as `loop.philox` gives
-/// them.
+/// them. The rounds are the runtime's, emitted through [`ArithWords`].
 fn philox_words<'c>(
     ex: &mut Exporter<'c>,
     emit: &mut dyn FnMut(&mut Exporter<'c>, String) -> String,
@@ -1666,27 +1727,63 @@ fn philox_words<'c>(
         let hi = emit(ex, format!("arith.trunci {sh} : i64 to i32"));
         (lo, hi)
     };
-    let (mut k0, mut k1) = half(ex, emit, seed);
+    let (k0, k1) = half(ex, emit, seed);
     let (a, b) = half(ex, emit, ctr);
     let zero = emit(ex, "arith.constant 0 : i32".into());
-    let mut c = [a, b, zero.clone(), zero];
-    let m: Vec<String> = PHILOX_M.iter().map(|&x| emit(ex, format!("arith.constant {} : i32", x as i32))).collect();
-    let w: Vec<String> = PHILOX_W.iter().map(|&x| emit(ex, format!("arith.constant {} : i32", x as i32))).collect();
-    for round in 0..10 {
-        if round > 0 {
-            k0 = emit(ex, format!("arith.addi {k0}, {} : i32", w[0]));
-            k1 = emit(ex, format!("arith.addi {k1}, {} : i32", w[1]));
-        }
-        let p0 = emit(ex, format!("arith.mului_extended {}, {} : i32", m[0], c[0]));
-        let p1 = emit(ex, format!("arith.mului_extended {}, {} : i32", m[1], c[2]));
-        // `emit` names one result; the pair is `name:2`, read as `#0`, `#1`.
-        let x0 = emit(ex, format!("arith.xori {p1}#1, {} : i32", c[1]));
-        let n0 = emit(ex, format!("arith.xori {x0}, {k0} : i32"));
-        let x2 = emit(ex, format!("arith.xori {p0}#1, {} : i32", c[3]));
-        let n2 = emit(ex, format!("arith.xori {x2}, {k1} : i32"));
-        c = [n0, format!("{p1}#0"), n2, format!("{p0}#0")];
+    // Every constant the rounds use, named once before them.
+    let mut constants = Vec::new();
+    for x in aot_runtime::philox::MULTIPLIERS.into_iter().chain(aot_runtime::philox::KEY_STEPS) {
+        constants.push((x, emit(ex, format!("arith.constant {} : i32", x as i32))));
     }
-    c.map(|v| emit(ex, format!("arith.extui {v} : i32 to i64")))
+    let mut words = ArithWords { ex, emit, constants };
+    let c = match aot_runtime::philox::rounds(&mut words, [a, b, zero.clone(), zero], [k0, k1]) {
+        Ok(c) => c,
+        Err(never) => match never {},
+    };
+    c.map(|v| (words.emit)(words.ex, format!("arith.extui {v} : i32 to i64")))
+}
+
+/// Philox's word operations as `arith` on `i32`: a product is the pair
+/// `mului_extended` names (`#0` low, `#1` high).
+struct ArithWords<'e, 'c> {
+    ex: &'e mut Exporter<'c>,
+    emit: &'e mut dyn FnMut(&mut Exporter<'c>, String) -> String,
+    /// The constants' names, by value.
+    constants: Vec<(u32, String)>,
+}
+
+impl ArithWords<'_, '_> {
+    fn constant(&self, x: u32) -> String {
+        self.constants.iter().find(|(v, _)| *v == x).map_or_else(|| format!("<no constant {x}>"), |(_, n)| n.clone())
+    }
+}
+
+impl aot_runtime::philox::Words for ArithWords<'_, '_> {
+    type Word = String;
+    type Error = std::convert::Infallible;
+    type Product = String;
+
+    fn mul(&mut self, m: u32, x: &String) -> Result<String, Self::Error> {
+        let m = self.constant(m);
+        Ok((self.emit)(self.ex, format!("arith.mului_extended {m}, {x} : i32")))
+    }
+
+    fn hi(&mut self, p: &String) -> Result<String, Self::Error> {
+        Ok(format!("{p}#1"))
+    }
+
+    fn lo(&mut self, p: &String) -> Result<String, Self::Error> {
+        Ok(format!("{p}#0"))
+    }
+
+    fn add(&mut self, k: &String, step: u32) -> Result<String, Self::Error> {
+        let w = self.constant(step);
+        Ok((self.emit)(self.ex, format!("arith.addi {k}, {w} : i32")))
+    }
+
+    fn xor(&mut self, a: &String, b: &String) -> Result<String, Self::Error> {
+        Ok((self.emit)(self.ex, format!("arith.xori {a}, {b} : i32")))
+    }
 }
 
 /// An unranked memref as MLIR's C interface passes it.

@@ -73,7 +73,7 @@ pub fn plan_function(ctx: &mut Context, func: Op) -> Result<Plan, Diagnostic> {
         }
         let r = ctx.result(o, 0);
         let m = analysis::memref(ctx, r).ok_or_else(|| Diagnostic::op_error(ctx, o, "not a buffer"))?;
-        let n = bytes(&m);
+        let n = bytes(m);
         if escaping.contains(&r) {
             plan.result_bytes += n;
             continue;

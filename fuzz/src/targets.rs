@@ -224,7 +224,7 @@ pub fn pipeline(data: &[u8]) -> Outcome {
 /// Compiles every defined function of `module` with the Cranelift backend,
 /// lowering the ones still over tensors first.
 fn codegen_all(ctx: &mut Context, module: Op, out: &mut Outcome) {
-    let opts = aot::codegen::cranelift::Options::default();
+    let native = aot::codegen::Native::default();
     for f in aot::dialects::func::funcs(ctx, module) {
         if f.is_declaration(ctx) {
             continue;
@@ -232,9 +232,9 @@ fn codegen_all(ctx: &mut Context, module: Op, out: &mut Outcome) {
         let lowered = f.args(ctx).iter().all(|&a| aot::dialects::r#loop::analysis::memref(ctx, a).is_some());
         let mut text = String::new();
         let r = if lowered {
-            aot::codegen::cranelift::compile(ctx, f.op, opts, &mut text).map(|_| ())
+            native.target.compile(ctx, f.op, &native.options, &mut text).map(|_| ())
         } else {
-            aot::codegen::compile_function(ctx, f.op, opts, &mut text).map(|_| ())
+            aot::codegen::compile_function(ctx, f.op, &native, &mut text).map(|_| ())
         };
         if let Err(d) = r {
             out.reject(d.message);
@@ -357,7 +357,7 @@ pub fn run(data: &[u8]) -> Outcome {
             }
         }
     }
-    for backend in [Backend::Interp, Backend::Cranelift] {
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
         for grad in [false, true] {
             let mut ctx = Context::new();
             let Ok((module, func)) = open(&mut ctx) else {

@@ -6,31 +6,97 @@
 //! of the generator is `(seed, offset)`, where `offset` counts 32-bit words
 //! drawn and always advances by a multiple of 4 (one block). How each random
 //! op maps elements to words is specified in `docs/dialects.md` (`rng`).
+//!
+//! The rounds are written once ([`rounds`], over the five word operations
+//! of [`Words`]); the interpreter runs them on `u32`s and every code
+//! generator emits them through its own [`Words`], so no backend keeps a
+//! copy of the algorithm or its constants.
 
-const M0: u32 = 0xD251_1F53;
-const M1: u32 = 0xCD9E_8D57;
-const W0: u32 = 0x9E37_79B9;
-const W1: u32 = 0xBB67_AE85;
+/// The Random123 multipliers of the two 32-bit products of a round.
+pub const MULTIPLIERS: [u32; 2] = [0xD251_1F53, 0xCD9E_8D57];
+/// The Weyl steps added to the two key words before every round but the
+/// first.
+pub const KEY_STEPS: [u32; 2] = [0x9E37_79B9, 0xBB67_AE85];
 
-#[inline]
-fn mulhilo(a: u32, b: u32) -> (u32, u32) {
-    let p = a as u64 * b as u64;
-    ((p >> 32) as u32, p as u32)
+/// The 32-bit operations Philox is made of, on whatever a word is where it
+/// runs: a `u32` here, an SSA value of a code generator (an `i64` holding
+/// 32 bits in Cranelift and LLVM, an `i32` in MLIR's `arith`). [`rounds`]
+/// is the algorithm, written once over them; each backend supplies these
+/// five and its own way of splitting the 64-bit seed and counter.
+pub trait Words {
+    type Word: Clone;
+    /// What an operation may fail with (a code generator's builder).
+    type Error;
+    /// The full 64-bit product of a multiplier and a word.
+    type Product;
+    fn mul(&mut self, multiplier: u32, x: &Self::Word) -> Result<Self::Product, Self::Error>;
+    /// The high 32 bits of a product.
+    fn hi(&mut self, p: &Self::Product) -> Result<Self::Word, Self::Error>;
+    /// The low 32 bits of a product.
+    fn lo(&mut self, p: &Self::Product) -> Result<Self::Word, Self::Error>;
+    /// `k + step` modulo 2³².
+    fn add(&mut self, k: &Self::Word, step: u32) -> Result<Self::Word, Self::Error>;
+    fn xor(&mut self, a: &Self::Word, b: &Self::Word) -> Result<Self::Word, Self::Error>;
+}
+
+/// Philox4x32-10: ten rounds on counter `c` keyed by `k`. The operations
+/// come in this order on every backend (key steps, both products, their
+/// halves, the four xors), so the code each emits reads the same.
+pub fn rounds<W: Words>(w: &mut W, mut c: [W::Word; 4], mut k: [W::Word; 2]) -> Result<[W::Word; 4], W::Error> {
+    for round in 0..10 {
+        if round > 0 {
+            let k0 = w.add(&k[0], KEY_STEPS[0])?;
+            k = [k0, w.add(&k[1], KEY_STEPS[1])?];
+        }
+        let p0 = w.mul(MULTIPLIERS[0], &c[0])?;
+        let p1 = w.mul(MULTIPLIERS[1], &c[2])?;
+        let (hi0, lo0) = (w.hi(&p0)?, w.lo(&p0)?);
+        let (hi1, lo1) = (w.hi(&p1)?, w.lo(&p1)?);
+        let x0 = w.xor(&hi1, &c[1])?;
+        let n0 = w.xor(&x0, &k[0])?;
+        let x2 = w.xor(&hi0, &c[3])?;
+        let n2 = w.xor(&x2, &k[1])?;
+        c = [n0, lo1, n2, lo0];
+    }
+    Ok(c)
+}
+
+/// Philox on plain `u32`s (the interpreter's and the runtime's).
+struct Plain;
+
+impl Words for Plain {
+    type Word = u32;
+    type Error = std::convert::Infallible;
+    type Product = u64;
+    #[inline]
+    fn mul(&mut self, m: u32, x: &u32) -> Result<u64, Self::Error> {
+        Ok(m as u64 * *x as u64)
+    }
+    #[inline]
+    fn hi(&mut self, p: &u64) -> Result<u32, Self::Error> {
+        Ok((p >> 32) as u32)
+    }
+    #[inline]
+    fn lo(&mut self, p: &u64) -> Result<u32, Self::Error> {
+        Ok(*p as u32)
+    }
+    #[inline]
+    fn add(&mut self, k: &u32, step: u32) -> Result<u32, Self::Error> {
+        Ok(k.wrapping_add(step))
+    }
+    #[inline]
+    fn xor(&mut self, a: &u32, b: &u32) -> Result<u32, Self::Error> {
+        Ok(a ^ b)
+    }
 }
 
 /// One Philox4x32-10 block.
 #[inline]
-pub fn philox4x32_10(mut ctr: [u32; 4], mut key: [u32; 2]) -> [u32; 4] {
-    for round in 0..10 {
-        if round > 0 {
-            key[0] = key[0].wrapping_add(W0);
-            key[1] = key[1].wrapping_add(W1);
-        }
-        let (hi0, lo0) = mulhilo(M0, ctr[0]);
-        let (hi1, lo1) = mulhilo(M1, ctr[2]);
-        ctr = [hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0];
+pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
+    match rounds(&mut Plain, ctr, key) {
+        Ok(block) => block,
+        Err(never) => match never {},
     }
-    ctr
 }
 
 /// The block with index `block` (counter = block as a 128-bit integer).

@@ -38,7 +38,7 @@ fn run(backend: Backend, text: &str, inputs: &[(Vec<i64>, Vec<f64>)]) -> Vec<f64
 /// and by columns, and a deep one with a small result along its depth). Values are small integers, so every product and sum is
 /// exact in f32 and the results must equal the reference bit for bit.
 pub fn matmul_layouts_are_exact() {
-    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
+    for &(name, backend) in Backend::available().iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
         // x @ w.T + b with a 3-D x: batch folded into rows, w packed.
         let (xs, ws) = (vec![4i64, 40, 24], vec![36i64, 24]);
         let (x, w, bias) = (data(4 * 40 * 24, 1), data(36 * 24, 2), data(36, 3));
@@ -131,7 +131,7 @@ pub fn philox_splits_draw_what_one_thread_draws() {
         out
     };
     let want = results(Backend::Interp);
-    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
+    for &(name, backend) in Backend::available().iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
         let got = results(backend);
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             let first = g.iter().zip(w).position(|(a, b)| a.to_bits() != b.to_bits());

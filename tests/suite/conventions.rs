@@ -201,7 +201,7 @@ fn random_conventions_match_eager() {
 /// storage layouts): fusion must not reorder a read past a write there.
 #[test]
 fn random_conventions_match_eager_in_native_code() {
-    random_conventions(Backend::Cranelift, common::cases(12, 24));
+    random_conventions(Backend::CRANELIFT, common::cases(12, 24));
 }
 
 /// The same through LLVM (in the test command, the first 2 of the full
@@ -211,7 +211,7 @@ fn random_conventions_match_eager_in_native_code() {
 #[cfg(feature = "llvm")]
 #[test]
 fn random_conventions_match_eager_in_llvm_code() {
-    random_conventions(Backend::Llvm, common::cases(2, 24));
+    random_conventions(Backend::parse("llvm").unwrap(), common::cases(2, 24));
 }
 
 /// The same through upstream MLIR's own compiler, for the conventions whose
@@ -220,7 +220,7 @@ fn random_conventions_match_eager_in_llvm_code() {
 #[cfg(feature = "mlir")]
 #[test]
 fn random_conventions_match_eager_through_mlir() {
-    random_conventions(Backend::Mlir, common::cases(2, 24));
+    random_conventions(Backend::parse("mlir").unwrap(), common::cases(2, 24));
 }
 
 /// The same on the GPU (skipped, saying why, where there is none).
@@ -230,5 +230,5 @@ fn random_conventions_match_eager_on_the_gpu() {
     if !common::gpu_or_skip() {
         return;
     }
-    random_conventions(Backend::Cuda, 24);
+    random_conventions(Backend::parse("cuda").unwrap(), 24);
 }

@@ -57,8 +57,8 @@ fn gpu_philox_draws_are_the_hosts_bit_for_bit() {
     }
     let x = f32s(&[64, 300], &ramp(64 * 300, 0.125));
     for seed in [0u64, 7, 123456789] {
-        let (host, _) = run(DROPOUT, std::slice::from_ref(&x), Backend::Cranelift, seed).unwrap();
-        let (dev, _) = run(DROPOUT, std::slice::from_ref(&x), Backend::Cuda, seed).unwrap();
+        let (host, _) = run(DROPOUT, std::slice::from_ref(&x), Backend::CRANELIFT, seed).unwrap();
+        let (dev, _) = run(DROPOUT, std::slice::from_ref(&x), Backend::parse("cuda").unwrap(), seed).unwrap();
         for (k, (h, d)) in host.iter().zip(&dev).enumerate() {
             assert_eq!(bits(h), bits(d), "seed {seed}: output {k} differs between the host and the GPU");
         }
@@ -85,15 +85,15 @@ fn a_failed_check_on_the_gpu_is_the_hosts_error() {
     let out = f32s(&[4], &[5.0; 4]);
     let x = f32s(&[8], &ramp(8, 1.0));
     let good = Tensor::from_slice(&[0i64, 7, 3, 3], &[4]).unwrap();
-    let (h, _) = run(GATHER, &[out.clone(), x.clone(), good.clone()], Backend::Cranelift, 0).unwrap();
-    let (d, args) = run(GATHER, &[out.clone(), x.clone(), good], Backend::Cuda, 0).unwrap();
+    let (h, _) = run(GATHER, &[out.clone(), x.clone(), good.clone()], Backend::CRANELIFT, 0).unwrap();
+    let (d, args) = run(GATHER, &[out.clone(), x.clone(), good], Backend::parse("cuda").unwrap(), 0).unwrap();
     assert_eq!(bits(&h[0]), bits(&d[0]));
     assert_eq!(bits(&args[0]), bits(&d[0]), "the mutated argument holds the result");
     let bad = Tensor::from_slice(&[0i64, 8, 3, 3], &[4]).unwrap();
-    let host = run(GATHER, &[out.clone(), x.clone(), bad.clone()], Backend::Cranelift, 0).map(|_| ()).unwrap_err();
+    let host = run(GATHER, &[out.clone(), x.clone(), bad.clone()], Backend::CRANELIFT, 0).map(|_| ()).unwrap_err();
     let m = Module::parse(GATHER, "cuda.mlir").unwrap();
     let args = [out.deep_clone(), x.clone(), bad.clone()];
-    let mut f = m.compile(None, &args, &Options::inference().with_backend(Backend::Cuda)).unwrap();
+    let mut f = m.compile(None, &args, &Options::inference().with_backend(Backend::parse("cuda").unwrap())).unwrap();
     let dev = f.call(&args).map(|_| ()).unwrap_err().to_string();
     assert_eq!(host, dev);
     assert_eq!(args[0].to_vec::<f32>().unwrap(), vec![5.0; 4], "a failed call wrote its argument");
@@ -128,8 +128,8 @@ fn gpu_matmuls_agree_with_the_host() {
     let v = Tensor::from_slice(&ramp(50 * 37, 0.1).iter().map(|&x| x as f64).collect::<Vec<_>>(), &[50, 37]).unwrap();
     let u = Tensor::from_slice(&ramp(100, 0.2).iter().map(|&x| x as f64).collect::<Vec<_>>(), &[50, 2]).unwrap();
     let args = [a, b, w, v, u];
-    let (host, _) = run(MATMULS, &args, Backend::Cranelift, 0).unwrap();
-    let (dev, _) = run(MATMULS, &args, Backend::Cuda, 0).unwrap();
+    let (host, _) = run(MATMULS, &args, Backend::CRANELIFT, 0).unwrap();
+    let (dev, _) = run(MATMULS, &args, Backend::parse("cuda").unwrap(), 0).unwrap();
     for (k, (h, d)) in host.iter().zip(&dev).enumerate() {
         assert_eq!(h.sizes(), d.sizes());
         let (h, d) = (h.read_f64(), d.read_f64());
@@ -157,8 +157,8 @@ fn set_between_gpu_steps_keeps_its_semantics() {
     }
     let x = f32s(&[6], &[1.0; 6]);
     let y = f32s(&[6], &ramp(6, 0.5));
-    let (h, ha) = run(SET_AND_RESIZE, &[x.clone(), y.clone()], Backend::Cranelift, 0).unwrap();
-    let (d, da) = run(SET_AND_RESIZE, &[x, y], Backend::Cuda, 0).unwrap();
+    let (h, ha) = run(SET_AND_RESIZE, &[x.clone(), y.clone()], Backend::CRANELIFT, 0).unwrap();
+    let (d, da) = run(SET_AND_RESIZE, &[x, y], Backend::parse("cuda").unwrap(), 0).unwrap();
     assert_eq!(h[0].to_vec::<f32>().unwrap(), d[0].to_vec::<f32>().unwrap());
     assert_eq!(ha[0].to_vec::<f32>().unwrap(), da[0].to_vec::<f32>().unwrap());
 }
@@ -181,7 +181,9 @@ fn repeated_calls_reuse_cached_device_memory() {
     let g = aot::runtime::cuda::gpu().unwrap();
     let x = f32s(&[1000, 100], &ramp(100_000, 0.01));
     let m = Module::parse(CHAIN, "cuda.mlir").unwrap();
-    let mut f = m.compile(None, std::slice::from_ref(&x), &Options::inference().with_backend(Backend::Cuda)).unwrap();
+    let mut f = m
+        .compile(None, std::slice::from_ref(&x), &Options::inference().with_backend(Backend::parse("cuda").unwrap()))
+        .unwrap();
     let first = f.call(std::slice::from_ref(&x)).unwrap();
     drop(first);
     let before = g.allocator_stats();
@@ -193,7 +195,7 @@ fn repeated_calls_reuse_cached_device_memory() {
     // Other tests may allocate at the same time; this function's calls
     // alone would add none.
     assert!(after.reuses >= before.reuses + 5, "{before:?} -> {after:?}");
-    let (host, _) = run(CHAIN, std::slice::from_ref(&x), Backend::Cranelift, 0).unwrap();
+    let (host, _) = run(CHAIN, std::slice::from_ref(&x), Backend::CRANELIFT, 0).unwrap();
     for (h, d) in host.iter().zip(&last) {
         for (a, b) in h.read_f64().iter().zip(d.read_f64()) {
             assert!((a - b).abs() <= 1e-5 * a.abs().max(1.0), "host {a}, GPU {b}");
@@ -210,7 +212,10 @@ fn without_a_gpu_compiling_says_why() {
     }
     let x = f32s(&[1000, 100], &ramp(100_000, 0.01));
     let m = Module::parse(CHAIN, "cuda.mlir").unwrap();
-    let e = m.compile(None, &[x], &Options::inference().with_backend(Backend::Cuda)).map(|_| ()).unwrap_err();
+    let e = m
+        .compile(None, &[x], &Options::inference().with_backend(Backend::parse("cuda").unwrap()))
+        .map(|_| ())
+        .unwrap_err();
     assert!(e.to_string().contains("no GPU"), "{e}");
 }
 
@@ -253,8 +258,8 @@ fn gpu_row_reductions_agree_with_the_host() {
 /// NaN row gives (the GPU's max/min return the canonical NaN, the host's
 /// the input's).
 fn agree_with_the_host(text: &str, args: &[Tensor], exact: &[usize]) {
-    let (host, _) = run(text, args, Backend::Cranelift, 0).unwrap();
-    let (dev, _) = run(text, args, Backend::Cuda, 0).unwrap();
+    let (host, _) = run(text, args, Backend::CRANELIFT, 0).unwrap();
+    let (dev, _) = run(text, args, Backend::parse("cuda").unwrap(), 0).unwrap();
     assert_eq!(host.len(), dev.len());
     for (k, (h, g)) in host.iter().zip(&dev).enumerate() {
         let (h, g) = (h.read_f64(), g.read_f64());
@@ -382,19 +387,20 @@ fn gpu_timings() {
         for threads in ["1", "32", "256"] {
             std::env::set_var("AOT_CUDA_ROW_THREADS", threads);
             let m = Module::parse(text, "t.mlir").unwrap();
-            let mut f = m.compile(None, &big, &Options::inference().with_backend(Backend::Cuda)).unwrap();
+            let mut f =
+                m.compile(None, &big, &Options::inference().with_backend(Backend::parse("cuda").unwrap())).unwrap();
             let s = time(&mut f, &big, 10);
             println!("timing {name} cuda row_threads={threads}: {:.1} us per call", s * 1e6);
         }
         std::env::remove_var("AOT_CUDA_ROW_THREADS");
         let m = Module::parse(text, "t.mlir").unwrap();
-        let mut f = m.compile(None, &big, &Options::inference().with_backend(Backend::Cranelift)).unwrap();
+        let mut f = m.compile(None, &big, &Options::inference().with_backend(Backend::CRANELIFT)).unwrap();
         println!("timing {name} cranelift: {:.1} us per call", time(&mut f, &big, 5) * 1e6);
     }
     let tiny = [f32s(&[4], &[1.0, 2.0, 3.0, 4.0])];
     let big = [f32s(&[4096, 4096], &ramp(4096 * 4096, 0.001))];
     for (name, text, args, reps) in [("tiny", TINY, &tiny, 2000usize), ("chain16M", CHAIN16M, &big, 10)] {
-        for backend in [Backend::Cranelift, Backend::Cuda] {
+        for backend in [Backend::CRANELIFT, Backend::parse("cuda").unwrap()] {
             let m = Module::parse(text, "t.mlir").unwrap();
             let mut f = m.compile(None, args, &Options::inference().with_backend(backend)).unwrap();
             let s = time(&mut f, args, reps);

@@ -104,7 +104,7 @@ impl Device for HostMirror {
         let (b, _) = self.translate(pb)?;
         let (c, i) = self.translate(pc)?;
         self.mirrors[i].dirty = true;
-        aot::codegen::gemm::batched(&mm.a, &mm.b, &mm.c, a, b, c, mm.accumulate, 1);
+        aot::codegen::gemm::batched(&mm.plan, mm.c.ty.elem, a, b, c, mm.accumulate, 1);
         Ok(())
     }
 
@@ -156,10 +156,10 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
             continue;
         }
         let native = aot::codegen::Native::default();
-        let Ok(mut plain) = aot::codegen::compile_function(&mut plain_ctx, f1, native, &mut String::new()) else {
+        let Ok(mut plain) = aot::codegen::compile_function(&mut plain_ctx, f1, &native, &mut String::new()) else {
             continue;
         };
-        aot::codegen::compile_function(&mut dev_ctx, f2, native, &mut String::new()).expect("compiled once already");
+        aot::codegen::compile_function(&mut dev_ctx, f2, &native, &mut String::new()).expect("compiled once already");
         let mut code = aot::codegen::cranelift::compile(&dev_ctx, f2, Default::default(), &mut String::new())
             .expect("the lowered function compiles");
         let kernels = std::mem::take(&mut code.kernels);

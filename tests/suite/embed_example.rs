@@ -10,7 +10,7 @@ use aot::Backend;
 
 #[test]
 fn linear_regression_learns_the_true_model_natively() {
-    let t = example::train(300, Backend::Cranelift).expect("native training");
+    let t = example::train(300, Backend::CRANELIFT).expect("native training");
     example::check(&t).unwrap();
 }
 

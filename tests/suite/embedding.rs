@@ -9,7 +9,7 @@ use aot::{Backend, Error, Module, Options, Tensor};
 
 #[test]
 fn the_mlp_example_trains_on_both_backends() {
-    let native = train_mlp::train(60, Backend::Cranelift, &mut |_, _| {}).expect("native training");
+    let native = train_mlp::train(60, Backend::CRANELIFT, &mut |_, _| {}).expect("native training");
     let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
     assert!(native[59] < 0.6 * native[0], "the loss did not fall: {native:?}");
     // The same program on two backends: the same trajectory within f32 noise.
@@ -22,7 +22,7 @@ fn the_mlp_example_trains_on_both_backends() {
 #[cfg(feature = "llvm")]
 #[test]
 fn the_mlp_example_trains_on_llvm() {
-    let llvm = train_mlp::train(60, Backend::Llvm, &mut |_, _| {}).expect("LLVM training");
+    let llvm = train_mlp::train(60, Backend::parse("llvm").unwrap(), &mut |_, _| {}).expect("LLVM training");
     let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
     assert!(llvm[59] < 0.6 * llvm[0], "the loss did not fall: {llvm:?}");
     for (a, b) in llvm.iter().zip(&interp) {
@@ -37,7 +37,7 @@ fn the_mlp_example_trains_on_the_gpu() {
     if !crate::common::gpu_or_skip() {
         return;
     }
-    let gpu = train_mlp::train(60, Backend::Cuda, &mut |_, _| {}).expect("GPU training");
+    let gpu = train_mlp::train(60, Backend::parse("cuda").unwrap(), &mut |_, _| {}).expect("GPU training");
     let interp = train_mlp::train(60, Backend::Interp, &mut |_, _| {}).expect("interpreted training");
     assert!(gpu[59] < 0.6 * gpu[0], "the loss did not fall: {gpu:?}");
     for (a, b) in gpu.iter().zip(&interp) {
@@ -222,7 +222,7 @@ fn an_argument_written_from_overlapping_arguments_sees_their_entry_values() {
             })
             .collect()
     };
-    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
+    for &(name, backend) in Backend::available().iter().filter(|(_, b)| b.runs_everything_here()) {
         let opts = Options { backend, ..Options::inference() };
         // Independent arguments.
         let (x, w, b, out) = (f32s(&[3, 4], &xs), f32s(&[4], &ws), f32s(&[4], &bs), f32s(&[3, 4], &[0.0; 12]));
@@ -360,7 +360,7 @@ fn an_output_viewing_another_output_shares_its_storage() {
 ";
     let m = Module::parse(text, "views.mlir").unwrap();
     let x = f32s(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
-    for backend in [Backend::Interp, Backend::Cranelift] {
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
         let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
         let outs = f.call(std::slice::from_ref(&x)).unwrap();
         let y = outs[0].to_vec::<f32>().unwrap();
@@ -390,7 +390,7 @@ fn views_of_an_intermediate_that_is_not_returned_share_its_storage() {
 ";
     let m = Module::parse(text, "siblings.mlir").unwrap();
     let x = f32s(&[3], &[0.5, 1.0, 2.0]);
-    for backend in [Backend::Interp, Backend::Cranelift] {
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
         let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
         let outs = f.call(std::slice::from_ref(&x)).unwrap();
         let e = |v: f32| v.exp();
@@ -421,7 +421,7 @@ fn a_whole_view_of_a_returned_intermediate_shares_its_storage() {
 ";
     let m = Module::parse(text, "whole-view.mlir").unwrap();
     let x = f32s(&[3], &[0.5, 1.0, 2.0]);
-    for backend in [Backend::Interp, Backend::Cranelift] {
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
         let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
         let outs = f.call(std::slice::from_ref(&x)).unwrap();
         assert!(outs[0].shares_storage(&outs[1]), "{backend:?}");
@@ -441,7 +441,7 @@ fn two_equal_fresh_outputs_are_distinct() {
 ";
     let m = Module::parse(text, "fresh-twice.mlir").unwrap();
     let x = f32s(&[3], &[0.5, 1.0, 2.0]);
-    for backend in [Backend::Interp, Backend::Cranelift] {
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
         let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
         let outs = f.call(std::slice::from_ref(&x)).unwrap();
         assert!(!outs[0].shares_storage(&outs[1]), "{backend:?}");
@@ -464,7 +464,7 @@ fn a_reshape_that_copies_is_no_view_of_another_output() {
 ";
     let m = Module::parse(text, "reshape.mlir").unwrap();
     let x = f32s(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
-    for backend in [Backend::Interp, Backend::Cranelift] {
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
         let mut f = m.compile(None, std::slice::from_ref(&x), &Options { backend, ..Options::inference() }).unwrap();
         let outs = f.call(std::slice::from_ref(&x)).unwrap();
         let y = outs[0].to_vec::<f32>().unwrap();
@@ -483,7 +483,7 @@ fn a_shared_generator_is_one_stream_across_functions() {
     let m = Module::parse(DROPOUT, "dropout.mlir").unwrap();
     let x = f32s(&[64], &[1.0; 64]);
     let args = std::slice::from_ref(&x);
-    for backend in [Backend::Interp, Backend::Cranelift] {
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
         let opts = Options { backend, ..Options::inference() };
         let mut one = m.compile(None, args, &opts).unwrap();
         one.manual_seed(5);
@@ -512,7 +512,7 @@ fn results_still_held_are_never_reused() {
   return %y : tensor<4xf32>
 }";
     let m = Module::parse(text, "sq.mlir").expect("parses");
-    for &(name, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
+    for &(name, backend) in Backend::available().iter().filter(|(_, b)| b.runs_everything_here()) {
         let x = |k: f32| f32s(&[4], &[k, k + 1.0, k + 2.0, k + 3.0]);
         let sq = |k: f32| vec![k * k, (k + 1.0) * (k + 1.0), (k + 2.0) * (k + 2.0), (k + 3.0) * (k + 3.0)];
         let mut f = m.compile(None, &[x(1.0)], &Options::inference().with_backend(backend)).expect("compiles");
@@ -628,7 +628,7 @@ fn an_output_no_gradient_reached_adds_nothing_to_the_backward() {
     let x = [f32s(&[3], &[0.5, 1.0, 2.0])];
     x[0].set_requires_grad(true);
     let ones = || f32s(&[3], &[1.0; 3]);
-    for backend in [Backend::Cranelift, Backend::Interp] {
+    for backend in [Backend::CRANELIFT, Backend::Interp] {
         let mut f = m.compile(None, &x, &Options::training().with_backend(backend)).unwrap();
         // Twice: the specialised backward is compiled once, then reused.
         for _ in 0..2 {

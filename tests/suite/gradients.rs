@@ -206,14 +206,14 @@ fn compiled_gradients_match_pytorch() {
 /// Forward and backward in native code (the backward compiled lazily).
 #[test]
 fn cranelift_gradients_match_pytorch() {
-    corpus_gradients(Backend::Cranelift);
+    corpus_gradients(Backend::CRANELIFT);
 }
 
 /// Forward and backward through LLVM.
 #[cfg(feature = "llvm")]
 #[test]
 fn llvm_gradients_match_pytorch() {
-    corpus_gradients(Backend::Llvm);
+    corpus_gradients(Backend::parse("llvm").unwrap());
 }
 
 /// Forward and backward through upstream MLIR's own compiler, for every
@@ -221,7 +221,9 @@ fn llvm_gradients_match_pytorch() {
 #[cfg(feature = "mlir")]
 #[test]
 fn mlir_gradients_match_pytorch() {
-    corpus_gradients_where(Backend::Mlir, 100, |d| d.iter().any(|x| x.contains("not exportable to upstream MLIR")));
+    corpus_gradients_where(Backend::parse("mlir").unwrap(), 100, |d| {
+        d.iter().any(|x| x.contains("not exportable to upstream MLIR"))
+    });
 }
 
 /// Forward and backward on the GPU (skipped, saying why, where there is none).
@@ -231,7 +233,7 @@ fn cuda_gradients_match_pytorch() {
     if !common::gpu_or_skip() {
         return;
     }
-    corpus_gradients(Backend::Cuda);
+    corpus_gradients(Backend::parse("cuda").unwrap());
 }
 
 const MIN_CUT: &str = "builtin.module(func.func(functionalize,collect-metadata,dedupe,synthetic-base{training=true},rng-functionalize,joint),partition{strategy=min-cut})";

@@ -32,5 +32,6 @@ mod ptx;
 mod robustness;
 mod simplify;
 mod subclass;
+mod targets;
 mod tensor_api;
 mod text_laws;

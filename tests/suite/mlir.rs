@@ -94,8 +94,9 @@ fn mlir_draws_are_the_native_backends_bit_for_bit() {
     let m = Module::parse(DRAWS, "draws.mlir").unwrap();
     let bits = |t: &Tensor| t.read_f64().into_iter().map(f64::to_bits).collect::<Vec<_>>();
     for seed in [0u64, 42, 0xDEAD_BEEF_1234] {
-        let mut native = m.compile(None, &args, &Options::inference().with_backend(Backend::Cranelift)).unwrap();
-        let mut mlir = m.compile(None, &args, &Options::inference().with_backend(Backend::Mlir)).unwrap();
+        let mut native = m.compile(None, &args, &Options::inference().with_backend(Backend::CRANELIFT)).unwrap();
+        let mut mlir =
+            m.compile(None, &args, &Options::inference().with_backend(Backend::parse("mlir").unwrap())).unwrap();
         native.manual_seed(seed);
         mlir.manual_seed(seed);
         for call in 0..2 {

@@ -51,14 +51,14 @@ fn check(op: &str, range: f32, reference: &dyn Fn(f64) -> f64, max_ulps: f64, ab
 /// the same name computes, natively within the row's contract.
 #[test]
 fn every_math_row_is_accurate_natively() {
-    math_rows_on(Backend::Cranelift);
+    math_rows_on(Backend::CRANELIFT);
 }
 
 /// The same contract for the LLVM backend.
 #[cfg(feature = "llvm")]
 #[test]
 fn every_math_row_is_accurate_on_llvm() {
-    math_rows_on(Backend::Llvm);
+    math_rows_on(Backend::parse("llvm").unwrap());
 }
 
 fn math_rows_on(backend: Backend) {
@@ -86,7 +86,7 @@ fn vector_tanh_saturates_exactly() {
     let xs = [10.0f32, 12.5, 20.0, 1e6, f32::MAX, f32::INFINITY];
     let all: Vec<f64> = xs.iter().flat_map(|&x| [x as f64, -x as f64]).collect();
     let n = all.len();
-    let mut f = unary("tensor.tanh", n, Backend::Cranelift);
+    let mut f = unary("tensor.tanh", n, Backend::CRANELIFT);
     let t = Tensor::from_f64(ElemType::F32, &[n as i64], &all, ElemType::F32);
     let out = f.call(&[t]).expect("runs").remove(0).read_f64();
     for (x, y) in all.iter().zip(&out) {
@@ -101,7 +101,7 @@ fn vector_tanh_saturates_exactly() {
 #[test]
 fn gelu_is_accurate() {
     aot::init();
-    for &(_, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
+    for &(_, backend) in Backend::available().iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
         check("tensor.gelu", 12.0, &|x| 0.5 * x * libm::erfc(-x / std::f64::consts::SQRT_2), 32.0, 1e-12, backend);
     }
 }
@@ -127,7 +127,8 @@ fn column_sums_match_sequential_sums() {
         let n: i64 = shape.iter().product();
         let data: Vec<f64> = (0..n).map(|i| ((i * 7919) % 1000) as f64 * 0.01 - 5.0).collect();
         let x = aot::Tensor::from_f64(ElemType::F32, &shape, &data, ElemType::F32);
-        for &(name, backend) in Backend::AVAILABLE.iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here()) {
+        for &(name, backend) in Backend::available().iter().filter(|(n, b)| *n != "interp" && b.runs_everything_here())
+        {
             let opts = aot::Options { backend, ..aot::Options::inference() };
             let mut f = m.compile(None, std::slice::from_ref(&x), &opts).unwrap();
             let got = f.call(std::slice::from_ref(&x)).unwrap()[0].read_f64();
@@ -196,6 +197,12 @@ fn llvm_text(text: &str, emit: aot::codegen::llvm::Emit) -> String {
     let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
     let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
     let mut out = String::new();
-    aot::codegen::compile_function(&mut ctx, f, aot::codegen::Native::Llvm(emit), &mut out).expect("compiles");
+    let kind = match emit {
+        aot::codegen::llvm::Emit::Asm => "asm",
+        _ => "llvm",
+    };
+    let options = aot::codegen::target::Options { emit: Some(kind), ..Default::default() };
+    let native = aot::codegen::Native::named("llvm", options).expect("the LLVM backend");
+    aot::codegen::compile_function(&mut ctx, f, &native, &mut out).expect("compiles");
     out
 }

@@ -18,8 +18,16 @@ fn parsed(text: &str) -> (Context, Op, Op) {
 
 /// The module's PTX; `ctx` keeps its lowered functions.
 fn emit(ctx: &mut Context, m: Op, sm: Sm) -> String {
-    let mut pm = aot::codegen::pass_manager(Default::default()).expect("pipeline");
-    aot::codegen::emit_text(ctx, m, aot::codegen::Native::Ptx(sm), &mut pm, &mut std::io::sink()).expect("emits")
+    let native = ptx_for(sm);
+    let mut pm = aot::codegen::pass_manager_for(native.target, Default::default()).expect("pipeline");
+    aot::codegen::emit_text(ctx, m, &native, &mut pm, &mut std::io::sink()).expect("emits")
+}
+
+/// The `ptx` target writing PTX for `sm`.
+fn ptx_for(sm: Sm) -> aot::codegen::Native {
+    let options =
+        aot::codegen::target::Options { emit: Some("ptx"), gpu_arch: Some(sm.name().into()), ..Default::default() };
+    aot::codegen::Native::named("ptx", options).expect("the ptx target")
 }
 
 fn ptx(text: &str, sm: Sm) -> String {
@@ -65,8 +73,8 @@ fn a_failed_check_writes_its_code_to_the_status_word() {
     assert!(out.contains("st.global.u32"), "no store of a check's code:\n{out}");
 }
 
-/// `Native::Ptx` names an architecture to print PTX for; running is the
-/// `cuda` backend's (`Native::Cuda`, for the GPU that is there).
+/// The `ptx` target names an architecture to print PTX for; running is the
+/// `cuda` target's (for the GPU that is there).
 #[test]
 fn ptx_for_a_named_architecture_is_text_only() {
     let text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -76,9 +84,7 @@ fn ptx_for_a_named_architecture_is_text_only() {
 ";
     let (mut ctx, _, f) = parsed(text);
     let mut sink = String::new();
-    let e = aot::codegen::compile_function(&mut ctx, f, aot::codegen::Native::Ptx(Sm::Sm80), &mut sink)
-        .err()
-        .expect("text only");
+    let e = aot::codegen::compile_function(&mut ctx, f, &ptx_for(Sm::Sm80), &mut sink).err().expect("text only");
     assert!(e.message.contains("text only") && e.message.contains("cuda backend"), "{}", e.message);
 }
 

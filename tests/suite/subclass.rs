@@ -71,7 +71,7 @@ fn configs(grad: bool) -> Vec<CompileOptions> {
     let pipelines: &[&str] = if grad { &["aot-train"] } else { &["aot-inference", "aot-train"] };
     let mut out = Vec::new();
     for p in pipelines {
-        for backend in [Backend::Interp, Backend::Cranelift] {
+        for backend in [Backend::Interp, Backend::CRANELIFT] {
             out.push(CompileOptions { pipeline: p.to_string(), backend, keep_ir: false, compile_for: None });
         }
     }

@@ -20,7 +20,7 @@ fn exact_i64_values_go_through_compiled_code_on_both_backends() -> Result<(), Er
     let c = Tensor::from_slice(&[true, false, true, false], &[4usize])?;
     let a = Tensor::from_slice::<i64>(&[9007199254740993, i64::MAX, -9223372036854775807, 123456789012345678], &[4])?;
     let b = Tensor::from_slice::<i64>(&[1, 2, 3, 4], &[4])?;
-    for &(_, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
+    for &(_, backend) in Backend::available().iter().filter(|(_, b)| b.runs_everything_here()) {
         let mut f =
             m.compile(Some("@pick"), &[c.clone(), a.clone(), b.clone()], &Options::inference().with_backend(backend))?;
         let out = f.call(&[c.clone(), a.clone(), b.clone()])?;
@@ -45,7 +45,7 @@ fn every_element_type_round_trips_through_a_compiled_copy() -> Result<(), Error>
         );
         let m = Module::parse(text, "id.mlir")?;
         let x = Tensor::from_slice(data, &[2])?;
-        for &(_, backend) in Backend::AVAILABLE.iter().filter(|(_, b)| b.runs_everything_here()) {
+        for &(_, backend) in Backend::available().iter().filter(|(_, b)| b.runs_everything_here()) {
             let mut f = m.compile(None, std::slice::from_ref(&x), &Options::inference().with_backend(backend))?;
             let out = f.call(std::slice::from_ref(&x))?;
             assert_eq!(out[0].to_vec::<T>()?, data, "{ty} on {backend:?}");

@@ -15,6 +15,7 @@ use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::math::LaneImpl;
 use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
+use aot_runtime::philox;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, Type};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -342,36 +343,21 @@ impl<'a, 'f> Gen<'a, 'f> {
         Ok(self.b.block_params(exit).to_vec())
     }
 
-    /// One Philox4x32-10 block from I64 seed and counter; four I64 words.
+    /// One Philox4x32-10 block from I64 seed and counter; four I64 words
+    /// (the rounds are the runtime's, emitted through [`ClifWords`]).
     pub fn philox(&mut self, seed: cl::Value, ctr: cl::Value) -> [cl::Value; 4] {
         let b = &mut self.b;
-        let mask = 0xffff_ffffi64;
-        let mut c = [
-            b.ins().band_imm_u(ctr, mask),
+        let c = [
+            b.ins().band_imm_u(ctr, WORD_MASK),
             b.ins().ushr_imm_u(ctr, 32),
             b.ins().iconst(types::I64, 0),
             b.ins().iconst(types::I64, 0),
         ];
-        let mut k0 = b.ins().band_imm_u(seed, mask);
-        let mut k1 = b.ins().ushr_imm_u(seed, 32);
-        for round in 0..10 {
-            if round > 0 {
-                let t0 = b.ins().iadd_imm_s(k0, 0x9E37_79B9);
-                k0 = b.ins().band_imm_u(t0, mask);
-                let t1 = b.ins().iadd_imm_s(k1, 0xBB67_AE85);
-                k1 = b.ins().band_imm_u(t1, mask);
-            }
-            let p0 = b.ins().imul_imm_s(c[0], 0xD251_1F53);
-            let p1 = b.ins().imul_imm_s(c[2], 0xCD9E_8D57);
-            let (hi0, lo0) = (b.ins().ushr_imm_u(p0, 32), b.ins().band_imm_u(p0, mask));
-            let (hi1, lo1) = (b.ins().ushr_imm_u(p1, 32), b.ins().band_imm_u(p1, mask));
-            let x0 = b.ins().bxor(hi1, c[1]);
-            let n0 = b.ins().bxor(x0, k0);
-            let x2 = b.ins().bxor(hi0, c[3]);
-            let n2 = b.ins().bxor(x2, k1);
-            c = [n0, lo1, n2, lo0];
+        let k = [b.ins().band_imm_u(seed, WORD_MASK), b.ins().ushr_imm_u(seed, 32)];
+        match philox::rounds(&mut ClifWords(b), c, k) {
+            Ok(words) => words,
+            Err(never) => match never {},
         }
-        c
     }
 
     fn scalar(&mut self, op: Op, kind: ScalarOp) -> Result<cl::Value, String> {
@@ -597,5 +583,38 @@ pub(super) fn float_cc(predicate: Predicate) -> FloatCC {
         Predicate::Le => FloatCC::LessThanOrEqual,
         Predicate::Gt => FloatCC::GreaterThan,
         Predicate::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+/// The low 32 bits of an `i64`: a Philox word.
+const WORD_MASK: i64 = 0xffff_ffff;
+
+/// Philox's word operations on Cranelift `i64` values holding 32 bits.
+struct ClifWords<'a, 'b>(&'a mut FunctionBuilder<'b>);
+
+impl philox::Words for ClifWords<'_, '_> {
+    type Word = cl::Value;
+    type Error = std::convert::Infallible;
+    type Product = cl::Value;
+
+    fn mul(&mut self, m: u32, x: &cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().imul_imm_s(*x, m as i64))
+    }
+
+    fn hi(&mut self, p: &cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().ushr_imm_u(*p, 32))
+    }
+
+    fn lo(&mut self, p: &cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().band_imm_u(*p, WORD_MASK))
+    }
+
+    fn add(&mut self, k: &cl::Value, step: u32) -> Result<cl::Value, Self::Error> {
+        let t = self.0.ins().iadd_imm_s(*k, step as i64);
+        Ok(self.0.ins().band_imm_u(t, WORD_MASK))
+    }
+
+    fn xor(&mut self, a: &cl::Value, b: &cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().bxor(*a, *b))
     }
 }

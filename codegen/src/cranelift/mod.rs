@@ -12,18 +12,53 @@
 mod kernel;
 mod vector;
 
-use crate::executor::Compiled;
+use crate::executor::{Compiled, Executable};
 use crate::program::{self, HostProgram, KernelFn, Step};
+use crate::target::{self, Capabilities, Target};
 use aot_ir::{Context, Diagnostic, Op};
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
-/// Whether this backend runs loop `op` in vector lanes (for passes that
-/// must not cost a loop its vector form).
+/// Whether this backend runs loop `op` in vector lanes: its plan of 4 (or
+/// 2) lanes per loop, what [`Target::vectorizes`] answers for Cranelift.
 pub fn vectorizes(ctx: &Context, op: Op) -> bool {
     vector::vectorizes(ctx, op)
+}
+
+/// The Cranelift backend as a [`Target`].
+pub struct Cranelift;
+
+impl Target for Cranelift {
+    fn name(&self) -> &'static str {
+        "cranelift"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { lowered_input: true, runs: true, device: false, gpu_arch: false }
+    }
+
+    fn vectorizes(&self, ctx: &Context, l: Op) -> bool {
+        vectorizes(ctx, l)
+    }
+
+    fn compile(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        options: &target::Options,
+        text: &mut String,
+    ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
+        let emit = match options.emit {
+            None => Emit::None,
+            Some("clif") => Emit::Clif,
+            Some("asm") => Emit::Asm,
+            Some(other) => return Err(Diagnostic::op_error(ctx, func, format!("Cranelift does not write '{other}'"))),
+        };
+        let code = compile(ctx, func, Options { vectorize: options.vectorize, emit }, text)?;
+        Ok(Box::new(Executable::new(code)))
+    }
 }
 
 /// Text to produce while compiling (`aot-opt --emit`).

@@ -28,6 +28,7 @@ use aot_dialects::r#loop::analysis::{alias_class, root_of, ForOp};
 use aot_dialects::r#loop::math::{LaneImpl, Lanes};
 use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
+use aot_runtime::philox;
 use inkwell::builder::Builder;
 use inkwell::context::Context as LlContext;
 use inkwell::intrinsics::Intrinsic;
@@ -1030,36 +1031,22 @@ impl<'a, 'll> Gen<'a, 'll> {
         Ok(carried)
     }
 
-    /// One Philox4x32-10 block from an i64 seed and counter; four i64 words.
+    /// One Philox4x32-10 block from an i64 seed and counter; four i64 words
+    /// (the rounds are the runtime's, emitted through [`LlvmWords`]).
     fn philox(&mut self, seed: IntValue<'ll>, ctr: IntValue<'ll>) -> Result<[IntValue<'ll>; 4], String> {
         let b = &self.b;
         let t = self.ll.i64_type();
         let k = |x: u64| t.const_int(x, false);
         let mask = k(0xffff_ffff);
-        let mut c = [
+        let c = [
             b.build_and(ctr, mask, "").map_err(bug)?,
             b.build_right_shift(ctr, k(32), false, "").map_err(bug)?,
             k(0),
             k(0),
         ];
-        let mut k0 = b.build_and(seed, mask, "").map_err(bug)?;
-        let mut k1 = b.build_right_shift(seed, k(32), false, "").map_err(bug)?;
-        for round in 0..10 {
-            if round > 0 {
-                k0 = b.build_and(b.build_int_add(k0, k(0x9E37_79B9), "").map_err(bug)?, mask, "").map_err(bug)?;
-                k1 = b.build_and(b.build_int_add(k1, k(0xBB67_AE85), "").map_err(bug)?, mask, "").map_err(bug)?;
-            }
-            let p0 = b.build_int_mul(c[0], k(0xD251_1F53), "").map_err(bug)?;
-            let p1 = b.build_int_mul(c[2], k(0xCD9E_8D57), "").map_err(bug)?;
-            let hi0 = b.build_right_shift(p0, k(32), false, "").map_err(bug)?;
-            let lo0 = b.build_and(p0, mask, "").map_err(bug)?;
-            let hi1 = b.build_right_shift(p1, k(32), false, "").map_err(bug)?;
-            let lo1 = b.build_and(p1, mask, "").map_err(bug)?;
-            let n0 = b.build_xor(b.build_xor(hi1, c[1], "").map_err(bug)?, k0, "").map_err(bug)?;
-            let n2 = b.build_xor(b.build_xor(hi0, c[3], "").map_err(bug)?, k1, "").map_err(bug)?;
-            c = [n0, lo1, n2, lo0];
-        }
-        Ok(c)
+        let key =
+            [b.build_and(seed, mask, "").map_err(bug)?, b.build_right_shift(seed, k(32), false, "").map_err(bug)?];
+        philox::rounds(&mut LlvmWords { b, t }, c, key)
     }
 
     /// Calls LLVM intrinsic `name` overloaded on `types`.
@@ -1686,7 +1673,7 @@ fn chunk_width(ctx: &Context, l: Op) -> Option<(i64, Vec<Value>)> {
         };
         let m = analysis::memref(ctx, buf)?;
         let idx: Vec<Value> = ctx.operands(o).skip(first).collect();
-        let (strides, offset) = r#loop::layout(&m);
+        let (strides, offset) = r#loop::layout(m);
         let mut along = None;
         for (d, &v) in idx.iter().enumerate() {
             if v == iv {
@@ -1886,5 +1873,38 @@ fn float_predicate(p: Predicate) -> FloatPredicate {
         Predicate::Le => FloatPredicate::OLE,
         Predicate::Gt => FloatPredicate::OGT,
         Predicate::Ge => FloatPredicate::OGE,
+    }
+}
+
+/// Philox's word operations on LLVM `i64` values holding 32 bits.
+struct LlvmWords<'a, 'll> {
+    b: &'a Builder<'ll>,
+    t: inkwell::types::IntType<'ll>,
+}
+
+impl<'ll> philox::Words for LlvmWords<'_, 'll> {
+    type Word = IntValue<'ll>;
+    type Error = String;
+    type Product = IntValue<'ll>;
+
+    fn mul(&mut self, m: u32, x: &IntValue<'ll>) -> Result<IntValue<'ll>, String> {
+        self.b.build_int_mul(*x, self.t.const_int(m as u64, false), "").map_err(bug)
+    }
+
+    fn hi(&mut self, p: &IntValue<'ll>) -> Result<IntValue<'ll>, String> {
+        self.b.build_right_shift(*p, self.t.const_int(32, false), false, "").map_err(bug)
+    }
+
+    fn lo(&mut self, p: &IntValue<'ll>) -> Result<IntValue<'ll>, String> {
+        self.b.build_and(*p, self.t.const_int(0xffff_ffff, false), "").map_err(bug)
+    }
+
+    fn add(&mut self, k: &IntValue<'ll>, step: u32) -> Result<IntValue<'ll>, String> {
+        let sum = self.b.build_int_add(*k, self.t.const_int(step as u64, false), "").map_err(bug)?;
+        self.b.build_and(sum, self.t.const_int(0xffff_ffff, false), "").map_err(bug)
+    }
+
+    fn xor(&mut self, a: &IntValue<'ll>, b: &IntValue<'ll>) -> Result<IntValue<'ll>, String> {
+        self.b.build_xor(*a, *b, "").map_err(bug)
     }
 }

@@ -16,11 +16,12 @@ mod kernel;
 #[cfg(feature = "cuda")]
 pub mod ptx;
 
-use crate::executor::Compiled;
+use crate::executor::{Compiled, Executable};
 use crate::jit_cache::JitCache;
 use crate::object_cache::{self, ObjectCache};
 use crate::orc::{self, Loaded};
 use crate::program::{self, HostProgram, KernelFn, Step};
+use crate::target::{self, Capabilities, Target};
 use aot_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlContext;
 use inkwell::passes::PassBuilderOptions;
@@ -51,6 +52,44 @@ static KERNELS: JitCache<String, (Arc<Loaded>, usize)> = JitCache::new(1024);
 
 /// The name every kernel has in the module that is its cache key.
 const KEYED_NAME: &str = "aot_kernel";
+
+/// The LLVM backend as a [`Target`].
+pub struct Llvm;
+
+impl Target for Llvm {
+    fn name(&self) -> &'static str {
+        "llvm"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { lowered_input: true, runs: true, device: false, gpu_arch: false }
+    }
+
+    /// LLVM's loop vectorizer widens loops itself; fusion still asks
+    /// Cranelift's plan, because the loops that plan keeps apart (a
+    /// unit-stride loop and one that gathers) are the ones LLVM widens
+    /// differently too, and every fusion figure of this backend was
+    /// measured with it. Answering otherwise is a measured change.
+    fn vectorizes(&self, ctx: &Context, l: Op) -> bool {
+        crate::cranelift::vectorizes(ctx, l)
+    }
+
+    fn compile(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        options: &target::Options,
+        text: &mut String,
+    ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
+        let emit = match options.emit {
+            None => Emit::None,
+            Some("llvm") => Emit::Llvm,
+            Some("asm") => Emit::Asm,
+            Some(other) => return Err(Diagnostic::op_error(ctx, func, format!("LLVM does not write '{other}'"))),
+        };
+        Ok(Box::new(Executable::new(compile(ctx, func, emit, text)?)))
+    }
+}
 
 /// Compiles the lowered function `func` (after the codegen pipeline).
 /// `text` receives the emitted IR or assembly when asked for.

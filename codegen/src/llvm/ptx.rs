@@ -161,6 +161,68 @@ fn trimmed_libdevice(
     Ok(bitcode)
 }
 
+/// PTX text for a named GPU architecture as a [`crate::target::Target`]:
+/// text only (running on the process's GPU is [`crate::cuda::Cuda`]'s).
+pub struct Ptx;
+
+impl Ptx {
+    fn sm(options: &crate::target::Options) -> Result<Sm, String> {
+        options.gpu_arch.as_deref().map_or(Ok(Sm::default()), Sm::parse)
+    }
+}
+
+impl crate::target::Target for Ptx {
+    fn name(&self) -> &'static str {
+        "ptx"
+    }
+
+    fn capabilities(&self) -> crate::target::Capabilities {
+        crate::target::Capabilities { lowered_input: true, runs: false, device: true, gpu_arch: true }
+    }
+
+    /// Threads have no lanes; the answer stays Cranelift's plan so that
+    /// the PTX of a program is what it was when its figures were measured
+    /// on the GPU (fusion across loops of different plans is a measured
+    /// change still to make there).
+    fn vectorizes(&self, ctx: &Context, l: Op) -> bool {
+        crate::cranelift::vectorizes(ctx, l)
+    }
+
+    fn check(&self, options: &crate::target::Options) -> Result<(), String> {
+        Ptx::sm(options).map(drop)
+    }
+
+    fn compile(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        options: &crate::target::Options,
+        text: &mut String,
+    ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
+        self.emit(ctx, func, options, text)?;
+        Err(Diagnostic::op_error(
+            ctx,
+            func,
+            "PTX for a named architecture is text only (aot-opt --emit=ptx); run on the GPU with the cuda backend",
+        ))
+    }
+
+    fn emit(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        options: &crate::target::Options,
+        out: &mut String,
+    ) -> Result<(), Diagnostic> {
+        let sm = Ptx::sm(options).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
+        emit(ctx, func, sm, out)
+    }
+
+    fn line_comment(&self) -> &'static str {
+        "//"
+    }
+}
+
 /// Appends the PTX module of the lowered function `func`'s kernels, for
 /// `sm`, to `text`, with libdevice linked in from `AOT_LIBDEVICE` when set.
 pub fn emit(ctx: &Context, func: Op, sm: Sm, text: &mut String) -> Result<(), Diagnostic> {

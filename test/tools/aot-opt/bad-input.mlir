@@ -6,12 +6,12 @@
 // RUN: not aot-opt %s --emit=ptx --gpu-arch=sm_90 2>&1 | FileCheck %s --check-prefix=NO-CUDA
 
 // MISSING: aot-opt: error: could not open input file '{{.*}}bad-input.mlir.does-not-exist'
-// EMIT: aot-opt: error: unknown --emit kind 'frob' (available: ir, mlir, clif, llvm, asm, ptx)
+// EMIT: aot-opt: error: unknown --emit kind 'frob' (available: ir, clif, asm, llvm, ptx, mlir)
 // BACKEND: aot-opt: error: unknown --backend 'frob' (available: cranelift, llvm)
 /// The lit suite runs the default build, which has no LLVM backend: asking
 /// for its output names the cargo feature that adds it.
 // NO-LLVM: aot-opt: error: --emit=llvm needs the LLVM backend, which this build of aot-opt lacks (build it with the cargo feature `llvm`)
-// NO-CUDA: aot-opt: error: --emit=ptx (for sm_90) needs the CUDA backend, which this build of aot-opt lacks (build it with the cargo feature `cuda`)
+// NO-CUDA: aot-opt: error: --emit=ptx needs the CUDA backend, which this build of aot-opt lacks (build it with the cargo feature `cuda`)
 
 /// With --verify-diagnostics, a diagnostic nobody expected is a failure, and
 /// so is an expectation nothing produced.

@@ -168,8 +168,6 @@ fn run(args: &Args) -> Result<bool, String> {
         return Ok(true);
     }
     let emit = emit_kind(&args.emit, &args.backend, &args.gpu_arch)?;
-    // `--emit=mlir`: the IR after the pipeline, exported to upstream MLIR.
-    let upstream = args.emit == "mlir";
     let mut pm = match PassManager::parse(&args.pass_pipeline) {
         Ok(pm) => pm,
         Err(e) => {
@@ -188,7 +186,12 @@ fn run(args: &Args) -> Result<bool, String> {
     pm.options.print.generic = args.print_generic;
     // With --emit=clif/llvm/asm, functions still over tensors go through the
     // codegen pipeline, under the same instrumentation as the main one.
-    let mut codegen_pm = if emit.is_empty() { None } else { Some(aot::codegen::pass_manager(pm.options.clone())?) };
+    // (Targets that take functions over tensors, the MLIR export, have none.)
+    let codegen_target = emit.first().map(|(n, _)| n.target).filter(|t| t.capabilities().lowered_input);
+    let mut codegen_pm = match codegen_target {
+        Some(t) => Some(aot::codegen::pass_manager_for(t, pm.options.clone())?),
+        None => None,
+    };
     if args.dump_pass_pipeline {
         eprintln!("Pass Manager with {}", pm.resolved_text());
         if let Some(c) = &codegen_pm {
@@ -226,13 +229,11 @@ fn run(args: &Args) -> Result<bool, String> {
                         Ok(()) => {
                             let t0 = Instant::now();
                             if !emit.is_empty() {
-                                let cpm = codegen_pm.as_mut().ok_or("no codegen pass manager")?;
+                                // A target without a codegen pipeline gets an
+                                // empty one it never runs.
+                                let mut none = PassManager::parse("").map_err(|e| e.to_string())?;
+                                let cpm = codegen_pm.as_mut().unwrap_or(&mut none);
                                 match emit_native(&mut ctx, module, &emit, cpm, &mut stderr) {
-                                    Ok(t) => printed = Some(t),
-                                    Err(d) => diags.push(d),
-                                }
-                            } else if upstream {
-                                match export_upstream(&mut ctx, module) {
                                     Ok(t) => printed = Some(t),
                                     Err(d) => diags.push(d),
                                 }
@@ -318,31 +319,6 @@ fn run(args: &Args) -> Result<bool, String> {
     Ok(ok)
 }
 
-/// The module as upstream MLIR (`--emit=mlir`).
-#[cfg(feature = "mlir")]
-fn export_upstream(ctx: &mut Context, module: aot::ir::Op) -> Result<String, Diagnostic> {
-    aot::codegen::mlir::export_module(ctx, module)
-}
-
-#[cfg(not(feature = "mlir"))]
-fn export_upstream(ctx: &mut Context, module: aot::ir::Op) -> Result<String, Diagnostic> {
-    Err(Diagnostic::op_error(ctx, module, "this build has no MLIR export (cargo feature `mlir`)"))
-}
-
-/// The architectures `--gpu-arch` lists, in order (at least one, none twice).
-#[cfg(feature = "cuda")]
-fn gpu_archs(list: &str) -> Result<Vec<aot::codegen::llvm::ptx::Sm>, String> {
-    let mut archs = Vec::new();
-    for name in list.split(',') {
-        let sm = aot::codegen::llvm::ptx::Sm::parse(name.trim())?;
-        if archs.contains(&sm) {
-            return Err(format!("--gpu-arch names {} twice", sm.name()));
-        }
-        archs.push(sm);
-    }
-    Ok(archs)
-}
-
 /// What `--emit` prints for a module: the text of each code generator in
 /// turn, each after its header line where it has one (several
 /// architectures of `--emit=ptx`: the module goes through the codegen
@@ -356,7 +332,7 @@ fn emit_native(
     sink: &mut dyn std::io::Write,
 ) -> Result<String, Diagnostic> {
     let mut out = String::new();
-    for (k, (kind, header)) in emissions.iter().enumerate() {
+    for (k, (native, header)) in emissions.iter().enumerate() {
         if let Some(h) = header {
             if k > 0 {
                 out.push('\n');
@@ -364,66 +340,64 @@ fn emit_native(
             out.push_str(h);
             out.push('\n');
         }
-        out.push_str(&aot::codegen::emit_text(ctx, module, *kind, cpm, sink)?);
+        out.push_str(&aot::codegen::emit_text(ctx, module, native, cpm, sink)?);
     }
     Ok(out)
 }
 
-/// A native code generator `--emit` runs, with the line printed before its
-/// text (`// gpu-arch NAME` when `--gpu-arch` lists several).
+/// A code generator `--emit` runs, with the line printed before its text
+/// (`// gpu-arch NAME` when `--gpu-arch` lists several).
 type Emission = (aot::codegen::Native, Option<String>);
 
-/// The native code generators and outputs `--emit`, `--backend` and
-/// `--gpu-arch` ask for (none: print the IR).
+/// The code generators and outputs `--emit`, `--backend` and `--gpu-arch`
+/// ask for (none: print the IR), from the list of targets: the first that
+/// writes the kind, or the one `--backend` names among those.
 fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Vec<Emission>, String> {
-    use aot::codegen::cranelift::{Emit, Options};
-    let cranelift = |emit| vec![(aot::codegen::Native::Cranelift(Options { emit, ..Options::default() }), None)];
-    if emit == "ptx" {
-        #[cfg(feature = "cuda")]
-        {
-            let archs = gpu_archs(gpu_arch)?;
-            let several = archs.len() > 1;
-            return Ok(archs
-                .into_iter()
-                .map(|sm| (aot::codegen::Native::Ptx(sm), several.then(|| format!("// gpu-arch {}", sm.name()))))
-                .collect());
-        }
-        #[cfg(not(feature = "cuda"))]
-        return Err(format!(
-            "--emit=ptx (for {gpu_arch}) needs the CUDA backend, which this build of aot-opt lacks (build it with the cargo feature `cuda`)"
-        ));
+    use aot::codegen::target::{self, TARGETS};
+    if emit == "ir" {
+        return Ok(Vec::new());
     }
-    let llvm_kind = match (emit, backend) {
-        ("ir", _) => return Ok(Vec::new()),
-        #[cfg(feature = "mlir")]
-        ("mlir", _) => return Ok(Vec::new()),
-        #[cfg(not(feature = "mlir"))]
-        ("mlir", _) => {
-            return Err(
-                "--emit=mlir (upstream MLIR) needs MLIR 19, which this build of aot-opt lacks (build it with the cargo feature `mlir`)"
-                    .into(),
-            )
+    let writers: Vec<&target::Registration> = TARGETS.iter().filter(|r| r.emits.contains(&emit)).collect();
+    if writers.is_empty() {
+        let mut kinds = vec!["ir"];
+        for r in TARGETS {
+            for k in r.emits {
+                if !kinds.contains(k) {
+                    kinds.push(k);
+                }
+            }
         }
-        ("clif", _) => return Ok(cranelift(Emit::Clif)),
-        ("asm", "cranelift") => return Ok(cranelift(Emit::Asm)),
-        ("asm", "llvm") => "asm",
-        ("llvm", _) => "llvm",
-        ("asm", other) => return Err(format!("unknown --backend '{other}' (available: cranelift, llvm)")),
-        (other, _) => return Err(format!("unknown --emit kind '{other}' (available: ir, mlir, clif, llvm, asm, ptx)")),
+        return Err(format!("unknown --emit kind '{emit}' (available: {})", kinds.join(", ")));
+    }
+    let chosen = if writers.len() == 1 {
+        writers[0]
+    } else {
+        writers.iter().copied().find(|r| r.name == backend).ok_or_else(|| {
+            let names: Vec<&str> = writers.iter().map(|r| r.name).collect();
+            format!("unknown --backend '{backend}' (available: {})", names.join(", "))
+        })?
     };
-    #[cfg(feature = "llvm")]
-    {
-        use aot::codegen::llvm::Emit as L;
-        Ok(vec![(aot::codegen::Native::Llvm(if llvm_kind == "asm" { L::Asm } else { L::Llvm }), None)])
+    let t = chosen.target.ok_or_else(|| chosen.missing(&format!("--emit={emit}"), "aot-opt"))?;
+    // The registration's own spelling: options hold a `'static` kind.
+    let kind: &'static str = chosen.emits.iter().copied().find(|k| *k == emit).unwrap_or("ir");
+    let native = |gpu_arch: Option<String>| -> Result<aot::codegen::Native, String> {
+        let options = target::Options { emit: Some(kind), gpu_arch, ..Default::default() };
+        t.check(&options)?;
+        Ok(aot::codegen::Native { target: t, options })
+    };
+    if !t.capabilities().gpu_arch {
+        return Ok(vec![(native(None)?, None)]);
     }
-    #[cfg(not(feature = "llvm"))]
-    {
-        // Which LLVM output it would be does not matter without LLVM.
-        let _ = llvm_kind;
-        Err(format!(
-            "--emit={emit} needs the LLVM backend, which this build of aot-opt lacks (build it with the cargo feature `llvm`)"
-        ))
+    let archs: Vec<&str> = gpu_arch.split(',').map(str::trim).collect();
+    let mut emissions = Vec::new();
+    for (k, &arch) in archs.iter().enumerate() {
+        if archs[..k].contains(&arch) {
+            return Err(format!("--gpu-arch names {arch} twice"));
+        }
+        let header = (archs.len() > 1).then(|| format!("// gpu-arch {arch}"));
+        emissions.push((native(Some(arch.to_string()))?, header));
     }
+    Ok(emissions)
 }
 
 #[cfg(test)]

@@ -235,7 +235,7 @@ fn run(args: &Args) -> Result<(), RunError> {
         Mode::Compiled => {
             let backend = match &args.backend {
                 Some(name) => aot::Backend::parse(name).map_err(RunError::input)?,
-                None => aot::Backend::Cranelift,
+                None => aot::Backend::CRANELIFT,
             };
             if args.grad && args.grad_method == Some(GradMethod::Fd) {
                 return Err(RunError::input("--grad-method fd differentiates the eager program: use --mode eager"));

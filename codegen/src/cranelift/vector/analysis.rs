@@ -60,7 +60,7 @@ pub(super) fn address_coef(
 ) -> Option<i64> {
     let m = analysis::memref(ctx, buf)?;
     let idx: Vec<Value> = ctx.operands(op).skip(first).collect();
-    let e = flat_offset(ctx, &m, &idx);
+    let e = flat_offset(ctx, m, &idx);
     for &(atom, _) in &e.terms {
         if atom != iv && kinds.get(&atom).copied() != Some(Kind::Uniform) && !is_outer(ctx, atom, iv) {
             return None;
