@@ -10,8 +10,6 @@
 //! here, by replaying each aliased output's view chain against the
 //! convention's layouts.
 
-use crate::run::json::{ArgSpec, InputSpec};
-use aot_dialects::func::{LAYOUT, NON_LEAF, REQUIRES_GRAD, SAME_AS, STORAGES};
 use aot_ir::pass::PassManager;
 use aot_ir::*;
 use aot_passes::convention::Convention;
@@ -106,75 +104,6 @@ impl Backend {
             Backend::Target(t) => t.name(),
         }
     }
-}
-
-/// Writes the calling convention of `spec` onto function `func`.
-pub fn annotate_convention(rw: &mut Rewriter<'_>, func: Op, spec: &InputSpec) -> Result<(), String> {
-    let f = aot_dialects::func::FuncView::new(rw, func).ok_or("the entry is not a function")?;
-    let n = f.num_args(rw);
-    if spec.args.len() != n {
-        return Err(format!("the function takes {n} arguments but the input file gives {}", spec.args.len()));
-    }
-    let mut all = f.all_arg_attrs(rw);
-    let unit = rw.unit_attr();
-    let convention = [REQUIRES_GRAD, NON_LEAF, SAME_AS, LAYOUT];
-    for (i, a) in spec.args.iter().enumerate() {
-        all[i].retain(|x| !convention.contains(&rw.sym_str(x.name)));
-        let mut add = |rw: &mut Rewriter<'_>, name: &str, value: Attribute| {
-            let s = rw.sym(name);
-            all[i].push(NamedAttr { name: s, value });
-        };
-        match a {
-            ArgSpec::SameAs(k) => {
-                let v = rw.i64_attr(*k as i64);
-                add(rw, SAME_AS, v);
-            }
-            ArgSpec::Own { requires_grad, non_leaf, .. } => {
-                if *requires_grad {
-                    add(rw, REQUIRES_GRAD, unit);
-                }
-                if *non_leaf {
-                    add(rw, NON_LEAF, unit);
-                }
-            }
-            ArgSpec::View { storage, stride, offset, requires_grad, non_leaf, .. } => {
-                let layout = aot_passes::convention::ArgLayout {
-                    storage: *storage as i64,
-                    offset: *offset,
-                    strides: stride.to_vec(),
-                }
-                .to_attr(rw);
-                add(rw, LAYOUT, layout);
-                if *requires_grad {
-                    add(rw, REQUIRES_GRAD, unit);
-                    if *non_leaf {
-                        add(rw, NON_LEAF, unit);
-                    }
-                }
-            }
-        }
-    }
-    f.set_all_arg_attrs(rw, all);
-    if spec.storages.is_empty() {
-        rw.remove_attr(func, STORAGES);
-    } else {
-        let entries: Vec<Attribute> = spec
-            .storages
-            .iter()
-            .enumerate()
-            .map(|(s, st)| {
-                aot_passes::convention::StorageDecl {
-                    id: s as i64,
-                    numel: Some(st.data.len() as i64),
-                    requires_grad: st.base,
-                }
-                .to_attr(rw)
-            })
-            .collect();
-        let a = rw.array_attr(entries);
-        rw.set_attr(func, STORAGES, a);
-    }
-    Ok(())
 }
 
 fn to_runtime(s: &aot_passes::meta::Strided) -> Strided {
@@ -946,10 +875,6 @@ pub struct CompileOptions {
     pub backend: Backend,
     /// Keep the printed module after the pipeline in `Compiled::ir`.
     pub keep_ir: bool,
-    /// Specialise for the arguments of this input file rather than the
-    /// ones the function is called with (`aot-run --compile-for`); the
-    /// guards then decide whether the call may proceed.
-    pub compile_for: Option<InputSpec>,
 }
 
 /// Runs the pipeline on the module and compiles `func`; errors come back as

@@ -30,9 +30,9 @@
 //! changes nothing. Arguments are bound zero-copy where their layout allows
 //! (always for contiguous tensors and for views declared by the convention).
 
-use crate::compile::{annotate_convention, compile, ArgEffects, Backend, CompileOptions};
-use crate::run::json::{ArgSpec, InputSpec, StorageSpec, Values};
+use crate::compile::{compile, ArgEffects, Backend, CompileOptions};
 use aot_ir::{Context, ParseOptions, SourceMgr};
+use aot_passes::convention::{ArgConvention, ArgLayout, Convention, StorageDecl};
 use aot_passes::meta::ViewAndMutationMeta;
 use aot_runtime::backward::Gradients;
 use aot_runtime::compiled::{CallError, CompiledFunction, ForwardState};
@@ -217,10 +217,9 @@ pub(crate) fn compile_entry(
     let f = aot_dialects::func::FuncView::new(&ctx, func).ok_or_else(|| Error::Signature("not a function".into()))?;
     let outputs =
         f.function_type(&ctx).1.iter().map(|&t| ctx.as_tensor(t).map(|t| (t.elem, t.shape.to_vec()))).collect();
-    let spec = convention_of(example_args)?;
-    annotate_convention(&mut aot_ir::Rewriter::new(&mut ctx), func, &spec).map_err(Error::Signature)?;
-    let copts =
-        CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: false, compile_for: None };
+    let convention = convention_of(&mut ctx, example_args)?;
+    convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(Error::Signature)?;
+    let copts = CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: false };
     let c = compile(ctx, sources, m, func, &copts).map_err(Error::Compile)?;
     Ok(Function {
         inner: c.function,
@@ -369,14 +368,17 @@ impl Function {
 
 /// The calling convention of `args`: which are the same object, which share
 /// a storage (as views with their layouts), which require grad, which are
-/// non-leaves.
-pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
-    let mut spec = InputSpec::default();
-    // Storages seen so far: (storage id, index in spec.storages).
+/// non-leaves. The argument types are interned in `ctx`.
+pub fn convention_of(ctx: &mut Context, args: &[Tensor]) -> Result<Convention, Error> {
+    let mut c = Convention { args: Vec::with_capacity(args.len()), storages: Vec::new() };
+    // Storages seen so far: (storage id, index in c.storages).
     let mut storages: Vec<(u64, usize)> = Vec::new();
     for (i, t) in args.iter().enumerate() {
+        let ty = ctx.tensor_type(&t.sizes(), t.dtype());
+        let arg =
+            |requires_grad, non_leaf, same_as, layout| ArgConvention { ty, requires_grad, non_leaf, same_as, layout };
         if let Some(j) = args[..i].iter().position(|a| a.same(t)) {
-            spec.args.push(ArgSpec::SameAs(j));
+            c.args.push(arg(false, false, Some(j), None));
             continue;
         }
         let sid = t.storage().id();
@@ -387,13 +389,7 @@ pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
         // non-leaf root (a leaf's clone, an activation) whose in-place writes
         // autograd records on its own history.
         if !shared && base.is_none() && t.is_dense_root() {
-            spec.args.push(ArgSpec::Own {
-                dtype: t.dtype(),
-                shape: t.sizes().to_vec(),
-                data: Values::Float(Vec::new()),
-                requires_grad,
-                non_leaf,
-            });
+            c.args.push(arg(requires_grad, non_leaf, None, None));
             continue;
         }
         // A non-leaf view that requires grad, of a base this call is not
@@ -412,26 +408,19 @@ pub fn convention_of(args: &[Tensor]) -> Result<InputSpec, Error> {
         let storage = match storages.iter().find(|(id, _)| *id == sid) {
             Some(&(_, s)) => s,
             None => {
-                let s = spec.storages.len();
-                // The convention needs the storage's size, not its values.
-                spec.storages.push(StorageSpec {
-                    dtype: t.dtype(),
-                    data: Values::Float(vec![0.0; t.storage().len()]),
-                    base: base.is_some(),
-                });
+                let s = c.storages.len();
+                let numel = i64::try_from(t.storage().len())
+                    .map_err(|_| Error::Signature(format!("argument {i}: its storage is too large")))?;
+                c.storages.push(StorageDecl { id: s as i64, numel: Some(numel), requires_grad: base.is_some() });
                 storages.push((sid, s));
                 s
             }
         };
-        spec.storages[storage].base |= base.is_some();
-        spec.args.push(ArgSpec::View {
-            storage,
-            size: t.sizes().to_vec(),
-            stride: t.strides().to_vec(),
-            offset: t.offset(),
-            requires_grad: requires_grad && base.is_none(),
-            non_leaf,
-        });
+        c.storages[storage].requires_grad |= base.is_some();
+        // The views of a differentiable base take its gradient and history.
+        let own = requires_grad && base.is_none();
+        let layout = ArgLayout { storage: storage as i64, offset: t.offset(), strides: t.strides().to_vec() };
+        c.args.push(arg(own, own && non_leaf, None, Some(layout)));
     }
-    Ok(spec)
+    Ok(c)
 }

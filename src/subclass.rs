@@ -112,7 +112,7 @@ pub fn compile(
         })?;
     let dense = flatten_args(&plan, example_args)?;
     let w = crate::run::subclass::Wrapper::new(&ctx, &plan);
-    w.check_shared(&crate::function::convention_of(&dense)?).map_err(|e| Error::Signature(e.to_string()))?;
+    w.check_shared(&crate::function::convention_of(&mut ctx, &dense)?).map_err(|e| Error::Signature(e.to_string()))?;
     let inner = compile_entry(ctx, m, func, &sources, &dense, opts)?;
     Ok(SubclassFunction { inner, plan })
 }

@@ -95,17 +95,13 @@ pub fn measure(text: &str, prefix: &str, partition: &str) -> Result<Measured, St
     let entry = ctx.attr_str(func, "sym_name").ok_or("the entry function has no name")?.to_string();
     let spec = aot::run::random_inputs(&ctx, func, 1).map_err(|e| e.to_string())?;
     let params = aot::run::signature(&ctx, func).map_err(|e| e.to_string())?;
-    {
-        let mut rw = aot::ir::Rewriter::new(&mut ctx);
-        aot::compile::annotate_convention(&mut rw, func, &spec)?;
-    }
+    spec.convention(&ctx, func)?.apply(&mut aot::ir::Rewriter::new(&mut ctx), func)?;
     let mut sources = SourceMgr::new();
     sources.add("encoder", Arc::from(text));
     let opts = CompileOptions {
         pipeline: format!("builtin.module(func.func({prefix}),{partition})"),
         backend: Backend::Interp,
         keep_ir: true,
-        compile_for: None,
     };
     let compiled = aot::compile::compile(ctx, &sources, m, func, &opts)?;
     let info = {

@@ -156,9 +156,80 @@ impl Convention {
         Ok(c)
     }
 
+    /// Writes the convention onto `func` as argument attributes
+    /// (`aot.requires_grad`, `aot.non_leaf`, `aot.same_as`, `aot.layout`)
+    /// and the function attribute `aot.storages`, replacing any convention
+    /// written before: what [`Convention::from_arg_attrs`] reads back.
+    /// Every argument's type must be the function's.
+    pub fn apply(&self, rw: &mut Rewriter<'_>, func: Op) -> Result<(), String> {
+        let f = FuncView::new(rw, func).ok_or("the entry is not a function")?;
+        let (inputs, _) = f.function_type(rw);
+        if self.args.len() != inputs.len() {
+            return Err(format!(
+                "the function takes {} arguments but the convention gives {}",
+                inputs.len(),
+                self.args.len()
+            ));
+        }
+        if let Some(i) = (0..inputs.len()).find(|&i| inputs[i] != self.args[i].ty) {
+            return Err(format!("argument {i}: the convention's type is not the function's"));
+        }
+        if let Some(i) = (0..self.args.len()).find(|&i| self.args[i].same_as.is_some_and(|k| k >= i)) {
+            return Err(format!("argument {i}: 'same_as' must name an earlier argument"));
+        }
+        let mut all = f.all_arg_attrs(rw);
+        let unit = rw.unit_attr();
+        let written = [REQUIRES_GRAD, NON_LEAF, SAME_AS, LAYOUT];
+        for (i, a) in self.args.iter().enumerate() {
+            all[i].retain(|x| !written.contains(&rw.sym_str(x.name)));
+            let mut add = |rw: &mut Rewriter<'_>, name: &str, value: Attribute| {
+                let s = rw.sym(name);
+                all[i].push(NamedAttr { name: s, value });
+            };
+            if let Some(k) = a.same_as {
+                let v = rw.i64_attr(k as i64);
+                add(rw, SAME_AS, v);
+                continue;
+            }
+            if let Some(l) = &a.layout {
+                let v = l.to_attr(rw);
+                add(rw, LAYOUT, v);
+            }
+            if a.requires_grad {
+                add(rw, REQUIRES_GRAD, unit);
+            }
+            if a.non_leaf {
+                add(rw, NON_LEAF, unit);
+            }
+        }
+        f.set_all_arg_attrs(rw, all);
+        if self.storages.is_empty() {
+            rw.remove_attr(func, STORAGES);
+        } else {
+            let entries: Vec<Attribute> = self.storages.iter().map(|s| s.to_attr(rw)).collect();
+            let a = rw.array_attr(entries);
+            rw.set_attr(func, STORAGES, a);
+        }
+        Ok(())
+    }
+
+    /// Per argument, whether it requires grad: its own flag, a duplicate's
+    /// original's, or a view of a differentiable base storage.
+    pub fn requires_grad(&self) -> Vec<bool> {
+        (0..self.args.len())
+            .map(|i| {
+                let a = &self.args[self.original(i)];
+                a.requires_grad
+                    || a.layout.as_ref().is_some_and(|l| self.storage(l.storage).is_some_and(|s| s.requires_grad))
+            })
+            .collect()
+    }
+
     /// The argument whose declaration argument `i` shares (itself unless a duplicate).
     pub fn original(&self, mut i: usize) -> usize {
-        while let Some(k) = self.args[i].same_as {
+        // (Only an earlier argument counts: a convention built by hand may
+        // name itself or a later one, which would never end.)
+        while let Some(k) = self.args[i].same_as.filter(|&k| k < i) {
             i = k;
         }
         i

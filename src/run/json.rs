@@ -12,7 +12,8 @@
 
 use super::RunError;
 use aot_ir::size::{check_alloc, check_alloc_shape, checked_extent, checked_numel};
-use aot_ir::ElemType;
+use aot_ir::{Context, ElemType, Op};
+use aot_passes::convention::{ArgConvention, ArgLayout, Convention, StorageDecl};
 use aot_runtime::Tensor;
 use serde_json::{json, Map, Value as Json};
 
@@ -109,6 +110,56 @@ pub enum ArgSpec {
 pub struct InputSpec {
     pub storages: Vec<StorageSpec>,
     pub args: Vec<ArgSpec>,
+}
+
+impl InputSpec {
+    /// The calling convention of this input file for `func`: what the
+    /// compiler specialises it to (the argument types are `func`'s; the
+    /// values are checked against them when the inputs are made).
+    pub fn convention(&self, ctx: &Context, func: Op) -> Result<Convention, String> {
+        let f = aot_dialects::func::FuncView::new(ctx, func).ok_or("the entry is not a function")?;
+        let (inputs, _) = f.function_type(ctx);
+        if self.args.len() != inputs.len() {
+            return Err(format!(
+                "the function takes {} arguments but the input file gives {}",
+                inputs.len(),
+                self.args.len()
+            ));
+        }
+        let args = self
+            .args
+            .iter()
+            .zip(inputs)
+            .map(|(a, ty)| match a {
+                ArgSpec::SameAs(k) => {
+                    ArgConvention { ty, requires_grad: false, non_leaf: false, same_as: Some(*k), layout: None }
+                }
+                ArgSpec::Own { requires_grad, non_leaf, .. } => ArgConvention {
+                    ty,
+                    requires_grad: *requires_grad,
+                    non_leaf: *non_leaf,
+                    same_as: None,
+                    layout: None,
+                },
+                ArgSpec::View { storage, stride, offset, requires_grad, non_leaf, .. } => ArgConvention {
+                    ty,
+                    requires_grad: *requires_grad,
+                    // (A view's own flag counts only where it requires grad
+                    // itself: a differentiable base's views take the base's.)
+                    non_leaf: *requires_grad && *non_leaf,
+                    same_as: None,
+                    layout: Some(ArgLayout { storage: *storage as i64, offset: *offset, strides: stride.clone() }),
+                },
+            })
+            .collect();
+        let storages = self
+            .storages
+            .iter()
+            .enumerate()
+            .map(|(s, st)| StorageDecl { id: s as i64, numel: Some(st.data.len() as i64), requires_grad: st.base })
+            .collect();
+        Ok(Convention { args, storages })
+    }
 }
 
 /// What a tangent entry says about itself besides its values: its `dtype`

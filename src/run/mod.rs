@@ -341,11 +341,9 @@ pub fn backward_check(
     let opts = aot_ir::ParseOptions { file: file.to_string(), first_line: 1 };
     let Ok(module) = aot_ir::parse_module(&mut ctx, text, &opts) else { return Ok(()) };
     let Ok(func) = aot_dialects::func::entry_func(&ctx, module, entry).map(|f| f.op) else { return Ok(()) };
-    {
-        let mut rw = aot_ir::Rewriter::new(&mut ctx);
-        if crate::compile::annotate_convention(&mut rw, func, spec).is_err() {
-            return Ok(());
-        }
+    let Ok(convention) = spec.convention(&ctx, func) else { return Ok(()) };
+    if convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).is_err() {
+        return Ok(());
     }
     let mut pm = aot_ir::pass::PassManager::parse("builtin.module(func.func(functionalize))")
         .map_err(|e| RunError::input(e.to_string()))?;
@@ -358,12 +356,12 @@ pub fn backward_check(
     }
 }
 
-/// Specialises `func` to the calling convention of `spec` (or of
-/// `opts.compile_for`), compiles it with `opts`, and calls it `calls` times on fresh inputs from `spec`, the
+/// Specialises `func` to the calling convention of `spec`, compiles it
+/// with `opts`, and calls it `calls` times on fresh inputs from `spec`, the
 /// generator seeded once (later calls continue its stream); returns the
 /// last call.
 pub fn run_compiled(
-    mut ctx: Context,
+    ctx: Context,
     sources: &SourceMgr,
     module: Op,
     func: Op,
@@ -371,12 +369,26 @@ pub fn run_compiled(
     opts: &crate::compile::CompileOptions,
     calls: Calls<'_>,
 ) -> Result<CompiledRun, RunError> {
+    run_compiled_for(ctx, sources, module, func, spec, spec, opts, calls)
+}
+
+/// [`run_compiled`] specialised for the convention of `compile_for`
+/// rather than of the inputs it is called with (`aot-run --compile-for`):
+/// the guards then decide whether the call may proceed.
+#[allow(clippy::too_many_arguments)]
+pub fn run_compiled_for(
+    mut ctx: Context,
+    sources: &SourceMgr,
+    module: Op,
+    func: Op,
+    compile_for: &InputSpec,
+    spec: &InputSpec,
+    opts: &crate::compile::CompileOptions,
+    calls: Calls<'_>,
+) -> Result<CompiledRun, RunError> {
     let params = signature(&ctx, func)?;
-    {
-        let mut rw = aot_ir::Rewriter::new(&mut ctx);
-        let convention = opts.compile_for.as_ref().unwrap_or(spec);
-        crate::compile::annotate_convention(&mut rw, func, convention).map_err(RunError::input)?;
-    }
+    let convention = compile_for.convention(&ctx, func).map_err(RunError::input)?;
+    convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(RunError::input)?;
     let compiled = crate::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
     *compiled.generator.borrow_mut() = Generator::new(calls.seed);
     let mut function = compiled.function;

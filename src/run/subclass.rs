@@ -19,7 +19,6 @@
 //! is an error naming the output. `mutated_args` tangents stay dense: one
 //! per mutated inner tensor, in flattened order.
 
-use super::json::{ArgSpec, InputSpec};
 use super::RunError;
 use aot_ir::{AttrData, Attribute, Context, Op};
 use aot_passes::flatten_subclasses::{has_subclass_values, SubclassCreation, SubclassPlan};
@@ -325,9 +324,10 @@ impl Wrapper {
     /// dispatched op requires grad but has no gradient of its own per
     /// component: it could not be replicated, or its replicas are
     /// duplicates of it (`same_as`).
-    pub fn check_shared(&self, spec: &InputSpec) -> Result<(), RunError> {
-        let requires_grad = super::args_requiring_grad(spec);
-        let duplicated = |r: &SubclassCreation| r.range().any(|d| matches!(spec.args.get(d), Some(ArgSpec::SameAs(_))));
+    pub fn check_shared(&self, convention: &aot_passes::convention::Convention) -> Result<(), RunError> {
+        let requires_grad = convention.requires_grad();
+        let duplicated =
+            |r: &SubclassCreation| r.range().any(|d| convention.args.get(d).is_some_and(|a| a.same_as.is_some()));
         let replicas = self.plan.replicas.iter().filter(|r| duplicated(&r.creation)).map(|r| r.arg);
         for i in self.plan.shared_with_components.iter().copied().chain(replicas) {
             if requires_grad.get(self.plan.inputs[i].start).copied().unwrap_or(false) {

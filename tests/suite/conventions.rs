@@ -137,7 +137,7 @@ fn random_conventions(backend: Backend, default_per_case: u64) {
             };
             let mut ctx2 = Context::new();
             let (m2, f2) = parse(&mut ctx2).expect("parsed once already");
-            let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, compile_for: None };
+            let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false };
             let (compiled, compiled_flags) =
                 match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 5, count: 1, grad: None }) {
                     Ok(r) => (outputs_json(&r.outputs, &r.args), flags(&r.args)),
@@ -231,4 +231,68 @@ fn random_conventions_match_eager_on_the_gpu() {
         return;
     }
     random_conventions(Backend::parse("cuda").unwrap(), 24);
+}
+
+/// The typed convention is what the compiler reads: written onto a
+/// function with `Convention::apply`, it reads back equal, from tensors
+/// (`aot::convention_of`, which takes a storage's length, not a copy of
+/// it) and from an input file alike; a convention that does not fit the
+/// function is refused.
+#[test]
+fn a_convention_written_onto_a_function_reads_back_the_same() {
+    use aot::passes::convention::{ArgConvention, Convention};
+    let text = "func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>, %c: tensor<2xf32>) -> tensor<3xf32> {
+  return %a : tensor<3xf32>
+}
+";
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "c.mlir".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let base = aot::Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &[8]).expect("base");
+    let a = base.as_strided(&[3], &[1], 0).expect("view");
+    let c = aot::Tensor::from_slice(&[1.0f32, 2.0], &[2]).expect("own");
+    c.set_requires_grad(true);
+    let convention = aot::convention_of(&mut ctx, &[a.clone(), a.clone(), c.clone()]).expect("a convention");
+    assert_eq!(convention.args[1].same_as, Some(0));
+    assert_eq!(convention.storages[0].numel, Some(8));
+    assert_eq!(convention.requires_grad(), vec![false, false, true]);
+    convention.apply(&mut aot::ir::Rewriter::new(&mut ctx), f).expect("fits");
+    assert_eq!(Convention::of_func(&ctx, f), Ok(convention.clone()));
+    // The same convention from an input file.
+    let spec = InputSpec {
+        storages: vec![StorageSpec {
+            dtype: ElemType::F32,
+            data: aot::run::json::Values::Float(vec![0.0; 8]),
+            base: false,
+        }],
+        args: vec![
+            ArgSpec::View {
+                storage: 0,
+                size: vec![3],
+                stride: vec![1],
+                offset: 0,
+                requires_grad: false,
+                non_leaf: false,
+            },
+            ArgSpec::SameAs(0),
+            ArgSpec::Own {
+                dtype: ElemType::F32,
+                shape: vec![2],
+                data: aot::run::json::Values::Float(vec![1.0, 2.0]),
+                requires_grad: true,
+                non_leaf: false,
+            },
+        ],
+    };
+    assert_eq!(spec.convention(&ctx, f), Ok(convention.clone()));
+    // Refused: a duplicate of itself, another type, another count.
+    let mut bad = convention.clone();
+    bad.args[1].same_as = Some(1);
+    assert!(bad.apply(&mut aot::ir::Rewriter::new(&mut ctx), f).unwrap_err().contains("earlier argument"));
+    let mut bad = convention.clone();
+    bad.args[2] = ArgConvention { ty: ctx.tensor_type(&[5], ElemType::F32), ..bad.args[2].clone() };
+    assert!(bad.apply(&mut aot::ir::Rewriter::new(&mut ctx), f).unwrap_err().contains("argument 2"));
+    let mut bad = convention;
+    bad.args.pop();
+    assert!(bad.apply(&mut aot::ir::Rewriter::new(&mut ctx), f).unwrap_err().contains("takes 3 arguments"));
 }

@@ -3,7 +3,7 @@
 //! with an error naming the arguments, and leave every argument untouched;
 //! a call that still fits must give eager's answer.
 
-use aot::compile::{annotate_convention, compile, Backend, CompileOptions};
+use aot::compile::{compile, Backend, CompileOptions};
 use aot::ir::{Context, ParseOptions, SourceMgr};
 use aot::run::json::parse_inputs;
 use aot::run::{materialize, outputs_json, run_eager, signature};
@@ -31,13 +31,8 @@ fn compile_for(src: &str, spec: &str) -> Case {
     };
     let (mut ctx, m, f) = parse();
     let spec = parse_inputs(spec).unwrap();
-    annotate_convention(&mut aot::ir::Rewriter::new(&mut ctx), f, &spec).unwrap();
-    let opts = CompileOptions {
-        pipeline: "aot-inference".into(),
-        backend: Backend::Interp,
-        keep_ir: false,
-        compile_for: None,
-    };
+    spec.convention(&ctx, f).unwrap().apply(&mut aot::ir::Rewriter::new(&mut ctx), f).unwrap();
+    let opts = CompileOptions { pipeline: "aot-inference".into(), backend: Backend::Interp, keep_ir: false };
     let compiled = compile(ctx, &sources, m, f, &opts).unwrap_or_else(|e| panic!("{e}"));
     let (ctx, _, func) = parse();
     Case { function: compiled.function, ctx, func, sources }

@@ -29,7 +29,7 @@
 
 use crate::common::{self, in_own_process};
 use aot::codegen::threads::{self, OpenMp, Team};
-use aot::compile::{annotate_convention, compile, Backend, CompileOptions};
+use aot::compile::{compile, Backend, CompileOptions};
 use aot::ir::{parse_module, verify, Context, ElemType, ParseOptions, Rewriter, SourceMgr};
 use aot::models::{transformer_encoder, Encoder};
 use aot::passes::partition::PartitionInfo;
@@ -149,14 +149,13 @@ fn peaks(text: &str, partition: &str) -> (u64, u64) {
     let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
     let spec = aot::run::random_inputs(&ctx, f, 3).expect("inputs");
     let params = aot::run::signature(&ctx, f).expect("signature");
-    annotate_convention(&mut Rewriter::new(&mut ctx), f, &spec).expect("convention");
+    spec.convention(&ctx, f).and_then(|c| c.apply(&mut Rewriter::new(&mut ctx), f)).expect("convention");
     let mut sources = SourceMgr::new();
     sources.add("encoder", Arc::from(text));
     let opts = CompileOptions {
         pipeline: format!("builtin.module(func.func({PREFIX}),{partition})"),
         backend: Backend::Interp,
         keep_ir: true,
-        compile_for: None,
     };
     let compiled = compile(ctx, &sources, m, f, &opts).expect("compiles");
     let ir = compiled.ir.clone().expect("kept IR");

@@ -186,7 +186,7 @@ fn run(args: &Args) -> Result<(), RunError> {
         std::fs::write(path, text + "\n").map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
     }
     if let Some(w) = &wrapper {
-        w.check_shared(&spec)?;
+        w.check_shared(&spec.convention(&ctx, func).map_err(RunError::input)?)?;
     }
     let tangents = match &args.tangents {
         Some(path) => {
@@ -246,11 +246,11 @@ fn run(args: &Args) -> Result<(), RunError> {
                 .clone()
                 .unwrap_or_else(|| if args.grad { "aot-train" } else { "aot-inference" }.to_string());
             let compile_for = match &args.compile_for {
-                Some(path) => Some(read_inputs(&ctx, func, &read_user_inputs(read(path, "compile-for inputs")?)?)?),
-                None => None,
+                Some(path) => read_inputs(&ctx, func, &read_user_inputs(read(path, "compile-for inputs")?)?)?,
+                None => spec.clone(),
             };
-            let opts = aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some(), compile_for };
-            let r = aot::run::run_compiled(ctx, &sources, module, func, &spec, &opts, calls)?;
+            let opts = aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some() };
+            let r = aot::run::run_compiled_for(ctx, &sources, module, func, &compile_for, &spec, &opts, calls)?;
             if let (Some(path), Some(ir)) = (&args.dump_ir, &r.ir) {
                 std::fs::write(path, ir).map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
             }
