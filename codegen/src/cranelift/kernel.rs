@@ -12,6 +12,7 @@
 use super::Options;
 use crate::libcalls::{self, Sig};
 use aot_dialects::r#loop::analysis;
+use aot_dialects::r#loop::expand::{self, IntCmp, IntOp};
 use aot_dialects::r#loop::math::LaneImpl;
 use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
@@ -354,10 +355,7 @@ impl<'a, 'f> Gen<'a, 'f> {
             b.ins().iconst(types::I64, 0),
         ];
         let k = [b.ins().band_imm_u(seed, WORD_MASK), b.ins().ushr_imm_u(seed, 32)];
-        match philox::rounds(&mut ClifWords(b), c, k) {
-            Ok(words) => words,
-            Err(never) => match never {},
-        }
+        infallible(philox::rounds(&mut ClifWords(b), c, k))
     }
 
     fn scalar(&mut self, op: Op, kind: ScalarOp) -> Result<cl::Value, String> {
@@ -444,56 +442,22 @@ impl<'a, 'f> Gen<'a, 'f> {
     }
 
     /// A divisor that cannot trap: constants as they are, others with 0
-    /// replaced by 1 (lowering only divides by positive constants).
+    /// and -1 replaced by 1 ([`expand::safe_divisor`]).
     fn safe_divisor(&mut self, v: Value, c: cl::Value) -> cl::Value {
         match self.consts.get(&v) {
             Some(&k) if k != 0 && k != -1 => c,
-            _ => {
-                let t = self.b.func.dfg.value_type(c);
-                let zero = self.b.ins().iconst(t, 0);
-                let one = self.b.ins().iconst(t, 1);
-                let is_zero = self.b.ins().icmp(IntCC::Equal, c, zero);
-                let m1 = self.b.ins().iconst(t, -1);
-                let is_m1 = self.b.ins().icmp(IntCC::Equal, c, m1);
-                let bad = self.b.ins().bor(is_zero, is_m1);
-                self.b.ins().select(bad, one, c)
-            }
+            _ => infallible(expand::safe_divisor(&mut ClifPrimitives(&mut self.b), c)),
         }
     }
 
     /// Floor division or modulo (the sign of the divisor).
     pub fn floor_divrem(&mut self, div: bool, a: cl::Value, d: cl::Value) -> cl::Value {
-        let b = &mut self.b;
-        let q = b.ins().sdiv(a, d);
-        let r = b.ins().srem(a, d);
-        let t = b.func.dfg.value_type(a);
-        let zero = b.ins().iconst(t, 0);
-        let nz = b.ins().icmp(IntCC::NotEqual, r, zero);
-        let x = b.ins().bxor(r, d);
-        let neg = b.ins().icmp(IntCC::SignedLessThan, x, zero);
-        let adjust = b.ins().band(nz, neg);
-        if div {
-            let adj = b.ins().uextend(t, adjust);
-            b.ins().isub(q, adj)
-        } else {
-            let rd = b.ins().iadd(r, d);
-            b.ins().select(adjust, rd, r)
-        }
+        infallible(expand::floor_divrem(&mut ClifPrimitives(&mut self.b), div, a, d))
     }
 
     /// f32 → bf16 bits, round to nearest even (NaN stays NaN).
     fn f32_to_bf16(&mut self, x: cl::Value) -> cl::Value {
-        let b = &mut self.b;
-        let bits = b.ins().bitcast(types::I32, MemFlagsData::new(), x);
-        let hi = b.ins().ushr_imm_u(bits, 16);
-        let lsb = b.ins().band_imm_u(hi, 1);
-        let r0 = b.ins().iadd_imm_s(bits, 0x7fff);
-        let r1 = b.ins().iadd(r0, lsb);
-        let rounded = b.ins().ushr_imm_u(r1, 16);
-        let quiet = b.ins().bor_imm_u(hi, 0x40);
-        let nan = b.ins().fcmp(FloatCC::Unordered, x, x);
-        let v = b.ins().select(nan, quiet, rounded);
-        b.ins().ireduce(types::I16, v)
+        infallible(expand::f32_to_bf16(&mut ClifPrimitives(&mut self.b), x))
     }
 
     fn bf16_to_f32(&mut self, h: cl::Value) -> cl::Value {
@@ -616,5 +580,87 @@ impl philox::Words for ClifWords<'_, '_> {
 
     fn xor(&mut self, a: &cl::Value, b: &cl::Value) -> Result<cl::Value, Self::Error> {
         Ok(self.0.ins().bxor(*a, *b))
+    }
+}
+
+/// The value of an emission that cannot fail (Cranelift's builder does not).
+fn infallible<T>(r: Result<T, std::convert::Infallible>) -> T {
+    match r {
+        Ok(v) => v,
+        Err(never) => match never {},
+    }
+}
+
+/// The loop dialect's compound scalar ops ([`expand`]) on Cranelift values.
+struct ClifPrimitives<'a, 'b>(&'a mut FunctionBuilder<'b>);
+
+impl expand::Primitives for ClifPrimitives<'_, '_> {
+    type Value = cl::Value;
+    type Error = std::convert::Infallible;
+
+    fn int(&mut self, like: cl::Value, k: i64) -> Result<cl::Value, Self::Error> {
+        let t = self.0.func.dfg.value_type(like);
+        Ok(self.0.ins().iconst(t, k))
+    }
+
+    fn binary(&mut self, op: IntOp, a: cl::Value, b: cl::Value) -> Result<cl::Value, Self::Error> {
+        let i = self.0.ins();
+        Ok(match op {
+            IntOp::Add => i.iadd(a, b),
+            IntOp::Sub => i.isub(a, b),
+            IntOp::And => i.band(a, b),
+            IntOp::Or => i.bor(a, b),
+            IntOp::Xor => i.bxor(a, b),
+            IntOp::SDiv => i.sdiv(a, b),
+            IntOp::SRem => i.srem(a, b),
+            IntOp::ShrU => i.ushr(a, b),
+        })
+    }
+
+    fn binary_imm(&mut self, op: IntOp, a: cl::Value, k: i64) -> Result<cl::Value, Self::Error> {
+        Ok(match op {
+            IntOp::Add => self.0.ins().iadd_imm_s(a, k),
+            IntOp::And => self.0.ins().band_imm_u(a, k),
+            IntOp::Or => self.0.ins().bor_imm_u(a, k),
+            IntOp::ShrU => self.0.ins().ushr_imm_u(a, k),
+            _ => {
+                let b = self.int(a, k)?;
+                self.binary(op, a, b)?
+            }
+        })
+    }
+
+    fn cmp(&mut self, p: IntCmp, a: cl::Value, b: cl::Value) -> Result<cl::Value, Self::Error> {
+        let cc = match p {
+            IntCmp::Eq => IntCC::Equal,
+            IntCmp::Ne => IntCC::NotEqual,
+            IntCmp::Slt => IntCC::SignedLessThan,
+        };
+        Ok(self.0.ins().icmp(cc, a, b))
+    }
+
+    fn cond(&mut self, op: IntOp, a: cl::Value, b: cl::Value) -> Result<cl::Value, Self::Error> {
+        self.binary(op, a, b)
+    }
+
+    fn select(&mut self, c: cl::Value, a: cl::Value, b: cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().select(c, a, b))
+    }
+
+    fn zext_cond(&mut self, c: cl::Value, like: cl::Value) -> Result<cl::Value, Self::Error> {
+        let t = self.0.func.dfg.value_type(like);
+        Ok(self.0.ins().uextend(t, c))
+    }
+
+    fn f32_bits(&mut self, x: cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().bitcast(types::I32, MemFlagsData::new(), x))
+    }
+
+    fn is_nan(&mut self, x: cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().fcmp(FloatCC::Unordered, x, x))
+    }
+
+    fn low_i16(&mut self, v: cl::Value) -> Result<cl::Value, Self::Error> {
+        Ok(self.0.ins().ireduce(types::I16, v))
     }
 }

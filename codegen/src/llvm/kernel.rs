@@ -25,6 +25,7 @@
 use crate::libcalls::{self, Sig};
 use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::analysis::{alias_class, root_of, ForOp};
+use aot_dialects::r#loop::expand::{self, IntCmp, IntOp};
 use aot_dialects::r#loop::math::{LaneImpl, Lanes};
 use aot_dialects::r#loop::{self, Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
 use aot_ir::{AttrData, Context, Diagnostic, ElemType, MemRefType, Op, TypeData, Value};
@@ -1209,53 +1210,27 @@ impl<'a, 'll> Gen<'a, 'll> {
     }
 
     /// A divisor that cannot trap: constants as they are, others with 0 and
-    /// -1 replaced by 1 (lowering only divides by positive constants).
+    /// -1 replaced by 1 ([`expand::safe_divisor`]).
     fn safe_divisor(&self, v: Value, d: IntValue<'ll>) -> Result<IntValue<'ll>, String> {
         if matches!(self.consts.get(&v), Some(&k) if k != 0 && k != -1) {
             return Ok(d);
         }
-        let t = d.get_type();
-        let b = &self.b;
-        let zero = b.build_int_compare(IntPredicate::EQ, d, t.const_zero(), "").map_err(bug)?;
-        let m1 = b.build_int_compare(IntPredicate::EQ, d, t.const_all_ones(), "").map_err(bug)?;
-        let bad = b.build_or(zero, m1, "").map_err(bug)?;
-        Ok(b.build_select(bad, t.const_int(1, false), d, "").map_err(bug)?.into_int_value())
+        Ok(expand::safe_divisor(&mut self.primitives(), d.into())?.into_int_value())
     }
 
     /// Floor division or modulo (the sign of the divisor).
     fn floor_divrem(&self, div: bool, a: IntValue<'ll>, d: IntValue<'ll>) -> Result<IntValue<'ll>, String> {
-        let b = &self.b;
-        let t = a.get_type();
-        let q = b.build_int_signed_div(a, d, "").map_err(bug)?;
-        let r = b.build_int_signed_rem(a, d, "").map_err(bug)?;
-        let nz = b.build_int_compare(IntPredicate::NE, r, t.const_zero(), "").map_err(bug)?;
-        let x = b.build_xor(r, d, "").map_err(bug)?;
-        let neg = b.build_int_compare(IntPredicate::SLT, x, t.const_zero(), "").map_err(bug)?;
-        let adjust = b.build_and(nz, neg, "").map_err(bug)?;
-        if div {
-            let adj = b.build_int_z_extend(adjust, t, "").map_err(bug)?;
-            b.build_int_sub(q, adj, "").map_err(bug)
-        } else {
-            let rd = b.build_int_add(r, d, "").map_err(bug)?;
-            Ok(b.build_select(adjust, rd, r, "").map_err(bug)?.into_int_value())
-        }
+        Ok(expand::floor_divrem(&mut self.primitives(), div, a.into(), d.into())?.into_int_value())
     }
 
     /// f32 → bf16 bits, round to nearest even (NaN stays NaN, quieted).
     fn f32_to_bf16(&self, x: FloatValue<'ll>) -> Result<IntValue<'ll>, String> {
-        let b = &self.b;
-        let i32t = self.ll.i32_type();
-        let k = |v: u64| i32t.const_int(v, false);
-        let bits = b.build_bit_cast(x, i32t, "").map_err(bug)?.into_int_value();
-        let hi = b.build_right_shift(bits, k(16), false, "").map_err(bug)?;
-        let lsb = b.build_and(hi, k(1), "").map_err(bug)?;
-        let r0 = b.build_int_add(bits, k(0x7fff), "").map_err(bug)?;
-        let r1 = b.build_int_add(r0, lsb, "").map_err(bug)?;
-        let rounded = b.build_right_shift(r1, k(16), false, "").map_err(bug)?;
-        let quiet = b.build_or(hi, k(0x40), "").map_err(bug)?;
-        let nan = b.build_float_compare(FloatPredicate::UNO, x, x, "").map_err(bug)?;
-        let v = b.build_select(nan, quiet, rounded, "").map_err(bug)?.into_int_value();
-        b.build_int_truncate(v, self.ll.i16_type(), "").map_err(bug)
+        Ok(expand::f32_to_bf16(&mut self.primitives(), x.into())?.into_int_value())
+    }
+
+    /// The loop dialect's compound scalar ops on this builder.
+    fn primitives(&self) -> LlvmPrimitives<'_, 'll> {
+        LlvmPrimitives { b: &self.b, ll: self.ll }
     }
 
     fn bf16_to_f32(&self, h: IntValue<'ll>) -> Result<FloatValue<'ll>, String> {
@@ -1906,5 +1881,75 @@ impl<'ll> philox::Words for LlvmWords<'_, 'll> {
 
     fn xor(&mut self, a: &IntValue<'ll>, b: &IntValue<'ll>) -> Result<IntValue<'ll>, String> {
         self.b.build_xor(*a, *b, "").map_err(bug)
+    }
+}
+
+/// The loop dialect's compound scalar ops ([`expand`]) on LLVM values.
+struct LlvmPrimitives<'a, 'll> {
+    b: &'a Builder<'ll>,
+    ll: &'ll LlContext,
+}
+
+impl<'ll> expand::Primitives for LlvmPrimitives<'_, 'll> {
+    type Value = V<'ll>;
+    type Error = String;
+
+    fn int(&mut self, like: V<'ll>, k: i64) -> Result<V<'ll>, String> {
+        Ok(like.into_int_value().get_type().const_int(k as u64, true).into())
+    }
+
+    fn binary(&mut self, op: IntOp, a: V<'ll>, b: V<'ll>) -> Result<V<'ll>, String> {
+        let (a, b, bd) = (a.into_int_value(), b.into_int_value(), self.b);
+        let v = match op {
+            IntOp::Add => bd.build_int_add(a, b, ""),
+            IntOp::Sub => bd.build_int_sub(a, b, ""),
+            IntOp::And => bd.build_and(a, b, ""),
+            IntOp::Or => bd.build_or(a, b, ""),
+            IntOp::Xor => bd.build_xor(a, b, ""),
+            IntOp::SDiv => bd.build_int_signed_div(a, b, ""),
+            IntOp::SRem => bd.build_int_signed_rem(a, b, ""),
+            IntOp::ShrU => bd.build_right_shift(a, b, false, ""),
+        };
+        Ok(v.map_err(bug)?.into())
+    }
+
+    fn binary_imm(&mut self, op: IntOp, a: V<'ll>, k: i64) -> Result<V<'ll>, String> {
+        let b = self.int(a, k)?;
+        self.binary(op, a, b)
+    }
+
+    fn cmp(&mut self, p: IntCmp, a: V<'ll>, b: V<'ll>) -> Result<V<'ll>, String> {
+        let p = match p {
+            IntCmp::Eq => IntPredicate::EQ,
+            IntCmp::Ne => IntPredicate::NE,
+            IntCmp::Slt => IntPredicate::SLT,
+        };
+        Ok(self.b.build_int_compare(p, a.into_int_value(), b.into_int_value(), "").map_err(bug)?.into())
+    }
+
+    fn cond(&mut self, op: IntOp, a: V<'ll>, b: V<'ll>) -> Result<V<'ll>, String> {
+        self.binary(op, a, b)
+    }
+
+    fn select(&mut self, c: V<'ll>, a: V<'ll>, b: V<'ll>) -> Result<V<'ll>, String> {
+        self.b.build_select(c.into_int_value(), a, b, "").map_err(bug)
+    }
+
+    fn zext_cond(&mut self, c: V<'ll>, like: V<'ll>) -> Result<V<'ll>, String> {
+        let t = like.into_int_value().get_type();
+        Ok(self.b.build_int_z_extend(c.into_int_value(), t, "").map_err(bug)?.into())
+    }
+
+    fn f32_bits(&mut self, x: V<'ll>) -> Result<V<'ll>, String> {
+        self.b.build_bit_cast(x, self.ll.i32_type(), "").map_err(bug)
+    }
+
+    fn is_nan(&mut self, x: V<'ll>) -> Result<V<'ll>, String> {
+        let x = x.into_float_value();
+        Ok(self.b.build_float_compare(FloatPredicate::UNO, x, x, "").map_err(bug)?.into())
+    }
+
+    fn low_i16(&mut self, v: V<'ll>) -> Result<V<'ll>, String> {
+        Ok(self.b.build_int_truncate(v.into_int_value(), self.ll.i16_type(), "").map_err(bug)?.into())
     }
 }

@@ -50,6 +50,7 @@ pub const CMP: &str = "loop.cmp";
 pub const CAST: &str = "loop.cast";
 
 pub mod analysis;
+pub mod expand;
 pub mod math;
 pub mod range;
 pub use analysis::{memref, ForOp};
