@@ -30,9 +30,11 @@
 use crate::jit_cache::JitCache;
 use crate::object_cache::{self, ObjectCache};
 use crate::orc::{self, Loaded};
+use aot_dialects::export::{Reduction, TensorExport};
 use aot_dialects::func::{FuncView, ReturnOp};
 use aot_dialects::lowering::{Pointwise, Scalars};
 use aot_dialects::r#loop::{Binary, CastPlan, Conversion, LoopOp, MathFn, Predicate, ScalarOp, Unary};
+use aot_dialects::r#mut::CopyOp;
 use aot_dialects::rng::lowering::PhiloxDraws;
 use aot_ir::*;
 use rustc_hash::FxHashMap;
@@ -248,9 +250,9 @@ fn export_function(
     // (a later mutation of the same argument replaces an earlier one).
     let mut mutated: Vec<(usize, String)> = Vec::new();
     for op in ops {
-        if ex.ctx.op_name(op) == "mut.copy_" {
+        if ex.ctx.isa::<CopyOp>(op) {
             let dst = ex.ctx.operand(op, 0);
-            let err = |ex: &Exporter<'_>, m: &str| Diagnostic::op_error(ex.ctx, op, not_exportable("mut.copy_", m));
+            let err = |ex: &Exporter<'_>, m: &str| Diagnostic::op_error(ex.ctx, op, not_exportable(CopyOp::NAME, m));
             let Some(i) = args.iter().position(|&a| a == dst) else {
                 return Err(err(&ex, " into a value that is not an argument"));
             };
@@ -424,26 +426,27 @@ impl Exporter<'_> {
         if let Some(d) = def.interface::<PhiloxDraws>() {
             return self.philox(op, d);
         }
-        match name.as_str() {
-            "tensor.clone" | "view.alias" | "view.detach" | "tensor.contiguous" => {
+        let export = *def.interface::<TensorExport>().ok_or_else(|| not_exportable(&name, ""))?;
+        match export {
+            TensorExport::Identity => {
                 let (x, t) = self.operand(op, 0)?;
                 if self.result_type(op)? != t {
                     return Err(not_exportable(&name, " (its result type differs from its operand's)"));
                 }
                 self.bind(op, x);
             }
-            "tensor.full" => {
+            TensorExport::Splat => {
                 let t = self.result_type(op)?;
-                let v = self.ctx.attr_f64(op, "value").ok_or("tensor.full needs a value")?;
+                let v = self.ctx.attr_f64(op, "value").ok_or_else(|| format!("{name} needs a value"))?;
                 let n = self.fresh();
                 self.line(format!("{n} = arith.constant dense<{}> : {}", literal(v, t.elem), ty(&t)));
                 self.bind(op, n);
             }
-            "tensor.constant" => {
+            TensorExport::Dense => {
                 let t = self.result_type(op)?;
-                let a = self.ctx.get_attr(op, "value").ok_or("tensor.constant needs a value")?;
+                let a = self.ctx.get_attr(op, "value").ok_or_else(|| format!("{name} needs a value"))?;
                 let AttrData::Dense { data, .. } = self.ctx.attr_data(a) else {
-                    return Err("tensor.constant needs a dense value".into());
+                    return Err(format!("{name} needs a dense value"));
                 };
                 let value = match data {
                     DenseData::SplatInt(v) => literal(*v as f64, t.elem),
@@ -457,55 +460,37 @@ impl Exporter<'_> {
                 self.line(format!("{n} = arith.constant dense<{value}> : {}", ty(&t)));
                 self.bind(op, n);
             }
-            "view.t" | "view.transpose" | "view.permute" => {
+            TensorExport::Permute => {
                 let (x, t) = self.operand(op, 0)?;
                 let r = self.result_type(op)?;
-                let rank = t.rank() as i64;
-                let norm = |d: i64| if d < 0 { d + rank } else { d };
-                let mut perm: Vec<i64> = (0..rank).collect();
-                match name.as_str() {
-                    "view.permute" => {
-                        perm = self.ctx.attr_i64_list(op, "dims").ok_or("view.permute needs dims")?;
-                        perm.iter_mut().for_each(|d| *d = norm(*d));
-                    }
-                    "view.transpose" => {
-                        let a = norm(self.ctx.attr_i64(op, "dim0").unwrap_or(0));
-                        let b = norm(self.ctx.attr_i64(op, "dim1").unwrap_or(0));
-                        if rank > 0 {
-                            perm.swap(a as usize, b as usize);
-                        }
-                    }
-                    _ if rank == 2 => perm.swap(0, 1),
-                    _ => {}
-                }
+                let perm = self.permutation(op, &t).map_err(|m| not_exportable(&name, &format!(" ({m})")))?;
                 let n = self.transpose(&x, &t, &r, &perm);
                 self.bind(op, n);
             }
-            "view.view" | "view.reshape" | "view.unsqueeze" | "view.squeeze" => {
+            TensorExport::Reshape => {
                 let (x, t) = self.operand(op, 0)?;
                 let r = self.result_type(op)?;
                 let n = self.reshape(&x, &t, &r);
                 self.bind(op, n);
             }
-            "view.expand" => {
+            TensorExport::Broadcast => {
                 let (x, t) = self.operand(op, 0)?;
                 let r = self.result_type(op)?;
                 let n = self.generic(&[(x, t)], &r, &mut |_, a| Ok((Vec::new(), a[0].clone())))?;
                 self.bind(op, n);
             }
-            "tensor.sum" | "tensor.mean" | "tensor.amax" | "tensor.amin" => self.reduce(op, &name)?,
-            "tensor.mm" | "tensor.bmm" | "tensor.matmul" => {
+            TensorExport::Reduce(kind) => self.reduce(op, kind)?,
+            TensorExport::Matmul => {
                 let (a, ta) = self.operand(op, 0)?;
                 let (b, tb) = self.operand(op, 1)?;
                 let r = self.result_type(op)?;
                 let n = self.matmul(&name, &a, &ta, &b, &tb, &r)?;
                 self.bind(op, n);
             }
-            "tensor.linear" => self.linear(op)?,
-            "tensor.softmax" => self.softmax(op, false)?,
-            "tensor.log_softmax" => self.softmax(op, true)?,
-            "tensor.layer_norm" => self.layer_norm(op)?,
-            "view.slice" | "view.select" => {
+            TensorExport::Linear => self.linear(op)?,
+            TensorExport::Softmax { log } => self.softmax(op, log)?,
+            TensorExport::LayerNorm => self.layer_norm(op)?,
+            TensorExport::ExtractSlice => {
                 let (x, t) = self.operand(op, 0)?;
                 let r = self.result_type(op)?;
                 let (offsets, sizes, strides, piece) = self.slice_of(op, &t, &r)?;
@@ -518,7 +503,7 @@ impl Exporter<'_> {
                 let out = self.reshape(&n, &piece, &r);
                 self.bind(op, out);
             }
-            "view.slice_scatter" | "view.select_scatter" => {
+            TensorExport::InsertSlice => {
                 let (x, t) = self.operand(op, 0)?;
                 let (src, ts) = self.operand(op, 1)?;
                 let r = self.result_type(op)?;
@@ -535,9 +520,9 @@ impl Exporter<'_> {
                 ));
                 self.bind(op, n);
             }
-            "view.as_strided" => self.as_strided(op)?,
-            "view.as_strided_scatter" => self.as_strided_scatter(op)?,
-            "tensor.cat" => {
+            TensorExport::AsStrided => self.as_strided(op)?,
+            TensorExport::AsStridedScatter => self.as_strided_scatter(op)?,
+            TensorExport::Concat => {
                 let r = self.result_type(op)?;
                 let dim = self.ctx.attr_i64(op, "dim").unwrap_or(0);
                 let d = if dim < 0 { dim + r.rank() as i64 } else { dim };
@@ -568,9 +553,34 @@ impl Exporter<'_> {
                 }
                 self.bind(op, acc);
             }
-            _ => return Err(not_exportable(&name, "")),
         }
         Ok(())
+    }
+
+    /// The permutation view `op` applies to an operand of type `t`: its
+    /// view layout run on distinct strides, each result dimension matched
+    /// to the operand dimension whose stride it took.
+    fn permutation(&self, op: Op, t: &TensorType) -> Result<Vec<i64>, String> {
+        let rank = t.rank();
+        let probe = aot_dialects::view::Layout {
+            sizes: t.shape.iter().copied().collect(),
+            strides: (1..=rank as i64).collect(),
+            offset: 0,
+        };
+        let out = aot_dialects::view::view_layouts(self.ctx, op, &probe)?;
+        let l = out.first().ok_or("the view has no result")?;
+        let perm: Vec<i64> = l
+            .strides
+            .iter()
+            .map(|s| probe.strides.iter().position(|p| p == s).map(|d| d as i64))
+            .collect::<Option<_>>()
+            .ok_or("its layout is not a permutation")?;
+        let mut seen = perm.clone();
+        seen.sort_unstable();
+        if l.offset != 0 || seen != (0..rank as i64).collect::<Vec<_>>() {
+            return Err("its layout is not a permutation".into());
+        }
+        Ok(perm)
     }
 
     /// `mut.copy_`'s source as a value of the destination's type
@@ -685,7 +695,8 @@ impl Exporter<'_> {
     }
 
     fn as_strided(&mut self, op: Op) -> Result<(), String> {
-        let (flat, ft, numel) = self.storage_of(op, "view.as_strided")?;
+        let name = self.ctx.op_name(op).to_string();
+        let (flat, ft, numel) = self.storage_of(op, &name)?;
         let r = self.result_type(op)?;
         let (_, stride, offset) = self.strided_layout(op, numel)?;
         let n = self.generic(&[], &r, &mut |ex, _| {
@@ -709,12 +720,13 @@ impl Exporter<'_> {
     /// order, at the layout's positions of a copy of the base (a loop nest
     /// of `tensor.insert`, so overlapping positions keep the last write).
     fn as_strided_scatter(&mut self, op: Op) -> Result<(), String> {
-        let (flat, ft, numel) = self.storage_of(op, "view.as_strided_scatter")?;
+        let name = self.ctx.op_name(op).to_string();
+        let (flat, ft, numel) = self.storage_of(op, &name)?;
         let (src, ts) = self.operand(op, 1)?;
         let r = self.result_type(op)?;
         let (size, stride, offset) = self.strided_layout(op, numel)?;
         if ts.shape.as_slice() != size.as_slice() || ts.elem != ft.elem {
-            return Err(not_exportable("view.as_strided_scatter", " with a source of another type"));
+            return Err(not_exportable(self.ctx.op_name(op), " with a source of another type"));
         }
         let c0 = self.fresh();
         self.line(format!("{c0} = arith.constant 0 : index"));
@@ -950,7 +962,7 @@ impl Exporter<'_> {
     /// `softmax` / `log_softmax` along `dim`, as the kernels compute them:
     /// the row's maximum subtracted before `exp`, sums in order.
     fn softmax(&mut self, op: Op, log: bool) -> Result<(), String> {
-        let name = if log { "tensor.log_softmax" } else { "tensor.softmax" };
+        let name = self.ctx.op_name(op);
         let (x, t) = self.operand(op, 0)?;
         let r = self.result_type(op)?;
         Self::float_only(name, &t)?;
@@ -996,7 +1008,7 @@ impl Exporter<'_> {
     /// and the mean and `1/sqrt(var + eps)` per row (kept dimensions), as
     /// the kernel computes them.
     fn layer_norm(&mut self, op: Op) -> Result<(), String> {
-        let name = "tensor.layer_norm";
+        let name = self.ctx.op_name(op);
         let (x, t) = self.operand(op, 0)?;
         Self::float_only(name, &t)?;
         let n = self.ctx.attr_i64(op, "normalized_ndim").ok_or("layer_norm needs normalized_ndim")?;
@@ -1091,7 +1103,8 @@ impl Exporter<'_> {
         Ok(())
     }
 
-    fn reduce(&mut self, op: Op, name: &str) -> Result<(), String> {
+    fn reduce(&mut self, op: Op, kind: Reduction) -> Result<(), String> {
+        let name = self.ctx.op_name(op);
         let (x, t) = self.operand(op, 0)?;
         let r = self.result_type(op)?;
         Self::float_only(name, &t)?;
@@ -1110,13 +1123,13 @@ impl Exporter<'_> {
         });
         dims.sort_unstable();
         dims.dedup();
-        let (init, combine) = match name {
-            "tensor.amax" => (f64::NEG_INFINITY, "arith.maximumf"),
-            "tensor.amin" => (f64::INFINITY, "arith.minimumf"),
-            _ => (0.0, "arith.addf"),
+        let (init, combine) = match kind {
+            Reduction::Max => (f64::NEG_INFINITY, "arith.maximumf"),
+            Reduction::Min => (f64::INFINITY, "arith.minimumf"),
+            Reduction::Sum | Reduction::Mean => (0.0, "arith.addf"),
         };
         let (mut v, reduced) = self.reduce_to(&x, &t, &dims, combine, init);
-        if name == "tensor.mean" {
+        if kind == Reduction::Mean {
             let count: i64 = dims.iter().map(|&d| t.shape[d as usize]).product();
             v = self.divided_by(v, &reduced, count)?;
         }
@@ -1182,11 +1195,12 @@ impl Exporter<'_> {
         let (w, tw) = self.operand(op, 1)?;
         let r = self.result_type(op)?;
         if tw.rank() != 2 || tx.rank() < 2 {
-            return Err(not_exportable("tensor.linear", " with a 1-D input or weight"));
+            return Err(not_exportable(self.ctx.op_name(op), " with a 1-D input or weight"));
         }
         let wt_t = TensorType::new(vec![tw.shape[1], tw.shape[0]], tw.elem);
         let wt = self.transpose(&w, &tw, &wt_t, &[1, 0]);
-        let mut y = self.matmul("tensor.linear", &x, &tx, &wt, &wt_t, &r)?;
+        let name = self.ctx.op_name(op).to_string();
+        let mut y = self.matmul(&name, &x, &tx, &wt, &wt_t, &r)?;
         if self.ctx.num_operands(op) == 3 {
             let (b, tb) = self.operand(op, 2)?;
             let e = r.elem.name();

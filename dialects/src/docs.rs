@@ -59,6 +59,20 @@ fn syntax(s: Syntax) -> &'static str {
 }
 
 /// Which native lowering an op has, if any.
+/// Whether the MLIR export (`--emit=mlir`, the `mlir` backend) takes the op,
+/// from its interfaces.
+fn mlir_export(def: &OpDef) -> &'static str {
+    if def.interface::<Pointwise>().is_some() {
+        "yes (scalar formula)"
+    } else if def.interface::<crate::rng::lowering::PhiloxDraws>().is_some() {
+        "yes (Philox in `arith`)"
+    } else if def.interface::<crate::export::TensorExport>().is_some() {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
 fn lowering(def: &OpDef) -> &'static str {
     if def.dialect() == "loop" {
         "is the native level"
@@ -121,10 +135,11 @@ pub fn render_op_docs() -> String {
         let _ = writeln!(s, "- Syntax: {}.", syntax(d.syntax));
         let _ = writeln!(
             s,
-            "- Interpreter: {}. Derivative: {}. Native: {}.",
+            "- Interpreter: {}. Derivative: {}. Native: {}. MLIR export: {}.",
             if d.interface::<Kernel>().is_some() { "yes" } else { "no" },
             if d.interface::<Vjp>().is_some() { "yes" } else { "no" },
-            lowering(d)
+            lowering(d),
+            mlir_export(d)
         );
         if !d.attrs.is_empty() {
             s.push_str("\n| attribute | kind | |\n|---|---|---|\n");

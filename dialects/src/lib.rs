@@ -13,6 +13,7 @@
 
 pub mod autodiff;
 pub mod docs;
+pub mod export;
 pub mod func;
 pub mod r#loop;
 pub mod lowering;

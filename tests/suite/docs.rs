@@ -54,6 +54,10 @@ fn op_reference_lists_every_op_with_its_layers() {
     };
     assert!(section("tensor.mul").contains("Derivative: yes. Native: yes (scalar formula, fused)."));
     assert!(section("tensor.argmax").contains("Derivative: no."));
+    assert!(section("tensor.sum").contains("MLIR export: yes."));
+    assert!(section("view.transpose").contains("MLIR export: yes."));
+    assert!(section("tensor.exp").contains("MLIR export: yes (scalar formula)."));
+    assert!(section("tensor.argmax").contains("MLIR export: no."));
     assert!(section("view.slice").contains("| `dim` | an integer | required |"));
 }
 

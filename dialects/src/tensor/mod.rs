@@ -14,6 +14,7 @@ pub mod kernels;
 pub mod lowering;
 
 use crate::autodiff::{OpClass, Recompute, Vjp};
+use crate::export::{Reduction, TensorExport};
 use crate::lowering::{Lower, Pointwise};
 use crate::shape::*;
 use aot_ir::*;
@@ -599,7 +600,7 @@ aot_ir::op_handle!(pub LinearOp = "tensor.linear");
 
 macro_rules! op {
     ($name:expr, $summary:literal, $traits:expr, $operands:expr, $results:expr, $attrs:expr, $infer:expr, $kernel:expr
-     $(, vjp = $vjp:expr)? $(, class = $class:expr)?, lower = $lower:expr) => {
+     $(, vjp = $vjp:expr)? $(, class = $class:expr)? $(, export = $export:expr)?, lower = $lower:expr) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -610,7 +611,7 @@ macro_rules! op {
                 attrs: $attrs,
                 infer: $infer,
                 syntax: Syntax::Functional,
-                interfaces: &[&Kernel($kernel) $(, &Vjp($vjp))? $(, &Recompute($class))?, $lower],
+                interfaces: &[&Kernel($kernel) $(, &Vjp($vjp))? $(, &Recompute($class))? $(, &$export)?, $lower],
                 ..OpDef::DEFAULT
             }
         }
@@ -1078,6 +1079,7 @@ op!(
     k::sum,
     vjp = d::sum,
     class = OpClass::Reduction,
+    export = TensorExport::Reduce(Reduction::Sum),
     lower = &Lower(l::sum)
 );
 op!(
@@ -1091,6 +1093,7 @@ op!(
     k::mean,
     vjp = d::mean,
     class = OpClass::Reduction,
+    export = TensorExport::Reduce(Reduction::Mean),
     lower = &Lower(l::mean)
 );
 op!(
@@ -1104,6 +1107,7 @@ op!(
     k::amax,
     vjp = d::amax,
     class = OpClass::Reduction,
+    export = TensorExport::Reduce(Reduction::Max),
     lower = &Lower(l::amax)
 );
 op!(
@@ -1117,6 +1121,7 @@ op!(
     k::amin,
     vjp = d::amax,
     class = OpClass::Reduction,
+    export = TensorExport::Reduce(Reduction::Min),
     lower = &Lower(l::amin)
 );
 op!(
@@ -1169,6 +1174,7 @@ op!(
     Some(infer_softmax),
     k::softmax,
     vjp = d::softmax,
+    export = TensorExport::Softmax { log: false },
     lower = &Lower(l::softmax)
 );
 op!(
@@ -1181,6 +1187,7 @@ op!(
     Some(infer_softmax),
     k::log_softmax,
     vjp = d::log_softmax,
+    export = TensorExport::Softmax { log: true },
     lower = &Lower(l::log_softmax)
 );
 inventory::submit! {
@@ -1193,7 +1200,13 @@ inventory::submit! {
         attrs: &[AttrSpec::required("normalized_ndim", AttrKind::I64), AttrSpec::optional("eps", AttrKind::F64)],
         infer: Some(infer_layer_norm),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::layer_norm), &NonDifferentiableResults(&[1, 2]), &Vjp(d::layer_norm), &Lower(l::layer_norm)],
+        interfaces: &[
+            &Kernel(k::layer_norm),
+            &NonDifferentiableResults(&[1, 2]),
+            &Vjp(d::layer_norm),
+            &TensorExport::LayerNorm,
+            &Lower(l::layer_norm),
+        ],
         ..OpDef::DEFAULT
     }
 }
@@ -1208,6 +1221,7 @@ op!(
     k::matmul,
     vjp = d::mm,
     class = OpClass::Matmul,
+    export = TensorExport::Matmul,
     lower = &Lower(l::matmul)
 );
 op!(
@@ -1221,6 +1235,7 @@ op!(
     k::matmul,
     vjp = d::mm,
     class = OpClass::Matmul,
+    export = TensorExport::Matmul,
     lower = &Lower(l::matmul)
 );
 op!(
@@ -1234,6 +1249,7 @@ op!(
     k::matmul,
     vjp = d::matmul,
     class = OpClass::Matmul,
+    export = TensorExport::Matmul,
     lower = &Lower(l::matmul)
 );
 op!(
@@ -1247,6 +1263,7 @@ op!(
     k::linear,
     vjp = d::linear,
     class = OpClass::Matmul,
+    export = TensorExport::Linear,
     lower = &Lower(l::linear)
 );
 op!(
@@ -1321,6 +1338,7 @@ op!(
     Some(infer_cat),
     k::cat,
     vjp = d::cat,
+    export = TensorExport::Concat,
     lower = &Lower(l::cat)
 );
 /// The name of `tensor.clone`, the op that snapshots a value (passes and
@@ -1338,6 +1356,7 @@ op!(
     k::clone,
     vjp = d::clone,
     class = OpClass::Cheap,
+    export = TensorExport::Identity,
     lower = &Pointwise(l::clone)
 );
 
@@ -1350,7 +1369,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::F64)],
         verify: Some(verify_full),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::full), &Lower(l::full)],
+        interfaces: &[&Kernel(k::full), &TensorExport::Splat, &Lower(l::full)],
         ..OpDef::DEFAULT
     }
 }
@@ -1400,7 +1419,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::Dense)],
         infer: Some(infer_constant),
         syntax: Syntax::Custom { parse: parse_constant, print: print_constant },
-        interfaces: &[&Kernel(k::constant), &Lower(l::constant)],
+        interfaces: &[&Kernel(k::constant), &TensorExport::Dense, &Lower(l::constant)],
         ..OpDef::DEFAULT
     }
 }

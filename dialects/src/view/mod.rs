@@ -17,6 +17,7 @@ pub mod kernels;
 pub mod lowering;
 
 use crate::autodiff::Vjp;
+use crate::export::TensorExport;
 use crate::lowering::Lower;
 use crate::shape::*;
 use aot_ir::effects::MemoryEffects;
@@ -706,12 +707,12 @@ const TWO: Arity = Arity::Exact(2);
 macro_rules! view_op {
     // `view.detach` is the one view autograd does not see through: it has no
     // derivative rule, and joint stops at it.
-    (no_vjp $name:expr, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr, $extra:expr) => {
+    (no_vjp $name:expr, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr $(, $extra:expr)*) => {
         view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
             &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
             &Kernel($kernel),
-            &Lower(lowering::view),
-            $extra
+            &Lower(lowering::view)
+            $(, $extra)*
         ]);
     };
     ($name:expr, $summary:literal, $traits:expr, $results:expr, $attrs:expr, $infer:expr, $layout:expr, $inverse:expr, $single:expr, $kernel:expr $(, $extra:expr)*) => {
@@ -773,7 +774,8 @@ view_op!(
     None,
     kernels::view,
     &Fold(folds::same_shape),
-    &Canonicalization(&[folds::collapse_reshapes])
+    &Canonicalization(&[folds::collapse_reshapes]),
+    &TensorExport::Reshape
 );
 view_op!(
     ReshapeOp::NAME,
@@ -787,7 +789,8 @@ view_op!(
     None,
     kernels::reshape,
     &Fold(folds::same_shape),
-    &Canonicalization(&[folds::collapse_reshapes])
+    &Canonicalization(&[folds::collapse_reshapes]),
+    &TensorExport::Reshape
 );
 view_op!(
     PermuteOp::NAME,
@@ -800,7 +803,8 @@ view_op!(
     Inverse::Permute,
     None,
     kernels::view,
-    &Fold(folds::permute)
+    &Fold(folds::permute),
+    &TensorExport::Permute
 );
 view_op!(
     TransposeOp::NAME,
@@ -813,7 +817,8 @@ view_op!(
     Inverse::SelfInverse,
     None,
     kernels::view,
-    &Fold(folds::transpose)
+    &Fold(folds::transpose),
+    &TensorExport::Permute
 );
 view_op!(
     TOp::NAME,
@@ -826,7 +831,8 @@ view_op!(
     Inverse::SelfInverse,
     None,
     kernels::view,
-    &Fold(folds::t)
+    &Fold(folds::t),
+    &TensorExport::Permute
 );
 view_op!(
     ExpandOp::NAME,
@@ -839,7 +845,8 @@ view_op!(
     Inverse::ReadOnly,
     None,
     kernels::view,
-    &Fold(folds::same_shape)
+    &Fold(folds::same_shape),
+    &TensorExport::Broadcast
 );
 view_op!(
     SliceOp::NAME,
@@ -852,7 +859,8 @@ view_op!(
     Inverse::Scatter(OpRef::of::<SliceScatterOp>()),
     None,
     kernels::view,
-    &Fold(folds::slice)
+    &Fold(folds::slice),
+    &TensorExport::ExtractSlice
 );
 view_op!(
     SelectOp::NAME,
@@ -865,7 +873,8 @@ view_op!(
     Inverse::Scatter(OpRef::of::<SelectScatterOp>()),
     None,
     kernels::view,
-    &Fold(folds::view)
+    &Fold(folds::view),
+    &TensorExport::ExtractSlice
 );
 view_op!(
     SqueezeOp::NAME,
@@ -879,7 +888,8 @@ view_op!(
     None,
     kernels::view,
     &Fold(folds::same_shape),
-    &Canonicalization(&[folds::collapse_reshapes])
+    &Canonicalization(&[folds::collapse_reshapes]),
+    &TensorExport::Reshape
 );
 view_op!(
     UnsqueezeOp::NAME,
@@ -893,7 +903,8 @@ view_op!(
     None,
     kernels::view,
     &Fold(folds::same_shape),
-    &Canonicalization(&[folds::collapse_reshapes])
+    &Canonicalization(&[folds::collapse_reshapes]),
+    &TensorExport::Reshape
 );
 view_op!(
     DiagonalOp::NAME,
@@ -919,7 +930,8 @@ view_op!(
     Inverse::Scatter(OpRef::of::<AsStridedScatterOp>()),
     None,
     kernels::view,
-    &Fold(folds::as_strided)
+    &Fold(folds::as_strided),
+    &TensorExport::AsStrided
 );
 view_op!(
     UnbindOp::NAME,
@@ -956,7 +968,8 @@ view_op!(
     Inverse::Identity,
     None,
     kernels::view,
-    &Fold(folds::alias)
+    &Fold(folds::alias),
+    &TensorExport::Identity
 );
 view_op!(
     no_vjp DetachOp::NAME,
@@ -969,11 +982,12 @@ view_op!(
     Inverse::Identity,
     None,
     kernels::view,
-    &Detaches
+    &Detaches,
+    &TensorExport::Identity
 );
 
 macro_rules! scatter_op {
-    ($handle:ty, $view:ty, $summary:literal, $attrs:expr, $infer:expr, $layout:expr, $fold:expr) => {
+    ($handle:ty, $view:ty, $summary:literal, $attrs:expr, $infer:expr, $layout:expr, $fold:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: <$handle>::NAME,
@@ -991,6 +1005,7 @@ macro_rules! scatter_op {
                     &Lower(lowering::scatter),
                     &Fold($fold),
                     &Canonicalization(&[folds::merge_scatters]),
+                    $($extra,)*
                 ],
                 ..OpDef::DEFAULT
             }
@@ -1012,7 +1027,8 @@ scatter_op!(
     SLICE,
     infer_slice_scatter,
     layout_slice,
-    folds::slice_scatter
+    folds::slice_scatter,
+    &TensorExport::InsertSlice
 );
 scatter_op!(
     SelectScatterOp,
@@ -1021,7 +1037,8 @@ scatter_op!(
     SELECT,
     infer_select_scatter,
     layout_select,
-    folds::scatter
+    folds::scatter,
+    &TensorExport::InsertSlice
 );
 scatter_op!(
     DiagonalScatterOp,
@@ -1039,7 +1056,8 @@ scatter_op!(
     AS_STRIDED,
     infer_as_strided_scatter,
     layout_as_strided,
-    folds::as_strided_scatter
+    folds::as_strided_scatter,
+    &TensorExport::AsStridedScatter
 );
 
 /// Layout rules for the `mut` dialect's metadata mutations, which reuse the
