@@ -8,6 +8,10 @@
 #
 #   bash bench/compare-builds.sh BASE [ROUNDS]
 #
+# BEFORE_BIN / AFTER_BIN name aot-bench binaries built already (of BASE and
+# of the working tree): no build then, so that a run started while other
+# work compiles can be repeated alone on a quiet machine.
+#
 # Benchmarks: compile time of aot-train on the 12-layer encoder (both
 # partitions), the fused elementwise chain at 1 and 2 threads, the per-call
 # overhead, and the native training steps at 1 and 2 threads.
@@ -15,12 +19,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:?usage: bench/compare-builds.sh BASE [ROUNDS]}
 rounds=${2:-3}
-wt=$(mktemp -d)/base
-trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
-git worktree add -q --detach "$wt" "$base"
-(cd "$wt" && CARGO_TARGET_DIR="$wt/target" cargo build --release -q -p aot-bench)
-cargo build --release -q -p aot-bench
-declare -A bin=([before]="$wt/target/release/aot-bench" [after]="target/release/aot-bench")
+declare -A bin=([before]="${BEFORE_BIN:-}" [after]="${AFTER_BIN:-}")
+if [ -z "${bin[before]}" ]; then
+  wt=$(mktemp -d)/base
+  trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
+  git worktree add -q --detach "$wt" "$base"
+  (cd "$wt" && CARGO_TARGET_DIR="$wt/target" cargo build --release -q -p aot-bench)
+  bin[before]="$wt/target/release/aot-bench"
+fi
+if [ -z "${bin[after]}" ]; then
+  cargo build --release -q -p aot-bench
+  bin[after]="target/release/aot-bench"
+fi
 bench() {
   local label=$1 envs=$2
   shift 2

@@ -70,37 +70,36 @@ static SCALAR_ENTRY: target::Registration = target::Registration {
     target: Some(&SCALAR),
 };
 
-/// Registers [`Scalar`] once per process.
-fn register_scalar() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| target::register(&SCALAR_ENTRY).expect("a new name"));
-}
-
+/// Registering a target changes what `Backend::available()` lists for the
+/// whole process (and so what the suites that loop over every backend
+/// run): it happens in a process of its own.
 #[test]
-fn a_target_outside_the_list_compiles_and_runs_through_the_facade() -> Result<(), Error> {
-    register_scalar();
-    assert!(target::register(&SCALAR_ENTRY).is_err(), "a name is registered once");
-    assert_eq!(Backend::parse("scalar-test").map(|b| b.name()), Ok("scalar-test"));
-    let m = Module::parse(TWO_SUMS, "t.mlir")?;
-    let x = Tensor::from_slice(&(0..256).map(|i| i as f32).collect::<Vec<_>>(), &[16, 16])?;
-    let want = m
-        .compile(None, std::slice::from_ref(&x), &Options::inference().with_backend(Backend::Interp))?
-        .call(std::slice::from_ref(&x))?;
-    let backend = Backend::Target(&SCALAR);
-    assert_eq!(backend.name(), "scalar-test");
-    let got = m
-        .compile(None, std::slice::from_ref(&x), &Options::inference().with_backend(backend))?
-        .call(std::slice::from_ref(&x))?;
-    for (g, w) in got.iter().zip(&want) {
-        assert_eq!(g.to_vec::<f32>()?, w.to_vec::<f32>()?);
-    }
-    Ok(())
+fn a_target_outside_the_list_compiles_and_runs_through_the_facade() {
+    crate::common::in_own_process(
+        "targets::a_target_outside_the_list_compiles_and_runs_through_the_facade",
+        &[],
+        || {
+            target::register(&SCALAR_ENTRY).expect("a new name");
+            assert!(target::register(&SCALAR_ENTRY).is_err(), "a name is registered once");
+            let backend = Backend::parse("scalar-test").expect("registered");
+            assert_eq!(backend.name(), "scalar-test");
+            assert!(Backend::available().iter().any(|(n, _)| *n == "scalar-test"));
+            let m = Module::parse(TWO_SUMS, "t.mlir").expect("parses");
+            let x = Tensor::from_slice(&(0..256).map(|i| i as f32).collect::<Vec<_>>(), &[16, 16]).expect("x");
+            let call = |backend: Backend| -> Result<Vec<Tensor>, Error> {
+                m.compile(None, std::slice::from_ref(&x), &Options::inference().with_backend(backend))?
+                    .call(std::slice::from_ref(&x))
+            };
+            let (got, want) = (call(backend).expect("compiles and runs"), call(Backend::Interp).expect("eager"));
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g.to_vec::<f32>().expect("f32"), w.to_vec::<f32>().expect("f32"));
+            }
+        },
+    );
 }
 
 #[test]
 fn the_backends_are_the_listed_targets_that_run_and_the_interpreter() {
-    // (Registered first: the list is then the same for every test.)
-    register_scalar();
     let available = Backend::available();
     let names: Vec<&str> = available.iter().map(|(n, _)| *n).collect();
     let expected: Vec<&str> = target::all()
