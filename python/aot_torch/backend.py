@@ -789,6 +789,39 @@ class _Variant:
         """This call's differentiable bases, one per group (`_flat`)."""
         return [_flat(tensors[g[0]]) for g in self.base_groups]
 
+    def _restride_together(self, outs) -> set:
+        """Lays out, in one storage, results that share the compiled one
+        where eager lays them out otherwise: a fresh result and views of it
+        (fuzz seed 9518: `v3 = 0.58 - a0` of a transposed `a0`, `v5 =
+        v3[1:]`, and after a graph break `v3 -= ...`, which eager's `v5`
+        sees). The fresh result is made with eager's strides and the views
+        of it again with theirs, so they still share memory. Returns the
+        results laid out so."""
+        tr = self.translation
+        groups: Dict[int, List[int]] = {}
+        for k, st in enumerate(tr.result_strides):
+            o = outs[k]
+            if st is None or self.aliases[k] is not None or not isinstance(o, torch.Tensor) or o.numel() == 0:
+                continue
+            groups.setdefault(o.untyped_storage().data_ptr(), []).append(k)
+        done = set()
+        for ks in groups.values():
+            roots = [k for k in ks if not tr.result_is_view[k]]
+            if len(ks) < 2 or len(roots) != 1 or all(outs[k].stride() == tr.result_strides[k] for k in ks):
+                continue
+            r = roots[0]
+            o = outs[r]
+            root = torch.empty_strided(o.shape, tr.result_strides[r], dtype=o.dtype)
+            room = root.untyped_storage().nbytes() // root.element_size()
+            geo = [(k, tuple(outs[k].shape), tr.result_strides[k], tr.result_offsets[k]) for k in ks if k != r]
+            if any(off + 1 + sum((n - 1) * abs(d) for n, d in zip(size, st)) > room for _, size, st, off in geo):
+                continue
+            outs[r] = root.copy_(o)
+            for k, size, st, off in geo:
+                outs[k] = outs[r].as_strided(size, st, off)
+            done.update(ks)
+        return done
+
     def __call__(self, args: Sequence[Any]):
         tensors = [args[i] for i in self.tensor_pos]
         detach = self.translation.result_detach
@@ -884,8 +917,11 @@ class _Variant:
         # would see in eager.
         # One that is a view in eager (of an intermediate laid out so) is a
         # view here too, of a storage that holds it.
+        together = self._restride_together(outs)
         for k, st in enumerate(self.translation.result_strides):
             o = outs[k]
+            if k in together:
+                continue
             if st is not None and self.aliases[k] is None and isinstance(o, torch.Tensor) and o.stride() != st:
                 if self.translation.result_is_view[k] and o.numel() > 0:
                     off = self.translation.result_offsets[k]
