@@ -49,11 +49,6 @@ pub use target::Target;
 /// dialect, anchored on the function.
 pub const PIPELINE: &str = "func.func(protect-reads,lower-to-loops,fuse,plan-memory)";
 
-/// A pass manager running the default target's pipeline with `options`.
-pub fn pass_manager(options: PassManagerOptions) -> Result<PassManager, String> {
-    pass_manager_for(target::default_target(), options)
-}
-
 /// A pass manager running `target`'s pipeline ([`pipeline_for`]) with
 /// `options`.
 pub fn pass_manager_for(target: &dyn Target, options: PassManagerOptions) -> Result<PassManager, String> {

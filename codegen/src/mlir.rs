@@ -1767,8 +1767,14 @@ struct ArithWords<'e, 'c> {
 }
 
 impl ArithWords<'_, '_> {
-    fn constant(&self, x: u32) -> String {
-        self.constants.iter().find(|(v, _)| *v == x).map_or_else(|| format!("<no constant {x}>"), |(_, n)| n.clone())
+    /// The name of constant `x` (each is named once, before the rounds).
+    fn constant(&mut self, x: u32) -> String {
+        if let Some((_, n)) = self.constants.iter().find(|(v, _)| *v == x) {
+            return n.clone();
+        }
+        let n = (self.emit)(self.ex, format!("arith.constant {} : i32", x as i32));
+        self.constants.push((x, n.clone()));
+        n
     }
 }
 

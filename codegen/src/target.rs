@@ -51,6 +51,21 @@ pub struct Options {
     pub gpu_arch: Option<String>,
 }
 
+impl Options {
+    /// The target's own form of `emit`: the entry of `kinds` named so, or
+    /// `none` when nothing is to be written.
+    pub fn emit_as<E: Copy>(&self, kinds: &[(&str, E)], none: E) -> Result<E, String> {
+        match self.emit {
+            None => Ok(none),
+            Some(kind) => kinds
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map(|&(_, e)| e)
+                .ok_or_else(|| format!("this code generator does not write '{kind}'")),
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options { emit: None, vectorize: true, gpu_arch: None }

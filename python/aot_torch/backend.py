@@ -798,6 +798,11 @@ class _Variant:
         of it again with theirs, so they still share memory. Returns the
         results laid out so."""
         tr = self.translation
+        # (Every call of a region runs this: the common case, every result
+        # laid out as eager's already, costs one comparison per result.)
+        if all(st is None or not isinstance(o, torch.Tensor) or o.stride() == st
+               for o, st in zip(outs, tr.result_strides)):
+            return set()
         groups: Dict[int, List[int]] = {}
         for k, st in enumerate(tr.result_strides):
             o = outs[k]

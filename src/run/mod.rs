@@ -467,23 +467,6 @@ fn compiled_grads(
     Ok((Json::Array(grads), Json::Array(storage_grads)))
 }
 
-/// Whether each argument of `spec` requires grad (a duplicate as its
-/// original, a view of a differentiable base always).
-pub fn args_requiring_grad(spec: &InputSpec) -> Vec<bool> {
-    let mut out: Vec<bool> = Vec::with_capacity(spec.args.len());
-    for a in &spec.args {
-        let rg = match a {
-            ArgSpec::SameAs(k) => out.get(*k).copied().unwrap_or(false),
-            ArgSpec::Own { requires_grad, .. } => *requires_grad,
-            ArgSpec::View { storage, requires_grad, .. } => {
-                *requires_grad || spec.storages.get(*storage).is_some_and(|s| s.base)
-            }
-        };
-        out.push(rg);
-    }
-    out
-}
-
 impl EagerRun {
     /// Indices of the arguments whose data mutation autograd sees: they
     /// require grad after the call and their history changed (first

@@ -1,5 +1,11 @@
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse))' | FileCheck %s
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse))' --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse{target=cranelift}))' | FileCheck %s
+// RUN: not aot-opt %s --pass-pipeline='builtin.module(func.func(fuse{target=nosuch}))' 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// `fuse` fuses for a code generator of the target list (Cranelift when none
+// is named); another name is an error that lists them.
+// TARGET: invalid options for pass 'fuse': unknown target 'nosuch' (available: cranelift, llvm, ptx, cuda, mlir)
 
 // Statistics over the whole file: 35 kernels in, 16 out.
 // STATS:      Fuse

@@ -50,12 +50,9 @@ impl Target for Cranelift {
         options: &target::Options,
         text: &mut String,
     ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
-        let emit = match options.emit {
-            None => Emit::None,
-            Some("clif") => Emit::Clif,
-            Some("asm") => Emit::Asm,
-            Some(other) => return Err(Diagnostic::op_error(ctx, func, format!("Cranelift does not write '{other}'"))),
-        };
+        let emit = options
+            .emit_as(&[("clif", Emit::Clif), ("asm", Emit::Asm)], Emit::None)
+            .map_err(|m| Diagnostic::op_error(ctx, func, m))?;
         let code = compile(ctx, func, Options { vectorize: options.vectorize, emit }, text)?;
         Ok(Box::new(Executable::new(code)))
     }

@@ -81,12 +81,9 @@ impl Target for Llvm {
         options: &target::Options,
         text: &mut String,
     ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
-        let emit = match options.emit {
-            None => Emit::None,
-            Some("llvm") => Emit::Llvm,
-            Some("asm") => Emit::Asm,
-            Some(other) => return Err(Diagnostic::op_error(ctx, func, format!("LLVM does not write '{other}'"))),
-        };
+        let emit = options
+            .emit_as(&[("llvm", Emit::Llvm), ("asm", Emit::Asm)], Emit::None)
+            .map_err(|m| Diagnostic::op_error(ctx, func, m))?;
         Ok(Box::new(Executable::new(compile(ctx, func, emit, text)?)))
     }
 }
