@@ -187,6 +187,25 @@ impl Module {
     }
 }
 
+/// The parameter types of `func`, which must all be tensors: a compiled
+/// function is called with tensors only.
+pub fn signature(ctx: &Context, func: aot_ir::Op) -> Result<Vec<aot_ir::TensorType>, String> {
+    let f = aot_dialects::func::FuncView::new(ctx, func).ok_or_else(|| "the entry is not a function".to_string())?;
+    let (inputs, _) = f.function_type(ctx);
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            ctx.as_tensor(t).cloned().ok_or_else(|| {
+                format!(
+                    "argument {i}: only tensors can be passed, but the function takes {}",
+                    aot_ir::printer::type_to_string(ctx, t)
+                )
+            })
+        })
+        .collect()
+}
+
 /// Compiles `func` of `m` (dense tensors only) for the convention of
 /// `example_args`.
 pub(crate) fn compile_entry(
@@ -197,7 +216,7 @@ pub(crate) fn compile_entry(
     example_args: &[Tensor],
     opts: &Options,
 ) -> Result<Function, Error> {
-    let params = crate::run::signature(&ctx, func).map_err(|e| Error::Signature(e.to_string()))?;
+    let params = signature(&ctx, func).map_err(Error::Signature)?;
     if params.len() != example_args.len() {
         return Err(Error::Signature(format!(
             "the function takes {} arguments, got {} example arguments",

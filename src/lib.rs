@@ -23,7 +23,6 @@ pub mod runtime {
 pub mod compile;
 pub mod function;
 pub mod models;
-pub mod run;
 pub mod subclass;
 mod train_plan;
 

@@ -95,6 +95,26 @@ pub struct SubclassFunction {
     plan: SubclassPlan,
 }
 
+/// Flattens the module if `func` has subclass values (`flatten-subclasses`)
+/// and returns the plan that says where each user argument and result lives
+/// among the dense ones; none when `func` has no subclass values. Errors
+/// are rendered against `sources`.
+pub fn flatten_entry(
+    ctx: &mut aot_ir::Context,
+    sources: &aot_ir::SourceMgr,
+    module: aot_ir::Op,
+    func: aot_ir::Op,
+) -> Result<Option<SubclassPlan>, String> {
+    if !aot_passes::flatten_subclasses::has_subclass_values(ctx, func) {
+        return Ok(None);
+    }
+    let mut pm =
+        aot_ir::pass::PassManager::parse("builtin.module(func.func(flatten-subclasses))").map_err(|e| e.to_string())?;
+    pm.run(ctx, module, &mut std::io::sink())
+        .map_err(|f| f.diagnostics.iter().map(|d| d.render(ctx, sources)).collect::<String>())?;
+    SubclassPlan::of(ctx, func)
+}
+
 /// Compiles function `name` of `module` (none: its entry) for the
 /// convention of `example_args`.
 pub fn compile(
@@ -106,13 +126,11 @@ pub fn compile(
     let (mut ctx, m, sources) = module.parsed()?;
     let name = name.map(|n| n.strip_prefix('@').unwrap_or(n));
     let func = aot_dialects::func::entry_func(&ctx, m, name).map_err(Error::Signature)?.op;
-    let plan =
-        crate::run::subclass::flatten_entry(&mut ctx, &sources, m, func).map_err(Error::Compile)?.ok_or_else(|| {
-            Error::Signature("the function has no subclass values: compile it with Module::compile".into())
-        })?;
+    let plan = flatten_entry(&mut ctx, &sources, m, func).map_err(Error::Compile)?.ok_or_else(|| {
+        Error::Signature("the function has no subclass values: compile it with Module::compile".into())
+    })?;
     let dense = flatten_args(&plan, example_args)?;
-    let w = crate::run::subclass::Wrapper::new(&ctx, &plan);
-    w.check_shared(&crate::function::convention_of(&mut ctx, &dense)?).map_err(|e| Error::Signature(e.to_string()))?;
+    plan.check_shared(&crate::function::convention_of(&mut ctx, &dense)?).map_err(Error::Signature)?;
     let inner = compile_entry(ctx, m, func, &sources, &dense, opts)?;
     Ok(SubclassFunction { inner, plan })
 }

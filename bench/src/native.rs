@@ -165,9 +165,9 @@ pub fn train_step(text: &str, pipeline: &str, steps: usize, backend: Backend) ->
     let m =
         parse_module(&mut ctx, text, &ParseOptions { file: "bench".into(), first_line: 1 }).map_err(|d| d.message)?;
     let f = aot::dialects::func::entry_func(&ctx, m, None)?.op;
-    let spec = aot::run::random_inputs(&ctx, f, 1).map_err(|e| e.to_string())?;
-    let params = aot::run::signature(&ctx, f).map_err(|e| e.to_string())?;
-    let args = aot::run::materialize(&spec, &params, false).map_err(|e| e.to_string())?.args;
+    let spec = aot_run::random_inputs(&ctx, f, 1).map_err(|e| e.to_string())?;
+    let params = aot_run::signature(&ctx, f).map_err(|e| e.to_string())?;
+    let args = aot_run::materialize(&spec, &params, false).map_err(|e| e.to_string())?.args;
     let t0 = Instant::now();
     let mut function = compile_text(text, pipeline, backend, &args)?;
     let compile_ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -93,8 +93,8 @@ pub fn measure(text: &str, prefix: &str, partition: &str) -> Result<Measured, St
     let (mut ctx, m) = parse(text)?;
     let func = aot::dialects::func::entry_func(&ctx, m, None)?.op;
     let entry = ctx.attr_str(func, "sym_name").ok_or("the entry function has no name")?.to_string();
-    let spec = aot::run::random_inputs(&ctx, func, 1).map_err(|e| e.to_string())?;
-    let params = aot::run::signature(&ctx, func).map_err(|e| e.to_string())?;
+    let spec = aot_run::random_inputs(&ctx, func, 1).map_err(|e| e.to_string())?;
+    let params = aot_run::signature(&ctx, func).map_err(|e| e.to_string())?;
     spec.convention(&ctx, func)?.apply(&mut aot::ir::Rewriter::new(&mut ctx), func)?;
     let mut sources = SourceMgr::new();
     sources.add("encoder", Arc::from(text));
@@ -112,7 +112,7 @@ pub fn measure(text: &str, prefix: &str, partition: &str) -> Result<Measured, St
         PartitionInfo::of_func(&ctx2, f2)?.ok_or("no aot.partition on the forward")?
     };
     let mut function = compiled.function;
-    let args = aot::run::materialize(&spec, &params, false).map_err(|e| e.to_string())?.args;
+    let args = aot_run::materialize(&spec, &params, false).map_err(|e| e.to_string())?.args;
     memory::reset_peak();
     let t0 = std::time::Instant::now();
     let (outputs, state) = function.forward(&args).map_err(|e| format!("{e:?}"))?;

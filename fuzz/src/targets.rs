@@ -18,8 +18,8 @@
 use aot::compile::{Backend, CompileOptions};
 use aot::ir::pass::PassManager;
 use aot::ir::{parse_module, print_op, verify, Context, Op, ParseOptions, PrintOptions, SourceMgr};
-use aot::run::json::{parse_inputs, parse_tangents, ArgSpec, InputSpec, TangentSpec};
-use aot::run::{run_compiled, run_eager_calls, Calls, RunError};
+use aot_run::json::{parse_inputs, parse_tangents, ArgSpec, InputSpec, TangentSpec};
+use aot_run::{run_compiled, run_eager_calls, Calls, RunError};
 use std::sync::Arc;
 
 /// The line before the inputs JSON in a `run` input.
@@ -342,7 +342,7 @@ pub fn run(data: &[u8]) -> Outcome {
     };
     // Without an inputs section, inputs come from the signature
     // (`aot-run --random-inputs 3`).
-    let spec = match spec.map(Ok).unwrap_or_else(|| aot::run::random_inputs(&ctx, func, 3)) {
+    let spec = match spec.map(Ok).unwrap_or_else(|| aot_run::random_inputs(&ctx, func, 3)) {
         Ok(s) => s,
         Err(e) => return Outcome::rejected(run_error(&e)),
     };
@@ -351,7 +351,7 @@ pub fn run(data: &[u8]) -> Outcome {
         Ok(r) => {
             let _ = r.to_json();
             if input_elements(&spec) <= FD_MAX_ELEMENTS {
-                if let Err(e) = aot::run::fd::finite_differences(&ctx, &sources, func, &spec, &tangents, &r, 0) {
+                if let Err(e) = aot_run::fd::finite_differences(&ctx, &sources, func, &spec, &tangents, &r, 0) {
                     out.reject(run_error(&e));
                 }
             }
@@ -369,7 +369,7 @@ pub fn run(data: &[u8]) -> Outcome {
             match run_compiled(ctx, &sources, module, func, &spec, &opts, calls) {
                 Err(e) => out.reject(run_error(&e)),
                 Ok(r) => {
-                    let _ = aot::run::outputs_json(&r.outputs, &r.args);
+                    let _ = aot_run::outputs_json(&r.outputs, &r.args);
                 }
             }
         }

@@ -158,6 +158,24 @@ impl SubclassPlan {
         ctx.get_attr(func, PLAN_ATTR).map(|a| SubclassPlan::from_attr(ctx, a)).transpose()
     }
 
+    /// Refuses a dense call (`convention`, the convention of the dense
+    /// arguments) in which a dense argument read by the components of a
+    /// dispatched op requires grad but has no gradient of its own per
+    /// component: it could not be replicated, or its replicas are
+    /// duplicates of it (`same_as`).
+    pub fn check_shared(&self, convention: &crate::convention::Convention) -> Result<(), String> {
+        let requires_grad = convention.requires_grad();
+        let duplicated =
+            |r: &SubclassCreation| r.range().any(|d| convention.args.get(d).is_some_and(|a| a.same_as.is_some()));
+        let replicas = self.replicas.iter().filter(|r| duplicated(&r.creation)).map(|r| r.arg);
+        for i in self.shared_with_components.iter().copied().chain(replicas) {
+            if requires_grad.get(self.inputs[i].start).copied().unwrap_or(false) {
+                return Err(shared_arg_message(i));
+            }
+        }
+        Ok(())
+    }
+
     /// Number of dense arguments, replicas included.
     pub fn num_dense_inputs(&self) -> usize {
         let regular = self.inputs.last().map_or(0, |e| e.start + e.count);

@@ -11,9 +11,9 @@
 
 use aot::compile::{Backend, CompileOptions};
 use aot::ir::{parse_module, verify, Context, ElemType, ParseOptions, SourceMgr, TensorType};
-use aot::run::compare::{compare, CompareOptions};
-use aot::run::json::{ArgSpec, InputSpec, StorageSpec};
-use aot::run::{inputs_to_json, outputs_json, run_compiled, run_eager, signature, Calls};
+use aot_run::compare::{compare, CompareOptions};
+use aot_run::json::{ArgSpec, InputSpec, StorageSpec};
+use aot_run::{inputs_to_json, outputs_json, run_compiled, run_eager, signature, Calls};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -112,7 +112,7 @@ fn random_conventions(backend: Backend, default_per_case: u64) {
         let text = std::fs::read_to_string(path).unwrap();
         let file = path.display().to_string();
         // Subclass programs: random conventions of their inner tensors.
-        let Ok((text, _)) = aot::run::subclass::flatten_text(&text, &file) else { return (0, 0, failures) };
+        let Ok((text, _)) = aot_run::subclass::flatten_text(&text, &file) else { return (0, 0, failures) };
         let mut sources = SourceMgr::new();
         sources.add(&file, Arc::from(text.as_str()));
         let parse = |ctx: &mut Context| {
@@ -262,7 +262,7 @@ fn a_convention_written_onto_a_function_reads_back_the_same() {
     let spec = InputSpec {
         storages: vec![StorageSpec {
             dtype: ElemType::F32,
-            data: aot::run::json::Values::Float(vec![0.0; 8]),
+            data: aot_run::json::Values::Float(vec![0.0; 8]),
             base: false,
         }],
         args: vec![
@@ -278,7 +278,7 @@ fn a_convention_written_onto_a_function_reads_back_the_same() {
             ArgSpec::Own {
                 dtype: ElemType::F32,
                 shape: vec![2],
-                data: aot::run::json::Values::Float(vec![1.0, 2.0]),
+                data: aot_run::json::Values::Float(vec![1.0, 2.0]),
                 requires_grad: true,
                 non_leaf: false,
             },

@@ -7,9 +7,9 @@
 
 use aot::compile::{Backend, CompileOptions};
 use aot::ir::*;
-use aot::run::compare::{compare, CompareOptions};
-use aot::run::json::{ArgSpec, InputSpec, TangentSpec};
-use aot::run::{fd, outputs_json, run_compiled, run_eager, Calls};
+use aot_run::compare::{compare, CompareOptions};
+use aot_run::json::{ArgSpec, InputSpec, TangentSpec};
+use aot_run::{fd, outputs_json, run_compiled, run_eager, Calls};
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -143,7 +143,7 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
         let Ok(inputs) = std::fs::read_to_string(path.to_string_lossy().replace(".mlir", ".inputs.json")) else {
             continue;
         };
-        let Ok(spec) = aot::run::json::parse_inputs(&inputs) else { continue };
+        let Ok(spec) = aot_run::json::parse_inputs(&inputs) else { continue };
         let text = std::fs::read_to_string(&path).unwrap();
         let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) = (pipelined(&text, &name), pipelined(&text, &name))
         else {
@@ -151,7 +151,7 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
         };
         // The graph must take the user's arguments as they are (no
         // deduplication, synthetic base or generator state in between).
-        let Ok(params) = aot::run::signature(&plain_ctx, f1) else { continue };
+        let Ok(params) = aot_run::signature(&plain_ctx, f1) else { continue };
         if params.len() != spec.args.len() {
             continue;
         }
@@ -165,8 +165,7 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
         let kernels = std::mem::take(&mut code.kernels);
         let mut device =
             aot::codegen::executor::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
-        let (Ok(a), Ok(b)) =
-            (aot::run::materialize(&spec, &params, false), aot::run::materialize(&spec, &params, false))
+        let (Ok(a), Ok(b)) = (aot_run::materialize(&spec, &params, false), aot_run::materialize(&spec, &params, false))
         else {
             continue;
         };

@@ -10,9 +10,9 @@
 
 use aot::compile::Backend;
 use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
-use aot::run::compare::{compare, CompareOptions};
-use aot::run::json::parse_inputs;
-use aot::run::{outputs_json, run_compiled, run_eager_calls, Calls};
+use aot_run::compare::{compare, CompareOptions};
+use aot_run::json::parse_inputs;
+use aot_run::{outputs_json, run_compiled, run_eager_calls, Calls};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 
@@ -25,7 +25,7 @@ pub fn check(mlir: &Path, pipeline: &str, backend: Backend) -> Result<Vec<String
     let inputs_path = PathBuf::from(mlir.to_string_lossy().replace(".mlir", ".inputs.json"));
     let Ok(inputs) = std::fs::read_to_string(&inputs_path) else { return Ok(Vec::new()) };
     // Subclass programs: both runs on the flattened program.
-    let case = aot::run::subclass::dense_case(&text, &mlir.display().to_string(), &inputs, None)?;
+    let case = aot_run::subclass::dense_case(&text, &mlir.display().to_string(), &inputs, None)?;
     let (text, inputs) = (case.text, case.inputs);
     let spec = parse_inputs(&inputs).map_err(|e| e.to_string())?;
     let file = mlir.display().to_string();

@@ -8,9 +8,9 @@
 //! deliberately differ from the plain derivative.
 
 use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
-use aot::run::compare::{compare, CompareOptions};
-use aot::run::json::{parse_inputs, parse_tangents, TangentSpec};
-use aot::run::{fd, run_eager};
+use aot_run::compare::{compare, CompareOptions};
+use aot_run::json::{parse_inputs, parse_tangents, TangentSpec};
+use aot_run::{fd, run_eager};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 
@@ -32,7 +32,7 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
     // Subclass programs run as their flattened dense programs; the results
     // are wrapped back before the comparison with PyTorch's subclasses.
     let tangents_text = std::fs::read_to_string(sibling(golden_path, ".tangents.json")).ok();
-    let case = aot::run::subclass::dense_case(&text, &file, &inputs, tangents_text.as_deref())?;
+    let case = aot_run::subclass::dense_case(&text, &file, &inputs, tangents_text.as_deref())?;
     let (text, inputs) = (case.text, case.inputs);
     let tangents = match &case.tangents {
         Some(t) => parse_tangents(t).map_err(|e| e.to_string())?,
@@ -62,7 +62,7 @@ fn check_case(golden_path: &Path) -> Result<Vec<String>, String> {
     let actual = match run_eager(&ctx, &sources, func, &spec, 0, false) {
         Err(e) => serde_json::json!({ "error": e.to_string() }),
         // PyTorch raises in backward: so does `aot-run --mode eager --grad`.
-        Ok(_) if golden.get("error").is_some() => match aot::run::backward_check(&text, &file, &sources, None, &spec) {
+        Ok(_) if golden.get("error").is_some() => match aot_run::backward_check(&text, &file, &sources, None, &spec) {
             Err(e) => serde_json::json!({ "error": e.to_string() }),
             Ok(()) => serde_json::json!({ "no error": "the forward and the backward check both passed" }),
         },

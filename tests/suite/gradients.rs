@@ -10,9 +10,9 @@
 
 use aot::compile::{Backend, CompileOptions};
 use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
-use aot::run::compare::{compare, CompareOptions};
-use aot::run::json::{parse_inputs, parse_tangents, TangentSpec};
-use aot::run::{fd, outputs_json, run_compiled, run_eager, Calls};
+use aot_run::compare::{compare, CompareOptions};
+use aot_run::json::{parse_inputs, parse_tangents, TangentSpec};
+use aot_run::{fd, outputs_json, run_compiled, run_eager, Calls};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,7 +36,7 @@ fn check(
     let Ok(inputs) = std::fs::read_to_string(sibling(mlir, ".inputs.json")) else { return Ok(None) };
     // Subclass programs run flattened; results are wrapped back below.
     let tangents_text = std::fs::read_to_string(sibling(mlir, ".tangents.json")).ok();
-    let case = aot::run::subclass::dense_case(&text, &mlir.display().to_string(), &inputs, tangents_text.as_deref())?;
+    let case = aot_run::subclass::dense_case(&text, &mlir.display().to_string(), &inputs, tangents_text.as_deref())?;
     let wrap = |j: &mut Json| {
         if let Some(w) = &case.wrapper {
             w.wrap_result(j)
@@ -47,8 +47,8 @@ fn check(
     let differentiates = spec.args.iter().any(|a| {
         matches!(
             a,
-            aot::run::json::ArgSpec::Own { requires_grad: true, .. }
-                | aot::run::json::ArgSpec::View { requires_grad: true, .. }
+            aot_run::json::ArgSpec::Own { requires_grad: true, .. }
+                | aot_run::json::ArgSpec::View { requires_grad: true, .. }
         )
     }) || spec.storages.iter().any(|s| s.base);
     if !differentiates {
@@ -311,7 +311,7 @@ fn checkpointed_dropout_replays_its_draws() {
     };
     let mut ctx = Context::new();
     let (_, f) = parse(&mut ctx);
-    let spec = aot::run::random_inputs(&ctx, f, 5).expect("inputs");
+    let spec = aot_run::random_inputs(&ctx, f, 5).expect("inputs");
     let tangents = TangentSpec::default();
     let eager = run_eager(&ctx, &sources, f, &spec, 9, false).expect("eager");
     let train = |pipeline: String| {
@@ -321,7 +321,7 @@ fn checkpointed_dropout_replays_its_draws() {
         run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 9, count: 1, grad: Some(&tangents) })
             .expect("compiled run")
     };
-    let backward_of = |r: &aot::run::CompiledRun| {
+    let backward_of = |r: &aot_run::CompiledRun| {
         let ir = r.ir.clone().expect("kept IR");
         ir[ir.find("func.func @encoder_backward").expect("a backward")..].to_string()
     };
@@ -332,7 +332,7 @@ fn checkpointed_dropout_replays_its_draws() {
     let saved = train("aot-train".to_string());
     assert!(!backward_of(&saved).contains("philox_dropout"), "the default partition should save the masks");
 
-    let result = |r: &aot::run::CompiledRun| {
+    let result = |r: &aot_run::CompiledRun| {
         let mut j = outputs_json(&r.outputs, &r.args);
         j["grads"] = r.grads.clone().expect("gradients").0;
         j

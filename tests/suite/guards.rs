@@ -5,9 +5,9 @@
 
 use aot::compile::{compile, Backend, CompileOptions};
 use aot::ir::{Context, ParseOptions, SourceMgr};
-use aot::run::json::parse_inputs;
-use aot::run::{materialize, outputs_json, run_eager, signature};
 use aot::runtime::compiled::{CallError, CompiledFunction};
+use aot_run::json::parse_inputs;
+use aot_run::{materialize, outputs_json, run_eager, signature};
 use std::sync::Arc;
 
 struct Case {

@@ -247,7 +247,7 @@ fn exported_programs_run_by_mlir_compute_what_eager_computes() {
         return;
     }
     use aot::ir::{ElemType, SourceMgr};
-    use aot::run::json::{parse_inputs, ArgSpec, Values};
+    use aot_run::json::{parse_inputs, ArgSpec, Values};
     aot::init();
     let root = common::corpus_dir("run");
     let dir = std::env::temp_dir().join(format!("aot-mlir-run-{}", std::process::id()));
@@ -297,7 +297,7 @@ fn exported_programs_run_by_mlir_compute_what_eager_computes() {
             return (0, failures);
         };
         let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
-        let Ok(eager) = aot::run::run_eager(&ctx, &sources, f, &spec, 0, false) else { return (0, failures) };
+        let Ok(eager) = aot_run::run_eager(&ctx, &sources, f, &spec, 0, false) else { return (0, failures) };
         if !eager.outputs.iter().all(|o| printable(o.dtype())) || eager.outputs.is_empty() {
             return (0, failures);
         }

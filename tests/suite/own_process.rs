@@ -147,8 +147,8 @@ fn peaks(text: &str, partition: &str) -> (u64, u64) {
     let m = parse_module(&mut ctx, text, &ParseOptions { file: "encoder".into(), first_line: 1 }).expect("parses");
     verify(&ctx, m).expect("verifies");
     let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
-    let spec = aot::run::random_inputs(&ctx, f, 3).expect("inputs");
-    let params = aot::run::signature(&ctx, f).expect("signature");
+    let spec = aot_run::random_inputs(&ctx, f, 3).expect("inputs");
+    let params = aot_run::signature(&ctx, f).expect("signature");
     spec.convention(&ctx, f).and_then(|c| c.apply(&mut Rewriter::new(&mut ctx), f)).expect("convention");
     let mut sources = SourceMgr::new();
     sources.add("encoder", Arc::from(text));
@@ -164,7 +164,7 @@ fn peaks(text: &str, partition: &str) -> (u64, u64) {
     let f2 = aot::dialects::func::entry_func(&c2, m2, Some("encoder")).expect("forward").op;
     let info = PartitionInfo::of_func(&c2, f2).expect("well-formed").expect("aot.partition");
     let mut function = compiled.function;
-    let args = aot::run::materialize(&spec, &params, false).expect("args").args;
+    let args = aot_run::materialize(&spec, &params, false).expect("args").args;
     memory::reset_peak();
     let (outputs, state) = function.forward(&args).expect("forward");
     let tangent = Tensor::from_f64(outputs[0].dtype(), &[], &[1.0], outputs[0].dtype());

@@ -13,10 +13,10 @@
 
 use aot::compile::{Backend, CompileOptions};
 use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
-use aot::run::compare::{compare, CompareOptions};
-use aot::run::json::{parse_inputs, parse_tangents};
-use aot::run::subclass::dense_case;
-use aot::run::{fd, outputs_json, run_compiled, run_eager, Calls};
+use aot_run::compare::{compare, CompareOptions};
+use aot_run::json::{parse_inputs, parse_tangents};
+use aot_run::subclass::dense_case;
+use aot_run::{fd, outputs_json, run_compiled, run_eager, Calls};
 use serde_json::{json, Value as Json};
 use std::sync::Arc;
 

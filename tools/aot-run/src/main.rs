@@ -7,8 +7,8 @@
 
 use aot::ir::size::{Limit, Limits};
 use aot::ir::{Context, ParseOptions, SourceMgr};
-use aot::run::json::{parse_tangents, InputSpec, TangentSpec};
-use aot::run::{fd, read_inputs, run_eager_calls, subclass, Calls, RunError};
+use aot_run::json::{parse_tangents, InputSpec, TangentSpec};
+use aot_run::{fd, read_inputs, run_eager_calls, subclass, Calls, RunError};
 use clap::{Parser as _, ValueEnum};
 use serde_json::Value as Json;
 use std::io::Write as _;
@@ -163,8 +163,8 @@ fn run(args: &Args) -> Result<(), RunError> {
     let func = aot::dialects::func::entry_func(&ctx, module, entry).map_err(RunError::input)?.op;
     // A function with subclass values runs as its flattened dense function;
     // the inputs, tangents and results cross the JSON boundary through the
-    // plan (see aot::run::subclass).
-    let plan = subclass::flatten_entry(&mut ctx, &sources, module, func).map_err(RunError::Program)?;
+    // plan (see aot_run::subclass).
+    let plan = aot::subclass::flatten_entry(&mut ctx, &sources, module, func).map_err(RunError::Program)?;
     let wrapper = plan.as_ref().map(|p| subclass::Wrapper::new(&ctx, p));
     let text = match &wrapper {
         Some(_) => aot::ir::print_op(&ctx, module, aot::ir::PrintOptions { generic: false, debug_info: true }),
@@ -177,12 +177,12 @@ fn run(args: &Args) -> Result<(), RunError> {
 
     let spec = match (&args.inputs, args.random_inputs) {
         (Some(path), _) => read_inputs(&ctx, func, &read_user_inputs(read(path, "inputs")?)?)?,
-        (None, Some(seed)) => aot::run::random_inputs(&ctx, func, seed)?,
-        (None, None) if aot::run::signature(&ctx, func)?.is_empty() => InputSpec::default(),
+        (None, Some(seed)) => aot_run::random_inputs(&ctx, func, seed)?,
+        (None, None) if aot_run::signature(&ctx, func)?.is_empty() => InputSpec::default(),
         (None, None) => return Err(RunError::input("give --inputs FILE or --random-inputs SEED")),
     };
     if let Some(path) = &args.dump_inputs {
-        let text = serde_json::to_string_pretty(&aot::run::inputs_to_json(&spec)).expect("JSON serializes");
+        let text = serde_json::to_string_pretty(&aot_run::inputs_to_json(&spec)).expect("JSON serializes");
         std::fs::write(path, text + "\n").map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
     }
     if let Some(w) = &wrapper {
@@ -218,7 +218,7 @@ fn run(args: &Args) -> Result<(), RunError> {
             if args.grad {
                 match args.grad_method.unwrap_or(GradMethod::Fd) {
                     GradMethod::Fd => {
-                        aot::run::backward_check(&text, &args.file, &sources, entry, &spec)?;
+                        aot_run::backward_check(&text, &args.file, &sources, entry, &spec)?;
                         let g = fd::finite_differences(&ctx, &sources, func, &spec, &tangents, &r, args.seed)?;
                         out["grads"] = Json::Array(g.grads);
                         out["storage_grads"] = Json::Array(g.storage_grads);
@@ -250,11 +250,11 @@ fn run(args: &Args) -> Result<(), RunError> {
                 None => spec.clone(),
             };
             let opts = aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some() };
-            let r = aot::run::run_compiled_for(ctx, &sources, module, func, &compile_for, &spec, &opts, calls)?;
+            let r = aot_run::run_compiled_for(ctx, &sources, module, func, &compile_for, &spec, &opts, calls)?;
             if let (Some(path), Some(ir)) = (&args.dump_ir, &r.ir) {
                 std::fs::write(path, ir).map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
             }
-            let mut out = aot::run::outputs_json(&r.outputs, &r.args);
+            let mut out = aot_run::outputs_json(&r.outputs, &r.args);
             if let Some((grads, storage_grads)) = r.grads {
                 out["grads"] = grads;
                 out["storage_grads"] = storage_grads;

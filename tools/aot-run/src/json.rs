@@ -10,7 +10,7 @@
 //! silently means its default. Every error names the entry it is about
 //! (`argument 1: 'data': ragged nested list`, `tangents.outputs[0]: ...`).
 
-use super::RunError;
+use crate::RunError;
 use aot_ir::size::{check_alloc, check_alloc_shape, checked_extent, checked_numel};
 use aot_ir::{Context, ElemType, Op};
 use aot_passes::convention::{ArgConvention, ArgLayout, Convention, StorageDecl};

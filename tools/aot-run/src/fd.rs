@@ -11,8 +11,8 @@
 //! `aot.no_grad` or `view.detach` have PyTorch gradients that deliberately
 //! differ from it.
 
-use super::json::{grad_json, ArgSpec, InputSpec, TangentSpec, TangentTarget, Values};
-use super::{run_eager, EagerRun, RunError};
+use crate::json::{grad_json, ArgSpec, InputSpec, TangentSpec, TangentTarget, Values};
+use crate::{run_eager, EagerRun, RunError};
 use aot_ir::{Context, Op, SourceMgr};
 use aot_runtime::tensor::strided_indices;
 use serde_json::Value as Json;

@@ -19,28 +19,10 @@
 //! is an error naming the output. `mutated_args` tangents stay dense: one
 //! per mutated inner tensor, in flattened order.
 
-use super::RunError;
-use aot_ir::{AttrData, Attribute, Context, Op};
-use aot_passes::flatten_subclasses::{has_subclass_values, SubclassCreation, SubclassPlan};
+use crate::RunError;
+use aot_ir::{AttrData, Attribute, Context};
+use aot_passes::flatten_subclasses::{SubclassCreation, SubclassPlan};
 use serde_json::{json, Map, Value as Json};
-
-/// Flattens the module if `func` has subclass values; returns the plan
-/// (errors rendered against `sources`).
-pub fn flatten_entry(
-    ctx: &mut Context,
-    sources: &aot_ir::SourceMgr,
-    module: Op,
-    func: Op,
-) -> Result<Option<SubclassPlan>, String> {
-    if !has_subclass_values(ctx, func) {
-        return Ok(None);
-    }
-    let mut pm =
-        aot_ir::pass::PassManager::parse("builtin.module(func.func(flatten-subclasses))").map_err(|e| e.to_string())?;
-    pm.run(ctx, module, &mut std::io::sink())
-        .map_err(|f| f.diagnostics.iter().map(|d| d.render(ctx, sources)).collect::<String>())?;
-    SubclassPlan::of(ctx, func)
-}
 
 /// A test case (module text, input file, optional tangent file) with its
 /// subclass values flattened: the dense module's text and the dense input
@@ -67,7 +49,9 @@ pub fn flatten_text(text: &str, file: &str) -> Result<(String, Option<Wrapper>),
     let func = aot_dialects::func::entry_func(&ctx, module, None)?.op;
     let mut sources = aot_ir::SourceMgr::new();
     sources.add(file, std::sync::Arc::from(text));
-    let Some(plan) = flatten_entry(&mut ctx, &sources, module, func)? else { return Ok((text.to_string(), None)) };
+    let Some(plan) = aot::subclass::flatten_entry(&mut ctx, &sources, module, func)? else {
+        return Ok((text.to_string(), None));
+    };
     let w = Wrapper::new(&ctx, &plan);
     Ok((aot_ir::print_op(&ctx, module, aot_ir::PrintOptions { generic: false, debug_info: true }), Some(w)))
 }
@@ -319,22 +303,10 @@ impl Wrapper {
         Ok(())
     }
 
-    /// Refuses a dense call (`spec`, the convention of the dense
-    /// arguments) in which a dense argument read by the components of a
-    /// dispatched op requires grad but has no gradient of its own per
-    /// component: it could not be replicated, or its replicas are
-    /// duplicates of it (`same_as`).
+    /// Refuses a dense call in which an argument shared by the components
+    /// of a dispatched op requires grad (`SubclassPlan::check_shared`).
     pub fn check_shared(&self, convention: &aot_passes::convention::Convention) -> Result<(), RunError> {
-        let requires_grad = convention.requires_grad();
-        let duplicated =
-            |r: &SubclassCreation| r.range().any(|d| convention.args.get(d).is_some_and(|a| a.same_as.is_some()));
-        let replicas = self.plan.replicas.iter().filter(|r| duplicated(&r.creation)).map(|r| r.arg);
-        for i in self.plan.shared_with_components.iter().copied().chain(replicas) {
-            if requires_grad.get(self.plan.inputs[i].start).copied().unwrap_or(false) {
-                return Err(RunError::input(aot_passes::flatten_subclasses::shared_arg_message(i)));
-            }
-        }
-        Ok(())
+        self.plan.check_shared(convention).map_err(RunError::Input)
     }
 
     /// The dense tangent file of a user tangent file.

@@ -1,8 +1,11 @@
-//! The library behind `aot-run`: build tensors from an input file, execute a
-//! function eagerly on the reference interpreter, report what happened in the
-//! output format of `docs/reference/json.md`, compute gradients by finite
-//! differences, and compare results (used by the golden and differential
-//! tests). Input is validated here, at the JSON boundary: sizes are checked
+//! The library behind `aot-run`, and the harness the test suites, fuzz
+//! targets and benchmarks share: build tensors from an input file, execute
+//! a function eagerly on the reference interpreter or compiled through the
+//! `aot` facade, report what happened in the output format of
+//! `docs/reference/json.md`, compute gradients by finite differences, and
+//! compare results (the golden and differential tests). The facade knows
+//! nothing of this file format: an input file becomes a typed
+//! `aot::passes::convention::Convention` here (`json::InputSpec::convention`). Input is validated here, at the JSON boundary: sizes are checked
 //! with `aot_ir::size` and against the allocation limit before any tensor
 //! is allocated, so bad input is an error naming the argument, never a
 //! panic or an out-of-memory abort in the runtime.
@@ -43,21 +46,7 @@ impl RunError {
 
 /// The entry function's parameter types (tensors only).
 pub fn signature(ctx: &Context, func: Op) -> Result<Vec<TensorType>, RunError> {
-    let f =
-        aot_dialects::func::FuncView::new(ctx, func).ok_or_else(|| RunError::input("the entry is not a function"))?;
-    let (inputs, _) = f.function_type(ctx);
-    inputs
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            ctx.as_tensor(t).cloned().ok_or_else(|| {
-                RunError::input(format!(
-                    "argument {i}: aot-run only passes tensors, but the function takes {}",
-                    aot_ir::printer::type_to_string(ctx, t)
-                ))
-            })
-        })
-        .collect()
+    aot::function::signature(ctx, func).map_err(RunError::Input)
 }
 
 /// The tensors of an input file.
@@ -366,7 +355,7 @@ pub fn run_compiled(
     module: Op,
     func: Op,
     spec: &InputSpec,
-    opts: &crate::compile::CompileOptions,
+    opts: &aot::compile::CompileOptions,
     calls: Calls<'_>,
 ) -> Result<CompiledRun, RunError> {
     run_compiled_for(ctx, sources, module, func, spec, spec, opts, calls)
@@ -383,13 +372,13 @@ pub fn run_compiled_for(
     func: Op,
     compile_for: &InputSpec,
     spec: &InputSpec,
-    opts: &crate::compile::CompileOptions,
+    opts: &aot::compile::CompileOptions,
     calls: Calls<'_>,
 ) -> Result<CompiledRun, RunError> {
     let params = signature(&ctx, func)?;
     let convention = compile_for.convention(&ctx, func).map_err(RunError::input)?;
     convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(RunError::input)?;
-    let compiled = crate::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
+    let compiled = aot::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
     *compiled.generator.borrow_mut() = Generator::new(calls.seed);
     let mut function = compiled.function;
     let call_err = |e: CallError| match e {
