@@ -313,6 +313,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         p.filter(|&p| meta.input_info.get(p).is_some_and(|i| i.resized_numel.is_some())).map(|_| mutated.len() + j)
     };
     let returned = returned_view_roots(ctx, func);
+    let mut joined =
+        joined_siblings(meta, &returned, mutated.len(), num_user_out, &|k| match &meta.output_info.get(k)?.layout {
+            Some(l) => Some(to_runtime(l)),
+            None => contiguous_of_result(ctx, func, mutated.len() + k).ok(),
+        });
     for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {
         let layout_of = |base: &Strided| -> Result<Strided, String> {
             match (&o.views, &o.layout) {
@@ -353,8 +358,10 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
                         None => contiguous_of_result(ctx, func, mutated.len() + k).ok(),
                     }
                 };
-                let sibling =
-                    viewed.is_none().then(|| sibling_view(meta, &returned, mutated.len(), j, &own_layout)).flatten();
+                let sibling = match viewed {
+                    Some(_) => None,
+                    None => sibling_view(meta, &returned, mutated.len(), j, &own_layout).or_else(|| joined[j].take()),
+                };
                 match (viewed, sibling, &o.layout) {
                     // Two views of one intermediate that is not returned
                     // (`y = x.flip(0); return y[2], y[2].expand(2)`): eager
@@ -736,6 +743,84 @@ fn sibling_view(
         numel = numel.max(aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)?.1);
     }
     Some(Sibling::First { numel })
+}
+
+/// The outputs eager holds in one storage that neither [`viewed_output`]
+/// nor [`sibling_view`] connects, because their values are no longer views
+/// of one value: the value-level rewrites may fold a view of an updated
+/// intermediate into the update itself (`y = x.index_select(..); z =
+/// y.as_strided(..); z.index_put_(..); return z, z.squeeze(1)`: the first
+/// output becomes `index_put`'s result, the second stays a view of the
+/// scatter into `y`). Their values agree wherever their eager layouts
+/// overlap (they are that storage's final contents), so each is written at
+/// its layout into one storage: into the buffer of an output the others
+/// already view (its layout is the storage's own, contiguous from the
+/// start), when it holds this output's layout; else the first of them gets
+/// a storage that holds them all and the others view it. Only outputs that
+/// do not require grad, as for [`sibling_view`]. Indexed by user output.
+fn joined_siblings(
+    meta: &ViewAndMutationMeta,
+    returned: &[(Value, Value)],
+    first: usize,
+    num_user_out: usize,
+    layout_of: &dyn Fn(usize) -> Option<Strided>,
+) -> Vec<Option<Sibling>> {
+    let outputs = &meta.output_info[..num_user_out.min(meta.output_info.len())];
+    let mut joined: Vec<Option<Sibling>> = (0..outputs.len()).map(|_| None).collect();
+    let viewed: Vec<Option<usize>> = (0..outputs.len())
+        .map(|j| {
+            (outputs[j].output_type == OutputType::NonAlias).then(|| viewed_output(meta, returned, first, j)).flatten()
+        })
+        .collect();
+    let sibling: Vec<Option<Sibling>> =
+        (0..outputs.len()).map(|j| sibling_view(meta, returned, first, j, layout_of)).collect();
+    // Outputs whose buffers others view, with the elements each holds.
+    let mut anchors: Vec<(usize, i64)> = Vec::new();
+    for (j, s) in sibling.iter().enumerate() {
+        if let Some(Sibling::First { numel }) = s {
+            anchors.push((j, *numel));
+        }
+    }
+    for &k in viewed.iter().flatten() {
+        if let Some((_, end)) = layout_of(k).and_then(|t| aot_ir::size::checked_extent(&t.size, &t.stride, t.offset)) {
+            anchors.push((k, end));
+        }
+    }
+    let joins =
+        |m: &OutputAliasInfo| m.output_type == OutputType::NonAlias && !m.requires_grad && m.aliases_input.is_none();
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
+    for (j, o) in outputs.iter().enumerate() {
+        let connected = viewed[j].is_some() || sibling[j].is_some() || anchors.iter().any(|&(k, _)| k == j);
+        if let (Some(g), false, true) = (o.storage_group, connected, joins(o)) {
+            groups.entry(g).or_default().push(j);
+        }
+    }
+    for (g, loose) in groups {
+        let extent = |j: usize| {
+            layout_of(j).and_then(|l| aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)).map(|(_, e)| e)
+        };
+        let mut rest = Vec::new();
+        for j in loose {
+            let Some(e) = extent(j) else { continue };
+            let holder = anchors
+                .iter()
+                .find(|&&(k, numel)| outputs[k].storage_group == Some(g) && joins(&outputs[k]) && e <= numel);
+            match holder {
+                Some(&(k, _)) => joined[j] = Some(Sibling::Of(k)),
+                None => rest.push((j, e)),
+            }
+        }
+        if let [(head, _), tail @ ..] = &rest[..] {
+            if !tail.is_empty() {
+                let numel = rest.iter().map(|&(_, e)| e).max().unwrap_or(0);
+                joined[*head] = Some(Sibling::First { numel });
+                for &(j, _) in tail {
+                    joined[j] = Some(Sibling::Of(*head));
+                }
+            }
+        }
+    }
+    joined
 }
 
 /// `func`'s returned values, each with the value at the root of the chain

@@ -504,6 +504,27 @@ def test_a_whole_view_of_a_returned_intermediate_shares_its_storage(grad):
     torch.testing.assert_close(compiled[0], eager[0])
 
 
+@pytest.mark.parametrize("grad", [False, True])
+def test_a_written_view_returned_beside_its_intermediate_shares_its_storage(grad):
+    # The write makes the compiler fold the view into the product, so the
+    # two outputs are no longer views of one value; eager's share `v`'s
+    # storage, and with grad mode on (and nothing requiring grad) the
+    # compiled ones came back in two storages.
+    def f(a0):
+        v = a0.sin()
+        w = v[1:]
+        w.mul_(2.0)
+        return (w, v)
+
+    with torch.set_grad_enabled(grad):
+        (eager, _), (compiled, _) = _both(f, lambda: [torch.randn(3, 3, generator=torch.Generator().manual_seed(1))])
+    assert compiled[0]._base is compiled[1] and eager[0]._base is eager[1]
+    assert compiled[0].storage_offset() == eager[0].storage_offset() == 3
+    compiled[1].add_(1.0)
+    eager[1].add_(1.0)
+    torch.testing.assert_close(compiled[0], eager[0])
+
+
 @pytest.mark.parametrize("training", [False, True])
 def test_the_elements_of_an_op_left_to_pytorch_stay_there(training):
     # `sort` has no catalogue counterpart and runs in PyTorch; taking its

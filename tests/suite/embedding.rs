@@ -404,6 +404,60 @@ fn views_of_an_intermediate_that_is_not_returned_share_its_storage() {
     }
 }
 
+/// Outputs eager holds in one storage still share one when a write
+/// through a view of the intermediate makes the value-level rewrites fold
+/// the view into the write's result, so that the outputs' values are no
+/// longer views of one value: `w = y[1:]; w.mul_(2); return w, y` (the
+/// first output becomes the product, the second the scatter of it into
+/// `y`), and `z = y.as_strided(..); z.index_put_(..); return z,
+/// z.squeeze(1)` over an intermediate `y` (the torch.compile fuzzer, seed
+/// 464, in grad mode with nothing requiring grad). Each came back in a
+/// storage of its own, so a write into one after the call missed the other.
+#[test]
+fn outputs_a_write_through_a_view_folds_apart_still_share_a_storage() {
+    let slice = "func.func @f(%x: tensor<3x3xf32>) -> (tensor<2x3xf32>, tensor<3x3xf32>) {
+  %y = tensor.exp %x : tensor<3x3xf32> -> tensor<3x3xf32>
+  %w = view.slice %y {dim = 0, start = 1, end = 3, step = 1} : tensor<3x3xf32> -> tensor<2x3xf32>
+  %c = tensor.full {value = 2.0} : tensor<f32>
+  mut.mul_ %w, %c : tensor<2x3xf32>, tensor<f32>
+  return %w, %y : tensor<2x3xf32>, tensor<3x3xf32>
+}
+";
+    let index_put = "func.func @f(%x: tensor<3x3xf32>) -> (tensor<3x1xf32>, tensor<3xf32>) {
+  %i = tensor.constant dense<[0, 2]> : tensor<2xi64>
+  %y = tensor.index_select %x, %i {dim = 0} : tensor<3x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
+  %z = view.as_strided %y {size = [3, 1], stride = [1, 1], offset = 0} : tensor<2x3xf32> -> tensor<3x1xf32>
+  %s = view.squeeze %z {dim = 1} : tensor<3x1xf32> -> tensor<3xf32>
+  %e = view.expand %z {shape = [3, 1]} : tensor<3x1xf32> -> tensor<3x1xf32>
+  %v = tensor.full {value = 1.5} : tensor<f32>
+  mut.index_put_ %e, %i, %v : tensor<3x1xf32>, tensor<2xi64>, tensor<f32>
+  return %e, %s : tensor<3x1xf32>, tensor<3xf32>
+}
+";
+    let data: Vec<f32> = (0..9).map(|k| k as f32 / 4.0).collect();
+    let x = f32s(&[3, 3], &data);
+    for backend in [Backend::Interp, Backend::CRANELIFT] {
+        let opts = Options { backend, ..Options::inference() };
+        let m = Module::parse(slice, "slice.mlir").unwrap();
+        let outs = m.compile(None, std::slice::from_ref(&x), &opts).unwrap().call(std::slice::from_ref(&x)).unwrap();
+        let y: Vec<f32> = data.iter().enumerate().map(|(k, v)| if k < 3 { v.exp() } else { v.exp() * 2.0 }).collect();
+        let got = outs[1].to_vec::<f32>().unwrap();
+        assert!(got.iter().zip(&y).all(|(a, b)| (a - b).abs() <= 1e-5 * b.abs()), "{backend:?}: {got:?}");
+        assert_eq!(outs[0].to_vec::<f32>().unwrap(), got[3..], "{backend:?}");
+        assert!(outs[0].shares_storage(&outs[1]), "{backend:?}");
+        assert_eq!((outs[0].strides().to_vec(), outs[0].offset()), (vec![3, 1], 3), "{backend:?}");
+
+        let m = Module::parse(index_put, "index_put.mlir").unwrap();
+        let outs = m.compile(None, std::slice::from_ref(&x), &opts).unwrap().call(std::slice::from_ref(&x)).unwrap();
+        // `z` holds y[0, 0..3] = x[0, 0..3]; rows 0 and 2 of it become 1.5.
+        let want = [1.5, data[1], 1.5];
+        assert_eq!(outs[0].to_vec::<f32>().unwrap(), want, "{backend:?}");
+        assert_eq!(outs[1].to_vec::<f32>().unwrap(), want, "{backend:?}");
+        assert!(outs[0].shares_storage(&outs[1]), "{backend:?}");
+        assert_eq!((outs[1].strides().to_vec(), outs[1].offset()), (vec![1], 0), "{backend:?}");
+    }
+}
+
 /// A view of all of an intermediate returned beside it (`return y[:], y`):
 /// functionalization folds the view away, so the graph returns one value
 /// twice; eager holds both outputs in one storage, and so does the call
