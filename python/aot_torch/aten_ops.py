@@ -138,9 +138,15 @@ def _binary(irname: str, other: str = "other", swap: bool = False):
     def fn(b: Builder, node: Node, a):
         shape, dtype = out_meta(node)
         mode = a.get("rounding_mode") if irname == "tensor.div" else None
+        if mode == "floor" and not _is_float(dtype) and dtype != torch.bool:
+            # Integer floor division (`lengths // stride` in a model's
+            # length arithmetic).
+            x = b.operand(a["self"], dtype)
+            y = b.operand(a[other], dtype)
+            return b.op1("tensor.floor_divide", [x, y], None, shape, dtype)
         if mode is not None and (mode != "trunc" or not _is_float(dtype)):
             # (PyTorch's floor division of floats corrects floor(a / b)
-            # with fmod; integers have no division op in the catalogue.)
+            # with fmod; integers divide only by floor.)
             raise Reject("div with rounding_mode=%r of %s" % (mode, dtype))
         if irname in ("tensor.pow", "tensor.fmod", "tensor.remainder") and not _is_float(dtype):
             raise Reject("%s of integer dtype %s" % (irname[7:], dtype))
@@ -165,6 +171,12 @@ for _name, _ir in [("add", "tensor.add"), ("sub", "tensor.sub"), ("mul", "tensor
     for _ov in ("Tensor", "Scalar"):
         ATEN_TO_IR[getattr(getattr(aten, _name), _ov)] = _binary(_ir)
 ATEN_TO_IR[aten.div.Tensor_mode] = _binary("tensor.div")
+NAMED_OPS.add("tensor.floor_divide")
+
+
+@_reg(aten.floor_divide.default)
+def _floor_divide(b, node, a):
+    return _binary("tensor.div")(b, node, {"self": a["self"], "other": a["other"], "rounding_mode": "floor"})
 ATEN_TO_IR[aten.div.Scalar_mode] = _binary("tensor.div")
 ATEN_TO_IR[aten.rsub.Tensor] = _binary("tensor.sub", swap=True)
 ATEN_TO_IR[aten.rsub.Scalar] = _binary("tensor.sub", swap=True)

@@ -136,17 +136,34 @@ def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bi
     """`nn.TransformerEncoderLayer`'s inference fast path (eval, no_grad,
     batch first) as the layer's own ops: attention over the packed
     projection (rows q, k, v, each split by head), then the feed-forward,
-    with the layer norms before (`norm_first`) or after each. With a mask
-    (or nested tensors) PyTorch runs it."""
-    if mask is not None or src.dim() != 3 or src.is_nested:
+    with the layer norms before (`norm_first`) or after each.
+
+    The mask the layer merged (`mask_type` 1: a key padding mask `[b, t]`;
+    0: an attention mask `[t, t]`; 2: both, `[b, heads, t, t]`) arrives as
+    floats, and the fast path masks every position where it is non-zero
+    (its masked softmax reads it as booleans: a finite float mask masks
+    where it is not 0), a row with every key masked coming out NaN. So the
+    attention is written out (PyTorch's `scaled_dot_product_attention` gives
+    such a row zeros). With nested tensors PyTorch runs it."""
+    if src.dim() != 3 or src.is_nested:
         return NotImplemented
     F = torch.nn.functional
     b, t, e = src.shape
     d = embed_dim // num_heads
+    masked = None
+    if mask is not None:
+        shapes = {1: (b, 1, 1, t), 0: (1, 1, t, t), 2: (b, num_heads, t, t)}
+        if mask_type not in shapes or mask.numel() != math.prod(shapes[mask_type]):
+            return NotImplemented
+        masked = (mask != 0).view(shapes[mask_type])
 
     def attention(x):
         q, k, v = F.linear(x, qkv_weight, qkv_bias).view(b, t, 3, num_heads, d).permute(2, 0, 3, 1, 4)
-        o = F.scaled_dot_product_attention(q, k, v)
+        if masked is None:
+            o = F.scaled_dot_product_attention(q, k, v)
+        else:
+            scores = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
+            o = torch.matmul(torch.softmax(scores.masked_fill(masked, float("-inf")), -1), v)
         return F.linear(o.transpose(1, 2).reshape(b, t, e), proj_weight, proj_bias)
 
     def feed_forward(x):
@@ -222,6 +239,9 @@ def _build_decompositions():
         aten.linalg_vector_norm,
         aten.linspace, aten.logspace,
         aten.index_fill, aten.index_fill_,
+        # Weight normalization (`nn.utils.weight_norm`: wav2vec2's
+        # positional convolution).
+        aten._weight_norm_interface,
     ]))
     table[aten.native_batch_norm.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.default] = _native_batch_norm

@@ -509,6 +509,31 @@ def test_the_transformer_encoder_inference_fast_path_compiles(norm_first, activa
     torch.testing.assert_close(got, want)
 
 
+@pytest.mark.parametrize("masks", ["padding", "attention", "both", "every_key", "finite_float"])
+def test_the_transformer_encoder_fast_path_with_a_mask_compiles(masks, caplog):
+    """The fast path with a mask: the layer merges it into floats and masks
+    where it is non-zero (a finite float mask too), a row with every key
+    masked coming out NaN; compiled, nothing runs in PyTorch and the values,
+    NaNs included, are eager's."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+    layer.eval()
+    x = torch.randn(2, 5, 16)
+    pad = torch.zeros(2, 5, dtype=torch.bool)
+    pad[1, 3:] = True
+    causal = torch.triu(torch.ones(5, 5, dtype=torch.bool), 1)
+    every = torch.ones(2, 5, dtype=torch.bool)
+    every[0, 0] = False
+    kw = {"padding": {"src_key_padding_mask": pad}, "attention": {"src_mask": causal},
+          "both": {"src_mask": causal, "src_key_padding_mask": pad}, "every_key": {"src_key_padding_mask": every},
+          "finite_float": {"src_mask": torch.randn(5, 5)}}[masks]
+    with torch.no_grad(), caplog.at_level(logging.WARNING, logger="aot_torch"):
+        want = layer(x, **kw)
+        got = torch.compile(lambda x: layer(x, **kw), backend="aot")(x)
+    assert not [r.getMessage() for r in caplog.records if "PyTorch" in r.getMessage()]
+    torch.testing.assert_close(got, want, equal_nan=True)
+
+
 @pytest.mark.parametrize("op", ["index_select", "gather", "getitem"])
 def test_a_negative_index_is_taken_where_eager_takes_it(op):
     """`x[i]` counts a negative index from the end; `index_select` and
@@ -542,3 +567,44 @@ def test_aot_errors_are_runtime_errors():
         assert issubclass(cls, RuntimeError), cls
     with pytest.raises(RuntimeError):
         aot_torch.compile_ir("func.func @f(", [])
+
+
+def test_integer_floor_division_compiles_and_raises_as_eager(caplog):
+    # A model's length arithmetic (`(lengths - kernel) // stride + 1`:
+    # wav2vec2's feature extractor) ran in PyTorch.
+    def f(x, y):
+        return x // y, torch.div(x, y, rounding_mode="floor"), (x * 3) // 4
+
+    x = torch.tensor([7, -7, 7, -7, 0, -(2**63) + 1])
+    y = torch.tensor([2, 2, -2, -3, 5, 3])
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(f, backend="aot")(x, y)
+    assert not [r.getMessage() for r in caplog.records if "PyTorch" in r.getMessage()]
+    for g, e in zip(got, f(x, y)):
+        assert torch.equal(g, e)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        f(x, torch.zeros_like(y))
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.compile(f, backend="aot")(x, torch.zeros_like(y))
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_weight_norm_compiles_and_trains_as_eager(training, caplog):
+    # `nn.utils.weight_norm` (wav2vec2's positional convolution) is
+    # `_weight_norm_interface`, which ran in PyTorch.
+    def make():
+        torch.manual_seed(0)
+        return torch.nn.utils.weight_norm(torch.nn.Conv1d(4, 6, 3, padding=1), dim=2)
+
+    conv, ref = make(), make()
+    x = torch.randn(2, 4, 5)
+    with torch.set_grad_enabled(training), caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(conv, backend="aot")(x)
+        want = ref(x)
+    assert not [r.getMessage() for r in caplog.records if "PyTorch" in r.getMessage()]
+    torch.testing.assert_close(got, want)
+    if training:
+        got.square().sum().backward()
+        want.square().sum().backward()
+        for (n, p), q in zip(conv.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, msg=n)

@@ -795,6 +795,7 @@ OPS = {
     "tensor.round": _u(torch.round),
     "tensor.fmod": _b(torch.fmod),
     "tensor.remainder": _b(torch.remainder),
+    "tensor.floor_divide": _b(torch.floor_divide),
     "tensor.sqrt": _u(torch.sqrt),
     "tensor.rsqrt": _u(torch.rsqrt),
     "tensor.reciprocal": _u(torch.reciprocal),

@@ -694,3 +694,48 @@ fn an_output_no_gradient_reached_adds_nothing_to_the_backward() {
         assert!(g.args[0].as_ref().unwrap().to_vec::<f32>().unwrap().iter().all(|v| v.is_nan()));
     }
 }
+
+/// A layer norm's input gradient sums the gradient times the centered
+/// input, as PyTorch's batch norm backward does: over a row whose mean is
+/// large beside its spread (a batch norm's channel after a ReLU6 and a
+/// convolution), `Σ g·x − mean·Σ g` cancels and loses digits in f32.
+/// Checked against the same function run in f64.
+#[test]
+fn a_layer_norm_gradient_stays_accurate_when_the_mean_is_large() {
+    let text = |t: &str| {
+        format!(
+            "func.func @f(%x: tensor<4x256x{t}>) -> tensor<4x256x{t}> {{
+  %y:3 = tensor.layer_norm %x {{normalized_ndim = 1}} : tensor<4x256x{t}> -> (tensor<4x256x{t}>, tensor<4x1x{t}>, tensor<4x1x{t}>)
+  return %y#0 : tensor<4x256x{t}>
+}}
+"
+        )
+    };
+    let n = 4 * 256;
+    // A mean of 300, a spread of about 1, and a gradient with a mean (the
+    // values exact in f32, so that both runs see the same input).
+    let f32_exact = |v: f64| v as f32 as f64;
+    let x: Vec<f64> = (0..n).map(|k| f32_exact(300.0 + ((k * 7919) % 1000) as f64 / 500.0 - 1.0)).collect();
+    let g: Vec<f64> = (0..n).map(|k| f32_exact(0.5 + ((k * 104729) % 997) as f64 / 997.0)).collect();
+    let grad_of = |ty: &str| -> Vec<f64> {
+        let m = Module::parse(text(ty), "ln.mlir").unwrap();
+        let (xt, gt) = if ty == "f64" {
+            (Tensor::from_slice(&x, &[4, 256]).unwrap(), Tensor::from_slice(&g, &[4, 256]).unwrap())
+        } else {
+            let c = |v: &[f64]| v.iter().map(|&a| a as f32).collect::<Vec<f32>>();
+            (Tensor::from_slice(&c(&x), &[4, 256]).unwrap(), Tensor::from_slice(&c(&g), &[4, 256]).unwrap())
+        };
+        xt.set_requires_grad(true);
+        let mut f = m.compile(None, std::slice::from_ref(&xt), &Options::training()).unwrap();
+        let (_, state) = f.forward(std::slice::from_ref(&xt)).unwrap();
+        let gr = f.backward(state, &[Some(gt)]).unwrap();
+        gr.args[0].as_ref().unwrap().read_f64()
+    };
+    let (want, got) = (grad_of("f64"), grad_of("f32"));
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let worst = want.iter().zip(&got).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    // The cancelling form is off by 4e-4 of the scale here (PyTorch's own
+    // layer norm, which cancels the same way, by 1.5e-4); the centered one
+    // by 1e-4, most of it the f32 mean of the forward.
+    assert!(worst <= 1.5e-4 * scale, "worst {worst:e}, scale {scale:e}");
+}

@@ -96,6 +96,24 @@ pub fn div(k: &mut KernelCtx<'_>) -> KernelResult {
     binary(k, |a, b| a / b, |_, _| Err("integer division is not supported".into()), None)
 }
 
+/// The message PyTorch's integer division by zero raises.
+pub const ZERO_DIVISION: &str = "ZeroDivisionError";
+
+pub fn floor_divide(k: &mut KernelCtx<'_>) -> KernelResult {
+    binary(
+        k,
+        |a, b| (a / b).floor(),
+        |a, b| {
+            if b == 0 {
+                return Err(ZERO_DIVISION.into());
+            }
+            let q = a.wrapping_div(b);
+            Ok(if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) { q - 1 } else { q })
+        },
+        None,
+    )
+}
+
 pub fn fmod(k: &mut KernelCtx<'_>) -> KernelResult {
     binary(k, |a, b| a % b, |_, _| Err("fmod of integers".into()), None)
 }

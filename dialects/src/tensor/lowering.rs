@@ -102,6 +102,21 @@ pub fn div(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     binary(s, op, v, Binary::Div)
 }
 
+/// Integer floor division: `loop.div` rounds toward negative infinity;
+/// a zero divisor fails the call with PyTorch's error.
+pub fn floor_divide(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    if is_float_op(s, v[0])? {
+        return Err("floor_divide takes integers".into());
+    }
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[1])?;
+        let zero = s.const_i(0, e);
+        let ok = s.cmp(Predicate::Ne, w[1], zero)?;
+        s.assert(ok, super::kernels::ZERO_DIVISION);
+        s.bin(Binary::Div, w[0], w[1])
+    })
+}
+
 pub fn fmod(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     math(s, op, v, MathFn::Fmod)
 }

@@ -47,6 +47,14 @@ fn infer_binary_no_bool(ic: &InferCtx<'_>) -> InferResult {
     infer_binary(ic)
 }
 
+fn infer_binary_int(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    if e.is_float() || e.is_bool() {
+        return Err(format!("takes integer operands, got {e}"));
+    }
+    infer_binary(ic)
+}
+
 fn infer_compare(ic: &InferCtx<'_>) -> InferResult {
     same_elem(ic)?;
     let a = operand_tensor(ic, 0)?;
@@ -694,6 +702,17 @@ op!(
     k::remainder,
     vjp = d::remainder,
     lower = &Pointwise(l::remainder)
+);
+op!(
+    "tensor.floor_divide",
+    "Elementwise floor(a / b) of integers (Python's //; broadcasting; a zero divisor is an error)",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_int),
+    k::floor_divide,
+    lower = &Pointwise(l::floor_divide)
 );
 op!(
     "tensor.pow",

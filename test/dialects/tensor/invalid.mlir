@@ -407,3 +407,19 @@ func.func @amax_nonempty_dim_of_empty(%x: tensor<0x3xf32>) -> tensor<0xf32> {
   %0 = tensor.amax %x {dims = [1]} : tensor<0x3xf32> -> tensor<0xf32>
   return %0 : tensor<0xf32>
 }
+
+// -----
+
+func.func @floor_divide_float(%x: tensor<2xf32>) {
+  // expected-error@+1 {{'tensor.floor_divide' op takes integer operands, got f32}}
+  %0 = tensor.floor_divide %x, %x : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @floor_divide_bool(%x: tensor<2xi1>) {
+  // expected-error@+1 {{'tensor.floor_divide' op takes integer operands, got i1}}
+  %0 = tensor.floor_divide %x, %x : tensor<2xi1>
+  return
+}
