@@ -527,32 +527,33 @@ pub fn layer_norm(c: &mut VjpCtx<'_, '_>) -> R {
     let xhat = c.mul(centered, rstd)?;
     let w = (c.inputs.len() > 1).then(|| c.x(1));
     let gx = if c.need(0) {
-        // With gw = g·w, dotp = Σ gw·(x − mean) and db = Σ gw per row:
-        // dx = rstd·gw + b·(x − mean) − db·rstd/N, b = −dotp·rstd³/N.
-        // The sums are over the centered input, as PyTorch's batch norm
-        // backward takes them (`batch_norm_backward`): its layer norm
-        // kernel takes Σ gw·x − mean·Σ gw instead, which cancels when the
-        // mean is large beside the spread (a batch norm's channel after a
-        // ReLU6 and a convolution: a training step's gradients came out 1%
-        // off where eager's were exact to 1e-5).
+        // PyTorch's arrangement (LayerNormBackwardKernelImpl), which rounds
+        // as PyTorch does: with gw = g·w, ds = Σ gw·x and db = Σ gw per row,
+        // dx = rstd·gw + b·x + c, b = (db·mean − ds)·rstd³/N,
+        // c = −b·mean − db·rstd/N.
         let gw = match w {
             Some(w) => c.mul(g, w)?,
             None => g,
         };
         let scale = 1.0 / count as f64;
-        let gwc = c.mul(gw, centered)?;
-        let dotp = c.sum(gwc, &norm_dims, true)?;
+        let gwx = c.mul(gw, x)?;
+        let ds = c.sum(gwx, &norm_dims, true)?;
         let db = c.sum(gw, &norm_dims, true)?;
+        let dbm = c.mul(db, mean)?;
+        let t = c.sub(dbm, ds)?;
         let r2 = c.mul(rstd, rstd)?;
         let r3 = c.mul(r2, rstd)?;
-        let b = c.mul(dotp, r3)?;
-        let b = c.scale(b, -scale)?;
+        let b = c.mul(t, r3)?;
+        let b = c.scale(b, scale)?;
+        let bm = c.mul(b, mean)?;
         let dbr = c.mul(db, rstd)?;
         let dbr = c.scale(dbr, scale)?;
+        let cc = c.add(bm, dbr)?;
+        let cc = c.neg(cc)?;
         let a = c.mul(rstd, gw)?;
-        let bc = c.mul(b, centered)?;
-        let dx = c.add(a, bc)?;
-        Some(c.sub(dx, dbr)?)
+        let bx = c.mul(b, x)?;
+        let dx = c.add(a, bx)?;
+        Some(c.add(dx, cc)?)
     } else {
         None
     };

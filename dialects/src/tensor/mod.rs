@@ -706,7 +706,7 @@ op!(
 op!(
     "tensor.floor_divide",
     "Elementwise floor(a / b) of integers (Python's //; broadcasting; a zero divisor is an error)",
-    EW,
+    CMP,
     TWO,
     ONE,
     &[],
