@@ -8,7 +8,7 @@
 #   setup     Debian's LLVM 19 and MLIR 19 (apt-get, as root, when missing),
 #             the venvs .venv (lit, filecheck, jsonschema, NVIDIA's ptxas
 #             wheel) and test/.venv (PyTorch, pytest, pytest-xdist,
-#             maturin, transformers): started in the background, so that the downloads
+#             maturin, transformers, torchvision, timm): started in the background, so that the downloads
 #             overlap the first compile.
 #   default   the default build (no optional feature): compiled, and its
 #             unit tests run.
@@ -185,15 +185,16 @@ tools_venv() {
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir lit filecheck jsonschema nvidia-cuda-nvcc-cu12
 }
 torch_venv() {
-  if "$pyvenv/bin/python" -c 'import torch, pytest, xdist, maturin, transformers' 2>/dev/null; then
+  if "$pyvenv/bin/python" -c 'import torch, pytest, xdist, maturin, transformers, torchvision, timm' 2>/dev/null; then
     return 0
   fi
   python3 -m venv "$pyvenv"
   # (No copy of the 2.8 GB of wheels in pip's cache: the venv is what a
   # re-run reuses.)
-  # transformers: the real-model tests build tiny Hugging Face models.
-  "$pyvenv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir torch pytest pytest-xdist \
-    'maturin>=1.9.4,<2' 'transformers>=5.24,<6'
+  # transformers, torchvision, timm: the real-model tests build small
+  # models of each with random weights.
+  "$pyvenv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir torch torchvision pytest \
+    pytest-xdist 'maturin>=1.9.4,<2' 'transformers>=5.24,<6' 'timm>=1.0.31,<2'
 }
 
 # GB free on the file system of target/ (CI's disk is not large: the

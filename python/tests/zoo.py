@@ -1,0 +1,401 @@
+"""Real models as users build them, with random weights and small
+configurations (nothing is downloaded): torchvision, timm, Hugging Face
+transformers and torch.nn. Each entry builds a model, its example inputs
+and the loss a training step takes, all from fixed seeds, and runs in
+seconds on a CPU.
+
+`check(name, mode)` runs one model as PyTorch's dynamo benchmark harness
+checks a backend: eager in float32 and float64 (the reference and its
+fp64 twin) and `torch.compile(model, backend="aot")` on identical copies,
+compared with the harness's own `same` (its tolerance and fp64 rule), and
+counts what aot left to PyTorch (the backend's fallback warnings). In
+`train` mode one step: the loss's backward, then the loss and every
+parameter's gradient are compared.
+
+    python python/tests/zoo.py [NAME ...] [--modes infer,train]
+
+prints one line per model and mode: accurate or not, and every fallback
+reason. The test module `test_model_zoo.py` runs the same checks."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Tuple
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+@dataclass
+class Case:
+    build: Callable[[], nn.Module]
+    # The example inputs (positional, keyword), made from a generator.
+    inputs: Callable[[torch.Generator], Tuple[tuple, dict]]
+    # The training loss from the model's output.
+    loss: Callable[[Any], torch.Tensor]
+    family: str
+    # Tolerances of `same` in inference and training: the dynamo
+    # harness's for its timm and Hugging Face suites (1e-3; 1e-2 for a
+    # training step, whose gradients pass through many more roundings).
+    tol: Tuple[float, float] = (1e-3, 1e-2)
+    # Compare a training step by cosine similarity (the harness's
+    # `--cosine`, which its lists give models whose gradients turn on a
+    # kink): a ReLU6 input within rounding of 0 decides whether an element
+    # passes its gradient, and eager in f32 and in f64 may already differ.
+    cosine: bool = False
+
+
+def _images(n=4, c=3, hw=64):
+    return lambda g: ((torch.randn(n, c, hw, hw, generator=g),), {})
+
+
+def _classify(out):
+    if not isinstance(out, torch.Tensor):
+        out = out.logits
+    target = torch.arange(out.shape[0]) % out.shape[-1]
+    return F.cross_entropy(out.float(), target)
+
+
+def _hf_loss(out):
+    return out.loss
+
+
+def _tokens(name, n=2, t=12, vocab=100):
+    def make(g):
+        ids = torch.randint(2, vocab, (n, t), generator=g)
+        mask = torch.ones(n, t, dtype=torch.long)
+        mask[1, t - 4:] = 0
+        kw = {"input_ids": ids, "attention_mask": mask, "labels": ids}
+        if name in ("t5", "bart"):
+            kw["decoder_input_ids"] = ids
+        return (), kw
+    return make
+
+
+def _no_dropout(model):
+    for m in model.modules():
+        if isinstance(m, nn.Dropout) or type(m).__name__ in ("StochasticDepth", "DropPath"):
+            m.p = 0.0
+            if hasattr(m, "drop_prob"):
+                m.drop_prob = 0.0
+    return model
+
+
+# -- torchvision ----------------------------------------------------------
+
+
+def _tv(name, **kw):
+    def build():
+        import torchvision
+        return getattr(torchvision.models, name)(weights=None, **kw)
+    return build
+
+
+def _tv_vit():
+    from torchvision.models.vision_transformer import VisionTransformer
+    return VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64,
+                             num_classes=10)
+
+
+def _tv_convnext():
+    from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+    settings = [CNBlockConfig(16, 32, 1), CNBlockConfig(32, 64, 1), CNBlockConfig(64, None, 1)]
+    return ConvNeXt(settings, num_classes=10)
+
+
+def _tv_swin():
+    from torchvision.models.swin_transformer import SwinTransformer
+    return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=[2, 2],
+                           num_classes=10)
+
+
+# -- timm -----------------------------------------------------------------
+
+
+def _timm(name, **kw):
+    def build():
+        import timm
+        return timm.create_model(name, pretrained=False, num_classes=10, **kw)
+    return build
+
+
+# -- transformers ---------------------------------------------------------
+
+
+def _hf(name):
+    def build():
+        import transformers as T
+        if name == "gpt2":
+            cfg = T.GPT2Config(n_layer=2, n_head=2, n_embd=32, vocab_size=100, n_positions=64, bos_token_id=0,
+                               eos_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+            return T.GPT2LMHeadModel(cfg)
+        if name == "bert":
+            cfg = T.BertConfig(num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64,
+                               vocab_size=100, max_position_embeddings=64, hidden_dropout_prob=0.0,
+                               attention_probs_dropout_prob=0.0)
+            return T.BertForMaskedLM(cfg)
+        if name == "roberta":
+            cfg = T.RobertaConfig(num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64,
+                                  vocab_size=100, max_position_embeddings=64, hidden_dropout_prob=0.0,
+                                  attention_probs_dropout_prob=0.0, pad_token_id=1)
+            return T.RobertaForMaskedLM(cfg)
+        if name == "llama":
+            cfg = T.LlamaConfig(num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, hidden_size=32,
+                                intermediate_size=64, vocab_size=100, max_position_embeddings=64, bos_token_id=0,
+                                eos_token_id=0)
+            return T.LlamaForCausalLM(cfg)
+        if name == "qwen2":
+            cfg = T.Qwen2Config(num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, hidden_size=32,
+                                intermediate_size=64, vocab_size=100, max_position_embeddings=64, bos_token_id=0,
+                                eos_token_id=0)
+            return T.Qwen2ForCausalLM(cfg)
+        if name == "t5":
+            cfg = T.T5Config(num_layers=2, num_heads=2, d_model=32, d_kv=16, d_ff=64, vocab_size=100,
+                             decoder_start_token_id=0, eos_token_id=1, pad_token_id=0, dropout_rate=0.0)
+            return T.T5ForConditionalGeneration(cfg)
+        if name == "bart":
+            cfg = T.BartConfig(encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                               decoder_attention_heads=2, d_model=32, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                               vocab_size=100, max_position_embeddings=64, dropout=0.0, attention_dropout=0.0,
+                               activation_dropout=0.0, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                               decoder_start_token_id=2)
+            return T.BartForConditionalGeneration(cfg)
+        if name == "whisper":
+            cfg = T.WhisperConfig(encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                                  decoder_attention_heads=2, d_model=32, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                                  vocab_size=100, num_mel_bins=16, max_source_positions=16, max_target_positions=32,
+                                  dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, pad_token_id=0,
+                                  bos_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+            return T.WhisperForConditionalGeneration(cfg)
+        if name == "wav2vec2":
+            cfg = T.Wav2Vec2Config(num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64,
+                                   conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),
+                                   num_conv_pos_embeddings=8, num_conv_pos_embedding_groups=2, vocab_size=20,
+                                   hidden_dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
+                                   feat_proj_dropout=0.0, layerdrop=0.0, mask_time_prob=0.0, final_dropout=0.0)
+            return T.Wav2Vec2ForCTC(cfg)
+        raise KeyError(name)
+    return build
+
+
+def _whisper_inputs(g):
+    feats = torch.randn(2, 16, 32, generator=g)
+    labels = torch.randint(2, 100, (2, 6), generator=g)
+    return (), {"input_features": feats, "labels": labels}
+
+
+def _wav2vec2_inputs(g):
+    audio = torch.randn(2, 400, generator=g)
+    labels = torch.randint(1, 20, (2, 5), generator=g)
+    return (), {"input_values": audio, "labels": labels}
+
+
+# -- torch.nn -------------------------------------------------------------
+
+
+class _Recurrent(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = getattr(nn, kind)(input_size=8, hidden_size=16, num_layers=2, batch_first=True)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.head(out[:, -1])
+
+
+class _Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+        self.head = nn.Linear(32, 4)
+
+    def forward(self, x, mask):
+        return self.head(self.enc(x, src_key_padding_mask=mask).mean(1))
+
+
+class _Transformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t = nn.Transformer(d_model=32, nhead=4, num_encoder_layers=1, num_decoder_layers=1,
+                                dim_feedforward=64, dropout=0.0, batch_first=True)
+        self.head = nn.Linear(32, 4)
+
+    def forward(self, src, tgt):
+        causal = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
+        return self.head(self.t(src, tgt, tgt_mask=causal, tgt_is_causal=True).mean(1))
+
+
+def _seq(*shapes):
+    return lambda g: (tuple(torch.randn(*s, generator=g) for s in shapes), {})
+
+
+def _padded(g):
+    x = torch.randn(2, 6, 32, generator=g)
+    mask = torch.zeros(2, 6, dtype=torch.bool)
+    mask[1, 4:] = True
+    return (x, mask), {}
+
+
+CASES: Dict[str, Case] = {
+    # vision: residual, inverted residual with squeeze-excitation and hard
+    # activations, vision transformers, ConvNeXt, MobileViT.
+    "tv_resnet18": Case(_tv("resnet18", num_classes=10), _images(), _classify, "vision"),
+    "tv_mobilenet_v2": Case(_tv("mobilenet_v2", num_classes=10), _images(), _classify, "vision", cosine=True),
+    "tv_mobilenet_v3_small": Case(_tv("mobilenet_v3_small", num_classes=10), _images(), _classify, "vision"),
+    "tv_efficientnet_b0": Case(_tv("efficientnet_b0", num_classes=10), _images(), _classify, "vision"),
+    "tv_vit": Case(_tv_vit, _images(hw=32), _classify, "vision"),
+    "tv_convnext": Case(_tv_convnext, _images(), _classify, "vision"),
+    "tv_swin": Case(_tv_swin, _images(hw=32), _classify, "vision"),
+    "timm_mobilevit_xxs": Case(_timm("mobilevit_xxs"), _images(), _classify, "vision"),
+    "timm_efficientnet_b0": Case(_timm("efficientnet_b0"), _images(), _classify, "vision"),
+    "timm_resnet18": Case(_timm("resnet18"), _images(), _classify, "vision"),
+    # text: encoders, decoders (causal mask, rotary embeddings, grouped
+    # key/value heads), encoder-decoders, speech.
+    "hf_gpt2": Case(_hf("gpt2"), _tokens("gpt2"), _hf_loss, "text"),
+    "hf_bert": Case(_hf("bert"), _tokens("bert"), _hf_loss, "text"),
+    "hf_roberta": Case(_hf("roberta"), _tokens("roberta"), _hf_loss, "text"),
+    "hf_llama": Case(_hf("llama"), _tokens("llama"), _hf_loss, "text"),
+    "hf_qwen2": Case(_hf("qwen2"), _tokens("qwen2"), _hf_loss, "text"),
+    "hf_t5": Case(_hf("t5"), _tokens("t5"), _hf_loss, "text"),
+    "hf_bart": Case(_hf("bart"), _tokens("bart"), _hf_loss, "text"),
+    "hf_whisper": Case(_hf("whisper"), _whisper_inputs, _hf_loss, "text"),
+    "hf_wav2vec2": Case(_hf("wav2vec2"), _wav2vec2_inputs, _hf_loss, "text"),
+    # torch.nn's recurrent and transformer modules.
+    "nn_lstm": Case(lambda: _Recurrent("LSTM"), _seq((2, 5, 8)), _classify, "nn"),
+    "nn_gru": Case(lambda: _Recurrent("GRU"), _seq((2, 5, 8)), _classify, "nn"),
+    "nn_transformer_encoder": Case(_Encoder, _padded, _classify, "nn"),
+    "nn_transformer": Case(_Transformer, _seq((2, 5, 32), (2, 4, 32)), _classify, "nn"),
+}
+
+
+class _Fallbacks(logging.Handler):
+    """The backend's warnings that something runs in PyTorch."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.lines: List[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+@dataclass
+class Result:
+    name: str
+    mode: str
+    accurate: bool
+    fallbacks: List[str] = field(default_factory=list)
+    error: str = ""
+    seconds: float = 0.0
+    # Regions aot compiled (0: Dynamo gave the backend nothing).
+    compiled: int = 0
+
+
+def _to64(x):
+    if isinstance(x, torch.Tensor) and x.is_floating_point():
+        return x.double()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to64(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _to64(v) for k, v in x.items()}
+    return x
+
+
+def _outputs(out):
+    """The tensors a model returns (a Hugging Face output's fields)."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if hasattr(out, "to_tuple"):
+        out = out.to_tuple()
+    if isinstance(out, dict):
+        out = list(out.values())
+    if not isinstance(out, (list, tuple)):
+        return []  # (a key/value cache object: its tensors are the logits' inputs)
+    return [t for v in out for t in _outputs(v)]
+
+
+def _step(model, case, args, kw, mode):
+    """Outputs (and gradients in train mode) of one call."""
+    if mode == "infer":
+        with torch.no_grad():
+            return [t.detach() for t in _outputs(model(*args, **kw))]
+    out = model(*args, **kw)
+    loss = case.loss(out)
+    loss.backward()
+    grads = [p.grad for p in model.parameters()]
+    return [loss.detach()] + [g if g is None else g.detach() for g in grads]
+
+
+def check(name: str, mode: str, backend="aot") -> Result:
+    """Runs model `name` in `mode` ("infer" or "train") eagerly (float32
+    and float64) and compiled, and compares as the dynamo harness does."""
+    from torch._dynamo.utils import same
+
+    case = CASES[name]
+    started = time.perf_counter()
+    torch.manual_seed(0)
+    model = _no_dropout(case.build())
+    model.train(mode == "train")
+    args, kw = case.inputs(torch.Generator().manual_seed(1))
+    ref_model = copy.deepcopy(model)
+    fp64_model = copy.deepcopy(model).double()
+    compiled_model = copy.deepcopy(model)
+    ref = _step(ref_model, case, args, kw, mode)
+    fp64 = _step(fp64_model, case, _to64(args), _to64(kw), mode)
+    from aot_torch.backend import stats
+
+    compiled_before = stats["compiled"]
+    handler = _Fallbacks()
+    log = logging.getLogger("aot_torch")
+    log.addHandler(handler)
+    torch._dynamo.reset()
+    try:
+        res = _step(torch.compile(compiled_model, backend=backend), case, args, kw, mode)
+    except Exception as e:  # noqa: BLE001  (reported, not raised: the table lists every model)
+        return Result(name, mode, False, handler.lines, "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200]),
+                      time.perf_counter() - started)
+    finally:
+        log.removeHandler(handler)
+        torch._dynamo.reset()
+    ok = len(ref) == len(res) and all(
+        (r is None) == (c is None) and (r is None or same(r, c, fp64_ref=f, tol=case.tol[mode == "train"], cos_similarity=case.cosine and mode == "train",
+                 log_error=lambda *a: None))
+        for r, c, f in zip(ref, res, fp64))
+    return Result(name, mode, bool(ok), handler.lines, "", time.perf_counter() - started,
+                  stats["compiled"] - compiled_before)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", help="models (default: all)")
+    ap.add_argument("--modes", default="infer,train")
+    ap.add_argument("--backend", default="aot")
+    a = ap.parse_args(argv)
+    import aot_torch  # noqa: F401  (registers the backend)
+
+    torch.set_num_threads(2)
+    names = a.names or list(CASES)
+    bad = 0
+    for name in names:
+        for mode in a.modes.split(","):
+            r = check(name, mode, a.backend)
+            verdict = "accurate" if r.accurate else "WRONG" if not r.error else "ERROR"
+            print("%-24s %-5s %-8s %5.1fs  regions %d  fallbacks %d%s" % (
+                name, mode, verdict, r.seconds, r.compiled, len(r.fallbacks), ("  " + r.error) if r.error else ""),
+                flush=True)
+            for line in dict.fromkeys(r.fallbacks):
+                print("    " + line.splitlines()[0][:220], flush=True)
+            bad += (not r.accurate) or bool(r.fallbacks) or not r.compiled
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
