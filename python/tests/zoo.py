@@ -12,10 +12,12 @@ counts what aot left to PyTorch (the backend's fallback warnings). In
 `train` mode one step: the loss's backward, then the loss and every
 parameter's gradient are compared.
 
-    python python/tests/zoo.py [NAME ...] [--modes infer,train]
+    python python/tests/zoo.py [NAME ...] [--modes infer,train] [--ops]
 
 prints one line per model and mode: accurate or not, and every fallback
-reason. The test module `test_model_zoo.py` runs the same checks."""
+reason; with `--ops`, the ATen ops each model reaches and how aot handles
+each one (`op_report`). The test module `test_model_zoo.py` runs the same
+checks."""
 
 from __future__ import annotations
 
@@ -373,16 +375,86 @@ def check(name: str, mode: str, backend="aot") -> Result:
                   stats["compiled"] - compiled_before)
 
 
+def op_report(call: Callable[[], Any]) -> List[Tuple[str, int, str]]:
+    """The ATen ops `call()` (a compiled model's call) reaches and how aot
+    handles each: `(op, count, how)`, `how` the IR ops its nodes became
+    (read from the locations of the translated IR, which name each op's
+    ATen node) or "PyTorch: <reason>". The ops are those of the ATen graph
+    after aot's decompositions (a convolution appears as the slices and
+    matrix products it is written with)."""
+    import re
+    from collections import defaultdict
+
+    backend = sys.modules["aot_torch.backend"]
+    graphs = []  # (aten graph, {node: reason}) per Dynamo graph
+    texts: List[str] = []
+    split, variant_init = backend._split, backend._Variant.__init__
+
+    def spy_split(aten_gm, cfg, graph_name):
+        # (Read before the split, which moves the regions' nodes into
+        # submodules of the graph.)
+        nodes = [(n.name, str(n.target)) for n in aten_gm.graph.nodes if n.op == "call_function"]
+        module, unsupported = split(aten_gm, cfg, graph_name)
+        graphs.append((nodes, {n.name: r for n, r in unsupported}))
+        return module, unsupported
+
+    def spy_variant(self, translation, *a, **kw):
+        texts.append(translation.text)
+        return variant_init(self, translation, *a, **kw)
+
+    backend._split, backend._Variant.__init__ = spy_split, spy_variant
+    try:
+        call()
+    finally:
+        backend._split, backend._Variant.__init__ = split, variant_init
+    # Each IR op's location names the FX node it translates.
+    ir_of: Dict[str, set] = defaultdict(set)
+    for text in texts:
+        for op, node in re.findall(r'"([a-z]+\.[a-z_0-9]+)"\(.*loc\("([^"]+)"', text):
+            ir_of[node].add(op)
+    rows: Dict[str, List[Any]] = {}
+    for nodes, unsupported in graphs:
+        for node, name in nodes:
+            if name.startswith("<built-in function getitem>"):
+                continue
+            how = "PyTorch: " + unsupported[node] if node in unsupported else \
+                ", ".join(sorted(ir_of.get(node, ()))) or "no IR op (folded or dead)"
+            row = rows.setdefault(name + "\0" + how, [name, 0, how])
+            row[1] += 1
+    return sorted((r[0], r[1], r[2]) for r in rows.values())
+
+
+def _report(name, mode):
+    case = CASES[name]
+    torch.manual_seed(0)
+    model = _no_dropout(case.build())
+    model.train(mode == "train")
+    args, kw = case.inputs(torch.Generator().manual_seed(1))
+    torch._dynamo.reset()
+    rows = op_report(lambda: _step(torch.compile(model, backend="aot"), case, args, kw, mode))
+    torch._dynamo.reset()
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", help="models (default: all)")
     ap.add_argument("--modes", default="infer,train")
     ap.add_argument("--backend", default="aot")
+    ap.add_argument("--ops", action="store_true",
+                    help="list the ATen ops each model reaches and how aot handles each, instead of checking")
     a = ap.parse_args(argv)
     import aot_torch  # noqa: F401  (registers the backend)
 
     torch.set_num_threads(2)
     names = a.names or list(CASES)
+    if a.ops:
+        for name in names:
+            for mode in a.modes.split(","):
+                print("%s (%s):" % (name, mode))
+                for op, count, how in _report(name, mode):
+                    print("  %-48s %4d  %s" % (op, count, how))
+        return 0
     bad = 0
     for name in names:
         for mode in a.modes.split(","):
