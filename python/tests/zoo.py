@@ -74,7 +74,7 @@ def _tokens(name, n=2, t=12, vocab=100):
         mask = torch.ones(n, t, dtype=torch.long)
         mask[1, t - 4:] = 0
         kw = {"input_ids": ids, "attention_mask": mask, "labels": ids}
-        if name in ("t5", "bart"):
+        if name in ("t5", "bart", "pegasus"):
             kw["decoder_input_ids"] = ids
         return (), kw
     return make
@@ -175,6 +175,42 @@ def _hf(name):
                                   dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, pad_token_id=0,
                                   bos_token_id=0, eos_token_id=1, decoder_start_token_id=0)
             return T.WhisperForConditionalGeneration(cfg)
+        common = dict(num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64,
+                      vocab_size=100, max_position_embeddings=64)
+        no_drop = dict(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+        if name == "distilbert":
+            return T.DistilBertForMaskedLM(T.DistilBertConfig(n_layers=2, n_heads=2, dim=32, hidden_dim=64,
+                                                              vocab_size=100, max_position_embeddings=64,
+                                                              dropout=0.0, attention_dropout=0.0))
+        if name == "albert":
+            return T.AlbertForMaskedLM(T.AlbertConfig(embedding_size=16, **no_drop, **common))
+        if name == "electra":
+            return T.ElectraForMaskedLM(T.ElectraConfig(embedding_size=16, **no_drop, **common))
+        if name == "deberta":
+            return T.DebertaV2ForMaskedLM(T.DebertaV2Config(**no_drop, **common))
+        if name == "opt":
+            return T.OPTForCausalLM(T.OPTConfig(num_hidden_layers=2, num_attention_heads=2, hidden_size=32,
+                                                ffn_dim=64, vocab_size=100, max_position_embeddings=64,
+                                                word_embed_proj_dim=32, dropout=0.0, attention_dropout=0.0))
+        if name == "mistral":
+            return T.MistralForCausalLM(T.MistralConfig(num_key_value_heads=1, **common))
+        if name == "phi":
+            return T.PhiForCausalLM(T.PhiConfig(num_key_value_heads=2, resid_pdrop=0.0, embd_pdrop=0.0,
+                                                attention_dropout=0.0, **common))
+        if name == "gpt_neox":
+            return T.GPTNeoXForCausalLM(T.GPTNeoXConfig(hidden_dropout=0.0, attention_dropout=0.0, **common))
+        if name == "gemma":
+            return T.GemmaForCausalLM(T.GemmaConfig(num_key_value_heads=1, head_dim=16, **common))
+        if name == "pegasus":
+            return T.PegasusForConditionalGeneration(T.PegasusConfig(
+                encoder_layers=2, decoder_layers=2, encoder_attention_heads=2, decoder_attention_heads=2,
+                d_model=32, encoder_ffn_dim=64, decoder_ffn_dim=64, vocab_size=100, max_position_embeddings=64,
+                dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, pad_token_id=0, eos_token_id=1,
+                decoder_start_token_id=0))
+        if name == "vit":
+            return T.ViTForImageClassification(T.ViTConfig(image_size=32, patch_size=8, num_labels=10,
+                                                           num_hidden_layers=2, num_attention_heads=2,
+                                                           hidden_size=32, intermediate_size=64, **no_drop))
         if name == "wav2vec2":
             cfg = T.Wav2Vec2Config(num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64,
                                    conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),
@@ -190,6 +226,10 @@ def _whisper_inputs(g):
     feats = torch.randn(2, 16, 32, generator=g)
     labels = torch.randint(2, 100, (2, 6), generator=g)
     return (), {"input_features": feats, "labels": labels}
+
+
+def _vit_inputs(g):
+    return (), {"pixel_values": torch.randn(2, 3, 32, 32, generator=g), "labels": torch.tensor([1, 2])}
 
 
 def _wav2vec2_inputs(g):
@@ -259,6 +299,17 @@ CASES: Dict[str, Case] = {
     "timm_mobilevit_xxs": Case(_timm("mobilevit_xxs"), _images(), _classify, "vision"),
     "timm_efficientnet_b0": Case(_timm("efficientnet_b0"), _images(), _classify, "vision"),
     "timm_resnet18": Case(_timm("resnet18"), _images(), _classify, "vision"),
+    "tv_shufflenet_v2": Case(_tv("shufflenet_v2_x0_5", num_classes=10), _images(), _classify, "vision"),
+    "tv_squeezenet": Case(_tv("squeezenet1_1", num_classes=10), _images(), _classify, "vision"),
+    "tv_mnasnet": Case(_tv("mnasnet0_5", num_classes=10), _images(), _classify, "vision", cosine=True),
+    "tv_regnet": Case(_tv("regnet_y_400mf", num_classes=10), _images(), _classify, "vision"),
+    "tv_densenet121": Case(_tv("densenet121", num_classes=10), _images(hw=32), _classify, "vision"),
+    "timm_vit_tiny": Case(_timm("vit_tiny_patch16_224", img_size=32, patch_size=8), _images(hw=32), _classify,
+                          "vision"),
+    "timm_convnext_atto": Case(_timm("convnext_atto"), _images(), _classify, "vision"),
+    "timm_regnetx": Case(_timm("regnetx_002"), _images(), _classify, "vision"),
+    "timm_mixer": Case(_timm("mixer_s16_224", img_size=64), _images(), _classify, "vision"),
+    "timm_levit": Case(_timm("levit_128s", img_size=64), _images(), _classify, "vision"),
     # text: encoders, decoders (causal mask, rotary embeddings, grouped
     # key/value heads), encoder-decoders, speech.
     "hf_gpt2": Case(_hf("gpt2"), _tokens("gpt2"), _hf_loss, "text"),
@@ -270,6 +321,17 @@ CASES: Dict[str, Case] = {
     "hf_bart": Case(_hf("bart"), _tokens("bart"), _hf_loss, "text"),
     "hf_whisper": Case(_hf("whisper"), _whisper_inputs, _hf_loss, "text"),
     "hf_wav2vec2": Case(_hf("wav2vec2"), _wav2vec2_inputs, _hf_loss, "text"),
+    "hf_distilbert": Case(_hf("distilbert"), _tokens("distilbert"), _hf_loss, "text"),
+    "hf_albert": Case(_hf("albert"), _tokens("albert"), _hf_loss, "text"),
+    "hf_electra": Case(_hf("electra"), _tokens("electra"), _hf_loss, "text"),
+    "hf_deberta_v2": Case(_hf("deberta"), _tokens("deberta"), _hf_loss, "text"),
+    "hf_opt": Case(_hf("opt"), _tokens("opt"), _hf_loss, "text"),
+    "hf_mistral": Case(_hf("mistral"), _tokens("mistral"), _hf_loss, "text"),
+    "hf_phi": Case(_hf("phi"), _tokens("phi"), _hf_loss, "text"),
+    "hf_gpt_neox": Case(_hf("gpt_neox"), _tokens("gpt_neox"), _hf_loss, "text"),
+    "hf_gemma": Case(_hf("gemma"), _tokens("gemma"), _hf_loss, "text"),
+    "hf_pegasus": Case(_hf("pegasus"), _tokens("pegasus"), _hf_loss, "text"),
+    "hf_vit": Case(_hf("vit"), _vit_inputs, _hf_loss, "vision"),
     # torch.nn's recurrent and transformer modules.
     "nn_lstm": Case(lambda: _Recurrent("LSTM"), _seq((2, 5, 8)), _classify, "nn"),
     "nn_gru": Case(lambda: _Recurrent("GRU"), _seq((2, 5, 8)), _classify, "nn"),
