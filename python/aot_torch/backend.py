@@ -887,6 +887,7 @@ class _Variant:
                      (bound[i] is not tensors[i] or detach[k] is not None or tensors[i].requires_grad)
                      for k, i in enumerate(self.aliases)]
         no_grad_view = self.translation.result_no_grad_view
+        through_no_grad = self.translation.result_through_no_grad_view
         for k, i in enumerate(self.aliases):
             if self.same_object[k] is not None and detach[k] is None:
                 outs[k] = tensors[self.same_object[k]]
@@ -909,8 +910,14 @@ class _Variant:
                 # place in grad mode (fuzz seed 7378: `v0, v1 =
                 # a2.split(2, 0)` under no_grad, `v0.fill_` after a graph
                 # break raises in eager).
+                src = tensors[i]
+                if through_no_grad[k] and torch.is_grad_enabled():
+                    # A view of a view made under no_grad: its history
+                    # stops at that one (fuzz seed 12532).
+                    with torch.no_grad():
+                        src = src.view(src.shape)
                 with torch.set_grad_enabled(torch.is_grad_enabled() and not no_grad_view[k]):
-                    outs[k] = _alias_of(tensors[i], outs[k], detach[k])
+                    outs[k] = _alias_of(src, outs[k], detach[k])
         # A detach of part of an intermediate: eager's shares the memory at
         # its offset, without a `_base`.
         for k, o in enumerate(outs):

@@ -467,6 +467,29 @@ class Translation:
     # requires grad when its base does, yet is a leaf: no history, no
     # gradient through it.
     result_no_grad_view: List[bool] = field(default_factory=list)
+    # Per result: a view made in grad mode of a view made under no_grad
+    # (`with no_grad(): v0 = a.unsqueeze(1)`, then `v0.unbind(1)[0]`). Its
+    # gradient stops at that no_grad view, a leaf of no history: none
+    # reaches the argument below it (fuzz seed 12532).
+    result_through_no_grad_view: List[bool] = field(default_factory=list)
+
+
+def _through_no_grad_view(node: torch.fx.Node) -> bool:
+    """Whether the chain of views and in-place results below `node` (not
+    `node`'s own maker) holds a view made under no_grad."""
+    n = node
+    first = True
+    while isinstance(n, torch.fx.Node) and n.op == "call_function" and n.args:
+        if n.target is operator.getitem:
+            n = n.args[0]
+            continue
+        if not (_is_inplace_node(n) or _is_view_node(n)):
+            return False
+        if not first and _is_view_node(n) and grad_mode_of(n) is False:
+            return True
+        first = False
+        n = n.args[0]
+    return False
 
 
 def _is_view_node(node: torch.fx.Node) -> bool:
@@ -951,6 +974,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     detaches: List[Optional[str]] = []
     multi: List[bool] = []
     no_grad_views: List[bool] = []
+    through_no_grad: List[bool] = []
     offsets: List[int] = []
     inputs: List[Optional[int]] = []
     view_of: List[Optional[int]] = []
@@ -980,6 +1004,8 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     detaches.append(detach)
                     multi.append(is_view and detach is None and _multi_output_view(o))
                     no_grad_views.append(no_grad_view)
+                    through_no_grad.append(is_view and detach is None and not no_grad_view and
+                                           _through_no_grad_view(o))
                     inputs.append(_input_object(o, placeholders))
                     root = _creation_and_root(o)[1]
                     view_of.append(placeholders.index(root) if root is not None else None)
@@ -1017,6 +1043,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_multi_view=multi,
         result_detach=detaches,
         result_no_grad_view=no_grad_views,
+        result_through_no_grad_view=through_no_grad,
         result_input=inputs,
         result_view_of=view_of,
         result_stale_view=_stale_views(graph, result_nodes),
