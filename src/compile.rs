@@ -313,11 +313,15 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         p.filter(|&p| meta.input_info.get(p).is_some_and(|i| i.resized_numel.is_some())).map(|_| mutated.len() + j)
     };
     let returned = returned_view_roots(ctx, func);
-    let mut joined =
-        joined_siblings(meta, &returned, mutated.len(), num_user_out, &|k| match &meta.output_info.get(k)?.layout {
+    // An output's layout in the storage eager holds it in: a view of an
+    // intermediate has one; without one, it is contiguous from the start.
+    let own_layout = |k: usize| -> Option<Strided> {
+        match &meta.output_info.get(k)?.layout {
             Some(l) => Some(to_runtime(l)),
             None => contiguous_of_result(ctx, func, mutated.len() + k).ok(),
-        });
+        }
+    };
+    let mut placed = placements(meta, &returned, mutated.len(), num_user_out, &own_layout);
     for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {
         let layout_of = |base: &Strided| -> Result<Strided, String> {
             match (&o.views, &o.layout) {
@@ -343,25 +347,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             }
             OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => {
                 let r = mutated.len() + j;
-                // A view of an intermediate that is itself returned as is:
-                // eager returns both in one storage (a write through one is
-                // seen through the other), so this output is a view of it.
-                let viewed = (o.output_type == OutputType::NonAlias)
-                    .then(|| viewed_output(meta, &returned, mutated.len(), j))
-                    .flatten();
-                // Its layout in the storage eager holds it in: a view of an
-                // intermediate has one; without one, it is contiguous from
-                // the start.
-                let own_layout = |k: usize| -> Option<Strided> {
-                    match &meta.output_info.get(k)?.layout {
-                        Some(l) => Some(to_runtime(l)),
-                        None => contiguous_of_result(ctx, func, mutated.len() + k).ok(),
-                    }
-                };
-                let sibling = match viewed {
-                    Some(_) => None,
-                    None => sibling_view(meta, &returned, mutated.len(), j, &own_layout).or_else(|| joined[j].take()),
-                };
+                let Placement { viewed, sibling } = placed.get_mut(j).map(std::mem::take).unwrap_or_default();
                 match (viewed, sibling, &o.layout) {
                     // Two views of one intermediate that is not returned
                     // (`y = x.flip(0); return y[2], y[2].expand(2)`): eager
@@ -686,6 +672,7 @@ fn viewed_output(meta: &ViewAndMutationMeta, returned: &[(Value, Value)], first:
 /// does not return (its layout is in that intermediate's storage), lies
 /// beside the other outputs eager holds in that storage (its storage
 /// group) that view the same value.
+#[derive(Clone, Copy)]
 enum Sibling {
     /// The first of them: a fresh storage of `numel` elements holds them all.
     First { numel: i64 },
@@ -745,11 +732,24 @@ fn sibling_view(
     Some(Sibling::First { numel })
 }
 
-/// The outputs eager holds in one storage that neither [`viewed_output`]
-/// nor [`sibling_view`] connects, because their values are no longer views
-/// of one value: the value-level rewrites may fold a view of an updated
-/// intermediate into the update itself (`y = x.index_select(..); z =
-/// y.as_strided(..); z.index_put_(..); return z, z.squeeze(1)`: the first
+/// Where a user output the graph computes lies beside the other outputs
+/// eager holds in its storage (none for an output that aliases an input).
+#[derive(Default)]
+struct Placement {
+    /// A view of a value the graph also returns as output `k` ([`viewed_output`]):
+    /// eager returns both in one storage (a write through one is seen
+    /// through the other), so this output is a view of it.
+    viewed: Option<usize>,
+    /// Otherwise, one of several outputs written into one storage.
+    sibling: Option<Sibling>,
+}
+
+/// [`Placement`] of every user output. Outputs of one storage group go
+/// together through view chains ([`viewed_output`], [`sibling_view`]); the
+/// ones no chain connects, because their values are no longer views of one
+/// value, are joined here: the value-level rewrites may fold a view of an
+/// updated intermediate into the update itself (`y = x.index_select(..); z
+/// = y.as_strided(..); z.index_put_(..); return z, z.squeeze(1)`: the first
 /// output becomes `index_put`'s result, the second stays a view of the
 /// scatter into `y`). Their values agree wherever their eager layouts
 /// overlap (they are that storage's final contents), so each is written at
@@ -757,32 +757,43 @@ fn sibling_view(
 /// already view (its layout is the storage's own, contiguous from the
 /// start), when it holds this output's layout; else the first of them gets
 /// a storage that holds them all and the others view it. Only outputs that
-/// do not require grad, as for [`sibling_view`]. Indexed by user output.
-fn joined_siblings(
+/// do not require grad, as for [`sibling_view`].
+fn placements(
     meta: &ViewAndMutationMeta,
     returned: &[(Value, Value)],
     first: usize,
     num_user_out: usize,
     layout_of: &dyn Fn(usize) -> Option<Strided>,
-) -> Vec<Option<Sibling>> {
+) -> Vec<Placement> {
     let outputs = &meta.output_info[..num_user_out.min(meta.output_info.len())];
-    let mut joined: Vec<Option<Sibling>> = (0..outputs.len()).map(|_| None).collect();
-    let viewed: Vec<Option<usize>> = (0..outputs.len())
-        .map(|j| {
-            (outputs[j].output_type == OutputType::NonAlias).then(|| viewed_output(meta, returned, first, j)).flatten()
+    let computed = |o: &OutputAliasInfo| match o.output_type {
+        OutputType::NonAlias => o.aliases_input.is_none(),
+        OutputType::UnsafeViewAlias | OutputType::CustomFunctionView => true,
+        _ => false,
+    };
+    let mut placed: Vec<Placement> = outputs
+        .iter()
+        .enumerate()
+        .map(|(j, o)| {
+            let viewed = (computed(o) && o.output_type == OutputType::NonAlias)
+                .then(|| viewed_output(meta, returned, first, j))
+                .flatten();
+            let sibling =
+                (computed(o) && viewed.is_none()).then(|| sibling_view(meta, returned, first, j, layout_of)).flatten();
+            Placement { viewed, sibling }
         })
         .collect();
-    let sibling: Vec<Option<Sibling>> =
-        (0..outputs.len()).map(|j| sibling_view(meta, returned, first, j, layout_of)).collect();
+    let extent =
+        |k: usize| layout_of(k).and_then(|l| aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)).map(|e| e.1);
     // Outputs whose buffers others view, with the elements each holds.
     let mut anchors: Vec<(usize, i64)> = Vec::new();
-    for (j, s) in sibling.iter().enumerate() {
-        if let Some(Sibling::First { numel }) = s {
-            anchors.push((j, *numel));
+    for (j, p) in placed.iter().enumerate() {
+        if let Some(Sibling::First { numel }) = p.sibling {
+            anchors.push((j, numel));
         }
     }
-    for &k in viewed.iter().flatten() {
-        if let Some((_, end)) = layout_of(k).and_then(|t| aot_ir::size::checked_extent(&t.size, &t.stride, t.offset)) {
+    for k in placed.iter().filter_map(|p| p.viewed) {
+        if let Some(end) = extent(k) {
             anchors.push((k, end));
         }
     }
@@ -790,15 +801,13 @@ fn joined_siblings(
         |m: &OutputAliasInfo| m.output_type == OutputType::NonAlias && !m.requires_grad && m.aliases_input.is_none();
     let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
     for (j, o) in outputs.iter().enumerate() {
-        let connected = viewed[j].is_some() || sibling[j].is_some() || anchors.iter().any(|&(k, _)| k == j);
+        let p = &placed[j];
+        let connected = p.viewed.is_some() || p.sibling.is_some() || anchors.iter().any(|&(k, _)| k == j);
         if let (Some(g), false, true) = (o.storage_group, connected, joins(o)) {
             groups.entry(g).or_default().push(j);
         }
     }
     for (g, loose) in groups {
-        let extent = |j: usize| {
-            layout_of(j).and_then(|l| aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)).map(|(_, e)| e)
-        };
         let mut rest = Vec::new();
         for j in loose {
             let Some(e) = extent(j) else { continue };
@@ -806,21 +815,21 @@ fn joined_siblings(
                 .iter()
                 .find(|&&(k, numel)| outputs[k].storage_group == Some(g) && joins(&outputs[k]) && e <= numel);
             match holder {
-                Some(&(k, _)) => joined[j] = Some(Sibling::Of(k)),
+                Some(&(k, _)) => placed[j].sibling = Some(Sibling::Of(k)),
                 None => rest.push((j, e)),
             }
         }
         if let [(head, _), tail @ ..] = &rest[..] {
             if !tail.is_empty() {
                 let numel = rest.iter().map(|&(_, e)| e).max().unwrap_or(0);
-                joined[*head] = Some(Sibling::First { numel });
+                placed[*head].sibling = Some(Sibling::First { numel });
                 for &(j, _) in tail {
-                    joined[j] = Some(Sibling::Of(*head));
+                    placed[j].sibling = Some(Sibling::Of(*head));
                 }
             }
         }
     }
-    joined
+    placed
 }
 
 /// `func`'s returned values, each with the value at the root of the chain

@@ -171,15 +171,17 @@ for _name, _ir in [("add", "tensor.add"), ("sub", "tensor.sub"), ("mul", "tensor
     for _ov in ("Tensor", "Scalar"):
         ATEN_TO_IR[getattr(getattr(aten, _name), _ov)] = _binary(_ir)
 ATEN_TO_IR[aten.div.Tensor_mode] = _binary("tensor.div")
-NAMED_OPS.add("tensor.floor_divide")
+ATEN_TO_IR[aten.div.Scalar_mode] = _binary("tensor.div")
+ATEN_TO_IR[aten.rsub.Tensor] = _binary("tensor.sub", swap=True)
+ATEN_TO_IR[aten.rsub.Scalar] = _binary("tensor.sub", swap=True)
 
 
 @_reg(aten.floor_divide.default)
 def _floor_divide(b, node, a):
-    return _binary("tensor.div")(b, node, {"self": a["self"], "other": a["other"], "rounding_mode": "floor"})
-ATEN_TO_IR[aten.div.Scalar_mode] = _binary("tensor.div")
-ATEN_TO_IR[aten.rsub.Tensor] = _binary("tensor.sub", swap=True)
-ATEN_TO_IR[aten.rsub.Scalar] = _binary("tensor.sub", swap=True)
+    div = ATEN_TO_IR[aten.div.Tensor_mode]
+    return div(b, node, {"self": a["self"], "other": a["other"], "rounding_mode": "floor"})
+
+
 for _name in ("fmod", "remainder"):
     for _ov in ("Tensor", "Scalar"):
         ATEN_TO_IR[getattr(getattr(aten, _name), _ov)] = _binary("tensor." + _name)

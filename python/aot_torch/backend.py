@@ -819,7 +819,7 @@ class _Variant:
             root = torch.empty_strided(o.shape, tr.result_strides[r], dtype=o.dtype)
             room = root.untyped_storage().nbytes() // root.element_size()
             geo = [(k, tuple(outs[k].shape), tr.result_strides[k], tr.result_offsets[k]) for k in ks if k != r]
-            if any(off + 1 + sum((n - 1) * abs(d) for n, d in zip(size, st)) > room for _, size, st, off in geo):
+            if any(_extent(size, st, off) > room for _, size, st, off in geo):
                 continue
             outs[r] = root.copy_(o)
             for k, size, st, off in geo:
@@ -937,7 +937,7 @@ class _Variant:
             if st is not None and self.aliases[k] is None and isinstance(o, torch.Tensor) and o.stride() != st:
                 if self.translation.result_is_view[k] and o.numel() > 0:
                     off = self.translation.result_offsets[k]
-                    extent = off + 1 + sum((n - 1) * abs(d) for n, d in zip(o.shape, st))
+                    extent = _extent(o.shape, st, off)
                     masks = _first_reach_masks(extent, [(tuple(o.shape), st, off)])
                     if masks is not None:
                         # Several positions of one element (an `expand` of
@@ -982,6 +982,11 @@ class _Variant:
         for kind, v in self.translation.outputs:
             result.append(outs[v] if kind == "tensor" else v)
         return result
+
+
+def _extent(size, stride, offset: int) -> int:
+    """The elements a storage needs for a layout (one past its last)."""
+    return offset + 1 + sum((n - 1) * abs(d) for n, d in zip(size, stride))
 
 
 def _alias_of(t: torch.Tensor, o: torch.Tensor, detach: Optional[str]) -> torch.Tensor:

@@ -398,17 +398,24 @@ def _step(model, case, args, kw, mode):
     return [loss.detach()] + [g if g is None else g.detach() for g in grads]
 
 
+def _instance(name: str, mode: str):
+    """Model `name` built from its seed, in `mode`, with dropout off, and its
+    example inputs: (case, model, args, kwargs)."""
+    case = CASES[name]
+    torch.manual_seed(0)
+    model = _no_dropout(case.build())
+    model.train(mode == "train")
+    args, kw = case.inputs(torch.Generator().manual_seed(1))
+    return case, model, args, kw
+
+
 def check(name: str, mode: str, backend="aot") -> Result:
     """Runs model `name` in `mode` ("infer" or "train") eagerly (float32
     and float64) and compiled, and compares as the dynamo harness does."""
     from torch._dynamo.utils import same
 
-    case = CASES[name]
     started = time.perf_counter()
-    torch.manual_seed(0)
-    model = _no_dropout(case.build())
-    model.train(mode == "train")
-    args, kw = case.inputs(torch.Generator().manual_seed(1))
+    case, model, args, kw = _instance(name, mode)
     ref_model = copy.deepcopy(model)
     fp64_model = copy.deepcopy(model).double()
     compiled_model = copy.deepcopy(model)
@@ -487,11 +494,7 @@ def op_report(call: Callable[[], Any]) -> List[Tuple[str, int, str]]:
 
 
 def _report(name, mode):
-    case = CASES[name]
-    torch.manual_seed(0)
-    model = _no_dropout(case.build())
-    model.train(mode == "train")
-    args, kw = case.inputs(torch.Generator().manual_seed(1))
+    case, model, args, kw = _instance(name, mode)
     torch._dynamo.reset()
     rows = op_report(lambda: _step(torch.compile(model, backend="aot"), case, args, kw, mode))
     torch._dynamo.reset()

@@ -5,10 +5,12 @@
 //! `docs/reference/json.md`, compute gradients by finite differences, and
 //! compare results (the golden and differential tests). The facade knows
 //! nothing of this file format: an input file becomes a typed
-//! `aot::passes::convention::Convention` here (`json::InputSpec::convention`). Input is validated here, at the JSON boundary: sizes are checked
-//! with `aot_ir::size` and against the allocation limit before any tensor
-//! is allocated, so bad input is an error naming the argument, never a
-//! panic or an out-of-memory abort in the runtime.
+//! `aot::passes::convention::Convention` here
+//! (`json::InputSpec::convention`). Input is validated here, at the JSON
+//! boundary: sizes are checked with `aot_ir::size` and against the
+//! allocation limit before any tensor is allocated, so bad input is an
+//! error naming the argument, never a panic or an out-of-memory abort in
+//! the runtime.
 
 pub mod compare;
 pub mod fd;

@@ -186,7 +186,7 @@ fn run(args: &Args) -> Result<(), RunError> {
         std::fs::write(path, text + "\n").map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
     }
     if let Some(w) = &wrapper {
-        w.check_shared(&spec.convention(&ctx, func).map_err(RunError::input)?)?;
+        w.plan.check_shared(&spec.convention(&ctx, func).map_err(RunError::input)?).map_err(RunError::Input)?;
     }
     let tangents = match &args.tangents {
         Some(path) => {

@@ -303,12 +303,6 @@ impl Wrapper {
         Ok(())
     }
 
-    /// Refuses a dense call in which an argument shared by the components
-    /// of a dispatched op requires grad (`SubclassPlan::check_shared`).
-    pub fn check_shared(&self, convention: &aot_passes::convention::Convention) -> Result<(), RunError> {
-        self.plan.check_shared(convention).map_err(RunError::Input)
-    }
-
     /// The dense tangent file of a user tangent file.
     pub fn flatten_tangents(&self, text: &str) -> Result<String, RunError> {
         let mut root: Json = serde_json::from_str(text).map_err(|e| {
