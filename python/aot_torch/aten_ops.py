@@ -9,13 +9,13 @@ emits IR that computes something else than PyTorch.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Callable, Dict, List
 
 import torch
 import torch.fx
 
-from .ir_builder import (FLAG, FLOAT_DTYPES, Builder, Reject, Value, out_meta, out_metas,
-                         tensor_meta)
+from .ir_builder import FLAG, FLOAT_DTYPES, Builder, Reject, Value, out_meta, out_metas
 
 aten = torch.ops.aten
 Node = torch.fx.Node
@@ -107,12 +107,22 @@ def _rounding(irname: str):
 
     def fn(b: Builder, node: Node, a):
         shape, dtype = out_meta(node)
-        if a.get("decimals", 0) != 0:
-            raise Reject("round with decimals")
+        decimals = a.get("decimals", 0)
         x = b.value(a["self"])
         if not _is_float(dtype):
             return b.op1("tensor.clone", [x], None, shape, dtype)
-        return b.op1(irname, [x], None, shape, dtype)
+        if decimals == 0:
+            return b.op1(irname, [x], None, shape, dtype)
+        if dtype not in (torch.float32, torch.float64):
+            # (PyTorch rounds a half-precision product once, in float.)
+            raise Reject("round with decimals of %s" % dtype)
+        # PyTorch's kernel: nearbyint(x * 10^d) / 10^d, and for d < 0
+        # nearbyint(x / 10^-d) * 10^-d, the power rounded to the dtype.
+        scale = b.full(10.0 ** abs(decimals), dtype)
+        into, back = ("tensor.mul", "tensor.div") if decimals > 0 else ("tensor.div", "tensor.mul")
+        scaled = b.op1(into, [x, scale], None, shape, dtype)
+        rounded = b.op1(irname, [scaled], None, shape, dtype)
+        return b.op1(back, [rounded, scale], None, shape, dtype)
 
     return fn
 
@@ -144,10 +154,21 @@ def _binary(irname: str, other: str = "other", swap: bool = False):
             x = b.operand(a["self"], dtype)
             y = b.operand(a[other], dtype)
             return b.op1("tensor.floor_divide", [x, y], None, shape, dtype)
+        if mode == "floor" and _is_float(dtype):
+            return _floor_divide_float(b, node, b.operand(a["self"], dtype), b.operand(a[other], dtype), shape, dtype)
         if mode is not None and (mode != "trunc" or not _is_float(dtype)):
             # (PyTorch's floor division of floats corrects floor(a / b)
             # with fmod; integers divide only by floor.)
             raise Reject("div with rounding_mode=%r of %s" % (mode, dtype))
+        if irname == "tensor.remainder" and not _is_float(dtype) and dtype != torch.bool:
+            # Integer remainder takes the divisor's sign, as Python's `%`:
+            # x - floor(x / y) * y, with floor division's ZeroDivisionError.
+            x = b.operand(a["self"], dtype)
+            y = b.operand(a[other], dtype)
+            if swap:
+                x, y = y, x
+            q = b.op1("tensor.floor_divide", [x, y], None, shape, dtype)
+            return b.op1("tensor.sub", [x, b.op1("tensor.mul", [q, y], None, shape, dtype)], None, shape, dtype)
         if irname in ("tensor.pow", "tensor.fmod", "tensor.remainder") and not _is_float(dtype):
             raise Reject("%s of integer dtype %s" % (irname[7:], dtype))
         if dtype == torch.bool and irname in ("tensor.add", "tensor.sub", "tensor.mul"):
@@ -165,6 +186,42 @@ def _binary(irname: str, other: str = "other", swap: bool = False):
         return r
 
     return fn
+
+
+def _floor_divide_float(b: Builder, node: Node, x: Value, y: Value, shape, dtype) -> Value:
+    """PyTorch's floor division of floats (`div_floor_floating`): the
+    quotient of x - fmod(x, y), corrected by one where fmod's sign is not
+    y's, floored and rounded up past .5; a zero takes the sign of x / y; a
+    zero divisor gives x / y. Its derivative is zero, where the expansion's
+    is not (at a zero divisor; and PyTorch gives zeros, not no gradient):
+    an operand that may require grad is left to PyTorch."""
+    if any(arg in b.grad_nodes for arg in node.args[:2] if isinstance(arg, Node)):
+        raise Reject("floor division of %s that requires grad" % dtype)
+    B = torch.bool
+
+    def op(name, xs, sh=shape, dt=dtype):
+        return b.op1(name, xs, None, sh, dt)
+
+    def where(c, t, f):
+        return op("tensor.where", [c, t, f])
+
+    zero, one, half = b.full(0, dtype), b.full(1, dtype), b.full(0.5, dtype)
+    false = b.full(False, B)
+    q = op("tensor.div", [x, y])
+    mod = op("tensor.fmod", [x, y])
+    div = op("tensor.div", [op("tensor.sub", [x, mod]), y])
+    signs_differ = op("tensor.ne", [op("tensor.lt", [y, zero], y.shape, B), op("tensor.lt", [mod, zero], dt=B)], dt=B)
+    fix = op("tensor.where", [op("tensor.ne", [mod, zero], dt=B), signs_differ, false], dt=B)
+    div = where(fix, op("tensor.sub", [div, one]), div)
+    floor = op("tensor.floor", [div])
+    up = op("tensor.gt", [op("tensor.sub", [div, floor]), half], dt=B)
+    floor = where(up, op("tensor.add", [floor, one]), floor)
+    # (1 / -0.0 is -inf: the sign of a zero quotient.)
+    q_zero_neg = op("tensor.lt", [op("tensor.div", [one, q]), zero], dt=B)
+    q_neg = op("tensor.where", [op("tensor.eq", [q, zero], dt=B), q_zero_neg, op("tensor.lt", [q, zero], dt=B)], dt=B)
+    signed_zero = where(q_neg, op("tensor.neg", [zero], ()), zero)
+    r = where(op("tensor.ne", [div, zero], dt=B), floor, signed_zero)
+    return where(op("tensor.eq", [y, zero], y.shape, B), q, r)
 
 
 for _name, _ir in [("add", "tensor.add"), ("sub", "tensor.sub"), ("mul", "tensor.mul"), ("div", "tensor.div")]:
@@ -970,8 +1027,67 @@ def _view_op(irname: str, attrs_fn=None):
     return fn
 
 
-ATEN_TO_IR[aten.view.default] = _view_op("view.view", lambda b, x, a, s: {"shape": list(s)})
-ATEN_TO_IR[aten._unsafe_view.default] = _view_op("view.view", lambda b, x, a, s: {"shape": list(s)})
+def _storage_root(node) -> Any:
+    """The node whose result's storage `node`'s result uses: down chains of
+    views and in-place ops (each aliasing its first operand) and elements
+    of multi-view results. (The trace's tensors do not share storages.)"""
+    while isinstance(node, Node) and node.op == "call_function" and node.args:
+        if node.target is operator.getitem:
+            node = node.args[0]
+            continue
+        if not isinstance(node.target, torch._ops.OpOverload):
+            break
+        rets = node.target._schema.returns
+        if not rets or rets[0].alias_info is None or not isinstance(node.args[0], Node):
+            break
+        node = node.args[0]
+    return node
+
+
+def _copy_observable(b: Builder, src: Node) -> str:
+    """Why a copy of the storage `src` views (an intermediate's) would be
+    seen, as opposed to a view of it: it is written in place, or returned;
+    "" when neither."""
+    root = _storage_root(src)
+    for n in b.graph_module.graph.nodes:
+        if n.op == "output":
+            outs = n.args[0] if isinstance(n.args[0], (list, tuple)) else [n.args[0]]
+            if any(_storage_root(o) is root for o in outs):
+                return "which the graph returns"
+        if n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
+            continue
+        schema = n.target._schema.arguments
+        bound = list(zip(schema, n.args)) + [(arg, n.kwargs[arg.name]) for arg in schema if arg.name in n.kwargs]
+        for arg, val in bound:
+            if arg.alias_info is not None and arg.alias_info.is_write and _storage_root(val) is root:
+                return "which %s writes in place" % n.name
+    return ""
+
+
+@_reg(aten.view.default, aten._unsafe_view.default)
+def _view(b, node, a):
+    """A view the trace took of eager's layout of an intermediate may not be
+    one of the IR's contiguous layout of it (`linear` of `y.transpose(1, 2)`
+    reshapes the operand, which PyTorch laid out as its transpose). Where no
+    write or output can tell a copy from the view, the view is taken of a
+    contiguous copy."""
+    shape, dtype = out_meta(node)
+    src = a["self"]
+    x = b.value(src)
+    layout = b.ir_layouts.get(src) if isinstance(src, Node) else None
+    if layout is not None:
+        try:
+            layout.view(shape)
+        except RuntimeError:
+            why = _copy_observable(b, src)
+            if why:
+                raise Reject("a view of an intermediate laid out otherwise than in the IR (contiguous), %s" % why)
+            x = b.op1("tensor.clone", [x], None, x.shape, dtype)
+            b.ir_layouts[node] = torch.empty(shape, dtype=dtype, device="meta")
+    return b.op1("view.view", [x], {"shape": list(shape)}, shape, dtype, roots=x.roots)
+
+
+NAMED_OPS.add("view.view")
 ATEN_TO_IR[aten.reshape.default] = _view_op("view.reshape", lambda b, x, a, s: {"shape": list(s)})
 ATEN_TO_IR[aten.expand.default] = _view_op("view.expand", lambda b, x, a, s: {"shape": list(s)})
 ATEN_TO_IR[aten.permute.default] = _view_op(

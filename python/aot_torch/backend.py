@@ -1027,21 +1027,21 @@ def _convention_key(args: Sequence[Any]) -> tuple:
 
 
 class _Region(torch.nn.Module):
-    """An ATen graph (a whole graph, or one supported region of a split
-    one) compiled per calling convention on first use."""
+    """An ATen graph, all of whose ops aot supports, compiled per calling
+    convention on first use. What it cannot compile runs `original`: the
+    graph Dynamo handed over (or the part of it the region was traced
+    from), the user's own program, never the ATen graph traced from it,
+    whose decompositions may make views (`stack` as `cat` then `view`: fuzz
+    seed 8080) or save other tensors for backward."""
 
-    def __init__(self, aten_gm: torch.fx.GraphModule, cfg: Config, name: str):
+    def __init__(self, aten_gm: torch.fx.GraphModule, cfg: Config, name: str, original: Callable):
         super().__init__()
         self.aten_gm = aten_gm
         self.cfg = cfg
         self.region_name = name
         self.variants: Dict[tuple, Any] = {}
         self.warned_limit = False
-        # The graph Dynamo handed over, where this region is all of it: what
-        # falls back runs that, the user's own program, not the ATen graph
-        # traced from it, whose decompositions may make views (`stack` as
-        # `cat` then `view`: fuzz seed 8080) or save tensors otherwise.
-        self.original: Optional[Callable] = None
+        self.original = original
         out = [n for n in aten_gm.graph.nodes if n.op == "output"][0]
         self.tuple_out = isinstance(out.args[0], (tuple, list))
 
@@ -1070,32 +1070,26 @@ class _Region(torch.nn.Module):
                                 "new ones run in PyTorch", self.region_name, len(self.variants))
                     self.warned_limit = True
                     stats["fallback_regions"] += 1
-                return self.run_in_pytorch(args)
+                return self.original(*args)
             v = self._compile(args)
             self.variants[key] = v
         if v is None:
-            return self.run_in_pytorch(args)
+            return self.original(*args)
         try:
             out = v(args)
         except _native.ConventionError as e:
             # The key above and the runtime's guards disagree: never guess.
             log.warning("aot_torch: %s: %s; running in PyTorch", self.region_name, _one_line(e))
             self.variants[key] = None
-            return self.run_in_pytorch(args)
-        return out if self.tuple_out else (out[0] if out else None)
-
-    def run_in_pytorch(self, args):
-        """The graph Dynamo handed over, where the region is all of it; else
-        the region's ATen graph run by PyTorch (`_run_graph`)."""
-        if self.original is not None:
             return self.original(*args)
-        return _run_graph(self.aten_gm, args)
+        return out if self.tuple_out else (out[0] if out else None)
 
 
 def _run_graph(gm: torch.fx.GraphModule, args: Sequence[Any]):
     """An ATen graph run by PyTorch, each op under the grad mode it was
     traced in (the graph itself has no `no_grad` blocks); the grad mode is
-    restored after, also when an op raises."""
+    restored after, also when an op raises. (`_eager_facts` reads the
+    autograd graph of such a run on fake tensors.)"""
     entry = torch.is_grad_enabled()
     try:
         return _GradModeInterpreter(gm).run(*args)
@@ -1125,18 +1119,12 @@ def _reason(node: torch.fx.Node) -> Optional[str]:
         return "the translator failed: %s: %s" % (type(e).__name__, _one_line(e))
 
 
-class _Supported(torch.fx.passes.operator_support.OperatorSupportBase):
-    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return node.op == "call_function" and _reason(node) is None
-
-
-def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
-    """The graph with its supported regions replaced by compiled ones; the
-    rest runs in PyTorch. Returns (module, [(node, reason)] that fell back)."""
-    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partition
-
+def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, original: Callable):
+    """The ATen graph as one region run by aot, when aot supports all of its
+    ops; else None. Returns (region or None, [(node, reason)] of the ops
+    aot does not support)."""
     # Dead nodes that write nothing (debris of tracing) are not translated;
-    # remove them so that they neither fall back nor split the graph.
+    # remove them so that they do not make the graph fall back.
     live = fx_ir.live_nodes(aten_gm.graph)
     for n in reversed(list(aten_gm.graph.nodes)):
         if n.op == "call_function" and n not in live and not n.users:
@@ -1148,54 +1136,99 @@ def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str):
             r = _reason(n)
             if r is not None:
                 unsupported.append((n, r))
-    if not unsupported:
-        return _Region(aten_gm, cfg, graph_name), []
-    # Regions are runs of consecutive supported ops, in program order. A
-    # partitioner that follows data flow alone (torch's capability-based
-    # one) may move an op across an op left to PyTorch when no value links
-    # them, but in-place ops are linked through memory: `a[:1].div_(-4)`
-    # moved after a `relu_` of `a.view(1, 2)` that PyTorch runs between
-    # them computes something else.
-    partitioner = CapabilityBasedPartitioner(aten_gm, _Supported(), allows_single_node_partition=True)
-    # The elements of an op left to PyTorch that returns several tensors
-    # (`sort`) are taken there too: a region takes tensors, not the tuple.
-    left = {n for n, _ in unsupported}
+    if unsupported:
+        return None, unsupported
+    return _Region(aten_gm, cfg, graph_name, original), []
+
+
+# The values a region of a split user graph may take and return: what its
+# ATen trace binds as arguments and gives back as results.
+_BOUNDARY_TYPES = (torch.Tensor, int, float, bool, torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
+def _split_user_graph(gm: torch.fx.GraphModule, left: set, cfg: Config, graph_name: str
+                      ) -> Optional[torch.fx.GraphModule]:
+    """Dynamo's graph `gm` with the runs of its nodes that aot can take
+    replaced by regions compiled on their own (`CompiledGraph` of the run);
+    the nodes named in `left` (those an op aot does not support was traced
+    from) stay in the graph and run as the user's program wrote them: not
+    their ATen decomposition, whose autograd may save other tensors or make
+    other views. Grad mode switches as in the user's program. None when the
+    graph cannot be split so (a region would pass a value that is not a
+    tensor or a number): the whole graph then runs in PyTorch."""
+    from torch.fx.passes.utils.fuser_utils import fuse_by_partitions
+
+    graph = torch.fx.Graph()
+    copied: Dict[torch.fx.Node, torch.fx.Node] = {}
+    graph.output(graph.graph_copy(gm.graph, copied))
+    split = torch.fx.GraphModule(gm, graph)
+    fx_ir.annotate_grad_mode(split)
+    # `no_grad` blocks become switches inserted after the split (below): a
+    # switch with no data dependence could otherwise move across a region.
+    for n in list(split.graph.nodes):
+        if n.op == "call_function" and n.target is torch._C._set_grad_enabled:
+            split.graph.erase_node(n)
+    stays = set()
     runs: List[List[torch.fx.Node]] = [[]]
-    for n in aten_gm.graph.nodes:
-        if n.op != "call_function":
+    mode = None
+    for n in split.graph.nodes:
+        if n.op not in ("call_function", "call_method", "call_module"):
             continue
-        if n.target is operator.getitem and n.args and n.args[0] in left:
-            left.add(n)
-        elif _reason(n) is None:
-            runs[-1].append(n)
-        elif runs[-1]:
+        # The elements of an op left to PyTorch (`values, indices = sort`)
+        # are taken there too.
+        if n.name in left or (n.target is operator.getitem and n.args and n.args[0] in stays):
+            stays.add(n)
+            if runs[-1]:
+                runs.append([])
+            continue
+        if runs[-1] and fx_ir.grad_mode_of(n) != mode:
             runs.append([])
-    fused = partitioner.fuse_partitions([Partition(id=k, nodes=r) for k, r in enumerate(runs) if r])
-    region_mode: Dict[str, Optional[bool]] = {}
-    for name, sub in list(fused.named_children()):
-        if isinstance(sub, torch.fx.GraphModule):
-            modes = {fx_ir.grad_mode_of(n) for n in sub.graph.nodes if n.op == "call_function"} - {None}
-            # A region runs in grad mode if any of its ops does (the others
-            # are compiled as `aot.no_grad`); one all under no_grad runs,
-            # and compiles, as inference.
-            region_mode[name] = (True in modes) if modes else None
-            setattr(fused, name, _Region(sub, cfg, "%s.%s" % (graph_name, name)))
-    # The ops left to PyTorch run in the fused graph itself: it switches
-    # grad mode around them as the traced program did.
+        mode = fx_ir.grad_mode_of(n)
+        runs[-1].append(n)
+    runs = [r for r in runs if r]
+    for run in runs:
+        members = set(run)
+        for n in run:
+            crossing = any(u not in members for u in n.users)
+            if crossing and not isinstance(n.meta.get("example_value"), _BOUNDARY_TYPES):
+                return None
+    modes = {}
+    fused = fuse_by_partitions(split, [dict.fromkeys(r) for r in runs], prefix="aot_region_")
+    for k, run in enumerate(runs):
+        name = "aot_region_%d" % k
+        sub = getattr(fused, name)
+        modes[name] = fx_ir.grad_mode_of(run[0])
+        setattr(fused, name, _UserRegion(sub, cfg, "%s.region %d" % (graph_name, k)))
     fx_ir.insert_grad_mode_switches(
         fused, torch.is_grad_enabled(),
-        lambda n: region_mode.get(n.target) if n.op == "call_module" else fx_ir.grad_mode_of(n))
-    return fused, unsupported
+        lambda n: modes.get(n.target) if n.op == "call_module" else fx_ir.grad_mode_of(n))
+    return fused
+
+
+class _UserRegion(torch.nn.Module):
+    """A run of a split user graph, traced and compiled on its own; what
+    aot cannot take in it runs as the run itself."""
+
+    def __init__(self, gm: torch.fx.GraphModule, cfg: Config, name: str):
+        super().__init__()
+        self.graph = CompiledGraph(gm, cfg, name, whole=False)
+
+    def forward(self, *args):
+        return self.graph(*args)
 
 
 class CompiledGraph:
     """What the backend returns to Dynamo: traces on first use per
-    convention of the non-tensor inputs, then dispatches to the regions."""
+    convention of the non-tensor inputs, then dispatches to the regions.
+    `whole`: the graph is all Dynamo handed over, so one with ops aot does
+    not support is split (`_split_user_graph`); a part of a split graph
+    runs as written instead."""
 
-    def __init__(self, gm: torch.fx.GraphModule, cfg: Config, name: str):
+    def __init__(self, gm: torch.fx.GraphModule, cfg: Config, name: str, whole: bool = True):
         self.gm = gm
         self.cfg = cfg
         self.name = name
+        self.whole = whole
         self.traced: Dict[tuple, Any] = {}
 
     def __call__(self, *args):
@@ -1231,14 +1264,21 @@ class CompiledGraph:
             log.warning("aot_torch: %s runs in PyTorch: tracing to ATen failed: %s", self.name, _one_line(e))
             stats["fallback_regions"] += 1
             return self.gm
-        module, fell_back = _split(aten, self.cfg, self.name)
-        if isinstance(module, _Region):
-            module.original = self.gm
-        if fell_back:
-            ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})
-            log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell_back), "; ".join(ops))
-            stats["fallback_ops"] += len(fell_back)
-        return module
+        region, fell_back = _split(aten, self.cfg, self.name, self.gm)
+        if region is not None:
+            return region
+        ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})
+        log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell_back), "; ".join(ops))
+        stats["fallback_ops"] += len(fell_back)
+        sources = {fx_ir.source_of(n) for n, _ in fell_back}
+        split = None
+        if self.whole and None not in sources:
+            split = _split_user_graph(self.gm, sources, self.cfg, self.name)
+        if split is None:
+            log.warning("aot_torch: %s runs in PyTorch", self.name)
+            stats["fallback_regions"] += 1
+            return self.gm
+        return split
 
 
 _graph_count = 0

@@ -338,11 +338,39 @@ def _adaptive_avg_pool(k, input, output_size):
     spatial = x.shape[2:]
     if any(s is None for s in size):
         size = [spatial[i] if size[i] is None else size[i] for i in range(k)]
-    if any(o <= 0 or spatial[i] % o for i, o in enumerate(size)):
+    if any(o <= 0 for o in size) or any(n == 0 for n in spatial):
         return NotImplemented
-    kernel = [spatial[i] // size[i] for i in range(k)]
-    y = _avg_pool(k, x, kernel, kernel, 0, False, True, None)
+    if any(spatial[i] % o for i, o in enumerate(size)):
+        y = _adaptive_windows(x, spatial, size)
+    else:
+        kernel = [spatial[i] // size[i] for i in range(k)]
+        y = _avg_pool(k, x, kernel, kernel, 0, False, True, None)
     return aten.squeeze.dim(y, 0) if added else y
+
+
+def _adaptive_windows(x, spatial, size):
+    """Adaptive average pooling whose windows differ in length or overlap
+    (AlexNet's 6×6 pool of a smaller map): output o of a dimension of n
+    averages inputs floor(o·n/out) to ceil((o+1)·n/out), PyTorch's windows.
+    Per dimension, the window sums are a product with a 0/1 matrix; the
+    product of the window lengths divides them at the end."""
+    y = x
+    lengths = []
+    for d, (n, out) in enumerate(zip(spatial, size)):
+        rows = []
+        ext = []
+        for o in range(out):
+            start, end = (o * n) // out, -((-(o + 1) * n) // out)
+            rows.append([1.0 if start <= i < end else 0.0 for i in range(n)])
+            ext.append(end - start)
+        lengths.append(ext)
+        windows = torch.tensor(rows, dtype=x.dtype).t()
+        dim = 2 + d
+        y = aten.transpose.int(aten.matmul.default(aten.transpose.int(y, dim, -1), windows), dim, -1)
+    counts = [1]
+    for ext in lengths:
+        counts = [c * e for c in counts for e in ext]
+    return aten.div.Tensor(y, torch.tensor(counts, dtype=x.dtype).view(list(size)))
 
 
 def decompositions():

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import operator
-import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -43,7 +42,6 @@ def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentu
     (`copy_`) from detached values, as PyTorch's kernel does outside
     autograd."""
     C = input.shape[1]
-    reduce_dims = [0] + list(range(2, input.dim()))
     bshape = [1, C] + [1] * (input.dim() - 2)
     if training:
         # Per channel, a layer norm over [N, *spatial] of the input with its
@@ -127,6 +125,49 @@ def _index_copy(x, dim, index, source):
 
 def _index_copy_(x, dim, index, source):
     return aten.copy_.default(x, _index_copy(x, dim, index, source))
+
+
+def _eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
+    # (torch._refs' eye compares uint8 ranges, a dtype the IR does not have.)
+    m = n if m is None else m
+    rows = aten.arange.default(n, dtype=torch.int64, device=device).unsqueeze(1)
+    cols = aten.arange.default(m, dtype=torch.int64, device=device)
+    return aten.eq.Tensor(rows, cols).to(dtype or torch.get_default_dtype())
+
+
+def _nan_to_num(a, nan=0.0, posinf=None, neginf=None):
+    if not a.is_floating_point():
+        return aten.clone.default(a)
+    info = torch.finfo(a.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = torch.where(torch.isnan(a), nan if nan is not None else 0.0, a)
+    out = torch.where(a == math.inf, posinf, out)
+    return torch.where(a == -math.inf, neginf, out)
+
+
+def _fmax_fmin(extremum):
+    # The non-NaN operand where one is NaN, else `maximum`/`minimum`, whose
+    # derivative splits the gradient at a tie, as PyTorch's fmax's does.
+    def fn(a, b):
+        return torch.where(torch.isnan(b), a, torch.where(torch.isnan(a), b, extremum(a, b)))
+
+    return fn
+
+
+def _exp2(a):
+    return aten.pow.Scalar(2.0, a)
+
+
+def _log_base(base):
+    def fn(a):
+        return aten.div.Tensor(aten.log.default(a), math.log(base))
+
+    return fn
+
+
+def _frac(a):
+    return aten.sub.Tensor(a, aten.trunc.default(a))
 
 
 def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias,
@@ -242,7 +283,43 @@ def _build_decompositions():
         # Weight normalization (`nn.utils.weight_norm`: wav2vec2's
         # positional convolution).
         aten._weight_norm_interface,
+        # Gathers with computed indices (`interpolate`'s upsampling, the
+        # reflection and replication pads, `F.unfold`, `grid_sample`) and
+        # index arithmetic.
+        aten._unsafe_index,
+        aten.reflection_pad1d, aten.reflection_pad2d, aten.reflection_pad3d,
+        aten.replication_pad1d, aten.replication_pad2d, aten.replication_pad3d,
+        aten.im2col, aten.col2im,
+        aten.grid_sampler_2d,
+        aten.index_add,
+        aten.affine_grid_generator,
+        aten.linalg_cross,
+        aten.diag_embed,
+        aten.trace,
+        # Shuffles, as views.
+        aten.pixel_shuffle, aten.pixel_unshuffle,
+        aten.unfold,
+        # Activations, losses and reductions written with catalogue ops.
+        aten._prelu_kernel,
+        aten.log_sigmoid_forward,
+        aten.threshold,
+        aten.xlogy,
+        aten.sinc,
+        aten.deg2rad, aten.rad2deg,
+        aten.norm,
+        aten.aminmax,
+        aten.count_nonzero,
+        aten.nansum,
     ]))
+    table[aten.eye.default] = _eye
+    table[aten.eye.m] = _eye
+    table[aten.nan_to_num.default] = _nan_to_num
+    table[aten.fmax.default] = _fmax_fmin(torch.maximum)
+    table[aten.fmin.default] = _fmax_fmin(torch.minimum)
+    table[aten.exp2.default] = _exp2
+    table[aten.log10.default] = _log_base(10.0)
+    table[aten.log2.default] = _log_base(2.0)
+    table[aten.frac.default] = _frac
     table[aten.native_batch_norm.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.no_stats] = _bn_legit_no_stats
@@ -317,9 +394,10 @@ def _copy_inputs(example_inputs):
 
 
 _GRAD_KEY = "aot_grad_enabled"
+_SOURCE_KEY = "aot_source"
 
 
-def _annotate_grad_mode(gm: torch.fx.GraphModule) -> None:
+def annotate_grad_mode(gm: torch.fx.GraphModule) -> None:
     """Record in each Dynamo node's meta["custom"] whether grad mode is on
     when it runs (Dynamo writes `torch._C._set_grad_enabled` calls into the
     graph; make_fx traces below autograd and would lose them). make_fx
@@ -333,7 +411,16 @@ def _annotate_grad_mode(gm: torch.fx.GraphModule) -> None:
         # torch.export writes a no_grad block as a higher-order op whose
         # body runs with the given mode (the ops it traces get this meta).
         custom[_GRAD_KEY] = bool(n.args[0]) if hop is not None and n.target is hop else state
+        # The Dynamo node each ATen node comes from: an op left to PyTorch
+        # runs as the user's program wrote it (`source_of`).
+        custom[_SOURCE_KEY] = n.name
         n.meta["custom"] = custom
+
+
+def source_of(node: torch.fx.Node) -> Optional[str]:
+    """The name of the Dynamo node an ATen node was traced from (None: not
+    recorded)."""
+    return (node.meta.get("custom") or {}).get(_SOURCE_KEY)
 
 
 def grad_mode_of(node: torch.fx.Node) -> Optional[bool]:
@@ -390,7 +477,7 @@ def to_aten(gm: Callable, example_inputs: Sequence[Any],
     inputs = _copy_inputs(example_inputs)
     fn = gm
     if isinstance(gm, torch.fx.GraphModule):
-        _annotate_grad_mode(gm)
+        annotate_grad_mode(gm)
 
         def fn(*args):
             return torch.fx.Interpreter(gm).run(*args)
@@ -835,13 +922,34 @@ def _track_eager_layout(b: "Builder", node: torch.fx.Node) -> None:
             except Exception:  # (no layout to keep)
                 pass
         return
+    _replay_view(b.eager_layouts, node)
+
+
+def _replay_view(layouts: Dict[torch.fx.Node, Any], node: torch.fx.Node) -> None:
+    """`layouts[node]`: a view (or an element of a multi-view op) of a value
+    `layouts` holds, replayed on its meta tensor."""
     if not node.args or not isinstance(node.args[0], torch.fx.Node):
         return
-    src = b.eager_layouts.get(node.args[0])
+    src = layouts.get(node.args[0])
     if src is not None and (node.target is operator.getitem or _is_view_node(node)):
         replayed = _replay(node, src)
         if replayed is not None:
-            b.eager_layouts[node] = replayed
+            layouts[node] = replayed
+
+
+def _track_ir_layout(b: "Builder", node: torch.fx.Node) -> None:
+    """`Builder.ir_layouts` through `node`: a fresh result is contiguous;
+    a view (or an element of a multi-view op) of a tracked value is replayed
+    on its meta tensor. A value whose handler recorded its layout keeps it."""
+    if node in b.ir_layouts:
+        return
+    v = b.env.get(node)
+    t = node.meta.get("val")
+    if isinstance(v, Value) and v.name in b.fresh_values:
+        if isinstance(t, torch.Tensor):
+            b.ir_layouts[node] = torch.empty(v.shape, dtype=t.dtype, device="meta")
+        return
+    _replay_view(b.ir_layouts, node)
 
 
 def _probe_roots(node: torch.fx.Node) -> frozenset:
@@ -936,6 +1044,8 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         if isinstance(ex, torch.Tensor):
             b.arg_offsets[i] = int(ex.storage_offset())
             b.layouts[p] = _meta_layout(ex)
+        if ex is None or (isinstance(ex, torch.Tensor) and ex.requires_grad):
+            b.grad_nodes.add(p)
 
     output_node = None
     for node in graph.nodes:
@@ -948,6 +1058,9 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
             continue
         b.loc = _location(node)
         b.no_grad = (node.meta.get("custom") or {}).get(_GRAD_KEY) is False
+        if not b.no_grad and any(n in b.grad_nodes for n in node.all_input_nodes) and \
+                (torch.is_grad_enabled() or grad_mode_of(node)):
+            b.grad_nodes.add(node)
         try:
             if node.op == "get_attr":
                 obj = getattr(aten_gm, node.target)
@@ -958,6 +1071,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                 b.env[node] = _translate_node(b, node)
                 _track_layout(b, node)
                 _track_eager_layout(b, node)
+                _track_ir_layout(b, node)
             else:
                 raise Reject("%s nodes are not supported" % node.op)
         except Reject as e:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 import torch.fx
@@ -209,6 +209,15 @@ class Builder:
         # its offsets are not kept), then each view replayed on it
         # (`_track_eager_layout`).
         self.eager_layouts: Dict[torch.fx.Node, Any] = {}
+        # The IR's layouts of fresh values and their views: a fresh result
+        # is contiguous from offset 0 in the IR, where PyTorch may keep its
+        # input's layout (`x.t() * 2`); each view is replayed on it
+        # (`_track_ir_layout`). A view the trace took of eager's layout may
+        # not be one of the IR's (`_view` in aten_ops).
+        self.ir_layouts: Dict[torch.fx.Node, Any] = {}
+        # FX nodes whose value may require grad: from an argument that does
+        # (or one whose example is not known), in grad mode.
+        self.grad_nodes: set = set()
         self.probing = False
 
     # -- emission -------------------------------------------------------

@@ -144,12 +144,20 @@ def test_max_pool_nan_is_taken_as_pytorch_takes_it():
 
 
 def test_what_is_not_covered_runs_in_pytorch(caplog):
-    # An adaptive pool whose sizes do not divide, and adaptive max pooling,
-    # keep their ATen ops: the translator names them, and PyTorch runs them.
+    # Adaptive max pooling keeps its ATen op: the translator names it, and
+    # PyTorch runs it.
     with caplog.at_level(logging.WARNING, logger="aot_torch"):
-        _compare(lambda x: F.adaptive_avg_pool2d(x, 3), _randn(1, 2, 7, 7), fallback=True)
         _compare(lambda x: F.adaptive_max_pool2d(x, 2), _randn(1, 2, 6, 6), fallback=True)
-    assert "adaptive_avg_pool2d" in caplog.text and "adaptive_max_pool2d" in caplog.text, caplog.text
+    assert "adaptive_max_pool2d" in caplog.text, caplog.text
+
+
+@pytest.mark.parametrize("shape,size", [((2, 3, 1, 1), 6), ((1, 2, 7, 7), 3), ((2, 3, 5, 7), (3, 4)),
+                                        ((2, 3, 7), 4), ((1, 2, 3, 5, 7), (2, 3, 4)), ((2, 3, 5, 7), (None, 3))])
+def test_adaptive_average_pools_whose_windows_differ_compile(shape, size):
+    # AlexNet pools a 1x1 map to 6x6; windows of unequal length or that
+    # overlap are PyTorch's floor(o*n/out) .. ceil((o+1)*n/out).
+    pool = {3: F.adaptive_avg_pool1d, 4: F.adaptive_avg_pool2d, 5: F.adaptive_avg_pool3d}[len(shape)]
+    _compare(lambda x: pool(x, size) * 2, _randn(*shape))
 
 
 def test_as_strided_of_a_channels_last_result_runs_in_pytorch():

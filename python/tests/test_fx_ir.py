@@ -713,9 +713,6 @@ def test_unsupported_dtype_and_forms():
     with pytest.raises(fx_ir.Unsupported) as e:
         fx_ir.translate(g, [torch.randn(3, dtype=torch.complex64)])
     assert "complex" in e.value.reason
-    g = fx_ir.to_aten(lambda x: torch.div(x, 3, rounding_mode="floor"), [torch.randn(3)])
-    with pytest.raises(fx_ir.Unsupported):
-        fx_ir.translate(g, [torch.randn(3)])
     g = fx_ir.to_aten(lambda x, m: x[m], [torch.randn(3), torch.tensor([True, False, True])])
     with pytest.raises(fx_ir.Unsupported):
         fx_ir.translate(g, [torch.randn(3), torch.tensor([True, False, True])])

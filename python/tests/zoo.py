@@ -455,17 +455,29 @@ def op_report(call: Callable[[], Any]) -> List[Tuple[str, int, str]]:
     from collections import defaultdict
 
     backend = sys.modules["aot_torch.backend"]
-    graphs = []  # (aten graph, {node: reason}) per Dynamo graph
+    fx_ir = sys.modules["aot_torch.fx_ir"]
+    graphs = []  # (aten graph's nodes, {node: how it runs in PyTorch}) per trace
     texts: List[str] = []
     split, variant_init = backend._split, backend._Variant.__init__
 
-    def spy_split(aten_gm, cfg, graph_name):
-        # (Read before the split, which moves the regions' nodes into
-        # submodules of the graph.)
-        nodes = [(n.name, str(n.target)) for n in aten_gm.graph.nodes if n.op == "call_function"]
-        module, unsupported = split(aten_gm, cfg, graph_name)
-        graphs.append((nodes, {n.name: r for n, r in unsupported}))
-        return module, unsupported
+    def spy_split(aten_gm, cfg, graph_name, original):
+        # (Read before the split, which may erase dead nodes.)
+        nodes = [n for n in aten_gm.graph.nodes if n.op == "call_function"]
+        region, unsupported = split(aten_gm, cfg, graph_name, original)
+        if unsupported:
+            # The user's calls these ops come from run in PyTorch as written
+            # (with their other ATen ops); the rest of the graph is traced
+            # again, region by region, and reported from there.
+            why = {n.name: r for n, r in unsupported}
+            sources = {fx_ir.source_of(n) for n, _ in unsupported}
+            for n in nodes:
+                if n.name not in why and fx_ir.source_of(n) in sources:
+                    why[n.name] = "traced from the same call as an op aot does not support"
+            nodes = [n for n in nodes if n.name in why]
+            graphs.append(([(n.name, str(n.target)) for n in nodes], why))
+        else:
+            graphs.append(([(n.name, str(n.target)) for n in nodes], {}))
+        return region, unsupported
 
     def spy_variant(self, translation, *a, **kw):
         texts.append(translation.text)

@@ -1,0 +1,190 @@
+"""ATen ops that models reach, compiled with nothing left to PyTorch and
+equal to eager in values and gradients: the decompositions onto catalogue
+ops (upsampling's gathers, the reflection and replication pads, `F.unfold`,
+`grid_sample`, the shuffles, activations and losses written with catalogue
+ops), PyTorch's floor division of floats and integer remainder, rounding to
+decimals, and views the trace took of an intermediate that PyTorch lays out
+otherwise than the IR does."""
+
+import logging
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import aot_torch
+from aot_torch import stats
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _x(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+CASES = {
+    "upsample_nearest": lambda x: F.interpolate(x[None, None], scale_factor=2, mode="nearest"),
+    "upsample_bilinear": lambda x: F.interpolate(x[None, None], scale_factor=2, mode="bilinear"),
+    "upsample_bilinear_aligned": lambda x: F.interpolate(x[None, None], size=(6, 7), mode="bilinear",
+                                                         align_corners=True),
+    "upsample_bicubic": lambda x: F.interpolate(x[None, None], size=(6, 7), mode="bicubic"),
+    "upsample_linear1d": lambda x: F.interpolate(x[None], size=7, mode="linear"),
+    "reflection_pad": lambda x: F.pad(x[None], (2, 2), mode="reflect"),
+    "replication_pad": lambda x: F.pad(x[None, None], (1, 2, 2, 1), mode="replicate"),
+    "unfold_view": lambda x: x.unfold(1, 2, 1).sum(-1),
+    "im2col": lambda x: F.unfold(x[None, None], 2),
+    "grid_sample": lambda x: F.grid_sample(x[None, None], torch.tensor([[[[0.1, -0.4], [0.7, 0.2]]]]),
+                                           align_corners=False),
+    "affine_grid": lambda x: F.affine_grid(torch.eye(2, 3)[None] * 0.5, (1, 1, 4, 5), align_corners=False).sum() * x,
+    "pixel_shuffle": lambda x: F.pixel_shuffle(x[None, :4, :, None].expand(1, 4, 5, 2), 2),
+    "pixel_unshuffle": lambda x: F.pixel_unshuffle(x[None, None, :, :4], 2),
+    "prelu": lambda x: F.prelu(x, torch.tensor([0.25])),
+    "logsigmoid": lambda x: F.logsigmoid(x),
+    "bce_with_logits": lambda x: F.binary_cross_entropy_with_logits(x, torch.ones(4, 5)),
+    "threshold": lambda x: F.threshold(x, 0.1, 20.0),
+    "kl_div": lambda x: F.kl_div(x.log_softmax(1), torch.full((4, 5), 0.2), reduction="batchmean"),
+    "xlogy": lambda x: torch.xlogy(x.abs(), x.abs() + 1),
+    "pairwise_distance": lambda x: F.pairwise_distance(x, x.flip(0)),
+    "norm_p3": lambda x: torch.norm(x, 3, dim=1),
+    "trace": lambda x: torch.trace(x),
+    "diag_embed": lambda x: torch.diag_embed(x[0]) * 2,
+    "cross": lambda x: torch.linalg.cross(x[:, :3], x.flip(0)[:, :3]),
+    "index_add": lambda x: x.index_add(0, torch.tensor([0, 0, 1]), x[:3]),
+    "aminmax": lambda x: torch.aminmax(x, dim=1)[0] + torch.aminmax(x, dim=1)[1],
+    "count_nonzero": lambda x: torch.count_nonzero(x > 0, 1) * x.sum(1),
+    "nanmean": lambda x: x.nanmean(1),
+    "sinc": lambda x: torch.sinc(x),
+    "deg2rad": lambda x: torch.deg2rad(x) + torch.rad2deg(x),
+    "frac": lambda x: torch.frac(x * 3),
+    "exp2_log2_log10": lambda x: torch.exp2(x) + torch.log2(x.abs() + 1) + torch.log10(x.abs() + 1),
+    "fmax_fmin": lambda x: torch.fmax(x, x.flip(0)) + torch.fmin(x, x.flip(1)),
+    "fmax_tie": lambda x: torch.fmax(x, x.detach() * 1),
+    "nan_to_num": lambda x: torch.nan_to_num(torch.log(x), nan=0.5, neginf=-3.0),
+    "eye": lambda x: torch.softmax(x[:, :4], 1) @ torch.eye(4),
+    "round_decimals": lambda x: torch.round(x * 10, decimals=1) + torch.round(x * 1000, decimals=-2),
+    "adaptive_avg_pool_1x1_to_6x6": lambda x: F.adaptive_avg_pool2d(x[None, None, :1, :1], 6),
+}
+
+
+@pytest.mark.parametrize("training", [False, True], ids=["infer", "train"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_op_compiles_and_matches_eager(name, training, caplog):
+    fn = CASES[name]
+    x = _x(4, 5)
+    leaves = [x.clone().requires_grad_(training) for _ in range(2)]
+    before = dict(stats)
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(fn, backend="aot")(leaves[1])
+    want = fn(leaves[0])
+    assert not [r.getMessage() for r in caplog.records], "something ran in PyTorch"
+    assert stats["compiled"] > before.get("compiled", 0)
+    torch.testing.assert_close(got, want, equal_nan=True)
+    if training and want.requires_grad:
+        cot = torch.randn(want.shape, generator=torch.Generator().manual_seed(1))
+        want.backward(cot)
+        got.backward(cot)
+        torch.testing.assert_close(leaves[1].grad, leaves[0].grad, equal_nan=True)
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 7.0, -7.0, 1e-30, -1e-30, 3e38, -3e38, float("inf"), float("-inf"),
+            float("nan"), 0.3, -0.3, 5.5, 1e7 + 1, 0.1]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_floor_division_of_floats_is_pytorchs_bit_for_bit(dtype):
+    # Every pair of special values: zeros of both signs, infinities, NaN,
+    # huge and tiny quotients, a zero divisor.
+    vals = torch.tensor(_SPECIAL, dtype=dtype)
+    a, b = vals.repeat_interleave(len(vals)), vals.repeat(len(vals))
+
+    def f(x, y):
+        return torch.div(x, y, rounding_mode="floor"), x // 3.5
+
+    got, want = torch.compile(f, backend="aot")(a, b), f(a, b)
+    for g, w in zip(got, want):
+        same = ((g == w) & (torch.signbit(g) == torch.signbit(w))) | (g.isnan() & w.isnan())
+        assert bool(same.all()), (a[~same], b[~same], g[~same], w[~same])
+
+
+def test_floor_division_of_a_float_that_requires_grad_runs_in_pytorch(caplog):
+    # Its derivative is zeros (not no gradient), also at a zero divisor,
+    # where the expansion's is not: PyTorch runs it.
+    def f(x, y):
+        return torch.div(x, y, rounding_mode="floor")
+
+    leaves = [[_x(6).requires_grad_(), torch.tensor([2.0, 0.0, -1.5, 0.0, 3.0, -2.0]).requires_grad_()]
+              for _ in range(2)]
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(f, backend="aot")(*leaves[1])
+    want = f(*leaves[0])
+    assert "floor division of torch.float32 that requires grad" in caplog.text
+    torch.testing.assert_close(got, want, equal_nan=True)
+    got.sum().backward()
+    want.sum().backward()
+    for e, c in zip(leaves[0], leaves[1]):
+        assert torch.equal(c.grad, e.grad) and not c.grad.any()
+
+
+def test_integer_remainder_takes_the_divisors_sign_and_refuses_zero():
+    def f(x, y):
+        return x % y, x % 3, 7 % y, torch.remainder(x, -4)
+
+    x = torch.tensor([-7, -3, 0, 3, 7, 9, -9, 2 ** 40])
+    y = torch.tensor([2, -2, 5, -5, 3, 4, -4, 7])
+    got, want = torch.compile(f, backend="aot")(x, y), f(x, y)
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        f(x, torch.zeros_like(y))
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.compile(f, backend="aot")(x, torch.zeros_like(y))
+
+
+def test_a_view_of_an_intermediate_eager_laid_out_otherwise_is_taken_of_a_copy(caplog):
+    # timm's ResMLP: `linear(affine(x).transpose(1, 2))` where `x` is a
+    # transpose: eager's `addcmul` keeps x's layout, so the transposed result
+    # is contiguous and `linear` views it; the IR's result is contiguous, and
+    # its transpose is not viewable.
+    lin = torch.nn.Linear(6, 6)
+    alpha, beta = torch.ones(4), torch.zeros(4)
+
+    def f(x):
+        y = torch.addcmul(beta, alpha, x)
+        return x + lin(y.transpose(1, 2)).transpose(1, 2)
+
+    x = _x(2, 4, 6).transpose(1, 2)
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(f, backend="aot")(x)
+    assert not caplog.records, caplog.text
+    torch.testing.assert_close(got, f(x))
+
+
+def test_a_view_of_a_differently_laid_out_intermediate_that_is_written_is_not_copied(caplog):
+    # A write after the view reaches it in eager: a copy would not see it.
+    # The graph runs in PyTorch, with the reason.
+    def f(x):
+        y = x * 2
+        z = y.transpose(1, 2).view(-1, 6)
+        y.add_(1)
+        return z * 1
+
+    x = _x(2, 4, 6).transpose(1, 2)
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(f, backend="aot")(x)
+    assert "laid out otherwise than in the IR" in caplog.text and "add_ writes in place" in caplog.text
+    torch.testing.assert_close(got, f(x))
+
+
+def test_heaviside_is_left_to_pytorch_whose_backward_raises():
+    # PyTorch has no derivative for heaviside: a compiled one that silently
+    # returned zeros would differ from eager, whose backward raises.
+    x = _x(5).requires_grad_()
+    out = torch.compile(lambda t: torch.heaviside(t, torch.tensor(0.5)), backend="aot")(x)
+    with pytest.raises(RuntimeError, match="heaviside"):
+        out.sum().backward()
+    assert aot_torch is not None
