@@ -142,12 +142,12 @@ def _gelu(b, node, a):
     return b.op1("tensor.gelu", [x], {"approximate": approx}, shape, dtype)
 
 
-def _binary(irname: str, other: str = "other", swap: bool = False):
+def _binary(irname: str, other: str = "other", swap: bool = False, rounding_mode=None):
     NAMED_OPS.add(irname)
 
     def fn(b: Builder, node: Node, a):
         shape, dtype = out_meta(node)
-        mode = a.get("rounding_mode") if irname == "tensor.div" else None
+        mode = a.get("rounding_mode", rounding_mode) if irname == "tensor.div" else None
         if mode == "floor" and not _is_float(dtype) and dtype != torch.bool:
             # Integer floor division (`lengths // stride` in a model's
             # length arithmetic).
@@ -233,10 +233,8 @@ ATEN_TO_IR[aten.rsub.Tensor] = _binary("tensor.sub", swap=True)
 ATEN_TO_IR[aten.rsub.Scalar] = _binary("tensor.sub", swap=True)
 
 
-@_reg(aten.floor_divide.default)
-def _floor_divide(b, node, a):
-    div = ATEN_TO_IR[aten.div.Tensor_mode]
-    return div(b, node, {"self": a["self"], "other": a["other"], "rounding_mode": "floor"})
+# (`a // b`: floor division, of integers and of floats.)
+ATEN_TO_IR[aten.floor_divide.default] = _binary("tensor.div", rounding_mode="floor")
 
 
 for _name in ("fmod", "remainder"):

@@ -188,3 +188,18 @@ def test_heaviside_is_left_to_pytorch_whose_backward_raises():
     with pytest.raises(RuntimeError, match="heaviside"):
         out.sum().backward()
     assert aot_torch is not None
+
+
+def test_the_coverage_table_in_docs_is_current():
+    # docs/torch-ops.md is generated from the translator's tables.
+    import os
+
+    from aot_torch import coverage
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "torch-ops.md")
+    assert coverage.main(["--check", path]) == 0, "regenerate: python -m aot_torch.coverage > docs/torch-ops.md"
+    text = coverage.table()
+    # An entry of each kind: translated, decomposed, and never translated.
+    assert "| `aten.bmm.default` | `tensor.bmm` |" in text
+    assert "| `aten.reflection_pad2d.default` | decomposed: PyTorch's decomposition" in text
+    assert "| `aten.nonzero.default` | runs in PyTorch: data-dependent output shape |" in text
