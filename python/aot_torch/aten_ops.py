@@ -674,6 +674,55 @@ def _max_min_dim(is_max: bool):
 ATEN_TO_IR[aten.max.dim] = _max_min_dim(True)
 ATEN_TO_IR[aten.min.dim] = _max_min_dim(False)
 
+# The IR's sort compares every pair of a lane's elements: a longer lane
+# runs in PyTorch.
+SORT_MAX_LANE = 4096
+
+
+def _sorted_positions(b, node, x: Value, dim: int, descending: bool, k=None) -> Value:
+    """`tensor.argsort` of x along dim (its first k positions, as a fresh
+    tensor). The order of equal elements is the stable one: PyTorch leaves
+    it unspecified for `sort(stable=False)` and `topk` (and its CPU kernels
+    do not keep it), and gives it for `stable=True`."""
+    if x.dtype == torch.bool:
+        raise Reject("sort of booleans")
+    lane = x.shape[dim] if x.rank else 1
+    if lane > SORT_MAX_LANE:
+        raise Reject("sort of a lane of %d elements (aot sorts lanes of up to %d)" % (lane, SORT_MAX_LANE))
+    idx = b.op1("tensor.argsort", [x], {"dim": dim, "descending": _flag(descending)}, x.shape, torch.int64)
+    if k is None or k == lane:
+        return idx
+    shape = list(x.shape)
+    shape[dim] = k
+    head = b.op1("view.slice", [idx], {"dim": dim, "start": 0, "end": k, "step": 1}, shape, torch.int64)
+    return b.op1("tensor.clone", [head], None, shape, torch.int64)
+
+
+def _gathered(b, x: Value, dim: int, idx: Value) -> Value:
+    if x.rank == 0:
+        return b.op1("tensor.clone", [x], None, x.shape, x.dtype)
+    return b.op1("tensor.gather", [x, idx], {"dim": dim}, idx.shape, x.dtype)
+
+
+@_reg(aten.sort.default, aten.sort.stable)
+def _sort(b, node, a):
+    x = b.value(a["self"])
+    dim = _norm_dim(a.get("dim", -1), max(x.rank, 1)) if x.rank else 0
+    idx = _sorted_positions(b, node, x, dim, bool(a.get("descending", False)))
+    return [_gathered(b, x, dim, idx), idx]
+
+
+@_reg(aten.topk.default)
+def _topk(b, node, a):
+    x = b.value(a["self"])
+    dim = _norm_dim(a.get("dim", -1), max(x.rank, 1)) if x.rank else 0
+    k = a["k"]
+    if not isinstance(k, int):
+        raise Reject("topk with a symbolic k")
+    # (`sorted=False` leaves the order to the kernel: sorted is one.)
+    idx = _sorted_positions(b, node, x, dim, bool(a.get("largest", True)), k)
+    return [_gathered(b, x, dim, idx), idx]
+
 
 def _any_all(is_any: bool):
     def fn(b, node, a):

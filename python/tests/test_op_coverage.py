@@ -68,6 +68,11 @@ CASES = {
     "eye": lambda x: torch.softmax(x[:, :4], 1) @ torch.eye(4),
     "round_decimals": lambda x: torch.round(x * 10, decimals=1) + torch.round(x * 1000, decimals=-2),
     "adaptive_avg_pool_1x1_to_6x6": lambda x: F.adaptive_avg_pool2d(x[None, None, :1, :1], 6),
+    "sort": lambda x: torch.sort(x, dim=1).values * torch.sort(x, dim=0, descending=True).indices,
+    "sort_stable": lambda x: torch.sort(x.t(), dim=-1, stable=True).values.exp(),
+    "argsort": lambda x: x.gather(1, torch.argsort(x, dim=1, descending=True)) * 2,
+    "topk": lambda x: torch.topk(x, 2, dim=1).values.sigmoid() + torch.topk(x, 3, dim=0, largest=False).indices.sum(0)[:2],
+    "topk_router": lambda x: torch.softmax(x, -1).topk(2, -1).values / 2,
 }
 
 
@@ -203,3 +208,33 @@ def test_the_coverage_table_in_docs_is_current():
     assert "| `aten.bmm.default` | `tensor.bmm` |" in text
     assert "| `aten.reflection_pad2d.default` | decomposed: PyTorch's decomposition" in text
     assert "| `aten.nonzero.default` | runs in PyTorch: data-dependent output shape |" in text
+
+
+def test_sort_and_topk_keep_equal_elements_in_order_and_sort_nan_highest():
+    # PyTorch leaves the order of equal elements unspecified for `topk` and
+    # `sort(stable=False)`, and gives it for `stable=True`: aot's is the
+    # stable one. NaN sorts above every number.
+    x = torch.tensor([[1.0, float("nan"), -1.0, 1.0, 0.0, -0.0, float("nan"), 2.0]])
+
+    def f(t):
+        return (torch.sort(t, dim=1, stable=True), torch.sort(t, dim=1, descending=True, stable=True),
+                torch.topk(t, 5, dim=1))
+
+    got = torch.compile(f, backend="aot")(x)
+    want = f(x)
+    for (gv, gi), (wv, wi) in zip(got[:2], want[:2]):
+        torch.testing.assert_close(gv, wv, equal_nan=True)
+        assert torch.equal(gi, wi)
+    values, indices = got[2]
+    assert indices.tolist() == [[1, 6, 7, 0, 3]]
+    torch.testing.assert_close(values, want[2].values, equal_nan=True)
+
+
+def test_a_sort_longer_than_the_lane_limit_runs_in_pytorch(caplog):
+    from aot_torch import aten_ops
+
+    x = _x(2, aten_ops.SORT_MAX_LANE + 1)
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(lambda t: torch.topk(t, 3).values * 2, backend="aot")(x)
+    assert "aot sorts lanes of up to" in caplog.text
+    torch.testing.assert_close(got, torch.topk(x, 3).values * 2)

@@ -656,6 +656,13 @@ def _argmax(ops, attrs, rtypes):
     return torch.argmax(ops[0], dim=attrs.get("dim"), keepdim=_flag(attrs, "keepdim"))
 
 
+def _argsort(ops, attrs, rtypes):
+    x = ops[0]
+    if x.dim() == 0:
+        return torch.zeros((), dtype=torch.int64)
+    return torch.sort(x, dim=attrs["dim"], descending=_flag(attrs, "descending"), stable=True).indices
+
+
 def _cumsum(ops, attrs, rtypes):
     x, d = ops[0], attrs["dim"]
     if not _flag(attrs, "reverse") or x.dim() == 0:
@@ -816,6 +823,7 @@ OPS = {
     "tensor.var": _var,
     "tensor.argmax": _argmax,
     "tensor.cumsum": _cumsum,
+    "tensor.argsort": _argsort,
     "tensor.softmax": lambda ops, a, r: torch.softmax(ops[0], a["dim"]),
     "tensor.log_softmax": lambda ops, a, r: torch.log_softmax(ops[0], a["dim"]),
     "tensor.layer_norm": _layer_norm,

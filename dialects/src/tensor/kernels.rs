@@ -460,6 +460,44 @@ pub fn argmax(k: &mut KernelCtx<'_>) -> KernelResult {
     out1(k.new_i64(ElemType::I64, &rt.shape, &out))
 }
 
+pub fn argsort(k: &mut KernelCtx<'_>) -> KernelResult {
+    let x = k.input(0);
+    let shape = x.sizes();
+    let lanes: Vec<i64> = if shape.is_empty() { vec![1] } else { shape.to_vec() };
+    let dim = norm_dim(k.attr_i64("dim")?, lanes.len(), 0)?;
+    let descending = k.attr_flag("descending");
+    // Integers compare as integers (an i64 beyond 2^53 is not an f64).
+    let keys: Vec<(f64, i64)> = if x.dtype().is_float() {
+        x.read_f64().into_iter().map(|v| (v, 0)).collect()
+    } else {
+        x.read_i64().into_iter().map(|v| (0.0, v)).collect()
+    };
+    // NaN above every number; a stable sort keeps equal elements in order
+    // (also descending: the order is reversed, not the sort).
+    let ascending = |a: &(f64, i64), b: &(f64, i64)| match (a.0.is_nan(), b.0.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        (false, false) => a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)),
+    };
+    let mut out = vec![0i64; keys.len()];
+    for_each_lane(&lanes, dim, |lane| {
+        let mut order: Vec<usize> = (0..lane.len()).collect();
+        order.sort_by(|&a, &b| {
+            let o = ascending(&keys[lane[a]], &keys[lane[b]]);
+            if descending {
+                o.reverse()
+            } else {
+                o
+            }
+        });
+        for (pos, &i) in order.iter().enumerate() {
+            out[lane[pos]] = i as i64;
+        }
+    });
+    out1(k.new_i64(ElemType::I64, &shape, &out))
+}
+
 /// Iterates over the 1-D lanes along `dim` of a row-major `shape`: calls `f`
 /// with the flat indices of each lane.
 fn for_each_lane(shape: &[i64], dim: usize, mut f: impl FnMut(&[usize])) {

@@ -624,6 +624,81 @@ pub fn cumsum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
+// ----- argsort -----
+
+/// Each element's place is the number of elements of its lane that sort
+/// before it: smaller (larger, descending), or equal and earlier (stable);
+/// NaN above every number, NaNs equal. Quadratic in the lane's length, and
+/// every element's count is independent of the others.
+pub fn argsort(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let x = lc.operand(0)?;
+    let xt = lc.operand_type(0)?;
+    let rt = lc.result_type(0)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let shape: Vec<i64> = if xt.shape.is_empty() { vec![1] } else { xt.shape.to_vec() };
+    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, shape.len(), 0)?;
+    let descending = lc.attrs().flag("descending");
+    let zero_d = xt.shape.is_empty();
+    let acc = compute_elem(xt.elem);
+    let float = acc.is_float();
+    let outer: Vec<i64> = shape.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &n)| n).collect();
+    let len = shape[dim];
+    lc.kernel("argsort", &[x, out], &mut |s, a| {
+        s.nest(&outer, true, &mut |s, ivs| {
+            let at = |j: Value| -> Vec<Value> {
+                if zero_d {
+                    return Vec::new();
+                }
+                let mut idx = ivs.to_vec();
+                idx.insert(dim, j);
+                idx
+            };
+            s.for_loop(0, len, 1, false, &[], &mut |s, i, _| {
+                let xi = s.load(a[0], &at(i))?;
+                let xi = convert(s, xi, acc)?;
+                let zero = s.index(0);
+                let place = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+                    let xj = s.load(a[0], &at(j))?;
+                    let xj = convert(s, xj, acc)?;
+                    let (first, second) = if descending { (xi, xj) } else { (xj, xi) };
+                    // `first < second`: j's value sorts before i's.
+                    let less = s.cmp(Predicate::Lt, first, second)?;
+                    let equal = s.cmp(Predicate::Eq, xj, xi)?;
+                    let (value_before, tie) = if float {
+                        let nan_j = s.cmp(Predicate::Ne, xj, xj)?;
+                        let nan_i = s.cmp(Predicate::Ne, xi, xi)?;
+                        let t = s.const_i(1, ElemType::I1);
+                        // NaN is the largest: before i ascending when i is
+                        // NaN and j is not; descending, when j is NaN and i
+                        // is not.
+                        let (nan_first, nan_second) = if descending { (nan_j, nan_i) } else { (nan_i, nan_j) };
+                        let second_ok = s.bin(Binary::Xor, nan_second, t)?;
+                        let by_nan = s.bin(Binary::And, nan_first, second_ok)?;
+                        let before = s.bin(Binary::Or, less, by_nan)?;
+                        let both_nan = s.bin(Binary::And, nan_i, nan_j)?;
+                        (before, s.bin(Binary::Or, equal, both_nan)?)
+                    } else {
+                        (less, equal)
+                    };
+                    let earlier = s.cmp(Predicate::Lt, j, i)?;
+                    let stable = s.bin(Binary::And, tie, earlier)?;
+                    let before = s.bin(Binary::Or, value_before, stable)?;
+                    let one = s.index(1);
+                    let none = s.index(0);
+                    let step = s.select(before, one, none)?;
+                    Ok(vec![s.add(c[0], step)?])
+                })?[0];
+                let iv = s.cast_e(i, ElemType::I64);
+                s.store_as(iv, a[1], &at(place))?;
+                Ok(Vec::new())
+            })?;
+            Ok(())
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
 // ----- softmax and layer_norm -----
 
 fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {

@@ -250,6 +250,16 @@ fn infer_cumsum(ic: &InferCtx<'_>) -> InferResult {
     one(t.shape.clone(), elem)
 }
 
+fn infer_argsort(ic: &InferCtx<'_>) -> InferResult {
+    let t = operand_tensor(ic, 0)?;
+    // A 0-d tensor is one lane of one element (PyTorch accepts dim 0 or -1).
+    norm_dim(attr_i64(ic, "dim")?, t.rank().max(1), 0)?;
+    if t.elem == ElemType::I1 {
+        return Err("argsort of booleans is not supported".into());
+    }
+    one(t.shape.clone(), ElemType::I64)
+}
+
 fn infer_layer_norm(ic: &InferCtx<'_>) -> InferResult {
     let x = operand_tensor(ic, 0)?;
     require_float(x.elem, "layer_norm")?;
@@ -576,6 +586,8 @@ const REDUCE_ATTRS: &[AttrSpec] =
 const DIM: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64)];
 const CUMSUM_ATTRS: &[AttrSpec] =
     &[AttrSpec::required("dim", AttrKind::I64), AttrSpec::optional("reverse", AttrKind::Flag)];
+const ARGSORT_ATTRS: &[AttrSpec] =
+    &[AttrSpec::required("dim", AttrKind::I64), AttrSpec::optional("descending", AttrKind::Flag)];
 const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), AttrSpec::optional("max", AttrKind::F64)];
 
 // Typed handles of the ops other layers build or test for.
@@ -1182,6 +1194,17 @@ op!(
     k::cumsum,
     vjp = d::cumsum,
     lower = &Lower(l::cumsum)
+);
+op!(
+    "tensor.argsort",
+    "Positions that sort each lane along dim, ascending (`descending`: largest first); stable: equal elements keep their order, NaN sorts above every number",
+    P,
+    ONE,
+    ONE,
+    ARGSORT_ATTRS,
+    Some(infer_argsort),
+    k::argsort,
+    lower = &Lower(l::argsort)
 );
 op!(
     "tensor.softmax",

@@ -168,6 +168,30 @@ func.func @cumsum_dim(%x: tensor<2x3xf32>) {
 
 // -----
 
+func.func @argsort_dim(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{'tensor.argsort' op dimension -3 is out of range for a tensor of rank 2}}
+  %0 = tensor.argsort %x {dim = -3} : tensor<2x3xf32> -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @argsort_bool(%x: tensor<3xi1>) {
+  // expected-error@+1 {{'tensor.argsort' op argsort of booleans is not supported}}
+  %0 = tensor.argsort %x {dim = 0} : tensor<3xi1> -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @argsort_result(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'tensor.argsort' op inferred type(s) 'tensor<3xi64>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
+  %0 = tensor.argsort %x {dim = 0} : tensor<3xf32>
+  return
+}
+
+// -----
+
 func.func @cumsum_int_result(%x: tensor<3xi32>) {
   // expected-error@+1 {{'tensor.cumsum' op inferred type(s) 'tensor<3xi64>' are incompatible with return type(s) of operation 'tensor<3xi32>'}}
   %0 = tensor.cumsum %x {dim = 0} : tensor<3xi32>

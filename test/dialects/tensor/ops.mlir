@@ -109,6 +109,20 @@ func.func @cumsum(%x: tensor<2x3xf32>, %b: tensor<4xi1>, %s: tensor<f64>) {
   return
 }
 
+/// Sorting positions: ascending and descending, integers, a 0-d tensor.
+// CHECK-LABEL: func.func @argsort
+// CHECK: tensor.argsort %arg0 {dim = 1} : tensor<2x3xf32> -> tensor<2x3xi64>
+// CHECK: tensor.argsort %arg0 {descending, dim = -2} : tensor<2x3xf32> -> tensor<2x3xi64>
+// CHECK: tensor.argsort %arg1 {dim = 0} : tensor<4xi32> -> tensor<4xi64>
+// CHECK: tensor.argsort %arg2 {dim = 0} : tensor<f64> -> tensor<i64>
+func.func @argsort(%x: tensor<2x3xf32>, %i: tensor<4xi32>, %s: tensor<f64>) {
+  %0 = tensor.argsort %x {dim = 1} : tensor<2x3xf32> -> tensor<2x3xi64>
+  %1 = tensor.argsort %x {dim = -2, descending} : tensor<2x3xf32> -> tensor<2x3xi64>
+  %2 = tensor.argsort %i {dim = 0} : tensor<4xi32> -> tensor<4xi64>
+  %3 = tensor.argsort %s {dim = 0} : tensor<f64> -> tensor<i64>
+  return
+}
+
 /// Reductions: dims (negative allowed), keepdim, all dims, integer sums widen to i64.
 // CHECK-LABEL: func.func @reductions
 // CHECK: tensor.sum %arg0 {dims = [-1]} : tensor<2x3x4xf32> -> tensor<2x3xf32>
