@@ -1091,17 +1091,21 @@ def _storage_root(node) -> Any:
     return node
 
 
-def _copy_observable(b: Builder, src: Node) -> str:
-    """Why a copy of the storage `src` views (an intermediate's) would be
-    seen, as opposed to a view of it: it is written in place, or returned;
-    "" when neither."""
+def _written_or_returned(src: Node, after: Node = None) -> str:
+    """Why the storage `src` views could be seen by what comes later: the
+    graph returns it, or an op (after `after`, when given) writes it in
+    place; "" when neither."""
     root = _storage_root(src)
-    for n in b.graph_module.graph.nodes:
+    reached = after is None
+    for n in src.graph.nodes:
+        if n is after:
+            reached = True
+            continue
         if n.op == "output":
             outs = n.args[0] if isinstance(n.args[0], (list, tuple)) else [n.args[0]]
             if any(_storage_root(o) is root for o in outs):
                 return "which the graph returns"
-        if n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
+        if not reached or n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
             continue
         schema = n.target._schema.arguments
         bound = list(zip(schema, n.args)) + [(arg, n.kwargs[arg.name]) for arg in schema if arg.name in n.kwargs]
@@ -1126,7 +1130,7 @@ def _view(b, node, a):
         try:
             layout.view(shape)
         except RuntimeError:
-            why = _copy_observable(b, src)
+            why = _written_or_returned(src)
             if why:
                 raise Reject("a view of an intermediate laid out otherwise than in the IR (contiguous), %s" % why)
             x = b.op1("tensor.clone", [x], None, x.shape, dtype)
@@ -1392,6 +1396,29 @@ def _copy_(b, node, a):
     x = b.value(a["self"])
     src = b.value(a["src"])
     b.op("mut.copy_", [x, src])
+    b.mutate(x)
+    return x
+
+
+@_reg(aten.leaky_relu_.default)
+def _leaky_relu_(b, node, a):
+    """PyTorch's in-place leaky ReLU saves its result for backward, and a
+    later write of it makes eager's backward raise; a region saves what its
+    own derivative needs. The two agree when nothing can write the result
+    after (CSPDarknet's activations: intermediates read by the next
+    convolution); otherwise PyTorch runs it."""
+    x = b.value(a["self"])
+    if not _is_float(x.dtype):
+        raise Reject("leaky_relu_ of %s" % x.dtype)
+    root = _storage_root(a["self"])
+    why = "which is an argument" if not isinstance(root, Node) or root.op != "call_function" else \
+        _written_or_returned(a["self"], after=node)
+    if why:
+        raise Reject("leaky_relu_ of a tensor %s (PyTorch's backward reads the result)" % why)
+    # (x > 0 ? x : x * slope, whose derivative is PyTorch's: the slope at 0.)
+    pos = b.op1("tensor.gt", [x, b.full(0, x.dtype)], None, x.shape, torch.bool)
+    neg = b.op1("tensor.mul", [x, b.full(a.get("negative_slope", 0.01), x.dtype)], None, x.shape, x.dtype)
+    b.op("mut.copy_", [x, b.op1("tensor.where", [pos, x, neg], None, x.shape, x.dtype)])
     b.mutate(x)
     return x
 

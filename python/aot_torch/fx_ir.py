@@ -242,7 +242,9 @@ def _inplace_on_a_copy(functional):
 # The in-place activations whose eager derivative reads the original `self`
 # (PyTorch saves a copy of it). Those whose derivative reads the result
 # (`elu_`, `leaky_relu_`, `celu_`: a later write of the result makes eager's
-# backward raise) are left to PyTorch.
+# backward raise) are not decomposed: `leaky_relu_` is translated where
+# nothing can write its result after (`aten_ops._leaky_relu_`), the others
+# are left to PyTorch.
 # `test_eager_semantics.test_in_place_activations_save_what_eager_saves`
 # checks both lists against PyTorch's autograd.
 INPLACE_SAVING_SELF = ("silu", "hardtanh", "hardsigmoid", "hardswish", "mish")

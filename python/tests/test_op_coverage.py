@@ -238,3 +238,38 @@ def test_a_sort_longer_than_the_lane_limit_runs_in_pytorch(caplog):
         got = torch.compile(lambda t: torch.topk(t, 3).values * 2, backend="aot")(x)
     assert "aot sorts lanes of up to" in caplog.text
     torch.testing.assert_close(got, torch.topk(x, 3).values * 2)
+
+
+def test_an_in_place_leaky_relu_of_an_intermediate_compiles(caplog):
+    # CSPDarknet's activations: PyTorch's backward reads the result, which
+    # nothing can write after. Compiled, trained, equal to eager.
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 4, 3)
+
+    def f(x):
+        h = F.leaky_relu(conv(x), 0.1, inplace=True)
+        return h.mean() + F.leaky_relu(h * 2, 0.2, inplace=True).sum()
+
+    leaves = [_x(2, 3, 6, 6).requires_grad_() for _ in range(2)]
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(f, backend="aot")(leaves[1])
+    assert not caplog.records, caplog.text
+    want = f(leaves[0])
+    torch.testing.assert_close(got, want)
+    got.backward()
+    want.backward()
+    torch.testing.assert_close(leaves[1].grad, leaves[0].grad)
+
+
+def test_an_in_place_leaky_relu_whose_result_is_written_after_raises_as_eager(caplog):
+    def f(x):
+        h = x * 2
+        F.leaky_relu(h, 0.1, inplace=True)
+        h.mul_(3)
+        return h.sum()
+
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        for fn in (f, torch.compile(f, backend="aot")):
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                fn(_x(5).requires_grad_()).backward()
+    assert "which mul_ writes in place" in caplog.text
