@@ -626,7 +626,12 @@ def _cumsum(b, node, a):
     x = b.value(a["self"])
     if a.get("dtype") is not None:
         x = b.cast(x, a["dtype"])
-    return b.op1("tensor.cumsum", [x], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
+    # The IR's running sum of integers is i64, as PyTorch accumulates them;
+    # PyTorch then stores each sum in the requested dtype (`dtype=int32`:
+    # transformers' expert offsets), which a cast of the i64 sums is.
+    summed = dtype if _is_float(dtype) else torch.int64
+    r = b.op1("tensor.cumsum", [x], {"dim": _norm_dim(a["dim"], x.rank)}, shape, summed)
+    return r if summed == dtype else b.cast(r, dtype)
 
 
 @_reg(aten.argmax.default)

@@ -73,6 +73,9 @@ CASES = {
     "argsort": lambda x: x.gather(1, torch.argsort(x, dim=1, descending=True)) * 2,
     "topk": lambda x: torch.topk(x, 2, dim=1).values.sigmoid() + torch.topk(x, 3, dim=0, largest=False).indices.sum(0)[:2],
     "topk_router": lambda x: torch.softmax(x, -1).topk(2, -1).values / 2,
+    # (transformers' MoE expert offsets: int32 running sums of counts.)
+    "cumsum_dtype": lambda x: torch.cumsum((x > 0).sum(0), 0, dtype=torch.int32) * x,
+    "cumsum_float_to_int": lambda x: torch.cumsum(x.detach() * 3, 1, dtype=torch.int32).float() + x,
 }
 
 

@@ -222,6 +222,47 @@ def _hf(name):
     return build
 
 
+# Small configurations of the other Hugging Face families: each field the
+# config class has is set (layers, heads, widths, vocabulary, no dropout).
+_HF_SMALL = dict(
+    num_hidden_layers=2, num_attention_heads=2, hidden_size=32, intermediate_size=64, vocab_size=100,
+    max_position_embeddings=64, n_layer=2, n_head=2, n_embd=32, n_positions=64, num_layers=2, num_heads=2,
+    d_model=32, d_ff=64, d_kv=16, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+    decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, hidden_dropout_prob=0.0,
+    attention_probs_dropout_prob=0.0, dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, resid_pdrop=0.0,
+    embd_pdrop=0.0, attn_pdrop=0.0, hidden_dropout=0.0, dropout_rate=0.0, num_key_value_heads=1, ffn_dim=64,
+    embedding_size=32, n_inner=64, layerdrop=0.0, encoder_layerdrop=0.0, decoder_layerdrop=0.0)
+
+
+def _hf_small(model_class, config_class, **override):
+    def build():
+        import transformers as T
+        cfg = getattr(T, config_class)()
+        for k, v in dict(_HF_SMALL, **override).items():
+            if hasattr(cfg, k) or k in override:
+                setattr(cfg, k, v)
+        return getattr(T, model_class)(cfg)
+    return build
+
+
+def _seq2seq(g):
+    ids = torch.randint(2, 100, (2, 12), generator=g)
+    mask = torch.ones(2, 12, dtype=torch.long)
+    mask[1, 8:] = 0
+    return (), {"input_ids": ids, "attention_mask": mask, "labels": ids, "decoder_input_ids": ids}
+
+
+def _classified_tokens(g):
+    (), kw = _tokens("bert")(g)
+    kw["labels"] = torch.tensor([0, 1])
+    kw["token_type_ids"] = torch.zeros_like(kw["input_ids"])
+    return (), kw
+
+
+def _pixels(hw=32):
+    return lambda g: ((), {"pixel_values": torch.randn(2, 3, hw, hw, generator=g), "labels": torch.tensor([1, 2])})
+
+
 def _whisper_inputs(g):
     feats = torch.randn(2, 16, 32, generator=g)
     labels = torch.randint(2, 100, (2, 6), generator=g)
@@ -333,6 +374,59 @@ CASES: Dict[str, Case] = {
     "hf_pegasus": Case(_hf("pegasus"), _tokens("pegasus"), _hf_loss, "text"),
     "hf_vit": Case(_hf("vit"), _vit_inputs, _hf_loss, "vision"),
     # torch.nn's recurrent and transformer modules.
+    # More of each family (the IR paths they reach: upsampling, topk
+    # routers, float floor division, in-place leaky ReLU, adaptive pools of
+    # unequal windows, views of intermediates eager lays out otherwise).
+    "tv_resnet50": Case(_tv("resnet50", num_classes=10), _images(n=2), _classify, "vision"),
+    "tv_googlenet": Case(_tv("googlenet", num_classes=10, aux_logits=False, init_weights=True), _images(),
+                         _classify, "vision"),
+    "tv_alexnet": Case(_tv("alexnet", num_classes=10), _images(), _classify, "vision"),
+    "tv_mobilenet_v3_large": Case(_tv("mobilenet_v3_large", num_classes=10), _images(), _classify, "vision"),
+    # (ReLU kinks after batch norm, as tv_mobilenet_v2: eager f32 and f64
+    # already flip elements within 1e-5 of zero.)
+    "tv_regnet_x": Case(_tv("regnet_x_400mf", num_classes=10), _images(), _classify, "vision", cosine=True),
+    "timm_deit_tiny": Case(_timm("deit_tiny_patch16_224", img_size=32, patch_size=8), _images(hw=32), _classify,
+                           "vision"),
+    "timm_swin": Case(_timm("swin_tiny_patch4_window7_224", img_size=32, embed_dim=16, depths=(1, 1),
+                            num_heads=(1, 2), window_size=4), _images(hw=32), _classify, "vision"),
+    "timm_resmlp": Case(_timm("resmlp_12_224", img_size=64), _images(n=2), _classify, "vision"),
+    "timm_xcit": Case(_timm("xcit_nano_12_p16_224", img_size=64, depth=2), _images(n=2), _classify, "vision"),
+    "timm_edgenext": Case(_timm("edgenext_xx_small"), _images(n=2), _classify, "vision"),
+    "timm_cspdarknet": Case(_timm("cspdarknet53"), _images(n=2), _classify, "vision"),
+    "timm_hrnet": Case(_timm("hrnet_w18_small"), _images(n=2), _classify, "vision"),
+    "timm_ghostnet": Case(_timm("ghostnet_050"), _images(), _classify, "vision"),
+    "timm_pvt_v2": Case(_timm("pvt_v2_b0"), _images(n=2), _classify, "vision"),
+    "timm_poolformer": Case(_timm("poolformer_s12"), _images(n=2), _classify, "vision"),
+    "timm_eva02": Case(_timm("eva02_tiny_patch14_224", img_size=28, depth=2), _images(hw=28), _classify, "vision"),
+    "timm_ese_vovnet": Case(_timm("ese_vovnet19b_dw"), _images(n=2), _classify, "vision", cosine=True),
+    "timm_nfresnet": Case(_timm("nf_resnet26"), _images(n=2), _classify, "vision"),
+    "hf_gpt_neo": Case(_hf_small("GPTNeoForCausalLM", "GPTNeoConfig", attention_types=[[["global", "local"], 1]],
+                                 window_size=8), _tokens("gpt_neo"), _hf_loss, "text"),
+    "hf_bloom": Case(_hf_small("BloomForCausalLM", "BloomConfig"), _tokens("bloom"), _hf_loss, "text"),
+    "hf_falcon": Case(_hf_small("FalconForCausalLM", "FalconConfig"), _tokens("falcon"), _hf_loss, "text"),
+    "hf_mixtral": Case(_hf_small("MixtralForCausalLM", "MixtralConfig", num_local_experts=4, num_experts_per_tok=2,
+                                 _experts_implementation="eager"), _tokens("mixtral"), _hf_loss, "text"),
+    "hf_qwen2_moe": Case(_hf_small("Qwen2MoeForCausalLM", "Qwen2MoeConfig", num_experts=4, num_experts_per_tok=2,
+                                   moe_intermediate_size=32, shared_expert_intermediate_size=32,
+                                   _experts_implementation="eager"), _tokens("qwen2_moe"), _hf_loss, "text"),
+    "hf_mbart": Case(_hf_small("MBartForConditionalGeneration", "MBartConfig"), _seq2seq, _hf_loss, "text"),
+    "hf_marian": Case(_hf_small("MarianMTModel", "MarianConfig", decoder_vocab_size=100, pad_token_id=0,
+                                decoder_start_token_id=0), _seq2seq, _hf_loss, "text"),
+    "hf_convbert": Case(_hf_small("ConvBertForMaskedLM", "ConvBertConfig"), _tokens("convbert"), _hf_loss, "text"),
+    "hf_xlnet": Case(_hf_small("XLNetLMHeadModel", "XLNetConfig", d_inner=64), _tokens("xlnet"), _hf_loss, "text"),
+    "hf_bert_classifier": Case(_hf_small("BertForSequenceClassification", "BertConfig"), _classified_tokens,
+                               _hf_loss, "text"),
+    "hf_swin": Case(_hf_small("SwinForImageClassification", "SwinConfig", image_size=32, patch_size=4, embed_dim=16,
+                              depths=[1, 1], num_heads=[1, 2], window_size=4, num_labels=10), _pixels(), _hf_loss,
+                    "vision"),
+    "hf_segformer": Case(_hf_small("SegformerForImageClassification", "SegformerConfig", num_encoder_blocks=2,
+                                   depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
+                                   num_attention_heads=[1, 2], mlp_ratios=[2, 2], strides=[4, 2], patch_sizes=[7, 3],
+                                   num_labels=10), _pixels(), _hf_loss, "vision"),
+    "hf_clip_vision": Case(_hf_small("CLIPVisionModel", "CLIPVisionConfig", image_size=32, patch_size=8),
+                           lambda g: ((), {"pixel_values": torch.randn(2, 3, 32, 32, generator=g)}),
+                           lambda out: out.pooler_output.sum(), "vision"),
+    "nn_rnn": Case(lambda: _Recurrent("RNN"), _seq((2, 5, 8)), _classify, "nn"),
     "nn_lstm": Case(lambda: _Recurrent("LSTM"), _seq((2, 5, 8)), _classify, "nn"),
     "nn_gru": Case(lambda: _Recurrent("GRU"), _seq((2, 5, 8)), _classify, "nn"),
     "nn_transformer_encoder": Case(_Encoder, _padded, _classify, "nn"),
