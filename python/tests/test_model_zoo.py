@@ -21,7 +21,7 @@ import zoo
 # speech; torch.nn's recurrent and transformer modules.
 SUBSET = [
     "tv_resnet18", "tv_vit", "tv_convnext", "tv_swin", "tv_mobilenet_v3_small", "timm_mobilevit_xxs",
-    "hf_roberta", "hf_qwen2", "hf_bart", "hf_whisper", "hf_wav2vec2", "hf_qwen2_moe", "hf_convbert", "timm_resmlp",
+    "hf_roberta", "hf_qwen2", "hf_bart", "hf_whisper", "hf_wav2vec2", "hf_qwen2_moe",
     "nn_lstm", "nn_gru", "nn_transformer_encoder", "nn_transformer",
 ]
 

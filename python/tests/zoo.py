@@ -81,8 +81,11 @@ def _tokens(name, n=2, t=12, vocab=100):
 
 
 def _no_dropout(model):
+    # (Hugging Face names its stochastic depth per model: SegformerDropPath,
+    # SwinDropPath, ... Left on, eager and aot draw different masks.)
     for m in model.modules():
-        if isinstance(m, nn.Dropout) or type(m).__name__ in ("StochasticDepth", "DropPath"):
+        kind = type(m).__name__
+        if isinstance(m, nn.Dropout) or "StochasticDepth" in kind or "DropPath" in kind:
             m.p = 0.0
             if hasattr(m, "drop_prob"):
                 m.drop_prob = 0.0
@@ -239,8 +242,13 @@ def _hf_small(model_class, config_class, **override):
         import transformers as T
         cfg = getattr(T, config_class)()
         for k, v in dict(_HF_SMALL, **override).items():
-            if hasattr(cfg, k) or k in override:
+            if k in override:
                 setattr(cfg, k, v)
+            elif hasattr(cfg, k):
+                try:
+                    setattr(cfg, k, v)
+                except (AttributeError, NotImplementedError):  # (XLNet has no position limit to set)
+                    pass
         return getattr(T, model_class)(cfg)
     return build
 
