@@ -197,6 +197,10 @@ def _floor_divide_float(b: Builder, node: Node, x: Value, y: Value, shape, dtype
     an operand that may require grad is left to PyTorch."""
     if any(arg in b.grad_nodes for arg in node.args[:2] if isinstance(arg, Node)):
         raise Reject("floor division of %s that requires grad" % dtype)
+    if dtype not in (torch.float32, torch.float64):
+        # (PyTorch computes a half's quotient in float, rounding once; the
+        # expansion's steps would each round to the half type.)
+        raise Reject("floor division of %s" % dtype)
     B = torch.bool
 
     def op(name, xs, sh=shape, dt=dtype):

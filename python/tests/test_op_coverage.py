@@ -103,18 +103,27 @@ _SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 7.0, -7.0, 1e-30, -1e-30, 3e38, -3e
             float("nan"), 0.3, -0.3, 5.5, 1e7 + 1, 0.1]
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_floor_division_of_floats_is_pytorchs_bit_for_bit(dtype):
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_floor_division_of_floats_is_pytorchs_bit_for_bit(dtype, caplog):
     # Every pair of special values: zeros of both signs, infinities, NaN,
-    # huge and tiny quotients, a zero divisor.
+    # huge and tiny quotients, a zero divisor; then random pairs over many
+    # magnitudes. (Halves run in PyTorch, which computes their quotient in
+    # float and rounds once.)
     vals = torch.tensor(_SPECIAL, dtype=dtype)
-    a, b = vals.repeat_interleave(len(vals)), vals.repeat(len(vals))
+    gen = torch.Generator().manual_seed(0)
+    a = torch.cat([vals.repeat_interleave(len(vals)),
+                   (torch.randn(4000, generator=gen) * torch.logspace(-3, 4, 4000)).to(dtype)])
+    b = torch.cat([vals.repeat(len(vals)),
+                   (torch.randn(4000, generator=gen) * torch.logspace(2, -2, 4000)).to(dtype)])
 
     def f(x, y):
         return torch.div(x, y, rounding_mode="floor"), x // 3.5
 
-    got, want = torch.compile(f, backend="aot")(a, b), f(a, b)
-    for g, w in zip(got, want):
+    with caplog.at_level(logging.WARNING, logger="aot_torch"):
+        got = torch.compile(f, backend="aot")(a, b)
+    half = dtype in (torch.float16, torch.bfloat16)
+    assert ("floor division of %s" % dtype in caplog.text) == half, caplog.text
+    for g, w in zip(got, f(a, b)):
         same = ((g == w) & (torch.signbit(g) == torch.signbit(w))) | (g.isnan() & w.isnan())
         assert bool(same.all()), (a[~same], b[~same], g[~same], w[~same])
 
