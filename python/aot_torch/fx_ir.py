@@ -291,7 +291,7 @@ def _build_decompositions():
         aten._unsafe_index,
         aten.reflection_pad1d, aten.reflection_pad2d, aten.reflection_pad3d,
         aten.replication_pad1d, aten.replication_pad2d, aten.replication_pad3d,
-        aten.im2col, aten.col2im,
+        aten.im2col,
         aten.grid_sampler_2d,
         aten.index_add,
         aten.affine_grid_generator,
