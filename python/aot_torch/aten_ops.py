@@ -688,7 +688,7 @@ ATEN_TO_IR[aten.min.dim] = _max_min_dim(False)
 SORT_MAX_LANE = 4096
 
 
-def _sorted_positions(b, node, x: Value, dim: int, descending: bool, k=None) -> Value:
+def _sorted_positions(b, x: Value, dim: int, descending: bool, k=None) -> Value:
     """`tensor.argsort` of x along dim (its first k positions, as a fresh
     tensor). The order of equal elements is the stable one: PyTorch leaves
     it unspecified for `sort(stable=False)` and `topk` (and its CPU kernels
@@ -717,7 +717,7 @@ def _gathered(b, x: Value, dim: int, idx: Value) -> Value:
 def _sort(b, node, a):
     x = b.value(a["self"])
     dim = _norm_dim(a.get("dim", -1), max(x.rank, 1)) if x.rank else 0
-    idx = _sorted_positions(b, node, x, dim, bool(a.get("descending", False)))
+    idx = _sorted_positions(b, x, dim, bool(a.get("descending", False)))
     return [_gathered(b, x, dim, idx), idx]
 
 
@@ -729,7 +729,7 @@ def _topk(b, node, a):
     if not isinstance(k, int):
         raise Reject("topk with a symbolic k")
     # (`sorted=False` leaves the order to the kernel: sorted is one.)
-    idx = _sorted_positions(b, node, x, dim, bool(a.get("largest", True)), k)
+    idx = _sorted_positions(b, x, dim, bool(a.get("largest", True)), k)
     return [_gathered(b, x, dim, idx), idx]
 
 

@@ -1119,7 +1119,7 @@ def _reason(node: torch.fx.Node) -> Optional[str]:
         return "the translator failed: %s: %s" % (type(e).__name__, _one_line(e))
 
 
-def _split(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, original: Callable):
+def _whole_region(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, original: Callable):
     """The ATen graph as one region run by aot, when aot supports all of its
     ops; else None. Returns (region or None, [(node, reason)] of the ops
     aot does not support)."""
@@ -1264,7 +1264,7 @@ class CompiledGraph:
             log.warning("aot_torch: %s runs in PyTorch: tracing to ATen failed: %s", self.name, _one_line(e))
             stats["fallback_regions"] += 1
             return self.gm
-        region, fell_back = _split(aten, self.cfg, self.name, self.gm)
+        region, fell_back = _whole_region(aten, self.cfg, self.name, self.gm)
         if region is not None:
             return region
         ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})

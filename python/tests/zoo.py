@@ -560,12 +560,12 @@ def op_report(call: Callable[[], Any]) -> List[Tuple[str, int, str]]:
     fx_ir = sys.modules["aot_torch.fx_ir"]
     graphs = []  # (aten graph's nodes, {node: how it runs in PyTorch}) per trace
     texts: List[str] = []
-    split, variant_init = backend._split, backend._Variant.__init__
+    whole, variant_init = backend._whole_region, backend._Variant.__init__
 
-    def spy_split(aten_gm, cfg, graph_name, original):
-        # (Read before the split, which may erase dead nodes.)
+    def spy_whole(aten_gm, cfg, graph_name, original):
+        # (Read before the check, which erases dead nodes.)
         nodes = [n for n in aten_gm.graph.nodes if n.op == "call_function"]
-        region, unsupported = split(aten_gm, cfg, graph_name, original)
+        region, unsupported = whole(aten_gm, cfg, graph_name, original)
         if unsupported:
             # The user's calls these ops come from run in PyTorch as written
             # (with their other ATen ops); the rest of the graph is traced
@@ -585,11 +585,11 @@ def op_report(call: Callable[[], Any]) -> List[Tuple[str, int, str]]:
         texts.append(translation.text)
         return variant_init(self, translation, *a, **kw)
 
-    backend._split, backend._Variant.__init__ = spy_split, spy_variant
+    backend._whole_region, backend._Variant.__init__ = spy_whole, spy_variant
     try:
         call()
     finally:
-        backend._split, backend._Variant.__init__ = split, variant_init
+        backend._whole_region, backend._Variant.__init__ = whole, variant_init
     # Each IR op's location names the FX node it translates.
     ir_of: Dict[str, set] = defaultdict(set)
     for text in texts:

@@ -580,6 +580,39 @@ pub fn argmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     })
 }
 
+// ----- lanes: cumsum, argsort, softmax -----
+
+/// The 1-D lanes along the `dim` attribute of a tensor of `shape`, which an
+/// op walks one at a time: `outer`, the sizes of the other dimensions (a
+/// nest over them reaches every lane), and the lane's length. A 0-d tensor
+/// is one lane of one element (PyTorch accepts dim 0 or -1).
+struct Lanes {
+    dim: usize,
+    outer: Vec<i64>,
+    len: i64,
+    zero_d: bool,
+}
+
+impl Lanes {
+    fn of(lc: &LowerCtx<'_, '_>, shape: &[i64]) -> Result<Lanes, String> {
+        let zero_d = shape.is_empty();
+        let shape: &[i64] = if zero_d { &[1] } else { shape };
+        let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, shape.len(), 0)?;
+        let outer = shape.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &n)| n).collect();
+        Ok(Lanes { dim, outer, len: shape[dim], zero_d })
+    }
+
+    /// The index of element `j` of the lane the nest's `ivs` reach.
+    fn at(&self, ivs: &[Value], j: Value) -> Vec<Value> {
+        if self.zero_d {
+            return Vec::new();
+        }
+        let mut idx = ivs.to_vec();
+        idx.insert(self.dim, j);
+        idx
+    }
+}
+
 // ----- cumsum -----
 
 pub fn cumsum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
@@ -587,9 +620,7 @@ pub fn cumsum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let xt = lc.operand_type(0)?;
     let rt = lc.result_type(0)?;
     let out = lc.alloc(&rt.shape, rt.elem);
-    // A 0-d tensor is one lane of one element.
-    let shape: Vec<i64> = if xt.shape.is_empty() { vec![1] } else { xt.shape.to_vec() };
-    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, shape.len(), 0)?;
+    let lanes = Lanes::of(lc, &xt.shape)?;
     let reverse = lc.attrs().flag("reverse");
     // PyTorch's CPU kernel accumulates f32 in f64 and rounds each partial
     // sum (halves in f32, integers in i64).
@@ -597,20 +628,13 @@ pub fn cumsum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         ElemType::F32 | ElemType::F64 => ElemType::F64,
         e => compute_elem(e),
     };
-    let zero_d = xt.shape.is_empty();
-    let outer: Vec<i64> = shape.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &n)| n).collect();
-    let len = shape[dim];
     lc.kernel("cumsum", &[x, out], &mut |s, a| {
-        s.nest(&outer, true, &mut |s, ivs| {
+        s.nest(&lanes.outer, true, &mut |s, ivs| {
             let zero = s.constant(0.0, acc);
-            let last = s.index(len - 1);
-            s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+            let last = s.index(lanes.len - 1);
+            s.for_loop(0, lanes.len, 1, false, &[zero], &mut |s, j, c| {
                 let j = if reverse { s.bin(Binary::Sub, last, j)? } else { j };
-                let mut idx = ivs.to_vec();
-                idx.insert(dim, j);
-                if zero_d {
-                    idx.clear();
-                }
+                let idx = lanes.at(ivs, j);
                 let v = s.load(a[0], &idx)?;
                 let v = convert(s, v, acc)?;
                 let sum = s.add(c[0], v)?;
@@ -635,24 +659,14 @@ pub fn argsort(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let xt = lc.operand_type(0)?;
     let rt = lc.result_type(0)?;
     let out = lc.alloc(&rt.shape, rt.elem);
-    let shape: Vec<i64> = if xt.shape.is_empty() { vec![1] } else { xt.shape.to_vec() };
-    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, shape.len(), 0)?;
+    let lanes = Lanes::of(lc, &xt.shape)?;
+    let len = lanes.len;
     let descending = lc.attrs().flag("descending");
-    let zero_d = xt.shape.is_empty();
     let acc = compute_elem(xt.elem);
     let float = acc.is_float();
-    let outer: Vec<i64> = shape.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &n)| n).collect();
-    let len = shape[dim];
     lc.kernel("argsort", &[x, out], &mut |s, a| {
-        s.nest(&outer, true, &mut |s, ivs| {
-            let at = |j: Value| -> Vec<Value> {
-                if zero_d {
-                    return Vec::new();
-                }
-                let mut idx = ivs.to_vec();
-                idx.insert(dim, j);
-                idx
-            };
+        s.nest(&lanes.outer, true, &mut |s, ivs| {
+            let at = |j: Value| lanes.at(ivs, j);
             s.for_loop(0, len, 1, false, &[], &mut |s, i, _| {
                 let xi = s.load(a[0], &at(i))?;
                 let xi = convert(s, xi, acc)?;
@@ -718,16 +732,11 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
         lc.set_result(0, out);
         return Ok(());
     }
-    let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, shape.len(), 0)?;
-    let outer: Vec<i64> = shape.iter().enumerate().filter(|&(d, _)| d != dim).map(|(_, &n)| n).collect();
-    let len = shape[dim];
+    let lanes = Lanes::of(lc, &shape)?;
+    let len = lanes.len;
     lc.kernel(name, &[x, out], &mut |s, a| {
-        s.nest(&outer, true, &mut |s, ivs| {
-            let at = |j: Value| -> Vec<Value> {
-                let mut idx = ivs.to_vec();
-                idx.insert(dim, j);
-                idx
-            };
+        s.nest(&lanes.outer, true, &mut |s, ivs| {
+            let at = |j: Value| lanes.at(ivs, j);
             let ninf = s.const_f(f64::NEG_INFINITY, acc);
             let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
                 let v = s.load(a[0], &at(j))?;
