@@ -356,6 +356,38 @@ impl Function {
         self.inner.backward.is_some()
     }
 
+    /// The steps of the forward and backward programs (`"forward"`,
+    /// `"backward"`) with their times while profiling was on
+    /// (`aot_codegen::executor::set_profiling`, or `AOT_PROFILE`) and
+    /// their flops and bytes. Empty for a backend that does not profile
+    /// (the interpreter).
+    pub fn profile(&self) -> Vec<(&'static str, aot_runtime::compiled::StepProfile)> {
+        let mut rows: Vec<_> = self.inner.forward.profile().into_iter().map(|r| ("forward", r)).collect();
+        if let Some(b) = &self.inner.backward {
+            rows.extend(b.exe.profile().into_iter().map(|r| ("backward", r)));
+        }
+        rows
+    }
+
+    /// Which arguments' memory a forward call's saved values may not keep:
+    /// `copy[i]` true copies a saved value that lives in argument `i`'s
+    /// memory (a weight the backward reads). By default none is copied, and
+    /// the caller must not write such an argument between a forward and its
+    /// backward (as autograd forbids writing a saved tensor). The PyTorch
+    /// backend copies those eager's autograd would not save, so that
+    /// writing them stays allowed, as in eager.
+    pub fn copy_saved_arguments(&mut self, copy: Vec<bool>) {
+        self.inner.copy_saved = copy;
+    }
+
+    /// Starts the profile's counts again from zero.
+    pub fn reset_profile(&mut self) {
+        self.inner.forward.reset_profile();
+        if let Some(b) = &mut self.inner.backward {
+            b.exe.reset_profile();
+        }
+    }
+
     /// Per user argument (in call order, duplicates included), what a call
     /// does to it: writes its data, changes its metadata; and whether it was
     /// compiled as requiring grad. ([`Function::meta`] describes the

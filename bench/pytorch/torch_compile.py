@@ -14,7 +14,6 @@ Prints one table per measure (medians of timed steps after warm-up).
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
@@ -29,6 +28,9 @@ import torch.nn.functional as F  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python", "tests"))
 import aot_torch  # noqa: E402
 from models import GPT2Block, MLP, ResNetish, encoder_layer, gpt_loss  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import cpu_model  # noqa: E402
 
 
 def models():
@@ -112,15 +114,6 @@ def overhead(n=2000):
     return out
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def main():

@@ -12,7 +12,8 @@
 //! Invariants: a kernel is called only with the buffers it was compiled
 //! for (types and layouts are checked on entry); chunks of a split loop
 //! cover disjoint iterations of a parallel loop; results never alias the
-//! arguments or each other.
+//! read-only globals (those are copied), but may alias the arguments and
+//! each other.
 
 use crate::program::{argument_mismatch, HostProgram, KernelFn, Matmul, Root, Step};
 use aot_dialects::r#loop::{self, analysis::trips};
@@ -104,6 +105,9 @@ pub struct Runtime {
     /// Per step, its total time and number of runs, when `AOT_PROFILE` is
     /// set: printed to stderr when the runtime is dropped.
     profile: Option<Vec<(std::time::Duration, u64)>>,
+    /// The call's own work around the steps, when profiling: binding the
+    /// arguments and allocating results, then handing results over.
+    overhead: [(std::time::Duration, u64); 2],
     /// The device that runs the kernels and GEMMs, when not the host.
     device: Option<Box<dyn Device>>,
 }
@@ -126,10 +130,17 @@ impl Runtime {
             Step::Matmul(_) => true,
             Step::Rebind { .. } | Step::Resize { .. } => false,
         });
-        let profile = std::env::var("AOT_PROFILE")
-            .is_ok_and(|v| !v.is_empty() && v != "0")
-            .then(|| vec![Default::default(); code.program.steps.len()]);
-        Runtime { code, arena: vec![0; words], threads, returned, parallel, profile, device: None }
+        let profile = profiling().then(|| vec![Default::default(); code.program.steps.len()]);
+        Runtime {
+            code,
+            arena: vec![0; words],
+            threads,
+            returned,
+            parallel,
+            profile,
+            overhead: Default::default(),
+            device: None,
+        }
     }
 
     /// A runtime whose kernels and GEMMs run on `device`.
@@ -153,6 +164,7 @@ impl Runtime {
     pub fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
         let code = self.code.clone();
         let p = &code.program;
+        let entered = profiling().then(std::time::Instant::now);
         if args.len() != p.args.len() {
             return Err(format!("the compiled function takes {} arguments, got {}", p.args.len(), args.len()));
         }
@@ -217,7 +229,10 @@ impl Runtime {
                 }
                 None => {
                     let n = m.shape.iter().product::<i64>().max(0) as usize;
-                    let old = self.returned.get_mut(k).and_then(Option::take).and_then(Storage::reclaim);
+                    let old = self.returned.get_mut(k).and_then(Option::take).and_then(|s| {
+                        s.set_cached(false);
+                        Storage::reclaim(s)
+                    });
                     let buf = match old {
                         Some(b) if b.kind() == m.elem && b.len() == n => b,
                         _ => Buffer::zeros(m.elem, n),
@@ -245,6 +260,10 @@ impl Runtime {
             r
         };
         // 3. Steps.
+        if let Some(t) = entered {
+            self.overhead[0].0 += t.elapsed();
+            self.overhead[0].1 += 1;
+        }
         let mut device = self.device.take();
         let mut steps = || -> Result<(), String> {
             // Whether the device must (re)start its mirrors before its next
@@ -252,7 +271,11 @@ impl Runtime {
             let (mut begin, mut resume) = (true, false);
             let mut kernel = 0;
             let threads = self.threads;
-            let mut profile = self.profile.as_deref_mut().map(|p| (p, std::time::Instant::now()));
+            if profiling() && self.profile.is_none() {
+                self.profile = Some(vec![Default::default(); p.steps.len()]);
+            }
+            let recording = if profiling() { self.profile.as_deref_mut() } else { None };
+            let mut profile = recording.map(|p| (p, std::time::Instant::now()));
             for (i, step) in p.steps.iter().enumerate() {
                 if let Some((times, start)) = &mut profile {
                     let now = std::time::Instant::now();
@@ -405,32 +428,28 @@ impl Runtime {
         let ran = if pooled { on_pool(steps) } else { steps() };
         self.device = device;
         ran?;
-        // 4. Results. Value semantics: results never alias the arguments or
-        // each other (a value returned twice is one object), as the
-        // interpreter's results never do.
+        let handing = entered.map(|_| std::time::Instant::now());
+        // 4. Results, as the buffers hold them: a result may be (a view of)
+        // an argument's memory, and several may share one allocation (a
+        // value returned twice is one object). Copying them was a third of
+        // a CNN's training forward (the weights its backward keeps); the
+        // callers copy where values must stay apart (`CompiledFunction`:
+        // outputs and saved values that a write-back changes; `Backward`:
+        // gradients somebody else holds).
         let mut outs: Vec<Tensor> = Vec::with_capacity(p.outputs.len());
         for (k, r) in p.outputs.iter().enumerate() {
             if let Some(j) = p.outputs[..k].iter().position(|o| o == r) {
                 outs.push(outs[j].clone());
                 continue;
             }
-            let shared = p.outputs[..k].iter().any(|o| o.root == r.root);
             let (strides, off) = r#loop::layout(&r.ty);
             let t = match r.root {
                 Root::Alloc(k) => match &alloc_storage[k] {
-                    Some(s) => {
-                        let t = Tensor::from_parts(s.clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?;
-                        if shared {
-                            t.deep_clone()
-                        } else {
-                            t
-                        }
-                    }
+                    Some(s) => Tensor::from_parts(s.clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?,
                     None => return Err("a result lives in the arena (plan-memory must leave results alone)".into()),
                 },
                 Root::Arg(i) => {
                     Tensor::from_parts(bound[i].storage(), r.ty.elem, r.ty.shape.clone(), strides, base_off[i] + off)?
-                        .deep_clone()
                 }
                 Root::Global(g) => {
                     Tensor::from_parts(code.globals[g].clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?
@@ -442,6 +461,9 @@ impl Runtime {
         // The storages this call allocated, for the next call to reuse once
         // the caller lets go of them (see `returned`).
         for (slot, s) in self.returned.iter_mut().zip(alloc_storage) {
+            if let Some(s) = &s {
+                s.set_cached(true);
+            }
             *slot = s;
         }
         // 5. Written arguments that were copied in go back.
@@ -449,6 +471,10 @@ impl Runtime {
             if copied[i] && p.written_args[i] {
                 args[i].copy_values_from(&bound[i]);
             }
+        }
+        if let Some(t) = handing {
+            self.overhead[1].0 += t.elapsed();
+            self.overhead[1].1 += 1;
         }
         Ok(outs)
     }
@@ -472,15 +498,59 @@ fn run_split(f: KernelFn, ptrs: &SendPtrs, lo: i64, hi: i64, st: i64, threads: u
     code.into_inner()
 }
 
+/// Whether runtimes time their steps: `AOT_PROFILE` set in the
+/// environment (the runtime then prints its profile to stderr when
+/// dropped), or [`set_profiling`].
+static PROFILING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(UNKNOWN);
+const UNKNOWN: u8 = 2;
+
+fn env_profiling() -> bool {
+    std::env::var("AOT_PROFILE").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Whether steps are being timed (see [`set_profiling`]).
+pub fn profiling() -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    match PROFILING.load(Relaxed) {
+        UNKNOWN => {
+            let on = env_profiling();
+            PROFILING.store(on as u8, Relaxed);
+            on
+        }
+        v => v == 1,
+    }
+}
+
+/// Turns the timing of every runtime's steps on or off, from their next
+/// call on. The counts stay until [`Runtime::reset_profile`]; a timed step
+/// costs two clock reads.
+pub fn set_profiling(on: bool) {
+    PROFILING.store(on as u8, std::sync::atomic::Ordering::Relaxed);
+}
+
 impl Runtime {
-    /// Per step of the host program: what it is, how often it ran and its
-    /// total time. Empty unless `AOT_PROFILE` was set when the runtime was
-    /// made.
-    pub fn profile(&self) -> Vec<(String, u64, std::time::Duration)> {
+    /// Zeroes the profile's counts.
+    pub fn reset_profile(&mut self) {
+        if let Some(p) = &mut self.profile {
+            p.iter_mut().for_each(|e| *e = Default::default());
+        }
+        self.overhead = Default::default();
+    }
+
+    /// Per step of the host program: what it is, how often it ran, its total
+    /// time and its cost. Empty unless profiling was on (`AOT_PROFILE`, or
+    /// [`set_profiling`]) for some call.
+    pub fn profile(&self) -> Vec<aot_runtime::compiled::StepProfile> {
         let Some(times) = &self.profile else { return Vec::new() };
         let mut kernel = 0;
         let mut rows = Vec::new();
         for (step, &(total, runs)) in self.code.program.steps.iter().zip(times) {
+            let kind = match step {
+                Step::Kernel { .. } => "kernel",
+                Step::Matmul(_) => "matmul",
+                Step::Rebind { .. } => "rebind",
+                Step::Resize { .. } => "resize",
+            };
             let what = match step {
                 Step::Kernel { name, split, work, .. } => {
                     kernel += 1;
@@ -495,7 +565,29 @@ impl Runtime {
                 Step::Rebind { arg, .. } => format!("set_ of argument {arg}"),
                 Step::Resize { arg, .. } => format!("resize_ of argument {arg}"),
             };
-            rows.push((what, runs, total));
+            let cost = step.cost();
+            rows.push(aot_runtime::compiled::StepProfile {
+                what,
+                kind,
+                runs,
+                seconds: total.as_secs_f64(),
+                flops: cost.flops,
+                bytes: cost.bytes,
+            });
+        }
+        let around = [
+            "binding arguments (copies of non-contiguous ones) and allocating results",
+            "handing results over (copies of results that alias arguments or each other)",
+        ];
+        for (what, &(total, runs)) in around.iter().zip(&self.overhead) {
+            rows.push(aot_runtime::compiled::StepProfile {
+                what: what.to_string(),
+                kind: "runtime",
+                runs,
+                seconds: total.as_secs_f64(),
+                flops: 0,
+                bytes: 0,
+            });
         }
         rows
     }
@@ -503,14 +595,21 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
+        // Results the caller still holds are theirs alone from now on.
+        for s in self.returned.iter().flatten() {
+            s.set_cached(false);
+        }
+        if !env_profiling() {
+            return;
+        }
         let mut rows = self.profile();
-        let calls = rows.iter().map(|r| r.1).max().unwrap_or(0);
+        let calls = rows.iter().map(|r| r.runs).max().unwrap_or(0);
         if calls == 0 {
             return;
         }
-        let total: std::time::Duration = rows.iter().map(|r| r.2).sum();
-        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
-        let per_call = |d: std::time::Duration| d.as_secs_f64() * 1e6 / calls as f64;
+        let total: f64 = rows.iter().map(|r| r.seconds).sum();
+        rows.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+        let per_call = |d: f64| d * 1e6 / calls as f64;
         let mut out = format!(
             "aot profile: {} steps, {calls} call{}, {:.1} us per call on {} thread{}\n  share   us/call  step\n",
             rows.len(),
@@ -519,9 +618,9 @@ impl Drop for Runtime {
             self.threads,
             if self.threads == 1 { "" } else { "s" },
         );
-        for (what, _, t) in rows {
-            let share = 100.0 * t.as_secs_f64() / total.as_secs_f64().max(f64::MIN_POSITIVE);
-            out += &format!("  {share:5.1}% {:9.1}  {what}\n", per_call(t));
+        for r in rows {
+            let share = 100.0 * r.seconds / total.max(f64::MIN_POSITIVE);
+            out += &format!("  {share:5.1}% {:9.1}  {}\n", per_call(r.seconds), r.what);
         }
         eprint!("{out}");
     }
@@ -569,5 +668,13 @@ impl Executable {
 impl aot_runtime::compiled::Executable for Executable {
     fn run(&mut self, args: Vec<aot_runtime::Tensor>) -> Result<Vec<aot_runtime::Tensor>, String> {
         self.runtime.run(args)
+    }
+
+    fn profile(&self) -> Vec<aot_runtime::compiled::StepProfile> {
+        self.runtime.profile()
+    }
+
+    fn reset_profile(&mut self) {
+        self.runtime.reset_profile()
     }
 }

@@ -224,6 +224,25 @@ impl Executable for Lazy {
             None => self.run(args),
         }
     }
+
+    fn profile(&self) -> Vec<aot_runtime::compiled::StepProfile> {
+        let main = self.main.iter().filter_map(|m| m.as_ref().ok());
+        let mut rows: Vec<_> = main.flat_map(|e| e.profile()).collect();
+        for e in self.specialised.built() {
+            rows.extend(e.profile().into_iter().map(|mut r| {
+                r.what = format!("{} [for absent tangents]", r.what);
+                r
+            }));
+        }
+        rows
+    }
+
+    fn reset_profile(&mut self) {
+        if let Some(Ok(e)) = &mut self.main {
+            e.reset_profile();
+        }
+        self.specialised.built_mut().for_each(|e| e.reset_profile());
+    }
 }
 
 /// What `native` writes (`native.options.emit`) for every public function

@@ -17,7 +17,7 @@
 
 use crate::gemm;
 use aot_dialects::func::{FuncView, ReturnOp};
-use aot_dialects::r#loop::analysis::{kernel_work, memref, split_loop};
+use aot_dialects::r#loop::analysis::{kernel_cost, kernel_work, memref, split_loop, KernelCost};
 use aot_dialects::r#loop::{self, LoopOp};
 use aot_ir::*;
 use aot_runtime::buffer::Buffer;
@@ -56,6 +56,8 @@ pub enum Step {
         split: Option<(i64, i64, i64)>,
         /// Rough count of element operations, for the threading decision.
         work: u64,
+        /// Flops and bytes, for profiles.
+        cost: KernelCost,
         /// Per operand: whether the kernel stores to it.
         writes: Vec<bool>,
     },
@@ -84,6 +86,32 @@ pub struct Matmul {
     /// How the GEMM runs (batch simplified), made once when the program is
     /// built.
     pub plan: gemm::Plan,
+}
+
+impl Step {
+    /// The step's flops and bytes moved (see [`KernelCost`]); a GEMM does
+    /// `2·M·N·K` flops per batch and moves its three operands once (the
+    /// result twice when it accumulates). Zero for rebinding and resizing.
+    pub fn cost(&self) -> KernelCost {
+        let bytes = |t: &MemRefType| {
+            let n = t.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d.max(0) as u64)).unwrap_or(u64::MAX);
+            n.saturating_mul(t.elem.byte_size() as u64)
+        };
+        match self {
+            Step::Kernel { cost, .. } => *cost,
+            Step::Matmul(m) => {
+                let depth = m.a.ty.shape.last().copied().unwrap_or(1).max(0) as u64;
+                let c_elems = bytes(&m.c.ty) / m.c.ty.elem.byte_size().max(1) as u64;
+                KernelCost {
+                    flops: c_elems.saturating_mul(depth).saturating_mul(2),
+                    bytes: bytes(&m.a.ty)
+                        .saturating_add(bytes(&m.b.ty))
+                        .saturating_add(bytes(&m.c.ty).saturating_mul(if m.accumulate { 2 } else { 1 })),
+                }
+            }
+            Step::Rebind { .. } | Step::Resize { .. } => KernelCost::default(),
+        }
+    }
 }
 
 /// A lowered function as the runtime executes it.
@@ -204,6 +232,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                     roots,
                     split,
                     work: kernel_work(ctx, op),
+                    cost: kernel_cost(ctx, op),
                     writes,
                 });
             }

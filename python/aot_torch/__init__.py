@@ -13,9 +13,12 @@
   aot-compiled function draws from.
 - ``aot_torch.share_threads()``: runs aot's parallel work on PyTorch's
   OpenMP threads (done on the first compile; see its docstring).
+- ``aot_torch.profiler.profile()``: where compiled code spends its time,
+  per region and per kernel, against the roofline and against eager
+  PyTorch on the same graphs.
 """
 
-from . import _native
+from . import _native, profiler
 from ._native import (
     AotError,
     CompileError,
@@ -53,6 +56,6 @@ def import_exported_program(ep, **kwargs):
 
 __all__ = [
     "AotError", "CompileError", "Config", "ConventionError", "ExecutionError", "ParseError",
-    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed", "share_threads",
-    "stats",
+    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed", "profiler",
+    "share_threads", "stats",
 ]

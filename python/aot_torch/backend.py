@@ -25,6 +25,8 @@ import logging
 import operator
 import os
 import re
+import time
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -39,6 +41,23 @@ log = logging.getLogger("aot_torch")
 #: (regions, or whole graphs, run in PyTorch), ``fallback_ops`` (ATen ops
 #: without an IR counterpart, run in PyTorch).
 stats = collections.Counter()
+
+#: Every live compiled region (`_Region`), for `aot_torch.profiler`.
+_regions: "weakref.WeakSet[_Region]" = weakref.WeakSet()
+#: The profiling session in progress (`aot_torch.profiler.Profile`), if any:
+#: regions then time their calls and keep their first call's arguments.
+_profiler: Optional[Any] = None
+
+
+def _backward(variant: "_Variant", *args, **kwargs):
+    """`variant.fn.backward`, timed while a profile is taken."""
+    if _profiler is None:
+        return variant.fn.backward(*args, **kwargs)
+    t0 = time.perf_counter()
+    try:
+        return variant.fn.backward(*args, **kwargs)
+    finally:
+        _profiler.record(variant, "backward", time.perf_counter() - t0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -181,7 +200,7 @@ class _AotFunction(torch.autograd.Function):
         for i, g in zip(variant.main_dirty, grads[m:]):
             mutated[i] = g
         # With parts, each node runs the backward for its own tangents.
-        gs = variant.fn.backward(state, tangents, mutated, unreached=True, keep=bool(variant.parts))
+        gs = _backward(variant, state, tangents, mutated, unreached=True, keep=bool(variant.parts))
         # After the arguments' gradients, the bases': their members get
         # none of their own (autograd takes the base's on into `_base`).
         gs, base_gs = gs[:len(variant.dupe_of)], gs[len(variant.dupe_of):]
@@ -241,7 +260,7 @@ class _AotPart(torch.autograd.Function):
         mutated = [None] * len(variant.dupe_of)
         for i, g in zip(part.dirty, grads[len(part.outputs):]):
             mutated[i] = g
-        gs = variant.fn.backward(views.state, tangents, mutated, unreached=True, keep=True)
+        gs = _backward(variant, views.state, tangents, mutated, unreached=True, keep=True)
         return (None, None, None, *[gs[i] if variant.grad_reaches[i] else None for i in part.inputs])
 
 
@@ -640,6 +659,13 @@ class _Variant:
         # of the region's results reach the loss (`mm(a.t(), a)` whose
         # result is overwritten), which one node cannot tell.
         self.eager_saved -= self.mutated
+        # The compiled backward may read arguments eager's does not save (a
+        # min-cut partition recomputes from an input where eager saved an
+        # output): writing those stays allowed as in eager, so their memory
+        # is copied for the backward; the ones eager saves stay shared (the
+        # node saves them, and writing one raises as in eager).
+        if training:
+            self.fn.copy_saved_arguments([i not in self.eager_saved for i in range(len(tensors))])
         # The results (IR result positions) of the graph outputs eager saves.
         # Only fresh ones: an output that is (a view of) an argument is the
         # argument's business (above).
@@ -798,10 +824,15 @@ class _Variant:
         of it again with theirs, so they still share memory. Returns the
         results laid out so."""
         tr = self.translation
+
+        def laid_out(k):
+            o, st, off = outs[k], tr.result_strides[k], tr.result_offsets[k]
+            return st is None or not isinstance(o, torch.Tensor) or (
+                o.stride() == st and (not tr.result_is_view[k] or off is None or o.storage_offset() == off))
+
         # (Every call of a region runs this: the common case, every result
         # laid out as eager's already, costs one comparison per result.)
-        if all(st is None or not isinstance(o, torch.Tensor) or o.stride() == st
-               for o, st in zip(outs, tr.result_strides)):
+        if all(laid_out(k) for k in range(len(outs))):
             return set()
         groups: Dict[int, List[int]] = {}
         for k, st in enumerate(tr.result_strides):
@@ -812,13 +843,29 @@ class _Variant:
         done = set()
         for ks in groups.values():
             roots = [k for k in ks if not tr.result_is_view[k]]
-            if len(ks) < 2 or len(roots) != 1 or all(outs[k].stride() == tr.result_strides[k] for k in ks):
+            if len(ks) < 2 or len(roots) > 1 or all(laid_out(k) for k in ks):
+                continue
+            if not roots:
+                # Views of one intermediate that is not a result (`y =
+                # x * 2; return y.diagonal(-1), y[1, 0]`): eager's share its
+                # storage, so they are laid out in one new storage, each at
+                # eager's place in it (seed 16124's test).
+                geo = [(k, tuple(outs[k].shape), tr.result_strides[k], tr.result_offsets[k] or 0) for k in ks]
+                if any(_first_reach_masks(_extent(size, st, off), [(size, st, off)]) is not None
+                       for _, size, st, off in geo):
+                    continue
+                base = torch.empty(max(_extent(size, st, off) for _, size, st, off in geo), dtype=outs[ks[0]].dtype)
+                for k, size, st, off in geo:
+                    base.as_strided(size, st, off).copy_(outs[k])
+                for k, size, st, off in geo:
+                    outs[k] = base.as_strided(size, st, off)
+                done.update(ks)
                 continue
             r = roots[0]
             o = outs[r]
             root = torch.empty_strided(o.shape, tr.result_strides[r], dtype=o.dtype)
             room = root.untyped_storage().nbytes() // root.element_size()
-            geo = [(k, tuple(outs[k].shape), tr.result_strides[k], tr.result_offsets[k]) for k in ks if k != r]
+            geo = [(k, tuple(outs[k].shape), tr.result_strides[k], tr.result_offsets[k] or 0) for k in ks if k != r]
             if any(_extent(size, st, off) > room for _, size, st, off in geo):
                 continue
             outs[r] = root.copy_(o)
@@ -934,9 +981,17 @@ class _Variant:
             o = outs[k]
             if k in together:
                 continue
-            if st is not None and self.aliases[k] is None and isinstance(o, torch.Tensor) and o.stride() != st:
-                if self.translation.result_is_view[k] and o.numel() > 0:
-                    off = self.translation.result_offsets[k]
+            if st is None or self.aliases[k] is not None or not isinstance(o, torch.Tensor):
+                continue
+            view = self.translation.result_is_view[k] and o.numel() > 0
+            # (None: eager's offset is not known; then only the strides
+            # decide. A view of one element has strides of no consequence to
+            # where it is, but may have an offset in its storage that
+            # differs from eager's.)
+            known = self.translation.result_offsets[k]
+            off = known or 0
+            if o.stride() != st or (view and known is not None and o.storage_offset() != known):
+                if view:
                     extent = _extent(o.shape, st, off)
                     masks = _first_reach_masks(extent, [(tuple(o.shape), st, off)])
                     if masks is not None:
@@ -1044,6 +1099,7 @@ class _Region(torch.nn.Module):
         self.original = original
         out = [n for n in aten_gm.graph.nodes if n.op == "output"][0]
         self.tuple_out = isinstance(out.args[0], (tuple, list))
+        _regions.add(self)
 
     def _compile(self, args: Sequence[Any]):
         training = torch.is_grad_enabled() and any(
@@ -1076,7 +1132,13 @@ class _Region(torch.nn.Module):
         if v is None:
             return self.original(*args)
         try:
-            out = v(args)
+            if _profiler is None:
+                out = v(args)
+            else:
+                _profiler.capture(self, v, args)
+                t0 = time.perf_counter()
+                out = v(args)
+                _profiler.record(v, "forward", time.perf_counter() - t0)
         except _native.ConventionError as e:
             # The key above and the runtime's guards disagree: never guess.
             log.warning("aot_torch: %s: %s; running in PyTorch", self.region_name, _one_line(e))

@@ -525,8 +525,8 @@ class Translation:
     # eager's layout.
     result_strides: List[Optional[Tuple[int, ...]]] = field(default_factory=list)
     # With those strides, the result's storage offset in eager (in the
-    # storage of the intermediate a view of one views).
-    result_offsets: List[int] = field(default_factory=list)
+    # storage of the intermediate a view of one views); None where not known.
+    result_offsets: List[Optional[int]] = field(default_factory=list)
     # Per result: eager's is a view (of an input or an intermediate), so it
     # has a `_base`; and the last `detach` on its view chain: None (none),
     # "last" (the result itself is a detach: no `_base`, no grad) or
@@ -1105,16 +1105,18 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     index_of[o] = len(results)
                     results.append(v)
                     t = o.meta.get("val")
-                    # Eager's strides, whenever there is more than one
-                    # element: a contiguous result can still be a view of an
+                    # Eager's strides, whenever there is an element: a
+                    # contiguous result can still be a view of an
                     # intermediate eager lays out otherwise (fuzz seed 9147:
                     # `(a0 - a0).select(1, -1)` of a transposed `a0` has
-                    # stride 1 in eager, 5 over a row-major intermediate).
-                    laid_out = isinstance(t, torch.Tensor) and t.numel() > 1
+                    # stride 1 in eager, 5 over a row-major intermediate;
+                    # seed 16124: the one-element `diagonal(-1)` of such an
+                    # intermediate, at offset 1 in eager, 5 over row-major).
+                    laid_out = isinstance(t, torch.Tensor) and t.numel() > 0
                     strides.append(tuple(t.stride()) if laid_out else None)
                     eager_t = b.eager_layouts.get(o)
                     offsets.append(int(eager_t.storage_offset()) if laid_out and isinstance(eager_t, torch.Tensor)
-                                   and tuple(eager_t.stride()) == tuple(t.stride()) else 0)
+                                   and tuple(eager_t.stride()) == tuple(t.stride()) else None)
                     is_view, detach, no_grad_view = _view_chain(o)
                     views.append(is_view)
                     detaches.append(detach)

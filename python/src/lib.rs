@@ -104,6 +104,16 @@ fn use_openmp(path: &str) -> PyResult<bool> {
 
 /// The name of every op the registry knows (`tensor.add`, `view.select`,
 /// ...), sorted: what IR written from Python may name.
+/// Turns the timing of compiled steps on or off for every compiled
+/// function, from its next call on (`Function.profile` reads the counts);
+/// returns whether it was on.
+#[pyfunction]
+fn set_profiling(on: bool) -> bool {
+    let was = aot::codegen::executor::profiling();
+    aot::codegen::executor::set_profiling(on);
+    was
+}
+
 #[pyfunction]
 fn op_names() -> Vec<&'static str> {
     aot::init();
@@ -327,12 +337,13 @@ impl<'a> Exporter<'a> {
             };
             let s = t.storage();
             let view = views.get(k).copied().unwrap_or(false);
+            let whole = t.covers_storage() || permutes_storage(t);
             if self.binder.owner_of(&s).is_none()
                 && self.exported_as(&s).is_none()
-                && ((t.covers_storage() && !view) || (self.plain_parts && uses(&s) == 1))
+                && ((whole && !view) || (self.plain_parts && uses(&s) == 1))
             {
                 let e = dlpack(py, api, &s, &t.sizes(), &t.strides(), t.offset())?.unbind();
-                if t.covers_storage() {
+                if whole {
                     self.exported.push((s.clone(), e.clone_ref(py)));
                 }
                 out.push(Some(e));
@@ -370,6 +381,31 @@ impl<'a> Exporter<'a> {
         self.exported.push((s.clone(), e.clone_ref(py)));
         Ok(e)
     }
+}
+
+/// Whether `t` is every element of its storage once, from element 0, in
+/// some order of its dimensions: a fresh tensor as eager may lay one out
+/// (an elementwise result of a transposed input, `t_()` of a fresh
+/// tensor), which is handed over plain, not as a view.
+fn permutes_storage(t: &Tensor) -> bool {
+    if t.offset() != 0 || t.numel() != t.storage().len() as i64 {
+        return false;
+    }
+    let (sizes, strides) = (t.sizes(), t.strides());
+    let mut dims: Vec<(i64, i64)> =
+        sizes.iter().zip(strides.iter()).filter(|(&n, _)| n != 1).map(|(&n, &st)| (st, n)).collect();
+    dims.sort_unstable();
+    let mut expect = 1i64;
+    for (st, n) in dims {
+        if st != expect {
+            return false;
+        }
+        expect = match expect.checked_mul(n) {
+            Some(e) => e,
+            None => return false,
+        };
+    }
+    true
 }
 
 fn as_strided<'py>(base: &Bound<'py, PyAny>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
@@ -779,6 +815,39 @@ impl PyAotFunction {
         self.inner.0.manual_seed(seed);
     }
 
+    /// Per step of the forward and backward programs: a dict with
+    /// `program` (`"forward"` or `"backward"`), `what` (the step, e.g. a
+    /// kernel and how it ran), `kind` (`kernel`, `matmul`, `rebind`,
+    /// `resize`), `runs` and `seconds` while profiling was on (see the
+    /// module's `set_profiling`), and `flops` and `bytes` per run.
+    fn profile<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let rows = PyList::empty(py);
+        for (program, r) in self.inner.0.profile() {
+            let d = PyDict::new(py);
+            d.set_item("program", program)?;
+            d.set_item("what", r.what)?;
+            d.set_item("kind", r.kind)?;
+            d.set_item("runs", r.runs)?;
+            d.set_item("seconds", r.seconds)?;
+            d.set_item("flops", r.flops)?;
+            d.set_item("bytes", r.bytes)?;
+            rows.append(d)?;
+        }
+        Ok(rows)
+    }
+
+    /// Starts the profile's counts again from zero.
+    fn reset_profile(&mut self) {
+        self.inner.0.reset_profile();
+    }
+
+    /// Per argument: whether a forward's saved value in its memory is
+    /// copied rather than kept as a view of it (none by default; then the
+    /// caller must not write such an argument before the backward).
+    fn copy_saved_arguments(&mut self, copy: Vec<bool>) {
+        self.inner.0.copy_saved_arguments(copy);
+    }
+
     /// Whether the function has a backward (compiled with `aot-train`).
     #[getter]
     fn has_backward(&self) -> bool {
@@ -837,6 +906,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
+    m.add_function(wrap_pyfunction!(set_profiling, m)?)?;
     m.add("AotError", py.get_type::<AotError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("SignatureError", py.get_type::<SignatureError>())?;

@@ -682,3 +682,42 @@ def test_an_output_left_out_of_the_loss_adds_nothing_to_the_gradients(partition)
         grads.append(w.grad)
     assert torch.isfinite(grads[1]).all()
     torch.testing.assert_close(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("partition", ["default", "min-cut"])
+def test_saved_arguments_are_shared_only_where_eager_saves_them(partition):
+    """The compiled forward keeps a weight its backward reads as the
+    weight's own memory, not a copy (a copy of every weight was a third of
+    a CNN's training forward). Writing it before the backward then raises
+    PyTorch's error, as eager's does, since eager's `mm` saved it too. An
+    input eager does not save (it saved `x * 2`, the min-cut partition may
+    keep `x` and recompute) may be written: the backward gets a copy."""
+    def f(x, w):
+        return ((x * 2) @ w).tanh().sum()
+
+    run = torch.compile(f, backend=aot_torch.backend(partition=partition))
+    for call in (f, run):
+        x = torch.randn(4, 3, requires_grad=True)
+        w = torch.randn(3, 2, requires_grad=True)
+        loss = call(x, w)
+        with torch.no_grad():
+            w.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()
+
+    def g(a, b):
+        return ((a * 2).sin() * b).sum()
+
+    run = torch.compile(g, backend=aot_torch.backend(partition=partition))
+    grads = []
+    for call in (g, run):
+        gen = torch.Generator().manual_seed(0)
+        base = torch.randn(5, generator=gen).requires_grad_()
+        a = base * 1  # a non-leaf: it may be written after the call
+        b = torch.randn(5, generator=gen)
+        loss = call(a, b)
+        with torch.no_grad():
+            a.zero_()
+        loss.backward()
+        grads.append(base.grad)
+    assert torch.allclose(grads[0], grads[1]), grads

@@ -134,7 +134,8 @@ pub enum CallError {
 /// A forward (or backward) graph compiled by some backend.
 pub trait Executable {
     /// Runs the graph on the arguments (which it may write into, for
-    /// mutations kept in the graph); returns the graph's results. It owns
+    /// mutations kept in the graph); returns the graph's results, which may
+    /// share memory with the arguments and with each other. It owns
     /// the argument handles so that it can free each one after its last
     /// use (a backward releases saved values as it goes).
     fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String>;
@@ -149,6 +150,33 @@ pub trait Executable {
         let _ = (first_tangent, absent);
         self.run(args)
     }
+
+    /// Per step, what it ran and cost since profiling began (see
+    /// [`StepProfile`]); empty for an executable that does not profile.
+    fn profile(&self) -> Vec<StepProfile> {
+        Vec::new()
+    }
+
+    /// Starts the profile's counts again from zero.
+    fn reset_profile(&mut self) {}
+}
+
+/// One step of a compiled program in a profile: its time and run count
+/// while profiling was on, and its static cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepProfile {
+    /// What the step is, e.g. `kernel #3 'add_mul' (split over 2 threads)`.
+    pub what: String,
+    /// `kernel`, `matmul`, `rebind` or `resize`.
+    pub kind: &'static str,
+    /// Runs counted.
+    pub runs: u64,
+    /// Total seconds over those runs.
+    pub seconds: f64,
+    /// Floating-point operations per run.
+    pub flops: u64,
+    /// Bytes moved per run (each operand element read or written once).
+    pub bytes: u64,
 }
 
 /// The versions of a backward an executable specialised for sets of absent
@@ -183,6 +211,16 @@ impl<T> Specialisations<T> {
         }
         self.built.get_mut(absent)
     }
+
+    /// The versions built so far (in no particular order).
+    pub fn built(&self) -> impl Iterator<Item = &T> {
+        self.built.values().filter_map(|r| r.as_ref().ok())
+    }
+
+    /// The versions built so far, mutably.
+    pub fn built_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.built.values_mut().filter_map(|r| r.as_mut().ok())
+    }
 }
 
 /// A compiled function: a graph plus its calling convention, and the
@@ -193,6 +231,9 @@ pub struct CompiledFunction {
     pub backward: Option<crate::backward::Backward>,
     /// The generator random ops draw from (shared with eager code).
     pub generator: Rc<RefCell<Generator>>,
+    /// Per call slot (user argument): a saved value in its memory is
+    /// copied, not kept as a view of it (see `Function::copy_saved_arguments`).
+    pub copy_saved: Vec<bool>,
 }
 
 /// What a forward call leaves for its backward. A clone shares the saved
@@ -234,7 +275,7 @@ fn view_of(t: &Tensor, l: &Strided) -> Result<Tensor, String> {
 
 impl CompiledFunction {
     pub fn new(plan: Plan, forward: Box<dyn Executable>, generator: Rc<RefCell<Generator>>) -> Self {
-        CompiledFunction { plan, forward, backward: None, generator }
+        CompiledFunction { plan, forward, backward: None, generator, copy_saved: Vec::new() }
     }
 
     /// Synthetic base `b` for this call.
@@ -301,7 +342,7 @@ impl CompiledFunction {
         if results.len() < tail {
             return err(format!("the graph returned {} values, expected at least {tail}", results.len()));
         }
-        let saved = results.split_off(tail);
+        let mut saved = results.split_off(tail);
         if plan.rng {
             let offset = results.pop().ok_or("the graph returned no RNG offset")?;
             let v = offset.read_i64().first().copied().ok_or("the RNG offset result is empty")?;
@@ -312,6 +353,24 @@ impl CompiledFunction {
         }
         let plan = &self.plan;
         let args = &slots;
+        // A saved value in an argument's memory (a weight the backward
+        // reads) stays a view of it, unless the caller asked for a copy: the
+        // caller must not write the argument before the backward, as
+        // autograd forbids writing a saved tensor. This call's own
+        // write-back into an argument's data must not reach it: those are
+        // copied too.
+        let rewritten = |a: &Tensor| {
+            plan.write_back.iter().any(|w| match w {
+                WriteBack::CopyData { arg, .. } | WriteBack::Resize { arg, .. } => args[*arg].shares_storage(a),
+                _ => false,
+            })
+        };
+        let copied = |a: &Tensor| args.iter().zip(&self.copy_saved).any(|(arg, &copy)| copy && arg.shares_storage(a));
+        for s in saved.iter_mut() {
+            if rewritten(s) || copied(s) {
+                *s = s.deep_clone();
+            }
+        }
         // A result that is (a view of) an argument's memory holds the value
         // it had when the graph returned: the write-back into arguments must
         // not change it under a later step (`copy_(b, a)` then a write to

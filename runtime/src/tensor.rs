@@ -69,6 +69,12 @@ fn buffer_bytes(b: &Buffer) -> u64 {
 pub struct Storage {
     id: u64,
     buf: RefCell<Buffer>,
+    /// One of the strong references is a compiled function's cache of its
+    /// last results (`Storage::set_cached`): it never reads or writes
+    /// through it, and takes the buffer back only once it is the last
+    /// reference ([`Storage::reclaim`]), so it does not make a tensor over
+    /// the storage shared ([`Tensor::is_exclusive_dense`]).
+    cached: std::cell::Cell<bool>,
 }
 
 pub type StorageRef = Rc<Storage>;
@@ -82,7 +88,23 @@ impl Drop for Storage {
 impl Storage {
     pub fn new(buf: Buffer) -> StorageRef {
         memory::grow(buffer_bytes(&buf));
-        Rc::new(Storage { id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed), buf: RefCell::new(buf) })
+        Rc::new(Storage {
+            id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed),
+            buf: RefCell::new(buf),
+            cached: std::cell::Cell::new(false),
+        })
+    }
+
+    /// Marks (or unmarks) one strong reference to this storage as a cache's
+    /// (see the field): the holder must unmark it before it drops that
+    /// reference while others may still hold the storage.
+    pub fn set_cached(&self, on: bool) {
+        self.cached.set(on);
+    }
+
+    /// Strong references to `s` other than a cache's.
+    pub fn holders(s: &StorageRef) -> usize {
+        Rc::strong_count(s) - s.cached.get() as usize
     }
 
     /// Grows or shrinks the buffer to `n` elements (new ones are zero).
@@ -103,6 +125,7 @@ impl Storage {
     /// new storage; the storage itself goes away.
     pub fn reclaim(storage: StorageRef) -> Option<Buffer> {
         let mut s = Rc::try_unwrap(storage).ok()?;
+        s.cached.set(false);
         let kind = s.buf.get_mut().kind();
         let buf = std::mem::replace(s.buf.get_mut(), Buffer::zeros(kind, 0));
         // `s` drops with an empty buffer: account for the one taken here.
@@ -470,7 +493,7 @@ impl Tensor {
     /// autograd state). Such a tensor can be handed over instead of copied.
     pub fn is_exclusive_dense(&self) -> bool {
         Rc::strong_count(&self.0) == 1
-            && Rc::strong_count(&self.0.borrow().storage) == 1
+            && Storage::holders(&self.0.borrow().storage) == 1
             && !self.0.borrow().requires_grad
             && self.is_dense_root()
     }

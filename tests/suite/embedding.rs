@@ -694,3 +694,45 @@ fn an_output_no_gradient_reached_adds_nothing_to_the_backward() {
         assert!(g.args[0].as_ref().unwrap().to_vec::<f32>().unwrap().iter().all(|v| v.is_nan()));
     }
 }
+
+/// A profile counts each step's runs and time while profiling is on, with
+/// its static cost: a GEMM's `2·M·N·K` flops and its three operands' bytes,
+/// an elementwise kernel's one flop per element and each operand once.
+#[test]
+fn a_profile_counts_steps_with_their_flops_and_bytes() {
+    use aot::codegen::executor::{profiling, set_profiling};
+    let text = "func.func @f(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %x: tensor<4x8xf32>, %y: tensor<4x8xf32>)
+    -> (tensor<8x4xf32>, tensor<4x8xf32>) {
+  %m = tensor.mm %a, %b : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %s = tensor.add %x, %y : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %m, %s : tensor<8x4xf32>, tensor<4x8xf32>
+}
+";
+    let m = Module::parse(text, "profile.mlir").unwrap();
+    let args = [
+        f32s(&[8, 16], &[0.5; 128]),
+        f32s(&[16, 4], &[0.25; 64]),
+        f32s(&[4, 8], &[1.0; 32]),
+        f32s(&[4, 8], &[2.0; 32]),
+    ];
+    let mut f = m.compile(None, &args, &Options::inference()).unwrap();
+    let was = profiling();
+    set_profiling(true);
+    for _ in 0..3 {
+        f.call(&args).unwrap();
+    }
+    set_profiling(false);
+    f.call(&args).unwrap();
+    let rows = f.profile();
+    set_profiling(was);
+    let mm: Vec<_> = rows.iter().filter(|(_, r)| r.kind == "matmul").collect();
+    let kernels: Vec<_> = rows.iter().filter(|(_, r)| r.kind == "kernel").collect();
+    assert_eq!(mm.len(), 1, "{rows:?}");
+    assert_eq!((mm[0].1.flops, mm[0].1.bytes), (2 * 8 * 4 * 16, (128 + 64 + 32) * 4), "{rows:?}");
+    assert_eq!(kernels.len(), 1, "{rows:?}");
+    assert_eq!((kernels[0].1.flops, kernels[0].1.bytes), (32, 3 * 32 * 4), "{rows:?}");
+    // Three calls while profiling was on; the fourth was not counted.
+    assert!(rows.iter().all(|(p, r)| *p == "forward" && r.runs == 3 && r.seconds > 0.0), "{rows:?}");
+    f.reset_profile();
+    assert!(f.profile().iter().all(|(_, r)| r.runs == 0 && r.seconds == 0.0));
+}

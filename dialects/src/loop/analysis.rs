@@ -8,14 +8,14 @@
 //! ([`root_of`]), what a store to it may clobber ([`alias_class`]), which
 //! loop of a kernel may be split across threads ([`split_loop`]) or merged
 //! by fusion ([`outer_parallel_loop`]), how many iterations a loop runs
-//! ([`Bounds::trips`], saturating) and how much work a kernel does
-//! ([`kernel_work`]).
+//! ([`Bounds::trips`], saturating), how much work a kernel does
+//! ([`kernel_work`]) and what it costs in flops and bytes ([`kernel_cost`]).
 //!
 //! Invariants: every function here reads the IR and never changes it; on IR
 //! the verifier accepted none panics, and on hostile bounds (the whole i64
 //! range) the counts saturate instead of overflowing.
 
-use super::LoopOp;
+use super::{LoopOp, ScalarOp};
 use crate::func::{FuncOp, FuncView, LAYOUT};
 use aot_ir::*;
 
@@ -128,6 +128,75 @@ pub fn kernel_work(ctx: &Context, kernel: Op) -> u64 {
         }
     }
     ctx.regions(kernel).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)))
+}
+
+/// The static cost of a kernel, for profiles and rooflines.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelCost {
+    /// Floating-point operations executed: one per float arithmetic or math
+    /// op (compares, selects and casts move values, they are not counted).
+    pub flops: u64,
+    /// Bytes moved between memory and the core, under the model that a
+    /// kernel reads (and writes) each element of an operand at most once:
+    /// per buffer, `min(accesses, elements)` times the element size, reads
+    /// and writes apart. Repeated reads of a broadcast or a window count
+    /// once per element, as caches serve them.
+    pub bytes: u64,
+}
+
+/// The [`KernelCost`] of a `loop.kernel` (saturating on hostile bounds).
+pub fn kernel_cost(ctx: &Context, kernel: Op) -> KernelCost {
+    // Per buffer value: (reads, writes) executed.
+    fn walk(ctx: &Context, r: Region, mult: u64, flops: &mut u64, access: &mut Vec<(Value, u64, u64)>) {
+        for &b in ctx.region_blocks(r) {
+            for o in ctx.block_ops(b) {
+                let inner = match ctx.dyn_cast::<ForOp>(o) {
+                    Some(l) => mult.saturating_mul(l.bounds(ctx).trips().max(0) as u64),
+                    None => mult,
+                };
+                match LoopOp::of(ctx, o) {
+                    Some(LoopOp::Scalar(s)) => {
+                        let float = ctx.num_results(o) == 1
+                            && matches!(ctx.type_data(ctx.value_type(ctx.result(o, 0))), TypeData::Elem(e) if e.is_float());
+                        let counted = matches!(s, ScalarOp::Binary(_) | ScalarOp::Unary(_) | ScalarOp::Math(_));
+                        if float && counted {
+                            *flops = flops.saturating_add(mult);
+                        }
+                    }
+                    Some(kind @ (LoopOp::Load | LoopOp::Store)) => {
+                        let buf = ctx.operand(o, if kind == LoopOp::Load { 0 } else { 1 });
+                        let at = match access.iter().position(|a| a.0 == buf) {
+                            Some(i) => i,
+                            None => {
+                                access.push((buf, 0, 0));
+                                access.len() - 1
+                            }
+                        };
+                        let slot = if kind == LoopOp::Load { &mut access[at].1 } else { &mut access[at].2 };
+                        *slot = slot.saturating_add(mult);
+                    }
+                    _ => {}
+                }
+                for &inner_region in ctx.regions(o) {
+                    walk(ctx, inner_region, inner, flops, access);
+                }
+            }
+        }
+    }
+    let (mut flops, mut access) = (0u64, Vec::new());
+    for &r in ctx.regions(kernel) {
+        walk(ctx, r, 1, &mut flops, &mut access);
+    }
+    let mut bytes = 0u64;
+    for (buf, reads, writes) in access {
+        let Some(m) = memref(ctx, buf) else { continue };
+        let numel = m.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d.max(0) as u64)).unwrap_or(u64::MAX);
+        let size = m.elem.byte_size() as u64;
+        bytes = bytes
+            .saturating_add(reads.min(numel).saturating_mul(size))
+            .saturating_add(writes.min(numel).saturating_mul(size));
+    }
+    KernelCost { flops, bytes }
 }
 
 /// The outermost loop a kernel may be split along: the body is one parallel
