@@ -612,7 +612,7 @@ impl Drop for Runtime {
         let per_call = |d: f64| d * 1e6 / calls as f64;
         let mut out = format!(
             "aot profile: {} steps, {calls} call{}, {:.1} us per call on {} thread{}\n  share   us/call  step\n",
-            rows.len(),
+            rows.iter().filter(|r| r.kind != "runtime").count(),
             if calls == 1 { "" } else { "s" },
             per_call(total),
             self.threads,
