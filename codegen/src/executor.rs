@@ -577,7 +577,7 @@ impl Runtime {
         }
         let around = [
             "binding arguments (copies of non-contiguous ones) and allocating results",
-            "handing results over (copies of results that alias arguments or each other)",
+            "handing results over (wrapping buffers, copying constants and written copies back)",
         ];
         for (what, &(total, runs)) in around.iter().zip(&self.overhead) {
             rows.push(aot_runtime::compiled::StepProfile {

@@ -15,7 +15,7 @@
 // PROFILE-DAG: {{[0-9.]+}}%{{ +[0-9.]+}} kernel #1 'copy_{{[0-9]+}}' (one thread)
 // PROFILE-DAG: {{[0-9.]+}}%{{ +[0-9.]+}} kernel #2 'mul_{{[0-9]+}}' (one thread)
 // PROFILE-DAG: {{[0-9.]+}}%{{ +[0-9.]+}} binding arguments (copies of non-contiguous ones) and allocating results
-// PROFILE-DAG: {{[0-9.]+}}%{{ +[0-9.]+}} handing results over (copies of results that alias arguments or each other)
+// PROFILE-DAG: {{[0-9.]+}}%{{ +[0-9.]+}} handing results over (wrapping buffers, copying constants and written copies back)
 
 /// Native code keeps the calling convention: the write through the
 /// transposed view reaches argument 0, the returned transpose aliases it,
