@@ -94,7 +94,7 @@ impl Step {
     /// result twice when it accumulates). Zero for rebinding and resizing.
     pub fn cost(&self) -> KernelCost {
         let bytes = |t: &MemRefType| {
-            let n = t.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d.max(0) as u64)).unwrap_or(u64::MAX);
+            let n = aot_ir::size::checked_numel(&t.shape).map_or(u64::MAX, |n| n.max(0) as u64);
             n.saturating_mul(t.elem.byte_size() as u64)
         };
         match self {

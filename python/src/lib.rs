@@ -388,24 +388,9 @@ impl<'a> Exporter<'a> {
 /// (an elementwise result of a transposed input, `t_()` of a fresh
 /// tensor), which is handed over plain, not as a view.
 fn permutes_storage(t: &Tensor) -> bool {
-    if t.offset() != 0 || t.numel() != t.storage().len() as i64 {
-        return false;
-    }
-    let (sizes, strides) = (t.sizes(), t.strides());
-    let mut dims: Vec<(i64, i64)> =
-        sizes.iter().zip(strides.iter()).filter(|(&n, _)| n != 1).map(|(&n, &st)| (st, n)).collect();
-    dims.sort_unstable();
-    let mut expect = 1i64;
-    for (st, n) in dims {
-        if st != expect {
-            return false;
-        }
-        expect = match expect.checked_mul(n) {
-            Some(e) => e,
-            None => return false,
-        };
-    }
-    true
+    t.offset() == 0
+        && t.numel() == t.storage().len() as i64
+        && aot::runtime::overlap::is_non_overlapping_and_dense(&t.sizes(), &t.strides())
 }
 
 fn as_strided<'py>(base: &Bound<'py, PyAny>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {

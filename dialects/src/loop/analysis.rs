@@ -190,7 +190,7 @@ pub fn kernel_cost(ctx: &Context, kernel: Op) -> KernelCost {
     let mut bytes = 0u64;
     for (buf, reads, writes) in access {
         let Some(m) = memref(ctx, buf) else { continue };
-        let numel = m.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d.max(0) as u64)).unwrap_or(u64::MAX);
+        let numel = aot_ir::size::checked_numel(&m.shape).map_or(u64::MAX, |n| n.max(0) as u64);
         let size = m.elem.byte_size() as u64;
         bytes = bytes
             .saturating_add(reads.min(numel).saturating_mul(size))
