@@ -380,6 +380,17 @@ impl Function {
         self.inner.copy_saved = copy;
     }
 
+    /// Per value a forward call saves (`ForwardState::saved`, in order): the
+    /// user outputs and arguments (new values) whose tangent makes the
+    /// backward read it, None where any backward reads it. Empty without a
+    /// backward, or where not known (every saved value is read). A caller
+    /// that lets arguments be written between a forward and its backward
+    /// (as eager allows a tensor no reached derivative saved) tells from it
+    /// whether a given backward reads what was written.
+    pub fn saved_needs(&self) -> &[Option<(Vec<usize>, Vec<usize>)>] {
+        self.inner.backward.as_ref().map(|b| &b.plan.saved_needs[..]).unwrap_or(&[])
+    }
+
     /// Starts the profile's counts again from zero.
     pub fn reset_profile(&mut self) {
         self.inner.forward.reset_profile();

@@ -6,6 +6,7 @@
 //! adds numbers.
 
 use crate::compile::TrainView;
+use aot_codegen::absent::SavedNeed;
 use aot_dialects::func::FuncView;
 use aot_ir::*;
 use aot_passes::joint::{GRAD, NO_COTANGENT, TANGENT};
@@ -15,6 +16,7 @@ use aot_runtime::compiled::{OutputFrom, Plan, Strided};
 use aot_runtime::overlap::may_reach_an_element_twice;
 use aot_runtime::tensor::{contiguous_strides, strided_indices};
 use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 fn contiguous(size: &[i64]) -> Strided {
     Strided { size: size.into(), stride: contiguous_strides(size), offset: 0 }
@@ -410,5 +412,65 @@ pub(crate) fn build(
             || out.mutated_routes.iter().any(|(a, _, _)| *a == i)
     };
     out.grad_reaches = (0..n).map(|i| reached.get(i).copied().unwrap_or(true) || assembled(i)).collect();
+    out.saved_needs = saved_needs(ctx, bwd, &bf, bw_inputs.len(), &out);
     Ok(out)
+}
+
+/// `TrainPlan::saved_needs`: per saved value, the tangent arguments whose
+/// presence keeps a read of it (`aot_codegen::absent::saved_value_needs`),
+/// named by the user outputs and arguments that reach them (directly, or
+/// routed as an alias's or a mutated argument's tangent). Empty unless the
+/// tangent arguments are the last ones, as the runtime passes them.
+fn saved_needs(
+    ctx: &Context,
+    bwd: Op,
+    bf: &FuncView,
+    num_inputs: usize,
+    plan: &TrainPlan,
+) -> Vec<Option<(Vec<usize>, Vec<usize>)>> {
+    let first_tangent = num_inputs - plan.tangents.len();
+    if (first_tangent..num_inputs).any(|j| bf.arg_attr(ctx, j, TANGENT).is_none()) {
+        return Vec::new();
+    }
+    let Ok(needs) = aot_codegen::absent::saved_value_needs(ctx, bwd, first_tangent) else { return Vec::new() };
+    // Per tangent argument: the outputs and arguments whose tangent reaches it.
+    let mut sources: Vec<(BTreeSet<usize>, BTreeSet<usize>)> = plan
+        .tangents
+        .iter()
+        .map(|(from, _, _)| match from {
+            TangentFrom::Output(k) => (BTreeSet::from([*k]), BTreeSet::new()),
+            TangentFrom::MutatedArgs(members) => (BTreeSet::new(), members.iter().map(|(a, _)| *a).collect()),
+            TangentFrom::Zeros => Default::default(),
+        })
+        .collect();
+    for (k, t, _) in &plan.alias_routes {
+        if let AliasTarget::Tangent(j) = t {
+            if let Some(s) = sources.get_mut(*j) {
+                s.0.insert(*k);
+            }
+        }
+    }
+    for (i, t, _) in &plan.mutated_routes {
+        if let AliasTarget::Tangent(j) = t {
+            if let Some(s) = sources.get_mut(*j) {
+                s.1.insert(*i);
+            }
+        }
+    }
+    needs
+        .into_iter()
+        .map(|n| match n {
+            SavedNeed::Always => None,
+            SavedNeed::Tangents(ts) => {
+                let (mut outs, mut args) = (BTreeSet::new(), BTreeSet::new());
+                for j in ts {
+                    if let Some((o, a)) = sources.get(j) {
+                        outs.extend(o);
+                        args.extend(a);
+                    }
+                }
+                Some((outs.into_iter().collect(), args.into_iter().collect()))
+            }
+        })
+        .collect()
 }

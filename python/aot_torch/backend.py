@@ -151,20 +151,13 @@ class _AotFunction(torch.autograd.Function):
         # zeros: an argument that only such outputs reach keeps `.grad`
         # None, as in eager.
         ctx.set_materialize_grads(False)
-        # The arguments whose memory the backward reads are saved (after the
-        # call: one the call wrote is saved at its new version), so that
-        # writing one before the backward raises PyTorch's error; the others
-        # may be written, as in eager.
+        # Nothing is saved with autograd: the arguments whose memory the
+        # backward reads are the ones eager saves (the runtime copies the
+        # others: `copy_saved_arguments`), and writing one of those, or an
+        # output eager saves, raises in the backward only where eager's
+        # would (`_Variant.check_versions`).
         views.split(outs, real, variant.differentiable, variant.mask_cache)
-        # Also the arguments and outputs eager's derivative formulas save
-        # (`_eager_facts`): writing one of them after the region makes
-        # eager's backward raise. (An output made again outside the node, a
-        # view, cannot be saved by it.)
         views.state = state
-        saved = [args[i] for i in variant.saved_args(state) if i not in variant.part_inputs]
-        saved += [views.node_outs[k] for k in sorted(variant.eager_saved_results - variant.part_outputs)
-                  if views.node_outs[k] is not None]
-        ctx.save_for_backward(*saved)
         # The parts' outputs leave through their own nodes (`_AotPart`).
         nondiff = [o for k, (o, d) in enumerate(zip(views.node_outs, views.node_diff))
                    if (not d or k in variant.part_outputs) and o is not None]
@@ -187,9 +180,6 @@ class _AotFunction(torch.autograd.Function):
     def backward(ctx, *grads):
         variant, state, views = ctx.aot
         ctx.aot = None
-        # Unpacking checks that no saved input was modified in place since
-        # the forward (PyTorch's version counter error).
-        _ = ctx.saved_tensors
         n = len(variant.differentiable)
         m = len(grads) - len(variant.main_dirty)
         # A non-differentiable output gets no tangent, nor one no gradient
@@ -199,6 +189,7 @@ class _AotFunction(torch.autograd.Function):
         mutated = [None] * len(variant.dupe_of)
         for i, g in zip(variant.main_dirty, grads[m:]):
             mutated[i] = g
+        variant.check_versions(views, tangents, mutated)
         # With parts, each node runs the backward for its own tangents.
         gs = _backward(variant, state, tangents, mutated, unreached=True, keep=bool(variant.parts))
         # After the arguments' gradients, the bases': their members get
@@ -216,7 +207,25 @@ class _AotFunction(torch.autograd.Function):
 
         gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] or not reached(i) else g
               for i, g in enumerate(gs)]
+
+        def base_reached(b):
+            src = variant.base_reached_from.get(b)
+            return src is None or bool(src[0] & got) or bool(src[1] & got_dirty)
+
+        base_gs = [g if base_reached(b) else None for b, g in enumerate(base_gs)]
         return (None, None, *gs, *base_gs)
+
+
+@dataclasses.dataclass
+class _VersionCheck:
+    """One save eager's backward checks (`_Variant._version_checks`): the
+    tangents (IR result positions) and written arguments' gradients whose
+    arrival runs the node that saved it, and the argument or output
+    (`("arg", i)` / `("out", v)`) whose version counter it shares."""
+    fact: "_SaveFact"
+    outs: frozenset
+    dirty: frozenset
+    target: Optional[Tuple[str, int]]
 
 
 @dataclasses.dataclass
@@ -239,27 +248,27 @@ class _AotPart(torch.autograd.Function):
         ctx.aot = (variant, views, part)
         ctx.set_materialize_grads(False)
         pos = {i: k for k, i in enumerate(part.inputs)}
-        saved = [inputs[pos[i]] for i in variant.saved_args(views.state) if i in pos]
-        saved += [views.node_outs[v] for v in part.outputs if v in variant.eager_saved_results]
-        ctx.save_for_backward(*saved)
         dirty = [inputs[pos[i]] for i in part.dirty]
-        if dirty:
-            ctx.mark_dirty(*dirty)
-        return tuple(views.node_outs[v] for v in part.outputs) + tuple(dirty)
+        # (A view leaves as a copy of its new value, as from the main node.)
+        marked = [t for t in dirty if t._base is None]
+        if marked:
+            ctx.mark_dirty(*marked)
+        return tuple(views.node_outs[v] for v in part.outputs) + \
+            tuple(t if t._base is None else t.detach().clone() for t in dirty)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, *grads):
         variant, views, part = ctx.aot
-        _ = ctx.saved_tensors
-        if not part.inputs:  # (the gradient ends here, as in eager)
-            return (None, None, None, None)
         tangents = [None] * len(variant.differentiable)
         for v, g in zip(part.outputs, grads):
             tangents[v] = g
         mutated = [None] * len(variant.dupe_of)
         for i, g in zip(part.dirty, grads[len(part.outputs):]):
             mutated[i] = g
+        variant.check_versions(views, tangents, mutated)
+        if not part.inputs:  # (the gradient ends here, as in eager)
+            return (None, None, None, None)
         gs = _backward(variant, views.state, tangents, mutated, unreached=True, keep=True)
         return (None, None, None, *[gs[i] if variant.grad_reaches[i] else None for i in part.inputs])
 
@@ -277,6 +286,12 @@ class _Views:
         self.regen: List[Tuple[int, int, Any, Any, int]] = []
         # The call's forward state, which the backward of every part reads.
         self.state = None
+        # Per `_Variant.checks`: a detached alias of what it watches and its
+        # version after the call (`_Variant.hold_versions`), or None.
+        self.versions: List[Optional[Tuple[torch.Tensor, int]]] = []
+        # Per argument the compiled backward reads (`state.saved_args`):
+        # the same, without the None.
+        self.saved_held: List[Optional[Tuple[torch.Tensor, int]]] = []
         # The call's arguments (the node's inputs may be leaves over them).
         self.arguments: Optional[List[torch.Tensor]] = None
         # Extra bases: per base, its outputs and their masks (None: no
@@ -394,6 +409,28 @@ def _is_leaf(t: torch.Tensor) -> Optional[bool]:
 
 
 @dataclasses.dataclass
+class _SaveFact:
+    """One tensor eager's derivative formulas save in a region, as a fake
+    run saw it: whether the region itself wrote it after the save (its
+    version moved), which arguments (tensor positions) and graph outputs
+    share its version counter (a later write through one makes it stale),
+    and from which graph outputs and arguments' new values eager's backward
+    reaches the node that saved it (only a backward that runs that node
+    unpacks it, and raises if it is stale)."""
+    stale: bool
+    args: frozenset
+    outs: frozenset
+    from_outs: frozenset
+    from_args: frozenset
+    # For PyTorch's message: the tensor's type and shape, the node that
+    # output it (or "a leaf"), the versions the fake run saw.
+    what: str
+    node: str
+    saved_version: int
+    end_version: int
+
+
+@dataclasses.dataclass
 class _EagerFacts:
     """What eager's autograd records when it runs a region (`_eager_facts`)."""
     # The arguments (tensor positions) and the graph's outputs (positions
@@ -405,6 +442,17 @@ class _EagerFacts:
     # it. None where the fake run failed.
     out_reach: Optional[Dict[int, frozenset]] = None
     arg_reach: Optional[Dict[int, frozenset]] = None
+    # The saved tensors some output's or argument's backward reaches.
+    saves: List[_SaveFact] = dataclasses.field(default_factory=list)
+    # PyTorch's refusal of an in-place op where the fake run met one (a
+    # leaf that requires grad written, a view written in place that may
+    # not be): eager raises it in the forward.
+    raises: Optional[str] = None
+
+
+# The errors eager's autograd raises in a forward for an in-place op it
+# refuses (by metadata alone: the fake run meets them as eager does).
+_EAGER_REFUSES = re.compile(r"is being used in an in-place operation|being modified inplace")
 
 
 def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
@@ -412,19 +460,38 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
     """Runs the region once on fake tensors as eager would, and reads its
     autograd graph: the tensors its derivative formulas save (`mm` saves
     both operands, `sin` its input, `tanh` its result; a saved-tensor hook
-    sees them), and which arguments' histories each output reaches (the
-    graph's edges, also those a zero gradient flows along, as `fill_`'s).
-    Empty where the fake run fails."""
+    sees them), which arguments' histories each output reaches (the
+    graph's edges, also those a zero gradient flows along, as `fill_`'s),
+    and which saved tensors each output's backward unpacks. Empty where the
+    fake run fails."""
     if gm is None:
         return _EagerFacts()
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    saved: List[torch.Tensor] = []
+    # Each save with its version then. The saves an op makes belong to the
+    # autograd node it records: its result's `grad_fn`, or for a write
+    # into a view, its base's (`CopySlices`, which holds the op's node out
+    # of Python's sight).
+    saved: List[Tuple[torch.Tensor, int]] = []
+    node_saves: Dict[int, set] = {}
+    keep_alive: List[Any] = []
 
     def pack(t):
-        if isinstance(t, torch.Tensor):
-            saved.append(t)
+        saved.append((t, t._version))
         return t
+
+    def ran(first_save: int, result: Any) -> Any:
+        if first_save == len(saved):
+            return result
+        made = set(range(first_save, len(saved)))
+        for t in (result if isinstance(result, (tuple, list)) else [result]):
+            if not isinstance(t, torch.Tensor):
+                continue
+            for u in (t, t._base):
+                if u is not None and u.grad_fn is not None:
+                    keep_alive.append(u.grad_fn)
+                    node_saves.setdefault(id(u.grad_fn), set()).update(made)
+        return result
 
     try:
         with FakeTensorMode(allow_non_fake_inputs=False) as mode:
@@ -433,7 +500,6 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
             # leaf, its accumulator's variable), and its base's. Keyed by
             # id: `keep_alive` holds them so that no id is reused.
             entries: Dict[int, set] = {}
-            keep_alive = []
             for p, a in enumerate(fakes):
                 if not isinstance(a, torch.Tensor) or not a.requires_grad or p not in tensor_index:
                     continue
@@ -444,21 +510,25 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
                     keep_alive.append(key)
                     entries.setdefault(id(key), set()).add(tensor_index[p])
             with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-                outs = _run_graph(gm, fakes)
+                outs = _run_graph(gm, fakes, lambda run: ran(len(saved), run()))
             outs = outs if isinstance(outs, (tuple, list)) else [outs]
             # A saved tensor is the argument or output itself, or a view of
             # it (`a.t()` for `mm`): one PyTorch's version check reaches.
             # (Not any tensor of the same storage: saving a view made under
             # no_grad raises another error when unpacked.)
-            seen = {id(t) for t in saved} | {id(t._base) for t in saved if t._base is not None}
+            ts = [t for t, _ in saved]
+            seen = {id(t) for t in ts} | {id(t._base) for t in ts if t._base is not None}
             args_saved = frozenset(tensor_index[p] for p, a in enumerate(fakes)
                                    if isinstance(a, torch.Tensor) and id(a) in seen and p in tensor_index)
             outs_saved = frozenset(k for k, o in enumerate(outs) if isinstance(o, torch.Tensor) and id(o) in seen)
 
-            def reach(t) -> frozenset:
+            def walk(t) -> Tuple[frozenset, frozenset]:
+                """The arguments whose history `t`'s reaches, and the saves
+                its backward unpacks."""
                 found: set = set()
+                unpacks: set = set()
                 if not isinstance(t, torch.Tensor) or not t.requires_grad:
-                    return frozenset()
+                    return frozenset(), frozenset()
                 stack = [t.grad_fn if t.grad_fn is not None else t]
                 visited = set()
                 while stack:
@@ -472,14 +542,65 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
                         found |= entries.get(id(var), set())
                     if isinstance(node, torch.Tensor):
                         continue
+                    unpacks.update(node_saves.get(id(node), ()))
                     stack.extend(f for f, _ in node.next_functions)
-                return frozenset(found)
+                return frozenset(found), frozenset(unpacks)
 
-            out_reach = {k: reach(o) for k, o in enumerate(outs)}
-            arg_reach = {tensor_index[p]: reach(a) for p, a in enumerate(fakes) if p in tensor_index}
+            out_walk = {k: walk(o) for k, o in enumerate(outs)}
+            arg_walk = {tensor_index[p]: walk(a) for p, a in enumerate(fakes) if p in tensor_index}
+            out_reach = {k: w[0] for k, w in out_walk.items()}
+            arg_reach = {i: w[0] for i, w in arg_walk.items()}
+            saves = _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk)
+    except RuntimeError as e:
+        if _EAGER_REFUSES.search(str(e)):
+            return _EagerFacts(raises=_one_line(e))
+        return _EagerFacts()
     except Exception:  # (a region fake tensors cannot run: nothing more known)
         return _EagerFacts()
-    return _EagerFacts(args_saved, outs_saved, out_reach, arg_reach)
+    return _EagerFacts(args_saved, outs_saved, out_reach, arg_reach, saves)
+
+
+def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk) -> List[_SaveFact]:
+    """`_SaveFact`s of a fake run's saves that some backward unpacks."""
+    roots_args: Dict[int, set] = {}
+    for p, a in enumerate(fakes):
+        if isinstance(a, torch.Tensor) and p in tensor_index:
+            roots_args.setdefault(id(_root(a)), set()).add(tensor_index[p])
+    roots_outs: Dict[int, set] = {}
+    for k, o in enumerate(outs):
+        if isinstance(o, torch.Tensor):
+            roots_outs.setdefault(id(_root(o)), set()).add(k)
+    facts = []
+    for s, (t, version) in enumerate(saved):
+        from_outs = frozenset(k for k, (_, u) in out_walk.items() if s in u)
+        from_args = frozenset(i for i, (_, u) in arg_walk.items() if s in u)
+        if not from_outs and not from_args:
+            continue
+        r = id(_root(t))
+        fn = t.grad_fn
+        node = "a leaf" if fn is None else "output %d of %s" % (t.output_nr, fn.name())
+        what = "%s [%s]" % (_type_name(t), ", ".join(str(n) for n in t.shape))
+        facts.append(_SaveFact(t._version != version, frozenset(roots_args.get(r, ())),
+                               frozenset(roots_outs.get(r, ())), from_outs, from_args, what, node,
+                               version, t._version))
+    return facts
+
+
+def _modified(what: str, node: str, version: int, expected: int) -> RuntimeError:
+    """PyTorch's error for a saved tensor written before the backward."""
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        "[%s], which is %s, is at version %d; expected version %d instead. Hint: enable anomaly detection to "
+        "find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
+        % (what, node, version, expected))
+
+
+def _type_name(t: torch.Tensor) -> str:
+    """PyTorch's legacy type name of a tensor (`torch.FloatTensor`)."""
+    try:
+        return torch.empty(0, dtype=t.dtype).type()
+    except Exception:  # (a dtype without a legacy name)
+        return str(t.dtype)
 
 
 def _base_groups(tensors: Sequence[torch.Tensor], keep: frozenset) -> List[List[int]]:
@@ -653,6 +774,13 @@ class _Variant:
         reached = {id(tensors[i]) for i, r in enumerate(self.grad_reaches) if r or i in held}
         unreached = frozenset(i for i, t in enumerate(tensors) if self.dupe_of[i] is None and id(t) not in reached)
         facts = _eager_facts(aten_gm, args, self.tensor_index) if training else _EagerFacts()
+        if facts.raises is not None:
+            # Run by PyTorch, the region raises eager's error after the ops
+            # before it, as eager (fuzz seed 15820: after `v2[2:] = v4`,
+            # `v2` a view of a leaf that did not require grad, eager takes
+            # the view for a leaf that requires grad and refuses its
+            # `masked_fill_`).
+            raise fx_ir.Unsupported("region", "eager raises: " + facts.raises)
         self.eager_saved, saved_outs = facts.args_saved, facts.outs_saved
         # Not the arguments the region writes: eager saved them before the
         # write, and whether its backward reads that save depends on which
@@ -681,6 +809,7 @@ class _Variant:
         self.main_dirty = [i for i in self.dirty if i not in self.part_inputs]
         self.cut = unreached | self.part_inputs
         self.reached_from = self._reached_from(facts, members)
+        self.checks = self._version_checks(facts)
         # (Which arguments share a storage is part of the convention: once.)
         self.stale = self._stale(tensors)
         # Masks of `_first_reach_masks` per layout of views of one base.
@@ -694,23 +823,39 @@ class _Variant:
         for it, not zeros (fuzz seed 53: `v1 = a0.clone()` leaves one
         region, the next writes `v1[3] = v0` and returns `v0.sum()`; `v1`'s
         new value reaches nothing, and `a0`'s leaf keeps `.grad` None).
-        Arguments an output that aliases an argument reaches are left out:
-        that output's gradient flows outside the node. So are the members of
+        Arguments an output that aliases an argument reaches are left out
+        (that output's gradient flows outside the node), unless the node
+        writes that argument: then it comes back as the written argument's
+        gradient. So are the members of
         a differentiable base, whose gradient is the base's."""
+        self.base_reached_from: Dict[int, Tuple[frozenset, frozenset]] = {}
         if facts.out_reach is None or facts.arg_reach is None:
             return {}
         outs: Dict[int, set] = {}
         blocked: set = set()
+        dirty: Dict[int, set] = {}
         for k, (kind, v) in enumerate(self.translation.outputs):
             for i in facts.out_reach.get(k, frozenset()):
-                if kind != "tensor" or self.aliases[v] is not None:
+                if kind == "tensor" and self.aliases[v] in self.main_dirty:
+                    # (That argument, or a view of it: its gradient comes
+                    # back as the written argument's, fuzz seed 15491.)
+                    dirty.setdefault(i, set()).add(self.aliases[v])
+                elif kind != "tensor" or self.aliases[v] is not None:
                     blocked.add(i)
                 else:
                     outs.setdefault(i, set()).add(v)
-        dirty: Dict[int, set] = {}
         for j in self.main_dirty:
             for i in facts.arg_reach.get(j, frozenset()):
                 dirty.setdefault(i, set()).add(j)
+        # A differentiable base's gradient is its members': none where no
+        # gradient reached any of them (fuzz seed 17931: `a0.abs_()` and
+        # `a2[:1] = a1`, `a0`, `a1` views of one base, and the loss only on
+        # `a2.double()` taken before).
+        self.base_reached_from = {}
+        for b, group in enumerate(self.base_groups):
+            if not any(i in blocked for i in group):
+                self.base_reached_from[b] = (frozenset(v for i in group for v in outs.get(i, ())),
+                                             frozenset(j for i in group for j in dirty.get(i, ())))
         return {i: (frozenset(outs.get(i, ())), frozenset(dirty.get(i, ())))
                 for i, d in enumerate(self.dupe_of)
                 if d is None and i not in blocked and i not in members and i not in self.part_inputs}
@@ -733,10 +878,87 @@ class _Variant:
                            for j in written))
         return out
 
-    def saved_args(self, state) -> List[int]:
-        """The arguments (positions) a call's nodes save: those whose memory
-        the compiled backward reads, and those eager's formulas save."""
-        return sorted(set(state.saved_args) | self.eager_saved)
+    def _version_checks(self, facts: _EagerFacts) -> List["_VersionCheck"]:
+        """What eager's backward checks of the region's saves, in terms of
+        the nodes' tangents: a save the region wrote after it (fuzz seed
+        15011: `v1 = a2.amax(1)`, then `v3 -= v4` with `v3` a view of
+        `a2`) raises once a gradient reaches the node that saved it; one
+        that shares the version counter of an argument or output raises
+        there if that was written after the call (fuzz seed 14754: `a0`'s
+        `tanh_` result, `a0`'s storage written under no_grad in a later
+        region). A backward that does not reach the node never unpacks it,
+        and eager trains, though the compiled node computes all of the
+        region's gradients in one (fuzz seeds 15324, 15491)."""
+        checks = []
+        for f in facts.saves:
+            outs: set = set()
+            dirty: set = set()
+            for k in f.from_outs:
+                kind, v = self.translation.outputs[k]
+                if kind != "tensor":
+                    continue
+                i = self.aliases[v]
+                if i is None:
+                    outs.add(v)
+                elif i in self.dirty:
+                    dirty.add(i)
+            dirty.update(i for i in f.from_args if i in self.dirty)
+            target: Optional[Tuple[str, int]] = None
+            if f.args:
+                target = ("arg", min(f.args))
+            else:
+                for k in sorted(f.outs):
+                    kind, v = self.translation.outputs[k]
+                    if kind == "tensor":
+                        target = ("out", v)
+                        break
+            if (outs or dirty) and (f.stale or target is not None):
+                checks.append(_VersionCheck(f, frozenset(outs), frozenset(dirty), target))
+        return checks
+
+    def check_versions(self, views: "_Views", tangents: Sequence[Any], mutated: Sequence[Any]):
+        """Raises PyTorch's error where eager's backward, given these
+        gradients, would unpack a save that was written since."""
+        got = {v for v, t in enumerate(tangents) if t is not None}
+        got_dirty = {i for i, g in enumerate(mutated) if g is not None}
+        for k, c in enumerate(self.checks):
+            if not (c.outs & got or c.dirty & got_dirty):
+                continue
+            f = c.fact
+            held = views.versions[k] if k < len(views.versions) else None
+            if f.stale:
+                raise _modified(f.what, f.node, f.end_version, f.saved_version)
+            if held is not None and held[0]._version != held[1]:
+                raise _modified(f.what, f.node, held[0]._version, held[1])
+        # The arguments whose memory the compiled backward reads (eager
+        # saves them somewhere: the others are copied). Where eager's
+        # backward for these gradients reads none of what was written
+        # since, but this one would, it cannot give eager's answer.
+        for need, held in zip(views.state.saved_arg_needs, views.saved_held):
+            if need is not None and not (set(need[0]) & got or set(need[1]) & got_dirty):
+                continue
+            if held is not None and held[0]._version != held[1]:
+                t, version = held
+                raise _modified("%s [%s]" % (t.type(), ", ".join(str(n) for n in t.shape)),
+                                "an argument the compiled backward reads", t._version, version)
+
+    def hold_versions(self, views: "_Views", tensors: Sequence[torch.Tensor], outs: Sequence[Any]):
+        """After a call: the version counters the checks watch, with their
+        versions (a detached alias shares the counter without holding the
+        node)."""
+        held = []
+        for c in self.checks:
+            t = None
+            if c.target is not None:
+                kind, i = c.target
+                t = tensors[i] if kind == "arg" else outs[i]
+            if isinstance(t, torch.Tensor) and not t.is_inference():
+                held.append((t.detach(), t._version))
+            else:
+                held.append(None)
+        views.versions = held
+        views.saved_held = [None if tensors[i].is_inference() else (tensors[i].detach(), tensors[i]._version)
+                            for i in views.state.saved_args]
 
     def _parts(self, facts: _EagerFacts, tensors: Sequence[torch.Tensor], members: frozenset) -> List["_Part"]:
         """The region's independent parts beyond the first: groups of
@@ -746,8 +968,12 @@ class _Variant:
         one part does not run the others' histories (which eager's graph
         never reaches: their `.grad` stays None, and their saved tensors
         may be stale: fuzz seeds 5623, 4877). The first part is the main
-        node's; a group with an output that is a view, or with a written
-        view or a differentiable base's member, stays with it."""
+        node's; a group with an output that is a view, or with a
+        differentiable base's member, stays with it. (A written view is
+        written by the caller, from the node's new value, as the main
+        node's are: fuzz seed 15324, whose written `a0` and `v1` views of
+        two storages were one node, and a backward from `a0` ran `v1`'s
+        stale history.)"""
         if facts.out_reach is None or facts.arg_reach is None:
             return []
         is_view = self.translation.result_is_view
@@ -797,12 +1023,17 @@ class _Variant:
             groups.setdefault(find(i), []).append(i)
         if len(groups) < 2:
             return tail
+        # An argument that did not require grad and is written with a value
+        # that does is the main node's (it is none of the parts' inputs),
+        # and so are the groups its new value reaches (fuzz seed 17572:
+        # `a2.mul_(a0)`, `a2` a plain tensor).
+        pinned = {find(first[j]) for i in self.dirty if first[i] not in up
+                  for j in facts.arg_reach.get(i, frozenset()) if first[j] in up}
         parts = []
         for root, inputs in sorted(groups.items(), key=lambda g: g[1][0]):
             p = _Part(inputs=inputs, outputs=sorted(v for v, i in outs.items() if find(i) == root),
-                      dirty=[i for i in self.dirty if find(first[i]) == root])
-            if any(is_view[v] for v in p.outputs) or any(tensors[i]._base is not None for i in p.dirty) or \
-                    any(i in members for i in inputs):
+                      dirty=[i for i in self.dirty if first[i] in up and find(first[i]) == root])
+            if any(is_view[v] for v in p.outputs) or any(i in members for i in inputs) or root in pinned:
                 continue
             parts.append(p)
         # The main node keeps the rest; if every group could stand alone,
@@ -849,7 +1080,10 @@ class _Variant:
                 # Views of one intermediate that is not a result (`y =
                 # x * 2; return y.diagonal(-1), y[1, 0]`): eager's share its
                 # storage, so they are laid out in one new storage, each at
-                # eager's place in it (seed 16124's test).
+                # eager's place in it (seed 16124's test). Not where a
+                # place is not known: at a guessed one, two could overlap.
+                if any(tr.result_offsets[k] is None for k in ks):
+                    continue
                 geo = [(k, tuple(outs[k].shape), tr.result_strides[k], tr.result_offsets[k] or 0) for k in ks]
                 if any(_first_reach_masks(_extent(size, st, off), [(size, st, off)]) is not None
                        for _, size, st, off in geo):
@@ -882,6 +1116,7 @@ class _Variant:
             views.arguments = tensors
             res = _AotFunction.apply(self, views, *_cut(tensors, self.cut), *self._flats(tensors))
             n = len(res) - len(self.main_dirty)
+            new_values = list(zip(self.main_dirty, res[n:]))
             if self.parts:
                 res = list(res)
                 for part in self.parts:
@@ -889,7 +1124,8 @@ class _Variant:
                     got = _AotPart.apply(self, views, part, *ins)
                     for v, o in zip(part.outputs, got):
                         res[v] = o
-            for i, new in zip(self.main_dirty, res[n:]):
+                    new_values += zip(part.dirty, got[len(part.outputs):])
+            for i, new in new_values:
                 t = tensors[i]
                 # Only the views the program writes. Another view of the
                 # written storage (marked by the runtime, as the two share
@@ -1033,6 +1269,8 @@ class _Variant:
                 base = o._base if o._base is not None else o
                 with torch.no_grad():
                     outs[k] = base.as_strided(o.size(), o.stride(), o.storage_offset())
+        if self.training:
+            self.hold_versions(views, tensors, outs)
         result = []
         for kind, v in self.translation.outputs:
             result.append(outs[v] if kind == "tensor" else v)
@@ -1147,14 +1385,15 @@ class _Region(torch.nn.Module):
         return out if self.tuple_out else (out[0] if out else None)
 
 
-def _run_graph(gm: torch.fx.GraphModule, args: Sequence[Any]):
+def _run_graph(gm: torch.fx.GraphModule, args: Sequence[Any], around: Optional[Callable] = None):
     """An ATen graph run by PyTorch, each op under the grad mode it was
     traced in (the graph itself has no `no_grad` blocks); the grad mode is
     restored after, also when an op raises. (`_eager_facts` reads the
-    autograd graph of such a run on fake tensors.)"""
+    autograd graph of such a run on fake tensors, with `around(run)`
+    around each op: `run()` runs it and returns its result.)"""
     entry = torch.is_grad_enabled()
     try:
-        return _GradModeInterpreter(gm).run(*args)
+        return _GradModeInterpreter(gm, around).run(*args)
     finally:
         torch._C._set_grad_enabled(entry)
 
@@ -1162,11 +1401,17 @@ def _run_graph(gm: torch.fx.GraphModule, args: Sequence[Any]):
 class _GradModeInterpreter(torch.fx.Interpreter):
     """Runs an ATen graph switching grad mode per node as traced."""
 
+    def __init__(self, gm: torch.fx.GraphModule, around: Optional[Callable] = None):
+        super().__init__(gm)
+        self.around = around
+
     def run_node(self, n: torch.fx.Node):
         mode = fx_ir.grad_mode_of(n)
         if mode is not None and mode != torch.is_grad_enabled():
             torch._C._set_grad_enabled(mode)
-        return super().run_node(n)
+        if self.around is None:
+            return super().run_node(n)
+        return self.around(lambda: super(_GradModeInterpreter, self).run_node(n))
 
 
 def _one_line(e: BaseException) -> str:

@@ -28,6 +28,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use pyo3::{create_exception, ffi};
+use std::collections::BTreeSet;
 use std::ffi::c_void;
 use std::rc::Rc;
 
@@ -598,6 +599,10 @@ struct PyForwardState {
     /// backward reads them, so writing them before it must raise, as
     /// PyTorch's saved-tensor version check does.
     saved_args: Vec<usize>,
+    /// Per saved argument (as `saved_args`): the outputs and arguments
+    /// whose tangent makes the backward read its memory; None: any backward
+    /// reads it.
+    saved_arg_needs: Vec<Option<(Vec<usize>, Vec<usize>)>>,
     /// The differentiable bases of the call, whose gradients the backward
     /// returns after the arguments'.
     bases: GilOnly<Vec<Tensor>>,
@@ -609,6 +614,16 @@ impl PyForwardState {
     #[getter]
     fn saved_args(&self) -> Vec<usize> {
         self.saved_args.clone()
+    }
+
+    /// Per saved argument (as `saved_args`): `(outputs, arguments)` whose
+    /// tangent (an output's, an argument's new value's) makes the backward
+    /// read its memory, or None where every backward reads it. Writing
+    /// such an argument after the forward changes only the backwards some
+    /// of those tangents reach.
+    #[getter]
+    fn saved_arg_needs(&self) -> Vec<Option<(Vec<usize>, Vec<usize>)>> {
+        self.saved_arg_needs.clone()
     }
 }
 
@@ -730,19 +745,45 @@ impl PyAotFunction {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
         let bases = bases.unwrap_or_default();
-        let (outs, (state, saved_args, bound_bases)) = self.invoke(
+        let (outs, (state, saved_args, saved_arg_needs, bound_bases)) = self.invoke(
             py,
             args,
             &CallSpec { views: &views, written: &written, bases: &bases, no_grad: false },
             |f, a, b| {
                 let (outs, state) = f.forward(a)?;
-                let saved_args = (0..a.len())
-                    .filter(|&i| state.saved.iter().any(|s| Rc::ptr_eq(&s.storage(), &a[i].storage())))
-                    .collect();
-                Ok((outs, (state, saved_args, b)))
+                let needs = f.saved_needs();
+                let mut saved_args = Vec::new();
+                let mut saved_arg_needs = Vec::new();
+                for (i, arg) in a.iter().enumerate() {
+                    // (A saved value no need is known for is read by every backward.)
+                    let (mut found, mut always) = (false, false);
+                    let (mut outs_in, mut args_in) = (BTreeSet::new(), BTreeSet::new());
+                    for (k, s) in state.saved.iter().enumerate() {
+                        if !Rc::ptr_eq(&s.storage(), &arg.storage()) {
+                            continue;
+                        }
+                        found = true;
+                        match needs.get(k) {
+                            Some(Some((o, m))) => {
+                                outs_in.extend(o);
+                                args_in.extend(m);
+                            }
+                            _ => always = true,
+                        }
+                    }
+                    if found {
+                        saved_args.push(i);
+                        saved_arg_needs
+                            .push((!always).then(|| (outs_in.into_iter().collect(), args_in.into_iter().collect())));
+                    }
+                }
+                Ok((outs, (state, saved_args, saved_arg_needs, b)))
             },
         )?;
-        Ok((outs, PyForwardState { inner: GilOnly(Some(state)), saved_args, bases: GilOnly(bound_bases) }))
+        Ok((
+            outs,
+            PyForwardState { inner: GilOnly(Some(state)), saved_args, saved_arg_needs, bases: GilOnly(bound_bases) },
+        ))
     }
 
     /// The backward of one forward: `tangents[k]` flows into output k

@@ -721,3 +721,60 @@ def test_saved_arguments_are_shared_only_where_eager_saves_them(partition):
         loss.backward()
         grads.append(base.grad)
     assert torch.allclose(grads[0], grads[1]), grads
+
+
+@pytest.mark.parametrize("partition", ["default", "min-cut"])
+def test_a_written_saved_argument_raises_only_where_the_backward_reads_it(partition):
+    """Eager's backward unpacks a saved tensor only in the derivatives it
+    runs: `x * w` saves `x`, but a loss on `w.sin()` alone never runs the
+    product's, and writing `x` after the call is fine. The compiled region
+    is one autograd node that differentiates both; it raised. It now raises
+    where eager's backward would, for the gradients that reach it."""
+    def f(x, w):
+        return x * w, w.sin()
+
+    run = torch.compile(f, backend=aot_torch.backend(partition=partition))
+    for which, raises in ((1, False), (0, True)):
+        grads = []
+        for call in (f, run):
+            x = torch.randn(3, requires_grad=True)
+            w = torch.randn(3, generator=torch.Generator().manual_seed(0)).requires_grad_()
+            outs = call(x, w)
+            with torch.no_grad():
+                x.add_(1.0)
+            if raises:
+                with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                    outs[which].sum().backward()
+            else:
+                outs[which].sum().backward()
+                grads.append(w.grad)
+        if grads:
+            torch.testing.assert_close(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("partition", ["default", "min-cut"])
+def test_a_written_argument_the_compiled_backward_reads_never_gives_a_wrong_gradient(partition):
+    """`sigmoid` saves its result and `sin` its input: with only the
+    sigmoid's output in the loss, eager's backward reads no save of `x`,
+    and writing `x` after the call changes nothing. The compiled backward
+    may read `x` where eager reads the result (a partition that recomputes
+    the sigmoid): then it cannot give eager's answer, and raises PyTorch's
+    error instead of differentiating at the new value."""
+    def f(x):
+        return torch.sigmoid(x), x.sin()
+
+    run = torch.compile(f, backend=aot_torch.backend(partition=partition))
+    grads = []
+    for call in (f, run):
+        x = torch.randn(4, generator=torch.Generator().manual_seed(0)).requires_grad_()
+        y, _ = call(x)
+        with torch.no_grad():
+            x.mul_(3.0)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            assert call is run and "modified by an inplace operation" in str(e)
+            continue
+        grads.append(x.grad)
+    if len(grads) == 2:
+        torch.testing.assert_close(grads[1], grads[0])

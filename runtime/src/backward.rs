@@ -85,6 +85,11 @@ pub struct TrainPlan {
     /// User arguments whose new value takes a tangent (autograd saw their
     /// mutation), in order: the contract's `tangents.mutated_args`.
     pub mutated_args: Vec<usize>,
+    /// Per saved value (the backward graph's arguments before its
+    /// tangents): the user outputs and user arguments (new values) whose
+    /// tangent makes the backward read it; None where it is read whatever
+    /// the tangents. Empty where not known (every saved value is read).
+    pub saved_needs: Vec<Option<(Vec<usize>, Vec<usize>)>>,
 }
 
 /// The backward graph and its plan.

@@ -695,6 +695,45 @@ fn an_output_no_gradient_reached_adds_nothing_to_the_backward() {
     }
 }
 
+/// Which tangents make the backward read each saved value: `w` and `x`
+/// only for the product's (output 0), so writing them after the forward
+/// changes no backward that only output 1's tangent reaches; that one is
+/// what a caller with eager's rules (a derivative that never runs never
+/// reads what it saved) checks before letting such a write stand.
+#[test]
+fn saved_values_name_the_tangents_that_read_them() {
+    let text =
+        "func.func @f(%w: tensor<3xf32>, %x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = tensor.mul %w, %x : tensor<3xf32>
+  %1 = tensor.exp %y : tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}
+";
+    let m = Module::parse(text, "needs.mlir").unwrap();
+    let args: Vec<Tensor> = (0..3).map(|_| f32s(&[3], &[0.5, 1.0, 2.0])).collect();
+    for a in &args {
+        a.set_requires_grad(true);
+    }
+    for backend in [Backend::CRANELIFT, Backend::Interp] {
+        let mut f = m.compile(None, &args, &Options::training().with_backend(backend)).unwrap();
+        let (_, state) = f.forward(&args).unwrap();
+        let needs = f.saved_needs().to_vec();
+        assert_eq!(needs.len(), state.saved.len(), "{backend:?}");
+        let of_arg = |i: usize| -> Vec<_> {
+            state.saved.iter().zip(&needs).filter(|(s, _)| s.shares_storage(&args[i])).map(|(_, n)| n.clone()).collect()
+        };
+        for i in [0, 1] {
+            assert_eq!(of_arg(i), vec![Some((vec![0], vec![]))], "argument {i}, {backend:?}");
+        }
+        // `exp` saves its result, which only output 1's tangent reads.
+        assert!(of_arg(2).is_empty(), "{backend:?}");
+        let fresh: Vec<_> =
+            state.saved.iter().zip(&needs).filter(|(s, _)| !args.iter().any(|a| s.shares_storage(a))).collect();
+        assert_eq!(fresh.len(), 1, "{backend:?}");
+        assert_eq!(fresh[0].1, &Some((vec![1], vec![])), "{backend:?}");
+    }
+}
+
 /// A profile counts each step's runs and time while profiling is on, with
 /// its static cost: a GEMM's `2·M·N·K` flops and its three operands' bytes,
 /// an elementwise kernel's one flop per element and each operand once.
