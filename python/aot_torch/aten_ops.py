@@ -246,7 +246,34 @@ for _name in ("fmod", "remainder"):
         ATEN_TO_IR[getattr(getattr(aten, _name), _ov)] = _binary("tensor." + _name)
 ATEN_TO_IR[aten.remainder.Scalar_Tensor] = _binary("tensor.remainder")
 ATEN_TO_IR[aten.pow.Tensor_Tensor] = _binary("tensor.pow", other="exponent")
-ATEN_TO_IR[aten.pow.Tensor_Scalar] = _binary("tensor.pow", other="exponent")
+_pow_tensor_scalar = _binary("tensor.pow", other="exponent")
+
+
+@_reg(aten.pow.Tensor_Scalar)
+def _pow_by_scalar(b, node, a):
+    """`x ** c` as PyTorch's CPU kernel computes it for a float `x` of
+    its own dtype: `x * x` for 2, `x * x * x` for 3, `sqrt`, `1 / sqrt`,
+    `1 / x`, `1 / (x * x)` for 0.5, -0.5, -1, -2 (`pow_tensor_scalar`'s
+    special cases), else `pow`. The products are also what makes GPT-2's
+    `gelu_new` (`x + 0.044715 * x ** 3`) cost a multiplication, not a
+    `powf` call per element."""
+    shape, dtype = out_meta(node)
+    e = a.get("exponent")
+    x_node = a.get("self")
+    x_val = x_node.meta.get("val") if isinstance(x_node, Node) else None
+    special = (isinstance(e, (int, float)) and not isinstance(e, bool) and float(e) in (2.0, 3.0, 0.5, -0.5, -1.0, -2.0)
+               and dtype in (torch.float32, torch.float64) and isinstance(x_val, torch.Tensor) and x_val.dtype == dtype)
+    if not special:
+        return _pow_tensor_scalar(b, node, a)
+    x = b.operand(x_node, dtype)
+    e = float(e)
+    if e in (2.0, 3.0, -2.0):
+        sq = b.op1("tensor.mul", [x, x], None, shape, dtype)
+        if e == 3.0:
+            return b.op1("tensor.mul", [sq, x], None, shape, dtype)
+        return sq if e == 2.0 else b.op1("tensor.reciprocal", [sq], None, shape, dtype)
+    name = {0.5: "tensor.sqrt", -0.5: "tensor.rsqrt", -1.0: "tensor.reciprocal"}[e]
+    return b.op1(name, [x], None, shape, dtype)
 ATEN_TO_IR[aten.maximum.default] = _binary("tensor.maximum")
 ATEN_TO_IR[aten.minimum.default] = _binary("tensor.minimum")
 ATEN_TO_IR[aten.max.other] = _binary("tensor.maximum")
