@@ -226,7 +226,11 @@ impl MathFn {
 
 /// The vector primitives the polynomials are written in. `F` holds float
 /// lanes, `M` a mask of them. Comparisons are ordered (false on NaN);
-/// `min`/`max` return NaN when either operand is NaN.
+/// `min(a, b)`/`max(a, b)` clamp a value `a` by a bound `b` that is never
+/// NaN, and return NaN when `a` is (so a backend may use one `minps`/
+/// `maxps` with the operands in the order that passes `a`'s NaN on).
+/// `exp2i`'s argument is integral and within its range, or NaN in a lane
+/// whose result the arithmetic makes NaN anyway.
 pub trait Lanes {
     type F: Copy;
     type M: Copy;

@@ -197,11 +197,20 @@ impl Lanes for Vec4<'_, '_, '_> {
     fn div(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
         self.ins().fdiv(a, b)
     }
+    // One `minps`/`maxps` each (Cranelift's x64 lowering matches this
+    // select of a compare): `b < a ? b : a` and `a < b ? b : a` pass a NaN
+    // `a` on, which is all the polynomials need (`b` is a bound), where
+    // `fmin`/`fmax` (NaN from either side, -0 below +0) take eight
+    // instructions on x86.
     fn min(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
-        self.ins().fmin(a, b)
+        let m = self.ins().fcmp(FloatCC::LessThan, b, a);
+        let mf = self.as_f32(m);
+        self.ins().bitselect(mf, b, a)
     }
     fn max(&mut self, a: cl::Value, b: cl::Value) -> cl::Value {
-        self.ins().fmax(a, b)
+        let m = self.ins().fcmp(FloatCC::LessThan, a, b);
+        let mf = self.as_f32(m);
+        self.ins().bitselect(mf, b, a)
     }
     fn floor(&mut self, a: cl::Value) -> cl::Value {
         self.ins().floor(a)
@@ -227,11 +236,14 @@ impl Lanes for Vec4<'_, '_, '_> {
         self.ins().bor(mag, sign)
     }
     fn exp2i(&mut self, n: cl::Value) -> cl::Value {
-        let k = self.ins().fcvt_to_sint_sat(types::I32X4, n);
-        let b127 = self.ins().iconst(types::I32, 127);
-        let b = self.ins().splat(types::I32X4, b127);
-        let e = self.ins().iadd(k, b);
-        let sh = self.ins().ishl_imm_s(e, 23);
+        // n + 127 + 1.5·2^23 holds n + 127 (1..=254) in its low mantissa
+        // bits, and 1.5·2^23's low 9 bits are zero: shifted left by 23 they
+        // are 2^n's exponent field. (Three instructions where a saturating
+        // conversion takes eleven on x86.)
+        let magic = self.f32c(127.0 + 12_582_912.0);
+        let biased = self.ins().fadd(n, magic);
+        let bits = self.ins().bitcast(types::I32X4, vflags(), biased);
+        let sh = self.ins().ishl_imm_s(bits, 23);
         self.ins().bitcast(types::F32X4, vflags(), sh)
     }
 }
