@@ -60,8 +60,7 @@ pub fn drop_absent_tangents(
         if from_tangents.is_empty() {
             continue;
         }
-        let writes = memory_effects(ctx, op).is_some_and(|e| e.iter().any(|(k, _)| *k == Effect::Write))
-            || (!is_effect_free(ctx, op) && memory_effects(ctx, op).is_none());
+        let writes = writes_memory(ctx, op);
         let results = ctx.results(op).to_vec();
         tangent.extend(results.iter().copied());
         if !writes && from_tangents.iter().all(|v| zero.contains(v)) {
@@ -99,6 +98,13 @@ pub fn drop_absent_tangents(
         }
     }
     Ok(replaced)
+}
+
+/// An op that writes memory, or whose effects are not known (left alone by
+/// the specialisation, so it reads its operands whatever is absent).
+fn writes_memory(ctx: &Context, op: Op) -> bool {
+    memory_effects(ctx, op).is_some_and(|e| e.iter().any(|(k, _)| *k == Effect::Write))
+        || (!is_effect_free(ctx, op) && memory_effects(ctx, op).is_none())
 }
 
 /// What a saved value's read depends on, given the tangents present.
@@ -166,8 +172,7 @@ pub fn saved_value_needs(ctx: &Context, func: Op, first_tangent: usize) -> Resul
         _ => *into = None,
     };
     for &op in ops.iter().rev() {
-        let writes = memory_effects(ctx, op).is_some_and(|e| e.iter().any(|(k, _)| *k == Effect::Write))
-            || (!is_effect_free(ctx, op) && memory_effects(ctx, op).is_none());
+        let writes = writes_memory(ctx, op);
         let keep: Option<BTreeSet<usize>> = if Some(op) == ret || writes {
             None
         } else if let Some(t) = op_from.get(&op) {

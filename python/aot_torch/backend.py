@@ -579,7 +579,7 @@ def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk) -> List[_S
         r = id(_root(t))
         fn = t.grad_fn
         node = "a leaf" if fn is None else "output %d of %s" % (t.output_nr, fn.name())
-        what = "%s [%s]" % (_type_name(t), ", ".join(str(n) for n in t.shape))
+        what = _described(t)
         facts.append(_SaveFact(t._version != version, frozenset(roots_args.get(r, ())),
                                frozenset(roots_outs.get(r, ())), from_outs, from_args, what, node,
                                version, t._version))
@@ -595,12 +595,9 @@ def _modified(what: str, node: str, version: int, expected: int) -> RuntimeError
         % (what, node, version, expected))
 
 
-def _type_name(t: torch.Tensor) -> str:
-    """PyTorch's legacy type name of a tensor (`torch.FloatTensor`)."""
-    try:
-        return torch.empty(0, dtype=t.dtype).type()
-    except Exception:  # (a dtype without a legacy name)
-        return str(t.dtype)
+def _described(t: torch.Tensor) -> str:
+    """A tensor as PyTorch's version error names it: `torch.FloatTensor [3, 2]`."""
+    return "%s [%s]" % (t.type(), ", ".join(str(n) for n in t.shape))
 
 
 def _base_groups(tensors: Sequence[torch.Tensor], keep: frozenset) -> List[List[int]]:
@@ -934,13 +931,14 @@ class _Variant:
         # saves them somewhere: the others are copied). Where eager's
         # backward for these gradients reads none of what was written
         # since, but this one would, it cannot give eager's answer.
-        for need, held in zip(views.state.saved_arg_needs, views.saved_held):
-            if need is not None and not (set(need[0]) & got or set(need[1]) & got_dirty):
+        # (The versions first: the needs are looked up only for a write.)
+        for k, held in enumerate(views.saved_held):
+            if held is None or held[0]._version == held[1]:
                 continue
-            if held is not None and held[0]._version != held[1]:
-                t, version = held
-                raise _modified("%s [%s]" % (t.type(), ", ".join(str(n) for n in t.shape)),
-                                "an argument the compiled backward reads", t._version, version)
+            need = views.state.saved_arg_needs[k]
+            if need is None or set(need[0]) & got or set(need[1]) & got_dirty:
+                raise _modified(_described(held[0]), "an argument the compiled backward reads",
+                                held[0]._version, held[1])
 
     def hold_versions(self, views: "_Views", tensors: Sequence[torch.Tensor], outs: Sequence[Any]):
         """After a call: the version counters the checks watch, with their

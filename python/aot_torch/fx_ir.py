@@ -927,28 +927,12 @@ def _track_eager_layout(b: "Builder", node: torch.fx.Node) -> None:
             except Exception:  # (no layout to keep)
                 pass
         return
-    if _writes_in_place(node) and isinstance(node.args[0], torch.fx.Node):
+    if _is_inplace_node(node) and node.target not in _META_MUTATIONS and isinstance(node.args[0], torch.fx.Node):
         src = b.eager_layouts.get(node.args[0])
         if src is not None:
             b.eager_layouts[node] = src
         return
     _replay_view(b.eager_layouts, node)
-
-
-def _writes_in_place(node: torch.fx.Node) -> bool:
-    """An ATen op that writes its first operand's data and returns it,
-    metadata unchanged (`add_`, `zero_`; not `t_`)."""
-    if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload) or not node.args:
-        return False
-    if node.target in _META_MUTATIONS:
-        return False
-    try:
-        rets = node.target._schema.returns
-        args = node.target._schema.arguments
-    except Exception:  # (no schema: not known to write in place)
-        return False
-    return (len(rets) == 1 and rets[0].alias_info is not None and rets[0].alias_info.is_write
-            and bool(args) and args[0].alias_info is not None and args[0].alias_info.is_write)
 
 
 def _replay_view(layouts: Dict[torch.fx.Node, Any], node: torch.fx.Node) -> None:

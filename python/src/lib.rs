@@ -596,8 +596,8 @@ impl PyAotModule {
 struct PyForwardState {
     inner: GilOnly<Option<aot::ForwardState>>,
     /// The arguments (positions) whose memory a saved value holds: the
-    /// backward reads them, so writing them before it must raise, as
-    /// PyTorch's saved-tensor version check does.
+    /// backward may read them, so writing one before it changes the
+    /// gradients `saved_arg_needs` names.
     saved_args: Vec<usize>,
     /// Per saved argument (as `saved_args`): the outputs and arguments
     /// whose tangent makes the backward read its memory; None: any backward
