@@ -560,6 +560,198 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
     return _EagerFacts(args_saved, outs_saved, out_reach, arg_reach, saves)
 
 
+def _written_and_read(node: torch.fx.Node) -> Optional[Tuple[List[int], List[int]]]:
+    """For an op that writes some of its operands' memory (`add_`, `copy_`,
+    `out=`): the schema positions it writes and the positions of its other
+    operands that are graph values; None for any other node, or one with
+    nothing else to read."""
+    t = node.target
+    if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload) or t in fx_ir._META_MUTATIONS:
+        return None
+    schema = t._schema.arguments
+    written = [i for i, a in enumerate(schema) if a.alias_info is not None and a.alias_info.is_write]
+    if not written:
+        return None
+    read = []
+    for i, a in enumerate(schema):
+        if i in written or a.kwarg_only and a.name not in node.kwargs:
+            continue
+        v = node.args[i] if i < len(node.args) and not a.kwarg_only else node.kwargs.get(a.name)
+        if isinstance(v, torch.fx.Node) or (isinstance(v, (list, tuple)) and any(isinstance(x, torch.fx.Node)
+                                                                                 for x in v)):
+            read.append(i)
+    return (written, read) if read else None
+
+
+def _schema_value(op: torch._ops.OpOverload, i: int, args: Sequence[Any], kwargs: Dict[str, Any]) -> Any:
+    a = op._schema.arguments[i]
+    return args[i] if i < len(args) and not a.kwarg_only else kwargs.get(a.name)
+
+
+# Above this many elements, an overlap of two layouts' extents is taken for
+# an overlap of their elements rather than enumerated.
+_OVERLAP_ENUMERATE_LIMIT = 1 << 22
+
+
+def _reads_written_elsewhere(w: torch.Tensor, x: torch.Tensor, positionwise: bool) -> bool:
+    """Whether an op that writes `w` while it reads `x` may read an element
+    of `w` at another position than the one it writes from it: there, the
+    value it reads depends on whether its kernel has visited that element
+    yet. A pointwise op (`positionwise`) reading each element of `w` at its
+    own position (`x` is `w`, `w` read through a broadcast that lines up)
+    reads it before writing it, whatever the order."""
+    if w.numel() == 0 or x.numel() == 0 or w.device != x.device:
+        return False
+    from torch.multiprocessing.reductions import StorageWeakRef
+    if StorageWeakRef(w.untyped_storage()) != StorageWeakRef(x.untyped_storage()):
+        return False
+
+    def extent(t):
+        es = t.element_size()
+        last = t.storage_offset() + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+        return t.storage_offset() * es, (last + 1) * es
+
+    (wlo, whi), (xlo, xhi) = extent(w), extent(x)
+    if whi <= xlo or xhi <= wlo:
+        return False
+    if w.element_size() != x.element_size() or w.numel() + x.numel() > _OVERLAP_ENUMERATE_LIMIT:
+        return True
+    if positionwise and x.dim() <= w.dim():
+        # Broadcast `x` to `w`'s positions: equal strides on every dimension
+        # of more than one position, and equal offsets, read each element
+        # where it is written.
+        xs = [0] * (w.dim() - x.dim()) + [s if n != 1 else 0 for n, s in zip(x.shape, x.stride())]
+        xn = [1] * (w.dim() - x.dim()) + list(x.shape)
+        if all(a in (1, b) for a, b in zip(xn, w.shape)):
+            if x.storage_offset() == w.storage_offset() and \
+                    all(n == 1 or a == b for n, a, b in zip(w.shape, xs, w.stride())):
+                return False
+    else:
+        positionwise = False
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    with unset_fake_temporarily():
+        def offsets(t):
+            o = torch.tensor(t.storage_offset())
+            for n, s in zip(t.shape, t.stride()):
+                o = o.unsqueeze(-1) + torch.arange(n) * s
+            return o
+
+        wo, xo = offsets(w), offsets(x)
+        if positionwise:
+            try:
+                xb = xo.expand(w.shape)
+            except RuntimeError:
+                return True
+            return bool((torch.isin(xb, wo) & (xb != wo)).any())
+        return bool(torch.isin(xo, wo).any())
+
+
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+                    "a single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _non_overlapping_and_dense(t: torch.Tensor) -> bool:
+    """PyTorch's `is_non_overlapping_and_dense`: the elements tile a range
+    of memory exactly, in some order of the dimensions."""
+    dims = sorted((s, n) for n, s in zip(t.shape, t.stride()) if n > 1)
+    need = 1
+    for s, n in dims:
+        if s != need:
+            return False
+        need *= n
+    return True
+
+
+def _partially_overlaps(w: torch.Tensor, x: torch.Tensor) -> bool:
+    """PyTorch's `assert_no_partial_overlap(w, x)` raising, as its
+    elementwise kernels and `copy_` check their operands: two views of one
+    storage, each non-overlapping and dense, that cover intersecting
+    address ranges other than as the very same layout."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+    if w.numel() == 0 or x.numel() == 0 or w.device != x.device or \
+            StorageWeakRef(w.untyped_storage()) != StorageWeakRef(x.untyped_storage()):
+        return False
+    if not (_non_overlapping_and_dense(w) and _non_overlapping_and_dense(x)):
+        return False  # (PyTorch's "too hard": no check)
+    w0, x0 = w.storage_offset() * w.element_size(), x.storage_offset() * x.element_size()
+    w1, x1 = w0 + w.numel() * w.element_size(), x0 + x.numel() * x.element_size()
+    if w0 == x0 and w1 == x1:
+        return tuple(w.stride()) != tuple(x.stride())
+    return w0 < x1 and x0 < w1
+
+
+class _OrderProbe(torch.fx.Interpreter):
+    """Runs a graph (on fake tensors) and stops at the first node that
+    reads memory it writes elsewhere (`_reads_written_elsewhere`)."""
+
+    class Found(Exception):
+        # (Fields of its own: `Interpreter.run` rewrites `args` to add the
+        # node it was running.)
+        def __init__(self, node: str, why: str):
+            super().__init__(why)
+            self.node, self.why = node, why
+
+    def __init__(self, gm: torch.fx.GraphModule, watched: Dict[torch.fx.Node, Tuple[List[int], List[int]]]):
+        super().__init__(gm)
+        self.watched = watched
+
+    def run_node(self, n: torch.fx.Node):
+        spec = self.watched.get(n)
+        if spec is not None:
+            args, kwargs = self.fetch_args_kwargs_from_env(n)
+            op = n.target
+            positionwise = torch.Tag.pointwise in op.tags or op is torch.ops.aten.copy_.default
+
+            def tensors(i):
+                v = _schema_value(op, i, args, kwargs)
+                return [t for t in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(t, torch.Tensor)]
+
+            for wi in spec[0]:
+                for w in tensors(wi):
+                    for ri in spec[1]:
+                        if positionwise and any(_partially_overlaps(w, x) for x in tensors(ri)):
+                            # Eager's check, on the operands as written (the
+                            # translation may compute one first: `add_`'s
+                            # `alpha`, a cast; fuzz seed 20367).
+                            raise self.Found(n.name, "eager raises: " + _PARTIAL_OVERLAP)
+                        if any(_reads_written_elsewhere(w, x, positionwise) for x in tensors(ri)):
+                            raise self.Found(n.name, "`%s` reads elements of its `%s` at other positions "
+                                             "than it writes them: eager's values depend on the order its "
+                                             "kernel visits memory" % (op._schema.name.split("::")[-1],
+                                                                       op._schema.arguments[wi].name))
+        return super().run_node(n)
+
+
+def _order_dependent_write(gm: torch.fx.GraphModule, args: Sequence[Any]) -> Optional[Tuple[str, str]]:
+    """Where (a node's name), and why, the region's values depend on the
+    order an eager kernel visits memory, or None: an in-place (or `out=`) op that reads, through another
+    operand, elements of its destination at other positions than it writes
+    them (`a -= a[:, :1]`, `v.add_(v[0])`, `v.mul_(v.flip(0))`). Eager's
+    kernel reads some of them before and some after writing them, in an
+    order of its own (PyTorch calls such overlap undefined and refuses only
+    the cases it can prove); functionalization, AOTAutograd's as aot's,
+    reads them all before. Run by PyTorch, the region gives eager's values.
+    Found by a run on fake tensors, which carry each operand's storage and
+    layout at that point of the program."""
+    watched = {}
+    for n in gm.graph.nodes:
+        spec = _written_and_read(n)
+        if spec is not None:
+            watched[n] = spec
+    if not watched:
+        return None
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    try:
+        with FakeTensorMode(allow_non_fake_inputs=False) as mode, torch.no_grad():
+            fakes = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in args]
+            _OrderProbe(gm, watched).run(*fakes)
+    except _OrderProbe.Found as e:
+        return e.node, e.why
+    except Exception:  # (a region fake tensors cannot run: eager's own checks decide)
+        return None
+    return None
+
+
 def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk) -> List[_SaveFact]:
     """`_SaveFact`s of a fake run's saves that some backward unpacks."""
     roots_args: Dict[int, set] = {}
@@ -684,6 +876,20 @@ class _Variant:
         # Translation indices count every graph input; these count tensors.
         self.tensor_index = {p: k for k, p in enumerate(self.tensor_pos)}
         self.mutated = frozenset(self.tensor_index[i] for i in translation.mutated_inputs if i in self.tensor_index)
+        if training:
+            for i in sorted(self.mutated):
+                t = tensors[i]
+                if t._base is not None and t.requires_grad and \
+                        any(n > 1 and s == 0 for n, s in zip(t.shape, t.stride())):
+                    # Autograd records a written view's new value with a
+                    # copy into it (below, in `__call__`), which PyTorch
+                    # refuses for a view that reaches an element at several
+                    # positions (an `expand` written through a part that
+                    # does not: `a1[3:] = w`), and the node's gradient of
+                    # such a view's new value is not eager's. PyTorch runs
+                    # it (fuzz seed 18764).
+                    raise fx_ir.Unsupported("argument %d" % i, "a written view that requires grad reaches its "
+                                            "elements at several positions (stride 0)")
         # Arguments written through any alias: an in-place op bumps the
         # version counter of what it writes, also a metadata change of a view
         # of an argument, which aot's effects on the argument do not show.
@@ -756,7 +962,16 @@ class _Variant:
         for r, a, o in zip(translation.result_input, self.aliases, outputs):
             same = self.tensor_index.get(r) if r is not None else None
             self.same_object.append(same if same is not None else (a if o["is_input"] else None))
-        self.differentiable = [o["requires_grad"] and o["aliases_input"] is None for o in outputs]
+        # A detached alias of an argument that an in-place op recorded by
+        # autograd wrote (`v0 = a0.detach(); v0.copy_(a0)`) has a history
+        # of its own in eager: that op's, not the argument's. The node's
+        # output is its new value, and the caller gives the alias that
+        # history (fuzz seed 18695).
+        self.adopted = [training and o["requires_grad"] and o["aliases_input"] is not None and
+                        o.get("output_type") == "non_alias" and translation.result_detach[k] is not None
+                        for k, o in enumerate(outputs)]
+        self.differentiable = [o["requires_grad"] and (o["aliases_input"] is None or self.adopted[k])
+                               for k, o in enumerate(outputs)]
         self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
         # The arguments (objects, by first position) no gradient can reach
         # and that the node neither writes nor takes as a base's member: the
@@ -833,7 +1048,10 @@ class _Variant:
         dirty: Dict[int, set] = {}
         for k, (kind, v) in enumerate(self.translation.outputs):
             for i in facts.out_reach.get(k, frozenset()):
-                if kind == "tensor" and self.aliases[v] in self.main_dirty:
+                if kind == "tensor" and self.adopted[v]:
+                    # (Its gradient comes through the node: `_adopted`.)
+                    outs.setdefault(i, set()).add(v)
+                elif kind == "tensor" and self.aliases[v] in self.main_dirty:
                     # (That argument, or a view of it: its gradient comes
                     # back as the written argument's, fuzz seed 15491.)
                     dirty.setdefault(i, set()).add(self.aliases[v])
@@ -1163,12 +1381,19 @@ class _Variant:
             # argument; so is a view of an argument that requires grad, as
             # eager makes it under no_grad: an autograd view of it that
             # requires grad and is a leaf (fuzz seed 8635: the runtime's
-            # view is neither).
+            # view is neither); so is one the runtime made of another
+            # argument of the storage (fuzz seed 20303: of `a1`, which
+            # requires grad, for a view of `a1.detach()`, which does not).
             regen = [i is not None and self.same_object[k] is None and
-                     (bound[i] is not tensors[i] or detach[k] is not None or tensors[i].requires_grad)
+                     (bound[i] is not tensors[i] or detach[k] is not None or tensors[i].requires_grad or
+                      (isinstance(outs[k], torch.Tensor) and _root(outs[k]) is not _root(tensors[i])))
                      for k, i in enumerate(self.aliases)]
         no_grad_view = self.translation.result_no_grad_view
         through_no_grad = self.translation.result_through_no_grad_view
+        # (The detached aliases themselves first: views of them are theirs.)
+        detached: Dict[int, torch.Tensor] = {}
+        for k in sorted((k for k, a in enumerate(self.adopted) if a), key=lambda k: detach[k] != "last"):
+            outs[k] = _adopted(tensors[self.aliases[k]], outs[k], detach[k], detached)
         for k, i in enumerate(self.aliases):
             if self.same_object[k] is not None and detach[k] is None:
                 outs[k] = tensors[self.same_object[k]]
@@ -1185,6 +1410,8 @@ class _Variant:
                             outs[k] = _alias_of(t, outs[k], None)
                     finally:
                         torch._C._autograd._unsafe_set_version_counter((t,), (v,))
+            elif self.adopted[k]:
+                continue
             elif regen[k] or detach[k] is not None:
                 # A view eager made under no_grad is made so here: no
                 # history, and PyTorch's mark that forbids writing it in
@@ -1280,6 +1507,27 @@ def _extent(size, stride, offset: int) -> int:
     return offset + 1 + sum((n - 1) * abs(d) for n, d in zip(size, stride))
 
 
+def _adopted(t: torch.Tensor, o: torch.Tensor, detach: Optional[str], detached: Dict[int, torch.Tensor]
+             ) -> torch.Tensor:
+    """The output `o` (the node's, with its history) as eager has it: a
+    detached alias of argument `t` (`detach` "last": no `_base`), or a view
+    of one ("inner"), that the in-place op that wrote it gave a history.
+    Eager's views of it are views of one object: `detached` keeps it per
+    argument for the call. The alias's memory holds `o`'s values already:
+    the copy records the write for autograd, and the version counter stays
+    where the call's writes left it."""
+    geo = (o.size(), o.stride(), o.storage_offset())
+    if detach == "last":
+        v = t.detach() if geo == (t.size(), t.stride(), t.storage_offset()) else t.as_strided(*geo).detach()
+        detached.setdefault(id(t), v)
+    else:
+        v = detached.setdefault(id(t), t.detach()).as_strided(*geo)
+    version = v._version
+    v.copy_(o)
+    torch._C._autograd._unsafe_set_version_counter((v,), (version,))
+    return v
+
+
 def _alias_of(t: torch.Tensor, o: torch.Tensor, detach: Optional[str]) -> torch.Tensor:
     """Output `o` (a view of argument `t`) regenerated from `t` as eager
     makes it: a view, or through `detach` (no gradient; no `_base` when the
@@ -1341,6 +1589,9 @@ class _Region(torch.nn.Module):
         training = torch.is_grad_enabled() and any(
             isinstance(a, torch.Tensor) and a.requires_grad for a in args)
         try:
+            order = _order_dependent_write(self.aten_gm, args)
+            if order is not None:
+                raise fx_ir.Unsupported(*order)
             tr = fx_ir.translate(self.aten_gm, args, name="main")
             v = _Variant(tr, args, self.cfg, training, self.aten_gm)
         except Exception as e:  # never a crash: what aot cannot take runs in PyTorch
