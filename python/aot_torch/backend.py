@@ -560,11 +560,11 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
     return _EagerFacts(args_saved, outs_saved, out_reach, arg_reach, saves)
 
 
-def _written_and_read(node: torch.fx.Node) -> Optional[Tuple[List[int], List[int]]]:
+def _written_and_read(node: torch.fx.Node, all_writes: bool = False) -> Optional[Tuple[List[int], List[int]]]:
     """For an op that writes some of its operands' memory (`add_`, `copy_`,
     `out=`): the schema positions it writes and the positions of its other
-    operands that are graph values; None for any other node, or one with
-    nothing else to read."""
+    operands that are graph values; None for any other node, or (unless
+    `all_writes`) one with nothing else to read."""
     t = node.target
     if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload) or t in fx_ir._META_MUTATIONS:
         return None
@@ -580,7 +580,7 @@ def _written_and_read(node: torch.fx.Node) -> Optional[Tuple[List[int], List[int
         if isinstance(v, torch.fx.Node) or (isinstance(v, (list, tuple)) and any(isinstance(x, torch.fx.Node)
                                                                                  for x in v)):
             read.append(i)
-    return (written, read) if read else None
+    return (written, read) if read or all_writes else None
 
 
 def _schema_value(op: torch._ops.OpOverload, i: int, args: Sequence[Any], kwargs: Dict[str, Any]) -> Any:
@@ -680,6 +680,33 @@ def _partially_overlaps(w: torch.Tensor, x: torch.Tensor) -> bool:
     return w0 < x1 and x0 < w1
 
 
+# The view ops whose result may reach an element at several positions.
+_OVERLAPPING_VIEWS = fx_ir._overloads("as_strided.default", "as_strided_.default", "expand.default", "unfold.default")
+
+
+def _reaches_an_element_twice(t: torch.Tensor) -> bool:
+    """Whether two positions of `t` are one element of its storage (exact up
+    to `_OVERLAP_ENUMERATE_LIMIT` elements, "maybe" beyond)."""
+    dims = sorted((s, n) for n, s in zip(t.shape, t.stride()) if n > 1)
+    if any(s == 0 for s, _ in dims):
+        return True
+    extent = 1
+    for s, n in dims:
+        if s < extent:
+            break
+        extent += (n - 1) * s
+    else:
+        return False  # (each dimension steps over all the ones below it)
+    if t.numel() > _OVERLAP_ENUMERATE_LIMIT:
+        return True
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    with unset_fake_temporarily():
+        o = torch.tensor(0)
+        for n, s in zip(t.shape, t.stride()):
+            o = o.unsqueeze(-1) + torch.arange(n) * s
+        return torch.unique(o).numel() < o.numel()
+
+
 class _OrderProbe(torch.fx.Interpreter):
     """Runs a graph (on fake tensors) and stops at the first node that
     reads memory it writes elsewhere (`_reads_written_elsewhere`)."""
@@ -708,6 +735,17 @@ class _OrderProbe(torch.fx.Interpreter):
 
             for wi in spec[0]:
                 for w in tensors(wi):
+                    if _reaches_an_element_twice(w):
+                        # Eager visits a shared element once per position,
+                        # reading what an earlier visit wrote, or refuses
+                        # (a stride 0); the translation writes the op's new
+                        # value back position by position, the last one
+                        # standing (fuzz seed 20995: `index_put_` of rows 0
+                        # and 2 of an `as_strided` view whose rows overlap:
+                        # row 1's old value won).
+                        raise self.Found(n.name, "`%s` writes a view that reaches an element at several "
+                                         "positions: eager's values depend on the order its kernel visits "
+                                         "them" % op._schema.name.split("::")[-1])
                     for ri in spec[1]:
                         if positionwise and any(_partially_overlaps(w, x) for x in tensors(ri)):
                             # Eager's check, on the operands as written (the
@@ -733,9 +771,13 @@ def _order_dependent_write(gm: torch.fx.GraphModule, args: Sequence[Any]) -> Opt
     reads them all before. Run by PyTorch, the region gives eager's values.
     Found by a run on fake tensors, which carry each operand's storage and
     layout at that point of the program."""
+    # Only views made by these, or arguments, can reach an element twice:
+    # without them, only ops that read another operand need the probe.
+    overlapping = any(n.op == "call_function" and n.target in _OVERLAPPING_VIEWS for n in gm.graph.nodes) or \
+        any(isinstance(a, torch.Tensor) and _reaches_an_element_twice(a) for a in args)
     watched = {}
     for n in gm.graph.nodes:
-        spec = _written_and_read(n)
+        spec = _written_and_read(n, all_writes=overlapping)
         if spec is not None:
             watched[n] = spec
     if not watched:

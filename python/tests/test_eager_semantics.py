@@ -785,13 +785,15 @@ def test_a_written_argument_the_compiled_backward_reads_never_gives_a_wrong_grad
     "a[:, 1:].copy_(a[:, :-1])",  # columns shifted: read after written
     "a[:, :2].mul_(a[:2].t())",  # a transpose of the block written
     "a[0].add_(a[:, 1])",        # a row from a column that crosses it elsewhere
+    "a.as_strided((3, 3), (2, 1)).mul_(2)",  # rows that overlap: shared elements visited twice
 ])
 def test_an_in_place_op_reading_its_destination_elsewhere_runs_as_eager(write):
     """An in-place op that reads elements of its destination at other
     positions than it writes them: eager's kernel reads some before and
     some after writing them, so its values depend on the order it visits
-    memory (fuzz seeds 8183, 14736, 16605, 18073). Such a region runs in
-    PyTorch and gives eager's values."""
+    memory (fuzz seeds 8183, 14736, 16605, 18073); so does one writing a
+    view that reaches an element at several positions (20995). Such a
+    region runs in PyTorch and gives eager's values."""
     src = "def f(a):\n    %s\n    return (a * 2,)\n" % write
     scope = {"torch": torch}
     exec(src, scope)
@@ -811,6 +813,7 @@ def test_an_in_place_op_reading_its_destination_elsewhere_runs_as_eager(write):
     "a[::2].add_(a[1::2][:1])",  # interleaved rows, broadcast
     "a.add_(a.sum(0))",          # a fresh operand
     "a[0].add_(a[:, 0])",        # a column that crosses the row at its own position
+    "a.as_strided((2, 3), (4, 1)).mul_(2)",  # rows apart: no element reached twice
 ])
 def test_an_in_place_op_reading_only_its_own_positions_compiles(write):
     """Reads of other memory, or of each element at its own position, do
