@@ -1012,6 +1012,17 @@ class _Variant:
         self.adopted = [training and o["requires_grad"] and o["aliases_input"] is not None and
                         o.get("output_type") == "non_alias" and translation.result_detach[k] is not None
                         for k, o in enumerate(outputs)]
+        for k, a in enumerate(self.adopted):
+            st = translation.result_strides[k]
+            kept = [(n, x) for n, x in zip(translation.result_meta[k][0], st or ()) if n < 2 or x != 0]
+            if a and translation.result_detach[k] == "inner" and st is not None and _reaches_an_element_twice(
+                    torch.empty_strided([n for n, _ in kept], [x for _, x in kept], device="meta")):
+                # (A view of the alias that reaches an element twice other
+                # than through a stride 0, an `expand`, which `_adopted`
+                # handles: its positions would each take the element's
+                # gradient.)
+                raise fx_ir.Unsupported("output %d" % k, "a view that reaches an element at several positions "
+                                        "of a detached alias an in-place op gave a history")
         self.differentiable = [o["requires_grad"] and (o["aliases_input"] is None or self.adopted[k])
                                for k, o in enumerate(outputs)]
         self.grad_reaches = [m.get("grad_reaches", True) for m in info["inputs"]]
@@ -1562,12 +1573,23 @@ def _adopted(t: torch.Tensor, o: torch.Tensor, detach: Optional[str], detached: 
     if detach == "last":
         v = t.detach() if geo == (t.size(), t.stride(), t.storage_offset()) else t.as_strided(*geo).detach()
         detached.setdefault(id(t), v)
-    else:
-        v = detached.setdefault(id(t), t.detach()).as_strided(*geo)
-    version = v._version
-    v.copy_(o)
-    torch._C._autograd._unsafe_set_version_counter((v,), (version,))
-    return v
+        version = v._version
+        v.copy_(o)
+        torch._C._autograd._unsafe_set_version_counter((v,), (version,))
+        return v
+    d = detached.setdefault(id(t), t.detach())
+    # The write is recorded through the view's first position on each
+    # dimension of stride 0 (an `expand`): its gradient is the alias's,
+    # which sums what every position of the view got, so recorded through
+    # all of them it would be counted once per position (fuzz seed 814).
+    w, src = d.as_strided(*geo), o
+    for k, (n, s) in enumerate(zip(o.shape, o.stride())):
+        if n > 1 and s == 0:
+            w, src = w.narrow(k, 0, 1), src.narrow(k, 0, 1)
+    version = d._version
+    w.copy_(src)
+    torch._C._autograd._unsafe_set_version_counter((d,), (version,))
+    return d.as_strided(*geo)
 
 
 def _alias_of(t: torch.Tensor, o: torch.Tensor, detach: Optional[str]) -> torch.Tensor:
