@@ -1261,7 +1261,20 @@ def _fresh_layout_agrees(b: Builder, x: Value, arg) -> None:
     format, channels-last say). as_strided addresses the storage, so its
     sizes and strides mean the same thing in both only when the layouts
     agree."""
-    if x.name not in b.fresh_values or not isinstance(arg, torch.fx.Node):
+    if not isinstance(arg, torch.fx.Node):
+        return
+    if x.name not in b.fresh_values:
+        # A view of a fresh value: the layouts as tracked through the views
+        # from it, in eager and in the IR (fuzz seed 23047: `as_strided` of
+        # `(a0 ** 2).transpose(0, 0)`, `a0` transposed, which eager's
+        # `pow` keeps).
+        e = b.eager_layouts.get(arg)
+        i = b.ir_layouts.get(arg)
+        if isinstance(e, torch.Tensor) and isinstance(i, torch.Tensor) and \
+                (e.stride(), e.storage_offset()) != (i.stride(), i.storage_offset()):
+            raise Reject("as_strided of a view of a result PyTorch laid out with strides %s at offset %d "
+                         "(the IR's: %s at %d)" % (tuple(e.stride()), e.storage_offset(), tuple(i.stride()),
+                                                   i.storage_offset()))
         return
     t = arg.meta.get("val")
     if isinstance(t, torch.Tensor) and (not t.is_contiguous() or t.storage_offset() != 0):
