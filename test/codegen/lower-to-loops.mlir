@@ -172,3 +172,38 @@ func.func @scatter_in_place(%x: tensor<8xf32>, %g: tensor<3xf32>) -> (tensor<8xf
   %d = view.slice_scatter %x, %g {dim = 0, start = 1, end = 4} : tensor<8xf32>, tensor<3xf32> -> tensor<8xf32>
   return %c, %d, %z : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+/// Softmax computes each exponential once: the sum's loop stores it into
+/// the result, and the last loop scales it by the sum's reciprocal. A
+/// result narrower than the arithmetic computes it again from the input.
+// CHECK-LABEL: func.func @softmax
+// CHECK:         loop.kernel "softmax
+// CHECK:           loop.for {{.*}} iter_args
+// CHECK:             loop.max
+// CHECK:           %[[S:.*]] = loop.for {{.*}} iter_args
+// CHECK:             %[[E:.*]] = loop.exp
+// CHECK:             loop.store %[[E]]
+// CHECK:             loop.add
+// CHECK:           %[[R:.*]] = loop.div %{{.*}}, %[[S]]
+// CHECK:           loop.for
+// CHECK-NOT:         loop.exp
+// CHECK:             loop.mul %{{.*}}, %[[R]]
+// CHECK:             loop.store
+// CHECK-LABEL: func.func @softmax_bf16
+// CHECK:           loop.for {{.*}} iter_args
+// CHECK:             loop.exp
+// CHECK-NOT:         loop.store
+// CHECK:             loop.add
+// CHECK:           loop.for
+// CHECK:             loop.exp
+// CHECK:             loop.mul
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = tensor.softmax %x {dim = 1} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @softmax_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %y = tensor.softmax %x {dim = 1} : tensor<4x8xbf16>
+  return %y : tensor<4x8xbf16>
+}

@@ -734,6 +734,10 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
     }
     let lanes = Lanes::of(lc, &shape)?;
     let len = lanes.len;
+    // The exponentials go into the result and are scaled there, computed
+    // once, where the result holds them exactly (its type is the one they
+    // are computed in); otherwise they are computed again for the result.
+    let keep_exp = !log && rt.elem == acc;
     lc.kernel(name, &[x, out], &mut |s, a| {
         s.nest(&lanes.outer, true, &mut |s, ivs| {
             let at = |j: Value| lanes.at(ivs, j);
@@ -749,21 +753,39 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
                 let v = convert(s, v, acc)?;
                 let d = s.sub(v, m)?;
                 let e = s.math(MathFn::Exp, &[d])?;
+                if keep_exp {
+                    s.store_as(e, a[1], &at(j))?;
+                }
                 Ok(vec![s.add(c[0], e)?])
             })?[0];
-            let ls = if log { Some(s.math(MathFn::Log, &[sum])?) } else { None };
+            if log {
+                let l = s.math(MathFn::Log, &[sum])?;
+                s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                    let v = s.load(a[0], &at(j))?;
+                    let v = convert(s, v, acc)?;
+                    let d = s.sub(v, m)?;
+                    let r = s.sub(d, l)?;
+                    s.store_as(r, a[1], &at(j))?;
+                    Ok(Vec::new())
+                })?;
+                return Ok(());
+            }
+            // Scaled by the sum's reciprocal, as PyTorch's CPU kernel does
+            // (one division per row, not per element).
+            let one = s.const_f(1.0, acc);
+            let r = s.div(one, sum)?;
             s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                let v = s.load(a[0], &at(j))?;
-                let v = convert(s, v, acc)?;
-                let d = s.sub(v, m)?;
-                let r = match ls {
-                    Some(l) => s.sub(d, l)?,
-                    None => {
-                        let e = s.math(MathFn::Exp, &[d])?;
-                        s.div(e, sum)?
-                    }
+                let e = if keep_exp {
+                    let e = s.load(a[1], &at(j))?;
+                    convert(s, e, acc)?
+                } else {
+                    let v = s.load(a[0], &at(j))?;
+                    let v = convert(s, v, acc)?;
+                    let d = s.sub(v, m)?;
+                    s.math(MathFn::Exp, &[d])?
                 };
-                s.store_as(r, a[1], &at(j))?;
+                let y = s.mul(e, r)?;
+                s.store_as(y, a[1], &at(j))?;
                 Ok(Vec::new())
             })?;
             Ok(())
