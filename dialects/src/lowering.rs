@@ -300,6 +300,33 @@ impl<'r, 'c> Scalars<'r, 'c> {
         go(self, shape, parallel, &mut Vec::new(), body)
     }
 
+    /// [`Scalars::nest`] whose every loop is marked `parallel` (its
+    /// iterations independent), not only the outermost one the runtime
+    /// splits: a loop with an inner loop vectorizes only so, four of its
+    /// iterations in lanes (a column reduction sums four columns at once,
+    /// each in its own order).
+    pub fn nest_independent(&mut self, shape: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
+        fn go<'c>(
+            s: &mut Scalars<'_, 'c>,
+            shape: &[i64],
+            ivs: &mut Vec<Value>,
+            body: &mut NestBody<'_, 'c>,
+        ) -> Result<(), String> {
+            if ivs.len() == shape.len() {
+                return body(s, ivs);
+            }
+            let n = shape[ivs.len()];
+            s.for_loop(0, n, 1, true, &[], &mut |s, iv, _| {
+                ivs.push(iv);
+                let r = go(s, shape, ivs, body);
+                ivs.pop();
+                r.map(|_| Vec::new())
+            })?;
+            Ok(())
+        }
+        go(self, shape, &mut Vec::new(), body)
+    }
+
     /// The multi-index of row-major position `flat` in `shape`.
     pub fn delinearize(&mut self, flat: Value, shape: &[i64]) -> Result<Vec<Value>, String> {
         let mut out = vec![flat; shape.len()];

@@ -45,6 +45,17 @@
 // CHECK:         load.f32x4
 // CHECK-NEXT:    fadd.f32x4
 // CHECK:         store notrap
+
+/// So does one over a middle dimension: every kept loop is independent,
+/// so the unit-stride one inside the split loop takes four columns in
+/// lanes.
+// CHECK:       ; function @middle_sum
+// CHECK:       ; kernel sum_{{[0-9]+}}
+// CHECK:         splat.f32x4
+// CHECK:       block{{[0-9]+}}(v{{[0-9]+}}: i64, v{{[0-9]+}}: f32x4):
+// CHECK:         load.f32x4
+// CHECK-NEXT:    fadd.f32x4
+// CHECK:         store notrap
 func.func @scale_shift(%x: tensor<64x100xf32>, %w: tensor<100xf32>, %b: tensor<100xf32>) -> tensor<64x100xf32> {
   %0 = tensor.mul %x, %w : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
   %1 = tensor.add %0, %b : tensor<64x100xf32>, tensor<100xf32> -> tensor<64x100xf32>
@@ -62,6 +73,11 @@ func.func @masked_scale(%g: tensor<64x100xf32>, %m: tensor<64x100xi1>, %s: tenso
 func.func @column_sum(%x: tensor<5x7x9xf32>) -> tensor<9xf32> {
   %s = tensor.sum %x {dims = [0, 1]} : tensor<5x7x9xf32> -> tensor<9xf32>
   return %s : tensor<9xf32>
+}
+
+func.func @middle_sum(%x: tensor<4x7x9xf32>) -> tensor<4x9xf32> {
+  %s = tensor.sum %x {dims = [1]} : tensor<4x7x9xf32> -> tensor<4x9xf32>
+  return %s : tensor<4x9xf32>
 }
 
 /// Loads and stores that are not unit-stride gather and scatter their

@@ -432,7 +432,10 @@ fn reduction_kernel(lc: &mut LowerCtx<'_, '_>, name: &str, red: Vec<usize>, fold
     let out = lc.alloc(&rt.shape, rt.elem);
     let kept_shape = r.kept_shape.clone();
     lc.kernel(name, &[x, out], &mut |s, a| {
-        s.nest(&kept_shape, true, &mut |s, kept| {
+        // Each output element is its own fold: every kept loop is
+        // independent (a reduction over a middle dimension vectorizes
+        // along the kept dimensions inside it).
+        s.nest_independent(&kept_shape, &mut |s, kept| {
             let v = fold(s, &r, a[0], kept)?;
             let oi = r.output_index(s, kept);
             s.store_as(v, a[1], &oi)
