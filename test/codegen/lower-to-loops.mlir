@@ -175,16 +175,19 @@ func.func @scatter_in_place(%x: tensor<8xf32>, %g: tensor<3xf32>) -> (tensor<8xf
 
 // -----
 
-/// Softmax computes each exponential once: the sum's loop stores it into
-/// the result, and the last loop scales it by the sum's reciprocal. A
-/// result narrower than the arithmetic computes it again from the input.
+/// Softmax computes each exponential once: a loop stores it into the
+/// result, the sum reads it from there, and the last loop scales it by the
+/// sum's reciprocal. A result narrower than the arithmetic computes it
+/// again from the input.
 // CHECK-LABEL: func.func @softmax
 // CHECK:         loop.kernel "softmax
 // CHECK:           loop.for {{.*}} iter_args
 // CHECK:             loop.max
-// CHECK:           %[[S:.*]] = loop.for {{.*}} iter_args
+// CHECK:           loop.for
 // CHECK:             %[[E:.*]] = loop.exp
 // CHECK:             loop.store %[[E]]
+// CHECK:           %[[S:.*]] = loop.for {{.*}} iter_args
+// CHECK-NOT:         loop.exp
 // CHECK:             loop.add
 // CHECK:           %[[R:.*]] = loop.div %{{.*}}, %[[S]]
 // CHECK:           loop.for

@@ -737,9 +737,10 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
     }
     let lanes = Lanes::of(lc, &shape)?;
     let len = lanes.len;
-    // The exponentials go into the result and are scaled there, computed
-    // once, where the result holds them exactly (its type is the one they
-    // are computed in); otherwise they are computed again for the result.
+    // The exponentials go into the result, are summed from there and
+    // scaled there: computed once, where the result holds them exactly (its
+    // type is the one they are computed in); otherwise they are computed
+    // again for the result.
     let keep_exp = !log && rt.elem == acc;
     lc.kernel(name, &[x, out], &mut |s, a| {
         s.nest(&lanes.outer, true, &mut |s, ivs| {
@@ -751,16 +752,32 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
                 Ok(vec![s.bin(Binary::Max, c[0], v)?])
             })?[0];
             let zero = s.const_f(0.0, acc);
-            let sum = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
-                let v = s.load(a[0], &at(j))?;
-                let v = convert(s, v, acc)?;
-                let d = s.sub(v, m)?;
-                let e = s.math(MathFn::Exp, &[d])?;
-                if keep_exp {
+            let sum = if keep_exp {
+                // A store loop, then a sum of what it stored: each loop
+                // keeps a form every backend maps (a GPU's lanes split a
+                // store loop and a reduction, not a reduction that stores).
+                s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                    let v = s.load(a[0], &at(j))?;
+                    let v = convert(s, v, acc)?;
+                    let d = s.sub(v, m)?;
+                    let e = s.math(MathFn::Exp, &[d])?;
                     s.store_as(e, a[1], &at(j))?;
-                }
-                Ok(vec![s.add(c[0], e)?])
-            })?[0];
+                    Ok(Vec::new())
+                })?;
+                s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+                    let e = s.load(a[1], &at(j))?;
+                    let e = convert(s, e, acc)?;
+                    Ok(vec![s.add(c[0], e)?])
+                })?[0]
+            } else {
+                s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+                    let v = s.load(a[0], &at(j))?;
+                    let v = convert(s, v, acc)?;
+                    let d = s.sub(v, m)?;
+                    let e = s.math(MathFn::Exp, &[d])?;
+                    Ok(vec![s.add(c[0], e)?])
+                })?[0]
+            };
             if log {
                 let l = s.math(MathFn::Log, &[sum])?;
                 s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
