@@ -707,6 +707,79 @@ def _reaches_an_element_twice(t: torch.Tensor) -> bool:
         return torch.unique(o).numel() < o.numel()
 
 
+# The metadata changes that give a tensor another storage, or a layout
+# that may reach an element twice (the others permute dimensions or add
+# ones of size 1, or only change autograd's view: `detach_`).
+_STORAGE_MUTATIONS = fx_ir._overloads(
+    "set_.source_Tensor", "set_.source_Storage", "set_.source_Storage_storage_offset", "resize_.default",
+    "resize_as_.default", "as_strided_.default")
+
+
+def _storage_root(n: Any) -> Optional[Tuple[torch.fx.Node, bool]]:
+    """The node whose storage graph value `n` is in (a placeholder, or an op
+    that returned fresh memory) through views and in-place results, and
+    whether that chain passes a view op that may reach an element twice;
+    None where the graph does not tell."""
+    through = False
+    while isinstance(n, torch.fx.Node):
+        if n.op == "placeholder":
+            return n, through
+        if n.op != "call_function":
+            return None
+        if n.target is operator.getitem:
+            src = n.args[0]
+            if isinstance(src, torch.fx.Node) and src.op == "call_function" and \
+                    isinstance(src.target, torch._ops.OpOverload) and not src.target._schema.is_mutable and \
+                    all(r.alias_info is None for r in src.target._schema.returns):
+                return n, through  # (an element of a fresh multi-result)
+            n = src
+            continue
+        if fx_ir._returns_fresh(n):
+            return n, through
+        if not (fx_ir._is_view_node(n) or fx_ir._is_inplace_node(n)):
+            return None
+        through = through or n.target in _OVERLAPPING_VIEWS
+        n = n.args[0]
+    return None
+
+
+def _apart(n: torch.fx.Node, spec: Tuple[List[int], List[int]], placeholders: List[torch.fx.Node],
+           args: Sequence[Any]) -> bool:
+    """Whether the graph alone shows that node `n` cannot read what it
+    writes at another position: each written operand and each operand it
+    reads are in different storages (different fresh results, or arguments
+    of different storages), and no written operand may reach an element
+    twice. Such a node needs no run on fake tensors (a batch norm's
+    running statistics updated from the batch's: compile time)."""
+    op = n.target
+
+    def roots(i):
+        v = _schema_value(op, i, n.args, n.kwargs)
+        vs = v if isinstance(v, (list, tuple)) else [v]
+        return [_storage_root(x) if isinstance(x, torch.fx.Node) else ("value",) for x in vs]
+
+    def storage(root):
+        if root[0].op != "placeholder":
+            return ("fresh", root[0])
+        a = args[placeholders.index(root[0])]
+        return ("arg", a.untyped_storage().data_ptr()) if isinstance(a, torch.Tensor) else ("value",)
+
+    for wi in spec[0]:
+        for w in roots(wi):
+            if w is None or w == ("value",) or w[1]:
+                return False
+            ws = storage(w)
+            if ws[0] == "arg" and _reaches_an_element_twice(args[placeholders.index(w[0])]):
+                return False
+            for ri in spec[1]:
+                for r in roots(ri):
+                    if r is None:
+                        return False
+                    if r != ("value",) and storage(r) == ws:
+                        return False
+    return True
+
+
 class _OrderProbe(torch.fx.Interpreter):
     """Runs a graph (on fake tensors) and stops at the first node that
     reads memory it writes elsewhere (`_reads_written_elsewhere`)."""
@@ -775,10 +848,13 @@ def _order_dependent_write(gm: torch.fx.GraphModule, args: Sequence[Any]) -> Opt
     # without them, only ops that read another operand need the probe.
     overlapping = any(n.op == "call_function" and n.target in _OVERLAPPING_VIEWS for n in gm.graph.nodes) or \
         any(isinstance(a, torch.Tensor) and _reaches_an_element_twice(a) for a in args)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    static = len(placeholders) == len(args) and \
+        not any(n.op == "call_function" and n.target in _STORAGE_MUTATIONS for n in gm.graph.nodes)
     watched = {}
     for n in gm.graph.nodes:
         spec = _written_and_read(n, all_writes=overlapping)
-        if spec is not None:
+        if spec is not None and not (static and _apart(n, spec, placeholders, args)):
             watched[n] = spec
     if not watched:
         return None

@@ -827,3 +827,38 @@ def test_an_in_place_op_reading_only_its_own_positions_compiles(write):
     assert aot_torch.stats["fallback_regions"] == before, "the region ran in PyTorch"
     torch.testing.assert_close(compiled[0], eager[0])
     torch.testing.assert_close(c_args[0], e_args[0])
+
+
+def test_writes_the_graph_shows_apart_need_no_run_on_fake_tensors(monkeypatch):
+    """The overlap probe runs the region on fake tensors only where the
+    graph cannot show that an in-place op's operands are apart: a running
+    statistic updated from a batch's (a fresh value: another storage) is
+    decided from the graph, as a batch norm's is at every compile; a write
+    reading a view of its own destination runs the probe (and the region
+    in PyTorch)."""
+    import sys
+    backend = sys.modules["aot_torch.backend"]
+    runs = []
+    real_run = backend._OrderProbe.run
+
+    def counted(self, *args):
+        runs.append(1)
+        return real_run(self, *args)
+
+    monkeypatch.setattr(backend._OrderProbe, "run", counted)
+
+    def update(r, x):
+        r.mul_(0.9).add_(x.mean(0), alpha=0.1)
+        return (x * 2,)
+
+    (eager, e_args), (compiled, c_args) = _both(update, lambda: [torch.zeros(4), torch.arange(12.0).view(3, 4)])
+    assert runs == [], "a write from a fresh value ran the probe"
+    torch.testing.assert_close(c_args[0], e_args[0])
+
+    def shifted(a):
+        a -= a[:, :1]
+        return (a * 2,)
+
+    (eager, e_args), (compiled, c_args) = _both(shifted, lambda: [torch.arange(9.0).view(3, 3)])
+    assert runs == [1], "a write reading its own destination did not run the probe"
+    torch.testing.assert_close(c_args[0], e_args[0])
