@@ -278,26 +278,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
     /// A loop nest over `shape` (the outermost loop parallel when asked);
     /// `body` gets one induction variable per dimension.
     pub fn nest(&mut self, shape: &[i64], parallel: bool, body: &mut NestBody<'_, 'c>) -> Result<(), String> {
-        fn go<'c>(
-            s: &mut Scalars<'_, 'c>,
-            shape: &[i64],
-            parallel: bool,
-            ivs: &mut Vec<Value>,
-            body: &mut NestBody<'_, 'c>,
-        ) -> Result<(), String> {
-            if ivs.len() == shape.len() {
-                return body(s, ivs);
-            }
-            let n = shape[ivs.len()];
-            s.for_loop(0, n, 1, parallel && ivs.is_empty(), &[], &mut |s, iv, _| {
-                ivs.push(iv);
-                let r = go(s, shape, parallel, ivs, body);
-                ivs.pop();
-                r.map(|_| Vec::new())
-            })?;
-            Ok(())
-        }
-        go(self, shape, parallel, &mut Vec::new(), body)
+        self.nest_marked(shape, &|depth| parallel && depth == 0, body)
     }
 
     /// [`Scalars::nest`] whose every loop is marked `parallel` (its
@@ -306,9 +287,21 @@ impl<'r, 'c> Scalars<'r, 'c> {
     /// iterations in lanes (a column reduction sums four columns at once,
     /// each in its own order).
     pub fn nest_independent(&mut self, shape: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
+        self.nest_marked(shape, &|_| true, body)
+    }
+
+    /// Loops over `shape`, the one at depth `d` marked `parallel` where
+    /// `parallel(d)`.
+    fn nest_marked(
+        &mut self,
+        shape: &[i64],
+        parallel: &dyn Fn(usize) -> bool,
+        body: &mut NestBody<'_, 'c>,
+    ) -> Result<(), String> {
         fn go<'c>(
             s: &mut Scalars<'_, 'c>,
             shape: &[i64],
+            parallel: &dyn Fn(usize) -> bool,
             ivs: &mut Vec<Value>,
             body: &mut NestBody<'_, 'c>,
         ) -> Result<(), String> {
@@ -316,15 +309,15 @@ impl<'r, 'c> Scalars<'r, 'c> {
                 return body(s, ivs);
             }
             let n = shape[ivs.len()];
-            s.for_loop(0, n, 1, true, &[], &mut |s, iv, _| {
+            s.for_loop(0, n, 1, parallel(ivs.len()), &[], &mut |s, iv, _| {
                 ivs.push(iv);
-                let r = go(s, shape, ivs, body);
+                let r = go(s, shape, parallel, ivs, body);
                 ivs.pop();
                 r.map(|_| Vec::new())
             })?;
             Ok(())
         }
-        go(self, shape, &mut Vec::new(), body)
+        go(self, shape, parallel, &mut Vec::new(), body)
     }
 
     /// The multi-index of row-major position `flat` in `shape`.

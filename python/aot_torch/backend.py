@@ -572,20 +572,42 @@ def _written_and_read(node: torch.fx.Node, all_writes: bool = False) -> Optional
     written = [i for i, a in enumerate(schema) if a.alias_info is not None and a.alias_info.is_write]
     if not written:
         return None
-    read = []
-    for i, a in enumerate(schema):
-        if i in written or a.kwarg_only and a.name not in node.kwargs:
-            continue
-        v = node.args[i] if i < len(node.args) and not a.kwarg_only else node.kwargs.get(a.name)
-        if isinstance(v, torch.fx.Node) or (isinstance(v, (list, tuple)) and any(isinstance(x, torch.fx.Node)
-                                                                                 for x in v)):
-            read.append(i)
+    read = [i for i in range(len(schema)) if i not in written and
+            any(isinstance(x, torch.fx.Node) for x in _listed(_schema_value(t, i, node.args, node.kwargs)))]
     return (written, read) if read or all_writes else None
 
 
 def _schema_value(op: torch._ops.OpOverload, i: int, args: Sequence[Any], kwargs: Dict[str, Any]) -> Any:
     a = op._schema.arguments[i]
     return args[i] if i < len(args) and not a.kwarg_only else kwargs.get(a.name)
+
+
+def _listed(v: Any) -> Sequence[Any]:
+    """An operand as a list of values (a tensor list is its elements)."""
+    return v if isinstance(v, (list, tuple)) else [v]
+
+
+def _share_storage(w: torch.Tensor, x: torch.Tensor) -> bool:
+    """Whether two non-empty tensors are views of one storage."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+    return w.numel() > 0 and x.numel() > 0 and w.device == x.device and \
+        StorageWeakRef(w.untyped_storage()) == StorageWeakRef(x.untyped_storage())
+
+
+def _element_offsets(t: torch.Tensor) -> torch.Tensor:
+    """Per position of `t`, the storage element it is (a real tensor of
+    `t`'s shape, also for a fake `t`: callers under a fake mode compute
+    with it inside `unset_fake_temporarily`)."""
+    o = torch.tensor(t.storage_offset())
+    for n, s in zip(t.shape, t.stride()):
+        o = o.unsqueeze(-1) + torch.arange(n) * s
+    return o
+
+
+def _broadcast_dims(shape: Sequence[int], stride: Sequence[int]) -> List[int]:
+    """The dimensions that reach one element at several positions by a
+    stride of 0 (an `expand`)."""
+    return [d for d, (n, s) in enumerate(zip(shape, stride)) if n > 1 and s == 0]
 
 
 # Above this many elements, an overlap of two layouts' extents is taken for
@@ -600,16 +622,12 @@ def _reads_written_elsewhere(w: torch.Tensor, x: torch.Tensor, positionwise: boo
     yet. A pointwise op (`positionwise`) reading each element of `w` at its
     own position (`x` is `w`, `w` read through a broadcast that lines up)
     reads it before writing it, whatever the order."""
-    if w.numel() == 0 or x.numel() == 0 or w.device != x.device:
-        return False
-    from torch.multiprocessing.reductions import StorageWeakRef
-    if StorageWeakRef(w.untyped_storage()) != StorageWeakRef(x.untyped_storage()):
+    if not _share_storage(w, x):
         return False
 
-    def extent(t):
+    def extent(t):  # (in bytes: the two may have elements of other sizes)
         es = t.element_size()
-        last = t.storage_offset() + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
-        return t.storage_offset() * es, (last + 1) * es
+        return t.storage_offset() * es, _extent(t.shape, t.stride(), t.storage_offset()) * es
 
     (wlo, whi), (xlo, xhi) = extent(w), extent(x)
     if whi <= xlo or xhi <= wlo:
@@ -630,13 +648,7 @@ def _reads_written_elsewhere(w: torch.Tensor, x: torch.Tensor, positionwise: boo
         positionwise = False
     from torch._subclasses.fake_tensor import unset_fake_temporarily
     with unset_fake_temporarily():
-        def offsets(t):
-            o = torch.tensor(t.storage_offset())
-            for n, s in zip(t.shape, t.stride()):
-                o = o.unsqueeze(-1) + torch.arange(n) * s
-            return o
-
-        wo, xo = offsets(w), offsets(x)
+        wo, xo = _element_offsets(w), _element_offsets(x)
         if positionwise:
             try:
                 xb = xo.expand(w.shape)
@@ -646,38 +658,18 @@ def _reads_written_elsewhere(w: torch.Tensor, x: torch.Tensor, positionwise: boo
         return bool(torch.isin(xo, wo).any())
 
 
-_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to "
-                    "a single memory location. Please clone() the tensor before performing the operation.")
-
-
-def _non_overlapping_and_dense(t: torch.Tensor) -> bool:
-    """PyTorch's `is_non_overlapping_and_dense`: the elements tile a range
-    of memory exactly, in some order of the dimensions."""
-    dims = sorted((s, n) for n, s in zip(t.shape, t.stride()) if n > 1)
-    need = 1
-    for s, n in dims:
-        if s != need:
-            return False
-        need *= n
-    return True
-
-
 def _partially_overlaps(w: torch.Tensor, x: torch.Tensor) -> bool:
     """PyTorch's `assert_no_partial_overlap(w, x)` raising, as its
-    elementwise kernels and `copy_` check their operands: two views of one
-    storage, each non-overlapping and dense, that cover intersecting
-    address ranges other than as the very same layout."""
-    from torch.multiprocessing.reductions import StorageWeakRef
-    if w.numel() == 0 or x.numel() == 0 or w.device != x.device or \
-            StorageWeakRef(w.untyped_storage()) != StorageWeakRef(x.untyped_storage()):
+    elementwise kernels and `copy_` check their operands (the runtime's
+    `mem_overlap`, which the IR's in-place ops check with). Views with
+    elements of other sizes are taken to overlap: their region runs in
+    PyTorch, which decides."""
+    if not _share_storage(w, x):
         return False
-    if not (_non_overlapping_and_dense(w) and _non_overlapping_and_dense(x)):
-        return False  # (PyTorch's "too hard": no check)
-    w0, x0 = w.storage_offset() * w.element_size(), x.storage_offset() * x.element_size()
-    w1, x1 = w0 + w.numel() * w.element_size(), x0 + x.numel() * x.element_size()
-    if w0 == x0 and w1 == x1:
-        return tuple(w.stride()) != tuple(x.stride())
-    return w0 < x1 and x0 < w1
+    if w.element_size() != x.element_size():
+        return True
+    geo = [(list(t.shape), list(t.stride()), t.storage_offset()) for t in (w, x)]
+    return _native.mem_overlap(*geo) == "partial"
 
 
 # The view ops whose result may reach an element at several positions.
@@ -687,9 +679,9 @@ _OVERLAPPING_VIEWS = fx_ir._overloads("as_strided.default", "as_strided_.default
 def _reaches_an_element_twice(t: torch.Tensor) -> bool:
     """Whether two positions of `t` are one element of its storage (exact up
     to `_OVERLAP_ENUMERATE_LIMIT` elements, "maybe" beyond)."""
-    dims = sorted((s, n) for n, s in zip(t.shape, t.stride()) if n > 1)
-    if any(s == 0 for s, _ in dims):
+    if _broadcast_dims(t.shape, t.stride()):
         return True
+    dims = sorted((s, n) for n, s in zip(t.shape, t.stride()) if n > 1)
     extent = 1
     for s, n in dims:
         if s < extent:
@@ -701,9 +693,7 @@ def _reaches_an_element_twice(t: torch.Tensor) -> bool:
         return True
     from torch._subclasses.fake_tensor import unset_fake_temporarily
     with unset_fake_temporarily():
-        o = torch.tensor(0)
-        for n, s in zip(t.shape, t.stride()):
-            o = o.unsqueeze(-1) + torch.arange(n) * s
+        o = _element_offsets(t)
         return torch.unique(o).numel() < o.numel()
 
 
@@ -754,9 +744,8 @@ def _apart(n: torch.fx.Node, spec: Tuple[List[int], List[int]], placeholders: Li
     op = n.target
 
     def roots(i):
-        v = _schema_value(op, i, n.args, n.kwargs)
-        vs = v if isinstance(v, (list, tuple)) else [v]
-        return [_storage_root(x) if isinstance(x, torch.fx.Node) else ("value",) for x in vs]
+        return [_storage_root(x) if isinstance(x, torch.fx.Node) else ("value",)
+                for x in _listed(_schema_value(op, i, n.args, n.kwargs))]
 
     def storage(root):
         if root[0].op != "placeholder":
@@ -803,8 +792,7 @@ class _OrderProbe(torch.fx.Interpreter):
             positionwise = torch.Tag.pointwise in op.tags or op is torch.ops.aten.copy_.default
 
             def tensors(i):
-                v = _schema_value(op, i, args, kwargs)
-                return [t for t in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(t, torch.Tensor)]
+                return [t for t in _listed(_schema_value(op, i, args, kwargs)) if isinstance(t, torch.Tensor)]
 
             for wi in spec[0]:
                 for w in tensors(wi):
@@ -824,7 +812,7 @@ class _OrderProbe(torch.fx.Interpreter):
                             # Eager's check, on the operands as written (the
                             # translation may compute one first: `add_`'s
                             # `alpha`, a cast; fuzz seed 20367).
-                            raise self.Found(n.name, "eager raises: " + _PARTIAL_OVERLAP)
+                            raise self.Found(n.name, "eager raises: " + _native.PARTIAL_OVERLAP_ERROR)
                         if any(_reads_written_elsewhere(w, x, positionwise) for x in tensors(ri)):
                             raise self.Found(n.name, "`%s` reads elements of its `%s` at other positions "
                                              "than it writes them: eager's values depend on the order its "
@@ -997,8 +985,7 @@ class _Variant:
         if training:
             for i in sorted(self.mutated):
                 t = tensors[i]
-                if t._base is not None and t.requires_grad and \
-                        any(n > 1 and s == 0 for n, s in zip(t.shape, t.stride())):
+                if t._base is not None and t.requires_grad and _broadcast_dims(t.shape, t.stride()):
                     # Autograd records a written view's new value with a
                     # copy into it (below, in `__call__`), which PyTorch
                     # refuses for a view that reaches an element at several
@@ -1089,10 +1076,12 @@ class _Variant:
                         o.get("output_type") == "non_alias" and translation.result_detach[k] is not None
                         for k, o in enumerate(outputs)]
         for k, a in enumerate(self.adopted):
-            st = translation.result_strides[k]
-            kept = [(n, x) for n, x in zip(translation.result_meta[k][0], st or ()) if n < 2 or x != 0]
-            if a and translation.result_detach[k] == "inner" and st is not None and _reaches_an_element_twice(
-                    torch.empty_strided([n for n, _ in kept], [x for _, x in kept], device="meta")):
+            shape, st = translation.result_meta[k][0], translation.result_strides[k]
+            if not a or translation.result_detach[k] != "inner" or st is None:
+                continue
+            kept = [d for d in range(len(shape)) if d not in _broadcast_dims(shape, st)]
+            if _reaches_an_element_twice(
+                    torch.empty_strided([shape[d] for d in kept], [st[d] for d in kept], device="meta")):
                 # (A view of the alias that reaches an element twice other
                 # than through a stride 0, an `expand`, which `_adopted`
                 # handles: its positions would each take the element's
@@ -1647,25 +1636,23 @@ def _adopted(t: torch.Tensor, o: torch.Tensor, detach: Optional[str], detached: 
     where the call's writes left it."""
     geo = (o.size(), o.stride(), o.storage_offset())
     if detach == "last":
-        v = t.detach() if geo == (t.size(), t.stride(), t.storage_offset()) else t.as_strided(*geo).detach()
-        detached.setdefault(id(t), v)
-        version = v._version
-        v.copy_(o)
-        torch._C._autograd._unsafe_set_version_counter((v,), (version,))
-        return v
-    d = detached.setdefault(id(t), t.detach())
-    # The write is recorded through the view's first position on each
-    # dimension of stride 0 (an `expand`): its gradient is the alias's,
-    # which sums what every position of the view got, so recorded through
-    # all of them it would be counted once per position (fuzz seed 814).
-    w, src = d.as_strided(*geo), o
-    for k, (n, s) in enumerate(zip(o.shape, o.stride())):
-        if n > 1 and s == 0:
+        out = t.detach() if geo == (t.size(), t.stride(), t.storage_offset()) else t.as_strided(*geo).detach()
+        detached.setdefault(id(t), out)
+        w, src = out, o
+    else:
+        # The write is recorded through the view's first position on each
+        # dimension of stride 0 (an `expand`): its gradient is the alias's,
+        # which sums what every position of the view got, so recorded
+        # through all of them it would be counted once per position (fuzz
+        # seed 814). The view is made after the write, of its history.
+        d = detached.setdefault(id(t), t.detach())
+        w, src = d.as_strided(*geo), o
+        for k in _broadcast_dims(o.shape, o.stride()):
             w, src = w.narrow(k, 0, 1), src.narrow(k, 0, 1)
-    version = d._version
+    version = w._version
     w.copy_(src)
-    torch._C._autograd._unsafe_set_version_counter((d,), (version,))
-    return d.as_strided(*geo)
+    torch._C._autograd._unsafe_set_version_counter((w,), (version,))
+    return w if detach == "last" else d.as_strided(*geo)
 
 
 def _alias_of(t: torch.Tensor, o: torch.Tensor, detach: Optional[str]) -> torch.Tensor:

@@ -103,8 +103,6 @@ fn use_openmp(path: &str) -> PyResult<bool> {
     Ok(aot::codegen::threads::set_host_team(Box::new(team)).is_ok())
 }
 
-/// The name of every op the registry knows (`tensor.add`, `view.select`,
-/// ...), sorted: what IR written from Python may name.
 /// Turns the timing of compiled steps on or off for every compiled
 /// function, from its next call on (`Function.profile` reads the counts);
 /// returns whether it was on.
@@ -115,6 +113,27 @@ fn set_profiling(on: bool) -> bool {
     was
 }
 
+/// How two views `(sizes, strides, offset)` of one storage, in elements
+/// of one size, overlap as PyTorch's in-place kernels decide
+/// (`assert_no_partial_overlap`): "no", "full", "partial" (PyTorch raises
+/// `PARTIAL_OVERLAP_ERROR`) or "too_hard" (not both dense: PyTorch does not
+/// check).
+#[pyfunction]
+fn mem_overlap(a: (Vec<i64>, Vec<i64>, i64), b: (Vec<i64>, Vec<i64>, i64)) -> PyResult<&'static str> {
+    use aot::runtime::overlap::{self, MemOverlap, View};
+    if a.0.len() != a.1.len() || b.0.len() != b.1.len() {
+        return Err(AotError::new_err("mem_overlap: sizes and strides of different lengths"));
+    }
+    Ok(match overlap::mem_overlap(&View::new(&a.0, &a.1, a.2), &View::new(&b.0, &b.1, b.2)) {
+        MemOverlap::No => "no",
+        MemOverlap::Full => "full",
+        MemOverlap::Partial => "partial",
+        MemOverlap::TooHard => "too_hard",
+    })
+}
+
+/// The name of every op the registry knows (`tensor.add`, `view.select`,
+/// ...), sorted: what IR written from Python may name.
 #[pyfunction]
 fn op_names() -> Vec<&'static str> {
     aot::init();
@@ -931,6 +950,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;
+    m.add_function(wrap_pyfunction!(mem_overlap, m)?)?;
+    m.add("PARTIAL_OVERLAP_ERROR", aot::runtime::overlap::PARTIAL_OVERLAP_ERROR)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(set_profiling, m)?)?;
     m.add("AotError", py.get_type::<AotError>())?;

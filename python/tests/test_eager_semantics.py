@@ -780,6 +780,21 @@ def test_a_written_argument_the_compiled_backward_reads_never_gives_a_wrong_grad
         torch.testing.assert_close(grads[1], grads[0])
 
 
+def _write_both_ways(write):
+    """Runs `a = randn(3, 3); <write>; return (a * 2,)` eagerly and compiled,
+    asserts the outputs and `a` agree, and returns how many regions fell back
+    to PyTorch."""
+    scope = {"torch": torch}
+    exec("def f(a):\n    %s\n    return (a * 2,)\n" % write, scope)
+    before = aot_torch.stats["fallback_regions"]
+    (eager, e_args), (compiled, c_args) = _both(
+        scope["f"], lambda: [torch.randn(3, 3, generator=torch.Generator().manual_seed(5))])
+    fallbacks = aot_torch.stats["fallback_regions"] - before
+    torch.testing.assert_close(compiled[0], eager[0])
+    torch.testing.assert_close(c_args[0], e_args[0])
+    return fallbacks
+
+
 @pytest.mark.parametrize("write", [
     "a.sub_(a[:, :1])",          # a column broadcast over the rows it is in
     "a[:, 1:].copy_(a[:, :-1])",  # columns shifted: read after written
@@ -794,15 +809,8 @@ def test_an_in_place_op_reading_its_destination_elsewhere_runs_as_eager(write):
     memory (fuzz seeds 8183, 14736, 16605, 18073); so does one writing a
     view that reaches an element at several positions (20995). Such a
     region runs in PyTorch and gives eager's values."""
-    src = "def f(a):\n    %s\n    return (a * 2,)\n" % write
-    scope = {"torch": torch}
-    exec(src, scope)
-    f = scope["f"]
-    before = aot_torch.stats["fallback_regions"]
-    (eager, e_args), (compiled, c_args) = _both(f, lambda: [torch.randn(3, 3, generator=torch.Generator().manual_seed(5))])
-    assert aot_torch.stats["fallback_regions"] == before + 1, "compiled: its values need eager's kernel order"
-    torch.testing.assert_close(compiled[0], eager[0])
-    torch.testing.assert_close(c_args[0], e_args[0])
+    fallbacks = _write_both_ways(write)
+    assert fallbacks == 1, "compiled: its values need eager's kernel order"
 
 
 @pytest.mark.parametrize("write", [
@@ -818,15 +826,8 @@ def test_an_in_place_op_reading_its_destination_elsewhere_runs_as_eager(write):
 def test_an_in_place_op_reading_only_its_own_positions_compiles(write):
     """Reads of other memory, or of each element at its own position, do
     not depend on eager's order: the region compiles, with eager's values."""
-    src = "def f(a):\n    %s\n    return (a * 2,)\n" % write
-    scope = {"torch": torch}
-    exec(src, scope)
-    f = scope["f"]
-    before = aot_torch.stats["fallback_regions"]
-    (eager, e_args), (compiled, c_args) = _both(f, lambda: [torch.randn(3, 3, generator=torch.Generator().manual_seed(5))])
-    assert aot_torch.stats["fallback_regions"] == before, "the region ran in PyTorch"
-    torch.testing.assert_close(compiled[0], eager[0])
-    torch.testing.assert_close(c_args[0], e_args[0])
+    fallbacks = _write_both_ways(write)
+    assert fallbacks == 0, "the region ran in PyTorch"
 
 
 def test_writes_the_graph_shows_apart_need_no_run_on_fake_tensors(monkeypatch):

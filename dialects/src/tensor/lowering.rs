@@ -751,29 +751,34 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
                 let v = convert(s, v, acc)?;
                 Ok(vec![s.bin(Binary::Max, c[0], v)?])
             })?[0];
+            // x - max, and an exponential the result holds, in `acc`.
+            let shifted = |s: &mut Scalars<'_, '_>, j: Value| -> Result<Value, String> {
+                let v = s.load(a[0], &at(j))?;
+                let v = convert(s, v, acc)?;
+                s.sub(v, m)
+            };
+            let stored = |s: &mut Scalars<'_, '_>, j: Value| -> Result<Value, String> {
+                let e = s.load(a[1], &at(j))?;
+                convert(s, e, acc)
+            };
             let zero = s.const_f(0.0, acc);
             let sum = if keep_exp {
                 // A store loop, then a sum of what it stored: each loop
                 // keeps a form every backend maps (a GPU's lanes split a
                 // store loop and a reduction, not a reduction that stores).
                 s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                    let v = s.load(a[0], &at(j))?;
-                    let v = convert(s, v, acc)?;
-                    let d = s.sub(v, m)?;
+                    let d = shifted(s, j)?;
                     let e = s.math(MathFn::Exp, &[d])?;
                     s.store_as(e, a[1], &at(j))?;
                     Ok(Vec::new())
                 })?;
                 s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
-                    let e = s.load(a[1], &at(j))?;
-                    let e = convert(s, e, acc)?;
+                    let e = stored(s, j)?;
                     Ok(vec![s.add(c[0], e)?])
                 })?[0]
             } else {
                 s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
-                    let v = s.load(a[0], &at(j))?;
-                    let v = convert(s, v, acc)?;
-                    let d = s.sub(v, m)?;
+                    let d = shifted(s, j)?;
                     let e = s.math(MathFn::Exp, &[d])?;
                     Ok(vec![s.add(c[0], e)?])
                 })?[0]
@@ -781,9 +786,7 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
             if log {
                 let l = s.math(MathFn::Log, &[sum])?;
                 s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                    let v = s.load(a[0], &at(j))?;
-                    let v = convert(s, v, acc)?;
-                    let d = s.sub(v, m)?;
+                    let d = shifted(s, j)?;
                     let r = s.sub(d, l)?;
                     s.store_as(r, a[1], &at(j))?;
                     Ok(Vec::new())
@@ -796,12 +799,9 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
             let r = s.div(one, sum)?;
             s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
                 let e = if keep_exp {
-                    let e = s.load(a[1], &at(j))?;
-                    convert(s, e, acc)?
+                    stored(s, j)?
                 } else {
-                    let v = s.load(a[0], &at(j))?;
-                    let v = convert(s, v, acc)?;
-                    let d = s.sub(v, m)?;
+                    let d = shifted(s, j)?;
                     s.math(MathFn::Exp, &[d])?
                 };
                 let y = s.mul(e, r)?;
