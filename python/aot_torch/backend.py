@@ -672,10 +672,6 @@ def _partially_overlaps(w: torch.Tensor, x: torch.Tensor) -> bool:
     return _native.mem_overlap(*geo) == "partial"
 
 
-# The view ops whose result may reach an element at several positions.
-_OVERLAPPING_VIEWS = fx_ir._overloads("as_strided.default", "as_strided_.default", "expand.default", "unfold.default")
-
-
 def _reaches_an_element_twice(t: torch.Tensor) -> bool:
     """Whether two positions of `t` are one element of its storage (exact up
     to `_OVERLAP_ENUMERATE_LIMIT` elements, "maybe" beyond)."""
@@ -697,42 +693,6 @@ def _reaches_an_element_twice(t: torch.Tensor) -> bool:
         return torch.unique(o).numel() < o.numel()
 
 
-# The metadata changes that give a tensor another storage, or a layout
-# that may reach an element twice (the others permute dimensions or add
-# ones of size 1, or only change autograd's view: `detach_`).
-_STORAGE_MUTATIONS = fx_ir._overloads(
-    "set_.source_Tensor", "set_.source_Storage", "set_.source_Storage_storage_offset", "resize_.default",
-    "resize_as_.default", "as_strided_.default")
-
-
-def _storage_root(n: Any) -> Optional[Tuple[torch.fx.Node, bool]]:
-    """The node whose storage graph value `n` is in (a placeholder, or an op
-    that returned fresh memory) through views and in-place results, and
-    whether that chain passes a view op that may reach an element twice;
-    None where the graph does not tell."""
-    through = False
-    while isinstance(n, torch.fx.Node):
-        if n.op == "placeholder":
-            return n, through
-        if n.op != "call_function":
-            return None
-        if n.target is operator.getitem:
-            src = n.args[0]
-            if isinstance(src, torch.fx.Node) and src.op == "call_function" and \
-                    isinstance(src.target, torch._ops.OpOverload) and not src.target._schema.is_mutable and \
-                    all(r.alias_info is None for r in src.target._schema.returns):
-                return n, through  # (an element of a fresh multi-result)
-            n = src
-            continue
-        if fx_ir._returns_fresh(n):
-            return n, through
-        if not (fx_ir._is_view_node(n) or fx_ir._is_inplace_node(n)):
-            return None
-        through = through or n.target in _OVERLAPPING_VIEWS
-        n = n.args[0]
-    return None
-
-
 def _apart(n: torch.fx.Node, spec: Tuple[List[int], List[int]], placeholders: List[torch.fx.Node],
            args: Sequence[Any]) -> bool:
     """Whether the graph alone shows that node `n` cannot read what it
@@ -744,7 +704,7 @@ def _apart(n: torch.fx.Node, spec: Tuple[List[int], List[int]], placeholders: Li
     op = n.target
 
     def roots(i):
-        return [_storage_root(x) if isinstance(x, torch.fx.Node) else ("value",)
+        return [fx_ir.storage_root(x) if isinstance(x, torch.fx.Node) else ("value",)
                 for x in _listed(_schema_value(op, i, n.args, n.kwargs))]
 
     def storage(root):
@@ -834,11 +794,11 @@ def _order_dependent_write(gm: torch.fx.GraphModule, args: Sequence[Any]) -> Opt
     layout at that point of the program."""
     # Only views made by these, or arguments, can reach an element twice:
     # without them, only ops that read another operand need the probe.
-    overlapping = any(n.op == "call_function" and n.target in _OVERLAPPING_VIEWS for n in gm.graph.nodes) or \
+    overlapping = any(n.op == "call_function" and n.target in fx_ir.OVERLAPPING_VIEWS for n in gm.graph.nodes) or \
         any(isinstance(a, torch.Tensor) and _reaches_an_element_twice(a) for a in args)
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     static = len(placeholders) == len(args) and \
-        not any(n.op == "call_function" and n.target in _STORAGE_MUTATIONS for n in gm.graph.nodes)
+        not any(n.op == "call_function" and n.target in fx_ir.STORAGE_MUTATIONS for n in gm.graph.nodes)
     watched = {}
     for n in gm.graph.nodes:
         spec = _written_and_read(n, all_writes=overlapping)
@@ -1043,6 +1003,8 @@ class _Variant:
         # `v0` a view of another argument).
         outputs = info["outputs"][:len(translation.result_meta)]
         self.aliases = [o["aliases_input"] for o in outputs]
+        # (Results that share a fresh value in eager: `_restride_together`.)
+        self.fresh_groups: Optional[List[List[int]]] = None
         # Of the arguments that share a storage, the runtime names one for
         # every output that views it; eager's view is of the argument the
         # program took it from, whose history and flags it has (fuzz seed
@@ -1395,20 +1357,39 @@ class _Variant:
             return st is None or not isinstance(o, torch.Tensor) or (
                 o.stride() == st and (not tr.result_is_view[k] or off is None or o.storage_offset() == off))
 
+        def candidate(k):
+            o = outs[k]
+            return tr.result_strides[k] is not None and self.aliases[k] is None and isinstance(o, torch.Tensor) \
+                and o.numel() > 0
+
+        def together(ks):
+            return len({outs[k].untyped_storage().data_ptr() for k in ks}) <= 1
+
+        # Results of one fresh value in eager share its storage (fuzz seed
+        # 24107: `with no_grad(): v1, v2, v3 = y.unbind(0)` of an
+        # intermediate `y`, `return v3, v1`), which separate results of the
+        # IR need not, each laid out as eager's.
+        if self.fresh_groups is None:
+            by_root: Dict[int, List[int]] = {}
+            for k, r in enumerate(tr.result_fresh_root):
+                if r is not None and self.aliases[k] is None:
+                    by_root.setdefault(r, []).append(k)
+            self.fresh_groups = [ks for ks in by_root.values() if len(ks) > 1]
         # (Every call of a region runs this: the common case, every result
         # laid out as eager's already, costs one comparison per result.)
-        if all(laid_out(k) for k in range(len(outs))):
+        if all(laid_out(k) for k in range(len(outs))) and \
+                all(together([k for k in ks if candidate(k)]) for ks in self.fresh_groups):
             return set()
-        groups: Dict[int, List[int]] = {}
-        for k, st in enumerate(tr.result_strides):
-            o = outs[k]
-            if st is None or self.aliases[k] is not None or not isinstance(o, torch.Tensor) or o.numel() == 0:
-                continue
-            groups.setdefault(o.untyped_storage().data_ptr(), []).append(k)
+        shared: Dict[Any, List[int]] = {}
+        for k, r in enumerate(tr.result_fresh_root):
+            if candidate(k):
+                key = ("fresh", r) if r is not None else ("storage", outs[k].untyped_storage().data_ptr())
+                shared.setdefault(key, []).append(k)
+        groups = [ks for ks in shared.values() if len(ks) > 1]
         done = set()
-        for ks in groups.values():
+        for ks in groups:
             roots = [k for k in ks if not tr.result_is_view[k]]
-            if len(ks) < 2 or len(roots) > 1 or all(laid_out(k) for k in ks):
+            if len(roots) > 1 or (all(laid_out(k) for k in ks) and together(ks)):
                 continue
             if not roots:
                 # Views of one intermediate that is not a result (`y =

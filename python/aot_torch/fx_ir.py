@@ -561,6 +561,12 @@ class Translation:
     # gradient stops at that no_grad view, a leaf of no history: none
     # reaches the argument below it (fuzz seed 12532).
     result_through_no_grad_view: List[bool] = field(default_factory=list)
+    # Per result: a number naming the fresh value (an op's result, not an
+    # input) whose storage eager's result is in, through views and in-place
+    # results, else None (a view of an input, or not known). Results of one
+    # number share memory in eager (`with no_grad(): v1, v2 = y.unbind(0)`
+    # of an intermediate `y`), which the IR's separate results do not.
+    result_fresh_root: List[Optional[int]] = field(default_factory=list)
 
 
 def _through_no_grad_view(node: torch.fx.Node) -> bool:
@@ -853,6 +859,46 @@ _META_MUTATIONS = _overloads(
     "swapaxes_.default", "detach_.default")
 
 
+# The metadata changes that give a tensor another storage, or a layout
+# that may reach an element twice (the others permute dimensions or add
+# ones of size 1, or only change autograd's view: `detach_`).
+STORAGE_MUTATIONS = _overloads(
+    "set_.source_Tensor", "set_.source_Storage", "set_.source_Storage_storage_offset", "resize_.default",
+    "resize_as_.default", "as_strided_.default")
+
+
+# The view ops whose result may reach an element at several positions.
+OVERLAPPING_VIEWS = _overloads("as_strided.default", "as_strided_.default", "expand.default", "unfold.default")
+
+
+def storage_root(n: Any) -> Optional[Tuple[torch.fx.Node, bool]]:
+    """The node whose storage graph value `n` is in (a placeholder, or an op
+    that returned fresh memory) through views and in-place results, and
+    whether that chain passes a view op that may reach an element twice;
+    None where the graph does not tell."""
+    through = False
+    while isinstance(n, torch.fx.Node):
+        if n.op == "placeholder":
+            return n, through
+        if n.op != "call_function":
+            return None
+        if n.target is operator.getitem:
+            src = n.args[0]
+            if isinstance(src, torch.fx.Node) and src.op == "call_function" and \
+                    isinstance(src.target, torch._ops.OpOverload) and not src.target._schema.is_mutable and \
+                    all(r.alias_info is None for r in src.target._schema.returns):
+                return n, through  # (an element of a fresh multi-result)
+            n = src
+            continue
+        if _returns_fresh(n):
+            return n, through
+        if not (_is_view_node(n) or _is_inplace_node(n)):
+            return None
+        through = through or n.target in OVERLAPPING_VIEWS
+        n = n.args[0]
+    return None
+
+
 def _meta_layout(t: torch.Tensor) -> Optional[torch.Tensor]:
     """A meta tensor with `t`'s sizes, strides and storage offset, over a
     storage of its size."""
@@ -1102,6 +1148,10 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     offsets: List[int] = []
     inputs: List[Optional[int]] = []
     view_of: List[Optional[int]] = []
+    fresh_root: List[Optional[int]] = []
+    fresh_roots: Dict[torch.fx.Node, int] = {}
+    # (Where the graph changes a tensor's storage, chains do not tell it.)
+    storage_changed = any(n.op == "call_function" and n.target in STORAGE_MUTATIONS for n in graph.nodes)
     result_nodes: List[torch.fx.Node] = []
     index_of: Dict[torch.fx.Node, int] = {}
     descr: List[Tuple[str, Any]] = []
@@ -1135,6 +1185,9 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     inputs.append(_input_object(o, placeholders))
                     root = _creation_and_root(o)[1]
                     view_of.append(placeholders.index(root) if root is not None else None)
+                    found = None if storage_changed else storage_root(o)
+                    fresh_root.append(fresh_roots.setdefault(found[0], len(fresh_roots))
+                                      if found is not None and found[0].op != "placeholder" else None)
                     result_nodes.append(o)
                 descr.append(("tensor", index_of[o]))
             elif isinstance(v, (int, float, bool)) or v is None:
@@ -1172,6 +1225,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_through_no_grad_view=through_no_grad,
         result_input=inputs,
         result_view_of=view_of,
+        result_fresh_root=fresh_root,
         result_stale_view=_stale_views(graph, result_nodes),
     )
 
