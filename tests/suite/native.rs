@@ -97,7 +97,7 @@ fn vector_tanh_saturates_exactly() {
 /// GELU goes through erfc, so it keeps its relative accuracy where
 /// `1 + erf` would cancel (the interpreter's f64 formula flushes to 0
 /// there): within a few ulps where |gelu| is not tiny; in the far negative
-/// tail (|gelu| < 1e-6) rounding of -x²/2 inside exp costs up to ~30 ulps.
+/// tail (|gelu| < 1e-6) rounding of x²/2 before exp costs up to ~30 ulps.
 #[test]
 fn gelu_is_accurate() {
     aot::init();
