@@ -1003,8 +1003,13 @@ class _Variant:
         # `v0` a view of another argument).
         outputs = info["outputs"][:len(translation.result_meta)]
         self.aliases = [o["aliases_input"] for o in outputs]
-        # (Results that share a fresh value in eager: `_restride_together`.)
-        self.fresh_groups: Optional[List[List[int]]] = None
+        # Results of one fresh value in eager, which share its storage
+        # there (`_restride_together`).
+        by_root: Dict[int, List[int]] = {}
+        for k, r in enumerate(translation.result_fresh_root):
+            if r is not None and self.aliases[k] is None:
+                by_root.setdefault(r, []).append(k)
+        self.fresh_groups = [ks for ks in by_root.values() if len(ks) > 1]
         # Of the arguments that share a storage, the runtime names one for
         # every output that views it; eager's view is of the argument the
         # program took it from, whose history and flags it has (fuzz seed
@@ -1369,12 +1374,6 @@ class _Variant:
         # 24107: `with no_grad(): v1, v2, v3 = y.unbind(0)` of an
         # intermediate `y`, `return v3, v1`), which separate results of the
         # IR need not, each laid out as eager's.
-        if self.fresh_groups is None:
-            by_root: Dict[int, List[int]] = {}
-            for k, r in enumerate(tr.result_fresh_root):
-                if r is not None and self.aliases[k] is None:
-                    by_root.setdefault(r, []).append(k)
-            self.fresh_groups = [ks for ks in by_root.values() if len(ks) > 1]
         # (Every call of a region runs this: the common case, every result
         # laid out as eager's already, costs one comparison per result.)
         if all(laid_out(k) for k in range(len(outs))) and \
