@@ -794,11 +794,10 @@ def _order_dependent_write(gm: torch.fx.GraphModule, args: Sequence[Any]) -> Opt
     layout at that point of the program."""
     # Only views made by these, or arguments, can reach an element twice:
     # without them, only ops that read another operand need the probe.
-    overlapping = any(n.op == "call_function" and n.target in fx_ir.OVERLAPPING_VIEWS for n in gm.graph.nodes) or \
+    overlapping = fx_ir.calls_any(gm.graph, fx_ir.OVERLAPPING_VIEWS) or \
         any(isinstance(a, torch.Tensor) and _reaches_an_element_twice(a) for a in args)
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    static = len(placeholders) == len(args) and \
-        not any(n.op == "call_function" and n.target in fx_ir.STORAGE_MUTATIONS for n in gm.graph.nodes)
+    static = len(placeholders) == len(args) and not fx_ir.calls_any(gm.graph, fx_ir.STORAGE_MUTATIONS)
     watched = {}
     for n in gm.graph.nodes:
         spec = _written_and_read(n, all_writes=overlapping)

@@ -871,6 +871,11 @@ STORAGE_MUTATIONS = _overloads(
 OVERLAPPING_VIEWS = _overloads("as_strided.default", "as_strided_.default", "expand.default", "unfold.default")
 
 
+def calls_any(graph: torch.fx.Graph, ops: frozenset) -> bool:
+    """Whether a node of `graph` calls one of `ops`."""
+    return any(n.op == "call_function" and n.target in ops for n in graph.nodes)
+
+
 def storage_root(n: Any) -> Optional[Tuple[torch.fx.Node, bool]]:
     """The node whose storage graph value `n` is in (a placeholder, or an op
     that returned fresh memory) through views and in-place results, and
@@ -1151,7 +1156,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     fresh_root: List[Optional[int]] = []
     fresh_roots: Dict[torch.fx.Node, int] = {}
     # (Where the graph changes a tensor's storage, chains do not tell it.)
-    storage_changed = any(n.op == "call_function" and n.target in STORAGE_MUTATIONS for n in graph.nodes)
+    storage_changed = calls_any(graph, STORAGE_MUTATIONS)
     result_nodes: List[torch.fx.Node] = []
     index_of: Dict[torch.fx.Node, int] = {}
     descr: List[Tuple[str, Any]] = []
