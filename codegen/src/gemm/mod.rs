@@ -1,5 +1,6 @@
-//! `loop.matmul` at run time: batched strided GEMM through the `gemm` crate
-//! (f32 and f64, any strides, AVX-512 kernels where the CPU has them).
+//! `loop.matmul` at run time: batched strided GEMM, f32 through our own
+//! kernels on AVX2 cores ([`avx2`]), everything else through the `gemm`
+//! crate (f32 and f64, any strides, AVX-512 kernels where the CPU has them).
 //!
 //! Threads come from the pool that runs split kernels ([`crate::threads`]),
 //! so GEMM and kernels never compete with two pools for the cores: the
@@ -12,6 +13,9 @@
 //! `(B·T) × K × N` GEMM instead of B small ones. The batches that remain run
 //! one GEMM per thread when each is too small to split and their results are
 //! disjoint; otherwise one after another, each split by the library.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 use aot_dialects::r#loop;
 use aot_ir::{ElemType, MemRefType};
@@ -144,7 +148,13 @@ impl Plan {
 /// the runtime will run this GEMM (for profiles).
 pub fn describe(p: &Plan, elem: ElemType) -> String {
     let batch: String = p.batch.iter().map(|n| format!("{n}x")).collect();
-    let packed = if packs((p.m, p.k, p.n), (p.b.rs, p.b.cs)) { ", b packed" } else { "" };
+    let packed = if native(elem) {
+        ", native"
+    } else if packs((p.m, p.k, p.n), (p.b.rs, p.b.cs)) {
+        ", b packed"
+    } else {
+        ""
+    };
     format!("{batch}{}x{}x{} {elem}{packed}", p.m, p.k, p.n)
 }
 
@@ -178,6 +188,7 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
     let (all_rows, all_cols) = ((0, plan.m), (0, plan.n));
     let work = plan.m.saturating_mul(plan.k).saturating_mul(plan.n);
     let host = crate::threads::host_team().is_some();
+    let native = native(elem);
     if threads > 1 && count >= 2 && work < SMALL_GEMM && plan.results_disjoint() {
         let items = count as usize;
         let chunks = threads.min(items);
@@ -202,7 +213,7 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
                 }
             }
         }
-    } else if threads > 1 && host && work >= SPLIT_GEMM {
+    } else if threads > 1 && host && !native && work >= SPLIT_GEMM {
         // The library splits only on rayon's pool: on the host's team each
         // thread takes a block of the result (columns when there are at
         // least as many as rows: a packed `b` is then packed once, in
@@ -219,7 +230,13 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
             });
         }
     } else {
-        let par = if threads > 1 && !host { Parallelism::Rayon(threads) } else { Parallelism::None };
+        // Our kernels split one GEMM themselves, on the host's team or
+        // rayon's pool (`threads::for_each`); the library only on rayon's.
+        let par = if threads > 1 && (if native { work >= SPLIT_GEMM } else { !host }) {
+            Parallelism::Rayon(threads)
+        } else {
+            Parallelism::None
+        };
         for item in 0..count {
             run(item, all_rows, all_cols, par);
         }
@@ -345,6 +362,22 @@ trait Gemm: Sized + Default + Copy + 'static {
     /// its first call.
     fn library() -> Library<Self>;
 
+    /// Runs `c (+)= a·b` in our own kernels when they serve this element
+    /// type on this CPU; false when the library must.
+    ///
+    /// # Safety
+    /// As for [`Gemm::gemm`].
+    unsafe fn native(
+        _dims: (usize, usize, usize),
+        _a: Operand,
+        _b: Operand,
+        _c: Operand,
+        _accumulate: bool,
+        _par: Parallelism,
+    ) -> bool {
+        false
+    }
+
     /// One `c (+)= a·b` on strided matrices.
     ///
     /// A column-major `b` is first copied to row-major scratch: the
@@ -360,6 +393,10 @@ trait Gemm: Sized + Default + Copy + 'static {
         accumulate: bool,
         par: Parallelism,
     ) {
+        // SAFETY: the caller's promise.
+        if unsafe { Self::native((m, k, n), a, b, c, accumulate, par) } {
+            return;
+        }
         let (rs, cs) = b.2;
         if packs((m, k, n), (rs, cs)) {
             let packed = PACKED.with(|cell| {
@@ -472,6 +509,36 @@ impl Gemm for f32 {
     fn library() -> Library<f32> {
         gemm_f32::gemm::f32::get_gemm_fn()
     }
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn native(
+        (m, k, n): (usize, usize, usize),
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        accumulate: bool,
+        par: Parallelism,
+    ) -> bool {
+        if !native(ElemType::F32) {
+            return false;
+        }
+        let mat = |(p, off, (rs, cs)): Operand| avx2::Mat {
+            ptr: (p as *mut f32).wrapping_offset(off as isize),
+            rs: rs as isize,
+            cs: cs as isize,
+        };
+        let (a, b) = (mat(a), mat(b));
+        let a = avx2::Mat { ptr: a.ptr as *const f32, rs: a.rs, cs: a.cs };
+        let b = avx2::Mat { ptr: b.ptr as *const f32, rs: b.rs, cs: b.cs };
+        // SAFETY: the CPU has the kernels' features (`native`), and the
+        // caller passes matrices inside their buffers, `c` apart from both.
+        let threads = match par {
+            Parallelism::Rayon(t) => t,
+            _ => 1,
+        };
+        unsafe { avx2::gemm(m, k, n, a, b, mat(c), accumulate, threads) };
+        true
+    }
 }
 
 impl Gemm for f64 {
@@ -479,6 +546,19 @@ impl Gemm for f64 {
 
     fn library() -> Library<f64> {
         gemm_f64::gemm::f64::get_gemm_fn()
+    }
+}
+
+/// Whether GEMMs of `elem` run in our own kernels on this CPU.
+fn native(elem: ElemType) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        elem == ElemType::F32 && avx2::selected()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = elem;
+        false
     }
 }
 
