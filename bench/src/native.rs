@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! aot-bench native elementwise [--rows 8192 --cols 8192]   fused chain vs copy, GB/s
-//! aot-bench native matmul [--n 1024]                      GFLOP/s
+//! aot-bench native matmul [--n 1024] [--m M --k K] [--linear] GFLOP/s
 //! aot-bench native train [--steps 20] [--model mlp|encoder] MLP and encoder layer step, ms
 //! aot-bench native overhead [--calls 200000]              µs per call of a tiny graph
 //! ```
@@ -143,18 +143,29 @@ fn elementwise(args: &[String]) -> Result<(), String> {
 
 fn matmul(args: &[String]) -> Result<(), String> {
     let n = crate::arg_usize(args, "--n", 1024)?;
+    let m = crate::arg_usize(args, "--m", n)?;
+    let k = crate::arg_usize(args, "--k", n)?;
     let reps = crate::arg_usize(args, "--reps", 5)?;
-    let t = format!("tensor<{n}x{n}xf32>");
+    // `--linear`: `x @ w.T` with `w` stored [n, k], as `nn.Linear` keeps it.
+    let linear = args.iter().any(|a| a == "--linear");
+    let (ta, tc) = (format!("tensor<{m}x{k}xf32>"), format!("tensor<{m}x{n}xf32>"));
+    let (tb, op, bshape) = if linear {
+        (format!("tensor<{n}x{k}xf32>"), "tensor.linear", [n as i64, k as i64])
+    } else {
+        (format!("tensor<{k}x{n}xf32>"), "tensor.mm", [k as i64, n as i64])
+    };
     let text = format!(
-        "func.func @mm(%a: {t}, %b: {t}) -> {t} {{\n  %0 = tensor.mm %a, %b : {t}, {t} -> {t}\n  return %0 : {t}\n}}\n"
+        "func.func @mm(%a: {ta}, %b: {tb}) -> {tc} {{\n  %0 = {op} %a, %b : {ta}, {tb} -> {tc}\n  return %0 : {tc}\n}}\n"
     );
-    let a = f32_tensor(&[n as i64, n as i64], |i| (i % 13) as f32 * 0.1);
-    let b = f32_tensor(&[n as i64, n as i64], |i| (i % 7) as f32 * 0.1);
+    let a = f32_tensor(&[m as i64, k as i64], |i| (i % 13) as f32 * 0.1);
+    let b = f32_tensor(&bshape, |i| (i % 7) as f32 * 0.1);
     let args2 = [a, b];
     let mut f = compile_text(&text, "aot-inference", Backend::CRANELIFT, &args2)?;
     f.call(&args2).map_err(|e| e.to_string())?;
     let (t, _) = crate::best_of(reps, || f.call(&args2).map(|_| ()));
-    println!("matmul {n}³ f32, {}: {:.2} ms, {:.1} GFLOP/s", threads(), t * 1e3, 2.0 * (n as f64).powi(3) / t / 1e9);
+    let shape = if linear { format!("{m}x{k} @ ({n}x{k})ᵀ") } else { format!("{m}x{k}x{n}") };
+    let flops = 2.0 * m as f64 * k as f64 * n as f64;
+    println!("matmul {shape} f32, {}: {:.3} ms, {:.1} GFLOP/s", threads(), t * 1e3, flops / t / 1e9);
     Ok(())
 }
 

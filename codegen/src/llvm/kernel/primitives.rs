@@ -54,6 +54,10 @@ impl<'ll> Lanes for ScalarLanes<'_, '_, 'll> {
         let r = self.g.b.build_float_mul(a, b, "").map(Into::into).map_err(bug);
         self.float(r)
     }
+    fn mul_add(&mut self, a: Self::F, b: Self::F, c: Self::F) -> Self::F {
+        let r = self.g.intrinsic("llvm.fma", &[self.f32().into()], &[a.into(), b.into(), c.into()]);
+        self.float(r)
+    }
     fn div(&mut self, a: Self::F, b: Self::F) -> Self::F {
         let r = self.g.b.build_float_div(a, b, "").map(Into::into).map_err(bug);
         self.float(r)
