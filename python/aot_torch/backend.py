@@ -941,6 +941,11 @@ class _Variant:
         # Translation indices count every graph input; these count tensors.
         self.tensor_index = {p: k for k, p in enumerate(self.tensor_pos)}
         self.mutated = frozenset(self.tensor_index[i] for i in translation.mutated_inputs if i in self.tensor_index)
+        # Arguments the graph writes under no_grad only: eager's writes
+        # record no history on them (fuzz seed 29101).
+        with_grad = set(translation.inputs_written_with_grad)
+        self.written_without_grad = frozenset(
+            self.tensor_index[i] for i in translation.mutated_inputs if i in self.tensor_index and i not in with_grad)
         if training:
             for i in sorted(self.mutated):
                 t = tensors[i]
@@ -1449,6 +1454,12 @@ class _Variant:
                 # written view's cached one, which PyTorch then takes for a
                 # leaf that requires grad (fuzz seed 6848).
                 if t._base is None or i not in self.mutated:
+                    continue
+                # Written under no_grad only: eager's in-place ops there
+                # record nothing on the view's base, and its history may
+                # not even be read (a view made under no_grad whose base
+                # was since written with grad on raises when it is).
+                if i in self.written_without_grad:
                     continue
                 # A written view: its memory holds the new value already;
                 # the copy records the write on the view's base, as eager's

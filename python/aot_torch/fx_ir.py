@@ -510,6 +510,9 @@ class Translation:
     # Indices of inputs the program writes (data or metadata, also through
     # views).
     mutated_inputs: List[int]
+    # Of those, the inputs written at least once with grad mode on (the
+    # others are written under no_grad only).
+    inputs_written_with_grad: List[int] = field(default_factory=list)
     # The program draws random numbers (from the IR's Philox generator:
     # values differ from PyTorch's).
     has_random: bool = False
@@ -1216,6 +1219,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         num_inputs=len(args),
         outputs=descr,
         mutated_inputs=sorted(b.mutated_roots),
+        inputs_written_with_grad=sorted(b.grad_mutated_roots),
         has_random=b.has_random,
         name=name,
         input_types=[a.type for a in args],

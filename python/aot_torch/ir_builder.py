@@ -190,6 +190,8 @@ class Builder:
         self.counter = 0
         self.has_random = False
         self.mutated_roots: set = set()
+        # the arguments written at least once with grad mode on
+        self.grad_mutated_roots: set = set()
         self.loc: Optional[str] = None
         # ops are emitted with aot.no_grad (grad mode off where they ran)
         self.no_grad = False
@@ -339,6 +341,8 @@ class Builder:
 
     def mutate(self, v: Value) -> None:
         self.mutated_roots |= set(v.roots)
+        if not self.no_grad:
+            self.grad_mutated_roots |= set(v.roots)
 
 
 # ---------------------------------------------------------------------------
