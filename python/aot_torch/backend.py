@@ -941,11 +941,10 @@ class _Variant:
         # Translation indices count every graph input; these count tensors.
         self.tensor_index = {p: k for k, p in enumerate(self.tensor_pos)}
         self.mutated = frozenset(self.tensor_index[i] for i in translation.mutated_inputs if i in self.tensor_index)
-        # Arguments the graph writes under no_grad only: eager's writes
-        # record no history on them (fuzz seed 29101).
-        with_grad = set(translation.inputs_written_with_grad)
-        self.written_without_grad = frozenset(
-            self.tensor_index[i] for i in translation.mutated_inputs if i in self.tensor_index and i not in with_grad)
+        # Those written at least once with grad on: the others' writes are
+        # all under no_grad, where eager records no history (fuzz seed 29101).
+        self.mutated_with_grad = frozenset(
+            self.tensor_index[i] for i in translation.inputs_written_with_grad if i in self.tensor_index)
         if training:
             for i in sorted(self.mutated):
                 t = tensors[i]
@@ -1453,13 +1452,11 @@ class _Variant:
                 # does not require grad gives the base a history under the
                 # written view's cached one, which PyTorch then takes for a
                 # leaf that requires grad (fuzz seed 6848).
-                if t._base is None or i not in self.mutated:
-                    continue
-                # Written under no_grad only: eager's in-place ops there
-                # record nothing on the view's base, and its history may
-                # not even be read (a view made under no_grad whose base
-                # was since written with grad on raises when it is).
-                if i in self.written_without_grad:
+                # Nor a view written under no_grad only: eager's in-place ops
+                # there record nothing on its base, and its history may not
+                # even be read (a view made under no_grad whose base was
+                # since written with grad on raises when it is).
+                if t._base is None or i not in self.mutated_with_grad:
                     continue
                 # A written view: its memory holds the new value already;
                 # the copy records the write on the view's base, as eager's

@@ -36,10 +36,10 @@ const MC: usize = 144;
 const NC: usize = 4080;
 
 /// A strided matrix: the address of element (0, 0), and the row and column
-/// strides in elements.
+/// strides in elements. `a` and `b` are only read through theirs.
 #[derive(Clone, Copy, Debug)]
-pub struct Mat<P> {
-    pub ptr: P,
+pub struct Mat {
+    pub ptr: *mut f32,
     pub rs: isize,
     pub cs: isize,
 }
@@ -93,16 +93,7 @@ const PACK_SPLIT: usize = 1 << 14;
 /// `j < columns` of each matrix, at its strides, is inside one live
 /// allocation; `c` shares no element with `a` or `b`, nor with itself.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm(
-    m: usize,
-    k: usize,
-    n: usize,
-    a: Mat<*const f32>,
-    b: Mat<*const f32>,
-    c: Mat<*mut f32>,
-    accumulate: bool,
-    threads: usize,
-) {
+pub unsafe fn gemm(m: usize, k: usize, n: usize, a: Mat, b: Mat, c: Mat, accumulate: bool, threads: usize) {
     if m == 0 || n == 0 {
         return;
     }
@@ -168,36 +159,19 @@ pub unsafe fn gemm(
 
 /// What the threads of one call share: the matrices and the packed `b`.
 struct Shared {
-    a: Mat<*const f32>,
-    b: Mat<*const f32>,
-    c: Mat<*mut f32>,
+    a: Mat,
+    b: Mat,
+    c: Mat,
     pb: *mut f32,
 }
 // Threads read `a`, `b` and the packed block, write disjoint panels of the
 // packed block (while packing), then disjoint parts of `c`.
 unsafe impl Sync for Shared {}
 
-impl<P: Copy> Mat<P> {
-    fn at(self, i: usize, j: usize) -> Mat<P>
-    where
-        P: Offset,
-    {
-        Mat { ptr: self.ptr.offset_by(i as isize * self.rs + j as isize * self.cs), ..self }
-    }
-}
-
-/// Pointer arithmetic for both pointer kinds of [`Mat`].
-trait Offset {
-    fn offset_by(self, n: isize) -> Self;
-}
-impl Offset for *const f32 {
-    fn offset_by(self, n: isize) -> Self {
-        self.wrapping_offset(n)
-    }
-}
-impl Offset for *mut f32 {
-    fn offset_by(self, n: isize) -> Self {
-        self.wrapping_offset(n)
+impl Mat {
+    /// The submatrix from element (i, j).
+    fn at(self, i: usize, j: usize) -> Mat {
+        Mat { ptr: self.ptr.wrapping_offset(i as isize * self.rs + j as isize * self.cs), ..self }
     }
 }
 
@@ -276,7 +250,7 @@ unsafe fn micro(kc: usize, a: *const f32, b: *const f32) -> [__m256; 12] {
 /// Writes (or adds) the top-left `mr × nr` of a tile into `c`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn store(acc: &[__m256; 12], c: Mat<*mut f32>, mr: usize, nr: usize, add: bool) {
+unsafe fn store(acc: &[__m256; 12], c: Mat, mr: usize, nr: usize, add: bool) {
     if c.cs == 1 && nr == NR {
         for i in 0..mr {
             // SAFETY: row i of the tile is 16 contiguous elements of `c`.
@@ -313,7 +287,7 @@ unsafe fn store(acc: &[__m256; 12], c: Mat<*mut f32>, mr: usize, nr: usize, add:
 /// matrix `b` into its panels of `NR` columns: panel `q` holds, for each
 /// row `p`, columns `q·NR..` (zero past `j1`).
 #[target_feature(enable = "avx2,fma")]
-unsafe fn pack_b(kc: usize, (j0, j1): (usize, usize), b: Mat<*const f32>, dst: *mut f32) {
+unsafe fn pack_b(kc: usize, (j0, j1): (usize, usize), b: Mat, dst: *mut f32) {
     for j0 in (j0..j1).step_by(NR) {
         let (q, w) = (j0 / NR, NR.min(j1 - j0));
         // SAFETY: panel q of the buffer; columns j0.. of `b`.
@@ -366,7 +340,7 @@ unsafe fn pack_b(kc: usize, (j0, j1): (usize, usize), b: Mat<*const f32>, dst: *
 /// write 2 floats past a panel row: they land on the next row (written
 /// after), the next panel (likewise), or the buffer's slack.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn pack_a(mc: usize, kc: usize, a: Mat<*const f32>, dst: *mut f32) {
+unsafe fn pack_a(mc: usize, kc: usize, a: Mat, dst: *mut f32) {
     let six = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
     for (q, i0) in (0..mc).step_by(MR).enumerate() {
         let h = MR.min(mc - i0);
@@ -474,8 +448,8 @@ mod tests {
         let bv: Vec<f32> = (0..blen).map(|_| g.next()).collect();
         let mut cv: Vec<f32> = (0..clen).map(|_| g.next()).collect();
         let before = cv.clone();
-        let a = Mat { ptr: av.as_ptr(), rs: ars, cs: acs };
-        let b = Mat { ptr: bv.as_ptr(), rs: brs, cs: bcs };
+        let a = Mat { ptr: av.as_ptr().cast_mut(), rs: ars, cs: acs };
+        let b = Mat { ptr: bv.as_ptr().cast_mut(), rs: brs, cs: bcs };
         let c = Mat { ptr: cv.as_mut_ptr(), rs: crs, cs: ccs };
         // SAFETY: the vectors hold every element of their layouts.
         unsafe { gemm(m, k, n, a, b, c, accumulate, threads) };
@@ -558,8 +532,8 @@ mod tests {
         let bv: Vec<f32> = (0..k * n).map(|_| g.next()).collect();
         let run = |threads: usize| {
             let mut cv = vec![0f32; m * n];
-            let a = Mat { ptr: av.as_ptr(), rs: k as isize, cs: 1 };
-            let b = Mat { ptr: bv.as_ptr(), rs: 1, cs: k as isize };
+            let a = Mat { ptr: av.as_ptr().cast_mut(), rs: k as isize, cs: 1 };
+            let b = Mat { ptr: bv.as_ptr().cast_mut(), rs: 1, cs: k as isize };
             let c = Mat { ptr: cv.as_mut_ptr(), rs: n as isize, cs: 1 };
             // SAFETY: the vectors hold the three matrices.
             unsafe { gemm(m, k, n, a, b, c, false, threads) };

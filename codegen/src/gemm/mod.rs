@@ -148,7 +148,7 @@ impl Plan {
 /// the runtime will run this GEMM (for profiles).
 pub fn describe(p: &Plan, elem: ElemType) -> String {
     let batch: String = p.batch.iter().map(|n| format!("{n}x")).collect();
-    let packed = if native(elem) {
+    let packed = if runs_native(elem) {
         ", native"
     } else if packs((p.m, p.k, p.n), (p.b.rs, p.b.cs)) {
         ", b packed"
@@ -188,7 +188,7 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
     let (all_rows, all_cols) = ((0, plan.m), (0, plan.n));
     let work = plan.m.saturating_mul(plan.k).saturating_mul(plan.n);
     let host = crate::threads::host_team().is_some();
-    let native = native(elem);
+    let native = runs_native(elem);
     if threads > 1 && count >= 2 && work < SMALL_GEMM && plan.results_disjoint() {
         let items = count as usize;
         let chunks = threads.min(items);
@@ -519,7 +519,7 @@ impl Gemm for f32 {
         accumulate: bool,
         par: Parallelism,
     ) -> bool {
-        if !native(ElemType::F32) {
+        if !runs_native(ElemType::F32) {
             return false;
         }
         let mat = |(p, off, (rs, cs)): Operand| avx2::Mat {
@@ -527,16 +527,13 @@ impl Gemm for f32 {
             rs: rs as isize,
             cs: cs as isize,
         };
-        let (a, b) = (mat(a), mat(b));
-        let a = avx2::Mat { ptr: a.ptr as *const f32, rs: a.rs, cs: a.cs };
-        let b = avx2::Mat { ptr: b.ptr as *const f32, rs: b.rs, cs: b.cs };
-        // SAFETY: the CPU has the kernels' features (`native`), and the
-        // caller passes matrices inside their buffers, `c` apart from both.
         let threads = match par {
             Parallelism::Rayon(t) => t,
             _ => 1,
         };
-        unsafe { avx2::gemm(m, k, n, a, b, mat(c), accumulate, threads) };
+        // SAFETY: the CPU has the kernels' features (`runs_native`), and the
+        // caller passes matrices inside their buffers, `c` apart from both.
+        unsafe { avx2::gemm(m, k, n, mat(a), mat(b), mat(c), accumulate, threads) };
         true
     }
 }
@@ -550,7 +547,7 @@ impl Gemm for f64 {
 }
 
 /// Whether GEMMs of `elem` run in our own kernels on this CPU.
-fn native(elem: ElemType) -> bool {
+fn runs_native(elem: ElemType) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         elem == ElemType::F32 && avx2::selected()
