@@ -512,6 +512,33 @@ fn op_count(ctx: &Context, k: Op) -> usize {
 /// inlining quadratic.
 const INLINE_USERS: usize = 64;
 
+/// How many load sites a load of a producer's buffer counts for: one,
+/// unless a reduction loop (one carrying values) encloses it and it runs
+/// more often than the buffer has elements. Then each element is read
+/// that many times over (a convolution's weight gradient reads the output
+/// gradient once per kernel tap, a matrix product each row once per
+/// column), and an inlined producer would be computed as many times.
+fn reuse(ctx: &Context, load: Op, kernel: Op, shape: &[i64]) -> usize {
+    let (mut runs, mut in_reduction) = (1i64, false);
+    let mut at = ctx.parent_op(load);
+    while let Some(o) = at {
+        if o == kernel {
+            break;
+        }
+        if let Some(f) = ctx.dyn_cast::<ForOp>(o) {
+            runs = runs.saturating_mul(f.bounds(ctx).trips());
+            in_reduction |= ctx.num_results(o) > 0;
+        }
+        at = ctx.parent_op(o);
+    }
+    let elems = shape.iter().product::<i64>().max(1);
+    if in_reduction && runs > elems {
+        usize::try_from(runs / elems).unwrap_or(usize::MAX)
+    } else {
+        1
+    }
+}
+
 /// Inlines kernel `k` into its readers if it is an elementwise producer
 /// worth inlining; returns whether it did.
 fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bool, String> {
@@ -522,7 +549,7 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
         return Ok(false);
     }
     // Consumers only load from the buffer.
-    let mut sites = 0;
+    let mut sites: usize = 0;
     let mut ok = true;
     for &(c, v) in &consumers {
         let body = rw.single_block(c, 0).expect("kernel body");
@@ -533,7 +560,7 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
             let a = rw.block_args(body)[i];
             for u in rw.uses(a) {
                 if LoopOp::of(rw, u.op) == Some(LoopOp::Load) && u.index == 0 {
-                    sites += 1;
+                    sites = sites.saturating_add(reuse(rw, u.op, c, &p.shape));
                 } else {
                     ok = false;
                 }

@@ -914,6 +914,36 @@ def _linear(b, node, a):
     return b.op1("tensor.linear", ops, None, shape, dtype)
 
 
+@_reg(aten.convolution.default)
+def _convolution(b, node, a):
+    """`tensor.conv`, for the convolutions `conv.convolution` leaves in the
+    graph (depthwise ones: see there); the catalogue op has its own
+    derivative, a transposed convolution and a weight reduction."""
+    if a.get("transposed"):
+        raise Reject("transposed convolution")
+    shape, dtype = out_meta(node)
+    x, w = b.value(a["input"]), b.value(a["weight"])
+    if not _is_float(dtype) or x.dtype != dtype or w.dtype != dtype:
+        raise Reject("convolution of %s and %s" % (x.dtype, w.dtype))
+    k = len(w.shape) - 2
+    if k < 1 or len(x.shape) != len(w.shape):
+        raise Reject("convolution of a rank-%d input and a rank-%d weight" % (len(x.shape), len(w.shape)))
+
+    def per_dim(v):
+        v = [int(t) for t in v] if isinstance(v, (list, tuple)) else [int(v)]
+        return v * k if len(v) == 1 else v
+
+    attrs = {"stride": per_dim(a["stride"]), "padding": per_dim(a["padding"]),
+             "dilation": per_dim(a["dilation"]), "groups": int(a["groups"])}
+    ops = [x, w]
+    if a.get("bias") is not None:
+        bias = b.value(a["bias"])
+        if bias.dtype != dtype:
+            raise Reject("convolution with a %s bias" % bias.dtype)
+        ops.append(bias)
+    return b.op1("tensor.conv", ops, attrs, shape, dtype)
+
+
 # ---------------------------------------------------------------------------
 # Indexing
 

@@ -15,10 +15,12 @@ index per element, on one thread: a small CNN's training step took 1.4
 times as long.)
 
 A depthwise convolution (each group reads one input channel, and writes
-at most four) is the sum over kernel offsets of each offset's slice times
-its weights: all elementwise, so compiled it is one kernel that reads the
-input where it lies, where im2col would copy every window for matrix
-products of one row each.
+at most four) is not decomposed: the graph keeps `aten.convolution`, which
+the translator writes as the catalogue op `tensor.conv`. Its kernel reads
+the input where it lies (im2col would copy every window for matrix
+products of one row each), and its derivative is one transposed
+convolution and one reduction per weight, where the derivative of a sum
+over kernel offsets would scatter every offset's slice back on its own.
 
 Max pooling walks the kernel offsets' slices with `where`, taking an
 element when it is larger than the best so far or NaN, as PyTorch's kernel
@@ -129,38 +131,22 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     out = [(spatial[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(k)]
     if any(s <= 0 for s in out) or n == 0:
         return NotImplemented
+    if c // g == 1 and o // g <= DIRECT_MULTIPLIER:
+        # Depthwise: the graph keeps the ATen op, which the translator
+        # writes as `tensor.conv` (its kernels read the input in place, and
+        # its derivative is one transposed convolution and one reduction,
+        # where this decomposition's would scatter every kernel offset).
+        return NotImplemented
     x = _pad(input, padding, padding, 0.0)
-    cg = c // g
-    if cg == 1 and o // g <= DIRECT_MULTIPLIER:
-        y = _depthwise(x, weight, out, kernel, stride, dilation, g, o // g)
-    else:
-        y = _im2col(x, weight, out, kernel, stride, dilation, g, n, c, o)
+    y = _im2col(x, weight, out, kernel, stride, dilation, g, n, c, o)
     if bias is not None:
         y = aten.add.Tensor(y, aten.view.default(bias, [1, o] + [1] * k))
     return eager_format(y, input)
 
 
 #: Output channels per input channel up to which a depthwise convolution is
-#: written as a sum over kernel offsets rather than a product of matrices.
+#: left to `tensor.conv` rather than written as a product of matrices.
 DIRECT_MULTIPLIER = 4
-
-
-def _depthwise(x, weight, out, kernel, stride, dilation, g: int, m: int) -> torch.Tensor:
-    """A convolution whose groups each read one input channel (depthwise,
-    `m` outputs per channel): the sum, over kernel offsets, of the input's
-    slice at that offset times that offset's weights, all elementwise.
-    Compiled, it is one kernel reading the input where it lies; as a matrix
-    product it would copy every window first (im2col) for products with one
-    row each. [N, G, *out] slices meet weights [G, m] in [N, G, m, *out]."""
-    k = len(kernel)
-    w = weight if weight.is_contiguous() else aten.clone.default(weight, memory_format=torch.contiguous_format)
-    w = aten.view.default(w, [g, m, math.prod(kernel)])
-    acc = None
-    for j, sl in enumerate(_slices(x, out, kernel, stride, dilation)):
-        wj = aten.view.default(aten.select.int(w, 2, j), [1, g, m] + [1] * k)
-        t = aten.mul.Tensor(aten.unsqueeze.default(sl, 2), wj)
-        acc = t if acc is None else aten.add.Tensor(acc, t)
-    return aten.view.default(acc, [x.shape[0], g * m] + list(out))
 
 
 def _im2col(x, weight, out, kernel, stride, dilation, g: int, n: int, c: int, o: int) -> torch.Tensor:
@@ -232,7 +218,9 @@ def _conv_transpose(input, weight, bias, stride, padding, dilation, output_paddi
     w = aten.clone.default(w, memory_format=torch.contiguous_format)
     w = aten.view.default(w, [o, c // g] + kernel)
     w = aten.flip.default(w, list(range(2, 2 + k)))
-    return convolution(x, w, bias, [1] * k, [0] * k, dilation, False, [0] * k, g)
+    # (Through the dispatcher, so that a depthwise one stays an ATen op
+    # for the translator, as `convolution` leaves it.)
+    return aten.convolution.default(x, w, bias, [1] * k, [0] * k, dilation, False, [0] * k, g)
 
 
 def _pool_out(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:

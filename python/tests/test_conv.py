@@ -1,5 +1,6 @@
 """Convolutions and pooling through torch.compile(backend="aot") against
-eager PyTorch (aot_torch.conv writes them with ops the IR has): outputs,
+eager PyTorch (aot_torch.conv writes them with ops the IR has, depthwise
+convolutions as the catalogue op tensor.conv): outputs,
 pooling indices and the gradients of the input and the weights, over
 1, 2 and 3 spatial dimensions, strides, padding, dilation, groups,
 ceil_mode, unbatched and channels-last inputs; ties in max pooling send
@@ -97,6 +98,28 @@ def test_convolution_and_its_gradients_match_eager(case):
 def test_channels_last_input():
     x = _randn(2, 3, 6, 7).contiguous(memory_format=torch.channels_last)
     _compare(lambda x, w: F.conv2d(x, w, padding=1), x, _randn(4, 3, 3, 3, seed=1))
+
+
+def test_channels_last_depthwise_7x7_then_a_channels_last_norm():
+    # ConvNeXt's block: a depthwise 7x7 (tensor.conv) on a channels-last
+    # input, permuted to channels-last for a layer norm and a linear layer.
+    x = _randn(2, 4, 9, 8).contiguous(memory_format=torch.channels_last)
+
+    def block(x, w, b, lw):
+        y = F.conv2d(x, w, b, padding=3, groups=4).permute(0, 2, 3, 1)
+        return F.linear(F.layer_norm(y, (4,)), lw).permute(0, 3, 1, 2) + x
+
+    _compare(block, x, _randn(4, 1, 7, 7, seed=1), _randn(4, seed=2), _randn(4, 4, seed=3))
+
+
+def test_depthwise_transposed_and_strided_depthwise_gradients():
+    # Stride 2 with padding past the kernel's reach in one dimension, and a
+    # depthwise transposed convolution: the input gradient's spread-out
+    # buffer and its cropping.
+    _compare(lambda x, w: F.conv2d(x, w, stride=2, padding=(3, 1), groups=3), _randn(2, 3, 7, 8),
+             _randn(3, 1, 3, 3, seed=1))
+    _compare(lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1, groups=3),
+             _randn(1, 3, 4, 5), _randn(3, 1, 3, 3, seed=1))
 
 
 POOLS = [

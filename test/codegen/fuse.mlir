@@ -9,11 +9,11 @@
 
 // Statistics over the whole file: 35 kernels in, 16 out.
 // STATS:      Fuse
-// STATS-NEXT:   (S) 13 num-inlined
+// STATS-NEXT:   (S) 14 num-inlined
 // STATS-NEXT:   (S) 2 num-fused
 // STATS-NEXT:   (S) 4 num-siblings
 // STATS-NEXT:   (S) 3 num-merged-loops
-// STATS-NEXT:   (S) 16 num-kernels
+// STATS-NEXT:   (S) 21 num-kernels
 
 /// A chain of five elementwise ops (with a broadcast operand) becomes one
 /// kernel: every intermediate buffer is gone, the input is loaded once.
@@ -226,4 +226,25 @@ func.func @lanes_kept(%x: tensor<16x16xf32>) -> (tensor<16xf32>, tensor<16xf32>)
   %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<16x16xf32> -> tensor<16x16xf32>
   %b = tensor.sum %t {dims = [1]} : tensor<16x16xf32> -> tensor<16xf32>
   return %a, %b : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+/// A producer read inside a reduction that visits each of its elements many
+/// times (a convolution's weight gradient reads the output gradient once per
+/// kernel tap: 9 times here) is not inlined, where it would be computed as
+/// many times; one read per element (the sum) still inlines it.
+// CHECK-LABEL: func.func @reused_in_a_reduction
+// CHECK: loop.kernel "exp_
+// CHECK: loop.kernel "conv_weight_grad_
+// CHECK-NOT: loop.kernel "exp_
+// CHECK: loop.kernel "sum_
+// CHECK: loop.exp
+// CHECK: return
+func.func @reused_in_a_reduction(%g: tensor<2x4x6x6xf32>, %x: tensor<2x4x6x6xf32>) -> (tensor<4x1x3x3xf32>, tensor<f32>) {
+  %e = tensor.exp %g : tensor<2x4x6x6xf32>
+  %0 = tensor.conv_weight_grad %e, %x {padding = [1, 1], groups = 4, kernel_size = [3, 3]} : tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32> -> tensor<4x1x3x3xf32>
+  %f = tensor.exp %x : tensor<2x4x6x6xf32>
+  %1 = tensor.sum %f {dims = []} : tensor<2x4x6x6xf32> -> tensor<f32>
+  return %0, %1 : tensor<4x1x3x3xf32>, tensor<f32>
 }

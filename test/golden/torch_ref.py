@@ -718,6 +718,37 @@ def _linear(ops, attrs, rtypes):
     return F.linear(ops[0], ops[1], ops[2] if len(ops) > 2 else None)
 
 
+def _conv_geometry(attrs, k):
+    return (list(attrs.get("stride", [1] * k)), list(attrs.get("padding", [0] * k)),
+            list(attrs.get("dilation", [1] * k)), int(attrs.get("groups", 1)))
+
+
+def _conv_with(x, w, b, attrs):
+    st, pad, dil, g = _conv_geometry(attrs, x.dim() - 2)
+    return torch.ops.aten.convolution(x, w, b, st, pad, dil, False, [0] * (x.dim() - 2), g)
+
+
+def _conv(ops, attrs, rtypes):
+    return _conv_with(ops[0], ops[1], ops[2] if len(ops) > 2 else None, attrs)
+
+
+def _conv_input_grad(ops, attrs, rtypes):
+    # Autograd's own gradient of a convolution with respect to its input
+    # (linear in it, so taken at zeros), kept differentiable.
+    g, w = ops
+    x0 = torch.zeros(attrs["input_shape"], dtype=w.dtype, requires_grad=True)
+    with torch.enable_grad():
+        return torch.autograd.grad(_conv_with(x0, w, None, attrs), x0, g, create_graph=True)[0]
+
+
+def _conv_weight_grad(ops, attrs, rtypes):
+    g, x = ops
+    shape = [g.shape[1], x.shape[1] // int(attrs.get("groups", 1))] + list(attrs["kernel_size"])
+    w0 = torch.zeros(shape, dtype=x.dtype, requires_grad=True)
+    with torch.enable_grad():
+        return torch.autograd.grad(_conv_with(x, w0, None, attrs), w0, g, create_graph=True)[0]
+
+
 def _u(fn):
     return lambda ops, attrs, rtypes: fn(ops[0])
 
@@ -832,6 +863,9 @@ OPS = {
     "tensor.bmm": _b(torch.bmm),
     "tensor.matmul": _b(torch.matmul),
     "tensor.linear": _linear,
+    "tensor.conv": _conv,
+    "tensor.conv_input_grad": _conv_input_grad,
+    "tensor.conv_weight_grad": _conv_weight_grad,
     "tensor.embedding": lambda ops, a, r: F.embedding(ops[1], ops[0]),
     "tensor.gather": lambda ops, a, r: torch.gather(ops[0], a["dim"], ops[1]),
     "tensor.index_select": lambda ops, a, r: torch.index_select(ops[0], a["dim"], ops[1]),

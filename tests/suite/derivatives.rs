@@ -116,6 +116,24 @@ fn cases() -> Vec<Case> {
     v.push(c("tensor.linear", vec![F(&[2, 3]), F(&[4, 3])], ""));
     v.push(c("tensor.linear", vec![F(&[2, 2, 3]), F(&[4, 3]), F(&[4])], ""));
     v.push(c("tensor.linear", vec![F(&[3]), F(&[2, 3]), F(&[2])], ""));
+    // Convolutions: depthwise with a bias, dense grouped with stride and
+    // dilation, and the derivative ops themselves (double backward).
+    v.push(c("tensor.conv", vec![F(&[2, 3, 5, 6]), F(&[3, 1, 3, 3]), F(&[3])], "{padding = [1, 1], groups = 3}"));
+    v.push(c(
+        "tensor.conv",
+        vec![F(&[1, 4, 7]), F(&[6, 2, 3])],
+        "{stride = [2], padding = [2], dilation = [2], groups = 2}",
+    ));
+    v.push(c(
+        "tensor.conv_input_grad",
+        vec![F(&[1, 2, 3, 3]), F(&[2, 1, 3, 3])],
+        "{stride = [2, 2], padding = [1, 1], groups = 2, input_shape = [1, 2, 5, 6]}",
+    ));
+    v.push(c(
+        "tensor.conv_weight_grad",
+        vec![F(&[2, 4, 4]), F(&[2, 2, 7])],
+        "{stride = [2], padding = [1], dilation = [2], kernel_size = [2]}",
+    ));
     v.push(c("tensor.embedding", vec![F(&[5, 3]), I(&[4], 5)], ""));
     v.push(c("tensor.embedding", vec![F(&[4, 2]), I(&[2, 3], 4)], ""));
     v.push(c("tensor.gather", vec![F(&[3, 4]), I(&[3, 2], 4)], "{dim = 1}"));

@@ -9,6 +9,7 @@
 //! Element types are never promoted implicitly: binary ops require equal
 //! element types (PyTorch would promote; a frontend inserts `tensor.cast`).
 
+pub mod conv;
 pub mod derivatives;
 pub mod kernels;
 pub mod lowering;
@@ -1307,6 +1308,42 @@ op!(
     class = OpClass::Matmul,
     export = TensorExport::Linear,
     lower = &Lower(l::linear)
+);
+op!(
+    conv::ConvOp::NAME,
+    "Convolution with groups, stride, padding and dilation (aten.convolution, not transposed), plus an optional bias",
+    PD,
+    Arity::Range(2, 3),
+    ONE,
+    conv::ATTRS,
+    Some(conv::infer_conv),
+    conv::kernel_conv,
+    vjp = conv::vjp_conv,
+    lower = &Lower(conv::lower_conv)
+);
+op!(
+    conv::ConvInputGradOp::NAME,
+    "The gradient of tensor.conv with respect to its input (a transposed convolution of the output gradient)",
+    PD,
+    TWO,
+    ONE,
+    conv::INPUT_GRAD_ATTRS,
+    Some(conv::infer_input_grad),
+    conv::kernel_input_grad,
+    vjp = conv::vjp_input_grad,
+    lower = &Lower(conv::lower_input_grad)
+);
+op!(
+    conv::ConvWeightGradOp::NAME,
+    "The gradient of tensor.conv with respect to its weight",
+    PD,
+    TWO,
+    ONE,
+    conv::WEIGHT_GRAD_ATTRS,
+    Some(conv::infer_weight_grad),
+    conv::kernel_weight_grad,
+    vjp = conv::vjp_weight_grad,
+    lower = &Lower(conv::lower_weight_grad)
 );
 op!(
     "tensor.embedding",

@@ -1,0 +1,790 @@
+//! Convolutions: `tensor.conv` (PyTorch's non-transposed `aten.convolution`,
+//! with groups, for any number of spatial dimensions) and the two ops its
+//! derivative is made of, `tensor.conv_input_grad` (the gradient with
+//! respect to the input: a transposed convolution) and
+//! `tensor.conv_weight_grad` (with respect to the weight). Each op's shape
+//! rule, interpreter kernel, derivative and lowering live here, so that the
+//! three agree on one geometry ([`Geometry`]).
+//!
+//! Invariants: `x [N, C, *S]`, `w [O, C/groups, *K]` and `g [N, O, *Out]`
+//! with `Out = (S + 2·padding − dilation·(K − 1) − 1) / stride + 1 ≥ 1`,
+//! computed with checked arithmetic; `C` and `O` divide by `groups`. The
+//! derivative ops carry what their operands cannot tell (the input's shape,
+//! the kernel's size), so every result type is inferred. The three ops are
+//! bilinear, and their derivatives are each other: the family is closed
+//! under differentiation, so double backward works.
+//!
+//! Lowering: one kernel per op that reads the operands where they lie, no
+//! im2col buffer. Each output element sums its kernel window with the taps
+//! unrolled in the innermost loop's body (up to [`UNROLL`] of them), which
+//! the vectorizer turns into lane loads and products along the last
+//! spatial dimension; zero padding is a padded copy of the operand made
+//! first, so that the loop body needs no bound test. The input gradient is
+//! the same correlation over the output gradient spread out by the stride
+//! and padded, with the kernel flipped; the weight gradient is one
+//! reduction per weight element over the batch and the output positions.
+
+use crate::autodiff::{Grads, VjpCtx};
+use crate::lowering::*;
+use crate::r#loop::{self as lp, Binary};
+use crate::shape::*;
+use aot_ir::*;
+use aot_runtime::{KernelCtx, KernelResult};
+use smallvec::smallvec;
+
+/// Unrolled kernel taps per loop body at most: ConvNeXt's 7×7 and every
+/// smaller 2-d window unroll fully; larger windows loop over their leading
+/// dimensions.
+pub const UNROLL: i64 = 64;
+
+/// `tensor.conv`'s attributes, which the derivative ops share.
+pub const ATTRS: &[AttrSpec] = &[
+    AttrSpec::optional("stride", AttrKind::I64List),
+    AttrSpec::optional("padding", AttrKind::I64List),
+    AttrSpec::optional("dilation", AttrKind::I64List),
+    AttrSpec::optional("groups", AttrKind::I64),
+];
+pub const INPUT_GRAD_ATTRS: &[AttrSpec] = &[
+    AttrSpec::optional("stride", AttrKind::I64List),
+    AttrSpec::optional("padding", AttrKind::I64List),
+    AttrSpec::optional("dilation", AttrKind::I64List),
+    AttrSpec::optional("groups", AttrKind::I64),
+    AttrSpec::required("input_shape", AttrKind::I64List),
+];
+pub const WEIGHT_GRAD_ATTRS: &[AttrSpec] = &[
+    AttrSpec::optional("stride", AttrKind::I64List),
+    AttrSpec::optional("padding", AttrKind::I64List),
+    AttrSpec::optional("dilation", AttrKind::I64List),
+    AttrSpec::optional("groups", AttrKind::I64),
+    AttrSpec::required("kernel_size", AttrKind::I64List),
+];
+
+/// Stride, padding, dilation (one per spatial dimension) and groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub stride: Vec<i64>,
+    pub padding: Vec<i64>,
+    pub dilation: Vec<i64>,
+    pub groups: i64,
+}
+
+impl Geometry {
+    /// From an op's attributes, for `k` spatial dimensions (PyTorch's
+    /// defaults: stride 1, padding 0, dilation 1, one group).
+    pub fn from_attrs(a: &AttrView<'_>, k: usize) -> Result<Geometry, String> {
+        let list = |name: &str, default: i64, min: i64| -> Result<Vec<i64>, String> {
+            let v = a.list(name).unwrap_or_else(|| vec![default; k]);
+            if v.len() != k {
+                return Err(format!("'{name}' must have {k} entries (one per spatial dimension), got {}", v.len()));
+            }
+            if let Some(bad) = v.iter().find(|&&x| x < min) {
+                return Err(format!("'{name}' entries must be at least {min}, got {bad}"));
+            }
+            Ok(v)
+        };
+        let groups = a.i64("groups").unwrap_or(1);
+        if groups < 1 {
+            return Err(format!("'groups' must be positive, got {groups}"));
+        }
+        Ok(Geometry {
+            stride: list("stride", 1, 1)?,
+            padding: list("padding", 0, 0)?,
+            dilation: list("dilation", 1, 1)?,
+            groups,
+        })
+    }
+
+    /// The output's spatial sizes for input sizes `s` and kernel sizes `kk`.
+    pub fn out_sizes(&self, s: &[i64], kk: &[i64]) -> Result<Vec<i64>, String> {
+        let mut out = Vec::with_capacity(s.len());
+        for i in 0..s.len() {
+            let span = kk[i]
+                .checked_sub(1)
+                .and_then(|k1| k1.checked_mul(self.dilation[i]))
+                .and_then(|v| v.checked_add(1))
+                .ok_or("kernel extent overflows")?;
+            let padded =
+                self.padding[i].checked_mul(2).and_then(|p| p.checked_add(s[i])).ok_or("padded size overflows")?;
+            if kk[i] < 1 || padded < span {
+                return Err(format!(
+                    "kernel size {} (dilated {span}) is larger than the padded input size {padded} in spatial dimension {i}",
+                    kk[i]
+                ));
+            }
+            out.push((padded - span) / self.stride[i] + 1);
+        }
+        Ok(out)
+    }
+
+    /// `g`'s shape for input `x` and weight `w` shapes, checking channels.
+    pub fn result_shape(&self, x: &[i64], w: &[i64]) -> Result<Vec<i64>, String> {
+        let k = x
+            .len()
+            .checked_sub(2)
+            .filter(|&k| k >= 1)
+            .ok_or("the input must be [N, C, *spatial] with at least one spatial dimension")?;
+        if w.len() != x.len() {
+            return Err(format!("the weight must have rank {} like the input, got rank {}", x.len(), w.len()));
+        }
+        let (c, o, g) = (x[1], w[0], self.groups);
+        if c % g != 0 || o % g != 0 {
+            return Err(format!("{c} input and {o} output channels must both divide into {g} groups"));
+        }
+        if w[1] != c / g {
+            return Err(format!(
+                "the weight must have {} input channels per group ({c} / {g} groups), got {}",
+                c / g,
+                w[1]
+            ));
+        }
+        let mut out = vec![x[0], o];
+        out.extend(self.out_sizes(&x[2..2 + k], &w[2..])?);
+        Ok(out)
+    }
+}
+
+fn geometry_of(ic: &InferCtx<'_>, rank: usize) -> Result<Geometry, String> {
+    if rank < 3 {
+        return Err(format!("operands must be [N, C, *spatial] with at least one spatial dimension, got rank {rank}"));
+    }
+    Geometry::from_attrs(&ic.attr_view(), rank - 2)
+}
+
+fn float_elem(ic: &InferCtx<'_>) -> Result<ElemType, String> {
+    let e = same_elem(ic)?;
+    require_float(e, "a convolution")?;
+    Ok(e)
+}
+
+pub fn infer_conv(ic: &InferCtx<'_>) -> InferResult {
+    let e = float_elem(ic)?;
+    let (x, w) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?);
+    let geo = geometry_of(ic, x.rank())?;
+    let out = geo.result_shape(&x.shape, &w.shape)?;
+    if ic.operand_types.len() == 3 {
+        let b = operand_tensor(ic, 2)?;
+        if b.shape[..] != [w.shape[0]] {
+            return Err(format!("the bias must have shape [{}], got {b}", w.shape[0]));
+        }
+    }
+    one(out, e)
+}
+
+pub fn infer_input_grad(ic: &InferCtx<'_>) -> InferResult {
+    let e = float_elem(ic)?;
+    let (g, w) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?);
+    let x = attr_list(ic, "input_shape")?;
+    if x.len() != g.rank() || x.iter().any(|&d| d < 0) {
+        return Err(format!("'input_shape' must have rank {} and no negative size, got {x:?}", g.rank()));
+    }
+    let geo = geometry_of(ic, g.rank())?;
+    let expect = geo.result_shape(&x, &w.shape)?;
+    if expect[..] != g.shape[..] {
+        return Err(format!("the output gradient must have shape {expect:?} for input {x:?}, got {g}"));
+    }
+    one(x, e)
+}
+
+pub fn infer_weight_grad(ic: &InferCtx<'_>) -> InferResult {
+    let e = float_elem(ic)?;
+    let (g, x) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?);
+    let kk = attr_list(ic, "kernel_size")?;
+    let geo = geometry_of(ic, x.rank())?;
+    if kk.len() + 2 != x.rank() || g.rank() != x.rank() {
+        return Err(format!(
+            "'kernel_size' must have {} entries and the output gradient rank {}",
+            x.rank().saturating_sub(2),
+            x.rank()
+        ));
+    }
+    if g.shape[1] % geo.groups != 0 || x.shape[1] % geo.groups != 0 {
+        return Err(format!("channels {} and {} must divide into {} groups", x.shape[1], g.shape[1], geo.groups));
+    }
+    let mut w = vec![g.shape[1], x.shape[1] / geo.groups];
+    w.extend(kk);
+    let expect = geo.result_shape(&x.shape, &w)?;
+    if expect[..] != g.shape[..] {
+        return Err(format!(
+            "the output gradient must have shape {expect:?} for input {} and weight {w:?}, got {g}",
+            x
+        ));
+    }
+    one(w, e)
+}
+
+// ----- interpreter -----
+
+/// Calls `f(x_index, w_index, y_index)` (row-major flat positions) for every
+/// product of a convolution of `x` shape and `w` shape whose input element
+/// lies inside the input (zero padding contributes nothing).
+fn for_each_product(geo: &Geometry, xs: &[i64], ws: &[i64], ys: &[i64], f: &mut dyn FnMut(usize, usize, usize)) {
+    let k = xs.len() - 2;
+    let (cg, og) = (ws[1], ws[0] / geo.groups);
+    let taps: Vec<i64> = ws[2..].to_vec();
+    let outs: Vec<i64> = ys[2..].to_vec();
+    let ntaps: i64 = taps.iter().product();
+    let nout: i64 = outs.iter().product();
+    let mut pos = vec![0i64; k];
+    let mut tap = vec![0i64; k];
+    for n in 0..xs[0] {
+        for o in 0..ws[0] {
+            let grp = o / og;
+            for p in 0..nout {
+                unravel(p, &outs, &mut pos);
+                let yi = ((n * ys[1] + o) * nout + p) as usize;
+                for r in 0..cg {
+                    let xc = grp * cg + r;
+                    for t in 0..ntaps {
+                        unravel(t, &taps, &mut tap);
+                        let mut xi = n * xs[1] + xc;
+                        let mut inside = true;
+                        for i in 0..k {
+                            let at = pos[i] * geo.stride[i] + tap[i] * geo.dilation[i] - geo.padding[i];
+                            inside &= (0..xs[2 + i]).contains(&at);
+                            xi = xi * xs[2 + i] + at;
+                        }
+                        if inside {
+                            let wi = ((o * cg + r) * ntaps + t) as usize;
+                            f(xi as usize, wi, yi);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn unravel(mut lin: i64, shape: &[i64], out: &mut [i64]) {
+    for d in (0..shape.len()).rev() {
+        out[d] = lin % shape[d];
+        lin /= shape[d];
+    }
+}
+
+fn geometry_k(k: &KernelCtx<'_>, rank: usize) -> Result<Geometry, String> {
+    Geometry::from_attrs(&AttrView::of_op(k.ctx, k.op), rank - 2)
+}
+
+pub fn kernel_conv(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (x, w) = (k.input(0), k.input(1));
+    let rt = k.result_type(0)?;
+    let (xs, ws) = (x.sizes(), w.sizes());
+    let geo = geometry_k(k, xs.len())?;
+    let (vx, vw) = (x.read_f64(), w.read_f64());
+    let mut out = vec![0.0f64; numel(&rt.shape) as usize];
+    if k.inputs.len() == 3 {
+        let b = k.input(2).read_f64();
+        let per = numel(&rt.shape[2..]) as usize;
+        for (i, y) in out.iter_mut().enumerate() {
+            *y = b[(i / per) % b.len()];
+        }
+    }
+    for_each_product(&geo, &xs, &ws, &rt.shape, &mut |xi, wi, yi| out[yi] += vx[xi] * vw[wi]);
+    Ok(smallvec![k.new_f64(rt.elem, &rt.shape, &out)])
+}
+
+pub fn kernel_input_grad(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (g, w) = (k.input(0), k.input(1));
+    let rt = k.result_type(0)?;
+    let (gs, ws) = (g.sizes(), w.sizes());
+    let geo = geometry_k(k, gs.len())?;
+    let (vg, vw) = (g.read_f64(), w.read_f64());
+    let mut out = vec![0.0f64; numel(&rt.shape) as usize];
+    for_each_product(&geo, &rt.shape, &ws, &gs, &mut |xi, wi, yi| out[xi] += vg[yi] * vw[wi]);
+    Ok(smallvec![k.new_f64(rt.elem, &rt.shape, &out)])
+}
+
+pub fn kernel_weight_grad(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (g, x) = (k.input(0), k.input(1));
+    let rt = k.result_type(0)?;
+    let (gs, xs) = (g.sizes(), x.sizes());
+    let geo = geometry_k(k, xs.len())?;
+    let (vg, vx) = (g.read_f64(), x.read_f64());
+    let mut out = vec![0.0f64; numel(&rt.shape) as usize];
+    for_each_product(&geo, &xs, &rt.shape, &gs, &mut |xi, wi, yi| out[wi] += vg[yi] * vx[xi]);
+    Ok(smallvec![k.new_f64(rt.elem, &rt.shape, &out)])
+}
+
+// ----- derivatives -----
+
+/// The geometry attributes of the op being differentiated, plus `extra`.
+fn geometry_attrs(c: &mut VjpCtx<'_, '_>, extra: Option<(&'static str, Vec<i64>)>) -> Vec<(&'static str, Attribute)> {
+    let mut out = Vec::new();
+    for name in ["stride", "padding", "dilation", "groups"] {
+        if let Some(a) = c.attrs().get(name) {
+            out.push((name, a));
+        }
+    }
+    if let Some((name, v)) = extra {
+        let a = c.rw.i64_list_attr(&v);
+        out.push((name, a));
+    }
+    out
+}
+
+fn conv_of(c: &mut VjpCtx<'_, '_>, x: Value, w: Value) -> Result<Value, Diagnostic> {
+    let attrs = geometry_attrs(c, None);
+    c.op1(ConvOp::NAME, &[x, w], &attrs)
+}
+
+fn input_grad_of(c: &mut VjpCtx<'_, '_>, g: Value, w: Value, input: Value) -> Result<Value, Diagnostic> {
+    let shape = c.shape(input)?;
+    let attrs = geometry_attrs(c, Some(("input_shape", shape)));
+    c.op1(ConvInputGradOp::NAME, &[g, w], &attrs)
+}
+
+fn weight_grad_of(c: &mut VjpCtx<'_, '_>, g: Value, x: Value, weight: Value) -> Result<Value, Diagnostic> {
+    let kk = c.shape(weight)?[2..].to_vec();
+    let attrs = geometry_attrs(c, Some(("kernel_size", kk)));
+    c.op1(ConvWeightGradOp::NAME, &[g, x], &attrs)
+}
+
+/// `y = conv(x, w) + b`: `gx = conv_input_grad(g, w)`, `gw =
+/// conv_weight_grad(g, x)`, `gb = Σ g` over all but the channels.
+pub fn vjp_conv(c: &mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic> {
+    let (g, x, w) = (c.g()?, c.x(0), c.x(1));
+    let gx = if c.need(0) { Some(input_grad_of(c, g, w, x)?) } else { None };
+    let gw = if c.need(1) { Some(weight_grad_of(c, g, x, w)?) } else { None };
+    let gb = if c.inputs.len() > 2 && c.need(2) {
+        let rank = c.shape(g)?.len() as i64;
+        let dims: Vec<i64> = std::iter::once(0).chain(2..rank).collect();
+        Some(c.sum(g, &dims, false)?)
+    } else {
+        None
+    };
+    Ok(c.grads([gx, gw, gb]))
+}
+
+/// `y = conv_input_grad(g, w)` is `conv(·, w)`'s adjoint applied to `g`:
+/// `⟨G, y⟩ = ⟨conv(G, w), g⟩`, so `dg = conv(G, w)` and `dw =
+/// conv_weight_grad(g, G)`.
+pub fn vjp_input_grad(c: &mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic> {
+    let (gy, g, w) = (c.g()?, c.x(0), c.x(1));
+    let dg = if c.need(0) { Some(conv_of(c, gy, w)?) } else { None };
+    let dw = if c.need(1) { Some(weight_grad_of(c, g, gy, w)?) } else { None };
+    Ok(c.grads([dg, dw]))
+}
+
+/// `y = conv_weight_grad(g, x)`: `⟨W, y⟩ = ⟨conv(x, W), g⟩`, so `dg =
+/// conv(x, W)` and `dx = conv_input_grad(g, W)`.
+pub fn vjp_weight_grad(c: &mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic> {
+    let (gy, g, x) = (c.g()?, c.x(0), c.x(1));
+    let dg = if c.need(0) { Some(conv_of(c, x, gy)?) } else { None };
+    let dx = if c.need(1) { Some(input_grad_of(c, g, gy, x)?) } else { None };
+    Ok(c.grads([dg, dx]))
+}
+
+// ----- lowering -----
+
+/// `x` ([N, C, *S]) with `before[i]` and `after[i]` zeros around spatial
+/// dimension `i`: `x` itself when there are none, else a fresh buffer.
+fn padded(lc: &mut LowerCtx<'_, '_>, x: Value, before: &[i64], after: &[i64]) -> Result<Value, String> {
+    if before.iter().chain(after).all(|&p| p == 0) {
+        return Ok(x);
+    }
+    let m = lp::memref(lc.ctx(), x).cloned().ok_or("padding a non-buffer")?;
+    let mut shape = m.shape.to_vec();
+    for i in 0..before.len() {
+        shape[2 + i] += before[i] + after[i];
+    }
+    let buf = fill_zero(lc, &shape, m.elem)?;
+    let strides = row_major(&shape);
+    let offset: i64 = before.iter().enumerate().map(|(i, &b)| b * strides[2 + i]).sum();
+    let interior = lc.view(buf, &m.shape, &strides, offset)?;
+    lc.copy_into(x, interior)?;
+    Ok(buf)
+}
+
+/// `v`, or a contiguous copy of it when its last dimension is not
+/// contiguous: the kernels' innermost loops run along that dimension, and
+/// only unit-stride loads move whole vectors (a reduction with a strided
+/// load stays scalar). A gradient arriving through a channels-last
+/// permutation (ConvNeXt's layer norms) is such an operand.
+fn unit_stride_last(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String> {
+    let m = lp::memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
+    let (strides, _) = lp::layout(&m);
+    match (m.shape.last(), strides.last()) {
+        (Some(&n), Some(&s)) if n > 1 && s != 1 => lc.contiguous(v),
+        _ => Ok(v),
+    }
+}
+
+/// A fresh buffer of zeros.
+fn fill_zero(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType) -> Result<Value, String> {
+    let buf = lc.alloc(shape, e);
+    let flat = numel(shape);
+    let view = lc.view(buf, &[flat], &[1], 0)?;
+    lc.kernel("zero", &[view], &mut |s, a| {
+        s.nest(&[flat], true, &mut |s, ivs| {
+            let z = s.const_f(0.0, ElemType::F64);
+            let z = convert(s, z, e)?;
+            s.store(z, a[0], ivs);
+            Ok(())
+        })
+    })?;
+    Ok(buf)
+}
+
+/// How an output channel of a correlation finds its source channels and
+/// weights: output channel `co` belongs to group `co / per`, and sums the
+/// `red` source channels `group·red + r`.
+#[derive(Clone, Copy)]
+enum Channels {
+    /// A convolution: weight `[co, r, tap]`.
+    Forward,
+    /// The input gradient: the source channels are the group's outputs,
+    /// weight `[group·red + r, co % per, tap]`.
+    Transposed,
+}
+
+/// `out[n, co, p] = (bias[co]) + Σ_r Σ_t src[n, ch(co, r), p·stride + t·dilation]
+/// · w[...]` over a padded `src`, taps read flipped when `flip`.
+struct Correlation {
+    stride: Vec<i64>,
+    dilation: Vec<i64>,
+    kernel: Vec<i64>,
+    per: i64,
+    red: i64,
+    channels: Channels,
+    flip: bool,
+}
+
+impl Correlation {
+    fn emit(
+        &self,
+        lc: &mut LowerCtx<'_, '_>,
+        src: Value,
+        w: Value,
+        bias: Option<Value>,
+        out: Value,
+    ) -> Result<(), String> {
+        let om = lp::memref(lc.ctx(), out).cloned().ok_or("output is not a buffer")?;
+        let k = self.kernel.len();
+        if self.red == 0 {
+            // No channel to read (a zero-channel input): the bias, or zero.
+            let shape = om.shape.to_vec();
+            let mut buffers = vec![out];
+            buffers.extend(bias);
+            return lc.kernel("conv_empty", &buffers, &mut |s, a| {
+                s.nest(&shape, true, &mut |s, ivs| {
+                    let v = match a.get(1) {
+                        Some(&b) => s.load(b, &[ivs[1]])?,
+                        None => s.const_f(0.0, compute_elem(om.elem)),
+                    };
+                    s.store_as(v, a[0], ivs)
+                })
+            });
+        }
+        let (n, co) = (om.shape[0], om.shape[1]);
+        let outs = om.shape[2..].to_vec();
+        // Unroll the trailing kernel dimensions whose product fits.
+        let mut split = k;
+        let mut unrolled = 1i64;
+        while split > 0 && unrolled * self.kernel[split - 1] <= UNROLL {
+            split -= 1;
+            unrolled *= self.kernel[split];
+        }
+        let looped: Vec<i64> = std::iter::once(self.red).chain(self.kernel[..split].iter().copied()).collect();
+        let passes: i64 = looped.iter().product();
+        let compute = compute_elem(om.elem);
+        // Several passes add into the output: in a scratch buffer of the
+        // compute type when the output is a storage type (f16, bf16).
+        let acc_buf = if passes > 1 && compute != om.elem { fill_zero(lc, &om.shape, compute)? } else { out };
+        if passes > 1 && acc_buf == out {
+            let flat = numel(&om.shape);
+            let view = lc.view(out, &[flat], &[1], 0)?;
+            lc.kernel("zero", &[view], &mut |s, a| {
+                s.nest(&[flat], true, &mut |s, ivs| {
+                    let z = s.const_f(0.0, compute);
+                    s.store_as(z, a[0], ivs)
+                })
+            })?;
+        }
+        let mut buffers = vec![src, w, acc_buf];
+        if let Some(b) = bias {
+            buffers.push(b);
+        }
+        let mut outer = vec![n * co];
+        outer.extend_from_slice(&outs[..k - 1]);
+        let last = outs[k - 1];
+        lc.kernel("conv", &buffers, &mut |s, a| {
+            let (src, w, dst) = (a[0], a[1], a[2]);
+            let bias = a.get(3).copied();
+            s.nest(&outer, true, &mut |s, ivs| {
+                let nc = s.delinearize(ivs[0], &[n, co])?;
+                let (ni, ci) = (nc[0], nc[1]);
+                let per = s.index(self.per);
+                let grp = s.bin(Binary::Div, ci, per)?;
+                let red = s.index(self.red);
+                let base = s.mul(grp, red)?;
+                let pos_outer: Vec<Value> = ivs[1..].to_vec();
+                let body = &mut |s: &mut Scalars<'_, '_>, lv: &[Value]| -> Result<(), String> {
+                    // lv: r, then the looped kernel indices.
+                    let (r, tl) = (lv[0], &lv[1..]);
+                    let sc = s.add(base, r)?;
+                    let (w0, w1) = match self.channels {
+                        Channels::Forward => (ci, r),
+                        Channels::Transposed => (sc, s.bin(Binary::Rem, ci, per)?),
+                    };
+                    s.for_loop(0, last, 1, false, &[], &mut |s, j, _| {
+                        let mut p = pos_outer.clone();
+                        p.push(j);
+                        let mut yi = vec![ni, ci];
+                        yi.extend_from_slice(&p);
+                        let mut acc = if passes > 1 {
+                            let v = s.load(dst, &yi)?;
+                            s.widen(v)?
+                        } else if let Some(b) = bias {
+                            let v = s.load(b, &[ci])?;
+                            s.widen(v)?
+                        } else {
+                            s.const_f(0.0, compute)
+                        };
+                        for u in 0..unrolled {
+                            let mut tap: Vec<Value> = tl.to_vec();
+                            let mut rest = u;
+                            let mut tail = vec![0i64; k - split];
+                            for d in (split..k).rev() {
+                                tail[d - split] = rest % self.kernel[d];
+                                rest /= self.kernel[d];
+                            }
+                            for &t in &tail {
+                                tap.push(s.index(t));
+                            }
+                            let mut xi = vec![ni, sc];
+                            let mut wi = vec![w0, w1];
+                            for d in 0..k {
+                                let st = s.index(self.stride[d]);
+                                let at = s.mul(p[d], st)?;
+                                let dl = s.index(self.dilation[d]);
+                                let off = s.mul(tap[d], dl)?;
+                                xi.push(s.add(at, off)?);
+                                wi.push(if self.flip {
+                                    let last = s.index(self.kernel[d] - 1);
+                                    s.sub(last, tap[d])?
+                                } else {
+                                    tap[d]
+                                });
+                            }
+                            let xv = s.load(src, &xi)?;
+                            let xv = s.widen(xv)?;
+                            let wv = s.load(w, &wi)?;
+                            let wv = s.widen(wv)?;
+                            let prod = s.mul(xv, wv)?;
+                            acc = s.add(acc, prod)?;
+                        }
+                        s.store_as(acc, dst, &yi)?;
+                        Ok(Vec::new())
+                    })?;
+                    Ok(())
+                };
+                if passes == 1 {
+                    let zero = s.index(0);
+                    body(s, &[zero])
+                } else {
+                    // Sequential passes over (r, leading taps), each adding
+                    // into the output row.
+                    s.nest(&looped, false, body)
+                }
+            })
+        })?;
+        if let (true, Some(b)) = (passes > 1, bias) {
+            // The passes started from zero: the bias is added once.
+            let shape = om.shape.to_vec();
+            lc.kernel("conv_bias", &[acc_buf, b], &mut |s, a| {
+                s.nest(&shape, true, &mut |s, ivs| {
+                    let v = s.load(a[0], ivs)?;
+                    let bv = s.load(a[1], &[ivs[1]])?;
+                    let bv = s.widen(bv)?;
+                    let r = s.add(v, bv)?;
+                    s.store_as(r, a[0], ivs)
+                })
+            })?;
+        }
+        if acc_buf != out {
+            lc.copy_into(acc_buf, out)?;
+        }
+        Ok(())
+    }
+}
+
+fn lower_geometry(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Geometry, String> {
+    Geometry::from_attrs(&lc.attrs(), rank - 2)
+}
+
+pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (x, w) = (lc.operand(0)?, lc.operand(1)?);
+    let (xt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    let geo = lower_geometry(lc, xt.shape.len())?;
+    let bias = if lc.operands.len() == 3 { Some(lc.operand(2)?) } else { None };
+    let xp = padded(lc, x, &geo.padding, &geo.padding)?;
+    let xp = unit_stride_last(lc, xp)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let corr = Correlation {
+        stride: geo.stride.clone(),
+        dilation: geo.dilation.clone(),
+        kernel: wt.shape[2..].to_vec(),
+        per: wt.shape[0] / geo.groups,
+        red: wt.shape[1],
+        channels: Channels::Forward,
+        flip: false,
+    };
+    corr.emit(lc, xp, w, bias, out)?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (g, w) = (lc.operand(0)?, lc.operand(1)?);
+    let (gt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    let geo = lower_geometry(lc, gt.shape.len())?;
+    let k = gt.shape.len() - 2;
+    let kernel = wt.shape[2..].to_vec();
+    // The output gradient spread out by the stride into a buffer of the
+    // input's size plus the dilated kernel's reach, so that every input
+    // position reads its full (flipped) window: element p lands at
+    // p·stride + reach − padding.
+    let mut spread = gt.shape[..2].to_vec();
+    let mut lead = Vec::with_capacity(k);
+    for (i, &kk) in kernel.iter().enumerate() {
+        let reach = geo.dilation[i] * (kk - 1);
+        spread.push(rt.shape[2 + i].checked_add(reach).ok_or("the spread-out gradient's size overflows")?);
+        lead.push(reach - geo.padding[i]);
+    }
+    let src = if geo.stride.iter().all(|&s| s == 1) && lead.iter().all(|&l| l >= 0) {
+        padded(lc, g, &lead, &lead)?
+    } else {
+        let buf = fill_zero(lc, &spread, gt.elem)?;
+        let (gs, goff) = lp::layout(&gt);
+        let bs = row_major(&spread);
+        let (mut shape, mut src_off, mut dst_off) = (gt.shape[..2].to_vec(), goff, 0i64);
+        let mut dst_strides = bs[..2].to_vec();
+        let mut empty = false;
+        for i in 0..k {
+            let s = geo.stride[i];
+            // Output positions p with 0 ≤ p·s + lead < spread.
+            let lo = if lead[i] >= 0 { 0 } else { (-lead[i] + s - 1) / s };
+            let hi = ((spread[2 + i] - 1 - lead[i]).div_euclid(s) + 1).min(gt.shape[2 + i]);
+            empty |= hi <= lo;
+            shape.push((hi - lo).max(0));
+            src_off += lo * gs[2 + i];
+            dst_off += (lo * s + lead[i]) * bs[2 + i];
+            dst_strides.push(bs[2 + i] * s);
+        }
+        if !empty {
+            let from = lc.view(g, &shape, &gs, src_off)?;
+            let into = lc.view(buf, &shape, &dst_strides, dst_off)?;
+            lc.copy_into(from, into)?;
+        }
+        buf
+    };
+    let src = unit_stride_last(lc, src)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let cg = wt.shape[1];
+    let corr = Correlation {
+        stride: vec![1; k],
+        dilation: geo.dilation.clone(),
+        kernel,
+        per: cg,
+        red: wt.shape[0] / geo.groups,
+        channels: Channels::Transposed,
+        flip: true,
+    };
+    corr.emit(lc, src, w, None, out)?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+/// The body of a reduction's innermost loop: induction variables and the
+/// carried sum to the next sum.
+type Leaf<'a> = dyn FnMut(&mut Scalars<'_, '_>, &[Value], Value) -> Result<Value, String> + 'a;
+
+pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (g, x) = (lc.operand(0)?, lc.operand(1)?);
+    let (gt, xt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    let geo = lower_geometry(lc, xt.shape.len())?;
+    let xp = padded(lc, x, &geo.padding, &geo.padding)?;
+    let xp = unit_stride_last(lc, xp)?;
+    let g = unit_stride_last(lc, g)?;
+    let k = xt.shape.len() - 2;
+    let (o, cg) = (rt.shape[0], rt.shape[1]);
+    let og = o / geo.groups;
+    let kernel = rt.shape[2..].to_vec();
+    let outs = gt.shape[2..].to_vec();
+    let n = gt.shape[0];
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let compute = compute_elem(rt.elem);
+    let mut flat_shape = vec![o, cg];
+    flat_shape.extend_from_slice(&kernel);
+    let total = numel(&flat_shape);
+    lc.kernel("conv_weight_grad", &[xp, g, out], &mut |s, a| {
+        let (xb, gb, wb) = (a[0], a[1], a[2]);
+        s.nest(&[total], true, &mut |s, ivs| {
+            let at = s.delinearize(ivs[0], &flat_shape)?;
+            let (oi, r, tap) = (at[0], at[1], at[2..].to_vec());
+            let ogv = s.index(og);
+            let grp = s.bin(Binary::Div, oi, ogv)?;
+            let cgv = s.index(cg);
+            let base = s.mul(grp, cgv)?;
+            let xc = s.add(base, r)?;
+            let zero = s.const_f(0.0, compute);
+            // Loops over the batch and the output positions, carrying the
+            // sum; the innermost one (the last spatial dimension) is the
+            // vectorized reduction.
+            let mut dims = vec![n];
+            dims.extend_from_slice(&outs);
+            fn reduce(
+                s: &mut Scalars<'_, '_>,
+                dims: &[i64],
+                ivs: &mut Vec<Value>,
+                acc: Value,
+                leaf: &mut Leaf<'_>,
+            ) -> Result<Value, String> {
+                let d = dims[ivs.len()];
+                let r = s.for_loop(0, d, 1, false, &[acc], &mut |s, iv, carried| {
+                    ivs.push(iv);
+                    let next = if ivs.len() == dims.len() {
+                        leaf(s, ivs, carried[0])
+                    } else {
+                        reduce(s, dims, ivs, carried[0], leaf)
+                    };
+                    ivs.pop();
+                    Ok(vec![next?])
+                })?;
+                Ok(r[0])
+            }
+            let mut leaf = |s: &mut Scalars<'_, '_>, iv: &[Value], acc: Value| -> Result<Value, String> {
+                let (ni, p) = (iv[0], &iv[1..]);
+                let mut xi = vec![ni, xc];
+                for d in 0..k {
+                    let st = s.index(geo.stride[d]);
+                    let pos = s.mul(p[d], st)?;
+                    let dl = s.index(geo.dilation[d]);
+                    let off = s.mul(tap[d], dl)?;
+                    xi.push(s.add(pos, off)?);
+                }
+                let mut gi = vec![ni, oi];
+                gi.extend_from_slice(p);
+                let xv = s.load(xb, &xi)?;
+                let xv = s.widen(xv)?;
+                let gv = s.load(gb, &gi)?;
+                let gv = s.widen(gv)?;
+                let prod = s.mul(xv, gv)?;
+                s.add(acc, prod)
+            };
+            let sum = reduce(s, &dims, &mut Vec::new(), zero, &mut leaf)?;
+            let mut wi = vec![oi, r];
+            wi.extend_from_slice(&tap);
+            s.store_as(sum, wb, &wi)
+        })
+    })?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+aot_ir::op_handle!(pub ConvOp = "tensor.conv");
+aot_ir::op_handle!(pub ConvInputGradOp = "tensor.conv_input_grad");
+aot_ir::op_handle!(pub ConvWeightGradOp = "tensor.conv_weight_grad");

@@ -1,0 +1,42 @@
+// RUN: aot-opt %s --split-input-file | FileCheck %s
+// RUN: aot-opt %s --split-input-file | aot-opt --split-input-file | FileCheck %s
+// RUN: aot-opt %s --split-input-file --print-generic | aot-opt --split-input-file | FileCheck %s
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops))' | FileCheck %s --check-prefix=LOOPS
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(aot-train)' | FileCheck %s --check-prefix=JOINT
+
+/// A depthwise 7x7 convolution with a bias: the attributes round-trip, and
+/// the lowering pads the input once, then sums the 49 taps in one kernel
+/// body (no im2col buffer, no matrix product).
+// CHECK-LABEL: func.func @depthwise
+// CHECK: tensor.conv %arg0, %arg1, %arg2 {groups = 4, padding = [3, 3]} : tensor<2x4x8x8xf32>, tensor<4x1x7x7xf32>, tensor<4xf32> -> tensor<2x4x8x8xf32>
+// LOOPS-LABEL: func.func @depthwise
+// LOOPS: loop.alloc : memref<2x4x14x14xf32>
+// LOOPS: loop.kernel "zero_
+// LOOPS: loop.kernel "copy_
+// LOOPS: loop.kernel "conv_
+// LOOPS-COUNT-49: loop.load {{.*}}memref<4x1x7x7xf32>
+// LOOPS-NOT: loop.matmul
+// LOOPS: return
+// JOINT-LABEL: func.func @depthwise
+// JOINT-DAG: tensor.conv_input_grad {{.*}}input_shape = array<i64: 2, 4, 8, 8>
+// JOINT-DAG: tensor.conv_weight_grad {{.*}}kernel_size = array<i64: 7, 7>
+func.func @depthwise(%x: tensor<2x4x8x8xf32> {aot.requires_grad}, %w: tensor<4x1x7x7xf32> {aot.requires_grad}, %b: tensor<4xf32> {aot.requires_grad}) -> tensor<2x4x8x8xf32> {
+  %0 = tensor.conv %x, %w, %b {padding = [3, 3], groups = 4} : tensor<2x4x8x8xf32>, tensor<4x1x7x7xf32>, tensor<4xf32> -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+/// The derivative ops carry what their operands do not tell: the input's
+/// shape, the kernel's size.
+// CHECK-LABEL: func.func @grads
+// CHECK: tensor.conv_input_grad %arg0, %arg1 {groups = 2, input_shape = [1, 4, 9], stride = [2]} : tensor<1x6x4xf32>, tensor<6x2x3xf32> -> tensor<1x4x9xf32>
+// CHECK: tensor.conv_weight_grad %arg0, %arg2 {groups = 2, kernel_size = [3], stride = [2]} : tensor<1x6x4xf32>, tensor<1x4x9xf32> -> tensor<6x2x3xf32>
+// LOOPS-LABEL: func.func @grads
+// LOOPS: loop.kernel "conv_
+// LOOPS: loop.kernel "conv_weight_grad_
+func.func @grads(%g: tensor<1x6x4xf32>, %w: tensor<6x2x3xf32>, %x: tensor<1x4x9xf32>) -> (tensor<1x4x9xf32>, tensor<6x2x3xf32>) {
+  %0 = tensor.conv_input_grad %g, %w {stride = [2], groups = 2, input_shape = [1, 4, 9]} : tensor<1x6x4xf32>, tensor<6x2x3xf32> -> tensor<1x4x9xf32>
+  %1 = tensor.conv_weight_grad %g, %x {stride = [2], groups = 2, kernel_size = [3]} : tensor<1x6x4xf32>, tensor<1x4x9xf32> -> tensor<6x2x3xf32>
+  return %0, %1 : tensor<1x4x9xf32>, tensor<6x2x3xf32>
+}
