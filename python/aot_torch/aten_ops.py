@@ -916,9 +916,8 @@ def _linear(b, node, a):
 
 @_reg(aten.convolution.default)
 def _convolution(b, node, a):
-    """`tensor.conv`, for the convolutions `conv.convolution` leaves in the
-    graph (depthwise ones: see there); the catalogue op has its own
-    derivative, a transposed convolution and a weight reduction."""
+    """`tensor.conv` (`conv.convolution` leaves every non-transposed
+    convolution in the graph, and makes a transposed one a convolution)."""
     if a.get("transposed"):
         raise Reject("transposed convolution")
     shape, dtype = out_meta(node)

@@ -1,26 +1,12 @@
 """Convolution and pooling written with ops the IR has: decompositions that
 `fx_ir.to_aten` applies while tracing.
 
-A convolution reads, for every output position, a window of the padded
-input. For each offset inside the kernel, the elements at that offset of
-every window form one strided slice of the input ([N, C, *out]); stacked,
-the slices are the columns [C·kernel, N·out] that meet the weight in one
-matrix product per group (the im2col method, as PyTorch's own CPU
-fallback). The backward is the joint pass's derivative of those ops: each
-slice's gradient is written back into a zero tensor of the input's shape
-(a strided, parallel copy) and the kernel offsets' contributions add up,
-which is where overlapping windows meet. (One `as_strided` view of all
-windows would read the same elements, but its derivative scatters with an
-index per element, on one thread: a small CNN's training step took 1.4
-times as long.)
-
-A depthwise convolution (each group reads one input channel, and writes
-at most four) is not decomposed: the graph keeps `aten.convolution`, which
-the translator writes as the catalogue op `tensor.conv`. Its kernel reads
-the input where it lies (im2col would copy every window for matrix
-products of one row each), and its derivative is one transposed
-convolution and one reduction per weight, where the derivative of a sum
-over kernel offsets would scatter every offset's slice back on its own.
+A convolution is not decomposed: the graph keeps `aten.convolution`,
+which the translator writes as the catalogue op `tensor.conv` (its
+derivative and kernels are the IR's). A pooling window reads, for every
+output position, a window of the padded input: for each offset inside the
+kernel, the elements at that offset of every window form one strided
+slice of the input ([N, C, *out]).
 
 Max pooling walks the kernel offsets' slices with `where`, taking an
 element when it is larger than the best so far or NaN, as PyTorch's kernel
@@ -113,60 +99,16 @@ def _batched(x: torch.Tensor, k: int):
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if weight.dim() < 3 or input.dim() != weight.dim():
-        return NotImplemented
-    if transposed:
+    """A transposed convolution as a convolution (`_conv_transpose`). The
+    others stay ATen ops, which the translator writes as `tensor.conv`: a
+    catalogue op with its own derivative (`tensor.conv_input_grad`,
+    `tensor.conv_weight_grad`) and kernels that read the input in place
+    (depthwise) or through one column buffer and a GEMM per group. (A
+    decomposition traced a node per kernel offset, and its derivative
+    scattered every offset's slice back on its own.)"""
+    if transposed and weight.dim() >= 3 and input.dim() == weight.dim():
         return _conv_transpose(input, weight, bias, stride, padding, dilation, output_padding, groups)
-    if input.dtype != weight.dtype or not input.dtype.is_floating_point:
-        return NotImplemented
-    k = weight.dim() - 2
-    stride, padding, dilation = _expand(stride, k), _expand(padding, k), _expand(dilation, k)
-    kernel = list(weight.shape[2:])
-    n, c = input.shape[:2]
-    o = weight.shape[0]
-    g = int(groups)
-    if g < 1 or c % g or o % g or weight.shape[1] != c // g:
-        return NotImplemented
-    spatial = input.shape[2:]
-    out = [(spatial[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(k)]
-    if any(s <= 0 for s in out) or n == 0:
-        return NotImplemented
-    if c // g == 1 and o // g <= DIRECT_MULTIPLIER:
-        # Depthwise: the graph keeps the ATen op, which the translator
-        # writes as `tensor.conv` (its kernels read the input in place, and
-        # its derivative is one transposed convolution and one reduction,
-        # where this decomposition's would scatter every kernel offset).
-        return NotImplemented
-    x = _pad(input, padding, padding, 0.0)
-    y = _im2col(x, weight, out, kernel, stride, dilation, g, n, c, o)
-    if bias is not None:
-        y = aten.add.Tensor(y, aten.view.default(bias, [1, o] + [1] * k))
-    return eager_format(y, input)
-
-
-#: Output channels per input channel up to which a depthwise convolution is
-#: left to `tensor.conv` rather than written as a product of matrices.
-DIRECT_MULTIPLIER = 4
-
-
-def _im2col(x, weight, out, kernel, stride, dilation, g: int, n: int, c: int, o: int) -> torch.Tensor:
-    """A convolution as one matrix product per group of the weights with
-    the windows' columns (see the module's docstring)."""
-    k = len(kernel)
-    win = _windows(x, out, kernel, stride, dilation, 2)
-    # Columns [C, kernel, N, *out]: one row per (channel, kernel offset),
-    # one column per output position.
-    perm = [1, 2, 0] + list(range(3, 3 + k))
-    cols = aten.clone.default(aten.permute.default(win, perm), memory_format=torch.contiguous_format)
-    cg, per_kernel, positions = c // g, math.prod(kernel), n * math.prod(out)
-    cols = aten.view.default(cols, [g, cg * per_kernel, positions])
-    w = aten.view.default(aten.clone.default(weight, memory_format=torch.contiguous_format)
-                          if not weight.is_contiguous() else weight, [g, o // g, cg * per_kernel])
-    y = aten.bmm.default(w, cols)
-    # [O, N, *out] back to [N, O, *out], contiguous as PyTorch returns it.
-    y = aten.view.default(y, [o, n] + out)
-    y = aten.permute.default(y, [1, 0] + list(range(2, 2 + k)))
-    return aten.clone.default(y, memory_format=torch.contiguous_format)
+    return NotImplemented
 
 
 def _conv_transpose(input, weight, bias, stride, padding, dilation, output_padding, groups):

@@ -491,8 +491,17 @@ def to_aten(gm: Callable, example_inputs: Sequence[Any],
     # `torch.set_grad_enabled(mode)` restores the mode on exit: a graph that
     # raises between its own `_set_grad_enabled` calls (a no_grad block)
     # does not leave grad mode switched.
+    # Real tracing records each node's value as a fake tensor made under
+    # the ambient fake mode, and makes a new FakeTensorMode for every node
+    # where there is none (milliseconds each: most of a ResNet's first
+    # call). One mode serves the whole trace.
+    from torch._guards import TracingContext, tracing
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    ambient = TracingContext.try_get()
+    context = ambient if ambient is not None and ambient.fake_mode is not None else \
+        TracingContext(FakeTensorMode(allow_fallback_kernels=True))
     with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
-            fx_traceback.preserve_node_meta():
+            fx_traceback.preserve_node_meta(), tracing(context):
         return make_fx(fn, decomposition_table=table, tracing_mode="real")(*inputs)
 
 

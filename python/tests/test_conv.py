@@ -1,6 +1,6 @@
 """Convolutions and pooling through torch.compile(backend="aot") against
-eager PyTorch (aot_torch.conv writes them with ops the IR has, depthwise
-convolutions as the catalogue op tensor.conv): outputs,
+eager PyTorch (convolutions are the catalogue op tensor.conv, pooling is
+written with ops the IR has by aot_torch.conv): outputs,
 pooling indices and the gradients of the input and the weights, over
 1, 2 and 3 spatial dimensions, strides, padding, dilation, groups,
 ceil_mode, unbatched and channels-last inputs; ties in max pooling send

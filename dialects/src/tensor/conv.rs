@@ -14,15 +14,26 @@
 //! bilinear, and their derivatives are each other: the family is closed
 //! under differentiation, so double backward works.
 //!
-//! Lowering: one kernel per op that reads the operands where they lie, no
-//! im2col buffer. Each output element sums its kernel window with the taps
-//! unrolled in the innermost loop's body (up to [`UNROLL`] of them), which
-//! the vectorizer turns into lane loads and products along the last
-//! spatial dimension; zero padding is a padded copy of the operand made
-//! first, so that the loop body needs no bound test. The input gradient is
-//! the same correlation over the output gradient spread out by the stride
-//! and padded, with the kernel flipped; the weight gradient is one
-//! reduction per weight element over the batch and the output positions.
+//! Lowering, depthwise (one input channel per group, where a matrix
+//! product would have rows of one element): one kernel per op that reads
+//! the operands where they lie. Each output element sums its kernel window
+//! with the taps unrolled in the innermost loop's body (up to [`UNROLL`] of
+//! them), which the vectorizer turns into lane loads and products along the
+//! last spatial dimension; zero padding is a padded copy of the operand
+//! made first, so that the loop body needs no bound test. The input
+//! gradient is the same correlation over the output gradient spread out by
+//! the stride and padded, with the kernel flipped; the weight gradient is
+//! one reduction per weight element over the batch and the output
+//! positions.
+//!
+//! Lowering, other convolutions: the padded input's windows copied once
+//! into columns `[G, cg·T, N, P]` (im2col), then one GEMM per group and
+//! image written straight into the result's layout (the bias preloaded and
+//! accumulated onto). The weight gradient is a GEMM of the output gradient
+//! (rows per output channel) with the columns; the input gradient a GEMM of
+//! the transposed weight with the output gradient into columns, whose
+//! entries are then added back where their windows read (col2im, one
+//! parallel iteration per image and channel, so no two write one element).
 
 use crate::autodiff::{Grads, VjpCtx};
 use crate::lowering::*;
@@ -608,6 +619,247 @@ impl Correlation {
     }
 }
 
+/// Whether a convolution with `cg` input channels per group is computed
+/// by the direct kernels (windowed sums: depthwise ones, which would make
+/// GEMMs of one row) rather than through columns and a matrix product.
+fn direct(cg: i64) -> bool {
+    cg == 1
+}
+
+/// The windows of a padded `xp` ([N, C, *Sp]) as columns: a fresh buffer
+/// `[G, cg·T, N, P]` (T kernel taps, P output positions) holding
+/// `xp[n, g·cg + ci, p·stride + t·dilation]` at `[g, ci·T + t, n, p]`.
+fn im2col(
+    lc: &mut LowerCtx<'_, '_>,
+    xp: Value,
+    geo: &Geometry,
+    cg: i64,
+    kernel: &[i64],
+    outs: &[i64],
+) -> Result<Value, String> {
+    let xm = lp::memref(lc.ctx(), xp).cloned().ok_or("not a buffer")?;
+    let (n, k) = (xm.shape[0], kernel.len());
+    let taps = numel(kernel);
+    let positions = numel(outs);
+    let cols = lc.alloc(&[geo.groups, cg * taps, n, positions], xm.elem);
+    // The same buffer as [G·cg·T, N, *Out]: one store per loop nest point.
+    let mut shape = vec![geo.groups * cg * taps, n];
+    shape.extend_from_slice(outs);
+    let view = lc.view(cols, &shape, &row_major(&shape), 0)?;
+    let mut rows = vec![geo.groups, cg];
+    rows.extend_from_slice(kernel);
+    lc.kernel("im2col", &[xp, view], &mut |s, a| {
+        s.nest(&shape, true, &mut |s, ivs| {
+            let at = s.delinearize(ivs[0], &rows)?;
+            let cgv = s.index(cg);
+            let base = s.mul(at[0], cgv)?;
+            let ch = s.add(base, at[1])?;
+            let mut xi = vec![ivs[1], ch];
+            for d in 0..k {
+                let st = s.index(geo.stride[d]);
+                let pos = s.mul(ivs[2 + d], st)?;
+                let dl = s.index(geo.dilation[d]);
+                let off = s.mul(at[2 + d], dl)?;
+                xi.push(s.add(pos, off)?);
+            }
+            let v = s.load(a[0], &xi)?;
+            s.store(v, a[1], ivs);
+            Ok(())
+        })
+    })?;
+    Ok(cols)
+}
+
+/// The output gradient `g` ([N, O, *Out]) as rows `[G, og, N·P]`: one
+/// row per output channel, the batch and the positions its columns (the
+/// depth of the weight gradient's GEMM, the columns of the input
+/// gradient's). A view of `g` itself for one image with contiguous
+/// positions, else a copy.
+fn channel_rows(lc: &mut LowerCtx<'_, '_>, g: Value, groups: i64) -> Result<Value, String> {
+    let m = lp::memref(lc.ctx(), g).cloned().ok_or("not a buffer")?;
+    let (n, o) = (m.shape[0], m.shape[1]);
+    let og = o / groups;
+    let outs = m.shape[2..].to_vec();
+    let depth = n * numel(&outs);
+    let (strides, off) = lp::layout(&m);
+    let rm = row_major(&m.shape);
+    let flat = (2..m.shape.len()).all(|d| m.shape[d] == 1 || strides[d] == rm[d]);
+    if n == 1 && flat && (o == 1 || strides[1] == rm[1]) {
+        return lc.view(g, &[groups, og, depth], &[og * rm[1], rm[1], 1], off);
+    }
+    let mut shape = vec![groups, og, n];
+    shape.extend_from_slice(&outs);
+    let mut from_strides = vec![og * strides[1], strides[1], strides[0]];
+    from_strides.extend_from_slice(&strides[2..]);
+    let from = lc.view(g, &shape, &from_strides, off)?;
+    let rows = lc.alloc(&shape, m.elem);
+    lc.copy_into(from, rows)?;
+    lc.view(rows, &[groups, og, depth], &[og * depth, depth, 1], 0)
+}
+
+fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value>) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (x, w) = (lc.operand(0)?, lc.operand(1)?);
+    let (xt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    let (n, o, cg) = (xt.shape[0], wt.shape[0], wt.shape[1]);
+    let g = geo.groups;
+    let og = o / g;
+    let kernel = wt.shape[2..].to_vec();
+    let outs = rt.shape[2..].to_vec();
+    let (taps, positions) = (numel(&kernel), numel(&outs));
+    let xp = padded(lc, x, &geo.padding, &geo.padding)?;
+    let cols = im2col(lc, xp, geo, cg, &kernel, &outs)?;
+    let w = lc.contiguous(w)?;
+    let depth = cg * taps;
+    let wv = lc.view(w, &[g, og, depth], &[og * depth, depth, 1], 0)?;
+    let cv = lc.view(cols, &[g, depth, n * positions], &[depth * n * positions, n * positions, 1], 0)?;
+    let y = lc.alloc(&rt.shape, rt.elem);
+    // One GEMM per group over every image's positions (per image, the
+    // late stages' 4×4 maps made products four columns wide, which re-read
+    // the weight for every image). For one image its result is `y`'s
+    // layout already; otherwise `[O, N, P]`, then moved into place.
+    let into = if n == 1 { y } else { lc.alloc(&[o, n, positions], rt.elem) };
+    let cview = lc.view(into, &[g, og, n * positions], &[og * n * positions, n * positions, 1], 0)?;
+    if let (true, Some(b)) = (n == 1, bias) {
+        let shape = rt.shape.to_vec();
+        lc.kernel("conv_bias", &[b, y], &mut |s, a| {
+            s.nest(&shape, true, &mut |s, ivs| {
+                let v = s.load(a[0], &[ivs[1]])?;
+                s.store(v, a[1], ivs);
+                Ok(())
+            })
+        })?;
+    }
+    crate::tensor::lowering::batched_matmul(lc, wv, cv, cview, n == 1 && bias.is_some())?;
+    if n > 1 {
+        // y[n, o, p] = into[o, n, p] (+ bias[o]).
+        let mut strides = vec![positions, n * positions];
+        strides.extend(row_major(&outs));
+        let from = lc.view(into, &rt.shape, &strides, 0)?;
+        let shape = rt.shape.to_vec();
+        let mut buffers = vec![from, y];
+        buffers.extend(bias);
+        lc.kernel("conv_out", &buffers, &mut |s, a| {
+            s.nest(&shape, true, &mut |s, ivs| {
+                let v = s.load(a[0], ivs)?;
+                let v = match a.get(2) {
+                    Some(&b) => {
+                        let v = s.widen(v)?;
+                        let bv = s.load(b, &[ivs[1]])?;
+                        let bv = s.widen(bv)?;
+                        s.add(v, bv)?
+                    }
+                    None => v,
+                };
+                s.store_as(v, a[1], ivs)
+            })
+        })?;
+    }
+    lc.set_result(0, y);
+    Ok(())
+}
+
+fn lower_weight_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (g, x) = (lc.operand(0)?, lc.operand(1)?);
+    let (gt, xt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    let (n, o, cg) = (xt.shape[0], rt.shape[0], rt.shape[1]);
+    let groups = geo.groups;
+    let og = o / groups;
+    let kernel = rt.shape[2..].to_vec();
+    let outs = gt.shape[2..].to_vec();
+    let (taps, positions) = (numel(&kernel), numel(&outs));
+    let xp = padded(lc, x, &geo.padding, &geo.padding)?;
+    let cols = im2col(lc, xp, geo, cg, &kernel, &outs)?;
+    let a = channel_rows(lc, g, groups)?;
+    let depth = n * positions;
+    let width = cg * taps;
+    let b = lc.view(cols, &[groups, depth, width], &[width * depth, 1, depth], 0)?;
+    let out = lc.alloc(&rt.shape, rt.elem);
+    let c = lc.view(out, &[groups, og, width], &[og * width, width, 1], 0)?;
+    crate::tensor::lowering::batched_matmul(lc, a, b, c, false)?;
+    lc.set_result(0, out);
+    Ok(())
+}
+
+fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<(), String> {
+    let rt = lc.result_type(0)?;
+    let (g, w) = (lc.operand(0)?, lc.operand(1)?);
+    let (gt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    let (n, c, o, cg) = (rt.shape[0], rt.shape[1], wt.shape[0], wt.shape[1]);
+    let groups = geo.groups;
+    let og = o / groups;
+    let k = rt.shape.len() - 2;
+    let kernel = wt.shape[2..].to_vec();
+    let outs = gt.shape[2..].to_vec();
+    let (taps, positions) = (numel(&kernel), numel(&outs));
+    let depth = cg * taps;
+    let cols = n * positions;
+    // Columns of the input gradient, one GEMM per group over every image:
+    // dcols[g, j, (n, p)] = Σ_oo w[g·og + oo, j] · g[n, g·og + oo, p].
+    let w = lc.contiguous(w)?;
+    let wv = lc.view(w, &[groups, depth, og], &[og * depth, 1, depth], 0)?;
+    let rows = channel_rows(lc, g, groups)?;
+    let dcols = lc.alloc(&[groups, depth, cols], gt.elem);
+    crate::tensor::lowering::batched_matmul(lc, wv, rows, dcols, false)?;
+    // Each column entry added back where its window read the input (the
+    // windows overlap), into a zero-padded input gradient.
+    let mut padded_shape = rt.shape.to_vec();
+    for i in 0..k {
+        padded_shape[2 + i] =
+            padded_shape[2 + i].checked_add(2 * geo.padding[i]).ok_or("the padded input gradient's size overflows")?;
+    }
+    let acc = fill_zero(lc, &padded_shape, rt.elem)?;
+    let mut dshape = vec![groups, cg];
+    dshape.extend_from_slice(&kernel);
+    dshape.push(n);
+    dshape.extend_from_slice(&outs);
+    let dview = lc.view(dcols, &dshape, &row_major(&dshape), 0)?;
+    let mut inner = kernel.clone();
+    inner.extend_from_slice(&outs);
+    lc.kernel("col2im", &[dview, acc], &mut |s, a| {
+        s.nest(&[n * c], true, &mut |s, ivs| {
+            let nc = s.delinearize(ivs[0], &[n, c])?;
+            let cgv = s.index(cg);
+            let grp = s.bin(Binary::Div, nc[1], cgv)?;
+            let ci = s.bin(Binary::Rem, nc[1], cgv)?;
+            s.nest(&inner, false, &mut |s, lv| {
+                let (tap, pos) = (&lv[..k], &lv[k..]);
+                let mut xi = vec![nc[0], nc[1]];
+                for d in 0..k {
+                    let st = s.index(geo.stride[d]);
+                    let at = s.mul(pos[d], st)?;
+                    let dl = s.index(geo.dilation[d]);
+                    let off = s.mul(tap[d], dl)?;
+                    xi.push(s.add(at, off)?);
+                }
+                let mut di = vec![grp, ci];
+                di.extend_from_slice(tap);
+                di.push(nc[0]);
+                di.extend_from_slice(pos);
+                let v = s.load(a[0], &di)?;
+                let v = s.widen(v)?;
+                let prev = s.load(a[1], &xi)?;
+                let prev = s.widen(prev)?;
+                let sum = s.add(prev, v)?;
+                s.store_as(sum, a[1], &xi)
+            })
+        })
+    })?;
+    let out = if geo.padding.iter().all(|&p| p == 0) {
+        acc
+    } else {
+        let strides = row_major(&padded_shape);
+        let offset: i64 = geo.padding.iter().enumerate().map(|(i, &p)| p * strides[2 + i]).sum();
+        let interior = lc.view(acc, &rt.shape, &strides, offset)?;
+        let out = lc.alloc(&rt.shape, rt.elem);
+        lc.copy_into(interior, out)?;
+        out
+    };
+    lc.set_result(0, out);
+    Ok(())
+}
+
 fn lower_geometry(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Geometry, String> {
     Geometry::from_attrs(&lc.attrs(), rank - 2)
 }
@@ -618,6 +870,9 @@ pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (xt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
     let geo = lower_geometry(lc, xt.shape.len())?;
     let bias = if lc.operands.len() == 3 { Some(lc.operand(2)?) } else { None };
+    if !direct(wt.shape[1]) {
+        return lower_conv_gemm(lc, &geo, bias);
+    }
     let xp = padded(lc, x, &geo.padding, &geo.padding)?;
     let xp = unit_stride_last(lc, xp)?;
     let out = lc.alloc(&rt.shape, rt.elem);
@@ -640,6 +895,9 @@ pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (g, w) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
     let geo = lower_geometry(lc, gt.shape.len())?;
+    if !direct(wt.shape[1]) {
+        return lower_input_grad_gemm(lc, &geo);
+    }
     let k = gt.shape.len() - 2;
     let kernel = wt.shape[2..].to_vec();
     // The output gradient spread out by the stride into a buffer of the
@@ -706,6 +964,9 @@ pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (g, x) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, xt) = (lc.operand_type(0)?, lc.operand_type(1)?);
     let geo = lower_geometry(lc, xt.shape.len())?;
+    if !direct(rt.shape[1]) {
+        return lower_weight_grad_gemm(lc, &geo);
+    }
     let xp = padded(lc, x, &geo.padding, &geo.padding)?;
     let xp = unit_stride_last(lc, xp)?;
     let g = unit_stride_last(lc, g)?;

@@ -915,7 +915,13 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 /// `c[..., m, n] = Σ_k a[..., m, k] · b[..., k, n]` on rank-equal buffers
 /// with equal batch dims (broadcast with stride-0 views): an external GEMM
 /// for f32/f64, a loop kernel otherwise.
-fn batched_matmul(lc: &mut LowerCtx<'_, '_>, a: Value, b: Value, c: Value, accumulate: bool) -> Result<(), String> {
+pub(crate) fn batched_matmul(
+    lc: &mut LowerCtx<'_, '_>,
+    a: Value,
+    b: Value,
+    c: Value,
+    accumulate: bool,
+) -> Result<(), String> {
     let ct = memref(lc.ctx(), c).cloned().ok_or("matmul output is not a buffer")?;
     if matches!(ct.elem, ElemType::F32 | ElemType::F64) {
         lc.matmul(a, b, c, accumulate);

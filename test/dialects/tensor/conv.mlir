@@ -32,11 +32,47 @@ func.func @depthwise(%x: tensor<2x4x8x8xf32> {aot.requires_grad}, %w: tensor<4x1
 // CHECK-LABEL: func.func @grads
 // CHECK: tensor.conv_input_grad %arg0, %arg1 {groups = 2, input_shape = [1, 4, 9], stride = [2]} : tensor<1x6x4xf32>, tensor<6x2x3xf32> -> tensor<1x4x9xf32>
 // CHECK: tensor.conv_weight_grad %arg0, %arg2 {groups = 2, kernel_size = [3], stride = [2]} : tensor<1x6x4xf32>, tensor<1x4x9xf32> -> tensor<6x2x3xf32>
+// Two input channels per group: the input gradient is a GEMM into columns
+// and col2im, the weight gradient im2col and a GEMM.
 // LOOPS-LABEL: func.func @grads
-// LOOPS: loop.kernel "conv_
-// LOOPS: loop.kernel "conv_weight_grad_
+// LOOPS: loop.matmul {{.*}}, memref<2x6x4xf32>{{$}}
+// LOOPS: loop.kernel "col2im_
+// LOOPS: loop.kernel "im2col_
+// LOOPS: loop.matmul {{.*}}memref<2x3x6xf32>
 func.func @grads(%g: tensor<1x6x4xf32>, %w: tensor<6x2x3xf32>, %x: tensor<1x4x9xf32>) -> (tensor<1x4x9xf32>, tensor<6x2x3xf32>) {
   %0 = tensor.conv_input_grad %g, %w {stride = [2], groups = 2, input_shape = [1, 4, 9]} : tensor<1x6x4xf32>, tensor<6x2x3xf32> -> tensor<1x4x9xf32>
   %1 = tensor.conv_weight_grad %g, %x {stride = [2], groups = 2, kernel_size = [3]} : tensor<1x6x4xf32>, tensor<1x4x9xf32> -> tensor<6x2x3xf32>
   return %0, %1 : tensor<1x4x9xf32>, tensor<6x2x3xf32>
+}
+
+// -----
+
+/// A dense grouped convolution with a bias: the windows copied once into
+/// columns, one GEMM per group over both images' positions, then the result
+/// moved into place with the bias added. For one image the GEMM writes the
+/// result itself, onto the bias.
+// CHECK-LABEL: func.func @dense
+// LOOPS-LABEL: func.func @dense
+// LOOPS: loop.kernel "im2col_
+// LOOPS: loop.matmul {{.*}} : memref<2x3x18xf32>, memref<2x18x40xf32>, memref<2x3x40xf32>
+// LOOPS: loop.kernel "conv_out_
+// LOOPS-NOT: loop.kernel
+// LOOPS: return
+func.func @dense(%x: tensor<2x4x6x7xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x4x5xf32> {
+  %0 = tensor.conv %x, %w, %b {groups = 2} : tensor<2x4x6x7xf32>, tensor<6x2x3x3xf32>, tensor<6xf32> -> tensor<2x6x4x5xf32>
+  return %0 : tensor<2x6x4x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dense_one_image
+// LOOPS-LABEL: func.func @dense_one_image
+// LOOPS: loop.kernel "im2col_
+// LOOPS: loop.kernel "conv_bias_
+// LOOPS: loop.matmul {{.*}} {accumulate} : memref<2x3x18xf32>, memref<2x18x20xf32>, memref<2x3x20xf32>
+// LOOPS-NOT: loop.kernel
+// LOOPS: return
+func.func @dense_one_image(%x: tensor<1x4x6x7xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<1x6x4x5xf32> {
+  %0 = tensor.conv %x, %w, %b {groups = 2} : tensor<1x4x6x7xf32>, tensor<6x2x3x3xf32>, tensor<6xf32> -> tensor<1x6x4x5xf32>
+  return %0 : tensor<1x6x4x5xf32>
 }
