@@ -395,8 +395,9 @@ fn padded(lc: &mut LowerCtx<'_, '_>, x: Value, before: &[i64], after: &[i64]) ->
     }
     let m = lp::memref(lc.ctx(), x).cloned().ok_or("padding a non-buffer")?;
     let mut shape = m.shape.to_vec();
-    for i in 0..before.len() {
-        shape[2 + i] += before[i] + after[i];
+    for (i, (&b, &a)) in before.iter().zip(after).enumerate() {
+        shape[2 + i] =
+            shape[2 + i].checked_add(b).and_then(|v| v.checked_add(a)).ok_or("the padded operand's size overflows")?;
     }
     let buf = fill_zero(lc, &shape, m.elem)?;
     let strides = row_major(&shape);
