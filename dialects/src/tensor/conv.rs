@@ -643,25 +643,27 @@ fn im2col(
     let taps = numel(kernel);
     let positions = numel(outs);
     let cols = lc.alloc(&[geo.groups, cg * taps, n, positions], xm.elem);
-    // The same buffer as [G·cg·T, N, *Out]: one store per loop nest point.
-    let mut shape = vec![geo.groups * cg * taps, n];
+    // The same buffer as [C, *K, N, *Out] (C = G·cg: a row's group and
+    // channel within it are the channel itself): one loop per dimension,
+    // so that the load's channel is an induction variable. (A flat index
+    // split by division left a `rem` in every address, through which
+    // `fuse` could not simplify an inlined producer's indices: the
+    // producer's divisions then ran per element, unvectorized.)
+    let mut shape = vec![geo.groups * cg];
+    shape.extend_from_slice(kernel);
+    shape.push(n);
     shape.extend_from_slice(outs);
     let view = lc.view(cols, &shape, &row_major(&shape), 0)?;
-    let mut rows = vec![geo.groups, cg];
-    rows.extend_from_slice(kernel);
     lc.kernel("im2col", &[xp, view], &mut |s, a| {
         s.nest(&shape, true, &mut |s, ivs| {
-            let at = s.delinearize(ivs[0], &rows)?;
-            let cgv = s.index(cg);
-            let base = s.mul(at[0], cgv)?;
-            let ch = s.add(base, at[1])?;
-            let mut xi = vec![ivs[1], ch];
+            let (ch, tap, ni, pos) = (ivs[0], &ivs[1..1 + k], ivs[1 + k], &ivs[2 + k..]);
+            let mut xi = vec![ni, ch];
             for d in 0..k {
                 let st = s.index(geo.stride[d]);
-                let pos = s.mul(ivs[2 + d], st)?;
+                let at = s.mul(pos[d], st)?;
                 let dl = s.index(geo.dilation[d]);
-                let off = s.mul(at[2 + d], dl)?;
-                xi.push(s.add(pos, off)?);
+                let off = s.mul(tap[d], dl)?;
+                xi.push(s.add(at, off)?);
             }
             let v = s.load(a[0], &xi)?;
             s.store(v, a[1], ivs);
