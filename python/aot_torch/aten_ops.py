@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List
 import torch
 import torch.fx
 
+from . import conv
 from .ir_builder import FLAG, FLOAT_DTYPES, Builder, Reject, Value, out_meta, out_metas
 
 aten = torch.ops.aten
@@ -928,12 +929,8 @@ def _convolution(b, node, a):
     if k < 1 or len(x.shape) != len(w.shape):
         raise Reject("convolution of a rank-%d input and a rank-%d weight" % (len(x.shape), len(w.shape)))
 
-    def per_dim(v):
-        v = [int(t) for t in v] if isinstance(v, (list, tuple)) else [int(v)]
-        return v * k if len(v) == 1 else v
-
-    attrs = {"stride": per_dim(a["stride"]), "padding": per_dim(a["padding"]),
-             "dilation": per_dim(a["dilation"]), "groups": int(a["groups"])}
+    attrs = {"stride": conv.expand(a["stride"], k), "padding": conv.expand(a["padding"], k),
+             "dilation": conv.expand(a["dilation"], k), "groups": int(a["groups"])}
     ops = [x, w]
     if a.get("bias") is not None:
         bias = b.value(a["bias"])

@@ -1,5 +1,5 @@
-"""Convolution and pooling written with ops the IR has: decompositions that
-`fx_ir.to_aten` applies while tracing.
+"""Pooling and transposed convolutions written with ops the IR has:
+decompositions that `fx_ir.to_aten` applies while tracing.
 
 A convolution is not decomposed: the graph keeps `aten.convolution`,
 which the translator writes as the catalogue op `tensor.conv` (its
@@ -33,7 +33,7 @@ import torch
 aten = torch.ops.aten
 
 
-def _expand(v, k: int) -> List[int]:
+def expand(v, k: int) -> List[int]:
     """An int or a sequence of 1 or k ints as k ints (PyTorch's rule)."""
     if isinstance(v, int):
         return [v] * k
@@ -121,8 +121,8 @@ def _conv_transpose(input, weight, bias, stride, padding, dilation, output_paddi
     if input.dtype != weight.dtype or not input.dtype.is_floating_point:
         return NotImplemented
     k = weight.dim() - 2
-    stride, padding = _expand(stride, k), _expand(padding, k)
-    dilation, output_padding = _expand(dilation, k), _expand(output_padding, k)
+    stride, padding = expand(stride, k), expand(padding, k)
+    dilation, output_padding = expand(dilation, k), expand(output_padding, k)
     kernel = list(weight.shape[2:])
     n, c = input.shape[:2]
     g = int(groups)
@@ -176,10 +176,10 @@ def _pool_out(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil
 
 
 def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, k):
-    kernel = _expand(kernel_size, k)
+    kernel = expand(kernel_size, k)
     empty = stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)
-    stride = kernel if empty else _expand(stride, k)
-    padding, dilation = _expand(padding, k), _expand(dilation, k)
+    stride = kernel if empty else expand(stride, k)
+    padding, dilation = expand(padding, k), expand(dilation, k)
     spatial = x.shape[2:]
     out = [_pool_out(spatial[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(k)]
     # Right padding that the last window reaches beyond the left-padded input.
@@ -264,7 +264,7 @@ def _avg_pool(k, input, kernel_size, stride, padding, ceil_mode, count_include_p
 
 def _adaptive_avg_pool(k, input, output_size):
     x, added = _batched(input, k)
-    size = _expand(output_size, k)
+    size = expand(output_size, k)
     spatial = x.shape[2:]
     if any(s is None for s in size):
         size = [spatial[i] if size[i] is None else size[i] for i in range(k)]

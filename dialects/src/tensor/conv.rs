@@ -35,6 +35,7 @@
 //! entries are then added back where their windows read (col2im, one
 //! parallel iteration per image and channel, so no two write one element).
 
+use super::kernels::unravel;
 use crate::autodiff::{Grads, VjpCtx};
 use crate::lowering::*;
 use crate::r#loop::{self as lp, Binary};
@@ -48,27 +49,22 @@ use smallvec::smallvec;
 /// dimensions.
 pub const UNROLL: i64 = 64;
 
-/// `tensor.conv`'s attributes, which the derivative ops share.
-pub const ATTRS: &[AttrSpec] = &[
-    AttrSpec::optional("stride", AttrKind::I64List),
-    AttrSpec::optional("padding", AttrKind::I64List),
-    AttrSpec::optional("dilation", AttrKind::I64List),
-    AttrSpec::optional("groups", AttrKind::I64),
-];
-pub const INPUT_GRAD_ATTRS: &[AttrSpec] = &[
-    AttrSpec::optional("stride", AttrKind::I64List),
-    AttrSpec::optional("padding", AttrKind::I64List),
-    AttrSpec::optional("dilation", AttrKind::I64List),
-    AttrSpec::optional("groups", AttrKind::I64),
-    AttrSpec::required("input_shape", AttrKind::I64List),
-];
-pub const WEIGHT_GRAD_ATTRS: &[AttrSpec] = &[
-    AttrSpec::optional("stride", AttrKind::I64List),
-    AttrSpec::optional("padding", AttrKind::I64List),
-    AttrSpec::optional("dilation", AttrKind::I64List),
-    AttrSpec::optional("groups", AttrKind::I64),
-    AttrSpec::required("kernel_size", AttrKind::I64List),
-];
+/// The attributes of the family: `tensor.conv`'s four, then what a
+/// derivative op adds.
+macro_rules! conv_attrs {
+    ($($extra:expr),*) => {
+        &[
+            AttrSpec::optional("stride", AttrKind::I64List),
+            AttrSpec::optional("padding", AttrKind::I64List),
+            AttrSpec::optional("dilation", AttrKind::I64List),
+            AttrSpec::optional("groups", AttrKind::I64),
+            $($extra),*
+        ]
+    };
+}
+pub const ATTRS: &[AttrSpec] = conv_attrs!();
+pub const INPUT_GRAD_ATTRS: &[AttrSpec] = conv_attrs!(AttrSpec::required("input_shape", AttrKind::I64List));
+pub const WEIGHT_GRAD_ATTRS: &[AttrSpec] = conv_attrs!(AttrSpec::required("kernel_size", AttrKind::I64List));
 
 /// Stride, padding, dilation (one per spatial dimension) and groups.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -235,22 +231,22 @@ fn for_each_product(geo: &Geometry, xs: &[i64], ws: &[i64], ys: &[i64], f: &mut 
     let outs: Vec<i64> = ys[2..].to_vec();
     let ntaps: i64 = taps.iter().product();
     let nout: i64 = outs.iter().product();
-    let mut pos = vec![0i64; k];
-    let mut tap = vec![0i64; k];
+    let mut pos = vec![0usize; k];
+    let mut tap = vec![0usize; k];
     for n in 0..xs[0] {
         for o in 0..ws[0] {
             let grp = o / og;
             for p in 0..nout {
-                unravel(p, &outs, &mut pos);
+                unravel(p as usize, &outs, &mut pos);
                 let yi = ((n * ys[1] + o) * nout + p) as usize;
                 for r in 0..cg {
                     let xc = grp * cg + r;
                     for t in 0..ntaps {
-                        unravel(t, &taps, &mut tap);
+                        unravel(t as usize, &taps, &mut tap);
                         let mut xi = n * xs[1] + xc;
                         let mut inside = true;
                         for i in 0..k {
-                            let at = pos[i] * geo.stride[i] + tap[i] * geo.dilation[i] - geo.padding[i];
+                            let at = pos[i] as i64 * geo.stride[i] + tap[i] as i64 * geo.dilation[i] - geo.padding[i];
                             inside &= (0..xs[2 + i]).contains(&at);
                             xi = xi * xs[2 + i] + at;
                         }
@@ -262,13 +258,6 @@ fn for_each_product(geo: &Geometry, xs: &[i64], ws: &[i64], ys: &[i64], f: &mut 
                 }
             }
         }
-    }
-}
-
-fn unravel(mut lin: i64, shape: &[i64], out: &mut [i64]) {
-    for d in (0..shape.len()).rev() {
-        out[d] = lin % shape[d];
-        lin /= shape[d];
     }
 }
 
@@ -424,17 +413,23 @@ fn unit_stride_last(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String
 /// A fresh buffer of zeros.
 fn fill_zero(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType) -> Result<Value, String> {
     let buf = lc.alloc(shape, e);
-    let flat = numel(shape);
+    zero(lc, buf)?;
+    Ok(buf)
+}
+
+/// Writes zeros into the whole of `buf`, a fresh contiguous buffer.
+fn zero(lc: &mut LowerCtx<'_, '_>, buf: Value) -> Result<(), String> {
+    let m = lp::memref(lc.ctx(), buf).cloned().ok_or("not a buffer")?;
+    let flat = numel(&m.shape);
     let view = lc.view(buf, &[flat], &[1], 0)?;
     lc.kernel("zero", &[view], &mut |s, a| {
         s.nest(&[flat], true, &mut |s, ivs| {
             let z = s.const_f(0.0, ElemType::F64);
-            let z = convert(s, z, e)?;
+            let z = convert(s, z, m.elem)?;
             s.store(z, a[0], ivs);
             Ok(())
         })
-    })?;
-    Ok(buf)
+    })
 }
 
 /// How an output channel of a correlation finds its source channels and
@@ -503,14 +498,7 @@ impl Correlation {
         // compute type when the output is a storage type (f16, bf16).
         let acc_buf = if passes > 1 && compute != om.elem { fill_zero(lc, &om.shape, compute)? } else { out };
         if passes > 1 && acc_buf == out {
-            let flat = numel(&om.shape);
-            let view = lc.view(out, &[flat], &[1], 0)?;
-            lc.kernel("zero", &[view], &mut |s, a| {
-                s.nest(&[flat], true, &mut |s, ivs| {
-                    let z = s.const_f(0.0, compute);
-                    s.store_as(z, a[0], ivs)
-                })
-            })?;
+            zero(lc, out)?;
         }
         let mut buffers = vec![src, w, acc_buf];
         if let Some(b) = bias {

@@ -707,7 +707,7 @@ pub fn embedding(k: &mut KernelCtx<'_>) -> KernelResult {
 }
 
 /// Maps a row-major index of `shape` to its multi-index.
-fn unravel(mut lin: usize, shape: &[i64], out: &mut [usize]) {
+pub(crate) fn unravel(mut lin: usize, shape: &[i64], out: &mut [usize]) {
     for d in (0..shape.len()).rev() {
         let s = shape[d].max(1) as usize;
         out[d] = lin % s;
