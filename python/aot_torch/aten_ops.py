@@ -940,6 +940,52 @@ def _convolution(b, node, a):
     return b.op1("tensor.conv", ops, attrs, shape, dtype)
 
 
+def _pool_input(b, node, a, what):
+    """The pooled input and its number of spatial dimensions: a float
+    [N, C, *spatial] tensor (`conv` adds the batch of an unbatched one)."""
+    x = b.value(a["self"])
+    if not _is_float(x.dtype):
+        raise Reject("%s of %s" % (what, x.dtype))
+    if x.rank < 3:
+        raise Reject("%s of a rank-%d input" % (what, x.rank))
+    return x, x.rank - 2
+
+
+def _pool_window(a, k):
+    kernel = conv.expand(a["kernel_size"], k)
+    stride = a.get("stride")
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else conv.expand(stride, k)
+    return {"kernel_size": kernel, "stride": stride, "padding": conv.expand(a.get("padding", 0), k)}
+
+
+@_reg(*[getattr(aten, "max_pool%dd_with_indices" % k).default for k in (1, 2, 3)
+        if hasattr(aten, "max_pool%dd_with_indices" % k)])
+def _max_pool(b, node, a):
+    """`tensor.max_pool`: the values and PyTorch's indices; its derivative
+    adds the gradient at the indices."""
+    x, k = _pool_input(b, node, a, "max pooling")
+    attrs = _pool_window(a, k)
+    attrs["dilation"] = conv.expand(a.get("dilation", 1), k)
+    if a.get("ceil_mode"):
+        attrs["ceil_mode"] = FLAG
+    return b.op("tensor.max_pool", [x], attrs, out_metas(node))
+
+
+@_reg(*[getattr(aten, "avg_pool%dd" % k).default for k in (1, 2, 3) if hasattr(aten, "avg_pool%dd" % k)])
+def _avg_pool(b, node, a):
+    """`tensor.avg_pool` with PyTorch's divisors."""
+    x, k = _pool_input(b, node, a, "average pooling")
+    shape, dtype = out_meta(node)
+    attrs = _pool_window(a, k)
+    if a.get("ceil_mode"):
+        attrs["ceil_mode"] = FLAG
+    if not a.get("count_include_pad", True):
+        attrs["count_include_pad"] = False
+    if a.get("divisor_override") is not None:
+        attrs["divisor_override"] = int(a["divisor_override"])
+    return b.op1("tensor.avg_pool", [x], attrs, shape, dtype)
+
+
 # ---------------------------------------------------------------------------
 # Indexing
 

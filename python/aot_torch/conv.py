@@ -1,31 +1,26 @@
-"""Pooling and transposed convolutions written with ops the IR has:
-decompositions that `fx_ir.to_aten` applies while tracing.
+"""Pooling and transposed convolutions as the IR's catalogue ops see
+them: decompositions that `fx_ir.to_aten` applies while tracing.
 
-A convolution is not decomposed: the graph keeps `aten.convolution`,
-which the translator writes as the catalogue op `tensor.conv` (its
-derivative and kernels are the IR's). A pooling window reads, for every
-output position, a window of the padded input: for each offset inside the
-kernel, the elements at that offset of every window form one strided
-slice of the input ([N, C, *out]).
-
-Max pooling walks the kernel offsets' slices with `where`, taking an
-element when it is larger than the best so far or NaN, as PyTorch's kernel
-does: the same value, the same index, and a gradient that reaches the
-chosen element alone (where `amax` would split it among ties); padding is
--inf. Average pooling sums each window over zero padding and divides by
-PyTorch's per-window divisor.
+A convolution, a max pool and an average pool are not decomposed: the
+graph keeps `aten.convolution`, `aten.max_pool*d_with_indices` and
+`aten.avg_pool*d`, which the translator writes as the catalogue ops
+`tensor.conv`, `tensor.max_pool` and `tensor.avg_pool` (their derivatives
+and kernels are the IR's). What is left here adapts the other spellings
+to those: an unbatched input gets its batch dimension, `max_pool*d`
+without indices takes the values of the op with them, a 1-d average with
+a divisor override becomes a 2-d one, an adaptive average pool whose
+sizes divide becomes an average pool (windows of unequal length become
+products with 0/1 matrices).
 
 A transposed convolution is the convolution of the input spread out with
 zeros (stride − 1 between elements, padded by d·(k − 1) − p) with the
 weight flipped in space, each group's channels swapped.
 
 Each function works for 1, 2 and 3 spatial dimensions and returns
-`NotImplemented` for what it does not cover (an adaptive pool whose sizes
-do not divide, integer tensors): the ATen op stays in the graph (what was
-traced before is dead, and dropped), the translator names it and the
-region runs in PyTorch.
+`NotImplemented` for what it leaves alone: the ATen op stays in the graph
+(what was traced before is dead, and dropped); the translator writes it,
+or names it and the region runs in PyTorch.
 """
-import math
 from typing import List, Sequence
 
 import torch
@@ -39,31 +34,6 @@ def expand(v, k: int) -> List[int]:
         return [v] * k
     v = [int(x) for x in v]
     return v * k if len(v) == 1 else v
-
-
-def _slices(x: torch.Tensor, out: Sequence[int], kernel: Sequence[int],
-             stride: Sequence[int], dilation: Sequence[int]) -> List[torch.Tensor]:
-    """Per kernel offset (in the kernel's row-major order), the [N, C, *out]
-    strided slice of x (x [N, C, *spatial], already padded) that holds
-    every window's element at that offset."""
-    k = len(kernel)
-    slices = []
-    for j in range(math.prod(kernel)):
-        v, rest = x, j
-        at = []
-        for i in reversed(range(k)):
-            at.append(rest % kernel[i])
-            rest //= kernel[i]
-        for i, a in enumerate(reversed(at)):
-            start = a * dilation[i]
-            v = aten.slice.Tensor(v, 2 + i, start, start + stride[i] * (out[i] - 1) + 1, stride[i])
-        slices.append(v)
-    return slices
-
-
-def _windows(x, out, kernel, stride, dilation, dim: int) -> torch.Tensor:
-    """x's windows: the slices stacked at `dim` (of [N, C, *out])."""
-    return aten.stack.default(_slices(x, out, kernel, stride, dilation), dim)
 
 
 def _pad(x: torch.Tensor, before: Sequence[int], after: Sequence[int], value: float) -> torch.Tensor:
@@ -165,101 +135,32 @@ def _conv_transpose(input, weight, bias, stride, padding, dilation, output_paddi
     return aten.convolution.default(x, w, bias, [1] * k, [0] * k, dilation, False, [0] * k, g)
 
 
-def _pool_out(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
-    """PyTorch's pooling output size (`pooling_output_shape`)."""
-    span = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
-    out = span // stride + 1
-    # The last window must start inside the input or its left padding.
-    if ceil_mode and (out - 1) * stride >= size + pad:
-        out -= 1
-    return out
-
-
-def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, k):
-    kernel = expand(kernel_size, k)
-    empty = stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)
-    stride = kernel if empty else expand(stride, k)
-    padding, dilation = expand(padding, k), expand(dilation, k)
-    spatial = x.shape[2:]
-    out = [_pool_out(spatial[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(k)]
-    # Right padding that the last window reaches beyond the left-padded input.
-    after = [max(0, (out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 - spatial[i] - padding[i])
-             for i in range(k)]
-    return kernel, stride, padding, dilation, out, after
-
-
-def _max_pool(k, input, kernel_size, stride, padding, dilation, ceil_mode):
-    if not input.dtype.is_floating_point:
-        return NotImplemented
+def _max_pool(op, k, input, kernel_size, stride, padding, dilation, ceil_mode):
+    """The ATen op stays in the graph (the translator writes it as
+    `tensor.max_pool`); an unbatched input gets its batch dimension here."""
     x, added = _batched(input, k)
-    kernel, stride, padding, dilation, out, after = _pool_geometry(
-        x, kernel_size, stride, padding, dilation, ceil_mode, k)
-    if any(s <= 0 for s in out) or any(2 * p > kk for p, kk in zip(padding, kernel)):
+    if not added:
         return NotImplemented
-    xp = _pad(x, padding, after, -math.inf)
-    # PyTorch's kernel walks each window in order and takes an element
-    # when `x > best or isnan(x)`: the first largest, or the last NaN. The
-    # same walk over the kernel offsets' slices, with `where`, gives the
-    # same value, index and gradient (where's derivative routes it to the
-    # chosen element alone), elementwise and in parallel.
-    spatial = list(x.shape[2:])
-    place = [math.prod(spatial[i + 1:]) for i in range(k)]
-    best, offset = None, None
-    for j, v in enumerate(_slices(xp, out, kernel, stride, dilation)):
-        rest, off = j, 0
-        for i in reversed(range(k)):
-            off += (rest % kernel[i]) * dilation[i] * place[i]
-            rest //= kernel[i]
-        if best is None:
-            best, offset = v, aten.full.default(list(v.shape), off, dtype=torch.int64)
-            continue
-        take = aten.logical_or.default(aten.gt.Tensor(v, best), aten.isnan.default(v))
-        best = aten.where.self(take, v, best)
-        offset = aten.where.ScalarSelf(take, off, offset)
-    val = best
-    # The flat index in the input's spatial dims, as PyTorch's indices:
-    # the window's first element plus the chosen offset inside it.
-    firsts = [0]
-    for i in range(k):
-        firsts = [f + (o * stride[i] - padding[i]) * place[i] for f in firsts for o in range(out[i])]
-    first = torch.tensor(firsts, dtype=torch.int64).view(out)
-    index = aten.add.Tensor(offset, first)
-    if added:
-        val, index = aten.squeeze.dim(val, 0), aten.squeeze.dim(index, 0)
-    return eager_format(val, input), eager_format(index, input)
+    val, index = op(x, kernel_size, stride, padding, dilation, ceil_mode)
+    return aten.squeeze.dim(val, 0), aten.squeeze.dim(index, 0)
 
 
 def _avg_pool(k, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    if not input.dtype.is_floating_point:
-        return NotImplemented
+    """The ATen op stays in the graph (`tensor.avg_pool`); an unbatched
+    input gets its batch dimension, a 1-d pool with a divisor override
+    (which `avg_pool1d` lacks) becomes a 2-d one."""
     x, added = _batched(input, k)
-    kernel, stride, padding, _, out, after = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode, k)
-    if any(s <= 0 for s in out) or any(2 * p > kk for p, kk in zip(padding, kernel)):
+    if not added and not (k == 1 and divisor_override):
         return NotImplemented
-    xp = _pad(x, padding, after, 0.0)
-    total = aten.sum.dim_IntList(_windows(xp, out, kernel, stride, [1] * k, -1), [-1])
-    if divisor_override:
-        y = aten.div.Tensor(total, float(divisor_override))
+    if k == 1:
+        kernel, st = expand(kernel_size, 1), expand(stride, 1) if stride else []
+        y = aten.avg_pool2d.default(aten.unsqueeze.default(x, 2), [1] + kernel, [1] + (st or kernel),
+                                    [0] + expand(padding, 1), ceil_mode, count_include_pad, divisor_override)
+        y = aten.squeeze.dim(y, 2)
     else:
-        # PyTorch's divisor per window: its extent inside the padded input
-        # (count_include_pad) or inside the input.
-        extents = []
-        for i in range(k):
-            size = x.shape[2 + i]
-            ext = []
-            for o in range(out[i]):
-                start = o * stride[i] - padding[i]
-                end = min(start + kernel[i], size + padding[i])
-                if not count_include_pad:
-                    start, end = max(start, 0), min(end, size)
-                ext.append(end - start)
-            extents.append(ext)
-        counts = [1]
-        for ext in extents:
-            counts = [c * e for c in counts for e in ext]
-        divisor = torch.tensor(counts, dtype=x.dtype).view(out)
-        y = aten.div.Tensor(total, divisor)
-    return eager_format(aten.squeeze.dim(y, 0) if added else y, input)
+        op = getattr(aten, "avg_pool%dd" % k).default
+        y = op(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return aten.squeeze.dim(y, 0) if added else y
 
 
 def _adaptive_avg_pool(k, input, output_size):
@@ -272,9 +173,11 @@ def _adaptive_avg_pool(k, input, output_size):
         return NotImplemented
     if any(spatial[i] % o for i, o in enumerate(size)):
         y = _adaptive_windows(x, spatial, size)
+    elif k == 1:
+        y = aten.avg_pool1d.default(x, [spatial[0] // size[0]], [spatial[0] // size[0]], [0], False, True)
     else:
         kernel = [spatial[i] // size[i] for i in range(k)]
-        y = _avg_pool(k, x, kernel, kernel, 0, False, True, None)
+        y = getattr(aten, "avg_pool%dd" % k).default(x, kernel, kernel, [0] * k, False, True, None)
     return aten.squeeze.dim(y, 0) if added else y
 
 
@@ -309,13 +212,15 @@ def decompositions():
     for k, name in ((1, "1d"), (2, "2d"), (3, "3d")):
         mp = getattr(aten, "max_pool%s_with_indices" % name, None)
         if mp is not None:
-            table[mp.default] = (lambda kk: lambda x, ks, st=(), pad=0, dil=1, ceil=False:
-                                 _max_pool(kk, x, ks, st, pad, dil, ceil))(k)
+            table[mp.default] = (lambda kk, op: lambda x, ks, st=(), pad=0, dil=1, ceil=False:
+                                 _max_pool(op, kk, x, ks, st, pad, dil, ceil))(k, mp.default)
         plain = getattr(aten, "max_pool%s" % name, None)
-        if plain is not None:
-            def plain_pool(x, ks, st=(), pad=0, dil=1, ceil=False, kk=k):
-                r = _max_pool(kk, x, ks, st, pad, dil, ceil)
-                return r if r is NotImplemented else r[0]
+        if plain is not None and mp is not None:
+            # The values of the op with indices (PyTorch's own
+            # `max_pool2d` picks a kernel without them when no gradient
+            # is needed; the values are the same).
+            def plain_pool(x, ks, st=(), pad=0, dil=1, ceil=False, op=mp.default):
+                return op(x, ks, st, pad, dil, ceil)[0]
             table[plain.default] = plain_pool
         ap = getattr(aten, "avg_pool%s" % name, None)
         if ap is not None:

@@ -1,11 +1,11 @@
 """Convolutions and pooling through torch.compile(backend="aot") against
-eager PyTorch (convolutions are the catalogue op tensor.conv, pooling is
-written with ops the IR has by aot_torch.conv): outputs,
+eager PyTorch (convolutions and pooling are the catalogue ops tensor.conv,
+tensor.max_pool and tensor.avg_pool): outputs,
 pooling indices and the gradients of the input and the weights, over
 1, 2 and 3 spatial dimensions, strides, padding, dilation, groups,
 ceil_mode, unbatched and channels-last inputs; ties in max pooling send
 the gradient to the first largest element, as PyTorch does; what the
-decompositions do not cover runs in PyTorch with a warning."""
+translator does not cover runs in PyTorch with a warning."""
 
 import logging
 
@@ -23,7 +23,7 @@ def _fresh_dynamo():
     torch._dynamo.reset()
 
 
-def _compare(fn, *inputs, exact=False, fallback=False):
+def _compare(fn, *inputs, exact=False, fallback=False, grad_tol=None):
     """Runs fn eagerly and compiled on copies of inputs that require grad;
     compares the outputs and every input's gradient (of a fixed random
     cotangent), and that aot ran everything (or, with `fallback`, that a
@@ -39,12 +39,12 @@ def _compare(fn, *inputs, exact=False, fallback=False):
         torch.testing.assert_close(g, w, **tol)
     g = torch.Generator().manual_seed(3)
     floats = [w for w in want if w.is_floating_point()]
-    cot = [torch.randn(w.shape, generator=g) for w in floats]
+    cot = [torch.randn(w.shape, generator=g).to(w.dtype) for w in floats]
     torch.autograd.backward(floats, cot)
     torch.autograd.backward([x for x in got if x.is_floating_point()], cot)
     for a, b in zip(leaves[0], leaves[1]):
         if a.requires_grad:
-            torch.testing.assert_close(b.grad, a.grad, **tol)
+            torch.testing.assert_close(b.grad, a.grad, **(grad_tol or tol))
     if fallback:
         assert stats["fallback_regions"] + stats["fallback_ops"] > \
             before.get("fallback_regions", 0) + before.get("fallback_ops", 0)
@@ -164,6 +164,18 @@ def test_max_pool_nan_is_taken_as_pytorch_takes_it():
     x = torch.tensor([[[[nan, 1.0, 2.0, nan], [3.0, nan, 0.5, 0.25],
                         [1.0, 2.0, 3.0, 4.0], [nan, nan, nan, nan]]]])
     _compare(lambda x: F.max_pool2d(x, 2, return_indices=True), x, exact=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_pooling_in_half_precision_and_channels_last(dtype):
+    # The kernels compare and sum in f32 and round once, as PyTorch's do,
+    # so the results are exact; a channels-last input gives channels-last
+    # results. (The two gradients reach x added in f32, where eager adds
+    # them rounded: within one rounding.)
+    x = _randn(2, 4, 9, 8).to(dtype).contiguous(memory_format=torch.channels_last)
+    _compare(lambda x: F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)
+             + (F.avg_pool2d(x, 3, stride=2, padding=1),), x, exact=True,
+             grad_tol=dict(rtol=1e-2, atol=2e-3))
 
 
 def test_what_is_not_covered_runs_in_pytorch(caplog):

@@ -285,6 +285,27 @@ def test_convolutions_are_conv_ops():
     assert '"tensor.bmm"' not in tr.text, tr.text
 
 
+def test_pooling_ops_are_catalogue_ops():
+    # Max and average pooling (1-d, 2-d, an unbatched input, an adaptive
+    # pool whose sizes divide) are tensor.max_pool and tensor.avg_pool,
+    # whose derivatives are their own gradient ops: no slice per window
+    # offset, no where chain.
+    x = torch.randn(2, 3, 8, 8, requires_grad=True)
+
+    def step(x):
+        a = F.max_pool2d(x, 3, stride=2, padding=1)
+        b = F.avg_pool2d(x, 2, ceil_mode=True, count_include_pad=False)
+        c = F.max_pool1d(x[0], 2)
+        d = F.adaptive_avg_pool2d(x, 2)
+        return a.sum() + b.sum() + c.sum() + d.sum()
+
+    tr = check(step, x, grad=True)
+    assert tr.text.count('"tensor.max_pool"') == 2, tr.text
+    assert tr.text.count('"tensor.avg_pool"') == 2, tr.text
+    assert '"tensor.where"' not in tr.text, tr.text
+    assert "count_include_pad = false" in tr.text and "ceil_mode" in tr.text, tr.text
+
+
 def test_expm1_and_the_activations_built_on_it():
     # ELU, SELU and CELU decompose to expm1; expm1 near 0 is exact where
     # exp(x) - 1 would cancel.

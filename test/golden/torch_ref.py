@@ -749,6 +749,55 @@ def _conv_weight_grad(ops, attrs, rtypes):
         return torch.autograd.grad(_conv_with(x, w0, None, attrs), w0, g, create_graph=True)[0]
 
 
+def _pool_args(attrs, k):
+    kernel = list(attrs["kernel_size"])
+    stride = list(attrs.get("stride") or kernel)
+    return kernel, stride, list(attrs.get("padding", [0] * k))
+
+
+def _max_pool(ops, attrs, rtypes):
+    x = ops[0]
+    k = x.dim() - 2
+    kernel, stride, padding = _pool_args(attrs, k)
+    op = getattr(torch.ops.aten, "max_pool%dd_with_indices" % k)
+    return tuple(op(x, kernel, stride, padding, list(attrs.get("dilation", [1] * k)), _flag(attrs, "ceil_mode")))
+
+
+def _max_pool_grad(ops, attrs, rtypes):
+    # What autograd's max-pool backward computes: each output gradient
+    # added at its index within its plane (scatter_add keeps it
+    # differentiable in the gradient).
+    g, idx = ops
+    shape = list(attrs["input_shape"])
+    n, c = shape[:2]
+    out = torch.zeros(n, c, math.prod(shape[2:]), dtype=g.dtype)
+    return out.scatter_add(2, idx.reshape(n, c, -1), g.reshape(n, c, -1)).reshape(shape)
+
+
+def _avg_pool_with(x, attrs):
+    k = x.dim() - 2
+    kernel, stride, padding = _pool_args(attrs, k)
+    include = bool(attrs.get("count_include_pad", True))
+    ceil, divisor = _flag(attrs, "ceil_mode"), attrs.get("divisor_override")
+    if k == 1:
+        # avg_pool1d has no divisor_override: the same pool in 2-d.
+        y = torch.ops.aten.avg_pool2d(x.unsqueeze(2), [1] + kernel, [1] + stride, [0] + padding, ceil, include, divisor)
+        return y.squeeze(2)
+    op = getattr(torch.ops.aten, "avg_pool%dd" % k)
+    return op(x, kernel, stride, padding, ceil, include, divisor)
+
+
+def _avg_pool(ops, attrs, rtypes):
+    return _avg_pool_with(ops[0], attrs)
+
+
+def _avg_pool_grad(ops, attrs, rtypes):
+    g = ops[0]
+    x0 = torch.zeros(attrs["input_shape"], dtype=g.dtype, requires_grad=True)
+    with torch.enable_grad():
+        return torch.autograd.grad(_avg_pool_with(x0, attrs), x0, g, create_graph=True)[0]
+
+
 def _u(fn):
     return lambda ops, attrs, rtypes: fn(ops[0])
 
@@ -866,6 +915,10 @@ OPS = {
     "tensor.conv": _conv,
     "tensor.conv_input_grad": _conv_input_grad,
     "tensor.conv_weight_grad": _conv_weight_grad,
+    "tensor.max_pool": _max_pool,
+    "tensor.max_pool_grad": _max_pool_grad,
+    "tensor.avg_pool": _avg_pool,
+    "tensor.avg_pool_grad": _avg_pool_grad,
     "tensor.embedding": lambda ops, a, r: F.embedding(ops[1], ops[0]),
     "tensor.gather": lambda ops, a, r: torch.gather(ops[0], a["dim"], ops[1]),
     "tensor.index_select": lambda ops, a, r: torch.index_select(ops[0], a["dim"], ops[1]),

@@ -134,6 +134,23 @@ fn cases() -> Vec<Case> {
         vec![F(&[2, 4, 4]), F(&[2, 2, 7])],
         "{stride = [2], padding = [1], dilation = [2], kernel_size = [2]}",
     ));
+    // Pooling: max with padding, with dilation in ceil mode; average with
+    // clipped divisors and with an override; both gradient ops (double
+    // backward).
+    v.push(c("tensor.max_pool", vec![F(&[2, 3, 5, 6])], "{kernel_size = [3, 3], stride = [2, 2], padding = [1, 1]}"));
+    v.push(c("tensor.max_pool", vec![F(&[1, 2, 9])], "{kernel_size = [3], stride = [2], dilation = [2], ceil_mode}"));
+    v.push(c("tensor.max_pool_grad", vec![F(&[1, 2, 2, 3]), I(&[1, 2, 2, 3], 20)], "{input_shape = [1, 2, 4, 5]}"));
+    v.push(c(
+        "tensor.avg_pool",
+        vec![F(&[2, 2, 5, 6])],
+        "{kernel_size = [3, 2], stride = [2, 2], padding = [1, 1], ceil_mode, count_include_pad = false}",
+    ));
+    v.push(c("tensor.avg_pool", vec![F(&[1, 2, 7])], "{kernel_size = [3], divisor_override = 2}"));
+    v.push(c(
+        "tensor.avg_pool_grad",
+        vec![F(&[1, 2, 3, 3])],
+        "{kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], input_shape = [1, 2, 5, 6]}",
+    ));
     v.push(c("tensor.embedding", vec![F(&[5, 3]), I(&[4], 5)], ""));
     v.push(c("tensor.embedding", vec![F(&[4, 2]), I(&[2, 3], 4)], ""));
     v.push(c("tensor.gather", vec![F(&[3, 4]), I(&[3, 2], 4)], "{dim = 1}"));

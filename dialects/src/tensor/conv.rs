@@ -379,6 +379,17 @@ pub fn vjp_weight_grad(c: &mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic> {
 /// `x` ([N, C, *S]) with `before[i]` and `after[i]` zeros around spatial
 /// dimension `i`: `x` itself when there are none, else a fresh buffer.
 fn padded(lc: &mut LowerCtx<'_, '_>, x: Value, before: &[i64], after: &[i64]) -> Result<Value, String> {
+    padded_with(lc, x, before, after, 0.0)
+}
+
+/// [`padded`] with `value` around `x` (max pooling pads with `-inf`).
+pub(super) fn padded_with(
+    lc: &mut LowerCtx<'_, '_>,
+    x: Value,
+    before: &[i64],
+    after: &[i64],
+    value: f64,
+) -> Result<Value, String> {
     if before.iter().chain(after).all(|&p| p == 0) {
         return Ok(x);
     }
@@ -388,7 +399,7 @@ fn padded(lc: &mut LowerCtx<'_, '_>, x: Value, before: &[i64], after: &[i64]) ->
         shape[2 + i] =
             shape[2 + i].checked_add(b).and_then(|v| v.checked_add(a)).ok_or("the padded operand's size overflows")?;
     }
-    let buf = fill_zero(lc, &shape, m.elem)?;
+    let buf = fill(lc, &shape, m.elem, value)?;
     let strides = row_major(&shape);
     let offset: i64 = before.iter().enumerate().map(|(i, &b)| b * strides[2 + i]).sum();
     let interior = lc.view(buf, &m.shape, &strides, offset)?;
@@ -401,7 +412,7 @@ fn padded(lc: &mut LowerCtx<'_, '_>, x: Value, before: &[i64], after: &[i64]) ->
 /// only unit-stride loads move whole vectors (a reduction with a strided
 /// load stays scalar). A gradient arriving through a channels-last
 /// permutation (ConvNeXt's layer norms) is such an operand.
-fn unit_stride_last(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String> {
+pub(super) fn unit_stride_last(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String> {
     let m = lp::memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
     let (strides, _) = lp::layout(&m);
     match (m.shape.last(), strides.last()) {
@@ -412,19 +423,29 @@ fn unit_stride_last(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String
 
 /// A fresh buffer of zeros.
 fn fill_zero(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType) -> Result<Value, String> {
+    fill(lc, shape, e, 0.0)
+}
+
+/// A fresh buffer holding `value` everywhere.
+pub(super) fn fill(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType, value: f64) -> Result<Value, String> {
     let buf = lc.alloc(shape, e);
-    zero(lc, buf)?;
+    fill_with(lc, buf, value)?;
     Ok(buf)
 }
 
 /// Writes zeros into the whole of `buf`, a fresh contiguous buffer.
 fn zero(lc: &mut LowerCtx<'_, '_>, buf: Value) -> Result<(), String> {
+    fill_with(lc, buf, 0.0)
+}
+
+/// Writes `value` into the whole of `buf`, a fresh contiguous buffer.
+fn fill_with(lc: &mut LowerCtx<'_, '_>, buf: Value, value: f64) -> Result<(), String> {
     let m = lp::memref(lc.ctx(), buf).cloned().ok_or("not a buffer")?;
     let flat = numel(&m.shape);
     let view = lc.view(buf, &[flat], &[1], 0)?;
-    lc.kernel("zero", &[view], &mut |s, a| {
+    lc.kernel(if value == 0.0 { "zero" } else { "fill" }, &[view], &mut |s, a| {
         s.nest(&[flat], true, &mut |s, ivs| {
-            let z = s.const_f(0.0, ElemType::F64);
+            let z = s.const_f(value, ElemType::F64);
             let z = convert(s, z, m.elem)?;
             s.store(z, a[0], ivs);
             Ok(())

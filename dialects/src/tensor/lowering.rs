@@ -1030,7 +1030,7 @@ fn load_index(s: &mut Scalars<'_, '_>, buf: Value, ivs: &[Value]) -> R {
 }
 
 /// `i` wrapped once for negative values and checked against `size`; as index.
-fn checked_index(s: &mut Scalars<'_, '_>, i: Value, size: i64, wrap: bool, msg: &str) -> R {
+pub(super) fn checked_index(s: &mut Scalars<'_, '_>, i: Value, size: i64, wrap: bool, msg: &str) -> R {
     let n = s.const_i(size, ElemType::I64);
     let z = s.const_i(0, ElemType::I64);
     let j = if wrap {

@@ -13,6 +13,7 @@ pub mod conv;
 pub mod derivatives;
 pub mod kernels;
 pub mod lowering;
+pub mod pool;
 
 use crate::autodiff::{OpClass, Recompute, Vjp};
 use crate::export::{Reduction, TensorExport};
@@ -1344,6 +1345,61 @@ op!(
     conv::kernel_weight_grad,
     vjp = conv::vjp_weight_grad,
     lower = &Lower(conv::lower_weight_grad)
+);
+inventory::submit! {
+    OpDef {
+        name: pool::MaxPoolOp::NAME,
+        summary: "Max pooling (aten.max_pool*d_with_indices): each window's largest element and its flat index in the input's plane",
+        traits: PD,
+        operands: ONE,
+        results: TWO,
+        attrs: pool::MAX_ATTRS,
+        infer: Some(pool::infer_max_pool),
+        syntax: Syntax::Functional,
+        interfaces: &[
+            &Kernel(pool::kernel_max_pool),
+            &NonDifferentiableResults(&[1]),
+            &Vjp(pool::vjp_max_pool),
+            &Lower(pool::lower_max_pool),
+        ],
+        ..OpDef::DEFAULT
+    }
+}
+op!(
+    pool::MaxPoolGradOp::NAME,
+    "The gradient of tensor.max_pool: the output gradient added at each window's index, per plane",
+    PD,
+    TWO,
+    ONE,
+    pool::MAX_GRAD_ATTRS,
+    Some(pool::infer_max_pool_grad),
+    pool::kernel_max_pool_grad,
+    vjp = pool::vjp_max_pool_grad,
+    lower = &Lower(pool::lower_max_pool_grad)
+);
+op!(
+    pool::AvgPoolOp::NAME,
+    "Average pooling (aten.avg_pool*d) with PyTorch's divisors",
+    PD,
+    ONE,
+    ONE,
+    pool::AVG_ATTRS,
+    Some(pool::infer_avg_pool),
+    pool::kernel_avg_pool,
+    vjp = pool::vjp_avg_pool,
+    lower = &Lower(pool::lower_avg_pool)
+);
+op!(
+    pool::AvgPoolGradOp::NAME,
+    "The gradient of tensor.avg_pool: each output's gradient shared over its window",
+    PD,
+    ONE,
+    ONE,
+    pool::AVG_GRAD_ATTRS,
+    Some(pool::infer_avg_pool_grad),
+    pool::kernel_avg_pool_grad,
+    vjp = pool::vjp_avg_pool_grad,
+    lower = &Lower(pool::lower_avg_pool_grad)
 );
 op!(
     "tensor.embedding",
