@@ -986,6 +986,29 @@ def _avg_pool(b, node, a):
     return b.op1("tensor.avg_pool", [x], attrs, shape, dtype)
 
 
+@_reg(aten._scaled_dot_product_flash_attention_for_cpu.default)
+def _attention(b, node, a):
+    """`tensor.attention`: the output and each row's log-sum-exp (eager's
+    fused kernel's two results; the second carries no gradient)."""
+    q, k, v = b.value(a["query"]), b.value(a["key"]), b.value(a["value"])
+    if not _is_float(q.dtype) or not q.dtype == k.dtype == v.dtype:
+        raise Reject("attention of %s, %s and %s" % (q.dtype, k.dtype, v.dtype))
+    if a.get("dropout_p", 0.0) != 0.0:
+        raise Reject("attention with dropout")
+    ops = [q, k, v]
+    if a.get("attn_mask") is not None:
+        m = b.value(a["attn_mask"])
+        if m.dtype not in (torch.bool, q.dtype):
+            raise Reject("attention with a %s mask" % m.dtype)
+        ops.append(m)
+    attrs = {}
+    if a.get("scale") is not None:
+        attrs["scale"] = float(a["scale"])
+    if a.get("is_causal"):
+        attrs["causal"] = FLAG
+    return b.op("tensor.attention", ops, attrs, out_metas(node))
+
+
 # ---------------------------------------------------------------------------
 # Indexing
 

@@ -250,12 +250,32 @@ def _inplace_on_a_copy(functional):
 INPLACE_SAVING_SELF = ("silu", "hardtanh", "hardsigmoid", "hardswish", "mish")
 
 
+def _sdpa_for_cpu(upstream):
+    """PyTorch's CPU attention stays one op, which the translator writes as
+    `tensor.attention` (one GEMM for the scores, one row kernel for the
+    masked softmax, one GEMM for the values; its gradient saves the output
+    and each row's log-sum-exp, as eager's fused kernel does). Upstream's
+    decomposition (`q` and `k` scaled, the scores, a safe softmax) is kept
+    for what the op does not take: dropout, grouped-query heads (fewer key
+    heads than query heads), a mask that needs a gradient."""
+
+    def sdpa(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+        same = (query.dim() == 4 and key.dim() == 4 and value.dim() == 4
+                and query.shape[:2] == key.shape[:2] == value.shape[:2]
+                and query.dtype == key.dtype == value.dtype and query.dtype.is_floating_point)
+        mask_ok = attn_mask is None or (attn_mask.dtype in (torch.bool, query.dtype) and not attn_mask.requires_grad)
+        if dropout_p == 0.0 and same and mask_ok:
+            return NotImplemented
+        return upstream(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+
+    return sdpa
+
+
 def _build_decompositions():
     from torch._decomp import get_decompositions
 
     table = dict(get_decompositions([
         aten.nll_loss_forward,
-        aten._scaled_dot_product_flash_attention_for_cpu,
         aten.tril, aten.triu,
         aten.silu,
         aten.mse_loss,
@@ -313,6 +333,9 @@ def _build_decompositions():
         aten.count_nonzero,
         aten.nansum,
     ]))
+    table[aten._scaled_dot_product_flash_attention_for_cpu.default] = _sdpa_for_cpu(
+        get_decompositions([aten._scaled_dot_product_flash_attention_for_cpu])[
+            aten._scaled_dot_product_flash_attention_for_cpu.default])
     table[aten.eye.default] = _eye
     table[aten.eye.m] = _eye
     table[aten.nan_to_num.default] = _nan_to_num

@@ -306,6 +306,44 @@ def test_pooling_ops_are_catalogue_ops():
     assert "count_include_pad = false" in tr.text and "ceil_mode" in tr.text, tr.text
 
 
+def test_attention_is_one_op():
+    # PyTorch's CPU attention (causal, with an additive padding mask, with
+    # a boolean mask and a scale) is tensor.attention, whose gradient saves
+    # the output and the log-sum-exp: no softmax of the scores in the IR.
+    torch.manual_seed(5)
+    q, k, v = (torch.randn(2, 3, 5, 8, requires_grad=True) for _ in range(3))
+    pad = torch.zeros(2, 1, 1, 5)
+    pad[1, ..., 3:] = float("-inf")
+    keep = torch.rand(5, 5) > 0.3
+
+    def step(q, k, v):
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        b = F.scaled_dot_product_attention(q, k, v, attn_mask=pad)
+        c = F.scaled_dot_product_attention(q, k, v, attn_mask=keep, scale=0.2)
+        return a * 2 + b + c
+
+    tr = check(step, q, k, v, grad=True)
+    assert tr.text.count('"tensor.attention"') == 3, tr.text
+    assert '"tensor.softmax"' not in tr.text, tr.text
+
+
+def test_attention_the_op_does_not_take_is_decomposed():
+    # Grouped-query heads and a mask that needs a gradient: upstream's
+    # decomposition, with the mask's gradient.
+    torch.manual_seed(6)
+    q = torch.randn(1, 4, 3, 8, requires_grad=True)
+    k, v = (torch.randn(1, 2, 3, 8, requires_grad=True) for _ in range(2))
+    bias = torch.randn(3, 3, requires_grad=True)
+
+    def step(q, k, v, bias):
+        a = F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        b = F.scaled_dot_product_attention(q, q, q, attn_mask=bias)
+        return a.sum() + b.sum()
+
+    tr = check(step, q, k, v, bias, grad=True)
+    assert '"tensor.attention"' not in tr.text, tr.text
+
+
 def test_expm1_and_the_activations_built_on_it():
     # ELU, SELU and CELU decompose to expm1; expm1 near 0 is exact where
     # exp(x) - 1 would cancel.

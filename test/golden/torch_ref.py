@@ -798,6 +798,26 @@ def _avg_pool_grad(ops, attrs, rtypes):
         return torch.autograd.grad(_avg_pool_with(x0, attrs), x0, g, create_graph=True)[0]
 
 
+def _attention(ops, attrs, rtypes):
+    # softmax(scale·q·kᵀ + mask)·v with a fully masked row giving zeros and
+    # a log-sum-exp of -inf (eager's fused CPU kernel gives the same output).
+    # In the compute type (f32 for f16 and bf16), as the fused kernel does.
+    dtype, acc = ops[0].dtype, rtypes[1].dtype
+    q, k, v = (t.to(acc) for t in ops[:3])
+    scale = attrs.get("scale", 1.0 / math.sqrt(q.shape[-1]))
+    s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if len(ops) > 3:
+        m = ops[3]
+        s = s.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else s + m.to(acc)
+    if _flag(attrs, "causal"):
+        L, S = s.shape[-2:]
+        s = s.masked_fill(torch.ones(L, S, dtype=torch.bool).triu(1), float("-inf"))
+    lse = torch.logsumexp(s, -1).detach()
+    p = torch.softmax(s, -1)
+    p = torch.where(torch.isneginf(s.amax(-1, keepdim=True)), torch.zeros_like(p), p)
+    return torch.matmul(p, v).to(dtype), lse
+
+
 def _u(fn):
     return lambda ops, attrs, rtypes: fn(ops[0])
 
@@ -915,6 +935,7 @@ OPS = {
     "tensor.conv": _conv,
     "tensor.conv_input_grad": _conv_input_grad,
     "tensor.conv_weight_grad": _conv_weight_grad,
+    "tensor.attention": _attention,
     "tensor.max_pool": _max_pool,
     "tensor.max_pool_grad": _max_pool_grad,
     "tensor.avg_pool": _avg_pool,

@@ -151,6 +151,13 @@ fn cases() -> Vec<Case> {
         vec![F(&[1, 2, 3, 3])],
         "{kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], input_shape = [1, 2, 5, 6]}",
     ));
+    // Attention: plain, and causal with a boolean mask and a scale.
+    v.push(c("tensor.attention", vec![F(&[2, 3, 4]), F(&[2, 5, 4]), F(&[2, 5, 3])], ""));
+    v.push(c(
+        "tensor.attention",
+        vec![F(&[1, 2, 4, 3]), F(&[1, 2, 4, 3]), F(&[1, 2, 4, 2]), B(&[2, 1, 4])],
+        "{scale = 0.7, causal}",
+    ));
     v.push(c("tensor.embedding", vec![F(&[5, 3]), I(&[4], 5)], ""));
     v.push(c("tensor.embedding", vec![F(&[4, 2]), I(&[2, 3], 4)], ""));
     v.push(c("tensor.gather", vec![F(&[3, 4]), I(&[3, 2], 4)], "{dim = 1}"));

@@ -9,6 +9,7 @@
 //! Element types are never promoted implicitly: binary ops require equal
 //! element types (PyTorch would promote; a frontend inserts `tensor.cast`).
 
+pub mod attention;
 pub mod conv;
 pub mod derivatives;
 pub mod kernels;
@@ -1346,6 +1347,39 @@ op!(
     vjp = conv::vjp_weight_grad,
     lower = &Lower(conv::lower_weight_grad)
 );
+inventory::submit! {
+    OpDef {
+        name: attention::AttentionOp::NAME,
+        summary: "Scaled dot-product attention (softmax(scale·q·kᵀ + mask)·v, optionally causal) and each row's log-sum-exp",
+        traits: PD,
+        operands: Arity::Range(3, 4),
+        results: TWO,
+        attrs: attention::ATTRS,
+        infer: Some(attention::infer_attention),
+        syntax: Syntax::Functional,
+        interfaces: &[
+            &Kernel(attention::kernel_attention),
+            &NonDifferentiableResults(&[1]),
+            &Vjp(attention::vjp_attention),
+            &Lower(attention::lower_attention),
+        ],
+        ..OpDef::DEFAULT
+    }
+}
+inventory::submit! {
+    OpDef {
+        name: attention::AttentionGradOp::NAME,
+        summary: "The gradients of tensor.attention with respect to q, k and v, from the output gradient, the output and the log-sum-exp",
+        traits: P,
+        operands: Arity::Range(6, 7),
+        results: THREE,
+        attrs: attention::ATTRS,
+        infer: Some(attention::infer_attention_grad),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(attention::kernel_attention_grad), &Lower(attention::lower_attention_grad)],
+        ..OpDef::DEFAULT
+    }
+}
 inventory::submit! {
     OpDef {
         name: pool::MaxPoolOp::NAME,

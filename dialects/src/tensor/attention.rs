@@ -1,0 +1,595 @@
+//! Scaled dot-product attention: `tensor.attention` (PyTorch's
+//! `_scaled_dot_product_flash_attention_for_cpu`: the output and each row's
+//! log-sum-exp) and its derivative, `tensor.attention_grad`, which gives
+//! the three input gradients from the saved output and log-sum-exp.
+//!
+//! Invariants: `q [*B, L, E]`, `k [*B, S, E]`, `v [*B, S, Ev]`, the same
+//! batch dimensions and float element type; an optional mask, boolean
+//! (true keeps) or additive of the same type, broadcasts to `[*B, L, S]`.
+//! The score of query `i` and key `j` is `scale · q_i·k_j` (`scale`
+//! defaults to `1/√E`) plus the additive mask, `-inf` where a boolean mask
+//! is false or, with `causal`, where `j > i` (the top-left triangle,
+//! PyTorch's `is_causal`). A row whose scores are all `-inf` attends to
+//! nothing: its output is zero and its log-sum-exp `-inf` (eager's fused
+//! kernel gives the same output). The log-sum-exp is in the compute type
+//! (f32 for f16, bf16 and f32) and carries no gradient.
+//!
+//! Lowering: the scores of every row are one batched GEMM into a buffer of
+//! the compute type, one kernel per row scales and masks them and turns
+//! them into probabilities in place (max, exponentials stored, their sum,
+//! one multiply by its reciprocal), and a second GEMM multiplies them by
+//! the values: three steps where the decomposition took eight (the scaled
+//! copies of q and k, the separate max, the fully-masked-row select, the
+//! copies around them). The gradient recomputes the probabilities from the
+//! saved log-sum-exp (one GEMM, one row kernel) and takes four more GEMMs:
+//! `dv = Pᵀ g`, `dP = g vᵀ`, `dS = P ∘ (dP − rowsum(g ∘ out))·scale` in one
+//! row kernel, `dq = dS k`, `dk = dSᵀ q`. Its own derivative is not
+//! defined (as for eager's fused kernel): the op has no `Vjp` interface.
+
+use crate::autodiff::{Grads, VjpCtx};
+use crate::lowering::*;
+use crate::r#loop::{self as lp, Binary, MathFn, Predicate};
+use crate::shape::*;
+use aot_ir::*;
+use aot_runtime::{KernelCtx, KernelResult};
+use smallvec::smallvec;
+
+aot_ir::op_handle!(pub AttentionOp = "tensor.attention");
+aot_ir::op_handle!(pub AttentionGradOp = "tensor.attention_grad");
+
+pub const ATTRS: &[AttrSpec] =
+    &[AttrSpec::optional("scale", AttrKind::F64), AttrSpec::optional("causal", AttrKind::Flag)];
+
+/// The shapes of one attention: batch dims, query rows, key rows, head
+/// and value sizes.
+#[derive(Clone, Debug)]
+struct Dims {
+    batch: Vec<i64>,
+    l: i64,
+    s: i64,
+    e: i64,
+    ev: i64,
+}
+
+impl Dims {
+    fn of(q: &[i64], k: &[i64], v: &[i64]) -> Result<Dims, String> {
+        let r = q.len();
+        if r < 2 {
+            return Err(format!("the query must be [*batch, L, E], got rank {r}"));
+        }
+        if k.len() != r || v.len() != r {
+            return Err(format!("query, key and value must have one rank, got {r}, {} and {}", k.len(), v.len()));
+        }
+        let batch = q[..r - 2].to_vec();
+        if k[..r - 2] != batch[..] || v[..r - 2] != batch[..] {
+            return Err(format!(
+                "query, key and value must have the same batch dimensions, got {q:?}, {k:?} and {v:?}"
+            ));
+        }
+        if k[r - 1] != q[r - 1] {
+            return Err(format!("the key's last dimension must be the query's {}, got {}", q[r - 1], k[r - 1]));
+        }
+        if v[r - 2] != k[r - 2] {
+            return Err(format!("the value must have the key's {} rows, got {}", k[r - 2], v[r - 2]));
+        }
+        Ok(Dims { batch, l: q[r - 2], s: k[r - 2], e: q[r - 1], ev: v[r - 1] })
+    }
+
+    fn with(&self, tail: &[i64]) -> Vec<i64> {
+        self.batch.iter().chain(tail).copied().collect()
+    }
+
+    fn scores(&self) -> Vec<i64> {
+        self.with(&[self.l, self.s])
+    }
+}
+
+/// The `scale` attribute, or `1/√E`.
+fn scale_of(a: &AttrView<'_>, e: i64) -> f64 {
+    a.f64("scale").unwrap_or(1.0 / (e.max(1) as f64).sqrt())
+}
+
+fn check_mask(ic: &InferCtx<'_>, at: usize, elem: ElemType, d: &Dims) -> Result<(), String> {
+    if ic.operand_types.len() <= at {
+        return Ok(());
+    }
+    let m = operand_tensor(ic, at)?;
+    if m.elem != ElemType::I1 && m.elem != elem {
+        return Err(format!("the mask must be boolean or {elem}, got {m}"));
+    }
+    if !broadcasts_to(&m.shape, &d.scores()) {
+        return Err(format!("the mask {m} does not broadcast to the scores' shape {:?}", d.scores()));
+    }
+    Ok(())
+}
+
+fn float_elem(ic: &InferCtx<'_>, n: usize) -> Result<ElemType, String> {
+    let e = operand_tensor(ic, 0)?.elem;
+    require_float(e, "attention")?;
+    for i in 1..n {
+        let t = operand_tensor(ic, i)?;
+        if t.elem != e {
+            return Err(format!("operand {i} must be {e} like the others, got {t}"));
+        }
+    }
+    Ok(e)
+}
+
+pub fn infer_attention(ic: &InferCtx<'_>) -> InferResult {
+    let e = float_elem(ic, 3)?;
+    let (q, k, v) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?, operand_tensor(ic, 2)?);
+    let d = Dims::of(&q.shape, &k.shape, &v.shape)?;
+    check_mask(ic, 3, e, &d)?;
+    Ok(smallvec![
+        TypeData::Tensor(TensorType::new(&d.with(&[d.l, d.ev])[..], e)),
+        TypeData::Tensor(TensorType::new(&d.with(&[d.l])[..], compute_elem(e)))
+    ])
+}
+
+/// Operands `g, q, k, v, out, lse[, mask]`; results `dq, dk, dv`.
+pub fn infer_attention_grad(ic: &InferCtx<'_>) -> InferResult {
+    let e = float_elem(ic, 5)?;
+    let (g, q, k, v, out) = (
+        operand_tensor(ic, 0)?,
+        operand_tensor(ic, 1)?,
+        operand_tensor(ic, 2)?,
+        operand_tensor(ic, 3)?,
+        operand_tensor(ic, 4)?,
+    );
+    let d = Dims::of(&q.shape, &k.shape, &v.shape)?;
+    let o = d.with(&[d.l, d.ev]);
+    if g.shape[..] != o[..] || out.shape[..] != o[..] {
+        return Err(format!("the output and its gradient must have shape {o:?}, got {out} and {g}"));
+    }
+    let lse = operand_tensor(ic, 5)?;
+    if lse.shape[..] != d.with(&[d.l])[..] || lse.elem != compute_elem(e) {
+        return Err(format!("the log-sum-exp must be {} of shape {:?}, got {lse}", compute_elem(e), d.with(&[d.l])));
+    }
+    check_mask(ic, 6, e, &d)?;
+    Ok(smallvec![TypeData::Tensor(q.clone()), TypeData::Tensor(k.clone()), TypeData::Tensor(v.clone())])
+}
+
+// ----- interpreter -----
+
+/// Row-major flat position in a buffer of `shape` broadcast to `full`, of
+/// the element at full-shape position `at`.
+fn broadcast_at(shape: &[i64], full: &[i64], at: &[usize]) -> usize {
+    let lead = full.len() - shape.len();
+    let mut flat = 0usize;
+    for (d, &n) in shape.iter().enumerate() {
+        let i = if n == 1 { 0 } else { at[lead + d] };
+        flat = flat * n as usize + i;
+    }
+    flat
+}
+
+/// Each batch's masked, scaled scores `[L, S]` (row-major), in f64.
+fn scores(k: &KernelCtx<'_>, d: &Dims, mask_at: usize) -> Result<Vec<Vec<f64>>, String> {
+    let a = AttrView::of_op(k.ctx, k.op);
+    let scale = scale_of(&a, d.e);
+    let causal = a.flag("causal");
+    let first = mask_offset(mask_at);
+    let (q, kk) = (k.input(first).read_f64(), k.input(first + 1).read_f64());
+    let mask = (k.inputs.len() > mask_at).then(|| (k.input(mask_at).sizes(), k.input(mask_at).read_f64()));
+    let bool_mask = k.inputs.len() > mask_at && k.input(mask_at).dtype() == ElemType::I1;
+    let full = d.scores();
+    let (l, s, e) = (d.l as usize, d.s as usize, d.e as usize);
+    let nb = numel(&d.batch) as usize;
+    let mut out = Vec::with_capacity(nb);
+    let mut at = vec![0usize; full.len()];
+    for b in 0..nb {
+        let mut sc = vec![0.0; l * s];
+        super::kernels::unravel(b, &d.batch, &mut at[..d.batch.len()]);
+        for i in 0..l {
+            for j in 0..s {
+                let dot: f64 = (0..e).map(|x| q[(b * l + i) * e + x] * kk[(b * s + j) * e + x]).sum();
+                let mut t = dot * scale;
+                if let Some((ms, mv)) = &mask {
+                    at[full.len() - 2] = i;
+                    at[full.len() - 1] = j;
+                    let m = mv[broadcast_at(ms, &full, &at)];
+                    if bool_mask {
+                        if m == 0.0 {
+                            t = f64::NEG_INFINITY;
+                        }
+                    } else {
+                        t += m;
+                    }
+                }
+                if causal && j > i {
+                    t = f64::NEG_INFINITY;
+                }
+                sc[i * s + j] = t;
+            }
+        }
+        out.push(sc);
+    }
+    Ok(out)
+}
+
+/// Where q, k, v start among an op's operands: 0 for the forward op
+/// (`mask_at` 3), 1 for the gradient (`mask_at` 6, after g).
+fn mask_offset(mask_at: usize) -> usize {
+    if mask_at == 3 {
+        0
+    } else {
+        1
+    }
+}
+
+/// Softmax rows of `sc` in place, returning each row's log-sum-exp.
+fn softmax_rows(sc: &mut [f64], s: usize) -> Vec<f64> {
+    sc.chunks_mut(s.max(1))
+        .map(|row| {
+            let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if m == f64::NEG_INFINITY {
+                row.iter_mut().for_each(|x| *x = 0.0);
+                return f64::NEG_INFINITY;
+            }
+            let mut sum = 0.0;
+            for x in row.iter_mut() {
+                *x = (*x - m).exp();
+                sum += *x;
+            }
+            row.iter_mut().for_each(|x| *x /= sum);
+            m + sum.ln()
+        })
+        .collect()
+}
+
+fn dims_k(k: &KernelCtx<'_>, first: usize) -> Result<Dims, String> {
+    Dims::of(&k.input(first).sizes(), &k.input(first + 1).sizes(), &k.input(first + 2).sizes())
+}
+
+pub fn kernel_attention(k: &mut KernelCtx<'_>) -> KernelResult {
+    let d = dims_k(k, 0)?;
+    let (l, s, ev) = (d.l as usize, d.s as usize, d.ev as usize);
+    let v = k.input(2).read_f64();
+    let mut out = Vec::new();
+    let mut lse = Vec::new();
+    for (b, mut p) in scores(k, &d, 3)?.into_iter().enumerate() {
+        lse.extend(softmax_rows(&mut p, s));
+        for i in 0..l {
+            for x in 0..ev {
+                out.push((0..s).map(|j| p[i * s + j] * v[(b * s + j) * ev + x]).sum());
+            }
+        }
+    }
+    let e = k.result_type(0)?.elem;
+    Ok(smallvec![k.new_f64(e, &d.with(&[d.l, d.ev]), &out), k.new_f64(compute_elem(e), &d.with(&[d.l]), &lse)])
+}
+
+pub fn kernel_attention_grad(k: &mut KernelCtx<'_>) -> KernelResult {
+    let d = dims_k(k, 1)?;
+    let (l, s, e, ev) = (d.l as usize, d.s as usize, d.e as usize, d.ev as usize);
+    let scale = scale_of(&AttrView::of_op(k.ctx, k.op), d.e);
+    let (g, q, kk, v, out) = (
+        k.input(0).read_f64(),
+        k.input(1).read_f64(),
+        k.input(2).read_f64(),
+        k.input(3).read_f64(),
+        k.input(4).read_f64(),
+    );
+    let (mut dq, mut dk, mut dv) = (vec![0.0; q.len()], vec![0.0; kk.len()], vec![0.0; v.len()]);
+    for (b, mut p) in scores(k, &d, 6)?.into_iter().enumerate() {
+        softmax_rows(&mut p, s);
+        for i in 0..l {
+            let gi = &g[(b * l + i) * ev..(b * l + i + 1) * ev];
+            let delta: f64 = gi.iter().zip(&out[(b * l + i) * ev..(b * l + i + 1) * ev]).map(|(a, o)| a * o).sum();
+            for j in 0..s {
+                let pij = p[i * s + j];
+                let vj = &v[(b * s + j) * ev..(b * s + j + 1) * ev];
+                let dp: f64 = gi.iter().zip(vj).map(|(a, c)| a * c).sum();
+                for x in 0..ev {
+                    dv[(b * s + j) * ev + x] += pij * gi[x];
+                }
+                let ds = pij * (dp - delta) * scale;
+                for x in 0..e {
+                    dq[(b * l + i) * e + x] += ds * kk[(b * s + j) * e + x];
+                    dk[(b * s + j) * e + x] += ds * q[(b * l + i) * e + x];
+                }
+            }
+        }
+    }
+    let el = k.result_type(0)?.elem;
+    Ok(smallvec![
+        k.new_f64(el, &k.input(1).sizes(), &dq),
+        k.new_f64(el, &k.input(2).sizes(), &dk),
+        k.new_f64(el, &k.input(3).sizes(), &dv)
+    ])
+}
+
+// ----- derivative -----
+
+/// `(out, lse) = attention(q, k, v[, mask])`: the three gradients at once
+/// from the saved output and log-sum-exp. A mask that needs a gradient is
+/// an error, not a silent zero (PyTorch's fused kernel has none either;
+/// `aot_torch` decomposes such an attention instead).
+pub fn vjp_attention(c: &mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic> {
+    let g = c.g()?;
+    let (q, k, v) = (c.x(0), c.x(1), c.x(2));
+    let (out, lse) = (c.y(0), c.y(1));
+    let mut operands = vec![g, q, k, v, out, lse];
+    if c.inputs.len() > 3 {
+        if c.need(3) {
+            return Err(c.err("tensor.attention gives no gradient for its mask (as PyTorch's fused kernel); detach it"));
+        }
+        operands.push(c.x(3));
+    }
+    let attrs: Vec<(&str, Attribute)> =
+        ["scale", "causal"].iter().filter_map(|&n| c.attrs().get(n).map(|a| (n, a))).collect();
+    let op = c.rw.build(AttentionGradOp::NAME, &operands, &attrs)?;
+    let rs = c.rw.ctx().results(op).to_vec();
+    let mut grads = vec![Some(rs[0]), Some(rs[1]), Some(rs[2])];
+    if c.inputs.len() > 3 {
+        grads.push(None);
+    }
+    Ok(c.grads(grads))
+}
+
+// ----- lowering -----
+
+/// `v` ([*B, m, n]) as [*B, n, m]: a view with the last two dimensions
+/// swapped.
+fn transposed(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String> {
+    let m = lp::memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
+    let (st, off) = lp::layout(&m);
+    let r = m.shape.len();
+    let (mut shape, mut strides) = (m.shape.to_vec(), st.to_vec());
+    shape.swap(r - 1, r - 2);
+    strides.swap(r - 1, r - 2);
+    lc.view(v, &shape, &strides, off)
+}
+
+/// `v` in the compute type `acc`: itself, or a converted copy.
+fn in_compute(lc: &mut LowerCtx<'_, '_>, v: Value, acc: ElemType) -> Result<Value, String> {
+    let m = lp::memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
+    if m.elem == acc {
+        return Ok(v);
+    }
+    let buf = lc.alloc(&m.shape, acc);
+    lc.copy_into(v, buf)?;
+    Ok(buf)
+}
+
+/// What the row kernels need to mask a score.
+struct Masking {
+    scale: f64,
+    causal: bool,
+    /// The mask broadcast to the scores' shape, and whether it is boolean.
+    mask: Option<bool>,
+}
+
+impl Masking {
+    fn of(lc: &mut LowerCtx<'_, '_>, d: &Dims, at: usize) -> Result<(Masking, Option<Value>), String> {
+        let a = lc.attrs();
+        let (scale, causal) = (scale_of(&a, d.e), a.flag("causal"));
+        if lc.operands.len() <= at {
+            return Ok((Masking { scale, causal, mask: None }, None));
+        }
+        let m = lc.operand(at)?;
+        let boolean = lc.operand_type(at)?.elem == ElemType::I1;
+        let m = lc.expand(m, &d.scores())?;
+        Ok((Masking { scale, causal, mask: Some(boolean) }, Some(m)))
+    }
+
+    /// The masked, scaled score at `idx` ([*b, i, j]) from the raw `raw`.
+    fn score(
+        &self,
+        s: &mut Scalars<'_, '_>,
+        raw: Value,
+        mask: Option<Value>,
+        idx: &[Value],
+        acc: ElemType,
+    ) -> Result<Value, String> {
+        let sc = s.const_f(self.scale, acc);
+        let mut t = s.mul(raw, sc)?;
+        let ninf = s.const_f(f64::NEG_INFINITY, acc);
+        if let (Some(boolean), Some(m)) = (self.mask, mask) {
+            let mv = s.load(m, idx)?;
+            t = if boolean {
+                s.select(mv, t, ninf)?
+            } else {
+                let mv = convert(s, mv, acc)?;
+                s.add(t, mv)?
+            };
+        }
+        if self.causal {
+            let r = idx.len();
+            let late = s.cmp(Predicate::Gt, idx[r - 1], idx[r - 2])?;
+            t = s.select(late, ninf, t)?;
+        }
+        Ok(t)
+    }
+}
+
+/// One parallel iteration per query row over all batches: `body` gets the
+/// row's index `[*b, i]`.
+fn over_rows<'c>(s: &mut Scalars<'_, 'c>, rows: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
+    let total = numel(rows);
+    let rows = rows.to_vec();
+    s.nest(&[total], true, &mut |s, iv| {
+        let at = s.delinearize(iv[0], &rows)?;
+        body(s, &at)
+    })
+}
+
+fn with_col(row: &[Value], j: Value) -> Vec<Value> {
+    let mut v = row.to_vec();
+    v.push(j);
+    v
+}
+
+/// The result written from a buffer of the compute type: itself when the
+/// types agree, else a converted copy.
+fn result_from(lc: &mut LowerCtx<'_, '_>, acc_buf: Value, shape: &[i64], e: ElemType) -> Result<Value, String> {
+    if compute_elem(e) == e {
+        return Ok(acc_buf);
+    }
+    let out = lc.alloc(shape, e);
+    lc.copy_into(acc_buf, out)?;
+    Ok(out)
+}
+
+pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let (qt, kt, vt) = (lc.operand_type(0)?, lc.operand_type(1)?, lc.operand_type(2)?);
+    let d = Dims::of(&qt.shape, &kt.shape, &vt.shape)?;
+    let e = qt.elem;
+    let acc = compute_elem(e);
+    let (masking, mask) = Masking::of(lc, &d, 3)?;
+    let (q, k, v) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
+    let (q, k, v) = (in_compute(lc, q, acc)?, in_compute(lc, k, acc)?, in_compute(lc, v, acc)?);
+    let p = lc.alloc(&d.scores(), acc);
+    let kt = transposed(lc, k)?;
+    super::lowering::batched_matmul(lc, q, kt, p, false)?;
+    let lse = lc.alloc(&d.with(&[d.l]), acc);
+    let rows = d.with(&[d.l]);
+    let len = d.s;
+    let mut bufs = vec![p, lse];
+    bufs.extend(mask);
+    lc.kernel("attention_softmax", &bufs, &mut |s, a| {
+        let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
+        over_rows(s, &rows, &mut |s, row| {
+            // Masked scores in place, then their maximum.
+            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                let at = with_col(row, j);
+                let raw = s.load(p, &at)?;
+                let t = masking.score(s, raw, mask, &at, acc)?;
+                s.store(t, p, &at);
+                Ok(Vec::new())
+            })?;
+            let ninf = s.const_f(f64::NEG_INFINITY, acc);
+            let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
+                let t = s.load(p, &with_col(row, j))?;
+                Ok(vec![s.bin(Binary::Max, c[0], t)?])
+            })?[0];
+            // A row of -inf: exp(-inf - 0) = 0 everywhere.
+            let empty = s.cmp(Predicate::Eq, m, ninf)?;
+            let zero = s.const_f(0.0, acc);
+            let shift = s.select(empty, zero, m)?;
+            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                let at = with_col(row, j);
+                let t = s.load(p, &at)?;
+                let dd = s.sub(t, shift)?;
+                let x = s.math(MathFn::Exp, &[dd])?;
+                s.store(x, p, &at);
+                Ok(Vec::new())
+            })?;
+            let sum = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+                let x = s.load(p, &with_col(row, j))?;
+                Ok(vec![s.add(c[0], x)?])
+            })?[0];
+            let lg = s.math(MathFn::Log, &[sum])?;
+            let l = s.add(shift, lg)?;
+            s.store(l, lse, row);
+            let one = s.const_f(1.0, acc);
+            let inv = s.div(one, sum)?;
+            let inv = s.select(empty, zero, inv)?;
+            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                let at = with_col(row, j);
+                let x = s.load(p, &at)?;
+                let y = s.mul(x, inv)?;
+                s.store(y, p, &at);
+                Ok(Vec::new())
+            })?;
+            Ok(())
+        })
+    })?;
+    let oshape = d.with(&[d.l, d.ev]);
+    let o = lc.alloc(&oshape, acc);
+    super::lowering::batched_matmul(lc, p, v, o, false)?;
+    let out = result_from(lc, o, &oshape, e)?;
+    lc.set_result(0, out);
+    lc.set_result(1, lse);
+    Ok(())
+}
+
+pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let (qt, kty, vt) = (lc.operand_type(1)?, lc.operand_type(2)?, lc.operand_type(3)?);
+    let d = Dims::of(&qt.shape, &kty.shape, &vt.shape)?;
+    let e = qt.elem;
+    let acc = compute_elem(e);
+    let (masking, mask) = Masking::of(lc, &d, 6)?;
+    let mut ops = Vec::with_capacity(5);
+    for i in 0..5 {
+        let v = lc.operand(i)?;
+        ops.push(in_compute(lc, v, acc)?);
+    }
+    let (g, q, k, v, out) = (ops[0], ops[1], ops[2], ops[3], ops[4]);
+    let lse = lc.operand(5)?;
+    // The probabilities again, from the saved log-sum-exp.
+    let p = lc.alloc(&d.scores(), acc);
+    let kt = transposed(lc, k)?;
+    super::lowering::batched_matmul(lc, q, kt, p, false)?;
+    let rows = d.with(&[d.l]);
+    let len = d.s;
+    let mut bufs = vec![p, lse];
+    bufs.extend(mask);
+    lc.kernel("attention_probs", &bufs, &mut |s, a| {
+        let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
+        over_rows(s, &rows, &mut |s, row| {
+            let l = s.load(lse, row)?;
+            let ninf = s.const_f(f64::NEG_INFINITY, acc);
+            let empty = s.cmp(Predicate::Eq, l, ninf)?;
+            let zero = s.const_f(0.0, acc);
+            let shift = s.select(empty, zero, l)?;
+            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                let at = with_col(row, j);
+                let raw = s.load(p, &at)?;
+                let t = masking.score(s, raw, mask, &at, acc)?;
+                let dd = s.sub(t, shift)?;
+                let x = s.math(MathFn::Exp, &[dd])?;
+                s.store(x, p, &at);
+                Ok(Vec::new())
+            })
+            .map(|_| ())
+        })
+    })?;
+    // dv = Pᵀ g.
+    let dv = lc.alloc(&vt.shape, acc);
+    let pt = transposed(lc, p)?;
+    super::lowering::batched_matmul(lc, pt, g, dv, false)?;
+    // dP = g vᵀ, then dS = P ∘ (dP − rowsum(g ∘ out))·scale in its place.
+    let ds = lc.alloc(&d.scores(), acc);
+    let vtr = transposed(lc, v)?;
+    super::lowering::batched_matmul(lc, g, vtr, ds, false)?;
+    let ev = d.ev;
+    let scale = masking.scale;
+    lc.kernel("attention_dscores", &[p, ds, g, out], &mut |s, a| {
+        let (p, ds, g, out) = (a[0], a[1], a[2], a[3]);
+        over_rows(s, &rows, &mut |s, row| {
+            let zero = s.const_f(0.0, acc);
+            let delta = s.for_loop(0, ev, 1, false, &[zero], &mut |s, x, c| {
+                let at = with_col(row, x);
+                let gv = s.load(g, &at)?;
+                let ov = s.load(out, &at)?;
+                let pr = s.mul(gv, ov)?;
+                Ok(vec![s.add(c[0], pr)?])
+            })?[0];
+            let sc = s.const_f(scale, acc);
+            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                let at = with_col(row, j);
+                let dp = s.load(ds, &at)?;
+                let pv = s.load(p, &at)?;
+                let diff = s.sub(dp, delta)?;
+                let y = s.mul(pv, diff)?;
+                let y = s.mul(y, sc)?;
+                s.store(y, ds, &at);
+                Ok(Vec::new())
+            })
+            .map(|_| ())
+        })
+    })?;
+    let dq = lc.alloc(&qt.shape, acc);
+    super::lowering::batched_matmul(lc, ds, k, dq, false)?;
+    let dk = lc.alloc(&kty.shape, acc);
+    let dst = transposed(lc, ds)?;
+    super::lowering::batched_matmul(lc, dst, q, dk, false)?;
+    let dq = result_from(lc, dq, &qt.shape, e)?;
+    let dk = result_from(lc, dk, &kty.shape, e)?;
+    let dv = result_from(lc, dv, &vt.shape, e)?;
+    lc.set_result(0, dq);
+    lc.set_result(1, dk);
+    lc.set_result(2, dv);
+    Ok(())
+}
