@@ -814,7 +814,8 @@ def _attention(ops, attrs, rtypes):
         s = s.masked_fill(torch.ones(L, S, dtype=torch.bool).triu(1), float("-inf"))
     lse = torch.logsumexp(s, -1).detach()
     p = torch.softmax(s, -1)
-    p = torch.where(torch.isneginf(s.amax(-1, keepdim=True)), torch.zeros_like(p), p)
+    if s.shape[-1]:
+        p = torch.where(torch.isneginf(s.amax(-1, keepdim=True)), torch.zeros_like(p), p)
     return torch.matmul(p, v).to(dtype), lse
 
 

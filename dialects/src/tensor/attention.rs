@@ -182,7 +182,7 @@ fn scores(k: &KernelCtx<'_>, d: &Dims, mask_at: usize) -> Result<Vec<Vec<f64>>, 
         super::kernels::unravel(b, &d.batch, &mut at[..d.batch.len()]);
         for i in 0..l {
             for j in 0..s {
-                let dot: f64 = (0..e).map(|x| q[(b * l + i) * e + x] * kk[(b * s + j) * e + x]).sum();
+                let dot: f64 = (0..e).map(|x| q[(b * l + i) * e + x] * kk[(b * s + j) * e + x]).fold(0.0, |a, b| a + b);
                 let mut t = dot * scale;
                 if let Some((ms, mv)) = &mask {
                     at[full.len() - 2] = i;
@@ -217,9 +217,13 @@ fn mask_offset(mask_at: usize) -> usize {
     }
 }
 
-/// Softmax rows of `sc` in place, returning each row's log-sum-exp.
-fn softmax_rows(sc: &mut [f64], s: usize) -> Vec<f64> {
-    sc.chunks_mut(s.max(1))
+/// Softmax rows (`l` of `s` scores each) of `sc` in place, returning each
+/// row's log-sum-exp (`-inf` for a row with no key).
+fn softmax_rows(sc: &mut [f64], l: usize, s: usize) -> Vec<f64> {
+    if s == 0 {
+        return vec![f64::NEG_INFINITY; l];
+    }
+    sc.chunks_mut(s)
         .map(|row| {
             let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             if m == f64::NEG_INFINITY {
@@ -248,10 +252,10 @@ pub fn kernel_attention(k: &mut KernelCtx<'_>) -> KernelResult {
     let mut out = Vec::new();
     let mut lse = Vec::new();
     for (b, mut p) in scores(k, &d, 3)?.into_iter().enumerate() {
-        lse.extend(softmax_rows(&mut p, s));
+        lse.extend(softmax_rows(&mut p, l, s));
         for i in 0..l {
             for x in 0..ev {
-                out.push((0..s).map(|j| p[i * s + j] * v[(b * s + j) * ev + x]).sum());
+                out.push((0..s).map(|j| p[i * s + j] * v[(b * s + j) * ev + x]).fold(0.0, |a, b| a + b));
             }
         }
     }
@@ -272,14 +276,15 @@ pub fn kernel_attention_grad(k: &mut KernelCtx<'_>) -> KernelResult {
     );
     let (mut dq, mut dk, mut dv) = (vec![0.0; q.len()], vec![0.0; kk.len()], vec![0.0; v.len()]);
     for (b, mut p) in scores(k, &d, 6)?.into_iter().enumerate() {
-        softmax_rows(&mut p, s);
+        softmax_rows(&mut p, l, s);
         for i in 0..l {
             let gi = &g[(b * l + i) * ev..(b * l + i + 1) * ev];
-            let delta: f64 = gi.iter().zip(&out[(b * l + i) * ev..(b * l + i + 1) * ev]).map(|(a, o)| a * o).sum();
+            let delta: f64 =
+                gi.iter().zip(&out[(b * l + i) * ev..(b * l + i + 1) * ev]).map(|(a, o)| a * o).fold(0.0, |a, b| a + b);
             for j in 0..s {
                 let pij = p[i * s + j];
                 let vj = &v[(b * s + j) * ev..(b * s + j + 1) * ev];
-                let dp: f64 = gi.iter().zip(vj).map(|(a, c)| a * c).sum();
+                let dp: f64 = gi.iter().zip(vj).map(|(a, c)| a * c).fold(0.0, |a, b| a + b);
                 for x in 0..ev {
                     dv[(b * s + j) * ev + x] += pij * gi[x];
                 }

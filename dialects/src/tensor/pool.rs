@@ -186,6 +186,21 @@ impl Pool {
         Ok((out, after))
     }
 
+    /// PyTorch's starting index of the max-pool window at output position
+    /// `o` (flat in a plane of sizes `s`): its first tap at or past 0 in
+    /// each dimension. A dilated window can hold no element at all (every
+    /// tap in the padding); PyTorch then reports this index with `-inf`.
+    fn first_index(&self, s: &[i64], o: &[i64]) -> i64 {
+        let mut flat = 0i64;
+        for i in 0..s.len() {
+            let start = o[i] * self.stride[i] - self.padding[i];
+            let d = self.dilation[i];
+            let first = if start < 0 { start + (-start + d - 1) / d * d } else { start };
+            flat = flat * s[i] + first;
+        }
+        flat
+    }
+
     /// The average's divisor for the window at output position `o`.
     fn divisor(&self, s: &[i64], o: &[i64]) -> i64 {
         if let Some(d) = self.divisor_override {
@@ -330,15 +345,15 @@ pub fn kernel_max_pool(k: &mut KernelCtx<'_>) -> KernelResult {
     let (mut vals, mut idx) = (vec![0.0; planes * nout], vec![0i64; planes * nout]);
     for pl in 0..planes {
         let src = &v[pl * plane..(pl + 1) * plane];
-        for_each_window(&pool, &xs[2..], &outs, &mut |p, _, reads| {
-            let (mut best, mut at) = (f64::NEG_INFINITY, reads[0]);
+        for_each_window(&pool, &xs[2..], &outs, &mut |p, o, reads| {
+            let (mut best, mut at) = (f64::NEG_INFINITY, pool.first_index(&xs[2..], o));
             for &r in reads {
                 if src[r] > best || src[r].is_nan() {
-                    (best, at) = (src[r], r);
+                    (best, at) = (src[r], r as i64);
                 }
             }
             vals[pl * nout + p] = best;
-            idx[pl * nout + p] = at as i64;
+            idx[pl * nout + p] = at;
         });
     }
     let shape = out_shape(&xs, &outs);
@@ -373,7 +388,7 @@ pub fn kernel_avg_pool(k: &mut KernelCtx<'_>) -> KernelResult {
     for pl in 0..(xs[0] * xs[1]) as usize {
         let src = &v[pl * plane..(pl + 1) * plane];
         for_each_window(&pool, &xs[2..], &outs, &mut |p, o, reads| {
-            let sum: f64 = reads.iter().map(|&r| src[r]).sum();
+            let sum: f64 = reads.iter().map(|&r| src[r]).fold(0.0, |a, b| a + b);
             out[pl * nout + p] = sum / pool.divisor(&xs[2..], o) as f64;
         });
     }
