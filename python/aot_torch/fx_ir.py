@@ -17,8 +17,10 @@ Public API: `to_aten`, `translate`, `unsupported_reason`, `Translation`,
 
 from __future__ import annotations
 
+import logging
 import math
 import operator
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -487,6 +489,11 @@ def insert_grad_mode_switches(gm: torch.fx.GraphModule, entry_mode: bool,
     return gm
 
 
+# How many graphs `to_aten` traced on fake tensors, and how many it traced
+# for real (a plain callable, or what fake tensors could not trace).
+TRACES = {"fake": 0, "real": 0}
+
+
 def to_aten(gm: Callable, example_inputs: Sequence[Any],
             decompositions: Optional[Dict] = None) -> torch.fx.GraphModule:
     """Trace `gm` (a Dynamo GraphModule or any callable) to an ATen graph
@@ -499,7 +506,6 @@ def to_aten(gm: Callable, example_inputs: Sequence[Any],
     from torch.fx.experimental.proxy_tensor import make_fx
 
     table = DECOMPOSITIONS if decompositions is None else decompositions
-    inputs = _copy_inputs(example_inputs)
     fn = gm
     if isinstance(gm, torch.fx.GraphModule):
         annotate_grad_mode(gm)
@@ -522,7 +528,26 @@ def to_aten(gm: Callable, example_inputs: Sequence[Any],
     from torch._subclasses.fake_tensor import FakeTensorMode
     ambient = TracingContext.try_get()
     context = ambient if ambient is not None and ambient.fake_mode is not None else \
-        TracingContext(FakeTensorMode(allow_fallback_kernels=True))
+        TracingContext(FakeTensorMode(allow_fallback_kernels=True, allow_non_fake_inputs=True))
+    # A Dynamo graph is traced on fake tensors first, as AOTAutograd traces:
+    # nothing runs for real (a real trace runs every op of the program and
+    # its decompositions, and copies every input: half of a ResNet's first
+    # call). What fake tensors cannot trace (data-dependent shapes or
+    # values, an op without a fake kernel) is traced again for real.
+    if isinstance(gm, torch.fx.GraphModule) and os.environ.get("AOT_REAL_TRACE", "0") != "1":
+        mode = context.fake_mode
+        try:
+            with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
+                    fx_traceback.preserve_node_meta(), tracing(context), mode:
+                fakes = [mode.from_tensor(t) if isinstance(t, torch.Tensor) else t for t in example_inputs]
+                traced = make_fx(fn, decomposition_table=table, tracing_mode="real")(*fakes)
+            TRACES["fake"] += 1
+            return traced
+        except Exception as e:  # PyTorch's fake tracing: any failure retraces for real
+            logging.getLogger("aot_torch").debug("aot_torch: fake tracing failed (%s); tracing for real",
+                                                 str(e).splitlines()[0] if str(e) else type(e).__name__)
+    inputs = _copy_inputs(example_inputs)
+    TRACES["real"] += 1
     with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
             fx_traceback.preserve_node_meta(), tracing(context):
         return make_fx(fn, decomposition_table=table, tracing_mode="real")(*inputs)

@@ -344,6 +344,22 @@ def test_attention_the_op_does_not_take_is_decomposed():
     assert '"tensor.attention"' not in tr.text, tr.text
 
 
+def test_graphs_trace_on_fake_tensors_and_data_dependent_ones_for_real():
+    # A plain graph is traced on fake tensors (nothing runs for real, no
+    # input is copied); one whose shapes depend on values (`nonzero`) is
+    # traced again for real, with the same results.
+    x = torch.randn(4, 6)
+    before = dict(fx_ir.TRACES)
+    check(lambda x: torch.relu(x) @ x.t(), x)
+    assert fx_ir.TRACES["fake"] == before["fake"] + 1 and fx_ir.TRACES["real"] == before["real"], fx_ir.TRACES
+
+    gm = torch.fx.symbolic_trace(lambda x: torch.nonzero(x > 0) * 2)
+    before = dict(fx_ir.TRACES)
+    aten = fx_ir.to_aten(gm, [x])
+    assert fx_ir.TRACES["real"] == before["real"] + 1, fx_ir.TRACES
+    torch.testing.assert_close(aten(x), gm(x))
+
+
 def test_expm1_and_the_activations_built_on_it():
     # ELU, SELU and CELU decompose to expm1; expm1 near 0 is exact where
     # exp(x) - 1 would cancel.
