@@ -65,6 +65,27 @@ pub fn scatter(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (base, src) = (lc.operand(0)?, lc.operand(1)?);
     let rt = lc.result_type(0)?;
     let si = lc.ctx().op_def(lc.op).and_then(|d| d.interface::<ScatterInterface>()).ok_or("not a scatter op")?;
+    let l = (si.layout)(&AttrView::of_op(lc.ctx(), lc.op), &Layout::contiguous(&rt.shape))?;
+    // A region covering the whole base is `src` itself, whatever autograd
+    // saw of the write (the folds keep a hidden one for the gradient's
+    // sake, which lowered code no longer has): no copy of the base and no
+    // copy of `src`, so the kernel that made `src` fuses with its readers
+    // (an in-place activation, `x.silu_()`, is such a scatter). Only a
+    // temporary's dense buffer is taken: an argument's memory must not
+    // become a fresh result.
+    let whole = l[0].sizes == rt.shape && l[0].offset == 0 && l[0].strides[..] == row_major(&rt.shape)[..];
+    if whole {
+        let dense_temporary = memref(lc.ctx(), src)
+            .is_some_and(|m| m.layout.is_none() && m.shape == rt.shape && m.elem == rt.elem)
+            && lc
+                .ctx()
+                .defining_op(r#loop::analysis::root_of(lc.ctx(), src))
+                .is_some_and(|d| r#loop::LoopOp::of(lc.ctx(), d) == Some(r#loop::LoopOp::Alloc));
+        if dense_temporary {
+            lc.set_result(0, src);
+            return Ok(());
+        }
+    }
     // A base nothing reads afterwards takes the write in place: the
     // region alone is written (gradient accumulation into overlapping
     // windows is a chain of such scatters).
@@ -75,7 +96,6 @@ pub fn scatter(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         lc.copy_into(base, out)?;
         out
     };
-    let l = (si.layout)(&AttrView::of_op(lc.ctx(), lc.op), &Layout::contiguous(&rt.shape))?;
     let region = lc.view(out, &l[0].sizes, &l[0].strides, l[0].offset)?;
     lc.copy_into(src, region)?;
     lc.set_result(0, out);
