@@ -11,6 +11,7 @@
 
 pub mod absent;
 pub mod affine;
+pub mod collapse_loops;
 pub mod cranelift;
 #[cfg(feature = "cuda")]
 pub mod cuda;
@@ -47,7 +48,7 @@ pub use target::Target;
 
 /// The passes from a value-semantics function over tensors to the `loop`
 /// dialect, anchored on the function.
-pub const PIPELINE: &str = "func.func(protect-reads,lower-to-loops,fuse,plan-memory)";
+pub const PIPELINE: &str = "func.func(protect-reads,lower-to-loops,fuse,collapse-loops,plan-memory)";
 
 /// A pass manager running `target`'s pipeline ([`pipeline_for`]) with
 /// `options`.

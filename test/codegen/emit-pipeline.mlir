@@ -6,7 +6,7 @@
 // --pass-statistics reports them.
 
 // CHECK: Pass Manager with builtin.module(
-// CHECK: Pass Manager with func.func(protect-reads,lower-to-loops,fuse{target=cranelift},plan-memory)
+// CHECK: Pass Manager with func.func(protect-reads,lower-to-loops,fuse{target=cranelift},collapse-loops,plan-memory)
 // CHECK: IR Dump After PlanMemory (plan-memory)
 // CHECK: func.func @f(%arg0: memref<64xf32>) -> memref<64xf32>
 // CHECK:   loop.kernel "mul_1"

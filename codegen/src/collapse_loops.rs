@@ -1,0 +1,390 @@
+//! `collapse-loops`: fewer, longer innermost loops in a lowered function's
+//! kernels, so that the small trailing dimensions of a tensor still run in
+//! vector lanes.
+//!
+//! A kernel over `[8, 1152, 2, 2]` is a nest whose innermost loop has two
+//! iterations: too few for the vectorizer's four lanes, so every element
+//! ran scalar (a CNN's last stage at 2×2, a squeeze-and-excite scale over
+//! 1×1). Where the addresses allow it, the innermost loop absorbs its parent
+//! (PyTorch's `TensorIterator` coalesces dimensions the same way):
+//!
+//! - **Unit loops go.** A loop of one iteration (not a kernel's split loop,
+//!   not carrying values) is replaced by its body with the induction
+//!   variable at its lower bound.
+//! - **Pairs collapse.** An innermost loop `I` (`n_I` iterations, no loop
+//!   inside, `n_I` below [`COLLAPSE_BELOW`]) whose parent `O` (`n_O`
+//!   iterations) holds nothing else but constants becomes one loop of
+//!   `n_O·n_I` iterations, when every access in it addresses
+//!   `c_O·i_O + c_I·i_I + rest` with `c_O = n_I·c_I` (contiguous across the
+//!   two dimensions, for every buffer) and the two induction variables feed
+//!   only address arithmetic. Each access then reads a one-dimensional view
+//!   of its buffer at `c_I·k + rest`; the iterations run in the same order,
+//!   so the kernel computes exactly what it did.
+//!
+//! A reduction nest (the inner loop carries the outer one's values on)
+//! collapses the same way: one loop then adds the same terms in the same
+//! order.
+//!
+//! Invariants: loops with a non-unit step or a non-zero lower bound, and a
+//! kernel's outermost parallel loop (the one the runtime splits across
+//! threads) are never changed, nor is a unit loop that carries values; the
+//! merged loop is marked `parallel` (independent) only when both were.
+
+use crate::affine::{flat_offset, Expr};
+use aot_dialects::func::{FuncOp, FuncView};
+use aot_dialects::lowering::memref_type;
+use aot_dialects::r#loop::analysis::memref;
+use aot_dialects::r#loop::{self, Binary, LoopOp, ScalarOp};
+use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::*;
+use rustc_hash::FxHashSet;
+
+/// Innermost loops with at least this many iterations are left alone: they
+/// fill the vector lanes already, and their kernels keep their shape.
+pub const COLLAPSE_BELOW: i64 = 16;
+
+/// What the pass did.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Stats {
+    pub unit_loops: u64,
+    pub collapsed: u64,
+}
+
+fn bounds(ctx: &Context, l: Op) -> Option<(i64, i64)> {
+    let (lo, hi) = (ctx.attr_i64(l, "lower")?, ctx.attr_i64(l, "upper")?);
+    (ctx.attr_i64(l, "step").unwrap_or(1) == 1).then_some((lo, hi))
+}
+
+fn is_for(ctx: &Context, o: Op) -> bool {
+    LoopOp::of(ctx, o) == Some(LoopOp::For)
+}
+
+/// A loop the pass may move: not `kernel`'s split loop (a loop directly in
+/// the kernel's body).
+fn movable(ctx: &Context, kernel: Op, l: Op) -> bool {
+    is_for(ctx, l) && ctx.parent_op(l) != Some(kernel)
+}
+
+/// A loop the pass may replace by its body: movable, carrying no values.
+fn changeable(ctx: &Context, kernel: Op, l: Op) -> bool {
+    movable(ctx, kernel, l) && ctx.num_operands(l) == 0 && ctx.num_results(l) == 0
+}
+
+fn index_value(rw: &mut Rewriter<'_>, k: i64) -> Value {
+    let ty = rw.index_type();
+    let a = rw.attr(AttrData::Int { value: k, ty });
+    rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
+}
+
+fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
+    let ty = rw.index_type();
+    let mut acc: Option<Value> = None;
+    for &(v, k) in &e.terms {
+        let t = if k == 1 {
+            v
+        } else {
+            let c = index_value(rw, k);
+            rw.build_typed1(Binary::Mul.name(), &[v, c], &[], ty)
+        };
+        acc = Some(match acc {
+            None => t,
+            Some(a) => rw.build_typed1(Binary::Add.name(), &[a, t], &[], ty),
+        });
+    }
+    match acc {
+        None => index_value(rw, e.c),
+        Some(a) if e.c == 0 => a,
+        Some(a) => {
+            let c = index_value(rw, e.c);
+            rw.build_typed1(Binary::Add.name(), &[a, c], &[], ty)
+        }
+    }
+}
+
+/// Replaces unit loops of `kernel` by their bodies; returns how many.
+fn remove_unit_loops(rw: &mut Rewriter<'_>, kernel: Op) -> u64 {
+    let mut loops = Vec::new();
+    rw.ctx().walk_pre(kernel, &mut |o| loops.push(o));
+    let mut n = 0;
+    for l in loops {
+        if !changeable(rw.ctx(), kernel, l) {
+            continue;
+        }
+        let Some((lo, hi)) = bounds(rw.ctx(), l) else { continue };
+        if hi.checked_sub(lo) != Some(1) {
+            continue;
+        }
+        let Some(body) = rw.single_block(l, 0) else { continue };
+        let iv = rw.block_args(body)[0];
+        rw.set_insertion_point(InsertPoint::Before(l));
+        let c = index_value(rw, lo);
+        rw.replace_all_uses(iv, c);
+        let ops: Vec<Op> = rw.block_ops(body).collect();
+        for o in ops {
+            if LoopOp::of(rw.ctx(), o) == Some(LoopOp::Yield) {
+                continue;
+            }
+            rw.move_before(o, l);
+        }
+        rw.erase_op(l);
+        n += 1;
+    }
+    n
+}
+
+/// The values derived from `ivs` by index arithmetic inside `body`, in
+/// program order, when every use of them is address arithmetic or an
+/// access's index; `None` otherwise.
+fn address_only(ctx: &Context, body: Block, ivs: &[Value]) -> Option<Vec<Op>> {
+    let mut derived: FxHashSet<Value> = ivs.iter().copied().collect();
+    let mut arith = Vec::new();
+    for o in ctx.block_ops(body) {
+        if !ctx.operands(o).any(|v| derived.contains(&v)) {
+            continue;
+        }
+        match LoopOp::of(ctx, o) {
+            Some(LoopOp::Load) if ctx.operands(o).take(1).all(|v| !derived.contains(&v)) => {}
+            Some(LoopOp::Store) if ctx.operands(o).take(2).all(|v| !derived.contains(&v)) => {}
+            Some(LoopOp::Scalar(ScalarOp::Binary(Binary::Add | Binary::Sub | Binary::Mul)))
+                if matches!(ctx.type_data(ctx.result_type(o, 0)), TypeData::Index) =>
+            {
+                derived.insert(ctx.result(o, 0));
+                arith.push(o);
+            }
+            _ => return None,
+        }
+    }
+    Some(arith)
+}
+
+/// An access of `inner`'s body rewritten: its new flat index expression.
+struct Access {
+    op: Op,
+    /// Operand position of the buffer (0 for loads, 1 for stores).
+    buf: usize,
+    flat: Expr,
+}
+
+/// Collapses innermost loop `inner` into its parent if the rules allow it;
+/// returns whether it did.
+fn collapse_pair(rw: &mut Rewriter<'_>, kernel: Op, inner: Op) -> bool {
+    let ctx = rw.ctx();
+    let Some(outer) = ctx.parent_op(inner) else { return false };
+    if !movable(ctx, kernel, inner) || !movable(ctx, kernel, outer) {
+        return false;
+    }
+    let (Some((0, n_i)), Some((0, n_o))) = (bounds(ctx, inner), bounds(ctx, outer)) else { return false };
+    if n_i <= 0 || n_o <= 0 || n_i >= COLLAPSE_BELOW {
+        return false;
+    }
+    let Some(trips) = n_o.checked_mul(n_i) else { return false };
+    let (Some(ib), Some(ob)) = (ctx.single_block(inner, 0), ctx.single_block(outer, 0)) else { return false };
+    if ctx.block_ops(ib).any(|o| is_for(ctx, o)) {
+        return false;
+    }
+    // The parent holds the loop, constants and its terminator only. A
+    // reduction nest qualifies when the inner loop carries exactly the
+    // parent's values on (its inits are the parent's carried arguments, the
+    // parent yields its results): one loop then adds in the same order.
+    let carried = ctx.num_results(outer);
+    let chained = ctx.num_results(inner) == carried
+        && ctx.operands(inner).eq(ctx.block_args(ob)[1..].iter().copied())
+        && ctx.block_args(ob)[1..].iter().all(|&a| ctx.uses(a).count() == 1)
+        && ctx.block_ops(ob).last().is_some_and(|y| ctx.operands(y).eq(ctx.results(inner).iter().copied()));
+    let parent_ok = ctx.block_ops(ob).all(|o| {
+        o == inner
+            || match LoopOp::of(ctx, o) {
+                Some(LoopOp::Constant) => true,
+                Some(LoopOp::Yield) => ctx.num_operands(o) == carried,
+                _ => false,
+            }
+    });
+    if !parent_ok || !chained {
+        return false;
+    }
+    let (iv_i, iv_o) = (ctx.block_args(ib)[0], ctx.block_args(ob)[0]);
+    let Some(arith) = address_only(ctx, ib, &[iv_i, iv_o]) else { return false };
+    let derived: FxHashSet<Value> = arith.iter().map(|&o| ctx.result(o, 0)).collect();
+    let mut accesses = Vec::new();
+    for o in ctx.block_ops(ib) {
+        let (buf, first) = match LoopOp::of(ctx, o) {
+            Some(LoopOp::Load) => (0, 1),
+            Some(LoopOp::Store) => (1, 2),
+            _ => continue,
+        };
+        let Some(m) = memref(ctx, ctx.operand(o, buf)) else { return false };
+        let (strides, _) = r#loop::layout(m);
+        if strides.iter().any(|&s| s < 0) || m.shape.contains(&0) {
+            return false;
+        }
+        let idx: Vec<Value> = ctx.operands(o).skip(first).collect();
+        let e = flat_offset(ctx, m, &idx);
+        // The two induction variables appear as themselves only.
+        if e.terms.iter().any(|t| derived.contains(&t.0)) {
+            return false;
+        }
+        let (c_o, c_i) = (e.coef(iv_o), e.coef(iv_i));
+        let k = if n_i == 1 {
+            c_o
+        } else if n_o == 1 || n_i.checked_mul(c_i) == Some(c_o) {
+            c_i
+        } else {
+            return false;
+        };
+        let mut flat = Expr { terms: e.terms.iter().copied().filter(|t| t.0 != iv_o && t.0 != iv_i).collect(), c: e.c };
+        flat = flat.plus(&Expr { terms: vec![(iv_i, k)], c: 0 });
+        accesses.push(Access { op: o, buf, flat });
+    }
+    // Every access through a one-dimensional view of its buffer.
+    let kbody = rw.single_block(kernel, 0).expect("kernel body");
+    // (Checked before anything changes: a buffer made inside the kernel
+    // has no host value to view.)
+    if !accesses.iter().all(|a| rw.block_args(kbody).contains(&rw.operand(a.op, a.buf))) {
+        return false;
+    }
+    for a in accesses {
+        let arg = rw.operand(a.op, a.buf);
+        let i = rw.block_args(kbody).iter().position(|&b| b == arg).expect("checked above");
+        let host = rw.operand(kernel, i);
+        let m = memref(rw.ctx(), host).cloned().expect("checked above");
+        let extent = r#loop::extent(&m);
+        let flat_arg = flat_view_arg(rw, kernel, host, m.elem, extent);
+        rw.set_insertion_point(InsertPoint::Before(a.op));
+        let idx = materialize(rw, &a.flat);
+        let mut ops: Vec<Value> = rw.operands(a.op).take(a.buf).collect();
+        ops.push(flat_arg);
+        ops.push(idx);
+        rw.set_operands(a.op, &ops);
+    }
+    for &o in arith.iter().rev() {
+        if !rw.has_uses(rw.result(o, 0)) {
+            rw.erase_op(o);
+        }
+    }
+    // The inner loop takes the parent's place and both ranges.
+    let consts: Vec<Op> =
+        rw.block_ops(ob).filter(|&o| o != inner && LoopOp::of(rw.ctx(), o) == Some(LoopOp::Constant)).collect();
+    for c in consts {
+        rw.move_before(c, outer);
+    }
+    rw.move_before(inner, outer);
+    let inits: Vec<Value> = rw.operands(outer).collect();
+    rw.set_operands(inner, &inits);
+    for (i, r) in rw.results(inner).to_vec().into_iter().enumerate() {
+        let old = rw.result(outer, i);
+        rw.replace_all_uses(old, r);
+    }
+    let parallel = rw.has_attr(inner, "parallel") && rw.has_attr(outer, "parallel");
+    if !parallel {
+        rw.remove_attr(inner, "parallel");
+    }
+    let upper = rw.i64_attr(trips);
+    rw.set_attr(inner, "upper", upper);
+    rw.replace_all_uses(iv_o, iv_i);
+    rw.erase_op(outer);
+    prune_kernel_args(rw, kernel);
+    true
+}
+
+/// The block argument of `kernel` for a one-dimensional view of `host`
+/// covering its `extent` elements (from the start of its storage, where
+/// its layout's offsets count from), added when the kernel lacks it.
+fn flat_view_arg(rw: &mut Rewriter<'_>, kernel: Op, host: Value, elem: ElemType, extent: i64) -> Value {
+    let t = memref_type(rw, &[extent], elem, &[1], 0);
+    let body = rw.single_block(kernel, 0).expect("kernel body");
+    // One view per buffer and kernel.
+    for (i, o) in rw.operands(kernel).enumerate() {
+        if rw.value_type(o) == t {
+            if let Some(d) = rw.defining_op(o) {
+                if LoopOp::of(rw.ctx(), d) == Some(LoopOp::View) && rw.operand(d, 0) == host {
+                    return rw.block_args(body)[i];
+                }
+            }
+        }
+    }
+    rw.set_insertion_point(InsertPoint::Before(kernel));
+    let v = if rw.value_type(host) == t { host } else { rw.build_typed1(r#loop::VIEW, &[host], &[], t) };
+    let mut ops: Vec<Value> = rw.operands(kernel).collect();
+    ops.push(v);
+    rw.set_operands(kernel, &ops);
+    rw.add_block_arg(body, t)
+}
+
+/// Drops kernel operands whose block arguments are unused.
+fn prune_kernel_args(rw: &mut Rewriter<'_>, k: Op) {
+    let body = rw.single_block(k, 0).expect("kernel body");
+    let keep: Vec<bool> = rw.block_args(body).iter().map(|&a| rw.has_uses(a)).collect();
+    if keep.iter().all(|&x| x) {
+        return;
+    }
+    let ops: Vec<Value> = rw.operands(k).zip(&keep).filter(|(_, &k)| k).map(|(o, _)| o).collect();
+    rw.retain_block_args(body, &keep);
+    rw.set_operands(k, &ops);
+}
+
+/// The innermost loops of `kernel`.
+fn innermost_loops(ctx: &Context, kernel: Op) -> Vec<Op> {
+    let mut loops = Vec::new();
+    ctx.walk_pre(kernel, &mut |o| {
+        if is_for(ctx, o) {
+            let nested = ctx.single_block(o, 0).is_some_and(|b| ctx.block_ops(b).any(|x| is_for(ctx, x)));
+            if !nested {
+                loops.push(o);
+            }
+        }
+    });
+    loops
+}
+
+/// Collapses the loops of every kernel of lowered function `func`.
+pub fn collapse_function(ctx: &mut Context, func: Op) -> Stats {
+    let f = FuncView { op: func };
+    let mut stats = Stats::default();
+    let Some(entry) = f.entry_block(ctx) else { return stats };
+    let mut rw = Rewriter::new(ctx);
+    let kernels: Vec<Op> = rw.block_ops(entry).filter(|&o| LoopOp::of(rw.ctx(), o) == Some(LoopOp::Kernel)).collect();
+    for k in kernels {
+        stats.unit_loops += remove_unit_loops(&mut rw, k);
+        for l in innermost_loops(rw.ctx(), k) {
+            // The loop itself survives each collapse, one level up.
+            while collapse_pair(&mut rw, k, l) {
+                stats.collapsed += 1;
+            }
+        }
+    }
+    stats
+}
+
+struct CollapseLoops;
+
+impl Pass for CollapseLoops {
+    fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        if !(FuncView { op }).is_public_definition(ctx) {
+            return Ok(());
+        }
+        let s = collapse_function(ctx, op);
+        st.add_stat("num-unit-loops", s.unit_loops);
+        st.add_stat("num-collapsed", s.collapsed);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    PassInfo {
+        argument: "collapse-loops",
+        name: "CollapseLoops",
+        summary: "Merge a kernel's short innermost loop into its parent where addresses are contiguous across both",
+        description: "On a lowered function (after fuse): loops of one iteration are replaced by their bodies; an \
+innermost loop of fewer than 16 iterations whose parent holds nothing else becomes one loop over both ranges when \
+every load and store addresses the two dimensions contiguously (outer stride = inner trips × inner stride) and \
+the induction variables feed addresses only; accesses then read one-dimensional views of their buffers. The \
+iteration order is unchanged. Reductions, non-unit steps and a kernel's split loop are left alone.",
+        anchor: Some(FuncOp::NAME),
+        options: &[],
+        statistics: &[
+            StatisticSpec { name: "num-unit-loops", description: "Loops of one iteration removed" },
+            StatisticSpec { name: "num-collapsed", description: "Innermost loops merged into their parent" },
+        ],
+        create: |_: &PassOptions| Ok(Box::new(CollapseLoops)),
+    }
+}

@@ -1,0 +1,84 @@
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse,collapse-loops))' | FileCheck %s
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops,fuse,collapse-loops))' --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// STATS:      CollapseLoops
+// STATS-NEXT:   (S) 1 num-unit-loops
+// STATS-NEXT:   (S) 2 num-collapsed
+
+/// A 2x2 image plane is one loop of four (contiguous in both buffers); the
+/// per-channel bias varies along the channel loop but not the plane, so
+/// the channel loop stays. Accesses read one-dimensional views.
+// CHECK-LABEL: func.func @bias
+// CHECK-DAG:     %[[X:.*]] = loop.view %arg0 : memref<8x16x2x2xf32> -> memref<512xf32>
+// CHECK-DAG:     %[[B:.*]] = loop.view %{{.*}} : memref<8x16x2x2xf32, strided<[0, 1, 0, 0], offset: 0>> -> memref<16xf32>
+// CHECK:         loop.kernel "exp_1" ({{.*}}= %[[X]] : memref<512xf32>, {{.*}}= %[[B]] : memref<16xf32>,
+// CHECK-NEXT:      loop.for %[[N:.*]] = 0 to 8 parallel {
+// CHECK-NEXT:        loop.for %[[C:.*]] = 0 to 16 {
+// CHECK-NEXT:          loop.for %[[K:.*]] = 0 to 4 {
+// CHECK:                 loop.load %{{.*}}[%{{.*}}] : memref<512xf32>
+// CHECK:                 loop.load %{{.*}}[%[[C]]] : memref<16xf32>
+// CHECK:                 loop.exp
+// CHECK:                 loop.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<512xf32>
+func.func @bias(%x: tensor<8x16x2x2xf32>, %b: tensor<16x1x1xf32>) -> tensor<8x16x2x2xf32> {
+  %0 = tensor.add %x, %b : tensor<8x16x2x2xf32>, tensor<16x1x1xf32> -> tensor<8x16x2x2xf32>
+  %1 = tensor.exp %0 : tensor<8x16x2x2xf32>
+  return %1 : tensor<8x16x2x2xf32>
+}
+
+// -----
+
+/// A transposed read is not contiguous across the two dimensions: the nest
+/// stays as it was.
+// CHECK-LABEL: func.func @transposed
+// CHECK:         loop.for %{{.*}} = 0 to 4 parallel {
+// CHECK-NEXT:      loop.for %{{.*}} = 0 to 2 {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 2 {
+// CHECK-NEXT:          loop.load %{{.*}} : memref<4x2x2xf32, strided<[4, 1, 2], offset: 0>>
+func.func @transposed(%x: tensor<4x2x2xf32>) -> tensor<4x2x2xf32> {
+  %t = view.transpose %x {dim0 = 1, dim1 = 2} : tensor<4x2x2xf32> -> tensor<4x2x2xf32>
+  %0 = tensor.exp %t : tensor<4x2x2xf32>
+  return %0 : tensor<4x2x2xf32>
+}
+
+// -----
+
+/// A reduction over a 2x2 plane is one reduction loop of four, adding the
+/// same elements in the same order.
+// CHECK-LABEL: func.func @mean
+// CHECK:         loop.for %{{.*}} = 0 to 8 parallel {
+// CHECK-NEXT:      %[[Z:.*]] = loop.constant 0.0 : f32
+// CHECK-NEXT:      %[[S:.*]] = loop.for %{{.*}} = 0 to 4 iter_args(%[[A:.*]] = %[[Z]]) -> (f32) {
+// CHECK:             %[[V:.*]] = loop.load %{{.*}}[%{{.*}}] : memref<128xf32>
+// CHECK-NEXT:        %[[T:.*]] = loop.add %[[A]], %[[V]] : f32
+// CHECK-NEXT:        loop.yield %[[T]] : f32
+// CHECK:           loop.div %[[S]]
+func.func @mean(%x: tensor<4x8x2x2xf32>) -> tensor<4x8x1x1xf32> {
+  %0 = tensor.mean %x {dims = [2, 3], keepdim} : tensor<4x8x2x2xf32> -> tensor<4x8x1x1xf32>
+  return %0 : tensor<4x8x1x1xf32>
+}
+
+// -----
+
+/// A loop of one iteration is its body, at index 0.
+// CHECK-LABEL: func.func @unit
+// CHECK:         loop.for %[[I:.*]] = 0 to 4 parallel {
+// CHECK-NEXT:      %[[Z:.*]] = loop.constant 0 : index
+// CHECK-NEXT:      loop.for %[[J:.*]] = 0 to 3 {
+// CHECK-NEXT:        loop.load %{{.*}}[%[[I]], %[[Z]], %[[J]]]
+func.func @unit(%x: tensor<4x1x3xf32>) -> tensor<4x1x3xf32> {
+  %0 = tensor.exp %x : tensor<4x1x3xf32>
+  return %0 : tensor<4x1x3xf32>
+}
+
+// -----
+
+/// An innermost loop long enough to fill the lanes keeps its nest; so does
+/// the kernel's split loop (the runtime divides it across threads).
+// CHECK-LABEL: func.func @long
+// CHECK:         loop.for %{{.*}} = 0 to 4 parallel {
+// CHECK-NEXT:      loop.for %{{.*}} = 0 to 2 {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 16 {
+func.func @long(%x: tensor<4x2x16xf32>) -> tensor<4x2x16xf32> {
+  %0 = tensor.exp %x : tensor<4x2x16xf32>
+  return %0 : tensor<4x2x16xf32>
+}
