@@ -210,3 +210,37 @@ func.func @softmax_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
   %y = tensor.softmax %x {dim = 1} : tensor<4x8xbf16>
   return %y : tensor<4x8xbf16>
 }
+
+// -----
+
+/// A scatter covering its whole base is its source, also one autograd does
+/// not see (an in-place activation, `x.silu_()`, after functionalize): no
+/// kernel copies the result over the base, the product is returned as is.
+// CHECK-LABEL: func.func @whole_scatter
+// CHECK:         loop.kernel "exp_0"
+// CHECK:         loop.kernel "sigmoid_1"
+// CHECK:         %[[P:.*]] = loop.alloc : memref<4x8xf32>
+// CHECK-NEXT:    loop.kernel "mul_2"
+// CHECK-NOT:     loop.kernel
+// CHECK:         return %[[P]]
+func.func @whole_scatter(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tensor.exp %x : tensor<4x8xf32>
+  %1 = tensor.sigmoid %0 : tensor<4x8xf32>
+  %2 = tensor.mul %0, %1 : tensor<4x8xf32>
+  %3 = view.as_strided_scatter %0, %2 {aot.hidden_write, offset = 0, size = array<i64: 4, 8>, stride = array<i64: 8, 1>} : tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
+}
+
+// -----
+
+/// Not when the source is an argument: the result would be the caller's
+/// memory. The base is copied and the argument written into it.
+// CHECK-LABEL: func.func @whole_scatter_of_argument
+// CHECK:         loop.kernel "exp_0"
+// CHECK:         loop.kernel "copy_{{[0-9]+}}" (%{{.*}} = %arg1
+// CHECK:         return
+func.func @whole_scatter_of_argument(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tensor.exp %x : tensor<4x8xf32>
+  %1 = view.as_strided_scatter %0, %y {aot.hidden_write, offset = 0, size = array<i64: 4, 8>, stride = array<i64: 8, 1>} : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
