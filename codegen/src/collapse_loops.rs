@@ -31,6 +31,7 @@
 //! merged loop is marked `parallel` (independent) only when both were.
 
 use crate::affine::{flat_offset, Expr};
+use crate::fuse::{index_value, materialize, prune_kernel_args};
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::lowering::memref_type;
 use aot_dialects::r#loop::analysis::memref;
@@ -68,37 +69,6 @@ fn movable(ctx: &Context, kernel: Op, l: Op) -> bool {
 /// A loop the pass may replace by its body: movable, carrying no values.
 fn changeable(ctx: &Context, kernel: Op, l: Op) -> bool {
     movable(ctx, kernel, l) && ctx.num_operands(l) == 0 && ctx.num_results(l) == 0
-}
-
-fn index_value(rw: &mut Rewriter<'_>, k: i64) -> Value {
-    let ty = rw.index_type();
-    let a = rw.attr(AttrData::Int { value: k, ty });
-    rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
-}
-
-fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
-    let ty = rw.index_type();
-    let mut acc: Option<Value> = None;
-    for &(v, k) in &e.terms {
-        let t = if k == 1 {
-            v
-        } else {
-            let c = index_value(rw, k);
-            rw.build_typed1(Binary::Mul.name(), &[v, c], &[], ty)
-        };
-        acc = Some(match acc {
-            None => t,
-            Some(a) => rw.build_typed1(Binary::Add.name(), &[a, t], &[], ty),
-        });
-    }
-    match acc {
-        None => index_value(rw, e.c),
-        Some(a) if e.c == 0 => a,
-        Some(a) => {
-            let c = index_value(rw, e.c);
-            rw.build_typed1(Binary::Add.name(), &[a, c], &[], ty)
-        }
-    }
 }
 
 /// Replaces unit loops of `kernel` by their bodies; returns how many.
@@ -308,18 +278,6 @@ fn flat_view_arg(rw: &mut Rewriter<'_>, kernel: Op, host: Value, elem: ElemType,
     ops.push(v);
     rw.set_operands(kernel, &ops);
     rw.add_block_arg(body, t)
-}
-
-/// Drops kernel operands whose block arguments are unused.
-fn prune_kernel_args(rw: &mut Rewriter<'_>, k: Op) {
-    let body = rw.single_block(k, 0).expect("kernel body");
-    let keep: Vec<bool> = rw.block_args(body).iter().map(|&a| rw.has_uses(a)).collect();
-    if keep.iter().all(|&x| x) {
-        return;
-    }
-    let ops: Vec<Value> = rw.operands(k).zip(&keep).filter(|(_, &k)| k).map(|(o, _)| o).collect();
-    rw.retain_block_args(body, &keep);
-    rw.set_operands(k, &ops);
 }
 
 /// The innermost loops of `kernel`.

@@ -53,13 +53,13 @@ pub struct Stats {
     pub cse: u64,
 }
 
-fn index_value(rw: &mut Rewriter<'_>, k: i64) -> Value {
+pub(crate) fn index_value(rw: &mut Rewriter<'_>, k: i64) -> Value {
     let ty = rw.index_type();
     let a = rw.attr(AttrData::Int { value: k, ty });
     rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
 }
 
-fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
+pub(crate) fn materialize(rw: &mut Rewriter<'_>, e: &Expr) -> Value {
     let ty = rw.index_type();
     let mut acc: Option<Value> = None;
     for &(v, k) in &e.terms {
@@ -354,7 +354,7 @@ fn kernel_arg_for(rw: &mut Rewriter<'_>, k: Op, v: Value) -> Value {
 }
 
 /// Drops kernel operands whose block arguments are unused.
-fn prune_kernel_args(rw: &mut Rewriter<'_>, k: Op) {
+pub(crate) fn prune_kernel_args(rw: &mut Rewriter<'_>, k: Op) {
     let body = rw.single_block(k, 0).expect("kernel body");
     let keep: Vec<bool> = rw.block_args(body).iter().map(|&a| rw.has_uses(a)).collect();
     if keep.iter().all(|&x| x) {
