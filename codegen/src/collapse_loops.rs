@@ -31,10 +31,10 @@
 //! merged loop is marked `parallel` (independent) only when both were.
 
 use crate::affine::{flat_offset, Expr};
-use crate::fuse::{index_value, materialize, prune_kernel_args};
+use crate::fuse::{index_value, kernel_arg_for, materialize, prune_kernel_args};
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::lowering::memref_type;
-use aot_dialects::r#loop::analysis::memref;
+use aot_dialects::r#loop::analysis::{memref, ForOp};
 use aot_dialects::r#loop::{self, Binary, LoopOp, ScalarOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
@@ -51,9 +51,10 @@ pub struct Stats {
     pub collapsed: u64,
 }
 
+/// `lower..upper` of a unit-step loop.
 fn bounds(ctx: &Context, l: Op) -> Option<(i64, i64)> {
-    let (lo, hi) = (ctx.attr_i64(l, "lower")?, ctx.attr_i64(l, "upper")?);
-    (ctx.attr_i64(l, "step").unwrap_or(1) == 1).then_some((lo, hi))
+    let b = ForOp(l).bounds(ctx);
+    (b.step == 1).then_some((b.lower, b.upper))
 }
 
 fn is_for(ctx: &Context, o: Op) -> bool {
@@ -274,10 +275,7 @@ fn flat_view_arg(rw: &mut Rewriter<'_>, kernel: Op, host: Value, elem: ElemType,
     }
     rw.set_insertion_point(InsertPoint::Before(kernel));
     let v = if rw.value_type(host) == t { host } else { rw.build_typed1(r#loop::VIEW, &[host], &[], t) };
-    let mut ops: Vec<Value> = rw.operands(kernel).collect();
-    ops.push(v);
-    rw.set_operands(kernel, &ops);
-    rw.add_block_arg(body, t)
+    kernel_arg_for(rw, kernel, v)
 }
 
 /// The innermost loops of `kernel`.

@@ -341,7 +341,7 @@ impl<'p> KernelUsers<'p> {
 
 /// The block argument of kernel `k` bound to host value `v`, adding an
 /// operand when `k` does not take it yet.
-fn kernel_arg_for(rw: &mut Rewriter<'_>, k: Op, v: Value) -> Value {
+pub(crate) fn kernel_arg_for(rw: &mut Rewriter<'_>, k: Op, v: Value) -> Value {
     let body = rw.single_block(k, 0).expect("kernel body");
     if let Some(i) = rw.operands(k).position(|o| o == v) {
         return rw.block_args(body)[i];

@@ -320,6 +320,17 @@ impl<'r, 'c> Scalars<'r, 'c> {
         go(self, shape, parallel, &mut Vec::new(), body)
     }
 
+    /// One parallel loop over every position of `shape` (so the runtime
+    /// splits the positions evenly, however the dimensions divide); `body`
+    /// gets the position's multi-index.
+    pub fn nest_flat(&mut self, shape: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
+        let total = shape.iter().try_fold(1i64, |a, &d| a.checked_mul(d)).ok_or("the loop's trip count overflows")?;
+        self.nest(&[total], true, &mut |s, iv| {
+            let at = s.delinearize(iv[0], shape)?;
+            body(s, &at)
+        })
+    }
+
     /// The multi-index of row-major position `flat` in `shape`.
     pub fn delinearize(&mut self, flat: Value, shape: &[i64]) -> Result<Vec<Value>, String> {
         let mut out = vec![flat; shape.len()];
@@ -525,6 +536,18 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
                 Ok(())
             })
         })
+    }
+
+    /// `v` itself when its elements are of type `e`, else a copy converted
+    /// to `e` (half-precision operands computed in f32, and back).
+    pub fn as_elem(&mut self, v: Value, e: ElemType) -> Result<Value, String> {
+        let m = memref(self.rw, v).cloned().ok_or("not a buffer")?;
+        if m.elem == e {
+            return Ok(v);
+        }
+        let out = self.alloc(&m.shape, e);
+        self.copy_into(v, out)?;
+        Ok(out)
     }
 
     /// `v` itself when its layout is contiguous, else a contiguous copy.

@@ -346,15 +346,11 @@ fn transposed(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String> {
     lc.view(v, &shape, &strides, off)
 }
 
-/// `v` in the compute type `acc`: itself, or a converted copy.
-fn in_compute(lc: &mut LowerCtx<'_, '_>, v: Value, acc: ElemType) -> Result<Value, String> {
-    let m = lp::memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
-    if m.elem == acc {
-        return Ok(v);
-    }
-    let buf = lc.alloc(&m.shape, acc);
-    lc.copy_into(v, buf)?;
-    Ok(buf)
+/// A fresh `shape` buffer of element type `acc` holding `a·b` (batched).
+fn product(lc: &mut LowerCtx<'_, '_>, a: Value, b: Value, shape: &[i64], acc: ElemType) -> Result<Value, String> {
+    let c = lc.alloc(shape, acc);
+    super::lowering::batched_matmul(lc, a, b, c, false)?;
+    Ok(c)
 }
 
 /// What the row kernels need to mask a score.
@@ -408,32 +404,24 @@ impl Masking {
     }
 }
 
-/// One parallel iteration per query row over all batches: `body` gets the
-/// row's index `[*b, i]`.
-fn over_rows<'c>(s: &mut Scalars<'_, 'c>, rows: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
-    let total = numel(rows);
-    let rows = rows.to_vec();
-    s.nest(&[total], true, &mut |s, iv| {
-        let at = s.delinearize(iv[0], &rows)?;
-        body(s, &at)
-    })
-}
-
 fn with_col(row: &[Value], j: Value) -> Vec<Value> {
     let mut v = row.to_vec();
     v.push(j);
     v
 }
 
-/// The result written from a buffer of the compute type: itself when the
-/// types agree, else a converted copy.
-fn result_from(lc: &mut LowerCtx<'_, '_>, acc_buf: Value, shape: &[i64], e: ElemType) -> Result<Value, String> {
-    if compute_elem(e) == e {
-        return Ok(acc_buf);
-    }
-    let out = lc.alloc(shape, e);
-    lc.copy_into(acc_buf, out)?;
-    Ok(out)
+/// The value of a row's element from its index `[*b, i, j]`.
+type ElementOf<'a> = dyn FnMut(&mut Scalars<'_, '_>, &[Value]) -> Result<Value, String> + 'a;
+
+/// Stores `f(at)` into `dst` at every `at` of row `row` (`len` columns).
+fn each_col(s: &mut Scalars<'_, '_>, row: &[Value], len: i64, dst: Value, f: &mut ElementOf<'_>) -> Result<(), String> {
+    s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+        let at = with_col(row, j);
+        let v = f(s, &at)?;
+        s.store(v, dst, &at);
+        Ok(Vec::new())
+    })?;
+    Ok(())
 }
 
 pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
@@ -443,10 +431,9 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let acc = compute_elem(e);
     let (masking, mask) = Masking::of(lc, &d, 3)?;
     let (q, k, v) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
-    let (q, k, v) = (in_compute(lc, q, acc)?, in_compute(lc, k, acc)?, in_compute(lc, v, acc)?);
-    let p = lc.alloc(&d.scores(), acc);
+    let (q, k, v) = (lc.as_elem(q, acc)?, lc.as_elem(k, acc)?, lc.as_elem(v, acc)?);
     let kt = transposed(lc, k)?;
-    super::lowering::batched_matmul(lc, q, kt, p, false)?;
+    let p = product(lc, q, kt, &d.scores(), acc)?;
     let lse = lc.alloc(&d.with(&[d.l]), acc);
     let rows = d.with(&[d.l]);
     let len = d.s;
@@ -454,14 +441,11 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     bufs.extend(mask);
     lc.kernel("attention_softmax", &bufs, &mut |s, a| {
         let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
-        over_rows(s, &rows, &mut |s, row| {
+        s.nest_flat(&rows, &mut |s, row| {
             // Masked scores in place, then their maximum.
-            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                let at = with_col(row, j);
-                let raw = s.load(p, &at)?;
-                let t = masking.score(s, raw, mask, &at, acc)?;
-                s.store(t, p, &at);
-                Ok(Vec::new())
+            each_col(s, row, len, p, &mut |s, at| {
+                let raw = s.load(p, at)?;
+                masking.score(s, raw, mask, at, acc)
             })?;
             let ninf = s.const_f(f64::NEG_INFINITY, acc);
             let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
@@ -472,13 +456,10 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let empty = s.cmp(Predicate::Eq, m, ninf)?;
             let zero = s.const_f(0.0, acc);
             let shift = s.select(empty, zero, m)?;
-            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                let at = with_col(row, j);
-                let t = s.load(p, &at)?;
+            each_col(s, row, len, p, &mut |s, at| {
+                let t = s.load(p, at)?;
                 let dd = s.sub(t, shift)?;
-                let x = s.math(MathFn::Exp, &[dd])?;
-                s.store(x, p, &at);
-                Ok(Vec::new())
+                s.math(MathFn::Exp, &[dd])
             })?;
             let sum = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
                 let x = s.load(p, &with_col(row, j))?;
@@ -490,20 +471,14 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let one = s.const_f(1.0, acc);
             let inv = s.div(one, sum)?;
             let inv = s.select(empty, zero, inv)?;
-            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                let at = with_col(row, j);
-                let x = s.load(p, &at)?;
-                let y = s.mul(x, inv)?;
-                s.store(y, p, &at);
-                Ok(Vec::new())
-            })?;
-            Ok(())
+            each_col(s, row, len, p, &mut |s, at| {
+                let x = s.load(p, at)?;
+                s.mul(x, inv)
+            })
         })
     })?;
-    let oshape = d.with(&[d.l, d.ev]);
-    let o = lc.alloc(&oshape, acc);
-    super::lowering::batched_matmul(lc, p, v, o, false)?;
-    let out = result_from(lc, o, &oshape, e)?;
+    let o = product(lc, p, v, &d.with(&[d.l, d.ev]), acc)?;
+    let out = lc.as_elem(o, e)?;
     lc.set_result(0, out);
     lc.set_result(1, lse);
     Ok(())
@@ -518,51 +493,44 @@ pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let mut ops = Vec::with_capacity(5);
     for i in 0..5 {
         let v = lc.operand(i)?;
-        ops.push(in_compute(lc, v, acc)?);
+        ops.push(lc.as_elem(v, acc)?);
     }
     let (g, q, k, v, out) = (ops[0], ops[1], ops[2], ops[3], ops[4]);
     let lse = lc.operand(5)?;
     // The probabilities again, from the saved log-sum-exp.
-    let p = lc.alloc(&d.scores(), acc);
     let kt = transposed(lc, k)?;
-    super::lowering::batched_matmul(lc, q, kt, p, false)?;
+    let p = product(lc, q, kt, &d.scores(), acc)?;
     let rows = d.with(&[d.l]);
     let len = d.s;
     let mut bufs = vec![p, lse];
     bufs.extend(mask);
     lc.kernel("attention_probs", &bufs, &mut |s, a| {
         let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
-        over_rows(s, &rows, &mut |s, row| {
+        s.nest_flat(&rows, &mut |s, row| {
             let l = s.load(lse, row)?;
             let ninf = s.const_f(f64::NEG_INFINITY, acc);
             let empty = s.cmp(Predicate::Eq, l, ninf)?;
             let zero = s.const_f(0.0, acc);
             let shift = s.select(empty, zero, l)?;
-            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                let at = with_col(row, j);
-                let raw = s.load(p, &at)?;
-                let t = masking.score(s, raw, mask, &at, acc)?;
+            each_col(s, row, len, p, &mut |s, at| {
+                let raw = s.load(p, at)?;
+                let t = masking.score(s, raw, mask, at, acc)?;
                 let dd = s.sub(t, shift)?;
-                let x = s.math(MathFn::Exp, &[dd])?;
-                s.store(x, p, &at);
-                Ok(Vec::new())
+                s.math(MathFn::Exp, &[dd])
             })
-            .map(|_| ())
         })
     })?;
     // dv = Pᵀ g.
-    let dv = lc.alloc(&vt.shape, acc);
     let pt = transposed(lc, p)?;
-    super::lowering::batched_matmul(lc, pt, g, dv, false)?;
+    let dv = product(lc, pt, g, &vt.shape, acc)?;
     // dP = g vᵀ, then dS = P ∘ (dP − rowsum(g ∘ out))·scale in its place.
-    let ds = lc.alloc(&d.scores(), acc);
     let vtr = transposed(lc, v)?;
-    super::lowering::batched_matmul(lc, g, vtr, ds, false)?;
+    let ds = product(lc, g, vtr, &d.scores(), acc)?;
     let ev = d.ev;
     let scale = masking.scale;
     lc.kernel("attention_dscores", &[p, ds, g, out], &mut |s, a| {
         let (p, ds, g, out) = (a[0], a[1], a[2], a[3]);
-        over_rows(s, &rows, &mut |s, row| {
+        s.nest_flat(&rows, &mut |s, row| {
             let zero = s.const_f(0.0, acc);
             let delta = s.for_loop(0, ev, 1, false, &[zero], &mut |s, x, c| {
                 let at = with_col(row, x);
@@ -572,27 +540,19 @@ pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
                 Ok(vec![s.add(c[0], pr)?])
             })?[0];
             let sc = s.const_f(scale, acc);
-            s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
-                let at = with_col(row, j);
-                let dp = s.load(ds, &at)?;
-                let pv = s.load(p, &at)?;
+            each_col(s, row, len, ds, &mut |s, at| {
+                let dp = s.load(ds, at)?;
+                let pv = s.load(p, at)?;
                 let diff = s.sub(dp, delta)?;
                 let y = s.mul(pv, diff)?;
-                let y = s.mul(y, sc)?;
-                s.store(y, ds, &at);
-                Ok(Vec::new())
+                s.mul(y, sc)
             })
-            .map(|_| ())
         })
     })?;
-    let dq = lc.alloc(&qt.shape, acc);
-    super::lowering::batched_matmul(lc, ds, k, dq, false)?;
-    let dk = lc.alloc(&kty.shape, acc);
+    let dq = product(lc, ds, k, &qt.shape, acc)?;
     let dst = transposed(lc, ds)?;
-    super::lowering::batched_matmul(lc, dst, q, dk, false)?;
-    let dq = result_from(lc, dq, &qt.shape, e)?;
-    let dk = result_from(lc, dk, &kty.shape, e)?;
-    let dv = result_from(lc, dv, &vt.shape, e)?;
+    let dk = product(lc, dst, q, &kty.shape, acc)?;
+    let (dq, dk, dv) = (lc.as_elem(dq, e)?, lc.as_elem(dk, e)?, lc.as_elem(dv, e)?);
     lc.set_result(0, dq);
     lc.set_result(1, dk);
     lc.set_result(2, dv);

@@ -394,17 +394,31 @@ pub(super) fn padded_with(
         return Ok(x);
     }
     let m = lp::memref(lc.ctx(), x).cloned().ok_or("padding a non-buffer")?;
-    let mut shape = m.shape.to_vec();
-    for (i, (&b, &a)) in before.iter().zip(after).enumerate() {
-        shape[2 + i] =
-            shape[2 + i].checked_add(b).and_then(|v| v.checked_add(a)).ok_or("the padded operand's size overflows")?;
-    }
+    let shape = padded_shape(&m.shape, before, after)?;
     let buf = fill(lc, &shape, m.elem, value)?;
-    let strides = row_major(&shape);
-    let offset: i64 = before.iter().enumerate().map(|(i, &b)| b * strides[2 + i]).sum();
-    let interior = lc.view(buf, &m.shape, &strides, offset)?;
-    lc.copy_into(x, interior)?;
+    let inside = interior(lc, buf, &m.shape, before)?;
+    lc.copy_into(x, inside)?;
     Ok(buf)
+}
+
+/// `shape` (`[N, C, *spatial]`) with `before[i] + after[i]` added to
+/// spatial dimension `i`.
+pub(super) fn padded_shape(shape: &[i64], before: &[i64], after: &[i64]) -> Result<Vec<i64>, String> {
+    let mut out = shape.to_vec();
+    for (i, (&b, &a)) in before.iter().zip(after).enumerate() {
+        out[2 + i] =
+            out[2 + i].checked_add(b).and_then(|v| v.checked_add(a)).ok_or("the padded operand's size overflows")?;
+    }
+    Ok(out)
+}
+
+/// The `shape` region of contiguous padded buffer `buf` that starts
+/// `before[i]` into each spatial dimension: where the unpadded tensor lies.
+pub(super) fn interior(lc: &mut LowerCtx<'_, '_>, buf: Value, shape: &[i64], before: &[i64]) -> Result<Value, String> {
+    let m = lp::memref(lc.ctx(), buf).cloned().ok_or("not a buffer")?;
+    let strides = row_major(&m.shape);
+    let offset: i64 = before.iter().enumerate().map(|(i, &b)| b * strides[2 + i]).sum();
+    lc.view(buf, shape, &strides, offset)
 }
 
 /// `v`, or a contiguous copy of it when its last dimension is not
@@ -422,7 +436,7 @@ pub(super) fn unit_stride_last(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Va
 }
 
 /// A fresh buffer of zeros.
-fn fill_zero(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType) -> Result<Value, String> {
+pub(super) fn fill_zero(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType) -> Result<Value, String> {
     fill(lc, shape, e, 0.0)
 }
 
@@ -816,12 +830,7 @@ fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<()
     crate::tensor::lowering::batched_matmul(lc, wv, rows, dcols, false)?;
     // Each column entry added back where its window read the input (the
     // windows overlap), into a zero-padded input gradient.
-    let mut padded_shape = rt.shape.to_vec();
-    for i in 0..k {
-        padded_shape[2 + i] =
-            padded_shape[2 + i].checked_add(2 * geo.padding[i]).ok_or("the padded input gradient's size overflows")?;
-    }
-    let acc = fill_zero(lc, &padded_shape, rt.elem)?;
+    let acc = fill_zero(lc, &padded_shape(&rt.shape, &geo.padding, &geo.padding)?, rt.elem)?;
     let mut dshape = vec![groups, cg];
     dshape.extend_from_slice(&kernel);
     dshape.push(n);
@@ -830,8 +839,7 @@ fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<()
     let mut inner = kernel.clone();
     inner.extend_from_slice(&outs);
     lc.kernel("col2im", &[dview, acc], &mut |s, a| {
-        s.nest(&[n * c], true, &mut |s, ivs| {
-            let nc = s.delinearize(ivs[0], &[n, c])?;
+        s.nest_flat(&[n, c], &mut |s, nc| {
             let cgv = s.index(cg);
             let grp = s.bin(Binary::Div, nc[1], cgv)?;
             let ci = s.bin(Binary::Rem, nc[1], cgv)?;
@@ -861,11 +869,9 @@ fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<()
     let out = if geo.padding.iter().all(|&p| p == 0) {
         acc
     } else {
-        let strides = row_major(&padded_shape);
-        let offset: i64 = geo.padding.iter().enumerate().map(|(i, &p)| p * strides[2 + i]).sum();
-        let interior = lc.view(acc, &rt.shape, &strides, offset)?;
+        let inside = interior(lc, acc, &rt.shape, &geo.padding)?;
         let out = lc.alloc(&rt.shape, rt.elem);
-        lc.copy_into(interior, out)?;
+        lc.copy_into(inside, out)?;
         out
     };
     lc.set_result(0, out);
@@ -992,11 +998,9 @@ pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let compute = compute_elem(rt.elem);
     let mut flat_shape = vec![o, cg];
     flat_shape.extend_from_slice(&kernel);
-    let total = numel(&flat_shape);
     lc.kernel("conv_weight_grad", &[xp, g, out], &mut |s, a| {
         let (xb, gb, wb) = (a[0], a[1], a[2]);
-        s.nest(&[total], true, &mut |s, ivs| {
-            let at = s.delinearize(ivs[0], &flat_shape)?;
+        s.nest_flat(&flat_shape, &mut |s, at| {
             let (oi, r, tap) = (at[0], at[1], at[2..].to_vec());
             let ogv = s.index(og);
             let grp = s.bin(Binary::Div, oi, ogv)?;

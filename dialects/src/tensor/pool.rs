@@ -31,7 +31,7 @@
 //! index, `avg_pool_grad` adds each output's share into a padded buffer,
 //! tap by tap, whose interior is the result.
 
-use super::conv::{fill, padded_with, unit_stride_last, UNROLL};
+use super::conv::{fill_zero, interior, padded_shape, padded_with, unit_stride_last, UNROLL};
 use super::kernels::unravel;
 use super::lowering::checked_index;
 use crate::autodiff::{Grads, VjpCtx};
@@ -728,28 +728,22 @@ pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// A fresh zero buffer of `shape` in the compute type of `e`, for gradients
-/// accumulated in place.
-fn accumulator(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType) -> Result<Value, String> {
-    fill(lc, shape, compute_elem(e), 0.0)
-}
-
 pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let rt = lc.result_type(0)?;
     let (g, idx) = (lc.operand(0)?, lc.operand(1)?);
     let gt = lc.operand_type(0)?;
     let (n, c) = (rt.shape[0], rt.shape[1]);
     let plane = numel(&rt.shape[2..]);
-    let acc = accumulator(lc, &rt.shape, rt.elem)?;
+    // Gradients accumulate in place, in the compute type.
+    let acc = fill_zero(lc, &rt.shape, compute_elem(rt.elem))?;
     let flat = lc.view(acc, &[n, c, plane], &[c * plane, plane, 1], 0)?;
     let outs = gt.shape[2..].to_vec();
     let msg = format!("max_pool_grad: index out of bounds for a plane of {plane} elements");
     // One plane per parallel iteration: a plane's indices land in it alone.
     lc.kernel("max_pool_grad", &[g, idx, flat], &mut |s, a| {
-        s.nest(&[n * c], true, &mut |s, iv| {
-            let nc = s.delinearize(iv[0], &[n, c])?;
+        s.nest_flat(&[n, c], &mut |s, nc| {
             s.nest(&outs, false, &mut |s, pos| {
-                let mut gi = nc.clone();
+                let mut gi = nc.to_vec();
                 gi.extend_from_slice(pos);
                 let i = s.load(a[1], &gi)?;
                 let i = s.cast_e(i, ElemType::I64);
@@ -764,13 +758,7 @@ pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             })
         })
     })?;
-    let out = if compute_elem(rt.elem) == rt.elem {
-        acc
-    } else {
-        let out = lc.alloc(&rt.shape, rt.elem);
-        lc.copy_into(acc, out)?;
-        out
-    };
+    let out = lc.as_elem(acc, rt.elem)?;
     lc.set_result(0, out);
     Ok(())
 }
@@ -783,30 +771,23 @@ pub fn lower_avg_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (outs, after) = pool.plan(&sizes)?;
     let compute = compute_elem(rt.elem);
     // The gradient of the padded input; its interior is the result.
-    let mut padded_shape = rt.shape[..2].to_vec();
-    for (i, &n) in sizes.iter().enumerate() {
-        padded_shape.push(
-            n.checked_add(pool.padding[i]).and_then(|v| v.checked_add(after[i])).ok_or("the padded size overflows")?,
-        );
-    }
-    let acc = accumulator(lc, &padded_shape, rt.elem)?;
+    let acc = fill_zero(lc, &padded_shape(&rt.shape, &pool.padding, &after)?, compute)?;
     let (n, c) = (rt.shape[0], rt.shape[1]);
     let kernel = pool.kernel.clone();
     // Per plane, tap by tap: for one tap, distinct outputs add into
     // distinct elements, so the loop over the outputs carries nothing.
     lc.kernel("avg_pool_grad", &[g, acc], &mut |s, a| {
-        s.nest(&[n * c], true, &mut |s, iv| {
-            let nc = s.delinearize(iv[0], &[n, c])?;
+        s.nest_flat(&[n, c], &mut |s, nc| {
             s.nest(&kernel, false, &mut |s, tap| {
                 let tap = tap.to_vec();
                 s.nest(&outs, false, &mut |s, pos| {
-                    let mut gi = nc.clone();
+                    let mut gi = nc.to_vec();
                     gi.extend_from_slice(pos);
                     let v = s.load(a[0], &gi)?;
                     let v = s.widen(v)?;
                     let div = divisor_at(s, &pool, &sizes, pos, compute)?;
                     let share = s.div(v, div)?;
-                    let mut xi = nc.clone();
+                    let mut xi = nc.to_vec();
                     xi.extend(tap_at(s, &pool, pos, &tap)?);
                     let old = s.load(a[1], &xi)?;
                     let sum = s.add(old, share)?;
@@ -816,11 +797,9 @@ pub fn lower_avg_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             })
         })
     })?;
-    let strides = row_major(&padded_shape);
-    let offset: i64 = pool.padding.iter().enumerate().map(|(i, &p)| p * strides[2 + i]).sum();
-    let interior = lc.view(acc, &rt.shape, &strides, offset)?;
+    let inside = interior(lc, acc, &rt.shape, &pool.padding)?;
     let out = lc.alloc(&rt.shape, rt.elem);
-    lc.copy_into(interior, out)?;
+    lc.copy_into(inside, out)?;
     lc.set_result(0, out);
     Ok(())
 }

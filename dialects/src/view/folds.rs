@@ -40,7 +40,7 @@ pub(super) fn visible_scatter(ctx: &Context, op: Op) -> Option<OpRef> {
     view_of_scatter(ctx.op_name(op)).filter(|_| !hidden(ctx, op))
 }
 
-fn is_contiguous_layout(size: &[i64], stride: &[i64], offset: i64) -> bool {
+pub(super) fn is_contiguous_layout(size: &[i64], stride: &[i64], offset: i64) -> bool {
     offset == 0 && contiguous_strides(size)[..] == *stride
 }
 

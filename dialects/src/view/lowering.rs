@@ -73,8 +73,7 @@ pub fn scatter(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     // (an in-place activation, `x.silu_()`, is such a scatter). Only a
     // temporary's dense buffer is taken: an argument's memory must not
     // become a fresh result.
-    let whole = l[0].sizes == rt.shape && l[0].offset == 0 && l[0].strides[..] == row_major(&rt.shape)[..];
-    if whole {
+    if l[0].sizes == rt.shape && super::folds::is_contiguous_layout(&l[0].sizes, &l[0].strides, l[0].offset) {
         let dense_temporary = memref(lc.ctx(), src)
             .is_some_and(|m| m.layout.is_none() && m.shape == rt.shape && m.elem == rt.elem)
             && lc
