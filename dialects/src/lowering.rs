@@ -4,7 +4,9 @@
 //!
 //! - [`Pointwise`]: an elementwise op gives its scalar formula; the pass
 //!   builds the kernel around it (broadcasting operands become stride-0
-//!   views, one loop per result dimension, the outermost parallel).
+//!   views, one loop per result dimension, the outermost parallel; the
+//!   result laid out, and the loops ordered, as its leading operand's
+//!   memory when that is a dense permutation, see `pointwise_order`).
 //! - [`Lower`]: any other op builds its own buffers, views and kernels with
 //!   a [`LowerCtx`].
 //!
@@ -597,21 +599,72 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
         let o = lc.operand(i)?;
         bufs.push(lc.expand(o, &shape)?);
     }
-    let out = lc.alloc(&shape, rt.elem);
+    // The result is laid out, and its loops run, in the order of the
+    // leading operand's memory: stores and that operand's loads stay
+    // unit-stride, and a channels-last tensor stays channels-last.
+    let order = pointwise_order(lc.ctx(), &bufs, &shape);
+    let loops: Vec<i64> = order.iter().map(|&d| shape[d]).collect();
+    let out = lc.alloc(&loops, rt.elem);
+    let result = if order.iter().enumerate().all(|(i, &d)| i == d) {
+        out
+    } else {
+        let rm = row_major(&loops);
+        let mut strides = vec![0; shape.len()];
+        for (i, &d) in order.iter().enumerate() {
+            strides[d] = rm[i];
+        }
+        lc.view(out, &shape, &strides, 0)?
+    };
     bufs.push(out);
     let op = lc.op;
     let n = lc.operands.len();
     let name = lc.ctx().op_name(op).rsplit('.').next().unwrap_or("pointwise").to_string();
     lc.kernel(&name, &bufs, &mut |s, a| {
-        s.nest(&shape, true, &mut |s, ivs| {
+        s.nest(&loops, true, &mut |s, ivs| {
+            let mut at = ivs.to_vec();
+            for (i, &d) in order.iter().enumerate() {
+                at[d] = ivs[i];
+            }
             let mut vals = Vec::with_capacity(n);
             for &b in &a[..n] {
-                vals.push(s.load(b, ivs)?);
+                vals.push(s.load(b, &at)?);
             }
             let r = (f.0)(s, op, &vals)?;
             s.store_as(r, a[n], ivs)
         })
     })?;
-    lc.set_result(0, out);
+    lc.set_result(0, result);
     Ok(())
+}
+
+/// The dimensions of a pointwise result of `shape`, outermost first, in
+/// the memory order of its first operand that covers it without
+/// broadcasting when that operand is a dense permutation of it
+/// (channels-last, a transpose), as PyTorch lays out such results; else
+/// row-major. Dimensions of one element go innermost, where they are unit
+/// loops, not outermost, where the runtime splits the loop across threads.
+fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Vec<usize> {
+    let identity: Vec<usize> = (0..shape.len()).collect();
+    let lead = operands.iter().find_map(|&v| {
+        let m = memref(ctx, v)?;
+        let (st, _) = r#loop::layout(m);
+        let full = (0..shape.len()).all(|d| shape[d] == 1 || st[d] != 0);
+        full.then(|| st.to_vec())
+    });
+    let Some(st) = lead else { return identity };
+    let mut order: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] > 1).collect();
+    order.sort_by_key(|&d| std::cmp::Reverse(st[d]));
+    let mut expect = 1i64;
+    for &d in order.iter().rev() {
+        if st[d] != expect {
+            return identity;
+        }
+        let Some(e) = expect.checked_mul(shape[d]) else { return identity };
+        expect = e;
+    }
+    if order.windows(2).all(|w| w[0] < w[1]) {
+        return identity;
+    }
+    order.extend((0..shape.len()).filter(|&d| shape[d] == 1));
+    order
 }

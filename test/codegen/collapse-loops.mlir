@@ -28,15 +28,18 @@ func.func @bias(%x: tensor<8x16x2x2xf32>, %b: tensor<16x1x1xf32>) -> tensor<8x16
 // -----
 
 /// A transposed read is not contiguous across the two dimensions: the nest
-/// stays as it was.
+/// stays as it was. (The result is laid out as the first operand, which
+/// is row-major; a transposed first operand would lay it out transposed,
+/// and every access would be contiguous.)
 // CHECK-LABEL: func.func @transposed
 // CHECK:         loop.for %{{.*}} = 0 to 4 parallel {
 // CHECK-NEXT:      loop.for %{{.*}} = 0 to 2 {
 // CHECK-NEXT:        loop.for %{{.*}} = 0 to 2 {
+// CHECK-NEXT:          loop.load %{{.*}} : memref<4x2x2xf32>
 // CHECK-NEXT:          loop.load %{{.*}} : memref<4x2x2xf32, strided<[4, 1, 2], offset: 0>>
-func.func @transposed(%x: tensor<4x2x2xf32>) -> tensor<4x2x2xf32> {
+func.func @transposed(%x: tensor<4x2x2xf32>, %y: tensor<4x2x2xf32>) -> tensor<4x2x2xf32> {
   %t = view.transpose %x {dim0 = 1, dim1 = 2} : tensor<4x2x2xf32> -> tensor<4x2x2xf32>
-  %0 = tensor.exp %t : tensor<4x2x2xf32>
+  %0 = tensor.add %y, %t : tensor<4x2x2xf32>, tensor<4x2x2xf32> -> tensor<4x2x2xf32>
   return %0 : tensor<4x2x2xf32>
 }
 

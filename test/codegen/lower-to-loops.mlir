@@ -244,3 +244,28 @@ func.func @whole_scatter_of_argument(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -
   %1 = view.as_strided_scatter %0, %y {aot.hidden_write, offset = 0, size = array<i64: 4, 8>, stride = array<i64: 8, 1>} : tensor<4x8xf32>
   return %1 : tensor<4x8xf32>
 }
+
+// -----
+
+/// A pointwise result is laid out as its first operand that is not
+/// broadcast (here the second) when that one is a dense permutation:
+/// channels-last stays channels-last, and the loops run in memory order,
+/// so the store and that operand's loads are unit-stride.
+// CHECK-LABEL: func.func @channels_last
+// CHECK-SAME:    -> memref<2x4x3x5xf32, strided<[60, 1, 20, 4], offset: 0>>
+// CHECK:         %[[O:.*]] = loop.alloc : memref<2x3x5x4xf32>
+// CHECK:         %[[V:.*]] = loop.view %[[O]] : memref<2x3x5x4xf32> -> memref<2x4x3x5xf32, strided<[60, 1, 20, 4], offset: 0>>
+// CHECK:         loop.for %[[N:.*]] = 0 to 2 parallel {
+// CHECK-NEXT:      loop.for %[[H:.*]] = 0 to 3 {
+// CHECK-NEXT:        loop.for %[[W:.*]] = 0 to 5 {
+// CHECK-NEXT:          loop.for %[[C:.*]] = 0 to 4 {
+// CHECK-NEXT:            loop.load %{{.*}}[%[[N]], %[[C]], %[[H]], %[[W]]] : memref<2x4x3x5xf32, strided<[0, 1, 0, 0], offset: 0>>
+// CHECK-NEXT:            loop.load %{{.*}}[%[[N]], %[[C]], %[[H]], %[[W]]] : memref<2x4x3x5xf32, strided<[60, 1, 20, 4], offset: 0>>
+// CHECK-NEXT:            loop.add
+// CHECK-NEXT:            loop.store %{{.*}}, %{{.*}}[%[[N]], %[[H]], %[[W]], %[[C]]] : memref<2x3x5x4xf32>
+// CHECK:         return %[[V]]
+func.func @channels_last(%xl: tensor<2x3x5x4xf32>, %b: tensor<4x1x1xf32>) -> tensor<2x4x3x5xf32> {
+  %x = view.permute %xl {dims = [0, 3, 1, 2]} : tensor<2x3x5x4xf32> -> tensor<2x4x3x5xf32>
+  %0 = tensor.add %b, %x : tensor<4x1x1xf32>, tensor<2x4x3x5xf32> -> tensor<2x4x3x5xf32>
+  return %0 : tensor<2x4x3x5xf32>
+}

@@ -26,6 +26,14 @@
 //! one reduction per weight element over the batch and the output
 //! positions.
 //!
+//! Lowering, pointwise convolutions (1×1, unit stride, no padding; the
+//! convolution and both gradients): matrix products of the operands where
+//! they lie ([`Matrix`]): the batch's positions as the rows of one GEMM
+//! when the channels are the fastest dimension (the result is then
+//! channels-last), else one GEMM per image. A depthwise convolution of a
+//! channels-last input is channels-last too, so that the layer norm over
+//! channels after it (ConvNeXt's) reads them contiguously.
+//!
 //! Lowering, other convolutions: the padded input's windows copied once
 //! into columns `[G, cg·T, N, P]` (im2col), then one GEMM per group and
 //! image written straight into the result's layout (the bias preloaded and
@@ -723,7 +731,268 @@ fn channel_rows(lc: &mut LowerCtx<'_, '_>, g: Value, groups: i64) -> Result<Valu
     lc.view(rows, &[groups, og, depth], &[og * depth, depth, 1], 0)
 }
 
+/// Whether `m` (`[N, C, *spatial]`) has its channels closer together than
+/// any other dimension of more than one element: channels-last, or an
+/// image's channels at one position (`[N, C, 1, 1]`).
+fn channel_minor(m: &MemRefType) -> bool {
+    let (st, _) = lp::layout(m);
+    m.shape.len() > 2 && m.shape[1] > 1 && (0..m.shape.len()).all(|d| d == 1 || m.shape[d] == 1 || st[d] > st[1])
+}
+
+/// A fresh channels-last buffer: `[N, *spatial, C]` in memory, viewed as
+/// `shape` (`[N, C, *spatial]`).
+fn channels_last(lc: &mut LowerCtx<'_, '_>, shape: &[i64], e: ElemType) -> Result<Value, String> {
+    let mut dense = vec![shape[0]];
+    dense.extend_from_slice(&shape[2..]);
+    dense.push(shape[1]);
+    let buf = lc.alloc(&dense, e);
+    let rm = row_major(&dense);
+    let mut strides = vec![rm[0], 1];
+    strides.extend_from_slice(&rm[1..rm.len() - 1]);
+    lc.view(buf, shape, &strides, 0)
+}
+
+/// Fewest output positions per image for which a pointwise convolution of
+/// a channel-major input runs one GEMM per image (`W · Xₙ`, written
+/// straight into the result) rather than copying every image's columns
+/// side by side first: a narrower product wastes most of the micro-kernel's
+/// sixteen columns (a late stage's 2×2 maps), where the copy is small.
+const PER_IMAGE_POSITIONS: i64 = 64;
+
+/// The stride of the row-major run over `shape` (with `strides`) when its
+/// positions form one: every dimension of more than one element steps
+/// over the whole of the dimensions inside it. None otherwise (a slice, a
+/// permutation); 1 for a single position.
+fn collapsed_stride(shape: &[i64], strides: &[i64]) -> Option<i64> {
+    let mut unit = None;
+    let mut next = None;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n == 1 {
+            continue;
+        }
+        match next {
+            None => unit = Some(s),
+            Some(e) if e == s => {}
+            Some(_) => return None,
+        }
+        next = Some(s.checked_mul(n)?);
+    }
+    Some(unit.unwrap_or(1))
+}
+
+/// Whether the convolution is pointwise: a 1×1 kernel (`kernel`), unit
+/// stride, no padding. Its input and output positions are then the same.
+fn is_pointwise(geo: &Geometry, kernel: &[i64]) -> bool {
+    kernel.iter().all(|&k| k == 1) && geo.stride.iter().all(|&s| s == 1) && geo.padding.iter().all(|&p| p == 0)
+}
+
+/// How the GEMMs of a pointwise convolution read a `[N, C, *spatial]`
+/// operand where it lies.
+#[derive(Clone, Copy, Debug)]
+enum Matrix {
+    /// The batch and the positions form one run of rows (stride `rows`)
+    /// and the channels step faster (`chans`): a `[N·P, C]` matrix
+    /// (channels-last, or `[N, C, 1, 1]`).
+    Rows { rows: i64, chans: i64, off: i64 },
+    /// Each image's positions form one run (stride `pos`): a `[C, P]`
+    /// matrix per image (`image` apart).
+    Images { image: i64, chans: i64, pos: i64, off: i64 },
+}
+
+impl Matrix {
+    fn of(m: &MemRefType) -> Option<Matrix> {
+        let (st, off) = lp::layout(m);
+        let (n, c) = (m.shape[0], m.shape[1]);
+        let spatial = &m.shape[2..];
+        let mut rows_shape = vec![n];
+        rows_shape.extend_from_slice(spatial);
+        let mut rows_strides = vec![st[0]];
+        rows_strides.extend_from_slice(&st[2..]);
+        let chans = st[1];
+        if let Some(rows) = collapsed_stride(&rows_shape, &rows_strides).filter(|&rs| c == 1 || chans < rs) {
+            return Some(Matrix::Rows { rows, chans, off });
+        }
+        let pos = collapsed_stride(spatial, &st[2..])?;
+        Some(Matrix::Images { image: st[0], chans, pos, off })
+    }
+
+    /// Whether per-image products are worth it: [`PER_IMAGE_POSITIONS`]
+    /// per image, or one image.
+    fn per_image_pays(n: i64, p: i64) -> bool {
+        n == 1 || p >= PER_IMAGE_POSITIONS
+    }
+
+    /// `[G, N·P, C/G]` (`Rows`) for `g` groups of `cg` channels.
+    fn rows_view(lc: &mut LowerCtx<'_, '_>, v: Value, rows: i64, chans: i64, off: i64, g: i64, m: i64, cg: i64) -> R {
+        lc.view(v, &[g, m, cg], &[cg * chans, rows, chans], off)
+    }
+}
+
+type R = Result<Value, String>;
+
+/// `buf[..., c, ...] = b[c]` over `shape` (`c` at `dim`): the bias a GEMM
+/// then accumulates onto.
+fn preload_bias(lc: &mut LowerCtx<'_, '_>, b: Value, buf: Value, shape: &[i64], dim: usize) -> Result<(), String> {
+    let shape = shape.to_vec();
+    lc.kernel("conv_bias", &[b, buf], &mut |s, a| {
+        s.nest(&shape, true, &mut |s, ivs| {
+            let v = s.load(a[0], &[ivs[dim]])?;
+            s.store_as(v, a[1], ivs)
+        })
+    })
+}
+
+/// The operands of a pointwise convolution's lowering, when the GEMMs can
+/// read them where they lie (f32 or f64: an external GEMM).
+fn pointwise_ok(geo: &Geometry, kernel: &[i64], elems: &[ElemType]) -> bool {
+    is_pointwise(geo, kernel) && elems.iter().all(|&e| e == elems[0] && matches!(e, ElemType::F32 | ElemType::F64))
+}
+
+/// A pointwise convolution is a matrix product of the weight and the input
+/// where it lies: no columns are copied. Two cases:
+///
+/// - [`Matrix::Rows`]: one GEMM `X [N·P, C] · Wᵀ` per group into a
+///   channels-last result, which keeps the channels innermost for the ops
+///   after it (a layer norm over channels, the next pointwise convolution);
+/// - [`Matrix::Images`]: one GEMM `W · Xₙ` per image and group straight
+///   into the result's layout, where that pays
+///   ([`Matrix::per_image_pays`]).
+///
+/// Returns the result, or None where neither applies (the caller copies
+/// columns). The bias is preloaded and the products accumulated onto it.
+fn pointwise_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value>) -> Result<Option<Value>, String> {
+    let rt = lc.result_type(0)?;
+    let (xm, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    if !pointwise_ok(geo, &wt.shape[2..], &[rt.elem, xm.elem, wt.elem]) {
+        return Ok(None);
+    }
+    let (n, c, o, g) = (xm.shape[0], xm.shape[1], wt.shape[0], geo.groups);
+    let (cg, og) = (c / g, o / g);
+    let p = numel(&xm.shape[2..]);
+    if n == 0 || c == 0 || o == 0 || p == 0 {
+        return Ok(None);
+    }
+    let Some(mat) = Matrix::of(&xm) else { return Ok(None) };
+    let (x, w) = (lc.operand(0)?, lc.operand(1)?);
+    match mat {
+        Matrix::Rows { rows, chans, off } => {
+            let m = n * p;
+            let out = channels_last(lc, &rt.shape, rt.elem)?;
+            if let Some(b) = bias {
+                let rows = lc.view(out, &[m, o], &[o, 1], 0)?;
+                preload_bias(lc, b, rows, &[m, o], 1)?;
+            }
+            let w = lc.contiguous(w)?;
+            let xa = Matrix::rows_view(lc, x, rows, chans, off, g, m, cg)?;
+            let wb = lc.view(w, &[g, cg, og], &[og * cg, 1, cg], 0)?;
+            let yc = lc.view(out, &[g, m, og], &[og, o, 1], 0)?;
+            super::lowering::batched_matmul(lc, xa, wb, yc, bias.is_some())?;
+            Ok(Some(out))
+        }
+        Matrix::Images { image, chans, pos, off } if Matrix::per_image_pays(n, p) => {
+            let y = lc.alloc(&rt.shape, rt.elem);
+            if let Some(b) = bias {
+                preload_bias(lc, b, y, &rt.shape, 1)?;
+            }
+            let w = lc.contiguous(w)?;
+            let wa = lc.view(w, &[n, g, og, cg], &[0, og * cg, cg, 1], 0)?;
+            let xb = lc.view(x, &[n, g, cg, p], &[image, cg * chans, chans, pos], off)?;
+            let yc = lc.view(y, &[n, g, og, p], &[o * p, og * p, p, 1], 0)?;
+            super::lowering::batched_matmul(lc, wa, xb, yc, bias.is_some())?;
+            Ok(Some(y))
+        }
+        Matrix::Images { .. } => Ok(None),
+    }
+}
+
+/// The input gradient of a pointwise convolution, `dX = Wᵀ·dY`, read and
+/// written as [`pointwise_gemm`] does (a channels-last output gradient
+/// gives a channels-last input gradient); None where that does not apply.
+fn pointwise_input_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Option<Value>, String> {
+    let rt = lc.result_type(0)?;
+    let (gm, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    if !pointwise_ok(geo, &wt.shape[2..], &[rt.elem, gm.elem, wt.elem]) {
+        return Ok(None);
+    }
+    let (n, c, o, g) = (rt.shape[0], rt.shape[1], wt.shape[0], geo.groups);
+    let (cg, og) = (c / g, o / g);
+    let p = numel(&rt.shape[2..]);
+    if n == 0 || c == 0 || o == 0 || p == 0 {
+        return Ok(None);
+    }
+    let Some(mat) = Matrix::of(&gm) else { return Ok(None) };
+    let (dy, w) = (lc.operand(0)?, lc.operand(1)?);
+    match mat {
+        Matrix::Rows { rows, chans, off } => {
+            let m = n * p;
+            let out = channels_last(lc, &rt.shape, rt.elem)?;
+            let w = lc.contiguous(w)?;
+            let ga = Matrix::rows_view(lc, dy, rows, chans, off, g, m, og)?;
+            let wb = lc.view(w, &[g, og, cg], &[og * cg, cg, 1], 0)?;
+            let xc = lc.view(out, &[g, m, cg], &[cg, c, 1], 0)?;
+            super::lowering::batched_matmul(lc, ga, wb, xc, false)?;
+            Ok(Some(out))
+        }
+        Matrix::Images { image, chans, pos, off } if Matrix::per_image_pays(n, p) => {
+            let dx = lc.alloc(&rt.shape, rt.elem);
+            let w = lc.contiguous(w)?;
+            let wa = lc.view(w, &[n, g, cg, og], &[0, og * cg, 1, cg], 0)?;
+            let gb = lc.view(dy, &[n, g, og, p], &[image, og * chans, chans, pos], off)?;
+            let xc = lc.view(dx, &[n, g, cg, p], &[c * p, cg * p, p, 1], 0)?;
+            super::lowering::batched_matmul(lc, wa, gb, xc, false)?;
+            Ok(Some(dx))
+        }
+        Matrix::Images { .. } => Ok(None),
+    }
+}
+
+/// The weight gradient of a pointwise convolution, `dW = Σ dY·Xᵀ` over the
+/// images and positions, from both operands where they lie: one GEMM over
+/// every row when both are [`Matrix::Rows`], per-image GEMMs added up when
+/// both are [`Matrix::Images`] (where that pays); None otherwise.
+fn pointwise_weight_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Option<Value>, String> {
+    let rt = lc.result_type(0)?;
+    let (gm, xm) = (lc.operand_type(0)?, lc.operand_type(1)?);
+    if !pointwise_ok(geo, &rt.shape[2..], &[rt.elem, gm.elem, xm.elem]) {
+        return Ok(None);
+    }
+    let (n, c, o, g) = (xm.shape[0], xm.shape[1], rt.shape[0], geo.groups);
+    let (cg, og) = (c / g, o / g);
+    let p = numel(&xm.shape[2..]);
+    if n == 0 || c == 0 || o == 0 || p == 0 {
+        return Ok(None);
+    }
+    let (dy, x) = (lc.operand(0)?, lc.operand(1)?);
+    match (Matrix::of(&gm), Matrix::of(&xm)) {
+        (Some(Matrix::Rows { rows: gr, chans: gc, off: go }), Some(Matrix::Rows { rows: xr, chans: xc, off: xo })) => {
+            let m = n * p;
+            let out = lc.alloc(&rt.shape, rt.elem);
+            let ga = lc.view(dy, &[g, og, m], &[og * gc, gc, gr], go)?;
+            let xb = Matrix::rows_view(lc, x, xr, xc, xo, g, m, cg)?;
+            let wc = lc.view(out, &[g, og, cg], &[og * cg, cg, 1], 0)?;
+            super::lowering::batched_matmul(lc, ga, xb, wc, false)?;
+            Ok(Some(out))
+        }
+        (
+            Some(Matrix::Images { image: gi, chans: gc, pos: gp, off: go }),
+            Some(Matrix::Images { image: xi, chans: xc, pos: xp, off: xo }),
+        ) if p >= PER_IMAGE_POSITIONS => {
+            let out = fill_zero(lc, &rt.shape, rt.elem)?;
+            let ga = lc.view(dy, &[n, g, og, p], &[gi, og * gc, gc, gp], go)?;
+            let xb = lc.view(x, &[n, g, p, cg], &[xi, cg * xc, xp, xc], xo)?;
+            let wc = lc.view(out, &[n, g, og, cg], &[0, og * cg, cg, 1], 0)?;
+            super::lowering::batched_matmul(lc, ga, xb, wc, true)?;
+            Ok(Some(out))
+        }
+        _ => Ok(None),
+    }
+}
+
 fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value>) -> Result<(), String> {
+    if let Some(y) = pointwise_gemm(lc, geo, bias)? {
+        lc.set_result(0, y);
+        return Ok(());
+    }
     let rt = lc.result_type(0)?;
     let (x, w) = (lc.operand(0)?, lc.operand(1)?);
     let (xt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -786,6 +1055,10 @@ fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value
 }
 
 fn lower_weight_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<(), String> {
+    if let Some(dw) = pointwise_weight_grad(lc, geo)? {
+        lc.set_result(0, dw);
+        return Ok(());
+    }
     let rt = lc.result_type(0)?;
     let (g, x) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, xt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -809,6 +1082,10 @@ fn lower_weight_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<(
 }
 
 fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<(), String> {
+    if let Some(dx) = pointwise_input_grad(lc, geo)? {
+        lc.set_result(0, dx);
+        return Ok(());
+    }
     let rt = lc.result_type(0)?;
     let (g, w) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -893,7 +1170,14 @@ pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     }
     let xp = padded(lc, x, &geo.padding, &geo.padding)?;
     let xp = unit_stride_last(lc, xp)?;
-    let out = lc.alloc(&rt.shape, rt.elem);
+    // A channels-last input gives a channels-last result, as in eager: a
+    // layer norm over the channels after it (ConvNeXt's) then reads them
+    // contiguously. Only where the kernel stores each element once (every
+    // tap unrolled, one channel per group): several passes add into the
+    // result as a flat buffer.
+    let once = wt.shape[1] == 1 && numel(&wt.shape[2..]) <= UNROLL;
+    let out =
+        if once && channel_minor(&xt) { channels_last(lc, &rt.shape, rt.elem)? } else { lc.alloc(&rt.shape, rt.elem) };
     let corr = Correlation {
         stride: geo.stride.clone(),
         dilation: geo.dilation.clone(),
