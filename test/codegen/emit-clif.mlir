@@ -80,6 +80,8 @@ func.func @middle_sum(%x: tensor<4x7x9xf32>) -> tensor<4x9xf32> {
   return %s : tensor<4x9xf32>
 }
 
+/// A load of memory the kernel does not write is `readonly can_move`:
+/// Cranelift places it at its use like arithmetic (the gathers below).
 /// Loads and stores that are not unit-stride gather and scatter their
 /// four lanes one element at a time (a slice with a step of 3; the
 /// scatter's region), the arithmetic still in lanes; a step of 2 loads two
@@ -91,8 +93,8 @@ func.func @middle_sum(%x: tensor<4x7x9xf32>) -> tensor<4x9xf32> {
 // CHECK:         scalar_to_vector.f32x4
 // CHECK-COUNT-3: insertlane
 // CHECK:         store {{.*}}
-// CHECK:         load.f32x4 notrap [[P:v[0-9]+]]{{$}}
-// CHECK-NEXT:    load.f32x4 notrap [[P]]+12
+// CHECK:         load.f32x4 notrap readonly can_move [[P:v[0-9]+]]{{$}}
+// CHECK-NEXT:    load.f32x4 notrap readonly can_move [[P]]+12
 // CHECK:         shuffle {{.*}}, {{.*}}, 0x1f1e1d1c171615140b0a090803020100
 // CHECK:         store {{.*}}
 // CHECK:       ; kernel copy_{{[0-9]+}}
@@ -145,4 +147,17 @@ func.func @masks(%x: tensor<3x22xf32>, %y: tensor<3x22xf32>, %c: tensor<3x22xi1>
   %u = view.slice %t {dim = 1, start = 0, end = 22, step = 2} : tensor<3x22xi1> -> tensor<3x11xi1>
   %r = view.slice_scatter %z, %u {dim = 1, start = 0, end = 22, step = 2} : tensor<3x22xi1>, tensor<3x11xi1> -> tensor<3x22xi1>
   return %w, %r : tensor<3x22xi1>, tensor<3x22xi1>
+}
+
+/// A kernel that reads back what it stored (softmax's exponentials, stored
+/// into the result and summed from there) keeps those loads in order with
+/// its stores: only the input's loads are `readonly can_move`.
+// CHECK:       ; function @in_place
+// CHECK:       ; kernel softmax_{{[0-9]+}}
+// CHECK:         load.f32x4 notrap readonly can_move
+// CHECK:         store notrap
+// CHECK:         load.f32x4 notrap v{{[0-9]+$}}
+func.func @in_place(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = tensor.softmax %x {dim = 1} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

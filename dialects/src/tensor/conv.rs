@@ -475,6 +475,21 @@ fn fill_with(lc: &mut LowerCtx<'_, '_>, buf: Value, value: f64) -> Result<(), St
     })
 }
 
+/// Fewest elements per stretch of a correlation's row: a vector of f32
+/// lanes on the host (Cranelift's are four wide); shorter stretches would
+/// leave each to the scalar remainder loop.
+const LANES: i64 = 4;
+
+/// Into how many equal stretches a correlation splits each output row of
+/// `len` elements to compute them side by side: up to four, each at least
+/// one vector of lanes. Every tap's weight is then loaded (and broadcast
+/// into lanes) once per iteration for all of them, where one stretch
+/// loads it once per vector: a depthwise 7×7 kernel spent more of its
+/// instructions on the 49 weights than on the products.
+fn stretches(len: i64) -> i64 {
+    (1..=4).rev().find(|&r| len % r == 0 && len / r >= LANES).unwrap_or(1)
+}
+
 /// How an output channel of a correlation finds its source channels and
 /// weights: output channel `co` belongs to group `co / per`, and sums the
 /// `red` source channels `group·red + r`.
@@ -569,20 +584,30 @@ impl Correlation {
                         Channels::Forward => (ci, r),
                         Channels::Transposed => (sc, s.bin(Binary::Rem, ci, per)?),
                     };
-                    s.for_loop(0, last, 1, false, &[], &mut |s, j, _| {
-                        let mut p = pos_outer.clone();
-                        p.push(j);
-                        let mut yi = vec![ni, ci];
-                        yi.extend_from_slice(&p);
-                        let mut acc = if passes > 1 {
-                            let v = s.load(dst, &yi)?;
-                            s.widen(v)?
-                        } else if let Some(b) = bias {
-                            let v = s.load(b, &[ci])?;
-                            s.widen(v)?
-                        } else {
-                            s.const_f(0.0, compute)
-                        };
+                    // The row in `parts` stretches computed side by side:
+                    // each tap's weight is loaded once for all of them.
+                    let parts = stretches(last);
+                    let len = last / parts;
+                    s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
+                        let mut ps = Vec::with_capacity(parts as usize);
+                        let mut accs = Vec::with_capacity(parts as usize);
+                        for part in 0..parts {
+                            let mut p = pos_outer.clone();
+                            let from = s.index(part * len);
+                            p.push(s.add(j, from)?);
+                            let mut yi = vec![ni, ci];
+                            yi.extend_from_slice(&p);
+                            accs.push(if passes > 1 {
+                                let v = s.load(dst, &yi)?;
+                                s.widen(v)?
+                            } else if let Some(b) = bias {
+                                let v = s.load(b, &[ci])?;
+                                s.widen(v)?
+                            } else {
+                                s.const_f(0.0, compute)
+                            });
+                            ps.push((p, yi));
+                        }
                         for u in 0..unrolled {
                             let mut tap: Vec<Value> = tl.to_vec();
                             let mut rest = u;
@@ -594,14 +619,8 @@ impl Correlation {
                             for &t in &tail {
                                 tap.push(s.index(t));
                             }
-                            let mut xi = vec![ni, sc];
                             let mut wi = vec![w0, w1];
                             for d in 0..k {
-                                let st = s.index(self.stride[d]);
-                                let at = s.mul(p[d], st)?;
-                                let dl = s.index(self.dilation[d]);
-                                let off = s.mul(tap[d], dl)?;
-                                xi.push(s.add(at, off)?);
                                 wi.push(if self.flip {
                                     let last = s.index(self.kernel[d] - 1);
                                     s.sub(last, tap[d])?
@@ -609,14 +628,26 @@ impl Correlation {
                                     tap[d]
                                 });
                             }
-                            let xv = s.load(src, &xi)?;
-                            let xv = s.widen(xv)?;
                             let wv = s.load(w, &wi)?;
                             let wv = s.widen(wv)?;
-                            let prod = s.mul(xv, wv)?;
-                            acc = s.add(acc, prod)?;
+                            for ((p, _), acc) in ps.iter().zip(accs.iter_mut()) {
+                                let mut xi = vec![ni, sc];
+                                for d in 0..k {
+                                    let st = s.index(self.stride[d]);
+                                    let at = s.mul(p[d], st)?;
+                                    let dl = s.index(self.dilation[d]);
+                                    let off = s.mul(tap[d], dl)?;
+                                    xi.push(s.add(at, off)?);
+                                }
+                                let xv = s.load(src, &xi)?;
+                                let xv = s.widen(xv)?;
+                                let prod = s.mul(xv, wv)?;
+                                *acc = s.add(*acc, prod)?;
+                            }
                         }
-                        s.store_as(acc, dst, &yi)?;
+                        for ((_, yi), acc) in ps.iter().zip(accs) {
+                            s.store_as(acc, dst, yi)?;
+                        }
                         Ok(Vec::new())
                     })?;
                     Ok(())

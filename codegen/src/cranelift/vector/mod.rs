@@ -269,15 +269,15 @@ pub(super) fn scalar_poly(g: &mut Gen<'_, '_>, p: Poly, x: cl::Value) -> cl::Val
 /// The lanes of a load whose element offset moves by `k` per iteration,
 /// one element at a time: f32 lanes, or an i1 mask (0/1 bytes widened to
 /// all-ones or all-zeros i32 lanes, as the unit-stride mask load gives).
-fn gather(vs: &mut Vec4<'_, '_, '_>, addr: cl::Value, k: i64, mask: bool) -> cl::Value {
+fn gather(vs: &mut Vec4<'_, '_, '_>, addr: cl::Value, k: i64, mask: bool, fl: MemFlagsData) -> cl::Value {
     if k == 2 && !mask {
         // Every other f32 (a stride-2 slice: pooling windows, strided
         // convolutions): two vector loads, elements 0..3 and 3..6 (exactly
         // the span the four lanes cover, so nothing past the last one is
         // read), and one shuffle taking lanes 0, 2 of the first and 1, 3 of
         // the second (one `shufps`) instead of four loads and three inserts.
-        let lo = vs.ins().load(types::F32X4, flags(), addr, 0);
-        let hi = vs.ins().load(types::F32X4, flags(), addr, 12);
+        let lo = vs.ins().load(types::F32X4, fl, addr, 0);
+        let hi = vs.ins().load(types::F32X4, fl, addr, 12);
         let (lo, hi) = (vs.ins().bitcast(types::I8X16, vflags(), lo), vs.ins().bitcast(types::I8X16, vflags(), hi));
         let lanes: [u8; 4] = [0, 2, 5, 7];
         let bytes: Vec<u8> = lanes.iter().flat_map(|&l| (0..4).map(move |b| l * 4 + b)).collect();
@@ -289,7 +289,7 @@ fn gather(vs: &mut Vec4<'_, '_, '_>, addr: cl::Value, k: i64, mask: bool) -> cl:
     let mut v = None;
     for j in 0..LANES {
         let a = vs.ins().iadd_imm_s(addr, j.saturating_mul(k).saturating_mul(size));
-        let mut e = vs.ins().load(ty, flags(), a, 0);
+        let mut e = vs.ins().load(ty, fl, a, 0);
         if mask {
             let w = vs.ins().uextend(types::I32, e);
             e = vs.ins().ineg(w);
@@ -359,19 +359,20 @@ fn emit_ops(
                 let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
                 let idx: Vec<cl::Value> = ctx.operands(o).skip(1).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
                 let addr = vs.g.address(base, &m, &idx);
+                let fl = vs.g.load_flags(ctx.operand(o, 0));
                 let v = if let Some(&k) = plan.strides.get(&o) {
-                    gather(vs, addr, k, is_i1(ctx, ctx.result(o, 0)))
+                    gather(vs, addr, k, is_i1(ctx, ctx.result(o, 0)), fl)
                 } else if is_i1(ctx, ctx.result(o, 0)) {
                     // Four 0/1 bytes become a mask: widen to i32 lanes, negate.
                     let b = &mut vs.g.b;
-                    let word = b.ins().load(types::I32, flags(), addr, 0);
+                    let word = b.ins().load(types::I32, fl, addr, 0);
                     let v = b.ins().scalar_to_vector(types::I32X4, word);
                     let bytes = b.ins().bitcast(types::I8X16, vflags(), v);
                     let halves = b.ins().uwiden_low(bytes);
                     let words = b.ins().uwiden_low(halves);
                     b.ins().ineg(words)
                 } else {
-                    vs.g.b.ins().load(types::F32X4, flags(), addr, 0)
+                    vs.g.b.ins().load(types::F32X4, fl, addr, 0)
                 };
                 vs.vals.insert(ctx.result(o, 0), V::L(v));
             }
