@@ -102,12 +102,14 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
         };
         let num = rw.num_results(op);
         for i in 0..num {
-            let v = results
-                .get(i)
-                .copied()
-                .flatten()
-                .ok_or_else(|| err(&rw, format!("lowering of '{name}' produced no buffer for result {i}")))?;
             let r = rw.result(op, i);
+            // (A lowering may skip a result nothing uses: `LowerCtx::result_used`.)
+            let produced = results.get(i).copied().flatten();
+            if produced.is_none() && rw.uses(r).next().is_none() {
+                continue;
+            }
+            let v =
+                produced.ok_or_else(|| err(&rw, format!("lowering of '{name}' produced no buffer for result {i}")))?;
             map.insert(r, v);
             let root = analysis::root_of(&rw, v);
             if rw.defining_op(root).is_some_and(|d| LoopOp::of(&rw, d) == Some(LoopOp::Alloc)) {

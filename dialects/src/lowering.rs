@@ -405,6 +405,13 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
         AttrView::of_op(self.rw, self.op)
     }
 
+    /// Whether anything uses result `i`: a lowering may leave a result
+    /// nothing uses unset, and skip computing it (max pooling's indices in
+    /// inference).
+    pub fn result_used(&self, i: usize) -> bool {
+        i < self.rw.num_results(self.op) && self.rw.uses(self.rw.result(self.op, i)).next().is_some()
+    }
+
     pub fn set_result(&mut self, i: usize, v: Value) {
         if self.results.len() <= i {
             self.results.resize(i + 1, None);

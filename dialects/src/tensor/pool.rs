@@ -626,8 +626,32 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let xp = unit_stride_last(lc, xp)?;
     let y = out_shape(&xt.shape, &outs);
     let vals = lc.alloc(&y, xt.elem);
-    let idx = lc.alloc(&y, ElemType::I64);
     let compute = compute_elem(xt.elem);
+    if !lc.result_used(1) {
+        // Without the indices (inference) the window's maximum alone: f32
+        // lanes, where the i64 index kept every window scalar.
+        lc.kernel("max_pool", &[xp, vals], &mut |s, a| {
+            over_outputs(s, &y, &mut |s, at| {
+                let (ni, ci, pos) = (at[0], at[1], &at[2..]);
+                let ninf = s.const_f(f64::NEG_INFINITY, compute);
+                let res = fold_taps(s, &pool.kernel, vec![ninf], &mut |s, tap, acc| {
+                    let q = tap_at(s, &pool, pos, tap)?;
+                    let mut xi = vec![ni, ci];
+                    xi.extend_from_slice(&q);
+                    let v = s.load(a[0], &xi)?;
+                    let v = s.widen(v)?;
+                    let gt = s.cmp(Predicate::Gt, v, acc[0])?;
+                    let nan = s.cmp(Predicate::Ne, v, v)?;
+                    let take = s.bin(Binary::Or, gt, nan)?;
+                    Ok(vec![s.select(take, v, acc[0])?])
+                })?;
+                s.store_as(res[0], a[1], at)
+            })
+        })?;
+        lc.set_result(0, vals);
+        return Ok(());
+    }
+    let idx = lc.alloc(&y, ElemType::I64);
     let place = row_major(&sizes);
     let k = sizes.len();
     lc.kernel("max_pool", &[xp, vals, idx], &mut |s, a| {
