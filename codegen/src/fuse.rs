@@ -228,12 +228,22 @@ fn dag_size(ctx: &Context, v: Value, seen: &mut FxHashSet<Value>) -> usize {
             continue;
         }
         if let Some(op) = ctx.defining_op(v) {
-            n += 1;
+            n += match LoopOp::of(ctx, op) {
+                Some(LoopOp::Scalar(r#loop::ScalarOp::Math(_))) => MATH_COST,
+                _ => 1,
+            };
             stack.extend(ctx.operands(op));
         }
     }
     n
 }
+
+/// What a math function (`exp`, `erf`, `tanh`, ...) counts for in a
+/// producer's cost: a polynomial of some thirty vector operations, where
+/// writing its result once and reading it back moves eight bytes per
+/// element. EfficientNet's batch norm and SiLU were computed twice per
+/// element, once for the squeeze-and-excite mean and once for its gate.
+const MATH_COST: usize = 24;
 
 /// Host ops of the function body, with their positions.
 fn positions(ctx: &Context, entry: Block) -> FxHashMap<Op, usize> {
