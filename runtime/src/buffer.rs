@@ -208,6 +208,9 @@ pub struct Walk<'a> {
 
 /// Side of the square tiles a transposing copy walks.
 const TILE: usize = 32;
+/// Fewest rows and columns of a transposing copy that tiles (a plane of
+/// 16 × 40, a channels-last map's width and channels, already gains).
+const MIN_TILED: i64 = 8;
 
 /// Copies the elements `src` walks into the positions `dst` walks, in
 /// row-major order (a transposing copy into a destination whose positions
@@ -217,6 +220,100 @@ const TILE: usize = 32;
 /// must have the same sizes and stay inside their buffers; returns false
 /// (copying nothing) when the types differ.
 pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool {
+    // A transposing copy along other dimensions than the last two (a
+    // channels-last tensor made contiguous: the source steps by one along
+    // the channels, the destination along the width) walks the same
+    // elements with those two dimensions moved last, where it tiles.
+    // Dimensions that both walks step through as one (a channels-last
+    // map's height and width) are merged first, so that small planes
+    // still tile.
+    let (sizes, ds, ss) = coalesced(d, s);
+    let (d, s) = (
+        Walk { sizes: &sizes, strides: &ds, offset: d.offset },
+        Walk { sizes: &sizes, strides: &ss, offset: s.offset },
+    );
+    if let Some((sizes, ds, ss)) = transposed_last(d, s) {
+        let d2 = Walk { sizes: &sizes, strides: &ds, offset: d.offset };
+        let s2 = Walk { sizes: &sizes, strides: &ss, offset: s.offset };
+        return copy_walks(dst, d2, src, s2);
+    }
+    copy_walks(dst, d, src, s)
+}
+
+/// The walks with each run of adjacent dimensions that both step through
+/// as one dimension (`stride[k] = stride[k + 1] · size[k + 1]` on both
+/// sides) merged, and dimensions of one element dropped: the same elements
+/// in the same row-major order.
+fn coalesced(d: Walk<'_>, s: Walk<'_>) -> Reordered {
+    let (mut sizes, mut ds, mut ss): Reordered = (Vec::new(), Vec::new(), Vec::new());
+    for k in 0..d.sizes.len() {
+        let n = d.sizes[k];
+        if n == 1 {
+            continue;
+        }
+        if let (Some(&m), Some(&dl), Some(&sl)) = (sizes.last(), ds.last(), ss.last()) {
+            let merges = d.strides[k].checked_mul(n) == Some(dl) && s.strides[k].checked_mul(n) == Some(sl);
+            if let (true, Some(merged)) = (merges, m.checked_mul(n)) {
+                let last = sizes.len() - 1;
+                (sizes[last], ds[last], ss[last]) = (merged, d.strides[k], s.strides[k]);
+                continue;
+            }
+        }
+        sizes.push(n);
+        ds.push(d.strides[k]);
+        ss.push(s.strides[k]);
+    }
+    if d.sizes.contains(&0) {
+        // Nothing to copy; keep a zero so that the walk says so.
+        return (vec![0], vec![1], vec![1]);
+    }
+    (sizes, ds, ss)
+}
+
+/// Sizes, destination strides and source strides of two reordered walks.
+type Reordered = (Vec<i64>, Vec<i64>, Vec<i64>);
+
+/// The walks' dimensions reordered so that the destination's unit-stride
+/// dimension and the source's are the last two (the destination's last,
+/// where they tile; the longer last where they do not), when they are two
+/// different dimensions and the destination's positions are all distinct
+/// (so the order of the writes is not seen).
+fn transposed_last(d: Walk<'_>, s: Walk<'_>) -> Option<Reordered> {
+    let rank = d.sizes.len();
+    let unit = |w: &Walk<'_>| (0..rank).rev().find(|&k| w.strides[k] == 1 && w.sizes[k] > 1);
+    let (a, b) = (unit(&d)?, unit(&s)?);
+    if rank < 2 || a == b || !distinct(d) {
+        return None;
+    }
+    // The longer of the two innermost: a walk that does not tile (too few
+    // rows or columns) runs its last dimension as its inner loop.
+    let (x, y) = if d.sizes[a] >= MIN_TILED || d.sizes[a] >= d.sizes[b] { (b, a) } else { (a, b) };
+    let order: Vec<usize> = (0..rank).filter(|&k| k != a && k != b).chain([x, y]).collect();
+    let pick = |v: &[i64]| order.iter().map(|&k| v[k]).collect::<Vec<i64>>();
+    Some((pick(d.sizes), pick(d.strides), pick(s.strides)))
+}
+
+/// Whether no two positions of `w` are one element: along the dimensions
+/// of more than one element, in order of stride, each stride steps past
+/// the whole extent of the smaller ones.
+fn distinct(w: Walk<'_>) -> bool {
+    let mut dims: Vec<(i64, i64)> =
+        w.sizes.iter().zip(w.strides).filter(|(&n, _)| n > 1).map(|(&n, &st)| (st, n)).collect();
+    dims.sort_unstable();
+    let mut reach = 0i64;
+    for (st, n) in dims {
+        if st <= reach {
+            return false;
+        }
+        reach = match st.checked_mul(n - 1).and_then(|e| e.checked_add(reach)) {
+            Some(r) => r,
+            None => return false,
+        };
+    }
+    true
+}
+
+fn copy_walks(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool {
     fn go<T: Copy>(dst: &mut [T], d: Walk<'_>, src: &[T], s: Walk<'_>) {
         let rank = d.sizes.len();
         if d.sizes.contains(&0) {
@@ -237,8 +334,22 @@ pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) ->
             // The order of writes is unobservable only when no two
             // destination positions of the tile plane coincide.
             let disjoint = (dc == 1 && dr >= cols) || (dr == 1 && dc >= rows);
-            transposing && disjoint && rows >= TILE as i64 && cols >= TILE as i64
+            transposing && disjoint && rows >= MIN_TILED && cols >= MIN_TILED
         };
+        // Both walks inside their buffers (the caller's promise, checked
+        // here once): the tiles then index without a bounds check each.
+        let inside = |w: &Walk<'_>, len: usize| {
+            let (mut lo, mut hi) = (w.offset, w.offset);
+            for (&n, &st) in w.sizes.iter().zip(w.strides) {
+                let Some(span) = (n - 1).checked_mul(st) else { return false };
+                match (lo.checked_add(span.min(0)), hi.checked_add(span.max(0))) {
+                    (Some(l), Some(h)) => (lo, hi) = (l, h),
+                    _ => return false,
+                }
+            }
+            lo >= 0 && usize::try_from(hi).is_ok_and(|h| h < len)
+        };
+        let unchecked = inside(&d, dst.len()) && inside(&s, src.len());
         let outer = if tiled { last - 1 } else { last };
         let (n, ds, ss) = (d.sizes[last] as usize, d.strides[last], s.strides[last]);
         let mut idx = vec![0i64; outer];
@@ -255,8 +366,17 @@ pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) ->
                         let c1 = (c0 + TILE as i64).min(cols);
                         for r in r0..r1 {
                             let (dr, sr) = (dp + r * drs, sp + r * srs);
-                            for c in c0..c1 {
-                                dst[(dr + c * ds) as usize] = src[(sr + c * ss) as usize];
+                            if unchecked {
+                                for c in c0..c1 {
+                                    let (a, b) = ((dr + c * ds) as usize, (sr + c * ss) as usize);
+                                    // SAFETY: `inside` found every position of
+                                    // both walks within the buffers.
+                                    unsafe { *dst.get_unchecked_mut(a) = *src.get_unchecked(b) };
+                                }
+                            } else {
+                                for c in c0..c1 {
+                                    dst[(dr + c * ds) as usize] = src[(sr + c * ss) as usize];
+                                }
                             }
                         }
                         c0 = c1;
@@ -266,6 +386,13 @@ pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) ->
             } else if ds == 1 && ss == 1 {
                 let (a, b) = (dp as usize, sp as usize);
                 dst[a..a + n].copy_from_slice(&src[b..b + n]);
+            } else if unchecked {
+                for i in 0..n as i64 {
+                    let (a, b) = ((dp + i * ds) as usize, (sp + i * ss) as usize);
+                    // SAFETY: `inside` found every position of both walks
+                    // within the buffers.
+                    unsafe { *dst.get_unchecked_mut(a) = *src.get_unchecked(b) };
+                }
             } else {
                 for i in 0..n as i64 {
                     dst[(dp + i * ds) as usize] = src[(sp + i * ss) as usize];
@@ -358,8 +485,17 @@ mod tests {
             (vec![2, 3, 45, 37], contiguous(&[2, 3, 45, 37]), vec![4995, 1665, 1, 45], 1, 0),
             // Padded rows on the destination, a gap on the source.
             (vec![40, 40], vec![48, 1], vec![1, 50], 2, 1),
-            // Not transposing, or too small to tile: the row walk.
             (vec![31, 64], contiguous(&[31, 64]), vec![1, 31], 0, 0),
+            // Channels-last to contiguous and back: the channels and the
+            // width move last, then tile (planes of 16 × 40).
+            (vec![8, 40, 16, 16], contiguous(&[8, 40, 16, 16]), vec![10240, 1, 640, 40], 0, 0),
+            (vec![2, 40, 16, 16], vec![10240, 1, 640, 40], contiguous(&[2, 40, 16, 16]), 3, 0),
+            (vec![2, 5, 3, 9], contiguous(&[2, 5, 3, 9]), vec![135, 1, 45, 5], 0, 2),
+            // Small maps: height and width merge into one run first.
+            (vec![8, 160, 4, 4], contiguous(&[8, 160, 4, 4]), vec![2560, 1, 640, 160], 0, 0),
+            (vec![3, 64, 1, 2, 2], contiguous(&[3, 64, 1, 2, 2]), vec![256, 1, 256, 128, 64], 0, 0),
+            // Not transposing, or too small to tile: the row walk.
+            (vec![7, 64], contiguous(&[7, 64]), vec![1, 7], 0, 0),
             (vec![40, 40], vec![40, 1], vec![80, 2], 0, 0),
         ];
         for (sizes, ds, ss, doff, soff) in cases {
@@ -376,6 +512,25 @@ mod tests {
                 Buffer::F32(v) => assert_eq!(&v[..], &want[..], "{sizes:?} {ds:?} {ss:?}"),
                 _ => unreachable!(),
             }
+        }
+    }
+
+    #[test]
+    fn an_overlapping_destination_is_not_reordered() {
+        // The destination's unit-stride dimension is the first and the
+        // source's the last, but its middle dimension has stride 0: the
+        // walk stays row-major, so the last write of each position wins.
+        let sizes = [40i64, 3, 40];
+        let src: Vec<f32> = (0..4800).map(|i| i as f32).collect();
+        let d = Walk { sizes: &sizes, strides: &[1, 0, 40], offset: 0 };
+        let s = Walk { sizes: &sizes, strides: &[120, 40, 1], offset: 0 };
+        let mut want = vec![0.0f32; 1600];
+        reference(&mut want, d, &src, s);
+        let mut got = Buffer::F32(vec![0.0f32; 1600].into());
+        assert!(copy_strided(&mut got, d, &Buffer::F32(src.into()), s));
+        match got {
+            Buffer::F32(v) => assert_eq!(&v[..], &want[..]),
+            _ => unreachable!(),
         }
     }
 
