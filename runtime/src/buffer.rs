@@ -515,21 +515,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_overlapping_destination_is_not_reordered() {
-        // The destination's unit-stride dimension is the first and the
-        // source's the last, but its middle dimension has stride 0: the
-        // walk stays row-major, so the last write of each position wins.
-        let sizes = [40i64, 3, 40];
-        let src: Vec<f32> = (0..4800).map(|i| i as f32).collect();
-        let d = Walk { sizes: &sizes, strides: &[1, 0, 40], offset: 0 };
-        let s = Walk { sizes: &sizes, strides: &[120, 40, 1], offset: 0 };
-        let mut want = vec![0.0f32; 1600];
+    /// `copy_strided` into a fresh `n`-element destination agrees with the
+    /// row-major reference, element for element.
+    fn agrees(sizes: &[i64], ds: &[i64], ss: &[i64], n: usize) {
+        let src: Vec<f32> = (0..sizes.iter().product::<i64>() * 3).map(|i| i as f32).collect();
+        let d = Walk { sizes, strides: ds, offset: 0 };
+        let s = Walk { sizes, strides: ss, offset: 0 };
+        let mut want = vec![0.0f32; n];
         reference(&mut want, d, &src, s);
-        let mut got = Buffer::F32(vec![0.0f32; 1600].into());
+        let mut got = Buffer::F32(vec![0.0f32; n].into());
         assert!(copy_strided(&mut got, d, &Buffer::F32(src.into()), s));
         match got {
-            Buffer::F32(v) => assert_eq!(&v[..], &want[..]),
+            Buffer::F32(v) => assert_eq!(&v[..], &want[..], "{sizes:?} {ds:?} {ss:?}"),
             _ => unreachable!(),
         }
     }
@@ -538,17 +535,10 @@ mod tests {
     fn an_overlapping_destination_keeps_the_row_major_last_write() {
         // Every row of the destination is the same row (stride 0): the last
         // source row wins, as in the row-by-row walk.
-        let sizes = [40i64, 40];
-        let src: Vec<f32> = (0..1600).map(|i| i as f32).collect();
-        let d = Walk { sizes: &sizes, strides: &[0, 1], offset: 0 };
-        let s = Walk { sizes: &sizes, strides: &[1, 40], offset: 0 };
-        let mut want = vec![0.0f32; 40];
-        reference(&mut want, d, &src, s);
-        let mut got = Buffer::F32(vec![0.0f32; 40].into());
-        assert!(copy_strided(&mut got, d, &Buffer::F32(src.into()), s));
-        match got {
-            Buffer::F32(v) => assert_eq!(&v[..], &want[..]),
-            _ => unreachable!(),
-        }
+        agrees(&[40, 40], &[0, 1], &[1, 40], 40);
+        // The destination's unit-stride dimension is the first and the
+        // source's the last, but its middle dimension has stride 0: the
+        // walk is not reordered.
+        agrees(&[40, 3, 40], &[1, 0, 40], &[120, 40, 1], 1600);
     }
 }

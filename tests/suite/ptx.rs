@@ -231,9 +231,11 @@ fn contiguous_rows_use_128_bit_global_accesses() {
         assert!(out.contains("ld.global.f32") && out.contains("st.global.f32"), "{out}");
         assert!(!out.contains("ld.f32") && !out.contains("st.f32"), "generic accesses:\n{out}");
     }
-    let transposed = "func.func @f(%x: tensor<1024x64xf32>) -> tensor<64x1024xf32> {
+    // (A row-major first operand lays the result out row-major: the
+    // transposed one is then read along its columns.)
+    let transposed = "func.func @f(%x: tensor<1024x64xf32>, %y: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   %0 = view.t %x : tensor<1024x64xf32> -> tensor<64x1024xf32>
-  %1 = tensor.neg %0 : tensor<64x1024xf32> -> tensor<64x1024xf32>
+  %1 = tensor.add %y, %0 : tensor<64x1024xf32>, tensor<64x1024xf32> -> tensor<64x1024xf32>
   return %1 : tensor<64x1024xf32>
 }
 ";

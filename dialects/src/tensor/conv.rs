@@ -620,25 +620,19 @@ impl Correlation {
                                 tap.push(s.index(t));
                             }
                             let mut wi = vec![w0, w1];
-                            for d in 0..k {
+                            for (&t, &size) in tap.iter().zip(&self.kernel) {
                                 wi.push(if self.flip {
-                                    let last = s.index(self.kernel[d] - 1);
-                                    s.sub(last, tap[d])?
+                                    let last = s.index(size - 1);
+                                    s.sub(last, t)?
                                 } else {
-                                    tap[d]
+                                    t
                                 });
                             }
                             let wv = s.load(w, &wi)?;
                             let wv = s.widen(wv)?;
                             for ((p, _), acc) in ps.iter().zip(accs.iter_mut()) {
-                                let mut xi = vec![ni, sc];
-                                for d in 0..k {
-                                    let st = s.index(self.stride[d]);
-                                    let at = s.mul(p[d], st)?;
-                                    let dl = s.index(self.dilation[d]);
-                                    let off = s.mul(tap[d], dl)?;
-                                    xi.push(s.add(at, off)?);
-                                }
+                                let geo = (&self.stride[..], &self.dilation[..]);
+                                let xi = window_at(s, &[ni, sc], geo, p, &tap)?;
                                 let xv = s.load(src, &xi)?;
                                 let xv = s.widen(xv)?;
                                 let prod = s.mul(xv, wv)?;
@@ -682,6 +676,26 @@ impl Correlation {
     }
 }
 
+/// The input position (`[lead.., p·stride + tap·dilation ..]`) that output
+/// position `pos` reads at kernel tap `tap`.
+fn window_at(
+    s: &mut Scalars<'_, '_>,
+    lead: &[Value],
+    (stride, dilation): (&[i64], &[i64]),
+    pos: &[Value],
+    tap: &[Value],
+) -> Result<Vec<Value>, String> {
+    let mut at = lead.to_vec();
+    for d in 0..pos.len() {
+        let st = s.index(stride[d]);
+        let o = s.mul(pos[d], st)?;
+        let dl = s.index(dilation[d]);
+        let off = s.mul(tap[d], dl)?;
+        at.push(s.add(o, off)?);
+    }
+    Ok(at)
+}
+
 /// Whether a convolution with `cg` input channels per group is computed
 /// by the direct kernels (windowed sums: depthwise ones, which would make
 /// GEMMs of one row) rather than through columns and a matrix product.
@@ -719,14 +733,7 @@ fn im2col(
     lc.kernel("im2col", &[xp, view], &mut |s, a| {
         s.nest(&shape, true, &mut |s, ivs| {
             let (ch, tap, ni, pos) = (ivs[0], &ivs[1..1 + k], ivs[1 + k], &ivs[2 + k..]);
-            let mut xi = vec![ni, ch];
-            for d in 0..k {
-                let st = s.index(geo.stride[d]);
-                let at = s.mul(pos[d], st)?;
-                let dl = s.index(geo.dilation[d]);
-                let off = s.mul(tap[d], dl)?;
-                xi.push(s.add(at, off)?);
-            }
+            let xi = window_at(s, &[ni, ch], (&geo.stride, &geo.dilation), pos, tap)?;
             let v = s.load(a[0], &xi)?;
             s.store(v, a[1], ivs);
             Ok(())
@@ -853,8 +860,14 @@ impl Matrix {
         n == 1 || p >= PER_IMAGE_POSITIONS
     }
 
-    /// `[G, N·P, C/G]` (`Rows`) for `g` groups of `cg` channels.
-    fn rows_view(lc: &mut LowerCtx<'_, '_>, v: Value, rows: i64, chans: i64, off: i64, g: i64, m: i64, cg: i64) -> R {
+    /// `[G, N·P, C/G]` (`Rows`: the rows, channel stride and offset) for `g`
+    /// groups of `cg` channels over `m` rows.
+    fn rows_view(
+        lc: &mut LowerCtx<'_, '_>,
+        v: Value,
+        (rows, chans, off): (i64, i64, i64),
+        (g, m, cg): (i64, i64, i64),
+    ) -> R {
         lc.view(v, &[g, m, cg], &[cg * chans, rows, chans], off)
     }
 }
@@ -873,10 +886,28 @@ fn preload_bias(lc: &mut LowerCtx<'_, '_>, b: Value, buf: Value, shape: &[i64], 
     })
 }
 
-/// The operands of a pointwise convolution's lowering, when the GEMMs can
-/// read them where they lie (f32 or f64: an external GEMM).
-fn pointwise_ok(geo: &Geometry, kernel: &[i64], elems: &[ElemType]) -> bool {
-    is_pointwise(geo, kernel) && elems.iter().all(|&e| e == elems[0] && matches!(e, ElemType::F32 | ElemType::F64))
+/// The sizes of a pointwise convolution's products: images, groups,
+/// input and output channels per group, positions per image.
+#[derive(Clone, Copy)]
+struct Sizes {
+    n: i64,
+    g: i64,
+    cg: i64,
+    og: i64,
+    p: i64,
+}
+
+impl Sizes {
+    /// For a convolution of input shape `x` (`[N, C, *spatial]`), `o`
+    /// output channels and kernel `kernel`, whose element types are
+    /// `elems`: None unless it is pointwise, runs on an external GEMM (f32
+    /// or f64, one type) and has something to compute.
+    fn of(geo: &Geometry, x: &[i64], o: i64, kernel: &[i64], elems: &[ElemType]) -> Option<Sizes> {
+        let gemm = elems.iter().all(|&e| e == elems[0] && matches!(e, ElemType::F32 | ElemType::F64));
+        let (n, c, g, p) = (x[0], x[1], geo.groups, numel(&x[2..]));
+        let sz = Sizes { n, g, cg: c / g, og: o / g, p };
+        (is_pointwise(geo, kernel) && gemm && [n, c, o, p].iter().all(|&k| k > 0)).then_some(sz)
+    }
 }
 
 /// A pointwise convolution is a matrix product of the weight and the input
@@ -894,86 +925,82 @@ fn pointwise_ok(geo: &Geometry, kernel: &[i64], elems: &[ElemType]) -> bool {
 fn pointwise_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value>) -> Result<Option<Value>, String> {
     let rt = lc.result_type(0)?;
     let (xm, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
-    if !pointwise_ok(geo, &wt.shape[2..], &[rt.elem, xm.elem, wt.elem]) {
-        return Ok(None);
-    }
-    let (n, c, o, g) = (xm.shape[0], xm.shape[1], wt.shape[0], geo.groups);
-    let (cg, og) = (c / g, o / g);
-    let p = numel(&xm.shape[2..]);
-    if n == 0 || c == 0 || o == 0 || p == 0 {
-        return Ok(None);
-    }
-    let Some(mat) = Matrix::of(&xm) else { return Ok(None) };
-    let (x, w) = (lc.operand(0)?, lc.operand(1)?);
-    match mat {
-        Matrix::Rows { rows, chans, off } => {
-            let m = n * p;
-            let out = channels_last(lc, &rt.shape, rt.elem)?;
-            if let Some(b) = bias {
-                let rows = lc.view(out, &[m, o], &[o, 1], 0)?;
-                preload_bias(lc, b, rows, &[m, o], 1)?;
-            }
-            let w = lc.contiguous(w)?;
-            let xa = Matrix::rows_view(lc, x, rows, chans, off, g, m, cg)?;
-            let wb = lc.view(w, &[g, cg, og], &[og * cg, 1, cg], 0)?;
-            let yc = lc.view(out, &[g, m, og], &[og, o, 1], 0)?;
-            super::lowering::batched_matmul(lc, xa, wb, yc, bias.is_some())?;
-            Ok(Some(out))
-        }
-        Matrix::Images { image, chans, pos, off } if Matrix::per_image_pays(n, p) => {
-            let y = lc.alloc(&rt.shape, rt.elem);
-            if let Some(b) = bias {
-                preload_bias(lc, b, y, &rt.shape, 1)?;
-            }
-            let w = lc.contiguous(w)?;
-            let wa = lc.view(w, &[n, g, og, cg], &[0, og * cg, cg, 1], 0)?;
-            let xb = lc.view(x, &[n, g, cg, p], &[image, cg * chans, chans, pos], off)?;
-            let yc = lc.view(y, &[n, g, og, p], &[o * p, og * p, p, 1], 0)?;
-            super::lowering::batched_matmul(lc, wa, xb, yc, bias.is_some())?;
-            Ok(Some(y))
-        }
-        Matrix::Images { .. } => Ok(None),
-    }
+    let elems = [rt.elem, xm.elem, wt.elem];
+    let Some(sz) = Sizes::of(geo, &xm.shape, wt.shape[0], &wt.shape[2..], &elems) else { return Ok(None) };
+    let (cg, og) = (sz.cg, sz.og);
+    // W as [G, cg, og] (Wᵀ per group), and as [N, G, og, cg] (W per image).
+    let through = Through { per_in: cg, per_out: og, rows: [og * cg, 1, cg], images: [0, og * cg, cg, 1] };
+    through.apply(lc, &xm, sz, &rt, bias)
 }
 
-/// The input gradient of a pointwise convolution, `dX = Wᵀ·dY`, read and
-/// written as [`pointwise_gemm`] does (a channels-last output gradient
-/// gives a channels-last input gradient); None where that does not apply.
+/// The input gradient of a pointwise convolution, `dX = Wᵀ·dY`: the same
+/// products as [`pointwise_gemm`] with the weight transposed (a
+/// channels-last output gradient gives a channels-last input gradient).
 fn pointwise_input_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Option<Value>, String> {
     let rt = lc.result_type(0)?;
     let (gm, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
-    if !pointwise_ok(geo, &wt.shape[2..], &[rt.elem, gm.elem, wt.elem]) {
-        return Ok(None);
-    }
-    let (n, c, o, g) = (rt.shape[0], rt.shape[1], wt.shape[0], geo.groups);
-    let (cg, og) = (c / g, o / g);
-    let p = numel(&rt.shape[2..]);
-    if n == 0 || c == 0 || o == 0 || p == 0 {
-        return Ok(None);
-    }
-    let Some(mat) = Matrix::of(&gm) else { return Ok(None) };
-    let (dy, w) = (lc.operand(0)?, lc.operand(1)?);
-    match mat {
-        Matrix::Rows { rows, chans, off } => {
-            let m = n * p;
-            let out = channels_last(lc, &rt.shape, rt.elem)?;
-            let w = lc.contiguous(w)?;
-            let ga = Matrix::rows_view(lc, dy, rows, chans, off, g, m, og)?;
-            let wb = lc.view(w, &[g, og, cg], &[og * cg, cg, 1], 0)?;
-            let xc = lc.view(out, &[g, m, cg], &[cg, c, 1], 0)?;
-            super::lowering::batched_matmul(lc, ga, wb, xc, false)?;
-            Ok(Some(out))
+    let elems = [rt.elem, gm.elem, wt.elem];
+    let Some(sz) = Sizes::of(geo, &rt.shape, wt.shape[0], &wt.shape[2..], &elems) else { return Ok(None) };
+    let (cg, og) = (sz.cg, sz.og);
+    let through = Through { per_in: og, per_out: cg, rows: [og * cg, cg, 1], images: [0, og * cg, 1, cg] };
+    through.apply(lc, &gm, sz, &rt, None)
+}
+
+/// A pointwise product of operand 0 (`[N, C_in, *spatial]`) with the
+/// weight (operand 1, `[O, cg, 1, ...]`) seen as `per_in × per_out`
+/// matrices per group: `rows` the strides of its `[G, per_in, per_out]`
+/// view (right of the rows of operand 0), `images` those of its
+/// `[N, G, per_out, per_in]` view (left of each image).
+struct Through {
+    per_in: i64,
+    per_out: i64,
+    rows: [i64; 3],
+    images: [i64; 4],
+}
+
+impl Through {
+    fn apply(
+        &self,
+        lc: &mut LowerCtx<'_, '_>,
+        src: &MemRefType,
+        sz: Sizes,
+        rt: &TensorType,
+        bias: Option<Value>,
+    ) -> Result<Option<Value>, String> {
+        let Some(mat) = Matrix::of(src) else { return Ok(None) };
+        let (x, w) = (lc.operand(0)?, lc.operand(1)?);
+        let (n, g, p) = (sz.n, sz.g, sz.p);
+        let (per_in, per_out) = (self.per_in, self.per_out);
+        let out_c = g * per_out;
+        match mat {
+            Matrix::Rows { rows, chans, off } => {
+                let m = n * p;
+                let out = channels_last(lc, &rt.shape, rt.elem)?;
+                if let Some(b) = bias {
+                    let rows = lc.view(out, &[m, out_c], &[out_c, 1], 0)?;
+                    preload_bias(lc, b, rows, &[m, out_c], 1)?;
+                }
+                let w = lc.contiguous(w)?;
+                let a = Matrix::rows_view(lc, x, (rows, chans, off), (g, m, per_in))?;
+                let b = lc.view(w, &[g, per_in, per_out], &self.rows, 0)?;
+                let c = lc.view(out, &[g, m, per_out], &[per_out, out_c, 1], 0)?;
+                super::lowering::batched_matmul(lc, a, b, c, bias.is_some())?;
+                Ok(Some(out))
+            }
+            Matrix::Images { image, chans, pos, off } if Matrix::per_image_pays(n, p) => {
+                let y = lc.alloc(&rt.shape, rt.elem);
+                if let Some(b) = bias {
+                    preload_bias(lc, b, y, &rt.shape, 1)?;
+                }
+                let w = lc.contiguous(w)?;
+                let a = lc.view(w, &[n, g, per_out, per_in], &self.images, 0)?;
+                let b = lc.view(x, &[n, g, per_in, p], &[image, per_in * chans, chans, pos], off)?;
+                let c = lc.view(y, &[n, g, per_out, p], &[out_c * p, per_out * p, p, 1], 0)?;
+                super::lowering::batched_matmul(lc, a, b, c, bias.is_some())?;
+                Ok(Some(y))
+            }
+            Matrix::Images { .. } => Ok(None),
         }
-        Matrix::Images { image, chans, pos, off } if Matrix::per_image_pays(n, p) => {
-            let dx = lc.alloc(&rt.shape, rt.elem);
-            let w = lc.contiguous(w)?;
-            let wa = lc.view(w, &[n, g, cg, og], &[0, og * cg, 1, cg], 0)?;
-            let gb = lc.view(dy, &[n, g, og, p], &[image, og * chans, chans, pos], off)?;
-            let xc = lc.view(dx, &[n, g, cg, p], &[c * p, cg * p, p, 1], 0)?;
-            super::lowering::batched_matmul(lc, wa, gb, xc, false)?;
-            Ok(Some(dx))
-        }
-        Matrix::Images { .. } => Ok(None),
     }
 }
 
@@ -984,22 +1011,17 @@ fn pointwise_input_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Opt
 fn pointwise_weight_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Option<Value>, String> {
     let rt = lc.result_type(0)?;
     let (gm, xm) = (lc.operand_type(0)?, lc.operand_type(1)?);
-    if !pointwise_ok(geo, &rt.shape[2..], &[rt.elem, gm.elem, xm.elem]) {
+    let elems = [rt.elem, gm.elem, xm.elem];
+    let Some(Sizes { n, g, cg, og, p, .. }) = Sizes::of(geo, &xm.shape, rt.shape[0], &rt.shape[2..], &elems) else {
         return Ok(None);
-    }
-    let (n, c, o, g) = (xm.shape[0], xm.shape[1], rt.shape[0], geo.groups);
-    let (cg, og) = (c / g, o / g);
-    let p = numel(&xm.shape[2..]);
-    if n == 0 || c == 0 || o == 0 || p == 0 {
-        return Ok(None);
-    }
+    };
     let (dy, x) = (lc.operand(0)?, lc.operand(1)?);
     match (Matrix::of(&gm), Matrix::of(&xm)) {
         (Some(Matrix::Rows { rows: gr, chans: gc, off: go }), Some(Matrix::Rows { rows: xr, chans: xc, off: xo })) => {
             let m = n * p;
             let out = lc.alloc(&rt.shape, rt.elem);
             let ga = lc.view(dy, &[g, og, m], &[og * gc, gc, gr], go)?;
-            let xb = Matrix::rows_view(lc, x, xr, xc, xo, g, m, cg)?;
+            let xb = Matrix::rows_view(lc, x, (xr, xc, xo), (g, m, cg))?;
             let wc = lc.view(out, &[g, og, cg], &[og * cg, cg, 1], 0)?;
             super::lowering::batched_matmul(lc, ga, xb, wc, false)?;
             Ok(Some(out))
@@ -1153,14 +1175,7 @@ fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<()
             let ci = s.bin(Binary::Rem, nc[1], cgv)?;
             s.nest(&inner, false, &mut |s, lv| {
                 let (tap, pos) = (&lv[..k], &lv[k..]);
-                let mut xi = vec![nc[0], nc[1]];
-                for d in 0..k {
-                    let st = s.index(geo.stride[d]);
-                    let at = s.mul(pos[d], st)?;
-                    let dl = s.index(geo.dilation[d]);
-                    let off = s.mul(tap[d], dl)?;
-                    xi.push(s.add(at, off)?);
-                }
+                let xi = window_at(s, nc, (&geo.stride, &geo.dilation), pos, tap)?;
                 let mut di = vec![grp, ci];
                 di.extend_from_slice(tap);
                 di.push(nc[0]);
@@ -1303,7 +1318,6 @@ pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let xp = padded(lc, x, &geo.padding, &geo.padding)?;
     let xp = unit_stride_last(lc, xp)?;
     let g = unit_stride_last(lc, g)?;
-    let k = xt.shape.len() - 2;
     let (o, cg) = (rt.shape[0], rt.shape[1]);
     let og = o / geo.groups;
     let kernel = rt.shape[2..].to_vec();
@@ -1350,14 +1364,7 @@ pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             }
             let mut leaf = |s: &mut Scalars<'_, '_>, iv: &[Value], acc: Value| -> Result<Value, String> {
                 let (ni, p) = (iv[0], &iv[1..]);
-                let mut xi = vec![ni, xc];
-                for d in 0..k {
-                    let st = s.index(geo.stride[d]);
-                    let pos = s.mul(p[d], st)?;
-                    let dl = s.index(geo.dilation[d]);
-                    let off = s.mul(tap[d], dl)?;
-                    xi.push(s.add(pos, off)?);
-                }
+                let xi = window_at(s, &[ni, xc], (&geo.stride, &geo.dilation), p, &tap)?;
                 let mut gi = vec![ni, oi];
                 gi.extend_from_slice(p);
                 let xv = s.load(xb, &xi)?;

@@ -530,6 +530,32 @@ fn fold_from<'c>(
     })
 }
 
+/// The value at tap `tap` of output position `pos` of image `ni`, channel
+/// `ci`, read from the padded `src` in the compute type, and the tap's
+/// padded position.
+fn tap_value(
+    s: &mut Scalars<'_, '_>,
+    pool: &Pool,
+    src: Value,
+    (ni, ci): (Value, Value),
+    pos: &[Value],
+    tap: &[Value],
+) -> Result<(Value, Vec<Value>), String> {
+    let q = tap_at(s, pool, pos, tap)?;
+    let mut xi = vec![ni, ci];
+    xi.extend_from_slice(&q);
+    let v = s.load(src, &xi)?;
+    Ok((s.widen(v)?, q))
+}
+
+/// Whether max pooling takes `v` over the window's best so far: larger,
+/// or NaN (which then stays: PyTorch's NaN wins its window).
+fn takes(s: &mut Scalars<'_, '_>, v: Value, best: Value) -> Result<Value, String> {
+    let gt = s.cmp(Predicate::Gt, v, best)?;
+    let nan = s.cmp(Predicate::Ne, v, v)?;
+    s.bin(Binary::Or, gt, nan)
+}
+
 /// `pos·stride + tap·dilation` per spatial dimension: a tap's position in
 /// the padded input.
 fn tap_at(s: &mut Scalars<'_, '_>, pool: &Pool, pos: &[Value], tap: &[Value]) -> Result<Vec<Value>, String> {
@@ -635,14 +661,8 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
                 let (ni, ci, pos) = (at[0], at[1], &at[2..]);
                 let ninf = s.const_f(f64::NEG_INFINITY, compute);
                 let res = fold_taps(s, &pool.kernel, vec![ninf], &mut |s, tap, acc| {
-                    let q = tap_at(s, &pool, pos, tap)?;
-                    let mut xi = vec![ni, ci];
-                    xi.extend_from_slice(&q);
-                    let v = s.load(a[0], &xi)?;
-                    let v = s.widen(v)?;
-                    let gt = s.cmp(Predicate::Gt, v, acc[0])?;
-                    let nan = s.cmp(Predicate::Ne, v, v)?;
-                    let take = s.bin(Binary::Or, gt, nan)?;
+                    let (v, _) = tap_value(s, &pool, a[0], (ni, ci), pos, tap)?;
+                    let take = takes(s, v, acc[0])?;
                     Ok(vec![s.select(take, v, acc[0])?])
                 })?;
                 s.store_as(res[0], a[1], at)
@@ -691,11 +711,7 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let first = s.cast_e(first, ElemType::I64);
             let ninf = s.const_f(f64::NEG_INFINITY, compute);
             let res = fold_taps(s, &pool.kernel, vec![ninf, first], &mut |s, tap, acc| {
-                let q = tap_at(s, &pool, pos, tap)?;
-                let mut xi = vec![ni, ci];
-                xi.extend_from_slice(&q);
-                let v = s.load(a[0], &xi)?;
-                let v = s.widen(v)?;
+                let (v, q) = tap_value(s, &pool, a[0], (ni, ci), pos, tap)?;
                 let mut flat = s.index(0);
                 for d in 0..k {
                     let p = s.index(pool.padding[d]);
@@ -705,9 +721,7 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
                     flat = s.add(flat, term)?;
                 }
                 let flat = s.cast_e(flat, ElemType::I64);
-                let gt = s.cmp(Predicate::Gt, v, acc[0])?;
-                let nan = s.cmp(Predicate::Ne, v, v)?;
-                let take = s.bin(Binary::Or, gt, nan)?;
+                let take = takes(s, v, acc[0])?;
                 Ok(vec![s.select(take, v, acc[0])?, s.select(take, flat, acc[1])?])
             })?;
             s.store_as(res[0], a[1], at)?;
@@ -736,11 +750,7 @@ pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let (ni, ci, pos) = (at[0], at[1], &at[2..]);
             let zero = s.const_f(0.0, compute);
             let sum = fold_taps(s, &pool.kernel, vec![zero], &mut |s, tap, acc| {
-                let q = tap_at(s, &pool, pos, tap)?;
-                let mut xi = vec![ni, ci];
-                xi.extend_from_slice(&q);
-                let v = s.load(a[0], &xi)?;
-                let v = s.widen(v)?;
+                let (v, _) = tap_value(s, &pool, a[0], (ni, ci), pos, tap)?;
                 Ok(vec![s.add(acc[0], v)?])
             })?;
             let div = divisor_at(s, &pool, &sizes, pos, compute)?;
