@@ -16,8 +16,9 @@
 //!
 //! Lowering: the scores of every row are one batched GEMM into a buffer of
 //! the compute type, one kernel per row scales and masks them and turns
-//! them into probabilities in place (max, exponentials stored, their sum,
-//! one multiply by its reciprocal), and a second GEMM multiplies them by
+//! them into probabilities in place (their max, exponentials stored, their
+//! sum, one multiply by its reciprocal: four passes over the row, the
+//! scaled scores never stored), and a second GEMM multiplies them by
 //! the values: three steps where the decomposition took eight (the scaled
 //! copies of q and k, the separate max, the fully-masked-row select, the
 //! copies around them). The gradient recomputes the probabilities from the
@@ -442,14 +443,14 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     lc.kernel("attention_softmax", &bufs, &mut |s, a| {
         let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
         s.nest_flat(&rows, &mut |s, row| {
-            // Masked scores in place, then their maximum.
-            each_col(s, row, len, p, &mut |s, at| {
-                let raw = s.load(p, at)?;
-                masking.score(s, raw, mask, at, acc)
-            })?;
+            // The masked scores' maximum, each score computed from the raw
+            // product where it is read (twice: here and for its
+            // exponential), so that the row is written once before the sum.
             let ninf = s.const_f(f64::NEG_INFINITY, acc);
             let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
-                let t = s.load(p, &with_col(row, j))?;
+                let at = with_col(row, j);
+                let raw = s.load(p, &at)?;
+                let t = masking.score(s, raw, mask, &at, acc)?;
                 Ok(vec![s.bin(Binary::Max, c[0], t)?])
             })?[0];
             // A row of -inf: exp(-inf - 0) = 0 everywhere.
@@ -457,7 +458,8 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let zero = s.const_f(0.0, acc);
             let shift = s.select(empty, zero, m)?;
             each_col(s, row, len, p, &mut |s, at| {
-                let t = s.load(p, at)?;
+                let raw = s.load(p, at)?;
+                let t = masking.score(s, raw, mask, at, acc)?;
                 let dd = s.sub(t, shift)?;
                 s.math(MathFn::Exp, &[dd])
             })?;
