@@ -1085,6 +1085,7 @@ def _single_index(b, indices, what):
 
 @_reg(aten.index_put.default)
 def _index_put(b, node, a):
+    _index_put_dtypes(a)
     shape, dtype = out_meta(node)
     x = b.value(a["self"])
     idx = _single_index(b, a["indices"], "index_put")
@@ -1092,8 +1093,20 @@ def _index_put(b, node, a):
     return b.op1("tensor.index_put", [x, idx, vals], {"accumulate": _flag(a.get("accumulate"))}, shape, dtype)
 
 
+def _index_put_dtypes(a) -> None:
+    """Eager's `index_put(_)` takes values of its input's dtype only (its
+    Python `x[i] = v` converts them first; the traced op does not): the
+    region then runs in PyTorch, which raises (fuzz seed 30851: a float32
+    0-d tensor put into a float64 one)."""
+    vals, dst = (t.meta.get("val") if isinstance(t, torch.fx.Node) else None for t in (a["values"], a["self"]))
+    if isinstance(vals, torch.Tensor) and isinstance(dst, torch.Tensor) and vals.dtype != dst.dtype:
+        raise Reject("eager raises: Index put requires the source and destination dtypes match, got %s for "
+                     "the destination and %s for the source" % (dst.dtype, vals.dtype))
+
+
 @_reg(aten.index_put_.default)
 def _index_put_(b, node, a):
+    _index_put_dtypes(a)
     x = b.value(a["self"])
     idx = _single_index(b, a["indices"], "index_put_")
     vals = b.cast(b.value(a["values"]), x.dtype)
@@ -1672,9 +1685,16 @@ ATEN_TO_IR[aten.squeeze_.default] = _meta_mutation("mut.squeeze_")
 ATEN_TO_IR[aten.squeeze_.dim] = _meta_mutation("mut.squeeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank)})
 ATEN_TO_IR[aten.unsqueeze_.default] = _meta_mutation(
     "mut.unsqueeze_", lambda b, x, a, s: {"dim": _norm_dim(a["dim"], x.rank + 1)})
-ATEN_TO_IR[aten.as_strided_.default] = _meta_mutation(
-    "mut.as_strided_", lambda b, x, a, s: {"size": list(a["size"]), "stride": list(a["stride"]),
-                                           "offset": _storage_offset(b, x, a.get("storage_offset"), a["self"])})
+def _as_strided__attrs(b, x, a, s):
+    # In place or not, as_strided addresses the storage: the layouts must
+    # agree (fuzz seed 31553: `v0 = -1.58 - a1` of a transposed `a1`, laid
+    # out transposed by eager, then `v0.as_strided_((3,), (1,))`).
+    _fresh_layout_agrees(b, x, a["self"])
+    return {"size": list(a["size"]), "stride": list(a["stride"]),
+            "offset": _storage_offset(b, x, a.get("storage_offset"), a["self"])}
+
+
+ATEN_TO_IR[aten.as_strided_.default] = _meta_mutation("mut.as_strided_", _as_strided__attrs)
 
 
 @_reg(aten.squeeze_.dims)
