@@ -144,7 +144,7 @@ class _AotFunction(torch.autograd.Function):
         # leaf over an argument's memory (`_cut`), which only keeps the
         # node's edges off that argument's history.
         real = views.arguments
-        outs, state = _checked(variant.fn.forward, _bind(real, variant.keep), variant.translation.result_is_view,
+        outs, state = _checked(variant.fn.forward, _bind(real, variant.keep), variant.export_views,
                                variant.written, list(zip(flats, variant.base_groups)))
         ctx.aot = (variant, state, views)
         # An output no gradient reached comes to the backward as None, not
@@ -1006,6 +1006,12 @@ class _Variant:
         # `v0` a view of another argument).
         outputs = info["outputs"][:len(translation.result_meta)]
         self.aliases = [o["aliases_input"] for o in outputs]
+        # How the runtime hands results over: a view in eager, or a detach
+        # (which eager gives no `_base` but which aliases another value),
+        # does not own a storage another result covers too, so that the
+        # value it aliases does (fuzz seed 33514: `return v0.detach(), v0`
+        # made `v0` a view of its detach, without grad).
+        self.export_views = [v or d is not None for v, d in zip(translation.result_is_view, translation.result_detach)]
         # Results of one fresh value in eager, which share its storage
         # there (`_restride_together`).
         by_root: Dict[int, List[int]] = {}
@@ -1481,7 +1487,7 @@ class _Variant:
             regen = [i is not None and self.same_object[k] is None for k, i in enumerate(self.aliases)]
         else:
             bound = _bind(tensors, self.mutated)
-            outs = _checked(self.fn, bound, self.translation.result_is_view, self.written, no_grad=True)
+            outs = _checked(self.fn, bound, self.export_views, self.written, no_grad=True)
             # A view of a stand-in (see `_bind`) is made again from the
             # argument; so is a view of an argument that requires grad, as
             # eager makes it under no_grad: an autograd view of it that
