@@ -284,7 +284,13 @@ pub fn gelu_f64(x: f64, tanh_approx: bool) -> f64 {
 
 pub fn gelu(k: &mut KernelCtx<'_>) -> KernelResult {
     let approx = k.attr_str_or("approximate", "none") == "tanh";
-    unary(k, |x| gelu_f64(x, approx), |x| x)
+    // PyTorch's vectorized f32 kernel (f16 and bf16 compute in it too)
+    // gives the exact GELU's underflowed negative tail, and -0, as +0
+    // (`0.5·(x + x·erf)`), where its f64 and scalar paths give -0: a
+    // division by the result is +inf there (fuzz seed 35614). +0 added
+    // changes nothing else.
+    let signed_zero = approx || k.input(0).dtype() == ElemType::F64;
+    unary(k, |x| if signed_zero { gelu_f64(x, approx) } else { gelu_f64(x, approx) + 0.0 }, |x| x)
 }
 
 /// `torch.clamp` on one value: NaN propagates; with `min > max` the result is `max`.

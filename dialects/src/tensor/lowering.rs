@@ -237,7 +237,14 @@ pub fn gelu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
             let r = s.const_f(-std::f64::consts::FRAC_1_SQRT_2, e);
             let xs = s.mul(x, r)?;
             let c = s.math(MathFn::Erfc, &[xs])?;
-            return s.mul(hx, c);
+            let y = s.mul(hx, c)?;
+            if e == ElemType::F64 {
+                return Ok(y);
+            }
+            // Eager's f32 kernel gives the underflowed tail (and -0) as +0
+            // (`kernels::gelu`): adding +0 changes nothing else.
+            let zero = s.const_f(0.0, e);
+            return s.add(y, zero);
         };
         let opt = s.add(one, t)?;
         s.mul(hx, opt)
