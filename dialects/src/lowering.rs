@@ -658,17 +658,11 @@ fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Vec<usiz
         let full = (0..shape.len()).all(|d| shape[d] == 1 || st[d] != 0);
         full.then(|| st.to_vec())
     });
-    let Some(st) = lead else { return identity };
+    let Some(st) = lead.filter(|st| aot_runtime::overlap::is_non_overlapping_and_dense(shape, st)) else {
+        return identity;
+    };
     let mut order: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] > 1).collect();
     order.sort_by_key(|&d| std::cmp::Reverse(st[d]));
-    let mut expect = 1i64;
-    for &d in order.iter().rev() {
-        if st[d] != expect {
-            return identity;
-        }
-        let Some(e) = expect.checked_mul(shape[d]) else { return identity };
-        expect = e;
-    }
     if order.windows(2).all(|w| w[0] < w[1]) {
         return identity;
     }

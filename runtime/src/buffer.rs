@@ -245,6 +245,10 @@ pub fn copy_strided(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) ->
 /// sides) merged, and dimensions of one element dropped: the same elements
 /// in the same row-major order.
 fn coalesced(d: Walk<'_>, s: Walk<'_>) -> Reordered {
+    if d.sizes.contains(&0) {
+        // Nothing to copy; keep a zero so that the walk says so.
+        return (vec![0], vec![1], vec![1]);
+    }
     let (mut sizes, mut ds, mut ss): Reordered = (Vec::new(), Vec::new(), Vec::new());
     for k in 0..d.sizes.len() {
         let n = d.sizes[k];
@@ -263,10 +267,6 @@ fn coalesced(d: Walk<'_>, s: Walk<'_>) -> Reordered {
         ds.push(d.strides[k]);
         ss.push(s.strides[k]);
     }
-    if d.sizes.contains(&0) {
-        // Nothing to copy; keep a zero so that the walk says so.
-        return (vec![0], vec![1], vec![1]);
-    }
     (sizes, ds, ss)
 }
 
@@ -282,7 +282,7 @@ fn transposed_last(d: Walk<'_>, s: Walk<'_>) -> Option<Reordered> {
     let rank = d.sizes.len();
     let unit = |w: &Walk<'_>| (0..rank).rev().find(|&k| w.strides[k] == 1 && w.sizes[k] > 1);
     let (a, b) = (unit(&d)?, unit(&s)?);
-    if rank < 2 || a == b || !distinct(d) {
+    if a == b || crate::overlap::may_reach_an_element_twice(d.sizes, d.strides) {
         return None;
     }
     // The longer of the two innermost: a walk that does not tile (too few
@@ -293,24 +293,29 @@ fn transposed_last(d: Walk<'_>, s: Walk<'_>) -> Option<Reordered> {
     Some((pick(d.sizes), pick(d.strides), pick(s.strides)))
 }
 
-/// Whether no two positions of `w` are one element: along the dimensions
-/// of more than one element, in order of stride, each stride steps past
-/// the whole extent of the smaller ones.
-fn distinct(w: Walk<'_>) -> bool {
-    let mut dims: Vec<(i64, i64)> =
-        w.sizes.iter().zip(w.strides).filter(|(&n, _)| n > 1).map(|(&n, &st)| (st, n)).collect();
-    dims.sort_unstable();
-    let mut reach = 0i64;
-    for (st, n) in dims {
-        if st <= reach {
-            return false;
+/// Copies `n` elements from `src` at `(start, stride)` into `dst` at its
+/// `(start, stride)`, without bounds checks when `unchecked`.
+///
+/// # Safety
+/// With `unchecked`, every one of the `n` positions is inside its buffer.
+#[inline(always)]
+unsafe fn put_run<T: Copy>(
+    dst: &mut [T],
+    (d0, ds): (i64, i64),
+    src: &[T],
+    (s0, ss): (i64, i64),
+    n: usize,
+    unchecked: bool,
+) {
+    for i in 0..n as i64 {
+        let (a, b) = ((d0 + i * ds) as usize, (s0 + i * ss) as usize);
+        if unchecked {
+            // SAFETY: the caller's promise.
+            unsafe { *dst.get_unchecked_mut(a) = *src.get_unchecked(b) };
+        } else {
+            dst[a] = src[b];
         }
-        reach = match st.checked_mul(n - 1).and_then(|e| e.checked_add(reach)) {
-            Some(r) => r,
-            None => return false,
-        };
     }
-    true
 }
 
 fn copy_walks(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool {
@@ -339,15 +344,8 @@ fn copy_walks(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool 
         // Both walks inside their buffers (the caller's promise, checked
         // here once): the tiles then index without a bounds check each.
         let inside = |w: &Walk<'_>, len: usize| {
-            let (mut lo, mut hi) = (w.offset, w.offset);
-            for (&n, &st) in w.sizes.iter().zip(w.strides) {
-                let Some(span) = (n - 1).checked_mul(st) else { return false };
-                match (lo.checked_add(span.min(0)), hi.checked_add(span.max(0))) {
-                    (Some(l), Some(h)) => (lo, hi) = (l, h),
-                    _ => return false,
-                }
-            }
-            lo >= 0 && usize::try_from(hi).is_ok_and(|h| h < len)
+            aot_ir::size::checked_extent(w.sizes, w.strides, w.offset)
+                .is_some_and(|(lo, hi)| lo >= 0 && usize::try_from(hi).is_ok_and(|h| h <= len))
         };
         let unchecked = inside(&d, dst.len()) && inside(&s, src.len());
         let outer = if tiled { last - 1 } else { last };
@@ -366,18 +364,10 @@ fn copy_walks(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool 
                         let c1 = (c0 + TILE as i64).min(cols);
                         for r in r0..r1 {
                             let (dr, sr) = (dp + r * drs, sp + r * srs);
-                            if unchecked {
-                                for c in c0..c1 {
-                                    let (a, b) = ((dr + c * ds) as usize, (sr + c * ss) as usize);
-                                    // SAFETY: `inside` found every position of
-                                    // both walks within the buffers.
-                                    unsafe { *dst.get_unchecked_mut(a) = *src.get_unchecked(b) };
-                                }
-                            } else {
-                                for c in c0..c1 {
-                                    dst[(dr + c * ds) as usize] = src[(sr + c * ss) as usize];
-                                }
-                            }
+                            let (d0, s0) = ((dr + c0 * ds, ds), (sr + c0 * ss, ss));
+                            // SAFETY: `unchecked` only where `inside` found
+                            // both walks within their buffers.
+                            unsafe { put_run(dst, d0, src, s0, (c1 - c0) as usize, unchecked) };
                         }
                         c0 = c1;
                     }
@@ -386,17 +376,9 @@ fn copy_walks(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool 
             } else if ds == 1 && ss == 1 {
                 let (a, b) = (dp as usize, sp as usize);
                 dst[a..a + n].copy_from_slice(&src[b..b + n]);
-            } else if unchecked {
-                for i in 0..n as i64 {
-                    let (a, b) = ((dp + i * ds) as usize, (sp + i * ss) as usize);
-                    // SAFETY: `inside` found every position of both walks
-                    // within the buffers.
-                    unsafe { *dst.get_unchecked_mut(a) = *src.get_unchecked(b) };
-                }
             } else {
-                for i in 0..n as i64 {
-                    dst[(dp + i * ds) as usize] = src[(sp + i * ss) as usize];
-                }
+                // SAFETY: as for the tiles.
+                unsafe { put_run(dst, (dp, ds), src, (sp, ss), n, unchecked) };
             }
             // Advance the outer dimensions (an odometer).
             let mut k = outer;

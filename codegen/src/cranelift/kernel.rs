@@ -64,24 +64,16 @@ pub(super) fn readonly_flags() -> MemFlagsData {
 fn readonly_args(ctx: &Context, op: Op, body: aot_ir::Block) -> FxHashSet<Value> {
     let args = ctx.block_args(body);
     let class = |i: usize| analysis::alias_class(ctx, analysis::root_of(ctx, ctx.operand(op, i)));
+    // (A store to anything but a block argument is refused when emitted.)
     let mut written = FxHashSet::default();
     ctx.walk_pre(op, &mut |o| {
         if LoopOp::of(ctx, o) == Some(LoopOp::Store) {
-            let buf = ctx.operand(o, 1);
-            match args.iter().position(|&a| a == buf) {
-                Some(i) => {
-                    written.insert(Some(class(i)));
-                }
-                None => {
-                    written.insert(None);
-                }
+            if let Some(i) = args.iter().position(|&a| a == ctx.operand(o, 1)) {
+                written.insert(class(i));
             }
         }
     });
-    if written.contains(&None) {
-        return FxHashSet::default();
-    }
-    (0..args.len()).filter(|&i| !written.contains(&Some(class(i)))).map(|i| args[i]).collect()
+    (0..args.len()).filter(|&i| !written.contains(&class(i))).map(|i| args[i]).collect()
 }
 
 pub(super) struct Gen<'a, 'f> {

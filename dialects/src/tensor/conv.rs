@@ -1069,14 +1069,7 @@ fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value
     let into = if n == 1 { y } else { lc.alloc(&[o, n, positions], rt.elem) };
     let cview = lc.view(into, &[g, og, n * positions], &[og * n * positions, n * positions, 1], 0)?;
     if let (true, Some(b)) = (n == 1, bias) {
-        let shape = rt.shape.to_vec();
-        lc.kernel("conv_bias", &[b, y], &mut |s, a| {
-            s.nest(&shape, true, &mut |s, ivs| {
-                let v = s.load(a[0], &[ivs[1]])?;
-                s.store(v, a[1], ivs);
-                Ok(())
-            })
-        })?;
+        preload_bias(lc, b, y, &rt.shape, 1)?;
     }
     crate::tensor::lowering::batched_matmul(lc, wv, cv, cview, n == 1 && bias.is_some())?;
     if n > 1 {

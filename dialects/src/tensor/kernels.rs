@@ -289,8 +289,9 @@ pub fn gelu(k: &mut KernelCtx<'_>) -> KernelResult {
     // (`0.5·(x + x·erf)`), where its f64 and scalar paths give -0: a
     // division by the result is +inf there (fuzz seed 35614). +0 added
     // changes nothing else.
-    let signed_zero = approx || k.input(0).dtype() == ElemType::F64;
-    unary(k, |x| if signed_zero { gelu_f64(x, approx) } else { gelu_f64(x, approx) + 0.0 }, |x| x)
+    // (-0 added changes nothing at all.)
+    let zero = if approx || k.input(0).dtype() == ElemType::F64 { -0.0 } else { 0.0 };
+    unary(k, |x| gelu_f64(x, approx) + zero, |x| x)
 }
 
 /// `torch.clamp` on one value: NaN propagates; with `min > max` the result is `max`.
