@@ -200,13 +200,8 @@ class _AotFunction(torch.autograd.Function):
         # no gradient reached in this backward (`_Variant._reached_from`).
         got = {v for v, t in enumerate(tangents) if t is not None}
         got_dirty = {i for i, g in enumerate(mutated) if g is not None}
-
-        def reached(i):
-            src = variant.reached_from.get(i)
-            return src is None or bool(src[0] & got) or bool(src[1] & got_dirty)
-
-        gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i] or not reached(i) else g
-              for i, g in enumerate(gs)]
+        gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i]
+              or not variant.reached(i, tangents, mutated) else g for i, g in enumerate(gs)]
 
         def base_reached(b):
             src = variant.base_reached_from.get(b)
@@ -270,7 +265,8 @@ class _AotPart(torch.autograd.Function):
         if not part.inputs:  # (the gradient ends here, as in eager)
             return (None, None, None, None)
         gs = _backward(variant, views.state, tangents, mutated, unreached=True, keep=True)
-        return (None, None, None, *[gs[i] if variant.grad_reaches[i] else None for i in part.inputs])
+        return (None, None, None, *[gs[i] if variant.grad_reaches[i] and variant.reached(i, tangents, mutated)
+                                    else None for i in part.inputs])
 
 
 class _Views:
@@ -1121,9 +1117,17 @@ class _Variant:
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
 
+    def reached(self, i: int, tangents: Sequence[Any], mutated: Sequence[Any]) -> bool:
+        """Whether eager's graph sends argument i a gradient, given a
+        backward's tangents and written arguments' gradients
+        (`reached_from`; unknown: it does)."""
+        src = self.reached_from.get(i)
+        return src is None or any(tangents[v] is not None for v in src[0]) or \
+            any(mutated[j] is not None for j in src[1])
+
     def _reached_from(self, facts: _EagerFacts, members: frozenset) -> Dict[int, Tuple[frozenset, frozenset]]:
-        """Per argument (first position) the main node differentiates: the
-        outputs (IR result positions) and written arguments whose eager
+        """Per argument (first position) a node differentiates (the main
+        one's or a part's): the outputs (IR result positions) and written arguments whose eager
         history reaches its history. Where none of them gets a gradient,
         eager's graph sends the argument nothing, so the node returns None
         for it, not zeros (fuzz seed 53: `v1 = a0.clone()` leaves one
@@ -1153,7 +1157,7 @@ class _Variant:
                     blocked.add(i)
                 else:
                     outs.setdefault(i, set()).add(v)
-        for j in self.main_dirty:
+        for j in self.dirty:
             for i in facts.arg_reach.get(j, frozenset()):
                 dirty.setdefault(i, set()).add(j)
         # A differentiable base's gradient is its members': none where no
@@ -1167,7 +1171,7 @@ class _Variant:
                                              frozenset(j for i in group for j in dirty.get(i, ())))
         return {i: (frozenset(outs.get(i, ())), frozenset(dirty.get(i, ())))
                 for i, d in enumerate(self.dupe_of)
-                if d is None and i not in blocked and i not in members and i not in self.part_inputs}
+                if d is None and i not in blocked and i not in members}
 
     def _stale(self, tensors: Sequence[torch.Tensor]) -> List[bool]:
         """Per output: a view eager made before a write into its storage
@@ -1660,6 +1664,28 @@ def _alias_of(t: torch.Tensor, o: torch.Tensor, detach: Optional[str]) -> torch.
     return t.as_strided(o.size(), o.stride(), o.storage_offset())
 
 
+def _regenerable(t: torch.Tensor) -> bool:
+    """Whether autograd may rebuild the view `t`'s history after its base
+    is written in place (CreationMeta.DEFAULT); not a view: trivially."""
+    if not t._is_view() or not t.requires_grad:
+        return True
+    return torch._C._autograd._get_creation_meta(t) == torch._C._autograd.CreationMeta.DEFAULT
+
+
+def _stale_input(stale_uses: Sequence[Tuple[int, frozenset]], args: Sequence[Any]) -> Optional[int]:
+    """The first input the graph uses in grad mode after a write to its
+    storage where eager then raises (`fx_ir.stale_input_uses`); else None."""
+    for i, written in stale_uses:
+        t = args[i]
+        if not isinstance(t, torch.Tensor) or _regenerable(t):
+            continue
+        for j in written:
+            w = args[j]
+            if isinstance(w, torch.Tensor) and w.untyped_storage().data_ptr() == t.untyped_storage().data_ptr():
+                return i
+    return None
+
+
 def _convention_key(args: Sequence[Any]) -> tuple:
     """What a compiled variant is specialised to (the runtime's guards check
     the tensor part again on every call)."""
@@ -1679,7 +1705,7 @@ def _convention_key(args: Sequence[Any]) -> tuple:
             # made of it (`_base_groups`).
             root = roots.setdefault(id(_root(a)), i)
             key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset(), shared, root, a.requires_grad,
-                        _is_leaf(a), a.device.type))
+                        _is_leaf(a), a.device.type, _regenerable(a)))
         else:
             key.append(("value", type(a).__name__, a))
     return tuple(key)
@@ -1693,9 +1719,11 @@ class _Region(torch.nn.Module):
     whose decompositions may make views (`stack` as `cat` then `view`: fuzz
     seed 8080) or save other tensors for backward."""
 
-    def __init__(self, aten_gm: torch.fx.GraphModule, cfg: Config, name: str, original: Callable):
+    def __init__(self, aten_gm: torch.fx.GraphModule, cfg: Config, name: str, original: Callable,
+                 stale_uses: Sequence[Tuple[int, frozenset]] = ()):
         super().__init__()
         self.aten_gm = aten_gm
+        self.stale_uses = stale_uses
         self.cfg = cfg
         self.region_name = name
         self.variants: Dict[tuple, Any] = {}
@@ -1712,6 +1740,11 @@ class _Region(torch.nn.Module):
             order = _order_dependent_write(self.aten_gm, args)
             if order is not None:
                 raise fx_ir.Unsupported(*order)
+            stale = _stale_input(self.stale_uses, args)
+            if stale is not None:
+                raise fx_ir.Unsupported("input %d" % stale, "eager raises: a view autograd cannot regenerate "
+                                        "(made by a multi-output op or under no_grad) is used after its base "
+                                        "was modified in place")
             tr = fx_ir.translate(self.aten_gm, args, name="main")
             v = _Variant(tr, args, self.cfg, training, self.aten_gm)
         except Exception as e:  # never a crash: what aot cannot take runs in PyTorch
@@ -1799,6 +1832,8 @@ def _whole_region(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, o
     """The ATen graph as one region run by aot, when aot supports all of its
     ops; else None. Returns (region or None, [(node, reason)] of the ops
     aot does not support)."""
+    # Read before the dead nodes go: eager runs them too.
+    stale_uses = fx_ir.stale_input_uses(aten_gm.graph)
     # Dead nodes that write nothing (debris of tracing) are not translated;
     # remove them so that they do not make the graph fall back.
     live = fx_ir.live_nodes(aten_gm.graph)
@@ -1814,7 +1849,7 @@ def _whole_region(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, o
                 unsupported.append((n, r))
     if unsupported:
         return None, unsupported
-    return _Region(aten_gm, cfg, graph_name, original), []
+    return _Region(aten_gm, cfg, graph_name, original, stale_uses), []
 
 
 # The values a region of a split user graph may take and return: what its

@@ -779,6 +779,33 @@ def _stale_views(graph: torch.fx.Graph, outputs: List[torch.fx.Node]) -> List[fr
     return out
 
 
+def stale_input_uses(graph: torch.fx.Graph) -> List[Tuple[int, frozenset]]:
+    """Per graph input i, the inputs j written in place before a grad-mode
+    use of i or of a view of it: `(i, {j...})`, only where there are such
+    writes. Run on the graph as traced, dead nodes included: a dead op runs
+    in eager too. When input i is itself a view that autograd refuses to
+    regenerate (made by a multi-output op or under no_grad) and shares
+    storage with an input j written before, eager raises at that use ("...
+    is a view and its base or another view of its base has been modified
+    inplace"): only the call's tensors tell (`backend._stale_inputs`)."""
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    written: set = set()
+    found: Dict[int, set] = {}
+    for n in graph.nodes:
+        if n.op != "call_function":
+            continue
+        if written and grad_mode_of(n) is not False:
+            for m in n.all_input_nodes:
+                root = _creation_and_root(m)[1]
+                if root is not None:
+                    found.setdefault(placeholders.index(root), set()).update(written)
+        if _is_inplace_node(n) and isinstance(n.args[0], torch.fx.Node):
+            root = _creation_and_root(n.args[0])[1]
+            if root is not None:
+                written.add(placeholders.index(root))
+    return [(i, frozenset(js)) for i, js in sorted(found.items())]
+
+
 def _input_object(node: torch.fx.Node, placeholders: List[torch.fx.Node]) -> Optional[int]:
     """The index of the graph input `node` is the same object as: the input
     itself, or an in-place op's result (its destination) on one."""
