@@ -1688,27 +1688,13 @@ def _stale_input(stale_uses: Sequence[Tuple[int, frozenset]], args: Sequence[Any
 
 def _convention_key(args: Sequence[Any]) -> tuple:
     """What a compiled variant is specialised to (the runtime's guards check
-    the tensor part again on every call)."""
-    key: List[Any] = [torch.is_grad_enabled()]
-    storages: Dict[int, int] = {}
-    objects: Dict[int, int] = {}
-    roots: Dict[int, int] = {}
-    for i, a in enumerate(args):
-        if isinstance(a, torch.Tensor):
-            if id(a) in objects:
-                key.append(("same", objects[id(a)]))
-                continue
-            objects[id(a)] = i
-            st = a.untyped_storage().data_ptr()
-            shared = storages.setdefault(st, i) if st else i
-            # Which arguments view one `_base`: a differentiable base is
-            # made of it (`_base_groups`).
-            root = roots.setdefault(id(_root(a)), i)
-            key.append((a.dtype, tuple(a.shape), a.stride(), a.storage_offset(), shared, root, a.requires_grad,
-                        _is_leaf(a), a.device.type, _regenerable(a)))
-        else:
-            key.append(("value", type(a).__name__, a))
-    return tuple(key)
+    the tensor part again on every call): the grad mode, and per argument a
+    repeated object, or a tensor's dtype, sizes, strides, offset, the first
+    argument of its storage and of its `_base` (a differentiable base is
+    made of those: `_base_groups`), `requires_grad`, `is_leaf`, device and
+    `_regenerable`, or another value with its type. Read natively, in one
+    pass: it runs on every call, over every parameter of a model."""
+    return (torch.is_grad_enabled(), _native.convention_key(args))
 
 
 class _Region(torch.nn.Module):
@@ -1945,9 +1931,8 @@ class CompiledGraph:
     def __call__(self, *args):
         # Tracing specialises on the values of non-tensor inputs and on the
         # shapes (symbolic shapes compile per concrete shape).
-        key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else ("value", a) for a in args)
         grad_mode = torch.is_grad_enabled()
-        key = (grad_mode,) + key
+        key = (grad_mode, _native.graph_key(args))
         try:
             run = self.traced.get(key)
             if run is None:

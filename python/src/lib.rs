@@ -20,6 +20,8 @@
 //! DLPack deleter, which torch may call from any thread, attaches before it
 //! drops what it holds. [`GilOnly`] is the marker for that rule.
 
+mod keys;
+
 use aot::{Backend, Error, Function, Module, Options, Tensor};
 use aot_ir::ElemType;
 use aot_runtime::{Buffer, Storage, StorageRef};
@@ -27,7 +29,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use pyo3::{create_exception, ffi};
+use pyo3::{create_exception, ffi, intern};
 use std::collections::BTreeSet;
 use std::ffi::c_void;
 use std::rc::Rc;
@@ -73,6 +75,9 @@ struct TorchApi {
     strided: Py<PyAny>,
     from_dlpack: Py<PyAny>,
     set_version: Py<PyAny>,
+    /// `torch._C._autograd._get_creation_meta` and `CreationMeta.DEFAULT`.
+    creation_meta: Py<PyAny>,
+    default_creation: Py<PyAny>,
     dtypes: Vec<(Py<PyAny>, ElemType)>,
 }
 
@@ -155,6 +160,13 @@ fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
             strided: t.getattr("strided")?.unbind(),
             from_dlpack: py.import("torch.utils.dlpack")?.getattr("from_dlpack")?.unbind(),
             set_version: t.getattr("_C")?.getattr("_autograd")?.getattr("_unsafe_set_version_counter")?.unbind(),
+            creation_meta: t.getattr("_C")?.getattr("_autograd")?.getattr("_get_creation_meta")?.unbind(),
+            default_creation: t
+                .getattr("_C")?
+                .getattr("_autograd")?
+                .getattr("CreationMeta")?
+                .getattr("DEFAULT")?
+                .unbind(),
             dtypes: vec![
                 dtype("float32", ElemType::F32)?,
                 dtype("float64", ElemType::F64)?,
@@ -194,34 +206,38 @@ impl Binder {
         if let Some((_, bound)) = self.objects.iter().find(|(o, _)| o.as_ptr() == t.as_ptr()) {
             return Ok(bound.clone());
         }
-        let name = format!("{what} {i}");
+        // Per call and argument: the names are interned (no string made
+        // and hashed per lookup) and the message is formatted only for an
+        // error.
+        let name = || format!("{what} {i}");
         if !t.is_instance(api.tensor_type.bind(py))? {
-            return Err(PyTypeError::new_err(format!("{name} is a {}, not a torch.Tensor", t.get_type().name()?)));
+            return Err(PyTypeError::new_err(format!("{} is a {}, not a torch.Tensor", name(), t.get_type().name()?)));
         }
-        let device = t.getattr("device")?.getattr("type")?.extract::<String>()?;
-        if device != "cpu" {
+        if !t.getattr(intern!(py, "is_cpu"))?.extract::<bool>()? {
+            let device = t.getattr(intern!(py, "device"))?.getattr(intern!(py, "type"))?.extract::<String>()?;
             return Err(PyValueError::new_err(format!(
-                "{name} is on device '{device}': aot_torch binds CPU tensors only"
+                "{} is on device '{device}': aot_torch binds CPU tensors only",
+                name()
             )));
         }
-        if !t.getattr("layout")?.is(api.strided.bind(py)) {
-            return Err(PyValueError::new_err(format!("{name} is not a strided (dense) tensor")));
+        if !t.getattr(intern!(py, "layout"))?.is(api.strided.bind(py)) {
+            return Err(PyValueError::new_err(format!("{} is not a strided (dense) tensor", name())));
         }
-        let dtype = t.getattr("dtype")?;
+        let dtype = t.getattr(intern!(py, "dtype"))?;
         let Some(&(_, elem)) = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))) else {
-            return Err(PyValueError::new_err(format!("{name} has dtype {dtype}, which aot does not support")));
+            return Err(PyValueError::new_err(format!("{} has dtype {dtype}, which aot does not support", name())));
         };
-        let sizes: Vec<i64> = t.getattr("shape")?.extract()?;
-        let strides: Vec<i64> = t.call_method0("stride")?.extract()?;
-        let offset: i64 = t.call_method0("storage_offset")?.extract()?;
-        let data_ptr: usize = t.call_method0("data_ptr")?.extract()?;
+        let sizes: Vec<i64> = t.getattr(intern!(py, "shape"))?.extract()?;
+        let strides: Vec<i64> = t.call_method0(intern!(py, "stride"))?.extract()?;
+        let offset: i64 = t.call_method0(intern!(py, "storage_offset"))?.extract()?;
+        let data_ptr: usize = t.call_method0(intern!(py, "data_ptr"))?.extract()?;
         let item = elem.byte_size();
         let base = usize::try_from(offset)
             .ok()
             .and_then(|o| o.checked_mul(item))
             .and_then(|b| data_ptr.checked_sub(b))
             .ok_or_else(|| {
-                PyValueError::new_err(format!("{name}: its storage offset does not fit its data pointer"))
+                PyValueError::new_err(format!("{}: its storage offset does not fit its data pointer", name()))
             })?;
         let known = if base == 0 { None } else { self.storages.iter().find(|(b, _, _)| *b == base) };
         let storage = match known {
@@ -229,15 +245,17 @@ impl Binder {
                 let kind = s.buf().kind();
                 if kind != elem {
                     return Err(PyValueError::new_err(format!(
-                        "{name} views a storage another argument views as {kind}, as {elem}: aot binds one dtype per storage"
+                        "{} views a storage another argument views as {kind}, as {elem}: aot binds one dtype per storage",
+                        name()
                     )));
                 }
                 s.clone()
             }
             None => {
-                let nbytes: usize = t.call_method0("untyped_storage")?.call_method0("nbytes")?.extract()?;
+                let nbytes: usize =
+                    t.call_method0(intern!(py, "untyped_storage"))?.call_method0(intern!(py, "nbytes"))?.extract()?;
                 if base % item != 0 {
-                    return Err(PyValueError::new_err(format!("{name}: its storage is not aligned for {elem}")));
+                    return Err(PyValueError::new_err(format!("{}: its storage is not aligned for {elem}", name())));
                 }
                 let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone().unbind()));
                 // SAFETY: torch's storage holds `nbytes` bytes from `base`
@@ -251,10 +269,10 @@ impl Binder {
             }
         };
         let r = Tensor::from_parts(storage, elem, sizes.into(), strides.into(), offset)
-            .map_err(|m| PyValueError::new_err(format!("{name}: {m}")))?;
+            .map_err(|m| PyValueError::new_err(format!("{}: {m}", name())))?;
         if !self.no_grad {
-            r.set_requires_grad(t.getattr("requires_grad")?.extract()?);
-            r.set_leaf(t.getattr("is_leaf")?.extract()?);
+            r.set_requires_grad(t.getattr(intern!(py, "requires_grad"))?.extract()?);
+            r.set_leaf(t.getattr(intern!(py, "is_leaf"))?.extract()?);
         }
         self.objects.push((t.clone().unbind(), r.clone()));
         Ok(r)
@@ -710,8 +728,8 @@ impl PyAotFunction {
             // alias (a metadata change of a view of one bumps it too).
             let wrote = effects.get(i).is_some_and(|e| e.mutates_data)
                 || written.iter().any(|&j| bound.get(j).is_some_and(|u| u.same(t)));
-            if wrote && !obj.call_method0("is_inference")?.extract::<bool>()? {
-                let v: i64 = obj.getattr("_version")?.extract()?;
+            if wrote && !obj.call_method0(intern!(py, "is_inference"))?.extract::<bool>()? {
+                let v: i64 = obj.getattr(intern!(py, "_version"))?.extract()?;
                 api.set_version.bind(py).call1((PyTuple::new(py, [obj])?, PyTuple::new(py, [v + 1])?))?;
             }
         }
@@ -953,6 +971,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mem_overlap, m)?)?;
     m.add("PARTIAL_OVERLAP_ERROR", aot::runtime::overlap::PARTIAL_OVERLAP_ERROR)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::graph_key, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::convention_key, m)?)?;
     m.add_function(wrap_pyfunction!(set_profiling, m)?)?;
     m.add("AotError", py.get_type::<AotError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
