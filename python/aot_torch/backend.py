@@ -145,7 +145,8 @@ class _AotFunction(torch.autograd.Function):
         # node's edges off that argument's history.
         real = views.arguments
         outs, state = _checked(variant.fn.forward, _bind(real, variant.keep), variant.export_views,
-                               variant.written, list(zip(flats, variant.base_groups)))
+                               variant.written, list(zip(flats, variant.base_groups)), info=views.info)
+        views.info = None
         ctx.aot = (variant, state, views)
         # An output no gradient reached comes to the backward as None, not
         # zeros: an argument that only such outputs reach keeps `.grad`
@@ -290,6 +291,9 @@ class _Views:
         self.saved_held: List[Optional[Tuple[torch.Tensor, int]]] = []
         # The call's arguments (the node's inputs may be leaves over them).
         self.arguments: Optional[List[torch.Tensor]] = None
+        # What the call's key read of them (`_native.CallInfo`), for the
+        # forward's binding.
+        self.info: Any = None
         # Extra bases: per base, its outputs and their masks (None: no
         # element is reached twice, the plain view of the gradient is it).
         self.base_views: List[List[int]] = []
@@ -1435,12 +1439,14 @@ class _Variant:
             done.update(ks)
         return done
 
-    def __call__(self, args: Sequence[Any]):
+    def __call__(self, args: Sequence[Any], info: Any = None):
+        """One call; `info`: what `_convention_key` read of `args`."""
         tensors = [args[i] for i in self.tensor_pos]
         detach = self.translation.result_detach
         if self.training:
             views = _Views()
             views.arguments = tensors
+            views.info = info
             res = _AotFunction.apply(self, views, *_cut(tensors, self.cut), *self._flats(tensors))
             n = len(res) - len(self.main_dirty)
             new_values = list(zip(self.main_dirty, res[n:]))
@@ -1490,17 +1496,19 @@ class _Variant:
             # same), so autograd sees them as views of the inputs.
             regen = [i is not None and self.same_object[k] is None for k, i in enumerate(self.aliases)]
         else:
-            bound = _bind(tensors, self.mutated)
-            outs = _checked(self.fn, bound, self.export_views, self.written, no_grad=True)
-            # A view of a stand-in (see `_bind`) is made again from the
-            # argument; so is a view of an argument that requires grad, as
+            # (No stand-ins, as `_bind` makes for a training call: a call
+            # under no_grad binds every argument as a leaf that does not
+            # require grad, whatever its flags.)
+            bound = tensors
+            outs = _checked(self.fn, bound, self.export_views, self.written, no_grad=True, info=info)
+            # A view of an argument that requires grad is made again, as
             # eager makes it under no_grad: an autograd view of it that
             # requires grad and is a leaf (fuzz seed 8635: the runtime's
             # view is neither); so is one the runtime made of another
             # argument of the storage (fuzz seed 20303: of `a1`, which
             # requires grad, for a view of `a1.detach()`, which does not).
             regen = [i is not None and self.same_object[k] is None and
-                     (bound[i] is not tensors[i] or detach[k] is not None or tensors[i].requires_grad or
+                     (detach[k] is not None or tensors[i].requires_grad or
                       (isinstance(outs[k], torch.Tensor) and _root(outs[k]) is not _root(tensors[i])))
                      for k, i in enumerate(self.aliases)]
         no_grad_view = self.translation.result_no_grad_view
@@ -1686,15 +1694,18 @@ def _stale_input(stale_uses: Sequence[Tuple[int, frozenset]], args: Sequence[Any
     return None
 
 
-def _convention_key(args: Sequence[Any]) -> tuple:
+def _convention_key(args: Sequence[Any]) -> Tuple[tuple, Any]:
     """What a compiled variant is specialised to (the runtime's guards check
     the tensor part again on every call): the grad mode, and per argument a
     repeated object, or a tensor's dtype, sizes, strides, offset, the first
     argument of its storage and of its `_base` (a differentiable base is
     made of those: `_base_groups`), `requires_grad`, `is_leaf`, device and
     `_regenerable`, or another value with its type. Read natively, in one
-    pass: it runs on every call, over every parameter of a model."""
-    return (torch.is_grad_enabled(), _native.convention_key(args))
+    pass: it runs on every call, over every parameter of a model. Returns
+    the key and the `_native.CallInfo` of what was read, which the call's
+    binding takes instead of reading it again."""
+    key, info = _native.convention_key(args)
+    return (torch.is_grad_enabled(), key), info
 
 
 class _Region(torch.nn.Module):
@@ -1743,7 +1754,11 @@ class _Region(torch.nn.Module):
         return v
 
     def forward(self, *args):
-        key = _convention_key(args)
+        key, info = _convention_key(args)
+        return self.call(args, key, info)
+
+    def call(self, args: Sequence[Any], key: tuple, info: Any):
+        """A call whose `_convention_key(args)` is `(key, info)`."""
         v = self.variants.get(key, False)
         if v is False:
             if len(self.variants) >= self.cfg.recompile_limit:
@@ -1759,11 +1774,11 @@ class _Region(torch.nn.Module):
             return self.original(*args)
         try:
             if _profiler is None:
-                out = v(args)
+                out = v(args, info)
             else:
                 _profiler.capture(self, v, args)
                 t0 = time.perf_counter()
-                out = v(args)
+                out = v(args, info)
                 _profiler.record(v, "forward", time.perf_counter() - t0)
         except _native.ConventionError as e:
             # The key above and the runtime's guards disagree: never guess.
@@ -1927,13 +1942,25 @@ class CompiledGraph:
         self.name = name
         self.whole = whole
         self.traced: Dict[tuple, Any] = {}
+        # Per convention key a region has a variant for (compiled or not),
+        # the region: such a call needs no trace key (the convention key
+        # decides it), and its key is read once.
+        self.regions: Dict[tuple, _Region] = {}
 
     def __call__(self, *args):
         # Tracing specialises on the values of non-tensor inputs and on the
         # shapes (symbolic shapes compile per concrete shape).
         grad_mode = torch.is_grad_enabled()
-        key = (grad_mode, _native.graph_key(args))
         try:
+            if self.regions:
+                try:
+                    conv = _convention_key(args)
+                except Exception:  # (what no region takes: the slow path says what)
+                    conv = None
+                region = self.regions.get(conv[0]) if conv is not None else None
+                if region is not None:
+                    return region.call(args, *conv)
+            key = (grad_mode, _native.graph_key(args))
             run = self.traced.get(key)
             if run is None:
                 if len(self.traced) >= self.cfg.recompile_limit:
@@ -1944,6 +1971,12 @@ class CompiledGraph:
                 else:
                     run = self._trace(args)
                     self.traced[key] = run
+            if isinstance(run, _Region):
+                ckey, info = _convention_key(args)
+                out = run.call(args, ckey, info)
+                if ckey in run.variants:
+                    self.regions[ckey] = run
+                return out
             return run(*args)
         except BaseException:
             # Dynamo writes a `no_grad` block as `_set_grad_enabled` calls in

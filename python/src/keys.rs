@@ -12,11 +12,48 @@
 //! the arguments that are not tensors as `(type, value)` pairs (Python
 //! equality takes `1 == 1.0 == True`, their types do not). Dictionary
 //! lookups compare keys whole: no fact is hashed away.
+//!
+//! [`convention_key`] also keeps what it read of each tensor as a
+//! [`CallInfo`], which the call it selects binds from instead of reading
+//! every attribute again. A `CallInfo` holds its tensors (so an address
+//! names one object for its whole life) and is taken by the first call it
+//! is given to: nothing read before one call is trusted in another.
 
+use aot_ir::ElemType;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use std::collections::HashMap;
+
+use crate::GilOnly;
+
+/// What the key read of one tensor, as the binder needs it.
+#[derive(Clone)]
+pub(crate) struct Record {
+    pub elem: ElemType,
+    pub sizes: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub offset: i64,
+    pub data_ptr: usize,
+    pub requires_grad: bool,
+    /// None where PyTorch refused to say (the binder asks again, and
+    /// reports PyTorch's error).
+    pub is_leaf: Option<bool>,
+}
+
+/// The records of one call's strided CPU tensors of a dtype aot binds, by
+/// object address, with the objects.
+#[pyclass(name = "CallInfo", module = "aot_torch._native")]
+pub struct CallInfo {
+    pub(crate) records: GilOnly<Option<HashMap<usize, (Py<PyAny>, Record)>>>,
+}
+
+impl CallInfo {
+    /// The records, once.
+    pub(crate) fn take(&mut self) -> Option<HashMap<usize, (Py<PyAny>, Record)>> {
+        self.records.0.take()
+    }
+}
 
 /// Encodes the facts of one call.
 #[derive(Default)]
@@ -94,8 +131,10 @@ pub fn graph_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResult<Bou
 /// earlier argument's storage it shares and which one's `_base` it views,
 /// `requires_grad`, `is_leaf`, its device, and whether autograd may
 /// rebuild it as a view after a write to its base; else its value.
+/// Returns `(key, info)`: `info` is the [`CallInfo`] for this call's
+/// binding.
 #[pyfunction]
-pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyTuple>, CallInfo)> {
     let api = crate::torch(py)?;
     let tensor = api.tensor_type.bind(py);
     let mut key = Key::default();
@@ -103,6 +142,7 @@ pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResul
     let mut objects: HashMap<usize, usize> = HashMap::new();
     let mut storages: HashMap<usize, usize> = HashMap::new();
     let mut roots: HashMap<usize, usize> = HashMap::new();
+    let mut records: HashMap<usize, (Py<PyAny>, Record)> = HashMap::new();
     for (i, a) in args.try_iter()?.enumerate() {
         let a = a?;
         if !a.is_instance(tensor)? {
@@ -120,18 +160,21 @@ pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResul
         key.tag(b'T');
         let dtype = a.getattr(intern!(py, "dtype"))?;
         key.int(dtype.as_ptr() as i64);
-        key.list(&sizes(&a)?);
+        let shape = sizes(&a)?;
+        key.list(&shape);
         let strides: Vec<i64> = a.call_method0(intern!(py, "stride"))?.extract()?;
         key.list(&strides);
         let offset: i64 = a.call_method0(intern!(py, "storage_offset"))?.extract()?;
         key.int(offset);
         // The storage's address: from the data pointer for the dtypes aot
         // binds (one call instead of making a storage object).
-        let item = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))).map(|(_, e)| e.byte_size());
-        let st: usize = match item {
-            Some(item) => {
+        let elem = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))).map(|(_, e)| *e);
+        let mut data_ptr = None;
+        let st: usize = match elem {
+            Some(elem) => {
                 let ptr: usize = a.call_method0(intern!(py, "data_ptr"))?.extract()?;
-                let off = usize::try_from(offset).ok().and_then(|o| o.checked_mul(item));
+                data_ptr = Some(ptr);
+                let off = usize::try_from(offset).ok().and_then(|o| o.checked_mul(elem.byte_size()));
                 off.and_then(|o| ptr.checked_sub(o)).unwrap_or(ptr)
             }
             None => a.call_method0(intern!(py, "untyped_storage"))?.call_method0(intern!(py, "data_ptr"))?.extract()?,
@@ -141,9 +184,10 @@ pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResul
         key.int(shared as i64);
         // Which arguments view one `_base` (a view whose `_base` PyTorch
         // refuses to give is its own root, as `backend._root` takes it).
-        let root = match a.getattr(intern!(py, "_base")) {
-            Ok(b) if !b.is_none() => b.as_ptr() as usize,
-            _ => id,
+        let (root, view) = match a.getattr(intern!(py, "_base")) {
+            Ok(b) if !b.is_none() => (b.as_ptr() as usize, Some(true)),
+            Ok(_) => (id, Some(false)),
+            Err(_) => (id, None),
         };
         key.int(*roots.entry(root).or_insert(i) as i64);
         let requires_grad: bool = a.getattr(intern!(py, "requires_grad"))?.extract()?;
@@ -159,16 +203,27 @@ pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResul
             }
         };
         key.int(leaf);
-        if a.getattr(intern!(py, "is_cpu"))?.extract()? {
+        let cpu: bool = a.getattr(intern!(py, "is_cpu"))?.extract()?;
+        if cpu {
             key.str("cpu");
         } else {
             let device: String = a.getattr(intern!(py, "device"))?.getattr(intern!(py, "type"))?.extract()?;
             key.str(&device);
         }
-        let regenerable = !requires_grad
-            || !a.call_method0(intern!(py, "_is_view"))?.extract::<bool>()?
-            || api.creation_meta.bind(py).call1((&a,))?.eq(api.default_creation.bind(py))?;
+        let view = match view {
+            Some(v) => v,
+            None => a.call_method0(intern!(py, "_is_view"))?.extract::<bool>()?,
+        };
+        let regenerable =
+            !requires_grad || !view || api.creation_meta.bind(py).call1((&a,))?.eq(api.default_creation.bind(py))?;
         key.int(regenerable as i64);
+        if let (true, Some(elem), Some(data_ptr)) = (cpu, elem, data_ptr) {
+            if a.getattr(intern!(py, "layout"))?.is(api.strided.bind(py)) {
+                let is_leaf = if leaf == 2 { None } else { Some(leaf == 1) };
+                let record = Record { elem, sizes: shape, strides, offset, data_ptr, requires_grad, is_leaf };
+                records.insert(id, (a.clone().unbind(), record));
+            }
+        }
     }
-    finish(py, key, values)
+    Ok((finish(py, key, values)?, CallInfo { records: GilOnly(Some(records)) }))
 }

@@ -30,7 +30,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use pyo3::{create_exception, ffi, intern};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::c_void;
 use std::rc::Rc;
 
@@ -185,11 +185,17 @@ fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
 /// storage once, each distinct torch object once.
 #[derive(Default)]
 struct Binder {
-    /// (torch object, its runtime tensor).
-    objects: Vec<(Py<PyAny>, Tensor)>,
+    /// Per torch object (by address): the object and its runtime tensor.
+    /// (Maps: a model's call binds hundreds of parameters.)
+    objects: HashMap<usize, (Py<PyAny>, Tensor)>,
     /// (storage base address, runtime storage, the first torch tensor bound
     /// to it): the tensor a result aliasing the storage is a view of.
     storages: Vec<(usize, StorageRef, Py<PyAny>)>,
+    /// Per storage base address, its position in `storages`.
+    storage_at: HashMap<usize, usize>,
+    /// What the call's key read of its tensors (`keys::CallInfo`), by
+    /// object address.
+    known: HashMap<usize, (Py<PyAny>, keys::Record)>,
     /// A call under no_grad: no gradient is recorded, so every argument is
     /// bound as a leaf that does not require grad, whatever its flags (a
     /// written view of an activation beside other views of it is then one
@@ -203,34 +209,18 @@ impl Binder {
     }
 
     fn bind(&mut self, py: Python<'_>, api: &TorchApi, t: &Bound<'_, PyAny>, what: &str, i: usize) -> PyResult<Tensor> {
-        if let Some((_, bound)) = self.objects.iter().find(|(o, _)| o.as_ptr() == t.as_ptr()) {
+        if let Some((_, bound)) = self.objects.get(&(t.as_ptr() as usize)) {
             return Ok(bound.clone());
         }
         // Per call and argument: the names are interned (no string made
-        // and hashed per lookup) and the message is formatted only for an
-        // error.
+        // and hashed per lookup), the message is formatted only for an
+        // error, and what the call's key read is not read again.
         let name = || format!("{what} {i}");
-        if !t.is_instance(api.tensor_type.bind(py))? {
-            return Err(PyTypeError::new_err(format!("{} is a {}, not a torch.Tensor", name(), t.get_type().name()?)));
-        }
-        if !t.getattr(intern!(py, "is_cpu"))?.extract::<bool>()? {
-            let device = t.getattr(intern!(py, "device"))?.getattr(intern!(py, "type"))?.extract::<String>()?;
-            return Err(PyValueError::new_err(format!(
-                "{} is on device '{device}': aot_torch binds CPU tensors only",
-                name()
-            )));
-        }
-        if !t.getattr(intern!(py, "layout"))?.is(api.strided.bind(py)) {
-            return Err(PyValueError::new_err(format!("{} is not a strided (dense) tensor", name())));
-        }
-        let dtype = t.getattr(intern!(py, "dtype"))?;
-        let Some(&(_, elem)) = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))) else {
-            return Err(PyValueError::new_err(format!("{} has dtype {dtype}, which aot does not support", name())));
+        let record = match self.known.get(&(t.as_ptr() as usize)) {
+            Some((_, r)) => r.clone(),
+            None => Self::read(py, api, t, &name)?,
         };
-        let sizes: Vec<i64> = t.getattr(intern!(py, "shape"))?.extract()?;
-        let strides: Vec<i64> = t.call_method0(intern!(py, "stride"))?.extract()?;
-        let offset: i64 = t.call_method0(intern!(py, "storage_offset"))?.extract()?;
-        let data_ptr: usize = t.call_method0(intern!(py, "data_ptr"))?.extract()?;
+        let keys::Record { elem, sizes, strides, offset, data_ptr, requires_grad, is_leaf } = record;
         let item = elem.byte_size();
         let base = usize::try_from(offset)
             .ok()
@@ -239,7 +229,7 @@ impl Binder {
             .ok_or_else(|| {
                 PyValueError::new_err(format!("{}: its storage offset does not fit its data pointer", name()))
             })?;
-        let known = if base == 0 { None } else { self.storages.iter().find(|(b, _, _)| *b == base) };
+        let known = if base == 0 { None } else { self.storage_at.get(&base).map(|&k| &self.storages[k]) };
         let storage = match known {
             Some((_, s, _)) => {
                 let kind = s.buf().kind();
@@ -264,6 +254,9 @@ impl Binder {
                 // GIL is held whenever runtime code touches it.
                 let buf = unsafe { Buffer::foreign(elem, base as *mut u8, nbytes / item, owner) };
                 let s = Storage::new(buf);
+                if base != 0 {
+                    self.storage_at.insert(base, self.storages.len());
+                }
                 self.storages.push((base, s.clone(), t.clone().unbind()));
                 s
             }
@@ -271,11 +264,49 @@ impl Binder {
         let r = Tensor::from_parts(storage, elem, sizes.into(), strides.into(), offset)
             .map_err(|m| PyValueError::new_err(format!("{}: {m}", name())))?;
         if !self.no_grad {
-            r.set_requires_grad(t.getattr(intern!(py, "requires_grad"))?.extract()?);
-            r.set_leaf(t.getattr(intern!(py, "is_leaf"))?.extract()?);
+            r.set_requires_grad(requires_grad);
+            let leaf = match is_leaf {
+                Some(l) => l,
+                None => t.getattr(intern!(py, "is_leaf"))?.extract()?,
+            };
+            r.set_leaf(leaf);
         }
-        self.objects.push((t.clone().unbind(), r.clone()));
+        self.objects.insert(t.as_ptr() as usize, (t.clone().unbind(), r.clone()));
         Ok(r)
+    }
+
+    /// What binding needs of a torch tensor no [`keys::CallInfo`] record
+    /// gives: each attribute read once, through interned names.
+    fn read(py: Python<'_>, api: &TorchApi, t: &Bound<'_, PyAny>, name: &dyn Fn() -> String) -> PyResult<keys::Record> {
+        if !t.is_instance(api.tensor_type.bind(py))? {
+            return Err(PyTypeError::new_err(format!("{} is a {}, not a torch.Tensor", name(), t.get_type().name()?)));
+        }
+        if !t.getattr(intern!(py, "is_cpu"))?.extract::<bool>()? {
+            let device = t.getattr(intern!(py, "device"))?.getattr(intern!(py, "type"))?.extract::<String>()?;
+            return Err(PyValueError::new_err(format!(
+                "{} is on device '{device}': aot_torch binds CPU tensors only",
+                name()
+            )));
+        }
+        if !t.getattr(intern!(py, "layout"))?.is(api.strided.bind(py)) {
+            return Err(PyValueError::new_err(format!("{} is not a strided (dense) tensor", name())));
+        }
+        let dtype = t.getattr(intern!(py, "dtype"))?;
+        let Some(&(_, elem)) = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))) else {
+            return Err(PyValueError::new_err(format!("{} has dtype {dtype}, which aot does not support", name())));
+        };
+        let sizes: Vec<i64> = t.getattr(intern!(py, "shape"))?.extract()?;
+        let strides: Vec<i64> = t.call_method0(intern!(py, "stride"))?.extract()?;
+        let offset: i64 = t.call_method0(intern!(py, "storage_offset"))?.extract()?;
+        let data_ptr: usize = t.call_method0(intern!(py, "data_ptr"))?.extract()?;
+        let requires_grad: bool = t.getattr(intern!(py, "requires_grad"))?.extract()?;
+        // (None where PyTorch refuses to say: the binder asks again for its
+        // error, where it needs the answer.)
+        let is_leaf = match requires_grad {
+            false => Some(true),
+            true => t.getattr(intern!(py, "is_leaf")).ok().map(|l| l.extract()).transpose()?,
+        };
+        Ok(keys::Record { elem, sizes, strides, offset, data_ptr, requires_grad, is_leaf })
     }
 
     fn bind_all(
@@ -683,6 +714,12 @@ struct CallSpec<'a, 'py> {
     no_grad: bool,
 }
 
+/// The records of a [`keys::CallInfo`] given to a call: taken, so that no
+/// other call reads them.
+fn records_of(info: Option<PyRefMut<'_, keys::CallInfo>>) -> HashMap<usize, (Py<PyAny>, keys::Record)> {
+    info.and_then(|mut i| i.take()).unwrap_or_default()
+}
+
 impl PyAotFunction {
     /// Runs `run` on the bound arguments (and the bound differentiable
     /// bases), then hands results back and replays the call's effects on
@@ -692,12 +729,14 @@ impl PyAotFunction {
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
         spec: &CallSpec<'_, '_>,
+        known: HashMap<usize, (Py<PyAny>, keys::Record)>,
         run: impl FnOnce(&mut Function, &[Tensor], Vec<Tensor>) -> Result<(Vec<Tensor>, R), Error>,
     ) -> PyResult<(Vec<Py<PyAny>>, R)> {
         let CallSpec { views, written, bases, no_grad } = *spec;
         let api = torch(py)?;
         let objs = tensors_of(args)?;
         let mut binder = Binder::new(no_grad);
+        binder.known = known;
         let bound = binder.bind_all(py, api, &objs, "argument")?;
         let bound_bases = binder.bind_bases(py, api, &bound, bases)?;
         let entry: Vec<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =
@@ -709,8 +748,10 @@ impl PyAotFunction {
         // argument's version changed, as in eager (a view made under no_grad
         // before a change of its base's version cannot be used later).
         let effects = self.inner.0.arg_effects();
+        // (Once per object: one object is one bound tensor.)
+        let mut seen = std::collections::HashSet::new();
         for (i, (t, obj)) in bound.iter().zip(&objs).enumerate() {
-            if bound[..i].iter().any(|u| u.same(t)) {
+            if !seen.insert(obj.as_ptr() as usize) {
                 continue;
             }
             let (st, sizes, strides, offset) = &entry[i];
@@ -747,8 +788,10 @@ impl PyAotFunction {
     /// `written`: arguments the program writes through some alias, whose
     /// version counters the call bumps too. `no_grad`: a call under
     /// no_grad, for a function compiled with `no_grad=True`: the
-    /// arguments' `requires_grad` and `is_leaf` do not count.
-    #[pyo3(signature = (args, result_views = None, written = None, no_grad = false))]
+    /// arguments' `requires_grad` and `is_leaf` do not count. `info`: what
+    /// `convention_key` read of this call's tensors, which binding then
+    /// does not read again (taken: one call only).
+    #[pyo3(signature = (args, result_views = None, written = None, no_grad = false, info = None))]
     fn __call__(
         &mut self,
         py: Python<'_>,
@@ -756,11 +799,12 @@ impl PyAotFunction {
         result_views: Option<Vec<bool>>,
         written: Option<Vec<usize>>,
         no_grad: bool,
+        info: Option<PyRefMut<'_, keys::CallInfo>>,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
         let spec = CallSpec { views: &views, written: &written, bases: &[], no_grad };
-        Ok(self.invoke(py, args, &spec, |f, a, _| Ok((f.call(a)?, ())))?.0)
+        Ok(self.invoke(py, args, &spec, records_of(info), |f, a, _| Ok((f.call(a)?, ())))?.0)
     }
 
     /// Calls the forward and keeps what the backward needs: returns
@@ -770,7 +814,8 @@ impl PyAotFunction {
     /// whole storage of its members, that requires grad. The members are
     /// views of it for the compiled code: the backward returns the storage's
     /// gradient as the base's (after the arguments'), and none for them.
-    #[pyo3(signature = (args, result_views = None, written = None, bases = None))]
+    /// `info` as for calls.
+    #[pyo3(signature = (args, result_views = None, written = None, bases = None, info = None))]
     fn forward(
         &mut self,
         py: Python<'_>,
@@ -778,6 +823,7 @@ impl PyAotFunction {
         result_views: Option<Vec<bool>>,
         written: Option<Vec<usize>>,
         bases: Option<Vec<(Bound<'_, PyAny>, Vec<usize>)>>,
+        info: Option<PyRefMut<'_, keys::CallInfo>>,
     ) -> PyResult<(Vec<Py<PyAny>>, PyForwardState)> {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
@@ -786,6 +832,7 @@ impl PyAotFunction {
             py,
             args,
             &CallSpec { views: &views, written: &written, bases: &bases, no_grad: false },
+            records_of(info),
             |f, a, b| {
                 let (outs, state) = f.forward(a)?;
                 let needs = f.saved_needs();
@@ -965,6 +1012,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<PyAotModule>()?;
     m.add_class::<PyAotFunction>()?;
     m.add_class::<PyForwardState>()?;
+    m.add_class::<keys::CallInfo>()?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;

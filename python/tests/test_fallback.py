@@ -178,7 +178,7 @@ def test_shapes_over_the_recompile_limit_run_as_dynamo_handed_them(caplog):
 
 
 def test_a_convention_error_runs_the_region_as_written(monkeypatch, caplog):
-    def refuse(self, args):
+    def refuse(self, args, info=None):
         raise aot_torch._native.ConventionError("forced: the guards refused the call")
 
     monkeypatch.setattr(backend._Variant, "__call__", refuse)

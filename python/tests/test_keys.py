@@ -11,7 +11,7 @@ _native = backend._native
 
 
 def _key(*args):
-    return backend._convention_key(list(args))
+    return backend._convention_key(list(args))[0]
 
 
 def test_same_facts_same_key():
