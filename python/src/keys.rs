@@ -41,16 +41,19 @@ pub(crate) struct Record {
     pub is_leaf: Option<bool>,
 }
 
+/// Records by object address, with the objects.
+pub(crate) type Records = HashMap<usize, (Py<PyAny>, Record)>;
+
 /// The records of one call's strided CPU tensors of a dtype aot binds, by
 /// object address, with the objects.
 #[pyclass(name = "CallInfo", module = "aot_torch._native")]
 pub struct CallInfo {
-    pub(crate) records: GilOnly<Option<HashMap<usize, (Py<PyAny>, Record)>>>,
+    pub(crate) records: GilOnly<Option<Records>>,
 }
 
 impl CallInfo {
     /// The records, once.
-    pub(crate) fn take(&mut self) -> Option<HashMap<usize, (Py<PyAny>, Record)>> {
+    pub(crate) fn take(&mut self) -> Option<Records> {
         self.records.0.take()
     }
 }
@@ -142,7 +145,7 @@ pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResul
     let mut objects: HashMap<usize, usize> = HashMap::new();
     let mut storages: HashMap<usize, usize> = HashMap::new();
     let mut roots: HashMap<usize, usize> = HashMap::new();
-    let mut records: HashMap<usize, (Py<PyAny>, Record)> = HashMap::new();
+    let mut records: Records = HashMap::new();
     for (i, a) in args.try_iter()?.enumerate() {
         let a = a?;
         if !a.is_instance(tensor)? {

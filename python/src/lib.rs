@@ -195,7 +195,7 @@ struct Binder {
     storage_at: HashMap<usize, usize>,
     /// What the call's key read of its tensors (`keys::CallInfo`), by
     /// object address.
-    known: HashMap<usize, (Py<PyAny>, keys::Record)>,
+    known: keys::Records,
     /// A call under no_grad: no gradient is recorded, so every argument is
     /// bound as a leaf that does not require grad, whatever its flags (a
     /// written view of an activation beside other views of it is then one
@@ -716,7 +716,7 @@ struct CallSpec<'a, 'py> {
 
 /// The records of a [`keys::CallInfo`] given to a call: taken, so that no
 /// other call reads them.
-fn records_of(info: Option<PyRefMut<'_, keys::CallInfo>>) -> HashMap<usize, (Py<PyAny>, keys::Record)> {
+fn records_of(info: Option<PyRefMut<'_, keys::CallInfo>>) -> keys::Records {
     info.and_then(|mut i| i.take()).unwrap_or_default()
 }
 
@@ -729,7 +729,7 @@ impl PyAotFunction {
         py: Python<'_>,
         args: &Bound<'_, PyAny>,
         spec: &CallSpec<'_, '_>,
-        known: HashMap<usize, (Py<PyAny>, keys::Record)>,
+        known: keys::Records,
         run: impl FnOnce(&mut Function, &[Tensor], Vec<Tensor>) -> Result<(Vec<Tensor>, R), Error>,
     ) -> PyResult<(Vec<Py<PyAny>>, R)> {
         let CallSpec { views, written, bases, no_grad } = *spec;
