@@ -202,7 +202,7 @@ class _AotFunction(torch.autograd.Function):
         got = {v for v, t in enumerate(tangents) if t is not None}
         got_dirty = {i for i, g in enumerate(mutated) if g is not None}
         gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i]
-              or not variant.reached(i, tangents, mutated) else g for i, g in enumerate(gs)]
+              or not variant.reached(i, got, got_dirty) else g for i, g in enumerate(gs)]
 
         def base_reached(b):
             src = variant.base_reached_from.get(b)
@@ -266,7 +266,9 @@ class _AotPart(torch.autograd.Function):
         if not part.inputs:  # (the gradient ends here, as in eager)
             return (None, None, None, None)
         gs = _backward(variant, views.state, tangents, mutated, unreached=True, keep=True)
-        return (None, None, None, *[gs[i] if variant.grad_reaches[i] and variant.reached(i, tangents, mutated)
+        got = {v for v, t in enumerate(tangents) if t is not None}
+        got_dirty = {i for i, g in enumerate(mutated) if g is not None}
+        return (None, None, None, *[gs[i] if variant.grad_reaches[i] and variant.reached(i, got, got_dirty)
                                     else None for i in part.inputs])
 
 
@@ -289,6 +291,8 @@ class _Views:
         # Per argument the compiled backward reads (`state.saved_args`):
         # the same, without the None.
         self.saved_held: List[Optional[Tuple[torch.Tensor, int]]] = []
+        # Each of those once.
+        self.held: List[Optional[Tuple[torch.Tensor, int]]] = []
         # The call's arguments (the node's inputs may be leaves over them).
         self.arguments: Optional[List[torch.Tensor]] = None
         # What the call's key read of them (`_native.CallInfo`), for the
@@ -1116,18 +1120,18 @@ class _Variant:
         self.cut = unreached | self.part_inputs
         self.reached_from = self._reached_from(facts, members)
         self.checks = self._version_checks(facts)
+        self.any_stale = any(c.fact.stale for c in self.checks)
         # (Which arguments share a storage is part of the convention: once.)
         self.stale = self._stale(tensors)
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
 
-    def reached(self, i: int, tangents: Sequence[Any], mutated: Sequence[Any]) -> bool:
-        """Whether eager's graph sends argument i a gradient, given a
-        backward's tangents and written arguments' gradients
+    def reached(self, i: int, got: set, got_dirty: set) -> bool:
+        """Whether eager's graph sends argument i a gradient, given the
+        outputs and written arguments a backward has gradients for
         (`reached_from`; unknown: it does)."""
         src = self.reached_from.get(i)
-        return src is None or any(tangents[v] is not None for v in src[0]) or \
-            any(mutated[j] is not None for j in src[1])
+        return src is None or bool(src[0] & got) or bool(src[1] & got_dirty)
 
     def _reached_from(self, facts: _EagerFacts, members: frozenset) -> Dict[int, Tuple[frozenset, frozenset]]:
         """Per argument (first position) a node differentiates (the main
@@ -1238,22 +1242,29 @@ class _Variant:
         gradients, would unpack a save that was written since."""
         got = {v for v, t in enumerate(tangents) if t is not None}
         got_dirty = {i for i, g in enumerate(mutated) if g is not None}
+        # The watched counters that moved since the call, each read once
+        # (`hold_versions` holds one alias per tensor); where none did and
+        # no save is stale, nothing raises.
+        moved = {id(h) for h in views.held if h is not None and h[0]._version != h[1]}
+        if not moved and not self.any_stale:
+            return
         for k, c in enumerate(self.checks):
-            if not (c.outs & got or c.dirty & got_dirty):
-                continue
             f = c.fact
             held = views.versions[k] if k < len(views.versions) else None
+            if not f.stale and (held is None or id(held) not in moved):
+                continue
+            if not (c.outs & got or c.dirty & got_dirty):
+                continue
             if f.stale:
                 raise _modified(f.what, f.node, f.end_version, f.saved_version)
-            if held is not None and held[0]._version != held[1]:
-                raise _modified(f.what, f.node, held[0]._version, held[1])
+            raise _modified(f.what, f.node, held[0]._version, held[1])
         # The arguments whose memory the compiled backward reads (eager
         # saves them somewhere: the others are copied). Where eager's
         # backward for these gradients reads none of what was written
         # since, but this one would, it cannot give eager's answer.
         # (The versions first: the needs are looked up only for a write.)
         for k, held in enumerate(views.saved_held):
-            if held is None or held[0]._version == held[1]:
+            if held is None or id(held) not in moved:
                 continue
             need = views.state.saved_arg_needs[k]
             if need is None or set(need[0]) & got or set(need[1]) & got_dirty:
@@ -1264,19 +1275,26 @@ class _Variant:
         """After a call: the version counters the checks watch, with their
         versions (a detached alias shares the counter without holding the
         node)."""
+        # (One detached alias per tensor: checks and saved arguments often
+        # watch the same ones, a model's parameters.)
+        made: Dict[int, Optional[Tuple[torch.Tensor, int]]] = {}
+
+        def hold(t):
+            h = made.get(id(t), False)
+            if h is False:
+                h = made[id(t)] = None if t.is_inference() else (t.detach(), t._version)
+            return h
+
         held = []
         for c in self.checks:
             t = None
             if c.target is not None:
                 kind, i = c.target
                 t = tensors[i] if kind == "arg" else outs[i]
-            if isinstance(t, torch.Tensor) and not t.is_inference():
-                held.append((t.detach(), t._version))
-            else:
-                held.append(None)
+            held.append(hold(t) if isinstance(t, torch.Tensor) else None)
         views.versions = held
-        views.saved_held = [None if tensors[i].is_inference() else (tensors[i].detach(), tensors[i]._version)
-                            for i in views.state.saved_args]
+        views.saved_held = [hold(tensors[i]) for i in views.state.saved_args]
+        views.held = list(made.values())
 
     def _parts(self, facts: _EagerFacts, tensors: Sequence[torch.Tensor], members: frozenset) -> List["_Part"]:
         """The region's independent parts beyond the first: groups of

@@ -838,14 +838,17 @@ impl PyAotFunction {
                 let needs = f.saved_needs();
                 let mut saved_args = Vec::new();
                 let mut saved_arg_needs = Vec::new();
+                // The saved values per storage (a model saves hundreds).
+                let mut by_storage: HashMap<*const (), Vec<usize>> = HashMap::new();
+                for (k, s) in state.saved.iter().enumerate() {
+                    by_storage.entry(Rc::as_ptr(&s.storage()) as *const ()).or_default().push(k);
+                }
                 for (i, arg) in a.iter().enumerate() {
                     // (A saved value no need is known for is read by every backward.)
                     let (mut found, mut always) = (false, false);
                     let (mut outs_in, mut args_in) = (BTreeSet::new(), BTreeSet::new());
-                    for (k, s) in state.saved.iter().enumerate() {
-                        if !Rc::ptr_eq(&s.storage(), &arg.storage()) {
-                            continue;
-                        }
+                    let on = by_storage.get(&(Rc::as_ptr(&arg.storage()) as *const ())).map_or(&[][..], |v| &v[..]);
+                    for &k in on {
                         found = true;
                         match needs.get(k) {
                             Some(Some((o, m))) => {
