@@ -201,8 +201,7 @@ class _AotFunction(torch.autograd.Function):
         # no gradient reached in this backward (`_Variant._reached_from`).
         got = {v for v, t in enumerate(tangents) if t is not None}
         got_dirty = {i for i, g in enumerate(mutated) if g is not None}
-        gs = [None if variant.dupe_of[i] is not None or not variant.grad_reaches[i]
-              or not variant.reached(i, got, got_dirty) else g for i, g in enumerate(gs)]
+        gs = [variant.gradient(i, g, got, got_dirty, views) for i, g in enumerate(gs)]
 
         def base_reached(b):
             src = variant.base_reached_from.get(b)
@@ -268,8 +267,7 @@ class _AotPart(torch.autograd.Function):
         gs = _backward(variant, views.state, tangents, mutated, unreached=True, keep=True)
         got = {v for v, t in enumerate(tangents) if t is not None}
         got_dirty = {i for i, g in enumerate(mutated) if g is not None}
-        return (None, None, None, *[gs[i] if variant.grad_reaches[i] and variant.reached(i, got, got_dirty)
-                                    else None for i in part.inputs])
+        return (None, None, None, *[variant.gradient(i, gs[i], got, got_dirty, views) for i in part.inputs])
 
 
 class _Views:
@@ -1080,10 +1078,23 @@ class _Variant:
         # nothing of the program reaches that history, trains (fuzz seed
         # 5706: `cumprod`'s input written after it, its result only feeding
         # dead code).
-        held = set(self.dirty) | members
-        reached = {id(tensors[i]) for i, r in enumerate(self.grad_reaches) if r or i in held}
-        unreached = frozenset(i for i, t in enumerate(tensors) if self.dupe_of[i] is None and id(t) not in reached)
         facts = _eager_facts(aten_gm, args, self.tensor_index) if training else _EagerFacts()
+        # Arguments no gradient of the compiled code reaches, but eager's
+        # graph does, along edges that carry zeros (`copy_` over a value
+        # that depended on them: its `self` gets zeros): eager's `.grad`
+        # is zeros, not None, so they keep their edge and get zeros (fuzz
+        # seed 41144: `a2.index_put_(..., a0, accumulate=True)`, then
+        # `a2.copy_(v0)` and `a2.exp()` returned).
+        eager_reach: set = set()
+        if facts.out_reach is not None and facts.arg_reach is not None:
+            for r in facts.out_reach.values():
+                eager_reach |= r
+            for j in self.dirty:
+                eager_reach |= facts.arg_reach.get(j, frozenset())
+        self.zeros_reach = [not r and i in eager_reach for i, r in enumerate(self.grad_reaches)]
+        held = set(self.dirty) | members
+        reached = {id(tensors[i]) for i, r in enumerate(self.grad_reaches) if r or i in held or self.zeros_reach[i]}
+        unreached = frozenset(i for i, t in enumerate(tensors) if self.dupe_of[i] is None and id(t) not in reached)
         if facts.raises is not None:
             # Run by PyTorch, the region raises eager's error after the ops
             # before it, as eager (fuzz seed 15820: after `v2[2:] = v4`,
@@ -1125,6 +1136,19 @@ class _Variant:
         self.stale = self._stale(tensors)
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
+
+    def gradient(self, i: int, g: Any, got: set, got_dirty: set, views: "_Views") -> Any:
+        """Argument i's gradient from a backward's `g`, as eager's graph
+        gives it: one per object (None for a repeat), None where no
+        gradient can reach it or none reached it in this backward, zeros
+        where only eager's edges reach it (`zeros_reach`)."""
+        if self.dupe_of[i] is not None or not self.reached(i, got, got_dirty):
+            return None
+        if self.grad_reaches[i]:
+            return g
+        if self.zeros_reach[i]:
+            return g if g is not None else torch.zeros_like(views.arguments[i])
+        return None
 
     def reached(self, i: int, got: set, got_dirty: set) -> bool:
         """Whether eager's graph sends argument i a gradient, given the

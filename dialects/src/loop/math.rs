@@ -351,8 +351,8 @@ fn exp<L: Lanes>(l: &mut L, x: L::F) -> L::F {
 
 /// `e^x` for `x <= 0` (or NaN) where results below `f32`'s normal range
 /// may be off by up to that range (1.2e-38): [`exp`]'s reduction and
-/// polynomial, with `x` clamped at the normal range's bottom and one
-/// scaling by `2^n`. What [`erfc_abs`] needs of its `e^{-x²}`, in a third
+/// polynomial, with `x` clamped at the normal range's bottom, one scaling
+/// by `2^n`, and 0 below the clamp. What [`erfc_abs`] needs of its `e^{-x²}`, in a third
 /// fewer operations than [`exp`] (its overflow and subnormal handling).
 fn exp_nonpositive<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     // ln(2^-126): n stays within exp2i's range.
@@ -373,7 +373,13 @@ fn exp_nonpositive<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     let one = l.splat(1.0);
     let y = l.add(p, one);
     let s = l.exp2i(n);
-    l.mul(y, s)
+    let y = l.mul(y, s);
+    // Past the clamp, 0 (as `exp` underflows): a result that is exactly
+    // zero stays so through the callers' products (GELU's tail, whose
+    // sign a division sees).
+    let zero = l.splat(0.0);
+    let small = l.lt(x, lo);
+    l.select(small, zero, y)
 }
 
 /// `tanh x`: an odd Taylor polynomial below 0.25, `1 - 2/(e^{2|x|}+1)` with
@@ -606,6 +612,19 @@ mod tests {
             }
             assert!(worst.0 <= f.ulps as f64, "{}: {:.1} ulps at {} (contract {})", f.op, worst.0, worst.1, f.ulps);
         }
+    }
+
+    /// Past `exp`'s clamp `erfc` is exactly zero, as libm's underflows:
+    /// GELU's far tail is then exactly +0 (a division by it is +inf, as
+    /// in eager), and `erf` exactly ±1.
+    #[test]
+    fn erfc_underflows_to_zero() {
+        for x in [9.5f32, 10.5, 14.0, 30.0, 1e10, f32::INFINITY] {
+            assert_eq!(Poly::Erfc.emit(&mut Scalar32, x).to_bits(), 0.0f32.to_bits(), "erfc({x})");
+            assert_eq!(Poly::Erfc.emit(&mut Scalar32, -x), 2.0, "erfc(-{x})");
+            assert_eq!(Poly::Erf.emit(&mut Scalar32, x), 1.0, "erf({x})");
+        }
+        assert!(Poly::Erfc.emit(&mut Scalar32, f32::NAN).is_nan());
     }
 
     #[test]
