@@ -1462,7 +1462,14 @@ class _Variant:
                        for _, size, st, off in geo):
                     continue
                 base = torch.empty(max(_extent(size, st, off) for _, size, st, off in geo), dtype=outs[ks[0]].dtype)
-                for k, size, st, off in geo:
+                # Where two overlap, the last copy's history takes the
+                # element's gradient: the views eager made under no_grad
+                # (which pass none on) are copied first (fuzz seed 40962:
+                # `v1 = v0.split(2, 0)[1]` under no_grad and `v4 =
+                # v0.split(2, 1)[0]`, both returned: `v4`'s last row
+                # lost its gradient to `v1`'s copy).
+                no_grad_view = tr.result_no_grad_view
+                for k, size, st, off in sorted(geo, key=lambda g: not no_grad_view[g[0]]):
                     base.as_strided(size, st, off).copy_(outs[k])
                 for k, size, st, off in geo:
                     outs[k] = base.as_strided(size, st, off)
