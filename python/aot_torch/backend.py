@@ -190,7 +190,8 @@ class _AotFunction(torch.autograd.Function):
         mutated = [None] * len(variant.dupe_of)
         for i, g in zip(variant.main_dirty, grads[m:]):
             mutated[i] = g
-        variant.check_versions(views, tangents, mutated)
+        got, got_dirty = _given(tangents, mutated)
+        variant.check_versions(views, got, got_dirty)
         # With parts, each node runs the backward for its own tangents.
         gs = _backward(variant, state, tangents, mutated, unreached=True, keep=bool(variant.parts))
         # After the arguments' gradients, the bases': their members get
@@ -199,8 +200,6 @@ class _AotFunction(torch.autograd.Function):
         # An argument passed twice is one tensor: its gradient once; one no
         # gradient can reach keeps `.grad` None, as in eager; so does one
         # no gradient reached in this backward (`_Variant._reached_from`).
-        got = {v for v, t in enumerate(tangents) if t is not None}
-        got_dirty = {i for i, g in enumerate(mutated) if g is not None}
         gs = [variant.gradient(i, g, got, got_dirty, views) for i, g in enumerate(gs)]
 
         def base_reached(b):
@@ -209,6 +208,12 @@ class _AotFunction(torch.autograd.Function):
 
         base_gs = [g if base_reached(b) else None for b, g in enumerate(base_gs)]
         return (None, None, *gs, *base_gs)
+
+
+def _given(tangents: Sequence[Any], mutated: Sequence[Any]) -> Tuple[set, set]:
+    """The outputs and the written arguments a backward has gradients for."""
+    return ({v for v, t in enumerate(tangents) if t is not None},
+            {i for i, g in enumerate(mutated) if g is not None})
 
 
 @dataclasses.dataclass
@@ -261,12 +266,11 @@ class _AotPart(torch.autograd.Function):
         mutated = [None] * len(variant.dupe_of)
         for i, g in zip(part.dirty, grads[len(part.outputs):]):
             mutated[i] = g
-        variant.check_versions(views, tangents, mutated)
+        got, got_dirty = _given(tangents, mutated)
+        variant.check_versions(views, got, got_dirty)
         if not part.inputs:  # (the gradient ends here, as in eager)
             return (None, None, None, None)
         gs = _backward(variant, views.state, tangents, mutated, unreached=True, keep=True)
-        got = {v for v, t in enumerate(tangents) if t is not None}
-        got_dirty = {i for i, g in enumerate(mutated) if g is not None}
         return (None, None, None, *[variant.gradient(i, gs[i], got, got_dirty, views) for i in part.inputs])
 
 
@@ -1261,11 +1265,10 @@ class _Variant:
                 checks.append(_VersionCheck(f, frozenset(outs), frozenset(dirty), target))
         return checks
 
-    def check_versions(self, views: "_Views", tangents: Sequence[Any], mutated: Sequence[Any]):
-        """Raises PyTorch's error where eager's backward, given these
-        gradients, would unpack a save that was written since."""
-        got = {v for v, t in enumerate(tangents) if t is not None}
-        got_dirty = {i for i, g in enumerate(mutated) if g is not None}
+    def check_versions(self, views: "_Views", got: set, got_dirty: set):
+        """Raises PyTorch's error where eager's backward, given gradients for
+        the outputs `got` and written arguments `got_dirty` (`_given`),
+        would unpack a save that was written since."""
         # The watched counters that moved since the call, each read once
         # (`hold_versions` holds one alias per tensor); where none did and
         # no save is stale, nothing raises.
@@ -1548,8 +1551,7 @@ class _Variant:
             # (No stand-ins, as `_bind` makes for a training call: a call
             # under no_grad binds every argument as a leaf that does not
             # require grad, whatever its flags.)
-            bound = tensors
-            outs = _checked(self.fn, bound, self.export_views, self.written, no_grad=True, info=info)
+            outs = _checked(self.fn, tensors, self.export_views, self.written, no_grad=True, info=info)
             # A view of an argument that requires grad is made again, as
             # eager makes it under no_grad: an autograd view of it that
             # requires grad and is a leaf (fuzz seed 8635: the runtime's
@@ -1819,6 +1821,9 @@ class _Region(torch.nn.Module):
                 return self.original(*args)
             v = self._compile(args)
             self.variants[key] = v
+            # (What the key read is trusted only for a call that follows
+            # it at once: compiling ran PyTorch in between.)
+            info = None
         if v is None:
             return self.original(*args)
         try:

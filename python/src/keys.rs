@@ -28,7 +28,6 @@ use std::collections::HashMap;
 use crate::GilOnly;
 
 /// What the key read of one tensor, as the binder needs it.
-#[derive(Clone)]
 pub(crate) struct Record {
     pub elem: ElemType,
     pub sizes: Vec<i64>,

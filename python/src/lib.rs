@@ -216,8 +216,9 @@ impl Binder {
         // and hashed per lookup), the message is formatted only for an
         // error, and what the call's key read is not read again.
         let name = || format!("{what} {i}");
-        let record = match self.known.get(&(t.as_ptr() as usize)) {
-            Some((_, r)) => r.clone(),
+        // (Each object is bound once: its record is taken, not copied.)
+        let record = match self.known.remove(&(t.as_ptr() as usize)) {
+            Some((_, r)) => r,
             None => Self::read(py, api, t, &name)?,
         };
         let keys::Record { elem, sizes, strides, offset, data_ptr, requires_grad, is_leaf } = record;
@@ -735,8 +736,7 @@ impl PyAotFunction {
         let CallSpec { views, written, bases, no_grad } = *spec;
         let api = torch(py)?;
         let objs = tensors_of(args)?;
-        let mut binder = Binder::new(no_grad);
-        binder.known = known;
+        let mut binder = Binder { known, ..Binder::new(no_grad) };
         let bound = binder.bind_all(py, api, &objs, "argument")?;
         let bound_bases = binder.bind_bases(py, api, &bound, bases)?;
         let entry: Vec<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =

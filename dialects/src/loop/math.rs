@@ -310,15 +310,10 @@ fn estrin<L: Lanes>(l: &mut L, c: &[f32], t: L::F) -> L::F {
     terms[0]
 }
 
-/// `e^x`: range reduction to `x = n·ln2 + r`, a degree-6 polynomial for
-/// `e^r`, scaling by `2^n` in two steps (so `n` down to -150 still reaches
-/// the subnormals); +inf above the overflow bound, 0 below the underflow
-/// bound, NaN through the arithmetic.
-fn exp<L: Lanes>(l: &mut L, x: L::F) -> L::F {
-    let hi = l.splat(88.722_83);
-    let lo = l.splat(-103.972_08);
-    let cx = l.min(x, hi);
-    let cx = l.max(cx, lo);
+/// `e^r·2^-n` and `n` for a clamped `cx`: the range reduction `cx = n·ln2
+/// + r` (`n` the nearest integer) and a degree-6 polynomial for `e^r`,
+/// which [`exp`] and [`exp_nonpositive`] then scale by `2^n`.
+fn exp_reduced<L: Lanes>(l: &mut L, cx: L::F) -> (L::F, L::F) {
     let log2e = l.splat(std::f32::consts::LOG2_E);
     let half = l.splat(0.5);
     let t = l.mul_add(cx, log2e, half);
@@ -333,7 +328,19 @@ fn exp<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     let r2 = l.mul(r, r);
     let p = l.mul_add(p, r2, r);
     let one = l.splat(1.0);
-    let y = l.add(p, one);
+    (l.add(p, one), n)
+}
+
+/// `e^x`: [`exp_reduced`], scaling by `2^n` in two steps (so `n` down to
+/// -150 still reaches the subnormals); +inf above the overflow bound, 0
+/// below the underflow bound, NaN through the arithmetic.
+fn exp<L: Lanes>(l: &mut L, x: L::F) -> L::F {
+    let hi = l.splat(88.722_83);
+    let lo = l.splat(-103.972_08);
+    let cx = l.min(x, hi);
+    let cx = l.max(cx, lo);
+    let (y, n) = exp_reduced(l, cx);
+    let half = l.splat(0.5);
     let h = l.mul(n, half);
     let h = l.floor(h);
     let rest = l.sub(n, h);
@@ -350,28 +357,15 @@ fn exp<L: Lanes>(l: &mut L, x: L::F) -> L::F {
 }
 
 /// `e^x` for `x <= 0` (or NaN) where results below `f32`'s normal range
-/// may be off by up to that range (1.2e-38): [`exp`]'s reduction and
-/// polynomial, with `x` clamped at the normal range's bottom, one scaling
-/// by `2^n`, and 0 below the clamp. What [`erfc_abs`] needs of its `e^{-x²}`, in a third
-/// fewer operations than [`exp`] (its overflow and subnormal handling).
+/// may be off by up to that range (1.2e-38): [`exp_reduced`] of `x`
+/// clamped at the normal range's bottom, one scaling by `2^n`, and 0 below
+/// the clamp. What [`erfc_abs`] needs of its `e^{-x²}`, in a third fewer
+/// operations than [`exp`] (its overflow and subnormal handling).
 fn exp_nonpositive<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     // ln(2^-126): n stays within exp2i's range.
     let lo = l.splat(-87.336_55);
     let cx = l.max(x, lo);
-    let log2e = l.splat(std::f32::consts::LOG2_E);
-    let half = l.splat(0.5);
-    let t = l.mul_add(cx, log2e, half);
-    let n = l.floor(t);
-    let c1 = l.splat(-0.693_359_4);
-    let c2 = l.splat(2.121_944_4e-4);
-    let r = l.mul_add(n, c1, cx);
-    let r = l.mul_add(n, c2, r);
-    let coeffs = [1.987_569_1e-4f32, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1, 0.5];
-    let p = estrin(l, &coeffs, r);
-    let r2 = l.mul(r, r);
-    let p = l.mul_add(p, r2, r);
-    let one = l.splat(1.0);
-    let y = l.add(p, one);
+    let (y, n) = exp_reduced(l, cx);
     let s = l.exp2i(n);
     let y = l.mul(y, s);
     // Past the clamp, 0 (as `exp` underflows): a result that is exactly
