@@ -4,8 +4,10 @@
 # LLVM's when found (FILECHECK, PATH, or Debian's LLVM 19), else the PyPI
 # `filecheck` from the venv the test script creates. Tests may say
 # REQUIRES: llvm, cuda-ptxas, mlir (aot-opt built with the feature),
-# mlir-opt (upstream's tool), libdevice (CUDA's, from the venv's wheel)
-# or gpu; those features are set only when the tool or build is present.
+# mlir-opt (upstream's tool), libdevice (CUDA's, from the venv's wheel),
+# gpu, or lanes8 (Cranelift's kernels call the eight-lane polynomial
+# helpers: an x86-64 CPU with AVX2 and FMA, AOT_LANES8 not 0); those
+# features are set only when the tool, build or CPU is there.
 
 import os
 import shutil
@@ -105,3 +107,20 @@ if shutil.which("nvidia-smi"):
 for var in ("HOME", "TMPDIR", "RUST_BACKTRACE", "AOT_CACHE_DIR", "AOT_JIT_CACHE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+
+def _lanes8() -> bool:
+    """Whether aot-opt's Cranelift kernels use the eight-lane helpers here
+    (as `aot_codegen::lanes8::available` decides)."""
+    if os.environ.get("AOT_LANES8") == "0":
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            words = set(f.read().split())
+    except OSError:
+        return False
+    return "avx2" in words and "fma" in words
+
+
+if _lanes8():
+    config.available_features.add("lanes8")

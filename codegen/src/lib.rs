@@ -20,6 +20,7 @@ pub mod fuse;
 pub mod gemm;
 #[cfg(any(feature = "llvm", feature = "mlir"))]
 mod jit_cache;
+pub mod lanes8;
 pub mod libcalls;
 #[cfg(feature = "llvm")]
 pub mod llvm;

@@ -1,7 +1,8 @@
 //! The functions native kernels call (every CPU backend; GPU kernels call
 //! libdevice's functions of the same names, [`libdevice_name`]): the math table's `libm` wrappers (the
 //! functions the interpreter evaluates, so `exact` results match bit for
-//! bit) and `f16` conversions (the `half` crate's, as the buffers use).
+//! bit), `f16` conversions (the `half` crate's, as the buffers use), and
+//! the eight-lane polynomial helpers of [`crate::lanes8`].
 //! Symbols and addresses come from the table; nothing here names a math
 //! function.
 
@@ -23,6 +24,9 @@ pub enum Sig {
     HalfToF32,
     /// `f32 -> u16`
     F32ToHalf,
+    /// `(*mut f32, i64) -> ()`: a polynomial over a buffer, in place
+    /// ([`crate::lanes8`]).
+    Lanes8,
 }
 
 extern "C" fn aot_f16_to_f32(x: u16) -> f32 {
@@ -70,5 +74,6 @@ pub fn all() -> impl Iterator<Item = (&'static str, *const u8, Sig)> {
         (F16_TO_F32, aot_f16_to_f32 as *const u8, Sig::HalfToF32),
         (F32_TO_F16, aot_f32_to_f16 as *const u8, Sig::F32ToHalf),
     ];
-    math.chain(halves)
+    let lanes8 = crate::lanes8::all().map(|(s, p)| (s, p, Sig::Lanes8));
+    math.chain(halves).chain(lanes8)
 }

@@ -206,3 +206,105 @@ fn llvm_text(text: &str, emit: aot::codegen::llvm::Emit) -> String {
     aot::codegen::compile_function(&mut ctx, f, &native, &mut out).expect("compiles");
     out
 }
+
+/// The programs of [`polynomial_strips_give_the_vector_loops_bits`], run on
+/// Cranelift: every output element's bits, in order.
+fn strip_program_bits() -> Vec<u32> {
+    aot::init();
+    let t = |s: &[i64]| format!("tensor<{}xf32>", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"));
+    // Elementwise polynomials over lengths around the strip (64) and the
+    // unrolled loop (8): whole strips, strips plus a remainder, one short;
+    // two polynomials in one body; row reductions through `exp` (softmax
+    // over rows longer than a strip, with a remainder).
+    let mut programs: Vec<(String, Vec<i64>)> = Vec::new();
+    for n in [63i64, 64, 200, 1000, 4099] {
+        for body in [
+            "tensor.gelu %x {approximate = \"none\"}",
+            "tensor.gelu %x {approximate = \"tanh\"}",
+            "tensor.sigmoid %x",
+            "tensor.erf %x",
+            "tensor.exp %x",
+        ] {
+            let tx = t(&[n]);
+            let op = body.split(' ').next().unwrap_or_default();
+            let attrs = body.strip_prefix(op).unwrap_or_default().replace(" %x", "");
+            programs.push((
+                format!("func.func @f(%x: {tx}) -> {tx} {{\n  %0 = {op} %x{attrs} : {tx}\n  return %0 : {tx}\n}}\n"),
+                vec![n],
+            ));
+        }
+        let tx = t(&[n]);
+        programs.push((
+            format!(
+                "func.func @f(%x: {tx}) -> {tx} {{\n  %a = tensor.exp %x : {tx}\n  %b = tensor.tanh %x : {tx}\n  \
+                 %c = tensor.mul %a, %b : {tx}, {tx} -> {tx}\n  return %c : {tx}\n}}\n"
+            ),
+            vec![n],
+        ));
+    }
+    for shape in [vec![5i64, 200], vec![3, 64], vec![2, 3, 131]] {
+        let tx = t(&shape);
+        let d = shape.len() - 1;
+        for op in ["tensor.softmax", "tensor.log_softmax"] {
+            programs.push((
+                format!(
+                    "func.func @f(%x: {tx}) -> {tx} {{\n  %0 = {op} %x {{dim = {d}}} : {tx}\n  return %0 : {tx}\n}}\n"
+                ),
+                shape.clone(),
+            ));
+        }
+    }
+    let mut bits = Vec::new();
+    for (text, shape) in programs {
+        let m = aot::Module::parse(text.clone(), "strips.mlir").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let n: i64 = shape.iter().product();
+        // Values over the polynomials' ranges, and their special values.
+        let mut data: Vec<f64> = (0..n).map(|i| ((i * 7919 + 13) % 2003) as f64 * 0.013 - 13.0).collect();
+        for (k, s) in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 95.0, -110.0].into_iter().enumerate() {
+            if let Some(v) = data.get_mut(k * 37 + 5) {
+                *v = s;
+            }
+        }
+        let x = aot::Tensor::from_f64(ElemType::F32, &shape, &data, ElemType::F32);
+        let opts = aot::Options { backend: Backend::CRANELIFT, ..aot::Options::inference() };
+        let mut f = m.compile(None, std::slice::from_ref(&x), &opts).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let out = f.call(std::slice::from_ref(&x)).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        bits.extend(out[0].read_f64().iter().map(|&v| (v as f32).to_bits()));
+    }
+    bits
+}
+
+/// Where the CPU has AVX2 and FMA, Cranelift's loops that compute the math
+/// table's polynomials run them eight lanes at a time in strips
+/// (`aot_codegen::lanes8`): every element, reductions included, must be the
+/// bits the plain four-lane loop gives, which a process of its own computes
+/// with the helpers off (`AOT_LANES8=0`).
+#[test]
+fn polynomial_strips_give_the_vector_loops_bits() {
+    const EXPECT: &str = "AOT_TEST_LANES8_BITS";
+    let got = strip_program_bits();
+    if let Some(path) = std::env::var_os(EXPECT) {
+        assert!(!aot::codegen::lanes8::available(), "AOT_LANES8=0 turns the helpers off");
+        let raw = std::fs::read(&path).expect("the parent's bits");
+        let want: Vec<u32> = raw.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        assert_eq!(want.len(), got.len(), "the same programs");
+        for (i, (&w, &g)) in want.iter().zip(&got).enumerate() {
+            let (wf, gf) = (f32::from_bits(w), f32::from_bits(g));
+            assert!(w == g || (wf.is_nan() && gf.is_nan()), "element {i}: strips {wf:e}, plain loop {gf:e}");
+        }
+        return;
+    }
+    if !aot::codegen::lanes8::available() {
+        eprintln!("skipped: the eight-lane helpers do not run here (no AVX2 and FMA, or AOT_LANES8=0)");
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("aot-lanes8-bits-{}", std::process::id()));
+    std::fs::write(&path, got.iter().flat_map(|b| b.to_le_bytes()).collect::<Vec<u8>>()).expect("writes");
+    let p = path.to_string_lossy().into_owned();
+    crate::common::in_own_process(
+        "native::polynomial_strips_give_the_vector_loops_bits",
+        &[("AOT_LANES8", "0"), (EXPECT, p.as_str())],
+        || {},
+    );
+    let _ = std::fs::remove_file(&path);
+}

@@ -186,16 +186,17 @@ impl<'a, 'f> Gen<'a, 'f> {
             return Ok(f);
         }
         let mut s = self.module.make_signature();
-        let (params, ret): (&[Type], Type) = match sig {
-            Sig::F32 => (&[types::F32], types::F32),
-            Sig::F64 => (&[types::F64], types::F64),
-            Sig::F32x2 => (&[types::F32, types::F32], types::F32),
-            Sig::F64x2 => (&[types::F64, types::F64], types::F64),
-            Sig::HalfToF32 => (&[types::I16], types::F32),
-            Sig::F32ToHalf => (&[types::F32], types::I16),
+        let (params, ret): (&[Type], Option<Type>) = match sig {
+            Sig::F32 => (&[types::F32], Some(types::F32)),
+            Sig::F64 => (&[types::F64], Some(types::F64)),
+            Sig::F32x2 => (&[types::F32, types::F32], Some(types::F32)),
+            Sig::F64x2 => (&[types::F64, types::F64], Some(types::F64)),
+            Sig::HalfToF32 => (&[types::I16], Some(types::F32)),
+            Sig::F32ToHalf => (&[types::F32], Some(types::I16)),
+            Sig::Lanes8 => (&[types::I64, types::I64], None),
         };
         s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-        s.returns.push(AbiParam::new(ret));
+        s.returns.extend(ret.map(AbiParam::new));
         let id = self.module.declare_function(name, Linkage::Import, &s).map_err(|e| e.to_string())?;
         let f = self.module.declare_func_in_func(id, self.b.func);
         self.funcs.insert(name, f);

@@ -53,7 +53,7 @@ impl Target for Cranelift {
         let emit = options
             .emit_as(&[("clif", Emit::Clif), ("asm", Emit::Asm)], Emit::None)
             .map_err(|m| Diagnostic::op_error(ctx, func, m))?;
-        let code = compile(ctx, func, Options { vectorize: options.vectorize, emit }, text)?;
+        let code = compile(ctx, func, Options { vectorize: options.vectorize, emit, ..Options::default() }, text)?;
         Ok(Box::new(Executable::new(code)))
     }
 }
@@ -73,12 +73,16 @@ pub enum Emit {
 pub struct Options {
     /// Vectorize inner loops with 128-bit SIMD where accesses allow.
     pub vectorize: bool,
+    /// In vectorized loops, compute the math table's polynomials eight
+    /// lanes at a time through [`crate::lanes8`] (strip-mined loops); only
+    /// where the helpers run ([`crate::lanes8::available`]), the default.
+    pub lanes8: bool,
     pub emit: Emit,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { vectorize: true, emit: Emit::None }
+        Options { vectorize: true, lanes8: crate::lanes8::available(), emit: Emit::None }
     }
 }
 

@@ -267,6 +267,7 @@ pub enum Poly {
 
 impl Poly {
     /// Emits the approximation of `x` with `l`'s primitives.
+    #[inline(always)]
     pub fn emit<L: Lanes>(self, l: &mut L, x: L::F) -> L::F {
         match self {
             Poly::Exp => exp(l, x),
@@ -278,6 +279,7 @@ impl Poly {
 }
 
 /// `c[0]·tⁿ⁻¹ + … + c[n-1]` by Horner's rule.
+#[inline(always)]
 fn horner<L: Lanes>(l: &mut L, c: &[f32], t: L::F) -> L::F {
     let mut p = l.splat(c[0]);
     for &k in &c[1..] {
@@ -291,19 +293,27 @@ fn horner<L: Lanes>(l: &mut L, c: &[f32], t: L::F) -> L::F {
 /// `t`, then pairs of those with `t²`, `t⁴`, …: a dependency chain of
 /// about `2·log₂ n` operations instead of Horner's `2n`, for a kernel
 /// bound by its longest chain rather than by its operation count.
+#[inline(always)]
 fn estrin<L: Lanes>(l: &mut L, c: &[f32], t: L::F) -> L::F {
-    let mut terms: Vec<L::F> = c.iter().rev().map(|&k| l.splat(k)).collect();
+    // A fixed array rather than a `Vec`: native helpers run this per eight
+    // lanes ([`Lanes`] on registers), where an allocation would cost more
+    // than the polynomial. The rows' polynomials have at most nine terms.
+    const MAX: usize = 16;
+    assert!(!c.is_empty() && c.len() <= MAX, "estrin: {} coefficients", c.len());
+    let mut terms = [t; MAX];
+    for (slot, &k) in terms.iter_mut().zip(c.iter().rev()) {
+        *slot = l.splat(k);
+    }
+    let mut n = c.len();
     let mut x = t;
-    while terms.len() > 1 {
-        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
-        for pair in terms.chunks(2) {
-            next.push(match *pair {
-                [lo, hi] => l.mul_add(hi, x, lo),
-                _ => pair[0],
-            });
+    while n > 1 {
+        let half = n.div_ceil(2);
+        // (Slot i is written after slots 2i and 2i+1, both >= i, are read.)
+        for i in 0..half {
+            terms[i] = if 2 * i + 1 < n { l.mul_add(terms[2 * i + 1], x, terms[2 * i]) } else { terms[2 * i] };
         }
-        terms = next;
-        if terms.len() > 1 {
+        n = half;
+        if n > 1 {
             x = l.mul(x, x);
         }
     }
@@ -313,6 +323,7 @@ fn estrin<L: Lanes>(l: &mut L, c: &[f32], t: L::F) -> L::F {
 /// `e^r·2^-n` and `n` for a clamped `cx`: the range reduction `cx = n·ln2
 /// + r` (`n` the nearest integer) and a degree-6 polynomial for `e^r`,
 /// which [`exp`] and [`exp_nonpositive`] then scale by `2^n`.
+#[inline(always)]
 fn exp_reduced<L: Lanes>(l: &mut L, cx: L::F) -> (L::F, L::F) {
     let log2e = l.splat(std::f32::consts::LOG2_E);
     let half = l.splat(0.5);
@@ -334,6 +345,7 @@ fn exp_reduced<L: Lanes>(l: &mut L, cx: L::F) -> (L::F, L::F) {
 /// `e^x`: [`exp_reduced`], scaling by `2^n` in two steps (so `n` down to
 /// -150 still reaches the subnormals); +inf above the overflow bound, 0
 /// below the underflow bound, NaN through the arithmetic.
+#[inline(always)]
 fn exp<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     let hi = l.splat(88.722_83);
     let lo = l.splat(-103.972_08);
@@ -361,6 +373,7 @@ fn exp<L: Lanes>(l: &mut L, x: L::F) -> L::F {
 /// clamped at the normal range's bottom, one scaling by `2^n`, and 0 below
 /// the clamp. What [`erfc_abs`] needs of its `e^{-x²}`, in a third fewer
 /// operations than [`exp`] (its overflow and subnormal handling).
+#[inline(always)]
 fn exp_nonpositive<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     // ln(2^-126): n stays within exp2i's range.
     let lo = l.splat(-87.336_55);
@@ -378,6 +391,7 @@ fn exp_nonpositive<L: Lanes>(l: &mut L, x: L::F) -> L::F {
 
 /// `tanh x`: an odd Taylor polynomial below 0.25, `1 - 2/(e^{2|x|}+1)` with
 /// the sign of x above (exactly ±1 from 10 on).
+#[inline(always)]
 fn tanh<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     let ax = l.abs(x);
     let x2 = l.mul(x, x);
@@ -410,6 +424,7 @@ fn tanh<L: Lanes>(l: &mut L, x: L::F) -> L::F {
 /// the exponential are independent chains: a vector loop over this is
 /// bound by the longer one, where a form with the polynomial inside the
 /// exponential's argument (`t·e^{-x²+P(t)}`) chains both.
+#[inline(always)]
 fn erfc_abs<L: Lanes>(l: &mut L, ax: L::F) -> L::F {
     let one = l.splat(1.0);
     let half = l.splat(0.5);
@@ -438,6 +453,7 @@ fn erfc_abs<L: Lanes>(l: &mut L, ax: L::F) -> L::F {
 }
 
 /// `erf x` near zero: 2/√π · (x - x³/3 + x⁵/10 - x⁷/42 + x⁹/216 - x¹¹/1320 + x¹³/9360).
+#[inline(always)]
 fn erf_series<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     let x2 = l.mul(x, x);
     let cs = [1.0f32 / 9360.0, -1.0 / 1320.0, 1.0 / 216.0, -1.0 / 42.0, 1.0 / 10.0, -1.0 / 3.0, 1.0];
@@ -449,6 +465,7 @@ fn erf_series<L: Lanes>(l: &mut L, x: L::F) -> L::F {
 
 /// `erf x`: the series below 0.5 (where `1 - erfc` would cancel),
 /// `1 - erfc|x|` with x's sign above.
+#[inline(always)]
 fn erf<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     let ax = l.abs(x);
     let small_v = erf_series(l, x);
@@ -463,6 +480,7 @@ fn erf<L: Lanes>(l: &mut L, x: L::F) -> L::F {
 
 /// `erfc x = 1 - erf x`: `erfc|x|`, or `2 - erfc|x|` for negative x (at
 /// least 1: no cancellation).
+#[inline(always)]
 fn erfc<L: Lanes>(l: &mut L, x: L::F) -> L::F {
     let ax = l.abs(x);
     let ec = erfc_abs(l, ax);

@@ -26,9 +26,10 @@ use aot_dialects::r#loop::{Binary, LoopOp, Predicate, ScalarOp, Unary};
 use aot_ir::{Diagnostic, Op, Value};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl, types, BlockArg, Endianness, InstBuilder, MemFlagsData};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 mod analysis;
+mod strip;
 
 use analysis::{analyze, constant_operand, is_i1, Kind, Plan, Reduce};
 
@@ -302,19 +303,28 @@ fn gather(vs: &mut Vec4<'_, '_, '_>, addr: cl::Value, k: i64, mask: bool, fl: Me
     v.expect("four lanes")
 }
 
-/// Emits the ops of `block` in lane mode, updating the accumulators of the
-/// vectorized loop's reductions; returns the yielded values.
+/// Emits the ops of `block` in lane mode (only those in `keep`, when
+/// given: a stage of a strip, [`strip`]), updating the accumulators of the
+/// vectorized loop's reductions; returns the yielded values (none for a
+/// stage).
 fn emit_ops(
     vs: &mut Vec4<'_, '_, '_>,
     plan: &Plan,
     block: aot_ir::Block,
     accs: &mut [cl::Value],
+    keep: Option<&FxHashSet<Op>>,
 ) -> Result<Vec<V>, Diagnostic> {
     let ctx = vs.g.ctx;
     for o in ctx.block_ops(block) {
         let op_kind = LoopOp::of(ctx, o);
         if op_kind == Some(LoopOp::Yield) {
+            if keep.is_some() {
+                return Ok(Vec::new());
+            }
             return ctx.operands(o).map(|v| vs.get(o, v)).collect();
+        }
+        if keep.is_some_and(|k| !k.contains(&o)) {
+            continue;
         }
         let kind = ctx.results(o).first().map(|r| plan.kinds[r]);
         match (op_kind, kind) {
@@ -428,7 +438,7 @@ fn nested_loop(vs: &mut Vec4<'_, '_, '_>, plan: &Plan, op: Op) -> Result<(), Dia
         vs.vals.insert(c, V::L(hp[1 + k]));
     }
     // A nested loop carries no reduction of the vectorized loop.
-    let yielded = emit_ops(vs, plan, inner, &mut [])?;
+    let yielded = emit_ops(vs, plan, inner, &mut [], None)?;
     let mut back: Vec<BlockArg> = vec![vs.ins().iadd_imm_s(hp[0], step).into()];
     for y in yielded {
         back.push(vs.lane(y, false).into());
@@ -460,7 +470,7 @@ fn emit_body(
         vs.vals.insert(c, V::L(accs[k]));
     }
     let mut new_accs: Vec<cl::Value> = accs.to_vec();
-    emit_ops(&mut vs, plan, body, &mut new_accs)?;
+    emit_ops(&mut vs, plan, body, &mut new_accs, None)?;
     Ok(new_accs)
 }
 
@@ -539,8 +549,10 @@ pub(super) fn vectorizes(ctx: &aot_ir::Context, op: Op) -> bool {
 }
 
 /// Emits loop `op` vectorized when it qualifies; `Ok(false)` leaves it to
-/// the scalar code. Two body copies per iteration while eight iterations
-/// remain, one while four do, then the scalar loop.
+/// the scalar code. Strips of 64 iterations where the body computes
+/// polynomials and the eight-lane helpers run ([`strip`]), then two body
+/// copies per iteration while eight iterations remain, one while four do,
+/// then the scalar loop.
 pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnostic> {
     let ctx = g.ctx;
     let Some(plan) = plan_for(ctx, op) else { return Ok(false) };
@@ -565,7 +577,15 @@ pub(super) fn try_vectorize(g: &mut Gen<'_, '_>, op: Op) -> Result<bool, Diagnos
         accs2[0].push(first);
         accs2[1].push(second);
     }
-    let (mid, accs) = vector_loop(g, &plan, op, lo, hi, &accs2)?;
+    // Strips first where the body computes polynomials: they cover the
+    // same iterations the unrolled loop would, with its accumulators.
+    let mut start = lo;
+    if g.opts.lanes8 {
+        if let Some(strips) = strip::plan(ctx, op, &plan) {
+            (start, accs2) = strip::strip_loop(g, &plan, &strips, op, lo, hi, &accs2)?;
+        }
+    }
+    let (mid, accs) = vector_loop(g, &plan, op, start, hi, &accs2)?;
     let merged: Vec<cl::Value> =
         plan.reductions.iter().enumerate().map(|(k, &(r, _))| combine(&mut g.b, r, accs[0][k], accs[1][k])).collect();
     let (end, accs) = vector_loop(g, &plan, op, mid, hi, &[merged])?;
