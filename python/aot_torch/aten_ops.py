@@ -1202,6 +1202,50 @@ def _layer_norm(b, node, a):
     return b.op("tensor.layer_norm", ops, {"normalized_ndim": n, "eps": float(a["eps"])}, metas)
 
 
+@_reg(aten._native_batch_norm_legit_no_training.default)
+def _batch_norm_inference(b, node, a):
+    """Batch norm with running statistics, as PyTorch's CPU kernel computes
+    it: per channel `alpha = weight / sqrt(var + eps)` and `beta = bias -
+    mean * alpha` (in `float` for half-precision inputs), then `x * alpha +
+    beta`. Translated here rather than decomposed in the trace: every traced
+    op costs the first call a millisecond of fake-tensor dispatch, and a
+    network has dozens of these."""
+    metas = out_metas(node)
+    (shape, dtype), (s1, d1), (s2, d2) = metas
+    x = b.value(a["input"])
+    if x.rank < 2 or not _is_float(x.dtype):
+        raise Reject("batch norm of a %d-d %s input" % (x.rank, x.dtype))
+    c = x.shape[1]
+    calc = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    stats = []
+    for name in ("running_mean", "running_var", "weight", "bias"):
+        t = a.get(name)
+        if t is None:
+            stats.append(None)
+            continue
+        v = b.value(t)
+        if tuple(v.shape) != (c,):
+            raise Reject("batch norm %s of shape %s for %d channels" % (name, tuple(v.shape), c))
+        stats.append(b.cast(v, calc))
+    mean, var, weight, bias = stats
+    if mean is None or var is None:
+        raise Reject("batch norm without running statistics")
+    std = b.op1("tensor.sqrt", [b.op1("tensor.add", [var, b.full(float(a["eps"]), calc)], None, (c,), calc)],
+                None, (c,), calc)
+    alpha = b.op1("tensor.div", [b.full(1.0, calc), std], None, (c,), calc)
+    if weight is not None:
+        alpha = b.op1("tensor.mul", [alpha, weight], None, (c,), calc)
+    shifted = b.op1("tensor.mul", [mean, alpha], None, (c,), calc)
+    beta = b.op1("tensor.sub", [bias, shifted], None, (c,), calc) if bias is not None else \
+        b.op1("tensor.neg", [shifted], None, (c,), calc)
+    bshape = [1, c] + [1] * (x.rank - 2)
+    alpha = b.op1("view.reshape", [alpha], {"shape": bshape}, bshape, calc)
+    beta = b.op1("view.reshape", [beta], {"shape": bshape}, bshape, calc)
+    y = b.op1("tensor.mul", [b.cast(x, calc), alpha], None, x.shape, calc)
+    y = b.op1("tensor.add", [y, beta], None, x.shape, calc)
+    return [b.cast(y, dtype), b.full(0.0, d1, s1), b.full(0.0, d2, s2)]
+
+
 # ---------------------------------------------------------------------------
 # Views
 

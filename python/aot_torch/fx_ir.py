@@ -95,10 +95,6 @@ def _bn_legit_no_stats(input, weight, bias, training, momentum, eps):
     return _bn_decomp(input, weight, bias, None, None, True, momentum, eps)
 
 
-def _bn_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
-    return _bn_decomp(input, weight, bias, running_mean, running_var, False, momentum, eps)
-
-
 def _dropout(input, p, train):
     # PyTorch's CPU dropout returns the input itself when it does nothing.
     if not train or p == 0 or input.numel() == 0:
@@ -236,7 +232,9 @@ def _inplace_on_a_copy(functional):
     backward where eager trains (an in-place SiLU after a batch norm)."""
 
     def fn(self, *args, **kwargs):
-        return aten.copy_.default(self, functional(aten.clone.default(self), *args, **kwargs))
+        # (Under no_grad nothing is saved: no copy, one traced op less.)
+        source = aten.clone.default(self) if torch.is_grad_enabled() else self
+        return aten.copy_.default(self, functional(source, *args, **kwargs))
 
     return fn
 
@@ -350,7 +348,7 @@ def _build_decompositions():
     table[aten.native_batch_norm.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.no_stats] = _bn_legit_no_stats
-    table[aten._native_batch_norm_legit_no_training.default] = _bn_legit_no_training
+    # (`_native_batch_norm_legit_no_training` is translated: `aten_ops`.)
     table[aten.index_copy.default] = _index_copy
     table[aten.index_copy_.default] = _index_copy_
     table[aten.dropout.default] = _dropout

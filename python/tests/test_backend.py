@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import aot_torch
+from aot_torch import fx_ir
 from aot_torch.backend import stats
 from models import GPT2Block, cases, encoder_layer
 
@@ -114,6 +115,70 @@ def test_batchnorm_training_output_gradients_and_layout_match_eager(shape, fmt):
     for p, q in zip(bn.parameters(), ref.parameters()):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(x.grad, x2.grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,fmt,dtype,affine", [
+    ((4, 3, 5, 6), torch.channels_last, torch.float32, True),
+    ((4, 3, 5, 6), torch.contiguous_format, torch.float32, False),
+    ((5, 4, 7), torch.contiguous_format, torch.float32, True),
+    ((6, 4), torch.contiguous_format, torch.float32, True),
+    ((3, 2, 4, 3, 5), torch.channels_last_3d, torch.float32, True),
+    ((4, 3, 5, 6), torch.contiguous_format, torch.bfloat16, True),
+], ids=["2d_channels_last", "2d_no_affine", "1d_sequence", "1d_flat", "3d_channels_last", "2d_bf16"])
+def test_batchnorm_inference_is_one_traced_op_with_eager_results(shape, fmt, dtype, affine):
+    """An eval-mode batch norm reaches the translator as one ATen op
+    (`_native_batch_norm_legit_no_training`), not its decomposition (each
+    traced op costs the first call a fake-tensor dispatch), and computes as
+    eager's kernel: `x * alpha + beta` per channel, eager's layout, in
+    `float` for bf16; under grad mode its gradients are eager's."""
+    torch.manual_seed(0)
+    bn = {2: torch.nn.BatchNorm1d, 3: torch.nn.BatchNorm1d, 4: torch.nn.BatchNorm2d,
+          5: torch.nn.BatchNorm3d}[len(shape)](shape[1], affine=affine)
+    with torch.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        if affine:
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.5, 0.5)
+    bn = bn.eval().to(dtype)
+    x = torch.randn(*shape, dtype=dtype).contiguous(memory_format=fmt)
+    ops = []
+    real = fx_ir.to_aten
+
+    def traced(gm, example_inputs, *a, **k):
+        g = real(gm, example_inputs, *a, **k)
+        ops.extend(str(n.target) for n in g.graph.nodes if n.op == "call_function")
+        return g
+
+    before = stats["fallback_regions"]
+    fx_ir.to_aten = traced
+    try:
+        torch._dynamo.reset()
+        with torch.no_grad():
+            y = torch.compile(bn, backend="aot")(x)
+    finally:
+        fx_ir.to_aten = real
+    with torch.no_grad():
+        want = bn(x)
+    assert stats["fallback_regions"] == before, "aot ran the batch norm"
+    assert ops.count("aten._native_batch_norm_legit_no_training.default") == 1, ops
+    assert "aten.rsqrt.default" not in ops and "aten.sub.Tensor" not in ops, ops
+    assert y.dtype == want.dtype and y.stride() == want.stride(), "eager's dtype and layout"
+    tol = dict(rtol=1e-2, atol=1e-2) if dtype == torch.bfloat16 else dict(rtol=2e-6, atol=2e-6)
+    torch.testing.assert_close(y, want, **tol)
+    if dtype != torch.float32:
+        return
+    # Grad mode, eval statistics: gradients of the input and the affine
+    # parameters are eager's.
+    torch._dynamo.reset()
+    ref = copy.deepcopy(bn)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    g = torch.randn(*shape)
+    torch.compile(bn, backend="aot")(x1).backward(g)
+    ref(x2).backward(g)
+    torch.testing.assert_close(x1.grad, x2.grad, rtol=1e-5, atol=1e-6)
+    for p, q in zip(bn.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
 
 
 def _fns():
