@@ -143,6 +143,49 @@ def _gelu(b, node, a):
     return b.op1("tensor.gelu", [x], {"approximate": approx}, shape, dtype)
 
 
+def _activation_operand(b: Builder, node: Node, a):
+    """The operand of an activation upstream decomposes with
+    `pw_cast_for_opmath`: in `float` for half inputs; with the result's
+    shape and dtype."""
+    shape, dtype = out_meta(node)
+    if not _is_float(dtype):
+        raise Reject("%s of integer dtype %s" % (node.target, dtype))
+    calc = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    return b.cast(b.value(a["self"]), calc), shape, dtype, calc
+
+
+def _hard_gate(b: Builder, x: Value, shape, calc) -> Value:
+    """`clamp(clamp(x + 3, min=0), max=6)`, as upstream writes it."""
+    y = b.op1("tensor.add", [x, b.full(3, calc)], None, shape, calc)
+    y = b.op1("tensor.clamp", [y], {"min": 0.0}, shape, calc)
+    return b.op1("tensor.clamp", [y], {"max": 6.0}, shape, calc)
+
+
+# The activations below are written here, with the ops of upstream's
+# decompositions in their order, rather than decomposed in the trace: each
+# traced op costs a first call about a millisecond of fake-tensor dispatch,
+# and a CNN has one activation per layer.
+@_reg(aten.silu.default)
+def _silu(b, node, a):
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    s = b.op1("tensor.sigmoid", [x], None, shape, calc)
+    return b.cast(b.op1("tensor.mul", [x, s], None, shape, calc), dtype)
+
+
+@_reg(aten.hardswish.default)
+def _hardswish(b, node, a):
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    y = b.op1("tensor.mul", [x, _hard_gate(b, x, shape, calc)], None, shape, calc)
+    return b.cast(b.op1("tensor.div", [y, b.full(6, calc)], None, shape, calc), dtype)
+
+
+@_reg(aten.hardsigmoid.default)
+def _hardsigmoid(b, node, a):
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    y = _hard_gate(b, x, shape, calc)
+    return b.cast(b.op1("tensor.div", [y, b.full(6, calc)], None, shape, calc), dtype)
+
+
 def _binary(irname: str, other: str = "other", swap: bool = False, rounding_mode=None):
     NAMED_OPS.add(irname)
 

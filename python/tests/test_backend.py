@@ -181,6 +181,57 @@ def test_batchnorm_inference_is_one_traced_op_with_eager_results(shape, fmt, dty
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ["silu", "hardswish", "hardsigmoid"])
+@pytest.mark.parametrize("inplace", [False, True], ids=["out_of_place", "inplace"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+def test_activations_are_one_traced_op_with_eager_results(name, inplace, dtype):
+    """SiLU, hard swish and hard sigmoid reach the translator as one ATen
+    op each (a first call pays for every traced op), computed as upstream's
+    decompositions compute them (in float for bf16); in-place forms write
+    the input as eager does, and gradients are eager's."""
+    fn = getattr(F, name)
+
+    def model(x, w):
+        y = x * w
+        return fn(y, inplace=True) * 2 if inplace else fn(y) * 2
+
+    torch.manual_seed(0)
+    x = (torch.randn(4, 8, 6, dtype=dtype) * 4)
+    w = torch.randn(6, dtype=dtype)
+    ops = []
+    real = fx_ir.to_aten
+
+    def traced(gm, example_inputs, *a, **k):
+        g = real(gm, example_inputs, *a, **k)
+        ops.extend(str(n.target) for n in g.graph.nodes if n.op == "call_function")
+        return g
+
+    before = stats["fallback_regions"]
+    fx_ir.to_aten = traced
+    try:
+        torch._dynamo.reset()
+        with torch.no_grad():
+            y = torch.compile(model, backend="aot")(x, w)
+    finally:
+        fx_ir.to_aten = real
+    with torch.no_grad():
+        want = model(x, w)
+    assert stats["fallback_regions"] == before, "aot ran it"
+    assert ops.count("aten.%s.default" % name) + ops.count("aten.%s_.default" % name) == 1, ops
+    assert "aten.clamp.default" not in ops and "aten.sigmoid.default" not in ops, ops
+    tol = dict(rtol=1e-2, atol=1e-2) if dtype == torch.bfloat16 else dict(rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(y, want, **tol)
+    if dtype != torch.float32:
+        return
+    torch._dynamo.reset()
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    w1, w2 = w.clone().requires_grad_(), w.clone().requires_grad_()
+    torch.compile(model, backend="aot")(x1, w1).sum().backward()
+    model(x2, w2).sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(w1.grad, w2.grad, rtol=1e-5, atol=1e-5)
+
+
 def _fns():
     def add_(x, y):
         x.add_(y)
