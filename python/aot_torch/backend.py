@@ -951,6 +951,8 @@ class _Variant:
         # all under no_grad, where eager records no history (fuzz seed 29101).
         self.mutated_with_grad = frozenset(
             self.tensor_index[i] for i in translation.inputs_written_with_grad if i in self.tensor_index)
+        self.written_through_views = frozenset(
+            self.tensor_index[i] for i in translation.inputs_written_through_views if i in self.tensor_index)
         if training:
             for i in sorted(self.mutated):
                 t = tensors[i]
@@ -1499,6 +1501,10 @@ class _Variant:
             views = _Views()
             views.arguments = tensors
             views.info = info
+            # Written views that keep no history (made when their base did
+            # not require grad), as the call found them.
+            historyless = {i for i in self.written_through_views
+                           if tensors[i]._base is not None and not tensors[i].requires_grad}
             res = _AotFunction.apply(self, views, *_cut(tensors, self.cut), *self._flats(tensors))
             n = len(res) - len(self.main_dirty)
             new_values = list(zip(self.main_dirty, res[n:]))
@@ -1538,6 +1544,14 @@ class _Variant:
                 # a base that did not require grad). A version no cache
                 # holds makes the history be made again.
                 version = t._version
+                if i in historyless:
+                    # Eager wrote it only through views made in the graph:
+                    # the base gets the history, the view keeps none, and a
+                    # later in-place op on it raises as eager's does. The
+                    # write is recorded through a fresh view of the base.
+                    t._base.as_strided(t.size(), t.stride(), t.storage_offset()).copy_(new)
+                    torch._C._autograd._unsafe_set_version_counter((t,), (version,))
+                    continue
                 torch._C._autograd._unsafe_set_version_counter((t,), (version + 1,))
                 t.grad_fn
                 t.copy_(new)

@@ -568,6 +568,10 @@ class Translation:
     # Of those, the inputs written at least once with grad mode on (the
     # others are written under no_grad only).
     inputs_written_with_grad: List[int] = field(default_factory=list)
+    # Of those, the inputs every grad-mode write reaches through a view made
+    # in the graph (`a[1:] = v`), never as the input itself, and that no
+    # grad-mode op takes after the first such write (`_written_through_views`).
+    inputs_written_through_views: List[int] = field(default_factory=list)
     # The program draws random numbers (from the IR's Philox generator:
     # values differ from PyTorch's).
     has_random: bool = False
@@ -759,6 +763,37 @@ def _creation_and_root(node: torch.fx.Node) -> Tuple[Optional[torch.fx.Node], Op
         else:
             return made, None
     return made, None
+
+
+def _written_through_views(graph: torch.fx.Graph) -> List[int]:
+    """`Translation.inputs_written_through_views`. Where such an input is a
+    view whose base did not require grad when it was made, PyTorch keeps no
+    history for it (its cached `grad_fn` is none); a write through another
+    view gives the base one but leaves this view's cache as it was, and
+    the next in-place op on the view takes it for a leaf that requires
+    grad and raises. The runtime must leave it so (fuzz seed 47785)."""
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    index = {n: k for k, n in enumerate(placeholders)}
+    written, direct, taken = set(), set(), set()
+    for n in graph.nodes:
+        if n.op != "call_function" or grad_mode_of(n) is False:
+            continue
+        # A use of the input itself, after it was written, takes (and so
+        # makes again) its history; so does a write into it directly.
+        for m in n.all_input_nodes:
+            k = index.get(_creation_and_root(m)[1]) if _creation_and_root(m)[0] is None else None
+            if k is not None and k in written:
+                taken.add(k)
+        if _is_inplace_node(n) and isinstance(n.args[0], torch.fx.Node):
+            made, root = _creation_and_root(n.args[0])
+            k = index.get(root)
+            if k is None:
+                continue
+            if made is None:
+                direct.add(k)
+            else:
+                written.add(k)
+    return sorted(written - direct - taken)
 
 
 def _stale_views(graph: torch.fx.Graph, outputs: List[torch.fx.Node]) -> List[frozenset]:
@@ -1302,6 +1337,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         outputs=descr,
         mutated_inputs=sorted(b.mutated_roots),
         inputs_written_with_grad=sorted(b.grad_mutated_roots),
+        inputs_written_through_views=_written_through_views(graph),
         has_random=b.has_random,
         name=name,
         input_types=[a.type for a in args],
