@@ -380,6 +380,16 @@ impl Function {
         self.inner.copy_saved = copy;
     }
 
+    /// Which user outputs' memory a forward call's saved values may not
+    /// keep: `copy[k]` true copies a saved value that lives in the memory
+    /// output `k` takes from the graph (an intermediate the output is, or
+    /// views). By default none is copied, and the caller must not write
+    /// such an output between a forward and its backward. The PyTorch
+    /// backend copies for the outputs eager's autograd would not save.
+    pub fn copy_saved_outputs(&mut self, copy: Vec<bool>) {
+        self.inner.copy_saved_outputs = copy;
+    }
+
     /// Per value a forward call saves (`ForwardState::saved`, in order): the
     /// user outputs and arguments (new values) whose tangent makes the
     /// backward read it, None where any backward reads it. Empty without a

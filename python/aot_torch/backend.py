@@ -1127,6 +1127,11 @@ class _Variant:
         self.eager_saved_results = frozenset(
             v for i, (kind, v) in enumerate(translation.outputs)
             if kind == "tensor" and i in saved_outs and self.aliases[v] is None)
+        # A value the compiled forward saves in the memory of an output eager
+        # does not save is copied: writing that output stays allowed, as in
+        # eager, and must not change what the backward reads.
+        if training:
+            self.fn.copy_saved_outputs([v not in self.eager_saved_results for v in range(len(translation.result_types))])
         self.out_meta = translation.result_meta
         self.parts = self._parts(facts, tensors, members) if training else []
         self.part_inputs = frozenset(i for part in self.parts for i in part.inputs)

@@ -961,6 +961,13 @@ impl PyAotFunction {
         self.inner.0.copy_saved_arguments(copy);
     }
 
+    /// Per user output: whether a forward's saved value in the memory the
+    /// output takes from the graph is copied (none by default; then the
+    /// caller must not write such an output before the backward).
+    fn copy_saved_outputs(&mut self, copy: Vec<bool>) {
+        self.inner.0.copy_saved_outputs(copy);
+    }
+
     /// Whether the function has a backward (compiled with `aot-train`).
     #[getter]
     fn has_backward(&self) -> bool {

@@ -234,6 +234,9 @@ pub struct CompiledFunction {
     /// Per call slot (user argument): a saved value in its memory is
     /// copied, not kept as a view of it (see `Function::copy_saved_arguments`).
     pub copy_saved: Vec<bool>,
+    /// Per user output: a saved value in the memory the output takes from
+    /// the graph is copied (see `Function::copy_saved_outputs`).
+    pub copy_saved_outputs: Vec<bool>,
 }
 
 /// What a forward call leaves for its backward. A clone shares the saved
@@ -275,7 +278,14 @@ fn view_of(t: &Tensor, l: &Strided) -> Result<Tensor, String> {
 
 impl CompiledFunction {
     pub fn new(plan: Plan, forward: Box<dyn Executable>, generator: Rc<RefCell<Generator>>) -> Self {
-        CompiledFunction { plan, forward, backward: None, generator, copy_saved: Vec::new() }
+        CompiledFunction {
+            plan,
+            forward,
+            backward: None,
+            generator,
+            copy_saved: Vec::new(),
+            copy_saved_outputs: Vec::new(),
+        }
     }
 
     /// Synthetic base `b` for this call.
@@ -366,8 +376,24 @@ impl CompiledFunction {
             })
         };
         let copied = |a: &Tensor| args.iter().zip(&self.copy_saved).any(|(arg, &copy)| copy && arg.shares_storage(a));
+        // So is one in the memory of a graph result a user output takes
+        // as it is or views, where the caller asked: the caller may write
+        // that output before the backward (eager's autograd did not save
+        // it), which must not reach the saved value (fuzz seed 50044: a
+        // value saved as a view of an intermediate whose other views the
+        // graph returns).
+        let exposed: Vec<&Tensor> = plan
+            .outputs
+            .iter()
+            .zip(&self.copy_saved_outputs)
+            .filter(|(_, &copy)| copy)
+            .filter_map(|((from, _), _)| match from {
+                OutputFrom::Result(r) | OutputFrom::ViewOfResult { result: r, .. } => results.get(*r),
+                _ => None,
+            })
+            .collect();
         for s in saved.iter_mut() {
-            if rewritten(s) || copied(s) {
+            if rewritten(s) || copied(s) || exposed.iter().any(|r| r.shares_storage(s)) {
                 *s = s.deep_clone();
             }
         }
