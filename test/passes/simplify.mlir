@@ -220,6 +220,32 @@ func.func @selects(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3xf32>) -> (t
 
 // -----
 
+/// `as_strided` places its layout in its operand's storage: where(c, x, x)
+/// is a fresh value, and its own storage, where `x` (an argument, or a view
+/// of it) is another's. The value `as_strided` reads stays an op of its
+/// own; the same `where` elsewhere still folds (fuzz seed 52296).
+// CHECK-LABEL: func.func @as_strided_keeps_its_operand
+// CHECK:         %[[W:.*]] = tensor.where %{{.*}}, %arg0, %arg0
+// CHECK-NEXT:    %[[S:.*]] = view.as_strided %[[W]] {offset = 1
+// CHECK:         %[[W2:.*]] = tensor.where %{{.*}}, %arg1, %arg1
+// CHECK:         view.as_strided_scatter %[[W2]]
+// CHECK:         return %[[S]], %arg0,
+func.func @as_strided_keeps_its_operand(%x: tensor<4x2xf32>, %y: tensor<4xf32>, %src: tensor<2xf32>) -> (tensor<3x3xf32>, tensor<4x2xf32>, tensor<4xf32>) attributes {aot.value_semantics} {
+  %t = view.transpose %x {dim0 = 0, dim1 = 0} : tensor<4x2xf32> -> tensor<4x2xf32>
+  %z = tensor.full {value = -0.01} : tensor<f32>
+  %c = tensor.gt %t, %z : tensor<4x2xf32>, tensor<f32> -> tensor<4x2xi1>
+  %w = tensor.where %c, %t, %t : tensor<4x2xi1>, tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x2xf32>
+  %s = view.as_strided %w {offset = 1, size = [3, 3], stride = [1, 0]} : tensor<4x2xf32> -> tensor<3x3xf32>
+  %w1 = tensor.where %c, %t, %t : tensor<4x2xi1>, tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x2xf32>
+  %zy = tensor.full {value = 0.0} : tensor<f32>
+  %cy = tensor.gt %y, %zy : tensor<4xf32>, tensor<f32> -> tensor<4xi1>
+  %w2 = tensor.where %cy, %y, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %sc = view.as_strided_scatter %w2, %src {size = [2], stride = [1], offset = 1} : tensor<4xf32>, tensor<2xf32> -> tensor<4xf32>
+  return %s, %w1, %sc : tensor<3x3xf32>, tensor<4x2xf32>, tensor<4xf32>
+}
+
+// -----
+
 /// neg-neg and cast-same.
 // CHECK-LABEL: func.func @neg_neg_cast_same
 // CHECK-NEXT:    return %arg0, %arg0

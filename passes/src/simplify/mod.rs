@@ -16,8 +16,10 @@
 //!   if the extracted graph cannot be ordered that way (a value chosen
 //!   through an op that runs later), the function is left as it was;
 //! - a value that a metadata mutation consumes (operand 0 of `set_`,
-//!   `as_strided_`, `resize_`) is dead afterwards, so the op producing it
-//!   stays an op of its own and its class is never merged with another;
+//!   `as_strided_`, `resize_`) is dead afterwards, and `as_strided` (and
+//!   its scatter) place their layout in their operand's storage: so the op
+//!   producing such a value stays an op of its own and its class is never
+//!   merged with another;
 //! - the function's signature and results, with their attributes (the
 //!   facts `functionalize` and `joint` record there), are untouched; only
 //!   which ops compute the results changes. Results equal their old values
@@ -123,10 +125,20 @@ fn is_pure_node(ctx: &Context, op: Op, body: Block) -> bool {
         && all_tensors(ctx, ctx.operands(op))
         && all_tensors(ctx, ctx.results(op).iter().copied())
         && ctx.results(op).iter().all(|&r| {
-            ctx.uses(r).all(|u| {
-                ctx.op_block(u.op) == Some(body) && !(u.index == 0 && ctx.has_trait(u.op, Traits::METADATA_MUTATION))
-            })
+            ctx.uses(r).all(|u| ctx.op_block(u.op) == Some(body) && !(u.index == 0 && keeps_operand(ctx, u.op)))
         })
+}
+
+/// Whether `op`'s first operand must stay the value it is, not merely one
+/// equal to it: a metadata mutation kills it, and `as_strided` (and its
+/// scatter) place their layout in the operand's storage, not relative to
+/// the operand's own layout, so an equal value in another storage (`x` for
+/// `where(c, x, x)`, an argument's view for a fresh intermediate) would
+/// read other elements (fuzz seed 52296).
+fn keeps_operand(ctx: &Context, op: Op) -> bool {
+    ctx.has_trait(op, Traits::METADATA_MUTATION)
+        || [aot_dialects::view::AsStridedOp::NAME, aot_dialects::view::AsStridedScatterOp::NAME]
+            .contains(&ctx.op_name(op))
 }
 
 /// A rule resolved against a context: its root op names as ids.
@@ -317,12 +329,9 @@ pub fn simplify_function(ctx: &mut Context, func: Op, limits: Limits) -> Option<
     if report.ops_before == 0 {
         return Some(report);
     }
-    // Values consumed by a metadata mutation.
-    let killed: FxHashSet<Value> = body_ops
-        .iter()
-        .filter(|o| ctx.has_trait(o.op, Traits::METADATA_MUTATION))
-        .filter_map(|o| o.operands.first().copied())
-        .collect();
+    // Values consumed by a metadata mutation or placed in by `as_strided`.
+    let killed: FxHashSet<Value> =
+        body_ops.iter().filter(|o| keeps_operand(ctx, o.op)).filter_map(|o| o.operands.first().copied()).collect();
     let arg_types: Vec<Type> = args.iter().map(|&a| ctx.value_type(a)).collect();
     let rules: Vec<Resolved> = (0..RULES.len()).map(|i| Resolved::new(ctx, i)).collect();
     let mut egraph = Graph::new(Facts::new(ctx));
