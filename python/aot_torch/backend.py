@@ -524,8 +524,12 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
             # no_grad raises another error when unpacked.)
             ts = [t for t, _ in saved]
             seen = {id(t) for t in ts} | {id(t._base) for t in ts if t._base is not None}
+            # So is a `detach` of an argument (or of a view of it): it shares
+            # the argument's version counter (fuzz seed 51214).
+            mates = _version_mates(ts, fakes, tensor_index)
             args_saved = frozenset(tensor_index[p] for p, a in enumerate(fakes)
                                    if isinstance(a, torch.Tensor) and id(a) in seen and p in tensor_index)
+            args_saved |= frozenset(i for m in mates.values() for i in m)
             outs_saved = frozenset(k for k, o in enumerate(outs) if isinstance(o, torch.Tensor) and id(o) in seen)
 
             def walk(t) -> Tuple[frozenset, frozenset]:
@@ -556,7 +560,7 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
             arg_walk = {tensor_index[p]: walk(a) for p, a in enumerate(fakes) if p in tensor_index}
             out_reach = {k: w[0] for k, w in out_walk.items()}
             arg_reach = {i: w[0] for i, w in arg_walk.items()}
-            saves = _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk)
+            saves = _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk, mates)
     except RuntimeError as e:
         if _EAGER_REFUSES.search(str(e)):
             return _EagerFacts(raises=_one_line(e))
@@ -823,8 +827,38 @@ def _order_dependent_write(gm: torch.fx.GraphModule, args: Sequence[Any]) -> Opt
     return None
 
 
-def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk) -> List[_SaveFact]:
-    """`_SaveFact`s of a fake run's saves that some backward unpacks."""
+def _version_mates(ts: Sequence[torch.Tensor], fakes: Sequence[Any], tensor_index: Dict[int, int]) -> Dict[int, set]:
+    """Per saved tensor (by id): the arguments (tensor positions) that share
+    its version counter without being it or its root: it is a `detach` of
+    the argument or of a view of it, so writing the argument bumps the
+    version its backward checks. (Sharing a storage alone does not: a
+    `set_` alias has a counter of its own.) Found on the fake run's tensors
+    by moving one counter and watching the other."""
+    by_storage: Dict[int, List[int]] = {}
+    for p, a in enumerate(fakes):
+        if isinstance(a, torch.Tensor) and p in tensor_index:
+            by_storage.setdefault(a.untyped_storage()._cdata, []).append(p)
+    mates: Dict[int, set] = {}
+    if not by_storage:
+        return mates
+    for t in ts:
+        for p in by_storage.get(t.untyped_storage()._cdata, ()):
+            a = fakes[p]
+            if a is t or a is _root(t):
+                continue
+            va, vt = a._version, t._version
+            torch._C._autograd._unsafe_set_version_counter((a,), (va + 1,))
+            shared = t._version != vt
+            torch._C._autograd._unsafe_set_version_counter((a,), (va,))
+            if shared:
+                mates.setdefault(id(t), set()).add(tensor_index[p])
+    return mates
+
+
+def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk, mates=None) -> List[_SaveFact]:
+    """`_SaveFact`s of a fake run's saves that some backward unpacks (a save
+    is tied to the arguments it is, views, or shares a version counter with:
+    `mates`, from `_version_mates`)."""
     roots_args: Dict[int, set] = {}
     for p, a in enumerate(fakes):
         if isinstance(a, torch.Tensor) and p in tensor_index:
@@ -843,7 +877,8 @@ def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk) -> List[_S
         fn = t.grad_fn
         node = "a leaf" if fn is None else "output %d of %s" % (t.output_nr, fn.name())
         what = _described(t)
-        facts.append(_SaveFact(t._version != version, frozenset(roots_args.get(r, ())),
+        tied = roots_args.get(r, set()) | (mates or {}).get(id(t), set())
+        facts.append(_SaveFact(t._version != version, frozenset(tied),
                                frozenset(roots_outs.get(r, ())), from_outs, from_args, what, node,
                                version, t._version))
     return facts
