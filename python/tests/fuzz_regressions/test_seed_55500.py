@@ -1,0 +1,39 @@
+"""fuzz/torch_compile seed 55500 (inference). Found as wrong:
+out[1].shares_storage_with: compiled (), eager ('out[0]',). Open.
+
+`v1 = torch.where(c, a1, a1)` is fresh; `v2 = v1.detach()` and
+`v3 = v2.view(5, 3)` view its storage; a graph break (`.item()`) makes the
+first graph return `v1`, `v2` and `v3`, and the program returns `v1` and
+`v3`. Eager's two results share one storage; the compiled ones come back
+in two. The values are right; the aliasing through a `detach` of an
+intermediate the graph also returns is lost where the region's outputs
+are regenerated.
+
+Reproduce: test/.venv/bin/python fuzz/torch_compile/run.py --seeds 55500:55501 --backend aot
+"""
+
+import pytest
+import torch
+
+from fuzzcheck import assert_same
+
+
+def f(a1):
+    a1.unsqueeze_(0)
+    a1.transpose_(2, 0)
+    v1 = torch.where(a1 > 0.23, a1, a1)
+    v2 = v1.detach()
+    v3 = v2.view(5, 3)
+    s0 = v2.sum().item()
+    a1.add_(v2)
+    return (v1, v3)
+
+
+def make_inputs(g):
+    b1 = torch.randn(3, 5, generator=g)
+    return [b1], [b1]
+
+
+@pytest.mark.xfail(strict=True, reason="open: aliasing through a detach of a returned intermediate is lost")
+def test_seed_55500():
+    assert_same(f, make_inputs, seed=55500, backend="aot", modes=("infer",))
