@@ -1492,6 +1492,11 @@ class _Variant:
         done = set()
         for ks in groups:
             roots = [k for k in ks if not tr.result_is_view[k]]
+            # A detach of the fresh value is no root of its own: eager's
+            # shares the value's storage (fuzz seed 55500: `v2 =
+            # v1.detach()`, both returned, `v1` laid out otherwise).
+            if len(roots) > 1:
+                roots = [k for k in roots if tr.result_detach[k] != "last"] or roots
             if len(roots) > 1 or (all(laid_out(k) for k in ks) and together(ks)):
                 continue
             if not roots:
@@ -1530,6 +1535,8 @@ class _Variant:
             outs[r] = root.copy_(o)
             for k, size, st, off in geo:
                 outs[k] = outs[r].as_strided(size, st, off)
+                if tr.result_detach[k] == "last":
+                    outs[k] = outs[k].detach()
             done.update(ks)
         return done
 
