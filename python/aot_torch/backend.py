@@ -620,6 +620,13 @@ def _broadcast_dims(shape: Sequence[int], stride: Sequence[int]) -> List[int]:
     return [d for d, (n, s) in enumerate(zip(shape, stride)) if n > 1 and s == 0]
 
 
+def _narrowed(shape: Sequence[int], stride: Sequence[int]) -> Tuple[int, ...]:
+    """`shape` with its broadcast dimensions (`_broadcast_dims`) cut to one
+    position."""
+    dims = set(_broadcast_dims(shape, stride))
+    return tuple(1 if d in dims else n for d, n in enumerate(shape))
+
+
 # Above this many elements, an overlap of two layouts' extents is taken for
 # an overlap of their elements rather than enumerated.
 _OVERLAP_ENUMERATE_LIMIT = 1 << 22
@@ -1508,7 +1515,11 @@ class _Variant:
                 if any(tr.result_offsets[k] is None for k in ks):
                     continue
                 geo = [(k, tuple(outs[k].shape), tr.result_strides[k], tr.result_offsets[k] or 0) for k in ks]
-                if any(_first_reach_masks(_extent(size, st, off), [(size, st, off)]) is not None
+                # An `expand` (stride 0) is copied from its first position on
+                # each such dimension, which reaches every element it views
+                # once (fuzz seed 57284: a view and an expand of a fresh
+                # value laid out otherwise).
+                if any(_first_reach_masks(_extent(size, st, off), [(_narrowed(size, st), st, off)]) is not None
                        for _, size, st, off in geo):
                     continue
                 base = torch.empty(max(_extent(size, st, off) for _, size, st, off in geo), dtype=outs[ks[0]].dtype)
@@ -1520,7 +1531,10 @@ class _Variant:
                 # lost its gradient to `v1`'s copy).
                 no_grad_view = tr.result_no_grad_view
                 for k, size, st, off in sorted(geo, key=lambda g: not no_grad_view[g[0]]):
-                    base.as_strided(size, st, off).copy_(outs[k])
+                    w, src = base.as_strided(size, st, off), outs[k]
+                    for d in _broadcast_dims(size, st):
+                        w, src = w.narrow(d, 0, 1), src.narrow(d, 0, 1)
+                    w.copy_(src)
                 for k, size, st, off in geo:
                     outs[k] = base.as_strided(size, st, off)
                 done.update(ks)
