@@ -20,17 +20,17 @@
 
 use aot_dialects::r#loop::math::{Lanes, Poly};
 
-/// Every polynomial with a helper here, and the helper's symbol.
-pub const HELPERS: [(Poly, &str); 4] = [
-    (Poly::Exp, "aot_lanes8_exp"),
-    (Poly::Tanh, "aot_lanes8_tanh"),
-    (Poly::Erf, "aot_lanes8_erf"),
-    (Poly::Erfc, "aot_lanes8_erfc"),
-];
+/// Every polynomial, each with a helper here ([`symbol`]).
+pub const POLYS: [Poly; 4] = [Poly::Exp, Poly::Tanh, Poly::Erf, Poly::Erfc];
 
 /// The symbol of `p`'s helper.
-pub fn symbol(p: Poly) -> &'static str {
-    HELPERS.iter().find(|(q, _)| *q == p).map(|(_, s)| *s).unwrap_or("aot_lanes8_exp")
+pub const fn symbol(p: Poly) -> &'static str {
+    match p {
+        Poly::Exp => "aot_lanes8_exp",
+        Poly::Tanh => "aot_lanes8_tanh",
+        Poly::Erf => "aot_lanes8_erf",
+        Poly::Erfc => "aot_lanes8_erfc",
+    }
 }
 
 /// Whether the helpers can run here (an x86-64 CPU with AVX2 and FMA),
@@ -195,10 +195,10 @@ mod imp {
     helper!(aot_lanes8_erfc, Poly::Erfc);
 
     pub const ENTRIES: [(&str, Helper); 4] = [
-        ("aot_lanes8_exp", aot_lanes8_exp),
-        ("aot_lanes8_tanh", aot_lanes8_tanh),
-        ("aot_lanes8_erf", aot_lanes8_erf),
-        ("aot_lanes8_erfc", aot_lanes8_erfc),
+        (super::symbol(Poly::Exp), aot_lanes8_exp),
+        (super::symbol(Poly::Tanh), aot_lanes8_tanh),
+        (super::symbol(Poly::Erf), aot_lanes8_erf),
+        (super::symbol(Poly::Erfc), aot_lanes8_erfc),
     ];
 }
 
@@ -229,7 +229,7 @@ mod tests {
         let mut xs = test_inputs(120.0);
         xs.extend([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, -1e-40, 1e-45]);
         xs.extend((0..20000).map(|i| f32::from_bits((i as u32).wrapping_mul(2_654_435_761))));
-        for (p, _) in HELPERS {
+        for p in POLYS {
             let mut got = xs.clone();
             apply(p, &mut got);
             for (&x, &g) in xs.iter().zip(&got) {

@@ -117,6 +117,26 @@ def test_batchnorm_training_output_gradients_and_layout_match_eager(shape, fmt):
     torch.testing.assert_close(x.grad, x2.grad, rtol=1e-4, atol=1e-5)
 
 
+def _compiled_no_grad_with_traced_ops(fn, *args):
+    """`torch.compile(fn, backend="aot")(*args)` under no_grad, from a fresh
+    Dynamo cache, and the ATen ops its regions' traces hold."""
+    ops = []
+    real = fx_ir.to_aten
+
+    def traced(gm, example_inputs, *a, **k):
+        g = real(gm, example_inputs, *a, **k)
+        ops.extend(str(n.target) for n in g.graph.nodes if n.op == "call_function")
+        return g
+
+    fx_ir.to_aten = traced
+    try:
+        torch._dynamo.reset()
+        with torch.no_grad():
+            return torch.compile(fn, backend="aot")(*args), ops
+    finally:
+        fx_ir.to_aten = real
+
+
 @pytest.mark.parametrize("shape,fmt,dtype,affine", [
     ((4, 3, 5, 6), torch.channels_last, torch.float32, True),
     ((4, 3, 5, 6), torch.contiguous_format, torch.float32, False),
@@ -142,22 +162,8 @@ def test_batchnorm_inference_is_one_traced_op_with_eager_results(shape, fmt, dty
             bn.bias.uniform_(-0.5, 0.5)
     bn = bn.eval().to(dtype)
     x = torch.randn(*shape, dtype=dtype).contiguous(memory_format=fmt)
-    ops = []
-    real = fx_ir.to_aten
-
-    def traced(gm, example_inputs, *a, **k):
-        g = real(gm, example_inputs, *a, **k)
-        ops.extend(str(n.target) for n in g.graph.nodes if n.op == "call_function")
-        return g
-
     before = stats["fallback_regions"]
-    fx_ir.to_aten = traced
-    try:
-        torch._dynamo.reset()
-        with torch.no_grad():
-            y = torch.compile(bn, backend="aot")(x)
-    finally:
-        fx_ir.to_aten = real
+    y, ops = _compiled_no_grad_with_traced_ops(bn, x)
     with torch.no_grad():
         want = bn(x)
     assert stats["fallback_regions"] == before, "aot ran the batch norm"
@@ -198,22 +204,8 @@ def test_activations_are_one_traced_op_with_eager_results(name, inplace, dtype):
     torch.manual_seed(0)
     x = (torch.randn(4, 8, 6, dtype=dtype) * 4)
     w = torch.randn(6, dtype=dtype)
-    ops = []
-    real = fx_ir.to_aten
-
-    def traced(gm, example_inputs, *a, **k):
-        g = real(gm, example_inputs, *a, **k)
-        ops.extend(str(n.target) for n in g.graph.nodes if n.op == "call_function")
-        return g
-
     before = stats["fallback_regions"]
-    fx_ir.to_aten = traced
-    try:
-        torch._dynamo.reset()
-        with torch.no_grad():
-            y = torch.compile(model, backend="aot")(x, w)
-    finally:
-        fx_ir.to_aten = real
+    y, ops = _compiled_no_grad_with_traced_ops(model, x, w)
     with torch.no_grad():
         want = model(x, w)
     assert stats["fallback_regions"] == before, "aot ran it"
