@@ -10,7 +10,7 @@
 //! here, by replaying each aliased output's view chain against the
 //! convention's layouts.
 
-use aot_ir::pass::PassManager;
+use aot_ir::pass::{PassManager, TimingNode};
 use aot_ir::*;
 use aot_passes::convention::Convention;
 use aot_passes::dedupe::{DedupeInfo, DEDUPE_ATTR};
@@ -22,6 +22,7 @@ use aot_runtime::compiled::{
 use aot_runtime::{Generator, Interpreter, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 /// Which backend executes the compiled graphs: the reference interpreter,
 /// or a code generator of this build (`aot_codegen::target::TARGETS`, the
@@ -940,6 +941,14 @@ pub struct Compiled {
     pub generator: Rc<RefCell<Generator>>,
     /// The module after the pipeline (with `CompileOptions::keep_ir`).
     pub ir: Option<String>,
+    /// Its Graphviz picture ([`crate::dot`]; with `CompileOptions::keep_ir`).
+    pub dot: Option<String>,
+    /// Wall time of each pass of the pipeline (summed over the functions
+    /// it ran on), in pipeline order.
+    pub pass_times: Vec<(String, Duration)>,
+    /// Wall time of the forward's code generation (the backward's, for
+    /// native code, is on its first call).
+    pub codegen_time: Duration,
     /// Per user argument, what a call does to it.
     pub effects: Vec<ArgEffects>,
     /// Per user output, the user argument it is, or views (`(argument, is
@@ -1006,6 +1015,9 @@ pub fn compile(
         render(&ctx, &[Diagnostic::op_error(&ctx, func, format!("cannot derive its calling convention: {m}"))])
     })?;
     let ir = opts.keep_ir.then(|| aot_ir::printer::print_op(&ctx, module, Default::default()));
+    let dot = opts.keep_ir.then(|| crate::dot::render(&ctx, module));
+    let pass_times = pass_times(&pm.timing());
+    let t_codegen = Instant::now();
     let effects = plans.effects.clone();
     let output_args = output_args(&plans.forward);
     let generator = Rc::new(RefCell::new(Generator::default()));
@@ -1052,5 +1064,28 @@ pub fn compile(
             function
         }
     };
-    Ok(Compiled { function, meta, generator, ir, effects, output_args })
+    let codegen_time = t_codegen.elapsed();
+    Ok(Compiled { function, meta, generator, ir, dot, pass_times, codegen_time, effects, output_args })
+}
+
+/// The passes of a timing tree with their times, each pass once (summed
+/// where it ran several times or on several anchors), in first-run order.
+pub fn pass_times(root: &TimingNode) -> Vec<(String, Duration)> {
+    fn rec(n: &TimingNode, out: &mut Vec<(String, Duration)>) {
+        // (A nested pipeline with no pass in it is no pass.)
+        if n.children.is_empty() && !n.name.ends_with("' Pipeline") {
+            match out.iter_mut().find(|(name, _)| *name == n.name) {
+                Some((_, t)) => *t += n.time,
+                None => out.push((n.name.clone(), n.time)),
+            }
+        }
+        for c in &n.children {
+            rec(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    for c in &root.children {
+        rec(c, &mut out);
+    }
+    out
 }

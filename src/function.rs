@@ -89,22 +89,31 @@ pub struct Options {
     /// pipeline that ends with `functionalize` and `collect-metadata` run.
     pub pipeline: String,
     pub backend: Backend,
+    /// Keep what a compile report shows ([`Function::report`]): the
+    /// module after the pipeline, as text and as a Graphviz picture.
+    pub report: bool,
 }
 
 impl Options {
     /// Forward only (`aot-inference`), native code.
     pub fn inference() -> Options {
-        Options { pipeline: "aot-inference".into(), backend: Backend::CRANELIFT }
+        Options { pipeline: "aot-inference".into(), backend: Backend::CRANELIFT, report: false }
     }
 
     /// Forward and backward (`aot-train`), native code; the backward is
     /// compiled on its first use.
     pub fn training() -> Options {
-        Options { pipeline: "aot-train".into(), backend: Backend::CRANELIFT }
+        Options { pipeline: "aot-train".into(), backend: Backend::CRANELIFT, report: false }
     }
 
     pub fn with_backend(mut self, backend: Backend) -> Options {
         self.backend = backend;
+        self
+    }
+
+    /// Keeps what [`Function::report`] gives.
+    pub fn with_report(mut self) -> Options {
+        self.report = true;
         self
     }
 }
@@ -238,8 +247,14 @@ pub(crate) fn compile_entry(
         f.function_type(&ctx).1.iter().map(|&t| ctx.as_tensor(t).map(|t| (t.elem, t.shape.to_vec()))).collect();
     let convention = convention_of(&mut ctx, example_args)?;
     convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(Error::Signature)?;
-    let copts = CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: false };
+    let copts = CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: opts.report };
     let c = compile(ctx, sources, m, func, &copts).map_err(Error::Compile)?;
+    let report = CompileReport {
+        ir: c.ir,
+        dot: c.dot,
+        pass_times: c.pass_times.into_iter().map(|(n, t)| (n, t.as_secs_f64())).collect(),
+        codegen_seconds: c.codegen_time.as_secs_f64(),
+    };
     Ok(Function {
         inner: c.function,
         meta: c.meta,
@@ -248,7 +263,22 @@ pub(crate) fn compile_entry(
         outputs,
         effects: c.effects,
         output_args: c.output_args,
+        report,
     })
+}
+
+/// What a compile did, for a compile report: the times always, the
+/// module after the pipeline with [`Options::report`].
+#[derive(Clone, Debug, Default)]
+pub struct CompileReport {
+    /// The module after the pipeline, printed.
+    pub ir: Option<String>,
+    /// Its Graphviz picture (forward and backward, the partition marked).
+    pub dot: Option<String>,
+    /// Seconds per pass, in pipeline order, each pass once.
+    pub pass_times: Vec<(String, f64)>,
+    /// Seconds of the forward's code generation.
+    pub codegen_seconds: f64,
 }
 
 /// A Philox generator several functions draw from in turn, as PyTorch's
@@ -268,6 +298,7 @@ pub struct Function {
     output_args: Vec<Option<(usize, bool)>>,
     /// The user outputs' dtypes and shapes (none: not a tensor).
     outputs: Vec<Option<(aot_ir::ElemType, Vec<i64>)>>,
+    report: CompileReport,
 }
 
 impl Function {
@@ -352,6 +383,12 @@ impl Function {
     }
 
     /// Whether the function was compiled with a backward (`aot-train`).
+    /// What the compile did: pass and codegen times, and with
+    /// [`Options::report`] the module after the pipeline and its picture.
+    pub fn report(&self) -> &CompileReport {
+        &self.report
+    }
+
     pub fn has_backward(&self) -> bool {
         self.inner.backward.is_some()
     }

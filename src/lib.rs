@@ -21,13 +21,14 @@ pub mod runtime {
 }
 
 pub mod compile;
+pub mod dot;
 pub mod function;
 pub mod models;
 pub mod subclass;
 mod train_plan;
 
 pub use compile::{ArgEffects, Backend};
-pub use function::{convention_of, Error, Function, Module, Options, SharedGenerator};
+pub use function::{convention_of, CompileReport, Error, Function, Module, Options, SharedGenerator};
 pub use runtime::backward::Gradients;
 pub use runtime::compiled::ForwardState;
 pub use runtime::Generator;

@@ -84,6 +84,9 @@ for candidate in ("mlir-opt-19", "/usr/lib/llvm-19/bin/mlir-opt", "mlir-opt"):
         config.substitutions.append(("%mlir-opt", found))
         config.available_features.add("mlir-opt")
         break
+# Graphviz, for the pictures of `aot-opt --emit=dot` (Debian's graphviz).
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
 if shutil.which("ptxas"):
     config.available_features.add("cuda-ptxas")
 # CUDA's libdevice, from NVIDIA's nvidia-cuda-nvcc-cu12 wheel in the venv lit

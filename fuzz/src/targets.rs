@@ -185,7 +185,8 @@ pub const PIPELINES: [&str; 2] = ["aot-inference", "aot-train"];
 /// Parse and verify; then codegen on the module as written (as `aot-opt
 /// --emit`), and each of [`PIPELINES`] followed by a re-parse of its output
 /// and codegen (`lower-to-loops`, `fuse`, `plan-memory`, Cranelift) of
-/// every function it left.
+/// every function it left. The input and each pipeline's output are drawn
+/// as `--emit=dot` draws them, too.
 pub fn pipeline(data: &[u8]) -> Outcome {
     let text = match utf8(data) {
         Ok(t) => t,
@@ -197,6 +198,9 @@ pub fn pipeline(data: &[u8]) -> Outcome {
         Ok(m) => m,
         Err(m) => return Outcome::rejected(m),
     };
+    if let Some(f) = picture_finding(&ctx, module, "the input") {
+        return out.found(f);
+    }
     codegen_all(&mut ctx, module, &mut out);
     for name in PIPELINES {
         let mut ctx = Context::new();
@@ -211,6 +215,9 @@ pub fn pipeline(data: &[u8]) -> Outcome {
             out.reject(f.diagnostics.first().map(|d| d.message.as_str()).unwrap_or("pipeline failed"));
             continue;
         }
+        if let Some(f) = picture_finding(&ctx, module, name) {
+            return out.found(f);
+        }
         let printed = print_op(&ctx, module, PrintOptions::default());
         let mut ctx2 = Context::new();
         if let Err(m) = parse(&mut ctx2, &printed) {
@@ -219,6 +226,14 @@ pub fn pipeline(data: &[u8]) -> Outcome {
         codegen_all(&mut ctx, module, &mut out);
     }
     out
+}
+
+/// What is wrong with `aot-opt --emit=dot`'s picture of `module` at
+/// `stage` (a panic in it is a finding of the driver's).
+fn picture_finding(ctx: &Context, module: Op, stage: &str) -> Option<String> {
+    let dot = aot::dot::render(ctx, module);
+    (!dot.starts_with("digraph \"aot\" {\n") || !dot.ends_with("}\n"))
+        .then(|| format!("pipeline: the Graphviz picture of {stage} is not one digraph"))
 }
 
 /// Compiles every defined function of `module` with the Cranelift backend,

@@ -90,7 +90,10 @@ struct Args {
     /// Print the resolved pipeline (explicit nesting, named pipelines expanded).
     #[arg(long)]
     dump_pass_pipeline: bool,
-    /// What to print: `ir` (default: this project's IR), `mlir` (upstream
+    /// What to print: `ir` (default: this project's IR), `dot` (a Graphviz
+    /// picture of the IR after the pipeline: ops coloured by dialect, views
+    /// dashed, in-place writes in red, and after `partition` the saved
+    /// values and the cut between forward and backward), `mlir` (upstream
     /// MLIR: func, tensor, linalg, arith and math, verified by MLIR 19;
     /// builds with the `mlir` feature), `clif` (the Cranelift IR of every
     /// kernel), `llvm` (the optimized LLVM IR of every kernel; builds with
@@ -167,7 +170,8 @@ fn run(args: &Args) -> Result<bool, String> {
         write_stdout(&aot::dialects::docs::render_op_docs())?;
         return Ok(true);
     }
-    let emit = emit_kind(&args.emit, &args.backend, &args.gpu_arch)?;
+    let dot = args.emit == "dot";
+    let emit = if dot { Vec::new() } else { emit_kind(&args.emit, &args.backend, &args.gpu_arch)? };
     let mut pm = match PassManager::parse(&args.pass_pipeline) {
         Ok(pm) => pm,
         Err(e) => {
@@ -237,6 +241,8 @@ fn run(args: &Args) -> Result<bool, String> {
                                     Ok(t) => printed = Some(t),
                                     Err(d) => diags.push(d),
                                 }
+                            } else if dot {
+                                printed = Some(aot::dot::render(&ctx, module));
                             } else {
                                 let opts =
                                     PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
@@ -359,7 +365,7 @@ fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Vec<Emission>,
     }
     let writers: Vec<&target::Registration> = TARGETS.iter().filter(|r| r.emits.contains(&emit)).collect();
     if writers.is_empty() {
-        let mut kinds = vec!["ir"];
+        let mut kinds = vec!["ir", "dot"];
         for r in TARGETS {
             for k in r.emits {
                 if !kinds.contains(k) {
