@@ -5,7 +5,8 @@
 # the budget a new suite has to fit.
 #
 # Sections, in order:
-#   setup     Debian's LLVM 19 and MLIR 19 (apt-get, as root, when missing),
+#   setup     Debian's LLVM 19, MLIR 19, Graphviz and Chromium (apt-get, as
+#             root, when missing),
 #             the venvs .venv (lit, filecheck, jsonschema, NVIDIA's ptxas
 #             wheel) and test/.venv (PyTorch, pytest, pytest-xdist,
 #             maturin, transformers, torchvision, timm): started in the background, so that the downloads
@@ -13,6 +14,8 @@
 #   default   the default build (no optional feature): compiled, and its
 #             unit tests run.
 #   lit       the lit suite on the default build's aot-opt and aot-run.
+#   dot       `aot-opt --emit=dot` on every corpus program at four stages,
+#             each picture rendered by Graphviz.
 #   features  the workspace with every optional feature (`cuda,mlir`;
 #             `llvm` comes with `cuda`): one build for everything below.
 #   cargo     every cargo test of that build: the Cranelift, interpreter,
@@ -157,14 +160,21 @@ finish() {
 
 # Debian's LLVM 19 (the `llvm` and `cuda` features: llvm-sys, NVPTX) and
 # MLIR 19 (the `mlir` feature: melior's bindings need libclang; mlir-opt
-# and mlir-cpu-runner for the lit tests).
-apt_packages=(llvm-19-dev llvm-19-tools libpolly-19-dev libzstd-dev zlib1g-dev libmlir-19-dev mlir-19-tools libclang-19-dev)
+# and mlir-cpu-runner for the lit tests); Graphviz (`dot`, with the fonts it
+# only recommends) for the pictures of `aot-opt --emit=dot` and of the
+# compile report; Chromium, headless, to load the compile report as a
+# person would.
+apt_packages=(llvm-19-dev llvm-19-tools libpolly-19-dev libzstd-dev zlib1g-dev libmlir-19-dev mlir-19-tools libclang-19-dev
+  graphviz fonts-liberation2 chromium)
 have_llvm_mlir() {
   { [ -n "${LLVM_SYS_191_PREFIX:-}" ] || [ -x /usr/lib/llvm-19/bin/llvm-config ]; } &&
     [ -x /usr/lib/llvm-19/bin/mlir-opt ] && [ -e /usr/lib/llvm-19/lib/libMLIR.so ] &&
     [ -e /usr/lib/llvm-19/lib/libclang.so ]
 }
-install_llvm_mlir() {
+have_system_packages() {
+  have_llvm_mlir && command -v dot >/dev/null && command -v chromium >/dev/null
+}
+install_system_packages() {
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   # Without the packages they only recommend: compiler-rt with its 32-bit
@@ -205,11 +215,11 @@ disk_at_start=$(disk_free)
 # ------------------------------------------------------------------ run
 section setup "system packages, venvs and crates (downloads in the background)"
 echo "disk: $disk_at_start GB free"
-if ! have_llvm_mlir; then
+if ! have_system_packages; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-    start apt install_llvm_mlir
+    start apt install_system_packages
   else
-    fail "LLVM 19 and MLIR 19 are missing: install ${apt_packages[*]} (or set LLVM_SYS_191_PREFIX and MLIR_SYS_190_PREFIX)"
+    fail "LLVM 19, MLIR 19, Graphviz or Chromium is missing: install ${apt_packages[*]} (or set LLVM_SYS_191_PREFIX and MLIR_SYS_190_PREFIX)"
   fi
 fi
 start tools-venv tools_venv
@@ -332,6 +342,13 @@ lit_passed=$(lit_count Passed "$logs/lit.log")
 lit_unsupported() { awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / {print $3; next} {on = 0}' "$1"; }
 lit_unsupported "$logs/lit.log" >"$logs/lit-unsupported.txt"
 
+# The Graphviz picture of every corpus program as written, after each
+# pipeline and after the codegen pipeline's loops, rendered by `dot`.
+section dot "aot-opt --emit=dot on every corpus program at four stages, through Graphviz"
+"$venv/bin/python" scripts/check-dot.py --aot-opt target/debug/aot-opt --jobs "$cores" test/run | tee "$logs/dot.log"
+dot_rendered=$(grep -oE '^dot: [0-9]+' "$logs/dot.log" | awk '{print $2}')
+[ "${dot_rendered:-0}" -ge 1 ] || fail "no Graphviz picture was rendered"
+
 # Every optional feature (`cuda,mlir`; `llvm` is part of `cuda`) changes
 # only the code generators, the facade and what links them: the tools for
 # lit-features, and the test binaries of the facade (its unit tests and the
@@ -452,7 +469,9 @@ section pytest "the Python package's tests (pytest, spread over $cores workers)"
 set +e
 # The `pytest` script, not `python -m pytest`: the latter would put the
 # working directory first on sys.path, shadowing the installed package.
-AOT_RUN="$root/target/debug/aot-run" "$pyvenv/bin/pytest" -v -p no:cacheprovider -n "$cores" python/tests 2>&1 |
+# (The compile report's test loads the page in Chromium, which setup
+# installed: there a missing browser is a failure, not a skip.)
+AOT_REQUIRE_BROWSER=1 AOT_RUN="$root/target/debug/aot-run" "$pyvenv/bin/pytest" -v -p no:cacheprovider -n "$cores" python/tests 2>&1 |
   tee "$logs/pytest.log"
 status=${PIPESTATUS[0]}
 set -e
@@ -471,4 +490,4 @@ printf '%s\n' "${timings[@]}"
 read_cpu
 echo "  total        $(printf '%5d s %6d CPU-s' $((SECONDS - t0)) "$cpu_now")"
 echo "== disk: $disk_at_start GB free at the start, $(disk_free) GB at the end; target/ $(du -sk target | awk '{ printf "%.1f", $1 / 1048576 }') GB, the venvs $(du -sck .venv test/.venv | awk 'END { printf "%.1f", $1 / 1048576 }') GB"
-echo "== all tests passed in $(clock $((SECONDS - t0))) (cargo: $((default_passed + passed)): the default build's $default_passed, the feature build's $passed, of which LLVM and CUDA: $llvm_passed, MLIR: $mlir_passed; lit: $lit_passed of $total; pytest: $py_passed; PTX modules through ptxas: $ptx_checked; fuzz executions: $fuzz_runs)"
+echo "== all tests passed in $(clock $((SECONDS - t0))) (cargo: $((default_passed + passed)): the default build's $default_passed, the feature build's $passed, of which LLVM and CUDA: $llvm_passed, MLIR: $mlir_passed; lit: $lit_passed of $total; Graphviz pictures: $dot_rendered; pytest: $py_passed; PTX modules through ptxas: $ptx_checked; fuzz executions: $fuzz_runs)"

@@ -16,9 +16,14 @@
 - ``aot_torch.profiler.profile()``: where compiled code spends its time,
   per region and per kernel, against the roofline and against eager
   PyTorch on the same graphs.
+- ``aot_torch.report(path)``: an HTML compile report of every graph the
+  backend was given (where each region ran and why, recompiles, the IR,
+  the partition's picture, compile times); ``aot_torch.enable_report(path)``
+  or ``AOT_REPORT=path`` keeps the IR and pictures from then on and writes
+  the report at exit.
 """
 
-from . import _native, profiler
+from . import _native, compile_report, profiler
 from ._native import (
     AotError,
     CompileError,
@@ -29,9 +34,12 @@ from ._native import (
     manual_seed,
 )
 from .backend import Config, aot, backend, share_threads, stats
+from .compile_report import enable_report, report
 from .fx_ir import Unsupported
 
 __version__ = _native.VERSION
+
+compile_report._from_environment()
 
 
 def compile_ir(text, example_args, name=None, training=True, pipeline=None, native_backend="cranelift",
@@ -56,6 +64,6 @@ def import_exported_program(ep, **kwargs):
 
 __all__ = [
     "AotError", "CompileError", "Config", "ConventionError", "ExecutionError", "ParseError",
-    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "import_exported_program", "manual_seed", "profiler",
-    "share_threads", "stats",
+    "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "enable_report", "import_exported_program",
+    "manual_seed", "profiler", "report", "share_threads", "stats",
 ]

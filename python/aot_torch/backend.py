@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from . import _native
+from . import compile_report
 from . import fx_ir
 
 log = logging.getLogger("aot_torch")
@@ -1029,7 +1030,8 @@ class _Variant:
         # off, and the arguments' autograd flags do not count.
         self.fn = module.compile(_bind(tensors, self.keep), pipeline=cfg.pipeline_for(training),
                                  backend=cfg.native_backend,
-                                 bases=list(zip(self._flats(tensors), self.base_groups)), no_grad=not training)
+                                 bases=list(zip(self._flats(tensors), self.base_groups)), no_grad=not training,
+                                 report=compile_report.detailed())
         info = self.fn.info()
         # Arguments that require grad written where autograd sees it (not
         # under no_grad, where eager allows it to a leaf too: an optimizer or
@@ -1855,10 +1857,13 @@ class _Region(torch.nn.Module):
         out = [n for n in aten_gm.graph.nodes if n.op == "output"][0]
         self.tuple_out = isinstance(out.args[0], (tuple, list))
         _regions.add(self)
+        compile_report.region_created(name, aten_gm)
 
     def _compile(self, args: Sequence[Any]):
         training = torch.is_grad_enabled() and any(
             isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+        compile_report.progress(self.region_name, "compiling for %s" % ("training" if training else "inference"))
+        t0 = time.perf_counter()
         try:
             order = _order_dependent_write(self.aten_gm, args)
             if order is not None:
@@ -1875,8 +1880,13 @@ class _Region(torch.nn.Module):
                 "%s: %s" % (type(e).__name__, _one_line(e))
             log.warning("aot_torch: %s runs in PyTorch: %s", self.region_name, why)
             stats["fallback_regions"] += 1
+            compile_report.fallback(self.region_name, "the region, for inputs %s" % compile_report.describe_inputs(args),
+                                    why, compile_report.graph_source(self.region_name))
+            compile_report.variant_failed(self.region_name, args, why)
             return None
         stats["compiled"] += 1
+        compile_report.variant_compiled(self.region_name, args, v, time.perf_counter() - t0,
+                                        self.cfg.pipeline_for(training), self.cfg.memory_budget)
         return v
 
     def forward(self, *args):
@@ -1893,6 +1903,9 @@ class _Region(torch.nn.Module):
                                 "new ones run in PyTorch", self.region_name, len(self.variants))
                     self.warned_limit = True
                     stats["fallback_regions"] += 1
+                    compile_report.fallback(
+                        self.region_name, "calls with a new calling convention",
+                        "recompile_limit: compiled for %d calling conventions already" % len(self.variants))
                 return self.original(*args)
             v = self._compile(args)
             self.variants[key] = v
@@ -1912,6 +1925,7 @@ class _Region(torch.nn.Module):
         except _native.ConventionError as e:
             # The key above and the runtime's guards disagree: never guess.
             log.warning("aot_torch: %s: %s; running in PyTorch", self.region_name, _one_line(e))
+            compile_report.fallback(self.region_name, "the region, for this calling convention", _one_line(e))
             self.variants[key] = None
             return self.original(*args)
         return out if self.tuple_out else (out[0] if out else None)
@@ -2035,6 +2049,7 @@ def _split_user_graph(gm: torch.fx.GraphModule, left: set, cfg: Config, graph_na
                 return None
     modes = {}
     fused = fuse_by_partitions(split, [dict.fromkeys(r) for r in runs], prefix="aot_region_")
+    compile_report.regions_planned(graph_name, len(runs))
     for k, run in enumerate(runs):
         name = "aot_region_%d" % k
         sub = getattr(fused, name)
@@ -2097,6 +2112,8 @@ class CompiledGraph:
                                 self.name, self.cfg.recompile_limit)
                     self.traced[key] = run = self.gm
                     stats["fallback_regions"] += 1
+                    compile_report.fallback(self.name, "calls with new shapes",
+                                            "recompile_limit: traced for %d shapes already" % self.cfg.recompile_limit)
                 else:
                     run = self._trace(args)
                     self.traced[key] = run
@@ -2116,18 +2133,26 @@ class CompiledGraph:
             raise
 
     def _trace(self, args):
+        compile_report.progress(self.name, "tracing to ATen")
         try:
             aten = fx_ir.to_aten(self.gm, args)
         except Exception as e:  # tracing is PyTorch's own machinery
             log.warning("aot_torch: %s runs in PyTorch: tracing to ATen failed: %s", self.name, _one_line(e))
             stats["fallback_regions"] += 1
+            compile_report.fallback(self.name, "the whole graph", "tracing to ATen failed: %s" % _one_line(e),
+                                    compile_report.graph_source(self.name))
+            compile_report.graph_ran(self.name, "PyTorch")
             return self.gm
         region, fell_back = _whole_region(aten, self.cfg, self.name, self.gm)
         if region is not None:
+            compile_report.graph_ran(self.name, "aot")
             return region
         ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})
         log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell_back), "; ".join(ops))
         stats["fallback_ops"] += len(fell_back)
+        for n, r in fell_back:
+            compile_report.fallback(self.name, "op %s" % n.target, r,
+                                    compile_report.node_source(self.gm, fx_ir.source_of(n)))
         sources = {fx_ir.source_of(n) for n, _ in fell_back}
         split = None
         if self.whole and None not in sources:
@@ -2135,7 +2160,10 @@ class CompiledGraph:
         if split is None:
             log.warning("aot_torch: %s runs in PyTorch", self.name)
             stats["fallback_regions"] += 1
+            compile_report.fallback(self.name, "the whole graph", "it could not be split around the ops above")
+            compile_report.graph_ran(self.name, "PyTorch")
             return self.gm
+        compile_report.graph_ran(self.name, "split: %d op(s) in PyTorch, the rest in aot" % len(fell_back))
         return split
 
 
@@ -2192,6 +2220,7 @@ def backend(**options):
         share_threads()
         _graph_count += 1
         stats["graphs"] += 1
+        compile_report.graph_compiled("graph %d" % _graph_count, gm)
         return CompiledGraph(gm, cfg, "graph %d" % _graph_count)
 
     return compile_fx

@@ -636,7 +636,9 @@ impl PyAotModule {
     /// `bases`: `(base, member positions)` pairs, arguments that are views
     /// of a differentiable base (see `Function.forward`).
     /// `no_grad`: the calls run under no_grad (see `Function.__call__`).
-    #[pyo3(signature = (example_args, name = None, pipeline = "aot-train", backend = "cranelift", bases = None, no_grad = false))]
+    /// `report`: keep the module after the pipeline and its Graphviz
+    /// picture for `Function.report()`.
+    #[pyo3(signature = (example_args, name = None, pipeline = "aot-train", backend = "cranelift", bases = None, no_grad = false, report = false))]
     #[allow(clippy::too_many_arguments)]
     fn compile(
         &self,
@@ -647,13 +649,14 @@ impl PyAotModule {
         backend: &str,
         bases: Option<Vec<(Bound<'_, PyAny>, Vec<usize>)>>,
         no_grad: bool,
+        report: bool,
     ) -> PyResult<PyAotFunction> {
         let api = torch(py)?;
         let backend = Backend::parse(backend).map_err(PyValueError::new_err)?;
         let mut binder = Binder::new(no_grad);
         let args = binder.bind_all(py, api, &tensors_of(example_args)?, "example argument")?;
         binder.bind_bases(py, api, &args, bases.as_deref().unwrap_or_default())?;
-        let opts = Options { pipeline: pipeline.to_string(), backend };
+        let opts = Options { pipeline: pipeline.to_string(), backend, report };
         let mut f = self.inner.0.compile(name, &args, &opts).map_err(py_err)?;
         f.share_generator(generator(py).clone());
         Ok(PyAotFunction { inner: GilOnly(f) })
@@ -966,6 +969,20 @@ impl PyAotFunction {
     /// caller must not write such an output before the backward).
     fn copy_saved_outputs(&mut self, copy: Vec<bool>) {
         self.inner.0.copy_saved_outputs(copy);
+    }
+
+    /// What the compile did: `passes`, `(name, seconds)` per pass of the
+    /// pipeline in order; `codegen_seconds`; and, when compiled with
+    /// `report=True`, `ir` (the module after the pipeline) and `dot` (its
+    /// Graphviz picture), else None.
+    fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.inner.0.report();
+        let d = PyDict::new(py);
+        d.set_item("passes", r.pass_times.clone())?;
+        d.set_item("codegen_seconds", r.codegen_seconds)?;
+        d.set_item("ir", r.ir.clone())?;
+        d.set_item("dot", r.dot.clone())?;
+        Ok(d)
     }
 
     /// Whether the function has a backward (compiled with `aot-train`).
