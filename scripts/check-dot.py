@@ -5,7 +5,8 @@
 Every `.mlir` file under the directories (default: test/run) goes through
 `aot-opt --emit=dot` at each stage of STAGES (the input as written, after
 the inference pipeline, after the training pipeline with its partition,
-and after the codegen pipeline's loops), and Graphviz's `dot -Tsvg` must
+and after the codegen pipeline's loops), and through `--emit=dot-partition`
+after the training pipeline, and Graphviz's `dot -Tsvg` must
 render every picture without an error or a warning. Files go to `aot-opt`
 a batch at a time, as chunks of one `--split-input-file` input (a chunk a
 stage rejects prints nothing; corpus files that are meant to fail do), and
@@ -20,11 +21,12 @@ import subprocess
 import sys
 
 CODEGEN = "func.func(protect-reads,lower-to-loops,fuse,collapse-loops,plan-memory)"
-STAGES = {
-    "input": "",
-    "inference": "builtin.module(aot-inference)",
-    "train": "builtin.module(aot-train)",
-    "loops": "builtin.module(aot-inference,%s)" % CODEGEN,
+STAGES = {  # name: (pipeline, --emit kind)
+    "input": ("", "dot"),
+    "inference": ("builtin.module(aot-inference)", "dot"),
+    "train": ("builtin.module(aot-train)", "dot"),
+    "loops": ("builtin.module(aot-inference,%s)" % CODEGEN, "dot"),
+    "partition": ("builtin.module(aot-train)", "dot-partition"),
 }
 BATCH = 40
 
@@ -32,9 +34,10 @@ BATCH = 40
 def check(aot_opt, dot, stage, files):
     """(pictures rendered, failure message or None) for one batch."""
     text = "\n// -----\n".join(f.read_text() for f in files)
-    cmd = [aot_opt, "-", "--split-input-file", "--emit=dot"]
-    if STAGES[stage]:
-        cmd.append("--pass-pipeline=" + STAGES[stage])
+    pipeline, emit = STAGES[stage]
+    cmd = [aot_opt, "-", "--split-input-file", "--emit=" + emit]
+    if pipeline:
+        cmd.append("--pass-pipeline=" + pipeline)
     out = subprocess.run(cmd, input=text, capture_output=True, text=True).stdout
     n = out.count('digraph "aot" {')
     if n == 0:

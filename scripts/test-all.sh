@@ -15,7 +15,8 @@
 #             unit tests run.
 #   lit       the lit suite on the default build's aot-opt and aot-run.
 #   dot       `aot-opt --emit=dot` on every corpus program at four stages,
-#             each picture rendered by Graphviz.
+#             and `--emit=dot-partition` after aot-train, each picture
+#             rendered by Graphviz.
 #   features  the workspace with every optional feature (`cuda,mlir`;
 #             `llvm` comes with `cuda`): one build for everything below.
 #   cargo     every cargo test of that build: the Cranelift, interpreter,
@@ -343,8 +344,9 @@ lit_unsupported() { awk '/^Unsupported Tests/ {on = 1; next} on && /^  aot :: / 
 lit_unsupported "$logs/lit.log" >"$logs/lit-unsupported.txt"
 
 # The Graphviz picture of every corpus program as written, after each
-# pipeline and after the codegen pipeline's loops, rendered by `dot`.
-section dot "aot-opt --emit=dot on every corpus program at four stages, through Graphviz"
+# pipeline and after the codegen pipeline's loops, and of its partition
+# alone, rendered by `dot`.
+section dot "aot-opt --emit=dot on every corpus program at five stages, through Graphviz"
 "$venv/bin/python" scripts/check-dot.py --aot-opt target/debug/aot-opt --jobs "$cores" test/run | tee "$logs/dot.log"
 dot_rendered=$(grep -oE '^dot: [0-9]+' "$logs/dot.log" | awk '{print $2}')
 [ "${dot_rendered:-0}" -ge 1 ] || fail "no Graphviz picture was rendered"

@@ -130,7 +130,14 @@ struct Partition {
     recomputed: FxHashSet<Op>,
     /// Per function, the line its cluster label adds.
     label: FxHashMap<Op, String>,
+    /// Per partitioned forward: its backward (when it exists) and its
+    /// saved values in order, with the backward argument each goes to.
+    pairs: Vec<(FuncView, Option<FuncView>, Vec<SavedValue>)>,
 }
+
+/// A saved value, the backward argument that receives it (if the backward
+/// exists), its index among the saved values and its bytes.
+type SavedValue = (Value, Option<Value>, usize, u64);
 
 impl Partition {
     fn of(ctx: &Context, funcs: &[FuncView]) -> Partition {
@@ -166,14 +173,18 @@ impl Partition {
                 p.label.insert(b.op, format!("backward of @{}", f.name(ctx)));
                 p.mark_recomputed(ctx, *b);
             }
+            let mut pair = Vec::new();
             for j in 0..info.num_saved {
                 let v = ctx.operand(ret, first + j);
                 let bytes = value_bytes(ctx, v);
                 p.saved.entry(v).or_default().push((j, bytes));
-                if let Some(&a) = receivers.get(&j) {
+                let receiver = receivers.get(&j).copied();
+                if let Some(a) = receiver {
                     p.cut.push((v, a, j, bytes));
                 }
+                pair.push((v, receiver, j, bytes));
             }
+            p.pairs.push((*f, backward.copied(), pair));
         }
         p
     }
@@ -455,6 +466,96 @@ pub fn render(ctx: &Context, module: Op) -> String {
     w.legend();
     w.line(0, "}");
     w.out
+}
+
+/// The number of ops under `root`, `root` excluded.
+fn count_ops(ctx: &Context, root: Op) -> usize {
+    let mut n = 0usize;
+    ctx.walk_pre(root, &mut |_| n += 1);
+    n.saturating_sub(1)
+}
+
+/// The partition alone, for a module too large to draw whole (Graphviz
+/// takes minutes to lay out a model's thousand ops, and the result cannot
+/// be read): per partitioned forward, a node per saved value (what computes
+/// it, its type, its index and bytes), the backward's arguments that
+/// receive them, and the edges of the cut between; each function's title
+/// counts the ops left out. None when nothing in `module` is partitioned.
+pub fn render_partition(ctx: &Context, module: Op) -> Option<String> {
+    let mut funcs = Vec::new();
+    ctx.walk_pre(module, &mut |o| {
+        if let Some(f) = FuncView::new(ctx, o) {
+            funcs.push(f);
+        }
+    });
+    let part = Partition::of(ctx, &funcs);
+    if part.pairs.is_empty() {
+        return None;
+    }
+    let mut w = Writer { ctx, part, out: String::new(), dialects: Vec::new(), has_views: false, has_writes: false };
+    w.line(0, "digraph \"aot\" {");
+    w.line(1, "graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];");
+    w.line(1, "node [shape=box, fontname=\"Courier\", fontsize=9, style=\"rounded,filled\"];");
+    w.line(1, "edge [fontname=\"Helvetica\", fontsize=8];");
+    let pairs = std::mem::take(&mut w.part.pairs);
+    for (k, (f, b, saved)) in pairs.iter().enumerate() {
+        let title = |g: &FuncView, w: &Writer<'_>| {
+            let mut t = format!("func @{}", g.name(ctx));
+            if let Some(l) = w.part.label.get(&g.op) {
+                let _ = write!(t, "\n{l}");
+            }
+            let _ = write!(t, "\n({} ops, not drawn)", count_ops(ctx, g.op));
+            t
+        };
+        let t = title(f, &w);
+        w.line(1, &format!("subgraph \"cluster_fw{k}\" {{"));
+        w.line(2, &format!("label=\"{}\"; style=\"rounded,filled\"; fillcolor=\"#fafafa\";", escape(&t)));
+        let mut drawn: FxHashSet<Value> = FxHashSet::default();
+        for (v, _, _, _) in saved {
+            if !drawn.insert(*v) {
+                continue;
+            }
+            let (what, fill) = match ctx.value_def(*v) {
+                ValueDef::Result { op, index } => {
+                    let name = ctx.op_name(op);
+                    let what = if ctx.num_results(op) > 1 { format!("{name} #{index}") } else { name.to_string() };
+                    (what, dialect_colour(dialect_of(name)))
+                }
+                ValueDef::BlockArg { index, .. } => (format!("%arg{index}"), "#ffffff"),
+            };
+            let mut label = format!("{what}\n{}", short_type(ctx, ctx.value_type(*v)));
+            let mut extra = String::new();
+            w.saved_marks(&[*v], &mut label, &mut extra);
+            w.line(2, &format!("\"s{v}\" [label=\"{}\", fillcolor=\"{fill}\"{extra}];", escape(&label)));
+        }
+        w.line(1, "}");
+        if let Some(b) = b {
+            let t = title(b, &w);
+            w.line(1, &format!("subgraph \"cluster_bw{k}\" {{"));
+            w.line(2, &format!("label=\"{}\"; style=\"rounded,filled\"; fillcolor=\"#fafafa\";", escape(&t)));
+            for (i, &a) in b.args(ctx).iter().enumerate() {
+                if let Some(j) = b.arg_attr(ctx, i, SAVED).and_then(|x| ctx.attr_as_i64(x)) {
+                    let label = format!("%arg{i}: {}\naot.saved = {j}", short_type(ctx, ctx.value_type(a)));
+                    w.line(
+                        2,
+                        &format!("\"r{a}\" [label=\"{}\", shape=ellipse, fillcolor=\"#ffffff\"];", escape(&label)),
+                    );
+                }
+            }
+            w.line(1, "}");
+        }
+        for (v, a, j, bytes) in saved {
+            if let Some(a) = a {
+                let line = format!(
+                    "\"s{v}\" -> \"r{a}\" [color=\"{CUT}\", fontcolor=\"{CUT}\", penwidth=2.5, style=bold, label=\"saved #{j}\\n{}\"];",
+                    escape(&human_bytes(*bytes))
+                );
+                w.line(1, &line);
+            }
+        }
+    }
+    w.line(0, "}");
+    Some(w.out)
 }
 
 #[cfg(test)]

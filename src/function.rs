@@ -252,6 +252,7 @@ pub(crate) fn compile_entry(
     let report = CompileReport {
         ir: c.ir,
         dot: c.dot,
+        dot_partition: c.dot_partition,
         pass_times: c.pass_times.into_iter().map(|(n, t)| (n, t.as_secs_f64())).collect(),
         codegen_seconds: c.codegen_time.as_secs_f64(),
     };
@@ -275,6 +276,9 @@ pub struct CompileReport {
     pub ir: Option<String>,
     /// Its Graphviz picture (forward and backward, the partition marked).
     pub dot: Option<String>,
+    /// The picture of the partition alone (saved values and the cut), for
+    /// a module too large to draw whole; None without a partition.
+    pub dot_partition: Option<String>,
     /// Seconds per pass, in pipeline order, each pass once.
     pub pass_times: Vec<(String, f64)>,
     /// Seconds of the forward's code generation.

@@ -231,9 +231,14 @@ pub fn pipeline(data: &[u8]) -> Outcome {
 /// What is wrong with `aot-opt --emit=dot`'s picture of `module` at
 /// `stage` (a panic in it is a finding of the driver's).
 fn picture_finding(ctx: &Context, module: Op, stage: &str) -> Option<String> {
-    let dot = aot::dot::render(ctx, module);
-    (!dot.starts_with("digraph \"aot\" {\n") || !dot.ends_with("}\n"))
-        .then(|| format!("pipeline: the Graphviz picture of {stage} is not one digraph"))
+    let one_digraph = |dot: &str| dot.starts_with("digraph \"aot\" {\n") && dot.ends_with("}\n");
+    if !one_digraph(&aot::dot::render(ctx, module)) {
+        return Some(format!("pipeline: the Graphviz picture of {stage} is not one digraph"));
+    }
+    match aot::dot::render_partition(ctx, module) {
+        Some(p) if !one_digraph(&p) => Some(format!("pipeline: the partition's picture of {stage} is not one digraph")),
+        _ => None,
+    }
 }
 
 /// Compiles every defined function of `module` with the Cranelift backend,

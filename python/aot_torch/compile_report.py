@@ -39,10 +39,13 @@ import torch
 
 from . import _native
 
-# Past this many nodes a picture takes dot minutes to lay out and is no
-# longer readable: the report gives its text instead.
-MAX_PICTURE_NODES = 1500
-DOT_TIMEOUT_S = 60
+# Past a few hundred nodes a picture is no longer readable, and dot's layout
+# of a model's forward and backward (a thousand ops, long edges from the
+# forward's values into the backward) takes minutes: the report then draws
+# the partition alone (saved values and the cut) and gives the whole
+# picture's text.
+MAX_PICTURE_NODES = 500
+DOT_TIMEOUT_S = 20
 
 
 @dataclasses.dataclass
@@ -334,9 +337,6 @@ def _svg(dot_text: str) -> Tuple[Optional[str], str]:
     exe = shutil.which("dot")
     if exe is None:
         return None, "Graphviz's dot is not on the PATH: the picture's text follows"
-    nodes = dot_text.count(" [label=")
-    if nodes > MAX_PICTURE_NODES:
-        return None, "%d nodes are too many to draw readably: the picture's text follows" % nodes
     try:
         r = subprocess.run([exe, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=DOT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -434,12 +434,23 @@ def _variant_html(h: _Html, v: Variant) -> str:
         out.append(h.details("IR after the pipeline", h.pre(ir)))
     dot_text = native.get("dot")
     if dot_text:
-        svg, why = _svg(dot_text)
         title = "Picture of the IR after the pipeline" + (" (forward, backward and the cut)" if m else "")
-        if svg is not None:
-            out.append(h.details(title, '<div class="picture">%s</div>' % svg, open_=True))
+        nodes = dot_text.count(" [label=")
+        partition = native.get("dot_partition")
+        if nodes > MAX_PICTURE_NODES and partition:
+            svg, why = _svg(partition)
+            if svg is not None:
+                out.append(h.details("Picture of the partition: the values saved for backward and the cut (the "
+                                     "whole graph has %d nodes, too many to draw)" % nodes,
+                                     '<div class="picture">%s</div>' % svg, open_=True))
+            out.append(h.details(title + ": its Graphviz text (%d nodes)" % nodes, h.pre(dot_text)))
         else:
-            out.append(h.details(title + ": " + why, h.pre(dot_text)))
+            svg, why = _svg(dot_text) if nodes <= MAX_PICTURE_NODES else \
+                (None, "%d nodes are too many to draw readably: the picture's text follows" % nodes)
+            if svg is not None:
+                out.append(h.details(title, '<div class="picture">%s</div>' % svg, open_=True))
+            else:
+                out.append(h.details(title + ": " + why, h.pre(dot_text)))
     elif ir is None:
         out.append('<p class="muted">The IR after the pipeline and its picture are kept with the report on '
                    "before the compile (<code>aot_torch.enable_report()</code> or <code>AOT_REPORT</code>).</p>")

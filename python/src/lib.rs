@@ -973,8 +973,9 @@ impl PyAotFunction {
 
     /// What the compile did: `passes`, `(name, seconds)` per pass of the
     /// pipeline in order; `codegen_seconds`; and, when compiled with
-    /// `report=True`, `ir` (the module after the pipeline) and `dot` (its
-    /// Graphviz picture), else None.
+    /// `report=True`, `ir` (the module after the pipeline), `dot` (its
+    /// Graphviz picture) and `dot_partition` (the partition alone: saved
+    /// values and the cut; None without a partition), else None.
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.inner.0.report();
         let d = PyDict::new(py);
@@ -982,6 +983,7 @@ impl PyAotFunction {
         d.set_item("codegen_seconds", r.codegen_seconds)?;
         d.set_item("ir", r.ir.clone())?;
         d.set_item("dot", r.dot.clone())?;
+        d.set_item("dot_partition", r.dot_partition.clone())?;
         Ok(d)
     }
 

@@ -129,6 +129,22 @@ def test_report_of_a_cnn_and_a_transformer_in_chromium(fresh_report, capfd):
         assert "Graphviz's dot is not on the PATH" in text
 
 
+def test_a_graph_too_large_to_draw_gets_the_partition_alone(fresh_report, tmp_path, monkeypatch):
+    """Past `MAX_PICTURE_NODES` the page draws the saved values and the cut
+    (a model's thousand ops take dot minutes and cannot be read), and
+    keeps the whole picture's text."""
+    monkeypatch.setattr(compile_report, "MAX_PICTURE_NODES", 5)
+    mlp = torch.compile(torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1)),
+                        backend="aot")
+    mlp(torch.randn(4, 8)).sum().backward()
+    text = open(aot_torch.report(str(tmp_path / "r.html")), encoding="utf-8").read()
+    assert re.search(r"Picture of the partition: the values saved for backward and the cut \(the whole graph "
+                     r"has \d+ nodes, too many to draw\)", text)
+    assert re.search(r"its Graphviz text \(\d+ nodes\)", text)
+    if shutil.which("dot"):
+        assert text.count("<svg") == 1
+
+
 def test_the_browser_harness_sees_console_errors(tmp_path):
     """The check above can fail: a page that logs an error and throws is
     reported."""

@@ -3,6 +3,8 @@
 // RUN: aot-opt %S/Inputs/emit-dot-program.mlir --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,joint),partition)' --emit=dot | FileCheck %s --check-prefix=DEF
 // RUN: aot-opt %S/Inputs/emit-dot-program.mlir --pass-pipeline='builtin.module(aot-inference,func.func(protect-reads,lower-to-loops,fuse,collapse-loops,plan-memory))' --emit=dot | FileCheck %s --check-prefix=LOOPS
 // RUN: aot-opt %s --split-input-file --emit=dot | FileCheck %s --check-prefix=DAMAGED
+// RUN: aot-opt %S/Inputs/emit-dot-program.mlir --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,joint),partition)' --emit=dot-partition | FileCheck %s --check-prefix=PART
+// RUN: aot-opt %S/Inputs/emit-dot-program.mlir --emit=dot-partition | FileCheck %s --check-prefix=NOPART
 
 /// The golden file is the picture after a min-cut partition: the forward
 /// saves only %x (outlined in red with its bytes, a bold red edge of the
@@ -43,6 +45,18 @@
 // LOOPS-NEXT:   [[K]] [label="loop.kernel"
 // LOOPS:        label="loop.for"
 // LOOPS:        "legend dialect loop"
+
+/// The partition alone (for modules too large to draw whole): the saved
+/// values, the backward's arguments that receive them and the cut, with
+/// the ops left out counted.
+// PART:      subgraph "cluster_fw0" {
+// PART-NEXT:   label="func @step\nforward (default partition): 2 saved, {{.*}}\n({{[0-9]+}} ops, not drawn)"
+// PART:        "s[[T:v[0-9]+]]" [label="tensor.tanh\n4x8xf32\nsaved #{{[0-9]}}, 128 B", fillcolor="#cfe2f3", color="#c0392b", penwidth=3];
+// PART:      subgraph "cluster_bw0" {
+// PART-NEXT:   label="func @step_backward\nbackward of @step\n({{[0-9]+}} ops, not drawn)"
+// PART:        "r[[A:v[0-9]+]]" [label="%arg{{[0-9]}}: 4x8xf32\naot.saved = {{[0-9]}}", shape=ellipse
+// PART:      "s[[T]]" -> "r{{v[0-9]+}}" [color="#c0392b"
+// NOPART:    label="no partition"
 
 // -----
 

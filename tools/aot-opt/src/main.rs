@@ -93,7 +93,10 @@ struct Args {
     /// What to print: `ir` (default: this project's IR), `dot` (a Graphviz
     /// picture of the IR after the pipeline: ops coloured by dialect, views
     /// dashed, in-place writes in red, and after `partition` the saved
-    /// values and the cut between forward and backward), `mlir` (upstream
+    /// values and the cut between forward and backward), `dot-partition`
+    /// (the partition alone: each forward's saved values, the backward
+    /// arguments that receive them and the cut; for modules too large to
+    /// draw whole), `mlir` (upstream
     /// MLIR: func, tensor, linalg, arith and math, verified by MLIR 19;
     /// builds with the `mlir` feature), `clif` (the Cranelift IR of every
     /// kernel), `llvm` (the optimized LLVM IR of every kernel; builds with
@@ -170,7 +173,7 @@ fn run(args: &Args) -> Result<bool, String> {
         write_stdout(&aot::dialects::docs::render_op_docs())?;
         return Ok(true);
     }
-    let dot = args.emit == "dot";
+    let dot = matches!(args.emit.as_str(), "dot" | "dot-partition");
     let emit = if dot { Vec::new() } else { emit_kind(&args.emit, &args.backend, &args.gpu_arch)? };
     let mut pm = match PassManager::parse(&args.pass_pipeline) {
         Ok(pm) => pm,
@@ -241,8 +244,13 @@ fn run(args: &Args) -> Result<bool, String> {
                                     Ok(t) => printed = Some(t),
                                     Err(d) => diags.push(d),
                                 }
-                            } else if dot {
+                            } else if args.emit == "dot" {
                                 printed = Some(aot::dot::render(&ctx, module));
+                            } else if dot {
+                                // (Nothing partitioned: an empty picture.)
+                                printed = Some(aot::dot::render_partition(&ctx, module).unwrap_or_else(|| {
+                                    "digraph \"aot\" {\n  label=\"no partition\";\n}\n".to_string()
+                                }));
                             } else {
                                 let opts =
                                     PrintOptions { generic: args.print_generic, debug_info: args.print_debuginfo };
@@ -365,7 +373,7 @@ fn emit_kind(emit: &str, backend: &str, gpu_arch: &str) -> Result<Vec<Emission>,
     }
     let writers: Vec<&target::Registration> = TARGETS.iter().filter(|r| r.emits.contains(&emit)).collect();
     if writers.is_empty() {
-        let mut kinds = vec!["ir", "dot"];
+        let mut kinds = vec!["ir", "dot", "dot-partition"];
         for r in TARGETS {
             for k in r.emits {
                 if !kinds.contains(k) {
