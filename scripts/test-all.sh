@@ -346,7 +346,7 @@ lit_unsupported "$logs/lit.log" >"$logs/lit-unsupported.txt"
 # The Graphviz picture of every corpus program as written, after each
 # pipeline and after the codegen pipeline's loops, and of its partition
 # alone, rendered by `dot`.
-section dot "aot-opt --emit=dot on every corpus program at five stages, through Graphviz"
+section dot "aot-opt --emit=dot on every corpus program at four stages and its partition, through Graphviz"
 "$venv/bin/python" scripts/check-dot.py --aot-opt target/debug/aot-opt --jobs "$cores" test/run | tee "$logs/dot.log"
 dot_rendered=$(grep -oE '^dot: [0-9]+' "$logs/dot.log" | awk '{print $2}')
 [ "${dot_rendered:-0}" -ge 1 ] || fail "no Graphviz picture was rendered"
