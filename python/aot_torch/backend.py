@@ -2086,9 +2086,13 @@ class CompiledGraph:
         self.name = name
         self.whole = whole
         self.traced: Dict[tuple, Any] = {}
+        # Inputs read only as numbers (Dynamo's unspecialized floats): the
+        # trace key holds their values, and each trace has them as constants.
+        self.item_inputs = fx_ir.item_inputs(gm)
         # Per convention key a region has a variant for (compiled or not),
-        # the region: such a call needs no trace key (the convention key
-        # decides it), and its key is read once.
+        # and the values of `item_inputs`, the region: such a call needs no
+        # trace key (the convention key decides it), and its key is read
+        # once.
         self.regions: Dict[tuple, _Region] = {}
 
     def __call__(self, *args):
@@ -2096,15 +2100,17 @@ class CompiledGraph:
         # shapes (symbolic shapes compile per concrete shape).
         grad_mode = torch.is_grad_enabled()
         try:
+            # (A region's trace has these numbers as constants.)
+            numbers = tuple(_number(args[k]) for k in self.item_inputs) if self.item_inputs else ()
             if self.regions:
                 try:
                     conv = _convention_key(args)
                 except Exception:  # (what no region takes: the slow path says what)
                     conv = None
-                region = self.regions.get(conv[0]) if conv is not None else None
+                region = self.regions.get((conv[0], numbers)) if conv is not None else None
                 if region is not None:
                     return region.call(args, *conv)
-            key = (grad_mode, _native.graph_key(args))
+            key = (grad_mode, _native.graph_key(args)) + numbers
             run = self.traced.get(key)
             if run is None:
                 if len(self.traced) >= self.cfg.recompile_limit:
@@ -2121,7 +2127,7 @@ class CompiledGraph:
                 ckey, info = _convention_key(args)
                 out = run.call(args, ckey, info)
                 if ckey in run.variants:
-                    self.regions[ckey] = run
+                    self.regions[(ckey, numbers)] = run
                 return out
             return run(*args)
         except BaseException:
@@ -2134,8 +2140,11 @@ class CompiledGraph:
 
     def _trace(self, args):
         compile_report.progress(self.name, "tracing to ATen")
+        gm = self.gm
+        if self.item_inputs:
+            gm = fx_ir.with_item_values(gm, {k: _number(args[k]) for k in self.item_inputs})
         try:
-            aten = fx_ir.to_aten(self.gm, args)
+            aten = fx_ir.to_aten(gm, args)
         except Exception as e:  # tracing is PyTorch's own machinery
             log.warning("aot_torch: %s runs in PyTorch: tracing to ATen failed: %s", self.name, _one_line(e))
             stats["fallback_regions"] += 1
@@ -2165,6 +2174,11 @@ class CompiledGraph:
             return self.gm
         compile_report.graph_ran(self.name, "split: %d op(s) in PyTorch, the rest in aot" % len(fell_back))
         return split
+
+
+def _number(a: Any) -> Any:
+    """The Python number a graph input read only by `.item()` stands for."""
+    return a.item() if isinstance(a, torch.Tensor) else a
 
 
 _graph_count = 0

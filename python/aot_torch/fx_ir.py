@@ -442,6 +442,47 @@ def annotate_grad_mode(gm: torch.fx.GraphModule) -> None:
         n.meta["custom"] = custom
 
 
+def item_inputs(gm: torch.fx.GraphModule) -> List[int]:
+    """The positions of the graph inputs that are read only as Python
+    numbers (`x.item()`): the float attributes and arguments Dynamo passes
+    as 0-dim tensors when it does not specialize on floats (`dynamic=True`:
+    a layer norm's `eps`, an embedding's `norm_type`). Tracing cannot read a
+    traced tensor's value; the caller keys its traces on these values and
+    traces with them as constants (`with_item_values`)."""
+    out = []
+    for k, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
+        if n.users and all(u.op == "call_method" and u.target == "item" and len(u.args) == 1 and not u.kwargs
+                           for u in n.users):
+            out.append(k)
+    return out
+
+
+def with_item_values(gm: torch.fx.GraphModule, values: Dict[int, Any]) -> torch.fx.GraphModule:
+    """A copy of `gm` in which `x.item()` of graph input k (a position of
+    `item_inputs`) is the number values[k]; the input stays, unused."""
+    graph = torch.fx.Graph()
+    copied: Dict[torch.fx.Node, torch.fx.Node] = {}
+    graph.output(graph.graph_copy(gm.graph, copied))
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+
+    def sub(a, item, value):
+        if a is item:
+            return value
+        if isinstance(a, (list, tuple)):
+            return type(a)(sub(x, item, value) for x in a)
+        if isinstance(a, dict):
+            return {k: sub(x, item, value) for k, x in a.items()}
+        return a
+
+    for k, value in values.items():
+        for item in list(placeholders[k].users):
+            for u in list(item.users):
+                u.args = sub(u.args, item, value)
+                u.kwargs = sub(u.kwargs, item, value)
+            graph.erase_node(item)
+    return torch.fx.GraphModule(gm, graph)
+
+
 def source_of(node: torch.fx.Node) -> Optional[str]:
     """The name of the Dynamo node an ATen node was traced from (None: not
     recorded)."""

@@ -750,3 +750,58 @@ def test_a_power_by_a_special_scalar_is_computed_as_pytorch_computes_it(dtype):
         torch._dynamo.reset()
         grad, = torch.autograd.grad(torch.compile(f, backend="aot")(leaf).sum(), leaf)
         torch.testing.assert_close(grad, want)
+
+
+class _SmallDecoder(torch.nn.Module):
+    """Embedding, layer norm, causal attention, linear: under
+    `dynamic=True` Dynamo passes the layer norm's `eps` and the embedding's
+    `norm_type` as 0-dim tensors read with `.item()`, and the sizes as
+    SymInt inputs."""
+
+    def __init__(self, vocab=50, d=16):
+        super().__init__()
+        self.emb = torch.nn.Embedding(vocab, d)
+        self.ln = torch.nn.LayerNorm(d, eps=1e-4)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.out = torch.nn.Linear(d, vocab)
+
+    def forward(self, idx):
+        x = self.emb(idx)
+        q, k, v = self.qkv(self.ln(x)).chunk(3, dim=-1)
+        return self.out(x + F.scaled_dot_product_attention(q, k, v, is_causal=True))
+
+
+def test_dynamic_true_compiles_per_concrete_shape():
+    """`torch.compile(dynamic=True)`: the graph's float inputs read with
+    `.item()` are traced as the numbers they hold (the trace is keyed on
+    them), so each concrete shape compiles; before, tracing failed on
+    `.item()` and every step ran in PyTorch."""
+    torch.manual_seed(0)
+    model = _SmallDecoder()
+    ref = copy.deepcopy(model)
+    run = torch.compile(model, backend="aot", dynamic=True)
+    before = dict(stats)
+    for b, t in ((2, 5), (3, 7), (2, 9)):
+        idx = torch.randint(0, 50, (b, t))
+        got, want = run(idx), ref(idx)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+        got.square().mean().backward()
+        want.square().mean().backward()
+    assert stats["compiled"] - before.get("compiled", 0) == 3, "one compile per shape"
+    assert stats["fallback_regions"] == before.get("fallback_regions", 0), "aot ran every step"
+    for (k, p), q in zip(model.named_parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=lambda m: "%s: %s" % (k, m))
+
+
+def test_item_inputs_are_keyed_by_value():
+    """A float Dynamo did not specialize on is a constant of each trace: a
+    new value traces again rather than reusing a trace made for another."""
+    scale = torch.tensor(2.0)
+
+    def f(x, s):
+        return x * s.item()
+
+    run = torch.compile(f, backend="aot", dynamic=True)
+    x = torch.randn(4)
+    torch.testing.assert_close(run(x, scale), x * 2.0)
+    torch.testing.assert_close(run(x, torch.tensor(3.0)), x * 3.0)
