@@ -1857,12 +1857,12 @@ class _Region(torch.nn.Module):
         out = [n for n in aten_gm.graph.nodes if n.op == "output"][0]
         self.tuple_out = isinstance(out.args[0], (tuple, list))
         _regions.add(self)
-        compile_report.region_created(name, aten_gm)
+        self.report_key = compile_report.region_created(name, aten_gm)
 
     def _compile(self, args: Sequence[Any]):
         training = torch.is_grad_enabled() and any(
             isinstance(a, torch.Tensor) and a.requires_grad for a in args)
-        compile_report.progress(self.region_name, "compiling for %s" % ("training" if training else "inference"))
+        compile_report.progress(self.report_key, "compiling for %s" % ("training" if training else "inference"))
         t0 = time.perf_counter()
         try:
             order = _order_dependent_write(self.aten_gm, args)
@@ -1882,10 +1882,10 @@ class _Region(torch.nn.Module):
             stats["fallback_regions"] += 1
             compile_report.fallback(self.region_name, "the region, for inputs %s" % compile_report.describe_inputs(args),
                                     why, compile_report.graph_source(self.region_name))
-            compile_report.variant_failed(self.region_name, args, why)
+            compile_report.variant_failed(self.report_key, args, why)
             return None
         stats["compiled"] += 1
-        compile_report.variant_compiled(self.region_name, args, v, time.perf_counter() - t0,
+        compile_report.variant_compiled(self.report_key, args, v, time.perf_counter() - t0,
                                         self.cfg.pipeline_for(training), self.cfg.memory_budget)
         return v
 

@@ -74,6 +74,7 @@ class Variant:
 class Region:
     name: str
     aten_code: str
+    trace: int = 1                  # the graph's k-th trace to ATen (a new shape traces again)
     variants: List[Variant] = dataclasses.field(default_factory=list)
     failed: List[Tuple[str, str]] = dataclasses.field(default_factory=list)   # (inputs, reason)
     first_inputs: Optional[str] = None
@@ -101,7 +102,9 @@ class _Log:
         self.started = time.time()
 
     def graph_of(self, name: str) -> Optional[Graph]:
-        return self.graphs.get(name.split(".", 1)[0])
+        """The graph of a graph, region or report key name (`graph 3`,
+        `graph 3.region 1`, `graph 3 (trace 2)`)."""
+        return self.graphs.get(re.match(r"[^.(]*", name).group(0).strip())
 
 
 _log = _Log()
@@ -229,15 +232,20 @@ def fallback(where: str, what: str, reason: str, source: Optional[str] = None):
         g.fallbacks.append(Fallback(where, what, reason, source))
 
 
-def region_created(name: str, aten_gm: torch.fx.GraphModule):
+def region_created(name: str, aten_gm: torch.fx.GraphModule) -> str:
+    """A region `name` was traced (again, for new shapes: each trace is a
+    region of its own); returns the key its compiles are logged under."""
     g = _log.graph_of(name)
     if g is None:
-        return
+        return name
     try:
         code = aten_gm.code
     except Exception as e:
         code = "(the graph's code could not be printed: %s)" % e
-    g.regions[name] = Region(name, code)
+    trace = 1 + sum(1 for r in g.regions.values() if r.name == name)
+    key = name if trace == 1 else "%s (trace %d)" % (name, trace)
+    g.regions[key] = Region(name, code, trace)
+    return key
 
 
 def describe_inputs(args) -> str:
@@ -265,7 +273,7 @@ def progress(name: str, message: str):
     many, what it does, the seconds since the report was turned on."""
     if _log.progress:
         g = _log.graph_of(name)
-        m = re.search(r"\.region (\d+)$", name)
+        m = re.search(r"\.region (\d+)", name)
         k = int(m.group(1)) + 1 if m else 1
         n = g.planned if g is not None else 1
         where = "%s (region %d of %d)" % (name, k, n) if m or g is None or name in g.regions else name
@@ -280,7 +288,7 @@ def variant_compiled(name: str, args, variant, seconds: float, pipeline: str, bu
     inputs = describe_inputs(args)
     if r.first_inputs is None:
         r.first_inputs = inputs
-        why = "first call"
+        why = "first call" if r.trace == 1 else "a call with new shapes: traced to ATen again (trace %d)" % r.trace
     else:
         why = "a call with a new calling convention (inputs: %s; the first variant's: %s)" % (inputs, r.first_inputs)
     try:
@@ -508,9 +516,11 @@ def report(path: str, profile: Any = None) -> str:
              '<code class="reason">%s</code>' % h.text(g.recompile_reason)] for g in recompiles]))
     else:
         h.add("<p>Dynamo recompiled nothing.</p>")
-    again = [(r.name, v) for g in graphs for r in g.regions.values() for v in r.variants if v.index > 0]
+    again = [(r.name, v) for g in graphs for r in g.regions.values() for v in r.variants
+             if v.index > 0 or r.trace > 1]
     if again:
-        h.add("<p>Regions aot compiled again for a new calling convention (Dynamo's graph unchanged):</p>")
+        h.add("<p>Regions aot compiled again, for new shapes or a new calling convention, under the same "
+              "Dynamo graph:</p>")
         h.add(h.table(["region", "variant", "why"], [[h.text(n), str(v.index), h.text(v.reason)] for n, v in again]))
 
     if profile is not None and getattr(profile, "regions", None):
@@ -534,7 +544,8 @@ def report(path: str, profile: Any = None) -> str:
                 h.text(f.what), h.text(f.reason), " (<code>%s</code>)" % h.text(f.source) if f.source else ""))
         h.add(h.details("The FX graph Dynamo handed over", h.pre(g.fx_code)))
         for r in g.regions.values():
-            h.add('<section class="region"><h3>Region %s</h3>' % h.text(r.name))
+            key = r.name if r.trace == 1 else "%s, trace %d (new shapes)" % (r.name, r.trace)
+            h.add('<section class="region"><h3>Region %s</h3>' % h.text(key))
             h.add(h.details("Its ATen graph (what aot translated)", h.pre(r.aten_code)))
             for inputs, reason in r.failed:
                 h.add('<p>Not compiled for <code>%s</code>: <span class="reason">%s</span></p>' % (
