@@ -1191,6 +1191,19 @@ class _Variant:
         self.stale = self._stale(tensors)
         # Masks of `_first_reach_masks` per layout of views of one base.
         self.mask_cache: Dict[Any, Optional[List[torch.Tensor]]] = {}
+        # An inference call whose results need none of the work of
+        # `__call__` after the compiled code (no result aliases an argument,
+        # is a detach or a view eager marks, or shares a storage with
+        # another) returns them as the runtime gives them, once their
+        # strides are eager's: eager's strides per result (None: not a
+        # tensor, or any).
+        tr = translation
+        plain = not training and not self.fresh_groups and not any(self.adopted) and not any(self.stale) and \
+            all(a is None for a in self.aliases) and all(s is None for s in self.same_object) and \
+            all(d is None for d in tr.result_detach) and not any(tr.result_no_grad_view) and \
+            not any(tr.result_multi_view) and not any(tr.result_is_view) and \
+            not any(tr.result_through_no_grad_view)
+        self.plain_strides = list(tr.result_strides) if plain else None
 
     def gradient(self, i: int, g: Any, got: set, got_dirty: set, views: "_Views") -> Any:
         """Argument i's gradient from a backward's `g`, as eager's graph
@@ -1629,6 +1642,10 @@ class _Variant:
             # under no_grad binds every argument as a leaf that does not
             # require grad, whatever its flags.)
             outs = _checked(self.fn, tensors, self.export_views, self.written, no_grad=True, info=info)
+            plain = self.plain_strides
+            if plain is not None and all(st is None or not isinstance(o, torch.Tensor) or o.stride() == st
+                                         for o, st in zip(outs, plain)):
+                return [outs[v] if kind == "tensor" else v for kind, v in self.translation.outputs]
             # A view of an argument that requires grad is made again, as
             # eager makes it under no_grad: an autograd view of it that
             # requires grad and is a leaf (fuzz seed 8635: the runtime's

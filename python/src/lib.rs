@@ -158,7 +158,13 @@ fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
         Ok(TorchApi {
             tensor_type: t.getattr("Tensor")?.unbind(),
             strided: t.getattr("strided")?.unbind(),
-            from_dlpack: py.import("torch.utils.dlpack")?.getattr("from_dlpack")?.unbind(),
+            // For a capsule `torch.utils.dlpack.from_dlpack` calls the C
+            // function after some Python (about a microsecond a result);
+            // the public function where a release lacks it.
+            from_dlpack: match t.getattr("_C")?.getattr("_from_dlpack") {
+                Ok(f) => f.unbind(),
+                Err(_) => py.import("torch.utils.dlpack")?.getattr("from_dlpack")?.unbind(),
+            },
             set_version: t.getattr("_C")?.getattr("_autograd")?.getattr("_unsafe_set_version_counter")?.unbind(),
             creation_meta: t.getattr("_C")?.getattr("_autograd")?.getattr("_get_creation_meta")?.unbind(),
             default_creation: t

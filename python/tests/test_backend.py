@@ -805,3 +805,41 @@ def test_item_inputs_are_keyed_by_value():
     x = torch.randn(4)
     torch.testing.assert_close(run(x, scale), x * 2.0)
     torch.testing.assert_close(run(x, torch.tensor(3.0)), x * 3.0)
+
+
+def test_plain_inference_results_skip_the_epilogue(monkeypatch):
+    """An inference variant whose results need nothing after the compiled
+    code returns them at once (`_Variant.plain_strides`); one that returns
+    a view of an argument or a transposed result does the whole epilogue,
+    and both give eager's objects."""
+    import importlib
+    backend_mod = importlib.import_module("aot_torch.backend")
+    made = []
+
+    class Recorded(backend_mod._Variant):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append(self)
+
+    monkeypatch.setattr(backend_mod, "_Variant", Recorded)
+    x = torch.randn(4, 3)
+
+    def plain(x):
+        return x * 2 + 1, (x.sin() * 3).sum()
+
+    def aliasing(x):
+        return x[1:], (x + 1).t().contiguous().t()
+
+    for f, want_plain in ((plain, True), (aliasing, False)):
+        torch._dynamo.reset()
+        made.clear()
+        run = torch.compile(f, backend="aot")
+        with torch.no_grad():
+            got, want = run(x), f(x)
+            got2 = run(x)
+        assert len(made) == 1, "one region compiled once"
+        assert (made[0].plain_strides is not None) == want_plain, f.__name__
+        for g, g2, w in zip(got, got2, want):
+            torch.testing.assert_close(g, w)
+            torch.testing.assert_close(g2, w)
+            assert g.stride() == w.stride() and g._is_view() == w._is_view(), f.__name__
