@@ -9,9 +9,9 @@ as one self-contained HTML file.
 The backend always keeps a light log (the graphs, where each region ran
 and why, the recompiles with the guard that failed, compile times). With
 the report on (``enable_report`` or the ``AOT_REPORT`` environment
-variable, before the compiles), every compile also keeps the IR after the
-pipeline and its Graphviz picture, and prints a progress line per region
-on stderr. The page has one section per Dynamo graph and region: the FX
+variable, before the compiles), every compile also keeps the IR before and
+after the pipeline and its Graphviz picture, and prints a progress line
+per region on stderr. The page has one section per Dynamo graph and region: the FX
 graph, the IR before and after the pipeline, the partition (saved values,
 their bytes, the modelled peak against the budget) as a picture (SVG when
 Graphviz's ``dot`` is on the PATH, else its text), every fallback with its
@@ -64,7 +64,7 @@ class Variant:
     inputs: str
     pipeline: str
     seconds: float
-    ir_before: str
+    ir_before: Optional[str]        # kept with the report on (a model's IR is large)
     native: Dict[str, Any]          # Function.report(): passes, codegen_seconds, ir, dot
     budget: Optional[float]
     reason: str                     # why this variant was compiled
@@ -296,7 +296,7 @@ def variant_compiled(name: str, args, variant, seconds: float, pipeline: str, bu
     except Exception as e:
         native = {"passes": [], "codegen_seconds": 0.0, "ir": None, "dot": None, "error": str(e)}
     r.variants.append(Variant(len(r.variants), variant.training, inputs, pipeline, seconds,
-                              variant.translation.text, native, budget, why))
+                              variant.translation.text if _log.detailed else None, native, budget, why))
     if _log.progress:
         passes = ", ".join("%s %.3fs" % (p, s) for p, s in native.get("passes", []) if s >= 0.001)
         progress(name, "compiled in %.2fs (%s; codegen %.3fs)" % (seconds, passes or "passes < 1 ms",
@@ -437,7 +437,8 @@ def _variant_html(h: _Html, v: Variant) -> str:
                                          for i, t, b in saved], num=(0, 2)), open_=len(saved) <= 20))
     elif v.training:
         out.append("<p>No partition: nothing of this region needs a backward.</p>")
-    out.append(h.details("IR before the pipeline", h.pre(v.ir_before)))
+    if v.ir_before is not None:
+        out.append(h.details("IR before the pipeline", h.pre(v.ir_before)))
     if ir is not None:
         out.append(h.details("IR after the pipeline", h.pre(ir)))
     dot_text = native.get("dot")

@@ -182,6 +182,7 @@ def test_report_without_detail_says_how_to_get_it(tmp_path):
         f(torch.randn(4, requires_grad=True)).sum().backward()
         text = open(aot_torch.report(str(tmp_path / "r.html")), encoding="utf-8").read()
         assert "Recorded without the report on" in text
+        assert "IR before the pipeline" not in text   # a model's IR is not kept unasked
         assert re.search(r"id=\"graph-\d+\"", text) and "Compile time per pass" in text
     finally:
         compile_report.reset()
