@@ -119,9 +119,15 @@ def _checked(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except _native.ExecutionError as e:
-        m = _INDEX_CHECK.search(str(e))
-        if m is None or m.group(1) not in _INDEX_ERROR_OPS:
-            raise
+        _index_error(e)
+        raise
+
+
+def _index_error(e: BaseException):
+    """Raises IndexError, chained to `e`, where `e` is a failed index check
+    that eager raises as IndexError; returns otherwise."""
+    m = _INDEX_CHECK.search(str(e))
+    if m is not None and m.group(1) in _INDEX_ERROR_OPS:
         raise IndexError(str(e)) from e
 
 
@@ -1204,6 +1210,9 @@ class _Variant:
             not any(tr.result_multi_view) and not any(tr.result_is_view) and \
             not any(tr.result_through_no_grad_view)
         self.plain_strides = list(tr.result_strides) if plain else None
+        self.plain_checks = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None]
+        # The results are the graph's outputs in order (else a list is made).
+        self.outputs_in_order = list(tr.outputs) == [("tensor", k) for k in range(len(tr.outputs))]
 
     def gradient(self, i: int, g: Any, got: set, got_dirty: set, views: "_Views") -> Any:
         """Argument i's gradient from a backward's `g`, as eager's graph
@@ -1641,11 +1650,20 @@ class _Variant:
             # (No stand-ins, as `_bind` makes for a training call: a call
             # under no_grad binds every argument as a leaf that does not
             # require grad, whatever its flags.)
-            outs = _checked(self.fn, tensors, self.export_views, self.written, no_grad=True, info=info)
-            plain = self.plain_strides
-            if plain is not None and all(st is None or not isinstance(o, torch.Tensor) or o.stride() == st
-                                         for o, st in zip(outs, plain)):
-                return [outs[v] if kind == "tensor" else v for kind, v in self.translation.outputs]
+            try:
+                outs = self.fn(tensors, self.export_views, self.written, no_grad=True, info=info)
+            except _native.ExecutionError as e:
+                _index_error(e)
+                raise
+            if self.plain_strides is not None:
+                for k, st in self.plain_checks:
+                    o = outs[k]
+                    if isinstance(o, torch.Tensor) and o.stride() != st:
+                        break
+                else:
+                    if self.outputs_in_order and len(outs) == len(self.translation.outputs):
+                        return outs
+                    return [outs[v] if kind == "tensor" else v for kind, v in self.translation.outputs]
             # A view of an argument that requires grad is made again, as
             # eager makes it under no_grad: an autograd view of it that
             # requires grad and is a leaf (fuzz seed 8635: the runtime's
@@ -2126,6 +2144,16 @@ class CompiledGraph:
                     conv = None
                 region = self.regions.get((conv[0], numbers)) if conv is not None else None
                 if region is not None:
+                    v = region.variants.get(conv[0])
+                    if v is not None and v.plain_strides is not None and _profiler is None:
+                        # (An inference variant with nothing after its
+                        # compiled code: the region's bookkeeping is not
+                        # needed; a refusal of the runtime's guards is.)
+                        try:
+                            out = v(args, conv[1])
+                        except _native.ConventionError:
+                            return region.call(args, *_convention_key(args))
+                        return out if region.tuple_out else (out[0] if out else None)
                     return region.call(args, *conv)
             key = (grad_mode, _native.graph_key(args)) + numbers
             run = self.traced.get(key)

@@ -843,3 +843,18 @@ def test_plain_inference_results_skip_the_epilogue(monkeypatch):
             torch.testing.assert_close(g, w)
             torch.testing.assert_close(g2, w)
             assert g.stride() == w.stride() and g._is_view() == w._is_view(), f.__name__
+
+
+def test_an_index_out_of_range_raises_indexerror_on_the_inference_fast_path():
+    """Under no_grad, once a region has its variant, calls go straight to
+    it; an index eager refuses with IndexError is refused so there too."""
+    def f(x, i):
+        return x[i] * 2
+
+    run = torch.compile(f, backend="aot")
+    x = torch.randn(5, 3)
+    with torch.no_grad():
+        torch.testing.assert_close(run(x, torch.tensor([0, 4])), f(x, torch.tensor([0, 4])))
+        torch.testing.assert_close(run(x, torch.tensor([1, 2])), f(x, torch.tensor([1, 2])))
+        with pytest.raises(IndexError, match="out of bounds"):
+            run(x, torch.tensor([1, 5]))
