@@ -60,8 +60,10 @@ class Browser:
             os.dup2(high_r, 3)
             os.dup2(high_w, 4)
 
-        # As root the sandbox cannot start; nothing here is untrusted.
-        args = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+        # As root the sandbox cannot start; nothing here is untrusted. A
+        # container's /dev/shm may be too small for the renderer's shared
+        # memory: temporary files instead.
+        args = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--remote-debugging-pipe",
                 "--no-first-run", "--user-data-dir=" + self.profile, "about:blank"]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, preexec_fn=place, pass_fds=(3, 4))
