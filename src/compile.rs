@@ -981,6 +981,9 @@ pub struct CompileOptions {
     pub backend: Backend,
     /// Keep the printed module after the pipeline in `Compiled::ir`.
     pub keep_ir: bool,
+    /// A line on stderr as each pass and the code generation start (see
+    /// `PassManagerOptions::progress`).
+    pub progress: bool,
 }
 
 /// Runs the pipeline on the module and compiles `func`; errors come back as
@@ -994,6 +997,7 @@ pub fn compile(
 ) -> Result<Compiled, String> {
     let render = |ctx: &Context, diags: &[Diagnostic]| diags.iter().map(|d| d.render(ctx, sources)).collect::<String>();
     let mut pm = PassManager::parse(&opts.pipeline).map_err(|e| e.to_string())?;
+    pm.options.progress = opts.progress;
     if let Err(f) = pm.run(&mut ctx, module, &mut std::io::sink()) {
         return Err(render(&ctx, &f.diagnostics));
     }
@@ -1022,6 +1026,9 @@ pub fn compile(
     let dot_partition = if opts.keep_ir { crate::dot::render_partition(&ctx, module) } else { None };
     let pass_times = pass_times(&pm.timing());
     let t_codegen = Instant::now();
+    if opts.progress {
+        eprintln!("aot:     code generation ({})", opts.backend.name());
+    }
     let effects = plans.effects.clone();
     let output_args = output_args(&plans.forward);
     let generator = Rc::new(RefCell::new(Generator::default()));

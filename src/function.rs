@@ -92,18 +92,20 @@ pub struct Options {
     /// Keep what a compile report shows ([`Function::report`]): the
     /// module after the pipeline, as text and as a Graphviz picture.
     pub report: bool,
+    /// A line on stderr as each pass and the code generation start.
+    pub progress: bool,
 }
 
 impl Options {
     /// Forward only (`aot-inference`), native code.
     pub fn inference() -> Options {
-        Options { pipeline: "aot-inference".into(), backend: Backend::CRANELIFT, report: false }
+        Options { pipeline: "aot-inference".into(), backend: Backend::CRANELIFT, report: false, progress: false }
     }
 
     /// Forward and backward (`aot-train`), native code; the backward is
     /// compiled on its first use.
     pub fn training() -> Options {
-        Options { pipeline: "aot-train".into(), backend: Backend::CRANELIFT, report: false }
+        Options { pipeline: "aot-train".into(), backend: Backend::CRANELIFT, report: false, progress: false }
     }
 
     pub fn with_backend(mut self, backend: Backend) -> Options {
@@ -247,7 +249,12 @@ pub(crate) fn compile_entry(
         f.function_type(&ctx).1.iter().map(|&t| ctx.as_tensor(t).map(|t| (t.elem, t.shape.to_vec()))).collect();
     let convention = convention_of(&mut ctx, example_args)?;
     convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(Error::Signature)?;
-    let copts = CompileOptions { pipeline: opts.pipeline.clone(), backend: opts.backend, keep_ir: opts.report };
+    let copts = CompileOptions {
+        pipeline: opts.pipeline.clone(),
+        backend: opts.backend,
+        keep_ir: opts.report,
+        progress: opts.progress,
+    };
     let c = compile(ctx, sources, m, func, &copts).map_err(Error::Compile)?;
     let report = CompileReport {
         ir: c.ir,

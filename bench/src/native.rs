@@ -21,7 +21,7 @@ use std::time::Instant;
 
 /// Compiles `text`'s entry for the convention of `args` (the embedding API).
 fn compile_text(text: &str, pipeline: &str, backend: Backend, args: &[Tensor]) -> Result<Function, String> {
-    let opts = Options { pipeline: pipeline.into(), backend, report: false };
+    let opts = Options { pipeline: pipeline.into(), backend, report: false, progress: false };
     Module::parse(text, "bench").and_then(|m| m.compile(None, args, &opts)).map_err(|e| e.to_string())
 }
 

@@ -102,6 +102,7 @@ pub fn measure(text: &str, prefix: &str, partition: &str) -> Result<Measured, St
         pipeline: format!("builtin.module(func.func({prefix}),{partition})"),
         backend: Backend::Interp,
         keep_ir: true,
+        progress: false,
     };
     let compiled = aot::compile::compile(ctx, &sources, m, func, &opts)?;
     let info = {

@@ -384,7 +384,7 @@ pub fn run(data: &[u8]) -> Outcome {
                 return out.found("run: the same program parsed once and failed to parse again".into());
             };
             let pipeline = if grad { "aot-train" } else { "aot-inference" }.to_string();
-            let opts = CompileOptions { pipeline, backend, keep_ir: false };
+            let opts = CompileOptions { pipeline, backend, keep_ir: false, progress: false };
             let calls = Calls { seed: 0, count: 1, grad: grad.then_some(&tangents) };
             match run_compiled(ctx, &sources, module, func, &spec, &opts, calls) {
                 Err(e) => out.reject(run_error(&e)),

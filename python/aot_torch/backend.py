@@ -1037,7 +1037,7 @@ class _Variant:
         self.fn = module.compile(_bind(tensors, self.keep), pipeline=cfg.pipeline_for(training),
                                  backend=cfg.native_backend,
                                  bases=list(zip(self._flats(tensors), self.base_groups)), no_grad=not training,
-                                 report=compile_report.detailed())
+                                 report=compile_report.detailed(), progress=compile_report.progress_on())
         info = self.fn.info()
         # Arguments that require grad written where autograd sees it (not
         # under no_grad, where eager allows it to a leaf too: an optimizer or

@@ -194,6 +194,12 @@ def detailed() -> bool:
     return _log.detailed
 
 
+def progress_on() -> bool:
+    """Whether compiles print a line per pass (with the report's progress
+    lines)."""
+    return _log.progress
+
+
 def graph_source(name: str) -> Optional[str]:
     """The source location of the Dynamo graph `name` belongs to."""
     g = _log.graph_of(name)

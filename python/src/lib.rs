@@ -643,8 +643,9 @@ impl PyAotModule {
     /// of a differentiable base (see `Function.forward`).
     /// `no_grad`: the calls run under no_grad (see `Function.__call__`).
     /// `report`: keep the module after the pipeline and its Graphviz
-    /// picture for `Function.report()`.
-    #[pyo3(signature = (example_args, name = None, pipeline = "aot-train", backend = "cranelift", bases = None, no_grad = false, report = false))]
+    /// picture for `Function.report()`. `progress`: a line on stderr as
+    /// each pass and the code generation start.
+    #[pyo3(signature = (example_args, name = None, pipeline = "aot-train", backend = "cranelift", bases = None, no_grad = false, report = false, progress = false))]
     #[allow(clippy::too_many_arguments)]
     fn compile(
         &self,
@@ -656,13 +657,14 @@ impl PyAotModule {
         bases: Option<Vec<(Bound<'_, PyAny>, Vec<usize>)>>,
         no_grad: bool,
         report: bool,
+        progress: bool,
     ) -> PyResult<PyAotFunction> {
         let api = torch(py)?;
         let backend = Backend::parse(backend).map_err(PyValueError::new_err)?;
         let mut binder = Binder::new(no_grad);
         let args = binder.bind_all(py, api, &tensors_of(example_args)?, "example argument")?;
         binder.bind_bases(py, api, &args, bases.as_deref().unwrap_or_default())?;
-        let opts = Options { pipeline: pipeline.to_string(), backend, report };
+        let opts = Options { pipeline: pipeline.to_string(), backend, report, progress };
         let mut f = self.inner.0.compile(name, &args, &opts).map_err(py_err)?;
         f.share_generator(generator(py).clone());
         Ok(PyAotFunction { inner: GilOnly(f) })

@@ -94,6 +94,9 @@ def test_report_of_a_cnn_and_a_transformer_in_chromium(fresh_report, capfd):
     assert re.search(r"aot: \[ *[0-9.]+s\] graph \d+\.region 0 \(region 1 of 2\): compiling for training", err), err
     assert re.search(r"graph \d+ \(region 1 of 1\): compiled in [0-9.]+s", err), err
     assert re.search(r"aot: \[ *[0-9.]+s\] graph \d+: tracing to ATen", err), err
+    # ... and a line as each pass and the code generation start.
+    assert "aot:     pass Functionalize on @main" in err and "aot:     pass Partition on @main" in err, err
+    assert "aot:     code generation (cranelift)" in err, err
 
     path = aot_torch.report(os.path.join(_out_dir(), "report.html"), profile=prof)
     page_html = open(path, encoding="utf-8").read()

@@ -137,7 +137,7 @@ fn random_conventions(backend: Backend, default_per_case: u64) {
             };
             let mut ctx2 = Context::new();
             let (m2, f2) = parse(&mut ctx2).expect("parsed once already");
-            let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false };
+            let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
             let (compiled, compiled_flags) =
                 match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 5, count: 1, grad: None }) {
                     Ok(r) => (outputs_json(&r.outputs, &r.args), flags(&r.args)),

@@ -331,7 +331,7 @@ fn check(case: &Case, pipeline: &str) -> Result<Vec<String>, String> {
     expected["grads"] = Json::Array(grads.grads);
     let mut ctx2 = Context::new();
     let (m2, f2) = parse(&mut ctx2)?;
-    let opts = CompileOptions { pipeline: pipeline.into(), backend: Backend::Interp, keep_ir: false };
+    let opts = CompileOptions { pipeline: pipeline.into(), backend: Backend::Interp, keep_ir: false, progress: false };
     let r = run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 3, count: 1, grad: Some(&tangents) })
         .map_err(|e| e.to_string())?;
     let mut got = outputs_json(&r.outputs, &r.args);

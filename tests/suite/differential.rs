@@ -50,7 +50,8 @@ pub fn check(mlir: &Path, pipeline: &str, backend: Backend) -> Result<Vec<String
         };
         let mut ctx2 = Context::new();
         let (m2, f2) = parse(&mut ctx2)?;
-        let opts = aot::compile::CompileOptions { pipeline: pipeline.to_string(), backend, keep_ir: false };
+        let opts =
+            aot::compile::CompileOptions { pipeline: pipeline.to_string(), backend, keep_ir: false, progress: false };
         let compiled: Json =
             match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 7, count: calls, grad: None }) {
                 Ok(r) => outputs_json(&r.outputs, &r.args),

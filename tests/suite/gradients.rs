@@ -107,7 +107,7 @@ fn check(
     };
     let mut ctx2 = Context::new();
     let (m2, f2) = parse(&mut ctx2)?;
-    let opts = CompileOptions { pipeline: pipeline.into(), backend, keep_ir: false };
+    let opts = CompileOptions { pipeline: pipeline.into(), backend, keep_ir: false, progress: false };
     let compiled =
         match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 0, count: 1, grad: Some(&tangents) }) {
             Ok(r) => {
@@ -317,7 +317,7 @@ fn checkpointed_dropout_replays_its_draws() {
     let train = |pipeline: String| {
         let mut ctx2 = Context::new();
         let (m2, f2) = parse(&mut ctx2);
-        let opts = CompileOptions { pipeline, backend: Backend::Interp, keep_ir: true };
+        let opts = CompileOptions { pipeline, backend: Backend::Interp, keep_ir: true, progress: false };
         run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 9, count: 1, grad: Some(&tangents) })
             .expect("compiled run")
     };

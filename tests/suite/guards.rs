@@ -32,7 +32,8 @@ fn compile_for(src: &str, spec: &str) -> Case {
     let (mut ctx, m, f) = parse();
     let spec = parse_inputs(spec).unwrap();
     spec.convention(&ctx, f).unwrap().apply(&mut aot::ir::Rewriter::new(&mut ctx), f).unwrap();
-    let opts = CompileOptions { pipeline: "aot-inference".into(), backend: Backend::Interp, keep_ir: false };
+    let opts =
+        CompileOptions { pipeline: "aot-inference".into(), backend: Backend::Interp, keep_ir: false, progress: false };
     let compiled = compile(ctx, &sources, m, f, &opts).unwrap_or_else(|e| panic!("{e}"));
     let (ctx, _, func) = parse();
     Case { function: compiled.function, ctx, func, sources }

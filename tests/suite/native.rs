@@ -24,7 +24,7 @@ fn unary(op: &str, n: usize, backend: Backend) -> aot::runtime::compiled::Compil
     let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
     let mut sources = SourceMgr::new();
     sources.add("t", Arc::from(text.as_str()));
-    let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false };
+    let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
     compile(ctx, &sources, m, f, &opts).expect("compiles").function
 }
 

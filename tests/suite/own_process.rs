@@ -156,6 +156,7 @@ fn peaks(text: &str, partition: &str) -> (u64, u64) {
         pipeline: format!("builtin.module(func.func({PREFIX}),{partition})"),
         backend: Backend::Interp,
         keep_ir: true,
+        progress: false,
     };
     let compiled = compile(ctx, &sources, m, f, &opts).expect("compiles");
     let ir = compiled.ir.clone().expect("kept IR");

@@ -72,7 +72,7 @@ fn configs(grad: bool) -> Vec<CompileOptions> {
     let mut out = Vec::new();
     for p in pipelines {
         for backend in [Backend::Interp, Backend::CRANELIFT] {
-            out.push(CompileOptions { pipeline: p.to_string(), backend, keep_ir: false });
+            out.push(CompileOptions { pipeline: p.to_string(), backend, keep_ir: false, progress: false });
         }
     }
     out

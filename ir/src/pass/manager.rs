@@ -28,11 +28,15 @@ pub struct PassManagerOptions {
     /// Verify the anchor op after every pass (default on).
     pub verify_each: bool,
     pub print: IrPrintConfig,
+    /// Write a line to stderr as each pass starts on each anchor
+    /// (`aot:     pass NAME on @f`): the live summary of a long compile
+    /// (`aot_torch`'s compile report turns it on).
+    pub progress: bool,
 }
 
 impl Default for PassManagerOptions {
     fn default() -> Self {
-        PassManagerOptions { verify_each: true, print: IrPrintConfig::default() }
+        PassManagerOptions { verify_each: true, print: IrPrintConfig::default(), progress: false }
     }
 }
 
@@ -425,6 +429,12 @@ first (aot-train and aot-inference start with it)",
                     ),
                 )],
             });
+        }
+    }
+    if opts.progress {
+        match ctx.attr_str(op, "sym_name") {
+            Some(f) => eprintln!("aot:     pass {} on @{f}", p.info.name),
+            None => eprintln!("aot:     pass {}", p.info.name),
         }
     }
     let mut state = PassState::new(p.info);

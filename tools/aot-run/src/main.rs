@@ -249,7 +249,8 @@ fn run(args: &Args) -> Result<(), RunError> {
                 Some(path) => read_inputs(&ctx, func, &read_user_inputs(read(path, "compile-for inputs")?)?)?,
                 None => spec.clone(),
             };
-            let opts = aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some() };
+            let opts =
+                aot::compile::CompileOptions { pipeline, backend, keep_ir: args.dump_ir.is_some(), progress: false };
             let r = aot_run::run_compiled_for(ctx, &sources, module, func, &compile_for, &spec, &opts, calls)?;
             if let (Some(path), Some(ir)) = (&args.dump_ir, &r.ir) {
                 std::fs::write(path, ir).map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
