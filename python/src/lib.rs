@@ -761,6 +761,7 @@ impl PyAotFunction {
         let effects = self.inner.0.arg_effects();
         // (Once per object: one object is one bound tensor.)
         let mut seen = std::collections::HashSet::new();
+        let mut to_bump = Vec::new();
         for (i, (t, obj)) in bound.iter().zip(&objs).enumerate() {
             if !seen.insert(obj.as_ptr() as usize) {
                 continue;
@@ -781,8 +782,21 @@ impl PyAotFunction {
             let wrote = effects.get(i).is_some_and(|e| e.mutates_data)
                 || written.iter().any(|&j| bound.get(j).is_some_and(|u| u.same(t)));
             if wrote && !obj.call_method0(intern!(py, "is_inference"))?.extract::<bool>()? {
-                let v: i64 = obj.getattr(intern!(py, "_version"))?.extract()?;
-                api.set_version.bind(py).call1((PyTuple::new(py, [obj])?, PyTuple::new(py, [v + 1])?))?;
+                to_bump.push(obj);
+            }
+        }
+        // One bump per version counter, as one in-place op of eager's
+        // bumps the counter its view shares with its base and the base's
+        // other views (and detaches): two written arguments that are views
+        // of one base move it once, not twice. Objects of one counter show
+        // the first bump in their readings.
+        let mut before = Vec::with_capacity(to_bump.len());
+        for obj in &to_bump {
+            before.push(obj.getattr(intern!(py, "_version"))?.extract::<i64>()?);
+        }
+        for (obj, v) in to_bump.iter().zip(before) {
+            if obj.getattr(intern!(py, "_version"))?.extract::<i64>()? == v {
+                api.set_version.bind(py).call1((PyTuple::new(py, [*obj])?, PyTuple::new(py, [v + 1])?))?;
             }
         }
         let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();

@@ -858,3 +858,28 @@ def test_an_index_out_of_range_raises_indexerror_on_the_inference_fast_path():
         torch.testing.assert_close(run(x, torch.tensor([1, 2])), f(x, torch.tensor([1, 2])))
         with pytest.raises(IndexError, match="out of bounds"):
             run(x, torch.tensor([1, 5]))
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_a_write_through_one_of_two_argument_views_bumps_their_counter_once(training):
+    """Two arguments that are views of one base share its version counter;
+    one in-place write moves it by one in eager, and so after a compiled
+    call (it moved by two: each written argument object was bumped)."""
+    def f(a0, a1, w):
+        a1[:2] = 1.0
+        return (a0 + 1) * w
+
+    def make():
+        b = torch.arange(9.0).reshape(3, 3)
+        w = torch.randn(3, 3, generator=torch.Generator().manual_seed(0)).requires_grad_(training)
+        return [b.t(), b[1], w], b
+
+    run = torch.compile(f, backend="aot")
+    (e0, e1, ew), eb = make()
+    (c0, c1, cw), cb = make()
+    with torch.set_grad_enabled(training):
+        want = f(e0, e1, ew)
+        got = run(c0, c1, cw)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(cb, eb)
+    assert (c0._version, c1._version, cb._version) == (e0._version, e1._version, eb._version) == (1, 1, 1)
