@@ -946,6 +946,8 @@ pub struct Compiled {
     /// The picture of its partition alone ([`crate::dot::render_partition`];
     /// with `CompileOptions::keep_ir`, when the pipeline partitioned).
     pub dot_partition: Option<String>,
+    /// What the partition decided (with `CompileOptions::keep_ir`).
+    pub partition: Option<crate::dot::PartitionSummary>,
     /// Wall time of each pass of the pipeline (summed over the functions
     /// it ran on), in pipeline order.
     pub pass_times: Vec<(String, Duration)>,
@@ -1024,6 +1026,7 @@ pub fn compile(
     let ir = opts.keep_ir.then(|| aot_ir::printer::print_op(&ctx, module, Default::default()));
     let dot = opts.keep_ir.then(|| crate::dot::render(&ctx, module));
     let dot_partition = if opts.keep_ir { crate::dot::render_partition(&ctx, module) } else { None };
+    let partition = if opts.keep_ir { crate::dot::partition_summary(&ctx, module) } else { None };
     let pass_times = pass_times(&pm.timing());
     let t_codegen = Instant::now();
     if opts.progress {
@@ -1076,7 +1079,19 @@ pub fn compile(
         }
     };
     let codegen_time = t_codegen.elapsed();
-    Ok(Compiled { function, meta, generator, ir, dot, dot_partition, pass_times, codegen_time, effects, output_args })
+    Ok(Compiled {
+        function,
+        meta,
+        generator,
+        ir,
+        dot,
+        dot_partition,
+        partition,
+        pass_times,
+        codegen_time,
+        effects,
+        output_args,
+    })
 }
 
 /// The passes of a timing tree with their times, each pass once (summed

@@ -20,7 +20,7 @@
 //! names come from the arenas' dense ids, so they are unique and stable for
 //! a given module.
 
-use crate::dialects::func::FuncView;
+use crate::dialects::func::{funcs, FuncView};
 use crate::ir::effects::{memory_effects, Effect, On};
 use crate::ir::printer::type_to_string;
 use crate::ir::{AttrData, Block, Context, Op, Traits, TypeData, Value, ValueDef};
@@ -124,15 +124,21 @@ fn written_operands(ctx: &Context, op: Op) -> FxHashSet<usize> {
 struct Partition {
     /// Forward values saved for a backward: (index among the saved, bytes).
     saved: FxHashMap<Value, Vec<(usize, u64)>>,
-    /// (forward value, backward argument, index among the saved, bytes).
-    cut: Vec<(Value, Value, usize, u64)>,
     /// Backward ops that depend on no tangent.
     recomputed: FxHashSet<Op>,
     /// Per function, the line its cluster label adds.
     label: FxHashMap<Op, String>,
-    /// Per partitioned forward: its backward (when it exists) and its
-    /// saved values in order, with the backward argument each goes to.
-    pairs: Vec<(FuncView, Option<FuncView>, Vec<SavedValue>)>,
+    /// Per partitioned forward, what was decided.
+    pairs: Vec<Pair>,
+}
+
+/// A partitioned forward, its backward (when it exists), its record and
+/// its saved values in order.
+struct Pair {
+    forward: FuncView,
+    backward: Option<FuncView>,
+    info: PartitionInfo,
+    saved: Vec<SavedValue>,
 }
 
 /// A saved value, the backward argument that receives it (if the backward
@@ -144,8 +150,7 @@ impl Partition {
         let mut p = Partition::default();
         let by_name: FxHashMap<&str, FuncView> = funcs.iter().map(|f| (f.name(ctx), *f)).collect();
         for f in funcs {
-            let Some(info) = ctx.get_attr(f.op, crate::passes::partition::PARTITION_ATTR) else { continue };
-            let Ok(info) = PartitionInfo::from_attr(ctx, info) else { continue };
+            let Ok(Some(info)) = PartitionInfo::of_func(ctx, f.op) else { continue };
             let Some(ret) = f.return_op(ctx) else { continue };
             let n = ctx.num_operands(ret);
             let Some(first) = n.checked_sub(info.num_saved) else { continue };
@@ -178,13 +183,9 @@ impl Partition {
                 let v = ctx.operand(ret, first + j);
                 let bytes = value_bytes(ctx, v);
                 p.saved.entry(v).or_default().push((j, bytes));
-                let receiver = receivers.get(&j).copied();
-                if let Some(a) = receiver {
-                    p.cut.push((v, a, j, bytes));
-                }
-                pair.push((v, receiver, j, bytes));
+                pair.push((v, receivers.get(&j).copied(), j, bytes));
             }
-            p.pairs.push((*f, backward.copied(), pair));
+            p.pairs.push(Pair { forward: *f, backward: backward.copied(), info, saved: pair });
         }
         p
     }
@@ -428,13 +429,7 @@ impl<'a> Writer<'a> {
 
 /// The Graphviz `digraph` of `module` (any op: its regions are drawn).
 pub fn render(ctx: &Context, module: Op) -> String {
-    let mut funcs = Vec::new();
-    ctx.walk_pre(module, &mut |o| {
-        if let Some(f) = FuncView::new(ctx, o) {
-            funcs.push(f);
-        }
-    });
-    let part = Partition::of(ctx, &funcs);
+    let part = Partition::of(ctx, &funcs(ctx, module));
     let mut w = Writer { ctx, part, out: String::new(), dialects: Vec::new(), has_views: false, has_writes: false };
     w.line(0, "digraph \"aot\" {");
     w.line(1, "graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, newrank=true];");
@@ -453,26 +448,29 @@ pub fn render(ctx: &Context, module: Op) -> String {
     for op in top {
         w.op(op, 1);
     }
-    let cut = std::mem::take(&mut w.part.cut);
-    for (v, a, j, bytes) in &cut {
-        let from = w.value_node(*v);
-        let line = format!(
-            "{from} -> {a} [color=\"{CUT}\", fontcolor=\"{CUT}\", penwidth=2.5, style=bold, label=\"saved #{j}\\n{}\"];",
-            escape(&human_bytes(*bytes))
-        );
-        w.line(1, &line);
+    let mut cut = Vec::new();
+    for pair in &w.part.pairs {
+        for &(v, a, j, bytes) in &pair.saved {
+            if let Some(a) = a {
+                cut.push(cut_edge(&w.value_node(v), &a.to_string(), j, bytes));
+            }
+        }
     }
-    w.part.cut = cut;
+    for line in &cut {
+        w.line(1, line);
+    }
     w.legend();
     w.line(0, "}");
     w.out
 }
 
-/// The number of ops under `root`, `root` excluded.
-fn count_ops(ctx: &Context, root: Op) -> usize {
-    let mut n = 0usize;
-    ctx.walk_pre(root, &mut |_| n += 1);
-    n.saturating_sub(1)
+/// The bold red edge of the cut from a saved value's node to the node of
+/// the backward argument that receives it.
+fn cut_edge(from: &str, to: &str, j: usize, bytes: u64) -> String {
+    format!(
+        "{from} -> {to} [color=\"{CUT}\", fontcolor=\"{CUT}\", penwidth=2.5, style=bold, label=\"saved #{j}\\n{}\"];",
+        escape(&human_bytes(bytes))
+    )
 }
 
 /// The partition alone, for a module too large to draw whole (Graphviz
@@ -482,13 +480,7 @@ fn count_ops(ctx: &Context, root: Op) -> usize {
 /// receive them, and the edges of the cut between; each function's title
 /// counts the ops left out. None when nothing in `module` is partitioned.
 pub fn render_partition(ctx: &Context, module: Op) -> Option<String> {
-    let mut funcs = Vec::new();
-    ctx.walk_pre(module, &mut |o| {
-        if let Some(f) = FuncView::new(ctx, o) {
-            funcs.push(f);
-        }
-    });
-    let part = Partition::of(ctx, &funcs);
+    let part = Partition::of(ctx, &funcs(ctx, module));
     if part.pairs.is_empty() {
         return None;
     }
@@ -498,13 +490,13 @@ pub fn render_partition(ctx: &Context, module: Op) -> Option<String> {
     w.line(1, "node [shape=box, fontname=\"Courier\", fontsize=9, style=\"rounded,filled\"];");
     w.line(1, "edge [fontname=\"Helvetica\", fontsize=8];");
     let pairs = std::mem::take(&mut w.part.pairs);
-    for (k, (f, b, saved)) in pairs.iter().enumerate() {
+    for (k, Pair { forward: f, backward: b, saved, .. }) in pairs.iter().enumerate() {
         let title = |g: &FuncView, w: &Writer<'_>| {
             let mut t = format!("func @{}", g.name(ctx));
             if let Some(l) = w.part.label.get(&g.op) {
                 let _ = write!(t, "\n{l}");
             }
-            let _ = write!(t, "\n({} ops, not drawn)", count_ops(ctx, g.op));
+            let _ = write!(t, "\n({} ops, not drawn)", ctx.nested_ops(g.op).len());
             t
         };
         let t = title(f, &w);
@@ -546,16 +538,40 @@ pub fn render_partition(ctx: &Context, module: Op) -> Option<String> {
         }
         for (v, a, j, bytes) in saved {
             if let Some(a) = a {
-                let line = format!(
-                    "\"s{v}\" -> \"r{a}\" [color=\"{CUT}\", fontcolor=\"{CUT}\", penwidth=2.5, style=bold, label=\"saved #{j}\\n{}\"];",
-                    escape(&human_bytes(*bytes))
-                );
-                w.line(1, &line);
+                w.line(1, &cut_edge(&format!("\"s{v}\""), &format!("\"r{a}\""), *j, *bytes));
             }
         }
     }
     w.line(0, "}");
     Some(w.out)
+}
+
+/// What a partition decided, as data (what the pictures show; `aot_torch`'s
+/// compile report lists it): the record, and each saved value's index,
+/// type and bytes, in order.
+#[derive(Clone, Debug)]
+pub struct PartitionSummary {
+    pub strategy: String,
+    pub num_saved: usize,
+    /// Storage the saved values keep alive (the record's `saved_bytes`).
+    pub saved_bytes: u64,
+    /// The modelled peak of forward then backward.
+    pub peak_bytes: u64,
+    /// (index among the saved values, printed type, bytes of the value).
+    pub saved: Vec<(usize, String, u64)>,
+}
+
+/// The partition of the first partitioned function of `module` (the
+/// functions directly inside it, as partition makes them), if any.
+pub fn partition_summary(ctx: &Context, module: Op) -> Option<PartitionSummary> {
+    let pair = Partition::of(ctx, &funcs(ctx, module)).pairs.into_iter().next()?;
+    Some(PartitionSummary {
+        strategy: pair.info.strategy,
+        num_saved: pair.info.num_saved,
+        saved_bytes: pair.info.saved_bytes,
+        peak_bytes: pair.info.peak_bytes,
+        saved: pair.saved.iter().map(|&(v, _, j, bytes)| (j, type_to_string(ctx, ctx.value_type(v)), bytes)).collect(),
+    })
 }
 
 #[cfg(test)]

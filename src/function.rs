@@ -260,6 +260,7 @@ pub(crate) fn compile_entry(
         ir: c.ir,
         dot: c.dot,
         dot_partition: c.dot_partition,
+        partition: c.partition,
         pass_times: c.pass_times.into_iter().map(|(n, t)| (n, t.as_secs_f64())).collect(),
         codegen_seconds: c.codegen_time.as_secs_f64(),
     };
@@ -286,6 +287,8 @@ pub struct CompileReport {
     /// The picture of the partition alone (saved values and the cut), for
     /// a module too large to draw whole; None without a partition.
     pub dot_partition: Option<String>,
+    /// What the partition decided: the record and the saved values.
+    pub partition: Option<crate::dot::PartitionSummary>,
     /// Seconds per pass, in pipeline order, each pass once.
     pub pass_times: Vec<(String, f64)>,
     /// Seconds of the forward's code generation.

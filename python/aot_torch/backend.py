@@ -1201,16 +1201,15 @@ class _Variant:
         # `__call__` after the compiled code (no result aliases an argument,
         # is a detach or a view eager marks, or shares a storage with
         # another) returns them as the runtime gives them, once their
-        # strides are eager's: eager's strides per result (None: not a
-        # tensor, or any).
+        # strides are eager's: `(result, eager's strides)` for the results
+        # whose strides eager fixes (None: not such a variant).
         tr = translation
         plain = not training and not self.fresh_groups and not any(self.adopted) and not any(self.stale) and \
             all(a is None for a in self.aliases) and all(s is None for s in self.same_object) and \
             all(d is None for d in tr.result_detach) and not any(tr.result_no_grad_view) and \
             not any(tr.result_multi_view) and not any(tr.result_is_view) and \
             not any(tr.result_through_no_grad_view)
-        self.plain_strides = list(tr.result_strides) if plain else None
-        self.plain_checks = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None]
+        self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] if plain else None
         # The results are the graph's outputs in order (else a list is made).
         self.outputs_in_order = list(tr.outputs) == [("tensor", k) for k in range(len(tr.outputs))]
 
@@ -1650,13 +1649,14 @@ class _Variant:
             # (No stand-ins, as `_bind` makes for a training call: a call
             # under no_grad binds every argument as a leaf that does not
             # require grad, whatever its flags.)
+            # (`_checked` inline: a call frame is a tenth of this path's Python.)
             try:
                 outs = self.fn(tensors, self.export_views, self.written, no_grad=True, info=info)
             except _native.ExecutionError as e:
                 _index_error(e)
                 raise
             if self.plain_strides is not None:
-                for k, st in self.plain_checks:
+                for k, st in self.plain_strides:
                     o = outs[k]
                     if isinstance(o, torch.Tensor) and o.stride() != st:
                         break
@@ -1963,6 +1963,11 @@ class _Region(torch.nn.Module):
             compile_report.fallback(self.region_name, "the region, for this calling convention", _one_line(e))
             self.variants[key] = None
             return self.original(*args)
+        return self.unwrap(out)
+
+    def unwrap(self, out: Sequence[Any]) -> Any:
+        """What the region returns for a variant's results: the graph's
+        output is a tuple, or one value."""
         return out if self.tuple_out else (out[0] if out else None)
 
 
@@ -2153,6 +2158,7 @@ class CompiledGraph:
                             out = v(args, conv[1])
                         except _native.ConventionError:
                             return region.call(args, *_convention_key(args))
+                        # (`region.unwrap` inline: this is the hot path.)
                         return out if region.tuple_out else (out[0] if out else None)
                     return region.call(args, *conv)
             key = (grad_mode, _native.graph_key(args)) + numbers

@@ -91,7 +91,6 @@ class Graph:
     regions: Dict[str, Region] = dataclasses.field(default_factory=dict)
     planned: int = 1                # regions of the graph (a split graph has several)
     fallbacks: List[Fallback] = dataclasses.field(default_factory=list)
-    traces: int = 0
 
 
 class _Log:
@@ -226,9 +225,10 @@ def graph_compiled(name: str, gm: torch.fx.GraphModule):
 
 
 def graph_ran(name: str, how: str):
+    """Where graph `name` ran after its last trace (a region of a split
+    graph does not say for its graph)."""
     g = _log.graph_of(name)
     if g is not None and "." not in name:
-        g.traces += 1
         g.ran = how
 
 
@@ -318,32 +318,12 @@ def variant_failed(name: str, args, reason: str):
 
 # ------------------------------------------------------------ rendering
 
-_PARTITION = re.compile(r'aot\.partition = #aot\.partition<strategy = "([^"]*)", num_forward = (\d+), '
-                        r'num_saved = (\d+), saved_bytes = (\d+), peak_bytes = (\d+)>')
-_SAVED_ARG = re.compile(r"%arg\d+: tensor<([^>]*)> \{aot\.saved = (\d+)")
-_ELEM_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1, "i1": 1}
-
-
 def human_bytes(n: int) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
             return ("%d %s" % (n, unit)) if unit == "B" else ("%.1f %s" % (n, unit))
         n /= 1024.0
     return str(n)
-
-
-def saved_values(ir: str) -> List[Tuple[int, str, int]]:
-    """(index, type, bytes) of each value the forward saves for the backward,
-    from the backward's `aot.saved` arguments in the IR after the pipeline."""
-    out = []
-    for m in _SAVED_ARG.finditer(ir):
-        parts = m.group(1).split("x")
-        elem, dims = parts[-1], parts[:-1]
-        n = 1
-        for d in dims:
-            n *= int(d) if d.isdigit() else 0
-        out.append((int(m.group(2)), "tensor<%s>" % m.group(1), n * _ELEM_BYTES.get(elem, 0)))
-    return sorted(out)
 
 
 def _svg(dot_text: str) -> Tuple[Optional[str], str]:
@@ -427,21 +407,20 @@ def _variant_html(h: _Html, v: Variant) -> str:
     out.append(h.details("Compile time per pass (%.1f ms in all)" % (v.seconds * 1000),
                          h.table(["pass", "ms"], rows, num=(1,)), open_=False))
     ir = native.get("ir")
-    m = _PARTITION.search(ir or "")
-    if m:
-        strategy, _, num_saved, saved_b, peak_b = m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), \
-            int(m.group(5))
+    part = native.get("partition")
+    if part:
         budget = "none (the runtime-optimal cut)" if v.budget is None else "%.2f" % v.budget
         out.append('<p class="partition">Partition: <b>%s</b>; <b>%d</b> values saved for backward, '
                    "keeping <b>%s</b> alive (the caller's arguments excluded); modelled peak of forward "
                    "and backward: <b>%s</b>; memory budget: %s.</p>" % (
-                       h.text(strategy), num_saved, human_bytes(saved_b), human_bytes(peak_b), h.text(budget)))
-        saved = saved_values(ir)
+                       h.text(part["strategy"]), part["num_saved"], human_bytes(part["saved_bytes"]),
+                       human_bytes(part["peak_bytes"]), h.text(budget)))
+        saved = part["saved"]
         if saved:
             out.append(h.details("Saved activations (%d)" % len(saved), h.table(
                 ["#", "type", "bytes"], [[str(i), "<code>%s</code>" % h.text(t), human_bytes(b)]
                                          for i, t, b in saved], num=(0, 2)), open_=len(saved) <= 20))
-    elif v.training:
+    elif v.training and ir is not None:
         out.append("<p>No partition: nothing of this region needs a backward.</p>")
     if v.ir_before is not None:
         out.append(h.details("IR before the pipeline", h.pre(v.ir_before)))
@@ -449,7 +428,7 @@ def _variant_html(h: _Html, v: Variant) -> str:
         out.append(h.details("IR after the pipeline", h.pre(ir)))
     dot_text = native.get("dot")
     if dot_text:
-        title = "Picture of the IR after the pipeline" + (" (forward, backward and the cut)" if m else "")
+        title = "Picture of the IR after the pipeline" + (" (forward, backward and the cut)" if part else "")
         nodes = dot_text.count(" [label=")
         partition = native.get("dot_partition")
         if nodes > MAX_PICTURE_NODES and partition:

@@ -996,8 +996,11 @@ impl PyAotFunction {
     /// What the compile did: `passes`, `(name, seconds)` per pass of the
     /// pipeline in order; `codegen_seconds`; and, when compiled with
     /// `report=True`, `ir` (the module after the pipeline), `dot` (its
-    /// Graphviz picture) and `dot_partition` (the partition alone: saved
-    /// values and the cut; None without a partition), else None.
+    /// Graphviz picture), `dot_partition` (the partition alone: saved
+    /// values and the cut; None without a partition) and `partition`
+    /// (`strategy`, `num_saved`, `saved_bytes`, `peak_bytes`, and `saved`:
+    /// `(index, type, bytes)` per saved value; None without one), else
+    /// None.
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.inner.0.report();
         let d = PyDict::new(py);
@@ -1006,6 +1009,19 @@ impl PyAotFunction {
         d.set_item("ir", r.ir.clone())?;
         d.set_item("dot", r.dot.clone())?;
         d.set_item("dot_partition", r.dot_partition.clone())?;
+        let partition = match &r.partition {
+            None => None,
+            Some(p) => {
+                let e = PyDict::new(py);
+                e.set_item("strategy", &p.strategy)?;
+                e.set_item("num_saved", p.num_saved)?;
+                e.set_item("saved_bytes", p.saved_bytes)?;
+                e.set_item("peak_bytes", p.peak_bytes)?;
+                e.set_item("saved", p.saved.clone())?;
+                Some(e)
+            }
+        };
+        d.set_item("partition", partition)?;
         Ok(d)
     }
 
