@@ -121,7 +121,7 @@ pub(crate) fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: 
         let AttrData::Dict(attrs) = ctx.attr_data(s.attrs) else {
             return Err("view recipe attributes must be a dictionary".into());
         };
-        let next = (vi.layout)(&AttrView { ctx, attrs }, &l)?;
+        let next = (vi.layout)(&AttrView::of_attrs(ctx, attrs), &l)?;
         l = next.into_iter().next().ok_or("a recipe step produced no layout")?;
     }
     Ok(Strided { size: l.sizes, stride: l.strides, offset: l.offset })

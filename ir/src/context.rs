@@ -989,11 +989,23 @@ impl Iterator for OpIter<'_> {
 pub struct AttrView<'a> {
     pub ctx: &'a Context,
     pub attrs: &'a [NamedAttr],
+    /// At run time, the call's symbol values: integer lists then read with
+    /// their symbolic sizes evaluated (`crate::sym`).
+    pub syms: Option<&'a crate::sym::Bindings>,
 }
 
 impl<'a> AttrView<'a> {
     pub fn of_op(ctx: &'a Context, op: Op) -> Self {
-        AttrView { ctx, attrs: ctx.attrs(op) }
+        AttrView { ctx, attrs: ctx.attrs(op), syms: None }
+    }
+
+    pub fn of_attrs(ctx: &'a Context, attrs: &'a [NamedAttr]) -> Self {
+        AttrView { ctx, attrs, syms: None }
+    }
+
+    /// The same view, reading sizes with `syms`' values.
+    pub fn bound(self, syms: &'a crate::sym::Bindings) -> Self {
+        AttrView { syms: Some(syms), ..self }
     }
 
     pub fn get(&self, name: &str) -> Option<Attribute> {
@@ -1009,8 +1021,14 @@ impl<'a> AttrView<'a> {
         self.get(name).and_then(|a| self.ctx.attr_as_f64(a))
     }
 
+    /// An integer list; with [`AttrView::bound`], symbolic sizes in it are
+    /// evaluated (`None` when one cannot be).
     pub fn list(&self, name: &str) -> Option<Vec<i64>> {
-        self.get(name).and_then(|a| self.ctx.attr_as_i64_list(a))
+        let v = self.get(name).and_then(|a| self.ctx.attr_as_i64_list(a))?;
+        match self.syms {
+            Some(b) if !crate::sym::is_static(&v) => b.eval_shape(&v).ok().map(|s| s.to_vec()),
+            _ => Some(v),
+        }
     }
 
     pub fn flag(&self, name: &str) -> bool {

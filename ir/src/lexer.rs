@@ -264,9 +264,9 @@ impl<'src> Lexer<'src> {
 
     /// Scans a dimension list `2x3x` / `?x4x` that starts at the current
     /// position (after skipping trivia). Returns the dims; stops before the
-    /// first component that is not followed by `x`. `None` if a component is
-    /// malformed. Position is left at the element type.
-    pub fn lex_dims(&mut self) -> Option<smallvec::SmallVec<[i64; 4]>> {
+    /// first component that is not followed by `x`. An error says why a
+    /// component is malformed. Position is left at the element type.
+    pub fn lex_dims(&mut self) -> Result<smallvec::SmallVec<[i64; 4]>, String> {
         self.skip_trivia();
         let mut dims = smallvec::SmallVec::new();
         loop {
@@ -275,21 +275,21 @@ impl<'src> Lexer<'src> {
             let dim = if c == b'?' {
                 self.pos += 1;
                 crate::types::DYNAMIC
-            } else if c.is_ascii_digit() {
-                let b = self.pos;
-                while self.peek_byte(0).is_ascii_digit() {
-                    self.pos += 1;
-                }
-                self.src[b..self.pos].parse::<i64>().ok()?
+            } else if c.is_ascii_digit() || c == b'(' || (c == b's' && self.peek_byte(1).is_ascii_digit()) {
+                // An integer, a symbol `s<N>` or a parenthesized size
+                // expression (`crate::sym`).
+                let (d, n) = crate::sym::parse_dim(&self.src.as_bytes()[self.pos..])?;
+                self.pos += n;
+                d
             } else {
-                return Some(dims);
+                return Ok(dims);
             };
             if self.peek_byte(0) == b'x' {
                 self.pos += 1;
                 dims.push(dim);
             } else {
                 self.pos = save;
-                return Some(dims);
+                return Ok(dims);
             }
         }
     }

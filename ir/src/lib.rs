@@ -31,6 +31,7 @@ pub mod printer;
 pub mod registry;
 pub mod rewriter;
 pub mod size;
+pub mod sym;
 pub mod types;
 pub mod verifier;
 pub mod verify_diagnostics;

@@ -638,7 +638,7 @@ pub(crate) fn write_attr(ctx: &Context, a: Attribute, out: &mut String) {
             out.push_str("array<i64");
             for (i, x) in v.iter().enumerate() {
                 out.push_str(if i == 0 { ": " } else { ", " });
-                let _ = write!(out, "{x}");
+                crate::sym::write_dim(*x, out);
             }
             out.push('>');
         }

@@ -60,6 +60,10 @@ impl Traits {
     /// calls, returns, the ops that build and open subclass values), not
     /// by per-component dispatch (see [`subclass_dispatch`]).
     pub const SUBCLASS_RULES: Traits = Traits(1 << 13);
+    /// Its shape rule, verifier and interpreter kernel handle symbolic
+    /// sizes ([`crate::sym`]); the verifier rejects a symbolic size on an
+    /// op without it, so no unconverted rule computes with one.
+    pub const SYMBOLIC_SHAPES: Traits = Traits(1 << 14);
 
     pub const fn union(self, other: Traits) -> Traits {
         Traits(self.0 | other.0)
@@ -175,7 +179,7 @@ pub struct InferCtx<'a> {
 impl<'a> InferCtx<'a> {
     /// Typed access to the attributes.
     pub fn attr_view(&self) -> crate::context::AttrView<'a> {
-        crate::context::AttrView { ctx: self.ctx, attrs: self.attrs }
+        crate::context::AttrView::of_attrs(self.ctx, self.attrs)
     }
 }
 

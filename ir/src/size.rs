@@ -104,8 +104,9 @@ pub enum ShapeError {
 
 /// Checks the shape of a tensor or memref type: rank within
 /// [`Limits::max_rank`], no negative dim, and an element count and byte size
-/// that fit `i64`. Dynamic dims (`?`, reserved for symbolic shapes) are
-/// unknown sizes rather than negative ones and do not enter the counts.
+/// that fit `i64`. Dynamic dims (`?`) and symbolic sizes
+/// ([`crate::sym`]) are unknown sizes rather than negative ones and do not
+/// enter the counts.
 /// `layout` is a memref's explicit `(strides, offset)`; its extent must be
 /// computable in `i64` too.
 pub fn check_shape(shape: &[i64], elem: ElemType, layout: Option<(&[i64], i64)>) -> Result<(), ShapeError> {
@@ -113,8 +114,9 @@ pub fn check_shape(shape: &[i64], elem: ElemType, layout: Option<(&[i64], i64)>)
     if shape.len() > limit {
         return Err(ShapeError::RankTooLarge { rank: shape.len(), limit });
     }
-    let known: SmallVec<[i64; 8]> = shape.iter().copied().filter(|&d| d != DYNAMIC).collect();
-    if let Some((index, &dim)) = shape.iter().enumerate().find(|&(_, &d)| d < 0 && d != DYNAMIC) {
+    let unknown = |d: i64| d == DYNAMIC || crate::sym::is_symbolic(d);
+    let known: SmallVec<[i64; 8]> = shape.iter().copied().filter(|&d| !unknown(d)).collect();
+    if let Some((index, &dim)) = shape.iter().enumerate().find(|&(_, &d)| d < 0 && !unknown(d)) {
         return Err(ShapeError::NegativeDim { index, dim });
     }
     checked_numel(&known).ok_or(ShapeError::NumelOverflow)?;
@@ -288,6 +290,18 @@ pub fn check_alloc_shape(shape: &[i64], elem: ElemType, what: &str) -> Result<u6
 /// loop trip count of a run: `full`, `arange`, random ops, `resize_`, and
 /// the temporaries of compiled code.
 pub fn check_value_sizes(ctx: &crate::Context, root: crate::Op) -> Result<(), crate::Diagnostic> {
+    check_value_sizes_bound(ctx, root, &crate::sym::Bindings::none())
+}
+
+/// [`check_value_sizes`] for one call of a function with symbolic sizes:
+/// each size evaluated with the call's symbol values `syms` (a size that
+/// has none, or no value, is skipped: the static check above had nothing
+/// to bound either).
+pub fn check_value_sizes_bound(
+    ctx: &crate::Context,
+    root: crate::Op,
+    syms: &crate::sym::Bindings,
+) -> Result<(), crate::Diagnostic> {
     use crate::types::TypeData;
     let limit = Limits::max_alloc_bytes();
     let mut failure: Option<crate::Diagnostic> = None;
@@ -301,6 +315,20 @@ pub fn check_value_sizes(ctx: &crate::Context, root: crate::Op) -> Result<(), cr
             return None;
         }
         let what = crate::printer::type_to_string(ctx, ty);
+        let evaluated;
+        let shape: &[i64] = if crate::sym::is_static(shape) {
+            shape
+        } else {
+            match syms.eval_shape(shape) {
+                Ok(s) if s.iter().all(|&d| d >= 0) => {
+                    evaluated = s;
+                    &evaluated
+                }
+                Ok(s) => return Some(format!("a value of type {what} has a negative size here ({s:?})")),
+                Err(crate::sym::SymError::Unbound(_)) => return None,
+                Err(e) => return Some(format!("a value of type {what}: {e}")),
+            }
+        };
         match checked_byte_size(shape, elem) {
             None => Some(format!("a value of type {what} has more bytes than a 64-bit count holds")),
             Some(b) if b as u64 > limit => Some(format!(

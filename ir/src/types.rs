@@ -118,7 +118,12 @@ impl TensorType {
     }
 
     pub fn has_static_shape(&self) -> bool {
-        self.shape.iter().all(|&d| d != DYNAMIC)
+        self.shape.iter().all(|&d| d != DYNAMIC && !crate::sym::is_symbolic(d))
+    }
+
+    /// Whether a size is symbolic (see [`crate::sym`]).
+    pub fn is_symbolic(&self) -> bool {
+        !crate::sym::is_static(&self.shape)
     }
 
     /// Number of elements; dynamic dims count as zero. Saturates at
@@ -188,6 +193,8 @@ pub(crate) fn write_dims(f: &mut impl fmt::Write, shape: &[i64]) -> fmt::Result 
     for &d in shape {
         if d == DYNAMIC {
             f.write_str("?x")?;
+        } else if crate::sym::is_symbolic(d) {
+            write!(f, "{}x", crate::sym::display(d))?;
         } else {
             write!(f, "{d}x")?;
         }

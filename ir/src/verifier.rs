@@ -81,6 +81,11 @@ impl Verifier<'_> {
         };
         self.verify_structure(op, def)?;
         self.verify_value_types(op)?;
+        if !def.has(Traits::SYMBOLIC_SHAPES) {
+            if let Some(what) = crate::sym::first_symbolic_use(ctx, op) {
+                return Err(Diagnostic::op_error(ctx, op, format!("does not support symbolic sizes yet: {what}")));
+            }
+        }
         self.verify_attrs(op, def)?;
         self.verify_dominance(op)?;
         if def.has(Traits::SYMBOL_TABLE) {

@@ -87,6 +87,10 @@ pub struct KernelCtx<'a> {
     pub gen: &'a mut Generator,
     /// Float results live in f64 buffers (finite differences).
     pub promote_f64: bool,
+    /// The values of the function's symbols in this call: declared
+    /// result types and size attributes read through this context are
+    /// evaluated with them.
+    pub syms: &'a aot_ir::sym::Bindings,
 }
 
 impl KernelCtx<'_> {
@@ -120,7 +124,12 @@ impl KernelCtx<'_> {
     /// The declared type of result `i`.
     pub fn result_type(&self, i: usize) -> Result<TensorType, String> {
         let v = self.ctx.result(self.op, i);
-        self.ctx.value_tensor(v).cloned().ok_or_else(|| format!("result #{i} is not a tensor"))
+        let t = self.ctx.value_tensor(v).cloned().ok_or_else(|| format!("result #{i} is not a tensor"))?;
+        if t.is_symbolic() {
+            let shape = self.syms.eval_shape(&t.shape).map_err(|e| format!("result #{i}: {e}"))?;
+            return Ok(TensorType::new(shape, t.elem));
+        }
+        Ok(t)
     }
 
     pub fn attr_i64(&self, name: &str) -> Result<i64, String> {
@@ -139,12 +148,22 @@ impl KernelCtx<'_> {
         self.ctx.attr_f64(self.op, name)
     }
 
+    /// An integer list attribute, its symbolic sizes evaluated.
     pub fn attr_list(&self, name: &str) -> Result<Vec<i64>, String> {
-        self.ctx.attr_i64_list(self.op, name).ok_or_else(|| format!("missing integer list attribute '{name}'"))
+        let v =
+            self.ctx.attr_i64_list(self.op, name).ok_or_else(|| format!("missing integer list attribute '{name}'"))?;
+        self.eval_list(v).map_err(|e| format!("attribute '{name}': {e}"))
     }
 
     pub fn attr_list_or_empty(&self, name: &str) -> Vec<i64> {
-        self.ctx.attr_i64_list(self.op, name).unwrap_or_default()
+        self.ctx.attr_i64_list(self.op, name).map(|v| self.eval_list(v).unwrap_or_default()).unwrap_or_default()
+    }
+
+    fn eval_list(&self, v: Vec<i64>) -> Result<Vec<i64>, aot_ir::sym::SymError> {
+        if aot_ir::sym::is_static(&v) {
+            return Ok(v);
+        }
+        Ok(self.syms.eval_shape(&v)?.to_vec())
     }
 
     pub fn attr_flag(&self, name: &str) -> bool {
@@ -192,6 +211,8 @@ pub struct Interpreter<'a> {
     pub generator: Generator,
     pub options: ExecOptions,
     depth: usize,
+    /// The symbols' values in the function running now.
+    syms: aot_ir::sym::Bindings,
     /// Expanded sizes of the functions called so far (the module is
     /// borrowed immutably, so they stay valid).
     costs: CallCosts,
@@ -206,6 +227,7 @@ impl<'a> Interpreter<'a> {
             generator: Generator::default(),
             options: ExecOptions::default(),
             depth: 0,
+            syms: aot_ir::sym::Bindings::none(),
             costs: CallCosts::new(),
         }
     }
@@ -234,9 +256,25 @@ impl<'a> Interpreter<'a> {
         if params.len() != args.len() {
             return Err(self.err(func, format!("expects {} arguments, got {}", params.len(), args.len())));
         }
+        // A function with symbolic sizes binds them from its arguments and
+        // checks its guards; then every value's size is known, and bounded
+        // as a static function's are above.
+        let symbolic = params.iter().any(|&p| ctx.value_tensor(p).is_some_and(|t| t.is_symbolic()));
+        let syms = if symbolic {
+            let facts = aot_ir::sym::Facts::of_func(ctx, func).map_err(|m| self.err(func, m))?;
+            let types: Vec<Option<&TensorType>> = params.iter().map(|&p| ctx.value_tensor(p)).collect();
+            let sizes: Vec<aot_ir::Shape> = args.iter().map(|a| a.sizes()).collect();
+            let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
+            let b = aot_ir::sym::Bindings::bind(&types, &sizes, &facts).map_err(|m| self.err(func, m))?;
+            aot_ir::size::check_value_sizes_bound(ctx, func, &b)?;
+            b
+        } else {
+            aot_ir::sym::Bindings::none()
+        };
         for (i, (&p, a)) in params.iter().zip(&args).enumerate() {
             if let Some(t) = ctx.value_tensor(p) {
-                if t.shape[..] != a.sizes()[..] || t.elem != a.dtype() {
+                let want = syms.eval_shape(&t.shape).map_err(|e| self.err(func, e))?;
+                if want[..] != a.sizes()[..] || t.elem != a.dtype() {
                     return Err(self.err(
                         func,
                         format!(
@@ -258,7 +296,9 @@ impl<'a> Interpreter<'a> {
             return Err(self.err(func, "call depth exceeds 256 (unbounded recursion?)"));
         }
         let value_semantics = ctx.has_attr(func, VALUE_SEMANTICS);
+        let caller_syms = std::mem::replace(&mut self.syms, syms);
         let r = self.run_block(entry, args, value_semantics);
+        self.syms = caller_syms;
         self.depth -= 1;
         r
     }
@@ -335,7 +375,8 @@ impl<'a> Interpreter<'a> {
             }
             for (&r, t) in ctx.results(op).iter().zip(results) {
                 if let Some(tt) = ctx.value_tensor(r) {
-                    if tt.shape[..] != t.sizes()[..] || tt.elem != t.dtype() {
+                    let want = self.syms.eval_shape(&tt.shape).map_err(|e| self.err(op, e))?;
+                    if want[..] != t.sizes()[..] || tt.elem != t.dtype() {
                         return Err(self.err(
                             op,
                             format!(
@@ -426,7 +467,7 @@ impl<'a> Interpreter<'a> {
             }
         }
         let promote = self.options.promote_f64;
-        let mut kctx = KernelCtx { ctx, op, inputs, gen: &mut self.generator, promote_f64: promote };
+        let mut kctx = KernelCtx { ctx, op, inputs, gen: &mut self.generator, promote_f64: promote, syms: &self.syms };
         let mut results = (kernel.0)(&mut kctx).map_err(|m| self.err(op, m))?;
 
         let any_input_rg = || inputs.iter().any(|t| t.requires_grad());

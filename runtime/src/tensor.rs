@@ -213,7 +213,14 @@ pub fn contiguous_strides(shape: &[i64]) -> Shape {
     let mut acc = 1i64;
     for i in (0..shape.len()).rev() {
         s[i] = acc;
-        acc = acc.saturating_mul(shape[i].max(1));
+        acc = if aot_ir::sym::is_symbolic(shape[i]) || aot_ir::sym::is_symbolic(acc) {
+            // A symbolic size is at least 2, so no `max(1)`; strides become
+            // expressions (`s1*4`). Only compile-time layouts have them.
+            let d = if aot_ir::sym::is_symbolic(shape[i]) { shape[i] } else { shape[i].max(1) };
+            aot_ir::sym::mul(acc, d).unwrap_or(i64::MAX)
+        } else {
+            acc.saturating_mul(shape[i].max(1))
+        };
     }
     s
 }

@@ -425,6 +425,7 @@ fn verify_func(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
         return Err(Diagnostic::op_error(ctx, op, "symbol declaration cannot have public visibility"));
     }
     verify_convention_attrs(ctx, op, &f, inputs)?;
+    aot_ir::sym::verify_function(ctx, op, inputs).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
     Ok(())
 }
 
@@ -670,7 +671,7 @@ inventory::submit! {
     OpDef {
         name: FuncOp::NAME,
         summary: "A function: a symbol with a typed signature and a body region",
-        traits: traits(&[Traits::ISOLATED_FROM_ABOVE, Traits::SYMBOL, Traits::SUBCLASS_RULES]),
+        traits: traits(&[Traits::ISOLATED_FROM_ABOVE, Traits::SYMBOL, Traits::SUBCLASS_RULES, Traits::SYMBOLIC_SHAPES]),
         regions: 1,
         attrs: &[
             AttrSpec::required("sym_name", AttrKind::Str),
@@ -690,7 +691,7 @@ inventory::submit! {
     OpDef {
         name: ReturnOp::NAME,
         summary: "Returns values from a function",
-        traits: traits(&[Traits::TERMINATOR, Traits::PURE, Traits::SUBCLASS_RULES]),
+        traits: traits(&[Traits::TERMINATOR, Traits::PURE, Traits::SUBCLASS_RULES, Traits::SYMBOLIC_SHAPES]),
         operands: Arity::AtLeast(0),
         verify: Some(verify_return),
         syntax: Syntax::Custom { parse: parse_return, print: print_return },

@@ -99,7 +99,14 @@ pub fn index_put_(k: &mut KernelCtx<'_>) -> KernelResult {
         let row = values.alias_with(rs, strides.iter().copied().collect(), values.offset() + p * strides[0])?;
         let one = index.alias_with(smallvec![1], smallvec![it[0]], index.offset() + p * it[0])?;
         let inputs = [x.clone(), one, row];
-        let mut put = KernelCtx { ctx: k.ctx, op: k.op, inputs: &inputs, gen: &mut *k.gen, promote_f64: k.promote_f64 };
+        let mut put = KernelCtx {
+            ctx: k.ctx,
+            op: k.op,
+            inputs: &inputs,
+            gen: &mut *k.gen,
+            promote_f64: k.promote_f64,
+            syms: k.syms,
+        };
         via_functional(&mut put)?;
     }
     none()

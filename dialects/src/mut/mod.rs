@@ -266,8 +266,11 @@ fn verify_operand_dead_after(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-const INPLACE: Traits = Traits::INPLACE;
+// Every data mutation handles symbolic sizes (`aot_ir::sym`): their rules
+// only broadcast; metadata mutations say so one by one (`META_S`).
+const INPLACE: Traits = Traits::INPLACE.union(Traits::SYMBOLIC_SHAPES);
 const META: Traits = Traits::METADATA_MUTATION;
+const META_S: Traits = META.union(Traits::SYMBOLIC_SHAPES);
 const ONE: Arity = Arity::Exact(1);
 const TWO: Arity = Arity::Exact(2);
 const NONE: Arity = Arity::Exact(0);
@@ -446,12 +449,12 @@ data_op!(
 );
 
 macro_rules! meta_op {
-    ($name:expr, $summary:literal, $operands:expr, $attrs:expr, $infer:expr, $kind:expr, $kernel:expr $(, $extra:expr)*) => {
+    ($name:expr, $summary:literal, $traits:expr, $operands:expr, $attrs:expr, $infer:expr, $kind:expr, $kernel:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: $name,
                 summary: $summary,
-                traits: META,
+                traits: $traits,
                 operands: $operands,
                 results: ONE,
                 attrs: $attrs,
@@ -468,6 +471,7 @@ macro_rules! meta_op {
 meta_op!(
     "mut.t_",
     "Transposes in place (rank <= 2)",
+    META_S,
     ONE,
     &[],
     infer_t,
@@ -477,6 +481,7 @@ meta_op!(
 meta_op!(
     "mut.transpose_",
     "Swaps two dimensions in place",
+    META_S,
     ONE,
     &[AttrSpec::required("dim0", AttrKind::I64), AttrSpec::required("dim1", AttrKind::I64)],
     infer_transpose,
@@ -486,6 +491,7 @@ meta_op!(
 meta_op!(
     "mut.squeeze_",
     "Removes size-1 dimensions in place",
+    META_S,
     ONE,
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_squeeze,
@@ -495,6 +501,7 @@ meta_op!(
 meta_op!(
     "mut.unsqueeze_",
     "Inserts a size-1 dimension in place",
+    META_S,
     ONE,
     &[AttrSpec::required("dim", AttrKind::I64)],
     infer_unsqueeze,
@@ -504,6 +511,7 @@ meta_op!(
 meta_op!(
     AsStridedOp::NAME,
     "Sets sizes, strides and storage offset in place",
+    META,
     ONE,
     &[
         AttrSpec::required("size", AttrKind::I64List),
@@ -517,6 +525,7 @@ meta_op!(
 meta_op!(
     ResizeOp::NAME,
     "Resizes in place (contiguous; the storage grows when needed)",
+    META,
     ONE,
     &[AttrSpec::required("size", AttrKind::I64List)],
     infer_resize,
@@ -527,6 +536,7 @@ meta_op!(
 meta_op!(
     SetOp::NAME,
     "Makes x use src's storage and metadata",
+    META_S,
     TWO,
     &[],
     infer_set,

@@ -131,7 +131,7 @@ inventory::submit! {
     OpDef {
         name: "rng.uniform",
         summary: "Uniform samples in [low, high) from the global generator",
-        traits: Traits::RANDOM,
+        traits: Traits::RANDOM.union(Traits::SYMBOLIC_SHAPES),
         results: Arity::Exact(1),
         attrs: UNIFORM,
         verify: Some(verify_nullary),
@@ -145,7 +145,7 @@ inventory::submit! {
     OpDef {
         name: "rng.normal",
         summary: "Normal samples (Box-Muller) from the global generator",
-        traits: Traits::RANDOM,
+        traits: Traits::RANDOM.union(Traits::SYMBOLIC_SHAPES),
         results: Arity::Exact(1),
         attrs: NORMAL,
         verify: Some(verify_nullary),
@@ -159,7 +159,7 @@ inventory::submit! {
     OpDef {
         name: "rng.bernoulli",
         summary: "1 with probability p, else 0, from the global generator",
-        traits: Traits::RANDOM,
+        traits: Traits::RANDOM.union(Traits::SYMBOLIC_SHAPES),
         operands: Arity::Exact(1),
         results: Arity::Exact(1),
         infer: Some(infer_bernoulli),
@@ -173,7 +173,7 @@ inventory::submit! {
     OpDef {
         name: "rng.dropout",
         summary: "Zeroes elements with probability p and scales the rest by 1/(1-p); returns the keep mask",
-        traits: Traits::RANDOM.union(Traits::DIFFERENTIABLE),
+        traits: Traits::RANDOM.union(Traits::DIFFERENTIABLE).union(Traits::SYMBOLIC_SHAPES),
         operands: Arity::Exact(1),
         results: Arity::Exact(2),
         attrs: DROPOUT,
@@ -188,7 +188,7 @@ inventory::submit! {
     OpDef {
         name: PhiloxUniformOp::NAME,
         summary: "Uniform samples from an explicit Philox state (seed, offset)",
-        traits: Traits::PURE,
+        traits: Traits::PURE.union(Traits::SYMBOLIC_SHAPES),
         operands: Arity::Exact(2),
         results: Arity::Exact(1),
         attrs: UNIFORM,
@@ -203,7 +203,7 @@ inventory::submit! {
     OpDef {
         name: PhiloxNormalOp::NAME,
         summary: "Normal samples from an explicit Philox state (seed, offset)",
-        traits: Traits::PURE,
+        traits: Traits::PURE.union(Traits::SYMBOLIC_SHAPES),
         operands: Arity::Exact(2),
         results: Arity::Exact(1),
         attrs: NORMAL,
@@ -218,7 +218,7 @@ inventory::submit! {
     OpDef {
         name: PhiloxBernoulliOp::NAME,
         summary: "Bernoulli samples from an explicit Philox state (seed, offset)",
-        traits: Traits::PURE,
+        traits: Traits::PURE.union(Traits::SYMBOLIC_SHAPES),
         operands: Arity::Exact(3),
         results: Arity::Exact(1),
         infer: Some(infer_philox_bernoulli),
@@ -232,7 +232,7 @@ inventory::submit! {
     OpDef {
         name: PhiloxDropoutOp::NAME,
         summary: "Dropout from an explicit Philox state (seed, offset)",
-        traits: Traits::PURE.union(Traits::DIFFERENTIABLE),
+        traits: Traits::PURE.union(Traits::DIFFERENTIABLE).union(Traits::SYMBOLIC_SHAPES),
         operands: Arity::Exact(3),
         results: Arity::Exact(2),
         attrs: DROPOUT,

@@ -490,9 +490,9 @@ fn infer_cat(ic: &InferCtx<'_>) -> InferResult {
         if t.rank() != first.rank() || (0..t.rank()).any(|j| j != d && t.shape[j] != first.shape[j]) {
             return Err(format!("operand #{i} ({t}) does not match {first} outside dimension {d}"));
         }
-        s[d] = s[d]
-            .checked_add(t.shape[d])
-            .ok_or_else(|| format!("concatenated size along dimension {d} overflows a 64-bit integer"))?;
+        // Symbolic sizes add as expressions (`s0 + 3`).
+        s[d] = aot_ir::sym::add(s[d], t.shape[d])
+            .map_err(|_| format!("concatenated size along dimension {d} overflows a 64-bit integer"))?;
     }
     one(s, e)
 }
@@ -580,9 +580,14 @@ fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
 
 const P: Traits = Traits::PURE;
 const PD: Traits = traits(&[Traits::PURE, Traits::DIFFERENTIABLE]);
-const EW: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE]);
-const EWC: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE, Traits::COMMUTATIVE]);
-const CMP: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE]);
+// Ops whose rules and kernels handle symbolic sizes (`aot_ir::sym`): the
+// elementwise ones, and those marked `S` below.
+const S: Traits = Traits::SYMBOLIC_SHAPES;
+const PS: Traits = P.union(S);
+const PDS: Traits = PD.union(S);
+const EW: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE, S]);
+const EWC: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE, Traits::COMMUTATIVE, S]);
+const CMP: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, S]);
 
 const REDUCE_ATTRS: &[AttrSpec] =
     &[AttrSpec::optional("dims", AttrKind::I64List), AttrSpec::optional("keepdim", AttrKind::Flag)];
@@ -1086,7 +1091,7 @@ inventory::submit! {
     OpDef {
         name: CastOp::NAME,
         summary: "Converts to the result's element type (`x.to(dtype)`)",
-        traits: traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE]),
+        traits: traits(&[Traits::PURE, Traits::ELEMENTWISE, Traits::DIFFERENTIABLE, S]),
         operands: ONE,
         results: ONE,
         verify: Some(verify_cast),
@@ -1105,7 +1110,7 @@ fn fold_cast(ctx: &Context, op: Op) -> Option<Value> {
 op!(
     SumOp::NAME,
     "Sum over dims (all when empty)",
-    PD,
+    PDS,
     ONE,
     ONE,
     REDUCE_ATTRS,
@@ -1119,7 +1124,7 @@ op!(
 op!(
     MeanOp::NAME,
     "Mean over dims (all when empty)",
-    PD,
+    PDS,
     ONE,
     ONE,
     REDUCE_ATTRS,
@@ -1133,7 +1138,7 @@ op!(
 op!(
     AmaxOp::NAME,
     "Maximum over dims (all when empty)",
-    PD,
+    PDS,
     ONE,
     ONE,
     REDUCE_ATTRS,
@@ -1147,7 +1152,7 @@ op!(
 op!(
     AminOp::NAME,
     "Minimum over dims (all when empty)",
-    PD,
+    PDS,
     ONE,
     ONE,
     REDUCE_ATTRS,
@@ -1161,7 +1166,7 @@ op!(
 op!(
     "tensor.var",
     "Variance over dims with Bessel-style correction",
-    PD,
+    PDS,
     ONE,
     ONE,
     &[
@@ -1178,7 +1183,7 @@ op!(
 op!(
     "tensor.argmax",
     "Index of the maximum along dim (of the flattened tensor without dim)",
-    P,
+    PS,
     ONE,
     ONE,
     &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::optional("keepdim", AttrKind::Flag)],
@@ -1189,7 +1194,7 @@ op!(
 op!(
     "tensor.cumsum",
     "Running sum along dim (`reverse`: from the end); integers and bools sum in i64",
-    PD,
+    PDS,
     ONE,
     ONE,
     CUMSUM_ATTRS,
@@ -1201,7 +1206,7 @@ op!(
 op!(
     "tensor.argsort",
     "Positions that sort each lane along dim, ascending (`descending`: largest first); stable: equal elements keep their order, NaN sorts above every number",
-    P,
+    PS,
     ONE,
     ONE,
     ARGSORT_ATTRS,
@@ -1212,7 +1217,7 @@ op!(
 op!(
     "tensor.softmax",
     "Softmax along dim",
-    PD,
+    PDS,
     ONE,
     ONE,
     DIM,
@@ -1225,7 +1230,7 @@ op!(
 op!(
     "tensor.log_softmax",
     "Log-softmax along dim",
-    PD,
+    PDS,
     ONE,
     ONE,
     DIM,
@@ -1239,7 +1244,7 @@ inventory::submit! {
     OpDef {
         name: "tensor.layer_norm",
         summary: "Layer normalization over the last normalized_ndim dims; also returns mean and rstd",
-        traits: PD,
+        traits: PDS,
         operands: Arity::Range(1, 3),
         results: THREE,
         attrs: &[AttrSpec::required("normalized_ndim", AttrKind::I64), AttrSpec::optional("eps", AttrKind::F64)],
@@ -1258,7 +1263,7 @@ inventory::submit! {
 op!(
     MmOp::NAME,
     "2-D matrix product",
-    PD,
+    PDS,
     TWO,
     ONE,
     &[],
@@ -1272,7 +1277,7 @@ op!(
 op!(
     BmmOp::NAME,
     "Batched 3-D matrix product",
-    PD,
+    PDS,
     TWO,
     ONE,
     &[],
@@ -1286,7 +1291,7 @@ op!(
 op!(
     MatmulOp::NAME,
     "torch.matmul (1-D operands, broadcast batch dims)",
-    PD,
+    PDS,
     TWO,
     ONE,
     &[],
@@ -1300,7 +1305,7 @@ op!(
 op!(
     LinearOp::NAME,
     "x @ w.T + b",
-    PD,
+    PDS,
     Arity::Range(2, 3),
     ONE,
     &[],
@@ -1351,7 +1356,7 @@ inventory::submit! {
     OpDef {
         name: attention::AttentionOp::NAME,
         summary: "Scaled dot-product attention (softmax(scale·q·kᵀ + mask)·v, optionally causal) and each row's log-sum-exp",
-        traits: PD,
+        traits: PDS,
         operands: Arity::Range(3, 4),
         results: TWO,
         attrs: attention::ATTRS,
@@ -1370,7 +1375,7 @@ inventory::submit! {
     OpDef {
         name: attention::AttentionGradOp::NAME,
         summary: "The gradients of tensor.attention with respect to q, k and v, from the output gradient, the output and the log-sum-exp",
-        traits: P,
+        traits: PS,
         operands: Arity::Range(6, 7),
         results: THREE,
         attrs: attention::ATTRS,
@@ -1438,7 +1443,7 @@ op!(
 op!(
     "tensor.embedding",
     "Rows of weight selected by indices",
-    PD,
+    PDS,
     TWO,
     ONE,
     &[],
@@ -1463,7 +1468,7 @@ op!(
 op!(
     "tensor.index_select",
     "Selects entries along dim by a 1-D index",
-    PD,
+    PDS,
     TWO,
     ONE,
     DIM,
@@ -1488,7 +1493,7 @@ op!(
 op!(
     IndexPutOp::NAME,
     "x with rows at index replaced by values (or accumulated): the functional mut.index_put_",
-    PD,
+    PDS,
     THREE,
     ONE,
     &[AttrSpec::optional("accumulate", AttrKind::Flag)],
@@ -1500,7 +1505,7 @@ op!(
 op!(
     CatOp::NAME,
     "Concatenates along dim",
-    PD,
+    PDS,
     Arity::AtLeast(1),
     ONE,
     DIM,
@@ -1517,7 +1522,7 @@ pub const CLONE: &str = CloneOp::NAME;
 op!(
     CloneOp::NAME,
     "A fresh contiguous copy",
-    PD,
+    PDS,
     ONE,
     ONE,
     &[],
@@ -1533,7 +1538,7 @@ inventory::submit! {
     OpDef {
         name: FullOp::NAME,
         summary: "A tensor of the result type filled with value",
-        traits: P,
+        traits: PS,
         results: ONE,
         attrs: &[AttrSpec::required("value", AttrKind::F64)],
         verify: Some(verify_full),
@@ -1552,7 +1557,7 @@ inventory::submit! {
     OpDef {
         name: FillOp::NAME,
         summary: "The operand's shape and type, every element value; differentiable, with a zero gradient for the operand (a functional fill_/zero_ autograd records)",
-        traits: PD,
+        traits: PDS,
         operands: ONE,
         results: ONE,
         attrs: &[AttrSpec::required("value", AttrKind::F64)],
@@ -1582,7 +1587,7 @@ inventory::submit! {
     OpDef {
         name: ConstantOp::NAME,
         summary: "A tensor with the given dense contents",
-        traits: P,
+        traits: PS,
         operands: NONE,
         results: ONE,
         attrs: &[AttrSpec::required("value", AttrKind::Dense)],

@@ -3,7 +3,7 @@
 //! scatter kernels copy `base` and write `src` through the matching view of
 //! the copy.
 
-use super::{in_value_semantics, view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, VIEW_NEEDS_COPY};
+use super::{in_value_semantics, view_layouts_bound, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, VIEW_NEEDS_COPY};
 use aot_ir::AttrView;
 use aot_runtime::{KernelCtx, KernelResult, Tensor};
 use smallvec::smallvec;
@@ -20,13 +20,13 @@ fn aliases(t: &Tensor, layouts: smallvec::SmallVec<[Layout; 1]>) -> KernelResult
 
 pub fn view(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
-    match view_layouts(k.ctx, k.op, &layout_of(x)) {
+    match view_layouts_bound(k.ctx, k.op, &layout_of(x), k.syms) {
         Ok(layouts) => aliases(x, layouts),
         // Under value semantics the operand's layout is an implementation
         // choice; eager programs keep PyTorch's error.
         Err(m) if m == VIEW_NEEDS_COPY && in_value_semantics(k.ctx, k.op) => {
             let copy = x.deep_clone();
-            let layouts = view_layouts(k.ctx, k.op, &layout_of(&copy))?;
+            let layouts = view_layouts_bound(k.ctx, k.op, &layout_of(&copy), k.syms)?;
             aliases(&copy, layouts)
         }
         Err(m) => Err(m),
@@ -35,7 +35,7 @@ pub fn view(k: &mut KernelCtx<'_>) -> KernelResult {
 
 pub fn reshape(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
-    match view_layouts(k.ctx, k.op, &layout_of(x)) {
+    match view_layouts_bound(k.ctx, k.op, &layout_of(x), k.syms) {
         Ok(layouts) => aliases(x, layouts),
         Err(m) if m == RESHAPE_NEEDS_COPY => {
             let rt = k.result_type(0)?;
@@ -53,7 +53,7 @@ pub fn scatter(k: &mut KernelCtx<'_>) -> KernelResult {
     let si = def.interface::<ScatterInterface>().ok_or("not a scatter op")?;
     let out = Tensor::zeros(base.dtype(), &base.sizes(), k.physical(base.dtype()));
     out.copy_values_from(base);
-    let l = (si.layout)(&AttrView::of_op(k.ctx, k.op), &layout_of(&out))?;
+    let l = (si.layout)(&AttrView::of_op(k.ctx, k.op).bound(k.syms), &layout_of(&out))?;
     let region = out.alias_with(l[0].sizes.clone(), l[0].strides.clone(), l[0].offset)?;
     region.copy_values_from(src);
     Ok(smallvec![out])

@@ -82,9 +82,19 @@ pub struct ViewInterface {
 
 /// The layouts of `op`'s results given its operand's layout.
 pub fn view_layouts(ctx: &Context, op: Op, input: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    view_layouts_bound(ctx, op, input, &aot_ir::sym::Bindings::none())
+}
+
+/// [`view_layouts`] in a call whose symbols have the values `syms`.
+pub fn view_layouts_bound(
+    ctx: &Context,
+    op: Op,
+    input: &Layout,
+    syms: &aot_ir::sym::Bindings,
+) -> Result<SmallVec<[Layout; 1]>, String> {
     let def = ctx.op_def(op).ok_or("unregistered op")?;
     let vi = def.interface::<ViewInterface>().ok_or_else(|| format!("'{}' is not a view op", def.name))?;
-    (vi.layout)(&AttrView::of_op(ctx, op), input)
+    (vi.layout)(&AttrView::of_op(ctx, op).bound(syms), input)
 }
 
 // ----- the layout rules, one per view op -----
@@ -164,15 +174,67 @@ pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
     Ok(out)
 }
 
+/// [`resolve_shape`] over symbolic sizes: `-1` takes `numel` divided by
+/// the other sizes when the division is exact by their forms (`s0*4` into
+/// `[-1, 4]` is `[s0, 4]`); otherwise the product must be `numel` itself.
+pub fn resolve_shape_sym(shape: &[i64], numel: i64) -> Result<Shape, String> {
+    let mut out: Shape = shape.into();
+    let mut infer = None;
+    let mut known = 1i64;
+    for (i, &d) in shape.iter().enumerate() {
+        if d == -1 {
+            if infer.is_some() {
+                return Err("only one dimension can be inferred (-1)".into());
+            }
+            infer = Some(i);
+        } else if d < 0 && !aot_ir::sym::is_symbolic(d) {
+            return Err(format!("invalid shape dimension {d}"));
+        } else {
+            known = aot_ir::sym::mul(known, d).map_err(|e| e.to_string())?;
+        }
+    }
+    let invalid = || format!("shape {} is invalid for input of size {}", fmt_shape(shape), aot_ir::sym::display(numel));
+    if let Some(i) = infer {
+        out[i] = aot_ir::sym::exact_div(numel, known)
+            .filter(|&q| q >= 0 || aot_ir::sym::is_symbolic(q))
+            .ok_or_else(|| format!("{}: {} does not evidently divide it", invalid(), aot_ir::sym::display(known)))?;
+    } else if aot_ir::sym::sub(known, numel) != Ok(0) {
+        return Err(invalid());
+    }
+    Ok(out)
+}
+
+/// `view` or `reshape` where a size is symbolic (at compile time; a call's
+/// sizes are concrete): of a contiguous operand only, giving a contiguous
+/// result.
+fn symbolic_reshape(shape: &[i64], x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+    let dense = Layout::contiguous(&x.sizes);
+    if x.sizes.iter().zip(x.strides.iter().zip(&dense.strides)).any(|(&n, (a, b))| n != 1 && a != b) {
+        return Err("a view or reshape with symbolic sizes of a non-contiguous tensor is not supported yet".into());
+    }
+    let numel = aot_ir::sym::numel(&x.sizes).map_err(|e| e.to_string())?;
+    let sizes = resolve_shape_sym(shape, numel)?;
+    let strides = Layout::contiguous(&sizes).strides;
+    Ok(smallvec![Layout { sizes, strides, offset: x.offset }])
+}
+
 fn layout_view(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
-    let shape = resolve_shape(&a.req_list("shape")?, x.sizes.iter().product())?;
+    let want = a.req_list("shape")?;
+    if !aot_ir::sym::is_static(&want) || !aot_ir::sym::is_static(&x.sizes) {
+        return symbolic_reshape(&want, x);
+    }
+    let shape = resolve_shape(&want, x.sizes.iter().product())?;
     let strides = compute_view_strides(&x.sizes, &x.strides, &shape).ok_or(VIEW_NEEDS_COPY)?;
     Ok(smallvec![Layout { sizes: shape, strides, offset: x.offset }])
 }
 
 /// `reshape` when it can be a view; the kernel copies otherwise.
 fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
-    let shape = resolve_shape(&a.req_list("shape")?, x.sizes.iter().product())?;
+    let want = a.req_list("shape")?;
+    if !aot_ir::sym::is_static(&want) || !aot_ir::sym::is_static(&x.sizes) {
+        return symbolic_reshape(&want, x);
+    }
+    let shape = resolve_shape(&want, x.sizes.iter().product())?;
     match compute_view_strides(&x.sizes, &x.strides, &shape) {
         Some(strides) => Ok(smallvec![Layout { sizes: shape, strides, offset: x.offset }]),
         None => Err(RESHAPE_NEEDS_COPY.into()),
@@ -306,18 +368,24 @@ fn layout_expand(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, 
         let (have, stride) = match (i + r).checked_sub(n) {
             Some(j) => (x.sizes[j], x.strides[j]),
             None => {
-                if want < 0 {
+                if want < 0 && !aot_ir::sym::is_symbolic(want) {
                     return Err(format!(
                         "the expanded size {want} is not allowed in a leading, non-existing dimension"
                     ));
                 }
-                let next = if r == 0 || i + 1 >= n { 0 } else { sizes[i + 1].saturating_mul(strides[i + 1]) };
+                let next = if r == 0 || i + 1 >= n {
+                    0
+                } else if aot_ir::sym::is_symbolic(sizes[i + 1]) || aot_ir::sym::is_symbolic(strides[i + 1]) {
+                    aot_ir::sym::mul(sizes[i + 1], strides[i + 1]).map_err(|e| e.to_string())?
+                } else {
+                    sizes[i + 1].saturating_mul(strides[i + 1])
+                };
                 (1, next)
             }
         };
         let (size, stride) = if want == -1 || want == have {
             (have, stride)
-        } else if have == 1 && want >= 0 {
+        } else if have == 1 && (want >= 0 || aot_ir::sym::is_symbolic(want)) {
             (want, 0)
         } else {
             return Err(format!(
@@ -700,6 +768,8 @@ fn infer_as_strided_scatter(ic: &InferCtx<'_>) -> InferResult {
 // ----- definitions -----
 
 const VIEW: Traits = traits(&[Traits::VIEW, Traits::DIFFERENTIABLE]);
+/// Views whose rules handle symbolic sizes (`aot_ir::sym`).
+const VIEW_S: Traits = VIEW.union(Traits::SYMBOLIC_SHAPES);
 const SCATTER: Traits = traits(&[Traits::PURE, Traits::DIFFERENTIABLE]);
 const ONE: Arity = Arity::Exact(1);
 const TWO: Arity = Arity::Exact(2);
@@ -765,7 +835,7 @@ const TRANSPOSE: &[AttrSpec] = &[AttrSpec::required("dim0", AttrKind::I64), Attr
 view_op!(
     ViewOp::NAME,
     "A view with a new shape (error when the strides do not allow it)",
-    VIEW,
+    VIEW_S,
     ONE,
     SHAPE,
     infer_view,
@@ -780,7 +850,7 @@ view_op!(
 view_op!(
     ReshapeOp::NAME,
     "A view with a new shape when possible, else a copy",
-    VIEW,
+    VIEW_S,
     ONE,
     SHAPE,
     infer_reshape,
@@ -795,7 +865,7 @@ view_op!(
 view_op!(
     PermuteOp::NAME,
     "Permutes the dimensions",
-    VIEW,
+    VIEW_S,
     ONE,
     &[AttrSpec::required("dims", AttrKind::I64List)],
     infer_permute,
@@ -809,7 +879,7 @@ view_op!(
 view_op!(
     TransposeOp::NAME,
     "Swaps two dimensions",
-    VIEW,
+    VIEW_S,
     ONE,
     TRANSPOSE,
     infer_transpose,
@@ -823,7 +893,7 @@ view_op!(
 view_op!(
     TOp::NAME,
     "Transposes a tensor of rank <= 2",
-    VIEW,
+    VIEW_S,
     ONE,
     &[],
     infer_t,
@@ -837,7 +907,7 @@ view_op!(
 view_op!(
     ExpandOp::NAME,
     "Broadcasts size-1 dimensions (stride 0)",
-    VIEW,
+    VIEW_S,
     ONE,
     SHAPE,
     infer_expand,
@@ -879,7 +949,7 @@ view_op!(
 view_op!(
     SqueezeOp::NAME,
     "Removes size-1 dimensions (one, or all)",
-    VIEW,
+    VIEW_S,
     ONE,
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_squeeze,
@@ -894,7 +964,7 @@ view_op!(
 view_op!(
     UnsqueezeOp::NAME,
     "Inserts a size-1 dimension",
-    VIEW,
+    VIEW_S,
     ONE,
     &[AttrSpec::required("dim", AttrKind::I64)],
     infer_unsqueeze,
@@ -960,7 +1030,7 @@ view_op!(
 view_op!(
     AliasOp::NAME,
     "The same data as a new tensor object",
-    VIEW,
+    VIEW_S,
     ONE,
     &[],
     infer_identity,
@@ -974,7 +1044,7 @@ view_op!(
 view_op!(
     no_vjp DetachOp::NAME,
     "An alias that does not require grad",
-    Traits::VIEW,
+    Traits::VIEW.union(Traits::SYMBOLIC_SHAPES),
     ONE,
     &[],
     infer_identity,

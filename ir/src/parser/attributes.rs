@@ -263,7 +263,7 @@ impl<'a, 'src> Parser<'a, 'src> {
                     p.advance();
                     floats.push(if neg { -v } else { v }.to_bits());
                 } else {
-                    ints.push(p.parse_integer()?);
+                    ints.push(p.parse_size()?);
                 }
                 Ok(())
             })?;

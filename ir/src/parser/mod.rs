@@ -333,6 +333,26 @@ impl<'a, 'src> Parser<'a, 'src> {
         self.int_value(t, neg)
     }
 
+    /// A size: an integer, or a symbolic size as a shape writes it (`s0`,
+    /// `(s0*4 + 1)`; see [`crate::sym`]), read from the source text because
+    /// an expression spans several tokens. It must sit on one line.
+    pub fn parse_size(&mut self) -> ParseResult<i64> {
+        let t = self.tok;
+        let text = self.lex.text(&t);
+        let symbol = t.kind == TokenKind::BareIdent
+            && text.strip_prefix('s').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+        if !symbol && t.kind != TokenKind::LParen {
+            return self.parse_integer();
+        }
+        let start = t.start as usize;
+        let parsed = crate::sym::parse_dim(&self.lex.src().as_bytes()[start..]);
+        let (v, n) = parsed.map_err(|m| Diagnostic::error(self.tok_loc(t), format!("invalid size: {m}")))?;
+        let line_start = start + 1 - t.col as usize;
+        self.lex.reset_to(start + n, t.line, line_start);
+        self.advance();
+        Ok(v)
+    }
+
     fn int_value(&mut self, t: Token, neg: bool) -> ParseResult<i64> {
         let text = self.lex.text(&t);
         let parsed = if let Some(hex) = text.strip_prefix("0x") {

@@ -106,9 +106,12 @@ impl<'a, 'src> Parser<'a, 'src> {
             return Err(self.error_here("expected '<' in shaped type"));
         }
         // The lexer is positioned just after '<': scan the dims raw.
-        let Some(dims) = self.lex.lex_dims() else {
-            self.advance();
-            return Err(self.error_here("invalid dimension"));
+        let dims = match self.lex.lex_dims() {
+            Ok(dims) => dims,
+            Err(m) => {
+                self.advance();
+                return Err(self.error_here(format!("invalid dimension: {m}")));
+            }
         };
         self.advance();
         if self.tok.kind != TokenKind::BareIdent {

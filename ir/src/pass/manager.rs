@@ -400,6 +400,38 @@ fn run_manager(
 /// removes them and the generic cleanups, which treat ops by their traits.
 const SUBCLASS_AWARE_PASSES: &[&str] = &["flatten-subclasses", "cse", "dce"];
 
+/// The passes that handle symbolic sizes ([`crate::sym`]); the others
+/// refuse a function that has any, so none computes with one unawares.
+const SYMBOLIC_AWARE_PASSES: &[&str] = &["cse", "dce"];
+
+/// The first op under `op` (itself included) with a symbolic size, and
+/// where.
+fn first_symbolic_op(ctx: &Context, op: Op) -> Option<(Op, String)> {
+    let mut found = None;
+    ctx.walk_pre(op, &mut |o| {
+        if found.is_some() {
+            return;
+        }
+        if let Some(w) = crate::sym::first_symbolic_use(ctx, o) {
+            found = Some((o, format!("'{}' {w}", ctx.op_name(o))));
+            return;
+        }
+        for &r in ctx.regions(o) {
+            for &b in ctx.region_blocks(r) {
+                for (i, &a) in ctx.block_args(b).iter().enumerate() {
+                    let mut s = Vec::new();
+                    crate::sym::type_symbols(ctx, ctx.value_type(a), &mut s);
+                    if !s.is_empty() && found.is_none() {
+                        let t = crate::printer::type_to_string(ctx, ctx.value_type(a));
+                        found = Some((o, format!("argument #{i} of '{}' has type {t}", ctx.op_name(o))));
+                    }
+                }
+            }
+        }
+    });
+    found
+}
+
 fn run_pass(
     p: &mut PassEntry,
     ctx: &mut Context,
@@ -426,6 +458,19 @@ fn run_pass(
                         "pass '{arg}' works on dense tensors, but this value has type {}: run flatten-subclasses \
 first (aot-train and aot-inference start with it)",
                         crate::printer::type_to_string(ctx, ctx.value_type(v))
+                    ),
+                )],
+            });
+        }
+    }
+    if !SYMBOLIC_AWARE_PASSES.contains(&arg) {
+        if let Some((o, what)) = first_symbolic_op(ctx, op) {
+            return Err(PipelineFailure {
+                diagnostics: vec![Diagnostic::error(
+                    ctx.op_loc(o),
+                    format!(
+                        "pass '{arg}' does not support symbolic sizes yet: {what} (the passes that do: {})",
+                        SYMBOLIC_AWARE_PASSES.join(", ")
                     ),
                 )],
             });

@@ -180,7 +180,7 @@ impl<'c> Facts<'c> {
 
     /// Typed read access to an attribute set.
     pub fn view(&self, s: AttrSet) -> AttrView<'_> {
-        AttrView { ctx: self.ctx, attrs: self.attrs(s) }
+        AttrView::of_attrs(self.ctx, self.attrs(s))
     }
 
     /// The registered definition of a node's op.

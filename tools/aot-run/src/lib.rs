@@ -197,7 +197,9 @@ pub fn materialize(spec: &InputSpec, params: &[TensorType], promote: bool) -> Re
                 t
             }
         };
-        if t.sizes()[..] != p.shape[..] || t.dtype() != p.elem {
+        // Symbolic sizes (`s0`) take the input's size; the interpreter binds
+        // them and checks the rest when it calls the function.
+        if !aot_ir::sym::fits(&p.shape, &t.sizes()) || t.dtype() != p.elem {
             return Err(RunError::input(format!(
                 "{what}: the function expects {p}, but the input is a {} tensor of shape {:?}",
                 t.dtype(),
@@ -486,7 +488,31 @@ impl EagerRun {
 /// storage; floats uniform in [-1, 1), integers in [0, 3), booleans fair.
 /// Argument attributes `aot.requires_grad` and `aot.same_as` are honoured.
 pub fn random_inputs(ctx: &Context, func: Op, seed: u64) -> Result<InputSpec, RunError> {
-    let params = signature(ctx, func)?;
+    random_inputs_sized(ctx, func, seed, &aot_ir::sym::Bindings::none())
+}
+
+/// [`random_inputs`] for a function with symbolic sizes: `sizes` gives
+/// each symbol's value (`--sizes s0=8`).
+pub fn random_inputs_sized(
+    ctx: &Context,
+    func: Op,
+    seed: u64,
+    sizes: &aot_ir::sym::Bindings,
+) -> Result<InputSpec, RunError> {
+    let mut params = signature(ctx, func)?;
+    for (i, p) in params.iter_mut().enumerate() {
+        if p.is_symbolic() {
+            let shape = sizes.eval_shape(&p.shape).map_err(|e| {
+                RunError::input(match e {
+                    aot_ir::sym::SymError::Unbound(k) => {
+                        format!("argument {i} has the symbolic size s{k} ({p}): give its value with --sizes s{k}=N")
+                    }
+                    e => format!("argument {i} ({p}): {e}"),
+                })
+            })?;
+            p.shape = shape;
+        }
+    }
     let f = aot_dialects::func::FuncView { op: func };
     let mut spec = InputSpec::default();
     let mut counter = 0u64;

@@ -53,6 +53,10 @@ struct Args {
     /// honoured.
     #[arg(long, value_name = "SEED")]
     random_inputs: Option<u64>,
+    /// The values of symbolic sizes for --random-inputs, as `s0=8,s1=16`
+    /// (a function with symbolic sizes takes them from its inputs).
+    #[arg(long, value_name = "SYMBOL=SIZE,...", requires = "random_inputs")]
+    sizes: Option<String>,
     /// eager: run on the reference interpreter, with PyTorch's eager
     /// semantics; compiled: specialise the function to the inputs' calling
     /// convention, run a pass pipeline and execute the result on --backend.
@@ -177,7 +181,11 @@ fn run(args: &Args) -> Result<(), RunError> {
 
     let spec = match (&args.inputs, args.random_inputs) {
         (Some(path), _) => read_inputs(&ctx, func, &read_user_inputs(read(path, "inputs")?)?)?,
-        (None, Some(seed)) => aot_run::random_inputs(&ctx, func, seed)?,
+        (None, Some(seed)) => {
+            let sizes = aot_ir::sym::Bindings::parse(args.sizes.as_deref().unwrap_or(""))
+                .map_err(|m| RunError::input(format!("--sizes: {m}")))?;
+            aot_run::random_inputs_sized(&ctx, func, seed, &sizes)?
+        }
         (None, None) if aot_run::signature(&ctx, func)?.is_empty() => InputSpec::default(),
         (None, None) => return Err(RunError::input("give --inputs FILE or --random-inputs SEED")),
     };

@@ -1,0 +1,1174 @@
+//! Symbolic sizes: a dimension that is an integer expression over the
+//! symbols `s0`, `s1`, ... of a function's argument sizes.
+//!
+//! A size stays an `i64` everywhere a shape is (`Shape`, `array<i64: ...>`
+//! attributes): a non-negative value is a constant, and a value in
+//! `[SYM_BASE, SYM_BASE + 2³²)` (far below any negative size a user could
+//! write, above [`crate::types::DYNAMIC`]) names an interned expression.
+//! Expressions are kept in one canonical form (a polynomial with integer
+//! coefficients whose atoms are symbols and `floordiv`/`mod` of a
+//! polynomial by a positive constant), and the table interns each form
+//! once, process-wide. So two sizes are equal as `i64` exactly when their
+//! expressions are identical, and a shape rule that only copies sizes,
+//! compares them with `==` or tests `== 1` is correct for symbolic sizes as
+//! written; a rule that computes with sizes goes through [`add`], [`mul`],
+//! [`floordiv`], [`numel`] and friends, which fold constants and keep the
+//! canonical form. An expression's id is meaningful only in this process:
+//! the text format spells expressions out (`s0`, `(s0*4 + 1)`), never ids.
+//!
+//! Symbols are at least 2 at run time (sizes 0 and 1 stay specialized, as
+//! Dynamo does), so broadcasting and contiguity decide on a symbolic size
+//! with no guard: it is never 1. Every operation is checked: a coefficient
+//! that overflows is an error, never a wrapped value.
+//!
+//! [`Guard`]s are predicates over symbols (`(s0 mod 4) == 0`, `s1 <= s0`)
+//! that a function carries in its `aot.guards` attribute: decisions its
+//! shape rules made that the symbols' ranges alone do not prove. [`Facts`]
+//! is what a shape rule may assume: the ranges and those guards.
+
+use rustc_hash::FxHashMap;
+use std::fmt::Write as _;
+use std::sync::{OnceLock, RwLock};
+
+/// The first symbolic size; `SYM_BASE + id` is expression `id`.
+pub const SYM_BASE: i64 = i64::MIN + 1;
+/// How many expressions the table can name.
+const MAX_EXPRS: i64 = 1 << 32;
+/// The symbols a function may have (`s0` .. `s65535`).
+pub const MAX_SYMBOLS: u32 = 1 << 16;
+/// The smallest value a symbol takes (0 and 1 are specialized).
+pub const MIN_SYMBOL_VALUE: i64 = 2;
+/// Atoms in one monomial and terms in one polynomial: far beyond any shape
+/// arithmetic a model does, and a bound on hostile text.
+const MAX_DEGREE: usize = 16;
+const MAX_TERMS: usize = 64;
+
+/// Why a symbolic computation failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SymError {
+    #[error("size arithmetic overflows a 64-bit integer")]
+    Overflow,
+    #[error("division of a size by {0}: the divisor must be a positive constant")]
+    BadDivisor(i64),
+    #[error("size expression too large (more than {MAX_TERMS} terms or degree {MAX_DEGREE})")]
+    TooLarge,
+    #[error("symbol s{0} has no value")]
+    Unbound(u32),
+    #[error("too many distinct size expressions in this process")]
+    TableFull,
+}
+
+/// A factor of a monomial.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Atom {
+    Sym(u32),
+    /// `floor(expr / c)`, `c > 1`, expr an interned non-constant id.
+    FloorDiv(u32, i64),
+    /// `expr mod c` (in `[0, c)`), `c > 1`.
+    Mod(u32, i64),
+}
+
+/// `Σ coefficient · Π atoms + constant`: terms sorted by monomial, no zero
+/// coefficient, no repeated monomial, atoms of a monomial sorted.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+struct Poly {
+    terms: Vec<(Vec<Atom>, i64)>,
+    constant: i64,
+}
+
+struct Table {
+    polys: Vec<Poly>,
+    index: FxHashMap<Poly, u32>,
+}
+
+fn table() -> &'static RwLock<Table> {
+    static T: OnceLock<RwLock<Table>> = OnceLock::new();
+    T.get_or_init(|| RwLock::new(Table { polys: Vec::new(), index: FxHashMap::default() }))
+}
+
+/// Whether `d` is a symbolic size (not a constant, not `?`).
+pub fn is_symbolic(d: i64) -> bool {
+    (SYM_BASE..SYM_BASE + MAX_EXPRS).contains(&d)
+}
+
+/// Whether every size of `shape` is a constant.
+pub fn is_static(shape: &[i64]) -> bool {
+    !shape.iter().any(|&d| is_symbolic(d))
+}
+
+fn poly_of(d: i64) -> Poly {
+    if is_symbolic(d) {
+        let t = table().read().unwrap_or_else(|e| e.into_inner());
+        t.polys[(d - SYM_BASE) as usize].clone()
+    } else {
+        Poly { terms: Vec::new(), constant: d }
+    }
+}
+
+fn intern(p: Poly) -> Result<i64, SymError> {
+    if p.terms.is_empty() {
+        return Ok(p.constant);
+    }
+    if p.terms.len() > MAX_TERMS || p.terms.iter().any(|(m, _)| m.len() > MAX_DEGREE) {
+        return Err(SymError::TooLarge);
+    }
+    {
+        let t = table().read().unwrap_or_else(|e| e.into_inner());
+        if let Some(&id) = t.index.get(&p) {
+            return Ok(SYM_BASE + id as i64);
+        }
+    }
+    let mut t = table().write().unwrap_or_else(|e| e.into_inner());
+    if let Some(&id) = t.index.get(&p) {
+        return Ok(SYM_BASE + id as i64);
+    }
+    let id = t.polys.len();
+    if id as i64 >= MAX_EXPRS {
+        return Err(SymError::TableFull);
+    }
+    t.polys.push(p.clone());
+    t.index.insert(p, id as u32);
+    Ok(SYM_BASE + id as i64)
+}
+
+/// The size that is symbol `s{k}`.
+pub fn symbol(k: u32) -> i64 {
+    let mut p = Poly::default();
+    p.terms.push((vec![Atom::Sym(k)], 1));
+    intern(p).expect("a single symbol always fits the table")
+}
+
+/// Whether concrete sizes `got` can be an instance of `want`: the same
+/// rank, and every constant size equal (symbolic ones are checked when a
+/// call binds them: [`Bindings::bind`]).
+pub fn fits(want: &[i64], got: &[i64]) -> bool {
+    want.len() == got.len() && want.iter().zip(got).all(|(&w, &g)| is_symbolic(w) || w == g)
+}
+
+/// The symbol `d` is, when it is exactly one symbol.
+pub fn as_symbol(d: i64) -> Option<u32> {
+    if !is_symbolic(d) {
+        return None;
+    }
+    let p = poly_of(d);
+    match (&p.terms[..], p.constant) {
+        ([(m, 1)], 0) => match &m[..] {
+            [Atom::Sym(k)] => Some(*k),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn normalize(mut terms: Vec<(Vec<Atom>, i64)>, constant: i64) -> Result<Poly, SymError> {
+    for (m, _) in terms.iter_mut() {
+        m.sort();
+    }
+    terms.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(Vec<Atom>, i64)> = Vec::with_capacity(terms.len());
+    for (m, c) in terms {
+        match out.last_mut() {
+            Some((lm, lc)) if *lm == m => *lc = lc.checked_add(c).ok_or(SymError::Overflow)?,
+            _ => out.push((m, c)),
+        }
+    }
+    out.retain(|(_, c)| *c != 0);
+    Ok(Poly { terms: out, constant })
+}
+
+fn add_polys(a: &Poly, b: &Poly, sign: i64) -> Result<Poly, SymError> {
+    let mut terms = a.terms.clone();
+    for (m, c) in &b.terms {
+        terms.push((m.clone(), c.checked_mul(sign).ok_or(SymError::Overflow)?));
+    }
+    let k = b.constant.checked_mul(sign).ok_or(SymError::Overflow)?;
+    normalize(terms, a.constant.checked_add(k).ok_or(SymError::Overflow)?)
+}
+
+/// `a + b`.
+pub fn add(a: i64, b: i64) -> Result<i64, SymError> {
+    if !is_symbolic(a) && !is_symbolic(b) {
+        return a.checked_add(b).ok_or(SymError::Overflow);
+    }
+    intern(add_polys(&poly_of(a), &poly_of(b), 1)?)
+}
+
+/// `a - b`.
+pub fn sub(a: i64, b: i64) -> Result<i64, SymError> {
+    if !is_symbolic(a) && !is_symbolic(b) {
+        return a.checked_sub(b).ok_or(SymError::Overflow);
+    }
+    intern(add_polys(&poly_of(a), &poly_of(b), -1)?)
+}
+
+/// `a · b`.
+pub fn mul(a: i64, b: i64) -> Result<i64, SymError> {
+    if !is_symbolic(a) && !is_symbolic(b) {
+        return a.checked_mul(b).ok_or(SymError::Overflow);
+    }
+    let (pa, pb) = (poly_of(a), poly_of(b));
+    let mut terms = Vec::new();
+    // (Σ ma + ca)(Σ mb + cb) term by term.
+    let with_const = |p: &Poly| {
+        let mut v: Vec<(Vec<Atom>, i64)> = p.terms.clone();
+        if p.constant != 0 {
+            v.push((Vec::new(), p.constant));
+        }
+        v
+    };
+    let mut constant = 0i64;
+    for (ma, ca) in with_const(&pa) {
+        for (mb, cb) in with_const(&pb) {
+            let c = ca.checked_mul(cb).ok_or(SymError::Overflow)?;
+            if ma.is_empty() && mb.is_empty() {
+                constant = constant.checked_add(c).ok_or(SymError::Overflow)?;
+            } else {
+                let mut m = ma.clone();
+                m.extend(mb.iter().cloned());
+                if m.len() > MAX_DEGREE {
+                    return Err(SymError::TooLarge);
+                }
+                terms.push((m, c));
+            }
+        }
+    }
+    intern(normalize(terms, constant)?)
+}
+
+/// Splits `p` into `c·q + r` where `q` takes every term (and the constant
+/// part) divisible by `c`: `floor(p / c) = q + floor(r / c)` for integer
+/// valued atoms.
+fn split_by(p: &Poly, c: i64) -> (Poly, Poly) {
+    let mut q = Poly::default();
+    let mut r = Poly::default();
+    for (m, k) in &p.terms {
+        if k % c == 0 {
+            q.terms.push((m.clone(), k / c));
+        } else {
+            r.terms.push((m.clone(), *k));
+        }
+    }
+    q.constant = p.constant.div_euclid(c);
+    r.constant = p.constant.rem_euclid(c);
+    (q, r)
+}
+
+/// `floor(a / c)` for a positive constant `c`.
+pub fn floordiv(a: i64, c: i64) -> Result<i64, SymError> {
+    if c <= 0 || is_symbolic(c) {
+        return Err(SymError::BadDivisor(c));
+    }
+    if !is_symbolic(a) {
+        return Ok(a.div_euclid(c));
+    }
+    if c == 1 {
+        return Ok(a);
+    }
+    let (q, r) = split_by(&poly_of(a), c);
+    if r.terms.is_empty() {
+        // r is a constant in [0, c): floor(r / c) = 0.
+        return intern(q);
+    }
+    let inner = intern(r)?;
+    let mut atom = Poly::default();
+    atom.terms.push((vec![Atom::FloorDiv((inner - SYM_BASE) as u32, c)], 1));
+    intern(add_polys(&q, &atom, 1)?)
+}
+
+/// `a mod c` (in `[0, c)`) for a positive constant `c`.
+pub fn modulo(a: i64, c: i64) -> Result<i64, SymError> {
+    if c <= 0 || is_symbolic(c) {
+        return Err(SymError::BadDivisor(c));
+    }
+    if !is_symbolic(a) {
+        return Ok(a.rem_euclid(c));
+    }
+    if c == 1 {
+        return Ok(0);
+    }
+    let (_, r) = split_by(&poly_of(a), c);
+    if r.terms.is_empty() {
+        return Ok(r.constant);
+    }
+    let inner = intern(r)?;
+    let mut atom = Poly::default();
+    atom.terms.push((vec![Atom::Mod((inner - SYM_BASE) as u32, c)], 1));
+    intern(atom)
+}
+
+/// The product of `dims` (1 for none).
+pub fn numel(dims: &[i64]) -> Result<i64, SymError> {
+    dims.iter().try_fold(1i64, |n, &d| mul(n, d))
+}
+
+/// The symbols `d` mentions, sorted, without repeats.
+pub fn symbols(d: i64) -> Vec<u32> {
+    let mut out = Vec::new();
+    collect_symbols(d, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn collect_symbols(d: i64, out: &mut Vec<u32>) {
+    if !is_symbolic(d) {
+        return;
+    }
+    for (m, _) in poly_of(d).terms {
+        for a in m {
+            match a {
+                Atom::Sym(k) => out.push(k),
+                Atom::FloorDiv(e, _) | Atom::Mod(e, _) => collect_symbols(SYM_BASE + e as i64, out),
+            }
+        }
+    }
+}
+
+/// The value of `d` when each symbol `k` is `value(k)`.
+pub fn eval(d: i64, value: &dyn Fn(u32) -> Option<i64>) -> Result<i64, SymError> {
+    if !is_symbolic(d) {
+        return Ok(d);
+    }
+    let p = poly_of(d);
+    let mut acc = p.constant;
+    for (m, c) in &p.terms {
+        let mut t = *c;
+        for a in m {
+            let v = match *a {
+                Atom::Sym(k) => value(k).ok_or(SymError::Unbound(k))?,
+                Atom::FloorDiv(e, q) => eval(SYM_BASE + e as i64, value)?.div_euclid(q),
+                Atom::Mod(e, q) => eval(SYM_BASE + e as i64, value)?.rem_euclid(q),
+            };
+            t = t.checked_mul(v).ok_or(SymError::Overflow)?;
+        }
+        acc = acc.checked_add(t).ok_or(SymError::Overflow)?;
+    }
+    Ok(acc)
+}
+
+/// `shape` with every size evaluated.
+pub fn eval_shape(shape: &[i64], value: &dyn Fn(u32) -> Option<i64>) -> Result<crate::Shape, SymError> {
+    shape.iter().map(|&d| eval(d, value)).collect()
+}
+
+/// Replaces symbols by sizes (`subst(k)`, or the symbol itself when `None`).
+pub fn substitute(d: i64, subst: &dyn Fn(u32) -> Option<i64>) -> Result<i64, SymError> {
+    if !is_symbolic(d) {
+        return Ok(d);
+    }
+    let p = poly_of(d);
+    let mut acc = p.constant;
+    for (m, c) in &p.terms {
+        let mut t = *c;
+        for a in m {
+            let v = match *a {
+                Atom::Sym(k) => subst(k).unwrap_or_else(|| symbol(k)),
+                Atom::FloorDiv(e, q) => floordiv(substitute(SYM_BASE + e as i64, subst)?, q)?,
+                Atom::Mod(e, q) => modulo(substitute(SYM_BASE + e as i64, subst)?, q)?,
+            };
+            t = mul(t, v)?;
+        }
+        acc = add(acc, t)?;
+    }
+    Ok(acc)
+}
+
+// ----- text -----
+
+fn write_atom(a: &Atom, out: &mut String) {
+    match *a {
+        Atom::Sym(k) => {
+            let _ = write!(out, "s{k}");
+        }
+        Atom::FloorDiv(e, c) => {
+            out.push('(');
+            write_dim(SYM_BASE + e as i64, out);
+            let _ = write!(out, " floordiv {c})");
+        }
+        Atom::Mod(e, c) => {
+            out.push('(');
+            write_dim(SYM_BASE + e as i64, out);
+            let _ = write!(out, " mod {c})");
+        }
+    }
+}
+
+fn write_poly(p: &Poly, out: &mut String) {
+    for (i, (m, c)) in p.terms.iter().enumerate() {
+        let mag = c.unsigned_abs();
+        if i == 0 {
+            if *c < 0 {
+                out.push('-');
+            }
+        } else {
+            out.push_str(if *c < 0 { " - " } else { " + " });
+        }
+        for (j, a) in m.iter().enumerate() {
+            if j > 0 {
+                out.push('*');
+            }
+            write_atom(a, out);
+        }
+        if mag != 1 {
+            let _ = write!(out, "*{mag}");
+        }
+    }
+    if p.constant != 0 || p.terms.is_empty() {
+        if p.terms.is_empty() {
+            let _ = write!(out, "{}", p.constant);
+        } else {
+            let _ = write!(out, " {} {}", if p.constant < 0 { '-' } else { '+' }, p.constant.unsigned_abs());
+        }
+    }
+}
+
+/// `d` as it is written in a shape: `4`, `s0`, `(s0*4 + 1)`.
+pub fn display(d: i64) -> String {
+    let mut out = String::new();
+    write_dim(d, &mut out);
+    out
+}
+
+/// Appends `d` as [`display`] writes it.
+pub fn write_dim(d: i64, out: &mut String) {
+    if !is_symbolic(d) {
+        let _ = write!(out, "{d}");
+        return;
+    }
+    let p = poly_of(d);
+    if let ([(m, 1)], 0) = (&p.terms[..], p.constant) {
+        // A symbol, or a floordiv or mod with its own parentheses.
+        if let [a] = &m[..] {
+            write_atom(a, out);
+            return;
+        }
+    }
+    {
+        out.push('(');
+        write_poly(&p, out);
+        out.push(')');
+    }
+}
+
+/// A recursive-descent reader of size expressions over bytes.
+struct Reader<'a> {
+    s: &'a [u8],
+    pos: usize,
+    depth: usize,
+}
+
+const MAX_NESTING: usize = 32;
+
+impl Reader<'_> {
+    fn skip_ws(&mut self) {
+        while self.pos < self.s.len() && matches!(self.s[self.pos], b' ' | b'\t') {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> u8 {
+        self.s.get(self.pos).copied().unwrap_or(0)
+    }
+
+    fn keyword(&mut self, kw: &str) -> bool {
+        let end = self.pos + kw.len();
+        if self.s.get(self.pos..end) == Some(kw.as_bytes())
+            && !self.s.get(end).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            self.pos = end;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn integer(&mut self) -> Result<i64, String> {
+        let start = self.pos;
+        while self.peek().is_ascii_digit() {
+            self.pos += 1;
+        }
+        let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+        text.parse::<i64>().map_err(|_| format!("size '{text}' does not fit a 64-bit integer"))
+    }
+
+    fn symbol(&mut self) -> Result<i64, String> {
+        self.pos += 1; // 's'
+        if !self.peek().is_ascii_digit() {
+            return Err("expected a symbol 's<N>'".into());
+        }
+        let k = self.integer()?;
+        if !(0..MAX_SYMBOLS as i64).contains(&k) {
+            return Err(format!("symbol s{k} is out of range (s0 .. s{})", MAX_SYMBOLS - 1));
+        }
+        Ok(symbol(k as u32))
+    }
+
+    /// A size at dimension position: an integer, a symbol or `( expr )`.
+    fn dim(&mut self) -> Result<i64, String> {
+        match self.peek() {
+            b'0'..=b'9' => self.integer(),
+            b's' => self.symbol(),
+            b'(' => {
+                self.depth += 1;
+                if self.depth > MAX_NESTING {
+                    return Err("size expression nested too deeply".into());
+                }
+                self.pos += 1;
+                let v = self.expr()?;
+                self.skip_ws();
+                if self.peek() != b')' {
+                    return Err("expected ')' to close a size expression".into());
+                }
+                self.pos += 1;
+                self.depth -= 1;
+                Ok(v)
+            }
+            _ => Err("expected a size: an integer, a symbol 's<N>' or '(' expression ')'".into()),
+        }
+    }
+
+    fn factor(&mut self) -> Result<i64, String> {
+        self.skip_ws();
+        if self.peek() == b'-' {
+            self.pos += 1;
+            let f = self.factor()?;
+            return mul(-1, f).map_err(|e| e.to_string());
+        }
+        self.dim()
+    }
+
+    fn term(&mut self) -> Result<i64, String> {
+        let mut v = self.factor()?;
+        loop {
+            self.skip_ws();
+            if self.peek() == b'*' {
+                self.pos += 1;
+                let f = self.factor()?;
+                v = mul(v, f).map_err(|e| e.to_string())?;
+            } else if self.keyword("floordiv") {
+                self.skip_ws();
+                let c = self.integer()?;
+                v = floordiv(v, c).map_err(|e| e.to_string())?;
+            } else if self.keyword("mod") {
+                self.skip_ws();
+                let c = self.integer()?;
+                v = modulo(v, c).map_err(|e| e.to_string())?;
+            } else {
+                return Ok(v);
+            }
+        }
+    }
+
+    fn expr(&mut self) -> Result<i64, String> {
+        let mut v = self.term()?;
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                b'+' => {
+                    self.pos += 1;
+                    let t = self.term()?;
+                    v = add(v, t).map_err(|e| e.to_string())?;
+                }
+                b'-' => {
+                    self.pos += 1;
+                    let t = self.term()?;
+                    v = sub(v, t).map_err(|e| e.to_string())?;
+                }
+                _ => return Ok(v),
+            }
+        }
+    }
+}
+
+/// Reads one size at the start of `src` as a shape writes it (an integer,
+/// `s<N>` or a parenthesized expression); returns it and the bytes read.
+pub fn parse_dim(src: &[u8]) -> Result<(i64, usize), String> {
+    let mut r = Reader { s: src, pos: 0, depth: 0 };
+    let v = r.dim()?;
+    Ok((v, r.pos))
+}
+
+/// Reads a whole size expression (`s0*4 + 1`, no parentheses needed).
+pub fn parse_expr(src: &str) -> Result<i64, String> {
+    let mut r = Reader { s: src.as_bytes(), pos: 0, depth: 0 };
+    let v = r.expr()?;
+    r.skip_ws();
+    if r.pos != src.len() {
+        return Err(format!("unexpected '{}' in size expression", &src[r.pos..]));
+    }
+    Ok(v)
+}
+
+// ----- guards and facts -----
+
+/// A relation between two sizes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Rel {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Rel {
+    fn text(self) -> &'static str {
+        match self {
+            Rel::Eq => "==",
+            Rel::Ne => "!=",
+            Rel::Lt => "<",
+            Rel::Le => "<=",
+            Rel::Gt => ">",
+            Rel::Ge => ">=",
+        }
+    }
+
+    fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            Rel::Eq => a == b,
+            Rel::Ne => a != b,
+            Rel::Lt => a < b,
+            Rel::Le => a <= b,
+            Rel::Gt => a > b,
+            Rel::Ge => a >= b,
+        }
+    }
+}
+
+/// A predicate `lhs rel rhs` over symbols that a compiled function assumes
+/// and its callers' sizes must satisfy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    pub lhs: i64,
+    pub rel: Rel,
+    pub rhs: i64,
+}
+
+impl Guard {
+    pub fn new(lhs: i64, rel: Rel, rhs: i64) -> Guard {
+        Guard { lhs, rel, rhs }
+    }
+
+    /// Whether the guard holds for the symbols' values.
+    pub fn holds(&self, value: &dyn Fn(u32) -> Option<i64>) -> Result<bool, SymError> {
+        Ok(self.rel.holds(eval(self.lhs, value)?, eval(self.rhs, value)?))
+    }
+
+    /// The symbols it mentions.
+    pub fn symbols(&self) -> Vec<u32> {
+        let mut s = symbols(self.lhs);
+        s.extend(symbols(self.rhs));
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
+
+    /// Reads `lhs rel rhs` (`(s0 mod 4) == 0`, `s1 <= s0*2`).
+    pub fn parse(text: &str) -> Result<Guard, String> {
+        for (op, rel) in
+            [("==", Rel::Eq), ("!=", Rel::Ne), ("<=", Rel::Le), (">=", Rel::Ge), ("<", Rel::Lt), (">", Rel::Gt)]
+        {
+            if let Some(at) = text.find(op) {
+                let lhs = parse_expr(text[..at].trim())?;
+                let rhs = parse_expr(text[at + op.len()..].trim())?;
+                return Ok(Guard { lhs, rel, rhs });
+            }
+        }
+        Err(format!("guard '{text}' has no relation (==, !=, <, <=, >, >=)"))
+    }
+}
+
+impl std::fmt::Display for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {}", display(self.lhs), self.rel.text(), display(self.rhs))
+    }
+}
+
+/// A symbol's inclusive value range.
+pub type Range = (i64, i64);
+
+/// The largest value a symbol may take by default: a size whose element
+/// count still fits any sane allocation.
+pub const MAX_SYMBOL_VALUE: i64 = 1 << 40;
+
+/// What shape rules may assume about a function's symbols: their ranges
+/// and the guards the function carries.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    pub ranges: FxHashMap<u32, Range>,
+    pub guards: Vec<Guard>,
+}
+
+impl Facts {
+    /// The range of symbol `k` (default `[2, MAX_SYMBOL_VALUE]`).
+    pub fn range(&self, k: u32) -> Range {
+        self.ranges.get(&k).copied().unwrap_or((MIN_SYMBOL_VALUE, MAX_SYMBOL_VALUE))
+    }
+
+    /// Whether `a == b` is known: identical, or a guard says so.
+    pub fn known_eq(&self, a: i64, b: i64) -> bool {
+        if a == b {
+            return true;
+        }
+        let Ok(diff) = sub(a, b) else { return false };
+        self.guards.iter().any(|g| {
+            g.rel == Rel::Eq && sub(g.lhs, g.rhs).is_ok_and(|d| d == diff || mul(d, -1).is_ok_and(|n| n == diff))
+        })
+    }
+
+    /// Whether `c` is known to divide `a`.
+    pub fn divides(&self, a: i64, c: i64) -> bool {
+        modulo(a, c).is_ok_and(|m| self.known_eq(m, 0))
+    }
+
+    /// The smallest value `d` can take, when its form says (a polynomial
+    /// with non-negative coefficients over symbols bounded below).
+    pub fn lower_bound(&self, d: i64) -> Option<i64> {
+        if !is_symbolic(d) {
+            return Some(d);
+        }
+        let p = poly_of(d);
+        let mut acc = p.constant;
+        for (m, c) in &p.terms {
+            if *c < 0 {
+                return None;
+            }
+            let mut t = *c;
+            for a in m {
+                let lo = match *a {
+                    Atom::Sym(k) => self.range(k).0,
+                    Atom::FloorDiv(e, q) => self.lower_bound(SYM_BASE + e as i64)?.div_euclid(q),
+                    Atom::Mod(..) => 0,
+                };
+                if lo < 0 {
+                    return None;
+                }
+                t = t.checked_mul(lo)?;
+            }
+            acc = acc.checked_add(t)?;
+        }
+        Some(acc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_forms_intern_once() {
+        let s0 = symbol(0);
+        let s1 = symbol(1);
+        let a = add(mul(s0, 4).unwrap(), s1).unwrap();
+        let b = add(s1, mul(4, s0).unwrap()).unwrap();
+        assert_eq!(a, b);
+        assert!(is_symbolic(a));
+        assert_eq!(sub(a, a).unwrap(), 0);
+        assert_eq!(sub(add(s0, 3).unwrap(), s0).unwrap(), 3);
+        assert_eq!(mul(s0, s1).unwrap(), mul(s1, s0).unwrap());
+        assert_eq!(as_symbol(s0), Some(0));
+        assert_eq!(as_symbol(a), None);
+        assert_eq!(symbols(a), vec![0, 1]);
+    }
+
+    #[test]
+    fn division_folds_divisible_terms() {
+        let s0 = symbol(0);
+        let x = mul(s0, 8).unwrap();
+        assert_eq!(floordiv(x, 4).unwrap(), mul(s0, 2).unwrap());
+        assert_eq!(modulo(x, 4).unwrap(), 0);
+        let y = add(x, 3).unwrap();
+        assert_eq!(floordiv(y, 4).unwrap(), mul(s0, 2).unwrap());
+        assert_eq!(modulo(y, 4).unwrap(), 3);
+        let q = floordiv(s0, 4).unwrap();
+        assert_eq!(display(q), "(s0 floordiv 4)");
+        assert_eq!(eval(q, &|_| Some(11)).unwrap(), 2);
+        assert_eq!(eval(modulo(s0, 4).unwrap(), &|_| Some(11)).unwrap(), 3);
+        assert!(floordiv(s0, 0).is_err());
+        assert!(floordiv(s0, -2).is_err());
+    }
+
+    #[test]
+    fn text_round_trips() {
+        for text in
+            ["s0", "(s0*4 + 1)", "(s0*s1 - s2*3 + 7)", "(s0 floordiv 2)", "((s0 - 3) floordiv 2 + 1)", "(s3 mod 8)"]
+        {
+            let (d, n) = parse_dim(text.as_bytes()).unwrap();
+            assert_eq!(n, text.len(), "{text}");
+            let shown = display(d);
+            let (again, _) = parse_dim(shown.as_bytes()).unwrap();
+            assert_eq!(again, d, "{text} -> {shown}");
+        }
+        assert_eq!(display(parse_expr("2*s0 + s0").unwrap()), "(s0*3)");
+        assert_eq!(parse_expr("4*3").unwrap(), 12);
+        assert!(parse_dim(b"s").is_err());
+        assert!(parse_dim(b"(s0").is_err());
+        assert!(parse_dim(b"s99999999999").is_err());
+        assert!(parse_expr("s0 floordiv 0").is_err());
+        let deep = "(".repeat(100) + "s0" + &")".repeat(100);
+        assert!(parse_dim(deep.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn arithmetic_is_checked() {
+        let s0 = symbol(0);
+        assert_eq!(mul(mul(s0, i64::MAX).unwrap(), 2), Err(SymError::Overflow));
+        assert_eq!(add(i64::MAX, 1), Err(SymError::Overflow));
+        let big = mul(s0, 1 << 62).unwrap();
+        assert_eq!(eval(big, &|_| Some(4)), Err(SymError::Overflow));
+        assert_eq!(eval(s0, &|_| None), Err(SymError::Unbound(0)));
+    }
+
+    #[test]
+    fn guards_parse_print_and_decide() {
+        let g = Guard::parse("(s0 mod 4) == 0").unwrap();
+        assert_eq!(g.to_string(), "(s0 mod 4) == 0");
+        assert!(g.holds(&|_| Some(8)).unwrap());
+        assert!(!g.holds(&|_| Some(9)).unwrap());
+        let facts = Facts { guards: vec![g], ..Facts::default() };
+        assert!(facts.divides(symbol(0), 4));
+        assert!(facts.divides(symbol(0), 1));
+        assert!(!facts.divides(symbol(0), 8));
+        let le = Guard::parse("s1 <= s0*2").unwrap();
+        assert_eq!(le.to_string(), "s1 <= (s0*2)");
+        assert!(Guard::parse("s0").is_err());
+        assert_eq!(facts.lower_bound(add(mul(symbol(0), 3).unwrap(), 1).unwrap()), Some(7));
+        assert_eq!(facts.lower_bound(sub(symbol(0), 5).unwrap()), Some(-3));
+        assert_eq!(facts.lower_bound(sub(5, symbol(0)).unwrap()), None);
+    }
+}
+
+// ----- in the IR -----
+
+/// Appends the symbols the sizes of type `t` mention (nested function
+/// types included).
+pub fn type_symbols(ctx: &crate::Context, t: crate::Type, out: &mut Vec<u32>) {
+    use crate::TypeData;
+    match ctx.type_data(t) {
+        TypeData::Tensor(tt) => tt.shape.iter().for_each(|&d| collect_symbols(d, out)),
+        TypeData::Subclass(sc) => sc.tensor.shape.iter().for_each(|&d| collect_symbols(d, out)),
+        TypeData::MemRef(m) => {
+            m.shape.iter().for_each(|&d| collect_symbols(d, out));
+            if let Some((st, off)) = &m.layout {
+                st.iter().for_each(|&d| collect_symbols(d, out));
+                collect_symbols(*off, out);
+            }
+        }
+        TypeData::Function { inputs, results } => {
+            for &x in inputs.iter().chain(results.iter()) {
+                type_symbols(ctx, x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Appends the symbols an attribute's sizes mention (`array<i64: ...>`,
+/// types, and arrays and dictionaries of them).
+pub fn attr_symbols(ctx: &crate::Context, a: crate::Attribute, out: &mut Vec<u32>) {
+    use crate::AttrData;
+    match ctx.attr_data(a) {
+        AttrData::I64Array(v) => v.iter().for_each(|&d| collect_symbols(d, out)),
+        AttrData::Int { value, .. } => collect_symbols(*value, out),
+        AttrData::Type(t) => type_symbols(ctx, *t, out),
+        AttrData::Array(v) => v.iter().for_each(|&x| attr_symbols(ctx, x, out)),
+        AttrData::Dict(v) => v.iter().for_each(|n| attr_symbols(ctx, n.value, out)),
+        _ => {}
+    }
+}
+
+/// Where op `op` has a symbolic size, for a diagnostic: `result #0 has
+/// type tensor<s0xf32>`; `None` when it has none (its regions aside).
+pub fn first_symbolic_use(ctx: &crate::Context, op: crate::Op) -> Option<String> {
+    let mut s = Vec::new();
+    for (i, v) in ctx.operands(op).enumerate() {
+        type_symbols(ctx, ctx.value_type(v), &mut s);
+        if !s.is_empty() {
+            return Some(format!("operand #{i} has type {}", crate::printer::type_to_string(ctx, ctx.value_type(v))));
+        }
+    }
+    for (i, &v) in ctx.results(op).iter().enumerate() {
+        type_symbols(ctx, ctx.value_type(v), &mut s);
+        if !s.is_empty() {
+            return Some(format!("result #{i} has type {}", crate::printer::type_to_string(ctx, ctx.value_type(v))));
+        }
+    }
+    for a in ctx.attrs(op) {
+        attr_symbols(ctx, a.value, &mut s);
+        if !s.is_empty() {
+            return Some(format!("attribute '{}' has a symbolic size", ctx.sym_str(a.name)));
+        }
+    }
+    None
+}
+
+/// The function attribute with the symbols' ranges:
+/// `aot.symbols = {s0 = array<i64: 2, 4096>}`.
+pub const RANGES_ATTR: &str = "aot.symbols";
+/// The function attribute with its guards: `aot.guards = ["(s0 mod 4) == 0"]`.
+pub const GUARDS_ATTR: &str = "aot.guards";
+
+impl Facts {
+    /// The ranges and guards function `func` declares, checked: a range
+    /// is `[lo, hi]` with `2 <= lo <= hi`, a guard parses.
+    pub fn of_func(ctx: &crate::Context, func: crate::Op) -> Result<Facts, String> {
+        use crate::AttrData;
+        let mut facts = Facts::default();
+        if let Some(a) = ctx.get_attr(func, RANGES_ATTR) {
+            let AttrData::Dict(entries) = ctx.attr_data(a) else {
+                return Err(format!("'{RANGES_ATTR}' must be a dictionary {{s0 = array<i64: lo, hi>, ...}}"));
+            };
+            for e in entries {
+                let name = ctx.sym_str(e.name);
+                let k = name
+                    .strip_prefix('s')
+                    .and_then(|r| r.parse::<u32>().ok())
+                    .filter(|&k| k < MAX_SYMBOLS)
+                    .ok_or_else(|| format!("'{RANGES_ATTR}': '{name}' is not a symbol 's<N>'"))?;
+                let r = ctx.attr_as_i64_list(e.value).unwrap_or_default();
+                match r[..] {
+                    [lo, hi] if (MIN_SYMBOL_VALUE..=hi).contains(&lo) && !is_symbolic(hi) => {
+                        facts.ranges.insert(k, (lo, hi));
+                    }
+                    _ => {
+                        return Err(format!(
+                            "'{RANGES_ATTR}': the range of {name} must be array<i64: lo, hi> with \
+                             {MIN_SYMBOL_VALUE} <= lo <= hi (sizes 0 and 1 are never symbolic)"
+                        ))
+                    }
+                }
+            }
+        }
+        if let Some(a) = ctx.get_attr(func, GUARDS_ATTR) {
+            let AttrData::Array(items) = ctx.attr_data(a) else {
+                return Err(format!("'{GUARDS_ATTR}' must be an array of strings"));
+            };
+            for &g in items {
+                let text = ctx.attr_as_str(g).ok_or_else(|| format!("'{GUARDS_ATTR}' must be an array of strings"))?;
+                facts.guards.push(Guard::parse(text).map_err(|m| format!("'{GUARDS_ATTR}': {m}"))?);
+            }
+        }
+        Ok(facts)
+    }
+}
+
+/// The symbols function `func` binds: for each, the first argument
+/// dimension that is exactly that symbol (`(argument, dim)`).
+pub fn bindings(ctx: &crate::Context, arg_types: &[crate::Type]) -> Vec<(u32, usize, usize)> {
+    let mut out: Vec<(u32, usize, usize)> = Vec::new();
+    for (i, &t) in arg_types.iter().enumerate() {
+        let Some(tt) = ctx.type_data(t).as_tensor() else { continue };
+        for (d, &size) in tt.shape.iter().enumerate() {
+            if let Some(k) = as_symbol(size) {
+                if !out.iter().any(|b| b.0 == k) {
+                    out.push((k, i, d));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Checks a function's symbols: every symbol its types and attributes
+/// mention is bound by an argument dimension that is exactly that symbol,
+/// and its ranges and guards are well formed and mention only bound symbols.
+pub fn verify_function(ctx: &crate::Context, func: crate::Op, arg_types: &[crate::Type]) -> Result<Facts, String> {
+    let facts = Facts::of_func(ctx, func)?;
+    let bound: Vec<u32> = bindings(ctx, arg_types).iter().map(|b| b.0).collect();
+    let mut used = Vec::new();
+    ctx.walk_pre(func, &mut |op| {
+        for &v in ctx.results(op) {
+            type_symbols(ctx, ctx.value_type(v), &mut used);
+        }
+        for a in ctx.attrs(op) {
+            attr_symbols(ctx, a.value, &mut used);
+        }
+        for &r in ctx.regions(op) {
+            for &b in ctx.region_blocks(r) {
+                for &a in ctx.block_args(b) {
+                    type_symbols(ctx, ctx.value_type(a), &mut used);
+                }
+            }
+        }
+    });
+    used.extend(facts.ranges.keys().copied());
+    for g in &facts.guards {
+        used.extend(g.symbols());
+    }
+    used.sort_unstable();
+    used.dedup();
+    if let Some(k) = used.iter().find(|k| !bound.contains(k)) {
+        return Err(format!(
+            "symbol s{k} is not bound: a symbol must be the whole size of some argument dimension \
+             (write it as an argument's size, e.g. tensor<s{k}x...>)"
+        ));
+    }
+    Ok(facts)
+}
+
+/// The values of a function's symbols for one call, read from its
+/// arguments' sizes.
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    values: Vec<(u32, i64)>,
+}
+
+impl Bindings {
+    /// No symbols (a function with static sizes).
+    pub fn none() -> Bindings {
+        Bindings::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Given values (`s0 = 8`), the last of repeated symbols winning.
+    pub fn from_pairs(pairs: &[(u32, i64)]) -> Bindings {
+        let mut b = Bindings::default();
+        for &(k, v) in pairs {
+            b.values.retain(|(s, _)| *s != k);
+            b.values.push((k, v));
+        }
+        b
+    }
+
+    /// Reads `s0=8,s1=16`.
+    pub fn parse(text: &str) -> Result<Bindings, String> {
+        let mut pairs = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let (name, value) =
+                item.split_once('=').ok_or_else(|| format!("'{item}' is not SYMBOL=SIZE (e.g. s0=8)"))?;
+            let k = name
+                .trim()
+                .strip_prefix('s')
+                .and_then(|r| r.parse::<u32>().ok())
+                .filter(|&k| k < MAX_SYMBOLS)
+                .ok_or_else(|| format!("'{}' is not a symbol s<N>", name.trim()))?;
+            let v = value.trim().parse::<i64>().map_err(|_| format!("'{}' is not a size", value.trim()))?;
+            if v < MIN_SYMBOL_VALUE {
+                return Err(format!("s{k} = {v}: a symbolic size is at least {MIN_SYMBOL_VALUE}"));
+            }
+            pairs.push((k, v));
+        }
+        Ok(Bindings::from_pairs(&pairs))
+    }
+
+    /// The value of symbol `k`.
+    pub fn get(&self, k: u32) -> Option<i64> {
+        self.values.iter().find(|(s, _)| *s == k).map(|&(_, v)| v)
+    }
+
+    /// `(symbol, value)` pairs in binding order.
+    pub fn pairs(&self) -> &[(u32, i64)] {
+        &self.values
+    }
+
+    /// The value of size `d`.
+    pub fn eval(&self, d: i64) -> Result<i64, SymError> {
+        eval(d, &|k| self.get(k))
+    }
+
+    /// `shape` with every size evaluated.
+    pub fn eval_shape(&self, shape: &[i64]) -> Result<crate::Shape, SymError> {
+        eval_shape(shape, &|k| self.get(k))
+    }
+
+    /// Binds the symbols of a function whose arguments have types
+    /// `arg_types` (`None` for a non-tensor argument) from the actual
+    /// sizes `sizes`, and checks the call: every argument dimension equals
+    /// its declared size, every symbol lies in its range (so is at least
+    /// 2), and every guard holds. The error names the argument and
+    /// dimension, or the guard, that failed.
+    pub fn bind(arg_types: &[Option<&crate::TensorType>], sizes: &[&[i64]], facts: &Facts) -> Result<Bindings, String> {
+        let mut b = Bindings::default();
+        for (i, (t, s)) in arg_types.iter().zip(sizes).enumerate() {
+            let Some(t) = t else { continue };
+            if t.shape.len() != s.len() {
+                continue; // the caller's rank check reports it
+            }
+            for (d, (&want, &got)) in t.shape.iter().zip(s.iter()).enumerate() {
+                let Some(k) = as_symbol(want) else { continue };
+                if b.get(k).is_some() {
+                    continue;
+                }
+                let (lo, hi) = facts.range(k);
+                if got < lo || got > hi {
+                    let why = if got < MIN_SYMBOL_VALUE {
+                        " (sizes 0 and 1 are specialized: they are never symbolic)".to_string()
+                    } else {
+                        String::new()
+                    };
+                    return Err(format!(
+                        "argument {i} has size {got} at dimension {d}, outside the range [{lo}, {hi}] of symbol s{k}{why}"
+                    ));
+                }
+                b.values.push((k, got));
+            }
+        }
+        for (i, (t, s)) in arg_types.iter().zip(sizes).enumerate() {
+            let Some(t) = t else { continue };
+            if t.shape.len() != s.len() {
+                return Err(format!("argument {i} has rank {}, but the function expects {t}", s.len()));
+            }
+            for (d, (&want, &got)) in t.shape.iter().zip(s.iter()).enumerate() {
+                let w = b.eval(want).map_err(|e| format!("argument {i}, dimension {d}: {e}"))?;
+                if w != got {
+                    let sym = if is_symbolic(want) { format!(" ({} = {w})", display(want)) } else { String::new() };
+                    return Err(format!(
+                        "argument {i} has size {got} at dimension {d}, but the function expects {t}{sym}"
+                    ));
+                }
+            }
+        }
+        for g in &facts.guards {
+            match g.holds(&|k| b.get(k)) {
+                Ok(true) => {}
+                Ok(false) => {
+                    let vals: Vec<String> =
+                        g.symbols().iter().filter_map(|&k| b.get(k).map(|v| format!("s{k} = {v}"))).collect();
+                    return Err(format!("guard {g} fails with {}", vals.join(", ")));
+                }
+                Err(e) => return Err(format!("guard {g}: {e}")),
+            }
+        }
+        Ok(b)
+    }
+}
+
+/// `a / b` when `b` divides `a` exactly as polynomials (a constant
+/// divisor dividing every coefficient, or one monomial dividing every
+/// term); `None` when that is not evident from the forms.
+pub fn exact_div(a: i64, b: i64) -> Option<i64> {
+    if b == 0 {
+        return None;
+    }
+    if !is_symbolic(b) {
+        if !is_symbolic(a) {
+            return (a % b == 0).then(|| a / b);
+        }
+        return modulo(a, b.abs()).ok().filter(|&m| m == 0).and_then(|_| floordiv(a, b).ok()).filter(|_| b > 0);
+    }
+    let pb = poly_of(b);
+    let ([(mb, cb)], 0) = (&pb.terms[..], pb.constant) else { return None };
+    let pa = poly_of(a);
+    if pa.constant != 0 {
+        return None;
+    }
+    let mut terms = Vec::with_capacity(pa.terms.len());
+    for (m, c) in &pa.terms {
+        if c % cb != 0 {
+            return None;
+        }
+        let mut rest = m.clone();
+        for atom in mb {
+            let at = rest.iter().position(|x| x == atom)?;
+            rest.remove(at);
+        }
+        terms.push((rest, c / cb));
+    }
+    let (constant_terms, terms): (Vec<_>, Vec<_>) = terms.into_iter().partition(|(m, _)| m.is_empty());
+    let constant = constant_terms.iter().try_fold(0i64, |acc, (_, c)| acc.checked_add(*c))?;
+    intern(normalize(terms, constant).ok()?).ok()
+}

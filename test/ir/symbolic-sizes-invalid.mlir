@@ -1,0 +1,120 @@
+// RUN: aot-opt %s --split-input-file --verify-diagnostics
+
+// Malformed symbolic sizes, symbols no argument binds, and ops or ranges
+// that cannot take them: located errors, never a crash.
+
+// expected-error@+1 {{invalid element type 'sxf32'}}
+func.func @no_digits(%x: tensor<sxf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error@+1 {{invalid size: expected ')' to close a size expression}}
+func.func @unclosed_in_array(%x: tensor<4xf32>) -> tensor<4xf32> attributes {aot.s = array<i64: (s0 + 1>}
+
+// -----
+
+// expected-error@+1 {{invalid dimension: expected ')' to close a size expression}}
+func.func @unclosed(%x: tensor<(s0x4xf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error@+1 {{invalid dimension: division of a size by 0: the divisor must be a positive constant}}
+func.func @div_zero(%x: tensor<(s0 floordiv 0)xf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error@+1 {{invalid dimension: symbol s70000 is out of range (s0 .. s65535)}}
+func.func @big_symbol(%x: tensor<s70000xf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error@+1 {{invalid dimension: size expression nested too deeply}}
+func.func @deep(%x: tensor<((((((((((((((((((((((((((((((((((s0))))))))))))))))))))))))))))))))))xf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error@+1 {{invalid dimension: size arithmetic overflows a 64-bit integer}}
+func.func @overflow(%x: tensor<(s0*9223372036854775807*2)xf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error@+1 {{symbol s1 is not bound: a symbol must be the whole size of some argument dimension}}
+func.func @unbound(%x: tensor<s0xf32>) -> tensor<s1xf32> {
+  %0 = tensor.full {value = 1.0} : tensor<s1xf32>
+  return %0 : tensor<s1xf32>
+}
+
+// -----
+
+// An expression does not bind its symbols: only a dimension that is
+// exactly the symbol does.
+// expected-error@+1 {{symbol s0 is not bound}}
+func.func @expression_only(%x: tensor<(s0*2)xf32>) -> tensor<(s0*2)xf32> {
+  return %x : tensor<(s0*2)xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'aot.symbols': the range of s0 must be array<i64: lo, hi> with 2 <= lo <= hi (sizes 0 and 1 are never symbolic)}}
+func.func @range_from_one(%x: tensor<s0xf32>) -> tensor<s0xf32> attributes {aot.symbols = {s0 = array<i64: 1, 8>}} {
+  return %x : tensor<s0xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'aot.guards': guard 's0' has no relation (==, !=, <, <=, >, >=)}}
+func.func @bad_guard(%x: tensor<s0xf32>) -> tensor<s0xf32> attributes {aot.guards = ["s0"]} {
+  return %x : tensor<s0xf32>
+}
+
+// -----
+
+// expected-error@+1 {{symbol s3 is not bound}}
+func.func @guard_on_unbound(%x: tensor<s0xf32>) -> tensor<s0xf32> attributes {aot.guards = ["s3 > 4"]} {
+  return %x : tensor<s0xf32>
+}
+
+// -----
+
+/// Ops whose rules do not compute with symbolic sizes yet refuse them.
+func.func @slice(%x: tensor<s0x4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'view.slice' op does not support symbolic sizes yet: operand #0 has type tensor<s0x4xf32>}}
+  %0 = view.slice %x {dim = 0, start = 0, end = 2} : tensor<s0x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+/// A symbolic size in an attribute counts too.
+func.func @resize(%x: tensor<s0xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'mut.resize_' op does not support symbolic sizes yet}}
+  %0 = mut.resize_ %y {size = array<i64: s0>} : tensor<4xf32> -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+/// Two different symbols do not broadcast: nothing says they are equal.
+func.func @distinct(%x: tensor<s0xf32>, %y: tensor<s1xf32>) -> tensor<s0xf32> {
+  // expected-error@+1 {{'tensor.add' op}}
+  %0 = tensor.add %x, %y : tensor<s0xf32>, tensor<s1xf32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}
+
+// -----
+
+/// A reshape whose inferred size is not an evident quotient.
+func.func @reshape(%x: tensor<s0xf32>) -> tensor<s0x4xf32> {
+  // expected-error@+1 {{shape [-1, 4] is invalid for input of size s0: 4 does not evidently divide it}}
+  %0 = view.reshape %x {shape = array<i64: -1, 4>} : tensor<s0xf32> -> tensor<s0x4xf32>
+  return %0 : tensor<s0x4xf32>
+}
+
+// -----
+
+/// A result type that disagrees with the rule.
+func.func @wrong_result(%x: tensor<s0x4xf32>) -> tensor<(s0*2)xf32> {
+  // expected-error@+1 {{'view.reshape' op}}
+  %0 = view.reshape %x {shape = array<i64: -1>} : tensor<s0x4xf32> -> tensor<(s0*2)xf32>
+  return %0 : tensor<(s0*2)xf32>
+}
