@@ -445,6 +445,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         plan.outputs.push((from, o.requires_grad));
     }
     plan.guards = guards(&user, meta, &sl, n);
+    if user.iter().any(|a| !aot_ir::sym::is_static(&a.shape)) {
+        let types = user.iter().map(|a| Some(aot_ir::TensorType::new(&a.shape[..], a.elem))).collect();
+        let facts = aot_ir::sym::Facts::of_func(ctx, func)?;
+        plan.guards.symbols = Some(aot_runtime::guards::SymbolGuard { types, facts });
+    }
     let backward = match ctx.get_attr(func, aot_passes::partition::BACKWARD_ATTR) {
         None => None,
         Some(a) => {
@@ -621,7 +626,11 @@ fn guards(user: &[aot_passes::convention::ResolvedArg], meta: &ViewAndMutationMe
                 .iter()
                 .map(|&i| {
                     let l = &user[i].layout;
-                    if l.size.contains(&0) {
+                    if !aot_ir::sym::is_static(&l.size) || !aot_ir::sym::is_static(&l.stride) {
+                        // Not a declared shared storage (refused with
+                        // symbolic sizes): sharing is all there is to check.
+                        0
+                    } else if l.size.contains(&0) {
                         0
                     } else {
                         (l.offset + l.size.iter().zip(&l.stride).map(|(&s, &st)| (s - 1) * st).sum::<i64>() + 1)
@@ -636,6 +645,7 @@ fn guards(user: &[aot_passes::convention::ResolvedArg], meta: &ViewAndMutationMe
     }
     Guards {
         args,
+        symbols: None,
         same_object: sl.dupes.clone(),
         shared_storage: shared,
         storage_class: user.iter().map(|a| a.storage_class).collect(),
@@ -1057,6 +1067,21 @@ pub fn compile(
             function
         }
         Backend::Target(target) => {
+            let symbolic = ctx
+                .block_args(ctx.region_blocks(ctx.regions(func)[0])[0])
+                .iter()
+                .any(|&a| ctx.value_tensor(a).is_some_and(|t| t.is_symbolic()));
+            if symbolic {
+                let d = Diagnostic::op_error(
+                    &ctx,
+                    func,
+                    format!(
+                        "has symbolic sizes, which the {} backend does not compile yet (the interp backend runs them)",
+                        opts.backend.name()
+                    ),
+                );
+                return Err(render(&ctx, &[d]));
+            }
             let native = aot_codegen::Native { target, options: Default::default() };
             let fw = aot_codegen::compile_function(&mut ctx, func, &native, &mut String::new())
                 .map_err(|d| render(&ctx, &[d]))?;

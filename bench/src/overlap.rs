@@ -125,6 +125,7 @@ fn guard(reps: usize, max: usize) {
             })
             .collect();
         let guards = Guards {
+            symbols: None,
             args: (0..n)
                 .map(|i| ArgGuard {
                     dtype: ElemType::F32,

@@ -1013,8 +1013,13 @@ impl<'a> AttrView<'a> {
         self.attrs.iter().find(|a| a.name == s).map(|a| a.value)
     }
 
+    /// An integer; with [`AttrView::bound`], a symbolic size is evaluated.
     pub fn i64(&self, name: &str) -> Option<i64> {
-        self.get(name).and_then(|a| self.ctx.attr_as_i64(a))
+        let v = self.get(name).and_then(|a| self.ctx.attr_as_i64(a))?;
+        match self.syms {
+            Some(b) if crate::sym::is_symbolic(v) => b.eval(v).ok(),
+            _ => Some(v),
+        }
     }
 
     pub fn f64(&self, name: &str) -> Option<f64> {

@@ -611,7 +611,8 @@ pub(crate) fn write_attr(ctx: &Context, a: Attribute, out: &mut String) {
         AttrData::Unit => out.push_str("unit"),
         AttrData::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         AttrData::Int { value, ty } => {
-            let _ = write!(out, "{value}");
+            // A symbolic size (`s0`, `(s0*4)`) where a record keeps one.
+            crate::sym::write_dim(*value, out);
             if *ty != ctx.elem_type(ElemType::I64) {
                 out.push_str(" : ");
                 write_type(ctx, *ty, out);

@@ -60,7 +60,7 @@ crate::record! {
     }
     check = |s: &StorageDecl| -> Result<(), String> {
         match s.numel {
-            Some(n) if n < 0 => Err("'numel' must be a non-negative integer".into()),
+            Some(n) if n < 0 && !aot_ir::sym::is_symbolic(n) => Err("'numel' must be a non-negative integer".into()),
             _ => Ok(()),
         }
     };
@@ -269,7 +269,8 @@ impl Convention {
                         offset: 0,
                     },
                     i64::MIN + o as i64,
-                    Some(shape.iter().product()),
+                    // An expression for symbolic sizes (`aot_ir::sym`).
+                    aot_ir::sym::numel(&shape).ok(),
                     false,
                 ),
             };

@@ -77,7 +77,17 @@ impl Pass for RngFunctionalize {
                 let c = i64_scalar(&mut rw, consumed);
                 AddOp::build1(&mut rw, &[offset, c], &[])?
             };
-            let numel = rw.value_tensor(rw.result(op, 0)).map(|t| t.numel()).unwrap_or(0) as u64;
+            let t = rw.value_tensor(rw.result(op, 0)).cloned();
+            if let Some(t) = t.as_ref().filter(|t| t.is_symbolic()) {
+                // Its draw count, so every later offset, would be an
+                // expression that must exist as a run-time value.
+                return Err(Diagnostic::op_error(
+                    &rw,
+                    op,
+                    format!("a random op with symbolic sizes ({t}) is not supported by rng-functionalize yet"),
+                ));
+            }
+            let numel = t.map(|t| t.numel()).unwrap_or(0) as u64;
             let words = (iface.words)(&AttrView::of_op(&rw, op), numel);
             consumed = consumed.checked_add((words.div_ceil(4) * 4) as i64).ok_or_else(|| {
                 Diagnostic::op_error(&rw, op, "draws more random numbers than an i64 offset can count")

@@ -238,6 +238,11 @@ impl Pass for SyntheticBase {
             return Ok(());
         }
         let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
+        if let Some(i) = (0..n).find(|&i| {
+            f.arg_attr(ctx, i, LAYOUT).is_some() && ctx.value_tensor(f.args(ctx)[i]).is_some_and(|t| t.is_symbolic())
+        }) {
+            return Err(err(ctx, format!("argument {i}: a shared storage with symbolic sizes is not supported yet")));
+        }
         if (0..n).any(|i| f.arg_attr(ctx, i, SAME_AS).is_some()) {
             return Err(err(ctx, "has duplicated arguments: run 'dedupe' before 'synthetic-base'".into()));
         }

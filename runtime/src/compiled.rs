@@ -272,6 +272,20 @@ fn restrided(src: &Tensor, l: &Strided, numel: i64) -> Result<Tensor, String> {
     Ok(t)
 }
 
+/// Layout `l` for one call: its symbolic sizes (`aot_ir::sym`) evaluated
+/// with the call's values.
+fn bound<'a>(l: &'a Strided, syms: &aot_ir::sym::Bindings) -> Result<std::borrow::Cow<'a, Strided>, String> {
+    if syms.is_empty() {
+        return Ok(std::borrow::Cow::Borrowed(l));
+    }
+    let e = |e: aot_ir::sym::SymError| e.to_string();
+    Ok(std::borrow::Cow::Owned(Strided {
+        size: syms.eval_shape(&l.size).map_err(e)?,
+        stride: syms.eval_shape(&l.stride).map_err(e)?,
+        offset: syms.eval(l.offset).map_err(e)?,
+    }))
+}
+
 fn view_of(t: &Tensor, l: &Strided) -> Result<Tensor, String> {
     t.alias_with(l.size.clone(), l.stride.clone(), l.offset)
 }
@@ -328,11 +342,12 @@ impl CompiledFunction {
 
     /// Calls the function and keeps what its backward needs.
     pub fn forward(&mut self, args: &[Tensor]) -> Result<(Vec<Tensor>, ForwardState), CallError> {
-        self.plan.guards.check(args).map_err(CallError::Convention)?;
-        self.run(args).map_err(CallError::Execution)
+        let syms = self.plan.guards.check(args).map_err(CallError::Convention)?;
+        self.run(args, &syms).map_err(CallError::Execution)
     }
 
-    fn run(&mut self, args: &[Tensor]) -> Result<(Vec<Tensor>, ForwardState), String> {
+    fn run(&mut self, args: &[Tensor], syms: &aot_ir::sym::Bindings) -> Result<(Vec<Tensor>, ForwardState), String> {
+        let bound = |l| bound(l, syms);
         let plan = &self.plan;
         let mut slots: Vec<Tensor> = args.to_vec();
         for b in &plan.bases {
@@ -435,6 +450,7 @@ impl CompiledFunction {
         for step in &plan.write_back {
             match step {
                 WriteBack::SetStorage { arg, from, layout } => {
+                    let layout = bound(layout)?;
                     // The storage argument j held at the call: an earlier
                     // step may already have set_ j itself elsewhere.
                     let storage = match from {
@@ -450,6 +466,7 @@ impl CompiledFunction {
                     }
                 }
                 WriteBack::AsStrided { arg, layout } => {
+                    let layout = bound(layout)?;
                     args[*arg].set_metadata(layout.size.clone(), layout.stride.clone(), layout.offset)?;
                 }
                 WriteBack::CopyData { arg, result: r } => {
@@ -501,6 +518,7 @@ impl CompiledFunction {
                     }
                     OutputFrom::Arg(i) => args[*i].clone(),
                     OutputFrom::ViewOfArg { arg, layout, after_call, values_from } => {
+                        let layout = bound(layout)?;
                         let t = Tensor::from_parts(
                             if *after_call { args[*arg].storage() } else { entry_storages[*arg].clone() },
                             args[*arg].dtype(),
@@ -511,16 +529,20 @@ impl CompiledFunction {
                         take_values(&t, *values_from, k)?;
                         t
                     }
-                    OutputFrom::ViewOfResult { result: r, layout } => view_of(result(*r)?, layout)?,
+                    OutputFrom::ViewOfResult { result: r, layout } => view_of(result(*r)?, &*bound(layout)?)?,
                     OutputFrom::ViewOfOutput { output, layout, values_from } => {
+                        let layout = bound(layout)?;
                         let base = outs.get(*output).and_then(|o| o.as_ref()).ok_or_else(|| {
                             format!("output {k} views output {output}, which is itself a view of an output")
                         })?;
-                        let t = view_of(base, layout)?;
+                        let t = view_of(base, &layout)?;
                         take_values(&t, *values_from, k)?;
                         t
                     }
-                    OutputFrom::Restrided { result: r, layout, numel } => restrided(result(*r)?, layout, *numel)?,
+                    OutputFrom::Restrided { result: r, layout, numel } => {
+                        let n = syms.eval(*numel).map_err(|e| e.to_string())?;
+                        restrided(result(*r)?, &*bound(layout)?, n)?
+                    }
                 };
                 if !matches!(from, OutputFrom::Arg(_)) {
                     t.set_requires_grad(*rg);

@@ -39,9 +39,21 @@ pub struct ArgGuard {
     pub storage_len: Option<usize>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A function with symbolic sizes (`aot_ir::sym`): its argument types and
+/// what it declares about its symbols. A call binds the symbols from its
+/// arguments, checks their ranges and the function's guards, and then
+/// checks every [`ArgGuard`] with its sizes evaluated.
+#[derive(Clone, Debug, Default)]
+pub struct SymbolGuard {
+    pub types: Vec<Option<aot_ir::TensorType>>,
+    pub facts: aot_ir::sym::Facts,
+}
+
+#[derive(Clone, Debug, Default)]
 pub struct Guards {
     pub args: Vec<ArgGuard>,
+    /// Set for a function with symbolic sizes.
+    pub symbols: Option<SymbolGuard>,
     /// `(i, j)`: argument `i` must be the same tensor as argument `j < i`.
     pub same_object: Vec<(usize, usize)>,
     /// Arguments that must share one storage of at least this many elements.
@@ -69,12 +81,35 @@ fn view_of(t: &Tensor) -> View {
 }
 
 impl Guards {
-    /// Checks the arguments of one call.
-    pub fn check(&self, args: &[Tensor]) -> Result<(), String> {
+    /// Checks the arguments of one call; the values of the function's
+    /// symbols in it (none for a function with static sizes).
+    pub fn check(&self, args: &[Tensor]) -> Result<aot_ir::sym::Bindings, String> {
         if args.len() != self.args.len() {
             return Err(format!("the function takes {} arguments, got {}", self.args.len(), args.len()));
         }
+        let syms = match &self.symbols {
+            Some(sg) => {
+                let types: Vec<Option<&aot_ir::TensorType>> = sg.types.iter().map(|t| t.as_ref()).collect();
+                let sizes: Vec<Shape> = args.iter().map(|a| a.sizes()).collect();
+                let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
+                aot_ir::sym::Bindings::bind(&types, &sizes, &sg.facts)?
+            }
+            None => aot_ir::sym::Bindings::none(),
+        };
+        let eval = |v: &[i64]| -> Result<Shape, String> { syms.eval_shape(v).map_err(|e| e.to_string()) };
         for (i, (a, g)) in args.iter().zip(&self.args).enumerate() {
+            let evaluated;
+            let g = if self.symbols.is_some() {
+                evaluated = ArgGuard {
+                    size: eval(&g.size)?,
+                    stride: eval(&g.stride)?,
+                    offset: syms.eval(g.offset).map_err(|e| e.to_string())?,
+                    ..g.clone()
+                };
+                &evaluated
+            } else {
+                g
+            };
             if a.dtype() != g.dtype || a.sizes() != g.size {
                 return Err(format!(
                     "argument {i}: the function was compiled for a {} tensor of shape {:?}, but got a {} tensor of shape {:?}",
@@ -143,7 +178,8 @@ impl Guards {
                 ));
             }
         }
-        self.check_aliasing(args)
+        self.check_aliasing(args)?;
+        Ok(syms)
     }
 
     fn check_aliasing(&self, args: &[Tensor]) -> Result<(), String> {

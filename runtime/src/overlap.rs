@@ -25,9 +25,27 @@ pub struct View {
     pub offset: i64,
 }
 
+/// Whether a layout has a symbolic size, stride or offset (a compile-time
+/// layout of a function with symbolic sizes, `aot_ir::sym`): the tests
+/// below then answer only what the forms prove (identical layouts, a
+/// contiguous layout), and otherwise the conservative answer.
+fn symbolic(size: &[i64], stride: &[i64], offset: i64) -> bool {
+    !aot_ir::sym::is_static(size) || !aot_ir::sym::is_static(stride) || aot_ir::sym::is_symbolic(offset)
+}
+
+/// Contiguous strides for `size`, size-1 dimensions with any stride.
+fn contiguous_form(size: &[i64], stride: &[i64]) -> bool {
+    let dense = crate::tensor::contiguous_strides(size);
+    size.len() == stride.len() && size.iter().zip(stride.iter().zip(&dense)).all(|(&n, (a, b))| n == 1 || a == b)
+}
+
 impl View {
     pub fn new(size: &[i64], stride: &[i64], offset: i64) -> View {
         View { size: size.to_vec(), stride: stride.to_vec(), offset }
+    }
+
+    fn is_symbolic(&self) -> bool {
+        symbolic(&self.size, &self.stride, self.offset)
     }
 
     pub fn numel(&self) -> i64 {
@@ -72,6 +90,11 @@ impl View {
 /// AOTAutograd's overlap test: `true` when the two views certainly share
 /// no element (of one storage), `false` when they may.
 pub fn definitely_do_not_overlap(a: &View, b: &View) -> bool {
+    if a.is_symbolic() || b.is_symbolic() {
+        // Symbolic sizes are never 0, so identical views overlap; others
+        // may.
+        return false;
+    }
     if a == b {
         return a.numel() == 0;
     }
@@ -133,6 +156,9 @@ pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
     if size.len() != stride.len() {
         return true;
     }
+    if symbolic(size, stride, 0) {
+        return !contiguous_form(size, stride);
+    }
     if size.contains(&0) {
         return false;
     }
@@ -160,6 +186,9 @@ pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
 /// PyTorch's `is_non_overlapping_and_dense`: the elements exactly tile a
 /// contiguous range, in some order of the dimensions.
 pub fn is_non_overlapping_and_dense(size: &[i64], stride: &[i64]) -> bool {
+    if symbolic(size, stride, 0) {
+        return contiguous_form(size, stride);
+    }
     if size.len() == 1 {
         return size[0] < 2 || stride[0] == 1;
     }
@@ -187,6 +216,9 @@ pub fn is_non_overlapping_and_dense(size: &[i64], stride: &[i64]) -> bool {
 /// How two views of one storage overlap, as PyTorch's in-place ops decide
 /// (`assert_no_partial_overlap` raises on `Partial`).
 pub fn mem_overlap(a: &View, b: &View) -> MemOverlap {
+    if a.is_symbolic() || b.is_symbolic() {
+        return if a == b { MemOverlap::Full } else { MemOverlap::TooHard };
+    }
     if a.numel() == 0 || b.numel() == 0 {
         return MemOverlap::No;
     }
@@ -212,7 +244,7 @@ pub const INTERNAL_OVERLAP_ERROR: &str = "unsupported operation: more than one e
 /// a dimension of size > 1 with stride 0, so a write hits one memory
 /// location twice. [`may_reach_an_element_twice`] is the general question.
 pub fn has_internal_overlap(size: &[i64], stride: &[i64]) -> bool {
-    size.iter().zip(stride).any(|(&n, &s)| n > 1 && s == 0)
+    size.iter().zip(stride).any(|(&n, &s)| (n > 1 || aot_ir::sym::is_symbolic(n)) && s == 0)
 }
 
 /// PyTorch's message for an in-place op whose input partially overlaps its output.

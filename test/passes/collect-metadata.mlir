@@ -181,3 +181,17 @@ func.func @equal_products(%x: tensor<2x2xf32>) -> (tensor<4xf32>, tensor<2x2xf32
   %u = tensor.mul %x, %three : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
   return %a, %u : tensor<4xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+/// Symbolic sizes: an output that views an input records its layout with
+/// the sizes as expressions (evaluated per call by the runtime).
+// CHECK-LABEL: func.func @symbolic_alias
+// CHECK-SAME:    output_type = "alias_of_input", base_idx = 0
+// CHECK-SAME:    layout = #aot.strided<size = [(s0*2)], stride = [1], offset = 0>
+// CHECK-SAME:    #aot.strided<size = [2, s0], stride = [1, 2], offset = 0>
+func.func @symbolic_alias(%x: tensor<s0x2xf32>) -> (tensor<(s0*2)xf32>, tensor<2xs0xf32>) {
+  %0 = view.reshape %x {shape = array<i64: -1>} : tensor<s0x2xf32> -> tensor<(s0*2)xf32>
+  %1 = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<s0x2xf32> -> tensor<2xs0xf32>
+  return %0, %1 : tensor<(s0*2)xf32>, tensor<2xs0xf32>
+}

@@ -61,3 +61,13 @@ func.func @as_strided_outside_storage(%a: tensor<2xf32> {aot.layout = #aot.layou
   %v = view.as_strided %a {size = [4], stride = [1], offset = 1} : tensor<2xf32> -> tensor<4xf32>
   return %v : tensor<4xf32>
 }
+
+// -----
+
+/// Arguments in a declared shared storage with symbolic sizes: the
+/// storage's extent would be an expression the coverage analysis cannot
+/// visit.
+// expected-error@+1 {{argument 0: 'aot.layout' on an argument with symbolic sizes (tensor<s0xf32>) is not supported yet}}
+func.func @symbolic_layout(%x: tensor<s0xf32> {aot.layout = #aot.layout<storage = 0, strides = [1], offset = 0>}) -> tensor<s0xf32> {
+  return %x : tensor<s0xf32>
+}

@@ -452,3 +452,29 @@ func.func @fill_keeps_the_history(%x: tensor<3xf32> {aot.requires_grad}) -> (ten
   mut.zero_ %n {aot.no_grad} : tensor<3xf32>
   return %m, %n : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// ===== Symbolic sizes =====
+
+/// The same rules over symbolic sizes: a write into an argument, a write
+/// through a view of it (scattered back with its symbolic layout), and a
+/// no_grad write into a clone (a hidden write).
+// CHECK-LABEL: func.func @symbolic
+// CHECK:         %[[A:.*]] = tensor.add %arg0, %arg1 : tensor<s0x4xf32>, tensor<4xf32> -> tensor<s0x4xf32>
+// CHECK:         %[[T:.*]] = view.transpose %[[A]] {dim0 = 0, dim1 = 1} : tensor<s0x4xf32> -> tensor<4xs0xf32>
+// CHECK:         %[[M:.*]] = tensor.mul %[[T]], %[[T]] : tensor<4xs0xf32>
+// CHECK:         %[[X:.*]] = view.as_strided_scatter %[[A]], %[[M]] {offset = 0, size = array<i64: 4, s0>, stride = array<i64: 1, 4>}
+// CHECK:         %[[C:.*]] = tensor.clone %[[X]] : tensor<s0x4xf32>
+// CHECK:         tensor.mul %[[C]], %arg1 {aot.no_grad}
+// CHECK:         view.as_strided_scatter %[[C]], %{{.*}} {aot.hidden_write, offset = 0, size = array<i64: s0, 4>, stride = array<i64: 4, 1>}
+// KEEP:          mut.copy_ %arg0, %[[X]] {aot.no_grad} : tensor<s0x4xf32>
+// CHECK-NOT:     mut.add_
+func.func @symbolic(%x: tensor<s0x4xf32>, %y: tensor<4xf32>) -> (tensor<s0x4xf32>, tensor<4xs0xf32>) {
+  mut.add_ %x, %y : tensor<s0x4xf32>, tensor<4xf32>
+  %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<s0x4xf32> -> tensor<4xs0xf32>
+  mut.mul_ %t, %t : tensor<4xs0xf32>, tensor<4xs0xf32>
+  %c = tensor.clone %x : tensor<s0x4xf32>
+  mut.mul_ %c, %y {aot.no_grad} : tensor<s0x4xf32>, tensor<4xf32>
+  return %c, %t : tensor<s0x4xf32>, tensor<4xs0xf32>
+}

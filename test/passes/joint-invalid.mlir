@@ -21,3 +21,12 @@ func.func @no_meta(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attri
 func.func @twice(%x: tensor<4xf32>) -> tensor<4xf32> attributes {aot.joint = #aot.joint<num_forward = 1, tangents = [], grads = [], no_tangents = false>, aot.value_semantics} {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+/// joint does not differentiate over symbolic sizes yet.
+// expected-error@+1 {{pass 'joint' does not support symbolic sizes yet}}
+func.func @symbolic(%x: tensor<s0xf32> {aot.requires_grad}) -> tensor<s0xf32> attributes {aot.value_semantics} {
+  %0 = tensor.exp %x : tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}

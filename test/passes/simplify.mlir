@@ -408,3 +408,19 @@ func.func @already_cheapest(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf3
   %s = tensor.add %a, %b : tensor<3xf32>
   return %s : tensor<3xf32>
 }
+
+// -----
+
+/// reduce-splat over symbolic sizes: a count that is a constant (4) folds;
+/// a symbolic count (s0) does not, and must not become 0.
+// CHECK-LABEL: func.func @reduce_splat_symbolic
+// CHECK-DAG:     %[[FOUR:.*]] = tensor.full {value = 4.0} : tensor<s0xf32>
+// CHECK-DAG:     %[[S:.*]] = tensor.sum %{{.*}} {dims = [0]} : tensor<s0x4xf32> -> tensor<4xf32>
+// CHECK:         return %[[FOUR]], %[[S]]
+func.func @reduce_splat_symbolic(%x: tensor<s0x4xf32>) -> (tensor<s0xf32>, tensor<4xf32>) attributes {aot.value_semantics} {
+  %one = tensor.full {value = 1.0} : tensor<f32>
+  %ones = view.expand %one {shape = array<i64: s0, 4>} : tensor<f32> -> tensor<s0x4xf32>
+  %a = tensor.sum %ones {dims = [1]} : tensor<s0x4xf32> -> tensor<s0xf32>
+  %b = tensor.sum %ones {dims = [0]} : tensor<s0x4xf32> -> tensor<4xf32>
+  return %a, %b : tensor<s0xf32>, tensor<4xf32>
+}

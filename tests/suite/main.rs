@@ -32,6 +32,7 @@ mod ptx;
 mod robustness;
 mod simplify;
 mod subclass;
+mod symbolic;
 mod targets;
 mod tensor_api;
 mod text_laws;

@@ -470,6 +470,12 @@ fn verify_convention_attrs(ctx: &Context, op: Op, f: &FuncView, inputs: &[Type])
         // After lower-to-loops an argument is a memref whose type carries
         // the layout; the attribute then only records where it came from.
         let Some(t) = ctx.as_tensor(ty) else { continue };
+        if t.is_symbolic() {
+            return Err(arg_err(
+                i,
+                format!("'aot.layout' on an argument with symbolic sizes ({t}) is not supported yet"),
+            ));
+        }
         let storage = ctx.attr_field(a, "storage").and_then(|x| ctx.attr_as_i64(x));
         let offset = ctx.attr_field(a, "offset").map(|x| ctx.attr_as_i64(x)).unwrap_or(Some(0));
         let strides = ctx.attr_field(a, "strides").and_then(|x| ctx.attr_as_i64_list(x));

@@ -142,7 +142,7 @@ pub fn relayout_(k: &mut KernelCtx<'_>) -> KernelResult {
         Some(super::MetadataKind::Relayout { layout, .. }) => layout,
         _ => return Err("metadata mutation without a layout rule".into()),
     };
-    let l = rule(&AttrView::of_op(k.ctx, k.op), &layout_of(x))?;
+    let l = rule(&AttrView::of_op(k.ctx, k.op).bound(k.syms), &layout_of(x))?;
     let Layout { sizes, strides, offset } = l.into_iter().next().ok_or("layout rule returned nothing")?;
     x.set_metadata(sizes, strides, offset)?;
     Ok(smallvec![x.clone()])

@@ -511,7 +511,7 @@ meta_op!(
 meta_op!(
     AsStridedOp::NAME,
     "Sets sizes, strides and storage offset in place",
-    META,
+    META_S,
     ONE,
     &[
         AttrSpec::required("size", AttrKind::I64List),

@@ -207,10 +207,16 @@ pub fn resolve_shape_sym(shape: &[i64], numel: i64) -> Result<Shape, String> {
 /// `view` or `reshape` where a size is symbolic (at compile time; a call's
 /// sizes are concrete): of a contiguous operand only, giving a contiguous
 /// result.
-fn symbolic_reshape(shape: &[i64], x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
+fn symbolic_reshape(shape: &[i64], x: &Layout, copy: bool) -> Result<SmallVec<[Layout; 1]>, String> {
     let dense = Layout::contiguous(&x.sizes);
     if x.sizes.iter().zip(x.strides.iter().zip(&dense.strides)).any(|(&n, (a, b))| n != 1 && a != b) {
-        return Err("a view or reshape with symbolic sizes of a non-contiguous tensor is not supported yet".into());
+        // A reshape copies (as its static rule does when no strides fit);
+        // a view of a non-contiguous symbolic layout would need symbolic
+        // stride analysis.
+        if copy {
+            return Err(RESHAPE_NEEDS_COPY.into());
+        }
+        return Err("a view with symbolic sizes of a non-contiguous tensor is not supported yet".into());
     }
     let numel = aot_ir::sym::numel(&x.sizes).map_err(|e| e.to_string())?;
     let sizes = resolve_shape_sym(shape, numel)?;
@@ -221,7 +227,7 @@ fn symbolic_reshape(shape: &[i64], x: &Layout) -> Result<SmallVec<[Layout; 1]>, 
 fn layout_view(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let want = a.req_list("shape")?;
     if !aot_ir::sym::is_static(&want) || !aot_ir::sym::is_static(&x.sizes) {
-        return symbolic_reshape(&want, x);
+        return symbolic_reshape(&want, x, false);
     }
     let shape = resolve_shape(&want, x.sizes.iter().product())?;
     let strides = compute_view_strides(&x.sizes, &x.strides, &shape).ok_or(VIEW_NEEDS_COPY)?;
@@ -232,7 +238,7 @@ fn layout_view(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, St
 fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let want = a.req_list("shape")?;
     if !aot_ir::sym::is_static(&want) || !aot_ir::sym::is_static(&x.sizes) {
-        return symbolic_reshape(&want, x);
+        return symbolic_reshape(&want, x, true);
     }
     let shape = resolve_shape(&want, x.sizes.iter().product())?;
     match compute_view_strides(&x.sizes, &x.strides, &shape) {
@@ -487,7 +493,13 @@ pub fn layout_squeeze(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 
 pub fn layout_unsqueeze(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let r = x.sizes.len();
     let dim = norm_dim(a.req_i64("dim")?, r, 1)?;
-    let stride = if dim >= r { 1 } else { x.sizes[dim].saturating_mul(x.strides[dim]) };
+    let stride = if dim >= r {
+        1
+    } else if aot_ir::sym::is_symbolic(x.sizes[dim]) || aot_ir::sym::is_symbolic(x.strides[dim]) {
+        aot_ir::sym::mul(x.sizes[dim], x.strides[dim]).map_err(|e| e.to_string())?
+    } else {
+        x.sizes[dim].saturating_mul(x.strides[dim])
+    };
     let mut l = x.clone();
     l.sizes.insert(dim, 1);
     l.strides.insert(dim, stride);
@@ -539,10 +551,15 @@ pub fn layout_as_strided(a: &AttrView<'_>, _x: &Layout) -> Result<SmallVec<[Layo
     if sizes.len() != strides.len() {
         return Err(format!("mismatch in length of strides and shape ({} vs {})", strides.len(), sizes.len()));
     }
-    if sizes.iter().any(|&s| s < 0) || strides.iter().any(|&s| s < 0) || offset < 0 {
+    let negative = |v: i64| v < 0 && !aot_ir::sym::is_symbolic(v);
+    if sizes.iter().any(|&s| negative(s)) || strides.iter().any(|&s| negative(s)) || negative(offset) {
         return Err("as_strided sizes, strides and offset must be non-negative".into());
     }
-    if aot_ir::size::checked_extent(&sizes, &strides, offset).is_none() {
+    let symbolic =
+        !aot_ir::sym::is_static(&sizes) || !aot_ir::sym::is_static(&strides) || aot_ir::sym::is_symbolic(offset);
+    // A symbolic layout's extent is checked by each call, whose sizes are
+    // concrete (the kernels read these attributes evaluated).
+    if !symbolic && aot_ir::size::checked_extent(&sizes, &strides, offset).is_none() {
         return Err(format!(
             "a view with size {sizes:?}, stride {strides:?} and offset {offset} addresses elements beyond the 64-bit range"
         ));
@@ -752,6 +769,14 @@ fn infer_as_strided_scatter(ic: &InferCtx<'_>) -> InferResult {
     // The scattered region must fit in a contiguous copy of base.
     let l = layout_as_strided(&ic.attr_view(), &Layout::contiguous(&base.shape))?;
     let l = &l[0];
+    if base.is_symbolic()
+        || !aot_ir::sym::is_static(&l.sizes)
+        || !aot_ir::sym::is_static(&l.strides)
+        || aot_ir::sym::is_symbolic(l.offset)
+    {
+        // Checked per call, as the view's extent is.
+        return Ok(out);
+    }
     let end = aot_ir::size::checked_extent(&l.sizes, &l.strides, l.offset).map_or(i64::MAX, |e| e.1);
     if end > l.offset {
         let last = end - 1;
@@ -992,7 +1017,7 @@ view_op!(
 view_op!(
     AsStridedOp::NAME,
     "An arbitrary strided view of the storage",
-    VIEW,
+    VIEW_S,
     ONE,
     AS_STRIDED,
     infer_as_strided,
@@ -1058,11 +1083,14 @@ view_op!(
 
 macro_rules! scatter_op {
     ($handle:ty, $view:ty, $summary:literal, $attrs:expr, $infer:expr, $layout:expr, $fold:expr $(, $extra:expr)*) => {
+        scatter_op!(@traits SCATTER, $handle, $view, $summary, $attrs, $infer, $layout, $fold $(, $extra)*);
+    };
+    (@traits $traits:expr, $handle:ty, $view:ty, $summary:literal, $attrs:expr, $infer:expr, $layout:expr, $fold:expr $(, $extra:expr)*) => {
         inventory::submit! {
             OpDef {
                 name: <$handle>::NAME,
                 summary: $summary,
-                traits: SCATTER,
+                traits: $traits,
                 operands: TWO,
                 results: ONE,
                 attrs: $attrs,
@@ -1120,6 +1148,7 @@ scatter_op!(
     folds::scatter
 );
 scatter_op!(
+    @traits SCATTER.union(Traits::SYMBOLIC_SHAPES),
     AsStridedScatterOp,
     AsStridedOp,
     "base with a strided region replaced by src",

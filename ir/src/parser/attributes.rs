@@ -84,11 +84,25 @@ impl<'a, 'src> Parser<'a, 'src> {
                 }
                 "array" => self.parse_dense_array(),
                 "dense" => self.parse_dense(),
+                text if text
+                    .strip_prefix('s')
+                    .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit())) =>
+                {
+                    let v = self.parse_size()?;
+                    Ok(self.ctx.i64_attr(v))
+                }
                 _ => {
                     let t = self.parse_type()?;
                     Ok(self.ctx.type_attr(t))
                 }
             },
+            // A parenthesized symbolic size, else a function type.
+            TokenKind::LParen
+                if crate::sym::parse_dim(&self.lex.src().as_bytes()[self.tok.start as usize..]).is_ok() =>
+            {
+                let v = self.parse_size()?;
+                Ok(self.ctx.i64_attr(v))
+            }
             TokenKind::Integer | TokenKind::Float | TokenKind::Minus => self.parse_number_attr(),
             TokenKind::String => {
                 let s = self.parse_string()?;

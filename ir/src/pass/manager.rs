@@ -402,7 +402,18 @@ const SUBCLASS_AWARE_PASSES: &[&str] = &["flatten-subclasses", "cse", "dce"];
 
 /// The passes that handle symbolic sizes ([`crate::sym`]); the others
 /// refuse a function that has any, so none computes with one unawares.
-const SYMBOLIC_AWARE_PASSES: &[&str] = &["cse", "dce"];
+const SYMBOLIC_AWARE_PASSES: &[&str] = &[
+    "cse",
+    "dce",
+    "canonicalize",
+    "flatten-subclasses",
+    "functionalize",
+    "simplify",
+    "collect-metadata",
+    "dedupe",
+    "synthetic-base",
+    "rng-functionalize",
+];
 
 /// The first op under `op` (itself included) with a symbolic size, and
 /// where.

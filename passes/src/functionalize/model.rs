@@ -223,8 +223,21 @@ pub(super) struct MutCount {
     pub(super) visible: u32,
 }
 
+/// Elements of `shape`: an expression when a size is symbolic (compare it
+/// only with `==`; [`is_large`] asks whether to visit it).
 pub(super) fn numel(shape: &[i64]) -> i64 {
-    shape.iter().product()
+    aot_ir::sym::numel(shape).unwrap_or(i64::MAX)
+}
+
+/// Whether a layout has a symbolic size, stride or offset: its elements
+/// cannot be visited one by one.
+pub(super) fn symbolic(l: &Layout) -> bool {
+    !aot_ir::sym::is_static(&l.sizes) || !aot_ir::sym::is_static(&l.strides) || aot_ir::sym::is_symbolic(l.offset)
+}
+
+/// Whether `n` elements are more than `limit` (a symbolic count is).
+pub(super) fn is_large(n: i64, limit: i64) -> bool {
+    aot_ir::sym::is_symbolic(n) || n > limit
 }
 
 pub(super) fn strided(l: &Layout) -> Strided {
@@ -285,7 +298,7 @@ pub(super) fn copy_slices_error(base: &Layout, view: &Layout, dtype: ElemType) -
 /// (layouts too large to visit are not checked: none).
 pub(super) fn first_outside(from: &Layout, to: &Layout) -> Option<usize> {
     const MAX_VISITED: i64 = 1 << 20;
-    if numel(&to.sizes) > MAX_VISITED || numel(&from.sizes) > MAX_VISITED {
+    if is_large(numel(&to.sizes), MAX_VISITED) || is_large(numel(&from.sizes), MAX_VISITED) {
         return None;
     }
     let held: rustc_hash::FxHashSet<usize> = indices(from).collect();
@@ -307,6 +320,11 @@ pub(super) fn disjoint(a: &Layout, b: &Layout) -> bool {
 /// address range (one bit per storage element, bounded by the storage's
 /// size, which the allocation limit bounds) instead of a set of indices.
 pub(super) fn overlaps(a: &Layout, b: &Layout) -> bool {
+    if symbolic(a) || symbolic(b) {
+        // Only identical symbolic layouts are known to overlap (sizes are
+        // never 0); others may.
+        return true;
+    }
     let (Some((lo, hi)), Some((blo, bhi))) = (
         aot_ir::size::checked_extent(&a.sizes, &a.strides, a.offset),
         aot_ir::size::checked_extent(&b.sizes, &b.strides, b.offset),
@@ -371,13 +389,13 @@ impl<'c> Functionalizer<'c> {
         let sto = self.new_storage(Sto {
             base: Some(v),
             flat: false,
-            len: t.numel(),
+            len: numel(&t.shape),
             dtype: t.elem,
             version: 0,
             members: Vec::new(),
             base_obj: None,
             covered: None,
-            len0: t.numel(),
+            len0: numel(&t.shape),
             writes: Vec::new(),
             visible_writes: false,
             decl: None,
@@ -408,6 +426,17 @@ impl<'c> Functionalizer<'c> {
     /// Which storage elements the member arguments of a flat storage cover.
     pub(super) fn check_covered(&mut self, op: Op, s: usize, l: &Layout) -> Result<(), Diagnostic> {
         let len = self.stos[s].len;
+        if symbolic(l) || aot_ir::sym::is_symbolic(len) {
+            // A symbolic storage is an argument's or a fresh value's own
+            // (`aot.layout` is refused for symbolic arguments), and a view
+            // rule keeps its layouts inside it; an argument covers all of
+            // its storage.
+            let whole = |m: &Layout| m.offset == 0 && numel(&m.sizes) == len && *m == Layout::contiguous(&m.sizes);
+            if self.stos[s].members.is_empty() || self.stos[s].members.iter().any(|(_, m, _)| whole(m)) {
+                return Ok(());
+            }
+            return Err(self.err(op, "a shared storage with symbolic sizes is not supported yet"));
+        }
         if numel(&l.sizes) > 0 {
             let last = aot_ir::size::checked_extent(&l.sizes, &l.strides, l.offset).map_or(i64::MAX, |e| e.1 - 1);
             if l.offset < 0 || last >= len {

@@ -497,6 +497,12 @@ impl<'c> Functionalizer<'c> {
             return Ok(None);
         }
         let m = self.objs[index].layout.sizes.first().copied().unwrap_or(0);
+        if aot_ir::sym::is_symbolic(m) {
+            return Err(self.err(
+                op,
+                "index_put_ whose values alias its destination, with a symbolic number of indices, is not supported yet",
+            ));
+        }
         if m <= 1 {
             return Ok(None);
         }

@@ -104,6 +104,12 @@ impl<'c> Functionalizer<'c> {
                     continue;
                 }
                 Some(a) => {
+                    if t.is_symbolic() {
+                        return Err(arg_err(
+                            i,
+                            format!("'aot.layout' on an argument with symbolic sizes ({t}) is not supported yet"),
+                        ));
+                    }
                     let sid = self.rw.attr_field(a, "storage").and_then(|x| self.rw.attr_as_i64(x));
                     let offset = self.rw.attr_field(a, "offset").and_then(|x| self.rw.attr_as_i64(x)).unwrap_or(0);
                     let strides = match self.rw.attr_field(a, "strides") {

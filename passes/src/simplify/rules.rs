@@ -519,10 +519,17 @@ fn exact_multiple(v: f64, n: i64, elem: ElemType) -> Option<f64> {
 fn reduce_splat(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
     let v = cx.splat(n.children[0])?;
     let (tx, tr) = (cx.tensor(n.children[0])?, cx.tensor(id)?);
-    if tr.numel() == 0 || !tr.elem.is_float() && tx.elem != tr.elem {
+    if !tr.elem.is_float() && tx.elem != tr.elem {
         return None;
     }
-    let count = tx.numel() / tr.numel();
+    // The count must be a constant: `sum` of a `s0x4` splat to `s0` is 4
+    // times the value; to `4` it is `s0` times, not a constant (and
+    // `numel()` would read the symbolic size as 0).
+    let (nx, nr) = (aot_ir::sym::numel(&tx.shape).ok()?, aot_ir::sym::numel(&tr.shape).ok()?);
+    if nr == 0 {
+        return None;
+    }
+    let count = aot_ir::sym::exact_div(nx, nr).filter(|c| !aot_ir::sym::is_symbolic(*c))?;
     let sum = exact_multiple(v, count, tr.elem)?;
     let value = if cx.clean_op(n)? == t::MeanOp::NAME {
         if count == 0 {

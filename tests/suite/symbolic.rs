@@ -1,0 +1,175 @@
+//! Symbolic sizes end to end: each program below is compiled once
+//! (`aot-inference` on the interp backend) for arguments of one size, then
+//! called with arguments of other sizes; every call must agree with the
+//! reference interpreter run on the same arguments, field by field
+//! (values, layouts of views, aliasing, arguments' final state). A call
+//! whose sizes break the function's declared ranges or guards must be
+//! refused by the compiled function's guards, as the interpreter refuses
+//! it.
+
+use aot::compile::{Backend, CompileOptions};
+use aot::ir::sym::Bindings;
+use aot::ir::{parse_module, verify, Context, ParseOptions, SourceMgr};
+use aot_run::compare::{compare, CompareOptions};
+use aot_run::{outputs_json, random_inputs_sized, run_compiled_for, run_eager_calls, Calls};
+use serde_json::json;
+use std::sync::Arc;
+
+/// (name, program): every symbol is bound by an argument dimension.
+const PROGRAMS: &[(&str, &str)] = &[
+    (
+        "mlp",
+        r#"func.func @f(%x: tensor<s0x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> (tensor<s0x16xf32>, tensor<s0xf32>, tensor<(s0*4)x4xf32>) {
+  %h = tensor.linear %x, %w, %b : tensor<s0x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<s0x16xf32>
+  %g = tensor.gelu %h : tensor<s0x16xf32>
+  %s = tensor.sum %g {dims = [1]} : tensor<s0x16xf32> -> tensor<s0xf32>
+  %r = view.reshape %g {shape = array<i64: -1, 4>} : tensor<s0x16xf32> -> tensor<(s0*4)x4xf32>
+  return %g, %s, %r : tensor<s0x16xf32>, tensor<s0xf32>, tensor<(s0*4)x4xf32>
+}"#,
+    ),
+    (
+        "two_symbols",
+        r#"func.func @f(%q: tensor<2xs0x4xf32>, %k: tensor<2xs1x4xf32>, %v: tensor<2xs1x4xf32>) -> (tensor<2xs0x4xf32>, tensor<2xs0xs1xf32>, tensor<s0x2xf32>) {
+  %o:2 = tensor.attention %q, %k, %v : tensor<2xs0x4xf32>, tensor<2xs1x4xf32>, tensor<2xs1x4xf32> -> (tensor<2xs0x4xf32>, tensor<2xs0xf32>)
+  %kt = view.transpose %k {dim0 = 1, dim1 = 2} : tensor<2xs1x4xf32> -> tensor<2x4xs1xf32>
+  %sc = tensor.matmul %q, %kt : tensor<2xs0x4xf32>, tensor<2x4xs1xf32> -> tensor<2xs0xs1xf32>
+  %p = tensor.softmax %sc {dim = 2} : tensor<2xs0xs1xf32> -> tensor<2xs0xs1xf32>
+  %m = tensor.amax %o#0 {dims = [2]} : tensor<2xs0x4xf32> -> tensor<2xs0xf32>
+  %mt = view.permute %m {dims = [1, 0]} : tensor<2xs0xf32> -> tensor<s0x2xf32>
+  return %o#0, %p, %mt : tensor<2xs0x4xf32>, tensor<2xs0xs1xf32>, tensor<s0x2xf32>
+}"#,
+    ),
+    (
+        "mutation",
+        r#"func.func @f(%x: tensor<s0x4xf32>, %y: tensor<4xf32>) -> (tensor<s0x4xf32>, tensor<4xs0xf32>) {
+  mut.add_ %x, %y : tensor<s0x4xf32>, tensor<4xf32>
+  %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<s0x4xf32> -> tensor<4xs0xf32>
+  mut.mul_ %t, %t : tensor<4xs0xf32>, tensor<4xs0xf32>
+  %c = tensor.clone %x : tensor<s0x4xf32>
+  mut.mul_ %c, %y {aot.no_grad} : tensor<s0x4xf32>, tensor<4xf32>
+  return %c, %t : tensor<s0x4xf32>, tensor<4xs0xf32>
+}"#,
+    ),
+    (
+        "views_and_norms",
+        r#"func.func @f(%x: tensor<s0x3x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>, %e: tensor<3x8xf32>) -> (tensor<s0x3x8xf32>, tensor<1xs0x24xf32>, tensor<(s0*3 + 3)x8xf32>, tensor<s0x3xf32>, tensor<s0x3x8xf32>) {
+  %ln:3 = tensor.layer_norm %x, %w, %b {normalized_ndim = 1, eps = 1.0e-05} : tensor<s0x3x8xf32>, tensor<8xf32>, tensor<8xf32> -> (tensor<s0x3x8xf32>, tensor<s0x3x1xf32>, tensor<s0x3x1xf32>)
+  %f = view.reshape %x {shape = array<i64: s0, 24>} : tensor<s0x3x8xf32> -> tensor<s0x24xf32>
+  %u = view.unsqueeze %f {dim = 0} : tensor<s0x24xf32> -> tensor<1xs0x24xf32>
+  %x2 = view.reshape %x {shape = array<i64: -1, 8>} : tensor<s0x3x8xf32> -> tensor<(s0*3)x8xf32>
+  %c = tensor.cat %x2, %e {dim = 0} : tensor<(s0*3)x8xf32>, tensor<3x8xf32> -> tensor<(s0*3 + 3)x8xf32>
+  %c2 = view.reshape %c {shape = array<i64: -1, 8>} : tensor<(s0*3 + 3)x8xf32> -> tensor<(s0*3 + 3)x8xf32>
+  %mean = tensor.mean %x {dims = [2]} : tensor<s0x3x8xf32> -> tensor<s0x3xf32>
+  %pos = tensor.gt %x, %ln#0 : tensor<s0x3x8xf32>, tensor<s0x3x8xf32> -> tensor<s0x3x8xi1>
+  %sel = tensor.where %pos, %x, %ln#0 : tensor<s0x3x8xi1>, tensor<s0x3x8xf32>, tensor<s0x3x8xf32> -> tensor<s0x3x8xf32>
+  %cs = tensor.cumsum %sel {dim = 0} : tensor<s0x3x8xf32>
+  return %ln#0, %u, %c2, %mean, %cs : tensor<s0x3x8xf32>, tensor<1xs0x24xf32>, tensor<(s0*3 + 3)x8xf32>, tensor<s0x3xf32>, tensor<s0x3x8xf32>
+}"#,
+    ),
+    (
+        "expand_and_index",
+        r#"func.func @f(%idx: tensor<s0xi64>, %table: tensor<5x4xf32>, %bias: tensor<4xf32>) -> (tensor<s0x4xf32>, tensor<s0x4xf32>, tensor<s0xi64>) {
+  %e = tensor.embedding %table, %idx : tensor<5x4xf32>, tensor<s0xi64> -> tensor<s0x4xf32>
+  %bb = view.expand %bias {shape = array<i64: s0, 4>} : tensor<4xf32> -> tensor<s0x4xf32>
+  %s = tensor.add %e, %bb : tensor<s0x4xf32>, tensor<s0x4xf32> -> tensor<s0x4xf32>
+  %a = tensor.argmax %s {dim = 1} : tensor<s0x4xf32> -> tensor<s0xi64>
+  return %s, %bb, %a : tensor<s0x4xf32>, tensor<s0x4xf32>, tensor<s0xi64>
+}"#,
+    ),
+];
+
+fn parse(ctx: &mut Context, text: &str) -> (aot::ir::Op, aot::ir::Op) {
+    let m = parse_module(ctx, text, &ParseOptions { file: "symbolic.mlir".into(), first_line: 1 })
+        .unwrap_or_else(|d| panic!("{}", d.message));
+    verify(ctx, m).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let f = aot::dialects::func::entry_func(ctx, m, None).expect("one function").op;
+    (m, f)
+}
+
+fn inputs(text: &str, sizes: &str, seed: u64) -> aot_run::json::InputSpec {
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx, text);
+    let b = Bindings::parse(sizes).expect("sizes");
+    random_inputs_sized(&ctx, f, seed, &b).unwrap_or_else(|e| panic!("inputs for {sizes}: {e}"))
+}
+
+/// Compiled once at `compile_at`, called at each of `call_at`.
+fn check(name: &str, text: &str, compile_at: &str, call_at: &[&str]) -> Vec<String> {
+    let mut sources = SourceMgr::new();
+    sources.add("symbolic.mlir", Arc::from(text));
+    let compile_for = inputs(text, compile_at, 1);
+    let mut diffs = Vec::new();
+    for (k, sizes) in call_at.iter().enumerate() {
+        let spec = inputs(text, sizes, 10 + k as u64);
+        let mut ctx = Context::new();
+        let (_, f) = parse(&mut ctx, text);
+        let calls = Calls { seed: 7, count: 1, grad: None };
+        let eager = match run_eager_calls(&ctx, &sources, f, &spec, calls, false) {
+            Ok(r) => r.to_json(),
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+        let mut ctx2 = Context::new();
+        let (m2, f2) = parse(&mut ctx2, text);
+        let opts = CompileOptions {
+            pipeline: "aot-inference".into(),
+            backend: Backend::Interp,
+            keep_ir: false,
+            progress: false,
+        };
+        let calls = Calls { seed: 7, count: 1, grad: None };
+        let compiled = match run_compiled_for(ctx2, &sources, m2, f2, &compile_for, &spec, &opts, calls) {
+            Ok(r) => outputs_json(&r.outputs, &r.args),
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+        if compiled.get("error").is_some() || eager.get("error").is_some() {
+            diffs.push(format!(
+                "{name} at {sizes}: eager {:?}, compiled {:?}",
+                eager.get("error"),
+                compiled.get("error")
+            ));
+            continue;
+        }
+        let opts = CompareOptions { grads: false, slack: 1.0, all_layouts: true, hidden_output_aliasing: true };
+        diffs.extend(compare(&compiled, &eager, opts).into_iter().map(|d| format!("{name} at {sizes}: {d}")));
+    }
+    diffs
+}
+
+#[test]
+fn one_compile_serves_every_size() {
+    let mut diffs = Vec::new();
+    for (name, text) in PROGRAMS {
+        diffs.extend(check(name, text, "s0=4,s1=5", &["s0=2,s1=2", "s0=3,s1=7", "s0=9,s1=3", "s0=4,s1=5"]));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// The compiled function's guards bind the symbols and check the ranges
+/// and guards the function declares, as the interpreter does.
+#[test]
+fn a_call_outside_the_declared_ranges_and_guards_is_refused() {
+    let text = r#"func.func @f(%x: tensor<s0x2xf32>) -> tensor<s0xf32> attributes {aot.symbols = {s0 = array<i64: 2, 6>}, aot.guards = ["(s0 mod 3) != 1"]} {
+  %0 = tensor.sum %x {dims = [1]} : tensor<s0x2xf32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}"#;
+    let mut sources = SourceMgr::new();
+    sources.add("symbolic.mlir", Arc::from(text));
+    let compile_for = inputs(text, "s0=3", 1);
+    let run = |sizes: &str| {
+        let spec = inputs(text, sizes, 2);
+        let mut ctx = Context::new();
+        let (m, f) = parse(&mut ctx, text);
+        let opts = CompileOptions {
+            pipeline: "aot-inference".into(),
+            backend: Backend::Interp,
+            keep_ir: false,
+            progress: false,
+        };
+        run_compiled_for(ctx, &sources, m, f, &compile_for, &spec, &opts, Calls { seed: 7, count: 1, grad: None })
+            .map(|r| r.outputs[0].sizes().to_vec())
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(run("s0=5"), Ok(vec![5]));
+    assert_eq!(run("s0=4").unwrap_err(), "guard (s0 mod 3) != 1 fails with s0 = 4");
+    assert_eq!(run("s0=7").unwrap_err(), "argument 0 has size 7 at dimension 0, outside the range [2, 6] of symbol s0");
+}
