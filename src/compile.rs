@@ -111,8 +111,14 @@ fn to_runtime(s: &aot_passes::meta::Strided) -> Strided {
     Strided { size: s.size.iter().copied().collect(), stride: s.stride.iter().copied().collect(), offset: s.offset }
 }
 
-/// Replays a view chain on a layout (compile-time view replay).
-pub(crate) fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: &Strided) -> Result<Strided, String> {
+/// Replays a view chain on a layout (compile-time view replay); rules over
+/// symbolic sizes read the ranges and guards of `func`.
+pub(crate) fn replay(
+    ctx: &Context,
+    func: Op,
+    steps: &[aot_passes::meta::ViewStep],
+    from: &Strided,
+) -> Result<Strided, String> {
     let mut l =
         aot_dialects::view::Layout { sizes: from.size.clone(), strides: from.stride.clone(), offset: from.offset };
     for s in steps {
@@ -121,7 +127,7 @@ pub(crate) fn replay(ctx: &Context, steps: &[aot_passes::meta::ViewStep], from: 
         let AttrData::Dict(attrs) = ctx.attr_data(s.attrs) else {
             return Err("view recipe attributes must be a dictionary".into());
         };
-        let next = (vi.layout)(&AttrView::of_attrs(ctx, attrs), &l)?;
+        let next = (vi.layout)(&AttrView { op: Some(func), ..AttrView::of_attrs(ctx, attrs) }, &l)?;
         l = next.into_iter().next().ok_or("a recipe step produced no layout")?;
     }
     Ok(Strided { size: l.sizes, stride: l.strides, offset: l.offset })
@@ -326,7 +332,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
     for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {
         let layout_of = |base: &Strided| -> Result<Strided, String> {
             match (&o.views, &o.layout) {
-                (Some(v), _) if !v.is_empty() => replay(ctx, v, base),
+                (Some(v), _) if !v.is_empty() => replay(ctx, func, v, base),
                 (_, Some(l)) => Ok(to_runtime(l)),
                 _ => Err(format!("output {j} aliases a base but has no recipe")),
             }

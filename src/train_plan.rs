@@ -149,6 +149,27 @@ pub(crate) fn build(
         v.layouts[m].clone()
     };
     let mut out = TrainPlan { num_args: n, ..TrainPlan::default() };
+    // Routes between layouts are element lists, fixed at compile time: a
+    // function with symbolic sizes trains only where it needs none.
+    if v.user.iter().any(|a| !aot_ir::sym::is_static(&a.shape)) {
+        let why = if n_mut > 0 || meta.input_info.iter().any(|i| i.requires_grad && i.autograd_mutation) {
+            Some("an input that requires grad is mutated")
+        } else if plan
+            .outputs
+            .iter()
+            .enumerate()
+            .any(|(k, (_, rg))| *rg && meta.output_info.get(k).is_some_and(|o| o.output_type.is_alias()))
+        {
+            Some("an output that requires grad aliases an input or another output")
+        } else if v.user.iter().any(|a| a.base_view) || !v.sl.bases.is_empty() {
+            Some("arguments are views of one storage")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(format!("training with symbolic sizes where {why} is not supported yet"));
+        }
+    }
     // Tangent arguments.
     let mut tangent_arg_of: FxHashMap<usize, usize> = FxHashMap::default();
     for (j, &ty) in bw_inputs.iter().enumerate() {
@@ -333,7 +354,7 @@ pub(crate) fn build(
                     {
                         let steps = meta.output_info[k].views.as_deref().unwrap_or_default();
                         let logical = contiguous(&v.layouts[*s].size);
-                        let at = crate::compile::replay(ctx, steps, &logical)?;
+                        let at = crate::compile::replay(ctx, fwd, steps, &logical)?;
                         (at, AliasTarget::Slot(*s), logical)
                     }
                     None => (src, AliasTarget::Slot(*s), v.layouts[*s].clone()),

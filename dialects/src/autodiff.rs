@@ -192,6 +192,32 @@ impl<'a, 'c> VjpCtx<'a, 'c> {
         self.mul(v, s)
     }
 
+    /// `v * (numerator / n)` for a size `n`: the constant when `n` is
+    /// static, else `tensor.size_value`, which a call evaluates (the same
+    /// f64 quotient rounded to `v`'s element type either way).
+    pub fn scale_by_size(&mut self, v: Value, numerator: f64, n: i64) -> Result<Value, Diagnostic> {
+        if !aot_ir::sym::is_symbolic(n) {
+            return self.scale(v, numerator / n as f64);
+        }
+        let e = self.elem(v)?;
+        let t = self.rw.tensor_type(&[], e);
+        let size = self.rw.i64_list_attr(&[n]);
+        let num = self.rw.f64_attr(numerator);
+        let s = self.rw.build_typed1(crate::tensor::SizeValueOp::NAME, &[], &[("size", size), ("numerator", num)], t);
+        self.mul(v, s)
+    }
+
+    /// Size `n` as a 0-d tensor of `elem` (`tensor.size_value` when
+    /// symbolic).
+    pub fn size_scalar(&mut self, n: i64, elem: ElemType) -> Value {
+        if !aot_ir::sym::is_symbolic(n) {
+            return self.scalar(n as f64, elem);
+        }
+        let t = self.rw.tensor_type(&[], elem);
+        let size = self.rw.i64_list_attr(&[n]);
+        self.rw.build_typed1(crate::tensor::SizeValueOp::NAME, &[], &[("size", size)], t)
+    }
+
     /// `cast(v)` to `elem` (identity when equal).
     pub fn cast(&mut self, v: Value, elem: ElemType) -> Result<Value, Diagnostic> {
         let t = self.ty(v)?;

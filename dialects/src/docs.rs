@@ -29,6 +29,7 @@ const TRAIT_NAMES: &[(Traits, &str)] = &[
     (Traits::NO_TERMINATOR, "no terminator"),
     (Traits::DIFFERENTIABLE, "differentiable"),
     (Traits::SUBCLASS_RULES, "own subclass rules"),
+    (Traits::SYMBOLIC_SHAPES, "symbolic sizes"),
 ];
 
 /// What each dialect is for, shown above its ops.

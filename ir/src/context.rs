@@ -992,15 +992,35 @@ pub struct AttrView<'a> {
     /// At run time, the call's symbol values: integer lists then read with
     /// their symbolic sizes evaluated (`crate::sym`).
     pub syms: Option<&'a crate::sym::Bindings>,
+    /// At compile time, what the enclosing function declares about its
+    /// symbols (for layout rules over symbolic sizes).
+    pub facts: Option<&'a crate::sym::Facts>,
+    /// The op the attributes belong to, when known: without `facts`, its
+    /// enclosing function's are read when a rule asks for them.
+    pub op: Option<Op>,
 }
 
 impl<'a> AttrView<'a> {
     pub fn of_op(ctx: &'a Context, op: Op) -> Self {
-        AttrView { ctx, attrs: ctx.attrs(op), syms: None }
+        AttrView { ctx, attrs: ctx.attrs(op), syms: None, facts: None, op: Some(op) }
     }
 
     pub fn of_attrs(ctx: &'a Context, attrs: &'a [NamedAttr]) -> Self {
-        AttrView { ctx, attrs, syms: None }
+        AttrView { ctx, attrs, syms: None, facts: None, op: None }
+    }
+
+    /// What rules may assume about the symbols: the given facts, else
+    /// those of the op's enclosing function, else the defaults.
+    pub fn facts(&self) -> std::borrow::Cow<'a, crate::sym::Facts> {
+        use std::borrow::Cow;
+        match (self.facts, self.op) {
+            (Some(f), _) => Cow::Borrowed(f),
+            (None, Some(op)) => match crate::sym::Facts::enclosing(self.ctx, op) {
+                Some(f) => Cow::Owned(f),
+                None => Cow::Borrowed(crate::sym::Facts::defaults()),
+            },
+            (None, None) => Cow::Borrowed(crate::sym::Facts::defaults()),
+        }
     }
 
     /// The same view, reading sizes with `syms`' values.

@@ -174,12 +174,27 @@ pub struct InferCtx<'a> {
     pub ctx: &'a Context,
     pub operand_types: &'a [Type],
     pub attrs: &'a [NamedAttr],
+    /// What the enclosing function declares about its symbols (ranges,
+    /// guards), for rules over symbolic sizes; `None`: the defaults.
+    pub facts: Option<&'a crate::sym::Facts>,
 }
 
 impl<'a> InferCtx<'a> {
-    /// Typed access to the attributes.
+    pub fn new(ctx: &'a Context, operand_types: &'a [Type], attrs: &'a [NamedAttr]) -> Self {
+        InferCtx { ctx, operand_types, attrs, facts: None }
+    }
+
+    /// Typed access to the attributes (the facts come along for view rules).
     pub fn attr_view(&self) -> crate::context::AttrView<'a> {
-        crate::context::AttrView::of_attrs(self.ctx, self.attrs)
+        crate::context::AttrView { facts: self.facts, ..crate::context::AttrView::of_attrs(self.ctx, self.attrs) }
+    }
+
+    /// What rules may assume about the symbols.
+    pub fn facts(&self) -> &'a crate::sym::Facts {
+        match self.facts {
+            Some(f) => f,
+            None => crate::sym::Facts::defaults(),
+        }
     }
 }
 

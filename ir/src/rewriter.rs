@@ -120,6 +120,15 @@ impl<'c> Rewriter<'c> {
         self.ip
     }
 
+    /// The op whose block the insertion point is in (for the facts of the
+    /// enclosing function).
+    fn enclosing_op(&self) -> Option<Op> {
+        match self.ip? {
+            InsertPoint::End(b) | InsertPoint::Start(b) => self.ctx.block_parent_op(b),
+            InsertPoint::Before(o) | InsertPoint::After(o) => self.ctx.parent_op(o),
+        }
+    }
+
     pub fn clear_insertion_point(&mut self) {
         self.ip = None;
     }
@@ -309,7 +318,21 @@ impl<'c> Rewriter<'c> {
             .ok_or_else(|| Diagnostic::error(self.loc, format!("op '{opname}' has no result type inference")))?;
         let operand_types: SmallVec<[Type; 4]> = operands.iter().map(|&v| self.ctx.value_type(v)).collect();
         let inferred: SmallVec<[TypeData; 1]> = {
-            let ictx = InferCtx { ctx: self.ctx, operand_types: &operand_types, attrs };
+            let symbolic = operand_types.iter().any(|&t| {
+                let mut s = Vec::new();
+                crate::sym::type_symbols(self.ctx, t, &mut s);
+                !s.is_empty()
+            }) || attrs.iter().any(|a| {
+                let mut s = Vec::new();
+                crate::sym::attr_symbols(self.ctx, a.value, &mut s);
+                !s.is_empty()
+            });
+            let facts = if symbolic {
+                self.enclosing_op().and_then(|o| crate::sym::Facts::enclosing(self.ctx, o))
+            } else {
+                None
+            };
+            let ictx = InferCtx { facts: facts.as_ref(), ..InferCtx::new(self.ctx, &operand_types, attrs) };
             crate::registry::infer_result_types(def, infer, &ictx)
                 .map_err(|m| Diagnostic::error(self.loc, format!("'{opname}' op {m}")))?
         };

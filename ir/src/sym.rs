@@ -138,6 +138,21 @@ pub fn symbol(k: u32) -> i64 {
     intern(p).expect("a single symbol always fits the table")
 }
 
+/// `(e, m)` when `d` is exactly `e mod m`.
+fn as_mod(d: i64) -> Option<(i64, i64)> {
+    if !is_symbolic(d) {
+        return None;
+    }
+    let p = poly_of(d);
+    match (&p.terms[..], p.constant) {
+        ([(atoms, 1)], 0) => match &atoms[..] {
+            [Atom::Mod(e, m)] => Some((SYM_BASE + *e as i64, *m)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether concrete sizes `got` can be an instance of `want`: the same
 /// rank, and every constant size equal (symbolic ones are checked when a
 /// call binds them: [`Bindings::bind`]).
@@ -269,10 +284,30 @@ pub fn floordiv(a: i64, c: i64) -> Result<i64, SymError> {
         // r is a constant in [0, c): floor(r / c) = 0.
         return intern(q);
     }
+    // floor(g·r' / g·c') = floor(r' / c'): one form for one quotient.
+    let g = common_factor(&r, c);
+    let (r, c) = (scale_down(&r, g), c / g);
     let inner = intern(r)?;
     let mut atom = Poly::default();
     atom.terms.push((vec![Atom::FloorDiv((inner - SYM_BASE) as u32, c)], 1));
     intern(add_polys(&q, &atom, 1)?)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a as i64
+}
+
+/// The largest factor of `c` that divides every coefficient of `p`.
+fn common_factor(p: &Poly, c: i64) -> i64 {
+    p.terms.iter().fold(gcd(p.constant, c), |g, (_, k)| gcd(g, *k)).max(1)
+}
+
+fn scale_down(p: &Poly, g: i64) -> Poly {
+    Poly { terms: p.terms.iter().map(|(m, k)| (m.clone(), k / g)).collect(), constant: p.constant / g }
 }
 
 /// `a mod c` (in `[0, c)`) for a positive constant `c`.
@@ -290,9 +325,12 @@ pub fn modulo(a: i64, c: i64) -> Result<i64, SymError> {
     if r.terms.is_empty() {
         return Ok(r.constant);
     }
+    // (g·r') mod (g·c') = g·(r' mod c').
+    let g = common_factor(&r, c);
+    let (r, c) = (scale_down(&r, g), c / g);
     let inner = intern(r)?;
     let mut atom = Poly::default();
-    atom.terms.push((vec![Atom::Mod((inner - SYM_BASE) as u32, c)], 1));
+    atom.terms.push((vec![Atom::Mod((inner - SYM_BASE) as u32, c)], g));
     intern(atom)
 }
 
@@ -701,6 +739,27 @@ pub struct Facts {
 }
 
 impl Facts {
+    /// No declared ranges or guards.
+    pub fn defaults() -> &'static Facts {
+        static D: OnceLock<Facts> = OnceLock::new();
+        D.get_or_init(Facts::default)
+    }
+
+    /// The facts of the function enclosing `op` (the nearest ancestor, or
+    /// `op` itself, that declares ranges or guards), when `op` has a
+    /// symbolic size; `None` otherwise or when they do not parse (the
+    /// function's verifier reports that).
+    pub fn enclosing(ctx: &crate::Context, op: crate::Op) -> Option<Facts> {
+        let mut at = Some(op);
+        while let Some(o) = at {
+            if ctx.get_attr(o, RANGES_ATTR).is_some() || ctx.get_attr(o, GUARDS_ATTR).is_some() {
+                return Facts::of_func(ctx, o).ok();
+            }
+            at = ctx.parent_op(o);
+        }
+        None
+    }
+
     /// The range of symbol `k` (default `[2, MAX_SYMBOL_VALUE]`).
     pub fn range(&self, k: u32) -> Range {
         self.ranges.get(&k).copied().unwrap_or((MIN_SYMBOL_VALUE, MAX_SYMBOL_VALUE))
@@ -717,9 +776,25 @@ impl Facts {
         })
     }
 
-    /// Whether `c` is known to divide `a`.
+    /// Whether `c` is known to divide `a`: by the forms, by a guard on
+    /// `a mod c` itself, or by a guard `(e mod m) == 0` where `a` is `k·e`
+    /// and `c` divides `k·m` (`(s0 mod 4) == 0` makes `s0*6` a multiple of
+    /// 24).
     pub fn divides(&self, a: i64, c: i64) -> bool {
-        modulo(a, c).is_ok_and(|m| self.known_eq(m, 0))
+        if c <= 0 {
+            return false;
+        }
+        if modulo(a, c).is_ok_and(|m| self.known_eq(m, 0)) {
+            return true;
+        }
+        self.guards.iter().any(|g| {
+            let (e, m) = match (g.rel, as_mod(g.lhs), as_mod(g.rhs)) {
+                (Rel::Eq, Some(em), _) if g.rhs == 0 => em,
+                (Rel::Eq, _, Some(em)) if g.lhs == 0 => em,
+                _ => return false,
+            };
+            exact_div(a, e).is_some_and(|k| !is_symbolic(k) && k.checked_mul(m).is_some_and(|km| km % c == 0))
+        })
     }
 
     /// The smallest value `d` can take, when its form says (a polynomial
@@ -755,6 +830,84 @@ impl Facts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// An expression and, per assignment of s0..s2 in `VALUES`, its value,
+    /// built by the operations under test from small random pieces.
+    #[derive(Clone, Debug)]
+    enum E {
+        Const(i64),
+        Sym(u32),
+        Add(Box<E>, Box<E>),
+        Sub(Box<E>, Box<E>),
+        Mul(Box<E>, Box<E>),
+        FloorDiv(Box<E>, i64),
+        Mod(Box<E>, i64),
+    }
+
+    const VALUES: [[i64; 3]; 4] = [[2, 2, 2], [3, 7, 5], [16, 9, 4], [37, 2, 11]];
+
+    fn expr() -> impl Strategy<Value = E> {
+        let leaf = prop_oneof![(-6i64..20).prop_map(E::Const), (0u32..3).prop_map(E::Sym)];
+        leaf.prop_recursive(4, 24, 2, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Add(Box::new(a), Box::new(b))),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Sub(Box::new(a), Box::new(b))),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Mul(Box::new(a), Box::new(b))),
+                (inner.clone(), 1i64..12).prop_map(|(a, c)| E::FloorDiv(Box::new(a), c)),
+                (inner, 1i64..12).prop_map(|(a, c)| E::Mod(Box::new(a), c)),
+            ]
+        })
+    }
+
+    /// The symbolic size and its direct value at `v`.
+    fn build(e: &E, v: &[i64; 3]) -> (i64, i64) {
+        match e {
+            E::Const(c) => (*c, *c),
+            E::Sym(k) => (symbol(*k), v[*k as usize]),
+            E::Add(a, b) => {
+                let ((x, xv), (y, yv)) = (build(a, v), build(b, v));
+                (add(x, y).unwrap(), xv + yv)
+            }
+            E::Sub(a, b) => {
+                let ((x, xv), (y, yv)) = (build(a, v), build(b, v));
+                (sub(x, y).unwrap(), xv - yv)
+            }
+            E::Mul(a, b) => {
+                let ((x, xv), (y, yv)) = (build(a, v), build(b, v));
+                (mul(x, y).unwrap(), xv * yv)
+            }
+            E::FloorDiv(a, c) => {
+                let (x, xv) = build(a, v);
+                (floordiv(x, *c).unwrap(), xv.div_euclid(*c))
+            }
+            E::Mod(a, c) => {
+                let (x, xv) = build(a, v);
+                (modulo(x, *c).unwrap(), xv.rem_euclid(*c))
+            }
+        }
+    }
+
+    proptest! {
+        /// Canonical forms keep values: every operation evaluates to the
+        /// same number as the arithmetic it stands for, and the printed
+        /// form reads back as the same size.
+        #[test]
+        fn forms_keep_values_and_round_trip(e in expr()) {
+            let (d, _) = build(&e, &VALUES[0]);
+            for v in &VALUES {
+                let (d2, want) = build(&e, v);
+                prop_assert_eq!(d2, d, "one form whatever the values");
+                prop_assert_eq!(eval(d, &|k| Some(v[k as usize])).unwrap(), want);
+            }
+            // A constant prints as an integer (a negative one is no size).
+            prop_assume!(is_symbolic(d));
+            let shown = display(d);
+            let (back, n) = parse_dim(shown.as_bytes()).unwrap();
+            prop_assert_eq!(n, shown.len());
+            prop_assert_eq!(back, d, "{} reads back", shown);
+        }
+    }
 
     #[test]
     fn canonical_forms_intern_once() {
@@ -785,6 +938,14 @@ mod tests {
         assert_eq!(display(q), "(s0 floordiv 4)");
         assert_eq!(eval(q, &|_| Some(11)).unwrap(), 2);
         assert_eq!(eval(modulo(s0, 4).unwrap(), &|_| Some(11)).unwrap(), 3);
+        // One form per quotient: floor(6·s0 / 24) is floor(s0 / 4).
+        assert_eq!(floordiv(mul(s0, 6).unwrap(), 24).unwrap(), q);
+        assert_eq!(display(modulo(mul(s0, 6).unwrap(), 24).unwrap()), "((s0 mod 4)*6)");
+        for v in 2..40 {
+            let at = |_| Some(v);
+            assert_eq!(eval(modulo(mul(s0, 6).unwrap(), 24).unwrap(), &at).unwrap(), (6 * v) % 24);
+            assert_eq!(eval(floordiv(add(mul(s0, 6).unwrap(), 3).unwrap(), 9).unwrap(), &at).unwrap(), (6 * v + 3) / 9);
+        }
         assert!(floordiv(s0, 0).is_err());
         assert!(floordiv(s0, -2).is_err());
     }
@@ -830,6 +991,8 @@ mod tests {
         assert!(facts.divides(symbol(0), 4));
         assert!(facts.divides(symbol(0), 1));
         assert!(!facts.divides(symbol(0), 8));
+        assert!(facts.divides(mul(symbol(0), 6).unwrap(), 24));
+        assert!(!facts.divides(mul(symbol(0), 6).unwrap(), 48));
         let le = Guard::parse("s1 <= s0*2").unwrap();
         assert_eq!(le.to_string(), "s1 <= (s0*2)");
         assert!(Guard::parse("s0").is_err());
@@ -901,6 +1064,31 @@ pub fn first_symbolic_use(ctx: &crate::Context, op: crate::Op) -> Option<String>
         }
     }
     None
+}
+
+/// The argument attribute of a 0-d integer argument that holds a symbol's
+/// value (`{aot.symbol = 0}`): how a backward function receives the sizes
+/// of its forward's call when no tensor it takes has them.
+pub const SYMBOL_ARG_ATTR: &str = "aot.symbol";
+
+/// The arguments of `func` that hold a symbol's value: `(argument, k)`,
+/// read from its `arg_attrs`.
+pub fn symbol_args(ctx: &crate::Context, func: crate::Op) -> Vec<(usize, u32)> {
+    use crate::AttrData;
+    let Some(a) = ctx.get_attr(func, "arg_attrs") else { return Vec::new() };
+    let AttrData::Array(dicts) = ctx.attr_data(a) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (i, &d) in dicts.iter().enumerate() {
+        let AttrData::Dict(entries) = ctx.attr_data(d) else { continue };
+        for e in entries {
+            if ctx.sym_str(e.name) == SYMBOL_ARG_ATTR {
+                if let Some(k) = ctx.attr_as_i64(e.value).filter(|k| (0..MAX_SYMBOLS as i64).contains(k)) {
+                    out.push((i, k as u32));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The function attribute with the symbols' ranges:
@@ -975,7 +1163,19 @@ pub fn bindings(ctx: &crate::Context, arg_types: &[crate::Type]) -> Vec<(u32, us
 /// and its ranges and guards are well formed and mention only bound symbols.
 pub fn verify_function(ctx: &crate::Context, func: crate::Op, arg_types: &[crate::Type]) -> Result<Facts, String> {
     let facts = Facts::of_func(ctx, func)?;
-    let bound: Vec<u32> = bindings(ctx, arg_types).iter().map(|b| b.0).collect();
+    let mut bound: Vec<u32> = bindings(ctx, arg_types).iter().map(|b| b.0).collect();
+    for (i, k) in symbol_args(ctx, func) {
+        let ok = arg_types
+            .get(i)
+            .and_then(|&t| ctx.type_data(t).as_tensor())
+            .is_some_and(|t| t.rank() == 0 && matches!(t.elem, crate::ElemType::I64 | crate::ElemType::I32));
+        if !ok {
+            return Err(format!(
+                "argument {i} holds symbol s{k} ('{SYMBOL_ARG_ATTR}'), so it must be a 0-d integer tensor"
+            ));
+        }
+        bound.push(k);
+    }
     let mut used = Vec::new();
     ctx.walk_pre(func, &mut |op| {
         for &v in ctx.results(op) {
@@ -1082,7 +1282,27 @@ impl Bindings {
     /// 2), and every guard holds. The error names the argument and
     /// dimension, or the guard, that failed.
     pub fn bind(arg_types: &[Option<&crate::TensorType>], sizes: &[&[i64]], facts: &Facts) -> Result<Bindings, String> {
+        Bindings::bind_with(&[], arg_types, sizes, facts)
+    }
+
+    /// [`Bindings::bind`] with symbols whose values the call passes as
+    /// values (`given`, from arguments marked [`SYMBOL_ARG_ATTR`]).
+    pub fn bind_with(
+        given: &[(u32, i64)],
+        arg_types: &[Option<&crate::TensorType>],
+        sizes: &[&[i64]],
+        facts: &Facts,
+    ) -> Result<Bindings, String> {
         let mut b = Bindings::default();
+        for &(k, v) in given {
+            let (lo, hi) = facts.range(k);
+            if v < lo || v > hi {
+                return Err(format!("symbol s{k} is passed as {v}, outside its range [{lo}, {hi}]"));
+            }
+            if b.get(k).is_none() {
+                b.values.push((k, v));
+            }
+        }
         for (i, (t, s)) in arg_types.iter().zip(sizes).enumerate() {
             let Some(t) = t else { continue };
             if t.shape.len() != s.len() {

@@ -138,6 +138,15 @@ impl TensorType {
             .unwrap_or(i64::MAX)
     }
 
+    /// Elements, a symbolic size counted as `hint` (a cost model's
+    /// estimate; saturates as [`Self::numel`]).
+    pub fn numel_at(&self, hint: i64) -> i64 {
+        if !self.is_symbolic() {
+            return self.numel();
+        }
+        crate::sym::numel(&self.shape).and_then(|n| crate::sym::eval(n, &|_| Some(hint))).map_or(i64::MAX, |n| n.max(0))
+    }
+
     /// Bytes of a dense tensor of this type; saturates as [`Self::numel`].
     pub fn byte_size(&self) -> i64 {
         self.numel().saturating_mul(self.elem.byte_size() as i64)

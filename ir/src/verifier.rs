@@ -310,7 +310,9 @@ impl Verifier<'_> {
     fn verify_inferred(&self, op: Op, def: &OpDef, infer: crate::registry::InferFn) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let operand_types: SmallVec<[Type; 4]> = ctx.operands(op).map(|v| ctx.value_type(v)).collect();
-        let ictx = InferCtx { ctx, operand_types: &operand_types, attrs: ctx.attrs(op) };
+        // A rule over symbolic sizes may use the function's ranges and guards.
+        let facts = crate::sym::first_symbolic_use(ctx, op).and_then(|_| crate::sym::Facts::enclosing(ctx, op));
+        let ictx = InferCtx { facts: facts.as_ref(), ..InferCtx::new(ctx, &operand_types, ctx.attrs(op)) };
         let inferred =
             crate::registry::infer_result_types(def, infer, &ictx).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
         let actual: SmallVec<[Type; 2]> = ctx.results(op).iter().map(|&v| ctx.value_type(v)).collect();

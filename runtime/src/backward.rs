@@ -52,6 +52,23 @@ pub enum AliasTarget {
     Slot(usize),
 }
 
+impl TrainPlan {
+    /// The plan with its shapes evaluated for one call's symbols (the
+    /// partitioner refuses symbolic functions that need element routes,
+    /// so only shapes are symbolic).
+    pub fn bound(&self, syms: &aot_ir::sym::Bindings) -> Result<TrainPlan, String> {
+        let e = |e: aot_ir::sym::SymError| e.to_string();
+        let mut p = self.clone();
+        for (_, _, shape) in p.tangents.iter_mut() {
+            *shape = syms.eval_shape(shape).map_err(e)?;
+        }
+        for (_, shape) in p.slot_types.iter_mut() {
+            *shape = syms.eval_shape(shape).map_err(e)?;
+        }
+        Ok(p)
+    }
+}
+
 /// The backward's static plan.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TrainPlan {
@@ -181,10 +198,17 @@ impl Backward {
         mutated_tangents: &[Option<Tensor>],
         leave_unreached: bool,
     ) -> Result<Gradients, CallError> {
-        let p = &self.plan;
         let exec = |m: String| CallError::Execution(m);
         let conv = |m: String| CallError::Convention(m);
-        let ForwardState { saved, slots } = state;
+        let ForwardState { saved, slots, syms } = state;
+        // Shapes with symbolic sizes take the forward call's values.
+        let evaluated;
+        let p = if syms.is_empty() {
+            &self.plan
+        } else {
+            evaluated = self.plan.bound(&syms).map_err(exec)?;
+            &evaluated
+        };
         // 1. The tangents.
         let mut tangents: Vec<Acc> = Vec::with_capacity(p.tangents.len());
         for (from, e, shape) in &p.tangents {

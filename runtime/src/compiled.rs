@@ -249,6 +249,9 @@ pub struct ForwardState {
     pub saved: Vec<Tensor>,
     /// The call's slots (user arguments, then synthetic bases).
     pub slots: Vec<Tensor>,
+    /// The values of the function's symbols in the call (none for static
+    /// sizes): the backward's shapes are evaluated with them.
+    pub syms: aot_ir::sym::Bindings,
 }
 
 fn err<T>(m: impl Into<String>) -> Result<T, String> {
@@ -552,6 +555,6 @@ impl CompiledFunction {
             }
         }
         let outs: Vec<Tensor> = outs.into_iter().map(|o| o.expect("every output is computed")).collect();
-        Ok((outs, ForwardState { saved, slots }))
+        Ok((outs, ForwardState { saved, slots, syms: syms.clone() }))
     }
 }

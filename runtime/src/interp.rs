@@ -259,13 +259,19 @@ impl<'a> Interpreter<'a> {
         // A function with symbolic sizes binds them from its arguments and
         // checks its guards; then every value's size is known, and bounded
         // as a static function's are above.
-        let symbolic = params.iter().any(|&p| ctx.value_tensor(p).is_some_and(|t| t.is_symbolic()));
+        let symbolic = params.iter().any(|&p| ctx.value_tensor(p).is_some_and(|t| t.is_symbolic()))
+            || !aot_ir::sym::symbol_args(ctx, func).is_empty();
         let syms = if symbolic {
             let facts = aot_ir::sym::Facts::of_func(ctx, func).map_err(|m| self.err(func, m))?;
             let types: Vec<Option<&TensorType>> = params.iter().map(|&p| ctx.value_tensor(p)).collect();
             let sizes: Vec<aot_ir::Shape> = args.iter().map(|a| a.sizes()).collect();
             let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
-            let b = aot_ir::sym::Bindings::bind(&types, &sizes, &facts).map_err(|m| self.err(func, m))?;
+            let mut given = Vec::new();
+            for (i, k) in aot_ir::sym::symbol_args(ctx, func) {
+                let v = args.get(i).and_then(|a| a.read_i64().first().copied());
+                given.push((k, v.ok_or_else(|| self.err(func, format!("argument {i} holds no value for s{k}")))?));
+            }
+            let b = aot_ir::sym::Bindings::bind_with(&given, &types, &sizes, &facts).map_err(|m| self.err(func, m))?;
             aot_ir::size::check_value_sizes_bound(ctx, func, &b)?;
             b
         } else {

@@ -73,9 +73,9 @@ pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Shape, String> {
     Ok(out)
 }
 
-/// `[2, 3]`.
+/// `[2, 3]`, `[s0, (s0*4)]`.
 pub fn fmt_shape(s: &[i64]) -> String {
-    let parts: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+    let parts: Vec<String> = s.iter().map(|&d| aot_ir::sym::display(d)).collect();
     format!("[{}]", parts.join(", "))
 }
 

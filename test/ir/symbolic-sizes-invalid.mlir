@@ -77,10 +77,29 @@ func.func @guard_on_unbound(%x: tensor<s0xf32>) -> tensor<s0xf32> attributes {ao
 // -----
 
 /// Ops whose rules do not compute with symbolic sizes yet refuse them.
-func.func @slice(%x: tensor<s0x4xf32>) -> tensor<2x4xf32> {
-  // expected-error@+1 {{'view.slice' op does not support symbolic sizes yet: operand #0 has type tensor<s0x4xf32>}}
-  %0 = view.slice %x {dim = 0, start = 0, end = 2} : tensor<s0x4xf32> -> tensor<2x4xf32>
+func.func @gather(%x: tensor<s0x4xf32>, %i: tensor<2x4xi64>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'tensor.gather' op does not support symbolic sizes yet: operand #0 has type tensor<s0x4xf32>}}
+  %0 = tensor.gather %x, %i {dim = 0} : tensor<s0x4xf32>, tensor<2x4xi64> -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+/// A slice whose length would need `min(3, s0)`: symbols are only known
+/// to be at least 2.
+func.func @slice_past_least(%x: tensor<s0x4xf32>) -> tensor<3x4xf32> {
+  // expected-error@+1 {{slice [0:3:1] of a dimension of symbolic size s0 is not supported yet: its length would need a guard}}
+  %0 = view.slice %x {dim = 0, start = 0, end = 3} : tensor<s0x4xf32> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+/// unbind of a symbolic dimension would have a symbolic number of results.
+func.func @unbind(%x: tensor<s0x4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{unbind of a dimension of symbolic size s0 has no fixed number of results}}
+  %0:2 = view.unbind %x {dim = 0} : tensor<s0x4xf32> -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#0 : tensor<4xf32>
 }
 
 // -----
@@ -117,4 +136,13 @@ func.func @wrong_result(%x: tensor<s0x4xf32>) -> tensor<(s0*2)xf32> {
   // expected-error@+1 {{'view.reshape' op}}
   %0 = view.reshape %x {shape = array<i64: -1>} : tensor<s0x4xf32> -> tensor<(s0*2)xf32>
   return %0 : tensor<(s0*2)xf32>
+}
+
+// -----
+
+/// A symbol passed as a value needs a 0-d integer argument.
+// expected-error@+1 {{argument 0 holds symbol s0 ('aot.symbol'), so it must be a 0-d integer tensor}}
+func.func @symbol_arg(%n: tensor<2xi64> {aot.symbol = 0}, %g: tensor<f32>) -> tensor<s0xf32> {
+  %0 = view.expand %g {shape = array<i64: s0>} : tensor<f32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
 }

@@ -59,3 +59,47 @@ func.func @rules(%x: tensor<s0x4xf32>, %b: tensor<4xf32>, %w: tensor<4xs1xf32>, 
   %5 = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<s0x4xf32> -> tensor<4xs0xf32>
   return %2, %3, %4, %5 : tensor<s1xf32>, tensor<(s0 + 3)x4xf32>, tensor<s0x4xf32>, tensor<4xs0xf32>
 }
+
+/// Output sizes of convolutions and pooling are expressions; a window fits
+/// every size the declared ranges allow (s1, s2 >= 4). Written as the
+/// formula gives them, they print canonical: `(s1 - 1) floordiv 2 + 1` is
+/// `(s1 + 1) floordiv 2`.
+// CHECK-LABEL: func.func @conv_pool(
+// CHECK:         tensor.conv {{.*}} -> tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>
+// CHECK:         tensor.conv {{.*}} -> tensor<s0x4x((s1 + 1) floordiv 2)x((s2 + 1) floordiv 2)xf32>
+// CHECK:         tensor.avg_pool {{.*}} -> tensor<s0x4x((s1 floordiv 2) - 1)x((s2 floordiv 2) - 1)xf32>
+func.func @conv_pool(%x: tensor<s0x3xs1xs2xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> (tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>)
+    attributes {aot.symbols = {s1 = array<i64: 4, 64>, s2 = array<i64: 4, 64>}} {
+  %c = tensor.conv %x, %w, %b : tensor<s0x3xs1xs2xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>
+  %d = tensor.conv %x, %w, %b {padding = [1, 1], stride = [2, 2]} : tensor<s0x3xs1xs2xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>
+  %p = tensor.avg_pool %c {kernel_size = [2, 2], stride = [2, 2]} : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32> -> tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>
+  return %d, %p : tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>
+}
+
+/// Slices whose length needs no guard: constant bounds within the least
+/// size, all but a tail, every second element; a guard makes a division
+/// exact for reshape.
+// CHECK-LABEL: func.func @slices(
+// CHECK:         view.slice {{.*}} : tensor<s0x6xf32> -> tensor<2x6xf32>
+// CHECK:         view.slice {{.*}} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
+// CHECK:         view.slice {{.*}} : tensor<s0x6xf32> -> tensor<((s0 + 1) floordiv 2)x6xf32>
+// CHECK:         view.select {{.*}} : tensor<s0x6xf32> -> tensor<6xf32>
+// CHECK:         view.reshape {{.*}} : tensor<s0x6xf32> -> tensor<(s0 floordiv 4)x24xf32>
+func.func @slices(%x: tensor<s0x6xf32>) -> (tensor<2x6xf32>, tensor<(s0 - 1)x6xf32>, tensor<((s0 + 1) floordiv 2)x6xf32>, tensor<6xf32>, tensor<(s0 floordiv 4)x24xf32>)
+    attributes {aot.guards = ["(s0 mod 4) == 0"]} {
+  %a = view.slice %x {dim = 0, start = 0, end = 2} : tensor<s0x6xf32> -> tensor<2x6xf32>
+  %b = view.slice %x {dim = 0, start = 0, end = -1} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
+  %c = view.slice %x {dim = 0, start = 0, step = 2} : tensor<s0x6xf32> -> tensor<((s0 + 1) floordiv 2)x6xf32>
+  %d = view.select %x {dim = 0, index = -1} : tensor<s0x6xf32> -> tensor<6xf32>
+  %e = view.reshape %x {shape = array<i64: -1, 24>} : tensor<s0x6xf32> -> tensor<(s0 floordiv 4)x24xf32>
+  return %a, %b, %c, %d, %e : tensor<2x6xf32>, tensor<(s0 - 1)x6xf32>, tensor<((s0 + 1) floordiv 2)x6xf32>, tensor<6xf32>, tensor<(s0 floordiv 4)x24xf32>
+}
+
+/// A symbol can also be bound by a 0-d integer argument marked
+/// `aot.symbol` (how a backward receives a size none of its tensors has).
+// CHECK-LABEL: func.func @symbol_arg(
+// CHECK-SAME:    %{{.*}}: tensor<i64> {aot.symbol = 0}
+func.func @symbol_arg(%n: tensor<i64> {aot.symbol = 0}, %g: tensor<f32>) -> tensor<s0xf32> {
+  %0 = view.expand %g {shape = array<i64: s0>} : tensor<f32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}

@@ -22,11 +22,3 @@ func.func @twice(%x: tensor<4xf32>) -> tensor<4xf32> attributes {aot.joint = #ao
   return %x : tensor<4xf32>
 }
 
-// -----
-
-/// joint does not differentiate over symbolic sizes yet.
-// expected-error@+1 {{pass 'joint' does not support symbolic sizes yet}}
-func.func @symbolic(%x: tensor<s0xf32> {aot.requires_grad}) -> tensor<s0xf32> attributes {aot.value_semantics} {
-  %0 = tensor.exp %x : tensor<s0xf32>
-  return %0 : tensor<s0xf32>
-}

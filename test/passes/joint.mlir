@@ -151,3 +151,16 @@ func.func @unreached(%x: tensor<3xf32> {aot.requires_grad}, %y: tensor<3xf32> {a
   %2 = tensor.mul %x, %1 : tensor<3xf32>
   return %2 : tensor<3xf32>
 }
+
+// -----
+
+/// Over symbolic sizes: mean's gradient scales by 1/(s0*4), a size only a
+/// call knows, so the joint computes it with tensor.size_value.
+// CHECK-LABEL: func.func @symbolic_mean
+// CHECK:         %[[N:.*]] = tensor.size_value {numerator = 1.0, size = array<i64: (s0*4)>} : tensor<f32>
+// CHECK:         tensor.mul %{{.*}}, %[[N]] : tensor<s0x4xf32>, tensor<f32> -> tensor<s0x4xf32>
+func.func @symbolic_mean(%x: tensor<s0x4xf32> {aot.requires_grad}) -> tensor<f32> {
+  %e = tensor.exp %x : tensor<s0x4xf32>
+  %m = tensor.mean %e : tensor<s0x4xf32> -> tensor<f32>
+  return %m : tensor<f32>
+}

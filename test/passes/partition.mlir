@@ -108,3 +108,20 @@ func.func @saved_view(%x: tensor<8x16xf32> {aot.requires_grad}, %w: tensor<8x4xf
   %m = tensor.mm %t, %w : tensor<16x8xf32>, tensor<8x4xf32> -> tensor<16x4xf32>
   return %m : tensor<16x4xf32>
 }
+
+// -----
+
+/// Over symbolic sizes: the backward of a sum receives only the f32
+/// tangent, which does not have s0 as a size. The forward saves s0's value
+/// (tensor.size_value, an i64 saved value) and the backward binds the
+/// symbol from it (aot.symbol).
+// CHECK-LABEL: func.func @symbolic_sum(
+// CHECK:         %[[S:.*]] = tensor.size_value {size = array<i64: s0>} : tensor<i64>
+// CHECK:         return %{{.*}}, %[[S]] : tensor<f32>, tensor<i64>
+// CHECK-LABEL: func.func @symbolic_sum_backward(
+// CHECK-SAME:    tensor<i64> {aot.saved = 0, aot.symbol = 0}
+// CHECK:         view.expand %{{.*}} {shape = array<i64: s0>}
+func.func @symbolic_sum(%x: tensor<s0xf32> {aot.requires_grad}) -> tensor<f32> {
+  %s = tensor.sum %x : tensor<s0xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

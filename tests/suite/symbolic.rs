@@ -67,6 +67,42 @@ const PROGRAMS: &[(&str, &str)] = &[
 }"#,
     ),
     (
+        "slices",
+        r#"func.func @f(%x: tensor<s0x6xf32>, %q: tensor<s0x12xf32>) -> (tensor<s0x2xf32>, tensor<2x6xf32>, tensor<(s0 - 1)x6xf32>, tensor<6xf32>, tensor<(s0 - 1)x6xf32>, tensor<s0x4xf32>, tensor<((s0 + 1) floordiv 2)x6xf32>, tensor<s0x6xf32>) {
+  %a = view.slice %x {dim = 1, start = 1, end = 5, step = 2} : tensor<s0x6xf32> -> tensor<s0x2xf32>
+  %b = view.slice %x {dim = 0, start = 0, end = 2} : tensor<s0x6xf32> -> tensor<2x6xf32>
+  %c = view.slice %x {dim = 0, start = 1} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
+  %d = view.select %x {dim = 0, index = -1} : tensor<s0x6xf32> -> tensor<6xf32>
+  %e = view.slice %x {dim = 0, start = 0, end = -1} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
+  %parts:3 = view.split %q {dim = 1, sizes = array<i64: 4, 4, 4>} : tensor<s0x12xf32> -> (tensor<s0x4xf32>, tensor<s0x4xf32>, tensor<s0x4xf32>)
+  %g = view.slice %x {dim = 0, start = 0, step = 2} : tensor<s0x6xf32> -> tensor<((s0 + 1) floordiv 2)x6xf32>
+  %cl = tensor.clone %x : tensor<s0x6xf32>
+  %h = view.slice %cl {dim = 0, start = 1} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
+  mut.mul_ %h, %h : tensor<(s0 - 1)x6xf32>, tensor<(s0 - 1)x6xf32>
+  return %a, %b, %c, %d, %e, %parts#1, %g, %cl : tensor<s0x2xf32>, tensor<2x6xf32>, tensor<(s0 - 1)x6xf32>, tensor<6xf32>, tensor<(s0 - 1)x6xf32>, tensor<s0x4xf32>, tensor<((s0 + 1) floordiv 2)x6xf32>, tensor<s0x6xf32>
+}"#,
+    ),
+    (
+        "cnn",
+        r#"func.func @f(%x: tensor<s0x3xs1xs2xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %dw: tensor<4x1x3x3xf32>) -> (tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>, tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>) attributes {aot.symbols = {s1 = array<i64: 4, 64>, s2 = array<i64: 4, 64>}} {
+  %c = tensor.conv %x, %w, %b : tensor<s0x3xs1xs2xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>
+  %r = tensor.relu %c : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>
+  %d = tensor.conv %x, %w, %b {padding = [1, 1], stride = [2, 2]} : tensor<s0x3xs1xs2xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>
+  %dd = tensor.conv %d, %dw, %b {padding = [1, 1], groups = 4} : tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<4x1x3x3xf32>, tensor<4xf32> -> tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>
+  %p = tensor.avg_pool %r {kernel_size = [2, 2], stride = [2, 2]} : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32> -> tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>
+  return %r, %dd, %p : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>, tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>
+}"#,
+    ),
+    (
+        "reshape_by_guard",
+        r#"func.func @f(%x: tensor<s0xf32>) -> (tensor<(s0 floordiv 4)x4xf32>, tensor<4x(s0 floordiv 4)xf32>) attributes {aot.guards = ["(s0 mod 4) == 0"]} {
+  %r = view.reshape %x {shape = array<i64: -1, 4>} : tensor<s0xf32> -> tensor<(s0 floordiv 4)x4xf32>
+  %t = view.transpose %r {dim0 = 0, dim1 = 1} : tensor<(s0 floordiv 4)x4xf32> -> tensor<4x(s0 floordiv 4)xf32>
+  %e = tensor.exp %t : tensor<4x(s0 floordiv 4)xf32>
+  return %r, %e : tensor<(s0 floordiv 4)x4xf32>, tensor<4x(s0 floordiv 4)xf32>
+}"#,
+    ),
+    (
         "expand_and_index",
         r#"func.func @f(%idx: tensor<s0xi64>, %table: tensor<5x4xf32>, %bias: tensor<4xf32>) -> (tensor<s0x4xf32>, tensor<s0x4xf32>, tensor<s0xi64>) {
   %e = tensor.embedding %table, %idx : tensor<5x4xf32>, tensor<s0xi64> -> tensor<s0x4xf32>
@@ -139,7 +175,14 @@ fn check(name: &str, text: &str, compile_at: &str, call_at: &[&str]) -> Vec<Stri
 fn one_compile_serves_every_size() {
     let mut diffs = Vec::new();
     for (name, text) in PROGRAMS {
-        diffs.extend(check(name, text, "s0=4,s1=5", &["s0=2,s1=2", "s0=3,s1=7", "s0=9,s1=3", "s0=4,s1=5"]));
+        let sizes: &[&str] = match *name {
+            // Spatial sizes of at least 4 (the function's ranges).
+            "cnn" => &["s0=2,s1=4,s2=4", "s0=3,s1=9,s2=5", "s0=5,s1=6,s2=11"],
+            // Multiples of 4 (its guard).
+            "reshape_by_guard" => &["s0=4", "s0=12", "s0=36"],
+            _ => &["s0=2,s1=2", "s0=3,s1=7", "s0=9,s1=3", "s0=4,s1=5"],
+        };
+        diffs.extend(check(name, text, "s0=4,s1=5,s2=6", sizes));
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
@@ -172,4 +215,99 @@ fn a_call_outside_the_declared_ranges_and_guards_is_refused() {
     assert_eq!(run("s0=5"), Ok(vec![5]));
     assert_eq!(run("s0=4").unwrap_err(), "guard (s0 mod 3) != 1 fails with s0 = 4");
     assert_eq!(run("s0=7").unwrap_err(), "argument 0 has size 7 at dimension 0, outside the range [2, 6] of symbol s0");
+}
+
+/// Training programs: each compiled once (`aot-train` on the interp
+/// backend) at one size, its forward and backward then run at other sizes;
+/// outputs and gradients must agree with eager execution and central
+/// finite differences at that size. `sum_only`'s backward receives none of
+/// the forward's tensors with the size of `x`: the forward saves the value
+/// of `s0` itself (`tensor.size_value`), which the backward binds.
+const TRAINING: &[(&str, &str)] = &[
+    (
+        "mse",
+        r#"func.func @f(%x: tensor<s0x8xf32>, %w: tensor<4x8xf32> {aot.requires_grad}, %b: tensor<4xf32> {aot.requires_grad}, %t: tensor<s0x4xf32>) -> tensor<f32> {
+  %h = tensor.linear %x, %w, %b : tensor<s0x8xf32>, tensor<4x8xf32>, tensor<4xf32> -> tensor<s0x4xf32>
+  %g = tensor.gelu %h : tensor<s0x4xf32>
+  %d = tensor.sub %g, %t : tensor<s0x4xf32>, tensor<s0x4xf32> -> tensor<s0x4xf32>
+  %sq = tensor.mul %d, %d : tensor<s0x4xf32>
+  %m = tensor.mean %sq : tensor<s0x4xf32> -> tensor<f32>
+  return %m : tensor<f32>
+}"#,
+    ),
+    (
+        "sum_only",
+        r#"func.func @f(%x: tensor<s0xf32> {aot.requires_grad}) -> tensor<f32> {
+  %s = tensor.sum %x : tensor<s0xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}"#,
+    ),
+    (
+        "norm_var_cat",
+        r#"func.func @f(%x: tensor<s0x3x8xf32> {aot.requires_grad}, %w: tensor<8xf32> {aot.requires_grad}, %bb: tensor<8xf32>, %e: tensor<2x8xf32> {aot.requires_grad}) -> (tensor<(s0*3 + 2)x8xf32>, tensor<f32>) {
+  %ln:3 = tensor.layer_norm %x, %w, %bb {normalized_ndim = 1, eps = 1.0e-05} : tensor<s0x3x8xf32>, tensor<8xf32>, tensor<8xf32> -> (tensor<s0x3x8xf32>, tensor<s0x3x1xf32>, tensor<s0x3x1xf32>)
+  %f = view.reshape %ln#0 {shape = array<i64: -1, 8>} : tensor<s0x3x8xf32> -> tensor<(s0*3)x8xf32>
+  %c = tensor.cat %f, %e {dim = 0} : tensor<(s0*3)x8xf32>, tensor<2x8xf32> -> tensor<(s0*3 + 2)x8xf32>
+  %v = tensor.var %x {dims = [0, 1]} : tensor<s0x3x8xf32> -> tensor<8xf32>
+  %s = tensor.sum %v : tensor<8xf32> -> tensor<f32>
+  return %c, %s : tensor<(s0*3 + 2)x8xf32>, tensor<f32>
+}"#,
+    ),
+];
+
+fn train_check(name: &str, text: &str, compile_at: &str, sizes: &str) -> Vec<String> {
+    use aot_run::json::TangentSpec;
+    let mut sources = SourceMgr::new();
+    sources.add("symbolic.mlir", Arc::from(text));
+    let compile_for = inputs(text, compile_at, 1);
+    let spec = inputs(text, sizes, 5);
+    let tangents = TangentSpec::default();
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx, text);
+    let mut expected = match aot_run::run_eager(&ctx, &sources, f, &spec, 0, false) {
+        Ok(r) => {
+            let mut e = r.to_json();
+            let g = aot_run::fd::finite_differences(&ctx, &sources, f, &spec, &tangents, &r, 0)
+                .unwrap_or_else(|e| panic!("{name}: finite differences: {e}"));
+            e["grads"] = serde_json::Value::Array(g.grads);
+            e["storage_grads"] = serde_json::Value::Array(g.storage_grads);
+            e
+        }
+        Err(e) => json!({ "error": e.to_string() }),
+    };
+    if let Some(o) = expected.as_object_mut() {
+        o.remove("args_after");
+    }
+    let mut ctx2 = Context::new();
+    let (m2, f2) = parse(&mut ctx2, text);
+    let opts =
+        CompileOptions { pipeline: "aot-train".into(), backend: Backend::Interp, keep_ir: false, progress: false };
+    let calls = Calls { seed: 0, count: 1, grad: Some(&tangents) };
+    let mut compiled = match run_compiled_for(ctx2, &sources, m2, f2, &compile_for, &spec, &opts, calls) {
+        Ok(r) => {
+            let mut c = outputs_json(&r.outputs, &r.args);
+            if let Some((g, sg)) = r.grads {
+                c["grads"] = g;
+                c["storage_grads"] = sg;
+            }
+            c
+        }
+        Err(e) => json!({ "error": e.to_string() }),
+    };
+    if let Some(o) = compiled.as_object_mut() {
+        o.remove("args_after");
+    }
+    let opts = CompareOptions { grads: true, slack: 1.0, all_layouts: false, hidden_output_aliasing: true };
+    compare(&compiled, &expected, opts).into_iter().map(|d| format!("{name} at {sizes}: {d}")).collect()
+}
+
+#[test]
+fn one_training_compile_serves_every_size() {
+    let mut diffs = Vec::new();
+    for (name, text) in TRAINING {
+        for sizes in ["s0=2", "s0=3", "s0=6"] {
+            diffs.extend(train_check(name, text, "s0=4", sizes));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

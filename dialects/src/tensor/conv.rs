@@ -111,6 +111,12 @@ impl Geometry {
 
     /// The output's spatial sizes for input sizes `s` and kernel sizes `kk`.
     pub fn out_sizes(&self, s: &[i64], kk: &[i64]) -> Result<Vec<i64>, String> {
+        self.out_sizes_in(s, kk, aot_ir::sym::Facts::defaults())
+    }
+
+    /// [`Geometry::out_sizes`] where symbolic sizes may use what the
+    /// function declares about its symbols (their ranges' lower bounds).
+    pub fn out_sizes_in(&self, s: &[i64], kk: &[i64], facts: &aot_ir::sym::Facts) -> Result<Vec<i64>, String> {
         let mut out = Vec::with_capacity(s.len());
         for i in 0..s.len() {
             let span = kk[i]
@@ -118,6 +124,24 @@ impl Geometry {
                 .and_then(|k1| k1.checked_mul(self.dilation[i]))
                 .and_then(|v| v.checked_add(1))
                 .ok_or("kernel extent overflows")?;
+            if aot_ir::sym::is_symbolic(s[i]) {
+                // `(s + 2p - span) floordiv stride + 1`, when the form shows
+                // the window fits every size the symbol can take.
+                use aot_ir::sym;
+                let e = |e: sym::SymError| e.to_string();
+                let padded = sym::add(s[i], self.padding[i].checked_mul(2).ok_or("padding overflows")?).map_err(e)?;
+                let room = sym::sub(padded, span).map_err(e)?;
+                if kk[i] < 1 || facts.lower_bound(room).is_none_or(|l| l < 0) {
+                    return Err(format!(
+                        "kernel size {} (dilated {span}) may be larger than the padded input size {} in spatial \
+                         dimension {i}: that needs a guard",
+                        kk[i],
+                        sym::display(padded)
+                    ));
+                }
+                out.push(sym::add(sym::floordiv(room, self.stride[i]).map_err(e)?, 1).map_err(e)?);
+                continue;
+            }
             let padded =
                 self.padding[i].checked_mul(2).and_then(|p| p.checked_add(s[i])).ok_or("padded size overflows")?;
             if kk[i] < 1 || padded < span {
@@ -133,6 +157,11 @@ impl Geometry {
 
     /// `g`'s shape for input `x` and weight `w` shapes, checking channels.
     pub fn result_shape(&self, x: &[i64], w: &[i64]) -> Result<Vec<i64>, String> {
+        self.result_shape_in(x, w, aot_ir::sym::Facts::defaults())
+    }
+
+    /// [`Geometry::result_shape`] with the function's facts.
+    pub fn result_shape_in(&self, x: &[i64], w: &[i64], facts: &aot_ir::sym::Facts) -> Result<Vec<i64>, String> {
         let k = x
             .len()
             .checked_sub(2)
@@ -142,6 +171,13 @@ impl Geometry {
             return Err(format!("the weight must have rank {} like the input, got rank {}", x.len(), w.len()));
         }
         let (c, o, g) = (x[1], w[0], self.groups);
+        if g != 1 && (aot_ir::sym::is_symbolic(c) || aot_ir::sym::is_symbolic(o)) {
+            return Err(format!(
+                "channels {} and {} in {g} groups: symbolic channels are supported with one group only",
+                aot_ir::sym::display(c),
+                aot_ir::sym::display(o)
+            ));
+        }
         if c % g != 0 || o % g != 0 {
             return Err(format!("{c} input and {o} output channels must both divide into {g} groups"));
         }
@@ -153,7 +189,7 @@ impl Geometry {
             ));
         }
         let mut out = vec![x[0], o];
-        out.extend(self.out_sizes(&x[2..2 + k], &w[2..])?);
+        out.extend(self.out_sizes_in(&x[2..2 + k], &w[2..], facts)?);
         Ok(out)
     }
 }
@@ -175,7 +211,7 @@ pub fn infer_conv(ic: &InferCtx<'_>) -> InferResult {
     let e = float_elem(ic)?;
     let (x, w) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?);
     let geo = geometry_of(ic, x.rank())?;
-    let out = geo.result_shape(&x.shape, &w.shape)?;
+    let out = geo.result_shape_in(&x.shape, &w.shape, ic.facts())?;
     if ic.operand_types.len() == 3 {
         let b = operand_tensor(ic, 2)?;
         if b.shape[..] != [w.shape[0]] {
@@ -189,11 +225,11 @@ pub fn infer_input_grad(ic: &InferCtx<'_>) -> InferResult {
     let e = float_elem(ic)?;
     let (g, w) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?);
     let x = attr_list(ic, "input_shape")?;
-    if x.len() != g.rank() || x.iter().any(|&d| d < 0) {
-        return Err(format!("'input_shape' must have rank {} and no negative size, got {x:?}", g.rank()));
+    if x.len() != g.rank() || x.iter().any(|&d| d < 0 && !aot_ir::sym::is_symbolic(d)) {
+        return Err(format!("'input_shape' must have rank {} and no negative size, got {}", g.rank(), fmt_shape(&x)));
     }
     let geo = geometry_of(ic, g.rank())?;
-    let expect = geo.result_shape(&x, &w.shape)?;
+    let expect = geo.result_shape_in(&x, &w.shape, ic.facts())?;
     if expect[..] != g.shape[..] {
         return Err(format!("the output gradient must have shape {expect:?} for input {x:?}, got {g}"));
     }
@@ -212,12 +248,15 @@ pub fn infer_weight_grad(ic: &InferCtx<'_>) -> InferResult {
             x.rank()
         ));
     }
+    if geo.groups != 1 && (aot_ir::sym::is_symbolic(g.shape[1]) || aot_ir::sym::is_symbolic(x.shape[1])) {
+        return Err(format!("symbolic channels of {x} are supported with one group only"));
+    }
     if g.shape[1] % geo.groups != 0 || x.shape[1] % geo.groups != 0 {
         return Err(format!("channels {} and {} must divide into {} groups", x.shape[1], g.shape[1], geo.groups));
     }
     let mut w = vec![g.shape[1], x.shape[1] / geo.groups];
     w.extend(kk);
-    let expect = geo.result_shape(&x.shape, &w)?;
+    let expect = geo.result_shape_in(&x.shape, &w, ic.facts())?;
     if expect[..] != g.shape[..] {
         return Err(format!(
             "the output gradient must have shape {expect:?} for input {} and weight {w:?}, got {g}",

@@ -413,14 +413,21 @@ pub fn sum(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(ge)]))
 }
 
+/// The number of elements `dims` of shape `xs` reduce (an expression when
+/// a size is symbolic).
+fn reduced_count(c: &VjpCtx<'_, '_>, xs: &[i64], dims: &[usize]) -> Result<i64, Diagnostic> {
+    let sizes: Vec<i64> = dims.iter().map(|&d| xs[d]).collect();
+    aot_ir::sym::numel(&sizes).map_err(|e| c.err(e.to_string()))
+}
+
 pub fn mean(c: &mut VjpCtx<'_, '_>) -> R {
     if !c.need(0) {
         return Ok(c.grads([]));
     }
     let xs = c.shape(c.x(0))?;
     let (ge, dims, _) = unreduce(c)?;
-    let n: i64 = dims.iter().map(|&d| xs[d]).product();
-    let r = c.scale(ge, 1.0 / n as f64)?;
+    let n = reduced_count(c, &xs, &dims)?;
+    let r = c.scale_by_size(ge, 1.0, n)?;
     Ok(c.grads([Some(r)]))
 }
 
@@ -453,13 +460,14 @@ pub fn var(c: &mut VjpCtx<'_, '_>) -> R {
     let xs = c.shape(x)?;
     let correction = c.attrs().i64("correction").unwrap_or(1);
     let (ge, dims, _) = unreduce(c)?;
-    let n: i64 = dims.iter().map(|&d| xs[d]).product();
+    let n = reduced_count(c, &xs, &dims)?;
     let dl = c.rw.i64_list_attr(&dims.iter().map(|&d| d as i64).collect::<Vec<_>>());
     let k = c.rw.unit_attr();
     let m = c.op1("tensor.mean", &[x], &[("dims", dl), ("keepdim", k)])?;
     let d = c.sub(x, m)?;
     let r = c.mul(ge, d)?;
-    let r = c.scale(r, 2.0 / (n - correction) as f64)?;
+    let dof = aot_ir::sym::sub(n, correction).map_err(|e| c.err(e.to_string()))?;
+    let r = c.scale_by_size(r, 2.0, dof)?;
     Ok(c.grads([Some(r)]))
 }
 
@@ -522,7 +530,7 @@ pub fn layer_norm(c: &mut VjpCtx<'_, '_>) -> R {
     let (mean, rstd) = (c.y(1), c.y(2));
     let norm_dims: Vec<i64> = ((xs.len() - n) as i64..xs.len() as i64).collect();
     let batch_dims: Vec<i64> = (0..(xs.len() - n) as i64).collect();
-    let count: i64 = xs[xs.len() - n..].iter().product();
+    let count = aot_ir::sym::numel(&xs[xs.len() - n..]).map_err(|e| c.err(e.to_string()))?;
     let centered = c.sub(x, mean)?;
     let xhat = c.mul(centered, rstd)?;
     let w = (c.inputs.len() > 1).then(|| c.x(1));
@@ -535,7 +543,6 @@ pub fn layer_norm(c: &mut VjpCtx<'_, '_>) -> R {
             Some(w) => c.mul(g, w)?,
             None => g,
         };
-        let scale = 1.0 / count as f64;
         let gwx = c.mul(gw, x)?;
         let ds = c.sum(gwx, &norm_dims, true)?;
         let db = c.sum(gw, &norm_dims, true)?;
@@ -544,10 +551,10 @@ pub fn layer_norm(c: &mut VjpCtx<'_, '_>) -> R {
         let r2 = c.mul(rstd, rstd)?;
         let r3 = c.mul(r2, rstd)?;
         let b = c.mul(t, r3)?;
-        let b = c.scale(b, scale)?;
+        let b = c.scale_by_size(b, 1.0, count)?;
         let bm = c.mul(b, mean)?;
         let dbr = c.mul(db, rstd)?;
-        let dbr = c.scale(dbr, scale)?;
+        let dbr = c.scale_by_size(dbr, 1.0, count)?;
         let cc = c.add(bm, dbr)?;
         let cc = c.neg(cc)?;
         let a = c.mul(rstd, gw)?;
@@ -745,7 +752,7 @@ pub fn index_put(c: &mut VjpCtx<'_, '_>) -> R {
         // takes `[0, size)` only.
         let ie = c.elem(idx)?;
         let size = c.shape(g)?.first().copied().unwrap_or(1);
-        let (zero, n) = (c.scalar(0.0, ie), c.scalar(size as f64, ie));
+        let (zero, n) = (c.scalar(0.0, ie), c.size_scalar(size, ie));
         let neg = c.op1("tensor.lt", &[idx, zero], &[])?;
         let wrapped = c.add(idx, n)?;
         let idx = c.select(neg, wrapped, idx)?;
@@ -767,13 +774,15 @@ pub fn cat(c: &mut VjpCtx<'_, '_>) -> R {
     let mut out = Vec::new();
     for i in 0..c.inputs.len() {
         let n = c.shape(c.x(i))?[d as usize];
+        // Offsets are expressions when a size is symbolic (`s0`, `s0 + 3`).
+        let end = aot_ir::sym::add(start, n).map_err(|e| c.err(e.to_string()))?;
         if c.need(i) {
-            let (da, s, e) = (c.rw.i64_attr(d), c.rw.i64_attr(start), c.rw.i64_attr(start + n));
+            let (da, s, e) = (c.rw.i64_attr(d), c.rw.i64_attr(start), c.rw.i64_attr(end));
             out.push(Some(c.op1("view.slice", &[g], &[("dim", da), ("start", s), ("end", e)])?));
         } else {
             out.push(None);
         }
-        start += n;
+        start = end;
     }
     Ok(c.grads(out))
 }

@@ -853,6 +853,17 @@ pub fn full(k: &mut KernelCtx<'_>) -> KernelResult {
     out1(k.new_f64(rt.elem, &rt.shape, &vec![v; n]))
 }
 
+pub fn size_value(k: &mut KernelCtx<'_>) -> KernelResult {
+    let rt = k.result_type(0)?;
+    let n = *k.attr_list("size")?.first().ok_or("'size' is empty")?;
+    let v = super::size_value_of(n, k.attr_f64_opt("numerator"));
+    if rt.elem.is_float() {
+        out1(k.new_f64(rt.elem, &[], &[v]))
+    } else {
+        out1(k.new_i64(rt.elem, &[], &[n]))
+    }
+}
+
 pub fn arange(k: &mut KernelCtx<'_>) -> KernelResult {
     let rt = k.result_type(0)?;
     let start = k.attr_f64_or("start", 0.0);

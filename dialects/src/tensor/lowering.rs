@@ -307,6 +307,28 @@ pub fn full(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     })
 }
 
+/// A static size's value (a symbolic one needs the call's sizes, which
+/// native code does not take yet).
+pub fn size_value(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let a = lc.attrs();
+    let n = a.list("size").and_then(|v| v.first().copied()).ok_or("'size' must hold one size")?;
+    if aot_ir::sym::is_symbolic(n) {
+        return Err(format!(
+            "the size {} is symbolic: native code does not take symbolic sizes yet",
+            aot_ir::sym::display(n)
+        ));
+    }
+    let v = super::size_value_of(n, a.f64("numerator"));
+    generate(lc, "size_value", &|s, _, e| {
+        if e.is_float() {
+            let c = s.const_f(v, ElemType::F64);
+            convert(s, c, e)
+        } else {
+            Ok(s.const_i(n, e))
+        }
+    })
+}
+
 pub fn arange(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let start = lc.attrs().f64("start").unwrap_or(0.0);
     let step = lc.attrs().f64("step").unwrap_or(1.0);

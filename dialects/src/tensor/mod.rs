@@ -1319,7 +1319,7 @@ op!(
 op!(
     conv::ConvOp::NAME,
     "Convolution with groups, stride, padding and dilation (aten.convolution, not transposed), plus an optional bias",
-    PD,
+    PDS,
     Arity::Range(2, 3),
     ONE,
     conv::ATTRS,
@@ -1331,7 +1331,7 @@ op!(
 op!(
     conv::ConvInputGradOp::NAME,
     "The gradient of tensor.conv with respect to its input (a transposed convolution of the output gradient)",
-    PD,
+    PDS,
     TWO,
     ONE,
     conv::INPUT_GRAD_ATTRS,
@@ -1343,7 +1343,7 @@ op!(
 op!(
     conv::ConvWeightGradOp::NAME,
     "The gradient of tensor.conv with respect to its weight",
-    PD,
+    PDS,
     TWO,
     ONE,
     conv::WEIGHT_GRAD_ATTRS,
@@ -1389,7 +1389,7 @@ inventory::submit! {
     OpDef {
         name: pool::MaxPoolOp::NAME,
         summary: "Max pooling (aten.max_pool*d_with_indices): each window's largest element and its flat index in the input's plane",
-        traits: PD,
+        traits: PDS,
         operands: ONE,
         results: TWO,
         attrs: pool::MAX_ATTRS,
@@ -1407,7 +1407,7 @@ inventory::submit! {
 op!(
     pool::MaxPoolGradOp::NAME,
     "The gradient of tensor.max_pool: the output gradient added at each window's index, per plane",
-    PD,
+    PDS,
     TWO,
     ONE,
     pool::MAX_GRAD_ATTRS,
@@ -1419,7 +1419,7 @@ op!(
 op!(
     pool::AvgPoolOp::NAME,
     "Average pooling (aten.avg_pool*d) with PyTorch's divisors",
-    PD,
+    PDS,
     ONE,
     ONE,
     pool::AVG_ATTRS,
@@ -1431,7 +1431,7 @@ op!(
 op!(
     pool::AvgPoolGradOp::NAME,
     "The gradient of tensor.avg_pool: each output's gradient shared over its window",
-    PD,
+    PDS,
     ONE,
     ONE,
     pool::AVG_GRAD_ATTRS,
@@ -1545,6 +1545,53 @@ inventory::submit! {
         syntax: Syntax::Functional,
         interfaces: &[&Kernel(k::full), &TensorExport::Splat, &Lower(l::full)],
         ..OpDef::DEFAULT
+    }
+}
+
+// A size as a value: what a derivative of a reduction over a symbolic
+// dimension scales by (`mean`'s `1/n`), as a 0-d tensor the call computes.
+// With a static size it is a constant, and folds to one.
+aot_ir::op_handle!(pub SizeValueOp = "tensor.size_value");
+
+fn verify_size_value(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_result_only(ctx, op)?;
+    let r = ctx.value_tensor(ctx.result(op, 0)).expect("checked");
+    if r.rank() != 0 || r.elem.is_bool() {
+        return Err(Diagnostic::op_error(ctx, op, format!("the result must be a 0-d number, got {r}")));
+    }
+    let size = ctx.attr_i64_list(op, "size").unwrap_or_default();
+    if size.len() != 1 {
+        return Err(Diagnostic::op_error(ctx, op, "'size' must hold exactly one size"));
+    }
+    if size[0] < 0 && !aot_ir::sym::is_symbolic(size[0]) {
+        return Err(Diagnostic::op_error(ctx, op, format!("size {} is negative", size[0])));
+    }
+    if ctx.get_attr(op, "numerator").is_some() && !r.elem.is_float() {
+        return Err(Diagnostic::op_error(ctx, op, "a ratio ('numerator') needs a float result"));
+    }
+    Ok(())
+}
+
+inventory::submit! {
+    OpDef {
+        name: SizeValueOp::NAME,
+        summary: "A 0-d tensor holding a size (symbolic sizes evaluated per call), or numerator / size",
+        traits: PS,
+        results: ONE,
+        attrs: &[AttrSpec::required("size", AttrKind::I64List), AttrSpec::optional("numerator", AttrKind::F64)],
+        verify: Some(verify_size_value),
+        syntax: Syntax::Functional,
+        interfaces: &[&Kernel(k::size_value), &Lower(l::size_value)],
+        ..OpDef::DEFAULT
+    }
+}
+
+/// The value `tensor.size_value` holds for size `n` (the numerator, when
+/// given, divided by `n` in f64, then rounded to the result type).
+pub fn size_value_of(n: i64, numerator: Option<f64>) -> f64 {
+    match numerator {
+        Some(x) => x / n as f64,
+        None => n as f64,
     }
 }
 

@@ -145,11 +145,36 @@ impl Pool {
 
     /// The output's spatial sizes for input spatial sizes `s`.
     pub fn out_sizes(&self, s: &[i64]) -> Result<Vec<i64>, String> {
+        self.out_sizes_in(s, aot_ir::sym::Facts::defaults())
+    }
+
+    /// [`Pool::out_sizes`] where symbolic sizes may use what the function
+    /// declares about its symbols.
+    pub fn out_sizes_in(&self, s: &[i64], facts: &aot_ir::sym::Facts) -> Result<Vec<i64>, String> {
         let mut out = Vec::with_capacity(s.len());
         for (i, &n) in s.iter().enumerate() {
             let (st, p) = (self.stride[i], self.padding[i]);
             let extra = if self.ceil_mode { st - 1 } else { 0 };
             let span = self.span(i)?;
+            if aot_ir::sym::is_symbolic(n) {
+                // Floor mode: `(n + 2p - span) floordiv stride + 1`, when the
+                // form shows a window fits; ceil mode's last-window rule
+                // would need a guard.
+                use aot_ir::sym;
+                let e = |e: sym::SymError| e.to_string();
+                let room =
+                    sym::sub(sym::add(n, p.checked_mul(2).ok_or("the pooled size overflows")?).map_err(e)?, span)
+                        .map_err(e)?;
+                if self.ceil_mode || facts.lower_bound(room).is_none_or(|l| l < 0) {
+                    return Err(format!(
+                        "pooling spatial dimension {i} of symbolic size {} {}: that needs a guard",
+                        sym::display(n),
+                        if self.ceil_mode { "in ceil mode" } else { "with a window that may not fit" }
+                    ));
+                }
+                out.push(sym::add(sym::floordiv(room, st).map_err(e)?, 1).map_err(e)?);
+                continue;
+            }
             let num = p
                 .checked_mul(2)
                 .and_then(|v| v.checked_add(n))
@@ -226,7 +251,7 @@ fn pooled_shape(shape: &[i64], what: &str) -> Result<usize, String> {
         ));
     }
     if shape[1..].contains(&0) {
-        return Err(format!("{what} must have non-empty channel and spatial dimensions, got {shape:?}"));
+        return Err(format!("{what} must have non-empty channel and spatial dimensions, got {}", fmt_shape(shape)));
     }
     Ok(shape.len() - 2)
 }
@@ -241,8 +266,8 @@ fn float_operand(ic: &InferCtx<'_>, i: usize) -> Result<TensorType, String> {
 /// gradient `g`: same rank, batch and channels.
 fn input_shape(ic: &InferCtx<'_>, g: &TensorType) -> Result<Vec<i64>, String> {
     let x = attr_list(ic, "input_shape")?;
-    if x.len() != g.rank() || x.iter().any(|&d| d < 0) {
-        return Err(format!("'input_shape' must have rank {} and no negative size, got {x:?}", g.rank()));
+    if x.len() != g.rank() || x.iter().any(|&d| d < 0 && !aot_ir::sym::is_symbolic(d)) {
+        return Err(format!("'input_shape' must have rank {} and no negative size, got {}", g.rank(), fmt_shape(&x)));
     }
     pooled_shape(&x, "'input_shape'")?;
     if x[..2] != g.shape[..2] {
@@ -259,7 +284,7 @@ pub fn infer_max_pool(ic: &InferCtx<'_>) -> InferResult {
     let x = float_operand(ic, 0)?;
     let k = pooled_shape(&x.shape, "the input")?;
     let pool = Pool::from_attrs(&ic.attr_view(), k)?;
-    let y = out_shape(&x.shape, &pool.out_sizes(&x.shape[2..])?);
+    let y = out_shape(&x.shape, &pool.out_sizes_in(&x.shape[2..], ic.facts())?);
     Ok(smallvec![
         TypeData::Tensor(TensorType::new(&y[..], x.elem)),
         TypeData::Tensor(TensorType::new(&y[..], ElemType::I64))
@@ -280,14 +305,14 @@ pub fn infer_avg_pool(ic: &InferCtx<'_>) -> InferResult {
     let x = float_operand(ic, 0)?;
     let k = pooled_shape(&x.shape, "the input")?;
     let pool = Pool::from_attrs(&ic.attr_view(), k)?;
-    one(out_shape(&x.shape, &pool.out_sizes(&x.shape[2..])?), x.elem)
+    one(out_shape(&x.shape, &pool.out_sizes_in(&x.shape[2..], ic.facts())?), x.elem)
 }
 
 pub fn infer_avg_pool_grad(ic: &InferCtx<'_>) -> InferResult {
     let g = float_operand(ic, 0)?;
     let x = input_shape(ic, &g)?;
     let pool = Pool::from_attrs(&ic.attr_view(), x.len() - 2)?;
-    let expect = out_shape(&x, &pool.out_sizes(&x[2..])?);
+    let expect = out_shape(&x, &pool.out_sizes_in(&x[2..], ic.facts())?);
     if expect[..] != g.shape[..] {
         return Err(format!("the output gradient must have shape {expect:?} for input {x:?}, got {g}"));
     }

@@ -177,7 +177,7 @@ pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
 /// [`resolve_shape`] over symbolic sizes: `-1` takes `numel` divided by
 /// the other sizes when the division is exact by their forms (`s0*4` into
 /// `[-1, 4]` is `[s0, 4]`); otherwise the product must be `numel` itself.
-pub fn resolve_shape_sym(shape: &[i64], numel: i64) -> Result<Shape, String> {
+pub fn resolve_shape_sym(shape: &[i64], numel: i64, facts: &aot_ir::sym::Facts) -> Result<Shape, String> {
     let mut out: Shape = shape.into();
     let mut infer = None;
     let mut known = 1i64;
@@ -195,10 +195,18 @@ pub fn resolve_shape_sym(shape: &[i64], numel: i64) -> Result<Shape, String> {
     }
     let invalid = || format!("shape {} is invalid for input of size {}", fmt_shape(shape), aot_ir::sym::display(numel));
     if let Some(i) = infer {
+        // By the forms, or by a guard that says the division is exact
+        // (`(s0 mod 4) == 0` lets `s0` reshape to `[-1, 4]`).
+        let by_guard = || {
+            (known > 0 && !aot_ir::sym::is_symbolic(known) && facts.divides(numel, known))
+                .then(|| aot_ir::sym::floordiv(numel, known).ok())
+                .flatten()
+        };
         out[i] = aot_ir::sym::exact_div(numel, known)
             .filter(|&q| q >= 0 || aot_ir::sym::is_symbolic(q))
+            .or_else(by_guard)
             .ok_or_else(|| format!("{}: {} does not evidently divide it", invalid(), aot_ir::sym::display(known)))?;
-    } else if aot_ir::sym::sub(known, numel) != Ok(0) {
+    } else if !facts.known_eq(known, numel) {
         return Err(invalid());
     }
     Ok(out)
@@ -207,7 +215,12 @@ pub fn resolve_shape_sym(shape: &[i64], numel: i64) -> Result<Shape, String> {
 /// `view` or `reshape` where a size is symbolic (at compile time; a call's
 /// sizes are concrete): of a contiguous operand only, giving a contiguous
 /// result.
-fn symbolic_reshape(shape: &[i64], x: &Layout, copy: bool) -> Result<SmallVec<[Layout; 1]>, String> {
+fn symbolic_reshape(
+    shape: &[i64],
+    x: &Layout,
+    copy: bool,
+    facts: &aot_ir::sym::Facts,
+) -> Result<SmallVec<[Layout; 1]>, String> {
     let dense = Layout::contiguous(&x.sizes);
     if x.sizes.iter().zip(x.strides.iter().zip(&dense.strides)).any(|(&n, (a, b))| n != 1 && a != b) {
         // A reshape copies (as its static rule does when no strides fit);
@@ -219,7 +232,7 @@ fn symbolic_reshape(shape: &[i64], x: &Layout, copy: bool) -> Result<SmallVec<[L
         return Err("a view with symbolic sizes of a non-contiguous tensor is not supported yet".into());
     }
     let numel = aot_ir::sym::numel(&x.sizes).map_err(|e| e.to_string())?;
-    let sizes = resolve_shape_sym(shape, numel)?;
+    let sizes = resolve_shape_sym(shape, numel, facts)?;
     let strides = Layout::contiguous(&sizes).strides;
     Ok(smallvec![Layout { sizes, strides, offset: x.offset }])
 }
@@ -227,7 +240,7 @@ fn symbolic_reshape(shape: &[i64], x: &Layout, copy: bool) -> Result<SmallVec<[L
 fn layout_view(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let want = a.req_list("shape")?;
     if !aot_ir::sym::is_static(&want) || !aot_ir::sym::is_static(&x.sizes) {
-        return symbolic_reshape(&want, x, false);
+        return symbolic_reshape(&want, x, false, &a.facts());
     }
     let shape = resolve_shape(&want, x.sizes.iter().product())?;
     let strides = compute_view_strides(&x.sizes, &x.strides, &shape).ok_or(VIEW_NEEDS_COPY)?;
@@ -238,7 +251,7 @@ fn layout_view(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, St
 fn layout_reshape(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
     let want = a.req_list("shape")?;
     if !aot_ir::sym::is_static(&want) || !aot_ir::sym::is_static(&x.sizes) {
-        return symbolic_reshape(&want, x, true);
+        return symbolic_reshape(&want, x, true, &a.facts());
     }
     let shape = resolve_shape(&want, x.sizes.iter().product())?;
     match compute_view_strides(&x.sizes, &x.strides, &shape) {
@@ -423,7 +436,95 @@ pub fn slice_bounds(size: i64, start: i64, end: i64, step: i64) -> Result<(i64, 
     Ok((s, if e == s { 0 } else { (e - s - 1) / step + 1 }))
 }
 
-fn slice_of(x: &Layout, dim: usize, start: i64, end: i64, step: i64) -> Result<Layout, String> {
+/// Whether a layout has a symbolic size, stride or offset (`aot_ir::sym`):
+/// a compile-time layout, whose rules compute with expressions.
+fn is_symbolic_layout(x: &Layout) -> bool {
+    !aot_ir::sym::is_static(&x.sizes) || !aot_ir::sym::is_static(&x.strides) || aot_ir::sym::is_symbolic(x.offset)
+}
+
+/// The smallest value size `d` takes, by the function's ranges (symbols
+/// are at least 2).
+fn least(d: i64, facts: &aot_ir::sym::Facts) -> Option<i64> {
+    facts.lower_bound(d)
+}
+
+fn sym_err(e: aot_ir::sym::SymError) -> String {
+    e.to_string()
+}
+
+/// `(start, length)` of a slice of a symbolic dimension `size`, where the
+/// bounds decide without knowing it: a prefix or a suffix of constant
+/// length no longer than the smallest `size` can be, the rest from a
+/// constant start, or all but a constant tail. Other bounds would need a
+/// guard (`min` is not a polynomial).
+fn symbolic_slice_bounds(
+    size: i64,
+    start: i64,
+    end: i64,
+    step: i64,
+    facts: &aot_ir::sym::Facts,
+) -> Result<(i64, i64), String> {
+    use aot_ir::sym;
+    if step <= 0 {
+        return Err(format!("slice step must be positive, got {step}"));
+    }
+    let unsupported = || {
+        Err(format!(
+            "slice [{}:{}:{step}] of a dimension of symbolic size {} is not supported yet: its length would need a guard",
+            sym::display(start),
+            if end == i64::MAX { String::new() } else { sym::display(end) },
+            sym::display(size)
+        ))
+    };
+    // Whether `a <= b` for every value of the symbols.
+    let le = |a: i64, b: i64| sym::sub(b, a).ok().and_then(|d| least(d, facts)).is_some_and(|l| l >= 0);
+    // A bound in [0, size] without clamping: a non-negative one (constant
+    // or symbolic) no larger than the size, or a constant counted from the
+    // end no longer than the size.
+    let bound = |v: i64| -> Option<i64> {
+        let at = if v < 0 && !sym::is_symbolic(v) { sym::add(size, v).ok()? } else { v };
+        (le(0, at) && le(at, size)).then_some(at)
+    };
+    let Some(first) = bound(start) else { return unsupported() };
+    let last = if end == i64::MAX || end == size {
+        size
+    } else {
+        match bound(end) {
+            Some(l) => l,
+            None => return unsupported(),
+        }
+    };
+    if !le(first, last) {
+        return unsupported();
+    }
+    let span = sym::sub(last, first).map_err(sym_err)?;
+    if !sym::is_symbolic(span) {
+        return Ok((first, if span <= 0 { 0 } else { (span - 1) / step + 1 }));
+    }
+    let len = sym::floordiv(sym::add(span, step - 1).map_err(sym_err)?, step).map_err(sym_err)?;
+    Ok((first, len))
+}
+
+fn slice_of(
+    x: &Layout,
+    dim: usize,
+    (start, end, step): (i64, i64, i64),
+    facts: &aot_ir::sym::Facts,
+) -> Result<Layout, String> {
+    if is_symbolic_layout(x) || aot_ir::sym::is_symbolic(start) || aot_ir::sym::is_symbolic(end) {
+        use aot_ir::sym;
+        let size = x.sizes[dim];
+        let (s, len) = if sym::is_symbolic(size) || sym::is_symbolic(start) || sym::is_symbolic(end) {
+            symbolic_slice_bounds(size, start, end, step, facts)?
+        } else {
+            slice_bounds(size, start, end, step)?
+        };
+        let mut l = x.clone();
+        l.offset = sym::add(l.offset, sym::mul(s, x.strides[dim]).map_err(sym_err)?).map_err(sym_err)?;
+        l.sizes[dim] = len;
+        l.strides[dim] = sym::mul(l.strides[dim], step).map_err(sym_err)?;
+        return Ok(l);
+    }
     let (s, len) = slice_bounds(x.sizes[dim], start, end, step)?;
     let mut l = x.clone();
     // Both stay inside the operand's extent (which fits `i64`) except the
@@ -443,11 +544,41 @@ fn layout_slice(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, S
     let start = a.i64("start").unwrap_or(0);
     let end = a.i64("end").unwrap_or(i64::MAX);
     let step = a.i64("step").unwrap_or(1);
-    Ok(smallvec![slice_of(x, dim, start, end, step)?])
+    Ok(smallvec![slice_of(x, dim, (start, end, step), &a.facts())?])
 }
 
-fn select_of(x: &Layout, dim: usize, index: i64) -> Result<Layout, String> {
+fn select_of(x: &Layout, dim: usize, index: i64, facts: &aot_ir::sym::Facts) -> Result<Layout, String> {
     let size = x.sizes[dim];
+    if is_symbolic_layout(x) || aot_ir::sym::is_symbolic(index) {
+        use aot_ir::sym;
+        let i = if sym::is_symbolic(size) || sym::is_symbolic(index) {
+            // In range for every value the size can take.
+            let lo = least(size, facts).unwrap_or(0);
+            match index {
+                i if sym::is_symbolic(i) => None,
+                i if i >= 0 => (i < lo).then_some(i),
+                i => (i.checked_neg().is_some_and(|k| k <= lo)).then(|| sym::add(size, i).ok()).flatten(),
+            }
+            .ok_or_else(|| {
+                format!(
+                    "index {} of dimension {dim} of symbolic size {} is not supported yet: its range would need a guard",
+                    sym::display(index),
+                    sym::display(size)
+                )
+            })?
+        } else {
+            let i = if index < 0 { index + size } else { index };
+            if i < 0 || i >= size {
+                return Err(format!("index {index} is out of range for dimension {dim} of size {size}"));
+            }
+            i
+        };
+        let mut l = x.clone();
+        l.offset = sym::add(l.offset, sym::mul(i, x.strides[dim]).map_err(sym_err)?).map_err(sym_err)?;
+        l.sizes.remove(dim);
+        l.strides.remove(dim);
+        return Ok(l);
+    }
     let i = if index < 0 { index + size } else { index };
     if i < 0 || i >= size {
         return Err(format!("index {index} is out of range for dimension {dim} of size {size}"));
@@ -464,7 +595,7 @@ fn layout_select(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, 
         return Err("select() cannot be applied to a 0-dim tensor".into());
     }
     let dim = norm_dim(a.req_i64("dim")?, x.sizes.len(), 0)?;
-    Ok(smallvec![select_of(x, dim, a.req_i64("index")?)?])
+    Ok(smallvec![select_of(x, dim, a.req_i64("index")?, &a.facts())?])
 }
 
 pub fn layout_squeeze(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
@@ -512,6 +643,37 @@ fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, 
         return Err(format!("diagonal dimensions cannot be identical {d1}, {d2}"));
     }
     let (s1, s2) = (x.sizes[d1], x.sizes[d2]);
+    if is_symbolic_layout(x) {
+        // The main diagonal of equal sizes; any other needs `min`.
+        use aot_ir::sym;
+        let diag = match (sym::is_symbolic(s1) || sym::is_symbolic(s2), offset) {
+            (false, o) if o >= 0 => s1.min(s2.saturating_sub(o)).max(0),
+            (false, o) => s1.saturating_add(o).min(s2).max(0),
+            (true, 0) if s1 == s2 => s1,
+            _ => {
+                return Err(format!(
+                    "diagonal {offset} of sizes {} and {} is not supported yet with symbolic sizes",
+                    sym::display(s1),
+                    sym::display(s2)
+                ))
+            }
+        };
+        let mut storage = x.offset;
+        if diag != 0 && offset != 0 {
+            let (k, st) = if offset > 0 { (offset, x.strides[d2]) } else { (-offset, x.strides[d1]) };
+            storage = sym::add(storage, sym::mul(k, st).map_err(sym_err)?).map_err(sym_err)?;
+        }
+        let mut l = Layout { sizes: Shape::new(), strides: Shape::new(), offset: storage };
+        for i in 0..x.sizes.len() {
+            if i != d1 && i != d2 {
+                l.sizes.push(x.sizes[i]);
+                l.strides.push(x.strides[i]);
+            }
+        }
+        l.sizes.push(diag);
+        l.strides.push(sym::add(x.strides[d1], x.strides[d2]).map_err(sym_err)?);
+        return Ok(l);
+    }
     let mut storage = x.offset;
     let diag =
         if offset >= 0 { s1.min(s2.saturating_sub(offset)).max(0) } else { s1.saturating_add(offset).min(s2).max(0) };
@@ -572,6 +734,12 @@ fn layout_unbind(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, 
         return Err("unbind() cannot be applied to a 0-dim tensor".into());
     }
     let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
+    if aot_ir::sym::is_symbolic(x.sizes[dim]) {
+        return Err(format!(
+            "unbind of a dimension of symbolic size {} has no fixed number of results",
+            aot_ir::sym::display(x.sizes[dim])
+        ));
+    }
     // One result per slice: the count comes from the shape, so it is an
     // allocation like any other (2^32 layouts for tensor<4294967296xf32>).
     aot_ir::size::check_alloc(
@@ -580,7 +748,7 @@ fn layout_unbind(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, 
         "the results of unbind",
     )
     .map_err(|e| e.to_string())?;
-    (0..x.sizes[dim]).map(|i| select_of(x, dim, i)).collect()
+    (0..x.sizes[dim]).map(|i| select_of(x, dim, i, &a.facts())).collect()
 }
 
 fn layout_split(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
@@ -589,6 +757,13 @@ fn layout_split(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, S
     }
     let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
     let sizes = a.req_list("sizes")?;
+    if aot_ir::sym::is_symbolic(x.sizes[dim]) || !aot_ir::sym::is_static(&sizes) {
+        return Err(format!(
+            "split of dimension {dim} (size {}) into {} is not supported yet with symbolic sizes",
+            aot_ir::sym::display(x.sizes[dim]),
+            fmt_shape(&sizes)
+        ));
+    }
     let total = sizes.iter().try_fold(0i64, |acc, &s| acc.checked_add(s));
     if sizes.iter().any(|&s| s < 0) || total != Some(x.sizes[dim]) {
         return Err(format!(
@@ -600,7 +775,7 @@ fn layout_split(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, S
     let mut start = 0;
     let mut out = SmallVec::new();
     for s in sizes {
-        out.push(slice_of(x, dim, start, start + s, 1)?);
+        out.push(slice_of(x, dim, (start, start + s, 1), &a.facts())?);
         start += s;
     }
     Ok(out)
@@ -946,7 +1121,7 @@ view_op!(
 view_op!(
     SliceOp::NAME,
     "A strided range along one dimension",
-    VIEW,
+    VIEW_S,
     ONE,
     SLICE,
     infer_slice,
@@ -960,7 +1135,7 @@ view_op!(
 view_op!(
     SelectOp::NAME,
     "One index along a dimension (removes it)",
-    VIEW,
+    VIEW_S,
     ONE,
     SELECT,
     infer_select,
@@ -1004,7 +1179,7 @@ view_op!(
 view_op!(
     DiagonalOp::NAME,
     "A diagonal over two dimensions",
-    VIEW,
+    VIEW_S,
     ONE,
     DIAGONAL,
     infer_diagonal,
@@ -1031,7 +1206,7 @@ view_op!(
 view_op!(
     UnbindOp::NAME,
     "Every index along a dimension, as separate views",
-    VIEW,
+    VIEW_S,
     Arity::AtLeast(0),
     &[AttrSpec::optional("dim", AttrKind::I64)],
     infer_unbind,
@@ -1043,7 +1218,7 @@ view_op!(
 view_op!(
     SplitOp::NAME,
     "Consecutive ranges along a dimension, as separate views",
-    VIEW,
+    VIEW_S,
     Arity::AtLeast(0),
     &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::required("sizes", AttrKind::I64List)],
     infer_split,
@@ -1119,6 +1294,7 @@ pub struct ScatterInterface {
 }
 
 scatter_op!(
+    @traits SCATTER.union(Traits::SYMBOLIC_SHAPES),
     SliceScatterOp,
     SliceOp,
     "base with a slice replaced by src",
@@ -1129,6 +1305,7 @@ scatter_op!(
     &TensorExport::InsertSlice
 );
 scatter_op!(
+    @traits SCATTER.union(Traits::SYMBOLIC_SHAPES),
     SelectScatterOp,
     SelectOp,
     "base with one index replaced by src",
@@ -1139,6 +1316,7 @@ scatter_op!(
     &TensorExport::InsertSlice
 );
 scatter_op!(
+    @traits SCATTER.union(Traits::SYMBOLIC_SHAPES),
     DiagonalScatterOp,
     DiagonalOp,
     "base with a diagonal replaced by src",

@@ -413,6 +413,8 @@ const SYMBOLIC_AWARE_PASSES: &[&str] = &[
     "dedupe",
     "synthetic-base",
     "rng-functionalize",
+    "joint",
+    "partition",
 ];
 
 /// The first op under `op` (itself included) with a symbolic size, and

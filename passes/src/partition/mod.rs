@@ -86,6 +86,7 @@ struct Partition {
 }
 
 /// A candidate: what to save and in which order the backward runs.
+#[derive(Clone)]
 struct Plan {
     saved: Vec<Value>,
     fw_order: Vec<usize>,
@@ -325,6 +326,30 @@ impl Pass for Partition {
     }
 }
 
+/// The symbols the backward's ops, gradients, ranges and guards mention
+/// that none of the values it receives (saved values and tangents) has as
+/// a whole dimension, in order.
+fn backward_symbols(ctx: &Context, g: &JointGraph, plan: &Plan) -> Vec<u32> {
+    let mut used = Vec::new();
+    for &i in &plan.bw_order {
+        let op = g.ops[i];
+        for &r in ctx.results(op) {
+            aot_ir::sym::type_symbols(ctx, ctx.value_type(r), &mut used);
+        }
+        for a in ctx.attrs(op) {
+            aot_ir::sym::attr_symbols(ctx, a.value, &mut used);
+        }
+    }
+    for &v in &g.grads {
+        aot_ir::sym::type_symbols(ctx, ctx.value_type(v), &mut used);
+    }
+    used.sort_unstable();
+    used.dedup();
+    let received: Vec<Type> = plan.saved.iter().chain(&g.tangents).map(|&v| ctx.value_type(v)).collect();
+    let bound: Vec<u32> = aot_ir::sym::bindings(ctx, &received).iter().map(|b| b.0).collect();
+    used.into_iter().filter(|k| !bound.contains(k)).collect()
+}
+
 /// Splits `func` into the forward (in place) and a new backward function.
 fn build(
     ctx: &mut Context,
@@ -344,6 +369,27 @@ fn build(
         bw_name = format!("{name}_backward_{n}");
     }
     let mut rw = Rewriter::new(ctx);
+    // Symbols the backward computes with but no value it receives has as a
+    // size: the forward saves their values too (`tensor.size_value`), and
+    // the backward takes them as arguments marked `aot.symbol`.
+    let symbol_values = backward_symbols(&rw, g, plan);
+    let mut saved: Vec<Value> = plan.saved.clone();
+    let num_tensor_saved = saved.len();
+    if !symbol_values.is_empty() {
+        let entry = FuncView { op: func }.entry_block(&rw).ok_or("a declaration")?;
+        let first = rw.block_first_op(entry).ok_or("an empty body")?;
+        rw.set_insertion_point(InsertPoint::Before(first));
+        rw.set_loc(rw.op_loc(func));
+        let ty = rw.tensor_type(&[], ElemType::I64);
+        for &k in &symbol_values {
+            let size = rw.i64_list_attr(&[aot_ir::sym::symbol(k)]);
+            saved.push(rw.build_typed1(aot_dialects::tensor::SizeValueOp::NAME, &[], &[("size", size)], ty));
+        }
+    }
+    let mut info = info;
+    info.num_saved = saved.len();
+    info.saved_bytes += 8 * symbol_values.len() as u64;
+    let plan = &Plan { saved, ..(*plan).clone() };
     // The backward function: (saved..., tangents...) -> grads.
     let mut arg_types: Vec<Type> = plan.saved.iter().map(|&v| rw.value_type(v)).collect();
     arg_types.extend(g.tangents.iter().map(|&t| rw.value_type(t)));
@@ -397,7 +443,13 @@ fn build(
     let mut arg_attrs: Vec<Vec<NamedAttr>> = Vec::new();
     for j in 0..plan.saved.len() {
         let a = rw.i64_attr(j as i64);
-        arg_attrs.push(vec![NamedAttr { name: rw.sym(SAVED), value: a }]);
+        let mut attrs = vec![NamedAttr { name: rw.sym(SAVED), value: a }];
+        if let Some(&k) = j.checked_sub(num_tensor_saved).and_then(|i| symbol_values.get(i)) {
+            let v = rw.i64_attr(k as i64);
+            attrs.push(NamedAttr { name: rw.sym(aot_ir::sym::SYMBOL_ARG_ATTR), value: v });
+        }
+        rw.sort_named_attrs(&mut attrs);
+        arg_attrs.push(attrs);
     }
     let fa = f.all_arg_attrs(&rw);
     for &t in &g.tangents {
@@ -409,6 +461,12 @@ fn build(
     bf.set_all_res_attrs(&mut rw, ra[g.num_forward..].to_vec());
     let unit = rw.unit_attr();
     rw.set_attr(bw, VALUE_SEMANTICS, unit);
+    // The backward's symbols are the forward's: the same ranges and guards.
+    for name in [aot_ir::sym::RANGES_ATTR, aot_ir::sym::GUARDS_ATTR] {
+        if let Some(a) = rw.get_attr(func, name) {
+            rw.set_attr(bw, name, a);
+        }
+    }
     let fwd_sym = rw.symbol_ref_attr(&name);
     rw.set_attr(bw, FORWARD_ATTR, fwd_sym);
     // The forward: its outputs, then the saved values (a mutated primal as

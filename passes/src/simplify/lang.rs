@@ -229,8 +229,7 @@ fn infer_types(g: &mut Graph<'_>, n: &TNode) -> ClassData {
                 };
             };
             let inferred = {
-                let ictx =
-                    InferCtx { ctx: facts.ctx, operand_types: &operand_types, attrs: &facts.sets[n.attrs.0 as usize] };
+                let ictx = InferCtx::new(facts.ctx, &operand_types, &facts.sets[n.attrs.0 as usize]);
                 infer(&ictx)
             };
             let Ok(inferred) = inferred else { return ClassData::invalid() };

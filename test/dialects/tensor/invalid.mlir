@@ -447,3 +447,27 @@ func.func @floor_divide_bool(%x: tensor<2xi1>) {
   %0 = tensor.floor_divide %x, %x : tensor<2xi1>
   return
 }
+
+// -----
+
+func.func @size_value_not_scalar() -> tensor<2xi64> {
+  // expected-error@+1 {{'tensor.size_value' op the result must be a 0-d number, got tensor<2xi64>}}
+  %0 = tensor.size_value {size = array<i64: 3>} : tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @size_value_two_sizes() -> tensor<i64> {
+  // expected-error@+1 {{'tensor.size_value' op 'size' must hold exactly one size}}
+  %0 = tensor.size_value {size = array<i64: 3, 4>} : tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+func.func @size_value_integer_ratio() -> tensor<i64> {
+  // expected-error@+1 {{'tensor.size_value' op a ratio ('numerator') needs a float result}}
+  %0 = tensor.size_value {size = array<i64: 3>, numerator = 1.0} : tensor<i64>
+  return %0 : tensor<i64>
+}

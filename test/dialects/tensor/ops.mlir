@@ -218,3 +218,16 @@ func.func @factories(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>) {
   %6 = tensor.constant dense<[1, 2]> : tensor<2xi32>
   return
 }
+
+/// A size as a value: a symbolic size's value per call, or a ratio (what
+/// mean's gradient scales by over a symbolic dimension).
+// CHECK-LABEL: func.func @size_value(
+// CHECK:         tensor.size_value {size = array<i64: s0>} : tensor<i64>
+// CHECK:         tensor.size_value {numerator = 1.0, size = array<i64: (s0*4)>} : tensor<f32>
+// CHECK:         tensor.size_value {size = array<i64: 12>} : tensor<f64>
+func.func @size_value(%x: tensor<s0x4xf32>) -> (tensor<i64>, tensor<f32>, tensor<f64>) {
+  %0 = tensor.size_value {size = array<i64: s0>} : tensor<i64>
+  %1 = tensor.size_value {size = array<i64: (s0*4)>, numerator = 1.0} : tensor<f32>
+  %2 = tensor.size_value {size = array<i64: 12>} : tensor<f64>
+  return %0, %1, %2 : tensor<i64>, tensor<f32>, tensor<f64>
+}
