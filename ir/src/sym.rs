@@ -86,9 +86,15 @@ fn table() -> &'static RwLock<Table> {
     T.get_or_init(|| RwLock::new(Table { polys: Vec::new(), index: FxHashMap::default() }))
 }
 
-/// Whether `d` is a symbolic size (not a constant, not `?`).
+/// How many expressions the table holds: an id beyond it names nothing.
+static INTERNED: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+/// Whether `d` is a symbolic size (not a constant, not `?`): an id of an
+/// expression the table holds. Any other value of the reserved range (an
+/// integer a user wrote, or a Rust caller made up) is just a negative
+/// number, which every size check rejects.
 pub fn is_symbolic(d: i64) -> bool {
-    (SYM_BASE..SYM_BASE + MAX_EXPRS).contains(&d)
+    d >= SYM_BASE && d < SYM_BASE + INTERNED.load(std::sync::atomic::Ordering::Acquire)
 }
 
 /// Whether every size of `shape` is a constant.
@@ -128,6 +134,7 @@ fn intern(p: Poly) -> Result<i64, SymError> {
     }
     t.polys.push(p.clone());
     t.index.insert(p, id as u32);
+    INTERNED.store(t.polys.len() as i64, std::sync::atomic::Ordering::Release);
     Ok(SYM_BASE + id as i64)
 }
 
@@ -969,6 +976,16 @@ mod tests {
         assert!(parse_expr("s0 floordiv 0").is_err());
         let deep = "(".repeat(100) + "s0" + &")".repeat(100);
         assert!(parse_dim(deep.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn a_made_up_id_is_a_negative_number() {
+        let _ = symbol(0);
+        let unused = SYM_BASE + MAX_EXPRS - 1;
+        assert!(!is_symbolic(unused));
+        assert!(is_symbolic(symbol(0)));
+        assert_eq!(display(unused), unused.to_string());
+        assert_eq!(eval(unused, &|_| Some(3)), Ok(unused));
     }
 
     #[test]

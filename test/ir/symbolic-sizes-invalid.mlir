@@ -146,3 +146,13 @@ func.func @symbol_arg(%n: tensor<2xi64> {aot.symbol = 0}, %g: tensor<f32>) -> te
   %0 = view.expand %g {shape = array<i64: s0>} : tensor<f32> -> tensor<s0xf32>
   return %0 : tensor<s0xf32>
 }
+
+// -----
+
+/// A number in the range that names expressions is only a number: no
+/// expression stands behind it, and as a size it is negative.
+func.func @made_up_id(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{invalid shape dimension -9223372036854775800}}
+  %0 = view.reshape %x {shape = array<i64: -9223372036854775800>} : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
