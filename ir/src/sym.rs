@@ -97,6 +97,12 @@ pub fn is_symbolic(d: i64) -> bool {
     d >= SYM_BASE && d < SYM_BASE + INTERNED.load(std::sync::atomic::Ordering::Acquire)
 }
 
+/// Whether `v` lies in the range of values that name expressions (the
+/// parser refuses such a number).
+pub fn is_reserved(v: i64) -> bool {
+    (SYM_BASE..SYM_BASE + MAX_EXPRS).contains(&v)
+}
+
 /// Whether every size of `shape` is a constant.
 pub fn is_static(shape: &[i64]) -> bool {
     !shape.iter().any(|&d| is_symbolic(d))

@@ -149,10 +149,10 @@ func.func @symbol_arg(%n: tensor<2xi64> {aot.symbol = 0}, %g: tensor<f32>) -> te
 
 // -----
 
-/// A number in the range that names expressions is only a number: no
-/// expression stands behind it, and as a size it is negative.
+/// A number in the range that names expressions is refused where it is
+/// written: it would alias whatever expression the process interned there.
 func.func @made_up_id(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{invalid shape dimension -9223372036854775800}}
+  // expected-error@+1 {{integer value -9223372036854775800 is reserved (it would name a symbolic size; write sizes as s0, (s0*2), ...)}}
   %0 = view.reshape %x {shape = array<i64: -9223372036854775800>} : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -234,7 +234,7 @@ impl<'a, 'src> Parser<'a, 'src> {
         if is_float {
             return Err(Diagnostic::error(loc, "floating point value not valid for specified integer type"));
         }
-        let value = self.int_value(t, neg)?;
+        let value = self.size_int_value(t, neg)?;
         let ty = ty.unwrap_or_else(|| self.ctx.elem_type(ElemType::I64));
         // `1 : i1` stays an integer attribute (the printed form of one);
         // `true`/`false` are the boolean attributes.

@@ -330,7 +330,7 @@ impl<'a, 'src> Parser<'a, 'src> {
             return Err(self.error_here("expected integer value"));
         }
         let t = self.advance();
-        self.int_value(t, neg)
+        self.size_int_value(t, neg)
     }
 
     /// A size: an integer, or a symbolic size as a shape writes it (`s0`,
@@ -353,7 +353,7 @@ impl<'a, 'src> Parser<'a, 'src> {
         Ok(v)
     }
 
-    fn int_value(&mut self, t: Token, neg: bool) -> ParseResult<i64> {
+    pub(crate) fn int_value(&mut self, t: Token, neg: bool) -> ParseResult<i64> {
         let text = self.lex.text(&t);
         let parsed = if let Some(hex) = text.strip_prefix("0x") {
             u64::from_str_radix(hex, 16).ok().map(|v| v as i64)
@@ -366,5 +366,24 @@ impl<'a, 'src> Parser<'a, 'src> {
             let loc = self.tok_loc(t);
             Diagnostic::error(loc, "integer value too large")
         })
+    }
+
+    /// [`Parser::int_value`] where the integer may be read as a size (an
+    /// attribute, not tensor data).
+    pub(crate) fn size_int_value(&mut self, t: Token, neg: bool) -> ParseResult<i64> {
+        let v = self.int_value(t, neg)?;
+        // The values that name symbolic sizes are written as expressions,
+        // never as numbers: a number there would alias whatever expression
+        // this process interned under it.
+        if crate::sym::is_reserved(v) {
+            let loc = self.tok_loc(t);
+            return Err(Diagnostic::error(
+                loc,
+                format!(
+                    "integer value {v} is reserved (it would name a symbolic size; write sizes as s0, (s0*2), ...)"
+                ),
+            ));
+        }
+        Ok(v)
     }
 }
