@@ -325,7 +325,8 @@ impl Mutator {
         Some(Self::replace_span(text, span, &with))
     }
 
-    /// A dim of a `tensor<...>` / `memref<...>` type replaced by a huge one.
+    /// A dim of a `tensor<...>` / `memref<...>` type replaced by a huge one,
+    /// or by a symbolic size (well formed or not).
     fn huge_dim(&mut self, text: &str) -> Option<String> {
         let mut starts: Vec<usize> = text.match_indices("tensor<").map(|(i, _)| i + 7).collect();
         starts.extend(text.match_indices("memref<").map(|(i, _)| i + 7));
@@ -333,7 +334,24 @@ impl Mutator {
             return None;
         }
         let at = *self.rng.pick(&starts);
-        let dims = ["1099511627776", "4294967296", "2147483648", "9223372036854775807", "0", "100000"];
+        let dims = [
+            "1099511627776",
+            "4294967296",
+            "2147483648",
+            "9223372036854775807",
+            "0",
+            "100000",
+            "s0",
+            "s1",
+            "(s0*4)",
+            "(s0 - 3)",
+            "((s0 + 1) floordiv 2)",
+            "(s0 mod 0)",
+            "(s0*9223372036854775807*2)",
+            "s65536",
+            "(s0",
+            "(s0*s0*s0*s0*s0*s0*s0*s0*s0*s0*s0*s0*s0*s0*s0*s0*s0)",
+        ];
         let dim = *self.rng.pick(&dims);
         let rest = &text[at..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();

@@ -318,15 +318,8 @@ impl<'c> Rewriter<'c> {
             .ok_or_else(|| Diagnostic::error(self.loc, format!("op '{opname}' has no result type inference")))?;
         let operand_types: SmallVec<[Type; 4]> = operands.iter().map(|&v| self.ctx.value_type(v)).collect();
         let inferred: SmallVec<[TypeData; 1]> = {
-            let symbolic = operand_types.iter().any(|&t| {
-                let mut s = Vec::new();
-                crate::sym::type_symbols(self.ctx, t, &mut s);
-                !s.is_empty()
-            }) || attrs.iter().any(|a| {
-                let mut s = Vec::new();
-                crate::sym::attr_symbols(self.ctx, a.value, &mut s);
-                !s.is_empty()
-            });
+            let symbolic = operand_types.iter().any(|&t| crate::sym::type_is_symbolic(self.ctx, t))
+                || attrs.iter().any(|a| crate::sym::attr_is_symbolic(self.ctx, a.value));
             let facts = if symbolic {
                 self.enclosing_op().and_then(|o| crate::sym::Facts::enclosing(self.ctx, o))
             } else {

@@ -1064,25 +1064,51 @@ pub fn attr_symbols(ctx: &crate::Context, a: crate::Attribute, out: &mut Vec<u32
     }
 }
 
+/// Whether type `t` has a symbolic size (without collecting them: the
+/// verifier asks this of every op).
+pub fn type_is_symbolic(ctx: &crate::Context, t: crate::Type) -> bool {
+    use crate::TypeData;
+    match ctx.type_data(t) {
+        TypeData::Tensor(tt) => !is_static(&tt.shape),
+        TypeData::Subclass(sc) => !is_static(&sc.tensor.shape),
+        TypeData::MemRef(m) => {
+            !is_static(&m.shape) || m.layout.as_ref().is_some_and(|(st, off)| !is_static(st) || is_symbolic(*off))
+        }
+        TypeData::Function { inputs, results } => {
+            inputs.iter().chain(results.iter()).any(|&x| type_is_symbolic(ctx, x))
+        }
+        _ => false,
+    }
+}
+
+/// Whether attribute `a` has a symbolic size.
+pub fn attr_is_symbolic(ctx: &crate::Context, a: crate::Attribute) -> bool {
+    use crate::AttrData;
+    match ctx.attr_data(a) {
+        AttrData::I64Array(v) => !is_static(v),
+        AttrData::Int { value, .. } => is_symbolic(*value),
+        AttrData::Type(t) => type_is_symbolic(ctx, *t),
+        AttrData::Array(v) => v.iter().any(|&x| attr_is_symbolic(ctx, x)),
+        AttrData::Dict(v) => v.iter().any(|n| attr_is_symbolic(ctx, n.value)),
+        _ => false,
+    }
+}
+
 /// Where op `op` has a symbolic size, for a diagnostic: `result #0 has
 /// type tensor<s0xf32>`; `None` when it has none (its regions aside).
 pub fn first_symbolic_use(ctx: &crate::Context, op: crate::Op) -> Option<String> {
-    let mut s = Vec::new();
     for (i, v) in ctx.operands(op).enumerate() {
-        type_symbols(ctx, ctx.value_type(v), &mut s);
-        if !s.is_empty() {
+        if type_is_symbolic(ctx, ctx.value_type(v)) {
             return Some(format!("operand #{i} has type {}", crate::printer::type_to_string(ctx, ctx.value_type(v))));
         }
     }
     for (i, &v) in ctx.results(op).iter().enumerate() {
-        type_symbols(ctx, ctx.value_type(v), &mut s);
-        if !s.is_empty() {
+        if type_is_symbolic(ctx, ctx.value_type(v)) {
             return Some(format!("result #{i} has type {}", crate::printer::type_to_string(ctx, ctx.value_type(v))));
         }
     }
     for a in ctx.attrs(op) {
-        attr_symbols(ctx, a.value, &mut s);
-        if !s.is_empty() {
+        if attr_is_symbolic(ctx, a.value) {
             return Some(format!("attribute '{}' has a symbolic size", ctx.sym_str(a.name)));
         }
     }

@@ -1,4 +1,5 @@
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,rng-functionalize,joint),partition)' | FileCheck %s --check-prefixes=CHECK,DEF
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,rng-functionalize,joint),partition)' | aot-opt --split-input-file > /dev/null
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,rng-functionalize,joint),partition{strategy=min-cut})' | FileCheck %s --check-prefixes=CHECK,MC
 
 /// A chain of cos: the default partition saves every intermediate the
@@ -124,4 +125,18 @@ func.func @saved_view(%x: tensor<8x16xf32> {aot.requires_grad}, %w: tensor<8x4xf
 func.func @symbolic_sum(%x: tensor<s0xf32> {aot.requires_grad}) -> tensor<f32> {
   %s = tensor.sum %x : tensor<s0xf32> -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// -----
+
+/// The backward carries the ranges and guards of the symbols it binds
+/// only: s1 never reaches it, so neither do its range nor the guards that
+/// mention it (the output re-parses).
+// CHECK-LABEL: func.func @symbolic_facts_backward(
+// CHECK-SAME:    aot.symbols = {s0 = array<i64: 3, 9>}
+// CHECK-NOT:     aot.guards
+func.func @symbolic_facts(%x: tensor<s0xf32> {aot.requires_grad}, %y: tensor<s1xf32>) -> (tensor<f32>, tensor<s1xf32>) attributes {aot.symbols = {s0 = array<i64: 3, 9>, s1 = array<i64: 2, 5>}, aot.guards = ["s1 <= s0", "s1 != 4"]} {
+  %s = tensor.sum %x : tensor<s0xf32> -> tensor<f32>
+  %e = tensor.exp %y : tensor<s1xf32>
+  return %s, %e : tensor<f32>, tensor<s1xf32>
 }

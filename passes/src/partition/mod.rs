@@ -350,6 +350,44 @@ fn backward_symbols(ctx: &Context, g: &JointGraph, plan: &Plan) -> Vec<u32> {
     used.into_iter().filter(|k| !bound.contains(k)).collect()
 }
 
+/// Gives `bw` the ranges and guards of `func` over the symbols `bw` binds
+/// (the sizes of its arguments, and the symbols passed as values).
+fn copy_symbol_facts(rw: &mut Rewriter<'_>, func: Op, bw: Op, arg_types: &[Type], passed: &[u32]) {
+    let mut bound: Vec<u32> = aot_ir::sym::bindings(rw, arg_types).iter().map(|b| b.0).collect();
+    bound.extend_from_slice(passed);
+    if let Some(a) = rw.get_attr(func, aot_ir::sym::RANGES_ATTR) {
+        if let AttrData::Dict(entries) = rw.attr_data(a).clone() {
+            let kept: Vec<NamedAttr> = entries
+                .into_iter()
+                .filter(|e| {
+                    let name = rw.sym_str(e.name);
+                    name.strip_prefix('s').and_then(|k| k.parse::<u32>().ok()).is_some_and(|k| bound.contains(&k))
+                })
+                .collect();
+            if !kept.is_empty() {
+                let d = rw.dict_attr(kept);
+                rw.set_attr(bw, aot_ir::sym::RANGES_ATTR, d);
+            }
+        }
+    }
+    if let Some(a) = rw.get_attr(func, aot_ir::sym::GUARDS_ATTR) {
+        if let AttrData::Array(items) = rw.attr_data(a).clone() {
+            let kept: Vec<Attribute> = items
+                .into_iter()
+                .filter(|&g| {
+                    rw.attr_as_str(g)
+                        .and_then(|t| aot_ir::sym::Guard::parse(t).ok())
+                        .is_some_and(|g| g.symbols().iter().all(|k| bound.contains(k)))
+                })
+                .collect();
+            if !kept.is_empty() {
+                let arr = rw.array_attr(kept);
+                rw.set_attr(bw, aot_ir::sym::GUARDS_ATTR, arr);
+            }
+        }
+    }
+}
+
 /// Splits `func` into the forward (in place) and a new backward function.
 fn build(
     ctx: &mut Context,
@@ -461,12 +499,9 @@ fn build(
     bf.set_all_res_attrs(&mut rw, ra[g.num_forward..].to_vec());
     let unit = rw.unit_attr();
     rw.set_attr(bw, VALUE_SEMANTICS, unit);
-    // The backward's symbols are the forward's: the same ranges and guards.
-    for name in [aot_ir::sym::RANGES_ATTR, aot_ir::sym::GUARDS_ATTR] {
-        if let Some(a) = rw.get_attr(func, name) {
-            rw.set_attr(bw, name, a);
-        }
-    }
+    // The backward's symbols are the forward's: the ranges and guards of
+    // those it binds (a symbol it never sees has no value there).
+    copy_symbol_facts(&mut rw, func, bw, &arg_types, &symbol_values);
     let fwd_sym = rw.symbol_ref_attr(&name);
     rw.set_attr(bw, FORWARD_ATTR, fwd_sym);
     // The forward: its outputs, then the saved values (a mutated primal as
