@@ -813,30 +813,50 @@ impl Facts {
     /// The smallest value `d` can take, when its form says (a polynomial
     /// with non-negative coefficients over symbols bounded below).
     pub fn lower_bound(&self, d: i64) -> Option<i64> {
+        self.bounds(d).map(|b| b.0)
+    }
+
+    /// The largest value `d` can take, when its form says.
+    pub fn upper_bound(&self, d: i64) -> Option<i64> {
+        self.bounds(d).map(|b| b.1)
+    }
+
+    /// `[lo, hi]` that `d` lies in for every value of the symbols in their
+    /// ranges (interval arithmetic over the canonical form: a monomial of
+    /// non-negative factors spans the products of their bounds); `None`
+    /// when a factor may be negative or a bound overflows.
+    pub fn bounds(&self, d: i64) -> Option<(i64, i64)> {
         if !is_symbolic(d) {
-            return Some(d);
+            return Some((d, d));
         }
         let p = poly_of(d);
-        let mut acc = p.constant;
+        let (mut lo, mut hi) = (p.constant, p.constant);
         for (m, c) in &p.terms {
-            if *c < 0 {
-                return None;
-            }
-            let mut t = *c;
+            let (mut mlo, mut mhi) = (1i64, 1i64);
             for a in m {
-                let lo = match *a {
-                    Atom::Sym(k) => self.range(k).0,
-                    Atom::FloorDiv(e, q) => self.lower_bound(SYM_BASE + e as i64)?.div_euclid(q),
-                    Atom::Mod(..) => 0,
+                let (alo, ahi) = match *a {
+                    Atom::Sym(k) => self.range(k),
+                    Atom::FloorDiv(e, q) => {
+                        let (elo, ehi) = self.bounds(SYM_BASE + e as i64)?;
+                        (elo.div_euclid(q), ehi.div_euclid(q))
+                    }
+                    Atom::Mod(_, q) => (0, q - 1),
                 };
-                if lo < 0 {
+                if alo < 0 {
                     return None;
                 }
-                t = t.checked_mul(lo)?;
+                mlo = mlo.checked_mul(alo)?;
+                mhi = mhi.checked_mul(ahi)?;
             }
-            acc = acc.checked_add(t)?;
+            let (tlo, thi) = if *c >= 0 {
+                (c.checked_mul(mlo)?, c.checked_mul(mhi)?)
+            } else {
+                (c.checked_mul(mhi)?, c.checked_mul(mlo)?)
+            };
+            lo = lo.checked_add(tlo)?;
+            hi = hi.checked_add(thi)?;
         }
-        Some(acc)
+        Some((lo, hi))
     }
 }
 
@@ -1021,7 +1041,11 @@ mod tests {
         assert!(Guard::parse("s0").is_err());
         assert_eq!(facts.lower_bound(add(mul(symbol(0), 3).unwrap(), 1).unwrap()), Some(7));
         assert_eq!(facts.lower_bound(sub(symbol(0), 5).unwrap()), Some(-3));
-        assert_eq!(facts.lower_bound(sub(5, symbol(0)).unwrap()), None);
+        assert_eq!(facts.lower_bound(sub(5, symbol(0)).unwrap()), Some(5 - MAX_SYMBOL_VALUE));
+        let small = Facts { ranges: [(0, (3, 8))].into_iter().collect(), ..Facts::default() };
+        assert_eq!(small.bounds(sub(mul(symbol(0), 2).unwrap(), 1).unwrap()), Some((5, 15)));
+        assert_eq!(small.bounds(floordiv(symbol(0), 2).unwrap()), Some((1, 4)));
+        assert_eq!(small.bounds(sub(10, symbol(0)).unwrap()), Some((2, 7)));
     }
 }
 

@@ -77,10 +77,19 @@ func.func @guard_on_unbound(%x: tensor<s0xf32>) -> tensor<s0xf32> attributes {ao
 // -----
 
 /// Ops whose rules do not compute with symbolic sizes yet refuse them.
-func.func @gather(%x: tensor<s0x4xf32>, %i: tensor<2x4xi64>) -> tensor<2x4xf32> {
-  // expected-error@+1 {{'tensor.gather' op does not support symbolic sizes yet: operand #0 has type tensor<s0x4xf32>}}
-  %0 = tensor.gather %x, %i {dim = 0} : tensor<s0x4xf32>, tensor<2x4xi64> -> tensor<2x4xf32>
-  return %0 : tensor<2x4xf32>
+func.func @resize(%x: tensor<s0x4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'mut.resize_' op does not support symbolic sizes yet: attribute 'size' has a symbolic size}}
+  %0 = mut.resize_ %y {size = array<i64: s0, 4>} : tensor<4xf32> -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+/// An index that may be larger than its input: s0 <= 5 is not known.
+func.func @gather(%x: tensor<2x5xf32>, %i: tensor<2xs0xi64>) -> tensor<2xs0xf32> {
+  // expected-error@+1 {{'tensor.gather' op index size s0 exceeds input size 5 in dimension 1}}
+  %0 = tensor.gather %x, %i {dim = 0} : tensor<2x5xf32>, tensor<2xs0xi64> -> tensor<2xs0xf32>
+  return %0 : tensor<2xs0xf32>
 }
 
 // -----

@@ -392,6 +392,15 @@ fn require_index(t: &TensorType, what: &str) -> Result<(), String> {
     }
 }
 
+/// Whether size `a` is at most `b` for every value of the symbols (by the
+/// function's ranges when either is symbolic).
+fn size_le(ic: &InferCtx<'_>, a: i64, b: i64) -> bool {
+    if !aot_ir::sym::is_symbolic(a) && !aot_ir::sym::is_symbolic(b) {
+        return a <= b;
+    }
+    aot_ir::sym::sub(b, a).ok().and_then(|d| ic.facts().lower_bound(d)).is_some_and(|l| l >= 0)
+}
+
 fn infer_gather(ic: &InferCtx<'_>) -> InferResult {
     let x = operand_tensor(ic, 0)?;
     let idx = operand_tensor(ic, 1)?;
@@ -400,9 +409,14 @@ fn infer_gather(ic: &InferCtx<'_>) -> InferResult {
     if idx.rank() != x.rank() {
         return Err(format!("index must have the same rank as the input, got {idx} for {x}"));
     }
+    let fits = |a: i64, b: i64| size_le(ic, a, b);
     for i in 0..x.rank() {
-        if i != d && idx.shape[i] > x.shape[i] {
-            return Err(format!("index size {} exceeds input size {} in dimension {i}", idx.shape[i], x.shape[i]));
+        if i != d && !fits(idx.shape[i], x.shape[i]) {
+            return Err(format!(
+                "index size {} exceeds input size {} in dimension {i}",
+                aot_ir::sym::display(idx.shape[i]),
+                aot_ir::sym::display(x.shape[i])
+            ));
         }
     }
     one(idx.shape.clone(), x.elem)
@@ -435,8 +449,9 @@ fn infer_scatter_add(ic: &InferCtx<'_>) -> InferResult {
     if idx.rank() != x.rank() || src.rank() != x.rank() {
         return Err("index and src must have the rank of the input".into());
     }
+    let fits = |a: i64, b: i64| size_le(ic, a, b);
     for i in 0..x.rank() {
-        if idx.shape[i] > src.shape[i] || (i != d && idx.shape[i] > x.shape[i]) {
+        if !fits(idx.shape[i], src.shape[i]) || (i != d && !fits(idx.shape[i], x.shape[i])) {
             return Err(format!("index shape {} does not fit src {} and input {}", fmt_shape(&idx.shape), src, x));
         }
     }
@@ -533,7 +548,14 @@ fn verify_arange(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     // type int64_t without overflow").
     if r.elem.is_int() {
         let (start, step) = (ctx.attr_f64(op, "start").unwrap_or(0.0), ctx.attr_f64(op, "step").unwrap_or(1.0));
-        let last = (r.numel() - 1).max(0) as f64 * step + start;
+        // A symbolic length counts at the most its symbols' ranges allow.
+        let n = if r.is_symbolic() {
+            let facts = aot_ir::sym::Facts::enclosing(ctx, op).unwrap_or_default();
+            facts.upper_bound(r.shape[0]).unwrap_or(i64::MAX)
+        } else {
+            r.numel()
+        };
+        let last = (n - 1).max(0) as f64 * step + start;
         let fits = |v: f64| v.is_finite() && v.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&v);
         if !fits(start) || !fits(step) || !fits(last) {
             return Err(Diagnostic::op_error(
@@ -1455,7 +1477,7 @@ op!(
 op!(
     "tensor.gather",
     "Gathers values along dim by index",
-    PD,
+    PDS,
     TWO,
     ONE,
     DIM,
@@ -1481,7 +1503,7 @@ op!(
 op!(
     "tensor.scatter_add",
     "Adds src into a copy of x at index along dim",
-    PD,
+    PDS,
     THREE,
     ONE,
     DIM,
@@ -1620,7 +1642,7 @@ inventory::submit! {
     OpDef {
         name: "tensor.arange",
         summary: "start, start + step, ... (as many as the 1-D result holds)",
-        traits: P,
+        traits: PS,
         results: ONE,
         attrs: &[AttrSpec::optional("start", AttrKind::F64), AttrSpec::optional("step", AttrKind::F64)],
         verify: Some(verify_arange),
