@@ -296,3 +296,50 @@ proptest! {
         check_use_lists(&ctx, module);
     }
 }
+
+/// A pass that adds an invalid op beside the op it runs on (a `test.op`
+/// without operands), as the partitioner adds a backward function beside
+/// the forward.
+struct AddBadSibling;
+
+impl pass::Pass for AddBadSibling {
+    fn run(&mut self, ctx: &mut Context, op: Op, _: &mut pass::PassState) -> Result<(), Diagnostic> {
+        let t = ctx.tensor_type(&[2], ElemType::F32);
+        let mut rw = Rewriter::new(ctx);
+        rw.set_insertion_point(InsertPoint::After(op));
+        rw.build_typed("test.op", &[], &[], &[t]);
+        Ok(())
+    }
+}
+
+inventory::submit! {
+    pass::PassInfo {
+        argument: "test-add-bad-sibling",
+        name: "AddBadSibling",
+        summary: "adds an invalid op after the anchor",
+        description: "",
+        anchor: None,
+        options: &[],
+        statistics: &[],
+        create: |_| Ok(Box::new(AddBadSibling)),
+    }
+}
+
+/// verify-each checks what a pass added beside the op it ran on, not only
+/// that op: such an op is otherwise printed invalid.
+#[test]
+fn verify_each_checks_ops_a_pass_adds_beside_its_anchor() {
+    let src = r#"
+      %0 = test.source : tensor<2xf32>
+      "test.region"() ({
+        %1 = test.op %0 : tensor<2xf32>
+      }) : () -> ()
+    "#;
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, src, &ParseOptions { file: "t".into(), first_line: 1 }).unwrap();
+    let mut pm = pass::PassManager::parse("builtin.module(test.region(test-add-bad-sibling))").unwrap();
+    let err = pm.run(&mut ctx, m, &mut std::io::sink()).unwrap_err();
+    let text: Vec<&str> = err.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(text.iter().any(|m| m.contains("expected at least 1 operand")), "{text:?}");
+    assert!(text.iter().any(|m| m.contains("verification failed after pass 'test-add-bad-sibling'")), "{text:?}");
+}

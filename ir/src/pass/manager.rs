@@ -495,6 +495,10 @@ first (aot-train and aot-inference start with it)",
             None => eprintln!("aot:     pass {}", p.info.name),
         }
     }
+    // The ops beside `op` before the pass: one that adds a sibling (the
+    // partitioner's backward function) has that verified too.
+    let siblings_before: Option<rustc_hash::FxHashSet<Op>> =
+        opts.verify_each.then(|| ctx.op_block(op).map(|b| ctx.block_ops(b).collect())).flatten();
     let mut state = PassState::new(p.info);
     let t0 = Instant::now();
     let result = p.pass.run(ctx, op, &mut state);
@@ -509,7 +513,12 @@ first (aot-train and aot-inference start with it)",
         return Err(PipelineFailure { diagnostics: vec![d] });
     }
     if opts.verify_each {
-        if let Err(mut diags) = crate::verifier::verify(ctx, op) {
+        let added: Vec<Op> = match (&siblings_before, ctx.op_block(op)) {
+            (Some(before), Some(b)) => ctx.block_ops(b).filter(|o| !before.contains(o)).collect(),
+            _ => Vec::new(),
+        };
+        let verified = std::iter::once(op).chain(added).try_for_each(|o| crate::verifier::verify(ctx, o));
+        if let Err(mut diags) = verified {
             if opts.print.after_failure {
                 dump(ctx, op, &format!("After {title} Failed"), opts.print.generic, sink);
             }
