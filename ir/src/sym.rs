@@ -402,28 +402,6 @@ pub fn eval_shape(shape: &[i64], value: &dyn Fn(u32) -> Option<i64>) -> Result<c
     shape.iter().map(|&d| eval(d, value)).collect()
 }
 
-/// Replaces symbols by sizes (`subst(k)`, or the symbol itself when `None`).
-pub fn substitute(d: i64, subst: &dyn Fn(u32) -> Option<i64>) -> Result<i64, SymError> {
-    if !is_symbolic(d) {
-        return Ok(d);
-    }
-    let p = poly_of(d);
-    let mut acc = p.constant;
-    for (m, c) in &p.terms {
-        let mut t = *c;
-        for a in m {
-            let v = match *a {
-                Atom::Sym(k) => subst(k).unwrap_or_else(|| symbol(k)),
-                Atom::FloorDiv(e, q) => floordiv(substitute(SYM_BASE + e as i64, subst)?, q)?,
-                Atom::Mod(e, q) => modulo(substitute(SYM_BASE + e as i64, subst)?, q)?,
-            };
-            t = mul(t, v)?;
-        }
-        acc = add(acc, t)?;
-    }
-    Ok(acc)
-}
-
 // ----- text -----
 
 fn write_atom(a: &Atom, out: &mut String) {

@@ -146,9 +146,10 @@ pub fn compute_view_strides(old: &[i64], old_strides: &[i64], new: &[i64]) -> Op
     Some(ns)
 }
 
-/// Resolves one `-1` in a requested shape against `numel` elements.
-pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
-    let mut out: Shape = shape.into();
+/// A requested shape's `-1` (at most one) and the product of its other
+/// sizes (`mul` multiplies; a negative size other than `-1` is an error,
+/// a symbolic one is a size).
+fn requested(shape: &[i64], mul: impl Fn(i64, i64) -> Result<i64, String>) -> Result<(Option<usize>, i64), String> {
     let mut infer = None;
     let mut known = 1i64;
     for (i, &d) in shape.iter().enumerate() {
@@ -157,12 +158,19 @@ pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
                 return Err("only one dimension can be inferred (-1)".into());
             }
             infer = Some(i);
-        } else if d < 0 {
+        } else if d < 0 && !aot_ir::sym::is_symbolic(d) {
             return Err(format!("invalid shape dimension {d}"));
         } else {
-            known = known.saturating_mul(d);
+            known = mul(known, d)?;
         }
     }
+    Ok((infer, known))
+}
+
+/// Resolves one `-1` in a requested shape against `numel` elements.
+pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
+    let mut out: Shape = shape.into();
+    let (infer, known) = requested(shape, |a, d| Ok(a.saturating_mul(d)))?;
     if let Some(i) = infer {
         if known == 0 || numel % known != 0 {
             return Err(format!("shape {} is invalid for input of size {numel}", fmt_shape(shape)));
@@ -179,20 +187,7 @@ pub fn resolve_shape(shape: &[i64], numel: i64) -> Result<Shape, String> {
 /// `[-1, 4]` is `[s0, 4]`); otherwise the product must be `numel` itself.
 pub fn resolve_shape_sym(shape: &[i64], numel: i64, facts: &aot_ir::sym::Facts) -> Result<Shape, String> {
     let mut out: Shape = shape.into();
-    let mut infer = None;
-    let mut known = 1i64;
-    for (i, &d) in shape.iter().enumerate() {
-        if d == -1 {
-            if infer.is_some() {
-                return Err("only one dimension can be inferred (-1)".into());
-            }
-            infer = Some(i);
-        } else if d < 0 && !aot_ir::sym::is_symbolic(d) {
-            return Err(format!("invalid shape dimension {d}"));
-        } else {
-            known = aot_ir::sym::mul(known, d).map_err(|e| e.to_string())?;
-        }
-    }
+    let (infer, known) = requested(shape, |a, d| aot_ir::sym::mul(a, d).map_err(|e| e.to_string()))?;
     let invalid = || format!("shape {} is invalid for input of size {}", fmt_shape(shape), aot_ir::sym::display(numel));
     if let Some(i) = infer {
         // By the forms, or by a guard that says the division is exact
@@ -643,7 +638,8 @@ fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, 
         return Err(format!("diagonal dimensions cannot be identical {d1}, {d2}"));
     }
     let (s1, s2) = (x.sizes[d1], x.sizes[d2]);
-    if is_symbolic_layout(x) {
+    // The diagonal's size, its first element and its stride.
+    let (diag, storage, stride) = if is_symbolic_layout(x) {
         // The main diagonal of equal sizes; any other needs `min`.
         use aot_ir::sym;
         let diag = match (sym::is_symbolic(s1) || sym::is_symbolic(s2), offset) {
@@ -663,27 +659,23 @@ fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, 
             let (k, st) = if offset > 0 { (offset, x.strides[d2]) } else { (-offset, x.strides[d1]) };
             storage = sym::add(storage, sym::mul(k, st).map_err(sym_err)?).map_err(sym_err)?;
         }
-        let mut l = Layout { sizes: Shape::new(), strides: Shape::new(), offset: storage };
-        for i in 0..x.sizes.len() {
-            if i != d1 && i != d2 {
-                l.sizes.push(x.sizes[i]);
-                l.strides.push(x.strides[i]);
+        (diag, storage, sym::add(x.strides[d1], x.strides[d2]).map_err(sym_err)?)
+    } else {
+        let mut storage = x.offset;
+        let diag = if offset >= 0 {
+            s1.min(s2.saturating_sub(offset)).max(0)
+        } else {
+            s1.saturating_add(offset).min(s2).max(0)
+        };
+        if diag > 0 {
+            if offset >= 0 {
+                storage = storage.saturating_add(offset.saturating_mul(x.strides[d2]));
+            } else {
+                storage = storage.saturating_sub(offset.saturating_mul(x.strides[d1]));
             }
         }
-        l.sizes.push(diag);
-        l.strides.push(sym::add(x.strides[d1], x.strides[d2]).map_err(sym_err)?);
-        return Ok(l);
-    }
-    let mut storage = x.offset;
-    let diag =
-        if offset >= 0 { s1.min(s2.saturating_sub(offset)).max(0) } else { s1.saturating_add(offset).min(s2).max(0) };
-    if diag > 0 {
-        if offset >= 0 {
-            storage = storage.saturating_add(offset.saturating_mul(x.strides[d2]));
-        } else {
-            storage = storage.saturating_sub(offset.saturating_mul(x.strides[d1]));
-        }
-    }
+        (diag, storage, x.strides[d1].saturating_add(x.strides[d2]))
+    };
     let mut l = Layout { sizes: Shape::new(), strides: Shape::new(), offset: storage };
     for i in 0..x.sizes.len() {
         if i != d1 && i != d2 {
@@ -692,7 +684,7 @@ fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, 
         }
     }
     l.sizes.push(diag);
-    l.strides.push(x.strides[d1].saturating_add(x.strides[d2]));
+    l.strides.push(stride);
     Ok(l)
 }
 
