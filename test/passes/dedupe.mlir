@@ -100,3 +100,18 @@ func.func @none(%a: tensor<3xf32>) -> tensor<3xf32> {
   %0 = tensor.neg %a : tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+/// Over symbolic sizes: the mutated duplicate goes (strategy 2), and its
+/// original still binds s0; the convention keeps both arguments' symbolic
+/// types for the guards.
+// AFTER-LABEL:  func.func @symbolic_mutated_duplicate(%arg0: tensor<s0xf32>) -> tensor<s0xf32>
+// AFTER-SAME:     #aot.arg<type = tensor<s0xf32>>, #aot.arg<type = tensor<s0xf32>, same_as = 0>
+// AFTER:          %[[M:.*]] = tensor.mul %arg0, %arg0 : tensor<s0xf32>
+// AFTER:          tensor.add %[[M]], %[[M]] : tensor<s0xf32>
+func.func @symbolic_mutated_duplicate(%x: tensor<s0xf32>, %y: tensor<s0xf32> {aot.same_as = 0}) -> tensor<s0xf32> {
+  mut.mul_ %x, %x : tensor<s0xf32>, tensor<s0xf32>
+  %0 = tensor.add %x, %y : tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}
