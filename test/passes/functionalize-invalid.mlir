@@ -71,3 +71,18 @@ func.func @as_strided_outside_storage(%a: tensor<2xf32> {aot.layout = #aot.layou
 func.func @symbolic_layout(%x: tensor<s0xf32> {aot.layout = #aot.layout<storage = 0, strides = [1], offset = 0>}) -> tensor<s0xf32> {
   return %x : tensor<s0xf32>
 }
+
+// -----
+
+/// A declared storage of 2^62 f32 elements: its byte size overflows, which
+/// the write's replay of PyTorch's storage check once multiplied unchecked
+/// (a panic the pipeline fuzzer found).
+// expected-error@+1 {{argument 0: storage 0 of 4611686018427387904 f32 elements has more bytes than a 64-bit count holds}}
+func.func @storage_bytes_overflow(
+    %x: tensor<3x3xf32> {aot.layout = #aot.layout<storage = 0, offset = 1, strides = [2, 1]>},
+    %z: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 12, strides = [2]>},
+    %y: tensor<2xf32> {aot.layout = #aot.layout<storage = 0, offset = 6, strides = [3]>})
+    -> tensor<3x3xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = 4611686018427387904, requires_grad = true>]} {
+  mut.neg_ %y : tensor<2xf32>
+  return %x : tensor<3x3xf32>
+}

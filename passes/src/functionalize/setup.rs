@@ -162,6 +162,17 @@ impl<'c> Functionalizer<'c> {
                             + 1
                     };
                     let declared = storage_decl.get(&sid).and_then(|d| d.0);
+                    // Its base value is a tensor of that many elements: one
+                    // whose bytes a 64-bit count cannot hold is no storage.
+                    if let Some(n) = declared.filter(|&n| aot_ir::size::checked_byte_size(&[n], t.elem).is_none()) {
+                        return Err(arg_err(
+                            i,
+                            format!(
+                                "storage {sid} of {n} {} elements has more bytes than a 64-bit count holds",
+                                t.elem
+                            ),
+                        ));
+                    }
                     let len = declared.unwrap_or(0).max(extent).max(self.stos[sto].len);
                     if let Some(n) = declared {
                         if extent > n {
