@@ -261,6 +261,15 @@ pub fn check_in_bounds(sizes: &[i64], strides: &[i64], offset: i64, len: usize) 
     if sizes.len() != strides.len() {
         return Err(format!("{} sizes but {} strides", sizes.len(), strides.len()));
     }
+    if !aot_ir::sym::is_static(sizes) || !aot_ir::sym::is_static(strides) || aot_ir::sym::is_symbolic(offset) {
+        // Sizes are evaluated per call before any tensor is made: one that
+        // arrives unevaluated is a bug of the caller, named as such.
+        return Err(format!(
+            "a tensor with the symbolic layout {} / {} was made without evaluating it for the call",
+            crate::kernel_util::fmt_shape(sizes),
+            crate::kernel_util::fmt_shape(strides)
+        ));
+    }
     if sizes.iter().any(|&s| s < 0) {
         return Err(format!("negative size in {sizes:?}"));
     }
@@ -704,6 +713,17 @@ impl Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unevaluated_symbolic_layout_is_named_not_read_as_negative() {
+        let s0 = aot_ir::sym::symbol(0);
+        let strides = contiguous_strides(&[s0, 4]);
+        assert_eq!(strides.to_vec(), vec![4, 1]);
+        let e = check_in_bounds(&[s0, 4], &strides, 0, 64).unwrap_err();
+        assert_eq!(e, "a tensor with the symbolic layout [s0, 4] / [4, 1] was made without evaluating it for the call");
+        let t = contiguous_strides(&[4, s0]);
+        assert_eq!(aot_ir::sym::display(t[0]), "s0");
+    }
 
     #[test]
     fn views_share_storage_and_see_writes() {

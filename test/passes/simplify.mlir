@@ -424,3 +424,23 @@ func.func @reduce_splat_symbolic(%x: tensor<s0x4xf32>) -> (tensor<s0xf32>, tenso
   %b = tensor.sum %ones {dims = [0]} : tensor<s0x4xf32> -> tensor<4xf32>
   return %a, %b : tensor<s0xf32>, tensor<4xf32>
 }
+
+// -----
+
+/// The rules that compare element counts over symbolic sizes: amax over a
+/// dimension of size 1 is a reshape, transpose twice is the value, and an
+/// elementwise op moves before the broadcast it reads (s0 elements, not
+/// s0*4).
+// CHECK-LABEL: func.func @counts_symbolic
+// CHECK-DAG:     %[[R:.*]] = view.reshape %arg0 {shape = array<i64: s0>} : tensor<s0x1xf32> -> tensor<s0xf32>
+// CHECK-DAG:     %[[E:.*]] = tensor.exp %arg0 : tensor<s0x1xf32>
+// CHECK-DAG:     %[[B:.*]] = view.expand %[[E]] {shape = array<i64: s0, 4>} : tensor<s0x1xf32> -> tensor<s0x4xf32>
+// CHECK:         return %[[R]], %[[B]]
+func.func @counts_symbolic(%x: tensor<s0x1xf32>) -> (tensor<s0xf32>, tensor<s0x4xf32>) attributes {aot.value_semantics} {
+  %m = tensor.amax %x {dims = [1]} : tensor<s0x1xf32> -> tensor<s0xf32>
+  %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<s0x1xf32> -> tensor<1xs0xf32>
+  %tt = view.transpose %t {dim0 = 0, dim1 = 1} : tensor<1xs0xf32> -> tensor<s0x1xf32>
+  %e = view.expand %tt {shape = array<i64: s0, 4>} : tensor<s0x1xf32> -> tensor<s0x4xf32>
+  %a = tensor.exp %e : tensor<s0x4xf32>
+  return %m, %a : tensor<s0xf32>, tensor<s0x4xf32>
+}

@@ -166,6 +166,15 @@ fn same_positions(a: &Layout, b: &Layout) -> bool {
     a.offset == b.offset && a.sizes.iter().zip(a.strides.iter().zip(&b.strides)).all(|(&n, (s, t))| n == 1 || s == t)
 }
 
+/// Whether two shapes have as many elements (symbolic counts by their
+/// forms); `None` when a count overflows.
+fn same_count(a: &[i64], b: &[i64]) -> Option<bool> {
+    if aot_ir::sym::is_static(a) && aot_ir::sym::is_static(b) {
+        return Some(checked_numel(a)? == checked_numel(b)?);
+    }
+    Some(aot_ir::sym::numel(a).ok()? == aot_ir::sym::numel(b).ok()?)
+}
+
 /// The single view of a value of shape `shape` (class `x`) with layout `l`
 /// over its contiguous layout, in the simplest form that exists: `x`
 /// itself, a reshape, a transpose or permute, one slice, or an expand.
@@ -174,7 +183,7 @@ fn single_view(x: Id, shape: &[i64], l: &Layout) -> Option<Term> {
     if same_positions(l, &base) {
         return Some(Term::Class(x));
     }
-    if checked_numel(&l.sizes)? == checked_numel(shape)? && same_positions(l, &Layout::contiguous(&l.sizes)) {
+    if same_count(&l.sizes, shape)? && same_positions(l, &Layout::contiguous(&l.sizes)) {
         return Some(reshape(Term::Class(x), &l.sizes));
     }
     if l.sizes.contains(&0) {
@@ -458,7 +467,16 @@ fn hoist_broadcast(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
         shape = aot_dialects::shape::broadcast(&shape, cx.shape(operand)?).ok()?.to_vec();
         children.push(Term::Class(operand));
     }
-    if !expanded || checked_numel(&shape)? >= checked_numel(result)? {
+    if !expanded {
+        return None;
+    }
+    if aot_ir::sym::is_static(&shape) && aot_ir::sym::is_static(result) {
+        if checked_numel(&shape)? >= checked_numel(result)? {
+            return None;
+        }
+    } else if same_count(&shape, result)? {
+        // A broadcast only grows sizes of 1, so a symbolic count that
+        // differs is larger.
         return None;
     }
     Some(expand(Term::Like { head: n.head, attrs: n.attrs, children }, result))
@@ -472,7 +490,8 @@ fn elementwise(def: &OpDef) -> bool {
 /// of one element is that element (NaN and signed zeros included).
 fn extremum_of_one(cx: &Cx<'_, '_>, n: &TNode, id: Id) -> Option<Term> {
     let (tx, tr) = (cx.tensor(n.children[0])?, cx.tensor(id)?);
-    if tx.numel() != tr.numel() || tx.numel() == 0 || tx.elem != tr.elem {
+    let count = aot_ir::sym::numel(&tx.shape).ok()?;
+    if !same_count(&tx.shape, &tr.shape)? || count == 0 || tx.elem != tr.elem {
         return None;
     }
     Some(if tx.shape == tr.shape { Term::Class(n.children[0]) } else { reshape(Term::Class(n.children[0]), &tr.shape) })
