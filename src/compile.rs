@@ -452,9 +452,7 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
     }
     plan.guards = guards(&user, meta, &sl, n);
     if user.iter().any(|a| !aot_ir::sym::is_static(&a.shape)) {
-        let types = user.iter().map(|a| Some(aot_ir::TensorType::new(&a.shape[..], a.elem))).collect();
-        let facts = aot_ir::sym::Facts::of_func(ctx, func)?;
-        plan.guards.symbols = Some(aot_runtime::guards::SymbolGuard { types, facts });
+        plan.guards.symbols = Some(aot_ir::sym::Facts::of_func(ctx, func)?);
     }
     let backward = match ctx.get_attr(func, aot_passes::partition::BACKWARD_ATTR) {
         None => None,
@@ -632,7 +630,7 @@ fn guards(user: &[aot_passes::convention::ResolvedArg], meta: &ViewAndMutationMe
                 .iter()
                 .map(|&i| {
                     let l = &user[i].layout;
-                    if !aot_ir::sym::is_static(&l.size) || !aot_ir::sym::is_static(&l.stride) {
+                    if !aot_ir::sym::layout_is_static(&l.size, &l.stride, l.offset) {
                         // Not a declared shared storage (refused with
                         // symbolic sizes): sharing is all there is to check.
                         0
@@ -1073,10 +1071,11 @@ pub fn compile(
             function
         }
         Backend::Target(target) => {
-            let symbolic = ctx
-                .block_args(ctx.region_blocks(ctx.regions(func)[0])[0])
+            let symbolic = aot_dialects::func::FuncView { op: func }
+                .function_type(&ctx)
+                .0
                 .iter()
-                .any(|&a| ctx.value_tensor(a).is_some_and(|t| t.is_symbolic()));
+                .any(|&t| aot_ir::sym::type_is_symbolic(&ctx, t));
             if symbolic {
                 let d = Diagnostic::op_error(
                     &ctx,

@@ -236,7 +236,8 @@ pub(crate) fn compile_entry(
         )));
     }
     for (i, (p, a)) in params.iter().zip(example_args).enumerate() {
-        if a.dtype() != p.elem || a.sizes()[..] != p.shape[..] {
+        // A symbolic size (`s0`) takes the example's; calls bind their own.
+        if a.dtype() != p.elem || !aot_ir::sym::fits(&p.shape, &a.sizes()) {
             return Err(Error::Signature(format!(
                 "argument {i}: the function expects {p}, got a {} tensor of shape {:?}",
                 a.dtype(),
@@ -247,7 +248,13 @@ pub(crate) fn compile_entry(
     let f = aot_dialects::func::FuncView::new(&ctx, func).ok_or_else(|| Error::Signature("not a function".into()))?;
     let outputs =
         f.function_type(&ctx).1.iter().map(|&t| ctx.as_tensor(t).map(|t| (t.elem, t.shape.to_vec()))).collect();
-    let convention = convention_of(&mut ctx, example_args)?;
+    let mut convention = convention_of(&mut ctx, example_args)?;
+    // The examples give the convention; the function's own types (their
+    // symbolic sizes included, which the examples fit) are what it takes.
+    let inputs: Vec<aot_ir::Type> = f.function_type(&ctx).0.to_vec();
+    for (a, t) in convention.args.iter_mut().zip(inputs) {
+        a.ty = t;
+    }
     convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(Error::Signature)?;
     let copts = CompileOptions {
         pipeline: opts.pipeline.clone(),

@@ -103,6 +103,23 @@ pub fn is_reserved(v: i64) -> bool {
     (SYM_BASE..SYM_BASE + MAX_EXPRS).contains(&v)
 }
 
+/// Whether a layout's sizes, strides and offset are all constants (a
+/// compile-time layout of a symbolic function is not: its rules compute
+/// with expressions, and analyses that visit elements decline it).
+pub fn layout_is_static(sizes: &[i64], strides: &[i64], offset: i64) -> bool {
+    is_static(sizes) && is_static(strides) && !is_symbolic(offset)
+}
+
+/// What a symbolic size counts as where a cost model needs a number (the
+/// simplifier's extraction, the partitioner's memory model): their
+/// choices compare costs, and one plausible size serves.
+pub const SIZE_HINT: i64 = 64;
+
+/// `d` with its symbols at [`SIZE_HINT`] (`None` on overflow).
+pub fn at_hint(d: i64) -> Option<i64> {
+    eval(d, &|_| Some(SIZE_HINT)).ok()
+}
+
 /// Whether every size of `shape` is a constant.
 pub fn is_static(shape: &[i64]) -> bool {
     !shape.iter().any(|&d| is_symbolic(d))
@@ -146,9 +163,7 @@ fn intern(p: Poly) -> Result<i64, SymError> {
 
 /// The size that is symbol `s{k}`.
 pub fn symbol(k: u32) -> i64 {
-    let mut p = Poly::default();
-    p.terms.push((vec![Atom::Sym(k)], 1));
-    intern(p).expect("a single symbol always fits the table")
+    intern(atom_poly(Atom::Sym(k), 1)).expect("a single symbol always fits the table")
 }
 
 /// `(e, m)` when `d` is exactly `e mod m`.
@@ -292,18 +307,38 @@ pub fn floordiv(a: i64, c: i64) -> Result<i64, SymError> {
     if c == 1 {
         return Ok(a);
     }
+    match divide(a, c)? {
+        // r is a constant in [0, c): floor(r / c) = 0.
+        (q, Remainder::Constant(_)) => intern(q),
+        // floor((c·q + g·r') / (g·c')) = q + floor(r' / c').
+        (q, Remainder::Reduced { inner, c, .. }) => intern(add_polys(&q, &atom_poly(Atom::FloorDiv(inner, c), 1), 1)?),
+    }
+}
+
+/// What is left of a symbolic `a` over a constant `c > 1` once the terms
+/// `c` divides are taken out.
+enum Remainder {
+    /// In `[0, c)`.
+    Constant(i64),
+    /// `g·r'` with `r'` interned (`inner`) and `c = g·c'`: the common factor
+    /// divided out, so that one quotient has one form.
+    Reduced { inner: u32, c: i64, g: i64 },
+}
+
+/// `a = c·q + remainder` (see [`Remainder`]).
+fn divide(a: i64, c: i64) -> Result<(Poly, Remainder), SymError> {
     let (q, r) = split_by(&poly_of(a), c);
     if r.terms.is_empty() {
-        // r is a constant in [0, c): floor(r / c) = 0.
-        return intern(q);
+        return Ok((q, Remainder::Constant(r.constant)));
     }
-    // floor(g·r' / g·c') = floor(r' / c'): one form for one quotient.
     let g = common_factor(&r, c);
-    let (r, c) = (scale_down(&r, g), c / g);
-    let inner = intern(r)?;
-    let mut atom = Poly::default();
-    atom.terms.push((vec![Atom::FloorDiv((inner - SYM_BASE) as u32, c)], 1));
-    intern(add_polys(&q, &atom, 1)?)
+    let inner = intern(scale_down(&r, g))?;
+    Ok((q, Remainder::Reduced { inner: (inner - SYM_BASE) as u32, c: c / g, g }))
+}
+
+/// The polynomial `k·atom`.
+fn atom_poly(atom: Atom, k: i64) -> Poly {
+    Poly { terms: vec![(vec![atom], k)], constant: 0 }
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
@@ -334,17 +369,11 @@ pub fn modulo(a: i64, c: i64) -> Result<i64, SymError> {
     if c == 1 {
         return Ok(0);
     }
-    let (_, r) = split_by(&poly_of(a), c);
-    if r.terms.is_empty() {
-        return Ok(r.constant);
+    match divide(a, c)? {
+        (_, Remainder::Constant(r)) => Ok(r),
+        // (g·r') mod (g·c') = g·(r' mod c').
+        (_, Remainder::Reduced { inner, c, g }) => intern(atom_poly(Atom::Mod(inner, c), g)),
     }
-    // (g·r') mod (g·c') = g·(r' mod c').
-    let g = common_factor(&r, c);
-    let (r, c) = (scale_down(&r, g), c / g);
-    let inner = intern(r)?;
-    let mut atom = Poly::default();
-    atom.terms.push((vec![Atom::Mod((inner - SYM_BASE) as u32, c)], g));
-    intern(atom)
 }
 
 /// The product of `dims` (1 for none).
@@ -465,18 +494,16 @@ pub fn write_dim(d: i64, out: &mut String) {
         return;
     }
     let p = poly_of(d);
+    // A symbol, or a floordiv or mod with its own parentheses.
     if let ([(m, 1)], 0) = (&p.terms[..], p.constant) {
-        // A symbol, or a floordiv or mod with its own parentheses.
         if let [a] = &m[..] {
             write_atom(a, out);
             return;
         }
     }
-    {
-        out.push('(');
-        write_poly(&p, out);
-        out.push(')');
-    }
+    out.push('(');
+    write_poly(&p, out);
+    out.push(')');
 }
 
 /// A recursive-descent reader of size expressions over bytes.
@@ -767,6 +794,14 @@ impl Facts {
         })
     }
 
+    /// Whether `a <= b` for every value of the symbols in their ranges.
+    pub fn known_le(&self, a: i64, b: i64) -> bool {
+        if !is_symbolic(a) && !is_symbolic(b) {
+            return a <= b;
+        }
+        sub(b, a).ok().and_then(|d| self.lower_bound(d)).is_some_and(|l| l >= 0)
+    }
+
     /// Whether `c` is known to divide `a`: by the forms, by a guard on
     /// `a mod c` itself, or by a guard `(e mod m) == 0` where `a` is `k·e`
     /// and `c` divides `k·m` (`(s0 mod 4) == 0` makes `s0*6` a multiple of
@@ -1028,72 +1063,63 @@ mod tests {
 }
 
 // ----- in the IR -----
-
-/// Appends the symbols the sizes of type `t` mention (nested function
-/// types included).
-pub fn type_symbols(ctx: &crate::Context, t: crate::Type, out: &mut Vec<u32>) {
+/// Calls `f` on every size type `t` holds (shapes, a memref's strides and
+/// offset, nested function types) until it returns true; whether it did.
+fn any_size_in_type(ctx: &crate::Context, t: crate::Type, f: &mut dyn FnMut(i64) -> bool) -> bool {
     use crate::TypeData;
     match ctx.type_data(t) {
-        TypeData::Tensor(tt) => tt.shape.iter().for_each(|&d| collect_symbols(d, out)),
-        TypeData::Subclass(sc) => sc.tensor.shape.iter().for_each(|&d| collect_symbols(d, out)),
+        TypeData::Tensor(tt) => tt.shape.iter().any(|&d| f(d)),
+        TypeData::Subclass(sc) => sc.tensor.shape.iter().any(|&d| f(d)),
         TypeData::MemRef(m) => {
-            m.shape.iter().for_each(|&d| collect_symbols(d, out));
-            if let Some((st, off)) = &m.layout {
-                st.iter().for_each(|&d| collect_symbols(d, out));
-                collect_symbols(*off, out);
-            }
+            m.shape.iter().any(|&d| f(d))
+                || m.layout.as_ref().is_some_and(|(st, off)| st.iter().any(|&d| f(d)) || f(*off))
         }
         TypeData::Function { inputs, results } => {
-            for &x in inputs.iter().chain(results.iter()) {
-                type_symbols(ctx, x, out);
-            }
+            inputs.iter().chain(results.iter()).any(|&x| any_size_in_type(ctx, x, f))
         }
-        _ => {}
+        _ => false,
     }
 }
 
-/// Appends the symbols an attribute's sizes mention (`array<i64: ...>`,
-/// types, and arrays and dictionaries of them).
-pub fn attr_symbols(ctx: &crate::Context, a: crate::Attribute, out: &mut Vec<u32>) {
+/// [`any_size_in_type`] for an attribute: `array<i64: ...>`, integers,
+/// types, and arrays and dictionaries of them.
+fn any_size_in_attr(ctx: &crate::Context, a: crate::Attribute, f: &mut dyn FnMut(i64) -> bool) -> bool {
     use crate::AttrData;
     match ctx.attr_data(a) {
-        AttrData::I64Array(v) => v.iter().for_each(|&d| collect_symbols(d, out)),
-        AttrData::Int { value, .. } => collect_symbols(*value, out),
-        AttrData::Type(t) => type_symbols(ctx, *t, out),
-        AttrData::Array(v) => v.iter().for_each(|&x| attr_symbols(ctx, x, out)),
-        AttrData::Dict(v) => v.iter().for_each(|n| attr_symbols(ctx, n.value, out)),
-        _ => {}
+        AttrData::I64Array(v) => v.iter().any(|&d| f(d)),
+        AttrData::Int { value, .. } => f(*value),
+        AttrData::Type(t) => any_size_in_type(ctx, *t, f),
+        AttrData::Array(v) => v.iter().any(|&x| any_size_in_attr(ctx, x, f)),
+        AttrData::Dict(v) => v.iter().any(|n| any_size_in_attr(ctx, n.value, f)),
+        _ => false,
     }
+}
+
+/// Appends the symbols the sizes of type `t` mention.
+pub fn type_symbols(ctx: &crate::Context, t: crate::Type, out: &mut Vec<u32>) {
+    any_size_in_type(ctx, t, &mut |d| {
+        collect_symbols(d, out);
+        false
+    });
+}
+
+/// Appends the symbols an attribute's sizes mention.
+pub fn attr_symbols(ctx: &crate::Context, a: crate::Attribute, out: &mut Vec<u32>) {
+    any_size_in_attr(ctx, a, &mut |d| {
+        collect_symbols(d, out);
+        false
+    });
 }
 
 /// Whether type `t` has a symbolic size (without collecting them: the
 /// verifier asks this of every op).
 pub fn type_is_symbolic(ctx: &crate::Context, t: crate::Type) -> bool {
-    use crate::TypeData;
-    match ctx.type_data(t) {
-        TypeData::Tensor(tt) => !is_static(&tt.shape),
-        TypeData::Subclass(sc) => !is_static(&sc.tensor.shape),
-        TypeData::MemRef(m) => {
-            !is_static(&m.shape) || m.layout.as_ref().is_some_and(|(st, off)| !is_static(st) || is_symbolic(*off))
-        }
-        TypeData::Function { inputs, results } => {
-            inputs.iter().chain(results.iter()).any(|&x| type_is_symbolic(ctx, x))
-        }
-        _ => false,
-    }
+    any_size_in_type(ctx, t, &mut is_symbolic)
 }
 
 /// Whether attribute `a` has a symbolic size.
 pub fn attr_is_symbolic(ctx: &crate::Context, a: crate::Attribute) -> bool {
-    use crate::AttrData;
-    match ctx.attr_data(a) {
-        AttrData::I64Array(v) => !is_static(v),
-        AttrData::Int { value, .. } => is_symbolic(*value),
-        AttrData::Type(t) => type_is_symbolic(ctx, *t),
-        AttrData::Array(v) => v.iter().any(|&x| attr_is_symbolic(ctx, x)),
-        AttrData::Dict(v) => v.iter().any(|n| attr_is_symbolic(ctx, n.value)),
-        _ => false,
-    }
+    any_size_in_attr(ctx, a, &mut is_symbolic)
 }
 
 /// Where op `op` has a symbolic size, for a diagnostic: `result #0 has
@@ -1189,6 +1215,37 @@ impl Facts {
             }
         }
         Ok(facts)
+    }
+}
+
+impl Facts {
+    /// Only the ranges and guards over symbols in `bound` (what a function
+    /// that binds only those can carry).
+    pub fn restricted_to(&self, bound: &[u32]) -> Facts {
+        Facts {
+            ranges: self.ranges.iter().filter(|(k, _)| bound.contains(k)).map(|(&k, &r)| (k, r)).collect(),
+            guards: self.guards.iter().filter(|g| g.symbols().iter().all(|k| bound.contains(k))).copied().collect(),
+        }
+    }
+
+    /// Writes the facts as `func`'s [`RANGES_ATTR`] and [`GUARDS_ATTR`]
+    /// (none written when empty), in the text [`Facts::of_func`] reads.
+    pub fn set_on(&self, rw: &mut crate::Rewriter<'_>, func: crate::Op) {
+        if !self.ranges.is_empty() {
+            let mut entries = Vec::with_capacity(self.ranges.len());
+            for (&k, &(lo, hi)) in &self.ranges {
+                let name = rw.sym(&format!("s{k}"));
+                let value = rw.i64_list_attr(&[lo, hi]);
+                entries.push(crate::NamedAttr { name, value });
+            }
+            let d = rw.dict_attr(entries);
+            rw.set_attr(func, RANGES_ATTR, d);
+        }
+        if !self.guards.is_empty() {
+            let items: Vec<crate::Attribute> = self.guards.iter().map(|g| rw.str_attr(&g.to_string())).collect();
+            let a = rw.array_attr(items);
+            rw.set_attr(func, GUARDS_ATTR, a);
+        }
     }
 }
 
@@ -1324,6 +1381,16 @@ impl Bindings {
     /// `shape` with every size evaluated.
     pub fn eval_shape(&self, shape: &[i64]) -> Result<crate::Shape, SymError> {
         eval_shape(shape, &|k| self.get(k))
+    }
+
+    /// A layout (sizes, strides, offset) with every size evaluated.
+    pub fn eval_layout(
+        &self,
+        sizes: &[i64],
+        strides: &[i64],
+        offset: i64,
+    ) -> Result<(crate::Shape, crate::Shape, i64), SymError> {
+        Ok((self.eval_shape(sizes)?, self.eval_shape(strides)?, self.eval(offset)?))
     }
 
     /// Binds the symbols of a function whose arguments have types

@@ -138,13 +138,13 @@ impl TensorType {
             .unwrap_or(i64::MAX)
     }
 
-    /// Elements, a symbolic size counted as `hint` (a cost model's
-    /// estimate; saturates as [`Self::numel`]).
-    pub fn numel_at(&self, hint: i64) -> i64 {
+    /// Elements, a symbolic size counted as [`crate::sym::SIZE_HINT`] (a
+    /// cost model's estimate; saturates as [`Self::numel`]).
+    pub fn numel_at_hint(&self) -> i64 {
         if !self.is_symbolic() {
             return self.numel();
         }
-        crate::sym::numel(&self.shape).and_then(|n| crate::sym::eval(n, &|_| Some(hint))).map_or(i64::MAX, |n| n.max(0))
+        crate::sym::numel(&self.shape).ok().and_then(crate::sym::at_hint).map_or(i64::MAX, |n| n.max(0))
     }
 
     /// Bytes of a dense tensor of this type; saturates as [`Self::numel`].

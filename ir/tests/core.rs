@@ -162,8 +162,8 @@ fn insertion_points_keep_program_order() {
     verify(&ctx, module).unwrap();
 }
 
-#[test]
-fn erase_block_argument_and_dominance_across_regions() {
+/// A module whose value is used inside a (non-isolated) region.
+fn value_used_in_a_region() -> (Context, Op) {
     let src = r#"
       %0 = test.source : tensor<2xf32>
       "test.region"() ({
@@ -172,6 +172,12 @@ fn erase_block_argument_and_dominance_across_regions() {
     "#;
     let mut ctx = Context::new();
     let m = parse_module(&mut ctx, src, &ParseOptions { file: "t".into(), first_line: 1 }).unwrap();
+    (ctx, m)
+}
+
+#[test]
+fn erase_block_argument_and_dominance_across_regions() {
+    let (ctx, m) = value_used_in_a_region();
     // Values of an enclosing block are visible in nested non-isolated regions.
     verify(&ctx, m).unwrap();
     // But not in an isolated op (the module): parse a use across modules.
@@ -329,14 +335,7 @@ inventory::submit! {
 /// that op: such an op is otherwise printed invalid.
 #[test]
 fn verify_each_checks_ops_a_pass_adds_beside_its_anchor() {
-    let src = r#"
-      %0 = test.source : tensor<2xf32>
-      "test.region"() ({
-        %1 = test.op %0 : tensor<2xf32>
-      }) : () -> ()
-    "#;
-    let mut ctx = Context::new();
-    let m = parse_module(&mut ctx, src, &ParseOptions { file: "t".into(), first_line: 1 }).unwrap();
+    let (mut ctx, m) = value_used_in_a_region();
     let mut pm = pass::PassManager::parse("builtin.module(test.region(test-add-bad-sibling))").unwrap();
     let err = pm.run(&mut ctx, m, &mut std::io::sink()).unwrap_err();
     let text: Vec<&str> = err.diagnostics.iter().map(|d| d.message.as_str()).collect();

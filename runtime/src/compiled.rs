@@ -281,12 +281,8 @@ fn bound<'a>(l: &'a Strided, syms: &aot_ir::sym::Bindings) -> Result<std::borrow
     if syms.is_empty() {
         return Ok(std::borrow::Cow::Borrowed(l));
     }
-    let e = |e: aot_ir::sym::SymError| e.to_string();
-    Ok(std::borrow::Cow::Owned(Strided {
-        size: syms.eval_shape(&l.size).map_err(e)?,
-        stride: syms.eval_shape(&l.stride).map_err(e)?,
-        offset: syms.eval(l.offset).map_err(e)?,
-    }))
+    let (size, stride, offset) = syms.eval_layout(&l.size, &l.stride, l.offset).map_err(|e| e.to_string())?;
+    Ok(std::borrow::Cow::Owned(Strided { size, stride, offset }))
 }
 
 fn view_of(t: &Tensor, l: &Strided) -> Result<Tensor, String> {

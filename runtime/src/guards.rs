@@ -39,21 +39,14 @@ pub struct ArgGuard {
     pub storage_len: Option<usize>,
 }
 
-/// A function with symbolic sizes (`aot_ir::sym`): its argument types and
-/// what it declares about its symbols. A call binds the symbols from its
-/// arguments, checks their ranges and the function's guards, and then
-/// checks every [`ArgGuard`] with its sizes evaluated.
-#[derive(Clone, Debug, Default)]
-pub struct SymbolGuard {
-    pub types: Vec<Option<aot_ir::TensorType>>,
-    pub facts: aot_ir::sym::Facts,
-}
-
 #[derive(Clone, Debug, Default)]
 pub struct Guards {
     pub args: Vec<ArgGuard>,
-    /// Set for a function with symbolic sizes.
-    pub symbols: Option<SymbolGuard>,
+    /// For a function with symbolic sizes (`aot_ir::sym`), what it
+    /// declares about its symbols: a call binds them from the arguments
+    /// (whose declared sizes are the [`ArgGuard`]s'), checks their ranges
+    /// and the guards, then checks every [`ArgGuard`] evaluated.
+    pub symbols: Option<aot_ir::sym::Facts>,
     /// `(i, j)`: argument `i` must be the same tensor as argument `j < i`.
     pub same_object: Vec<(usize, usize)>,
     /// Arguments that must share one storage of at least this many elements.
@@ -88,24 +81,22 @@ impl Guards {
             return Err(format!("the function takes {} arguments, got {}", self.args.len(), args.len()));
         }
         let syms = match &self.symbols {
-            Some(sg) => {
-                let types: Vec<Option<&aot_ir::TensorType>> = sg.types.iter().map(|t| t.as_ref()).collect();
+            Some(facts) => {
+                let types: Vec<aot_ir::TensorType> =
+                    self.args.iter().map(|g| aot_ir::TensorType::new(g.size.clone(), g.dtype)).collect();
+                let types: Vec<Option<&aot_ir::TensorType>> = types.iter().map(Some).collect();
                 let sizes: Vec<Shape> = args.iter().map(|a| a.sizes()).collect();
                 let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
-                aot_ir::sym::Bindings::bind(&types, &sizes, &sg.facts)?
+                aot_ir::sym::Bindings::bind(&types, &sizes, facts)?
             }
             None => aot_ir::sym::Bindings::none(),
         };
-        let eval = |v: &[i64]| -> Result<Shape, String> { syms.eval_shape(v).map_err(|e| e.to_string()) };
         for (i, (a, g)) in args.iter().zip(&self.args).enumerate() {
             let evaluated;
             let g = if self.symbols.is_some() {
-                evaluated = ArgGuard {
-                    size: eval(&g.size)?,
-                    stride: eval(&g.stride)?,
-                    offset: syms.eval(g.offset).map_err(|e| e.to_string())?,
-                    ..g.clone()
-                };
+                let (size, stride, offset) =
+                    syms.eval_layout(&g.size, &g.stride, g.offset).map_err(|e| e.to_string())?;
+                evaluated = ArgGuard { size, stride, offset, ..g.clone() };
                 &evaluated
             } else {
                 g

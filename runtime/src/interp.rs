@@ -93,7 +93,7 @@ pub struct KernelCtx<'a> {
     pub syms: &'a aot_ir::sym::Bindings,
 }
 
-impl KernelCtx<'_> {
+impl<'a> KernelCtx<'a> {
     pub fn input(&self, i: usize) -> &Tensor {
         &self.inputs[i]
     }
@@ -148,22 +148,18 @@ impl KernelCtx<'_> {
         self.ctx.attr_f64(self.op, name)
     }
 
+    /// The op's attributes, sizes read with this call's symbol values.
+    pub fn attrs(&self) -> aot_ir::AttrView<'a> {
+        aot_ir::AttrView::of_op(self.ctx, self.op).bound(self.syms)
+    }
+
     /// An integer list attribute, its symbolic sizes evaluated.
     pub fn attr_list(&self, name: &str) -> Result<Vec<i64>, String> {
-        let v =
-            self.ctx.attr_i64_list(self.op, name).ok_or_else(|| format!("missing integer list attribute '{name}'"))?;
-        self.eval_list(v).map_err(|e| format!("attribute '{name}': {e}"))
+        self.attrs().list(name).ok_or_else(|| format!("missing integer list attribute '{name}'"))
     }
 
     pub fn attr_list_or_empty(&self, name: &str) -> Vec<i64> {
-        self.ctx.attr_i64_list(self.op, name).map(|v| self.eval_list(v).unwrap_or_default()).unwrap_or_default()
-    }
-
-    fn eval_list(&self, v: Vec<i64>) -> Result<Vec<i64>, aot_ir::sym::SymError> {
-        if aot_ir::sym::is_static(&v) {
-            return Ok(v);
-        }
-        Ok(self.syms.eval_shape(&v)?.to_vec())
+        self.attrs().list(name).unwrap_or_default()
     }
 
     pub fn attr_flag(&self, name: &str) -> bool {
@@ -259,15 +255,16 @@ impl<'a> Interpreter<'a> {
         // A function with symbolic sizes binds them from its arguments and
         // checks its guards; then every value's size is known, and bounded
         // as a static function's are above.
-        let symbolic = params.iter().any(|&p| ctx.value_tensor(p).is_some_and(|t| t.is_symbolic()))
-            || !aot_ir::sym::symbol_args(ctx, func).is_empty();
+        let symbol_args = aot_ir::sym::symbol_args(ctx, func);
+        let symbolic =
+            !symbol_args.is_empty() || params.iter().any(|&p| ctx.value_tensor(p).is_some_and(|t| t.is_symbolic()));
         let syms = if symbolic {
             let facts = aot_ir::sym::Facts::of_func(ctx, func).map_err(|m| self.err(func, m))?;
             let types: Vec<Option<&TensorType>> = params.iter().map(|&p| ctx.value_tensor(p)).collect();
             let sizes: Vec<aot_ir::Shape> = args.iter().map(|a| a.sizes()).collect();
             let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
             let mut given = Vec::new();
-            for (i, k) in aot_ir::sym::symbol_args(ctx, func) {
+            for (i, k) in symbol_args {
                 let v = args.get(i).and_then(|a| a.read_i64().first().copied());
                 given.push((k, v.ok_or_else(|| self.err(func, format!("argument {i} holds no value for s{k}")))?));
             }

@@ -30,13 +30,7 @@ pub struct View {
 /// below then answer only what the forms prove (identical layouts, a
 /// contiguous layout), and otherwise the conservative answer.
 fn symbolic(size: &[i64], stride: &[i64], offset: i64) -> bool {
-    !aot_ir::sym::is_static(size) || !aot_ir::sym::is_static(stride) || aot_ir::sym::is_symbolic(offset)
-}
-
-/// Contiguous strides for `size`, size-1 dimensions with any stride.
-fn contiguous_form(size: &[i64], stride: &[i64]) -> bool {
-    let dense = crate::tensor::contiguous_strides(size);
-    size.len() == stride.len() && size.iter().zip(stride.iter().zip(&dense)).all(|(&n, (a, b))| n == 1 || a == b)
+    !aot_ir::sym::layout_is_static(size, stride, offset)
 }
 
 impl View {
@@ -157,7 +151,7 @@ pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
         return true;
     }
     if symbolic(size, stride, 0) {
-        return !contiguous_form(size, stride);
+        return !crate::tensor::dense(size, stride);
     }
     if size.contains(&0) {
         return false;
@@ -187,7 +181,7 @@ pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
 /// contiguous range, in some order of the dimensions.
 pub fn is_non_overlapping_and_dense(size: &[i64], stride: &[i64]) -> bool {
     if symbolic(size, stride, 0) {
-        return contiguous_form(size, stride);
+        return crate::tensor::dense(size, stride);
     }
     if size.len() == 1 {
         return size[0] < 2 || stride[0] == 1;

@@ -232,8 +232,12 @@ fn covers(t: &TensorImpl) -> bool {
 
 /// Whether `strides` are row-major contiguous strides for `sizes` (size-1
 /// dimensions may have any stride; a tensor without elements is contiguous
-/// whatever its strides, as in PyTorch).
-fn dense(sizes: &[i64], strides: &[i64]) -> bool {
+/// whatever its strides, as in PyTorch). Symbolic sizes compare by their
+/// forms, as [`contiguous_strides`] computes them.
+pub fn dense(sizes: &[i64], strides: &[i64]) -> bool {
+    if sizes.len() != strides.len() {
+        return false;
+    }
     if sizes.contains(&0) {
         return true;
     }
@@ -242,7 +246,11 @@ fn dense(sizes: &[i64], strides: &[i64]) -> bool {
         if sizes[i] != 1 && strides[i] != expected {
             return false;
         }
-        expected = expected.saturating_mul(sizes[i]);
+        expected = if aot_ir::sym::is_symbolic(sizes[i]) || aot_ir::sym::is_symbolic(expected) {
+            aot_ir::sym::mul(expected, sizes[i]).unwrap_or(i64::MAX)
+        } else {
+            expected.saturating_mul(sizes[i])
+        };
     }
     true
 }
@@ -261,7 +269,7 @@ pub fn check_in_bounds(sizes: &[i64], strides: &[i64], offset: i64, len: usize) 
     if sizes.len() != strides.len() {
         return Err(format!("{} sizes but {} strides", sizes.len(), strides.len()));
     }
-    if !aot_ir::sym::is_static(sizes) || !aot_ir::sym::is_static(strides) || aot_ir::sym::is_symbolic(offset) {
+    if !aot_ir::sym::layout_is_static(sizes, strides, offset) {
         // Sizes are evaluated per call before any tensor is made: one that
         // arrives unevaluated is a bug of the caller, named as such.
         return Err(format!(

@@ -321,3 +321,30 @@ fn one_training_compile_serves_every_size() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// The embedding API: `Module::compile` with example arguments of one size
+/// gives a `Function` that takes any size its symbols allow, and refuses
+/// one they do not.
+#[test]
+fn module_compile_takes_a_symbolic_signature() {
+    use aot::ir::ElemType;
+    use aot::runtime::Tensor;
+    let text = r#"func.func @f(%x: tensor<s0x2xf32>) -> tensor<s0xf32> attributes {aot.symbols = {s0 = array<i64: 2, 6>}} {
+  %0 = tensor.sum %x {dims = [1]} : tensor<s0x2xf32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}"#;
+    let m = aot::Module::parse(text, "symbolic.mlir").unwrap();
+    let x = |n: usize| {
+        let data: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
+        Tensor::from_f64(ElemType::F32, &[n as i64, 2], &data, ElemType::F32)
+    };
+    let opts = aot::Options::inference().with_backend(Backend::Interp);
+    let mut f = m.compile(None, &[x(3)], &opts).unwrap();
+    for n in [2usize, 3, 5] {
+        let out = f.call(&[x(n)]).unwrap();
+        let want: Vec<f64> = (0..n).map(|i| (4 * i + 1) as f64).collect();
+        assert_eq!(out[0].read_f64(), want, "s0 = {n}");
+    }
+    let e = f.call(&[x(7)]).unwrap_err().to_string();
+    assert!(e.contains("outside the range [2, 6] of symbol s0"), "{e}");
+}

@@ -5,7 +5,6 @@
 use crate::tensor_kernels::{broadcast_f64, broadcast_i64};
 use crate::view::kernels::layout_of;
 use crate::view::Layout;
-use aot_ir::AttrView;
 use aot_runtime::{KernelCtx, KernelResult, Tensor};
 use smallvec::{smallvec, SmallVec};
 
@@ -142,7 +141,7 @@ pub fn relayout_(k: &mut KernelCtx<'_>) -> KernelResult {
         Some(super::MetadataKind::Relayout { layout, .. }) => layout,
         _ => return Err("metadata mutation without a layout rule".into()),
     };
-    let l = rule(&AttrView::of_op(k.ctx, k.op).bound(k.syms), &layout_of(x))?;
+    let l = rule(&k.attrs(), &layout_of(x))?;
     let Layout { sizes, strides, offset } = l.into_iter().next().ok_or("layout rule returned nothing")?;
     x.set_metadata(sizes, strides, offset)?;
     Ok(smallvec![x.clone()])

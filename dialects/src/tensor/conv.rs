@@ -131,7 +131,7 @@ impl Geometry {
                 let e = |e: sym::SymError| e.to_string();
                 let padded = sym::add(s[i], self.padding[i].checked_mul(2).ok_or("padding overflows")?).map_err(e)?;
                 let room = sym::sub(padded, span).map_err(e)?;
-                if kk[i] < 1 || facts.lower_bound(room).is_none_or(|l| l < 0) {
+                if kk[i] < 1 || !facts.known_le(0, room) {
                     return Err(format!(
                         "kernel size {} (dilated {span}) may be larger than the padded input size {} in spatial \
                          dimension {i}: that needs a guard",

@@ -392,15 +392,6 @@ fn require_index(t: &TensorType, what: &str) -> Result<(), String> {
     }
 }
 
-/// Whether size `a` is at most `b` for every value of the symbols (by the
-/// function's ranges when either is symbolic).
-fn size_le(ic: &InferCtx<'_>, a: i64, b: i64) -> bool {
-    if !aot_ir::sym::is_symbolic(a) && !aot_ir::sym::is_symbolic(b) {
-        return a <= b;
-    }
-    aot_ir::sym::sub(b, a).ok().and_then(|d| ic.facts().lower_bound(d)).is_some_and(|l| l >= 0)
-}
-
 fn infer_gather(ic: &InferCtx<'_>) -> InferResult {
     let x = operand_tensor(ic, 0)?;
     let idx = operand_tensor(ic, 1)?;
@@ -409,7 +400,7 @@ fn infer_gather(ic: &InferCtx<'_>) -> InferResult {
     if idx.rank() != x.rank() {
         return Err(format!("index must have the same rank as the input, got {idx} for {x}"));
     }
-    let fits = |a: i64, b: i64| size_le(ic, a, b);
+    let fits = |a: i64, b: i64| ic.facts().known_le(a, b);
     for i in 0..x.rank() {
         if i != d && !fits(idx.shape[i], x.shape[i]) {
             return Err(format!(
@@ -449,7 +440,7 @@ fn infer_scatter_add(ic: &InferCtx<'_>) -> InferResult {
     if idx.rank() != x.rank() || src.rank() != x.rank() {
         return Err("index and src must have the rank of the input".into());
     }
-    let fits = |a: i64, b: i64| size_le(ic, a, b);
+    let fits = |a: i64, b: i64| ic.facts().known_le(a, b);
     for i in 0..x.rank() {
         if !fits(idx.shape[i], src.shape[i]) || (i != d && !fits(idx.shape[i], x.shape[i])) {
             return Err(format!("index shape {} does not fit src {} and input {}", fmt_shape(&idx.shape), src, x));

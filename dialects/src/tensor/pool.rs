@@ -165,7 +165,7 @@ impl Pool {
                 let room =
                     sym::sub(sym::add(n, p.checked_mul(2).ok_or("the pooled size overflows")?).map_err(e)?, span)
                         .map_err(e)?;
-                if self.ceil_mode || facts.lower_bound(room).is_none_or(|l| l < 0) {
+                if self.ceil_mode || !facts.known_le(0, room) {
                     return Err(format!(
                         "pooling spatial dimension {i} of symbolic size {} {}: that needs a guard",
                         sym::display(n),

@@ -4,7 +4,6 @@
 //! the copy.
 
 use super::{in_value_semantics, view_layouts_bound, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, VIEW_NEEDS_COPY};
-use aot_ir::AttrView;
 use aot_runtime::{KernelCtx, KernelResult, Tensor};
 use smallvec::smallvec;
 
@@ -53,7 +52,7 @@ pub fn scatter(k: &mut KernelCtx<'_>) -> KernelResult {
     let si = def.interface::<ScatterInterface>().ok_or("not a scatter op")?;
     let out = Tensor::zeros(base.dtype(), &base.sizes(), k.physical(base.dtype()));
     out.copy_values_from(base);
-    let l = (si.layout)(&AttrView::of_op(k.ctx, k.op).bound(k.syms), &layout_of(&out))?;
+    let l = (si.layout)(&k.attrs(), &layout_of(&out))?;
     let region = out.alias_with(l[0].sizes.clone(), l[0].strides.clone(), l[0].offset)?;
     region.copy_values_from(src);
     Ok(smallvec![out])

@@ -36,6 +36,13 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Whether a size, stride or the offset is symbolic (`aot_ir::sym`): a
+    /// compile-time layout, whose rules compute with expressions and which
+    /// analyses that visit elements one by one decline.
+    pub fn is_symbolic(&self) -> bool {
+        !aot_ir::sym::layout_is_static(&self.sizes, &self.strides, self.offset)
+    }
+
     /// The contiguous layout of `shape` at offset 0.
     pub fn contiguous(shape: &[i64]) -> Layout {
         Layout { sizes: shape.into(), strides: contiguous_strides(shape), offset: 0 }
@@ -216,8 +223,7 @@ fn symbolic_reshape(
     copy: bool,
     facts: &aot_ir::sym::Facts,
 ) -> Result<SmallVec<[Layout; 1]>, String> {
-    let dense = Layout::contiguous(&x.sizes);
-    if x.sizes.iter().zip(x.strides.iter().zip(&dense.strides)).any(|(&n, (a, b))| n != 1 && a != b) {
+    if !aot_runtime::tensor::dense(&x.sizes, &x.strides) {
         // A reshape copies (as its static rule does when no strides fit);
         // a view of a non-contiguous symbolic layout would need symbolic
         // stride analysis.
@@ -431,18 +437,6 @@ pub fn slice_bounds(size: i64, start: i64, end: i64, step: i64) -> Result<(i64, 
     Ok((s, if e == s { 0 } else { (e - s - 1) / step + 1 }))
 }
 
-/// Whether a layout has a symbolic size, stride or offset (`aot_ir::sym`):
-/// a compile-time layout, whose rules compute with expressions.
-fn is_symbolic_layout(x: &Layout) -> bool {
-    !aot_ir::sym::is_static(&x.sizes) || !aot_ir::sym::is_static(&x.strides) || aot_ir::sym::is_symbolic(x.offset)
-}
-
-/// The smallest value size `d` takes, by the function's ranges (symbols
-/// are at least 2).
-fn least(d: i64, facts: &aot_ir::sym::Facts) -> Option<i64> {
-    facts.lower_bound(d)
-}
-
 fn sym_err(e: aot_ir::sym::SymError) -> String {
     e.to_string()
 }
@@ -471,8 +465,7 @@ fn symbolic_slice_bounds(
             sym::display(size)
         ))
     };
-    // Whether `a <= b` for every value of the symbols.
-    let le = |a: i64, b: i64| sym::sub(b, a).ok().and_then(|d| least(d, facts)).is_some_and(|l| l >= 0);
+    let le = |a: i64, b: i64| facts.known_le(a, b);
     // A bound in [0, size] without clamping: a non-negative one (constant
     // or symbolic) no larger than the size, or a constant counted from the
     // end no longer than the size.
@@ -506,7 +499,7 @@ fn slice_of(
     (start, end, step): (i64, i64, i64),
     facts: &aot_ir::sym::Facts,
 ) -> Result<Layout, String> {
-    if is_symbolic_layout(x) || aot_ir::sym::is_symbolic(start) || aot_ir::sym::is_symbolic(end) {
+    if x.is_symbolic() || aot_ir::sym::is_symbolic(start) || aot_ir::sym::is_symbolic(end) {
         use aot_ir::sym;
         let size = x.sizes[dim];
         let (s, len) = if sym::is_symbolic(size) || sym::is_symbolic(start) || sym::is_symbolic(end) {
@@ -544,11 +537,11 @@ fn layout_slice(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, S
 
 fn select_of(x: &Layout, dim: usize, index: i64, facts: &aot_ir::sym::Facts) -> Result<Layout, String> {
     let size = x.sizes[dim];
-    if is_symbolic_layout(x) || aot_ir::sym::is_symbolic(index) {
+    if x.is_symbolic() || aot_ir::sym::is_symbolic(index) {
         use aot_ir::sym;
         let i = if sym::is_symbolic(size) || sym::is_symbolic(index) {
             // In range for every value the size can take.
-            let lo = least(size, facts).unwrap_or(0);
+            let lo = facts.lower_bound(size).unwrap_or(0);
             match index {
                 i if sym::is_symbolic(i) => None,
                 i if i >= 0 => (i < lo).then_some(i),
@@ -639,7 +632,7 @@ fn diagonal_of(x: &Layout, offset: i64, d1: usize, d2: usize) -> Result<Layout, 
     }
     let (s1, s2) = (x.sizes[d1], x.sizes[d2]);
     // The diagonal's size, its first element and its stride.
-    let (diag, storage, stride) = if is_symbolic_layout(x) {
+    let (diag, storage, stride) = if x.is_symbolic() {
         // The main diagonal of equal sizes; any other needs `min`.
         use aot_ir::sym;
         let diag = match (sym::is_symbolic(s1) || sym::is_symbolic(s2), offset) {
@@ -709,8 +702,7 @@ pub fn layout_as_strided(a: &AttrView<'_>, _x: &Layout) -> Result<SmallVec<[Layo
     if sizes.iter().any(|&s| negative(s)) || strides.iter().any(|&s| negative(s)) || negative(offset) {
         return Err("as_strided sizes, strides and offset must be non-negative".into());
     }
-    let symbolic =
-        !aot_ir::sym::is_static(&sizes) || !aot_ir::sym::is_static(&strides) || aot_ir::sym::is_symbolic(offset);
+    let symbolic = !aot_ir::sym::layout_is_static(&sizes, &strides, offset);
     // A symbolic layout's extent is checked by each call, whose sizes are
     // concrete (the kernels read these attributes evaluated).
     if !symbolic && aot_ir::size::checked_extent(&sizes, &strides, offset).is_none() {
@@ -936,11 +928,7 @@ fn infer_as_strided_scatter(ic: &InferCtx<'_>) -> InferResult {
     // The scattered region must fit in a contiguous copy of base.
     let l = layout_as_strided(&ic.attr_view(), &Layout::contiguous(&base.shape))?;
     let l = &l[0];
-    if base.is_symbolic()
-        || !aot_ir::sym::is_static(&l.sizes)
-        || !aot_ir::sym::is_static(&l.strides)
-        || aot_ir::sym::is_symbolic(l.offset)
-    {
+    if base.is_symbolic() || l.is_symbolic() {
         // Checked per call, as the view's extent is.
         return Ok(out);
     }

@@ -432,9 +432,7 @@ fn first_symbolic_op(ctx: &Context, op: Op) -> Option<(Op, String)> {
         for &r in ctx.regions(o) {
             for &b in ctx.region_blocks(r) {
                 for (i, &a) in ctx.block_args(b).iter().enumerate() {
-                    let mut s = Vec::new();
-                    crate::sym::type_symbols(ctx, ctx.value_type(a), &mut s);
-                    if !s.is_empty() && found.is_none() {
+                    if found.is_none() && crate::sym::type_is_symbolic(ctx, ctx.value_type(a)) {
                         let t = crate::printer::type_to_string(ctx, ctx.value_type(a));
                         found = Some((o, format!("argument #{i} of '{}' has type {t}", ctx.op_name(o))));
                     }

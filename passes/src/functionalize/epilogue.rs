@@ -18,7 +18,7 @@
 
 use super::backward_check::Edge;
 use super::chain::{Chain, Step};
-use super::model::{indices, is_large, may_self_overlap, numel, overlaps, strided, symbolic};
+use super::model::{indices, is_large, may_self_overlap, numel, overlaps, strided};
 use super::state::Functionalizer;
 use super::{
     backward_error_attr, OutputFacts, BACKWARD_ERROR, FUNCTIONALIZED, INPUT_INFO, INTERMEDIATE_BASE, MUTATED_INPUT,
@@ -435,7 +435,7 @@ impl<'c> Functionalizer<'c> {
         if st.writes.iter().all(|w| w == l) {
             return true;
         }
-        if is_large(st.len, MAX_CHECKED) || symbolic(l) || st.writes.iter().any(symbolic) {
+        if is_large(st.len, MAX_CHECKED) || l.is_symbolic() || st.writes.iter().any(Layout::is_symbolic) {
             return false;
         }
         let mut inside = vec![false; st.len as usize];
@@ -568,7 +568,7 @@ impl<'c> Functionalizer<'c> {
                 // the most of its elements (its gradient goes there);
                 // counted only for outputs small enough to visit.
                 (None, None)
-                    if is_large(numel(&self.objs[o].layout.sizes), 1 << 16) || symbolic(&self.objs[o].layout) =>
+                    if is_large(numel(&self.objs[o].layout.sizes), 1 << 16) || self.objs[o].layout.is_symbolic() =>
                 {
                     facts.input = members.first().map(|m| self.canonical[m.0])
                 }

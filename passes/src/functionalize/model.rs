@@ -229,12 +229,6 @@ pub(super) fn numel(shape: &[i64]) -> i64 {
     aot_ir::sym::numel(shape).unwrap_or(i64::MAX)
 }
 
-/// Whether a layout has a symbolic size, stride or offset: its elements
-/// cannot be visited one by one.
-pub(super) fn symbolic(l: &Layout) -> bool {
-    !aot_ir::sym::is_static(&l.sizes) || !aot_ir::sym::is_static(&l.strides) || aot_ir::sym::is_symbolic(l.offset)
-}
-
 /// Whether `n` elements are more than `limit` (a symbolic count is).
 pub(super) fn is_large(n: i64, limit: i64) -> bool {
     aot_ir::sym::is_symbolic(n) || n > limit
@@ -268,7 +262,7 @@ pub(super) fn may_self_overlap(l: &Layout) -> bool {
 /// holds it: the view's offset is taken relative to the base's, inside a
 /// buffer of the base's extent.
 pub(super) fn copy_slices_error(base: &Layout, view: &Layout, dtype: ElemType) -> Option<String> {
-    if symbolic(base) || symbolic(view) {
+    if base.is_symbolic() || view.is_symbolic() {
         // Layouts with symbolic sizes come from view rules inside one
         // argument's own storage (`aot.layout` is refused for them).
         return None;
@@ -327,7 +321,7 @@ pub(super) fn disjoint(a: &Layout, b: &Layout) -> bool {
 /// address range (one bit per storage element, bounded by the storage's
 /// size, which the allocation limit bounds) instead of a set of indices.
 pub(super) fn overlaps(a: &Layout, b: &Layout) -> bool {
-    if symbolic(a) || symbolic(b) {
+    if a.is_symbolic() || b.is_symbolic() {
         // Only identical symbolic layouts are known to overlap (sizes are
         // never 0); others may.
         return true;
@@ -433,12 +427,14 @@ impl<'c> Functionalizer<'c> {
     /// Which storage elements the member arguments of a flat storage cover.
     pub(super) fn check_covered(&mut self, op: Op, s: usize, l: &Layout) -> Result<(), Diagnostic> {
         let len = self.stos[s].len;
-        if symbolic(l) || aot_ir::sym::is_symbolic(len) {
+        if l.is_symbolic() || aot_ir::sym::is_symbolic(len) {
             // A symbolic storage is an argument's or a fresh value's own
             // (`aot.layout` is refused for symbolic arguments), and a view
             // rule keeps its layouts inside it; an argument covers all of
             // its storage.
-            let whole = |m: &Layout| m.offset == 0 && numel(&m.sizes) == len && *m == Layout::contiguous(&m.sizes);
+            let whole = |m: &Layout| {
+                m.offset == 0 && numel(&m.sizes) == len && aot_runtime::tensor::dense(&m.sizes, &m.strides)
+            };
             if self.stos[s].members.is_empty() || self.stos[s].members.iter().any(|(_, m, _)| whole(m)) {
                 return Ok(());
             }

@@ -74,13 +74,10 @@ fn storage_roots(ctx: &Context, args: &[Value], ops: &[Op]) -> FxHashMap<Value, 
     root
 }
 
-/// What a symbolic size counts as in the memory model (its byte counts
-/// are expressions; the partitioner compares them at this hint).
-pub const SIZE_HINT: i64 = 64;
-
-/// Bytes of a tensor value (symbolic sizes at [`SIZE_HINT`]).
+/// Bytes of a tensor value (symbolic sizes at `aot_ir::sym::SIZE_HINT`:
+/// the memory model compares byte counts that are expressions there).
 pub fn bytes(ctx: &Context, v: Value) -> u64 {
-    ctx.value_tensor(v).map_or(0, |t| (t.numel_at(SIZE_HINT).max(0) as u64).saturating_mul(t.elem.byte_size() as u64))
+    ctx.value_tensor(v).map_or(0, |t| (t.numel_at_hint().max(0) as u64).saturating_mul(t.elem.byte_size() as u64))
 }
 
 impl JointGraph {

@@ -30,23 +30,18 @@ pub struct Footprint {
 
 /// Work of one op, for the recompute cost.
 pub fn op_cost(ctx: &Context, op: Op) -> u64 {
-    let out: u64 = ctx
-        .results(op)
-        .iter()
-        .map(|&r| ctx.value_tensor(r).map_or(0, |t| t.numel_at(super::graph::SIZE_HINT).max(0) as u64))
-        .sum();
+    let out: u64 =
+        ctx.results(op).iter().map(|&r| ctx.value_tensor(r).map_or(0, |t| t.numel_at_hint().max(0) as u64)).sum();
     match op_class(ctx, op) {
         OpClass::View => 0,
         OpClass::Matmul => {
             let k = ctx.operands(op).next().and_then(|a| ctx.value_tensor(a)).and_then(|t| t.shape.last().copied());
-            let k = aot_ir::sym::eval(k.unwrap_or(1), &|_| Some(super::graph::SIZE_HINT)).unwrap_or(1);
+            let k = aot_ir::sym::at_hint(k.unwrap_or(1)).unwrap_or(1);
             2 * out * k.max(1) as u64
         }
-        OpClass::Reduction => ctx
-            .operands(op)
-            .next()
-            .and_then(|a| ctx.value_tensor(a))
-            .map_or(out, |t| t.numel_at(super::graph::SIZE_HINT).max(0) as u64),
+        OpClass::Reduction => {
+            ctx.operands(op).next().and_then(|a| ctx.value_tensor(a)).map_or(out, |t| t.numel_at_hint().max(0) as u64)
+        }
         // Philox: ten rounds of multiplies per four words.
         OpClass::Random => 4 * out.max(1),
         _ => out.max(1),

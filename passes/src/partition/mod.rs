@@ -326,9 +326,9 @@ impl Pass for Partition {
     }
 }
 
-/// The symbols the backward's ops, gradients, ranges and guards mention
-/// that none of the values it receives (saved values and tangents) has as
-/// a whole dimension, in order.
+/// The symbols the backward's ops and gradients mention that none of the
+/// values it receives (saved values and tangents) has as a whole
+/// dimension, in order.
 fn backward_symbols(ctx: &Context, g: &JointGraph, plan: &Plan) -> Vec<u32> {
     let mut used = Vec::new();
     for &i in &plan.bw_order {
@@ -355,36 +355,9 @@ fn backward_symbols(ctx: &Context, g: &JointGraph, plan: &Plan) -> Vec<u32> {
 fn copy_symbol_facts(rw: &mut Rewriter<'_>, func: Op, bw: Op, arg_types: &[Type], passed: &[u32]) {
     let mut bound: Vec<u32> = aot_ir::sym::bindings(rw, arg_types).iter().map(|b| b.0).collect();
     bound.extend_from_slice(passed);
-    if let Some(a) = rw.get_attr(func, aot_ir::sym::RANGES_ATTR) {
-        if let AttrData::Dict(entries) = rw.attr_data(a).clone() {
-            let kept: Vec<NamedAttr> = entries
-                .into_iter()
-                .filter(|e| {
-                    let name = rw.sym_str(e.name);
-                    name.strip_prefix('s').and_then(|k| k.parse::<u32>().ok()).is_some_and(|k| bound.contains(&k))
-                })
-                .collect();
-            if !kept.is_empty() {
-                let d = rw.dict_attr(kept);
-                rw.set_attr(bw, aot_ir::sym::RANGES_ATTR, d);
-            }
-        }
-    }
-    if let Some(a) = rw.get_attr(func, aot_ir::sym::GUARDS_ATTR) {
-        if let AttrData::Array(items) = rw.attr_data(a).clone() {
-            let kept: Vec<Attribute> = items
-                .into_iter()
-                .filter(|&g| {
-                    rw.attr_as_str(g)
-                        .and_then(|t| aot_ir::sym::Guard::parse(t).ok())
-                        .is_some_and(|g| g.symbols().iter().all(|k| bound.contains(k)))
-                })
-                .collect();
-            if !kept.is_empty() {
-                let arr = rw.array_attr(kept);
-                rw.set_attr(bw, aot_ir::sym::GUARDS_ATTR, arr);
-            }
-        }
+    // The forward's facts were verified with it.
+    if let Ok(facts) = aot_ir::sym::Facts::of_func(rw, func) {
+        facts.restricted_to(&bound).set_on(rw, bw);
     }
 }
 

@@ -243,18 +243,6 @@ fn infer_types(g: &mut Graph<'_>, n: &TNode) -> ClassData {
     }
 }
 
-/// What a symbolic size counts as in the cost model: sizes only rank
-/// rewrites against each other, so one plausible value serves.
-const SIZE_HINT: i64 = 64;
-
-/// Elements of `t`, its symbolic sizes at [`SIZE_HINT`].
-fn hinted_numel(t: &aot_ir::TensorType) -> f64 {
-    match aot_ir::sym::numel(&t.shape) {
-        Ok(n) => aot_ir::sym::eval(n, &|_| Some(SIZE_HINT)).unwrap_or(i64::MAX).max(0) as f64,
-        Err(_) => i64::MAX as f64,
-    }
-}
-
 /// The constant every element of `n`'s value equals, if the node shows one.
 fn splat_of(g: &Graph<'_>, n: &TNode, data: &ClassData) -> Option<u64> {
     let facts = &g.analysis;
@@ -342,16 +330,16 @@ pub fn node_cost(facts: &Facts<'_>, n: &TNode, data: &ClassData, operands: &[&Te
     let mut out_numel = 0.0;
     for &t in &data.types {
         let tt = facts.tensor(t)?;
-        let numel = hinted_numel(tt);
+        let numel = tt.numel_at_hint() as f64;
         bytes += numel * tt.elem.byte_size() as f64;
         out_numel += numel;
     }
-    let in_numel: f64 = operands.iter().map(|t| hinted_numel(t)).sum();
+    let in_numel: f64 = operands.iter().map(|t| t.numel_at_hint() as f64).sum();
     let flops = if is_matrix_product(def) {
         // Two flops per multiply-add; every product here contracts the
         // left operand's last dimension.
         let k = operands.first().and_then(|t| t.shape.last()).copied().unwrap_or(1);
-        let k = aot_ir::sym::eval(k, &|_| Some(SIZE_HINT)).unwrap_or(SIZE_HINT).max(0) as f64;
+        let k = aot_ir::sym::at_hint(k).unwrap_or(aot_ir::sym::SIZE_HINT).max(0) as f64;
         2.0 * out_numel * k
     } else if def.has(Traits::ELEMENTWISE) {
         out_numel
