@@ -1071,41 +1071,45 @@ pub fn compile(
             function
         }
         Backend::Target(target) => {
+            let native = aot_codegen::Native { target, options: Default::default() };
+            // A function with symbolic sizes keeps one pipeline run and gets
+            // native code per set of symbol values (`aot_codegen::by_size`).
             let symbolic = aot_dialects::func::FuncView { op: func }
                 .function_type(&ctx)
                 .0
                 .iter()
                 .any(|&t| aot_ir::sym::type_is_symbolic(&ctx, t));
             if symbolic {
-                let d = Diagnostic::op_error(
-                    &ctx,
-                    func,
-                    format!(
-                        "has symbolic sizes, which the {} backend does not compile yet (the interp backend runs them)",
-                        opts.backend.name()
-                    ),
-                );
-                return Err(render(&ctx, &[d]));
-            }
-            let native = aot_codegen::Native { target, options: Default::default() };
-            let fw = aot_codegen::compile_function(&mut ctx, func, &native, &mut String::new())
-                .map_err(|d| render(&ctx, &[d]))?;
-            let mut function = CompiledFunction::new(plans.forward, fw, generator.clone());
-            if let Some((bwd, plan)) = plans.backward {
-                // A target that lowers tensor-level functions itself (MLIR)
-                // may not take every op: its backward compiles now, so such
-                // a program fails to compile rather than in its first
-                // training step. Native code compiles the backward on its
-                // first call (many forward calls never need it).
-                let exe: Box<dyn Executable> = if target.capabilities().lowered_input {
-                    Box::new(aot_codegen::Lazy::new(ctx, bwd, native))
-                } else {
-                    aot_codegen::compile_function(&mut ctx, bwd, &native, &mut String::new())
-                        .map_err(|d| render(&ctx, &[d]))?
+                let by_size = |ctx: &Context, f: Op| -> Result<Box<dyn Executable>, String> {
+                    let e = aot_codegen::by_size::BySize::new(ctx, f, native.clone())
+                        .map_err(|m| render(ctx, &[Diagnostic::op_error(ctx, f, m)]))?;
+                    Ok(Box::new(e))
                 };
-                function.backward = Some(aot_runtime::backward::Backward { exe, plan });
+                let mut function = CompiledFunction::new(plans.forward, by_size(&ctx, func)?, generator.clone());
+                if let Some((bwd, plan)) = plans.backward {
+                    function.backward = Some(aot_runtime::backward::Backward { exe: by_size(&ctx, bwd)?, plan });
+                }
+                function
+            } else {
+                let fw = aot_codegen::compile_function(&mut ctx, func, &native, &mut String::new())
+                    .map_err(|d| render(&ctx, &[d]))?;
+                let mut function = CompiledFunction::new(plans.forward, fw, generator.clone());
+                if let Some((bwd, plan)) = plans.backward {
+                    // A target that lowers tensor-level functions itself (MLIR)
+                    // may not take every op: its backward compiles now, so such
+                    // a program fails to compile rather than in its first
+                    // training step. Native code compiles the backward on its
+                    // first call (many forward calls never need it).
+                    let exe: Box<dyn Executable> = if target.capabilities().lowered_input {
+                        Box::new(aot_codegen::Lazy::new(ctx, bwd, native))
+                    } else {
+                        aot_codegen::compile_function(&mut ctx, bwd, &native, &mut String::new())
+                            .map_err(|d| render(&ctx, &[d]))?
+                    };
+                    function.backward = Some(aot_runtime::backward::Backward { exe, plan });
+                }
+                function
             }
-            function
         }
     };
     let codegen_time = t_codegen.elapsed();

@@ -11,6 +11,7 @@
 
 pub mod absent;
 pub mod affine;
+pub mod by_size;
 pub mod collapse_loops;
 pub mod cranelift;
 #[cfg(feature = "cuda")]

@@ -1315,6 +1315,128 @@ pub fn verify_function(ctx: &crate::Context, func: crate::Op, arg_types: &[crate
     Ok(facts)
 }
 
+/// Type `t` with every size evaluated by `b` (the same type when it has
+/// no symbolic size).
+pub fn specialise_type(ctx: &mut crate::Context, t: crate::Type, b: &Bindings) -> Result<crate::Type, SymError> {
+    use crate::TypeData;
+    if !type_is_symbolic(ctx, t) {
+        return Ok(t);
+    }
+    let data = match ctx.type_data(t).clone() {
+        TypeData::Tensor(mut tt) => {
+            tt.shape = b.eval_shape(&tt.shape)?;
+            TypeData::Tensor(tt)
+        }
+        TypeData::Subclass(mut sc) => {
+            sc.tensor.shape = b.eval_shape(&sc.tensor.shape)?;
+            TypeData::Subclass(sc)
+        }
+        TypeData::MemRef(mut m) => {
+            m.shape = b.eval_shape(&m.shape)?;
+            if let Some((st, off)) = m.layout.take() {
+                m.layout = Some((b.eval_shape(&st)?, b.eval(off)?));
+            }
+            TypeData::MemRef(m)
+        }
+        TypeData::Function { inputs, results } => {
+            let inputs = inputs.iter().map(|&x| specialise_type(ctx, x, b)).collect::<Result<_, _>>()?;
+            let results = results.iter().map(|&x| specialise_type(ctx, x, b)).collect::<Result<_, _>>()?;
+            TypeData::Function { inputs, results }
+        }
+        other => other,
+    };
+    Ok(ctx.intern_type(data))
+}
+
+/// Attribute `a` with every size evaluated by `b` (the attributes
+/// [`attr_symbols`] reads sizes from).
+pub fn specialise_attr(
+    ctx: &mut crate::Context,
+    a: crate::Attribute,
+    b: &Bindings,
+) -> Result<crate::Attribute, SymError> {
+    use crate::AttrData;
+    if !attr_is_symbolic(ctx, a) {
+        return Ok(a);
+    }
+    let data = match ctx.attr_data(a).clone() {
+        AttrData::I64Array(v) => AttrData::I64Array(b.eval_shape(&v)?.to_vec()),
+        AttrData::Int { value, ty } => AttrData::Int { value: b.eval(value)?, ty },
+        AttrData::Type(t) => AttrData::Type(specialise_type(ctx, t, b)?),
+        AttrData::Array(v) => AttrData::Array(v.iter().map(|&x| specialise_attr(ctx, x, b)).collect::<Result<_, _>>()?),
+        AttrData::Dict(v) => {
+            let mut out = Vec::with_capacity(v.len());
+            for n in v {
+                out.push(crate::NamedAttr { name: n.name, value: specialise_attr(ctx, n.value, b)? });
+            }
+            AttrData::Dict(out)
+        }
+        other => other,
+    };
+    Ok(ctx.attr(data))
+}
+
+/// Rewrites function `func` for one set of symbol values: every type and
+/// attribute of it and of the ops it holds gets its sizes evaluated, and
+/// its ranges and guards (which `b` is taken to satisfy: the caller bound
+/// it with [`Bindings::bind_with`]) are dropped. What is left has static
+/// sizes only, for the code generators that need them; the arguments
+/// marked [`SYMBOL_ARG_ATTR`] stay (a call still passes them), unread.
+pub fn specialise_function(ctx: &mut crate::Context, func: crate::Op, b: &Bindings) -> Result<(), SymError> {
+    let mut ops = Vec::new();
+    ctx.walk_pre(func, &mut |op| ops.push(op));
+    for op in ops {
+        let results = ctx.results(op).to_vec();
+        let attrs = ctx.attrs(op).to_vec();
+        let mut args = Vec::new();
+        for &r in ctx.regions(op) {
+            for &blk in ctx.region_blocks(r) {
+                args.extend_from_slice(ctx.block_args(blk));
+            }
+        }
+        let mut new_types = Vec::with_capacity(results.len() + args.len());
+        for &v in results.iter().chain(&args) {
+            let t = ctx.value_type(v);
+            new_types.push((v, specialise_type(ctx, t, b)?));
+        }
+        let mut new_attrs = Vec::with_capacity(attrs.len());
+        for n in &attrs {
+            new_attrs.push((n.name, specialise_attr(ctx, n.value, b)?));
+        }
+        let mut rw = crate::Rewriter::new(ctx);
+        for (v, t) in new_types {
+            rw.set_value_type(v, t);
+        }
+        for (name, value) in new_attrs {
+            let name = rw.ctx().sym_str(name).to_string();
+            rw.set_attr(op, &name, value);
+        }
+    }
+    // The symbol arguments stay (a call still passes them) but hold no
+    // symbol any more: a verifier would want them 0-d integer tensors,
+    // which lowering makes buffers.
+    let arg_attrs = ctx.get_attr(func, "arg_attrs").map(|a| ctx.attr_data(a).clone());
+    let symbol_arg = ctx.lookup_sym(SYMBOL_ARG_ATTR);
+    let mut rw = crate::Rewriter::new(ctx);
+    if let (Some(crate::AttrData::Array(dicts)), Some(marker)) = (arg_attrs, symbol_arg) {
+        let mut out = Vec::with_capacity(dicts.len());
+        for d in dicts {
+            match rw.ctx().attr_data(d).clone() {
+                crate::AttrData::Dict(entries) => {
+                    let kept: Vec<crate::NamedAttr> = entries.into_iter().filter(|e| e.name != marker).collect();
+                    out.push(rw.dict_attr(kept));
+                }
+                _ => out.push(d),
+            }
+        }
+        let a = rw.array_attr(out);
+        rw.set_attr(func, "arg_attrs", a);
+    }
+    rw.remove_attr(func, RANGES_ATTR);
+    rw.remove_attr(func, GUARDS_ATTR);
+    Ok(())
+}
+
 /// The values of a function's symbols for one call, read from its
 /// arguments' sizes.
 #[derive(Clone, Debug, Default)]

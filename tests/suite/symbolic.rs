@@ -1,6 +1,7 @@
 //! Symbolic sizes end to end: each program below is compiled once
-//! (`aot-inference` on the interp backend) for arguments of one size, then
-//! called with arguments of other sizes; every call must agree with the
+//! (`aot-inference`, on every backend this build runs here) for arguments
+//! of one size, then called with arguments of other sizes (native code is
+//! generated per set of symbol values, `aot_codegen::by_size`); every call must agree with the
 //! reference interpreter run on the same arguments, field by field
 //! (values, layouts of views, aliasing, arguments' final state). A call
 //! whose sizes break the function's declared ranges or guards must be
@@ -140,7 +141,8 @@ fn inputs(text: &str, sizes: &str, seed: u64) -> aot_run::json::InputSpec {
 }
 
 /// Compiled once at `compile_at`, called at each of `call_at`.
-fn check(name: &str, text: &str, compile_at: &str, call_at: &[&str]) -> Vec<String> {
+fn check(backend: Backend, name: &str, text: &str, compile_at: &str, call_at: &[&str]) -> Vec<String> {
+    let name = format!("{name} [{}]", backend.name());
     let mut sources = SourceMgr::new();
     sources.add("symbolic.mlir", Arc::from(text));
     let compile_for = inputs(text, compile_at, 1);
@@ -156,12 +158,7 @@ fn check(name: &str, text: &str, compile_at: &str, call_at: &[&str]) -> Vec<Stri
         };
         let mut ctx2 = Context::new();
         let (m2, f2) = parse(&mut ctx2, text);
-        let opts = CompileOptions {
-            pipeline: "aot-inference".into(),
-            backend: Backend::Interp,
-            keep_ir: false,
-            progress: false,
-        };
+        let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
         let calls = Calls { seed: 7, count: 1, grad: None };
         let compiled = match run_compiled_for(ctx2, &sources, m2, f2, &compile_for, &spec, &opts, calls) {
             Ok(r) => outputs_json(&r.outputs, &r.args),
@@ -181,6 +178,11 @@ fn check(name: &str, text: &str, compile_at: &str, call_at: &[&str]) -> Vec<Stri
     diffs
 }
 
+/// The backends that run every program here.
+fn backends() -> Vec<Backend> {
+    Backend::available().into_iter().map(|(_, b)| b).filter(|b| b.runs_everything_here()).collect()
+}
+
 #[test]
 fn one_compile_serves_every_size() {
     let mut diffs = Vec::new();
@@ -192,7 +194,9 @@ fn one_compile_serves_every_size() {
             "reshape_by_guard" => &["s0=4", "s0=12", "s0=36"],
             _ => &["s0=2,s1=2", "s0=3,s1=7", "s0=9,s1=3", "s0=4,s1=5"],
         };
-        diffs.extend(check(name, text, "s0=4,s1=5,s2=6", sizes));
+        for backend in backends() {
+            diffs.extend(check(backend, name, text, "s0=4,s1=5,s2=6", sizes));
+        }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
@@ -208,27 +212,27 @@ fn a_call_outside_the_declared_ranges_and_guards_is_refused() {
     let mut sources = SourceMgr::new();
     sources.add("symbolic.mlir", Arc::from(text));
     let compile_for = inputs(text, "s0=3", 1);
-    let run = |sizes: &str| {
-        let spec = inputs(text, sizes, 2);
-        let mut ctx = Context::new();
-        let (m, f) = parse(&mut ctx, text);
-        let opts = CompileOptions {
-            pipeline: "aot-inference".into(),
-            backend: Backend::Interp,
-            keep_ir: false,
-            progress: false,
+    for backend in backends() {
+        let run = |sizes: &str| {
+            let spec = inputs(text, sizes, 2);
+            let mut ctx = Context::new();
+            let (m, f) = parse(&mut ctx, text);
+            let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
+            run_compiled_for(ctx, &sources, m, f, &compile_for, &spec, &opts, Calls { seed: 7, count: 1, grad: None })
+                .map(|r| r.outputs[0].sizes().to_vec())
+                .map_err(|e| e.to_string())
         };
-        run_compiled_for(ctx, &sources, m, f, &compile_for, &spec, &opts, Calls { seed: 7, count: 1, grad: None })
-            .map(|r| r.outputs[0].sizes().to_vec())
-            .map_err(|e| e.to_string())
-    };
-    assert_eq!(run("s0=5"), Ok(vec![5]));
-    assert_eq!(run("s0=4").unwrap_err(), "guard (s0 mod 3) != 1 fails with s0 = 4");
-    assert_eq!(run("s0=7").unwrap_err(), "argument 0 has size 7 at dimension 0, outside the range [2, 6] of symbol s0");
+        assert_eq!(run("s0=5"), Ok(vec![5]));
+        assert_eq!(run("s0=4").unwrap_err(), "guard (s0 mod 3) != 1 fails with s0 = 4");
+        assert_eq!(
+            run("s0=7").unwrap_err(),
+            "argument 0 has size 7 at dimension 0, outside the range [2, 6] of symbol s0"
+        );
+    }
 }
 
-/// Training programs: each compiled once (`aot-train` on the interp
-/// backend) at one size, its forward and backward then run at other sizes;
+/// Training programs: each compiled once (`aot-train`, on every backend)
+/// at one size, its forward and backward then run at other sizes;
 /// outputs and gradients must agree with eager execution and central
 /// finite differences at that size. `sum_only`'s backward receives none of
 /// the forward's tensors with the size of `x`: the forward saves the value
@@ -265,7 +269,8 @@ const TRAINING: &[(&str, &str)] = &[
     ),
 ];
 
-fn train_check(name: &str, text: &str, compile_at: &str, sizes: &str) -> Vec<String> {
+fn train_check(backend: Backend, name: &str, text: &str, compile_at: &str, sizes: &str) -> Vec<String> {
+    let name = format!("{name} [{}]", backend.name());
     use aot_run::json::TangentSpec;
     let mut sources = SourceMgr::new();
     sources.add("symbolic.mlir", Arc::from(text));
@@ -290,8 +295,7 @@ fn train_check(name: &str, text: &str, compile_at: &str, sizes: &str) -> Vec<Str
     }
     let mut ctx2 = Context::new();
     let (m2, f2) = parse(&mut ctx2, text);
-    let opts =
-        CompileOptions { pipeline: "aot-train".into(), backend: Backend::Interp, keep_ir: false, progress: false };
+    let opts = CompileOptions { pipeline: "aot-train".into(), backend, keep_ir: false, progress: false };
     let calls = Calls { seed: 0, count: 1, grad: Some(&tangents) };
     let mut compiled = match run_compiled_for(ctx2, &sources, m2, f2, &compile_for, &spec, &opts, calls) {
         Ok(r) => {
@@ -315,8 +319,10 @@ fn train_check(name: &str, text: &str, compile_at: &str, sizes: &str) -> Vec<Str
 fn one_training_compile_serves_every_size() {
     let mut diffs = Vec::new();
     for (name, text) in TRAINING {
-        for sizes in ["s0=2", "s0=3", "s0=6"] {
-            diffs.extend(train_check(name, text, "s0=4", sizes));
+        for backend in backends() {
+            for sizes in ["s0=2", "s0=3", "s0=6"] {
+                diffs.extend(train_check(backend, name, text, "s0=4", sizes));
+            }
         }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
@@ -338,13 +344,81 @@ fn module_compile_takes_a_symbolic_signature() {
         let data: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
         Tensor::from_f64(ElemType::F32, &[n as i64, 2], &data, ElemType::F32)
     };
-    let opts = aot::Options::inference().with_backend(Backend::Interp);
-    let mut f = m.compile(None, &[x(3)], &opts).unwrap();
-    for n in [2usize, 3, 5] {
-        let out = f.call(&[x(n)]).unwrap();
+    for backend in backends() {
+        let opts = aot::Options::inference().with_backend(backend);
+        let mut f = m.compile(None, &[x(3)], &opts).unwrap();
+        for n in [2usize, 3, 5, 2] {
+            let out = f.call(&[x(n)]).unwrap();
+            let want: Vec<f64> = (0..n).map(|i| (4 * i + 1) as f64).collect();
+            assert_eq!(out[0].read_f64(), want, "s0 = {n} [{}]", backend.name());
+        }
+        let e = f.call(&[x(7)]).unwrap_err().to_string();
+        assert!(e.contains("outside the range [2, 6] of symbol s0"), "{e}");
+    }
+}
+
+/// `sym::specialise_function` evaluates every size of a function, in types
+/// and attributes, and drops what only a symbolic function has.
+#[test]
+fn specialising_a_function_evaluates_every_size() {
+    use aot::ir::printer::print_op;
+    let text = r#"func.func @f(%x: tensor<s0x2xf32>, %n: tensor<i64> {aot.symbol = 1}) -> tensor<(s0*2)xf32> attributes {aot.symbols = {s0 = array<i64: 2, 64>, s1 = array<i64: 2, 9>}, aot.guards = ["(s0 mod 3) != 1"]} {
+  %0 = view.reshape %x {shape = array<i64: -1>} : tensor<s0x2xf32> -> tensor<(s0*2)xf32>
+  %1 = tensor.size_value {size = array<i64: (s1*3 + s0)>} : tensor<f32>
+  %2 = tensor.mul %0, %1 : tensor<(s0*2)xf32>, tensor<f32> -> tensor<(s0*2)xf32>
+  return %2 : tensor<(s0*2)xf32>
+}"#;
+    let mut ctx = Context::new();
+    let (m, f) = parse(&mut ctx, text);
+    let b = Bindings::parse("s0=5,s1=4").unwrap();
+    aot::ir::sym::specialise_function(&mut ctx, f, &b).unwrap();
+    verify(&ctx, m).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let out = print_op(&ctx, f, Default::default());
+    assert!(out.contains("(%arg0: tensor<5x2xf32>, %arg1: tensor<i64>) -> tensor<10xf32>"), "{out}");
+    assert!(out.contains("{size = array<i64: 17>}"), "{out}");
+    assert!(out.contains("tensor<5x2xf32> -> tensor<10xf32>"), "{out}");
+    for gone in ["aot.symbol", "aot.guards", "s0", "s1"] {
+        assert!(!out.contains(gone), "{gone} left in:\n{out}");
+    }
+}
+
+/// Native code for a symbolic function is generated once per set of symbol
+/// values and reused; at most `BySize::MAX` versions are kept.
+#[test]
+fn native_code_is_generated_once_per_size() {
+    use aot::codegen::by_size::BySize;
+    use aot::ir::ElemType;
+    use aot::runtime::compiled::Executable;
+    use aot::runtime::Tensor;
+    let text = r#"func.func @f(%x: tensor<s0x2xf32>) -> tensor<s0xf32> {
+  %0 = tensor.sum %x {dims = [1]} : tensor<s0x2xf32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}"#;
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx, text);
+    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
+    let mut exe = BySize::new(&ctx, f, native).unwrap();
+    let x = |n: usize| {
+        let data: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
+        Tensor::from_f64(ElemType::F32, &[n as i64, 2], &data, ElemType::F32)
+    };
+    for n in [3, 5, 3, 5, 2] {
+        let out = exe.run(vec![x(n)]).unwrap();
         let want: Vec<f64> = (0..n).map(|i| (4 * i + 1) as f64).collect();
         assert_eq!(out[0].read_f64(), want, "s0 = {n}");
     }
-    let e = f.call(&[x(7)]).unwrap_err().to_string();
-    assert!(e.contains("outside the range [2, 6] of symbol s0"), "{e}");
+    assert_eq!(exe.versions_built(), 3);
+    // More sizes than are kept: the least recently used is compiled again.
+    let mut n = 2;
+    while exe.versions_built() < BySize::MAX + 3 {
+        n += 1;
+        exe.run(vec![x(n)]).unwrap();
+    }
+    let built = exe.versions_built();
+    exe.run(vec![x(n)]).unwrap();
+    assert_eq!(exe.versions_built(), built, "the latest version is kept");
+    exe.run(vec![x(3)]).unwrap();
+    assert_eq!(exe.versions_built(), built + 1, "the oldest version was dropped");
+    let e = exe.run(vec![Tensor::from_f64(ElemType::F32, &[1, 2], &[0.0, 1.0], ElemType::F32)]).unwrap_err();
+    assert!(e.contains("sizes 0 and 1 are specialized"), "{e}");
 }

@@ -1,0 +1,162 @@
+//! Native code for a function with symbolic sizes, generated per set of
+//! symbol values.
+//!
+//! The tensor-level pipeline (the seed stages, `joint`, `partition`,
+//! `simplify`) runs once over the symbolic function; the code generators
+//! still need static sizes (loop bounds, strides and the memory plan are
+//! constants in the code they emit). [`BySize`] keeps the symbolic function,
+//! binds its symbols from each call's arguments (sizes, and the 0-d
+//! arguments marked `aot.symbol`), and runs the code compiled for those
+//! values: on the first call with them it copies the function into a
+//! context of its own, evaluates every size ([`aot_ir::sym::specialise_function`])
+//! and compiles the copy like any static function. At most [`BySize::MAX`]
+//! versions are kept; the least recently used one is dropped (with its
+//! context) when another is needed.
+//!
+//! Invariant: the code run for a call is the function specialised for
+//! exactly that call's symbol values, which the call's arguments satisfy
+//! (their sizes are checked against the specialised types by the compiled
+//! code's own argument checks, and the ranges and guards here).
+
+use crate::{Lazy, Native};
+use aot_ir::sym::{Bindings, Facts};
+use aot_ir::{Context, Op, TensorType};
+use aot_runtime::compiled::{Executable, StepProfile};
+use aot_runtime::Tensor;
+
+/// A symbolic function compiled per set of symbol values (see the module
+/// docs).
+pub struct BySize {
+    /// The function as the pipeline left it, printed: each version parses
+    /// its own copy, so dropping a version frees all its IR.
+    text: String,
+    native: Native,
+    /// Per argument, its declared tensor type (symbolic sizes and all).
+    params: Vec<Option<TensorType>>,
+    /// The arguments that pass a symbol's value: `(argument, symbol)`.
+    symbol_args: Vec<(usize, u32)>,
+    facts: Facts,
+    /// The versions, most recently used last: the symbol values (in
+    /// binding order) and the code for them.
+    versions: Vec<(Vec<(u32, i64)>, Lazy)>,
+    built: usize,
+}
+
+impl BySize {
+    /// Versions kept at once.
+    pub const MAX: usize = 32;
+
+    /// `func` of `ctx` (which has symbolic sizes), to compile with `native`
+    /// once per set of symbol values.
+    pub fn new(ctx: &Context, func: Op, native: Native) -> Result<BySize, String> {
+        let text = aot_ir::printer::print_op(ctx, func, Default::default());
+        let f = aot_dialects::func::FuncView { op: func };
+        let params = f.args(ctx).iter().map(|&a| ctx.value_tensor(a).cloned()).collect();
+        let facts = Facts::of_func(ctx, func)?;
+        Ok(BySize {
+            text,
+            native,
+            params,
+            symbol_args: aot_ir::sym::symbol_args(ctx, func),
+            facts,
+            versions: Vec::new(),
+            built: 0,
+        })
+    }
+
+    /// How many versions have been compiled so far (dropped ones included).
+    pub fn versions_built(&self) -> usize {
+        self.built
+    }
+
+    /// The symbol values of a call with `args`, checked against the ranges
+    /// and guards.
+    fn bind(&self, args: &[Tensor]) -> Result<Bindings, String> {
+        if args.len() != self.params.len() {
+            return Err(format!("expects {} arguments, got {}", self.params.len(), args.len()));
+        }
+        let mut given = Vec::with_capacity(self.symbol_args.len());
+        for &(i, k) in &self.symbol_args {
+            let v = args.get(i).and_then(|a| a.read_i64().first().copied());
+            given.push((k, v.ok_or_else(|| format!("argument {i} holds no value for s{k}"))?));
+        }
+        let types: Vec<Option<&TensorType>> = self.params.iter().map(|t| t.as_ref()).collect();
+        let sizes: Vec<aot_ir::Shape> = args.iter().map(|a| a.sizes()).collect();
+        let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
+        Bindings::bind_with(&given, &types, &sizes, &self.facts)
+    }
+
+    /// The version for the symbol values of `args`, built on first use.
+    fn version(&mut self, args: &[Tensor]) -> Result<&mut Lazy, String> {
+        let b = self.bind(args)?;
+        let mut key = b.pairs().to_vec();
+        key.sort_unstable();
+        match self.versions.iter().position(|(k, _)| *k == key) {
+            Some(i) => {
+                let v = self.versions.remove(i);
+                self.versions.push(v);
+            }
+            None => {
+                let lazy = self.specialise(&b)?;
+                if self.versions.len() >= Self::MAX {
+                    self.versions.remove(0);
+                }
+                self.versions.push((key, lazy));
+                self.built += 1;
+            }
+        }
+        Ok(&mut self.versions.last_mut().expect("a version was just pushed").1)
+    }
+
+    /// The function specialised for `b`, in a context of its own, ready to
+    /// compile on its first run.
+    fn specialise(&self, b: &Bindings) -> Result<Lazy, String> {
+        let mut ctx = Context::new();
+        let opts = aot_ir::parser::ParseOptions { file: "<symbolic function>".into(), first_line: 1 };
+        let module = aot_ir::parse_module(&mut ctx, &self.text, &opts).map_err(|d| d.message)?;
+        let func = aot_dialects::func::funcs(&ctx, module)
+            .first()
+            .map(|f| f.op)
+            .ok_or("the symbolic function did not print as a function")?;
+        let named = |e: aot_ir::sym::SymError| {
+            let vals: Vec<String> = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect();
+            format!("specialising for {}: {e}", vals.join(", "))
+        };
+        aot_ir::sym::specialise_function(&mut ctx, func, b).map_err(named)?;
+        aot_ir::verify(&ctx, func).map_err(|d| {
+            let vals: Vec<String> = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect();
+            format!(
+                "specialised for {}, the function does not verify: {}",
+                vals.join(", "),
+                d.first().map(|d| d.message.as_str()).unwrap_or("")
+            )
+        })?;
+        Ok(Lazy::new(ctx, func, self.native.clone()))
+    }
+}
+
+impl Executable for BySize {
+    fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
+        self.version(&args)?.run(args)
+    }
+
+    fn run_absent(&mut self, args: Vec<Tensor>, first_tangent: usize, absent: &[usize]) -> Result<Vec<Tensor>, String> {
+        self.version(&args)?.run_absent(args, first_tangent, absent)
+    }
+
+    fn profile(&self) -> Vec<StepProfile> {
+        let mut rows = Vec::new();
+        for (key, v) in &self.versions {
+            let vals: Vec<String> = key.iter().map(|(k, v)| format!("s{k}={v}")).collect();
+            rows.extend(v.profile().into_iter().map(|mut r| {
+                r.what = format!("{} [{}]", r.what, vals.join(","));
+                r
+            }));
+        }
+        rows
+    }
+
+    fn reset_profile(&mut self) {
+        self.versions.iter_mut().for_each(|(_, v)| v.reset_profile());
+    }
+}
