@@ -783,15 +783,48 @@ impl Facts {
         self.ranges.get(&k).copied().unwrap_or((MIN_SYMBOL_VALUE, MAX_SYMBOL_VALUE))
     }
 
-    /// Whether `a == b` is known: identical, or a guard says so.
+    /// Whether `a == b` is known: identical, or a guard says so, also once
+    /// each `c·(e floordiv q)` with `q` dividing `c` is written as
+    /// `(c/q)·(e - (e mod q))` and the remainders guards make 0 are dropped
+    /// (`(s0 floordiv 3)*3 == s0` under `(s0 mod 3) == 0`).
     pub fn known_eq(&self, a: i64, b: i64) -> bool {
         if a == b {
             return true;
         }
         let Ok(diff) = sub(a, b) else { return false };
-        self.guards.iter().any(|g| {
-            g.rel == Rel::Eq && sub(g.lhs, g.rhs).is_ok_and(|d| d == diff || mul(d, -1).is_ok_and(|n| n == diff))
-        })
+        if self.guarded_zero(diff) {
+            return true;
+        }
+        self.without_divisions(diff).is_some_and(|d| d == 0 || self.guarded_zero(d))
+    }
+
+    /// Whether a guard says `d == 0` (as `lhs == rhs` with `lhs - rhs` equal
+    /// to `d` or `-d`).
+    fn guarded_zero(&self, d: i64) -> bool {
+        self.guards
+            .iter()
+            .any(|g| g.rel == Rel::Eq && sub(g.lhs, g.rhs).is_ok_and(|x| x == d || mul(x, -1).is_ok_and(|n| n == d)))
+    }
+
+    /// `d` with its multiples of whole `floordiv`s rewritten by
+    /// `q·(e floordiv q) = e - (e mod q)` (true for every `e` with `q > 0`),
+    /// dropping a remainder a guard makes 0; `None` on overflow.
+    fn without_divisions(&self, d: i64) -> Option<i64> {
+        let p = poly_of(d);
+        let mut acc = p.constant;
+        for (m, c) in &p.terms {
+            let term = match m[..] {
+                [Atom::FloorDiv(e, q)] if c % q == 0 => {
+                    let e = SYM_BASE + e as i64;
+                    let r = modulo(e, q).ok()?;
+                    let r = if self.guarded_zero(r) { 0 } else { r };
+                    mul(c / q, sub(e, r).ok()?).ok()?
+                }
+                _ => intern(Poly { terms: vec![(m.clone(), *c)], constant: 0 }).ok()?,
+            };
+            acc = add(acc, term).ok()?;
+        }
+        Some(acc)
     }
 
     /// Whether `a <= b` for every value of the symbols in their ranges.
@@ -1049,6 +1082,12 @@ mod tests {
         assert!(!facts.divides(symbol(0), 8));
         assert!(facts.divides(mul(symbol(0), 6).unwrap(), 24));
         assert!(!facts.divides(mul(symbol(0), 6).unwrap(), 48));
+        let q = floordiv(symbol(0), 3).unwrap();
+        assert!(!facts.known_eq(mul(q, 3).unwrap(), symbol(0)), "needs (s0 mod 3) == 0");
+        let thirds = Facts { guards: vec![Guard::parse("(s0 mod 3) == 0").unwrap()], ..Facts::default() };
+        assert!(thirds.known_eq(mul(q, 3).unwrap(), symbol(0)));
+        assert!(thirds.known_eq(add(mul(q, 6).unwrap(), 1).unwrap(), add(mul(symbol(0), 2).unwrap(), 1).unwrap()));
+        assert!(!thirds.known_eq(mul(q, 3).unwrap(), add(symbol(0), 1).unwrap()));
         let le = Guard::parse("s1 <= s0*2").unwrap();
         assert_eq!(le.to_string(), "s1 <= (s0*2)");
         assert!(Guard::parse("s0").is_err());

@@ -1360,7 +1360,7 @@ def _view(b, node, a):
     if layout is not None:
         try:
             layout.view(shape)
-        except RuntimeError:
+        except (RuntimeError, ValueError):  # (ValueError: over symbolic sizes)
             why = _written_or_returned(src)
             if why:
                 raise Reject("a view of an intermediate laid out otherwise than in the IR (contiguous), %s" % why)

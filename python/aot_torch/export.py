@@ -19,6 +19,7 @@ rejects are rejected here with :class:`ExportRejected`.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 from typing import Dict, List, Optional, Sequence
 
@@ -81,6 +82,13 @@ class ImportedProgram:
     input_names: List[str]
     example_inputs: List[torch.Tensor]
     has_random: bool
+    # The function has symbolic sizes (the program's `Dim`s, with their
+    # ranges and the guards the trace recorded): one compile takes every
+    # size they allow. False for a program without `Dim`s, or where its
+    # sizes have no form in the IR (`static_reason` says why; the function
+    # then has the example's sizes).
+    symbolic: bool = False
+    static_reason: Optional[str] = None
 
     def compile(self, training: bool = False, native_backend: str = "cranelift"):
         """``text`` compiled for the example inputs (see ``aot_torch.compile_ir``)."""
@@ -138,8 +146,14 @@ def import_exported_program(ep: "torch.export.ExportedProgram", joint: bool = Fa
     examples = [t.detach().clone().requires_grad_(k == InputKind.PARAMETER and t.is_floating_point())
                 if k != InputKind.USER_INPUT else t for t, k in zip(examples, kinds)]
 
-    aten = fx_ir.to_aten(ep.graph_module, examples)
-    tr = fx_ir.translate(aten, examples, name="main", arg_names=names, mark_requires_grad=joint)
+    tr, static_reason = None, None
+    if _has_symbolic_sizes(ep):
+        # The program's `Dim`s: one function for every size they allow,
+        # where the IR can say its sizes; else one for the example's sizes.
+        tr, static_reason = _symbolic_translation(ep, examples, names, joint)
+    if tr is None:
+        aten = fx_ir.to_aten(ep.graph_module, examples)
+        tr = fx_ir.translate(aten, examples, name="main", arg_names=names, mark_requires_grad=joint)
     if tr.num_inputs != len(names):
         raise ExportRejected("the program has %d inputs, the translation %d" % (len(names), tr.num_inputs))
     if any(kind != "tensor" for kind, _ in tr.outputs):
@@ -211,7 +225,40 @@ def import_exported_program(ep: "torch.export.ExportedProgram", joint: bool = Fa
         user_outputs=user_outputs, outputs=outputs, tangent_inputs=tangents, backward_signature=backward,
     )
     return ImportedProgram(text=text, functional_text=functional, signature=signature, input_names=names,
-                           example_inputs=examples, has_random=tr.has_random)
+                           example_inputs=examples, has_random=tr.has_random,
+                           symbolic=static_reason is None and _has_symbolic_sizes(ep), static_reason=static_reason)
+
+
+def _has_symbolic_sizes(ep: "torch.export.ExportedProgram") -> bool:
+    return any(isinstance(d, torch.SymInt)
+               for n in ep.graph_module.graph.nodes if n.op == "placeholder"
+               for d in (n.meta["val"].shape if isinstance(n.meta.get("val"), torch.Tensor) else ()))
+
+
+def _symbolic_translation(ep, examples, names, joint):
+    """The exported program as a function with symbolic sizes, traced over
+    the placeholders' fake tensors (the export's ShapeEnv, with the `Dim`s'
+    ranges): `(translation, None)`, or `(None, why)` where its sizes have no
+    form in the IR (then the example's sizes are used)."""
+    from . import symbolic
+
+    fakes = [n.meta.get("val") for n in ep.graph_module.graph.nodes if n.op == "placeholder"]
+    modes = {id(f.fake_mode): f.fake_mode for f in fakes if isinstance(f, torch.Tensor) and hasattr(f, "fake_mode")}
+    if len(fakes) != len(examples) or len(modes) != 1:
+        return None, "the exported program's inputs are not fake tensors of one mode"
+    mode = next(iter(modes.values()))
+    # (The fakes require grad as the examples do: the joint marks them.)
+    fakes = [f.detach().requires_grad_(e.requires_grad) if f.is_floating_point() else f.detach()
+             for f, e in zip(fakes, examples)]
+    try:
+        found = symbolic.translate(ep.graph_module, fakes, mode, name="main", arg_names=names,
+                                   mark_requires_grad=joint)
+    except Exception as e:  # (PyTorch's tracing, or a size with no IR form)
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        logging.getLogger("aot_torch").warning(
+            "aot_torch: the exported program is imported with the example's sizes: %s", why)
+        return None, why
+    return (found[0], None) if found is not None else (None, "no input has a symbolic size")
 
 
 def _tangents(functional: str, outputs: List[str]) -> Dict[str, str]:

@@ -28,6 +28,7 @@ import torch
 import torch.fx
 
 from . import conv
+from . import ir_builder
 from .aten_ops import ATEN_TO_IR
 from .ir_builder import (IR_DTYPES, Builder, Reject, Unsupported, Value, _is_symbolic, bind_args, node_val,
                          tensor_meta)
@@ -938,6 +939,14 @@ def _translate_node(b: Builder, node: torch.fx.Node) -> Any:
         if v is None:
             raise Reject("result %d of %s is not translated" % (idx, src.name))
         return v
+    symbols = ir_builder.SYMBOLS
+    if symbols is not None and (t in _SIZE_OPS or t in _SIZE_ARITHMETIC):
+        # A size computed from sizes: the trace's value is its expression,
+        # which the ops that take it as an argument write out.
+        val = node_val(node)
+        if not isinstance(val, (int, torch.SymInt)):
+            raise Reject("%s of a non-integer size" % getattr(t, "__name__", t))
+        return symbols.dim(val)
     if not isinstance(t, torch._ops.OpOverload):
         name = getattr(t, "__name__", str(t))
         raise Reject("%s is not an ATen op (trace with to_aten first)" % name)
@@ -948,7 +957,7 @@ def _translate_node(b: Builder, node: torch.fx.Node) -> Any:
         raise Reject("%s has no counterpart in the op catalogue" % t)
     for a in list(node.args) + list(node.kwargs.values()):
         for x in (a if isinstance(a, (list, tuple)) else [a]):
-            if _is_symbolic(x):
+            if _is_symbolic(x) and symbols is None:
                 raise Reject("dynamic shape (symbolic argument)")
     val = node_val(node)
     for v in (val if isinstance(val, (list, tuple)) else [val]):
@@ -956,7 +965,29 @@ def _translate_node(b: Builder, node: torch.fx.Node) -> Any:
             tensor_meta(v)
         elif _is_symbolic(v):
             raise Reject("dynamic shape (symbolic result)")
-    return fn(b, node, bind_args(node))
+    args = bind_args(node)
+    if symbols is not None:
+        args = {k: _sizes_of(b, v) for k, v in args.items()}
+    return fn(b, node, args)
+
+
+# Ops that read a size, and Python's arithmetic on sizes, as a traced graph
+# with symbolic sizes has them.
+_SIZE_OPS = frozenset([torch.ops.aten.sym_size.int, torch.ops.aten.sym_numel.default,
+                       torch.ops.aten.sym_stride.int, torch.ops.aten.sym_storage_offset.default])
+_SIZE_ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
+                              operator.neg] + ([torch.sym_sum] if hasattr(torch, "sym_sum") else []))
+
+
+def _sizes_of(b: Builder, a: Any) -> Any:
+    """Argument `a` with the nodes that compute a size replaced by the size
+    (a SymInt, or an int): what an op's translation reads of a size list."""
+    if isinstance(a, torch.fx.Node):
+        v = b.env.get(a)
+        return v if isinstance(v, (torch.SymInt, int)) and not isinstance(v, bool) else a
+    if isinstance(a, (list, tuple)):
+        return type(a)(_sizes_of(b, x) for x in a)
+    return a
 
 
 def _quote(s: str) -> str:
@@ -1250,7 +1281,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     args = []
     grad_attr: List[bool] = []
     for i, (p, ex) in enumerate(zip(placeholders, examples)):
-        if not isinstance(ex, torch.Tensor) and isinstance(ex, (int, float, bool)) \
+        if not isinstance(ex, torch.Tensor) and isinstance(ex, (int, float, bool, torch.SymInt)) \
                 and not isinstance(p.meta.get("val"), torch.Tensor):
             # A number the graph was traced with (a concrete symbolic size):
             # the translation is specialised to it, so it is no argument.
@@ -1372,7 +1403,10 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     arg_decl = ", ".join("%s: %s%s" % (a.name, a.type, " {aot.requires_grad}" if g else "")
                          for a, g in zip(args, grad_attr))
     res_types = [r.type for r in results]
-    lines = ["func.func @%s(%s) -> (%s) {" % (name, arg_decl, ", ".join(res_types))]
+    # (With symbolic sizes: their ranges, and the guards every decision
+    # made on them while tracing and translating recorded.)
+    attributes = ir_builder.SYMBOLS.attributes() if ir_builder.SYMBOLS is not None else ""
+    lines = ["func.func @%s(%s) -> (%s)%s {" % (name, arg_decl, ", ".join(res_types), attributes)]
     lines.extend(b.lines)
     lines.append('  "func.return"(%s) : (%s) -> ()' % (", ".join(r.name for r in results), ", ".join(res_types)))
     lines.append("}")

@@ -33,6 +33,20 @@ IR_DTYPES: Dict[torch.dtype, str] = {
 FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 
 
+# The symbol table of a translation with symbolic sizes in progress
+# (`symbolic.translating`), else None: sizes must then be integers.
+SYMBOLS: Any = None
+
+
+def dim_text(d: Any) -> str:
+    """A dimension as the IR writes it."""
+    if isinstance(d, int):
+        return str(d)
+    if SYMBOLS is None or not isinstance(d, torch.SymInt):
+        raise Reject("dynamic shape")
+    return SYMBOLS.text(d)
+
+
 class Unsupported(Exception):
     """A node of the ATen graph that has no exact translation."""
 
@@ -89,7 +103,8 @@ def _dtype_reason(dtype) -> str:
 
 
 def tensor_type(shape: Sequence[int], dtype: torch.dtype) -> str:
-    return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), ir_dtype(dtype))
+    return "tensor<%s%s>" % ("".join("%sx" % (d if isinstance(d, int) else dim_text(d)) for d in shape),
+                              ir_dtype(dtype))
 
 
 class Flag:
@@ -124,6 +139,8 @@ def fmt_attr(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, int):
         return str(v)
+    if isinstance(v, torch.SymInt):
+        return dim_text(v)
     if isinstance(v, float):
         return fmt_float(v)
     if isinstance(v, str):
@@ -141,6 +158,9 @@ def fmt_attr(v: Any) -> str:
                 out.append(ch)
         return '"%s"' % "".join(out)
     if isinstance(v, (list, tuple)):
+        if any(isinstance(x, torch.SymInt) for x in v):
+            # (A symbolic size is written only in an integer array.)
+            return "array<i64: %s>" % ", ".join(dim_text(x) for x in v)
         return "[%s]" % ", ".join(fmt_attr(x) for x in v)
     raise TypeError("cannot print attribute %r" % (v,))
 
@@ -363,8 +383,11 @@ def tensor_meta(val) -> Tuple[Tuple[int, ...], torch.dtype]:
     shape = []
     for d in val.shape:
         if _is_symbolic(d):
-            raise Reject("dynamic shape")
-        shape.append(int(d))
+            if SYMBOLS is None:
+                raise Reject("dynamic shape")
+            shape.append(SYMBOLS.dim(d))
+        else:
+            shape.append(int(d))
     ir_dtype(val.dtype)
     return tuple(shape), val.dtype
 

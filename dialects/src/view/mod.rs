@@ -214,26 +214,74 @@ pub fn resolve_shape_sym(shape: &[i64], numel: i64, facts: &aot_ir::sym::Facts) 
     Ok(out)
 }
 
+/// [`compute_view_strides`] over symbolic sizes: a chunk of the old layout
+/// (dimensions contiguous with each other) is matched by new dimensions
+/// whose product is identical to its size as a polynomial, which proves
+/// them equal for every value of the symbols. `None` where that is not
+/// evident (the static rule might still find strides for some values: a
+/// view is then refused, a reshape copies), or where a size is 0.
+pub fn compute_view_strides_sym(old: &[i64], old_strides: &[i64], new: &[i64]) -> Option<Shape> {
+    use aot_ir::sym::{mul, numel};
+    if old.is_empty() {
+        return Some(Shape::from_elem(1, new.len()));
+    }
+    if old.contains(&0) || new.contains(&0) {
+        return None;
+    }
+    numel(old).ok()?;
+    let mut ns = Shape::from_elem(0, new.len());
+    let mut view_d = new.len() as isize - 1;
+    let mut chunk_base_stride = *old_strides.last()?;
+    let mut tensor_numel = 1i64;
+    let mut view_numel = 1i64;
+    for tensor_d in (0..old.len()).rev() {
+        tensor_numel = mul(tensor_numel, old[tensor_d]).ok()?;
+        let boundary = tensor_d == 0
+            || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != mul(tensor_numel, chunk_base_stride).ok()?);
+        if boundary {
+            while view_d >= 0 && (view_numel != tensor_numel || new[view_d as usize] == 1) {
+                ns[view_d as usize] = mul(view_numel, chunk_base_stride).ok()?;
+                view_numel = mul(view_numel, new[view_d as usize]).ok()?;
+                view_d -= 1;
+            }
+            if view_numel != tensor_numel {
+                return None;
+            }
+            if tensor_d > 0 {
+                chunk_base_stride = old_strides[tensor_d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    if view_d != -1 {
+        return None;
+    }
+    Some(ns)
+}
+
 /// `view` or `reshape` where a size is symbolic (at compile time; a call's
-/// sizes are concrete): of a contiguous operand only, giving a contiguous
-/// result.
+/// sizes are concrete): a contiguous operand gives a contiguous result;
+/// another takes strides by [`compute_view_strides_sym`].
 fn symbolic_reshape(
     shape: &[i64],
     x: &Layout,
     copy: bool,
     facts: &aot_ir::sym::Facts,
 ) -> Result<SmallVec<[Layout; 1]>, String> {
-    if !aot_runtime::tensor::dense(&x.sizes, &x.strides) {
-        // A reshape copies (as its static rule does when no strides fit);
-        // a view of a non-contiguous symbolic layout would need symbolic
-        // stride analysis.
-        if copy {
-            return Err(RESHAPE_NEEDS_COPY.into());
-        }
-        return Err("a view with symbolic sizes of a non-contiguous tensor is not supported yet".into());
-    }
     let numel = aot_ir::sym::numel(&x.sizes).map_err(|e| e.to_string())?;
     let sizes = resolve_shape_sym(shape, numel, facts)?;
+    if !aot_runtime::tensor::dense(&x.sizes, &x.strides) {
+        return match compute_view_strides_sym(&x.sizes, &x.strides, &sizes) {
+            Some(strides) => Ok(smallvec![Layout { sizes, strides, offset: x.offset }]),
+            // A reshape copies (as its static rule does when no strides
+            // fit).
+            None if copy => Err(RESHAPE_NEEDS_COPY.into()),
+            None => Err("a view with symbolic sizes of a non-contiguous tensor whose strides cannot express it \
+                         for every value of its symbols is not supported"
+                .into()),
+        };
+    }
     let strides = Layout::contiguous(&sizes).strides;
     Ok(smallvec![Layout { sizes, strides, offset: x.offset }])
 }

@@ -1,0 +1,218 @@
+"""Symbolic sizes from PyTorch's `ShapeEnv` to aot IR.
+
+A graph traced over fake tensors with symbolic sizes (`torch.export` with
+`Dim`s, Dynamo's dynamic shapes) has sizes that are `SymInt`s over the
+symbols of its inputs' sizes (`s77`). `SymbolTable` names those symbols
+`s0`, `s1`, ... in the order the graph's inputs first have them as a whole
+dimension, writes a size as the IR's expression text (`(s0*4 + 1)`,
+`(s0 floordiv 2)`), and gives the function's `aot.symbols` (the ranges)
+and `aot.guards`: every guard the `ShapeEnv` recorded, translated. A
+decision the translation makes on a size (`d == 1`, `int(d)`) goes through
+the `ShapeEnv`, which records it as a guard, so the IR function carries it
+and its callers' sizes are checked against it: never a function silently
+specialised to the example's sizes.
+
+Only what the IR's size language says is taken: integer polynomials, and
+`floordiv`/`mod` by a positive constant, over input symbols. Anything else
+(an unbacked symbol from `.item()`, a division by a symbol, `Max`) raises
+`Reject`: the caller then translates with static sizes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import sympy
+import torch
+
+from . import ir_builder
+from .ir_builder import Reject
+
+# The IR's bounds on a symbol's value (`aot_ir::sym`).
+MIN_SYMBOL_VALUE = 2
+MAX_SYMBOL_VALUE = 1 << 40
+
+
+@contextlib.contextmanager
+def translating(table: "SymbolTable") -> Iterator["SymbolTable"]:
+    """Makes `table` the one `ir_builder` writes sizes with
+    (`ir_builder.SYMBOLS`)."""
+    saved, ir_builder.SYMBOLS = ir_builder.SYMBOLS, table
+    try:
+        yield table
+    finally:
+        ir_builder.SYMBOLS = saved
+
+
+def is_sym(x: Any) -> bool:
+    return isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+class SymbolTable:
+    """The symbols of one graph: their IR names, ranges and guards."""
+
+    def __init__(self, shape_env, inputs: Sequence[Any]):
+        self.shape_env = shape_env
+        self.index: Dict[sympy.Symbol, int] = {}
+        for x in inputs:
+            dims = x.shape if isinstance(x, torch.Tensor) else [x] if isinstance(x, torch.SymInt) else []
+            for d in dims:
+                if isinstance(d, torch.SymInt):
+                    e = self.expr(d)
+                    if isinstance(e, sympy.Symbol) and e not in self.index:
+                        self.index[e] = len(self.index)
+        self.first_guard = len(shape_env.guards)
+
+    def expr(self, d: Any) -> sympy.Expr:
+        """The simplified expression of size `d` (an int or a SymInt)."""
+        if isinstance(d, int):
+            return sympy.Integer(d)
+        return self.shape_env.simplify(d.node.expr)
+
+    @property
+    def symbolic(self) -> bool:
+        return bool(self.index)
+
+    # -- text -----------------------------------------------------------
+    def text(self, d: Any) -> str:
+        """Size `d` as the IR writes a dimension."""
+        e = self.expr(d)
+        if isinstance(e, sympy.Integer):
+            return str(int(e))
+        s = self._expr_text(e)
+        return s if isinstance(e, sympy.Symbol) or s.startswith("(") else "(%s)" % s
+
+    def _expr_text(self, e: sympy.Expr) -> str:
+        from torch.utils._sympy.functions import FloorDiv, Mod, PythonMod
+
+        if isinstance(e, sympy.Integer):
+            return str(int(e))
+        if isinstance(e, sympy.Symbol):
+            k = self.index.get(e)
+            if k is None:
+                raise Reject("size %s is over %s, which is not an input's size" % (e, e))
+            return "s%d" % k
+        if isinstance(e, sympy.Add):
+            return "(%s)" % " + ".join(self._expr_text(a) for a in e.args)
+        if isinstance(e, sympy.Mul):
+            return "(%s)" % "*".join(self._expr_text(a) for a in e.args)
+        if isinstance(e, sympy.Pow) and isinstance(e.exp, sympy.Integer) and 1 <= int(e.exp) <= 8:
+            return "(%s)" % "*".join([self._expr_text(e.base)] * int(e.exp))
+        if isinstance(e, FloorDiv) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) > 0:
+            return "(%s floordiv %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
+        if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) > 0:
+            return "(%s mod %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
+        raise Reject("size %s has no form in the IR's size language" % e)
+
+    def dim(self, d: Any) -> Any:
+        """A dimension for the builder: an int where `d` is a constant,
+        else `d` itself (a SymInt, checked to have an IR form)."""
+        e = self.expr(d)
+        if isinstance(e, sympy.Integer):
+            return int(e)
+        self.text(d)
+        return d
+
+    # -- attributes -------------------------------------------------------
+    def ranges(self) -> Dict[int, Tuple[int, int]]:
+        """Each symbol's range, where it is narrower than the IR's default."""
+        out = {}
+        for s, k in self.index.items():
+            vr = self.shape_env.var_to_range.get(s)
+            lo, hi = MIN_SYMBOL_VALUE, MAX_SYMBOL_VALUE
+            if vr is not None:
+                # (An unbounded end is PyTorch's `int_oo`, no sympy Integer.)
+                if isinstance(vr.lower, sympy.Integer):
+                    lo = max(lo, int(vr.lower))
+                if isinstance(vr.upper, sympy.Integer):
+                    hi = min(hi, int(vr.upper))
+            if lo > hi:
+                raise Reject("symbol %s has the empty range [%d, %d]" % (s, lo, hi))
+            if (lo, hi) != (MIN_SYMBOL_VALUE, MAX_SYMBOL_VALUE):
+                out[k] = (lo, hi)
+        return out
+
+    def guards(self) -> List[str]:
+        """Every guard the ShapeEnv holds over the input symbols, as IR
+        guard text; a guard the IR cannot say raises Reject."""
+        out: List[str] = []
+        for g in self.shape_env.guards:
+            e = self.shape_env.simplify(g.expr)
+            if e is sympy.true:
+                continue
+            if e is sympy.false:
+                raise Reject("a guard on the sizes is false at the example: %s" % g.expr)
+            out.append(self._guard_text(e))
+        # (A symbol the trace replaced by a constant or another symbol is
+        # a guard too: its input dimension must have that value.)
+        for s, r in self.shape_env.replacements.items():
+            if s in self.index and r != s:
+                out.append("%s == %s" % (self._expr_text(s), self._expr_text(self.shape_env.simplify(r))))
+        return list(dict.fromkeys(out))
+
+    def _guard_text(self, e: sympy.Basic) -> str:
+        ops = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}
+        for cls, rel in ops.items():
+            if isinstance(e, cls):
+                return "%s %s %s" % (self._expr_text(e.lhs), rel, self._expr_text(e.rhs))
+        raise Reject("guard %s has no form in the IR's guard language" % e)
+
+    def attributes(self) -> str:
+        """The function's attribute dictionary text (empty when none)."""
+        parts = []
+        ranges = self.ranges()
+        if ranges:
+            parts.append("aot.symbols = {%s}" % ", ".join(
+                "s%d = array<i64: %d, %d>" % (k, lo, hi) for k, (lo, hi) in sorted(ranges.items())))
+        guards = self.guards()
+        if guards:
+            parts.append("aot.guards = [%s]" % ", ".join('"%s"' % g for g in guards))
+        return " attributes {%s}" % ", ".join(parts) if parts else ""
+
+
+def trace(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode) -> torch.fx.GraphModule:
+    """`gm` traced to ATen (`fx_ir.to_aten`'s decompositions) over `fakes`,
+    fake tensors (and SymInts) of `fake_mode`, whose ShapeEnv keeps their
+    sizes symbolic: the graph's sizes are SymInts, its size arithmetic
+    nodes."""
+    from torch._dispatch.python import enable_python_dispatcher
+    from torch.fx import traceback as fx_traceback
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from . import fx_ir
+
+    fx_ir.annotate_grad_mode(gm)
+
+    def fn(*args):
+        return torch.fx.Interpreter(gm).run(*args)
+
+    with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
+            fx_traceback.preserve_node_meta(), fake_mode:
+        return make_fx(fn, decomposition_table=fx_ir.DECOMPOSITIONS, tracing_mode="real")(*fakes)
+
+
+def translate(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode, **kwargs):
+    """`gm` over symbolic `fakes` as an IR function with symbolic sizes
+    (`fx_ir.translate`'s keyword arguments; the examples are the fakes):
+    the Translation and its table. Raises `fx_ir.Unsupported`/`Reject` (or
+    PyTorch's errors) where the sizes have no IR form; None when no input
+    has a symbolic size."""
+    from . import fx_ir
+
+    shape_env = fake_mode.shape_env
+    if shape_env is None:
+        return None
+    table = SymbolTable(shape_env, fakes)
+    if not table.symbolic:
+        return None
+    aten = trace(gm, fakes, fake_mode)
+    # (Under the fake mode: the translator's layout replays make meta
+    # tensors of the trace's sizes, which outside it would be made concrete,
+    # specialising every symbol to the example's value.)
+    with translating(table), fake_mode:
+        tr = fx_ir.translate(aten, fakes, **kwargs)
+    for s, r in shape_env.replacements.items():
+        if s in table.index and isinstance(shape_env.simplify(r), sympy.Integer):
+            raise Reject("the translation specialised size %s to %s" % (s, r))
+    return tr, table

@@ -1,0 +1,183 @@
+"""Symbolic sizes from Python: a ``torch.export`` program with ``Dim``s
+imports as one IR function with symbolic sizes, which one compile trains
+at every size its ranges allow (loss and gradients equal eager's at each);
+what the ShapeEnv decides on a size while tracing becomes a guard of the
+function, and a call that breaks a range or a guard is refused; sizes
+the IR cannot say give the example's sizes, with the reason kept."""
+
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.export import Dim, export
+
+import aot_torch
+from aot_torch import symbolic
+
+
+class Decoder(torch.nn.Module):
+    """Embedding, causal attention, layer norm, MLP, cross-entropy."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(50, 32)
+        self.ln = torch.nn.LayerNorm(32)
+        self.qkv = torch.nn.Linear(32, 96)
+        self.o = torch.nn.Linear(32, 32)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 32))
+        self.head = torch.nn.Linear(32, 50)
+
+    def forward(self, ids, tgt):
+        h = self.emb(ids)
+        b, t, c = h.shape
+        q, k, v = self.qkv(self.ln(h)).split(32, dim=-1)
+        q, k, v = (z.view(b, t, 4, 8).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        h = h + self.o(a.transpose(1, 2).reshape(b, t, c))
+        h = h + self.mlp(self.ln(h))
+        return F.cross_entropy(self.head(h).view(b * t, 50), tgt.view(-1))
+
+
+class CNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1)
+        self.fc = torch.nn.Linear(8, 10)
+
+    def forward(self, x, y):
+        h = F.max_pool2d(F.relu(self.c1(x)), 2)
+        h = F.relu(self.c2(h))
+        return F.cross_entropy(self.fc(h.mean((2, 3))), y)
+
+
+def _decoder_inputs(b, t):
+    return torch.randint(0, 50, (b, t)), torch.randint(0, 50, (b, t))
+
+
+def _cnn_inputs(n, h):
+    return torch.randn(n, 3, h, h), torch.randint(0, 10, (n,))
+
+
+CASES = [
+    (Decoder, _decoder_inputs, (2, 8), lambda: {"ids": {0: Dim("B", min=2, max=32), 1: Dim("T", min=2, max=64)},
+                                                 "tgt": {0: Dim("B", min=2, max=32), 1: Dim("T", min=2, max=64)}},
+     [(2, 8), (3, 5), (4, 16), (2, 8)]),
+    (CNN, _cnn_inputs, (2, 8), lambda: {"x": {0: Dim("N", min=2, max=32), 2: Dim("H", min=6, max=64),
+                                              3: Dim("H", min=6, max=64)}, "y": {0: Dim("N", min=2, max=32)}},
+     [(2, 8), (3, 12), (4, 6), (2, 7)]),
+]
+
+
+@pytest.mark.parametrize("model,make,example,dims,sizes", CASES, ids=["decoder", "cnn"])
+@pytest.mark.parametrize("backend", ["cranelift", "interp"])
+def test_one_compile_trains_at_every_size(model, make, example, dims, sizes, backend):
+    torch.manual_seed(0)
+    net = model()
+    ep = export(copy.deepcopy(net), make(*example), dynamic_shapes=dims())
+    p = aot_torch.import_exported_program(ep, joint=True)
+    assert p.symbolic, p.static_reason
+    header = p.text.splitlines()[0]
+    assert "s0" in header and "aot.symbols" in header, header
+    n_users = len(p.signature.user_inputs)
+    state = [t.detach().clone().requires_grad_(t.requires_grad) for t in p.example_inputs[:-n_users]]
+    f = aot_torch.compile_ir(p.text, state + list(p.example_inputs[-n_users:]), native_backend=backend)
+    for size in sizes:
+        args = make(*size)
+        (loss,), saved = f.forward(state + list(args))
+        grads = f.backward(saved, [None])
+        ref = copy.deepcopy(net)
+        want = ref(*args)
+        want.backward()
+        torch.testing.assert_close(loss, want.detach(), msg="loss at %s" % (size,))
+        for name, fqn in p.signature.inputs_to_parameters.items():
+            torch.testing.assert_close(grads[p.input_names.index(name)], ref.get_parameter(fqn).grad,
+                                       rtol=1e-4, atol=1e-5, msg="%s at %s" % (fqn, size))
+
+
+def test_a_call_outside_the_ranges_is_refused():
+    torch.manual_seed(0)
+    net = Decoder()
+    p = aot_torch.import_exported_program(export(net, _decoder_inputs(2, 8), dynamic_shapes=CASES[0][3]()))
+    state = [t.detach() for t in p.example_inputs[:-2]]
+    f = aot_torch.compile_ir(p.text, state + list(_decoder_inputs(2, 8)), training=False)
+    args = _decoder_inputs(5, 3)
+    (out,) = f(state + list(args))
+    with torch.no_grad():
+        torch.testing.assert_close(out, net(*args))
+    with pytest.raises(aot_torch.ConventionError, match=r"outside the range \[2, 64\] of symbol s1"):
+        f(state + list(_decoder_inputs(2, 65)))
+    with pytest.raises(aot_torch.ConventionError, match="sizes 0 and 1 are specialized"):
+        f(state + list(_decoder_inputs(2, 1)))
+
+
+def _symbolic_fake(mode, shape, dynamic):
+    from torch.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
+
+    ctx = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC if d else DimDynamic.STATIC for d in dynamic])
+    return mode.from_tensor(torch.randn(shape), symbolic_context=ctx)
+
+
+def _fake_mode():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    return FakeTensorMode(shape_env=ShapeEnv())
+
+
+def test_a_decision_on_a_size_becomes_a_guard():
+    """`reshape(-1, 3)` of a symbolic size makes the ShapeEnv assume that 3
+    divides it: the function says so (the IR proves the view's sizes with
+    that guard), runs where it holds and refuses a call where it does not
+    (never a wrong answer)."""
+    mode = _fake_mode()
+    x = _symbolic_fake(mode, (6,), [True])
+    gm = torch.fx.symbolic_trace(lambda x: (x.reshape(-1, 3) * 2).sum(1))
+    tr, table = symbolic.translate(gm, [x], mode, name="main")
+    header = tr.text.splitlines()[0]
+    assert "aot.guards" in header and "mod 3) == 0" in header, header
+    assert "tensor<s0xf32>" in header, header
+    f = aot_torch.compile_ir(tr.text, [torch.randn(6)], training=False)
+    for n in (6, 9, 30):
+        a = torch.randn(n)
+        (out,) = f([a])
+        torch.testing.assert_close(out, (a.reshape(-1, 3) * 2).sum(1))
+    with pytest.raises(aot_torch.ConventionError, match="guard .* fails with s0 = 8"):
+        f([torch.randn(8)])
+    # (The ShapeEnv also assumed the new size `s0 // 3` is not 0 or 1, as
+    # it does every size: s0 is at least 6.)
+    with pytest.raises(aot_torch.ConventionError, match=r"outside the range \[6, "):
+        f([torch.randn(3)])
+
+
+def test_guard_and_size_text():
+    mode = _fake_mode()
+    x = _symbolic_fake(mode, (8, 5), [True, True])
+    table = symbolic.SymbolTable(mode.shape_env, [x])
+    s0, s1 = x.shape
+    assert table.text(s0) == "s0" and table.text(s1) == "s1"
+    assert table.text(s0 * 4 + 1).replace(" ", "") in ("(1+(4*s0))", "((4*s0)+1)")
+    assert table.text(s0 // 2) == "(s0 floordiv 2)"
+    assert table.text(s0 * 0 + 3) == "3"
+    assert table.ranges() == {}
+    assert bool(s0 % 2 == 0)
+    assert bool(s1 < s0)
+    assert set(table.guards()) == {"(s0 mod 2) == 0", "s1 < s0"}
+
+
+def test_sizes_the_ir_cannot_say_give_the_example_sizes():
+    """A size divided by another size has no form in the IR: the import
+    keeps the example's sizes and says why."""
+
+    class Folds(torch.nn.Module):
+        def forward(self, x, y):
+            return x.reshape(y.shape[0], -1).sum(1)
+
+    a, b = Dim("a", min=2, max=16), Dim("b", min=2, max=16)
+    ep = export(Folds(), (torch.randn(12), torch.randn(3)), dynamic_shapes={"x": {0: a * 4}, "y": {0: b}})
+    p = aot_torch.import_exported_program(ep)
+    if p.symbolic:
+        pytest.skip("this PyTorch export gives the sizes a form the IR has")
+    assert p.static_reason
+    assert "tensor<12xf32>" in p.text.splitlines()[0]
