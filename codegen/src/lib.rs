@@ -200,8 +200,8 @@ fn compile_copy(
         absent::drop_absent_tangents(ctx, func, first, absent)
             .map_err(|d| format!("specialising the backward: {}", d.message))?;
     }
-    compile_function(ctx, func, native, &mut String::new())
-        .map_err(|d| format!("compiling the backward: {}", d.message))
+    let name = aot_dialects::func::FuncView { op: source }.name(ctx).to_string();
+    compile_function(ctx, func, native, &mut String::new()).map_err(|d| format!("compiling @{name}: {}", d.message))
 }
 
 impl Executable for Lazy {

@@ -827,12 +827,13 @@ impl Facts {
         Some(acc)
     }
 
-    /// Whether `a <= b` for every value of the symbols in their ranges.
+    /// Whether `a <= b` for every value of the symbols in their ranges (or
+    /// a guard says they are equal).
     pub fn known_le(&self, a: i64, b: i64) -> bool {
         if !is_symbolic(a) && !is_symbolic(b) {
             return a <= b;
         }
-        sub(b, a).ok().and_then(|d| self.lower_bound(d)).is_some_and(|l| l >= 0)
+        sub(b, a).ok().and_then(|d| self.lower_bound(d)).is_some_and(|l| l >= 0) || self.known_eq(a, b)
     }
 
     /// Whether `c` is known to divide `a`: by the forms, by a guard on
@@ -1088,6 +1089,10 @@ mod tests {
         assert!(thirds.known_eq(mul(q, 3).unwrap(), symbol(0)));
         assert!(thirds.known_eq(add(mul(q, 6).unwrap(), 1).unwrap(), add(mul(symbol(0), 2).unwrap(), 1).unwrap()));
         assert!(!thirds.known_eq(mul(q, 3).unwrap(), add(symbol(0), 1).unwrap()));
+        let (ab, cd) = (mul(symbol(0), symbol(1)).unwrap(), mul(symbol(2), symbol(3)).unwrap());
+        assert!(!thirds.known_le(cd, ab), "distinct products are not ordered by their ranges");
+        let same = Facts { guards: vec![Guard::parse("(s0*s1) == (s2*s3)").unwrap()], ..Facts::default() };
+        assert!(same.known_le(cd, ab) && same.known_le(ab, cd));
         let le = Guard::parse("s1 <= s0*2").unwrap();
         assert_eq!(le.to_string(), "s1 <= (s0*2)");
         assert!(Guard::parse("s0").is_err());

@@ -34,6 +34,7 @@ import torch
 from . import _native
 from . import compile_report
 from . import fx_ir
+from . import symbolic
 
 log = logging.getLogger("aot_torch")
 
@@ -69,7 +70,10 @@ class Config:
     (recompute cheap values); ``memory_budget``: 0..1, with min-cut;
     ``native_backend``: ``cranelift`` (default), ``interp`` or ``llvm``
     (when aot was built with it); ``threads``: kernel threads (default:
-    PyTorch's thread count, see :func:`share_threads`); ``recompile_limit``: conventions compiled per region."""
+    PyTorch's thread count, see :func:`share_threads`); ``recompile_limit``: conventions compiled per region;
+    ``symbolic``: a graph Dynamo gives with symbolic sizes (``dynamic=True``,
+    ``mark_dynamic``, automatic dynamic shapes) is compiled once for every
+    size (False: once per concrete shape)."""
 
     pipeline: Optional[str] = None
     partition: str = "default"
@@ -77,6 +81,7 @@ class Config:
     native_backend: str = "cranelift"
     threads: Optional[int] = None
     recompile_limit: int = 8
+    symbolic: bool = True
 
     def __post_init__(self):
         if self.partition not in ("default", "min-cut"):
@@ -987,7 +992,16 @@ class _Variant:
     """One region compiled for one calling convention."""
 
     def __init__(self, translation: "fx_ir.Translation", args: Sequence[Any], cfg: Config, training: bool,
-                 aten_gm: Optional[torch.fx.GraphModule] = None):
+                 aten_gm: Optional[torch.fx.GraphModule] = None, sizes: Optional["symbolic.SizeBinder"] = None):
+        # With symbolic sizes, the results' shapes, strides and offsets are
+        # SymInts: everything below decides with the ones of this call's
+        # sizes, and each call takes those of its own (`_rebind`).
+        self.sizes = sizes
+        self.symbolic_translation = translation
+        self.bound: Optional[Tuple[int, ...]] = None
+        if sizes is not None:
+            self.bound = sizes.values(args)
+            translation = sizes.translation(translation, self.bound)
         self.translation = translation
         self.training = training
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
@@ -1209,9 +1223,34 @@ class _Variant:
             all(d is None for d in tr.result_detach) and not any(tr.result_no_grad_view) and \
             not any(tr.result_multi_view) and not any(tr.result_is_view) and \
             not any(tr.result_through_no_grad_view)
+        self.plain = plain
         self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] if plain else None
         # The results are the graph's outputs in order (else a list is made).
         self.outputs_in_order = list(tr.outputs) == [("tensor", k) for k in range(len(tr.outputs))]
+        if sizes is not None:
+            # What symbolic sizes take: arguments bound as themselves, and
+            # results that are fresh values. The facts of views of
+            # arguments, of shared storages and of detached aliases are
+            # decided on one call's layouts, which another size changes.
+            why = None
+            if self.base_groups or self.parts or self.fresh_groups or any(self.adopted):
+                why = "arguments or results that share a storage"
+            elif any(a is not None for a in self.aliases) or any(o is not None for o in self.same_object) or \
+                    any(self.stale) or any(tr.result_is_view) or any(d is not None for d in tr.result_detach):
+                why = "results that alias arguments"
+            if why is not None:
+                raise fx_ir.Unsupported("region", "with symbolic sizes: %s" % why)
+
+    def _rebind(self, args: Sequence[Any]) -> None:
+        """Takes the results' metadata of this call's sizes."""
+        values = self.sizes.values(args)
+        if values != self.bound:
+            tr = self.sizes.translation(self.symbolic_translation, values)
+            self.translation = tr
+            self.out_meta = tr.result_meta
+            self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] \
+                if self.plain else None
+            self.bound = values
 
     def gradient(self, i: int, g: Any, got: set, got_dirty: set, views: "_Views") -> Any:
         """Argument i's gradient from a backward's `g`, as eager's graph
@@ -1579,6 +1618,8 @@ class _Variant:
 
     def __call__(self, args: Sequence[Any], info: Any = None):
         """One call; `info`: what `_convention_key` read of `args`."""
+        if self.sizes is not None:
+            self._rebind(args)
         tensors = [args[i] for i in self.tensor_pos]
         detach = self.translation.result_detach
         if self.training:
@@ -1857,7 +1898,7 @@ def _stale_input(stale_uses: Sequence[Tuple[int, frozenset]], args: Sequence[Any
     return None
 
 
-def _convention_key(args: Sequence[Any]) -> Tuple[tuple, Any]:
+def _convention_key(args: Sequence[Any], dynamic: Optional[List[List[bool]]] = None) -> Tuple[tuple, Any]:
     """What a compiled variant is specialised to (the runtime's guards check
     the tensor part again on every call): the grad mode, and per argument a
     repeated object, or a tensor's dtype, sizes, strides, offset, the first
@@ -1867,7 +1908,7 @@ def _convention_key(args: Sequence[Any]) -> Tuple[tuple, Any]:
     pass: it runs on every call, over every parameter of a model. Returns
     the key and the `_native.CallInfo` of what was read, which the call's
     binding takes instead of reading it again."""
-    key, info = _native.convention_key(args)
+    key, info = _native.convention_key(args, dynamic)
     return (torch.is_grad_enabled(), key), info
 
 
@@ -1880,9 +1921,13 @@ class _Region(torch.nn.Module):
     seed 8080) or save other tensors for backward."""
 
     def __init__(self, aten_gm: torch.fx.GraphModule, cfg: Config, name: str, original: Callable,
-                 stale_uses: Sequence[Tuple[int, frozenset]] = ()):
+                 stale_uses: Sequence[Tuple[int, frozenset]] = (), symbolic: Optional["_SymbolicGraph"] = None):
         super().__init__()
         self.aten_gm = aten_gm
+        # A graph traced with symbolic sizes: its variants are compiled once
+        # for every size (keyed with the sizes masked).
+        self.symbolic = symbolic
+        self.dynamic = symbolic.dynamic if symbolic is not None else None
         self.stale_uses = stale_uses
         self.cfg = cfg
         self.region_name = name
@@ -1908,9 +1953,18 @@ class _Region(torch.nn.Module):
                 raise fx_ir.Unsupported("input %d" % stale, "eager raises: a view autograd cannot regenerate "
                                         "(made by a multi-output op or under no_grad) is used after its base "
                                         "was modified in place")
-            tr = fx_ir.translate(self.aten_gm, args, name="main")
-            v = _Variant(tr, args, self.cfg, training, self.aten_gm)
+            if self.symbolic is not None:
+                tr = self.symbolic.translate(args)
+                v = _Variant(tr, args, self.cfg, training, self.aten_gm, sizes=self.symbolic.binder)
+            else:
+                tr = fx_ir.translate(self.aten_gm, args, name="main")
+                v = _Variant(tr, args, self.cfg, training, self.aten_gm)
         except Exception as e:  # never a crash: what aot cannot take runs in PyTorch
+            if self.symbolic is not None:
+                # (The graph is traced again for the call's sizes, where
+                # what symbolic sizes kept from aot may not be in the way.)
+                raise _SymbolicDeclined(_one_line(e) if isinstance(e, (fx_ir.Unsupported, _native.AotError))
+                                        else "%s: %s" % (type(e).__name__, _one_line(e))) from None
             why = _one_line(e) if isinstance(e, (fx_ir.Unsupported, _native.AotError)) else \
                 "%s: %s" % (type(e).__name__, _one_line(e))
             log.warning("aot_torch: %s runs in PyTorch: %s", self.region_name, why)
@@ -1925,7 +1979,7 @@ class _Region(torch.nn.Module):
         return v
 
     def forward(self, *args):
-        key, info = _convention_key(args)
+        key, info = _convention_key(args, self.dynamic)
         return self.call(args, key, info)
 
     def call(self, args: Sequence[Any], key: tuple, info: Any):
@@ -1958,6 +2012,16 @@ class _Region(torch.nn.Module):
                 out = v(args, info)
                 _profiler.record(v, "forward", time.perf_counter() - t0)
         except _native.ConventionError as e:
+            if self.symbolic is not None:
+                # Sizes the function's guards or ranges refuse (the key
+                # masks them): this call runs in PyTorch, the next ones
+                # still try the compiled code.
+                if not self.warned_limit:
+                    log.warning("aot_torch: %s: %s; such calls run in PyTorch", self.region_name, _one_line(e))
+                    compile_report.fallback(self.region_name, "calls with sizes the symbolic function refuses",
+                                            _one_line(e))
+                    self.warned_limit = True
+                return self.original(*args)
             # The key above and the runtime's guards disagree: never guess.
             log.warning("aot_torch: %s: %s; running in PyTorch", self.region_name, _one_line(e))
             compile_report.fallback(self.region_name, "the region, for this calling convention", _one_line(e))
@@ -2012,7 +2076,8 @@ def _reason(node: torch.fx.Node) -> Optional[str]:
         return "the translator failed: %s: %s" % (type(e).__name__, _one_line(e))
 
 
-def _whole_region(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, original: Callable):
+def _whole_region(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, original: Callable,
+                  symbolic: Optional["_SymbolicGraph"] = None):
     """The ATen graph as one region run by aot, when aot supports all of its
     ops; else None. Returns (region or None, [(node, reason)] of the ops
     aot does not support)."""
@@ -2026,14 +2091,15 @@ def _whole_region(aten_gm: torch.fx.GraphModule, cfg: Config, graph_name: str, o
             aten_gm.graph.erase_node(n)
     aten_gm.recompile()
     unsupported = []
-    for n in aten_gm.graph.nodes:
+    # (A symbolic graph was translated whole already: `_SymbolicGraph`.)
+    for n in aten_gm.graph.nodes if symbolic is None else ():
         if n.op == "call_function":
             r = _reason(n)
             if r is not None:
                 unsupported.append((n, r))
     if unsupported:
         return None, unsupported
-    return _Region(aten_gm, cfg, graph_name, original, stale_uses), []
+    return _Region(aten_gm, cfg, graph_name, original, stale_uses, symbolic), []
 
 
 # The values a region of a split user graph may take and return: what its
@@ -2113,6 +2179,105 @@ class _UserRegion(torch.nn.Module):
         return self.graph(*args)
 
 
+class _SymbolicDeclined(Exception):
+    """A region of a graph with symbolic sizes that aot cannot compile with
+    them: the graph is traced again per concrete shape."""
+
+
+class _SymbolicGraph:
+    """A Dynamo graph with symbolic sizes, traced to ATen once over its
+    inputs' fake tensors (Dynamo's ShapeEnv) and translated whole (in
+    Dynamo's compile, so the guards the trace and the translation add are
+    Dynamo's guards of the graph too). Each variant translates it again for
+    its call's autograd flags (`translate`)."""
+
+    def __init__(self, gm: torch.fx.GraphModule, fake_mode):
+        self.fake_mode = fake_mode
+        self.fakes = [n.meta.get("example_value") for n in gm.graph.nodes if n.op == "placeholder"]
+        if any(f is not None and not isinstance(f, (torch.Tensor, torch.SymInt, int, float, bool))
+               for f in self.fakes) or any(f is None for f in self.fakes):
+            raise fx_ir.Unsupported("graph", "an input without a fake value")
+        # The numbers Dynamo passes as 0-dim tensors (a layer norm's `eps`),
+        # which it does not guard: the trace has the values of Dynamo's
+        # example as constants, and serves only calls that pass those
+        # (`numbers`; other values are traced per shape).
+        items = fx_ir.item_inputs(gm)
+        with fake_mode:
+            try:
+                values = {k: self.fakes[k].item() for k in items}
+            except Exception:  # (an example without its value)
+                raise fx_ir.Unsupported("graph", "a number input whose example value is not known") from None
+        self.numbers = tuple(values[k] for k in items)
+        if items:
+            gm = fx_ir.with_item_values(gm, values)
+        self.table = symbolic.SymbolTable(fake_mode.shape_env, self.fakes)
+        if not self.table.symbolic:
+            raise fx_ir.Unsupported("graph", "no input has a symbolic size")
+        self.aten = symbolic.trace(gm, self.fakes, fake_mode)
+        self.binder = symbolic.SizeBinder(self.table, self.fakes)
+        self.dynamic = symbolic.dynamic_mask(self.fakes, self.table)
+        # (Translated now, under the flags of the example inputs: a graph
+        # aot cannot take with symbolic sizes is traced per shape.)
+        self._translate(self.fakes)
+
+    def _translate(self, fakes):
+        from .ir_builder import Reject
+
+        env = self.fake_mode.shape_env
+        # After Dynamo made its guards it freezes the ShapeEnv, which then
+        # drops new guards (counting them): a decision no guard records
+        # would be an assumption nothing checks.
+        ignored = env.counter["ignored_backward_guard"]
+        try:
+            with symbolic.translating(self.table), self.fake_mode:
+                tr = fx_ir.translate(self.aten, fakes, name="main")
+        except Reject as e:
+            raise fx_ir.Unsupported("graph", str(e)) from None
+        if env.counter["ignored_backward_guard"] != ignored:
+            raise fx_ir.Unsupported("graph", "the translation decided on a size after Dynamo's guards were made")
+        for s, r in self.fake_mode.shape_env.replacements.items():
+            if s in self.table.index and not isinstance(r, type(s)):
+                raise fx_ir.Unsupported("graph", "the translation specialised size %s to %s" % (s, r))
+        return tr
+
+    def translate(self, args: Sequence[Any]) -> "fx_ir.Translation":
+        """The graph's translation for a call with `args` (its tensors'
+        `requires_grad`)."""
+        fakes = [f.detach().requires_grad_(bool(a.requires_grad) and f.is_floating_point())
+                 if isinstance(f, torch.Tensor) and isinstance(a, torch.Tensor) else f
+                 for f, a in zip(self.fakes, args)]
+        return self._translate(fakes)
+
+
+def _symbolic_graph(gm: torch.fx.GraphModule, cfg: Config, name: str) -> Optional[_SymbolicGraph]:
+    """`gm` as a `_SymbolicGraph` when Dynamo gave it symbolic sizes and aot
+    can translate it so; else None (a reason logged)."""
+    if not cfg.symbolic:
+        return None
+    from torch._guards import TracingContext
+
+    vals = [n.meta.get("example_value") for n in gm.graph.nodes if n.op == "placeholder"]
+    if not any(isinstance(v, torch.SymInt) or (isinstance(v, torch.Tensor) and
+                                               any(isinstance(d, torch.SymInt) for d in v.shape)) for v in vals):
+        return None
+    # (The mode of Dynamo's fake inputs, whose ShapeEnv is its graph's: the
+    # backend's context may hold another mode over the same ShapeEnv.)
+    modes = {id(v.fake_mode): v.fake_mode for v in vals if isinstance(v, torch.Tensor) and hasattr(v, "fake_mode")}
+    context = TracingContext.try_get()
+    if not modes and context is not None and context.fake_mode is not None:
+        modes = {0: context.fake_mode}
+    mode = next(iter(modes.values())) if len(modes) == 1 else None
+    if mode is None or mode.shape_env is None:
+        return None
+    try:
+        return _SymbolicGraph(gm, mode)
+    except Exception as e:  # PyTorch's tracing, or a size aot cannot say: per shape
+        why = _one_line(e) if isinstance(e, fx_ir.Unsupported) else "%s: %s" % (type(e).__name__, _one_line(e))
+        log.info("aot_torch: %s is compiled per shape, not with symbolic sizes: %s", name, why)
+        compile_report.progress(name, "per shape: %s" % why)
+        return None
+
+
 class CompiledGraph:
     """What the backend returns to Dynamo: traces on first use per
     convention of the non-tensor inputs, then dispatches to the regions.
@@ -2120,11 +2285,16 @@ class CompiledGraph:
     not support is split (`_split_user_graph`); a part of a split graph
     runs as written instead."""
 
-    def __init__(self, gm: torch.fx.GraphModule, cfg: Config, name: str, whole: bool = True):
+    def __init__(self, gm: torch.fx.GraphModule, cfg: Config, name: str, whole: bool = True,
+                 symbolic: Optional[_SymbolicGraph] = None):
         self.gm = gm
         self.cfg = cfg
         self.name = name
         self.whole = whole
+        # One trace for every size (`_SymbolicGraph`): the keys below mask
+        # the symbolic sizes.
+        self.symbolic = symbolic
+        self.dynamic = symbolic.dynamic if symbolic is not None else None
         self.traced: Dict[tuple, Any] = {}
         # Inputs read only as numbers (Dynamo's unspecialized floats): the
         # trace key holds their values, and each trace has them as constants.
@@ -2137,14 +2307,30 @@ class CompiledGraph:
 
     def __call__(self, *args):
         # Tracing specialises on the values of non-tensor inputs and on the
-        # shapes (symbolic shapes compile per concrete shape).
+        # shapes (but for the symbolic ones of a `_SymbolicGraph`).
         grad_mode = torch.is_grad_enabled()
+        try:
+            return self._call(args, grad_mode)
+        except _SymbolicDeclined as e:
+            # (Not a fallback to PyTorch: aot compiles the graph per shape.)
+            log.info("aot_torch: %s is compiled per shape: with symbolic sizes, %s", self.name, e)
+            compile_report.progress(self.name, "per shape: %s" % e)
+            self.symbolic = None
+            self.dynamic = None
+            self.traced.clear()
+            self.regions.clear()
+            return self._call(args, grad_mode)
+
+    def _call(self, args, grad_mode):
         try:
             # (A region's trace has these numbers as constants.)
             numbers = tuple(_number(args[k]) for k in self.item_inputs) if self.item_inputs else ()
+            # The symbolic trace serves the calls with its numbers; the keys
+            # of the others keep their sizes (they are traced per shape).
+            dynamic = self.dynamic if self.symbolic is not None and numbers == self.symbolic.numbers else None
             if self.regions:
                 try:
-                    conv = _convention_key(args)
+                    conv = _convention_key(args, dynamic)
                 except Exception:  # (what no region takes: the slow path says what)
                     conv = None
                 region = self.regions.get((conv[0], numbers)) if conv is not None else None
@@ -2157,11 +2343,11 @@ class CompiledGraph:
                         try:
                             out = v(args, conv[1])
                         except _native.ConventionError:
-                            return region.call(args, *_convention_key(args))
+                            return region.call(args, *_convention_key(args, dynamic))
                         # (`region.unwrap` inline: this is the hot path.)
                         return out if region.tuple_out else (out[0] if out else None)
                     return region.call(args, *conv)
-            key = (grad_mode, _native.graph_key(args)) + numbers
+            key = (grad_mode, _native.graph_key(args, dynamic)) + numbers
             run = self.traced.get(key)
             if run is None:
                 if len(self.traced) >= self.cfg.recompile_limit:
@@ -2172,10 +2358,10 @@ class CompiledGraph:
                     compile_report.fallback(self.name, "calls with new shapes",
                                             "recompile_limit: traced for %d shapes already" % self.cfg.recompile_limit)
                 else:
-                    run = self._trace(args)
+                    run = self._trace(args, dynamic is not None)
                     self.traced[key] = run
             if isinstance(run, _Region):
-                ckey, info = _convention_key(args)
+                ckey, info = _convention_key(args, dynamic)
                 out = run.call(args, ckey, info)
                 if ckey in run.variants:
                     self.regions[(ckey, numbers)] = run
@@ -2189,7 +2375,11 @@ class CompiledGraph:
             torch._C._set_grad_enabled(grad_mode)
             raise
 
-    def _trace(self, args):
+    def _trace(self, args, symbolic: bool = False):
+        if symbolic:
+            region, _ = _whole_region(self.symbolic.aten, self.cfg, self.name, self.gm, self.symbolic)
+            compile_report.graph_ran(self.name, "aot (symbolic sizes)")
+            return region
         compile_report.progress(self.name, "tracing to ATen")
         gm = self.gm
         if self.item_inputs:
@@ -2286,7 +2476,11 @@ def backend(**options):
         _graph_count += 1
         stats["graphs"] += 1
         compile_report.graph_compiled("graph %d" % _graph_count, gm)
-        return CompiledGraph(gm, cfg, "graph %d" % _graph_count)
+        name = "graph %d" % _graph_count
+        sym = _symbolic_graph(gm, cfg, name)
+        if sym is not None:
+            stats["symbolic_graphs"] += 1
+        return CompiledGraph(gm, cfg, name, symbolic=sym)
 
     return compile_fx
 

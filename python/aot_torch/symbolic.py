@@ -55,14 +55,15 @@ class SymbolTable:
     def __init__(self, shape_env, inputs: Sequence[Any]):
         self.shape_env = shape_env
         self.index: Dict[sympy.Symbol, int] = {}
+        # (Only tensors' dimensions bind a symbol: a number input that is a
+        # size is no argument of the IR function.)
         for x in inputs:
-            dims = x.shape if isinstance(x, torch.Tensor) else [x] if isinstance(x, torch.SymInt) else []
+            dims = x.shape if isinstance(x, torch.Tensor) else []
             for d in dims:
                 if isinstance(d, torch.SymInt):
                     e = self.expr(d)
                     if isinstance(e, sympy.Symbol) and e not in self.index:
                         self.index[e] = len(self.index)
-        self.first_guard = len(shape_env.guards)
 
     def expr(self, d: Any) -> sympy.Expr:
         """The simplified expression of size `d` (an int or a SymInt)."""
@@ -143,6 +144,12 @@ class SymbolTable:
                 continue
             if e is sympy.false:
                 raise Reject("a guard on the sizes is false at the example: %s" % g.expr)
+            free = e.free_symbols
+            if not free & set(self.index):
+                # (A guard over other graphs' sizes only: whoever shares
+                # the ShapeEnv checks it, and this function's sizes do not
+                # depend on it.)
+                continue
             out.append(self._guard_text(e))
         # (A symbol the trace replaced by a constant or another symbol is
         # a guard too: its input dimension must have that value.)
@@ -216,3 +223,72 @@ def translate(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode, **kwarg
         if s in table.index and isinstance(shape_env.simplify(r), sympy.Integer):
             raise Reject("the translation specialised size %s to %s" % (s, r))
     return tr, table
+
+
+class SizeBinder:
+    """The sizes of one call: reads the symbols' values from its arguments
+    (each symbol's first input dimension) and evaluates what a symbolic translation left as SymInts (its results'
+    shapes, strides and offsets) with them."""
+
+    def __init__(self, table: SymbolTable, fakes: Sequence[Any]):
+        self.table = table
+        self.symbols = sorted(table.index, key=table.index.get)
+        where: Dict[sympy.Symbol, Tuple[int, Optional[int]]] = {}
+        for i, f in enumerate(fakes):
+            dims = list(enumerate(f.shape)) if isinstance(f, torch.Tensor) else []
+            for d, n in dims:
+                if isinstance(n, torch.SymInt):
+                    e = table.expr(n)
+                    if isinstance(e, sympy.Symbol):
+                        where.setdefault(e, (i, d))
+        self.where: List[Tuple[int, int]] = [where[s] for s in self.symbols]
+        self._translations: Dict[Tuple[int, ...], Any] = {}
+
+    def values(self, args: Sequence[Any]) -> Tuple[int, ...]:
+        return tuple(int(args[i].shape[d]) for i, d in self.where)
+
+    def concrete(self, x: Any, values: Tuple[int, ...]) -> Any:
+        """`x` (a size, or a tuple or list of them, nested) with every SymInt
+        evaluated at `values`."""
+        if isinstance(x, (list, tuple)):
+            return type(x)(self.concrete(y, values) for y in x)
+        if isinstance(x, torch.SymInt):
+            e = self.table.expr(x).xreplace({s: sympy.Integer(v) for s, v in zip(self.symbols, values)})
+            if not isinstance(e, sympy.Integer):
+                raise Reject("size %s does not evaluate at %s" % (x, values))
+            return int(e)
+        return x
+
+    def translation(self, tr: Any, values: Tuple[int, ...]) -> Any:
+        """Translation `tr` with its results' metadata evaluated at
+        `values` (kept per set of values, at most 64)."""
+        import dataclasses
+
+        found = self._translations.get(values)
+        if found is None:
+            if len(self._translations) >= 64:
+                self._translations.clear()
+            found = dataclasses.replace(
+                tr,
+                result_meta=[(tuple(self.concrete(s, values)), d) for s, d in tr.result_meta],
+                result_strides=[self.concrete(st, values) for st in tr.result_strides],
+                result_offsets=[self.concrete(o, values) for o in tr.result_offsets],
+                outputs=[(kind, self.concrete(v, values) if kind == "const" else v) for kind, v in tr.outputs],
+            )
+            self._translations[values] = found
+        return found
+
+
+def dynamic_mask(fakes: Sequence[Any], table: SymbolTable) -> List[List[bool]]:
+    """Per argument, which of its dimensions are symbolic (a number that is
+    a symbolic size: one entry), as `_native.convention_key` takes it."""
+    out = []
+    for f in fakes:
+        if isinstance(f, torch.Tensor):
+            out.append([isinstance(n, torch.SymInt) and not isinstance(table.expr(n), sympy.Integer)
+                        for n in f.shape])
+        elif isinstance(f, torch.SymInt):
+            out.append([not isinstance(table.expr(f), sympy.Integer)])
+        else:
+            out.append([])
+    return out

@@ -106,20 +106,68 @@ fn sizes(t: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     t.getattr(intern!(t.py(), "shape"))?.extract()
 }
 
-/// What a Dynamo graph is traced per: each tensor's dtype and sizes, the
-/// value of anything else.
+/// Per argument, which of its dimensions are symbolic in a graph compiled
+/// with symbolic sizes (for a number that is a size: one entry); a key
+/// leaves their values out, keeping only whether each is 0 or 1, the sizes
+/// that are never symbolic. Arguments past its end have none.
+type Dynamic = Option<Vec<Vec<bool>>>;
+
+fn dims_of(dynamic: &Dynamic, i: usize) -> Option<&[bool]> {
+    dynamic.as_ref().and_then(|d| d.get(i)).map(|v| &v[..]).filter(|v| v.iter().any(|&b| b))
+}
+
+/// A size that is symbolic in the key: 0 and 1 as themselves, the rest
+/// alike.
+fn masked(size: i64) -> i64 {
+    if (0..=1).contains(&size) {
+        size
+    } else {
+        -1
+    }
+}
+
+/// `sizes` as a key writes them, symbolic dimensions masked.
+fn key_sizes(sizes: &[i64], dims: Option<&[bool]>) -> Vec<i64> {
+    match dims {
+        Some(d) => {
+            sizes.iter().enumerate().map(|(k, &n)| if d.get(k) == Some(&true) { masked(n) } else { n }).collect()
+        }
+        None => sizes.to_vec(),
+    }
+}
+
+/// Whether `strides` are the row-major strides of `sizes` (as PyTorch's
+/// `is_contiguous` decides it: dimensions of size 1 step anywhere).
+fn row_major(sizes: &[i64], strides: &[i64]) -> bool {
+    let mut expected = 1i64;
+    for (&n, &st) in sizes.iter().zip(strides).rev() {
+        if n != 1 && st != expected {
+            return false;
+        }
+        expected = expected.saturating_mul(n);
+    }
+    true
+}
+
+/// What a Dynamo graph is traced per: each tensor's dtype and sizes (its
+/// symbolic dimensions masked, see [`Dynamic`]), the value of anything
+/// else (of a number that is a symbolic size, only whether it is 0 or 1).
 #[pyfunction]
-pub fn graph_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+#[pyo3(signature = (args, dynamic=None))]
+pub fn graph_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>, dynamic: Dynamic) -> PyResult<Bound<'py, PyTuple>> {
     let api = crate::torch(py)?;
     let tensor = api.tensor_type.bind(py);
     let mut key = Key::default();
     let mut values = Vec::new();
-    for a in args.try_iter()? {
+    for (i, a) in args.try_iter()?.enumerate() {
         let a = a?;
         if a.is_instance(tensor)? {
             key.tag(b'T');
             key.int(dtype_id(&a)?);
-            key.list(&sizes(&a)?);
+            key.list(&key_sizes(&sizes(&a)?, dims_of(&dynamic, i)));
+        } else if let (Some(_), Ok(n)) = (dims_of(&dynamic, i), a.extract::<i64>()) {
+            key.tag(b'Y');
+            key.int(masked(n));
         } else {
             key.tag(b'V');
             values.push(value(&a)?);
@@ -135,8 +183,18 @@ pub fn graph_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResult<Bou
 /// rebuild it as a view after a write to its base; else its value.
 /// Returns `(key, info)`: `info` is the [`CallInfo`] for this call's
 /// binding.
+///
+/// With `dynamic` ([`Dynamic`]), a tensor with symbolic dimensions is keyed
+/// by its sizes with those masked and, where its layout is row-major from
+/// offset 0, by that fact instead of its strides and offset: one key for
+/// every size of a symbolic graph's plain arguments.
 #[pyfunction]
-pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyTuple>, CallInfo)> {
+#[pyo3(signature = (args, dynamic=None))]
+pub fn convention_key<'py>(
+    py: Python<'py>,
+    args: &Bound<'py, PyAny>,
+    dynamic: Dynamic,
+) -> PyResult<(Bound<'py, PyTuple>, CallInfo)> {
     let api = crate::torch(py)?;
     let tensor = api.tensor_type.bind(py);
     let mut key = Key::default();
@@ -148,6 +206,11 @@ pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResul
     for (i, a) in args.try_iter()?.enumerate() {
         let a = a?;
         if !a.is_instance(tensor)? {
+            if let (Some(_), Ok(n)) = (dims_of(&dynamic, i), a.extract::<i64>()) {
+                key.tag(b'Y');
+                key.int(masked(n));
+                continue;
+            }
             key.tag(b'V');
             values.push(value(&a)?);
             continue;
@@ -163,11 +226,20 @@ pub fn convention_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>) -> PyResul
         let dtype = a.getattr(intern!(py, "dtype"))?;
         key.int(dtype.as_ptr() as i64);
         let shape = sizes(&a)?;
-        key.list(&shape);
         let strides: Vec<i64> = a.call_method0(intern!(py, "stride"))?.extract()?;
-        key.list(&strides);
         let offset: i64 = a.call_method0(intern!(py, "storage_offset"))?.extract()?;
-        key.int(offset);
+        match dims_of(&dynamic, i) {
+            Some(dims) if offset == 0 && row_major(&shape, &strides) => {
+                key.tag(b'R');
+                key.list(&key_sizes(&shape, Some(dims)));
+            }
+            _ => {
+                key.tag(b'L');
+                key.list(&shape);
+                key.list(&strides);
+                key.int(offset);
+            }
+        }
         // The storage's address: from the data pointer for the dtypes aot
         // binds (one call instead of making a storage object).
         let elem = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))).map(|(_, e)| *e);

@@ -365,8 +365,9 @@ def test_new_shapes_recompile_and_the_limit_falls_back(caplog):
     def f(x):
         return (x * x).sum(1)
 
-    # Symbolic shapes (dynamic=True) compile per concrete shape.
-    compiled = torch.compile(f, backend=aot_torch.backend(recompile_limit=2), dynamic=True)
+    # With symbolic sizes off, a graph with symbolic shapes (dynamic=True)
+    # compiles per concrete shape (test_dynamic_shapes.py: once for all).
+    compiled = torch.compile(f, backend=aot_torch.backend(recompile_limit=2, symbolic=False), dynamic=True)
     before = stats["compiled"]
     with caplog.at_level(logging.WARNING, logger="aot_torch"):
         for n in (3, 5, 7, 3, 5):
@@ -771,15 +772,18 @@ class _SmallDecoder(torch.nn.Module):
         return self.out(x + F.scaled_dot_product_attention(q, k, v, is_causal=True))
 
 
-def test_dynamic_true_compiles_per_concrete_shape():
+@pytest.mark.parametrize("symbolic", [True, False])
+def test_dynamic_true_compiles(symbolic):
     """`torch.compile(dynamic=True)`: the graph's float inputs read with
     `.item()` are traced as the numbers they hold (the trace is keyed on
-    them), so each concrete shape compiles; before, tracing failed on
-    `.item()` and every step ran in PyTorch."""
+    them; before, tracing failed on `.item()` and every step ran in
+    PyTorch). With symbolic sizes one compile serves every shape; without,
+    each concrete shape compiles. A new value of such a number (which
+    Dynamo does not guard) is traced again, never run with the old one."""
     torch.manual_seed(0)
     model = _SmallDecoder()
     ref = copy.deepcopy(model)
-    run = torch.compile(model, backend="aot", dynamic=True)
+    run = torch.compile(model, backend=aot_torch.backend(symbolic=symbolic), dynamic=True)
     before = dict(stats)
     for b, t in ((2, 5), (3, 7), (2, 9)):
         idx = torch.randint(0, 50, (b, t))
@@ -787,10 +791,16 @@ def test_dynamic_true_compiles_per_concrete_shape():
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
         got.square().mean().backward()
         want.square().mean().backward()
-    assert stats["compiled"] - before.get("compiled", 0) == 3, "one compile per shape"
+    compiled = stats["compiled"] - before.get("compiled", 0)
+    assert compiled == (1 if symbolic else 3), "one compile for every shape, or one per shape"
     assert stats["fallback_regions"] == before.get("fallback_regions", 0), "aot ran every step"
     for (k, p), q in zip(model.named_parameters(), ref.parameters()):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=lambda m: "%s: %s" % (k, m))
+    model.ln.eps = ref.ln.eps = 0.5
+    with torch.no_grad():
+        for b, t in ((2, 5), (4, 6)):
+            idx = torch.randint(0, 50, (b, t))
+            torch.testing.assert_close(run(idx), ref(idx), rtol=1e-5, atol=1e-5)
 
 
 def test_item_inputs_are_keyed_by_value():

@@ -181,3 +181,81 @@ def test_sizes_the_ir_cannot_say_give_the_example_sizes():
         pytest.skip("this PyTorch export gives the sizes a form the IR has")
     assert p.static_reason
     assert "tensor<12xf32>" in p.text.splitlines()[0]
+
+
+# ---------------------------------------------------------------------------
+# torch.compile: one compile per graph for every size
+
+DECODER_SIZES = [(b, t) for t in (4, 6, 9, 12, 16, 20, 24, 32) for b in (2, 3, 4, 6)]
+CNN_SIZES = [(n, h) for h in (8, 10, 12, 16) for n in (2, 3, 4, 6)]
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("dynamic", [True, None], ids=["dynamic", "automatic"])
+@pytest.mark.parametrize("model,make,sizes", [(Decoder, _decoder_inputs, DECODER_SIZES),
+                                              (CNN, _cnn_inputs, CNN_SIZES)], ids=["decoder", "cnn"])
+def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, dynamic):
+    """Trained through torch.compile over every size combination: each step's
+    loss and gradients are eager's, nothing runs in PyTorch, and aot compiles
+    each graph Dynamo gives once: with `dynamic=True` one graph, with the
+    default automatic dynamic shapes the first (static) graph and the
+    symbolic ones Dynamo makes as sizes change."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    net = model()
+    ref = copy.deepcopy(net)
+    f = torch.compile(net, backend="aot", dynamic=dynamic)
+    for size in sizes:
+        args = make(*size)
+        loss = f(*args)
+        loss.backward()
+        want = ref(*args)
+        want.backward()
+        torch.testing.assert_close(loss, want, msg="loss at %s" % (size,))
+        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg="%s at %s" % (name, size))
+        net.zero_grad()
+        ref.zero_grad()
+    stats = aot_torch.stats
+    assert stats["fallback_regions"] == 0 and stats["fallback_ops"] == 0, dict(stats)
+    assert stats["compiled"] == stats["graphs"], dict(stats)
+    if dynamic:
+        assert stats["graphs"] == 1 and stats["symbolic_graphs"] == 1, dict(stats)
+    else:
+        assert stats["symbolic_graphs"] == stats["graphs"] - 1 >= 1, dict(stats)
+
+
+def test_symbolic_false_compiles_per_shape():
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+    f = torch.compile(m, backend=aot_torch.backend(symbolic=False), dynamic=True)
+    with torch.no_grad():
+        for n in (3, 5, 7):
+            x = torch.randn(n, 8)
+            torch.testing.assert_close(f(x), m(x))
+    assert aot_torch.stats["symbolic_graphs"] == 0 and aot_torch.stats["compiled"] == 3, dict(aot_torch.stats)
+
+
+def test_sizes_a_symbolic_function_refuses_run_in_pytorch():
+    """A call whose sizes break a guard of the compiled function (recorded
+    while tracing, so Dynamo has it too) is never run by aot with a wrong
+    answer: Dynamo's own guards, or the function's, send it elsewhere."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+
+    def fn(x):
+        return (x.reshape(-1, 3) * 2).sum(1)
+
+    f = torch.compile(fn, backend="aot", dynamic=True)
+    for n in (6, 9, 12, 8, 30):
+        x = torch.randn(n)
+        if n % 3:
+            with pytest.raises(RuntimeError):
+                fn(x)
+            with pytest.raises(Exception):
+                f(x)
+        else:
+            torch.testing.assert_close(f(x), fn(x))
+    assert aot_torch.stats["symbolic_graphs"] >= 1, dict(aot_torch.stats)

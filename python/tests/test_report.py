@@ -149,16 +149,30 @@ def test_a_graph_too_large_to_draw_gets_the_partition_alone(fresh_report, tmp_pa
 
 
 def test_each_shape_of_a_dynamic_graph_is_in_the_report(fresh_report, tmp_path):
-    """Under `dynamic=True` one Dynamo graph serves every shape and aot
-    traces it again per shape: each trace is a region of the report, and
-    the later ones say they were compiled for new shapes."""
-    f = torch.compile(lambda x: torch.tanh(x) * 2, backend="aot", dynamic=True)
+    """Under `dynamic=True` without symbolic sizes one Dynamo graph serves
+    every shape and aot traces it again per shape: each trace is a region
+    of the report, and the later ones say they were compiled for new
+    shapes."""
+    f = torch.compile(lambda x: torch.tanh(x) * 2, backend=aot_torch.backend(symbolic=False), dynamic=True)
     f(torch.randn(4, requires_grad=True)).sum().backward()
     f(torch.randn(6, requires_grad=True)).sum().backward()
     text = open(aot_torch.report(str(tmp_path / "r.html")), encoding="utf-8").read()
     assert re.search(r"Region graph \d+, trace 2 \(new shapes\)", text), text
     assert "a call with new shapes: traced to ATen again (trace 2)" in text
     assert "float32[4] grad" in text and "float32[6] grad" in text
+
+
+def test_a_symbolic_graph_is_one_region_in_the_report(fresh_report, tmp_path):
+    """With symbolic sizes (the default) the graph is one region, compiled
+    once, whose IR has the symbols; the report says it ran with symbolic
+    sizes."""
+    f = torch.compile(lambda x: torch.tanh(x) * 2, backend="aot", dynamic=True)
+    f(torch.randn(4, requires_grad=True)).sum().backward()
+    f(torch.randn(6, requires_grad=True)).sum().backward()
+    text = open(aot_torch.report(str(tmp_path / "r.html")), encoding="utf-8").read()
+    assert "aot (symbolic sizes)" in text
+    assert "trace 2" not in text
+    assert "tensor&lt;s0xf32&gt;" in text or "tensor<s0xf32>" in text, text
 
 
 def test_the_browser_harness_sees_console_errors(tmp_path):

@@ -1,0 +1,121 @@
+"""Symbolic shapes through torch.compile: one compile for every size
+against one per shape, side by side in one process, on a GPT-2-style block
+(token batches of varying batch size and sequence length) and a small
+residual CNN (varying batch size and image size), trained with SGD.
+
+For each way of running:
+  - `aot, symbolic`: torch.compile(backend="aot", dynamic=True), one
+    symbolic graph (native code generated per size from one compile);
+  - `aot, per shape`: the same with aot_torch.backend(symbolic=False)
+    (recompile_limit raised so that no shape falls back);
+  - `eager`; and `inductor`: torch.compile(dynamic=True) (unless
+    --no-inductor),
+it measures the sweep (one step at each of the shapes, first calls
+included: what a variable-length training loop pays until every size has
+been seen), aot's compile count, and the steady step time at one shape
+after the sweep (median of --steps steps).
+
+    py=test/.venv/bin/python   # a Python with torch and aot_torch installed
+    $py bench/pytorch/dynamic_shapes.py [--steps 20] [--models gpt2,cnn] [--no-inductor]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python", "tests"))
+import aot_torch  # noqa: E402
+from models import GPT2Block, ResNetish, gpt_loss  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import cpu_model  # noqa: E402
+
+
+def models():
+    g = torch.Generator().manual_seed(0)
+
+    def tokens(b, t):
+        return torch.randint(0, 512, (b, t), generator=g), torch.randint(0, 512, (b, t), generator=g)
+
+    def images(n, h):
+        return torch.randn(n, 3, h, h, generator=g), torch.randint(0, 10, (n,), generator=g)
+
+    return {
+        "gpt2": (lambda: GPT2Block(vocab=512, ctx=64, d=128, nh=4, dropout=0.0), tokens, gpt_loss,
+                 [(b, t) for t in (16, 24, 32, 48) for b in (4, 8)], (8, 32)),
+        "cnn": (lambda: ResNetish(c=32, classes=10), images, F.cross_entropy,
+                [(n, h) for h in (16, 24, 32) for n in (8, 16)], (16, 32)),
+    }
+
+
+def run(build, make, lossf, sweep, steady, how, steps):
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    model = build()
+    if how == "eager":
+        f = model
+    elif how == "inductor":
+        f = torch.compile(model, dynamic=True)
+    elif how == "aot, symbolic":
+        f = torch.compile(model, backend="aot", dynamic=True)
+    else:
+        f = torch.compile(model, backend=aot_torch.backend(symbolic=False, recompile_limit=64), dynamic=True)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step(args):
+        inp, target = args
+        loss = lossf(f(inp), target)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    batches = {s: make(*s) for s in sweep + [steady]}
+    t0 = time.perf_counter()
+    for s in sweep:
+        step(batches[s])
+    swept = time.perf_counter() - t0
+    for _ in range(3):
+        step(batches[steady])
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        step(batches[steady])
+        times.append(time.perf_counter() - t0)
+    return swept, statistics.median(times), dict(aot_torch.stats)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--models", default="gpt2,cnn")
+    ap.add_argument("--no-inductor", action="store_true")
+    args = ap.parse_args()
+    print("CPU: %s, %d threads, torch %s, aot_torch %s" % (cpu_model(), torch.get_num_threads(), torch.__version__,
+                                                           aot_torch.__version__))
+    hows = ["eager", "aot, symbolic", "aot, per shape"] + ([] if args.no_inductor else ["inductor"])
+    rows = []
+    for name in args.models.split(","):
+        build, make, lossf, sweep, steady = models()[name]
+        for how in hows:
+            swept, med, stats = run(build, make, lossf, sweep, steady, how, args.steps)
+            compiles = stats.get("compiled", "") if how.startswith("aot") else ""
+            rows.append((name, how, len(sweep), swept, compiles, med))
+            print("  %-5s %-15s sweep of %d shapes %7.2f s  compiles %-3s  step at %s %8.2f ms" % (
+                name, how, len(sweep), swept, compiles, steady, med * 1e3), flush=True)
+    print()
+    print("| model | run | sweep (s) | aot compiles | steady step (ms) |")
+    print("|---|---|---|---|---|")
+    for name, how, n, swept, compiles, med in rows:
+        print("| %s | %s | %.2f (%d shapes) | %s | %.2f |" % (name, how, swept, n, compiles, med * 1e3))
+
+
+if __name__ == "__main__":
+    main()
