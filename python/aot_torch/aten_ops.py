@@ -1419,6 +1419,19 @@ def _slice_attrs(b, x, a, s):
         raise Reject("slice with step %d" % step)
     start, end = a.get("start"), a.get("end")
     size = x.shape[dim]
+    if any(isinstance(v, torch.SymInt) for v in (size, start, end)):
+        # Symbolic sizes: the clamping `slice.indices` does would decide on
+        # them (a guard per comparison, or a size made concrete). The
+        # trace's result already has its length, with the guards its
+        # clamping recorded: the start is normalised (a negative one counts
+        # from the end), and the end follows from the length.
+        if isinstance(start, int) and not isinstance(start, bool) and start < 0:
+            st = size + start
+        else:
+            st = 0 if start is None else start
+        n = s[dim]
+        en = st + n if step == 1 else st + (n - 1) * step + 1
+        return {"dim": dim, "start": st, "end": en, "step": step}
     st, en, _ = slice(start, end, step).indices(size)
     en = max(en, st)
     return {"dim": dim, "start": st, "end": en, "step": step}

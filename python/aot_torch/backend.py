@@ -2202,18 +2202,29 @@ class _SymbolicGraph:
         # example as constants, and serves only calls that pass those
         # (`numbers`; other values are traced per shape).
         items = fx_ir.item_inputs(gm)
+        values = {}
         with fake_mode:
-            try:
-                values = {k: self.fakes[k].item() for k in items}
-            except Exception:  # (an example without its value)
-                raise fx_ir.Unsupported("graph", "a number input whose example value is not known") from None
+            for k in items:
+                try:
+                    v = self.fakes[k].item()
+                except Exception:  # (an example without its value)
+                    v = None
+                # (A symbolic number: its example's value, its hint; reading
+                # it otherwise would make Dynamo guard on it.)
+                if isinstance(v, (torch.SymFloat, torch.SymInt, torch.SymBool)):
+                    v = v.node.hint
+                if not isinstance(v, (int, float, bool)):
+                    raise fx_ir.Unsupported("graph", "a number input whose example value is not known")
+                values[k] = v
         self.numbers = tuple(values[k] for k in items)
         if items:
             gm = fx_ir.with_item_values(gm, values)
+        self.aten = symbolic.trace(gm, self.fakes, fake_mode)
+        # (After the trace: it may have found sizes equal, which the
+        # ShapeEnv then names by one symbol.)
         self.table = symbolic.SymbolTable(fake_mode.shape_env, self.fakes)
         if not self.table.symbolic:
             raise fx_ir.Unsupported("graph", "no input has a symbolic size")
-        self.aten = symbolic.trace(gm, self.fakes, fake_mode)
         self.binder = symbolic.SizeBinder(self.table, self.fakes)
         self.dynamic = symbolic.dynamic_mask(self.fakes, self.table)
         # (Translated now, under the flags of the example inputs: a graph

@@ -68,7 +68,12 @@ def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentu
             # The biased variance back from rstd = 1/sqrt(var + eps).
             r = aten.detach.default(save_rstd)
             v = aten.sub.Tensor(aten.reciprocal.default(aten.mul.Tensor(r, r)), eps)
-            unbiased = aten.mul.Tensor(v, float(n) / float(max(n - 1, 1))) if n > 1 else aten.mul.Tensor(v, math.inf)
+            if isinstance(n, torch.SymInt):
+                # (A symbolic count, at least 2: the factor is computed per
+                # call, never made a constant of the example's count.)
+                unbiased = aten.div.Tensor(aten.mul.Tensor(v, n), n - 1)
+            else:
+                unbiased = aten.mul.Tensor(v, float(n) / float(max(n - 1, 1))) if n > 1 else aten.mul.Tensor(v, math.inf)
             new_var = aten.add.Tensor(aten.mul.Tensor(unbiased, momentum),
                                       aten.mul.Tensor(running_var, 1.0 - momentum))
             aten.copy_.default(running_var, new_var)

@@ -355,6 +355,12 @@ class Builder:
             if dtype == torch.bool:
                 return self.full(bool(arg), dtype)
             return self.full(arg, dtype)
+        if isinstance(arg, torch.SymInt) and SYMBOLS is not None and dtype != torch.bool:
+            # A size as a number (a mean's count): the call computes it.
+            d = SYMBOLS.dim(arg)
+            if isinstance(d, int):
+                return self.full(d, dtype)
+            return self.op1("tensor.size_value", [], {"size": [d]}, (), dtype)
         if isinstance(arg, torch.SymInt) or isinstance(arg, torch.SymFloat):
             raise Reject("dynamic shape (symbolic scalar operand)")
         raise Reject("unsupported operand %r" % (arg,))

@@ -104,6 +104,13 @@ class SymbolTable:
             return "(%s floordiv %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) > 0:
             return "(%s mod %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
+        if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[0], sympy.Integer) and int(e.args[0]) < 0:
+            # A negative index normalised by a size (`x[:, -1]`): `c mod m`
+            # is `m + c` where the size is at least `-c`.
+            c, m = int(e.args[0]), e.args[1]
+            lower = self.shape_env.bound_sympy(m).lower
+            if isinstance(lower, sympy.Integer) and int(lower) >= -c:
+                return "(%s - %d)" % (self._expr_text(m), -c)
         raise Reject("size %s has no form in the IR's size language" % e)
 
     def dim(self, d: Any) -> Any:
@@ -208,12 +215,12 @@ def translate(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode, **kwarg
     from . import fx_ir
 
     shape_env = fake_mode.shape_env
-    if shape_env is None:
-        return None
-    table = SymbolTable(shape_env, fakes)
-    if not table.symbolic:
+    if shape_env is None or not SymbolTable(shape_env, fakes).symbolic:
         return None
     aten = trace(gm, fakes, fake_mode)
+    # (After the trace, which may have found sizes equal: the ShapeEnv then
+    # names them by one symbol.)
+    table = SymbolTable(shape_env, fakes)
     # (Under the fake mode: the translator's layout replays make meta
     # tensors of the trace's sizes, which outside it would be made concrete,
     # specialising every symbol to the example's value.)

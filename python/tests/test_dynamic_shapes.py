@@ -6,6 +6,7 @@ function, and a call that breaks a range or a guard is refused; sizes
 the IR cannot say give the example's sizes, with the reason kept."""
 
 import copy
+import math
 
 import pytest
 import torch
@@ -50,6 +51,69 @@ class CNN(torch.nn.Module):
         h = F.max_pool2d(F.relu(self.c1(x)), 2)
         h = F.relu(self.c2(h))
         return F.cross_entropy(self.fc(h.mean((2, 3))), y)
+
+
+class ManualAttention(torch.nn.Module):
+    """Attention written out: positions from `arange` of the sequence length,
+    a causal mask from `triu` of a `full` of it, and the last position's
+    logits (`[:, -1]`)."""
+
+    def __init__(self, vocab=40, d=32, heads=4):
+        super().__init__()
+        self.emb = torch.nn.Embedding(vocab, d)
+        self.pos = torch.nn.Embedding(64, d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.o = torch.nn.Linear(d, d)
+        self.ln = torch.nn.LayerNorm(d)
+        self.head = torch.nn.Linear(d, vocab)
+        self.heads = heads
+
+    def forward(self, ids, tgt):
+        b, t = ids.shape
+        h = self.emb(ids) + self.pos(torch.arange(t))
+        q, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in self.qkv(self.ln(h)).chunk(3, -1))
+        att = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+        att = (att + torch.triu(torch.full((t, t), float("-inf")), 1)).softmax(-1)
+        h = h + self.o((att @ v).transpose(1, 2).reshape(b, t, -1))
+        logits = self.head(h)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1)) + logits[:, -1].mean()
+
+
+class EncoderLM(torch.nn.Module):
+    """`nn.TransformerEncoderLayer` with a causal mask of the sequence
+    length."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(40, 32)
+        self.enc = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+        self.head = torch.nn.Linear(32, 40)
+
+    def forward(self, ids, tgt):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(ids.shape[1])
+        h = self.enc(self.emb(ids), src_mask=mask, is_causal=True)
+        return F.cross_entropy(self.head(h).flatten(0, 1), tgt.flatten())
+
+
+class BatchNormCNN(torch.nn.Module):
+    """Batch norm in training (its running statistics updated in place, the
+    unbiased variance's factor from the symbolic count) and adaptive
+    pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.c2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x, y):
+        h = F.relu(self.c2(F.relu(self.bn(self.c1(x)))))
+        return F.cross_entropy(self.fc(F.adaptive_avg_pool2d(h, 1).flatten(1)), y)
+
+
+def _tokens40(b, t):
+    return torch.randint(0, 40, (b, t)), torch.randint(0, 40, (b, t))
 
 
 def _decoder_inputs(b, t):
@@ -192,8 +256,13 @@ CNN_SIZES = [(n, h) for h in (8, 10, 12, 16) for n in (2, 3, 4, 6)]
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("dynamic", [True, None], ids=["dynamic", "automatic"])
-@pytest.mark.parametrize("model,make,sizes", [(Decoder, _decoder_inputs, DECODER_SIZES),
-                                              (CNN, _cnn_inputs, CNN_SIZES)], ids=["decoder", "cnn"])
+@pytest.mark.parametrize("model,make,sizes", [
+    (Decoder, _decoder_inputs, DECODER_SIZES),
+    (CNN, _cnn_inputs, CNN_SIZES),
+    (ManualAttention, _tokens40, [(b, t) for t in (5, 8, 13) for b in (2, 3)]),
+    (EncoderLM, _tokens40, [(b, t) for t in (5, 8, 13) for b in (2, 3)]),
+    (BatchNormCNN, _cnn_inputs, [(n, h) for h in (8, 11) for n in (2, 5)]),
+], ids=["decoder", "cnn", "manual-attention", "encoder-layer", "batchnorm-cnn"])
 def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, dynamic):
     """Trained through torch.compile over every size combination: each step's
     loss and gradients are eager's, nothing runs in PyTorch, and aot compiles
@@ -215,6 +284,8 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
         torch.testing.assert_close(loss, want, msg="loss at %s" % (size,))
         for (name, p), q in zip(net.named_parameters(), ref.parameters()):
             torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg="%s at %s" % (name, size))
+        for (name, p), q in zip(net.named_buffers(), ref.buffers()):
+            torch.testing.assert_close(p, q, msg="%s at %s" % (name, size))
         net.zero_grad()
         ref.zero_grad()
     stats = aot_torch.stats

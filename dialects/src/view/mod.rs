@@ -591,7 +591,11 @@ fn select_of(x: &Layout, dim: usize, index: i64, facts: &aot_ir::sym::Facts) -> 
             // In range for every value the size can take.
             let lo = facts.lower_bound(size).unwrap_or(0);
             match index {
-                i if sym::is_symbolic(i) => None,
+                // A symbolic index in range by the facts (`s1 - 1` of
+                // dimension `s1`: a negative index normalised).
+                i if sym::is_symbolic(i) => (facts.lower_bound(i).is_some_and(|l| l >= 0)
+                    && sym::add(i, 1).is_ok_and(|j| facts.known_le(j, size)))
+                .then_some(i),
                 i if i >= 0 => (i < lo).then_some(i),
                 i => (i.checked_neg().is_some_and(|k| k <= lo)).then(|| sym::add(size, i).ok()).flatten(),
             }
