@@ -12,8 +12,9 @@ For each way of running:
     --no-inductor),
 it measures the sweep (one step at each of the shapes, first calls
 included: what a variable-length training loop pays until every size has
-been seen), aot's compile count, and the steady step time at one shape
-after the sweep (median of --steps steps).
+been seen) and aot's compile count; then the steady step time at one shape
+after the sweep, the runs taking turns (three rounds of --steps steps
+each; the median of all).
 
     py=test/.venv/bin/python   # a Python with torch and aot_torch installed
     $py bench/pytorch/dynamic_shapes.py [--steps 20] [--models gpt2,cnn] [--no-inductor]
@@ -55,7 +56,9 @@ def models():
     }
 
 
-def run(build, make, lossf, sweep, steady, how, steps):
+def prepare(build, make, lossf, sweep, steady, how):
+    """Builds the run `how` and takes it through the sweep: (sweep seconds,
+    aot's counters, a function doing one step at the steady shape)."""
     torch._dynamo.reset()
     aot_torch.stats.clear()
     torch.manual_seed(0)
@@ -84,12 +87,7 @@ def run(build, make, lossf, sweep, steady, how, steps):
     swept = time.perf_counter() - t0
     for _ in range(3):
         step(batches[steady])
-    times = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        step(batches[steady])
-        times.append(time.perf_counter() - t0)
-    return swept, statistics.median(times), dict(aot_torch.stats)
+    return swept, dict(aot_torch.stats), lambda: step(batches[steady])
 
 
 def main():
@@ -104,12 +102,28 @@ def main():
     rows = []
     for name in args.models.split(","):
         build, make, lossf, sweep, steady = models()[name]
+        prepared = {}
         for how in hows:
-            swept, med, stats = run(build, make, lossf, sweep, steady, how, args.steps)
+            swept, stats, step = prepare(build, make, lossf, sweep, steady, how)
+            prepared[how] = (swept, stats, step)
+            print("  %-5s %-15s sweep of %d shapes %7.2f s  compiles %s" % (
+                name, how, len(sweep), swept, stats.get("compiled", "") if how.startswith("aot") else "-"),
+                flush=True)
+        # The steady steps side by side: rounds of each run in turn.
+        times = {how: [] for how in hows}
+        for _ in range(3):
+            for how in hows:
+                step = prepared[how][2]
+                for _ in range(args.steps):
+                    t0 = time.perf_counter()
+                    step()
+                    times[how].append(time.perf_counter() - t0)
+        for how in hows:
+            swept, stats, _ = prepared[how]
+            med = statistics.median(times[how])
             compiles = stats.get("compiled", "") if how.startswith("aot") else ""
             rows.append((name, how, len(sweep), swept, compiles, med))
-            print("  %-5s %-15s sweep of %d shapes %7.2f s  compiles %-3s  step at %s %8.2f ms" % (
-                name, how, len(sweep), swept, compiles, steady, med * 1e3), flush=True)
+            print("  %-5s %-15s step at %s %8.2f ms" % (name, how, steady, med * 1e3), flush=True)
     print()
     print("| model | run | sweep (s) | aot compiles | steady step (ms) |")
     print("|---|---|---|---|---|")

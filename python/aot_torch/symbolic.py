@@ -157,13 +157,27 @@ class SymbolTable:
                 # the ShapeEnv checks it, and this function's sizes do not
                 # depend on it.)
                 continue
-            out.append(self._guard_text(e))
+            try:
+                out.append(self._guard_text(e))
+            except Reject:
+                # One the IR cannot say may still hold for every value in
+                # the symbols' ranges (`Mod(x, s0*x) == x` with s0 >= 2),
+                # which PyTorch's range analysis proves; else it stands.
+                if self._always_true(e):
+                    continue
+                raise
         # (A symbol the trace replaced by a constant or another symbol is
         # a guard too: its input dimension must have that value.)
         for s, r in self.shape_env.replacements.items():
             if s in self.index and r != s:
                 out.append("%s == %s" % (self._expr_text(s), self._expr_text(self.shape_env.simplify(r))))
         return list(dict.fromkeys(out))
+
+    def _always_true(self, e: sympy.Basic) -> bool:
+        try:
+            return self.shape_env._maybe_evaluate_static(e) is sympy.true
+        except Exception:  # (PyTorch's analysis, internal API: no proof)
+            return False
 
     def _guard_text(self, e: sympy.Basic) -> str:
         ops = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}

@@ -165,3 +165,13 @@ func.func @made_up_id(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = view.reshape %x {shape = array<i64: -9223372036854775800>} : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Ceil mode drops a last window that would start in the right padding,
+// which depends on the size when padding + stride exceeds the window.
+func.func @ceil_pool_needs_guard(%x: tensor<1x1xs0xf32>) -> tensor<1x1x(s0 floordiv 2 + 1)xf32> {
+  // expected-error@+1 {{pooling spatial dimension 0 of symbolic size s0 in ceil mode, where the last window may start in the padding: that needs a guard}}
+  %0 = tensor.avg_pool %x {kernel_size = [2], stride = [2], padding = [1], ceil_mode} : tensor<1x1xs0xf32> -> tensor<1x1x(s0 floordiv 2 + 1)xf32>
+  return %0 : tensor<1x1x(s0 floordiv 2 + 1)xf32>
+}

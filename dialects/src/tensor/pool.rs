@@ -157,22 +157,30 @@ impl Pool {
             let extra = if self.ceil_mode { st - 1 } else { 0 };
             let span = self.span(i)?;
             if aot_ir::sym::is_symbolic(n) {
-                // Floor mode: `(n + 2p - span) floordiv stride + 1`, when the
-                // form shows a window fits; ceil mode's last-window rule
-                // would need a guard.
+                // `(n + 2p - span + extra) floordiv stride + 1`, when the
+                // form shows a window fits. Ceil mode's last-window rule
+                // (drop a window that would start in the right padding)
+                // never fires when `p + stride <= span`: the last window
+                // then starts at most at `n + 2p - span + stride - 1 < n +
+                // p`. Otherwise it would need a guard.
                 use aot_ir::sym;
                 let e = |e: sym::SymError| e.to_string();
                 let room =
                     sym::sub(sym::add(n, p.checked_mul(2).ok_or("the pooled size overflows")?).map_err(e)?, span)
                         .map_err(e)?;
-                if self.ceil_mode || !facts.known_le(0, room) {
+                let last_window_drops = self.ceil_mode && p.checked_add(st).is_none_or(|ps| ps > span);
+                if last_window_drops || !facts.known_le(0, room) {
                     return Err(format!(
                         "pooling spatial dimension {i} of symbolic size {} {}: that needs a guard",
                         sym::display(n),
-                        if self.ceil_mode { "in ceil mode" } else { "with a window that may not fit" }
+                        if last_window_drops {
+                            "in ceil mode, where the last window may start in the padding"
+                        } else {
+                            "with a window that may not fit"
+                        }
                     ));
                 }
-                out.push(sym::add(sym::floordiv(room, st).map_err(e)?, 1).map_err(e)?);
+                out.push(sym::add(sym::floordiv(sym::add(room, extra).map_err(e)?, st).map_err(e)?, 1).map_err(e)?);
                 continue;
             }
             let num = p
