@@ -330,3 +330,42 @@ def test_sizes_a_symbolic_function_refuses_run_in_pytorch():
         else:
             torch.testing.assert_close(f(x), fn(x))
     assert aot_torch.stats["symbolic_graphs"] >= 1, dict(aot_torch.stats)
+
+
+def test_mark_dynamic_compiles_once_from_the_first_call():
+    """`torch._dynamo.mark_dynamic` makes Dynamo's first graph symbolic in
+    that dimension: aot compiles it once for every size."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.LayerNorm(16))
+    f = torch.compile(m, backend="aot")
+    for n in (4, 7, 12, 5):
+        x = torch.randn(n, 8)
+        torch._dynamo.mark_dynamic(x, 0)
+        got, want = f(x), m(x)
+        torch.testing.assert_close(got, want)
+        got.sum().backward()
+    assert aot_torch.stats["graphs"] == 1 and aot_torch.stats["symbolic_graphs"] == 1, dict(aot_torch.stats)
+    assert aot_torch.stats["compiled"] == 1 and aot_torch.stats["fallback_regions"] == 0, dict(aot_torch.stats)
+
+
+def test_a_data_dependent_size_is_a_clean_fallback():
+    """`nonzero` under `dynamic=True`: its size depends on the data, which
+    neither the IR nor a guard can say. Dynamo breaks the graph there (this
+    PyTorch does not capture data-dependent output shapes by default); aot
+    compiles the graphs around it, and every answer is eager's."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+
+    def fn(x):
+        y = x.exp() * 2
+        return y[torch.nonzero(y > 2.5, as_tuple=True)].sum() + y.mean()
+
+    f = torch.compile(fn, backend="aot", dynamic=True)
+    for n in (5, 9, 14):
+        x = torch.randn(n)
+        torch.testing.assert_close(f(x), fn(x))
+    stats = aot_torch.stats
+    assert stats["graphs"] > 1 and stats["compiled"] >= stats["graphs"], dict(stats)
+    assert stats["fallback_regions"] == 0, dict(stats)
