@@ -1933,6 +1933,7 @@ class _Region(torch.nn.Module):
         self.region_name = name
         self.variants: Dict[tuple, Any] = {}
         self.warned_limit = False
+        self.warned_refusal = False
         self.original = original
         out = [n for n in aten_gm.graph.nodes if n.op == "output"][0]
         self.tuple_out = isinstance(out.args[0], (tuple, list))
@@ -2016,11 +2017,11 @@ class _Region(torch.nn.Module):
                 # Sizes the function's guards or ranges refuse (the key
                 # masks them): this call runs in PyTorch, the next ones
                 # still try the compiled code.
-                if not self.warned_limit:
+                if not self.warned_refusal:
                     log.warning("aot_torch: %s: %s; such calls run in PyTorch", self.region_name, _one_line(e))
                     compile_report.fallback(self.region_name, "calls with sizes the symbolic function refuses",
                                             _one_line(e))
-                    self.warned_limit = True
+                    self.warned_refusal = True
                 return self.original(*args)
             # The key above and the runtime's guards disagree: never guess.
             log.warning("aot_torch: %s: %s; running in PyTorch", self.region_name, _one_line(e))

@@ -369,3 +369,45 @@ def test_a_data_dependent_size_is_a_clean_fallback():
     stats = aot_torch.stats
     assert stats["graphs"] > 1 and stats["compiled"] >= stats["graphs"], dict(stats)
     assert stats["fallback_regions"] == 0, dict(stats)
+
+
+def test_a_refused_call_of_a_symbolic_graph_runs_in_pytorch_once(monkeypatch, caplog):
+    """A call the compiled function's guards refuse (its key masks the
+    sizes, so it cannot tell beforehand) runs in PyTorch, with one warning;
+    the variant stays, and the next call that passes the guards runs it."""
+    import importlib
+    import logging
+
+    backend = importlib.import_module("aot_torch.backend")
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh())
+    f = torch.compile(m, backend="aot", dynamic=True)
+    with torch.no_grad():
+        x = torch.randn(3, 8)
+        torch.testing.assert_close(f(x), m(x))
+        real = backend._Variant.__call__
+        calls = []
+
+        def refuse(self, args, info=None):
+            calls.append(self)
+            raise aot_torch.ConventionError("forced: the guards refused the call")
+
+        monkeypatch.setattr(backend._Variant, "__call__", refuse)
+        with caplog.at_level(logging.WARNING, logger="aot_torch"):
+            for n in (4, 6):
+                x = torch.randn(n, 8)
+                torch.testing.assert_close(f(x), m(x))
+        assert calls, "the compiled variant was asked"
+        assert sum("such calls run in PyTorch" in r.getMessage() for r in caplog.records) == 1
+        ran = []
+
+        def count(self, args, info=None):
+            ran.append(self)
+            return real(self, args, info)
+
+        monkeypatch.setattr(backend._Variant, "__call__", count)
+        x = torch.randn(5, 8)
+        torch.testing.assert_close(f(x), m(x))
+        assert ran == calls[:1], "the same compiled variant runs the next call"
+    assert aot_torch.stats["compiled"] == 1 and aot_torch.stats["symbolic_graphs"] == 1, dict(aot_torch.stats)

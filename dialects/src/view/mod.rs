@@ -123,18 +123,35 @@ pub fn compute_view_strides(old: &[i64], old_strides: &[i64], new: &[i64]) -> Op
         }
         return Some(ns);
     }
+    match_chunks(old, old_strides, new, &|a, b| Some(a.saturating_mul(b)), &|v, t| v < t)
+}
+
+/// The chunk matching of ATen's `computeStride`, from the last dimension:
+/// each run of old dimensions contiguous with each other (a chunk) is
+/// matched by new dimensions whose product is its size, which take strides
+/// within it. `mul` multiplies sizes (`None`: no strides); `short(v, t)`
+/// says the new dimensions so far (product `v`) do not yet cover the
+/// chunk (size `t`).
+fn match_chunks(
+    old: &[i64],
+    old_strides: &[i64],
+    new: &[i64],
+    mul: &dyn Fn(i64, i64) -> Option<i64>,
+    short: &dyn Fn(i64, i64) -> bool,
+) -> Option<Shape> {
+    let mut ns = Shape::from_elem(0, new.len());
     let mut view_d = new.len() as isize - 1;
     let mut chunk_base_stride = *old_strides.last()?;
     let mut tensor_numel = 1i64;
     let mut view_numel = 1i64;
     for tensor_d in (0..old.len()).rev() {
-        tensor_numel = tensor_numel.saturating_mul(old[tensor_d]);
+        tensor_numel = mul(tensor_numel, old[tensor_d])?;
         let boundary = tensor_d == 0
-            || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel.saturating_mul(chunk_base_stride));
+            || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != mul(tensor_numel, chunk_base_stride)?);
         if boundary {
-            while view_d >= 0 && (view_numel < tensor_numel || new[view_d as usize] == 1) {
-                ns[view_d as usize] = view_numel.saturating_mul(chunk_base_stride);
-                view_numel = view_numel.saturating_mul(new[view_d as usize]);
+            while view_d >= 0 && (short(view_numel, tensor_numel) || new[view_d as usize] == 1) {
+                ns[view_d as usize] = mul(view_numel, chunk_base_stride)?;
+                view_numel = mul(view_numel, new[view_d as usize])?;
                 view_d -= 1;
             }
             if view_numel != tensor_numel {
@@ -229,35 +246,9 @@ pub fn compute_view_strides_sym(old: &[i64], old_strides: &[i64], new: &[i64]) -
         return None;
     }
     numel(old).ok()?;
-    let mut ns = Shape::from_elem(0, new.len());
-    let mut view_d = new.len() as isize - 1;
-    let mut chunk_base_stride = *old_strides.last()?;
-    let mut tensor_numel = 1i64;
-    let mut view_numel = 1i64;
-    for tensor_d in (0..old.len()).rev() {
-        tensor_numel = mul(tensor_numel, old[tensor_d]).ok()?;
-        let boundary = tensor_d == 0
-            || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != mul(tensor_numel, chunk_base_stride).ok()?);
-        if boundary {
-            while view_d >= 0 && (view_numel != tensor_numel || new[view_d as usize] == 1) {
-                ns[view_d as usize] = mul(view_numel, chunk_base_stride).ok()?;
-                view_numel = mul(view_numel, new[view_d as usize]).ok()?;
-                view_d -= 1;
-            }
-            if view_numel != tensor_numel {
-                return None;
-            }
-            if tensor_d > 0 {
-                chunk_base_stride = old_strides[tensor_d - 1];
-                tensor_numel = 1;
-                view_numel = 1;
-            }
-        }
-    }
-    if view_d != -1 {
-        return None;
-    }
-    Some(ns)
+    // (Identity of forms, not `<`: products of symbols are not ordered,
+    // and a product that never becomes identical fails at the chunk's end.)
+    match_chunks(old, old_strides, new, &|a, b| mul(a, b).ok(), &|v, t| v != t)
 }
 
 /// `view` or `reshape` where a size is symbolic (at compile time; a call's
