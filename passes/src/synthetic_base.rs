@@ -764,6 +764,11 @@ fn final_base_of(ctx: &Context, b: Value, written: &[(Value, Strided)]) -> Optio
             cur = ctx.operand(op, 0);
         }
         let covered = |r: &Strided| {
+            // (Symbolic layouts have no elements to list: not shown covered.)
+            let fixed = |s: &Strided| aot_ir::sym::layout_is_static(&s.size, &s.stride, s.offset);
+            if !fixed(r) || !written.iter().all(|(_, l)| fixed(l)) {
+                return false;
+            }
             let idx = |s: &Strided| aot_runtime::tensor::strided_indices(&s.size, &s.stride, s.offset);
             let all: rustc_hash::FxHashSet<usize> = written.iter().flat_map(|(_, l)| idx(l)).collect();
             idx(r).iter().all(|e| all.contains(e))
@@ -826,6 +831,19 @@ fn check_coverage(
     let mutated: Vec<usize> = p.all.iter().copied().filter(|&i| meta.input_info[i].mutates_data).collect();
     if !mutated.iter().any(|&i| meta.input_info[i].final_layout.is_some()) {
         return Ok(());
+    }
+    if layouts
+        .iter()
+        .flatten()
+        .chain(writes.unwrap_or_default())
+        .any(|s| !aot_ir::sym::layout_is_static(&s.size, &s.stride, s.offset))
+        || mutated.iter().any(|&i| {
+            meta.input_info[i]
+                .returned_data_layout()
+                .is_some_and(|s| !aot_ir::sym::layout_is_static(&s.size, &s.stride, s.offset))
+        })
+    {
+        return Err("the written elements of arguments with symbolic layouts cannot be listed".into());
     }
     let idx = |s: &Strided| aot_runtime::tensor::strided_indices(&s.size, &s.stride, s.offset);
     let mut covered = rustc_hash::FxHashSet::default();

@@ -112,6 +112,49 @@ class BatchNormCNN(torch.nn.Module):
         return F.cross_entropy(self.fc(F.adaptive_avg_pool2d(h, 1).flatten(1)), y)
 
 
+class GroupNormConv1d(torch.nn.Module):
+    """1-d convolutions (one strided) around a group norm over a symbolic
+    length (its statistics through an `as_strided` view of the groups)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv1d(4, 8, 5, padding=2)
+        self.g = torch.nn.GroupNorm(2, 8)
+        self.c2 = torch.nn.Conv1d(8, 8, 3, stride=2)
+
+    def forward(self, x, y):
+        return F.mse_loss(self.c2(F.silu(self.g(self.c(x)))).mean(-1), y)
+
+
+class MaskedMeanPool(torch.nn.Module):
+    """Mean over the non-padding tokens of each sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.e = torch.nn.Embedding(30, 16)
+        self.out = torch.nn.Linear(16, 2)
+
+    def forward(self, ids, y):
+        mask = ids != 0
+        h = self.e(ids).masked_fill(~mask.unsqueeze(-1), 0.0)
+        return F.cross_entropy(self.out(h.sum(1) / mask.sum(1, keepdim=True).clamp(min=1)), y)
+
+
+class CrossAttention(torch.nn.Module):
+    """Queries and memory of two different symbolic lengths."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = torch.nn.Linear(16, 16)
+        self.kv = torch.nn.Linear(16, 32)
+        self.o = torch.nn.Linear(16, 4)
+
+    def forward(self, x, mem, y):
+        k, v = self.kv(mem).chunk(2, -1)
+        a = F.scaled_dot_product_attention(self.q(x).unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1)).squeeze(1)
+        return F.mse_loss(self.o(a).mean(1), y)
+
+
 def _tokens40(b, t):
     return torch.randint(0, 40, (b, t)), torch.randint(0, 40, (b, t))
 
@@ -262,7 +305,12 @@ CNN_SIZES = [(n, h) for h in (8, 10, 12, 16) for n in (2, 3, 4, 6)]
     (ManualAttention, _tokens40, [(b, t) for t in (5, 8, 13) for b in (2, 3)]),
     (EncoderLM, _tokens40, [(b, t) for t in (5, 8, 13) for b in (2, 3)]),
     (BatchNormCNN, _cnn_inputs, [(n, h) for h in (8, 11) for n in (2, 5)]),
-], ids=["decoder", "cnn", "manual-attention", "encoder-layer", "batchnorm-cnn"])
+    (GroupNormConv1d, lambda n, t: (torch.randn(n, 4, t), torch.randn(n, 8)), [(2, 9), (3, 12), (2, 17)]),
+    (MaskedMeanPool, lambda b, t: (torch.randint(0, 30, (b, t)), torch.randint(0, 2, (b,))), [(2, 5), (3, 8), (4, 11)]),
+    (CrossAttention, lambda b, t, m: (torch.randn(b, t, 16), torch.randn(b, m, 16), torch.randn(b, 4)),
+     [(2, 3, 5), (3, 4, 7), (2, 6, 9)]),
+], ids=["decoder", "cnn", "manual-attention", "encoder-layer", "batchnorm-cnn", "groupnorm-conv1d",
+        "masked-mean-pool", "cross-attention"])
 def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, dynamic):
     """Trained through torch.compile over every size combination: each step's
     loss and gradients are eager's, nothing runs in PyTorch, and aot compiles

@@ -151,7 +151,7 @@ pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
         return true;
     }
     if symbolic(size, stride, 0) {
-        return !crate::tensor::dense(size, stride);
+        return symbolic_may_reach_twice(size, stride);
     }
     if size.contains(&0) {
         return false;
@@ -175,6 +175,40 @@ pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
     }
     let numel = aot_ir::size::checked_numel(size).unwrap_or(i64::MAX);
     numel > EXACT_SELF_OVERLAP_LIMIT || reaches_an_element_twice(size, stride, 0)
+}
+
+/// [`may_reach_an_element_twice`] over symbolic sizes (each at least 2)
+/// with static strides: the stride test, while the smaller dimensions'
+/// extent is a constant; a dense layout never repeats; anything else may.
+fn symbolic_may_reach_twice(size: &[i64], stride: &[i64]) -> bool {
+    if crate::tensor::dense(size, stride) {
+        return false;
+    }
+    if !aot_ir::sym::is_static(stride) {
+        return true;
+    }
+    if size.contains(&0) {
+        return false;
+    }
+    let mut dims: Vec<(i64, i64)> = size.iter().zip(stride).filter(|(&n, _)| n != 1).map(|(&n, &s)| (s, n)).collect();
+    dims.sort_unstable_by_key(|&(s, _)| s);
+    // The extent of the dimensions so far: None once a symbolic size is in it.
+    let mut extent = Some(0i64);
+    for (s, n) in dims {
+        match extent {
+            Some(e) if s > e => {}
+            _ => return true,
+        }
+        extent = if aot_ir::sym::is_symbolic(n) {
+            None
+        } else {
+            match (n - 1).checked_mul(s).and_then(|x| x.checked_add(extent.unwrap_or(0))) {
+                Some(x) => Some(x),
+                None => return true,
+            }
+        };
+    }
+    false
 }
 
 /// PyTorch's `is_non_overlapping_and_dense`: the elements exactly tile a
@@ -372,6 +406,24 @@ mod tests {
 
     fn v(size: &[i64], stride: &[i64], offset: i64) -> View {
         View::new(size, stride, offset)
+    }
+
+    /// Over symbolic sizes the answer holds for every value: rows of a
+    /// wider buffer never repeat, a symbolic stride or an expand may.
+    #[test]
+    fn self_overlap_over_symbolic_sizes() {
+        use aot_ir::sym::{mul, symbol};
+        let s0 = symbol(0);
+        assert!(!may_reach_an_element_twice(&[s0, 3], &[4, 1]), "rows of 3 in rows of 4");
+        assert!(may_reach_an_element_twice(&[s0, 2], &[1, 1]), "a sliding window");
+        assert!(!may_reach_an_element_twice(&[4, s0], &[1, 4]), "a transposed symbolic dimension outermost");
+        assert!(may_reach_an_element_twice(&[s0, 3], &[1, 2]), "after a symbolic extent nothing is certain");
+        assert!(may_reach_an_element_twice(&[s0, 3], &[0, 1]), "an expand");
+        assert!(may_reach_an_element_twice(&[3, 3], &[s0, 1]), "a symbolic stride");
+        assert!(!may_reach_an_element_twice(&[s0, 3], &[3, 1]), "dense");
+        assert!(!may_reach_an_element_twice(&[2, s0, 5], &[mul(s0, 5).unwrap(), 5, 1]), "dense, symbolic strides");
+        // (Conservative: padded rows under a symbolic stride are not proved.)
+        assert!(may_reach_an_element_twice(&[2, s0, 5], &[mul(s0, 8).unwrap(), 8, 1]));
     }
 
     /// The stride test agrees with the exact visit on every small layout

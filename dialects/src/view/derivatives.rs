@@ -23,10 +23,16 @@ fn core_attrs(c: &VjpCtx<'_, '_>) -> Vec<NamedAttr> {
 }
 
 /// Does an `as_strided` with these attributes reach one element twice?
+/// Over symbolic sizes, whether it may for some value of the symbols (the
+/// exact answer visits every index, which a symbolic size has none of).
 fn as_strided_overlaps(c: &VjpCtx<'_, '_>) -> bool {
     let a = c.attrs();
     let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
-    aot_runtime::overlap::reaches_an_element_twice(&size, &stride, a.i64("offset").unwrap_or(0))
+    let offset = a.i64("offset").unwrap_or(0);
+    if !aot_ir::sym::layout_is_static(&size, &stride, offset) {
+        return aot_runtime::overlap::may_reach_an_element_twice(&size, &stride);
+    }
+    aot_runtime::overlap::reaches_an_element_twice(&size, &stride, offset)
 }
 
 pub fn view(c: &mut VjpCtx<'_, '_>) -> R {
@@ -58,7 +64,14 @@ pub fn view(c: &mut VjpCtx<'_, '_>) -> R {
             // Elements reached twice accumulate: index_put over the flat value.
             let a = c.attrs();
             let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
-            let idx = aot_runtime::tensor::strided_indices(&size, &stride, a.i64("offset").unwrap_or(0));
+            let offset = a.i64("offset").unwrap_or(0);
+            if !aot_ir::sym::layout_is_static(&size, &stride, offset) || !aot_ir::sym::is_static(&xs) {
+                return Err(c.err(
+                    "the gradient of an as_strided with symbolic sizes that may reach an element twice is not \
+                     supported yet (its positions are listed per element)",
+                ));
+            }
+            let idx = aot_runtime::tensor::strided_indices(&size, &stride, offset);
             let n = idx.len() as i64;
             let it = c.rw.tensor_type(&[n], ElemType::I64);
             let data = DenseData::Ints(idx.into_iter().map(|i| i as i64).collect());
@@ -117,7 +130,14 @@ fn position_counts(c: &mut VjpCtx<'_, '_>, src: Value) -> Result<Value, Diagnost
     const MAX_COUNTED: usize = 1 << 24;
     let a = c.attrs();
     let (size, stride) = (a.list("size").unwrap_or_default(), a.list("stride").unwrap_or_default());
-    let idx = aot_runtime::tensor::strided_indices(&size, &stride, a.i64("offset").unwrap_or(0));
+    let offset = a.i64("offset").unwrap_or(0);
+    if !aot_ir::sym::layout_is_static(&size, &stride, offset) {
+        return Err(c.err(
+            "the gradient of an argument with symbolic sizes that overlaps itself is not supported yet \
+             (its positions are counted per element)",
+        ));
+    }
+    let idx = aot_runtime::tensor::strided_indices(&size, &stride, offset);
     if idx.len() > MAX_COUNTED {
         return Err(c.err(format!(
             "unsupported operation: the gradient of an argument of {} elements that overlaps itself",
