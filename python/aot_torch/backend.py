@@ -1091,6 +1091,13 @@ class _Variant:
             if r is not None and self.aliases[k] is None:
                 by_root.setdefault(r, []).append(k)
         self.fresh_groups = [ks for ks in by_root.values() if len(ks) > 1]
+        for ks in self.fresh_groups:
+            if any(translation.result_detached_history[k] for k in ks):
+                # Eager's share one storage, and the detach is no view with
+                # a history of its own, which no tensor aot can hand out is
+                # (fuzz seed 92900's `return v2, v0`).
+                raise fx_ir.Unsupported("output", "a detached alias an in-place op gave a history, returned with "
+                                        "the value whose storage it shares")
         # Of the arguments that share a storage, the runtime names one for
         # every output that views it; eager's view is of the argument the
         # program took it from, whose history and flags it has (fuzz seed

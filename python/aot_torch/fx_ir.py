@@ -676,6 +676,10 @@ class Translation:
     # number share memory in eager (`with no_grad(): v1, v2 = y.unbind(0)`
     # of an intermediate `y`), which the IR's separate results do not.
     result_fresh_root: List[Optional[int]] = field(default_factory=list)
+    # Per result: a detach of an intermediate that an in-place op autograd
+    # recorded wrote afterwards, which eager gives that op's history
+    # (translated as a fresh value, not a detach).
+    result_detached_history: List[bool] = field(default_factory=list)
 
 
 def _through_no_grad_view(node: torch.fx.Node) -> bool:
@@ -757,6 +761,18 @@ def _view_chain(node: torch.fx.Node) -> Tuple[bool, Optional[str], bool]:
         first = False
         n = n.args[0] if n.args else None
     return is_view, detach, is_view and detach is None and no_grad
+
+
+def _recorded_write_on(node: torch.fx.Node, grad_nodes: set) -> bool:
+    """Whether an in-place op on top of `node`'s object (the chain of
+    in-place results down to what made it) ran where autograd records it:
+    with grad on and a value that may require grad (`Builder.grad_nodes`)."""
+    n = node
+    while isinstance(n, torch.fx.Node) and n.op == "call_function" and _is_inplace_node(n):
+        if n in grad_nodes and grad_mode_of(n) is not False:
+            return True
+        n = n.args[0]
+    return False
 
 
 def _multi_output_view(node: torch.fx.Node) -> bool:
@@ -1344,6 +1360,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
     strides: List[Optional[Tuple[int, ...]]] = []
     views: List[bool] = []
     detaches: List[Optional[str]] = []
+    detached_history: List[bool] = []
     multi: List[bool] = []
     no_grad_views: List[bool] = []
     through_no_grad: List[bool] = []
@@ -1382,6 +1399,17 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                                    and all(a == c for a, c, n in zip(eager_t.stride(), t.stride(), t.shape) if n != 1)
                                    and eager_t.dim() == t.dim() else None)
                     is_view, detach, no_grad_view = _view_chain(o)
+                    history = detach == "last" and _creation_and_root(o)[1] is None and \
+                        _recorded_write_on(o, b.grad_nodes)
+                    if history:
+                        # A detach of an intermediate that an in-place op
+                        # autograd recorded then wrote (`v2 = v0.detach();
+                        # v2.sub_(v0)`): eager's result has that op's
+                        # history, and still no `_base`, as a fresh value
+                        # (fuzz seed 92900). (One of an argument is
+                        # `_Variant.adopted`'s.)
+                        detach = None
+                    detached_history.append(history)
                     views.append(is_view)
                     detaches.append(detach)
                     multi.append(is_view and detach is None and _multi_output_view(o))
@@ -1437,6 +1465,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
         result_input=inputs,
         result_view_of=view_of,
         result_fresh_root=fresh_root,
+        result_detached_history=detached_history,
         result_stale_view=_stale_views(graph, result_nodes),
     )
 
