@@ -305,9 +305,26 @@ pub fn relu(c: &mut VjpCtx<'_, '_>) -> R {
 /// Ops constant in their operand, zero as PyTorch's derivative: piecewise
 /// (sign, floor, ceil, trunc, round; also at the steps), or everywhere
 /// (`tensor.fill`, whose gradient is zeros rather than none: the operand
-/// keeps its history, as eager's FillBackward does).
+/// keeps its history, as eager's FillBackward does). The zeros are a fill
+/// of the cotangent (value-independent of it): eager's engine makes them
+/// only when a gradient reaches the op, and where none does
+/// (`aot_codegen::absent`), what they feed (a matrix product with a value
+/// that is not finite: fuzz seed 95925) must go with the cotangent, which
+/// a constant would not.
 pub fn constant(c: &mut VjpCtx<'_, '_>) -> R {
-    let r = if c.need(0) { Some(c.zeros_like(c.x(0))?) } else { None };
+    let r = if c.need(0) {
+        let g = c.g()?;
+        let (gt, xt) = (c.ty(g)?, c.ty(c.x(0))?);
+        if gt == xt {
+            let zero = c.rw.f64_attr(0.0);
+            let t = c.rw.value_type(c.x(0));
+            Some(super::FillOp::build_typed1(c.rw, &[g], &[("value", zero)], t))
+        } else {
+            Some(c.zeros_like(c.x(0))?)
+        }
+    } else {
+        None
+    };
     Ok(c.grads([r]))
 }
 
