@@ -921,14 +921,7 @@ fn interpret(
 /// `func` printed and parsed into a context of its own, then specialised
 /// for the tangents `absent`.
 fn specialise(ctx: &Context, func: Op, first_tangent: usize, absent: &[usize]) -> Result<(Context, Op), String> {
-    let text = aot_ir::printer::print_op(ctx, func, Default::default());
-    let mut own = Context::new();
-    let opts = aot_ir::parser::ParseOptions { file: "<backward>".into(), first_line: 1 };
-    let module = aot_ir::parse_module(&mut own, &text, &opts).map_err(|d| d.message)?;
-    let f = aot_dialects::func::funcs(&own, module)
-        .first()
-        .map(|f| f.op)
-        .ok_or("the backward did not print as a function")?;
+    let (mut own, f) = aot_dialects::func::own_copy(ctx, func, "<backward>")?;
     aot_codegen::absent::drop_absent_tangents(&mut own, f, first_tangent, absent).map_err(|d| d.message)?;
     Ok((own, f))
 }

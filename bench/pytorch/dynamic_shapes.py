@@ -36,7 +36,7 @@ import aot_torch  # noqa: E402
 from models import GPT2Block, ResNetish, gpt_loss  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine import cpu_model  # noqa: E402
+from machine import run_line  # noqa: E402
 
 
 def models():
@@ -96,8 +96,7 @@ def main():
     ap.add_argument("--models", default="gpt2,cnn")
     ap.add_argument("--no-inductor", action="store_true")
     args = ap.parse_args()
-    print("CPU: %s, %d threads, torch %s, aot_torch %s" % (cpu_model(), torch.get_num_threads(), torch.__version__,
-                                                           aot_torch.__version__))
+    print(run_line())
     hows = ["eager", "aot, symbolic", "aot, per shape"] + ([] if args.no_inductor else ["inductor"])
     rows = []
     for name in args.models.split(","):

@@ -13,3 +13,13 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor()
+
+
+def run_line() -> str:
+    """`CPU: <model>, <n> threads, torch <v>, aot_torch <v>`: the first line
+    of the PyTorch benchmarks' output."""
+    import aot_torch
+    import torch
+
+    return "CPU: %s, %d threads, torch %s, aot_torch %s" % (cpu_model(), torch.get_num_threads(), torch.__version__,
+                                                            aot_torch.__version__)

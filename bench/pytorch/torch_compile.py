@@ -30,7 +30,7 @@ import aot_torch  # noqa: E402
 from models import GPT2Block, MLP, ResNetish, encoder_layer, gpt_loss  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine import cpu_model  # noqa: E402
+from machine import run_line  # noqa: E402
 
 
 def models():
@@ -122,8 +122,7 @@ def main():
     ap.add_argument("--models", default="mlp,encoder,gpt2")
     ap.add_argument("--no-inductor", action="store_true")
     args = ap.parse_args()
-    print("CPU: %s, %d threads, torch %s, aot_torch %s" % (cpu_model(), torch.get_num_threads(), torch.__version__,
-                                                           aot_torch.__version__))
+    print(run_line())
     # First, before Inductor's compile workers exist: they compete for the
     # cores afterwards and inflate the microsecond timings.
     calls = overhead()

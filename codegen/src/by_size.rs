@@ -75,15 +75,8 @@ impl BySize {
         if args.len() != self.params.len() {
             return Err(format!("expects {} arguments, got {}", self.params.len(), args.len()));
         }
-        let mut given = Vec::with_capacity(self.symbol_args.len());
-        for &(i, k) in &self.symbol_args {
-            let v = args.get(i).and_then(|a| a.read_i64().first().copied());
-            given.push((k, v.ok_or_else(|| format!("argument {i} holds no value for s{k}"))?));
-        }
         let types: Vec<Option<&TensorType>> = self.params.iter().map(|t| t.as_ref()).collect();
-        let sizes: Vec<aot_ir::Shape> = args.iter().map(|a| a.sizes()).collect();
-        let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
-        Bindings::bind_with(&given, &types, &sizes, &self.facts)
+        aot_runtime::guards::bind_symbols(&types, &self.symbol_args, &self.facts, args)
     }
 
     /// The version for the symbol values of `args`, built on first use.
@@ -111,23 +104,12 @@ impl BySize {
     /// The function specialised for `b`, in a context of its own, ready to
     /// compile on its first run.
     fn specialise(&self, b: &Bindings) -> Result<Lazy, String> {
-        let mut ctx = Context::new();
-        let opts = aot_ir::parser::ParseOptions { file: "<symbolic function>".into(), first_line: 1 };
-        let module = aot_ir::parse_module(&mut ctx, &self.text, &opts).map_err(|d| d.message)?;
-        let func = aot_dialects::func::funcs(&ctx, module)
-            .first()
-            .map(|f| f.op)
-            .ok_or("the symbolic function did not print as a function")?;
-        let named = |e: aot_ir::sym::SymError| {
-            let vals: Vec<String> = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect();
-            format!("specialising for {}: {e}", vals.join(", "))
-        };
-        aot_ir::sym::specialise_function(&mut ctx, func, b).map_err(named)?;
+        let (mut ctx, func) = aot_dialects::func::parse_function(&self.text, "<symbolic function>")?;
+        let vals = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect::<Vec<_>>().join(", ");
+        aot_ir::sym::specialise_function(&mut ctx, func, b).map_err(|e| format!("specialising for {vals}: {e}"))?;
         aot_ir::verify(&ctx, func).map_err(|d| {
-            let vals: Vec<String> = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect();
             format!(
-                "specialised for {}, the function does not verify: {}",
-                vals.join(", "),
+                "specialised for {vals}, the function does not verify: {}",
                 d.first().map(|d| d.message.as_str()).unwrap_or("")
             )
         })?;

@@ -136,17 +136,17 @@ fn key_sizes(sizes: &[i64], dims: Option<&[bool]>) -> Vec<i64> {
     }
 }
 
-/// Whether `strides` are the row-major strides of `sizes` (as PyTorch's
-/// `is_contiguous` decides it: dimensions of size 1 step anywhere).
-fn row_major(sizes: &[i64], strides: &[i64]) -> bool {
-    let mut expected = 1i64;
-    for (&n, &st) in sizes.iter().zip(strides).rev() {
-        if n != 1 && st != expected {
-            return false;
+/// Keys a number argument that is a symbolic size (`dims_of` has an entry
+/// for it) by whether it is 0 or 1; false for any other argument.
+fn symbolic_number(key: &mut Key, dynamic: &Dynamic, i: usize, a: &Bound<'_, PyAny>) -> bool {
+    match (dims_of(dynamic, i), a.extract::<i64>()) {
+        (Some(_), Ok(n)) => {
+            key.tag(b'Y');
+            key.int(masked(n));
+            true
         }
-        expected = expected.saturating_mul(n);
+        _ => false,
     }
-    true
 }
 
 /// What a Dynamo graph is traced per: each tensor's dtype and sizes (its
@@ -165,10 +165,7 @@ pub fn graph_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>, dynamic: Dynami
             key.tag(b'T');
             key.int(dtype_id(&a)?);
             key.list(&key_sizes(&sizes(&a)?, dims_of(&dynamic, i)));
-        } else if let (Some(_), Ok(n)) = (dims_of(&dynamic, i), a.extract::<i64>()) {
-            key.tag(b'Y');
-            key.int(masked(n));
-        } else {
+        } else if !symbolic_number(&mut key, &dynamic, i, &a) {
             key.tag(b'V');
             values.push(value(&a)?);
         }
@@ -206,9 +203,7 @@ pub fn convention_key<'py>(
     for (i, a) in args.try_iter()?.enumerate() {
         let a = a?;
         if !a.is_instance(tensor)? {
-            if let (Some(_), Ok(n)) = (dims_of(&dynamic, i), a.extract::<i64>()) {
-                key.tag(b'Y');
-                key.int(masked(n));
+            if symbolic_number(&mut key, &dynamic, i, &a) {
                 continue;
             }
             key.tag(b'V');
@@ -229,7 +224,7 @@ pub fn convention_key<'py>(
         let strides: Vec<i64> = a.call_method0(intern!(py, "stride"))?.extract()?;
         let offset: i64 = a.call_method0(intern!(py, "storage_offset"))?.extract()?;
         match dims_of(&dynamic, i) {
-            Some(dims) if offset == 0 && row_major(&shape, &strides) => {
+            Some(dims) if offset == 0 && aot_runtime::tensor::dense(&shape, &strides) => {
                 key.tag(b'R');
                 key.list(&key_sizes(&shape, Some(dims)));
             }

@@ -69,6 +69,28 @@ fn same_addressing(size: &[i64], a: &[i64], b: &[i64]) -> bool {
     size.contains(&0) || size.iter().zip(a.iter().zip(b)).all(|(&n, (x, y))| n == 1 || x == y)
 }
 
+/// The values of a function's symbols for a call with `args`: read from
+/// the arguments' sizes against their declared `types` (`None`: not a
+/// tensor argument) and from the 0-d arguments `symbol_args` names
+/// (`(argument, symbol)`, [`aot_ir::sym::SYMBOL_ARG_ATTR`]), checked
+/// against `facts` (ranges and guards). What the interpreter, the
+/// convention's guards and per-size native code all bind a call with.
+pub fn bind_symbols(
+    types: &[Option<&aot_ir::TensorType>],
+    symbol_args: &[(usize, u32)],
+    facts: &aot_ir::sym::Facts,
+    args: &[Tensor],
+) -> Result<aot_ir::sym::Bindings, String> {
+    let mut given = Vec::with_capacity(symbol_args.len());
+    for &(i, k) in symbol_args {
+        let v = args.get(i).and_then(|a| a.read_i64().first().copied());
+        given.push((k, v.ok_or_else(|| format!("argument {i} holds no value for s{k}"))?));
+    }
+    let sizes: Vec<Shape> = args.iter().map(|a| a.sizes()).collect();
+    let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
+    aot_ir::sym::Bindings::bind_with(&given, types, &sizes, facts)
+}
+
 fn view_of(t: &Tensor) -> View {
     View::new(&t.sizes(), &t.strides(), t.offset())
 }
@@ -85,9 +107,7 @@ impl Guards {
                 let types: Vec<aot_ir::TensorType> =
                     self.args.iter().map(|g| aot_ir::TensorType::new(g.size.clone(), g.dtype)).collect();
                 let types: Vec<Option<&aot_ir::TensorType>> = types.iter().map(Some).collect();
-                let sizes: Vec<Shape> = args.iter().map(|a| a.sizes()).collect();
-                let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
-                aot_ir::sym::Bindings::bind(&types, &sizes, facts)?
+                bind_symbols(&types, &[], facts, args)?
             }
             None => aot_ir::sym::Bindings::none(),
         };

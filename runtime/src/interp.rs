@@ -261,14 +261,7 @@ impl<'a> Interpreter<'a> {
         let syms = if symbolic {
             let facts = aot_ir::sym::Facts::of_func(ctx, func).map_err(|m| self.err(func, m))?;
             let types: Vec<Option<&TensorType>> = params.iter().map(|&p| ctx.value_tensor(p)).collect();
-            let sizes: Vec<aot_ir::Shape> = args.iter().map(|a| a.sizes()).collect();
-            let sizes: Vec<&[i64]> = sizes.iter().map(|s| &s[..]).collect();
-            let mut given = Vec::new();
-            for (i, k) in symbol_args {
-                let v = args.get(i).and_then(|a| a.read_i64().first().copied());
-                given.push((k, v.ok_or_else(|| self.err(func, format!("argument {i} holds no value for s{k}")))?));
-            }
-            let b = aot_ir::sym::Bindings::bind_with(&given, &types, &sizes, &facts).map_err(|m| self.err(func, m))?;
+            let b = crate::guards::bind_symbols(&types, &symbol_args, &facts, &args).map_err(|m| self.err(func, m))?;
             aot_ir::size::check_value_sizes_bound(ctx, func, &b)?;
             b
         } else {

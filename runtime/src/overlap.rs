@@ -151,64 +151,40 @@ pub fn may_reach_an_element_twice(size: &[i64], stride: &[i64]) -> bool {
         return true;
     }
     if symbolic(size, stride, 0) {
-        return symbolic_may_reach_twice(size, stride);
+        // (Sizes at least 2; a symbolic stride is only known dense.)
+        let apart = crate::tensor::dense(size, stride)
+            || size.contains(&0)
+            || (aot_ir::sym::is_static(stride) && strides_apart(size, stride));
+        return !apart;
     }
-    if size.contains(&0) {
-        return false;
-    }
-    let mut dims: Vec<(i64, i64)> = size.iter().zip(stride).filter(|(&n, _)| n > 1).map(|(&n, &s)| (s, n)).collect();
-    dims.sort_unstable();
-    let mut extent: i64 = 0;
-    let mut certain = true;
-    for &(s, n) in &dims {
-        if s <= extent {
-            certain = false;
-            break;
-        }
-        match (n - 1).checked_mul(s).and_then(|e| e.checked_add(extent)) {
-            Some(e) => extent = e,
-            None => return true,
-        }
-    }
-    if certain {
+    if size.contains(&0) || strides_apart(size, stride) {
         return false;
     }
     let numel = aot_ir::size::checked_numel(size).unwrap_or(i64::MAX);
     numel > EXACT_SELF_OVERLAP_LIMIT || reaches_an_element_twice(size, stride, 0)
 }
 
-/// [`may_reach_an_element_twice`] over symbolic sizes (each at least 2)
-/// with static strides: the stride test, while the smaller dimensions'
-/// extent is a constant; a dense layout never repeats; anything else may.
-fn symbolic_may_reach_twice(size: &[i64], stride: &[i64]) -> bool {
-    if crate::tensor::dense(size, stride) {
-        return false;
-    }
-    if !aot_ir::sym::is_static(stride) {
-        return true;
-    }
-    if size.contains(&0) {
-        return false;
-    }
+/// The stride test: with the dimensions longer than one sorted by stride,
+/// every stride exceeds the extent of the smaller ones, so no element
+/// repeats. False where it fails or cannot tell: past a symbolic size
+/// (at least 2) the extent is not a constant, nor is it on overflow.
+/// Strides must be constants.
+fn strides_apart(size: &[i64], stride: &[i64]) -> bool {
     let mut dims: Vec<(i64, i64)> = size.iter().zip(stride).filter(|(&n, _)| n != 1).map(|(&n, &s)| (s, n)).collect();
-    dims.sort_unstable_by_key(|&(s, _)| s);
-    // The extent of the dimensions so far: None once a symbolic size is in it.
+    dims.sort_unstable();
     let mut extent = Some(0i64);
     for (s, n) in dims {
         match extent {
             Some(e) if s > e => {}
-            _ => return true,
+            _ => return false,
         }
         extent = if aot_ir::sym::is_symbolic(n) {
             None
         } else {
-            match (n - 1).checked_mul(s).and_then(|x| x.checked_add(extent.unwrap_or(0))) {
-                Some(x) => Some(x),
-                None => return true,
-            }
+            (n - 1).checked_mul(s).and_then(|x| x.checked_add(extent.unwrap_or(0)))
         };
     }
-    false
+    true
 }
 
 /// PyTorch's `is_non_overlapping_and_dense`: the elements exactly tile a

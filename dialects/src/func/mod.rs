@@ -212,6 +212,23 @@ pub fn funcs(ctx: &Context, module: Op) -> Vec<FuncView> {
     }
 }
 
+/// Function `func` of `ctx` copied into a context of its own (printed and
+/// parsed, under the file name `file`): a copy that can be rewritten, and
+/// dropped with all its IR, without touching the original's context.
+pub fn own_copy(ctx: &Context, func: Op, file: &str) -> Result<(Context, Op), String> {
+    parse_function(&print_op(ctx, func, Default::default()), file)
+}
+
+/// The first function of module text `text` (a printed function), in a
+/// context of its own.
+pub fn parse_function(text: &str, file: &str) -> Result<(Context, Op), String> {
+    let mut own = Context::new();
+    let opts = ParseOptions { file: file.into(), first_line: 1 };
+    let module = parse_module(&mut own, text, &opts).map_err(|d| d.message)?;
+    let f = funcs(&own, module).first().map(|f| f.op).ok_or("the text holds no function")?;
+    Ok((own, f))
+}
+
 /// The entry function: `name` if given, else the only public function, else `@main`.
 pub fn entry_func(ctx: &Context, module: Op, name: Option<&str>) -> Result<FuncView, String> {
     if let Some(n) = name {
