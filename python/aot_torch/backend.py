@@ -1203,6 +1203,7 @@ class _Variant:
         # eager, and must not change what the backward reads.
         if training:
             self.fn.copy_saved_outputs([v not in self.eager_saved_results for v in range(len(translation.result_types))])
+        self.out_meta = translation.result_meta
         self.parts = self._parts(facts, tensors, members) if training else []
         self.part_inputs = frozenset(i for part in self.parts for i in part.inputs)
         self.part_outputs = frozenset(v for part in self.parts for v in part.outputs)
@@ -1230,7 +1231,7 @@ class _Variant:
             not any(tr.result_multi_view) and not any(tr.result_is_view) and \
             not any(tr.result_through_no_grad_view)
         self.plain = plain
-        self.plain_strides = _plain_strides(tr) if plain else None
+        self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] if plain else None
         # The results are the graph's outputs in order (else a list is made).
         self.outputs_in_order = list(tr.outputs) == [("tensor", k) for k in range(len(tr.outputs))]
         if sizes is not None:
@@ -1253,7 +1254,9 @@ class _Variant:
         if values != self.bound:
             tr = self.sizes.translation(self.symbolic_translation, values)
             self.translation = tr
-            self.plain_strides = _plain_strides(tr) if self.plain else None
+            self.out_meta = tr.result_meta
+            self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] \
+                if self.plain else None
             self.bound = values
 
     def gradient(self, i: int, g: Any, got: set, got_dirty: set, views: "_Views") -> Any:
@@ -1833,12 +1836,6 @@ class _Variant:
         return result
 
 
-def _plain_strides(tr: "fx_ir.Translation") -> List[Tuple[int, Tuple[int, ...]]]:
-    """`(result, eager's strides)` of the results whose strides eager fixes
-    (`_Variant.plain_strides`)."""
-    return [(k, st) for k, st in enumerate(tr.result_strides) if st is not None]
-
-
 def _extent(size, stride, offset: int) -> int:
     """The elements a storage needs for a layout (one past its last)."""
     return offset + 1 + sum((n - 1) * abs(d) for n, d in zip(size, stride))
@@ -2245,10 +2242,22 @@ class _SymbolicGraph:
     def _translate(self, fakes):
         from .ir_builder import Reject
 
+        env = self.fake_mode.shape_env
+        # After Dynamo made its guards it freezes the ShapeEnv, which then
+        # drops new guards (counting them): a decision no guard records
+        # would be an assumption nothing checks.
+        ignored = env.counter["ignored_backward_guard"]
         try:
-            return symbolic.translate_traced(self.aten, self.table, self.fake_mode, fakes, name="main")
+            with symbolic.translating(self.table), self.fake_mode:
+                tr = fx_ir.translate(self.aten, fakes, name="main")
         except Reject as e:
             raise fx_ir.Unsupported("graph", str(e)) from None
+        if env.counter["ignored_backward_guard"] != ignored:
+            raise fx_ir.Unsupported("graph", "the translation decided on a size after Dynamo's guards were made")
+        for s, r in self.fake_mode.shape_env.replacements.items():
+            if s in self.table.index and not isinstance(r, type(s)):
+                raise fx_ir.Unsupported("graph", "the translation specialised size %s to %s" % (s, r))
+        return tr
 
     def translate(self, args: Sequence[Any]) -> "fx_ir.Translation":
         """The graph's translation for a call with `args` (its tensors'

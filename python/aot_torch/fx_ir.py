@@ -1399,8 +1399,8 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                                    and all(a == c for a, c, n in zip(eager_t.stride(), t.stride(), t.shape) if n != 1)
                                    and eager_t.dim() == t.dim() else None)
                     is_view, detach, no_grad_view = _view_chain(o)
-                    root = _creation_and_root(o)[1]
-                    history = detach == "last" and root is None and _recorded_write_on(o, b.grad_nodes)
+                    history = detach == "last" and _creation_and_root(o)[1] is None and \
+                        _recorded_write_on(o, b.grad_nodes)
                     if history:
                         # A detach of an intermediate that an in-place op
                         # autograd recorded then wrote (`v2 = v0.detach();
@@ -1417,6 +1417,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
                     through_no_grad.append(is_view and detach is None and not no_grad_view and
                                            _through_no_grad_view(o))
                     inputs.append(_input_object(o, placeholders))
+                    root = _creation_and_root(o)[1]
                     view_of.append(placeholders.index(root) if root is not None else None)
                     found = None if storage_changed else storage_root(o)
                     fresh_root.append(fresh_roots.setdefault(found[0], len(fresh_roots))

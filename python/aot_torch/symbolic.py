@@ -21,7 +21,7 @@ Only what the IR's size language says is taken: integer polynomials, and
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import sympy
 import torch
@@ -43,6 +43,10 @@ def translating(table: "SymbolTable") -> Iterator["SymbolTable"]:
         yield table
     finally:
         ir_builder.SYMBOLS = saved
+
+
+def is_sym(x: Any) -> bool:
+    return isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool))
 
 
 class SymbolTable:
@@ -162,8 +166,11 @@ class SymbolTable:
                 if self._always_true(e):
                     continue
                 raise
-        # (No input symbol is replaced: the table is made after the trace,
-        # and `translate_traced` refuses a translation that replaces one.)
+        # (A symbol the trace replaced by a constant or another symbol is
+        # a guard too: its input dimension must have that value.)
+        for s, r in self.shape_env.replacements.items():
+            if s in self.index and r != s:
+                out.append("%s == %s" % (self._expr_text(s), self._expr_text(self.shape_env.simplify(r))))
         return list(dict.fromkeys(out))
 
     def _always_true(self, e: sympy.Basic) -> bool:
@@ -213,39 +220,14 @@ def trace(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode) -> torch.fx
         return make_fx(fn, decomposition_table=fx_ir.DECOMPOSITIONS, tracing_mode="real")(*fakes)
 
 
-def translate_traced(aten: torch.fx.GraphModule, table: SymbolTable, fake_mode, fakes: Sequence[Any], **kwargs):
-    """ATen graph `aten` (from `trace`) over `fakes` translated with the
-    sizes of `table` (`fx_ir.translate`'s keyword arguments). Raises Reject
-    where the translation decided on an input's size in a way its function
-    could not carry: by replacing the symbol (a constant, or another
-    symbol: what the function's types already say would no longer hold),
-    or by a guard a frozen ShapeEnv dropped (Dynamo freezes its ShapeEnv
-    once it has made its guards; one it drops is an assumption nothing
-    checks)."""
-    from . import fx_ir
-
-    env = table.shape_env
-    replaced = {s: env.replacements.get(s) for s in table.index}
-    ignored = env.counter["ignored_backward_guard"]
-    # (Under the fake mode: the translator's layout replays make meta
-    # tensors of the trace's sizes, which outside it would be made concrete,
-    # specialising every symbol to the example's value.)
-    with translating(table), fake_mode:
-        tr = fx_ir.translate(aten, fakes, **kwargs)
-    if env.counter["ignored_backward_guard"] != ignored:
-        raise Reject("the translation decided on a size after the ShapeEnv's guards were made")
-    for s, r in replaced.items():
-        if env.replacements.get(s) != r:
-            raise Reject("the translation specialised size %s to %s" % (s, env.replacements.get(s)))
-    return tr
-
-
 def translate(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode, **kwargs):
     """`gm` over symbolic `fakes` as an IR function with symbolic sizes
     (`fx_ir.translate`'s keyword arguments; the examples are the fakes):
     the Translation and its table. Raises `fx_ir.Unsupported`/`Reject` (or
     PyTorch's errors) where the sizes have no IR form; None when no input
     has a symbolic size."""
+    from . import fx_ir
+
     shape_env = fake_mode.shape_env
     if shape_env is None or not SymbolTable(shape_env, fakes).symbolic:
         return None
@@ -253,19 +235,26 @@ def translate(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode, **kwarg
     # (After the trace, which may have found sizes equal: the ShapeEnv then
     # names them by one symbol.)
     table = SymbolTable(shape_env, fakes)
-    return translate_traced(aten, table, fake_mode, fakes, **kwargs), table
+    # (Under the fake mode: the translator's layout replays make meta
+    # tensors of the trace's sizes, which outside it would be made concrete,
+    # specialising every symbol to the example's value.)
+    with translating(table), fake_mode:
+        tr = fx_ir.translate(aten, fakes, **kwargs)
+    for s, r in shape_env.replacements.items():
+        if s in table.index and isinstance(shape_env.simplify(r), sympy.Integer):
+            raise Reject("the translation specialised size %s to %s" % (s, r))
+    return tr, table
 
 
 class SizeBinder:
     """The sizes of one call: reads the symbols' values from its arguments
-    (each symbol's first input dimension) and evaluates with them what a
-    symbolic translation left as SymInts (its results' shapes, strides and
-    offsets)."""
+    (each symbol's first input dimension) and evaluates what a symbolic translation left as SymInts (its results'
+    shapes, strides and offsets) with them."""
 
     def __init__(self, table: SymbolTable, fakes: Sequence[Any]):
         self.table = table
         self.symbols = sorted(table.index, key=table.index.get)
-        where: Dict[sympy.Symbol, Tuple[int, int]] = {}
+        where: Dict[sympy.Symbol, Tuple[int, Optional[int]]] = {}
         for i, f in enumerate(fakes):
             dims = list(enumerate(f.shape)) if isinstance(f, torch.Tensor) else []
             for d, n in dims:
