@@ -295,6 +295,67 @@ impl<'a, 'c> VjpCtx<'a, 'c> {
         x.iter().enumerate().map(|(i, &s)| if dims.contains(&i) { 1 } else { s }).collect()
     }
 
+    /// Runs `rule` with every half-precision (`f16`/`bf16`) operand,
+    /// result and cotangent of the op seen in `f32`, and rounds each
+    /// gradient it gives back to its operand's type once: the derivative of
+    /// an op PyTorch differentiates with one fused kernel
+    /// (`tanh_backward`, `_softmax_backward_data`,
+    /// `native_layer_norm_backward`, ...), which computes in `float` and
+    /// rounds once, where the rule's ops would each round. Other types run
+    /// the rule as it is. The conversions the rule does not read are
+    /// erased again, so they do not count as values the backward saves.
+    pub fn in_compute_type(
+        &mut self,
+        rule: impl FnOnce(&mut Self) -> Result<Grads, Diagnostic>,
+    ) -> Result<Grads, Diagnostic> {
+        let half = |c: &Self, v: Value| matches!(c.elem(v), Ok(ElemType::F16 | ElemType::BF16));
+        let any_half =
+            self.inputs.iter().chain(&self.results).chain(self.grads.iter().flatten()).any(|&v| half(self, v));
+        if !any_half {
+            return rule(self);
+        }
+        let saved = (self.inputs.clone(), self.results.clone(), self.grads.clone());
+        let mut casts: Vec<Value> = Vec::new();
+        let mut widen = |c: &mut Self, v: Value| -> Result<Value, Diagnostic> {
+            if !half(c, v) {
+                return Ok(v);
+            }
+            let w = c.cast(v, ElemType::F32)?;
+            casts.push(w);
+            Ok(w)
+        };
+        for i in 0..self.inputs.len() {
+            self.inputs[i] = widen(self, self.inputs[i])?;
+        }
+        for i in 0..self.results.len() {
+            self.results[i] = widen(self, self.results[i])?;
+        }
+        for i in 0..self.grads.len() {
+            if let Some(g) = self.grads[i] {
+                self.grads[i] = Some(widen(self, g)?);
+            }
+        }
+        let out = rule(self);
+        (self.inputs, self.results, self.grads) = saved;
+        for &w in casts.iter().rev() {
+            if !self.rw.has_uses(w) {
+                if let Some(op) = self.rw.defining_op(w) {
+                    self.rw.erase_op(op);
+                }
+            }
+        }
+        let mut out = out?;
+        for (i, g) in out.iter_mut().enumerate() {
+            if let (Some(v), Some(&x)) = (*g, self.inputs.get(i)) {
+                let e = self.elem(x)?;
+                if self.elem(v)? != e {
+                    *g = Some(self.cast(v, e)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// A gradient for each operand, for a rule that computed some.
     pub fn grads(&self, gs: impl IntoIterator<Item = Option<Value>>) -> Grads {
         let mut out: Grads = gs.into_iter().collect();

@@ -1237,12 +1237,31 @@ def _layer_norm(b, node, a):
     if tuple(x.shape[x.rank - n:]) != tuple(nshape):
         raise Reject("layer_norm normalized_shape does not match the input")
     w, bias = a.get("weight"), a.get("bias")
-    ops = [x]
-    if w is not None or bias is not None:
-        ops.append(b.value(w) if w is not None else b.full(1, x.dtype, nshape))
-        if bias is not None:
-            ops.append(b.value(bias))
-    return b.op("tensor.layer_norm", ops, {"normalized_ndim": n, "eps": float(a["eps"])}, metas)
+    params = [b.value(t) for t in (w, bias) if t is not None]
+    attrs = {"normalized_ndim": n, "eps": float(a["eps"])}
+    if any(p.dtype != x.dtype for p in params):
+        # Autocast's mixed layer norm (a half-precision input, float
+        # parameters): eager normalizes in float, rounds the result once to
+        # the input's type and keeps float statistics.
+        if x.dtype not in (torch.float16, torch.bfloat16) or any(p.dtype != torch.float32 for p in params):
+            raise Reject("layer_norm of a %s input with %s parameters"
+                         % (x.dtype, "/".join(str(p.dtype) for p in params)))
+        # (The statistics' type is the trace's: PyTorch's meta function
+        # gives the input's type where the kernel gives float. Only a
+        # derivative reads them, and aot derives its own.)
+        f = b.op("tensor.layer_norm", [b.cast(x, torch.float32)] + _ln_params(b, w, bias, params, nshape),
+                 attrs, [(shape, torch.float32) for shape, _ in metas])
+        return [b.cast(v, dtype) for v, (_, dtype) in zip(f, metas)]
+    return b.op("tensor.layer_norm", [x] + _ln_params(b, w, bias, params, nshape), attrs, metas)
+
+
+def _ln_params(b, w, bias, params, nshape):
+    """The layer norm's parameter operands: none, the weight (a ones weight
+    when only a bias is given), or both."""
+    if not params:
+        return []
+    weight = params[0] if w is not None else b.full(1, params[0].dtype, nshape)
+    return [weight] + ([params[-1]] if bias is not None else [])
 
 
 @_reg(aten._native_batch_norm_legit_no_training.default)

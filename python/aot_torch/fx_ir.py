@@ -43,7 +43,33 @@ prims = torch.ops.prims
 def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Batch norm on ops the IR has. Running statistics are updated in place
     (`copy_`) from detached values, as PyTorch's kernel does outside
-    autograd."""
+    autograd.
+
+    A half-precision input is normalized in `float` and rounded once, as
+    eager's CPU kernel computes it; with `float` parameters (autocast's
+    mixed batch norm) the saved statistics are `float` too, else of the
+    input's type."""
+    half = input.dtype in (torch.float16, torch.bfloat16)
+    if half:
+        params = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+        stats_dtype = torch.float32 if any(t.dtype == torch.float32 for t in params) else input.dtype
+
+        def up(t):
+            return t if t is None or t.dtype == torch.float32 else aten._to_copy.default(t, dtype=torch.float32)
+        # (Running statistics are written through their own tensors: only
+        # the values read are converted.)
+        out, save_mean, save_rstd = _bn_decomp_float(
+            aten._to_copy.default(input, dtype=torch.float32), up(weight), up(bias), running_mean, running_var,
+            training, momentum, eps)
+        out = conv.eager_format(aten._to_copy.default(out, dtype=input.dtype), input)
+        if stats_dtype != torch.float32:
+            save_mean = aten._to_copy.default(save_mean, dtype=stats_dtype)
+            save_rstd = aten._to_copy.default(save_rstd, dtype=stats_dtype)
+        return out, save_mean, save_rstd
+    return _bn_decomp_float(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _bn_decomp_float(input, weight, bias, running_mean, running_var, training, momentum, eps):
     C = input.shape[1]
     bshape = [1, C] + [1] * (input.dim() - 2)
     if training:

@@ -25,6 +25,7 @@ mod embedding;
 mod golden;
 mod gradients;
 mod guards;
+mod half_precision;
 mod mlir;
 mod native;
 mod own_process;

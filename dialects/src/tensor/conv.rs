@@ -1105,7 +1105,9 @@ fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value
     // late stages' 4×4 maps made products four columns wide, which re-read
     // the weight for every image). For one image its result is `y`'s
     // layout already; otherwise `[O, N, P]`, then moved into place.
-    let into = if n == 1 { y } else { lc.alloc(&[o, n, positions], rt.elem) };
+    // (`into` holds the sums in the compute type: a bias is added to them
+    // before the one rounding to a storage type, as eager's kernel does.)
+    let into = if n == 1 { y } else { lc.alloc(&[o, n, positions], compute_elem(rt.elem)) };
     let cview = lc.view(into, &[g, og, n * positions], &[og * n * positions, n * positions, 1], 0)?;
     if let (true, Some(b)) = (n == 1, bias) {
         preload_bias(lc, b, y, &rt.shape, 1)?;

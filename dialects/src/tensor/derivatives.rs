@@ -2,7 +2,10 @@
 //! PyTorch's conventions (`tools/autograd/derivatives.yaml`): ties split
 //! evenly, `pow`'s gradients masked where PyTorch masks them, `relu`
 //! differentiated through its result, `layer_norm` as
-//! `native_layer_norm_backward`.
+//! `native_layer_norm_backward`. The derivatives PyTorch computes with one
+//! fused kernel (`tanh`, `sigmoid`, `gelu`, `softmax`, `log_softmax`,
+//! `layer_norm`) run in `f32` for half-precision operands and round once
+//! (`VjpCtx::in_compute_type`), as that kernel does.
 
 use crate::autodiff::{Grads, VjpCtx};
 use aot_ir::*;
@@ -259,6 +262,10 @@ pub fn tan(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn tanh(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(tanh_rule)
+}
+
+fn tanh_rule(c: &mut VjpCtx<'_, '_>) -> R {
     // 1 - y²
     unary_with(c, |c, _, y| {
         let e = c.elem(y)?;
@@ -269,6 +276,10 @@ pub fn tanh(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn sigmoid(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(sigmoid_rule)
+}
+
+fn sigmoid_rule(c: &mut VjpCtx<'_, '_>) -> R {
     // y (1 - y)
     unary_with(c, |c, _, y| {
         let e = c.elem(y)?;
@@ -329,6 +340,10 @@ pub fn constant(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn gelu(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(gelu_rule)
+}
+
+fn gelu_rule(c: &mut VjpCtx<'_, '_>) -> R {
     let tanh_approx = c.attrs().str("approximate") == Some("tanh");
     unary_with(c, |c, x, _| {
         if tanh_approx {
@@ -514,6 +529,10 @@ pub fn cumsum(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn softmax(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(softmax_rule)
+}
+
+fn softmax_rule(c: &mut VjpCtx<'_, '_>) -> R {
     // y (g - Σ g y)
     if !c.need(0) {
         return Ok(c.grads([]));
@@ -528,6 +547,10 @@ pub fn softmax(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn log_softmax(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(log_softmax_rule)
+}
+
+fn log_softmax_rule(c: &mut VjpCtx<'_, '_>) -> R {
     // g - exp(y) Σ g
     if !c.need(0) {
         return Ok(c.grads([]));
@@ -542,6 +565,10 @@ pub fn log_softmax(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn layer_norm(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(layer_norm_rule)
+}
+
+fn layer_norm_rule(c: &mut VjpCtx<'_, '_>) -> R {
     let g = c.g()?;
     let x = c.x(0);
     let xs = c.shape(x)?;

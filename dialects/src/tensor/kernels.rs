@@ -536,11 +536,23 @@ fn softmax_impl(k: &mut KernelCtx<'_>, log: bool) -> KernelResult {
     if shape.is_empty() {
         out = vec![if log { 0.0 } else { 1.0 }; v.len()];
     } else {
+        // (PyTorch's half-precision log-softmax over the last dimension
+        // rounds each row's sum of exponentials and its logarithm to the
+        // storage type.)
+        let e = x.dtype();
+        let round = |v: f64| {
+            if log && matches!(e, ElemType::F16 | ElemType::BF16) && dim + 1 == shape.len() {
+                aot_runtime::buffer::round_to(e, v)
+            } else {
+                v
+            }
+        };
         for_each_lane(&shape, dim, |lane| {
             let m = lane.iter().map(|&i| v[i]).fold(f64::NEG_INFINITY, nan_max);
             let s: f64 = lane.iter().map(|&i| (v[i] - m).exp()).sum();
+            let ls = round(round(s).ln());
             for &i in lane {
-                out[i] = if log { v[i] - m - s.ln() } else { (v[i] - m).exp() / s };
+                out[i] = if log { v[i] - m - ls } else { (v[i] - m).exp() / s };
             }
         });
     }

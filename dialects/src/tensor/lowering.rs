@@ -766,6 +766,11 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
     }
     let lanes = Lanes::of(lc, &shape)?;
     let len = lanes.len;
+    // PyTorch's half-precision log-softmax over the last dimension keeps
+    // each row's sum of exponentials and its logarithm in the storage type
+    // (rounded twice); over another dimension it keeps them in `float`.
+    let round = log && rt.elem != acc && lanes.dim + 1 == shape.len();
+    let storage = rt.elem;
     // The exponentials go into the result, are summed from there and
     // scaled there: computed once, where the result holds them exactly (its
     // type is the one they are computed in); otherwise they are computed
@@ -813,7 +818,16 @@ fn softmax_impl(lc: &mut LowerCtx<'_, '_>, log: bool) -> Result<(), String> {
                 })?[0]
             };
             if log {
+                let through = |s: &mut Scalars<'_, '_>, v: Value| -> Result<Value, String> {
+                    if !round {
+                        return Ok(v);
+                    }
+                    let v = convert(s, v, storage)?;
+                    convert(s, v, acc)
+                };
+                let sum = through(s, sum)?;
                 let l = s.math(MathFn::Log, &[sum])?;
+                let l = through(s, l)?;
                 s.for_loop(0, len, 1, false, &[], &mut |s, j, _| {
                     let d = shifted(s, j)?;
                     let r = s.sub(d, l)?;
@@ -943,7 +957,15 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 
 /// `c[..., m, n] = Σ_k a[..., m, k] · b[..., k, n]` on rank-equal buffers
 /// with equal batch dims (broadcast with stride-0 views): an external GEMM
-/// for f32/f64, a loop kernel otherwise.
+/// for f32/f64, a loop kernel for integers.
+///
+/// Float operands of other types (`f16`/`bf16` storage, or a product whose
+/// operands and result differ in type) meet in the result's compute type:
+/// converted copies, one GEMM into a buffer of the compute type (starting
+/// from `c`'s values when `accumulate`), and one rounding into `c`. That is
+/// how PyTorch's CPU GEMMs treat half-precision operands (sums in `f32`,
+/// rounded once, a bias added before the rounding), and it runs at the
+/// GEMM's speed where an element loop ran scalar.
 pub(crate) fn batched_matmul(
     lc: &mut LowerCtx<'_, '_>,
     a: Value,
@@ -952,11 +974,32 @@ pub(crate) fn batched_matmul(
     accumulate: bool,
 ) -> Result<(), String> {
     let ct = memref(lc.ctx(), c).cloned().ok_or("matmul output is not a buffer")?;
-    if matches!(ct.elem, ElemType::F32 | ElemType::F64) {
+    let at = memref(lc.ctx(), a).cloned().ok_or("matmul operand is not a buffer")?;
+    let bt = memref(lc.ctx(), b).cloned().ok_or("matmul operand is not a buffer")?;
+    let gemm = |e: ElemType| matches!(e, ElemType::F32 | ElemType::F64);
+    if gemm(ct.elem) && at.elem == ct.elem && bt.elem == ct.elem {
         lc.matmul(a, b, c, accumulate);
         return Ok(());
     }
-    let at = memref(lc.ctx(), a).cloned().ok_or("matmul operand is not a buffer")?;
+    let acc = compute_elem(ct.elem);
+    if gemm(acc) && [at.elem, bt.elem, ct.elem].iter().all(|e| e.is_float()) {
+        let a = converted(lc, a, acc)?;
+        let b = converted(lc, b, acc)?;
+        let sums = if ct.elem == acc {
+            c
+        } else {
+            let t = lc.alloc(&ct.shape, acc);
+            if accumulate {
+                lc.copy_into(c, t)?;
+            }
+            t
+        };
+        lc.matmul(a, b, sums, accumulate);
+        if sums != c {
+            lc.copy_into(sums, c)?;
+        }
+        return Ok(());
+    }
     let r = ct.shape.len();
     let kk = at.shape[r - 1];
     let shape = ct.shape.to_vec();
@@ -984,6 +1027,26 @@ pub(crate) fn batched_matmul(
             s.store_as(sum, bufs[2], ivs)
         })
     })
+}
+
+/// `v` with elements of type `e`: itself, or a converted copy of the
+/// elements it addresses, broadcast again (a weight expanded over a batch
+/// is converted once, not once per batch element).
+fn converted(lc: &mut LowerCtx<'_, '_>, v: Value, e: ElemType) -> Result<Value, String> {
+    let m = memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
+    if m.elem == e {
+        return Ok(v);
+    }
+    let (st, off) = crate::r#loop::layout(&m);
+    let compact: Vec<i64> = m.shape.iter().zip(st.iter()).map(|(&n, &s)| if s == 0 { 1 } else { n }).collect();
+    if compact[..] == m.shape[..] {
+        return lc.as_elem(v, e);
+    }
+    let src = lc.view(v, &compact, &st, off)?;
+    let copy = lc.as_elem(src, e)?;
+    let strides: Vec<i64> =
+        row_major(&compact).iter().zip(st.iter()).map(|(&r, &s)| if s == 0 { 0 } else { r }).collect();
+    lc.view(copy, &m.shape, &strides, 0)
 }
 
 /// A view of `v` with a size-1 dimension inserted at `at`.
