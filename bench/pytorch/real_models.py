@@ -16,11 +16,14 @@ after `--warmup` rounds. PyTorch's OpenMP settings are left as they are
     py=test/.venv/bin/python   # torch, torchvision, timm, transformers and aot_torch installed
     $py bench/pytorch/real_models.py [--models NAME,...] [--families F,...] [--modes infer,train]
                                      [--steps 10] [--warmup 3] [--no-inductor] [--json FILE]
+                                     [--autocast bf16|f16]
 
 Prints a line per model and mode as it finishes, then a Markdown table
 (speed relative to eager: above 1 is faster) with the geometric mean per
 family and over all models, and the first calls. `--profile` also prints
-aot's per-kernel profile of each model (`aot_torch.profiler`)."""
+aot's per-kernel profile of each model (`aot_torch.profiler`).
+`--autocast bf16` runs every backend's forward and loss under
+`torch.autocast("cpu", dtype=torch.bfloat16)` (mixed precision)."""
 
 from __future__ import annotations
 
@@ -217,10 +220,19 @@ class _Fallbacks(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def _measure(name, mode, steps, warmup, backends, profile):
-    """One model in one mode: {backend: (first call s, median step s)}."""
+def _measure(name, mode, steps, warmup, backends, profile, amp=""):
+    """One model in one mode: {backend: (first call s, median step s)}.
+    `amp`: "bf16" or "f16" runs each forward and loss under
+    `torch.autocast("cpu", dtype=...)`."""
+    import contextlib
+
     import torch
     import aot_torch
+
+    def autocast():
+        if not amp:
+            return contextlib.nullcontext()
+        return torch.autocast("cpu", dtype={"bf16": torch.bfloat16, "f16": torch.float16}[amp])
 
     family, build, make_inputs, lossf = MODELS[name]
     fallbacks = _Fallbacks()
@@ -236,7 +248,7 @@ def _measure(name, mode, steps, warmup, backends, profile):
             call = model if backend == "eager" else torch.compile(model, backend=backend)
 
             def step(call=call, args=args, kw=kw):
-                with torch.no_grad():
+                with torch.no_grad(), autocast():
                     return call(*args, **kw)
         else:
             model.train()
@@ -244,7 +256,8 @@ def _measure(name, mode, steps, warmup, backends, profile):
             opt = torch.optim.SGD(model.parameters(), lr=1e-3)
 
             def step(call=call, args=args, kw=kw, opt=opt):
-                loss = lossf(call(*args, **kw), y)
+                with autocast():
+                    loss = lossf(call(*args, **kw), y)
                 loss.backward()
                 opt.step()
                 opt.zero_grad(set_to_none=True)
@@ -334,6 +347,8 @@ def main(argv=None):
     ap.add_argument("--profile", action="store_true", help="print aot's per-kernel profile of each model")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per model and mode")
     ap.add_argument("--json", default="", help="also write the results to this file")
+    ap.add_argument("--autocast", default="", choices=["", "bf16", "f16"],
+                    help="run each forward and loss under torch.autocast(\"cpu\", dtype=...)")
     ap.add_argument("--one", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     backends = ["eager", "aot"] + ([] if args.no_inductor else ["inductor"])
@@ -343,7 +358,8 @@ def main(argv=None):
         import torch
         torch._dynamo.config.cache_size_limit = 64
         name, mode = args.one.split(":")
-        print("RESULT " + json.dumps(_measure(name, mode, args.steps, args.warmup, backends, args.profile)))
+        print("RESULT " + json.dumps(_measure(name, mode, args.steps, args.warmup, backends, args.profile,
+                                                  args.autocast)))
         return 0
     names = [m for m in (args.models.split(",") if args.models else MODELS)
              if not args.families or MODELS[m][0] in args.families.split(",")]
@@ -351,9 +367,9 @@ def main(argv=None):
     if unknown:
         ap.error("unknown model(s): %s (known: %s)" % (", ".join(unknown), ", ".join(MODELS)))
     import torch
-    print("CPU: %s, %d threads, torch %s, OMP_WAIT_POLICY=%s, backends %s" % (
+    print("CPU: %s, %d threads, torch %s, OMP_WAIT_POLICY=%s, backends %s%s" % (
         cpu_model(), torch.get_num_threads(), torch.__version__, os.environ.get("OMP_WAIT_POLICY", "(default)"),
-        ", ".join(backends)), flush=True)
+        ", ".join(backends), ", autocast " + args.autocast if args.autocast else ""), flush=True)
     # Inductor compiles in the worker's own process: a pool of compile
     # workers would stay behind and compete for the cores being timed.
     env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS="1", TORCHINDUCTOR_FORCE_DISABLE_CACHES="1")
@@ -364,6 +380,7 @@ def main(argv=None):
                    "--steps", str(args.steps), "--warmup", str(args.warmup)]
             cmd += ["--no-inductor"] if args.no_inductor else []
             cmd += ["--profile"] if args.profile else []
+            cmd += ["--autocast", args.autocast] if args.autocast else []
             t0 = time.perf_counter()
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)

@@ -9,12 +9,21 @@ and process state; in ``train`` mode then a weighted sum of the floating
 outputs that require grad, ``backward()``, and an observation of the
 leaves' ``.grad``. Eager and compiled observations are compared field by
 field in a fixed order; the first differing field names the failure.
+
+With ``AOT_FUZZ_AUTOCAST=bf16`` (or ``f16``) in the environment
+(``run.py --autocast``), every call of the function, eager and compiled,
+runs under ``torch.autocast("cpu", dtype=...)``, and float values are
+compared at the tolerance of the half type whatever their own type (a
+``float`` result computed from half-precision products carries their
+rounding).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import os
 import re
 import warnings
 
@@ -22,6 +31,19 @@ import torch
 
 RTOL = {torch.float32: 1e-5, torch.float64: 1e-7, torch.float16: 1e-3, torch.bfloat16: 1e-2}
 ATOL = {torch.float32: 1e-5, torch.float64: 1e-7, torch.float16: 1e-3, torch.bfloat16: 1e-2}
+
+AUTOCAST = {"": None, "bf16": torch.bfloat16, "f16": torch.float16}[os.environ.get("AOT_FUZZ_AUTOCAST", "")]
+
+
+def _autocast():
+    return torch.autocast("cpu", dtype=AUTOCAST) if AUTOCAST is not None else contextlib.nullcontext()
+
+
+def _tolerance(dtype):
+    rtol, atol = RTOL.get(dtype, 1e-5), ATOL.get(dtype, 1e-5)
+    if AUTOCAST is not None:
+        rtol, atol = max(rtol, RTOL[AUTOCAST]), max(atol, ATOL[AUTOCAST])
+    return rtol, atol
 
 
 
@@ -260,7 +282,8 @@ def call(fn, make_inputs, mode, seed):
     ctx = torch.no_grad if mode == "infer" else torch.enable_grad
     with ctx():
         try:
-            outs = fn(*args)
+            with _autocast():
+                outs = fn(*args)
         except Exception as e:  # noqa: BLE001
             rec["error"] = error_record(e)
             rec["obs"] = state("state_inside")
@@ -302,7 +325,7 @@ def tensor_diff(e, c):
         bad = (e != c).nonzero()
     else:
         e64, c64 = e.double(), c.double()
-        rtol, atol = RTOL.get(e.dtype, 1e-5), ATOL.get(e.dtype, 1e-5)
+        rtol, atol = _tolerance(e.dtype)
         ok = torch.isclose(c64, e64, rtol=rtol, atol=atol, equal_nan=True)
         if bool(ok.all()):
             return None
@@ -318,7 +341,8 @@ def value_diff(e, c):
     if isinstance(e, float) and isinstance(c, float):
         if math.isnan(e) and math.isnan(c):
             return None
-        if e == c or abs(e - c) <= 1e-5 + 1e-5 * abs(e):
+        rtol, atol = _tolerance(torch.float32)
+        if e == c or abs(e - c) <= atol + rtol * abs(e):
             return None
         return "compiled %r, eager %r" % (c, e)
     if type(e) is not type(c) or e != c:

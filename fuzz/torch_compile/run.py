@@ -10,6 +10,7 @@ the backend's fallbacks to PyTorch per reason.
 
     python fuzz/torch_compile/run.py --seeds 0:200 --jobs 1 [--backend aot|aot_eager]
         [--modes infer,train] [--calls 2] [--no-mincut] [--minimize] [--out DIR]
+        [--autocast bf16|f16]
 
 Workers are reused across programs and restarted after a crash (a signal,
 reported as ``crash``) or a timeout. The parent needs only the standard
@@ -403,12 +404,16 @@ def main():
     ap.add_argument("--regress-dir", default=None,
                     help="where --minimize writes test_seed_N.py (default python/tests/fuzz_regressions)")
     ap.add_argument("--out", default=None, help="directory for results.jsonl, summary.txt and failing programs")
+    ap.add_argument("--autocast", default="", choices=["", "bf16", "f16"],
+                    help="call every function under torch.autocast(\"cpu\", dtype=...) (check.py)")
     ap.add_argument("-q", "--quiet", action="store_true")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         worker_main()
         return
+    # (The workers read it when they import check.py.)
+    os.environ["AOT_FUZZ_AUTOCAST"] = a.autocast
     seeds = parse_seeds(a.seeds)
     modes = tuple(m for m in a.modes.split(",") if m)
     t0 = time.time()
