@@ -1521,7 +1521,55 @@ class _Variant:
         # the first.
         if len(parts) == len(groups):
             parts = parts[1:]
-        return parts + tail
+        return [q for p in parts for q in self._split_by_reach(p, facts, first)] + tail
+
+    def _split_by_reach(self, part: "_Part", facts: _EagerFacts, first: Dict[int, int]) -> List["_Part"]:
+        """`part` as one node per set of arguments its outputs' histories
+        reach: PyTorch's engine runs every node an edge of a running node
+        leads to, with an undefined gradient where the node gave none, and
+        a node unpacks its saved tensors before it looks at the gradient.
+        Eager's graph has a node per op, so a backward from one output
+        never runs the history of an argument that only another output
+        reaches; a node of ours whose edges lead there would, and raise
+        where that history saved a tensor written since (fuzz seed 95298:
+        `v0 = a1.cumprod(0)` in PyTorch, then `v0.copy_(a1); a1.abs_()` in
+        one region: `v0`'s new value reaches `v0`'s old history, `a1`'s
+        new value only `a1`'s; a loss on `a1` ran CumprodBackward, whose
+        saved `a1` the region had written). The nodes share the arguments
+        both reach (the engine sums their gradients), each differentiates
+        its own outputs. A node that writes an argument another node takes
+        comes after it (that one's edge must be the old history); where
+        that cannot be ordered, the part stays one node."""
+        inputs = set(part.inputs)
+        groups: Dict[frozenset, Tuple[List[int], List[int]]] = {}
+        for k, (kind, v) in enumerate(self.translation.outputs):
+            if kind == "tensor" and v in part.outputs:
+                reach = frozenset(first[i] for i in facts.out_reach.get(k, frozenset())) & inputs
+                groups.setdefault(reach, ([], []))[0].append(v)
+        for d in part.dirty:
+            reach = (frozenset(first[i] for i in facts.arg_reach.get(d, frozenset())) | {d}) & inputs
+            groups.setdefault(reach, ([], []))[1].append(d)
+        if len(groups) < 2:
+            return [part]
+        nodes = [_Part(inputs=sorted(r), outputs=sorted(set(o)), dirty=sorted(d)) for r, (o, d) in groups.items()]
+        # Arguments no output reaches stay with the first node (an edge
+        # that gets None, as before).
+        rest = sorted(inputs - {i for n in nodes for i in n.inputs})
+        if rest:
+            nodes[0].inputs = sorted(nodes[0].inputs + rest)
+        # A node that marks an argument dirty goes after every other node
+        # that takes that argument (views are written by the caller).
+        readers = {n: {m for d in node.dirty for m, other in enumerate(nodes) if m != n and d in other.inputs}
+                   for n, node in enumerate(nodes)}
+        order: List[int] = []
+        placed: set = set()
+        while len(order) < len(nodes):
+            ready = [n for n in range(len(nodes)) if n not in placed and readers[n] <= placed]
+            if not ready:
+                return [part]
+            order.append(ready[0])
+            placed.add(ready[0])
+        return [nodes[n] for n in order]
 
     def _flats(self, tensors: Sequence[torch.Tensor]) -> List[torch.Tensor]:
         """This call's differentiable bases, one per group (`_flat`)."""
@@ -2496,12 +2544,78 @@ def backend(**options):
         stats["graphs"] += 1
         compile_report.graph_compiled("graph %d" % _graph_count, gm)
         name = "graph %d" % _graph_count
+        gm, attributes = _lift_attributes(gm)
         sym = _symbolic_graph(gm, cfg, name)
         if sym is not None:
             stats["symbolic_graphs"] += 1
-        return CompiledGraph(gm, cfg, name, symbolic=sym)
+        compiled = CompiledGraph(gm, cfg, name, symbolic=sym)
+        return _WithAttributes(compiled, attributes) if attributes else compiled
 
     return compile_fx
+
+
+def _lift_attributes(gm: torch.fx.GraphModule) -> Tuple[torch.fx.GraphModule, List[torch.Tensor]]:
+    """`gm` with each tensor it reads as an attribute (`get_attr`) made an
+    input after its own, and those tensors. Dynamo installs as attributes
+    the tensors it reaches through objects other than the frame's
+    arguments and modules: an optimizer's parameters and states (which it
+    marks static), a tensor held by a Python object. They are the caller's
+    tensors, read and written at every call; as constants of the compile
+    they kept the values of the first call, and their writes were lost
+    (`torch.compile(optimizer.step)` trained nothing). As inputs they are
+    bound at each call like any argument (AOTAutograd lifts a module's
+    parameters and buffers the same way)."""
+    attrs: Dict[str, torch.fx.Node] = {}
+    for n in gm.graph.nodes:
+        if n.op == "get_attr" and isinstance(_attribute(gm, n.target), torch.Tensor):
+            attrs.setdefault(n.target, n)
+    if not attrs:
+        return gm, []
+    # (On a copy: Dynamo reads its graph's placeholders after the backend.)
+    graph = torch.fx.Graph()
+    copied: Dict[torch.fx.Node, torch.fx.Node] = {}
+    graph.output(graph.graph_copy(gm.graph, copied))
+    root = gm
+    gm = torch.fx.GraphModule(root, graph)
+    attrs = {t: copied[n] for t, n in attrs.items()}
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    tensors: List[torch.Tensor] = []
+    lifted: Dict[str, torch.fx.Node] = {}
+    for k, (target, first) in enumerate(attrs.items()):
+        after = placeholders[-1] if placeholders else None
+        with (gm.graph.inserting_after(after) if after is not None else
+              gm.graph.inserting_before(next(iter(gm.graph.nodes)))):
+            ph = gm.graph.placeholder("aot_attribute_%d" % k)
+        ph.meta = dict(first.meta)
+        placeholders.append(ph)
+        lifted[target] = ph
+        tensors.append(_attribute(root, target))
+    for n in list(gm.graph.nodes):
+        if n.op == "get_attr" and n.target in lifted:
+            n.replace_all_uses_with(lifted[n.target])
+            gm.graph.erase_node(n)
+    gm.recompile()
+    return gm, tensors
+
+
+def _attribute(gm: torch.nn.Module, target: str) -> Any:
+    obj: Any = gm
+    for part in target.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+class _WithAttributes:
+    """A compiled graph whose lifted attributes (`_lift_attributes`) are
+    passed after the caller's arguments, the same tensor objects at every
+    call."""
+
+    def __init__(self, compiled: "CompiledGraph", tensors: List[torch.Tensor]):
+        self.compiled = compiled
+        self.tensors = tensors
+
+    def __call__(self, *args):
+        return self.compiled(*args, *self.tensors)
 
 
 def aot(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Optional[dict] = None, **_kwargs):

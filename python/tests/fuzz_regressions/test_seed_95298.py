@@ -5,15 +5,18 @@ been modified by an inplace operation: [torch.FloatTensor [2]], which is
 output 0 of AsStrided, is at version 2; expected version 0; eager's
 backward runs. `cumprod` runs in PyTorch (the graph is split around it),
 `a1` (a view of a non-leaf base, like `a0`) is written under no_grad, its
-cumprod written by `copy_`, `a1` then by `abs_`: a tensor aot made with
-`as_strided` (a regenerated view) was saved by a backward node and
-written twice after. Which node, and why eager's graph avoids it, is not
-diagnosed yet. Open.
+cumprod written by `copy_`, `a1` then by `abs_`. The region's part node for
+`v0` and `a1` had edges to both histories (`v0`'s new value reaches
+`v0`'s old one, CumprodBackward, and `a1`'s); a loss on `a1` ran the
+node, and PyTorch's engine runs every node an edge leads to, even with
+no gradient: CumprodBackward unpacked its saved `a1`, written since.
+Eager's graph has one node per op, and never runs CumprodBackward. Fixed:
+a part is one node per set of arguments its outputs reach
+(`_Variant._split_by_reach`).
 
 Reproduce: test/.venv/bin/python fuzz/torch_compile/run.py --seeds 95298:95299 --backend aot
 """
 
-import pytest
 import torch
 
 from fuzzcheck import assert_same
@@ -40,6 +43,5 @@ def make_inputs(g):
     return [a0, a1], [b0]
 
 
-@pytest.mark.xfail(strict=True, reason="open: a saved-tensor check of a node eager never runs (fuzz seed 95298)")
 def test_seed_95298():
     assert_same(f, make_inputs, seed=95298, backend="aot", modes=('infer', 'train'))
