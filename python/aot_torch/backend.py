@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import logging
 import operator
 import os
@@ -60,6 +61,42 @@ def _backward(variant: "_Variant", *args, **kwargs):
         return variant.fn.backward(*args, **kwargs)
     finally:
         _profiler.record(variant, "backward", time.perf_counter() - t0)
+
+
+def _first_order_only(backward):
+    """A compiled backward as `torch.autograd.function.once_differentiable`
+    makes one, except that with `create_graph=True` every gradient it gives
+    has a node that raises when differentiated, as PyTorch's compiled
+    backward does ("does not currently support double backward").
+    `once_differentiable` adds that node only when an incoming gradient
+    requires grad; a compiled backward's gradients also depend on the
+    values it saved (parameters), so without it a gradient penalty
+    (`autograd.grad(..., create_graph=True)`, then a loss on the gradient)
+    would take the gradient for a constant and lose its own gradient
+    silently."""
+    from torch._C import _functions
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        create_graph = torch.is_grad_enabled()
+        with torch.no_grad():
+            outputs = backward(ctx, *grads)
+        if not create_graph:
+            return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        err = _functions.DelayedError(
+            b"torch.compile with backend=\"aot\" does not support double backward: the gradient of a "
+            b"compiled region's gradient (create_graph=True) is not computed", len(outs))
+
+        def marked(t):
+            if not isinstance(t, torch.Tensor):
+                return t
+            t = t.detach()
+            t.requires_grad = True
+            return t
+        return err(*[marked(t) for t in outs])
+
+    return wrapper
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,10 +226,16 @@ class _AotFunction(torch.autograd.Function):
         return tuple(views.node_outs) + tuple(t if t._base is None else t.detach().clone() for t in dirty)
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
+    @_first_order_only
     def backward(ctx, *grads):
+        if ctx.aot is None:
+            raise RuntimeError(_FREED)
         variant, state, views = ctx.aot
-        ctx.aot = None
+        # (`backward(retain_graph=True)`: another backward may come, as
+        # eager's saved tensors stay for it; else the state goes now.)
+        retain = _keep_graph()
+        if not retain:
+            ctx.aot = None
         n = len(variant.differentiable)
         m = len(grads) - len(variant.main_dirty)
         # A non-differentiable output gets no tangent, nor one no gradient
@@ -205,7 +248,7 @@ class _AotFunction(torch.autograd.Function):
         got, got_dirty = _given(tangents, mutated)
         variant.check_versions(views, got, got_dirty)
         # With parts, each node runs the backward for its own tangents.
-        gs = _backward(variant, state, tangents, mutated, unreached=True, keep=bool(variant.parts))
+        gs = _backward(variant, state, tangents, mutated, unreached=True, keep=bool(variant.parts) or retain)
         # After the arguments' gradients, the bases': their members get
         # none of their own (autograd takes the base's on into `_base`).
         gs, base_gs = gs[:len(variant.dupe_of)], gs[len(variant.dupe_of):]
@@ -220,6 +263,20 @@ class _AotFunction(torch.autograd.Function):
 
         base_gs = [g if base_reached(b) else None for b, g in enumerate(base_gs)]
         return (None, None, *gs, *base_gs)
+
+
+# PyTorch's message for a second backward through a graph it freed.
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+          "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+          "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+          "or if you need to access saved tensors after calling backward.")
+
+
+def _keep_graph() -> bool:
+    """Whether the running backward keeps the graph (`retain_graph=True`,
+    or `create_graph=True`, which implies it)."""
+    keep = getattr(torch._C._autograd, "_get_current_graph_task_keep_graph", None)
+    return bool(keep()) if keep is not None else True
 
 
 def _given(tangents: Sequence[Any], mutated: Sequence[Any]) -> Tuple[set, set]:
@@ -269,7 +326,7 @@ class _AotPart(torch.autograd.Function):
             tuple(t if t._base is None else t.detach().clone() for t in dirty)
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
+    @_first_order_only
     def backward(ctx, *grads):
         variant, views, part = ctx.aot
         tangents = [None] * len(variant.differentiable)
@@ -2461,16 +2518,21 @@ class CompiledGraph:
             compile_report.graph_ran(self.name, "PyTorch")
             return self.gm
         region, fell_back = _whole_region(aten, self.cfg, self.name, self.gm)
-        if region is not None:
+        # What the user's graph itself leaves to PyTorch (not its trace).
+        forced = _user_backward_nodes(self.gm) if torch.is_grad_enabled() else []
+        if region is not None and not forced:
             compile_report.graph_ran(self.name, "aot")
             return region
-        ops = sorted({"%s (%s)" % (n.target, r) for n, r in fell_back})
-        log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell_back), "; ".join(ops))
-        stats["fallback_ops"] += len(fell_back)
-        for n, r in fell_back:
-            compile_report.fallback(self.name, "op %s" % n.target, r,
-                                    compile_report.node_source(self.gm, fx_ir.source_of(n)))
-        sources = {fx_ir.source_of(n) for n, _ in fell_back}
+        if region is not None:
+            fell_back = []
+        fell = [(n.target, r, fx_ir.source_of(n)) for n, r in fell_back] + [(n.target, r, n.name) for n, r in forced]
+        ops = sorted({"%s (%s)" % (t, r) for t, r, _ in fell})
+        log.warning("aot_torch: %s: %d op(s) run in PyTorch: %s", self.name, len(fell), "; ".join(ops))
+        stats["fallback_ops"] += len(fell)
+        for t, r, src in fell:
+            compile_report.fallback(self.name, "op %s" % t, r, compile_report.node_source(self.gm, src))
+        sources = {src for _, _, src in fell}
+        fell_back = fell
         split = None
         if self.whole and None not in sources:
             split = _split_user_graph(self.gm, sources, self.cfg, self.name)
@@ -2482,6 +2544,33 @@ class CompiledGraph:
             return self.gm
         compile_report.graph_ran(self.name, "split: %d op(s) in PyTorch, the rest in aot" % len(fell_back))
         return split
+
+
+# Higher-order ops of Dynamo's graph that carry a backward of the user's:
+# a custom `autograd.Function` (its `backward`, not a derivative of its
+# forward) and a tensor hook (run by eager's engine on the gradient). aot
+# derives its backward from the forward's ops, which would ignore both.
+_USER_BACKWARD = {
+    "autograd_function_apply": "a custom autograd.Function: its backward is the user's, not the derivative "
+                               "of its forward",
+    "register_hook": "a tensor hook: eager's engine runs it on the gradient",
+}
+
+
+def _user_backward_nodes(gm: torch.fx.GraphModule) -> List[Tuple[torch.fx.Node, str]]:
+    """The nodes of Dynamo's graph that carry a backward of the user's
+    (`_USER_BACKWARD`): left to PyTorch in a graph traced with grad mode
+    on, so that the graph is split around them and eager's engine runs
+    their backward. (Under no_grad their forward is compiled.)"""
+    out = []
+    for n in gm.graph.nodes:
+        if n.op != "call_function":
+            continue
+        for name, why in _USER_BACKWARD.items():
+            hop = getattr(torch.ops.higher_order, name, None)
+            if hop is not None and n.target is hop:
+                out.append((n, why))
+    return out
 
 
 def _number(a: Any) -> Any:
