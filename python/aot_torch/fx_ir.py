@@ -320,6 +320,8 @@ def _build_decompositions():
         aten.logit,
         aten.addcmul, aten.addcdiv,
         aten.lerp,
+        # (In place, as optimizers write them: `copy_` of the functional op.)
+        aten.addcmul_, aten.addcdiv_, aten.lerp_,
         aten.glu,
         aten.smooth_l1_loss, aten.huber_loss,
         aten.binary_cross_entropy,
@@ -395,6 +397,22 @@ def _build_decompositions():
 
 
 DECOMPOSITIONS = _build_decompositions()
+
+
+def _fma(a, b, c):
+    # (The prim's own eager implementation: the product rounded, then the sum.)
+    return aten.add.Tensor(aten.mul.Tensor(a, b), c)
+
+
+def _late_decompositions(table):
+    """`table` with the ops registered after this module's import: Dynamo
+    writes `addcmul_(t1, t2, value=v)` and `add_(x, alpha=tensor)` with
+    Inductor's `prims.fma` (in optimizers' steps), which exists once
+    Dynamo has imported `torch._inductor.inductor_prims`."""
+    fma = getattr(torch.ops.prims, "fma", None)
+    if fma is not None and fma.default not in table:
+        table[fma.default] = _fma
+    return table
 
 
 # ---------------------------------------------------------------------------
@@ -576,7 +594,7 @@ def to_aten(gm: Callable, example_inputs: Sequence[Any],
     from torch.fx import traceback as fx_traceback
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    table = DECOMPOSITIONS if decompositions is None else decompositions
+    table = _late_decompositions(DECOMPOSITIONS) if decompositions is None else decompositions
     fn = gm
     if isinstance(gm, torch.fx.GraphModule):
         annotate_grad_mode(gm)
