@@ -26,6 +26,11 @@
 //! `dv = Pᵀ g`, `dP = g vᵀ`, `dS = P ∘ (dP − rowsum(g ∘ out))·scale` in one
 //! row kernel, `dq = dS k`, `dk = dSᵀ q`. Its own derivative is not
 //! defined (as for eager's fused kernel): the op has no `Vjp` interface.
+//! Half-precision heads keep PyTorch's roundings in the forward: each
+//! row's exponentials are rounded to the storage type and not normalized
+//! before the second product, whose rows are then multiplied by the
+//! reciprocal of the sum of the unrounded exponentials (interpreter and
+//! lowering alike).
 
 use crate::autodiff::{Grads, VjpCtx};
 use crate::lowering::*;
@@ -242,6 +247,36 @@ fn softmax_rows(sc: &mut [f64], l: usize, s: usize) -> Vec<f64> {
         .collect()
 }
 
+/// [`softmax_rows`] as PyTorch's half-precision attention keeps them: each
+/// row's exponentials `exp(x - max)` rounded (through `f32`) to `e`, not
+/// normalized; appends each row's log-sum-exp to `lse` and returns its sum
+/// of the unrounded exponentials (1 for a row with no key, whose
+/// exponentials are zeros).
+fn half_rows(sc: &mut [f64], l: usize, s: usize, e: ElemType, lse: &mut Vec<f64>) -> Vec<f64> {
+    if s == 0 {
+        lse.extend(std::iter::repeat_n(f64::NEG_INFINITY, l));
+        return vec![1.0; l];
+    }
+    sc.chunks_mut(s)
+        .map(|row| {
+            let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if m == f64::NEG_INFINITY {
+                row.iter_mut().for_each(|x| *x = 0.0);
+                lse.push(f64::NEG_INFINITY);
+                return 1.0;
+            }
+            let mut sum = 0.0;
+            for x in row.iter_mut() {
+                let ex = (*x - m).exp();
+                sum += ex;
+                *x = aot_runtime::buffer::round_to(e, ex as f32 as f64);
+            }
+            lse.push(m + sum.ln());
+            sum
+        })
+        .collect()
+}
+
 fn dims_k(k: &KernelCtx<'_>, first: usize) -> Result<Dims, String> {
     Dims::of(&k.input(first).sizes(), &k.input(first + 1).sizes(), &k.input(first + 2).sizes())
 }
@@ -250,17 +285,27 @@ pub fn kernel_attention(k: &mut KernelCtx<'_>) -> KernelResult {
     let d = dims_k(k, 0)?;
     let (l, s, ev) = (d.l as usize, d.s as usize, d.ev as usize);
     let v = k.input(2).read_f64();
+    let e = k.result_type(0)?.elem;
+    let half = matches!(e, ElemType::F16 | ElemType::BF16);
     let mut out = Vec::new();
     let mut lse = Vec::new();
     for (b, mut p) in scores(k, &d, 3)?.into_iter().enumerate() {
-        lse.extend(softmax_rows(&mut p, l, s));
+        // Half precision: each row's exponentials rounded to the storage
+        // type, unnormalized, and the product divided by the row's sum of
+        // the unrounded ones (the lowering's comment says why).
+        let sums: Vec<f64> = if half {
+            half_rows(&mut p, l, s, e, &mut lse)
+        } else {
+            lse.extend(softmax_rows(&mut p, l, s));
+            vec![1.0; l]
+        };
         for i in 0..l {
             for x in 0..ev {
-                out.push((0..s).map(|j| p[i * s + j] * v[(b * s + j) * ev + x]).fold(0.0, |a, b| a + b));
+                let dot = (0..s).map(|j| p[i * s + j] * v[(b * s + j) * ev + x]).fold(0.0, |a, b| a + b);
+                out.push(dot * (1.0 / sums[i]));
             }
         }
     }
-    let e = k.result_type(0)?.elem;
     Ok(smallvec![k.new_f64(e, &d.with(&[d.l, d.ev]), &out), k.new_f64(compute_elem(e), &d.with(&[d.l]), &lse)])
 }
 
@@ -438,10 +483,21 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let lse = lc.alloc(&d.with(&[d.l]), acc);
     let rows = d.with(&[d.l]);
     let len = d.s;
+    // Half precision, as PyTorch's kernel computes it: the exponentials
+    // rounded to the storage type and not normalized go into the product
+    // with the values (summed in f32), which is then multiplied by the
+    // reciprocal of the row's sum (of the unrounded exponentials) and
+    // rounded once. Normalizing before the product, as for f32 and f64,
+    // gave another last bit in about one element of eight.
+    let half = e != acc;
+    let inv_buf = if half { Some(lc.alloc(&rows, acc)) } else { None };
     let mut bufs = vec![p, lse];
     bufs.extend(mask);
+    bufs.extend(inv_buf);
     lc.kernel("attention_softmax", &bufs, &mut |s, a| {
-        let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
+        let (p, lse) = (a[0], a[1]);
+        let mask = if mask.is_some() { Some(a[2]) } else { None };
+        let inv_out = if half { a.last().copied() } else { None };
         s.nest_flat(&rows, &mut |s, row| {
             // The masked scores' maximum, each score computed from the raw
             // product where it is read (twice: here and for its
@@ -473,14 +529,38 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let one = s.const_f(1.0, acc);
             let inv = s.div(one, sum)?;
             let inv = s.select(empty, zero, inv)?;
+            if let Some(ib) = inv_out {
+                s.store(inv, ib, row);
+                return each_col(s, row, len, p, &mut |s, at| {
+                    let x = s.load(p, at)?;
+                    let r = convert(s, x, e)?;
+                    convert(s, r, acc)
+                });
+            }
             each_col(s, row, len, p, &mut |s, at| {
                 let x = s.load(p, at)?;
                 s.mul(x, inv)
             })
         })
     })?;
-    let o = product(lc, p, v, &d.with(&[d.l, d.ev]), acc)?;
-    let out = lc.as_elem(o, e)?;
+    let oshape = d.with(&[d.l, d.ev]);
+    let o = product(lc, p, v, &oshape, acc)?;
+    let out = match inv_buf {
+        Some(ib) => {
+            let out = lc.alloc(&oshape, e);
+            let r = oshape.len();
+            lc.kernel("attention_out", &[o, ib, out], &mut |s, a| {
+                s.nest(&oshape, true, &mut |s, ivs| {
+                    let x = s.load(a[0], ivs)?;
+                    let w = s.load(a[1], &ivs[..r - 1])?;
+                    let y = s.mul(x, w)?;
+                    s.store_as(y, a[2], ivs)
+                })
+            })?;
+            out
+        }
+        None => lc.as_elem(o, e)?,
+    };
     lc.set_result(0, out);
     lc.set_result(1, lse);
     Ok(())
