@@ -813,6 +813,17 @@ def _attention(ops, attrs, rtypes):
         L, S = s.shape[-2:]
         s = s.masked_fill(torch.ones(L, S, dtype=torch.bool).triu(1), float("-inf"))
     lse = torch.logsumexp(s, -1).detach()
+    if dtype != acc and s.shape[-1]:
+        # Half precision, as the fused kernel rounds: each row's
+        # exponentials rounded to the head's type and not normalized, the
+        # product with the values, then the reciprocal of the row's sum
+        # (of the unrounded exponentials); a row with no key gives zeros.
+        m = s.amax(-1, keepdim=True)
+        empty = torch.isneginf(m)
+        ex = torch.exp(s - torch.where(empty, torch.zeros_like(m), m))
+        total = ex.sum(-1, keepdim=True)
+        inv = torch.where(empty, torch.zeros_like(total), 1.0 / total)
+        return (torch.matmul(ex.to(dtype).to(acc), v) * inv).to(dtype), lse
     p = torch.softmax(s, -1)
     if s.shape[-1]:
         p = torch.where(torch.isneginf(s.amax(-1, keepdim=True)), torch.zeros_like(p), p)

@@ -539,9 +539,12 @@ fn softmax_impl(k: &mut KernelCtx<'_>, log: bool) -> KernelResult {
         // (PyTorch's half-precision log-softmax over the last dimension
         // rounds each row's sum of exponentials and its logarithm to the
         // storage type.)
+        // (Not when every float is computed in f64, as for finite
+        // differences.)
         let e = x.dtype();
+        let stored = k.physical(e) == e;
         let round = |v: f64| {
-            if log && matches!(e, ElemType::F16 | ElemType::BF16) && dim + 1 == shape.len() {
+            if log && stored && matches!(e, ElemType::F16 | ElemType::BF16) && dim + 1 == shape.len() {
                 aot_runtime::buffer::round_to(e, v)
             } else {
                 v
