@@ -303,6 +303,68 @@ def _sdpa_for_cpu(upstream):
     return sdpa
 
 
+# PyTorch's `_foreach_*` ops (optimizers with `foreach=True`,
+# `clip_grad_norm_`): a list of tensors through one op each. Upstream has
+# no decompositions for them; these call the op per element, so that each
+# element's op is the catalogue's.
+_FOREACH_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "clamp_min", "clamp_max", "pow", "lerp")
+_FOREACH_UNARY = ("sqrt", "rsqrt", "exp", "log", "neg", "abs", "sign", "reciprocal", "sigmoid", "tanh",
+                  "zero")
+_FOREACH_POINTWISE = ("addcmul", "addcdiv")
+
+
+def _foreach_decomposition(name: str, inplace: bool):
+    method = getattr(torch.Tensor, name + "_" if inplace else name, None)
+    if method is None:
+        # (No in-place method, `maximum_`: the result copied in.)
+        functional = getattr(torch.Tensor, name)
+
+        def method(t, *args, **kwargs):
+            return t.copy_(functional(t, *args, **kwargs))
+    pointwise = name in _FOREACH_POINTWISE
+
+    def decomposition(self, *args, **kwargs):
+        def at(a, i):
+            return a[i] if isinstance(a, (list, tuple)) else a
+        if not isinstance(self, (list, tuple)):
+            # (`_foreach_pow.ScalarAndTensor`: a number to each power.)
+            n = next(len(a) for a in args if isinstance(a, (list, tuple)))
+            return [getattr(torch, name)(self, *[at(a, i) for a in args]) for i in range(n)]
+        outs = []
+        for i, t in enumerate(self):
+            xs = [at(a, i) for a in args]
+            kw = {k: at(v, i) for k, v in kwargs.items()}
+            if pointwise and len(xs) == 3:
+                # (`value` is keyword-only in the method, positional in
+                # the foreach op's `ScalarList`/`Tensor` overloads.)
+                v = xs.pop()
+                kw["value"] = v.item() if isinstance(v, torch.Tensor) and v.dim() == 1 else v
+            outs.append(method(t, *xs, **kw))
+        return None if inplace else outs
+    decomposition.__name__ = "_foreach_per_tensor"
+    return decomposition
+
+
+def _foreach_norm(self, ord=2, dtype=None):
+    return [torch.linalg.vector_norm(t, ord, dtype=dtype) for t in self]
+
+
+def _foreach_decompositions():
+    table = {}
+    for name in _FOREACH_BINARY + _FOREACH_UNARY + _FOREACH_POINTWISE:
+        for inplace in (False, True):
+            packet = getattr(aten, "_foreach_%s%s" % (name, "_" if inplace else ""), None)
+            if packet is None or (name == "zero" and not inplace):
+                continue
+            for ov in packet.overloads():
+                if "out" not in ov:
+                    table[getattr(packet, ov)] = _foreach_decomposition(name, inplace)
+    for ov in aten._foreach_norm.overloads():
+        if "out" not in ov:
+            table[getattr(aten._foreach_norm, ov)] = _foreach_norm
+    return table
+
+
 def _build_decompositions():
     from torch._decomp import get_decompositions
 
@@ -389,6 +451,7 @@ def _build_decompositions():
     table[aten.dropout_.default] = _dropout_
     table[aten._transformer_encoder_layer_fwd.default] = _transformer_encoder_layer_fwd
     table.update(conv.decompositions())
+    table.update(_foreach_decompositions())
     for name in INPLACE_SAVING_SELF:
         packet, inplace = getattr(aten, name), getattr(aten, name + "_")
         for ov in inplace.overloads():

@@ -30,6 +30,12 @@ def _fresh_dynamo():
     ("AdamW", dict(lr=1e-2, weight_decay=0.1)),
     ("RMSprop", dict(lr=1e-2, momentum=0.5)),
     ("Adagrad", dict(lr=1e-2)),
+    # `foreach=True`: PyTorch's `_foreach_*` ops, one op per tensor list.
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1, foreach=True)),
+    ("Adam", dict(lr=1e-2, amsgrad=True, foreach=True)),
+    ("AdamW", dict(lr=1e-2, weight_decay=0.1, foreach=True)),
+    ("NAdam", dict(lr=1e-2, foreach=True)),
+    ("RMSprop", dict(lr=1e-2, momentum=0.5, foreach=True)),
 ], ids=lambda v: v if isinstance(v, str) else ",".join("%s=%s" % kv for kv in v.items()))
 def test_a_compiled_optimizer_step_trains_as_eager(name, kw, caplog):
     torch.manual_seed(0)
@@ -98,3 +104,35 @@ def test_a_tensor_held_by_an_object_is_read_and_written_at_every_call():
             want_h.scale.mul_(3.0)
         torch.testing.assert_close(cf(x), g(x))
         torch.testing.assert_close(h.total, want_h.total)
+
+
+def test_a_compiled_training_step_with_gradient_clipping(caplog):
+    """Forward, backward, `clip_grad_norm_` (`_foreach_norm`,
+    `_foreach_mul_`) and an AdamW step in one compiled function: Dynamo
+    splits it at the backward; every graph compiles whole."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 1))
+    ref = copy.deepcopy(model)
+
+    def make(m):
+        opt = torch.optim.AdamW(m.parameters(), lr=1e-2)
+
+        def step(x, y):
+            loss = (m(x) - y).pow(2).mean()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(m.parameters(), 0.5)
+            opt.step()
+            opt.zero_grad()
+            return loss
+        return step
+
+    want_step, got_step = make(ref), torch.compile(make(model), backend="aot")
+    for i in range(4):
+        x, y = torch.randn(6, 8), torch.randn(6, 1)
+        want = want_step(x, y)
+        with caplog.at_level(logging.WARNING, logger="aot_torch"):
+            got = got_step(x, y)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+        for (n, p), q in zip(model.named_parameters(), ref.parameters()):
+            _close(p, q, "step %d, %s" % (i, n))
+    assert not [r for r in caplog.records if "PyTorch" in r.getMessage()]
