@@ -526,8 +526,11 @@ class _EagerFacts:
 
 
 # The errors eager's autograd raises in a forward for an in-place op it
-# refuses (by metadata alone: the fake run meets them as eager does).
-_EAGER_REFUSES = re.compile(r"is being used in an in-place operation|being modified inplace")
+# refuses, or for a tensor made in inference mode that it would save (by
+# metadata alone: the fake run meets them as eager does; the convention
+# key tells inference tensors apart).
+_EAGER_REFUSES = re.compile(r"is being used in an in-place operation|being modified inplace|"
+                            r"Inference tensors cannot be saved for backward")
 
 
 def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],

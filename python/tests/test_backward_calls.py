@@ -156,3 +156,22 @@ def test_a_custom_function_compiles_under_no_grad(caplog):
         got = torch.compile(_custom, backend="aot")(x, w)
     torch.testing.assert_close(got, _custom(x, w))
     assert not [r for r in caplog.records if "PyTorch" in r.getMessage()]
+
+
+def test_an_inference_tensor_that_autograd_would_save_raises_as_in_eager():
+    """A tensor made under `torch.inference_mode()` passed to a training
+    call whose backward would save it: eager's autograd refuses it; so does
+    the compiled call (the region runs in PyTorch for that convention),
+    and normal tensors still compile."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU())
+    with torch.inference_mode():
+        xi = torch.randn(2, 3, 8, 8)
+    x = torch.randn(2, 3, 8, 8)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        model(xi)
+    compiled = torch.compile(model, backend="aot")
+    torch.testing.assert_close(compiled(x), model(x))
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        compiled(xi)
+    torch.testing.assert_close(compiled(x), model(x))
