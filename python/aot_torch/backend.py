@@ -1264,13 +1264,15 @@ class _Variant:
         if training:
             self.fn.copy_saved_outputs([v not in self.eager_saved_results for v in range(len(translation.result_types))])
         self.out_meta = translation.result_meta
+        self.main_keeps: frozenset = frozenset()
         self.parts = self._parts(facts, tensors, members) if training else []
         self.part_inputs = frozenset(i for part in self.parts for i in part.inputs)
         self.part_outputs = frozenset(v for part in self.parts for v in part.outputs)
         # The main node's own: the arguments it writes, and those it takes
-        # as leaves (no edge): the unreached ones and the parts'.
+        # as leaves (no edge): the unreached ones and the parts' (but those
+        # it shares with a node peeled off it, `_peel_main`).
         self.main_dirty = [i for i in self.dirty if i not in self.part_inputs]
-        self.cut = unreached | self.part_inputs
+        self.cut = unreached | (self.part_inputs - self.main_keeps)
         self.reached_from = self._reached_from(facts, members)
         self.checks = self._version_checks(facts)
         self.any_stale = any(c.fact.stale for c in self.checks)
@@ -1562,8 +1564,6 @@ class _Variant:
         groups: Dict[int, List[int]] = {}
         for i in grads:
             groups.setdefault(find(i), []).append(i)
-        if len(groups) < 2:
-            return tail
         # An argument that did not require grad and is written with a value
         # that does is the main node's (it is none of the parts' inputs),
         # and so are the groups its new value reaches (fuzz seed 17572:
@@ -1571,7 +1571,7 @@ class _Variant:
         pinned = {find(first[j]) for i in self.dirty if first[i] not in up
                   for j in facts.arg_reach.get(i, frozenset()) if first[j] in up}
         parts = []
-        for root, inputs in sorted(groups.items(), key=lambda g: g[1][0]):
+        for root, inputs in sorted(groups.items(), key=lambda g: g[1][0]) if len(groups) > 1 else ():
             p = _Part(inputs=inputs, outputs=sorted(v for v, i in outs.items() if find(i) == root),
                       dirty=[i for i in self.dirty if first[i] in up and find(first[i]) == root])
             if any(is_view[v] for v in p.outputs) or any(i in members for i in inputs) or root in pinned:
@@ -1579,9 +1579,57 @@ class _Variant:
             parts.append(p)
         # The main node keeps the rest; if every group could stand alone,
         # the first.
-        if len(parts) == len(groups):
+        if parts and len(parts) == len(groups):
             parts = parts[1:]
-        return [q for p in parts for q in self._split_by_reach(p, facts, first)] + tail
+        split = [q for p in parts for q in self._split_by_reach(p, facts, first)]
+        # The main node's own groups, split by reach too (fuzz seed 103754).
+        taken = {i for p in parts for i in p.inputs}
+        main = _Part(inputs=[i for i in grads if i not in taken],
+                     outputs=sorted(v for v, i in outs.items() if first[i] not in taken),
+                     dirty=[i for i in self.dirty if first[i] in up and first[i] not in taken])
+        # (The arguments a written plain argument's new value reaches: the
+        # main node hands that value out, so it keeps their edges.)
+        reached_by_plain = {first[j] for i in self.dirty if first[i] not in up
+                            for j in facts.arg_reach.get(i, frozenset()) if first[j] in up}
+        peeled, self.main_keeps = self._peel_main(main, facts, first, members, reached_by_plain)
+        return split + peeled + tail
+
+    def _peel_main(self, main: "_Part", facts: _EagerFacts, first: Dict[int, int], members: frozenset,
+                   pinned: set) -> Tuple[List["_Part"], frozenset]:
+        """The main node's outputs whose histories reach other arguments
+        than its views' do, as nodes of their own (`_split_by_reach`'s
+        reason: a loss on a view the main node hands out ran its edge to
+        the history of a written argument's old value, whose saved tensor
+        the region had written: fuzz seed 103754). The main node keeps its
+        views, a differentiable base's members and the groups a written
+        plain argument's new value reaches; a node that takes an argument
+        the main node writes stays with it (it is applied after the main
+        node, and would see the new history). Returns the peeled nodes and
+        the arguments the main node still takes (it shares them with the
+        peeled nodes: the engine sums their gradients)."""
+        nodes = self._split_by_reach(main, facts, first)
+        is_view = self.translation.result_is_view
+        if len(nodes) < 2 and not pinned:
+            return [], frozenset(main.inputs)
+
+        def stays(n):
+            return any(is_view[v] for v in n.outputs) or any(i in members for i in n.inputs)
+        # (With a written plain argument, the main node has that to hand
+        # out even when no node stays with it.)
+        keep = [n for n in nodes if stays(n)] or ([] if pinned else nodes[:1])
+        peel = [n for n in nodes if all(n is not k for k in keep)]
+        while True:
+            kept_dirty = {i for n in keep for i in n.dirty}
+            moved = [n for n in peel if set(n.inputs) & kept_dirty]
+            if not moved:
+                break
+            keep += moved
+            peel = [n for n in peel if all(n is not m for m in moved)]
+        if not peel:
+            return [], frozenset(main.inputs)
+        kept = frozenset(i for n in keep for i in n.inputs) | frozenset(pinned) | \
+            (frozenset(main.inputs) - frozenset(i for n in nodes for i in n.inputs))
+        return peel, kept
 
     def _split_by_reach(self, part: "_Part", facts: _EagerFacts, first: Dict[int, int]) -> List["_Part"]:
         """`part` as one node per set of arguments its outputs' histories

@@ -10,13 +10,14 @@ CumprodBackward saved, and returns `v4`, a view of `a1` written from
 an edge leads to, with no gradient: CumprodBackward unpacks its stale
 `v2`. Eager never runs it (`v2`'s new value reaches no loss). The class
 of seed 95298, fixed for a region's parts (one node per set of arguments
-their outputs reach, `_Variant._split_by_reach`) but not for the main
-node, which keeps every output that is a view. Open.
+their outputs reach, `_Variant._split_by_reach`) and now for the main
+node: the outputs whose histories reach other arguments than the main
+node's views and written plain arguments are peeled off into nodes of
+their own (`_Variant._peel_main`), which share arguments with it.
 
 Reproduce: test/.venv/bin/python fuzz/torch_compile/run.py --seeds 103754:103755 --backend aot
 """
 
-import pytest
 import torch
 
 from fuzzcheck import assert_same
@@ -39,6 +40,5 @@ def make_inputs(g):
     return [a0, a1], [b0, b1]
 
 
-@pytest.mark.xfail(strict=True, reason="open: the main node's edge to a history only a dead output reaches (seed 103754)")
 def test_seed_103754():
     assert_same(f, make_inputs, seed=103754, backend="aot", modes=('infer', 'train'))
