@@ -1568,8 +1568,9 @@ class _Variant:
         # that does is the main node's (it is none of the parts' inputs),
         # and so are the groups its new value reaches (fuzz seed 17572:
         # `a2.mul_(a0)`, `a2` a plain tensor).
-        pinned = {find(first[j]) for i in self.dirty if first[i] not in up
-                  for j in facts.arg_reach.get(i, frozenset()) if first[j] in up}
+        reached_by_plain = {first[j] for i in self.dirty if first[i] not in up
+                            for j in facts.arg_reach.get(i, frozenset()) if first[j] in up}
+        pinned = {find(j) for j in reached_by_plain}
         parts = []
         for root, inputs in sorted(groups.items(), key=lambda g: g[1][0]) if len(groups) > 1 else ():
             p = _Part(inputs=inputs, outputs=sorted(v for v, i in outs.items() if find(i) == root),
@@ -1587,10 +1588,8 @@ class _Variant:
         main = _Part(inputs=[i for i in grads if i not in taken],
                      outputs=sorted(v for v, i in outs.items() if first[i] not in taken),
                      dirty=[i for i in self.dirty if first[i] in up and first[i] not in taken])
-        # (The arguments a written plain argument's new value reaches: the
-        # main node hands that value out, so it keeps their edges.)
-        reached_by_plain = {first[j] for i in self.dirty if first[i] not in up
-                            for j in facts.arg_reach.get(i, frozenset()) if first[j] in up}
+        # (The main node hands out a written plain argument's new value, so
+        # it keeps the edges of the arguments that value reaches.)
         peeled, self.main_keeps = self._peel_main(main, facts, first, members, reached_by_plain)
         return split + peeled + tail
 
@@ -2613,15 +2612,9 @@ def _user_backward_nodes(gm: torch.fx.GraphModule) -> List[Tuple[torch.fx.Node, 
     (`_USER_BACKWARD`): left to PyTorch in a graph traced with grad mode
     on, so that the graph is split around them and eager's engine runs
     their backward. (Under no_grad their forward is compiled.)"""
-    out = []
-    for n in gm.graph.nodes:
-        if n.op != "call_function":
-            continue
-        for name, why in _USER_BACKWARD.items():
-            hop = getattr(torch.ops.higher_order, name, None)
-            if hop is not None and n.target is hop:
-                out.append((n, why))
-    return out
+    hops = {getattr(torch.ops.higher_order, name, None): why for name, why in _USER_BACKWARD.items()}
+    hops.pop(None, None)
+    return [(n, hops[n.target]) for n in gm.graph.nodes if n.op == "call_function" and n.target in hops]
 
 
 def _number(a: Any) -> Any:
@@ -2707,7 +2700,7 @@ def _lift_attributes(gm: torch.fx.GraphModule) -> Tuple[torch.fx.GraphModule, Li
     parameters and buffers the same way)."""
     attrs: Dict[str, torch.fx.Node] = {}
     for n in gm.graph.nodes:
-        if n.op == "get_attr" and isinstance(_attribute(gm, n.target), torch.Tensor):
+        if n.op == "get_attr" and isinstance(operator.attrgetter(n.target)(gm), torch.Tensor):
             attrs.setdefault(n.target, n)
     if not attrs:
         return gm, []
@@ -2729,20 +2722,13 @@ def _lift_attributes(gm: torch.fx.GraphModule) -> Tuple[torch.fx.GraphModule, Li
         ph.meta = dict(first.meta)
         placeholders.append(ph)
         lifted[target] = ph
-        tensors.append(_attribute(root, target))
+        tensors.append(operator.attrgetter(target)(root))
     for n in list(gm.graph.nodes):
         if n.op == "get_attr" and n.target in lifted:
             n.replace_all_uses_with(lifted[n.target])
             gm.graph.erase_node(n)
     gm.recompile()
     return gm, tensors
-
-
-def _attribute(gm: torch.nn.Module, target: str) -> Any:
-    obj: Any = gm
-    for part in target.split("."):
-        obj = getattr(obj, part, None)
-    return obj
 
 
 class _WithAttributes:

@@ -61,7 +61,8 @@ def _bn_decomp(input, weight, bias, running_mean, running_var, training, momentu
         out, save_mean, save_rstd = _bn_decomp_float(
             aten._to_copy.default(input, dtype=torch.float32), up(weight), up(bias), running_mean, running_var,
             training, momentum, eps)
-        out = conv.eager_format(aten._to_copy.default(out, dtype=input.dtype), input)
+        # (`_to_copy` keeps the layout `_bn_decomp_float` gave: eager's.)
+        out = aten._to_copy.default(out, dtype=input.dtype)
         if stats_dtype != torch.float32:
             save_mean = aten._to_copy.default(save_mean, dtype=stats_dtype)
             save_rstd = aten._to_copy.default(save_rstd, dtype=stats_dtype)

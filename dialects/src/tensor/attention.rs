@@ -226,53 +226,43 @@ fn mask_offset(mask_at: usize) -> usize {
 /// Softmax rows (`l` of `s` scores each) of `sc` in place, returning each
 /// row's log-sum-exp (`-inf` for a row with no key).
 fn softmax_rows(sc: &mut [f64], l: usize, s: usize) -> Vec<f64> {
+    exp_rows(sc, l, s, None).into_iter().map(|(lse, _)| lse).collect()
+}
+
+/// Each row's exponentials `exp(x - max)` in place, and its log-sum-exp
+/// and the divisor of its exponentials after the product with the values.
+/// Without `half` the rows are normalized (divisor 1); with it they are
+/// kept as PyTorch's half-precision attention keeps them: each rounded
+/// (through `f32`) to the storage type, not normalized, the divisor the
+/// sum of the unrounded ones. A row with no key is zeros, its log-sum-exp
+/// `-inf`, its divisor 1.
+fn exp_rows(sc: &mut [f64], l: usize, s: usize, half: Option<ElemType>) -> Vec<(f64, f64)> {
     if s == 0 {
-        return vec![f64::NEG_INFINITY; l];
+        return vec![(f64::NEG_INFINITY, 1.0); l];
     }
     sc.chunks_mut(s)
         .map(|row| {
             let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             if m == f64::NEG_INFINITY {
                 row.iter_mut().for_each(|x| *x = 0.0);
-                return f64::NEG_INFINITY;
+                return (f64::NEG_INFINITY, 1.0);
             }
             let mut sum = 0.0;
             for x in row.iter_mut() {
                 *x = (*x - m).exp();
                 sum += *x;
             }
-            row.iter_mut().for_each(|x| *x /= sum);
-            m + sum.ln()
-        })
-        .collect()
-}
-
-/// [`softmax_rows`] as PyTorch's half-precision attention keeps them: each
-/// row's exponentials `exp(x - max)` rounded (through `f32`) to `e`, not
-/// normalized; appends each row's log-sum-exp to `lse` and returns its sum
-/// of the unrounded exponentials (1 for a row with no key, whose
-/// exponentials are zeros).
-fn half_rows(sc: &mut [f64], l: usize, s: usize, e: ElemType, lse: &mut Vec<f64>) -> Vec<f64> {
-    if s == 0 {
-        lse.extend(std::iter::repeat_n(f64::NEG_INFINITY, l));
-        return vec![1.0; l];
-    }
-    sc.chunks_mut(s)
-        .map(|row| {
-            let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            if m == f64::NEG_INFINITY {
-                row.iter_mut().for_each(|x| *x = 0.0);
-                lse.push(f64::NEG_INFINITY);
-                return 1.0;
+            let lse = m + sum.ln();
+            match half {
+                Some(e) => {
+                    row.iter_mut().for_each(|x| *x = aot_runtime::buffer::round_to(e, *x as f32 as f64));
+                    (lse, sum)
+                }
+                None => {
+                    row.iter_mut().for_each(|x| *x /= sum);
+                    (lse, 1.0)
+                }
             }
-            let mut sum = 0.0;
-            for x in row.iter_mut() {
-                let ex = (*x - m).exp();
-                sum += ex;
-                *x = aot_runtime::buffer::round_to(e, ex as f32 as f64);
-            }
-            lse.push(m + sum.ln());
-            sum
         })
         .collect()
 }
@@ -288,23 +278,18 @@ pub fn kernel_attention(k: &mut KernelCtx<'_>) -> KernelResult {
     let e = k.result_type(0)?.elem;
     // (Not when the interpreter computes every float in f64, as finite
     // differences do: rounding would make the function a staircase.)
-    let half = matches!(e, ElemType::F16 | ElemType::BF16) && k.physical(e) == e;
+    let half = (matches!(e, ElemType::F16 | ElemType::BF16) && k.physical(e) == e).then_some(e);
     let mut out = Vec::new();
     let mut lse = Vec::new();
     for (b, mut p) in scores(k, &d, 3)?.into_iter().enumerate() {
-        // Half precision: each row's exponentials rounded to the storage
-        // type, unnormalized, and the product divided by the row's sum of
-        // the unrounded ones (the lowering's comment says why).
-        let sums: Vec<f64> = if half {
-            half_rows(&mut p, l, s, e, &mut lse)
-        } else {
-            lse.extend(softmax_rows(&mut p, l, s));
-            vec![1.0; l]
-        };
-        for i in 0..l {
+        // (Half precision: the product divided by the row's sum after it;
+        // the lowering's comment says why.)
+        let rows = exp_rows(&mut p, l, s, half);
+        lse.extend(rows.iter().map(|&(x, _)| x));
+        for (i, &(_, divisor)) in rows.iter().enumerate() {
             for x in 0..ev {
                 let dot = (0..s).map(|j| p[i * s + j] * v[(b * s + j) * ev + x]).fold(0.0, |a, b| a + b);
-                out.push(dot * (1.0 / sums[i]));
+                out.push(dot * (1.0 / divisor));
             }
         }
     }
@@ -498,8 +483,8 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     bufs.extend(inv_buf);
     lc.kernel("attention_softmax", &bufs, &mut |s, a| {
         let (p, lse) = (a[0], a[1]);
-        let mask = if mask.is_some() { Some(a[2]) } else { None };
-        let inv_out = if half { a.last().copied() } else { None };
+        let mask = mask.map(|_| a[2]);
+        let inv_out = inv_buf.map(|_| a[a.len() - 1]);
         s.nest_flat(&rows, &mut |s, row| {
             // The masked scores' maximum, each score computed from the raw
             // product where it is read (twice: here and for its

@@ -536,20 +536,13 @@ fn softmax_impl(k: &mut KernelCtx<'_>, log: bool) -> KernelResult {
     if shape.is_empty() {
         out = vec![if log { 0.0 } else { 1.0 }; v.len()];
     } else {
-        // (PyTorch's half-precision log-softmax over the last dimension
+        // PyTorch's half-precision log-softmax over the last dimension
         // rounds each row's sum of exponentials and its logarithm to the
-        // storage type.)
-        // (Not when every float is computed in f64, as for finite
-        // differences.)
+        // storage type. (Not when every float is computed in f64, as for
+        // finite differences.)
         let e = x.dtype();
-        let stored = k.physical(e) == e;
-        let round = |v: f64| {
-            if log && stored && matches!(e, ElemType::F16 | ElemType::BF16) && dim + 1 == shape.len() {
-                aot_runtime::buffer::round_to(e, v)
-            } else {
-                v
-            }
-        };
+        let rounds = log && k.physical(e) == e && matches!(e, ElemType::F16 | ElemType::BF16) && dim + 1 == shape.len();
+        let round = |v: f64| if rounds { aot_runtime::buffer::round_to(e, v) } else { v };
         for_each_lane(&shape, dim, |lane| {
             let m = lane.iter().map(|&i| v[i]).fold(f64::NEG_INFINITY, nan_max);
             let s: f64 = lane.iter().map(|&i| (v[i] - m).exp()).sum();
