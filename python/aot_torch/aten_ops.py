@@ -670,8 +670,18 @@ def _var(b, node, a):
 @_reg(aten.std.default, aten.std.dim, aten.std.correction)
 def _std(b, node, a):
     shape, dtype = out_meta(node)
-    v = _var_value(b, b.value(a["self"]), a, shape)
-    return b.op1("tensor.sqrt", [v], None, shape, dtype)
+    return _std_of(b, _var_value(b, b.value(a["self"]), a, shape))
+
+
+def _std_of(b, v: Value) -> Value:
+    """The square root of a variance `v`, with eager's derivative: none
+    where the variance is 0 (a constant lane), where the root's own
+    derivative would give 0 times infinity. The root is taken of 1 there
+    (and the result set to 0) so that no infinity is formed at all."""
+    zero = b.op1("tensor.eq", [v, b.full(0.0, v.dtype)], None, v.shape, torch.bool)
+    safe = b.op1("tensor.where", [zero, b.full(1.0, v.dtype), v], None, v.shape, v.dtype)
+    root = b.op1("tensor.sqrt", [safe], None, v.shape, v.dtype)
+    return b.op1("tensor.where", [zero, b.full(0.0, v.dtype), root], None, v.shape, v.dtype)
 
 
 @_reg(aten.var_mean.correction, aten.var_mean.dim, aten.var_mean.default)
@@ -688,8 +698,7 @@ def _var_mean(b, node, a):
 def _std_mean(b, node, a):
     (ss, dt), (ms, _) = out_metas(node)
     x = b.value(a["self"])
-    v = _var_value(b, x, a, ss)
-    s = b.op1("tensor.sqrt", [v], None, ss, dt)
+    s = _std_of(b, _var_value(b, x, a, ss))
     dims = [_norm_dim(d, x.rank) for d in _dims(a)]
     m = b.op1("tensor.mean", [x], {"dims": dims, "keepdim": _flag(a.get("keepdim", False))}, ms, dt)
     return [s, m]
@@ -743,10 +752,21 @@ def _max_min_dim(is_max: bool):
         x = b.value(a["self"])
         dim = _norm_dim(a["dim"], x.rank)
         kd = _flag(a.get("keepdim", False))
-        vals = b.op1("tensor.amax" if is_max else "tensor.amin", [x], {"dims": [dim], "keepdim": kd}, vs, dt)
         src = x if is_max else _neg_float(b, x, "min.dim")
-        idx = b.op1("tensor.argmax", [src], {"dim": dim, "keepdim": kd}, is_, torch.int64)
-        return [vals, idx]
+        if x.rank == 0:
+            # (A 0-d tensor's only element, at index 0.)
+            idx = b.op1("tensor.argmax", [src], {"keepdim": kd}, is_, torch.int64)
+            return [b.op1("tensor.clone", [x], None, vs, dt), idx]
+        # The values are the elements at the indices, as eager's derivative
+        # sees them: a tie's whole gradient goes to the index returned
+        # (`amax`'s derivative would share it between the tied elements).
+        kept = tuple(1 if d == dim else n for d, n in enumerate(x.shape))
+        at = b.op1("tensor.argmax", [src], {"dim": dim, "keepdim": True}, kept, torch.int64)
+        vals = b.op1("tensor.gather", [x, at], {"dim": dim}, kept, dt)
+        if kd:
+            return [vals, at]
+        squeeze = lambda v, e: b.op1("view.reshape", [v], {"shape": list(vs)}, tuple(vs), e)
+        return [squeeze(vals, dt), squeeze(at, torch.int64)]
 
     return fn
 

@@ -28,6 +28,7 @@ import torch
 import torch.fx
 
 from . import conv
+from . import eager_derivatives
 from . import ir_builder
 from .aten_ops import ATEN_TO_IR
 from .ir_builder import (IR_DTYPES, Builder, Reject, Unsupported, Value, _is_symbolic, bind_args, node_val,
@@ -433,6 +434,7 @@ def _build_decompositions():
     table[aten._scaled_dot_product_flash_attention_for_cpu.default] = _sdpa_for_cpu(
         get_decompositions([aten._scaled_dot_product_flash_attention_for_cpu])[
             aten._scaled_dot_product_flash_attention_for_cpu.default])
+    eager_derivatives.install(table)
     table[aten.eye.default] = _eye
     table[aten.eye.m] = _eye
     table[aten.nan_to_num.default] = _nan_to_num

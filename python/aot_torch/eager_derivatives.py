@@ -1,0 +1,132 @@
+"""Decompositions whose derivative is eager's.
+
+aot differentiates the IR an ATen op is translated into, so an op that
+reaches it through a decomposition gets the chain rule through that
+decomposition, where eager (and upstream AOTAutograd, which traces eager's
+backward formulas) uses the op's own formula. The two differ at the points
+these decompositions are for, where the chain rule multiplies 0 by
+infinity:
+
+- a branch that ``torch.where`` does not select still has its derivative
+  taken (times the 0 the ``where`` gives it): ``exp`` overflowing in
+  ``softplus``'s and ``elu``'s unselected branch for a large input,
+  ``sin(x)/x`` at 0 in ``sinc``, ``log(y)`` at 0 in ``xlogy(0, 0)``;
+- a root's derivative at 0 (``sqrt`` of a zero sum of squares in a
+  p-norm) times the 0 derivative of what is under it;
+- ``log(x / (1 - x))`` at 0 and 1 in ``logit`` without ``eps``.
+
+Each decomposition here computes the same values as upstream's (same ops
+in the same order on the selected inputs, computed in the same dtype), and
+evaluates every unselected branch at a harmless input instead (the
+"double where"), so that its derivative is 0 there, as eager's is.
+Anything else goes to upstream's decomposition unchanged."""
+
+import math
+
+import torch
+from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND as KIND
+from torch._prims_common import REDUCTION_OUTPUT_TYPE_KIND, reduction_dtypes
+from torch._prims_common.wrappers import elementwise_type_promotion_wrapper as promoting
+
+aten = torch.ops.aten
+
+
+def _vector_norm(upstream):
+    def decomposition(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+        from torch.fx.experimental.symbolic_shapes import guard_or_false
+
+        if isinstance(dim, int):
+            dim = [dim]
+        dims = None if dim is None or len(dim) == 0 else [d % x.ndim if x.ndim else d for d in dim]
+        single = (guard_or_false(x.numel() == 1) if dims is None
+                  else x.ndim > 0 and all(guard_or_false(x.shape[d] == 1) for d in dims))
+        # (Orders 0, 1 and ±inf take no root; a single element is its
+        # absolute value; negative orders are infinite, not 0, at 0.)
+        if (isinstance(ord, bool) or not isinstance(ord, (int, float)) or not 0 < ord < math.inf or ord == 1
+                or x.is_complex() or single):
+            return upstream(x, ord, dim, keepdim, dtype=dtype)
+        compute, result = reduction_dtypes(x, REDUCTION_OUTPUT_TYPE_KIND.COMPLEX_TO_FLOAT, dtype)
+        x = x.to(compute)
+        if float(ord) % 2.0 != 0.0:
+            x = torch.abs(x)
+        s = torch.sum(torch.pow(x, ord), dim=dims, keepdim=keepdim)
+        zero = s == 0
+        root = torch.pow(torch.where(zero, 1.0, s), 1.0 / ord)
+        return torch.where(zero, 0.0, root).to(result)
+
+    decomposition.__name__ = "vector_norm"
+    return decomposition
+
+
+@promoting(type_promoting_args=("a",), type_promotion_kind=KIND.INT_TO_FLOAT)
+def _sinc(a):
+    a = math.pi * a
+    zero = a == 0
+    safe = torch.where(zero, 1.0, a)
+    return torch.where(zero, 1.0, torch.sin(safe) / safe)
+
+
+@promoting(type_promoting_args=("a", "b"), type_promotion_kind=KIND.INT_TO_FLOAT)
+def _xlogy(a, b):
+    if not isinstance(a, torch.Tensor):
+        a = torch.scalar_tensor(a, dtype=b.dtype, device=b.device)
+    elif not isinstance(b, torch.Tensor):
+        b = torch.scalar_tensor(b, dtype=a.dtype, device=a.device)
+    zero = torch.eq(a, 0)
+    # (The logarithm is left out where `a` is 0, not replaced by the log of
+    # a safe value: eager's derivative in `b` there is `a / b`, NaN at
+    # b = 0, which the log's own derivative gives.)
+    log_b = torch.where(zero, 0.0, torch.log(b))
+    rhs = torch.where(zero, 0.0, torch.mul(a, log_b))
+    return torch.where(torch.isnan(b), math.nan, rhs)
+
+
+@promoting(type_promoting_args=("self",), type_promotion_kind=KIND.INT_TO_FLOAT)
+def _logit(self, eps=None):
+    lo, hi = (-1.0, 2.0) if eps is None else (eps, 1 - eps)
+    x = torch.where(self < lo, lo, torch.where(self > hi, hi, self))
+    # At 0 and 1, eager's derivative is ±infinity (`g / (x (1 - x))`),
+    # which `log(x) - log1p(-x)` gives; elsewhere the value is upstream's.
+    edge = torch.mul(x, torch.sub(1, x)) == 0
+    safe = torch.where(edge, 0.5, x)
+    return torch.where(edge, torch.log(x) - torch.log1p(-x), torch.log(torch.true_divide(safe, torch.sub(1, safe))))
+
+
+@promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
+def _softplus(a, beta=None, threshold=20):
+    scaled = a if beta is None else a * beta
+    linear = scaled > threshold
+    safe = torch.where(linear, 0.0, scaled)
+    rhs = torch.log1p(torch.exp(safe))
+    if beta is not None:
+        rhs = torch.true_divide(rhs, beta)
+    return torch.where(linear, a, rhs)
+
+
+@promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
+def _elu(a, alpha=1.0, scale=1.0, input_scale=1.0):
+    positive = a > 0
+    safe = torch.where(positive, 0.0, a)
+    return torch.where(positive, scale * a, (alpha * scale) * torch.expm1(safe * input_scale))
+
+
+@promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
+def _celu(a, alpha=1.0):
+    if alpha == 0:
+        raise ZeroDivisionError("alpha cannot be 0 for CELU")
+    positive = a > 0
+    safe = torch.where(positive, 0.0, a)
+    return torch.where(positive, a, alpha * torch.expm1(torch.true_divide(safe, alpha)))
+
+
+def install(table):
+    """Puts this module's decompositions into `table` (upstream's, for
+    the ops it has), for the functional overloads."""
+    table[aten.linalg_vector_norm.default] = _vector_norm(table[aten.linalg_vector_norm.default])
+    table[aten.sinc.default] = _sinc
+    for ov in (aten.xlogy.Tensor, aten.xlogy.Scalar_Self, aten.xlogy.Scalar_Other):
+        table[ov] = _xlogy
+    table[aten.logit.default] = _logit
+    table[aten.softplus.default] = _softplus
+    table[aten.elu.default] = _elu
+    table[aten.celu.default] = _celu

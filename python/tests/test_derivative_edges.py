@@ -1,0 +1,112 @@
+"""Gradients at the points where eager's derivative of an op is not the
+chain rule through its decomposition: aot differentiates the IR it
+translates an ATen op into, so where eager's formula for the op makes a
+choice (which of tied maxima gets the gradient, what a root's derivative is
+at 0), the translation must make the same one.
+
+- ``max.dim``/``min.dim``: the whole gradient goes to the index returned;
+  the full reductions (``amax``, ``max()``) share it between ties.
+- ``std`` (and ``std_mean``) of a constant lane, and the p-norms of an
+  all-zero vector (``linalg.vector_norm``, ``F.normalize``, a norm of a
+  difference): eager's derivative is 0 there, where the root's derivative
+  times that of what is under it is 0 times infinity (NaN).
+- A branch that ``torch.where`` does not select, in a decomposition:
+  ``softplus``, ``mish``, ``elu``, ``selu`` and ``celu`` of a large input
+  (where ``exp`` overflows), ``sinc`` at 0, ``xlogy(0, 0)``; and
+  ``logit`` at 0 and 1, whose derivative is infinite, not NaN.
+
+Each case compares the values and the input's gradient with eager's, in
+``float32`` and ``float64``, and checks that the graph ran compiled."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import aot_torch
+
+# Ties along both dimensions, an all-zero row, negative zero.
+X = torch.tensor([[0.0, 1.0, 0.5, -0.0], [1.0, 0.0, 0.5, 2.0], [0.0, 0.0, 0.0, 0.0]])
+# Where `exp` overflows (float32), and far below.
+BIG = torch.tensor([[-100.0, -20.0, 0.0, 20.0], [89.0, 100.0, 1000.0, 3e38], [-3e38, 1.0, -1.0, 1e-3]])
+
+CASES = {
+    "max_dim": lambda x: x.max(dim=0).values,
+    "max_dim_keepdim_and_index": lambda x: x.max(dim=1, keepdim=True)[0] * x.argmax(1, keepdim=True),
+    "min_dim": lambda x: x.min(dim=1).values,
+    "max_dim_of_0d": lambda x: x.sum().max(dim=0).values,
+    "amax_shares_ties": lambda x: x.amax(0) + x.max(),
+    "std_of_constant_row": lambda x: x.std(1),
+    "std_all_correction_0": lambda x: x[2].std(correction=0) + x.std(),
+    "std_mean": lambda x: torch.std_mean(x, 1, keepdim=True)[0],
+    "norm_2": lambda x: torch.linalg.vector_norm(x, dim=1),
+    "norm_3_keepdim": lambda x: torch.linalg.vector_norm(x, 3, dim=1, keepdim=True),
+    "norm_half": lambda x: torch.linalg.vector_norm(x + 0.25, 0.5, dim=1),
+    "norm_of_zero_vector": lambda x: torch.linalg.vector_norm(x[2]) + x.norm(),
+    "norm_of_difference": lambda x: torch.dist(x, x.flip(1).flip(1)),
+    "normalize_zero_row": lambda x: F.normalize(x, dim=1),
+    "norm_to_float64": lambda x: torch.linalg.vector_norm(x, dim=(0, 1), dtype=torch.float64),
+    "sinc": lambda x: torch.sinc(x),
+    "xlogy": lambda x: torch.xlogy(x, x.flip(0)) + torch.xlogy(x, 2.0),
+    "logit_at_0_and_1": lambda x: torch.logit(x.clamp(0, 1)),
+    "logit_eps": lambda x: torch.logit(x, eps=1e-3),
+    "softplus_large": lambda x: F.softplus(x * 100),
+    "softplus_beta": lambda x: F.softplus(X_BIG_AS(x), beta=2.0, threshold=30),
+    "mish_large": lambda x: F.mish(X_BIG_AS(x)),
+    "elu_large": lambda x: F.elu(X_BIG_AS(x), alpha=0.5),
+    "selu_large": lambda x: torch.selu(X_BIG_AS(x)),
+    "celu_large": lambda x: F.celu(X_BIG_AS(x), alpha=2.0),
+}
+
+
+def X_BIG_AS(x):
+    # `x` moved onto BIG's values, differentiably (the gradient in `x` is
+    # the op's at BIG).
+    return x - x.detach() + BIG.to(x.dtype)
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_matches_eager_at_ties_and_zeros(name, dtype):
+    f = CASES[name]
+    x = X.to(dtype).clone().requires_grad_()
+    x2 = X.to(dtype).clone().requires_grad_()
+    want = f(x)
+    torch.manual_seed(0)
+    seed = torch.randn(want.shape, dtype=want.dtype)
+    want.backward(seed)
+    got = torch.compile(f, backend="aot")(x2)
+    got.backward(seed)
+    assert aot_torch.stats["compiled"] >= 1 and not aot_torch.stats["fallback_regions"], dict(aot_torch.stats)
+    assert got.dtype == want.dtype
+    torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6, equal_nan=True)
+    # (NaN only where eager's gradient has one: `xlogy`'s in `y` at (0, 0).)
+    torch.testing.assert_close(x2.grad, x.grad, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+def test_normalized_embeddings_with_a_zero_row_train_like_eager():
+    # A model that normalizes its embeddings (contrastive heads), one of
+    # whose rows is all zero (zero-initialized, or pruned): eager's step
+    # leaves that row's gradient 0; a NaN there would poison the table at
+    # the optimizer's step.
+    torch.manual_seed(0)
+    emb = torch.nn.Embedding(6, 4)
+    with torch.no_grad():
+        emb.weight[0] = 0.0
+    ref = torch.nn.Embedding(6, 4)
+    ref.load_state_dict(emb.state_dict())
+
+    def step(e):
+        return F.normalize(e(torch.tensor([0, 1, 2, 0, 5])), dim=-1).sum(0).pow(2).sum()
+
+    step(ref).backward()
+    torch.compile(step, backend="aot")(emb).backward()
+    assert not aot_torch.stats["fallback_regions"]
+    torch.testing.assert_close(emb.weight.grad, ref.weight.grad, rtol=1e-6, atol=1e-6)
