@@ -1137,6 +1137,63 @@ def _scatter_add(b, node, a):
     return b.op1("tensor.scatter_add", [x, idx, src], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
 
 
+@_reg(aten.scatter.src, aten.scatter.value)
+def _scatter(b, node, a):
+    """`x.scatter(dim, index, src)` (or a number): `out[..., index[e], ...]
+    = src[e]` for every position `e` of `index`, as one `index_put` into the
+    flattened `x` at each position's linear offset. The writes go in
+    `index`'s row-major order, so where several land on one element the
+    last along `dim` wins, as in eager's kernel (which runs each lane along
+    `dim` in order); its derivative is eager's too (the overwritten
+    elements get none, every `src` element the gradient at its target).
+    The indices along `dim` go through a `gather` of `0..size-1`, which
+    checks them as eager's kernel does (a RuntimeError, as eager's), so one
+    out of range raises rather than land in another row."""
+    if a.get("reduce") is not None:
+        raise Reject("scatter with reduce=%r" % a["reduce"])
+    shape, dtype = out_meta(node)
+    x = b.value(a["self"])
+    idx = _int_index(b, a["index"], "scatter")
+    if x.rank == 0 or idx.rank != x.rank:
+        raise Reject("scatter of a %d-d input with a %d-d index" % (x.rank, idx.rank))
+    dim = _norm_dim(a["dim"], x.rank)
+    ishape = tuple(idx.shape)
+    n = math.prod(ishape)
+    if any(i > s for d, (i, s) in enumerate(zip(ishape, x.shape)) if d != dim):
+        raise Reject("eager raises: scatter index larger than its input outside dim")
+    if n == 0:
+        return b.op1("tensor.clone", [x], None, shape, dtype)
+    if "src" in a:
+        src = b.cast(b.value(a["src"]), dtype)
+        if tuple(src.shape) != ishape:
+            # (Eager reads the leading part of a larger source, and its
+            # backward then raises on the gradient's shape.)
+            raise Reject("scatter with a source of another shape than its index")
+        vals = b.op1("view.reshape", [src], {"shape": [n]}, (n,), dtype, roots=src.roots)
+    else:
+        vals = b.full(a["value"], dtype, (n,))
+    flat = lambda v: b.op1("view.reshape", [v], {"shape": [n]}, (n,), v.dtype, roots=v.roots)
+    lin = None
+    for d, size in enumerate(x.shape):
+        if d == dim:
+            iota = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (size,), torch.int64)
+            coord = b.op1("tensor.gather", [iota, flat(b.cast(idx, torch.int64))], {"dim": 0}, (n,), torch.int64)
+        else:
+            iota = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (ishape[d],), torch.int64)
+            lane = tuple(ishape[d] if k == d else 1 for k in range(x.rank))
+            iota = b.op1("view.reshape", [iota], {"shape": list(lane)}, lane, torch.int64)
+            coord = flat(b.op1("view.expand", [iota], {"shape": list(ishape)}, ishape, torch.int64))
+        if lin is None:
+            lin = coord
+        else:
+            lin = b.op1("tensor.mul", [lin, b.full(size, torch.int64)], None, (n,), torch.int64)
+            lin = b.op1("tensor.add", [lin, coord], None, (n,), torch.int64)
+    total = math.prod(x.shape)
+    xf = b.op1("view.reshape", [x], {"shape": [total]}, (total,), dtype, roots=x.roots)
+    out = b.op1("tensor.index_put", [xf, lin, vals], {"accumulate": False}, (total,), dtype)
+    return b.op1("view.reshape", [out], {"shape": list(shape)}, tuple(shape), dtype)
+
+
 def _single_index(b, indices, what):
     if len(indices) != 1 or indices[0] is None:
         raise Reject("%s with %d indices (the IR takes one 1-D index on dim 0)" % (what, len(indices)))
@@ -1276,12 +1333,13 @@ def _layer_norm(b, node, a):
 
 
 def _ln_params(b, w, bias, params, nshape):
-    """The layer norm's parameter operands: none, the weight (a ones weight
-    when only a bias is given), or both."""
+    """The layer norm's parameter operands: none, or a weight and a bias
+    (a ones weight when only a bias is given, a zero bias when only a
+    weight is: `nn.LayerNorm(bias=False)`)."""
     if not params:
         return []
     weight = params[0] if w is not None else b.full(1, params[0].dtype, nshape)
-    return [weight] + ([params[-1]] if bias is not None else [])
+    return [weight, params[-1] if bias is not None else b.full(0, params[0].dtype, nshape)]
 
 
 @_reg(aten._native_batch_norm_legit_no_training.default)
@@ -2098,6 +2156,12 @@ def _view_then_clone(view_fn):
         return b.op1("tensor.clone", [v], None, v.shape, v.dtype)
 
     return fn
+
+
+# (`unsafe_split`, as `LSTMCell`/`GRUCell` chunk their gates: its results
+# share the input's memory but are not views to autograd, `_base` None.)
+ATEN_TO_IR[aten.unsafe_split.Tensor] = _view_then_clone(_multi_view("view.split", _split_attrs))
+ATEN_TO_IR[aten.unsafe_split_with_sizes.default] = _view_then_clone(_multi_view("view.split", _split_attrs))
 
 
 def _add_copy_variants():

@@ -477,7 +477,9 @@ def _late_decompositions(table):
     Dynamo has imported `torch._inductor.inductor_prims`."""
     fma = getattr(torch.ops.prims, "fma", None)
     if fma is not None and fma.default not in table:
-        table[fma.default] = _fma
+        # (A copy: `DECOMPOSITIONS` itself, which `aot_torch.coverage`
+        # lists, stays what this module built, whatever ran before.)
+        table = {**table, fma.default: _fma}
     return table
 
 

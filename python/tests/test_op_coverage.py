@@ -4,7 +4,8 @@ ops (upsampling's gathers, the reflection and replication pads, `F.unfold`,
 `grid_sample`, the shuffles, activations and losses written with catalogue
 ops), PyTorch's floor division of floats and integer remainder, rounding to
 decimals, and views the trace took of an intermediate that PyTorch lays out
-otherwise than the IR does."""
+otherwise than the IR does, `scatter` and the gates of the recurrent
+cells."""
 
 import logging
 
@@ -75,7 +76,29 @@ CASES = {
     # (transformers' MoE expert offsets: int32 running sums of counts.)
     "cumsum_dtype": lambda x: torch.cumsum((x > 0).sum(0), 0, dtype=torch.int32) * x,
     "cumsum_float_to_int": lambda x: torch.cumsum(x.detach() * 3, 1, dtype=torch.int32).float() + x,
+    # (Where several writes land on one element, the last along `dim` wins.)
+    "scatter_src": lambda x: x.scatter(1, torch.tensor([[0, 0, 4], [1, 1, 1], [3, 2, 3], [4, 4, 0]]), x.flip(0)[:, :3] * 3),
+    "scatter_src_dim0": lambda x: x.scatter(0, torch.tensor([[3, 0, 1, 0, 2], [3, 3, 0, 1, 2]]), x[1:3].exp()),
+    "scatter_value": lambda x: x.t().scatter(0, torch.tensor([[1, 0, 3, 2], [0, 0, 0, 0]]), -2.5),
+    "one_hot_by_scatter_": lambda x: torch.zeros(4, 5).scatter_(1, x.argmax(1, keepdim=True), 1.0) * x,
+    "lstm_gru_cells": lambda x: _CELLS(x),
+    "layer_norm_without_bias": lambda x: F.layer_norm(x, (5,), torch.linspace(0.5, 2.0, 5), None),
 }
+
+
+class _Cells(torch.nn.Module):
+    # (`LSTMCell` and `GRUCell` chunk their gates with `unsafe_split`.)
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.lstm, self.gru = torch.nn.LSTMCell(5, 6), torch.nn.GRUCell(6, 3)
+
+    def forward(self, x):
+        h, c = self.lstm(x)
+        return self.gru(h * c)
+
+
+_CELLS = _Cells()
 
 
 @pytest.mark.parametrize("training", [False, True], ids=["infer", "train"])
@@ -283,3 +306,15 @@ def test_an_in_place_leaky_relu_whose_result_is_written_after_raises_as_eager(ca
             with pytest.raises(RuntimeError, match="modified by an inplace operation"):
                 fn(_x(5).requires_grad_()).backward()
     assert "which mul_ writes in place" in caplog.text
+
+
+@pytest.mark.parametrize("bad", [5, -1], ids=["past_the_end", "negative"])
+def test_a_scatter_index_out_of_range_raises_eagers_runtime_error(bad):
+    idx = torch.tensor([[0, bad, 1]])
+    f = lambda x: x.scatter(1, idx, 1.0)  # noqa: E731
+    with pytest.raises(RuntimeError) as want:
+        f(_x(2, 5))
+    with pytest.raises(RuntimeError) as got:
+        torch.compile(f, backend="aot")(_x(2, 5))
+    assert type(want.value) is RuntimeError and not isinstance(got.value, IndexError)
+    assert "out of bounds" in str(got.value)
