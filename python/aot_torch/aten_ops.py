@@ -503,7 +503,19 @@ def _clamp_max_t(b, node, a):
 
 @_reg(aten.hardtanh.default)
 def _hardtanh(b, node, a):
-    return _clamp_scalars(b, node, a["self"], a["min_val"], a["max_val"])
+    """`x <= min ? min : x >= max ? max : x`, as eager's kernel and its
+    derivative decide: the same values as a clamp, but a NaN passes its
+    gradient (eager's `hardtanh_backward` zeroes it only at and beyond the
+    bounds), where `clamp`'s derivative zeroes it."""
+    shape, dtype = out_meta(node)
+    lo, hi = a.get("min_val", -1.0), a.get("max_val", 1.0)
+    if not all(isinstance(v, (int, float)) for v in (lo, hi)) or not _is_float(dtype):
+        return _clamp_scalars(b, node, a["self"], lo, hi)
+    x = b.cast(b.value(a["self"]), dtype)
+    below = b.op1("tensor.le", [x, b.full(lo, dtype)], None, shape, torch.bool)
+    above = b.op1("tensor.ge", [x, b.full(hi, dtype)], None, shape, torch.bool)
+    r = b.op1("tensor.where", [above, b.full(hi, dtype), x], None, shape, dtype)
+    return b.op1("tensor.where", [below, b.full(lo, dtype), r], None, shape, dtype)
 
 
 # ---------------------------------------------------------------------------

@@ -13,7 +13,9 @@ infinity:
   ``sin(x)/x`` at 0 in ``sinc``, ``log(y)`` at 0 in ``xlogy(0, 0)``;
 - a root's derivative at 0 (``sqrt`` of a zero sum of squares in a
   p-norm) times the 0 derivative of what is under it;
-- ``log(x / (1 - x))`` at 0 and 1 in ``logit`` without ``eps``.
+- ``log(x / (1 - x))`` at 0 and 1 in ``logit`` without ``eps``;
+- a NaN input, whose branch is the one eager's kernel tests for
+  (``x <= 0`` in the ELU family, so a NaN takes the linear branch).
 
 Each decomposition here computes the same values as upstream's (same ops
 in the same order on the selected inputs, computed in the same dtype), and
@@ -105,18 +107,20 @@ def _softplus(a, beta=None, threshold=20):
 
 @promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
 def _elu(a, alpha=1.0, scale=1.0, input_scale=1.0):
-    positive = a > 0
-    safe = torch.where(positive, 0.0, a)
-    return torch.where(positive, scale * a, (alpha * scale) * torch.expm1(safe * input_scale))
+    # (The test is eager's, `a <= 0`: a NaN takes the linear branch, whose
+    # derivative is finite.)
+    negative = a <= 0
+    safe = torch.where(negative, a, 0.0)
+    return torch.where(negative, (alpha * scale) * torch.expm1(safe * input_scale), scale * a)
 
 
 @promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
 def _celu(a, alpha=1.0):
     if alpha == 0:
         raise ZeroDivisionError("alpha cannot be 0 for CELU")
-    positive = a > 0
-    safe = torch.where(positive, 0.0, a)
-    return torch.where(positive, a, alpha * torch.expm1(torch.true_divide(safe, alpha)))
+    negative = a <= 0
+    safe = torch.where(negative, a, 0.0)
+    return torch.where(negative, alpha * torch.expm1(torch.true_divide(safe, alpha)), a)
 
 
 def install(table):

@@ -370,13 +370,12 @@ def _foreach_decompositions():
 def _build_decompositions():
     from torch._decomp import get_decompositions
 
-    # (`silu`, `hardswish`, `hardsigmoid` and the inference batch norm are
-    # translated from one ATen op each: `aten_ops`.)
+    # (`silu`, `hardswish`, `hardsigmoid`, `hardtanh` and the inference
+    # batch norm are translated from one ATen op each: `aten_ops`.)
     table = dict(get_decompositions([
         aten.nll_loss_forward,
         aten.tril, aten.triu,
         aten.mse_loss,
-        aten.hardtanh,
         aten.leaky_relu,
         aten.elu, aten.celu,
         aten.softplus,

@@ -259,13 +259,14 @@ pub fn erf(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn sign(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(
         k,
+        // PyTorch's `(0 < x) - (x < 0)`: 0 for NaN and both zeros.
         |x| {
             if x > 0.0 {
                 1.0
             } else if x < 0.0 {
                 -1.0
             } else {
-                x * 0.0
+                0.0
             }
         },
         |x| x.signum(),

@@ -208,9 +208,8 @@ pub fn sign(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
         let (z, one, m1) = (s.constant(0.0, e), s.constant(1.0, e), s.constant(-1.0, e));
         let pos = s.cmp(Predicate::Gt, w[0], z)?;
         let negv = s.cmp(Predicate::Lt, w[0], z)?;
-        // Floats: 0 * x keeps the sign of zero and NaN.
-        let rest = if e.is_float() { s.mul(w[0], z)? } else { z };
-        let a = s.select(negv, m1, rest)?;
+        // PyTorch's `(0 < x) - (x < 0)`: NaN and -0 give +0.
+        let a = s.select(negv, m1, z)?;
         s.select(pos, one, a)
     })
 }
