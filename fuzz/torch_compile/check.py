@@ -16,6 +16,11 @@ runs under ``torch.autocast("cpu", dtype=...)``, and float values are
 compared at the tolerance of the half type whatever their own type (a
 ``float`` result computed from half-precision products carries their
 rounding).
+
+With ``AOT_FUZZ_DYNAMIC=1`` (``run.py --dynamic``), the function is compiled
+with ``torch.compile(..., dynamic=True)``: Dynamo hands the backend graphs
+with symbolic sizes (those the program's own constants do not specialize),
+which aot compiles once over symbols and calls at the example's sizes.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ RTOL = {torch.float32: 1e-5, torch.float64: 1e-7, torch.float16: 1e-3, torch.bfl
 ATOL = {torch.float32: 1e-5, torch.float64: 1e-7, torch.float16: 1e-3, torch.bfloat16: 1e-2}
 
 AUTOCAST = {"": None, "bf16": torch.bfloat16, "f16": torch.float16}[os.environ.get("AOT_FUZZ_AUTOCAST", "")]
+DYNAMIC = os.environ.get("AOT_FUZZ_DYNAMIC", "") == "1"
 
 
 def _autocast():
@@ -414,6 +420,8 @@ def compiled_configs(f, backend, modes, mincut, configs=None):
             continue
         torch._dynamo.reset()
         kw = {"options": opts} if opts else {}
+        if DYNAMIC:
+            kw["dynamic"] = True
         yield label, torch.compile(f, backend=be, fullgraph=False, **kw), todo
 
 

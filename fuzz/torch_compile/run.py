@@ -10,7 +10,7 @@ the backend's fallbacks to PyTorch per reason.
 
     python fuzz/torch_compile/run.py --seeds 0:200 --jobs 1 [--backend aot|aot_eager]
         [--modes infer,train] [--calls 2] [--no-mincut] [--minimize] [--out DIR]
-        [--autocast bf16|f16]
+        [--autocast bf16|f16] [--dynamic]
 
 Workers are reused across programs and restarted after a crash (a signal,
 reported as ``crash``) or a timeout. The parent needs only the standard
@@ -406,6 +406,8 @@ def main():
     ap.add_argument("--out", default=None, help="directory for results.jsonl, summary.txt and failing programs")
     ap.add_argument("--autocast", default="", choices=["", "bf16", "f16"],
                     help="call every function under torch.autocast(\"cpu\", dtype=...) (check.py)")
+    ap.add_argument("--dynamic", action="store_true",
+                    help="compile with torch.compile(..., dynamic=True): symbolic sizes (check.py)")
     ap.add_argument("-q", "--quiet", action="store_true")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -414,6 +416,7 @@ def main():
         return
     # (The workers read it when they import check.py.)
     os.environ["AOT_FUZZ_AUTOCAST"] = a.autocast
+    os.environ["AOT_FUZZ_DYNAMIC"] = "1" if a.dynamic else ""
     seeds = parse_seeds(a.seeds)
     modes = tuple(m for m in a.modes.split(",") if m)
     t0 = time.time()

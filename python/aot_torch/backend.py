@@ -1297,18 +1297,17 @@ class _Variant:
         # The results are the graph's outputs in order (else a list is made).
         self.outputs_in_order = list(tr.outputs) == [("tensor", k) for k in range(len(tr.outputs))]
         if sizes is not None:
-            # What symbolic sizes take: arguments bound as themselves, and
-            # results that are fresh values. The facts of views of
-            # arguments, of shared storages and of detached aliases are
-            # decided on one call's layouts, which another size changes.
-            why = None
+            # What symbolic sizes take: arguments bound as themselves. The
+            # facts of shared storages and of detached aliases are decided
+            # on one call's layouts, which another size changes. A result
+            # that aliases an argument is regenerated from the argument
+            # with the layout the compiled code gives it at this call's
+            # sizes; which argument it aliases, and how (a view made before
+            # a write, a detach, the argument itself), is the graph's, the
+            # same at every size the guards admit. (Training with such
+            # results the native calling convention refuses yet.)
             if self.base_groups or self.parts or self.fresh_groups or any(self.adopted):
-                why = "arguments or results that share a storage"
-            elif any(a is not None for a in self.aliases) or any(o is not None for o in self.same_object) or \
-                    any(self.stale) or any(tr.result_is_view) or any(d is not None for d in tr.result_detach):
-                why = "results that alias arguments"
-            if why is not None:
-                raise fx_ir.Unsupported("region", "with symbolic sizes: %s" % why)
+                raise fx_ir.Unsupported("region", "with symbolic sizes: arguments or results that share a storage")
 
     def _rebind(self, args: Sequence[Any]) -> None:
         """Takes the results' metadata of this call's sizes."""
