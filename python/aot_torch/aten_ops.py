@@ -1539,7 +1539,17 @@ def _slice_attrs(b, x, a, s):
         else:
             st = 0 if start is None else start
         n = s[dim]
-        en = st + n if step == 1 else st + (n - 1) * step + 1
+        if step != 1 and (end is None or (isinstance(end, int) and (end >= 2 ** 62 or -2 ** 62 < end < 0))):
+            # A stepped slice to the end (`x[::2]`) or to a constant from
+            # the end (`x[1:-1:3]`): the end as the IR's rule takes it (the
+            # size, or the negative constant), whose length it derives,
+            # `(end - start + step - 1) floordiv step`, equal to the
+            # trace's. (The end the length gives, `start + (n - 1) * step
+            # + 1`, is a `floordiv` expression the rule cannot place below
+            # the size.)
+            en = size if end is None or end >= 2 ** 62 else end
+        else:
+            en = st + n if step == 1 else st + (n - 1) * step + 1
         return {"dim": dim, "start": st, "end": en, "step": step}
     st, en, _ = slice(start, end, step).indices(size)
     en = max(en, st)

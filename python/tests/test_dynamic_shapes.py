@@ -501,3 +501,38 @@ def test_results_that_alias_arguments_compile_once_in_inference(name):
     # function.)
     assert 1 <= stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"] <= 2, dict(stats)
     assert stats["fallback_regions"] == 0, dict(stats)
+
+
+_STEPPED = {
+    "every_second": lambda x: x[::2] * 2,
+    "odd_rows": lambda x: x[1::2].tanh(),
+    "every_third_but_the_ends": lambda x: x[:, 1:-1:3].sum(1),
+    "even_and_odd": lambda x: torch.cat([x[::2], x[1::2]], 0).exp(),
+}
+
+
+@pytest.mark.parametrize("training", [False, True], ids=["infer", "train"])
+@pytest.mark.parametrize("name", sorted(_STEPPED))
+def test_stepped_slices_of_a_symbolic_dimension_compile_once(name, training):
+    """`x[::2]`, `x[1::2]`, `x[:, 1:-1:3]` over a symbolic dimension: the
+    slice's length is `(size - start + step - 1) floordiv step`, which the
+    IR's rule derives from the end (the size, or a constant counted from
+    it), so one compile serves every size; values and gradients are
+    eager's."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    fn = _STEPPED[name]
+    f = torch.compile(fn, backend="aot", dynamic=True)
+    with torch.set_grad_enabled(training):
+        for shape in ((6, 7), (9, 8), (10, 10), (7, 11)):
+            x0 = torch.randn(*shape)
+            xe, xc = (x0.clone().requires_grad_(training) for _ in range(2))
+            want, got = fn(xe), f(xc)
+            torch.testing.assert_close(got, want)
+            if training:
+                want.sum().backward()
+                got.sum().backward()
+                torch.testing.assert_close(xc.grad, xe.grad)
+    stats = aot_torch.stats
+    assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"] == 1, dict(stats)
+    assert stats["fallback_regions"] == 0, dict(stats)
