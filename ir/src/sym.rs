@@ -307,12 +307,36 @@ pub fn floordiv(a: i64, c: i64) -> Result<i64, SymError> {
     if c == 1 {
         return Ok(a);
     }
+    if let Some((e, inner)) = nested_quotient(a) {
+        // floor((floor(e / k) + y) / c) = floor((e + k·y) / (k·c)) for
+        // integer y: one form for the two ways of writing a quotient of a
+        // quotient (a pooling after a strided convolution: PyTorch writes
+        // `(s + 3) floordiv 4` where the shape rules compose
+        // `((s + 1) floordiv 2 + 1) floordiv 2`). (Where `k·c` or the
+        // numerator overflows, the nested form stays: it is as exact.)
+        let flat = c.checked_mul(inner).ok_or(SymError::Overflow).and_then(|kc| {
+            let y = sub(a, intern(atom_poly(Atom::FloorDiv(e, inner), 1))?)?;
+            Ok((add(SYM_BASE + e as i64, mul(y, inner)?)?, kc))
+        });
+        if let Ok((n, kc)) = flat {
+            return floordiv(n, kc);
+        }
+    }
     match divide(a, c)? {
         // r is a constant in [0, c): floor(r / c) = 0.
         (q, Remainder::Constant(_)) => intern(q),
         // floor((c·q + g·r') / (g·c')) = q + floor(r' / c').
         (q, Remainder::Reduced { inner, c, .. }) => intern(add_polys(&q, &atom_poly(Atom::FloorDiv(inner, c), 1), 1)?),
     }
+}
+
+/// `(e, k)` of the first term of `a` that is exactly `floor(e / k)` (a
+/// coefficient of 1, no other factor).
+fn nested_quotient(a: i64) -> Option<(u32, i64)> {
+    poly_of(a).terms.iter().find_map(|(m, k)| match (&m[..], k) {
+        ([Atom::FloorDiv(e, q)], 1) => Some((*e, *q)),
+        _ => None,
+    })
 }
 
 /// What is left of a symbolic `a` over a constant `c > 1` once the terms
@@ -1031,6 +1055,29 @@ mod tests {
     }
 
     #[test]
+    fn a_quotient_of_a_quotient_has_one_form() {
+        // A stride-2 convolution then a stride-2 pooling: the rules compose
+        // ((s + 1) floordiv 2 + 1) floordiv 2, PyTorch writes (s + 3) floordiv 4.
+        let s0 = symbol(0);
+        let conv = floordiv(add(s0, 1).unwrap(), 2).unwrap();
+        let pool = floordiv(add(conv, 1).unwrap(), 2).unwrap();
+        assert_eq!(pool, floordiv(add(s0, 3).unwrap(), 4).unwrap());
+        assert_eq!(display(pool), "((s0 + 3) floordiv 4)");
+        // With a symbolic addend and a coefficient on the inner quotient.
+        let s1 = symbol(1);
+        let x = floordiv(add(floordiv(mul(s0, 3).unwrap(), 5).unwrap(), s1).unwrap(), 7).unwrap();
+        let y = floordiv(add(mul(s0, 3).unwrap(), mul(s1, 5).unwrap()).unwrap(), 35).unwrap();
+        assert_eq!(x, y);
+        for (a, b) in [(2, 2), (3, 9), (17, 4), (40, 41)] {
+            let at = |k| Some(if k == 0 { a } else { b });
+            assert_eq!(eval(x, &at).unwrap(), ((3 * a).div_euclid(5) + b).div_euclid(7));
+        }
+        // Twice the inner quotient is not a quotient of the sum: kept nested.
+        let twice = floordiv(mul(floordiv(s0, 3).unwrap(), 2).unwrap(), 5).unwrap();
+        assert_eq!(display(twice), "(((s0 floordiv 3)*2) floordiv 5)");
+    }
+
+    #[test]
     fn text_round_trips() {
         for text in
             ["s0", "(s0*4 + 1)", "(s0*s1 - s2*3 + 7)", "(s0 floordiv 2)", "((s0 - 3) floordiv 2 + 1)", "(s3 mod 8)"]
@@ -1135,6 +1182,8 @@ fn any_size_in_attr(ctx: &crate::Context, a: crate::Attribute, f: &mut dyn FnMut
         AttrData::Type(t) => any_size_in_type(ctx, *t, f),
         AttrData::Array(v) => v.iter().any(|&x| any_size_in_attr(ctx, x, f)),
         AttrData::Dict(v) => v.iter().any(|n| any_size_in_attr(ctx, n.value, f)),
+        // (A splat of a symbolic shape: `dense<-100> : tensor<s0x1xi64>`.)
+        AttrData::Dense { ty, .. } => any_size_in_type(ctx, *ty, f),
         _ => false,
     }
 }
@@ -1407,6 +1456,7 @@ pub fn specialise_attr(
         AttrData::I64Array(v) => AttrData::I64Array(b.eval_shape(&v)?.to_vec()),
         AttrData::Int { value, ty } => AttrData::Int { value: b.eval(value)?, ty },
         AttrData::Type(t) => AttrData::Type(specialise_type(ctx, t, b)?),
+        AttrData::Dense { ty, data } => AttrData::Dense { ty: specialise_type(ctx, ty, b)?, data },
         AttrData::Array(v) => AttrData::Array(v.iter().map(|&x| specialise_attr(ctx, x, b)).collect::<Result<_, _>>()?),
         AttrData::Dict(v) => {
             let mut out = Vec::with_capacity(v.len());

@@ -102,6 +102,20 @@ class SymbolTable:
             return "(%s)" % "*".join([self._expr_text(e.base)] * int(e.exp))
         if isinstance(e, FloorDiv) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) > 0:
             return "(%s floordiv %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
+        if isinstance(e, FloorDiv):
+            # A division by a size that divides the numerator (a view's
+            # `-1` over a product that has the size as a factor:
+            # `((s//4)**2) // (s//4)` in ConvNeXt's stem): the quotient,
+            # where the divisor is at least 1 at every size the ranges allow.
+            num, den = sympy.fraction(sympy.cancel(e.args[0] / e.args[1]))
+            lower = self.shape_env.bound_sympy(e.args[1]).lower
+            if isinstance(den, sympy.Integer) and int(den) >= 1 and isinstance(lower, sympy.Integer) \
+                    and int(lower) >= 1:
+                # (`p // q` with `p / q` = `num / den`, `den` a constant:
+                # `((s//4)**2) // (2*(s//4))` is `(s//4) // 2`.)
+                if int(den) == 1:
+                    return self._expr_text(sympy.expand(num))
+                return "(%s floordiv %d)" % (self._expr_text(sympy.expand(num)), int(den))
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) > 0:
             return "(%s mod %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[0], sympy.Integer) and int(e.args[0]) < 0:

@@ -536,3 +536,74 @@ def test_stepped_slices_of_a_symbolic_dimension_compile_once(name, training):
     stats = aot_torch.stats
     assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"] == 1, dict(stats)
     assert stats["fallback_regions"] == 0, dict(stats)
+
+
+@pytest.mark.parametrize("training", [False, True], ids=["infer", "train"])
+def test_a_padded_constant_of_a_symbolic_size_compiles_once(training):
+    """A causal language model's loss shifts its labels with a pad of
+    ignored positions (`F.pad(labels, (0, 1), value=-100)`: Hugging Face's
+    GPT-2): a splat constant of a symbolic shape, whose type the native
+    code of each size must take at that size (it raised "the function does
+    not verify" at the first call)."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+
+    def fn(logits, labels):
+        shift = F.pad(labels, (0, 1), value=-100)[..., 1:]
+        return F.cross_entropy(logits.flatten(0, 1), shift.flatten(), ignore_index=-100)
+
+    f = torch.compile(fn, backend="aot", dynamic=True)
+    with torch.set_grad_enabled(training):
+        for b, t in ((2, 12), (3, 7), (4, 9)):
+            x0, labels = torch.randn(b, t, 10), torch.randint(0, 10, (b, t))
+            xe, xc = (x0.clone().requires_grad_(training) for _ in range(2))
+            want, got = fn(xe, labels), f(xc, labels)
+            torch.testing.assert_close(got, want)
+            if training:
+                want.backward()
+                got.backward()
+                torch.testing.assert_close(xc.grad, xe.grad)
+    stats = aot_torch.stats
+    assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"] == 1, dict(stats)
+    assert stats["fallback_regions"] == 0, dict(stats)
+
+
+class _ChannelsLastNorm(torch.nn.LayerNorm):
+    def forward(self, x):
+        return super().forward(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+
+
+_STEMS = {
+    # A stride-2 convolution then a stride-2 pooling: the IR's rules give
+    # `((s + 1) floordiv 2 + 1) floordiv 2`, PyTorch `(s + 3) floordiv 4`.
+    "resnet": lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 7, 2, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1),
+        torch.nn.Conv2d(8, 8, 3, 2, 1), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten()),
+    # A patchify convolution, a norm over channels-last, a downsampling:
+    # `((s//4)**2) // (s//4)` in a view, `(s floordiv 4) floordiv 2`.
+    "convnext": lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 4, 4), _ChannelsLastNorm(8), torch.nn.Conv2d(8, 16, 2, 2),
+        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_STEMS))
+def test_cnn_stems_compile_once_over_image_sizes(name):
+    """A quotient of a quotient has one form (`aot_ir::sym::floordiv`), and
+    a size divided by a size that divides it is written as the quotient, so
+    the stems of ResNet and ConvNeXt compile once for every image size
+    (each was compiled per shape: its declared and inferred sizes were
+    written differently)."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    m = _STEMS[name]().eval()
+    f = torch.compile(m, backend="aot", dynamic=True)
+    with torch.no_grad():
+        for shape in ((2, 3, 64, 64), (3, 3, 96, 80), (2, 3, 48, 112), (4, 3, 72, 72)):
+            x = torch.randn(*shape)
+            torch.testing.assert_close(f(x), m(x), rtol=1e-4, atol=1e-5)
+    stats = aot_torch.stats
+    # (Dynamo gives a second graph when the height and width first differ.)
+    assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"], dict(stats)
+    assert stats["fallback_regions"] == 0, dict(stats)

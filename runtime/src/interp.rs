@@ -170,12 +170,23 @@ impl<'a> KernelCtx<'a> {
         self.ctx.attr_str(self.op, name).unwrap_or(default)
     }
 
+    /// How many elements a dense attribute of type `ty` holds: a splat of a
+    /// symbolic shape (only a splat can have one) as many as the shape has
+    /// at this call's symbol values.
+    fn dense_len(&self, ty: aot_ir::Type) -> Result<usize, String> {
+        let t = self.ctx.as_tensor(ty).ok_or("a dense attribute of a non-tensor type")?;
+        let shape =
+            if t.is_symbolic() { self.syms.eval_shape(&t.shape).map_err(|e| e.to_string())? } else { t.shape.clone() };
+        let n = aot_ir::size::checked_numel(&shape).ok_or("a dense attribute's element count overflows")?;
+        usize::try_from(n).map_err(|_| "a dense attribute's element count overflows".to_string())
+    }
+
     /// The dense contents of attribute `name` as f64 values (row-major).
     pub fn attr_dense_f64(&self, name: &str) -> Result<Vec<f64>, String> {
         let a = self.ctx.get_attr(self.op, name).ok_or_else(|| format!("missing attribute '{name}'"))?;
         match self.ctx.attr_data(a) {
             AttrData::Dense { ty, data } => {
-                let n = self.ctx.as_tensor(*ty).map(|t| t.numel()).unwrap_or(0) as usize;
+                let n = self.dense_len(*ty)?;
                 Ok((0..n).map(|i| data.get_f64(if data.is_splat() { 0 } else { i })).collect())
             }
             _ => Err(format!("attribute '{name}' is not a dense elements attribute")),
@@ -186,7 +197,7 @@ impl<'a> KernelCtx<'a> {
         let a = self.ctx.get_attr(self.op, name).ok_or_else(|| format!("missing attribute '{name}'"))?;
         match self.ctx.attr_data(a) {
             AttrData::Dense { ty, data } => {
-                let n = self.ctx.as_tensor(*ty).map(|t| t.numel()).unwrap_or(0) as usize;
+                let n = self.dense_len(*ty)?;
                 Ok((0..n).map(|i| data.get_i64(if data.is_splat() { 0 } else { i })).collect())
             }
             _ => Err(format!("attribute '{name}' is not a dense elements attribute")),

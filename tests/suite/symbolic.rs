@@ -96,6 +96,17 @@ const PROGRAMS: &[(&str, &str)] = &[
 }"#,
     ),
     (
+        // A splat of a symbolic shape (the ignored labels a causal
+        // language model's loss pads with): its type is specialised with
+        // every other one for the native code of a size.
+        "splat",
+        r#"func.func @f(%x: tensor<s0x4xi64>) -> (tensor<s0x5xi64>, tensor<s0x1xi64>) {
+  %c = tensor.constant dense<-100> : tensor<s0x1xi64>
+  %y = tensor.cat %x, %c {dim = 1} : tensor<s0x4xi64>, tensor<s0x1xi64> -> tensor<s0x5xi64>
+  return %y, %c : tensor<s0x5xi64>, tensor<s0x1xi64>
+}"#,
+    ),
+    (
         "reshape_by_guard",
         r#"func.func @f(%x: tensor<s0xf32>) -> (tensor<(s0 floordiv 4)x4xf32>, tensor<4x(s0 floordiv 4)xf32>) attributes {aot.guards = ["(s0 mod 4) == 0"]} {
   %r = view.reshape %x {shape = array<i64: -1, 4>} : tensor<s0xf32> -> tensor<(s0 floordiv 4)x4xf32>
