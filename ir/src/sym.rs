@@ -307,27 +307,41 @@ pub fn floordiv(a: i64, c: i64) -> Result<i64, SymError> {
     if c == 1 {
         return Ok(a);
     }
-    if let Some((e, inner)) = nested_quotient(a) {
-        // floor((floor(e / k) + y) / c) = floor((e + k·y) / (k·c)) for
-        // integer y: one form for the two ways of writing a quotient of a
-        // quotient (a pooling after a strided convolution: PyTorch writes
-        // `(s + 3) floordiv 4` where the shape rules compose
-        // `((s + 1) floordiv 2 + 1) floordiv 2`). (Where `k·c` or the
-        // numerator overflows, the nested form stays: it is as exact.)
-        let flat = c.checked_mul(inner).ok_or(SymError::Overflow).and_then(|kc| {
-            let y = sub(a, intern(atom_poly(Atom::FloorDiv(e, inner), 1))?)?;
-            Ok((add(SYM_BASE + e as i64, mul(y, inner)?)?, kc))
-        });
-        if let Ok((n, kc)) = flat {
-            return floordiv(n, kc);
-        }
+    if let Some(d) = flattened(a, c) {
+        return Ok(d);
     }
     match divide(a, c)? {
         // r is a constant in [0, c): floor(r / c) = 0.
         (q, Remainder::Constant(_)) => intern(q),
         // floor((c·q + g·r') / (g·c')) = q + floor(r' / c').
-        (q, Remainder::Reduced { inner, c, .. }) => intern(add_polys(&q, &atom_poly(Atom::FloorDiv(inner, c), 1), 1)?),
+        (q, Remainder::Reduced { inner, c, .. }) => {
+            // (A remainder that, its common factor divided out, is itself a
+            // quotient plus a rest takes the one form above: `floor(2·(s
+            // floordiv 2) / 8)` is `(s floordiv 8)`, as its text reads back.)
+            let quotient = match flattened(SYM_BASE + inner as i64, c) {
+                Some(d) => poly_of(d),
+                None => atom_poly(Atom::FloorDiv(inner, c), 1),
+            };
+            intern(add_polys(&q, &quotient, 1)?)
+        }
     }
+}
+
+/// `floor(a / c)` as one quotient where `a` is `floor(e / k) + y` (a term
+/// `floor(e / k)` with coefficient 1, `y` the rest, integer valued):
+/// `floor((e + k·y) / (k·c))`. Exact for every value (write `e = k·q + r`,
+/// `q + y = c·t + m`: the numerator is `k·c·t + (k·m + r)`, and `0 <= k·m + r
+/// < k·c`), so the two ways of writing a quotient of a quotient (a pooling
+/// after a strided convolution: PyTorch's `(s + 3) floordiv 4`, the rules'
+/// `((s + 1) floordiv 2 + 1) floordiv 2`) have one form. `None` where `a`
+/// has no such term or the arithmetic overflows (the nested form is as
+/// exact). Each step removes one `floordiv`, so the recursion ends.
+fn flattened(a: i64, c: i64) -> Option<i64> {
+    let (e, k) = nested_quotient(a)?;
+    let kc = c.checked_mul(k)?;
+    let y = sub(a, intern(atom_poly(Atom::FloorDiv(e, k), 1)).ok()?).ok()?;
+    let n = add(SYM_BASE + e as i64, mul(y, k).ok()?).ok()?;
+    floordiv(n, kc).ok()
 }
 
 /// `(e, k)` of the first term of `a` that is exactly `floor(e / k)` (a
