@@ -1198,7 +1198,7 @@ def _scatter(b, node, a):
         if lin is None:
             lin = coord
         else:
-            lin = b.op1("tensor.mul", [lin, b.full(size, torch.int64)], None, (n,), torch.int64)
+            lin = b.op1("tensor.mul", [lin, b.operand(size, torch.int64)], None, (n,), torch.int64)
             lin = b.op1("tensor.add", [lin, coord], None, (n,), torch.int64)
     total = math.prod(x.shape)
     xf = b.op1("view.reshape", [x], {"shape": [total]}, (total,), dtype, roots=x.roots)
@@ -1252,7 +1252,7 @@ def _from_the_end(b, i: Value, size: int) -> Value:
     `index_select`, like PyTorch's, takes `[0, size)` only (and checks it)."""
     zero = b.full(0, i.dtype)
     neg = b.op1("tensor.lt", [i, zero], None, i.shape, torch.bool)
-    wrapped = b.op1("tensor.add", [i, b.full(size, i.dtype)], None, i.shape, i.dtype)
+    wrapped = b.op1("tensor.add", [i, b.operand(size, i.dtype)], None, i.shape, i.dtype)
     return b.op1("tensor.where", [neg, wrapped, i], None, i.shape, i.dtype)
 
 
@@ -1302,7 +1302,7 @@ def _index(b, node, a):
         if lin is None:
             lin = w
         else:
-            lin = b.op1("tensor.mul", [lin, b.full(size, torch.int64)], None, (n,), torch.int64)
+            lin = b.op1("tensor.mul", [lin, b.operand(size, torch.int64)], None, (n,), torch.int64)
             lin = b.op1("tensor.add", [lin, w], None, (n,), torch.int64)
     merged = x.shape[:d0] + (math.prod(x.shape[d0:d0 + k]),) + x.shape[d0 + k:]
     xr = b.op1("view.reshape", [x], {"shape": list(merged)}, merged, x.dtype, roots=x.roots)

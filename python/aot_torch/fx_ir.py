@@ -1242,13 +1242,22 @@ def _replay(node: torch.fx.Node, src: Any) -> Any:
     """`node` (a view, a metadata change, or an element of a multi-view
     result) run on `src`, the meta tensor (or tuple of them) standing for
     its first operand; None where it takes another tensor or fails."""
-    rest = list(node.args[1:]) + list(node.kwargs.values())
-    if any(isinstance(a, torch.fx.Node) for a in rest):
+    # (A size the graph computes, a node of a symbolic graph's size
+    # arithmetic, is its value: a SymInt of the meta tensors' ShapeEnv.)
+    def size(n):
+        v = n.meta.get("val")
+        return v if isinstance(v, (int, torch.SymInt)) else n
+
+    args = torch.fx.node.map_arg(tuple(node.args[1:]), size)
+    kwargs = torch.fx.node.map_arg(dict(node.kwargs), size)
+    found = []
+    torch.fx.node.map_arg((args, kwargs), lambda n: found.append(n))
+    if found:
         return None
     try:
         if node.target is operator.getitem:
-            return src[node.args[1]]
-        return node.target(src, *node.args[1:], **node.kwargs)
+            return src[args[0]]
+        return node.target(src, *args, **kwargs)
     except Exception:  # (not replayable: no layout)
         return None
 

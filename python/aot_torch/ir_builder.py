@@ -298,6 +298,15 @@ class Builder:
 
     def constant(self, t: torch.Tensor) -> Value:
         """A literal tensor (non-finite floats through tensor.where)."""
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+        # (Its values are read outside a fake mode: a symbolic graph is
+        # translated under its ShapeEnv's, and a constant of the graph's is
+        # real.)
+        with unset_fake_temporarily():
+            return self._constant(t)
+
+    def _constant(self, t: torch.Tensor) -> Value:
         t = t.detach().cpu()
         if t.is_complex() or t.dtype not in IR_DTYPES:
             raise Reject(_dtype_reason(t.dtype))
@@ -307,11 +316,11 @@ class Builder:
         if t.dtype in FLOAT_DTYPES:
             finite = torch.isfinite(t)
             if not bool(finite.all()):
-                v = self.constant(torch.where(finite, t, torch.zeros_like(t)))
+                v = self._constant(torch.where(finite, t, torch.zeros_like(t)))
                 for special in (math.inf, -math.inf, math.nan):
                     m = torch.isnan(t) if special != special else (t == special)
                     if bool(m.any()):
-                        mv = self.constant(m)
+                        mv = self._constant(m)
                         v = self.op1("tensor.where", [mv, self.full(special, t.dtype), v], None, shape, t.dtype)
                 return v
         return self.op1("tensor.constant", [], {"value": Raw(dense_literal(t))}, shape, t.dtype)

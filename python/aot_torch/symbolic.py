@@ -229,9 +229,18 @@ def trace(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode) -> torch.fx
     def fn(*args):
         return torch.fx.Interpreter(gm).run(*args)
 
-    with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
-            fx_traceback.preserve_node_meta(), fake_mode:
-        return make_fx(fn, decomposition_table=fx_ir._late_decompositions(fx_ir.DECOMPOSITIONS), tracing_mode="real")(*fakes)
+    # (Tensors the graph holds rather than takes, such as a constant Dynamo
+    # kept as an attribute, are real: the trace records them as constants,
+    # and the fake mode computes with fakes of them.)
+    allowed = fake_mode.allow_non_fake_inputs
+    fake_mode.allow_non_fake_inputs = True
+    try:
+        with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
+                fx_traceback.preserve_node_meta(), fake_mode:
+            return make_fx(fn, decomposition_table=fx_ir._late_decompositions(fx_ir.DECOMPOSITIONS),
+                           tracing_mode="real")(*fakes)
+    finally:
+        fake_mode.allow_non_fake_inputs = allowed
 
 
 def translate(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode, **kwargs):

@@ -607,3 +607,52 @@ def test_cnn_stems_compile_once_over_image_sizes(name):
     # (Dynamo gives a second graph when the height and width first differ.)
     assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"], dict(stats)
     assert stats["fallback_regions"] == 0, dict(stats)
+
+
+class _Decoderish(torch.nn.Module):
+    """What Hugging Face decoders do over a symbolic batch and length, each
+    of which made the graph compile per shape: a tensor the graph holds as
+    a constant (read while translating under the fake mode), a row's last
+    token by advanced indexing (a negative index counted from a symbolic
+    end: that size as a value, not specialised), and a `view` of the
+    attention output's transpose, which eager lays out as `(b, t, h, d)`
+    (the IR's layout of it is followed through views of symbolic shapes,
+    and the view taken of a copy)."""
+
+    def __init__(self, part):
+        super().__init__()
+        self.part = part
+        self.emb = torch.nn.Embedding(20, 8)
+        self.qkv = torch.nn.Linear(8, 24)
+        self.o = torch.nn.Linear(8, 8)
+
+    def forward(self, ids):
+        b, t = ids.shape
+        h = self.emb(ids)
+        if self.part == "attention_view":
+            q, k, v = (z.view(b, t, 2, 4).transpose(1, 2) for z in self.qkv(h).split(8, -1))
+            # (The view after the attention has symbolic sizes in its
+            # arguments, which the layout's replay must take.)
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True).view(b, 2, t, 4)
+            h = self.o(a.transpose(1, 2).view(b, t, -1))
+        if self.part == "constant":
+            h = h * torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+        if self.part == "last_token":
+            h = h[torch.arange(b), (ids != 0).sum(-1) - 1]
+        return h
+
+
+@pytest.mark.parametrize("part", ["attention_view", "constant", "last_token"])
+def test_decoder_idioms_compile_once(part):
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    m = _Decoderish(part).eval()
+    f = torch.compile(m, backend="aot", dynamic=True)
+    with torch.no_grad():
+        for b, t in ((2, 5), (3, 7), (4, 9)):
+            ids = torch.randint(1, 20, (b, t))
+            torch.testing.assert_close(f(ids), m(ids))
+    stats = aot_torch.stats
+    assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"] == 1, dict(stats)
+    assert stats["fallback_regions"] == 0, dict(stats)
