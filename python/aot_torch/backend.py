@@ -1305,8 +1305,11 @@ class _Variant:
             # sizes; which argument it aliases, and how (a view made before
             # a write, a detach, the argument itself), is the graph's, the
             # same at every size the guards admit. (Training with such
-            # results the native calling convention refuses yet.)
-            if self.base_groups or self.parts or self.fresh_groups or any(self.adopted):
+            # results the native calling convention refuses yet.) So are a
+            # training region's independent parts (which outputs' histories
+            # reach which arguments: a decoder's loss and its key/value
+            # cache).
+            if self.base_groups or self.fresh_groups or any(self.adopted):
                 raise fx_ir.Unsupported("region", "with symbolic sizes: arguments or results that share a storage")
 
     def _rebind(self, args: Sequence[Any]) -> None:

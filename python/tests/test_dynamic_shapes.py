@@ -656,3 +656,34 @@ def test_decoder_idioms_compile_once(part):
     stats = aot_torch.stats
     assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"] == 1, dict(stats)
     assert stats["fallback_regions"] == 0, dict(stats)
+
+
+def test_independent_parts_of_a_training_region_compile_once():
+    """Outputs whose histories reach different arguments are autograd nodes
+    of their own (a decoder's loss and its key/value cache): a backward from
+    one leaves the other's arguments' `.grad` None, as in eager, at every
+    size of one symbolic compile (such regions were compiled per shape)."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+
+    def fn(x, w1, w2):
+        return (x @ w1).tanh().sum(1), (x * 2) @ w2
+
+    f = torch.compile(fn, backend="aot", dynamic=True)
+    for n in (3, 5, 8, 6):
+        x = torch.randn(n, 4)
+        ws = [torch.randn(4, 3, requires_grad=True) for _ in range(2)]
+        wc = [w.detach().clone().requires_grad_() for w in ws]
+        want, got = fn(x, *ws), f(x, *wc)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g, w)
+        want[0].sum().backward()
+        got[0].sum().backward()
+        assert ws[1].grad is None and wc[1].grad is None
+        torch.testing.assert_close(wc[0].grad, ws[0].grad)
+        want[1].pow(2).sum().backward()
+        got[1].pow(2).sum().backward()
+        torch.testing.assert_close(wc[1].grad, ws[1].grad)
+    stats = aot_torch.stats
+    assert stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"], dict(stats)
+    assert stats["fallback_regions"] == 0, dict(stats)
