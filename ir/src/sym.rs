@@ -307,17 +307,14 @@ pub fn floordiv(a: i64, c: i64) -> Result<i64, SymError> {
     if c == 1 {
         return Ok(a);
     }
-    if let Some(d) = flattened(a, c) {
-        return Ok(d);
-    }
     match divide(a, c)? {
         // r is a constant in [0, c): floor(r / c) = 0.
         (q, Remainder::Constant(_)) => intern(q),
         // floor((c·q + g·r') / (g·c')) = q + floor(r' / c').
         (q, Remainder::Reduced { inner, c, .. }) => {
-            // (A remainder that, its common factor divided out, is itself a
-            // quotient plus a rest takes the one form above: `floor(2·(s
-            // floordiv 2) / 8)` is `(s floordiv 8)`, as its text reads back.)
+            // A remainder that is a quotient plus a rest (its common factor
+            // divided out: `floor(2·(s floordiv 2) / 8)` is `(s floordiv
+            // 8)`) is one quotient ([`flattened`]).
             let quotient = match flattened(SYM_BASE + inner as i64, c) {
                 Some(d) => poly_of(d),
                 None => atom_poly(Atom::FloorDiv(inner, c), 1),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import torch
 import torch.fx
@@ -1149,6 +1149,21 @@ def _scatter_add(b, node, a):
     return b.op1("tensor.scatter_add", [x, idx, src], {"dim": _norm_dim(a["dim"], x.rank)}, shape, dtype)
 
 
+def _iota(b, n) -> Value:
+    """`0, 1, ..., n - 1` (int64): the positions along a dimension, which an
+    index goes through to be checked against it."""
+    return b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (n,), torch.int64)
+
+
+def _linear(b, lin: Optional[Value], size, coord: Value) -> Value:
+    """The row-major offset `lin * size + coord` of a position one dimension
+    further (`coord` itself for the first)."""
+    if lin is None:
+        return coord
+    lin = b.op1("tensor.mul", [lin, b.operand(size, torch.int64)], None, coord.shape, torch.int64)
+    return b.op1("tensor.add", [lin, coord], None, coord.shape, torch.int64)
+
+
 @_reg(aten.scatter.src, aten.scatter.value)
 def _scatter(b, node, a):
     """`x.scatter(dim, index, src)` (or a number): `out[..., index[e], ...]
@@ -1188,18 +1203,13 @@ def _scatter(b, node, a):
     lin = None
     for d, size in enumerate(x.shape):
         if d == dim:
-            iota = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (size,), torch.int64)
-            coord = b.op1("tensor.gather", [iota, flat(b.cast(idx, torch.int64))], {"dim": 0}, (n,), torch.int64)
+            coord = b.op1("tensor.gather", [_iota(b, size), flat(b.cast(idx, torch.int64))], {"dim": 0}, (n,),
+                          torch.int64)
         else:
-            iota = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (ishape[d],), torch.int64)
             lane = tuple(ishape[d] if k == d else 1 for k in range(x.rank))
-            iota = b.op1("view.reshape", [iota], {"shape": list(lane)}, lane, torch.int64)
+            iota = b.op1("view.reshape", [_iota(b, ishape[d])], {"shape": list(lane)}, lane, torch.int64)
             coord = flat(b.op1("view.expand", [iota], {"shape": list(ishape)}, ishape, torch.int64))
-        if lin is None:
-            lin = coord
-        else:
-            lin = b.op1("tensor.mul", [lin, b.operand(size, torch.int64)], None, (n,), torch.int64)
-            lin = b.op1("tensor.add", [lin, coord], None, (n,), torch.int64)
+        lin = _linear(b, lin, size, coord)
     total = math.prod(x.shape)
     xf = b.op1("view.reshape", [x], {"shape": [total]}, (total,), dtype, roots=x.roots)
     out = b.op1("tensor.index_put", [xf, lin, vals], {"accumulate": False}, (total,), dtype)
@@ -1297,13 +1307,8 @@ def _index(b, node, a):
         if i.shape != bshape:
             i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
         i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
-        iota = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (size,), torch.int64)
-        w = b.op1("tensor.index_select", [iota, _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
-        if lin is None:
-            lin = w
-        else:
-            lin = b.op1("tensor.mul", [lin, b.operand(size, torch.int64)], None, (n,), torch.int64)
-            lin = b.op1("tensor.add", [lin, w], None, (n,), torch.int64)
+        w = b.op1("tensor.index_select", [_iota(b, size), _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
+        lin = _linear(b, lin, size, w)
     merged = x.shape[:d0] + (math.prod(x.shape[d0:d0 + k]),) + x.shape[d0 + k:]
     xr = b.op1("view.reshape", [x], {"shape": list(merged)}, merged, x.dtype, roots=x.roots)
     sel = merged[:d0] + (n,) + merged[d0 + 1:]

@@ -175,8 +175,7 @@ impl<'a> KernelCtx<'a> {
     /// at this call's symbol values.
     fn dense_len(&self, ty: aot_ir::Type) -> Result<usize, String> {
         let t = self.ctx.as_tensor(ty).ok_or("a dense attribute of a non-tensor type")?;
-        let shape =
-            if t.is_symbolic() { self.syms.eval_shape(&t.shape).map_err(|e| e.to_string())? } else { t.shape.clone() };
+        let shape = self.syms.eval_shape(&t.shape).map_err(|e| e.to_string())?;
         let n = aot_ir::size::checked_numel(&shape).ok_or("a dense attribute's element count overflows")?;
         usize::try_from(n).map_err(|_| "a dense attribute's element count overflows".to_string())
     }
