@@ -244,7 +244,7 @@ impl CudaDevice {
 
     /// A cuBLAS call for `mm`, when its layouts allow one.
     fn cublas_plan(mm: &Matmul) -> Option<(&crate::gemm::Plan, Orientation)> {
-        if !matches!(mm.c.ty.elem, ElemType::F32 | ElemType::F64) {
+        if !matches!(mm.c.ty.elem, ElemType::F32 | ElemType::F64) || mm.a.ty.elem != mm.c.ty.elem {
             return None;
         }
         let plan = &mm.plan;
@@ -417,7 +417,7 @@ impl Device for CudaDevice {
             // On the host, between copies: what the device wrote comes back,
             // the host GEMM runs, its result goes out again.
             self.download_dirty(true)?;
-            crate::gemm::batched(&mm.plan, mm.c.ty.elem, pa, pb, pc, mm.accumulate, 1);
+            crate::gemm::batched(&mm.plan, crate::gemm::Types::of(&mm.a.ty, &mm.c.ty), pa, pb, pc, mm.accumulate, 1);
             return self.upload(&self.mirrors[ic]);
         };
         self.mirrors[ic].dirty = true;

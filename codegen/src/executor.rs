@@ -346,7 +346,15 @@ impl Runtime {
                         let Matmul { a, b, c, accumulate, plan } = &**mm;
                         let (pa, pb, pc) =
                             (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
-                        crate::gemm::batched(plan, c.ty.elem, pa, pb, pc, *accumulate, threads);
+                        crate::gemm::batched(
+                            plan,
+                            crate::gemm::Types::of(&a.ty, &c.ty),
+                            pa,
+                            pb,
+                            pc,
+                            *accumulate,
+                            threads,
+                        );
                     }
                     Step::Rebind { arg, src, stride } => {
                         if copied[*arg] {
@@ -561,7 +569,9 @@ impl Runtime {
                     };
                     format!("kernel #{} '{name}' ({how})", kernel - 1)
                 }
-                Step::Matmul(m) => format!("matmul {}", crate::gemm::describe(&m.plan, m.c.ty.elem)),
+                Step::Matmul(m) => {
+                    format!("matmul {}", crate::gemm::describe(&m.plan, crate::gemm::Types::of(&m.a.ty, &m.c.ty)))
+                }
                 Step::Rebind { arg, .. } => format!("set_ of argument {arg}"),
                 Step::Resize { arg, .. } => format!("resize_ of argument {arg}"),
             };

@@ -86,6 +86,30 @@ func.func @linear(%x: tensor<2x4x8xf32>, %w: tensor<3x8xf32>, %b: tensor<3xf32>)
 
 // -----
 
+/// bf16 operands go to the GEMM as they are, summed into an f32 buffer
+/// that one kernel rounds into the bf16 result; f16 operands are first
+/// widened by copy kernels.
+// CHECK-LABEL: func.func @bf16_mm
+// CHECK-NOT:     loop.kernel
+// CHECK:         %[[S:.*]] = loop.alloc : memref<2x4xf32>
+// CHECK-NEXT:    loop.matmul %arg0, %arg1, %[[S]] : memref<2x3xbf16>, memref<3x4xbf16>, memref<2x4xf32>
+// CHECK-NEXT:    loop.kernel "copy_0" (%{{.*}} = %[[S]] : memref<2x4xf32>, %{{.*}} : memref<2x4xbf16>)
+func.func @bf16_mm(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xbf16> {
+  %0 = tensor.mm %a, %b : tensor<2x3xbf16>, tensor<3x4xbf16> -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
+
+// CHECK-LABEL: func.func @f16_mm
+// CHECK:         loop.kernel "copy_0" ({{.*}} : memref<2x3xf16>, {{.*}} : memref<2x3xf32>)
+// CHECK:         loop.kernel "copy_1" ({{.*}} : memref<3x4xf16>, {{.*}} : memref<3x4xf32>)
+// CHECK:         loop.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<2x3xf32>, memref<3x4xf32>, memref<2x4xf32>
+func.func @f16_mm(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) -> tensor<2x4xf16> {
+  %0 = tensor.mm %a, %b : tensor<2x3xf16>, tensor<3x4xf16> -> tensor<2x4xf16>
+  return %0 : tensor<2x4xf16>
+}
+
+// -----
+
 /// Other element types multiply in a loop kernel.
 // CHECK-LABEL: func.func @int_mm
 // CHECK-NOT:     loop.matmul

@@ -104,7 +104,15 @@ impl Device for HostMirror {
         let (b, _) = self.translate(pb)?;
         let (c, i) = self.translate(pc)?;
         self.mirrors[i].dirty = true;
-        aot::codegen::gemm::batched(&mm.plan, mm.c.ty.elem, a, b, c, mm.accumulate, 1);
+        aot::codegen::gemm::batched(
+            &mm.plan,
+            aot::codegen::gemm::Types::of(&mm.a.ty, &mm.c.ty),
+            a,
+            b,
+            c,
+            mm.accumulate,
+            1,
+        );
         Ok(())
     }
 

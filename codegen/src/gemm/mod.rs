@@ -1,6 +1,9 @@
-//! `loop.matmul` at run time: batched strided GEMM, f32 through our own
-//! kernels on AVX2 cores ([`avx2`]), everything else through the `gemm`
-//! crate (f32 and f64, any strides, AVX-512 kernels where the CPU has them).
+//! `loop.matmul` at run time: batched strided GEMM. Our own kernels
+//! ([`blis`]) take f32 on AVX2 cores ([`avx2`]) and bf16 operands on cores
+//! with AVX512-BF16 ([`avx512bf16`]); the `gemm` crate takes everything else
+//! (f32 and f64, any strides, AVX-512 kernels where the CPU has them), and
+//! bf16 operands where no kernel of ours reads them, after a conversion of
+//! each matrix to f32.
 //!
 //! Threads come from the pool that runs split kernels ([`crate::threads`]),
 //! so GEMM and kernels never compete with two pools for the cores: the
@@ -16,6 +19,10 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512bf16;
+#[cfg(target_arch = "x86_64")]
+mod blis;
 
 use aot_dialects::r#loop;
 use aot_ir::{ElemType, MemRefType};
@@ -144,25 +151,56 @@ impl Plan {
     }
 }
 
-/// `M×K×N`, the batch left after simplification, and the element type: how
+/// The element types of a GEMM: of its operands `a` and `b` (one type),
+/// and of its result `c`. Either all f32 or all f64, or bf16 operands
+/// summed into f32 (what `loop.matmul` admits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Types {
+    pub operands: ElemType,
+    pub result: ElemType,
+}
+
+impl Types {
+    pub fn of(a: &MemRefType, c: &MemRefType) -> Types {
+        Types { operands: a.elem, result: c.elem }
+    }
+
+    fn same(elem: ElemType) -> Types {
+        Types { operands: elem, result: elem }
+    }
+}
+
+/// `M×K×N`, the batch left after simplification, and the element types: how
 /// the runtime will run this GEMM (for profiles).
-pub fn describe(p: &Plan, elem: ElemType) -> String {
+pub fn describe(p: &Plan, types: Types) -> String {
     let batch: String = p.batch.iter().map(|n| format!("{n}x")).collect();
-    let packed = if runs_native(elem) {
+    let packed = if runs_native(types) {
         ", native"
+    } else if types.operands != types.result {
+        ", converted"
     } else if packs((p.m, p.k, p.n), (p.b.rs, p.b.cs)) {
         ", b packed"
     } else {
         ""
     };
+    let elem = if types.operands == types.result {
+        types.result.to_string()
+    } else {
+        format!("{} to {}", types.operands, types.result)
+    };
     format!("{batch}{}x{}x{} {elem}{packed}", p.m, p.k, p.n)
 }
 
-/// `c = a·b` (or `c += a·b`) for every batch index of `plan`, on `elem`
-/// (f32 or f64); pointers are the roots of the three buffers, the plan's
+/// `c = a·b` (or `c += a·b`) for every batch index of `plan`, on `types`
+/// ([`Types`]); pointers are the roots of the three buffers, the plan's
 /// strides and offsets address the elements there. `threads` bounds the
 /// threads one call uses.
-pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u8, accumulate: bool, threads: usize) {
+pub fn batched(plan: &Plan, types: Types, pa: *mut u8, pb: *mut u8, pc: *mut u8, accumulate: bool, threads: usize) {
+    if types.operands != types.result && !runs_native(types) {
+        widened(plan, types, pa, pb, pc, accumulate, threads);
+        return;
+    }
+    let elem = types.operands;
     let count: i64 = plan.batch.iter().product();
     let ptrs = Roots(pa, pb, pc);
     let at = |item: i64| plan.offsets(item, plan.batch.len());
@@ -181,6 +219,8 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
         unsafe {
             match elem {
                 ElemType::F32 => f32::gemm(dims, ops.0, ops.1, ops.2, accumulate, par),
+                #[cfg(target_arch = "x86_64")]
+                ElemType::BF16 => bf16_gemm(dims, ops.0, ops.1, ops.2, accumulate, par),
                 _ => f64::gemm(dims, ops.0, ops.1, ops.2, accumulate, par),
             }
         }
@@ -188,7 +228,7 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
     let (all_rows, all_cols) = ((0, plan.m), (0, plan.n));
     let work = plan.m.saturating_mul(plan.k).saturating_mul(plan.n);
     let host = crate::threads::host_team().is_some();
-    let native = runs_native(elem);
+    let native = runs_native(types);
     if threads > 1 && count >= 2 && work < SMALL_GEMM && plan.results_disjoint() {
         let items = count as usize;
         let chunks = threads.min(items);
@@ -198,7 +238,7 @@ pub fn batched(plan: &Plan, elem: ElemType, pa: *mut u8, pb: *mut u8, pc: *mut u
                 run(i as i64, all_rows, all_cols, Parallelism::None)
             }
         });
-    } else if threads > 1 && work >= SPLIT_GEMM && splits_depth(plan) {
+    } else if threads > 1 && work >= SPLIT_GEMM && splits_depth(plan) && elem != ElemType::BF16 {
         for item in 0..count {
             let (ea, eb, ec) = at(item);
             let (pa, pb, pc) = ptrs.get();
@@ -519,10 +559,10 @@ impl Gemm for f32 {
         accumulate: bool,
         par: Parallelism,
     ) -> bool {
-        if !runs_native(ElemType::F32) {
+        if !runs_native(Types::same(ElemType::F32)) {
             return false;
         }
-        let mat = |(p, off, (rs, cs)): Operand| avx2::Mat {
+        let mat = |(p, off, (rs, cs)): Operand| blis::Mat {
             ptr: (p as *mut f32).wrapping_offset(off as isize),
             rs: rs as isize,
             cs: cs as isize,
@@ -546,17 +586,94 @@ impl Gemm for f64 {
     }
 }
 
-/// Whether GEMMs of `elem` run in our own kernels on this CPU.
-fn runs_native(elem: ElemType) -> bool {
+/// Whether GEMMs of `types` run in our own kernels on this CPU.
+fn runs_native(types: Types) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        elem == ElemType::F32 && avx2::selected()
+        match (types.operands, types.result) {
+            (ElemType::F32, ElemType::F32) => avx2::selected(),
+            (ElemType::BF16, ElemType::F32) => avx512bf16::available(),
+            _ => false,
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = elem;
+        let _ = types;
         false
     }
+}
+
+/// `c (+)= a·b` of bf16 `a` and `b` into f32 `c` in our AVX512-BF16 kernel.
+///
+/// # Safety
+/// The CPU runs it ([`runs_native`]); the matrices are inside their
+/// buffers, `c` apart from both.
+#[cfg(target_arch = "x86_64")]
+unsafe fn bf16_gemm(
+    (m, k, n): (usize, usize, usize),
+    a: Operand,
+    b: Operand,
+    c: Operand,
+    accumulate: bool,
+    par: Parallelism,
+) {
+    let mat = |(p, off, (rs, cs)): Operand| blis::Mat::<u16> {
+        ptr: (p as *mut u16).wrapping_offset(off as isize),
+        rs: rs as isize,
+        cs: cs as isize,
+    };
+    let c = blis::Mat::<f32> {
+        ptr: (c.0 as *mut f32).wrapping_offset(c.1 as isize),
+        rs: c.2 .0 as isize,
+        cs: c.2 .1 as isize,
+    };
+    let threads = match par {
+        Parallelism::Rayon(t) => t,
+        _ => 1,
+    };
+    // SAFETY: the caller's promises.
+    unsafe { avx512bf16::gemm(m, k, n, mat(a), mat(b), c, accumulate, threads) };
+}
+
+/// [`batched`] for bf16 operands no kernel of ours reads here: each matrix
+/// of `a` and `b` the plan addresses is widened to a row-major f32 copy
+/// (exact: a bf16 value is the top half of an f32's bits), and the f32
+/// GEMM runs on the copies. That is what the lowering once did with
+/// conversion kernels, at the same cost.
+fn widened(plan: &Plan, types: Types, pa: *mut u8, pb: *mut u8, pc: *mut u8, accumulate: bool, threads: usize) {
+    debug_assert_eq!((types.operands, types.result), (ElemType::BF16, ElemType::F32));
+    let count = plan.batch.iter().product::<i64>().max(0) as usize;
+    let dims = plan.batch.len();
+    let widen = |root: *mut u8, s: &Strides, rows: usize, cols: usize, which: usize| {
+        let mut out = Vec::with_capacity(count * rows * cols);
+        for item in 0..count {
+            let o = plan.offsets(item as i64, dims);
+            let start = [o.0, o.1][which];
+            for i in 0..rows as i64 {
+                for j in 0..cols as i64 {
+                    // SAFETY: (i, j) of batch item `item` is inside the
+                    // operand's buffer (verified when the program was built).
+                    let bits = unsafe { *(root as *const u16).offset((start + i * s.rs + j * s.cs) as isize) };
+                    out.push(f32::from_bits((bits as u32) << 16));
+                }
+            }
+        }
+        out
+    };
+    let (m, k, n) = (plan.m, plan.k, plan.n);
+    let mut a = widen(pa, &plan.a, m, k, 0);
+    let mut b = widen(pb, &plan.b, k, n, 1);
+    let row_major = |rows: usize, cols: usize| {
+        let mut batch = vec![0i64; dims];
+        let mut step = (rows * cols) as i64;
+        for d in (0..dims).rev() {
+            batch[d] = step;
+            step *= plan.batch[d];
+        }
+        Strides { batch, rs: cols as i64, cs: 1, offset: 0 }
+    };
+    let p = Plan { a: row_major(m, k), b: row_major(k, n), ..plan.clone() };
+    batched(&p, Types::same(ElemType::F32), a.as_mut_ptr().cast(), b.as_mut_ptr().cast(), pc, accumulate, threads);
 }
 
 /// Copies columns `cols` of the `k × n` matrix at `src` (strides `rs`,
@@ -648,6 +765,55 @@ mod tests {
         assert!(!packs((256, 1024, 512), (512, 1)));
         assert!(!packs((256, 1 << 20, 1 << 20), (0, 1)));
         assert!(!packs((8, 1024, 512), (1, 1024)));
+    }
+
+    /// bf16 operands into f32, through the native kernel where this CPU has
+    /// one and through widened f32 copies (what every other CPU runs): a
+    /// batch of 3 with a transposed `a` and a `b` shared by the batch,
+    /// accumulating, against an f64 reference of the same inputs.
+    #[test]
+    fn bf16_operands_sum_into_f32_natively_and_widened() {
+        let (m, k, n, count) = (20usize, 37usize, 45usize, 3usize);
+        let bf16 = |x: f32| (x.to_bits() >> 16) as u16;
+        let wide = |b: u16| f32::from_bits((b as u32) << 16) as f64;
+        let av: Vec<u16> = (0..count * m * k).map(|i| bf16(((i * 7 % 23) as f32 - 11.0) / 8.0)).collect();
+        let bv: Vec<u16> = (0..k * n).map(|i| bf16(((i * 5 % 19) as f32 - 9.0) / 4.0)).collect();
+        let init: Vec<f32> = (0..count * m * n).map(|i| (i % 5) as f32).collect();
+        // a: [3, 20, 37] stored as [3, 37, 20] (transposed matrices); b:
+        // [37, 45] broadcast over the batch; c: [3, 20, 45] row-major.
+        let s = |batch: i64, rs: i64, cs: i64| Strides { batch: vec![batch], rs, cs, offset: 0 };
+        let plan = Plan {
+            m,
+            k,
+            n,
+            batch: vec![count as i64],
+            a: s((m * k) as i64, 1, m as i64),
+            b: s(0, n as i64, 1),
+            c: s((m * n) as i64, n as i64, 1),
+        };
+        let types = Types { operands: ElemType::BF16, result: ElemType::F32 };
+        let mut want = vec![0f64; count * m * n];
+        for t in 0..count {
+            for i in 0..m {
+                for j in 0..n {
+                    let dot: f64 = (0..k).map(|p| wide(av[t * m * k + p * m + i]) * wide(bv[p * n + j])).sum();
+                    want[t * m * n + i * n + j] = init[t * m * n + i * n + j] as f64 + dot;
+                }
+            }
+        }
+        let ptr = |v: &[u16]| v.as_ptr().cast_mut().cast::<u8>();
+        for threads in [1, 2] {
+            let mut native = init.clone();
+            batched(&plan, types, ptr(&av), ptr(&bv), native.as_mut_ptr().cast(), true, threads);
+            let mut widen = init.clone();
+            widened(&plan, types, ptr(&av), ptr(&bv), widen.as_mut_ptr().cast(), true, threads);
+            for (i, w) in want.iter().enumerate() {
+                assert!((native[i] as f64 - w).abs() <= 1e-4, "native: c[{i}] = {}, want {w}", native[i]);
+                assert!((widen[i] as f64 - w).abs() <= 1e-4, "widened: c[{i}] = {}, want {w}", widen[i]);
+            }
+        }
+        assert_eq!(describe(&plan, Types::same(ElemType::F64)), "3x20x37x45 f64");
+        assert!(describe(&plan, types).starts_with("3x20x37x45 bf16 to f32, "));
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //!   `loop.view` (the same allocation under another strided layout — views
 //!   never copy), `loop.global` (read-only constant data), `loop.kernel` (a loop nest over buffers, isolated from
 //!   above: its block arguments are the buffers it touches) and
-//!   `loop.matmul` (batched GEMM, an external kernel), and the trailing
+//!   `loop.matmul` (batched GEMM, an external kernel: f32, f64, or bf16
+//!   operands summed into an f32 result), and the trailing
 //!   metadata mutations a graph may keep on its arguments: `loop.rebind`
 //!   (`set_`, `as_strided_`) and `loop.resize` (`resize_`);
 //! - kernel ops inside `loop.kernel`: `loop.for` (static bounds, optional
@@ -281,8 +282,10 @@ fn verify_matmul(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     if r < 2 || ms.iter().any(|m| m.shape.len() != r) {
         return Err(err(ctx, op, "operands must have the same rank, at least 2"));
     }
-    if ms.iter().any(|m| m.elem != ms[0].elem) || !matches!(ms[0].elem, ElemType::F32 | ElemType::F64) {
-        return Err(err(ctx, op, "operands must all be f32 or all be f64"));
+    let same = ms.iter().all(|m| m.elem == ms[0].elem) && matches!(ms[0].elem, ElemType::F32 | ElemType::F64);
+    let bf16 = ms[0].elem == ElemType::BF16 && ms[1].elem == ElemType::BF16 && ms[2].elem == ElemType::F32;
+    if !same && !bf16 {
+        return Err(err(ctx, op, "operands must all be f32, all be f64, or bf16 summed into f32"));
     }
     let (a, b, c) = (&ms[0].shape, &ms[1].shape, &ms[2].shape);
     let batch_ok = a[..r - 2] == c[..r - 2] && b[..r - 2] == c[..r - 2];
@@ -929,7 +932,7 @@ inventory::submit! {
 inventory::submit! {
     OpDef {
         name: MATMUL,
-        summary: "c = a·b (or c += a·b with `accumulate`) over leading batch dims, by an external GEMM",
+        summary: "c = a·b (or c += a·b with `accumulate`) over leading batch dims, by an external GEMM (f32, f64, or bf16 a and b into f32 c)",
         operands: Arity::Exact(3),
         attrs: &[AttrSpec::optional("accumulate", AttrKind::Flag)],
         verify: Some(verify_matmul),

@@ -73,6 +73,22 @@ func.func @matmul(%a: memref<2x3xf32>, %b: memref<4x5xf32>, %c: memref<2x5xf32>)
 
 // -----
 
+func.func @matmul_f16(%a: memref<2x3xf16>, %b: memref<3x5xf16>, %c: memref<2x5xf32>) {
+  // expected-error@+1 {{operands must all be f32, all be f64, or bf16 summed into f32}}
+  loop.matmul %a, %b, %c : memref<2x3xf16>, memref<3x5xf16>, memref<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bf16_result(%a: memref<2x3xbf16>, %b: memref<3x5xbf16>, %c: memref<2x5xbf16>) {
+  // expected-error@+1 {{operands must all be f32, all be f64, or bf16 summed into f32}}
+  loop.matmul %a, %b, %c : memref<2x3xbf16>, memref<3x5xbf16>, memref<2x5xbf16>
+  return
+}
+
+// -----
+
 func.func @view_type(%a: memref<6xf32>) {
   // expected-error@+1 {{changes the element type from f32 to f64}}
   %v = loop.view %a : memref<6xf32> -> memref<3xf64>

@@ -42,11 +42,16 @@ func.func @softmax_rows(%x: memref<4x8xf32>) -> memref<4x8xf32> {
 // CHECK-LABEL: func.func @host
 // CHECK:         %[[T:.*]] = loop.view %{{.*}} : memref<2x3xf32> -> memref<3x2xf32, strided<[1, 3], offset: 0>>
 // CHECK:         loop.matmul %{{.*}}, %{{.*}}, %{{.*}} {accumulate} : memref<1x3x2xf32, strided<[0, 1, 3], offset: 0>>, memref<1x2x4xf32>, memref<1x3x4xf32>
+// CHECK:         loop.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<3x2xbf16>, memref<2x4xbf16>, memref<3x4xf32>
 // CHECK:         %{{.*}} = loop.alloc {offset = 64} : memref<16xi8>
 func.func @host(%x: memref<2x3xf32>, %w: memref<1x2x4xf32>, %c: memref<1x3x4xf32>) -> memref<3x2xf32, strided<[1, 3], offset: 0>> {
   %t = loop.view %x : memref<2x3xf32> -> memref<3x2xf32, strided<[1, 3], offset: 0>>
   %b = loop.view %x : memref<2x3xf32> -> memref<1x3x2xf32, strided<[0, 1, 3], offset: 0>>
   loop.matmul %b, %w, %c {accumulate} : memref<1x3x2xf32, strided<[0, 1, 3], offset: 0>>, memref<1x2x4xf32>, memref<1x3x4xf32>
+  %ha = loop.alloc : memref<3x2xbf16>
+  %hb = loop.alloc : memref<2x4xbf16>
+  %hc = loop.alloc : memref<3x4xf32>
+  loop.matmul %ha, %hb, %hc : memref<3x2xbf16>, memref<2x4xbf16>, memref<3x4xf32>
   %s = loop.alloc {offset = 64} : memref<16xi8>
   return %t : memref<3x2xf32, strided<[1, 3], offset: 0>>
 }
