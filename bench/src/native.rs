@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! aot-bench native elementwise [--rows 8192 --cols 8192]   fused chain vs copy, GB/s
-//! aot-bench native matmul [--n 1024] [--m M --k K] [--linear] GFLOP/s
+//! aot-bench native matmul [--n 1024] [--m M --k K] [--linear] [--dtype f32|bf16] GFLOP/s
 //! aot-bench native train [--steps 20] [--model mlp|encoder] MLP and encoder layer step, ms
 //! aot-bench native overhead [--calls 200000]              µs per call of a tiny graph
 //! ```
@@ -148,24 +148,37 @@ fn matmul(args: &[String]) -> Result<(), String> {
     let reps = crate::arg_usize(args, "--reps", 5)?;
     // `--linear`: `x @ w.T` with `w` stored [n, k], as `nn.Linear` keeps it.
     let linear = args.iter().any(|a| a == "--linear");
-    let (ta, tc) = (format!("tensor<{m}x{k}xf32>"), format!("tensor<{m}x{n}xf32>"));
+    let dtype = match args.iter().position(|a| a == "--dtype").map(|i| args.get(i + 1).map(String::as_str)) {
+        None | Some(Some("f32")) => ElemType::F32,
+        Some(Some("bf16")) => ElemType::BF16,
+        _ => return Err("--dtype expects f32 or bf16".into()),
+    };
+    let (ta, tc) = (format!("tensor<{m}x{k}x{dtype}>"), format!("tensor<{m}x{n}x{dtype}>"));
     let (tb, op, bshape) = if linear {
-        (format!("tensor<{n}x{k}xf32>"), "tensor.linear", [n as i64, k as i64])
+        (format!("tensor<{n}x{k}x{dtype}>"), "tensor.linear", [n as i64, k as i64])
     } else {
-        (format!("tensor<{k}x{n}xf32>"), "tensor.mm", [k as i64, n as i64])
+        (format!("tensor<{k}x{n}x{dtype}>"), "tensor.mm", [k as i64, n as i64])
     };
     let text = format!(
         "func.func @mm(%a: {ta}, %b: {tb}) -> {tc} {{\n  %0 = {op} %a, %b : {ta}, {tb} -> {tc}\n  return %0 : {tc}\n}}\n"
     );
-    let a = f32_tensor(&[m as i64, k as i64], |i| (i % 13) as f32 * 0.1);
-    let b = f32_tensor(&bshape, |i| (i % 7) as f32 * 0.1);
+    let typed = |t: Tensor| {
+        if dtype == ElemType::F32 {
+            return t;
+        }
+        let out = Tensor::zeros(dtype, &t.sizes(), dtype);
+        out.copy_values_from(&t);
+        out
+    };
+    let a = typed(f32_tensor(&[m as i64, k as i64], |i| (i % 13) as f32 * 0.1));
+    let b = typed(f32_tensor(&bshape, |i| (i % 7) as f32 * 0.1));
     let args2 = [a, b];
     let mut f = compile_text(&text, "aot-inference", Backend::CRANELIFT, &args2)?;
     f.call(&args2).map_err(|e| e.to_string())?;
     let (t, _) = crate::best_of(reps, || f.call(&args2).map(|_| ()));
     let shape = if linear { format!("{m}x{k} @ ({n}x{k})ᵀ") } else { format!("{m}x{k}x{n}") };
     let flops = 2.0 * m as f64 * k as f64 * n as f64;
-    println!("matmul {shape} f32, {}: {:.3} ms, {:.1} GFLOP/s", threads(), t * 1e3, flops / t / 1e9);
+    println!("matmul {shape} {dtype}, {}: {:.3} ms, {:.1} GFLOP/s", threads(), t * 1e3, flops / t / 1e9);
     Ok(())
 }
 

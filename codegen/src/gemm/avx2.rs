@@ -28,9 +28,9 @@ pub fn available() -> bool {
 }
 
 /// Whether f32 GEMMs run here rather than in the `gemm` crate: on AVX2
-/// cores without AVX-512 (the crate's 512-bit kernels do twice the work per
-/// instruction). `AOT_GEMM=library` or `AOT_GEMM=native` overrides the
-/// choice, to compare the two on one machine.
+/// cores without AVX-512 (which run [`super::avx512`]'s kernel).
+/// `AOT_GEMM=library` or `AOT_GEMM=native` overrides the choice, to compare
+/// with the crate on one machine.
 pub fn selected() -> bool {
     static SELECTED: OnceLock<bool> = OnceLock::new();
     *SELECTED.get_or_init(|| match std::env::var("AOT_GEMM").as_deref() {
@@ -262,7 +262,7 @@ unsafe fn pack_a(mc: usize, kc: usize, a: Mat<f32>, dst: *mut f32) {
 /// The transpose of an 8 × 8 block held as 8 row vectors.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn transpose(r: [__m256; 8]) -> [__m256; 8] {
+pub(super) fn transpose(r: [__m256; 8]) -> [__m256; 8] {
     let t0 = _mm256_unpacklo_ps(r[0], r[1]);
     let t1 = _mm256_unpackhi_ps(r[0], r[1]);
     let t2 = _mm256_unpacklo_ps(r[2], r[3]);

@@ -1,9 +1,8 @@
 //! `loop.matmul` at run time: batched strided GEMM. Our own kernels
-//! ([`blis`]) take f32 on AVX2 cores ([`avx2`]) and bf16 operands on cores
-//! with AVX512-BF16 ([`avx512bf16`]); the `gemm` crate takes everything else
-//! (f32 and f64, any strides, AVX-512 kernels where the CPU has them), and
-//! bf16 operands where no kernel of ours reads them, after a conversion of
-//! each matrix to f32.
+//! ([`blis`]) take f32 on AVX-512 and AVX2 cores ([`avx512`], [`avx2`])
+//! and bf16 operands on cores with AVX512-BF16; the `gemm` crate takes
+//! everything else (f64, f32 on other CPUs), and bf16 operands where no
+//! kernel of ours reads them, after a conversion of each matrix to f32.
 //!
 //! Threads come from the pool that runs split kernels ([`crate::threads`]),
 //! so GEMM and kernels never compete with two pools for the cores: the
@@ -20,7 +19,7 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
-mod avx512bf16;
+mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod blis;
 
@@ -571,9 +570,15 @@ impl Gemm for f32 {
             Parallelism::Rayon(t) => t,
             _ => 1,
         };
-        // SAFETY: the CPU has the kernels' features (`runs_native`), and the
+        // SAFETY: the CPU has the kernel's features (`runs_native`), and the
         // caller passes matrices inside their buffers, `c` apart from both.
-        unsafe { avx2::gemm(m, k, n, mat(a), mat(b), mat(c), accumulate, threads) };
+        unsafe {
+            if avx512::available() {
+                avx512::gemm_f32(m, k, n, mat(a), mat(b), mat(c), accumulate, threads)
+            } else {
+                avx2::gemm(m, k, n, mat(a), mat(b), mat(c), accumulate, threads)
+            }
+        };
         true
     }
 }
@@ -591,8 +596,8 @@ fn runs_native(types: Types) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         match (types.operands, types.result) {
-            (ElemType::F32, ElemType::F32) => avx2::selected(),
-            (ElemType::BF16, ElemType::F32) => avx512bf16::available(),
+            (ElemType::F32, ElemType::F32) => avx512::available() || avx2::selected(),
+            (ElemType::BF16, ElemType::F32) => avx512::bf16_available(),
             _ => false,
         }
     }
@@ -632,7 +637,7 @@ unsafe fn bf16_gemm(
         _ => 1,
     };
     // SAFETY: the caller's promises.
-    unsafe { avx512bf16::gemm(m, k, n, mat(a), mat(b), c, accumulate, threads) };
+    unsafe { avx512::gemm(m, k, n, mat(a), mat(b), c, accumulate, threads) };
 }
 
 /// [`batched`] for bf16 operands no kernel of ours reads here: each matrix
