@@ -191,8 +191,8 @@ pub fn ty(t: &TensorType) -> String {
 fn float_bits(x: f64, e: ElemType) -> String {
     match e {
         ElemType::F64 => format!("0x{:016X}", x.to_bits()),
-        ElemType::F16 => format!("0x{:04X}", half::f16::from_f64(x).to_bits()),
-        ElemType::BF16 => format!("0x{:04X}", half::bf16::from_f64(x).to_bits()),
+        ElemType::F16 => format!("0x{:04X}", aot_ir::types::f16_of(x).to_bits()),
+        ElemType::BF16 => format!("0x{:04X}", aot_ir::types::bf16_of(x).to_bits()),
         _ => format!("0x{:08X}", (x as f32).to_bits()),
     }
 }

@@ -556,8 +556,8 @@ fn write_scalar_float_attr(v: f64, ty: Type, ctx: &Context, out: &mut String) {
     // type (printing f16/bf16 ones as f64 bits changed the type).
     if !v.is_finite() {
         let _ = match e {
-            ElemType::F16 => write!(out, "0x{:04X} : f16", half::f16::from_f64(v).to_bits()),
-            ElemType::BF16 => write!(out, "0x{:04X} : bf16", half::bf16::from_f64(v).to_bits()),
+            ElemType::F16 => write!(out, "0x{:04X} : f16", crate::types::f16_of(v).to_bits()),
+            ElemType::BF16 => write!(out, "0x{:04X} : bf16", crate::types::bf16_of(v).to_bits()),
             ElemType::F32 => write!(out, "0x{:08X} : f32", (v as f32).to_bits()),
             _ => write!(out, "0x{:016X} : f64", v.to_bits()),
         };

@@ -32,6 +32,21 @@ pub enum ElemType {
     I1,
 }
 
+/// `x` in `bf16`, as PyTorch converts: to `f32` first, then to the nearest
+/// `bf16` (ties to even). `half`'s own `bf16::from_f64` rounds some values
+/// just above a tie down (`1 + 2⁻⁸ + 2⁻²³` to 1, where PyTorch and
+/// `from_f32` give `1 + 2⁻⁷`), so every conversion of ours goes through
+/// here.
+pub fn bf16_of(x: f64) -> half::bf16 {
+    half::bf16::from_f32(x as f32)
+}
+
+/// `x` in `f16`, as PyTorch converts: to `f32` first (c10's `Half` is made
+/// from a `float`), then to the nearest `f16`.
+pub fn f16_of(x: f64) -> half::f16 {
+    half::f16::from_f32(x as f32)
+}
+
 impl ElemType {
     pub const ALL: [ElemType; 8] = [
         ElemType::F32,
@@ -277,5 +292,29 @@ impl TypeData {
 impl From<TensorType> for TypeData {
     fn from(t: TensorType) -> Self {
         TypeData::Tensor(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Conversions to the half types round as PyTorch's do (values checked
+    /// against `torch.Tensor.bfloat16()` and `.half()`).
+    #[test]
+    fn half_types_round_as_pytorch() {
+        // An f32 just above a bf16 tie rounds up (half's `bf16::from_f64`
+        // gave 1).
+        assert_eq!(bf16_of(f32::from_bits(0x3f80_8001) as f64).to_f64(), 1.0078125);
+        // Ties to even, both ways.
+        assert_eq!(bf16_of(f32::from_bits(0x3f80_8000) as f64).to_f64(), 1.0);
+        assert_eq!(bf16_of(f32::from_bits(0x3f81_8000) as f64).to_f64(), 1.015625);
+        // An f64 above a tie by less than f32 resolves goes through f32
+        // first, as PyTorch's conversions do: the tie, then to even.
+        assert_eq!(f16_of(1.0 + 2f64.powi(-11) + 2f64.powi(-40)).to_f64(), 1.0);
+        assert_eq!(bf16_of(1.0 + 2f64.powi(-8) + 2f64.powi(-40)).to_f64(), 1.0);
+        assert_eq!(f16_of(1.0 + 2f64.powi(-11) + 2f64.powi(-23)).to_f64(), 1.0 + 2f64.powi(-10));
+        assert!(bf16_of(f64::NAN).is_nan() && f16_of(f64::NAN).is_nan());
+        assert_eq!(bf16_of(f64::MAX).to_f64(), f64::INFINITY);
     }
 }

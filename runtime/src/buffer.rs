@@ -140,8 +140,8 @@ impl Buffer {
         match self {
             Buffer::F32(v) => v[i] = x as f32,
             Buffer::F64(v) => v[i] = x,
-            Buffer::F16(v) => v[i] = f16::from_f64(x),
-            Buffer::BF16(v) => v[i] = bf16::from_f64(x),
+            Buffer::F16(v) => v[i] = aot_ir::types::f16_of(x),
+            Buffer::BF16(v) => v[i] = aot_ir::types::bf16_of(x),
             Buffer::I64(v) => v[i] = x as i64,
             Buffer::I32(v) => v[i] = x as i32,
             Buffer::I8(v) => v[i] = x as i8,
@@ -155,8 +155,8 @@ impl Buffer {
         match self {
             Buffer::F32(v) => v[i] = x as f32,
             Buffer::F64(v) => v[i] = x as f64,
-            Buffer::F16(v) => v[i] = f16::from_f64(x as f64),
-            Buffer::BF16(v) => v[i] = bf16::from_f64(x as f64),
+            Buffer::F16(v) => v[i] = aot_ir::types::f16_of(x as f64),
+            Buffer::BF16(v) => v[i] = aot_ir::types::bf16_of(x as f64),
             Buffer::I64(v) => v[i] = x,
             Buffer::I32(v) => v[i] = x as i32,
             Buffer::I8(v) => v[i] = x as i8,
@@ -422,8 +422,8 @@ fn copy_walks(dst: &mut Buffer, d: Walk<'_>, src: &Buffer, s: Walk<'_>) -> bool 
 pub fn round_to(e: ElemType, x: f64) -> f64 {
     match e {
         ElemType::F32 => x as f32 as f64,
-        ElemType::F16 => f16::from_f64(x).to_f64(),
-        ElemType::BF16 => bf16::from_f64(x).to_f64(),
+        ElemType::F16 => aot_ir::types::f16_of(x).to_f64(),
+        ElemType::BF16 => aot_ir::types::bf16_of(x).to_f64(),
         ElemType::F64 => x,
         ElemType::I1 => (x != 0.0) as i64 as f64,
         ElemType::I8 => x as i8 as f64,

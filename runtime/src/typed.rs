@@ -78,8 +78,8 @@ macro_rules! element {
 
 element!(f32, F32, F32, |b, i| b.get_f64(i) as f32);
 element!(f64, F64, F64, |b, i| b.get_f64(i));
-element!(f16, F16, F16, |b, i| f16::from_f64(b.get_f64(i)));
-element!(bf16, BF16, BF16, |b, i| bf16::from_f64(b.get_f64(i)));
+element!(f16, F16, F16, |b, i| aot_ir::types::f16_of(b.get_f64(i)));
+element!(bf16, BF16, BF16, |b, i| aot_ir::types::bf16_of(b.get_f64(i)));
 element!(i64, I64, I64, |b, i| b.get_i64(i));
 element!(i32, I32, I32, |b, i| b.get_i64(i) as i32);
 element!(i8, I8, I8, |b, i| b.get_i64(i) as i8);

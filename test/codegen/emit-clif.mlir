@@ -164,3 +164,23 @@ func.func @in_place(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = tensor.softmax %x {dim = 1} : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+/// bf16 elementwise ops run in lanes too: four halves per load, widened
+/// to f32 by a shift; each op's result rounded to bf16 on the lanes (NaN
+/// kept quiet: the unordered compare and blend) and narrowed to four halves
+/// per store.
+// CHECK:       ; function @bf16_axpy
+// CHECK:       ; kernel {{[a-z_]+}}_{{[0-9]+}}
+// CHECK:         uload16x4
+// CHECK:         uload16x4
+// CHECK:         fmul
+// CHECK:         fcmp uno
+// CHECK:         bitselect
+// CHECK:         fadd
+// CHECK:         unarrow
+// CHECK:         store notrap
+func.func @bf16_axpy(%x: tensor<64xbf16>, %y: tensor<64xbf16>) -> tensor<64xbf16> {
+  %0 = tensor.mul %x, %y : tensor<64xbf16>
+  %1 = tensor.add %0, %x : tensor<64xbf16>
+  return %1 : tensor<64xbf16>
+}

@@ -308,3 +308,72 @@ fn polynomial_strips_give_the_vector_loops_bits() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+/// Compiles `text`'s `@f` for `backend` (inference pipeline).
+fn compiled(text: &str, backend: Backend) -> aot::runtime::compiled::CompiledFunction {
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: "t".into(), first_line: 1 }).expect("parses");
+    let f = aot::dialects::func::entry_func(&ctx, m, None).expect("entry").op;
+    let mut sources = SourceMgr::new();
+    sources.add("t", Arc::from(text));
+    let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
+    compile(ctx, &sources, m, f, &opts).expect("compiles").function
+}
+
+/// bf16 loads, casts and stores run in Cranelift's vector lanes (four
+/// halves per load and store, the rounding on I32X4): every element must be
+/// what the interpreter gives, over the values where rounding decides
+/// (ties to even both ways, the largest finite values that round to
+/// infinity, subnormals, NaN with payloads that rounding must not carry
+/// to infinity) and lengths that leave a scalar remainder; the exponential
+/// also runs in eight-lane strips.
+#[test]
+fn bf16_lanes_round_as_the_interpreter() {
+    let specials: [u32; 16] = [
+        0x3f80_8000, // 1 + 2⁻⁸: a tie, rounds down to even
+        0x3f81_8000, // a tie that rounds up to even
+        0x3f80_8001, // just above a tie
+        0x7f7f_ffff, // the largest f32: to infinity
+        0x7f7f_7fff, // stays finite
+        0x0000_0001, // the smallest subnormal
+        0x807f_ffff, // a negative subnormal that rounds up in magnitude
+        0x7f80_0000, // infinity
+        0xff80_0000,
+        0x7fc0_0000, // a quiet NaN
+        0x7f80_0001, // a signalling NaN whose payload is below the kept half
+        0xffff_ffff, // a NaN with every payload bit set
+        0x0000_0000,
+        0x8000_0000,
+        0x4049_0fdb, // π
+        0xc2f7_0000,
+    ];
+    let n = 203usize;
+    let xs: Vec<f64> = (0..n)
+        .map(|i| if i < specials.len() { f32::from_bits(specials[i]) as f64 } else { (i as f64 - 100.0) * 0.173 })
+        .collect();
+    let programs = [
+        format!(
+            "func.func @f(%x: tensor<{n}xf32>, %y: tensor<{n}xf32>) -> tensor<{n}xbf16> {{\n  %0 = tensor.cast %x : tensor<{n}xf32> -> tensor<{n}xbf16>\n  return %0 : tensor<{n}xbf16>\n}}\n"
+        ),
+        format!(
+            "func.func @f(%x: tensor<{n}xbf16>, %y: tensor<{n}xbf16>) -> tensor<{n}xbf16> {{\n  %0 = tensor.mul %x, %y : tensor<{n}xbf16>\n  %1 = tensor.add %0, %x : tensor<{n}xbf16>\n  return %1 : tensor<{n}xbf16>\n}}\n"
+        ),
+        format!(
+            "func.func @f(%x: tensor<{n}xbf16>, %y: tensor<{n}xbf16>) -> tensor<{n}xbf16> {{\n  %0 = tensor.exp %x : tensor<{n}xbf16>\n  return %0 : tensor<{n}xbf16>\n}}\n"
+        ),
+    ];
+    for (k, text) in programs.iter().enumerate() {
+        let ty = if k == 0 { ElemType::F32 } else { ElemType::BF16 };
+        let arg = |scale: f64| Tensor::from_f64(ty, &[n as i64], &xs.iter().map(|x| x * scale).collect::<Vec<_>>(), ty);
+        let args = [arg(1.0), arg(-0.37)];
+        let run = |backend: Backend| compiled(text, backend).call(&args).expect("runs").remove(0).read_f64();
+        let (got, want) = (run(Backend::CRANELIFT), run(Backend::Interp));
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "program {k}, element {i} (x = {:e}): Cranelift {g:e}, interpreter {w:e}",
+                xs[i]
+            );
+        }
+    }
+}

@@ -40,6 +40,12 @@ pub(super) fn is_f32(ctx: &Context, v: Value) -> bool {
     matches!(ctx.type_data(ctx.value_type(v)), TypeData::Elem(ElemType::F32))
 }
 
+/// A bf16 value: lanes of it exist only between a load and a cast to f32,
+/// or a cast from f32 and a store (unit stride both).
+pub(super) fn is_bf16(ctx: &Context, v: Value) -> bool {
+    matches!(ctx.type_data(ctx.value_type(v)), TypeData::Elem(ElemType::BF16))
+}
+
 pub(super) fn is_i1(ctx: &Context, v: Value) -> bool {
     matches!(ctx.type_data(ctx.value_type(v)), TypeData::Elem(ElemType::I1))
 }
@@ -128,6 +134,7 @@ pub(super) fn classify_block(
                     // The same address in every lane (a broadcast operand:
                     // stride 0 along the loop), whatever the indices are.
                     0 => Kind::Uniform,
+                    1 if is_bf16(ctx, ctx.result(o, 0)) => Kind::Lane,
                     k if is_f32(ctx, ctx.result(o, 0)) || is_i1(ctx, ctx.result(o, 0)) => {
                         if k != 1 {
                             strides.insert(o, k);
@@ -142,6 +149,7 @@ pub(super) fn classify_block(
                 // Every lane stores to its own element.
                 match address_coef(ctx, kinds, o, buf, 2, iv)? {
                     0 => return None,
+                    1 if is_bf16(ctx, v) => {}
                     _ if !is_f32(ctx, v) && !is_i1(ctx, v) => return None,
                     1 => {}
                     k => {
@@ -265,7 +273,8 @@ pub(super) fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
     any_lane.then_some(Plan { kinds, strides, reductions })
 }
 
-/// Ops with a lane-wise form on f32 values and masks.
+/// Ops with a lane-wise form on f32 values and masks (and the casts
+/// between f32 and bf16 lanes).
 pub(super) fn lane_op(ctx: &Context, o: Op) -> bool {
     let Some(LoopOp::Scalar(kind)) = LoopOp::of(ctx, o) else { return false };
     let f32_result = || is_f32(ctx, ctx.result(o, 0));
@@ -288,7 +297,10 @@ pub(super) fn lane_op(ctx: &Context, o: Op) -> bool {
         ScalarOp::Math(_) => f32_result() && !ctx.has_attr(o, "exact"),
         ScalarOp::Cmp => is_f32(ctx, ctx.operand(o, 0)),
         ScalarOp::Select => (f32_result() || is_i1(ctx, ctx.result(o, 0))) && is_i1(ctx, ctx.operand(o, 0)),
-        ScalarOp::Cast => f32_result() && is_i1(ctx, ctx.operand(o, 0)),
+        ScalarOp::Cast => {
+            let x = ctx.operand(o, 0);
+            (f32_result() && (is_i1(ctx, x) || is_bf16(ctx, x))) || (is_bf16(ctx, ctx.result(o, 0)) && is_f32(ctx, x))
+        }
     }
 }
 

@@ -4,7 +4,8 @@
 //! its body computes is either *uniform* (the same in every iteration: a
 //! constant, a load whose address does not move) or a *lane* value of f32
 //! (or a comparison mask of them, stored as 0/1 bytes) computed from f32
-//! loads; index values may depend on the induction variable only affinely
+//! loads, or from bf16 loads through a cast (and cast back before a bf16
+//! store); index values may depend on the induction variable only affinely
 //! and only as addresses. Unit-stride loads and stores move whole vectors;
 //! others (a slice with a step, a pooling window, a transposed operand)
 //! gather and scatter their four elements one by one, the arithmetic still
@@ -14,13 +15,16 @@
 //! decision is [`analysis`]'s; this module emits the code.
 //!
 //! Code: a vector loop while four iterations remain (lane values in F32X4,
-//! masks in I32X4, uniform values splatted at their use, reductions in a
+//! masks in I32X4, bf16 bits zero-extended in I32X4 (rounded from f32 by
+//! the scalar code's own expansion), uniform values splatted at their
+//! use, reductions in a
 //! vector accumulator folded horizontally at the end), then the scalar loop
 //! for the remainder, continuing from the folded values. Math functions
 //! compute as their row of the math table says: a polynomial through the
 //! [`Lanes`] primitives implemented here, or `libm` per lane.
 
 use super::kernel::{flags, Gen};
+use aot_dialects::r#loop::expand::{self, IntCmp, IntOp};
 use aot_dialects::r#loop::math::{LaneImpl, Lanes, Poly};
 use aot_dialects::r#loop::{Binary, LoopOp, Predicate, ScalarOp, Unary};
 use aot_ir::{Diagnostic, Op, Value};
@@ -31,7 +35,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 mod analysis;
 mod strip;
 
-use analysis::{analyze, constant_operand, is_i1, Kind, Plan, Reduce};
+use analysis::{analyze, constant_operand, is_bf16, is_i1, Kind, Plan, Reduce};
 
 pub(super) const LANES: i64 = 4;
 
@@ -107,6 +111,9 @@ impl<'f> Vec4<'_, '_, 'f> {
         let Some(LoopOp::Scalar(kind)) = LoopOp::of(ctx, op) else {
             return Err(self.g.err(op, format!("no lane form for '{}'", ctx.op_name(op))));
         };
+        if kind == ScalarOp::Cast && (is_bf16(ctx, ctx.operand(op, 0)) || is_bf16(ctx, ctx.result(op, 0))) {
+            return self.bf16_cast(op);
+        }
         let masks = matches!(kind, ScalarOp::Binary(Binary::And | Binary::Or | Binary::Xor) | ScalarOp::Cast);
         let mut ops = Vec::new();
         for (i, v) in ctx.operands(op).enumerate() {
@@ -176,6 +183,100 @@ impl<'f> Vec4<'_, '_, 'f> {
                 self.ins().band(m, ones)
             }
         })
+    }
+}
+
+impl Vec4<'_, '_, '_> {
+    /// `v` as bf16 lanes: its bits zero-extended in I32X4 (a uniform bf16
+    /// scalar, an I16, splatted).
+    fn bf16_lane(&mut self, v: V) -> cl::Value {
+        match v {
+            V::L(x) => x,
+            V::S(x) => {
+                let w = self.ins().uextend(types::I32, x);
+                self.ins().splat(types::I32X4, w)
+            }
+        }
+    }
+
+    /// A cast between f32 and bf16 lanes: widening is exact (the bits
+    /// shifted into the high half); narrowing rounds as the scalar code
+    /// does ([`expand::f32_to_bf16`] on lanes).
+    fn bf16_cast(&mut self, op: Op) -> Result<cl::Value, Diagnostic> {
+        let ctx = self.g.ctx;
+        let x = self.get(op, ctx.operand(op, 0))?;
+        if is_bf16(ctx, ctx.operand(op, 0)) {
+            let bits = self.bf16_lane(x);
+            let high = self.ins().ishl_imm_u(bits, 16);
+            return Ok(self.as_f32(high));
+        }
+        let x = self.lane(x, false);
+        expand::f32_to_bf16(&mut LanePrimitives(self), x).map_err(|m| self.g.err(op, m))
+    }
+}
+
+/// The integer primitives of [`expand`] on I32X4 lanes (conditions are
+/// all-ones masks), for the expansions that lanes run: bf16 rounding.
+struct LanePrimitives<'v, 'g, 'a, 'f>(&'v mut Vec4<'g, 'a, 'f>);
+
+impl expand::Primitives for LanePrimitives<'_, '_, '_, '_> {
+    type Value = cl::Value;
+    type Error = String;
+
+    fn int(&mut self, _like: cl::Value, k: i64) -> Result<cl::Value, String> {
+        let k = i32::try_from(k).map_err(|_| format!("lane constant {k} is not an i32"))?;
+        let s = self.0.ins().iconst(types::I32, k as i64);
+        Ok(self.0.ins().splat(types::I32X4, s))
+    }
+
+    fn binary(&mut self, op: IntOp, a: cl::Value, b: cl::Value) -> Result<cl::Value, String> {
+        let i = self.0.ins();
+        Ok(match op {
+            IntOp::Add => i.iadd(a, b),
+            IntOp::Sub => i.isub(a, b),
+            IntOp::And => i.band(a, b),
+            IntOp::Or => i.bor(a, b),
+            IntOp::Xor => i.bxor(a, b),
+            IntOp::SDiv | IntOp::SRem | IntOp::ShrU => return Err(format!("no lane form for {op:?}")),
+        })
+    }
+
+    fn binary_imm(&mut self, op: IntOp, a: cl::Value, k: i64) -> Result<cl::Value, String> {
+        if op == IntOp::ShrU {
+            return Ok(self.0.ins().ushr_imm_u(a, k));
+        }
+        let b = self.int(a, k)?;
+        self.binary(op, a, b)
+    }
+
+    fn cmp(&mut self, p: IntCmp, _a: cl::Value, _b: cl::Value) -> Result<cl::Value, String> {
+        Err(format!("no lane form for {p:?}"))
+    }
+
+    fn cond(&mut self, op: IntOp, a: cl::Value, b: cl::Value) -> Result<cl::Value, String> {
+        self.binary(op, a, b)
+    }
+
+    fn select(&mut self, c: cl::Value, a: cl::Value, b: cl::Value) -> Result<cl::Value, String> {
+        Ok(self.0.ins().bitselect(c, a, b))
+    }
+
+    fn zext_cond(&mut self, _c: cl::Value, _like: cl::Value) -> Result<cl::Value, String> {
+        Err("no lane form for a condition as a number".into())
+    }
+
+    fn f32_bits(&mut self, x: cl::Value) -> Result<cl::Value, String> {
+        Ok(self.0.ins().bitcast(types::I32X4, vflags(), x))
+    }
+
+    fn is_nan(&mut self, x: cl::Value) -> Result<cl::Value, String> {
+        Ok(self.0.ins().fcmp(FloatCC::Unordered, x, x))
+    }
+
+    /// bf16 lanes keep their bits zero-extended in I32X4: the rounded
+    /// value is below 2¹⁶ already.
+    fn low_i16(&mut self, v: cl::Value) -> Result<cl::Value, String> {
+        Ok(v)
     }
 }
 
@@ -332,6 +433,21 @@ fn emit_ops(
             (Some(LoopOp::Store), _) => {
                 let mask = is_i1(ctx, ctx.operand(o, 0));
                 let v = vs.get(o, ctx.operand(o, 0))?;
+                if is_bf16(ctx, ctx.operand(o, 0)) {
+                    // Four lanes of bf16 bits narrow to four halves, one
+                    // 64-bit store (unit stride: the analysis's rule).
+                    let x = vs.bf16_lane(v);
+                    let buf = ctx.operand(o, 1);
+                    let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
+                    let idx: Vec<cl::Value> =
+                        ctx.operands(o).skip(2).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
+                    let addr = vs.g.address(base, &m, &idx);
+                    let halves = vs.ins().unarrow(x, x);
+                    let words = vs.ins().bitcast(types::I64X2, vflags(), halves);
+                    let word = vs.ins().extractlane(words, 0);
+                    vs.ins().store(flags(), word, addr, 0);
+                    continue;
+                }
                 let x = vs.lane(v, mask);
                 let buf = ctx.operand(o, 1);
                 let (base, m) = vs.g.bufs.get(&buf).cloned().ok_or_else(|| vs.g.err(o, "unknown buffer"))?;
@@ -370,7 +486,10 @@ fn emit_ops(
                 let idx: Vec<cl::Value> = ctx.operands(o).skip(1).map(|v| vs.g.val(o, v)).collect::<Result<_, _>>()?;
                 let addr = vs.g.address(base, &m, &idx);
                 let fl = vs.g.load_flags(ctx.operand(o, 0));
-                let v = if let Some(&k) = plan.strides.get(&o) {
+                let v = if is_bf16(ctx, ctx.result(o, 0)) {
+                    // Four halves zero-extended to I32X4 (unit stride).
+                    vs.g.b.ins().uload16x4(fl, addr, 0)
+                } else if let Some(&k) = plan.strides.get(&o) {
                     gather(vs, addr, k, is_i1(ctx, ctx.result(o, 0)), fl)
                 } else if is_i1(ctx, ctx.result(o, 0)) {
                     // Four 0/1 bytes become a mask: widen to i32 lanes, negate.
