@@ -105,13 +105,32 @@ unsafe impl Kernel for Bf16 {
     fn b_panel(kc: usize) -> usize {
         kc.next_multiple_of(2) * NR
     }
+    /// Rows of `a` whose pairs are contiguous (unit column stride, an even
+    /// row stride, an even depth) are an f32 matrix of half the depth, each
+    /// pair one 32-bit lane: the f32 kernel's packing (8 × 8 transposes)
+    /// lays them out as this kernel reads them.
     unsafe fn pack_a(mc: usize, kc: usize, a: Mat<u16>, dst: *mut u16) {
-        // SAFETY: the driver's promises.
-        unsafe { pack_a(mc, kc, a, dst.cast()) }
+        // SAFETY: the driver's promises; the CPU has AVX-512 (`available`);
+        // the f32 view addresses the same elements, read unaligned.
+        unsafe {
+            if kc.is_multiple_of(2) && a.cs == 1 && a.rs % 2 == 0 {
+                pack_a_f32(mc, kc / 2, Mat { ptr: a.ptr.cast(), rs: a.rs / 2, cs: 1 }, dst.cast())
+            } else {
+                pack_a(mc, kc, a, dst.cast())
+            }
+        }
     }
+    /// Columns of `b` whose pairs are contiguous (the weight of `x @ w.T`)
+    /// likewise, as an f32 matrix of half the depth.
     unsafe fn pack_b(kc: usize, cols: (usize, usize), b: Mat<u16>, dst: *mut u16) {
-        // SAFETY: the driver's promises; the CPU has AVX-512 (`available`).
-        unsafe { pack_b(kc, cols, b, dst.cast()) }
+        // SAFETY: as for `pack_a`.
+        unsafe {
+            if kc.is_multiple_of(2) && b.rs == 1 && b.cs % 2 == 0 {
+                pack_b_f32(kc / 2, cols, Mat { ptr: b.ptr.cast(), rs: 1, cs: b.cs / 2 }, dst.cast())
+            } else {
+                pack_b(kc, cols, b, dst.cast())
+            }
+        }
     }
     unsafe fn tile(kc: usize, a: *const u16, b: *const u16, c: Mat<f32>, mr: usize, nr: usize, add: bool) {
         // SAFETY: as for `pack_b`.
@@ -252,8 +271,9 @@ unsafe fn pack_b_f32(kc: usize, (j0, j1): (usize, usize), b: Mat<f32>, dst: *mut
         }
         for p in p0..kc {
             for j in 0..NR {
-                // SAFETY: (p, j) of `b` for j < w; the panel's row p.
-                unsafe { *out.add(p * NR + j) = if j < w { *at(p, j) } else { 0.0 } };
+                // SAFETY: (p, j) of `b` for j < w (unaligned when the
+                // bf16 kernel packs pairs through here); the panel's row p.
+                unsafe { *out.add(p * NR + j) = if j < w { at(p, j).read_unaligned() } else { 0.0 } };
             }
         }
     }
@@ -305,8 +325,9 @@ unsafe fn pack_a_f32(mc: usize, kc: usize, a: Mat<f32>, dst: *mut f32) {
         }
         for p in p0..kc {
             for i in 0..MR {
-                // SAFETY: (i, p) of `a` for i < h; the panel's row p.
-                unsafe { *out.add(p * MR + i) = if i < h { *at(i, p) } else { 0.0 } };
+                // SAFETY: (i, p) of `a` for i < h (unaligned when the bf16
+                // kernel packs pairs through here); the panel's row p.
+                unsafe { *out.add(p * MR + i) = if i < h { at(i, p).read_unaligned() } else { 0.0 } };
             }
         }
     }
