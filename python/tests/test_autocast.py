@@ -21,6 +21,7 @@ rounds once: those gradients are compared at the half type's tolerance."""
 
 import copy
 import logging
+import os
 
 import pytest
 import torch
@@ -61,6 +62,19 @@ def _same(got, want, what):
     assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
     assert torch.equal(got, want), "%s: %d of %d elements differ (max %g)" % (
         what, (got != want).sum().item(), got.numel(), (got.float() - want.float()).abs().max().item())
+
+
+def _native_bf16_products():
+    """Whether eager's bf16 products run on AVX512-BF16 here (oneDNN's
+    native kernels, with sums in an order of their own), unless oneDNN is
+    held below that instruction set."""
+    if os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper().startswith(("AVX2", "SSE")):
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx512_bf16" in f.read()
+    except OSError:
+        return False
 
 
 def _grads_same(model, ref, half=(), f32=(), noise=()):
@@ -124,7 +138,15 @@ def test_group_norm_and_convolutions_with_a_bias(caplog):
     model = nn.Sequential(nn.Conv2d(8, 8, 3), nn.GroupNorm(2, 8), nn.Conv2d(8, 4, 3, padding=1))
     ref, want, model, got = _run(model, torch.randn(2, 8, 12, 12), caplog)
     _same(got, want, "output")
-    _grads_same(model, ref, half={"0.weight", "2.weight"}, f32={"1.weight", "1.bias"})
+    if _native_bf16_products():
+        # The group norm's gradients and the first convolution's bias
+        # gradient sum the second convolution's input gradient: a product
+        # whose float sums oneDNN's native bf16 kernels order their own way,
+        # so a few of its elements differ by a unit in the last place (the
+        # bias's sum, by cancellation, by several).
+        _grads_same(model, ref, half={"0.weight", "2.weight", "0.bias", "1.weight", "1.bias"})
+    else:
+        _grads_same(model, ref, half={"0.weight", "2.weight"}, f32={"1.weight", "1.bias"})
 
 
 @pytest.mark.parametrize("act", [nn.Tanh(), nn.Sigmoid(), nn.GELU(), nn.GELU("tanh"), nn.SiLU(), nn.ReLU(),
