@@ -8,6 +8,7 @@ emits IR that computes something else than PyTorch.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any, Callable, Dict, List, Optional
@@ -133,6 +134,19 @@ for _name in ("floor", "ceil", "trunc", "round"):
 ATEN_TO_IR[aten.round.decimals] = _rounding("tensor.round")
 
 
+@functools.lru_cache(maxsize=None)
+def _eager_gelu_signed_zero(dtype):
+    """Whether eager's exact GELU gives -0 where it underflows (x far below
+    zero) for `dtype`, where the IR's gives +0 unless told `signed_zero`.
+    PyTorch's kernels differ here by machine (oneDNN's f32 GELU gives +0 on
+    AVX2 cores, -0 on AVX-512 ones) and by dtype, so the answer is eager's
+    own, asked once per process."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    with unset_fake_temporarily(), torch.no_grad():
+        y = torch.nn.functional.gelu(torch.full((64,), -20.0, dtype=dtype))
+    return bool(torch.signbit(y).all())
+
+
 @_reg(aten.gelu.default)
 def _gelu(b, node, a):
     shape, dtype = out_meta(node)
@@ -140,7 +154,10 @@ def _gelu(b, node, a):
     if approx not in ("none", "tanh"):
         raise Reject("gelu approximate=%r" % approx)
     x = b.value(a["self"])
-    return b.op1("tensor.gelu", [x], {"approximate": approx}, shape, dtype)
+    attrs = {"approximate": approx}
+    if approx == "none" and _eager_gelu_signed_zero(dtype):
+        attrs["signed_zero"] = FLAG
+    return b.op1("tensor.gelu", [x], attrs, shape, dtype)
 
 
 def _activation_operand(b: Builder, node: Node, a):

@@ -377,3 +377,36 @@ fn bf16_lanes_round_as_the_interpreter() {
         }
     }
 }
+
+/// The exact GELU's underflowed negative tail (and -0) is +0 in f32 and
+/// bf16, or -0 with `signed_zero` (PyTorch's kernels differ by machine:
+/// `aot_torch` asks eager which it gives), on the interpreter and in native
+/// code, in the vector lanes and the scalar remainder alike; f64 keeps the
+/// sign either way, and other values do not change.
+#[test]
+fn gelu_signed_zero_keeps_the_tails_sign() {
+    let n = 37usize;
+    let xs: Vec<f64> = (0..n).map(|i| [-40.0, -0.0, -100.0, 1.5, -0.25][i % 5]).collect();
+    for ty in ["f32", "bf16", "f64"] {
+        for flag in [false, true] {
+            let attrs = if flag { "{signed_zero}" } else { "" };
+            let text = format!(
+                "func.func @f(%x: tensor<{n}x{ty}>) -> tensor<{n}x{ty}> {{\n  %0 = tensor.gelu %x {attrs} : tensor<{n}x{ty}>\n  return %0 : tensor<{n}x{ty}>\n}}\n"
+            );
+            let elem = ElemType::from_name(ty).expect("a type");
+            let x = Tensor::from_f64(elem, &[n as i64], &xs, elem);
+            for backend in [Backend::Interp, Backend::CRANELIFT] {
+                let y = compiled(&text, backend).call(std::slice::from_ref(&x)).expect("runs").remove(0).read_f64();
+                for (i, (&xi, &yi)) in xs.iter().zip(&y).enumerate() {
+                    if xi == 1.5 || xi == -0.25 {
+                        assert!(yi != 0.0, "{ty} {backend:?}: gelu({xi}) = {yi}");
+                        continue;
+                    }
+                    assert_eq!(yi, 0.0, "{ty} {backend:?}: gelu({xi})");
+                    let negative = flag || ty == "f64";
+                    assert_eq!(yi.is_sign_negative(), negative, "{ty} signed_zero={flag} {backend:?}: element {i}");
+                }
+            }
+        }
+    }
+}

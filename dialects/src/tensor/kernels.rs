@@ -285,13 +285,15 @@ pub fn gelu_f64(x: f64, tanh_approx: bool) -> f64 {
 
 pub fn gelu(k: &mut KernelCtx<'_>) -> KernelResult {
     let approx = k.attr_str_or("approximate", "none") == "tanh";
-    // PyTorch's vectorized f32 kernel (f16 and bf16 compute in it too)
-    // gives the exact GELU's underflowed negative tail, and -0, as +0
-    // (`0.5·(x + x·erf)`), where its f64 and scalar paths give -0: a
-    // division by the result is +inf there (fuzz seed 35614). +0 added
-    // changes nothing else.
-    // (-0 added changes nothing at all.)
-    let zero = if approx || k.input(0).dtype() == ElemType::F64 { -0.0 } else { 0.0 };
+    // Where the exact GELU underflows (x far below zero, and -0), one of
+    // PyTorch's f32 kernels gives +0 (`0.5·(x + x·erf)`, oneDNN's on AVX2
+    // cores), others -0 (`0.5·x·(1 + erf)`: its f64 and scalar paths, and
+    // oneDNN's on AVX-512 cores): a division by the result tells them apart
+    // (fuzz seed 35614). Without `signed_zero` the f32 (and half) tail is
+    // +0, which adding +0 gives and changes nothing else; with it, -0
+    // (adding -0 changes nothing at all).
+    let signed = approx || k.attr_flag("signed_zero") || k.input(0).dtype() == ElemType::F64;
+    let zero = if signed { -0.0 } else { 0.0 };
     unary(k, |x| gelu_f64(x, approx) + zero, |x| x)
 }
 

@@ -216,6 +216,7 @@ pub fn sign(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
 
 pub fn gelu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     let approx = s.ctx().attr_str(op, "approximate") == Some("tanh");
+    let signed_zero = s.ctx().has_attr(op, "signed_zero");
     arith(s, op, v, &|s, w| {
         let e = s.elem_of(w[0])?;
         let x = w[0];
@@ -237,11 +238,11 @@ pub fn gelu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
             let xs = s.mul(x, r)?;
             let c = s.math(MathFn::Erfc, &[xs])?;
             let y = s.mul(hx, c)?;
-            if e == ElemType::F64 {
+            if e == ElemType::F64 || signed_zero {
                 return Ok(y);
             }
-            // Eager's f32 kernel gives the underflowed tail (and -0) as +0
-            // (`kernels::gelu`): adding +0 changes nothing else.
+            // The underflowed tail (and -0) as +0 (`kernels::gelu`): adding
+            // +0 changes nothing else.
             let zero = s.const_f(0.0, e);
             return s.add(y, zero);
         };

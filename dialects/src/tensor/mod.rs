@@ -1077,11 +1077,11 @@ op!(
 );
 op!(
     "tensor.gelu",
-    "Gaussian error linear unit (exact, or the tanh approximation)",
+    "Gaussian error linear unit (exact, or the tanh approximation); the exact one's underflowed negative tail is +0 in f32, bf16 and f16 unless `signed_zero`",
     EW,
     ONE,
     ONE,
-    &[AttrSpec::optional("approximate", AttrKind::Str)],
+    &[AttrSpec::optional("approximate", AttrKind::Str), AttrSpec::optional("signed_zero", AttrKind::Flag)],
     Some(infer_gelu),
     k::gelu,
     vjp = d::gelu,

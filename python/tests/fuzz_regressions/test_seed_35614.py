@@ -1,11 +1,12 @@
 """fuzz/torch_compile seed 35614, minimized (inference and training). Found
 as wrong: out[1][0].values: compiled -inf, eager inf.
 
-PyTorch's vectorized f32 GELU computes `0.5·(x + x·erf(x/√2))`, so where
-the exact GELU underflows (x far below zero), and at -0, its result is +0;
-aot's `0.5·x·erfc(-x/√2)` gave -0, and a division by it -inf. aot's f32
-GELU (compiled, and the interpreter's) now adds +0, which changes nothing
-else. (Eager's f64 and one-element paths give -0.)
+Where the exact GELU underflows (x far below zero, and at -0), PyTorch's
+f32 kernels give +0 on some machines (oneDNN's on AVX2 cores computes
+`0.5·(x + x·erf(x/√2))`) and -0 on others (on AVX-512 cores, and its f64
+and one-element paths): a division by the result is +inf or -inf. aot asks
+eager once per process which it gives and compiles the same (the IR's
+`tensor.gelu` gives +0 there unless `signed_zero`).
 
 Reproduce: test/.venv/bin/python fuzz/torch_compile/run.py --seeds 35614:35615 --backend aot
 """
