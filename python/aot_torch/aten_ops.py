@@ -140,11 +140,12 @@ def _eager_gelu_signed_zero(dtype):
     zero) for `dtype`, where the IR's gives +0 unless told `signed_zero`.
     PyTorch's kernels differ here by machine (oneDNN's f32 GELU gives +0 on
     AVX2 cores, -0 on AVX-512 ones) and by dtype, so the answer is eager's
-    own, asked once per process."""
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
-    with unset_fake_temporarily(), torch.no_grad():
+    own, asked once per process (outside every tracing mode: translations
+    run under fake and proxy modes)."""
+    from torch.utils._python_dispatch import _disable_current_modes
+    with _disable_current_modes(), torch.no_grad():
         y = torch.nn.functional.gelu(torch.full((64,), -20.0, dtype=dtype))
-    return bool(torch.signbit(y).all())
+        return bool(torch.signbit(y).all())
 
 
 @_reg(aten.gelu.default)
