@@ -641,43 +641,57 @@ unsafe fn bf16_gemm(
 }
 
 /// [`batched`] for bf16 operands no kernel of ours reads here: each matrix
-/// of `a` and `b` the plan addresses is widened to a row-major f32 copy
-/// (exact: a bf16 value is the top half of an f32's bits), and the f32
-/// GEMM runs on the copies. That is what the lowering once did with
-/// conversion kernels, at the same cost.
+/// of `a` and `b` the plan addresses is widened to an f32 copy (exact: a
+/// bf16 value is the top half of an f32's bits), in the operand's own
+/// orientation (a column-major weight stays column-major, so that both the
+/// reads and the writes run along memory), and the f32 GEMM runs on the
+/// copies. That is what the lowering once did with conversion kernels, at
+/// the same cost.
 fn widened(plan: &Plan, types: Types, pa: *mut u8, pb: *mut u8, pc: *mut u8, accumulate: bool, threads: usize) {
     debug_assert_eq!((types.operands, types.result), (ElemType::BF16, ElemType::F32));
     let count = plan.batch.iter().product::<i64>().max(0) as usize;
     let dims = plan.batch.len();
+    // Each matrix `rows × cols` (batch items one after another), rows
+    // contiguous unless the source's columns are; its strides in the copy.
     let widen = |root: *mut u8, s: &Strides, rows: usize, cols: usize, which: usize| {
-        let mut out = Vec::with_capacity(count * rows * cols);
-        for item in 0..count {
+        let by_columns = s.rs.abs() < s.cs.abs();
+        let (inner, so, si) = if by_columns { (rows, s.cs, s.rs) } else { (cols, s.rs, s.cs) };
+        let mut out = vec![0f32; count * rows * cols];
+        for (item, matrix) in out.chunks_exact_mut((rows * cols).max(1)).enumerate() {
             let o = plan.offsets(item as i64, dims);
             let start = [o.0, o.1][which];
-            for i in 0..rows as i64 {
-                for j in 0..cols as i64 {
-                    // SAFETY: (i, j) of batch item `item` is inside the
-                    // operand's buffer (verified when the program was built).
-                    let bits = unsafe { *(root as *const u16).offset((start + i * s.rs + j * s.cs) as isize) };
-                    out.push(f32::from_bits((bits as u32) << 16));
+            for (i, line) in matrix.chunks_exact_mut(inner.max(1)).enumerate() {
+                let first = start + i as i64 * so;
+                if si == 1 {
+                    // SAFETY: the line's `inner` elements are contiguous
+                    // inside the operand's buffer (verified when the
+                    // program was built).
+                    let src = unsafe { std::slice::from_raw_parts((root as *const u16).offset(first as isize), inner) };
+                    for (d, &bits) in line.iter_mut().zip(src) {
+                        *d = f32::from_bits((bits as u32) << 16);
+                    }
+                    continue;
+                }
+                for (j, d) in line.iter_mut().enumerate() {
+                    // SAFETY: element j of the line is inside the buffer.
+                    let bits = unsafe { *(root as *const u16).offset((first + j as i64 * si) as isize) };
+                    *d = f32::from_bits((bits as u32) << 16);
                 }
             }
         }
-        out
-    };
-    let (m, k, n) = (plan.m, plan.k, plan.n);
-    let mut a = widen(pa, &plan.a, m, k, 0);
-    let mut b = widen(pb, &plan.b, k, n, 1);
-    let row_major = |rows: usize, cols: usize| {
         let mut batch = vec![0i64; dims];
         let mut step = (rows * cols) as i64;
         for d in (0..dims).rev() {
             batch[d] = step;
             step *= plan.batch[d];
         }
-        Strides { batch, rs: cols as i64, cs: 1, offset: 0 }
+        let (rs, cs) = if by_columns { (1, rows as i64) } else { (cols as i64, 1) };
+        (out, Strides { batch, rs, cs, offset: 0 })
     };
-    let p = Plan { a: row_major(m, k), b: row_major(k, n), ..plan.clone() };
+    let (m, k, n) = (plan.m, plan.k, plan.n);
+    let (mut a, sa) = widen(pa, &plan.a, m, k, 0);
+    let (mut b, sb) = widen(pb, &plan.b, k, n, 1);
+    let p = Plan { a: sa, b: sb, ..plan.clone() };
     batched(&p, Types::same(ElemType::F32), a.as_mut_ptr().cast(), b.as_mut_ptr().cast(), pc, accumulate, threads);
 }
 
