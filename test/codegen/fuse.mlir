@@ -7,13 +7,13 @@
 // is named); another name is an error that lists them.
 // TARGET: invalid options for pass 'fuse': unknown target 'nosuch' (available: cranelift, llvm, ptx, cuda, mlir)
 
-// Statistics over the whole file: 42 kernels in, 22 out.
+// Statistics over the whole file: 44 kernels in, 23 out.
 // STATS:      Fuse
-// STATS-NEXT:   (S) 14 num-inlined
+// STATS-NEXT:   (S) 15 num-inlined
 // STATS-NEXT:   (S) 2 num-fused
 // STATS-NEXT:   (S) 4 num-siblings
 // STATS-NEXT:   (S) 3 num-merged-loops
-// STATS-NEXT:   (S) 22 num-kernels
+// STATS-NEXT:   (S) 23 num-kernels
 
 /// A chain of five elementwise ops (with a broadcast operand) becomes one
 /// kernel: every intermediate buffer is gone, the input is loaded once.
@@ -254,4 +254,23 @@ func.func @reused_in_a_reduction(%g: tensor<2x4x6x6xf32>, %x: tensor<2x4x6x6xf32
   %f = tensor.exp %x : tensor<2x4x6x6xf32>
   %1 = tensor.sum %f {dims = []} : tensor<2x4x6x6xf32> -> tensor<f32>
   return %0, %1 : tensor<4x1x3x3xf32>, tensor<f32>
+}
+
+// -----
+
+/// A reshape copy of a slice fused into a row kernel (a language model's
+/// shifted logits into its loss's log-softmax): row `r` of the copy is row
+/// `r mod 3` of slice `r div 3`, a quotient of the row alone, where the flat
+/// index's quotient `(8·r + j) div 24` divided every element of the row.
+// CHECK-LABEL: func.func @reshaped_rows
+// CHECK:         loop.kernel "log_softmax
+// CHECK:           loop.for %[[R:.*]] = 0 to 6 parallel {
+// CHECK:             loop.for %{{.*}} = 0 to 8 iter_args
+// CHECK:               loop.div %[[R]], %{{.*}} : index
+// CHECK-NEXT:          loop.rem %[[R]], %{{.*}} : index
+func.func @reshaped_rows(%x: tensor<2x4x8xf32>) -> tensor<6x8xf32> {
+  %s = view.slice %x {dim = 1, start = 0, end = 3, step = 1} : tensor<2x4x8xf32> -> tensor<2x3x8xf32>
+  %r = view.reshape %s {shape = [6, 8]} : tensor<2x3x8xf32> -> tensor<6x8xf32>
+  %y = tensor.log_softmax %r {dim = 1} : tensor<6x8xf32>
+  return %y : tensor<6x8xf32>
 }
