@@ -318,13 +318,16 @@ def _pow_by_scalar(b, node, a):
     `1 / x`, `1 / (x * x)` for 0.5, -0.5, -1, -2 (`pow_tensor_scalar`'s
     special cases), else `pow`. The products are also what makes GPT-2's
     `gelu_new` (`x + 0.044715 * x ** 3`) cost a multiplication, not a
-    `powf` call per element."""
+    `powf` call per element. bf16 takes the same special cases, each
+    product rounded to bf16 as eager's `BFloat16` arithmetic rounds it
+    (f16 computes `pow` in float: no special case)."""
     shape, dtype = out_meta(node)
     e = a.get("exponent")
     x_node = a.get("self")
     x_val = x_node.meta.get("val") if isinstance(x_node, Node) else None
     special = (isinstance(e, (int, float)) and not isinstance(e, bool) and float(e) in (2.0, 3.0, 0.5, -0.5, -1.0, -2.0)
-               and dtype in (torch.float32, torch.float64) and isinstance(x_val, torch.Tensor) and x_val.dtype == dtype)
+               and dtype in (torch.float32, torch.float64, torch.bfloat16) and isinstance(x_val, torch.Tensor)
+               and x_val.dtype == dtype)
     if not special:
         return _pow_tensor_scalar(b, node, a)
     x = b.operand(x_node, dtype)
