@@ -118,8 +118,9 @@ fn divided(rw: &mut Rewriter<'_>, e: &Expr, d: i64) -> Expr {
 }
 
 /// `e div d` where `e = g·outer + rest`, `g` divides `d` and `rest` is
-/// provably in `[0, g)`: then it is `outer div (d / g)` (with `outer = (d/g)·q
-/// + s`, `0 ≤ s < d/g`, the remainder `g·s + rest` stays below `d`). A
+/// provably in `[0, g)`: then it is `outer div (d / g)` (writing `outer` as
+/// `(d/g)·q + s` with `0 ≤ s < d/g`, the remainder `g·s + rest` stays below
+/// `d`). A
 /// reshape copy fused into a row kernel reads row `r`, column `j` of a
 /// slice at `(r·n + j) div (m·n)`: that is `r div m`, which the row's inner
 /// loop does not depend on, where the whole quotient made every element
