@@ -293,33 +293,13 @@ pub(super) fn transpose(r: [__m256; 8]) -> [__m256; 8] {
 
 #[cfg(test)]
 mod tests {
-    use super::super::blis::tests::*;
+    use super::super::blis::tests::conforms;
     use super::*;
 
+    /// Every layout and edge against a wide reference, the same bits on
+    /// any number of threads, an empty depth.
     #[test]
-    fn every_layout_and_edge_matches_a_wide_reference() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX2 and FMA");
-            return;
-        }
-        every_layout_and_edge::<Avx2>(1e-5);
-    }
-
-    #[test]
-    fn the_result_does_not_depend_on_the_thread_count() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX2 and FMA");
-            return;
-        }
-        same_bits_on_any_thread_count::<Avx2>();
-    }
-
-    #[test]
-    fn an_empty_depth_zeroes_or_keeps_the_result() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX2 and FMA");
-            return;
-        }
-        empty_depth::<Avx2>();
+    fn conforms_to_the_driver() {
+        conforms::<Avx2>(available(), "AVX2 and FMA", 1e-5);
     }
 }

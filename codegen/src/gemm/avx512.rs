@@ -478,15 +478,13 @@ mod tests {
         }
     }
 
+    /// Every layout and edge against a wide reference, the same bits on
+    /// any number of threads, an empty depth: the f32 kernel, and the bf16
+    /// one (whose products are exact; only the f32 sums round).
     #[test]
-    fn f32_every_layout_and_edge_matches_a_wide_reference() {
-        if !available() {
-            eprintln!("skipped: this CPU has no AVX-512");
-            return;
-        }
-        every_layout_and_edge::<F32>(1e-5);
-        same_bits_on_any_thread_count::<F32>();
-        empty_depth::<F32>();
+    fn conforms_to_the_driver() {
+        conforms::<F32>(available(), "AVX-512", 1e-5);
+        conforms::<Bf16>(bf16_available(), "AVX512-BF16", 1e-5);
     }
 
     /// The AVX-512 and AVX2 kernels sum every element in the same order:
@@ -521,34 +519,6 @@ mod tests {
                 assert!(run(true) == run(false), "{m}x{k}x{n}: the kernels disagree");
             }
         }
-    }
-
-    #[test]
-    fn every_layout_and_edge_matches_a_wide_reference() {
-        if !bf16_available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
-            return;
-        }
-        // Products are exact; only the f32 sums round.
-        every_layout_and_edge::<Bf16>(1e-5);
-    }
-
-    #[test]
-    fn the_result_does_not_depend_on_the_thread_count() {
-        if !bf16_available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
-            return;
-        }
-        same_bits_on_any_thread_count::<Bf16>();
-    }
-
-    #[test]
-    fn an_empty_depth_zeroes_or_keeps_the_result() {
-        if !bf16_available() {
-            eprintln!("skipped: this CPU has no AVX512-BF16");
-            return;
-        }
-        empty_depth::<Bf16>();
     }
 
     #[test]

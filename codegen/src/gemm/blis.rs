@@ -493,6 +493,21 @@ pub(crate) mod tests {
         check::<K>(4, 0, 9, (0, 0, 1), true, 8, 2, 0.0);
     }
 
+    /// Every check above for kernel `K`, or a note that this CPU cannot run
+    /// it (`lacking` names what it needs).
+    pub fn conforms<K: Kernel>(runs: bool, lacking: &str, rel: f64)
+    where
+        K::In: Elem,
+    {
+        if !runs {
+            eprintln!("skipped: this CPU has no {lacking}");
+            return;
+        }
+        every_layout_and_edge::<K>(rel);
+        same_bits_on_any_thread_count::<K>();
+        empty_depth::<K>();
+    }
+
     #[test]
     fn blocks_split_evenly() {
         assert_eq!(even(260, 144, 6), 132);

@@ -561,15 +561,7 @@ impl Gemm for f32 {
         if !runs_native(Types::same(ElemType::F32)) {
             return false;
         }
-        let mat = |(p, off, (rs, cs)): Operand| blis::Mat {
-            ptr: (p as *mut f32).wrapping_offset(off as isize),
-            rs: rs as isize,
-            cs: cs as isize,
-        };
-        let threads = match par {
-            Parallelism::Rayon(t) => t,
-            _ => 1,
-        };
+        let threads = threads_of(par);
         // SAFETY: the CPU has the kernel's features (`runs_native`), and the
         // caller passes matrices inside their buffers, `c` apart from both.
         unsafe {
@@ -622,22 +614,23 @@ unsafe fn bf16_gemm(
     accumulate: bool,
     par: Parallelism,
 ) {
-    let mat = |(p, off, (rs, cs)): Operand| blis::Mat::<u16> {
-        ptr: (p as *mut u16).wrapping_offset(off as isize),
-        rs: rs as isize,
-        cs: cs as isize,
-    };
-    let c = blis::Mat::<f32> {
-        ptr: (c.0 as *mut f32).wrapping_offset(c.1 as isize),
-        rs: c.2 .0 as isize,
-        cs: c.2 .1 as isize,
-    };
-    let threads = match par {
+    // SAFETY: the caller's promises.
+    unsafe { avx512::gemm(m, k, n, mat(a), mat(b), mat(c), accumulate, threads_of(par)) };
+}
+
+/// An operand as our kernels take it, its elements of type `T`.
+#[cfg(target_arch = "x86_64")]
+fn mat<T>((p, off, (rs, cs)): Operand) -> blis::Mat<T> {
+    blis::Mat { ptr: (p as *mut T).wrapping_offset(off as isize), rs: rs as isize, cs: cs as isize }
+}
+
+/// The threads a library parallelism allows our kernels.
+#[cfg(target_arch = "x86_64")]
+fn threads_of(par: Parallelism) -> usize {
+    match par {
         Parallelism::Rayon(t) => t,
         _ => 1,
-    };
-    // SAFETY: the caller's promises.
-    unsafe { avx512::gemm(m, k, n, mat(a), mat(b), c, accumulate, threads) };
+    }
 }
 
 /// [`batched`] for bf16 operands no kernel of ours reads here: each matrix
