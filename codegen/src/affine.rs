@@ -114,17 +114,45 @@ pub fn floordiv(ctx: &Context, e: &Expr, d: i64) -> Option<Expr> {
     if d <= 0 {
         return None;
     }
-    let mut q = Expr::constant(e.c.div_euclid(d));
-    let mut r = Expr::constant(e.c.rem_euclid(d));
-    for &(v, k) in &e.terms {
-        if k % d == 0 {
-            q.terms.push((v, k / d));
-        } else {
-            r.terms.push((v, k));
-        }
-    }
+    let (q, r) = split(e, d);
     let (lo, hi) = range(ctx, &r)?;
     (lo >= 0 && hi < d).then_some(q)
+}
+
+/// `e` as `g·outer + rest`: `outer` from the terms whose coefficients `g`
+/// divides (and the constant's quotient), `rest` the other terms and the
+/// constant's remainder.
+fn split(e: &Expr, g: i64) -> (Expr, Expr) {
+    let mut outer = Expr::constant(e.c.div_euclid(g));
+    let mut rest = Expr::constant(e.c.rem_euclid(g));
+    for &(v, k) in &e.terms {
+        if k % g == 0 {
+            outer.terms.push((v, k / g));
+        } else {
+            rest.terms.push((v, k));
+        }
+    }
+    (outer, rest)
+}
+
+/// `e div d` as `outer div (d / g)`, returned as `(outer, d / g)`, where
+/// `e = g·outer + rest`, `g` divides `d` and `rest` is provably in
+/// `[0, g)` (writing `outer` as `(d/g)·q + s` with `0 ≤ s < d/g`, the
+/// remainder `g·s + rest` stays below `d`). A reshape copy fused into a
+/// row kernel reads row `r`, column `j` of a slice at `(r·n + j) div
+/// (m·n)`: that is `r div m`, which the row's inner loop does not depend
+/// on, where the whole quotient made every element divide (and kept the
+/// loop out of vector lanes). The largest such `g` (a coefficient of `e`)
+/// is taken.
+pub fn coarse_floordiv(ctx: &Context, e: &Expr, d: i64) -> Option<(Expr, i64)> {
+    let mut gs: Vec<i64> = e.terms.iter().map(|&(_, k)| k).filter(|&k| k > 1 && d % k == 0).collect();
+    gs.sort_unstable_by(|a, b| b.cmp(a));
+    gs.dedup();
+    gs.into_iter().find_map(|g| {
+        let (outer, rest) = split(e, g);
+        let (lo, hi) = range(ctx, &rest)?;
+        (lo >= 0 && hi < g).then_some((outer, d / g))
+    })
 }
 
 /// `e mod n` when it simplifies: terms that are multiples of `n` vanish and

@@ -29,7 +29,7 @@
 //! kernel; a rewrite never moves a read past a write of the same allocation
 //! (trailing argument updates) and keeps buffers that leave the function.
 
-use crate::affine::{flat_offset, floordiv, modulo, range, Expr};
+use crate::affine::{coarse_floordiv, flat_offset, floordiv, modulo, Expr};
 use crate::target::Target;
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::r#loop::analysis::{alias_class, memref, outer_parallel_loop, root_of, ForOp};
@@ -117,34 +117,11 @@ fn divided(rw: &mut Rewriter<'_>, e: &Expr, d: i64) -> Expr {
     Expr { terms: vec![(q, 1)], c: 0 }
 }
 
-/// `e div d` where `e = g·outer + rest`, `g` divides `d` and `rest` is
-/// provably in `[0, g)`: then it is `outer div (d / g)` (writing `outer` as
-/// `(d/g)·q + s` with `0 ≤ s < d/g`, the remainder `g·s + rest` stays below
-/// `d`). A
-/// reshape copy fused into a row kernel reads row `r`, column `j` of a
-/// slice at `(r·n + j) div (m·n)`: that is `r div m`, which the row's inner
-/// loop does not depend on, where the whole quotient made every element
-/// divide (and kept the loop out of vector lanes).
+/// `e div d` through [`coarse_floordiv`]: the quotient of a coarser
+/// expression, simplified or divided.
 fn coarse_quotient(rw: &mut Rewriter<'_>, e: &Expr, d: i64) -> Option<Expr> {
-    let mut gs: Vec<i64> = e.terms.iter().map(|&(_, k)| k).filter(|&k| k > 1 && d % k == 0).collect();
-    gs.sort_unstable_by(|a, b| b.cmp(a));
-    gs.dedup();
-    for g in gs {
-        let mut outer = Expr::constant(e.c.div_euclid(g));
-        let mut rest = Expr::constant(e.c.rem_euclid(g));
-        for &(v, k) in &e.terms {
-            if k % g == 0 {
-                outer.terms.push((v, k / g));
-            } else {
-                rest.terms.push((v, k));
-            }
-        }
-        if range(rw, &rest).is_some_and(|(lo, hi)| lo >= 0 && hi < g) {
-            let d = d / g;
-            return Some(floordiv(rw, &outer, d).unwrap_or_else(|| divided(rw, &outer, d)));
-        }
-    }
-    None
+    let (outer, d) = coarse_floordiv(rw, e, d)?;
+    Some(floordiv(rw, &outer, d).unwrap_or_else(|| divided(rw, &outer, d)))
 }
 
 // ----- producers -----
