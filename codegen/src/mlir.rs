@@ -1436,6 +1436,10 @@ impl Exporter<'_> {
                 let (c, x, y) = (arg(0)?, arg(1)?, arg(2)?);
                 Ok(emit(self, lines, format!("arith.select {c}, {x}, {y} : {t}")))
             }
+            LoopOp::Scalar(ScalarOp::Fma) => {
+                let (x, y, z) = (arg(0)?, arg(1)?, arg(2)?);
+                Ok(emit(self, lines, format!("math.fma {x}, {y}, {z} : {t}")))
+            }
             LoopOp::Scalar(ScalarOp::Cast) => {
                 let from = self.scalar_type(ctx.operand(o, 0))?;
                 let x = arg(0)?;

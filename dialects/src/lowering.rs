@@ -160,6 +160,11 @@ impl<'r, 'c> Scalars<'r, 'c> {
         self.build1(r#loop::SELECT, &[c, a, b], &[])
     }
 
+    /// `loop.fma a, b, c`: a·b + c rounded once (floats).
+    pub fn fma(&mut self, a: Value, b: Value, c: Value) -> Result<Value, String> {
+        self.build1(r#loop::FMA, &[a, b, c], &[])
+    }
+
     pub fn add(&mut self, a: Value, b: Value) -> Result<Value, String> {
         self.bin(Binary::Add, a, b)
     }

@@ -237,17 +237,152 @@ def _binary(irname: str, other: str = "other", swap: bool = False, rounding_mode
             raise Reject("%s of booleans" % irname)
         x = b.operand(a["self"], dtype)
         y = b.operand(a[other], dtype)
-        alpha = a.get("alpha", 1)
-        if alpha is not None and alpha != 1:
-            y = b.op1("tensor.mul", [y, b.full(alpha, dtype)], None, y.shape, dtype)
         if swap:
             x, y = y, x
+        alpha = a.get("alpha", 1)
+        if alpha is not None and alpha != 1 and irname in ("tensor.add", "tensor.sub"):
+            # (`rsub(self, other, alpha)` is `other - alpha·self`: alpha
+            # scales the operand that is subtracted, after the swap.)
+            return _add_scaled(b, x, y, -alpha if irname == "tensor.sub" else alpha, shape, dtype)
         r = b.op1(irname, [x, y], None, shape, dtype)
         if mode == "trunc":
             r = b.op1("tensor.trunc", [r], None, shape, dtype)
         return r
 
     return fn
+
+
+def _broadcast(*shapes):
+    """The broadcast of shapes whose sizes may be symbols (equal symbols
+    broadcast; anything else that is not 1 must match)."""
+    out = []
+    for dims in zip(*[(1,) * (max(map(len, shapes)) - len(sh)) + tuple(sh) for sh in shapes]):
+        big = [d for d in dims if not (isinstance(d, int) and d == 1)]
+        if any(d != big[0] for d in big[1:]):
+            raise Reject("shapes %s do not broadcast" % (shapes,))
+        out.append(big[0] if big else 1)
+    return tuple(out)
+
+
+def _calc_dtype(dtype):
+    """PyTorch's `opmath` type: float for the half types."""
+    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+
+
+def _add_scaled(b: Builder, x: Value, y: Value, alpha, shape, dtype) -> Value:
+    """`x + alpha·y` as PyTorch's CPU kernel computes it: for floats one
+    fused multiply-add with alpha in `dtype` (`vec::fmadd(y, alpha, x)`;
+    `tensor.fma` computes the half types in float and rounds once), for
+    integers a wrapping product and sum."""
+    a = b.full(alpha, dtype)
+    if _is_float(dtype):
+        return b.op1("tensor.fma", [y, a, x], None, shape, dtype)
+    y = b.op1("tensor.mul", [y, a], None, y.shape, dtype)
+    return b.op1("tensor.add", [x, y], None, shape, dtype)
+
+
+def _addcmul(b: Builder, node: Node, a) -> Value:
+    """`self + value·t1·t2` as PyTorch's CPU kernel computes it: in `opmath`
+    (float for halves), `fma(value·t1, t2, self)`, rounded to the result
+    once (`vec::fmadd`); integers wrap."""
+    shape, dtype = out_meta(node)
+    if dtype == torch.bool:
+        raise Reject("addcmul of booleans")
+    calc = _calc_dtype(dtype)
+    s, t1, t2 = (b.operand(a[k], calc) for k in ("self", "tensor1", "tensor2"))
+    p = b.op1("tensor.mul", [b.operand(a.get("value", 1), calc), t1], None, t1.shape, calc)
+    if not _is_float(dtype):
+        p = b.op1("tensor.mul", [p, t2], None, _broadcast(p.shape, t2.shape), dtype)
+        return b.op1("tensor.add", [s, p], None, shape, dtype)
+    return b.cast(b.op1("tensor.fma", [p, t2, s], None, shape, calc), dtype)
+
+
+def _addcdiv(b: Builder, node: Node, a) -> Value:
+    """`self + (value·t1)/t2` in `opmath`, unfused, as PyTorch's CPU kernel
+    computes it (integer `addcdiv` raises in eager)."""
+    shape, dtype = out_meta(node)
+    if not _is_float(dtype):
+        raise Reject("addcdiv of %s" % dtype)
+    calc = _calc_dtype(dtype)
+    s, t1, t2 = (b.operand(a[k], calc) for k in ("self", "tensor1", "tensor2"))
+    p = b.op1("tensor.mul", [b.operand(a.get("value", 1), calc), t1], None, t1.shape, calc)
+    q = b.op1("tensor.div", [p, t2], None, _broadcast(p.shape, t2.shape), calc)
+    return b.cast(b.op1("tensor.add", [s, q], None, shape, calc), dtype)
+
+
+def _lerp(b: Builder, node: Node, a) -> Value:
+    """`lerp` as PyTorch's CPU kernel (`lerp_vec`) computes it, in `opmath`:
+    one fused multiply-add from the nearer end, `fma(w, end - self, self)`
+    for |w| < 0.5, else `fma(w - 1, end - self, end)`; the choice is made
+    per element for a tensor weight (NaN takes the second)."""
+    shape, dtype = out_meta(node)
+    if not _is_float(dtype):
+        raise Reject("lerp of %s" % dtype)
+    calc = _calc_dtype(dtype)
+    s, e = b.operand(a["self"], calc), b.operand(a["end"], calc)
+    weight = a["weight"]
+    diff = b.op1("tensor.sub", [e, s], None, _broadcast(e.shape, s.shape), calc)
+    if isinstance(weight, (int, float)) and not isinstance(weight, bool):
+        w = b.full(weight, calc)
+        if abs(float(weight)) < 0.5:
+            r = b.op1("tensor.fma", [w, diff, s], None, shape, calc)
+        else:
+            w1 = b.op1("tensor.sub", [w, b.full(1, calc)], None, (), calc)
+            r = b.op1("tensor.fma", [w1, diff, e], None, shape, calc)
+        return b.cast(r, dtype)
+    w = b.operand(weight, calc)
+    small = b.op1("tensor.lt", [b.op1("tensor.abs", [w], None, w.shape, calc), b.full(0.5, calc)], None, w.shape,
+                  torch.bool)
+    w1 = b.op1("tensor.sub", [w, b.full(1, calc)], None, w.shape, calc)
+    coeff = b.op1("tensor.where", [small, w, w1], None, w.shape, calc)
+    base = b.op1("tensor.where", [small, s, e], None, _broadcast(w.shape, s.shape, e.shape), calc)
+    return b.cast(b.op1("tensor.fma", [coeff, diff, base], None, shape, calc), dtype)
+
+
+def _in_place(functional):
+    """An in-place op as its functional value copied into `self` (the node's
+    result is `self`, so the value is computed in its dtype)."""
+
+    def fn(b: Builder, node: Node, a):
+        x = b.value(a["self"])
+        b.op("mut.copy_", [x, b.cast(functional(b, node, a), x.dtype)])
+        b.mutate(x)
+        return x
+
+    return fn
+
+
+for _name, _fn in (("addcmul", _addcmul), ("addcdiv", _addcdiv)):
+    ATEN_TO_IR[getattr(aten, _name).default] = _fn
+    ATEN_TO_IR[getattr(aten, _name + "_").default] = _in_place(_fn)
+for _ov in ("Scalar", "Tensor"):
+    ATEN_TO_IR[getattr(aten.lerp, _ov)] = _lerp
+    ATEN_TO_IR[getattr(aten.lerp_, _ov)] = _in_place(_lerp)
+
+
+def _prims_fma(b: Builder, node: Node, a):
+    """Inductor's `prims.fma(a, b, c)`, `a·b + c` rounded once, which Dynamo
+    writes for `add_(x, alpha=tensor)` (eager's fused `x + alpha·other`),
+    and for `addcmul_`/`addcdiv_` with a `value` as `fma(t1 * t2, value,
+    self)` and `fma(t1 / t2, value, self)`: those two are translated as
+    eager's `addcmul_`/`addcdiv_` compute (`_addcmul`, `_addcdiv`), which the
+    rewrite does not (it rounds `t1·t2` first)."""
+    args = list(node.args) + [None] * (3 - len(node.args))
+    first = args[0]
+    if (isinstance(first, Node) and len(first.users) == 1 and len(first.args) == 2
+            and first.target in (aten.mul.Tensor, aten.div.Tensor)
+            and all(isinstance(t, Node) and t in b.env for t in first.args)):
+        # (The factors are in the translation unless the product's operands
+        # are outside the region being translated: then the rewrite's own
+        # fused form is what there is.)
+        eager = _addcmul if first.target == aten.mul.Tensor else _addcdiv
+        t1, t2 = first.args
+        return eager(b, node, {"self": args[2], "tensor1": t1, "tensor2": t2, "value": args[1]})
+    shape, dtype = out_meta(node)
+    if not _is_float(dtype):
+        raise Reject("fma of %s" % dtype)
+    xs = [b.operand(x, dtype) for x in args]
+    return b.op1("tensor.fma", xs, None, shape, dtype)
 
 
 def _floor_divide_float(b: Builder, node: Node, x: Value, y: Value, shape, dtype) -> Value:
@@ -1752,11 +1887,13 @@ def _inplace_binary(mutop: str, irname: str, other: str = "other"):
         ct = result_type(b, a["self"], a[other])
         if irname == "tensor.div" and a.get("rounding_mode") is not None:
             raise Reject("div_ with rounding_mode=%r" % a["rounding_mode"])
-        if ct == x.dtype and x.dtype != torch.bool:
+        alpha = a.get("alpha", 1)
+        if ct == x.dtype and x.dtype != torch.bool and alpha is not None and alpha != 1:
             y = b.operand(a[other], x.dtype)
-            alpha = a.get("alpha", 1)
-            if alpha is not None and alpha != 1:
-                y = b.op1("tensor.mul", [y, b.full(alpha, x.dtype)], None, y.shape, x.dtype)
+            r = _add_scaled(b, x, y, -alpha if irname == "tensor.sub" else alpha, x.shape, x.dtype)
+            b.op("mut.copy_", [x, r])
+        elif ct == x.dtype and x.dtype != torch.bool:
+            y = b.operand(a[other], x.dtype)
             b.op(mutop, [x, y])
         else:
             # computed in the promoted dtype, then converted by copy_

@@ -30,6 +30,7 @@ import torch.fx
 from . import conv
 from . import eager_derivatives
 from . import ir_builder
+from . import aten_ops
 from .aten_ops import ATEN_TO_IR
 from .ir_builder import (IR_DTYPES, Builder, Reject, Unsupported, Value, _is_symbolic, bind_args, node_val,
                          tensor_meta)
@@ -381,10 +382,6 @@ def _build_decompositions():
         aten.softplus,
         aten.mish,
         aten.logit,
-        aten.addcmul, aten.addcdiv,
-        aten.lerp,
-        # (In place, as optimizers write them: `copy_` of the functional op.)
-        aten.addcmul_, aten.addcdiv_, aten.lerp_,
         aten.glu,
         aten.smooth_l1_loss, aten.huber_loss,
         aten.binary_cross_entropy,
@@ -464,21 +461,15 @@ def _build_decompositions():
 DECOMPOSITIONS = _build_decompositions()
 
 
-def _fma(a, b, c):
-    # (The prim's own eager implementation: the product rounded, then the sum.)
-    return aten.add.Tensor(aten.mul.Tensor(a, b), c)
-
-
 def _late_decompositions(table):
-    """`table` with the ops registered after this module's import: Dynamo
-    writes `addcmul_(t1, t2, value=v)` and `add_(x, alpha=tensor)` with
-    Inductor's `prims.fma` (in optimizers' steps), which exists once
-    Dynamo has imported `torch._inductor.inductor_prims`."""
+    """`table` and the translator with the ops registered after this
+    module's import: Dynamo writes `addcmul_(t1, t2, value=v)` and `add_(x,
+    alpha=tensor)` with Inductor's `prims.fma` (in optimizers' steps), which
+    exists once Dynamo has imported `torch._inductor.inductor_prims`; it is
+    translated (`aten_ops._prims_fma`), not decomposed."""
     fma = getattr(torch.ops.prims, "fma", None)
-    if fma is not None and fma.default not in table:
-        # (A copy: `DECOMPOSITIONS` itself, which `aot_torch.coverage`
-        # lists, stays what this module built, whatever ran before.)
-        table = {**table, fma.default: _fma}
+    if fma is not None and fma.default not in ATEN_TO_IR:
+        ATEN_TO_IR[fma.default] = aten_ops._prims_fma
     return table
 
 

@@ -896,3 +896,93 @@ def test_a_write_through_one_of_two_argument_views_bumps_their_counter_once(trai
     torch.testing.assert_close(got, want)
     torch.testing.assert_close(cb, eb)
     assert (c0._version, c1._version, cb._version) == (e0._version, e1._version, eb._version) == (1, 1, 1)
+
+
+_FUSED = {
+    "add_alpha": lambda s, t1, t2, w: s.add(t1, alpha=-0.37),
+    "sub_alpha": lambda s, t1, t2, w: s.sub(t1, alpha=-0.37),
+    "rsub_alpha": lambda s, t1, t2, w: torch.rsub(s, t1, alpha=1.7),
+    "rsub_scalar_alpha": lambda s, t1, t2, w: torch.rsub(s, 2.0, alpha=3),
+    "add_scalar_alpha": lambda s, t1, t2, w: s.add(-1.48, alpha=-1.41),
+    "add_alpha_in_place": lambda s, t1, t2, w: s.clone().add_(t1, alpha=-0.37),
+    "sub_alpha_in_place": lambda s, t1, t2, w: s.clone().sub_(t1, alpha=0.61),
+    "addcmul": lambda s, t1, t2, w: s.addcmul(t1, t2, value=-0.37),
+    "addcmul_in_place": lambda s, t1, t2, w: s.clone().addcmul_(t1, t2, value=0.999),
+    "addcmul_no_value": lambda s, t1, t2, w: s.clone().addcmul_(t1, t2),
+    "addcdiv": lambda s, t1, t2, w: s.addcdiv(t1, t2, value=-0.37),
+    "addcdiv_in_place": lambda s, t1, t2, w: s.clone().addcdiv_(t1, t2, value=-1e-3),
+    "lerp_small_weight": lambda s, t1, t2, w: s.lerp(t1, 0.3),
+    "lerp_large_weight": lambda s, t1, t2, w: s.lerp(t1, 0.7),
+    "lerp_tensor_weight": lambda s, t1, t2, w: s.lerp(t1, w),
+    "lerp_in_place": lambda s, t1, t2, w: s.clone().lerp_(t1, 0.1),
+    "add_tensor_alpha": lambda s, t1, t2, w: s.clone().add_(t1, alpha=w[0]),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("name", list(_FUSED))
+def test_fused_multiply_adds_round_as_eager(name, dtype):
+    """`add`/`sub`/`rsub` with `alpha`, `addcmul`, `lerp` (and their in-place
+    forms) are one fused multiply-add per element in PyTorch's CPU kernels
+    (`vec::fmadd`; halves in float, rounded once), `addcdiv` is `self +
+    (value·t1)/t2`: eager's values bit for bit (a product then a sum, each
+    rounded, differed in the last place in about one element in four; and
+    `rsub` scaled the wrong operand by `alpha`). Dynamo writes `addcmul_`
+    and `addcdiv_` with a value, and `add_` with a tensor alpha, as
+    `prims.fma`, which is translated as eager computes them. Over 1000
+    elements (eager's vector path: its scalar tail for the last few
+    elements is compiled with or without the fusion, element by element);
+    gradients are eager's up to rounding."""
+    gen = torch.Generator().manual_seed(3)
+    n = 1024
+    s, t1 = (torch.randn(n, generator=gen).to(dtype) for _ in range(2))
+    t2 = (torch.randn(n, generator=gen) + 3).to(dtype)
+    w = torch.rand(n, generator=gen).to(dtype)
+    f = _FUSED[name]
+    before = dict(stats)
+    got = torch.compile(f, backend="aot")(s, t1, t2, w)
+    assert stats["fallback_regions"] == before.get("fallback_regions", 0), "aot ran every region"
+    assert stats["fallback_ops"] == before.get("fallback_ops", 0), "aot ran every op"
+    want = f(s, t1, t2, w)
+    assert got.dtype == want.dtype
+    assert torch.equal(got, want), (got - want).abs().max()
+    if "in_place" in name or name == "add_tensor_alpha":
+        return
+    leaves = [x.clone().requires_grad_() for x in (s, t1, t2, w)]
+    torch._dynamo.reset()
+    out = torch.compile(f, backend="aot")(*leaves)
+    if not out.requires_grad:
+        return
+    gout = torch.randn(n, generator=gen).to(dtype)
+    got = torch.autograd.grad(out, [x for x in leaves], gout, allow_unused=True)
+    ref = [x.clone().requires_grad_() for x in (s, t1, t2, w)]
+    want = torch.autograd.grad(f(*ref), ref, gout, allow_unused=True)
+    tol = {} if dtype in (torch.float32, torch.float64) else {"rtol": 1e-2, "atol": 1e-2}
+    for g, e in zip(got, want):
+        assert (g is None) == (e is None)
+        if e is not None:
+            torch.testing.assert_close(g, e, **tol)
+
+
+def test_a_compiled_sgd_step_gives_eager_parameters_bit_for_bit():
+    """SGD with momentum, dampening and weight decay writes `add_(…, alpha=)`
+    (eager: one fused multiply-add each): a compiled step gives eager's
+    parameters and momentum buffers exactly, step after step."""
+    gen = torch.Generator().manual_seed(0)
+    params = [torch.randn(4099, generator=gen), torch.randn(64, 33, generator=gen)]
+    grads = [torch.randn(p.shape, generator=gen) for p in params]
+
+    def run(compiled):
+        ps = [p.clone().requires_grad_() for p in params]
+        for p, g in zip(ps, grads):
+            p.grad = g.clone()
+        opt = torch.optim.SGD(ps, lr=0.03, momentum=0.9, dampening=0.1, weight_decay=1e-2, foreach=False)
+        step = torch.compile(opt.step, backend="aot") if compiled else opt.step
+        for _ in range(3):
+            step()
+        return ps, [opt.state[p]["momentum_buffer"] for p in ps]
+
+    torch._dynamo.reset()
+    got, want = run(True), run(False)
+    for a, b in zip(got[0] + got[1], want[0] + want[1]):
+        assert torch.equal(a, b), (a - b).abs().max()

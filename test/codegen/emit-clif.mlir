@@ -184,3 +184,15 @@ func.func @bf16_axpy(%x: tensor<64xbf16>, %y: tensor<64xbf16>) -> tensor<64xbf16
   %1 = tensor.add %0, %x : tensor<64xbf16>
   return %1 : tensor<64xbf16>
 }
+
+/// A fused multiply-add is one `fma` on four lanes (a broadcast scale
+/// splatted), rounded once as PyTorch's `vec::fmadd` is.
+// CHECK:       ; function @fused
+// CHECK:       ; kernel {{[a-z_]+}}_{{[0-9]+}}
+// CHECK:         splat.f32x4
+// CHECK-NEXT:    fma
+// ASM-LABEL:   ; function @fused
+func.func @fused(%x: tensor<64xf32>, %y: tensor<64xf32>, %z: tensor<f32>) -> tensor<64xf32> {
+  %0 = tensor.fma %x, %z, %y : tensor<64xf32>, tensor<f32>, tensor<64xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

@@ -99,6 +99,19 @@ func.func @bf16_mm(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xbf1
   return %0 : tensor<2x4xbf16>
 }
 
+/// A fused multiply-add is one `loop.fma` per element; bf16 operands are
+/// widened to f32, fused there and rounded once.
+// CHECK-LABEL: func.func @bf16_fma
+// CHECK:         loop.kernel "fma_0"
+// CHECK-COUNT-3:   loop.cast %{{.*}} : bf16 -> f32
+// CHECK:           %[[F:.*]] = loop.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      %[[R:.*]] = loop.cast %[[F]] : f32 -> bf16
+// CHECK-NEXT:      loop.store %[[R]]
+func.func @bf16_fma(%a: tensor<8xbf16>, %b: tensor<bf16>, %c: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = tensor.fma %a, %b, %c : tensor<8xbf16>, tensor<bf16>, tensor<8xbf16> -> tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
 // CHECK-LABEL: func.func @f16_mm
 // CHECK:         loop.kernel "copy_0" ({{.*}} : memref<2x3xf16>, {{.*}} : memref<2x3xf32>)
 // CHECK:         loop.kernel "copy_1" ({{.*}} : memref<3x4xf16>, {{.*}} : memref<3x4xf32>)

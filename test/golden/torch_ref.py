@@ -834,6 +834,17 @@ def _u(fn):
     return lambda ops, attrs, rtypes: fn(ops[0])
 
 
+def _fma(ops):
+    """a·b + c rounded once, as eager's `addcmul(c, a, b)` computes it on its
+    vector path (`vec::fmadd`; its scalar tail may or may not be fused):
+    the broadcast operands are laid out 64 times over, so that every
+    element goes through the vector loop, and the first copy is kept."""
+    a, b, c = torch.broadcast_tensors(*ops)
+    n = a.numel()
+    wide = [x.reshape(-1).repeat(64) for x in (a, b, c)]
+    return torch.addcmul(wide[2], wide[0], wide[1])[:n].reshape(a.shape)
+
+
 def _b(fn):
     return lambda ops, attrs, rtypes: fn(ops[0], ops[1])
 
@@ -899,6 +910,7 @@ OPS = {
     "tensor.gt": _b(torch.gt),
     "tensor.ge": _b(torch.ge),
     "tensor.where": lambda ops, a, r: torch.where(ops[0], ops[1], ops[2]),
+    "tensor.fma": lambda ops, a, r: _fma(ops),
     # unary
     "tensor.neg": _u(torch.neg),
     "tensor.abs": _u(torch.abs),

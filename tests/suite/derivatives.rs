@@ -54,6 +54,8 @@ fn cases() -> Vec<Case> {
     v.push(c("tensor.pow", vec![Pos(&[4]), F(&[])], ""));
     v.push(c("tensor.where", vec![B(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.where", vec![B(&[3]), F(&[2, 3]), F(&[1, 3])], ""));
+    v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
+    v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[]), F(&[3])], ""));
     for op in [
         "tensor.neg",
         "tensor.abs",

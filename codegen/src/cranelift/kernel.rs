@@ -462,6 +462,9 @@ impl<'a, 'f> Gen<'a, 'f> {
                 }
             }
             ScalarOp::Select => b.ins().select(ops[0], ops[1], ops[2]),
+            // One `vfmadd` where the ISA has FMA; else Cranelift calls
+            // `fmaf`/`fma`, which round once too.
+            ScalarOp::Fma => b.ins().fma(ops[0], ops[1], ops[2]),
             ScalarOp::Cmp => {
                 let p = Predicate::of(ctx, op).ok_or("cmp without a valid predicate")?;
                 if is_float {

@@ -161,6 +161,8 @@ pub fn kernel_cost(ctx: &Context, kernel: Op) -> KernelCost {
                         let counted = matches!(s, ScalarOp::Binary(_) | ScalarOp::Unary(_) | ScalarOp::Math(_));
                         if float && counted {
                             *flops = flops.saturating_add(mult);
+                        } else if float && s == ScalarOp::Fma {
+                            *flops = flops.saturating_add(mult.saturating_mul(2));
                         }
                     }
                     Some(kind @ (LoopOp::Load | LoopOp::Store)) => {

@@ -47,6 +47,7 @@ pub const CONSTANT: &str = "loop.constant";
 pub const REBIND: &str = "loop.rebind";
 pub const RESIZE: &str = "loop.resize";
 pub const SELECT: &str = "loop.select";
+pub const FMA: &str = "loop.fma";
 pub const CMP: &str = "loop.cmp";
 pub const CAST: &str = "loop.cast";
 
@@ -89,6 +90,9 @@ pub enum ScalarOp {
     Unary(Unary),
     Cmp,
     Select,
+    /// `a·b + c` rounded once: PyTorch's `vec::fmadd`, which its CPU kernels
+    /// for `add` with `alpha`, `addcmul` and `lerp` use.
+    Fma,
     Cast,
     Math(MathFn),
 }
@@ -718,6 +722,10 @@ fn infer_select(ic: &InferCtx<'_>) -> InferResult {
     Ok(smallvec![ts[1].clone()])
 }
 
+fn infer_fma(ic: &InferCtx<'_>) -> InferResult {
+    infer_same(ic, 3, is_float, "f32 or f64")
+}
+
 fn infer_philox(ic: &InferCtx<'_>) -> InferResult {
     let ts = scalar_operands(ic, 2)?;
     if ts.iter().any(|t| *t != TypeData::Elem(ElemType::I64)) {
@@ -1102,6 +1110,20 @@ inventory::submit! {
         infer: Some(infer_select),
         syntax: Syntax::Functional,
         interfaces: &[&LoopOp::Scalar(ScalarOp::Select)],
+        ..OpDef::DEFAULT
+    }
+}
+
+inventory::submit! {
+    OpDef {
+        name: FMA,
+        summary: "a·b + c rounded once (f32 or f64)",
+        traits: PURE,
+        operands: Arity::Exact(3),
+        results: ONE,
+        infer: Some(infer_fma),
+        syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Scalar(ScalarOp::Fma)],
         ..OpDef::DEFAULT
     }
 }

@@ -45,6 +45,26 @@ pub fn mul(c: &mut VjpCtx<'_, '_>) -> R {
     binary(c, da, db)
 }
 
+pub fn fma(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    let mut grads = [None, None, None];
+    for (i, other) in [(0, Some(1)), (1, Some(0)), (2, None)] {
+        if !c.need(i) {
+            continue;
+        }
+        let d = match other {
+            Some(j) => {
+                let x = c.x(j);
+                c.mul(g, x)?
+            }
+            None => g,
+        };
+        let shape = c.shape(c.x(i))?;
+        grads[i] = Some(c.sum_to(d, &shape)?);
+    }
+    Ok(c.grads(grads))
+}
+
 pub fn div(c: &mut VjpCtx<'_, '_>) -> R {
     let (g, a, b) = (c.g()?, c.x(0), c.x(1));
     let da = if c.need(0) { Some(c.div(g, b)?) } else { None };

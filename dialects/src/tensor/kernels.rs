@@ -196,6 +196,30 @@ pub fn where_(k: &mut KernelCtx<'_>) -> KernelResult {
     }
 }
 
+/// `a·b + c` with one rounding: `f64` fused in `f64`; the narrower floats
+/// fused in `f32` (PyTorch's `opmath` for halves), where a sum of the exact
+/// `f64` product would round twice on its way to `f32`.
+pub fn fma(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (a, b, c) = (k.input(0), k.input(1), k.input(2));
+    let shape = broadcast_shapes(&broadcast_shapes(&a.sizes(), &b.sizes())?, &c.sizes())?;
+    let (ma, mb, mc) =
+        (broadcast_map(&a.sizes(), &shape), broadcast_map(&b.sizes(), &shape), broadcast_map(&c.sizes(), &shape));
+    let (va, vb, vc) = (a.read_f64(), b.read_f64(), c.read_f64());
+    // (In f64 also where every float is, for finite differences.)
+    let wide = k.physical(a.dtype()) == ElemType::F64;
+    let out: Vec<f64> = (0..ma.len())
+        .map(|i| {
+            let (x, y, z) = (va[ma[i]], vb[mb[i]], vc[mc[i]]);
+            if wide {
+                x.mul_add(y, z)
+            } else {
+                f64::from((x as f32).mul_add(y as f32, z as f32))
+            }
+        })
+        .collect();
+    out1(k.new_f64(a.dtype(), &shape, &out))
+}
+
 pub fn neg(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| -x, |x| x.wrapping_neg())
 }

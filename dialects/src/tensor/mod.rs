@@ -79,6 +79,13 @@ fn infer_where(ic: &InferCtx<'_>) -> InferResult {
     one(s, a.elem)
 }
 
+fn infer_fma(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    require_float(e, "tensor.fma")?;
+    let (a, b, c) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?, operand_tensor(ic, 2)?);
+    one(broadcast(&broadcast(&a.shape, &b.shape)?, &c.shape)?, e)
+}
+
 fn infer_unary(ic: &InferCtx<'_>) -> InferResult {
     let t = operand_tensor(ic, 0)?;
     one(t.shape.clone(), t.elem)
@@ -821,6 +828,22 @@ op!(
     k::where_,
     vjp = d::where_,
     lower = &Pointwise(l::where_)
+);
+
+// PyTorch's CPU kernels compute `a + alpha·b`, `addcmul`, `lerp` and their
+// in-place forms with one fused multiply-add per element (`vec::fmadd`), so
+// a product then a sum, each rounded, differs from eager in the last place.
+op!(
+    "tensor.fma",
+    "a·b + c rounded once (broadcasting; f16 and bf16 compute in f32, then round)",
+    EW,
+    THREE,
+    ONE,
+    &[],
+    Some(infer_fma),
+    k::fma,
+    vjp = d::fma,
+    lower = &Pointwise(l::fma)
 );
 
 op!(

@@ -106,3 +106,28 @@ func.func @predicate(%a: memref<1xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @fma_int(%x: memref<4xi64>) {
+  loop.kernel "k" (%a = %x : memref<4xi64>) {
+    %z = loop.constant 0 : index
+    %v = loop.load %a[%z] : memref<4xi64>
+    // expected-error@+1 {{operands must be f32 or f64}}
+    %f = loop.fma %v, %v, %v : i64
+  }
+  return
+}
+
+// -----
+
+func.func @fma_mixed(%x: memref<4xf32>) {
+  loop.kernel "k" (%a = %x : memref<4xf32>) {
+    %z = loop.constant 0 : index
+    %v = loop.load %a[%z] : memref<4xf32>
+    %d = loop.cast %v : f32 -> f64
+    // expected-error@+1 {{operands must have the same type}}
+    %f = loop.fma %v, %v, %d : f32, f32, f64 -> f32
+  }
+  return
+}

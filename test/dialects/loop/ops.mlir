@@ -60,6 +60,7 @@ func.func @host(%x: memref<2x3xf32>, %w: memref<1x2x4xf32>, %c: memref<1x3x4xf32
 // CHECK:         loop.philox %{{.*}}, %{{.*}} : i64 -> (i64, i64, i64, i64)
 // CHECK:         loop.cmp %{{.*}}, %{{.*}} {predicate = "lt"} : f32 -> i1
 // CHECK:         loop.assert %{{.*}} {msg = "index out of range"} : i1
+// CHECK:         loop.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CHECK:         loop.cast %{{.*}} : f32 -> bf16
 func.func @scalars(%s: memref<1xi64>, %o: memref<4xbf16>) {
   loop.kernel "k" (%sb = %s : memref<1xi64>, %ob = %o : memref<4xbf16>) {
@@ -73,7 +74,8 @@ func.func @scalars(%s: memref<1xi64>, %o: memref<4xbf16>) {
     %lt = loop.cmp %f, %half {predicate = "lt"} : f32 -> i1
     loop.assert %lt {msg = "index out of range"} : i1
     %sel = loop.select %lt, %f, %half : i1, f32, f32 -> f32
-    %h = loop.cast %sel : f32 -> bf16
+    %fused = loop.fma %sel, %f, %half : f32
+    %h = loop.cast %fused : f32 -> bf16
     loop.store %h, %ob[%z] : memref<4xbf16>
   }
   return

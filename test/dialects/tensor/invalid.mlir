@@ -56,6 +56,30 @@ func.func @where_broadcast(%c: tensor<3xi1>, %x: tensor<2xf32>) {
 
 // -----
 
+func.func @fma_int(%x: tensor<2xi64>) {
+  // expected-error@+1 {{'tensor.fma' op tensor.fma requires a floating point element type, got i64}}
+  %0 = tensor.fma %x, %x, %x : tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @fma_types(%x: tensor<2xf32>, %y: tensor<2xf64>) {
+  // expected-error@+1 {{'tensor.fma' op requires the same element type for all operands, got f32 and f64}}
+  %0 = tensor.fma %x, %x, %y : tensor<2xf32>, tensor<2xf32>, tensor<2xf64> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @fma_broadcast(%x: tensor<2xf32>, %y: tensor<3xf32>) {
+  // expected-error@+1 {{'tensor.fma' op operands are not broadcast-compatible: [2] and [3]}}
+  %0 = tensor.fma %x, %x, %y : tensor<2xf32>, tensor<2xf32>, tensor<3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @exp_int(%x: tensor<2xi32>) {
   // expected-error@+1 {{'tensor.exp' op this op requires a floating point element type, got i32}}
   %0 = tensor.exp %x : tensor<2xi32>

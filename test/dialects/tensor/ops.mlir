@@ -47,6 +47,17 @@ func.func @compare_where(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<2x4xf3
   return
 }
 
+/// A fused multiply-add broadcasts its three operands; half types are
+/// accepted (computed in f32, rounded once).
+// CHECK-LABEL: func.func @fma
+// CHECK: tensor.fma %arg0, %arg1, %arg2 : tensor<2x4xf32>, tensor<f32>, tensor<4xf32> -> tensor<2x4xf32>
+// CHECK: tensor.fma %arg3, %arg3, %arg3 : tensor<3xbf16>
+func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tensor<3xbf16>) {
+  %0 = tensor.fma %a, %b, %c : tensor<2x4xf32>, tensor<f32>, tensor<4xf32> -> tensor<2x4xf32>
+  %1 = tensor.fma %h, %h, %h : tensor<3xbf16>
+  return
+}
+
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
 // CHECK-COUNT-21: : tensor<3xf32>

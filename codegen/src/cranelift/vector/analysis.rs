@@ -295,6 +295,7 @@ pub(super) fn lane_op(ctx: &Context, o: Op) -> bool {
             | Unary::Round,
         ) => f32_result(),
         ScalarOp::Math(_) => f32_result() && !ctx.has_attr(o, "exact"),
+        ScalarOp::Fma => f32_result(),
         ScalarOp::Cmp => is_f32(ctx, ctx.operand(o, 0)),
         ScalarOp::Select => (f32_result() || is_i1(ctx, ctx.result(o, 0))) && is_i1(ctx, ctx.operand(o, 0)),
         ScalarOp::Cast => {

@@ -165,6 +165,7 @@ impl<'f> Vec4<'_, '_, 'f> {
                 LaneImpl::Poly(p) => p.emit(self, ops[0]),
                 LaneImpl::PerLane => self.per_lane(f, &ops).map_err(|m| self.g.err(op, m))?,
             },
+            ScalarOp::Fma => self.ins().fma(ops[0], ops[1], ops[2]),
             ScalarOp::Cmp => {
                 let p = Predicate::of(ctx, op).ok_or_else(|| self.g.err(op, "cmp without a valid predicate"))?;
                 let cc = super::kernel::float_cc(p);

@@ -716,6 +716,11 @@ impl<'a, 'll> Gen<'a, 'll> {
                 _ => self.call_math(m, is_f64, &ops)?,
             },
             ScalarOp::Select => b.build_select(n(0), ops[1], ops[2], "").map_err(bug)?,
+            ScalarOp::Fma => self.intrinsic(
+                "llvm.fma",
+                &[ty0.ok_or("fma without operands")?],
+                &[ops[0].into(), ops[1].into(), ops[2].into()],
+            )?,
             ScalarOp::Cmp => {
                 let p = Predicate::of(ctx, op).ok_or("cmp without a valid predicate")?;
                 if is_float {
