@@ -1520,7 +1520,7 @@ def _batch_norm_inference(b, node, a):
     """Batch norm with running statistics, as PyTorch's CPU kernel computes
     it: per channel `alpha = weight / sqrt(var + eps)` and `beta = bias -
     mean * alpha` (in `float` for half-precision inputs), then `x * alpha +
-    beta`. Translated here rather than decomposed in the trace: every traced
+    beta`, the two multiply-adds fused. Translated here rather than decomposed in the trace: every traced
     op costs the first call a millisecond of fake-tensor dispatch, and a
     network has dozens of these."""
     metas = out_metas(node)
@@ -1548,14 +1548,14 @@ def _batch_norm_inference(b, node, a):
     alpha = b.op1("tensor.div", [b.full(1.0, calc), std], None, (c,), calc)
     if weight is not None:
         alpha = b.op1("tensor.mul", [alpha, weight], None, (c,), calc)
-    shifted = b.op1("tensor.mul", [mean, alpha], None, (c,), calc)
-    beta = b.op1("tensor.sub", [bias, shifted], None, (c,), calc) if bias is not None else \
-        b.op1("tensor.neg", [shifted], None, (c,), calc)
+    # (Eager's C++ compiler fuses both multiply-adds: `bias - mean·alpha` and
+    # `x·alpha + beta` are each rounded once.)
+    neg_mean = b.op1("tensor.neg", [mean], None, (c,), calc)
+    beta = b.op1("tensor.fma", [neg_mean, alpha, bias if bias is not None else b.full(0.0, calc)], None, (c,), calc)
     bshape = [1, c] + [1] * (x.rank - 2)
     alpha = b.op1("view.reshape", [alpha], {"shape": bshape}, bshape, calc)
     beta = b.op1("view.reshape", [beta], {"shape": bshape}, bshape, calc)
-    y = b.op1("tensor.mul", [b.cast(x, calc), alpha], None, x.shape, calc)
-    y = b.op1("tensor.add", [y, beta], None, x.shape, calc)
+    y = b.op1("tensor.fma", [b.cast(x, calc), alpha, beta], None, x.shape, calc)
     return [b.cast(y, dtype), b.full(0.0, d1, s1), b.full(0.0, d2, s2)]
 
 

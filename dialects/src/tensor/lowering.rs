@@ -944,8 +944,8 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
                     let w = convert(s, w, acc)?;
                     let b = s.load(a[2], ivs)?;
                     let b = convert(s, b, acc)?;
-                    let yw = s.mul(y, w)?;
-                    y = s.add(yw, b)?;
+                    // (PyTorch's kernel fuses this multiply-add.)
+                    y = s.fma(y, w, b)?;
                 }
                 s.store_as(y, o, &idx)
             })
