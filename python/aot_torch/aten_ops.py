@@ -185,9 +185,9 @@ def _hard_gate(b: Builder, x: Value, shape, calc) -> Value:
 # and a CNN has one activation per layer.
 @_reg(aten.silu.default)
 def _silu(b, node, a):
+    # (`x / (1 + exp(-x))`, as eager's kernel: `tensor.silu`.)
     x, shape, dtype, calc = _activation_operand(b, node, a)
-    s = b.op1("tensor.sigmoid", [x], None, shape, calc)
-    return b.cast(b.op1("tensor.mul", [x, s], None, shape, calc), dtype)
+    return b.cast(b.op1("tensor.silu", [x], None, shape, calc), dtype)
 
 
 @_reg(aten.hardswish.default)

@@ -935,6 +935,7 @@ OPS = {
     "tensor.tan": _u(torch.tan),
     "tensor.tanh": _u(torch.tanh),
     "tensor.sigmoid": _u(torch.sigmoid),
+    "tensor.silu": _u(torch.nn.functional.silu),
     "tensor.erf": _u(torch.erf),
     "tensor.gelu": lambda ops, a, r: F.gelu(ops[0], approximate=a.get("approximate", "none")),
     "tensor.clamp": _clamp,

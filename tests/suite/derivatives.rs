@@ -66,6 +66,7 @@ fn cases() -> Vec<Case> {
         "tensor.tan",
         "tensor.tanh",
         "tensor.sigmoid",
+        "tensor.silu",
         "tensor.relu",
         "tensor.erf",
         "tensor.sign",

@@ -309,6 +309,28 @@ fn sigmoid_rule(c: &mut VjpCtx<'_, '_>) -> R {
     })
 }
 
+pub fn silu(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(silu_rule)
+}
+
+fn silu_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's SiluBackward: g·s·(1 + x·(1 - s)), s = sigmoid(x), its
+    // multiply-add fused by the C++ compiler. (Not the chain rule through
+    // x / (1 + e^-x): e^-x overflows for x below -88 and 0·inf is NaN.)
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let one = c.scalar(1.0, e);
+    let s = c.unary("tensor.sigmoid", x)?;
+    let d = c.sub(one, s)?;
+    let t = c.op1("tensor.fma", &[x, d, one], &[])?;
+    let gs = c.mul(g, s)?;
+    let r = c.mul(gs, t)?;
+    Ok(c.grads([Some(r)]))
+}
+
 pub fn erf(c: &mut VjpCtx<'_, '_>) -> R {
     // 2/√π · exp(-x²)
     unary_with(c, |c, x, _| {

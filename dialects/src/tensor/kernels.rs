@@ -274,6 +274,9 @@ pub fn tanh(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| 1.0 / (1.0 + (-x).exp()), |x| x)
 }
+pub fn silu(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, |x| x / (1.0 + (-x).exp()), |x| x)
+}
 pub fn relu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| if x.is_nan() { x } else { x.max(0.0) }, |x| x.max(0))
 }

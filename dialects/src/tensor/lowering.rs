@@ -198,6 +198,17 @@ pub fn sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     })
 }
 
+pub fn silu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let one = s.const_f(1.0, e);
+        let n = s.un(Unary::Neg, w[0])?;
+        let ex = s.math(MathFn::Exp, &[n])?;
+        let d = s.add(one, ex)?;
+        s.div(w[0], d)
+    })
+}
+
 pub fn relu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| {
         let e = s.elem_of(w[0])?;
@@ -232,8 +243,8 @@ pub fn gelu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
             let k = s.const_f(0.044715, e);
             let x2 = s.mul(x, x)?;
             let x3 = s.mul(x2, x)?;
-            let kx3 = s.mul(k, x3)?;
-            let inner = s.add(x, kx3)?;
+            // (PyTorch's kernel fuses x + κ·x³.)
+            let inner = s.fma(k, x3, x)?;
             let ci = s.mul(c, inner)?;
             s.math(MathFn::Tanh, &[ci])?
         } else {

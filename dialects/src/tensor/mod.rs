@@ -1062,6 +1062,21 @@ op!(
     vjp = d::sigmoid,
     lower = &Pointwise(l::sigmoid)
 );
+// PyTorch's CPU SiLU divides by `1 + exp(-x)` (`x · sigmoid(x)` rounds
+// the sigmoid first: a unit in the last place off in a quarter of the
+// elements), and its backward has its own formula.
+op!(
+    "tensor.silu",
+    "Elementwise SiLU x / (1 + e^-x), as PyTorch's CPU kernel computes it",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::silu,
+    vjp = d::silu,
+    lower = &Pointwise(l::silu)
+);
 op!(
     ReluOp::NAME,
     "Elementwise max(x, 0)",

@@ -60,7 +60,7 @@ func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tens
 
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
-// CHECK-COUNT-21: : tensor<3xf32>
+// CHECK-COUNT-22: : tensor<3xf32>
 // CHECK: tensor.gelu %arg0 {approximate = "tanh"} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {max = 1.0, min = -1.0} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {min = 0} : tensor<3xf32>
@@ -83,6 +83,7 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %9 = tensor.cos %x : tensor<3xf32>
   %10 = tensor.tanh %x : tensor<3xf32>
   %11 = tensor.sigmoid %x : tensor<3xf32>
+  %45 = tensor.silu %x : tensor<3xf32>
   %12 = tensor.relu %x : tensor<3xf32>
   %13 = tensor.erf %x : tensor<3xf32>
   %14 = tensor.sign %x : tensor<3xf32>
