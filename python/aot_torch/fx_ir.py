@@ -160,6 +160,31 @@ def _index_copy_(x, dim, index, source):
     return aten.copy_.default(x, _index_copy(x, dim, index, source))
 
 
+def _addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    # beta·self + alpha·Σ_b batch1[b] @ batch2[b]; with beta = 0 `self` is
+    # not read (its NaN do not propagate), as in eager.
+    total = aten.sum.dim_IntList(aten.bmm.default(batch1, batch2), [0])
+    if alpha != 1:
+        total = aten.mul.Tensor(total, alpha)
+    if beta == 0:
+        return aten.expand.default(total, self.shape).clone() if total.shape != self.shape else total
+    return aten.add.Tensor(aten.mul.Tensor(self, beta) if beta != 1 else self, total)
+
+
+def _addr(self, vec1, vec2, *, beta=1, alpha=1):
+    # Eager's kernel: beta·self + (alpha·vec1)·vec2 per element, the last
+    # multiply-add fused (`addcmul` is translated as one); with beta = 0,
+    # (alpha·vec1)·vec2 alone, `self` not read.
+    col = aten.unsqueeze.default(vec1, 1)
+    if alpha != 1:
+        col = aten.mul.Tensor(col, alpha)
+    row = aten.unsqueeze.default(vec2, 0)
+    if beta == 0:
+        return aten.expand.default(aten.mul.Tensor(col, row), self.shape).clone()
+    base = aten.mul.Tensor(self, beta) if beta != 1 else self
+    return aten.addcmul.default(aten.expand.default(base, (vec1.shape[0], vec2.shape[0])), col, row)
+
+
 def _eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
     # (torch._refs' eye compares uint8 ranges, a dtype the IR does not have.)
     m = n if m is None else m
@@ -394,6 +419,7 @@ def _build_decompositions():
         aten.repeat,
         # Composites of catalogue ops (upstream compiles them the same way).
         aten.linalg_vector_norm,
+        aten.addmv,
         aten.linspace, aten.logspace,
         aten.index_fill, aten.index_fill_,
         # Weight normalization (`nn.utils.weight_norm`: wav2vec2's
@@ -431,6 +457,8 @@ def _build_decompositions():
         get_decompositions([aten._scaled_dot_product_flash_attention_for_cpu])[
             aten._scaled_dot_product_flash_attention_for_cpu.default])
     eager_derivatives.install(table)
+    table[aten.addbmm.default] = _addbmm
+    table[aten.addr.default] = _addr
     table[aten.eye.default] = _eye
     table[aten.eye.m] = _eye
     table[aten.nan_to_num.default] = _nan_to_num
@@ -462,14 +490,10 @@ DECOMPOSITIONS = _build_decompositions()
 
 
 def _late_decompositions(table):
-    """`table` and the translator with the ops registered after this
-    module's import: Dynamo writes `addcmul_(t1, t2, value=v)` and `add_(x,
-    alpha=tensor)` with Inductor's `prims.fma` (in optimizers' steps), which
-    exists once Dynamo has imported `torch._inductor.inductor_prims`; it is
-    translated (`aten_ops._prims_fma`), not decomposed."""
-    fma = getattr(torch.ops.prims, "fma", None)
-    if fma is not None and fma.default not in ATEN_TO_IR:
-        ATEN_TO_IR[fma.default] = aten_ops._prims_fma
+    """`table` with the ops registered after this module's import (none
+    need a decomposition today: Inductor's `prims.fma`, which Dynamo writes
+    in optimizers' steps once it has imported `torch._inductor.
+    inductor_prims`, is translated: `_lookup`)."""
     return table
 
 
@@ -1047,6 +1071,10 @@ def _lookup(target):
     fn = ATEN_TO_IR.get(target)
     if fn is None and isinstance(target, torch._ops.OpOverload):
         fn = ATEN_TO_IR.get(target.overloadpacket)
+        if fn is None and target.namespace == "prims" and target.__name__ == "fma.default":
+            # (Registered by Inductor after import: not in the table, which
+            # `aot_torch.coverage` lists.)
+            fn = aten_ops._prims_fma
     return fn
 
 

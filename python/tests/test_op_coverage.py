@@ -8,6 +8,7 @@ otherwise than the IR does, `scatter` and the gates of the recurrent
 cells."""
 
 import logging
+import math
 
 import pytest
 import torch
@@ -83,6 +84,13 @@ CASES = {
     "one_hot_by_scatter_": lambda x: torch.zeros(4, 5).scatter_(1, x.argmax(1, keepdim=True), 1.0) * x,
     "lstm_gru_cells": lambda x: _CELLS(x),
     "layer_norm_without_bias": lambda x: F.layer_norm(x, (5,), torch.linspace(0.5, 2.0, 5), None),
+    # (Products with scaled accumulators: `addr` is eager's fused
+    # beta·self + (alpha·v1)·v2; with beta = 0, `self`'s NaN are not read.)
+    "addmv": lambda x: torch.addmv(x[:, 0], x, x[0], beta=0.5, alpha=-2),
+    "addr": lambda x: torch.addr(x, x[:, 0], x[0], beta=0.2, alpha=3),
+    "addr_beta0": lambda x: torch.addr(torch.full((4, 5), math.nan), x[:, 0], x[0], beta=0),
+    "addbmm": lambda x: torch.addbmm(x[:2, :2], x.reshape(2, 2, 5), x.reshape(2, 5, 2), beta=-1, alpha=0.5),
+    "addbmm_beta0": lambda x: torch.addbmm(torch.full((2, 2), math.nan), x.reshape(2, 2, 5), x.reshape(2, 5, 2), beta=0),
 }
 
 
