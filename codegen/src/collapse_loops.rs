@@ -42,7 +42,11 @@ use rustc_hash::FxHashSet;
 
 /// Innermost loops with at least this many iterations are left alone: they
 /// fill the vector lanes already, and their kernels keep their shape.
-pub const COLLAPSE_BELOW: i64 = 16;
+/// Shorter ones absorb their parents where the addresses allow: a 32×32
+/// feature map's 32-iteration rows never reached the math strips (64
+/// iterations, `cranelift::vector::strip`), so SiLU and sigmoid over a
+/// CNN's activations ran on four lanes (`[8, 96, 32, 32]`: 0.95 → 0.70 ms).
+pub const COLLAPSE_BELOW: i64 = 1024;
 
 /// What the pass did.
 #[derive(Default, Debug, Clone, Copy)]

@@ -3,7 +3,7 @@
 
 // STATS:      CollapseLoops
 // STATS-NEXT:   (S) 1 num-unit-loops
-// STATS-NEXT:   (S) 2 num-collapsed
+// STATS-NEXT:   (S) 3 num-collapsed
 
 /// A 2x2 image plane is one loop of four (contiguous in both buffers); the
 /// per-channel bias varies along the channel loop but not the plane, so
@@ -75,13 +75,29 @@ func.func @unit(%x: tensor<4x1x3xf32>) -> tensor<4x1x3xf32> {
 
 // -----
 
-/// An innermost loop long enough to fill the lanes keeps its nest; so does
+/// An innermost loop of 1024 iterations or more keeps its nest; so does
 /// the kernel's split loop (the runtime divides it across threads).
 // CHECK-LABEL: func.func @long
 // CHECK:         loop.for %{{.*}} = 0 to 4 parallel {
 // CHECK-NEXT:      loop.for %{{.*}} = 0 to 2 {
-// CHECK-NEXT:        loop.for %{{.*}} = 0 to 16 {
-func.func @long(%x: tensor<4x2x16xf32>) -> tensor<4x2x16xf32> {
-  %0 = tensor.exp %x : tensor<4x2x16xf32>
-  return %0 : tensor<4x2x16xf32>
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 1024 {
+func.func @long(%x: tensor<4x2x1024xf32>) -> tensor<4x2x1024xf32> {
+  %0 = tensor.exp %x : tensor<4x2x1024xf32>
+  return %0 : tensor<4x2x1024xf32>
+}
+
+// -----
+
+/// A shorter one (a 32×32 feature map's rows) absorbs its parent: one loop
+/// of 32·32 iterations, long enough for the math strips (64 iterations
+/// each) that a 32-iteration row never started; that loop is then long
+/// enough to keep its own parent.
+// CHECK-LABEL: func.func @rows
+// CHECK:         loop.for %{{.*}} = 0 to 4 parallel {
+// CHECK-NEXT:      loop.for %{{.*}} = 0 to 2 {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 1024 {
+// CHECK-NOT:           loop.for
+func.func @rows(%x: tensor<4x2x32x32xf32>) -> tensor<4x2x32x32xf32> {
+  %0 = tensor.exp %x : tensor<4x2x32x32xf32>
+  return %0 : tensor<4x2x32x32xf32>
 }
