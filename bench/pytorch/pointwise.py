@@ -5,8 +5,9 @@ and eager, side by side in one process (PyTorch's default threads).
 
 Per kernel: the best of `reps` batches of `calls` calls, after 5 warm-up
 calls, in ms per call, and the largest difference from eager's values.
-The shapes are a ViT MLP's activation (8 x 197 x 768) and an attention
-score block (64 x 64 x 64).
+The shapes are a ViT MLP's activation (8 x 197 x 768), an attention
+score block (64 x 64 x 64) and a CNN's activation map (8 x 96 x 32 x 32:
+rows of 32, SiLU after a batch norm as in EfficientNet).
 """
 import argparse
 import time
@@ -23,12 +24,19 @@ a = p.parse_args()
 
 act = torch.randn(8, 197, 768, generator=torch.Generator().manual_seed(0))
 scores = torch.randn(64, 64, 64, generator=torch.Generator().manual_seed(1))
+fmap = torch.randn(8, 96, 32, 32, generator=torch.Generator().manual_seed(2))
+scale = torch.rand(1, 96, 1, 1, generator=torch.Generator().manual_seed(3)) + 0.5
+shift = torch.randn(1, 96, 1, 1, generator=torch.Generator().manual_seed(4))
 cases = [
     ("gelu", lambda x: F.gelu(x), act),
     ("gelu (tanh)", lambda x: F.gelu(x, approximate="tanh"), act),
     ("erf", torch.erf, act),
     ("silu", F.silu, act),
     ("softmax(-1)", lambda x: torch.softmax(x, -1), scores),
+    ("silu", F.silu, fmap),
+    ("sigmoid", torch.sigmoid, fmap),
+    ("exp", torch.exp, fmap),
+    ("scale, shift, silu", lambda x: F.silu(x * scale + shift), fmap),
 ]
 
 
