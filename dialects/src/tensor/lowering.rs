@@ -187,26 +187,23 @@ pub fn reciprocal(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     })
 }
 
+/// `num / (1 + e^-x)`, the logistic function's form in PyTorch's kernels
+/// (`num` is 1 for the sigmoid, `x` for SiLU).
+fn over_logistic_denominator(s: &mut Scalars<'_, '_>, x: Value, silu: bool) -> R {
+    let e = s.elem_of(x)?;
+    let one = s.const_f(1.0, e);
+    let n = s.un(Unary::Neg, x)?;
+    let ex = s.math(MathFn::Exp, &[n])?;
+    let d = s.add(one, ex)?;
+    s.div(if silu { x } else { one }, d)
+}
+
 pub fn sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    arith(s, op, v, &|s, w| {
-        let e = s.elem_of(w[0])?;
-        let one = s.const_f(1.0, e);
-        let n = s.un(Unary::Neg, w[0])?;
-        let ex = s.math(MathFn::Exp, &[n])?;
-        let d = s.add(one, ex)?;
-        s.div(one, d)
-    })
+    arith(s, op, v, &|s, w| over_logistic_denominator(s, w[0], false))
 }
 
 pub fn silu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    arith(s, op, v, &|s, w| {
-        let e = s.elem_of(w[0])?;
-        let one = s.const_f(1.0, e);
-        let n = s.un(Unary::Neg, w[0])?;
-        let ex = s.math(MathFn::Exp, &[n])?;
-        let d = s.add(one, ex)?;
-        s.div(w[0], d)
-    })
+    arith(s, op, v, &|s, w| over_logistic_denominator(s, w[0], true))
 }
 
 pub fn relu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
