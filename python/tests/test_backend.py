@@ -965,10 +965,12 @@ def test_fused_multiply_adds_round_as_eager(name, dtype):
             torch.testing.assert_close(g, e, **tol)
 
 
-def test_a_compiled_sgd_step_gives_eager_parameters_bit_for_bit():
+@pytest.mark.parametrize("foreach", [False, True], ids=["per_tensor", "foreach"])
+def test_a_compiled_sgd_step_gives_eager_parameters_bit_for_bit(foreach):
     """SGD with momentum, dampening and weight decay writes `add_(…, alpha=)`
-    (eager: one fused multiply-add each): a compiled step gives eager's
-    parameters and momentum buffers exactly, step after step."""
+    (eager: one fused multiply-add each; the `_foreach_` form is the same
+    ops per tensor): a compiled step gives eager's parameters and momentum
+    buffers exactly, step after step."""
     gen = torch.Generator().manual_seed(0)
     params = [torch.randn(4099, generator=gen), torch.randn(64, 33, generator=gen)]
     grads = [torch.randn(p.shape, generator=gen) for p in params]
@@ -977,14 +979,19 @@ def test_a_compiled_sgd_step_gives_eager_parameters_bit_for_bit():
         ps = [p.clone().requires_grad_() for p in params]
         for p, g in zip(ps, grads):
             p.grad = g.clone()
-        opt = torch.optim.SGD(ps, lr=0.03, momentum=0.9, dampening=0.1, weight_decay=1e-2, foreach=False)
+        opt = torch.optim.SGD(ps, lr=0.03, momentum=0.9, dampening=0.1, weight_decay=1e-2, foreach=foreach)
         step = torch.compile(opt.step, backend="aot") if compiled else opt.step
         for _ in range(3):
             step()
         return ps, [opt.state[p]["momentum_buffer"] for p in ps]
 
     torch._dynamo.reset()
-    got, want = run(True), run(False)
+    before = dict(stats)
+    got = run(True)
+    assert stats["compiled"] > before.get("compiled", 0)
+    assert stats["fallback_regions"] == before.get("fallback_regions", 0), "aot ran every region"
+    assert stats["fallback_ops"] == before.get("fallback_ops", 0), "aot ran every op"
+    want = run(False)
     for a, b in zip(got[0] + got[1], want[0] + want[1]):
         assert torch.equal(a, b), (a - b).abs().max()
 
