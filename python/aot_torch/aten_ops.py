@@ -790,6 +790,8 @@ def _reduce(irname: str):
             x = b.cast(x, a["dtype"])
         if irname == "tensor.mean" and not _is_float(x.dtype):
             raise Reject("mean of integer dtype %s" % x.dtype)
+        if x.dtype == torch.bool and irname in ("tensor.sum", "tensor.prod"):
+            x = b.cast(x, torch.int64)
         dims = [_norm_dim(d, x.rank) for d in _dims(a)]
         attrs = {"dims": dims, "keepdim": _flag(a.get("keepdim", False))}
         return b.op1(irname, [x], attrs, shape, dtype)
@@ -799,6 +801,8 @@ def _reduce(irname: str):
 
 ATEN_TO_IR[aten.sum.default] = _reduce("tensor.sum")
 ATEN_TO_IR[aten.sum.dim_IntList] = _reduce("tensor.sum")
+ATEN_TO_IR[aten.prod.default] = _reduce("tensor.prod")
+ATEN_TO_IR[aten.prod.dim_int] = _reduce("tensor.prod")
 ATEN_TO_IR[aten.mean.default] = _reduce("tensor.mean")
 ATEN_TO_IR[aten.mean.dim] = _reduce("tensor.mean")
 ATEN_TO_IR[aten.amax.default] = _reduce("tensor.amax")

@@ -86,6 +86,12 @@ CASES = {
     "layer_norm_without_bias": lambda x: F.layer_norm(x, (5,), torch.linspace(0.5, 2.0, 5), None),
     # (Products with scaled accumulators: `addr` is eager's fused
     # beta·self + (alpha·v1)·v2; with beta = 0, `self`'s NaN are not read.)
+    # (A product with one zero in a row and two in another: eager's gradient
+    # rule for each count of zeros.)
+    "prod": lambda x: x.prod(1) + torch.prod(x[:2]),
+    "prod_zeros": lambda x: torch.where(torch.tensor([[1, 0, 1, 1, 1], [0, 1, 0, 1, 1], [1] * 5, [1] * 5]) > 0, x,
+                                        0.0).prod(1, keepdim=True) * 2,
+    "prod_int_dtype": lambda x: (x > 0).prod(0) + (x * 3).to(torch.int32).prod(1, dtype=torch.int64).sum() + x,
     "addmv": lambda x: torch.addmv(x[:, 0], x, x[0], beta=0.5, alpha=-2),
     "addr": lambda x: torch.addr(x, x[:, 0], x[0], beta=0.2, alpha=3),
     "addr_beta0": lambda x: torch.addr(torch.full((4, 5), math.nan), x[:, 0], x[0], beta=0),

@@ -631,6 +631,18 @@ def _sum(x, dims, keep):
     return torch.sum(x) if dims is None else torch.sum(x, dim=dims, keepdim=keep)
 
 
+def _prod(x, dims, keep):
+    # (torch.prod takes one dim: each in turn, kept, then squeezed.)
+    if dims is None or len(dims) == 0:
+        r = torch.prod(x)
+        return r.reshape([1] * x.dim()) if keep else r
+    dims = sorted(d % x.dim() for d in dims)
+    r = x
+    for d in dims:
+        r = torch.prod(r, dim=d, keepdim=True)
+    return r if keep else r.squeeze(dims)
+
+
 def _mean(x, dims, keep):
     return torch.mean(x) if dims is None else torch.mean(x, dim=dims, keepdim=keep)
 
@@ -942,6 +954,7 @@ OPS = {
     "tensor.cast": _cast,
     # reductions
     "tensor.sum": _reduce(_sum),
+    "tensor.prod": _reduce(_prod),
     "tensor.mean": _reduce(_mean),
     "tensor.amax": _reduce(_amax),
     "tensor.amin": _reduce(_amin),

@@ -507,6 +507,40 @@ pub fn mean(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+/// `prod`, PyTorch's rule without dividing by a zero: in a group with no
+/// zero, `g · (y / x)`; with one zero, `g` times the product of the others
+/// at the zero and 0 elsewhere; with more, 0.
+pub fn prod(c: &mut VjpCtx<'_, '_>) -> R {
+    if !c.need(0) || !c.elem(c.x(0))?.is_float() {
+        return Ok(c.grads([]));
+    }
+    let (x, y) = (c.x(0), c.y(0));
+    let xs = c.shape(x)?;
+    let e = c.elem(x)?;
+    let (ge, dims, keep) = unreduce(c)?;
+    let dl: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let (zero, one) = (c.scalar(0.0, e), c.scalar(1.0, e));
+    let is_zero = c.op1("tensor.eq", &[x, zero], &[])?;
+    let nonzero = c.select(is_zero, one, x)?;
+    let dims_attr = c.rw.i64_list_attr(&dl);
+    let keepdim = c.rw.unit_attr();
+    let others = c.op1("tensor.prod", &[nonzero], &[("dims", dims_attr), ("keepdim", keepdim)])?;
+    let others = c.expand_to(others, &xs)?;
+    let zf = c.cast(is_zero, e)?;
+    let count = c.sum(zf, &dl, true)?;
+    let count = c.expand_to(count, &xs)?;
+    let yk = c.reshape(y, &keep)?;
+    let yk = c.expand_to(yk, &xs)?;
+    let no_zero = c.div(yk, nonzero)?;
+    let at_zero = c.select(is_zero, others, zero)?;
+    let none = c.op1("tensor.eq", &[count, zero], &[])?;
+    let single = c.op1("tensor.eq", &[count, one], &[])?;
+    let d = c.select(single, at_zero, zero)?;
+    let d = c.select(none, no_zero, d)?;
+    let r = c.mul(ge, d)?;
+    Ok(c.grads([Some(r)]))
+}
+
 /// `amax`/`amin`: the gradient split evenly among the elements equal to the result.
 pub fn amax(c: &mut VjpCtx<'_, '_>) -> R {
     if !c.need(0) {

@@ -401,6 +401,25 @@ pub fn sum(k: &mut KernelCtx<'_>) -> KernelResult {
     }
 }
 
+pub fn prod(k: &mut KernelCtx<'_>) -> KernelResult {
+    let r = reduce_setup(k)?;
+    let x = k.input(0);
+    let rt = k.result_type(0)?;
+    if x.dtype().is_float() {
+        let mut acc = vec![1.0f64; r.out_numel];
+        for (v, &o) in x.read_f64().into_iter().zip(&r.map) {
+            acc[o] *= v;
+        }
+        out1(k.new_f64(rt.elem, &r.out_shape, &acc))
+    } else {
+        let mut acc = vec![1i64; r.out_numel];
+        for (v, &o) in x.read_i64().into_iter().zip(&r.map) {
+            acc[o] = acc[o].wrapping_mul(v);
+        }
+        out1(k.new_i64(rt.elem, &r.out_shape, &acc))
+    }
+}
+
 pub fn mean(k: &mut KernelCtx<'_>) -> KernelResult {
     let r = reduce_setup(k)?;
     let x = k.input(0);

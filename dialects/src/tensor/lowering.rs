@@ -517,6 +517,21 @@ pub fn sum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     reduction_kernel(lc, "sum", red, &|s, r, x, kept| sum_of(s, r, x, kept, acc, &|_, v| Ok(v)))
 }
 
+pub fn prod(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    let red = reduce_attrs(lc)?;
+    let acc = compute_elem(lc.result_type(0)?.elem);
+    reduction_kernel(lc, "prod", red, &|s, r, x, kept| {
+        let one = s.constant(1.0, acc);
+        let out = reduce_nest(s, &r.red_shape, &[one], &mut |s, red, c| {
+            let idx = r.input_index(kept, red);
+            let v = s.load(x, &idx)?;
+            let v = convert(s, v, acc)?;
+            Ok(vec![s.mul(c[0], v)?])
+        })?;
+        Ok(out[0])
+    })
+}
+
 fn group(r: &Reduction) -> i64 {
     r.red_shape.iter().product()
 }

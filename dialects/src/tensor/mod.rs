@@ -1187,6 +1187,19 @@ op!(
     lower = &Lower(l::mean)
 );
 op!(
+    "tensor.prod",
+    "Product over dims (all when empty); integers wrap, i1 and integers give i64",
+    PDS,
+    ONE,
+    ONE,
+    REDUCE_ATTRS,
+    Some(infer_sum),
+    k::prod,
+    vjp = d::prod,
+    class = OpClass::Reduction,
+    lower = &Lower(l::prod)
+);
+op!(
     AmaxOp::NAME,
     "Maximum over dims (all when empty)",
     PDS,
