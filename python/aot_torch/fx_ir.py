@@ -185,6 +185,15 @@ def _addr(self, vec1, vec2, *, beta=1, alpha=1):
     return aten.addcmul.default(aten.expand.default(base, (vec1.shape[0], vec2.shape[0])), col, row)
 
 
+def _rrelu_with_noise(self, noise, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    # Outside training, eager's `rrelu` is a leaky ReLU whose slope is the
+    # mean of the bounds (in double, as eager computes it); the random
+    # slopes of training stay PyTorch's.
+    if training:
+        return NotImplemented
+    return aten.leaky_relu.default(self, (float(lower) + float(upper)) / 2)
+
+
 def _eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
     # (torch._refs' eye compares uint8 ranges, a dtype the IR does not have.)
     m = n if m is None else m
@@ -459,6 +468,7 @@ def _build_decompositions():
     eager_derivatives.install(table)
     table[aten.addbmm.default] = _addbmm
     table[aten.addr.default] = _addr
+    table[aten.rrelu_with_noise.default] = _rrelu_with_noise
     table[aten.eye.default] = _eye
     table[aten.eye.m] = _eye
     table[aten.nan_to_num.default] = _nan_to_num

@@ -92,6 +92,7 @@ CASES = {
     "prod_zeros": lambda x: torch.where(torch.tensor([[1, 0, 1, 1, 1], [0, 1, 0, 1, 1], [1] * 5, [1] * 5]) > 0, x,
                                         0.0).prod(1, keepdim=True) * 2,
     "prod_int_dtype": lambda x: (x > 0).prod(0) + (x * 3).to(torch.int32).prod(1, dtype=torch.int64).sum() + x,
+    "rrelu_eval": lambda x: F.rrelu(x, 0.1, 0.3, training=False),
     "addmv": lambda x: torch.addmv(x[:, 0], x, x[0], beta=0.5, alpha=-2),
     "addr": lambda x: torch.addr(x, x[:, 0], x[0], beta=0.2, alpha=3),
     "addr_beta0": lambda x: torch.addr(torch.full((4, 5), math.nan), x[:, 0], x[0], beta=0),
