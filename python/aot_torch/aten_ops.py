@@ -168,7 +168,7 @@ def _activation_operand(b: Builder, node: Node, a):
     shape, dtype = out_meta(node)
     if not _is_float(dtype):
         raise Reject("%s of integer dtype %s" % (node.target, dtype))
-    calc = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    calc = _calc_dtype(dtype)
     return b.cast(b.value(a["self"]), calc), shape, dtype, calc
 
 
@@ -339,25 +339,12 @@ def _lerp(b: Builder, node: Node, a) -> Value:
     return b.cast(b.op1("tensor.fma", [coeff, diff, base], None, shape, calc), dtype)
 
 
-def _in_place(functional):
-    """An in-place op as its functional value copied into `self` (the node's
-    result is `self`, so the value is computed in its dtype)."""
-
-    def fn(b: Builder, node: Node, a):
-        x = b.value(a["self"])
-        b.op("mut.copy_", [x, b.cast(functional(b, node, a), x.dtype)])
-        b.mutate(x)
-        return x
-
-    return fn
-
-
+# (Their in-place forms, `_inplace_via_copy`, are registered with the
+# other in-place ops below.)
 for _name, _fn in (("addcmul", _addcmul), ("addcdiv", _addcdiv)):
     ATEN_TO_IR[getattr(aten, _name).default] = _fn
-    ATEN_TO_IR[getattr(aten, _name + "_").default] = _in_place(_fn)
 for _ov in ("Scalar", "Tensor"):
     ATEN_TO_IR[getattr(aten.lerp, _ov)] = _lerp
-    ATEN_TO_IR[getattr(aten.lerp_, _ov)] = _in_place(_lerp)
 
 
 def _prims_fma(b: Builder, node: Node, a):
@@ -1533,7 +1520,7 @@ def _batch_norm_inference(b, node, a):
     if x.rank < 2 or not _is_float(x.dtype):
         raise Reject("batch norm of a %d-d %s input" % (x.rank, x.dtype))
     c = x.shape[1]
-    calc = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    calc = _calc_dtype(x.dtype)
     stats = []
     for name in ("running_mean", "running_var", "weight", "bias"):
         t = a.get(name)
@@ -1891,14 +1878,14 @@ def _inplace_binary(mutop: str, irname: str, other: str = "other"):
         ct = result_type(b, a["self"], a[other])
         if irname == "tensor.div" and a.get("rounding_mode") is not None:
             raise Reject("div_ with rounding_mode=%r" % a["rounding_mode"])
-        alpha = a.get("alpha", 1)
-        if ct == x.dtype and x.dtype != torch.bool and alpha is not None and alpha != 1:
+        if ct == x.dtype and x.dtype != torch.bool:
             y = b.operand(a[other], x.dtype)
-            r = _add_scaled(b, x, y, -alpha if irname == "tensor.sub" else alpha, x.shape, x.dtype)
-            b.op("mut.copy_", [x, r])
-        elif ct == x.dtype and x.dtype != torch.bool:
-            y = b.operand(a[other], x.dtype)
-            b.op(mutop, [x, y])
+            alpha = a.get("alpha", 1)
+            if alpha is not None and alpha != 1:
+                r = _add_scaled(b, x, y, -alpha if irname == "tensor.sub" else alpha, x.shape, x.dtype)
+                b.op("mut.copy_", [x, r])
+            else:
+                b.op(mutop, [x, y])
         else:
             # computed in the promoted dtype, then converted by copy_
             r = _functional_in(b, node, a, functional, ct)

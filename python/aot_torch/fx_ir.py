@@ -499,14 +499,6 @@ def _build_decompositions():
 DECOMPOSITIONS = _build_decompositions()
 
 
-def _late_decompositions(table):
-    """`table` with the ops registered after this module's import (none
-    need a decomposition today: Inductor's `prims.fma`, which Dynamo writes
-    in optimizers' steps once it has imported `torch._inductor.
-    inductor_prims`, is translated: `_lookup`)."""
-    return table
-
-
 # ---------------------------------------------------------------------------
 # Tracing
 
@@ -686,7 +678,7 @@ def to_aten(gm: Callable, example_inputs: Sequence[Any],
     from torch.fx import traceback as fx_traceback
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    table = _late_decompositions(DECOMPOSITIONS) if decompositions is None else decompositions
+    table = DECOMPOSITIONS if decompositions is None else decompositions
     fn = gm
     if isinstance(gm, torch.fx.GraphModule):
         annotate_grad_mode(gm)

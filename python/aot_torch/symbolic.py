@@ -237,7 +237,7 @@ def trace(gm: torch.fx.GraphModule, fakes: Sequence[Any], fake_mode) -> torch.fx
     try:
         with torch.set_grad_enabled(torch.is_grad_enabled()), enable_python_dispatcher(), \
                 fx_traceback.preserve_node_meta(), fake_mode:
-            return make_fx(fn, decomposition_table=fx_ir._late_decompositions(fx_ir.DECOMPOSITIONS),
+            return make_fx(fn, decomposition_table=fx_ir.DECOMPOSITIONS,
                            tracing_mode="real")(*fakes)
     finally:
         fake_mode.allow_non_fake_inputs = allowed

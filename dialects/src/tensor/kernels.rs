@@ -382,42 +382,33 @@ fn reduce_setup(k: &KernelCtx<'_>) -> Result<aot_runtime::kernel_util::Reduction
     Ok(reduction(&x.sizes(), &dims, k.attr_flag("keepdim")))
 }
 
-pub fn sum(k: &mut KernelCtx<'_>) -> KernelResult {
+/// A reduction that folds each group from `unit` with `ff` (floats, in
+/// f64) or `fi` (integers, wrapping).
+fn fold_groups(k: &mut KernelCtx<'_>, unit: i64, ff: fn(f64, f64) -> f64, fi: fn(i64, i64) -> i64) -> KernelResult {
     let r = reduce_setup(k)?;
     let x = k.input(0);
     let rt = k.result_type(0)?;
     if x.dtype().is_float() {
-        let mut acc = vec![0.0f64; r.out_numel];
+        let mut acc = vec![unit as f64; r.out_numel];
         for (v, &o) in x.read_f64().into_iter().zip(&r.map) {
-            acc[o] += v;
+            acc[o] = ff(acc[o], v);
         }
         out1(k.new_f64(rt.elem, &r.out_shape, &acc))
     } else {
-        let mut acc = vec![0i64; r.out_numel];
+        let mut acc = vec![unit; r.out_numel];
         for (v, &o) in x.read_i64().into_iter().zip(&r.map) {
-            acc[o] = acc[o].wrapping_add(v);
+            acc[o] = fi(acc[o], v);
         }
         out1(k.new_i64(rt.elem, &r.out_shape, &acc))
     }
 }
 
+pub fn sum(k: &mut KernelCtx<'_>) -> KernelResult {
+    fold_groups(k, 0, |a, v| a + v, i64::wrapping_add)
+}
+
 pub fn prod(k: &mut KernelCtx<'_>) -> KernelResult {
-    let r = reduce_setup(k)?;
-    let x = k.input(0);
-    let rt = k.result_type(0)?;
-    if x.dtype().is_float() {
-        let mut acc = vec![1.0f64; r.out_numel];
-        for (v, &o) in x.read_f64().into_iter().zip(&r.map) {
-            acc[o] *= v;
-        }
-        out1(k.new_f64(rt.elem, &r.out_shape, &acc))
-    } else {
-        let mut acc = vec![1i64; r.out_numel];
-        for (v, &o) in x.read_i64().into_iter().zip(&r.map) {
-            acc[o] = acc[o].wrapping_mul(v);
-        }
-        out1(k.new_i64(rt.elem, &r.out_shape, &acc))
-    }
+    fold_groups(k, 1, |a, v| a * v, i64::wrapping_mul)
 }
 
 pub fn mean(k: &mut KernelCtx<'_>) -> KernelResult {

@@ -495,13 +495,27 @@ fn sum_of(
     acc_elem: ElemType,
     f: &dyn Fn(&mut Scalars<'_, '_>, Value) -> R,
 ) -> R {
-    let zero = s.constant(0.0, acc_elem);
-    let out = reduce_nest(s, &r.red_shape, &[zero], &mut |s, red, c| {
+    fold_of(s, r, x, kept, acc_elem, Binary::Add, f)
+}
+
+/// One output element's group folded from `op`'s unit (0 for a sum, 1 for
+/// a product), each input element converted and mapped by `f` first.
+fn fold_of(
+    s: &mut Scalars<'_, '_>,
+    r: &Reduction,
+    x: Value,
+    kept: &[Value],
+    acc_elem: ElemType,
+    op: Binary,
+    f: &dyn Fn(&mut Scalars<'_, '_>, Value) -> R,
+) -> R {
+    let unit = s.constant(if op == Binary::Mul { 1.0 } else { 0.0 }, acc_elem);
+    let out = reduce_nest(s, &r.red_shape, &[unit], &mut |s, red, c| {
         let idx = r.input_index(kept, red);
         let v = s.load(x, &idx)?;
         let v = convert(s, v, acc_elem)?;
         let v = f(s, v)?;
-        Ok(vec![s.add(c[0], v)?])
+        Ok(vec![s.bin(op, c[0], v)?])
     })?;
     Ok(out[0])
 }
@@ -520,16 +534,7 @@ pub fn sum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 pub fn prod(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let red = reduce_attrs(lc)?;
     let acc = compute_elem(lc.result_type(0)?.elem);
-    reduction_kernel(lc, "prod", red, &|s, r, x, kept| {
-        let one = s.constant(1.0, acc);
-        let out = reduce_nest(s, &r.red_shape, &[one], &mut |s, red, c| {
-            let idx = r.input_index(kept, red);
-            let v = s.load(x, &idx)?;
-            let v = convert(s, v, acc)?;
-            Ok(vec![s.mul(c[0], v)?])
-        })?;
-        Ok(out[0])
-    })
+    reduction_kernel(lc, "prod", red, &|s, r, x, kept| fold_of(s, r, x, kept, acc, Binary::Mul, &|_, v| Ok(v)))
 }
 
 fn group(r: &Reduction) -> i64 {
