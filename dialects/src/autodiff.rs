@@ -167,6 +167,16 @@ impl<'a, 'c> VjpCtx<'a, 'c> {
         self.op1("tensor.where", &[c, a, b], &[])
     }
 
+    /// The value of `v` when it is a constant fill (`tensor.full`): rules
+    /// whose eager formula takes a number (an exponent) use it as one.
+    pub fn constant(&self, v: Value) -> Option<f64> {
+        let op = self.rw.defining_op(v)?;
+        if self.rw.op_name(op) != "tensor.full" {
+            return None;
+        }
+        self.rw.attr_f64(op, "value")
+    }
+
     /// A rank-0 constant of `elem`.
     pub fn scalar(&mut self, v: f64, elem: ElemType) -> Value {
         self.full(&[], elem, v)

@@ -172,13 +172,6 @@ def _activation_operand(b: Builder, node: Node, a):
     return b.cast(b.value(a["self"]), calc), shape, dtype, calc
 
 
-def _hard_gate(b: Builder, x: Value, shape, calc) -> Value:
-    """`clamp(clamp(x + 3, min=0), max=6)`, as upstream writes it."""
-    y = b.op1("tensor.add", [x, b.full(3, calc)], None, shape, calc)
-    y = b.op1("tensor.clamp", [y], {"min": 0.0}, shape, calc)
-    return b.op1("tensor.clamp", [y], {"max": 6.0}, shape, calc)
-
-
 # The activations below are written here, with the ops of upstream's
 # decompositions in their order, rather than decomposed in the trace: each
 # traced op costs a first call about a millisecond of fake-tensor dispatch,
@@ -192,16 +185,15 @@ def _silu(b, node, a):
 
 @_reg(aten.hardswish.default)
 def _hardswish(b, node, a):
+    # (`tensor.hardswish`: eager's values and its own derivative.)
     x, shape, dtype, calc = _activation_operand(b, node, a)
-    y = b.op1("tensor.mul", [x, _hard_gate(b, x, shape, calc)], None, shape, calc)
-    return b.cast(b.op1("tensor.div", [y, b.full(6, calc)], None, shape, calc), dtype)
+    return b.cast(b.op1("tensor.hardswish", [x], None, shape, calc), dtype)
 
 
 @_reg(aten.hardsigmoid.default)
 def _hardsigmoid(b, node, a):
     x, shape, dtype, calc = _activation_operand(b, node, a)
-    y = _hard_gate(b, x, shape, calc)
-    return b.cast(b.op1("tensor.div", [y, b.full(6, calc)], None, shape, calc), dtype)
+    return b.cast(b.op1("tensor.hardsigmoid", [x], None, shape, calc), dtype)
 
 
 def _binary(irname: str, other: str = "other", swap: bool = False, rounding_mode=None):
@@ -454,6 +446,9 @@ def _pow_by_scalar(b, node, a):
         return _pow_tensor_scalar(b, node, a)
     x = b.operand(x_node, dtype)
     e = float(e)
+    if dtype != torch.bfloat16:
+        # (One op: its derivative is eager's `g · (k · x ** (k - 1))`.)
+        return b.op1("tensor.pow_scalar", [x], {"exponent": e}, shape, dtype)
     if e in (2.0, 3.0, -2.0):
         sq = b.op1("tensor.mul", [x, x], None, shape, dtype)
         if e == 3.0:

@@ -29,6 +29,7 @@ import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND as KIND
 from torch._prims_common import REDUCTION_OUTPUT_TYPE_KIND, reduction_dtypes
 from torch._prims_common.wrappers import elementwise_type_promotion_wrapper as promoting
+from torch._decomp.decompositions import pw_cast_for_opmath as _pw_cast_for_opmath
 
 aten = torch.ops.aten
 
@@ -85,13 +86,54 @@ def _xlogy(a, b):
 
 @promoting(type_promoting_args=("self",), type_promotion_kind=KIND.INT_TO_FLOAT)
 def _logit(self, eps=None):
-    lo, hi = (-1.0, 2.0) if eps is None else (eps, 1 - eps)
-    x = torch.where(self < lo, lo, torch.where(self > hi, hi, self))
+    if eps is None:
+        # Outside [0, 1] both the value and eager's derivative are NaN
+        # (`self · NaN` gives both; a NaN input fails the test and stays
+        # NaN through the logarithm).
+        outside = (self < 0) | (self > 1)
+        x = torch.where(outside, 0.5, self)
+    else:
+        outside = None
+        x = torch.where(self < eps, eps, torch.where(self > 1 - eps, 1 - eps, self))
     # At 0 and 1, eager's derivative is ±infinity (`g / (x (1 - x))`),
     # which `log(x) - log1p(-x)` gives; elsewhere the value is upstream's.
     edge = torch.mul(x, torch.sub(1, x)) == 0
     safe = torch.where(edge, 0.5, x)
-    return torch.where(edge, torch.log(x) - torch.log1p(-x), torch.log(torch.true_divide(safe, torch.sub(1, safe))))
+    y = torch.where(edge, torch.log(x) - torch.log1p(-x), torch.log(torch.true_divide(safe, torch.sub(1, safe))))
+    if outside is None:
+        return y
+    # (`self` selected first: the NaN factor's derivative must not reach
+    # the elements inside, as `0 · NaN` would.)
+    return torch.where(outside, torch.where(outside, self, 0.5) * math.nan, y)
+
+
+def _loss_reduction(loss, reduction):
+    from torch._decomp.decompositions import apply_loss_reduction
+
+    return apply_loss_reduction(loss, reduction)
+
+
+@_pw_cast_for_opmath
+def _smooth_l1_loss(self, target, reduction=1, beta=1.0):
+    # Upstream's, with the quadratic branch evaluated at 0 where it is not
+    # taken: an infinite difference's derivative is ±1/n, as eager's, not
+    # `0 · inf`. A NaN difference takes the quadratic branch, as in eager's
+    # backward (`x < -beta` and `x > beta` both fail): NaN, not 0.
+    if beta == 0.0:
+        return _loss_reduction((self - target).abs(), reduction)
+    loss = (self - target).abs()
+    small = torch.logical_not(loss >= beta)
+    safe = torch.where(small, loss, 0.0)
+    return _loss_reduction(torch.where(small, 0.5 * safe**2 / beta, loss - 0.5 * beta), reduction)
+
+
+@promoting(type_promoting_args=("self", "target"), type_promotion_kind=KIND.DEFAULT)
+def _huber_loss(self, target, reduction=1, delta=1.0):
+    # (As `_smooth_l1_loss`.)
+    z = (self - target).abs()
+    small = torch.logical_not(z >= delta)
+    safe = torch.where(small, z, 0.0)
+    return _loss_reduction(torch.where(small, 0.5 * safe * safe, delta * (z - 0.5 * delta)), reduction)
 
 
 @promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
@@ -131,6 +173,8 @@ def install(table):
     for ov in (aten.xlogy.Tensor, aten.xlogy.Scalar_Self, aten.xlogy.Scalar_Other):
         table[ov] = _xlogy
     table[aten.logit.default] = _logit
+    table[aten.smooth_l1_loss.default] = _smooth_l1_loss
+    table[aten.huber_loss.default] = _huber_loss
     table[aten.softplus.default] = _softplus
     table[aten.elu.default] = _elu
     table[aten.celu.default] = _celu

@@ -52,6 +52,20 @@ fn cases() -> Vec<Case> {
     v.push(c("tensor.div", vec![F(&[3, 1]), Pos(&[4])], ""));
     v.push(c("tensor.pow", vec![Pos(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.pow", vec![Pos(&[4]), F(&[])], ""));
+    // The special exponents, one without, and 1 (whose derivative takes x⁰).
+    for k in [
+        "{exponent = 3.0}",
+        "{exponent = 2.0}",
+        "{exponent = 0.5}",
+        "{exponent = -0.5}",
+        "{exponent = -1.0}",
+        "{exponent = -2.0}",
+        "{exponent = 2.5}",
+        "{exponent = 1.0}",
+    ] {
+        v.push(c("tensor.pow_scalar", vec![Pos(&[2, 3])], k));
+    }
+    v.push(c("tensor.pow_scalar", vec![F(&[4])], "{exponent = 3.0}"));
     v.push(c("tensor.where", vec![B(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.where", vec![B(&[3]), F(&[2, 3]), F(&[1, 3])], ""));
     v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
@@ -67,6 +81,8 @@ fn cases() -> Vec<Case> {
         "tensor.tanh",
         "tensor.sigmoid",
         "tensor.silu",
+        "tensor.hardswish",
+        "tensor.hardsigmoid",
         "tensor.relu",
         "tensor.erf",
         "tensor.sign",

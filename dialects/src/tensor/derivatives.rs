@@ -111,9 +111,15 @@ pub fn pow(c: &mut VjpCtx<'_, '_>) -> R {
     let e = c.elem(a)?;
     let zero = c.scalar(0.0, e);
     let da = if c.need(0) {
-        // g · b · a^(b-1), zero where b == 0.
-        let one = c.scalar(1.0, e);
-        let bm1 = c.sub(b, one)?;
+        // g · b · a^(b-1), zero where b == 0. A constant exponent stays
+        // one (eager's `pow(x, b - 1)` with a number: `x²` is `x·x`).
+        let bm1 = match c.constant(b) {
+            Some(k) if c.shape(b)?.is_empty() => c.scalar(k - 1.0, c.elem(b)?),
+            _ => {
+                let one = c.scalar(1.0, e);
+                c.sub(b, one)?
+            }
+        };
         let p = c.op1("tensor.pow", &[a, bm1], &[])?;
         let t = c.mul(b, p)?;
         let t = c.mul(g, t)?;
@@ -286,12 +292,14 @@ pub fn tanh(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 fn tanh_rule(c: &mut VjpCtx<'_, '_>) -> R {
-    // 1 - y²
+    // 1 - y², its multiply-add fused as in eager's kernel (the C++
+    // compiler contracts `1 - y*y`; in the saturated tails the difference
+    // is many units in the last place of the result).
     unary_with(c, |c, _, y| {
         let e = c.elem(y)?;
         let one = c.scalar(1.0, e);
-        let y2 = c.mul(y, y)?;
-        c.sub(one, y2)
+        let ny = c.neg(y)?;
+        c.op1("tensor.fma", &[ny, y, one], &[])
     })
 }
 
@@ -328,6 +336,70 @@ fn silu_rule(c: &mut VjpCtx<'_, '_>) -> R {
     let t = c.op1("tensor.fma", &[x, d, one], &[])?;
     let gs = c.mul(g, s)?;
     let r = c.mul(gs, t)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn pow_scalar(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's pow_backward: 0 for the exponent 0, else
+    // g · (k · x ** (k - 1)), the power with the same special cases.
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let k = c.attrs().f64("exponent").ok_or_else(|| c.err("no exponent"))?;
+    if k == 0.0 {
+        let z = c.zeros_like(x)?;
+        return Ok(c.grads([Some(z)]));
+    }
+    let a = c.rw.f64_attr(k - 1.0);
+    let p = c.op1("tensor.pow_scalar", &[x], &[("exponent", a)])?;
+    let t = c.scale(p, k)?;
+    let r = c.mul(g, t)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn hardswish(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(hardswish_rule)
+}
+
+fn hardswish_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's HardswishBackward: 0 for x <= -3, g·(x/3 + 1/2) below 3,
+    // else g (a NaN input fails both tests and takes the last branch).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let (three, half, zero) = (c.scalar(3.0, e), c.scalar(0.5, e), c.scalar(0.0, e));
+    let neg_three = c.scalar(-3.0, e);
+    let slope = c.div(x, three)?;
+    let slope = c.add(slope, half)?;
+    let mid = c.mul(g, slope)?;
+    let below = c.op1("tensor.lt", &[x, three], &[])?;
+    let upper = c.select(below, mid, g)?;
+    let low = c.op1("tensor.le", &[x, neg_three], &[])?;
+    let r = c.select(low, zero, upper)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn hardsigmoid(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(hardsigmoid_rule)
+}
+
+fn hardsigmoid_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's HardsigmoidBackward: g · (1/6) strictly inside (-3, 3),
+    // else 0; its 1/6 is the f32 constant in every dtype (f64 included).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let (three, neg_three, zero) = (c.scalar(3.0, e), c.scalar(-3.0, e), c.scalar(0.0, e));
+    let inner = c.scale(g, f64::from(1.0f32 / 6.0))?;
+    let below = c.op1("tensor.lt", &[x, three], &[])?;
+    let above = c.op1("tensor.gt", &[x, neg_three], &[])?;
+    let t = c.select(below, inner, zero)?;
+    let r = c.select(above, t, zero)?;
     Ok(c.grads([Some(r)]))
 }
 

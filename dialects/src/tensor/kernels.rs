@@ -277,6 +277,32 @@ pub fn sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn silu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| x / (1.0 + (-x).exp()), |x| x)
 }
+/// `x ** k` with PyTorch's special exponents (a root keeps the sign of -0).
+pub fn pow_scalar_f64(x: f64, k: f64) -> f64 {
+    match k {
+        2.0 => x * x,
+        3.0 => x * x * x,
+        0.5 => x.sqrt(),
+        -0.5 => 1.0 / x.sqrt(),
+        -1.0 => 1.0 / x,
+        -2.0 => 1.0 / (x * x),
+        _ => x.powf(k),
+    }
+}
+pub fn pow_scalar(k: &mut KernelCtx<'_>) -> KernelResult {
+    let e = k.attr_f64_opt("exponent").ok_or("tensor.pow_scalar: no exponent")?;
+    unary(k, |x| pow_scalar_f64(x, e), |x| x)
+}
+/// `min(max(x + 3, 0), 6)`, NaN staying NaN.
+fn hard_gate(x: f64) -> f64 {
+    nan_min(nan_max(x + 3.0, 0.0), 6.0)
+}
+pub fn hardswish(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, |x| x * hard_gate(x) / 6.0, |x| x)
+}
+pub fn hardsigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, |x| hard_gate(x) / 6.0, |x| x)
+}
 pub fn relu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| if x.is_nan() { x } else { x.max(0.0) }, |x| x.max(0))
 }

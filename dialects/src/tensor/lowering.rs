@@ -206,6 +206,63 @@ pub fn silu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| over_logistic_denominator(s, w[0], true))
 }
 
+/// `x ** k`: PyTorch's special cases as its kernel computes them, else `pow`.
+pub fn pow_scalar(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    let k = s.ctx().attr_f64(op, "exponent").ok_or("tensor.pow_scalar: no exponent")?;
+    arith(s, op, v, &|s, w| {
+        let (x, e) = (w[0], s.elem_of(w[0])?);
+        match k {
+            2.0 => s.mul(x, x),
+            3.0 => {
+                let sq = s.mul(x, x)?;
+                s.mul(sq, x)
+            }
+            0.5 => s.un(Unary::Sqrt, x),
+            -0.5 => s.un(Unary::Rsqrt, x),
+            -1.0 | -2.0 => {
+                let d = if k == -2.0 { s.mul(x, x)? } else { x };
+                let one = s.const_f(1.0, e);
+                s.div(one, d)
+            }
+            1.0 => Ok(x),
+            _ => {
+                let c = s.const_f(k, e);
+                s.math(MathFn::Pow, &[x, c])
+            }
+        }
+    })
+}
+
+/// `min(max(x + 3, 0), 6)` as `tensor.clamp` computes it.
+fn hard_gate(s: &mut Scalars<'_, '_>, x: Value) -> R {
+    let e = s.elem_of(x)?;
+    let three = s.const_f(3.0, e);
+    let t = s.add(x, three)?;
+    let zero = s.const_f(0.0, e);
+    let t = s.bin(Binary::Max, t, zero)?;
+    let six = s.const_f(6.0, e);
+    s.bin(Binary::Min, t, six)
+}
+
+pub fn hardswish(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let t = hard_gate(s, w[0])?;
+        let p = s.mul(w[0], t)?;
+        let six = s.const_f(6.0, e);
+        s.div(p, six)
+    })
+}
+
+pub fn hardsigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let e = s.elem_of(w[0])?;
+        let t = hard_gate(s, w[0])?;
+        let six = s.const_f(6.0, e);
+        s.div(t, six)
+    })
+}
+
 pub fn relu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| {
         let e = s.elem_of(w[0])?;

@@ -1077,6 +1077,51 @@ op!(
     vjp = d::silu,
     lower = &Pointwise(l::silu)
 );
+// `x ** k` for a number `k` (ATen's `pow.Tensor_Scalar`): PyTorch's CPU
+// kernel computes the exponents 2, 3, 0.5, -0.5, -1 and -2 as products,
+// roots and quotients, and its derivative is `g · (k · x ** (k - 1))` with
+// the same special cases, which the chain rule through `x·x·x` rounds
+// otherwise.
+op!(
+    "tensor.pow_scalar",
+    "Elementwise x ** exponent for a number, with PyTorch's special cases (x·x for 2, x·x·x for 3, sqrt, 1/sqrt, 1/x, 1/(x·x)) and derivative",
+    EW,
+    ONE,
+    ONE,
+    &[AttrSpec::required("exponent", AttrKind::F64)],
+    Some(infer_unary_float),
+    k::pow_scalar,
+    vjp = d::pow_scalar,
+    lower = &Pointwise(l::pow_scalar)
+);
+// PyTorch's hard activations: the values as its kernels compute them
+// (`x · min(max(x + 3, 0), 6) / 6`), and its own backward formulas, which
+// the chain rule through that expression rounds otherwise (and gives NaN
+// where eager's comparisons send a NaN input to the linear branch).
+op!(
+    "tensor.hardswish",
+    "Elementwise x · min(max(x + 3, 0), 6) / 6, with PyTorch's derivative",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::hardswish,
+    vjp = d::hardswish,
+    lower = &Pointwise(l::hardswish)
+);
+op!(
+    "tensor.hardsigmoid",
+    "Elementwise min(max(x + 3, 0), 6) / 6, with PyTorch's derivative",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::hardsigmoid,
+    vjp = d::hardsigmoid,
+    lower = &Pointwise(l::hardsigmoid)
+);
 op!(
     ReluOp::NAME,
     "Elementwise max(x, 0)",

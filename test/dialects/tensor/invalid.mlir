@@ -495,3 +495,27 @@ func.func @size_value_integer_ratio() -> tensor<i64> {
   %0 = tensor.size_value {size = array<i64: 3>, numerator = 1.0} : tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+func.func @pow_scalar_int(%x: tensor<2xi64>) {
+  // expected-error@+1 {{'tensor.pow_scalar' op this op requires a floating point element type, got i64}}
+  %0 = tensor.pow_scalar %x {exponent = 2.0} : tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @pow_scalar_no_exponent(%x: tensor<2xf32>) {
+  // expected-error@+1 {{'tensor.pow_scalar' op requires attribute 'exponent'}}
+  %0 = tensor.pow_scalar %x : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @hardswish_int(%x: tensor<2xi32>) {
+  // expected-error@+1 {{'tensor.hardswish' op this op requires a floating point element type, got i32}}
+  %0 = tensor.hardswish %x : tensor<2xi32>
+  return
+}

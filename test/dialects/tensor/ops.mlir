@@ -60,10 +60,12 @@ func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tens
 
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
-// CHECK-COUNT-22: : tensor<3xf32>
+// CHECK-COUNT-24: : tensor<3xf32>
 // CHECK: tensor.gelu %arg0 {approximate = "tanh"} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {max = 1.0, min = -1.0} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {min = 0} : tensor<3xf32>
+// CHECK: tensor.pow_scalar %arg0 {exponent = 3.0} : tensor<3xf32>
+// CHECK: tensor.pow_scalar %arg0 {exponent = -0.5} : tensor<3xf32>
 // CHECK: tensor.neg %arg1 : tensor<3xi32>
 func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %0 = tensor.neg %x : tensor<3xf32>
@@ -84,6 +86,8 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %10 = tensor.tanh %x : tensor<3xf32>
   %11 = tensor.sigmoid %x : tensor<3xf32>
   %45 = tensor.silu %x : tensor<3xf32>
+  %46 = tensor.hardswish %x : tensor<3xf32>
+  %47 = tensor.hardsigmoid %x : tensor<3xf32>
   %12 = tensor.relu %x : tensor<3xf32>
   %13 = tensor.erf %x : tensor<3xf32>
   %14 = tensor.sign %x : tensor<3xf32>
@@ -91,6 +95,8 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %16 = tensor.gelu %x {approximate = "tanh"} : tensor<3xf32>
   %17 = tensor.clamp %x {min = -1.0, max = 1.0} : tensor<3xf32>
   %18 = tensor.clamp %x {min = 0 : i64} : tensor<3xf32>
+  %48 = tensor.pow_scalar %x {exponent = 3.0} : tensor<3xf32>
+  %49 = tensor.pow_scalar %x {exponent = -0.5} : tensor<3xf32>
   %19 = tensor.neg %i : tensor<3xi32>
   return
 }

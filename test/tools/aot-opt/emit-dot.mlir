@@ -29,12 +29,13 @@
 
 /// The default partition saves tanh's result (the backward uses it) and
 /// does not recompute it; what the backward takes from saved values alone
-/// (tanh's derivative, 1 - t²) is marked.
+/// (tanh's derivative, 1 - t² as one multiply-add of -t and t) is marked.
 // DEF:        label="func @step\nforward (default partition): 2 saved
 // DEF:        [[T:op[0-9]+]] [label="tensor.tanh\n4x8xf32\nsaved #{{[0-9]}}, 128 B", style="rounded,filled", fillcolor="#cfe2f3", color="#c0392b", penwidth=3];
 // DEF:        label="func @step_backward\nbackward of @step"
 // DEF-NOT:    label="tensor.tanh
-// DEF:        [label="tensor.mul\n4x8xf32\nfrom saved values", style="rounded,filled,diagonals"
+// DEF:        [label="tensor.neg\n4x8xf32\nfrom saved values", style="rounded,filled,diagonals"
+// DEF:        [label="tensor.fma\n4x8xf32\nfrom saved values", style="rounded,filled,diagonals"
 // DEF-NOT:    label="tensor.tanh
 // DEF:        [[T]] -> v{{[0-9]+}} [color="#c0392b", fontcolor="#c0392b", penwidth=2.5, style=bold, label="saved #{{[0-9]}}\n128 B"];
 
