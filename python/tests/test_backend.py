@@ -1147,17 +1147,40 @@ def test_pow_by_a_number_has_eagers_gradient(k, dtype):
         torch.testing.assert_close(grad, want_grad)
 
 
+_EAGER_ORDER = {
+    # op, inputs (a generator -> tensor), whether the compiled values must
+    # agree everywhere (else the gradients are compared where they do)
+    "tanh": (torch.tanh, lambda g, dt: torch.randn(4096, generator=g, dtype=dt) * 3),
+    "sigmoid": (torch.sigmoid, lambda g, dt: torch.randn(4096, generator=g, dtype=dt) * 3),
+    "sqrt": (torch.sqrt, lambda g, dt: torch.rand(4096, generator=g, dtype=dt) * 9 + 0.01),
+    # (Quarters: the row means are exact, so the gradients compare bit for
+    # bit; the variances do not.)
+    "var": (lambda x: x.var(-1), lambda g, dt: torch.randint(-16, 16, (4, 1024), generator=g).to(dt) / 4),
+}
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_tanh_gradient_fuses_one_minus_square(dtype):
-    """Eager's tanh backward is `g·(1 - y²)` with `1 - y·y` one fused
-    multiply-add (the C++ compiler contracts it): in the saturated tails
-    that is many units in the last place apart from the rounded square
-    (70% of the gradients differed, up to 2e-4 relative). Where the two
-    tanh values agree, the gradients now agree bit for bit."""
+@pytest.mark.parametrize("name", sorted(_EAGER_ORDER))
+def test_derivatives_round_in_eagers_order(name, dtype):
+    """Derivatives are eager's formulas with eager's roundings: `tanh`'s
+    `g·(1 - y²)` with `1 - y·y` one fused multiply-add (the C++ compiler
+    contracts it; 70% of the gradients differed, up to 2e-4 relative in
+    the saturated tails), `sigmoid`'s `(g·(1 - y))·y` (`g·(y·(1 - y))` had
+    a third an ulp off), `sqrt`'s `g / (2y)` (not `g·(1/y)·0.5`), `var`'s
+    `((2/dof)·g)·(x - mean)`. Where the compiled and eager values agree,
+    the gradients agree bit for bit (the values differ where eager's
+    vector math library rounds otherwise than aot's functions)."""
+    f, make = _EAGER_ORDER[name]
     gen = torch.Generator().manual_seed(3)
-    x = torch.randn(4096, generator=gen, dtype=dtype) * 3
-    g = torch.randn(x.shape, generator=gen, dtype=dtype)
-    got, grad, want, want_grad = _values_and_grads(torch.tanh, x, g)
+    x = make(gen, dtype)
+    g = torch.randn(f(x).shape, generator=gen, dtype=dtype)
+    got, grad, want, want_grad = _values_and_grads(f, x, g)
+    if name == "var":
+        # (The variances themselves are summed in another order than
+        # eager's Welford; the gradient reads only the exact means.)
+        torch.testing.assert_close(got, want)
+        assert torch.equal(grad, want_grad)
+        return
     same = got == want
     assert same.float().mean() > 0.8
     assert torch.equal(grad[same], want_grad[same])

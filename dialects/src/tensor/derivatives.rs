@@ -242,11 +242,14 @@ pub fn log1p(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn sqrt(c: &mut VjpCtx<'_, '_>) -> R {
-    // g / (2 y)
-    unary_with(c, |c, _, y| {
-        let r = c.unary("tensor.reciprocal", y)?;
-        c.scale(r, 0.5)
-    })
+    // g / (2 y), one division as eager's (`g · (1/y · 0.5)` rounds twice).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, y) = (c.g()?, c.y(0));
+    let two_y = c.scale(y, 2.0)?;
+    let r = c.div(g, two_y)?;
+    Ok(c.grads([Some(r)]))
 }
 
 pub fn rsqrt(c: &mut VjpCtx<'_, '_>) -> R {
@@ -308,13 +311,18 @@ pub fn sigmoid(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 fn sigmoid_rule(c: &mut VjpCtx<'_, '_>) -> R {
-    // y (1 - y)
-    unary_with(c, |c, _, y| {
-        let e = c.elem(y)?;
-        let one = c.scalar(1.0, e);
-        let d = c.sub(one, y)?;
-        c.mul(y, d)
-    })
+    // (g (1 - y)) y, multiplied in eager's order (`g · (y (1 - y))` rounds
+    // otherwise: a third of the gradients an ulp off).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, y) = (c.g()?, c.y(0));
+    let e = c.elem(y)?;
+    let one = c.scalar(1.0, e);
+    let d = c.sub(one, y)?;
+    let t = c.mul(g, d)?;
+    let r = c.mul(t, y)?;
+    Ok(c.grads([Some(r)]))
 }
 
 pub fn silu(c: &mut VjpCtx<'_, '_>) -> R {
@@ -647,9 +655,10 @@ pub fn var(c: &mut VjpCtx<'_, '_>) -> R {
     let k = c.rw.unit_attr();
     let m = c.op1("tensor.mean", &[x], &[("dims", dl), ("keepdim", k)])?;
     let d = c.sub(x, m)?;
-    let r = c.mul(ge, d)?;
+    // ((2 / dof) · g) · (x - mean), multiplied in eager's order.
     let dof = aot_ir::sym::sub(n, correction).map_err(|e| c.err(e.to_string()))?;
-    let r = c.scale_by_size(r, 2.0, dof)?;
+    let scaled = c.scale_by_size(ge, 2.0, dof)?;
+    let r = c.mul(scaled, d)?;
     Ok(c.grads([Some(r)]))
 }
 
