@@ -54,7 +54,10 @@ def _vector_norm(upstream):
             x = torch.abs(x)
         s = torch.sum(torch.pow(x, ord), dim=dims, keepdim=keepdim)
         zero = s == 0
-        root = torch.pow(torch.where(zero, 1.0, s), 1.0 / ord)
+        safe = torch.where(zero, 1.0, s)
+        # (The 2-norm as a root: its derivative `g / (2n)` times `2x` is
+        # eager's `x · (g / n)` bit for bit.)
+        root = torch.sqrt(safe) if ord == 2 else torch.pow(safe, 1.0 / ord)
         return torch.where(zero, 0.0, root).to(result)
 
     decomposition.__name__ = "vector_norm"

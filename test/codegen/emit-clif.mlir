@@ -196,3 +196,18 @@ func.func @fused(%x: tensor<64xf32>, %y: tensor<64xf32>, %z: tensor<f32>) -> ten
   %0 = tensor.fma %x, %z, %y : tensor<64xf32>, tensor<f32>, tensor<64xf32> -> tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+/// A test of the column against the row (a causal mask: the column is
+/// the vectorized loop's induction variable, the row uniform in it) has
+/// lanes: each lane compares its own iteration's index, and the masked
+/// scores' maximum runs four columns at a time.
+// CHECK:       ; function @causal_attention
+// CHECK:       ; kernel attention_softmax_{{[0-9]+}}
+// CHECK:         load.f32x4
+// CHECK-COUNT-4: icmp sgt
+// CHECK:         bitselect
+// CHECK-NEXT:    fmax.f32x4
+func.func @causal_attention(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %o:2 = tensor.attention %q, %k, %v {causal} : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32> -> (tensor<2x16x8xf32>, tensor<2x16xf32>)
+  return %o#0 : tensor<2x16x8xf32>
+}

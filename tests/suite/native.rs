@@ -410,3 +410,44 @@ fn gelu_signed_zero_keeps_the_tails_sign() {
         }
     }
 }
+
+/// An attention whose scores outgrow a core's L2 runs in batch chunks
+/// (two here: 16 items of 160×160 f32 scores, 1.6 MB), each item computed
+/// as the unchunked kernels compute it: every item's output and
+/// log-sum-exp are, bit for bit, those of the same attention compiled for
+/// that item alone (causal: the row kernel's test of the column against
+/// the row runs in lanes).
+#[test]
+fn chunked_attention_gives_each_items_bits() {
+    let (b, h, l, e) = (2usize, 8usize, 160usize, 16usize);
+    let ty = |b: usize, h: usize| format!("tensor<{b}x{h}x{l}x{e}xf32>");
+    let program = |b: usize, h: usize| {
+        let t = ty(b, h);
+        format!(
+            "func.func @f(%q: {t}, %k: {t}, %v: {t}) -> ({t}, tensor<{b}x{h}x{l}xf32>) {{\n  %o:2 = tensor.attention %q, %k, %v {{causal}} : {t}, {t}, {t} -> ({t}, tensor<{b}x{h}x{l}xf32>)\n  return %o#0, %o#1 : {t}, tensor<{b}x{h}x{l}xf32>\n}}\n"
+        )
+    };
+    let n = b * h * l * e;
+    let data: Vec<Vec<f64>> = (0..3)
+        .map(|s| (0..n).map(|i| (((i * 7919 + s * 104729) % 2003) as f64 / 1001.0 - 1.0) * 2.0).collect())
+        .collect();
+    let shape = [b as i64, h as i64, l as i64, e as i64];
+    let args: Vec<Tensor> = data.iter().map(|d| Tensor::from_f64(ElemType::F32, &shape, d, ElemType::F32)).collect();
+    let mut whole = compiled(&program(b, h), Backend::CRANELIFT);
+    let outs = whole.call(&args).expect("runs");
+    let (o, lse) = (outs[0].read_f64(), outs[1].read_f64());
+    let mut single = compiled(&program(1, 1), Backend::CRANELIFT);
+    let item = l * e;
+    for (bi, hi) in [(0, 0), (0, 5), (1, 3), (1, 7)] {
+        let at = (bi * h + hi) * item;
+        let one: Vec<Tensor> = data
+            .iter()
+            .map(|d| Tensor::from_f64(ElemType::F32, &[1, 1, l as i64, e as i64], &d[at..at + item], ElemType::F32))
+            .collect();
+        let got = single.call(&one).expect("runs");
+        let (o1, lse1) = (got[0].read_f64(), got[1].read_f64());
+        assert!(o[at..at + item] == o1[..], "item ({bi}, {hi}): outputs differ from the unchunked kernels'");
+        let r = (bi * h + hi) * l;
+        assert!(lse[r..r + l] == lse1[..], "item ({bi}, {hi}): log-sum-exps differ");
+    }
+}

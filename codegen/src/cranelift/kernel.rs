@@ -470,15 +470,7 @@ impl<'a, 'f> Gen<'a, 'f> {
                 if is_float {
                     b.ins().fcmp(float_cc(p), ops[0], ops[1])
                 } else {
-                    let cc = match p {
-                        Predicate::Eq => IntCC::Equal,
-                        Predicate::Ne => IntCC::NotEqual,
-                        Predicate::Lt => IntCC::SignedLessThan,
-                        Predicate::Le => IntCC::SignedLessThanOrEqual,
-                        Predicate::Gt => IntCC::SignedGreaterThan,
-                        Predicate::Ge => IntCC::SignedGreaterThanOrEqual,
-                    };
-                    b.ins().icmp(cc, ops[0], ops[1])
+                    b.ins().icmp(int_cc(p), ops[0], ops[1])
                 }
             }
             ScalarOp::Cast => {
@@ -582,6 +574,19 @@ impl<'a, 'f> Gen<'a, 'f> {
             Some(_) => self.call1(libcalls::F32_TO_F16, Sig::F32ToHalf, &[v])?,
             None => v,
         })
+    }
+}
+
+/// The signed integer condition of a `loop.cmp` predicate, shared by the
+/// scalar and the lane code.
+pub(super) fn int_cc(predicate: Predicate) -> IntCC {
+    match predicate {
+        Predicate::Eq => IntCC::Equal,
+        Predicate::Ne => IntCC::NotEqual,
+        Predicate::Lt => IntCC::SignedLessThan,
+        Predicate::Le => IntCC::SignedLessThanOrEqual,
+        Predicate::Gt => IntCC::SignedGreaterThan,
+        Predicate::Ge => IntCC::SignedGreaterThanOrEqual,
     }
 }
 

@@ -16,12 +16,16 @@
 //!
 //! Lowering: the scores of every row are one batched GEMM into a buffer of
 //! the compute type, one kernel per row scales and masks them and turns
-//! them into probabilities in place (their max, exponentials stored, their
-//! sum, one multiply by its reciprocal: four passes over the row, the
-//! scaled scores never stored), and a second GEMM multiplies them by
-//! the values: three steps where the decomposition took eight (the scaled
-//! copies of q and k, the separate max, the fully-masked-row select, the
-//! copies around them). The gradient recomputes the probabilities from the
+//! them into probabilities in place (their max; the exponentials, stored,
+//! and their sum in one pass; one multiply by its reciprocal: the scaled
+//! scores never stored), and a second GEMM multiplies them by the values:
+//! three steps where the decomposition took eight (the scaled copies of q
+//! and k, the separate max, the fully-masked-row select, the copies around
+//! them). When the scores outgrow about a core's L2, the three steps run
+//! per chunk of batch items (at most eight chunks), so that a chunk's
+//! scores are still in cache for its row kernel and second product; the
+//! gradient's steps likewise. Every item is computed exactly as without
+//! chunks: the same bits. The gradient recomputes the probabilities from the
 //! saved log-sum-exp (one GEMM, one row kernel) and takes four more GEMMs:
 //! `dv = Pᵀ g`, `dP = g vᵀ`, `dS = P ∘ (dP − rowsum(g ∘ out))·scale` in one
 //! row kernel, `dq = dS k`, `dk = dSᵀ q`. Its own derivative is not
@@ -457,6 +461,76 @@ fn each_col(s: &mut Scalars<'_, '_>, row: &[Value], len: i64, dst: Value, f: &mu
     Ok(())
 }
 
+/// Scores per chunk of the forward, in bytes: about a core's L2, so that
+/// the scores a chunk's first product writes are still in cache when its
+/// row kernel and its second product read them.
+const CHUNK_BYTES: i64 = 1 << 20;
+
+/// At most this many chunks (each is a product, a row kernel and a
+/// product; every row kernel is code of its own to compile).
+const MAX_CHUNKS: i64 = 8;
+
+/// The batch ranges (start, length per batch dimension) the forward runs
+/// in turn: one for the whole batch when its scores fit [`CHUNK_BYTES`],
+/// else runs of whole batch items, split along one batch dimension (the
+/// innermost one whose suffix no longer fits), at most [`MAX_CHUNKS`].
+/// Every item is computed as in one run: the products and the row kernel
+/// treat batch items independently, so the results are the same bits.
+fn batch_chunks(d: &Dims, elem_bytes: i64) -> Vec<Vec<(i64, i64)>> {
+    let whole: Vec<(i64, i64)> = d.batch.iter().map(|&n| (0, n)).collect();
+    let item = d.l.saturating_mul(d.s).saturating_mul(elem_bytes).max(1);
+    let items: i64 = d.batch.iter().product();
+    if d.batch.iter().any(|&n| aot_ir::sym::is_symbolic(n) || n <= 0) || items.saturating_mul(item) <= CHUNK_BYTES {
+        return vec![whole];
+    }
+    let per_chunk = (CHUNK_BYTES / item).max(1).max((items + MAX_CHUNKS - 1) / MAX_CHUNKS);
+    // The dimension to split: the outermost k whose suffix product still fits.
+    let mut k = d.batch.len();
+    let mut suffix = 1i64;
+    while k > 0 && suffix.saturating_mul(d.batch[k - 1]) <= per_chunk {
+        k -= 1;
+        suffix *= d.batch[k];
+    }
+    if k == 0 {
+        return vec![whole];
+    }
+    let split = k - 1;
+    let step = (per_chunk / suffix).max(1);
+    let mut chunks = Vec::new();
+    let outer: i64 = d.batch[..split].iter().product();
+    for flat in 0..outer {
+        let mut idx = vec![0i64; split];
+        let mut r = flat;
+        for j in (0..split).rev() {
+            idx[j] = r % d.batch[j];
+            r /= d.batch[j];
+        }
+        let mut start = 0;
+        while start < d.batch[split] {
+            let len = step.min(d.batch[split] - start);
+            let mut c: Vec<(i64, i64)> = idx.iter().map(|&i| (i, 1)).collect();
+            c.push((start, len));
+            c.extend(d.batch[split + 1..].iter().map(|&n| (0, n)));
+            chunks.push(c);
+            start += len;
+        }
+    }
+    chunks
+}
+
+/// The part of buffer `v` ([*B, ...]) in batch ranges `chunk`, a view.
+fn batch_part(lc: &mut LowerCtx<'_, '_>, v: Value, chunk: &[(i64, i64)]) -> Result<Value, String> {
+    let m = lp::memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
+    let (st, off) = lp::layout(&m);
+    let (mut shape, mut offset) = (m.shape.to_vec(), off);
+    for (j, &(start, len)) in chunk.iter().enumerate() {
+        shape[j] = len;
+        offset += start * st[j];
+    }
+    let strides = st.to_vec();
+    lc.view(v, &shape, &strides, offset)
+}
+
 pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (qt, kt, vt) = (lc.operand_type(0)?, lc.operand_type(1)?, lc.operand_type(2)?);
     let d = Dims::of(&qt.shape, &kt.shape, &vt.shape)?;
@@ -466,9 +540,7 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (q, k, v) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
     let (q, k, v) = (lc.as_elem(q, acc)?, lc.as_elem(k, acc)?, lc.as_elem(v, acc)?);
     let kt = transposed(lc, k)?;
-    let p = product(lc, q, kt, &d.scores(), acc)?;
     let lse = lc.alloc(&d.with(&[d.l]), acc);
-    let rows = d.with(&[d.l]);
     let len = d.s;
     // Half precision, as PyTorch's kernel computes it: the exponentials
     // rounded to the storage type and not normalized go into the product
@@ -477,61 +549,78 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     // rounded once. Normalizing before the product, as for f32 and f64,
     // gave another last bit in about one element of eight.
     let half = e != acc;
-    let inv_buf = if half { Some(lc.alloc(&rows, acc)) } else { None };
-    let mut bufs = vec![p, lse];
-    bufs.extend(mask);
-    bufs.extend(inv_buf);
-    lc.kernel("attention_softmax", &bufs, &mut |s, a| {
-        let (p, lse) = (a[0], a[1]);
-        let mask = mask.map(|_| a[2]);
-        let inv_out = inv_buf.map(|_| a[a.len() - 1]);
-        s.nest_flat(&rows, &mut |s, row| {
-            // The masked scores' maximum, each score computed from the raw
-            // product where it is read (twice: here and for its
-            // exponential), so that the row is written once before the sum.
-            let ninf = s.const_f(f64::NEG_INFINITY, acc);
-            let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
-                let at = with_col(row, j);
-                let raw = s.load(p, &at)?;
-                let t = masking.score(s, raw, mask, &at, acc)?;
-                Ok(vec![s.bin(Binary::Max, c[0], t)?])
-            })?[0];
-            // A row of -inf: exp(-inf - 0) = 0 everywhere.
-            let empty = s.cmp(Predicate::Eq, m, ninf)?;
-            let zero = s.const_f(0.0, acc);
-            let shift = s.select(empty, zero, m)?;
-            each_col(s, row, len, p, &mut |s, at| {
-                let raw = s.load(p, at)?;
-                let t = masking.score(s, raw, mask, at, acc)?;
-                let dd = s.sub(t, shift)?;
-                s.math(MathFn::Exp, &[dd])
-            })?;
-            let sum = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
-                let x = s.load(p, &with_col(row, j))?;
-                Ok(vec![s.add(c[0], x)?])
-            })?[0];
-            let lg = s.math(MathFn::Log, &[sum])?;
-            let l = s.add(shift, lg)?;
-            s.store(l, lse, row);
-            let one = s.const_f(1.0, acc);
-            let inv = s.div(one, sum)?;
-            let inv = s.select(empty, zero, inv)?;
-            if let Some(ib) = inv_out {
-                s.store(inv, ib, row);
-                return each_col(s, row, len, p, &mut |s, at| {
-                    let x = s.load(p, at)?;
-                    let r = convert(s, x, e)?;
-                    convert(s, r, acc)
-                });
-            }
-            each_col(s, row, len, p, &mut |s, at| {
-                let x = s.load(p, at)?;
-                s.mul(x, inv)
-            })
-        })
-    })?;
+    let inv_buf = if half { Some(lc.alloc(&d.with(&[d.l]), acc)) } else { None };
     let oshape = d.with(&[d.l, d.ev]);
-    let o = product(lc, p, v, &oshape, acc)?;
+    let o = lc.alloc(&oshape, acc);
+    let elem_bytes = acc.byte_size() as i64;
+    for chunk in batch_chunks(&d, elem_bytes) {
+        let part = |lc: &mut LowerCtx<'_, '_>, v: Value| batch_part(lc, v, &chunk);
+        let (qc, ktc, vc, lsec, oc) = (part(lc, q)?, part(lc, kt)?, part(lc, v)?, part(lc, lse)?, part(lc, o)?);
+        let maskc = match mask {
+            Some(m) => Some(part(lc, m)?),
+            None => None,
+        };
+        let invc = match inv_buf {
+            Some(b) => Some(part(lc, b)?),
+            None => None,
+        };
+        let cd = Dims { batch: chunk.iter().map(|&(_, n)| n).collect(), l: d.l, s: d.s, e: d.e, ev: d.ev };
+        let p = product(lc, qc, ktc, &cd.scores(), acc)?;
+        let rows = cd.with(&[d.l]);
+        let mut bufs = vec![p, lsec];
+        bufs.extend(maskc);
+        bufs.extend(invc);
+        lc.kernel("attention_softmax", &bufs, &mut |s, a| {
+            let (p, lse) = (a[0], a[1]);
+            let mask = maskc.map(|_| a[2]);
+            let inv_out = invc.map(|_| a[a.len() - 1]);
+            s.nest_flat(&rows, &mut |s, row| {
+                // The masked scores' maximum, each score computed from the raw
+                // product where it is read (twice: here and for its
+                // exponential), so that the row is written once before the sum.
+                let ninf = s.const_f(f64::NEG_INFINITY, acc);
+                let m = s.for_loop(0, len, 1, false, &[ninf], &mut |s, j, c| {
+                    let at = with_col(row, j);
+                    let raw = s.load(p, &at)?;
+                    let t = masking.score(s, raw, mask, &at, acc)?;
+                    Ok(vec![s.bin(Binary::Max, c[0], t)?])
+                })?[0];
+                // A row of -inf: exp(-inf - 0) = 0 everywhere.
+                let empty = s.cmp(Predicate::Eq, m, ninf)?;
+                let zero = s.const_f(0.0, acc);
+                let shift = s.select(empty, zero, m)?;
+                // The exponentials, stored, and their sum in the same pass.
+                let sum = s.for_loop(0, len, 1, false, &[zero], &mut |s, j, c| {
+                    let at = with_col(row, j);
+                    let raw = s.load(p, &at)?;
+                    let t = masking.score(s, raw, mask, &at, acc)?;
+                    let dd = s.sub(t, shift)?;
+                    let x = s.math(MathFn::Exp, &[dd])?;
+                    s.store(x, p, &at);
+                    Ok(vec![s.add(c[0], x)?])
+                })?[0];
+                let lg = s.math(MathFn::Log, &[sum])?;
+                let l = s.add(shift, lg)?;
+                s.store(l, lse, row);
+                let one = s.const_f(1.0, acc);
+                let inv = s.div(one, sum)?;
+                let inv = s.select(empty, zero, inv)?;
+                if let Some(ib) = inv_out {
+                    s.store(inv, ib, row);
+                    return each_col(s, row, len, p, &mut |s, at| {
+                        let x = s.load(p, at)?;
+                        let r = convert(s, x, e)?;
+                        convert(s, r, acc)
+                    });
+                }
+                each_col(s, row, len, p, &mut |s, at| {
+                    let x = s.load(p, at)?;
+                    s.mul(x, inv)
+                })
+            })
+        })?;
+        super::lowering::batched_matmul(lc, p, vc, oc, false)?;
+    }
     let out = match inv_buf {
         Some(ib) => {
             let out = lc.alloc(&oshape, e);
@@ -566,61 +655,75 @@ pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     }
     let (g, q, k, v, out) = (ops[0], ops[1], ops[2], ops[3], ops[4]);
     let lse = lc.operand(5)?;
-    // The probabilities again, from the saved log-sum-exp.
     let kt = transposed(lc, k)?;
-    let p = product(lc, q, kt, &d.scores(), acc)?;
-    let rows = d.with(&[d.l]);
-    let len = d.s;
-    let mut bufs = vec![p, lse];
-    bufs.extend(mask);
-    lc.kernel("attention_probs", &bufs, &mut |s, a| {
-        let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
-        s.nest_flat(&rows, &mut |s, row| {
-            let l = s.load(lse, row)?;
-            let ninf = s.const_f(f64::NEG_INFINITY, acc);
-            let empty = s.cmp(Predicate::Eq, l, ninf)?;
-            let zero = s.const_f(0.0, acc);
-            let shift = s.select(empty, zero, l)?;
-            each_col(s, row, len, p, &mut |s, at| {
-                let raw = s.load(p, at)?;
-                let t = masking.score(s, raw, mask, at, acc)?;
-                let dd = s.sub(t, shift)?;
-                s.math(MathFn::Exp, &[dd])
-            })
-        })
-    })?;
-    // dv = Pᵀ g.
-    let pt = transposed(lc, p)?;
-    let dv = product(lc, pt, g, &vt.shape, acc)?;
-    // dP = g vᵀ, then dS = P ∘ (dP − rowsum(g ∘ out))·scale in its place.
     let vtr = transposed(lc, v)?;
-    let ds = product(lc, g, vtr, &d.scores(), acc)?;
+    let (dq, dk, dv) = (lc.alloc(&qt.shape, acc), lc.alloc(&kty.shape, acc), lc.alloc(&vt.shape, acc));
+    let len = d.s;
     let ev = d.ev;
     let scale = masking.scale;
-    lc.kernel("attention_dscores", &[p, ds, g, out], &mut |s, a| {
-        let (p, ds, g, out) = (a[0], a[1], a[2], a[3]);
-        s.nest_flat(&rows, &mut |s, row| {
-            let zero = s.const_f(0.0, acc);
-            let delta = s.for_loop(0, ev, 1, false, &[zero], &mut |s, x, c| {
-                let at = with_col(row, x);
-                let gv = s.load(g, &at)?;
-                let ov = s.load(out, &at)?;
-                let pr = s.mul(gv, ov)?;
-                Ok(vec![s.add(c[0], pr)?])
-            })?[0];
-            let sc = s.const_f(scale, acc);
-            each_col(s, row, len, ds, &mut |s, at| {
-                let dp = s.load(ds, at)?;
-                let pv = s.load(p, at)?;
-                let diff = s.sub(dp, delta)?;
-                let y = s.mul(pv, diff)?;
-                s.mul(y, sc)
+    // In batch chunks, as the forward (each item's gradients are its own).
+    let elem_bytes = acc.byte_size() as i64;
+    for chunk in batch_chunks(&d, elem_bytes) {
+        let part = |lc: &mut LowerCtx<'_, '_>, v: Value| batch_part(lc, v, &chunk);
+        let (gc, qc, kc, ktc, vtc, outc, lsec) =
+            (part(lc, g)?, part(lc, q)?, part(lc, k)?, part(lc, kt)?, part(lc, vtr)?, part(lc, out)?, part(lc, lse)?);
+        let (dqc, dkc, dvc) = (part(lc, dq)?, part(lc, dk)?, part(lc, dv)?);
+        let maskc = match mask {
+            Some(m) => Some(part(lc, m)?),
+            None => None,
+        };
+        let cd = Dims { batch: chunk.iter().map(|&(_, n)| n).collect(), l: d.l, s: d.s, e: d.e, ev: d.ev };
+        let rows = cd.with(&[d.l]);
+        // The probabilities again, from the saved log-sum-exp.
+        let p = product(lc, qc, ktc, &cd.scores(), acc)?;
+        let mut bufs = vec![p, lsec];
+        bufs.extend(maskc);
+        lc.kernel("attention_probs", &bufs, &mut |s, a| {
+            let (p, lse, mask) = (a[0], a[1], a.get(2).copied());
+            s.nest_flat(&rows, &mut |s, row| {
+                let l = s.load(lse, row)?;
+                let ninf = s.const_f(f64::NEG_INFINITY, acc);
+                let empty = s.cmp(Predicate::Eq, l, ninf)?;
+                let zero = s.const_f(0.0, acc);
+                let shift = s.select(empty, zero, l)?;
+                each_col(s, row, len, p, &mut |s, at| {
+                    let raw = s.load(p, at)?;
+                    let t = masking.score(s, raw, mask, at, acc)?;
+                    let dd = s.sub(t, shift)?;
+                    s.math(MathFn::Exp, &[dd])
+                })
             })
-        })
-    })?;
-    let dq = product(lc, ds, k, &qt.shape, acc)?;
-    let dst = transposed(lc, ds)?;
-    let dk = product(lc, dst, q, &kty.shape, acc)?;
+        })?;
+        // dv = Pᵀ g.
+        let pt = transposed(lc, p)?;
+        super::lowering::batched_matmul(lc, pt, gc, dvc, false)?;
+        // dP = g vᵀ, then dS = P ∘ (dP − rowsum(g ∘ out))·scale in its place.
+        let ds = product(lc, gc, vtc, &cd.scores(), acc)?;
+        lc.kernel("attention_dscores", &[p, ds, gc, outc], &mut |s, a| {
+            let (p, ds, g, out) = (a[0], a[1], a[2], a[3]);
+            s.nest_flat(&rows, &mut |s, row| {
+                let zero = s.const_f(0.0, acc);
+                let delta = s.for_loop(0, ev, 1, false, &[zero], &mut |s, x, c| {
+                    let at = with_col(row, x);
+                    let gv = s.load(g, &at)?;
+                    let ov = s.load(out, &at)?;
+                    let pr = s.mul(gv, ov)?;
+                    Ok(vec![s.add(c[0], pr)?])
+                })?[0];
+                let sc = s.const_f(scale, acc);
+                each_col(s, row, len, ds, &mut |s, at| {
+                    let dp = s.load(ds, at)?;
+                    let pv = s.load(p, at)?;
+                    let diff = s.sub(dp, delta)?;
+                    let y = s.mul(pv, diff)?;
+                    s.mul(y, sc)
+                })
+            })
+        })?;
+        super::lowering::batched_matmul(lc, ds, kc, dqc, false)?;
+        let dst = transposed(lc, ds)?;
+        super::lowering::batched_matmul(lc, dst, qc, dkc, false)?;
+    }
     let (dq, dk, dv) = (lc.as_elem(dq, e)?, lc.as_elem(dk, e)?, lc.as_elem(dv, e)?);
     lc.set_result(0, dq);
     lc.set_result(1, dk);

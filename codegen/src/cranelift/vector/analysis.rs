@@ -179,6 +179,11 @@ pub(super) fn classify_block(
                         return None;
                     }
                     Kind::Index
+                } else if index_cmp(ctx, o, iv, kinds) {
+                    // A test on the column (a causal mask): a mask lane per
+                    // iteration, from the induction variable's lanes.
+                    *any_lane = true;
+                    Kind::Lane
                 } else if ks.contains(&Kind::Index) {
                     return None;
                 } else if lane_op(ctx, o) {
@@ -271,6 +276,18 @@ pub(super) fn analyze(ctx: &Context, op: Op) -> Option<Plan> {
         return None;
     }
     any_lane.then_some(Plan { kinds, strides, reductions })
+}
+
+/// An integer comparison of the induction variable `iv` itself with a
+/// uniform value (either side): it has a lane form, each lane comparing
+/// its own iteration's index. (Other index values feed addresses only.)
+pub(super) fn index_cmp(ctx: &Context, o: Op, iv: Value, kinds: &FxHashMap<Value, Kind>) -> bool {
+    if LoopOp::of(ctx, o) != Some(LoopOp::Scalar(ScalarOp::Cmp)) || ctx.num_operands(o) != 2 {
+        return false;
+    }
+    let uniform = |v: Value| kinds.get(&v).copied().unwrap_or(Kind::Uniform) == Kind::Uniform && is_index(ctx, v);
+    let (a, b) = (ctx.operand(o, 0), ctx.operand(o, 1));
+    (a == iv && uniform(b)) || (b == iv && uniform(a))
 }
 
 /// Ops with a lane-wise form on f32 values and masks (and the casts

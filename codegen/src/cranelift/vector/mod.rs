@@ -6,7 +6,9 @@
 //! (or a comparison mask of them, stored as 0/1 bytes) computed from f32
 //! loads, or from bf16 loads through a cast (and cast back before a bf16
 //! store); index values may depend on the induction variable only affinely
-//! and only as addresses. Unit-stride loads and stores move whole vectors;
+//! and only as addresses, but for a comparison of the induction variable
+//! itself with a uniform index (a causal mask's column against its row),
+//! a mask whose lane `k` compares iteration `iv + k`. Unit-stride loads and stores move whole vectors;
 //! others (a slice with a step, a pooling window, a transposed operand)
 //! gather and scatter their four elements one by one, the arithmetic still
 //! in lanes, and only in a loop without nested loops or reductions (those
@@ -35,7 +37,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 mod analysis;
 mod strip;
 
-use analysis::{analyze, constant_operand, is_bf16, is_i1, Kind, Plan, Reduce};
+use analysis::{analyze, constant_operand, is_bf16, is_f32, is_i1, Kind, Plan, Reduce};
 
 pub(super) const LANES: i64 = 4;
 
@@ -114,6 +116,7 @@ impl<'f> Vec4<'_, '_, 'f> {
         if kind == ScalarOp::Cast && (is_bf16(ctx, ctx.operand(op, 0)) || is_bf16(ctx, ctx.result(op, 0))) {
             return self.bf16_cast(op);
         }
+
         let masks = matches!(kind, ScalarOp::Binary(Binary::And | Binary::Or | Binary::Xor) | ScalarOp::Cast);
         let mut ops = Vec::new();
         for (i, v) in ctx.operands(op).enumerate() {
@@ -188,6 +191,27 @@ impl<'f> Vec4<'_, '_, 'f> {
 }
 
 impl Vec4<'_, '_, '_> {
+    /// A comparison of the induction variable with a uniform index (the
+    /// analysis's `index_cmp`): lane `k` compares iteration `iv + k`, the
+    /// scalar `iv` being the first lane's; a mask of all-ones lanes.
+    fn index_cmp(&mut self, op: Op, moving_a: bool) -> Result<cl::Value, Diagnostic> {
+        let ctx = self.g.ctx;
+        let p = Predicate::of(ctx, op).ok_or_else(|| self.g.err(op, "cmp without a valid predicate"))?;
+        let cc = super::kernel::int_cc(p);
+        let (a, b) = (ctx.operand(op, 0), ctx.operand(op, 1));
+        let (xa, xb) = (self.g.val(op, a)?, self.g.val(op, b)?);
+        let mut out = self.ins().iconst(types::I32, 0);
+        out = self.ins().splat(types::I32X4, out);
+        for k in 0..LANES {
+            let (l, r) = if moving_a { (self.ins().iadd_imm_s(xa, k), xb) } else { (xa, self.ins().iadd_imm_s(xb, k)) };
+            let c = self.ins().icmp(cc, l, r);
+            let w = self.ins().uextend(types::I32, c);
+            let m = self.ins().ineg(w);
+            out = self.ins().insertlane(out, m, k as u8);
+        }
+        Ok(out)
+    }
+
     /// `v` as bf16 lanes: its bits zero-extended in I32X4 (a uniform bf16
     /// scalar, an I16, splatted).
     fn bf16_lane(&mut self, v: V) -> cl::Value {
@@ -504,6 +528,12 @@ fn emit_ops(
                 } else {
                     vs.g.b.ins().load(types::F32X4, fl, addr, 0)
                 };
+                vs.vals.insert(ctx.result(o, 0), V::L(v));
+            }
+            (Some(LoopOp::Scalar(ScalarOp::Cmp)), Some(Kind::Lane)) if !is_f32(ctx, ctx.operand(o, 0)) => {
+                // (`analysis::index_cmp`: the induction variable on one side.)
+                let moving_a = plan.kinds.get(&ctx.operand(o, 0)) == Some(&Kind::Index);
+                let v = vs.index_cmp(o, moving_a)?;
                 vs.vals.insert(ctx.result(o, 0), V::L(v));
             }
             (_, Some(Kind::Lane)) => {
