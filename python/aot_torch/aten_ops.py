@@ -762,7 +762,7 @@ def _dims(a, key="dim"):
     return list(d)
 
 
-def _reduce(irname: str):
+def _reduce(irname: str, nan_selects: bool = False):
     NAMED_OPS.add(irname)
 
     def fn(b, node, a):
@@ -776,6 +776,8 @@ def _reduce(irname: str):
             x = b.cast(x, torch.int64)
         dims = [_norm_dim(d, x.rank) for d in _dims(a)]
         attrs = {"dims": dims, "keepdim": _flag(a.get("keepdim", False))}
+        if nan_selects:
+            attrs["nan_selects"] = FLAG
         return b.op1(irname, [x], attrs, shape, dtype)
 
     return fn
@@ -789,8 +791,10 @@ ATEN_TO_IR[aten.mean.default] = _reduce("tensor.mean")
 ATEN_TO_IR[aten.mean.dim] = _reduce("tensor.mean")
 ATEN_TO_IR[aten.amax.default] = _reduce("tensor.amax")
 ATEN_TO_IR[aten.amin.default] = _reduce("tensor.amin")
-ATEN_TO_IR[aten.max.default] = _reduce("tensor.amax")
-ATEN_TO_IR[aten.min.default] = _reduce("tensor.amin")
+# (Eager's `max()`/`min()` give a NaN result's gradient to the NaN elements,
+# `evenly_distribute_backward`; `amax`/`amin` to the equal ones: none.)
+ATEN_TO_IR[aten.max.default] = _reduce("tensor.amax", nan_selects=True)
+ATEN_TO_IR[aten.min.default] = _reduce("tensor.amin", nan_selects=True)
 
 
 def _correction(a) -> int:

@@ -17,7 +17,8 @@ at 0), the translation must make the same one.
 - A NaN input: ``sign`` is 0 there (so ``abs``'s and ``l1_loss``'s
   gradients are 0), ``hardtanh``/``relu6`` pass the gradient (only the
   bounds and beyond zero it), the ELU family takes its linear branch,
-  ``hardswish`` its identity branch (gradient ``g``), ``smooth_l1_loss``
+  ``hardswish`` its identity branch (gradient ``g``), ``max()``/``min()``
+  give a NaN result's gradient to the NaN elements (``amax`` gives NaN), ``smooth_l1_loss``
   and ``huber_loss`` their quadratic one (NaN, where an infinite
   difference's is ±1/n); ``logit`` without ``eps`` has a NaN gradient
   outside [0, 1].
@@ -70,6 +71,7 @@ CASES = {
     + F.l1_loss(_at(x, SPECIAL), torch.zeros(3, 4), reduction="none").nan_to_num(0.0, 0.0, 0.0),
     "hardtanh_relu6_at_nan": lambda x: F.hardtanh(_at(x, SPECIAL), 0.0, 1.0) + F.relu6(_at(x, SPECIAL) * 6),
     "elu_family_at_nan": lambda x: F.elu(_at(x, SPECIAL)) + torch.selu(_at(x, SPECIAL)) + F.celu(_at(x, SPECIAL), 0.5),
+    "max_min_at_nan": lambda x: _at(x, SPECIAL).max() + _at(x, SPECIAL).min() + _at(x, SPECIAL)[2].max(),
     "hard_activations_at_nan": lambda x: F.hardswish(_at(x, SPECIAL)) + F.hardsigmoid(_at(x, SPECIAL) * 0.5),
     "logit_outside_0_1_at_nan": lambda x: torch.logit(_at(x, SPECIAL)),
     "smooth_l1_huber_at_nan": lambda x: F.smooth_l1_loss(_at(x, SPECIAL), torch.zeros(3, 4), reduction="none", beta=0.5)

@@ -112,6 +112,8 @@ fn cases() -> Vec<Case> {
         v.push(c(op, vec![F(&[2, 3, 4])], "{dims = [0, -1], keepdim}"));
     }
     v.push(c("tensor.var", vec![F(&[3, 4])], "{dims = [1], correction = 0}"));
+    v.push(c("tensor.amax", vec![F(&[2, 3, 4])], "{nan_selects}"));
+    v.push(c("tensor.amin", vec![F(&[2, 3, 4])], "{dims = [1], nan_selects}"));
     v.push(c("tensor.prod", vec![F(&[2, 3, 4])], "{dims = [1]}"));
     v.push(c("tensor.prod", vec![F(&[2, 3])], "{dims = [0, -1], keepdim}"));
     for op in ["tensor.fmod", "tensor.remainder"] {

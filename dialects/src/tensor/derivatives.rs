@@ -621,7 +621,8 @@ pub fn prod(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
-/// `amax`/`amin`: the gradient split evenly among the elements equal to the result.
+/// `amax`/`amin`: the gradient split evenly among the elements equal to the
+/// result (with `nan_selects`, among the NaN elements when the result is NaN).
 pub fn amax(c: &mut VjpCtx<'_, '_>) -> R {
     if !c.need(0) {
         return Ok(c.grads([]));
@@ -631,7 +632,13 @@ pub fn amax(c: &mut VjpCtx<'_, '_>) -> R {
     let e = c.elem(x)?;
     let (ge, dims, keep) = unreduce(c)?;
     let yk = c.reshape(y, &keep)?;
-    let hit = c.op1("tensor.eq", &[x, yk], &[])?;
+    let mut hit = c.op1("tensor.eq", &[x, yk], &[])?;
+    if c.attrs().flag("nan_selects") {
+        // (x == y) or both NaN: where x is NaN, whether y is.
+        let x_nan = c.op1("tensor.ne", &[x, x], &[])?;
+        let y_nan = c.op1("tensor.ne", &[yk, yk], &[])?;
+        hit = c.select(x_nan, y_nan, hit)?;
+    }
     let mask = c.cast(hit, e)?;
     let dl: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let count = c.sum(mask, &dl, true)?;

@@ -611,6 +611,14 @@ const CMP: Traits = traits(&[Traits::PURE, Traits::ELEMENTWISE, S]);
 
 const REDUCE_ATTRS: &[AttrSpec] =
     &[AttrSpec::optional("dims", AttrKind::I64List), AttrSpec::optional("keepdim", AttrKind::Flag)];
+// `nan_selects`: a NaN result's gradient goes to the NaN elements (PyTorch's
+// `max()`/`min()` without a dim); without it, to the elements equal to the
+// result, which a NaN is not (PyTorch's `amax`/`amin`: NaN gradients).
+const EXTREMUM_ATTRS: &[AttrSpec] = &[
+    AttrSpec::optional("dims", AttrKind::I64List),
+    AttrSpec::optional("keepdim", AttrKind::Flag),
+    AttrSpec::optional("nan_selects", AttrKind::Flag),
+];
 const DIM: &[AttrSpec] = &[AttrSpec::required("dim", AttrKind::I64)];
 const CUMSUM_ATTRS: &[AttrSpec] =
     &[AttrSpec::required("dim", AttrKind::I64), AttrSpec::optional("reverse", AttrKind::Flag)];
@@ -1246,11 +1254,11 @@ op!(
 );
 op!(
     AmaxOp::NAME,
-    "Maximum over dims (all when empty)",
+    "Maximum over dims (all when empty); with `nan_selects`, a NaN result's gradient goes to the NaN elements",
     PDS,
     ONE,
     ONE,
-    REDUCE_ATTRS,
+    EXTREMUM_ATTRS,
     Some(infer_amax),
     k::amax,
     vjp = d::amax,
@@ -1260,11 +1268,11 @@ op!(
 );
 op!(
     AminOp::NAME,
-    "Minimum over dims (all when empty)",
+    "Minimum over dims (all when empty); with `nan_selects`, a NaN result's gradient goes to the NaN elements",
     PDS,
     ONE,
     ONE,
-    REDUCE_ATTRS,
+    EXTREMUM_ATTRS,
     Some(infer_amin),
     k::amin,
     vjp = d::amax,

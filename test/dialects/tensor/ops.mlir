@@ -153,6 +153,7 @@ func.func @argsort(%x: tensor<2x3xf32>, %i: tensor<4xi32>, %s: tensor<f64>) {
 // CHECK: tensor.argmax %arg0 : tensor<2x3x4xf32> -> tensor<i64>
 // CHECK: tensor.sum %arg1 : tensor<5xi1> -> tensor<i64>
 // CHECK: tensor.prod %arg0 {dims = [0, 2], keepdim} : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
+// CHECK: tensor.amax %arg0 {nan_selects} : tensor<2x3x4xf32> -> tensor<f32>
 func.func @reductions(%x: tensor<2x3x4xf32>, %b: tensor<5xi1>) {
   %0 = tensor.sum %x {dims = [-1]} : tensor<2x3x4xf32> -> tensor<2x3xf32>
   %1 = tensor.sum %x {dims = [0, 2], keepdim} : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
@@ -164,6 +165,7 @@ func.func @reductions(%x: tensor<2x3x4xf32>, %b: tensor<5xi1>) {
   %7 = tensor.argmax %x : tensor<2x3x4xf32> -> tensor<i64>
   %8 = tensor.sum %b : tensor<5xi1> -> tensor<i64>
   %9 = tensor.prod %x {dims = [0, 2], keepdim} : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
+  %10 = tensor.amax %x {nan_selects} : tensor<2x3x4xf32> -> tensor<f32>
   return
 }
 
