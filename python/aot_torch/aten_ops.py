@@ -183,6 +183,26 @@ def _silu(b, node, a):
     return b.cast(b.op1("tensor.silu", [x], None, shape, calc), dtype)
 
 
+@_reg(aten.elu.default)
+def _elu(b, node, a):
+    # (`tensor.elu`: eager's kernel and its backward formula; `selu` is
+    # this op with its constants.)
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    attrs = {k: float(a.get(k, 1.0)) for k in ("alpha", "scale", "input_scale")}
+    return b.cast(b.op1("tensor.elu", [x], attrs, shape, calc), dtype)
+
+
+@_reg(aten.celu.default)
+def _celu(b, node, a):
+    # (Eager's `celu` is `elu(x, alpha, 1, 1/alpha)`.)
+    alpha = float(a.get("alpha", 1.0))
+    if alpha == 0.0:
+        raise Reject("celu with alpha 0 (eager raises)")
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    attrs = {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha}
+    return b.cast(b.op1("tensor.elu", [x], attrs, shape, calc), dtype)
+
+
 @_reg(aten.hardswish.default)
 def _hardswish(b, node, a):
     # (`tensor.hardswish`: eager's values and its own derivative.)

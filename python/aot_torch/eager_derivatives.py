@@ -9,13 +9,14 @@ infinity:
 
 - a branch that ``torch.where`` does not select still has its derivative
   taken (times the 0 the ``where`` gives it): ``exp`` overflowing in
-  ``softplus``'s and ``elu``'s unselected branch for a large input,
+  ``softplus``'s unselected branch for a large input,
   ``sin(x)/x`` at 0 in ``sinc``, ``log(y)`` at 0 in ``xlogy(0, 0)``;
 - a root's derivative at 0 (``sqrt`` of a zero sum of squares in a
   p-norm) times the 0 derivative of what is under it;
-- ``log(x / (1 - x))`` at 0 and 1 in ``logit`` without ``eps``;
-- a NaN input, whose branch is the one eager's kernel tests for
-  (``x <= 0`` in the ELU family, so a NaN takes the linear branch).
+- ``log(x / (1 - x))`` at 0 and 1 in ``logit`` without ``eps``.
+
+(The ELU family is a catalogue op, ``tensor.elu``, with eager's own
+backward formula.)
 
 Each decomposition here computes the same values as upstream's (same ops
 in the same order on the selected inputs, computed in the same dtype), and
@@ -150,24 +151,6 @@ def _softplus(a, beta=None, threshold=20):
     return torch.where(linear, a, rhs)
 
 
-@promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
-def _elu(a, alpha=1.0, scale=1.0, input_scale=1.0):
-    # (The test is eager's, `a <= 0`: a NaN takes the linear branch, whose
-    # derivative is finite.)
-    negative = a <= 0
-    safe = torch.where(negative, a, 0.0)
-    return torch.where(negative, (alpha * scale) * torch.expm1(safe * input_scale), scale * a)
-
-
-@promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
-def _celu(a, alpha=1.0):
-    if alpha == 0:
-        raise ZeroDivisionError("alpha cannot be 0 for CELU")
-    negative = a <= 0
-    safe = torch.where(negative, a, 0.0)
-    return torch.where(negative, alpha * torch.expm1(torch.true_divide(safe, alpha)), a)
-
-
 def install(table):
     """Puts this module's decompositions into `table` (upstream's, for
     the ops it has), for the functional overloads."""
@@ -179,5 +162,3 @@ def install(table):
     table[aten.smooth_l1_loss.default] = _smooth_l1_loss
     table[aten.huber_loss.default] = _huber_loss
     table[aten.softplus.default] = _softplus
-    table[aten.elu.default] = _elu
-    table[aten.celu.default] = _celu

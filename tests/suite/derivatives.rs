@@ -66,6 +66,10 @@ fn cases() -> Vec<Case> {
         v.push(c("tensor.pow_scalar", vec![Pos(&[2, 3])], k));
     }
     v.push(c("tensor.pow_scalar", vec![F(&[4])], "{exponent = 3.0}"));
+    // ELU, SELU's constants, CELU's (alpha 2: input scale 1/2).
+    v.push(c("tensor.elu", vec![F(&[2, 5])], ""));
+    v.push(c("tensor.elu", vec![F(&[2, 5])], "{alpha = 1.6732632423543772, scale = 1.0507009873554805}"));
+    v.push(c("tensor.elu", vec![F(&[7])], "{alpha = 2.0, input_scale = 0.5}"));
     v.push(c("tensor.where", vec![B(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.where", vec![B(&[3]), F(&[2, 3]), F(&[1, 3])], ""));
     v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));

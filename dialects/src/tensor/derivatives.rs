@@ -347,6 +347,34 @@ fn silu_rule(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+pub fn elu(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(elu_rule)
+}
+
+fn elu_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's EluBackward (from the input): ((g·c1)·c2)·exp(x·c1) where
+    // x <= 0, else g·scale.
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let a = c.attrs();
+    let (alpha, scale, input_scale) =
+        (a.f64("alpha").unwrap_or(1.0), a.f64("scale").unwrap_or(1.0), a.f64("input_scale").unwrap_or(1.0));
+    let (c1, c2, p) = super::elu_coefficients(alpha, scale, input_scale, e);
+    let zero = c.scalar(0.0, e);
+    let negative = c.op1("tensor.le", &[x, zero], &[])?;
+    let t = c.scale(x, c1)?;
+    let ex = c.unary("tensor.exp", t)?;
+    let gn = c.scale(g, c1)?;
+    let gn = c.scale(gn, c2)?;
+    let rn = c.mul(gn, ex)?;
+    let rp = c.scale(g, p)?;
+    let r = c.select(negative, rn, rp)?;
+    Ok(c.grads([Some(r)]))
+}
+
 pub fn pow_scalar(c: &mut VjpCtx<'_, '_>) -> R {
     // PyTorch's pow_backward: 0 for the exponent 0, else
     // g · (k · x ** (k - 1)), the power with the same special cases.

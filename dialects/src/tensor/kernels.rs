@@ -277,6 +277,16 @@ pub fn sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn silu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| x / (1.0 + (-x).exp()), |x| x)
 }
+pub fn elu(k: &mut KernelCtx<'_>) -> KernelResult {
+    let e = if k.input(0).dtype() == ElemType::F64 { ElemType::F64 } else { ElemType::F32 };
+    let (c1, c2, p) = super::elu_coefficients(
+        k.attr_f64_or("alpha", 1.0),
+        k.attr_f64_or("scale", 1.0),
+        k.attr_f64_or("input_scale", 1.0),
+        e,
+    );
+    unary(k, |x| if x <= 0.0 { (x * c1).exp_m1() * c2 } else { x * p }, |x| x)
+}
 /// `x ** k` with PyTorch's special exponents (a root keeps the sign of -0).
 pub fn pow_scalar_f64(x: f64, k: f64) -> f64 {
     match k {

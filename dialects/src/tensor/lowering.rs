@@ -206,6 +206,28 @@ pub fn silu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| over_logistic_denominator(s, w[0], true))
 }
 
+/// The ELU family as PyTorch's kernel computes it: `expm1(x·c1)·c2` where
+/// `x <= 0`, else `x·scale` (NaN fails the test).
+pub fn elu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    let a = |n: &str| s.ctx().attr_f64(op, n);
+    let (alpha, scale, input_scale) =
+        (a("alpha").unwrap_or(1.0), a("scale").unwrap_or(1.0), a("input_scale").unwrap_or(1.0));
+    arith(s, op, v, &|s, w| {
+        let (x, e) = (w[0], s.elem_of(w[0])?);
+        let (c1, c2, p) = super::elu_coefficients(alpha, scale, input_scale, e);
+        let zero = s.const_f(0.0, e);
+        let negative = s.cmp(Predicate::Le, x, zero)?;
+        let c1v = s.const_f(c1, e);
+        let t = s.mul(x, c1v)?;
+        let em = s.math(MathFn::Expm1, &[t])?;
+        let c2v = s.const_f(c2, e);
+        let nv = s.mul(em, c2v)?;
+        let pv = s.const_f(p, e);
+        let pos = s.mul(x, pv)?;
+        s.select(negative, nv, pos)
+    })
+}
+
 /// `x ** k`: PyTorch's special cases as its kernel computes them, else `pow`.
 pub fn pow_scalar(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     let k = s.ctx().attr_f64(op, "exponent").ok_or("tensor.pow_scalar: no exponent")?;

@@ -91,6 +91,18 @@ fn infer_unary(ic: &InferCtx<'_>) -> InferResult {
     one(t.shape.clone(), t.elem)
 }
 
+/// `tensor.elu`'s coefficients (negative branch's input scale, its output
+/// scale `alpha·scale`, the positive branch's `scale`), each rounded to the
+/// compute type `e` as PyTorch's kernel rounds them (f32 for f32 and the
+/// half types: `alpha` and `scale` rounded, then their product).
+pub fn elu_coefficients(alpha: f64, scale: f64, input_scale: f64, e: ElemType) -> (f64, f64, f64) {
+    if e == ElemType::F64 {
+        return (input_scale, alpha * scale, scale);
+    }
+    let r = |v: f64| v as f32;
+    (f64::from(r(input_scale)), f64::from(r(alpha) * r(scale)), f64::from(r(scale)))
+}
+
 fn infer_unary_float(ic: &InferCtx<'_>) -> InferResult {
     let t = operand_tensor(ic, 0)?;
     require_float(t.elem, "this op")?;
@@ -1101,6 +1113,25 @@ op!(
     k::pow_scalar,
     vjp = d::pow_scalar,
     lower = &Pointwise(l::pow_scalar)
+);
+// The ELU family (`elu`, `selu`, `celu` are PyTorch's `elu` with other
+// coefficients): values as its kernel computes them and its backward
+// formula, which the chain rule through `expm1` rounds otherwise.
+op!(
+    "tensor.elu",
+    "Elementwise ELU: expm1(x·input_scale)·(alpha·scale) for x <= 0, else x·scale (a NaN takes the second), the coefficients rounded to the compute type as PyTorch's kernel rounds them; derivative ((g·input_scale)·(alpha·scale))·exp(x·input_scale), else g·scale",
+    EW,
+    ONE,
+    ONE,
+    &[
+        AttrSpec::optional("alpha", AttrKind::F64),
+        AttrSpec::optional("scale", AttrKind::F64),
+        AttrSpec::optional("input_scale", AttrKind::F64)
+    ],
+    Some(infer_unary_float),
+    k::elu,
+    vjp = d::elu,
+    lower = &Pointwise(l::elu)
 );
 // PyTorch's hard activations: the values as its kernels compute them
 // (`x · min(max(x + 3, 0), 6) / 6`), and its own backward formulas, which
