@@ -183,6 +183,14 @@ def _silu(b, node, a):
     return b.cast(b.op1("tensor.silu", [x], None, shape, calc), dtype)
 
 
+@_reg(aten.softplus.default)
+def _softplus(b, node, a):
+    # (`tensor.softplus`: eager's kernel and its backward formula.)
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    attrs = {"beta": float(a.get("beta", 1.0)), "threshold": float(a.get("threshold", 20.0))}
+    return b.cast(b.op1("tensor.softplus", [x], attrs, shape, calc), dtype)
+
+
 @_reg(aten.elu.default)
 def _elu(b, node, a):
     # (`tensor.elu`: eager's kernel and its backward formula; `selu` is

@@ -8,15 +8,14 @@ these decompositions are for, where the chain rule multiplies 0 by
 infinity:
 
 - a branch that ``torch.where`` does not select still has its derivative
-  taken (times the 0 the ``where`` gives it): ``exp`` overflowing in
-  ``softplus``'s unselected branch for a large input,
-  ``sin(x)/x`` at 0 in ``sinc``, ``log(y)`` at 0 in ``xlogy(0, 0)``;
+  taken (times the 0 the ``where`` gives it): ``sin(x)/x`` at 0 in
+  ``sinc``, ``log(y)`` at 0 in ``xlogy(0, 0)``;
 - a root's derivative at 0 (``sqrt`` of a zero sum of squares in a
   p-norm) times the 0 derivative of what is under it;
 - ``log(x / (1 - x))`` at 0 and 1 in ``logit`` without ``eps``.
 
-(The ELU family is a catalogue op, ``tensor.elu``, with eager's own
-backward formula.)
+(The ELU family and softplus are catalogue ops, ``tensor.elu`` and
+``tensor.softplus``, with eager's own backward formulas.)
 
 Each decomposition here computes the same values as upstream's (same ops
 in the same order on the selected inputs, computed in the same dtype), and
@@ -140,17 +139,6 @@ def _huber_loss(self, target, reduction=1, delta=1.0):
     return _loss_reduction(torch.where(small, 0.5 * safe * safe, delta * (z - 0.5 * delta)), reduction)
 
 
-@promoting(type_promoting_args=("a",), type_promotion_kind=KIND.DEFAULT)
-def _softplus(a, beta=None, threshold=20):
-    scaled = a if beta is None else a * beta
-    linear = scaled > threshold
-    safe = torch.where(linear, 0.0, scaled)
-    rhs = torch.log1p(torch.exp(safe))
-    if beta is not None:
-        rhs = torch.true_divide(rhs, beta)
-    return torch.where(linear, a, rhs)
-
-
 def install(table):
     """Puts this module's decompositions into `table` (upstream's, for
     the ops it has), for the functional overloads."""
@@ -161,4 +149,3 @@ def install(table):
     table[aten.logit.default] = _logit
     table[aten.smooth_l1_loss.default] = _smooth_l1_loss
     table[aten.huber_loss.default] = _huber_loss
-    table[aten.softplus.default] = _softplus

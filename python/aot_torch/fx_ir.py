@@ -412,7 +412,6 @@ def _build_decompositions():
         aten.tril, aten.triu,
         aten.mse_loss,
         aten.leaky_relu,
-        aten.softplus,
         aten.mish,
         aten.logit,
         aten.glu,

@@ -347,6 +347,32 @@ fn silu_rule(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+pub fn softplus(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(softplus_rule)
+}
+
+fn softplus_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's SoftplusBackward: g where x·beta > threshold, else
+    // (g·z)/(z + 1), z = exp(x·beta).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let a = c.attrs();
+    let (beta, threshold) = (a.f64("beta").unwrap_or(1.0), a.f64("threshold").unwrap_or(20.0));
+    let t = c.scale(x, super::coefficient(beta, e))?;
+    let thr = c.scalar(super::coefficient(threshold, e), e);
+    let linear = c.op1("tensor.gt", &[t, thr], &[])?;
+    let z = c.unary("tensor.exp", t)?;
+    let gz = c.mul(g, z)?;
+    let one = c.scalar(1.0, e);
+    let z1 = c.add(z, one)?;
+    let r = c.div(gz, z1)?;
+    let r = c.select(linear, g, r)?;
+    Ok(c.grads([Some(r)]))
+}
+
 pub fn elu(c: &mut VjpCtx<'_, '_>) -> R {
     c.in_compute_type(elu_rule)
 }

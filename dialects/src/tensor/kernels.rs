@@ -277,6 +277,12 @@ pub fn sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn silu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| x / (1.0 + (-x).exp()), |x| x)
 }
+pub fn softplus(k: &mut KernelCtx<'_>) -> KernelResult {
+    let e = if k.input(0).dtype() == ElemType::F64 { ElemType::F64 } else { ElemType::F32 };
+    let beta = super::coefficient(k.attr_f64_or("beta", 1.0), e);
+    let threshold = super::coefficient(k.attr_f64_or("threshold", 20.0), e);
+    unary(k, |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta }, |x| x)
+}
 pub fn elu(k: &mut KernelCtx<'_>) -> KernelResult {
     let e = if k.input(0).dtype() == ElemType::F64 { ElemType::F64 } else { ElemType::F32 };
     let (c1, c2, p) = super::elu_coefficients(

@@ -206,6 +206,24 @@ pub fn silu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| over_logistic_denominator(s, w[0], true))
 }
 
+/// Softplus as PyTorch's kernel computes it: `x` where `x·beta >
+/// threshold`, else `log1p(exp(x·beta)) / beta`.
+pub fn softplus(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    let (beta, threshold) =
+        (s.ctx().attr_f64(op, "beta").unwrap_or(1.0), s.ctx().attr_f64(op, "threshold").unwrap_or(20.0));
+    arith(s, op, v, &|s, w| {
+        let (x, e) = (w[0], s.elem_of(w[0])?);
+        let b = s.const_f(super::coefficient(beta, e), e);
+        let t = s.mul(x, b)?;
+        let thr = s.const_f(super::coefficient(threshold, e), e);
+        let linear = s.cmp(Predicate::Gt, t, thr)?;
+        let ex = s.math(MathFn::Exp, &[t])?;
+        let l = s.math(MathFn::Log1p, &[ex])?;
+        let r = s.div(l, b)?;
+        s.select(linear, x, r)
+    })
+}
+
 /// The ELU family as PyTorch's kernel computes it: `expm1(x·c1)·c2` where
 /// `x <= 0`, else `x·scale` (NaN fails the test).
 pub fn elu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {

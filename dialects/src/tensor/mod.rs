@@ -91,6 +91,16 @@ fn infer_unary(ic: &InferCtx<'_>) -> InferResult {
     one(t.shape.clone(), t.elem)
 }
 
+/// A coefficient rounded to the compute type `e` (f32 but for f64), as
+/// PyTorch's kernels take their scalar arguments.
+pub fn coefficient(v: f64, e: ElemType) -> f64 {
+    if e == ElemType::F64 {
+        v
+    } else {
+        f64::from(v as f32)
+    }
+}
+
 /// `tensor.elu`'s coefficients (negative branch's input scale, its output
 /// scale `alpha·scale`, the positive branch's `scale`), each rounded to the
 /// compute type `e` as PyTorch's kernel rounds them (f32 for f32 and the
@@ -1113,6 +1123,21 @@ op!(
     k::pow_scalar,
     vjp = d::pow_scalar,
     lower = &Pointwise(l::pow_scalar)
+);
+// PyTorch's softplus: its kernel's values and its backward formula
+// (`(g·z)/(z + 1)`, `z = exp(x·beta)`), which the chain rule through
+// `log1p(exp(·))` rounds otherwise.
+op!(
+    "tensor.softplus",
+    "Elementwise softplus: x where x·beta > threshold (beta default 1, threshold 20), else log1p(exp(x·beta))/beta, the coefficients rounded to the compute type; derivative g there, else (g·z)/(z + 1) with z = exp(x·beta)",
+    EW,
+    ONE,
+    ONE,
+    &[AttrSpec::optional("beta", AttrKind::F64), AttrSpec::optional("threshold", AttrKind::F64)],
+    Some(infer_unary_float),
+    k::softplus,
+    vjp = d::softplus,
+    lower = &Pointwise(l::softplus)
 );
 // The ELU family (`elu`, `selu`, `celu` are PyTorch's `elu` with other
 // coefficients): values as its kernel computes them and its backward
