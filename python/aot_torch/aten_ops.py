@@ -183,6 +183,24 @@ def _silu(b, node, a):
     return b.cast(b.op1("tensor.silu", [x], None, shape, calc), dtype)
 
 
+@_reg(aten.log_sigmoid_forward.default)
+def _log_sigmoid_forward(b, node, a):
+    """`tensor.log_sigmoid` (eager's kernel and its backward formula), and
+    the buffer eager's CPU kernel returns beside it, `exp(-|x|)`."""
+    (shape, dtype), (bshape, bdtype) = out_metas(node)
+    x = b.value(a["self"])
+    if not _is_float(x.dtype):
+        raise Reject("log_sigmoid of %s" % x.dtype)
+    calc = _calc_dtype(dtype)
+    xc = b.cast(x, calc)
+    out = b.cast(b.op1("tensor.log_sigmoid", [xc], None, shape, calc), dtype)
+    if list(bshape) != list(shape):
+        raise Reject("log_sigmoid with a buffer of shape %s" % (list(bshape),))
+    z = b.op1("tensor.exp", [b.op1("tensor.neg", [b.op1("tensor.abs", [x], None, shape, x.dtype)], None, shape,
+                                   x.dtype)], None, shape, x.dtype)
+    return [out, b.cast(z, bdtype)]
+
+
 @_reg(aten.softplus.default)
 def _softplus(b, node, a):
     # (`tensor.softplus`: eager's kernel and its backward formula.)

@@ -450,7 +450,6 @@ def _build_decompositions():
         aten.unfold,
         # Activations, losses and reductions written with catalogue ops.
         aten._prelu_kernel,
-        aten.log_sigmoid_forward,
         aten.threshold,
         aten.xlogy,
         aten.sinc,

@@ -1187,19 +1187,21 @@ def test_derivatives_round_in_eagers_order(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
-@pytest.mark.parametrize("name", ["elu", "selu", "celu", "softplus", "softplus_beta"])
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "softplus", "softplus_beta", "logsigmoid"])
 def test_elu_family_and_softplus_have_eagers_derivative(name, dtype):
     """`elu`, `selu` and `celu` are `tensor.elu` (eager's `elu` kernel with
     their coefficients, rounded as its kernel rounds them) with eager's
     backward `((g·c1)·c2)·exp(x·c1)`; `softplus` is `tensor.softplus` with
-    eager's `(g·z)/(z + 1)`: the chain rule through `expm1` or
+    eager's `(g·z)/(z + 1)`, `logsigmoid` `tensor.log_sigmoid` with
+    `g·(m - s·z/(1 + z))`: the chain rule through `expm1` or
     `log1p(exp(·))` had a third of the gradients an ulp off. Now they
     differ only where the two `exp` implementations do (under 2% in f32);
     values as before, every branch compiled (the NaN takes the ELU's linear
     one, as eager's scalar kernel)."""
     f = {"elu": lambda t: torch.nn.functional.elu(t, 0.7), "selu": torch.selu,
          "celu": lambda t: torch.nn.functional.celu(t, 2.0), "softplus": torch.nn.functional.softplus,
-         "softplus_beta": lambda t: torch.nn.functional.softplus(t, beta=2.0, threshold=5.0)}[name]
+         "softplus_beta": lambda t: torch.nn.functional.softplus(t, beta=2.0, threshold=5.0),
+         "logsigmoid": torch.nn.functional.logsigmoid}[name]
     gen = torch.Generator().manual_seed(4)
     x = (torch.randn(4096, generator=gen) * 3).to(dtype)
     g = torch.randn(x.shape, generator=gen).to(dtype)

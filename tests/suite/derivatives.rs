@@ -72,6 +72,7 @@ fn cases() -> Vec<Case> {
     v.push(c("tensor.elu", vec![F(&[7])], "{alpha = 2.0, input_scale = 0.5}"));
     v.push(c("tensor.softplus", vec![F(&[2, 5])], ""));
     v.push(c("tensor.softplus", vec![F(&[7])], "{beta = 2.0}"));
+    v.push(c("tensor.log_sigmoid", vec![F(&[2, 5])], ""));
     v.push(c("tensor.where", vec![B(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.where", vec![B(&[3]), F(&[2, 3]), F(&[1, 3])], ""));
     v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));

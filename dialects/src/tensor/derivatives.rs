@@ -347,6 +347,35 @@ fn silu_rule(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+pub fn log_sigmoid(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(log_sigmoid_rule)
+}
+
+fn log_sigmoid_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's LogSigmoidBackward: g·(m - s·(z/(1 + z))), z = exp(-|x|),
+    // (m, s) = (1, 1) where x < 0, else (0, -1) (a NaN takes the second).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let zero = c.scalar(0.0, e);
+    let one = c.scalar(1.0, e);
+    let minus_one = c.scalar(-1.0, e);
+    let negative = c.op1("tensor.lt", &[x, zero], &[])?;
+    let m = c.select(negative, one, zero)?;
+    let sg = c.select(negative, one, minus_one)?;
+    let a = c.unary("tensor.abs", x)?;
+    let n = c.neg(a)?;
+    let z = c.unary("tensor.exp", n)?;
+    let z1 = c.add(one, z)?;
+    let t = c.div(z, z1)?;
+    let st = c.mul(sg, t)?;
+    let d = c.sub(m, st)?;
+    let r = c.mul(g, d)?;
+    Ok(c.grads([Some(r)]))
+}
+
 pub fn softplus(c: &mut VjpCtx<'_, '_>) -> R {
     c.in_compute_type(softplus_rule)
 }

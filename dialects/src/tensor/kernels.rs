@@ -277,6 +277,9 @@ pub fn sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn silu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| x / (1.0 + (-x).exp()), |x| x)
 }
+pub fn log_sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, |x| nan_min(0.0, x) - (-x.abs()).exp().ln_1p(), |x| x)
+}
 pub fn softplus(k: &mut KernelCtx<'_>) -> KernelResult {
     let e = if k.input(0).dtype() == ElemType::F64 { ElemType::F64 } else { ElemType::F32 };
     let beta = super::coefficient(k.attr_f64_or("beta", 1.0), e);

@@ -206,6 +206,21 @@ pub fn silu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| over_logistic_denominator(s, w[0], true))
 }
 
+/// Log-sigmoid as PyTorch's kernel computes it: `min(0, x) -
+/// log1p(exp(-|x|))`.
+pub fn log_sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let (x, e) = (w[0], s.elem_of(w[0])?);
+        let zero = s.const_f(0.0, e);
+        let m = s.bin(Binary::Min, zero, x)?;
+        let a = s.un(Unary::Abs, x)?;
+        let n = s.un(Unary::Neg, a)?;
+        let z = s.math(MathFn::Exp, &[n])?;
+        let l = s.math(MathFn::Log1p, &[z])?;
+        s.sub(m, l)
+    })
+}
+
 /// Softplus as PyTorch's kernel computes it: `x` where `x·beta >
 /// threshold`, else `log1p(exp(x·beta)) / beta`.
 pub fn softplus(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {

@@ -1124,6 +1124,22 @@ op!(
     vjp = d::pow_scalar,
     lower = &Pointwise(l::pow_scalar)
 );
+// PyTorch's log-sigmoid: `min(0, x) - log1p(exp(-|x|))` as its kernel
+// computes it, and its backward formula `g·(m - s·z/(1 + z))` (`m`, `s`
+// its branch constants, `z = exp(-|x|)`), which the chain rule through
+// the forward's ops rounds otherwise.
+op!(
+    "tensor.log_sigmoid",
+    "Elementwise log(sigmoid(x)) as min(0, x) - log1p(exp(-|x|)); derivative g·(m - s·(z/(1 + z))), z = exp(-|x|), (m, s) = (1, 1) for x < 0, else (0, -1)",
+    EW,
+    ONE,
+    ONE,
+    &[],
+    Some(infer_unary_float),
+    k::log_sigmoid,
+    vjp = d::log_sigmoid,
+    lower = &Pointwise(l::log_sigmoid)
+);
 // PyTorch's softplus: its kernel's values and its backward formula
 // (`(g·z)/(z + 1)`, `z = exp(x·beta)`), which the chain rule through
 // `log1p(exp(·))` rounds otherwise.

@@ -60,7 +60,7 @@ func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tens
 
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
-// CHECK-COUNT-26: : tensor<3xf32>
+// CHECK-COUNT-27: : tensor<3xf32>
 // CHECK: tensor.gelu %arg0 {approximate = "tanh"} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {max = 1.0, min = -1.0} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {min = 0} : tensor<3xf32>
@@ -90,6 +90,7 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %47 = tensor.hardsigmoid %x : tensor<3xf32>
   %50 = tensor.elu %x {alpha = 2.0, input_scale = 0.5} : tensor<3xf32>
   %51 = tensor.softplus %x {beta = 2.0, threshold = 10.0} : tensor<3xf32>
+  %52 = tensor.log_sigmoid %x : tensor<3xf32>
   %12 = tensor.relu %x : tensor<3xf32>
   %13 = tensor.erf %x : tensor<3xf32>
   %14 = tensor.sign %x : tensor<3xf32>
