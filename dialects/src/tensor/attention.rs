@@ -92,6 +92,11 @@ impl Dims {
     fn scores(&self) -> Vec<i64> {
         self.with(&[self.l, self.s])
     }
+
+    /// The same attention over the batch ranges `chunk` only.
+    fn chunk(&self, chunk: &[(i64, i64)]) -> Dims {
+        Dims { batch: chunk.iter().map(|&(_, n)| n).collect(), ..*self }
+    }
 }
 
 /// The `scale` attribute, or `1/√E`.
@@ -476,9 +481,9 @@ const MAX_CHUNKS: i64 = 8;
 /// innermost one whose suffix no longer fits), at most [`MAX_CHUNKS`].
 /// Every item is computed as in one run: the products and the row kernel
 /// treat batch items independently, so the results are the same bits.
-fn batch_chunks(d: &Dims, elem_bytes: i64) -> Vec<Vec<(i64, i64)>> {
+fn batch_chunks(d: &Dims, acc: ElemType) -> Vec<Vec<(i64, i64)>> {
     let whole: Vec<(i64, i64)> = d.batch.iter().map(|&n| (0, n)).collect();
-    let item = d.l.saturating_mul(d.s).saturating_mul(elem_bytes).max(1);
+    let item = d.l.saturating_mul(d.s).saturating_mul(acc.byte_size() as i64).max(1);
     let items: i64 = d.batch.iter().product();
     if d.batch.iter().any(|&n| aot_ir::sym::is_symbolic(n) || n <= 0) || items.saturating_mul(item) <= CHUNK_BYTES {
         return vec![whole];
@@ -552,19 +557,12 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let inv_buf = if half { Some(lc.alloc(&d.with(&[d.l]), acc)) } else { None };
     let oshape = d.with(&[d.l, d.ev]);
     let o = lc.alloc(&oshape, acc);
-    let elem_bytes = acc.byte_size() as i64;
-    for chunk in batch_chunks(&d, elem_bytes) {
+    for chunk in batch_chunks(&d, acc) {
         let part = |lc: &mut LowerCtx<'_, '_>, v: Value| batch_part(lc, v, &chunk);
         let (qc, ktc, vc, lsec, oc) = (part(lc, q)?, part(lc, kt)?, part(lc, v)?, part(lc, lse)?, part(lc, o)?);
-        let maskc = match mask {
-            Some(m) => Some(part(lc, m)?),
-            None => None,
-        };
-        let invc = match inv_buf {
-            Some(b) => Some(part(lc, b)?),
-            None => None,
-        };
-        let cd = Dims { batch: chunk.iter().map(|&(_, n)| n).collect(), l: d.l, s: d.s, e: d.e, ev: d.ev };
+        let maskc = mask.map(|m| part(lc, m)).transpose()?;
+        let invc = inv_buf.map(|b| part(lc, b)).transpose()?;
+        let cd = d.chunk(&chunk);
         let p = product(lc, qc, ktc, &cd.scores(), acc)?;
         let rows = cd.with(&[d.l]);
         let mut bufs = vec![p, lsec];
@@ -662,17 +660,13 @@ pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let ev = d.ev;
     let scale = masking.scale;
     // In batch chunks, as the forward (each item's gradients are its own).
-    let elem_bytes = acc.byte_size() as i64;
-    for chunk in batch_chunks(&d, elem_bytes) {
+    for chunk in batch_chunks(&d, acc) {
         let part = |lc: &mut LowerCtx<'_, '_>, v: Value| batch_part(lc, v, &chunk);
         let (gc, qc, kc, ktc, vtc, outc, lsec) =
             (part(lc, g)?, part(lc, q)?, part(lc, k)?, part(lc, kt)?, part(lc, vtr)?, part(lc, out)?, part(lc, lse)?);
         let (dqc, dkc, dvc) = (part(lc, dq)?, part(lc, dk)?, part(lc, dv)?);
-        let maskc = match mask {
-            Some(m) => Some(part(lc, m)?),
-            None => None,
-        };
-        let cd = Dims { batch: chunk.iter().map(|&(_, n)| n).collect(), l: d.l, s: d.s, e: d.e, ev: d.ev };
+        let maskc = mask.map(|m| part(lc, m)).transpose()?;
+        let cd = d.chunk(&chunk);
         let rows = cd.with(&[d.l]);
         // The probabilities again, from the saved log-sum-exp.
         let p = product(lc, qc, ktc, &cd.scores(), acc)?;

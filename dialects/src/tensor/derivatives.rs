@@ -388,10 +388,9 @@ fn softplus_rule(c: &mut VjpCtx<'_, '_>) -> R {
     }
     let (g, x) = (c.g()?, c.x(0));
     let e = c.elem(x)?;
-    let a = c.attrs();
-    let (beta, threshold) = (a.f64("beta").unwrap_or(1.0), a.f64("threshold").unwrap_or(20.0));
-    let t = c.scale(x, super::coefficient(beta, e))?;
-    let thr = c.scalar(super::coefficient(threshold, e), e);
+    let (beta, threshold) = super::softplus_coefficients(|n| c.attrs().f64(n), e);
+    let t = c.scale(x, beta)?;
+    let thr = c.scalar(threshold, e);
     let linear = c.op1("tensor.gt", &[t, thr], &[])?;
     let z = c.unary("tensor.exp", t)?;
     let gz = c.mul(g, z)?;
@@ -414,10 +413,7 @@ fn elu_rule(c: &mut VjpCtx<'_, '_>) -> R {
     }
     let (g, x) = (c.g()?, c.x(0));
     let e = c.elem(x)?;
-    let a = c.attrs();
-    let (alpha, scale, input_scale) =
-        (a.f64("alpha").unwrap_or(1.0), a.f64("scale").unwrap_or(1.0), a.f64("input_scale").unwrap_or(1.0));
-    let (c1, c2, p) = super::elu_coefficients(alpha, scale, input_scale, e);
+    let (c1, c2, p) = super::elu_coefficients(|n| c.attrs().f64(n), e);
     let zero = c.scalar(0.0, e);
     let negative = c.op1("tensor.le", &[x, zero], &[])?;
     let t = c.scale(x, c1)?;

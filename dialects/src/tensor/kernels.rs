@@ -281,19 +281,13 @@ pub fn log_sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| nan_min(0.0, x) - (-x.abs()).exp().ln_1p(), |x| x)
 }
 pub fn softplus(k: &mut KernelCtx<'_>) -> KernelResult {
-    let e = if k.input(0).dtype() == ElemType::F64 { ElemType::F64 } else { ElemType::F32 };
-    let beta = super::coefficient(k.attr_f64_or("beta", 1.0), e);
-    let threshold = super::coefficient(k.attr_f64_or("threshold", 20.0), e);
+    let e = crate::lowering::compute_elem(k.input(0).dtype());
+    let (beta, threshold) = super::softplus_coefficients(|n| k.attr_f64_opt(n), e);
     unary(k, |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta }, |x| x)
 }
 pub fn elu(k: &mut KernelCtx<'_>) -> KernelResult {
-    let e = if k.input(0).dtype() == ElemType::F64 { ElemType::F64 } else { ElemType::F32 };
-    let (c1, c2, p) = super::elu_coefficients(
-        k.attr_f64_or("alpha", 1.0),
-        k.attr_f64_or("scale", 1.0),
-        k.attr_f64_or("input_scale", 1.0),
-        e,
-    );
+    let e = crate::lowering::compute_elem(k.input(0).dtype());
+    let (c1, c2, p) = super::elu_coefficients(|n| k.attr_f64_opt(n), e);
     unary(k, |x| if x <= 0.0 { (x * c1).exp_m1() * c2 } else { x * p }, |x| x)
 }
 /// `x ** k` with PyTorch's special exponents (a root keeps the sign of -0).

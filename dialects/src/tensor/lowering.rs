@@ -224,13 +224,12 @@ pub fn log_sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
 /// Softplus as PyTorch's kernel computes it: `x` where `x·beta >
 /// threshold`, else `log1p(exp(x·beta)) / beta`.
 pub fn softplus(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    let (beta, threshold) =
-        (s.ctx().attr_f64(op, "beta").unwrap_or(1.0), s.ctx().attr_f64(op, "threshold").unwrap_or(20.0));
     arith(s, op, v, &|s, w| {
         let (x, e) = (w[0], s.elem_of(w[0])?);
-        let b = s.const_f(super::coefficient(beta, e), e);
+        let (beta, threshold) = super::softplus_coefficients(|n| s.ctx().attr_f64(op, n), e);
+        let b = s.const_f(beta, e);
         let t = s.mul(x, b)?;
-        let thr = s.const_f(super::coefficient(threshold, e), e);
+        let thr = s.const_f(threshold, e);
         let linear = s.cmp(Predicate::Gt, t, thr)?;
         let ex = s.math(MathFn::Exp, &[t])?;
         let l = s.math(MathFn::Log1p, &[ex])?;
@@ -242,12 +241,9 @@ pub fn softplus(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
 /// The ELU family as PyTorch's kernel computes it: `expm1(x·c1)·c2` where
 /// `x <= 0`, else `x·scale` (NaN fails the test).
 pub fn elu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
-    let a = |n: &str| s.ctx().attr_f64(op, n);
-    let (alpha, scale, input_scale) =
-        (a("alpha").unwrap_or(1.0), a("scale").unwrap_or(1.0), a("input_scale").unwrap_or(1.0));
     arith(s, op, v, &|s, w| {
         let (x, e) = (w[0], s.elem_of(w[0])?);
-        let (c1, c2, p) = super::elu_coefficients(alpha, scale, input_scale, e);
+        let (c1, c2, p) = super::elu_coefficients(|n| s.ctx().attr_f64(op, n), e);
         let zero = s.const_f(0.0, e);
         let negative = s.cmp(Predicate::Le, x, zero)?;
         let c1v = s.const_f(c1, e);

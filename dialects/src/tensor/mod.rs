@@ -101,16 +101,22 @@ pub fn coefficient(v: f64, e: ElemType) -> f64 {
     }
 }
 
-/// `tensor.elu`'s coefficients (negative branch's input scale, its output
-/// scale `alpha·scale`, the positive branch's `scale`), each rounded to the
-/// compute type `e` as PyTorch's kernel rounds them (f32 for f32 and the
-/// half types: `alpha` and `scale` rounded, then their product).
-pub fn elu_coefficients(alpha: f64, scale: f64, input_scale: f64, e: ElemType) -> (f64, f64, f64) {
-    if e == ElemType::F64 {
-        return (input_scale, alpha * scale, scale);
-    }
-    let r = |v: f64| v as f32;
-    (f64::from(r(input_scale)), f64::from(r(alpha) * r(scale)), f64::from(r(scale)))
+/// `tensor.elu`'s coefficients from its attributes (`attr(name)`; each
+/// defaults to 1): the negative branch's input scale, its output scale
+/// `alpha·scale`, the positive branch's `scale`, rounded to the compute
+/// type `e` as PyTorch's kernel rounds them (for f32 and the half types,
+/// `alpha` and `scale` rounded, then their product).
+pub fn elu_coefficients(attr: impl Fn(&str) -> Option<f64>, e: ElemType) -> (f64, f64, f64) {
+    let a = |n: &str| coefficient(attr(n).unwrap_or(1.0), e);
+    // (Two rounded f32 factors: their f64 product is exact, so rounding it
+    // once is f32's multiplication.)
+    (a("input_scale"), coefficient(a("alpha") * a("scale"), e), a("scale"))
+}
+
+/// `tensor.softplus`'s `beta` (default 1) and `threshold` (default 20)
+/// from its attributes, rounded to the compute type `e`.
+pub fn softplus_coefficients(attr: impl Fn(&str) -> Option<f64>, e: ElemType) -> (f64, f64) {
+    (coefficient(attr("beta").unwrap_or(1.0), e), coefficient(attr("threshold").unwrap_or(20.0), e))
 }
 
 fn infer_unary_float(ic: &InferCtx<'_>) -> InferResult {

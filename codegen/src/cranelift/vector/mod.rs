@@ -8,11 +8,11 @@
 //! store); index values may depend on the induction variable only affinely
 //! and only as addresses, but for a comparison of the induction variable
 //! itself with a uniform index (a causal mask's column against its row),
-//! a mask whose lane `k` compares iteration `iv + k`. Unit-stride loads and stores move whole vectors;
-//! others (a slice with a step, a pooling window, a transposed operand)
-//! gather and scatter their four elements one by one, the arithmetic still
-//! in lanes, and only in a loop without nested loops or reductions (those
-//! keep their order). Loop-carried values must be f32 sums, maxima or
+//! a mask whose lane `k` compares iteration `iv + k`. Unit-stride loads
+//! and stores move whole vectors; others (a slice with a step, a pooling
+//! window, a transposed operand) gather and scatter their four elements
+//! one by one, the arithmetic still in lanes, and only in a loop without
+//! nested loops or reductions (those keep their order). Loop-carried values must be f32 sums, maxima or
 //! minima (the reductions). Anything else keeps the scalar loop. That
 //! decision is [`analysis`]'s; this module emits the code.
 //!
@@ -116,7 +116,6 @@ impl<'f> Vec4<'_, '_, 'f> {
         if kind == ScalarOp::Cast && (is_bf16(ctx, ctx.operand(op, 0)) || is_bf16(ctx, ctx.result(op, 0))) {
             return self.bf16_cast(op);
         }
-
         let masks = matches!(kind, ScalarOp::Binary(Binary::And | Binary::Or | Binary::Xor) | ScalarOp::Cast);
         let mut ops = Vec::new();
         for (i, v) in ctx.operands(op).enumerate() {
