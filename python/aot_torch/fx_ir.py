@@ -1182,6 +1182,18 @@ def _returns_fresh(node: torch.fx.Node) -> bool:
         return False
 
 
+def _returns_fresh_tuple(node: torch.fx.Node) -> bool:
+    """Whether a node returns several results, each a fresh tensor."""
+    t = node.target
+    if node.op != "call_function" or not isinstance(t, torch._ops.OpOverload):
+        return False
+    try:
+        rets = t._schema.returns
+        return len(rets) > 1 and all(r.alias_info is None for r in rets) and not t._schema.is_mutable
+    except Exception:
+        return False
+
+
 def _overloads(*names):
     """The ATen overloads named `packet.overload` this PyTorch has."""
     out = set()
@@ -1328,6 +1340,18 @@ def _track_eager_layout(b: "Builder", node: torch.fx.Node) -> None:
                 b.eager_layouts[node] = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
             except Exception:  # (no layout to keep)
                 pass
+        return
+    if _returns_fresh_tuple(node) and isinstance(t, (tuple, list)):
+        # Each element of a multi-result op (`sort`, `max.dim`) is fresh,
+        # laid out as the trace says (fuzz seed 122160: `sort(0)` of a
+        # transposed tensor keeps its strides, so a row of its values sits
+        # at an offset of 1 in eager).
+        try:
+            b.eager_layouts[node] = tuple(
+                torch.empty_strided(e.shape, e.stride(), dtype=e.dtype, device="meta")
+                if isinstance(e, torch.Tensor) else None for e in t)
+        except Exception:  # (no layout to keep)
+            pass
         return
     if _is_inplace_node(node) and node.target not in _META_MUTATIONS and isinstance(node.args[0], torch.fx.Node):
         src = b.eager_layouts.get(node.args[0])
