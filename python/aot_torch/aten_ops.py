@@ -648,6 +648,10 @@ def _clamp_tensors(b, node, x_arg, lo, hi):
     if lo is None and hi is None:
         raise Reject("clamp without bounds")
     x = b.cast(b.value(x_arg), dtype)
+    if lo is not None and hi is not None:
+        # (Both bounds: eager's derivative is a joint rule of its own; one
+        # bound's is `maximum`'s or `minimum`'s, ties split in two.)
+        return b.op1("tensor.clamp_tensor", [x, b.operand(lo, dtype), b.operand(hi, dtype)], None, shape, dtype)
     if lo is not None:
         x = b.op1("tensor.maximum", [x, b.operand(lo, dtype)], None, shape, dtype)
     if hi is not None:

@@ -28,6 +28,8 @@ at 0), the translation must make the same one.
 Each case compares the values and the input's gradient with eager's, in
 ``float32`` and ``float64``, and checks that the graph ran compiled."""
 
+import itertools
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -137,3 +139,64 @@ def test_normalized_embeddings_with_a_zero_row_train_like_eager():
     torch.compile(step, backend="aot")(emb).backward()
     assert not aot_torch.stats["fallback_regions"]
     torch.testing.assert_close(emb.weight.grad, ref.weight.grad, rtol=1e-6, atol=1e-6)
+
+
+def _orders():
+    """Every order of x, lo and hi among NaN, the infinities, both zeros and
+    three numbers: ties, crossed bounds (`lo > hi`) and NaN bounds."""
+    inf = float("inf")
+    vals = [float("nan"), -inf, -1.0, -0.0, 0.0, 1.0, 2.0, inf]
+    return [torch.tensor([t[i] for t in itertools.product(vals, repeat=3)]) for i in range(3)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=["f32", "f64", "bf16"])
+@pytest.mark.parametrize("form", ["both", "min_only", "max_only", "clamp_min", "clamp_max", "inplace"])
+def test_clamp_with_tensor_bounds_splits_gradients_as_eager(form, dtype):
+    # Eager's rule for `clamp(x, lo, hi)` with both bounds tensors is a
+    # joint one (a tie splits g between x and the bound it meets, a NaN
+    # bound takes nothing, crossed bounds give everything to hi); with one
+    # bound it is `maximum`'s or `minimum`'s. Bitwise, over 512 orders.
+    fs = {
+        "both": lambda x, lo, hi: torch.clamp(x, lo, hi),
+        "min_only": lambda x, lo, hi: torch.clamp(x, min=lo) * hi,
+        "max_only": lambda x, lo, hi: torch.clamp(x, max=hi) * lo,
+        "clamp_min": lambda x, lo, hi: torch.clamp_min(x, lo) + hi,
+        "clamp_max": lambda x, lo, hi: torch.clamp_max(x, hi) + lo,
+        "inplace": lambda x, lo, hi: (x * 1).clamp_(lo, hi),
+    }
+    f = fs[form]
+    args = [t.to(dtype) for t in _orders()]
+    g = torch.linspace(0.3, 3.7, args[0].numel(), dtype=dtype)
+    runs = []
+    for fn in (f, torch.compile(f, backend="aot")):
+        ts = [t.clone().requires_grad_() for t in args]
+        y = fn(*ts)
+        y.backward(g)
+        runs.append([y.detach()] + [t.grad for t in ts])
+    assert aot_torch.stats["compiled"] >= 1 and not aot_torch.stats["fallback_regions"], dict(aot_torch.stats)
+    (want, *want_grads), (got, *got_grads) = runs
+    # (Values as numbers: the sign of a zero result follows eager's vector
+    # width, which lanes of a tensor took its scalar tail.)
+    torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    for w, t in zip(want_grads, got_grads):
+        torch.testing.assert_close(t, w, rtol=0, atol=0, equal_nan=True)
+
+
+def test_clamp_with_broadcast_tensor_bounds_sums_gradients_like_eager():
+    torch.manual_seed(0)
+    x = torch.randn(5, 4)
+    x[0, 0], x[1, 1], x[2, 2] = 0.0, 0.5, -1.0
+    lo = torch.tensor([0.0, -2.0, -1.0, 1.0])
+    hi = torch.tensor(0.5)
+
+    def f(x, lo, hi):
+        return torch.clamp(x, lo, hi).pow(2).sum()
+
+    grads = []
+    for fn in (f, torch.compile(f, backend="aot")):
+        ts = [t.clone().requires_grad_() for t in (x, lo, hi)]
+        fn(*ts).backward()
+        grads.append([t.grad for t in ts])
+    assert not aot_torch.stats["fallback_regions"]
+    for w, t in zip(*grads):
+        assert torch.equal(t, w)

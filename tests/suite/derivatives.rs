@@ -75,6 +75,9 @@ fn cases() -> Vec<Case> {
     v.push(c("tensor.log_sigmoid", vec![F(&[2, 5])], ""));
     v.push(c("tensor.where", vec![B(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.where", vec![B(&[3]), F(&[2, 3]), F(&[1, 3])], ""));
+    // Random operands: every order of x, lo and hi occurs, crossed bounds too.
+    v.push(c("tensor.clamp_tensor", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
+    v.push(c("tensor.clamp_tensor", vec![F(&[2, 3]), F(&[3]), F(&[])], ""));
     v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[]), F(&[3])], ""));
     for op in [

@@ -171,6 +171,57 @@ pub fn minimum(c: &mut VjpCtx<'_, '_>) -> R {
     extremum(c, "tensor.gt")
 }
 
+/// Eager's joint rule for `clamp.Tensor` (`clamp_backward` and
+/// `clamp_backward_min_max`): x takes g unless below lo or above hi; where
+/// `lo < hi` and x meets a bound, x and that bound take g/2 each; lo takes g
+/// where x is below it and `lo <= hi`, hi where x is above it and `lo <= hi`,
+/// or where `hi < lo`. A NaN bound makes every comparison with it false, so
+/// it takes nothing and x takes g on the other side's terms.
+pub fn clamp_tensor(c: &mut VjpCtx<'_, '_>) -> R {
+    let (g, x, lo, hi) = (c.g()?, c.x(0), c.x(1), c.x(2));
+    let e = c.elem(g)?;
+    let zero = c.scalar(0.0, e);
+    let half = c.scale(g, 0.5)?;
+    let below = c.op1("tensor.lt", &[x, lo], &[])?;
+    let above = c.op1("tensor.gt", &[x, hi], &[])?;
+    let ordered = c.op1("tensor.lt", &[lo, hi], &[])?;
+    let at_lo = c.op1("tensor.eq", &[x, lo], &[])?;
+    let at_hi = c.op1("tensor.eq", &[x, hi], &[])?;
+    let mut grads = [None, None, None];
+    if c.need(0) {
+        let t = c.select(at_hi, half, g)?;
+        let t = c.select(at_lo, half, t)?;
+        let t = c.select(ordered, t, g)?;
+        let t = c.select(above, zero, t)?;
+        let t = c.select(below, zero, t)?;
+        grads[0] = Some(t);
+    }
+    if c.need(1) || c.need(2) {
+        let not_crossed = c.op1("tensor.le", &[lo, hi], &[])?;
+        if c.need(1) {
+            let inner = c.select(below, g, zero)?;
+            let tie = c.select(at_lo, half, inner)?;
+            let rest = c.select(not_crossed, inner, zero)?;
+            grads[1] = Some(c.select(ordered, tie, rest)?);
+        }
+        if c.need(2) {
+            let crossed = c.op1("tensor.lt", &[hi, lo], &[])?;
+            let inner = c.select(above, g, zero)?;
+            let tie = c.select(at_hi, half, inner)?;
+            let other = c.select(crossed, g, zero)?;
+            let rest = c.select(not_crossed, inner, other)?;
+            grads[2] = Some(c.select(ordered, tie, rest)?);
+        }
+    }
+    for (i, slot) in grads.iter_mut().enumerate() {
+        if let Some(v) = *slot {
+            let shape = c.shape(c.x(i))?;
+            *slot = Some(c.sum_to(v, &shape)?);
+        }
+    }
+    Ok(c.grads(grads))
+}
+
 pub fn where_(c: &mut VjpCtx<'_, '_>) -> R {
     let (g, cond) = (c.g()?, c.x(0));
     let e = c.elem(g)?;

@@ -196,6 +196,24 @@ pub fn where_(k: &mut KernelCtx<'_>) -> KernelResult {
     }
 }
 
+/// `minimum(maximum(x, lo), hi)`, NaN-propagating (PyTorch's vectorized
+/// kernel: a NaN anywhere gives NaN; a crossed pair `lo > hi` gives hi).
+pub fn clamp_tensor(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (x, lo, hi) = (k.input(0), k.input(1), k.input(2));
+    let shape = broadcast_shapes(&broadcast_shapes(&x.sizes(), &lo.sizes())?, &hi.sizes())?;
+    let (mx, ml, mh) =
+        (broadcast_map(&x.sizes(), &shape), broadcast_map(&lo.sizes(), &shape), broadcast_map(&hi.sizes(), &shape));
+    if x.dtype().is_float() {
+        let (vx, vl, vh) = (x.read_f64(), lo.read_f64(), hi.read_f64());
+        let out: Vec<f64> = (0..mx.len()).map(|i| nan_min(nan_max(vx[mx[i]], vl[ml[i]]), vh[mh[i]])).collect();
+        out1(k.new_f64(x.dtype(), &shape, &out))
+    } else {
+        let (vx, vl, vh) = (x.read_i64(), lo.read_i64(), hi.read_i64());
+        let out: Vec<i64> = (0..mx.len()).map(|i| vx[mx[i]].max(vl[ml[i]]).min(vh[mh[i]])).collect();
+        out1(k.new_i64(x.dtype(), &shape, &out))
+    }
+}
+
 /// `a·b + c` with one rounding: `f64` fused in `f64`; the narrower floats
 /// fused in `f32` (PyTorch's `opmath` for halves), where a sum of the exact
 /// `f64` product would round twice on its way to `f32`.

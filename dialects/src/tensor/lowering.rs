@@ -175,6 +175,13 @@ pub fn where_(s: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
     s.select(v[0], v[1], v[2])
 }
 
+pub fn clamp_tensor(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let m = s.bin(Binary::Max, w[0], w[1])?;
+        s.bin(Binary::Min, m, w[2])
+    })
+}
+
 pub fn fma(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| s.fma(w[0], w[1], w[2]))
 }

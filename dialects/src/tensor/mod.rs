@@ -86,6 +86,15 @@ fn infer_fma(ic: &InferCtx<'_>) -> InferResult {
     one(broadcast(&broadcast(&a.shape, &b.shape)?, &c.shape)?, e)
 }
 
+fn infer_clamp_tensor(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    if e.is_bool() {
+        return Err("does not support i1 operands".into());
+    }
+    let (x, lo, hi) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?, operand_tensor(ic, 2)?);
+    one(broadcast(&broadcast(&x.shape, &lo.shape)?, &hi.shape)?, e)
+}
+
 fn infer_unary(ic: &InferCtx<'_>) -> InferResult {
     let t = operand_tensor(ic, 0)?;
     one(t.shape.clone(), t.elem)
@@ -869,6 +878,24 @@ op!(
 // PyTorch's CPU kernels compute `a + alpha·b`, `addcmul`, `lerp` and their
 // in-place forms with one fused multiply-add per element (`vec::fmadd`), so
 // a product then a sum, each rounded, differs from eager in the last place.
+// ATen's `clamp.Tensor` with both bounds: its values are `minimum(maximum(x,
+// lo), hi)`, but its derivative treats the three operands jointly (a tie
+// splits the gradient between x and the bound it meets, a NaN bound gives
+// none to either bound, a crossed pair `lo > hi` gives all to hi), which no
+// composition of `maximum` and `minimum` reproduces.
+op!(
+    "tensor.clamp_tensor",
+    "x clamped to [lo, hi], bounds as tensors (broadcasting), NaN-propagating",
+    EW,
+    THREE,
+    ONE,
+    &[],
+    Some(infer_clamp_tensor),
+    k::clamp_tensor,
+    vjp = d::clamp_tensor,
+    lower = &Pointwise(l::clamp_tensor)
+);
+
 op!(
     "tensor.fma",
     "a·b + c rounded once (broadcasting; f16 and bf16 compute in f32, then round)",

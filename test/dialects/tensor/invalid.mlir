@@ -519,3 +519,19 @@ func.func @hardswish_int(%x: tensor<2xi32>) {
   %0 = tensor.hardswish %x : tensor<2xi32>
   return
 }
+
+// -----
+
+func.func @clamp_tensor_bool(%x: tensor<2xi1>) {
+  // expected-error@+1 {{'tensor.clamp_tensor' op does not support i1 operands}}
+  %0 = tensor.clamp_tensor %x, %x, %x : tensor<2xi1>
+  return
+}
+
+// -----
+
+func.func @clamp_tensor_mixed(%x: tensor<2xf32>, %lo: tensor<2xf64>) {
+  // expected-error@+1 {{'tensor.clamp_tensor' op requires the same element type for all operands, got f32 and f64}}
+  %0 = tensor.clamp_tensor %x, %lo, %x : tensor<2xf32>, tensor<2xf64>, tensor<2xf32> -> tensor<2xf32>
+  return
+}

@@ -58,6 +58,16 @@ func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tens
   return
 }
 
+/// A clamp with tensor bounds broadcasts its three operands, integers too.
+// CHECK-LABEL: func.func @clamp_tensor
+// CHECK: tensor.clamp_tensor %arg0, %arg1, %arg2 : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
+// CHECK: tensor.clamp_tensor %arg3, %arg3, %arg3 : tensor<3xi64>
+func.func @clamp_tensor(%x: tensor<2x4xf32>, %lo: tensor<4xf32>, %hi: tensor<f32>, %i: tensor<3xi64>) {
+  %0 = tensor.clamp_tensor %x, %lo, %hi : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
+  %1 = tensor.clamp_tensor %i, %i, %i : tensor<3xi64>
+  return
+}
+
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
 // CHECK-COUNT-27: : tensor<3xf32>
