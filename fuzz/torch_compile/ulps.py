@@ -16,7 +16,14 @@ gradient computed from them; reductions (eager sums in its own order);
 derivative formulas that round otherwise than eager's (`var`, `norm`,
 `logit`, ...).
 
-Usage: ulps.py [OP ...]   (every op without arguments)."""
+With `--special`, the input is not random but the values where an op's
+formula branches: NaN, the infinities, both zeros, ties (repeated
+values), the bounds of the clamping activations (±1, ±3, 6), values where
+`exp` overflows, and subnormals; the first two rows hold NaN and the
+infinities, the last two only finite values (so that a row reduction is
+not all NaN).
+
+Usage: ulps.py [--special] [OP ...]   (every op without arguments)."""
 
 import logging
 import sys
@@ -39,6 +46,20 @@ def _inputs():
 
 
 X, P, T = _inputs()
+
+_FINITE = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 3.0, -3.0, 6.0, -6.0, 2.0, 1e-40, -1e-40, 100.0, -100.0, 89.0, 20.0,
+           -20.0, 1e-3, 0.0, 1.0, 1.0, 3e38, -3e38]
+_NONFINITE = [float("nan"), float("inf"), float("-inf")]
+
+
+def _special():
+    """Rows 0 and 1 tile the finite values with NaN and the infinities,
+    rows 2 and 3 only the finite ones (in another order)."""
+    rows = []
+    for r, vals in enumerate([_FINITE + _NONFINITE, _NONFINITE + _FINITE[::-1], _FINITE, _FINITE[::-1]]):
+        reps = -(-(N // 4) // len(vals))
+        rows.append(torch.tensor((vals * reps)[: N // 4]))
+    return torch.stack(rows)
 
 OPS = {
     "tanh": torch.tanh, "sigmoid": torch.sigmoid, "silu": F.silu, "gelu": F.gelu,
@@ -79,6 +100,10 @@ def _count(got, want):
 
 
 def main(names):
+    global X
+    if "--special" in names:
+        names = [n for n in names if n != "--special"]
+        X = _special()
     warnings.simplefilter("ignore")
     logging.disable(logging.WARNING)
     torch._dynamo.config.cache_size_limit = 1000

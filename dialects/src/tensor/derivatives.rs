@@ -271,7 +271,13 @@ pub fn exp(c: &mut VjpCtx<'_, '_>) -> R {
 }
 
 pub fn log(c: &mut VjpCtx<'_, '_>) -> R {
-    unary_with(c, |c, x, _| c.unary("tensor.reciprocal", x))
+    // g / x, one division as eager's (`g · (1/x)` rounds twice).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let r = c.div(g, x)?;
+    Ok(c.grads([Some(r)]))
 }
 
 pub fn expm1(c: &mut VjpCtx<'_, '_>) -> R {
