@@ -209,6 +209,13 @@ def _softplus(b, node, a):
     return b.cast(b.op1("tensor.softplus", [x], attrs, shape, calc), dtype)
 
 
+@_reg(aten.mish.default)
+def _mish(b, node, a):
+    # (`tensor.mish`: eager's kernel and its backward formula.)
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    return b.cast(b.op1("tensor.mish", [x], None, shape, calc), dtype)
+
+
 @_reg(aten.elu.default)
 def _elu(b, node, a):
     # (`tensor.elu`: eager's kernel and its backward formula; `selu` is

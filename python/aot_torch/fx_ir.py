@@ -412,7 +412,6 @@ def _build_decompositions():
         aten.tril, aten.triu,
         aten.mse_loss,
         aten.leaky_relu,
-        aten.mish,
         aten.logit,
         aten.glu,
         aten.smooth_l1_loss, aten.huber_loss,

@@ -93,6 +93,7 @@ fn cases() -> Vec<Case> {
         "tensor.silu",
         "tensor.hardswish",
         "tensor.hardsigmoid",
+        "tensor.mish",
         "tensor.relu",
         "tensor.erf",
         "tensor.sign",

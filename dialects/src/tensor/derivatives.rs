@@ -458,6 +458,35 @@ fn softplus_rule(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+pub fn mish(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(mish_rule)
+}
+
+fn mish_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's MishBackward (its vectorized kernel, left to right):
+    // g·(t + (x·s)·(1 - t·t)), t = tanh(log1p(exp(x))), s = 1/(1 + exp(-x)).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let one = c.scalar(1.0, e);
+    let nx = c.neg(x)?;
+    let enx = c.unary("tensor.exp", nx)?;
+    let den = c.add(one, enx)?;
+    let sig = c.div(one, den)?;
+    let ex = c.unary("tensor.exp", x)?;
+    let sp = c.unary("tensor.log1p", ex)?;
+    let t = c.unary("tensor.tanh", sp)?;
+    let tt = c.mul(t, t)?;
+    let omt = c.sub(one, tt)?;
+    let xs = c.mul(x, sig)?;
+    let p = c.mul(xs, omt)?;
+    let q = c.add(t, p)?;
+    let r = c.mul(g, q)?;
+    Ok(c.grads([Some(r)]))
+}
+
 pub fn elu(c: &mut VjpCtx<'_, '_>) -> R {
     c.in_compute_type(elu_rule)
 }

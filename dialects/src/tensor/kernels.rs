@@ -303,6 +303,9 @@ pub fn softplus(k: &mut KernelCtx<'_>) -> KernelResult {
     let (beta, threshold) = super::softplus_coefficients(|n| k.attr_f64_opt(n), e);
     unary(k, |x| if x * beta > threshold { x } else { (x * beta).exp().ln_1p() / beta }, |x| x)
 }
+pub fn mish(k: &mut KernelCtx<'_>) -> KernelResult {
+    unary(k, |x| x * x.exp().ln_1p().tanh(), |x| x)
+}
 pub fn elu(k: &mut KernelCtx<'_>) -> KernelResult {
     let e = crate::lowering::compute_elem(k.input(0).dtype());
     let (c1, c2, p) = super::elu_coefficients(|n| k.attr_f64_opt(n), e);

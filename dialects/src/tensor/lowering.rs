@@ -245,6 +245,17 @@ pub fn softplus(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     })
 }
 
+/// Mish as PyTorch's vectorized kernel: `x·tanh(log1p(exp(x)))`.
+pub fn mish(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let x = w[0];
+        let ex = s.math(MathFn::Exp, &[x])?;
+        let sp = s.math(MathFn::Log1p, &[ex])?;
+        let t = s.math(MathFn::Tanh, &[sp])?;
+        s.mul(x, t)
+    })
+}
+
 /// The ELU family as PyTorch's kernel computes it: `expm1(x·c1)·c2` where
 /// `x <= 0`, else `x·scale` (NaN fails the test).
 pub fn elu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {

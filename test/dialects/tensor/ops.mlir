@@ -70,7 +70,7 @@ func.func @clamp_tensor(%x: tensor<2x4xf32>, %lo: tensor<4xf32>, %hi: tensor<f32
 
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
-// CHECK-COUNT-27: : tensor<3xf32>
+// CHECK-COUNT-28: : tensor<3xf32>
 // CHECK: tensor.gelu %arg0 {approximate = "tanh"} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {max = 1.0, min = -1.0} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {min = 0} : tensor<3xf32>
@@ -98,6 +98,7 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %45 = tensor.silu %x : tensor<3xf32>
   %46 = tensor.hardswish %x : tensor<3xf32>
   %47 = tensor.hardsigmoid %x : tensor<3xf32>
+  %90 = tensor.mish %x : tensor<3xf32>
   %50 = tensor.elu %x {alpha = 2.0, input_scale = 0.5} : tensor<3xf32>
   %51 = tensor.softplus %x {beta = 2.0, threshold = 10.0} : tensor<3xf32>
   %52 = tensor.log_sigmoid %x : tensor<3xf32>
