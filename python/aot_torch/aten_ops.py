@@ -216,6 +216,29 @@ def _mish(b, node, a):
     return b.cast(b.op1("tensor.mish", [x], None, shape, calc), dtype)
 
 
+@_reg(aten.logit.default)
+def _logit(b, node, a):
+    # (`tensor.logit`: eager's kernel and its backward formula, NaN outside
+    # [0, 1] without eps, 0 outside [eps, 1 - eps] with it.)
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    eps = a.get("eps")
+    attrs = {"eps": float(eps)} if eps is not None else None
+    return b.cast(b.op1("tensor.logit", [x], attrs, shape, calc), dtype)
+
+
+@_reg(aten.glu.default)
+def _glu(b, node, a):
+    # (`tensor.glu` of the two halves: eager's backward formula.)
+    x, shape, dtype, calc = _activation_operand(b, node, a)
+    d = _norm_dim(a.get("dim", -1), x.rank)
+    half = x.shape[d] // 2
+    halves = []
+    for start in (0, half):
+        halves.append(b.op1("view.slice", [x], {"dim": d, "start": start, "end": start + half, "step": 1}, shape, calc,
+                            roots=x.roots))
+    return b.cast(b.op1("tensor.glu", halves, None, shape, calc), dtype)
+
+
 @_reg(aten.elu.default)
 def _elu(b, node, a):
     # (`tensor.elu`: eager's kernel and its backward formula; `selu` is

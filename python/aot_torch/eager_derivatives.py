@@ -11,11 +11,11 @@ infinity:
   taken (times the 0 the ``where`` gives it): ``sin(x)/x`` at 0 in
   ``sinc``, ``log(y)`` at 0 in ``xlogy(0, 0)``;
 - a root's derivative at 0 (``sqrt`` of a zero sum of squares in a
-  p-norm) times the 0 derivative of what is under it;
-- ``log(x / (1 - x))`` at 0 and 1 in ``logit`` without ``eps``.
+  p-norm) times the 0 derivative of what is under it.
 
-(The ELU family and softplus are catalogue ops, ``tensor.elu`` and
-``tensor.softplus``, with eager's own backward formulas.)
+(The ELU family, softplus, mish, logit and glu are catalogue ops,
+``tensor.elu``, ``tensor.softplus``, ``tensor.mish``, ``tensor.logit``
+and ``tensor.glu``, with eager's own backward formulas.)
 
 Each decomposition here computes the same values as upstream's (same ops
 in the same order on the selected inputs, computed in the same dtype), and
@@ -87,29 +87,6 @@ def _xlogy(a, b):
     return torch.where(torch.isnan(b), math.nan, rhs)
 
 
-@promoting(type_promoting_args=("self",), type_promotion_kind=KIND.INT_TO_FLOAT)
-def _logit(self, eps=None):
-    if eps is None:
-        # Outside [0, 1] both the value and eager's derivative are NaN
-        # (`self · NaN` gives both; a NaN input fails the test and stays
-        # NaN through the logarithm).
-        outside = (self < 0) | (self > 1)
-        x = torch.where(outside, 0.5, self)
-    else:
-        outside = None
-        x = torch.where(self < eps, eps, torch.where(self > 1 - eps, 1 - eps, self))
-    # At 0 and 1, eager's derivative is ±infinity (`g / (x (1 - x))`),
-    # which `log(x) - log1p(-x)` gives; elsewhere the value is upstream's.
-    edge = torch.mul(x, torch.sub(1, x)) == 0
-    safe = torch.where(edge, 0.5, x)
-    y = torch.where(edge, torch.log(x) - torch.log1p(-x), torch.log(torch.true_divide(safe, torch.sub(1, safe))))
-    if outside is None:
-        return y
-    # (`self` selected first: the NaN factor's derivative must not reach
-    # the elements inside, as `0 · NaN` would.)
-    return torch.where(outside, torch.where(outside, self, 0.5) * math.nan, y)
-
-
 def _loss_reduction(loss, reduction):
     from torch._decomp.decompositions import apply_loss_reduction
 
@@ -146,6 +123,5 @@ def install(table):
     table[aten.sinc.default] = _sinc
     for ov in (aten.xlogy.Tensor, aten.xlogy.Scalar_Self, aten.xlogy.Scalar_Other):
         table[ov] = _xlogy
-    table[aten.logit.default] = _logit
     table[aten.smooth_l1_loss.default] = _smooth_l1_loss
     table[aten.huber_loss.default] = _huber_loss

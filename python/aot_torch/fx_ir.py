@@ -319,6 +319,20 @@ def _inplace_on_a_copy(functional):
 INPLACE_SAVING_SELF = ("silu", "hardtanh", "hardsigmoid", "hardswish", "mish")
 
 
+def _glu_of_known_halves(upstream):
+    """`glu` stays one op (`tensor.glu` of the halves, eager's backward
+    formula) where the halves' size is a number and the input a float;
+    upstream's decomposition otherwise (a symbolic size)."""
+
+    def glu(x, dim=-1):
+        size = x.shape[dim % x.dim()] if x.dim() else None
+        if isinstance(size, int) and size % 2 == 0 and x.dtype.is_floating_point:
+            return NotImplemented
+        return upstream(x, dim)
+
+    return glu
+
+
 def _sdpa_for_cpu(upstream):
     """PyTorch's CPU attention stays one op, which the translator writes as
     `tensor.attention` (one GEMM for the scores, one row kernel for the
@@ -412,8 +426,6 @@ def _build_decompositions():
         aten.tril, aten.triu,
         aten.mse_loss,
         aten.leaky_relu,
-        aten.logit,
-        aten.glu,
         aten.smooth_l1_loss, aten.huber_loss,
         aten.binary_cross_entropy,
         aten.binary_cross_entropy_with_logits,
@@ -462,6 +474,8 @@ def _build_decompositions():
         get_decompositions([aten._scaled_dot_product_flash_attention_for_cpu])[
             aten._scaled_dot_product_flash_attention_for_cpu.default])
     eager_derivatives.install(table)
+    table[aten.glu.default] = _glu_of_known_halves(table.get(aten.glu.default)
+                                                   or get_decompositions([aten.glu])[aten.glu.default])
     table[aten.addbmm.default] = _addbmm
     table[aten.addr.default] = _addr
     table[aten.rrelu_with_noise.default] = _rrelu_with_noise

@@ -889,13 +889,24 @@ def test_every_op_name_the_translator_writes_is_registered():
     unknown = {name: where for name, where in found.items() if name not in registered}
     assert not unknown, "op names the registry does not know: %s" % unknown
     # `ir_builder` stands alone; the op table does not import the translator.
+    # (On fresh copies of the three modules, the originals put back after:
+    # the other modules keep theirs, and a translation with symbolic sizes
+    # sets `ir_builder.SYMBOLS` on the one they import, so a second copy
+    # left in `sys.modules` made later symbolic compiles in this process
+    # refuse every symbolic size.)
     import sys
-    for name in ("aot_torch.aten_ops", "aot_torch.fx_ir", "aot_torch.ir_builder"):
-        sys.modules.pop(name, None)
-    builder = importlib.import_module("aot_torch.ir_builder")
-    assert "aot_torch.fx_ir" not in sys.modules and "aot_torch.aten_ops" not in sys.modules
-    importlib.import_module("aot_torch.aten_ops")
-    assert "aot_torch.fx_ir" not in sys.modules
-    fx = importlib.import_module("aot_torch.fx_ir")
-    assert fx.Builder is builder.Builder and fx.ATEN_TO_IR
-    importlib.reload(aot_torch)
+    names = ("aot_torch.aten_ops", "aot_torch.fx_ir", "aot_torch.ir_builder")
+    originals = {name: sys.modules[name] for name in names}
+    try:
+        for name in names:
+            sys.modules.pop(name, None)
+        builder = importlib.import_module("aot_torch.ir_builder")
+        assert "aot_torch.fx_ir" not in sys.modules and "aot_torch.aten_ops" not in sys.modules
+        importlib.import_module("aot_torch.aten_ops")
+        assert "aot_torch.fx_ir" not in sys.modules
+        fx = importlib.import_module("aot_torch.fx_ir")
+        assert fx.Builder is builder.Builder and fx.ATEN_TO_IR
+    finally:
+        sys.modules.update(originals)
+        for name, module in originals.items():
+            setattr(aot_torch, name.split(".")[1], module)

@@ -21,6 +21,8 @@ use std::sync::Arc;
 enum Arg {
     F(&'static [i64]),
     Pos(&'static [i64]),
+    /// Values in 0.1..0.9 (`logit`'s domain).
+    Unit(&'static [i64]),
     I(&'static [i64], i64),
     Unique(&'static [i64], i64),
     B(&'static [i64]),
@@ -110,6 +112,11 @@ fn cases() -> Vec<Case> {
         v.push(c(op, vec![Pos(&[5])], ""));
         v.push(c(op, vec![Pos(&[2, 3])], ""));
     }
+    v.push(c("tensor.logit", vec![Unit(&[2, 3])], ""));
+    // (0.1..0.9 against [0.3, 0.7]: some inputs clamped, derivative 0.)
+    v.push(c("tensor.logit", vec![Unit(&[4, 5])], "{eps = 0.3}"));
+    v.push(c("tensor.glu", vec![F(&[2, 3]), F(&[2, 3])], ""));
+    v.push(c("tensor.glu", vec![F(&[2, 3]), F(&[3])], ""));
     v.push(c("tensor.gelu", vec![F(&[2, 3])], ""));
     v.push(c("tensor.gelu", vec![F(&[2, 3])], "{approximate = \"tanh\"}"));
     v.push(c("tensor.clamp", vec![F(&[2, 3])], "{min = -0.3, max = 0.4}"));
@@ -251,7 +258,7 @@ fn build(case: &Case) -> Result<String, String> {
         .args
         .iter()
         .map(|a| match a {
-            F(s) | Pos(s) => ctx.tensor_type(s, ElemType::F64),
+            F(s) | Pos(s) | Unit(s) => ctx.tensor_type(s, ElemType::F64),
             F32(s) => ctx.tensor_type(s, ElemType::F32),
             I(s, _) | Unique(s, _) => ctx.tensor_type(s, ElemType::I64),
             B(s) => ctx.tensor_type(s, ElemType::I1),
@@ -303,7 +310,7 @@ fn inputs(case: &Case, seed: u64) -> InputSpec {
     let mut spec = InputSpec::default();
     for a in &case.args {
         let (shape, e, rg): (&[i64], ElemType, bool) = match a {
-            F(s) | Pos(s) => (s, ElemType::F64, true),
+            F(s) | Pos(s) | Unit(s) => (s, ElemType::F64, true),
             F32(s) => (s, ElemType::F32, true),
             I(s, _) | Unique(s, _) => (s, ElemType::I64, false),
             B(s) => (s, ElemType::I1, false),
@@ -313,6 +320,7 @@ fn inputs(case: &Case, seed: u64) -> InputSpec {
             F(_) => (0..n).map(|_| g.next() * 2.0 - 1.0).collect(),
             F32(_) => (0..n).map(|_| ((g.next() * 2.0 - 1.0) * 64.0).round() / 64.0).collect(),
             Pos(_) => (0..n).map(|_| 0.5 + g.next()).collect(),
+            Unit(_) => (0..n).map(|_| 0.1 + 0.8 * g.next()).collect(),
             I(_, k) => (0..n).map(|_| (g.next() * *k as f64).floor()).collect(),
             Unique(_, k) => {
                 let mut perm: Vec<f64> = (0..*k).map(|x| x as f64).collect();

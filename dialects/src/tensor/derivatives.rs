@@ -487,6 +487,56 @@ fn mish_rule(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+pub fn logit(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(logit_rule)
+}
+
+fn logit_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's LogitBackward: g / (x·(1 - x)) inside the range; outside,
+    // NaN without eps, 0 with it (a NaN input fails both tests: NaN).
+    if !c.need(0) {
+        return Ok(c.grads([]));
+    }
+    let (g, x) = (c.g()?, c.x(0));
+    let e = c.elem(x)?;
+    let one = c.scalar(1.0, e);
+    let omx = c.sub(one, x)?;
+    let den = c.mul(x, omx)?;
+    let q = c.div(g, den)?;
+    let (lo, hi, fill) = match super::logit_bounds(|n| c.attrs().f64(n), e) {
+        Some((lo, hi)) => (lo, hi, 0.0),
+        None => (0.0, 1.0, f64::NAN),
+    };
+    let (lov, hiv, fillv) = (c.scalar(lo, e), c.scalar(hi, e), c.scalar(fill, e));
+    let below = c.op1("tensor.lt", &[x, lov], &[])?;
+    let above = c.op1("tensor.gt", &[x, hiv], &[])?;
+    let t = c.select(above, fillv, q)?;
+    let r = c.select(below, fillv, t)?;
+    Ok(c.grads([Some(r)]))
+}
+
+pub fn glu(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(glu_rule)
+}
+
+fn glu_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's GluBackward kernel: sigmoid(b)·g for a, ((1 - s)·s)·a·g for b.
+    let (g, a, b) = (c.g()?, c.x(0), c.x(1));
+    let s = c.unary("tensor.sigmoid", b)?;
+    let da = if c.need(0) { Some(c.mul(s, g)?) } else { None };
+    let db = if c.need(1) {
+        let e = c.elem(b)?;
+        let one = c.scalar(1.0, e);
+        let oms = c.sub(one, s)?;
+        let t = c.mul(oms, s)?;
+        let t = c.mul(t, a)?;
+        Some(c.mul(t, g)?)
+    } else {
+        None
+    };
+    binary(c, da, db)
+}
+
 pub fn elu(c: &mut VjpCtx<'_, '_>) -> R {
     c.in_compute_type(elu_rule)
 }

@@ -306,6 +306,25 @@ pub fn softplus(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn mish(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| x * x.exp().ln_1p().tanh(), |x| x)
 }
+pub fn logit(k: &mut KernelCtx<'_>) -> KernelResult {
+    let e = crate::lowering::compute_elem(k.input(0).dtype());
+    let bounds = super::logit_bounds(|n| k.attr_f64_opt(n), e);
+    unary(
+        k,
+        |x| {
+            let x = match bounds {
+                Some((lo, _)) if x < lo => lo,
+                Some((_, hi)) if x > hi => hi,
+                _ => x,
+            };
+            (x / (1.0 - x)).ln()
+        },
+        |x| x,
+    )
+}
+pub fn glu(k: &mut KernelCtx<'_>) -> KernelResult {
+    binary(k, |a, b| a * (1.0 / (1.0 + (-b).exp())), |_, _| Err("tensor.glu of integers".into()), None)
+}
 pub fn elu(k: &mut KernelCtx<'_>) -> KernelResult {
     let e = crate::lowering::compute_elem(k.input(0).dtype());
     let (c1, c2, p) = super::elu_coefficients(|n| k.attr_f64_opt(n), e);

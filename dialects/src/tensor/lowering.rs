@@ -213,6 +213,34 @@ pub fn silu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| over_logistic_denominator(s, w[0], true))
 }
 
+/// `a·sigmoid(b)`, the sigmoid as `tensor.sigmoid` computes it.
+pub fn glu(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let sig = over_logistic_denominator(s, w[1], false)?;
+        s.mul(w[0], sig)
+    })
+}
+
+/// `log(x/(1 - x))`, x clamped to the bounds first where `eps` is given
+/// (a NaN passes both tests).
+pub fn logit(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| {
+        let (mut x, e) = (w[0], s.elem_of(w[0])?);
+        if let Some((lo, hi)) = super::logit_bounds(|n| s.ctx().attr_f64(op, n), e) {
+            let lov = s.const_f(lo, e);
+            let below = s.cmp(Predicate::Lt, x, lov)?;
+            let hiv = s.const_f(hi, e);
+            let above = s.cmp(Predicate::Gt, x, hiv)?;
+            let t = s.select(above, hiv, x)?;
+            x = s.select(below, lov, t)?;
+        }
+        let one = s.const_f(1.0, e);
+        let d = s.sub(one, x)?;
+        let q = s.div(x, d)?;
+        s.math(MathFn::Log, &[q])
+    })
+}
+
 /// Log-sigmoid as PyTorch's kernel computes it: `min(0, x) -
 /// log1p(exp(-|x|))`.
 pub fn log_sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {

@@ -122,6 +122,13 @@ pub fn elu_coefficients(attr: impl Fn(&str) -> Option<f64>, e: ElemType) -> (f64
     (a("input_scale"), coefficient(a("alpha") * a("scale"), e), a("scale"))
 }
 
+/// `tensor.logit`'s bounds `(eps, 1 - eps)` rounded to the compute type as
+/// PyTorch's kernel computes them (`1 - eps` in that type), if it has `eps`.
+pub fn logit_bounds(attr: impl Fn(&str) -> Option<f64>, e: ElemType) -> Option<(f64, f64)> {
+    let lo = coefficient(attr("eps")?, e);
+    Some((lo, coefficient(1.0 - lo, e)))
+}
+
 /// `tensor.softplus`'s `beta` (default 1) and `threshold` (default 20)
 /// from its attributes, rounded to the compute type `e`.
 pub fn softplus_coefficients(attr: impl Fn(&str) -> Option<f64>, e: ElemType) -> (f64, f64) {
@@ -1203,6 +1210,33 @@ op!(
     k::mish,
     vjp = d::mish,
     lower = &Pointwise(l::mish)
+);
+// `logit` and `glu` with PyTorch's backward formulas (`g / (x·(1 - x))`,
+// NaN or 0 outside the range; `((1 - s)·s)·a·g`), which the chain rule
+// through `log` of a quotient and through `sigmoid` rounds otherwise.
+op!(
+    "tensor.logit",
+    "Elementwise logit: log(x/(1 - x)), x first clamped to [eps, 1 - eps] when eps is given (rounded to the compute type); derivative g/(x·(1 - x)) inside, outside NaN without eps and 0 with it",
+    EW,
+    ONE,
+    ONE,
+    &[AttrSpec::optional("eps", AttrKind::F64)],
+    Some(infer_unary_float),
+    k::logit,
+    vjp = d::logit,
+    lower = &Pointwise(l::logit)
+);
+op!(
+    "tensor.glu",
+    "Gated linear unit of its two halves: a·sigmoid(b) (broadcasting); derivatives sigmoid(b)·g and ((1 - s)·s)·a·g",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_binary_float),
+    k::glu,
+    vjp = d::glu,
+    lower = &Pointwise(l::glu)
 );
 // The ELU family (`elu`, `selu`, `celu` are PyTorch's `elu` with other
 // coefficients): values as its kernel computes them and its backward

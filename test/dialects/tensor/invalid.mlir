@@ -535,3 +535,19 @@ func.func @clamp_tensor_mixed(%x: tensor<2xf32>, %lo: tensor<2xf64>) {
   %0 = tensor.clamp_tensor %x, %lo, %x : tensor<2xf32>, tensor<2xf64>, tensor<2xf32> -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @glu_int(%x: tensor<2xi32>) {
+  // expected-error@+1 {{'tensor.glu' op this op requires a floating point element type, got i32}}
+  %0 = tensor.glu %x, %x : tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @logit_int(%x: tensor<2xi64>) {
+  // expected-error@+1 {{'tensor.logit' op this op requires a floating point element type, got i64}}
+  %0 = tensor.logit %x : tensor<2xi64>
+  return
+}

@@ -62,15 +62,17 @@ func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tens
 // CHECK-LABEL: func.func @clamp_tensor
 // CHECK: tensor.clamp_tensor %arg0, %arg1, %arg2 : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
 // CHECK: tensor.clamp_tensor %arg3, %arg3, %arg3 : tensor<3xi64>
+// CHECK: tensor.glu %arg0, %arg1 : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
 func.func @clamp_tensor(%x: tensor<2x4xf32>, %lo: tensor<4xf32>, %hi: tensor<f32>, %i: tensor<3xi64>) {
   %0 = tensor.clamp_tensor %x, %lo, %hi : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
   %1 = tensor.clamp_tensor %i, %i, %i : tensor<3xi64>
+  %2 = tensor.glu %x, %lo : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
   return
 }
 
 /// Unary elementwise ops.
 // CHECK-LABEL: func.func @unary
-// CHECK-COUNT-28: : tensor<3xf32>
+// CHECK-COUNT-30: : tensor<3xf32>
 // CHECK: tensor.gelu %arg0 {approximate = "tanh"} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {max = 1.0, min = -1.0} : tensor<3xf32>
 // CHECK: tensor.clamp %arg0 {min = 0} : tensor<3xf32>
@@ -99,6 +101,8 @@ func.func @unary(%x: tensor<3xf32>, %i: tensor<3xi32>) {
   %46 = tensor.hardswish %x : tensor<3xf32>
   %47 = tensor.hardsigmoid %x : tensor<3xf32>
   %90 = tensor.mish %x : tensor<3xf32>
+  %91 = tensor.logit %x : tensor<3xf32>
+  %92 = tensor.logit %x {eps = 1.0e-3} : tensor<3xf32>
   %50 = tensor.elu %x {alpha = 2.0, input_scale = 0.5} : tensor<3xf32>
   %51 = tensor.softplus %x {beta = 2.0, threshold = 10.0} : tensor<3xf32>
   %52 = tensor.log_sigmoid %x : tensor<3xf32>
