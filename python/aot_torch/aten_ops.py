@@ -379,32 +379,17 @@ def _addcdiv(b: Builder, node: Node, a) -> Value:
 
 
 def _lerp(b: Builder, node: Node, a) -> Value:
-    """`lerp` as PyTorch's CPU kernel (`lerp_vec`) computes it, in `opmath`:
-    one fused multiply-add from the nearer end, `fma(w, end - self, self)`
-    for |w| < 0.5, else `fma(w - 1, end - self, end)`; the choice is made
-    per element for a tensor weight (NaN takes the second)."""
+    """`tensor.lerp`: `lerp` as PyTorch's CPU kernel (`lerp_vec`) computes
+    it, in `opmath` (one fused multiply-add from the nearer end), with
+    eager's derivatives (`g·(1 - w)` with `1 - w` in double for a number)."""
     shape, dtype = out_meta(node)
     if not _is_float(dtype):
         raise Reject("lerp of %s" % dtype)
-    calc = _calc_dtype(dtype)
-    s, e = b.operand(a["self"], calc), b.operand(a["end"], calc)
+    s, e = b.operand(a["self"], dtype), b.operand(a["end"], dtype)
     weight = a["weight"]
-    diff = b.op1("tensor.sub", [e, s], None, _broadcast(e.shape, s.shape), calc)
     if isinstance(weight, (int, float)) and not isinstance(weight, bool):
-        w = b.full(weight, calc)
-        if abs(float(weight)) < 0.5:
-            r = b.op1("tensor.fma", [w, diff, s], None, shape, calc)
-        else:
-            w1 = b.op1("tensor.sub", [w, b.full(1, calc)], None, (), calc)
-            r = b.op1("tensor.fma", [w1, diff, e], None, shape, calc)
-        return b.cast(r, dtype)
-    w = b.operand(weight, calc)
-    small = b.op1("tensor.lt", [b.op1("tensor.abs", [w], None, w.shape, calc), b.full(0.5, calc)], None, w.shape,
-                  torch.bool)
-    w1 = b.op1("tensor.sub", [w, b.full(1, calc)], None, w.shape, calc)
-    coeff = b.op1("tensor.where", [small, w, w1], None, w.shape, calc)
-    base = b.op1("tensor.where", [small, s, e], None, _broadcast(w.shape, s.shape, e.shape), calc)
-    return b.cast(b.op1("tensor.fma", [coeff, diff, base], None, shape, calc), dtype)
+        return b.op1("tensor.lerp", [s, e], {"weight": float(weight)}, shape, dtype)
+    return b.op1("tensor.lerp", [s, e, b.operand(weight, dtype)], None, shape, dtype)
 
 
 # (Their in-place forms, `_inplace_via_copy`, are registered with the

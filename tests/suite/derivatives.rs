@@ -82,6 +82,10 @@ fn cases() -> Vec<Case> {
     v.push(c("tensor.clamp_tensor", vec![F(&[2, 3]), F(&[3]), F(&[])], ""));
     v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
     v.push(c("tensor.fma", vec![F(&[2, 3]), F(&[]), F(&[3])], ""));
+    v.push(c("tensor.lerp", vec![F(&[2, 3]), F(&[2, 3]), F(&[2, 3])], ""));
+    v.push(c("tensor.lerp", vec![F(&[2, 3]), F(&[3]), F(&[2, 1])], ""));
+    v.push(c("tensor.lerp", vec![F(&[2, 3]), F(&[3])], "{weight = 0.3}"));
+    v.push(c("tensor.lerp", vec![F(&[4]), F(&[4])], "{weight = 0.7}"));
     for op in [
         "tensor.neg",
         "tensor.abs",

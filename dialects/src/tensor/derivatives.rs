@@ -65,6 +65,50 @@ pub fn fma(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads(grads))
 }
 
+/// PyTorch's LerpBackward: `g·(1 - w)`, `g·w`, `g·(end - self)`; for a
+/// number, `1 - w` in double and both coefficients rounded to the compute
+/// type (f32 for halves, so the products round once); for a weight tensor,
+/// in the tensors' own type as eager's ops on them.
+pub fn lerp(c: &mut VjpCtx<'_, '_>) -> R {
+    if let Some(w) = c.attrs().f64("weight") {
+        return c.in_compute_type(|c| {
+            let g = c.g()?;
+            let e = c.elem(g)?;
+            let mut grads = [None, None];
+            for (i, k) in [(0, 1.0 - w), (1, w)] {
+                if c.need(i) {
+                    let t = c.scale(g, super::coefficient(k, e))?;
+                    let shape = c.shape(c.x(i))?;
+                    grads[i] = Some(c.sum_to(t, &shape)?);
+                }
+            }
+            Ok(c.grads(grads))
+        });
+    }
+    let (g, a, b, w) = (c.g()?, c.x(0), c.x(1), c.x(2));
+    let e = c.elem(g)?;
+    let mut grads = [None, None, None];
+    if c.need(0) {
+        let one = c.scalar(1.0, e);
+        let omw = c.sub(one, w)?;
+        grads[0] = Some(c.mul(g, omw)?);
+    }
+    if c.need(1) {
+        grads[1] = Some(c.mul(g, w)?);
+    }
+    if c.need(2) {
+        let d = c.sub(b, a)?;
+        grads[2] = Some(c.mul(g, d)?);
+    }
+    for (i, slot) in grads.iter_mut().enumerate() {
+        if let Some(v) = *slot {
+            let shape = c.shape(c.x(i))?;
+            *slot = Some(c.sum_to(v, &shape)?);
+        }
+    }
+    Ok(c.grads(grads))
+}
+
 pub fn div(c: &mut VjpCtx<'_, '_>) -> R {
     let (g, a, b) = (c.g()?, c.x(0), c.x(1));
     let da = if c.need(0) { Some(c.div(g, b)?) } else { None };

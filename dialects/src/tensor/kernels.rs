@@ -238,6 +238,41 @@ pub fn fma(k: &mut KernelCtx<'_>) -> KernelResult {
     out1(k.new_f64(a.dtype(), &shape, &out))
 }
 
+/// `lerp` from the nearer end, as `fma` rounds (f32 for the narrower floats).
+pub fn lerp(k: &mut KernelCtx<'_>) -> KernelResult {
+    let (s, e) = (k.input(0), k.input(1));
+    let wide = k.physical(s.dtype()) == ElemType::F64;
+    let scalar = k.attr_f64_opt("weight");
+    let mut shape = broadcast_shapes(&s.sizes(), &e.sizes())?;
+    let w = if scalar.is_none() { Some(k.input(2)) } else { None };
+    if let Some(w) = w {
+        shape = broadcast_shapes(&shape, &w.sizes())?;
+    }
+    let (ms, me) = (broadcast_map(&s.sizes(), &shape), broadcast_map(&e.sizes(), &shape));
+    let (vs, ve) = (s.read_f64(), e.read_f64());
+    let weights: Vec<f64> = match (w, scalar) {
+        (Some(w), _) => {
+            let mw = broadcast_map(&w.sizes(), &shape);
+            let vw = w.read_f64();
+            mw.iter().map(|&i| vw[i]).collect()
+        }
+        (None, Some(v)) => vec![super::coefficient(v, if wide { ElemType::F64 } else { ElemType::F32 }); ms.len()],
+        (None, None) => return Err("tensor.lerp: no weight".into()),
+    };
+    let out: Vec<f64> = (0..ms.len())
+        .map(|i| {
+            let (a, b, w) = (vs[ms[i]], ve[me[i]], weights[i]);
+            if wide {
+                if w.abs() < 0.5 { w.mul_add(b - a, a) } else { (w - 1.0).mul_add(b - a, b) }
+            } else {
+                let (a, b, w) = (a as f32, b as f32, w as f32);
+                f64::from(if w.abs() < 0.5 { w.mul_add(b - a, a) } else { (w - 1.0).mul_add(b - a, b) })
+            }
+        })
+        .collect();
+    out1(k.new_f64(s.dtype(), &shape, &out))
+}
+
 pub fn neg(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| -x, |x| x.wrapping_neg())
 }

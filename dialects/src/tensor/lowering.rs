@@ -182,6 +182,33 @@ pub fn clamp_tensor(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     })
 }
 
+pub fn lerp(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    let scalar = s.ctx().attr_f64(op, "weight");
+    arith(s, op, v, &|s, w| {
+        let (a, b, e) = (w[0], w[1], s.elem_of(w[0])?);
+        let diff = s.sub(b, a)?;
+        let one = s.const_f(1.0, e);
+        if let Some(k) = scalar {
+            let k = super::coefficient(k, e);
+            let kv = s.const_f(k, e);
+            return if k.abs() < 0.5 {
+                s.fma(kv, diff, a)
+            } else {
+                let k1 = s.sub(kv, one)?;
+                s.fma(k1, diff, b)
+            };
+        }
+        let wt = w[2];
+        let half = s.const_f(0.5, e);
+        let mag = s.un(Unary::Abs, wt)?;
+        let small = s.cmp(Predicate::Lt, mag, half)?;
+        let w1 = s.sub(wt, one)?;
+        let coeff = s.select(small, wt, w1)?;
+        let base = s.select(small, a, b)?;
+        s.fma(coeff, diff, base)
+    })
+}
+
 pub fn fma(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| s.fma(w[0], w[1], w[2]))
 }

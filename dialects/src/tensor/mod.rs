@@ -95,6 +95,19 @@ fn infer_clamp_tensor(ic: &InferCtx<'_>) -> InferResult {
     one(broadcast(&broadcast(&x.shape, &lo.shape)?, &hi.shape)?, e)
 }
 
+fn infer_lerp(ic: &InferCtx<'_>) -> InferResult {
+    let e = same_elem(ic)?;
+    require_float(e, "tensor.lerp")?;
+    let scalar = attr_f64_opt(ic, "weight")?.is_some();
+    let mut s = broadcast(&operand_tensor(ic, 0)?.shape, &operand_tensor(ic, 1)?.shape)?;
+    match (ic.operand_types.len(), scalar) {
+        (2, true) => {}
+        (3, false) => s = broadcast(&s, &operand_tensor(ic, 2)?.shape)?,
+        _ => return Err("takes its weight as a third operand or as the 'weight' attribute, exactly one".into()),
+    }
+    one(s, e)
+}
+
 fn infer_unary(ic: &InferCtx<'_>) -> InferResult {
     let t = operand_tensor(ic, 0)?;
     one(t.shape.clone(), t.elem)
@@ -901,6 +914,23 @@ op!(
     k::clamp_tensor,
     vjp = d::clamp_tensor,
     lower = &Pointwise(l::clamp_tensor)
+);
+
+// PyTorch's `lerp` computes from the nearer end with one fused
+// multiply-add, and its derivatives are `g·(1 - w)`, `g·w` and
+// `g·(end - self)`, with `1 - w` in double for a number: the chain rule
+// through the multiply-add rounds otherwise.
+op!(
+    "tensor.lerp",
+    "self + w·(end - self) as PyTorch's kernel: fma(w, end - self, self) where |w| < 0.5, else fma(w - 1, end - self, end), in f32 for halves; w a third operand or the 'weight' attribute (a number, rounded to the compute type); derivatives g·(1 - w), g·w and g·(end - self)",
+    EW,
+    Arity::Range(2, 3),
+    ONE,
+    &[AttrSpec::optional("weight", AttrKind::F64)],
+    Some(infer_lerp),
+    k::lerp,
+    vjp = d::lerp,
+    lower = &Pointwise(l::lerp)
 );
 
 op!(

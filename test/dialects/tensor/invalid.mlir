@@ -551,3 +551,19 @@ func.func @logit_int(%x: tensor<2xi64>) {
   %0 = tensor.logit %x : tensor<2xi64>
   return
 }
+
+// -----
+
+func.func @lerp_two_weights(%x: tensor<2xf32>) {
+  // expected-error@+1 {{'tensor.lerp' op takes its weight as a third operand or as the 'weight' attribute, exactly one}}
+  %0 = tensor.lerp %x, %x, %x {weight = 0.5} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @lerp_no_weight(%x: tensor<2xf32>) {
+  // expected-error@+1 {{'tensor.lerp' op takes its weight as a third operand or as the 'weight' attribute, exactly one}}
+  %0 = tensor.lerp %x, %x : tensor<2xf32>
+  return
+}

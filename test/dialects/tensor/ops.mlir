@@ -52,9 +52,13 @@ func.func @compare_where(%a: tensor<4xi64>, %b: tensor<4xi64>, %x: tensor<2x4xf3
 // CHECK-LABEL: func.func @fma
 // CHECK: tensor.fma %arg0, %arg1, %arg2 : tensor<2x4xf32>, tensor<f32>, tensor<4xf32> -> tensor<2x4xf32>
 // CHECK: tensor.fma %arg3, %arg3, %arg3 : tensor<3xbf16>
+// CHECK: tensor.lerp %arg0, %arg2, %arg1 : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
+// CHECK: tensor.lerp %arg3, %arg3 {weight = 0.3} : tensor<3xbf16>
 func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tensor<3xbf16>) {
   %0 = tensor.fma %a, %b, %c : tensor<2x4xf32>, tensor<f32>, tensor<4xf32> -> tensor<2x4xf32>
   %1 = tensor.fma %h, %h, %h : tensor<3xbf16>
+  %2 = tensor.lerp %a, %c, %b : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
+  %3 = tensor.lerp %h, %h {weight = 0.3} : tensor<3xbf16>
   return
 }
 
