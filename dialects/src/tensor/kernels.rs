@@ -263,7 +263,11 @@ pub fn lerp(k: &mut KernelCtx<'_>) -> KernelResult {
         .map(|i| {
             let (a, b, w) = (vs[ms[i]], ve[me[i]], weights[i]);
             if wide {
-                if w.abs() < 0.5 { w.mul_add(b - a, a) } else { (w - 1.0).mul_add(b - a, b) }
+                if w.abs() < 0.5 {
+                    w.mul_add(b - a, a)
+                } else {
+                    (w - 1.0).mul_add(b - a, b)
+                }
             } else {
                 let (a, b, w) = (a as f32, b as f32, w as f32);
                 f64::from(if w.abs() < 0.5 { w.mul_add(b - a, a) } else { (w - 1.0).mul_add(b - a, b) })
