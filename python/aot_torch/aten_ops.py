@@ -226,6 +226,18 @@ def _logit(b, node, a):
     return b.cast(b.op1("tensor.logit", [x], attrs, shape, calc), dtype)
 
 
+@_reg(aten.binary_cross_entropy_with_logits.default)
+def _bce_with_logits(b, node, a):
+    # (Unreduced, no weights, no pos_weight, f32 or f64: `fx_ir._bce_with_logits`
+    # keeps only that form; the rest is decomposed around it.)
+    shape, dtype = out_meta(node)
+    if (a.get("weight") is not None or a.get("pos_weight") is not None or a.get("reduction", 1) != 0
+            or dtype not in (torch.float32, torch.float64)):
+        raise Reject("binary_cross_entropy_with_logits other than unreduced and unweighted")
+    x, t = b.operand(a["self"], dtype), b.operand(a["target"], dtype)
+    return b.op1("tensor.bce_logits", [x, t], None, shape, dtype)
+
+
 @_reg(aten.glu.default)
 def _glu(b, node, a):
     # (`tensor.glu` of the two halves: eager's backward formula.)

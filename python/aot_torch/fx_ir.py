@@ -319,6 +319,27 @@ def _inplace_on_a_copy(functional):
 INPLACE_SAVING_SELF = ("silu", "hardtanh", "hardsigmoid", "hardswish", "mish")
 
 
+def _bce_with_logits(upstream):
+    """`binary_cross_entropy_with_logits` of floats without `pos_weight`:
+    the unreduced loss stays one op (`tensor.bce_logits`, eager's forward
+    and backward formulas), then the weight and the reduction as eager
+    applies them; upstream's decomposition otherwise."""
+
+    def bce(x, target, weight=None, pos_weight=None, reduction=1):
+        if pos_weight is not None or x.dtype not in (torch.float32, torch.float64) or target.dtype != x.dtype:
+            return upstream(x, target, weight, pos_weight, reduction)
+        if weight is None and reduction == 0:
+            return NotImplemented
+        from torch._decomp.decompositions import apply_loss_reduction
+
+        loss = aten.binary_cross_entropy_with_logits.default(x, target, None, None, 0)
+        if weight is not None:
+            loss = loss * weight
+        return apply_loss_reduction(loss, reduction)
+
+    return bce
+
+
 def _glu_of_known_halves(upstream):
     """`glu` stays one op (`tensor.glu` of the halves, eager's backward
     formula) where the halves' size is a number and the input a float;
@@ -428,7 +449,6 @@ def _build_decompositions():
         aten.leaky_relu,
         aten.smooth_l1_loss, aten.huber_loss,
         aten.binary_cross_entropy,
-        aten.binary_cross_entropy_with_logits,
         aten.nll_loss2d_forward,
         aten.logsumexp,
         aten.native_group_norm,
@@ -474,6 +494,8 @@ def _build_decompositions():
         get_decompositions([aten._scaled_dot_product_flash_attention_for_cpu])[
             aten._scaled_dot_product_flash_attention_for_cpu.default])
     eager_derivatives.install(table)
+    table[aten.binary_cross_entropy_with_logits.default] = _bce_with_logits(
+        get_decompositions([aten.binary_cross_entropy_with_logits])[aten.binary_cross_entropy_with_logits.default])
     table[aten.glu.default] = _glu_of_known_halves(table.get(aten.glu.default)
                                                    or get_decompositions([aten.glu])[aten.glu.default])
     table[aten.addbmm.default] = _addbmm

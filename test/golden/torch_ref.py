@@ -957,6 +957,7 @@ OPS = {
     "tensor.pow_scalar": lambda ops, a, r: torch.pow(ops[0], a["exponent"]),
     "tensor.clamp_tensor": lambda ops, a, r: torch.clamp(ops[0], ops[1], ops[2]),
     "tensor.mish": _u(F.mish),
+    "tensor.bce_logits": lambda ops, a, r: F.binary_cross_entropy_with_logits(ops[0], ops[1], reduction="none"),
     "tensor.logit": lambda ops, a, r: torch.logit(ops[0], a.get("eps")),
     "tensor.glu": lambda ops, a, r: F.glu(torch.cat([ops[0], ops[1]], -1), -1),
     "tensor.lerp": lambda ops, a, r: torch.lerp(ops[0], ops[1], ops[2] if len(ops) == 3 else a["weight"]),

@@ -120,6 +120,8 @@ fn cases() -> Vec<Case> {
     // (0.1..0.9 against [0.3, 0.7]: some inputs clamped, derivative 0.)
     v.push(c("tensor.logit", vec![Unit(&[4, 5])], "{eps = 0.3}"));
     v.push(c("tensor.glu", vec![F(&[2, 3]), F(&[2, 3])], ""));
+    v.push(c("tensor.bce_logits", vec![F(&[2, 3]), Unit(&[2, 3])], ""));
+    v.push(c("tensor.bce_logits", vec![F(&[2, 3]), Unit(&[3])], ""));
     v.push(c("tensor.glu", vec![F(&[2, 3]), F(&[3])], ""));
     v.push(c("tensor.gelu", vec![F(&[2, 3])], ""));
     v.push(c("tensor.gelu", vec![F(&[2, 3])], "{approximate = \"tanh\"}"));

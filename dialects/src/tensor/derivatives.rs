@@ -448,6 +448,30 @@ fn silu_rule(c: &mut VjpCtx<'_, '_>) -> R {
     Ok(c.grads([Some(r)]))
 }
 
+pub fn bce_logits(c: &mut VjpCtx<'_, '_>) -> R {
+    c.in_compute_type(bce_logits_rule)
+}
+
+fn bce_logits_rule(c: &mut VjpCtx<'_, '_>) -> R {
+    // PyTorch's binary_cross_entropy_with_logits_backward and its target
+    // backward (no weights; the caller multiplies them and reduces).
+    let (g, x, t) = (c.g()?, c.x(0), c.x(1));
+    let dx = if c.need(0) {
+        let s = c.unary("tensor.sigmoid", x)?;
+        let d = c.sub(s, t)?;
+        Some(c.mul(d, g)?)
+    } else {
+        None
+    };
+    let dt = if c.need(1) {
+        let nx = c.neg(x)?;
+        Some(c.mul(nx, g)?)
+    } else {
+        None
+    };
+    binary(c, dx, dt)
+}
+
 pub fn log_sigmoid(c: &mut VjpCtx<'_, '_>) -> R {
     c.in_compute_type(log_sigmoid_rule)
 }

@@ -334,6 +334,14 @@ pub fn sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
 pub fn silu(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| x / (1.0 + (-x).exp()), |x| x)
 }
+pub fn bce_logits(k: &mut KernelCtx<'_>) -> KernelResult {
+    binary(
+        k,
+        |x, t| (1.0 - t) * x - (nan_min(0.0, x) - (-x.abs()).exp().ln_1p()),
+        |_, _| Err("tensor.bce_logits of integers".into()),
+        None,
+    )
+}
 pub fn log_sigmoid(k: &mut KernelCtx<'_>) -> KernelResult {
     unary(k, |x| nan_min(0.0, x) - (-x.abs()).exp().ln_1p(), |x| x)
 }

@@ -271,15 +271,29 @@ pub fn logit(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
 /// Log-sigmoid as PyTorch's kernel computes it: `min(0, x) -
 /// log1p(exp(-|x|))`.
 pub fn log_sigmoid(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
+    arith(s, op, v, &|s, w| log_sigmoid_of(s, w[0]))
+}
+
+fn log_sigmoid_of(s: &mut Scalars<'_, '_>, x: Value) -> R {
+    let e = s.elem_of(x)?;
+    let zero = s.const_f(0.0, e);
+    let m = s.bin(Binary::Min, zero, x)?;
+    let a = s.un(Unary::Abs, x)?;
+    let n = s.un(Unary::Neg, a)?;
+    let z = s.math(MathFn::Exp, &[n])?;
+    let l = s.math(MathFn::Log1p, &[z])?;
+    s.sub(m, l)
+}
+
+/// `(1 - t)·x - log_sigmoid(x)`, in PyTorch's order.
+pub fn bce_logits(s: &mut Scalars<'_, '_>, op: Op, v: &[Value]) -> R {
     arith(s, op, v, &|s, w| {
-        let (x, e) = (w[0], s.elem_of(w[0])?);
-        let zero = s.const_f(0.0, e);
-        let m = s.bin(Binary::Min, zero, x)?;
-        let a = s.un(Unary::Abs, x)?;
-        let n = s.un(Unary::Neg, a)?;
-        let z = s.math(MathFn::Exp, &[n])?;
-        let l = s.math(MathFn::Log1p, &[z])?;
-        s.sub(m, l)
+        let (x, t, e) = (w[0], w[1], s.elem_of(w[0])?);
+        let one = s.const_f(1.0, e);
+        let omt = s.sub(one, t)?;
+        let p = s.mul(omt, x)?;
+        let l = log_sigmoid_of(s, x)?;
+        s.sub(p, l)
     })
 }
 

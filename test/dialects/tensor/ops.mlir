@@ -67,10 +67,12 @@ func.func @fma(%a: tensor<2x4xf32>, %b: tensor<f32>, %c: tensor<4xf32>, %h: tens
 // CHECK: tensor.clamp_tensor %arg0, %arg1, %arg2 : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
 // CHECK: tensor.clamp_tensor %arg3, %arg3, %arg3 : tensor<3xi64>
 // CHECK: tensor.glu %arg0, %arg1 : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+// CHECK: tensor.bce_logits %arg0, %arg1 : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
 func.func @clamp_tensor(%x: tensor<2x4xf32>, %lo: tensor<4xf32>, %hi: tensor<f32>, %i: tensor<3xi64>) {
   %0 = tensor.clamp_tensor %x, %lo, %hi : tensor<2x4xf32>, tensor<4xf32>, tensor<f32> -> tensor<2x4xf32>
   %1 = tensor.clamp_tensor %i, %i, %i : tensor<3xi64>
   %2 = tensor.glu %x, %lo : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %3 = tensor.bce_logits %x, %lo : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
   return
 }
 
