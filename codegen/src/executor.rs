@@ -15,7 +15,7 @@
 //! read-only globals (those are copied), but may alias the arguments and
 //! each other.
 
-use crate::program::{argument_mismatch, HostProgram, KernelFn, Matmul, Root, Step};
+use crate::program::{argument_mismatch, AttentionPlan, HostProgram, KernelFn, Matmul, Root, Step};
 use aot_dialects::r#loop::{self, analysis::trips};
 use aot_runtime::buffer::Buffer;
 use aot_runtime::tensor::{Storage, StorageRef, Tensor};
@@ -127,7 +127,7 @@ impl Runtime {
         let returned = vec![None; code.program.allocs.len()];
         let parallel = code.program.steps.iter().any(|s| match s {
             Step::Kernel { split, work, .. } => split.is_some() && *work >= PARALLEL_WORK,
-            Step::Matmul(_) => true,
+            Step::Matmul(_) | Step::Attention(_) => true,
             Step::Rebind { .. } | Step::Resize { .. } => false,
         });
         let profile = profiling().then(|| vec![Default::default(); code.program.steps.len()]);
@@ -309,6 +309,14 @@ impl Runtime {
                             d.matmul(mm, pa, pb, pc)?;
                             continue;
                         }
+                        // The host runs attention on its own buffers; what it
+                        // writes must reach the device's next step.
+                        Step::Attention(_) => {
+                            if !begin {
+                                d.to_host()?;
+                            }
+                            (begin, resume) = (true, true);
+                        }
                         // The host runs these on its own buffers.
                         Step::Rebind { .. } | Step::Resize { .. } => {
                             if !begin {
@@ -355,6 +363,41 @@ impl Runtime {
                             *accumulate,
                             threads,
                         );
+                    }
+                    Step::Attention(at) => {
+                        let ptrs: Vec<*mut u8> = at.bufs.iter().map(|b| root_ptr(b.root, &arg_ptrs)).collect();
+                        let at_or_null = |i: usize| ptrs.get(i).map_or(std::ptr::null(), |&p| p as *const u8);
+                        // SAFETY: the plan was made for these buffers' types,
+                        // which binding checked; the results are fresh
+                        // allocations the inputs cannot overlap.
+                        match &at.plan {
+                            AttentionPlan::Forward(plan) => {
+                                let ops = crate::attention::Operands {
+                                    q: ptrs[0],
+                                    k: ptrs[1],
+                                    v: ptrs[2],
+                                    out: ptrs[3],
+                                    lse: ptrs[4],
+                                    mask: at_or_null(5),
+                                };
+                                unsafe { crate::attention::forward(plan, ops, threads) };
+                            }
+                            AttentionPlan::Backward(plan) => {
+                                let ops = crate::attention::GradOperands {
+                                    g: ptrs[0],
+                                    q: ptrs[1],
+                                    k: ptrs[2],
+                                    v: ptrs[3],
+                                    out: ptrs[4],
+                                    lse: ptrs[5],
+                                    dq: ptrs[6],
+                                    dk: ptrs[7],
+                                    dv: ptrs[8],
+                                    mask: at_or_null(9),
+                                };
+                                unsafe { crate::attention::backward(plan, ops, threads) };
+                            }
+                        }
                     }
                     Step::Rebind { arg, src, stride } => {
                         if copied[*arg] {
@@ -556,6 +599,7 @@ impl Runtime {
             let kind = match step {
                 Step::Kernel { .. } => "kernel",
                 Step::Matmul(_) => "matmul",
+                Step::Attention(_) => "attention",
                 Step::Rebind { .. } => "rebind",
                 Step::Resize { .. } => "resize",
             };
@@ -572,6 +616,12 @@ impl Runtime {
                 Step::Matmul(m) => {
                     format!("matmul {}", crate::gemm::describe(&m.plan, crate::gemm::Types::of(&m.a.ty, &m.c.ty)))
                 }
+                Step::Attention(a) => format!(
+                    "attention{} {:?} (fused, {} threads)",
+                    if matches!(a.plan, AttentionPlan::Backward(_)) { " gradient" } else { "" },
+                    a.bufs[0].ty.shape.to_vec(),
+                    self.threads
+                ),
                 Step::Rebind { arg, .. } => format!("set_ of argument {arg}"),
                 Step::Resize { arg, .. } => format!("resize_ of argument {arg}"),
             };

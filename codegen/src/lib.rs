@@ -11,6 +11,7 @@
 
 pub mod absent;
 pub mod affine;
+pub mod attention;
 pub mod by_size;
 pub mod collapse_loops;
 pub mod cranelift;
@@ -91,9 +92,16 @@ impl std::fmt::Debug for Native {
     }
 }
 
-/// The codegen pipeline of `target`: [`PIPELINE`] with `fuse` asking it.
+/// The codegen pipeline of `target`: [`PIPELINE`] with `fuse` asking it,
+/// and without the host's library kernels for a target with a device of
+/// its own (they would run on the host in the middle of its calls).
 pub fn pipeline_for(target: &dyn Target) -> String {
-    PIPELINE.replace("fuse,", &format!("fuse{{target={}}},", target.name()))
+    let p = PIPELINE.replace("fuse,", &format!("fuse{{target={}}},", target.name()));
+    if target.capabilities().device {
+        p.replace("lower-to-loops,", "lower-to-loops{host-kernels=false},")
+    } else {
+        p
+    }
 }
 
 /// Compiles `func` (a value-semantics function over tensors) with

@@ -18,14 +18,23 @@ use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::{self, LoopOp};
 use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};
 use aot_dialects::view::{Layout, RESHAPE_NEEDS_COPY};
-use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::pass::{OptionKind, Pass, PassInfo, PassOptionSpec, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 use rustc_hash::FxHashMap;
 
-struct LowerToLoops;
+struct LowerToLoops {
+    host_kernels: bool,
+}
 
 /// Lowers one function in place.
 pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
+    lower_function_for(ctx, func, true)
+}
+
+/// [`lower_function`] for a target that runs the host's library kernels
+/// (`loop.attention`) or not (`host_kernels`: a device target lowers those
+/// ops to kernels and GEMMs it runs itself).
+pub fn lower_function_for(ctx: &mut Context, func: Op, host_kernels: bool) -> Result<u64, Diagnostic> {
     let f = FuncView { op: func };
     let Some(entry) = f.entry_block(ctx) else { return Ok(0) };
     let mut rw = Rewriter::new(ctx);
@@ -89,7 +98,15 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
             vec![Some(metadata_mutation(&mut rw, op, &m.kind, &operands).map_err(|m| err(&rw, m))?)]
         } else {
             let reusable = reusable_operands(&rw, &operands, &alloc_last_use, p);
-            let mut lc = LowerCtx { rw: &mut rw, op, operands, results: Vec::new(), kernels: &mut kernels, reusable };
+            let mut lc = LowerCtx {
+                rw: &mut rw,
+                op,
+                operands,
+                results: Vec::new(),
+                kernels: &mut kernels,
+                reusable,
+                host_kernels,
+            };
             let r = if let Some(p) = def.interface::<Pointwise>() {
                 lower_pointwise(&mut lc, p)
             } else if let Some(l) = def.interface::<Lower>() {
@@ -204,6 +221,7 @@ fn metadata_mutation(rw: &mut Rewriter<'_>, op: Op, kind: &MetadataKind, operand
 
 impl Pass for LowerToLoops {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
+        let host_kernels = self.host_kernels;
         let f = FuncView { op };
         // Private functions are helpers functionalize inlined.
         if !f.is_public_definition(ctx) {
@@ -211,7 +229,7 @@ impl Pass for LowerToLoops {
         }
         // Sizes are bounded before any constant or loop bound is emitted.
         aot_ir::size::check_value_sizes(ctx, op)?;
-        let n = lower_function(ctx, op)?;
+        let n = lower_function_for(ctx, op, host_kernels)?;
         st.add_stat("num-lowered", n);
         let mut k = 0;
         ctx.walk_pre(op, &mut |o| {
@@ -232,14 +250,21 @@ inventory::submit! {
         description: "Rewrites a value-semantics function over tensors into the same function over memref buffers: \
 every pure tensor, view, scatter and rng.philox_* op lowers through its own interface (a scalar formula for \
 elementwise ops, a kernel builder otherwise) into loop.alloc, loop.view (views and broadcasts are strided \
-layouts, never copies), loop.kernel and loop.matmul (f32/f64 matrix products go to an external GEMM). \
+layouts, never copies), loop.kernel, loop.matmul (f32/f64 matrix products go to an external GEMM) and, unless host-kernels=false, \
+loop.attention and loop.attention_grad (f32 attention as the host's fused kernels). \
 Trailing in-graph mutations of arguments become copy kernels, loop.rebind and loop.resize.",
         anchor: Some(FuncOp::NAME),
-        options: &[],
+        options: &[PassOptionSpec {
+            name: "host-kernels",
+            kind: OptionKind::Bool,
+            default: "true",
+            description: "Lower ops the host runs as library kernels (scaled dot-product attention) to them; \
+false lowers them to loop kernels and GEMMs (for a device target)",
+        }],
         statistics: &[
             StatisticSpec { name: "num-lowered", description: "Tensor-level ops lowered" },
             StatisticSpec { name: "num-kernels", description: "Kernels in the lowered function" },
         ],
-        create: |_: &PassOptions| Ok(Box::new(LowerToLoops)),
+        create: |o: &PassOptions| Ok(Box::new(LowerToLoops { host_kernels: o.get_bool("host-kernels") })),
     }
 }

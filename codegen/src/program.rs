@@ -62,6 +62,7 @@ pub enum Step {
         writes: Vec<bool>,
     },
     Matmul(Box<Matmul>),
+    Attention(Box<Attention>),
     Rebind {
         arg: usize,
         src: BufRef,
@@ -88,6 +89,32 @@ pub struct Matmul {
     pub plan: gemm::Plan,
 }
 
+/// `loop.attention` or `loop.attention_grad`, by the fused host kernels
+/// (`crate::attention`).
+#[derive(Clone, Debug)]
+pub struct Attention {
+    /// The op's operands, in its order.
+    pub bufs: Vec<BufRef>,
+    /// Shapes and layouts, made once when the program is built.
+    pub plan: AttentionPlan,
+}
+
+#[derive(Clone, Debug)]
+pub enum AttentionPlan {
+    Forward(crate::attention::Plan),
+    Backward(crate::attention::GradPlan),
+}
+
+impl Attention {
+    /// The operands the step writes: out and lse, or dq, dk and dv.
+    pub fn written(&self) -> std::ops::Range<usize> {
+        match self.plan {
+            AttentionPlan::Forward(_) => 3..5,
+            AttentionPlan::Backward(_) => 6..9,
+        }
+    }
+}
+
 impl Step {
     /// The step's flops and bytes moved (see [`KernelCost`]); a GEMM does
     /// `2·M·N·K` flops per batch and moves its three operands once (the
@@ -108,6 +135,14 @@ impl Step {
                         .saturating_add(bytes(&m.b.ty))
                         .saturating_add(bytes(&m.c.ty).saturating_mul(if m.accumulate { 2 } else { 1 })),
                 }
+            }
+            Step::Attention(a) => {
+                let moved = a.bufs.iter().fold(0u64, |n, b| n.saturating_add(bytes(&b.ty)));
+                let mads = match &a.plan {
+                    AttentionPlan::Forward(p) => p.multiply_adds(),
+                    AttentionPlan::Backward(p) => p.multiply_adds(),
+                };
+                KernelCost { flops: mads.saturating_mul(2), bytes: moved }
             }
             Step::Rebind { .. } | Step::Resize { .. } => KernelCost::default(),
         }
@@ -256,6 +291,50 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                     accumulate: ctx.has_attr(op, "accumulate"),
                     plan,
                 })));
+            }
+            Some(kind @ (LoopOp::Attention | LoopOp::AttentionGrad)) => {
+                let mut bufs = Vec::with_capacity(10);
+                for v in ctx.operands(op) {
+                    bufs.push(get(&refs, op, v)?);
+                }
+                let (scale, causal) = (ctx.attr_f64(op, "scale").unwrap_or(1.0), ctx.has_attr(op, "causal"));
+                let ty = |i: usize| &bufs[i].ty;
+                let plan = if kind == LoopOp::Attention {
+                    let mask = bufs.get(5).map(|b| &b.ty);
+                    AttentionPlan::Forward(crate::attention::Plan::new(
+                        ty(0),
+                        ty(1),
+                        ty(2),
+                        ty(3),
+                        ty(4),
+                        mask,
+                        scale,
+                        causal,
+                    ))
+                } else {
+                    let mask = bufs.get(9).map(|b| &b.ty);
+                    AttentionPlan::Backward(crate::attention::GradPlan::new(
+                        ty(0),
+                        ty(1),
+                        ty(2),
+                        ty(3),
+                        ty(4),
+                        ty(5),
+                        [ty(6), ty(7), ty(8)],
+                        mask,
+                        scale,
+                        causal,
+                    ))
+                };
+                let a = Attention { bufs, plan };
+                for r in &a.bufs[a.written()] {
+                    match r.root {
+                        Root::Global(_) => return Err(err(op, "an attention writes a read-only global buffer".into())),
+                        Root::Arg(i) => p.written_args[i] = true,
+                        Root::Alloc(_) => {}
+                    }
+                }
+                p.steps.push(Step::Attention(Box::new(a)));
             }
             Some(LoopOp::Rebind) => {
                 let arg = match get(&refs, op, ctx.operand(op, 0))?.root {

@@ -381,6 +381,9 @@ pub struct LowerCtx<'r, 'c> {
     /// reads or returns after this op (through any value or view) and no
     /// other operand shares, so the lowering may write the result into it.
     pub reusable: Vec<bool>,
+    /// Whether the target runs the host's library kernels
+    /// (`loop.attention`); a device target does not.
+    pub host_kernels: bool,
 }
 
 impl<'r, 'c> LowerCtx<'r, 'c> {
@@ -531,6 +534,18 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
         let attrs: SmallVec<[(&str, Attribute); 1]> =
             if accumulate { smallvec::smallvec![("accumulate", self.rw.unit_attr())] } else { SmallVec::new() };
         self.rw.build_typed(r#loop::MATMUL, &[a, b, c], &attrs, &[]);
+    }
+
+    /// `loop.attention` (`grad`: `loop.attention_grad`) over `operands` in
+    /// the op's order, by the host's fused kernel (f32 buffers, the mask
+    /// broadcast to the scores).
+    pub fn attention(&mut self, grad: bool, operands: &[Value], scale: f64, causal: bool) {
+        let mut attrs: SmallVec<[(&str, Attribute); 2]> = smallvec::smallvec![("scale", self.rw.f64_attr(scale))];
+        if causal {
+            attrs.push(("causal", self.rw.unit_attr()));
+        }
+        let name = if grad { r#loop::ATTENTION_GRAD } else { r#loop::ATTENTION };
+        self.rw.build_typed(name, operands, &attrs, &[]);
     }
 
     /// Copies `src` (broadcast to `dst`'s shape, converted to its element

@@ -1,4 +1,5 @@
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops))' | FileCheck %s
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(lower-to-loops{host-kernels=false}))' | FileCheck %s --check-prefix=DEVICE
 
 /// Elementwise ops get one kernel: a loop per result dimension, the
 /// outermost parallel; a broadcast operand is a stride-0 view, not a copy.
@@ -309,24 +310,33 @@ func.func @channels_last(%xl: tensor<2x3x5x4xf32>, %b: tensor<4x1x1xf32>) -> ten
 
 // -----
 
-/// An attention whose scores outgrow a core's L2 (32 items of 256×256
-/// f32, 8 MB) runs in batch chunks of about a megabyte, at most eight: per
-/// chunk the scores' product, the row kernel and the product with the
-/// values, on views of the chunk's items (here four heads of one batch
-/// entry), so each chunk's scores are still in cache when the next step
-/// reads them. A small one stays one product, one kernel, one product.
+/// On the host an f32 attention is one `loop.attention`, the fused kernel
+/// that never stores the scores, whatever its size. For a device target
+/// (`host-kernels=false`), one whose scores outgrow a core's L2 (32 items
+/// of 256×256 f32, 8 MB) runs in batch chunks of about a megabyte, at most
+/// eight: per chunk the scores' product, the row kernel and the product
+/// with the values, on views of the chunk's items (here four heads of one
+/// batch entry), so each chunk's scores are still in cache when the next
+/// step reads them. A small one stays one product, one kernel, one product.
 // CHECK-LABEL: func.func @attention_chunks
-// CHECK:         loop.view %arg0 : memref<4x8x256x32xf32> -> memref<1x4x256x32xf32>
-// CHECK:         loop.matmul
-// CHECK-SAME:      memref<1x4x256x256xf32>
-// CHECK:         loop.kernel "attention_softmax_0" ({{.*}}: memref<1x4x256x256xf32>, {{.*}}: memref<1x4x256xf32>)
-// CHECK:         loop.matmul
-// CHECK:         memref<1x4x256x32xf32, strided<[32768, 8192, 32, 1], offset: 32768>>
-// CHECK-COUNT-7: loop.kernel "attention_softmax_
-// CHECK-NOT:     loop.kernel "attention_softmax_
+// CHECK-NOT:     loop.kernel
+// CHECK:         loop.attention %arg0, %arg1, %arg2, %{{.*}}, %{{.*}} {scale = 0.17677669529663687} : memref<4x8x256x32xf32>, memref<4x8x256x32xf32>, memref<4x8x256x32xf32>, memref<4x8x256x32xf32>, memref<4x8x256xf32>
+// CHECK-NOT:     loop.kernel
 // CHECK-LABEL: func.func @attention_small
-// CHECK-COUNT-1: loop.kernel "attention_softmax_
-// CHECK-NOT:     loop.kernel "attention_softmax_
+// CHECK-NOT:     loop.kernel
+// CHECK:         loop.attention
+// DEVICE-LABEL: func.func @attention_chunks
+// DEVICE:         loop.view %arg0 : memref<4x8x256x32xf32> -> memref<1x4x256x32xf32>
+// DEVICE:         loop.matmul
+// DEVICE-SAME:      memref<1x4x256x256xf32>
+// DEVICE:         loop.kernel "attention_softmax_0" ({{.*}}: memref<1x4x256x256xf32>, {{.*}}: memref<1x4x256xf32>)
+// DEVICE:         loop.matmul
+// DEVICE:         memref<1x4x256x32xf32, strided<[32768, 8192, 32, 1], offset: 32768>>
+// DEVICE-COUNT-7: loop.kernel "attention_softmax_
+// DEVICE-NOT:     loop.kernel "attention_softmax_
+// DEVICE-LABEL: func.func @attention_small
+// DEVICE-COUNT-1: loop.kernel "attention_softmax_
+// DEVICE-NOT:     loop.kernel "attention_softmax_
 func.func @attention_chunks(%q: tensor<4x8x256x32xf32>, %k: tensor<4x8x256x32xf32>, %v: tensor<4x8x256x32xf32>) -> tensor<4x8x256x32xf32> {
   %o:2 = tensor.attention %q, %k, %v : tensor<4x8x256x32xf32>, tensor<4x8x256x32xf32>, tensor<4x8x256x32xf32> -> (tensor<4x8x256x32xf32>, tensor<4x8x256xf32>)
   return %o#0 : tensor<4x8x256x32xf32>

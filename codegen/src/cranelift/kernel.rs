@@ -314,6 +314,8 @@ impl<'a, 'f> Gen<'a, 'f> {
             | LoopOp::Global
             | LoopOp::Kernel
             | LoopOp::Matmul
+            | LoopOp::Attention
+            | LoopOp::AttentionGrad
             | LoopOp::Rebind
             | LoopOp::Resize => return Err(self.err(op, "a host op inside a kernel")),
         }

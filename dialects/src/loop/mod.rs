@@ -9,7 +9,10 @@
 //!   never copy), `loop.global` (read-only constant data), `loop.kernel` (a loop nest over buffers, isolated from
 //!   above: its block arguments are the buffers it touches) and
 //!   `loop.matmul` (batched GEMM, an external kernel: f32, f64, or bf16
-//!   operands summed into an f32 result), and the trailing
+//!   operands summed into an f32 result), `loop.attention` (scaled
+//!   dot-product attention in one pass over the keys, an external kernel
+//!   on f32: the scores never stored) and `loop.attention_grad` (its
+//!   three gradients, likewise), and the trailing
 //!   metadata mutations a graph may keep on its arguments: `loop.rebind`
 //!   (`set_`, `as_strided_`) and `loop.resize` (`resize_`);
 //! - kernel ops inside `loop.kernel`: `loop.for` (static bounds, optional
@@ -40,6 +43,8 @@ pub const STORE: &str = "loop.store";
 pub const ALLOC: &str = "loop.alloc";
 pub const VIEW: &str = "loop.view";
 pub const MATMUL: &str = "loop.matmul";
+pub const ATTENTION: &str = "loop.attention";
+pub const ATTENTION_GRAD: &str = "loop.attention_grad";
 pub const GLOBAL: &str = "loop.global";
 pub const ASSERT: &str = "loop.assert";
 pub const PHILOX: &str = "loop.philox";
@@ -69,6 +74,8 @@ pub enum LoopOp {
     Global,
     Kernel,
     Matmul,
+    Attention,
+    AttentionGrad,
     Rebind,
     Resize,
     // kernel structure
@@ -304,6 +311,83 @@ fn verify_matmul(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
                 c.to_vec()
             ),
         ));
+    }
+    Ok(())
+}
+
+/// `loop.attention`: `q [*B, L, E]`, `k [*B, S, E]`, `v [*B, S, Ev]`,
+/// then the results `out [*B, L, Ev]` and `lse [*B, L]`, and an optional
+/// mask `[*B, L, S]` (i1, or f32 added to the scores), all f32 otherwise.
+fn verify_attention(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_attention_operands(ctx, op, 0)
+}
+
+/// `loop.attention_grad`: the output gradient `g [*B, L, Ev]`, then
+/// `loop.attention`'s q, k, v, out and lse, the results `dq`, `dk`, `dv`
+/// (shaped as q, k, v), and the optional mask.
+fn verify_attention_grad(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_attention_operands(ctx, op, 1)?;
+    let ty = |i: usize| memref(ctx, ctx.operand(op, i)).map(|m| (&m.shape, m.elem));
+    let (g, out) = (ty(0), ty(4));
+    let grads_ok = g.is_some() && g == out && (0..3).all(|i| ty(6 + i).is_some() && ty(6 + i) == ty(1 + i));
+    if !grads_ok {
+        return Err(err(ctx, op, "the output gradient must be shaped as the output, dq, dk and dv as q, k and v"));
+    }
+    Ok(())
+}
+
+/// The checks shared by the attention ops: q, k, v, out, lse from operand
+/// `at`, the mask last (after dq, dk, dv for the gradient).
+fn verify_attention_operands(ctx: &Context, op: Op, at: usize) -> Result<(), Diagnostic> {
+    let n = ctx.num_operands(op);
+    let ms: Vec<&MemRefType> = (0..n)
+        .map(|i| memref(ctx, ctx.operand(op, i)).ok_or_else(|| err(ctx, op, "operands must be memrefs")))
+        .collect::<Result<_, _>>()?;
+    let core: Vec<&MemRefType> = ms[at..at + 5].to_vec();
+    let mask_at = if at == 0 { 5 } else { 9 };
+    let mask = ms.get(mask_at).copied();
+    let r = core[0].shape.len();
+    if r < 2 {
+        return Err(err(ctx, op, "the query must have rank at least 2"));
+    }
+    let ranks_ok = core.iter().enumerate().all(|(i, m)| m.shape.len() == if i == 4 { r - 1 } else { r })
+        && mask.is_none_or(|m| m.shape.len() == r);
+    if !ranks_ok {
+        return Err(err(ctx, op, "q, k, v, out and the mask must have one rank, lse one less"));
+    }
+    let f32s = ms.iter().enumerate().all(|(i, m)| m.elem == ElemType::F32 || (i == mask_at && m.elem == ElemType::I1));
+    if !f32s {
+        return Err(err(ctx, op, "operands must be f32 (the mask f32 or i1)"));
+    }
+    let (q, k, v, out, lse) = (&core[0].shape, &core[1].shape, &core[2].shape, &core[3].shape, &core[4].shape);
+    let b = &q[..r - 2];
+    let (l, s, e, ev) = (q[r - 2], k[r - 2], q[r - 1], v[r - 1]);
+    let shapes_ok = k[..r - 2] == *b
+        && v[..r - 2] == *b
+        && out[..r - 2] == *b
+        && lse[..r - 2] == *b
+        && k[r - 1] == e
+        && v[r - 2] == s
+        && out[r - 2] == l
+        && out[r - 1] == ev
+        && lse[r - 2] == l
+        && mask.is_none_or(|m| m.shape[..r - 2] == *b && m.shape[r - 2] == l && m.shape[r - 1] == s);
+    if !shapes_ok {
+        return Err(err(
+            ctx,
+            op,
+            format!(
+                "shapes {:?}, {:?}, {:?} -> {:?}, {:?} do not form an attention",
+                q.to_vec(),
+                k.to_vec(),
+                v.to_vec(),
+                out.to_vec(),
+                lse.to_vec()
+            ),
+        ));
+    }
+    if ms.iter().any(|m| m.shape.iter().any(|&d| aot_ir::sym::is_symbolic(d))) {
+        return Err(err(ctx, op, "sizes must be static"));
     }
     Ok(())
 }
@@ -946,6 +1030,57 @@ inventory::submit! {
         verify: Some(verify_matmul),
         syntax: Syntax::Functional,
         interfaces: &[&LoopOp::Matmul, &MemoryEffects::Fixed(MATMUL_EFFECTS)],
+        ..OpDef::DEFAULT
+    }
+}
+
+/// `loop.attention` reads q, k, v and the mask, writes out and lse.
+const ATTENTION_EFFECTS: &[EffectOn] = &[
+    (Effect::Read, On::Operand(0)),
+    (Effect::Read, On::Operand(1)),
+    (Effect::Read, On::Operand(2)),
+    (Effect::Write, On::Operand(3)),
+    (Effect::Write, On::Operand(4)),
+    (Effect::Read, On::Operand(5)),
+];
+
+inventory::submit! {
+    OpDef {
+        name: ATTENTION,
+        summary: "out, lse = softmax(scale·q·kᵀ + mask)·v and each row's log-sum-exp, by an external kernel that never stores the scores (f32)",
+        operands: Arity::Range(5, 6),
+        attrs: &[AttrSpec::required("scale", AttrKind::F64), AttrSpec::optional("causal", AttrKind::Flag)],
+        verify: Some(verify_attention),
+        syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Attention, &MemoryEffects::Fixed(ATTENTION_EFFECTS)],
+        ..OpDef::DEFAULT
+    }
+}
+
+/// `loop.attention_grad` reads g, q, k, v, out, lse and the mask, writes
+/// dq, dk and dv.
+const ATTENTION_GRAD_EFFECTS: &[EffectOn] = &[
+    (Effect::Read, On::Operand(0)),
+    (Effect::Read, On::Operand(1)),
+    (Effect::Read, On::Operand(2)),
+    (Effect::Read, On::Operand(3)),
+    (Effect::Read, On::Operand(4)),
+    (Effect::Read, On::Operand(5)),
+    (Effect::Write, On::Operand(6)),
+    (Effect::Write, On::Operand(7)),
+    (Effect::Write, On::Operand(8)),
+    (Effect::Read, On::Operand(9)),
+];
+
+inventory::submit! {
+    OpDef {
+        name: ATTENTION_GRAD,
+        summary: "dq, dk, dv of loop.attention from the output gradient, the output and the log-sum-exp, by an external kernel that recomputes the probabilities per block of keys (f32)",
+        operands: Arity::Range(9, 10),
+        attrs: &[AttrSpec::required("scale", AttrKind::F64), AttrSpec::optional("causal", AttrKind::Flag)],
+        verify: Some(verify_attention_grad),
+        syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::AttentionGrad, &MemoryEffects::Fixed(ATTENTION_GRAD_EFFECTS)],
         ..OpDef::DEFAULT
     }
 }

@@ -14,7 +14,10 @@
 //! kernel gives the same output). The log-sum-exp is in the compute type
 //! (f32 for f16, bf16 and f32) and carries no gradient.
 //!
-//! Lowering: the scores of every row are one batched GEMM into a buffer of
+//! Lowering: on a target that runs the host's library kernels, f32
+//! attention is one `loop.attention` and its gradient one
+//! `loop.attention_grad` (codegen's fused kernels: blocks of keys with an
+//! online softmax, the scores never stored; see `aot_codegen::attention`). Otherwise, and for other types, the scores of every row are one batched GEMM into a buffer of
 //! the compute type, one kernel per row scales and masks them and turns
 //! them into probabilities in place (their max; the exponentials, stored,
 //! and their sum in one pass; one multiply by its reciprocal: the scaled
@@ -543,6 +546,19 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let acc = compute_elem(e);
     let (masking, mask) = Masking::of(lc, &d, 3)?;
     let (q, k, v) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
+    let static_sizes =
+        [&qt.shape, &kt.shape, &vt.shape].iter().all(|s| !s.iter().any(|&n| aot_ir::sym::is_symbolic(n)));
+    if lc.host_kernels && e == ElemType::F32 && static_sizes {
+        // One fused kernel: the scores are never stored.
+        let out = lc.alloc(&d.with(&[d.l, d.ev]), e);
+        let lse = lc.alloc(&d.with(&[d.l]), e);
+        let mut ops = vec![q, k, v, out, lse];
+        ops.extend(mask);
+        lc.attention(false, &ops, masking.scale, masking.causal);
+        lc.set_result(0, out);
+        lc.set_result(1, lse);
+        return Ok(());
+    }
     let (q, k, v) = (lc.as_elem(q, acc)?, lc.as_elem(k, acc)?, lc.as_elem(v, acc)?);
     let kt = transposed(lc, k)?;
     let lse = lc.alloc(&d.with(&[d.l]), acc);
@@ -646,6 +662,25 @@ pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let e = qt.elem;
     let acc = compute_elem(e);
     let (masking, mask) = Masking::of(lc, &d, 6)?;
+    let static_sizes =
+        [&qt.shape, &kty.shape, &vt.shape].iter().all(|s| !s.iter().any(|&n| aot_ir::sym::is_symbolic(n)));
+    if lc.host_kernels && e == ElemType::F32 && static_sizes {
+        // One fused kernel: probabilities recomputed per block of keys.
+        let mut ops = Vec::with_capacity(10);
+        for i in 0..6 {
+            ops.push(lc.operand(i)?);
+        }
+        for shape in [&qt.shape, &kty.shape, &vt.shape] {
+            ops.push(lc.alloc(shape, e));
+        }
+        let grads = [ops[6], ops[7], ops[8]];
+        ops.extend(mask);
+        lc.attention(true, &ops, masking.scale, masking.causal);
+        for (i, g) in grads.into_iter().enumerate() {
+            lc.set_result(i, g);
+        }
+        return Ok(());
+    }
     let mut ops = Vec::with_capacity(5);
     for i in 0..5 {
         let v = lc.operand(i)?;

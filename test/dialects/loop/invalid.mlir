@@ -131,3 +131,51 @@ func.func @fma_mixed(%x: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @attention_shapes(%q: memref<2x3x4xf32>, %k: memref<2x5x4xf32>, %v: memref<2x6x6xf32>, %o: memref<2x3x6xf32>, %l: memref<2x3xf32>) {
+  // expected-error@+1 {{shapes [2, 3, 4], [2, 5, 4], [2, 6, 6] -> [2, 3, 6], [2, 3] do not form an attention}}
+  loop.attention %q, %k, %v, %o, %l {scale = 1.0} : memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x6x6xf32>, memref<2x3x6xf32>, memref<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @attention_f64(%q: memref<3x4xf64>, %k: memref<5x4xf64>, %v: memref<5x6xf64>, %o: memref<3x6xf64>, %l: memref<3xf64>) {
+  // expected-error@+1 {{operands must be f32 (the mask f32 or i1)}}
+  loop.attention %q, %k, %v, %o, %l {scale = 1.0} : memref<3x4xf64>, memref<5x4xf64>, memref<5x6xf64>, memref<3x6xf64>, memref<3xf64>
+  return
+}
+
+// -----
+
+func.func @attention_lse_rank(%q: memref<3x4xf32>, %k: memref<5x4xf32>, %v: memref<5x6xf32>, %o: memref<3x6xf32>, %l: memref<3x1xf32>) {
+  // expected-error@+1 {{q, k, v, out and the mask must have one rank, lse one less}}
+  loop.attention %q, %k, %v, %o, %l {scale = 1.0} : memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<3x6xf32>, memref<3x1xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: memref<3x4xf32>, %k: memref<5x4xf32>, %v: memref<5x6xf32>, %o: memref<3x6xf32>, %l: memref<3xf32>) {
+  // expected-error@+1 {{requires attribute 'scale'}}
+  loop.attention %q, %k, %v, %o, %l : memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<3x6xf32>, memref<3xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_shapes(%g: memref<3x5xf32>, %q: memref<3x4xf32>, %k: memref<5x4xf32>, %v: memref<5x6xf32>, %o: memref<3x6xf32>, %l: memref<3xf32>, %dq: memref<3x4xf32>, %dk: memref<5x4xf32>, %dv: memref<5x6xf32>) {
+  // expected-error@+1 {{the output gradient must be shaped as the output, dq, dk and dv as q, k and v}}
+  loop.attention_grad %g, %q, %k, %v, %o, %l, %dq, %dk, %dv {scale = 1.0} : memref<3x5xf32>, memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<3x6xf32>, memref<3xf32>, memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_mask(%g: memref<3x6xf32>, %q: memref<3x4xf32>, %k: memref<5x4xf32>, %v: memref<5x6xf32>, %o: memref<3x6xf32>, %l: memref<3xf32>, %dq: memref<3x4xf32>, %dk: memref<5x4xf32>, %dv: memref<5x6xf32>, %m: memref<3x4xi1>) {
+  // expected-error@+1 {{shapes [3, 4], [5, 4], [5, 6] -> [3, 6], [3] do not form an attention}}
+  loop.attention_grad %g, %q, %k, %v, %o, %l, %dq, %dk, %dv, %m {scale = 1.0} : memref<3x6xf32>, memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<3x6xf32>, memref<3xf32>, memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<3x4xi1>
+  return
+}

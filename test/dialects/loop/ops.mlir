@@ -1,7 +1,7 @@
 // RUN: aot-opt %s | aot-opt | FileCheck %s
 // RUN: aot-opt %s --print-generic | aot-opt | FileCheck %s
 
-/// The loop dialect round-trips: host ops (alloc, view, kernel, matmul) and
+/// The loop dialect round-trips: host ops (alloc, view, kernel, matmul, attention) and
 /// kernel ops (for with iter_args and parallel, load, store, scalars,
 /// constants, philox, assert); empty loop.yield terminators are implicit.
 // CHECK-LABEL: func.func @softmax_rows
@@ -140,5 +140,22 @@ func.func @metadata(%a: memref<3xf32>, %b: memref<4xf32>) {
   %g = loop.global {value = dense<[1.0, 2.0]> : tensor<2xf32>} : memref<2xf32>
   %r = loop.rebind %a, %g : memref<3xf32>, memref<2xf32> -> memref<2xf32>
   %s = loop.resize %b {numel = 9} : memref<4xf32> -> memref<3x3xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @attention
+// CHECK:         loop.attention %arg0, %arg1, %arg2, %{{.*}}, %{{.*}} {scale = 0.5} : memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>, memref<2x3x6xf32>, memref<2x3xf32>
+// CHECK:         loop.attention %arg0, %arg1, %arg2, %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 0.25} : {{.*}}, memref<2x3x5xi1, strided<[0, 5, 1], offset: 0>>
+// CHECK:         loop.attention_grad %{{.*}}, %arg0, %arg1, %arg2, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 0.5} : memref<2x3x6xf32>, memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>, memref<2x3x6xf32>, memref<2x3xf32>, memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>
+func.func @attention(%q: memref<2x3x4xf32>, %k: memref<2x5x4xf32>, %v: memref<2x5x6xf32>, %m: memref<3x5xi1>) {
+  %o = loop.alloc : memref<2x3x6xf32>
+  %l = loop.alloc : memref<2x3xf32>
+  loop.attention %q, %k, %v, %o, %l {scale = 0.5} : memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>, memref<2x3x6xf32>, memref<2x3xf32>
+  %mb = loop.view %m : memref<3x5xi1> -> memref<2x3x5xi1, strided<[0, 5, 1], offset: 0>>
+  loop.attention %q, %k, %v, %o, %l, %mb {causal, scale = 0.25} : memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>, memref<2x3x6xf32>, memref<2x3xf32>, memref<2x3x5xi1, strided<[0, 5, 1], offset: 0>>
+  %dq = loop.alloc : memref<2x3x4xf32>
+  %dk = loop.alloc : memref<2x5x4xf32>
+  %dv = loop.alloc : memref<2x5x6xf32>
+  loop.attention_grad %o, %q, %k, %v, %o, %l, %dq, %dk, %dv {causal, scale = 0.5} : memref<2x3x6xf32>, memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>, memref<2x3x6xf32>, memref<2x3xf32>, memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>
   return
 }

@@ -363,6 +363,8 @@ impl<'a, 'll> Gen<'a, 'll> {
             | LoopOp::Global
             | LoopOp::Kernel
             | LoopOp::Matmul
+            | LoopOp::Attention
+            | LoopOp::AttentionGrad
             | LoopOp::Rebind
             | LoopOp::Resize => return Err(self.err(op, "a host op inside a kernel")),
         }
