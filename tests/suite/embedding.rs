@@ -775,3 +775,49 @@ fn a_profile_counts_steps_with_their_flops_and_bytes() {
     f.reset_profile();
     assert!(f.profile().iter().all(|(_, r)| r.runs == 0 && r.seconds == 0.0));
 }
+
+/// A tangent that is not dense (the expanded gradient of a `sum()` taken
+/// after the compiled call, a transposed one) gives the gradients of the
+/// dense tangent with the same values, through the typed strided copy
+/// (the f64 round trip one element at a time cost more than the kernels).
+#[test]
+fn strided_and_expanded_tangents_give_the_dense_tangents_gradients() {
+    let text = "func.func @f(%x: tensor<4x6xf32>, %w: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %0 = tensor.mul %x, %w : tensor<4x6xf32>
+  %1 = tensor.exp %0 : tensor<4x6xf32>
+  return %1 : tensor<4x6xf32>
+}
+";
+    let m = Module::parse(text, "tangents.mlir").unwrap();
+    let xs: Vec<f32> = (0..24).map(|i| i as f32 * 0.1 - 1.0).collect();
+    let ws: Vec<f32> = (0..24).map(|i| 0.5 - i as f32 * 0.03).collect();
+    let args = [f32s(&[4, 6], &xs), f32s(&[4, 6], &ws)];
+    for a in &args {
+        a.set_requires_grad(true);
+    }
+    // The tangent values row-major, and three layouts holding them.
+    let gs: Vec<f32> = (0..24).map(|i| ((i * 7) % 5) as f32 - 2.0).collect();
+    let dense = f32s(&[4, 6], &gs);
+    let mut t = vec![0.0f32; 24];
+    for r in 0..4 {
+        for c in 0..6 {
+            t[c * 4 + r] = gs[r * 6 + c];
+        }
+    }
+    let transposed = f32s(&[6, 4], &t).alias_with([4i64, 6].as_slice().into(), [1i64, 4].as_slice().into(), 0).unwrap();
+    let ones = f32s(&[4, 6], &[1.0; 24]);
+    let expanded = f32s(&[1], &[1.0]).alias_with([4i64, 6].as_slice().into(), [0i64, 0].as_slice().into(), 0).unwrap();
+    for backend in [Backend::CRANELIFT, Backend::Interp] {
+        let mut f = m.compile(None, &args, &Options::training().with_backend(backend)).unwrap();
+        for (want_t, got_t) in [(&dense, &transposed), (&ones, &expanded)] {
+            let mut grads = Vec::new();
+            for tangent in [want_t, got_t] {
+                let (_, state) = f.forward(&args).unwrap();
+                let g = f.backward(state, &[Some(tangent.clone())]).unwrap();
+                let g: Vec<Vec<f32>> = g.args.iter().map(|g| g.as_ref().unwrap().to_vec::<f32>().unwrap()).collect();
+                grads.push(g);
+            }
+            assert_eq!(grads[0], grads[1], "{backend:?}");
+        }
+    }
+}
