@@ -720,8 +720,18 @@ class Gen:
                     src, ns = "torch.mm(%s.t(), %s)" % (x.name, x.name), [s[1], s[1]]
             elif rank == 1:
                 src, ns = "%s @ %s" % (x.name, x.name), []
-            else:
+            elif rank == 0:
                 return None
+            else:
+                # Attention over the last two dimensions (queries x keys);
+                # keys and values computed from the queries so that the
+                # shapes agree, with eager's masks and scales.
+                kw = r.choice(["", ", is_causal=True", ", scale=0.3",
+                               ", attn_mask=torch.ones(%d, %d, dtype=torch.bool).tril()" % (s[-2], s[-2]),
+                               ", attn_mask=%s[..., :1] * 0.5" % x.name])
+                src = "torch.nn.functional.scaled_dot_product_attention(%s, %s.tanh(), %s * 0.5%s)" % (
+                    x.name, x.name, x.name, kw)
+                ns = list(s)
             self.fresh_val(name, ns, dt)
         elif k < 0.6 and rank >= 1:
             d = self.dim(rank)
