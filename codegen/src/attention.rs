@@ -19,6 +19,12 @@
 //! rows of `out` and `lse`, so they run on threads without locks. The
 //! results are computed in a fixed order whatever the thread count (each
 //! row's blocks in key order), so they are the same bits on every call.
+//!
+//! The gradient ([`backward`], `loop.attention_grad`) is one unit per batch
+//! item: per key block, the probabilities of every query block recomputed
+//! from the saved log-sum-exp, `dS = P ∘ (g·vᵀ − rowsum(g ∘ out))·scale`,
+//! and the block's `dv += Pᵀg`, `dk += dSᵀq` summed in tiles, `dq += dS·k`
+//! in a tile of the whole item: each output element written once.
 
 use aot_dialects::r#loop;
 use aot_ir::MemRefType;
@@ -437,10 +443,17 @@ impl Scratch {
     }
 }
 
+/// Floats of scratch a thread keeps after a unit (16 MB): a longer
+/// sequence's tiles are freed, not held by every thread for the life of
+/// the process.
+const KEEP: usize = 1 << 22;
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let buf = std::mem::take(&mut self.buf);
-        SCRATCH.with(|c| c.set(buf));
+        if buf.capacity() <= KEEP {
+            SCRATCH.with(|c| c.set(buf));
+        }
     }
 }
 
