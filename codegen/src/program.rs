@@ -331,9 +331,10 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                 // (tiles of them, in blocks): a result in an operand's
                 // buffer would read values it already wrote.
                 let written = a.written();
-                let shares = a.bufs[written.clone()].iter().enumerate().any(|(i, w)| {
-                    a.bufs.iter().enumerate().any(|(j, r)| j != written.start + i && r.root == w.root)
-                });
+                let shares = a.bufs[written.clone()]
+                    .iter()
+                    .enumerate()
+                    .any(|(i, w)| a.bufs.iter().enumerate().any(|(j, r)| j != written.start + i && r.root == w.root));
                 if shares {
                     return Err(err(op, "an attention's results must have buffers of their own".into()));
                 }
