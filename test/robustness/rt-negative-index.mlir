@@ -6,7 +6,7 @@
 // RUN: not aot-run %s --entry index_select --inputs %S/Inputs/rt-negative-index.json 2>&1 | FileCheck %s --check-prefix=SEL
 // RUN: not aot-run %s --entry index_select --inputs %S/Inputs/rt-negative-index.json --mode compiled --backend interp 2>&1 | FileCheck %s --check-prefix=SEL
 // RUN: not aot-run %s --entry index_select --inputs %S/Inputs/rt-negative-index.json --mode compiled --backend cranelift 2>&1 | FileCheck %s --check-prefix=SEL
-// SEL: rt-negative-index.mlir:[[@LINE+2]]:3: error: 'tensor.index_select' op index {{.*}}out of bounds for dimension
+// SEL: rt-negative-index.mlir:[[# @LINE + 2]]:3: error: 'tensor.index_select' op index {{.*}}out of bounds for dimension
 func.func @index_select(%x: tensor<4x2xf32>, %i: tensor<2xi64>) -> tensor<2x2xf32> {
   %0 = tensor.index_select %x, %i {dim = 0} : tensor<4x2xf32>, tensor<2xi64> -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>

@@ -16,7 +16,7 @@
 
 /// An error in one chunk is reported with its line in the whole file, and
 /// the other chunks still run; the exit code is non-zero.
-// ERR: split-input.mlir:[[@LINE+10]]:3: error: 'func.return' op has 0 operands, but enclosing function (@a) returns 1
+// ERR: split-input.mlir:[[# @LINE + 10]]:3: error: 'func.return' op has 0 operands, but enclosing function (@a) returns 1
 // ERR-NOT: error
 
 func.func @a() {
