@@ -33,11 +33,10 @@ use aot_ir::MemRefType;
 const BR: usize = 32;
 /// Keys per block (a multiple of [`LANES`]).
 const BC: usize = 128;
-/// Sixteen f32 lanes of AVX-512: the reductions' accumulators, and what
-/// rows of the packed tiles are padded to.
+/// Sixteen f32 lanes of AVX-512: the reductions' accumulators, the
+/// columns of the portable products' register tile (four rows of it), and
+/// what rows of the packed tiles are padded to.
 const LANES: usize = 16;
-/// Columns of the portable products' register tile (four rows of it).
-const TILE: usize = LANES;
 
 /// An operand's element strides (batch dimensions, then its own) and the
 /// element offset of its first element.
@@ -118,9 +117,13 @@ impl Plan {
     /// Multiply-adds of the two products (what a profile counts as flops /
     /// 2), the causal half included.
     pub fn multiply_adds(&self) -> u64 {
+        self.scores().saturating_mul((self.e + self.ev) as u64)
+    }
+
+    /// Query-key pairs over the batch.
+    fn scores(&self) -> u64 {
         let items: u64 = self.batch.iter().map(|&n| n as u64).product();
-        let pairs = (self.l as u64).saturating_mul(self.s as u64);
-        items.saturating_mul(pairs).saturating_mul((self.e + self.ev) as u64)
+        items.saturating_mul(self.l as u64).saturating_mul(self.s as u64)
     }
 
     fn items(&self) -> usize {
@@ -203,8 +206,8 @@ fn run_units(n: usize, threads: usize, job: &(dyn Fn(usize) + Sync)) {
 }
 
 /// `out[r][..w] += Σ_{c < n} coef[r][c] · b[c][..w]` for `rows` rows, four
-/// rows by [`TILE`] columns in registers at a time. `w` is a multiple of
-/// [`TILE`]; `coef` has `rows.next_multiple_of(4)` readable rows (those
+/// rows by [`LANES`] columns in registers at a time. `w` is a multiple of
+/// [`LANES`]; `coef` has `rows.next_multiple_of(4)` readable rows (those
 /// past `rows` are read, never used).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -227,12 +230,12 @@ fn acc_rows_portable(coef: &[f32], cs: usize, rows: usize, n: usize, b: &[f32], 
         let live = 4.min(rows - r);
         let mut x0 = 0;
         while x0 < w {
-            let mut acc = [[0f32; TILE]; 4];
+            let mut acc = [[0f32; LANES]; 4];
             for (a, row) in acc.iter_mut().enumerate().take(live) {
-                row.copy_from_slice(&out[(r + a) * os + x0..(r + a) * os + x0 + TILE]);
+                row.copy_from_slice(&out[(r + a) * os + x0..(r + a) * os + x0 + LANES]);
             }
             for c in 0..n {
-                let bv = &b[c * w + x0..c * w + x0 + TILE];
+                let bv = &b[c * w + x0..c * w + x0 + LANES];
                 for (a, row) in acc.iter_mut().enumerate() {
                     let k = coef[(r + a) * cs + c];
                     for (y, by) in row.iter_mut().zip(bv) {
@@ -241,9 +244,9 @@ fn acc_rows_portable(coef: &[f32], cs: usize, rows: usize, n: usize, b: &[f32], 
                 }
             }
             for (a, row) in acc.iter().enumerate().take(live) {
-                out[(r + a) * os + x0..(r + a) * os + x0 + TILE].copy_from_slice(row);
+                out[(r + a) * os + x0..(r + a) * os + x0 + LANES].copy_from_slice(row);
             }
-            x0 += TILE;
+            x0 += LANES;
         }
         r += 4;
     }
@@ -251,8 +254,8 @@ fn acc_rows_portable(coef: &[f32], cs: usize, rows: usize, n: usize, b: &[f32], 
 
 /// `out[r][c] = Σ_{x < k} a[r][x] · bt[x][c]` for `rows` rows (`a` has
 /// row stride `as_` and `rows.next_multiple_of(4)` readable rows) and
-/// `cols` columns (a multiple of [`TILE`]; `bt` and `out` have row
-/// stride [`BC`]), four rows by [`TILE`] columns at a time.
+/// `cols` columns (a multiple of [`LANES`]; `bt` and `out` have row
+/// stride [`BC`]), four rows by [`LANES`] columns at a time.
 #[inline(always)]
 fn abt(a: &[f32], as_: usize, rows: usize, k: usize, bt: &[f32], cols: usize, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
@@ -275,9 +278,9 @@ fn abt_portable(a: &[f32], as_: usize, rows: usize, k: usize, bt: &[f32], cols: 
     while r < rows {
         let mut c0 = 0;
         while c0 < cols {
-            let mut acc = [[0f32; TILE]; 4];
+            let mut acc = [[0f32; LANES]; 4];
             for x in 0..k {
-                let bv = &bt[x * BC + c0..x * BC + c0 + TILE];
+                let bv = &bt[x * BC + c0..x * BC + c0 + LANES];
                 for (i, row) in acc.iter_mut().enumerate() {
                     let av = a[(r + i) * as_ + x];
                     for (y, by) in row.iter_mut().zip(bv) {
@@ -287,10 +290,10 @@ fn abt_portable(a: &[f32], as_: usize, rows: usize, k: usize, bt: &[f32], cols: 
             }
             for (i, row) in acc.iter().enumerate() {
                 if r + i < rows {
-                    out[(r + i) * BC + c0..(r + i) * BC + c0 + TILE].copy_from_slice(row);
+                    out[(r + i) * BC + c0..(r + i) * BC + c0 + LANES].copy_from_slice(row);
                 }
             }
-            c0 += TILE;
+            c0 += LANES;
         }
         r += 4;
     }
@@ -578,7 +581,7 @@ unsafe fn unit_body(p: &Plan, o: &Operands, item: usize, first: usize, rows: usi
                 r0 += br;
                 continue;
             }
-            let cols = bc.next_multiple_of(TILE);
+            let cols = bc.next_multiple_of(LANES);
             abt(&q[r0 * ep..], ep, br, p.e, kt, cols, s);
             for i in 0..br {
                 let sr = &mut s[i * BC..i * BC + cols];
@@ -635,7 +638,7 @@ unsafe fn unit_body(p: &Plan, o: &Operands, item: usize, first: usize, rows: usi
 
 /// `n` rounded up to whole vectors (at least one).
 fn pad(n: usize) -> usize {
-    n.next_multiple_of(TILE).max(TILE)
+    n.next_multiple_of(LANES).max(LANES)
 }
 
 /// The gradients' extra operands: the output gradient and the saved
@@ -678,9 +681,7 @@ impl GradPlan {
     /// Multiply-adds of the backward's five products.
     pub fn multiply_adds(&self) -> u64 {
         let f = &self.fwd;
-        let items: u64 = f.batch.iter().map(|&n| n as u64).product();
-        let pairs = (f.l as u64).saturating_mul(f.s as u64);
-        items.saturating_mul(pairs).saturating_mul((3 * f.e + 2 * f.ev) as u64)
+        f.scores().saturating_mul((3 * f.e + 2 * f.ev) as u64)
     }
 }
 
@@ -776,7 +777,7 @@ unsafe fn grad_body(gp: &GradPlan, o: &GradOperands, item: usize) {
         let mut r0 = if p.causal { j0 - j0 % BR } else { 0 };
         while r0 < l {
             let br = BR.min(l - r0);
-            let cols = bc.next_multiple_of(TILE);
+            let cols = bc.next_multiple_of(LANES);
             abt(&q[r0 * ep..], ep, br, e, kt, cols, s);
             abt(&g[r0 * evp..], evp, br, ev, vt, cols, dp);
             for i in 0..br {

@@ -365,8 +365,11 @@ impl Runtime {
                         );
                     }
                     Step::Attention(at) => {
-                        let ptrs: Vec<*mut u8> = at.bufs.iter().map(|b| root_ptr(b.root, &arg_ptrs)).collect();
-                        let at_or_null = |i: usize| ptrs.get(i).map_or(std::ptr::null(), |&p| p as *const u8);
+                        // (At most ten operands; an absent mask stays null.)
+                        let mut ptrs = [std::ptr::null_mut(); 10];
+                        for (p, b) in ptrs.iter_mut().zip(&at.bufs) {
+                            *p = root_ptr(b.root, &arg_ptrs);
+                        }
                         // SAFETY: the plan was made for these buffers' types,
                         // which binding checked; the results are fresh
                         // allocations the inputs cannot overlap.
@@ -378,7 +381,7 @@ impl Runtime {
                                     v: ptrs[2],
                                     out: ptrs[3],
                                     lse: ptrs[4],
-                                    mask: at_or_null(5),
+                                    mask: ptrs[r#loop::ATTENTION_RESULTS.end],
                                 };
                                 unsafe { crate::attention::forward(plan, ops, threads) };
                             }
@@ -393,7 +396,7 @@ impl Runtime {
                                     dq: ptrs[6],
                                     dk: ptrs[7],
                                     dv: ptrs[8],
-                                    mask: at_or_null(9),
+                                    mask: ptrs[r#loop::ATTENTION_GRAD_RESULTS.end],
                                 };
                                 unsafe { crate::attention::backward(plan, ops, threads) };
                             }

@@ -276,8 +276,10 @@ fn writes(ctx: &Context, op: Op) -> Vec<Value> {
             out
         }
         Some(LoopOp::Matmul) => vec![root_of(ctx, ctx.operand(op, 2))],
-        Some(LoopOp::Attention) => (3..5).map(|i| root_of(ctx, ctx.operand(op, i))).collect(),
-        Some(LoopOp::AttentionGrad) => (6..9).map(|i| root_of(ctx, ctx.operand(op, i))).collect(),
+        Some(LoopOp::Attention) => r#loop::ATTENTION_RESULTS.map(|i| root_of(ctx, ctx.operand(op, i))).collect(),
+        Some(LoopOp::AttentionGrad) => {
+            r#loop::ATTENTION_GRAD_RESULTS.map(|i| root_of(ctx, ctx.operand(op, i))).collect()
+        }
         Some(LoopOp::Rebind | LoopOp::Resize) => vec![ctx.operand(op, 0)],
         _ => Vec::new(),
     }

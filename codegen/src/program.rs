@@ -109,8 +109,8 @@ impl Attention {
     /// The operands the step writes: out and lse, or dq, dk and dv.
     pub fn written(&self) -> std::ops::Range<usize> {
         match self.plan {
-            AttentionPlan::Forward(_) => 3..5,
-            AttentionPlan::Backward(_) => 6..9,
+            AttentionPlan::Forward(_) => r#loop::ATTENTION_RESULTS,
+            AttentionPlan::Backward(_) => r#loop::ATTENTION_GRAD_RESULTS,
         }
     }
 }
@@ -300,7 +300,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                 let (scale, causal) = (ctx.attr_f64(op, "scale").unwrap_or(1.0), ctx.has_attr(op, "causal"));
                 let ty = |i: usize| &bufs[i].ty;
                 let plan = if kind == LoopOp::Attention {
-                    let mask = bufs.get(5).map(|b| &b.ty);
+                    let mask = bufs.get(r#loop::ATTENTION_RESULTS.end).map(|b| &b.ty);
                     AttentionPlan::Forward(crate::attention::Plan::new(
                         ty(0),
                         ty(1),
@@ -312,7 +312,7 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                         causal,
                     ))
                 } else {
-                    let mask = bufs.get(9).map(|b| &b.ty);
+                    let mask = bufs.get(r#loop::ATTENTION_GRAD_RESULTS.end).map(|b| &b.ty);
                     AttentionPlan::Backward(crate::attention::GradPlan::new(
                         ty(0),
                         ty(1),

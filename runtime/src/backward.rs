@@ -161,9 +161,16 @@ impl Acc {
         Acc::Tensor(Tensor::zeros(e, shape, e))
     }
 
+    /// Whether `t` has the type (logical and physical) and shape the
+    /// backward graph takes: then a dense typed copy of it serves, with no
+    /// round trip through f64.
+    fn same_type(t: &Tensor, e: ElemType, shape: &[i64]) -> bool {
+        t.dtype() == e && t.physical() == e && t.sizes()[..] == shape[..]
+    }
+
     /// A tensor of the given type the backward graph may take as is.
     fn takes(t: &Tensor, e: ElemType, shape: &[i64]) -> bool {
-        t.dtype() == e && t.physical() == e && t.sizes()[..] == shape[..] && t.is_contiguous() && t.offset() == 0
+        Acc::same_type(t, e, shape) && t.is_contiguous() && t.offset() == 0
     }
 }
 
@@ -228,9 +235,7 @@ impl Backward {
                     // gradient of a `sum()` after the compiled region): a
                     // dense typed copy, not a round trip through f64 one
                     // element at a time (3 ms for a million elements).
-                    Some(Some(t)) if t.dtype() == *e && t.physical() == *e && t.sizes()[..] == shape[..] => {
-                        Acc::Tensor(t.deep_clone())
-                    }
+                    Some(Some(t)) if Acc::same_type(t, *e, shape) => Acc::Tensor(t.deep_clone()),
                     Some(Some(t)) => Acc::Values(values(t)),
                     _ => Acc::zeros(*e, shape),
                 },
@@ -320,9 +325,7 @@ impl Backward {
                 none if g.is_exclusive_dense() && Acc::takes(&g, *e, shape) => *none = Some(Acc::Tensor(g)),
                 // A strided or shared gradient of the right type: a dense
                 // typed copy (no round trip through f64).
-                none if g.dtype() == *e && g.physical() == *e && g.sizes()[..] == shape[..] => {
-                    *none = Some(Acc::Tensor(g.deep_clone()))
-                }
+                none if Acc::same_type(&g, *e, shape) => *none = Some(Acc::Tensor(g.deep_clone())),
                 none => *none = Some(Acc::Values(values(&g))),
             }
         }

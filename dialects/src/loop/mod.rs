@@ -45,6 +45,12 @@ pub const VIEW: &str = "loop.view";
 pub const MATMUL: &str = "loop.matmul";
 pub const ATTENTION: &str = "loop.attention";
 pub const ATTENTION_GRAD: &str = "loop.attention_grad";
+/// The operands `loop.attention` writes (out, lse); its mask, when given,
+/// comes right after them.
+pub const ATTENTION_RESULTS: std::ops::Range<usize> = 3..5;
+/// The operands `loop.attention_grad` writes (dq, dk, dv); its mask, when
+/// given, comes right after them.
+pub const ATTENTION_GRAD_RESULTS: std::ops::Range<usize> = 6..9;
 pub const GLOBAL: &str = "loop.global";
 pub const ASSERT: &str = "loop.assert";
 pub const PHILOX: &str = "loop.philox";
@@ -319,14 +325,14 @@ fn verify_matmul(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 /// then the results `out [*B, L, Ev]` and `lse [*B, L]`, and an optional
 /// mask `[*B, L, S]` (i1, or f32 added to the scores), all f32 otherwise.
 fn verify_attention(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
-    verify_attention_operands(ctx, op, 0)
+    verify_attention_operands(ctx, op, 0, ATTENTION_RESULTS.end)
 }
 
 /// `loop.attention_grad`: the output gradient `g [*B, L, Ev]`, then
 /// `loop.attention`'s q, k, v, out and lse, the results `dq`, `dk`, `dv`
 /// (shaped as q, k, v), and the optional mask.
 fn verify_attention_grad(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
-    verify_attention_operands(ctx, op, 1)?;
+    verify_attention_operands(ctx, op, 1, ATTENTION_GRAD_RESULTS.end)?;
     let ty = |i: usize| memref(ctx, ctx.operand(op, i)).map(|m| (&m.shape, m.elem));
     let (g, out) = (ty(0), ty(4));
     let grads_ok = g.is_some() && g == out && (0..3).all(|i| ty(6 + i).is_some() && ty(6 + i) == ty(1 + i));
@@ -337,14 +343,13 @@ fn verify_attention_grad(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 }
 
 /// The checks shared by the attention ops: q, k, v, out, lse from operand
-/// `at`, the mask last (after dq, dk, dv for the gradient).
-fn verify_attention_operands(ctx: &Context, op: Op, at: usize) -> Result<(), Diagnostic> {
+/// `at`, the mask (if any) at `mask_at`, last.
+fn verify_attention_operands(ctx: &Context, op: Op, at: usize, mask_at: usize) -> Result<(), Diagnostic> {
     let n = ctx.num_operands(op);
     let ms: Vec<&MemRefType> = (0..n)
         .map(|i| memref(ctx, ctx.operand(op, i)).ok_or_else(|| err(ctx, op, "operands must be memrefs")))
         .collect::<Result<_, _>>()?;
     let core: Vec<&MemRefType> = ms[at..at + 5].to_vec();
-    let mask_at = if at == 0 { 5 } else { 9 };
     let mask = ms.get(mask_at).copied();
     let r = core[0].shape.len();
     if r < 2 {
@@ -386,7 +391,7 @@ fn verify_attention_operands(ctx: &Context, op: Op, at: usize) -> Result<(), Dia
             ),
         ));
     }
-    if ms.iter().any(|m| m.shape.iter().any(|&d| aot_ir::sym::is_symbolic(d))) {
+    if !ms.iter().all(|m| aot_ir::sym::is_static(&m.shape)) {
         return Err(err(ctx, op, "sizes must be static"));
     }
     Ok(())

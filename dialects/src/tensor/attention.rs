@@ -539,6 +539,13 @@ fn batch_part(lc: &mut LowerCtx<'_, '_>, v: Value, chunk: &[(i64, i64)]) -> Resu
     lc.view(v, &shape, &strides, offset)
 }
 
+/// Whether an attention of these heads lowers to the host's fused kernel
+/// (`loop.attention`, `loop.attention_grad`): on a target that runs it, f32
+/// heads of static sizes.
+fn fused_on_host(lc: &LowerCtx<'_, '_>, e: ElemType, shapes: [&Shape; 3]) -> bool {
+    lc.host_kernels && e == ElemType::F32 && shapes.iter().all(|s| aot_ir::sym::is_static(s))
+}
+
 pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (qt, kt, vt) = (lc.operand_type(0)?, lc.operand_type(1)?, lc.operand_type(2)?);
     let d = Dims::of(&qt.shape, &kt.shape, &vt.shape)?;
@@ -546,9 +553,7 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let acc = compute_elem(e);
     let (masking, mask) = Masking::of(lc, &d, 3)?;
     let (q, k, v) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
-    let static_sizes =
-        [&qt.shape, &kt.shape, &vt.shape].iter().all(|s| !s.iter().any(|&n| aot_ir::sym::is_symbolic(n)));
-    if lc.host_kernels && e == ElemType::F32 && static_sizes {
+    if fused_on_host(lc, e, [&qt.shape, &kt.shape, &vt.shape]) {
         // One fused kernel: the scores are never stored.
         let out = lc.alloc(&d.with(&[d.l, d.ev]), e);
         let lse = lc.alloc(&d.with(&[d.l]), e);
@@ -662,9 +667,7 @@ pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let e = qt.elem;
     let acc = compute_elem(e);
     let (masking, mask) = Masking::of(lc, &d, 6)?;
-    let static_sizes =
-        [&qt.shape, &kty.shape, &vt.shape].iter().all(|s| !s.iter().any(|&n| aot_ir::sym::is_symbolic(n)));
-    if lc.host_kernels && e == ElemType::F32 && static_sizes {
+    if fused_on_host(lc, e, [&qt.shape, &kty.shape, &vt.shape]) {
         // One fused kernel: probabilities recomputed per block of keys.
         let mut ops = Vec::with_capacity(10);
         for i in 0..6 {
