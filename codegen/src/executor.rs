@@ -19,7 +19,12 @@ use crate::program::{argument_mismatch, AttentionPlan, HostProgram, KernelFn, Ma
 use aot_dialects::r#loop::{self, analysis::trips};
 use aot_runtime::buffer::Buffer;
 use aot_runtime::tensor::{Storage, StorageRef, Tensor};
+use smallvec::SmallVec;
 use std::rc::Rc;
+
+/// Per-call lists of a call's arguments, buffers or a kernel's operands:
+/// inline up to this many, so that a small graph's call allocates none.
+type Few<T> = SmallVec<[T; 8]>;
 
 /// What the runtime needs besides the host program.
 pub struct Compiled {
@@ -112,7 +117,7 @@ pub struct Runtime {
     device: Option<Box<dyn Device>>,
 }
 
-struct SendPtrs(Vec<*mut u8>);
+struct SendPtrs(Few<*mut u8>);
 // The pointers address buffers this call owns or borrows exclusively; the
 // kernels each chunk runs write disjoint elements (parallel loops only).
 unsafe impl Sync for SendPtrs {}
@@ -172,9 +177,9 @@ impl Runtime {
         // storage (the layout says where the elements are); a contiguous one
         // starts at the argument's first element, and a non-contiguous
         // argument is copied in (and back out if written).
-        let mut bound: Vec<Tensor> = Vec::with_capacity(args.len());
-        let mut copied = vec![false; args.len()];
-        let mut base_off = vec![0i64; args.len()];
+        let mut bound: Few<Tensor> = SmallVec::with_capacity(args.len());
+        let mut copied: Few<bool> = smallvec::smallvec![false; args.len()];
+        let mut base_off: Few<i64> = smallvec::smallvec![0i64; args.len()];
         for (i, (t, m)) in args.iter().zip(&p.args).enumerate() {
             if t.dtype() != m.elem || t.sizes()[..] != m.shape[..] {
                 return Err(argument_mismatch(i, t, m.elem, &m.shape));
@@ -214,11 +219,11 @@ impl Runtime {
             // tensor invariant), so the pointer stays inside its buffer.
             unsafe { base.add(off as usize * t.dtype().byte_size()) }
         };
-        let mut arg_ptrs: Vec<*mut u8> = bound.iter().zip(&base_off).map(|(t, &o)| arg_ptr(t, o)).collect();
+        let mut arg_ptrs: Few<*mut u8> = bound.iter().zip(&base_off).map(|(t, &o)| arg_ptr(t, o)).collect();
         // 2. Allocations: own storage, or a slice of the arena.
         let arena_base = self.arena.as_mut_ptr() as *mut u8;
-        let mut alloc_storage: Vec<Option<StorageRef>> = Vec::with_capacity(p.allocs.len());
-        let mut alloc_ptrs: Vec<*mut u8> = Vec::with_capacity(p.allocs.len());
+        let mut alloc_storage: Few<Option<StorageRef>> = SmallVec::with_capacity(p.allocs.len());
+        let mut alloc_ptrs: Few<*mut u8> = SmallVec::with_capacity(p.allocs.len());
         for (k, (m, off)) in p.allocs.iter().enumerate() {
             match off {
                 // SAFETY: plan-memory placed the buffer inside the arena,
@@ -243,7 +248,7 @@ impl Runtime {
                 }
             }
         }
-        let global_ptrs: Vec<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
+        let global_ptrs: Few<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
         let arena_bytes = p.arena_bytes as usize;
         // What a device mirrors: every buffer a step may address.
         let regions = |bound: &[Tensor]| -> Vec<HostRegion> {

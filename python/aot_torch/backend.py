@@ -110,7 +110,10 @@ class Config:
     PyTorch's thread count, see :func:`share_threads`); ``recompile_limit``: conventions compiled per region;
     ``symbolic``: a graph Dynamo gives with symbolic sizes (``dynamic=True``,
     ``mark_dynamic``, automatic dynamic shapes) is compiled once for every
-    size (False: once per concrete shape)."""
+    size (False: once per concrete shape); ``native_dispatch``: calls of
+    plain inference variants go from Dynamo to the compiled code without
+    Python (`_native.Dispatch`; False: every call through the Python
+    dispatcher)."""
 
     pipeline: Optional[str] = None
     partition: str = "default"
@@ -119,6 +122,7 @@ class Config:
     threads: Optional[int] = None
     recompile_limit: int = 8
     symbolic: bool = True
+    native_dispatch: bool = True
 
     def __post_init__(self):
         if self.partition not in ("default", "min-cut"):
@@ -1879,6 +1883,20 @@ class _Variant:
                      (detach[k] is not None or tensors[i].requires_grad or
                       (isinstance(outs[k], torch.Tensor) and _root(outs[k]) is not _root(tensors[i])))
                      for k, i in enumerate(self.aliases)]
+            views = None
+        return self._finish(tensors, outs, regen, views)
+
+    def plain_finish(self, tensors: List[torch.Tensor], outs: List[Any]) -> List[Any]:
+        """The graph's outputs of an inference call of a plain variant
+        (`plain_strides`) from the compiled results, which the native
+        dispatcher (`_native.Dispatch`) found laid out otherwise than
+        eager lays them out."""
+        return self._finish(tensors, outs, [False] * len(self.aliases), None)
+
+    def _finish(self, tensors, outs, regen, views):
+        """The graph's outputs from the compiled results: aliases of the
+        arguments made as eager makes them, eager's layouts, PyTorch's marks."""
+        detach = self.translation.result_detach
         no_grad_view = self.translation.result_no_grad_view
         through_no_grad = self.translation.result_through_no_grad_view
         # (The detached aliases themselves first: views of them are theirs.)
@@ -2480,6 +2498,11 @@ class CompiledGraph:
         # trace key (the convention key decides it), and its key is read
         # once.
         self.regions: Dict[tuple, _Region] = {}
+        # The native dispatcher's entries (`_native.Dispatch`, which the
+        # backend hands Dynamo; None for a graph called only from Python):
+        # the plain inference variants this graph has run, by key.
+        self.fast: Optional[Any] = None
+        self.fast_keys: set = set()
 
     def __call__(self, *args):
         # Tracing specialises on the values of non-tensor inputs and on the
@@ -2495,6 +2518,9 @@ class CompiledGraph:
             self.dynamic = None
             self.traced.clear()
             self.regions.clear()
+            self.fast_keys.clear()
+            if self.fast is not None:
+                self.fast.clear()
             return self._call(args, grad_mode)
 
     def _call(self, args, grad_mode):
@@ -2520,6 +2546,8 @@ class CompiledGraph:
                             out = v(args, conv[1])
                         except _native.ConventionError:
                             return region.call(args, *_convention_key(args, dynamic))
+                        if self.fast is not None and conv[0] not in self.fast_keys:
+                            self._register_fast(conv[0], v, region)
                         # (`region.unwrap` inline: this is the hot path.)
                         return out if region.tuple_out else (out[0] if out else None)
                     return region.call(args, *conv)
@@ -2550,6 +2578,18 @@ class CompiledGraph:
             # manager restores it.
             torch._C._set_grad_enabled(grad_mode)
             raise
+
+    def _register_fast(self, key: tuple, v: "_Variant", region: "_Region") -> None:
+        """Hands a plain inference variant that just ran to the native
+        dispatcher for the calls of its key. Not for graphs whose trace
+        fixed the values of inputs (`item_inputs`) or that have symbolic
+        sizes: their keys are not the whole story of a call."""
+        self.fast_keys.add(key)
+        if self.item_inputs or self.symbolic is not None or v.sizes is not None:
+            return
+        outputs = [(kind == "tensor", val) for kind, val in v.translation.outputs]
+        self.fast.register(key, v.fn, v.tensor_pos, v.export_views, v.written, v.plain_strides, outputs,
+                           region.tuple_out, v.plain_finish)
 
     def _trace(self, args, symbolic: bool = False):
         if symbolic:
@@ -2684,7 +2724,13 @@ def backend(**options):
         if sym is not None:
             stats["symbolic_graphs"] += 1
         compiled = CompiledGraph(gm, cfg, name, symbolic=sym)
-        return _WithAttributes(compiled, attributes) if attributes else compiled
+        # Dynamo calls the native dispatcher, which takes the calls of the
+        # variants it was given (none without `native_dispatch`) and hands
+        # the others to `compiled`.
+        if cfg.native_dispatch:
+            compiled.fast = _native.FastTable()
+        table = compiled.fast if compiled.fast is not None else _native.FastTable()
+        return _native.Dispatch(compiled, table, attributes, _index_error)
 
     return compile_fx
 
@@ -2731,19 +2777,6 @@ def _lift_attributes(gm: torch.fx.GraphModule) -> Tuple[torch.fx.GraphModule, Li
             gm.graph.erase_node(n)
     gm.recompile()
     return gm, tensors
-
-
-class _WithAttributes:
-    """A compiled graph whose lifted attributes (`_lift_attributes`) are
-    passed after the caller's arguments, the same tensor objects at every
-    call."""
-
-    def __init__(self, compiled: "CompiledGraph", tensors: List[torch.Tensor]):
-        self.compiled = compiled
-        self.tensors = tensors
-
-    def __call__(self, *args):
-        return self.compiled(*args, *self.tensors)
 
 
 def aot(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Optional[dict] = None, **_kwargs):

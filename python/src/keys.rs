@@ -23,8 +23,9 @@ use aot_ir::ElemType;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
+use crate::addr::AddrMap;
 use crate::GilOnly;
 
 /// What the key read of one tensor, as the binder needs it.
@@ -41,7 +42,7 @@ pub(crate) struct Record {
 }
 
 /// Records by object address, with the objects.
-pub(crate) type Records = HashMap<usize, (Py<PyAny>, Record)>;
+pub(crate) type Records = FxHashMap<usize, (Py<PyAny>, Record)>;
 
 /// The records of one call's strided CPU tensors of a dtype aot binds, by
 /// object address, with the objects.
@@ -59,8 +60,8 @@ impl CallInfo {
 
 /// Encodes the facts of one call.
 #[derive(Default)]
-struct Key {
-    bytes: Vec<u8>,
+pub(crate) struct Key {
+    pub(crate) bytes: Vec<u8>,
 }
 
 impl Key {
@@ -103,14 +104,23 @@ fn dtype_id(t: &Bound<'_, PyAny>) -> PyResult<i64> {
 }
 
 fn sizes(t: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    t.getattr(intern!(t.py(), "shape"))?.extract()
+    ints(&t.getattr(intern!(t.py(), "shape"))?)
+}
+
+/// The integers of a tuple (`torch.Size` is one), read item by item; any
+/// other sequence through pyo3's general conversion.
+pub(crate) fn ints(v: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    match v.cast::<PyTuple>() {
+        Ok(t) => t.iter().map(|n| n.extract::<i64>()).collect(),
+        Err(_) => v.extract(),
+    }
 }
 
 /// Per argument, which of its dimensions are symbolic in a graph compiled
 /// with symbolic sizes (for a number that is a size: one entry); a key
 /// leaves their values out, keeping only whether each is 0 or 1, the sizes
 /// that are never symbolic. Arguments past its end have none.
-type Dynamic = Option<Vec<Vec<bool>>>;
+pub(crate) type Dynamic = Option<Vec<Vec<bool>>>;
 
 fn dims_of(dynamic: &Dynamic, i: usize) -> Option<&[bool]> {
     dynamic.as_ref().and_then(|d| d.get(i)).map(|v| &v[..]).filter(|v| v.iter().any(|&b| b))
@@ -150,7 +160,8 @@ fn symbolic_number(key: &mut Key, dynamic: &Dynamic, i: usize, a: &Bound<'_, PyA
 }
 
 /// What a Dynamo graph is traced per: each tensor's dtype and sizes (its
-/// symbolic dimensions masked, see [`Dynamic`]), the value of anything
+/// symbolic dimensions masked, see [`Dynamic`]) and, without symbolic
+/// dimensions, its strides; the value of anything
 /// else (of a number that is a symbolic size, only whether it is 0 or 1).
 #[pyfunction]
 #[pyo3(signature = (args, dynamic=None))]
@@ -164,7 +175,18 @@ pub fn graph_key<'py>(py: Python<'py>, args: &Bound<'py, PyAny>, dynamic: Dynami
         if a.is_instance(tensor)? {
             key.tag(b'T');
             key.int(dtype_id(&a)?);
-            key.list(&key_sizes(&sizes(&a)?, dims_of(&dynamic, i)));
+            let dims = dims_of(&dynamic, i);
+            key.list(&key_sizes(&sizes(&a)?, dims));
+            // The trace records eager's layouts of the results, which
+            // follow the arguments' strides (an elementwise op keeps a
+            // transposed layout): a trace serves one layout. (With symbolic
+            // dimensions the variants decide, per convention key.)
+            if dims.is_none() {
+                // (A tensor without strides is traced as it is.)
+                if let Ok(strides) = a.call_method0(intern!(py, "stride")) {
+                    key.list(&ints(&strides)?);
+                }
+            }
         } else if !symbolic_number(&mut key, &dynamic, i, &a) {
             key.tag(b'V');
             values.push(value(&a)?);
@@ -192,38 +214,58 @@ pub fn convention_key<'py>(
     args: &Bound<'py, PyAny>,
     dynamic: Dynamic,
 ) -> PyResult<(Bound<'py, PyTuple>, CallInfo)> {
+    let args: Vec<Bound<'py, PyAny>> = args.try_iter()?.collect::<PyResult<_>>()?;
+    let mut key = Key::default();
+    let mut others = Vec::new();
+    let records = read_convention(py, &args, &dynamic, &mut key, &mut others)?;
+    let values = others.iter().map(value).collect::<PyResult<Vec<_>>>()?;
+    Ok((finish(py, key, values)?, CallInfo { records: GilOnly(Some(records)) }))
+}
+
+/// The facts [`convention_key`] keys a call by, written into `key`; the
+/// arguments that are not tensors (nor symbolic sizes) pushed onto
+/// `others`, in order, for the caller to key by type and value. Returns
+/// the records of the tensors binding can take.
+pub(crate) fn read_convention<'py>(
+    py: Python<'py>,
+    args: &[Bound<'py, PyAny>],
+    dynamic: &Dynamic,
+    key: &mut Key,
+    others: &mut Vec<Bound<'py, PyAny>>,
+) -> PyResult<Records> {
     let api = crate::torch(py)?;
     let tensor = api.tensor_type.bind(py);
-    let mut key = Key::default();
-    let mut values = Vec::new();
-    let mut objects: HashMap<usize, usize> = HashMap::new();
-    let mut storages: HashMap<usize, usize> = HashMap::new();
-    let mut roots: HashMap<usize, usize> = HashMap::new();
-    let mut records: Records = HashMap::new();
-    for (i, a) in args.try_iter()?.enumerate() {
-        let a = a?;
+    // (About what a 2-D tensor's facts take: grown once or never.)
+    key.bytes.reserve(args.len() * 128);
+    // (By address: these run on every call.)
+    let n = args.len();
+    let mut objects: AddrMap<usize> = AddrMap::default();
+    let mut storages: AddrMap<usize> = AddrMap::default();
+    let mut roots: AddrMap<usize> = AddrMap::default();
+    let mut records: Records = FxHashMap::with_capacity_and_hasher(n, Default::default());
+    for (i, a) in args.iter().enumerate() {
         if !a.is_instance(tensor)? {
-            if symbolic_number(&mut key, &dynamic, i, &a) {
+            if symbolic_number(key, dynamic, i, a) {
                 continue;
             }
             key.tag(b'V');
-            values.push(value(&a)?);
+            others.push(a.clone());
             continue;
         }
         let id = a.as_ptr() as usize;
-        if let Some(&j) = objects.get(&id) {
+        if let Some(&j) = objects.get(id) {
             key.tag(b'S');
             key.int(j as i64);
             continue;
         }
-        objects.insert(id, i);
+        objects.insert_new(id, i);
         key.tag(b'T');
         let dtype = a.getattr(intern!(py, "dtype"))?;
         key.int(dtype.as_ptr() as i64);
-        let shape = sizes(&a)?;
-        let strides: Vec<i64> = a.call_method0(intern!(py, "stride"))?.extract()?;
+        let shape = sizes(a)?;
+        let strides = ints(&a.call_method0(intern!(py, "stride"))?)?;
         let offset: i64 = a.call_method0(intern!(py, "storage_offset"))?.extract()?;
-        match dims_of(&dynamic, i) {
+        match dims_of(dynamic, i) {
             Some(dims) if offset == 0 && aot_runtime::tensor::dense(&shape, &strides) => {
                 key.tag(b'R');
                 key.list(&key_sizes(&shape, Some(dims)));
@@ -249,7 +291,7 @@ pub fn convention_key<'py>(
             None => a.call_method0(intern!(py, "untyped_storage"))?.call_method0(intern!(py, "data_ptr"))?.extract()?,
         };
         // (A storage without memory shares nothing.)
-        let shared = if st == 0 { i } else { *storages.entry(st).or_insert(i) };
+        let shared = if st == 0 { i } else { *storages.get_or_insert(st, i) };
         key.int(shared as i64);
         // Which arguments view one `_base` (a view whose `_base` PyTorch
         // refuses to give is its own root, as `backend._root` takes it).
@@ -258,7 +300,7 @@ pub fn convention_key<'py>(
             Ok(_) => (id, Some(false)),
             Err(_) => (id, None),
         };
-        key.int(*roots.entry(root).or_insert(i) as i64);
+        key.int(*roots.get_or_insert(root, i) as i64);
         let requires_grad: bool = a.getattr(intern!(py, "requires_grad"))?.extract()?;
         key.int(requires_grad as i64);
         // (A tensor that does not require grad is a leaf, and says so
@@ -284,7 +326,7 @@ pub fn convention_key<'py>(
             None => a.call_method0(intern!(py, "_is_view"))?.extract::<bool>()?,
         };
         let regenerable =
-            !requires_grad || !view || api.creation_meta.bind(py).call1((&a,))?.eq(api.default_creation.bind(py))?;
+            !requires_grad || !view || api.creation_meta.bind(py).call1((a,))?.eq(api.default_creation.bind(py))?;
         key.int(regenerable as i64);
         if let (true, Some(elem), Some(data_ptr)) = (cpu, elem, data_ptr) {
             if a.getattr(intern!(py, "layout"))?.is(api.strided.bind(py)) {
@@ -294,5 +336,5 @@ pub fn convention_key<'py>(
             }
         }
     }
-    Ok((finish(py, key, values)?, CallInfo { records: GilOnly(Some(records)) }))
+    Ok(records)
 }

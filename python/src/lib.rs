@@ -20,6 +20,8 @@
 //! DLPack deleter, which torch may call from any thread, attaches before it
 //! drops what it holds. [`GilOnly`] is the marker for that rule.
 
+mod addr;
+mod dispatch;
 mod keys;
 
 use aot::{Backend, Error, Function, Module, Options, Tensor};
@@ -73,6 +75,8 @@ unsafe impl<T> Sync for GilOnly<T> {}
 struct TorchApi {
     tensor_type: Py<PyAny>,
     strided: Py<PyAny>,
+    /// `torch._C.is_grad_enabled`.
+    is_grad_enabled: Py<PyAny>,
     from_dlpack: Py<PyAny>,
     set_version: Py<PyAny>,
     /// `torch._C._autograd._get_creation_meta` and `CreationMeta.DEFAULT`.
@@ -158,6 +162,7 @@ fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
         Ok(TorchApi {
             tensor_type: t.getattr("Tensor")?.unbind(),
             strided: t.getattr("strided")?.unbind(),
+            is_grad_enabled: t.getattr("_C")?.getattr("is_grad_enabled")?.unbind(),
             // For a capsule `torch.utils.dlpack.from_dlpack` calls the C
             // function after some Python (about a microsecond a result);
             // the public function where a release lacks it.
@@ -193,12 +198,12 @@ fn torch(py: Python<'_>) -> PyResult<&'static TorchApi> {
 struct Binder {
     /// Per torch object (by address): the object and its runtime tensor.
     /// (Maps: a model's call binds hundreds of parameters.)
-    objects: HashMap<usize, (Py<PyAny>, Tensor)>,
+    objects: addr::AddrMap<(Py<PyAny>, Tensor)>,
     /// (storage base address, runtime storage, the first torch tensor bound
     /// to it): the tensor a result aliasing the storage is a view of.
     storages: Vec<(usize, StorageRef, Py<PyAny>)>,
     /// Per storage base address, its position in `storages`.
-    storage_at: HashMap<usize, usize>,
+    storage_at: addr::AddrMap<usize>,
     /// What the call's key read of its tensors (`keys::CallInfo`), by
     /// object address.
     known: keys::Records,
@@ -215,7 +220,7 @@ impl Binder {
     }
 
     fn bind(&mut self, py: Python<'_>, api: &TorchApi, t: &Bound<'_, PyAny>, what: &str, i: usize) -> PyResult<Tensor> {
-        if let Some((_, bound)) = self.objects.get(&(t.as_ptr() as usize)) {
+        if let Some((_, bound)) = self.objects.get(t.as_ptr() as usize) {
             return Ok(bound.clone());
         }
         // Per call and argument: the names are interned (no string made
@@ -236,7 +241,7 @@ impl Binder {
             .ok_or_else(|| {
                 PyValueError::new_err(format!("{}: its storage offset does not fit its data pointer", name()))
             })?;
-        let known = if base == 0 { None } else { self.storage_at.get(&base).map(|&k| &self.storages[k]) };
+        let known = if base == 0 { None } else { self.storage_at.get(base).map(|&k| &self.storages[k]) };
         let storage = match known {
             Some((_, s, _)) => {
                 let kind = s.buf().kind();
@@ -262,7 +267,7 @@ impl Binder {
                 let buf = unsafe { Buffer::foreign(elem, base as *mut u8, nbytes / item, owner) };
                 let s = Storage::new(buf);
                 if base != 0 {
-                    self.storage_at.insert(base, self.storages.len());
+                    self.storage_at.insert_new(base, self.storages.len());
                 }
                 self.storages.push((base, s.clone(), t.clone().unbind()));
                 s
@@ -278,7 +283,7 @@ impl Binder {
             };
             r.set_leaf(leaf);
         }
-        self.objects.insert(t.as_ptr() as usize, (t.clone().unbind(), r.clone()));
+        self.objects.insert_new(t.as_ptr() as usize, (t.clone().unbind(), r.clone()));
         Ok(r)
     }
 
@@ -505,27 +510,26 @@ struct DLManagedTensor {
     deleter: Option<unsafe extern "C" fn(*mut DLManagedTensor)>,
 }
 
-/// What a capsule owns: the geometry arrays it points to and the storage.
+/// What a capsule owns, in one allocation: the DLPack tensor, the
+/// geometry arrays it points to, and the storage. (`#[repr(C)]` with the
+/// tensor first: the capsule's pointer is this block's.)
+#[repr(C)]
 struct Managed {
-    shape: Vec<i64>,
-    strides: Vec<i64>,
+    tensor: DLManagedTensor,
+    shape: smallvec::SmallVec<[i64; 6]>,
+    strides: smallvec::SmallVec<[i64; 6]>,
     _storage: GilOnly<StorageRef>,
 }
 
 const DLTENSOR: &std::ffi::CStr = c"dltensor";
 
 unsafe extern "C" fn dl_deleter(m: *mut DLManagedTensor) {
-    // SAFETY: `m` and its context were leaked from boxes by `dlpack`, and
-    // torch calls the deleter exactly once.
-    let (m, ctx) = unsafe {
-        let m = Box::from_raw(m);
-        let ctx = Box::from_raw(m.manager_ctx as *mut Managed);
-        (m, ctx)
-    };
-    drop(m);
+    // SAFETY: `m` is the first field of a `Managed` leaked from a box by
+    // `dlpack`, and torch calls the deleter exactly once.
+    let managed = unsafe { Box::from_raw(m as *mut Managed) };
     // The storage is reference-counted without atomics: drop it with the
     // GIL held (module invariant). At interpreter shutdown it is leaked.
-    if Python::try_attach(|_| drop(ctx)).is_none() {
+    if Python::try_attach(|_| drop(managed)).is_none() {
         // Nothing may touch the runtime now: leak rather than race.
     }
 }
@@ -570,22 +574,29 @@ fn dlpack<'py>(
     // was made: the offset addresses an element of the buffer (or the
     // tensor is empty).
     let off = usize::try_from(offset).unwrap_or(0).min(s.len()) * kind.byte_size();
-    let mut ctx = Box::new(Managed { shape: sizes.to_vec(), strides: strides.to_vec(), _storage: GilOnly(s.clone()) });
-    let managed = Box::new(DLManagedTensor {
-        dl_tensor: DLTensor {
-            // SAFETY: `off` is within the buffer (clamped to its length).
-            data: unsafe { base.add(off) } as *mut c_void,
-            device: DLDevice { device_type: 1, device_id: 0 },
-            ndim: sizes.len() as i32,
-            dtype: DLDataType { code, bits, lanes: 1 },
-            shape: ctx.shape.as_mut_ptr(),
-            strides: ctx.strides.as_mut_ptr(),
-            byte_offset: 0,
+    let mut managed = Box::new(Managed {
+        tensor: DLManagedTensor {
+            dl_tensor: DLTensor {
+                // SAFETY: `off` is within the buffer (clamped to its length).
+                data: unsafe { base.add(off) } as *mut c_void,
+                device: DLDevice { device_type: 1, device_id: 0 },
+                ndim: sizes.len() as i32,
+                dtype: DLDataType { code, bits, lanes: 1 },
+                shape: std::ptr::null_mut(),
+                strides: std::ptr::null_mut(),
+                byte_offset: 0,
+            },
+            manager_ctx: std::ptr::null_mut(),
+            deleter: Some(dl_deleter),
         },
-        manager_ctx: Box::into_raw(ctx) as *mut c_void,
-        deleter: Some(dl_deleter),
+        shape: sizes.into(),
+        strides: strides.into(),
+        _storage: GilOnly(s.clone()),
     });
-    let raw = Box::into_raw(managed);
+    // (The arrays live in the box, which never moves: inline ones too.)
+    managed.tensor.dl_tensor.shape = managed.shape.as_mut_ptr();
+    managed.tensor.dl_tensor.strides = managed.strides.as_mut_ptr();
+    let raw = Box::into_raw(managed) as *mut DLManagedTensor;
     // SAFETY: a valid pointer and a static name; on failure the capsule
     // does not exist, so the deleter is called here.
     let cap = unsafe { ffi::PyCapsule_New(raw as *mut c_void, DLTENSOR.as_ptr(), Some(capsule_destructor)) };
@@ -739,16 +750,15 @@ impl PyAotFunction {
     fn invoke<R>(
         &mut self,
         py: Python<'_>,
-        args: &Bound<'_, PyAny>,
+        objs: &[Bound<'_, PyAny>],
         spec: &CallSpec<'_, '_>,
         known: keys::Records,
         run: impl FnOnce(&mut Function, &[Tensor], Vec<Tensor>) -> Result<(Vec<Tensor>, R), Error>,
     ) -> PyResult<(Vec<Py<PyAny>>, R)> {
         let CallSpec { views, written, bases, no_grad } = *spec;
         let api = torch(py)?;
-        let objs = tensors_of(args)?;
         let mut binder = Binder { known, ..Binder::new(no_grad) };
-        let bound = binder.bind_all(py, api, &objs, "argument")?;
+        let bound = binder.bind_all(py, api, objs, "argument")?;
         let bound_bases = binder.bind_bases(py, api, &bound, bases)?;
         let entry: Vec<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =
             bound.iter().map(|t| (t.storage(), t.sizes(), t.strides(), t.offset())).collect();
@@ -760,12 +770,13 @@ impl PyAotFunction {
         // before a change of its base's version cannot be used later).
         let effects = self.inner.0.arg_effects();
         // (Once per object: one object is one bound tensor.)
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: addr::AddrMap<()> = addr::AddrMap::default();
         let mut to_bump = Vec::new();
-        for (i, (t, obj)) in bound.iter().zip(&objs).enumerate() {
-            if !seen.insert(obj.as_ptr() as usize) {
+        for (i, (t, obj)) in bound.iter().zip(objs).enumerate() {
+            if seen.get(obj.as_ptr() as usize).is_some() {
                 continue;
             }
+            seen.insert_new(obj.as_ptr() as usize, ());
             let (st, sizes, strides, offset) = &entry[i];
             let now = t.storage();
             let storage_changed = !Rc::ptr_eq(st, &now) || !now.buf().is_foreign();
@@ -829,7 +840,7 @@ impl PyAotFunction {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
         let spec = CallSpec { views: &views, written: &written, bases: &[], no_grad };
-        Ok(self.invoke(py, args, &spec, records_of(info), |f, a, _| Ok((f.call(a)?, ())))?.0)
+        Ok(self.invoke(py, &tensors_of(args)?, &spec, records_of(info), |f, a, _| Ok((f.call(a)?, ())))?.0)
     }
 
     /// Calls the forward and keeps what the backward needs: returns
@@ -855,7 +866,7 @@ impl PyAotFunction {
         let bases = bases.unwrap_or_default();
         let (outs, (state, saved_args, saved_arg_needs, bound_bases)) = self.invoke(
             py,
-            args,
+            &tensors_of(args)?,
             &CallSpec { views: &views, written: &written, bases: &bases, no_grad: false },
             records_of(info),
             |f, a, b| {
@@ -1080,6 +1091,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<PyAotFunction>()?;
     m.add_class::<PyForwardState>()?;
     m.add_class::<keys::CallInfo>()?;
+    m.add_class::<dispatch::FastTable>()?;
+    m.add_class::<dispatch::Dispatch>()?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;

@@ -73,7 +73,21 @@ def test_grad_mode_is_part_of_the_key():
     assert off != _key(a)
 
 
-def test_graph_key_ignores_layout():
-    # (A trace is per sizes; strides and aliasing pick the variant.)
-    assert _native.graph_key([torch.randn(4, 3).t()]) == _native.graph_key([torch.randn(3, 4)])
+def test_graph_key_has_strides_not_offsets():
+    # A trace records eager's result layouts, which follow the arguments'
+    # strides; offsets and aliasing pick the variant.
+    assert _native.graph_key([torch.randn(4, 3).t()]) != _native.graph_key([torch.randn(3, 4)])
     assert _native.graph_key([torch.randn(3, 4)]) != _native.graph_key([torch.randn(4, 3)])
+    assert _native.graph_key([torch.randn(13)[1:].view(3, 4)]) == _native.graph_key([torch.randn(3, 4)])
+
+
+def test_many_arguments_keep_their_aliasing():
+    # Past the first few arguments the key's maps by address hash.
+    ts = [torch.randn(4) for _ in range(20)]
+    us = [torch.randn(4) for _ in range(20)]
+    s, r = torch.randn(8), torch.randn(8)
+    assert _key(*ts, ts[15]) == _key(*us, us[15])
+    assert _key(*ts, ts[15]) != _key(*ts, ts[14])
+    assert _key(*ts, ts[15]) != _key(*ts, torch.randn(4))
+    assert _key(*ts, s[:4], s[4:]) == _key(*us, r[:4], r[4:])
+    assert _key(*ts, s[:4], s[4:]) != _key(*ts, s[:4], r[4:])
