@@ -120,6 +120,20 @@ def overhead():
         out["aot_torch.compile_ir call"] = per_call(lambda: fn(args))
         out["eager"] = per_call(lambda: f(x))
         out["eager, one op"] = per_call(lambda: x * 2)
+        # What each further tensor argument costs: a graph that adds k
+        # tensors, through the backend's dispatcher and in eager.
+        for k in (1, 9, 33):
+            ts = [torch.randn(8) for _ in range(k)]
+            names = ", ".join("a%d" % i for i in range(k))
+            ns = {}
+            exec("def g(%s):\n    s = a0 * 2\n%s    return (s,)\n" % (
+                names, "".join("    s = s + a%d\n" % i for i in range(1, k))), ns)
+            g = ns["g"]
+            d = aot_torch.backend()(torch.fx.symbolic_trace(g), ts)
+            for _ in range(50):
+                d(*ts)
+            out["%d tensor arguments: the backend's dispatcher" % k] = per_call(lambda: d(*ts), n=2000)
+            out["%d tensor arguments: eager" % k] = per_call(lambda: g(*ts), n=2000)
     return out
 
 
