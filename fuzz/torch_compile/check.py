@@ -425,7 +425,7 @@ def compiled_configs(f, backend, modes, mincut, configs=None):
         yield label, torch.compile(f, backend=be, fullgraph=False, **kw), todo
 
 
-def check_program(source, seed, backend="aot", modes=("infer", "train"), ncalls=2, mincut=True,
+def check_program(source, seed, backend="aot", modes=("infer", "train"), ncalls=3, mincut=True,
                   fallback_log=None, stop_at_first=False, configs=None):
     """Runs the program eagerly and compiled; returns a dict: ``class`` (ok /
     wrong / crash / accepted), ``runs`` (one per compiled call: config, mode,
@@ -477,7 +477,7 @@ def check_program(source, seed, backend="aot", modes=("infer", "train"), ncalls=
     }
 
 
-def assert_same(f, make_inputs, seed=0, backend="aot", modes=("infer", "train"), ncalls=2, mincut=True):
+def assert_same(f, make_inputs, seed=0, backend="aot", modes=("infer", "train"), ncalls=3, mincut=True):
     """For regression tests: compiled ``f`` observes as eager ``f`` does, in
     every mode, call and configuration; raises AssertionError listing the
     differences otherwise."""

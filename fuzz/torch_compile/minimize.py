@@ -304,7 +304,7 @@ class Minimizer:
         return d
 
 
-def minimize(program, result, pool, backend="aot", calls=2, log=print):
+def minimize(program, result, pool, backend="aot", calls=3, log=print):
     """(the smallest program found that fails as ``result`` says, its result)."""
     m = Minimizer(result, pool, backend, calls, log)
     d = program.to_dict()

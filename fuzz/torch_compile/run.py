@@ -9,7 +9,7 @@ crash / accepted / timeout), the first differing field of each failure, and
 the backend's fallbacks to PyTorch per reason.
 
     python fuzz/torch_compile/run.py --seeds 0:200 --jobs 1 [--backend aot|aot_eager]
-        [--modes infer,train] [--calls 2] [--no-mincut] [--minimize] [--out DIR]
+        [--modes infer,train] [--calls 3] [--no-mincut] [--minimize] [--out DIR]
         [--autocast bf16|f16] [--dynamic]
 
 Workers are reused across programs and restarted after a crash (a signal,
@@ -236,12 +236,12 @@ def run_jobs(jobs, njobs=1, timeout=60.0, python=None, progress=None, logdir=Non
         return pool.run(jobs, progress)
 
 
-def make_job(program, backend="aot", modes=("infer", "train"), calls=2, mincut=True, configs=None, tag=None):
+def make_job(program, backend="aot", modes=("infer", "train"), calls=3, mincut=True, configs=None, tag=None):
     return {"seed": program.seed, "source": program.source(), "backend": backend, "modes": list(modes),
             "calls": calls, "mincut": mincut, "configs": configs, "tag": tag}
 
 
-def run_seeds(seeds, backend="aot", modes=("infer", "train"), calls=2, mincut=True, njobs=1, timeout=60.0,
+def run_seeds(seeds, backend="aot", modes=("infer", "train"), calls=3, mincut=True, njobs=1, timeout=60.0,
               python=None, progress=None, logdir=None):
     """Generates and checks each seed; returns the results (dicts, see check.check_program)."""
     jobs = [make_job(gen.generate(s), backend, modes, calls, mincut) for s in seeds]
@@ -395,7 +395,7 @@ def main():
     ap.add_argument("--triage", action="store_true",
                     help="run each failing seed again with --backend aot_eager and eager and show their verdicts")
     ap.add_argument("--modes", default="infer,train")
-    ap.add_argument("--calls", type=int, default=2, help="calls of each compiled function per mode")
+    ap.add_argument("--calls", type=int, default=3, help="calls of each compiled function per mode (the third goes through the native dispatcher where a variant is plain)")
     ap.add_argument("--no-mincut", action="store_true", help="skip the min-cut partition config")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
     ap.add_argument("--python", default=None, help="interpreter of the workers (default: this one)")

@@ -53,6 +53,14 @@ impl<V> AddrMap<V> {
         }
     }
 
+    /// Takes `k`'s value out of the map.
+    pub(crate) fn remove(&mut self, k: usize) -> Option<V> {
+        match self {
+            AddrMap::Few(list) => list.iter().position(|(a, _)| *a == k).map(|i| list.swap_remove(i).1),
+            AddrMap::Many(m) => m.remove(&k),
+        }
+    }
+
     /// Inserts `k` (a key not in the map) with `v`.
     pub(crate) fn insert_new(&mut self, k: usize, v: V) {
         self.get_or_insert(k, v);

@@ -27,7 +27,7 @@ use std::rc::Rc;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::{keys, torch, CallSpec, ConventionError, ExecutionError, GilOnly, PyAotFunction};
+use crate::{keys, torch, CallSpec, ConventionError, ExecutionError, Few, GilOnly, PyAotFunction};
 
 /// One output of the graph: a result of the compiled function, or a value
 /// the trace fixed.
@@ -171,7 +171,7 @@ impl Dispatch {
 
     #[pyo3(signature = (*args))]
     fn __call__<'py>(&self, py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
-        let mut all: Vec<Bound<'py, PyAny>> = Vec::with_capacity(args.len() + self.extra.len());
+        let mut all: Few<Bound<'py, PyAny>> = Few::with_capacity(args.len() + self.extra.len());
         all.extend(args.iter());
         all.extend(self.extra.iter().map(|t| t.bind(py).clone()));
         if let Some(out) = self.fast(py, &all)? {
@@ -207,7 +207,7 @@ impl Dispatch {
         let Ok(mut function) = entry.function.bind(py).try_borrow_mut() else {
             return Ok(None);
         };
-        let objs: Vec<Bound<'py, PyAny>> = entry.tensor_pos.iter().filter_map(|&i| all.get(i).cloned()).collect();
+        let objs: Few<Bound<'py, PyAny>> = entry.tensor_pos.iter().filter_map(|&i| all.get(i).cloned()).collect();
         if objs.len() != entry.tensor_pos.len() {
             return Ok(None);
         }

@@ -23,7 +23,6 @@ use aot_ir::ElemType;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use rustc_hash::FxHashMap;
 
 use crate::addr::AddrMap;
 use crate::GilOnly;
@@ -31,8 +30,8 @@ use crate::GilOnly;
 /// What the key read of one tensor, as the binder needs it.
 pub(crate) struct Record {
     pub elem: ElemType,
-    pub sizes: Vec<i64>,
-    pub strides: Vec<i64>,
+    pub sizes: aot_ir::Shape,
+    pub strides: aot_ir::Shape,
     pub offset: i64,
     pub data_ptr: usize,
     pub requires_grad: bool,
@@ -42,7 +41,7 @@ pub(crate) struct Record {
 }
 
 /// Records by object address, with the objects.
-pub(crate) type Records = FxHashMap<usize, (Py<PyAny>, Record)>;
+pub(crate) type Records = AddrMap<(Py<PyAny>, Record)>;
 
 /// The records of one call's strided CPU tensors of a dtype aot binds, by
 /// object address, with the objects.
@@ -103,16 +102,16 @@ fn dtype_id(t: &Bound<'_, PyAny>) -> PyResult<i64> {
     Ok(t.getattr(intern!(t.py(), "dtype"))?.as_ptr() as i64)
 }
 
-fn sizes(t: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+fn sizes(t: &Bound<'_, PyAny>) -> PyResult<aot_ir::Shape> {
     ints(&t.getattr(intern!(t.py(), "shape"))?)
 }
 
-/// The integers of a tuple (`torch.Size` is one), read item by item; any
-/// other sequence through pyo3's general conversion.
-pub(crate) fn ints(v: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+/// The integers of a tuple (`torch.Size` is one), read item by item into
+/// an inline list; any other sequence through pyo3's general conversion.
+pub(crate) fn ints(v: &Bound<'_, PyAny>) -> PyResult<aot_ir::Shape> {
     match v.cast::<PyTuple>() {
         Ok(t) => t.iter().map(|n| n.extract::<i64>()).collect(),
-        Err(_) => v.extract(),
+        Err(_) => Ok(v.extract::<Vec<i64>>()?.into()),
     }
 }
 
@@ -238,11 +237,10 @@ pub(crate) fn read_convention<'py>(
     // (About what a 2-D tensor's facts take: grown once or never.)
     key.bytes.reserve(args.len() * 128);
     // (By address: these run on every call.)
-    let n = args.len();
     let mut objects: AddrMap<usize> = AddrMap::default();
     let mut storages: AddrMap<usize> = AddrMap::default();
     let mut roots: AddrMap<usize> = AddrMap::default();
-    let mut records: Records = FxHashMap::with_capacity_and_hasher(n, Default::default());
+    let mut records = Records::default();
     for (i, a) in args.iter().enumerate() {
         if !a.is_instance(tensor)? {
             if symbolic_number(key, dynamic, i, a) {
@@ -332,7 +330,7 @@ pub(crate) fn read_convention<'py>(
             if a.getattr(intern!(py, "layout"))?.is(api.strided.bind(py)) {
                 let is_leaf = if leaf == 2 { None } else { Some(leaf == 1) };
                 let record = Record { elem, sizes: shape, strides, offset, data_ptr, requires_grad, is_leaf };
-                records.insert(id, (a.clone().unbind(), record));
+                records.insert_new(id, (a.clone().unbind(), record));
             }
         }
     }

@@ -24,6 +24,10 @@ mod addr;
 mod dispatch;
 mod keys;
 
+/// A call's few arguments, results or storages: inline up to eight, so
+/// that a small graph's call allocates no list for them.
+pub(crate) type Few<T> = smallvec::SmallVec<[T; 8]>;
+
 use aot::{Backend, Error, Function, Module, Options, Tensor};
 use aot_ir::ElemType;
 use aot_runtime::{Buffer, Storage, StorageRef};
@@ -201,7 +205,7 @@ struct Binder {
     objects: addr::AddrMap<(Py<PyAny>, Tensor)>,
     /// (storage base address, runtime storage, the first torch tensor bound
     /// to it): the tensor a result aliasing the storage is a view of.
-    storages: Vec<(usize, StorageRef, Py<PyAny>)>,
+    storages: Few<(usize, StorageRef, Py<PyAny>)>,
     /// Per storage base address, its position in `storages`.
     storage_at: addr::AddrMap<usize>,
     /// What the call's key read of its tensors (`keys::CallInfo`), by
@@ -228,7 +232,7 @@ impl Binder {
         // error, and what the call's key read is not read again.
         let name = || format!("{what} {i}");
         // (Each object is bound once: its record is taken, not copied.)
-        let record = match self.known.remove(&(t.as_ptr() as usize)) {
+        let record = match self.known.remove(t.as_ptr() as usize) {
             Some((_, r)) => r,
             None => Self::read(py, api, t, &name)?,
         };
@@ -273,7 +277,7 @@ impl Binder {
                 s
             }
         };
-        let r = Tensor::from_parts(storage, elem, sizes.into(), strides.into(), offset)
+        let r = Tensor::from_parts(storage, elem, sizes, strides, offset)
             .map_err(|m| PyValueError::new_err(format!("{}: {m}", name())))?;
         if !self.no_grad {
             r.set_requires_grad(requires_grad);
@@ -307,8 +311,8 @@ impl Binder {
         let Some(&(_, elem)) = api.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))) else {
             return Err(PyValueError::new_err(format!("{} has dtype {dtype}, which aot does not support", name())));
         };
-        let sizes: Vec<i64> = t.getattr(intern!(py, "shape"))?.extract()?;
-        let strides: Vec<i64> = t.call_method0(intern!(py, "stride"))?.extract()?;
+        let sizes = keys::ints(&t.getattr(intern!(py, "shape"))?)?;
+        let strides = keys::ints(&t.call_method0(intern!(py, "stride"))?)?;
         let offset: i64 = t.call_method0(intern!(py, "storage_offset"))?.extract()?;
         let data_ptr: usize = t.call_method0(intern!(py, "data_ptr"))?.extract()?;
         let requires_grad: bool = t.getattr(intern!(py, "requires_grad"))?.extract()?;
@@ -327,7 +331,7 @@ impl Binder {
         api: &TorchApi,
         ts: &[Bound<'_, PyAny>],
         what: &str,
-    ) -> PyResult<Vec<Tensor>> {
+    ) -> PyResult<Few<Tensor>> {
         ts.iter().enumerate().map(|(i, t)| self.bind(py, api, t, what, i)).collect()
     }
 
@@ -381,7 +385,7 @@ impl Binder {
 struct Exporter<'a> {
     binder: &'a Binder,
     /// Storages exported in this call, with the torch tensor over all of it.
-    exported: Vec<(StorageRef, Py<PyAny>)>,
+    exported: Few<(StorageRef, Py<PyAny>)>,
     /// Hand over a result that is the only one of its storage as a plain
     /// tensor even when it is part of the storage (gradients: eager's are
     /// plain tensors).
@@ -390,7 +394,7 @@ struct Exporter<'a> {
 
 impl<'a> Exporter<'a> {
     fn new(binder: &'a Binder) -> Exporter<'a> {
-        Exporter { binder, exported: Vec::new(), plain_parts: false }
+        Exporter { binder, exported: Few::new(), plain_parts: false }
     }
 
     /// Torch tensors for `ts`, laid out as eager lays them out. A result
@@ -760,7 +764,7 @@ impl PyAotFunction {
         let mut binder = Binder { known, ..Binder::new(no_grad) };
         let bound = binder.bind_all(py, api, objs, "argument")?;
         let bound_bases = binder.bind_bases(py, api, &bound, bases)?;
-        let entry: Vec<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =
+        let entry: Few<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =
             bound.iter().map(|t| (t.storage(), t.sizes(), t.strides(), t.offset())).collect();
         let (outs, extra) = run(&mut self.inner.0, &bound, bound_bases).map_err(py_err)?;
         let mut exporter = Exporter::new(&binder);
@@ -810,7 +814,7 @@ impl PyAotFunction {
                 api.set_version.bind(py).call1((PyTuple::new(py, [*obj])?, PyTuple::new(py, [v + 1])?))?;
             }
         }
-        let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
+        let outs: Few<Option<Tensor>> = outs.into_iter().map(Some).collect();
         let results = exporter.tensors(py, api, &outs, views)?.into_iter().flatten().collect();
         Ok((results, extra))
     }

@@ -1,7 +1,7 @@
 """A bounded, fixed-seed slice of the torch.compile differential fuzzer
 (``fuzz/torch_compile``, docs/torch-compile-fuzzing.md): each seed's random
 program runs eagerly and under ``torch.compile(f, backend="aot")`` (inference
-and training, default and min-cut partitions, two calls per compiled
+and training, default and min-cut partitions, three calls per compiled
 function) in a worker process, and everything a caller can observe is
 compared.
 

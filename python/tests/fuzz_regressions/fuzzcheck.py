@@ -28,7 +28,7 @@ def _check():
     return sys.modules[name]
 
 
-def assert_same(f, make_inputs, seed=0, backend="aot", modes=("infer", "train"), ncalls=2, mincut=True):
+def assert_same(f, make_inputs, seed=0, backend="aot", modes=("infer", "train"), ncalls=3, mincut=True):
     """``make_inputs(g)`` returns ``(args, bases)``: the arguments, and the
     tensors they were made from (their values and ``.grad`` are compared)."""
     _check().assert_same(f, make_inputs, seed=seed, backend=backend, modes=modes, ncalls=ncalls, mincut=mincut)
