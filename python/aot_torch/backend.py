@@ -1886,11 +1886,14 @@ class _Variant:
             views = None
         return self._finish(tensors, outs, regen, views)
 
-    def plain_finish(self, tensors: List[torch.Tensor], outs: List[Any]) -> List[Any]:
+    def native_finish(self, args: Sequence[Any], outs: List[Any]) -> List[Any]:
         """The graph's outputs of an inference call of a plain variant
         (`plain_strides`) from the compiled results, which the native
         dispatcher (`_native.Dispatch`) found laid out otherwise than
-        eager lays them out."""
+        eager lays them out; `args`: the call's arguments."""
+        if self.sizes is not None:
+            self._rebind(args)
+        tensors = [args[i] for i in self.tensor_pos]
         return self._finish(tensors, outs, [False] * len(self.aliases), None)
 
     def _finish(self, tensors, outs, regen, views):
@@ -2502,7 +2505,8 @@ class CompiledGraph:
         # backend hands Dynamo; None for a graph called only from Python):
         # the plain inference variants this graph has run, by key.
         self.fast: Optional[Any] = None
-        self.fast_keys: set = set()
+        # The keys handed to it, oldest first.
+        self.fast_keys: Dict[tuple, None] = {}
 
     def __call__(self, *args):
         # Tracing specialises on the values of non-tensor inputs and on the
@@ -2542,12 +2546,18 @@ class CompiledGraph:
                         # (An inference variant with nothing after its
                         # compiled code: the region's bookkeeping is not
                         # needed; a refusal of the runtime's guards is.)
+                        # A variant of symbolic sizes is registered with the
+                        # native dispatcher per size: under the key of the
+                        # call's own sizes, read before the call.
+                        fast_key = None
+                        if self.fast is not None:
+                            fast_key = conv[0] if v.sizes is None else _convention_key(args)[0]
                         try:
                             out = v(args, conv[1])
                         except _native.ConventionError:
                             return region.call(args, *_convention_key(args, dynamic))
-                        if self.fast is not None and conv[0] not in self.fast_keys:
-                            self._register_fast(conv[0], v, region)
+                        if fast_key is not None and fast_key not in self.fast_keys:
+                            self._register_fast(fast_key, v, region)
                         # (`region.unwrap` inline: this is the hot path.)
                         return out if region.tuple_out else (out[0] if out else None)
                     return region.call(args, *conv)
@@ -2581,15 +2591,20 @@ class CompiledGraph:
 
     def _register_fast(self, key: tuple, v: "_Variant", region: "_Region") -> None:
         """Hands a plain inference variant that just ran to the native
-        dispatcher for the calls of its key. Not for graphs whose trace
-        fixed the values of inputs (`item_inputs`) or that have symbolic
-        sizes: their keys are not the whole story of a call."""
-        self.fast_keys.add(key)
-        if self.item_inputs or self.symbolic is not None or v.sizes is not None:
+        dispatcher for the calls of `key` (with symbolic sizes, the key of
+        this call's sizes: the variant's results are laid out per size).
+        Not for graphs whose trace fixed the values of inputs
+        (`item_inputs`): their keys are not the whole story of a call. The
+        table keeps the `FastTable.capacity` latest entries, and so do the
+        keys here, in the same order."""
+        self.fast_keys[key] = None
+        if len(self.fast_keys) > _native.FastTable.capacity:
+            del self.fast_keys[next(iter(self.fast_keys))]
+        if self.item_inputs:
             return
         outputs = [(kind == "tensor", val) for kind, val in v.translation.outputs]
         self.fast.register(key, v.fn, v.tensor_pos, v.export_views, v.written, v.plain_strides, outputs,
-                           region.tuple_out, v.plain_finish)
+                           region.tuple_out, v.native_finish)
 
     def _trace(self, args, symbolic: bool = False):
         if symbolic:

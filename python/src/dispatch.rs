@@ -9,11 +9,12 @@
 //! result, none is a view eager marks), the Python side registers it in a
 //! [`FastTable`] under its key once it has run it; from then on a call
 //! whose key matches is read, bound, run and returned here, each tensor's
-//! attributes read once and no Python frame entered. Everything else
-//! (first calls, training, symbolic sizes, a profile being taken, a key no
-//! entry has) goes to the Python dispatcher, which stays the reference: an
-//! entry only ever shortcuts what that dispatcher would do for the same
-//! key.
+//! attributes read once and no Python frame entered. A variant of symbolic
+//! sizes is registered once per size it is called with, under the key of
+//! those sizes (its results' layouts depend on them). Everything else
+//! (first calls, training, a profile being taken, a key no entry has) goes
+//! to the Python dispatcher, which stays the reference: an entry only ever
+//! shortcuts what that dispatcher would do for the same key.
 //!
 //! Invariants: an entry is used only for a call whose grad mode, key bytes
 //! and non-tensor values all equal the ones it was registered with (the
@@ -36,6 +37,9 @@ enum Output {
     Value(Py<PyAny>),
 }
 
+/// See [`FastTable::capacity`].
+const CAPACITY: usize = 64;
+
 /// The non-tensor arguments of a key, `(type, value)`, in order.
 type Values = Vec<(Py<PyAny>, Py<PyAny>)>;
 
@@ -54,7 +58,7 @@ struct Entry {
     strides: Vec<(usize, Vec<i64>)>,
     outputs: Vec<Output>,
     tuple_out: bool,
-    /// `finish(tensors, results)`: the graph's outputs from results the
+    /// `finish(arguments, results)`: the graph's outputs from results the
     /// strides above do not all fit (the variant's general epilogue).
     finish: Py<PyAny>,
 }
@@ -112,8 +116,18 @@ impl FastTable {
         });
         let entries = &mut self.entries.0;
         entries.retain(|e| !(e.grad == entry.grad && e.key == entry.key && same_values(&e.values, &entry.values)));
+        if entries.len() >= CAPACITY {
+            entries.remove(0);
+        }
         entries.push(entry);
         Ok(())
+    }
+
+    /// The entries a table keeps: registering one more drops the oldest (a
+    /// graph of symbolic sizes registers one per size it is called with).
+    #[classattr]
+    fn capacity() -> usize {
+        CAPACITY
     }
 
     /// Drops every entry.
@@ -251,9 +265,9 @@ impl Dispatch {
                 })
                 .collect::<PyResult<Vec<_>>>()?
         } else {
-            let tensors = PyList::new(py, &objs)?;
+            let args = PyList::new(py, all)?;
             let outs = PyList::new(py, outs)?;
-            entry.finish.bind(py).call1((tensors, outs))?.try_iter()?.collect::<PyResult<Vec<_>>>()?
+            entry.finish.bind(py).call1((args, outs))?.try_iter()?.collect::<PyResult<Vec<_>>>()?
         };
         Ok(Some(if entry.tuple_out {
             PyList::new(py, results)?.into_any()

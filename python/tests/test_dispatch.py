@@ -13,11 +13,11 @@ backend = importlib.import_module("aot_torch.backend")
 _native = backend._native
 
 
-def _compiled(fn, *example):
+def _compiled(fn, *example, **options):
     """What `torch.compile(fn, backend="aot")` would hand Dynamo for `fn`'s
     graph (traced here with FX, so that the test calls it directly)."""
     gm = torch.fx.symbolic_trace(fn)
-    d = backend.backend()(gm, list(example))
+    d = backend.backend(**options)(gm, list(example))
     assert isinstance(d, _native.Dispatch)
     return d
 
@@ -205,3 +205,41 @@ def test_native_dispatch_off():
             x = torch.randn(8)
             _same(list(_pair(x)), d(x))
     assert d.graph.fast is None
+
+
+def test_symbolic_sizes_register_per_size():
+    def f(x):
+        return x.t() * 2 + 1, x.amax(0)
+
+    torch._dynamo.reset()
+    cf = torch.compile(f, backend="aot", dynamic=True)
+    sizes = [(3, 5), (4, 6), (7, 2), (3, 5), (4, 6), (7, 2), (4, 6), (9, 9)]
+    with torch.no_grad():
+        for _ in range(3):
+            for n, m in sizes:
+                x = torch.randn(n, m)
+                _same(list(f(x)), list(cf(x)))
+    assert backend.stats["symbolic_graphs"] > 0
+    assert any(t.hits > 0 for t in gc_tables())
+
+
+def gc_tables():
+    """The fast tables of the compiled graphs alive now."""
+    import gc
+    return [o.fast for o in gc.get_objects() if type(o) is backend.CompiledGraph and o.fast is not None]
+
+
+def test_a_table_keeps_its_latest_entries():
+    cap = _native.FastTable.capacity
+    d = _compiled(_pair, torch.randn(2), recompile_limit=2 * cap)
+    with torch.no_grad():
+        for n in range(1, cap + 6):
+            x = torch.randn(n)
+            for _ in range(2):
+                _same(list(_pair(x)), d(x))
+        assert len(d.graph.fast) == cap
+        hits = d.graph.fast.hits
+        d(torch.randn(cap + 5))   # the newest is kept
+        assert d.graph.fast.hits == hits + 1
+        d(torch.randn(1))         # the oldest went
+        assert d.graph.fast.hits == hits + 1
