@@ -2592,16 +2592,12 @@ class CompiledGraph:
     def _register_fast(self, key: tuple, v: "_Variant", region: "_Region") -> None:
         """Hands a plain inference variant that just ran to the native
         dispatcher for the calls of `key` (with symbolic sizes, the key of
-        this call's sizes: the variant's results are laid out per size).
-        Not for graphs whose trace fixed the values of inputs
-        (`item_inputs`): their keys are not the whole story of a call. The
+        this call's sizes: the variant's results are laid out per size). The
         table keeps the `FastTable.capacity` latest entries, and so do the
         keys here, in the same order."""
         self.fast_keys[key] = None
         if len(self.fast_keys) > _native.FastTable.capacity:
             del self.fast_keys[next(iter(self.fast_keys))]
-        if self.item_inputs:
-            return
         outputs = [(kind == "tensor", val) for kind, val in v.translation.outputs]
         self.fast.register(key, v.fn, v.tensor_pos, v.export_views, v.written, v.plain_strides, outputs,
                            region.tuple_out, v.native_finish)
@@ -2742,7 +2738,9 @@ def backend(**options):
         # Dynamo calls the native dispatcher, which takes the calls of the
         # variants it was given (none without `native_dispatch`) and hands
         # the others to `compiled`.
-        if cfg.native_dispatch:
+        # Not for graphs whose trace fixed the values of inputs
+        # (`item_inputs`): their keys are not the whole story of a call.
+        if cfg.native_dispatch and not compiled.item_inputs:
             compiled.fast = _native.FastTable()
         table = compiled.fast if compiled.fast is not None else _native.FastTable()
         return _native.Dispatch(compiled, table, attributes, _index_error)
