@@ -78,11 +78,12 @@ def _first_order_only(backward):
 
     @functools.wraps(backward)
     def wrapper(ctx, *grads):
-        create_graph = torch.is_grad_enabled()
+        # (Autograd runs a backward without grad mode but with
+        # `create_graph=True`.)
+        if not torch.is_grad_enabled():
+            return backward(ctx, *grads)
         with torch.no_grad():
             outputs = backward(ctx, *grads)
-        if not create_graph:
-            return outputs
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
         err = _functions.DelayedError(
             b"torch.compile with backend=\"aot\" does not support double backward: the gradient of a "
@@ -197,8 +198,13 @@ class _AotFunction(torch.autograd.Function):
         # leaf over an argument's memory (`_cut`), which only keeps the
         # node's edges off that argument's history.
         real = views.arguments
-        outs, state = _checked(variant.fn.forward, _bind(real, variant.keep), variant.export_views,
-                               variant.written, list(zip(flats, variant.base_groups)), info=views.info)
+        # (`_checked` inline: a call frame is a tenth of this path's Python.)
+        try:
+            outs, state = variant.fn.forward(_bind(real, variant.keep), variant.export_views, variant.written,
+                                             list(zip(flats, variant.base_groups)) if flats else [], info=views.info)
+        except _native.ExecutionError as e:
+            _index_error(e)
+            raise
         views.info = None
         ctx.aot = (variant, state, views)
         # An output no gradient reached comes to the backward as None, not
@@ -223,6 +229,8 @@ class _AotFunction(torch.autograd.Function):
         # return nothing else. Its new value leaves as a copy, which the
         # caller writes into it where autograd sees it (`_Variant.__call__`,
         # as AOTAutograd's epilogue copies mutated inputs back).
+        if not variant.main_dirty:
+            return tuple(views.node_outs)
         dirty = [args[i] for i in variant.main_dirty]
         marked = [t for t in dirty if t._base is None]
         if marked:
@@ -240,6 +248,14 @@ class _AotFunction(torch.autograd.Function):
         retain = _keep_graph()
         if not retain:
             ctx.aot = None
+        if variant.lean and not views.regen:
+            # (No parts, written arguments, bases or regenerated views: the
+            # same steps as below, without their empty lists.)
+            tangents = [g if d else None for g, d in zip(grads, variant.differentiable)]
+            got = {v for v, t in enumerate(tangents) if t is not None}
+            variant.check_versions(views, got, _NOTHING)
+            gs = _backward(variant, state, tangents, variant.no_mutated, unreached=True, keep=retain)
+            return (None, None, *[variant.gradient(i, g, got, _NOTHING, views) for i, g in enumerate(gs)])
         n = len(variant.differentiable)
         m = len(grads) - len(variant.main_dirty)
         # A non-differentiable output gets no tangent, nor one no gradient
@@ -276,11 +292,19 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "or if you need to access saved tensors after calling backward.")
 
 
+_graph_task_keep_graph = getattr(torch._C._autograd, "_get_current_graph_task_keep_graph", None)
+
+
 def _keep_graph() -> bool:
     """Whether the running backward keeps the graph (`retain_graph=True`,
     or `create_graph=True`, which implies it)."""
-    keep = getattr(torch._C._autograd, "_get_current_graph_task_keep_graph", None)
+    keep = _graph_task_keep_graph
     return bool(keep()) if keep is not None else True
+
+
+# No written argument got a gradient (`_given`'s second set, for a call
+# that writes none).
+_NOTHING: frozenset = frozenset()
 
 
 def _given(tangents: Sequence[Any], mutated: Sequence[Any]) -> Tuple[set, set]:
@@ -352,12 +376,17 @@ class _Views:
     leave the autograd node as their base, and how their tangents come back
     from the base's gradient."""
 
-    def __init__(self):
-        self.node_outs: List[Optional[torch.Tensor]] = []
-        self.node_diff: List[bool] = []
+    __slots__ = ("node_outs", "node_diff", "regen", "state", "versions", "saved_held", "held", "arguments", "info",
+                 "base_views", "masks")
+
+    def __init__(self, arguments: List[torch.Tensor], info: Any):
+        # (Made per training call: the lists only `split` fills are empty
+        # tuples until it makes them.)
+        self.node_outs: Sequence[Optional[torch.Tensor]] = ()
+        self.node_diff: Sequence[bool] = ()
         # Per regenerated output k: (k, base position among the node's
         # outputs, size, stride, offset).
-        self.regen: List[Tuple[int, int, Any, Any, int]] = []
+        self.regen: Sequence[Tuple[int, int, Any, Any, int]] = ()
         # The call's forward state, which the backward of every part reads.
         self.state = None
         # Per `_Variant.checks`: a detached alias of what it watches and its
@@ -369,16 +398,26 @@ class _Views:
         # Each of those once.
         self.held: List[Optional[Tuple[torch.Tensor, int]]] = []
         # The call's arguments (the node's inputs may be leaves over them).
-        self.arguments: Optional[List[torch.Tensor]] = None
+        self.arguments = arguments
         # What the call's key read of them (`_native.CallInfo`), for the
         # forward's binding.
-        self.info: Any = None
+        self.info = info
         # Extra bases: per base, its outputs and their masks (None: no
         # element is reached twice, the plain view of the gradient is it).
-        self.base_views: List[List[int]] = []
-        self.masks: List[Optional[List[torch.Tensor]]] = []
+        self.base_views: Sequence[List[int]] = ()
+        self.masks: Sequence[Optional[List[torch.Tensor]]] = ()
 
     def split(self, outs, args, differentiable, mask_cache):
+        # (Every call of a training region runs this: the common case, no
+        # result a view, costs one attribute read per result.)
+        for o in outs:
+            if isinstance(o, torch.Tensor) and o._base is not None:
+                break
+        else:
+            self.node_outs = list(outs)
+            self.node_diff = list(differentiable)
+            return
+        self.regen, self.base_views, self.masks = [], [], []
         n = len(outs)
         arg_ids = {id(a) for a in args if isinstance(a, torch.Tensor)}
         arg_storages = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor)}
@@ -502,11 +541,14 @@ class _SaveFact:
     from_outs: frozenset
     from_args: frozenset
     # For PyTorch's message: the tensor's type and shape, the node that
-    # output it (or "a leaf"), the versions the fake run saw.
+    # output it (None: a leaf), the versions the fake run saw.
     what: str
-    node: str
+    node: Optional[str]
     saved_version: int
     end_version: int
+    # The argument (tensor position) the save is itself, whose own node
+    # the message names (the fake run's is a stand-in).
+    arg_self: Optional[int] = None
 
 
 @dataclasses.dataclass
@@ -950,6 +992,7 @@ def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk, mates=None
     for k, o in enumerate(outs):
         if isinstance(o, torch.Tensor):
             roots_outs.setdefault(id(_root(o)), set()).add(k)
+    arg_self = {id(a): tensor_index[p] for p, a in enumerate(fakes) if isinstance(a, torch.Tensor) and p in tensor_index}
     facts = []
     for s, (t, version) in enumerate(saved):
         from_outs = frozenset(k for k, (_, u) in out_walk.items() if s in u)
@@ -957,23 +1000,58 @@ def _save_facts(saved, fakes, outs, tensor_index, out_walk, arg_walk, mates=None
         if not from_outs and not from_args:
             continue
         r = id(_root(t))
-        fn = t.grad_fn
-        node = "a leaf" if fn is None else "output %d of %s" % (t.output_nr, fn.name())
         what = _described(t)
         tied = roots_args.get(r, set()) | (mates or {}).get(id(t), set())
         facts.append(_SaveFact(t._version != version, frozenset(tied),
-                               frozenset(roots_outs.get(r, ())), from_outs, from_args, what, node,
-                               version, t._version))
+                               frozenset(roots_outs.get(r, ())), from_outs, from_args, what, _node_of(t),
+                               version, t._version, arg_self.get(id(t))))
     return facts
 
 
-def _modified(what: str, node: str, version: int, expected: int) -> RuntimeError:
+def _modified_wording() -> Tuple[bool, str]:
+    """How this PyTorch words its error for a saved tensor written before
+    the backward: whether it names a node without its `Backward0` suffix,
+    and the hint its message ends with (read from the error itself, which
+    changes between versions)."""
+    hint = (" Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True).")
+    try:
+        with torch.enable_grad():
+            a = torch.ones(1, requires_grad=True).cos()
+            y = a.sin()
+            with torch.no_grad():
+                a.mul_(2)
+            y.backward()
+    except RuntimeError as e:
+        msg = str(e)
+        k = msg.find(" Hint:")
+        return "of Cos," in msg, msg[k:] if k >= 0 else ""
+    return True, hint
+
+
+_SHORT_NODE_NAMES, _MODIFIED_HINT = _modified_wording()
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+
+
+def _node_of(t: torch.Tensor) -> Optional[str]:
+    """How PyTorch's message names the node that output `t` (None: a
+    leaf, which it does not name)."""
+    try:
+        fn = t.grad_fn
+    except RuntimeError:
+        return None
+    if fn is None:
+        return None
+    name = fn.name()
+    return "output %d of %s" % (t.output_nr, _BACKWARD_SUFFIX.sub("", name) if _SHORT_NODE_NAMES else name)
+
+
+def _modified(what: str, node: Optional[str], version: int, expected: int) -> RuntimeError:
     """PyTorch's error for a saved tensor written before the backward."""
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        "[%s], which is %s, is at version %d; expected version %d instead. Hint: enable anomaly detection to "
-        "find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
-        % (what, node, version, expected))
+        "[%s]%s is at version %d; expected version %d instead.%s"
+        % (what, "" if node is None else ", which is %s," % node, version, expected, _MODIFIED_HINT))
 
 
 def _described(t: torch.Tensor) -> str:
@@ -1290,14 +1368,25 @@ class _Variant:
         # another) returns them as the runtime gives them, once their
         # strides are eager's: `(result, eager's strides)` for the results
         # whose strides eager fixes (None: not such a variant).
+        # A training call of the same kind (`lean`: nor does it write an
+        # argument, take one as a leaf or over its storage, or have
+        # independent parts) needs of that work only the version counters
+        # its backward checks (`hold_versions`).
         tr = translation
-        plain = not training and not self.fresh_groups and not any(self.adopted) and not any(self.stale) and \
+        plain_results = not self.fresh_groups and not any(self.adopted) and not any(self.stale) and \
             all(a is None for a in self.aliases) and all(s is None for s in self.same_object) and \
             all(d is None for d in tr.result_detach) and not any(tr.result_no_grad_view) and \
             not any(tr.result_multi_view) and not any(tr.result_is_view) and \
             not any(tr.result_through_no_grad_view)
-        self.plain = plain
-        self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] if plain else None
+        self.plain = plain_results and not training
+        self.lean = plain_results and training and not self.parts and not self.dirty and not self.base_groups \
+            and not self.cut and not self.written_through_views
+        self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] \
+            if self.plain or self.lean else None
+        # What a training call regenerates: the results that alias an
+        # argument (as views of it), but for the argument itself.
+        self.no_mutated: List[None] = [None] * len(self.dupe_of)
+        self.train_regen = [i is not None and self.same_object[k] is None for k, i in enumerate(self.aliases)]
         # The results are the graph's outputs in order (else a list is made).
         self.outputs_in_order = list(tr.outputs) == [("tensor", k) for k in range(len(tr.outputs))]
         if sizes is not None:
@@ -1324,7 +1413,7 @@ class _Variant:
             self.translation = tr
             self.out_meta = tr.result_meta
             self.plain_strides = [(k, st) for k, st in enumerate(tr.result_strides) if st is not None] \
-                if self.plain else None
+                if self.plain or self.lean else None
             self.bound = values
 
     def gradient(self, i: int, g: Any, got: set, got_dirty: set, views: "_Views") -> Any:
@@ -1470,7 +1559,8 @@ class _Variant:
                 continue
             if f.stale:
                 raise _modified(f.what, f.node, f.end_version, f.saved_version)
-            raise _modified(f.what, f.node, held[0]._version, held[1])
+            node = f.node if f.arg_self is None else _node_of(views.arguments[f.arg_self])
+            raise _modified(f.what, node, held[0]._version, held[1])
         # The arguments whose memory the compiled backward reads (eager
         # saves them somewhere: the others are copied). Where eager's
         # backward for these gradients reads none of what was written
@@ -1481,7 +1571,7 @@ class _Variant:
                 continue
             need = views.state.saved_arg_needs[k]
             if need is None or set(need[0]) & got or set(need[1]) & got_dirty:
-                raise _modified(_described(held[0]), "an argument the compiled backward reads",
+                raise _modified(_described(held[0]), _node_of(views.arguments[views.state.saved_args[k]]),
                                 held[0]._version, held[1])
 
     def hold_versions(self, views: "_Views", tensors: Sequence[torch.Tensor], outs: Sequence[Any]):
@@ -1791,9 +1881,21 @@ class _Variant:
         tensors = [args[i] for i in self.tensor_pos]
         detach = self.translation.result_detach
         if self.training:
-            views = _Views()
-            views.arguments = tensors
-            views.info = info
+            views = _Views(tensors, info)
+            if self.lean:
+                res = _AotFunction.apply(self, views, *tensors)
+                if not views.regen:
+                    outs = list(res)
+                    for k, st in self.plain_strides:
+                        o = outs[k]
+                        if isinstance(o, torch.Tensor) and o.stride() != st:
+                            break
+                    else:
+                        self.hold_versions(views, tensors, outs)
+                        if self.outputs_in_order and len(outs) == len(self.translation.outputs):
+                            return outs
+                        return [outs[v] if kind == "tensor" else v for kind, v in self.translation.outputs]
+                return self._finish(tensors, views.outputs(res), self.train_regen, views)
             # Written views that keep no history (made when their base did
             # not require grad), as the call found them.
             historyless = {i for i in self.written_through_views
@@ -1853,7 +1955,7 @@ class _Variant:
             # Outputs that alias inputs are regenerated from them outside
             # the autograd node, as views (AOTAutograd's epilogue does the
             # same), so autograd sees them as views of the inputs.
-            regen = [i is not None and self.same_object[k] is None for k, i in enumerate(self.aliases)]
+            regen = self.train_regen
         else:
             # (No stand-ins, as `_bind` makes for a training call: a call
             # under no_grad binds every argument as a leaf that does not
@@ -2542,15 +2644,16 @@ class CompiledGraph:
                 region = self.regions.get((conv[0], numbers)) if conv is not None else None
                 if region is not None:
                     v = region.variants.get(conv[0])
-                    if v is not None and v.plain_strides is not None and _profiler is None:
+                    if v is not None and (v.plain or v.lean) and _profiler is None:
                         # (An inference variant with nothing after its
-                        # compiled code: the region's bookkeeping is not
+                        # compiled code, or a training one with only its
+                        # autograd node: the region's bookkeeping is not
                         # needed; a refusal of the runtime's guards is.)
                         # A variant of symbolic sizes is registered with the
                         # native dispatcher per size: under the key of the
                         # call's own sizes, read before the call.
                         fast_key = None
-                        if self.fast is not None:
+                        if self.fast is not None and v.plain:
                             fast_key = conv[0] if v.sizes is None else _convention_key(args)[0]
                         try:
                             out = v(args, conv[1])

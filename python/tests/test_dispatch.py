@@ -243,3 +243,87 @@ def test_a_table_keeps_its_latest_entries():
         assert d.graph.fast.hits == hits + 1
         d(torch.randn(1))         # the oldest went
         assert d.graph.fast.hits == hits + 1
+
+
+def _variants(d):
+    return [v for region in d.graph.regions.values() for v in region.variants.values() if v is not None]
+
+
+def test_plain_training_calls_take_the_lean_path():
+    # A training variant that writes no argument and whose results alias
+    # nothing runs only its autograd node (`_Variant.lean`); its results,
+    # gradients and version checks are eager's, over several steps and a
+    # retained graph.
+    def f(a, w):
+        return a * w, a + w
+
+    p = torch.randn(6, requires_grad=True)
+    w = torch.randn(6, requires_grad=True)
+    d = _compiled(f, p * 1, w)
+    ep, ew = p.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+    for step in range(4):
+        a, ea = p * 1.5, ep * 1.5
+        out, eout = d(a, w), list(f(ea, ew))
+        _same(eout, out)
+        keep = step == 2
+        (out[0] + out[1]).sum().backward(retain_graph=keep)
+        (eout[0] + eout[1]).sum().backward(retain_graph=keep)
+        if keep:
+            out[1].sum().backward()
+            eout[1].sum().backward()
+        _same(ep.grad, p.grad)
+        _same(ew.grad, w.grad)
+    assert [v.lean for v in _variants(d)] == [True]
+    # `mul` saved `a`: writing it before the backward raises as in eager,
+    # with eager's message.
+    a, ea = p * 1.5, ep * 1.5
+    out, eout = d(a, w), f(ea, ew)
+    with torch.no_grad():
+        a.mul_(2)
+        ea.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as eager_error:
+        eout[0].sum().backward()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as error:
+        out[0].sum().backward()
+    assert str(error.value) == str(eager_error.value)
+
+
+def test_lean_training_results_get_eager_strides():
+    # A channels-last result the runtime lays out otherwise leaves the
+    # lean path for the whole epilogue, which gives it eager's strides.
+    def f(x):
+        return (torch.relu(x) * 3,)
+
+    x = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last).requires_grad_()
+    ex = x.detach().clone().requires_grad_()
+    d = _compiled(f, x)
+    for _ in range(3):
+        out, eout = d(x), list(f(ex))
+        _same(eout, out)
+        out[0].sum().backward()
+        eout[0].sum().backward()
+        _same(ex.grad, x.grad)
+    assert [v.lean for v in _variants(d)] == [True]
+
+
+def test_a_written_save_raises_eagers_message():
+    # Eager names the node that output a saved tensor, and no node for a
+    # leaf; the hint is this PyTorch's own.
+    def f(a, w):
+        return (torch.sin(a) * w,)
+
+    p = torch.randn(5, requires_grad=True)
+    w = torch.randn(5, requires_grad=True)
+    d = _compiled(f, p.cos(), w)
+    for write in ("a", "w"):
+        a = p.cos()
+        out, eout = d(a, w), f(a, w)
+        with torch.no_grad():
+            (a if write == "a" else w).add_(1)
+        with pytest.raises(RuntimeError) as eager_error:
+            eout[0].sum().backward()
+        with pytest.raises(RuntimeError) as error:
+            out[0].sum().backward()
+        assert str(error.value) == str(eager_error.value)
+        with torch.no_grad():
+            (a if write == "a" else w).sub_(1)
