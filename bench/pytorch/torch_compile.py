@@ -87,8 +87,8 @@ def per_call(fn, n=5000, rounds=5):
 
 def overhead():
     """Microseconds per call of a tiny graph (x * 2 + 1 on 8 floats), under
-    no_grad; the backends and eager in one process, each the best of five
-    loops."""
+    no_grad, then in training (forward, forward and backward); the backends
+    and eager in one process, each the best of five loops."""
     x = torch.randn(8)
 
     def f(x):
@@ -134,6 +134,17 @@ def overhead():
                 d(*ts)
             out["%d tensor arguments: the backend's dispatcher" % k] = per_call(lambda: d(*ts), n=2000)
             out["%d tensor arguments: eager" % k] = per_call(lambda: g(*ts), n=2000)
+    # Training calls: the same graph on a tensor that requires grad, the
+    # forward alone and a forward with its backward (through `sum`).
+    w = torch.randn(8, requires_grad=True)
+    for name, backend in (("aot (torch.compile)", "aot"), ("Dynamo alone (backend=\"eager\")", "eager"),
+                          ("AOTAutograd (aot_eager)", "aot_eager"), ("eager", None)):
+        torch._dynamo.reset()
+        cf = torch.compile(f, backend=backend) if backend else f
+        for _ in range(50):
+            cf(w).sum().backward()
+        out["training, forward: " + name] = per_call(lambda: cf(w))
+        out["training, forward and backward: " + name] = per_call(lambda: cf(w).sum().backward(), n=2000)
     return out
 
 
