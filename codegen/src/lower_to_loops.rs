@@ -11,6 +11,13 @@
 //! `MetadataMutationInterface`) become `loop.rebind` / `loop.resize`, and
 //! a trailing `mut.copy_` a copy kernel into the argument's buffer.
 //! Invariant: after the pass no value of the function has a tensor type.
+//!
+//! A function with symbolic sizes (`aot_ir::sym`) lowers as far as its ops
+//! can keep sizes as expressions: elementwise ops (their kernels loop to
+//! symbolic upper bounds over buffers with symbolic shapes and strides).
+//! Every other op is refused with its name, so that no lowering computes
+//! with an expression's id as if it were a number; the ops join as their
+//! lowerings learn symbolic sizes (docs/dynamic-shapes.md).
 
 use aot_dialects::func::{FuncOp, FuncView, ReturnOp, LAYOUT};
 use aot_dialects::lowering::{lower_pointwise, memref, memref_type, row_major, Lower, LowerCtx, Pointwise};
@@ -66,6 +73,8 @@ pub fn lower_function_for(ctx: &mut Context, func: Op, host_kernels: bool) -> Re
         map.insert(a, a);
     }
     let ops: Vec<Op> = rw.block_ops(entry).collect();
+    let symbolic = rw.block_args(entry).iter().any(|&a| aot_ir::sym::type_is_symbolic(&rw, rw.value_type(a)))
+        || ops.iter().any(|&o| aot_ir::sym::first_symbolic_use(&rw, o).is_some());
     // Where each value is last used, and then, per allocation, the last use
     // of any value lowered into it (a view shares its operand's buffer):
     // an operand whose allocation is not used after an op may take its
@@ -92,6 +101,14 @@ pub fn lower_function_for(ctx: &mut Context, func: Op, host_kernels: bool) -> Re
             .map(|v| map.get(&v).copied().ok_or_else(|| err(&rw, "operand was not lowered".into())))
             .collect::<Result<_, _>>()?;
         let def = rw.op_def(op).ok_or_else(|| err(&rw, format!("'{name}' is not registered")))?;
+        if symbolic && def.interface::<Pointwise>().is_none() {
+            return Err(err(
+                &rw,
+                "does not lower to loops with symbolic sizes yet (in a function with symbolic sizes, only \
+elementwise ops do)"
+                    .to_string(),
+            ));
+        }
         rw.set_insertion_point(InsertPoint::Before(op));
         rw.set_loc(rw.op_loc(op));
         let results: Vec<Option<Value>> = if let Some(m) = def.interface::<MetadataMutationInterface>() {

@@ -175,11 +175,35 @@ pub(crate) fn argument_mismatch(i: usize, t: &Tensor, elem: ElemType, shape: &[i
     )
 }
 
+/// The first op of `func` with a symbolic size (the function itself for
+/// an argument's), and where.
+fn first_symbolic(ctx: &Context, func: Op, entry: Block) -> Option<(Op, String)> {
+    for (i, &a) in ctx.block_args(entry).iter().enumerate() {
+        if aot_ir::sym::type_is_symbolic(ctx, ctx.value_type(a)) {
+            let t = aot_ir::printer::type_to_string(ctx, ctx.value_type(a));
+            return Some((func, format!("argument {i} has type {t}")));
+        }
+    }
+    let mut found = None;
+    ctx.walk_pre(func, &mut |o| {
+        if found.is_none() && o != func {
+            found = aot_ir::sym::first_symbolic_use(ctx, o).map(|w| (o, format!("'{}' {w}", ctx.op_name(o))));
+        }
+    });
+    found
+}
+
 /// Builds the host program of a lowered function.
 pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
     let f = FuncView { op: func };
     let entry = f.entry_block(ctx).ok_or_else(|| Diagnostic::op_error(ctx, func, "a declaration has no body"))?;
     let err = |op: Op, m: String| Diagnostic::op_error(ctx, op, m);
+    // The loop dialect takes symbolic sizes; the host program and the
+    // kernels do not read them at run time yet (a symbolic function is
+    // compiled per size, `crate::by_size`), so none may reach a number here.
+    if let Some((op, what)) = first_symbolic(ctx, func, entry) {
+        return Err(err(op, format!("native code with symbolic sizes is not supported yet: {what}")));
+    }
     let mut refs: FxHashMap<Value, BufRef> = FxHashMap::default();
     let mut args = Vec::new();
     for (i, &a) in ctx.block_args(entry).iter().enumerate() {

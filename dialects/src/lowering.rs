@@ -36,11 +36,20 @@ pub fn compute_elem(e: ElemType) -> ElemType {
 
 /// Row-major strides of `shape`. (Sizes are bounded by the verifier, but
 /// an empty tensor's other sizes are not: their strides saturate, and
-/// address nothing.)
+/// address nothing.) A symbolic size makes the strides before it
+/// expressions (`[s1*8, 8, 1]` for `s0xs1x8`); symbols are at least 2, so
+/// no clamp applies to them. An expression whose coefficients overflow
+/// saturates like a static stride: a shape that large is refused by the
+/// size checks before anything is allocated.
 pub fn row_major(shape: &[i64]) -> Shape {
     let mut s = Shape::from_elem(1, shape.len());
     for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1].saturating_mul(shape[i + 1].max(1));
+        let (inner, n) = (s[i + 1], shape[i + 1]);
+        s[i] = if aot_ir::sym::is_symbolic(inner) || aot_ir::sym::is_symbolic(n) {
+            aot_ir::sym::mul(inner, n).unwrap_or(i64::MAX)
+        } else {
+            inner.saturating_mul(n.max(1))
+        };
     }
     s
 }
@@ -55,8 +64,13 @@ pub fn memref_type(ctx: &mut Context, shape: &[i64], elem: ElemType, strides: &[
     ctx.intern_type(TypeData::MemRef(MemRefType { shape: shape.iter().copied().collect(), elem, layout }))
 }
 
-/// Whether distinct indices of the layout address distinct elements.
+/// Whether distinct indices of the layout address distinct elements (for a
+/// symbolic layout: only when it is row-major, the one case decided
+/// without comparing expressions; `false` is the safe answer).
 pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
+    if !aot_ir::sym::layout_is_static(shape, strides, 0) {
+        return is_row_major(shape, strides);
+    }
     let mut dims: Vec<(i64, i64)> =
         shape.iter().zip(strides).filter(|&(&n, _)| n > 1).map(|(&n, &st)| (st, n)).collect();
     dims.sort_unstable();
@@ -68,6 +82,14 @@ pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
         span += st * (n - 1);
     }
     true
+}
+
+/// Whether `strides` are `shape`'s row-major strides on every dimension
+/// of more than one element (the strides of size-1 dimensions address
+/// nothing). Exact for symbolic sizes: equal expressions are equal ids.
+pub fn is_row_major(shape: &[i64], strides: &[i64]) -> bool {
+    let rm = row_major(shape);
+    shape.iter().zip(strides).zip(&rm).all(|((&n, &s), &r)| n == 1 || s == r)
 }
 
 /// The memref type of a value, if it is one (the loop dialect's analysis,
@@ -331,6 +353,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
     /// splits the positions evenly, however the dimensions divide); `body`
     /// gets the position's multi-index.
     pub fn nest_flat(&mut self, shape: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
+        no_symbolic_index(shape)?;
         let total = shape.iter().try_fold(1i64, |a, &d| a.checked_mul(d)).ok_or("the loop's trip count overflows")?;
         self.nest(&[total], true, &mut |s, iv| {
             let at = s.delinearize(iv[0], shape)?;
@@ -340,6 +363,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
 
     /// The multi-index of row-major position `flat` in `shape`.
     pub fn delinearize(&mut self, flat: Value, shape: &[i64]) -> Result<Vec<Value>, String> {
+        no_symbolic_index(shape)?;
         let mut out = vec![flat; shape.len()];
         let mut rest = flat;
         for d in (0..shape.len()).rev() {
@@ -356,6 +380,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
 
     /// The row-major position of multi-index `ivs` in `shape`.
     pub fn linearize(&mut self, ivs: &[Value], shape: &[i64]) -> Result<Value, String> {
+        no_symbolic_index(shape)?;
         let mut acc = self.index(0);
         for (d, &iv) in ivs.iter().enumerate() {
             let n = self.index(shape[d]);
@@ -363,6 +388,19 @@ impl<'r, 'c> Scalars<'r, 'c> {
             acc = self.add(scaled, iv)?;
         }
         Ok(acc)
+    }
+}
+
+/// Refuses index arithmetic on a symbolic size: a kernel has no value of
+/// one yet (a size inside a kernel needs the run-time size table), and a
+/// `loop.constant` must never hold an expression's id as a number.
+fn no_symbolic_index(shape: &[i64]) -> Result<(), String> {
+    match shape.iter().find(|&&d| aot_ir::sym::is_symbolic(d)) {
+        Some(&d) => Err(format!(
+            "index arithmetic on the symbolic size {} is not supported in compiled code yet",
+            aot_ir::sym::display(d)
+        )),
+        None => Ok(()),
     }
 }
 
@@ -629,7 +667,7 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
     // The result is laid out, and its loops run, in the order of the
     // leading operand's memory: stores and that operand's loads stay
     // unit-stride, and a channels-last tensor stays channels-last.
-    let order = pointwise_order(lc.ctx(), &bufs, &shape);
+    let order = pointwise_order(lc.ctx(), &bufs, &shape)?;
     let loops: Vec<i64> = order.iter().map(|&d| shape[d]).collect();
     let out = lc.alloc(&loops, rt.elem);
     let result = if order.iter().enumerate().all(|(i, &d)| i == d) {
@@ -670,7 +708,10 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
 /// (channels-last, a transpose), as PyTorch lays out such results; else
 /// row-major. Dimensions of one element go innermost, where they are unit
 /// loops, not outermost, where the runtime splits the loop across threads.
-fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Vec<usize> {
+/// With symbolic sizes or strides the order is row-major when that leading
+/// operand is (or there is none); another order would have to be decided
+/// by comparing expressions, which is refused rather than guessed.
+fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Result<Vec<usize>, String> {
     let identity: Vec<usize> = (0..shape.len()).collect();
     let lead = operands.iter().find_map(|&v| {
         let m = memref(ctx, v)?;
@@ -678,14 +719,55 @@ fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Vec<usiz
         let full = (0..shape.len()).all(|d| shape[d] == 1 || st[d] != 0);
         full.then(|| st.to_vec())
     });
+    if !aot_ir::sym::is_static(shape) || lead.as_ref().is_some_and(|st| !aot_ir::sym::is_static(st)) {
+        return match lead {
+            Some(st) if !is_row_major(shape, &st) => Err(format!(
+                "an elementwise op whose operand has the symbolic layout {:?} (not row-major) is not supported yet",
+                st.iter().map(|&d| aot_ir::sym::display(d)).collect::<Vec<_>>()
+            )),
+            _ => Ok(identity),
+        };
+    }
     let Some(st) = lead.filter(|st| aot_runtime::overlap::is_non_overlapping_and_dense(shape, st)) else {
-        return identity;
+        return Ok(identity);
     };
     let mut order: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] > 1).collect();
     order.sort_by_key(|&d| std::cmp::Reverse(st[d]));
     if order.windows(2).all(|w| w[0] < w[1]) {
-        return identity;
+        return Ok(identity);
     }
     order.extend((0..shape.len()).filter(|&d| shape[d] == 1));
-    order
+    Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aot_ir::sym;
+
+    #[test]
+    fn row_major_strides_over_symbols_are_expressions() {
+        let (s0, s1) = (sym::symbol(0), sym::symbol(1));
+        let st = row_major(&[s0, s1, 8]);
+        assert_eq!(st.to_vec(), vec![sym::mul(s1, 8).unwrap(), 8, 1]);
+        assert_eq!(sym::display(st[0]), "(s1*8)");
+        // A size-1 dimension keeps the clamp; a symbol needs none (it is at
+        // least 2), and its stride is the inner dimensions' product.
+        assert_eq!(row_major(&[s0, 1, s1]).to_vec(), vec![s1, s1, 1]);
+        assert!(is_row_major(&[s0, 1, s1], &[s1, 7, 1]));
+        assert!(!is_row_major(&[s0, s1], &[1, s0]));
+    }
+
+    #[test]
+    fn a_symbolic_layout_is_non_overlapping_only_when_row_major() {
+        let (s0, s1) = (sym::symbol(0), sym::symbol(1));
+        assert!(non_overlapping(&[s0, s1], &[s1, 1]));
+        // Transposed, or broadcast along a symbolic dimension: not decided
+        // by comparing expressions, so the safe answer.
+        assert!(!non_overlapping(&[s1, s0], &[1, s1]));
+        assert!(!non_overlapping(&[s0, s1], &[0, 1]));
+        // Static layouts are decided as before.
+        assert!(non_overlapping(&[4, 8], &[1, 4]));
+        assert!(!non_overlapping(&[4, 8], &[0, 1]));
+    }
 }

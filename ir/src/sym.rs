@@ -1354,12 +1354,19 @@ impl Facts {
 }
 
 /// The symbols function `func` binds: for each, the first argument
-/// dimension that is exactly that symbol (`(argument, dim)`).
+/// dimension that is exactly that symbol (`(argument, dim)`), of a tensor
+/// or, once lowered to loops, of a buffer.
 pub fn bindings(ctx: &crate::Context, arg_types: &[crate::Type]) -> Vec<(u32, usize, usize)> {
     let mut out: Vec<(u32, usize, usize)> = Vec::new();
     for (i, &t) in arg_types.iter().enumerate() {
-        let Some(tt) = ctx.type_data(t).as_tensor() else { continue };
-        for (d, &size) in tt.shape.iter().enumerate() {
+        let shape = match ctx.type_data(t) {
+            crate::TypeData::MemRef(m) => &m.shape,
+            d => match d.as_tensor() {
+                Some(tt) => &tt.shape,
+                None => continue,
+            },
+        };
+        for (d, &size) in shape.iter().enumerate() {
             if let Some(k) = as_symbol(size) {
                 if !out.iter().any(|b| b.0 == k) {
                     out.push((k, i, d));

@@ -205,11 +205,23 @@ impl fmt::Display for MemRefType {
                 if i > 0 {
                     f.write_str(", ")?;
                 }
-                write!(f, "{s}")?;
+                write_size(f, *s)?;
             }
-            write!(f, "], offset: {offset}>")?;
+            f.write_str("], offset: ")?;
+            write_size(f, *offset)?;
+            f.write_str(">")?;
         }
         f.write_str(">")
+    }
+}
+
+/// One size of a layout (a stride, an offset): an integer or a symbolic
+/// expression, spelled as a shape spells it.
+fn write_size(f: &mut impl fmt::Write, d: i64) -> fmt::Result {
+    if crate::sym::is_symbolic(d) {
+        f.write_str(&crate::sym::display(d))
+    } else {
+        write!(f, "{d}")
     }
 }
 

@@ -346,3 +346,29 @@ func.func @attention_small(%q: tensor<4x8x64x32xf32>, %k: tensor<4x8x64x32xf32>,
   %o:2 = tensor.attention %q, %k, %v : tensor<4x8x64x32xf32>, tensor<4x8x64x32xf32>, tensor<4x8x64x32xf32> -> (tensor<4x8x64x32xf32>, tensor<4x8x64xf32>)
   return %o#0 : tensor<4x8x64x32xf32>
 }
+
+// -----
+
+/// Symbolic sizes stay expressions: the buffers have symbolic shapes, a
+/// broadcast operand is a view whose strides are expressions (`s1` for
+/// the leading dimension of `s0x1xs1`), and the loops run to symbolic
+/// upper bounds. Each elementwise op is its own kernel (`fuse` does not
+/// take symbolic sizes yet).
+// CHECK-LABEL: func.func @symbolic
+// CHECK-SAME:    (%[[X:.*]]: memref<s0x1xs1xf32>, %[[Y:.*]]: memref<s0x4xs1xf32>) -> memref<s0x4xs1xf32>
+// CHECK:         %[[XV:.*]] = loop.view %[[X]] : memref<s0x1xs1xf32> -> memref<s0x4xs1xf32, strided<[s1, 0, 1], offset: 0>>
+// CHECK:         %[[O:.*]] = loop.alloc : memref<s0x4xs1xf32>
+// CHECK:         loop.kernel "add_0" (%[[A0:.*]] = %[[XV]] : {{.*}}, %[[A1:.*]] = %[[Y]] : memref<s0x4xs1xf32>, %[[A2:.*]] = %[[O]] : memref<s0x4xs1xf32>)
+// CHECK:           loop.for %[[I:.*]] = 0 to s0 parallel {
+// CHECK:             loop.for %[[J:.*]] = 0 to 4 {
+// CHECK:               loop.for %[[K:.*]] = 0 to s1 {
+// CHECK:                 loop.load %[[A0]][%[[I]], %[[J]], %[[K]]] : memref<s0x4xs1xf32, strided<[s1, 0, 1], offset: 0>>
+// CHECK:         %[[E:.*]] = loop.alloc : memref<s0x4xs1xf32>
+// CHECK:         loop.kernel "exp_1" (%{{.*}} = %[[O]] : memref<s0x4xs1xf32>, %{{.*}} = %[[E]] : memref<s0x4xs1xf32>)
+// CHECK:           loop.for %{{.*}} = 0 to s0 parallel {
+// CHECK:         return %[[E]] : memref<s0x4xs1xf32>
+func.func @symbolic(%x: tensor<s0x1xs1xf32>, %y: tensor<s0x4xs1xf32>) -> tensor<s0x4xs1xf32> {
+  %0 = tensor.add %x, %y : tensor<s0x1xs1xf32>, tensor<s0x4xs1xf32> -> tensor<s0x4xs1xf32>
+  %1 = tensor.exp %0 : tensor<s0x4xs1xf32>
+  return %1 : tensor<s0x4xs1xf32>
+}

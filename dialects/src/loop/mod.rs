@@ -15,7 +15,7 @@
 //!   three gradients, likewise), and the trailing
 //!   metadata mutations a graph may keep on its arguments: `loop.rebind`
 //!   (`set_`, `as_strided_`) and `loop.resize` (`resize_`);
-//! - kernel ops inside `loop.kernel`: `loop.for` (static bounds, optional
+//! - kernel ops inside `loop.kernel`: `loop.for` (constant lower bound and step, optional
 //!   `parallel`, loop-carried `iter_args` for reductions), `loop.load` /
 //!   `loop.store` (multi-dimensional indices; the memref layout turns them
 //!   into addresses), scalar arithmetic on `index`, integers and floats,
@@ -29,6 +29,14 @@
 //! element `o + Σ iₖ·sₖ` of the underlying allocation, whatever chain of
 //! views produced it. `f16`/`bf16` are storage types: loads yield them and
 //! arithmetic first casts to `f32`.
+//!
+//! Symbolic sizes (`aot_ir::sym`): the buffer ops, `loop.kernel`,
+//! `loop.load`/`loop.store` and a `loop.for`'s upper bound may carry them
+//! (`memref<s0x8xf32, strided<[8, 1], offset: (s0*8)>>`, `loop.for %i = 0
+//! to s0`); a symbolic stride or offset must be provably non-negative.
+//! A loop's lower bound and step, an arena offset and a scalar constant
+//! stay integers, and the ops without the `SYMBOLIC_SHAPES` trait refuse
+//! symbolic sizes.
 
 use aot_ir::effects::{Effect, EffectOn, MemoryEffects, On};
 use aot_ir::lexer::TokenKind;
@@ -228,13 +236,7 @@ fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
 pub fn layout(m: &MemRefType) -> (Shape, i64) {
     match &m.layout {
         Some((s, o)) => (s.clone(), *o),
-        None => {
-            let mut s = Shape::from_elem(1, m.shape.len());
-            for i in (0..m.shape.len().saturating_sub(1)).rev() {
-                s[i] = s[i + 1] * m.shape[i + 1].max(1);
-            }
-            (s, 0)
-        }
+        None => (crate::lowering::row_major(&m.shape), 0),
     }
 }
 
@@ -272,10 +274,22 @@ fn verify_alloc(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     if m.layout.is_some() {
         return Err(err(ctx, op, "allocates contiguous buffers: the result must have no layout"));
     }
-    if ctx.attr_i64(op, "offset").is_some_and(|o| o < 0) {
-        return Err(err(ctx, op, "arena offset must be non-negative"));
+    if ctx.attr_i64(op, "offset").is_some_and(|o| o < 0 || aot_ir::sym::is_symbolic(o)) {
+        return Err(err(ctx, op, "arena offset must be a non-negative integer"));
     }
     Ok(())
+}
+
+/// Whether size `d` (an integer or a symbolic expression) is at least 0
+/// for every value of the symbols: a symbolic stride or offset must be
+/// provably non-negative from the enclosing function's ranges.
+fn non_negative(ctx: &Context, op: Op, d: i64) -> bool {
+    if !aot_ir::sym::is_symbolic(d) {
+        return d >= 0;
+    }
+    let facts = aot_ir::sym::Facts::enclosing(ctx, op);
+    let facts = facts.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
+    facts.lower_bound(d).is_some_and(|l| l >= 0)
 }
 
 fn verify_view(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
@@ -285,7 +299,7 @@ fn verify_view(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
         return Err(err(ctx, op, format!("changes the element type from {} to {}", src.elem, dst.elem)));
     }
     let (s, o) = layout(dst);
-    if o < 0 || s.iter().any(|&x| x < 0) {
+    if !non_negative(ctx, op, o) || s.iter().any(|&x| !non_negative(ctx, op, x)) {
         return Err(err(ctx, op, "a view needs a non-negative offset and strides"));
     }
     Ok(())
@@ -492,9 +506,14 @@ fn print_kernel(p: &mut OpPrinter<'_>, op: Op) {
 
 fn verify_for(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     let (lo, hi, step) = (ctx.attr_i64(op, "lower"), ctx.attr_i64(op, "upper"), ctx.attr_i64(op, "step"));
-    let (Some(_), Some(_)) = (lo, hi) else {
+    let (Some(lo), Some(_)) = (lo, hi) else {
         return Err(err(ctx, op, "needs 'lower' and 'upper' bounds"));
     };
+    // Only the trip count may be a run-time size: a loop starts at and
+    // steps by constants (vectorization and splitting decide on them).
+    if aot_ir::sym::is_symbolic(lo) || step.is_some_and(aot_ir::sym::is_symbolic) {
+        return Err(err(ctx, op, "'lower' and 'step' must be integers (only 'upper' may be a symbolic size)"));
+    }
     if step.is_some_and(|s| s <= 0) {
         return Err(err(ctx, op, "step must be positive"));
     }
@@ -528,7 +547,7 @@ fn parse_for(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()>
     p.expect(TokenKind::Equal, "'=' after the induction variable")?;
     let lo = p.parse_integer()?;
     p.parse_keyword("to")?;
-    let hi = p.parse_integer()?;
+    let hi = p.parse_size()?;
     let step = if p.parse_optional_keyword("step") { p.parse_integer()? } else { 1 };
     for (k, v) in [("lower", lo), ("upper", hi), ("step", step)] {
         let k = p.ctx().sym(k);
@@ -579,7 +598,7 @@ fn print_for(p: &mut OpPrinter<'_>, op: Op) {
     p.print_operand(args[0]);
     let (lo, hi, step) =
         (ctx.attr_i64(op, "lower").unwrap_or(0), ctx.attr_i64(op, "upper").unwrap_or(0), ctx.attr_i64(op, "step"));
-    p.w(&format!(" = {lo} to {hi}"));
+    p.w(&format!(" = {lo} to {}", aot_ir::sym::display(hi)));
     if let Some(s) = step.filter(|&s| s != 1) {
         p.w(&format!(" step {s}"));
     }
@@ -898,6 +917,11 @@ fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
 // ----- definitions -----
 
 const PURE: Traits = Traits::PURE;
+/// The ops that take symbolic sizes (buffer shapes, layouts, a loop's
+/// upper bound); the others (GEMMs, attention, globals, argument
+/// metadata) are refused one by the verifier until their lowerings and
+/// host kernels read sizes at run time.
+const SYM: Traits = Traits::SYMBOLIC_SHAPES;
 /// `c = a·b` reads `a` and `b`, and `c` too when it accumulates.
 const MATMUL_EFFECTS: &[EffectOn] = &[
     (Effect::Read, On::Operand(0)),
@@ -911,6 +935,7 @@ inventory::submit! {
     OpDef {
         name: ALLOC,
         summary: "A fresh contiguous buffer (at `offset` bytes into the arena once memory is planned)",
+        traits: SYM,
         results: ONE,
         attrs: &[AttrSpec::optional("offset", AttrKind::I64)],
         verify: Some(verify_alloc),
@@ -950,7 +975,7 @@ inventory::submit! {
     OpDef {
         name: VIEW,
         summary: "The same allocation under another strided layout (no copy)",
-        traits: PURE,
+        traits: PURE.union(SYM),
         operands: ONE,
         results: ONE,
         verify: Some(verify_view),
@@ -1016,6 +1041,7 @@ inventory::submit! {
     OpDef {
         name: KERNEL,
         summary: "A loop nest over buffers; its block arguments are the buffers it reads and writes",
+        traits: SYM,
         operands: Arity::AtLeast(0),
         regions: 1,
         attrs: &[AttrSpec::required("name", AttrKind::Str)],
@@ -1093,7 +1119,8 @@ inventory::submit! {
 inventory::submit! {
     OpDef {
         name: FOR,
-        summary: "A counted loop with static bounds; `iter_args` carry values between iterations",
+        summary: "A counted loop from a constant to a constant or symbolic upper bound by a constant step; `iter_args` carry values between iterations",
+        traits: SYM,
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),
         regions: 1,
@@ -1126,6 +1153,7 @@ inventory::submit! {
     OpDef {
         name: LOAD,
         summary: "Reads one element",
+        traits: SYM,
         operands: Arity::AtLeast(1),
         results: ONE,
         verify: Some(verify_load),
@@ -1139,6 +1167,7 @@ inventory::submit! {
     OpDef {
         name: STORE,
         summary: "Writes one element",
+        traits: SYM,
         operands: Arity::AtLeast(2),
         verify: Some(verify_store),
         syntax: Syntax::Custom { parse: parse_store, print: print_store },

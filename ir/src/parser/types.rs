@@ -180,14 +180,14 @@ impl<'a, 'src> Parser<'a, 'src> {
             self.expect(TokenKind::LSquare, "'[' in strided layout")?;
             let mut strides = Shape::new();
             self.parse_list_until(TokenKind::RSquare, "']' in strided layout", |p| {
-                strides.push(p.parse_integer()?);
+                strides.push(p.parse_size()?);
                 Ok(())
             })?;
             let mut offset = 0;
             if self.consume_if(TokenKind::Comma) {
                 self.parse_keyword("offset")?;
                 self.expect(TokenKind::Colon, "':' after 'offset'")?;
-                offset = self.parse_integer()?;
+                offset = self.parse_size()?;
             }
             self.expect(TokenKind::Greater, "'>' in strided layout")?;
             if strides.len() != shape.len() {

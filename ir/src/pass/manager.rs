@@ -415,6 +415,7 @@ const SYMBOLIC_AWARE_PASSES: &[&str] = &[
     "rng-functionalize",
     "joint",
     "partition",
+    "lower-to-loops",
 ];
 
 /// The first op under `op` (itself included) with a symbolic size, and

@@ -179,3 +179,61 @@ func.func @attention_grad_mask(%g: memref<3x6xf32>, %q: memref<3x4xf32>, %k: mem
   loop.attention_grad %g, %q, %k, %v, %o, %l, %dq, %dk, %dv, %m {scale = 1.0} : memref<3x6xf32>, memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<3x6xf32>, memref<3xf32>, memref<3x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<3x4xi1>
   return
 }
+
+// -----
+
+/// A symbolic offset or stride must be non-negative for every value the
+/// symbols may take (at least 2 unless the function declares a range).
+func.func @symbolic_negative_offset(%x: memref<s0x8xf32>) {
+  // expected-error@+1 {{a view needs a non-negative offset and strides}}
+  %v = loop.view %x : memref<s0x8xf32> -> memref<2x8xf32, strided<[8, 1], offset: (s0 - 3)>>
+  return
+}
+
+// -----
+
+/// The same offset is fine where the declared range keeps s0 at least 3.
+func.func @symbolic_ranged_offset(%x: memref<s0x8xf32>) attributes {aot.symbols = {s0 = array<i64: 3, 64>}} {
+  %v = loop.view %x : memref<s0x8xf32> -> memref<2x8xf32, strided<[8, 1], offset: (s0 - 3)>>
+  return
+}
+
+// -----
+
+/// Only a loop's trip count may be a run-time size.
+func.func @symbolic_lower(%x: memref<s0xf32>) {
+  loop.kernel "k" (%a = %x : memref<s0xf32>) {
+    // expected-error@+1 {{'lower' and 'step' must be integers (only 'upper' may be a symbolic size)}}
+    "loop.for"() ({
+    ^bb0(%i: index):
+      loop.yield
+    }) {lower = s0, upper = s0, step = 1} : () -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @symbolic_arena_offset(%x: memref<s0xf32>) {
+  // expected-error@+1 {{arena offset must be a non-negative integer}}
+  %o = loop.alloc {offset = s0} : memref<s0xf32>
+  return
+}
+
+// -----
+
+/// Ops without symbolic rules refuse symbolic sizes.
+func.func @symbolic_matmul(%a: memref<s0x4xf32>, %b: memref<4x4xf32>, %c: memref<s0x4xf32>) {
+  // expected-error@+1 {{'loop.matmul' op does not support symbolic sizes yet: operand #0 has type memref<s0x4xf32>}}
+  loop.matmul %a, %b, %c : memref<s0x4xf32>, memref<4x4xf32>, memref<s0x4xf32>
+  return
+}
+
+// -----
+
+/// A symbol no argument binds.
+// expected-error@+1 {{symbol s1 is not bound}}
+func.func @symbolic_unbound(%x: memref<s0xf32>) {
+  %o = loop.alloc : memref<s1xf32>
+  return
+}

@@ -159,3 +159,35 @@ func.func @attention(%q: memref<2x3x4xf32>, %k: memref<2x5x4xf32>, %v: memref<2x
   loop.attention_grad %o, %q, %k, %v, %o, %l, %dq, %dk, %dv {causal, scale = 0.5} : memref<2x3x6xf32>, memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>, memref<2x3x6xf32>, memref<2x3xf32>, memref<2x3x4xf32>, memref<2x5x4xf32>, memref<2x5x6xf32>
   return
 }
+
+/// Symbolic sizes: buffer shapes, strides and offsets and a loop's upper
+/// bound may be expressions over the function's symbols (bound by its
+/// buffer arguments' sizes, as by its tensors' before lowering).
+// CHECK-LABEL: func.func @symbolic
+// CHECK-SAME:    (%{{.*}}: memref<s0x8xf32>, %{{.*}}: memref<8xf32>) -> memref<s0x8xf32>
+// CHECK:         loop.view %{{.*}} : memref<8xf32> -> memref<s0x8xf32, strided<[0, 1], offset: 0>>
+// CHECK:         loop.view %{{.*}} : memref<s0x8xf32> -> memref<8xs0xf32, strided<[1, 8], offset: 0>>
+// CHECK:         loop.view %{{.*}} : memref<s0x8xf32> -> memref<(s0 - 1)x8xf32, strided<[8, 1], offset: 8>>
+// CHECK:         loop.view %{{.*}} : memref<s0x8xf32> -> memref<4xf32, strided<[2], offset: (s0*8 - 8)>>
+// CHECK:         loop.alloc : memref<s0x8xf32>
+// CHECK:         loop.for %{{.*}} = 0 to s0 parallel {
+// CHECK:           loop.for %{{.*}} = 0 to 8 {
+// CHECK:             loop.load %{{.*}} : memref<s0x8xf32, strided<[0, 1], offset: 0>>
+func.func @symbolic(%x: memref<s0x8xf32>, %b: memref<8xf32>) -> memref<s0x8xf32> {
+  %bv = loop.view %b : memref<8xf32> -> memref<s0x8xf32, strided<[0, 1], offset: 0>>
+  %t = loop.view %x : memref<s0x8xf32> -> memref<8xs0xf32, strided<[1, 8], offset: 0>>
+  %r = loop.view %x : memref<s0x8xf32> -> memref<(s0 - 1)x8xf32, strided<[8, 1], offset: 8>>
+  %l = loop.view %x : memref<s0x8xf32> -> memref<4xf32, strided<[2], offset: (8*s0 - 8)>>
+  %o = loop.alloc : memref<s0x8xf32>
+  loop.kernel "add" (%a = %x : memref<s0x8xf32>, %c = %bv : memref<s0x8xf32, strided<[0, 1], offset: 0>>, %d = %o : memref<s0x8xf32>) {
+    loop.for %i = 0 to s0 parallel {
+      loop.for %j = 0 to 8 {
+        %u = loop.load %a[%i, %j] : memref<s0x8xf32>
+        %v = loop.load %c[%i, %j] : memref<s0x8xf32, strided<[0, 1], offset: 0>>
+        %w = loop.add %u, %v : f32
+        loop.store %w, %d[%i, %j] : memref<s0x8xf32>
+      }
+    }
+  }
+  return %o : memref<s0x8xf32>
+}
