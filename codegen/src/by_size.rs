@@ -13,10 +13,20 @@
 //! versions are kept; the least recently used one is dropped (with its
 //! context) when another is needed.
 //!
+//! With [`crate::target::Options::runtime_sizes`], the first call first
+//! tries to compile the symbolic function itself into code that reads its
+//! sizes at run time ([`crate::sized`]); where the code generator's
+//! pipeline or target does not take it (an op whose lowering needs static
+//! sizes, a target without a size table), that attempt's error is kept
+//! ([`BySize::runtime_sizes_refused`]) and the function is compiled per
+//! size as above. A backward call that specialises absent tangents always
+//! goes per size.
+//!
 //! Invariant: the code run for a call is the function specialised for
 //! exactly that call's symbol values, which the call's arguments satisfy
 //! (their sizes are checked against the specialised types by the compiled
-//! code's own argument checks, and the ranges and guards here).
+//! code's own argument checks, and the ranges and guards here), or code
+//! reading exactly those values from its size table.
 
 use crate::{Lazy, Native};
 use aot_ir::sym::{Bindings, Facts};
@@ -40,6 +50,9 @@ pub struct BySize {
     /// binding order) and the code for them.
     versions: Vec<(Vec<(u32, i64)>, Lazy)>,
     built: usize,
+    /// The compile with run-time sizes, once tried: the code, or why the
+    /// pipeline or target refused it.
+    sized: Option<Result<Box<dyn Executable>, String>>,
 }
 
 impl BySize {
@@ -61,7 +74,39 @@ impl BySize {
             facts,
             versions: Vec::new(),
             built: 0,
+            sized: None,
         })
+    }
+
+    /// The code with run-time sizes, compiled on the first call when the
+    /// options ask for it; `None` when they do not or it was refused.
+    fn sized(&mut self) -> Option<&mut Box<dyn Executable>> {
+        if !self.native.options.runtime_sizes {
+            return None;
+        }
+        if self.sized.is_none() {
+            self.sized = Some(self.compile_sized());
+        }
+        self.sized.as_mut().and_then(|r| r.as_mut().ok())
+    }
+
+    fn compile_sized(&self) -> Result<Box<dyn Executable>, String> {
+        let (mut ctx, func) = aot_dialects::func::parse_function(&self.text, "<symbolic function>")?;
+        crate::compile_function(&mut ctx, func, &self.native, &mut String::new()).map_err(|d| d.message)
+    }
+
+    /// Why the compile with run-time sizes was refused, once tried.
+    pub fn runtime_sizes_refused(&self) -> Option<&str> {
+        match &self.sized {
+            Some(Err(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether calls run code that reads its sizes at run time (after the
+    /// first call; see the module docs).
+    pub fn runs_with_runtime_sizes(&self) -> bool {
+        matches!(self.sized, Some(Ok(_)))
     }
 
     /// How many versions have been compiled so far (dropped ones included).
@@ -119,15 +164,26 @@ impl BySize {
 
 impl Executable for BySize {
     fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
+        if let Some(s) = self.sized() {
+            return s.run(args);
+        }
         self.version(&args)?.run(args)
     }
 
     fn run_absent(&mut self, args: Vec<Tensor>, first_tangent: usize, absent: &[usize]) -> Result<Vec<Tensor>, String> {
+        if absent.is_empty() {
+            if let Some(s) = self.sized() {
+                return s.run(args);
+            }
+        }
         self.version(&args)?.run_absent(args, first_tangent, absent)
     }
 
     fn profile(&self) -> Vec<StepProfile> {
-        let mut rows = Vec::new();
+        let mut rows = match &self.sized {
+            Some(Ok(s)) => s.profile(),
+            _ => Vec::new(),
+        };
         for (key, v) in &self.versions {
             let vals: Vec<String> = key.iter().map(|(k, v)| format!("s{k}={v}")).collect();
             rows.extend(v.profile().into_iter().map(|mut r| {
@@ -139,6 +195,9 @@ impl Executable for BySize {
     }
 
     fn reset_profile(&mut self) {
+        if let Some(Ok(s)) = &mut self.sized {
+            s.reset_profile();
+        }
         self.versions.iter_mut().for_each(|(_, v)| v.reset_profile());
     }
 }

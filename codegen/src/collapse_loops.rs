@@ -322,6 +322,11 @@ impl Pass for CollapseLoops {
         if !(FuncView { op }).is_public_definition(ctx) {
             return Ok(());
         }
+        // A function with symbolic sizes is left as it is: this pass
+        // computes with sizes (docs/dynamic-shapes.md, "What comes next").
+        if aot_ir::sym::first_symbolic_op(ctx, op).is_some() {
+            return Ok(());
+        }
         let s = collapse_function(ctx, op);
         st.add_stat("num-unit-loops", s.unit_loops);
         st.add_stat("num-collapsed", s.collapsed);

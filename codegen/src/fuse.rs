@@ -1353,6 +1353,11 @@ impl Pass for FusePass {
         if !f.is_public_definition(ctx) {
             return Ok(());
         }
+        // A function with symbolic sizes is left as it is: this pass
+        // computes with sizes (docs/dynamic-shapes.md, "What comes next").
+        if aot_ir::sym::first_symbolic_op(ctx, op).is_some() {
+            return Ok(());
+        }
         let s = fuse_function(ctx, op, self.target)?;
         st.add_stat("num-inlined", s.inlined);
         st.add_stat("num-fused", s.fused);

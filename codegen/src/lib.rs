@@ -35,6 +35,7 @@ pub mod object_cache;
 pub mod orc;
 pub mod plan_memory;
 pub mod program;
+pub mod sized;
 pub mod target;
 pub mod threads;
 pub mod write_order;

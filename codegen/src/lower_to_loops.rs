@@ -14,10 +14,11 @@
 //!
 //! A function with symbolic sizes (`aot_ir::sym`) lowers as far as its ops
 //! can keep sizes as expressions: elementwise ops (their kernels loop to
-//! symbolic upper bounds over buffers with symbolic shapes and strides).
-//! Every other op is refused with its name, so that no lowering computes
-//! with an expression's id as if it were a number; the ops join as their
-//! lowerings learn symbolic sizes (docs/dynamic-shapes.md).
+//! symbolic upper bounds over buffers with symbolic shapes and strides),
+//! and any op whose own operands, results and attributes are static. Every
+//! other op with a symbolic size is refused with its name, so that no
+//! lowering computes with an expression's id as if it were a number; the
+//! ops join as their lowerings learn symbolic sizes (docs/dynamic-shapes.md).
 
 use aot_dialects::func::{FuncOp, FuncView, ReturnOp, LAYOUT};
 use aot_dialects::lowering::{lower_pointwise, memref, memref_type, row_major, Lower, LowerCtx, Pointwise};
@@ -73,8 +74,6 @@ pub fn lower_function_for(ctx: &mut Context, func: Op, host_kernels: bool) -> Re
         map.insert(a, a);
     }
     let ops: Vec<Op> = rw.block_ops(entry).collect();
-    let symbolic = rw.block_args(entry).iter().any(|&a| aot_ir::sym::type_is_symbolic(&rw, rw.value_type(a)))
-        || ops.iter().any(|&o| aot_ir::sym::first_symbolic_use(&rw, o).is_some());
     // Where each value is last used, and then, per allocation, the last use
     // of any value lowered into it (a view shares its operand's buffer):
     // an operand whose allocation is not used after an op may take its
@@ -101,11 +100,13 @@ pub fn lower_function_for(ctx: &mut Context, func: Op, host_kernels: bool) -> Re
             .map(|v| map.get(&v).copied().ok_or_else(|| err(&rw, "operand was not lowered".into())))
             .collect::<Result<_, _>>()?;
         let def = rw.op_def(op).ok_or_else(|| err(&rw, format!("'{name}' is not registered")))?;
-        if symbolic && def.interface::<Pointwise>().is_none() {
+        // (An op whose own sizes are static lowers as in a static
+        // function, whatever the rest of the function's sizes.)
+        if def.interface::<Pointwise>().is_none() && aot_ir::sym::first_symbolic_use(&rw, op).is_some() {
             return Err(err(
                 &rw,
-                "does not lower to loops with symbolic sizes yet (in a function with symbolic sizes, only \
-elementwise ops do)"
+                "does not lower to loops with symbolic sizes yet (of the ops with a symbolic size, only \
+elementwise ones do)"
                     .to_string(),
             ));
         }

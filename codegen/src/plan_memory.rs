@@ -118,6 +118,12 @@ impl Pass for PlanMemory {
         if !f.is_public_definition(ctx) {
             return Ok(());
         }
+        // A function with symbolic sizes keeps every buffer its own
+        // allocation (made per call at the call's sizes): placement in one
+        // arena needs byte counts.
+        if aot_ir::sym::first_symbolic_op(ctx, op).is_some() {
+            return Ok(());
+        }
         let p = plan_function(ctx, op)?;
         st.add_stat("num-planned", p.planned);
         st.add_stat("arena-bytes", p.arena_bytes);

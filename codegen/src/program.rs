@@ -17,7 +17,7 @@
 
 use crate::gemm;
 use aot_dialects::func::{FuncView, ReturnOp};
-use aot_dialects::r#loop::analysis::{kernel_cost, kernel_work, memref, split_loop, KernelCost};
+use aot_dialects::r#loop::analysis::{kernel_cost, kernel_work, memref, split_loop, trips, KernelCost};
 use aot_dialects::r#loop::{self, LoopOp};
 use aot_ir::*;
 use aot_runtime::buffer::Buffer;
@@ -162,6 +162,92 @@ pub struct HostProgram {
     pub outputs: Vec<BufRef>,
     /// Arguments some step writes (kernels storing to them, resizes).
     pub written_args: Vec<bool>,
+    /// Whether some size of the program is symbolic ([`build_symbolic`]):
+    /// it then runs only through [`HostProgram::evaluate`], once per set
+    /// of symbol values.
+    pub symbolic: bool,
+    /// The symbolic sizes the kernels read at run time (strides, offsets,
+    /// loop bounds), in the order of the size table each call passes
+    /// them in: after a kernel's own operands, its base-pointer table
+    /// holds the table's address.
+    pub sizes: Vec<i64>,
+    /// Per kernel step, in order, its work as a size expression (a
+    /// symbolic program's `Step::Kernel::work` is evaluated from it).
+    pub kernel_work: Vec<i64>,
+}
+
+impl HostProgram {
+    /// The static program of a symbolic one for the symbol values
+    /// `b`, and the size table its kernels read (the values of
+    /// [`HostProgram::sizes`]): every type evaluated, each kernel's
+    /// split bound and work too, and each kernel given the table as an
+    /// extra operand, the global `table_global` (the globals the
+    /// caller passes, the table last).
+    pub fn evaluate(&self, b: &aot_ir::sym::Bindings, table_global: usize) -> Result<(HostProgram, Vec<i64>), String> {
+        let e = |d: i64| b.eval(d).map_err(|e| e.to_string());
+        let ty = |m: &MemRefType| -> Result<MemRefType, String> {
+            let shape = b.eval_shape(&m.shape).map_err(|e| e.to_string())?;
+            if shape.iter().any(|&d| d < 0) {
+                return Err(format!("a buffer of type {m} has a negative size here ({:?})", shape.to_vec()));
+            }
+            let layout = match &m.layout {
+                Some((s, o)) => Some((b.eval_shape(s).map_err(|e| e.to_string())?, e(*o)?)),
+                None => None,
+            };
+            let bytes = aot_ir::size::checked_numel(&shape)
+                .and_then(|n| u64::try_from(n).ok())
+                .and_then(|n| n.checked_mul(m.elem.byte_size() as u64));
+            let bytes = bytes.ok_or_else(|| format!("a buffer of type {m} overflows at these sizes"))?;
+            aot_ir::size::check_alloc(bytes, 1, "a buffer of the compiled function").map_err(|e| e.to_string())?;
+            Ok(MemRefType { shape, elem: m.elem, layout })
+        };
+        let buf = |r: &BufRef| -> Result<BufRef, String> { Ok(BufRef { root: r.root, ty: ty(&r.ty)? }) };
+        let mut kernel = 0;
+        let mut steps = Vec::with_capacity(self.steps.len());
+        for s in &self.steps {
+            steps.push(match s {
+                Step::Kernel { op, name, roots, split, work: _, cost, writes } => {
+                    let work = self.kernel_work.get(kernel).map(|&w| e(w)).transpose()?.unwrap_or(0);
+                    kernel += 1;
+                    let mut roots = roots.clone();
+                    let mut writes = writes.clone();
+                    roots.push(Root::Global(table_global));
+                    writes.push(false);
+                    Step::Kernel {
+                        op: *op,
+                        name: name.clone(),
+                        roots,
+                        split: split.map(|(l, h, st)| e(h).map(|h| (l, h, st))).transpose()?,
+                        work: work.max(0) as u64,
+                        cost: *cost,
+                        writes,
+                    }
+                }
+                Step::Matmul(m) => Step::Matmul(Box::new(Matmul {
+                    a: buf(&m.a)?,
+                    b: buf(&m.b)?,
+                    c: buf(&m.c)?,
+                    accumulate: m.accumulate,
+                    plan: m.plan.clone(),
+                })),
+                other => other.clone(),
+            });
+        }
+        let program = HostProgram {
+            args: self.args.iter().map(ty).collect::<Result<_, _>>()?,
+            allocs: self.allocs.iter().map(|(m, off)| Ok((ty(m)?, *off))).collect::<Result<_, String>>()?,
+            arena_bytes: self.arena_bytes,
+            globals: self.globals.clone(),
+            steps,
+            outputs: self.outputs.iter().map(buf).collect::<Result<_, _>>()?,
+            written_args: self.written_args.clone(),
+            symbolic: false,
+            sizes: Vec::new(),
+            kernel_work: Vec::new(),
+        };
+        let table = self.sizes.iter().map(|&d| e(d)).collect::<Result<_, _>>()?;
+        Ok((program, table))
+    }
 }
 
 /// The error for argument `i` of a compiled call that is not the
@@ -175,34 +261,93 @@ pub(crate) fn argument_mismatch(i: usize, t: &Tensor, elem: ElemType, shape: &[i
     )
 }
 
-/// The first op of `func` with a symbolic size (the function itself for
-/// an argument's), and where.
-fn first_symbolic(ctx: &Context, func: Op, entry: Block) -> Option<(Op, String)> {
-    for (i, &a) in ctx.block_args(entry).iter().enumerate() {
-        if aot_ir::sym::type_is_symbolic(ctx, ctx.value_type(a)) {
-            let t = aot_ir::printer::type_to_string(ctx, ctx.value_type(a));
-            return Some((func, format!("argument {i} has type {t}")));
+/// Adds to `sizes` the symbolic sizes kernel `op` reads: its operands'
+/// strides and offsets and its loops' upper bounds (each once).
+pub(crate) fn table_sizes(ctx: &Context, op: Op, sizes: &mut Vec<i64>) {
+    let mut add = |d: i64| {
+        if aot_ir::sym::is_symbolic(d) && !sizes.contains(&d) {
+            sizes.push(d);
+        }
+    };
+    if let Some(body) = ctx.single_block(op, 0) {
+        for &a in ctx.block_args(body) {
+            if let Some(m) = memref(ctx, a) {
+                let (strides, offset) = r#loop::layout(m);
+                strides.iter().for_each(|&s| add(s));
+                add(offset);
+            }
         }
     }
-    let mut found = None;
-    ctx.walk_pre(func, &mut |o| {
-        if found.is_none() && o != func {
-            found = aot_ir::sym::first_symbolic_use(ctx, o).map(|w| (o, format!("'{}' {w}", ctx.op_name(o))));
+    ctx.walk_pre(op, &mut |o| {
+        if let Some(l) = ctx.dyn_cast::<aot_dialects::r#loop::ForOp>(o) {
+            add(l.bounds(ctx).upper);
         }
     });
-    found
 }
 
-/// Builds the host program of a lowered function.
+/// [`kernel_work`] as a size expression: per loop, its trip count times
+/// its body's work (at least 1), summed over the kernel.
+fn work_expr(ctx: &Context, kernel: Op) -> Result<i64, String> {
+    use aot_ir::sym;
+    fn region(ctx: &Context, r: Region) -> Result<i64, String> {
+        let mut w = 0i64;
+        for &b in ctx.region_blocks(r) {
+            for o in ctx.block_ops(b) {
+                w = sym::add(w, op_work(ctx, o)?).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(w)
+    }
+    fn op_work(ctx: &Context, o: Op) -> Result<i64, String> {
+        let Some(l) = ctx.dyn_cast::<aot_dialects::r#loop::ForOp>(o) else { return Ok(1) };
+        let b = l.bounds(ctx);
+        let e = |r: Result<i64, sym::SymError>| r.map_err(|e| e.to_string());
+        // Loops start at a constant and step by one (a symbolic bound's
+        // loops are built so), or their trips are a quotient.
+        let trips = if sym::is_symbolic(b.upper) {
+            e(sym::floordiv(e(sym::add(b.upper, b.step - 1 - b.lower))?, b.step.max(1)))?
+        } else {
+            trips(b.lower, b.upper, b.step)
+        };
+        let mut inner = 0i64;
+        for &r in ctx.regions(o) {
+            inner = e(sym::add(inner, region(ctx, r)?))?;
+        }
+        let inner = if sym::is_symbolic(inner) { inner } else { inner.max(1) };
+        e(sym::mul(trips, inner))
+    }
+    let mut w = 0i64;
+    for &r in ctx.regions(kernel) {
+        w = sym::add(w, region(ctx, r)?).map_err(|e| e.to_string())?;
+    }
+    Ok(w)
+}
+
+/// Builds the host program of a lowered function with static sizes.
 pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
+    build_with(ctx, func, false)
+}
+
+/// [`build`] for a code generator whose kernels read symbolic sizes from
+/// the size table ([`HostProgram::sizes`]): a function with symbolic
+/// sizes gives a symbolic program.
+pub fn build_symbolic(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
+    build_with(ctx, func, true)
+}
+
+fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram, Diagnostic> {
     let f = FuncView { op: func };
     let entry = f.entry_block(ctx).ok_or_else(|| Diagnostic::op_error(ctx, func, "a declaration has no body"))?;
     let err = |op: Op, m: String| Diagnostic::op_error(ctx, op, m);
-    // The loop dialect takes symbolic sizes; the host program and the
-    // kernels do not read them at run time yet (a symbolic function is
-    // compiled per size, `crate::by_size`), so none may reach a number here.
-    if let Some((op, what)) = first_symbolic(ctx, func, entry) {
-        return Err(err(op, format!("native code with symbolic sizes is not supported yet: {what}")));
+    // The loop dialect takes symbolic sizes; a code generator whose
+    // kernels do not read them at run time gets the function per size
+    // (`crate::by_size`), so none may reach a number there.
+    let symbolic = aot_ir::sym::first_symbolic_op(ctx, func);
+    if let (Some((op, what)), false) = (&symbolic, symbolic_ok) {
+        return Err(err(
+            *op,
+            format!("native code with symbolic sizes is not supported by this code generator: {what}"),
+        ));
     }
     let mut refs: FxHashMap<Value, BufRef> = FxHashMap::default();
     let mut args = Vec::new();
@@ -221,6 +366,9 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
         globals: Vec::new(),
         steps: Vec::new(),
         outputs: Vec::new(),
+        symbolic: symbolic.is_some(),
+        sizes: Vec::new(),
+        kernel_work: Vec::new(),
     };
     let get = |refs: &FxHashMap<Value, BufRef>, op: Op, v: Value| -> Result<BufRef, Diagnostic> {
         refs.get(&v).cloned().ok_or_else(|| err(op, "operand is not a buffer of this function".into()))
@@ -285,6 +433,10 @@ pub fn build(ctx: &Context, func: Op) -> Result<HostProgram, Diagnostic> {
                     let b = l.bounds(ctx);
                     (b.lower, b.upper, b.step)
                 });
+                if p.symbolic {
+                    table_sizes(ctx, op, &mut p.sizes);
+                    p.kernel_work.push(work_expr(ctx, op).map_err(|m| err(op, m))?);
+                }
                 p.steps.push(Step::Kernel {
                     op,
                     name: ctx.attr_str(op, "name").unwrap_or("kernel").to_string(),

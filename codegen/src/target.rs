@@ -49,6 +49,12 @@ pub struct Options {
     /// The GPU architecture (`sm_80`, `sm_90`) for targets with
     /// [`Capabilities::gpu_arch`]; `None` is the target's default.
     pub gpu_arch: Option<String>,
+    /// Compile a function with symbolic sizes once, into code that reads
+    /// its sizes at run time, where the pipeline and target take it
+    /// (`crate::by_size`); otherwise, and by default, native code is
+    /// generated per set of symbol values. Off by default while such code
+    /// runs unfused scalar loops; `AOT_RUNTIME_SIZES=1` turns it on.
+    pub runtime_sizes: bool,
 }
 
 impl Options {
@@ -66,9 +72,14 @@ impl Options {
     }
 }
 
+/// `AOT_RUNTIME_SIZES` set to anything but empty or `0`.
+fn runtime_sizes_from_env() -> bool {
+    std::env::var("AOT_RUNTIME_SIZES").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 impl Default for Options {
     fn default() -> Self {
-        Options { emit: None, vectorize: true, gpu_arch: None }
+        Options { emit: None, vectorize: true, gpu_arch: None, runtime_sizes: runtime_sizes_from_env() }
     }
 }
 

@@ -1247,6 +1247,32 @@ pub fn first_symbolic_use(ctx: &crate::Context, op: crate::Op) -> Option<String>
     None
 }
 
+/// The first op under `op` (itself included) with a symbolic size, and
+/// where; a block argument's type counts for the op that owns the block.
+pub fn first_symbolic_op(ctx: &crate::Context, op: crate::Op) -> Option<(crate::Op, String)> {
+    let mut found = None;
+    ctx.walk_pre(op, &mut |o| {
+        if found.is_some() {
+            return;
+        }
+        if let Some(w) = first_symbolic_use(ctx, o) {
+            found = Some((o, format!("'{}' {w}", ctx.op_name(o))));
+            return;
+        }
+        for &r in ctx.regions(o) {
+            for &b in ctx.region_blocks(r) {
+                for (i, &a) in ctx.block_args(b).iter().enumerate() {
+                    if found.is_none() && type_is_symbolic(ctx, ctx.value_type(a)) {
+                        let t = crate::printer::type_to_string(ctx, ctx.value_type(a));
+                        found = Some((o, format!("argument #{i} of '{}' has type {t}", ctx.op_name(o))));
+                    }
+                }
+            }
+        }
+    });
+    found
+}
+
 /// The argument attribute of a 0-d integer argument that holds a symbol's
 /// value (`{aot.symbol = 0}`): how a backward function receives the sizes
 /// of its forward's call when no tensor it takes has them.

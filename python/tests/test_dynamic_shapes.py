@@ -398,6 +398,41 @@ def test_mark_dynamic_compiles_once_from_the_first_call():
     assert aot_torch.stats["compiled"] == 1 and aot_torch.stats["fallback_regions"] == 0, dict(aot_torch.stats)
 
 
+@pytest.mark.parametrize("training", [False, True])
+def test_run_time_sizes_match_eager(monkeypatch, training):
+    """With `AOT_RUNTIME_SIZES=1` a symbolic graph whose ops the code
+    generator lowers with symbolic sizes (elementwise ones) is compiled
+    once into kernels that read their sizes at run time; the others (a
+    broadcast's gradient is a sum) get code per size as before. Either
+    way every result and gradient is eager's, at every size."""
+    monkeypatch.setenv("AOT_RUNTIME_SIZES", "1")
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+
+    def fn(x, b):
+        return torch.relu(x * 2 + b) - x.neg() * b
+
+    f = torch.compile(fn, backend="aot", dynamic=True)
+    for rows, cols in ((3, 4), (5, 4), (7, 9), (64, 33), (3, 4)):
+        x, b = torch.randn(rows, cols), torch.randn(cols)
+        if training:
+            x.requires_grad_(True)
+            b.requires_grad_(True)
+            xe, be = x.detach().clone().requires_grad_(True), b.detach().clone().requires_grad_(True)
+            got, want = f(x, b), fn(xe, be)
+            torch.testing.assert_close(got, want)
+            got.sum().backward()
+            want.sum().backward()
+            torch.testing.assert_close(x.grad, xe.grad)
+            torch.testing.assert_close(b.grad, be.grad)
+        else:
+            got, want = f(x, b), fn(x, b)
+            torch.testing.assert_close(got, want)
+            assert got.stride() == want.stride()
+    stats = aot_torch.stats
+    assert stats["graphs"] == 1 and stats["compiled"] == 1 and stats["fallback_regions"] == 0, dict(stats)
+
+
 def test_a_data_dependent_size_is_a_clean_fallback():
     """`nonzero` under `dynamic=True`: its size depends on the data, which
     neither the IR nor a guard can say. Dynamo breaks the graph there (this

@@ -35,7 +35,7 @@ func.func @empty_max(%x: tensor<3x0xf32>) -> tensor<3xf32> {
 /// refused by name, never lowered with an expression taken for a number.
 func.func @symbolic_reduction(%x: tensor<s0x8xf32>) -> tensor<s0xf32> {
   %e = tensor.exp %x : tensor<s0x8xf32>
-  // expected-error@+1 {{'tensor.sum' op does not lower to loops with symbolic sizes yet (in a function with symbolic sizes, only elementwise ops do)}}
+  // expected-error@+1 {{'tensor.sum' op does not lower to loops with symbolic sizes yet (of the ops with a symbolic size, only elementwise ones do)}}
   %0 = tensor.sum %e {dims = [1]} : tensor<s0x8xf32> -> tensor<s0xf32>
   return %0 : tensor<s0xf32>
 }

@@ -372,3 +372,20 @@ func.func @symbolic(%x: tensor<s0x1xs1xf32>, %y: tensor<s0x4xs1xf32>) -> tensor<
   %1 = tensor.exp %0 : tensor<s0x4xs1xf32>
   return %1 : tensor<s0x4xs1xf32>
 }
+
+// -----
+
+/// An op whose own sizes are static lowers as in a static function (a
+/// scalar constant here), and broadcasts into the symbolic one as a
+/// stride-0 view.
+// CHECK-LABEL: func.func @symbolic_with_static_ops
+// CHECK:         %[[C:.*]] = loop.alloc : memref<f32>
+// CHECK:         loop.kernel "full_0" (%{{.*}} = %[[C]] : memref<f32>)
+// CHECK:         %[[CV:.*]] = loop.view %[[C]] : memref<f32> -> memref<s0xf32, strided<[0], offset: 0>>
+// CHECK:         loop.kernel "mul_1" (%{{.*}} = %arg0 : memref<s0xf32>, %{{.*}} = %[[CV]] : memref<s0xf32, strided<[0], offset: 0>>, %{{.*}} : memref<s0xf32>)
+// CHECK:           loop.for %{{.*}} = 0 to s0 parallel {
+func.func @symbolic_with_static_ops(%x: tensor<s0xf32>) -> tensor<s0xf32> {
+  %c = tensor.full {value = 2.0} : tensor<f32>
+  %0 = tensor.mul %x, %c : tensor<s0xf32>, tensor<f32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}

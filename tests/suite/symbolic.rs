@@ -465,6 +465,71 @@ fn native_code_is_generated_once_per_size() {
     assert!(e.contains("sizes 0 and 1 are specialized"), "{e}");
 }
 
+/// With run-time sizes, a symbolic function of elementwise ops compiles
+/// once into kernels that read their sizes from a table: no code is
+/// generated per size, small and large sizes (a split across threads)
+/// give what per-size code gives, bit for bit, and the ranges are still
+/// checked. A function whose ops need static sizes is compiled per size,
+/// with the reason kept.
+#[test]
+fn native_code_reads_sizes_at_run_time() {
+    use aot::codegen::by_size::BySize;
+    use aot::ir::ElemType;
+    use aot::runtime::compiled::Executable;
+    use aot::runtime::Tensor;
+    let elementwise = r#"func.func @f(%x: tensor<s0xs1xf32>, %b: tensor<s1xf32>) -> (tensor<s0xs1xf32>, tensor<s0xs1xf32>) {
+  %0 = tensor.add %x, %b : tensor<s0xs1xf32>, tensor<s1xf32> -> tensor<s0xs1xf32>
+  %1 = tensor.mul %0, %x : tensor<s0xs1xf32>, tensor<s0xs1xf32> -> tensor<s0xs1xf32>
+  %2 = tensor.maximum %1, %b : tensor<s0xs1xf32>, tensor<s1xf32> -> tensor<s0xs1xf32>
+  %3 = tensor.neg %2 : tensor<s0xs1xf32>
+  return %3, %0 : tensor<s0xs1xf32>, tensor<s0xs1xf32>
+}"#;
+    let compile = |text: &str, runtime_sizes: bool| {
+        let mut ctx = Context::new();
+        let (_, f) = parse(&mut ctx, text);
+        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
+        let native = aot::codegen::Native::named("cranelift", options).unwrap();
+        BySize::new(&ctx, f, native).unwrap()
+    };
+    let args = |rows: usize, cols: usize| {
+        let x: Vec<f64> = (0..rows * cols).map(|i| ((i * 37) % 23) as f64 - 11.5).collect();
+        let b: Vec<f64> = (0..cols).map(|j| (j % 5) as f64 * 0.25 - 0.5).collect();
+        vec![
+            Tensor::from_f64(ElemType::F32, &[rows as i64, cols as i64], &x, ElemType::F32),
+            Tensor::from_f64(ElemType::F32, &[cols as i64], &b, ElemType::F32),
+        ]
+    };
+    let (mut sized, mut per_size) = (compile(elementwise, true), compile(elementwise, false));
+    for (rows, cols) in [(3, 4), (5, 2), (300, 257), (3, 4), (2, 9)] {
+        let got = sized.run(args(rows, cols)).unwrap();
+        let want = per_size.run(args(rows, cols)).unwrap();
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.sizes().to_vec(), vec![rows as i64, cols as i64]);
+            assert_eq!(g.strides().to_vec(), w.strides().to_vec());
+            assert_eq!(g.read_f64(), w.read_f64(), "{rows}x{cols}");
+        }
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+    assert_eq!(sized.versions_built(), 0, "no code generated per size");
+    assert_eq!(per_size.versions_built(), 4);
+    let e = sized.run(args(1, 4)).unwrap_err();
+    assert!(e.contains("sizes 0 and 1 are specialized"), "{e}");
+    let e = sized.run(vec![args(3, 4).remove(0), args(3, 5).remove(1)]).unwrap_err();
+    assert!(e.contains("argument 1"), "{e}");
+
+    let reduction = r#"func.func @f(%x: tensor<s0x2xf32>) -> tensor<s0xf32> {
+  %0 = tensor.sum %x {dims = [1]} : tensor<s0x2xf32> -> tensor<s0xf32>
+  return %0 : tensor<s0xf32>
+}"#;
+    let mut exe = compile(reduction, true);
+    let x = Tensor::from_f64(ElemType::F32, &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], ElemType::F32);
+    assert_eq!(exe.run(vec![x]).unwrap()[0].read_f64(), vec![3.0, 7.0, 11.0]);
+    assert!(!exe.runs_with_runtime_sizes());
+    let why = exe.runtime_sizes_refused().unwrap_or_default();
+    assert!(why.contains("does not lower to loops with symbolic sizes yet"), "{why}");
+    assert_eq!(exe.versions_built(), 1);
+}
+
 /// The gradient of an `as_strided` that may reach an element twice lists
 /// its positions per element, which symbolic sizes do not have: a clean,
 /// located refusal (this panicked before).

@@ -93,10 +93,23 @@ pub(super) struct Gen<'a, 'f> {
     pub opts: Options,
     /// Buffers the kernel only reads ([`readonly_args`]).
     pub readonly: FxHashSet<Value>,
+    /// The symbolic sizes the kernel reads, each loaded once from the
+    /// call's size table at entry.
+    pub sizes: FxHashMap<i64, cl::Value>,
 }
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m.into())
+}
+
+/// What the kernels of one program share while they are emitted.
+pub(super) struct Shared<'a> {
+    /// The messages of failed checks (code k is `messages[k - 1]`).
+    pub messages: &'a mut Vec<String>,
+    /// The position of each symbolic size in the program's size table
+    /// (whose address follows a kernel's operands in its table of base
+    /// pointers); empty for a static program.
+    pub table: &'a FxHashMap<i64, usize>,
 }
 
 /// Emits kernel `op` into `func` (whose signature is set).
@@ -106,9 +119,10 @@ pub(super) fn emit(
     module: &mut JITModule,
     func: &mut cl::Function,
     fbc: &mut FunctionBuilderContext,
-    messages: &mut Vec<String>,
-    opts: Options,
+    shared: Shared<'_>,
+    mut opts: Options,
 ) -> Result<(), Diagnostic> {
+    let Shared { messages, table } = shared;
     let mut b = FunctionBuilder::new(func, fbc);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -124,6 +138,23 @@ pub(super) fn emit(
         let base = b.ins().load(ptr, readonly_flags(), params[0], (i * ptr.bytes() as usize) as i32);
         bufs.insert(a, (base, m));
     }
+    let mut used = Vec::new();
+    crate::program::table_sizes(ctx, op, &mut used);
+    let mut sizes = FxHashMap::default();
+    if !used.is_empty() {
+        let at = (ctx.block_args(body).len() * ptr.bytes() as usize) as i32;
+        let base = b.ins().load(ptr, readonly_flags(), params[0], at);
+        for d in used {
+            let k = *table.get(&d).ok_or_else(|| err(ctx, op, "a symbolic size missing from the size table"))?;
+            let off = i32::try_from(k * 8).map_err(|_| err(ctx, op, "the size table is too large"))?;
+            sizes.insert(d, b.ins().load(types::I64, readonly_flags(), base, off));
+        }
+        // Vector plans and the division analysis decide on static trip
+        // counts and strides; with run-time sizes the kernel runs scalar
+        // loops (docs/dynamic-shapes.md, "What comes next").
+        opts.vectorize = false;
+    }
+    let symbolic = !sizes.is_empty();
     let split = analysis::split_loop(ctx, op).map(|l| (l.0, params[1], params[2]));
     let mut g = Gen {
         ctx,
@@ -135,9 +166,10 @@ pub(super) fn emit(
         funcs: FxHashMap::default(),
         messages,
         split,
-        unsigned: r#loop::range::unsigned_divisions(ctx, op),
+        unsigned: if symbolic { FxHashSet::default() } else { r#loop::range::unsigned_divisions(ctx, op) },
         opts,
         readonly,
+        sizes,
     };
     g.region_ops(body)?;
     let zero = g.b.ins().iconst(types::I32, 0);
@@ -218,15 +250,26 @@ impl<'a, 'f> Gen<'a, 'f> {
     /// Element offset of `idx` in memref `m`, as an I64.
     pub fn element_offset(&mut self, m: &MemRefType, idx: &[cl::Value]) -> cl::Value {
         let (strides, offset) = r#loop::layout(m);
-        let mut acc = self.b.ins().iconst(types::I64, offset);
+        let mut acc = self.size(offset);
         for (&i, &s) in idx.iter().zip(strides.iter()) {
-            if s == 0 {
-                continue;
-            }
-            let t = if s == 1 { i } else { self.b.ins().imul_imm_s(i, s) };
+            let t = match self.sizes.get(&s) {
+                Some(&v) => self.b.ins().imul(i, v),
+                None if s == 0 => continue,
+                None if s == 1 => i,
+                None => self.b.ins().imul_imm_s(i, s),
+            };
             acc = self.b.ins().iadd(acc, t);
         }
         acc
+    }
+
+    /// Size `d` as an I64: a constant, or a symbolic size's value loaded
+    /// from the size table at entry.
+    pub fn size(&mut self, d: i64) -> cl::Value {
+        match self.sizes.get(&d) {
+            Some(&v) => v,
+            None => self.b.ins().iconst(types::I64, d),
+        }
     }
 
     pub fn address(&mut self, base: cl::Value, m: &MemRefType, idx: &[cl::Value]) -> cl::Value {
@@ -327,7 +370,7 @@ impl<'a, 'f> Gen<'a, 'f> {
     /// `r#loop::range`, takes as the induction variable's range).
     pub fn bounds(&mut self, op: Op) -> (cl::Value, cl::Value) {
         let lower = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "lower").unwrap_or(0));
-        let upper = self.b.ins().iconst(types::I64, self.ctx.attr_i64(op, "upper").unwrap_or(0));
+        let upper = self.size(self.ctx.attr_i64(op, "upper").unwrap_or(0));
         match self.split {
             Some((l, lo, hi)) if l == op => (self.b.ins().smax(lo, lower), self.b.ins().smin(hi, upper)),
             _ => (lower, upper),

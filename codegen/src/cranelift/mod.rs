@@ -54,6 +54,10 @@ impl Target for Cranelift {
             .emit_as(&[("clif", Emit::Clif), ("asm", Emit::Asm)], Emit::None)
             .map_err(|m| Diagnostic::op_error(ctx, func, m))?;
         let code = compile(ctx, func, Options { vectorize: options.vectorize, emit, ..Options::default() }, text)?;
+        if code.program.symbolic {
+            let sized = crate::sized::Sized::new(ctx, func, code).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
+            return Ok(Box::new(sized));
+        }
         Ok(Box::new(Executable::new(code)))
     }
 }
@@ -108,9 +112,12 @@ fn jit_module() -> Result<JITModule, String> {
 }
 
 /// Compiles the lowered function `func` (after `lower-to-loops`).
-/// `text` receives the emitted IR or assembly when asked for.
+/// `text` receives the emitted IR or assembly when asked for. With
+/// symbolic sizes the kernels read them from a size table
+/// ([`HostProgram::sizes`]) and the program runs per set of symbol
+/// values through [`crate::sized::Sized`].
 pub fn compile(ctx: &Context, func: Op, opts: Options, text: &mut String) -> Result<Compiled, Diagnostic> {
-    let program = program::build(ctx, func)?;
+    let program = program::build_symbolic(ctx, func)?;
     compile_program(ctx, func, program, opts, text)
 }
 
@@ -131,10 +138,12 @@ fn compile_program(
     let mut ids = Vec::new();
     let mut cctx = module.make_context();
     let mut fbc = cranelift_frontend::FunctionBuilderContext::new();
+    let table: rustc_hash::FxHashMap<i64, usize> = program.sizes.iter().enumerate().map(|(k, &d)| (d, k)).collect();
     for step in &program.steps {
         let Step::Kernel { op, name, .. } = step else { continue };
         cctx.func.signature = sig.clone();
-        kernel::emit(ctx, *op, &mut module, &mut cctx.func, &mut fbc, &mut messages, opts)?;
+        let shared = kernel::Shared { messages: &mut messages, table: &table };
+        kernel::emit(ctx, *op, &mut module, &mut cctx.func, &mut fbc, shared, opts)?;
         if opts.emit == Emit::Clif {
             text.push_str(&format!("; kernel {name}\n{}\n", cctx.func.display()));
         }

@@ -415,34 +415,12 @@ const SYMBOLIC_AWARE_PASSES: &[&str] = &[
     "rng-functionalize",
     "joint",
     "partition",
+    "protect-reads",
     "lower-to-loops",
+    "fuse",
+    "collapse-loops",
+    "plan-memory",
 ];
-
-/// The first op under `op` (itself included) with a symbolic size, and
-/// where.
-fn first_symbolic_op(ctx: &Context, op: Op) -> Option<(Op, String)> {
-    let mut found = None;
-    ctx.walk_pre(op, &mut |o| {
-        if found.is_some() {
-            return;
-        }
-        if let Some(w) = crate::sym::first_symbolic_use(ctx, o) {
-            found = Some((o, format!("'{}' {w}", ctx.op_name(o))));
-            return;
-        }
-        for &r in ctx.regions(o) {
-            for &b in ctx.region_blocks(r) {
-                for (i, &a) in ctx.block_args(b).iter().enumerate() {
-                    if found.is_none() && crate::sym::type_is_symbolic(ctx, ctx.value_type(a)) {
-                        let t = crate::printer::type_to_string(ctx, ctx.value_type(a));
-                        found = Some((o, format!("argument #{i} of '{}' has type {t}", ctx.op_name(o))));
-                    }
-                }
-            }
-        }
-    });
-    found
-}
 
 fn run_pass(
     p: &mut PassEntry,
@@ -476,7 +454,7 @@ first (aot-train and aot-inference start with it)",
         }
     }
     if !SYMBOLIC_AWARE_PASSES.contains(&arg) {
-        if let Some((o, what)) = first_symbolic_op(ctx, op) {
+        if let Some((o, what)) = crate::sym::first_symbolic_op(ctx, op) {
             return Err(PipelineFailure {
                 diagnostics: vec![Diagnostic::error(
                     ctx.op_loc(o),

@@ -1,0 +1,44 @@
+// RUN: aot-opt %s --pass-pipeline='builtin.module(func.func(protect-reads,lower-to-loops,fuse,collapse-loops,plan-memory))' | FileCheck %s
+// RUN: env AOT_LANES8=0 aot-opt %s --emit=clif | FileCheck %s --check-prefix=CLIF
+
+/// The code generator's pipeline over symbolic sizes. `lower-to-loops`
+/// lowers the elementwise ops with symbolic bounds and strides; `fuse`,
+/// `collapse-loops` and `plan-memory` leave a symbolic function as it is
+/// for now (they compute with sizes), so each op stays its own kernel and
+/// each buffer its own allocation, made per call at the call's sizes.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X:.*]]: memref<s0xs1xf32>, %[[B:.*]]: memref<s1xf32>) -> memref<s0xs1xf32>
+// CHECK:         %[[BV:.*]] = loop.view %[[B]] : memref<s1xf32> -> memref<s0xs1xf32, strided<[0, 1], offset: 0>>
+// CHECK:         %[[T:.*]] = loop.alloc : memref<s0xs1xf32>
+// CHECK:         loop.kernel "add_0"
+// CHECK:           loop.for %{{.*}} = 0 to s0 parallel {
+// CHECK:             loop.for %{{.*}} = 0 to s1 {
+// CHECK:         %[[E:.*]] = loop.alloc : memref<s0xs1xf32>
+// CHECK:         loop.kernel "exp_1"
+// CHECK:         %[[M:.*]] = loop.alloc : memref<s0xs1xf32>
+// CHECK:         loop.kernel "mul_2"
+// CHECK:         return %[[M]] : memref<s0xs1xf32>
+
+/// Cranelift compiles each kernel once: after the kernel's four operands
+/// (x, the broadcast b, the result, at 0, 8 and 16), the table of base
+/// pointers holds the size table's address (at 24); the kernel loads the
+/// sizes it reads from it (s1, the inner loop's bound and x's row stride,
+/// then s0, the outer bound) and loops to them, and the address of x's
+/// element is i·s1 + j.
+// CLIF-LABEL: ; kernel add_0
+// CLIF:       block0(v0: i64, v1: i64, v2: i64):
+// CLIF:         [[TABLE:v[0-9]+]] = load.i64 notrap readonly can_move v0+24
+// CLIF-NEXT:    [[S1:v[0-9]+]] = load.i64 notrap readonly can_move [[TABLE]]
+// CLIF-NEXT:    [[S0:v[0-9]+]] = load.i64 notrap readonly can_move [[TABLE]]+8
+// CLIF:         smin v2, [[S0]]
+// CLIF:         icmp slt v{{[0-9]+}}, [[S1]]
+// CLIF:         imul.i64 v{{[0-9]+}}, [[S1]]
+// CLIF-LABEL: ; kernel exp_1
+// CLIF:         load.i64 notrap readonly can_move v0+16
+// CLIF-LABEL: ; kernel mul_2
+func.func @main(%x: tensor<s0xs1xf32>, %b: tensor<s1xf32>) -> tensor<s0xs1xf32> {
+  %0 = tensor.add %x, %b : tensor<s0xs1xf32>, tensor<s1xf32> -> tensor<s0xs1xf32>
+  %1 = tensor.exp %0 : tensor<s0xs1xf32>
+  %2 = tensor.mul %1, %x : tensor<s0xs1xf32>, tensor<s0xs1xf32> -> tensor<s0xs1xf32>
+  return %2 : tensor<s0xs1xf32>
+}
