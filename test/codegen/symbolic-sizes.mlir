@@ -23,16 +23,19 @@
 /// (x, the broadcast b, the result, at 0, 8 and 16), the table of base
 /// pointers holds the size table's address (at 24); the kernel loads the
 /// sizes it reads from it (s1, the inner loop's bound and x's row stride,
-/// then s0, the outer bound) and loops to them, and the address of x's
-/// element is i·s1 + j.
+/// then s0, the outer bound) and loops to them, the address of x's
+/// element is i·s1 + j, and the inner loop runs four lanes at a time
+/// while four iterations remain (its stride is 1 whatever the sizes),
+/// then one at a time to s1.
 // CLIF-LABEL: ; kernel add_0
 // CLIF:       block0(v0: i64, v1: i64, v2: i64):
 // CLIF:         [[TABLE:v[0-9]+]] = load.i64 notrap readonly can_move v0+24
 // CLIF-NEXT:    [[S1:v[0-9]+]] = load.i64 notrap readonly can_move [[TABLE]]
 // CLIF-NEXT:    [[S0:v[0-9]+]] = load.i64 notrap readonly can_move [[TABLE]]+8
 // CLIF:         smin v2, [[S0]]
-// CLIF:         icmp slt v{{[0-9]+}}, [[S1]]
 // CLIF:         imul.i64 v{{[0-9]+}}, [[S1]]
+// CLIF:         load.f32x4
+// CLIF:         icmp slt v{{[0-9]+}}, [[S1]]
 // CLIF-LABEL: ; kernel exp_1
 // CLIF:         load.i64 notrap readonly can_move v0+16
 // CLIF-LABEL: ; kernel mul_2

@@ -120,7 +120,7 @@ pub(super) fn emit(
     func: &mut cl::Function,
     fbc: &mut FunctionBuilderContext,
     shared: Shared<'_>,
-    mut opts: Options,
+    opts: Options,
 ) -> Result<(), Diagnostic> {
     let Shared { messages, table } = shared;
     let mut b = FunctionBuilder::new(func, fbc);
@@ -149,11 +149,8 @@ pub(super) fn emit(
             let off = i32::try_from(k * 8).map_err(|_| err(ctx, op, "the size table is too large"))?;
             sizes.insert(d, b.ins().load(types::I64, readonly_flags(), base, off));
         }
-        // Vector plans and the division analysis decide on static trip
-        // counts and strides; with run-time sizes the kernel runs scalar
-        // loops (docs/dynamic-shapes.md, "What comes next").
-        opts.vectorize = false;
     }
+    // The division analysis reasons from static loop bounds.
     let symbolic = !sizes.is_empty();
     let split = analysis::split_loop(ctx, op).map(|l| (l.0, params[1], params[2]));
     let mut g = Gen {

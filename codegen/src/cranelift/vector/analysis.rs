@@ -2,7 +2,7 @@
 //! their iterations (see the parent module for the rules); emission is the
 //! parent's.
 
-use crate::affine::flat_offset;
+use crate::affine::expr_of;
 use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::{Binary, LoopOp, ScalarOp, Unary};
 use aot_ir::{Context, ElemType, Op, TypeData, Value};
@@ -65,14 +65,30 @@ pub(super) fn address_coef(
     iv: Value,
 ) -> Option<i64> {
     let m = analysis::memref(ctx, buf)?;
-    let idx: Vec<Value> = ctx.operands(op).skip(first).collect();
-    let e = flat_offset(ctx, m, &idx);
-    for &(atom, _) in &e.terms {
-        if atom != iv && kinds.get(&atom).copied() != Some(Kind::Uniform) && !is_outer(ctx, atom, iv) {
-            return None;
+    let (strides, _) = aot_dialects::r#loop::layout(m);
+    let mut coef = 0i64;
+    // Per dimension, so that a symbolic stride (a run-time size) is never
+    // taken for a number: one along the loop keeps the scalar loop, one
+    // across it (a row's stride) moves every lane alike.
+    for (i, &s) in ctx.operands(op).skip(first).zip(strides.iter()) {
+        if s == 0 {
+            continue;
+        }
+        let e = expr_of(ctx, i);
+        for &(atom, _) in &e.terms {
+            if atom != iv && kinds.get(&atom).copied() != Some(Kind::Uniform) && !is_outer(ctx, atom, iv) {
+                return None;
+            }
+        }
+        let k = e.coef(iv);
+        if k != 0 {
+            if aot_ir::sym::is_symbolic(s) {
+                return None;
+            }
+            coef = coef.checked_add(k.checked_mul(s)?)?;
         }
     }
-    Some(e.coef(iv))
+    Some(coef)
 }
 
 /// A value defined outside the loop whose induction variable is `iv`.

@@ -578,7 +578,12 @@ fn nested_loop(vs: &mut Vec4<'_, '_, '_>, plan: &Plan, op: Op) -> Result<(), Dia
     vs.ins().jump(header, &inits);
     vs.g.b.switch_to_block(header);
     let hp = vs.g.b.block_params(header).to_vec();
-    let more = vs.ins().icmp_imm_s(IntCC::SignedLessThan, hp[0], hi);
+    let more = if aot_ir::sym::is_symbolic(hi) {
+        let hi = vs.g.size(hi);
+        vs.ins().icmp(IntCC::SignedLessThan, hp[0], hi)
+    } else {
+        vs.ins().icmp_imm_s(IntCC::SignedLessThan, hp[0], hi)
+    };
     let carried: Vec<BlockArg> = hp[1..].iter().map(|&v| v.into()).collect();
     vs.ins().brif(more, body, &[], exit, &carried);
     vs.g.b.switch_to_block(body);
@@ -684,8 +689,10 @@ fn plan_for(ctx: &aot_ir::Context, op: Op) -> Option<Plan> {
     // emitting it would only cost compile time (programs of thousands of
     // tiny kernels, such as long chains of small scatters, spent most of
     // their compile time in vector code that never ran).
+    // (A symbolic trip count is known only at run time: the vector loop
+    // then runs as many times as it fits.)
     if let (Some(lo), Some(hi)) = (ctx.attr_i64(op, "lower"), ctx.attr_i64(op, "upper")) {
-        if hi.saturating_sub(lo) < LANES {
+        if !aot_ir::sym::is_symbolic(hi) && hi.saturating_sub(lo) < LANES {
             return None;
         }
     }

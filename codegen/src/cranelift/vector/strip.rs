@@ -54,7 +54,7 @@ pub(super) struct Strips {
 /// qualifies.
 pub(super) fn plan(ctx: &Context, op: Op, plan: &Plan) -> Option<Strips> {
     if let (Some(lo), Some(hi)) = (ctx.attr_i64(op, "lower"), ctx.attr_i64(op, "upper")) {
-        if hi.saturating_sub(lo) < STRIP {
+        if !aot_ir::sym::is_symbolic(hi) && hi.saturating_sub(lo) < STRIP {
             return None;
         }
     }
