@@ -174,16 +174,21 @@ pub fn modulo(ctx: &Context, e: &Expr, n: i64) -> Option<Expr> {
     None
 }
 
-/// The element offset a load/store addresses, as an expression.
-pub fn flat_offset(ctx: &Context, m: &MemRefType, idx: &[Value]) -> Expr {
+/// The element offset a load/store addresses, as an expression; `None`
+/// when the layout has a symbolic stride or offset (a run-time size,
+/// which an expression's integer coefficients cannot hold).
+pub fn flat_offset(ctx: &Context, m: &MemRefType, idx: &[Value]) -> Option<Expr> {
     let (strides, off) = r#loop::layout(m);
+    if aot_ir::sym::is_symbolic(off) || strides.iter().any(|&s| aot_ir::sym::is_symbolic(s)) {
+        return None;
+    }
     let mut e = Expr::constant(off);
     for (&i, &s) in idx.iter().zip(strides.iter()) {
         if s != 0 {
             e = e.plus(&expr_of(ctx, i).scale(s));
         }
     }
-    e
+    Some(e)
 }
 
 impl Expr {

@@ -193,7 +193,7 @@ fn collapse_pair(rw: &mut Rewriter<'_>, kernel: Op, inner: Op) -> bool {
             return false;
         }
         let idx: Vec<Value> = ctx.operands(o).skip(first).collect();
-        let e = flat_offset(ctx, m, &idx);
+        let Some(e) = flat_offset(ctx, m, &idx) else { return false };
         // The two induction variables appear as themselves only.
         if e.terms.iter().any(|t| derived.contains(&t.0)) {
             return false;

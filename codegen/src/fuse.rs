@@ -544,20 +544,30 @@ const INLINE_USERS: usize = 64;
 /// gradient once per kernel tap, a matrix product each row once per
 /// column), and an inlined producer would be computed as many times.
 fn reuse(ctx: &Context, load: Op, kernel: Op, shape: &[i64]) -> usize {
-    let (mut runs, mut in_reduction) = (1i64, false);
+    let (mut runs, mut in_reduction, mut symbolic) = (1i64, false, false);
     let mut at = ctx.parent_op(load);
     while let Some(o) = at {
         if o == kernel {
             break;
         }
         if let Some(f) = ctx.dyn_cast::<ForOp>(o) {
-            runs = runs.saturating_mul(f.bounds(ctx).trips());
+            let b = f.bounds(ctx);
+            symbolic |= aot_ir::sym::is_symbolic(b.upper);
+            runs = runs.saturating_mul(b.trips());
             in_reduction |= ctx.num_results(o) > 0;
         }
         at = ctx.parent_op(o);
     }
-    let elems = shape.iter().product::<i64>().max(1);
-    if in_reduction && runs > elems {
+    if !in_reduction {
+        return 1;
+    }
+    // (With run-time sizes the reuse is unknown here: counted as never
+    // cheap.)
+    if symbolic || !aot_ir::sym::is_static(shape) {
+        return usize::MAX;
+    }
+    let elems = shape.iter().fold(1i64, |a, &d| a.saturating_mul(d)).max(1);
+    if runs > elems {
         usize::try_from(runs / elems).unwrap_or(usize::MAX)
     } else {
         1
@@ -595,6 +605,18 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
     let cheap = sites == 1 || (p.cost <= 24 && sites <= 8);
     if !ok || !cheap {
         return Ok(false);
+    }
+    // A view with symbolic strides maps to the producer's indices only
+    // when each of its dimensions is one of the producer's (no index
+    // arithmetic on a run-time size).
+    let out_rs = memref(rw, p.out).map(|m| aot_dialects::lowering::row_major(&m.shape)).ok_or("producer output")?;
+    for &(_, v) in &consumers {
+        let m = memref(rw, v).cloned().ok_or("consumer buffer")?;
+        let (strides, offset) = r#loop::layout(&m);
+        let symbolic = aot_ir::sym::is_symbolic(offset) || strides.iter().any(|&s| aot_ir::sym::is_symbolic(s));
+        if symbolic && direct_indices(&m, &vec![p.out; m.shape.len()], &p.shape, &out_rs).is_none() {
+            return Ok(false);
+        }
     }
     // No write between the producer and a consumer to what it reads.
     let reads: FxHashSet<Value> =
@@ -643,12 +665,25 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
             for l in loads {
                 let idx: Vec<Value> = rw.operands(l).skip(1).collect();
                 rw.set_insertion_point(InsertPoint::Before(l));
-                let flat = flat_offset(rw, &m, &idx);
                 let mut map: FxHashMap<Value, Value> = FxHashMap::default();
-                for (d, &iv) in p.ivs.iter().enumerate() {
-                    let n = if d == 0 { None } else { Some(p.shape[d]) };
-                    let v = div_mod(rw, &flat, rs[d], n);
-                    map.insert(iv, v);
+                match flat_offset(rw, &m, &idx) {
+                    Some(flat) => {
+                        for (d, &iv) in p.ivs.iter().enumerate() {
+                            let n = if d == 0 { None } else { Some(p.shape[d]) };
+                            let v = div_mod(rw, &flat, rs[d], n);
+                            map.insert(iv, v);
+                        }
+                    }
+                    None => {
+                        let direct = direct_indices(&m, &idx, &p.shape, &rs).ok_or("a symbolic view checked above")?;
+                        for (&iv, at) in p.ivs.iter().zip(direct) {
+                            let v = match at {
+                                Some(v) => v,
+                                None => index_value(rw, 0),
+                            };
+                            map.insert(iv, v);
+                        }
+                    }
                 }
                 let nv = clone_dag(rw, p.kernel, c, p.value, &mut map)?;
                 let old = rw.result(l, 0);
@@ -665,6 +700,31 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
         sweep.sizes.insert(c, size);
     }
     Ok(true)
+}
+
+/// The producer's indices a load at `idx` through layout `m` reads, when
+/// each dimension of the producer's buffer (of `shape`, row-major strides
+/// `rs`) of more than one element is one of the load's, of the same size
+/// and stride, and the layout starts at 0: the buffer itself, a broadcast
+/// or a transpose of it. `None` at a dimension of one element (index 0).
+/// No arithmetic on sizes: what a symbolic layout allows.
+fn direct_indices(m: &MemRefType, idx: &[Value], shape: &[i64], rs: &[i64]) -> Option<Vec<Option<Value>>> {
+    let (strides, offset) = r#loop::layout(m);
+    if offset != 0 || idx.len() != m.shape.len() {
+        return None;
+    }
+    let mut out: Vec<Option<Value>> = vec![None; shape.len()];
+    for (d, (&n, &s)) in m.shape.iter().zip(strides.iter()).enumerate() {
+        if s == 0 || n == 1 {
+            continue;
+        }
+        let e = (0..shape.len()).find(|&e| out[e].is_none() && shape[e] != 1 && rs[e] == s && shape[e] == n)?;
+        out[e] = Some(idx[d]);
+    }
+    if (0..shape.len()).any(|e| shape[e] != 1 && out[e].is_none()) {
+        return None;
+    }
+    Some(out)
 }
 
 /// Whether inlining producer `p` into consumer `c` (which reads it through
@@ -746,11 +806,13 @@ fn erase_dead_buffers(rw: &mut Rewriter<'_>, entry: Block) {
 
 /// Stores of kernel `k` at the top level of its outer loop body:
 /// `(root, offset expression over k's outer IV, stored value)`. `None`
-/// when some store to a root is elsewhere (inside an inner loop).
+/// when some store to a root is elsewhere (inside an inner loop) or
+/// through a symbolic layout.
 fn row_stores(ctx: &Context, k: Op, outer: Op) -> Option<Vec<(Value, Expr, Value)>> {
     let body = ctx.single_block(outer, 0)?;
     let mut out = Vec::new();
     let mut deep = Vec::new();
+    let mut symbolic = false;
     ctx.walk_pre(k, &mut |o| {
         if LoopOp::of(ctx, o) != Some(LoopOp::Store) {
             return;
@@ -761,12 +823,16 @@ fn row_stores(ctx: &Context, k: Op, outer: Op) -> Option<Vec<(Value, Expr, Value
         if ctx.op_block(o) == Some(body) {
             let m = memref(ctx, buf).cloned().expect("buffer");
             let idx: Vec<Value> = ctx.operands(o).skip(2).collect();
-            out.push((root, flat_offset(ctx, &m, &idx), ctx.operand(o, 0)));
+            match flat_offset(ctx, &m, &idx) {
+                Some(e) => out.push((root, e, ctx.operand(o, 0))),
+                // (A symbolic layout: no offset to compare a load's with.)
+                None => symbolic = true,
+            }
         } else {
             deep.push(root);
         }
     });
-    if out.iter().any(|(r, _, _)| deep.contains(r)) {
+    if symbolic || out.iter().any(|(r, _, _)| deep.contains(r)) {
         return None;
     }
     Some(out)
@@ -901,7 +967,10 @@ fn fuse_from(
         }
         let m = memref(rw, buf).cloned().expect("buffer");
         let idx: Vec<Value> = rw.operands(o).skip(1).collect();
-        let e = rename(&flat_offset(rw, &m, &idx), iv2, iv1);
+        let Some(e) = flat_offset(rw, &m, &idx).map(|e| rename(&e, iv2, iv1)) else {
+            ok = false;
+            return;
+        };
         match stores.iter().find(|(r, se, _)| *r == root && *se == e) {
             Some(&(_, _, v)) => forward.push((o, v)),
             None => ok = false,
@@ -1351,11 +1420,6 @@ impl Pass for FusePass {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         let f = FuncView { op };
         if !f.is_public_definition(ctx) {
-            return Ok(());
-        }
-        // A function with symbolic sizes is left as it is: this pass
-        // computes with sizes (docs/dynamic-shapes.md, "What comes next").
-        if aot_ir::sym::first_symbolic_op(ctx, op).is_some() {
             return Ok(());
         }
         let s = fuse_function(ctx, op, self.target)?;
