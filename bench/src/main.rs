@@ -8,6 +8,7 @@
 //! cargo run --release -p aot-bench -- train [--layers 12 --d-model 256 --heads 4 --ff 1024 --batch 2 --seq 16] [--emit FILE]
 //! cargo run --release -p aot-bench -- simplify [--reps 10 --steps 20]
 //! cargo run --release -p aot-bench -- native <elementwise|matmul|train|overhead>
+//! cargo run --release -p aot-bench -- sizes [--sizes 16 --rows 512 --cols 1024 --calls 200]
 //! ```
 
 mod functionalize;
@@ -15,13 +16,14 @@ mod ir;
 mod native;
 mod overlap;
 mod simplify;
+mod sizes;
 mod train;
 
 fn main() {
     aot::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else {
-        eprintln!("usage: aot-bench <ir|functionalize|overlap|train|simplify|native> [options]");
+        eprintln!("usage: aot-bench <ir|functionalize|overlap|train|simplify|native|sizes> [options]");
         std::process::exit(2);
     };
     let rest = &args[1..];
@@ -32,9 +34,10 @@ fn main() {
         "train" => train::run(rest),
         "simplify" => simplify::run(rest),
         "native" => native::run(rest),
-        other => {
-            Err(format!("unknown benchmark '{other}' (available: ir, functionalize, overlap, train, simplify, native)"))
-        }
+        "sizes" => sizes::run(rest),
+        other => Err(format!(
+            "unknown benchmark '{other}' (available: ir, functionalize, overlap, train, simplify, native, sizes)"
+        )),
     };
     if let Err(e) = r {
         eprintln!("aot-bench: error: {e}");
