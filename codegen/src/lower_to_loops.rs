@@ -15,13 +15,17 @@
 //! A function with symbolic sizes (`aot_ir::sym`) lowers as far as its ops
 //! can keep sizes as expressions: elementwise ops (their kernels loop to
 //! symbolic upper bounds over buffers with symbolic shapes and strides),
-//! and any op whose own operands, results and attributes are static. Every
-//! other op with a symbolic size is refused with its name, so that no
-//! lowering computes with an expression's id as if it were a number; the
-//! ops join as their lowerings learn symbolic sizes (docs/dynamic-shapes.md).
+//! ops whose lowering is a `LowerSymbolic` (it refuses what it cannot
+//! take itself), and any op whose own operands, results and attributes
+//! are static. Every other op with a symbolic size is refused with its
+//! name, so that no lowering computes with an expression's id as if it
+//! were a number; the ops join as their lowerings learn symbolic sizes
+//! (docs/dynamic-shapes.md).
 
 use aot_dialects::func::{FuncOp, FuncView, ReturnOp, LAYOUT};
-use aot_dialects::lowering::{lower_pointwise, memref, memref_type, row_major, Lower, LowerCtx, Pointwise};
+use aot_dialects::lowering::{
+    lower_pointwise, memref, memref_type, row_major, Lower, LowerCtx, LowerSymbolic, Pointwise,
+};
 use aot_dialects::r#loop::analysis;
 use aot_dialects::r#loop::{self, LoopOp};
 use aot_dialects::r#mut::{MetadataKind, MetadataMutationInterface};
@@ -102,12 +106,13 @@ pub fn lower_function_for(ctx: &mut Context, func: Op, host_kernels: bool) -> Re
         let def = rw.op_def(op).ok_or_else(|| err(&rw, format!("'{name}' is not registered")))?;
         // (An op whose own sizes are static lowers as in a static
         // function, whatever the rest of the function's sizes.)
-        if def.interface::<Pointwise>().is_none() && aot_ir::sym::first_symbolic_use(&rw, op).is_some() {
+        let symbolic_ok = def.interface::<Pointwise>().is_some() || def.interface::<LowerSymbolic>().is_some();
+        if !symbolic_ok && aot_ir::sym::first_symbolic_use(&rw, op).is_some() {
             return Err(err(
                 &rw,
-                "does not lower to loops with symbolic sizes yet (of the ops with a symbolic size, only \
-elementwise ones do)"
-                    .to_string(),
+                "does not lower to loops with symbolic sizes yet (see docs/dynamic-shapes.md for the ops that \
+do)"
+                .to_string(),
             ));
         }
         rw.set_insertion_point(InsertPoint::Before(op));
@@ -128,6 +133,8 @@ elementwise ones do)"
             let r = if let Some(p) = def.interface::<Pointwise>() {
                 lower_pointwise(&mut lc, p)
             } else if let Some(l) = def.interface::<Lower>() {
+                (l.0)(&mut lc)
+            } else if let Some(l) = def.interface::<LowerSymbolic>() {
                 (l.0)(&mut lc)
             } else {
                 Err(format!("'{name}' cannot be lowered to loops (no lowering; is the graph functionalized?)"))

@@ -81,6 +81,8 @@ fn lowering(def: &OpDef) -> &'static str {
         "yes (scalar formula, fused)"
     } else if def.interface::<Lower>().is_some() {
         "yes"
+    } else if def.interface::<crate::lowering::LowerSymbolic>().is_some() {
+        "yes (symbolic sizes too)"
     } else if def.interface::<MetadataMutationInterface>().is_some() {
         "yes (of a function argument)"
     } else {

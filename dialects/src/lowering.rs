@@ -25,6 +25,26 @@ pub struct Pointwise(pub fn(&mut Scalars<'_, '_>, Op, &[Value]) -> Result<Value,
 /// The lowering of a non-elementwise op.
 pub struct Lower(pub fn(&mut LowerCtx<'_, '_>) -> Result<(), String>);
 
+/// The lowering of a non-elementwise op that also takes symbolic sizes
+/// (`aot_ir::sym`): it uses a size only as a loop bound or a buffer's
+/// shape, or computes with it through `aot_ir::sym`, and refuses the op
+/// with its reason ([`static_sizes`]) where it needs a number. An op with
+/// [`Lower`] instead is refused by `lower-to-loops` whenever it has a
+/// symbolic size.
+pub struct LowerSymbolic(pub fn(&mut LowerCtx<'_, '_>) -> Result<(), String>);
+
+/// Refuses `sizes` when one is symbolic: `what` needs their values while
+/// it is lowered (a count to divide by, a trip count to unroll).
+pub fn static_sizes(what: &str, sizes: &[i64]) -> Result<(), String> {
+    match sizes.iter().find(|&&d| aot_ir::sym::is_symbolic(d)) {
+        Some(&d) => Err(format!(
+            "{what} over the symbolic size {} is not supported in compiled code yet",
+            aot_ir::sym::display(d)
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The type arithmetic happens in for storage type `e`.
 pub fn compute_elem(e: ElemType) -> ElemType {
     match e {
@@ -395,13 +415,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
 /// one yet (a size inside a kernel needs the run-time size table), and a
 /// `loop.constant` must never hold an expression's id as a number.
 fn no_symbolic_index(shape: &[i64]) -> Result<(), String> {
-    match shape.iter().find(|&&d| aot_ir::sym::is_symbolic(d)) {
-        Some(&d) => Err(format!(
-            "index arithmetic on the symbolic size {} is not supported in compiled code yet",
-            aot_ir::sym::display(d)
-        )),
-        None => Ok(()),
-    }
+    static_sizes("index arithmetic", shape)
 }
 
 /// What a [`Lower`] implementation works with: the op, its operands as

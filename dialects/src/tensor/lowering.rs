@@ -732,12 +732,23 @@ pub fn prod(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     reduction_kernel(lc, "prod", red, &|s, r, x, kept| fold_of(s, r, x, kept, acc, Binary::Mul, &|_, v| Ok(v)))
 }
 
+/// The number of elements each output element folds (static: the
+/// reductions that divide by it refuse symbolic reduced sizes first).
 fn group(r: &Reduction) -> i64 {
     r.red_shape.iter().product()
 }
 
+/// The reduced sizes of a reduction of operand 0 over `red`, refused when
+/// symbolic: `what` divides by their product.
+fn static_group(lc: &LowerCtx<'_, '_>, red: &[usize], what: &str) -> Result<(), String> {
+    let xt = lc.operand_type(0)?;
+    let sizes: Vec<i64> = red.iter().map(|&d| xt.shape[d]).collect();
+    crate::lowering::static_sizes(what, &sizes)
+}
+
 pub fn mean(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let red = reduce_attrs(lc)?;
+    static_group(lc, &red, "a mean")?;
     let acc = compute_elem(lc.result_type(0)?.elem);
     reduction_kernel(lc, "mean", red, &|s, r, x, kept| {
         let t = sum_of(s, r, x, kept, acc, &|_, v| Ok(v))?;
@@ -750,8 +761,10 @@ fn extremum(lc: &mut LowerCtx<'_, '_>, max: bool) -> Result<(), String> {
     let red = reduce_attrs(lc)?;
     let xt = lc.operand_type(0)?;
     let rt = lc.result_type(0)?;
-    let n: i64 = red.iter().map(|&d| xt.shape[d]).product();
-    if n == 0 && rt.shape.iter().product::<i64>() > 0 {
+    // (A symbolic size is at least 2: only a static 0 empties a group or
+    // the result.)
+    let red_sizes: Vec<i64> = red.iter().map(|&d| xt.shape[d]).collect();
+    if red_sizes.contains(&0) && !rt.shape.contains(&0) {
         return Err("cannot compute the maximum or minimum over an empty dimension".into());
     }
     let acc = compute_elem(rt.elem);
@@ -779,6 +792,7 @@ pub fn amin(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 
 pub fn var(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let red = reduce_attrs(lc)?;
+    static_group(lc, &red, "a variance")?;
     let correction = lc.attrs().i64("correction").unwrap_or(1) as f64;
     let acc = compute_elem(lc.result_type(0)?.elem);
     reduction_kernel(lc, "var", red, &|s, r, x, kept| {
@@ -1098,8 +1112,9 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let n = lc.attrs().i64("normalized_ndim").ok_or("missing 'normalized_ndim'")? as usize;
     let eps = lc.attrs().f64("eps").unwrap_or(1e-5);
     let shape = xt.shape.to_vec();
-    let split = shape.len() - n;
+    let split = shape.len().checked_sub(n).ok_or("'normalized_ndim' exceeds the rank")?;
     let (outer, inner) = (shape[..split].to_vec(), shape[split..].to_vec());
+    crate::lowering::static_sizes("a layer norm", &inner)?;
     let e = xt.elem;
     let acc = compute_elem(e);
     let mut stat = outer.clone();

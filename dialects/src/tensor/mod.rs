@@ -18,7 +18,7 @@ pub mod pool;
 
 use crate::autodiff::{OpClass, Recompute, Vjp};
 use crate::export::{Reduction, TensorExport};
-use crate::lowering::{Lower, Pointwise};
+use crate::lowering::{Lower, LowerSymbolic, Pointwise};
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::interp::NonDifferentiableResults;
@@ -1425,7 +1425,7 @@ op!(
     vjp = d::sum,
     class = OpClass::Reduction,
     export = TensorExport::Reduce(Reduction::Sum),
-    lower = &Lower(l::sum)
+    lower = &LowerSymbolic(l::sum)
 );
 op!(
     MeanOp::NAME,
@@ -1439,7 +1439,7 @@ op!(
     vjp = d::mean,
     class = OpClass::Reduction,
     export = TensorExport::Reduce(Reduction::Mean),
-    lower = &Lower(l::mean)
+    lower = &LowerSymbolic(l::mean)
 );
 op!(
     "tensor.prod",
@@ -1452,7 +1452,7 @@ op!(
     k::prod,
     vjp = d::prod,
     class = OpClass::Reduction,
-    lower = &Lower(l::prod)
+    lower = &LowerSymbolic(l::prod)
 );
 op!(
     AmaxOp::NAME,
@@ -1466,7 +1466,7 @@ op!(
     vjp = d::amax,
     class = OpClass::Reduction,
     export = TensorExport::Reduce(Reduction::Max),
-    lower = &Lower(l::amax)
+    lower = &LowerSymbolic(l::amax)
 );
 op!(
     AminOp::NAME,
@@ -1480,7 +1480,7 @@ op!(
     vjp = d::amax,
     class = OpClass::Reduction,
     export = TensorExport::Reduce(Reduction::Min),
-    lower = &Lower(l::amin)
+    lower = &LowerSymbolic(l::amin)
 );
 op!(
     "tensor.var",
@@ -1497,7 +1497,7 @@ op!(
     k::var,
     vjp = d::var,
     class = OpClass::Reduction,
-    lower = &Lower(l::var)
+    lower = &LowerSymbolic(l::var)
 );
 op!(
     "tensor.argmax",
@@ -1544,7 +1544,7 @@ op!(
     k::softmax,
     vjp = d::softmax,
     export = TensorExport::Softmax { log: false },
-    lower = &Lower(l::softmax)
+    lower = &LowerSymbolic(l::softmax)
 );
 op!(
     "tensor.log_softmax",
@@ -1557,7 +1557,7 @@ op!(
     k::log_softmax,
     vjp = d::log_softmax,
     export = TensorExport::Softmax { log: true },
-    lower = &Lower(l::log_softmax)
+    lower = &LowerSymbolic(l::log_softmax)
 );
 inventory::submit! {
     OpDef {
@@ -1574,7 +1574,7 @@ inventory::submit! {
             &NonDifferentiableResults(&[1, 2]),
             &Vjp(d::layer_norm),
             &TensorExport::LayerNorm,
-            &Lower(l::layer_norm),
+            &LowerSymbolic(l::layer_norm),
         ],
         ..OpDef::DEFAULT
     }
