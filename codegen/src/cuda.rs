@@ -247,7 +247,7 @@ impl CudaDevice {
         if !matches!(mm.c.ty.elem, ElemType::F32 | ElemType::F64) || mm.a.ty.elem != mm.c.ty.elem {
             return None;
         }
-        let plan = &mm.plan;
+        let plan = mm.plan.as_ref()?;
         if !plan.results_disjoint() {
             return None;
         }
@@ -417,7 +417,8 @@ impl Device for CudaDevice {
             // On the host, between copies: what the device wrote comes back,
             // the host GEMM runs, its result goes out again.
             self.download_dirty(true)?;
-            crate::gemm::batched(&mm.plan, crate::gemm::Types::of(&mm.a.ty, &mm.c.ty), pa, pb, pc, mm.accumulate, 1);
+            let plan = mm.plan.as_ref().ok_or("a symbolic program's GEMM runs only once evaluated for sizes")?;
+            crate::gemm::batched(plan, crate::gemm::Types::of(&mm.a.ty, &mm.c.ty), pa, pb, pc, mm.accumulate, 1);
             return self.upload(&self.mirrors[ic]);
         };
         self.mirrors[ic].dirty = true;

@@ -357,6 +357,9 @@ impl Runtime {
                     }
                     Step::Matmul(mm) => {
                         let Matmul { a, b, c, accumulate, plan } = &**mm;
+                        let Some(plan) = plan else {
+                            return Err("a symbolic program's GEMM runs only once evaluated for sizes".into());
+                        };
                         let (pa, pb, pc) =
                             (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
                         crate::gemm::batched(
@@ -622,7 +625,11 @@ impl Runtime {
                     format!("kernel #{} '{name}' ({how})", kernel - 1)
                 }
                 Step::Matmul(m) => {
-                    format!("matmul {}", crate::gemm::describe(&m.plan, crate::gemm::Types::of(&m.a.ty, &m.c.ty)))
+                    let types = crate::gemm::Types::of(&m.a.ty, &m.c.ty);
+                    format!(
+                        "matmul {}",
+                        m.plan.as_ref().map_or("(planned per size)".into(), |p| crate::gemm::describe(p, types))
+                    )
                 }
                 Step::Attention(a) => format!(
                     "attention{} {:?} (fused, {} threads)",

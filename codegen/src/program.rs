@@ -85,8 +85,9 @@ pub struct Matmul {
     pub c: BufRef,
     pub accumulate: bool,
     /// How the GEMM runs (batch simplified), made once when the program is
-    /// built.
-    pub plan: gemm::Plan,
+    /// built; `None` in a symbolic program, whose GEMMs are planned per
+    /// size by [`HostProgram::evaluate`].
+    pub plan: Option<gemm::Plan>,
 }
 
 /// `loop.attention` or `loop.attention_grad`, by the fused host kernels
@@ -223,13 +224,11 @@ impl HostProgram {
                         writes,
                     }
                 }
-                Step::Matmul(m) => Step::Matmul(Box::new(Matmul {
-                    a: buf(&m.a)?,
-                    b: buf(&m.b)?,
-                    c: buf(&m.c)?,
-                    accumulate: m.accumulate,
-                    plan: m.plan.clone(),
-                })),
+                Step::Matmul(m) => {
+                    let (a, b, c) = (buf(&m.a)?, buf(&m.b)?, buf(&m.c)?);
+                    let plan = Some(gemm::Plan::new(&a.ty, &b.ty, &c.ty));
+                    Step::Matmul(Box::new(Matmul { a, b, c, accumulate: m.accumulate, plan }))
+                }
                 other => other.clone(),
             });
         }
@@ -459,7 +458,11 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
                 if let Root::Arg(i) = c.root {
                     p.written_args[i] = true;
                 }
-                let plan = gemm::Plan::new(&a.ty, &b.ty, &c.ty);
+                let symbolic = [&a, &b, &c].iter().any(|r| {
+                    let (s, o) = r#loop::layout(&r.ty);
+                    !aot_ir::sym::layout_is_static(&r.ty.shape, &s, o)
+                });
+                let plan = (!symbolic).then(|| gemm::Plan::new(&a.ty, &b.ty, &c.ty));
                 p.steps.push(Step::Matmul(Box::new(Matmul {
                     a,
                     b,

@@ -104,15 +104,8 @@ impl Device for HostMirror {
         let (b, _) = self.translate(pb)?;
         let (c, i) = self.translate(pc)?;
         self.mirrors[i].dirty = true;
-        aot::codegen::gemm::batched(
-            &mm.plan,
-            aot::codegen::gemm::Types::of(&mm.a.ty, &mm.c.ty),
-            a,
-            b,
-            c,
-            mm.accumulate,
-            1,
-        );
+        let plan = mm.plan.as_ref().ok_or("a GEMM without a plan")?;
+        aot::codegen::gemm::batched(plan, aot::codegen::gemm::Types::of(&mm.a.ty, &mm.c.ty), a, b, c, mm.accumulate, 1);
         Ok(())
     }
 

@@ -438,7 +438,9 @@ fn native_code_is_generated_once_per_size() {
 }"#;
     let mut ctx = Context::new();
     let (_, f) = parse(&mut ctx, text);
-    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
+    // (Per size whatever AOT_RUNTIME_SIZES says.)
+    let options = aot::codegen::target::Options { runtime_sizes: false, ..Default::default() };
+    let native = aot::codegen::Native::named("cranelift", options).unwrap();
     let mut exe = BySize::new(&ctx, f, native).unwrap();
     let x = |n: usize| {
         let data: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
@@ -536,6 +538,31 @@ fn native_code_reads_sizes_at_run_time() {
         let (got, want) = (sized.run(x(rows)).unwrap(), per_size.run(x(rows)).unwrap());
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.read_f64(), w.read_f64(), "{rows} rows");
+        }
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+    assert_eq!(sized.versions_built(), 0);
+    // An MLP block: GEMMs planned per size, a GELU, a layer norm over its
+    // static features, a softmax.
+    let mlp = r#"func.func @f(%x: tensor<s0x16xf32>, %w1: tensor<32x16xf32>, %b1: tensor<32xf32>, %w2: tensor<8x32xf32>) -> tensor<s0x8xf32> {
+  %h = tensor.linear %x, %w1, %b1 : tensor<s0x16xf32>, tensor<32x16xf32>, tensor<32xf32> -> tensor<s0x32xf32>
+  %g = tensor.gelu %h : tensor<s0x32xf32>
+  %n:3 = tensor.layer_norm %g {normalized_ndim = 1, eps = 1.0e-5} : tensor<s0x32xf32> -> (tensor<s0x32xf32>, tensor<s0x1xf32>, tensor<s0x1xf32>)
+  %o = tensor.linear %n#0, %w2 : tensor<s0x32xf32>, tensor<8x32xf32> -> tensor<s0x8xf32>
+  %s = tensor.softmax %o {dim = 1} : tensor<s0x8xf32> -> tensor<s0x8xf32>
+  return %s : tensor<s0x8xf32>
+}"#;
+    let t = |shape: &[i64], seed: usize| {
+        let n = shape.iter().product::<i64>() as usize;
+        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 29.0 - 0.5).collect();
+        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
+    };
+    let mlp_args = |rows: i64| vec![t(&[rows, 16], 1), t(&[32, 16], 2), t(&[32], 3), t(&[8, 32], 4)];
+    let (mut sized, mut per_size) = (compile(mlp, true), compile(mlp, false));
+    for rows in [3, 70, 2, 3] {
+        let (got, want) = (sized.run(mlp_args(rows)).unwrap(), per_size.run(mlp_args(rows)).unwrap());
+        for (g, w) in got[0].read_f64().iter().zip(want[0].read_f64()) {
+            assert!((g - w).abs() <= 1e-6 * w.abs().max(1.0), "{rows} rows: {g} against {w}");
         }
     }
     assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());

@@ -918,9 +918,9 @@ fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
 
 const PURE: Traits = Traits::PURE;
 /// The ops that take symbolic sizes (buffer shapes, layouts, a loop's
-/// upper bound); the others (GEMMs, attention, globals, argument
-/// metadata) are refused one by the verifier until their lowerings and
-/// host kernels read sizes at run time.
+/// upper bound, a GEMM's dimensions, planned per size); the others
+/// (attention, globals, argument metadata) are refused one by the
+/// verifier until their host kernels read sizes at run time.
 const SYM: Traits = Traits::SYMBOLIC_SHAPES;
 /// `c = a·b` reads `a` and `b`, and `c` too when it accumulates.
 const MATMUL_EFFECTS: &[EffectOn] = &[
@@ -1056,6 +1056,7 @@ inventory::submit! {
     OpDef {
         name: MATMUL,
         summary: "c = a·b (or c += a·b with `accumulate`) over leading batch dims, by an external GEMM (f32, f64, or bf16 a and b into f32 c)",
+        traits: SYM,
         operands: Arity::Exact(3),
         attrs: &[AttrSpec::optional("accumulate", AttrKind::Flag)],
         verify: Some(verify_matmul),

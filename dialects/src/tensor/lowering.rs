@@ -1341,7 +1341,7 @@ pub fn linear(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let w = lc.operand(1)?;
     let wt = lc.operand_type(1)?;
     let (outn, inn) = (wt.shape[0], wt.shape[1]);
-    let rows = xt.shape[..xt.shape.len() - 1].iter().product::<i64>();
+    let rows = aot_ir::sym::numel(&xt.shape[..xt.shape.len() - 1]).map_err(|e| e.to_string())?;
     let x3 = lc.view(x, &[1, rows, inn], &[0, inn, 1], 0)?;
     let (ws, woff) = crate::r#loop::layout(&wt);
     let w3 = lc.view(w, &[1, inn, outn], &[0, ws[1], ws[0]], woff)?;

@@ -1591,7 +1591,7 @@ op!(
     vjp = d::mm,
     class = OpClass::Matmul,
     export = TensorExport::Matmul,
-    lower = &Lower(l::matmul)
+    lower = &LowerSymbolic(l::matmul)
 );
 op!(
     BmmOp::NAME,
@@ -1605,7 +1605,7 @@ op!(
     vjp = d::mm,
     class = OpClass::Matmul,
     export = TensorExport::Matmul,
-    lower = &Lower(l::matmul)
+    lower = &LowerSymbolic(l::matmul)
 );
 op!(
     MatmulOp::NAME,
@@ -1619,7 +1619,7 @@ op!(
     vjp = d::matmul,
     class = OpClass::Matmul,
     export = TensorExport::Matmul,
-    lower = &Lower(l::matmul)
+    lower = &LowerSymbolic(l::matmul)
 );
 op!(
     LinearOp::NAME,
@@ -1633,7 +1633,7 @@ op!(
     vjp = d::linear,
     class = OpClass::Matmul,
     export = TensorExport::Linear,
-    lower = &Lower(l::linear)
+    lower = &LowerSymbolic(l::linear)
 );
 op!(
     conv::ConvOp::NAME,
