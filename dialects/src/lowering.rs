@@ -62,16 +62,7 @@ pub fn compute_elem(e: ElemType) -> ElemType {
 /// saturates like a static stride: a shape that large is refused by the
 /// size checks before anything is allocated.
 pub fn row_major(shape: &[i64]) -> Shape {
-    let mut s = Shape::from_elem(1, shape.len());
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        let (inner, n) = (s[i + 1], shape[i + 1]);
-        s[i] = if aot_ir::sym::is_symbolic(inner) || aot_ir::sym::is_symbolic(n) {
-            aot_ir::sym::mul(inner, n).unwrap_or(i64::MAX)
-        } else {
-            inner.saturating_mul(n.max(1))
-        };
-    }
-    s
+    aot_runtime::tensor::contiguous_strides(shape)
 }
 
 /// The memref type of `shape` with a layout (`None` when contiguous at 0;

@@ -567,6 +567,27 @@ fn native_code_reads_sizes_at_run_time() {
     }
     assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
     assert_eq!(sized.versions_built(), 0);
+    // Attention written out: views (slices, a transpose) are layouts of
+    // symbolic strides, the scores s0 × s0.
+    let attention = r#"func.func @f(%x: tensor<s0x16xf32>, %w: tensor<48x16xf32>) -> tensor<s0x16xf32> {
+  %qkv = tensor.linear %x, %w : tensor<s0x16xf32>, tensor<48x16xf32> -> tensor<s0x48xf32>
+  %q = view.slice %qkv {dim = 1, start = 0, end = 16, step = 1} : tensor<s0x48xf32> -> tensor<s0x16xf32>
+  %k = view.slice %qkv {dim = 1, start = 16, end = 32, step = 1} : tensor<s0x48xf32> -> tensor<s0x16xf32>
+  %v = view.slice %qkv {dim = 1, start = 32, end = 48, step = 1} : tensor<s0x48xf32> -> tensor<s0x16xf32>
+  %kt = view.transpose %k {dim0 = 0, dim1 = 1} : tensor<s0x16xf32> -> tensor<16xs0xf32>
+  %s = tensor.matmul %q, %kt : tensor<s0x16xf32>, tensor<16xs0xf32> -> tensor<s0xs0xf32>
+  %p = tensor.softmax %s {dim = 1} : tensor<s0xs0xf32> -> tensor<s0xs0xf32>
+  %o = tensor.matmul %p, %v : tensor<s0xs0xf32>, tensor<s0x16xf32> -> tensor<s0x16xf32>
+  return %o : tensor<s0x16xf32>
+}"#;
+    let (mut sized, mut per_size) = (compile(attention, true), compile(attention, false));
+    for rows in [3, 37, 8] {
+        let args = || vec![t(&[rows, 16], 5), t(&[48, 16], 6)];
+        let (got, want) = (sized.run(args()).unwrap(), per_size.run(args()).unwrap());
+        assert_eq!(got[0].read_f64(), want[0].read_f64(), "{rows} rows");
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+    assert_eq!(sized.versions_built(), 0);
     let column_mean = r#"func.func @f(%x: tensor<s0x2xf32>) -> tensor<2xf32> {
   %0 = tensor.mean %x {dims = [0]} : tensor<s0x2xf32> -> tensor<2xf32>
   return %0 : tensor<2xf32>

@@ -18,7 +18,7 @@ pub mod lowering;
 
 use crate::autodiff::Vjp;
 use crate::export::TensorExport;
-use crate::lowering::Lower;
+use crate::lowering::LowerSymbolic;
 use crate::shape::*;
 use aot_ir::effects::MemoryEffects;
 use aot_ir::fold::{Canonicalization, Fold};
@@ -1004,7 +1004,7 @@ macro_rules! view_op {
         view_op!(@def $name, $summary, $traits, $results, $attrs, $infer, [
             &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
             &Kernel($kernel),
-            &Lower(lowering::view)
+            &LowerSymbolic(lowering::view)
             $(, $extra)*
         ]);
     };
@@ -1013,7 +1013,7 @@ macro_rules! view_op {
             &ViewInterface { layout: $layout, inverse: $inverse, single_result: $single },
             &Kernel($kernel),
             &Vjp(derivatives::view),
-            &Lower(lowering::view)
+            &LowerSymbolic(lowering::view)
             $(, $extra)*
         ]);
     };
@@ -1298,7 +1298,7 @@ macro_rules! scatter_op {
                     &ScatterInterface { layout: $layout, view: OpRef::of::<$view>() },
                     &Kernel(kernels::scatter),
                     &Vjp(derivatives::scatter),
-                    &Lower(lowering::scatter),
+                    &LowerSymbolic(lowering::scatter),
                     &Fold($fold),
                     &Canonicalization(&[folds::merge_scatters]),
                     $($extra,)*
