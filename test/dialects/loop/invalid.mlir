@@ -223,9 +223,18 @@ func.func @symbolic_arena_offset(%x: memref<s0xf32>) {
 // -----
 
 /// Ops without symbolic rules refuse symbolic sizes.
-func.func @symbolic_matmul(%a: memref<s0x4xf32>, %b: memref<4x4xf32>, %c: memref<s0x4xf32>) {
-  // expected-error@+1 {{'loop.matmul' op does not support symbolic sizes yet: operand #0 has type memref<s0x4xf32>}}
-  loop.matmul %a, %b, %c : memref<s0x4xf32>, memref<4x4xf32>, memref<s0x4xf32>
+func.func @symbolic_attention(%q: memref<s0x4xf32>, %k: memref<5x4xf32>, %v: memref<5x6xf32>, %o: memref<s0x6xf32>, %l: memref<s0xf32>) {
+  // expected-error@+1 {{'loop.attention' op does not support symbolic sizes yet: operand #0 has type memref<s0x4xf32>}}
+  loop.attention %q, %k, %v, %o, %l {scale = 1.0} : memref<s0x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<s0x6xf32>, memref<s0xf32>
+  return
+}
+
+// -----
+
+/// A GEMM over symbolic sizes checks its shapes by their expressions.
+func.func @symbolic_matmul_shapes(%a: memref<s0x4xf32>, %b: memref<4x4xf32>, %c: memref<s1x4xf32>) {
+  // expected-error@+1 {{do not form a batched matrix product}}
+  loop.matmul %a, %b, %c : memref<s0x4xf32>, memref<4x4xf32>, memref<s1x4xf32>
   return
 }
 

@@ -170,6 +170,7 @@ func.func @attention(%q: memref<2x3x4xf32>, %k: memref<2x5x4xf32>, %v: memref<2x
 // CHECK:         loop.view %{{.*}} : memref<s0x8xf32> -> memref<(s0 - 1)x8xf32, strided<[8, 1], offset: 8>>
 // CHECK:         loop.view %{{.*}} : memref<s0x8xf32> -> memref<4xf32, strided<[2], offset: (s0*8 - 8)>>
 // CHECK:         loop.alloc : memref<s0x8xf32>
+// CHECK:         loop.matmul %{{.*}} : memref<s0x8xf32>, memref<8x8xf32>, memref<s0x8xf32>
 // CHECK:         loop.for %{{.*}} = 0 to s0 parallel {
 // CHECK:           loop.for %{{.*}} = 0 to 8 {
 // CHECK:             loop.load %{{.*}} : memref<s0x8xf32, strided<[0, 1], offset: 0>>
@@ -179,6 +180,9 @@ func.func @symbolic(%x: memref<s0x8xf32>, %b: memref<8xf32>) -> memref<s0x8xf32>
   %r = loop.view %x : memref<s0x8xf32> -> memref<(s0 - 1)x8xf32, strided<[8, 1], offset: 8>>
   %l = loop.view %x : memref<s0x8xf32> -> memref<4xf32, strided<[2], offset: (8*s0 - 8)>>
   %o = loop.alloc : memref<s0x8xf32>
+  %mw = loop.alloc : memref<8x8xf32>
+  %mp = loop.alloc : memref<s0x8xf32>
+  loop.matmul %x, %mw, %mp : memref<s0x8xf32>, memref<8x8xf32>, memref<s0x8xf32>
   loop.kernel "add" (%a = %x : memref<s0x8xf32>, %c = %bv : memref<s0x8xf32, strided<[0, 1], offset: 0>>, %d = %o : memref<s0x8xf32>) {
     loop.for %i = 0 to s0 parallel {
       loop.for %j = 0 to 8 {
