@@ -13,8 +13,8 @@
 //! versions are kept; the least recently used one is dropped (with its
 //! context) when another is needed.
 //!
-//! With [`crate::target::Options::runtime_sizes`], the first call first
-//! tries to compile the symbolic function itself into code that reads its
+//! With [`crate::target::Options::runtime_sizes`] (the default), the
+//! first call first tries to compile the symbolic function itself into code that reads its
 //! sizes at run time ([`crate::sized`]); where the code generator's
 //! pipeline or target does not take it (an op whose lowering needs static
 //! sizes, a target without a size table), that attempt's error is kept

@@ -51,9 +51,9 @@ pub struct Options {
     pub gpu_arch: Option<String>,
     /// Compile a function with symbolic sizes once, into code that reads
     /// its sizes at run time, where the pipeline and target take it
-    /// (`crate::by_size`); otherwise, and by default, native code is
-    /// generated per set of symbol values. Off by default while such code
-    /// runs unfused scalar loops; `AOT_RUNTIME_SIZES=1` turns it on.
+    /// (`crate::by_size`); otherwise native code is generated per set of
+    /// symbol values. On by default; `AOT_RUNTIME_SIZES=0` in the
+    /// environment turns it off (code per size for every function).
     pub runtime_sizes: bool,
 }
 
@@ -72,9 +72,9 @@ impl Options {
     }
 }
 
-/// `AOT_RUNTIME_SIZES` set to anything but empty or `0`.
+/// Unless `AOT_RUNTIME_SIZES` is `0`.
 fn runtime_sizes_from_env() -> bool {
-    std::env::var("AOT_RUNTIME_SIZES").is_ok_and(|v| !v.is_empty() && v != "0")
+    std::env::var("AOT_RUNTIME_SIZES").map_or(true, |v| v != "0")
 }
 
 impl Default for Options {
