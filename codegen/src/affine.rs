@@ -84,6 +84,10 @@ pub fn iv_range(ctx: &Context, v: Value) -> Option<(i64, i64)> {
     }
     let (lo, hi, st) =
         (ctx.attr_i64(op, "lower")?, ctx.attr_i64(op, "upper")?, ctx.attr_i64(op, "step").unwrap_or(1).max(1));
+    // A run-time trip count bounds nothing here.
+    if aot_ir::sym::is_symbolic(hi) {
+        return None;
+    }
     if hi <= lo {
         return Some((lo, lo));
     }
@@ -195,5 +199,46 @@ impl Expr {
     /// The coefficient of atom `v`.
     pub fn coef(&self, v: Value) -> i64 {
         self.terms.iter().find(|t| t.0 == v).map_or(0, |t| t.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The induction variables of the loops of the first kernel of `text`.
+    fn ivs(text: &str) -> (Context, Vec<Value>) {
+        let (ctx, func) = aot_dialects::func::parse_function(text, "affine.mlir").expect("parses");
+        let mut out = Vec::new();
+        ctx.walk_pre(func, &mut |o| {
+            if LoopOp::of(&ctx, o) == Some(LoopOp::For) {
+                let b = ctx.single_block(o, 0).expect("body");
+                out.push(ctx.block_args(b)[0]);
+            }
+        });
+        (ctx, out)
+    }
+
+    #[test]
+    fn a_run_time_trip_count_bounds_nothing() {
+        let text = r#"func.func @f(%x: memref<s0x8xf32>) {
+  loop.kernel "k" (%a = %x : memref<s0x8xf32>) {
+    loop.for %i = 0 to s0 {
+      loop.for %j = 0 to 8 {
+        %v = loop.load %a[%i, %j] : memref<s0x8xf32>
+        loop.store %v, %a[%i, %j] : memref<s0x8xf32>
+      }
+    }
+  }
+  return
+}"#;
+        let (ctx, ivs) = ivs(text);
+        // (Read as a number, the symbol's id is below 0: the loop would
+        // have looked empty, its variable always 0.)
+        assert_eq!(iv_range(&ctx, ivs[0]), None);
+        assert_eq!(iv_range(&ctx, ivs[1]), Some((0, 7)));
+        // So no division of i by a constant is folded away.
+        let e = Expr { terms: vec![(ivs[0], 1)], c: 0 };
+        assert_eq!(range(&ctx, &e), None);
     }
 }

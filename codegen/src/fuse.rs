@@ -606,15 +606,17 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
     if !ok || !cheap {
         return Ok(false);
     }
-    // A view with symbolic strides maps to the producer's indices only
-    // when each of its dimensions is one of the producer's (no index
-    // arithmetic on a run-time size).
+    // Over a symbolic producer, a reader's view maps to the producer's
+    // indices only when each of its dimensions is one of the producer's:
+    // dividing an offset by the producer's strides (expressions) is index
+    // arithmetic on a run-time size.
     let out_rs = memref(rw, p.out).map(|m| aot_dialects::lowering::row_major(&m.shape)).ok_or("producer output")?;
+    let direct = !aot_ir::sym::is_static(&p.shape);
     for &(_, v) in &consumers {
         let m = memref(rw, v).cloned().ok_or("consumer buffer")?;
         let (strides, offset) = r#loop::layout(&m);
-        let symbolic = aot_ir::sym::is_symbolic(offset) || strides.iter().any(|&s| aot_ir::sym::is_symbolic(s));
-        if symbolic && direct_indices(&m, &vec![p.out; m.shape.len()], &p.shape, &out_rs).is_none() {
+        let symbolic_view = aot_ir::sym::is_symbolic(offset) || !aot_ir::sym::is_static(&strides);
+        if (direct || symbolic_view) && direct_indices(&m, &vec![p.out; m.shape.len()], &p.shape, &out_rs).is_none() {
             return Ok(false);
         }
     }
@@ -666,7 +668,7 @@ fn inline_producer(rw: &mut Rewriter<'_>, k: Op, sweep: &mut Sweep) -> Result<bo
                 let idx: Vec<Value> = rw.operands(l).skip(1).collect();
                 rw.set_insertion_point(InsertPoint::Before(l));
                 let mut map: FxHashMap<Value, Value> = FxHashMap::default();
-                match flat_offset(rw, &m, &idx) {
+                match flat_offset(rw, &m, &idx).filter(|_| !direct) {
                     Some(flat) => {
                         for (d, &iv) in p.ivs.iter().enumerate() {
                             let n = if d == 0 { None } else { Some(p.shape[d]) };

@@ -57,6 +57,10 @@ impl Ranges {
                 }
                 let (lower, upper, step) =
                     (ctx.attr_i64(l, "lower")?, ctx.attr_i64(l, "upper")?, ctx.attr_i64(l, "step")?);
+                // A run-time trip count bounds nothing here.
+                if aot_ir::sym::is_symbolic(upper) {
+                    return None;
+                }
                 // An empty loop never binds its variable: any range holds.
                 return (step >= 1).then(|| (lower, upper.saturating_sub(1).max(lower)));
             }
