@@ -1167,7 +1167,7 @@ fn is_pure(ctx: &Context, op: Op) -> bool {
     ctx.walk_pre(op, &mut |o| {
         pure &= matches!(
             LoopOp::of(ctx, o),
-            Some(LoopOp::For | LoopOp::Yield | LoopOp::Load | LoopOp::Constant | LoopOp::Scalar(_))
+            Some(LoopOp::For | LoopOp::Yield | LoopOp::Load | LoopOp::Constant | LoopOp::Size | LoopOp::Scalar(_))
         );
     });
     pure

@@ -261,7 +261,8 @@ pub(crate) fn argument_mismatch(i: usize, t: &Tensor, elem: ElemType, shape: &[i
 }
 
 /// Adds to `sizes` the symbolic sizes kernel `op` reads: its operands'
-/// strides and offsets and its loops' upper bounds (each once).
+/// strides and offsets, its loops' upper bounds and its `loop.size`s
+/// (each once).
 pub(crate) fn table_sizes(ctx: &Context, op: Op, sizes: &mut Vec<i64>) {
     let mut add = |d: i64| {
         if aot_ir::sym::is_symbolic(d) && !sizes.contains(&d) {
@@ -280,6 +281,8 @@ pub(crate) fn table_sizes(ctx: &Context, op: Op, sizes: &mut Vec<i64>) {
     ctx.walk_pre(op, &mut |o| {
         if let Some(l) = ctx.dyn_cast::<aot_dialects::r#loop::ForOp>(o) {
             add(l.bounds(ctx).upper);
+        } else if LoopOp::of(ctx, o) == Some(LoopOp::Size) {
+            add(ctx.attr_i64(o, "size").unwrap_or(0));
         }
     });
 }

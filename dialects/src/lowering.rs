@@ -26,24 +26,12 @@ pub struct Pointwise(pub fn(&mut Scalars<'_, '_>, Op, &[Value]) -> Result<Value,
 pub struct Lower(pub fn(&mut LowerCtx<'_, '_>) -> Result<(), String>);
 
 /// The lowering of a non-elementwise op that also takes symbolic sizes
-/// (`aot_ir::sym`): it uses a size only as a loop bound or a buffer's
-/// shape, or computes with it through `aot_ir::sym`, and refuses the op
-/// with its reason ([`static_sizes`]) where it needs a number. An op with
-/// [`Lower`] instead is refused by `lower-to-loops` whenever it has a
-/// symbolic size.
+/// (`aot_ir::sym`): it uses a size as a loop bound or a buffer's shape,
+/// computes with it through `aot_ir::sym`, or reads its value in a kernel
+/// ([`Scalars::size_index`], [`Scalars::size_as`]), never as a number. An
+/// op with [`Lower`] instead is refused by `lower-to-loops` whenever it
+/// has a symbolic size.
 pub struct LowerSymbolic(pub fn(&mut LowerCtx<'_, '_>) -> Result<(), String>);
-
-/// Refuses `sizes` when one is symbolic: `what` needs their values while
-/// it is lowered (a count to divide by, a trip count to unroll).
-pub fn static_sizes(what: &str, sizes: &[i64]) -> Result<(), String> {
-    match sizes.iter().find(|&&d| aot_ir::sym::is_symbolic(d)) {
-        Some(&d) => Err(format!(
-            "{what} over the symbolic size {} is not supported in compiled code yet",
-            aot_ir::sym::display(d)
-        )),
-        None => Ok(()),
-    }
-}
 
 /// The type arithmetic happens in for storage type `e`.
 pub fn compute_elem(e: ElemType) -> ElemType {
@@ -160,6 +148,26 @@ impl<'r, 'c> Scalars<'r, 'c> {
         let ty = self.rw.index_type();
         let a = self.rw.attr(AttrData::Int { value: v, ty });
         self.rw.build_typed1(r#loop::CONSTANT, &[], &[("value", a)], ty)
+    }
+
+    /// Size `d` as an index value: a constant, or a symbolic size's value
+    /// (`loop.size`, read from the call's size table).
+    pub fn size_index(&mut self, d: i64) -> Value {
+        if !aot_ir::sym::is_symbolic(d) {
+            return self.index(d);
+        }
+        let ty = self.rw.index_type();
+        let a = self.rw.i64_attr(d);
+        self.rw.build_typed1(r#loop::SIZE, &[], &[("size", a)], ty)
+    }
+
+    /// Size `d` as a scalar of type `e` (a count to divide by).
+    pub fn size_as(&mut self, d: i64, e: ElemType) -> Value {
+        if !aot_ir::sym::is_symbolic(d) {
+            return self.constant(d as f64, e);
+        }
+        let v = self.size_index(d);
+        self.cast_e(v, e)
     }
 
     /// `loop.<op> a, b`.
@@ -364,8 +372,7 @@ impl<'r, 'c> Scalars<'r, 'c> {
     /// splits the positions evenly, however the dimensions divide); `body`
     /// gets the position's multi-index.
     pub fn nest_flat(&mut self, shape: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
-        no_symbolic_index(shape)?;
-        let total = shape.iter().try_fold(1i64, |a, &d| a.checked_mul(d)).ok_or("the loop's trip count overflows")?;
+        let total = aot_ir::sym::numel(shape).map_err(|_| "the loop's trip count overflows")?;
         self.nest(&[total], true, &mut |s, iv| {
             let at = s.delinearize(iv[0], shape)?;
             body(s, &at)
@@ -374,7 +381,6 @@ impl<'r, 'c> Scalars<'r, 'c> {
 
     /// The multi-index of row-major position `flat` in `shape`.
     pub fn delinearize(&mut self, flat: Value, shape: &[i64]) -> Result<Vec<Value>, String> {
-        no_symbolic_index(shape)?;
         let mut out = vec![flat; shape.len()];
         let mut rest = flat;
         for d in (0..shape.len()).rev() {
@@ -382,7 +388,12 @@ impl<'r, 'c> Scalars<'r, 'c> {
                 out[0] = rest;
                 break;
             }
-            let n = self.index(shape[d].max(1));
+            // (A symbolic size is at least 2: no clamp.)
+            let n = if aot_ir::sym::is_symbolic(shape[d]) {
+                self.size_index(shape[d])
+            } else {
+                self.index(shape[d].max(1))
+            };
             out[d] = self.bin(Binary::Rem, rest, n)?;
             rest = self.bin(Binary::Div, rest, n)?;
         }
@@ -391,22 +402,14 @@ impl<'r, 'c> Scalars<'r, 'c> {
 
     /// The row-major position of multi-index `ivs` in `shape`.
     pub fn linearize(&mut self, ivs: &[Value], shape: &[i64]) -> Result<Value, String> {
-        no_symbolic_index(shape)?;
         let mut acc = self.index(0);
         for (d, &iv) in ivs.iter().enumerate() {
-            let n = self.index(shape[d]);
+            let n = self.size_index(shape[d]);
             let scaled = self.mul(acc, n)?;
             acc = self.add(scaled, iv)?;
         }
         Ok(acc)
     }
-}
-
-/// Refuses index arithmetic on a symbolic size: a kernel has no value of
-/// one yet (a size inside a kernel needs the run-time size table), and a
-/// `loop.constant` must never hold an expression's id as a number.
-fn no_symbolic_index(shape: &[i64]) -> Result<(), String> {
-    static_sizes("index arithmetic", shape)
 }
 
 /// What a [`Lower`] implementation works with: the op, its operands as

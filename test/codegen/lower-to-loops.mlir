@@ -389,3 +389,23 @@ func.func @symbolic_with_static_ops(%x: tensor<s0xf32>) -> tensor<s0xf32> {
   %0 = tensor.mul %x, %c : tensor<s0xf32>, tensor<f32> -> tensor<s0xf32>
   return %0 : tensor<s0xf32>
 }
+
+// -----
+
+/// A count of symbolic size is read in the kernel: a mean over s0 rows
+/// divides by `loop.size s0` (from the call's size table), converted to
+/// the sum's type; an embedding's index check compares with its static
+/// table size.
+// CHECK-LABEL: func.func @symbolic_counts
+// CHECK:         loop.kernel "mean_0"
+// CHECK:           %[[N:.*]] = loop.size s0
+// CHECK:           %[[F:.*]] = loop.cast %[[N]] : index -> f32
+// CHECK:           loop.div %{{.*}}, %[[F]] : f32
+// CHECK:         loop.kernel "embedding_1"
+// CHECK:           loop.for %{{.*}} = 0 to s0 parallel {
+// CHECK:             loop.constant 10{{$}}
+func.func @symbolic_counts(%x: tensor<s0x8xf32>, %w: tensor<10x8xf32>, %i: tensor<s0xi64>) -> (tensor<8xf32>, tensor<s0x8xf32>) {
+  %0 = tensor.mean %x {dims = [0]} : tensor<s0x8xf32> -> tensor<8xf32>
+  %1 = tensor.embedding %w, %i : tensor<10x8xf32>, tensor<s0xi64> -> tensor<s0x8xf32>
+  return %0, %1 : tensor<8xf32>, tensor<s0x8xf32>
+}

@@ -287,6 +287,11 @@ impl<'a, 'f> Gen<'a, 'f> {
         let res = |_: &Gen<'_, '_>, i: usize| ctx.result(op, i);
         match kind {
             LoopOp::For => return self.for_loop(op),
+            LoopOp::Size => {
+                let d = ctx.attr_i64(op, "size").ok_or_else(|| self.err(op, "loop.size without a size"))?;
+                let v = self.size(d);
+                self.vals.insert(res(self, 0), v);
+            }
             LoopOp::Constant => {
                 let a = ctx.get_attr(op, "value").ok_or_else(|| self.err(op, "constant without value"))?;
                 let t = cl_type(self.ty(ctx.result(op, 0))).ok_or_else(|| self.err(op, "constant of a non-scalar"))?;

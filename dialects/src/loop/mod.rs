@@ -18,7 +18,8 @@
 //! - kernel ops inside `loop.kernel`: `loop.for` (constant lower bound and step, optional
 //!   `parallel`, loop-carried `iter_args` for reductions), `loop.load` /
 //!   `loop.store` (multi-dimensional indices; the memref layout turns them
-//!   into addresses), scalar arithmetic on `index`, integers and floats,
+//!   into addresses), `loop.size` (a symbolic size as an `index` value),
+//!   scalar arithmetic on `index`, integers and floats,
 //!   `loop.philox` (one Philox4x32-10 block) and `loop.assert` (a runtime
 //!   check that makes the call fail with its message). Math ops marked
 //!   `exact` must be computed as `libm` computes them (random sampling
@@ -63,6 +64,7 @@ pub const GLOBAL: &str = "loop.global";
 pub const ASSERT: &str = "loop.assert";
 pub const PHILOX: &str = "loop.philox";
 pub const CONSTANT: &str = "loop.constant";
+pub const SIZE: &str = "loop.size";
 pub const REBIND: &str = "loop.rebind";
 pub const RESIZE: &str = "loop.resize";
 pub const SELECT: &str = "loop.select";
@@ -100,6 +102,9 @@ pub enum LoopOp {
     Assert,
     Philox,
     Constant,
+    /// A symbolic size's value (`loop.size`), read from the call's size
+    /// table.
+    Size,
     /// Scalar computation: what backends emit as arithmetic.
     Scalar(ScalarOp),
 }
@@ -1186,6 +1191,49 @@ inventory::submit! {
         verify: Some(verify_assert),
         syntax: Syntax::Functional,
         interfaces: &[&LoopOp::Assert, &MemoryEffects::Fixed(&[(Effect::Trap, On::Call)])],
+        ..OpDef::DEFAULT
+    }
+}
+
+fn verify_size(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let d = ctx.attr_i64(op, "size").ok_or_else(|| err(ctx, op, "needs a 'size'"))?;
+    if !aot_ir::sym::is_symbolic(d) {
+        return Err(err(ctx, op, "the size must be symbolic (a static one is a loop.constant)"));
+    }
+    if !matches!(ctx.type_data(ctx.value_type(ctx.result(op, 0))), TypeData::Index) {
+        return Err(err(ctx, op, "the result must be an index"));
+    }
+    Ok(())
+}
+
+/// `%n = loop.size (s0*4)`.
+fn parse_size_op(p: &mut Parser<'_, '_>, st: &mut OperationState) -> ParseResult<()> {
+    let d = p.parse_size()?;
+    let k = p.ctx().sym("size");
+    let v = p.ctx().i64_attr(d);
+    st.add_attr(k, v);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let index = p.ctx().index_type();
+    st.result_types.push(index);
+    Ok(())
+}
+
+fn print_size_op(p: &mut OpPrinter<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.w(&format!(" {}", aot_ir::sym::display(ctx.attr_i64(op, "size").unwrap_or(0))));
+    p.print_attr_dict(ctx.attrs(op), &["size"]);
+}
+
+inventory::submit! {
+    OpDef {
+        name: SIZE,
+        summary: "The value of a symbolic size, as an index (read from the call's size table)",
+        traits: PURE.union(SYM),
+        results: ONE,
+        attrs: &[AttrSpec::required("size", AttrKind::I64)],
+        verify: Some(verify_size),
+        syntax: Syntax::Custom { parse: parse_size_op, print: print_size_op },
+        interfaces: &[&LoopOp::Size],
         ..OpDef::DEFAULT
     }
 }

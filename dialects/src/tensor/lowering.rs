@@ -732,27 +732,18 @@ pub fn prod(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     reduction_kernel(lc, "prod", red, &|s, r, x, kept| fold_of(s, r, x, kept, acc, Binary::Mul, &|_, v| Ok(v)))
 }
 
-/// The number of elements each output element folds (static: the
-/// reductions that divide by it refuse symbolic reduced sizes first).
-fn group(r: &Reduction) -> i64 {
-    r.red_shape.iter().product()
-}
-
-/// The reduced sizes of a reduction of operand 0 over `red`, refused when
-/// symbolic: `what` divides by their product.
-fn static_group(lc: &LowerCtx<'_, '_>, red: &[usize], what: &str) -> Result<(), String> {
-    let xt = lc.operand_type(0)?;
-    let sizes: Vec<i64> = red.iter().map(|&d| xt.shape[d]).collect();
-    crate::lowering::static_sizes(what, &sizes)
+/// The number of elements each output element folds, as a size (an
+/// expression when a reduced size is symbolic).
+fn group(r: &Reduction) -> Result<i64, String> {
+    aot_ir::sym::numel(&r.red_shape).map_err(|e| e.to_string())
 }
 
 pub fn mean(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let red = reduce_attrs(lc)?;
-    static_group(lc, &red, "a mean")?;
     let acc = compute_elem(lc.result_type(0)?.elem);
     reduction_kernel(lc, "mean", red, &|s, r, x, kept| {
         let t = sum_of(s, r, x, kept, acc, &|_, v| Ok(v))?;
-        let n = s.const_f(group(r) as f64, acc);
+        let n = s.size_as(group(r)?, acc);
         s.div(t, n)
     })
 }
@@ -792,19 +783,26 @@ pub fn amin(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 
 pub fn var(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let red = reduce_attrs(lc)?;
-    static_group(lc, &red, "a variance")?;
     let correction = lc.attrs().i64("correction").unwrap_or(1) as f64;
     let acc = compute_elem(lc.result_type(0)?.elem);
     reduction_kernel(lc, "var", red, &|s, r, x, kept| {
-        let n = group(r) as f64;
+        let n = group(r)?;
         let t = sum_of(s, r, x, kept, acc, &|_, v| Ok(v))?;
-        let nn = s.const_f(n, acc);
+        let nn = s.size_as(n, acc);
         let m = s.div(t, nn)?;
         let ss = sum_of(s, r, x, kept, acc, &|s, v| {
             let d = s.sub(v, m)?;
             s.mul(d, d)
         })?;
-        let den = s.const_f((n - correction).max(0.0), acc);
+        let den = if aot_ir::sym::is_symbolic(n) {
+            // max(n - correction, 0), n read at run time.
+            let c = s.const_f(correction, acc);
+            let d = s.sub(nn, c)?;
+            let z = s.const_f(0.0, acc);
+            s.bin(Binary::Max, d, z)?
+        } else {
+            s.const_f((n as f64 - correction).max(0.0), acc)
+        };
         s.div(ss, den)
     })
 }
@@ -1114,7 +1112,6 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let shape = xt.shape.to_vec();
     let split = shape.len().checked_sub(n).ok_or("'normalized_ndim' exceeds the rank")?;
     let (outer, inner) = (shape[..split].to_vec(), shape[split..].to_vec());
-    crate::lowering::static_sizes("a layer norm", &inner)?;
     let e = xt.elem;
     let acc = compute_elem(e);
     let mut stat = outer.clone();
@@ -1129,7 +1126,7 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         bufs.push(lc.operand(2)?);
     }
     bufs.extend([out, mean, rstd]);
-    let count = inner.iter().product::<i64>() as f64;
+    let count = aot_ir::sym::numel(&inner).map_err(|e| e.to_string())?;
     lc.kernel("layer_norm", &bufs, &mut |s, a| {
         let x = a[0];
         let (o, mb, rb) = (a[a.len() - 3], a[a.len() - 2], a[a.len() - 1]);
@@ -1141,7 +1138,7 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
                 let v = convert(s, v, acc)?;
                 Ok(vec![s.add(c[0], v)?])
             })?[0];
-            let nn = s.const_f(count, acc);
+            let nn = s.size_as(count, acc);
             let m = s.div(t, nn)?;
             let zero = s.const_f(0.0, acc);
             let ss = reduce_nest(s, &inner, &[zero], &mut |s, ivs, c| {
@@ -1162,7 +1159,7 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             // PyTorch's mean is NaN for a row with a non-finite element,
             // as its variance is: mean + 0·var. An empty row's mean is 0
             // (its rstd is 1/sqrt(0/0 + eps), NaN, as PyTorch's).
-            let m_out = if count == 0.0 {
+            let m_out = if count == 0 {
                 s.const_f(0.0, acc)
             } else {
                 let zv = s.const_f(0.0, acc);
@@ -1367,7 +1364,7 @@ fn load_index(s: &mut Scalars<'_, '_>, buf: Value, ivs: &[Value]) -> R {
 
 /// `i` wrapped once for negative values and checked against `size`; as index.
 pub(super) fn checked_index(s: &mut Scalars<'_, '_>, i: Value, size: i64, wrap: bool, msg: &str) -> R {
-    let n = s.const_i(size, ElemType::I64);
+    let n = s.size_as(size, ElemType::I64);
     let z = s.const_i(0, ElemType::I64);
     let j = if wrap {
         let neg = s.cmp(Predicate::Lt, i, z)?;
@@ -1394,7 +1391,7 @@ pub fn embedding(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let (v, d) = (wt.shape[0], wt.shape[1]);
     let out = lc.alloc(&rt.shape, rt.elem);
     let ishape = it.shape.to_vec();
-    let msg = format!("index out of range in self (the table has {v} rows)");
+    let msg = format!("index out of range in self (the table has {} rows)", aot_ir::sym::display(v));
     lc.kernel("embedding", &[w, idx, out], &mut |s, a| {
         s.nest(&ishape, true, &mut |s, ivs| {
             let i = load_index(s, a[1], ivs)?;
@@ -1427,7 +1424,7 @@ fn take_along(
     let size = lc.operand_type(0)?.shape[dim];
     let out = lc.alloc(&rt.shape, rt.elem);
     let shape = rt.shape.to_vec();
-    let msg = format!("index out of bounds for dimension {dim} with size {size}");
+    let msg = format!("index out of bounds for dimension {dim} with size {}", aot_ir::sym::display(size));
     lc.kernel(name, &[x, idx, out], &mut |s, a| {
         s.nest(&shape, true, &mut |s, ivs| {
             let i = load_index(s, a[1], &at(ivs, dim))?;
@@ -1483,7 +1480,7 @@ pub fn scatter_add(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let out = lc.alloc(&rt.shape, rt.elem);
     lc.copy_into(x, out)?;
     let acc = compute_elem(rt.elem);
-    let msg = format!("index out of bounds for dimension {dim} with size {size}");
+    let msg = format!("index out of bounds for dimension {dim} with size {}", aot_ir::sym::display(size));
     // Sequential: duplicate indices accumulate in row-major order.
     lc.kernel("scatter_add", &[idx, src, out], &mut |s, a| {
         s.nest(&ishape, false, &mut |s, ivs| {

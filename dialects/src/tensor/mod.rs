@@ -1769,7 +1769,7 @@ op!(
     Some(infer_embedding),
     k::embedding,
     vjp = d::embedding,
-    lower = &Lower(l::embedding)
+    lower = &LowerSymbolic(l::embedding)
 );
 op!(
     "tensor.gather",
@@ -1782,7 +1782,7 @@ op!(
     k::gather,
     vjp = d::gather,
     class = OpClass::Cheap,
-    lower = &Lower(l::gather)
+    lower = &LowerSymbolic(l::gather)
 );
 op!(
     "tensor.index_select",
@@ -1795,7 +1795,7 @@ op!(
     k::index_select,
     vjp = d::index_select,
     class = OpClass::Cheap,
-    lower = &Lower(l::index_select)
+    lower = &LowerSymbolic(l::index_select)
 );
 op!(
     "tensor.scatter_add",

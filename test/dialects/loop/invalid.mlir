@@ -246,3 +246,13 @@ func.func @symbolic_unbound(%x: memref<s0xf32>) {
   %o = loop.alloc : memref<s1xf32>
   return
 }
+
+// -----
+
+func.func @static_size(%x: memref<s0xf32>) {
+  loop.kernel "k" (%a = %x : memref<s0xf32>) {
+    // expected-error@+1 {{the size must be symbolic (a static one is a loop.constant)}}
+    %n = loop.size 4
+  }
+  return
+}

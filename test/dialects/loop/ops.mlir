@@ -195,3 +195,16 @@ func.func @symbolic(%x: memref<s0x8xf32>, %b: memref<8xf32>) -> memref<s0x8xf32>
   }
   return %o : memref<s0x8xf32>
 }
+
+/// `loop.size` reads a symbolic size's value in a kernel.
+// CHECK-LABEL: func.func @sizes
+// CHECK:         %[[N:.*]] = loop.size (s0*8)
+// CHECK:         loop.cast %[[N]] : index -> f32
+func.func @sizes(%x: memref<s0x8xf32>, %o: memref<f32>) {
+  loop.kernel "count" (%a = %x : memref<s0x8xf32>, %b = %o : memref<f32>) {
+    %n = loop.size (8*s0)
+    %f = loop.cast %n : index -> f32
+    loop.store %f, %b[] : memref<f32>
+  }
+  return
+}

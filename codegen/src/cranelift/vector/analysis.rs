@@ -143,7 +143,7 @@ pub(super) fn classify_block(
                 *any_lane = true;
                 Kind::Lane
             }
-            Some(LoopOp::Constant) => Kind::Uniform,
+            Some(LoopOp::Constant | LoopOp::Size) => Kind::Uniform,
             Some(LoopOp::Load) => {
                 let buf = ctx.operand(o, 0);
                 match address_coef(ctx, kinds, o, buf, 1, iv)? {

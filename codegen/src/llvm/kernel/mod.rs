@@ -345,6 +345,9 @@ impl<'a, 'll> Gen<'a, 'll> {
                 }
                 self.b.position_at_end(cont);
             }
+            // (A symbolic program is compiled per size for LLVM:
+            // `program::build` refuses one before any kernel is emitted.)
+            LoopOp::Size => return Err(self.err(op, "loop.size: this code generator takes static sizes only")),
             LoopOp::Philox => {
                 let seed = self.val(op, ctx.operand(op, 0))?.into_int_value();
                 let ctr = self.val(op, ctx.operand(op, 1))?.into_int_value();
