@@ -381,7 +381,10 @@ impl Runtime {
                         // SAFETY: the plan was made for these buffers' types,
                         // which binding checked; the results are fresh
                         // allocations the inputs cannot overlap.
-                        match &at.plan {
+                        let Some(plan) = &at.plan else {
+                            return Err("a symbolic program's attention runs only once evaluated for sizes".into());
+                        };
+                        match plan {
                             AttentionPlan::Forward(plan) => {
                                 let ops = crate::attention::Operands {
                                     q: ptrs[0],
@@ -633,7 +636,7 @@ impl Runtime {
                 }
                 Step::Attention(a) => format!(
                     "attention{} {:?} (fused, {} threads)",
-                    if matches!(a.plan, AttentionPlan::Backward(_)) { " gradient" } else { "" },
+                    if a.grad { " gradient" } else { "" },
                     a.bufs[0].ty.shape.to_vec(),
                     self.threads
                 ),

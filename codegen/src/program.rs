@@ -96,8 +96,13 @@ pub struct Matmul {
 pub struct Attention {
     /// The op's operands, in its order.
     pub bufs: Vec<BufRef>,
-    /// Shapes and layouts, made once when the program is built.
-    pub plan: AttentionPlan,
+    /// Whether it is `loop.attention_grad`.
+    pub grad: bool,
+    pub scale: f64,
+    pub causal: bool,
+    /// Shapes and layouts, made once when the program is built; `None` in
+    /// a symbolic program (made per size by [`HostProgram::evaluate`]).
+    pub plan: Option<AttentionPlan>,
 }
 
 #[derive(Clone, Debug)]
@@ -109,9 +114,33 @@ pub enum AttentionPlan {
 impl Attention {
     /// The operands the step writes: out and lse, or dq, dk and dv.
     pub fn written(&self) -> std::ops::Range<usize> {
-        match self.plan {
-            AttentionPlan::Forward(_) => r#loop::ATTENTION_RESULTS,
-            AttentionPlan::Backward(_) => r#loop::ATTENTION_GRAD_RESULTS,
+        if self.grad {
+            r#loop::ATTENTION_GRAD_RESULTS
+        } else {
+            r#loop::ATTENTION_RESULTS
+        }
+    }
+
+    /// The plan of the kernel for the buffers' (static) types.
+    fn plan_for(bufs: &[BufRef], grad: bool, scale: f64, causal: bool) -> AttentionPlan {
+        let ty = |i: usize| &bufs[i].ty;
+        if !grad {
+            let mask = bufs.get(r#loop::ATTENTION_RESULTS.end).map(|b| &b.ty);
+            AttentionPlan::Forward(crate::attention::Plan::new(ty(0), ty(1), ty(2), ty(3), ty(4), mask, scale, causal))
+        } else {
+            let mask = bufs.get(r#loop::ATTENTION_GRAD_RESULTS.end).map(|b| &b.ty);
+            AttentionPlan::Backward(crate::attention::GradPlan::new(
+                ty(0),
+                ty(1),
+                ty(2),
+                ty(3),
+                ty(4),
+                ty(5),
+                [ty(6), ty(7), ty(8)],
+                mask,
+                scale,
+                causal,
+            ))
         }
     }
 }
@@ -140,8 +169,9 @@ impl Step {
             Step::Attention(a) => {
                 let moved = a.bufs.iter().fold(0u64, |n, b| n.saturating_add(bytes(&b.ty)));
                 let mads = match &a.plan {
-                    AttentionPlan::Forward(p) => p.multiply_adds(),
-                    AttentionPlan::Backward(p) => p.multiply_adds(),
+                    Some(AttentionPlan::Forward(p)) => p.multiply_adds(),
+                    Some(AttentionPlan::Backward(p)) => p.multiply_adds(),
+                    None => 0,
                 };
                 KernelCost { flops: mads.saturating_mul(2), bytes: moved }
             }
@@ -228,6 +258,11 @@ impl HostProgram {
                     let (a, b, c) = (buf(&m.a)?, buf(&m.b)?, buf(&m.c)?);
                     let plan = Some(gemm::Plan::new(&a.ty, &b.ty, &c.ty));
                     Step::Matmul(Box::new(Matmul { a, b, c, accumulate: m.accumulate, plan }))
+                }
+                Step::Attention(at) => {
+                    let bufs: Vec<BufRef> = at.bufs.iter().map(buf).collect::<Result<_, _>>()?;
+                    let plan = Some(Attention::plan_for(&bufs, at.grad, at.scale, at.causal));
+                    Step::Attention(Box::new(Attention { bufs, plan, ..(**at).clone() }))
                 }
                 other => other.clone(),
             });
@@ -480,35 +515,13 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
                     bufs.push(get(&refs, op, v)?);
                 }
                 let (scale, causal) = (ctx.attr_f64(op, "scale").unwrap_or(1.0), ctx.has_attr(op, "causal"));
-                let ty = |i: usize| &bufs[i].ty;
-                let plan = if kind == LoopOp::Attention {
-                    let mask = bufs.get(r#loop::ATTENTION_RESULTS.end).map(|b| &b.ty);
-                    AttentionPlan::Forward(crate::attention::Plan::new(
-                        ty(0),
-                        ty(1),
-                        ty(2),
-                        ty(3),
-                        ty(4),
-                        mask,
-                        scale,
-                        causal,
-                    ))
-                } else {
-                    let mask = bufs.get(r#loop::ATTENTION_GRAD_RESULTS.end).map(|b| &b.ty);
-                    AttentionPlan::Backward(crate::attention::GradPlan::new(
-                        ty(0),
-                        ty(1),
-                        ty(2),
-                        ty(3),
-                        ty(4),
-                        ty(5),
-                        [ty(6), ty(7), ty(8)],
-                        mask,
-                        scale,
-                        causal,
-                    ))
-                };
-                let a = Attention { bufs, plan };
+                let grad = kind == LoopOp::AttentionGrad;
+                let symbolic = bufs.iter().any(|b| {
+                    let (s, o) = r#loop::layout(&b.ty);
+                    !aot_ir::sym::layout_is_static(&b.ty.shape, &s, o)
+                });
+                let plan = (!symbolic).then(|| Attention::plan_for(&bufs, grad, scale, causal));
+                let a = Attention { bufs, grad, scale, causal, plan };
                 // The kernel reads its operands while it writes its results
                 // (tiles of them, in blocks): a result in an operand's
                 // buffer would read values it already wrote.

@@ -587,6 +587,20 @@ fn native_code_reads_sizes_at_run_time() {
     }
     assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
     assert_eq!(sized.versions_built(), 0);
+    // The fused attention, causal, over a symbolic sequence length: the
+    // host kernel planned per size.
+    let sdpa = r#"func.func @f(%q: tensor<2xs0x8xf32>, %k: tensor<2xs0x8xf32>, %v: tensor<2xs0x8xf32>) -> tensor<2xs0x8xf32> {
+  %0:2 = tensor.attention %q, %k, %v {causal} : tensor<2xs0x8xf32>, tensor<2xs0x8xf32>, tensor<2xs0x8xf32> -> (tensor<2xs0x8xf32>, tensor<2xs0xf32>)
+  return %0#0 : tensor<2xs0x8xf32>
+}"#;
+    let (mut sized, mut per_size) = (compile(sdpa, true), compile(sdpa, false));
+    for len in [3, 37, 5] {
+        let args = || vec![t(&[2, len, 8], 9), t(&[2, len, 8], 10), t(&[2, len, 8], 11)];
+        let (got, want) = (sized.run(args()).unwrap(), per_size.run(args()).unwrap());
+        assert_eq!(got[0].read_f64(), want[0].read_f64(), "length {len}");
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+    assert_eq!(sized.versions_built(), 0);
     // Counts of symbolic size read in kernels (column means and
     // variances, a layer norm over every dimension, an embedding's rows),
     // bit-equal to per-size code.

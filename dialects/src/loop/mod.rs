@@ -410,9 +410,6 @@ fn verify_attention_operands(ctx: &Context, op: Op, at: usize, mask_at: usize) -
             ),
         ));
     }
-    if !ms.iter().all(|m| aot_ir::sym::is_static(&m.shape)) {
-        return Err(err(ctx, op, "sizes must be static"));
-    }
     Ok(())
 }
 
@@ -923,9 +920,9 @@ fn print_constant(p: &mut OpPrinter<'_>, op: Op) {
 
 const PURE: Traits = Traits::PURE;
 /// The ops that take symbolic sizes (buffer shapes, layouts, a loop's
-/// upper bound, a GEMM's dimensions, planned per size); the others
-/// (attention, globals, argument metadata) are refused one by the
-/// verifier until their host kernels read sizes at run time.
+/// upper bound, a GEMM's or an attention's dimensions, planned per size);
+/// the others (globals, argument metadata) are refused one by the
+/// verifier.
 const SYM: Traits = Traits::SYMBOLIC_SHAPES;
 /// `c = a·b` reads `a` and `b`, and `c` too when it accumulates.
 const MATMUL_EFFECTS: &[EffectOn] = &[
@@ -1085,6 +1082,7 @@ inventory::submit! {
     OpDef {
         name: ATTENTION,
         summary: "out, lse = softmax(scale·q·kᵀ + mask)·v and each row's log-sum-exp, by an external kernel that never stores the scores (f32)",
+        traits: SYM,
         operands: Arity::Range(5, 6),
         attrs: &[AttrSpec::required("scale", AttrKind::F64), AttrSpec::optional("causal", AttrKind::Flag)],
         verify: Some(verify_attention),
@@ -1113,6 +1111,7 @@ inventory::submit! {
     OpDef {
         name: ATTENTION_GRAD,
         summary: "dq, dk, dv of loop.attention from the output gradient, the output and the log-sum-exp, by an external kernel that recomputes the probabilities per block of keys (f32)",
+        traits: SYM,
         operands: Arity::Range(9, 10),
         attrs: &[AttrSpec::required("scale", AttrKind::F64), AttrSpec::optional("causal", AttrKind::Flag)],
         verify: Some(verify_attention_grad),

@@ -409,7 +409,7 @@ struct Masking {
 impl Masking {
     fn of(lc: &mut LowerCtx<'_, '_>, d: &Dims, at: usize) -> Result<(Masking, Option<Value>), String> {
         let a = lc.attrs();
-        let (scale, causal) = (scale_of(&a, d.e), a.flag("causal"));
+        let (scale, causal) = (scale_checked(&a, d.e)?, a.flag("causal"));
         if lc.operands.len() <= at {
             return Ok((Masking { scale, causal, mask: None }, None));
         }
@@ -541,9 +541,29 @@ fn batch_part(lc: &mut LowerCtx<'_, '_>, v: Value, chunk: &[(i64, i64)]) -> Resu
 
 /// Whether an attention of these heads lowers to the host's fused kernel
 /// (`loop.attention`, `loop.attention_grad`): on a target that runs it, f32
-/// heads of static sizes.
-fn fused_on_host(lc: &LowerCtx<'_, '_>, e: ElemType, shapes: [&Shape; 3]) -> bool {
-    lc.host_kernels && e == ElemType::F32 && shapes.iter().all(|s| aot_ir::sym::is_static(s))
+/// heads (of any sizes: the kernel is planned per size). Otherwise the
+/// heads must have static sizes (the products' path chunks the batch and
+/// scales by the head size); `Err` says why not.
+fn fused_on_host(lc: &LowerCtx<'_, '_>, e: ElemType, shapes: [&Shape; 3]) -> Result<bool, String> {
+    if lc.host_kernels && e == ElemType::F32 {
+        return Ok(true);
+    }
+    match shapes.iter().flat_map(|s| s.iter()).find(|&&d| aot_ir::sym::is_symbolic(d)) {
+        Some(&d) => Err(format!(
+            "an attention of {e} heads over the symbolic size {} runs only as the host's fused kernel",
+            aot_ir::sym::display(d)
+        )),
+        None => Ok(false),
+    }
+}
+
+/// The scale of an attention whose head size is `e`: its `scale`, else
+/// 1/√E, which needs a static head size.
+fn scale_checked(a: &AttrView<'_>, e: i64) -> Result<f64, String> {
+    if a.f64("scale").is_none() && aot_ir::sym::is_symbolic(e) {
+        return Err(format!("an attention's default scale over the symbolic head size {}", aot_ir::sym::display(e)));
+    }
+    Ok(scale_of(a, e))
 }
 
 pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
@@ -553,7 +573,7 @@ pub fn lower_attention(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let acc = compute_elem(e);
     let (masking, mask) = Masking::of(lc, &d, 3)?;
     let (q, k, v) = (lc.operand(0)?, lc.operand(1)?, lc.operand(2)?);
-    if fused_on_host(lc, e, [&qt.shape, &kt.shape, &vt.shape]) {
+    if fused_on_host(lc, e, [&qt.shape, &kt.shape, &vt.shape])? {
         // One fused kernel: the scores are never stored.
         let out = lc.alloc(&d.with(&[d.l, d.ev]), e);
         let lse = lc.alloc(&d.with(&[d.l]), e);
@@ -667,7 +687,7 @@ pub fn lower_attention_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let e = qt.elem;
     let acc = compute_elem(e);
     let (masking, mask) = Masking::of(lc, &d, 6)?;
-    if fused_on_host(lc, e, [&qt.shape, &kty.shape, &vt.shape]) {
+    if fused_on_host(lc, e, [&qt.shape, &kty.shape, &vt.shape])? {
         // One fused kernel: probabilities recomputed per block of keys.
         let mut ops = Vec::with_capacity(10);
         for i in 0..6 {

@@ -1685,7 +1685,7 @@ inventory::submit! {
             &Kernel(attention::kernel_attention),
             &NonDifferentiableResults(&[1]),
             &Vjp(attention::vjp_attention),
-            &Lower(attention::lower_attention),
+            &LowerSymbolic(attention::lower_attention),
         ],
         ..OpDef::DEFAULT
     }
@@ -1700,7 +1700,7 @@ inventory::submit! {
         attrs: attention::ATTRS,
         infer: Some(attention::infer_attention_grad),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(attention::kernel_attention_grad), &Lower(attention::lower_attention_grad)],
+        interfaces: &[&Kernel(attention::kernel_attention_grad), &LowerSymbolic(attention::lower_attention_grad)],
         ..OpDef::DEFAULT
     }
 }

@@ -223,9 +223,19 @@ func.func @symbolic_arena_offset(%x: memref<s0xf32>) {
 // -----
 
 /// Ops without symbolic rules refuse symbolic sizes.
-func.func @symbolic_attention(%q: memref<s0x4xf32>, %k: memref<5x4xf32>, %v: memref<5x6xf32>, %o: memref<s0x6xf32>, %l: memref<s0xf32>) {
-  // expected-error@+1 {{'loop.attention' op does not support symbolic sizes yet: operand #0 has type memref<s0x4xf32>}}
-  loop.attention %q, %k, %v, %o, %l {scale = 1.0} : memref<s0x4xf32>, memref<5x4xf32>, memref<5x6xf32>, memref<s0x6xf32>, memref<s0xf32>
+func.func @symbolic_resize(%x: memref<s0xf32>) {
+  // expected-error@+1 {{'loop.resize' op does not support symbolic sizes yet}}
+  %r = loop.resize %x {numel = s0} : memref<s0xf32> -> memref<s0xf32>
+  return
+}
+
+// -----
+
+/// An attention over symbolic sizes checks its shapes by their
+/// expressions (the key's rows s1 against the value's s2).
+func.func @symbolic_attention_shapes(%q: memref<s0x4xf32>, %k: memref<s1x4xf32>, %v: memref<s2x6xf32>, %o: memref<s0x6xf32>, %l: memref<s0xf32>) {
+  // expected-error@+1 {{do not form an attention}}
+  loop.attention %q, %k, %v, %o, %l {scale = 1.0} : memref<s0x4xf32>, memref<s1x4xf32>, memref<s2x6xf32>, memref<s0x6xf32>, memref<s0xf32>
   return
 }
 
