@@ -5,7 +5,10 @@ residual CNN (varying batch size and image size), trained with SGD.
 
 For each way of running:
   - `aot, symbolic`: torch.compile(backend="aot", dynamic=True), one
-    symbolic graph (native code generated per size from one compile);
+    symbolic graph, its native code reading sizes at run time where the
+    code generator takes the graph (else generated per size);
+  - `aot, symbolic, code per size`: the same with AOT_RUNTIME_SIZES=0
+    (native code generated per size from the one compile);
   - `aot, per shape`: the same with aot_torch.backend(symbolic=False)
     (recompile_limit raised so that no shape falls back);
   - `eager`; and `inductor`: torch.compile(dynamic=True) (unless
@@ -67,7 +70,7 @@ def prepare(build, make, lossf, sweep, steady, how):
         f = model
     elif how == "inductor":
         f = torch.compile(model, dynamic=True)
-    elif how == "aot, symbolic":
+    elif how.startswith("aot, symbolic"):
         f = torch.compile(model, backend="aot", dynamic=True)
     else:
         f = torch.compile(model, backend=aot_torch.backend(symbolic=False, recompile_limit=64), dynamic=True)
@@ -81,12 +84,18 @@ def prepare(build, make, lossf, sweep, steady, how):
         opt.zero_grad(set_to_none=True)
 
     batches = {s: make(*s) for s in sweep + [steady]}
-    t0 = time.perf_counter()
-    for s in sweep:
-        step(batches[s])
-    swept = time.perf_counter() - t0
-    for _ in range(3):
-        step(batches[steady])
+    # (Read when a graph's native code is compiled: on its first calls.)
+    if how.endswith("code per size"):
+        os.environ["AOT_RUNTIME_SIZES"] = "0"
+    try:
+        t0 = time.perf_counter()
+        for s in sweep:
+            step(batches[s])
+        swept = time.perf_counter() - t0
+        for _ in range(3):
+            step(batches[steady])
+    finally:
+        os.environ.pop("AOT_RUNTIME_SIZES", None)
     return swept, dict(aot_torch.stats), lambda: step(batches[steady])
 
 
@@ -97,7 +106,8 @@ def main():
     ap.add_argument("--no-inductor", action="store_true")
     args = ap.parse_args()
     print(run_line())
-    hows = ["eager", "aot, symbolic", "aot, per shape"] + ([] if args.no_inductor else ["inductor"])
+    hows = ["eager", "aot, symbolic", "aot, symbolic, code per size", "aot, per shape"]
+    hows += [] if args.no_inductor else ["inductor"]
     rows = []
     for name in args.models.split(","):
         build, make, lossf, sweep, steady = models()[name]

@@ -1303,6 +1303,14 @@ def _meta_layout(t: torch.Tensor) -> Optional[torch.Tensor]:
         return None
 
 
+def _has_symbolic_layout(t: Any) -> bool:
+    """Whether tensor `t` has a symbolic size, stride or offset."""
+    if not isinstance(t, torch.Tensor):
+        return False
+    dims = list(t.shape) + list(t.stride()) + [t.storage_offset()]
+    return any(isinstance(d, torch.SymInt) and d.node.maybe_as_int() is None for d in dims)
+
+
 def _replay(node: torch.fx.Node, src: Any) -> Any:
     """`node` (a view, a metadata change, or an element of a multi-view
     result) run on `src`, the meta tensor (or tuple of them) standing for
@@ -1318,6 +1326,12 @@ def _replay(node: torch.fx.Node, src: Any) -> Any:
     found = []
     torch.fx.node.map_arg((args, kwargs), lambda n: found.append(n))
     if found:
+        return None
+    # An in-place metadata change of a tensor with symbolic sizes crashes
+    # this PyTorch (`squeeze_` reaches `as_strided_` with SymInts and
+    # segfaults in `SymInt::clone`): not replayed, the caller forgets the
+    # layouts.
+    if node.target in _META_MUTATIONS and _has_symbolic_layout(src):
         return None
     try:
         if node.target is operator.getitem:
