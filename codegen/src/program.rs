@@ -221,8 +221,22 @@ impl HostProgram {
             if shape.iter().any(|&d| d < 0) {
                 return Err(format!("a buffer of type {m} has a negative size here ({:?})", shape.to_vec()));
             }
+            // A size that is 1 at these values (an expression such as
+            // `(s0 floordiv 4)` may be) gets the row-major stride there, as
+            // a static layout does (`lowering::memref_type`): the strides
+            // results show are those of code compiled for these sizes.
             let layout = match &m.layout {
-                Some((s, o)) => Some((b.eval_shape(s).map_err(|e| e.to_string())?, e(*o)?)),
+                Some((s, o)) => {
+                    let rm = aot_dialects::lowering::row_major(&shape);
+                    let mut st = b.eval_shape(s).map_err(|e| e.to_string())?;
+                    for d in 0..st.len() {
+                        if shape[d] == 1 {
+                            st[d] = rm[d];
+                        }
+                    }
+                    let o = e(*o)?;
+                    (st != rm || o != 0).then_some((st, o))
+                }
                 None => None,
             };
             let bytes = aot_ir::size::checked_numel(&shape)

@@ -729,10 +729,13 @@ fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Result<V
     });
     if !aot_ir::sym::is_static(shape) || lead.as_ref().is_some_and(|st| !aot_ir::sym::is_static(st)) {
         return match lead {
-            Some(st) if !is_row_major(shape, &st) => Err(format!(
-                "an elementwise op whose operand has the symbolic layout {:?} (not row-major) is not supported yet",
-                st.iter().map(|&d| aot_ir::sym::display(d)).collect::<Vec<_>>()
-            )),
+            Some(st) if !is_row_major(shape, &st) => symbolic_order(shape, &st).ok_or_else(|| {
+                format!(
+                    "an elementwise op whose operand has the symbolic layout {:?} (strides not ordered by the \
+symbols' ranges) is not supported yet",
+                    st.iter().map(|&d| aot_ir::sym::display(d)).collect::<Vec<_>>()
+                )
+            }),
             _ => Ok(identity),
         };
     }
@@ -746,6 +749,46 @@ fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Result<V
     }
     order.extend((0..shape.len()).filter(|&d| shape[d] == 1));
     Ok(order)
+}
+
+/// [`pointwise_order`] for a leading operand with symbolic sizes or
+/// strides `st`: the same decision as over numbers, made by comparing the
+/// strides as expressions (a stride is provably larger when the symbols'
+/// ranges, at least 2, say so). `None` when two strides cannot be
+/// compared.
+fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
+    let identity: Vec<usize> = (0..shape.len()).collect();
+    if shape.contains(&0) {
+        return Some(identity);
+    }
+    let facts = aot_ir::sym::Facts::defaults();
+    let greater = |a: i64, b: i64| aot_ir::sym::add(b, 1).is_ok_and(|b1| facts.known_le(b1, a));
+    let mut order: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
+    // A stable sort, largest stride first.
+    for k in 1..order.len() {
+        let mut j = k;
+        while j > 0 && greater(st[order[j]], st[order[j - 1]]) {
+            order.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    if !order.windows(2).all(|w| st[w[0]] == st[w[1]] || greater(st[w[0]], st[w[1]])) {
+        return None;
+    }
+    // Non-overlapping and dense: each stride the product of the sizes
+    // inside it (else the result stays row-major, as over numbers).
+    let mut expected = 1i64;
+    for &d in order.iter().rev() {
+        if st[d] != expected {
+            return Some(identity);
+        }
+        expected = aot_ir::sym::mul(expected, shape[d]).ok()?;
+    }
+    if order.windows(2).all(|w| w[0] < w[1]) {
+        return Some(identity);
+    }
+    order.extend((0..shape.len()).filter(|&d| shape[d] == 1));
+    Some(order)
 }
 
 #[cfg(test)]
@@ -764,6 +807,21 @@ mod tests {
         assert_eq!(row_major(&[s0, 1, s1]).to_vec(), vec![s1, s1, 1]);
         assert!(is_row_major(&[s0, 1, s1], &[s1, 7, 1]));
         assert!(!is_row_major(&[s0, s1], &[1, s0]));
+    }
+
+    #[test]
+    fn symbolic_orders_compare_strides_by_the_symbols_ranges() {
+        let (s0, s1) = (sym::symbol(0), sym::symbol(1));
+        // A transpose of [4, s0, 8]: (s0*8) > 8 > 1 for every s0 >= 2.
+        let s08 = sym::mul(s0, 8).unwrap();
+        assert_eq!(symbolic_order(&[s0, 4, 8], &[8, s08, 1]), Some(vec![1, 0, 2]));
+        // A transpose of [s0, s1]: dense, the larger stride outermost.
+        assert_eq!(symbolic_order(&[s1, s0], &[1, s1]), Some(vec![1, 0]));
+        // Row-major already, and a layout that is not dense: row-major.
+        assert_eq!(symbolic_order(&[s0, 4], &[4, 1]), Some(vec![0, 1]));
+        assert_eq!(symbolic_order(&[s0, 4], &[1, s08]), Some(vec![0, 1]));
+        // s0 against s1: no order for every value.
+        assert_eq!(symbolic_order(&[s0, s1], &[s1, s0]), None);
     }
 
     #[test]

@@ -409,3 +409,27 @@ func.func @symbolic_counts(%x: tensor<s0x8xf32>, %w: tensor<10x8xf32>, %i: tenso
   %1 = tensor.embedding %w, %i : tensor<10x8xf32>, tensor<s0xi64> -> tensor<s0x8xf32>
   return %0, %1 : tensor<8xf32>, tensor<s0x8xf32>
 }
+
+// -----
+
+/// Positions and constants of symbolic size (`arange`, `full`) are kernels
+/// looping to the symbolic bound, and an elementwise op over a permuted
+/// symbolic layout (the heads of an attention, transposed) keeps that
+/// layout's order when the strides compare by the symbols' ranges: the
+/// result is laid out as its operand, the loops in its memory order.
+// CHECK-LABEL: func.func @symbolic_generators
+// CHECK:         loop.kernel "arange_0"
+// CHECK:           loop.for %{{.*}} = 0 to s0 parallel {
+// CHECK:         loop.kernel "full_1"
+// CHECK:         %[[O:.*]] = loop.alloc : memref<4xs0x8xf32>
+// CHECK:         loop.view %[[O]] : memref<4xs0x8xf32> -> memref<s0x4x8xf32, strided<[8, (s0*8), 1], offset: 0>>
+// CHECK:         loop.kernel "neg_2"
+// CHECK:           loop.for %{{.*}} = 0 to 4 parallel {
+// CHECK:             loop.for %{{.*}} = 0 to s0 {
+func.func @symbolic_generators(%x: tensor<4xs0x8xf32>) -> (tensor<s0xi64>, tensor<s0x4xf32>, tensor<s0x4x8xf32>) {
+  %p = tensor.arange {start = 0.0, step = 1.0} : tensor<s0xi64>
+  %f = tensor.full {value = 1.5} : tensor<s0x4xf32>
+  %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<4xs0x8xf32> -> tensor<s0x4x8xf32>
+  %n = tensor.neg %t : tensor<s0x4x8xf32>
+  return %p, %f, %n : tensor<s0xi64>, tensor<s0x4xf32>, tensor<s0x4x8xf32>
+}

@@ -514,25 +514,37 @@ pub fn full(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     })
 }
 
-/// A static size's value (a symbolic one needs the call's sizes, which
-/// native code does not take yet).
+/// A size's value (a symbolic one read from the call's size table), or
+/// numerator / size.
 pub fn size_value(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let a = lc.attrs();
     let n = a.list("size").and_then(|v| v.first().copied()).ok_or("'size' must hold one size")?;
-    if aot_ir::sym::is_symbolic(n) {
-        return Err(format!(
-            "the size {} is symbolic: native code does not take symbolic sizes yet",
-            aot_ir::sym::display(n)
-        ));
+    let numerator = a.f64("numerator");
+    if !aot_ir::sym::is_symbolic(n) {
+        let v = super::size_value_of(n, numerator);
+        return generate(lc, "size_value", &|s, _, e| {
+            if e.is_float() {
+                let c = s.const_f(v, ElemType::F64);
+                convert(s, c, e)
+            } else {
+                Ok(s.const_i(n, e))
+            }
+        });
     }
-    let v = super::size_value_of(n, a.f64("numerator"));
     generate(lc, "size_value", &|s, _, e| {
-        if e.is_float() {
-            let c = s.const_f(v, ElemType::F64);
-            convert(s, c, e)
-        } else {
-            Ok(s.const_i(n, e))
+        if !e.is_float() {
+            return Ok(s.size_as(n, e));
         }
+        // (In f64 as `size_value_of` computes it, then rounded to e.)
+        let d = s.size_as(n, ElemType::F64);
+        let v = match numerator {
+            Some(x) => {
+                let x = s.const_f(x, ElemType::F64);
+                s.div(x, d)?
+            }
+            None => d,
+        };
+        convert(s, v, e)
     })
 }
 

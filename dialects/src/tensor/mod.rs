@@ -1862,7 +1862,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::F64)],
         verify: Some(verify_full),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::full), &TensorExport::Splat, &Lower(l::full)],
+        interfaces: &[&Kernel(k::full), &TensorExport::Splat, &LowerSymbolic(l::full)],
         ..OpDef::DEFAULT
     }
 }
@@ -1900,7 +1900,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("size", AttrKind::I64List), AttrSpec::optional("numerator", AttrKind::F64)],
         verify: Some(verify_size_value),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::size_value), &Lower(l::size_value)],
+        interfaces: &[&Kernel(k::size_value), &LowerSymbolic(l::size_value)],
         ..OpDef::DEFAULT
     }
 }
@@ -1930,7 +1930,7 @@ inventory::submit! {
         infer: Some(infer_unary),
         verify: Some(verify_full),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::full), &Vjp(d::constant), &Lower(l::full)],
+        interfaces: &[&Kernel(k::full), &Vjp(d::constant), &LowerSymbolic(l::full)],
         ..OpDef::DEFAULT
     }
 }
@@ -1944,7 +1944,7 @@ inventory::submit! {
         attrs: &[AttrSpec::optional("start", AttrKind::F64), AttrSpec::optional("step", AttrKind::F64)],
         verify: Some(verify_arange),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(k::arange), &Lower(l::arange)],
+        interfaces: &[&Kernel(k::arange), &LowerSymbolic(l::arange)],
         ..OpDef::DEFAULT
     }
 }

@@ -87,9 +87,12 @@ pub struct ViewInterface {
     pub single_result: Option<SingleResultFn>,
 }
 
-/// The layouts of `op`'s results given its operand's layout.
+/// The layouts of `op`'s results given its operand's layout (symbolic
+/// sizes kept as expressions).
 pub fn view_layouts(ctx: &Context, op: Op, input: &Layout) -> Result<SmallVec<[Layout; 1]>, String> {
-    view_layouts_bound(ctx, op, input, &aot_ir::sym::Bindings::none())
+    let def = ctx.op_def(op).ok_or("unregistered op")?;
+    let vi = def.interface::<ViewInterface>().ok_or_else(|| format!("'{}' is not a view op", def.name))?;
+    (vi.layout)(&AttrView::of_op(ctx, op), input)
 }
 
 /// [`view_layouts`] in a call whose symbols have the values `syms`.
