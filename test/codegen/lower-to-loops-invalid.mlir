@@ -33,8 +33,19 @@ func.func @empty_max(%x: tensor<3x0xf32>) -> tensor<3xf32> {
 
 /// With symbolic sizes, an op whose lowering does not take them yet is
 /// refused by name.
-func.func @symbolic_argmax(%x: tensor<s0x8xf32>) -> tensor<s0xi64> {
-  // expected-error@+1 {{'tensor.argmax' op does not lower to loops with symbolic sizes yet (see docs/dynamic-shapes.md for the ops that do)}}
-  %0 = tensor.argmax %x {dim = 1} : tensor<s0x8xf32> -> tensor<s0xi64>
-  return %0 : tensor<s0xi64>
+func.func @symbolic_cumsum(%x: tensor<s0x8xf32>) -> tensor<s0x8xf32> {
+  // expected-error@+1 {{'tensor.cumsum' op does not lower to loops with symbolic sizes yet (see docs/dynamic-shapes.md for the ops that do)}}
+  %0 = tensor.cumsum %x {dim = 1} : tensor<s0x8xf32>
+  return %0 : tensor<s0x8xf32>
+}
+
+// -----
+
+/// An argmax eager refuses over an empty group: over a size that may be 0
+/// at run time, compiled code would return -1 instead, so it is refused.
+func.func @symbolic_argmax_maybe_empty(%x: tensor<s0x8xf32>) -> tensor<8xi64> {
+  %s = view.slice %x {dim = 0, start = 2, end = 9223372036854775807, step = 1} : tensor<s0x8xf32> -> tensor<(s0 - 2)x8xf32>
+  // expected-error@+1 {{'tensor.argmax' op an argmax over the size (s0 - 2), which may be 0}}
+  %0 = tensor.argmax %s {dim = 0} : tensor<(s0 - 2)x8xf32> -> tensor<8xi64>
+  return %0 : tensor<8xi64>
 }

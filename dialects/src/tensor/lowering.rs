@@ -767,6 +767,7 @@ fn extremum(lc: &mut LowerCtx<'_, '_>, max: bool) -> Result<(), String> {
     // (A symbolic size is at least 2: only a static 0 empties a group or
     // the result.)
     let red_sizes: Vec<i64> = red.iter().map(|&d| xt.shape[d]).collect();
+    provably_nonempty("a maximum or minimum", &red_sizes)?;
     if red_sizes.contains(&0) && !rt.shape.contains(&0) {
         return Err("cannot compute the maximum or minimum over an empty dimension".into());
     }
@@ -819,9 +820,21 @@ pub fn var(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     })
 }
 
+/// Refuses a reduction that eager refuses over an empty group (a maximum,
+/// an argmax) when a symbolic size in `sizes` may be 0 at run time:
+/// compiled code would fold nothing where eager raises.
+fn provably_nonempty(what: &str, sizes: &[i64]) -> Result<(), String> {
+    let facts = aot_ir::sym::Facts::defaults();
+    match sizes.iter().find(|&&d| aot_ir::sym::is_symbolic(d) && facts.lower_bound(d).is_none_or(|l| l < 1)) {
+        Some(&d) => Err(format!("{what} over the size {}, which may be 0", aot_ir::sym::display(d))),
+        None => Ok(()),
+    }
+}
+
 pub fn argmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let xt = lc.operand_type(0)?;
-    if xt.shape.iter().product::<i64>() == 0 {
+    provably_nonempty("an argmax", &xt.shape)?;
+    if xt.shape.contains(&0) {
         return Err("argmax of an empty tensor".into());
     }
     let red = match lc.attrs().i64("dim") {
@@ -1560,15 +1573,17 @@ pub fn cat(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let dim = norm_dim(lc.attrs().i64("dim").ok_or("missing 'dim'")?, rt.shape.len(), 0)?;
     let out = lc.alloc(&rt.shape, rt.elem);
     let strides = row_major(&rt.shape);
+    // (Offsets are size expressions where a part's size is symbolic.)
+    let e = |r: Result<i64, aot_ir::sym::SymError>| r.map_err(|e| e.to_string());
     let mut start = 0;
     for i in 0..lc.operands.len() {
         let t = lc.operand_type(i)?;
         let part = lc.operand(i)?;
-        if t.shape[dim] > 0 {
-            let region = lc.view(out, &t.shape, &strides, start * strides[dim])?;
+        if t.shape[dim] != 0 {
+            let region = lc.view(out, &t.shape, &strides, e(aot_ir::sym::mul(start, strides[dim]))?)?;
             lc.copy_into(part, region)?;
         }
-        start += t.shape[dim];
+        start = e(aot_ir::sym::add(start, t.shape[dim]))?;
     }
     lc.set_result(0, out);
     Ok(())

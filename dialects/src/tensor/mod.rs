@@ -1508,7 +1508,7 @@ op!(
     &[AttrSpec::optional("dim", AttrKind::I64), AttrSpec::optional("keepdim", AttrKind::Flag)],
     Some(infer_argmax),
     k::argmax,
-    lower = &Lower(l::argmax)
+    lower = &LowerSymbolic(l::argmax)
 );
 op!(
     "tensor.cumsum",
@@ -1832,7 +1832,7 @@ op!(
     k::cat,
     vjp = d::cat,
     export = TensorExport::Concat,
-    lower = &Lower(l::cat)
+    lower = &LowerSymbolic(l::cat)
 );
 /// The name of `tensor.clone`, the op that snapshots a value (passes and
 /// backends build it to materialize a view or protect a read).
