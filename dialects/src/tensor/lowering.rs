@@ -1152,6 +1152,9 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     }
     bufs.extend([out, mean, rstd]);
     let count = aot_ir::sym::numel(&inner).map_err(|e| e.to_string())?;
+    // (An empty row's mean is 0, decided on the count: over a symbolic
+    // count that may be 0 the decision would need its value.)
+    provably_nonempty("a layer norm", &[count])?;
     lc.kernel("layer_norm", &bufs, &mut |s, a| {
         let x = a[0];
         let (o, mb, rb) = (a[a.len() - 3], a[a.len() - 2], a[a.len() - 1]);
