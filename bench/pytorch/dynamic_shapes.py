@@ -106,6 +106,12 @@ def main():
     ap.add_argument("--no-inductor", action="store_true")
     args = ap.parse_args()
     print(run_line())
+    # Dynamo's and the backend's one-time costs (imports, the first
+    # trace), which would otherwise fall on the first run measured.
+    warm = torch.compile(lambda x: (x * 2).sum(), backend="aot", dynamic=True)
+    for n in (4, 5, 6):
+        warm(torch.randn(n, 3, requires_grad=True)).backward()
+    torch._dynamo.reset()
     hows = ["eager", "aot, symbolic", "aot, symbolic, code per size", "aot, per shape"]
     hows += [] if args.no_inductor else ["inductor"]
     rows = []
