@@ -455,6 +455,26 @@ func.func @fill_keeps_the_history(%x: tensor<3xf32> {aot.requires_grad}) -> (ten
 
 // -----
 
+/// `copy_` over a value whose history requires grad, where autograd records
+/// it: the new value is the source, and the destination stays an operand
+/// (`tensor.overwrite`, whose gradient for it is zeros, as eager's
+/// CopyBackwards: a NaN its derivatives multiply propagates). Over a value
+/// without such a history, the source itself.
+// CHECK-LABEL: func.func @copy_keeps_a_history_that_requires_grad
+// CHECK:         %[[D:.*]] = tensor.div %arg0, %arg0
+// CHECK:         %[[O:.*]] = tensor.overwrite %[[D]], %arg1 : tensor<3xf32>
+// CHECK-NOT:     tensor.overwrite
+// CHECK:         return %[[O]], %{{.*}}
+func.func @copy_keeps_a_history_that_requires_grad(%x: tensor<3xf32> {aot.requires_grad}, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %d = tensor.div %x, %x : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  mut.copy_ %d, %y : tensor<3xf32>, tensor<3xf32>
+  %e = tensor.neg %y : tensor<3xf32>
+  mut.copy_ %e, %y : tensor<3xf32>, tensor<3xf32>
+  return %d, %e : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
 // ===== Symbolic sizes =====
 
 /// The same rules over symbolic sizes: a write into an argument, a write

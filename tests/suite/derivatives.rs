@@ -129,6 +129,7 @@ fn cases() -> Vec<Case> {
     v.push(c("tensor.clamp", vec![F(&[6])], "{min = 0.1}"));
     v.push(c("tensor.fill", vec![F(&[2, 3])], "{value = 1.5}"));
     v.push(c("tensor.fill", vec![F(&[])], "{value = 0.0}"));
+    v.push(c("tensor.overwrite", vec![F(&[2, 3]), F(&[2, 3])], ""));
     v.push(Case { op: "tensor.cast", args: vec![F32(&[2, 3])], attrs: "", result: Some((&[2, 3], ElemType::F64)) });
     for op in ["tensor.sum", "tensor.mean", "tensor.amax", "tensor.amin", "tensor.var"] {
         v.push(c(op, vec![F(&[2, 3, 4])], ""));

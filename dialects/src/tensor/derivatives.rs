@@ -727,6 +727,20 @@ pub fn relu(c: &mut VjpCtx<'_, '_>) -> R {
 /// (`aot_codegen::absent`), what they feed (a matrix product with a value
 /// that is not finite: fuzz seed 95925) must go with the cotangent, which
 /// a constant would not.
+/// `overwrite(dst, src)`: a zero gradient for `dst` (a materialized one,
+/// as `constant` gives), the gradient itself for `src`.
+pub fn overwrite(c: &mut VjpCtx<'_, '_>) -> R {
+    let g = c.g()?;
+    let zero = if c.need(0) {
+        let z = c.rw.f64_attr(0.0);
+        let t = c.rw.value_type(c.x(0));
+        Some(super::FillOp::build_typed1(c.rw, &[g], &[("value", z)], t))
+    } else {
+        None
+    };
+    Ok(c.grads([zero, if c.need(1) { Some(g) } else { None }]))
+}
+
 pub fn constant(c: &mut VjpCtx<'_, '_>) -> R {
     let r = if c.need(0) {
         let g = c.g()?;

@@ -1013,6 +1013,15 @@ pub fn cat(k: &mut KernelCtx<'_>) -> KernelResult {
     }
 }
 
+/// `tensor.overwrite`: a copy of the source (the destination only keeps
+/// its history for the gradient).
+pub fn overwrite(k: &mut KernelCtx<'_>) -> KernelResult {
+    let x = k.input(1);
+    let out = Tensor::zeros(x.dtype(), &x.sizes(), k.physical(x.dtype()));
+    out.copy_values_from(x);
+    out1(out)
+}
+
 pub fn clone(k: &mut KernelCtx<'_>) -> KernelResult {
     let x = k.input(0);
     let out = Tensor::zeros(x.dtype(), &x.sizes(), k.physical(x.dtype()));

@@ -484,6 +484,10 @@ pub fn clone(_: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
     Ok(v[0])
 }
 
+pub fn overwrite(_: &mut Scalars<'_, '_>, _: Op, v: &[Value]) -> R {
+    Ok(v[1])
+}
+
 // ----- creation -----
 
 /// A kernel writing `f(row-major position)` into a fresh buffer.

@@ -686,6 +686,7 @@ const CLAMP_ATTRS: &[AttrSpec] = &[AttrSpec::optional("min", AttrKind::F64), Att
 // Typed handles of the ops other layers build or test for.
 aot_ir::op_handle!(pub FullOp = "tensor.full");
 aot_ir::op_handle!(pub FillOp = "tensor.fill");
+aot_ir::op_handle!(pub OverwriteOp = "tensor.overwrite");
 aot_ir::op_handle!(pub CloneOp = "tensor.clone");
 aot_ir::op_handle!(pub CatOp = "tensor.cat");
 aot_ir::op_handle!(pub AddOp = "tensor.add");
@@ -1851,6 +1852,33 @@ op!(
     class = OpClass::Cheap,
     export = TensorExport::Identity,
     lower = &Pointwise(l::clone)
+);
+
+/// `overwrite(dst, src)` is `src` (of `dst`'s shape and type): the
+/// functional form of a `copy_` that autograd records over a destination
+/// whose history requires grad. That history keeps a zero gradient, as
+/// eager's CopyBackwards gives it (`zeros_like(grad)`, a tensor its
+/// derivatives then multiply: a NaN or an infinity there propagates),
+/// where dropping the overwritten value would leave it none.
+fn infer_overwrite(ic: &InferCtx<'_>) -> InferResult {
+    let (d, s) = (operand_tensor(ic, 0)?, operand_tensor(ic, 1)?);
+    if d != s {
+        return Err(format!("the source ({s}) must have the destination's shape and type ({d})"));
+    }
+    one(d.shape.clone(), d.elem)
+}
+
+op!(
+    OverwriteOp::NAME,
+    "The second operand, with a zero gradient for the first: the functional copy_ autograd records over a history (eager's CopyBackwards)",
+    EW,
+    TWO,
+    ONE,
+    &[],
+    Some(infer_overwrite),
+    k::overwrite,
+    vjp = d::overwrite,
+    lower = &Pointwise(l::overwrite)
 );
 
 inventory::submit! {

@@ -103,6 +103,14 @@ impl<'c> Functionalizer<'c> {
             Some(w) => w,
             None => (iface.new_value)(&mut self.rw, op, &vals)?,
         };
+        // A copy_ autograd records over a history that requires grad:
+        // eager's CopyBackwards gives that history a zero gradient, which
+        // its derivatives multiply (a NaN there propagates), not none.
+        let w = if recorded && self.requires_grad(x) && self.rw.isa::<aot_dialects::r#mut::CopyOp>(op) {
+            aot_dialects::tensor::OverwriteOp::build1(&mut self.rw, &[vals[0], w], &[])?
+        } else {
+            w
+        };
         // The functional twin as one op on the same operands: its operand
         // and result indices are the in-place op's.
         let twin = self.rw.defining_op(w).filter(|&t| self.rw.operands(t).eq(vals.iter().copied()));

@@ -250,6 +250,7 @@ func.func @indexing(%w: tensor<10x4xf32>, %i: tensor<2x3xi64>, %x: tensor<3x4xf3
 // CHECK: tensor.full {value = 2.5} : tensor<2x2xf32>
 // CHECK: tensor.full {value = 1.0} : tensor<3xi1>
 // CHECK: tensor.fill %arg1 {value = -1.5} : tensor<1x3xf32>
+// CHECK: tensor.overwrite %arg1, %{{.*}} : tensor<1x3xf32>{{$}}
 // CHECK: tensor.arange {start = 1.0, step = 2.0} : tensor<5xi64>
 // CHECK: tensor.arange : tensor<4xf32>
 // CHECK: tensor.constant dense<[1, 2]> : tensor<2xi32>
@@ -259,6 +260,7 @@ func.func @factories(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>) {
   %2 = tensor.full {value = 2.5} : tensor<2x2xf32>
   %3 = tensor.full {value = 1.0} : tensor<3xi1>
   %f = tensor.fill %b {value = -1.5} : tensor<1x3xf32>
+  %o = tensor.overwrite %b, %f : tensor<1x3xf32>, tensor<1x3xf32> -> tensor<1x3xf32>
   %4 = tensor.arange {start = 1.0, step = 2.0} : tensor<5xi64>
   %5 = tensor.arange : tensor<4xf32>
   %6 = tensor.constant dense<[1, 2]> : tensor<2xi32>
