@@ -34,6 +34,88 @@ use aot_ir::{Context, Op, TensorType};
 use aot_runtime::compiled::{Executable, StepProfile};
 use aot_runtime::Tensor;
 
+/// What binds a symbolic function's symbols from a call's arguments.
+pub(crate) struct Binder {
+    /// Per argument, its declared tensor type (symbolic sizes and all).
+    params: Vec<Option<TensorType>>,
+    /// The arguments that pass a symbol's value: `(argument, symbol)`.
+    symbol_args: Vec<(usize, u32)>,
+    facts: Facts,
+}
+
+impl Binder {
+    /// The binder of `func` of `ctx`, whose arguments have `params` types.
+    pub(crate) fn new(ctx: &Context, func: Op, params: Vec<Option<TensorType>>) -> Result<Binder, String> {
+        Ok(Binder { params, symbol_args: aot_ir::sym::symbol_args(ctx, func), facts: Facts::of_func(ctx, func)? })
+    }
+
+    /// The symbol values of a call with `args`, checked against the ranges
+    /// and guards.
+    pub(crate) fn bind(&self, args: &[Tensor]) -> Result<Bindings, String> {
+        if args.len() != self.params.len() {
+            return Err(format!("the compiled function takes {} arguments, got {}", self.params.len(), args.len()));
+        }
+        let types: Vec<Option<&TensorType>> = self.params.iter().map(|t| t.as_ref()).collect();
+        aot_runtime::guards::bind_symbols(&types, &self.symbol_args, &self.facts, args)
+    }
+}
+
+/// What was made per set of symbol values, most recently used last; at
+/// most `max` kept, the least recently used dropped first.
+pub(crate) struct Versions<T> {
+    entries: Vec<(Vec<(u32, i64)>, T)>,
+    max: usize,
+    made: usize,
+}
+
+impl<T> Versions<T> {
+    pub(crate) fn new(max: usize) -> Versions<T> {
+        Versions { entries: Vec::new(), max, made: 0 }
+    }
+
+    /// The entry for the values of `b`, made by `make` on first use.
+    pub(crate) fn get_or_make(
+        &mut self,
+        b: &Bindings,
+        make: impl FnOnce(&Bindings) -> Result<T, String>,
+    ) -> Result<&mut T, String> {
+        let mut key = b.pairs().to_vec();
+        key.sort_unstable();
+        match self.entries.iter().position(|(k, _)| *k == key) {
+            Some(i) => {
+                let v = self.entries.remove(i);
+                self.entries.push(v);
+            }
+            None => {
+                let v = make(b)?;
+                if self.entries.len() >= self.max {
+                    self.entries.remove(0);
+                }
+                self.entries.push((key, v));
+                self.made += 1;
+            }
+        }
+        Ok(&mut self.entries.last_mut().expect("an entry was just pushed").1)
+    }
+
+    /// How many entries were made (dropped ones included).
+    pub(crate) fn made(&self) -> usize {
+        self.made
+    }
+
+    /// Each entry with its symbol values, as `s0=3,s1=5`.
+    pub(crate) fn labelled(&self) -> impl Iterator<Item = (String, &T)> {
+        self.entries.iter().map(|(key, v)| {
+            let vals: Vec<String> = key.iter().map(|(k, v)| format!("s{k}={v}")).collect();
+            (vals.join(","), v)
+        })
+    }
+
+    pub(crate) fn each_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+}
+
 /// A symbolic function compiled per set of symbol values (see the module
 /// docs).
 pub struct BySize {
@@ -41,15 +123,8 @@ pub struct BySize {
     /// its own copy, so dropping a version frees all its IR.
     text: String,
     native: Native,
-    /// Per argument, its declared tensor type (symbolic sizes and all).
-    params: Vec<Option<TensorType>>,
-    /// The arguments that pass a symbol's value: `(argument, symbol)`.
-    symbol_args: Vec<(usize, u32)>,
-    facts: Facts,
-    /// The versions, most recently used last: the symbol values (in
-    /// binding order) and the code for them.
-    versions: Vec<(Vec<(u32, i64)>, Lazy)>,
-    built: usize,
+    binder: Binder,
+    versions: Versions<Lazy>,
     /// The compile with run-time sizes, once tried: the code, or why the
     /// pipeline or target refused it.
     sized: Option<Result<Box<dyn Executable>, String>>,
@@ -65,15 +140,11 @@ impl BySize {
         let text = aot_ir::printer::print_op(ctx, func, Default::default());
         let f = aot_dialects::func::FuncView { op: func };
         let params = f.args(ctx).iter().map(|&a| ctx.value_tensor(a).cloned()).collect();
-        let facts = Facts::of_func(ctx, func)?;
         Ok(BySize {
             text,
             native,
-            params,
-            symbol_args: aot_ir::sym::symbol_args(ctx, func),
-            facts,
-            versions: Vec::new(),
-            built: 0,
+            binder: Binder::new(ctx, func, params)?,
+            versions: Versions::new(Self::MAX),
             sized: None,
         })
     }
@@ -111,55 +182,45 @@ impl BySize {
 
     /// How many versions have been compiled so far (dropped ones included).
     pub fn versions_built(&self) -> usize {
-        self.built
-    }
-
-    /// The symbol values of a call with `args`, checked against the ranges
-    /// and guards.
-    fn bind(&self, args: &[Tensor]) -> Result<Bindings, String> {
-        if args.len() != self.params.len() {
-            return Err(format!("expects {} arguments, got {}", self.params.len(), args.len()));
-        }
-        let types: Vec<Option<&TensorType>> = self.params.iter().map(|t| t.as_ref()).collect();
-        aot_runtime::guards::bind_symbols(&types, &self.symbol_args, &self.facts, args)
+        self.versions.made()
     }
 
     /// The version for the symbol values of `args`, built on first use.
     fn version(&mut self, args: &[Tensor]) -> Result<&mut Lazy, String> {
-        let b = self.bind(args)?;
-        let mut key = b.pairs().to_vec();
-        key.sort_unstable();
-        match self.versions.iter().position(|(k, _)| *k == key) {
-            Some(i) => {
-                let v = self.versions.remove(i);
-                self.versions.push(v);
-            }
-            None => {
-                let lazy = self.specialise(&b)?;
-                if self.versions.len() >= Self::MAX {
-                    self.versions.remove(0);
-                }
-                self.versions.push((key, lazy));
-                self.built += 1;
-            }
-        }
-        Ok(&mut self.versions.last_mut().expect("a version was just pushed").1)
+        let b = self.binder.bind(args)?;
+        let (text, native) = (&self.text, &self.native);
+        self.versions.get_or_make(&b, |b| specialise(text, native, b))
     }
+}
 
-    /// The function specialised for `b`, in a context of its own, ready to
-    /// compile on its first run.
-    fn specialise(&self, b: &Bindings) -> Result<Lazy, String> {
-        let (mut ctx, func) = aot_dialects::func::parse_function(&self.text, "<symbolic function>")?;
-        let vals = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect::<Vec<_>>().join(", ");
-        aot_ir::sym::specialise_function(&mut ctx, func, b).map_err(|e| format!("specialising for {vals}: {e}"))?;
-        aot_ir::verify(&ctx, func).map_err(|d| {
-            format!(
-                "specialised for {vals}, the function does not verify: {}",
-                d.first().map(|d| d.message.as_str()).unwrap_or("")
-            )
-        })?;
-        Ok(Lazy::new(ctx, func, self.native.clone()))
+/// The profile rows of every version, each labelled with its symbol values.
+pub(crate) fn labelled_profile<T>(
+    versions: &Versions<T>,
+    profile: impl Fn(&T) -> Vec<StepProfile>,
+) -> Vec<StepProfile> {
+    let mut rows = Vec::new();
+    for (label, v) in versions.labelled() {
+        rows.extend(profile(v).into_iter().map(|mut r| {
+            r.what = format!("{} [{label}]", r.what);
+            r
+        }));
     }
+    rows
+}
+
+/// The function printed as `text` specialised for `b`, in a context of its
+/// own, ready to compile with `native` on its first run.
+fn specialise(text: &str, native: &Native, b: &Bindings) -> Result<Lazy, String> {
+    let (mut ctx, func) = aot_dialects::func::parse_function(text, "<symbolic function>")?;
+    let vals = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect::<Vec<_>>().join(", ");
+    aot_ir::sym::specialise_function(&mut ctx, func, b).map_err(|e| format!("specialising for {vals}: {e}"))?;
+    aot_ir::verify(&ctx, func).map_err(|d| {
+        format!(
+            "specialised for {vals}, the function does not verify: {}",
+            d.first().map(|d| d.message.as_str()).unwrap_or("")
+        )
+    })?;
+    Ok(Lazy::new(ctx, func, native.clone()))
 }
 
 impl Executable for BySize {
@@ -184,13 +245,7 @@ impl Executable for BySize {
             Some(Ok(s)) => s.profile(),
             _ => Vec::new(),
         };
-        for (key, v) in &self.versions {
-            let vals: Vec<String> = key.iter().map(|(k, v)| format!("s{k}={v}")).collect();
-            rows.extend(v.profile().into_iter().map(|mut r| {
-                r.what = format!("{} [{}]", r.what, vals.join(","));
-                r
-            }));
-        }
+        rows.extend(labelled_profile(&self.versions, |v| v.profile()));
         rows
     }
 
@@ -198,6 +253,6 @@ impl Executable for BySize {
         if let Some(Ok(s)) = &mut self.sized {
             s.reset_profile();
         }
-        self.versions.iter_mut().for_each(|(_, v)| v.reset_profile());
+        self.versions.each_mut().for_each(|v| v.reset_profile());
     }
 }
