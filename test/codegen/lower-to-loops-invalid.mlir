@@ -33,10 +33,10 @@ func.func @empty_max(%x: tensor<3x0xf32>) -> tensor<3xf32> {
 
 /// With symbolic sizes, an op whose lowering does not take them yet is
 /// refused by name.
-func.func @symbolic_cumsum(%x: tensor<s0x8xf32>) -> tensor<s0x8xf32> {
-  // expected-error@+1 {{'tensor.cumsum' op does not lower to loops with symbolic sizes yet (see docs/dynamic-shapes.md for the ops that do)}}
-  %0 = tensor.cumsum %x {dim = 1} : tensor<s0x8xf32>
-  return %0 : tensor<s0x8xf32>
+func.func @symbolic_argsort(%x: tensor<s0x8xf32>) -> tensor<s0x8xi64> {
+  // expected-error@+1 {{'tensor.argsort' op does not lower to loops with symbolic sizes yet (see docs/dynamic-shapes.md for the ops that do)}}
+  %0 = tensor.argsort %x {dim = 1} : tensor<s0x8xf32> -> tensor<s0x8xi64>
+  return %0 : tensor<s0x8xi64>
 }
 
 // -----

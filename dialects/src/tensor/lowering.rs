@@ -922,6 +922,8 @@ pub fn cumsum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let out = lc.alloc(&rt.shape, rt.elem);
     let lanes = Lanes::of(lc, &xt.shape)?;
     let reverse = lc.attrs().flag("reverse");
+    // (The lane's last index, an expression over a symbolic length.)
+    let last_index = aot_ir::sym::sub(lanes.len, 1).map_err(|e| e.to_string())?;
     // PyTorch's CPU kernel accumulates f32 in f64 and rounds each partial
     // sum (halves in f32, integers in i64).
     let acc = match rt.elem {
@@ -931,7 +933,7 @@ pub fn cumsum(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     lc.kernel("cumsum", &[x, out], &mut |s, a| {
         s.nest(&lanes.outer, true, &mut |s, ivs| {
             let zero = s.constant(0.0, acc);
-            let last = s.index(lanes.len - 1);
+            let last = s.size_index(last_index);
             s.for_loop(0, lanes.len, 1, false, &[zero], &mut |s, j, c| {
                 let j = if reverse { s.bin(Binary::Sub, last, j)? } else { j };
                 let idx = lanes.at(ivs, j);

@@ -1521,7 +1521,7 @@ op!(
     Some(infer_cumsum),
     k::cumsum,
     vjp = d::cumsum,
-    lower = &Lower(l::cumsum)
+    lower = &LowerSymbolic(l::cumsum)
 );
 op!(
     "tensor.argsort",
