@@ -17,7 +17,7 @@
 
 use crate::gemm;
 use aot_dialects::func::{FuncView, ReturnOp};
-use aot_dialects::r#loop::analysis::{kernel_cost, kernel_work, memref, split_loop, trips, KernelCost};
+use aot_dialects::r#loop::analysis::{kernel_cost, kernel_work, kernel_work_expr, memref, split_loop, KernelCost};
 use aot_dialects::r#loop::{self, LoopOp};
 use aot_ir::*;
 use aot_runtime::buffer::Buffer;
@@ -37,6 +37,14 @@ pub enum Root {
 pub struct BufRef {
     pub root: Root,
     pub ty: MemRefType,
+}
+
+impl BufRef {
+    /// Whether its shape, strides or offset has a symbolic size.
+    fn is_symbolic(&self) -> bool {
+        let (s, o) = r#loop::layout(&self.ty);
+        !aot_ir::sym::layout_is_static(&self.ty.shape, &s, o)
+    }
 }
 
 /// A compiled kernel: `(base pointers, lo, hi) -> 0 | 1 + failed check`.
@@ -223,19 +231,12 @@ impl HostProgram {
             }
             // A size that is 1 at these values (an expression such as
             // `(s0 floordiv 4)` may be) gets the row-major stride there, as
-            // a static layout does (`lowering::memref_type`): the strides
-            // results show are those of code compiled for these sizes.
+            // a static layout does: the strides results show are those of
+            // code compiled for these sizes.
             let layout = match &m.layout {
                 Some((s, o)) => {
-                    let rm = aot_dialects::lowering::row_major(&shape);
-                    let mut st = b.eval_shape(s).map_err(|e| e.to_string())?;
-                    for d in 0..st.len() {
-                        if shape[d] == 1 {
-                            st[d] = rm[d];
-                        }
-                    }
-                    let o = e(*o)?;
-                    (st != rm || o != 0).then_some((st, o))
+                    let st = b.eval_shape(s).map_err(|e| e.to_string())?;
+                    aot_dialects::lowering::normal_layout(&shape, &st, e(*o)?)
                 }
                 None => None,
             };
@@ -334,44 +335,6 @@ pub(crate) fn table_sizes(ctx: &Context, op: Op, sizes: &mut Vec<i64>) {
             add(ctx.attr_i64(o, "size").unwrap_or(0));
         }
     });
-}
-
-/// [`kernel_work`] as a size expression: per loop, its trip count times
-/// its body's work (at least 1), summed over the kernel.
-fn work_expr(ctx: &Context, kernel: Op) -> Result<i64, String> {
-    use aot_ir::sym;
-    fn region(ctx: &Context, r: Region) -> Result<i64, String> {
-        let mut w = 0i64;
-        for &b in ctx.region_blocks(r) {
-            for o in ctx.block_ops(b) {
-                w = sym::add(w, op_work(ctx, o)?).map_err(|e| e.to_string())?;
-            }
-        }
-        Ok(w)
-    }
-    fn op_work(ctx: &Context, o: Op) -> Result<i64, String> {
-        let Some(l) = ctx.dyn_cast::<aot_dialects::r#loop::ForOp>(o) else { return Ok(1) };
-        let b = l.bounds(ctx);
-        let e = |r: Result<i64, sym::SymError>| r.map_err(|e| e.to_string());
-        // Loops start at a constant and step by one (a symbolic bound's
-        // loops are built so), or their trips are a quotient.
-        let trips = if sym::is_symbolic(b.upper) {
-            e(sym::floordiv(e(sym::add(b.upper, b.step - 1 - b.lower))?, b.step.max(1)))?
-        } else {
-            trips(b.lower, b.upper, b.step)
-        };
-        let mut inner = 0i64;
-        for &r in ctx.regions(o) {
-            inner = e(sym::add(inner, region(ctx, r)?))?;
-        }
-        let inner = if sym::is_symbolic(inner) { inner } else { inner.max(1) };
-        e(sym::mul(trips, inner))
-    }
-    let mut w = 0i64;
-    for &r in ctx.regions(kernel) {
-        w = sym::add(w, region(ctx, r)?).map_err(|e| e.to_string())?;
-    }
-    Ok(w)
 }
 
 /// Builds the host program of a lowered function with static sizes.
@@ -486,7 +449,8 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
                 });
                 if p.symbolic {
                     table_sizes(ctx, op, &mut p.sizes);
-                    p.kernel_work.push(work_expr(ctx, op).map_err(|m| err(op, m))?);
+                    p.kernel_work
+                        .push(kernel_work_expr(ctx, op).ok_or_else(|| err(op, "the kernel's work overflows".into()))?);
                 }
                 p.steps.push(Step::Kernel {
                     op,
@@ -510,10 +474,7 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
                 if let Root::Arg(i) = c.root {
                     p.written_args[i] = true;
                 }
-                let symbolic = [&a, &b, &c].iter().any(|r| {
-                    let (s, o) = r#loop::layout(&r.ty);
-                    !aot_ir::sym::layout_is_static(&r.ty.shape, &s, o)
-                });
+                let symbolic = [&a, &b, &c].iter().any(|r| r.is_symbolic());
                 let plan = (!symbolic).then(|| gemm::Plan::new(&a.ty, &b.ty, &c.ty));
                 p.steps.push(Step::Matmul(Box::new(Matmul {
                     a,
@@ -530,10 +491,7 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
                 }
                 let (scale, causal) = (ctx.attr_f64(op, "scale").unwrap_or(1.0), ctx.has_attr(op, "causal"));
                 let grad = kind == LoopOp::AttentionGrad;
-                let symbolic = bufs.iter().any(|b| {
-                    let (s, o) = r#loop::layout(&b.ty);
-                    !aot_ir::sym::layout_is_static(&b.ty.shape, &s, o)
-                });
+                let symbolic = bufs.iter().any(BufRef::is_symbolic);
                 let plan = (!symbolic).then(|| Attention::plan_for(&bufs, grad, scale, causal));
                 let a = Attention { bufs, grad, scale, causal, plan };
                 // The kernel reads its operands while it writes its results

@@ -57,10 +57,16 @@ pub fn row_major(shape: &[i64]) -> Shape {
 /// the strides of size-1 dimensions, which address nothing, are
 /// normalised so that equal layouts compare equal).
 pub fn memref_type(ctx: &mut Context, shape: &[i64], elem: ElemType, strides: &[i64], offset: i64) -> Type {
+    let layout = normal_layout(shape, strides, offset);
+    ctx.intern_type(TypeData::MemRef(MemRefType { shape: shape.iter().copied().collect(), elem, layout }))
+}
+
+/// A memref layout in its one form: the strides of size-1 dimensions
+/// (which address nothing) row-major, and `None` for row-major at 0.
+pub fn normal_layout(shape: &[i64], strides: &[i64], offset: i64) -> Option<(Shape, i64)> {
     let rm = row_major(shape);
     let strides: Shape = strides.iter().zip(shape).zip(&rm).map(|((&s, &n), &r)| if n == 1 { r } else { s }).collect();
-    let layout = if strides == rm && offset == 0 { None } else { Some((strides, offset)) };
-    ctx.intern_type(TypeData::MemRef(MemRefType { shape: shape.iter().copied().collect(), elem, layout }))
+    (strides != rm || offset != 0).then_some((strides, offset))
 }
 
 /// Whether distinct indices of the layout address distinct elements (for a

@@ -1307,8 +1307,7 @@ def _has_symbolic_layout(t: Any) -> bool:
     """Whether tensor `t` has a symbolic size, stride or offset."""
     if not isinstance(t, torch.Tensor):
         return False
-    dims = list(t.shape) + list(t.stride()) + [t.storage_offset()]
-    return any(isinstance(d, torch.SymInt) and d.node.maybe_as_int() is None for d in dims)
+    return any(_is_symbolic(d) for d in (*t.shape, *t.stride(), t.storage_offset()))
 
 
 def _replay(node: torch.fx.Node, src: Any) -> Any:

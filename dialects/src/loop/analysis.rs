@@ -106,28 +106,47 @@ pub fn alias_class(ctx: &Context, root: Value) -> Value {
     root
 }
 
-/// Work estimate of a kernel: element operations executed (saturating).
+/// Work estimate of a kernel: element operations executed (`u64::MAX`
+/// when that overflows, or when a loop runs to a symbolic bound).
 pub fn kernel_work(ctx: &Context, kernel: Op) -> u64 {
-    fn region_work(ctx: &Context, r: Region) -> u64 {
-        let mut w = 0u64;
+    kernel_work_expr(ctx, kernel).filter(|&w| !sym::is_symbolic(w)).map_or(u64::MAX, |w| w.max(0) as u64)
+}
+
+/// [`kernel_work`] as a size expression (per loop, its trip count times its
+/// body's work, at least 1; summed over the kernel), to evaluate per call
+/// where loops run to symbolic bounds; `None` on overflow.
+pub fn kernel_work_expr(ctx: &Context, kernel: Op) -> Option<i64> {
+    fn region_work(ctx: &Context, r: Region) -> Option<i64> {
+        let mut w = 0i64;
         for &b in ctx.region_blocks(r) {
             for o in ctx.block_ops(b) {
-                w = w.saturating_add(op_work(ctx, o));
+                w = sym::add(w, op_work(ctx, o)?).ok()?;
             }
         }
-        w
+        Some(w)
     }
-    fn op_work(ctx: &Context, o: Op) -> u64 {
-        match ctx.dyn_cast::<ForOp>(o) {
-            Some(l) => {
-                let trips = l.bounds(ctx).trips() as u64;
-                let inner = ctx.regions(o).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)));
-                trips.saturating_mul(inner.max(1))
-            }
-            None => 1,
+    fn op_work(ctx: &Context, o: Op) -> Option<i64> {
+        let Some(l) = ctx.dyn_cast::<ForOp>(o) else { return Some(1) };
+        let b = l.bounds(ctx);
+        // (Over a symbolic bound, ceil((upper - lower) / step) as an
+        // expression.)
+        let trips = if sym::is_symbolic(b.upper) {
+            sym::floordiv(sym::add(b.upper, b.step - 1 - b.lower).ok()?, b.step.max(1)).ok()?
+        } else {
+            b.trips()
+        };
+        let mut inner = 0i64;
+        for &r in ctx.regions(o) {
+            inner = sym::add(inner, region_work(ctx, r)?).ok()?;
         }
+        let inner = if sym::is_symbolic(inner) { inner } else { inner.max(1) };
+        sym::mul(trips, inner).ok()
     }
-    ctx.regions(kernel).iter().fold(0u64, |w, &r| w.saturating_add(region_work(ctx, r)))
+    let mut w = 0i64;
+    for &r in ctx.regions(kernel) {
+        w = sym::add(w, region_work(ctx, r)?).ok()?;
+    }
+    Some(w)
 }
 
 /// The static cost of a kernel, for profiles and rooflines.
