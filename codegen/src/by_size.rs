@@ -2,9 +2,10 @@
 //! symbol values.
 //!
 //! The tensor-level pipeline (the seed stages, `joint`, `partition`,
-//! `simplify`) runs once over the symbolic function; the code generators
-//! still need static sizes (loop bounds, strides and the memory plan are
-//! constants in the code they emit). [`BySize`] keeps the symbolic function,
+//! `simplify`) runs once over the symbolic function; code per size has its
+//! loop bounds, strides and memory plan as constants in the code (what a
+//! target without run-time sizes, or an op whose lowering needs static
+//! sizes, gets). [`BySize`] keeps the symbolic function,
 //! binds its symbols from each call's arguments (sizes, and the 0-d
 //! arguments marked `aot.symbol`), and runs the code compiled for those
 //! values: on the first call with them it copies the function into a

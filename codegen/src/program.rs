@@ -196,6 +196,11 @@ pub struct HostProgram {
     pub allocs: Vec<(MemRefType, Option<u64>)>,
     /// Bytes of the arena `plan-memory` laid the temporaries out in.
     pub arena_bytes: u64,
+    /// In a symbolic program, the temporaries `plan-memory` gave a
+    /// lifetime (`live`) rather than an offset: each alloc's index and
+    /// its first and last host op. [`HostProgram::evaluate`] places them
+    /// in the arena at each set of symbol values.
+    pub per_call: Vec<(usize, (usize, usize))>,
     pub globals: Vec<(MemRefType, Attribute)>,
     pub steps: Vec<Step>,
     pub outputs: Vec<BufRef>,
@@ -282,10 +287,30 @@ impl HostProgram {
                 other => other.clone(),
             });
         }
+        let mut allocs: Vec<(MemRefType, Option<u64>)> =
+            self.allocs.iter().map(|(m, off)| Ok((ty(m)?, *off))).collect::<Result<_, String>>()?;
+        let mut arena_bytes = self.arena_bytes;
+        if !self.per_call.is_empty() {
+            // plan-memory's placement, on this call's byte counts.
+            let buffers: Vec<(u64, (usize, usize))> = self
+                .per_call
+                .iter()
+                .map(|&(k, l)| (r#loop::extent(&allocs[k].0).max(0) as u64 * allocs[k].0.elem.byte_size() as u64, l))
+                .collect();
+            let (offsets, arena) = crate::plan_memory::place(&buffers)
+                .ok_or_else(|| "the arena of the temporaries overflows at these sizes".to_string())?;
+            for (&(k, _), off) in self.per_call.iter().zip(offsets) {
+                allocs[k].1 = Some(off);
+            }
+            arena_bytes = arena_bytes.max(arena);
+            aot_ir::size::check_alloc(arena_bytes, 1, "the arena of the compiled temporaries")
+                .map_err(|e| e.to_string())?;
+        }
         let program = HostProgram {
             args: self.args.iter().map(ty).collect::<Result<_, _>>()?,
-            allocs: self.allocs.iter().map(|(m, off)| Ok((ty(m)?, *off))).collect::<Result<_, String>>()?,
-            arena_bytes: self.arena_bytes,
+            allocs,
+            arena_bytes,
+            per_call: Vec::new(),
             globals: self.globals.clone(),
             steps,
             outputs: self.outputs.iter().map(buf).collect::<Result<_, _>>()?,
@@ -377,6 +402,7 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
         args,
         allocs: Vec::new(),
         arena_bytes: 0,
+        per_call: Vec::new(),
         globals: Vec::new(),
         steps: Vec::new(),
         outputs: Vec::new(),
@@ -392,6 +418,10 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
             Some(LoopOp::Alloc) => {
                 let m = memref(ctx, ctx.result(op, 0)).cloned().expect("verified");
                 let off = ctx.attr_i64(op, "offset").map(|o| o as u64);
+                if let Some(l) = ctx.attr_i64_list(op, "live") {
+                    // (The verifier checked two positions, in order.)
+                    p.per_call.push((p.allocs.len(), (l[0] as usize, l[1] as usize)));
+                }
                 refs.insert(ctx.result(op, 0), BufRef { root: Root::Alloc(p.allocs.len()), ty: m.clone() });
                 p.allocs.push((m, off));
             }
@@ -556,6 +586,7 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
             }
         }
     }
+    check_memory_plan(ctx, func)?;
     p.arena_bytes = p
         .allocs
         .iter()
@@ -569,6 +600,56 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
     aot_ir::size::check_alloc(p.arena_bytes, 1, "the arena of the compiled temporaries")
         .map_err(|e| err(func, e.to_string()))?;
     Ok(p)
+}
+
+/// Checks the memory plan the allocs of `func` carry against the
+/// lifetimes of its temporaries (`plan_memory`'s rule): two temporaries
+/// alive at one host op never share a byte of the arena, a lifetime
+/// (`live`) is the one the function has, and a buffer that leaves the
+/// function is not placed. Plans come from `plan-memory`; hand-written or
+/// stale ones are refused here rather than run.
+fn check_memory_plan(ctx: &Context, func: Op) -> Result<(), Diagnostic> {
+    let planned = |o: Op| ctx.has_attr(o, "offset") || ctx.has_attr(o, "live");
+    let f = FuncView { op: func };
+    let Some(entry) = f.entry_block(ctx) else { return Ok(()) };
+    if !ctx.block_ops(entry).any(|o| LoopOp::of(ctx, o) == Some(LoopOp::Alloc) && planned(o)) {
+        return Ok(());
+    }
+    let (temps, results) = crate::plan_memory::temporaries(ctx, func);
+    if let Some(&o) = results.iter().find(|&&o| planned(o)) {
+        return Err(Diagnostic::op_error(ctx, o, "a buffer that leaves the function cannot be placed in the arena"));
+    }
+    let mut placed: Vec<(Op, u64, u64, (usize, usize))> = Vec::new();
+    for &(o, life) in &temps {
+        if let Some(l) = ctx.attr_i64_list(o, "live") {
+            if (l[0] as usize, l[1] as usize) != life {
+                return Err(Diagnostic::op_error(
+                    ctx,
+                    o,
+                    format!(
+                        "'live' says host ops {} to {}, but the buffer is used from {} to {}",
+                        l[0], l[1], life.0, life.1
+                    ),
+                ));
+            }
+        }
+        if let (Some(off), Some(m)) = (ctx.attr_i64(o, "offset"), memref(ctx, ctx.result(o, 0))) {
+            let n = (r#loop::extent(m).max(0) as u64).saturating_mul(m.elem.byte_size() as u64);
+            placed.push((o, off as u64, (off as u64).saturating_add(n), life));
+        }
+    }
+    for (i, &(o, s, e, (a, b))) in placed.iter().enumerate() {
+        for &(_, s2, e2, (c, d)) in &placed[..i] {
+            if c <= b && a <= d && s < e2 && s2 < e {
+                return Err(Diagnostic::op_error(
+                    ctx,
+                    o,
+                    format!("arena bytes {s}..{e} overlap bytes {s2}..{e2} of a buffer alive at the same time"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `value` (a dense attribute) as a buffer of `e`.

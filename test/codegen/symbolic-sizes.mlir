@@ -6,8 +6,9 @@
 /// inlines each producer into its reader where the reader's view maps to
 /// the producer's indices without arithmetic (the buffer itself here), so
 /// the three ops run as one kernel and the temporaries go; `collapse-loops`
-/// and `plan-memory` leave a symbolic function as it is for now (the
-/// result is its own allocation, made per call at the call's sizes).
+/// leaves a symbolic function as it is for now, and `plan-memory` has no
+/// temporary left to give a lifetime (the result is its own allocation,
+/// made per call at the call's sizes).
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:    (%[[X:.*]]: memref<s0xs1xf32>, %[[B:.*]]: memref<s1xf32>) -> memref<s0xs1xf32>
 // CHECK:         %[[BV:.*]] = loop.view %[[B]] : memref<s1xf32> -> memref<s0xs1xf32, strided<[0, 1], offset: 0>>

@@ -475,6 +475,18 @@ fn native_code_is_generated_once_per_size() {
 /// with the reason kept.
 #[test]
 fn native_code_reads_sizes_at_run_time() {
+    reads_sizes_at_run_time("cranelift");
+}
+
+/// The LLVM backend's kernels read the same size table: the same programs,
+/// bit-equal to LLVM's own per-size code.
+#[cfg(feature = "llvm")]
+#[test]
+fn llvm_code_reads_sizes_at_run_time() {
+    reads_sizes_at_run_time("llvm");
+}
+
+fn reads_sizes_at_run_time(backend: &str) {
     use aot::codegen::by_size::BySize;
     use aot::ir::ElemType;
     use aot::runtime::compiled::Executable;
@@ -490,7 +502,7 @@ fn native_code_reads_sizes_at_run_time() {
         let mut ctx = Context::new();
         let (_, f) = parse(&mut ctx, text);
         let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
-        let native = aot::codegen::Native::named("cranelift", options).unwrap();
+        let native = aot::codegen::Native::named(backend, options).unwrap();
         BySize::new(&ctx, f, native).unwrap()
     };
     let args = |rows: usize, cols: usize| {
@@ -663,6 +675,77 @@ fn native_code_reads_sizes_at_run_time() {
     let why = exe.runtime_sizes_refused().unwrap_or_default();
     assert!(why.contains("'tensor.argsort' op does not lower to loops with symbolic sizes yet"), "{why}");
     assert_eq!(exe.versions_built(), 1);
+}
+
+/// Code with run-time sizes has a memory plan: `plan-memory` gives each
+/// temporary of the symbolic function its lifetime, and each set of
+/// symbol values places them in one arena, reusing bytes between buffers
+/// whose lifetimes do not overlap, the arena growing with the sizes. The
+/// results are those of per-size code (which has its own, static plan).
+#[test]
+fn run_time_sizes_plan_memory_per_size() {
+    use aot::codegen::by_size::BySize;
+    use aot::codegen::program;
+    use aot::ir::ElemType;
+    use aot::runtime::compiled::Executable;
+    use aot::runtime::Tensor;
+    let text = r#"func.func @f(%x: tensor<s0x64xf32>, %w: tensor<64x64xf32>) -> tensor<s0xf32> {
+  %a = tensor.exp %x : tensor<s0x64xf32>
+  %b = tensor.mm %a, %w : tensor<s0x64xf32>, tensor<64x64xf32> -> tensor<s0x64xf32>
+  %c = tensor.tanh %b : tensor<s0x64xf32>
+  %d = tensor.mm %c, %w : tensor<s0x64xf32>, tensor<64x64xf32> -> tensor<s0x64xf32>
+  %e = tensor.sin %d : tensor<s0x64xf32>
+  %f = tensor.mm %e, %w : tensor<s0x64xf32>, tensor<64x64xf32> -> tensor<s0x64xf32>
+  %g = tensor.sum %f {dims = [1]} : tensor<s0x64xf32> -> tensor<s0xf32>
+  return %g : tensor<s0xf32>
+}"#;
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx, text);
+    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
+    let mut pm = aot::codegen::pass_manager_for(native.target, Default::default()).unwrap();
+    aot::codegen::lower_unless_lowered(&mut ctx, f, &mut pm, &mut std::io::sink()).unwrap();
+    let p = program::build_symbolic(&ctx, f).unwrap();
+    assert!(p.symbolic);
+    assert!(p.per_call.len() >= 3, "temporaries placed per call: {:?}", p.per_call);
+    let mut arenas = Vec::new();
+    for rows in [3i64, 100] {
+        let (e, _) = p.evaluate(&Bindings::from_pairs(&[(0, rows)]), p.globals.len()).unwrap();
+        let mut placed = Vec::new();
+        for &(k, life) in &p.per_call {
+            let (m, off) = &e.allocs[k];
+            let off = off.expect("placed at these sizes");
+            let bytes = m.shape.iter().product::<i64>() as u64 * 4;
+            placed.push((off, off + bytes, life));
+        }
+        for (i, &(s, e1, (a, b))) in placed.iter().enumerate() {
+            assert!(e1 <= e.arena_bytes);
+            for &(s2, e2, (c, d)) in &placed[..i] {
+                assert!(!(c <= b && a <= d && s < e2 && s2 < e1), "{rows} rows: live buffers share bytes: {placed:?}");
+            }
+        }
+        let total: u64 = placed.iter().map(|&(s, e, _)| e - s).sum();
+        assert!(e.arena_bytes < total, "{rows} rows: no bytes reused ({} of {total})", e.arena_bytes);
+        arenas.push(e.arena_bytes);
+    }
+    assert!(arenas[1] > arenas[0], "the arena grows with the sizes: {arenas:?}");
+    let compile = |runtime_sizes: bool| {
+        let mut ctx = Context::new();
+        let (_, f) = parse(&mut ctx, text);
+        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
+        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
+    };
+    let (mut sized, mut per_size) = (compile(true), compile(false));
+    let t = |shape: &[i64], seed: usize| {
+        let n = shape.iter().product::<i64>() as usize;
+        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 290.0 - 0.05).collect();
+        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
+    };
+    for rows in [3, 100, 7, 100] {
+        let args = || vec![t(&[rows, 64], 1), t(&[64, 64], 2)];
+        let (got, want) = (sized.run(args()).unwrap(), per_size.run(args()).unwrap());
+        assert_eq!(got[0].read_f64(), want[0].read_f64(), "{rows} rows");
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
 }
 
 /// The gradient of an `as_strided` that may reach an element twice lists

@@ -5,8 +5,11 @@
 //! object and linked by the process's ORC JIT ([`crate::orc`]).
 //!
 //! Everything above the kernels is shared with the Cranelift backend: the
-//! codegen pipeline, the host program (`program::build`), the runtime that
-//! calls the kernels, the math table and the libcalls. A kernel has the
+//! codegen pipeline, the host program (`program::build_symbolic`), the
+//! runtime that calls the kernels, the math table and the libcalls, and
+//! the run-time sizes of a symbolic program ([`crate::sized`]: kernels
+//! load their symbolic sizes from a size table, compiled once for every
+//! size). A kernel has the
 //! native signature `i32 (ptr buffers, i64 lo, i64 hi)`; the compiled
 //! function keeps the objects that hold its kernels linked. Kernels are
 //! cached in memory for the process and on disk across processes
@@ -84,14 +87,22 @@ impl Target for Llvm {
         let emit = options
             .emit_as(&[("llvm", Emit::Llvm), ("asm", Emit::Asm)], Emit::None)
             .map_err(|m| Diagnostic::op_error(ctx, func, m))?;
-        Ok(Box::new(Executable::new(compile(ctx, func, emit, text)?)))
+        let code = compile(ctx, func, emit, text)?;
+        if code.program.symbolic {
+            let sized = crate::sized::Sized::new(ctx, func, code).map_err(|m| Diagnostic::op_error(ctx, func, m))?;
+            return Ok(Box::new(sized));
+        }
+        Ok(Box::new(Executable::new(code)))
     }
 }
 
 /// Compiles the lowered function `func` (after the codegen pipeline).
-/// `text` receives the emitted IR or assembly when asked for.
+/// `text` receives the emitted IR or assembly when asked for. With
+/// symbolic sizes the kernels read them from a size table
+/// ([`HostProgram::sizes`]) and the program runs per set of symbol
+/// values through [`crate::sized::Sized`].
 pub fn compile(ctx: &Context, func: Op, emit: Emit, text: &mut String) -> Result<Compiled, Diagnostic> {
-    let program = program::build(ctx, func)?;
+    let program = program::build_symbolic(ctx, func)?;
     compile_program(ctx, func, program, emit, text)
 }
 
@@ -114,7 +125,8 @@ fn compile_program(
     let ll = LlContext::create();
     let cpu = machine.get_cpu().to_string();
     let features = machine.get_feature_string().to_string_lossy().into_owned();
-    let target = kernel::Target { cpu: &cpu, features: &features, flavor: kernel::Flavor::Host };
+    let table: rustc_hash::FxHashMap<i64, usize> = program.sizes.iter().enumerate().map(|(k, &d)| (d, k)).collect();
+    let target = kernel::Target { cpu: &cpu, features: &features, flavor: kernel::Flavor::Host, table: &table };
     let module_for_target = || {
         let module = ll.create_module("aot");
         module.set_triple(&machine.get_triple());

@@ -285,7 +285,8 @@ pub fn compile(
     let module = ll.create_module("aot");
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
-    let target = kernel::Target { cpu: sm.name(), features: PTX_ISA, flavor: Flavor::Ptx };
+    let table = rustc_hash::FxHashMap::default();
+    let target = kernel::Target { cpu: sm.name(), features: PTX_ISA, flavor: Flavor::Ptx, table: &table };
     let mut messages = Vec::new();
     let mut entries = Vec::new();
     let mut threads = Vec::new();

@@ -282,6 +282,23 @@ fn verify_alloc(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     if ctx.attr_i64(op, "offset").is_some_and(|o| o < 0 || aot_ir::sym::is_symbolic(o)) {
         return Err(err(ctx, op, "arena offset must be a non-negative integer"));
     }
+    let symbolic = m.shape.iter().any(|&d| aot_ir::sym::is_symbolic(d));
+    if symbolic && ctx.has_attr(op, "offset") {
+        return Err(err(
+            ctx,
+            op,
+            "a buffer of symbolic size has no fixed arena offset (its lifetime, 'live', places it per call)",
+        ));
+    }
+    if ctx.has_attr(op, "live") {
+        let ok = ctx.attr_i64_list(op, "live").is_some_and(|l| l.len() == 2 && 0 <= l[0] && l[0] <= l[1]);
+        if !ok {
+            return Err(err(ctx, op, "'live' must be two host-op positions [first, last], 0 <= first <= last"));
+        }
+        if ctx.has_attr(op, "offset") {
+            return Err(err(ctx, op, "a buffer is placed by an arena offset or by its lifetime ('live'), not both"));
+        }
+    }
     Ok(())
 }
 
@@ -936,10 +953,10 @@ const ONE: Arity = Arity::Exact(1);
 inventory::submit! {
     OpDef {
         name: ALLOC,
-        summary: "A fresh contiguous buffer (at `offset` bytes into the arena once memory is planned)",
+        summary: "A fresh contiguous buffer (at `offset` bytes into the arena once memory is planned; with symbolic sizes, `live` = its first and last host op, placed per call)",
         traits: SYM,
         results: ONE,
-        attrs: &[AttrSpec::optional("offset", AttrKind::I64)],
+        attrs: &[AttrSpec::optional("offset", AttrKind::I64), AttrSpec::optional("live", AttrKind::I64List)],
         verify: Some(verify_alloc),
         syntax: Syntax::Functional,
         interfaces: &[&LoopOp::Alloc, &MemoryEffects::Fixed(&[(Effect::Allocate, On::Result(0))])],

@@ -222,6 +222,32 @@ func.func @symbolic_arena_offset(%x: memref<s0xf32>) {
 
 // -----
 
+/// A buffer of symbolic size has no one offset: plan-memory gives it its
+/// lifetime, and the host program places it per call.
+func.func @symbolic_buffer_at_an_offset(%x: memref<s0xf32>) {
+  // expected-error@+1 {{a buffer of symbolic size has no fixed arena offset}}
+  %o = loop.alloc {offset = 0} : memref<s0xf32>
+  return
+}
+
+// -----
+
+func.func @lifetime_backwards(%x: memref<s0xf32>) {
+  // expected-error@+1 {{'live' must be two host-op positions [first, last], 0 <= first <= last}}
+  %o = loop.alloc {live = array<i64: 3, 1>} : memref<s0xf32>
+  return
+}
+
+// -----
+
+func.func @lifetime_and_offset() {
+  // expected-error@+1 {{placed by an arena offset or by its lifetime ('live'), not both}}
+  %o = loop.alloc {live = array<i64: 0, 1>, offset = 0} : memref<4xf32>
+  return
+}
+
+// -----
+
 /// Ops without symbolic rules refuse symbolic sizes.
 func.func @symbolic_resize(%x: memref<s0xf32>) {
   // expected-error@+1 {{'loop.resize' op does not support symbolic sizes yet}}

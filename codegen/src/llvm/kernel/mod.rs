@@ -78,6 +78,10 @@ pub(super) struct Target<'t> {
     pub cpu: &'t str,
     pub features: &'t str,
     pub flavor: Flavor,
+    /// The position of each symbolic size in the program's size table,
+    /// whose address follows a kernel's operands in its table of base
+    /// pointers (`HostProgram::sizes`); empty for a static program.
+    pub table: &'t FxHashMap<i64, usize>,
 }
 
 pub(super) struct Gen<'a, 'll> {
@@ -110,6 +114,9 @@ pub(super) struct Gen<'a, 'll> {
     /// Threads that share one iteration of the split loop (or, without
     /// one, the kernel's whole body): 1 when the kernel is not row-mapped.
     threads: u64,
+    /// The symbolic sizes the kernel reads, each loaded once from the
+    /// call's size table at entry.
+    sizes: FxHashMap<i64, IntValue<'ll>>,
 }
 
 fn err(ctx: &Context, op: Op, m: impl Into<String>) -> Diagnostic {
@@ -180,6 +187,37 @@ pub(super) fn emit<'ll>(
         }
         bufs.insert(a, (base, m));
     }
+    let mut used = Vec::new();
+    crate::program::table_sizes(ctx, op, &mut used);
+    let mut sizes = FxHashMap::default();
+    if !used.is_empty() {
+        if target.flavor == Flavor::Ptx {
+            return Err(err(ctx, op, "PTX kernels take static sizes only"));
+        }
+        let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
+        let n = ctx.block_args(body).len() as u64;
+        // SAFETY (of the GEPs): the runtime passes the size table's
+        // address after the operands' base pointers, and the table holds
+        // every size of `HostProgram::sizes`.
+        let slot =
+            unsafe { b.build_in_bounds_gep(ptr, buffers, &[i64t.const_int(n, false)], "sizes.slot") }.map_err(fail)?;
+        let table = b.build_load(ptr, slot, "sizes").map_err(fail)?.into_pointer_value();
+        for d in used {
+            let k = *target.table.get(&d).ok_or_else(|| err(ctx, op, "a symbolic size missing from the size table"))?;
+            let at = unsafe { b.build_in_bounds_gep(i64t, table, &[i64t.const_int(k as u64, false)], "size.at") }
+                .map_err(fail)?;
+            let v = b.build_load(i64t, at, "size").map_err(fail)?;
+            if let Some(i) = v.as_instruction_value() {
+                // The table is read-only for the whole call: LLVM may
+                // hoist and merge its loads.
+                let empty = ll.metadata_node(&[]);
+                i.set_metadata(empty, ll.get_kind_id("invariant.load")).map_err(|e| err(ctx, op, bug(e)))?;
+            }
+            sizes.insert(d, v.into_int_value());
+        }
+    }
+    // The division analysis reasons from static loop bounds.
+    let symbolic = !sizes.is_empty();
     let (scopes, others) = alias_scopes(ctx, op, ll);
     let split = analysis::split_loop(ctx, op).map(|l| (l.0, params[1].into_int_value(), params[2].into_int_value()));
     let mut g = Gen {
@@ -195,11 +233,12 @@ pub(super) fn emit<'ll>(
         others,
         messages,
         split,
-        unsigned: r#loop::range::unsigned_divisions(ctx, op),
+        unsigned: if symbolic { FxHashSet::default() } else { r#loop::range::unsigned_divisions(ctx, op) },
         flavor: target.flavor,
         status: (target.flavor == Flavor::Ptx).then(|| params[3].into_pointer_value()),
         row: None,
         threads: 1,
+        sizes,
     };
     let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
     let whole = if target.flavor == Flavor::Ptx && g.split.is_none() { row_plan(ctx, body, None) } else { None };
@@ -231,6 +270,15 @@ pub(super) fn emit<'ll>(
 impl<'a, 'll> Gen<'a, 'll> {
     fn err(&self, op: Op, m: impl Into<String>) -> Diagnostic {
         err(self.ctx, op, m)
+    }
+
+    /// Size `d` as an i64: a constant, or a symbolic size's value loaded
+    /// from the size table at entry.
+    fn size(&self, d: i64) -> IntValue<'ll> {
+        match self.sizes.get(&d) {
+            Some(&v) => v,
+            None => self.ll.i64_type().const_int(d as u64, true),
+        }
     }
 
     fn val(&self, op: Op, v: Value) -> Result<V<'ll>, Diagnostic> {
@@ -345,9 +393,11 @@ impl<'a, 'll> Gen<'a, 'll> {
                 }
                 self.b.position_at_end(cont);
             }
-            // (A symbolic program is compiled per size for LLVM:
-            // `program::build` refuses one before any kernel is emitted.)
-            LoopOp::Size => return Err(self.err(op, "loop.size: this code generator takes static sizes only")),
+            LoopOp::Size => {
+                let d = ctx.attr_i64(op, "size").ok_or_else(|| self.err(op, "loop.size without a size"))?;
+                let v = self.size(d);
+                self.vals.insert(ctx.result(op, 0), v.into());
+            }
             LoopOp::Philox => {
                 let seed = self.val(op, ctx.operand(op, 0))?.into_int_value();
                 let ctr = self.val(op, ctx.operand(op, 1))?.into_int_value();
@@ -402,15 +452,15 @@ impl<'a, 'll> Gen<'a, 'll> {
             .map(|v| self.val(op, v).map(|x| x.into_int_value()))
             .collect::<Result<_, _>>()?;
         let (strides, offset) = r#loop::layout(&m);
-        let i64t = self.ll.i64_type();
         let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
-        let mut acc = i64t.const_int(offset as u64, true);
+        let mut acc = self.size(offset);
         for (&i, &s) in idx.iter().zip(strides.iter()) {
-            if s == 0 {
-                continue;
-            }
-            let t =
-                if s == 1 { i } else { self.b.build_int_mul(i, i64t.const_int(s as u64, true), "").map_err(fail)? };
+            let t = match self.sizes.get(&s) {
+                Some(&v) => self.b.build_int_mul(i, v, "").map_err(fail)?,
+                None if s == 0 => continue,
+                None if s == 1 => i,
+                None => self.b.build_int_mul(i, self.size(s), "").map_err(fail)?,
+            };
             acc = self.b.build_int_add(acc, t, "").map_err(fail)?;
         }
         let t = self.elem_type(m.elem, true);
@@ -427,8 +477,7 @@ impl<'a, 'll> Gen<'a, 'll> {
     /// of flat indices fold away and the loop vectorizes (a Philox mask
     /// kernel ran 5x slower with the bare parameters as bounds).
     fn bounds(&self, op: Op) -> Result<(IntValue<'ll>, IntValue<'ll>), Diagnostic> {
-        let i64t = self.ll.i64_type();
-        let c = |k: &str| i64t.const_int(self.ctx.attr_i64(op, k).unwrap_or(0) as u64, true);
+        let c = |k: &str| self.size(self.ctx.attr_i64(op, k).unwrap_or(0));
         let (lower, upper) = (c("lower"), c("upper"));
         match self.split {
             Some((l, lo, hi)) if l == op => {
