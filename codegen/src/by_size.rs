@@ -20,8 +20,11 @@
 //! pipeline or target does not take it (an op whose lowering needs static
 //! sizes, a target without a size table), that attempt's error is kept
 //! ([`BySize::runtime_sizes_refused`]) and the function is compiled per
-//! size as above. A backward call that specialises absent tangents always
-//! goes per size.
+//! size as above. A backward call that specialises absent tangents
+//! compiles the symbolic function with those tangents dropped
+//! ([`crate::absent::drop_absent_tangents`]) once per set of absent
+//! tangents, with run-time sizes too, unless run-time sizes were refused
+//! (then per size).
 //!
 //! Invariant: the code run for a call is the function specialised for
 //! exactly that call's symbol values, which the call's arguments satisfy
@@ -129,6 +132,8 @@ pub struct BySize {
     /// The compile with run-time sizes, once tried: the code, or why the
     /// pipeline or target refused it.
     sized: Option<Result<Box<dyn Executable>, String>>,
+    /// The same per set of absent tangents (a backward's calls).
+    sized_absent: aot_runtime::compiled::Specialisations<Box<dyn Executable>>,
 }
 
 impl BySize {
@@ -147,6 +152,7 @@ impl BySize {
             binder: Binder::new(ctx, func, params)?,
             versions: Versions::new(Self::MAX),
             sized: None,
+            sized_absent: Default::default(),
         })
     }
 
@@ -163,8 +169,21 @@ impl BySize {
     }
 
     fn compile_sized(&self) -> Result<Box<dyn Executable>, String> {
-        let (mut ctx, func) = aot_dialects::func::parse_function(&self.text, "<symbolic function>")?;
-        crate::compile_function(&mut ctx, func, &self.native, &mut String::new()).map_err(|d| d.message)
+        compile_sized(&self.text, &self.native, None)
+    }
+
+    /// The code with run-time sizes for the tangents `absent`, compiled on
+    /// the first call that has them; `None` when the options do not ask
+    /// for run-time sizes, they were refused (for every tangent, or for
+    /// these), or too many sets of absent tangents came already.
+    fn sized_absent(&mut self, first_tangent: usize, absent: &[usize]) -> Option<&mut Box<dyn Executable>> {
+        if !self.native.options.runtime_sizes || matches!(self.sized, Some(Err(_))) {
+            return None;
+        }
+        let (text, native) = (&self.text, &self.native);
+        let built =
+            self.sized_absent.get_or_build(absent, || compile_sized(text, native, Some((first_tangent, absent))))?;
+        built.as_mut().ok()
     }
 
     /// Why the compile with run-time sizes was refused, once tried.
@@ -209,6 +228,22 @@ pub(crate) fn labelled_profile<T>(
     rows
 }
 
+/// The symbolic function printed as `text` (with the tangents `absent`
+/// dropped when given) compiled with `native` into code with run-time
+/// sizes, or why the pipeline or target refused it.
+fn compile_sized(
+    text: &str,
+    native: &Native,
+    absent: Option<(usize, &[usize])>,
+) -> Result<Box<dyn Executable>, String> {
+    let (mut ctx, func) = aot_dialects::func::parse_function(text, "<symbolic function>")?;
+    if let Some((first, absent)) = absent {
+        crate::absent::drop_absent_tangents(&mut ctx, func, first, absent)
+            .map_err(|d| format!("specialising the backward: {}", d.message))?;
+    }
+    crate::compile_function(&mut ctx, func, native, &mut String::new()).map_err(|d| d.message)
+}
+
 /// The function printed as `text` specialised for `b`, in a context of its
 /// own, ready to compile with `native` on its first run.
 fn specialise(text: &str, native: &Native, b: &Bindings) -> Result<Lazy, String> {
@@ -237,6 +272,8 @@ impl Executable for BySize {
             if let Some(s) = self.sized() {
                 return s.run(args);
             }
+        } else if let Some(s) = self.sized_absent(first_tangent, absent) {
+            return s.run(args);
         }
         self.version(&args)?.run_absent(args, first_tangent, absent)
     }
@@ -246,6 +283,12 @@ impl Executable for BySize {
             Some(Ok(s)) => s.profile(),
             _ => Vec::new(),
         };
+        for s in self.sized_absent.built() {
+            rows.extend(s.profile().into_iter().map(|mut r| {
+                r.what = format!("{} [for absent tangents]", r.what);
+                r
+            }));
+        }
         rows.extend(labelled_profile(&self.versions, |v| v.profile()));
         rows
     }
@@ -254,6 +297,7 @@ impl Executable for BySize {
         if let Some(Ok(s)) = &mut self.sized {
             s.reset_profile();
         }
+        self.sized_absent.built_mut().for_each(|s| s.reset_profile());
         self.versions.each_mut().for_each(|v| v.reset_profile());
     }
 }

@@ -748,6 +748,56 @@ fn run_time_sizes_plan_memory_per_size() {
     assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
 }
 
+/// A backward called with tangents no gradient reached runs code with
+/// run-time sizes too, compiled once per set of absent tangents with those
+/// tangents dropped (a derivative only they feed is not computed, as in
+/// eager: `t1 / x` at `x = 0` is no NaN when `t1` is absent), and gives
+/// what per-size code gives, bit for bit, at every size.
+#[test]
+fn absent_tangents_run_with_run_time_sizes() {
+    use aot::codegen::by_size::BySize;
+    use aot::ir::ElemType;
+    use aot::runtime::compiled::Executable;
+    use aot::runtime::Tensor;
+    let text = r#"func.func @f(%x: tensor<s0x4xf32>, %t0: tensor<s0x4xf32>, %t1: tensor<s0x4xf32>) -> tensor<s0x4xf32> {
+  %a = tensor.mul %t0, %x : tensor<s0x4xf32>, tensor<s0x4xf32> -> tensor<s0x4xf32>
+  %b = tensor.div %t1, %x : tensor<s0x4xf32>, tensor<s0x4xf32> -> tensor<s0x4xf32>
+  %c = tensor.add %a, %b : tensor<s0x4xf32>, tensor<s0x4xf32> -> tensor<s0x4xf32>
+  return %c : tensor<s0x4xf32>
+}"#;
+    let compile = |runtime_sizes: bool| {
+        let mut ctx = Context::new();
+        let (_, f) = parse(&mut ctx, text);
+        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
+        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
+    };
+    let (mut sized, mut per_size) = (compile(true), compile(false));
+    let args = |rows: usize| {
+        let x: Vec<f64> = (0..rows * 4).map(|i| (i % 3) as f64).collect();
+        let t: Vec<f64> = (0..rows * 4).map(|i| i as f64 * 0.5).collect();
+        let z = vec![0.0; rows * 4];
+        let shape = [rows as i64, 4];
+        vec![
+            Tensor::from_f64(ElemType::F32, &shape, &x, ElemType::F32),
+            Tensor::from_f64(ElemType::F32, &shape, &t, ElemType::F32),
+            Tensor::from_f64(ElemType::F32, &shape, &z, ElemType::F32),
+        ]
+    };
+    for rows in [3, 40, 7] {
+        let got = sized.run_absent(args(rows), 1, &[2]).unwrap();
+        let want = per_size.run_absent(args(rows), 1, &[2]).unwrap();
+        let g = got[0].read_f64();
+        assert!(g.iter().all(|v| v.is_finite()), "{rows} rows: {g:?}");
+        assert_eq!(g, want[0].read_f64(), "{rows} rows");
+        // Every tangent present: the NaN of 0 / 0 is there.
+        let all = sized.run_absent(args(rows), 1, &[]).unwrap();
+        assert!(all[0].read_f64()[0].is_nan());
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+    assert_eq!(sized.versions_built(), 0, "no code generated per size");
+    assert_eq!(per_size.versions_built(), 3);
+}
+
 /// The gradient of an `as_strided` that may reach an element twice lists
 /// its positions per element, which symbolic sizes do not have: a clean,
 /// located refusal (this panicked before).
