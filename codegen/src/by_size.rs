@@ -244,9 +244,21 @@ fn compile_sized(
     crate::compile_function(&mut ctx, func, native, &mut String::new()).map_err(|d| d.message)
 }
 
+/// Versions of symbolic functions specialised for one set of symbol values
+/// (code per size) in this process so far.
+static SPECIALISED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times this process specialised a symbolic function for one set
+/// of symbol values to compile it per size ([`BySize`]'s versions, every
+/// function together): what code with run-time sizes avoids.
+pub fn versions_specialised() -> u64 {
+    SPECIALISED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The function printed as `text` specialised for `b`, in a context of its
 /// own, ready to compile with `native` on its first run.
 fn specialise(text: &str, native: &Native, b: &Bindings) -> Result<Lazy, String> {
+    SPECIALISED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (mut ctx, func) = aot_dialects::func::parse_function(text, "<symbolic function>")?;
     let vals = b.pairs().iter().map(|(k, v)| format!("s{k} = {v}")).collect::<Vec<_>>().join(", ");
     aot_ir::sym::specialise_function(&mut ctx, func, b).map_err(|e| format!("specialising for {vals}: {e}"))?;

@@ -905,8 +905,8 @@ impl Facts {
 
     /// `[lo, hi]` that `d` lies in for every value of the symbols in their
     /// ranges (interval arithmetic over the canonical form: a monomial of
-    /// non-negative factors spans the products of their bounds); `None`
-    /// when a factor may be negative or a bound overflows.
+    /// non-negative factors spans the products of their bounds, saturated
+    /// at i64's limits); `None` when a factor may be negative.
     pub fn bounds(&self, d: i64) -> Option<(i64, i64)> {
         if !is_symbolic(d) {
             return Some((d, d));
@@ -927,16 +927,19 @@ impl Facts {
                 if alo < 0 {
                     return None;
                 }
-                mlo = mlo.checked_mul(alo)?;
-                mhi = mhi.checked_mul(ahi)?;
+                // Saturating: a bound past i64 (a product of two symbols
+                // at their default maxima) stays a bound, only a looser
+                // one, so the other side is still known (`s0*s1 >= 0`).
+                mlo = mlo.saturating_mul(alo);
+                mhi = mhi.saturating_mul(ahi);
             }
             let (tlo, thi) = if *c >= 0 {
-                (c.checked_mul(mlo)?, c.checked_mul(mhi)?)
+                (c.saturating_mul(mlo), c.saturating_mul(mhi))
             } else {
-                (c.checked_mul(mhi)?, c.checked_mul(mlo)?)
+                (c.saturating_mul(mhi), c.saturating_mul(mlo))
             };
-            lo = lo.checked_add(tlo)?;
-            hi = hi.checked_add(thi)?;
+            lo = lo.saturating_add(tlo);
+            hi = hi.saturating_add(thi);
         }
         Some((lo, hi))
     }
@@ -1161,6 +1164,12 @@ mod tests {
         assert_eq!(small.bounds(sub(mul(symbol(0), 2).unwrap(), 1).unwrap()), Some((5, 15)));
         assert_eq!(small.bounds(floordiv(symbol(0), 2).unwrap()), Some((1, 4)));
         assert_eq!(small.bounds(sub(10, symbol(0)).unwrap()), Some((2, 7)));
+        // A product of symbols at their default maxima passes i64: the
+        // upper bound saturates, the lower one is still known.
+        let prod = mul(mul(symbol(0), symbol(1)).unwrap(), symbol(2)).unwrap();
+        assert_eq!(facts.bounds(prod).map(|b| b.1), Some(i64::MAX));
+        assert!(facts.lower_bound(prod).is_some_and(|l| l >= 0));
+        assert_eq!(facts.lower_bound(sub(0, prod).unwrap()), Some(-i64::MAX));
     }
 }
 
@@ -1410,10 +1419,13 @@ pub fn verify_function(ctx: &crate::Context, func: crate::Op, arg_types: &[crate
     let facts = Facts::of_func(ctx, func)?;
     let mut bound: Vec<u32> = bindings(ctx, arg_types).iter().map(|b| b.0).collect();
     for (i, k) in symbol_args(ctx, func) {
-        let ok = arg_types
-            .get(i)
-            .and_then(|&t| ctx.type_data(t).as_tensor())
-            .is_some_and(|t| t.rank() == 0 && matches!(t.elem, crate::ElemType::I64 | crate::ElemType::I32));
+        // (A lowered function's symbol argument is a 0-d buffer.)
+        let int = |e: crate::ElemType| matches!(e, crate::ElemType::I64 | crate::ElemType::I32);
+        let ok = arg_types.get(i).is_some_and(|&t| match ctx.type_data(t) {
+            crate::TypeData::Tensor(t) => t.rank() == 0 && int(t.elem),
+            crate::TypeData::MemRef(m) => m.shape.is_empty() && int(m.elem),
+            _ => false,
+        });
         if !ok {
             return Err(format!(
                 "argument {i} holds symbol s{k} ('{SYMBOL_ARG_ATTR}'), so it must be a 0-d integer tensor"

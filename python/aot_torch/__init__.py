@@ -55,6 +55,14 @@ def compile_ir(text, example_args, name=None, training=True, pipeline=None, nati
     return module.compile(list(example_args), name=name, pipeline=pipeline, backend=native_backend)
 
 
+def versions_per_size():
+    """How many times this process generated native code for one set of
+    sizes of a symbolic graph: zero while every symbolic graph runs code
+    that reads its sizes at run time (see docs/dynamic-shapes.md); each
+    graph with an op that needs static sizes adds one per new size."""
+    return _native.versions_per_size()
+
+
 def import_exported_program(ep, **kwargs):
     """See :func:`aot_torch.export.import_exported_program`."""
     from .export import import_exported_program as imp
@@ -65,5 +73,5 @@ def import_exported_program(ep, **kwargs):
 __all__ = [
     "AotError", "CompileError", "Config", "ConventionError", "ExecutionError", "ParseError",
     "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "enable_report", "import_exported_program",
-    "manual_seed", "profiler", "report", "share_threads", "stats",
+    "manual_seed", "profiler", "report", "share_threads", "stats", "versions_per_size",
 ]

@@ -126,6 +126,14 @@ fn set_profiling(on: bool) -> bool {
     was
 }
 
+/// How many times this process specialised a symbolic graph for one set
+/// of sizes to generate its native code per size (where code reading its
+/// sizes at run time was refused, or `AOT_RUNTIME_SIZES=0`).
+#[pyfunction]
+fn versions_per_size() -> u64 {
+    aot::codegen::by_size::versions_specialised()
+}
+
 /// How two views `(sizes, strides, offset)` of one storage, in elements
 /// of one size, overlap as PyTorch's in-place kernels decide
 /// (`assert_no_partial_overlap`): "no", "full", "partial" (PyTorch raises
@@ -1101,6 +1109,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;
     m.add_function(wrap_pyfunction!(mem_overlap, m)?)?;
+    m.add_function(wrap_pyfunction!(versions_per_size, m)?)?;
     m.add("PARTIAL_OVERLAP_ERROR", aot::runtime::overlap::PARTIAL_OVERLAP_ERROR)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(keys::graph_key, m)?)?;

@@ -297,6 +297,11 @@ DECODER_SIZES = [(b, t) for t in (4, 6, 9, 12, 16, 20, 24, 32) for b in (2, 3, 4
 CNN_SIZES = [(n, h) for h in (8, 10, 12, 16) for n in (2, 3, 4, 6)]
 
 
+# Models with an op whose native code needs static sizes (convolutions,
+# pooling): their symbolic graphs get code per size.
+PER_SIZE_CODE = {"CNN", "BatchNormCNN", "GroupNormConv1d"}
+
+
 @pytest.mark.heavy
 @pytest.mark.parametrize("dynamic", [True, None], ids=["dynamic", "automatic"])
 @pytest.mark.parametrize("model,make,sizes", [
@@ -323,6 +328,7 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
     net = model()
     ref = copy.deepcopy(net)
     f = torch.compile(net, backend="aot", dynamic=dynamic)
+    per_size = aot_torch.versions_per_size()
     for size in sizes:
         args = make(*size)
         loss = f(*args)
@@ -343,6 +349,11 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
         assert stats["graphs"] == 1 and stats["symbolic_graphs"] == 1, dict(stats)
     else:
         assert stats["symbolic_graphs"] == stats["graphs"] - 1 >= 1, dict(stats)
+    # Native code reads its sizes at run time (forward and backward) in
+    # every model whose ops all lower with symbolic sizes: no code is
+    # generated per size. Convolutions and pooling still get code per size.
+    if model.__name__ not in PER_SIZE_CODE:
+        assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
 def test_symbolic_false_compiles_per_shape():
@@ -408,6 +419,7 @@ def test_run_time_sizes_match_eager(monkeypatch, training, runtime_sizes):
     monkeypatch.setenv("AOT_RUNTIME_SIZES", runtime_sizes)
     torch._dynamo.reset()
     aot_torch.stats.clear()
+    torch.manual_seed(0)
 
     def fn(x, b):
         h = torch.relu(x * 2 + b) - x.neg() * b
@@ -425,9 +437,11 @@ def test_run_time_sizes_match_eager(monkeypatch, training, runtime_sizes):
             got.sum().backward()
             want.sum().backward()
             # (The products' gradients sum in another order than eager's
-            # GEMMs, per size or not.)
-            torch.testing.assert_close(x.grad, xe.grad, rtol=1e-4, atol=1e-4)
-            torch.testing.assert_close(b.grad, be.grad, rtol=1e-4, atol=1e-4)
+            # GEMMs, per size or not: an element that cancels is off by a
+            # few ulps of the largest terms, hence a tolerance on the
+            # gradient's scale.)
+            for g, w in ((x.grad, xe.grad), (b.grad, be.grad)):
+                torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5 * float(w.abs().max()) + 1e-6)
         else:
             got, want = f(x, b), fn(x, b)
             torch.testing.assert_close(got, want)

@@ -433,3 +433,23 @@ func.func @symbolic_generators(%x: tensor<4xs0x8xf32>) -> (tensor<s0xi64>, tenso
   %n = tensor.neg %t : tensor<s0x4x8xf32>
   return %p, %f, %n : tensor<s0xi64>, tensor<s0x4xf32>, tensor<s0x4x8xf32>
 }
+
+// -----
+
+/// A view with symbolic sizes whose operand's buffer the lowering laid out
+/// permuted (the clone of a transpose keeps its operand's order) cannot be
+/// expressed by strides for every value of the symbols: in a lowered
+/// function it copies into a contiguous buffer first, as a static view
+/// does, rather than refusing the function.
+// CHECK-LABEL: func.func @symbolic_view_of_a_permuted_buffer
+// CHECK:         loop.kernel "clone_0"
+// CHECK:         %[[C:.*]] = loop.alloc : memref<s1xs0x32xf32>
+// CHECK:         loop.kernel "copy_1"
+// CHECK:         %[[V:.*]] = loop.view %[[C]] : memref<s1xs0x32xf32> -> memref<(s0*s1)x32xf32>
+// CHECK:         return %[[V]]
+func.func @symbolic_view_of_a_permuted_buffer(%x: tensor<s0xs1x32xf32>) -> tensor<(s0*s1)x32xf32> {
+  %1 = view.transpose %x {dim0 = 1, dim1 = 0} : tensor<s0xs1x32xf32> -> tensor<s1xs0x32xf32>
+  %2 = tensor.clone %1 : tensor<s1xs0x32xf32>
+  %3 = view.view %2 {shape = array<i64: (s0*s1), 32>} : tensor<s1xs0x32xf32> -> tensor<(s0*s1)x32xf32>
+  return %3 : tensor<(s0*s1)x32xf32>
+}

@@ -662,6 +662,78 @@ fn reads_sizes_at_run_time(backend: &str) {
     assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
     assert_eq!(sized.versions_built(), 0);
 
+    // Accumulating scatters over a symbolic count of indices (an
+    // embedding's gradient is an index_put with accumulate): duplicate
+    // and negative indices, in order, as per-size code does.
+    let scatters = r#"func.func @f(%x: tensor<10x4xf32>, %i: tensor<s0xi64>, %v: tensor<s0x4xf32>, %j: tensor<s0x4xi64>) -> (tensor<10x4xf32>, tensor<10x4xf32>, tensor<10x4xf32>) {
+  %0 = tensor.index_put %x, %i, %v {accumulate} : tensor<10x4xf32>, tensor<s0xi64>, tensor<s0x4xf32> -> tensor<10x4xf32>
+  %1 = tensor.index_put %x, %i, %v : tensor<10x4xf32>, tensor<s0xi64>, tensor<s0x4xf32> -> tensor<10x4xf32>
+  %2 = tensor.scatter_add %x, %j, %v {dim = 0} : tensor<10x4xf32>, tensor<s0x4xi64>, tensor<s0x4xf32> -> tensor<10x4xf32>
+  return %0, %1, %2 : tensor<10x4xf32>, tensor<10x4xf32>, tensor<10x4xf32>
+}"#;
+    let (mut sized, mut per_size) = (compile(scatters, true), compile(scatters, false));
+    for n in [3usize, 40, 2] {
+        let ids: Vec<f64> = (0..n).map(|k| ((k * 7) % 13) as f64 - 3.0).collect();
+        let jds: Vec<f64> = (0..n * 4).map(|k| ((k * 5) % 10) as f64).collect();
+        let args = || {
+            vec![
+                t(&[10, 4], 14),
+                Tensor::from_f64(ElemType::I64, &[n as i64], &ids, ElemType::I64),
+                t(&[n as i64, 4], 15),
+                Tensor::from_f64(ElemType::I64, &[n as i64, 4], &jds, ElemType::I64),
+            ]
+        };
+        let (got, want) = (sized.run(args()).unwrap(), per_size.run(args()).unwrap());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.read_f64(), w.read_f64(), "{n} indices");
+        }
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+    assert_eq!(sized.versions_built(), 0);
+    let bad = vec![
+        t(&[10, 4], 14),
+        Tensor::from_f64(ElemType::I64, &[2], &[1.0, 10.0], ElemType::I64),
+        t(&[2, 4], 15),
+        Tensor::from_f64(ElemType::I64, &[2, 4], &[0.0; 8], ElemType::I64),
+    ];
+    let e = sized.run(bad).unwrap_err();
+    assert!(e.contains("index out of bounds for dimension 0 with size 10"), "{e}");
+
+    // A linear layer over the (s0*s1) rows of a flattened batch (its bias
+    // view's offset and strides are products of symbols, whose bounds
+    // must not overflow), a view of a clone of a transpose (the clone's
+    // buffer is laid out permuted, so the view copies), and a size a
+    // backward receives as a 0-d `aot.symbol` argument.
+    let flattened = r#"func.func @f(%x: tensor<s0xs1x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>, %n: tensor<i64> {aot.symbol = 2}, %g: tensor<f32>) -> (tensor<(s0*s1)x4xf32>, tensor<(s0*s1)x8xf32>, tensor<s2xf32>) {
+  %0 = view.view %x {shape = array<i64: (s0*s1), 8>} : tensor<s0xs1x8xf32> -> tensor<(s0*s1)x8xf32>
+  %1 = tensor.linear %0, %w, %b : tensor<(s0*s1)x8xf32>, tensor<4x8xf32>, tensor<4xf32> -> tensor<(s0*s1)x4xf32>
+  %2 = view.transpose %x {dim0 = 1, dim1 = 0} : tensor<s0xs1x8xf32> -> tensor<s1xs0x8xf32>
+  %3 = tensor.clone %2 : tensor<s1xs0x8xf32>
+  %4 = view.view %3 {shape = array<i64: (s0*s1), 8>} : tensor<s1xs0x8xf32> -> tensor<(s0*s1)x8xf32>
+  %5 = view.expand %g {shape = array<i64: s2>} : tensor<f32> -> tensor<s2xf32>
+  %6 = tensor.exp %5 : tensor<s2xf32>
+  return %1, %4, %6 : tensor<(s0*s1)x4xf32>, tensor<(s0*s1)x8xf32>, tensor<s2xf32>
+}"#;
+    let (mut sized, mut per_size) = (compile(flattened, true), compile(flattened, false));
+    for (a, b, n) in [(2, 3, 4), (5, 7, 2), (3, 2, 9)] {
+        let args = || {
+            vec![
+                t(&[a, b, 8], 16),
+                t(&[4, 8], 17),
+                t(&[4], 18),
+                Tensor::from_f64(ElemType::I64, &[], &[n as f64], ElemType::I64),
+                t(&[], 19),
+            ]
+        };
+        let (got, want) = (sized.run(args()).unwrap(), per_size.run(args()).unwrap());
+        assert_eq!(got[2].sizes().to_vec(), vec![n]);
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.read_f64(), w.read_f64(), "{a}x{b}, s2 = {n}");
+        }
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+    assert_eq!(sized.versions_built(), 0);
+
     // An op whose lowering needs static sizes: compiled per size, with the
     // reason kept.
     let argsort = r#"func.func @f(%x: tensor<s0x2xf32>) -> tensor<s0x2xi64> {

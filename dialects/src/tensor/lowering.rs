@@ -1547,7 +1547,7 @@ pub fn index_put(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     lc.copy_into(x, out)?;
     let inner = rt.shape[1..].to_vec();
     let acc = compute_elem(rt.elem);
-    let msg = format!("index out of bounds for dimension 0 with size {rows}");
+    let msg = format!("index out of bounds for dimension 0 with size {}", aot_ir::sym::display(rows));
     lc.kernel("index_put", &[idx, vals, out], &mut |s, a| {
         s.for_loop(0, n, 1, false, &[], &mut |s, r, _| {
             let i = load_index(s, a[0], &[r])?;

@@ -1808,7 +1808,7 @@ op!(
     Some(infer_scatter_add),
     k::scatter_add,
     vjp = d::scatter_add,
-    lower = &Lower(l::scatter_add)
+    lower = &LowerSymbolic(l::scatter_add)
 );
 op!(
     IndexPutOp::NAME,
@@ -1820,7 +1820,7 @@ op!(
     Some(infer_index_put),
     k::index_put,
     vjp = d::index_put,
-    lower = &Lower(l::index_put)
+    lower = &LowerSymbolic(l::index_put)
 );
 op!(
     CatOp::NAME,

@@ -4,7 +4,7 @@
 //! does; a scatter op copies `base` and writes `src` through the matching
 //! view of the copy, or of `base` itself when nothing reads `base` later.
 
-use super::{view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, VIEW_NEEDS_COPY};
+use super::{view_layouts, Layout, ScatterInterface, RESHAPE_NEEDS_COPY, SYMBOLIC_VIEW_NEEDS_COPY, VIEW_NEEDS_COPY};
 use crate::lowering::*;
 use crate::r#loop;
 use aot_ir::*;
@@ -47,7 +47,7 @@ pub fn view(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         // Lowered functions have value semantics: a view the buffer's layout
         // cannot express (its operand's layout was the backend's choice)
         // copies, as a reshape does.
-        Err(e) if e == RESHAPE_NEEDS_COPY || e == VIEW_NEEDS_COPY => {
+        Err(e) if e == RESHAPE_NEEDS_COPY || e == VIEW_NEEDS_COPY || e == SYMBOLIC_VIEW_NEEDS_COPY => {
             x = lc.contiguous(x)?;
             m = memref(lc.ctx(), x).cloned().ok_or("not a buffer")?;
             view_layouts(lc.ctx(), op, &layout_of(&m))?

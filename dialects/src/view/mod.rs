@@ -271,9 +271,7 @@ fn symbolic_reshape(
             // A reshape copies (as its static rule does when no strides
             // fit).
             None if copy => Err(RESHAPE_NEEDS_COPY.into()),
-            None => Err("a view with symbolic sizes of a non-contiguous tensor whose strides cannot express it \
-                         for every value of its symbols is not supported"
-                .into()),
+            None => Err(SYMBOLIC_VIEW_NEEDS_COPY.into()),
         };
     }
     let strides = Layout::contiguous(&sizes).strides;
@@ -342,6 +340,12 @@ pub const RESHAPE_NEEDS_COPY: &str = "reshape needs a copy";
 /// PyTorch's error for a `view` whose strides cannot express the new shape.
 /// Under value semantics (after `functionalize`) layouts are the backend's
 /// choice, so there the view is a copy, as `reshape` would be.
+/// A view with symbolic sizes of a non-contiguous tensor whose strides are
+/// not evidently expressible for every value of the symbols: refused at
+/// the tensor level (eager may raise at some sizes); in a lowered function,
+/// whose operand layouts are the backend's choice, it copies.
+pub const SYMBOLIC_VIEW_NEEDS_COPY: &str = "a view with symbolic sizes of a non-contiguous tensor whose strides \
+                                            cannot express it for every value of its symbols is not supported";
 pub const VIEW_NEEDS_COPY: &str = "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.";
 
 /// A view computes its result by value where values have value semantics,
