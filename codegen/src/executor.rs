@@ -133,7 +133,7 @@ impl Runtime {
         let parallel = code.program.steps.iter().any(|s| match s {
             Step::Kernel { split, work, .. } => split.is_some() && *work >= PARALLEL_WORK,
             Step::Matmul(_) | Step::Attention(_) => true,
-            Step::Rebind { .. } | Step::Resize { .. } => false,
+            Step::Rebind { .. } | Step::Resize { .. } | Step::Collective(_) => false,
         });
         let profile = profiling().then(|| vec![Default::default(); code.program.steps.len()]);
         Runtime {
@@ -314,9 +314,10 @@ impl Runtime {
                             d.matmul(mm, pa, pb, pc)?;
                             continue;
                         }
-                        // The host runs attention on its own buffers; what it
-                        // writes must reach the device's next step.
-                        Step::Attention(_) => {
+                        // The host runs attention and collectives on its own
+                        // buffers; what they write must reach the device's
+                        // next step.
+                        Step::Attention(_) | Step::Collective(_) => {
                             if !begin {
                                 d.to_host()?;
                             }
@@ -412,6 +413,36 @@ impl Runtime {
                                 unsafe { crate::attention::backward(plan, ops, threads) };
                             }
                         }
+                    }
+                    Step::Collective(c) => {
+                        let bytes =
+                            |b: &crate::program::BufRef| r#loop::extent(&b.ty).max(0) as usize * b.ty.elem.byte_size();
+                        let (pi, po) = (root_ptr(c.input.root, &arg_ptrs), root_ptr(c.output.root, &arg_ptrs));
+                        if pi == po {
+                            return Err("a collective's output shares its input's buffer".into());
+                        }
+                        // SAFETY: both buffers are contiguous (the op's
+                        // verifier), alive for the call and at least as large
+                        // as their types (binding and allocation checked);
+                        // they are distinct allocations (checked above and
+                        // when the program was built).
+                        let (input, output) = unsafe {
+                            (
+                                std::slice::from_raw_parts(pi as *const u8, bytes(&c.input)),
+                                std::slice::from_raw_parts_mut(po, bytes(&c.output)),
+                            )
+                        };
+                        aot_runtime::dist::run(
+                            &c.group,
+                            c.size,
+                            &c.op,
+                            aot_runtime::dist::Data { elem: c.input.ty.elem, shape: &c.input.ty.shape, bytes: input },
+                            aot_runtime::dist::DataMut {
+                                elem: c.output.ty.elem,
+                                shape: &c.output.ty.shape,
+                                bytes: output,
+                            },
+                        )?;
                     }
                     Step::Rebind { arg, src, stride } => {
                         if copied[*arg] {
@@ -614,6 +645,7 @@ impl Runtime {
                 Step::Kernel { .. } => "kernel",
                 Step::Matmul(_) => "matmul",
                 Step::Attention(_) => "attention",
+                Step::Collective(_) => "collective",
                 Step::Rebind { .. } => "rebind",
                 Step::Resize { .. } => "resize",
             };
@@ -640,6 +672,7 @@ impl Runtime {
                     a.bufs[0].ty.shape.to_vec(),
                     self.threads
                 ),
+                Step::Collective(c) => format!("{:?} over process group '{}' of {}", c.op, c.group, c.size),
                 Step::Rebind { arg, .. } => format!("set_ of argument {arg}"),
                 Step::Resize { arg, .. } => format!("resize_ of argument {arg}"),
             };

@@ -281,6 +281,7 @@ fn writes(ctx: &Context, op: Op) -> Vec<Value> {
             r#loop::ATTENTION_GRAD_RESULTS.map(|i| root_of(ctx, ctx.operand(op, i))).collect()
         }
         Some(LoopOp::Rebind | LoopOp::Resize) => vec![ctx.operand(op, 0)],
+        Some(LoopOp::Collective) => vec![root_of(ctx, ctx.operand(op, 1))],
         _ => Vec::new(),
     }
 }

@@ -71,6 +71,9 @@ pub enum Step {
     },
     Matmul(Box<Matmul>),
     Attention(Box<Attention>),
+    /// A collective of a process group, by its communicator
+    /// (`aot_runtime::dist`), from one contiguous buffer into another.
+    Collective(Box<Collective>),
     Rebind {
         arg: usize,
         src: BufRef,
@@ -83,6 +86,16 @@ pub enum Step {
         numel: i64,
         ty: MemRefType,
     },
+}
+
+/// `output = op(input)` over the process group `group` of `size` ranks.
+#[derive(Clone, Debug)]
+pub struct Collective {
+    pub op: aot_runtime::dist::Collective,
+    pub group: String,
+    pub size: usize,
+    pub input: BufRef,
+    pub output: BufRef,
 }
 
 /// `c = a·b` (`c += a·b`).
@@ -173,6 +186,9 @@ impl Step {
                         .saturating_add(bytes(&m.b.ty))
                         .saturating_add(bytes(&m.c.ty).saturating_mul(if m.accumulate { 2 } else { 1 })),
                 }
+            }
+            Step::Collective(c) => {
+                KernelCost { flops: 0, bytes: bytes(&c.input.ty).saturating_add(bytes(&c.output.ty)) }
             }
             Step::Attention(a) => {
                 let moved = a.bufs.iter().fold(0u64, |n, b| n.saturating_add(bytes(&b.ty)));
@@ -512,6 +528,28 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
                     c,
                     accumulate: ctx.has_attr(op, "accumulate"),
                     plan,
+                })));
+            }
+            Some(LoopOp::Collective) => {
+                let (input, output) = (get(&refs, op, ctx.operand(op, 0))?, get(&refs, op, ctx.operand(op, 1))?);
+                match output.root {
+                    Root::Global(_) => return Err(err(op, "a collective writes a read-only global buffer".into())),
+                    Root::Arg(i) => p.written_args[i] = true,
+                    Root::Alloc(_) => {}
+                }
+                if input.root == output.root {
+                    return Err(err(op, "a collective's output must not share its input's buffer".into()));
+                }
+                let a = AttrView::of_op(ctx, op);
+                let kind = a.str("kind").unwrap_or_default();
+                let cop = aot_dialects::dist::kernels::collective_from(kind, &a).map_err(|m| err(op, m))?;
+                let (group, size) = aot_dialects::dist::group_of(&a).map_err(|m| err(op, m))?;
+                p.steps.push(Step::Collective(Box::new(Collective {
+                    op: cop,
+                    group,
+                    size: size as usize,
+                    input,
+                    output,
                 })));
             }
             Some(kind @ (LoopOp::Attention | LoopOp::AttentionGrad)) => {

@@ -12,6 +12,7 @@
 //! Call [`link`] from a binary to make sure the registrations are linked in.
 
 pub mod autodiff;
+pub mod dist;
 pub mod docs;
 pub mod export;
 pub mod func;

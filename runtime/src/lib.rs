@@ -4,6 +4,8 @@
 //!   flags) over shared, mutable storage ([`buffer`] holds the elements,
 //!   owned or bound from another runtime's memory: [`elems`]);
 //! - [`philox`]: the counter-based random generator every backend shares;
+//! - [`dist`]: collectives, run by the communicator registered for their
+//!   process group;
 //! - [`interp`]: the reference interpreter, driven by the kernels ops supply;
 //! - [`kernel_util`]: index arithmetic for those kernels;
 //! - [`typed`]: typed tensor construction and reading for embedders
@@ -12,6 +14,7 @@
 pub mod backward;
 pub mod buffer;
 pub mod compiled;
+pub mod dist;
 pub mod elems;
 pub mod guards;
 pub mod interp;

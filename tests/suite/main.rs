@@ -19,6 +19,7 @@ mod cuda;
 mod derivatives;
 mod device_hook;
 mod differential;
+mod dist;
 mod docs;
 mod embed_example;
 mod embedding;

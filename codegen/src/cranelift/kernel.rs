@@ -362,7 +362,8 @@ impl<'a, 'f> Gen<'a, 'f> {
             | LoopOp::Attention
             | LoopOp::AttentionGrad
             | LoopOp::Rebind
-            | LoopOp::Resize => return Err(self.err(op, "a host op inside a kernel")),
+            | LoopOp::Resize
+            | LoopOp::Collective => return Err(self.err(op, "a host op inside a kernel")),
         }
         Ok(())
     }

@@ -52,6 +52,7 @@ pub const STORE: &str = "loop.store";
 pub const ALLOC: &str = "loop.alloc";
 pub const VIEW: &str = "loop.view";
 pub const MATMUL: &str = "loop.matmul";
+pub const COLLECTIVE: &str = "loop.collective";
 pub const ATTENTION: &str = "loop.attention";
 pub const ATTENTION_GRAD: &str = "loop.attention_grad";
 /// The operands `loop.attention` writes (out, lse); its mask, when given,
@@ -94,6 +95,9 @@ pub enum LoopOp {
     AttentionGrad,
     Rebind,
     Resize,
+    /// A collective over a process group (`loop.collective`), run by the
+    /// group's communicator.
+    Collective,
     // kernel structure
     For,
     Yield,
@@ -1081,6 +1085,45 @@ inventory::submit! {
         verify: Some(verify_matmul),
         syntax: Syntax::Functional,
         interfaces: &[&LoopOp::Matmul, &MemoryEffects::Fixed(MATMUL_EFFECTS)],
+        ..OpDef::DEFAULT
+    }
+}
+
+fn verify_collective(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let ms: Vec<&MemRefType> = (0..2)
+        .map(|i| memref(ctx, ctx.operand(op, i)).ok_or_else(|| err(ctx, op, "operands must be memrefs")))
+        .collect::<Result<_, _>>()?;
+    if ms.iter().any(|m| m.layout.is_some()) {
+        return Err(err(ctx, op, "a collective reads and writes contiguous buffers (no layout)"));
+    }
+    if ms[0].elem != ms[1].elem {
+        return Err(err(ctx, op, "the input and output buffers must have one element type"));
+    }
+    let a = AttrView::of_op(ctx, op);
+    let kind = a.str("kind").ok_or_else(|| err(ctx, op, "missing 'kind'"))?;
+    crate::dist::kernels::collective_from(kind, &a).map_err(|m| err(ctx, op, m))?;
+    crate::dist::group_of(&a).map_err(|m| err(ctx, op, m))?;
+    Ok(())
+}
+
+/// `loop.collective` reads its input and writes its output.
+const COLLECTIVE_EFFECTS: &[EffectOn] = &[(Effect::Read, On::Operand(0)), (Effect::Write, On::Operand(1))];
+
+inventory::submit! {
+    OpDef {
+        name: COLLECTIVE,
+        summary: "A collective (`kind`: all_reduce, all_gather, reduce_scatter, all_to_all, broadcast) of the process group `group` of `size` ranks, from a contiguous input into a contiguous output, run by the group's communicator",
+        operands: Arity::Exact(2),
+        attrs: &[
+            AttrSpec::required("kind", AttrKind::Str),
+            AttrSpec::required("group", AttrKind::Str),
+            AttrSpec::required("size", AttrKind::I64),
+            AttrSpec::optional("reduce", AttrKind::Str),
+            AttrSpec::optional("src", AttrKind::I64),
+        ],
+        verify: Some(verify_collective),
+        syntax: Syntax::Functional,
+        interfaces: &[&LoopOp::Collective, &MemoryEffects::Fixed(COLLECTIVE_EFFECTS)],
         ..OpDef::DEFAULT
     }
 }

@@ -419,7 +419,8 @@ impl<'a, 'll> Gen<'a, 'll> {
             | LoopOp::Attention
             | LoopOp::AttentionGrad
             | LoopOp::Rebind
-            | LoopOp::Resize => return Err(self.err(op, "a host op inside a kernel")),
+            | LoopOp::Resize
+            | LoopOp::Collective => return Err(self.err(op, "a host op inside a kernel")),
         }
         Ok(())
     }

@@ -1,0 +1,202 @@
+//! The `dist` dialect's collectives, run with ranks as threads of this
+//! process (`aot_runtime::dist::LocalGroup`): each rank compiles the same
+//! program (SPMD) and runs it on its own inputs, interpreted and in native
+//! code; the results are those of the collectives' definitions, and the
+//! gradients those of the sum of every rank's objective, as eager's
+//! autograd gives them. A call without a communicator for its group, or
+//! with one of another size, fails with a message.
+
+use aot::compile::Backend;
+use aot::ir::ElemType;
+use aot::runtime::dist::{register_local, LocalGroup};
+use aot::runtime::Tensor;
+use aot::{Module, Options};
+use std::sync::Arc;
+
+const FORWARD: &str = r#"func.func @f(%x: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<WROWSx3xf32>, tensor<PARTx3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %s = dist.all_reduce %x {group = "g", size = W, reduce = "sum"} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %m = dist.all_reduce %x {group = "g", size = W, reduce = "max"} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %a = dist.all_gather %x {group = "g", size = W} : tensor<4x3xf32> -> tensor<WROWSx3xf32>
+  %r = dist.reduce_scatter %x {group = "g", size = W, reduce = "avg"} : tensor<4x3xf32> -> tensor<PARTx3xf32>
+  %t = dist.all_to_all %x {group = "g", size = W} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %b = dist.broadcast %x {group = "g", size = W, src = 1} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %w = dist.wait %s : tensor<4x3xf32>
+  %e = tensor.exp %w : tensor<4x3xf32>
+  return %s, %m, %a, %r, %t, %b, %e : tensor<4x3xf32>, tensor<4x3xf32>, tensor<WROWSx3xf32>, tensor<PARTx3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+}"#;
+
+fn program(text: &str, w: usize) -> String {
+    text.replace("WROWS", &(4 * w).to_string())
+        .replace("PART", &(4 / w).to_string())
+        .replace("size = W", &format!("size = {w}"))
+}
+
+/// Rank r's input: element i is `10·r + i` (so every rank's differs).
+fn input(rank: usize) -> Vec<f64> {
+    (0..12).map(|i| (10 * rank + i) as f64).collect()
+}
+
+fn tensor(v: &[f64], shape: &[i64]) -> Tensor {
+    Tensor::from_f64(ElemType::F32, shape, v, ElemType::F32)
+}
+
+/// Runs `body(rank)` on `w` threads, each with its rank's communicator of
+/// one group "g" registered on it; returns each rank's result.
+fn ranks<T: Send + 'static>(w: usize, body: impl Fn(usize) -> T + Send + Sync + 'static) -> Vec<T> {
+    let body = Arc::new(body);
+    let handles: Vec<_> = LocalGroup::new(w)
+        .into_iter()
+        .enumerate()
+        .map(|(rank, c)| {
+            let body = body.clone();
+            std::thread::spawn(move || {
+                register_local("g", c);
+                body(rank)
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+}
+
+#[test]
+fn collectives_follow_their_definitions() {
+    for w in [2usize, 4] {
+        for backend in ["interp", "cranelift"] {
+            let text = program(FORWARD, w);
+            let outs = ranks(w, move |rank| {
+                let m = Module::parse(text.clone(), "dist.mlir").unwrap();
+                let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
+                let x = tensor(&input(rank), &[4, 3]);
+                let mut f = m.compile(Some("f"), std::slice::from_ref(&x), &opts).unwrap();
+                f.call(&[x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
+            });
+            let all: Vec<Vec<f64>> = (0..w).map(input).collect();
+            let part = 12 / w;
+            for (rank, out) in outs.iter().enumerate() {
+                let at = |f: &dyn Fn(usize) -> f64| (0..12).map(f).collect::<Vec<f64>>();
+                let sum = at(&|i| all.iter().map(|v| v[i]).sum());
+                assert_eq!(out[0], sum, "{backend}, {w} ranks: all_reduce sum on rank {rank}");
+                assert_eq!(out[1], at(&|i| all.iter().map(|v| v[i]).fold(f64::MIN, f64::max)));
+                assert_eq!(out[2], all.concat(), "all_gather stacks in rank order");
+                let avg = at(&|i| all.iter().map(|v| v[i]).sum::<f64>() / w as f64);
+                assert_eq!(out[3], avg[rank * part..(rank + 1) * part].to_vec(), "reduce_scatter keeps part r");
+                let a2a: Vec<f64> = all.iter().flat_map(|v| v[rank * part..(rank + 1) * part].to_vec()).collect();
+                assert_eq!(out[4], a2a, "all_to_all");
+                assert_eq!(out[5], all[1], "broadcast from rank 1");
+                let e: Vec<f64> = sum.iter().map(|&s| (s as f32).exp() as f64).collect();
+                for (g, want) in out[6].iter().zip(&e) {
+                    assert!(g == want || (g - want).abs() <= 1e-6 * want.abs(), "{g} against {want}");
+                }
+            }
+        }
+    }
+}
+
+const TRAIN: &str = r#"func.func @f(%x: tensor<4x3xf32> {aot.requires_grad}, %c: tensor<WROWSx3xf32>) -> tensor<f32> {
+  %s = dist.all_reduce %x {group = "g", size = W, reduce = "sum"} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %a = dist.all_gather %s {group = "g", size = W} : tensor<4x3xf32> -> tensor<WROWSx3xf32>
+  %p = tensor.mul %a, %c : tensor<WROWSx3xf32>, tensor<WROWSx3xf32> -> tensor<WROWSx3xf32>
+  %r = dist.reduce_scatter %p {group = "g", size = W, reduce = "sum"} : tensor<WROWSx3xf32> -> tensor<4x3xf32>
+  %t = dist.all_to_all %r {group = "g", size = W} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %q = tensor.mul %t, %t : tensor<4x3xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
+  %l = tensor.sum %q : tensor<4x3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}"#;
+
+/// The gradient of Σ over ranks of each rank's loss, by the chain rule
+/// written out over every rank's values (what eager's autograd computes
+/// for these collectives).
+fn reference_grads(w: usize, c: &[Vec<f64>], xs: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let n = 12;
+    let part = n / w;
+    // Forward, on every rank.
+    let s: Vec<f64> = (0..n).map(|i| xs.iter().map(|x| x[i]).sum()).collect();
+    let a: Vec<f64> = (0..w).flat_map(|_| s.clone()).collect();
+    let p: Vec<Vec<f64>> = (0..w).map(|r| a.iter().zip(&c[r]).map(|(a, c)| a * c).collect()).collect();
+    let psum: Vec<f64> = (0..w * n).map(|i| p.iter().map(|v| v[i]).sum()).collect();
+    // reduce_scatter of [W·4, 3] keeps rows [4r, 4r + 4): n elements each.
+    let r: Vec<Vec<f64>> = (0..w).map(|k| psum[k * n..(k + 1) * n].to_vec()).collect();
+    let t: Vec<Vec<f64>> =
+        (0..w).map(|k| r.iter().flat_map(|v| v[k * part..(k + 1) * part].to_vec()).collect()).collect();
+    // Backward: dq/dt = 2t; all_to_all back; all_gather of the parts;
+    // times c; reduce_scatter of sums; all_reduce of sums.
+    let gt: Vec<Vec<f64>> = t.iter().map(|v| v.iter().map(|x| 2.0 * x).collect()).collect();
+    let gr: Vec<Vec<f64>> =
+        (0..w).map(|k| gt.iter().flat_map(|v| v[k * part..(k + 1) * part].to_vec()).collect()).collect();
+    let gp: Vec<f64> = gr.concat();
+    let ga: Vec<Vec<f64>> = (0..w).map(|k| gp.iter().zip(&c[k]).map(|(g, c)| g * c).collect()).collect();
+    let gs_all: Vec<f64> = (0..w * n).map(|i| ga.iter().map(|v| v[i]).sum()).collect();
+    let gs: Vec<Vec<f64>> = (0..w).map(|k| gs_all[k * n..(k + 1) * n].to_vec()).collect();
+    let gx: Vec<f64> = (0..n).map(|i| gs.iter().map(|v| v[i]).sum()).collect();
+    vec![gx; w]
+}
+
+#[test]
+fn collective_gradients_sum_over_ranks() {
+    for w in [2usize, 4] {
+        for backend in ["interp", "cranelift"] {
+            let text = program(TRAIN, w);
+            let cs: Vec<Vec<f64>> =
+                (0..w).map(|r| (0..12 * w).map(|i| ((i + r) % 5) as f64 * 0.25 - 0.5).collect()).collect();
+            let xs: Vec<Vec<f64>> = (0..w).map(|r| input(r).iter().map(|v| v * 0.01).collect()).collect();
+            let (cs2, xs2) = (cs.clone(), xs.clone());
+            let grads = ranks(w, move |rank| {
+                let m = Module::parse(text.clone(), "dist.mlir").unwrap();
+                let opts = Options::training().with_backend(Backend::parse(backend).unwrap());
+                let args = [tensor(&xs2[rank], &[4, 3]), tensor(&cs2[rank], &[(4 * w) as i64, 3])];
+                args[0].set_requires_grad(true);
+                let mut f = m.compile(Some("f"), &args, &opts).unwrap();
+                let (_, state) = f.forward(&args).unwrap();
+                let g = f.backward(state, &[None]).unwrap();
+                g.args[0].as_ref().expect("a gradient for x").read_f64()
+            });
+            let want = reference_grads(w, &cs, &xs);
+            for (rank, (g, want)) in grads.iter().zip(&want).enumerate() {
+                for (a, b) in g.iter().zip(want) {
+                    assert!(
+                        (a - b).abs() <= 1e-4 * b.abs().max(1.0),
+                        "{backend}, {w} ranks, rank {rank}: {g:?} against {want:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A collective whose group has no communicator here, or one of another
+/// size than the program's, fails the call with a message (it never
+/// blocks); max, min and broadcast have no derivative.
+#[test]
+fn collectives_refuse_what_they_cannot_run() {
+    let text = program(FORWARD, 2).replace("\"g\"", "\"nowhere\"");
+    for backend in ["interp", "cranelift"] {
+        let m = Module::parse(text.clone(), "dist.mlir").unwrap();
+        let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
+        let x = tensor(&input(0), &[4, 3]);
+        let e = match m.compile(Some("f"), std::slice::from_ref(&x), &opts).and_then(|mut f| f.call(&[x])) {
+            Ok(_) => panic!("{backend}: ran without a communicator"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("process group 'nowhere'") && e.contains("no communicator"), "{backend}: {e}");
+    }
+    let text = program(FORWARD, 4);
+    let errs = ranks(2, move |rank| {
+        let m = Module::parse(text.clone(), "dist.mlir").unwrap();
+        let x = tensor(&input(rank), &[4, 3]);
+        let r = m.compile(Some("f"), std::slice::from_ref(&x), &Options::inference()).and_then(|mut f| f.call(&[x]));
+        r.err().map(|e| e.to_string()).unwrap_or_default()
+    });
+    for e in errs {
+        assert!(e.contains("compiled for 4 ranks, but the group has 2"), "{e}");
+    }
+    let max = r#"func.func @f(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<f32> {
+  %m = dist.all_reduce %x {group = "g", size = 2, reduce = "max"} : tensor<4xf32> -> tensor<4xf32>
+  %l = tensor.sum %m : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}"#;
+    let m = Module::parse(max, "dist.mlir").unwrap();
+    let x = tensor(&[1.0, 2.0, 3.0, 4.0], &[4]);
+    x.set_requires_grad(true);
+    let e = m.compile(Some("f"), &[x], &Options::training()).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("an all-reduce with reduce \"max\" is not differentiable"), "{e}");
+}
