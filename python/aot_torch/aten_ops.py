@@ -2464,3 +2464,77 @@ _add_inplace_variants()
 def supported_ops() -> List[str]:
     """The names of the ATen overloads the table translates."""
     return sorted(str(op) for op, fn in ATEN_TO_IR.items() if not getattr(fn, "never", False))
+
+
+# ---------------------------------------------------------------------------
+# Functional collectives (torch.ops._c10d_functional): the dist dialect, run
+# by the caller's process group (aot_torch.distributed).
+
+_c10d = getattr(torch.ops, "_c10d_functional", None)
+_REDUCTIONS = ("sum", "avg", "product", "max", "min")
+
+
+def _collective(irname: str, reduce_arg=None, src_arg=None, equal_splits=False):
+    NAMED_OPS.add(irname)
+
+    def fn(b: Builder, node: Node, a):
+        from . import distributed
+
+        shape, dtype = out_meta(node)
+        x = b.value(a["input"])
+        name = a["group_name"]
+        name = getattr(name, "group_name", name)
+        if not isinstance(name, str):
+            raise Reject("a collective over a process group given as %r" % (name,))
+        if not dist_available():
+            raise Reject("torch.distributed is not initialized")
+        attrs = {"group": name, "size": distributed.group_size(name)}
+        if "group_size" in a and int(a["group_size"]) != attrs["size"]:
+            raise Reject("a collective for %s ranks over a group of %d" % (a["group_size"], attrs["size"]))
+        if reduce_arg is not None:
+            r = a[reduce_arg]
+            # (A ReduceOp, or its name.)
+            r = (r if isinstance(r, str) else str(r).split(".")[-1]).lower()
+            if r not in _REDUCTIONS:
+                raise Reject("reduction %r of a collective" % (a[reduce_arg],))
+            attrs["reduce"] = r
+        if src_arg is not None:
+            attrs["src"] = int(a[src_arg])
+        if equal_splits:
+            splits = [a.get("output_split_sizes"), a.get("input_split_sizes")]
+            n = x.shape[0] if x.rank else 0
+            for s in splits:
+                if s is not None and len(set(int(v) for v in s)) > 1:
+                    raise Reject("an all_to_all_single with unequal splits")
+                if s is not None and sum(int(v) for v in s) != n:
+                    raise Reject("an all_to_all_single whose splits do not cover dimension 0")
+        return b.op1(irname, [x], attrs, shape, dtype)
+
+    return fn
+
+
+def dist_available() -> bool:
+    import torch.distributed as dist
+
+    return dist.is_available() and dist.is_initialized()
+
+
+def _wait(b: Builder, node: Node, a):
+    shape, dtype = out_meta(node)
+    return b.op1("dist.wait", [b.value(a["tensor"])], None, shape, dtype)
+
+
+NAMED_OPS.add("dist.wait")
+
+if _c10d is not None:
+    for _op, _fn in [
+        ("all_reduce", _collective("dist.all_reduce", reduce_arg="reduce_op")),
+        ("all_gather_into_tensor", _collective("dist.all_gather")),
+        ("reduce_scatter_tensor", _collective("dist.reduce_scatter", reduce_arg="reduce_op")),
+        ("all_to_all_single", _collective("dist.all_to_all", equal_splits=True)),
+        ("broadcast", _collective("dist.broadcast", src_arg="src")),
+        ("wait_tensor", _wait),
+    ]:
+        _packet = getattr(_c10d, _op, None)
+        if _packet is not None:
+            ATEN_TO_IR[_packet.default] = _fn

@@ -25,7 +25,7 @@ import torch
 
 from . import aten_ops, fx_ir
 
-_DIALECTS = ("tensor.", "view.", "mut.", "rng.")
+_DIALECTS = ("tensor.", "view.", "mut.", "rng.", "dist.")
 
 
 def _literals(code: types.CodeType) -> Set[str]:

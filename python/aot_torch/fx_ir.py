@@ -1135,7 +1135,7 @@ def _translate_node(b: Builder, node: torch.fx.Node) -> Any:
     if not isinstance(t, torch._ops.OpOverload):
         name = getattr(t, "__name__", str(t))
         raise Reject("%s is not an ATen op (trace with to_aten first)" % name)
-    if t.namespace not in ("aten", "prims"):
+    if t.namespace not in ("aten", "prims", "_c10d_functional"):
         raise Reject("%s has no counterpart in the op catalogue" % t)
     fn = _lookup(t)
     if fn is None:

@@ -272,7 +272,7 @@ class Builder:
         else:
             self.lines.append("  %s:%d = %s" % (v, len(results), text))
             vals = [Value("%s#%d" % (v, i), tuple(s), d, roots) for i, (s, d) in enumerate(results)]
-        if name.startswith(("tensor.", "rng.")):
+        if name.startswith(("tensor.", "rng.", "dist.")):
             self.fresh_values.update(x.name for x in vals)
         return vals
 

@@ -22,6 +22,7 @@
 
 mod addr;
 mod dispatch;
+mod dist;
 mod keys;
 
 /// A call's few arguments, results or storages: inline up to eight, so
@@ -1110,6 +1111,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;
     m.add_function(wrap_pyfunction!(mem_overlap, m)?)?;
     m.add_function(wrap_pyfunction!(versions_per_size, m)?)?;
+    m.add_function(wrap_pyfunction!(dist::register_process_group, m)?)?;
     m.add("PARTIAL_OVERLAP_ERROR", aot::runtime::overlap::PARTIAL_OVERLAP_ERROR)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(keys::graph_key, m)?)?;

@@ -25,6 +25,16 @@ const FORWARD: &str = r#"func.func @f(%x: tensor<4x3xf32>) -> (tensor<4x3xf32>, 
   return %s, %m, %a, %r, %t, %b, %e : tensor<4x3xf32>, tensor<4x3xf32>, tensor<WROWSx3xf32>, tensor<PARTx3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
 }"#;
 
+/// The backends each program runs on: the interpreter and the native code
+/// generators of this build.
+fn backends() -> Vec<&'static str> {
+    let mut b = vec!["interp", "cranelift"];
+    if cfg!(feature = "llvm") {
+        b.push("llvm");
+    }
+    b
+}
+
 fn program(text: &str, w: usize) -> String {
     text.replace("WROWS", &(4 * w).to_string())
         .replace("PART", &(4 / w).to_string())
@@ -61,7 +71,7 @@ fn ranks<T: Send + 'static>(w: usize, body: impl Fn(usize) -> T + Send + Sync + 
 #[test]
 fn collectives_follow_their_definitions() {
     for w in [2usize, 4] {
-        for backend in ["interp", "cranelift"] {
+        for backend in backends() {
             let text = program(FORWARD, w);
             let outs = ranks(w, move |rank| {
                 let m = Module::parse(text.clone(), "dist.mlir").unwrap();
@@ -134,7 +144,7 @@ fn reference_grads(w: usize, c: &[Vec<f64>], xs: &[Vec<f64>]) -> Vec<Vec<f64>> {
 #[test]
 fn collective_gradients_sum_over_ranks() {
     for w in [2usize, 4] {
-        for backend in ["interp", "cranelift"] {
+        for backend in backends() {
             let text = program(TRAIN, w);
             let cs: Vec<Vec<f64>> =
                 (0..w).map(|r| (0..12 * w).map(|i| ((i + r) % 5) as f64 * 0.25 - 0.5).collect()).collect();
@@ -169,7 +179,7 @@ fn collective_gradients_sum_over_ranks() {
 #[test]
 fn collectives_refuse_what_they_cannot_run() {
     let text = program(FORWARD, 2).replace("\"g\"", "\"nowhere\"");
-    for backend in ["interp", "cranelift"] {
+    for backend in backends() {
         let m = Module::parse(text.clone(), "dist.mlir").unwrap();
         let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
         let x = tensor(&input(0), &[4, 3]);

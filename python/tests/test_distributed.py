@@ -1,0 +1,124 @@
+"""PyTorch's functional collectives (`torch.distributed._functional_collectives`,
+the ops DTensor and tensor parallelism issue) compiled through
+torch.compile(backend="aot") as the `dist` dialect: several CPU processes
+(gloo on loopback), each running the compiled program and eager side by
+side, must agree on every output, gradient and training step, with
+nothing running in PyTorch (no fallback op or region)."""
+
+import os
+import socket
+
+import pytest
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _collectives(x, w, group):
+    import torch.distributed._functional_collectives as funcol
+
+    h = x @ w
+    s = funcol.all_reduce(h, "sum", group)
+    a = funcol.all_reduce(torch.tanh(s), "avg", group)
+    g = funcol.all_gather_tensor(torch.relu(a), 0, group)
+    r = funcol.reduce_scatter_tensor(g * 3.0, "sum", 0, group)
+    t = funcol.all_to_all_single(r, None, None, group)
+    return (t * t).sum() + g.sum()
+
+
+def _broadcast(x, group):
+    import torch.distributed._functional_collectives as funcol
+
+    return funcol.broadcast(x + 1.0, 1, group) * 2.0
+
+
+def _tensor_parallel_step(model, x, y, world, group):
+    """A two-layer MLP split by hand as tensor parallelism does it: the
+    first linear by columns (each rank holds hidden/world of its rows),
+    the second by rows; the partial outputs all-reduced."""
+    import torch.distributed._functional_collectives as funcol
+
+    w1, b1, w2 = model
+    h = torch.relu(x @ w1.t() + b1)
+    part = h @ w2.t()
+    out = funcol.all_reduce(part, "sum", group)
+    return ((out - y) ** 2).mean()
+
+
+def _worker(rank, world, port, out_dir):
+    import aot_torch
+
+    torch.set_num_threads(1)
+    os.environ["AOT_NUM_THREADS"] = "1"
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
+    group = dist.group.WORLD
+    try:
+        torch._dynamo.reset()
+        aot_torch.stats.clear()
+        out = {}
+        torch.manual_seed(rank)
+        x = torch.randn(4 * world, 6)
+        w = torch.randn(6, 4 * world, requires_grad=True)
+        we = w.detach().clone().requires_grad_(True)
+        f = torch.compile(_collectives, backend="aot")
+        got, want = f(x, w, group), _collectives(x, we, group)
+        got.backward()
+        want.backward()
+        out["collectives"] = (got.detach(), want.detach(), w.grad, we.grad)
+        b = torch.compile(_broadcast, backend="aot")
+        out["broadcast"] = (b(x, group), _broadcast(x, group))
+
+        torch.manual_seed(0)
+        hidden = 8 * world
+        full = [torch.randn(hidden, 6) * 0.3, torch.randn(hidden) * 0.1, torch.randn(3, hidden) * 0.3]
+        rows = slice(rank * hidden // world, (rank + 1) * hidden // world)
+        shards = [full[0][rows], full[1][rows], full[2][:, rows]]
+        model = [p.clone().requires_grad_(True) for p in shards]
+        ref = [p.clone().requires_grad_(True) for p in shards]
+        step = torch.compile(_tensor_parallel_step, backend="aot")
+        g = torch.Generator().manual_seed(7)
+        losses = []
+        for _ in range(4):
+            xb, yb = torch.randn(5, 6, generator=g), torch.randn(5, 3, generator=g)
+            pair = []
+            for params, fn in ((model, step), (ref, _tensor_parallel_step)):
+                loss = fn(params, xb, yb, world, group)
+                loss.backward()
+                with torch.no_grad():
+                    for p in params:
+                        p -= 0.1 * p.grad
+                        p.grad = None
+                pair.append(loss.detach())
+            losses.append(pair)
+        out["tp"] = (losses, [p.detach() for p in model], [p.detach() for p in ref])
+        out["stats"] = dict(aot_torch.stats)
+        dist.barrier()
+        torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
+    finally:
+        dist.destroy_process_group()
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("world", [2, 4])
+def test_functional_collectives_compile_and_match_eager(tmp_path, world):
+    mp.spawn(_worker, args=(world, _free_port(), str(tmp_path)), nprocs=world, join=True)
+    for rank in range(world):
+        r = torch.load(tmp_path / ("rank%d.pt" % rank))
+        st = r["stats"]
+        assert st.get("compiled", 0) >= 3 and not st.get("fallback_regions") and not st.get("fallback_ops"), st
+        got, want, gw, we = r["collectives"]
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(gw, we, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(*r["broadcast"])
+        losses, params, ref = r["tp"]
+        for a, b in losses:
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+        for p, q in zip(params, ref):
+            torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
