@@ -1,0 +1,117 @@
+"""Steps of tensor-parallel training over several CPU processes (gloo on
+loopback), eager against torch.compile with aot and with Inductor, side by
+side in each process.
+
+The program: an MLP block of width --width split as tensor parallelism
+splits it (the first linear by columns, the second by rows, the partial
+outputs all-reduced with a functional collective: what
+`torch.distributed._functional_collectives` and DTensor's plans issue), a
+residual, and an MSE loss, trained with SGD on --batch rows per step. Each
+way runs --steps steps after two warm-up steps; the three take turns over
+three rounds, and the median step time of rank 0 is reported with the
+steps per second. Every rank runs one thread (the processes share the
+cores).
+
+    py=test/.venv/bin/python
+    $py bench/pytorch/distributed.py [--world 2] [--width 256] [--batch 64] [--steps 20] [--no-inductor]
+"""
+
+import argparse
+import os
+import socket
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def step_fn(params, x, y, group):
+    import torch.distributed._functional_collectives as funcol
+
+    w1, b1, w2, b2 = params
+    h = torch.nn.functional.gelu(x @ w1.t() + b1)
+    out = funcol.all_reduce(h @ w2.t(), "sum", group) + b2 + x
+    return ((out - y) ** 2).mean()
+
+
+def worker(rank, world, port, args, out):
+    import aot_torch
+
+    torch.set_num_threads(1)
+    os.environ["AOT_NUM_THREADS"] = "1"
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
+    group = dist.group.WORLD
+    d, hid = args.width, 4 * args.width
+    g = torch.Generator().manual_seed(0)
+    full = [torch.randn(hid, d, generator=g) * d ** -0.5, torch.zeros(hid), torch.randn(d, hid, generator=g) * hid ** -0.5,
+            torch.zeros(d)]
+    rows = slice(rank * hid // world, (rank + 1) * hid // world)
+    shard = [full[0][rows], full[1][rows], full[2][:, rows], full[3]]
+    ways = {"eager": step_fn, "aot": torch.compile(step_fn, backend="aot")}
+    if not args.no_inductor:
+        ways["inductor"] = torch.compile(step_fn)
+    params = {k: [p.clone().requires_grad_(True) for p in shard] for k in ways}
+    data = torch.Generator().manual_seed(1)
+    x, y = torch.randn(args.batch, d, generator=data), torch.randn(args.batch, d, generator=data)
+
+    def run(k, n):
+        ps, f = params[k], ways[k]
+        for _ in range(n):
+            loss = f(ps, x, y, group)
+            loss.backward()
+            with torch.no_grad():
+                for p in ps:
+                    p -= 0.01 * p.grad
+                    p.grad = None
+        return loss.item()
+
+    for k in ways:
+        run(k, 2)
+    times = {k: [] for k in ways}
+    for _ in range(3):
+        for k in ways:
+            dist.barrier()
+            t0 = time.perf_counter()
+            run(k, args.steps)
+            times[k].append((time.perf_counter() - t0) / args.steps)
+    if rank == 0:
+        out.put({k: statistics.median(v) for k, v in times.items()} | {"stats": dict(aot_torch.stats)})
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--world", type=int, default=2)
+    ap.add_argument("--width", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--no-inductor", action="store_true")
+    args = ap.parse_args()
+    from machine import cpu_model
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ctx = mp.get_context("spawn")
+    q = ctx.SimpleQueue()
+    mp.start_processes(worker, args=(args.world, port, args, q), nprocs=args.world, join=True, start_method="spawn")
+    r = q.get()
+    print("CPU: %s, %d processes of 1 thread, torch %s" % (cpu_model(), args.world, torch.__version__))
+    print("tensor-parallel MLP block, width %d (hidden %d), batch %d, SGD" % (args.width, 4 * args.width, args.batch))
+    print("aot stats (rank 0): %s" % r.pop("stats"))
+    print("| way | step (ms) | steps/s |")
+    print("|---|---:|---:|")
+    for k, v in r.items():
+        print("| %s | %.2f | %.0f |" % (k, v * 1e3, 1 / v))
+
+
+if __name__ == "__main__":
+    main()
