@@ -1,7 +1,8 @@
 // RUN: aot-opt %s | aot-opt | FileCheck %s
 // RUN: aot-opt %s --print-generic | aot-opt | FileCheck %s
 
-/// The loop dialect round-trips: host ops (alloc, view, kernel, matmul, attention) and
+/// The loop dialect round-trips: host ops (alloc, view, kernel, matmul, attention,
+/// collective) and
 /// kernel ops (for with iter_args and parallel, load, store, scalars,
 /// constants, philox, assert); empty loop.yield terminators are implicit.
 // CHECK-LABEL: func.func @softmax_rows
@@ -44,6 +45,9 @@ func.func @softmax_rows(%x: memref<4x8xf32>) -> memref<4x8xf32> {
 // CHECK:         loop.matmul %{{.*}}, %{{.*}}, %{{.*}} {accumulate} : memref<1x3x2xf32, strided<[0, 1, 3], offset: 0>>, memref<1x2x4xf32>, memref<1x3x4xf32>
 // CHECK:         loop.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<3x2xbf16>, memref<2x4xbf16>, memref<3x4xf32>
 // CHECK:         %{{.*}} = loop.alloc {offset = 64} : memref<16xi8>
+// CHECK:         %[[G:.*]] = loop.alloc : memref<4x3xf32>
+// CHECK:         loop.collective %arg0, %[[G]] {group = "0", kind = "all_gather", size = 2} : memref<2x3xf32>, memref<4x3xf32>
+// CHECK:         loop.collective %arg0, %{{.*}} {group = "0", kind = "all_reduce", reduce = "avg", size = 2} : memref<2x3xf32>{{$}}
 func.func @host(%x: memref<2x3xf32>, %w: memref<1x2x4xf32>, %c: memref<1x3x4xf32>) -> memref<3x2xf32, strided<[1, 3], offset: 0>> {
   %t = loop.view %x : memref<2x3xf32> -> memref<3x2xf32, strided<[1, 3], offset: 0>>
   %b = loop.view %x : memref<2x3xf32> -> memref<1x3x2xf32, strided<[0, 1, 3], offset: 0>>
@@ -53,6 +57,10 @@ func.func @host(%x: memref<2x3xf32>, %w: memref<1x2x4xf32>, %c: memref<1x3x4xf32
   %hc = loop.alloc : memref<3x4xf32>
   loop.matmul %ha, %hb, %hc : memref<3x2xbf16>, memref<2x4xbf16>, memref<3x4xf32>
   %s = loop.alloc {offset = 64} : memref<16xi8>
+  %g = loop.alloc : memref<4x3xf32>
+  loop.collective %x, %g {kind = "all_gather", group = "0", size = 2} : memref<2x3xf32>, memref<4x3xf32>
+  %r = loop.alloc : memref<2x3xf32>
+  loop.collective %x, %r {kind = "all_reduce", group = "0", size = 2, reduce = "avg"} : memref<2x3xf32>, memref<2x3xf32>
   return %t : memref<3x2xf32, strided<[1, 3], offset: 0>>
 }
 
