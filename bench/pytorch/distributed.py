@@ -13,7 +13,11 @@ steps per second. Every rank runs one thread (the processes share the
 cores).
 
     py=test/.venv/bin/python
-    $py bench/pytorch/distributed.py [--world 2] [--width 256] [--batch 64] [--steps 20] [--no-inductor]
+    $py bench/pytorch/distributed.py [--program tp|overlap] [--world 2] [--width 256] [--batch 64] [--steps 20]
+        [--no-inductor]
+
+`--program overlap` trains a block whose all-reduce can run while an
+independent branch computes (`overlap_fn`).
 """
 
 import argparse
@@ -41,6 +45,19 @@ def step_fn(params, x, y, group):
     return ((out - y) ** 2).mean()
 
 
+def overlap_fn(params, x, y, group):
+    """A reduction of one branch while an independent branch computes: the
+    all-reduce of `x @ w1ᵀ` can run while `tanh(x @ w2ᵀ) @ w3ᵀ` does (and
+    in the backward, its gradient's all-reduce while the other branch's
+    gradients do)."""
+    import torch.distributed._functional_collectives as funcol
+
+    w1, w2, w3 = params
+    r = funcol.all_reduce(x @ w1.t(), "sum", group)
+    c = torch.tanh(x @ w2.t()) @ w3.t()
+    return ((r + c - y) ** 2).mean()
+
+
 def worker(rank, world, port, args, out):
     import aot_torch
 
@@ -54,9 +71,14 @@ def worker(rank, world, port, args, out):
             torch.zeros(d)]
     rows = slice(rank * hid // world, (rank + 1) * hid // world)
     shard = [full[0][rows], full[1][rows], full[2][:, rows], full[3]]
-    ways = {"eager": step_fn, "aot": torch.compile(step_fn, backend="aot")}
+    fn = step_fn
+    if args.program == "overlap":
+        fn = overlap_fn
+        shard = [torch.randn(d, d, generator=g) * d ** -0.5, torch.randn(hid, d, generator=g) * d ** -0.5,
+                 torch.randn(d, hid, generator=g) * hid ** -0.5]
+    ways = {"eager": fn, "aot": torch.compile(fn, backend="aot")}
     if not args.no_inductor:
-        ways["inductor"] = torch.compile(step_fn)
+        ways["inductor"] = torch.compile(fn)
     params = {k: [p.clone().requires_grad_(True) for p in shard] for k in ways}
     data = torch.Generator().manual_seed(1)
     x, y = torch.randn(args.batch, d, generator=data), torch.randn(args.batch, d, generator=data)
@@ -94,6 +116,8 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--no-inductor", action="store_true")
+    ap.add_argument("--program", choices=["tp", "overlap"], default="tp",
+                    help="tp: the tensor-parallel MLP block; overlap: an all-reduce beside an independent branch")
     args = ap.parse_args()
     from machine import cpu_model
 
@@ -105,7 +129,8 @@ def main():
     mp.start_processes(worker, args=(args.world, port, args, q), nprocs=args.world, join=True, start_method="spawn")
     r = q.get()
     print("CPU: %s, %d processes of 1 thread, torch %s" % (cpu_model(), args.world, torch.__version__))
-    print("tensor-parallel MLP block, width %d (hidden %d), batch %d, SGD" % (args.width, 4 * args.width, args.batch))
+    what = "tensor-parallel MLP block" if args.program == "tp" else "an all-reduce beside an independent branch"
+    print("%s, width %d (hidden %d), batch %d, SGD" % (what, args.width, 4 * args.width, args.batch))
     print("aot stats (rank 0): %s" % r.pop("stats"))
     print("| way | step (ms) | steps/s |")
     print("|---|---:|---:|")

@@ -88,6 +88,14 @@ pub trait Device {
     fn finish(&mut self) -> Result<(), String>;
 }
 
+/// Whether every collective completes before the next step runs
+/// (`AOT_SYNC_COLLECTIVES=1`: what overlapping them with independent steps
+/// is measured against).
+fn sync_collectives() -> bool {
+    static SYNC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SYNC.get_or_init(|| std::env::var("AOT_SYNC_COLLECTIVES").is_ok_and(|v| v == "1"))
+}
+
 /// Kernels above this many element operations are split across threads.
 const PARALLEL_WORK: u64 = 1 << 15;
 
@@ -281,7 +289,20 @@ impl Runtime {
             }
             let recording = if profiling() { self.profile.as_deref_mut() } else { None };
             let mut profile = recording.map(|p| (p, std::time::Instant::now()));
+            // Collectives in flight, with the step each must complete
+            // before (`Collective::wait_before`). Dropped on an error, a
+            // pending collective is waited for: its buffers stay alive
+            // until then.
+            let mut in_flight: SmallVec<[(usize, Box<dyn aot_runtime::dist::Pending>); 2]> = SmallVec::new();
             for (i, step) in p.steps.iter().enumerate() {
+                if in_flight.iter().any(|(w, _)| *w <= i) {
+                    let (due, rest): (SmallVec<[_; 2]>, SmallVec<[_; 2]>) =
+                        std::mem::take(&mut in_flight).into_iter().partition(|(w, _)| *w <= i);
+                    in_flight = rest;
+                    for (_, pending) in due {
+                        pending.wait()?;
+                    }
+                }
                 if let Some((times, start)) = &mut profile {
                     let now = std::time::Instant::now();
                     if i > 0 {
@@ -425,14 +446,17 @@ impl Runtime {
                         // verifier), alive for the call and at least as large
                         // as their types (binding and allocation checked);
                         // they are distinct allocations (checked above and
-                        // when the program was built).
+                        // when the program was built). No step before
+                        // `wait_before` touches the output or writes the
+                        // input (`schedule_waits`), and the collective is
+                        // waited for before the call returns.
                         let (input, output) = unsafe {
                             (
                                 std::slice::from_raw_parts(pi as *const u8, bytes(&c.input)),
                                 std::slice::from_raw_parts_mut(po, bytes(&c.output)),
                             )
                         };
-                        aot_runtime::dist::run(
+                        let pending = aot_runtime::dist::start(
                             &c.group,
                             c.size,
                             &c.op,
@@ -443,6 +467,11 @@ impl Runtime {
                                 bytes: output,
                             },
                         )?;
+                        if sync_collectives() {
+                            pending.wait()?;
+                        } else {
+                            in_flight.push((c.wait_before, pending));
+                        }
                     }
                     Step::Rebind { arg, src, stride } => {
                         if copied[*arg] {
@@ -505,6 +534,9 @@ impl Runtime {
                         arg_ptrs[*arg] = arg_ptr(&bound[*arg], base_off[*arg]);
                     }
                 }
+            }
+            for (_, pending) in in_flight {
+                pending.wait()?;
             }
             if let Some(d) = device.as_deref_mut() {
                 if !begin {

@@ -96,6 +96,79 @@ pub struct Collective {
     pub size: usize,
     pub input: BufRef,
     pub output: BufRef,
+    /// The first later step that must not run before the collective
+    /// completes (it reads or writes the output's bytes, writes the
+    /// input's, or rebinds an argument); the number of steps when none
+    /// does. The steps in between run while it is in flight
+    /// ([`schedule_waits`]).
+    pub wait_before: usize,
+}
+
+/// The buffers step `s` reads and writes, or `None` for a step that must
+/// see every collective complete (a rebind or resize of an argument).
+fn step_buffers(s: &Step) -> Option<(Vec<Root>, Vec<Root>)> {
+    Some(match s {
+        Step::Kernel { roots, writes, .. } => {
+            let w = roots.iter().zip(writes).filter(|(_, &w)| w).map(|(&r, _)| r).collect();
+            (roots.clone(), w)
+        }
+        Step::Matmul(m) => (vec![m.a.root, m.b.root, m.c.root], vec![m.c.root]),
+        Step::Attention(a) => (
+            a.bufs.iter().map(|b| b.root).collect(),
+            a.written().filter_map(|i| a.bufs.get(i)).map(|b| b.root).collect(),
+        ),
+        Step::Collective(c) => (vec![c.input.root, c.output.root], vec![c.output.root]),
+        Step::Rebind { .. } | Step::Resize { .. } => return None,
+    })
+}
+
+/// Whether buffers `a` and `b` of `p` may share bytes: the same
+/// allocation, or two temporaries at overlapping ranges of the arena.
+/// (Distinct arguments never overlap in a program specialised for its
+/// calling convention; globals are only read.)
+fn may_overlap(p: &HostProgram, a: Root, b: Root) -> bool {
+    if a == b {
+        return true;
+    }
+    let (Root::Alloc(i), Root::Alloc(j)) = (a, b) else { return false };
+    let range = |k: usize| {
+        let (m, off) = &p.allocs[k];
+        let bytes = (r#loop::extent(m).max(0) as u64).saturating_mul(m.elem.byte_size() as u64);
+        off.map(|o| (o, o.saturating_add(bytes)))
+    };
+    match (range(i), range(j)) {
+        (Some((s1, e1)), Some((s2, e2))) => s1 < e2 && s2 < e1,
+        _ => false,
+    }
+}
+
+/// Sets each collective's [`Collective::wait_before`]: the steps after it
+/// that touch neither its output nor write its input (their buffers
+/// compared by allocation, and by arena range for planned temporaries)
+/// run while it is in flight.
+pub fn schedule_waits(p: &mut HostProgram) {
+    let n = p.steps.len();
+    for i in 0..n {
+        let Step::Collective(c) = &p.steps[i] else { continue };
+        let (input, output) = (c.input.root, c.output.root);
+        let mut wait = n;
+        for j in i + 1..n {
+            let conflict = match step_buffers(&p.steps[j]) {
+                None => true,
+                Some((reads, writes)) => {
+                    reads.iter().chain(&writes).any(|&r| may_overlap(p, output, r))
+                        || writes.iter().any(|&r| may_overlap(p, input, r))
+                }
+            };
+            if conflict {
+                wait = j;
+                break;
+            }
+        }
+        if let Step::Collective(c) = &mut p.steps[i] {
+            c.wait_before = wait;
+        }
+    }
 }
 
 /// `c = a·b` (`c += a·b`).
@@ -335,6 +408,9 @@ impl HostProgram {
             sizes: Vec::new(),
             kernel_work: Vec::new(),
         };
+        // (The temporaries were placed for these sizes.)
+        let mut program = program;
+        schedule_waits(&mut program);
         let table = self.sizes.iter().map(|&d| e(d)).collect::<Result<_, _>>()?;
         Ok((program, table))
     }
@@ -550,6 +626,7 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
                     size: size as usize,
                     input,
                     output,
+                    wait_before: usize::MAX,
                 })));
             }
             Some(kind @ (LoopOp::Attention | LoopOp::AttentionGrad)) => {
@@ -625,6 +702,7 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
         }
     }
     check_memory_plan(ctx, func)?;
+    schedule_waits(&mut p);
     p.arena_bytes = p
         .allocs
         .iter()

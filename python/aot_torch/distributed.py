@@ -6,8 +6,10 @@ what ``torch.distributed._functional_collectives`` and DTensor issue)
 translates them into the ``dist`` dialect (see docs/distributed.md). The
 translation registers, per process group it meets, a communicator with the
 native module; a collective of compiled code then calls
-:meth:`GroupCommunicator.run` with views of its buffers, which runs the
-group's own collective on them (no copy, no transport of aot's own).
+:meth:`GroupCommunicator.start` with views of its buffers, which starts
+the group's own collective on them (no copy, no transport of aot's own);
+the compiled code runs the steps that do not depend on it meanwhile and
+waits for it before the first one that does.
 """
 
 from __future__ import annotations
@@ -37,39 +39,52 @@ class GroupCommunicator:
     def __init__(self, group):
         self.group = group
 
-    def _reduce(self, y, reduce):
-        if reduce == "avg":
-            # (Backends without AVG, gloo among them: the sum, divided.)
-            dist.all_reduce(y, op=dist.ReduceOp.SUM, group=self.group)
-            y.div_(self.group.size())
-        else:
-            dist.all_reduce(y, op=_REDUCE[reduce], group=self.group)
-
     def run(self, kind, reduce, src, inp, out, dtype, in_shape, out_shape):
+        self.start(kind, reduce, src, inp, out, dtype, in_shape, out_shape).wait()
+
+    def start(self, kind, reduce, src, inp, out, dtype, in_shape, out_shape):
+        """Starts the collective (``async_op=True``) and returns a handle
+        whose ``wait()`` completes it; until then the buffers stay as they
+        are."""
         dt = _DTYPES[dtype]
         x = torch.frombuffer(inp, dtype=dt).view(in_shape) if len(inp) else torch.empty(in_shape, dtype=dt)
         y = torch.frombuffer(out, dtype=dt).view(out_shape) if len(out) else torch.empty(out_shape, dtype=dt)
         g = self.group
+        # An average is a sum divided after completion (backends without
+        # AVG, gloo among them).
+        op = _REDUCE["sum" if reduce == "avg" else reduce] if reduce else None
         if kind == "all_reduce":
             y.copy_(x)
-            self._reduce(y, reduce)
+            work = dist.all_reduce(y, op=op, group=g, async_op=True)
         elif kind == "all_gather":
-            dist.all_gather_into_tensor(y, x, group=g)
+            work = dist.all_gather_into_tensor(y, x, group=g, async_op=True)
         elif kind == "reduce_scatter":
-            if reduce == "avg":
-                dist.reduce_scatter_tensor(y, x, op=dist.ReduceOp.SUM, group=g)
-                y.div_(g.size())
-            else:
-                dist.reduce_scatter_tensor(y, x, op=_REDUCE[reduce], group=g)
+            work = dist.reduce_scatter_tensor(y, x, op=op, group=g, async_op=True)
         elif kind == "all_to_all":
-            dist.all_to_all_single(y, x, group=g)
+            work = dist.all_to_all_single(y, x, group=g, async_op=True)
         elif kind == "broadcast":
             y.copy_(x)
-            dist.broadcast(y, src=dist.get_global_rank(g, src), group=g)
+            work = dist.broadcast(y, src=dist.get_global_rank(g, src), group=g, async_op=True)
         else:
             raise ValueError("unknown collective %r" % (kind,))
-        # No reference to the buffers may outlive the call.
-        del x, y
+        return _Pending(work, x, y, g.size() if reduce == "avg" else None)
+
+
+class _Pending:
+    """A started collective: ``wait()`` completes it, then drops every
+    reference to the buffers (their views are released after it)."""
+
+    def __init__(self, work, x, y, divide):
+        self.work, self.x, self.y, self.divide = work, x, y, divide
+
+    def wait(self):
+        try:
+            if self.work is not None:
+                self.work.wait()
+            if self.divide:
+                self.y.div_(self.divide)
+        finally:
+            self.work = self.x = self.y = None
 
 
 def group_size(group_name: str) -> int:

@@ -10,7 +10,9 @@
 //! input, write the whole output, and keep no reference to either once it
 //! returns. The views are released after the call; a view that cannot be
 //! released (the object kept a reference) fails the call, since the memory
-//! goes away.
+//! goes away. `start(...)`, with the same arguments, starts the collective
+//! and returns a handle whose `wait()` completes it; the views live, and
+//! the buffers stay untouched, until then.
 
 use aot_ir::ElemType;
 use aot_runtime::dist::{Collective, Communicator, Data, DataMut};
@@ -52,6 +54,55 @@ unsafe fn view<'py>(py: Python<'py>, ptr: *mut u8, len: usize) -> PyResult<Bound
     unsafe { Bound::from_owned_ptr_or_err(py, v) }
 }
 
+/// A collective the Python communicator started: its handle (`wait()`)
+/// and the views over the buffers, released once it completed.
+struct PyPending {
+    handle: Option<Py<PyAny>>,
+    views: [Py<PyAny>; 2],
+    kind: &'static str,
+}
+
+impl PyPending {
+    fn finish(&mut self) -> Result<(), String> {
+        let Some(h) = self.handle.take() else { return Ok(()) };
+        Python::attach(|py| -> PyResult<()> {
+            let r = h.bind(py).call_method0("wait");
+            let released =
+                (self.views[0].bind(py).call_method0("release"), self.views[1].bind(py).call_method0("release"));
+            r?;
+            released.0?;
+            released.1?;
+            Ok(())
+        })
+        .map_err(|e| format!("collective {} over a torch.distributed process group failed: {e}", self.kind))
+    }
+}
+
+impl aot_runtime::dist::Pending for PyPending {
+    fn wait(mut self: Box<Self>) -> Result<(), String> {
+        self.finish()
+    }
+}
+
+impl Drop for PyPending {
+    /// A collective dropped in flight (the call failed) is waited for: the
+    /// buffers it reads and writes go away after this.
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+/// What `run` and `start` pass the Python object for `op`.
+fn describe(op: &Collective) -> (&'static str, Option<&'static str>, Option<usize>) {
+    match op {
+        Collective::AllReduce(r) => ("all_reduce", Some(r.name()), None),
+        Collective::AllGather => ("all_gather", None, None),
+        Collective::ReduceScatter(r) => ("reduce_scatter", Some(r.name()), None),
+        Collective::AllToAll => ("all_to_all", None, None),
+        Collective::Broadcast { src } => ("broadcast", None, Some(*src)),
+    }
+}
+
 impl Communicator for PyCommunicator {
     fn size(&self) -> usize {
         self.size
@@ -63,13 +114,7 @@ impl Communicator for PyCommunicator {
 
     fn run(&self, op: &Collective, input: Data<'_>, output: DataMut<'_>) -> Result<(), String> {
         let dtype = dtype_name(input.elem)?;
-        let (kind, reduce, src) = match op {
-            Collective::AllReduce(r) => ("all_reduce", Some(r.name()), None),
-            Collective::AllGather => ("all_gather", None, None),
-            Collective::ReduceScatter(r) => ("reduce_scatter", Some(r.name()), None),
-            Collective::AllToAll => ("all_to_all", None, None),
-            Collective::Broadcast { src } => ("broadcast", None, Some(*src)),
-        };
+        let (kind, reduce, src) = describe(op);
         Python::attach(|py| -> PyResult<()> {
             // SAFETY: both buffers outlive this closure and are released
             // below before it returns; the input is only read.
@@ -85,6 +130,38 @@ impl Communicator for PyCommunicator {
             released.1?;
             Ok(())
         })
+        .map_err(|e| format!("collective {kind} over a torch.distributed process group failed: {e}"))
+    }
+
+    /// `start` of the Python object: the group's collective with
+    /// `async_op=True`; the buffers' views live until it completed.
+    fn start<'a>(
+        &self,
+        op: &Collective,
+        input: Data<'a>,
+        output: DataMut<'a>,
+    ) -> Result<Box<dyn aot_runtime::dist::Pending + 'a>, String> {
+        let dtype = dtype_name(input.elem)?;
+        let (kind, reduce, src) = describe(op);
+        Python::attach(|py| -> PyResult<PyPending> {
+            // SAFETY: the caller keeps both buffers alive and untouched
+            // until the pending collective is waited for (or dropped, which
+            // waits); the views are released then. The input is only read.
+            let i = unsafe { view(py, input.bytes.as_ptr() as *mut u8, input.bytes.len())? };
+            let o = unsafe { view(py, output.bytes.as_mut_ptr(), output.bytes.len())? };
+            let started = self
+                .obj
+                .bind(py)
+                .call_method1("start", (kind, reduce, src, &i, &o, dtype, input.shape.to_vec(), output.shape.to_vec()));
+            match started {
+                Ok(h) => Ok(PyPending { handle: Some(h.unbind()), views: [i.unbind(), o.unbind()], kind }),
+                Err(e) => {
+                    let _ = (i.call_method0("release"), o.call_method0("release"));
+                    Err(e)
+                }
+            }
+        })
+        .map(|p| Box::new(p) as Box<dyn aot_runtime::dist::Pending + 'a>)
         .map_err(|e| format!("collective {kind} over a torch.distributed process group failed: {e}"))
     }
 }

@@ -123,6 +123,22 @@ pub struct DataMut<'a> {
     pub bytes: &'a mut [u8],
 }
 
+/// A collective started and not yet complete ([`Communicator::start`]).
+pub trait Pending {
+    /// Blocks until the collective is complete: its output written, its
+    /// input no longer read.
+    fn wait(self: Box<Self>) -> Result<(), String>;
+}
+
+/// A collective that completed when it started.
+struct Done;
+
+impl Pending for Done {
+    fn wait(self: Box<Self>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// Runs the collectives of one group for one rank.
 pub trait Communicator: Send + Sync {
     /// Ranks in the group.
@@ -132,6 +148,19 @@ pub trait Communicator: Send + Sync {
     /// Runs `op` on this rank's `input`, writing its result into `output`
     /// (shapes already checked against the op's rule).
     fn run(&self, op: &Collective, input: Data<'_>, output: DataMut<'_>) -> Result<(), String>;
+    /// Starts `op` and returns before it completes, where the group can:
+    /// the caller keeps `input` unchanged and leaves `output` alone until
+    /// it has waited (a dropped pending collective is waited for). By
+    /// default it runs to completion first.
+    fn start<'a>(
+        &self,
+        op: &Collective,
+        input: Data<'a>,
+        output: DataMut<'a>,
+    ) -> Result<Box<dyn Pending + 'a>, String> {
+        self.run(op, input, output)?;
+        Ok(Box::new(Done))
+    }
 }
 
 type Registry = FxHashMap<String, Arc<dyn Communicator>>;
@@ -167,6 +196,24 @@ pub fn lookup(name: &str) -> Option<Arc<dyn Communicator>> {
 /// Runs `op` for group `group` compiled for `size` ranks: looks the
 /// communicator up and checks its size first.
 pub fn run(group: &str, size: usize, op: &Collective, input: Data<'_>, output: DataMut<'_>) -> Result<(), String> {
+    checked(group, size, &input, &output)?.run(op, input, output)
+}
+
+/// [`run`], started: returns once the communicator has started it (see
+/// [`Communicator::start`]).
+pub fn start<'a>(
+    group: &str,
+    size: usize,
+    op: &Collective,
+    input: Data<'a>,
+    output: DataMut<'a>,
+) -> Result<Box<dyn Pending + 'a>, String> {
+    checked(group, size, &input, &output)?.start(op, input, output)
+}
+
+/// The communicator of `group`, checked against the size the program was
+/// compiled for, and the buffers against their shapes.
+fn checked(group: &str, size: usize, input: &Data<'_>, output: &DataMut<'_>) -> Result<Arc<dyn Communicator>, String> {
     let c = lookup(group).ok_or_else(|| {
         format!(
             "collective over process group '{group}': no communicator is registered for it in this process \
@@ -188,7 +235,7 @@ pub fn run(group: &str, size: usize, op: &Collective, input: Data<'_>, output: D
             return Err(format!("collective over process group '{group}': its {what} buffer does not hold its shape"));
         }
     }
-    c.run(op, input, output)
+    Ok(c)
 }
 
 /// The bytes of `data` as values.

@@ -210,3 +210,167 @@ fn collectives_refuse_what_they_cannot_run() {
     let e = m.compile(Some("f"), &[x], &Options::training()).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("an all-reduce with reduce \"max\" is not differentiable"), "{e}");
 }
+
+/// A communicator that does its work when waited for, not when started:
+/// it reads the input and writes the output only then, so a step that
+/// overwrote the input (a temporary reusing its arena bytes) or read the
+/// output before the wait would give a wrong result.
+struct Lazy(Arc<LocalGroup>);
+
+struct LazyPending {
+    group: Arc<LocalGroup>,
+    op: aot::runtime::dist::Collective,
+    elem: ElemType,
+    input: (*const u8, usize, Vec<i64>),
+    output: (*mut u8, usize, Vec<i64>),
+    done: bool,
+}
+
+impl LazyPending {
+    fn finish(&mut self) -> Result<(), String> {
+        use aot::runtime::dist::{Communicator, Data, DataMut};
+        if std::mem::replace(&mut self.done, true) {
+            return Ok(());
+        }
+        // SAFETY: the executor keeps both buffers alive and untouched until
+        // the wait (what this test checks by the results).
+        let (i, o) = unsafe {
+            (
+                std::slice::from_raw_parts(self.input.0, self.input.1),
+                std::slice::from_raw_parts_mut(self.output.0, self.output.1),
+            )
+        };
+        self.group.run(
+            &self.op,
+            Data { elem: self.elem, shape: &self.input.2, bytes: i },
+            DataMut { elem: self.elem, shape: &self.output.2, bytes: o },
+        )
+    }
+}
+
+impl aot::runtime::dist::Pending for LazyPending {
+    fn wait(mut self: Box<Self>) -> Result<(), String> {
+        self.finish()
+    }
+}
+
+impl Drop for LazyPending {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+impl aot::runtime::dist::Communicator for Lazy {
+    fn size(&self) -> usize {
+        self.0.size()
+    }
+
+    fn rank(&self) -> usize {
+        self.0.rank()
+    }
+
+    fn run(
+        &self,
+        op: &aot::runtime::dist::Collective,
+        input: aot::runtime::dist::Data<'_>,
+        output: aot::runtime::dist::DataMut<'_>,
+    ) -> Result<(), String> {
+        self.0.run(op, input, output)
+    }
+
+    fn start<'a>(
+        &self,
+        op: &aot::runtime::dist::Collective,
+        input: aot::runtime::dist::Data<'a>,
+        output: aot::runtime::dist::DataMut<'a>,
+    ) -> Result<Box<dyn aot::runtime::dist::Pending + 'a>, String> {
+        Ok(Box::new(LazyPending {
+            group: self.0.clone(),
+            op: op.clone(),
+            elem: input.elem,
+            input: (input.bytes.as_ptr(), input.bytes.len(), input.shape.to_vec()),
+            output: (output.bytes.as_mut_ptr(), output.bytes.len(), output.shape.to_vec()),
+            done: false,
+        }))
+    }
+}
+
+const OVERLAP: &str = r#"func.func @f(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %a = tensor.mul %x, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %r = dist.all_reduce %a {group = "g", size = 2, reduce = "sum"} : tensor<64xf32> -> tensor<64xf32>
+  %b = tensor.exp %x : tensor<64xf32>
+  %c = tensor.sin %b : tensor<64xf32>
+  %d = tensor.cos %c : tensor<64xf32>
+  %s = tensor.add %r, %d : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %g = dist.all_gather %x {group = "g", size = 2} : tensor<64xf32> -> tensor<128xf32>
+  %h = tensor.neg %b : tensor<64xf32>
+  %v = view.slice %g {dim = 0, start = 64, end = 128, step = 1} : tensor<128xf32> -> tensor<64xf32>
+  %t = tensor.add %v, %h : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  return %s, %t, %b : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+}"#;
+
+/// Native code starts a collective and runs the steps that touch neither
+/// its output nor its input's bytes while it is in flight, waiting before
+/// the first step that does: with a communicator that only works when
+/// waited for, the results are still the definitions', and a collective
+/// is in flight over at least one step.
+#[test]
+fn native_code_runs_independent_steps_while_a_collective_is_in_flight() {
+    use aot::codegen::program::{self, Step};
+    // The schedule: some collective waits later than its next step.
+    let mut ctx = aot::ir::Context::new();
+    let opts = aot::ir::ParseOptions { file: "dist.mlir".into(), first_line: 1 };
+    let m = aot::ir::parse_module(&mut ctx, OVERLAP, &opts).unwrap();
+    let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
+    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
+    let mut pm = aot::codegen::pass_manager_for(native.target, Default::default()).unwrap();
+    aot::codegen::lower_unless_lowered(&mut ctx, f, &mut pm, &mut std::io::sink()).unwrap();
+    let p = program::build(&ctx, f).unwrap();
+    let waits: Vec<(usize, usize)> = p
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Step::Collective(c) => Some((i, c.wait_before)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(waits.len(), 2, "{waits:?}");
+    assert!(waits.iter().any(|&(i, w)| w > i + 1), "no step runs while a collective is in flight: {waits:?}");
+    // The results, with the work done at the waits.
+    for backend in backends().into_iter().filter(|b| *b != "interp") {
+        let outs = {
+            let body = move |rank: usize| {
+                let m = Module::parse(OVERLAP, "dist.mlir").unwrap();
+                let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
+                let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
+                let x = tensor(&x, &[64]);
+                let mut f = m.compile(Some("f"), std::slice::from_ref(&x), &opts).unwrap();
+                f.call(&[x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
+            };
+            let handles: Vec<_> = LocalGroup::new(2)
+                .into_iter()
+                .enumerate()
+                .map(|(rank, c)| {
+                    std::thread::spawn(move || {
+                        register_local("g", Arc::new(Lazy(c)));
+                        body(rank)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect::<Vec<_>>()
+        };
+        let xs: Vec<Vec<f64>> = (0..2).map(|r| (0..64).map(|i| ((i + 7 * r) % 11) as f64 * 0.1).collect()).collect();
+        for (rank, out) in outs.iter().enumerate() {
+            for i in 0..64 {
+                let f = |v: f64| v as f32;
+                let sum = xs.iter().map(|x| f(x[i]) * f(x[i])).sum::<f32>();
+                let b = f(xs[rank][i]).exp();
+                let want = sum + b.sin().cos();
+                assert!((out[0][i] as f32 - want).abs() <= 1e-5 * want.abs().max(1.0), "{backend} rank {rank} [{i}]");
+                let want_t = f(xs[1][i]) - b;
+                assert!((out[1][i] as f32 - want_t).abs() <= 1e-5 * want_t.abs().max(1.0), "{backend} rank {rank}");
+            }
+        }
+    }
+}
