@@ -356,6 +356,39 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
         assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
+@pytest.mark.heavy
+def test_a_cnn_over_batch_sizes_reads_the_batch_at_run_time():
+    """The residual CNN (padded, depthwise, pointwise, strided and dilated
+    convolutions, batch norm, max and average pooling) trained over
+    varying batch sizes at one image size, with Dynamo's automatic dynamic
+    shapes: the static graph, then one graph over a symbolic batch whose
+    native code reads the batch at run time (no code generated per
+    size), each step equal to eager."""
+    from models import ResNetish
+
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    net = ResNetish(c=8, classes=5)
+    ref = copy.deepcopy(net)
+    f = torch.compile(net, backend="aot")
+    per_size = aot_torch.versions_per_size()
+    for n in (2, 3, 5, 4, 7):
+        x, y = torch.randn(n, 3, 16, 16), torch.randint(0, 5, (n,))
+        loss = torch.nn.functional.cross_entropy(f(x), y)
+        loss.backward()
+        want = torch.nn.functional.cross_entropy(ref(x), y)
+        want.backward()
+        torch.testing.assert_close(loss, want)
+        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg="%s at batch %d" % (name, n))
+        net.zero_grad()
+        ref.zero_grad()
+    stats = aot_torch.stats
+    assert stats["compiled"] == 2 and stats["symbolic_graphs"] == 1 and not stats["fallback_regions"], dict(stats)
+    assert aot_torch.versions_per_size() == per_size, "code generated per size"
+
+
 def test_symbolic_false_compiles_per_shape():
     torch._dynamo.reset()
     aot_torch.stats.clear()

@@ -870,6 +870,124 @@ fn absent_tangents_run_with_run_time_sizes() {
     assert_eq!(per_size.versions_built(), 3);
 }
 
+/// Convolutions (im2col and GEMM, depthwise direct, pointwise GEMM;
+/// padding, stride, dilation, groups, bias) and pooling (max with its
+/// indices, average with ceil mode and without the padding in the count),
+/// forward and backward, over a symbolic batch: compiled once into code
+/// that reads the batch at run time, bit-equal to per-size code at every
+/// batch. A symbolic image size still gets code per size, with the reason
+/// kept.
+#[test]
+fn convolutions_and_pooling_read_the_batch_at_run_time() {
+    use aot::codegen::by_size::BySize;
+    use aot::ir::ElemType;
+    use aot::runtime::compiled::Executable;
+    use aot::runtime::Tensor;
+    let forward = r#"func.func @f(%x: tensor<s0x3x8x8xf32>, %w1: tensor<8x3x3x3xf32>, %b1: tensor<8xf32>, %wd: tensor<8x1x3x3xf32>, %wp: tensor<8x8x1x1xf32>, %w2: tensor<16x8x3x3xf32>) -> (tensor<s0x8x8x8xf32>, tensor<s0x8x4x4xf32>, tensor<s0x8x4x4xi64>, tensor<s0x8x4x4xf32>, tensor<s0x8x4x4xf32>, tensor<s0x16x2x2xf32>, tensor<s0x16x2x2xf32>) {
+  %a = tensor.conv %x, %w1, %b1 {padding = [1, 1]} : tensor<s0x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32> -> tensor<s0x8x8x8xf32>
+  %m:2 = tensor.max_pool %a {kernel_size = [2, 2], stride = [2, 2]} : tensor<s0x8x8x8xf32> -> (tensor<s0x8x4x4xf32>, tensor<s0x8x4x4xi64>)
+  %d = tensor.conv %m#0, %wd {padding = [1, 1], groups = 8} : tensor<s0x8x4x4xf32>, tensor<8x1x3x3xf32> -> tensor<s0x8x4x4xf32>
+  %p = tensor.conv %d, %wp : tensor<s0x8x4x4xf32>, tensor<8x8x1x1xf32> -> tensor<s0x8x4x4xf32>
+  %e = tensor.conv %p, %w2 {stride = [2, 2], padding = [2, 2], dilation = [2, 2]} : tensor<s0x8x4x4xf32>, tensor<16x8x3x3xf32> -> tensor<s0x16x2x2xf32>
+  %v = tensor.avg_pool %e {kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], ceil_mode, count_include_pad = false} : tensor<s0x16x2x2xf32> -> tensor<s0x16x2x2xf32>
+  %t = tensor.tanh %v : tensor<s0x16x2x2xf32>
+  return %a, %m#0, %m#1, %d, %p, %e, %t : tensor<s0x8x8x8xf32>, tensor<s0x8x4x4xf32>, tensor<s0x8x4x4xi64>, tensor<s0x8x4x4xf32>, tensor<s0x8x4x4xf32>, tensor<s0x16x2x2xf32>, tensor<s0x16x2x2xf32>
+}"#;
+    let backward = r#"func.func @f(%arg0: tensor<s0x3x8x8xf32>, %arg1: tensor<8x3x3x3xf32>, %arg2: tensor<8x1x3x3xf32>, %arg3: tensor<8x8x1x1xf32>, %arg4: tensor<16x8x3x3xf32>, %arg5: tensor<s0x8x4x4xf32>, %arg6: tensor<s0x8x4x4xi64>, %arg7: tensor<s0x8x4x4xf32>, %arg8: tensor<s0x8x4x4xf32>, %arg9: tensor<s0x16x2x2xf32>, %arg10: tensor<f32>) -> (tensor<s0x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<8x1x3x3xf32>, tensor<8x8x1x1xf32>, tensor<16x8x3x3xf32>) {
+  %0 = view.expand %arg10 {shape = array<i64: s0, 16, 2, 2>} : tensor<f32> -> tensor<s0x16x2x2xf32>
+  %1 = tensor.full {value = 1.0} : tensor<f32>
+  %2 = tensor.neg %arg9 : tensor<s0x16x2x2xf32>
+  %3 = tensor.fma %2, %arg9, %1 : tensor<s0x16x2x2xf32>, tensor<s0x16x2x2xf32>, tensor<f32> -> tensor<s0x16x2x2xf32>
+  %4 = tensor.mul %0, %3 : tensor<s0x16x2x2xf32>
+  %5 = tensor.avg_pool_grad %4 {ceil_mode, count_include_pad = false, input_shape = array<i64: s0, 16, 2, 2>, kernel_size = [3, 3], padding = [1, 1], stride = [2, 2]} : tensor<s0x16x2x2xf32>
+  %6 = tensor.conv_input_grad %5, %arg4 {dilation = [2, 2], input_shape = array<i64: s0, 8, 4, 4>, padding = [2, 2], stride = [2, 2]} : tensor<s0x16x2x2xf32>, tensor<16x8x3x3xf32> -> tensor<s0x8x4x4xf32>
+  %7 = tensor.conv_weight_grad %5, %arg8 {dilation = [2, 2], kernel_size = array<i64: 3, 3>, padding = [2, 2], stride = [2, 2]} : tensor<s0x16x2x2xf32>, tensor<s0x8x4x4xf32> -> tensor<16x8x3x3xf32>
+  %8 = tensor.conv_input_grad %6, %arg3 {input_shape = array<i64: s0, 8, 4, 4>} : tensor<s0x8x4x4xf32>, tensor<8x8x1x1xf32> -> tensor<s0x8x4x4xf32>
+  %9 = tensor.conv_weight_grad %6, %arg7 {kernel_size = array<i64: 1, 1>} : tensor<s0x8x4x4xf32> -> tensor<8x8x1x1xf32>
+  %10 = tensor.conv_input_grad %8, %arg2 {groups = 8, input_shape = array<i64: s0, 8, 4, 4>, padding = [1, 1]} : tensor<s0x8x4x4xf32>, tensor<8x1x3x3xf32> -> tensor<s0x8x4x4xf32>
+  %11 = tensor.conv_weight_grad %8, %arg5 {groups = 8, kernel_size = array<i64: 3, 3>, padding = [1, 1]} : tensor<s0x8x4x4xf32> -> tensor<8x1x3x3xf32>
+  %12 = tensor.max_pool_grad %10, %arg6 {input_shape = array<i64: s0, 8, 8, 8>} : tensor<s0x8x4x4xf32>, tensor<s0x8x4x4xi64> -> tensor<s0x8x8x8xf32>
+  %13 = tensor.conv_input_grad %12, %arg1 {input_shape = array<i64: s0, 3, 8, 8>, padding = [1, 1]} : tensor<s0x8x8x8xf32>, tensor<8x3x3x3xf32> -> tensor<s0x3x8x8xf32>
+  %14 = tensor.conv_weight_grad %12, %arg0 {kernel_size = array<i64: 3, 3>, padding = [1, 1]} : tensor<s0x8x8x8xf32>, tensor<s0x3x8x8xf32> -> tensor<8x3x3x3xf32>
+  %15 = tensor.sum %12 {dims = array<i64: 0, 2, 3>} : tensor<s0x8x8x8xf32> -> tensor<8xf32>
+  return %13, %14, %15, %11, %9, %7 : tensor<s0x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<8x1x3x3xf32>, tensor<8x8x1x1xf32>, tensor<16x8x3x3xf32>
+}"#;
+    let compile = |text: &str, runtime_sizes: bool| {
+        let mut ctx = Context::new();
+        let (_, f) = parse(&mut ctx, text);
+        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
+        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
+    };
+    let t = |shape: &[i64], seed: usize| {
+        let n = shape.iter().product::<i64>() as usize;
+        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 29.0 - 0.5).collect();
+        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
+    };
+    let idx = |shape: &[i64]| {
+        let n = shape.iter().product::<i64>() as usize;
+        let v: Vec<f64> = (0..n).map(|i| ((i * 7) % 64) as f64).collect();
+        Tensor::from_f64(ElemType::I64, shape, &v, ElemType::I64)
+    };
+    let fwd_args = |b: i64| {
+        vec![
+            t(&[b, 3, 8, 8], 1),
+            t(&[8, 3, 3, 3], 2),
+            t(&[8], 3),
+            t(&[8, 1, 3, 3], 4),
+            t(&[8, 8, 1, 1], 5),
+            t(&[16, 8, 3, 3], 6),
+        ]
+    };
+    let bwd_args = |b: i64| {
+        vec![
+            t(&[b, 3, 8, 8], 1),
+            t(&[8, 3, 3, 3], 2),
+            t(&[8, 1, 3, 3], 4),
+            t(&[8, 8, 1, 1], 5),
+            t(&[16, 8, 3, 3], 6),
+            t(&[b, 8, 4, 4], 7),
+            idx(&[b, 8, 4, 4]),
+            t(&[b, 8, 4, 4], 8),
+            t(&[b, 8, 4, 4], 9),
+            t(&[b, 16, 2, 2], 10),
+            t(&[], 11),
+        ]
+    };
+    // (The backward's sums over the batch, the bias gradient's, run as
+    // nested loops with run-time sizes, where per-size code collapses them:
+    // another order of the same float sum, a few ulps apart.)
+    for (text, args, exact) in [(forward, &fwd_args as &dyn Fn(i64) -> Vec<Tensor>, true), (backward, &bwd_args, false)]
+    {
+        let (mut sized, mut per_size) = (compile(text, true), compile(text, false));
+        for b in [2, 5, 3] {
+            let (got, want) = (sized.run(args(b)).unwrap(), per_size.run(args(b)).unwrap());
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.sizes().to_vec(), w.sizes().to_vec());
+                if exact {
+                    assert_eq!(g.read_f64(), w.read_f64(), "result {k} at batch {b}");
+                } else {
+                    for (x, y) in g.read_f64().iter().zip(w.read_f64()) {
+                        assert!((x - y).abs() <= 1e-5 * y.abs().max(1.0), "result {k} at batch {b}: {x} against {y}");
+                    }
+                }
+            }
+        }
+        assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+        assert_eq!(sized.versions_built(), 0);
+    }
+    // A symbolic image size: code per size, with the reason.
+    let spatial = r#"func.func @f(%x: tensor<2x3xs0xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x4x(s0 - 2)xf32> attributes {aot.symbols = {s0 = array<i64: 3, 64>}} {
+  %0 = tensor.conv %x, %w : tensor<2x3xs0xf32>, tensor<4x3x3xf32> -> tensor<2x4x(s0 - 2)xf32>
+  return %0 : tensor<2x4x(s0 - 2)xf32>
+}"#;
+    let mut exe = compile(spatial, true);
+    let out = exe.run(vec![t(&[2, 3, 7], 1), t(&[4, 3, 3], 2)]).unwrap();
+    assert_eq!(out[0].sizes().to_vec(), vec![2, 4, 5]);
+    assert!(!exe.runs_with_runtime_sizes());
+    let why = exe.runtime_sizes_refused().unwrap_or_default();
+    assert!(why.contains("'tensor.conv' op does not lower with symbolic sizes other than the batch's yet"), "{why}");
+}
+
 /// The gradient of an `as_strided` that may reach an element twice lists
 /// its positions per element, which symbolic sizes do not have: a clean,
 /// located refusal (this panicked before).

@@ -425,6 +425,46 @@ pub fn vjp_weight_grad(c: &mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic> {
 
 /// `x` ([N, C, *S]) with `before[i]` and `after[i]` zeros around spatial
 /// dimension `i`: `x` itself when there are none, else a fresh buffer.
+/// `a · b` of sizes, either of which may be symbolic (the batch).
+fn mul(a: i64, b: i64) -> Result<i64, String> {
+    aot_ir::sym::mul(a, b).map_err(|e| e.to_string())
+}
+
+/// The element count of `shape`, symbolic where a size is.
+fn count(shape: &[i64]) -> Result<i64, String> {
+    aot_ir::sym::numel(shape).map_err(|e| e.to_string())
+}
+
+/// Refuses an op of the family (or a pooling op) whose symbolic sizes are
+/// other than the batch (dimension 0 of every operand and result): the
+/// lowerings decide on spatial and channel sizes (GEMM or direct,
+/// stretches, windows), which stay constants; a batch only multiplies
+/// their loops and buffers. With `contiguous`, an operand whose layout has
+/// a symbolic stride or offset (the batch not outermost) is copied into a
+/// contiguous buffer first, since the convolutions' GEMM paths compute
+/// with strides as numbers; pooling reads its operands where they lie.
+pub(super) fn batch_only(lc: &mut LowerCtx<'_, '_>, contiguous: bool) -> Result<(), String> {
+    let sym = aot_ir::sym::is_symbolic;
+    for i in 0..lc.operands.len() {
+        let m = lc.operand_type(i)?;
+        if m.shape.iter().skip(1).any(|&d| sym(d)) {
+            return Err(format!("does not lower with symbolic sizes other than the batch's yet (operand {i}: {m})"));
+        }
+        let (strides, off) = lp::layout(&m);
+        if contiguous && (strides.iter().any(|&d| sym(d)) || sym(off)) {
+            let v = lc.operands[i];
+            lc.operands[i] = lc.contiguous(v)?;
+        }
+    }
+    for i in 0..lc.ctx().num_results(lc.op) {
+        let t = lc.result_type(i)?;
+        if t.shape.iter().skip(1).any(|&d| sym(d)) {
+            return Err(format!("does not lower with symbolic sizes other than the batch's yet (result {i}: {t})"));
+        }
+    }
+    Ok(())
+}
+
 fn padded(lc: &mut LowerCtx<'_, '_>, x: Value, before: &[i64], after: &[i64]) -> Result<Value, String> {
     padded_with(lc, x, before, after, 0.0)
 }
@@ -502,7 +542,7 @@ fn zero(lc: &mut LowerCtx<'_, '_>, buf: Value) -> Result<(), String> {
 /// Writes `value` into the whole of `buf`, a fresh contiguous buffer.
 fn fill_with(lc: &mut LowerCtx<'_, '_>, buf: Value, value: f64) -> Result<(), String> {
     let m = lp::memref(lc.ctx(), buf).cloned().ok_or("not a buffer")?;
-    let flat = numel(&m.shape);
+    let flat = count(&m.shape)?;
     let view = lc.view(buf, &[flat], &[1], 0)?;
     lc.kernel(if value == 0.0 { "zero" } else { "fill" }, &[view], &mut |s, a| {
         s.nest(&[flat], true, &mut |s, ivs| {
@@ -601,7 +641,7 @@ impl Correlation {
         if let Some(b) = bias {
             buffers.push(b);
         }
-        let mut outer = vec![n * co];
+        let mut outer = vec![mul(n, co)?];
         outer.extend_from_slice(&outs[..k - 1]);
         let last = outs[k - 1];
         lc.kernel("conv", &buffers, &mut |s, a| {
@@ -791,7 +831,7 @@ fn channel_rows(lc: &mut LowerCtx<'_, '_>, g: Value, groups: i64) -> Result<Valu
     let (n, o) = (m.shape[0], m.shape[1]);
     let og = o / groups;
     let outs = m.shape[2..].to_vec();
-    let depth = n * numel(&outs);
+    let depth = mul(n, numel(&outs))?;
     let (strides, off) = lp::layout(&m);
     let rm = row_major(&m.shape);
     let flat = (2..m.shape.len()).all(|d| m.shape[d] == 1 || strides[d] == rm[d]);
@@ -805,7 +845,7 @@ fn channel_rows(lc: &mut LowerCtx<'_, '_>, g: Value, groups: i64) -> Result<Valu
     let from = lc.view(g, &shape, &from_strides, off)?;
     let rows = lc.alloc(&shape, m.elem);
     lc.copy_into(from, rows)?;
-    lc.view(rows, &[groups, og, depth], &[og * depth, depth, 1], 0)
+    lc.view(rows, &[groups, og, depth], &[mul(og, depth)?, depth, 1], 0)
 }
 
 /// Whether `m` (`[N, C, *spatial]`) has its channels closer together than
@@ -852,7 +892,7 @@ fn collapsed_stride(shape: &[i64], strides: &[i64]) -> Option<i64> {
             Some(e) if e == s => {}
             Some(_) => return None,
         }
-        next = Some(s.checked_mul(n)?);
+        next = Some(aot_ir::sym::mul(s, n).ok()?);
     }
     Some(unit.unwrap_or(1))
 }
@@ -945,7 +985,9 @@ impl Sizes {
         let gemm = elems.iter().all(|&e| e == elems[0] && matches!(e, ElemType::F32 | ElemType::F64));
         let (n, c, g, p) = (x[0], x[1], geo.groups, numel(&x[2..]));
         let sz = Sizes { n, g, cg: c / g, og: o / g, p };
-        (is_pointwise(geo, kernel) && gemm && [n, c, o, p].iter().all(|&k| k > 0)).then_some(sz)
+        // (A symbolic size, the batch, is at least 2.)
+        let some = |k: i64| aot_ir::sym::is_symbolic(k) || k > 0;
+        (is_pointwise(geo, kernel) && gemm && [n, c, o, p].into_iter().all(some)).then_some(sz)
     }
 }
 
@@ -1013,7 +1055,7 @@ impl Through {
         let out_c = g * per_out;
         match mat {
             Matrix::Rows { rows, chans, off } => {
-                let m = n * p;
+                let m = mul(n, p)?;
                 let out = channels_last(lc, &rt.shape, rt.elem)?;
                 if let Some(b) = bias {
                     let rows = lc.view(out, &[m, out_c], &[out_c, 1], 0)?;
@@ -1057,7 +1099,7 @@ fn pointwise_weight_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Op
     let (dy, x) = (lc.operand(0)?, lc.operand(1)?);
     match (Matrix::of(&gm), Matrix::of(&xm)) {
         (Some(Matrix::Rows { rows: gr, chans: gc, off: go }), Some(Matrix::Rows { rows: xr, chans: xc, off: xo })) => {
-            let m = n * p;
+            let m = mul(n, p)?;
             let out = lc.alloc(&rt.shape, rt.elem);
             let ga = lc.view(dy, &[g, og, m], &[og * gc, gc, gr], go)?;
             let xb = Matrix::rows_view(lc, x, (xr, xc, xo), (g, m, cg))?;
@@ -1099,7 +1141,8 @@ fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value
     let w = lc.contiguous(w)?;
     let depth = cg * taps;
     let wv = lc.view(w, &[g, og, depth], &[og * depth, depth, 1], 0)?;
-    let cv = lc.view(cols, &[g, depth, n * positions], &[depth * n * positions, n * positions, 1], 0)?;
+    let np = mul(n, positions)?;
+    let cv = lc.view(cols, &[g, depth, np], &[mul(depth, np)?, np, 1], 0)?;
     let y = lc.alloc(&rt.shape, rt.elem);
     // One GEMM per group over every image's positions (per image, the
     // late stages' 4×4 maps made products four columns wide, which re-read
@@ -1108,14 +1151,14 @@ fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value
     // (`into` holds the sums in the compute type: a bias is added to them
     // before the one rounding to a storage type, as eager's kernel does.)
     let into = if n == 1 { y } else { lc.alloc(&[o, n, positions], compute_elem(rt.elem)) };
-    let cview = lc.view(into, &[g, og, n * positions], &[og * n * positions, n * positions, 1], 0)?;
+    let cview = lc.view(into, &[g, og, np], &[mul(og, np)?, np, 1], 0)?;
     if let (true, Some(b)) = (n == 1, bias) {
         preload_bias(lc, b, y, &rt.shape, 1)?;
     }
     crate::tensor::lowering::batched_matmul(lc, wv, cv, cview, n == 1 && bias.is_some())?;
-    if n > 1 {
+    if n != 1 {
         // y[n, o, p] = into[o, n, p] (+ bias[o]).
-        let mut strides = vec![positions, n * positions];
+        let mut strides = vec![positions, np];
         strides.extend(row_major(&outs));
         let from = lc.view(into, &rt.shape, &strides, 0)?;
         let shape = rt.shape.to_vec();
@@ -1158,9 +1201,9 @@ fn lower_weight_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<(
     let xp = padded(lc, x, &geo.padding, &geo.padding)?;
     let cols = im2col(lc, xp, geo, cg, &kernel, &outs)?;
     let a = channel_rows(lc, g, groups)?;
-    let depth = n * positions;
+    let depth = mul(n, positions)?;
     let width = cg * taps;
-    let b = lc.view(cols, &[groups, depth, width], &[width * depth, 1, depth], 0)?;
+    let b = lc.view(cols, &[groups, depth, width], &[mul(width, depth)?, 1, depth], 0)?;
     let out = lc.alloc(&rt.shape, rt.elem);
     let c = lc.view(out, &[groups, og, width], &[og * width, width, 1], 0)?;
     crate::tensor::lowering::batched_matmul(lc, a, b, c, false)?;
@@ -1184,7 +1227,7 @@ fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<()
     let outs = gt.shape[2..].to_vec();
     let (taps, positions) = (numel(&kernel), numel(&outs));
     let depth = cg * taps;
-    let cols = n * positions;
+    let cols = mul(n, positions)?;
     // Columns of the input gradient, one GEMM per group over every image:
     // dcols[g, j, (n, p)] = Σ_oo w[g·og + oo, j] · g[n, g·og + oo, p].
     let w = lc.contiguous(w)?;
@@ -1240,6 +1283,7 @@ fn lower_geometry(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Geometry, String
 }
 
 pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    batch_only(lc, true)?;
     let rt = lc.result_type(0)?;
     let (x, w) = (lc.operand(0)?, lc.operand(1)?);
     let (xt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -1273,6 +1317,7 @@ pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    batch_only(lc, true)?;
     let rt = lc.result_type(0)?;
     let (g, w) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -1342,6 +1387,7 @@ pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 type Leaf<'a> = dyn FnMut(&mut Scalars<'_, '_>, &[Value], Value) -> Result<Value, String> + 'a;
 
 pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    batch_only(lc, true)?;
     let rt = lc.result_type(0)?;
     let (g, x) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, xt) = (lc.operand_type(0)?, lc.operand_type(1)?);

@@ -1646,7 +1646,7 @@ op!(
     Some(conv::infer_conv),
     conv::kernel_conv,
     vjp = conv::vjp_conv,
-    lower = &Lower(conv::lower_conv)
+    lower = &LowerSymbolic(conv::lower_conv)
 );
 op!(
     conv::ConvInputGradOp::NAME,
@@ -1658,7 +1658,7 @@ op!(
     Some(conv::infer_input_grad),
     conv::kernel_input_grad,
     vjp = conv::vjp_input_grad,
-    lower = &Lower(conv::lower_input_grad)
+    lower = &LowerSymbolic(conv::lower_input_grad)
 );
 op!(
     conv::ConvWeightGradOp::NAME,
@@ -1670,7 +1670,7 @@ op!(
     Some(conv::infer_weight_grad),
     conv::kernel_weight_grad,
     vjp = conv::vjp_weight_grad,
-    lower = &Lower(conv::lower_weight_grad)
+    lower = &LowerSymbolic(conv::lower_weight_grad)
 );
 inventory::submit! {
     OpDef {
@@ -1719,7 +1719,7 @@ inventory::submit! {
             &Kernel(pool::kernel_max_pool),
             &NonDifferentiableResults(&[1]),
             &Vjp(pool::vjp_max_pool),
-            &Lower(pool::lower_max_pool),
+            &LowerSymbolic(pool::lower_max_pool),
         ],
         ..OpDef::DEFAULT
     }
@@ -1734,7 +1734,7 @@ op!(
     Some(pool::infer_max_pool_grad),
     pool::kernel_max_pool_grad,
     vjp = pool::vjp_max_pool_grad,
-    lower = &Lower(pool::lower_max_pool_grad)
+    lower = &LowerSymbolic(pool::lower_max_pool_grad)
 );
 op!(
     pool::AvgPoolOp::NAME,
@@ -1746,7 +1746,7 @@ op!(
     Some(pool::infer_avg_pool),
     pool::kernel_avg_pool,
     vjp = pool::vjp_avg_pool,
-    lower = &Lower(pool::lower_avg_pool)
+    lower = &LowerSymbolic(pool::lower_avg_pool)
 );
 op!(
     pool::AvgPoolGradOp::NAME,
@@ -1758,7 +1758,7 @@ op!(
     Some(pool::infer_avg_pool_grad),
     pool::kernel_avg_pool_grad,
     vjp = pool::vjp_avg_pool_grad,
-    lower = &Lower(pool::lower_avg_pool_grad)
+    lower = &LowerSymbolic(pool::lower_avg_pool_grad)
 );
 op!(
     "tensor.embedding",

@@ -656,7 +656,7 @@ fn divisor_at(
 fn over_outputs<'c>(s: &mut Scalars<'_, 'c>, y: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
     let (n, c) = (y[0], y[1]);
     let last = y[y.len() - 1];
-    let mut outer = vec![n * c];
+    let mut outer = vec![aot_ir::sym::mul(n, c).map_err(|e| e.to_string())?];
     outer.extend_from_slice(&y[2..y.len() - 1]);
     s.nest(&outer, true, &mut |s, ivs| {
         let mut lead = s.delinearize(ivs[0], &[n, c])?;
@@ -676,6 +676,7 @@ fn lower_pool(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Pool, String> {
 }
 
 pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    super::conv::batch_only(lc, false)?;
     let x = lc.operand(0)?;
     let xt = lc.operand_type(0)?;
     let pool = lower_pool(lc, xt.shape.len())?;
@@ -768,6 +769,7 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    super::conv::batch_only(lc, false)?;
     let x = lc.operand(0)?;
     let xt = lc.operand_type(0)?;
     let pool = lower_pool(lc, xt.shape.len())?;
@@ -796,6 +798,7 @@ pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    super::conv::batch_only(lc, false)?;
     let rt = lc.result_type(0)?;
     let (g, idx) = (lc.operand(0)?, lc.operand(1)?);
     let gt = lc.operand_type(0)?;
@@ -831,6 +834,7 @@ pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_avg_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
+    super::conv::batch_only(lc, false)?;
     let rt = lc.result_type(0)?;
     let g = lc.operand(0)?;
     let pool = lower_pool(lc, rt.shape.len())?;
