@@ -1,13 +1,17 @@
-"""What a training step costs at a size the compiled graph has not seen:
-a GPT-2-style block (python/tests/models.py) trained with SGD through
-torch.compile(backend="aot", dynamic=True), warmed up at three sizes, then
-stepped at --sizes new sequence lengths (one step each) and at one seen
+"""What a training step costs at a size the compiled graph has not seen,
+trained with SGD through torch.compile(backend="aot"), warmed up at three
+sizes, then stepped at --sizes new sizes (one step each) and at one seen
 size; prints the median of each. With --per-size, native code is
 generated per size (AOT_RUNTIME_SIZES=0) instead of read from a size
 table at run time.
 
+--model gpt2: a GPT-2-style block (python/tests/models.py) under
+`dynamic=True`, new sequence lengths. --model cnn: the residual CNN
+(python/tests/models.py, 32 channels, 32x32 images) under Dynamo's
+automatic dynamic shapes, new batch sizes.
+
     py=test/.venv/bin/python
-    $py bench/pytorch/new_sizes.py [--sizes 10] [--per-size]
+    $py bench/pytorch/new_sizes.py [--model gpt2|cnn] [--sizes 10] [--per-size]
 """
 
 import argparse
@@ -19,6 +23,7 @@ import time
 ap = argparse.ArgumentParser()
 ap.add_argument("--sizes", type=int, default=10)
 ap.add_argument("--per-size", action="store_true")
+ap.add_argument("--model", choices=["gpt2", "cnn"], default="gpt2")
 args = ap.parse_args()
 if args.per_size:
     os.environ["AOT_RUNTIME_SIZES"] = "0"
@@ -32,17 +37,35 @@ from machine import run_line  # noqa: E402
 from models import GPT2Block, gpt_loss  # noqa: E402
 
 torch.manual_seed(0)
-model = GPT2Block(vocab=512, ctx=256, d=128, nh=4, dropout=0.0)
-opt = torch.optim.SGD(model.parameters(), lr=0.01)
-f = torch.compile(model, backend="aot", dynamic=True)
 g = torch.Generator().manual_seed(0)
+if args.model == "gpt2":
+    model = GPT2Block(vocab=512, ctx=256, d=128, nh=4, dropout=0.0)
+    f = torch.compile(model, backend="aot", dynamic=True)
+
+    def batch(b, t):
+        x = torch.randint(0, 512, (b, t), generator=g)
+        return x, torch.randint(0, 512, (b, t), generator=g)
+
+    loss_of = gpt_loss
+    warm, new_sizes, seen = [(4, 16), (8, 24), (4, 32)], [(4, 40 + 4 * k) for k in range(args.sizes)], (4, 40)
+else:
+    from models import ResNetish
+
+    model = ResNetish(c=32, classes=10)
+    f = torch.compile(model, backend="aot")
+
+    def batch(n, _):
+        return torch.randn(n, 3, 32, 32, generator=g), torch.randint(0, 10, (n,), generator=g)
+
+    loss_of = torch.nn.functional.cross_entropy
+    warm, new_sizes, seen = [(16, 0), (8, 0), (12, 0)], [(17 + k, 0) for k in range(args.sizes)], (16, 0)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
 
 def step(b, t):
-    x = torch.randint(0, 512, (b, t), generator=g)
-    y = torch.randint(0, 512, (b, t), generator=g)
+    x, y = batch(b, t)
     opt.zero_grad()
-    loss = gpt_loss(f(x), y)
+    loss = loss_of(f(x), y)
     loss.backward()
     opt.step()
 
@@ -53,12 +76,12 @@ def timed(b, t):
     return (time.perf_counter() - t0) * 1e3
 
 
-for b, t in [(4, 16), (8, 24), (4, 32)]:
+for b, t in warm:
     step(b, t)
-new = [timed(4, 40 + 4 * k) for k in range(args.sizes)]
-seen = [timed(4, 40) for _ in range(args.sizes)]
+new = [timed(*s) for s in new_sizes]
+seen = [timed(*seen) for _ in range(args.sizes)]
 print(run_line())
-print("%s: step at a new size %.1f ms (median of %d; min %.1f, max %.1f), at a seen size %.1f ms; "
-      "code generated per size: %d" % ("per size" if args.per_size else "run-time sizes", statistics.median(new),
+print("%s, %s: step at a new size %.1f ms (median of %d; min %.1f, max %.1f), at a seen size %.1f ms; "
+      "code generated per size: %d" % (args.model, "per size" if args.per_size else "run-time sizes", statistics.median(new),
                                        len(new), min(new), max(new), statistics.median(seen),
                                        aot_torch.versions_per_size()))
