@@ -99,19 +99,30 @@ fn sync_collectives() -> bool {
 /// Kernels above this many element operations are split across threads.
 const PARALLEL_WORK: u64 = 1 << 15;
 
-/// Runs a compiled host program (the `Executable` of native backends).
-pub struct Runtime {
-    pub code: Rc<Compiled>,
-    /// Planned temporaries, kept between calls.
+/// The memory a runtime keeps between calls, which the programs of one
+/// symbolic function evaluated at different sizes share
+/// ([`Runtime::sharing`]): a new size then reuses the pages an earlier
+/// one touched instead of faulting in fresh ones.
+#[derive(Default)]
+pub struct Memory {
+    /// Planned temporaries (grown to the largest arena that ran).
     arena: Vec<u64>,
-    threads: usize,
     /// Per `loop.alloc`: the storage of the result the last call returned in
     /// it. When the caller has dropped every tensor of it by the next call,
     /// its buffer (already touched, so free of page faults) holds the new
-    /// result: a caching allocator for results, one set deep. Kernels write
-    /// every element of an allocation before reading it (the arena's
-    /// temporaries are never cleared either), so old contents never show.
+    /// result, resized to it: a caching allocator for results, one set
+    /// deep. Kernels write every element of an allocation before reading
+    /// it (the arena's temporaries are never cleared either), so old
+    /// contents never show.
     returned: Vec<Option<StorageRef>>,
+}
+
+/// Runs a compiled host program (the `Executable` of native backends).
+pub struct Runtime {
+    pub code: Rc<Compiled>,
+    /// The arena and the results' buffers, kept between calls.
+    memory: Rc<std::cell::RefCell<Memory>>,
+    threads: usize,
     /// Whether some step may run on several threads (a GEMM, or a kernel
     /// big enough to split): only then does a call go to the thread pool.
     parallel: bool,
@@ -138,22 +149,23 @@ impl Runtime {
         let threads = crate::threads::default_threads();
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         let returned = vec![None; code.program.allocs.len()];
+        let memory = Rc::new(std::cell::RefCell::new(Memory { arena: vec![0; words], returned }));
         let parallel = code.program.steps.iter().any(|s| match s {
             Step::Kernel { split, work, .. } => split.is_some() && *work >= PARALLEL_WORK,
             Step::Matmul(_) | Step::Attention(_) => true,
             Step::Rebind { .. } | Step::Resize { .. } | Step::Collective(_) => false,
         });
         let profile = profiling().then(|| vec![Default::default(); code.program.steps.len()]);
-        Runtime {
-            code,
-            arena: vec![0; words],
-            threads,
-            returned,
-            parallel,
-            profile,
-            overhead: Default::default(),
-            device: None,
-        }
+        Runtime { code, memory, threads, parallel, profile, overhead: Default::default(), device: None }
+    }
+
+    /// A runtime that keeps its arena and results' buffers in `memory`,
+    /// shared with runtimes of the same program evaluated at other sizes
+    /// (their allocations correspond one to one; calls never overlap).
+    pub fn sharing(code: Rc<Compiled>, memory: Rc<std::cell::RefCell<Memory>>) -> Runtime {
+        let mut r = Runtime::new(code);
+        r.memory = memory;
+        r
     }
 
     /// A runtime whose kernels and GEMMs run on `device`.
@@ -229,7 +241,16 @@ impl Runtime {
         };
         let mut arg_ptrs: Few<*mut u8> = bound.iter().zip(&base_off).map(|(t, &o)| arg_ptr(t, o)).collect();
         // 2. Allocations: own storage, or a slice of the arena.
-        let arena_base = self.arena.as_mut_ptr() as *mut u8;
+        let memory = self.memory.clone();
+        let mut memory = memory.borrow_mut();
+        let words = p.arena_bytes.div_ceil(8) as usize;
+        if memory.arena.len() < words {
+            memory.arena.resize(words, 0);
+        }
+        if memory.returned.len() < p.allocs.len() {
+            memory.returned.resize(p.allocs.len(), None);
+        }
+        let arena_base = memory.arena.as_mut_ptr() as *mut u8;
         let mut alloc_storage: Few<Option<StorageRef>> = SmallVec::with_capacity(p.allocs.len());
         let mut alloc_ptrs: Few<*mut u8> = SmallVec::with_capacity(p.allocs.len());
         for (k, (m, off)) in p.allocs.iter().enumerate() {
@@ -242,12 +263,17 @@ impl Runtime {
                 }
                 None => {
                     let n = m.shape.iter().product::<i64>().max(0) as usize;
-                    let old = self.returned.get_mut(k).and_then(Option::take).and_then(|s| {
+                    let old = memory.returned.get_mut(k).and_then(Option::take).and_then(|s| {
                         s.set_cached(false);
                         Storage::reclaim(s)
                     });
                     let buf = match old {
                         Some(b) if b.kind() == m.elem && b.len() == n => b,
+                        // (A shared memory's buffer of another size.)
+                        Some(mut b) if b.kind() == m.elem && !b.is_foreign() => {
+                            b.resize(n);
+                            b
+                        }
                         _ => Buffer::zeros(m.elem, n),
                     };
                     let s = Storage::new(buf);
@@ -588,7 +614,7 @@ impl Runtime {
         }
         // The storages this call allocated, for the next call to reuse once
         // the caller lets go of them (see `returned`).
-        for (slot, s) in self.returned.iter_mut().zip(alloc_storage) {
+        for (slot, s) in memory.returned.iter_mut().zip(alloc_storage) {
             if let Some(s) = &s {
                 s.set_cached(true);
             }
@@ -738,9 +764,12 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        // Results the caller still holds are theirs alone from now on.
-        for s in self.returned.iter().flatten() {
-            s.set_cached(false);
+        // Results the caller still holds are theirs alone from now on
+        // (once no runtime sharing the memory is left).
+        if Rc::strong_count(&self.memory) == 1 {
+            for s in self.memory.borrow().returned.iter().flatten() {
+                s.set_cached(false);
+            }
         }
         if !env_profiling() {
             return;
@@ -800,6 +829,11 @@ pub struct Executable {
 impl Executable {
     pub fn new(code: Compiled) -> Executable {
         Executable { runtime: Runtime::new(Rc::new(code)) }
+    }
+
+    /// An executable sharing `memory` with others ([`Runtime::sharing`]).
+    pub fn sharing(code: Compiled, memory: Rc<std::cell::RefCell<Memory>>) -> Executable {
+        Executable { runtime: Runtime::sharing(Rc::new(code), memory) }
     }
 
     /// An executable whose kernels and GEMMs run on `device`.

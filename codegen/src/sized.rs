@@ -9,7 +9,9 @@
 //! `aot.symbol`), checks the function's ranges and guards, and runs the
 //! program evaluated for those values (`HostProgram::evaluate`) with
 //! the table as a read-only global: a new size costs an evaluation of
-//! the program's types, no code generation. At most [`Sized::MAX`]
+//! the program's types, no code generation. The evaluated programs share
+//! one arena and one set of result buffers ([`crate::executor::Memory`]),
+//! so a new size reuses the memory earlier sizes touched. At most [`Sized::MAX`]
 //! evaluated programs are kept, the least recently used dropped first.
 //!
 //! Invariant: a call runs the kernels with the table of exactly its own
@@ -32,6 +34,9 @@ pub struct Sized {
     binder: Binder,
     /// The evaluated programs.
     versions: Versions<Executable>,
+    /// The arena and results' buffers every evaluated program shares: a
+    /// new size reuses the pages earlier sizes touched.
+    memory: Rc<std::cell::RefCell<crate::executor::Memory>>,
 }
 
 impl Sized {
@@ -44,12 +49,17 @@ impl Sized {
         // (Each argument's buffer shape, symbols and all, as a tensor type.)
         let params =
             code.program.args.iter().map(|m| Some(TensorType { shape: m.shape.clone(), elem: m.elem })).collect();
-        Ok(Sized { binder: Binder::new(ctx, func, params)?, code: Rc::new(code), versions: Versions::new(Self::MAX) })
+        Ok(Sized {
+            binder: Binder::new(ctx, func, params)?,
+            code: Rc::new(code),
+            versions: Versions::new(Self::MAX),
+            memory: Default::default(),
+        })
     }
 
     fn version(&mut self, args: &[Tensor]) -> Result<&mut Executable, String> {
         let b = self.binder.bind(args)?;
-        let code = &self.code;
+        let (code, memory) = (&self.code, &self.memory);
         self.versions.get_or_make(&b, |b| {
             let table_global = code.globals.len();
             let (program, table) = code.program.evaluate(b, table_global)?;
@@ -59,14 +69,17 @@ impl Sized {
                 t.set_i64(k, v);
             }
             globals.push(Storage::new(t));
-            Ok(Executable::new(Compiled {
-                program,
-                kernels: code.kernels.clone(),
-                messages: code.messages.clone(),
-                globals,
-                // The symbolic compile owns the code the kernels are.
-                owner: Box::new(code.clone()),
-            }))
+            Ok(Executable::sharing(
+                Compiled {
+                    program,
+                    kernels: code.kernels.clone(),
+                    messages: code.messages.clone(),
+                    globals,
+                    // The symbolic compile owns the code the kernels are.
+                    owner: Box::new(code.clone()),
+                },
+                memory.clone(),
+            ))
         })
     }
 }

@@ -988,6 +988,49 @@ fn convolutions_and_pooling_read_the_batch_at_run_time() {
     assert!(why.contains("'tensor.conv' op does not lower with symbolic sizes other than the batch's yet"), "{why}");
 }
 
+/// The programs of one symbolic function evaluated at different sizes
+/// share their memory: a result buffer the caller let go of is reused,
+/// resized, at the next size (no fresh pages), and the values are still
+/// those of code per size.
+#[test]
+fn run_time_sizes_reuse_memory_across_sizes() {
+    use aot::codegen::by_size::BySize;
+    use aot::ir::ElemType;
+    use aot::runtime::compiled::Executable;
+    use aot::runtime::Tensor;
+    let text = r#"func.func @f(%x: tensor<s0x64xf32>, %w: tensor<64x64xf32>) -> tensor<s0x64xf32> {
+  %a = tensor.exp %x : tensor<s0x64xf32>
+  %b = tensor.mm %a, %w : tensor<s0x64xf32>, tensor<64x64xf32> -> tensor<s0x64xf32>
+  %c = tensor.tanh %b : tensor<s0x64xf32>
+  return %c : tensor<s0x64xf32>
+}"#;
+    let compile = |runtime_sizes: bool| {
+        let mut ctx = Context::new();
+        let (_, f) = parse(&mut ctx, text);
+        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
+        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
+    };
+    let t = |shape: &[i64], seed: usize| {
+        let n = shape.iter().product::<i64>() as usize;
+        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 290.0 - 0.05).collect();
+        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
+    };
+    let (mut sized, mut per_size) = (compile(true), compile(false));
+    let mut last = None;
+    for rows in [300, 250, 280, 300] {
+        let args = || vec![t(&[rows, 64], 1), t(&[64, 64], 2)];
+        let got = sized.run(args()).unwrap();
+        let want = per_size.run(args()).unwrap();
+        assert_eq!(got[0].read_f64(), want[0].read_f64(), "{rows} rows");
+        let ptr = got[0].storage().buf_mut().as_mut_ptr() as usize;
+        if let Some(p) = last {
+            assert_eq!(ptr, p, "{rows} rows: a fresh result buffer, where the last size's was free");
+        }
+        last = Some(ptr);
+    }
+    assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
+}
+
 /// The gradient of an `as_strided` that may reach an element twice lists
 /// its positions per element, which symbolic sizes do not have: a clean,
 /// located refusal (this panicked before).
