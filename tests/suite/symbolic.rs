@@ -163,6 +163,23 @@ fn parse(ctx: &mut Context, text: &str) -> (aot::ir::Op, aot::ir::Op) {
     (m, f)
 }
 
+/// `text`'s function compiled through `BySize` on `backend`, with code
+/// reading its sizes at run time or per size.
+fn by_size(text: &str, backend: &str, runtime_sizes: bool) -> aot::codegen::by_size::BySize {
+    let mut ctx = Context::new();
+    let (_, f) = parse(&mut ctx, text);
+    let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
+    aot::codegen::by_size::BySize::new(&ctx, f, aot::codegen::Native::named(backend, options).unwrap()).unwrap()
+}
+
+/// An f32 tensor of `shape` with deterministic values in [-0.5, 0.5)
+/// times `scale`, varied by `seed`.
+fn pattern(shape: &[i64], seed: usize, scale: f64) -> aot::runtime::Tensor {
+    let n = shape.iter().product::<i64>() as usize;
+    let v: Vec<f64> = (0..n).map(|i| ((((i + seed) * 37) % 29) as f64 / 29.0 - 0.5) * scale).collect();
+    aot::runtime::Tensor::from_f64(aot::ir::ElemType::F32, shape, &v, aot::ir::ElemType::F32)
+}
+
 fn inputs(text: &str, sizes: &str, seed: u64) -> aot_run::json::InputSpec {
     let mut ctx = Context::new();
     let (_, f) = parse(&mut ctx, text);
@@ -487,7 +504,6 @@ fn llvm_code_reads_sizes_at_run_time() {
 }
 
 fn reads_sizes_at_run_time(backend: &str) {
-    use aot::codegen::by_size::BySize;
     use aot::ir::ElemType;
     use aot::runtime::compiled::Executable;
     use aot::runtime::Tensor;
@@ -498,13 +514,7 @@ fn reads_sizes_at_run_time(backend: &str) {
   %3 = tensor.neg %2 : tensor<s0xs1xf32>
   return %3, %0 : tensor<s0xs1xf32>, tensor<s0xs1xf32>
 }"#;
-    let compile = |text: &str, runtime_sizes: bool| {
-        let mut ctx = Context::new();
-        let (_, f) = parse(&mut ctx, text);
-        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
-        let native = aot::codegen::Native::named(backend, options).unwrap();
-        BySize::new(&ctx, f, native).unwrap()
-    };
+    let compile = |text: &str, runtime_sizes: bool| by_size(text, backend, runtime_sizes);
     let args = |rows: usize, cols: usize| {
         let x: Vec<f64> = (0..rows * cols).map(|i| ((i * 37) % 23) as f64 - 11.5).collect();
         let b: Vec<f64> = (0..cols).map(|j| (j % 5) as f64 * 0.25 - 0.5).collect();
@@ -563,11 +573,7 @@ fn reads_sizes_at_run_time(backend: &str) {
   %s = tensor.softmax %o {dim = 1} : tensor<s0x8xf32> -> tensor<s0x8xf32>
   return %s : tensor<s0x8xf32>
 }"#;
-    let t = |shape: &[i64], seed: usize| {
-        let n = shape.iter().product::<i64>() as usize;
-        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 29.0 - 0.5).collect();
-        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
-    };
+    let t = |shape: &[i64], seed: usize| pattern(shape, seed, 1.0);
     let mlp_args = |rows: i64| vec![t(&[rows, 16], 1), t(&[32, 16], 2), t(&[32], 3), t(&[8, 32], 4)];
     let (mut sized, mut per_size) = (compile(mlp, true), compile(mlp, false));
     for rows in [3, 70, 2, 3] {
@@ -756,11 +762,8 @@ fn reads_sizes_at_run_time(backend: &str) {
 /// results are those of per-size code (which has its own, static plan).
 #[test]
 fn run_time_sizes_plan_memory_per_size() {
-    use aot::codegen::by_size::BySize;
     use aot::codegen::program;
-    use aot::ir::ElemType;
     use aot::runtime::compiled::Executable;
-    use aot::runtime::Tensor;
     let text = r#"func.func @f(%x: tensor<s0x64xf32>, %w: tensor<64x64xf32>) -> tensor<s0xf32> {
   %a = tensor.exp %x : tensor<s0x64xf32>
   %b = tensor.mm %a, %w : tensor<s0x64xf32>, tensor<64x64xf32> -> tensor<s0x64xf32>
@@ -800,18 +803,9 @@ fn run_time_sizes_plan_memory_per_size() {
         arenas.push(e.arena_bytes);
     }
     assert!(arenas[1] > arenas[0], "the arena grows with the sizes: {arenas:?}");
-    let compile = |runtime_sizes: bool| {
-        let mut ctx = Context::new();
-        let (_, f) = parse(&mut ctx, text);
-        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
-        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
-    };
+    let compile = |runtime_sizes: bool| by_size(text, "cranelift", runtime_sizes);
     let (mut sized, mut per_size) = (compile(true), compile(false));
-    let t = |shape: &[i64], seed: usize| {
-        let n = shape.iter().product::<i64>() as usize;
-        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 290.0 - 0.05).collect();
-        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
-    };
+    let t = |shape: &[i64], seed: usize| pattern(shape, seed, 0.1);
     for rows in [3, 100, 7, 100] {
         let args = || vec![t(&[rows, 64], 1), t(&[64, 64], 2)];
         let (got, want) = (sized.run(args()).unwrap(), per_size.run(args()).unwrap());
@@ -827,7 +821,6 @@ fn run_time_sizes_plan_memory_per_size() {
 /// what per-size code gives, bit for bit, at every size.
 #[test]
 fn absent_tangents_run_with_run_time_sizes() {
-    use aot::codegen::by_size::BySize;
     use aot::ir::ElemType;
     use aot::runtime::compiled::Executable;
     use aot::runtime::Tensor;
@@ -837,12 +830,7 @@ fn absent_tangents_run_with_run_time_sizes() {
   %c = tensor.add %a, %b : tensor<s0x4xf32>, tensor<s0x4xf32> -> tensor<s0x4xf32>
   return %c : tensor<s0x4xf32>
 }"#;
-    let compile = |runtime_sizes: bool| {
-        let mut ctx = Context::new();
-        let (_, f) = parse(&mut ctx, text);
-        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
-        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
-    };
+    let compile = |runtime_sizes: bool| by_size(text, "cranelift", runtime_sizes);
     let (mut sized, mut per_size) = (compile(true), compile(false));
     let args = |rows: usize| {
         let x: Vec<f64> = (0..rows * 4).map(|i| (i % 3) as f64).collect();
@@ -879,7 +867,6 @@ fn absent_tangents_run_with_run_time_sizes() {
 /// kept.
 #[test]
 fn convolutions_and_pooling_read_the_batch_at_run_time() {
-    use aot::codegen::by_size::BySize;
     use aot::ir::ElemType;
     use aot::runtime::compiled::Executable;
     use aot::runtime::Tensor;
@@ -912,17 +899,8 @@ fn convolutions_and_pooling_read_the_batch_at_run_time() {
   %15 = tensor.sum %12 {dims = array<i64: 0, 2, 3>} : tensor<s0x8x8x8xf32> -> tensor<8xf32>
   return %13, %14, %15, %11, %9, %7 : tensor<s0x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<8x1x3x3xf32>, tensor<8x8x1x1xf32>, tensor<16x8x3x3xf32>
 }"#;
-    let compile = |text: &str, runtime_sizes: bool| {
-        let mut ctx = Context::new();
-        let (_, f) = parse(&mut ctx, text);
-        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
-        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
-    };
-    let t = |shape: &[i64], seed: usize| {
-        let n = shape.iter().product::<i64>() as usize;
-        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 29.0 - 0.5).collect();
-        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
-    };
+    let compile = |text: &str, runtime_sizes: bool| by_size(text, "cranelift", runtime_sizes);
+    let t = |shape: &[i64], seed: usize| pattern(shape, seed, 1.0);
     let idx = |shape: &[i64]| {
         let n = shape.iter().product::<i64>() as usize;
         let v: Vec<f64> = (0..n).map(|i| ((i * 7) % 64) as f64).collect();
@@ -994,27 +972,15 @@ fn convolutions_and_pooling_read_the_batch_at_run_time() {
 /// those of code per size.
 #[test]
 fn run_time_sizes_reuse_memory_across_sizes() {
-    use aot::codegen::by_size::BySize;
-    use aot::ir::ElemType;
     use aot::runtime::compiled::Executable;
-    use aot::runtime::Tensor;
     let text = r#"func.func @f(%x: tensor<s0x64xf32>, %w: tensor<64x64xf32>) -> tensor<s0x64xf32> {
   %a = tensor.exp %x : tensor<s0x64xf32>
   %b = tensor.mm %a, %w : tensor<s0x64xf32>, tensor<64x64xf32> -> tensor<s0x64xf32>
   %c = tensor.tanh %b : tensor<s0x64xf32>
   return %c : tensor<s0x64xf32>
 }"#;
-    let compile = |runtime_sizes: bool| {
-        let mut ctx = Context::new();
-        let (_, f) = parse(&mut ctx, text);
-        let options = aot::codegen::target::Options { runtime_sizes, ..Default::default() };
-        BySize::new(&ctx, f, aot::codegen::Native::named("cranelift", options).unwrap()).unwrap()
-    };
-    let t = |shape: &[i64], seed: usize| {
-        let n = shape.iter().product::<i64>() as usize;
-        let v: Vec<f64> = (0..n).map(|i| (((i + seed) * 37) % 29) as f64 / 290.0 - 0.05).collect();
-        Tensor::from_f64(ElemType::F32, shape, &v, ElemType::F32)
-    };
+    let compile = |runtime_sizes: bool| by_size(text, "cranelift", runtime_sizes);
+    let t = |shape: &[i64], seed: usize| pattern(shape, seed, 0.1);
     let (mut sized, mut per_size) = (compile(true), compile(false));
     let mut last = None;
     for rows in [300, 250, 280, 300] {
