@@ -3,7 +3,9 @@ the ops DTensor and tensor parallelism issue) compiled through
 torch.compile(backend="aot") as the `dist` dialect: several CPU processes
 (gloo on loopback), each running the compiled program and eager side by
 side, must agree on every output, gradient and training step, with
-nothing running in PyTorch (no fallback op or region)."""
+nothing running in PyTorch (no fallback op or region): every collective,
+a tensor-parallel MLP, and sequence parallelism around one (gathers and
+scatters along the sequence dimension, a layer norm on each slice)."""
 
 import os
 import socket
@@ -49,6 +51,22 @@ def _tensor_parallel_step(model, x, y, world, group):
     h = torch.relu(x @ w1.t() + b1)
     part = h @ w2.t()
     out = funcol.all_reduce(part, "sum", group)
+    return ((out - y) ** 2).mean()
+
+
+def _sequence_parallel_step(params, x, y, group):
+    """Sequence parallelism around a tensor-parallel MLP, as Megatron
+    arranges it: each rank holds a slice of the sequence (dimension 1),
+    layer-normalizes it, all-gathers the sequence before the column-split
+    linear, and reduce-scatters the row-split linear's partial outputs back
+    into sequence slices."""
+    import torch.distributed._functional_collectives as funcol
+
+    lw, lb, w1, w2 = params
+    h = torch.nn.functional.layer_norm(x, (x.shape[-1],), lw, lb)
+    full = funcol.all_gather_tensor(h, 1, group)
+    part = torch.nn.functional.gelu(full @ w1.t()) @ w2.t()
+    out = funcol.reduce_scatter_tensor(part, "sum", 1, group) + x
     return ((out - y) ** 2).mean()
 
 
@@ -98,6 +116,30 @@ def _worker(rank, world, port, out_dir):
                 pair.append(loss.detach())
             losses.append(pair)
         out["tp"] = (losses, [p.detach() for p in model], [p.detach() for p in ref])
+
+        # Sequence parallelism: batch 3, 2 sequence positions per rank,
+        # width 6, hidden 4 per rank.
+        torch.manual_seed(1)
+        sp_full = [torch.ones(6), torch.zeros(6), torch.randn(4 * world, 6) * 0.3, torch.randn(6, 4 * world) * 0.3]
+        cols = slice(rank * 4, (rank + 1) * 4)
+        sp_shard = [sp_full[0], sp_full[1], sp_full[2][cols], sp_full[3][:, cols]]
+        sp_model = [p.clone().requires_grad_(True) for p in sp_shard]
+        sp_ref = [p.clone().requires_grad_(True) for p in sp_shard]
+        sp_step = torch.compile(_sequence_parallel_step, backend="aot")
+        sp_losses = []
+        for _ in range(3):
+            xb, yb = torch.randn(3, 2, 6, generator=g), torch.randn(3, 2, 6, generator=g)
+            pair = []
+            for params, fn in ((sp_model, sp_step), (sp_ref, _sequence_parallel_step)):
+                loss = fn(params, xb, yb, group)
+                loss.backward()
+                with torch.no_grad():
+                    for p in params:
+                        p -= 0.1 * p.grad
+                        p.grad = None
+                pair.append(loss.detach())
+            sp_losses.append(pair)
+        out["sp"] = (sp_losses, [p.detach() for p in sp_model], [p.detach() for p in sp_ref])
         out["stats"] = dict(aot_torch.stats)
         dist.barrier()
         torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
@@ -118,6 +160,11 @@ def test_functional_collectives_compile_and_match_eager(tmp_path, world):
         torch.testing.assert_close(gw, we, rtol=1e-4, atol=1e-4)
         torch.testing.assert_close(*r["broadcast"])
         losses, params, ref = r["tp"]
+        for a, b in losses:
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+        for p, q in zip(params, ref):
+            torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+        losses, params, ref = r["sp"]
         for a, b in losses:
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
         for p, q in zip(params, ref):
