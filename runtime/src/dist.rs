@@ -265,6 +265,8 @@ struct Exchange {
     inputs: Vec<Option<Vec<f64>>>,
     read: usize,
     round: u64,
+    /// A rank gave up ([`LocalGroup::abort`]): every collective fails.
+    aborted: bool,
 }
 
 /// A group whose ranks are threads of this process (tests, and single
@@ -279,24 +281,43 @@ pub struct LocalGroup {
 impl LocalGroup {
     /// One communicator per rank of a group of `size` threads.
     pub fn new(size: usize) -> Vec<Arc<LocalGroup>> {
-        let shared = Arc::new((Mutex::new(Exchange { inputs: vec![None; size], read: 0, round: 0 }), Condvar::new()));
+        let shared = Arc::new((
+            Mutex::new(Exchange { inputs: vec![None; size], read: 0, round: 0, aborted: false }),
+            Condvar::new(),
+        ));
         (0..size).map(|rank| Arc::new(LocalGroup { rank, shared: shared.clone() })).collect()
     }
 
+    /// Makes every collective of the group fail, those waiting now
+    /// included: a rank that failed (a test's thread that panicked) calls
+    /// it so that the others do not wait for it forever.
+    pub fn abort(&self) {
+        let (lock, cv) = &*self.shared;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).aborted = true;
+        cv.notify_all();
+    }
+
     /// Every rank's `mine`, in rank order, once all have given theirs.
-    fn exchange(&self, mine: Vec<f64>) -> Vec<Vec<f64>> {
+    fn exchange(&self, mine: Vec<f64>) -> Result<Vec<Vec<f64>>, String> {
         let (lock, cv) = &*self.shared;
         let size = self.size();
+        let aborted = || "a rank of the group gave up (LocalGroup::abort)".to_string();
         let mut ex = lock.lock().unwrap_or_else(|e| e.into_inner());
         // A rank of the next round waits until this one is read out.
-        while ex.inputs[self.rank].is_some() {
+        while ex.inputs[self.rank].is_some() && !ex.aborted {
             ex = cv.wait(ex).unwrap_or_else(|e| e.into_inner());
+        }
+        if ex.aborted {
+            return Err(aborted());
         }
         let round = ex.round;
         ex.inputs[self.rank] = Some(mine);
         cv.notify_all();
-        while ex.round == round && ex.inputs.iter().any(|i| i.is_none()) {
+        while ex.round == round && ex.inputs.iter().any(|i| i.is_none()) && !ex.aborted {
             ex = cv.wait(ex).unwrap_or_else(|e| e.into_inner());
+        }
+        if ex.aborted {
+            return Err(aborted());
         }
         let all: Vec<Vec<f64>> = ex.inputs.iter().map(|i| i.clone().unwrap_or_default()).collect();
         ex.read += 1;
@@ -308,11 +329,11 @@ impl LocalGroup {
         } else {
             // The others of this round still read: wait for the round to
             // end, so that no rank's next input overwrites one unread.
-            while ex.round == round {
+            while ex.round == round && !ex.aborted {
                 ex = cv.wait(ex).unwrap_or_else(|e| e.into_inner());
             }
         }
-        all
+        Ok(all)
     }
 }
 
@@ -327,7 +348,7 @@ impl Communicator for LocalGroup {
 
     fn run(&self, op: &Collective, input: Data<'_>, output: DataMut<'_>) -> Result<(), String> {
         let size = self.size();
-        let all = self.exchange(values(input.elem, input.bytes));
+        let all = self.exchange(values(input.elem, input.bytes))?;
         let n = all[self.rank].len();
         let reduce = |r: Reduce| -> Vec<f64> { (0..n).map(|i| r.combine(all.iter().map(|v| v[i]))).collect() };
         let part = n / size.max(1);

@@ -51,7 +51,9 @@ fn tensor(v: &[f64], shape: &[i64]) -> Tensor {
 }
 
 /// Runs `body(rank)` on `w` threads, each with its rank's communicator of
-/// one group "g" registered on it; returns each rank's result.
+/// one group "g" registered on it; returns each rank's result. A rank that
+/// panics aborts the group, so that the others fail rather than wait for
+/// it forever.
 fn ranks<T: Send + 'static>(w: usize, body: impl Fn(usize) -> T + Send + Sync + 'static) -> Vec<T> {
     let body = Arc::new(body);
     let handles: Vec<_> = LocalGroup::new(w)
@@ -60,8 +62,12 @@ fn ranks<T: Send + 'static>(w: usize, body: impl Fn(usize) -> T + Send + Sync + 
         .map(|(rank, c)| {
             let body = body.clone();
             std::thread::spawn(move || {
-                register_local("g", c);
-                body(rank)
+                register_local("g", c.clone());
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(rank)));
+                r.unwrap_or_else(|e| {
+                    c.abort();
+                    std::panic::resume_unwind(e)
+                })
             })
         })
         .collect();
@@ -373,4 +379,34 @@ fn native_code_runs_independent_steps_while_a_collective_is_in_flight() {
             }
         }
     }
+}
+
+/// A rank that fails before a collective does not leave the others waiting
+/// for it: the group is aborted and their collectives fail with a message.
+#[test]
+fn a_failed_rank_does_not_hang_the_others() {
+    let text = program(FORWARD, 2);
+    let handles: Vec<_> = LocalGroup::new(2)
+        .into_iter()
+        .enumerate()
+        .map(|(rank, c)| {
+            let text = text.clone();
+            std::thread::spawn(move || {
+                register_local("g", c.clone());
+                if rank == 1 {
+                    // Rank 1 fails before its first collective.
+                    c.abort();
+                    return String::new();
+                }
+                let m = Module::parse(text, "dist.mlir").unwrap();
+                let x = tensor(&input(rank), &[4, 3]);
+                let r = m
+                    .compile(Some("f"), std::slice::from_ref(&x), &Options::inference())
+                    .and_then(|mut f| f.call(&[x]));
+                r.err().map(|e| e.to_string()).unwrap_or_default()
+            })
+        })
+        .collect();
+    let errs: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert!(errs[0].contains("a rank of the group gave up"), "{}", errs[0]);
 }
