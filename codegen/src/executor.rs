@@ -493,7 +493,9 @@ impl Runtime {
                                 bytes: output,
                             },
                         )?;
-                        if sync_collectives() {
+                        // (A device mirrors the host's buffers when its
+                        // next step begins, which must see the output.)
+                        if sync_collectives() || device.is_some() {
                             pending.wait()?;
                         } else {
                             in_flight.push((c.wait_before, pending));

@@ -221,7 +221,7 @@ fn collectives_refuse_what_they_cannot_run() {
 /// it reads the input and writes the output only then, so a step that
 /// overwrote the input (a temporary reusing its arena bytes) or read the
 /// output before the wait would give a wrong result.
-struct Lazy(Arc<LocalGroup>);
+pub(crate) struct Lazy(pub(crate) Arc<LocalGroup>);
 
 struct LazyPending {
     group: Arc<LocalGroup>,
@@ -301,7 +301,7 @@ impl aot::runtime::dist::Communicator for Lazy {
     }
 }
 
-const OVERLAP: &str = r#"func.func @f(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+pub(crate) const OVERLAP: &str = r#"func.func @f(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
   %a = tensor.mul %x, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
   %r = dist.all_reduce %a {group = "g", size = 2, reduce = "sum"} : tensor<64xf32> -> tensor<64xf32>
   %b = tensor.exp %x : tensor<64xf32>
