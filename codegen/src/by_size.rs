@@ -163,13 +163,9 @@ impl BySize {
             return None;
         }
         if self.sized.is_none() {
-            self.sized = Some(self.compile_sized());
+            self.sized = Some(compile_sized(&self.text, &self.native, None));
         }
         self.sized.as_mut().and_then(|r| r.as_mut().ok())
-    }
-
-    fn compile_sized(&self) -> Result<Box<dyn Executable>, String> {
-        compile_sized(&self.text, &self.native, None)
     }
 
     /// The code with run-time sizes for the tangents `absent`, compiled on

@@ -146,10 +146,18 @@ impl Runtime {
     /// A runtime using `AOT_NUM_THREADS` threads, else the host team's
     /// count, else every core.
     pub fn new(code: Rc<Compiled>) -> Runtime {
-        let threads = crate::threads::default_threads();
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         let returned = vec![None; code.program.allocs.len()];
         let memory = Rc::new(std::cell::RefCell::new(Memory { arena: vec![0; words], returned }));
+        Runtime::sharing(code, memory)
+    }
+
+    /// A runtime that keeps its arena and results' buffers in `memory`,
+    /// shared with runtimes of the same program evaluated at other sizes
+    /// (their allocations correspond one to one; calls never overlap). A
+    /// call grows the memory to its program's needs.
+    pub fn sharing(code: Rc<Compiled>, memory: Rc<std::cell::RefCell<Memory>>) -> Runtime {
+        let threads = crate::threads::default_threads();
         let parallel = code.program.steps.iter().any(|s| match s {
             Step::Kernel { split, work, .. } => split.is_some() && *work >= PARALLEL_WORK,
             Step::Matmul(_) | Step::Attention(_) => true,
@@ -157,15 +165,6 @@ impl Runtime {
         });
         let profile = profiling().then(|| vec![Default::default(); code.program.steps.len()]);
         Runtime { code, memory, threads, parallel, profile, overhead: Default::default(), device: None }
-    }
-
-    /// A runtime that keeps its arena and results' buffers in `memory`,
-    /// shared with runtimes of the same program evaluated at other sizes
-    /// (their allocations correspond one to one; calls never overlap).
-    pub fn sharing(code: Rc<Compiled>, memory: Rc<std::cell::RefCell<Memory>>) -> Runtime {
-        let mut r = Runtime::new(code);
-        r.memory = memory;
-        r
     }
 
     /// A runtime whose kernels and GEMMs run on `device`.
@@ -462,8 +461,7 @@ impl Runtime {
                         }
                     }
                     Step::Collective(c) => {
-                        let bytes =
-                            |b: &crate::program::BufRef| r#loop::extent(&b.ty).max(0) as usize * b.ty.elem.byte_size();
+                        let bytes = |b: &crate::program::BufRef| crate::plan_memory::bytes(&b.ty) as usize;
                         let (pi, po) = (root_ptr(c.input.root, &arg_ptrs), root_ptr(c.output.root, &arg_ptrs));
                         if pi == po {
                             return Err("a collective's output shares its input's buffer".into());

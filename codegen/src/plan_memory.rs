@@ -42,8 +42,9 @@ pub struct Plan {
     pub result_bytes: u64,
 }
 
-fn bytes(m: &MemRefType) -> u64 {
-    r#loop::extent(m).max(0) as u64 * m.elem.byte_size() as u64
+/// The bytes buffer `m` spans (its extent), saturating.
+pub(crate) fn bytes(m: &MemRefType) -> u64 {
+    (r#loop::extent(m).max(0) as u64).saturating_mul(m.elem.byte_size() as u64)
 }
 
 /// Places buffers of `(bytes, (first, last))` (their lifetimes in host

@@ -133,8 +133,7 @@ fn may_overlap(p: &HostProgram, a: Root, b: Root) -> bool {
     let (Root::Alloc(i), Root::Alloc(j)) = (a, b) else { return false };
     let range = |k: usize| {
         let (m, off) = &p.allocs[k];
-        let bytes = (r#loop::extent(m).max(0) as u64).saturating_mul(m.elem.byte_size() as u64);
-        off.map(|o| (o, o.saturating_add(bytes)))
+        off.map(|o| (o, o.saturating_add(crate::plan_memory::bytes(m))))
     };
     match (range(i), range(j)) {
         (Some((s1, e1)), Some((s2, e2))) => s1 < e2 && s2 < e1,
@@ -381,11 +380,8 @@ impl HostProgram {
         let mut arena_bytes = self.arena_bytes;
         if !self.per_call.is_empty() {
             // plan-memory's placement, on this call's byte counts.
-            let buffers: Vec<(u64, (usize, usize))> = self
-                .per_call
-                .iter()
-                .map(|&(k, l)| (r#loop::extent(&allocs[k].0).max(0) as u64 * allocs[k].0.elem.byte_size() as u64, l))
-                .collect();
+            let buffers: Vec<(u64, (usize, usize))> =
+                self.per_call.iter().map(|&(k, l)| (crate::plan_memory::bytes(&allocs[k].0), l)).collect();
             let (offsets, arena) = crate::plan_memory::place(&buffers)
                 .ok_or_else(|| "the arena of the temporaries overflows at these sizes".to_string())?;
             for (&(k, _), off) in self.per_call.iter().zip(offsets) {
@@ -706,9 +702,7 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
     p.arena_bytes = p
         .allocs
         .iter()
-        .filter_map(|(m, off)| {
-            off.map(|o| (r#loop::extent(m).max(0) as u64).saturating_mul(m.elem.byte_size() as u64).saturating_add(o))
-        })
+        .filter_map(|(m, off)| off.map(|o| crate::plan_memory::bytes(m).saturating_add(o)))
         .max()
         .unwrap_or(0);
     // Each temporary was checked against the allocation limit; the arena
@@ -750,8 +744,7 @@ fn check_memory_plan(ctx: &Context, func: Op) -> Result<(), Diagnostic> {
             }
         }
         if let (Some(off), Some(m)) = (ctx.attr_i64(o, "offset"), memref(ctx, ctx.result(o, 0))) {
-            let n = (r#loop::extent(m).max(0) as u64).saturating_mul(m.elem.byte_size() as u64);
-            placed.push((o, off as u64, (off as u64).saturating_add(n), life));
+            placed.push((o, off as u64, (off as u64).saturating_add(crate::plan_memory::bytes(m)), life));
         }
     }
     for (i, &(o, s, e, (a, b))) in placed.iter().enumerate() {

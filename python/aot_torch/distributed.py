@@ -34,13 +34,10 @@ _registered: dict = {}
 
 class GroupCommunicator:
     """Runs the collectives of one process group on buffers of compiled
-    code (see ``python/src/dist.rs`` for the contract of ``run``)."""
+    code (see ``python/src/dist.rs`` for the contract of ``start``)."""
 
     def __init__(self, group):
         self.group = group
-
-    def run(self, kind, reduce, src, inp, out, dtype, in_shape, out_shape):
-        self.start(kind, reduce, src, inp, out, dtype, in_shape, out_shape).wait()
 
     def start(self, kind, reduce, src, inp, out, dtype, in_shape, out_shape):
         """Starts the collective (``async_op=True``) and returns a handle

@@ -4,15 +4,15 @@
 //! which runs the group's own collective (gloo, NCCL, ...). aot has no
 //! transport of its own.
 //!
-//! The object's `run(kind, reduce, src, input, output, dtype, in_shape,
+//! The object's `start(kind, reduce, src, input, output, dtype, in_shape,
 //! out_shape)` receives the input and output buffers as writable
-//! memoryviews over compiled code's memory (no copy): it must read the
-//! input, write the whole output, and keep no reference to either once it
-//! returns. The views are released after the call; a view that cannot be
-//! released (the object kept a reference) fails the call, since the memory
-//! goes away. `start(...)`, with the same arguments, starts the collective
-//! and returns a handle whose `wait()` completes it; the views live, and
-//! the buffers stay untouched, until then.
+//! memoryviews over compiled code's memory (no copy), starts the
+//! collective and returns a handle whose `wait()` completes it: the
+//! collective reads the input and writes the whole output, and the
+//! buffers stay untouched until then. No reference to either may remain
+//! once `wait()` returned: the views are released then, and a view that
+//! cannot be released (a reference was kept) fails the call, since the
+//! memory goes away.
 
 use aot_ir::ElemType;
 use aot_runtime::dist::{Collective, Communicator, Data, DataMut};
@@ -112,25 +112,9 @@ impl Communicator for PyCommunicator {
         self.rank
     }
 
+    /// The collective started, then waited for.
     fn run(&self, op: &Collective, input: Data<'_>, output: DataMut<'_>) -> Result<(), String> {
-        let dtype = dtype_name(input.elem)?;
-        let (kind, reduce, src) = describe(op);
-        Python::attach(|py| -> PyResult<()> {
-            // SAFETY: both buffers outlive this closure and are released
-            // below before it returns; the input is only read.
-            let i = unsafe { view(py, input.bytes.as_ptr() as *mut u8, input.bytes.len())? };
-            let o = unsafe { view(py, output.bytes.as_mut_ptr(), output.bytes.len())? };
-            let r = self
-                .obj
-                .bind(py)
-                .call_method1("run", (kind, reduce, src, &i, &o, dtype, input.shape.to_vec(), output.shape.to_vec()));
-            let released = (i.call_method0("release"), o.call_method0("release"));
-            r?;
-            released.0?;
-            released.1?;
-            Ok(())
-        })
-        .map_err(|e| format!("collective {kind} over a torch.distributed process group failed: {e}"))
+        self.start(op, input, output)?.wait()
     }
 
     /// `start` of the Python object: the group's collective with
@@ -166,7 +150,7 @@ impl Communicator for PyCommunicator {
     }
 }
 
-/// Registers `communicator` (an object with the `run` method above) for
+/// Registers `communicator` (an object with the `start` method above) for
 /// process group `name` of `size` ranks, this process being `rank`.
 #[pyfunction]
 pub fn register_process_group(name: &str, communicator: Py<PyAny>, size: usize, rank: usize) -> PyResult<()> {

@@ -70,6 +70,28 @@ def _sequence_parallel_step(params, x, y, group):
     return ((out - y) ** 2).mean()
 
 
+def _train_side_by_side(fn, shards, batches, *extra):
+    """SGD steps of `fn(params, x, y, *extra)` compiled with aot and in
+    eager, each from its own copy of `shards`: the losses per step (compiled,
+    eager) and both sets of parameters after the last step."""
+    model = [p.clone().requires_grad_(True) for p in shards]
+    ref = [p.clone().requires_grad_(True) for p in shards]
+    step = torch.compile(fn, backend="aot")
+    losses = []
+    for xb, yb in batches:
+        pair = []
+        for params, f in ((model, step), (ref, fn)):
+            loss = f(params, xb, yb, *extra)
+            loss.backward()
+            with torch.no_grad():
+                for p in params:
+                    p -= 0.1 * p.grad
+                    p.grad = None
+            pair.append(loss.detach())
+        losses.append(pair)
+    return losses, [p.detach() for p in model], [p.detach() for p in ref]
+
+
 def _worker(rank, world, port, out_dir):
     import aot_torch
 
@@ -98,24 +120,9 @@ def _worker(rank, world, port, out_dir):
         full = [torch.randn(hidden, 6) * 0.3, torch.randn(hidden) * 0.1, torch.randn(3, hidden) * 0.3]
         rows = slice(rank * hidden // world, (rank + 1) * hidden // world)
         shards = [full[0][rows], full[1][rows], full[2][:, rows]]
-        model = [p.clone().requires_grad_(True) for p in shards]
-        ref = [p.clone().requires_grad_(True) for p in shards]
-        step = torch.compile(_tensor_parallel_step, backend="aot")
         g = torch.Generator().manual_seed(7)
-        losses = []
-        for _ in range(4):
-            xb, yb = torch.randn(5, 6, generator=g), torch.randn(5, 3, generator=g)
-            pair = []
-            for params, fn in ((model, step), (ref, _tensor_parallel_step)):
-                loss = fn(params, xb, yb, world, group)
-                loss.backward()
-                with torch.no_grad():
-                    for p in params:
-                        p -= 0.1 * p.grad
-                        p.grad = None
-                pair.append(loss.detach())
-            losses.append(pair)
-        out["tp"] = (losses, [p.detach() for p in model], [p.detach() for p in ref])
+        batches = [(torch.randn(5, 6, generator=g), torch.randn(5, 3, generator=g)) for _ in range(4)]
+        out["tp"] = _train_side_by_side(_tensor_parallel_step, shards, batches, world, group)
 
         # Sequence parallelism: batch 3, 2 sequence positions per rank,
         # width 6, hidden 4 per rank.
@@ -123,23 +130,8 @@ def _worker(rank, world, port, out_dir):
         sp_full = [torch.ones(6), torch.zeros(6), torch.randn(4 * world, 6) * 0.3, torch.randn(6, 4 * world) * 0.3]
         cols = slice(rank * 4, (rank + 1) * 4)
         sp_shard = [sp_full[0], sp_full[1], sp_full[2][cols], sp_full[3][:, cols]]
-        sp_model = [p.clone().requires_grad_(True) for p in sp_shard]
-        sp_ref = [p.clone().requires_grad_(True) for p in sp_shard]
-        sp_step = torch.compile(_sequence_parallel_step, backend="aot")
-        sp_losses = []
-        for _ in range(3):
-            xb, yb = torch.randn(3, 2, 6, generator=g), torch.randn(3, 2, 6, generator=g)
-            pair = []
-            for params, fn in ((sp_model, sp_step), (sp_ref, _sequence_parallel_step)):
-                loss = fn(params, xb, yb, group)
-                loss.backward()
-                with torch.no_grad():
-                    for p in params:
-                        p -= 0.1 * p.grad
-                        p.grad = None
-                pair.append(loss.detach())
-            sp_losses.append(pair)
-        out["sp"] = (sp_losses, [p.detach() for p in sp_model], [p.detach() for p in sp_ref])
+        batches = [(torch.randn(3, 2, 6, generator=g), torch.randn(3, 2, 6, generator=g)) for _ in range(3)]
+        out["sp"] = _train_side_by_side(_sequence_parallel_step, sp_shard, batches, group)
         out["stats"] = dict(aot_torch.stats)
         dist.barrier()
         torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
@@ -159,13 +151,9 @@ def test_functional_collectives_compile_and_match_eager(tmp_path, world):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
         torch.testing.assert_close(gw, we, rtol=1e-4, atol=1e-4)
         torch.testing.assert_close(*r["broadcast"])
-        losses, params, ref = r["tp"]
-        for a, b in losses:
-            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
-        for p, q in zip(params, ref):
-            torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
-        losses, params, ref = r["sp"]
-        for a, b in losses:
-            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
-        for p, q in zip(params, ref):
-            torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+        for program in ("tp", "sp"):
+            losses, params, ref = r[program]
+            for a, b in losses:
+                torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+            for p, q in zip(params, ref):
+                torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)

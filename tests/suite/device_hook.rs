@@ -195,34 +195,21 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
 /// the definitions' values on two ranks.
 #[test]
 fn a_collective_completes_before_the_device_mirrors_its_output() {
-    use aot::runtime::dist::{register_local, LocalGroup};
-    use std::sync::Arc;
-    let handles: Vec<_> = LocalGroup::new(2)
-        .into_iter()
-        .enumerate()
-        .map(|(rank, c)| {
-            std::thread::spawn(move || {
-                register_local("g", Arc::new(crate::dist::Lazy(c)));
-                let mut ctx = Context::new();
-                let opts = ParseOptions { file: "dist.mlir".into(), first_line: 1 };
-                let m = parse_module(&mut ctx, crate::dist::OVERLAP, &opts).unwrap();
-                let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
-                let native = aot::codegen::Native::default();
-                aot::codegen::compile_function(&mut ctx, f, &native, &mut String::new()).unwrap();
-                let mut code =
-                    aot::codegen::cranelift::compile(&ctx, f, Default::default(), &mut String::new()).unwrap();
-                let kernels = std::mem::take(&mut code.kernels);
-                let mut device = aot::codegen::executor::Executable::on_device(
-                    code,
-                    Box::new(HostMirror { kernels, mirrors: Vec::new() }),
-                );
-                let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
-                let x = Tensor::from_f64(aot::ir::ElemType::F32, &[64], &x, aot::ir::ElemType::F32);
-                device.run(vec![x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
-            })
-        })
-        .collect();
-    let outs: Vec<Vec<Vec<f64>>> = handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect();
+    let outs = crate::dist::ranks_with(2, crate::dist::Lazy::wrap, |rank| {
+        let mut ctx = Context::new();
+        let opts = ParseOptions { file: "dist.mlir".into(), first_line: 1 };
+        let m = parse_module(&mut ctx, crate::dist::OVERLAP, &opts).unwrap();
+        let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
+        let native = aot::codegen::Native::default();
+        aot::codegen::compile_function(&mut ctx, f, &native, &mut String::new()).unwrap();
+        let mut code = aot::codegen::cranelift::compile(&ctx, f, Default::default(), &mut String::new()).unwrap();
+        let kernels = std::mem::take(&mut code.kernels);
+        let mut device =
+            aot::codegen::executor::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
+        let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
+        let x = Tensor::from_f64(aot::ir::ElemType::F32, &[64], &x, aot::ir::ElemType::F32);
+        device.run(vec![x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
+    });
     let xs: Vec<Vec<f64>> = (0..2).map(|r| (0..64).map(|i| ((i + 7 * r) % 11) as f64 * 0.1).collect()).collect();
     for (rank, out) in outs.iter().enumerate() {
         for i in 0..64 {

@@ -55,6 +55,16 @@ fn tensor(v: &[f64], shape: &[i64]) -> Tensor {
 /// panics aborts the group, so that the others fail rather than wait for
 /// it forever.
 fn ranks<T: Send + 'static>(w: usize, body: impl Fn(usize) -> T + Send + Sync + 'static) -> Vec<T> {
+    ranks_with(w, |c| c, body)
+}
+
+/// [`ranks`] with each rank's communicator wrapped by `wrap` (a
+/// [`Lazy`] one) before it is registered.
+pub(crate) fn ranks_with<T: Send + 'static>(
+    w: usize,
+    wrap: fn(Arc<LocalGroup>) -> Arc<dyn aot::runtime::dist::Communicator>,
+    body: impl Fn(usize) -> T + Send + Sync + 'static,
+) -> Vec<T> {
     let body = Arc::new(body);
     let handles: Vec<_> = LocalGroup::new(w)
         .into_iter()
@@ -62,7 +72,7 @@ fn ranks<T: Send + 'static>(w: usize, body: impl Fn(usize) -> T + Send + Sync + 
         .map(|(rank, c)| {
             let body = body.clone();
             std::thread::spawn(move || {
-                register_local("g", c.clone());
+                register_local("g", wrap(c.clone()));
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(rank)));
                 r.unwrap_or_else(|e| {
                     c.abort();
@@ -221,7 +231,13 @@ fn collectives_refuse_what_they_cannot_run() {
 /// it reads the input and writes the output only then, so a step that
 /// overwrote the input (a temporary reusing its arena bytes) or read the
 /// output before the wait would give a wrong result.
-pub(crate) struct Lazy(pub(crate) Arc<LocalGroup>);
+pub(crate) struct Lazy(Arc<LocalGroup>);
+
+impl Lazy {
+    pub(crate) fn wrap(c: Arc<LocalGroup>) -> Arc<dyn aot::runtime::dist::Communicator> {
+        Arc::new(Lazy(c))
+    }
+}
 
 struct LazyPending {
     group: Arc<LocalGroup>,
@@ -345,27 +361,14 @@ fn native_code_runs_independent_steps_while_a_collective_is_in_flight() {
     assert!(waits.iter().any(|&(i, w)| w > i + 1), "no step runs while a collective is in flight: {waits:?}");
     // The results, with the work done at the waits.
     for backend in backends().into_iter().filter(|b| *b != "interp") {
-        let outs = {
-            let body = move |rank: usize| {
-                let m = Module::parse(OVERLAP, "dist.mlir").unwrap();
-                let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
-                let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
-                let x = tensor(&x, &[64]);
-                let mut f = m.compile(Some("f"), std::slice::from_ref(&x), &opts).unwrap();
-                f.call(&[x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
-            };
-            let handles: Vec<_> = LocalGroup::new(2)
-                .into_iter()
-                .enumerate()
-                .map(|(rank, c)| {
-                    std::thread::spawn(move || {
-                        register_local("g", Arc::new(Lazy(c)));
-                        body(rank)
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect::<Vec<_>>()
-        };
+        let outs = ranks_with(2, Lazy::wrap, move |rank| {
+            let m = Module::parse(OVERLAP, "dist.mlir").unwrap();
+            let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
+            let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
+            let x = tensor(&x, &[64]);
+            let mut f = m.compile(Some("f"), std::slice::from_ref(&x), &opts).unwrap();
+            f.call(&[x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
+        });
         let xs: Vec<Vec<f64>> = (0..2).map(|r| (0..64).map(|i| ((i + 7 * r) % 11) as f64 * 0.1).collect()).collect();
         for (rank, out) in outs.iter().enumerate() {
             for i in 0..64 {

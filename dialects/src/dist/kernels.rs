@@ -33,7 +33,8 @@ pub fn collective_from(name: &str, a: &AttrView<'_>) -> Result<Collective, Strin
     })
 }
 
-fn run(k: &mut KernelCtx<'_>) -> KernelResult {
+/// The interpreter kernel of every collective.
+pub fn collective(k: &mut KernelCtx<'_>) -> KernelResult {
     let a = k.attrs();
     let (group, size) = group_of(&a)?;
     let op = collective_of(k.ctx, k.op)?;
@@ -65,26 +66,6 @@ fn run(k: &mut KernelCtx<'_>) -> KernelResult {
         )?;
     }
     Ok(smallvec![out])
-}
-
-pub fn all_reduce(k: &mut KernelCtx<'_>) -> KernelResult {
-    run(k)
-}
-
-pub fn all_gather(k: &mut KernelCtx<'_>) -> KernelResult {
-    run(k)
-}
-
-pub fn reduce_scatter(k: &mut KernelCtx<'_>) -> KernelResult {
-    run(k)
-}
-
-pub fn all_to_all(k: &mut KernelCtx<'_>) -> KernelResult {
-    run(k)
-}
-
-pub fn broadcast(k: &mut KernelCtx<'_>) -> KernelResult {
-    run(k)
 }
 
 pub fn wait(k: &mut KernelCtx<'_>) -> KernelResult {

@@ -234,7 +234,7 @@ const BROADCAST: &[AttrSpec] = &[GROUP[0], GROUP[1], AttrSpec::required("src", A
 const PD: Traits = Traits::PURE.union(Traits::DIFFERENTIABLE);
 
 macro_rules! collective {
-    ($name:expr, $summary:literal, $attrs:expr, $infer:expr, $kernel:expr, $vjp:expr, $lower:expr) => {
+    ($name:expr, $summary:literal, $attrs:expr, $infer:expr, $vjp:expr) => {
         inventory::submit! {
             OpDef {
                 name: $name,
@@ -245,7 +245,7 @@ macro_rules! collective {
                 attrs: $attrs,
                 infer: Some($infer),
                 syntax: Syntax::Functional,
-                interfaces: &[&Kernel($kernel), &Vjp($vjp), $lower],
+                interfaces: &[&Kernel(kernels::collective), &Vjp($vjp), &crate::lowering::Lower(kernels::lower_collective)],
                 ..OpDef::DEFAULT
             }
         }
@@ -257,45 +257,35 @@ collective!(
     "Every rank's input reduced (sum, avg, product, max, min) on every rank (_c10d_functional.all_reduce)",
     REDUCING,
     infer_all_reduce,
-    kernels::all_reduce,
-    vjp_all_reduce,
-    &crate::lowering::Lower(kernels::lower_collective)
+    vjp_all_reduce
 );
 collective!(
     AllGatherOp::NAME,
     "Every rank's input stacked along dimension 0 in rank order (_c10d_functional.all_gather_into_tensor)",
     PLAIN,
     infer_all_gather,
-    kernels::all_gather,
-    vjp_all_gather,
-    &crate::lowering::Lower(kernels::lower_collective)
+    vjp_all_gather
 );
 collective!(
     ReduceScatterOp::NAME,
     "Every rank's input reduced, split along dimension 0; rank r keeps part r (_c10d_functional.reduce_scatter_tensor)",
     REDUCING,
     infer_reduce_scatter,
-    kernels::reduce_scatter,
-    vjp_reduce_scatter,
-    &crate::lowering::Lower(kernels::lower_collective)
+    vjp_reduce_scatter
 );
 collective!(
     AllToAllOp::NAME,
     "Each input split along dimension 0; rank r gets part r of every rank's, in rank order (_c10d_functional.all_to_all_single, equal splits)",
     PLAIN,
     infer_all_to_all,
-    kernels::all_to_all,
-    vjp_all_to_all,
-    &crate::lowering::Lower(kernels::lower_collective)
+    vjp_all_to_all
 );
 collective!(
     BroadcastOp::NAME,
     "Rank src's input on every rank (_c10d_functional.broadcast)",
     BROADCAST,
     infer_broadcast,
-    kernels::broadcast,
-    vjp_broadcast,
-    &crate::lowering::Lower(kernels::lower_collective)
+    vjp_broadcast
 );
 
 inventory::submit! {

@@ -426,7 +426,7 @@ pub fn vjp_weight_grad(c: &mut VjpCtx<'_, '_>) -> Result<Grads, Diagnostic> {
 /// `x` ([N, C, *S]) with `before[i]` and `after[i]` zeros around spatial
 /// dimension `i`: `x` itself when there are none, else a fresh buffer.
 /// `a · b` of sizes, either of which may be symbolic (the batch).
-fn mul(a: i64, b: i64) -> Result<i64, String> {
+pub(super) fn mul(a: i64, b: i64) -> Result<i64, String> {
     aot_ir::sym::mul(a, b).map_err(|e| e.to_string())
 }
 

@@ -656,7 +656,7 @@ fn divisor_at(
 fn over_outputs<'c>(s: &mut Scalars<'_, 'c>, y: &[i64], body: &mut NestBody<'_, 'c>) -> Result<(), String> {
     let (n, c) = (y[0], y[1]);
     let last = y[y.len() - 1];
-    let mut outer = vec![aot_ir::sym::mul(n, c).map_err(|e| e.to_string())?];
+    let mut outer = vec![super::conv::mul(n, c)?];
     outer.extend_from_slice(&y[2..y.len() - 1]);
     s.nest(&outer, true, &mut |s, ivs| {
         let mut lead = s.delinearize(ivs[0], &[n, c])?;
