@@ -28,6 +28,20 @@
 //!
 //! The signature is recorded as `aot.joint = #aot.joint<num_forward = F,
 //! tangents = [..], grads = [..], no_tangents = B>`.
+//!
+//! A frontend may give the backward instead (`aot.traced_backward`): a
+//! private function of the module that PyTorch's autograd traced, for a
+//! program whose gradients are not the derivatives of its dense ops (a
+//! DTensor program, where a redistribution's gradient follows DTensor's
+//! placements, not the derivative of the collective it issued). It takes
+//! the primals and one tangent per differentiated user output, and returns
+//! the gradients; it recomputes what it needs of the forward, which the
+//! common-subexpression pass after the splice merges with the forward's own
+//! ops. The pass then checks it against the metadata (the tangents
+//! `collect-metadata` expects, a gradient for every primal that requires
+//! grad, no writes, no random ops, no argument merged by `dedupe` or
+//! `synthetic-base`), inlines it in place of the reverse sweep, and erases
+//! it.
 
 use crate::convention::Convention;
 use crate::meta::ViewAndMutationMeta;
@@ -63,6 +77,25 @@ crate::record! {
         pub no_tangents: bool,
     }
 }
+
+crate::record! {
+    /// The backward a frontend traced (see the module docs): `function`
+    /// names a private function of the module taking `(primals...,
+    /// tangents...)`; `tangents[j]` is the user output tangent `j` is for,
+    /// `grads[j]` the primal result `j` is the gradient of, and `unreached`
+    /// the primals no gradient reached (their results are zeros, and eager
+    /// leaves their `.grad` None).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TracedBackward = "aot.traced_backward" {
+        pub function: String,
+        pub tangents: Vec<usize>,
+        pub grads: Vec<usize>,
+        pub unreached: Vec<usize>,
+    }
+}
+
+/// Function attribute: the [`TracedBackward`] of a forward.
+pub const TRACED_BACKWARD: &str = "aot.traced_backward";
 
 impl JointInfo {
     pub fn of_func(ctx: &Context, func: Op) -> Result<Option<JointInfo>, String> {
@@ -153,6 +186,16 @@ impl Pass for Joint {
                 ),
             ));
         }
+        let traced = match ctx.get_attr(func, TRACED_BACKWARD) {
+            Some(a) => Some(
+                TracedBackward::from_attr(ctx, a)
+                    .map_err(|m| err(ctx, format!("has malformed {TRACED_BACKWARD}: {m}")))?,
+            ),
+            None => None,
+        };
+        if traced.is_some() && self.no_tangents {
+            return Err(err(ctx, "has a traced backward, which takes its tangents: no-tangents does not apply".into()));
+        }
         let body: Vec<Op> = ctx.block_ops(entry).filter(|&o| o != ret).collect();
         let seeds: Vec<Value> = grads_for.iter().map(|&i| args[i]).collect();
         let active = active_values(ctx, &body, &seeds);
@@ -174,9 +217,20 @@ impl Pass for Joint {
         let first_trailing = first_trailing_mutation(&rw, ret);
         rw.set_insertion_point(InsertPoint::Before(first_trailing));
         rw.set_loc(rw.op_loc(ret));
-        // Seed the cotangents.
         let mut cot: FxHashMap<Value, Value> = FxHashMap::default();
+        let mut rules = 0u64;
+        if let Some(tb) = &traced {
+            let grads = splice_traced(&mut rw, func, tb, &meta, &args, &tangents, &tangent_values, &grads_for)?;
+            for (i, g) in grads {
+                cot.insert(args[i], g);
+            }
+            rw.remove_attr(func, TRACED_BACKWARD);
+        }
+        // Seed the cotangents.
         for (k, &t) in tangents.iter().enumerate() {
+            if traced.is_some() {
+                break;
+            }
             let out = returns[t];
             if !active.contains(&out) {
                 continue;
@@ -192,8 +246,10 @@ impl Pass for Joint {
             accumulate(&mut rw, &mut cot, out, seed)?;
         }
         // The reverse sweep.
-        let mut rules = 0u64;
         for &op in body.iter().rev() {
+            if traced.is_some() {
+                break;
+            }
             let results: Vec<Value> = rw.results(op).to_vec();
             let grads: Vec<Option<Value>> = results.iter().map(|r| cot.get(r).copied()).collect();
             if grads.iter().all(|g| g.is_none()) {
@@ -268,6 +324,126 @@ impl Pass for Joint {
     }
 }
 
+/// Inlines the traced backward `tb` at the insertion point: its primals
+/// are `args`, its tangents the joint's tangent arguments (`tangent_values`,
+/// one per entry of `tangents`, the forward returns that take one). Returns
+/// the gradient of each primal a gradient reached; erases the function.
+#[allow(clippy::too_many_arguments)]
+fn splice_traced(
+    rw: &mut Rewriter<'_>,
+    func: Op,
+    tb: &TracedBackward,
+    meta: &ViewAndMutationMeta,
+    args: &[Value],
+    tangents: &[usize],
+    tangent_values: &[Value],
+    grads_for: &[usize],
+) -> Result<Vec<(usize, Value)>, Diagnostic> {
+    let err = |rw: &Rewriter<'_>, m: String| Diagnostic::op_error(rw, func, m);
+    let module = rw.parent_op(func).ok_or_else(|| err(rw, "is not inside a module".into()))?;
+    let callee = aot_dialects::func::lookup_func(rw, module, &tb.function).ok_or_else(|| {
+        err(rw, format!("names the traced backward '@{}', which the module does not define", tb.function))
+    })?;
+    let name = &tb.function;
+    if callee.is_public_definition(rw) || callee.entry_block(rw).is_none() {
+        return Err(err(rw, format!("traced backward '@{name}' must be a private function with a body")));
+    }
+    if meta.is_rng_op_functionalized {
+        return Err(err(rw, "has random ops, which a traced backward would draw again".into()));
+    }
+    if meta.input_info.iter().any(|i| i.dupe_of.is_some())
+        || rw.has_attr(func, crate::synthetic_base::SYNTHETIC_BASE_ATTR)
+    {
+        return Err(err(
+            rw,
+            "has arguments merged by dedupe or synthetic-base: its traced backward takes them apart".into(),
+        ));
+    }
+    let cargs: Vec<Value> = callee.args(rw).to_vec();
+    if cargs.len() != args.len() + tb.tangents.len() {
+        return Err(err(
+            rw,
+            format!(
+                "traced backward '@{name}' takes {} arguments, expected {} primals and {} tangents",
+                cargs.len(),
+                args.len(),
+                tb.tangents.len()
+            ),
+        ));
+    }
+    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+    for (i, (&c, &a)) in cargs.iter().zip(args).enumerate() {
+        if rw.value_type(c) != rw.value_type(a) {
+            return Err(err(rw, format!("traced backward '@{name}': argument {i} is not of the primal's type")));
+        }
+        map.insert(c, a);
+    }
+    // Tangent j is for user output tb.tangents[j]: forward return
+    // (mutated inputs first) `mutated + k`.
+    let mutated = meta.mutated_inp_runtime_indices().len();
+    let mut given: Vec<usize> = Vec::with_capacity(tb.tangents.len());
+    for (j, &k) in tb.tangents.iter().enumerate() {
+        let r = mutated + k;
+        let Some(pos) = tangents.iter().position(|&t| t == r) else {
+            return Err(err(rw, format!("traced backward '@{name}' takes a tangent for output {k}, which takes none")));
+        };
+        let c = cargs[args.len() + j];
+        if rw.value_type(c) != rw.value_type(tangent_values[pos]) {
+            return Err(err(rw, format!("traced backward '@{name}': the tangent of output {k} is not of its type")));
+        }
+        map.insert(c, tangent_values[pos]);
+        given.push(r);
+    }
+    if let Some(&r) = tangents.iter().find(|r| !given.contains(r)) {
+        return Err(err(
+            rw,
+            format!("traced backward '@{name}' takes no tangent for forward return {r}, which takes one"),
+        ));
+    }
+    let cbody = callee.entry_block(rw).expect("checked above");
+    let cret = callee.return_op(rw).ok_or_else(|| err(rw, format!("traced backward '@{name}' has no return")))?;
+    let ops: Vec<Op> = rw.block_ops(cbody).filter(|&o| o != cret).collect();
+    for &op in &ops {
+        let n = rw.op_name(op);
+        if n.starts_with("mut.") || n.starts_with("rng.") || !rw.regions(op).is_empty() {
+            return Err(Diagnostic::op_error(rw, op, format!("'{n}' in a traced backward: it must be pure")));
+        }
+    }
+    let results: Vec<Value> = rw.operands(cret).collect();
+    if results.len() != tb.grads.len() {
+        return Err(err(
+            rw,
+            format!("traced backward '@{name}' returns {} values for {} gradients", results.len(), tb.grads.len()),
+        ));
+    }
+    if let Some(&i) = grads_for.iter().find(|i| !tb.grads.contains(i)) {
+        return Err(err(
+            rw,
+            format!("traced backward '@{name}' gives no gradient for argument {i}, which requires grad"),
+        ));
+    }
+    for &op in &ops {
+        rw.clone_deep(op, &mut map);
+    }
+    let mut out = Vec::new();
+    for (&i, &r) in tb.grads.iter().zip(&results) {
+        if !grads_for.contains(&i) {
+            return Err(err(
+                rw,
+                format!("traced backward '@{name}' gives a gradient for argument {i}, which takes none"),
+            ));
+        }
+        if rw.value_type(r) != rw.value_type(args[i]) {
+            return Err(err(rw, format!("traced backward '@{name}': the gradient of argument {i} is not of its type")));
+        }
+        if !tb.unreached.contains(&i) {
+            out.push((i, map.get(&r).copied().unwrap_or(r)));
+        }
+    }
+    rw.erase_op(callee.op);
+    Ok(out)
+}
+
 fn accumulate(rw: &mut Rewriter<'_>, cot: &mut FxHashMap<Value, Value>, v: Value, g: Value) -> Result<(), Diagnostic> {
     let sum = match cot.get(&v) {
         // A scatter into zeros (a view's derivative) adds into its region
@@ -293,7 +469,11 @@ eager autograd reports as None), built by reverse-mode autodiff from each op's d
 interface next to the op). Autograd's rules decide what carries gradient: aot.no_grad ops, view.detach, \
 non-differentiable ops and results, integer values stop it; aot.hidden_write scatters pass their base's gradient \
 through. In-graph input mutations stay last. Raises the error PyTorch's backward would raise, which functionalize \
-recorded as aot.backward_error. Records aot.joint; requires collect-metadata.",
+recorded as aot.backward_error. A function with aot.traced_backward (a private \
+function of the module, taking the primals and the tangents and returning the gradients, \
+that a frontend traced with PyTorch's autograd) gets that backward inlined instead of the \
+reverse sweep, after checks against aot.meta; the function is erased. Records aot.joint; \
+requires collect-metadata.",
         anchor: Some(FuncOp::NAME),
         options: &[PassOptionSpec {
             name: "no-tangents",

@@ -447,6 +447,12 @@ pub(crate) mod tests {
     #[test]
     fn pass_records_round_trip() {
         round_trip(JointInfo { num_forward: 2, tangents: vec![0, 1], grads: vec![1], no_tangents: true });
+        round_trip(crate::joint::TracedBackward {
+            function: "main_traced_backward".into(),
+            tangents: vec![0, 2],
+            grads: vec![0, 1, 3],
+            unreached: vec![3],
+        });
         round_trip(PartitionInfo {
             strategy: "min-cut".into(),
             num_forward: 3,

@@ -34,6 +34,7 @@ import torch
 
 from . import _native
 from . import compile_report
+from . import dtensor
 from . import fx_ir
 from . import symbolic
 
@@ -2585,8 +2586,12 @@ class CompiledGraph:
     runs as written instead."""
 
     def __init__(self, gm: torch.fx.GraphModule, cfg: Config, name: str, whole: bool = True,
-                 symbolic: Optional[_SymbolicGraph] = None):
+                 symbolic: Optional[_SymbolicGraph] = None, fallback: Optional[Callable] = None):
         self.gm = gm
+        # What runs a call aot does not take: the graph itself, unless the
+        # caller has a truer program (a DTensor graph's dense trace is not
+        # the user's program: `dtensor.DTensorGraph`).
+        self.fallback = fallback if fallback is not None else gm
         self.cfg = cfg
         self.name = name
         self.whole = whole
@@ -2670,7 +2675,7 @@ class CompiledGraph:
                 if len(self.traced) >= self.cfg.recompile_limit:
                     log.warning("aot_torch: %s reached recompile_limit (%d shapes); this shape runs in PyTorch",
                                 self.name, self.cfg.recompile_limit)
-                    self.traced[key] = run = self.gm
+                    self.traced[key] = run = self.fallback
                     stats["fallback_regions"] += 1
                     compile_report.fallback(self.name, "calls with new shapes",
                                             "recompile_limit: traced for %d shapes already" % self.cfg.recompile_limit)
@@ -2722,8 +2727,8 @@ class CompiledGraph:
             compile_report.fallback(self.name, "the whole graph", "tracing to ATen failed: %s" % _one_line(e),
                                     compile_report.graph_source(self.name))
             compile_report.graph_ran(self.name, "PyTorch")
-            return self.gm
-        region, fell_back = _whole_region(aten, self.cfg, self.name, self.gm)
+            return self.fallback
+        region, fell_back = _whole_region(aten, self.cfg, self.name, self.fallback)
         # What the user's graph itself leaves to PyTorch (not its trace).
         forced = _user_backward_nodes(self.gm) if torch.is_grad_enabled() else []
         if region is not None and not forced:
@@ -2747,7 +2752,7 @@ class CompiledGraph:
             stats["fallback_regions"] += 1
             compile_report.fallback(self.name, "the whole graph", "it could not be split around the ops above")
             compile_report.graph_ran(self.name, "PyTorch")
-            return self.gm
+            return self.fallback
         compile_report.graph_ran(self.name, "split: %d op(s) in PyTorch, the rest in aot" % len(fell_back))
         return split
 
@@ -2834,6 +2839,10 @@ def backend(**options):
         compile_report.graph_compiled("graph %d" % _graph_count, gm)
         name = "graph %d" % _graph_count
         gm, attributes = _lift_attributes(gm)
+        if dtensor.is_dtensor_graph(example_inputs):
+            # (Nothing for the native table: it binds dense tensors.)
+            return _native.Dispatch(dtensor.DTensorGraph(gm, cfg, name), _native.FastTable(), attributes,
+                                    _index_error)
         sym = _symbolic_graph(gm, cfg, name)
         if sym is not None:
             stats["symbolic_graphs"] += 1

@@ -1,0 +1,76 @@
+// RUN: aot-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,joint))'
+
+/// The traced backward must take a tangent for every output that takes one.
+// expected-error@+1 {{traced backward '@bw' takes no tangent for forward return 1, which takes one}}
+func.func @missing_tangent(%x: tensor<4xf32> {aot.requires_grad}) -> (tensor<4xf32>, tensor<4xf32>) attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %0 = tensor.exp %x : tensor<4xf32>
+  %1 = tensor.sin %x : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+func.func private @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+/// A gradient for every primal that requires grad.
+// expected-error@+1 {{traced backward '@bw' gives no gradient for argument 1, which requires grad}}
+func.func @missing_grad(%x: tensor<4xf32> {aot.requires_grad}, %y: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %0 = tensor.mul %x, %y : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @bw(%x: tensor<4xf32>, %y: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.mul %g, %y : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// Types line up with the primals.
+// expected-error@+1 {{traced backward '@bw': argument 0 is not of the primal's type}}
+func.func @wrong_type(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %0 = tensor.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @bw(%x: tensor<3xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+/// It is pure: a write would be out of place in value semantics.
+func.func @writes(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %0 = tensor.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'mut.add_' in a traced backward: it must be pure}}
+  mut.add_ %g, %x : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+/// It must be private: a public function is a program of its own.
+// expected-error@+1 {{traced backward '@bw' must be a private function with a body}}
+func.func @public(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %0 = tensor.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+/// Random ops would draw again in the backward.
+func.func @random(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %0 = tensor.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'rng.uniform' in a traced backward: it must be pure}}
+  %r = rng.uniform : tensor<4xf32>
+  %0 = tensor.mul %g, %r : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
