@@ -392,10 +392,17 @@ impl ViewAndMutationMeta {
             r.array("inputs")?.iter().map(|&x| InputAliasInfo::from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
         let outputs =
             r.array("outputs")?.iter().map(|&x| OutputAliasInfo::from_attr(ctx, x)).collect::<Result<Vec<_>, _>>()?;
+        let bases = r.int("num_intermediate_bases")?;
+        // (An intermediate base is an output: no more of them than a
+        // function has results.)
+        let num_intermediate_bases = usize::try_from(bases)
+            .ok()
+            .filter(|&b| b <= u32::MAX as usize)
+            .ok_or_else(|| format!("'num_intermediate_bases' must be a count, got {bases}"))?;
         let meta = ViewAndMutationMeta {
             input_info: inputs,
             output_info: outputs,
-            num_intermediate_bases: r.int("num_intermediate_bases")? as usize,
+            num_intermediate_bases,
             keep_input_mutations: r.bool("keep_input_mutations")?,
             traced_tangents: r.usize_list("traced_tangents")?,
             is_rng_op_functionalized: r.opt_bool("is_rng_op_functionalized")?.unwrap_or(false),
@@ -409,6 +416,15 @@ impl ViewAndMutationMeta {
                 if v != derived {
                     return Err(format!("'{name}' is {v:?} but the input and output infos give {derived:?}"));
                 }
+            }
+        }
+        let returns = meta.num_forward_returns();
+        for (k, &t) in meta.traced_tangents.iter().enumerate() {
+            if t >= returns || meta.traced_tangents[..k].contains(&t) {
+                return Err(format!(
+                    "'traced_tangents' must name distinct forward returns (0 to {returns}), got {:?}",
+                    meta.traced_tangents
+                ));
             }
         }
         if let Some(n) = r.opt_int("num_forward_returns")? {

@@ -74,3 +74,21 @@ func.func private @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tensor.mul %g, %r : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+/// aot.meta is read with its indices checked (fuzz: a traced tangent past
+/// the forward returns indexed out of bounds in joint).
+// expected-error@+1 {{'traced_tangents' must name distinct forward returns (0 to 1), got [3]}}
+func.func @tangent_out_of_range(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.value_semantics, aot.meta = #aot.meta<inputs = [#aot.input<is_leaf = true, mutates_data = false, mutates_metadata = false, mutations_hidden_from_autograd = false, mutations_under_no_grad_or_inference_mode = false, mutation_inductor_storage_resize = false, mutates_storage_metadata = false, requires_grad = true, keep_input_mutations = true, mutation_type = "not_mutated">], outputs = [#aot.output<output_type = "non_alias", requires_grad = true>], num_intermediate_bases = 0, keep_input_mutations = true, traced_tangents = [3]>} {
+  %0 = tensor.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'num_intermediate_bases' must be a count, got -1}}
+func.func @negative_bases(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.value_semantics, aot.meta = #aot.meta<inputs = [#aot.input<is_leaf = true, mutates_data = false, mutates_metadata = false, mutations_hidden_from_autograd = false, mutations_under_no_grad_or_inference_mode = false, mutation_inductor_storage_resize = false, mutates_storage_metadata = false, requires_grad = true, keep_input_mutations = true, mutation_type = "not_mutated">], outputs = [#aot.output<output_type = "non_alias", requires_grad = true>], num_intermediate_bases = -1, keep_input_mutations = true, traced_tangents = [0]>} {
+  %0 = tensor.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
