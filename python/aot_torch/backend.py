@@ -2247,6 +2247,9 @@ class _Region(torch.nn.Module):
                 v = _Variant(tr, args, self.cfg, training, self.aten_gm, sizes=self.symbolic.binder)
             else:
                 tr = fx_ir.translate(self.aten_gm, args, name="main")
+                traced = self.aten_gm.meta.get(TRACED_BACKWARD)
+                if training and traced is not None:
+                    tr = traced(tr)
                 v = _Variant(tr, args, self.cfg, training, self.aten_gm)
         except Exception as e:  # never a crash: what aot cannot take runs in PyTorch
             if self.symbolic is not None:
@@ -2578,6 +2581,12 @@ def _symbolic_graph(gm: torch.fx.GraphModule, cfg: Config, name: str) -> Optiona
         return None
 
 
+# An ATen graph's `meta` key: a function that adds the backward PyTorch's
+# autograd traced with the graph to a training translation
+# (`dtensor.DTensorGraph`: DTensor's gradients are its own).
+TRACED_BACKWARD = "aot_traced_backward"
+
+
 class CompiledGraph:
     """What the backend returns to Dynamo: traces on first use per
     convention of the non-tensor inputs, then dispatches to the regions.
@@ -2728,6 +2737,9 @@ class CompiledGraph:
                                     compile_report.graph_source(self.name))
             compile_report.graph_ran(self.name, "PyTorch")
             return self.fallback
+        # (A backward traced with the graph: `dtensor.DTensorGraph`'s.)
+        if TRACED_BACKWARD in getattr(gm, "meta", {}):
+            aten.meta[TRACED_BACKWARD] = gm.meta[TRACED_BACKWARD]
         region, fell_back = _whole_region(aten, self.cfg, self.name, self.fallback)
         # What the user's graph itself leaves to PyTorch (not its trace).
         forced = _user_backward_nodes(self.gm) if torch.is_grad_enabled() else []

@@ -1,4 +1,5 @@
-"""DTensor graphs in inference: compiled as their local programs.
+"""DTensor graphs: compiled as their local programs, with DTensor's own
+gradients.
 
 A Dynamo graph over DTensors (tensor parallelism: ``parallelize_module``,
 ``DTensor.from_local``, ``redistribute``, ``to_local``) takes DTensor
@@ -11,19 +12,20 @@ dialect). The metadata is part of the cache key: a DTensor of other
 placements, mesh or shape traces again. The outputs that are DTensors are
 wrapped again with their traced metadata.
 
-Training runs in PyTorch, with the reason logged: DTensor's gradients are
-not the derivatives of the dense collectives (a ``Partial -> Replicate``
-all-reduce has an identity backward in DTensor, and ``from_local`` of a
-replicated input all-reduces its partial gradient though its forward issues
-nothing), so the backward must be DTensor's own. A backward traced by
-PyTorch's autograd under ``make_fx`` (what the ``joint`` pass accepts as
-``aot.traced_backward``) did not reproduce eager's gradients on a
-row-parallel layer (twice eager's for the sharded parameters, on 2 ranks):
-DTensor's dispatch decides differently under tracing than in eager, and
-until the compiled gradients equal eager's, training stays with PyTorch.
+The gradients are DTensor's, not the derivatives of the dense collectives
+(a ``Partial -> Replicate`` all-reduce has an identity backward in DTensor,
+and ``from_local`` of a replicated input all-reduces its partial gradient
+though its forward issues nothing). So in training the backward is traced
+too, by PyTorch's autograd over the DTensor program (``torch.autograd.grad``
+under ``make_fx``, as AOTAutograd traces its joint), and handed to the
+compiler as the program's traced backward (``aot.traced_backward``, which
+the ``joint`` pass splices in and ``partition`` splits off as usual). The
+forward is the joint's forward part, so the backward's recomputation of it
+merges with it. The gradient of each DTensor input comes back as a DTensor
+with the placements eager gives it, a partial one included.
 
 What aot cannot take runs the user's DTensor graph in PyTorch, never the
-dense trace."""
+dense trace (whose gradients would be the collectives')."""
 
 from __future__ import annotations
 
@@ -77,12 +79,39 @@ def _plain(t: Any) -> Any:
     return t
 
 
+class _ToLocal(torch.autograd.Function):
+    """A DTensor's local tensor, whose gradient comes back to the DTensor
+    with the placements eager gives it (a partial one stays partial), as
+    `DTensor.to_local(grad_placements=...)` does; but not a view of the
+    local tensor, so the compiled region binds it as a plain argument
+    rather than as a member of a base."""
+
+    @staticmethod
+    def forward(ctx, d, grad_placements):
+        ctx.spec = d._spec
+        ctx.grad_placements = grad_placements
+        return _plain(d).detach()
+
+    @staticmethod
+    def backward(ctx, g):
+        if g is None:
+            return None, None
+        DTensor, _ = _types()
+        spec = ctx.spec
+        placements = ctx.grad_placements or spec.placements
+        return DTensor.from_local(g, spec.mesh, placements, run_check=False, shape=spec.shape,
+                                  stride=spec.stride), None
+
+
 class _Dense:
     """One DTensor calling convention: the dense program, and how to enter
     and leave it."""
 
-    def __init__(self, inner: Any, slots: List[int], outputs: List[Optional[tuple]], keep: list):
+    def __init__(self, inner: Any, slots: List[int], outputs: List[Optional[tuple]], keep: list,
+                 grad_placements: Optional[Dict[int, tuple]] = None):
         self.inner = inner
+        # Per input position: the placements of its gradient in eager.
+        self.grad_placements = grad_placements or {}
         # Positions of the graph's tensor inputs (DTensor or dense).
         self.slots = slots
         # Per output: the DTensor spec to wrap it in, or None (dense).
@@ -90,9 +119,17 @@ class _Dense:
         # (The meshes the key names by identity stay alive.)
         self.keep = keep
 
-    def call(self, args: Sequence[Any]) -> Any:
+    def call(self, args: Sequence[Any], training: bool) -> Any:
         DTensor, _ = _types()
-        outs = self.inner(*[_plain(args[i]) for i in self.slots])
+        dense = []
+        for i in self.slots:
+            a = args[i]
+            if training and isinstance(a, DTensor) and a.requires_grad:
+                a = _ToLocal.apply(a, self.grad_placements.get(i))
+            else:
+                a = _plain(a)
+            dense.append(a)
+        outs = self.inner(*dense)
         flat = outs if isinstance(outs, (tuple, list)) else (outs,)
         res = []
         for o, spec in zip(flat, self.outputs):
@@ -106,7 +143,7 @@ class _Dense:
 class DTensorGraph:
     """What the backend returns for a Dynamo graph over DTensors: a dense
     program (`backend.CompiledGraph`) per calling convention of the DTensor
-    inputs, in inference; the graph itself in training."""
+    inputs; in training, with the backward PyTorch's autograd traced."""
 
     def __init__(self, gm: torch.fx.GraphModule, cfg: Any, name: str):
         self.gm = gm
@@ -115,18 +152,18 @@ class DTensorGraph:
         self.dense: Dict[tuple, Optional[_Dense]] = {}
         self.warned = set()
 
-    def _key(self, args: Sequence[Any]) -> tuple:
+    def _key(self, args: Sequence[Any], training: bool) -> tuple:
         DTensor, DeviceMesh = _types()
-        key: List[Any] = []
+        key: List[Any] = [training]
         for a in args:
             if isinstance(a, DTensor):
                 loc = a._local_tensor
                 key.append(("D", id(a.device_mesh), tuple(a.placements), tuple(a.shape), tuple(a.stride()),
-                            a.dtype, tuple(loc.shape), tuple(loc.stride())))
+                            a.dtype, a.requires_grad, tuple(loc.shape), tuple(loc.stride())))
             elif isinstance(a, DeviceMesh):
                 key.append(("M", id(a)))
             elif isinstance(a, torch.Tensor):
-                key.append(("T", tuple(a.shape), tuple(a.stride()), a.dtype))
+                key.append(("T", tuple(a.shape), tuple(a.stride()), a.dtype, a.requires_grad))
             elif isinstance(a, (int, float, bool, str)) or a is None:
                 key.append(("C", type(a).__name__, a))
             else:
@@ -143,47 +180,60 @@ class DTensorGraph:
         compile_report.fallback(self.name, what, why, compile_report.graph_source(self.name))
 
     def __call__(self, *args):
-        if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
-            self._in_pytorch("training a DTensor graph (DTensor's gradients are not yet compiled)",
-                             "calls that require grad")
-            return self.gm(*args)
-        key = self._key(args)
+        training = torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+        key = self._key(args, training)
         d = self.dense.get(key, False)
         if d is False:
             if len(self.dense) >= self.cfg.recompile_limit:
                 self._in_pytorch("recompile_limit: traced for %d DTensor conventions already" % len(self.dense),
                                  "calls with new DTensor conventions")
                 return self.gm(*args)
-            d = self.dense[key] = self._build(args)
+            d = self.dense[key] = self._build(args, training)
         if d is None:
             return self.gm(*args)
         try:
-            return d.call(args)
+            return d.call(args, training)
         except _DenseFallback:
             # (The dense program logged why, and counted it.)
             self.dense[key] = None
             return self.gm(*args)
 
-    def _build(self, args: Sequence[Any]) -> Optional[_Dense]:
+    def _build(self, args: Sequence[Any], training: bool) -> Optional[_Dense]:
         backend = _backend()
         try:
-            dense_gm, slots, outputs = _trace(self.gm, args)
+            dense_gm, slots, outputs, grad_placements, traced = _trace(self.gm, args, training)
         except Exception as e:  # PyTorch's tracing through DTensor's dispatch, or what aot refuses
             why = backend._one_line(e) if isinstance(e, fx_ir.Unsupported) else \
                 "%s: %s" % (type(e).__name__, backend._one_line(e))
             self._in_pytorch("tracing the DTensor program failed: %s" % why, "the whole graph")
             return None
+        if traced is not None:
+            dense_gm.meta[backend.TRACED_BACKWARD] = traced
         inner = backend.CompiledGraph(dense_gm, self.cfg, self.name, whole=False, fallback=_decline)
         _, DeviceMesh = _types()
         keep = [a for a in args if isinstance(a, DeviceMesh)] + \
             [a.device_mesh for a in args if hasattr(a, "device_mesh")]
-        return _Dense(inner, slots, outputs, keep)
+        return _Dense(inner, slots, outputs, keep, grad_placements)
 
 
-def _trace(gm: torch.fx.GraphModule, args: Sequence[Any]):
-    """The dense program of `gm` for `args`: (the graph over the local
+def _backward_decompositions() -> Dict[Any, Any]:
+    """The decompositions of a traced joint: the backend's, and PyTorch's
+    own for the backward ops autograd calls (aot's IR differentiates the
+    forward ops; it has no `*_backward` ops)."""
+    from torch._decomp import core_aten_decompositions
+
+    table = dict(fx_ir.DECOMPOSITIONS)
+    for op, fn in core_aten_decompositions().items():
+        if "backward" in op.name() and op not in table:
+            table[op] = fn
+    return table
+
+
+def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
+    """The dense program of `gm` for `args`: (the forward over the local
     tensors, the positions of the tensor inputs, the outputs' DTensor
-    specs)."""
+    specs, the gradients' placements per input position, and in training
+    the function that adds the traced backward to a translation)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -192,16 +242,24 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any]):
         if not isinstance(a, (torch.Tensor, DeviceMesh, int, float, bool, str, type(None))):
             raise fx_ir.Unsupported("input %d" % i, "a %s input of a DTensor graph" % type(a).__name__)
     slots = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    rg = [i for i in slots if args[i].requires_grad] if training else []
     outputs: List[Optional[tuple]] = []
 
-    def dense(*locals_):
+    def rebuild(prim: Sequence[Any]) -> List[Any]:
         full = list(args)
-        for i, t in zip(slots, locals_):
+        for i, t in zip(slots, prim):
             a = args[i]
             if isinstance(a, DTensor):
                 t = DTensor.from_local(t, a.device_mesh, a.placements, run_check=False, shape=a.shape,
                                        stride=a.stride())
+            if i in rg:
+                # (In place: a traced `detach` would cut the forward's
+                # gradient where the dense program reads the input.)
+                t = t.requires_grad_(True) if t.is_leaf else t.detach().requires_grad_(True)
             full[i] = t
+        return full
+
+    def run(full: Sequence[Any]) -> List[Any]:
         outs = torch.fx.Interpreter(gm).run(*full)
         flat = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         outputs.clear()
@@ -212,10 +270,109 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any]):
                 outputs.append(None)
             else:
                 raise fx_ir.Unsupported("output %d" % k, "a %s output of a DTensor graph" % type(o).__name__)
-        return [_plain(o) for o in flat]
+        return flat
 
     mode = FakeTensorMode(allow_non_fake_inputs=True)
     with mode:
         fakes = [mode.from_tensor(_plain(args[i])) for i in slots]
-        traced = make_fx(dense, decomposition_table=fx_ir.DECOMPOSITIONS, tracing_mode="real")(*fakes)
-    return traced, slots, outputs
+    if not rg:
+        def dense(*locals_):
+            return [_plain(o) for o in run(rebuild(locals_))]
+
+        with mode:
+            traced = make_fx(dense, decomposition_table=fx_ir.DECOMPOSITIONS, tracing_mode="real")(*fakes)
+        return traced, slots, list(outputs), {}, None
+
+    # Which outputs take a tangent, and their local layouts.
+    with mode, torch.enable_grad():
+        probe = run(rebuild(fakes))
+    diff = [k for k, o in enumerate(probe) if isinstance(o, torch.Tensor) and o.requires_grad]
+    with mode:
+        tangent_fakes = [torch.empty_strided(_plain(probe[k]).shape, _plain(probe[k]).stride(),
+                                             dtype=probe[k].dtype) for k in diff]
+    grad_placements: Dict[int, tuple] = {}
+    unreached: List[int] = []
+
+    def joint(*flat_in):
+        prim, tangents = flat_in[:len(slots)], flat_in[len(slots):]
+        inputs = rebuild(prim)
+        with torch.enable_grad():
+            outs = run(inputs)
+        wrapped = []
+        for k, t in zip(diff, tangents):
+            o = outs[k]
+            if isinstance(o, DTensor):
+                t = DTensor.from_local(t, o.device_mesh, o.placements, run_check=False, shape=o.shape,
+                                       stride=o.stride())
+            wrapped.append(t)
+        leaves = [inputs[i] for i in rg]
+        grads = torch.autograd.grad([outs[k] for k in diff], leaves, wrapped, allow_unused=True)
+        res = []
+        for j, (i, g) in enumerate(zip(rg, grads)):
+            p = prim[slots.index(i)]
+            if g is None:
+                unreached.append(j)
+                res.append(torch.zeros_like(p))
+                continue
+            if isinstance(g, DTensor):
+                grad_placements[i] = tuple(g.placements)
+            g = _plain(g)
+            if tuple(g.shape) != tuple(p.shape):
+                raise fx_ir.Unsupported("input %d" % i, "its gradient's local shape %s is not its own %s"
+                                        % (tuple(g.shape), tuple(p.shape)))
+            res.append(g)
+        return [_plain(o) for o in outs] + res
+
+    with mode:
+        j = make_fx(joint, decomposition_table=_backward_decompositions(), tracing_mode="real")(*fakes, *tangent_fakes)
+    n_out = len(probe)
+    fwd = _select(j, range(n_out), keep_inputs=len(slots))
+    bwd = _select(j, range(n_out, n_out + len(rg)), keep_inputs=None)
+    examples = list(fakes) + list(tangent_fakes)
+    grads_for = [slots.index(i) for i in rg]
+    unreached_args = [grads_for[j] for j in unreached]
+
+    def add_backward(tr: "fx_ir.Translation") -> "fx_ir.Translation":
+        with mode:
+            bt = fx_ir.translate(bwd, examples, name="%s_traced_backward" % tr.name)
+        return fx_ir.with_traced_backward(tr, bt, diff, grads_for, unreached_args)
+
+    return fwd, slots, list(outputs), grad_placements, add_backward
+
+
+def _select(j: torch.fx.GraphModule, outputs: Sequence[int], keep_inputs: Optional[int]) -> torch.fx.GraphModule:
+    """`j` returning only its outputs `outputs`, with what they do not
+    read removed; with `keep_inputs`, only its first `keep_inputs`
+    placeholders."""
+    graph = torch.fx.Graph()
+    env: Dict[torch.fx.Node, torch.fx.Node] = {}
+    values = graph.graph_copy(j.graph, env)
+    picked = []
+    for k in outputs:
+        v = values[k]
+        if v in picked:
+            # (One value per result: the translation returns a value once.)
+            v = graph.call_function(torch.ops.aten.alias.default, (v,))
+        picked.append(v)
+    graph.output(picked)
+    # (FX keeps a collective's wait as a side effect; here only what the
+    # picked outputs read is the program.)
+    live = set()
+    stack = list(picked)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, torch.fx.Node) and n not in live:
+            live.add(n)
+            stack.extend(n.all_input_nodes)
+    for n in reversed(list(graph.nodes)):
+        if n.op == "call_function" and n not in live:
+            graph.erase_node(n)
+    if keep_inputs is not None:
+        for k, n in enumerate([n for n in graph.nodes if n.op == "placeholder"]):
+            if k >= keep_inputs:
+                if n.users:
+                    raise fx_ir.Unsupported(n.name, "the forward reads a tangent")
+                graph.erase_node(n)
+    gm = torch.fx.GraphModule(j, graph)
+    gm.recompile()
+    return gm

@@ -17,6 +17,7 @@ Public API: `to_aten`, `translate`, `unsupported_reason`, `Translation`,
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import operator
@@ -1489,6 +1490,36 @@ def unsupported_reason(node: torch.fx.Node) -> Optional[str]:
     except Reject as e:
         return str(e)
     return None
+
+
+def with_traced_backward(tr: Translation, bt: Translation, tangent_outputs: Sequence[int], grads: Sequence[int],
+                         unreached: Sequence[int]) -> Translation:
+    """`tr` (a forward) with `bt` as its traced backward (``aot.traced_backward``,
+    which the `joint` pass splices in): `bt` takes `tr`'s arguments, then a
+    tangent per graph output in `tangent_outputs`, and returns the gradient
+    of argument `grads[j]` (zeros for those in `unreached`)."""
+    tangents = []
+    for p in tangent_outputs:
+        kind, r = tr.outputs[p]
+        if kind != "tensor" or r in tangents:
+            raise Unsupported("output %d" % p, "a differentiated output returned twice, or not a tensor")
+        tangents.append(r)
+    if [d for d in bt.outputs if d[0] != "tensor"] or [r for _, r in bt.outputs] != list(range(len(grads))):
+        raise Unsupported("backward", "the traced backward's results are not one tensor per gradient")
+    name = bt.name
+    text = bt.text.replace("func.func @%s(" % name, "func.func private @%s(" % name, 1)
+    record = ('aot.traced_backward = #aot.traced_backward<function = "%s", tangents = [%s], grads = [%s], '
+              'unreached = [%s]>' % (name, ", ".join(map(str, tangents)), ", ".join(map(str, grads)),
+                                     ", ".join(map(str, unreached))))
+    first, rest = tr.text.split("\n", 1)
+    if not first.endswith(" {"):
+        raise ValueError("unexpected function header: %r" % first)
+    head = first[:-2]
+    if head.endswith("}") and " attributes {" in head:
+        head = head[:-1] + ", " + record + "}"
+    else:
+        head = head + " attributes {" + record + "}"
+    return dataclasses.replace(tr, text=head + " {\n" + rest + text)
 
 
 def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[Any]] = None,
