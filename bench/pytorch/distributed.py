@@ -13,11 +13,14 @@ steps per second. Every rank runs one thread (the processes share the
 cores).
 
     py=test/.venv/bin/python
-    $py bench/pytorch/distributed.py [--program tp|overlap] [--world 2] [--width 256] [--batch 64] [--steps 20]
+    $py bench/pytorch/distributed.py [--program tp|overlap|dtensor] [--world 2] [--width 256] [--batch 64] [--steps 20]
         [--no-inductor]
 
 `--program overlap` trains a block whose all-reduce can run while an
-independent branch computes (`overlap_fn`).
+independent branch computes (`overlap_fn`). `--program dtensor` trains the
+same block as an `nn.Module` parallelized with DTensor (`parallelize_module`:
+the first linear `ColwiseParallel`, the second `RowwiseParallel`, a layer
+norm before them), with `torch.optim.SGD`.
 """
 
 import argparse
@@ -58,6 +61,36 @@ def overlap_fn(params, x, y, group):
     return ((r + c - y) ** 2).mean()
 
 
+class Block(torch.nn.Module):
+    def __init__(self, d, hid):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(d)
+        self.up = torch.nn.Linear(d, hid)
+        self.down = torch.nn.Linear(hid, d)
+
+    def forward(self, x):
+        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
+
+
+def dtensor_ways(args, world, compile_inductor):
+    """Per way, (step function, optimizer) over a DTensor-parallelized
+    copy of one `Block`."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    mesh = init_device_mesh("cpu", (world,))
+    torch.manual_seed(0)
+    base = Block(args.width, 4 * args.width)
+    ways = {}
+    for k in ["eager", "aot"] + (["inductor"] if compile_inductor else []):
+        m = Block(args.width, 4 * args.width)
+        m.load_state_dict(base.state_dict())
+        parallelize_module(m, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
+        f = m if k == "eager" else torch.compile(m, backend="aot") if k == "aot" else torch.compile(m)
+        ways[k] = (f, torch.optim.SGD(m.parameters(), lr=0.01))
+    return ways
+
+
 def worker(rank, world, port, args, out):
     import aot_torch
 
@@ -79,11 +112,21 @@ def worker(rank, world, port, args, out):
     ways = {"eager": fn, "aot": torch.compile(fn, backend="aot")}
     if not args.no_inductor:
         ways["inductor"] = torch.compile(fn)
+    if args.program == "dtensor":
+        ways = dtensor_ways(args, world, not args.no_inductor)
     params = {k: [p.clone().requires_grad_(True) for p in shard] for k in ways}
     data = torch.Generator().manual_seed(1)
     x, y = torch.randn(args.batch, d, generator=data), torch.randn(args.batch, d, generator=data)
 
     def run(k, n):
+        if args.program == "dtensor":
+            f, opt = ways[k]
+            for _ in range(n):
+                loss = ((f(x) - y) ** 2).mean()
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+            return loss.item()
         ps, f = params[k], ways[k]
         for _ in range(n):
             loss = f(ps, x, y, group)
@@ -116,8 +159,9 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--no-inductor", action="store_true")
-    ap.add_argument("--program", choices=["tp", "overlap"], default="tp",
-                    help="tp: the tensor-parallel MLP block; overlap: an all-reduce beside an independent branch")
+    ap.add_argument("--program", choices=["tp", "overlap", "dtensor"], default="tp",
+                    help="tp: the tensor-parallel MLP block; overlap: an all-reduce beside an independent branch; "
+                         "dtensor: the block as a module parallelized with DTensor")
     args = ap.parse_args()
     from machine import cpu_model
 
@@ -129,7 +173,9 @@ def main():
     mp.start_processes(worker, args=(args.world, port, args, q), nprocs=args.world, join=True, start_method="spawn")
     r = q.get()
     print("CPU: %s, %d processes of 1 thread, torch %s" % (cpu_model(), args.world, torch.__version__))
-    what = "tensor-parallel MLP block" if args.program == "tp" else "an all-reduce beside an independent branch"
+    what = {"tp": "tensor-parallel MLP block", "overlap": "an all-reduce beside an independent branch",
+            "dtensor": "MLP block parallelized with DTensor (layer norm, ColwiseParallel, RowwiseParallel)",
+            }[args.program]
     print("%s, width %d (hidden %d), batch %d, SGD" % (what, args.width, 4 * args.width, args.batch))
     print("aot stats (rank 0): %s" % r.pop("stats"))
     print("| way | step (ms) | steps/s |")
