@@ -177,7 +177,8 @@ def _dtensor_worker(rank, world, port, out_dir):
     import aot_torch
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor
-    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, SequenceParallel, \
+        parallelize_module
 
     torch.set_num_threads(1)
     os.environ["AOT_NUM_THREADS"] = "1"
@@ -241,6 +242,39 @@ def _dtensor_worker(rank, world, port, out_dir):
         out["params"] = [(p.full_tensor() if isinstance(p, DTensor) else p.detach(),
                           q.full_tensor() if isinstance(q, DTensor) else q.detach())
                          for p, q in zip(model.parameters(), ref.parameters())]
+
+        # Sequence parallelism: each rank holds a slice of the sequence,
+        # the layer norm runs on it (its parameters' gradients are
+        # `Partial`, as in eager), the sequence is gathered before the
+        # column-split linear and reduce-scattered after the row-split one.
+        torch.manual_seed(1)
+        sp, sp_ref = _Block(), _Block()
+        sp_ref.load_state_dict(sp.state_dict())
+        sp_plan = {"norm": SequenceParallel(), "up": ColwiseParallel(input_layouts=Shard(1)),
+                   "down": RowwiseParallel(output_layouts=Shard(1))}
+        for m in (sp, sp_ref):
+            parallelize_module(m, mesh, sp_plan)
+        sp_compiled = torch.compile(sp, backend="aot")
+        opt = torch.optim.SGD(sp.parameters(), lr=0.1)
+        ref_opt = torch.optim.SGD(sp_ref.parameters(), lr=0.1)
+        out["sp"] = []
+        for step in range(3):
+            x = torch.randn(2, 2 * world, 16, generator=g)[:, 2 * rank:2 * rank + 2].contiguous()
+            loss = sp_compiled(x).pow(2).mean()
+            loss.backward()
+            want = sp_ref(x).pow(2).mean()
+            want.backward()
+            out["sp"].append((loss.detach(), want.detach()))
+            out["sp"].extend((p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad,
+                              q.grad.full_tensor() if isinstance(q.grad, DTensor) else q.grad)
+                             for p, q in zip(sp.parameters(), sp_ref.parameters()))
+            if step == 0:
+                out["placements"] += [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
+                                      for p, q in zip(sp.parameters(), sp_ref.parameters())]
+            opt.step()
+            ref_opt.step()
+            opt.zero_grad()
+            ref_opt.zero_grad()
         out["stats"] = (inference_stats, dict(aot_torch.stats))
         dist.barrier()
         torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
@@ -249,14 +283,16 @@ def _dtensor_worker(rank, world, port, out_dir):
 
 
 @pytest.mark.heavy
-def test_dtensor_tensor_parallelism_compiles_and_trains_as_eager(tmp_path):
+@pytest.mark.parametrize("world", [2, 4])
+def test_dtensor_tensor_parallelism_compiles_and_trains_as_eager(tmp_path, world):
     """A model parallelized with DTensor (`parallelize_module`) compiles
     as its local program, with DTensor's redistributions as collectives,
     and matches eager on every rank: in inference, where a DTensor result
     comes back as a DTensor, and in training, where the gradients are
     DTensor's (not the derivatives of the collectives) with eager's
-    placements, through SGD steps. Nothing runs in PyTorch."""
-    world = 2
+    placements, through SGD steps; also sequence parallelism around a
+    layer norm (`SequenceParallel`, whose parameters' gradients are
+    `Partial`). Nothing runs in PyTorch."""
     mp.spawn(_dtensor_worker, args=(world, _free_port(), str(tmp_path)), nprocs=world, join=True)
     for rank in range(world):
         r = torch.load(tmp_path / ("rank%d.pt" % rank), weights_only=False)
@@ -274,5 +310,6 @@ def test_dtensor_tensor_parallelism_compiles_and_trains_as_eager(tmp_path):
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
         for got, want in r["placements"]:
             assert got == want, (got, want)
-        for got, want in r["grads"] + r["params"]:
+        for got, want in r["grads"] + r["params"] + r["sp"]:
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+        assert any(p.is_partial() for got, _ in r["placements"] if got for p in got), r["placements"]
