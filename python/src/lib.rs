@@ -695,6 +695,21 @@ impl PyAotModule {
     }
 }
 
+/// The data pointer and byte size of tensor `t`'s storage.
+fn storage_extent(py: Python<'_>, t: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    let s = t.call_method0(intern!(py, "untyped_storage"))?;
+    Ok((s.call_method0(intern!(py, "data_ptr"))?.extract()?, s.call_method0(intern!(py, "nbytes"))?.extract()?))
+}
+
+/// A saved argument's tensor, its storage's data pointer and size when
+/// last bound, and the runtime storage bound over it.
+struct SavedMemory {
+    tensor: Py<PyAny>,
+    ptr: usize,
+    nbytes: usize,
+    storage: StorageRef,
+}
+
 /// The saved values of one forward call, consumed by one backward.
 #[pyclass(name = "ForwardState", module = "aot_torch._native")]
 struct PyForwardState {
@@ -710,6 +725,11 @@ struct PyForwardState {
     /// The differentiable bases of the call, whose gradients the backward
     /// returns after the arguments'.
     bases: GilOnly<Vec<Tensor>>,
+    /// Per saved argument (as `saved_args`): the tensor, and its storage's
+    /// data pointer and size at the forward. The backward reads that
+    /// memory, and a `resize_` of the storage in between (FSDP2 frees its
+    /// unsharded parameters after the forward) would have freed it.
+    saved_memory: GilOnly<Vec<SavedMemory>>,
 }
 
 #[pymethods]
@@ -877,7 +897,7 @@ impl PyAotFunction {
         let views = result_views.unwrap_or_default();
         let written = written.unwrap_or_default();
         let bases = bases.unwrap_or_default();
-        let (outs, (state, saved_args, saved_arg_needs, bound_bases)) = self.invoke(
+        let (outs, (state, saved_args, saved_arg_needs, bound_bases, saved_storages)) = self.invoke(
             py,
             &tensors_of(args)?,
             &CallSpec { views: &views, written: &written, bases: &bases, no_grad: false },
@@ -887,6 +907,7 @@ impl PyAotFunction {
                 let needs = f.saved_needs();
                 let mut saved_args = Vec::new();
                 let mut saved_arg_needs = Vec::new();
+                let mut saved_storages = Vec::new();
                 // The saved values per storage (a model saves hundreds).
                 let mut by_storage: HashMap<*const (), Vec<usize>> = HashMap::new();
                 for (k, s) in state.saved.iter().enumerate() {
@@ -908,17 +929,31 @@ impl PyAotFunction {
                         }
                     }
                     if found {
+                        saved_storages.push(arg.storage());
                         saved_args.push(i);
                         saved_arg_needs
                             .push((!always).then(|| (outs_in.into_iter().collect(), args_in.into_iter().collect())));
                     }
                 }
-                Ok((outs, (state, saved_args, saved_arg_needs, b)))
+                Ok((outs, (state, saved_args, saved_arg_needs, b, saved_storages)))
             },
         )?;
+        let given = tensors_of(args)?;
+        let mut saved_memory = Vec::with_capacity(saved_args.len());
+        for (&i, storage) in saved_args.iter().zip(saved_storages) {
+            let Some(t) = given.get(i) else { continue };
+            let (ptr, nbytes) = storage_extent(py, t)?;
+            saved_memory.push(SavedMemory { tensor: t.clone().unbind(), ptr, nbytes, storage });
+        }
         Ok((
             outs,
-            PyForwardState { inner: GilOnly(Some(state)), saved_args, saved_arg_needs, bases: GilOnly(bound_bases) },
+            PyForwardState {
+                inner: GilOnly(Some(state)),
+                saved_args,
+                saved_arg_needs,
+                bases: GilOnly(bound_bases),
+                saved_memory: GilOnly(saved_memory),
+            },
         ))
     }
 
@@ -944,6 +979,35 @@ impl PyAotFunction {
         keep: bool,
     ) -> PyResult<Vec<Option<Py<PyAny>>>> {
         let api = torch(py)?;
+        // A saved argument's storage reallocated since the forward (FSDP2
+        // frees its unsharded parameters after the forward and gathers them
+        // again before the backward): the backward reads it where it is
+        // now, as eager's saved tensor, which holds the storage, does. One
+        // freed, or smaller, is refused: its memory is gone.
+        for (k, m) in state.saved_memory.0.iter_mut().enumerate() {
+            let SavedMemory { tensor: t, ptr, nbytes, storage } = m;
+            let (now, now_bytes) = storage_extent(py, t.bind(py))?;
+            if (now, now_bytes) == (*ptr, *nbytes) {
+                continue;
+            }
+            let kind = storage.buf().kind();
+            let item = kind.byte_size();
+            if !storage.buf().is_foreign() || now_bytes < *nbytes || now == 0 || now % item != 0 {
+                return Err(ExecutionError::new_err(format!(
+                    "argument {}: its storage was freed or shrunk between the forward and the backward (a resize_ \
+                     or set_ of it), and the compiled backward reads the memory the forward saved there",
+                    state.saved_args[k]
+                )));
+            }
+            let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone_ref(py)));
+            // SAFETY: torch's storage holds `now_bytes` bytes from `now`
+            // (checked aligned above, and at least the bytes bound at the
+            // forward), and `owner` keeps the storage alive while the
+            // buffer lives; the GIL is held whenever runtime code touches it.
+            let buf = unsafe { Buffer::foreign(kind, now as *mut u8, *nbytes / item, owner) };
+            *storage.buf_mut() = buf;
+            (*ptr, *nbytes) = (now, now_bytes);
+        }
         let saved = if keep { state.inner.0.clone() } else { state.inner.0.take() }
             .ok_or_else(|| ConventionError::new_err("this forward state was already used by a backward"))?;
         let mut binder = Binder::new(false);
