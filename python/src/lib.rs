@@ -276,7 +276,10 @@ impl Binder {
                 // SAFETY: torch's storage holds `nbytes` bytes from `base`
                 // (checked aligned above), and `owner` (the tensor) keeps
                 // that storage alive for as long as the buffer lives. The
-                // GIL is held whenever runtime code touches it.
+                // GIL is held whenever runtime code touches it. A `resize_`
+                // of the storage between calls can move its memory: the
+                // buffers a backward reads are checked, and bound again,
+                // first (`ForwardState.saved_memory`).
                 let buf = unsafe { Buffer::foreign(elem, base as *mut u8, nbytes / item, owner) };
                 let s = Storage::new(buf);
                 if base != 0 {
