@@ -13,14 +13,15 @@ steps per second. Every rank runs one thread (the processes share the
 cores).
 
     py=test/.venv/bin/python
-    $py bench/pytorch/distributed.py [--program tp|overlap|dtensor] [--world 2] [--width 256] [--batch 64] [--steps 20]
+    $py bench/pytorch/distributed.py [--program tp|overlap|dtensor|fsdp2] [--world 2] [--width 256] [--batch 64] [--steps 20]
         [--no-inductor]
 
 `--program overlap` trains a block whose all-reduce can run while an
 independent branch computes (`overlap_fn`). `--program dtensor` trains the
 same block as an `nn.Module` parallelized with DTensor (`parallelize_module`:
 the first linear `ColwiseParallel`, the second `RowwiseParallel`, a layer
-norm before them), with `torch.optim.SGD`.
+norm before them), with `torch.optim.SGD`. `--program fsdp2` trains two
+such blocks with FSDP2 (`fully_shard` on each block and on the root).
 """
 
 import argparse
@@ -91,6 +92,25 @@ def dtensor_ways(args, world, compile_inductor):
     return ways
 
 
+def fsdp2_ways(args, world, compile_inductor):
+    """Per way, (step function, optimizer) over an FSDP2 copy (`fully_shard`
+    on each of two `Block`s and on the root) of one model."""
+    from torch.distributed.fsdp import fully_shard
+
+    torch.manual_seed(0)
+    base = torch.nn.Sequential(Block(args.width, 4 * args.width), Block(args.width, 4 * args.width))
+    ways = {}
+    for k in ["eager", "aot"] + (["inductor"] if compile_inductor else []):
+        m = torch.nn.Sequential(Block(args.width, 4 * args.width), Block(args.width, 4 * args.width))
+        m.load_state_dict(base.state_dict())
+        for block in m:
+            fully_shard(block)
+        fully_shard(m)
+        f = m if k == "eager" else torch.compile(m, backend="aot") if k == "aot" else torch.compile(m)
+        ways[k] = (f, torch.optim.SGD(m.parameters(), lr=0.01))
+    return ways
+
+
 def worker(rank, world, port, args, out):
     import aot_torch
 
@@ -114,12 +134,14 @@ def worker(rank, world, port, args, out):
         ways["inductor"] = torch.compile(fn)
     if args.program == "dtensor":
         ways = dtensor_ways(args, world, not args.no_inductor)
+    if args.program == "fsdp2":
+        ways = fsdp2_ways(args, world, not args.no_inductor)
     params = {k: [p.clone().requires_grad_(True) for p in shard] for k in ways}
     data = torch.Generator().manual_seed(1)
     x, y = torch.randn(args.batch, d, generator=data), torch.randn(args.batch, d, generator=data)
 
     def run(k, n):
-        if args.program == "dtensor":
+        if args.program in ("dtensor", "fsdp2"):
             f, opt = ways[k]
             for _ in range(n):
                 loss = ((f(x) - y) ** 2).mean()
@@ -159,9 +181,9 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--no-inductor", action="store_true")
-    ap.add_argument("--program", choices=["tp", "overlap", "dtensor"], default="tp",
+    ap.add_argument("--program", choices=["tp", "overlap", "dtensor", "fsdp2"], default="tp",
                     help="tp: the tensor-parallel MLP block; overlap: an all-reduce beside an independent branch; "
-                         "dtensor: the block as a module parallelized with DTensor")
+                         "dtensor: the block as a module parallelized with DTensor; fsdp2: two blocks, fully_shard")
     args = ap.parse_args()
     from machine import cpu_model
 
@@ -175,6 +197,7 @@ def main():
     print("CPU: %s, %d processes of 1 thread, torch %s" % (cpu_model(), args.world, torch.__version__))
     what = {"tp": "tensor-parallel MLP block", "overlap": "an all-reduce beside an independent branch",
             "dtensor": "MLP block parallelized with DTensor (layer norm, ColwiseParallel, RowwiseParallel)",
+            "fsdp2": "two MLP blocks (layer norm, GELU, residual), fully_shard on each and on the root",
             }[args.program]
     print("%s, width %d (hidden %d), batch %d, SGD" % (what, args.width, 4 * args.width, args.batch))
     print("aot stats (rank 0): %s" % r.pop("stats"))
