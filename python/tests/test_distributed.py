@@ -315,9 +315,11 @@ def test_dtensor_tensor_parallelism_compiles_and_trains_as_eager(tmp_path, world
         assert any(p.is_partial() for got, _ in r["placements"] if got for p in got), r["placements"]
 
 
-def _fsdp2_worker(rank, world, port, out_dir):
+def _fsdp2_worker(rank, world, port, out_dir, tp=False):
     import aot_torch
+    from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import fully_shard
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
     torch.set_num_threads(1)
     os.environ["AOT_NUM_THREADS"] = "1"
@@ -329,14 +331,19 @@ def _fsdp2_worker(rank, world, port, out_dir):
         model = torch.nn.Sequential(_Block(), _Block())
         ref = torch.nn.Sequential(_Block(), _Block())
         ref.load_state_dict(model.state_dict())
+        # With `tp`: a 2x2 mesh, tensor parallelism inside each block over
+        # its "tp" dimension, FSDP2 over "dp".
+        mesh = init_device_mesh("cpu", (world // 2, 2), mesh_dim_names=("dp", "tp")) if tp else None
         for m in (model, ref):
             for block in m:
-                fully_shard(block)
-            fully_shard(m)
+                if tp:
+                    parallelize_module(block, mesh["tp"], {"up": ColwiseParallel(), "down": RowwiseParallel()})
+                fully_shard(block, mesh=mesh["dp"] if tp else None)
+            fully_shard(m, mesh=mesh["dp"] if tp else None)
         compiled = torch.compile(model, backend="aot")
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
-        g = torch.Generator().manual_seed(1 + rank)
+        g = torch.Generator().manual_seed(1 + (mesh["dp"].get_local_rank() if tp else rank))
         out = {"losses": []}
         for _ in range(3):
             x = torch.randn(4, 16, generator=g)
@@ -371,5 +378,19 @@ def test_fsdp2_trains_as_eager(tmp_path):
         r = torch.load(tmp_path / ("rank%d.pt" % rank), weights_only=False)
         st = r["stats"]
         assert st.get("compiled", 0) >= 2 and not st.get("fallback_regions") and not st.get("fallback_ops"), st
+        for got, want in r["losses"] + r["params"]:
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.heavy
+def test_fsdp2_with_tensor_parallelism_runs_in_pytorch_as_eager(tmp_path):
+    """FSDP2 with DTensor tensor parallelism on a 2x2 mesh is not compiled
+    yet (compiled, it gave other gradients than eager's): its graphs run in
+    PyTorch, counted, and training equals eager's."""
+    world = 4
+    mp.spawn(_fsdp2_worker, args=(world, _free_port(), str(tmp_path), True), nprocs=world, join=True)
+    for rank in range(world):
+        r = torch.load(tmp_path / ("rank%d.pt" % rank), weights_only=False)
+        assert r["stats"].get("fallback_regions", 0) >= 1, r["stats"]
         for got, want in r["losses"] + r["params"]:
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
