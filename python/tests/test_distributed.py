@@ -23,6 +23,26 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _rank_main(rank, world, port, out_dir, body, *args):
+    """One rank of a test: one thread, the gloo group on loopback,
+    `body(rank, world, *args)`, whose result is saved for the test."""
+    torch.set_num_threads(1)
+    os.environ["AOT_NUM_THREADS"] = "1"
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
+    try:
+        out = body(rank, world, *args)
+        dist.barrier()
+        torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
+    finally:
+        dist.destroy_process_group()
+
+
+def _run_ranks(body, world, tmp_path, *args):
+    """`body` on `world` processes (`_rank_main`): their results, by rank."""
+    mp.spawn(_rank_main, args=(world, _free_port(), str(tmp_path), body) + args, nprocs=world, join=True)
+    return [torch.load(tmp_path / ("rank%d.pt" % rank), weights_only=False) for rank in range(world)]
+
+
 def _collectives(x, w, group):
     import torch.distributed._functional_collectives as funcol
 
@@ -92,59 +112,50 @@ def _train_side_by_side(fn, shards, batches, *extra):
     return losses, [p.detach() for p in model], [p.detach() for p in ref]
 
 
-def _worker(rank, world, port, out_dir):
+def _worker(rank, world):
     import aot_torch
 
-    torch.set_num_threads(1)
-    os.environ["AOT_NUM_THREADS"] = "1"
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
     group = dist.group.WORLD
-    try:
-        torch._dynamo.reset()
-        aot_torch.stats.clear()
-        out = {}
-        torch.manual_seed(rank)
-        x = torch.randn(4 * world, 6)
-        w = torch.randn(6, 4 * world, requires_grad=True)
-        we = w.detach().clone().requires_grad_(True)
-        f = torch.compile(_collectives, backend="aot")
-        got, want = f(x, w, group), _collectives(x, we, group)
-        got.backward()
-        want.backward()
-        out["collectives"] = (got.detach(), want.detach(), w.grad, we.grad)
-        b = torch.compile(_broadcast, backend="aot")
-        out["broadcast"] = (b(x, group), _broadcast(x, group))
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    out = {}
+    torch.manual_seed(rank)
+    x = torch.randn(4 * world, 6)
+    w = torch.randn(6, 4 * world, requires_grad=True)
+    we = w.detach().clone().requires_grad_(True)
+    f = torch.compile(_collectives, backend="aot")
+    got, want = f(x, w, group), _collectives(x, we, group)
+    got.backward()
+    want.backward()
+    out["collectives"] = (got.detach(), want.detach(), w.grad, we.grad)
+    b = torch.compile(_broadcast, backend="aot")
+    out["broadcast"] = (b(x, group), _broadcast(x, group))
 
-        torch.manual_seed(0)
-        hidden = 8 * world
-        full = [torch.randn(hidden, 6) * 0.3, torch.randn(hidden) * 0.1, torch.randn(3, hidden) * 0.3]
-        rows = slice(rank * hidden // world, (rank + 1) * hidden // world)
-        shards = [full[0][rows], full[1][rows], full[2][:, rows]]
-        g = torch.Generator().manual_seed(7)
-        batches = [(torch.randn(5, 6, generator=g), torch.randn(5, 3, generator=g)) for _ in range(4)]
-        out["tp"] = _train_side_by_side(_tensor_parallel_step, shards, batches, world, group)
+    torch.manual_seed(0)
+    hidden = 8 * world
+    full = [torch.randn(hidden, 6) * 0.3, torch.randn(hidden) * 0.1, torch.randn(3, hidden) * 0.3]
+    rows = slice(rank * hidden // world, (rank + 1) * hidden // world)
+    shards = [full[0][rows], full[1][rows], full[2][:, rows]]
+    g = torch.Generator().manual_seed(7)
+    batches = [(torch.randn(5, 6, generator=g), torch.randn(5, 3, generator=g)) for _ in range(4)]
+    out["tp"] = _train_side_by_side(_tensor_parallel_step, shards, batches, world, group)
 
-        # Sequence parallelism: batch 3, 2 sequence positions per rank,
-        # width 6, hidden 4 per rank.
-        torch.manual_seed(1)
-        sp_full = [torch.ones(6), torch.zeros(6), torch.randn(4 * world, 6) * 0.3, torch.randn(6, 4 * world) * 0.3]
-        cols = slice(rank * 4, (rank + 1) * 4)
-        sp_shard = [sp_full[0], sp_full[1], sp_full[2][cols], sp_full[3][:, cols]]
-        batches = [(torch.randn(3, 2, 6, generator=g), torch.randn(3, 2, 6, generator=g)) for _ in range(3)]
-        out["sp"] = _train_side_by_side(_sequence_parallel_step, sp_shard, batches, group)
-        out["stats"] = dict(aot_torch.stats)
-        dist.barrier()
-        torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
-    finally:
-        dist.destroy_process_group()
+    # Sequence parallelism: batch 3, 2 sequence positions per rank,
+    # width 6, hidden 4 per rank.
+    torch.manual_seed(1)
+    sp_full = [torch.ones(6), torch.zeros(6), torch.randn(4 * world, 6) * 0.3, torch.randn(6, 4 * world) * 0.3]
+    cols = slice(rank * 4, (rank + 1) * 4)
+    sp_shard = [sp_full[0], sp_full[1], sp_full[2][cols], sp_full[3][:, cols]]
+    batches = [(torch.randn(3, 2, 6, generator=g), torch.randn(3, 2, 6, generator=g)) for _ in range(3)]
+    out["sp"] = _train_side_by_side(_sequence_parallel_step, sp_shard, batches, group)
+    out["stats"] = dict(aot_torch.stats)
+    return out
 
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("world", [2, 4])
 def test_functional_collectives_compile_and_match_eager(tmp_path, world):
-    mp.spawn(_worker, args=(world, _free_port(), str(tmp_path)), nprocs=world, join=True)
-    for rank in range(world):
-        r = torch.load(tmp_path / ("rank%d.pt" % rank))
+    for r in _run_ranks(_worker, world, tmp_path):
         st = r["stats"]
         assert st.get("compiled", 0) >= 3 and not st.get("fallback_regions") and not st.get("fallback_ops"), st
         got, want, gw, we = r["collectives"]
@@ -173,113 +184,106 @@ class _Block(torch.nn.Module):
         return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
 
 
-def _dtensor_worker(rank, world, port, out_dir):
+def _dtensor_worker(rank, world):
     import aot_torch
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, SequenceParallel, \
         parallelize_module
 
-    torch.set_num_threads(1)
-    os.environ["AOT_NUM_THREADS"] = "1"
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
-    try:
-        torch._dynamo.reset()
-        aot_torch.stats.clear()
-        mesh = init_device_mesh("cpu", (world,))
-        torch.manual_seed(0)
-        model = torch.nn.Sequential(_Block(), _Block())
-        ref = torch.nn.Sequential(_Block(), _Block())
-        ref.load_state_dict(model.state_dict())
-        plan = {"%d.up" % i: ColwiseParallel() for i in range(2)}
-        plan.update({"%d.down" % i: RowwiseParallel() for i in range(2)})
-        for m in (model, ref):
-            parallelize_module(m, mesh, plan)
-        compiled = torch.compile(model, backend="aot")
-        out = {"inference": []}
-        g = torch.Generator().manual_seed(3)
-        with torch.no_grad():
-            for batch in (4, 4, 6):
-                x = torch.randn(batch, 16, generator=g)
-                out["inference"].append((compiled(x), ref(x)))
-        inference_stats = dict(aot_torch.stats)
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    mesh = init_device_mesh("cpu", (world,))
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(_Block(), _Block())
+    ref = torch.nn.Sequential(_Block(), _Block())
+    ref.load_state_dict(model.state_dict())
+    plan = {"%d.up" % i: ColwiseParallel() for i in range(2)}
+    plan.update({"%d.down" % i: RowwiseParallel() for i in range(2)})
+    for m in (model, ref):
+        parallelize_module(m, mesh, plan)
+    compiled = torch.compile(model, backend="aot")
+    out = {"inference": []}
+    g = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for batch in (4, 4, 6):
+            x = torch.randn(batch, 16, generator=g)
+            out["inference"].append((compiled(x), ref(x)))
+    inference_stats = dict(aot_torch.stats)
 
-        # A graph that returns a DTensor: wrapped again with the traced
-        # placements.
-        def sharded(w):
-            return torch.sin((w * 2.0).redistribute(mesh, [Replicate()]))
+    # A graph that returns a DTensor: wrapped again with the traced
+    # placements.
+    def sharded(w):
+        return torch.sin((w * 2.0).redistribute(mesh, [Replicate()]))
 
-        w = distribute_tensor(torch.randn(8, 4, generator=torch.Generator().manual_seed(5)), mesh, [Shard(0)])
-        with torch.no_grad():
-            got = torch.compile(sharded, backend="aot")(w)
-        want = sharded(w)
-        out["dtensor_out"] = (isinstance(got, DTensor) and tuple(got.placements) == (Replicate(),),
-                              got.full_tensor() if isinstance(got, DTensor) else got, want.full_tensor())
+    w = distribute_tensor(torch.randn(8, 4, generator=torch.Generator().manual_seed(5)), mesh, [Shard(0)])
+    with torch.no_grad():
+        got = torch.compile(sharded, backend="aot")(w)
+    want = sharded(w)
+    out["dtensor_out"] = (isinstance(got, DTensor) and tuple(got.placements) == (Replicate(),),
+                          got.full_tensor() if isinstance(got, DTensor) else got, want.full_tensor())
 
-        # Training: DTensor's gradients (the backward its autograd traced),
-        # with eager's placements, through SGD steps.
-        aot_torch.stats.clear()
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
-        out["losses"], out["placements"] = [], []
-        for step in range(3):
-            x = torch.randn(4, 16, generator=g)
-            loss = compiled(x).pow(2).mean()
-            loss.backward()
-            want = ref(x).pow(2).mean()
-            want.backward()
-            out["losses"].append((loss.detach(), want.detach()))
-            if step == 0:
-                out["placements"] = [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
-                                     for p, q in zip(model.parameters(), ref.parameters())]
-                out["grads"] = [(p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad,
-                                 q.grad.full_tensor() if isinstance(q.grad, DTensor) else q.grad)
-                                for p, q in zip(model.parameters(), ref.parameters())]
-            opt.step()
-            ref_opt.step()
-            opt.zero_grad()
-            ref_opt.zero_grad()
-        out["params"] = [(p.full_tensor() if isinstance(p, DTensor) else p.detach(),
-                          q.full_tensor() if isinstance(q, DTensor) else q.detach())
-                         for p, q in zip(model.parameters(), ref.parameters())]
+    # Training: DTensor's gradients (the backward its autograd traced),
+    # with eager's placements, through SGD steps.
+    aot_torch.stats.clear()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    out["losses"], out["placements"] = [], []
+    for step in range(3):
+        x = torch.randn(4, 16, generator=g)
+        loss = compiled(x).pow(2).mean()
+        loss.backward()
+        want = ref(x).pow(2).mean()
+        want.backward()
+        out["losses"].append((loss.detach(), want.detach()))
+        if step == 0:
+            out["placements"] = [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
+                                 for p, q in zip(model.parameters(), ref.parameters())]
+            out["grads"] = [(p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad,
+                             q.grad.full_tensor() if isinstance(q.grad, DTensor) else q.grad)
+                            for p, q in zip(model.parameters(), ref.parameters())]
+        opt.step()
+        ref_opt.step()
+        opt.zero_grad()
+        ref_opt.zero_grad()
+    out["params"] = [(p.full_tensor() if isinstance(p, DTensor) else p.detach(),
+                      q.full_tensor() if isinstance(q, DTensor) else q.detach())
+                     for p, q in zip(model.parameters(), ref.parameters())]
 
-        # Sequence parallelism: each rank holds a slice of the sequence,
-        # the layer norm runs on it (its parameters' gradients are
-        # `Partial`, as in eager), the sequence is gathered before the
-        # column-split linear and reduce-scattered after the row-split one.
-        torch.manual_seed(1)
-        sp, sp_ref = _Block(), _Block()
-        sp_ref.load_state_dict(sp.state_dict())
-        sp_plan = {"norm": SequenceParallel(), "up": ColwiseParallel(input_layouts=Shard(1)),
-                   "down": RowwiseParallel(output_layouts=Shard(1))}
-        for m in (sp, sp_ref):
-            parallelize_module(m, mesh, sp_plan)
-        sp_compiled = torch.compile(sp, backend="aot")
-        opt = torch.optim.SGD(sp.parameters(), lr=0.1)
-        ref_opt = torch.optim.SGD(sp_ref.parameters(), lr=0.1)
-        out["sp"] = []
-        for step in range(3):
-            x = torch.randn(2, 2 * world, 16, generator=g)[:, 2 * rank:2 * rank + 2].contiguous()
-            loss = sp_compiled(x).pow(2).mean()
-            loss.backward()
-            want = sp_ref(x).pow(2).mean()
-            want.backward()
-            out["sp"].append((loss.detach(), want.detach()))
-            out["sp"].extend((p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad,
-                              q.grad.full_tensor() if isinstance(q.grad, DTensor) else q.grad)
-                             for p, q in zip(sp.parameters(), sp_ref.parameters()))
-            if step == 0:
-                out["placements"] += [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
-                                      for p, q in zip(sp.parameters(), sp_ref.parameters())]
-            opt.step()
-            ref_opt.step()
-            opt.zero_grad()
-            ref_opt.zero_grad()
-        out["stats"] = (inference_stats, dict(aot_torch.stats))
-        dist.barrier()
-        torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
-    finally:
-        dist.destroy_process_group()
+    # Sequence parallelism: each rank holds a slice of the sequence,
+    # the layer norm runs on it (its parameters' gradients are
+    # `Partial`, as in eager), the sequence is gathered before the
+    # column-split linear and reduce-scattered after the row-split one.
+    torch.manual_seed(1)
+    sp, sp_ref = _Block(), _Block()
+    sp_ref.load_state_dict(sp.state_dict())
+    sp_plan = {"norm": SequenceParallel(), "up": ColwiseParallel(input_layouts=Shard(1)),
+               "down": RowwiseParallel(output_layouts=Shard(1))}
+    for m in (sp, sp_ref):
+        parallelize_module(m, mesh, sp_plan)
+    sp_compiled = torch.compile(sp, backend="aot")
+    opt = torch.optim.SGD(sp.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(sp_ref.parameters(), lr=0.1)
+    out["sp"] = []
+    for step in range(3):
+        x = torch.randn(2, 2 * world, 16, generator=g)[:, 2 * rank:2 * rank + 2].contiguous()
+        loss = sp_compiled(x).pow(2).mean()
+        loss.backward()
+        want = sp_ref(x).pow(2).mean()
+        want.backward()
+        out["sp"].append((loss.detach(), want.detach()))
+        out["sp"].extend((p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad,
+                          q.grad.full_tensor() if isinstance(q.grad, DTensor) else q.grad)
+                         for p, q in zip(sp.parameters(), sp_ref.parameters()))
+        if step == 0:
+            out["placements"] += [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
+                                  for p, q in zip(sp.parameters(), sp_ref.parameters())]
+        opt.step()
+        ref_opt.step()
+        opt.zero_grad()
+        ref_opt.zero_grad()
+    out["stats"] = (inference_stats, dict(aot_torch.stats))
+    return out
 
 
 @pytest.mark.heavy
@@ -293,9 +297,7 @@ def test_dtensor_tensor_parallelism_compiles_and_trains_as_eager(tmp_path, world
     placements, through SGD steps; also sequence parallelism around a
     layer norm (`SequenceParallel`, whose parameters' gradients are
     `Partial`). Nothing runs in PyTorch."""
-    mp.spawn(_dtensor_worker, args=(world, _free_port(), str(tmp_path)), nprocs=world, join=True)
-    for rank in range(world):
-        r = torch.load(tmp_path / ("rank%d.pt" % rank), weights_only=False)
+    for r in _run_ranks(_dtensor_worker, world, tmp_path):
         inference, training = r["stats"]
         assert inference.get("compiled", 0) >= 2 and not inference.get("fallback_regions"), inference
         assert not inference.get("fallback_ops"), inference
@@ -315,53 +317,46 @@ def test_dtensor_tensor_parallelism_compiles_and_trains_as_eager(tmp_path, world
         assert any(p.is_partial() for got, _ in r["placements"] if got for p in got), r["placements"]
 
 
-def _fsdp2_worker(rank, world, port, out_dir, tp=False):
+def _fsdp2_worker(rank, world, tp=False):
     import aot_torch
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import fully_shard
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
-    torch.set_num_threads(1)
-    os.environ["AOT_NUM_THREADS"] = "1"
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
-    try:
-        torch._dynamo.reset()
-        aot_torch.stats.clear()
-        torch.manual_seed(0)
-        model = torch.nn.Sequential(_Block(), _Block())
-        ref = torch.nn.Sequential(_Block(), _Block())
-        ref.load_state_dict(model.state_dict())
-        # With `tp`: a 2x2 mesh, tensor parallelism inside each block over
-        # its "tp" dimension, FSDP2 over "dp".
-        mesh = init_device_mesh("cpu", (world // 2, 2), mesh_dim_names=("dp", "tp")) if tp else None
-        for m in (model, ref):
-            for block in m:
-                if tp:
-                    parallelize_module(block, mesh["tp"], {"up": ColwiseParallel(), "down": RowwiseParallel()})
-                fully_shard(block, mesh=mesh["dp"] if tp else None)
-            fully_shard(m, mesh=mesh["dp"] if tp else None)
-        compiled = torch.compile(model, backend="aot")
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
-        g = torch.Generator().manual_seed(1 + (mesh["dp"].get_local_rank() if tp else rank))
-        out = {"losses": []}
-        for _ in range(3):
-            x = torch.randn(4, 16, generator=g)
-            loss = compiled(x).pow(2).mean()
-            loss.backward()
-            want = ref(x).pow(2).mean()
-            want.backward()
-            out["losses"].append((loss.detach(), want.detach()))
-            opt.step()
-            ref_opt.step()
-            opt.zero_grad()
-            ref_opt.zero_grad()
-        out["params"] = [(p.full_tensor(), q.full_tensor()) for p, q in zip(model.parameters(), ref.parameters())]
-        out["stats"] = dict(aot_torch.stats)
-        dist.barrier()
-        torch.save(out, os.path.join(out_dir, "rank%d.pt" % rank))
-    finally:
-        dist.destroy_process_group()
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(_Block(), _Block())
+    ref = torch.nn.Sequential(_Block(), _Block())
+    ref.load_state_dict(model.state_dict())
+    # With `tp`: a 2x2 mesh, tensor parallelism inside each block over
+    # its "tp" dimension, FSDP2 over "dp".
+    mesh = init_device_mesh("cpu", (world // 2, 2), mesh_dim_names=("dp", "tp")) if tp else None
+    for m in (model, ref):
+        for block in m:
+            if tp:
+                parallelize_module(block, mesh["tp"], {"up": ColwiseParallel(), "down": RowwiseParallel()})
+            fully_shard(block, mesh=mesh["dp"] if tp else None)
+        fully_shard(m, mesh=mesh["dp"] if tp else None)
+    compiled = torch.compile(model, backend="aot")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(1 + (mesh["dp"].get_local_rank() if tp else rank))
+    out = {"losses": []}
+    for _ in range(3):
+        x = torch.randn(4, 16, generator=g)
+        loss = compiled(x).pow(2).mean()
+        loss.backward()
+        want = ref(x).pow(2).mean()
+        want.backward()
+        out["losses"].append((loss.detach(), want.detach()))
+        opt.step()
+        ref_opt.step()
+        opt.zero_grad()
+        ref_opt.zero_grad()
+    out["params"] = [(p.full_tensor(), q.full_tensor()) for p, q in zip(model.parameters(), ref.parameters())]
+    out["stats"] = dict(aot_torch.stats)
+    return out
 
 
 @pytest.mark.heavy
@@ -373,9 +368,7 @@ def test_fsdp2_trains_as_eager(tmp_path):
     memory before, and training went to NaN). Losses and parameters over
     SGD steps equal eager's, with nothing running in PyTorch."""
     world = 2
-    mp.spawn(_fsdp2_worker, args=(world, _free_port(), str(tmp_path)), nprocs=world, join=True)
-    for rank in range(world):
-        r = torch.load(tmp_path / ("rank%d.pt" % rank), weights_only=False)
+    for r in _run_ranks(_fsdp2_worker, world, tmp_path):
         st = r["stats"]
         assert st.get("compiled", 0) >= 2 and not st.get("fallback_regions") and not st.get("fallback_ops"), st
         for got, want in r["losses"] + r["params"]:
@@ -388,9 +381,7 @@ def test_fsdp2_with_tensor_parallelism_runs_in_pytorch_as_eager(tmp_path):
     yet (compiled, it gave other gradients than eager's): its graphs run in
     PyTorch, counted, and training equals eager's."""
     world = 4
-    mp.spawn(_fsdp2_worker, args=(world, _free_port(), str(tmp_path), True), nprocs=world, join=True)
-    for rank in range(world):
-        r = torch.load(tmp_path / ("rank%d.pt" % rank), weights_only=False)
+    for r in _run_ranks(_fsdp2_worker, world, tmp_path, True):
         assert r["stats"].get("fallback_regions", 0) >= 1, r["stats"]
         for got, want in r["losses"] + r["params"]:
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
