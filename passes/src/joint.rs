@@ -218,76 +218,19 @@ impl Pass for Joint {
         rw.set_insertion_point(InsertPoint::Before(first_trailing));
         rw.set_loc(rw.op_loc(ret));
         let mut cot: FxHashMap<Value, Value> = FxHashMap::default();
-        let mut rules = 0u64;
-        if let Some(tb) = &traced {
-            let grads = splice_traced(&mut rw, func, tb, &meta, &args, &tangents, &tangent_values, &grads_for)?;
-            for (i, g) in grads {
-                cot.insert(args[i], g);
+        let rules = match &traced {
+            Some(tb) => {
+                let grads = splice_traced(&mut rw, func, tb, &meta, &args, &tangents, &tangent_values, &grads_for)?;
+                cot.extend(grads.into_iter().map(|(i, g)| (args[i], g)));
+                rw.remove_attr(func, TRACED_BACKWARD);
+                0
             }
-            rw.remove_attr(func, TRACED_BACKWARD);
-        }
-        // Seed the cotangents.
-        for (k, &t) in tangents.iter().enumerate() {
-            if traced.is_some() {
-                break;
+            None => {
+                let sweep =
+                    Sweep { body: &body, returns: &returns, tangents: &tangents, tangent_values: &tangent_values };
+                reverse_sweep(&mut rw, &sweep, self.no_tangents, &active, &mut cot)?
             }
-            let out = returns[t];
-            if !active.contains(&out) {
-                continue;
-            }
-            let seed = if self.no_tangents {
-                let ty = rw.value_tensor(out).cloned().expect("a tensor");
-                let one = rw.f64_attr(1.0);
-                let tt = rw.tensor_type(&ty.shape, ty.elem);
-                FullOp::build_typed1(&mut rw, &[], &[("value", one)], tt)
-            } else {
-                tangent_values[k]
-            };
-            accumulate(&mut rw, &mut cot, out, seed)?;
-        }
-        // The reverse sweep.
-        for &op in body.iter().rev() {
-            if traced.is_some() {
-                break;
-            }
-            let results: Vec<Value> = rw.results(op).to_vec();
-            let grads: Vec<Option<Value>> = results.iter().map(|r| cot.get(r).copied()).collect();
-            if grads.iter().all(|g| g.is_none()) {
-                continue;
-            }
-            let operands: Vec<Value> = rw.operands(op).collect();
-            let needs: Vec<bool> = operands.iter().map(|v| active.contains(v)).collect();
-            if !needs.iter().any(|&n| n) {
-                continue;
-            }
-            let rule = vjp(&rw, op).ok_or_else(|| {
-                Diagnostic::op_error(
-                    &rw,
-                    op,
-                    format!("has no derivative rule, but '{}' is differentiated", rw.op_name(op)),
-                )
-            })?;
-            rw.set_loc(rw.op_loc(op));
-            let mut vc = VjpCtx::new(&mut rw, op, &grads, &needs);
-            let gs = (rule.0)(&mut vc)?;
-            rules += 1;
-            for (i, g) in gs.into_iter().enumerate() {
-                let (Some(g), true) = (g, needs.get(i).copied().unwrap_or(false)) else { continue };
-                if rw.value_type(g) != rw.value_type(operands[i]) {
-                    return Err(Diagnostic::op_error(
-                        &rw,
-                        op,
-                        format!(
-                            "derivative rule of '{}' gave operand {i} a gradient of type {}, expected {}",
-                            rw.op_name(op),
-                            aot_ir::printer::type_to_string(&rw, rw.value_type(g)),
-                            aot_ir::printer::type_to_string(&rw, rw.value_type(operands[i]))
-                        ),
-                    ));
-                }
-                accumulate(&mut rw, &mut cot, operands[i], g)?;
-            }
-        }
+        };
         // Gradients of the primals (zeros where none reached).
         rw.set_loc(rw.op_loc(ret));
         let mut results = returns.clone();
@@ -322,6 +265,82 @@ impl Pass for Joint {
         st.add_stat("num-tangents", info.tangents.len() as u64);
         Ok(())
     }
+}
+
+/// What the reverse sweep runs over: the forward's ops, its returns, the
+/// returns that take a tangent and their tangent arguments.
+struct Sweep<'a> {
+    body: &'a [Op],
+    returns: &'a [Value],
+    tangents: &'a [usize],
+    tangent_values: &'a [Value],
+}
+
+/// Seeds the cotangents of the returns that take a tangent (ones with
+/// `no_tangents`) and runs the reverse sweep over the body with each op's
+/// derivative rule, into `cot`; returns how many rules were applied.
+fn reverse_sweep(
+    rw: &mut Rewriter<'_>,
+    sw: &Sweep<'_>,
+    no_tangents: bool,
+    active: &FxHashSet<Value>,
+    cot: &mut FxHashMap<Value, Value>,
+) -> Result<u64, Diagnostic> {
+    let Sweep { body, returns, tangents, tangent_values } = *sw;
+    let mut rules = 0u64;
+    // Seed the cotangents.
+    for (k, &t) in tangents.iter().enumerate() {
+        let out = returns[t];
+        if !active.contains(&out) {
+            continue;
+        }
+        let seed = if no_tangents {
+            let ty = rw.value_tensor(out).cloned().expect("a tensor");
+            let one = rw.f64_attr(1.0);
+            let tt = rw.tensor_type(&ty.shape, ty.elem);
+            FullOp::build_typed1(rw, &[], &[("value", one)], tt)
+        } else {
+            tangent_values[k]
+        };
+        accumulate(rw, cot, out, seed)?;
+    }
+    // The reverse sweep.
+    for &op in body.iter().rev() {
+        let results: Vec<Value> = rw.results(op).to_vec();
+        let grads: Vec<Option<Value>> = results.iter().map(|r| cot.get(r).copied()).collect();
+        if grads.iter().all(|g| g.is_none()) {
+            continue;
+        }
+        let operands: Vec<Value> = rw.operands(op).collect();
+        let needs: Vec<bool> = operands.iter().map(|v| active.contains(v)).collect();
+        if !needs.iter().any(|&n| n) {
+            continue;
+        }
+        let rule = vjp(rw, op).ok_or_else(|| {
+            Diagnostic::op_error(rw, op, format!("has no derivative rule, but '{}' is differentiated", rw.op_name(op)))
+        })?;
+        rw.set_loc(rw.op_loc(op));
+        let mut vc = VjpCtx::new(rw, op, &grads, &needs);
+        let gs = (rule.0)(&mut vc)?;
+        rules += 1;
+        for (i, g) in gs.into_iter().enumerate() {
+            let (Some(g), true) = (g, needs.get(i).copied().unwrap_or(false)) else { continue };
+            if rw.value_type(g) != rw.value_type(operands[i]) {
+                return Err(Diagnostic::op_error(
+                    rw,
+                    op,
+                    format!(
+                        "derivative rule of '{}' gave operand {i} a gradient of type {}, expected {}",
+                        rw.op_name(op),
+                        aot_ir::printer::type_to_string(rw, rw.value_type(g)),
+                        aot_ir::printer::type_to_string(rw, rw.value_type(operands[i]))
+                    ),
+                ));
+            }
+            accumulate(rw, cot, operands[i], g)?;
+        }
+    }
+    Ok(rules)
 }
 
 /// Inlines the traced backward `tb` at the insertion point: its primals

@@ -90,30 +90,6 @@ def _plain(t: Any) -> Any:
     return t
 
 
-class _ToLocal(torch.autograd.Function):
-    """A DTensor's local tensor, whose gradient comes back to the DTensor
-    with the placements eager gives it (a partial one stays partial), as
-    `DTensor.to_local(grad_placements=...)` does; but not a view of the
-    local tensor, so the compiled region binds it as a plain argument
-    rather than as a member of a base."""
-
-    @staticmethod
-    def forward(ctx, d, grad_placements):
-        ctx.spec = d._spec
-        ctx.grad_placements = grad_placements
-        return _plain(d).detach()
-
-    @staticmethod
-    def backward(ctx, g):
-        if g is None:
-            return None, None
-        DTensor, _ = _types()
-        spec = ctx.spec
-        placements = ctx.grad_placements or spec.placements
-        return DTensor.from_local(g, spec.mesh, placements, run_check=False, shape=spec.shape,
-                                  stride=spec.stride), None
-
-
 class _Dense:
     """One DTensor calling convention: the dense program, and how to enter
     and leave it."""
@@ -136,7 +112,9 @@ class _Dense:
         for i in self.slots:
             a = args[i]
             if training and isinstance(a, DTensor) and a.requires_grad:
-                a = _ToLocal.apply(a, self.grad_placements.get(i))
+                # (The gradient enters `a` with eager's placements: a
+                # partial one stays partial.)
+                a = a.to_local(grad_placements=self.grad_placements.get(i))
             else:
                 a = _plain(a)
             dense.append(a)

@@ -704,12 +704,10 @@ fn storage_extent(py: Python<'_>, t: &Bound<'_, PyAny>) -> PyResult<(usize, usiz
     Ok((s.call_method0(intern!(py, "data_ptr"))?.extract()?, s.call_method0(intern!(py, "nbytes"))?.extract()?))
 }
 
-/// A saved argument's tensor, its storage's data pointer and size when
-/// last bound, and the runtime storage bound over it.
+/// A saved argument's tensor and the runtime storage bound over its
+/// storage's memory (whose address and size the buffer holds).
 struct SavedMemory {
     tensor: Py<PyAny>,
-    ptr: usize,
-    nbytes: usize,
     storage: StorageRef,
 }
 
@@ -728,10 +726,10 @@ struct PyForwardState {
     /// The differentiable bases of the call, whose gradients the backward
     /// returns after the arguments'.
     bases: GilOnly<Vec<Tensor>>,
-    /// Per saved argument (as `saved_args`): the tensor, and its storage's
-    /// data pointer and size at the forward. The backward reads that
-    /// memory, and a `resize_` of the storage in between (FSDP2 frees its
-    /// unsharded parameters after the forward) would have freed it.
+    /// Per saved argument (as `saved_args`): the tensor and the storage
+    /// bound over its memory. The backward reads that memory, and a
+    /// `resize_` of the storage in between (FSDP2 frees its unsharded
+    /// parameters after the forward) would have freed it.
     saved_memory: GilOnly<Vec<SavedMemory>>,
 }
 
@@ -945,8 +943,7 @@ impl PyAotFunction {
         let mut saved_memory = Vec::with_capacity(saved_args.len());
         for (&i, storage) in saved_args.iter().zip(saved_storages) {
             let Some(t) = given.get(i) else { continue };
-            let (ptr, nbytes) = storage_extent(py, t)?;
-            saved_memory.push(SavedMemory { tensor: t.clone().unbind(), ptr, nbytes, storage });
+            saved_memory.push(SavedMemory { tensor: t.clone().unbind(), storage });
         }
         Ok((
             outs,
@@ -987,15 +984,17 @@ impl PyAotFunction {
         // again before the backward): the backward reads it where it is
         // now, as eager's saved tensor, which holds the storage, does. One
         // freed, or smaller, is refused: its memory is gone.
-        for (k, m) in state.saved_memory.0.iter_mut().enumerate() {
-            let SavedMemory { tensor: t, ptr, nbytes, storage } = m;
+        for (k, SavedMemory { tensor: t, storage }) in state.saved_memory.0.iter().enumerate() {
             let (now, now_bytes) = storage_extent(py, t.bind(py))?;
-            if (now, now_bytes) == (*ptr, *nbytes) {
+            let (bound, len, kind) = {
+                let mut b = storage.buf_mut();
+                (b.as_mut_ptr() as usize, b.byte_len(), b.kind())
+            };
+            if now == bound && now_bytes >= len {
                 continue;
             }
-            let kind = storage.buf().kind();
             let item = kind.byte_size();
-            if !storage.buf().is_foreign() || now_bytes < *nbytes || now == 0 || now % item != 0 {
+            if !storage.buf().is_foreign() || now_bytes < len || now == 0 || now % item != 0 {
                 return Err(ExecutionError::new_err(format!(
                     "argument {}: its storage was freed or shrunk between the forward and the backward (a resize_ \
                      or set_ of it), and the compiled backward reads the memory the forward saved there",
@@ -1004,12 +1003,10 @@ impl PyAotFunction {
             }
             let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone_ref(py)));
             // SAFETY: torch's storage holds `now_bytes` bytes from `now`
-            // (checked aligned above, and at least the bytes bound at the
-            // forward), and `owner` keeps the storage alive while the
-            // buffer lives; the GIL is held whenever runtime code touches it.
-            let buf = unsafe { Buffer::foreign(kind, now as *mut u8, *nbytes / item, owner) };
-            *storage.buf_mut() = buf;
-            (*ptr, *nbytes) = (now, now_bytes);
+            // (checked aligned above, and at least the bytes bound before),
+            // and `owner` keeps the storage alive while the buffer lives;
+            // the GIL is held whenever runtime code touches it.
+            *storage.buf_mut() = unsafe { Buffer::foreign(kind, now as *mut u8, len / item, owner) };
         }
         let saved = if keep { state.inner.0.clone() } else { state.inner.0.take() }
             .ok_or_else(|| ConventionError::new_err("this forward state was already used by a backward"))?;

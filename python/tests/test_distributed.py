@@ -184,6 +184,44 @@ class _Block(torch.nn.Module):
         return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
 
 
+def _full(t):
+    """A DTensor's whole value (a plain tensor as it is)."""
+    from torch.distributed.tensor import DTensor
+
+    return t.full_tensor() if isinstance(t, DTensor) else t
+
+
+def _sgd_side_by_side(compiled, model, ref, batches, after_backward=None):
+    """SGD steps of `compiled` (over `model`) and of `ref` on the mean
+    square of their outputs: the losses per step (compiled, eager);
+    `after_backward(step)` runs after each step's backwards."""
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    losses = []
+    for step, x in enumerate(batches):
+        loss = compiled(x).pow(2).mean()
+        loss.backward()
+        want = ref(x).pow(2).mean()
+        want.backward()
+        losses.append((loss.detach(), want.detach()))
+        if after_backward is not None:
+            after_backward(step)
+        opt.step()
+        ref_opt.step()
+        opt.zero_grad()
+        ref_opt.zero_grad()
+    return losses
+
+
+def _grads(model, ref):
+    return [(_full(p.grad), _full(q.grad)) for p, q in zip(model.parameters(), ref.parameters())]
+
+
+def _placements(model, ref):
+    return [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
+            for p, q in zip(model.parameters(), ref.parameters())]
+
+
 def _dtensor_worker(rank, world):
     import aot_torch
     from torch.distributed.device_mesh import init_device_mesh
@@ -221,34 +259,19 @@ def _dtensor_worker(rank, world):
         got = torch.compile(sharded, backend="aot")(w)
     want = sharded(w)
     out["dtensor_out"] = (isinstance(got, DTensor) and tuple(got.placements) == (Replicate(),),
-                          got.full_tensor() if isinstance(got, DTensor) else got, want.full_tensor())
+                          _full(got), want.full_tensor())
 
     # Training: DTensor's gradients (the backward its autograd traced),
     # with eager's placements, through SGD steps.
     aot_torch.stats.clear()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
-    out["losses"], out["placements"] = [], []
-    for step in range(3):
-        x = torch.randn(4, 16, generator=g)
-        loss = compiled(x).pow(2).mean()
-        loss.backward()
-        want = ref(x).pow(2).mean()
-        want.backward()
-        out["losses"].append((loss.detach(), want.detach()))
+
+    def first_step(step):
         if step == 0:
-            out["placements"] = [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
-                                 for p, q in zip(model.parameters(), ref.parameters())]
-            out["grads"] = [(p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad,
-                             q.grad.full_tensor() if isinstance(q.grad, DTensor) else q.grad)
-                            for p, q in zip(model.parameters(), ref.parameters())]
-        opt.step()
-        ref_opt.step()
-        opt.zero_grad()
-        ref_opt.zero_grad()
-    out["params"] = [(p.full_tensor() if isinstance(p, DTensor) else p.detach(),
-                      q.full_tensor() if isinstance(q, DTensor) else q.detach())
-                     for p, q in zip(model.parameters(), ref.parameters())]
+            out["placements"], out["grads"] = _placements(model, ref), _grads(model, ref)
+
+    batches = [torch.randn(4, 16, generator=g) for _ in range(3)]
+    out["losses"] = _sgd_side_by_side(compiled, model, ref, batches, first_step)
+    out["params"] = [(_full(p).detach(), _full(q).detach()) for p, q in zip(model.parameters(), ref.parameters())]
 
     # Sequence parallelism: each rank holds a slice of the sequence,
     # the layer norm runs on it (its parameters' gradients are
@@ -261,27 +284,15 @@ def _dtensor_worker(rank, world):
                "down": RowwiseParallel(output_layouts=Shard(1))}
     for m in (sp, sp_ref):
         parallelize_module(m, mesh, sp_plan)
-    sp_compiled = torch.compile(sp, backend="aot")
-    opt = torch.optim.SGD(sp.parameters(), lr=0.1)
-    ref_opt = torch.optim.SGD(sp_ref.parameters(), lr=0.1)
-    out["sp"] = []
-    for step in range(3):
-        x = torch.randn(2, 2 * world, 16, generator=g)[:, 2 * rank:2 * rank + 2].contiguous()
-        loss = sp_compiled(x).pow(2).mean()
-        loss.backward()
-        want = sp_ref(x).pow(2).mean()
-        want.backward()
-        out["sp"].append((loss.detach(), want.detach()))
-        out["sp"].extend((p.grad.full_tensor() if isinstance(p.grad, DTensor) else p.grad,
-                          q.grad.full_tensor() if isinstance(q.grad, DTensor) else q.grad)
-                         for p, q in zip(sp.parameters(), sp_ref.parameters()))
+    sp_grads = []
+
+    def each_step(step):
+        sp_grads.extend(_grads(sp, sp_ref))
         if step == 0:
-            out["placements"] += [(getattr(p.grad, "placements", None), getattr(q.grad, "placements", None))
-                                  for p, q in zip(sp.parameters(), sp_ref.parameters())]
-        opt.step()
-        ref_opt.step()
-        opt.zero_grad()
-        ref_opt.zero_grad()
+            out["placements"] += _placements(sp, sp_ref)
+
+    batches = [torch.randn(2, 2 * world, 16, generator=g)[:, 2 * rank:2 * rank + 2].contiguous() for _ in range(3)]
+    out["sp"] = _sgd_side_by_side(torch.compile(sp, backend="aot"), sp, sp_ref, batches, each_step) + sp_grads
     out["stats"] = (inference_stats, dict(aot_torch.stats))
     return out
 
@@ -338,22 +349,9 @@ def _fsdp2_worker(rank, world, tp=False):
                 parallelize_module(block, mesh["tp"], {"up": ColwiseParallel(), "down": RowwiseParallel()})
             fully_shard(block, mesh=mesh["dp"] if tp else None)
         fully_shard(m, mesh=mesh["dp"] if tp else None)
-    compiled = torch.compile(model, backend="aot")
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
     g = torch.Generator().manual_seed(1 + (mesh["dp"].get_local_rank() if tp else rank))
-    out = {"losses": []}
-    for _ in range(3):
-        x = torch.randn(4, 16, generator=g)
-        loss = compiled(x).pow(2).mean()
-        loss.backward()
-        want = ref(x).pow(2).mean()
-        want.backward()
-        out["losses"].append((loss.detach(), want.detach()))
-        opt.step()
-        ref_opt.step()
-        opt.zero_grad()
-        ref_opt.zero_grad()
+    batches = [torch.randn(4, 16, generator=g) for _ in range(3)]
+    out = {"losses": _sgd_side_by_side(torch.compile(model, backend="aot"), model, ref, batches)}
     out["params"] = [(p.full_tensor(), q.full_tensor()) for p, q in zip(model.parameters(), ref.parameters())]
     out["stats"] = dict(aot_torch.stats)
     return out
