@@ -828,6 +828,12 @@ mod tests {
         assert_eq!(symbolic_order(&[s0, 4], &[1, s08]), Some(vec![0, 1]));
         // s0 against s1: no order for every value.
         assert_eq!(symbolic_order(&[s0, s1], &[s1, s0]), None);
+        // A batch norm's images permuted back from channels first
+        // ([s0, 8, s1, s1] over an [8, s0, s1, s1] buffer): s0*s1*s1 >
+        // s1*s1 since the two share the factor s1*s1.
+        let plane = sym::mul(s1, s1).unwrap();
+        let st = [plane, sym::mul(s0, plane).unwrap(), s1, 1];
+        assert_eq!(symbolic_order(&[s0, 8, s1, s1], &st), Some(vec![1, 0, 2, 3]));
     }
 
     #[test]

@@ -904,46 +904,131 @@ impl Facts {
     }
 
     /// `[lo, hi]` that `d` lies in for every value of the symbols in their
-    /// ranges (interval arithmetic over the canonical form: a monomial of
-    /// non-negative factors spans the products of their bounds, saturated
-    /// at i64's limits); `None` when a factor may be negative.
+    /// ranges, from the ranges of its atoms (a symbol's declared range, a
+    /// quotient's from its expression's bounds, a remainder's `[0, q)`),
+    /// taken as independent: the box they span holds every value the
+    /// atoms take together, so its bounds are bounds of `d`. Two ways,
+    /// the tighter side of each kept:
+    ///
+    /// - interval arithmetic over the canonical form (a monomial of
+    ///   non-negative factors spans the products of their bounds,
+    ///   saturated at i64's limits), where no atom may be negative;
+    /// - where every monomial has distinct atoms (the polynomial is
+    ///   affine in each atom) and the atoms are few, the extremes over the
+    ///   box's corners, which are its extremes over the box. That knows
+    ///   `(a - 1)·(b - 1) = ab - a - b + 1` is at least 0 for `a, b >= 1`
+    ///   (a stride of a convolution's output), where each monomial's
+    ///   interval does not.
+    ///
+    /// A polynomial whose monomials share a factor of non-negative range is
+    /// bounded as that factor times the rest, each bounded so (plus the
+    /// constant): `s0·s1·s1 − s1·s1 = s1·s1·(s0 − 1) >= 0` (two strides of
+    /// a permuted image compared), which neither way above knows.
+    ///
+    /// `None` when none applies.
     pub fn bounds(&self, d: i64) -> Option<(i64, i64)> {
         if !is_symbolic(d) {
             return Some((d, d));
         }
-        let p = poly_of(d);
-        let (mut lo, mut hi) = (p.constant, p.constant);
-        for (m, c) in &p.terms {
-            let (mut mlo, mut mhi) = (1i64, 1i64);
-            for a in m {
-                let (alo, ahi) = match *a {
-                    Atom::Sym(k) => self.range(k),
-                    Atom::FloorDiv(e, q) => {
-                        let (elo, ehi) = self.bounds(SYM_BASE + e as i64)?;
-                        (elo.div_euclid(q), ehi.div_euclid(q))
-                    }
-                    Atom::Mod(_, q) => (0, q - 1),
-                };
-                if alo < 0 {
-                    return None;
-                }
-                // Saturating: a bound past i64 (a product of two symbols
-                // at their default maxima) stays a bound, only a looser
-                // one, so the other side is still known (`s0*s1 >= 0`).
-                mlo = mlo.saturating_mul(alo);
-                mhi = mhi.saturating_mul(ahi);
-            }
-            let (tlo, thi) = if *c >= 0 {
-                (c.saturating_mul(mlo), c.saturating_mul(mhi))
-            } else {
-                (c.saturating_mul(mhi), c.saturating_mul(mlo))
-            };
-            lo = lo.saturating_add(tlo);
-            hi = hi.saturating_add(thi);
+        self.poly_bounds(&poly_of(d))
+    }
+
+    fn poly_bounds(&self, p: &Poly) -> Option<(i64, i64)> {
+        if p.terms.is_empty() {
+            return Some((p.constant, p.constant));
         }
-        Some((lo, hi))
+        let mut atoms: Vec<(Atom, (i64, i64))> = Vec::new();
+        for (m, _) in &p.terms {
+            for a in m {
+                if !atoms.iter().any(|(b, _)| b == a) {
+                    let r = match *a {
+                        Atom::Sym(k) => self.range(k),
+                        Atom::FloorDiv(e, q) => {
+                            let (elo, ehi) = self.bounds(SYM_BASE + e as i64)?;
+                            (elo.div_euclid(q), ehi.div_euclid(q))
+                        }
+                        Atom::Mod(_, q) => (0, q - 1),
+                    };
+                    atoms.push((a.clone(), r));
+                }
+            }
+        }
+        let range_of = |a: &Atom| atoms.iter().find(|(b, _)| b == a).map(|(_, r)| *r).unwrap_or((0, 0));
+        let interval = (!atoms.iter().any(|(_, (lo, _))| *lo < 0)).then(|| {
+            let (mut lo, mut hi) = (p.constant, p.constant);
+            for (m, c) in &p.terms {
+                let (mut mlo, mut mhi) = (1i64, 1i64);
+                for a in m {
+                    let (alo, ahi) = range_of(a);
+                    // Saturating: a bound past i64 (a product of two
+                    // symbols at their default maxima) stays a bound, only
+                    // a looser one, so the other side is still known
+                    // (`s0*s1 >= 0`).
+                    mlo = mlo.saturating_mul(alo);
+                    mhi = mhi.saturating_mul(ahi);
+                }
+                let (tlo, thi) = if *c >= 0 {
+                    (c.saturating_mul(mlo), c.saturating_mul(mhi))
+                } else {
+                    (c.saturating_mul(mhi), c.saturating_mul(mlo))
+                };
+                lo = lo.saturating_add(tlo);
+                hi = hi.saturating_add(thi);
+            }
+            (lo, hi)
+        });
+        let affine = p.terms.iter().all(|(m, _)| m.windows(2).all(|w| w[0] != w[1]));
+        // (In i128, and given up on overflow: a saturated term could
+        // cancel against another.)
+        let corners = || -> Option<(i64, i64)> {
+            let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+            for corner in 0u32..(1 << atoms.len()) {
+                let mut v = p.constant as i128;
+                for (m, c) in &p.terms {
+                    let mut t = *c as i128;
+                    for a in m {
+                        let k = atoms.iter().position(|(b, _)| b == a)?;
+                        let (alo, ahi) = atoms[k].1;
+                        t = t.checked_mul(if corner >> k & 1 == 0 { alo } else { ahi } as i128)?;
+                    }
+                    v = v.checked_add(t)?;
+                }
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+            let clamp = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            Some((clamp(lo), clamp(hi)))
+        };
+        let corners = if affine && atoms.len() <= MAX_CORNER_ATOMS { corners() } else { None };
+        let factored = || -> Option<(i64, i64)> {
+            let (common, (alo, ahi)) =
+                atoms.iter().find(|(a, (lo, _))| *lo >= 0 && p.terms.iter().all(|(m, _)| m.contains(a)))?.clone();
+            // (The constant stays out of the product.)
+            let mut rest = Poly { terms: Vec::with_capacity(p.terms.len()), constant: 0 };
+            for (m, c) in &p.terms {
+                let mut m = m.clone();
+                let at = m.iter().position(|a| *a == common)?;
+                m.remove(at);
+                if m.is_empty() {
+                    rest.constant = *c;
+                } else {
+                    rest.terms.push((m, *c));
+                }
+            }
+            let (qlo, qhi) = self.poly_bounds(&rest)?;
+            let ends =
+                [alo.saturating_mul(qlo), alo.saturating_mul(qhi), ahi.saturating_mul(qlo), ahi.saturating_mul(qhi)];
+            let (lo, hi) = (ends.iter().copied().min()?, ends.iter().copied().max()?);
+            Some((lo.saturating_add(p.constant), hi.saturating_add(p.constant)))
+        };
+        let factored = factored();
+        [interval, corners, factored].into_iter().flatten().reduce(|(a, b), (c, d)| (a.max(c), b.min(d)))
     }
 }
+
+/// Most distinct atoms whose box corners [`Facts::bounds`] visits (2^n
+/// evaluations of the polynomial).
+const MAX_CORNER_ATOMS: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -1025,6 +1110,43 @@ mod tests {
             prop_assert_eq!(n, shown.len());
             prop_assert_eq!(back, d, "{} reads back", shown);
         }
+
+        /// Bounds are bounds: every value the expression takes with its
+        /// symbols in their ranges lies within them.
+        #[test]
+        fn bounds_hold_at_every_value_in_the_ranges(e in expr()) {
+            let (d, _) = build(&e, &VALUES[0]);
+            let facts = Facts { ranges: [(0, (2, 37)), (1, (2, 9)), (2, (2, 11))].into_iter().collect(), ..Facts::default() };
+            if let Some((lo, hi)) = facts.bounds(d) {
+                for v in VALUES.iter().chain(&[[2, 9, 11], [37, 9, 2], [5, 5, 5]]) {
+                    let x = eval(d, &|k| Some(v[k as usize])).unwrap();
+                    prop_assert!(lo <= x && x <= hi, "{} = {} at {:?} outside [{}, {}]", display(d), x, v, lo, hi);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_of_products_of_differences_come_from_the_corners() {
+        // A convolution's output size `(s0 - 3) floordiv 2 + 1` is written
+        // `((s0 + 1) floordiv 2) - 1`; the stride of its rows in a
+        // two-dimensional output is the product of two such sizes.
+        let facts = Facts { ranges: [(0, (8, 64)), (1, (8, 64))].into_iter().collect(), ..Facts::default() };
+        let out = |k| sub(floordiv(add(symbol(k), 1).unwrap(), 2).unwrap(), 1).unwrap();
+        let plane = mul(out(0), out(1)).unwrap();
+        assert_eq!(facts.bounds(plane), Some((9, 961)));
+        assert!(facts.lower_bound(mul(plane, symbol(0)).unwrap()).is_some_and(|l| l >= 0));
+        // A square is not affine in its atom: per monomial (`s0*s0 - s0*20
+        // + 100` in [64 - 1280 + 100, 4096 - 160 + 100]) and factored
+        // (`s0*(s0 - 20) + 100`, [64*(-12) + 100, 64*44 + 100]), the
+        // tighter side of each.
+        let d = sub(symbol(0), 10).unwrap();
+        assert_eq!(facts.bounds(mul(d, d).unwrap()), Some((-668, 2916)));
+        // A shared factor: `s1·s1·(s0 − 1)`, at least 1·64·7.
+        let s11 = mul(symbol(1), symbol(1)).unwrap();
+        let diff = sub(mul(symbol(0), s11).unwrap(), s11).unwrap();
+        assert_eq!(facts.lower_bound(diff), Some(7 * 64));
+        assert!(facts.known_le(add(s11, 1).unwrap(), mul(symbol(0), s11).unwrap()));
     }
 
     #[test]

@@ -297,11 +297,6 @@ DECODER_SIZES = [(b, t) for t in (4, 6, 9, 12, 16, 20, 24, 32) for b in (2, 3, 4
 CNN_SIZES = [(n, h) for h in (8, 10, 12, 16) for n in (2, 3, 4, 6)]
 
 
-# Models with an op whose native code needs static sizes (convolutions,
-# pooling): their symbolic graphs get code per size.
-PER_SIZE_CODE = {"CNN", "BatchNormCNN", "GroupNormConv1d"}
-
-
 @pytest.mark.heavy
 @pytest.mark.parametrize("dynamic", [True, None], ids=["dynamic", "automatic"])
 @pytest.mark.parametrize("model,make,sizes", [
@@ -349,11 +344,10 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
         assert stats["graphs"] == 1 and stats["symbolic_graphs"] == 1, dict(stats)
     else:
         assert stats["symbolic_graphs"] == stats["graphs"] - 1 >= 1, dict(stats)
-    # Native code reads its sizes at run time (forward and backward) in
-    # every model whose ops all lower with symbolic sizes: no code is
-    # generated per size. Convolutions and pooling still get code per size.
-    if model.__name__ not in PER_SIZE_CODE:
-        assert aot_torch.versions_per_size() == per_size, "code generated per size"
+    # Native code reads its sizes at run time, forward and backward (image
+    # sizes too, in the convolutions and pooling): no code is generated
+    # per size.
+    assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
 @pytest.mark.heavy

@@ -435,34 +435,66 @@ fn count(shape: &[i64]) -> Result<i64, String> {
     aot_ir::sym::numel(shape).map_err(|e| e.to_string())
 }
 
-/// Refuses an op of the family (or a pooling op) whose symbolic sizes are
-/// other than the batch (dimension 0 of every operand and result): the
-/// lowerings decide on spatial and channel sizes (GEMM or direct,
-/// stretches, windows), which stay constants; a batch only multiplies
-/// their loops and buffers. With `contiguous`, an operand whose layout has
-/// a symbolic stride or offset (the batch not outermost) is copied into a
-/// contiguous buffer first, since the convolutions' GEMM paths compute
-/// with strides as numbers; pooling reads its operands where they lie.
-pub(super) fn batch_only(lc: &mut LowerCtx<'_, '_>, contiguous: bool) -> Result<(), String> {
+/// Refuses an op of the family (or a pooling op) with a symbolic size
+/// where its lowering needs a constant: any size of the operands and
+/// results listed in `weights` (a weight or bias, whose sizes pick the
+/// unrolled taps and the GEMMs' inner shapes), and the channels (dimension
+/// 1) of every other one. The batch and the image sizes may be symbolic:
+/// they are loop bounds, buffer sizes, strides and offsets, computed
+/// through `aot_ir::sym` and read at run time.
+///
+/// With `contiguous`, an operand whose layout has a symbolic stride or
+/// offset and is not row-major at offset 0 is copied into a contiguous
+/// buffer first: the convolutions' GEMM paths choose their matrices by
+/// comparing strides, which is decided for a row-major layout only.
+/// Pooling reads its operands where they lie.
+pub(super) fn symbolic_images(lc: &mut LowerCtx<'_, '_>, weights: &[Slot], contiguous: bool) -> Result<(), String> {
     let sym = aot_ir::sym::is_symbolic;
+    let needs_static = |slot: Slot, shape: &[i64]| -> Option<usize> {
+        if weights.contains(&slot) {
+            shape.iter().position(|&d| sym(d))
+        } else {
+            shape.get(1).is_some_and(|&d| sym(d)).then_some(1)
+        }
+    };
     for i in 0..lc.operands.len() {
         let m = lc.operand_type(i)?;
-        if m.shape.iter().skip(1).any(|&d| sym(d)) {
-            return Err(format!("does not lower with symbolic sizes other than the batch's yet (operand {i}: {m})"));
+        if let Some(d) = needs_static(Slot::Operand(i), &m.shape) {
+            return Err(format!("does not lower with a symbolic size in dimension {d} of operand {i} ({m})"));
         }
         let (strides, off) = lp::layout(&m);
-        if contiguous && (strides.iter().any(|&d| sym(d)) || sym(off)) {
+        let symbolic_layout = strides.iter().any(|&d| sym(d)) || sym(off);
+        if contiguous && symbolic_layout && !(off == 0 && is_row_major(&m.shape, &strides)) {
             let v = lc.operands[i];
             lc.operands[i] = lc.contiguous(v)?;
         }
     }
     for i in 0..lc.ctx().num_results(lc.op) {
         let t = lc.result_type(i)?;
-        if t.shape.iter().skip(1).any(|&d| sym(d)) {
-            return Err(format!("does not lower with symbolic sizes other than the batch's yet (result {i}: {t})"));
+        if let Some(d) = needs_static(Slot::Result(i), &t.shape) {
+            return Err(format!("does not lower with a symbolic size in dimension {d} of result {i} ({t})"));
         }
     }
     Ok(())
+}
+
+/// An operand or a result of the op being lowered.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Slot {
+    Operand(usize),
+    Result(usize),
+}
+
+/// Whether `a >= b` at the symbols' hint ([`aot_ir::sym::at_hint`]): for
+/// choices between two correct lowerings (which GEMM shape pays), made
+/// once for every size a symbolic function takes.
+fn at_least(a: i64, b: i64) -> bool {
+    aot_ir::sym::at_hint(a).is_some_and(|a| aot_ir::sym::at_hint(b).is_some_and(|b| a >= b))
+}
+
+/// `a + b` of sizes, either of which may be symbolic.
+pub(super) fn add(a: i64, b: i64) -> Result<i64, String> {
+    aot_ir::sym::add(a, b).map_err(|e| e.to_string())
 }
 
 fn padded(lc: &mut LowerCtx<'_, '_>, x: Value, before: &[i64], after: &[i64]) -> Result<Value, String> {
@@ -493,8 +525,8 @@ pub(super) fn padded_with(
 pub(super) fn padded_shape(shape: &[i64], before: &[i64], after: &[i64]) -> Result<Vec<i64>, String> {
     let mut out = shape.to_vec();
     for (i, (&b, &a)) in before.iter().zip(after).enumerate() {
-        out[2 + i] =
-            out[2 + i].checked_add(b).and_then(|v| v.checked_add(a)).ok_or("the padded operand's size overflows")?;
+        let padding = b.checked_add(a).ok_or("the padded operand's size overflows")?;
+        out[2 + i] = add(out[2 + i], padding).map_err(|e| format!("the padded operand's size: {e}"))?;
     }
     Ok(out)
 }
@@ -504,7 +536,10 @@ pub(super) fn padded_shape(shape: &[i64], before: &[i64], after: &[i64]) -> Resu
 pub(super) fn interior(lc: &mut LowerCtx<'_, '_>, buf: Value, shape: &[i64], before: &[i64]) -> Result<Value, String> {
     let m = lp::memref(lc.ctx(), buf).cloned().ok_or("not a buffer")?;
     let strides = row_major(&m.shape);
-    let offset: i64 = before.iter().enumerate().map(|(i, &b)| b * strides[2 + i]).sum();
+    let mut offset = 0;
+    for (i, &b) in before.iter().enumerate() {
+        offset = add(offset, mul(b, strides[2 + i])?)?;
+    }
     lc.view(buf, shape, &strides, offset)
 }
 
@@ -516,8 +551,9 @@ pub(super) fn interior(lc: &mut LowerCtx<'_, '_>, buf: Value, shape: &[i64], bef
 pub(super) fn unit_stride_last(lc: &mut LowerCtx<'_, '_>, v: Value) -> Result<Value, String> {
     let m = lp::memref(lc.ctx(), v).cloned().ok_or("not a buffer")?;
     let (strides, _) = lp::layout(&m);
+    // (A symbolic size may be more than 1.)
     match (m.shape.last(), strides.last()) {
-        (Some(&n), Some(&s)) if n > 1 && s != 1 => lc.contiguous(v),
+        (Some(&n), Some(&s)) if (n > 1 || aot_ir::sym::is_symbolic(n)) && s != 1 => lc.contiguous(v),
         _ => Ok(v),
     }
 }
@@ -561,11 +597,15 @@ const LANES: i64 = 4;
 
 /// Into how many equal stretches a correlation splits each output row of
 /// `len` elements to compute them side by side: up to four, each at least
-/// one vector of lanes. Every tap's weight is then loaded (and broadcast
+/// one vector of lanes (one stretch for a symbolic length, whose division
+/// is not known). Every tap's weight is then loaded (and broadcast
 /// into lanes) once per iteration for all of them, where one stretch
 /// loads it once per vector: a depthwise 7×7 kernel spent more of its
 /// instructions on the 49 weights than on the products.
 fn stretches(len: i64) -> i64 {
+    if aot_ir::sym::is_symbolic(len) {
+        return 1;
+    }
     (1..=4).rev().find(|&r| len % r == 0 && len / r >= LANES).unwrap_or(1)
 }
 
@@ -796,7 +836,7 @@ fn im2col(
     let xm = lp::memref(lc.ctx(), xp).cloned().ok_or("not a buffer")?;
     let (n, k) = (xm.shape[0], kernel.len());
     let taps = numel(kernel);
-    let positions = numel(outs);
+    let positions = count(outs)?;
     let cols = lc.alloc(&[geo.groups, cg * taps, n, positions], xm.elem);
     // The same buffer as [C, *K, N, *Out] (C = G·cg: a row's group and
     // channel within it are the channel itself): one loop per dimension,
@@ -831,16 +871,16 @@ fn channel_rows(lc: &mut LowerCtx<'_, '_>, g: Value, groups: i64) -> Result<Valu
     let (n, o) = (m.shape[0], m.shape[1]);
     let og = o / groups;
     let outs = m.shape[2..].to_vec();
-    let depth = mul(n, numel(&outs))?;
+    let depth = mul(n, count(&outs)?)?;
     let (strides, off) = lp::layout(&m);
     let rm = row_major(&m.shape);
     let flat = (2..m.shape.len()).all(|d| m.shape[d] == 1 || strides[d] == rm[d]);
     if n == 1 && flat && (o == 1 || strides[1] == rm[1]) {
-        return lc.view(g, &[groups, og, depth], &[og * rm[1], rm[1], 1], off);
+        return lc.view(g, &[groups, og, depth], &[mul(og, rm[1])?, rm[1], 1], off);
     }
     let mut shape = vec![groups, og, n];
     shape.extend_from_slice(&outs);
-    let mut from_strides = vec![og * strides[1], strides[1], strides[0]];
+    let mut from_strides = vec![mul(og, strides[1])?, strides[1], strides[0]];
     from_strides.extend_from_slice(&strides[2..]);
     let from = lc.view(g, &shape, &from_strides, off)?;
     let rows = lc.alloc(&shape, m.elem);
@@ -853,6 +893,10 @@ fn channel_rows(lc: &mut LowerCtx<'_, '_>, g: Value, groups: i64) -> Result<Valu
 /// image's channels at one position (`[N, C, 1, 1]`).
 fn channel_minor(m: &MemRefType) -> bool {
     let (st, _) = lp::layout(m);
+    // (A symbolic layout reaching here is row-major: `symbolic_images`.)
+    if !aot_ir::sym::is_static(&st) {
+        return false;
+    }
     m.shape.len() > 2 && m.shape[1] > 1 && (0..m.shape.len()).all(|d| d == 1 || m.shape[d] == 1 || st[d] > st[1])
 }
 
@@ -926,7 +970,9 @@ impl Matrix {
         let mut rows_strides = vec![st[0]];
         rows_strides.extend_from_slice(&st[2..]);
         let chans = st[1];
-        if let Some(rows) = collapsed_stride(&rows_shape, &rows_strides).filter(|&rs| c == 1 || chans < rs) {
+        if let Some(rows) = collapsed_stride(&rows_shape, &rows_strides)
+            .filter(|&rs| c == 1 || (aot_ir::sym::is_static(&[chans, rs]) && chans < rs))
+        {
             return Some(Matrix::Rows { rows, chans, off });
         }
         let pos = collapsed_stride(spatial, &st[2..])?;
@@ -936,7 +982,7 @@ impl Matrix {
     /// Whether per-image products are worth it: [`PER_IMAGE_POSITIONS`]
     /// per image, or one image.
     fn per_image_pays(n: i64, p: i64) -> bool {
-        n == 1 || p >= PER_IMAGE_POSITIONS
+        n == 1 || at_least(p, PER_IMAGE_POSITIONS)
     }
 
     /// `[G, N·P, C/G]` (`Rows`: the rows, channel stride and offset) for `g`
@@ -947,7 +993,7 @@ impl Matrix {
         (rows, chans, off): (i64, i64, i64),
         (g, m, cg): (i64, i64, i64),
     ) -> R {
-        lc.view(v, &[g, m, cg], &[cg * chans, rows, chans], off)
+        lc.view(v, &[g, m, cg], &[mul(cg, chans)?, rows, chans], off)
     }
 }
 
@@ -983,7 +1029,7 @@ impl Sizes {
     /// or f64, one type) and has something to compute.
     fn of(geo: &Geometry, x: &[i64], o: i64, kernel: &[i64], elems: &[ElemType]) -> Option<Sizes> {
         let gemm = elems.iter().all(|&e| e == elems[0] && matches!(e, ElemType::F32 | ElemType::F64));
-        let (n, c, g, p) = (x[0], x[1], geo.groups, numel(&x[2..]));
+        let (n, c, g, p) = (x[0], x[1], geo.groups, count(&x[2..]).ok()?);
         let sz = Sizes { n, g, cg: c / g, og: o / g, p };
         // (A symbolic size, the batch, is at least 2.)
         let some = |k: i64| aot_ir::sym::is_symbolic(k) || k > 0;
@@ -1075,8 +1121,8 @@ impl Through {
                 }
                 let w = lc.contiguous(w)?;
                 let a = lc.view(w, &[n, g, per_out, per_in], &self.images, 0)?;
-                let b = lc.view(x, &[n, g, per_in, p], &[image, per_in * chans, chans, pos], off)?;
-                let c = lc.view(y, &[n, g, per_out, p], &[out_c * p, per_out * p, p, 1], 0)?;
+                let b = lc.view(x, &[n, g, per_in, p], &[image, mul(per_in, chans)?, chans, pos], off)?;
+                let c = lc.view(y, &[n, g, per_out, p], &[mul(out_c, p)?, mul(per_out, p)?, p, 1], 0)?;
                 super::lowering::batched_matmul(lc, a, b, c, bias.is_some())?;
                 Ok(Some(y))
             }
@@ -1101,7 +1147,7 @@ fn pointwise_weight_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Op
         (Some(Matrix::Rows { rows: gr, chans: gc, off: go }), Some(Matrix::Rows { rows: xr, chans: xc, off: xo })) => {
             let m = mul(n, p)?;
             let out = lc.alloc(&rt.shape, rt.elem);
-            let ga = lc.view(dy, &[g, og, m], &[og * gc, gc, gr], go)?;
+            let ga = lc.view(dy, &[g, og, m], &[mul(og, gc)?, gc, gr], go)?;
             let xb = Matrix::rows_view(lc, x, (xr, xc, xo), (g, m, cg))?;
             let wc = lc.view(out, &[g, og, cg], &[og * cg, cg, 1], 0)?;
             super::lowering::batched_matmul(lc, ga, xb, wc, false)?;
@@ -1110,10 +1156,10 @@ fn pointwise_weight_grad(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<Op
         (
             Some(Matrix::Images { image: gi, chans: gc, pos: gp, off: go }),
             Some(Matrix::Images { image: xi, chans: xc, pos: xp, off: xo }),
-        ) if p >= PER_IMAGE_POSITIONS => {
+        ) if at_least(p, PER_IMAGE_POSITIONS) => {
             let out = fill_zero(lc, &rt.shape, rt.elem)?;
-            let ga = lc.view(dy, &[n, g, og, p], &[gi, og * gc, gc, gp], go)?;
-            let xb = lc.view(x, &[n, g, p, cg], &[xi, cg * xc, xp, xc], xo)?;
+            let ga = lc.view(dy, &[n, g, og, p], &[gi, mul(og, gc)?, gc, gp], go)?;
+            let xb = lc.view(x, &[n, g, p, cg], &[xi, mul(cg, xc)?, xp, xc], xo)?;
             let wc = lc.view(out, &[n, g, og, cg], &[0, og * cg, cg, 1], 0)?;
             super::lowering::batched_matmul(lc, ga, xb, wc, true)?;
             Ok(Some(out))
@@ -1135,7 +1181,7 @@ fn lower_conv_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry, bias: Option<Value
     let og = o / g;
     let kernel = wt.shape[2..].to_vec();
     let outs = rt.shape[2..].to_vec();
-    let (taps, positions) = (numel(&kernel), numel(&outs));
+    let (taps, positions) = (numel(&kernel), count(&outs)?);
     let xp = padded(lc, x, &geo.padding, &geo.padding)?;
     let cols = im2col(lc, xp, geo, cg, &kernel, &outs)?;
     let w = lc.contiguous(w)?;
@@ -1197,7 +1243,7 @@ fn lower_weight_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<(
     let og = o / groups;
     let kernel = rt.shape[2..].to_vec();
     let outs = gt.shape[2..].to_vec();
-    let (taps, positions) = (numel(&kernel), numel(&outs));
+    let (taps, positions) = (numel(&kernel), count(&outs)?);
     let xp = padded(lc, x, &geo.padding, &geo.padding)?;
     let cols = im2col(lc, xp, geo, cg, &kernel, &outs)?;
     let a = channel_rows(lc, g, groups)?;
@@ -1225,7 +1271,7 @@ fn lower_input_grad_gemm(lc: &mut LowerCtx<'_, '_>, geo: &Geometry) -> Result<()
     let k = rt.shape.len() - 2;
     let kernel = wt.shape[2..].to_vec();
     let outs = gt.shape[2..].to_vec();
-    let (taps, positions) = (numel(&kernel), numel(&outs));
+    let (taps, positions) = (numel(&kernel), count(&outs)?);
     let depth = cg * taps;
     let cols = mul(n, positions)?;
     // Columns of the input gradient, one GEMM per group over every image:
@@ -1283,7 +1329,7 @@ fn lower_geometry(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Geometry, String
 }
 
 pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    batch_only(lc, true)?;
+    symbolic_images(lc, &[Slot::Operand(1), Slot::Operand(2)], true)?;
     let rt = lc.result_type(0)?;
     let (x, w) = (lc.operand(0)?, lc.operand(1)?);
     let (xt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -1317,7 +1363,7 @@ pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    batch_only(lc, true)?;
+    symbolic_images(lc, &[Slot::Operand(1)], true)?;
     let rt = lc.result_type(0)?;
     let (g, w) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -1335,10 +1381,17 @@ pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let mut lead = Vec::with_capacity(k);
     for (i, &kk) in kernel.iter().enumerate() {
         let reach = geo.dilation[i] * (kk - 1);
-        spread.push(rt.shape[2 + i].checked_add(reach).ok_or("the spread-out gradient's size overflows")?);
+        spread.push(add(rt.shape[2 + i], reach).map_err(|e| format!("the spread-out gradient's size: {e}"))?);
         lead.push(reach - geo.padding[i]);
     }
-    let src = if geo.stride.iter().all(|&s| s == 1) && lead.iter().all(|&l| l >= 0) {
+    let unit = geo.stride.iter().all(|&s| s == 1) && lead.iter().all(|&l| l >= 0);
+    if !unit && !aot_ir::sym::is_static(&rt.shape[2..]) {
+        // Where the spread-out gradient's first and last positions depend
+        // on a symbolic size (a stride, or more padding than reach), the
+        // columns and col2im, whose loops need no such bounds.
+        return lower_input_grad_gemm(lc, &geo);
+    }
+    let src = if unit {
         padded(lc, g, &lead, &lead)?
     } else {
         let buf = fill_zero(lc, &spread, gt.elem)?;
@@ -1387,7 +1440,7 @@ pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 type Leaf<'a> = dyn FnMut(&mut Scalars<'_, '_>, &[Value], Value) -> Result<Value, String> + 'a;
 
 pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    batch_only(lc, true)?;
+    symbolic_images(lc, &[Slot::Result(0)], true)?;
     let rt = lc.result_type(0)?;
     let (g, x) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, xt) = (lc.operand_type(0)?, lc.operand_type(1)?);

@@ -208,15 +208,25 @@ impl Pool {
     /// `(out, after)`: the output's spatial sizes, and the padding past the
     /// input's end that the last window reaches (beyond `padding` in ceil
     /// mode, less when the windows stop short).
-    fn plan(&self, s: &[i64]) -> Result<(Vec<i64>, Vec<i64>), String> {
-        let out = self.out_sizes(s)?;
+    ///
+    /// `out` are the sizes the op's type gives. Where `s[i]` is symbolic,
+    /// `after` is the most any size needs, `padding + stride − 1` in ceil
+    /// mode and `padding` otherwise (the last window starts at `(out − 1)·
+    /// stride ≤ S + 2·padding − span + extra`): taps past the last window
+    /// are never read, so the larger padding changes no result.
+    fn plan(&self, s: &[i64], out: &[i64]) -> Result<Vec<i64>, String> {
         let mut after = Vec::with_capacity(s.len());
         for i in 0..s.len() {
+            if aot_ir::sym::is_symbolic(s[i]) || aot_ir::sym::is_symbolic(out[i]) {
+                let extra = if self.ceil_mode { self.stride[i] - 1 } else { 0 };
+                after.push(self.padding[i] + extra);
+                continue;
+            }
             // (out − 1)·stride < S + padding, so this cannot overflow once
-            // `out_sizes` has passed.
+            // the type's sizes have passed `out_sizes`.
             after.push(((out[i] - 1) * self.stride[i] + self.span(i)? - s[i] - self.padding[i]).max(0));
         }
-        Ok((out, after))
+        Ok(after)
     }
 
     /// PyTorch's starting index of the max-pool window at output position
@@ -241,6 +251,7 @@ impl Pool {
         }
         let mut count = 1i64;
         for i in 0..s.len() {
+            // (Interpreter-side: every size here is a number.)
             let start = o[i] * self.stride[i] - self.padding[i];
             let end = (start + self.kernel[i]).min(s[i] + self.padding[i]);
             count *= if self.count_include_pad { end - start } else { end.min(s[i]) - start.max(0) };
@@ -632,14 +643,15 @@ fn divisor_at(
         let start = s.sub(at, p)?;
         let k = s.index(pool.kernel[d]);
         let reach = s.add(start, k)?;
-        let limit = s.index(sizes[d] + pool.padding[d]);
+        let limit = super::conv::add(sizes[d], pool.padding[d])?;
+        let limit = s.size_index(limit);
         let end = select_lt(s, reach, limit, true)?;
         let extent = if pool.count_include_pad {
             s.sub(end, start)?
         } else {
             let zero = s.index(0);
             let lo = select_lt(s, start, zero, false)?;
-            let n = s.index(sizes[d]);
+            let n = s.size_index(sizes[d]);
             let hi = select_lt(s, end, n, true)?;
             s.sub(hi, lo)?
         };
@@ -676,12 +688,13 @@ fn lower_pool(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Pool, String> {
 }
 
 pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::batch_only(lc, false)?;
+    super::conv::symbolic_images(lc, &[], false)?;
     let x = lc.operand(0)?;
     let xt = lc.operand_type(0)?;
     let pool = lower_pool(lc, xt.shape.len())?;
     let sizes = xt.shape[2..].to_vec();
-    let (outs, after) = pool.plan(&sizes)?;
+    let outs = lc.result_type(0)?.shape[2..].to_vec();
+    let after = pool.plan(&sizes, &outs)?;
     let xp = padded_with(lc, x, &pool.padding, &after, f64::NEG_INFINITY)?;
     let xp = unit_stride_last(lc, xp)?;
     let y = out_shape(&xt.shape, &outs);
@@ -738,7 +751,7 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
                     };
                     s.select(neg, up, start)?
                 };
-                let pl = s.index(place[d]);
+                let pl = s.size_index(place[d]);
                 let term = s.mul(inside, pl)?;
                 first = s.add(first, term)?;
             }
@@ -750,7 +763,7 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
                 for d in 0..k {
                     let p = s.index(pool.padding[d]);
                     let r = s.sub(q[d], p)?;
-                    let pl = s.index(place[d]);
+                    let pl = s.size_index(place[d]);
                     let term = s.mul(r, pl)?;
                     flat = s.add(flat, term)?;
                 }
@@ -769,12 +782,13 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::batch_only(lc, false)?;
+    super::conv::symbolic_images(lc, &[], false)?;
     let x = lc.operand(0)?;
     let xt = lc.operand_type(0)?;
     let pool = lower_pool(lc, xt.shape.len())?;
     let sizes = xt.shape[2..].to_vec();
-    let (outs, after) = pool.plan(&sizes)?;
+    let outs = lc.result_type(0)?.shape[2..].to_vec();
+    let after = pool.plan(&sizes, &outs)?;
     let xp = padded_with(lc, x, &pool.padding, &after, 0.0)?;
     let xp = unit_stride_last(lc, xp)?;
     let y = out_shape(&xt.shape, &outs);
@@ -798,17 +812,17 @@ pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::batch_only(lc, false)?;
+    super::conv::symbolic_images(lc, &[], false)?;
     let rt = lc.result_type(0)?;
     let (g, idx) = (lc.operand(0)?, lc.operand(1)?);
     let gt = lc.operand_type(0)?;
     let (n, c) = (rt.shape[0], rt.shape[1]);
-    let plane = numel(&rt.shape[2..]);
+    let plane = aot_ir::sym::numel(&rt.shape[2..]).map_err(|e| e.to_string())?;
     // Gradients accumulate in place, in the compute type.
     let acc = fill_zero(lc, &rt.shape, compute_elem(rt.elem))?;
-    let flat = lc.view(acc, &[n, c, plane], &[c * plane, plane, 1], 0)?;
+    let flat = lc.view(acc, &[n, c, plane], &[super::conv::mul(c, plane)?, plane, 1], 0)?;
     let outs = gt.shape[2..].to_vec();
-    let msg = format!("max_pool_grad: index out of bounds for a plane of {plane} elements");
+    let msg = format!("max_pool_grad: index out of bounds for a plane of {} elements", aot_ir::sym::display(plane));
     // One plane per parallel iteration: a plane's indices land in it alone.
     lc.kernel("max_pool_grad", &[g, idx, flat], &mut |s, a| {
         s.nest_flat(&[n, c], &mut |s, nc| {
@@ -834,12 +848,13 @@ pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_avg_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::batch_only(lc, false)?;
+    super::conv::symbolic_images(lc, &[], false)?;
     let rt = lc.result_type(0)?;
     let g = lc.operand(0)?;
     let pool = lower_pool(lc, rt.shape.len())?;
     let sizes = rt.shape[2..].to_vec();
-    let (outs, after) = pool.plan(&sizes)?;
+    let outs = lc.operand_type(0)?.shape[2..].to_vec();
+    let after = pool.plan(&sizes, &outs)?;
     let compute = compute_elem(rt.elem);
     // The gradient of the padded input; its interior is the result.
     let acc = fill_zero(lc, &padded_shape(&rt.shape, &pool.padding, &after)?, compute)?;
