@@ -725,6 +725,79 @@ def test_cnn_stems_compile_once_over_image_sizes(name):
     assert stats["fallback_regions"] == 0, dict(stats)
 
 
+# Convolution and pooling geometries, each over image sizes odd and even,
+# square and not: (layer, input channels, spatial rank).
+_GEOMETRIES = {
+    "conv-stride-pad": (lambda: torch.nn.Conv2d(3, 6, 3, stride=2, padding=1), 3, 2),
+    "conv-dilated-groups": (lambda: torch.nn.Conv2d(4, 8, 3, stride=2, dilation=2, groups=2), 4, 2),
+    "depthwise": (lambda: torch.nn.Conv2d(4, 4, 5, padding=2, groups=4), 4, 2),
+    "depthwise-strided": (lambda: torch.nn.Conv2d(4, 4, 3, stride=2, padding=1, groups=4, bias=False), 4, 2),
+    "pointwise": (lambda: torch.nn.Conv2d(4, 8, 1), 4, 2),
+    "pointwise-strided": (lambda: torch.nn.Conv2d(4, 8, 1, stride=2), 4, 2),
+    "conv1d": (lambda: torch.nn.Conv1d(3, 5, 4, stride=3, padding=2), 3, 1),
+    "conv3d": (lambda: torch.nn.Conv3d(2, 3, 3, padding=1), 2, 3),
+    "max-pool": (lambda: torch.nn.MaxPool2d(3, 2, 1), 3, 2),
+    "max-pool-ceil": (lambda: torch.nn.MaxPool2d(2, ceil_mode=True), 3, 2),
+    "max-pool1d-dilated": (lambda: torch.nn.MaxPool1d(3, 2, dilation=2), 3, 1),
+    "avg-pool-ceil": (lambda: torch.nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False), 3, 2),
+    "avg-pool": (lambda: torch.nn.AvgPool2d(2), 3, 2),
+}
+
+
+class _ChannelsLastInput(torch.nn.Module):
+    """`layer` over an input given channels-last (`[N, *spatial, C]`) and
+    permuted: an operand whose symbolic strides are not row-major."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x.movedim(-1, 1))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels-last"])
+@pytest.mark.parametrize("name", sorted(_GEOMETRIES))
+def test_convolutions_and_pooling_over_image_sizes_read_them_at_run_time(name, layout):
+    """Each geometry (strides, padding, dilation, groups, depthwise and
+    pointwise convolutions in 1, 2 and 3 dimensions, max and average
+    pooling with ceil mode) trained through `torch.compile(dynamic=True)`
+    over image sizes: outputs and gradients equal eager's at every size,
+    nothing falls back, and no native code is generated per size (the
+    image sizes are read at run time). A channels-last input (a layout
+    whose strides are not row-major, permuted from `[N, *spatial, C]` in
+    the graph) is copied where a lowering needs row-major strides. (A
+    channels-last *argument* with symbolic sizes is compiled per shape:
+    the IR has no symbolic argument layouts yet.)"""
+    make, channels, rank = _GEOMETRIES[name]
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    layer = make() if layout == "contiguous" else _ChannelsLastInput(make())
+    net = torch.nn.Sequential(layer, torch.nn.Tanh())
+    ref = copy.deepcopy(net)
+    f = torch.compile(net, backend="aot", dynamic=True)
+    per_size = aot_torch.versions_per_size()
+    for n, *spatial in [(2, 9, 11, 10), (3, 16, 16, 12), (2, 13, 8, 9), (4, 10, 17, 11)]:
+        x = torch.randn(n, channels, *spatial[:rank])
+        if layout == "channels-last":
+            x = x.movedim(1, -1).contiguous()
+        xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
+        got, want = f(xa), ref(xb)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5, msg=f"{name} at {tuple(x.shape)}")
+        (got * got).sum().backward()
+        (want * want).sum().backward()
+        torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-4, atol=1e-5, msg=f"input grad at {tuple(x.shape)}")
+        for (pname, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, msg=f"{pname} at {tuple(x.shape)}")
+        net.zero_grad()
+        ref.zero_grad()
+    stats = aot_torch.stats
+    assert stats["fallback_regions"] == 0 and stats["fallback_ops"] == 0, dict(stats)
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"], dict(stats)
+    assert aot_torch.versions_per_size() == per_size, "code generated per size"
+
+
 class _Decoderish(torch.nn.Module):
     """What Hugging Face decoders do over a symbolic batch and length, each
     of which made the graph compile per shape: a tensor the graph holds as

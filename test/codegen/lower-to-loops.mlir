@@ -412,6 +412,31 @@ func.func @symbolic_counts(%x: tensor<s0x8xf32>, %w: tensor<10x8xf32>, %i: tenso
 
 // -----
 
+/// A convolution and a pooling over symbolic image sizes: the padded
+/// input, the columns and the pooled result are buffers of size
+/// expressions, the im2col windows loop to the output's symbolic sizes,
+/// and the GEMM's columns are the batch's positions. A pooling in ceil
+/// mode pads its input's end by `stride - 1` whatever the size (the taps
+/// past the last window are never read).
+// CHECK-LABEL: func.func @symbolic_image_conv
+// CHECK:         loop.alloc : memref<s0x3x(s1 + 2)x(s2 + 2)xf32>
+// CHECK:         loop.view %{{.*}} -> memref<s0x3xs1xs2xf32, strided<[(s1*6 + s1*s2*3 + s2*6 + 12), (s1*2 + s1*s2 + s2*2 + 4), (s2 + 2), 1], offset: (s2 + 3)>>
+// CHECK:         %[[COLS:.*]] = loop.alloc : memref<1x27xs0x(((s1 + 1) floordiv 2)*((s2 + 1) floordiv 2))xf32>
+// CHECK:         loop.kernel "im2col_2"
+// CHECK:                       loop.for %{{.*}} = 0 to ((s1 + 1) floordiv 2) {
+// CHECK-NEXT:                    loop.for %{{.*}} = 0 to ((s2 + 1) floordiv 2) {
+// CHECK:         loop.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<1x4x27xf32>, memref<1x27x(s0*((s1 + 1) floordiv 2)*((s2 + 1) floordiv 2))xf32>, memref<1x4x(s0*((s1 + 1) floordiv 2)*((s2 + 1) floordiv 2))xf32>
+// CHECK:         loop.alloc : memref<s0x4x(((s1 + 1) floordiv 2) + 1)x(((s2 + 1) floordiv 2) + 1)xf32>
+// CHECK:         loop.kernel "avg_pool
+// CHECK:           loop.for %{{.*}} = 0 to ((s2 + 3) floordiv 4) {
+func.func @symbolic_image_conv(%x: tensor<s0x3xs1xs2xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 1) floordiv 4 + 1)x((s2 - 1) floordiv 4 + 1)xf32>) attributes {aot.symbols = {s1 = array<i64: 4, 64>, s2 = array<i64: 4, 64>}} {
+  %0 = tensor.conv %x, %w {padding = [1, 1], stride = [2, 2]} : tensor<s0x3xs1xs2xf32>, tensor<4x3x3x3xf32> -> tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>
+  %1 = tensor.avg_pool %0 {kernel_size = [2, 2], stride = [2, 2], ceil_mode} : tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32> -> tensor<s0x4x((s1 - 1) floordiv 4 + 1)x((s2 - 1) floordiv 4 + 1)xf32>
+  return %0, %1 : tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 1) floordiv 4 + 1)x((s2 - 1) floordiv 4 + 1)xf32>
+}
+
+// -----
+
 /// Positions and constants of symbolic size (`arange`, `full`) are kernels
 /// looping to the symbolic bound, and an elementwise op over a permuted
 /// symbolic layout (the heads of an attention, transposed) keeps that

@@ -438,23 +438,30 @@ fn count(shape: &[i64]) -> Result<i64, String> {
 /// Refuses an op of the family (or a pooling op) with a symbolic size
 /// where its lowering needs a constant: any size of the operands and
 /// results listed in `weights` (a weight or bias, whose sizes pick the
-/// unrolled taps and the GEMMs' inner shapes), and the channels (dimension
-/// 1) of every other one. The batch and the image sizes may be symbolic:
-/// they are loop bounds, buffer sizes, strides and offsets, computed
-/// through `aot_ir::sym` and read at run time.
+/// unrolled taps and the GEMMs' inner shapes), and unless `channels` the
+/// channels (dimension 1) of every other one (a convolution's are its
+/// weight's). The batch and the image sizes may be symbolic (and a
+/// pooling's channels, which only count planes): they are loop bounds,
+/// buffer sizes, strides and offsets, computed through `aot_ir::sym` and
+/// read at run time.
 ///
 /// With `contiguous`, an operand whose layout has a symbolic stride or
 /// offset and is not row-major at offset 0 is copied into a contiguous
 /// buffer first: the convolutions' GEMM paths choose their matrices by
 /// comparing strides, which is decided for a row-major layout only.
 /// Pooling reads its operands where they lie.
-pub(super) fn symbolic_images(lc: &mut LowerCtx<'_, '_>, weights: &[Slot], contiguous: bool) -> Result<(), String> {
+pub(super) fn symbolic_images(
+    lc: &mut LowerCtx<'_, '_>,
+    weights: &[Slot],
+    channels: bool,
+    contiguous: bool,
+) -> Result<(), String> {
     let sym = aot_ir::sym::is_symbolic;
     let needs_static = |slot: Slot, shape: &[i64]| -> Option<usize> {
         if weights.contains(&slot) {
             shape.iter().position(|&d| sym(d))
         } else {
-            shape.get(1).is_some_and(|&d| sym(d)).then_some(1)
+            (!channels && shape.get(1).is_some_and(|&d| sym(d))).then_some(1)
         }
     };
     for i in 0..lc.operands.len() {
@@ -1329,7 +1336,7 @@ fn lower_geometry(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Geometry, String
 }
 
 pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    symbolic_images(lc, &[Slot::Operand(1), Slot::Operand(2)], true)?;
+    symbolic_images(lc, &[Slot::Operand(1), Slot::Operand(2)], false, true)?;
     let rt = lc.result_type(0)?;
     let (x, w) = (lc.operand(0)?, lc.operand(1)?);
     let (xt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -1363,7 +1370,7 @@ pub fn lower_conv(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    symbolic_images(lc, &[Slot::Operand(1)], true)?;
+    symbolic_images(lc, &[Slot::Operand(1)], false, true)?;
     let rt = lc.result_type(0)?;
     let (g, w) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, wt) = (lc.operand_type(0)?, lc.operand_type(1)?);
@@ -1440,7 +1447,7 @@ pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 type Leaf<'a> = dyn FnMut(&mut Scalars<'_, '_>, &[Value], Value) -> Result<Value, String> + 'a;
 
 pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    symbolic_images(lc, &[Slot::Result(0)], true)?;
+    symbolic_images(lc, &[Slot::Result(0)], false, true)?;
     let rt = lc.result_type(0)?;
     let (g, x) = (lc.operand(0)?, lc.operand(1)?);
     let (gt, xt) = (lc.operand_type(0)?, lc.operand_type(1)?);

@@ -688,7 +688,7 @@ fn lower_pool(lc: &LowerCtx<'_, '_>, rank: usize) -> Result<Pool, String> {
 }
 
 pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::symbolic_images(lc, &[], false)?;
+    super::conv::symbolic_images(lc, &[], true, false)?;
     let x = lc.operand(0)?;
     let xt = lc.operand_type(0)?;
     let pool = lower_pool(lc, xt.shape.len())?;
@@ -782,7 +782,7 @@ pub fn lower_max_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::symbolic_images(lc, &[], false)?;
+    super::conv::symbolic_images(lc, &[], true, false)?;
     let x = lc.operand(0)?;
     let xt = lc.operand_type(0)?;
     let pool = lower_pool(lc, xt.shape.len())?;
@@ -812,7 +812,7 @@ pub fn lower_avg_pool(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::symbolic_images(lc, &[], false)?;
+    super::conv::symbolic_images(lc, &[], true, false)?;
     let rt = lc.result_type(0)?;
     let (g, idx) = (lc.operand(0)?, lc.operand(1)?);
     let gt = lc.operand_type(0)?;
@@ -848,7 +848,7 @@ pub fn lower_max_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 pub fn lower_avg_pool_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
-    super::conv::symbolic_images(lc, &[], false)?;
+    super::conv::symbolic_images(lc, &[], true, false)?;
     let rt = lc.result_type(0)?;
     let g = lc.operand(0)?;
     let pool = lower_pool(lc, rt.shape.len())?;
