@@ -767,6 +767,9 @@ fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
     if shape.contains(&0) {
         return Some(identity);
     }
+    if let Some(order) = dense_order(shape, st) {
+        return Some(order);
+    }
     let facts = aot_ir::sym::Facts::defaults();
     let greater = |a: i64, b: i64| aot_ir::sym::add(b, 1).is_ok_and(|b1| facts.known_le(b1, a));
     let mut order: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
@@ -792,6 +795,32 @@ fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
     }
     if order.windows(2).all(|w| w[0] < w[1]) {
         return Some(identity);
+    }
+    order.extend((0..shape.len()).filter(|&d| shape[d] == 1));
+    Some(order)
+}
+
+/// The memory order of a dense permutation, found from the innermost
+/// dimension out by equal expressions: the dimension of stride 1, then the
+/// one whose stride is that one's size, and so on. Exact where comparing
+/// strides by the symbols' ranges is not: `[s0, 32, h, h]` over a
+/// `[32, s0, h, h]` buffer, `h = s1 floordiv 2`, orders the same whether
+/// or not `h` may be 1 (then its strides address nothing). `None` unless
+/// every dimension of more than one element is found this way.
+fn dense_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
+    let mut left: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
+    let mut inner_first = Vec::with_capacity(left.len());
+    let mut expected = 1i64;
+    while !left.is_empty() {
+        let mut found = left.iter().filter(|&&d| st[d] == expected);
+        let (Some(&d), None) = (found.next(), found.next()) else { return None };
+        inner_first.push(d);
+        left.retain(|&k| k != d);
+        expected = aot_ir::sym::mul(expected, shape[d]).ok()?;
+    }
+    let mut order: Vec<usize> = inner_first.into_iter().rev().collect();
+    if order.windows(2).all(|w| w[0] < w[1]) {
+        return Some((0..shape.len()).collect());
     }
     order.extend((0..shape.len()).filter(|&d| shape[d] == 1));
     Some(order)
@@ -834,6 +863,11 @@ mod tests {
         let plane = sym::mul(s1, s1).unwrap();
         let st = [plane, sym::mul(s0, plane).unwrap(), s1, 1];
         assert_eq!(symbolic_order(&[s0, 8, s1, s1], &st), Some(vec![1, 0, 2, 3]));
+        // The same over a pooled image size, `s1 floordiv 2`.
+        let h = sym::floordiv(s1, 2).unwrap();
+        let plane = sym::mul(h, h).unwrap();
+        let st = [plane, sym::mul(s0, plane).unwrap(), h, 1];
+        assert_eq!(symbolic_order(&[s0, 32, h, h], &st), Some(vec![1, 0, 2, 3]));
     }
 
     #[test]

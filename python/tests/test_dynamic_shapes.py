@@ -383,6 +383,41 @@ def test_a_cnn_over_batch_sizes_reads_the_batch_at_run_time():
     assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
+@pytest.mark.heavy
+def test_a_cnn_over_image_sizes_reads_them_at_run_time():
+    """The residual CNN (as above: batch norm, whose statistics run over
+    the images permuted channels-first, after strided convolutions that
+    halve the image) trained with `dynamic=True` over batch and image
+    sizes, odd and even: each step equal to eager, and its native code
+    reads every size at run time (none generated per size)."""
+    from models import ResNetish
+
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    net = ResNetish(c=8, classes=5)
+    ref = copy.deepcopy(net)
+    f = torch.compile(net, backend="aot", dynamic=True)
+    per_size = aot_torch.versions_per_size()
+    for n, h in ((2, 16), (3, 21), (5, 12), (4, 27), (2, 16)):
+        x, y = torch.randn(n, 3, h, h), torch.randint(0, 5, (n,))
+        loss = torch.nn.functional.cross_entropy(f(x), y)
+        loss.backward()
+        want = torch.nn.functional.cross_entropy(ref(x), y)
+        want.backward()
+        torch.testing.assert_close(loss, want)
+        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg="%s at %dx%d" % (name, n, h))
+        for (name, b), c in zip(net.named_buffers(), ref.buffers()):
+            torch.testing.assert_close(b, c, msg="%s at %dx%d" % (name, n, h))
+        net.zero_grad()
+        ref.zero_grad()
+    stats = aot_torch.stats
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"], dict(stats)
+    assert not stats["fallback_regions"], dict(stats)
+    assert aot_torch.versions_per_size() == per_size, "code generated per size"
+
+
 def test_symbolic_false_compiles_per_shape():
     torch._dynamo.reset()
     aot_torch.stats.clear()
