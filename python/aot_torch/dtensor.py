@@ -60,17 +60,6 @@ def is_dtensor_graph(example_inputs: Sequence[Any]) -> bool:
     return t is not None and any(isinstance(e, t) for e in example_inputs)
 
 
-def _on_a_larger_mesh(a: Any) -> bool:
-    """Whether `a` is a DTensor, or a mesh, of more than one dimension, or
-    part of one (a sub-mesh of a 2-D mesh)."""
-    DTensor, DeviceMesh = _types()
-    mesh = a.device_mesh if isinstance(a, DTensor) else a if isinstance(a, DeviceMesh) else None
-    if mesh is None:
-        return False
-    root = getattr(mesh, "_get_root_mesh", lambda: mesh)()
-    return mesh.ndim > 1 or (root is not None and root.ndim > 1)
-
-
 class _DenseFallback(Exception):
     """The dense program declined a call: the DTensor graph runs it."""
 
@@ -169,12 +158,6 @@ class DTensorGraph:
         compile_report.fallback(self.name, what, why, compile_report.graph_source(self.name))
 
     def __call__(self, *args):
-        if any(_on_a_larger_mesh(a) for a in args):
-            # (FSDP2 with tensor parallelism on a 2-D mesh gave other
-            # gradients than eager's: until it is understood, PyTorch.)
-            self._in_pytorch("a DTensor over a mesh of several dimensions (FSDP2 with tensor parallelism) is not "
-                             "compiled yet", "the whole graph")
-            return self.gm(*args)
         training = torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
         key = self._key(args, training)
         d = self.dense.get(key, False)
@@ -269,7 +252,13 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
 
     mode = FakeTensorMode(allow_non_fake_inputs=True)
     with mode:
-        fakes = [mode.from_tensor(_plain(args[i])) for i in slots]
+        # Leaves: `rebuild` then makes the ones that require grad so in
+        # place. From a non-leaf (an activation from an earlier graph) the
+        # fake would be one too, and its `detach` a traced op that cuts the
+        # forward's path from the input: the backend's analysis of eager's
+        # graph then found no gradient reaching it, and cut its edge (the
+        # blocks before a graph break got no gradient).
+        fakes = [mode.from_tensor(_plain(args[i]).detach()) for i in slots]
     if not rg:
         def dense(*locals_):
             return [_plain(o) for o in run(rebuild(locals_))]
