@@ -13,7 +13,8 @@ steps per second. Every rank runs one thread (the processes share the
 cores).
 
     py=test/.venv/bin/python
-    $py bench/pytorch/distributed.py [--program tp|overlap|dtensor|fsdp2] [--world 2] [--width 256] [--batch 64] [--steps 20]
+    $py bench/pytorch/distributed.py [--program tp|overlap|overlap-late|dtensor|fsdp2|fsdp2-tp] [--world 2]
+        [--width 256] [--batch 64] [--steps 20]
         [--no-inductor]
 
 `--program overlap` trains a block whose all-reduce can run while an
@@ -21,7 +22,10 @@ independent branch computes (`overlap_fn`). `--program dtensor` trains the
 same block as an `nn.Module` parallelized with DTensor (`parallelize_module`:
 the first linear `ColwiseParallel`, the second `RowwiseParallel`, a layer
 norm before them), with `torch.optim.SGD`. `--program fsdp2` trains two
-such blocks with FSDP2 (`fully_shard` on each block and on the root).
+such blocks with FSDP2 (`fully_shard` on each block and on the root);
+`--program fsdp2-tp` the same on a (world/2)x2 mesh with each block
+tensor-parallel (`--world 4`). `--program overlap-late` is `overlap` with
+the all-reduce written after the independent branch.
 """
 
 import argparse
@@ -62,6 +66,20 @@ def overlap_fn(params, x, y, group):
     return ((r + c - y) ** 2).mean()
 
 
+def overlap_late_fn(params, x, y, group):
+    """`overlap_fn` with the all-reduce written after the independent branch
+    (right before its first use, as traced graphs often have it): only a
+    schedule that starts the collective as soon as its input is ready
+    overlaps it with the branch."""
+    import torch.distributed._functional_collectives as funcol
+
+    w1, w2, w3 = params
+    p = x @ w1.t()
+    c = torch.tanh(x @ w2.t()) @ w3.t()
+    r = funcol.all_reduce(p, "sum", group)
+    return ((r + c - y) ** 2).mean()
+
+
 class Block(torch.nn.Module):
     def __init__(self, d, hid):
         super().__init__()
@@ -92,11 +110,16 @@ def dtensor_ways(args, world, compile_inductor):
     return ways
 
 
-def fsdp2_ways(args, world, compile_inductor):
+def fsdp2_ways(args, world, compile_inductor, tp=False):
     """Per way, (step function, optimizer) over an FSDP2 copy (`fully_shard`
-    on each of two `Block`s and on the root) of one model."""
+    on each of two `Block`s and on the root) of one model; with `tp`, on a
+    (world/2)x2 mesh, each block tensor-parallel over its second
+    dimension and FSDP2 over the first."""
+    from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import fully_shard
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
+    mesh = init_device_mesh("cpu", (world // 2, 2), mesh_dim_names=("dp", "tp")) if tp else None
     torch.manual_seed(0)
     base = torch.nn.Sequential(Block(args.width, 4 * args.width), Block(args.width, 4 * args.width))
     ways = {}
@@ -104,8 +127,10 @@ def fsdp2_ways(args, world, compile_inductor):
         m = torch.nn.Sequential(Block(args.width, 4 * args.width), Block(args.width, 4 * args.width))
         m.load_state_dict(base.state_dict())
         for block in m:
-            fully_shard(block)
-        fully_shard(m)
+            if tp:
+                parallelize_module(block, mesh["tp"], {"up": ColwiseParallel(), "down": RowwiseParallel()})
+            fully_shard(block, mesh=mesh["dp"] if tp else None)
+        fully_shard(m, mesh=mesh["dp"] if tp else None)
         f = m if k == "eager" else torch.compile(m, backend="aot") if k == "aot" else torch.compile(m)
         ways[k] = (f, torch.optim.SGD(m.parameters(), lr=0.01))
     return ways
@@ -125,8 +150,8 @@ def worker(rank, world, port, args, out):
     rows = slice(rank * hid // world, (rank + 1) * hid // world)
     shard = [full[0][rows], full[1][rows], full[2][:, rows], full[3]]
     fn = step_fn
-    if args.program == "overlap":
-        fn = overlap_fn
+    if args.program in ("overlap", "overlap-late"):
+        fn = overlap_fn if args.program == "overlap" else overlap_late_fn
         shard = [torch.randn(d, d, generator=g) * d ** -0.5, torch.randn(hid, d, generator=g) * d ** -0.5,
                  torch.randn(d, hid, generator=g) * hid ** -0.5]
     ways = {"eager": fn, "aot": torch.compile(fn, backend="aot")}
@@ -134,14 +159,14 @@ def worker(rank, world, port, args, out):
         ways["inductor"] = torch.compile(fn)
     if args.program == "dtensor":
         ways = dtensor_ways(args, world, not args.no_inductor)
-    if args.program == "fsdp2":
-        ways = fsdp2_ways(args, world, not args.no_inductor)
+    if args.program in ("fsdp2", "fsdp2-tp"):
+        ways = fsdp2_ways(args, world, not args.no_inductor, tp=args.program == "fsdp2-tp")
     params = {k: [p.clone().requires_grad_(True) for p in shard] for k in ways}
     data = torch.Generator().manual_seed(1)
     x, y = torch.randn(args.batch, d, generator=data), torch.randn(args.batch, d, generator=data)
 
     def run(k, n):
-        if args.program in ("dtensor", "fsdp2"):
+        if args.program in ("dtensor", "fsdp2", "fsdp2-tp"):
             f, opt = ways[k]
             for _ in range(n):
                 loss = ((f(x) - y) ** 2).mean()
@@ -181,9 +206,12 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--no-inductor", action="store_true")
-    ap.add_argument("--program", choices=["tp", "overlap", "dtensor", "fsdp2"], default="tp",
-                    help="tp: the tensor-parallel MLP block; overlap: an all-reduce beside an independent branch; "
-                         "dtensor: the block as a module parallelized with DTensor; fsdp2: two blocks, fully_shard")
+    ap.add_argument("--program", choices=["tp", "overlap", "overlap-late", "dtensor", "fsdp2", "fsdp2-tp"],
+                    default="tp",
+                    help="tp: the tensor-parallel MLP block; overlap: an all-reduce beside an independent branch "
+                         "(overlap-late: written after it); dtensor: the block as a module parallelized with "
+                         "DTensor; fsdp2: two blocks, fully_shard; fsdp2-tp: the same on a 2-D mesh with tensor "
+                         "parallelism (--world 4)")
     args = ap.parse_args()
     from machine import cpu_model
 
@@ -196,6 +224,9 @@ def main():
     r = q.get()
     print("CPU: %s, %d processes of 1 thread, torch %s" % (cpu_model(), args.world, torch.__version__))
     what = {"tp": "tensor-parallel MLP block", "overlap": "an all-reduce beside an independent branch",
+            "overlap-late": "an all-reduce written after an independent branch",
+            "fsdp2-tp": "two MLP blocks, tensor-parallel (ColwiseParallel, RowwiseParallel) and fully_shard on a "
+                        "2-D mesh",
             "dtensor": "MLP block parallelized with DTensor (layer norm, ColwiseParallel, RowwiseParallel)",
             "fsdp2": "two MLP blocks (layer norm, GELU, residual), fully_shard on each and on the root",
             }[args.program]

@@ -141,6 +141,42 @@ fn may_overlap(p: &HostProgram, a: Root, b: Root) -> bool {
     }
 }
 
+/// Moves each collective up to just after the last earlier step it
+/// depends on or must stay behind: one that writes bytes of its input,
+/// reads or writes bytes of its output, rebinds or resizes an argument,
+/// or is a collective itself (every rank issues a group's collectives in
+/// one order). The steps it passes then run while it is in flight
+/// ([`schedule_waits`]), where in the graph's order they ran before it
+/// started: a gradient's all-reduce starts as soon as the gradient is
+/// made, not after the independent work written after it. Kernels keep
+/// their order (they are numbered by it). Buffers are compared as in
+/// [`schedule_waits`], so the arena's temporaries must be placed: run on
+/// a program with static sizes, or one evaluated for its sizes.
+pub fn hoist_collectives(p: &mut HostProgram) {
+    for i in 0..p.steps.len() {
+        let Step::Collective(c) = &p.steps[i] else { continue };
+        let (input, output) = (c.input.root, c.output.root);
+        let mut to = i;
+        while to > 0 {
+            let blocks = match (&p.steps[to - 1], step_buffers(&p.steps[to - 1])) {
+                (Step::Collective(_), _) | (_, None) => true,
+                (_, Some((reads, writes))) => {
+                    writes.iter().any(|&r| may_overlap(p, input, r))
+                        || reads.iter().chain(&writes).any(|&r| may_overlap(p, output, r))
+                }
+            };
+            if blocks {
+                break;
+            }
+            to -= 1;
+        }
+        if to < i {
+            let step = p.steps.remove(i);
+            p.steps.insert(to, step);
+        }
+    }
+}
+
 /// Sets each collective's [`Collective::wait_before`]: the steps after it
 /// that touch neither its output nor write its input (their buffers
 /// compared by allocation, and by arena range for planned temporaries)
@@ -406,6 +442,7 @@ impl HostProgram {
         };
         // (The temporaries were placed for these sizes.)
         let mut program = program;
+        hoist_collectives(&mut program);
         schedule_waits(&mut program);
         let table = self.sizes.iter().map(|&d| e(d)).collect::<Result<_, _>>()?;
         Ok((program, table))
@@ -698,6 +735,11 @@ fn build_with(ctx: &Context, func: Op, symbolic_ok: bool) -> Result<HostProgram,
         }
     }
     check_memory_plan(ctx, func)?;
+    // (A symbolic program's temporaries are placed per size: its
+    // evaluation moves its collectives.)
+    if !p.symbolic {
+        hoist_collectives(&mut p);
+    }
     schedule_waits(&mut p);
     p.arena_bytes = p
         .allocs

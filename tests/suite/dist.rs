@@ -384,6 +384,75 @@ fn native_code_runs_independent_steps_while_a_collective_is_in_flight() {
     }
 }
 
+const LATE: &str = r#"func.func @f(%x: tensor<64xf32>, %y: tensor<32x32xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<32x32xf32>) {
+  %a = tensor.mul %x, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %m = tensor.exp %y : tensor<32x32xf32>
+  %r = dist.all_reduce %a {group = "g", size = 2, reduce = "sum"} : tensor<64xf32> -> tensor<64xf32>
+  %s = tensor.add %r, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %g = dist.all_gather %x {group = "g", size = 2} : tensor<64xf32> -> tensor<128xf32>
+  %v = view.slice %g {dim = 0, start = 64, end = 128, step = 1} : tensor<128xf32> -> tensor<64xf32>
+  %t = tensor.add %v, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  return %s, %t, %m : tensor<64xf32>, tensor<64xf32>, tensor<32x32xf32>
+}"#;
+
+/// A collective written after independent work (right before its first
+/// use, as a traced graph often has it) is moved up to just after what it
+/// depends on: the all-reduce to after the product it reduces, ahead of
+/// the independent kernel, which then runs while it is in flight. (The
+/// all-gather stays behind the step that reads the all-reduce's result:
+/// its output may take that result's bytes in the arena.) The results are
+/// the definitions', with the work done at the waits.
+#[test]
+fn collectives_start_as_soon_as_their_inputs_are_ready() {
+    use aot::codegen::program::{self, Step};
+    let mut ctx = aot::ir::Context::new();
+    let opts = aot::ir::ParseOptions { file: "dist.mlir".into(), first_line: 1 };
+    let m = aot::ir::parse_module(&mut ctx, LATE, &opts).unwrap();
+    let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
+    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
+    let mut pm = aot::codegen::pass_manager_for(native.target, Default::default()).unwrap();
+    aot::codegen::lower_unless_lowered(&mut ctx, f, &mut pm, &mut std::io::sink()).unwrap();
+    let p = program::build(&ctx, f).unwrap();
+    let kinds: Vec<&str> = p
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Kernel { .. } => "kernel",
+            Step::Matmul(_) => "matmul",
+            Step::Collective(_) => "collective",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(&kinds[..3], ["kernel", "collective", "kernel"], "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "collective").count(), 2, "{kinds:?}");
+    let Step::Collective(c) = &p.steps[1] else { unreachable!() };
+    assert!(c.wait_before > 2, "the exponential runs while the all-reduce is in flight: {}", c.wait_before);
+    for backend in backends().into_iter().filter(|b| *b != "interp") {
+        let outs = ranks_with(2, Lazy::wrap, move |rank| {
+            let m = Module::parse(LATE, "dist.mlir").unwrap();
+            let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
+            let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
+            let y: Vec<f64> = (0..1024).map(|i| ((i * 3) % 7) as f64 * 0.25).collect();
+            let args = [tensor(&x, &[64]), tensor(&y, &[32, 32])];
+            let mut f = m.compile(Some("f"), &args, &opts).unwrap();
+            f.call(&args).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
+        });
+        let xs: Vec<Vec<f32>> = (0..2).map(|r| (0..64).map(|i| ((i + 7 * r) % 11) as f32 * 0.1).collect()).collect();
+        for (rank, out) in outs.iter().enumerate() {
+            for i in 0..64 {
+                let want = xs.iter().map(|x| x[i] * x[i]).sum::<f32>() + xs[rank][i];
+                assert!((out[0][i] as f32 - want).abs() <= 1e-5 * want.abs().max(1.0), "{backend} rank {rank} [{i}]");
+                let want_t = xs[1][i] + xs[rank][i];
+                assert!((out[1][i] as f32 - want_t).abs() <= 1e-5, "{backend} rank {rank} [{i}]");
+            }
+            let y: Vec<f32> = (0..1024).map(|i| ((i * 3) % 7) as f32 * 0.25).collect();
+            for (k, &v) in y.iter().enumerate() {
+                assert!((out[2][k] as f32 - v.exp()).abs() <= 1e-5 * v.exp(), "{backend} rank {rank} exp [{k}]");
+            }
+        }
+    }
+}
+
 /// A rank that fails before a collective does not leave the others waiting
 /// for it: the group is aborted and their collectives fail with a message.
 #[test]
