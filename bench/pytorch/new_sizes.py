@@ -8,10 +8,11 @@ table at run time.
 --model gpt2: a GPT-2-style block (python/tests/models.py) under
 `dynamic=True`, new sequence lengths. --model cnn: the residual CNN
 (python/tests/models.py, 32 channels, 32x32 images) under Dynamo's
-automatic dynamic shapes, new batch sizes.
+automatic dynamic shapes, new batch sizes. --model cnn-images: the same
+CNN under `dynamic=True`, batches of 8, new image sizes.
 
     py=test/.venv/bin/python
-    $py bench/pytorch/new_sizes.py [--model gpt2|cnn] [--sizes 10] [--per-size]
+    $py bench/pytorch/new_sizes.py [--model gpt2|cnn|cnn-images] [--sizes 10] [--per-size]
 """
 
 import argparse
@@ -23,7 +24,7 @@ import time
 ap = argparse.ArgumentParser()
 ap.add_argument("--sizes", type=int, default=10)
 ap.add_argument("--per-size", action="store_true")
-ap.add_argument("--model", choices=["gpt2", "cnn"], default="gpt2")
+ap.add_argument("--model", choices=["gpt2", "cnn", "cnn-images"], default="gpt2")
 args = ap.parse_args()
 if args.per_size:
     os.environ["AOT_RUNTIME_SIZES"] = "0"
@@ -48,6 +49,17 @@ if args.model == "gpt2":
 
     loss_of = gpt_loss
     warm, new_sizes, seen = [(4, 16), (8, 24), (4, 32)], [(4, 40 + 4 * k) for k in range(args.sizes)], (4, 40)
+elif args.model == "cnn-images":
+    from models import ResNetish
+
+    model = ResNetish(c=32, classes=10)
+    f = torch.compile(model, backend="aot", dynamic=True)
+
+    def batch(n, h):
+        return torch.randn(n, 3, h, h, generator=g), torch.randint(0, 10, (n,), generator=g)
+
+    loss_of = torch.nn.functional.cross_entropy
+    warm, new_sizes, seen = [(8, 16), (8, 24), (8, 32)], [(8, 34 + 2 * k) for k in range(args.sizes)], (8, 32)
 else:
     from models import ResNetish
 

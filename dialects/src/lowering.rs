@@ -605,6 +605,24 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
     pub fn copy_into(&mut self, src: Value, dst: Value) -> Result<(), String> {
         let d = memref(self.rw, dst).cloned().ok_or("copy into a non-buffer")?;
         let src = self.expand(src, &d.shape)?;
+        // Dimensions of one element are left out of the nest, so that its
+        // outermost loop, the one the runtime splits across threads, has
+        // more than one iteration (a symbolic function's loops are not
+        // collapsed afterwards: a copy of a `[1, 32, s0, ...]` view ran on
+        // one thread).
+        let keep: Vec<usize> = (0..d.shape.len()).filter(|&k| d.shape[k] != 1).collect();
+        let (src, dst, d) = if keep.is_empty() || keep.len() == d.shape.len() {
+            (src, dst, d)
+        } else {
+            let sm = memref(self.rw, src).cloned().ok_or("copy from a non-buffer")?;
+            let (sst, soff) = r#loop::layout(&sm);
+            let (dst_st, doff) = r#loop::layout(&d);
+            let shape: Vec<i64> = keep.iter().map(|&k| d.shape[k]).collect();
+            let src = self.view(src, &shape, &keep.iter().map(|&k| sst[k]).collect::<Vec<_>>(), soff)?;
+            let dst = self.view(dst, &shape, &keep.iter().map(|&k| dst_st[k]).collect::<Vec<_>>(), doff)?;
+            let d = memref(self.rw, dst).cloned().ok_or("copy into a non-buffer")?;
+            (src, dst, d)
+        };
         let shape = d.shape.to_vec();
         // A destination that addresses an element twice is written in
         // row-major order, the last write winning, as the interpreter does.

@@ -437,6 +437,23 @@ func.func @symbolic_image_conv(%x: tensor<s0x3xs1xs2xf32>, %w: tensor<4x3x3x3xf3
 
 // -----
 
+/// A weight gradient over symbolic image sizes: the output gradient's
+/// rows per output channel are copied out of a `[1, 4, s0, ...]` view
+/// (one group); the copy leaves its dimension of one element out, so that
+/// its outermost loop, the one split across threads, runs over the
+/// channels (symbolic functions are not collapsed after lowering).
+// CHECK-LABEL: func.func @symbolic_weight_grad
+// CHECK:         loop.kernel "copy_1" (%{{.*}} = %{{.*}} : memref<4xs0x(s1 - 2)x(s2 - 2)xf32, strided<
+// CHECK-NEXT:      loop.for %{{.*}} = 0 to 4 parallel {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to s0 {
+// CHECK:         loop.matmul
+func.func @symbolic_weight_grad(%g: tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>, %x: tensor<s0x3xs1xs2xf32>) -> tensor<4x3x3x3xf32> attributes {aot.symbols = {s1 = array<i64: 4, 64>, s2 = array<i64: 4, 64>}} {
+  %0 = tensor.conv_weight_grad %g, %x {kernel_size = array<i64: 3, 3>} : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>, tensor<s0x3xs1xs2xf32> -> tensor<4x3x3x3xf32>
+  return %0 : tensor<4x3x3x3xf32>
+}
+
+// -----
+
 /// Positions and constants of symbolic size (`arange`, `full`) are kernels
 /// looping to the symbolic bound, and an elementwise op over a permuted
 /// symbolic layout (the heads of an attention, transposed) keeps that
