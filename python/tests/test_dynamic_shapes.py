@@ -350,6 +350,25 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
     assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
+def _cnn_steps_equal_eager(f, net, ref, sizes):
+    """A step of `f` (compiling `net`) and of `ref` per `(batch, image
+    size)`: losses, gradients and buffers (batch norm's statistics)
+    equal."""
+    for n, h in sizes:
+        x, y = torch.randn(n, 3, h, h), torch.randint(0, 5, (n,))
+        loss = torch.nn.functional.cross_entropy(f(x), y)
+        loss.backward()
+        want = torch.nn.functional.cross_entropy(ref(x), y)
+        want.backward()
+        torch.testing.assert_close(loss, want)
+        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg="%s at %dx%d" % (name, n, h))
+        for (name, b), c in zip(net.named_buffers(), ref.buffers()):
+            torch.testing.assert_close(b, c, msg="%s at %dx%d" % (name, n, h))
+        net.zero_grad()
+        ref.zero_grad()
+
+
 @pytest.mark.heavy
 def test_a_cnn_over_batch_sizes_reads_the_batch_at_run_time():
     """The residual CNN (padded, depthwise, pointwise, strided and dilated
@@ -367,17 +386,7 @@ def test_a_cnn_over_batch_sizes_reads_the_batch_at_run_time():
     ref = copy.deepcopy(net)
     f = torch.compile(net, backend="aot")
     per_size = aot_torch.versions_per_size()
-    for n in (2, 3, 5, 4, 7):
-        x, y = torch.randn(n, 3, 16, 16), torch.randint(0, 5, (n,))
-        loss = torch.nn.functional.cross_entropy(f(x), y)
-        loss.backward()
-        want = torch.nn.functional.cross_entropy(ref(x), y)
-        want.backward()
-        torch.testing.assert_close(loss, want)
-        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg="%s at batch %d" % (name, n))
-        net.zero_grad()
-        ref.zero_grad()
+    _cnn_steps_equal_eager(f, net, ref, [(n, 16) for n in (2, 3, 5, 4, 7)])
     stats = aot_torch.stats
     assert stats["compiled"] == 2 and stats["symbolic_graphs"] == 1 and not stats["fallback_regions"], dict(stats)
     assert aot_torch.versions_per_size() == per_size, "code generated per size"
@@ -399,19 +408,7 @@ def test_a_cnn_over_image_sizes_reads_them_at_run_time():
     ref = copy.deepcopy(net)
     f = torch.compile(net, backend="aot", dynamic=True)
     per_size = aot_torch.versions_per_size()
-    for n, h in ((2, 16), (3, 21), (5, 12), (4, 27), (2, 16)):
-        x, y = torch.randn(n, 3, h, h), torch.randint(0, 5, (n,))
-        loss = torch.nn.functional.cross_entropy(f(x), y)
-        loss.backward()
-        want = torch.nn.functional.cross_entropy(ref(x), y)
-        want.backward()
-        torch.testing.assert_close(loss, want)
-        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg="%s at %dx%d" % (name, n, h))
-        for (name, b), c in zip(net.named_buffers(), ref.buffers()):
-            torch.testing.assert_close(b, c, msg="%s at %dx%d" % (name, n, h))
-        net.zero_grad()
-        ref.zero_grad()
+    _cnn_steps_equal_eager(f, net, ref, [(2, 16), (3, 21), (5, 12), (4, 27), (2, 16)])
     stats = aot_torch.stats
     assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"], dict(stats)
     assert not stats["fallback_regions"], dict(stats)

@@ -317,6 +317,18 @@ impl aot::runtime::dist::Communicator for Lazy {
     }
 }
 
+/// The host program Cranelift's pipeline makes of `text`'s function.
+fn host_program(text: &str) -> aot::codegen::program::HostProgram {
+    let mut ctx = aot::ir::Context::new();
+    let opts = aot::ir::ParseOptions { file: "dist.mlir".into(), first_line: 1 };
+    let m = aot::ir::parse_module(&mut ctx, text, &opts).unwrap();
+    let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
+    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
+    let mut pm = aot::codegen::pass_manager_for(native.target, Default::default()).unwrap();
+    aot::codegen::lower_unless_lowered(&mut ctx, f, &mut pm, &mut std::io::sink()).unwrap();
+    aot::codegen::program::build(&ctx, f).unwrap()
+}
+
 pub(crate) const OVERLAP: &str = r#"func.func @f(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
   %a = tensor.mul %x, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
   %r = dist.all_reduce %a {group = "g", size = 2, reduce = "sum"} : tensor<64xf32> -> tensor<64xf32>
@@ -338,16 +350,9 @@ pub(crate) const OVERLAP: &str = r#"func.func @f(%x: tensor<64xf32>) -> (tensor<
 /// is in flight over at least one step.
 #[test]
 fn native_code_runs_independent_steps_while_a_collective_is_in_flight() {
-    use aot::codegen::program::{self, Step};
+    use aot::codegen::program::Step;
     // The schedule: some collective waits later than its next step.
-    let mut ctx = aot::ir::Context::new();
-    let opts = aot::ir::ParseOptions { file: "dist.mlir".into(), first_line: 1 };
-    let m = aot::ir::parse_module(&mut ctx, OVERLAP, &opts).unwrap();
-    let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
-    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
-    let mut pm = aot::codegen::pass_manager_for(native.target, Default::default()).unwrap();
-    aot::codegen::lower_unless_lowered(&mut ctx, f, &mut pm, &mut std::io::sink()).unwrap();
-    let p = program::build(&ctx, f).unwrap();
+    let p = host_program(OVERLAP);
     let waits: Vec<(usize, usize)> = p
         .steps
         .iter()
@@ -404,15 +409,8 @@ const LATE: &str = r#"func.func @f(%x: tensor<64xf32>, %y: tensor<32x32xf32>) ->
 /// the definitions', with the work done at the waits.
 #[test]
 fn collectives_start_as_soon_as_their_inputs_are_ready() {
-    use aot::codegen::program::{self, Step};
-    let mut ctx = aot::ir::Context::new();
-    let opts = aot::ir::ParseOptions { file: "dist.mlir".into(), first_line: 1 };
-    let m = aot::ir::parse_module(&mut ctx, LATE, &opts).unwrap();
-    let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
-    let native = aot::codegen::Native::named("cranelift", Default::default()).unwrap();
-    let mut pm = aot::codegen::pass_manager_for(native.target, Default::default()).unwrap();
-    aot::codegen::lower_unless_lowered(&mut ctx, f, &mut pm, &mut std::io::sink()).unwrap();
-    let p = program::build(&ctx, f).unwrap();
+    use aot::codegen::program::Step;
+    let p = host_program(LATE);
     let kinds: Vec<&str> = p
         .steps
         .iter()
