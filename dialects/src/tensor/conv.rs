@@ -1442,6 +1442,11 @@ pub fn lower_input_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
+/// Fewest output channels for which a direct weight gradient's parallel
+/// loop runs over the channels alone (two threads get eight each); fewer
+/// split the flat (channel, tap) index instead.
+const MIN_CHANNELS_TO_SPLIT: i64 = 16;
+
 /// The body of a reduction's innermost loop: induction variables and the
 /// carried sum to the next sum.
 type Leaf<'a> = dyn FnMut(&mut Scalars<'_, '_>, &[Value], Value) -> Result<Value, String> + 'a;
@@ -1467,9 +1472,16 @@ pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let compute = compute_elem(rt.elem);
     let mut flat_shape = vec![o, cg];
     flat_shape.extend_from_slice(&kernel);
+    // One loop per weight dimension, the output channels' parallel, where
+    // they are enough to split: a flat loop's division into (channel,
+    // tap) was recomputed by the code generator inside the reduction's
+    // innermost loop (a depthwise weight gradient of 32 channels over
+    // 8x16x16 images took 30% less time without it over symbolic sizes,
+    // 20% less per size).
+    let flat = o < MIN_CHANNELS_TO_SPLIT;
     lc.kernel("conv_weight_grad", &[xp, g, out], &mut |s, a| {
         let (xb, gb, wb) = (a[0], a[1], a[2]);
-        s.nest_flat(&flat_shape, &mut |s, at| {
+        let mut body = |s: &mut Scalars<'_, '_>, at: &[Value]| -> Result<(), String> {
             let (oi, r, tap) = (at[0], at[1], at[2..].to_vec());
             let ogv = s.index(og);
             let grp = s.bin(Binary::Div, oi, ogv)?;
@@ -1518,7 +1530,12 @@ pub fn lower_weight_grad(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
             let mut wi = vec![oi, r];
             wi.extend_from_slice(&tap);
             s.store_as(sum, wb, &wi)
-        })
+        };
+        if flat {
+            s.nest_flat(&flat_shape, &mut body)
+        } else {
+            s.nest(&flat_shape, true, &mut body)
+        }
     })?;
     lc.set_result(0, out);
     Ok(())
