@@ -964,6 +964,17 @@ fn convolutions_and_pooling_read_the_batch_at_run_time() {
 /// channel count is still refused, with its reason.
 #[test]
 fn convolutions_and_pooling_read_image_sizes_at_run_time() {
+    image_sizes_at_run_time("cranelift");
+}
+
+/// The same on the LLVM backend, whose kernels load the same size table.
+#[cfg(feature = "llvm")]
+#[test]
+fn llvm_convolutions_and_pooling_read_image_sizes_at_run_time() {
+    image_sizes_at_run_time("llvm");
+}
+
+fn image_sizes_at_run_time(backend: &str) {
     use aot::ir::ElemType;
     use aot::runtime::compiled::Executable;
     use aot::runtime::Tensor;
@@ -1009,7 +1020,7 @@ fn convolutions_and_pooling_read_image_sizes_at_run_time() {
         ea = e.replace(")x(", "), ("),
         ma = m.replace(")x(", "), ("),
     );
-    let compile = |text: &str, runtime_sizes: bool| by_size(text, "cranelift", runtime_sizes);
+    let compile = |text: &str, runtime_sizes: bool| by_size(text, backend, runtime_sizes);
     let t = |shape: &[i64], seed: usize| pattern(shape, seed, 1.0);
     // Max-pool indices inside each plane of `plane` elements.
     let idx = |shape: &[i64], plane: i64| {
