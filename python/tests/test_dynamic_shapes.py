@@ -190,6 +190,7 @@ def test_one_compile_trains_at_every_size(model, make, example, dims, sizes, bac
     n_users = len(p.signature.user_inputs)
     state = [t.detach().clone().requires_grad_(t.requires_grad) for t in p.example_inputs[:-n_users]]
     f = aot_torch.compile_ir(p.text, state + list(p.example_inputs[-n_users:]), native_backend=backend)
+    per_size = aot_torch.versions_per_size()
     for size in sizes:
         args = make(*size)
         (loss,), saved = f.forward(state + list(args))
@@ -201,6 +202,8 @@ def test_one_compile_trains_at_every_size(model, make, example, dims, sizes, bac
         for name, fqn in p.signature.inputs_to_parameters.items():
             torch.testing.assert_close(grads[p.input_names.index(name)], ref.get_parameter(fqn).grad,
                                        rtol=1e-4, atol=1e-5, msg="%s at %s" % (fqn, size))
+    # Native code reads the sizes (the CNN's image sizes too) at run time.
+    assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
 def test_a_call_outside_the_ranges_is_refused():
