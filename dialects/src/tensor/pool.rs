@@ -205,11 +205,10 @@ impl Pool {
         Ok(out)
     }
 
-    /// `(out, after)`: the output's spatial sizes, and the padding past the
-    /// input's end that the last window reaches (beyond `padding` in ceil
-    /// mode, less when the windows stop short).
-    ///
-    /// `out` are the sizes the op's type gives. Where `s[i]` is symbolic,
+    /// The padding past the input's end that the last window reaches
+    /// (beyond `padding` in ceil mode, less when the windows stop short),
+    /// for input spatial sizes `s` and output spatial sizes `out` (the
+    /// op's type's, which the verifier checked). Where `s[i]` is symbolic,
     /// `after` is the most any size needs, `padding + stride − 1` in ceil
     /// mode and `padding` otherwise (the last window starts at `(out − 1)·
     /// stride ≤ S + 2·padding − span + extra`): taps past the last window
