@@ -42,6 +42,8 @@ import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "tests"))
+from models import ResidualMLP  # noqa: E402
 
 
 def step_fn(params, x, y, group):
@@ -80,29 +82,18 @@ def overlap_late_fn(params, x, y, group):
     return ((r + c - y) ** 2).mean()
 
 
-class Block(torch.nn.Module):
-    def __init__(self, d, hid):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(d)
-        self.up = torch.nn.Linear(d, hid)
-        self.down = torch.nn.Linear(hid, d)
-
-    def forward(self, x):
-        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
-
-
 def dtensor_ways(args, world, compile_inductor):
     """Per way, (step function, optimizer) over a DTensor-parallelized
-    copy of one `Block`."""
+    copy of one `ResidualMLP`."""
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
     mesh = init_device_mesh("cpu", (world,))
     torch.manual_seed(0)
-    base = Block(args.width, 4 * args.width)
+    base = ResidualMLP(args.width, 4 * args.width)
     ways = {}
     for k in ["eager", "aot"] + (["inductor"] if compile_inductor else []):
-        m = Block(args.width, 4 * args.width)
+        m = ResidualMLP(args.width, 4 * args.width)
         m.load_state_dict(base.state_dict())
         parallelize_module(m, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
         f = m if k == "eager" else torch.compile(m, backend="aot") if k == "aot" else torch.compile(m)
@@ -112,7 +103,7 @@ def dtensor_ways(args, world, compile_inductor):
 
 def fsdp2_ways(args, world, compile_inductor, tp=False):
     """Per way, (step function, optimizer) over an FSDP2 copy (`fully_shard`
-    on each of two `Block`s and on the root) of one model; with `tp`, on a
+    on each of two `ResidualMLP`s and on the root) of one model; with `tp`, on a
     (world/2)x2 mesh, each block tensor-parallel over its second
     dimension and FSDP2 over the first."""
     from torch.distributed.device_mesh import init_device_mesh
@@ -121,10 +112,10 @@ def fsdp2_ways(args, world, compile_inductor, tp=False):
 
     mesh = init_device_mesh("cpu", (world // 2, 2), mesh_dim_names=("dp", "tp")) if tp else None
     torch.manual_seed(0)
-    base = torch.nn.Sequential(Block(args.width, 4 * args.width), Block(args.width, 4 * args.width))
+    base = torch.nn.Sequential(ResidualMLP(args.width, 4 * args.width), ResidualMLP(args.width, 4 * args.width))
     ways = {}
     for k in ["eager", "aot"] + (["inductor"] if compile_inductor else []):
-        m = torch.nn.Sequential(Block(args.width, 4 * args.width), Block(args.width, 4 * args.width))
+        m = torch.nn.Sequential(ResidualMLP(args.width, 4 * args.width), ResidualMLP(args.width, 4 * args.width))
         m.load_state_dict(base.state_dict())
         for block in m:
             if tp:

@@ -776,10 +776,11 @@ symbols' ranges) is not supported yet",
 }
 
 /// [`pointwise_order`] for a leading operand with symbolic sizes or
-/// strides `st`: the same decision as over numbers, made by comparing the
-/// strides as expressions (a stride is provably larger when the symbols'
-/// ranges, at least 2, say so). `None` when two strides cannot be
-/// compared.
+/// strides `st`: the same decision as over numbers. A dense permutation
+/// gives its memory order ([`dense_order`], by equal expressions); any
+/// other layout stays row-major, as over numbers, when its strides compare
+/// by the symbols' ranges (a stride is provably larger when the ranges, at
+/// least 2, say so). `None` when two strides cannot be compared.
 fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
     let identity: Vec<usize> = (0..shape.len()).collect();
     if shape.contains(&0) {
@@ -799,23 +800,8 @@ fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
             j -= 1;
         }
     }
-    if !order.windows(2).all(|w| st[w[0]] == st[w[1]] || greater(st[w[0]], st[w[1]])) {
-        return None;
-    }
-    // Non-overlapping and dense: each stride the product of the sizes
-    // inside it (else the result stays row-major, as over numbers).
-    let mut expected = 1i64;
-    for &d in order.iter().rev() {
-        if st[d] != expected {
-            return Some(identity);
-        }
-        expected = aot_ir::sym::mul(expected, shape[d]).ok()?;
-    }
-    if order.windows(2).all(|w| w[0] < w[1]) {
-        return Some(identity);
-    }
-    order.extend((0..shape.len()).filter(|&d| shape[d] == 1));
-    Some(order)
+    // (Not dense, since `dense_order` found no order: row-major.)
+    order.windows(2).all(|w| st[w[0]] == st[w[1]] || greater(st[w[0]], st[w[1]])).then_some(identity)
 }
 
 /// The memory order of a dense permutation, found from the innermost

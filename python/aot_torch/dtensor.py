@@ -231,9 +231,10 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
                 t = DTensor.from_local(t, a.device_mesh, a.placements, run_check=False, shape=a.shape,
                                        stride=a.stride())
             if i in rg:
-                # (In place: a traced `detach` would cut the forward's
+                # (In place, on a leaf (the fakes are, and `from_local` of
+                # one is): a traced `detach` would cut the forward's
                 # gradient where the dense program reads the input.)
-                t = t.requires_grad_(True) if t.is_leaf else t.detach().requires_grad_(True)
+                t = t.requires_grad_(True)
             full[i] = t
         return full
 

@@ -1,5 +1,5 @@
-"""Models the tests and benchmarks train: an MLP, a GPT-2-style decoder
-block, a small residual CNN, and builders for the other cases
+"""Models the tests and benchmarks train: an MLP, a residual MLP block (the
+distributed tests' and benchmarks'), a GPT-2-style decoder block, a small residual CNN, and builders for the other cases
 (nn.TransformerEncoderLayer with dropout, batch norm in train mode). Sizes are small so that a CPU run of
 20 optimizer steps takes a fraction of a second."""
 
@@ -19,6 +19,21 @@ class MLP(nn.Module):
 
     def forward(self, x):
         return self.l3(F.relu(self.l2(F.relu(self.l1(x)))))
+
+
+class ResidualMLP(nn.Module):
+    """A residual MLP block: layer norm, `up`, GELU, `down`. Tensor
+    parallelism splits `up` by columns and `down` by rows (one
+    all-reduce)."""
+
+    def __init__(self, width=16, hidden=32):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.up = nn.Linear(width, hidden)
+        self.down = nn.Linear(hidden, width)
+
+    def forward(self, x):
+        return x + self.down(F.gelu(self.up(self.norm(x))))
 
 
 class GPT2Block(nn.Module):

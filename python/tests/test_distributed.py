@@ -15,6 +15,7 @@ import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from models import ResidualMLP
 
 
 def _free_port():
@@ -170,20 +171,6 @@ def test_functional_collectives_compile_and_match_eager(tmp_path, world):
                 torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
 
 
-class _Block(torch.nn.Module):
-    """A residual MLP block, tensor-parallelized by `parallelize_module`
-    (its `up` by columns, `down` by rows: one all-reduce)."""
-
-    def __init__(self, width=16, hidden=32):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(width)
-        self.up = torch.nn.Linear(width, hidden)
-        self.down = torch.nn.Linear(hidden, width)
-
-    def forward(self, x):
-        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
-
-
 def _full(t):
     """A DTensor's whole value (a plain tensor as it is)."""
     from torch.distributed.tensor import DTensor
@@ -233,8 +220,8 @@ def _dtensor_worker(rank, world):
     aot_torch.stats.clear()
     mesh = init_device_mesh("cpu", (world,))
     torch.manual_seed(0)
-    model = torch.nn.Sequential(_Block(), _Block())
-    ref = torch.nn.Sequential(_Block(), _Block())
+    model = torch.nn.Sequential(ResidualMLP(), ResidualMLP())
+    ref = torch.nn.Sequential(ResidualMLP(), ResidualMLP())
     ref.load_state_dict(model.state_dict())
     plan = {"%d.up" % i: ColwiseParallel() for i in range(2)}
     plan.update({"%d.down" % i: RowwiseParallel() for i in range(2)})
@@ -278,7 +265,7 @@ def _dtensor_worker(rank, world):
     # `Partial`, as in eager), the sequence is gathered before the
     # column-split linear and reduce-scattered after the row-split one.
     torch.manual_seed(1)
-    sp, sp_ref = _Block(), _Block()
+    sp, sp_ref = ResidualMLP(), ResidualMLP()
     sp_ref.load_state_dict(sp.state_dict())
     sp_plan = {"norm": SequenceParallel(), "up": ColwiseParallel(input_layouts=Shard(1)),
                "down": RowwiseParallel(output_layouts=Shard(1))}
@@ -337,8 +324,8 @@ def _fsdp2_worker(rank, world, tp=False):
     torch._dynamo.reset()
     aot_torch.stats.clear()
     torch.manual_seed(0)
-    model = torch.nn.Sequential(_Block(), _Block())
-    ref = torch.nn.Sequential(_Block(), _Block())
+    model = torch.nn.Sequential(ResidualMLP(), ResidualMLP())
+    ref = torch.nn.Sequential(ResidualMLP(), ResidualMLP())
     ref.load_state_dict(model.state_dict())
     # With `tp`: a 2x2 mesh, tensor parallelism inside each block over
     # its "tp" dimension, FSDP2 over "dp".
@@ -398,7 +385,7 @@ def _graph_break_worker(rank, world):
     class Split(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.a, self.b = _Block(), _Block()
+            self.a, self.b = ResidualMLP(), ResidualMLP()
 
         def forward(self, x):
             h = self.a(x)
