@@ -37,6 +37,7 @@ use aot_dialects::lowering::memref_type;
 use aot_dialects::r#loop::analysis::{memref, ForOp};
 use aot_dialects::r#loop::{self, Binary, LoopOp, ScalarOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
+use aot_ir::sym;
 use aot_ir::*;
 use rustc_hash::FxHashSet;
 
@@ -149,10 +150,15 @@ fn collapse_pair(rw: &mut Rewriter<'_>, kernel: Op, inner: Op) -> bool {
         return false;
     }
     let (Some((0, n_i)), Some((0, n_o))) = (bounds(ctx, inner), bounds(ctx, outer)) else { return false };
-    if n_i <= 0 || n_o <= 0 || n_i >= COLLAPSE_BELOW {
+    let symbolic_trips = sym::is_symbolic(n_i) || sym::is_symbolic(n_o);
+    if !symbolic_trips && (n_i <= 0 || n_o <= 0) {
         return false;
     }
-    let Some(trips) = n_o.checked_mul(n_i) else { return false };
+    // A run-time trip count is judged short at its hint.
+    if sym::at_hint(n_i).is_none_or(|n| n >= COLLAPSE_BELOW) {
+        return false;
+    }
+    let Ok(trips) = sym::mul(n_o, n_i) else { return false };
     let (Some(ib), Some(ob)) = (ctx.single_block(inner, 0), ctx.single_block(outer, 0)) else { return false };
     if ctx.block_ops(ib).any(|o| is_for(ctx, o)) {
         return false;
@@ -178,6 +184,9 @@ fn collapse_pair(rw: &mut Rewriter<'_>, kernel: Op, inner: Op) -> bool {
         return false;
     }
     let (iv_i, iv_o) = (ctx.block_args(ib)[0], ctx.block_args(ob)[0]);
+    if symbolic_trips || symbolic_accesses(ctx, ib) {
+        return collapse_dims(rw, kernel, inner, trips);
+    }
     let Some(arith) = address_only(ctx, ib, &[iv_i, iv_o]) else { return false };
     let derived: FxHashSet<Value> = arith.iter().map(|&o| ctx.result(o, 0)).collect();
     let mut accesses = Vec::new();
@@ -236,6 +245,103 @@ fn collapse_pair(rw: &mut Rewriter<'_>, kernel: Op, inner: Op) -> bool {
             rw.erase_op(o);
         }
     }
+    take_parents_place(rw, kernel, inner, trips);
+    true
+}
+
+/// Whether an access in `body` has a symbolic layout.
+fn symbolic_accesses(ctx: &Context, body: Block) -> bool {
+    ctx.block_ops(body).any(|o| {
+        let buf = match LoopOp::of(ctx, o) {
+            Some(LoopOp::Load) => 0,
+            Some(LoopOp::Store) => 1,
+            _ => return false,
+        };
+        memref(ctx, ctx.operand(o, buf)).is_none_or(|m| {
+            let (st, off) = r#loop::layout(m);
+            !sym::layout_is_static(&m.shape, &st, off)
+        })
+    })
+}
+
+/// [`collapse_pair`] where sizes or strides are symbolic, so that no flat
+/// offset is a constant combination: every access must index with the
+/// parent's and the inner loop's induction variables as themselves, at
+/// adjacent positions `p` and `p + 1` of a buffer whose sizes there are
+/// the two trip counts and whose strides are contiguous across them
+/// (`stride[p] = n_I·stride[p + 1]`, as expressions). Each access then
+/// reads a view of its buffer with the two dimensions merged; the
+/// iterations run in the same order.
+fn collapse_dims(rw: &mut Rewriter<'_>, kernel: Op, inner: Op, trips: i64) -> bool {
+    let ctx = rw.ctx();
+    let Some(outer) = ctx.parent_op(inner) else { return false };
+    let (Some((_, n_i)), Some((_, n_o))) = (bounds(ctx, inner), bounds(ctx, outer)) else { return false };
+    let (Some(ib), Some(ob)) = (ctx.single_block(inner, 0), ctx.single_block(outer, 0)) else { return false };
+    let (iv_i, iv_o) = (ctx.block_args(ib)[0], ctx.block_args(ob)[0]);
+    let facts = sym::Facts::enclosing(ctx, kernel);
+    let facts = facts.as_ref().unwrap_or(sym::Facts::defaults());
+    let kbody = ctx.single_block(kernel, 0).expect("kernel body");
+    // (access, buffer operand, position p, merged type)
+    let mut rewrites = Vec::new();
+    for o in ctx.block_ops(ib) {
+        let uses = |v: Value| ctx.operands(o).any(|x| x == v);
+        let (buf, first) = match LoopOp::of(ctx, o) {
+            Some(LoopOp::Load) => (0, 1),
+            Some(LoopOp::Store) => (1, 2),
+            _ if uses(iv_i) || uses(iv_o) => return false,
+            _ => continue,
+        };
+        let idx: Vec<Value> = ctx.operands(o).skip(first).collect();
+        let Some(p) = idx.iter().position(|&v| v == iv_o) else { return false };
+        if idx.get(p + 1) != Some(&iv_i)
+            || ctx
+                .operands(o)
+                .enumerate()
+                .any(|(k, v)| (v == iv_o && k != first + p) || (v == iv_i && k != first + p + 1))
+        {
+            return false;
+        }
+        let arg = ctx.operand(o, buf);
+        if !ctx.block_args(kbody).contains(&arg) {
+            return false;
+        }
+        let Some(m) = memref(ctx, arg) else { return false };
+        let (st, off) = r#loop::layout(m);
+        let contiguous = sym::mul(n_i, st[p + 1]).is_ok_and(|x| facts.known_eq(st[p], x));
+        if !facts.known_eq(m.shape[p], n_o) || !facts.known_eq(m.shape[p + 1], n_i) || !contiguous {
+            return false;
+        }
+        let mut shape: Vec<i64> = m.shape.to_vec();
+        shape[p] = trips;
+        shape.remove(p + 1);
+        let mut strides = st.to_vec();
+        strides.remove(p);
+        rewrites.push((o, buf, first + p, (shape, m.elem, strides, off)));
+    }
+    for (o, buf, at, (shape, elem, strides, off)) in rewrites {
+        let arg = rw.operand(o, buf);
+        let i = rw.block_args(kbody).iter().position(|&b| b == arg).expect("checked above");
+        let host = rw.operand(kernel, i);
+        let t = memref_type(rw, &shape, elem, &strides, off);
+        let merged = view_arg(rw, kernel, host, t);
+        let mut ops: Vec<Value> = rw.operands(o).collect();
+        ops[buf] = merged;
+        ops[at] = iv_i;
+        ops.remove(at + 1);
+        rw.set_operands(o, &ops);
+    }
+    take_parents_place(rw, kernel, inner, trips);
+    true
+}
+
+/// Moves innermost loop `inner` to its parent's place with `trips`
+/// iterations (the parent's carried values now its own), once its
+/// accesses no longer read the parent's induction variable.
+fn take_parents_place(rw: &mut Rewriter<'_>, kernel: Op, inner: Op, trips: i64) {
+    let outer = rw.parent_op(inner).expect("a nested loop");
+    let ob = rw.single_block(outer, 0).expect("loop body");
+    let iv_o = rw.block_args(ob)[0];
+    let iv_i = rw.block_args(rw.single_block(inner, 0).expect("loop body"))[0];
     // The inner loop takes the parent's place and both ranges.
     let consts: Vec<Op> =
         rw.block_ops(ob).filter(|&o| o != inner && LoopOp::of(rw.ctx(), o) == Some(LoopOp::Constant)).collect();
@@ -258,7 +364,6 @@ fn collapse_pair(rw: &mut Rewriter<'_>, kernel: Op, inner: Op) -> bool {
     rw.replace_all_uses(iv_o, iv_i);
     rw.erase_op(outer);
     prune_kernel_args(rw, kernel);
-    true
 }
 
 /// The block argument of `kernel` for a one-dimensional view of `host`
@@ -266,6 +371,13 @@ fn collapse_pair(rw: &mut Rewriter<'_>, kernel: Op, inner: Op) -> bool {
 /// its layout's offsets count from), added when the kernel lacks it.
 fn flat_view_arg(rw: &mut Rewriter<'_>, kernel: Op, host: Value, elem: ElemType, extent: i64) -> Value {
     let t = memref_type(rw, &[extent], elem, &[1], 0);
+    view_arg(rw, kernel, host, t)
+}
+
+/// The block argument of `kernel` for a view of `host` of type `t` (its
+/// layout's offset counting from the start of `host`'s storage), added
+/// when the kernel lacks it.
+fn view_arg(rw: &mut Rewriter<'_>, kernel: Op, host: Value, t: Type) -> Value {
     let body = rw.single_block(kernel, 0).expect("kernel body");
     // One view per buffer and kernel.
     for (i, o) in rw.operands(kernel).enumerate() {
@@ -320,11 +432,6 @@ struct CollapseLoops;
 impl Pass for CollapseLoops {
     fn run(&mut self, ctx: &mut Context, op: Op, st: &mut PassState) -> Result<(), Diagnostic> {
         if !(FuncView { op }).is_public_definition(ctx) {
-            return Ok(());
-        }
-        // A function with symbolic sizes is left as it is: this pass
-        // computes with sizes (docs/dynamic-shapes.md, "What comes next").
-        if aot_ir::sym::first_symbolic_op(ctx, op).is_some() {
             return Ok(());
         }
         let s = collapse_function(ctx, op);

@@ -70,11 +70,11 @@ pub fn normal_layout(shape: &[i64], strides: &[i64], offset: i64) -> Option<(Sha
 }
 
 /// Whether distinct indices of the layout address distinct elements (for a
-/// symbolic layout: only when it is row-major, the one case decided
-/// without comparing expressions; `false` is the safe answer).
+/// symbolic layout: when it is row-major, or the symbols' ranges prove it;
+/// `false` is the safe answer).
 pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
     if !aot_ir::sym::layout_is_static(shape, strides, 0) {
-        return is_row_major(shape, strides);
+        return is_row_major(shape, strides) || symbolic_non_overlapping(shape, strides);
     }
     let mut dims: Vec<(i64, i64)> =
         shape.iter().zip(strides).filter(|&(&n, _)| n > 1).map(|(&n, &st)| (st, n)).collect();
@@ -85,6 +85,41 @@ pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
             return false;
         }
         span += st * (n - 1);
+    }
+    true
+}
+
+/// [`non_overlapping`] over symbolic sizes or strides, by the symbols'
+/// ranges: the dimensions ordered by stride (each order proven for every
+/// value), each stride at least the span of the ones inside it. A padded
+/// buffer's interior view (strides `h + 2`, `(h + 2)^2`, ... over sizes
+/// `h`) is proven so; what cannot be proven is taken to overlap.
+fn symbolic_non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
+    use aot_ir::sym;
+    let facts = sym::Facts::defaults();
+    let mut dims: Vec<(i64, i64)> =
+        shape.iter().zip(strides).filter(|&(&n, _)| n != 1).map(|(&n, &st)| (st, n)).collect();
+    // An insertion sort on proven order: two strides not comparable for
+    // every value leave the answer unknown.
+    for k in 1..dims.len() {
+        let mut j = k;
+        while j > 0 && !facts.known_le(dims[j - 1].0, dims[j].0) {
+            if !facts.known_le(dims[j].0, dims[j - 1].0) {
+                return false;
+            }
+            dims.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    let mut span = 1;
+    for (st, n) in dims {
+        if !facts.known_le(span, st) {
+            return false;
+        }
+        let Ok(next) = sym::sub(n, 1).and_then(|m| sym::mul(st, m)).and_then(|x| sym::add(span, x)) else {
+            return false;
+        };
+        span = next;
     }
     true
 }
@@ -875,13 +910,25 @@ mod tests {
     }
 
     #[test]
-    fn a_symbolic_layout_is_non_overlapping_only_when_row_major() {
+    fn symbolic_layouts_are_non_overlapping_when_proven_for_every_value() {
         let (s0, s1) = (sym::symbol(0), sym::symbol(1));
         assert!(non_overlapping(&[s0, s1], &[s1, 1]));
-        // Transposed, or broadcast along a symbolic dimension: not decided
-        // by comparing expressions, so the safe answer.
-        assert!(!non_overlapping(&[s1, s0], &[1, s1]));
+        // Transposed: each stride spans the one inside it. Broadcast along
+        // a symbolic dimension: overlapping.
+        assert!(non_overlapping(&[s1, s0], &[1, s1]));
         assert!(!non_overlapping(&[s0, s1], &[0, 1]));
+        // A padded buffer's interior: rows of h + 2, planes of (h + 2)^2,
+        // h = s1 floordiv 2 (the copy into a convolution's padded input).
+        let h = sym::floordiv(s1, 2).unwrap();
+        let row = sym::add(h, 2).unwrap();
+        let plane = sym::mul(row, row).unwrap();
+        let image = sym::mul(plane, 32).unwrap();
+        assert!(non_overlapping(&[s0, 32, h, h], &[image, plane, row, 1]));
+        // Rows one element too short overlap (for some h).
+        let short = sym::sub(h, 1).unwrap();
+        assert!(!non_overlapping(&[s0, h, h], &[sym::mul(h, h).unwrap(), short, 1]));
+        // Two symbolic strides with no order for every value.
+        assert!(!non_overlapping(&[4, 4], &[s0, s1]));
         // Static layouts are decided as before.
         assert!(non_overlapping(&[4, 8], &[1, 4]));
         assert!(!non_overlapping(&[4, 8], &[0, 1]));

@@ -3,7 +3,7 @@
 
 // STATS:      CollapseLoops
 // STATS-NEXT:   (S) 1 num-unit-loops
-// STATS-NEXT:   (S) 3 num-collapsed
+// STATS-NEXT:   (S) 4 num-collapsed
 
 /// A 2x2 image plane is one loop of four (contiguous in both buffers); the
 /// per-channel bias varies along the channel loop but not the plane, so
@@ -100,4 +100,45 @@ func.func @long(%x: tensor<4x2x1024xf32>) -> tensor<4x2x1024xf32> {
 func.func @rows(%x: tensor<4x2x32x32xf32>) -> tensor<4x2x32x32xf32> {
   %0 = tensor.exp %x : tensor<4x2x32x32xf32>
   return %0 : tensor<4x2x32x32xf32>
+}
+
+// -----
+
+/// Symbolic sizes: the accesses index the two loops' variables directly,
+/// so each reads a view with the two dimensions merged when the buffer's
+/// sizes there are the trip counts and its strides are contiguous across
+/// them, as expressions. The image plane (`s1·s1`, at the hint 64·64 long
+/// enough) absorbs its rows; the batch stays a loop of its own, since the
+/// input is a channels-first buffer permuted (its batch stride is
+/// `s1·s1`, not `8·s1·s1`). The result takes the input's layout.
+// CHECK-LABEL: func.func @symbolic_plane
+// CHECK:         %[[XV:.*]] = loop.view %{{.*}} : memref<s0x8xs1xs1xf32, strided<[(s1*s1), (s0*s1*s1), s1, 1], offset: 0>> -> memref<s0x8x(s1*s1)xf32, strided<[(s1*s1), (s0*s1*s1), 1], offset: 0>>
+// CHECK:         %[[OV:.*]] = loop.view %{{.*}} : memref<8xs0xs1xs1xf32> -> memref<8xs0x(s1*s1)xf32>
+// CHECK:         loop.kernel "tanh_{{[0-9]+}}" (%[[A:.*]] = %[[XV]] : {{.*}}, %[[B:.*]] = %[[OV]] : {{.*}})
+// CHECK-NEXT:      loop.for %[[C:.*]] = 0 to 8 parallel {
+// CHECK-NEXT:        loop.for %[[N:.*]] = 0 to s0 {
+// CHECK-NEXT:          loop.for %[[K:.*]] = 0 to (s1*s1) {
+// CHECK-NEXT:            loop.load %[[A]][%[[N]], %[[C]], %[[K]]]
+// CHECK-NEXT:            loop.tanh
+// CHECK-NEXT:            loop.store %{{.*}}, %[[B]][%[[C]], %[[N]], %[[K]]]
+func.func @symbolic_plane(%x: tensor<8xs0xs1xs1xf32>) -> tensor<s0x8xs1xs1xf32> {
+  %0 = view.permute %x {dims = [1, 0, 2, 3]} : tensor<8xs0xs1xs1xf32> -> tensor<s0x8xs1xs1xf32>
+  %1 = tensor.tanh %0 : tensor<s0x8xs1xs1xf32>
+  return %1 : tensor<s0x8xs1xs1xf32>
+}
+
+// -----
+
+/// An image's interior rows (a slice of each) are not contiguous with
+/// each other: their stride `s1` is not their size `s1 - 2`. Nothing
+/// merges.
+// CHECK-LABEL: func.func @symbolic_interior
+// CHECK:         loop.for %{{.*}} = 0 to s0 parallel {
+// CHECK-NEXT:      loop.for %{{.*}} = 0 to (s1 - 2) {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to (s1 - 2) {
+func.func @symbolic_interior(%x: tensor<s0xs1xs1xf32>) -> tensor<s0x(s1 - 2)x(s1 - 2)xf32> {
+  %0 = view.slice %x {dim = 1, start = 1, end = -1} : tensor<s0xs1xs1xf32> -> tensor<s0x(s1 - 2)xs1xf32>
+  %1 = view.slice %0 {dim = 2, start = 1, end = -1} : tensor<s0x(s1 - 2)xs1xf32> -> tensor<s0x(s1 - 2)x(s1 - 2)xf32>
+  %2 = tensor.exp %1 : tensor<s0x(s1 - 2)x(s1 - 2)xf32>
+  return %2 : tensor<s0x(s1 - 2)x(s1 - 2)xf32>
 }

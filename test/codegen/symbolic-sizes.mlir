@@ -6,7 +6,8 @@
 /// inlines each producer into its reader where the reader's view maps to
 /// the producer's indices without arithmetic (the buffer itself here), so
 /// the three ops run as one kernel and the temporaries go; `collapse-loops`
-/// leaves a symbolic function as it is for now, and `plan-memory` has no
+/// keeps the two loops (b's broadcast row has stride 0 across the rows,
+/// not contiguous with them), and `plan-memory` has no
 /// temporary left to give a lifetime (the result is its own allocation,
 /// made per call at the call's sizes).
 // CHECK-LABEL: func.func @main
