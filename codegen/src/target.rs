@@ -209,7 +209,7 @@ pub const TARGETS: &[Registration] = &[
         title: "Cranelift backend",
         summary: "native code for the host CPU through Cranelift's JIT (the default)",
         feature: None,
-        emits: &["clif", "asm"],
+        emits: &["clif", "clif-opt", "asm"],
         target: Some(&crate::cranelift::Cranelift),
     },
     Registration {

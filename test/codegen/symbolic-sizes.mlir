@@ -43,7 +43,7 @@
 // CLIF:         smin v2, [[S0]]
 // CLIF:         imul.i64 v{{[0-9]+}}, [[S1]]
 // CLIF:         load.f32x4
-// CLIF:         icmp slt v{{[0-9]+}}, [[S1]]
+// CLIF:         icmp sge v{{[0-9]+}}, [[S1]]
 // CLIF-NOT:   ; kernel
 func.func @main(%x: tensor<s0xs1xf32>, %b: tensor<s1xf32>) -> tensor<s0xs1xf32> {
   %0 = tensor.add %x, %b : tensor<s0xs1xf32>, tensor<s1xf32> -> tensor<s0xs1xf32>

@@ -335,7 +335,9 @@ impl<'a, 'f> Gen<'a, 'f> {
                 let code = self.messages.len() as i64;
                 let fail = self.b.create_block();
                 let cont = self.b.create_block();
-                self.b.ins().brif(c, cont, &[], fail, &[]);
+                // (The continuation is the else-target: see `scalar_for`.)
+                let failed = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+                self.b.ins().brif(failed, fail, &[], cont, &[]);
                 self.b.switch_to_block(fail);
                 let k = self.b.ins().iconst(types::I32, code);
                 self.b.ins().return_(&[k]);
@@ -420,9 +422,15 @@ impl<'a, 'f> Gen<'a, 'f> {
         self.b.ins().jump(header, &args);
         self.b.switch_to_block(header);
         let hp = self.b.block_params(header).to_vec();
-        let cond = self.b.ins().icmp(IntCC::SignedLessThan, hp[0], hi);
+        // The body is the branch's else-target. Cranelift's elaboration
+        // walks the dominator tree's children else-target first, and drops
+        // the loops it is in on entering a block outside them; with the
+        // exit first, the body's loop-invariant arithmetic and loads were
+        // never hoisted (a max pool's flat index division and base-pointer
+        // loads ran in its innermost loop).
+        let done = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, hp[0], hi);
         let carried: Vec<BlockArg> = hp[1..].iter().map(|&v| v.into()).collect();
-        self.b.ins().brif(cond, body, &[], exit, &carried);
+        self.b.ins().brif(done, exit, &carried, body, &[]);
         self.b.switch_to_block(body);
         let ir_args = ctx.block_args(body_ir).to_vec();
         for (i, &a) in ir_args.iter().enumerate() {

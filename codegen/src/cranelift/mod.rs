@@ -51,7 +51,7 @@ impl Target for Cranelift {
         text: &mut String,
     ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
         let emit = options
-            .emit_as(&[("clif", Emit::Clif), ("asm", Emit::Asm)], Emit::None)
+            .emit_as(&[("clif", Emit::Clif), ("clif-opt", Emit::OptimizedClif), ("asm", Emit::Asm)], Emit::None)
             .map_err(|m| Diagnostic::op_error(ctx, func, m))?;
         let code = compile(ctx, func, Options { vectorize: options.vectorize, emit, ..Options::default() }, text)?;
         if code.program.symbolic {
@@ -68,6 +68,9 @@ pub enum Emit {
     None,
     /// The Cranelift IR of each kernel.
     Clif,
+    /// The Cranelift IR of each kernel after Cranelift's mid-end (its
+    /// e-graph rewrites, and loop-invariant code hoisted out of loops).
+    OptimizedClif,
     /// The machine code of each kernel (Cranelift's disassembly).
     Asm,
 }
@@ -159,6 +162,10 @@ fn compile_program(
         if opts.emit == Emit::Asm {
             let vcode = cctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
             text.push_str(&format!("; kernel {name}\n{vcode}\n"));
+        }
+        if opts.emit == Emit::OptimizedClif {
+            // (Compiling left the optimized function in the context.)
+            text.push_str(&format!("; kernel {name}\n{}\n", cctx.func.display()));
         }
         module.clear_context(&mut cctx);
         ids.push(id);

@@ -6,7 +6,7 @@
 // RUN: not aot-opt %s --emit=ptx --gpu-arch=sm_90 2>&1 | FileCheck %s --check-prefix=NO-CUDA
 
 // MISSING: aot-opt: error: could not open input file '{{.*}}bad-input.mlir.does-not-exist'
-// EMIT: aot-opt: error: unknown --emit kind 'frob' (available: ir, dot, dot-partition, clif, asm, llvm, ptx, mlir)
+// EMIT: aot-opt: error: unknown --emit kind 'frob' (available: ir, dot, dot-partition, clif, clif-opt, asm, llvm, ptx, mlir)
 // BACKEND: aot-opt: error: unknown --backend 'frob' (available: cranelift, llvm)
 /// The lit suite runs the default build, which has no LLVM backend: asking
 /// for its output names the cargo feature that adds it.

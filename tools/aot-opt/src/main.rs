@@ -99,7 +99,8 @@ struct Args {
     /// draw whole), `mlir` (upstream
     /// MLIR: func, tensor, linalg, arith and math, verified by MLIR 19;
     /// builds with the `mlir` feature), `clif` (the Cranelift IR of every
-    /// kernel), `llvm` (the optimized LLVM IR of every kernel; builds with
+    /// kernel), `clif-opt` (that IR after Cranelift's optimizations),
+    /// `llvm` (the optimized LLVM IR of every kernel; builds with
     /// the `llvm` feature), `asm` (their machine code, from the backend
     /// `--backend` names) or `ptx` (every kernel as a PTX entry for the GPU
     /// `--gpu-arch` names; builds with the `cuda` feature); functions still

@@ -578,14 +578,16 @@ fn nested_loop(vs: &mut Vec4<'_, '_, '_>, plan: &Plan, op: Op) -> Result<(), Dia
     vs.ins().jump(header, &inits);
     vs.g.b.switch_to_block(header);
     let hp = vs.g.b.block_params(header).to_vec();
-    let more = if aot_ir::sym::is_symbolic(hi) {
+    let done = if aot_ir::sym::is_symbolic(hi) {
         let hi = vs.g.size(hi);
-        vs.ins().icmp(IntCC::SignedLessThan, hp[0], hi)
+        vs.ins().icmp(IntCC::SignedGreaterThanOrEqual, hp[0], hi)
     } else {
-        vs.ins().icmp_imm_s(IntCC::SignedLessThan, hp[0], hi)
+        vs.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, hp[0], hi)
     };
     let carried: Vec<BlockArg> = hp[1..].iter().map(|&v| v.into()).collect();
-    vs.ins().brif(more, body, &[], exit, &carried);
+    // (The body is the else-target, for Cranelift's hoisting: see
+    // `kernel::Gen::scalar_for`.)
+    vs.ins().brif(done, exit, &carried, body, &[]);
     vs.g.b.switch_to_block(body);
     vs.g.vals.insert(args[0], hp[0]);
     for (k, &c) in args[1..].iter().enumerate() {
@@ -665,9 +667,10 @@ fn vector_loop(
     g.b.switch_to_block(header);
     let hp = g.b.block_params(header).to_vec();
     let next = g.b.ins().iadd_imm_s(hp[0], LANES * unroll as i64);
-    let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+    let over = g.b.ins().icmp(IntCC::SignedGreaterThan, next, hi);
     let out: Vec<BlockArg> = hp.iter().map(|&v| v.into()).collect();
-    g.b.ins().brif(fits, vbody, &[], vexit, &out);
+    // (The body is the else-target, for Cranelift's hoisting.)
+    g.b.ins().brif(over, vexit, &out, vbody, &[]);
     g.b.switch_to_block(vbody);
     let mut back: Vec<BlockArg> = vec![next.into()];
     for u in 0..unroll {

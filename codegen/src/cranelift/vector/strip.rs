@@ -144,9 +144,10 @@ pub(super) fn strip_loop(
     g.b.switch_to_block(header);
     let hp = g.b.block_params(header).to_vec();
     let next = g.b.ins().iadd_imm_s(hp[0], STRIP);
-    let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+    let over = g.b.ins().icmp(IntCC::SignedGreaterThan, next, hi);
     let out: Vec<BlockArg> = hp.iter().map(|&v| v.into()).collect();
-    g.b.ins().brif(fits, body, &[], exit, &out);
+    // (The body is the else-target, for Cranelift's hoisting.)
+    g.b.ins().brif(over, exit, &out, body, &[]);
     g.b.switch_to_block(body);
     let iv = hp[0];
     let scratch = g.b.ins().stack_addr(types::I64, slot, 0);
@@ -200,9 +201,9 @@ fn pairs(
     g.b.ins().jump(header, &init);
     g.b.switch_to_block(header);
     let hp = g.b.block_params(header).to_vec();
-    let more = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, hp[0], STRIP);
+    let done = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, hp[0], STRIP);
     let out: Vec<BlockArg> = hp[1..].iter().map(|&v| v.into()).collect();
-    g.b.ins().brif(more, body, &[], exit, &out);
+    g.b.ins().brif(done, exit, &out, body, &[]);
     g.b.switch_to_block(body);
     let new = each(g, hp[0], &hp[1..])?;
     let mut back: Vec<BlockArg> = vec![g.b.ins().iadd_imm_s(hp[0], 2 * LANES).into()];
