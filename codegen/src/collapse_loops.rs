@@ -25,6 +25,13 @@
 //! collapses the same way: one loop then adds the same terms in the same
 //! order.
 //!
+//! Over symbolic sizes (or strides) no flat offset is a constant
+//! combination; there each access must index `i_O` and `i_I` themselves
+//! at adjacent dimensions `p`, `p + 1` of a buffer sized `n_O`, `n_I`
+//! there, with `stride[p] = n_I·stride[p + 1]` as expressions, and reads a
+//! view with the two dimensions merged (`[.., n_O·n_I, ..]`). A run-time
+//! trip count is judged short at its size hint.
+//!
 //! Invariants: loops with a non-unit step or a non-zero lower bound, and a
 //! kernel's outermost parallel loop (the one the runtime splits across
 //! threads) are never changed, nor is a unit loop that carries values; the
@@ -447,10 +454,12 @@ inventory::submit! {
         name: "CollapseLoops",
         summary: "Merge a kernel's short innermost loop into its parent where addresses are contiguous across both",
         description: "On a lowered function (after fuse): loops of one iteration are replaced by their bodies; an \
-innermost loop of fewer than 16 iterations whose parent holds nothing else becomes one loop over both ranges when \
-every load and store addresses the two dimensions contiguously (outer stride = inner trips × inner stride) and \
-the induction variables feed addresses only; accesses then read one-dimensional views of their buffers. The \
-iteration order is unchanged. Reductions, non-unit steps and a kernel's split loop are left alone.",
+innermost loop of fewer than 1024 iterations (a symbolic count at its size hint) whose parent holds nothing else \
+becomes one loop over both ranges when every load and store addresses the two dimensions contiguously (outer \
+stride = inner trips × inner stride) and the induction variables feed addresses only; accesses then read \
+one-dimensional views of their buffers. Over symbolic sizes or strides, every access must index the two \
+variables directly at adjacent dimensions sized by the trip counts, contiguous as expressions, and reads a view \
+with the two merged. The iteration order is unchanged. Non-unit steps and a kernel's split loop are left alone.",
         anchor: Some(FuncOp::NAME),
         options: &[],
         statistics: &[
