@@ -39,9 +39,11 @@
 //! common-subexpression pass after the splice merges with the forward's own
 //! ops. The pass then checks it against the metadata (the tangents
 //! `collect-metadata` expects, a gradient for every primal that requires
-//! grad, no writes, no random ops, no argument merged by `dedupe` or
-//! `synthetic-base`), inlines it in place of the reverse sweep, and erases
-//! it.
+//! grad, no writes, no argument merged by `dedupe` or `synthetic-base`),
+//! inlines it in place of the reverse sweep, and erases it. A random op
+//! of the traced backward recomputes a forward one (a dropout's mask): it
+//! must name that op by its `aot.draw` tag, and reads its results instead
+//! of drawing again.
 
 use crate::convention::Convention;
 use crate::meta::ViewAndMutationMeta;
@@ -63,6 +65,10 @@ pub const GRAD: &str = "aot.grad";
 /// primal (no differentiable path leads from it to an output), so the
 /// gradient is zeros by construction and eager autograd leaves `.grad` None.
 pub const NO_COTANGENT: &str = "aot.no_cotangent";
+/// String attribute of a random op in a function with a traced backward
+/// and in that backward: the op of the backward recomputes the forward's
+/// op of the same tag, and reads its results.
+pub const DRAW: &str = "aot.draw";
 
 crate::record! {
     /// The joint signature.
@@ -367,9 +373,6 @@ fn splice_traced(
     if callee.is_public_definition(rw) || callee.entry_block(rw).is_none() {
         return Err(err(rw, format!("traced backward '@{name}' must be a private function with a body")));
     }
-    if meta.is_rng_op_functionalized {
-        return Err(err(rw, "has random ops, which a traced backward would draw again".into()));
-    }
     if meta.input_info.iter().any(|i| i.dupe_of.is_some())
         || rw.has_attr(func, crate::synthetic_base::SYNTHETIC_BASE_ATTR)
     {
@@ -378,6 +381,18 @@ fn splice_traced(
             "has arguments merged by dedupe or synthetic-base: its traced backward takes them apart".into(),
         ));
     }
+    // The traced backward takes the user's arguments: not the generator
+    // state `rng-functionalize` added (the last two, marked).
+    let f = FuncView { op: func };
+    let is_state = |rw: &Rewriter<'_>, i: usize| {
+        f.arg_attr(rw, i, crate::rng_functionalize::RNG_SEED).is_some()
+            || f.arg_attr(rw, i, crate::rng_functionalize::RNG_OFFSET).is_some()
+    };
+    let user: Vec<usize> = (0..args.len()).filter(|&i| !is_state(rw, i)).collect();
+    if user.iter().enumerate().any(|(k, &i)| k != i) {
+        return Err(err(rw, "has generator-state arguments before its own".into()));
+    }
+    let args = &args[..user.len()];
     let cargs: Vec<Value> = callee.args(rw).to_vec();
     if cargs.len() != args.len() + tb.tangents.len() {
         return Err(err(
@@ -422,9 +437,39 @@ fn splice_traced(
     let cbody = callee.entry_block(rw).expect("checked above");
     let cret = callee.return_op(rw).ok_or_else(|| err(rw, format!("traced backward '@{name}' has no return")))?;
     let ops: Vec<Op> = rw.block_ops(cbody).filter(|&o| o != cret).collect();
+    // The forward's random ops by their draw tag: a traced backward's
+    // random op recomputes one of them (a dropout's mask) and reads its
+    // results, drawn once.
+    let fbody = f.entry_block(rw).ok_or_else(|| err(rw, "has no body".into()))?;
+    let draws: FxHashMap<String, Op> = rw
+        .block_ops(fbody)
+        .filter(|&o| rw.op_name(o).starts_with("rng."))
+        .filter_map(|o| rw.attr_str(o, DRAW).map(|t| (t.to_string(), o)))
+        .collect();
+    let mut drawn: FxHashSet<Op> = FxHashSet::default();
     for &op in &ops {
         let n = rw.op_name(op);
-        if n.starts_with("mut.") || n.starts_with("rng.") || !rw.regions(op).is_empty() {
+        if n.starts_with("rng.") {
+            let forward = rw.attr_str(op, DRAW).and_then(|t| draws.get(t)).copied().ok_or_else(|| {
+                Diagnostic::op_error(
+                    rw,
+                    op,
+                    format!("'{n}' in a traced backward draws again: it must name a draw of the forward ({DRAW})"),
+                )
+            })?;
+            let (mine, theirs) = (rw.results(op).to_vec(), rw.results(forward).to_vec());
+            if mine.len() != theirs.len() || mine.iter().zip(&theirs).any(|(&a, &b)| rw.value_type(a) != rw.value_type(b)) {
+                return Err(Diagnostic::op_error(
+                    rw,
+                    op,
+                    format!("'{n}' in a traced backward does not match the forward's draw it names"),
+                ));
+            }
+            map.extend(mine.into_iter().zip(theirs));
+            drawn.insert(op);
+            continue;
+        }
+        if n.starts_with("mut.") || !rw.regions(op).is_empty() {
             return Err(Diagnostic::op_error(rw, op, format!("'{n}' in a traced backward: it must be pure")));
         }
     }
@@ -442,7 +487,9 @@ fn splice_traced(
         ));
     }
     for &op in &ops {
-        rw.clone_deep(op, &mut map);
+        if !drawn.contains(&op) {
+            rw.clone_deep(op, &mut map);
+        }
     }
     let mut out = Vec::new();
     for (&i, &r) in tb.grads.iter().zip(&results) {

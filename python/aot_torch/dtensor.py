@@ -310,10 +310,12 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
 
     with mode:
         j = make_fx(joint, decomposition_table=_backward_decompositions(), tracing_mode="real")(*fakes, *tangent_fakes)
+    _tag_draws(j)
     n_out = len(probe)
     fwd = _select(j, range(n_out), keep_inputs=len(slots))
     bwd = _select(j, range(n_out, n_out + len(rg)), keep_inputs=None)
     examples = list(fakes) + list(tangent_fakes)
+    bwd = _functional(bwd, examples, mode)
     grads_for = [slots.index(i) for i in rg]
     unreached_args = [grads_for[j] for j in unreached]
 
@@ -323,6 +325,43 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
         return fx_ir.with_traced_backward(tr, bt, diff, grads_for, unreached_args)
 
     return fwd, slots, list(outputs), grad_placements, add_backward
+
+
+def _tag_draws(j: torch.fx.GraphModule) -> None:
+    """Numbers the random nodes of joint trace `j` (`fx_ir.DRAW_KEY` in
+    their meta["custom"], which survives `_select`'s copies and the
+    retraces of the forward and `_functional`): the backward recomputes the
+    forward nodes it reads, a dropout's mask among them, and its random
+    ops must read the forward's draws, not draw again (the `joint` pass
+    matches them by these tags)."""
+    k = 0
+    for n in j.graph.nodes:
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload) and \
+                torch.Tag.nondeterministic_seeded in n.target.tags:
+            custom = dict(n.meta.get("custom") or {})
+            custom[fx_ir.DRAW_KEY] = k
+            n.meta["custom"] = custom
+            k += 1
+
+
+def _functional(gm: torch.fx.GraphModule, examples: Sequence[Any], mode: Any) -> torch.fx.GraphModule:
+    """`gm` without in-place ops (retraced through functionalization,
+    each node's meta["custom"] kept), when it has any: a traced backward
+    must be pure, and a recomputed dropout fills a fresh tensor in place
+    (`bernoulli_`). The forward's in-place ops are the `functionalize`
+    pass's."""
+    from torch.fx import traceback as fx_traceback
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    if not any(n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
+               and n.target._schema.is_mutable for n in gm.graph.nodes):
+        return gm
+
+    def run(*args):
+        return torch.fx.Interpreter(gm).run(*args)
+
+    with mode, fx_traceback.preserve_node_meta():
+        return make_fx(torch.func.functionalize(run, remove="mutations"), tracing_mode="real")(*examples)
 
 
 def _select(j: torch.fx.GraphModule, outputs: Sequence[int], keep_inputs: Optional[int]) -> torch.fx.GraphModule:

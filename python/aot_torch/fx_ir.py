@@ -586,6 +586,11 @@ def _copy_inputs(example_inputs):
 
 
 _GRAD_KEY = "aot_grad_enabled"
+# meta["custom"] key of a random node's draw tag (`dtensor._trace`): its
+# random ops are marked `aot.draw`, the same in a forward and in the
+# traced backward that recomputes the node, which the `joint` pass then
+# reads from the forward instead of drawing again.
+DRAW_KEY = "aot_draw"
 _SOURCE_KEY = "aot_source"
 
 
@@ -1573,6 +1578,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
             continue
         b.loc = _location(node)
         b.no_grad = (node.meta.get("custom") or {}).get(_GRAD_KEY) is False
+        b.draw, b.draws = (node.meta.get("custom") or {}).get(DRAW_KEY), 0
         if not b.no_grad and any(n in b.grad_nodes for n in node.all_input_nodes) and \
                 (torch.is_grad_enabled() or grad_mode_of(node)):
             b.grad_nodes.add(node)
@@ -1593,6 +1599,7 @@ def translate(aten_gm: torch.fx.GraphModule, example_inputs: Optional[Sequence[A
             raise Unsupported(node.name, str(e)) from None
     b.loc = None
     b.no_grad = False
+    b.draw = None
 
     # Outputs.
     outs = output_node.args[0] if output_node is not None else ()

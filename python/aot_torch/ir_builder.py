@@ -213,6 +213,12 @@ class Builder:
         # the arguments written at least once with grad mode on
         self.grad_mutated_roots: set = set()
         self.loc: Optional[str] = None
+        # The draw tag of the FX node being translated (`fx_ir.DRAW_KEY`),
+        # and how many random ops it emitted so far: each random op is
+        # marked `aot.draw = "<tag>.<k>"`, so that a traced backward's
+        # recomputation of a forward draw names the forward's.
+        self.draw: Optional[Any] = None
+        self.draws = 0
         # ops are emitted with aot.no_grad (grad mode off where they ran)
         self.no_grad = False
         self.graph_module: Optional[torch.fx.GraphModule] = None
@@ -260,6 +266,10 @@ class Builder:
         if self.no_grad:
             attrs = dict(attrs or {})
             attrs["aot.no_grad"] = FLAG
+        if self.draw is not None and name.startswith("rng."):
+            attrs = dict(attrs or {})
+            attrs["aot.draw"] = "%s.%d" % (self.draw, self.draws)
+            self.draws += 1
         sig = "(%s) -> (%s)" % (in_types, ", ".join(res_types))
         text = '"%s"(%s)%s : %s%s' % (name, ins, fmt_attrs(attrs), sig, loc)
         if not results:

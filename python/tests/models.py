@@ -22,18 +22,19 @@ class MLP(nn.Module):
 
 
 class ResidualMLP(nn.Module):
-    """A residual MLP block: layer norm, `up`, GELU, `down`. Tensor
-    parallelism splits `up` by columns and `down` by rows (one
-    all-reduce)."""
+    """A residual MLP block: layer norm, `up`, GELU, dropout (none by
+    default), `down`. Tensor parallelism splits `up` by columns and `down`
+    by rows (one all-reduce)."""
 
-    def __init__(self, width=16, hidden=32):
+    def __init__(self, width=16, hidden=32, dropout=0.0):
         super().__init__()
         self.norm = nn.LayerNorm(width)
         self.up = nn.Linear(width, hidden)
         self.down = nn.Linear(hidden, width)
+        self.drop = nn.Dropout(dropout)
 
     def forward(self, x):
-        return x + self.down(F.gelu(self.up(self.norm(x))))
+        return x + self.down(self.drop(F.gelu(self.up(self.norm(x)))))
 
 
 class GPT2Block(nn.Module):

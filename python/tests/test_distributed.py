@@ -14,6 +14,7 @@ import pytest
 
 import torch
 import torch.distributed as dist
+import torch.nn.functional as F
 import torch.multiprocessing as mp
 from models import ResidualMLP
 
@@ -426,6 +427,85 @@ def test_dtensor_graphs_across_a_graph_break_pass_the_gradient_on(tmp_path):
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
         for got, want in r["losses"]:
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+class _DropoutMLP(ResidualMLP):
+    """The residual MLP with dropout, returning its hidden activation after
+    dropout too (each rank's shard: the column-split linear's output stays
+    local), so that the mask a step drew can be read off it."""
+
+    def __init__(self):
+        super().__init__(dropout=0.5)
+
+    def forward(self, x):
+        h = self.drop(F.gelu(self.up(self.norm(x))))
+        return x + self.down(h), h
+
+
+class _MaskedMLP(ResidualMLP):
+    """The residual MLP with a given dropout mask (scaled by 1 / (1 - p)),
+    the eager reference of a step of `_DropoutMLP` that drew `mask`."""
+
+    mask = None
+
+    def forward(self, x):
+        return x + self.down(F.gelu(self.up(self.norm(x))) * self.mask * 2.0)
+
+
+def _dropout_worker(rank, world):
+    import aot_torch
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    model, ref = _DropoutMLP(), _MaskedMLP()
+    ref.load_state_dict(model.state_dict())
+    mesh = init_device_mesh("cpu", (world,))
+    for m in (model, ref):
+        parallelize_module(m, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
+    compiled = torch.compile(model, backend="aot")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(2)
+    out = {"steps": [], "kept": []}
+    for _ in range(3):
+        x = torch.randn(8, 16, generator=g)
+        y, h = compiled(x)
+        loss = y.pow(2).mean()
+        loss.backward()
+        mask = (h != 0).float()
+        out["kept"].append(mask.mean().item())
+        ref.mask = mask
+        want = ref(x).pow(2).mean()
+        want.backward()
+        out["steps"].append(((loss.detach(), want.detach()), _grads(model, ref)))
+        opt.step()
+        ref_opt.step()
+        opt.zero_grad()
+        ref_opt.zero_grad()
+    out["stats"] = dict(aot_torch.stats)
+    return out
+
+
+@pytest.mark.heavy
+def test_dtensor_dropout_backward_reads_the_forward_mask(tmp_path):
+    """Dropout in a tensor-parallel graph compiles (it ran in PyTorch: the
+    backward DTensor's autograd traced recomputes the forward's dropout,
+    which would draw a second mask). The backward reads the mask the
+    forward drew: with that mask fixed in an eager copy, losses and
+    gradients agree through SGD steps. Nothing runs in PyTorch."""
+    for r in _run_ranks(_dropout_worker, 2, tmp_path):
+        st = r["stats"]
+        assert st.get("compiled", 0) >= 1 and not st.get("fallback_regions") and not st.get("fallback_ops"), st
+        for kept in r["kept"]:
+            assert 0.2 < kept < 0.8, r["kept"]
+        assert len(set(r["kept"])) > 1, "each step draws a new mask"
+        for (got, want), grads in r["steps"]:
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+            for g, w in grads:
+                torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-6)
 
 
 class _TransformerBlock(torch.nn.Module):

@@ -63,15 +63,46 @@ func.func @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-/// Random ops would draw again in the backward.
+/// A random op of the backward that names no draw of the forward would
+/// draw again.
 func.func @random(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
   %0 = tensor.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 func.func private @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'rng.uniform' in a traced backward: it must be pure}}
+  // expected-error@+1 {{'rng.uniform' in a traced backward draws again: it must name a draw of the forward (aot.draw)}}
   %r = rng.uniform : tensor<4xf32>
   %0 = tensor.mul %g, %r : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// Nor one whose tag is not the forward's.
+func.func @other_draw(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %d:2 = rng.dropout %x {p = 0.5, aot.draw = "0.0"} : tensor<4xf32> -> (tensor<4xf32>, tensor<4xi1>)
+  return %d#0 : tensor<4xf32>
+}
+func.func private @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'rng.dropout' in a traced backward draws again: it must name a draw of the forward (aot.draw)}}
+  %d:2 = rng.dropout %x {p = 0.5, aot.draw = "1.0"} : tensor<4xf32> -> (tensor<4xf32>, tensor<4xi1>)
+  %0 = tensor.where %d#1, %g, %g : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// Nor one whose results are not the tagged draw's.
+func.func @mismatched_draw(%x: tensor<4xf32> {aot.requires_grad}) -> tensor<4xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "bw", tangents = [0], grads = [0], unreached = []>} {
+  %r = rng.uniform {aot.draw = "0.0"} : tensor<4xf32>
+  %0 = tensor.mul %x, %r : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @bw(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'rng.uniform' in a traced backward does not match the forward's draw it names}}
+  %r = rng.uniform {aot.draw = "0.0"} : tensor<8xf32>
+  %s = view.slice %r {dim = 0, start = 0, end = 4} : tensor<8xf32> -> tensor<4xf32>
+  %0 = tensor.mul %g, %s : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

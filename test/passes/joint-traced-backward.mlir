@@ -1,5 +1,6 @@
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,joint))' | FileCheck %s
 // RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,joint,partition))' | FileCheck %s --check-prefix=PART
+// RUN: aot-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,rng-functionalize,joint,partition))' | FileCheck %s --check-prefix=RNG
 
 /// A backward the frontend traced (aot.traced_backward) replaces the
 /// reverse sweep: DTensor's gradient of a Partial -> Replicate all-reduce
@@ -40,4 +41,36 @@ func.func private @row_parallel_traced(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>,
   %gw = tensor.matmul %xt, %g : tensor<3x2xf32>, tensor<2x4xf32> -> tensor<3x4xf32>
   %z = tensor.full {value = 0.0} : tensor<4xf32>
   return %gx, %gw, %z : tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+/// A dropout in a traced program: the backward recomputes the forward's
+/// draw to read its mask. Both name it (`aot.draw`, the frontend's tag of
+/// the traced node), so the backward reads the forward's mask instead of
+/// drawing a second one; after `rng-functionalize` the forward's draw is
+/// a Philox op of the call's state, and the partition saves its mask for
+/// the backward.
+// CHECK-LABEL: func.func @dropout
+// CHECK:         %[[D:.*]]:2 = rng.dropout %arg0 {aot.draw = "0.0", p = 0.5}
+// CHECK-NOT:     rng.
+// CHECK:         tensor.where %[[D]]#1
+// RNG-LABEL:   func.func @dropout
+// RNG:           %[[D:.*]]:2 = rng.philox_dropout
+// RNG-NOT:       rng.
+// RNG:           return {{.*}}%[[D]]#1
+// RNG-LABEL:   func.func @dropout_backward
+// RNG-NOT:       rng.
+// RNG:           tensor.where
+func.func @dropout(%x: tensor<8xf32> {aot.requires_grad}) -> tensor<8xf32> attributes {aot.traced_backward = #aot.traced_backward<function = "dropout_traced", tangents = [0], grads = [0], unreached = []>} {
+  %d:2 = rng.dropout %x {p = 0.5, aot.draw = "0.0"} : tensor<8xf32> -> (tensor<8xf32>, tensor<8xi1>)
+  return %d#0 : tensor<8xf32>
+}
+func.func private @dropout_traced(%x: tensor<8xf32>, %g: tensor<8xf32>) -> tensor<8xf32> {
+  %d:2 = rng.dropout %x {p = 0.5, aot.draw = "0.0"} : tensor<8xf32> -> (tensor<8xf32>, tensor<8xi1>)
+  %two = tensor.full {value = 2.0} : tensor<8xf32>
+  %z = tensor.full {value = 0.0} : tensor<8xf32>
+  %s = tensor.mul %g, %two : tensor<8xf32>
+  %gx = tensor.where %d#1, %s, %z : tensor<8xi1>, tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  return %gx : tensor<8xf32>
 }
