@@ -458,7 +458,9 @@ fn splice_traced(
                 )
             })?;
             let (mine, theirs) = (rw.results(op).to_vec(), rw.results(forward).to_vec());
-            if mine.len() != theirs.len() || mine.iter().zip(&theirs).any(|(&a, &b)| rw.value_type(a) != rw.value_type(b)) {
+            if mine.len() != theirs.len()
+                || mine.iter().zip(&theirs).any(|(&a, &b)| rw.value_type(a) != rw.value_type(b))
+            {
                 return Err(Diagnostic::op_error(
                     rw,
                     op,
