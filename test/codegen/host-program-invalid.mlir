@@ -70,3 +70,21 @@ func.func @main(%x: memref<4xf32>) -> memref<4xf32> {
   }
   return %o : memref<4xf32>
 }
+
+// -----
+
+/// A loop over a symbolic bound from the lowest i64 (fuzz): its trip
+/// count, upper - lower, overflows, and so does the kernel's work, which
+/// is refused rather than computed with wrapping arithmetic (a panic in a
+/// debug build).
+// CHECK: host-program-invalid.mlir:[[# @LINE + 3]]:3: error: 'loop.kernel' op the kernel's work overflows
+func.func @main(%x: memref<s0xf32>) -> memref<s0xf32> {
+  %o = loop.alloc : memref<s0xf32>
+  loop.kernel "k" (%a = %x : memref<s0xf32>, %b = %o : memref<s0xf32>) {
+    loop.for %i = -9223372036854775808 to s0 {
+      %v = loop.load %a[%i] : memref<s0xf32>
+      loop.store %v, %b[%i] : memref<s0xf32>
+    }
+  }
+  return %o : memref<s0xf32>
+}

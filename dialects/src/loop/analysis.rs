@@ -131,7 +131,10 @@ pub fn kernel_work_expr(ctx: &Context, kernel: Op) -> Option<i64> {
         // (Over a symbolic bound, ceil((upper - lower) / step) as an
         // expression.)
         let trips = if sym::is_symbolic(b.upper) {
-            sym::floordiv(sym::add(b.upper, b.step - 1 - b.lower).ok()?, b.step.max(1)).ok()?
+            // (Checked: the lower bound and step are the user's, and may
+            // be at i64's ends.)
+            let pad = b.step.checked_sub(1)?.checked_sub(b.lower)?;
+            sym::floordiv(sym::add(b.upper, pad).ok()?, b.step.max(1)).ok()?
         } else {
             b.trips()
         };
