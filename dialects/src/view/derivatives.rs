@@ -184,9 +184,64 @@ pub fn accumulate(rw: &mut Rewriter<'_>, prev: Value, g: Value) -> Result<Option
         let attrs = super::folds::core_attrs(rw, op);
         let name = rw.op_name(op).to_string();
         let src = rw.operand(op, 1);
+        if region_still_zero(rw, acc, op) {
+            // Nothing reached this region yet: the contribution is its
+            // value, as eager's `stack`/`cat` backward of an unbind or a
+            // split gives it (`0 + s` would turn a `-0.0` into `0.0`),
+            // with no read of the zeros and no add.
+            return rw.build_named1(&name, &[acc, src], &attrs).map(Some);
+        }
         let region = view.build_named1(rw, &[acc], &attrs)?;
         let sum = crate::tensor::AddOp::build1(rw, &[region, src], &[])?;
         return rw.build_named1(&name, &[acc, sum], &attrs).map(Some);
     }
     Ok(None)
+}
+
+/// The elements `[lo, hi)` of dimension `dim` that the select or unit-step
+/// slice scatter `op` writes, of a base whose shape is `shape`; `None` for
+/// other scatters or where an index is symbolic.
+fn scattered_range(rw: &Rewriter<'_>, op: Op, shape: &[i64]) -> Option<(usize, i64, i64)> {
+    let av = AttrView::of_op(rw, op);
+    let dim = av.i64("dim")?;
+    let d = usize::try_from(if dim < 0 { dim + shape.len() as i64 } else { dim }).ok()?;
+    let n = *shape.get(d)?;
+    if aot_ir::sym::is_symbolic(n) {
+        return None;
+    }
+    let norm = |i: i64| if i < 0 { i + n } else { i };
+    if rw.isa::<super::SelectScatterOp>(op) {
+        let i = norm(av.i64("index")?);
+        return (0..n).contains(&i).then_some((d, i, i + 1));
+    }
+    if rw.isa::<super::SliceScatterOp>(op) && av.i64("step").unwrap_or(1) == 1 {
+        let lo = norm(av.i64("start").unwrap_or(0)).clamp(0, n);
+        let hi = norm(av.i64("end").unwrap_or(n)).clamp(0, n);
+        return Some((d, lo, hi));
+    }
+    None
+}
+
+/// Whether the region scatter `op` writes is still zeros in `acc`: `acc`
+/// is a chain of select or slice scatters over a `full 0`, each writing a
+/// range of the same dimension disjoint from `op`'s (the gradients of an
+/// unbind's or a split's pieces, gathered back one by one).
+fn region_still_zero(rw: &Rewriter<'_>, acc: Value, op: Op) -> bool {
+    let Some(shape) = rw.value_tensor(acc).map(|t| t.shape.to_vec()) else { return false };
+    let Some((dim, lo, hi)) = scattered_range(rw, op, &shape) else { return false };
+    let mut cur = acc;
+    // (Bounded: a chain is as long as the pieces gathered so far.)
+    loop {
+        let Some(d) = rw.defining_op(cur) else { return false };
+        if rw.isa::<crate::tensor::FullOp>(d) {
+            return AttrView::of_op(rw, d).f64("value") == Some(0.0);
+        }
+        if super::folds::visible_scatter(rw, d).is_none() {
+            return false;
+        }
+        match scattered_range(rw, d, &shape) {
+            Some((d2, lo2, hi2)) if d2 == dim && (hi2 <= lo || hi <= lo2) => cur = rw.operand(d, 0),
+            _ => return false,
+        }
+    }
 }
