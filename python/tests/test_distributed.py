@@ -378,9 +378,23 @@ def test_fsdp2_with_tensor_parallelism_trains_as_eager(tmp_path):
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
 
 
-def _graph_break_worker(rank, world):
+def _twins(build, build_ref, world):
+    """A fresh start (Dynamo and aot's counters reset, seed 0): a model,
+    its eager reference with the same parameters, and a 1-D CPU mesh of
+    `world` ranks."""
     import aot_torch
     from torch.distributed.device_mesh import init_device_mesh
+
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    model, ref = build(), build_ref()
+    ref.load_state_dict(model.state_dict())
+    return model, ref, init_device_mesh("cpu", (world,))
+
+
+def _graph_break_worker(rank, world):
+    import aot_torch
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
     class Split(torch.nn.Module):
@@ -393,12 +407,7 @@ def _graph_break_worker(rank, world):
             torch._dynamo.graph_break()
             return self.b(h)
 
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    model, ref = Split(), Split()
-    ref.load_state_dict(model.state_dict())
-    mesh = init_device_mesh("cpu", (world,))
+    model, ref, mesh = _twins(Split, Split, world)
     for m in (model, ref):
         for block in (m.a, m.b):
             parallelize_module(block, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
@@ -454,15 +463,9 @@ class _MaskedMLP(ResidualMLP):
 
 def _dropout_worker(rank, world):
     import aot_torch
-    from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    model, ref = _DropoutMLP(), _MaskedMLP()
-    ref.load_state_dict(model.state_dict())
-    mesh = init_device_mesh("cpu", (world,))
+    model, ref, mesh = _twins(_DropoutMLP, _MaskedMLP, world)
     for m in (model, ref):
         parallelize_module(m, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
     compiled = torch.compile(model, backend="aot")
