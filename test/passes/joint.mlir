@@ -141,23 +141,19 @@ func.func @windows(%x: tensor<5xf32> {aot.requires_grad}) -> tensor<3xf32> {
 // -----
 
 /// Disjoint pieces (an unbind's or a split's: attention's q, k and v of
-/// one projection): each later piece's cotangent is scattered into a
-/// region nothing reached yet, so it is the region's value, with no read
-/// of the zeros and no add (eager's `stack`/`cat` backward gives it so;
-/// `0 + s` would turn a `-0.0` into `0.0`). The overlapping windows above
-/// still add.
+/// one projection): each later piece's cotangent goes into a region
+/// nothing reached yet, so it is the region's value, with no read of the
+/// zeros and no add (eager's `stack`/`cat` backward gives it so; `0 + s`
+/// would turn a `-0.0` into `0.0`). Once the pieces cover the dimension,
+/// the gradient is their concatenation (a selected piece unsqueezed): no
+/// zero tensor is left to fill (the scatters before it are dead). The
+/// overlapping windows above still add.
 // CHECK-LABEL: func.func @pieces
 // CHECK-NOT:     tensor.add
-// CHECK:         %[[S0:.*]] = tensor.full {value = 0.0} : tensor<2x4xf32>
-// CHECK:         %[[S1:.*]] = view.slice_scatter %[[S0]], %{{.*}} {dim = 1, end = 4, start = 2}
-// CHECK:         %[[S2:.*]] = view.slice_scatter %[[S1]], %{{.*}} {dim = 1, end = 2, start = 0}
+// CHECK:         %[[S:.*]] = tensor.cat %{{.*}}, %{{.*}} {dim = 1} : tensor<2x2xf32> -> tensor<2x4xf32>
 // CHECK-NOT:     tensor.add
-// CHECK:         %[[Z:.*]] = tensor.full {value = 0.0} : tensor<3x4xf32>
-// CHECK:         %[[G1:.*]] = view.select_scatter %[[Z]], %{{.*}} {dim = 0, index = 2}
-// CHECK-NOT:     tensor.add
-// CHECK:         %[[G2:.*]] = view.select_scatter %[[G1]], %{{.*}} {dim = 0, index = 1}
-// CHECK:         %[[G3:.*]] = view.select_scatter %[[G2]], %{{.*}} {dim = 0, index = 0}
-// CHECK:         return %{{.*}}, %{{.*}}, %[[G3]], %[[S2]]
+// CHECK:         %[[G:.*]] = tensor.cat %{{.*}}, %{{.*}}, %{{.*}} {dim = 0} : tensor<1x4xf32> -> tensor<3x4xf32>
+// CHECK:         return %{{.*}}, %{{.*}}, %[[G]], %[[S]]
 func.func @pieces(%x: tensor<3x4xf32> {aot.requires_grad}, %y: tensor<2x4xf32> {aot.requires_grad}) -> (tensor<4xf32>, tensor<2x2xf32>) {
   %q = view.select %x {dim = 0, index = 0} : tensor<3x4xf32> -> tensor<4xf32>
   %k = view.select %x {dim = 0, index = 1} : tensor<3x4xf32> -> tensor<4xf32>
@@ -168,6 +164,24 @@ func.func @pieces(%x: tensor<3x4xf32> {aot.requires_grad}, %y: tensor<2x4xf32> {
   %b = view.slice %y {dim = 1, start = 2, end = 4} : tensor<2x4xf32> -> tensor<2x2xf32>
   %c = tensor.mul %a, %b : tensor<2x2xf32>
   return %o, %c : tensor<4xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+/// Two of three pieces: a chain of scatters into the zeros, still without
+/// an add, and no concatenation (index 1 stays zero).
+// CHECK-LABEL: func.func @some_pieces
+// CHECK:         %[[Z:.*]] = tensor.full {value = 0.0} : tensor<3x4xf32>
+// CHECK:         %[[G1:.*]] = view.select_scatter %[[Z]], %{{.*}} {dim = 0, index = 2}
+// CHECK-NOT:     tensor.add
+// CHECK:         %[[G2:.*]] = view.select_scatter %[[G1]], %{{.*}} {dim = 0, index = 0}
+// CHECK-NOT:     tensor.cat
+// CHECK:         return %{{.*}}, %[[G2]]
+func.func @some_pieces(%x: tensor<3x4xf32> {aot.requires_grad}) -> tensor<4xf32> {
+  %q = view.select %x {dim = 0, index = 0} : tensor<3x4xf32> -> tensor<4xf32>
+  %v = view.select %x {dim = 0, index = 2} : tensor<3x4xf32> -> tensor<4xf32>
+  %o = tensor.mul %q, %v : tensor<4xf32>
+  return %o : tensor<4xf32>
 }
 
 // -----
