@@ -69,36 +69,22 @@ pub fn normal_layout(shape: &[i64], strides: &[i64], offset: i64) -> Option<(Sha
     (strides != rm || offset != 0).then_some((strides, offset))
 }
 
-/// Whether distinct indices of the layout address distinct elements (for a
-/// symbolic layout: when it is row-major, or the symbols' ranges prove it;
-/// `false` is the safe answer).
+/// Whether distinct indices of the layout address distinct elements: it
+/// is row-major, or the dimensions of more than one element, ordered by
+/// stride, each have a stride at least the span of the ones inside it.
+/// Over symbolic sizes or strides each comparison must hold for every
+/// value of the symbols in their ranges (a padded buffer's interior view,
+/// strides `h + 2`, `(h + 2)^2`, ... over sizes `h`, is proven so); what
+/// cannot be proven, or overflows, is taken to overlap (`false` is the
+/// safe answer).
 pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
-    if !aot_ir::sym::layout_is_static(shape, strides, 0) {
-        return is_row_major(shape, strides) || symbolic_non_overlapping(shape, strides);
-    }
-    let mut dims: Vec<(i64, i64)> =
-        shape.iter().zip(strides).filter(|&(&n, _)| n > 1).map(|(&n, &st)| (st, n)).collect();
-    dims.sort_unstable();
-    let mut span = 1;
-    for (st, n) in dims {
-        if st < span {
-            return false;
-        }
-        span += st * (n - 1);
-    }
-    true
-}
-
-/// [`non_overlapping`] over symbolic sizes or strides, by the symbols'
-/// ranges: the dimensions ordered by stride (each order proven for every
-/// value), each stride at least the span of the ones inside it. A padded
-/// buffer's interior view (strides `h + 2`, `(h + 2)^2`, ... over sizes
-/// `h`) is proven so; what cannot be proven is taken to overlap.
-fn symbolic_non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
     use aot_ir::sym;
+    if is_row_major(shape, strides) {
+        return true;
+    }
     let facts = sym::Facts::defaults();
     let mut dims: Vec<(i64, i64)> =
-        shape.iter().zip(strides).filter(|&(&n, _)| n != 1).map(|(&n, &st)| (st, n)).collect();
+        shape.iter().zip(strides).filter(|&(&n, _)| n != 0 && n != 1).map(|(&n, &st)| (st, n)).collect();
     // An insertion sort on proven order: two strides not comparable for
     // every value leave the answer unknown.
     for k in 1..dims.len() {

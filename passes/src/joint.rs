@@ -381,18 +381,10 @@ fn splice_traced(
             "has arguments merged by dedupe or synthetic-base: its traced backward takes them apart".into(),
         ));
     }
-    // The traced backward takes the user's arguments: not the generator
-    // state `rng-functionalize` added (the last two, marked).
+    // The traced backward takes the user's arguments, which the metadata
+    // describes: not the generator state `rng-functionalize` appended.
     let f = FuncView { op: func };
-    let is_state = |rw: &Rewriter<'_>, i: usize| {
-        f.arg_attr(rw, i, crate::rng_functionalize::RNG_SEED).is_some()
-            || f.arg_attr(rw, i, crate::rng_functionalize::RNG_OFFSET).is_some()
-    };
-    let user: Vec<usize> = (0..args.len()).filter(|&i| !is_state(rw, i)).collect();
-    if user.iter().enumerate().any(|(k, &i)| k != i) {
-        return Err(err(rw, "has generator-state arguments before its own".into()));
-    }
-    let args = &args[..user.len()];
+    let args = args.get(..meta.input_info.len()).ok_or_else(|| err(rw, "has fewer arguments than aot.meta".into()))?;
     let cargs: Vec<Value> = callee.args(rw).to_vec();
     if cargs.len() != args.len() + tb.tangents.len() {
         return Err(err(

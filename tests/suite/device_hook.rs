@@ -206,11 +206,11 @@ fn a_collective_completes_before_the_device_mirrors_its_output() {
         let kernels = std::mem::take(&mut code.kernels);
         let mut device =
             aot::codegen::executor::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
-        let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
+        let x = crate::dist::lazy_input(rank);
         let x = Tensor::from_f64(aot::ir::ElemType::F32, &[64], &x, aot::ir::ElemType::F32);
         device.run(vec![x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
     });
-    let xs: Vec<Vec<f64>> = (0..2).map(|r| (0..64).map(|i| ((i + 7 * r) % 11) as f64 * 0.1).collect()).collect();
+    let xs: Vec<Vec<f64>> = (0..2).map(crate::dist::lazy_input).collect();
     for (rank, out) in outs.iter().enumerate() {
         for i in 0..64 {
             let sum = xs.iter().map(|x| (x[i] as f32) * (x[i] as f32)).sum::<f32>();

@@ -329,6 +329,24 @@ fn host_program(text: &str) -> aot::codegen::program::HostProgram {
     aot::codegen::program::build(&ctx, f).unwrap()
 }
 
+/// Rank `rank`'s 64 values for the overlap programs.
+pub(crate) fn lazy_input(rank: usize) -> Vec<f64> {
+    (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect()
+}
+
+/// `text`'s function `f` compiled on `backend` and called with
+/// `args(rank)` on two ranks whose communicators only work when waited for
+/// ([`Lazy`]): each rank's outputs.
+fn call_on_lazy_ranks(text: &'static str, backend: &'static str, args: fn(usize) -> Vec<Tensor>) -> Vec<Vec<Vec<f64>>> {
+    ranks_with(2, Lazy::wrap, move |rank| {
+        let m = Module::parse(text, "dist.mlir").unwrap();
+        let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
+        let args = args(rank);
+        let mut f = m.compile(Some("f"), &args, &opts).unwrap();
+        f.call(&args).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
+    })
+}
+
 pub(crate) const OVERLAP: &str = r#"func.func @f(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
   %a = tensor.mul %x, %x : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
   %r = dist.all_reduce %a {group = "g", size = 2, reduce = "sum"} : tensor<64xf32> -> tensor<64xf32>
@@ -366,15 +384,8 @@ fn native_code_runs_independent_steps_while_a_collective_is_in_flight() {
     assert!(waits.iter().any(|&(i, w)| w > i + 1), "no step runs while a collective is in flight: {waits:?}");
     // The results, with the work done at the waits.
     for backend in backends().into_iter().filter(|b| *b != "interp") {
-        let outs = ranks_with(2, Lazy::wrap, move |rank| {
-            let m = Module::parse(OVERLAP, "dist.mlir").unwrap();
-            let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
-            let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
-            let x = tensor(&x, &[64]);
-            let mut f = m.compile(Some("f"), std::slice::from_ref(&x), &opts).unwrap();
-            f.call(&[x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
-        });
-        let xs: Vec<Vec<f64>> = (0..2).map(|r| (0..64).map(|i| ((i + 7 * r) % 11) as f64 * 0.1).collect()).collect();
+        let outs = call_on_lazy_ranks(OVERLAP, backend, |rank| vec![tensor(&lazy_input(rank), &[64])]);
+        let xs: Vec<Vec<f64>> = (0..2).map(lazy_input).collect();
         for (rank, out) in outs.iter().enumerate() {
             for i in 0..64 {
                 let f = |v: f64| v as f32;
@@ -426,16 +437,11 @@ fn collectives_start_as_soon_as_their_inputs_are_ready() {
     let Step::Collective(c) = &p.steps[1] else { unreachable!() };
     assert!(c.wait_before > 2, "the exponential runs while the all-reduce is in flight: {}", c.wait_before);
     for backend in backends().into_iter().filter(|b| *b != "interp") {
-        let outs = ranks_with(2, Lazy::wrap, move |rank| {
-            let m = Module::parse(LATE, "dist.mlir").unwrap();
-            let opts = Options::inference().with_backend(Backend::parse(backend).unwrap());
-            let x: Vec<f64> = (0..64).map(|i| ((i + 7 * rank) % 11) as f64 * 0.1).collect();
+        let outs = call_on_lazy_ranks(LATE, backend, |rank| {
             let y: Vec<f64> = (0..1024).map(|i| ((i * 3) % 7) as f64 * 0.25).collect();
-            let args = [tensor(&x, &[64]), tensor(&y, &[32, 32])];
-            let mut f = m.compile(Some("f"), &args, &opts).unwrap();
-            f.call(&args).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
+            vec![tensor(&lazy_input(rank), &[64]), tensor(&y, &[32, 32])]
         });
-        let xs: Vec<Vec<f32>> = (0..2).map(|r| (0..64).map(|i| ((i + 7 * r) % 11) as f32 * 0.1).collect()).collect();
+        let xs: Vec<Vec<f32>> = (0..2).map(|r| lazy_input(r).into_iter().map(|v| v as f32).collect()).collect();
         for (rank, out) in outs.iter().enumerate() {
             for i in 0..64 {
                 let want = xs.iter().map(|x| x[i] * x[i]).sum::<f32>() + xs[rank][i];

@@ -521,9 +521,9 @@ impl<'a, 'f> Gen<'a, 'f> {
             // which mispredicts on data-dependent choices (a max pool's or
             // a ReLU gradient's on random data: 4x slower). Selecting the
             // bits in integer registers is a `cmov`.
-            ScalarOp::Select if is_float_ty(b.func.dfg.value_type(ops[1])) => {
+            ScalarOp::Select if b.func.dfg.value_type(ops[1]).is_float() => {
                 let ft = b.func.dfg.value_type(ops[1]);
-                let it = if ft == types::F64 { types::I64 } else { types::I32 };
+                let it = ft.as_int();
                 let x = b.ins().bitcast(it, MemFlagsData::new(), ops[1]);
                 let y = b.ins().bitcast(it, MemFlagsData::new(), ops[2]);
                 let r = b.ins().select(ops[0], x, y);
@@ -784,9 +784,4 @@ impl expand::Primitives for ClifPrimitives<'_, '_> {
     fn low_i16(&mut self, v: cl::Value) -> Result<cl::Value, Self::Error> {
         Ok(self.0.ins().ireduce(types::I16, v))
     }
-}
-
-/// Whether `t` is a scalar float type of Cranelift's.
-fn is_float_ty(t: Type) -> bool {
-    t == types::F32 || t == types::F64
 }

@@ -184,19 +184,15 @@ pub fn accumulate(rw: &mut Rewriter<'_>, prev: Value, g: Value) -> Result<Option
         let attrs = super::folds::core_attrs(rw, op);
         let name = rw.op_name(op).to_string();
         let src = rw.operand(op, 1);
-        if let Some(mut pieces) = zero_chain(rw, acc, op) {
+        if let Some(mut chain) = zero_chain(rw, acc, op) {
             // Nothing reached this region yet: the contribution is its
             // value, as eager's `stack`/`cat` backward of an unbind or a
             // split gives it (`0 + s` would turn a `-0.0` into `0.0`),
             // with no read of the zeros and no add. When the pieces now
             // cover the dimension, they are its concatenation: no zeros
             // at all.
-            let shape = rw.value_tensor(acc).map(|t| t.shape.to_vec()).unwrap_or_default();
-            if let Some(piece) = scattered_range(rw, op, &shape).map(|(d, lo, hi)| Piece { dim: d, lo, hi, op }) {
-                pieces.push(piece);
-                if let Some(cat) = concatenation(rw, &mut pieces, &shape)? {
-                    return Ok(Some(cat));
-                }
+            if let Some(cat) = concatenation(rw, &mut chain)? {
+                return Ok(Some(cat));
             }
             return rw.build_named1(&name, &[acc, src], &attrs).map(Some);
         }
@@ -231,35 +227,34 @@ fn scattered_range(rw: &Rewriter<'_>, op: Op, shape: &[i64]) -> Option<(usize, i
     None
 }
 
-/// One scatter of a chain: the range `[lo, hi)` of dimension `dim` that
-/// `op` writes.
-struct Piece {
+/// Scatters over zeros along one dimension of `extent` elements: each
+/// piece the range `[lo, hi)` its scatter `op` writes.
+struct Chain {
     dim: usize,
-    lo: i64,
-    hi: i64,
-    op: Op,
+    extent: i64,
+    pieces: Vec<(i64, i64, Op)>,
 }
 
-/// The scatters of `acc` when the region scatter `op` writes is still
-/// zeros there: `acc` is a chain of select or slice scatters over a
-/// `full 0`, each writing a range of the same dimension disjoint from
-/// `op`'s (the gradients of an unbind's or a split's pieces, gathered back
-/// one by one). `None` otherwise.
-fn zero_chain(rw: &Rewriter<'_>, acc: Value, op: Op) -> Option<Vec<Piece>> {
+/// The chain of `acc`'s scatters and `op`'s when the region scatter `op`
+/// writes is still zeros in `acc`: `acc` is a chain of select or slice
+/// scatters over a `full 0`, each writing a range of the same dimension
+/// disjoint from `op`'s (the gradients of an unbind's or a split's
+/// pieces, gathered back one by one). `None` otherwise.
+fn zero_chain(rw: &Rewriter<'_>, acc: Value, op: Op) -> Option<Chain> {
     let shape = rw.value_tensor(acc).map(|t| t.shape.to_vec())?;
     let (dim, lo, hi) = scattered_range(rw, op, &shape)?;
-    let mut pieces = Vec::new();
+    let mut chain = Chain { dim, extent: shape[dim], pieces: vec![(lo, hi, op)] };
     let mut cur = acc;
     // (Bounded: a chain is as long as the pieces gathered so far.)
     loop {
         let d = rw.defining_op(cur)?;
         if rw.isa::<crate::tensor::FullOp>(d) {
-            return (AttrView::of_op(rw, d).f64("value") == Some(0.0)).then_some(pieces);
+            return (AttrView::of_op(rw, d).f64("value") == Some(0.0)).then_some(chain);
         }
         super::folds::visible_scatter(rw, d)?;
         match scattered_range(rw, d, &shape) {
             Some((d2, lo2, hi2)) if d2 == dim && (hi2 <= lo || hi <= lo2) => {
-                pieces.push(Piece { dim, lo: lo2, hi: hi2, op: d });
+                chain.pieces.push((lo2, hi2, d));
                 cur = rw.operand(d, 0);
             }
             _ => return None,
@@ -267,30 +262,27 @@ fn zero_chain(rw: &Rewriter<'_>, acc: Value, op: Op) -> Option<Vec<Piece>> {
     }
 }
 
-/// The concatenation along their dimension of `pieces` (disjoint ranges
-/// of a base of `shape`), each piece's scattered value (a selected one
-/// unsqueezed back), when they cover the dimension; `None` when they do
-/// not, or when one piece is the whole (a scatter of the whole is its
-/// value already).
-fn concatenation(rw: &mut Rewriter<'_>, pieces: &mut [Piece], shape: &[i64]) -> Result<Option<Value>, Diagnostic> {
-    pieces.sort_by_key(|p| p.lo);
-    let Some(first) = pieces.first() else { return Ok(None) };
-    let dim = first.dim;
+/// The concatenation of `chain`'s pieces along its dimension, each
+/// piece's scattered value (a selected one unsqueezed back), when they
+/// cover the dimension; `None` when they do not, or when one piece is the
+/// whole (a scatter of the whole is its value already).
+fn concatenation(rw: &mut Rewriter<'_>, chain: &mut Chain) -> Result<Option<Value>, Diagnostic> {
+    chain.pieces.sort_by_key(|p| p.0);
     let mut at = 0;
-    for p in pieces.iter() {
-        if p.lo != at {
+    for &(lo, hi, _) in &chain.pieces {
+        if lo != at {
             return Ok(None);
         }
-        at = p.hi;
+        at = hi;
     }
-    if at != shape[dim] || pieces.len() < 2 {
+    if at != chain.extent || chain.pieces.len() < 2 {
         return Ok(None);
     }
-    let d = rw.i64_attr(dim as i64);
-    let mut parts = Vec::with_capacity(pieces.len());
-    for p in pieces.iter() {
-        let src = rw.operand(p.op, 1);
-        let part = if rw.isa::<super::SelectScatterOp>(p.op) {
+    let d = rw.i64_attr(chain.dim as i64);
+    let mut parts = Vec::with_capacity(chain.pieces.len());
+    for &(_, _, op) in &chain.pieces {
+        let src = rw.operand(op, 1);
+        let part = if rw.isa::<super::SelectScatterOp>(op) {
             super::UnsqueezeOp::build1(rw, &[src], &[("dim", d)])?
         } else {
             src
