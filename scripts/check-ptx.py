@@ -24,7 +24,9 @@ directory remembers what `aot-opt` emitted, by a hash of the `aot-opt`
 binary, of libdevice, of the pipeline and of the file's text: a re-run with
 the same binary and corpus starts no `aot-opt` either, and still checks
 every module it emitted before against the verdicts. A failed emission is
-never cached.
+never cached. A file with a line `// PTX refuses: MESSAGE` must fail to emit
+PTX with that message (a limit of the GPU path, stated where it applies;
+the line goes once the file compiles).
 Exits non-zero on any failure, and when nothing was checked.
 """
 import argparse
@@ -147,11 +149,30 @@ def emit_now(args, path, pipeline):
     # A file Cranelift does not compile either is meant to fail (the corpus
     # has such cases); asked only when PTX failed, the common case costs
     # one process.
+    label = f"{path} [{pipeline}, {', '.join(ARCHS)}]"
+    refusal = expected_refusal(path)
     if r.returncode != 0:
+        if refusal is not None and refusal in r.stderr:
+            return [], []
         if run([args.aot_opt, str(path), f"--pass-pipeline={pipeline}", "--emit=clif"]).returncode != 0:
             return [], []
-        return [], [f"{path} [{pipeline}, {', '.join(ARCHS)}]: --emit=ptx failed:\n{r.stderr.strip()}"]
+        return [], [f"{label}: --emit=ptx failed:\n{r.stderr.strip()}"]
+    if refusal is not None:
+        return [], [f"{label}: --emit=ptx succeeded, but the file says PTX refuses it ('{REFUSES}{refusal}')"]
     return parse_emission(args, path, pipeline, r.stdout)
+
+
+# A line of a corpus file saying PTX refuses it, and with what message: what
+# the GPU compiles otherwise (code per size, for instance). Its emission must
+# fail with that message, and a file that starts compiling must lose the line.
+REFUSES = "// PTX refuses: "
+
+
+def expected_refusal(path):
+    for line in pathlib.Path(path).read_text().splitlines():
+        if line.startswith(REFUSES):
+            return line[len(REFUSES):].strip()
+    return None
 
 
 def parse_emission(args, path, pipeline, stdout):

@@ -460,7 +460,7 @@ section ptx "ptxas on every kernel of the corpus (sm_80 and sm_90, libdevice lin
 ptxas=$(ptxas_of)
 libdevice="$(dirname "$(dirname "$ptxas")")/nvvm/libdevice/libdevice.10.bc"
 "$venv/bin/python" scripts/check-ptx.py --aot-opt target/debug/aot-opt --ptxas "$ptxas" --libdevice "$libdevice" --cache target/ptx-cache \
-  --jobs "$cores" test/run | tee "$logs/ptx.log"
+  --jobs "$cores" test/run test/symbolic | tee "$logs/ptx.log"
 ptx_checked=$(grep -oE '^ptxas: [0-9]+' "$logs/ptx.log" | awk '{print $2}')
 
 join_section python || fail "aot_torch's extension module did not build or install"

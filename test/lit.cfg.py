@@ -22,7 +22,7 @@ config.test_format = lit.formats.ShTest(execute_external=not use_internal)
 config.suffixes = [".mlir"]
 # `.venv`: the Python venv the test command keeps here (PyTorch's
 # thousands of files would be walked for tests).
-config.excludes = ["lit.cfg.py", "Inputs", "golden", "utils", "run", ".venv"]
+config.excludes = ["lit.cfg.py", "Inputs", "golden", "utils", "run", "symbolic", ".venv"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(config.test_source_root)
 config.test_exec_root = os.path.join(repo, "target", "lit")

@@ -20,6 +20,11 @@
 //! the host. Matmul steps go to cuBLAS when every operand has a unit
 //! stride (any transpose, batch strides, broadcast batches); other layouts
 //! and element types run on the host between copies.
+//!
+//! A function with symbolic sizes is compiled and loaded once: its
+//! kernels read their sizes from a size table (`crate::sized`), and each
+//! evaluated program runs on a [`CudaDevice`] of its own over the shared
+//! module, whose operand tables count the table as one more operand.
 
 use crate::executor::{Compiled, Device, HostRegion, RegionKind};
 use crate::llvm::ptx::{self, Sm};
@@ -82,7 +87,15 @@ impl crate::target::Target for Cuda {
         text: &mut String,
     ) -> Result<Box<dyn aot_runtime::compiled::Executable>, Diagnostic> {
         let (code, device) = compile(ctx, func, text)?;
-        Ok(Box::new(crate::executor::Executable::on_device(code, device)))
+        if code.program.symbolic {
+            // Kernels that read their sizes from the size table, compiled
+            // and loaded once; each set of sizes gets a device of its own
+            // over the one module (its size table is its own global).
+            let sized = crate::sized::Sized::on_device(ctx, func, code, Box::new(move || Ok(device.fresh())))
+                .map_err(|m| Diagnostic::op_error(ctx, func, m))?;
+            return Ok(Box::new(sized));
+        }
+        Ok(Box::new(crate::executor::Executable::on_device(code, Box::new(device))))
     }
 
     fn line_comment(&self) -> &'static str {
@@ -91,13 +104,15 @@ impl crate::target::Target for Cuda {
 }
 
 /// Compiles the lowered function `func` for the process's GPU: the host
-/// program, and the device that runs its kernels.
-pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, Box<dyn Device>), Diagnostic> {
+/// program, and the device that runs its kernels. With symbolic sizes the
+/// kernels read them from a size table, and the program runs per set of
+/// symbol values ([`crate::sized::Sized`]).
+pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, CudaDevice), Diagnostic> {
     let fail = |m: String| Diagnostic::op_error(ctx, func, m);
     let gpu = aot_runtime_cuda::gpu().map_err(|why| fail(format!("the CUDA backend has no GPU: {why}")))?;
     let sm = if gpu.capability.0 >= 9 { Sm::Sm90 } else { Sm::Sm80 };
     let libdevice = find_libdevice();
-    let program = program::build(ctx, func)?;
+    let program = program::build_symbolic(ctx, func)?;
     let module = ptx::compile(ctx, func, &program, sm, libdevice.as_deref())?;
     if libdevice.is_none() && module.ptx.contains(".extern .func") {
         return Err(fail(
@@ -112,7 +127,8 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
         .steps
         .iter()
         .filter_map(|s| match s {
-            Step::Kernel { roots, .. } => Some(roots.len()),
+            // An evaluated symbolic program passes its size table last.
+            Step::Kernel { roots, .. } => Some(roots.len() + usize::from(program.symbolic)),
             _ => None,
         })
         .collect();
@@ -124,7 +140,7 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
     }
     let device = CudaDevice {
         gpu,
-        module: loaded,
+        module: std::rc::Rc::new(loaded),
         threads: module.threads.clone(),
         messages: module.messages.clone(),
         mirrors: Vec::new(),
@@ -135,7 +151,7 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
         status: None,
     };
     let compiled = Compiled { program, kernels: Vec::new(), messages: module.messages, globals, owner: Box::new(()) };
-    Ok((compiled, Box::new(device)))
+    Ok((compiled, device))
 }
 
 /// A host region and its device mirror.
@@ -154,7 +170,8 @@ struct Mirror {
 /// Runs a compiled function's kernels and GEMMs on the GPU.
 pub struct CudaDevice {
     gpu: &'static Gpu,
-    module: Module,
+    /// Shared by the devices of one symbolic function's evaluated programs.
+    module: std::rc::Rc<Module>,
     /// Per kernel: threads per iteration of its split loop, or of its only
     /// block (`PtxModule::threads`).
     threads: Vec<u32>,
@@ -173,6 +190,23 @@ pub struct CudaDevice {
 }
 
 impl CudaDevice {
+    /// A device over the same loaded kernels with no memory of its own
+    /// yet: what another evaluated program of a symbolic function runs on.
+    fn fresh(&self) -> Box<dyn Device> {
+        Box::new(CudaDevice {
+            gpu: self.gpu,
+            module: self.module.clone(),
+            threads: self.threads.clone(),
+            messages: self.messages.clone(),
+            mirrors: Vec::new(),
+            constants: Vec::new(),
+            params_host: vec![u64::MAX; self.params_host.len()],
+            param_starts: self.param_starts.clone(),
+            params: None,
+            status: None,
+        })
+    }
+
     /// The device address of host address `p` (inside some mirrored region).
     fn translate(&self, p: *mut u8) -> Result<(u64, usize), String> {
         let a = p as usize;

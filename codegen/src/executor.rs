@@ -840,6 +840,19 @@ impl Executable {
     pub fn on_device(code: Compiled, device: Box<dyn Device>) -> Executable {
         Executable { runtime: Runtime::on_device(Rc::new(code), device) }
     }
+
+    /// [`Executable::sharing`] with kernels and GEMMs on `device`.
+    pub fn sharing_on_device(
+        code: Compiled,
+        memory: Rc<std::cell::RefCell<Memory>>,
+        device: Box<dyn Device>,
+    ) -> Executable {
+        let mut runtime = Runtime::sharing(Rc::new(code), memory);
+        runtime.device = Some(device);
+        runtime.parallel = false;
+        runtime.threads = 1;
+        Executable { runtime }
+    }
 }
 
 impl aot_runtime::compiled::Executable for Executable {

@@ -13,13 +13,16 @@
 //! one arena and one set of result buffers ([`crate::executor::Memory`]),
 //! so a new size reuses the memory earlier sizes touched. At most [`Sized::MAX`]
 //! evaluated programs are kept, the least recently used dropped first.
+//! On a device (the CUDA backend, [`Sized::on_device`]) each evaluated
+//! program gets a device of its own over the same loaded kernels, which
+//! copies the program's size table in once with its other globals.
 //!
 //! Invariant: a call runs the kernels with the table of exactly its own
 //! symbol values, and the evaluated program's argument checks (sizes,
 //! layouts) are those of a static compile at those values.
 
 use crate::by_size::{labelled_profile, Binder, Versions};
-use crate::executor::{Compiled, Executable};
+use crate::executor::{Compiled, Device, Executable};
 use aot_ir::{Context, ElemType, Op, TensorType};
 use aot_runtime::buffer::Buffer;
 use aot_runtime::compiled::StepProfile;
@@ -37,7 +40,15 @@ pub struct Sized {
     /// The arena and results' buffers every evaluated program shares: a
     /// new size reuses the pages earlier sizes touched.
     memory: Rc<std::cell::RefCell<crate::executor::Memory>>,
+    /// Makes the device each evaluated program runs its kernels on (the
+    /// CUDA backend); `None` runs them on the host. One device per
+    /// program: a device keeps the globals it copied by host address, and
+    /// the size table is a global of one program, freed with it.
+    device: Option<DeviceMaker>,
 }
+
+/// Makes a [`Device`] for one evaluated program.
+pub type DeviceMaker = Box<dyn Fn() -> Result<Box<dyn Device>, String>>;
 
 impl Sized {
     /// Programs kept at once.
@@ -54,12 +65,21 @@ impl Sized {
             code: Rc::new(code),
             versions: Versions::new(Self::MAX),
             memory: Default::default(),
+            device: None,
         })
+    }
+
+    /// [`Sized::new`] with each evaluated program's kernels and GEMMs run
+    /// on a device from `device`.
+    pub fn on_device(ctx: &Context, func: Op, code: Compiled, device: DeviceMaker) -> Result<Sized, String> {
+        let mut s = Sized::new(ctx, func, code)?;
+        s.device = Some(device);
+        Ok(s)
     }
 
     fn version(&mut self, args: &[Tensor]) -> Result<&mut Executable, String> {
         let b = self.binder.bind(args)?;
-        let (code, memory) = (&self.code, &self.memory);
+        let (code, memory, device) = (&self.code, &self.memory, &self.device);
         self.versions.get_or_make(&b, |b| {
             let table_global = code.globals.len();
             let (program, table) = code.program.evaluate(b, table_global)?;
@@ -69,17 +89,18 @@ impl Sized {
                 t.set_i64(k, v);
             }
             globals.push(Storage::new(t));
-            Ok(Executable::sharing(
-                Compiled {
-                    program,
-                    kernels: code.kernels.clone(),
-                    messages: code.messages.clone(),
-                    globals,
-                    // The symbolic compile owns the code the kernels are.
-                    owner: Box::new(code.clone()),
-                },
-                memory.clone(),
-            ))
+            let compiled = Compiled {
+                program,
+                kernels: code.kernels.clone(),
+                messages: code.messages.clone(),
+                globals,
+                // The symbolic compile owns the code the kernels are.
+                owner: Box::new(code.clone()),
+            };
+            Ok(match device {
+                Some(make) => Executable::sharing_on_device(compiled, memory.clone(), make()?),
+                None => Executable::sharing(compiled, memory.clone()),
+            })
         })
     }
 }

@@ -219,3 +219,73 @@ fn a_collective_completes_before_the_device_mirrors_its_output() {
         }
     }
 }
+
+/// A function with symbolic sizes on a device (what the CUDA backend runs
+/// since its kernels read their sizes at run time): the kernels, compiled
+/// once, run on a device per set of sizes (`Sized::on_device`), each
+/// given its program's size table as a read-only global, and give the
+/// host's bits at every size, several programs kept at once.
+#[test]
+fn symbolic_programs_run_on_a_device_per_set_of_sizes() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    aot::init();
+    let root = common::corpus_dir("symbolic");
+    let mut checked = 0;
+    for path in common::files_ending(&root, ".mlir") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let sizes: &[&str] = match name.as_str() {
+            "cnn.mlir" => &["s0=2,s1=4,s2=4", "s0=3,s1=9,s2=5", "s0=2,s1=4,s2=4"],
+            "reshape_by_guard.mlir" => &["s0=4", "s0=12", "s0=4"],
+            _ => &["s0=2,s1=3", "s0=5,s1=2", "s0=2,s1=3", "s0=7,s1=4"],
+        };
+        let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) = (pipelined(&text, &name), pipelined(&text, &name))
+        else {
+            panic!("{name}: aot-inference fails");
+        };
+        let native = aot::codegen::Native::default();
+        // (A function whose lowering needs static sizes gets code per size,
+        // as on the host.)
+        let Ok(mut plain) = aot::codegen::compile_function(&mut plain_ctx, f1, &native, &mut String::new()) else {
+            continue;
+        };
+        aot::codegen::compile_function(&mut dev_ctx, f2, &native, &mut String::new()).expect("compiled once already");
+        let mut code = aot::codegen::cranelift::compile(&dev_ctx, f2, Default::default(), &mut String::new())
+            .expect("the lowered function compiles");
+        assert!(code.program.symbolic, "{name}: not compiled with run-time sizes");
+        let kernels = code.kernels.clone();
+        let made = Rc::new(Cell::new(0));
+        let counter = made.clone();
+        let maker: aot::codegen::sized::DeviceMaker = Box::new(move || {
+            counter.set(counter.get() + 1);
+            Ok(Box::new(HostMirror { kernels: kernels.clone(), mirrors: Vec::new() }) as Box<dyn Device>)
+        });
+        // The kernels run only on the devices.
+        code.kernels.clear();
+        let mut device = aot::codegen::sized::Sized::on_device(&dev_ctx, f2, code, maker).expect("binds");
+        let mut distinct = std::collections::BTreeSet::new();
+        for (k, at) in sizes.iter().enumerate() {
+            let b = aot::ir::sym::Bindings::parse(at).unwrap();
+            let mut ctx = Context::new();
+            let m = parse_module(&mut ctx, &text, &ParseOptions { file: name.clone(), first_line: 1 }).unwrap();
+            let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
+            let spec = aot_run::random_inputs_sized(&ctx, f, 3 + k as u64, &b).unwrap();
+            aot::ir::sym::specialise_function(&mut ctx, f, &b).unwrap();
+            let params = aot_run::signature(&ctx, f).unwrap();
+            let a = aot_run::materialize(&spec, &params, false).unwrap().args;
+            let d = aot_run::materialize(&spec, &params, false).unwrap().args;
+            let want = plain.run(a.clone()).unwrap_or_else(|e| panic!("{name} at {at}: {e}"));
+            let got = device.run(d.clone()).unwrap_or_else(|e| panic!("{name} at {at} on the device: {e}"));
+            assert_eq!(bits(&got), bits(&want), "{name} at {at}: outputs differ");
+            assert_eq!(bits(&d), bits(&a), "{name} at {at}: arguments differ");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!((g.sizes(), g.strides()), (w.sizes(), w.strides()), "{name} at {at}");
+            }
+            distinct.insert(*at);
+        }
+        assert_eq!(made.get(), distinct.len(), "{name}: one device per set of sizes, kept while used");
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} programs checked");
+}

@@ -1,4 +1,4 @@
-//! Symbolic sizes end to end: each program below is compiled once
+//! Symbolic sizes end to end: each program of `test/symbolic` is compiled once
 //! (`aot-inference`, on every backend this build runs here) for arguments
 //! of one size, then called with arguments of other sizes (native code is
 //! generated per set of symbol values, `aot_codegen::by_size`); every call must agree with the
@@ -16,144 +16,22 @@ use aot_run::{outputs_json, random_inputs_sized, run_compiled_for, run_eager_cal
 use serde_json::json;
 use std::sync::Arc;
 
-/// (name, program): every symbol is bound by an argument dimension.
-const PROGRAMS: &[(&str, &str)] = &[
-    (
-        "mlp",
-        r#"func.func @f(%x: tensor<s0x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> (tensor<s0x16xf32>, tensor<s0xf32>, tensor<(s0*4)x4xf32>) {
-  %h = tensor.linear %x, %w, %b : tensor<s0x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<s0x16xf32>
-  %g = tensor.gelu %h : tensor<s0x16xf32>
-  %s = tensor.sum %g {dims = [1]} : tensor<s0x16xf32> -> tensor<s0xf32>
-  %r = view.reshape %g {shape = array<i64: -1, 4>} : tensor<s0x16xf32> -> tensor<(s0*4)x4xf32>
-  return %g, %s, %r : tensor<s0x16xf32>, tensor<s0xf32>, tensor<(s0*4)x4xf32>
-}"#,
-    ),
-    (
-        "two_symbols",
-        r#"func.func @f(%q: tensor<2xs0x4xf32>, %k: tensor<2xs1x4xf32>, %v: tensor<2xs1x4xf32>) -> (tensor<2xs0x4xf32>, tensor<2xs0xs1xf32>, tensor<s0x2xf32>) {
-  %o:2 = tensor.attention %q, %k, %v : tensor<2xs0x4xf32>, tensor<2xs1x4xf32>, tensor<2xs1x4xf32> -> (tensor<2xs0x4xf32>, tensor<2xs0xf32>)
-  %kt = view.transpose %k {dim0 = 1, dim1 = 2} : tensor<2xs1x4xf32> -> tensor<2x4xs1xf32>
-  %sc = tensor.matmul %q, %kt : tensor<2xs0x4xf32>, tensor<2x4xs1xf32> -> tensor<2xs0xs1xf32>
-  %p = tensor.softmax %sc {dim = 2} : tensor<2xs0xs1xf32> -> tensor<2xs0xs1xf32>
-  %m = tensor.amax %o#0 {dims = [2]} : tensor<2xs0x4xf32> -> tensor<2xs0xf32>
-  %mt = view.permute %m {dims = [1, 0]} : tensor<2xs0xf32> -> tensor<s0x2xf32>
-  return %o#0, %p, %mt : tensor<2xs0x4xf32>, tensor<2xs0xs1xf32>, tensor<s0x2xf32>
-}"#,
-    ),
-    (
-        "mutation",
-        r#"func.func @f(%x: tensor<s0x4xf32>, %y: tensor<4xf32>) -> (tensor<s0x4xf32>, tensor<4xs0xf32>) {
-  mut.add_ %x, %y : tensor<s0x4xf32>, tensor<4xf32>
-  %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<s0x4xf32> -> tensor<4xs0xf32>
-  mut.mul_ %t, %t : tensor<4xs0xf32>, tensor<4xs0xf32>
-  %c = tensor.clone %x : tensor<s0x4xf32>
-  mut.mul_ %c, %y {aot.no_grad} : tensor<s0x4xf32>, tensor<4xf32>
-  return %c, %t : tensor<s0x4xf32>, tensor<4xs0xf32>
-}"#,
-    ),
-    (
-        "views_and_norms",
-        r#"func.func @f(%x: tensor<s0x3x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>, %e: tensor<3x8xf32>) -> (tensor<s0x3x8xf32>, tensor<1xs0x24xf32>, tensor<(s0*3 + 3)x8xf32>, tensor<s0x3xf32>, tensor<s0x3x8xf32>) {
-  %ln:3 = tensor.layer_norm %x, %w, %b {normalized_ndim = 1, eps = 1.0e-05} : tensor<s0x3x8xf32>, tensor<8xf32>, tensor<8xf32> -> (tensor<s0x3x8xf32>, tensor<s0x3x1xf32>, tensor<s0x3x1xf32>)
-  %f = view.reshape %x {shape = array<i64: s0, 24>} : tensor<s0x3x8xf32> -> tensor<s0x24xf32>
-  %u = view.unsqueeze %f {dim = 0} : tensor<s0x24xf32> -> tensor<1xs0x24xf32>
-  %x2 = view.reshape %x {shape = array<i64: -1, 8>} : tensor<s0x3x8xf32> -> tensor<(s0*3)x8xf32>
-  %c = tensor.cat %x2, %e {dim = 0} : tensor<(s0*3)x8xf32>, tensor<3x8xf32> -> tensor<(s0*3 + 3)x8xf32>
-  %c2 = view.reshape %c {shape = array<i64: -1, 8>} : tensor<(s0*3 + 3)x8xf32> -> tensor<(s0*3 + 3)x8xf32>
-  %mean = tensor.mean %x {dims = [2]} : tensor<s0x3x8xf32> -> tensor<s0x3xf32>
-  %pos = tensor.gt %x, %ln#0 : tensor<s0x3x8xf32>, tensor<s0x3x8xf32> -> tensor<s0x3x8xi1>
-  %sel = tensor.where %pos, %x, %ln#0 : tensor<s0x3x8xi1>, tensor<s0x3x8xf32>, tensor<s0x3x8xf32> -> tensor<s0x3x8xf32>
-  %cs = tensor.cumsum %sel {dim = 0} : tensor<s0x3x8xf32>
-  return %ln#0, %u, %c2, %mean, %cs : tensor<s0x3x8xf32>, tensor<1xs0x24xf32>, tensor<(s0*3 + 3)x8xf32>, tensor<s0x3xf32>, tensor<s0x3x8xf32>
-}"#,
-    ),
-    (
-        "slices",
-        r#"func.func @f(%x: tensor<s0x6xf32>, %q: tensor<s0x12xf32>) -> (tensor<s0x2xf32>, tensor<2x6xf32>, tensor<(s0 - 1)x6xf32>, tensor<6xf32>, tensor<(s0 - 1)x6xf32>, tensor<s0x4xf32>, tensor<((s0 + 1) floordiv 2)x6xf32>, tensor<s0x6xf32>) {
-  %a = view.slice %x {dim = 1, start = 1, end = 5, step = 2} : tensor<s0x6xf32> -> tensor<s0x2xf32>
-  %b = view.slice %x {dim = 0, start = 0, end = 2} : tensor<s0x6xf32> -> tensor<2x6xf32>
-  %c = view.slice %x {dim = 0, start = 1} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
-  %d = view.select %x {dim = 0, index = -1} : tensor<s0x6xf32> -> tensor<6xf32>
-  %e = view.slice %x {dim = 0, start = 0, end = -1} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
-  %parts:3 = view.split %q {dim = 1, sizes = array<i64: 4, 4, 4>} : tensor<s0x12xf32> -> (tensor<s0x4xf32>, tensor<s0x4xf32>, tensor<s0x4xf32>)
-  %g = view.slice %x {dim = 0, start = 0, step = 2} : tensor<s0x6xf32> -> tensor<((s0 + 1) floordiv 2)x6xf32>
-  %cl = tensor.clone %x : tensor<s0x6xf32>
-  %h = view.slice %cl {dim = 0, start = 1} : tensor<s0x6xf32> -> tensor<(s0 - 1)x6xf32>
-  mut.mul_ %h, %h : tensor<(s0 - 1)x6xf32>, tensor<(s0 - 1)x6xf32>
-  return %a, %b, %c, %d, %e, %parts#1, %g, %cl : tensor<s0x2xf32>, tensor<2x6xf32>, tensor<(s0 - 1)x6xf32>, tensor<6xf32>, tensor<(s0 - 1)x6xf32>, tensor<s0x4xf32>, tensor<((s0 + 1) floordiv 2)x6xf32>, tensor<s0x6xf32>
-}"#,
-    ),
-    (
-        "cnn",
-        r#"func.func @f(%x: tensor<s0x3xs1xs2xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %dw: tensor<4x1x3x3xf32>) -> (tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>, tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>, tensor<s0x4x((s1 - 2) floordiv 2 + 1)x((s2 - 2) floordiv 2 + 1)xf32>) attributes {aot.symbols = {s1 = array<i64: 4, 64>, s2 = array<i64: 4, 64>}} {
-  %c = tensor.conv %x, %w, %b : tensor<s0x3xs1xs2xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>
-  %r = tensor.relu %c : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>
-  %d = tensor.conv %x, %w, %b {padding = [1, 1], stride = [2, 2]} : tensor<s0x3xs1xs2xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>
-  %dd = tensor.conv %d, %dw, %b {padding = [1, 1], groups = 4} : tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<4x1x3x3xf32>, tensor<4xf32> -> tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>
-  %p = tensor.avg_pool %r {kernel_size = [2, 2], stride = [2, 2]} : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32> -> tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>
-  %q = tensor.avg_pool %r {kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], ceil_mode, count_include_pad = false} : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32> -> tensor<s0x4x((s1 - 2) floordiv 2 + 1)x((s2 - 2) floordiv 2 + 1)xf32>
-  return %r, %dd, %p, %q : tensor<s0x4x(s1 - 2)x(s2 - 2)xf32>, tensor<s0x4x((s1 - 1) floordiv 2 + 1)x((s2 - 1) floordiv 2 + 1)xf32>, tensor<s0x4x((s1 - 2) floordiv 2)x((s2 - 2) floordiv 2)xf32>, tensor<s0x4x((s1 - 2) floordiv 2 + 1)x((s2 - 2) floordiv 2 + 1)xf32>
-}"#,
-    ),
-    (
-        // A splat of a symbolic shape (the ignored labels a causal
-        // language model's loss pads with): its type is specialised with
-        // every other one for the native code of a size.
-        "splat",
-        r#"func.func @f(%x: tensor<s0x4xi64>) -> (tensor<s0x5xi64>, tensor<s0x1xi64>) {
-  %c = tensor.constant dense<-100> : tensor<s0x1xi64>
-  %y = tensor.cat %x, %c {dim = 1} : tensor<s0x4xi64>, tensor<s0x1xi64> -> tensor<s0x5xi64>
-  return %y, %c : tensor<s0x5xi64>, tensor<s0x1xi64>
-}"#,
-    ),
-    (
-        "reshape_by_guard",
-        r#"func.func @f(%x: tensor<s0xf32>) -> (tensor<(s0 floordiv 4)x4xf32>, tensor<4x(s0 floordiv 4)xf32>) attributes {aot.guards = ["(s0 mod 4) == 0"]} {
-  %r = view.reshape %x {shape = array<i64: -1, 4>} : tensor<s0xf32> -> tensor<(s0 floordiv 4)x4xf32>
-  %t = view.transpose %r {dim0 = 0, dim1 = 1} : tensor<(s0 floordiv 4)x4xf32> -> tensor<4x(s0 floordiv 4)xf32>
-  %e = tensor.exp %t : tensor<4x(s0 floordiv 4)xf32>
-  return %r, %e : tensor<(s0 floordiv 4)x4xf32>, tensor<4x(s0 floordiv 4)xf32>
-}"#,
-    ),
-    (
-        // Views of non-contiguous symbolic layouts: the heads of a fused
-        // projection (a slice of the last dimension, split by a view), and
-        // a transpose merged back by a reshape (which copies); the last
-        // position (`x[:, -1]`, its index normalised to `s1 - 1`).
-        "views_of_strided",
-        r#"func.func @f(%x: tensor<s0xs1x24xf32>) -> (tensor<s0xs1x2x4xf32>, tensor<s0x4xs1x2xf32>, tensor<s1x(s0*8)xf32>, tensor<s0x24xf32>) {
-  %q = view.slice %x {dim = 2, start = 8, end = 16} : tensor<s0xs1x24xf32> -> tensor<s0xs1x8xf32>
-  %h = view.view %q {shape = array<i64: s0, s1, 2, 4>} : tensor<s0xs1x8xf32> -> tensor<s0xs1x2x4xf32>
-  %t = view.transpose %h {dim0 = 1, dim1 = 3} : tensor<s0xs1x2x4xf32> -> tensor<s0x4x2xs1xf32>
-  %u = view.transpose %t {dim0 = 2, dim1 = 3} : tensor<s0x4x2xs1xf32> -> tensor<s0x4xs1x2xf32>
-  %y = tensor.mul %u, %u : tensor<s0x4xs1x2xf32>, tensor<s0x4xs1x2xf32> -> tensor<s0x4xs1x2xf32>
-  %p = view.permute %q {dims = [1, 0, 2]} : tensor<s0xs1x8xf32> -> tensor<s1xs0x8xf32>
-  %r = view.reshape %p {shape = array<i64: s1, -1>} : tensor<s1xs0x8xf32> -> tensor<s1x(s0*8)xf32>
-  %l = view.select %x {dim = 1, index = (s1 - 1)} : tensor<s0xs1x24xf32> -> tensor<s0x24xf32>
-  return %h, %y, %r, %l : tensor<s0xs1x2x4xf32>, tensor<s0x4xs1x2xf32>, tensor<s1x(s0*8)xf32>, tensor<s0x24xf32>
-}"#,
-    ),
-    (
-        "gather_scatter_arange",
-        r#"func.func @f(%x: tensor<s0x5xf32>, %i: tensor<s0x3xi64>, %src: tensor<s0x3xf32>) -> (tensor<s0x3xf32>, tensor<s0x5xf32>, tensor<s0xi64>, tensor<(s0*2)xf32>) {
-  %g = tensor.gather %x, %i {dim = 1} : tensor<s0x5xf32>, tensor<s0x3xi64> -> tensor<s0x3xf32>
-  %s = tensor.scatter_add %x, %i, %src {dim = 1} : tensor<s0x5xf32>, tensor<s0x3xi64>, tensor<s0x3xf32> -> tensor<s0x5xf32>
-  %a = tensor.arange {start = 1.0, step = 3.0} : tensor<s0xi64>
-  %b = tensor.arange {step = 0.5} : tensor<(s0*2)xf32>
-  return %g, %s, %a, %b : tensor<s0x3xf32>, tensor<s0x5xf32>, tensor<s0xi64>, tensor<(s0*2)xf32>
-}"#,
-    ),
-    (
-        "expand_and_index",
-        r#"func.func @f(%idx: tensor<s0xi64>, %table: tensor<5x4xf32>, %bias: tensor<4xf32>) -> (tensor<s0x4xf32>, tensor<s0x4xf32>, tensor<s0xi64>) {
-  %e = tensor.embedding %table, %idx : tensor<5x4xf32>, tensor<s0xi64> -> tensor<s0x4xf32>
-  %bb = view.expand %bias {shape = array<i64: s0, 4>} : tensor<4xf32> -> tensor<s0x4xf32>
-  %s = tensor.add %e, %bb : tensor<s0x4xf32>, tensor<s0x4xf32> -> tensor<s0x4xf32>
-  %a = tensor.argmax %s {dim = 1} : tensor<s0x4xf32> -> tensor<s0xi64>
-  return %s, %bb, %a : tensor<s0x4xf32>, tensor<s0x4xf32>, tensor<s0xi64>
-}"#,
-    ),
-];
+use crate::common;
+
+/// The programs of `test/symbolic` (every symbol is bound by an argument
+/// dimension), by file name without its extension.
+fn programs() -> Vec<(String, String)> {
+    let root = common::corpus_dir("symbolic");
+    let files = common::files_ending(&root, ".mlir");
+    assert!(files.len() >= 10, "the symbolic corpus at {} is missing", root.display());
+    files
+        .into_iter()
+        .map(|f| {
+            let name = f.file_stem().and_then(|n| n.to_str()).expect("a file name").to_string();
+            (name, std::fs::read_to_string(&f).expect("reads"))
+        })
+        .collect()
+}
 
 fn parse(ctx: &mut Context, text: &str) -> (aot::ir::Op, aot::ir::Op) {
     let m = parse_module(ctx, text, &ParseOptions { file: "symbolic.mlir".into(), first_line: 1 })
@@ -233,8 +111,8 @@ fn backends() -> Vec<Backend> {
 #[test]
 fn one_compile_serves_every_size() {
     let mut diffs = Vec::new();
-    for (name, text) in PROGRAMS {
-        let sizes: &[&str] = match *name {
+    for (name, text) in programs() {
+        let sizes: &[&str] = match name.as_str() {
             // Spatial sizes of at least 4 (the function's ranges).
             "cnn" => &["s0=2,s1=4,s2=4", "s0=3,s1=9,s2=5", "s0=5,s1=6,s2=11"],
             // Multiples of 4 (its guard).
@@ -242,7 +120,7 @@ fn one_compile_serves_every_size() {
             _ => &["s0=2,s1=2", "s0=3,s1=7", "s0=9,s1=3", "s0=4,s1=5"],
         };
         for backend in backends() {
-            diffs.extend(check(backend, name, text, "s0=4,s1=5,s2=6", sizes));
+            diffs.extend(check(backend, &name, &text, "s0=4,s1=5,s2=6", sizes));
         }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));

@@ -238,7 +238,7 @@ pub fn emit_with(
     libdevice: Option<&std::path::Path>,
     text: &mut String,
 ) -> Result<(), Diagnostic> {
-    let program = program::build(ctx, func)?;
+    let program = program::build_symbolic(ctx, func)?;
     let module = compile(ctx, func, &program, sm, libdevice)?;
     text.push_str(&module.ptx);
     Ok(())
@@ -285,7 +285,7 @@ pub fn compile(
     let module = ll.create_module("aot");
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
-    let table = rustc_hash::FxHashMap::default();
+    let table: rustc_hash::FxHashMap<i64, usize> = program.sizes.iter().enumerate().map(|(k, &d)| (d, k)).collect();
     let target = kernel::Target { cpu: sm.name(), features: PTX_ISA, flavor: Flavor::Ptx, table: &table };
     let mut messages = Vec::new();
     let mut entries = Vec::new();

@@ -512,8 +512,12 @@ pub(super) fn row_plan(ctx: &Context, body: aot_ir::Block, split: Option<Op>) ->
 }
 
 /// The iterations loop `l` runs.
+/// A symbolic bound counts at its hint: the plan it feeds (threads per
+/// row) is a choice of speed, and every plan computes any trip count.
 pub(super) fn trips(ctx: &Context, l: Op) -> i64 {
-    ForOp(l).bounds(ctx).trips()
+    let b = ForOp(l).bounds(ctx);
+    let hint = |d: i64| if aot_ir::sym::is_symbolic(d) { aot_ir::sym::at_hint(d).unwrap_or(i64::MAX) } else { d };
+    r#loop::analysis::trips(hint(b.lower), hint(b.upper), b.step)
 }
 
 /// Loop `l` as the outermost loop of a reduction nest, if it is one: it
@@ -615,6 +619,15 @@ pub(super) fn chunk_width(ctx: &Context, l: Op) -> Option<(i64, Vec<Value>)> {
     let width = (16 / smallest.max(1)).clamp(2, 8);
     let lower = ctx.attr_i64(l, "lower").unwrap_or(0);
     let upper = ctx.attr_i64(l, "upper").unwrap_or(0);
+    // The chunked loop's end and its alignment are decided here, from
+    // constants: a symbolic bound, stride or offset keeps the loop whole.
+    let symbolic = |d: &i64| aot_ir::sym::is_symbolic(*d);
+    if symbolic(&lower)
+        || symbolic(&upper)
+        || contiguous.iter().any(|(_, others, offset)| symbolic(offset) || others.iter().any(symbolic))
+    {
+        return None;
+    }
     let fits = lower % width == 0
         && upper - lower >= width
         && contiguous.iter().all(|(_, others, offset)| offset % width == 0 && others.iter().all(|s| s % width == 0));

@@ -191,9 +191,6 @@ pub(super) fn emit<'ll>(
     crate::program::table_sizes(ctx, op, &mut used);
     let mut sizes = FxHashMap::default();
     if !used.is_empty() {
-        if target.flavor == Flavor::Ptx {
-            return Err(err(ctx, op, "PTX kernels take static sizes only"));
-        }
         let fail = |e: inkwell::builder::BuilderError| err(ctx, op, bug(e));
         let n = ctx.block_args(body).len() as u64;
         // SAFETY (of the GEPs): the runtime passes the size table's
@@ -201,7 +198,13 @@ pub(super) fn emit<'ll>(
         // every size of `HostProgram::sizes`.
         let slot =
             unsafe { b.build_in_bounds_gep(ptr, buffers, &[i64t.const_int(n, false)], "sizes.slot") }.map_err(fail)?;
-        let table = b.build_load(ptr, slot, "sizes").map_err(fail)?.into_pointer_value();
+        let mut table = b.build_load(ptr, slot, "sizes").map_err(fail)?.into_pointer_value();
+        if target.flavor == Flavor::Ptx {
+            // The table is a buffer of the call like the operands (a
+            // read-only global the device holds): global memory.
+            let global = ll.ptr_type(AddressSpace::from(1u16));
+            table = b.build_address_space_cast(table, global, "sizes.global").map_err(fail)?;
+        }
         for d in used {
             let k = *target.table.get(&d).ok_or_else(|| err(ctx, op, "a symbolic size missing from the size table"))?;
             let at = unsafe { b.build_in_bounds_gep(i64t, table, &[i64t.const_int(k as u64, false)], "size.at") }
