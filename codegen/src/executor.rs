@@ -52,6 +52,10 @@ pub enum RegionKind {
     Scratch,
     /// Read-only data (a global): the same bytes on every call.
     Constant,
+    /// Already in the device's memory (a device-resident storage, the
+    /// device's arena, or a constant it holds): `ptr` is a device address,
+    /// which the device uses as it is. Nothing is copied.
+    Resident,
 }
 
 /// A host buffer a call's steps address: what a device mirrors.
@@ -86,6 +90,26 @@ pub trait Device {
     /// Ends the call: like [`Device::to_host`], except that the arena is
     /// not copied back and nothing is copied when a check failed.
     fn finish(&mut self) -> Result<(), String>;
+    /// The memory that device-resident storages of this device live in;
+    /// `None` for a device that only mirrors host memory per call. A call
+    /// with an argument in it runs resident: its results are allocated
+    /// there, and nothing resident is copied.
+    fn memory(&self) -> Option<std::rc::Rc<dyn aot_runtime::device::DeviceMemory>> {
+        None
+    }
+    /// The device addresses of the read-only globals `constants` (host
+    /// regions), copied to the device on the first request and kept there
+    /// as long as the device: what a resident call addresses instead.
+    fn constants(&mut self, constants: &[HostRegion]) -> Result<Vec<u64>, String> {
+        let _ = constants;
+        Err("this device holds no constants".into())
+    }
+    /// Runs a fused attention step (a host kernel's plan) on operands at
+    /// `ptrs`, in a resident call (a mirroring call runs it on the host).
+    fn attention(&mut self, plan: &AttentionPlan, ptrs: &[*mut u8; 10]) -> Result<(), String> {
+        let _ = (plan, ptrs);
+        Err("this device does not run the fused attention kernel on resident tensors".into())
+    }
 }
 
 /// Whether every collective completes before the next step runs
@@ -115,6 +139,8 @@ pub struct Memory {
     /// it (the arena's temporaries are never cleared either), so old
     /// contents never show.
     returned: Vec<Option<StorageRef>>,
+    /// The arena of resident calls, in the device's memory.
+    device_arena: Option<aot_runtime::device::DeviceBlock>,
 }
 
 /// Runs a compiled host program (the `Executable` of native backends).
@@ -148,7 +174,7 @@ impl Runtime {
     pub fn new(code: Rc<Compiled>) -> Runtime {
         let words = code.program.arena_bytes.div_ceil(8) as usize;
         let returned = vec![None; code.program.allocs.len()];
-        let memory = Rc::new(std::cell::RefCell::new(Memory { arena: vec![0; words], returned }));
+        let memory = Rc::new(std::cell::RefCell::new(Memory { arena: vec![0; words], returned, device_arena: None }));
         Runtime::sharing(code, memory)
     }
 
@@ -170,10 +196,27 @@ impl Runtime {
     /// A runtime whose kernels and GEMMs run on `device`.
     pub fn on_device(code: Rc<Compiled>, device: Box<dyn Device>) -> Runtime {
         let mut r = Runtime::new(code);
-        r.device = Some(device);
-        r.parallel = false;
-        r.threads = 1;
+        r.set_device(device);
         r
+    }
+
+    /// Runs kernels and GEMMs on `device` from now on. A device with
+    /// memory of its own gets the globals now, so that no call copies them.
+    fn set_device(&mut self, mut device: Box<dyn Device>) {
+        if device.memory().is_some() {
+            let regions: Vec<HostRegion> = self
+                .code
+                .globals
+                .iter()
+                .map(|s| HostRegion { ptr: Self::buffer_ptr(s), bytes: s.byte_len(), kind: RegionKind::Constant })
+                .collect();
+            // (A failure here comes back from the first resident call,
+            // which asks again.)
+            let _ = device.constants(&regions);
+        }
+        self.device = Some(device);
+        self.parallel = false;
+        self.threads = 1;
     }
 
     /// Overrides the number of threads kernels are split over (1: none).
@@ -181,8 +224,43 @@ impl Runtime {
         self.threads = n.max(1);
     }
 
+    /// Where a storage's elements are: a host pointer, or the device
+    /// address of a device-resident storage (which only a device uses).
     fn buffer_ptr(storage: &StorageRef) -> *mut u8 {
-        storage.buf_mut().as_mut_ptr()
+        match storage.device_addr() {
+            Some(a) => a as *mut u8,
+            None => storage.buf_mut().as_mut_ptr(),
+        }
+    }
+
+    /// The device memory a call with `args` runs resident in: that of the
+    /// runtime's device when some argument lives there (every resident
+    /// argument must), or when there is no argument to say where (the
+    /// results of a device's code are then the device's). `None` for a
+    /// host call.
+    fn resident_memory(
+        &self,
+        args: &[Tensor],
+    ) -> Result<Option<std::rc::Rc<dyn aot_runtime::device::DeviceMemory>>, String> {
+        let mut found = None;
+        if args.is_empty() {
+            return Ok(self.device.as_ref().and_then(|d| d.memory()));
+        }
+        for (i, t) in args.iter().enumerate() {
+            let Some(mem) = t.storage().device_memory() else { continue };
+            let ours = self.device.as_ref().and_then(|d| d.memory());
+            match ours {
+                Some(m) if aot_runtime::device::same_memory(&m, &mem) => found = Some(m),
+                _ => {
+                    return Err(format!(
+                        "argument {i} lives on device {}; this function runs on {}",
+                        mem.name(),
+                        ours.map_or("the host".to_string(), |m| m.name())
+                    ))
+                }
+            }
+        }
+        Ok(found)
     }
 
     pub fn run(&mut self, args: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
@@ -192,6 +270,7 @@ impl Runtime {
         if args.len() != p.args.len() {
             return Err(format!("the compiled function takes {} arguments, got {}", p.args.len(), args.len()));
         }
+        let resident = self.resident_memory(&args)?;
         // 1. Arguments. A buffer compiled with a layout is the argument's
         // storage (the layout says where the elements are); a contiguous one
         // starts at the argument's first element, and a non-contiguous
@@ -226,7 +305,11 @@ impl Runtime {
                 base_off[i] = t.offset();
                 bound.push(t.clone());
             } else {
-                let c = Tensor::zeros(t.dtype(), &t.sizes(), t.dtype());
+                // (A resident argument's copy is made on its device.)
+                let c = match t.storage().device_memory() {
+                    Some(mem) => Tensor::zeros_on(&mem, t.dtype(), &t.sizes(), t.dtype())?,
+                    None => Tensor::zeros(t.dtype(), &t.sizes(), t.dtype()),
+                };
                 c.copy_values_from(t);
                 copied[i] = true;
                 bound.push(c);
@@ -249,7 +332,17 @@ impl Runtime {
         if memory.returned.len() < p.allocs.len() {
             memory.returned.resize(p.allocs.len(), None);
         }
-        let arena_base = memory.arena.as_mut_ptr() as *mut u8;
+        let arena_base = match &resident {
+            Some(mem) => {
+                let want = p.arena_bytes as usize;
+                if memory.device_arena.as_ref().is_none_or(|b| b.bytes() < want) {
+                    memory.device_arena = None;
+                    memory.device_arena = Some(aot_runtime::device::DeviceBlock::alloc(mem, want)?);
+                }
+                memory.device_arena.as_ref().map_or(0, |b| b.addr()) as *mut u8
+            }
+            None => memory.arena.as_mut_ptr() as *mut u8,
+        };
         let mut alloc_storage: Few<Option<StorageRef>> = SmallVec::with_capacity(p.allocs.len());
         let mut alloc_ptrs: Few<*mut u8> = SmallVec::with_capacity(p.allocs.len());
         for (k, (m, off)) in p.allocs.iter().enumerate() {
@@ -259,6 +352,25 @@ impl Runtime {
                 Some(o) => {
                     alloc_storage.push(None);
                     alloc_ptrs.push(unsafe { arena_base.add(*o as usize) });
+                }
+                None if resident.is_some() => {
+                    let mem = resident.as_ref().ok_or("no device memory")?;
+                    let n = m.shape.iter().product::<i64>().max(0) as usize;
+                    let bytes = n * m.elem.byte_size();
+                    // The last call's block, once its caller let go of it.
+                    let old = memory.returned.get_mut(k).and_then(Option::take).and_then(|s| {
+                        s.set_cached(false);
+                        Storage::reclaim_block(s)
+                    });
+                    let s = match old {
+                        Some(b) if b.bytes() == bytes && aot_runtime::device::same_memory(b.memory(), mem) => {
+                            Storage::in_block(m.elem, b)
+                        }
+                        // (Kernels write every element of a result first.)
+                        _ => Storage::on_device_uninit(mem, m.elem, n)?,
+                    };
+                    alloc_ptrs.push(Self::buffer_ptr(&s));
+                    alloc_storage.push(Some(s));
                 }
                 None => {
                     let n = m.shape.iter().product::<i64>().max(0) as usize;
@@ -281,20 +393,44 @@ impl Runtime {
                 }
             }
         }
-        let global_ptrs: Few<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
+        let host_globals: Few<*mut u8> = code.globals.iter().map(Self::buffer_ptr).collect();
+        let of = |s: &StorageRef, ptr: *mut u8, kind| HostRegion { ptr, bytes: s.byte_len(), kind };
+        // A resident call addresses the device's copies of the globals.
+        let global_ptrs: Few<*mut u8> = match (&resident, self.device.as_deref_mut()) {
+            (Some(_), Some(d)) => {
+                let host: Vec<HostRegion> =
+                    code.globals.iter().zip(&host_globals).map(|(s, &ptr)| of(s, ptr, RegionKind::Constant)).collect();
+                d.constants(&host)?.into_iter().map(|a| a as *mut u8).collect()
+            }
+            _ => host_globals,
+        };
         let arena_bytes = p.arena_bytes as usize;
-        // What a device mirrors: every buffer a step may address.
+        let is_resident = resident.is_some();
+        // What a device mirrors: every buffer a step may address (or, when
+        // resident, uses in place).
         let regions = |bound: &[Tensor]| -> Vec<HostRegion> {
-            let of = |s: &StorageRef, ptr: *mut u8, kind| HostRegion { ptr, bytes: s.buf().byte_len(), kind };
-            let mut r: Vec<HostRegion> =
-                bound.iter().map(|t| t.storage()).map(|s| of(&s, Self::buffer_ptr(&s), RegionKind::Argument)).collect();
+            let kind_of = |s: &StorageRef, k| if s.is_on_device() { RegionKind::Resident } else { k };
+            let mut r: Vec<HostRegion> = bound
+                .iter()
+                .map(|t| t.storage())
+                .map(|s| of(&s, Self::buffer_ptr(&s), kind_of(&s, RegionKind::Argument)))
+                .collect();
             for (s, &ptr) in alloc_storage.iter().zip(&alloc_ptrs) {
                 if let Some(s) = s {
-                    r.push(of(s, ptr, RegionKind::Result));
+                    r.push(of(s, ptr, kind_of(s, RegionKind::Result)));
                 }
             }
-            r.push(HostRegion { ptr: arena_base, bytes: arena_bytes, kind: RegionKind::Scratch });
-            r.extend(code.globals.iter().zip(&global_ptrs).map(|(s, &ptr)| of(s, ptr, RegionKind::Constant)));
+            let (arena_kind, global_kind) = if is_resident {
+                (RegionKind::Resident, RegionKind::Resident)
+            } else {
+                (RegionKind::Scratch, RegionKind::Constant)
+            };
+            r.push(HostRegion { ptr: arena_base, bytes: arena_bytes, kind: arena_kind });
+            r.extend(code.globals.iter().zip(&global_ptrs).map(|(s, &ptr)| HostRegion {
+                ptr,
+                bytes: s.byte_len(),
+                kind: global_kind,
+            }));
             r
         };
         // 3. Steps.
@@ -359,6 +495,28 @@ impl Runtime {
                                 (root_ptr(a.root, &arg_ptrs), root_ptr(b.root, &arg_ptrs), root_ptr(c.root, &arg_ptrs));
                             d.matmul(mm, pa, pb, pc)?;
                             continue;
+                        }
+                        // A resident call's attention runs on the device.
+                        Step::Attention(at) if is_resident => {
+                            if begin {
+                                d.begin(regions(&bound), resume)?;
+                                begin = false;
+                            }
+                            let mut ptrs = [std::ptr::null_mut(); 10];
+                            for (p, b) in ptrs.iter_mut().zip(&at.bufs) {
+                                *p = root_ptr(b.root, &arg_ptrs);
+                            }
+                            let plan = at
+                                .plan
+                                .as_ref()
+                                .ok_or("a symbolic program's attention runs only once evaluated for sizes")?;
+                            d.attention(plan, &ptrs)?;
+                            continue;
+                        }
+                        Step::Collective(_) if is_resident => {
+                            return Err("a collective over device-resident tensors is not supported yet: \
+                                        the process group's transport reads host memory"
+                                .into());
                         }
                         // The host runs attention and collectives on its own
                         // buffers; what they write must reach the device's
@@ -425,40 +583,13 @@ impl Runtime {
                         for (p, b) in ptrs.iter_mut().zip(&at.bufs) {
                             *p = root_ptr(b.root, &arg_ptrs);
                         }
-                        // SAFETY: the plan was made for these buffers' types,
-                        // which binding checked; the results are fresh
-                        // allocations the inputs cannot overlap.
                         let Some(plan) = &at.plan else {
                             return Err("a symbolic program's attention runs only once evaluated for sizes".into());
                         };
-                        match plan {
-                            AttentionPlan::Forward(plan) => {
-                                let ops = crate::attention::Operands {
-                                    q: ptrs[0],
-                                    k: ptrs[1],
-                                    v: ptrs[2],
-                                    out: ptrs[3],
-                                    lse: ptrs[4],
-                                    mask: ptrs[r#loop::ATTENTION_RESULTS.end],
-                                };
-                                unsafe { crate::attention::forward(plan, ops, threads) };
-                            }
-                            AttentionPlan::Backward(plan) => {
-                                let ops = crate::attention::GradOperands {
-                                    g: ptrs[0],
-                                    q: ptrs[1],
-                                    k: ptrs[2],
-                                    v: ptrs[3],
-                                    out: ptrs[4],
-                                    lse: ptrs[5],
-                                    dq: ptrs[6],
-                                    dk: ptrs[7],
-                                    dv: ptrs[8],
-                                    mask: ptrs[r#loop::ATTENTION_GRAD_RESULTS.end],
-                                };
-                                unsafe { crate::attention::backward(plan, ops, threads) };
-                            }
-                        }
+                        // SAFETY: the plan was made for these buffers' types,
+                        // which binding checked; the results are fresh
+                        // allocations the inputs cannot overlap.
+                        unsafe { run_attention(plan, &ptrs, threads) };
                     }
                     Step::Collective(c) => {
                         let bytes = |b: &crate::program::BufRef| crate::plan_memory::bytes(&b.ty) as usize;
@@ -552,7 +683,7 @@ impl Runtime {
                         let t = &args[*arg];
                         let needed = (base_off[*arg] + numel) as usize;
                         if t.storage().len() < needed {
-                            t.storage().resize(needed);
+                            t.storage().resize(needed)?;
                         }
                         let (strides, off) = r#loop::layout(ty);
                         t.set_metadata(ty.shape.clone(), strides, base_off[*arg] + off)?;
@@ -605,10 +736,20 @@ impl Runtime {
                 Root::Arg(i) => {
                     Tensor::from_parts(bound[i].storage(), r.ty.elem, r.ty.shape.clone(), strides, base_off[i] + off)?
                 }
-                Root::Global(g) => {
-                    Tensor::from_parts(code.globals[g].clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?
-                        .deep_clone()
-                }
+                Root::Global(g) => match &resident {
+                    // The device's copy of the constant, copied on the device.
+                    Some(mem) => {
+                        let s = Storage::on_device(mem, r.ty.elem, code.globals[g].len())?;
+                        mem.copy(
+                            s.device_addr().ok_or("no device address")?,
+                            global_ptrs[g] as u64,
+                            code.globals[g].byte_len(),
+                        )?;
+                        Tensor::from_parts(s, r.ty.elem, r.ty.shape.clone(), strides, off)?
+                    }
+                    None => Tensor::from_parts(code.globals[g].clone(), r.ty.elem, r.ty.shape.clone(), strides, off)?
+                        .deep_clone(),
+                },
             };
             outs.push(t);
         }
@@ -631,6 +772,46 @@ impl Runtime {
             self.overhead[1].1 += 1;
         }
         Ok(outs)
+    }
+}
+
+/// Runs a fused attention step with the operands at `ptrs` (the step's
+/// buffers in order, then null for an absent mask) on `threads` threads.
+///
+/// # Safety
+/// The plan was made for these buffers' types and layouts; every pointer
+/// addresses a live buffer that large; the results do not overlap the
+/// inputs.
+pub unsafe fn run_attention(plan: &AttentionPlan, ptrs: &[*mut u8; 10], threads: usize) {
+    match plan {
+        AttentionPlan::Forward(plan) => {
+            let ops = crate::attention::Operands {
+                q: ptrs[0],
+                k: ptrs[1],
+                v: ptrs[2],
+                out: ptrs[3],
+                lse: ptrs[4],
+                mask: ptrs[r#loop::ATTENTION_RESULTS.end],
+            };
+            // SAFETY: forwarded to the caller.
+            unsafe { crate::attention::forward(plan, ops, threads) };
+        }
+        AttentionPlan::Backward(plan) => {
+            let ops = crate::attention::GradOperands {
+                g: ptrs[0],
+                q: ptrs[1],
+                k: ptrs[2],
+                v: ptrs[3],
+                out: ptrs[4],
+                lse: ptrs[5],
+                dq: ptrs[6],
+                dk: ptrs[7],
+                dv: ptrs[8],
+                mask: ptrs[r#loop::ATTENTION_GRAD_RESULTS.end],
+            };
+            // SAFETY: as above.
+            unsafe { crate::attention::backward(plan, ops, threads) };
+        }
     }
 }
 
@@ -848,9 +1029,7 @@ impl Executable {
         device: Box<dyn Device>,
     ) -> Executable {
         let mut runtime = Runtime::sharing(Rc::new(code), memory);
-        runtime.device = Some(device);
-        runtime.parallel = false;
-        runtime.threads = 1;
+        runtime.set_device(device);
         Executable { runtime }
     }
 }

@@ -20,6 +20,7 @@ pub mod cuda;
 pub mod executor;
 pub mod fuse;
 pub mod gemm;
+pub mod host_device;
 #[cfg(any(feature = "llvm", feature = "mlir"))]
 mod jit_cache;
 pub mod lanes8;

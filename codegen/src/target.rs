@@ -90,6 +90,14 @@ pub trait Target: Send + Sync {
 
     fn capabilities(&self) -> Capabilities;
 
+    /// The device memory calls of this target's code run resident in
+    /// (arguments placed there beforehand are used in place, results are
+    /// allocated there), for a caller that places arguments (`aot-run`,
+    /// the test suites). `None`: the target runs on host tensors.
+    fn device_memory(&self) -> Option<std::rc::Rc<dyn aot_runtime::device::DeviceMemory>> {
+        None
+    }
+
     /// Whether innermost loop `l` of a lowered kernel runs in vector lanes.
     /// Fusion merges two innermost loops only where the target answers
     /// alike for both. The default is for targets whose own compiler widens
@@ -211,6 +219,14 @@ pub const TARGETS: &[Registration] = &[
         feature: None,
         emits: &["clif", "clif-opt", "asm"],
         target: Some(&crate::cranelift::Cranelift),
+    },
+    Registration {
+        name: "hostdev",
+        title: "host-memory device",
+        summary: "Cranelift's code on a device whose memory is host allocations behind the device interface (device residency and bus crossings, checked on any machine)",
+        feature: None,
+        emits: &[],
+        target: Some(&crate::host_device::HostDev),
     },
     Registration {
         name: "llvm",

@@ -27,6 +27,7 @@
 use crate::compiled::{CallError, Executable, ForwardState};
 use crate::tensor::Tensor;
 use aot_ir::{ElemType, Shape};
+use std::rc::Rc;
 
 /// Element pairs `(from, to)`: `to[j] += from[i]`.
 pub type Pairs = Vec<(u32, u32)>;
@@ -121,9 +122,24 @@ pub struct Gradients {
     pub args: Vec<Option<Tensor>>,
     /// `(root, gradient)` per differentiable base storage the call reached.
     pub bases: Vec<(Tensor, Tensor)>,
+    /// Whether some tangent or gradient was assembled from values on the
+    /// host: routed through element pairs (mutated arguments, aliased
+    /// outputs, differentiable bases), summed over duplicate arguments, or
+    /// converted between types. On a device, those values crossed the bus;
+    /// everything else stays on the device.
+    pub routed_on_host: bool,
+}
+
+type Mem = Rc<dyn crate::device::DeviceMemory>;
+
+thread_local! {
+    /// Whether the running backward assembled some tangent or gradient
+    /// from values on the host (see [`Gradients::routed_on_host`]).
+    static ON_HOST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn values(t: &Tensor) -> Vec<f64> {
+    ON_HOST.with(|h| h.set(true));
     t.read_f64()
 }
 
@@ -149,16 +165,23 @@ impl Acc {
         self.values().iter_mut().zip(from).for_each(|(a, b)| *a += b);
     }
 
-    fn into_tensor(self, e: ElemType, shape: &[i64]) -> Tensor {
-        match self {
-            Acc::Tensor(t) => t,
-            Acc::Values(v) => Tensor::from_f64(e, shape, &v, e),
+    /// The tensor, in device memory `mem` when given (values assembled on
+    /// the host go there: one upload).
+    fn into_tensor(self, e: ElemType, shape: &[i64], mem: Option<&Mem>) -> Result<Tensor, String> {
+        match (self, mem) {
+            (Acc::Tensor(t), _) => Ok(t),
+            (Acc::Values(v), None) => Ok(Tensor::from_f64(e, shape, &v, e)),
+            (Acc::Values(v), Some(m)) => Tensor::from_f64(e, shape, &v, e).to_device(m),
         }
     }
 
-    /// Zeros of a type and shape, as a tensor (a fresh zeroed buffer).
-    fn zeros(e: ElemType, shape: &[i64]) -> Acc {
-        Acc::Tensor(Tensor::zeros(e, shape, e))
+    /// Zeros of a type and shape, as a tensor (a fresh zeroed buffer, in
+    /// device memory `mem` when given).
+    fn zeros(e: ElemType, shape: &[i64], mem: Option<&Mem>) -> Result<Acc, String> {
+        Ok(Acc::Tensor(match mem {
+            Some(m) => Tensor::zeros_on(m, e, shape, e)?,
+            None => Tensor::zeros(e, shape, e),
+        }))
     }
 
     /// Whether `t` has the type (logical and physical) and shape the
@@ -213,6 +236,7 @@ impl Backward {
         let exec = |m: String| CallError::Execution(m);
         let conv = |m: String| CallError::Convention(m);
         let ForwardState { saved, slots, syms } = state;
+        ON_HOST.with(|h| h.set(false));
         // Shapes with symbolic sizes take the forward call's values.
         let evaluated;
         let p = if syms.is_empty() {
@@ -221,6 +245,12 @@ impl Backward {
             evaluated = self.plan.bound(&syms).map_err(exec)?;
             &evaluated
         };
+        // A backward of a resident call runs resident: tangents and
+        // gradients it makes live in the device memory of the call's
+        // arguments. Routing values between tangents and gradients
+        // (mutated arguments, aliases, duplicates, bases) adds on the host.
+        let mem: Option<Mem> = slots.iter().chain(&saved).find_map(|t| t.storage().device_memory());
+        let mem = mem.as_ref();
         // 1. The tangents.
         let mut tangents: Vec<Acc> = Vec::with_capacity(p.tangents.len());
         for (from, e, shape) in &p.tangents {
@@ -237,7 +267,7 @@ impl Backward {
                     // element at a time (3 ms for a million elements).
                     Some(Some(t)) if Acc::same_type(t, *e, shape) => Acc::Tensor(t.deep_clone()),
                     Some(Some(t)) => Acc::Values(values(t)),
-                    _ => Acc::zeros(*e, shape),
+                    _ => Acc::zeros(*e, shape, mem).map_err(exec)?,
                 },
                 TangentFrom::MutatedArgs(members) => {
                     let mut buf = vec![0.0; n];
@@ -247,9 +277,10 @@ impl Backward {
                                 .map_err(conv)?;
                         }
                     }
+                    ON_HOST.with(|h| h.set(true));
                     Acc::Values(buf)
                 }
-                TangentFrom::Zeros => Acc::zeros(*e, shape),
+                TangentFrom::Zeros => Acc::zeros(*e, shape, mem).map_err(exec)?,
             };
             tangents.push(acc);
         }
@@ -300,7 +331,7 @@ impl Backward {
         let mut inputs: Vec<Tensor> = saved;
         let first_tangent = inputs.len();
         for ((_, e, shape), acc) in p.tangents.iter().zip(tangents) {
-            inputs.push(acc.into_tensor(*e, shape));
+            inputs.push(acc.into_tensor(*e, shape, mem).map_err(exec)?);
         }
         let absent: Vec<usize> =
             reached.iter().enumerate().filter(|(_, r)| !**r).map(|(j, _)| first_tangent + j).collect();
@@ -346,18 +377,20 @@ impl Backward {
                     .map_err(exec)?;
             }
         }
-        let mut args: Vec<Option<Acc>> = (0..p.num_args)
-            .map(|i| {
-                if p.reports_grad[i] && !nothing_reached {
-                    slot_grads[i].take().or_else(|| {
+        let mut args: Vec<Option<Acc>> = Vec::with_capacity(p.num_args);
+        for (i, g) in slot_grads.iter_mut().enumerate().take(p.num_args) {
+            args.push(if p.reports_grad[i] && !nothing_reached {
+                match g.take() {
+                    Some(g) => Some(g),
+                    None => {
                         let (e, shape) = &p.slot_types[i];
-                        Some(Acc::zeros(*e, shape))
-                    })
-                } else {
-                    None
+                        Some(Acc::zeros(*e, shape, mem).map_err(exec)?)
+                    }
                 }
-            })
-            .collect();
+            } else {
+                None
+            });
+        }
         for group in &p.dup_groups {
             let mut sum: Option<Vec<f64>> = None;
             for &i in group {
@@ -378,10 +411,18 @@ impl Backward {
         let args = args
             .into_iter()
             .enumerate()
-            .map(|(i, g)| g.map(|g| g.into_tensor(p.slot_types[i].0, &p.slot_types[i].1)))
-            .collect();
-        let bases =
-            bases.into_iter().map(|(r, g, e)| (r.clone(), Tensor::from_f64(e, &[g.len() as i64], &g, e))).collect();
-        Ok(Gradients { args, bases })
+            .map(|(i, g)| g.map(|g| g.into_tensor(p.slot_types[i].0, &p.slot_types[i].1, mem)).transpose())
+            .collect::<Result<_, _>>()
+            .map_err(exec)?;
+        let bases: Vec<(Tensor, Tensor)> = bases
+            .into_iter()
+            .map(|(r, g, e)| {
+                let n = g.len() as i64;
+                Ok((r.clone(), Acc::Values(g).into_tensor(e, &[n], mem)?))
+            })
+            .collect::<Result<_, String>>()
+            .map_err(exec)?;
+        let routed_on_host = ON_HOST.with(|h| h.get()) || !bases.is_empty() || !p.dup_groups.is_empty();
+        Ok(Gradients { args, bases, routed_on_host })
     }
 }

@@ -115,6 +115,10 @@ pub struct Plan {
     /// The graph takes (seed, offset) last and returns the advanced offset
     /// after its returns.
     pub rng: bool,
+    /// How far one call moves the offset, where the graph says so as a
+    /// constant (`offset + c`): the generator is then advanced without
+    /// reading the returned offset, which may live on a device.
+    pub rng_advance: Option<i64>,
     pub write_back: Vec<WriteBack>,
     pub outputs: Vec<(OutputFrom, bool)>,
 }
@@ -237,6 +241,21 @@ pub struct CompiledFunction {
     /// Per user output: a saved value in the memory the output takes from
     /// the graph is copied (see `Function::copy_saved_outputs`).
     pub copy_saved_outputs: Vec<bool>,
+    /// The generator's state as the last resident call left it on its
+    /// device (see [`DeviceRng`]).
+    device_rng: Option<DeviceRng>,
+}
+
+/// The (seed, offset) arguments of a resident call, kept on the device:
+/// the next call passes them again when the generator still holds the
+/// values they hold (nothing else drew meanwhile), so the state does not
+/// cross the bus on every call, as PyTorch's CUDA generator state does
+/// not (its kernels take it by value).
+struct DeviceRng {
+    memory: Rc<dyn crate::device::DeviceMemory>,
+    seed: u64,
+    offset: u64,
+    tensors: [Tensor; 2],
 }
 
 /// What a forward call leaves for its backward. A clone shares the saved
@@ -266,7 +285,11 @@ fn restrided(src: &Tensor, l: &Strided, numel: i64) -> Result<Tensor, String> {
     let extent = end.max(l.offset).max(numel).max(0);
     aot_ir::size::check_alloc(extent as u64, src.physical().byte_size() as u64, "a restrided result")
         .map_err(|e| e.to_string())?;
-    let storage = crate::tensor::Storage::new(crate::buffer::Buffer::zeros(src.physical(), extent as usize));
+    // (On the device a resident result lives on.)
+    let storage = match src.storage().device_memory() {
+        Some(mem) => crate::tensor::Storage::on_device(&mem, src.physical(), extent as usize)?,
+        None => crate::tensor::Storage::new(crate::buffer::Buffer::zeros(src.physical(), extent as usize)),
+    };
     let t = Tensor::from_parts(storage, src.dtype(), l.size.clone(), l.stride.clone(), l.offset)?;
     if t.sizes() != src.sizes() {
         return err(format!("restriding a {:?} result as {:?}", src.sizes().to_vec(), l.size.to_vec()));
@@ -298,7 +321,41 @@ impl CompiledFunction {
             generator,
             copy_saved: Vec::new(),
             copy_saved_outputs: Vec::new(),
+            device_rng: None,
         }
+    }
+
+    /// Puts the generator's state in device memory `mem` now, for the
+    /// resident calls to come (so that the first does not copy it there).
+    pub fn place_generator_state(&mut self, mem: &Rc<dyn crate::device::DeviceMemory>) -> Result<(), String> {
+        if self.plan.rng {
+            self.rng_inputs(Some(mem.clone()))?;
+        }
+        Ok(())
+    }
+
+    /// The (seed, offset) arguments of a call whose arguments live in
+    /// `memory` (on the host when `None`).
+    fn rng_inputs(&mut self, memory: Option<Rc<dyn crate::device::DeviceMemory>>) -> Result<[Tensor; 2], String> {
+        let g = *self.generator.borrow();
+        let host = || {
+            [
+                Tensor::from_i64(ElemType::I64, &[], &[g.seed as i64], ElemType::I64),
+                Tensor::from_i64(ElemType::I64, &[], &[g.offset as i64], ElemType::I64),
+            ]
+        };
+        let Some(mem) = memory else { return Ok(host()) };
+        if let Some(d) = &self.device_rng {
+            if crate::device::same_memory(&d.memory, &mem) && (d.seed, d.offset) == (g.seed, g.offset) {
+                return Ok(d.tensors.clone());
+            }
+        }
+        // The generator moved on the host (or this is the first call): its
+        // state goes to the device once.
+        let [seed, offset] = host();
+        let placed = [seed.to_device(&mem)?, offset.to_device(&mem)?];
+        self.device_rng = Some(DeviceRng { memory: mem, seed: g.seed, offset: g.offset, tensors: placed.clone() });
+        Ok(placed)
     }
 
     /// Synthetic base `b` for this call.
@@ -353,11 +410,11 @@ impl CompiledFunction {
             slots.push(self.base(b, args)?);
         }
         let mut inputs: Vec<Tensor> = plan.graph_args.iter().map(|&s| slots[s].clone()).collect();
+        let resident = args.iter().find_map(|a| a.storage().device_memory());
         if plan.rng {
-            let g = *self.generator.borrow();
-            inputs.push(Tensor::from_i64(ElemType::I64, &[], &[g.seed as i64], ElemType::I64));
-            inputs.push(Tensor::from_i64(ElemType::I64, &[], &[g.offset as i64], ElemType::I64));
+            inputs.extend(self.rng_inputs(resident.clone())?);
         }
+        let plan = &self.plan;
         // Outputs aliasing an input view the storage the input had on entry
         // (a later `set_` write-back may move the input elsewhere).
         let entry_storages: Vec<_> = slots.iter().map(|a| a.storage()).collect();
@@ -369,11 +426,22 @@ impl CompiledFunction {
         let mut saved = results.split_off(tail);
         if plan.rng {
             let offset = results.pop().ok_or("the graph returned no RNG offset")?;
-            let v = offset.read_i64().first().copied().ok_or("the RNG offset result is empty")?;
+            let v = match plan.rng_advance {
+                Some(c) => {
+                    let before = self.generator.borrow().offset;
+                    i64::try_from(before).ok().and_then(|b| b.checked_add(c)).ok_or("the RNG offset overflows")?
+                }
+                None => offset.read_i64().first().copied().ok_or("the RNG offset result is empty")?,
+            };
             if v < 0 || v % 4 != 0 {
                 return err(format!("the graph returned RNG offset {v}, not a non-negative multiple of 4"));
             }
             self.generator.borrow_mut().offset = v as u64;
+            // A resident call's returned offset is the next call's argument.
+            if let Some(d) = self.device_rng.as_mut().filter(|_| resident.is_some() && plan.rng_advance.is_some()) {
+                d.offset = v as u64;
+                d.tensors[1] = offset;
+            }
         }
         let plan = &self.plan;
         let args = &slots;
@@ -461,7 +529,7 @@ impl CompiledFunction {
                 WriteBack::Resize { arg, numel } => {
                     let st = args[*arg].storage();
                     if (st.len() as i64) < *numel {
-                        st.resize(*numel as usize);
+                        st.resize(*numel as usize)?;
                     }
                 }
                 WriteBack::AsStrided { arg, layout } => {

@@ -262,6 +262,14 @@ impl<'a> Interpreter<'a> {
         if params.len() != args.len() {
             return Err(self.err(func, format!("expects {} arguments, got {}", params.len(), args.len())));
         }
+        // The interpreter computes on host memory: a device tensor's
+        // elements are not there (copy it with `Tensor::to_host`).
+        if let Some((i, m)) = args.iter().enumerate().find_map(|(i, a)| a.storage().device_memory().map(|m| (i, m))) {
+            return Err(self.err(
+                func,
+                format!("argument {i} lives on device {}; the interpreter runs on host tensors", m.name()),
+            ));
+        }
         // A function with symbolic sizes binds them from its arguments and
         // checks its guards; then every value's size is known, and bounded
         // as a static function's are above.

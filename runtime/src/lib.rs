@@ -4,6 +4,8 @@
 //!   flags) over shared, mutable storage ([`buffer`] holds the elements,
 //!   owned or bound from another runtime's memory: [`elems`]);
 //! - [`philox`]: the counter-based random generator every backend shares;
+//! - [`device`]: device memory (storages resident on a device, the bus
+//!   crossings each device counts, a host-memory device);
 //! - [`dist`]: collectives, run by the communicator registered for their
 //!   process group;
 //! - [`interp`]: the reference interpreter, driven by the kernels ops supply;
@@ -14,6 +16,7 @@
 pub mod backward;
 pub mod buffer;
 pub mod compiled;
+pub mod device;
 pub mod dist;
 pub mod elems;
 pub mod guards;

@@ -75,6 +75,9 @@ pub struct Storage {
     /// reference ([`Storage::reclaim`]), so it does not make a tensor over
     /// the storage shared ([`Tensor::is_exclusive_dense`]).
     cached: std::cell::Cell<bool>,
+    /// Where the elements are when they live on a device (then `buf` is
+    /// empty, of the elements' type): see [`crate::device`].
+    device: RefCell<Option<crate::device::DeviceBlock>>,
 }
 
 pub type StorageRef = Rc<Storage>;
@@ -92,7 +95,114 @@ impl Storage {
             id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed),
             buf: RefCell::new(buf),
             cached: std::cell::Cell::new(false),
+            device: RefCell::new(None),
         })
+    }
+
+    /// A storage of `n` elements of type `kind` in a new allocation of
+    /// `mem`, zero-filled there.
+    pub fn on_device(
+        mem: &Rc<dyn crate::device::DeviceMemory>,
+        kind: ElemType,
+        n: usize,
+    ) -> Result<StorageRef, String> {
+        let bytes = aot_ir::size::check_alloc(n as u64, kind.byte_size() as u64, "a device storage")
+            .map_err(|e| e.to_string())?;
+        let block = crate::device::DeviceBlock::alloc(mem, bytes as usize)?;
+        mem.fill_zero(block.addr(), bytes as usize)?;
+        Ok(Storage::in_block(kind, block))
+    }
+
+    /// [`Storage::on_device`] without the zero fill: the elements hold
+    /// whatever the allocation held, for a caller that writes every one
+    /// before anything reads it (a compiled function's results).
+    pub fn on_device_uninit(
+        mem: &Rc<dyn crate::device::DeviceMemory>,
+        kind: ElemType,
+        n: usize,
+    ) -> Result<StorageRef, String> {
+        let bytes = aot_ir::size::check_alloc(n as u64, kind.byte_size() as u64, "a device storage")
+            .map_err(|e| e.to_string())?;
+        Ok(Storage::in_block(kind, crate::device::DeviceBlock::alloc(mem, bytes as usize)?))
+    }
+
+    /// A storage whose elements of type `kind` fill `block`.
+    pub fn in_block(kind: ElemType, block: crate::device::DeviceBlock) -> StorageRef {
+        Rc::new(Storage {
+            id: NEXT_STORAGE.fetch_add(1, Ordering::Relaxed),
+            buf: RefCell::new(Buffer::zeros(kind, 0)),
+            cached: std::cell::Cell::new(false),
+            device: RefCell::new(Some(block)),
+        })
+    }
+
+    /// Whether the elements live on a device.
+    pub fn is_on_device(&self) -> bool {
+        self.device.borrow().is_some()
+    }
+
+    /// The device address of the elements, when they live on a device.
+    pub fn device_addr(&self) -> Option<u64> {
+        self.device.borrow().as_ref().map(|b| b.addr())
+    }
+
+    /// The memory the elements live in, when on a device.
+    pub fn device_memory(&self) -> Option<Rc<dyn crate::device::DeviceMemory>> {
+        self.device.borrow().as_ref().map(|b| b.memory().clone())
+    }
+
+    /// The elements' type.
+    pub fn kind(&self) -> ElemType {
+        self.buf.borrow().kind()
+    }
+
+    /// Bytes of the elements.
+    pub fn byte_len(&self) -> usize {
+        match &*self.device.borrow() {
+            Some(b) => b.bytes(),
+            None => self.buf.borrow().byte_len(),
+        }
+    }
+
+    /// The elements as a host buffer: a device storage's copied across
+    /// the bus (a crossing its device counts), a host storage's cloned.
+    pub fn to_host_buffer(&self) -> Result<Buffer, String> {
+        match &*self.device.borrow() {
+            Some(b) => {
+                let kind = self.kind();
+                let mut host = Buffer::zeros(kind, b.bytes() / kind.byte_size());
+                let bytes = host.byte_len();
+                // SAFETY: the buffer owns `bytes` bytes at its pointer.
+                let dst = unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr(), bytes) };
+                b.memory().download(b.addr(), dst)?;
+                Ok(host)
+            }
+            None => Ok(self.buf.borrow().clone()),
+        }
+    }
+
+    /// Replaces a device storage's elements with `host`'s (same length),
+    /// across the bus; a host storage's are replaced in place.
+    pub fn write_host_buffer(&self, mut host: Buffer) -> Result<(), String> {
+        match &*self.device.borrow() {
+            Some(b) => {
+                if host.byte_len() != b.bytes() || host.kind() != self.kind() {
+                    return Err("a device storage written with a buffer of another size or type".into());
+                }
+                let bytes = host.byte_len();
+                // SAFETY: the buffer owns `bytes` bytes at its pointer.
+                let src = unsafe { std::slice::from_raw_parts(host.as_mut_ptr(), bytes) };
+                b.memory().upload(b.addr(), src)
+            }
+            None => {
+                let mut buf = self.buf.borrow_mut();
+                if host.len() != buf.len() || host.kind() != buf.kind() {
+                    return Err("a storage written with a buffer of another size or type".into());
+                }
+                *buf = host;
+                Ok(())
+            }
+        }
     }
 
     /// Marks (or unmarks) one strong reference to this storage as a cache's
@@ -107,8 +217,22 @@ impl Storage {
         Rc::strong_count(s) - s.cached.get() as usize
     }
 
-    /// Grows or shrinks the buffer to `n` elements (new ones are zero).
-    pub fn resize(&self, n: usize) {
+    /// Grows or shrinks the buffer to `n` elements (new ones are zero). A
+    /// device storage moves to a new allocation of its device (a copy on
+    /// the device, not across the bus).
+    pub fn resize(&self, n: usize) -> Result<(), String> {
+        if let Some(old) = &mut *self.device.borrow_mut() {
+            let elem = self.buf.borrow().kind().byte_size();
+            let bytes = aot_ir::size::check_alloc(n as u64, elem as u64, "a device storage")
+                .map_err(|e| e.to_string())? as usize;
+            let mem = old.memory().clone();
+            let new = crate::device::DeviceBlock::alloc(&mem, bytes)?;
+            let kept = bytes.min(old.bytes());
+            mem.copy(new.addr(), old.addr(), kept)?;
+            mem.fill_zero(new.addr() + kept as u64, bytes - kept)?;
+            *old = new;
+            return Ok(());
+        }
         let mut b = self.buf.borrow_mut();
         let before = buffer_bytes(&b);
         b.resize(n);
@@ -118,12 +242,16 @@ impl Storage {
         } else {
             memory::shrink(before - after);
         }
+        Ok(())
     }
 
     /// The buffer of a storage nothing else references (no other strong or
     /// weak reference: no tensor can see it any more), for reuse under a
     /// new storage; the storage itself goes away.
     pub fn reclaim(storage: StorageRef) -> Option<Buffer> {
+        if storage.is_on_device() {
+            return None;
+        }
         let mut s = Rc::try_unwrap(storage).ok()?;
         s.cached.set(false);
         let kind = s.buf.get_mut().kind();
@@ -139,15 +267,27 @@ impl Storage {
     }
 
     pub fn len(&self) -> usize {
-        self.buf.borrow().len()
+        match &*self.device.borrow() {
+            Some(b) => b.bytes() / self.buf.borrow().kind().byte_size(),
+            None => self.buf.borrow().len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The host buffer of the elements: empty for a device storage (whose
+    /// elements the host reaches through [`Storage::to_host_buffer`]).
     pub fn buf(&self) -> Ref<'_, Buffer> {
         self.buf.borrow()
+    }
+
+    /// The device block of a device storage, taken from a storage nothing
+    /// else references (see [`Storage::reclaim`]).
+    pub fn reclaim_block(storage: StorageRef) -> Option<crate::device::DeviceBlock> {
+        let mut s = Rc::try_unwrap(storage).ok()?;
+        s.device.get_mut().take()
     }
 
     pub fn buf_mut(&self) -> RefMut<'_, Buffer> {
@@ -595,26 +735,52 @@ impl Tensor {
     }
 
     /// The values seen through this tensor, row-major, as `f64`.
+    /// The values seen through this tensor, row-major, as `f64`. A device
+    /// tensor's storage is copied to the host for it (a counted crossing);
+    /// a failed copy reads as NaN.
     pub fn read_f64(&self) -> Vec<f64> {
         let idx = self.storage_indices();
         let st = self.storage();
+        if st.is_on_device() {
+            return match st.to_host_buffer() {
+                Ok(b) => idx.iter().map(|&i| b.get_f64(i)).collect(),
+                Err(_) => vec![f64::NAN; idx.len()],
+            };
+        }
         let b = st.buf();
         idx.iter().map(|&i| b.get_f64(i)).collect()
     }
 
-    /// The values seen through this tensor, row-major, as `i64`.
+    /// The values seen through this tensor, row-major, as `i64` (a device
+    /// tensor's as in [`Tensor::read_f64`]; a failed copy reads as 0).
     pub fn read_i64(&self) -> Vec<i64> {
         let idx = self.storage_indices();
         let st = self.storage();
+        if st.is_on_device() {
+            return match st.to_host_buffer() {
+                Ok(b) => idx.iter().map(|&i| b.get_i64(i)).collect(),
+                Err(_) => vec![0; idx.len()],
+            };
+        }
         let b = st.buf();
         idx.iter().map(|&i| b.get_i64(i)).collect()
     }
 
-    /// Writes row-major `data` through this tensor's strides.
+    /// Writes row-major `data` through this tensor's strides (a device
+    /// tensor's storage goes to the host and back).
     pub fn write_f64(&self, data: &[f64]) {
         let idx = self.storage_indices();
         debug_assert_eq!(idx.len(), data.len());
         let st = self.storage();
+        if st.is_on_device() {
+            if let Ok(mut b) = st.to_host_buffer() {
+                for (&i, &x) in idx.iter().zip(data) {
+                    b.set_f64(i, x);
+                }
+                let _ = st.write_host_buffer(b);
+            }
+            return;
+        }
         let mut b = st.buf_mut();
         for (&i, &x) in idx.iter().zip(data) {
             b.set_f64(i, x);
@@ -625,32 +791,99 @@ impl Tensor {
         let idx = self.storage_indices();
         debug_assert_eq!(idx.len(), data.len());
         let st = self.storage();
+        if st.is_on_device() {
+            if let Ok(mut b) = st.to_host_buffer() {
+                for (&i, &x) in idx.iter().zip(data) {
+                    b.set_i64(i, x);
+                }
+                let _ = st.write_host_buffer(b);
+            }
+            return;
+        }
         let mut b = st.buf_mut();
         for (&i, &x) in idx.iter().zip(data) {
             b.set_i64(i, x);
         }
     }
 
+    /// Whether the elements live on a device.
+    pub fn is_on_device(&self) -> bool {
+        self.storage().is_on_device()
+    }
+
+    /// A contiguous copy of this tensor's values in a new storage of `mem`
+    /// (one upload), with no autograd history.
+    pub fn to_device(&self, mem: &Rc<dyn crate::device::DeviceMemory>) -> Result<Tensor, String> {
+        let host = if self.is_on_device() { self.to_host()? } else { self.clone() };
+        let dense = Tensor::zeros(host.dtype(), &host.sizes(), host.physical());
+        dense.copy_values_from(&host);
+        let st = dense.storage();
+        let out = Storage::on_device(mem, st.kind(), st.len())?;
+        out.write_host_buffer(st.buf().clone())?;
+        let sizes = dense.sizes();
+        Tensor::from_parts(out, dense.dtype(), sizes.clone(), contiguous_strides(&sizes), 0)
+    }
+
+    /// A contiguous host copy of this tensor's values (one download for a
+    /// device tensor; a host tensor's values are copied), with no autograd
+    /// history.
+    pub fn to_host(&self) -> Result<Tensor, String> {
+        let out = Tensor::zeros(self.dtype(), &self.sizes(), self.physical());
+        let st = self.storage();
+        let host = if st.is_on_device() { Storage::new(st.to_host_buffer()?) } else { st };
+        let t = self.0.borrow();
+        let view = Tensor::from_parts(host, t.dtype, t.sizes.clone(), t.strides.clone(), t.offset)?;
+        out.copy_values_from(&view);
+        Ok(out)
+    }
+
     /// Copies `src`'s values into this tensor (same numel), converting types;
     /// integers are copied exactly.
     pub fn copy_values_from(&self, src: &Tensor) {
-        // Same physical and logical types in different storages: a typed
-        // strided copy (no round trip through f64).
-        let (dst_st, src_st) = (self.storage(), src.storage());
-        if dst_st.id() != src_st.id() && self.dtype() == src.dtype() && self.sizes() == src.sizes() {
-            let (d, s) = (self.0.borrow(), src.0.borrow());
-            let dw = crate::buffer::Walk { sizes: &d.sizes, strides: &d.strides, offset: d.offset };
-            let sw = crate::buffer::Walk { sizes: &s.sizes, strides: &s.strides, offset: s.offset };
-            if crate::buffer::copy_strided(&mut dst_st.buf_mut(), dw, &src_st.buf(), sw) {
-                return;
-            }
+        if self.copy_typed(src) {
+            return;
         }
+        // Through the values (on the host: a device storage's cross the
+        // bus, counted).
         if src.dtype().is_float() || self.dtype().is_float() {
             let v = src.read_f64();
             self.write_f64(&v);
         } else {
             let v = src.read_i64();
             self.write_i64(&v);
+        }
+    }
+
+    /// [`Tensor::copy_values_from`] as a strided copy of elements of one
+    /// type, where it applies: between different host storages of the
+    /// same logical type (no round trip through f64), or within one
+    /// device memory with the same logical and physical types. Returns
+    /// whether it copied.
+    fn copy_typed(&self, src: &Tensor) -> bool {
+        let (dst_st, src_st) = (self.storage(), src.storage());
+        if self.dtype() != src.dtype() || self.sizes() != src.sizes() {
+            return false;
+        }
+        let (d, s) = (self.0.borrow(), src.0.borrow());
+        match (dst_st.device_memory(), src_st.device_memory()) {
+            (None, None) if dst_st.id() != src_st.id() => {
+                let dw = crate::buffer::Walk { sizes: &d.sizes, strides: &d.strides, offset: d.offset };
+                let sw = crate::buffer::Walk { sizes: &s.sizes, strides: &s.strides, offset: s.offset };
+                crate::buffer::copy_strided(&mut dst_st.buf_mut(), dw, &src_st.buf(), sw)
+            }
+            (Some(dm), Some(sm)) if crate::device::same_memory(&dm, &sm) && self.physical() == src.physical() => {
+                fn on(t: &TensorImpl) -> crate::device::Strided<'_> {
+                    crate::device::Strided {
+                        addr: t.storage.device_addr().unwrap_or(0),
+                        elem_bytes: t.storage.kind().byte_size(),
+                        sizes: &t.sizes,
+                        strides: &t.strides,
+                        offset: t.offset,
+                    }
+                }
+                dm.copy_strided(on(&d), on(&s)).is_ok()
+            }
+            _ => false,
         }
     }
 
@@ -712,9 +945,62 @@ impl Tensor {
 
     /// A contiguous copy with fresh storage (same dtype and physical type).
     pub fn deep_clone(&self) -> Tensor {
-        let out = Tensor::zeros(self.dtype(), &self.sizes(), self.physical());
+        let out = self
+            .storage()
+            .device_memory()
+            .and_then(|mem| Tensor::zeros_on(&mem, self.dtype(), &self.sizes(), self.physical()).ok())
+            .unwrap_or_else(|| Tensor::zeros(self.dtype(), &self.sizes(), self.physical()));
         out.copy_values_from(self);
         out
+    }
+
+    /// Moves the storages of `tensors` (and of the roots they view) into
+    /// device memory `mem`, one upload per distinct host storage; every
+    /// object keeps its metadata, autograd state and identity, and objects
+    /// that shared a storage share its device copy. What a caller does to
+    /// place a call's arguments on a device before calling (the crossings
+    /// happen here, not in the call).
+    pub fn make_resident(tensors: &[Tensor], mem: &Rc<dyn crate::device::DeviceMemory>) -> Result<(), String> {
+        let mut moved: Vec<(u64, StorageRef)> = Vec::new();
+        let mut objects: Vec<Tensor> = Vec::new();
+        for t in tensors {
+            let mut cur = Some(t.clone());
+            while let Some(o) = cur {
+                cur = o.0.borrow().view_base.clone();
+                if !objects.iter().any(|x| x.same(&o)) {
+                    objects.push(o);
+                }
+            }
+        }
+        for o in &objects {
+            let st = o.storage();
+            if st.is_on_device() {
+                continue;
+            }
+            let dev = match moved.iter().find(|(id, _)| *id == st.id()) {
+                Some((_, d)) => d.clone(),
+                None => {
+                    let d = Storage::on_device(mem, st.kind(), st.len())?;
+                    d.write_host_buffer(st.buf().clone())?;
+                    moved.push((st.id(), d.clone()));
+                    d
+                }
+            };
+            o.0.borrow_mut().storage = dev;
+        }
+        Ok(())
+    }
+
+    /// [`Tensor::zeros`] in a new storage of device memory `mem`.
+    pub fn zeros_on(
+        mem: &Rc<dyn crate::device::DeviceMemory>,
+        dtype: ElemType,
+        shape: &[i64],
+        physical: ElemType,
+    ) -> Result<Tensor, String> {
+        let n = usize::try_from(numel(shape).max(0)).map_err(|_| "a device tensor too large")?;
+        let storage = Storage::on_device(mem, physical, n)?;
+        Tensor::from_parts(storage, dtype, shape.into(), contiguous_strides(shape), 0)
     }
 }
 

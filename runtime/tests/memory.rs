@@ -19,9 +19,9 @@ fn live_and_peak_bytes_follow_storages() {
     assert_eq!(memory::live_bytes(), base + 138);
     assert_eq!(memory::peak_bytes(), base + 266);
     // Resizing counts the difference.
-    a.storage().resize(64);
+    a.storage().resize(64).unwrap();
     assert_eq!(memory::live_bytes(), base + 256 + 10);
-    a.storage().resize(8);
+    a.storage().resize(8).unwrap();
     assert_eq!(memory::live_bytes(), base + 32 + 10);
     drop(a);
     assert_eq!(memory::live_bytes(), base + 42, "a handle keeps its storage alive");

@@ -5,7 +5,7 @@
 
 // `fuse` fuses for a code generator of the target list (Cranelift when none
 // is named); another name is an error that lists them.
-// TARGET: invalid options for pass 'fuse': unknown target 'nosuch' (available: cranelift, llvm, ptx, cuda, mlir)
+// TARGET: invalid options for pass 'fuse': unknown target 'nosuch' (available: cranelift, hostdev, llvm, ptx, cuda, mlir)
 
 // Statistics over the whole file: 44 kernels in, 23 out.
 // STATS:      Fuse

@@ -1,124 +1,26 @@
 //! The runtime's device hook (`codegen::executor::Device`, what the CUDA
-//! backend implements) checked on any machine: a device that keeps its own
+//! backend implements) checked on any machine with the host-memory device
+//! (`codegen::host_device`) called with host tensors: it keeps its own
 //! copies of a call's buffers and runs the Cranelift kernels and the host
-//! GEMM on them must give the plain runtime's bits on every corpus program
-//! it can take. This exercises what the GPU runs rely on: pointer
+//! GEMM on them, and must give the plain runtime's bits on every corpus
+//! program it can take. This exercises what the GPU runs rely on: pointer
 //! translation into mirrors (views, shared storages, `set_` onto a result),
 //! which regions are copied in (arguments, constants) and which are not
-//! (results and the arena, filled with garbage here to show they are
-//! written before they are read), write-back of exactly the written
-//! regions, and the resumption after a step the host runs itself
-//! (`set_`, `resize_`).
+//! (results and the arena, whose fresh device memory holds a pattern, to
+//! show they are written before they are read), write-back of exactly the
+//! written regions, and the resumption after a step the host runs itself
+//! (`set_`, `resize_`). Resident calls (arguments already in the device's
+//! memory) are the differential, gradient and convention suites' `hostdev`
+//! cases.
 
-use aot::codegen::executor::{Device, HostRegion, RegionKind};
-use aot::codegen::program::{KernelFn, Matmul, Step};
+use aot::codegen::executor::Device;
+use aot::codegen::host_device::HostDevice;
 use aot::ir::pass::PassManager;
 use aot::ir::{parse_module, verify, Context, Op, ParseOptions};
 use aot::runtime::compiled::Executable as _;
 use aot::runtime::Tensor;
 
 use crate::common;
-
-struct Mirror {
-    host: *mut u8,
-    kind: RegionKind,
-    copy: Vec<u8>,
-    dirty: bool,
-}
-
-/// A device whose memory is host vectors: the plain runtime's kernels run
-/// on the copies.
-struct HostMirror {
-    kernels: Vec<KernelFn>,
-    mirrors: Vec<Mirror>,
-}
-
-impl HostMirror {
-    fn translate(&mut self, p: *mut u8) -> Result<(*mut u8, usize), String> {
-        let a = p as usize;
-        let inside = |m: &Mirror, closed: bool| {
-            let lo = m.host as usize;
-            a >= lo && (a < lo + m.copy.len() || (closed && a == lo + m.copy.len()))
-        };
-        let i = (self.mirrors.iter().position(|m| inside(m, false)))
-            .or_else(|| self.mirrors.iter().position(|m| inside(m, true)))
-            .ok_or("a pointer outside every region")?;
-        let m = &mut self.mirrors[i];
-        // SAFETY: `a` is inside the region, so the offset is inside the copy.
-        Ok((unsafe { m.copy.as_mut_ptr().add(a - m.host as usize) }, i))
-    }
-
-    fn back(&mut self, scratch: bool) {
-        for m in self.mirrors.drain(..) {
-            if m.dirty && (scratch || m.kind != RegionKind::Scratch) {
-                // SAFETY: the host region is live and `copy.len()` bytes long.
-                unsafe { std::ptr::copy_nonoverlapping(m.copy.as_ptr(), m.host, m.copy.len()) };
-            }
-        }
-    }
-}
-
-impl Device for HostMirror {
-    fn begin(&mut self, regions: Vec<HostRegion>, resume: bool) -> Result<(), String> {
-        self.mirrors.clear();
-        for r in regions {
-            if let Some(m) = self.mirrors.iter_mut().find(|m| m.host == r.ptr) {
-                if r.kind == RegionKind::Argument {
-                    m.kind = RegionKind::Argument;
-                    // SAFETY: the host region is live and `bytes` long.
-                    m.copy = unsafe { std::slice::from_raw_parts(r.ptr, r.bytes) }.to_vec();
-                }
-                continue;
-            }
-            let copied = resume || matches!(r.kind, RegionKind::Argument | RegionKind::Constant);
-            let copy = if copied {
-                // SAFETY: as above.
-                unsafe { std::slice::from_raw_parts(r.ptr, r.bytes) }.to_vec()
-            } else {
-                vec![0xA5; r.bytes]
-            };
-            self.mirrors.push(Mirror { host: r.ptr, kind: r.kind, copy, dirty: false });
-        }
-        Ok(())
-    }
-
-    fn kernel(&mut self, index: usize, step: &Step, ptrs: &[*mut u8]) -> Result<(), String> {
-        let Step::Kernel { split, writes, .. } = step else { return Err("not a kernel".into()) };
-        let mut dev = Vec::new();
-        for (k, &p) in ptrs.iter().enumerate() {
-            let (d, i) = self.translate(p)?;
-            self.mirrors[i].dirty |= writes[k];
-            dev.push(d);
-        }
-        let (lo, hi) = split.map_or((0, 0), |s| (s.0, s.1));
-        // SAFETY: the kernel was compiled for these operands; the copies
-        // have the host buffers' sizes.
-        match unsafe { (self.kernels[index])(dev.as_ptr(), lo, hi) } {
-            0 => Ok(()),
-            code => Err(format!("check {code} failed")),
-        }
-    }
-
-    fn matmul(&mut self, mm: &Matmul, pa: *mut u8, pb: *mut u8, pc: *mut u8) -> Result<(), String> {
-        let (a, _) = self.translate(pa)?;
-        let (b, _) = self.translate(pb)?;
-        let (c, i) = self.translate(pc)?;
-        self.mirrors[i].dirty = true;
-        let plan = mm.plan.as_ref().ok_or("a GEMM without a plan")?;
-        aot::codegen::gemm::batched(plan, aot::codegen::gemm::Types::of(&mm.a.ty, &mm.c.ty), a, b, c, mm.accumulate, 1);
-        Ok(())
-    }
-
-    fn to_host(&mut self) -> Result<(), String> {
-        self.back(true);
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<(), String> {
-        self.back(false);
-        Ok(())
-    }
-}
 
 /// The module of `text` after `aot-inference`, with its entry function.
 fn pipelined(text: &str, file: &str) -> Option<(Context, Op)> {
@@ -164,8 +66,7 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
         let mut code = aot::codegen::cranelift::compile(&dev_ctx, f2, Default::default(), &mut String::new())
             .expect("the lowered function compiles");
         let kernels = std::mem::take(&mut code.kernels);
-        let mut device =
-            aot::codegen::executor::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
+        let mut device = aot::codegen::executor::Executable::on_device(code, Box::new(HostDevice::new(kernels)));
         let (Ok(a), Ok(b)) = (aot_run::materialize(&spec, &params, false), aot_run::materialize(&spec, &params, false))
         else {
             continue;
@@ -204,8 +105,7 @@ fn a_collective_completes_before_the_device_mirrors_its_output() {
         aot::codegen::compile_function(&mut ctx, f, &native, &mut String::new()).unwrap();
         let mut code = aot::codegen::cranelift::compile(&ctx, f, Default::default(), &mut String::new()).unwrap();
         let kernels = std::mem::take(&mut code.kernels);
-        let mut device =
-            aot::codegen::executor::Executable::on_device(code, Box::new(HostMirror { kernels, mirrors: Vec::new() }));
+        let mut device = aot::codegen::executor::Executable::on_device(code, Box::new(HostDevice::new(kernels)));
         let x = crate::dist::lazy_input(rank);
         let x = Tensor::from_f64(aot::ir::ElemType::F32, &[64], &x, aot::ir::ElemType::F32);
         device.run(vec![x]).unwrap().iter().map(|t| t.read_f64()).collect::<Vec<_>>()
@@ -259,7 +159,7 @@ fn symbolic_programs_run_on_a_device_per_set_of_sizes() {
         let counter = made.clone();
         let maker: aot::codegen::sized::DeviceMaker = Box::new(move || {
             counter.set(counter.get() + 1);
-            Ok(Box::new(HostMirror { kernels: kernels.clone(), mirrors: Vec::new() }) as Box<dyn Device>)
+            Ok(Box::new(HostDevice::new(kernels.clone())) as Box<dyn Device>)
         });
         // The kernels run only on the devices.
         code.kernels.clear();
@@ -288,4 +188,37 @@ fn symbolic_programs_run_on_a_device_per_set_of_sizes() {
         checked += 1;
     }
     assert!(checked >= 8, "only {checked} programs checked");
+}
+
+/// A call whose tensors live where its code does not run is refused with
+/// the argument and both places named, never run on the wrong memory:
+/// device tensors into host code (native or the interpreter), and tensors
+/// of another device into a device's code.
+#[test]
+fn a_call_with_tensors_on_another_device_is_refused() {
+    use aot::runtime::device::{DeviceMemory, HostMemory};
+    use std::rc::Rc;
+    let text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tensor.exp %x : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n";
+    let m = aot::Module::parse(text.to_string(), "f.mlir").expect("parses");
+    let x = Tensor::from_f64(aot::ir::ElemType::F32, &[4], &[0.0, 1.0, 2.0, 3.0], aot::ir::ElemType::F32);
+    let other: Rc<dyn DeviceMemory> = HostMemory::new();
+    let elsewhere = x.to_device(&other).unwrap();
+    for backend in ["cranelift", "interp", "hostdev"] {
+        let opts =
+            aot::Options { backend: aot::compile::Backend::parse(backend).unwrap(), ..aot::Options::inference() };
+        let mut f = m.compile(None, std::slice::from_ref(&x), &opts).expect("compiles");
+        let e = f.call(std::slice::from_ref(&elsewhere)).expect_err("a tensor of another device").to_string();
+        assert!(e.contains(&format!("argument 0 lives on device {}", other.name())), "{backend}: {e}");
+        // Host tensors still run everywhere (a device copies them).
+        assert_eq!(f.call(std::slice::from_ref(&x)).expect("runs")[0].read_f64().len(), 4);
+    }
+    // On the device's own memory, the result stays there.
+    let hostdev =
+        aot::Options { backend: aot::compile::Backend::parse("hostdev").unwrap(), ..aot::Options::inference() };
+    let mut f = m.compile(None, std::slice::from_ref(&x), &hostdev).expect("compiles");
+    let mem = aot::codegen::host_device::device_memory();
+    let y = f.call(&[x.to_device(&mem).unwrap()]).expect("runs resident");
+    assert!(y[0].is_on_device());
+    let want: Vec<f64> = [0.0f32, 1.0, 2.0, 3.0].iter().map(|v| v.exp() as f64).collect();
+    assert_eq!(y[0].read_f64(), want);
 }

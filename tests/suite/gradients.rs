@@ -108,9 +108,18 @@ fn check(
     let mut ctx2 = Context::new();
     let (m2, f2) = parse(&mut ctx2)?;
     let opts = CompileOptions { pipeline: pipeline.into(), backend, keep_ir: false, progress: false };
+    let mut crossed = Vec::new();
     let compiled =
         match run_compiled(ctx2, &sources, m2, f2, &spec, &opts, Calls { seed: 0, count: 1, grad: Some(&tangents) }) {
             Ok(r) => {
+                // On a device, forward and backward must copy nothing,
+                // but for the values the backward routes on the host.
+                if let Some(c) = r.crossings.filter(|c| c.copies() > 0 && !r.routed_on_host) {
+                    crossed.push(format!("the resident forward and backward crossed the bus: {c:?}"));
+                }
+                if r.crossings.is_some_and(|c| c.copies() == 0) {
+                    RESIDENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
                 let mut c = outputs_json(&r.outputs, &r.args);
                 if let Some((g, sg)) = r.grads {
                     c["grads"] = g;
@@ -140,11 +149,13 @@ fn check(
         return Ok(Some(Vec::new()));
     }
     let grads = expected.get("grads").is_some();
-    Ok(Some(compare(
+    let mut d = compare(
         &compiled,
         &expected,
         CompareOptions { grads, slack: 1.0, all_layouts: false, hidden_output_aliasing: true },
-    )))
+    );
+    d.extend(crossed);
+    Ok(Some(d))
 }
 
 fn corpus_gradients(backend: Backend) {
@@ -207,6 +218,23 @@ fn compiled_gradients_match_pytorch() {
 #[test]
 fn cranelift_gradients_match_pytorch() {
     corpus_gradients(Backend::CRANELIFT);
+}
+
+/// Cases whose resident forward and backward crossed the bus not once.
+static RESIDENT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Forward and backward on the host-memory device, resident: arguments
+/// and tangents in the device's memory, saved values, gradients and the
+/// backward's own buffers there, and nothing copied across the bus, but
+/// for the values the backward routes on the host (mutated arguments'
+/// tangents, aliased outputs', duplicates' and bases' gradients), which
+/// the backward reports.
+#[test]
+fn hostdev_resident_gradients_match_pytorch() {
+    corpus_gradients(Backend::parse("hostdev").unwrap());
+    let resident = RESIDENT.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!("{resident} gradient cases with no bus crossing");
+    assert!(resident >= 500, "only {resident} gradient cases ran without crossing the bus");
 }
 
 /// Forward and backward through LLVM.

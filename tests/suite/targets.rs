@@ -145,7 +145,7 @@ fn the_fuse_pass_takes_a_listed_target_by_name() {
     };
     assert!(run("builtin.module(func.func(lower-to-loops,fuse{target=cranelift}))").is_ok());
     let e = run("builtin.module(func.func(lower-to-loops,fuse{target=nosuch}))").expect_err("unknown target");
-    assert!(e.contains("unknown target 'nosuch' (available: cranelift, llvm, ptx, cuda, mlir"), "{e}");
+    assert!(e.contains("unknown target 'nosuch' (available: cranelift, hostdev, llvm, ptx, cuda, mlir"), "{e}");
     if target::lookup("llvm").is_some_and(|r| r.target.is_none()) {
         let e = run("builtin.module(func.func(lower-to-loops,fuse{target=llvm}))").expect_err("not built");
         assert!(e.contains("needs the LLVM backend") && e.contains("cargo feature `llvm`"), "{e}");

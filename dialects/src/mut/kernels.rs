@@ -157,7 +157,7 @@ pub fn resize_(k: &mut KernelCtx<'_>) -> KernelResult {
         let needed = (new.offset + new.sizes.iter().product::<i64>()) as usize;
         let storage = x.storage();
         if storage.len() < needed {
-            storage.resize(needed);
+            storage.resize(needed)?;
         }
         let Layout { sizes, strides, offset } = new;
         x.set_metadata(sizes, strides, offset)?;

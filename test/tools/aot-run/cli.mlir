@@ -26,7 +26,7 @@
 // HELP: docs/reference/json.md
 // HELP: --inputs <INPUTS>
 // HELP-NEXT: Input file: the arguments as JSON (docs/reference/json.md)
-// HELP: --backend <cranelift|interp>
+// HELP: --backend <cranelift|hostdev|interp>
 // HELP-NEXT: Backend of --mode compiled: cranelift (native code; the default)
 // HELP: --max-alloc-bytes <BYTES>
 // NO-OUTSIDE-NOT: ir-contract
@@ -35,8 +35,8 @@
 // This build has no LLVM or CUDA backend, so the version names none.
 // VERSION: aot-run {{[0-9]+\.[0-9]+\.[0-9]+$}}
 // EAGER-BACKEND: aot-run: error: --backend needs --mode compiled (eager mode always runs the reference interpreter)
-// CUDA: aot-run: error: backend 'cuda' is not available: this build of aot has no CUDA backend (build with the cargo feature `cuda`); available: cranelift, interp
-// UNKNOWN: aot-run: error: unknown backend 'nosuch' (available: cranelift, interp)
+// CUDA: aot-run: error: backend 'cuda' is not available: this build of aot has no CUDA backend (build with the cargo feature `cuda`); available: cranelift, hostdev, interp
+// UNKNOWN: aot-run: error: unknown backend 'nosuch' (available: cranelift, hostdev, interp)
 // TWO: "outputs": [
 // TWO: 4.0
 // NOSUCH: aot-run: error: no function named '@nosuch' in the module

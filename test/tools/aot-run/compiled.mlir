@@ -13,7 +13,7 @@
 // CHECK-NEXT:     11.0,
 // CHECK:      "alias_of_arg": 0,
 // NOMETA: error: 'func.func' op the pipeline 'builtin.module(func.func(functionalize))' did not produce aot.meta
-// BACKEND: aot-run: error: backend 'llvm' is not available: this build of aot has no LLVM backend (build with the cargo feature `llvm`); available: cranelift, interp
+// BACKEND: aot-run: error: backend 'llvm' is not available: this build of aot has no LLVM backend (build with the cargo feature `llvm`); available: cranelift, hostdev, interp
 func.func @main(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<3x2xf32>, tensor<2x3xf32>) {
   %t = view.transpose %x {dim0 = 0, dim1 = 1} : tensor<2x3xf32> -> tensor<3x2xf32>
   %s = view.select %t {dim = 1, index = 0} : tensor<3x2xf32> -> tensor<3xf32>

@@ -314,6 +314,15 @@ pub struct CompiledRun {
     pub ir: Option<String>,
     /// With `Calls::grad`: the output file's `grads` and `storage_grads`.
     pub grads: Option<(Json, Json)>,
+    /// On a backend that runs on a device memory (`hostdev`): the bus
+    /// crossings of the calls themselves (forward and backward). The
+    /// arguments and tangents are placed in the device's memory before
+    /// each call, so a resident call should make none.
+    pub crossings: Option<aot_runtime::device::Crossings>,
+    /// With `Calls::grad`: whether the backward assembled a tangent or
+    /// gradient from values on the host (`Gradients::routed_on_host`),
+    /// which on a device crosses the bus.
+    pub routed_on_host: bool,
 }
 
 /// The error PyTorch's `backward` of a call with `spec` would raise (a
@@ -382,6 +391,14 @@ pub fn run_compiled_for(
     let params = signature(&ctx, func)?;
     let convention = compile_for.convention(&ctx, func).map_err(RunError::input)?;
     convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(RunError::input)?;
+    let device = match opts.backend {
+        aot::compile::Backend::Target(t) => t.device_memory(),
+        aot::compile::Backend::Interp => None,
+    };
+    // Crossings are counted from here, loading the code included (its
+    // constants), less what placing arguments and tangents copied.
+    let start = device.as_ref().map(|d| d.crossings()).unwrap_or_default();
+    let mut placed = aot_runtime::device::Crossings::default();
     let compiled = aot::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
     *compiled.generator.borrow_mut() = Generator::new(calls.seed);
     let mut function = compiled.function;
@@ -392,18 +409,35 @@ pub fn run_compiled_for(
     let mut last = None;
     for _ in 0..calls.count.max(1) {
         let m = materialize(spec, &params, false)?;
+        if let Some(mem) = &device {
+            let before = mem.crossings();
+            Tensor::make_resident(&m.args, mem).map_err(RunError::input)?;
+            function.place_generator_state(mem).map_err(RunError::input)?;
+            placed = placed.plus(&mem.crossings().since(&before));
+        }
         let (outputs, state) = function.forward(&m.args).map_err(call_err)?;
         last = Some((m, outputs, state));
     }
     let (m, outputs, state) = last.expect("at least one call");
+    // The counters when the calls were done (before anything reads results).
+    let mut ended = device.as_ref().map(|d| d.crossings());
     let grads = match calls.grad {
         None => None,
-        Some(tangents) => Some(compiled_grads(&mut function, &m, &outputs, state, tangents).map_err(|e| match e {
-            GradError::Run(r) => r,
-            GradError::Call(c) => call_err(c),
-        })?),
+        Some(tangents) => {
+            let g =
+                compiled_grads(&mut function, &m, &outputs, state, tangents, device.as_ref(), &mut placed, &mut ended);
+            Some(g.map_err(|e| match e {
+                GradError::Run(r) => r,
+                GradError::Call(c) => call_err(c),
+            })?)
+        }
     };
-    Ok(CompiledRun { args: m.args, outputs, meta: compiled.meta, ir: compiled.ir, grads })
+    let crossings = ended.map(|end| end.since(&start.plus(&placed)));
+    let (grads, routed_on_host) = match grads {
+        Some((g, s, routed)) => (Some((g, s)), routed),
+        None => (None, false),
+    };
+    Ok(CompiledRun { args: m.args, outputs, meta: compiled.meta, ir: compiled.ir, grads, crossings, routed_on_host })
 }
 
 enum GradError {
@@ -413,13 +447,17 @@ enum GradError {
 
 /// Runs the compiled backward with the contract's tangents and writes the
 /// gradients as the output file's `grads` and `storage_grads`.
+#[allow(clippy::too_many_arguments)]
 fn compiled_grads(
     function: &mut aot_runtime::compiled::CompiledFunction,
     m: &Materialized,
     outputs: &[Tensor],
     state: aot_runtime::compiled::ForwardState,
     tangents: &json::TangentSpec,
-) -> Result<(Json, Json), GradError> {
+    device: Option<&std::rc::Rc<dyn aot_runtime::device::DeviceMemory>>,
+    placed: &mut aot_runtime::device::Crossings,
+    ended: &mut Option<aot_runtime::device::Crossings>,
+) -> Result<(Json, Json, bool), GradError> {
     let mutated = function.backward.as_ref().map(|b| b.plan.mutated_args.clone()).unwrap_or_default();
     tangents.check_counts(outputs.len(), mutated.len()).map_err(GradError::Run)?;
     let tensor = |like: &Tensor, data: Option<Vec<f64>>| {
@@ -442,7 +480,16 @@ fn compiled_grads(
         let target = TangentTarget { dtype: a.dtype(), shape: &shape, differentiable: true };
         mut_t[i] = tensor(a, tangents.mutated(j, target).map_err(GradError::Run)?);
     }
+    // On a device, the tangents are placed there first, as the arguments.
+    if let Some(mem) = device {
+        let before = mem.crossings();
+        let tangents: Vec<Tensor> = out_t.iter().chain(&mut_t).flatten().cloned().collect();
+        Tensor::make_resident(&tangents, mem).map_err(|e| GradError::Run(RunError::input(e)))?;
+        *placed = placed.plus(&mem.crossings().since(&before));
+    }
     let g = function.backward(state, &out_t, &mut_t, false).map_err(GradError::Call)?;
+    // (Reading the gradients below copies them to the host: not the call's.)
+    *ended = device.map(|mem| mem.crossings());
     let grads: Vec<Json> = g
         .args
         .iter()
@@ -457,7 +504,7 @@ fn compiled_grads(
             storage_grads[s] = json::grad_json(grad.dtype(), &grad.sizes(), &grad.read_f64());
         }
     }
-    Ok((Json::Array(grads), Json::Array(storage_grads)))
+    Ok((Json::Array(grads), Json::Array(storage_grads), g.routed_on_host))
 }
 
 impl EagerRun {

@@ -66,16 +66,21 @@ struct Args {
     /// default: aot-train with --grad, else aot-inference).
     #[arg(long)]
     pipeline: Option<String>,
-    /// Backend of --mode compiled: cranelift (native code; the default) or
-    /// interp (the reference interpreter on the compiled graphs).
-    #[cfg_attr(not(feature = "llvm"), arg(long, value_name = "cranelift|interp"))]
+    /// Backend of --mode compiled: cranelift (native code; the default),
+    /// hostdev (Cranelift's code on the host-memory device: arguments are
+    /// placed in its memory before each call, and the output file's
+    /// `crossings` counts what a call copied across the bus) or interp
+    /// (the reference interpreter on the compiled graphs).
+    #[cfg_attr(not(feature = "llvm"), arg(long, value_name = "cranelift|hostdev|interp"))]
     #[cfg_attr(
         feature = "llvm",
         arg(
             long,
-            value_name = "cranelift|llvm|interp",
-            help = "Backend of --mode compiled: cranelift (native code; the default), llvm (native code through \
-LLVM's optimizer) or interp (the reference interpreter on the compiled graphs)"
+            value_name = "cranelift|hostdev|llvm|interp",
+            help = "Backend of --mode compiled: cranelift (native code; the default), hostdev (Cranelift's code on \
+the host-memory device: arguments are placed in its memory before each call, and the output file's `crossings` \
+counts what a call copied across the bus), llvm (native code through LLVM's optimizer) or interp (the reference \
+interpreter on the compiled graphs)"
         )
     )]
     backend: Option<String>,
@@ -267,6 +272,15 @@ fn run(args: &Args) -> Result<(), RunError> {
             if let Some((grads, storage_grads)) = r.grads {
                 out["grads"] = grads;
                 out["storage_grads"] = storage_grads;
+            }
+            if let Some(c) = r.crossings {
+                out["crossings"] = serde_json::json!({
+                    "uploads": c.uploads,
+                    "uploaded_bytes": c.uploaded_bytes,
+                    "downloads": c.downloads,
+                    "downloaded_bytes": c.downloaded_bytes,
+                    "constant_uploads": c.constant_uploads,
+                });
             }
             out
         }
