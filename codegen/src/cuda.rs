@@ -31,9 +31,11 @@ use crate::llvm::ptx::{self, Sm};
 use crate::program::{self, Matmul, Step};
 use aot_dialects::r#loop::analysis;
 use aot_ir::{Context, Diagnostic, ElemType, Op};
+use aot_runtime::device::{Crossings, DeviceMemory, Strided};
 use aot_runtime_cuda::{DeviceMem, Gemm, GemmElem, Gpu, Module};
 use std::ffi::c_void;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 /// Threads per block of a split kernel's launch (a multiple of the warp,
 /// and the width of a block that shares one row).
@@ -77,6 +79,10 @@ impl crate::target::Target for Cuda {
 
     fn runs_everything_here(&self) -> bool {
         aot_runtime_cuda::gpu().is_ok()
+    }
+
+    fn device_memory(&self) -> Option<Rc<dyn DeviceMemory>> {
+        cuda_memory().ok().map(|m| m as Rc<dyn DeviceMemory>)
     }
 
     fn compile(
@@ -149,6 +155,7 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
         param_starts: starts,
         params: None,
         status: None,
+        memory: cuda_memory().map_err(fail)?,
     };
     let compiled = Compiled { program, kernels: Vec::new(), messages: module.messages, globals, owner: Box::new(()) };
     Ok((compiled, device))
@@ -187,6 +194,8 @@ pub struct CudaDevice {
     params: Option<DeviceMem>,
     /// One `i32` per kernel: its failed check's code.
     status: Option<DeviceMem>,
+    /// Where resident calls' tensors live.
+    memory: Rc<CudaMemory>,
 }
 
 impl CudaDevice {
@@ -204,7 +213,25 @@ impl CudaDevice {
             param_starts: self.param_starts.clone(),
             params: None,
             status: None,
+            memory: self.memory.clone(),
         })
+    }
+
+    /// The device copy of the global at host address `host` (`bytes`
+    /// long), uploaded on first use and kept as long as the device.
+    fn constant(&mut self, host: *mut u8, bytes: usize) -> Result<u64, String> {
+        let key = host as usize;
+        if let Some(c) = self.constants.iter().find(|c| c.0 == key && c.1 == bytes) {
+            return Ok(c.2.ptr());
+        }
+        let mem = self.gpu.alloc(bytes)?;
+        // SAFETY: a global's storage lives as long as the compiled
+        // function; the block has its size.
+        let src = unsafe { std::slice::from_raw_parts(host as *const u8, bytes) };
+        unsafe { self.gpu.upload(mem.ptr(), src) }?;
+        let dev = mem.ptr();
+        self.constants.push((key, bytes, mem));
+        Ok(dev)
     }
 
     /// The device address of host address `p` (inside some mirrored region).
@@ -266,7 +293,8 @@ impl CudaDevice {
     /// too with `scratch`).
     fn download_dirty(&mut self, scratch: bool) -> Result<(), String> {
         for m in &self.mirrors {
-            if m.dirty && (scratch || m.kind != RegionKind::Scratch) {
+            let copied = m.mem.is_some() && m.kind != RegionKind::Resident;
+            if copied && m.dirty && (scratch || m.kind != RegionKind::Scratch) {
                 self.download(m)?;
             }
         }
@@ -352,21 +380,18 @@ impl Device for CudaDevice {
         }
         for i in 0..self.mirrors.len() {
             let (host, bytes, kind) = (self.mirrors[i].host, self.mirrors[i].bytes, self.mirrors[i].kind);
-            if kind == RegionKind::Constant {
-                let key = host as usize;
-                let dev = match self.constants.iter().find(|c| c.0 == key && c.1 == bytes) {
-                    Some(c) => c.2.ptr(),
-                    None => {
-                        let mem = gpu.alloc(bytes)?;
-                        let dev = mem.ptr();
-                        self.mirrors[i].dev = dev;
-                        self.upload(&self.mirrors[i])?;
-                        self.constants.push((key, bytes, mem));
-                        dev
-                    }
-                };
-                self.mirrors[i].dev = dev;
-                continue;
+            match kind {
+                RegionKind::Constant => {
+                    self.mirrors[i].dev = self.constant(host, bytes)?;
+                    continue;
+                }
+                // Device memory already (a resident call's storages, the
+                // arena, its constants): used in place.
+                RegionKind::Resident => {
+                    self.mirrors[i].dev = host as u64;
+                    continue;
+                }
+                _ => {}
             }
             let mem = gpu.alloc(bytes)?;
             self.mirrors[i].dev = mem.ptr();
@@ -449,7 +474,17 @@ impl Device for CudaDevice {
         let (dc, ic) = self.translate(pc)?;
         let Some((plan, o)) = Self::cublas_plan(mm) else {
             // On the host, between copies: what the device wrote comes back,
-            // the host GEMM runs, its result goes out again.
+            // the host GEMM runs, its result goes out again. Not for device
+            // tensors, which have no host copy.
+            let resident = [pa, pb, pc]
+                .iter()
+                .any(|&p| self.translate(p).is_ok_and(|(_, i)| self.mirrors[i].kind == RegionKind::Resident));
+            if resident {
+                return Err(format!(
+                    "a {} matrix product in this layout runs on the host, which does not take CUDA tensors yet",
+                    mm.c.ty.elem
+                ));
+            }
             self.download_dirty(true)?;
             let plan = mm.plan.as_ref().ok_or("a symbolic program's GEMM runs only once evaluated for sizes")?;
             crate::gemm::batched(plan, crate::gemm::Types::of(&mm.a.ty, &mm.c.ty), pa, pb, pc, mm.accumulate, 1);
@@ -508,6 +543,128 @@ impl Device for CudaDevice {
 
     fn finish(&mut self) -> Result<(), String> {
         self.end(false)
+    }
+
+    fn memory(&self) -> Option<Rc<dyn DeviceMemory>> {
+        Some(self.memory.clone())
+    }
+
+    fn constants(&mut self, constants: &[HostRegion]) -> Result<Vec<u64>, String> {
+        constants.iter().map(|r| self.constant(r.ptr, r.bytes)).collect()
+    }
+}
+
+/// The GPU's memory as the runtime's device memory: where CUDA tensors
+/// live between calls (see `docs/devices.md`). Blocks come from the
+/// caching allocator; copies across the bus are counted.
+pub struct CudaMemory {
+    gpu: &'static Gpu,
+    /// Live blocks by address (freed blocks go back to the pool).
+    blocks: std::cell::RefCell<rustc_hash::FxHashMap<u64, DeviceMem>>,
+    counts: std::cell::Cell<Crossings>,
+}
+
+thread_local! {
+    static MEMORY: std::cell::OnceCell<Rc<CudaMemory>> = const { std::cell::OnceCell::new() };
+}
+
+/// The GPU's memory on this thread (every CUDA executable of the thread
+/// runs resident in it), or why there is no GPU.
+pub fn cuda_memory() -> Result<Rc<CudaMemory>, String> {
+    let gpu = aot_runtime_cuda::gpu()?;
+    Ok(MEMORY.with(|m| {
+        m.get_or_init(|| Rc::new(CudaMemory { gpu, blocks: Default::default(), counts: Default::default() })).clone()
+    }))
+}
+
+impl CudaMemory {
+    fn count(&self, f: impl FnOnce(&mut Crossings)) {
+        let mut c = self.counts.get();
+        f(&mut c);
+        self.counts.set(c);
+    }
+
+    /// Whether `[addr, addr + bytes)` lies in one block this memory
+    /// allocated (memory PyTorch owns is not known here: unchecked).
+    fn own(&self, addr: u64, bytes: usize) -> bool {
+        self.blocks.borrow().values().any(|b| b.ptr() <= addr && addr + bytes as u64 <= b.ptr() + b.bytes() as u64)
+    }
+}
+
+impl DeviceMemory for CudaMemory {
+    fn name(&self) -> String {
+        format!("cuda:0 ({})", self.gpu.name)
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<u64, String> {
+        let block = self.gpu.alloc(bytes)?;
+        let addr = block.ptr();
+        self.blocks.borrow_mut().insert(addr, block);
+        Ok(addr)
+    }
+
+    unsafe fn free(&self, addr: u64) {
+        // (The block goes back to the caching allocator's free list.)
+        self.blocks.borrow_mut().remove(&addr);
+    }
+
+    fn upload(&self, dst: u64, src: &[u8]) -> Result<(), String> {
+        // SAFETY: the runtime passes ranges inside its storages' blocks.
+        unsafe { self.gpu.upload(dst, src) }?;
+        self.count(|c| {
+            c.uploads += 1;
+            c.uploaded_bytes += src.len() as u64;
+        });
+        Ok(())
+    }
+
+    fn upload_constant(&self, dst: u64, src: &[u8]) -> Result<(), String> {
+        // SAFETY: as in `upload`.
+        unsafe { self.gpu.upload(dst, src) }?;
+        self.count(|c| c.constant_uploads += 1);
+        Ok(())
+    }
+
+    fn download(&self, src: u64, dst: &mut [u8]) -> Result<(), String> {
+        // SAFETY: as in `upload`.
+        unsafe { self.gpu.download(dst, src) }?;
+        self.count(|c| {
+            c.downloads += 1;
+            c.downloaded_bytes += dst.len() as u64;
+        });
+        Ok(())
+    }
+
+    fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<(), String> {
+        // SAFETY: as in `upload`; the runtime copies between distinct blocks.
+        unsafe { self.gpu.copy(dst, src, bytes) }
+    }
+
+    fn fill_zero(&self, dst: u64, bytes: usize) -> Result<(), String> {
+        // SAFETY: as in `upload`.
+        unsafe { self.gpu.zero(dst, bytes) }
+    }
+
+    /// Only a copy between equal dense row-major layouts runs here (one
+    /// `cuMemcpyDtoD`); any other is refused, and the runtime copies
+    /// through the host (counted).
+    fn copy_strided(&self, dst: Strided<'_>, src: Strided<'_>) -> Result<(), String> {
+        let dense = |s: &Strided<'_>| aot_runtime::tensor::contiguous_strides(s.sizes)[..] == s.strides[..];
+        if dst.sizes != src.sizes || dst.elem_bytes != src.elem_bytes || !dense(&dst) || !dense(&src) {
+            return Err("a strided copy on the GPU is not supported yet".into());
+        }
+        let n = aot_ir::size::checked_numel(dst.sizes).ok_or("a copy's size overflows")? as u64;
+        let bytes = n.checked_mul(dst.elem_bytes as u64).ok_or("a copy's size overflows")?;
+        let at = |s: &Strided<'_>| s.addr.checked_add((s.offset as u64).checked_mul(s.elem_bytes as u64)?);
+        let (d, s) = (at(&dst).ok_or("a copy's offset overflows")?, at(&src).ok_or("a copy's offset overflows")?);
+        if (d < s + bytes && s < d + bytes) || (self.own(d, 0) && !self.own(d, bytes as usize)) {
+            return Err("a device copy over overlapping or out-of-block ranges".into());
+        }
+        self.copy(d, s, bytes as usize)
+    }
+
+    fn crossings(&self) -> Crossings {
+        self.counts.get()
     }
 }
 

@@ -163,6 +163,25 @@ impl Gpu {
         cu::memcpy_dtoh_sync(dst, src).map_err(|e| driver("copying from the device", e))
     }
 
+    /// Copies `bytes` bytes from device address `src` to `dst` (stream
+    /// order).
+    ///
+    /// # Safety
+    /// Both ranges must lie inside live device allocations and not overlap.
+    pub unsafe fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<(), String> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.current()?;
+        cu::memcpy_dtod_async(dst, src, bytes, cu::stream::null()).map_err(|e| driver("cuMemcpyDtoD", e))
+    }
+
+    /// Waits for all work issued so far (a timing's end).
+    pub fn synchronize(&self) -> Result<(), String> {
+        self.current()?;
+        cu::ctx::synchronize().map_err(|e| driver("cuCtxSynchronize", e))
+    }
+
     /// Sets `bytes` bytes at device address `dst` to zero (stream order).
     ///
     /// # Safety
@@ -365,6 +384,11 @@ impl DeviceMem {
     /// The device address of the first byte.
     pub fn ptr(&self) -> u64 {
         self.ptr
+    }
+
+    /// Bytes the block holds (its size class: at least what was asked).
+    pub fn bytes(&self) -> usize {
+        self.class
     }
 }
 

@@ -100,7 +100,8 @@ pub trait DeviceMemory {
     /// Copies `dst.len()` bytes at `src` on the device to the host (a
     /// crossing).
     fn download(&self, src: u64, dst: &mut [u8]) -> Result<(), String>;
-    /// Copies `bytes` bytes within the device (not a crossing).
+    /// Copies `bytes` bytes within the device (not a crossing); the ranges
+    /// do not overlap.
     fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<(), String>;
     /// Sets `bytes` bytes at `dst` to zero, on the device.
     fn fill_zero(&self, dst: u64, bytes: usize) -> Result<(), String>;
@@ -111,18 +112,39 @@ pub trait DeviceMemory {
     fn crossings(&self) -> Crossings;
 }
 
-/// An allocation of a device memory, freed when dropped.
+/// An allocation of a device memory, freed when dropped; or memory of the
+/// device that another runtime owns (PyTorch's), which is never freed
+/// here.
 pub struct DeviceBlock {
     mem: Rc<dyn DeviceMemory>,
     addr: u64,
     bytes: usize,
+    /// For memory owned elsewhere: what keeps it alive (dropped with the
+    /// block instead of freeing it).
+    owner: Option<Box<dyn std::any::Any>>,
 }
 
 impl DeviceBlock {
     /// A new allocation of `bytes` bytes of `mem`.
     pub fn alloc(mem: &Rc<dyn DeviceMemory>, bytes: usize) -> Result<DeviceBlock, String> {
         let addr = mem.alloc(bytes.max(1))?;
-        Ok(DeviceBlock { mem: mem.clone(), addr, bytes })
+        Ok(DeviceBlock { mem: mem.clone(), addr, bytes, owner: None })
+    }
+
+    /// `bytes` bytes at `addr` of `mem` that another runtime allocated and
+    /// frees: `owner` keeps them alive as long as the block.
+    ///
+    /// # Safety
+    /// The range is device memory of `mem`, valid for reads and writes
+    /// while `owner` lives, and nothing else writes it during a call that
+    /// uses the block.
+    pub unsafe fn foreign(
+        mem: &Rc<dyn DeviceMemory>,
+        addr: u64,
+        bytes: usize,
+        owner: Box<dyn std::any::Any>,
+    ) -> DeviceBlock {
+        DeviceBlock { mem: mem.clone(), addr, bytes, owner: Some(owner) }
     }
 
     pub fn addr(&self) -> u64 {
@@ -146,6 +168,9 @@ impl std::fmt::Debug for DeviceBlock {
 
 impl Drop for DeviceBlock {
     fn drop(&mut self) {
+        if self.owner.is_some() {
+            return;
+        }
         // SAFETY: the block owns the allocation, which nothing uses after
         // the block is gone (storages hold blocks, calls hold storages).
         unsafe { self.mem.free(self.addr) };

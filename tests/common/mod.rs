@@ -173,3 +173,11 @@ pub fn in_own_process(path: &str, env: &[(&str, &str)], body: impl FnOnce()) {
     // A filter that selected nothing would pass: the child must have run it.
     assert!(stdout.contains("1 passed"), "{path} did not run in its own process:\n{stdout}");
 }
+
+/// Whether a backend's resident calls must copy nothing across the bus:
+/// the host-memory device's. The CUDA backend still copies a strided
+/// view's values through the host (`docs/devices.md`), so its suites check
+/// values only.
+pub fn resident_calls_copy_nothing(backend: aot::compile::Backend) -> bool {
+    backend.name() == "hostdev"
+}

@@ -412,5 +412,68 @@ fn gpu_timings() {
                 bytes / s / 1e9
             );
         }
+        // Resident: the argument on the GPU before the calls, the results
+        // left there; the clock stops once the GPU is idle.
+        let mem: std::rc::Rc<dyn aot::runtime::device::DeviceMemory> =
+            aot::codegen::cuda::cuda_memory().expect("the GPU's memory");
+        let dev: Vec<Tensor> = args.iter().map(|a| a.to_device(&mem).unwrap()).collect();
+        let m = Module::parse(text, "t.mlir").unwrap();
+        let mut f = m.compile(None, args, &Options::inference().with_backend(Backend::parse("cuda").unwrap())).unwrap();
+        let gpu = aot::runtime::cuda::gpu().unwrap();
+        f.call(&dev).unwrap();
+        gpu.synchronize().unwrap();
+        let before = mem.crossings();
+        let t = std::time::Instant::now();
+        for _ in 0..reps {
+            f.call(&dev).unwrap();
+        }
+        gpu.synchronize().unwrap();
+        let s = t.elapsed().as_secs_f64() / reps as f64;
+        let crossed = mem.crossings().since(&before);
+        let bytes = 2.0 * 4.0 * args[0].numel() as f64;
+        println!(
+            "timing {name} cuda resident: {:.1} us per call, {:.1} GB/s (input read + output written), {} copies across the bus",
+            s * 1e6,
+            bytes / s / 1e9,
+            crossed.copies()
+        );
+        assert_eq!(crossed.copies(), 0, "{name}: resident calls copied across the bus");
     }
+}
+
+/// Calls on tensors already in the GPU's memory (resident): results stay
+/// there, nothing crosses the bus, and the values are the host's.
+#[test]
+fn resident_calls_stay_on_the_gpu() {
+    if !gpu() {
+        return;
+    }
+    let mem: std::rc::Rc<dyn aot::runtime::device::DeviceMemory> =
+        aot::codegen::cuda::cuda_memory().expect("the GPU's memory");
+    let x = f32s(&[64, 33], &ramp(64 * 33, 0.01));
+    let m = Module::parse(
+        "func.func @main(%x: tensor<64x33xf32>) -> (tensor<64x33xf32>, tensor<64xf32>) {
+  %a = tensor.mul %x, %x : tensor<64x33xf32>
+  %b = tensor.tanh %a : tensor<64x33xf32>
+  %s = tensor.sum %b {dims = [1]} : tensor<64x33xf32> -> tensor<64xf32>
+  return %b, %s : tensor<64x33xf32>, tensor<64xf32>
+}
+"
+        .to_string(),
+        "t.mlir",
+    )
+    .unwrap();
+    let mut host = m.compile(None, std::slice::from_ref(&x), &Options::inference()).unwrap();
+    let mut cuda = m
+        .compile(None, std::slice::from_ref(&x), &Options::inference().with_backend(Backend::parse("cuda").unwrap()))
+        .unwrap();
+    let want = host.call(std::slice::from_ref(&x)).unwrap();
+    let dev = x.to_device(&mem).unwrap();
+    let before = mem.crossings();
+    let got = cuda.call(std::slice::from_ref(&dev)).unwrap();
+    assert_eq!(mem.crossings().since(&before).copies(), 0, "a resident call copied across the bus");
+    assert!(got.iter().all(|t| t.is_on_device()));
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-5 * y.abs().max(1.0));
+    assert!(close(&got[0].read_f64(), &want[0].read_f64()));
+    assert!(close(&got[1].read_f64(), &want[1].read_f64()));
 }
