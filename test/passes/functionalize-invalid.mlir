@@ -86,3 +86,14 @@ func.func @storage_bytes_overflow(
   mut.neg_ %y : tensor<2xf32>
   return %x : tensor<3x3xf32>
 }
+
+// -----
+
+/// An as_strided view of an argument of symbolic size that its range puts
+/// past the end for every size allowed (s0 <= 4): refused as the static
+/// case is.
+func.func @symbolic_as_strided_outside(%x: tensor<s0xf32>) -> tensor<5xf32> attributes {aot.symbols = {s0 = array<i64: 2, 4>}} {
+  // expected-error@+1 {{'view.as_strided' op reaches storage element 4, outside its storage of s0 elements}}
+  %v = view.as_strided %x {size = [5], stride = [1], offset = 0} : tensor<s0xf32> -> tensor<5xf32>
+  return %v : tensor<5xf32>
+}

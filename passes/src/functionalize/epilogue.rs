@@ -567,8 +567,11 @@ impl<'c> Functionalizer<'c> {
                 // Regenerated with as_strided: from the argument holding
                 // the most of its elements (its gradient goes there);
                 // counted only for outputs small enough to visit.
+                // (A symbolic member layout has no elements to visit.)
                 (None, None)
-                    if is_large(numel(&self.objs[o].layout.sizes), 1 << 16) || self.objs[o].layout.is_symbolic() =>
+                    if is_large(numel(&self.objs[o].layout.sizes), 1 << 16)
+                        || self.objs[o].layout.is_symbolic()
+                        || members.iter().any(|(_, l, _)| l.is_symbolic()) =>
                 {
                     facts.input = members.first().map(|m| self.canonical[m.0])
                 }

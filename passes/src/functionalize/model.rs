@@ -308,6 +308,9 @@ pub(super) fn first_outside(from: &Layout, to: &Layout) -> Option<usize> {
 
 /// Storage indices of a layout's elements, walked without a list.
 pub(super) fn indices(l: &Layout) -> aot_runtime::tensor::StridedIter<'_> {
+    // A symbolic size is an expression's id, not a count: callers visit
+    // static layouts only.
+    debug_assert!(!l.is_symbolic(), "the elements of a symbolic layout visited");
     aot_runtime::tensor::strided_iter(&l.sizes, &l.strides, l.offset)
 }
 
@@ -424,10 +427,62 @@ impl<'c> Functionalizer<'c> {
         Ok(o)
     }
 
+    /// That layout `l` stays inside a storage of `len` elements, where
+    /// either has a symbolic size: proven from the function's ranges and
+    /// guards; refused where they prove it reaches past the end (as the
+    /// static check); else assumed as a new guard of the function (the
+    /// compiled function then refuses the sizes that break it, as eager
+    /// refuses the view). An `as_strided` view of an argument is such a
+    /// case: its layout is the caller's, the argument's size symbolic.
+    fn check_symbolic_extent(&mut self, op: Op, l: &Layout, len: i64) -> Result<(), Diagnostic> {
+        use aot_ir::sym::{self, Facts, Guard, Rel};
+        let ctx = self.rw.ctx();
+        let Some(func) =
+            std::iter::successors(Some(op), |&o| ctx.parent_op(o)).find(|&o| ctx.op_name(o) == "func.func")
+        else {
+            return Ok(());
+        };
+        let facts = Facts::of_func(ctx, func).map_err(|m| self.err(op, m))?;
+        // One past the last element: offset + Σ (size - 1)·stride + 1, for
+        // a non-empty view (a size of 0 stays specialized, so an empty
+        // view is static).
+        if l.sizes.contains(&0) {
+            return Ok(());
+        }
+        let overflow = |_| self.err(op, "a view's extent overflows 64 bits");
+        let mut end = sym::add(l.offset, 1).map_err(overflow)?;
+        for (&n, &st) in l.sizes.iter().zip(l.strides.iter()) {
+            let span = sym::mul(sym::sub(n, 1).map_err(overflow)?, st).map_err(overflow)?;
+            end = sym::add(end, span).map_err(overflow)?;
+        }
+        if facts.known_le(end, len) && facts.known_le(0, l.offset) {
+            return Ok(());
+        }
+        let past = sym::add(len, 1).map_err(overflow)?;
+        if facts.known_le(past, end) {
+            return Err(self.err(
+                op,
+                format!(
+                    "reaches storage element {}, outside its storage of {} elements",
+                    sym::display(sym::sub(end, 1).map_err(overflow)?),
+                    sym::display(len)
+                ),
+            ));
+        }
+        let guard = Guard::new(end, Rel::Le, len);
+        let mut facts = facts;
+        if !facts.guards.contains(&guard) {
+            facts.guards.push(guard);
+            facts.set_on(&mut self.rw, func);
+        }
+        Ok(())
+    }
+
     /// Which storage elements the member arguments of a flat storage cover.
     pub(super) fn check_covered(&mut self, op: Op, s: usize, l: &Layout) -> Result<(), Diagnostic> {
         let len = self.stos[s].len;
         if l.is_symbolic() || aot_ir::sym::is_symbolic(len) {
+            self.check_symbolic_extent(op, l, len)?;
             // A symbolic storage is an argument's or a fresh value's own
             // (`aot.layout` is refused for symbolic arguments), and a view
             // rule keeps its layouts inside it; an argument covers all of

@@ -243,9 +243,26 @@ impl<'c> Functionalizer<'c> {
                 let size = self.rw.attr_i64_list(op, "size").ok_or_else(|| self.err(op, "requires 'size'"))?;
                 let l = resize_layout(&self.objs[x].layout, &size);
                 if l != self.objs[x].layout {
-                    let need = l.offset + numel(&l.sizes);
-                    if need > self.stos[sto].len {
-                        self.grow_storage(sto, need)?;
+                    let len = self.stos[sto].len;
+                    if l.is_symbolic() || aot_ir::sym::is_symbolic(len) {
+                        // Growing a storage of symbolic size needs the zeros
+                        // it gains as a size expression; within it, the new
+                        // layout is a view.
+                        let need = aot_ir::sym::numel(&l.sizes).and_then(|n| aot_ir::sym::add(l.offset, n));
+                        let ctx = self.rw.ctx();
+                        let func = std::iter::successors(Some(op), |&o| ctx.parent_op(o))
+                            .find(|&o| ctx.op_name(o) == "func.func");
+                        let facts = func.and_then(|f| aot_ir::sym::Facts::of_func(ctx, f).ok()).unwrap_or_default();
+                        if !need.is_ok_and(|n| facts.known_le(n, len)) {
+                            return Err(
+                                self.err(op, "a resize_ that may grow a storage of symbolic size is not supported yet")
+                            );
+                        }
+                    } else {
+                        let need = l.offset + numel(&l.sizes);
+                        if need > len {
+                            self.grow_storage(sto, need)?;
+                        }
                     }
                     // The new layout may read storage elements no argument covers.
                     self.check_covered(op, sto, &l)?;
