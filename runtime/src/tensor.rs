@@ -769,41 +769,27 @@ impl Tensor {
     /// Writes row-major `data` through this tensor's strides (a device
     /// tensor's storage goes to the host and back).
     pub fn write_f64(&self, data: &[f64]) {
-        let idx = self.storage_indices();
-        debug_assert_eq!(idx.len(), data.len());
-        let st = self.storage();
-        if st.is_on_device() {
-            if let Ok(mut b) = st.to_host_buffer() {
-                for (&i, &x) in idx.iter().zip(data) {
-                    b.set_f64(i, x);
-                }
-                let _ = st.write_host_buffer(b);
-            }
-            return;
-        }
-        let mut b = st.buf_mut();
-        for (&i, &x) in idx.iter().zip(data) {
-            b.set_f64(i, x);
-        }
+        self.write_each(data, Buffer::set_f64);
     }
 
     pub fn write_i64(&self, data: &[i64]) {
+        self.write_each(data, Buffer::set_i64);
+    }
+
+    /// `set(buffer, storage index, value)` for each element, row-major.
+    fn write_each<T: Copy>(&self, data: &[T], set: fn(&mut Buffer, usize, T)) {
         let idx = self.storage_indices();
         debug_assert_eq!(idx.len(), data.len());
         let st = self.storage();
         if st.is_on_device() {
             if let Ok(mut b) = st.to_host_buffer() {
-                for (&i, &x) in idx.iter().zip(data) {
-                    b.set_i64(i, x);
-                }
+                idx.iter().zip(data).for_each(|(&i, &x)| set(&mut b, i, x));
                 let _ = st.write_host_buffer(b);
             }
             return;
         }
         let mut b = st.buf_mut();
-        for (&i, &x) in idx.iter().zip(data) {
-            b.set_i64(i, x);
-        }
+        idx.iter().zip(data).for_each(|(&i, &x)| set(&mut b, i, x));
     }
 
     /// Whether the elements live on a device.
