@@ -502,16 +502,17 @@ func.func @symbolic(%x: tensor<s0x4xf32>, %y: tensor<4xf32>) -> (tensor<s0x4xf32
 
 // -----
 
-/// An `as_strided_` of an argument of symbolic size to a layout of its
-/// own: inside the argument's s0·s0 elements only where s0·s0 >= 7, which
-/// the function's ranges do not prove, so the function assumes it as a
-/// guard (the compiled function refuses s0 = 2, as eager refuses the
-/// view there). The ranges prove the second one inside (s1 >= 3).
+/// An `as_strided` view of an argument of symbolic size with a layout of
+/// its own, written through: inside the argument's s0·s0 elements only
+/// where s0·s0 >= 7, which the function's ranges do not prove, so the
+/// function assumes it as a guard (the compiled function refuses s0 = 2,
+/// as eager refuses the view there). The ranges prove the second one
+/// inside (s1 >= 3).
 // CHECK-LABEL: func.func @symbolic_as_strided
 // CHECK-SAME:    aot.guards = ["7 <= (s0*s0)"]
 // CHECK:         view.as_strided_scatter
 func.func @symbolic_as_strided(%x: tensor<s0xs0xf32>, %y: tensor<s1xf32>) -> (tensor<3x3xf32>, tensor<3xf32>) attributes {aot.symbols = {s1 = array<i64: 3, 64>}} {
-  %v = mut.as_strided_ %x {size = [3, 3], stride = [1, 1], offset = 2} : tensor<s0xs0xf32> -> tensor<3x3xf32>
+  %v = view.as_strided %x {size = [3, 3], stride = [1, 1], offset = 2} : tensor<s0xs0xf32> -> tensor<3x3xf32>
   %d = view.diagonal %v {offset = 0, dim1 = 0, dim2 = 1} : tensor<3x3xf32> -> tensor<3xf32>
   mut.neg_ %d : tensor<3xf32>
   %w = view.as_strided %y {size = [3], stride = [1], offset = 0} : tensor<s1xf32> -> tensor<3xf32>

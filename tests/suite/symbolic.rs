@@ -1173,10 +1173,6 @@ fn the_corpus_runs_with_symbolic_sizes() {
 /// fix must take it off this list).
 const KNOWN_SYMBOLIC_DIVERGENCES: &[(&str, &str)] = &[
     (
-        "conformance/as_strided__after_write_beyond_arg_into_sibling.mlir",
-        "a no_grad write through as_strided_ of an argument of symbolic size: wrong values at s0 = 11",
-    ),
-    (
         "views_mutations/index_put_broadcast_row_reads_its_own_writes.mlir",
         "an index_put_ through a broadcast row of symbolic size runs where eager raises (internal overlap)",
     ),

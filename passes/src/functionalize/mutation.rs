@@ -223,6 +223,17 @@ impl<'c> Functionalizer<'c> {
                     self.objs[x].anchor = Some(self.apply(&step, a)?);
                 }
                 if view.is::<AsStridedOp>() {
+                    // An argument moved onto other elements of a storage of
+                    // symbolic size: which elements its writes reach, and
+                    // so what goes back to the caller, is not tracked for
+                    // such storages yet (a write through it gave wrong
+                    // values).
+                    let symbolic = aot_ir::sym::is_symbolic(self.stos[sto].len) || new.is_symbolic();
+                    if symbolic && self.arg_objs.iter().any(|&a| self.objs[a].sto == sto) {
+                        return Err(
+                            self.err(op, "an as_strided_ of an argument with symbolic sizes is not supported yet")
+                        );
+                    }
                     self.check_covered(op, sto, &new)?;
                     self.objs[x].chain = self.restarted_chain(x, step);
                     self.objs[x].cached = None;
