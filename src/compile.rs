@@ -230,34 +230,6 @@ fn slots(ctx: &Context, func: Op, meta: &ViewAndMutationMeta, num_user: usize) -
     Ok(out)
 }
 
-/// How far a call of `func` moves the generator's offset, read off the
-/// graph: the result marked `aot.rng_offset` is the offset argument, or
-/// `rng-functionalize`'s `offset + c` with `c` a constant. `None` when it
-/// is anything else (the runtime then reads the returned offset).
-fn rng_advance(ctx: &Context, func: Op) -> Option<i64> {
-    use aot_passes::rng_functionalize::RNG_OFFSET;
-    let f = aot_dialects::func::FuncView { op: func };
-    let args = f.args(ctx);
-    let offset = (0..args.len()).find(|&i| f.arg_attr(ctx, i, RNG_OFFSET).is_some()).map(|i| args[i])?;
-    let ret = f.return_op(ctx)?;
-    let k = (0..ctx.num_operands(ret)).find(|&i| f.res_attr(ctx, i, RNG_OFFSET).is_some())?;
-    let v = ctx.operand(ret, k);
-    if v == offset {
-        return Some(0);
-    }
-    let add = ctx.defining_op(v).filter(|&o| ctx.op_name(o) == "tensor.add" && ctx.num_operands(o) == 2)?;
-    let other = match (ctx.operand(add, 0), ctx.operand(add, 1)) {
-        (a, c) if a == offset => c,
-        (c, a) if a == offset => c,
-        _ => return None,
-    };
-    let c = ctx.defining_op(other).filter(|&o| ctx.op_name(o) == "tensor.constant")?;
-    match ctx.attr_data(ctx.get_attr(c, "value")?) {
-        aot_ir::AttrData::Dense { data, .. } if data.is_splat() => Some(data.get_i64(0)),
-        _ => None,
-    }
-}
-
 /// Derives the runtime plan of `func` from its metadata.
 pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result<Plans, String> {
     if ctx.has_attr(func, aot_passes::functionalize::WHOLE_STORAGES) {
@@ -293,7 +265,11 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
         bases: sl.bases.clone(),
         num_returns: meta.num_forward_returns(),
         rng: meta.is_rng_op_functionalized,
-        rng_advance: if meta.is_rng_op_functionalized { rng_advance(ctx, func) } else { None },
+        rng_advance: if meta.is_rng_op_functionalized {
+            aot_passes::rng_functionalize::advance(ctx, func)
+        } else {
+            None
+        },
         ..Plan::default()
     };
     for (k, &i) in mutated.iter().enumerate() {

@@ -144,19 +144,15 @@ pub fn compile(ctx: &Context, func: Op, text: &mut String) -> Result<(Compiled, 
         starts.push(total);
         total += n;
     }
-    let device = CudaDevice {
+    let device = CudaDevice::over(
         gpu,
-        module: std::rc::Rc::new(loaded),
-        threads: module.threads.clone(),
-        messages: module.messages.clone(),
-        mirrors: Vec::new(),
-        constants: Vec::new(),
-        params_host: vec![u64::MAX; total],
-        param_starts: starts,
-        params: None,
-        status: None,
-        memory: cuda_memory().map_err(fail)?,
-    };
+        Rc::new(loaded),
+        module.threads.clone(),
+        module.messages.clone(),
+        starts,
+        total,
+        cuda_memory().map_err(fail)?,
+    );
     let compiled = Compiled { program, kernels: Vec::new(), messages: module.messages, globals, owner: Box::new(()) };
     Ok((compiled, device))
 }
@@ -178,7 +174,7 @@ struct Mirror {
 pub struct CudaDevice {
     gpu: &'static Gpu,
     /// Shared by the devices of one symbolic function's evaluated programs.
-    module: std::rc::Rc<Module>,
+    module: Rc<Module>,
     /// Per kernel: threads per iteration of its split loop, or of its only
     /// block (`PtxModule::threads`).
     threads: Vec<u32>,
@@ -202,19 +198,42 @@ impl CudaDevice {
     /// A device over the same loaded kernels with no memory of its own
     /// yet: what another evaluated program of a symbolic function runs on.
     fn fresh(&self) -> Box<dyn Device> {
-        Box::new(CudaDevice {
-            gpu: self.gpu,
-            module: self.module.clone(),
-            threads: self.threads.clone(),
-            messages: self.messages.clone(),
+        Box::new(CudaDevice::over(
+            self.gpu,
+            self.module.clone(),
+            self.threads.clone(),
+            self.messages.clone(),
+            self.param_starts.clone(),
+            self.params_host.len(),
+            self.memory.clone(),
+        ))
+    }
+
+    /// A device running `module`'s kernels (`param_starts`: each kernel's
+    /// first slot among `params` operand addresses), with no call's memory
+    /// yet.
+    fn over(
+        gpu: &'static Gpu,
+        module: Rc<Module>,
+        threads: Vec<u32>,
+        messages: Vec<String>,
+        param_starts: Vec<usize>,
+        params: usize,
+        memory: Rc<CudaMemory>,
+    ) -> CudaDevice {
+        CudaDevice {
+            gpu,
+            module,
+            threads,
+            messages,
             mirrors: Vec::new(),
             constants: Vec::new(),
-            params_host: vec![u64::MAX; self.params_host.len()],
-            param_starts: self.param_starts.clone(),
+            params_host: vec![u64::MAX; params],
+            param_starts,
             params: None,
             status: None,
-            memory: self.memory.clone(),
-        })
+            memory,
+        }
     }
 
     /// The device copy of the global at host address `host` (`bytes`
@@ -236,20 +255,10 @@ impl CudaDevice {
 
     /// The device address of host address `p` (inside some mirrored region).
     fn translate(&self, p: *mut u8) -> Result<(u64, usize), String> {
-        let a = p as usize;
-        let inside = |m: &Mirror, closed: bool| {
-            let lo = m.host as usize;
-            let hi = lo + m.bytes;
-            a >= lo && (a < hi || (closed && a == hi))
-        };
-        let i = self
-            .mirrors
-            .iter()
-            .position(|m| inside(m, false))
-            .or_else(|| self.mirrors.iter().position(|m| inside(m, true)))
+        let i = crate::executor::region_of(&self.mirrors, |m| (m.host as usize, m.bytes), p)
             .ok_or("the CUDA backend found an operand outside every buffer of the call")?;
         let m = &self.mirrors[i];
-        Ok((m.dev + (a - m.host as usize) as u64, i))
+        Ok((m.dev + (p as usize - m.host as usize) as u64, i))
     }
 
     fn upload(&self, m: &Mirror) -> Result<(), String> {

@@ -112,6 +112,19 @@ pub trait Device {
     }
 }
 
+/// Which of `regions` holds address `p` (`span` gives a region's start and
+/// bytes): the one it lies inside, else one it ends (an empty view at a
+/// buffer's end) when no region starts there. How a mirroring device
+/// translates the host addresses the runtime computes.
+pub fn region_of<T>(regions: &[T], span: impl Fn(&T) -> (usize, usize), p: *mut u8) -> Option<usize> {
+    let a = p as usize;
+    let inside = |r: &T, closed: bool| {
+        let (lo, bytes) = span(r);
+        a >= lo && (a < lo + bytes || (closed && a == lo + bytes))
+    };
+    regions.iter().position(|r| inside(r, false)).or_else(|| regions.iter().position(|r| inside(r, true)))
+}
+
 /// Whether every collective completes before the next step runs
 /// (`AOT_SYNC_COLLECTIVES=1`: what overlapping them with independent steps
 /// is measured against).
@@ -242,20 +255,20 @@ impl Runtime {
         &self,
         args: &[Tensor],
     ) -> Result<Option<std::rc::Rc<dyn aot_runtime::device::DeviceMemory>>, String> {
-        let mut found = None;
+        let ours = self.device.as_ref().and_then(|d| d.memory());
         if args.is_empty() {
-            return Ok(self.device.as_ref().and_then(|d| d.memory()));
+            return Ok(ours);
         }
+        let mut found = None;
         for (i, t) in args.iter().enumerate() {
             let Some(mem) = t.storage().device_memory() else { continue };
-            let ours = self.device.as_ref().and_then(|d| d.memory());
-            match ours {
-                Some(m) if aot_runtime::device::same_memory(&m, &mem) => found = Some(m),
+            match &ours {
+                Some(m) if aot_runtime::device::same_memory(m, &mem) => found = Some(m.clone()),
                 _ => {
                     return Err(format!(
                         "argument {i} lives on device {}; this function runs on {}",
                         mem.name(),
-                        ours.map_or("the host".to_string(), |m| m.name())
+                        ours.as_ref().map_or("the host".to_string(), |m| m.name())
                     ))
                 }
             }
@@ -502,14 +515,7 @@ impl Runtime {
                                 d.begin(regions(&bound), resume)?;
                                 begin = false;
                             }
-                            let mut ptrs = [std::ptr::null_mut(); 10];
-                            for (p, b) in ptrs.iter_mut().zip(&at.bufs) {
-                                *p = root_ptr(b.root, &arg_ptrs);
-                            }
-                            let plan = at
-                                .plan
-                                .as_ref()
-                                .ok_or("a symbolic program's attention runs only once evaluated for sizes")?;
+                            let (plan, ptrs) = attention_operands(at, &|r| root_ptr(r, &arg_ptrs))?;
                             d.attention(plan, &ptrs)?;
                             continue;
                         }
@@ -578,14 +584,7 @@ impl Runtime {
                         );
                     }
                     Step::Attention(at) => {
-                        // (At most ten operands; an absent mask stays null.)
-                        let mut ptrs = [std::ptr::null_mut(); 10];
-                        for (p, b) in ptrs.iter_mut().zip(&at.bufs) {
-                            *p = root_ptr(b.root, &arg_ptrs);
-                        }
-                        let Some(plan) = &at.plan else {
-                            return Err("a symbolic program's attention runs only once evaluated for sizes".into());
-                        };
+                        let (plan, ptrs) = attention_operands(at, &|r| root_ptr(r, &arg_ptrs))?;
                         // SAFETY: the plan was made for these buffers' types,
                         // which binding checked; the results are fresh
                         // allocations the inputs cannot overlap.
@@ -739,7 +738,7 @@ impl Runtime {
                 Root::Global(g) => match &resident {
                     // The device's copy of the constant, copied on the device.
                     Some(mem) => {
-                        let s = Storage::on_device(mem, r.ty.elem, code.globals[g].len())?;
+                        let s = Storage::on_device_uninit(mem, r.ty.elem, code.globals[g].len())?;
                         mem.copy(
                             s.device_addr().ok_or("no device address")?,
                             global_ptrs[g] as u64,
@@ -773,6 +772,20 @@ impl Runtime {
         }
         Ok(outs)
     }
+}
+
+/// An attention step's plan and its operands' addresses (`root` gives a
+/// buffer's): at most ten, an absent mask null.
+fn attention_operands<'a>(
+    at: &'a crate::program::Attention,
+    root: &dyn Fn(Root) -> *mut u8,
+) -> Result<(&'a AttentionPlan, [*mut u8; 10]), String> {
+    let mut ptrs = [std::ptr::null_mut(); 10];
+    for (p, b) in ptrs.iter_mut().zip(&at.bufs) {
+        *p = root(b.root);
+    }
+    let plan = at.plan.as_ref().ok_or("a symbolic program's attention runs only once evaluated for sizes")?;
+    Ok((plan, ptrs))
 }
 
 /// Runs a fused attention step with the operands at `ptrs` (the step's

@@ -69,16 +69,10 @@ impl HostDevice {
     /// the mirror holding it. A pointer one past a region's end belongs to
     /// it when no region starts there (an empty view at the end).
     fn translate(&self, p: *mut u8) -> Result<(u64, usize), String> {
-        let a = p as usize;
-        let inside = |m: &Mirror, closed: bool| {
-            let lo = m.host as usize;
-            a >= lo && (a < lo + m.bytes || (closed && a == lo + m.bytes))
-        };
-        let i = (self.mirrors.iter().position(|m| inside(m, false)))
-            .or_else(|| self.mirrors.iter().position(|m| inside(m, true)))
+        let i = crate::executor::region_of(&self.mirrors, |m| (m.host as usize, m.bytes), p)
             .ok_or("host-memory device: an operand outside every region of the call")?;
         let m = &self.mirrors[i];
-        Ok((m.dev + (a - m.host as usize) as u64, i))
+        Ok((m.dev + (p as usize - m.host as usize) as u64, i))
     }
 
     fn upload(&self, m: &Mirror) -> Result<(), String> {
@@ -210,10 +204,7 @@ impl Device for HostDevice {
     }
 
     fn attention(&mut self, plan: &AttentionPlan, ptrs: &[*mut u8; 10]) -> Result<(), String> {
-        let writes = match plan {
-            AttentionPlan::Forward(_) => 3..5,
-            AttentionPlan::Backward(_) => 6..9,
-        };
+        let writes = plan.written();
         let dev = self.operands(ptrs, |k| writes.contains(&k))?;
         let mut at = [std::ptr::null_mut(); 10];
         at.copy_from_slice(&dev);

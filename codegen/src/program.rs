@@ -240,6 +240,16 @@ pub enum AttentionPlan {
     Backward(crate::attention::GradPlan),
 }
 
+impl AttentionPlan {
+    /// The operands its step writes (see [`Attention::written`]).
+    pub fn written(&self) -> std::ops::Range<usize> {
+        match self {
+            AttentionPlan::Forward(_) => r#loop::ATTENTION_RESULTS,
+            AttentionPlan::Backward(_) => r#loop::ATTENTION_GRAD_RESULTS,
+        }
+    }
+}
+
 impl Attention {
     /// The operands the step writes: out and lse, or dq, dk and dv.
     pub fn written(&self) -> std::ops::Range<usize> {

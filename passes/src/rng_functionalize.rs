@@ -127,6 +127,34 @@ impl Pass for RngFunctionalize {
     }
 }
 
+/// How far a call of `func` (this pass's output, after any later pass)
+/// moves the generator's offset, read off the graph: the result marked
+/// [`RNG_OFFSET`] is the offset argument, or this pass's `offset + c` with
+/// `c` a constant. `None` when it is anything else (the runtime then reads
+/// the returned offset).
+pub fn advance(ctx: &Context, func: Op) -> Option<i64> {
+    let f = FuncView { op: func };
+    let args = f.args(ctx);
+    let offset = (0..args.len()).find(|&i| f.arg_attr(ctx, i, RNG_OFFSET).is_some()).map(|i| args[i])?;
+    let ret = f.return_op(ctx)?;
+    let k = (0..ctx.num_operands(ret)).find(|&i| f.res_attr(ctx, i, RNG_OFFSET).is_some())?;
+    let v = ctx.operand(ret, k);
+    if v == offset {
+        return Some(0);
+    }
+    let add = ctx.defining_op(v).filter(|&o| ctx.op_name(o) == AddOp::NAME && ctx.num_operands(o) == 2)?;
+    let other = match (ctx.operand(add, 0), ctx.operand(add, 1)) {
+        (a, c) if a == offset => c,
+        (c, a) if a == offset => c,
+        _ => return None,
+    };
+    let c = ctx.defining_op(other).filter(|&o| ctx.op_name(o) == ConstantOp::NAME)?;
+    match ctx.attr_data(ctx.get_attr(c, "value")?) {
+        AttrData::Dense { data, .. } if data.is_splat() => Some(data.get_i64(0)),
+        _ => None,
+    }
+}
+
 inventory::submit! {
     PassInfo {
         argument: "rng-functionalize",

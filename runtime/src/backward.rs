@@ -132,14 +132,7 @@ pub struct Gradients {
 
 type Mem = Rc<dyn crate::device::DeviceMemory>;
 
-thread_local! {
-    /// Whether the running backward assembled some tangent or gradient
-    /// from values on the host (see [`Gradients::routed_on_host`]).
-    static ON_HOST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 fn values(t: &Tensor) -> Vec<f64> {
-    ON_HOST.with(|h| h.set(true));
     t.read_f64()
 }
 
@@ -236,7 +229,6 @@ impl Backward {
         let exec = |m: String| CallError::Execution(m);
         let conv = |m: String| CallError::Convention(m);
         let ForwardState { saved, slots, syms } = state;
-        ON_HOST.with(|h| h.set(false));
         // Shapes with symbolic sizes take the forward call's values.
         let evaluated;
         let p = if syms.is_empty() {
@@ -277,7 +269,6 @@ impl Backward {
                                 .map_err(conv)?;
                         }
                     }
-                    ON_HOST.with(|h| h.set(true));
                     Acc::Values(buf)
                 }
                 TangentFrom::Zeros => Acc::zeros(*e, shape, mem).map_err(exec)?,
@@ -330,7 +321,12 @@ impl Backward {
         // 2. The graph. It owns the saved values and tangents from here.
         let mut inputs: Vec<Tensor> = saved;
         let first_tangent = inputs.len();
+        // Whether some tangent or gradient was assembled from values on the
+        // host (every routed value ends as `Acc::Values`, or in a base's or
+        // a duplicate group's sum).
+        let mut routed_on_host = !p.dup_groups.is_empty();
         for ((_, e, shape), acc) in p.tangents.iter().zip(tangents) {
+            routed_on_host |= matches!(acc, Acc::Values(_));
             inputs.push(acc.into_tensor(*e, shape, mem).map_err(exec)?);
         }
         let absent: Vec<usize> =
@@ -408,6 +404,7 @@ impl Backward {
                 }
             }
         }
+        routed_on_host |= !bases.is_empty() || args.iter().any(|a| matches!(a, Some(Acc::Values(_))));
         let args = args
             .into_iter()
             .enumerate()
@@ -422,7 +419,6 @@ impl Backward {
             })
             .collect::<Result<_, String>>()
             .map_err(exec)?;
-        let routed_on_host = ON_HOST.with(|h| h.get()) || !bases.is_empty() || !p.dup_groups.is_empty();
         Ok(Gradients { args, bases, routed_on_host })
     }
 }

@@ -106,11 +106,9 @@ impl Storage {
         kind: ElemType,
         n: usize,
     ) -> Result<StorageRef, String> {
-        let bytes = aot_ir::size::check_alloc(n as u64, kind.byte_size() as u64, "a device storage")
-            .map_err(|e| e.to_string())?;
-        let block = crate::device::DeviceBlock::alloc(mem, bytes as usize)?;
-        mem.fill_zero(block.addr(), bytes as usize)?;
-        Ok(Storage::in_block(kind, block))
+        let s = Storage::on_device_uninit(mem, kind, n)?;
+        mem.fill_zero(s.device_addr().ok_or("a device storage without an address")?, s.byte_len())?;
+        Ok(s)
     }
 
     /// [`Storage::on_device`] without the zero fill: the elements hold
@@ -739,31 +737,28 @@ impl Tensor {
     /// tensor's storage is copied to the host for it (a counted crossing);
     /// a failed copy reads as NaN.
     pub fn read_f64(&self) -> Vec<f64> {
-        let idx = self.storage_indices();
-        let st = self.storage();
-        if st.is_on_device() {
-            return match st.to_host_buffer() {
-                Ok(b) => idx.iter().map(|&i| b.get_f64(i)).collect(),
-                Err(_) => vec![f64::NAN; idx.len()],
-            };
-        }
-        let b = st.buf();
-        idx.iter().map(|&i| b.get_f64(i)).collect()
+        self.read_each(Buffer::get_f64, f64::NAN)
     }
 
     /// The values seen through this tensor, row-major, as `i64` (a device
     /// tensor's as in [`Tensor::read_f64`]; a failed copy reads as 0).
     pub fn read_i64(&self) -> Vec<i64> {
+        self.read_each(Buffer::get_i64, 0)
+    }
+
+    /// `get(buffer, storage index)` for each element, row-major; `failed`
+    /// for each when a device storage's copy to the host fails.
+    fn read_each<T: Copy>(&self, get: fn(&Buffer, usize) -> T, failed: T) -> Vec<T> {
         let idx = self.storage_indices();
         let st = self.storage();
         if st.is_on_device() {
             return match st.to_host_buffer() {
-                Ok(b) => idx.iter().map(|&i| b.get_i64(i)).collect(),
-                Err(_) => vec![0; idx.len()],
+                Ok(b) => idx.iter().map(|&i| get(&b, i)).collect(),
+                Err(_) => vec![failed; idx.len()],
             };
         }
         let b = st.buf();
-        idx.iter().map(|&i| b.get_i64(i)).collect()
+        idx.iter().map(|&i| get(&b, i)).collect()
     }
 
     /// Writes row-major `data` through this tensor's strides (a device
@@ -800,11 +795,9 @@ impl Tensor {
     /// A contiguous copy of this tensor's values in a new storage of `mem`
     /// (one upload), with no autograd history.
     pub fn to_device(&self, mem: &Rc<dyn crate::device::DeviceMemory>) -> Result<Tensor, String> {
-        let host = if self.is_on_device() { self.to_host()? } else { self.clone() };
-        let dense = Tensor::zeros(host.dtype(), &host.sizes(), host.physical());
-        dense.copy_values_from(&host);
+        let dense = self.to_host()?;
         let st = dense.storage();
-        let out = Storage::on_device(mem, st.kind(), st.len())?;
+        let out = Storage::on_device_uninit(mem, st.kind(), st.len())?;
         out.write_host_buffer(st.buf().clone())?;
         let sizes = dense.sizes();
         Tensor::from_parts(out, dense.dtype(), sizes.clone(), contiguous_strides(&sizes), 0)
@@ -966,7 +959,7 @@ impl Tensor {
             let dev = match moved.iter().find(|(id, _)| *id == st.id()) {
                 Some((_, d)) => d.clone(),
                 None => {
-                    let d = Storage::on_device(mem, st.kind(), st.len())?;
+                    let d = Storage::on_device_uninit(mem, st.kind(), st.len())?;
                     d.write_host_buffer(st.buf().clone())?;
                     moved.push((st.id(), d.clone()));
                     d

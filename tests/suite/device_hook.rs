@@ -32,6 +32,15 @@ fn pipelined(text: &str, file: &str) -> Option<(Context, Op)> {
     Some((ctx, f))
 }
 
+/// `f` of `ctx` through the codegen pipeline, and Cranelift's kernels and
+/// host program for it, to run on a device.
+fn lowered_code(ctx: &mut Context, f: Op) -> aot::codegen::executor::Compiled {
+    let native = aot::codegen::Native::default();
+    aot::codegen::compile_function(ctx, f, &native, &mut String::new()).expect("the pipeline takes the function");
+    aot::codegen::cranelift::compile(ctx, f, Default::default(), &mut String::new())
+        .expect("the lowered function compiles")
+}
+
 fn bits(ts: &[Tensor]) -> Vec<Vec<u64>> {
     ts.iter().map(|t| t.read_f64().into_iter().map(f64::to_bits).collect()).collect()
 }
@@ -62,9 +71,7 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
         let Ok(mut plain) = aot::codegen::compile_function(&mut plain_ctx, f1, &native, &mut String::new()) else {
             continue;
         };
-        aot::codegen::compile_function(&mut dev_ctx, f2, &native, &mut String::new()).expect("compiled once already");
-        let mut code = aot::codegen::cranelift::compile(&dev_ctx, f2, Default::default(), &mut String::new())
-            .expect("the lowered function compiles");
+        let mut code = lowered_code(&mut dev_ctx, f2);
         let kernels = std::mem::take(&mut code.kernels);
         let mut device = aot::codegen::executor::Executable::on_device(code, Box::new(HostDevice::new(kernels)));
         let (Ok(a), Ok(b)) = (aot_run::materialize(&spec, &params, false), aot_run::materialize(&spec, &params, false))
@@ -101,9 +108,7 @@ fn a_collective_completes_before_the_device_mirrors_its_output() {
         let opts = ParseOptions { file: "dist.mlir".into(), first_line: 1 };
         let m = parse_module(&mut ctx, crate::dist::OVERLAP, &opts).unwrap();
         let f = aot::dialects::func::entry_func(&ctx, m, None).unwrap().op;
-        let native = aot::codegen::Native::default();
-        aot::codegen::compile_function(&mut ctx, f, &native, &mut String::new()).unwrap();
-        let mut code = aot::codegen::cranelift::compile(&ctx, f, Default::default(), &mut String::new()).unwrap();
+        let mut code = lowered_code(&mut ctx, f);
         let kernels = std::mem::take(&mut code.kernels);
         let mut device = aot::codegen::executor::Executable::on_device(code, Box::new(HostDevice::new(kernels)));
         let x = crate::dist::lazy_input(rank);
@@ -150,9 +155,7 @@ fn symbolic_programs_run_on_a_device_per_set_of_sizes() {
         let Ok(mut plain) = aot::codegen::compile_function(&mut plain_ctx, f1, &native, &mut String::new()) else {
             continue;
         };
-        aot::codegen::compile_function(&mut dev_ctx, f2, &native, &mut String::new()).expect("compiled once already");
-        let mut code = aot::codegen::cranelift::compile(&dev_ctx, f2, Default::default(), &mut String::new())
-            .expect("the lowered function compiles");
+        let mut code = lowered_code(&mut dev_ctx, f2);
         assert!(code.program.symbolic, "{name}: not compiled with run-time sizes");
         let kernels = code.kernels.clone();
         let made = Rc::new(Cell::new(0));

@@ -436,13 +436,8 @@ impl<'c> Functionalizer<'c> {
     /// case: its layout is the caller's, the argument's size symbolic.
     fn check_symbolic_extent(&mut self, op: Op, l: &Layout, len: i64) -> Result<(), Diagnostic> {
         use aot_ir::sym::{self, Facts, Guard, Rel};
-        let ctx = self.rw.ctx();
-        let Some(func) =
-            std::iter::successors(Some(op), |&o| ctx.parent_op(o)).find(|&o| ctx.op_name(o) == "func.func")
-        else {
-            return Ok(());
-        };
-        let facts = Facts::of_func(ctx, func).map_err(|m| self.err(op, m))?;
+        let func = self.func;
+        let facts = Facts::of_func(self.rw.ctx(), func).map_err(|m| self.err(op, m))?;
         // One past the last element: offset + Σ (size - 1)·stride + 1, for
         // a non-empty view (a size of 0 stays specialized, so an empty
         // view is static).

@@ -260,10 +260,8 @@ impl<'c> Functionalizer<'c> {
                         // it gains as a size expression; within it, the new
                         // layout is a view.
                         let need = aot_ir::sym::numel(&l.sizes).and_then(|n| aot_ir::sym::add(l.offset, n));
-                        let ctx = self.rw.ctx();
-                        let func = std::iter::successors(Some(op), |&o| ctx.parent_op(o))
-                            .find(|&o| ctx.op_name(o) == "func.func");
-                        let facts = func.and_then(|f| aot_ir::sym::Facts::of_func(ctx, f).ok()).unwrap_or_default();
+                        let facts =
+                            aot_ir::sym::Facts::of_func(self.rw.ctx(), self.func).map_err(|m| self.err(op, m))?;
                         if !need.is_ok_and(|n| facts.known_le(n, len)) {
                             return Err(
                                 self.err(op, "a resize_ that may grow a storage of symbolic size is not supported yet")

@@ -98,6 +98,10 @@ pub struct Functionalizer<'c> {
     pub(super) muts: Vec<MutCount>,
     /// How deep the calls being inlined nest (refused past 64).
     pub(super) depth: usize,
+    /// The function being functionalized: its ranges and guards are what
+    /// size decisions may assume (the ops of inlined callees included), and
+    /// where a new guard goes.
+    pub(super) func: Op,
     pub(super) stats: Stats,
 }
 
@@ -106,9 +110,10 @@ impl<'c> Functionalizer<'c> {
         Diagnostic::op_error(self.rw.ctx(), op, msg)
     }
 
-    fn new(rw: Rewriter<'c>) -> Self {
+    fn new(rw: Rewriter<'c>, func: Op) -> Self {
         Functionalizer {
             rw,
+            func,
             graph: AutogradGraph::default(),
             grad_fn: FxHashMap::default(),
             unsupported_backward: None,
@@ -154,7 +159,7 @@ impl<'c> Functionalizer<'c> {
         // Duplicates: a probe with every duplicate merged finds which
         // duplicated objects the function touches; only those stay merged.
         let merge = if has_dupes {
-            let mut probe = Functionalizer::new(rw);
+            let mut probe = Functionalizer::new(rw, func);
             probe.setup_args(func, None)?;
             let mut env: FxHashMap<Value, usize> = args.iter().copied().zip(probe.arg_objs.clone()).collect();
             probe.walk(entry, &mut env)?;
@@ -168,7 +173,7 @@ impl<'c> Functionalizer<'c> {
         } else {
             None
         };
-        let mut this = Functionalizer::new(rw);
+        let mut this = Functionalizer::new(rw, func);
         this.setup_args(func, merge.as_deref())?;
         let mut env: FxHashMap<Value, usize> = args.iter().copied().zip(this.arg_objs.clone()).collect();
         let outs = this.walk(entry, &mut env)?;
