@@ -333,7 +333,8 @@ pub fn build_plan(ctx: &Context, func: Op, meta: &ViewAndMutationMeta) -> Result
             None => contiguous_of_result(ctx, func, mutated.len() + k).ok(),
         }
     };
-    let mut placed = placements(meta, &returned, mutated.len(), num_user_out, &own_layout);
+    let ends = Ends { layout_of: &own_layout, facts: aot_ir::sym::Facts::of_func(ctx, func).unwrap_or_default() };
+    let mut placed = placements(meta, &returned, mutated.len(), num_user_out, &ends);
     for (j, o) in meta.output_info[..num_user_out].iter().enumerate() {
         let layout_of = |base: &Strided| -> Result<Strided, String> {
             match (&o.views, &o.layout) {
@@ -700,8 +701,8 @@ enum Sibling {
     Of(usize),
 }
 
-/// [`Sibling`] for user output `j`, when it has siblings; `layout_of(k)` is
-/// output `k`'s layout in that storage. Only for outputs that do not
+/// [`Sibling`] for user output `j`, when it has siblings; `ends` says where
+/// each output's layout ends in that storage. Only for outputs that do not
 /// require grad (a gradient of one does not reach the others: their graph
 /// values are distinct results), and for outputs of an op returning several
 /// views (`unsafe_view_alias`), which PyTorch forbids writing in place, so
@@ -712,7 +713,7 @@ fn sibling_view(
     returned: &[(Value, Value)],
     first: usize,
     j: usize,
-    layout_of: &dyn Fn(usize) -> Option<Strided>,
+    ends: &Ends<'_>,
 ) -> Option<Sibling> {
     let &(v, root) = returned.get(first + j)?;
     let o = meta.output_info.get(j)?;
@@ -740,16 +741,62 @@ fn sibling_view(
     if members.len() < 2 {
         return None;
     }
-    if members[0] != j {
-        return Some(Sibling::Of(members[0]));
-    }
-    // Every member's elements lie in the first's storage.
+    // Every member's elements lie in the first's storage (where no end is
+    // known to be the last, none of them is placed: each gets its own).
     let mut numel = 0;
     for &k in &members {
-        let l = layout_of(k)?;
-        numel = numel.max(aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)?.1);
+        numel = ends.max(numel, ends.end(k)?)?;
     }
-    Some(Sibling::First { numel })
+    Some(if members[0] != j { Sibling::Of(members[0]) } else { Sibling::First { numel } })
+}
+
+/// Where outputs' layouts end in the storage eager holds them in, as size
+/// expressions: a symbolic function's layouts end at an expression of its
+/// symbols, and the storage that holds several of them must reach the
+/// largest end at every size the function accepts. Where no end is known
+/// to be the largest (the function's ranges and guards decide), the
+/// outputs are not placed together.
+struct Ends<'a> {
+    layout_of: &'a dyn Fn(usize) -> Option<Strided>,
+    facts: aot_ir::sym::Facts,
+}
+
+impl Ends<'_> {
+    /// One past the last storage element output `k`'s layout reaches
+    /// (non-negative strides; a symbolic size of 0 reaches nothing, and the
+    /// expression then ends at or before the offset, which no other
+    /// member's storage needs).
+    fn end(&self, k: usize) -> Option<i64> {
+        let l = (self.layout_of)(k)?;
+        if aot_ir::sym::layout_is_static(&l.size, &l.stride, l.offset) {
+            return aot_ir::size::checked_extent(&l.size, &l.stride, l.offset).map(|e| e.1);
+        }
+        use aot_ir::sym::{add, mul, sub};
+        let mut end = add(l.offset, 1).ok()?;
+        for (&n, &s) in l.size.iter().zip(&l.stride) {
+            if !self.facts.known_le(0, s) {
+                return None;
+            }
+            end = add(end, mul(sub(n, 1).ok()?, s).ok()?).ok()?;
+        }
+        Some(end)
+    }
+
+    /// Whether `a <= b` at every size the function accepts.
+    fn le(&self, a: i64, b: i64) -> bool {
+        self.facts.known_le(a, b)
+    }
+
+    /// The larger of two ends, when one is known to be.
+    fn max(&self, a: i64, b: i64) -> Option<i64> {
+        if self.le(a, b) {
+            Some(b)
+        } else if self.le(b, a) {
+            Some(a)
+        } else {
+            None
+        }
+    }
 }
 
 /// Where a user output the graph computes lies beside the other outputs
@@ -783,7 +830,7 @@ fn placements(
     returned: &[(Value, Value)],
     first: usize,
     num_user_out: usize,
-    layout_of: &dyn Fn(usize) -> Option<Strided>,
+    ends: &Ends<'_>,
 ) -> Vec<Placement> {
     let outputs = &meta.output_info[..num_user_out.min(meta.output_info.len())];
     let computed = |o: &OutputAliasInfo| match o.output_type {
@@ -799,12 +846,11 @@ fn placements(
                 .then(|| viewed_output(meta, returned, first, j))
                 .flatten();
             let sibling =
-                (computed(o) && viewed.is_none()).then(|| sibling_view(meta, returned, first, j, layout_of)).flatten();
+                (computed(o) && viewed.is_none()).then(|| sibling_view(meta, returned, first, j, ends)).flatten();
             Placement { viewed, sibling }
         })
         .collect();
-    let extent =
-        |k: usize| layout_of(k).and_then(|l| aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)).map(|e| e.1);
+    let extent = |k: usize| ends.end(k);
     // Outputs whose buffers others view, with the elements each holds.
     let mut anchors: Vec<(usize, i64)> = Vec::new();
     for (j, p) in placed.iter().enumerate() {
@@ -833,7 +879,7 @@ fn placements(
             let Some(e) = extent(j) else { continue };
             let holder = anchors
                 .iter()
-                .find(|&&(k, numel)| outputs[k].storage_group == Some(g) && joins(&outputs[k]) && e <= numel);
+                .find(|&&(k, numel)| outputs[k].storage_group == Some(g) && joins(&outputs[k]) && ends.le(e, numel));
             match holder {
                 Some(&(k, _)) => placed[j].sibling = Some(Sibling::Of(k)),
                 None => rest.push((j, e)),
@@ -841,7 +887,7 @@ fn placements(
         }
         if let [(head, _), tail @ ..] = &rest[..] {
             if !tail.is_empty() {
-                let numel = rest.iter().map(|&(_, e)| e).max().unwrap_or(0);
+                let Some(numel) = rest.iter().try_fold(0, |m, &(_, e)| ends.max(m, e)) else { continue };
                 placed[*head].sibling = Some(Sibling::First { numel });
                 for &(j, _) in tail {
                     placed[j].sibling = Some(Sibling::Of(*head));

@@ -240,6 +240,50 @@ pub fn mem_overlap(a: &View, b: &View) -> MemOverlap {
     MemOverlap::No
 }
 
+/// [`mem_overlap`] where either view may have symbolic sizes (a
+/// compile-time layout of a function with symbolic sizes): PyTorch's
+/// answer at every size the function accepts, when `facts` (its ranges
+/// and guards) decide it the same way for all of them; `None` where the
+/// answer depends on the sizes. As `mem_overlap`, only layouts it knows to
+/// be dense (row-major, for symbolic ones) are compared by their address
+/// ranges; others are `TooHard`.
+pub fn mem_overlap_given(a: &View, b: &View, facts: &aot_ir::sym::Facts) -> Option<MemOverlap> {
+    use aot_ir::sym;
+    if !a.is_symbolic() && !b.is_symbolic() {
+        return Some(mem_overlap(a, b));
+    }
+    if a == b {
+        return Some(MemOverlap::Full);
+    }
+    let (na, nb) = (sym::numel(&a.size).ok()?, sym::numel(&b.size).ok()?);
+    if facts.known_le(na, 0) || facts.known_le(nb, 0) {
+        return Some(MemOverlap::No);
+    }
+    if !facts.known_le(1, na) || !facts.known_le(1, nb) {
+        return None;
+    }
+    let dense = |v: &View| crate::tensor::dense(&v.size, &v.stride);
+    if !dense(a) || !dense(b) {
+        return Some(MemOverlap::TooHard);
+    }
+    let (a0, b0) = (a.offset, b.offset);
+    let (a1, b1) = (sym::add(a0, na).ok()?, sym::add(b0, nb).ok()?);
+    if facts.known_eq(a0, b0) && facts.known_eq(a1, b1) {
+        let same =
+            a.stride.len() == b.stride.len() && a.stride.iter().zip(&b.stride).all(|(&x, &y)| facts.known_eq(x, y));
+        return Some(if same { MemOverlap::Full } else { MemOverlap::Partial });
+    }
+    // `a0 < b1 && b0 < a1`, as `a0 + 1 <= b1` and `b0 + 1 <= a1`.
+    let lt = |x: i64, y: i64| sym::add(x, 1).is_ok_and(|x1| facts.known_le(x1, y));
+    if lt(a0, b1) && lt(b0, a1) {
+        return Some(MemOverlap::Partial);
+    }
+    if facts.known_le(a1, b0) || facts.known_le(b1, a0) {
+        return Some(MemOverlap::No);
+    }
+    None
+}
+
 /// PyTorch's message for an in-place op whose destination has internal
 /// overlap ([`has_internal_overlap`]).
 pub const INTERNAL_OVERLAP_ERROR: &str = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";

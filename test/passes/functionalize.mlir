@@ -518,3 +518,20 @@ func.func @symbolic_as_strided(%x: tensor<s0xs0xf32>, %y: tensor<s1xf32>) -> (te
   %w = view.as_strided %y {size = [3], stride = [1], offset = 0} : tensor<s1xf32> -> tensor<3xf32>
   return %v, %w : tensor<3x3xf32>, tensor<3xf32>
 }
+
+// -----
+
+/// An in-place op's operand in the written-to tensor's storage, at an offset
+/// of symbolic size: the ranges (s0 >= 8) prove the first four elements and
+/// the last four apart at every size, so the write compiles (PyTorch's
+/// overlap check passes at each of them).
+// CHECK-LABEL: func.func @symbolic_operand_apart
+// CHECK:         %[[A:.*]] = view.slice %arg0 {dim = 0, end = 4, start = 0}
+// CHECK:         %[[B:.*]] = view.slice %arg0 {dim = 0, end = 9223372036854775807, start = -4}
+// CHECK:         tensor.add %[[A]], %[[B]] : tensor<4xf32>
+func.func @symbolic_operand_apart(%x: tensor<s0xf32>) -> tensor<s0xf32> attributes {aot.symbols = {s0 = array<i64: 8, 100>}} {
+  %a = view.slice %x {dim = 0, start = 0, end = 4} : tensor<s0xf32> -> tensor<4xf32>
+  %b = view.slice %x {dim = 0, start = -4, end = 9223372036854775807} : tensor<s0xf32> -> tensor<4xf32>
+  mut.add_ %a, %b : tensor<4xf32>, tensor<4xf32>
+  return %x : tensor<s0xf32>
+}

@@ -1171,20 +1171,7 @@ fn the_corpus_runs_with_symbolic_sizes() {
 /// Programs of the corpus whose symbolic compile still differs from eager
 /// (found by the test above; open bugs, each checked to still differ, so a
 /// fix must take it off this list).
-const KNOWN_SYMBOLIC_DIVERGENCES: &[(&str, &str)] = &[
-    (
-        "views_mutations/index_put_broadcast_row_reads_its_own_writes.mlir",
-        "an index_put_ through a broadcast row of symbolic size runs where eager raises (internal overlap)",
-    ),
-    (
-        "aot/output_aliases_intermediate_unbind.mlir",
-        "an output view of an intermediate base is refused at run time (its base's symbolic extent)",
-    ),
-    (
-        "conformance/as_strided__intermediate_output_base_of_a_wider_view.mlir",
-        "an output view of an intermediate base is refused at run time (its base's symbolic extent)",
-    ),
-];
+const KNOWN_SYMBOLIC_DIVERGENCES: &[(&str, &str)] = &[];
 
 /// One program of [`the_corpus_runs_with_symbolic_sizes`]: its differences,
 /// and whether its compile was refused.

@@ -67,13 +67,29 @@ impl<'c> Functionalizer<'c> {
             return Err(self.err(op, INTERNAL_OVERLAP_ERROR));
         }
         let strict = def.interface::<AssertNoOverlap>().is_some();
+        let mut facts = None;
         for &y in &operands[1..] {
-            use aot_runtime::overlap::{mem_overlap, MemOverlap, View, PARTIAL_OVERLAP_ERROR};
+            use aot_runtime::overlap::{mem_overlap_given, MemOverlap, View, PARTIAL_OVERLAP_ERROR};
             let (a, b) = (&self.objs[x].layout, &self.objs[y].layout);
             let status = if y == x {
                 MemOverlap::Full
             } else if self.objs[y].sto == self.objs[x].sto {
-                mem_overlap(&View::new(&a.sizes, &a.strides, a.offset), &View::new(&b.sizes, &b.strides, b.offset))
+                let facts = match &mut facts {
+                    Some(f) => f,
+                    none => {
+                        none.insert(aot_ir::sym::Facts::of_func(self.rw.ctx(), self.func).map_err(|m| self.err(op, m))?)
+                    }
+                };
+                let (va, vb) = (View::new(&a.sizes, &a.strides, a.offset), View::new(&b.sizes, &b.strides, b.offset));
+                // Where the sizes decide whether eager raises, one compile
+                // cannot serve them all.
+                mem_overlap_given(&va, &vb, facts).ok_or_else(|| {
+                    self.err(
+                        op,
+                        "an in-place op whose operand overlaps the written-to tensor at some sizes and not \
+                         at others is not supported yet with symbolic sizes",
+                    )
+                })?
             } else {
                 continue;
             };
