@@ -1123,20 +1123,12 @@ fn candidate_sizes(text: &str) -> Vec<i64> {
     counts.into_iter().map(|(d, _)| d).collect()
 }
 
-/// The corpus with symbolic sizes: each program of `test/run` whose most
-/// frequent argument size (at most 64) can become a symbol (above) is
-/// compiled once for Cranelift, at its own size, and called at three
-/// sizes, against the interpreter's eager run of the symbolic program at
-/// the same sizes (random arguments). Both refusing a size (a guard the
-/// program implies) counts as agreement; one refusing does not. A compile
-/// refused as not supported with symbolic sizes is counted: few may be.
-/// (The programs of `test/symbolic` run on every backend, above.)
-#[test]
-fn the_corpus_runs_with_symbolic_sizes() {
-    aot::init();
+/// The corpus programs that can take a symbolic size (below): name,
+/// generalized text, the size that became `s0`.
+fn corpus_programs() -> Vec<(String, String, i64)> {
     let root = common::corpus_dir("run");
     let files = common::files_ending(&root, ".mlir");
-    let programs: Vec<(String, String, i64)> = files
+    files
         .iter()
         .filter_map(|p| {
             let text = std::fs::read_to_string(p).ok()?;
@@ -1151,8 +1143,19 @@ fn the_corpus_runs_with_symbolic_sizes() {
                 .take(2)
                 .find_map(|n| generalized(&text, n).map(|g| (name.clone(), g, n)))
         })
-        .collect();
-    let results = common::par_map(&programs, |(name, text, n)| corpus_check(name, text, *n));
+        .collect()
+}
+
+/// Runs `check` over `programs` in parallel and fails on any difference
+/// not listed in [`KNOWN_SYMBOLIC_DIVERGENCES`], or when more than
+/// `max_refused_percent` of the compiles were refused as not supported.
+fn corpus_verdict(
+    what: &str,
+    programs: &[(String, String, i64)],
+    max_refused_percent: usize,
+    check: impl Fn(&str, &str, i64) -> (Vec<String>, bool) + Sync,
+) {
+    let results = common::par_map(programs, |(name, text, n)| check(name, text, *n));
     let refused = results.iter().filter(|r| r.1).count();
     let mut failures = Vec::new();
     for ((name, _, _), (diffs, _)) in programs.iter().zip(&results) {
@@ -1162,84 +1165,230 @@ fn the_corpus_runs_with_symbolic_sizes() {
             (true, false) => {}
         }
     }
-    eprintln!("{} corpus programs run with symbolic sizes, {refused} refused", programs.len());
+    eprintln!("{what}: {} corpus programs run with symbolic sizes, {refused} refused", programs.len());
+    assert!(failures.is_empty(), "{what}: {} differences:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        refused * 100 <= programs.len() * max_refused_percent,
+        "{what}: {refused} of {} symbolic programs were refused",
+        programs.len()
+    );
+}
+
+/// The corpus with symbolic sizes: each program of `test/run` whose most
+/// frequent argument size (at most 64) can become a symbol (above) is
+/// compiled once, at its own size, on every backend this build runs here,
+/// and called at three sizes, against the interpreter's eager run of the
+/// symbolic program at the same sizes (random arguments). Both refusing a
+/// size (a guard the program implies) counts as agreement; one refusing
+/// does not. A compile refused as not supported with symbolic sizes is
+/// counted: few may be. (The programs of `test/symbolic` run on every
+/// backend, above.)
+#[test]
+fn the_corpus_runs_with_symbolic_sizes() {
+    aot::init();
+    let programs = corpus_programs();
     assert!(programs.len() >= 400, "only {} corpus programs took a symbolic size", programs.len());
-    assert!(refused * 20 <= programs.len(), "{refused} of {} symbolic programs were refused", programs.len());
-    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
+    for backend in backends() {
+        corpus_verdict(backend.name(), &programs, 5, |name, text, n| corpus_check(name, text, n, backend));
+    }
+}
+
+/// The corpus's training with symbolic sizes: each program of the corpus
+/// that differentiates (its input file has arguments that require grad,
+/// each a tensor of its own) and takes a symbolic size is compiled once for
+/// training (`aot-train`, Cranelift), called forward and backward at three
+/// sizes, and compared with the static program at each of those sizes
+/// (the function specialised to them, compiled for training and run on
+/// the interpreter: what the gradient suite checks against PyTorch):
+/// outputs and gradients.
+#[test]
+fn the_corpus_trains_with_symbolic_sizes() {
+    aot::init();
+    let root = common::corpus_dir("run");
+    let programs: Vec<(String, String, i64)> = corpus_programs()
+        .into_iter()
+        .filter(|(name, text, _)| !training_flags(&root.join(name), text).is_empty())
+        .collect();
+    assert!(programs.len() >= 150, "only {} differentiating corpus programs took a symbolic size", programs.len());
+    // Training refuses two forms with symbolic sizes (docs/dynamic-shapes.md:
+    // an output that requires grad aliasing an input or another output, a
+    // mutated input that requires grad: their tangents' routes are element
+    // lists fixed at compile time): 37 of 256 programs today.
+    corpus_verdict("training", &programs, 16, |name, text, n| {
+        corpus_train_check(name, text, n, &training_flags(&root.join(name), text))
+    });
+}
+
+/// Which arguments of corpus program `mlir` require grad, from its input
+/// file; empty where none does, or where an argument is not a tensor of
+/// its own (a view of a shared storage, a duplicate: symbolic training
+/// refuses those by design).
+fn training_flags(mlir: &std::path::Path, text: &str) -> Vec<bool> {
+    let Ok(inputs) = std::fs::read_to_string(mlir.to_string_lossy().replace(".mlir", ".inputs.json")) else {
+        return Vec::new();
+    };
+    let Ok(spec) = aot_run::json::parse_inputs(&inputs) else { return Vec::new() };
+    let flags: Option<Vec<bool>> = spec
+        .args
+        .iter()
+        .map(|a| match a {
+            aot_run::json::ArgSpec::Own { requires_grad, non_leaf: false, .. } => Some(*requires_grad),
+            _ => None,
+        })
+        .collect();
+    match flags {
+        // (Random programs draw per call: their gradients are the
+        // gradient suite's, by finite differences.)
+        Some(f) if f.contains(&true) && !text.contains("rng.") => f,
+        _ => Vec::new(),
+    }
+}
+
+/// Random inputs of `text` at `sizes`, with `flags`' arguments requiring
+/// grad.
+fn inputs_with_grad(text: &str, sizes: &str, seed: u64, flags: &[bool]) -> aot_run::json::InputSpec {
+    let mut spec = inputs(text, sizes, seed);
+    for (a, &rg) in spec.args.iter_mut().zip(flags) {
+        if let aot_run::json::ArgSpec::Own { requires_grad, .. } = a {
+            *requires_grad = rg;
+        }
+    }
+    spec
 }
 
 /// Programs of the corpus whose symbolic compile still differs from eager
-/// (found by the test above; open bugs, each checked to still differ, so a
-/// fix must take it off this list).
+/// (found by the tests above; open bugs, each checked to still differ, so
+/// a fix must take it off this list).
 const KNOWN_SYMBOLIC_DIVERGENCES: &[(&str, &str)] = &[];
 
-/// One program of [`the_corpus_runs_with_symbolic_sizes`]: its differences,
-/// and whether its compile was refused.
-fn corpus_check(name: &str, text: &str, n: i64) -> (Vec<String>, bool) {
+/// The sizes a corpus program is called at: its own, the next, and a
+/// larger odd one.
+fn corpus_sizes(n: i64) -> [i64; 3] {
+    [n, n + 1, 2 * n + 3]
+}
+
+/// Whether a compile error says the symbolic form is not supported.
+fn not_supported(e: &str) -> bool {
+    e.contains("not supported")
+}
+
+/// One program of [`the_corpus_runs_with_symbolic_sizes`] on `backend`:
+/// its differences, and whether its compile was refused.
+fn corpus_check(name: &str, text: &str, n: i64, backend: Backend) -> (Vec<String>, bool) {
+    let name = format!("{name} [{}]", backend.name());
     let mut sources = SourceMgr::new();
     sources.add("symbolic.mlir", Arc::from(text));
     let hint = inputs(text, &format!("s0={n}"), 1);
+    let sizes = corpus_sizes(n).map(|s| format!("s0={s}"));
+    let specs: Vec<_> = sizes.iter().enumerate().map(|(k, at)| inputs(text, at, 10 + k as u64)).collect();
+    let eager: Vec<_> = specs
+        .iter()
+        .map(|spec| {
+            let mut ectx = Context::new();
+            let (_, ef) = parse(&mut ectx, text);
+            let calls = Calls { seed: 7, count: 1, grad: None };
+            match run_eager_calls(&ectx, &sources, ef, spec, calls, false) {
+                Ok(r) => r.to_json(),
+                Err(e) => json!({ "error": e.to_string() }),
+            }
+        })
+        .collect();
     let mut ctx = Context::new();
     let (m, f) = parse(&mut ctx, text);
-    let compiled = (|| -> Result<_, String> {
-        let params = aot_run::signature(&ctx, f).map_err(|e| e.to_string())?;
-        let convention = hint.convention(&ctx, f)?;
-        convention.apply(&mut aot::ir::Rewriter::new(&mut ctx), f)?;
-        let opts = CompileOptions {
-            pipeline: "aot-inference".into(),
-            backend: Backend::CRANELIFT,
-            keep_ir: false,
-            progress: false,
-        };
-        let c = aot::compile::compile(ctx, &sources, m, f, &opts)?;
-        Ok((c, params))
-    })();
-    let sizes = [n, n + 1, 2 * n + 3];
-    let eager_at = |k: usize, at: &str| {
-        let spec = inputs(text, at, 10 + k as u64);
-        let mut ectx = Context::new();
-        let (_, ef) = parse(&mut ectx, text);
-        let calls = Calls { seed: 7, count: 1, grad: None };
-        let eager = match run_eager_calls(&ectx, &sources, ef, &spec, calls, false) {
-            Ok(r) => r.to_json(),
-            Err(e) => json!({ "error": e.to_string() }),
-        };
-        (spec, ectx, ef, eager)
-    };
-    let (compiled, _) = match compiled {
-        Ok(c) => c,
-        Err(e) if e.contains("not supported") => return (Vec::new(), true),
+    let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
+    let calls = Calls { seed: 7, count: 1, grad: None };
+    let spec_refs: Vec<_> = specs.iter().collect();
+    let runs = match aot_run::run_compiled_each(ctx, &sources, m, f, &hint, &spec_refs, &opts, calls) {
+        Ok(runs) => runs,
+        Err(e) if not_supported(&e.to_string()) => return (Vec::new(), true),
         // A program eager refuses at every size may be refused when compiled.
-        Err(e) => {
-            let all_refused =
-                sizes.iter().enumerate().all(|(k, s)| eager_at(k, &format!("s0={s}")).3.get("error").is_some());
-            return match all_refused {
-                true => (Vec::new(), false),
-                false => (vec![format!("{name}: the symbolic program does not compile: {e}")], false),
-            };
-        }
+        Err(_) if eager.iter().all(|e| e.get("error").is_some()) => return (Vec::new(), false),
+        Err(e) => return (vec![format!("{name}: the symbolic program does not compile: {e}")], false),
     };
-    let mut function = compiled.function;
     let mut diffs = Vec::new();
-    for (k, size) in sizes.into_iter().enumerate() {
-        let at = format!("s0={size}");
-        let (spec, mut ectx, ef, eager) = eager_at(k, &at);
-        // The specialised signature, for the arguments' types.
-        aot::ir::sym::specialise_function(&mut ectx, ef, &Bindings::parse(&at).unwrap()).unwrap();
-        let params = aot_run::signature(&ectx, ef).unwrap();
-        let args = aot_run::materialize(&spec, &params, false).unwrap().args;
-        *compiled.generator.borrow_mut() = aot::runtime::Generator::new(7);
-        let got = match function.forward(&args) {
-            Ok((outs, _)) => outputs_json(&outs, &args),
+    for ((at, eager), run) in sizes.iter().zip(&eager).zip(runs) {
+        let got = match run {
+            Ok(r) => outputs_json(&r.outputs, &r.args),
             Err(e) => json!({ "error": e.to_string() }),
         };
         match (eager.get("error"), got.get("error")) {
             (Some(_), Some(_)) => {}
             (None, None) => {
                 let opts = CompareOptions { grads: false, slack: 1.0, all_layouts: true, hidden_output_aliasing: true };
-                diffs.extend(compare(&got, &eager, opts).into_iter().map(|d| format!("{name} at {at}: {d}")));
+                diffs.extend(compare(&got, eager, opts).into_iter().map(|d| format!("{name} at {at}: {d}")));
             }
             (e, c) => diffs.push(format!("{name} at {at}: eager {e:?}, compiled {c:?}")),
+        }
+    }
+    (diffs, false)
+}
+
+/// One program of [`the_corpus_trains_with_symbolic_sizes`]: its
+/// differences, and whether its symbolic compile was refused.
+fn corpus_train_check(name: &str, text: &str, n: i64, flags: &[bool]) -> (Vec<String>, bool) {
+    use aot_run::json::TangentSpec;
+    let mut sources = SourceMgr::new();
+    sources.add("symbolic.mlir", Arc::from(text));
+    let tangents = TangentSpec::default();
+    let calls = Calls { seed: 7, count: 1, grad: Some(&tangents) };
+    let hint = inputs_with_grad(text, &format!("s0={n}"), 1, flags);
+    let sizes = corpus_sizes(n).map(|s| format!("s0={s}"));
+    let specs: Vec<_> =
+        sizes.iter().enumerate().map(|(k, at)| inputs_with_grad(text, at, 10 + k as u64, flags)).collect();
+    let as_json = |r: Result<aot_run::CompiledRun, aot_run::RunError>| match r {
+        Ok(r) => {
+            let mut c = outputs_json(&r.outputs, &r.args);
+            if let Some((g, sg)) = r.grads {
+                c["grads"] = g;
+                c["storage_grads"] = sg;
+            }
+            c
+        }
+        Err(e) => json!({ "error": e.to_string() }),
+    };
+    // The static program at each size, compiled for training.
+    let reference: Vec<_> = sizes
+        .iter()
+        .zip(&specs)
+        .map(|(at, spec)| {
+            let mut ctx = Context::new();
+            let (m, f) = parse(&mut ctx, text);
+            aot::ir::sym::specialise_function(&mut ctx, f, &Bindings::parse(at).expect("sizes")).expect("specialise");
+            let opts = CompileOptions {
+                pipeline: "aot-train".into(),
+                backend: Backend::Interp,
+                keep_ir: false,
+                progress: false,
+            };
+            as_json(run_compiled_for(ctx, &sources, m, f, spec, spec, &opts, calls))
+        })
+        .collect();
+    let mut ctx = Context::new();
+    let (m, f) = parse(&mut ctx, text);
+    let opts =
+        CompileOptions { pipeline: "aot-train".into(), backend: Backend::CRANELIFT, keep_ir: false, progress: false };
+    let spec_refs: Vec<_> = specs.iter().collect();
+    let runs = match aot_run::run_compiled_each(ctx, &sources, m, f, &hint, &spec_refs, &opts, calls) {
+        Ok(runs) => runs,
+        Err(e) if not_supported(&e.to_string()) => return (Vec::new(), true),
+        Err(_) if reference.iter().all(|r| r.get("error").is_some()) => return (Vec::new(), false),
+        Err(e) => return (vec![format!("{name}: the symbolic program does not compile for training: {e}")], false),
+    };
+    let mut diffs = Vec::new();
+    for ((at, want), run) in sizes.iter().zip(&reference).zip(runs) {
+        let got = as_json(run);
+        match (want.get("error"), got.get("error")) {
+            (Some(_), Some(_)) => {}
+            (None, None)
+                if got.get("grads").and_then(|g| g.as_array()).is_none_or(|g| g.iter().all(|g| g.is_null())) =>
+            {
+                diffs.push(format!("{name} at {at}: the symbolic compile gave no gradient"))
+            }
+            (None, None) => {
+                let opts = CompareOptions { grads: true, slack: 1.0, all_layouts: true, hidden_output_aliasing: true };
+                diffs.extend(compare(&got, want, opts).into_iter().map(|d| format!("{name} at {at}: {d}")));
+            }
+            (e, c) => diffs.push(format!("{name} at {at}: static {e:?}, symbolic {c:?}")),
         }
     }
     (diffs, false)

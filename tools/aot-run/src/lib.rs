@@ -379,7 +379,7 @@ pub fn run_compiled(
 /// the guards then decide whether the call may proceed.
 #[allow(clippy::too_many_arguments)]
 pub fn run_compiled_for(
-    mut ctx: Context,
+    ctx: Context,
     sources: &SourceMgr,
     module: Op,
     func: Op,
@@ -388,6 +388,26 @@ pub fn run_compiled_for(
     opts: &aot::compile::CompileOptions,
     calls: Calls<'_>,
 ) -> Result<CompiledRun, RunError> {
+    let mut runs = run_compiled_each(ctx, sources, module, func, compile_for, &[spec], opts, calls)?;
+    runs.pop().expect("one run per input spec")
+}
+
+/// [`run_compiled_for`] with one compile for every spec of `specs`: each
+/// is run as `calls` says (the generator seeded again for each), on the
+/// one compiled function, as a function compiled with symbolic sizes
+/// serves the sizes of each. Errors of the compile are the outer error,
+/// those of a run its own.
+#[allow(clippy::too_many_arguments)]
+pub fn run_compiled_each(
+    mut ctx: Context,
+    sources: &SourceMgr,
+    module: Op,
+    func: Op,
+    compile_for: &InputSpec,
+    specs: &[&InputSpec],
+    opts: &aot::compile::CompileOptions,
+    calls: Calls<'_>,
+) -> Result<Vec<Result<CompiledRun, RunError>>, RunError> {
     let params = signature(&ctx, func)?;
     let convention = compile_for.convention(&ctx, func).map_err(RunError::input)?;
     convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(RunError::input)?;
@@ -397,19 +417,48 @@ pub fn run_compiled_for(
     };
     // Crossings are counted from here, loading the code included (its
     // constants), less what placing arguments and tangents copied.
-    let start = device.as_ref().map(|d| d.crossings()).unwrap_or_default();
-    let mut placed = aot_runtime::device::Crossings::default();
+    let mut start = device.as_ref().map(|d| d.crossings()).unwrap_or_default();
     let compiled = aot::compile::compile(ctx, sources, module, func, opts).map_err(RunError::Program)?;
-    *compiled.generator.borrow_mut() = Generator::new(calls.seed);
     let mut function = compiled.function;
+    let mut runs = Vec::with_capacity(specs.len());
+    for spec in specs {
+        *compiled.generator.borrow_mut() = Generator::new(calls.seed);
+        let run = run_calls(&mut function, &params, spec, device.as_ref(), start, calls);
+        runs.push(run.map(|(args, outputs, grads, crossings, routed_on_host)| CompiledRun {
+            args,
+            outputs,
+            meta: compiled.meta.clone(),
+            ir: compiled.ir.clone(),
+            grads,
+            crossings,
+            routed_on_host,
+        }));
+        start = device.as_ref().map(|d| d.crossings()).unwrap_or_default();
+    }
+    Ok(runs)
+}
+
+/// What one spec's calls of [`run_compiled_each`] give: the last call's
+/// arguments, outputs and gradients, the crossings and host routing.
+type CallsRun = (Vec<Tensor>, Vec<Tensor>, Option<(Json, Json)>, Option<aot_runtime::device::Crossings>, bool);
+
+fn run_calls(
+    function: &mut aot_runtime::compiled::CompiledFunction,
+    params: &[TensorType],
+    spec: &InputSpec,
+    device: Option<&std::rc::Rc<dyn aot_runtime::device::DeviceMemory>>,
+    start: aot_runtime::device::Crossings,
+    calls: Calls<'_>,
+) -> Result<CallsRun, RunError> {
+    let mut placed = aot_runtime::device::Crossings::default();
     let call_err = |e: CallError| match e {
         CallError::Convention(m) => RunError::Input(m),
         CallError::Execution(m) => RunError::Program(m),
     };
     let mut last = None;
     for _ in 0..calls.count.max(1) {
-        let m = materialize(spec, &params, false)?;
-        if let Some(mem) = &device {
+        let m = materialize(spec, params, false)?;
+        if let Some(mem) = device {
             let before = mem.crossings();
             Tensor::make_resident(&m.args, mem).map_err(RunError::input)?;
             function.place_generator_state(mem).map_err(RunError::input)?;
@@ -420,12 +469,11 @@ pub fn run_compiled_for(
     }
     let (m, outputs, state) = last.expect("at least one call");
     // The counters when the calls were done (before anything reads results).
-    let mut ended = device.as_ref().map(|d| d.crossings());
+    let mut ended = device.map(|d| d.crossings());
     let grads = match calls.grad {
         None => None,
         Some(tangents) => {
-            let g =
-                compiled_grads(&mut function, &m, &outputs, state, tangents, device.as_ref(), &mut placed, &mut ended);
+            let g = compiled_grads(function, &m, &outputs, state, tangents, device, &mut placed, &mut ended);
             Some(g.map_err(|e| match e {
                 GradError::Run(r) => r,
                 GradError::Call(c) => call_err(c),
@@ -437,7 +485,7 @@ pub fn run_compiled_for(
         Some((g, s, routed)) => (Some((g, s)), routed),
         None => (None, false),
     };
-    Ok(CompiledRun { args: m.args, outputs, meta: compiled.meta, ir: compiled.ir, grads, crossings, routed_on_host })
+    Ok((m.args, outputs, grads, crossings, routed_on_host))
 }
 
 enum GradError {
