@@ -1110,7 +1110,7 @@ pub fn compile(
             };
             let mut function = CompiledFunction::new(plans.forward, exe(func), generator.clone());
             if let Some((bwd, plan)) = plans.backward {
-                function.backward = Some(aot_runtime::backward::Backward { exe: exe(bwd), plan });
+                function.backward = Some(aot_runtime::backward::Backward::new(exe(bwd), plan));
             }
             function
         }
@@ -1131,7 +1131,7 @@ pub fn compile(
                 };
                 let mut function = CompiledFunction::new(plans.forward, by_size(&ctx, func)?, generator.clone());
                 if let Some((bwd, plan)) = plans.backward {
-                    function.backward = Some(aot_runtime::backward::Backward { exe: by_size(&ctx, bwd)?, plan });
+                    function.backward = Some(aot_runtime::backward::Backward::new(by_size(&ctx, bwd)?, plan));
                 }
                 function
             } else {
@@ -1150,7 +1150,7 @@ pub fn compile(
                         aot_codegen::compile_function(&mut ctx, bwd, &native, &mut String::new())
                             .map_err(|d| render(&ctx, &[d]))?
                     };
-                    function.backward = Some(aot_runtime::backward::Backward { exe, plan });
+                    function.backward = Some(aot_runtime::backward::Backward::new(exe, plan));
                 }
                 function
             }

@@ -11,7 +11,7 @@ use aot_dialects::func::FuncView;
 use aot_ir::*;
 use aot_passes::joint::{GRAD, NO_COTANGENT, TANGENT};
 use aot_passes::meta::ViewAndMutationMeta;
-use aot_runtime::backward::{AliasTarget, Pairs, TangentFrom, TrainPlan};
+use aot_runtime::backward::{first_positions, identity_pairs, AliasTarget, Pairs, Route, TangentFrom, TrainPlan};
 use aot_runtime::compiled::{OutputFrom, Plan, Strided};
 use aot_runtime::overlap::may_reach_an_element_twice;
 use aot_runtime::tensor::{contiguous_strides, strided_indices};
@@ -22,32 +22,6 @@ fn contiguous(size: &[i64]) -> Strided {
     Strided { size: size.into(), stride: contiguous_strides(size), offset: 0 }
 }
 
-/// `(i, j)` for each element i of `from` and element j of `to` at the same
-/// storage index.
-fn pairs(from: &Strided, to: &Strided) -> Pairs {
-    if from == to {
-        // Element for element, also where a self-overlapping layout has
-        // several elements at one storage index (PyTorch's gradient of such
-        // a tensor is per element).
-        return identity(from.size.iter().product::<i64>() as usize);
-    }
-    let at = first_positions(to);
-    strided_indices(&from.size, &from.stride, from.offset)
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, s)| at.get(&s).map(|&j| (i as u32, j)))
-        .collect()
-}
-
-/// For each storage index `l` reaches, the first element of `l` there.
-fn first_positions(l: &Strided) -> FxHashMap<usize, u32> {
-    let mut at: FxHashMap<usize, u32> = FxHashMap::default();
-    for (k, s) in strided_indices(&l.size, &l.stride, l.offset).into_iter().enumerate() {
-        at.entry(s).or_insert(k as u32);
-    }
-    at
-}
-
 /// Routes the elements of a value laid out at `fin` in a storage to the
 /// values (`candidates`, in order of preference: where each goes and the
 /// layout it has in the storage) that hold the same storage elements: per
@@ -56,7 +30,10 @@ fn first_positions(l: &Strided) -> FxHashMap<usize, u32> {
 fn route_by_storage(
     fin: &Strided,
     candidates: impl Iterator<Item = (AliasTarget, Strided)>,
-) -> (Vec<(AliasTarget, Pairs)>, Option<usize>) {
+) -> (Vec<(AliasTarget, Route)>, Option<usize>) {
+    // (Arguments that share a storage keep static sizes: `build` refuses
+    // them with symbolic ones.)
+    debug_assert!(is_static(fin), "element routes by storage over a symbolic layout");
     let left = strided_indices(&fin.size, &fin.stride, fin.offset).into_iter().map(Some).collect();
     route_left(left, candidates)
 }
@@ -66,7 +43,7 @@ fn route_by_storage(
 fn route_left(
     mut left: Vec<Option<usize>>,
     candidates: impl Iterator<Item = (AliasTarget, Strided)>,
-) -> (Vec<(AliasTarget, Pairs)>, Option<usize>) {
+) -> (Vec<(AliasTarget, Route)>, Option<usize>) {
     let mut out = Vec::new();
     for (target, layout) in candidates {
         if left.iter().all(Option::is_none) {
@@ -74,7 +51,7 @@ fn route_left(
         }
         let q = take_held(&mut left, &layout);
         if !q.is_empty() {
-            out.push((target, q));
+            out.push((target, Route::Pairs(q)));
         }
     }
     (out, left.into_iter().flatten().next())
@@ -94,8 +71,41 @@ fn take_held(left: &mut [Option<usize>], l: &Strided) -> Pairs {
     q
 }
 
-fn identity(numel: usize) -> Pairs {
-    (0..numel as u32).map(|i| (i, i)).collect()
+fn identity(numel: usize) -> Route {
+    Route::Pairs(identity_pairs(numel))
+}
+
+/// The route between two layouts (resolved per call where symbolic).
+fn pairs(from: &Strided, to: &Strided) -> Route {
+    Route::between(from, to)
+}
+
+/// Whether a layout's sizes, strides and offset are all constants.
+fn is_static(l: &Strided) -> bool {
+    aot_ir::sym::layout_is_static(&l.size, &l.stride, l.offset)
+}
+
+/// Whether every storage element `src` reaches is one `held` holds, at
+/// every size `facts` admit: `held` is dense (its elements are the range
+/// from its offset on, as many as it has), and `src`'s elements (non-negative
+/// strides) lie within that range.
+fn held_whole(src: &Strided, held: &Strided, facts: &aot_ir::sym::Facts) -> bool {
+    use aot_ir::sym::{add, mul, numel, sub};
+    if !aot_runtime::tensor::dense(&held.size, &held.stride) || src.size.len() != src.stride.len() {
+        return false;
+    }
+    let end = || -> Option<(i64, i64)> {
+        let mut last = src.offset;
+        for (&n, &st) in src.size.iter().zip(&src.stride) {
+            if !facts.known_le(0, st) || !facts.known_le(1, n) {
+                return None;
+            }
+            last = add(last, mul(sub(n, 1).ok()?, st).ok()?).ok()?;
+        }
+        Some((add(last, 1).ok()?, add(held.offset, numel(&held.size).ok()?).ok()?))
+    };
+    end()
+        .is_some_and(|(src_end, held_end)| facts.known_le(held.offset, src.offset) && facts.known_le(src_end, held_end))
 }
 
 pub(crate) fn build(
@@ -152,22 +162,27 @@ pub(crate) fn build(
     // Routes between layouts are element lists, fixed at compile time: a
     // function with symbolic sizes trains only where it needs none.
     if v.user.iter().any(|a| !aot_ir::sym::is_static(&a.shape)) {
-        let why = if n_mut > 0 || meta.input_info.iter().any(|i| i.requires_grad && i.autograd_mutation) {
-            Some("an input that requires grad is mutated")
-        } else if plan
-            .outputs
-            .iter()
-            .enumerate()
-            .any(|(k, (_, rg))| *rg && meta.output_info.get(k).is_some_and(|o| o.output_type.is_alias()))
-        {
-            Some("an output that requires grad aliases an input or another output")
-        } else if v.user.iter().any(|a| a.base_view) || !v.sl.bases.is_empty() {
-            Some("arguments are views of one storage")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err(format!("training with symbolic sizes where {why} is not supported yet"));
+        // (Routes between two layouts are resolved per call; routes by
+        // storage among arguments that share one are not.)
+        if v.user.iter().any(|a| a.base_view) || !v.sl.bases.is_empty() {
+            return Err(
+                "training with symbolic sizes where arguments are views of one storage is not supported yet".into()
+            );
+        }
+        // An output that views an argument reaching an element twice is
+        // routed by logical position through its view recipe, replayed
+        // on static layouts.
+        let twice = plan.outputs.iter().enumerate().any(|(k, (from, rg))| {
+            let arg = match from {
+                OutputFrom::Arg(s) | OutputFrom::ViewOfArg { arg: s, .. } => *s,
+                _ => return false,
+            };
+            *rg && meta.output_info.get(k).is_some_and(|o| o.output_type.is_alias())
+                && arg < n
+                && may_reach_an_element_twice(&v.layouts[arg].size, &v.layouts[arg].stride)
+        });
+        if twice {
+            return Err("training with symbolic sizes where an output views an argument that may reach an element twice is not supported yet".into());
         }
     }
     // Tangent arguments.
@@ -219,7 +234,7 @@ pub(crate) fn build(
             None => (AliasTarget::Slot(j), v.layouts[j].clone()),
         }
     };
-    let mut routes: Vec<(usize, AliasTarget, Pairs)> = Vec::new();
+    let mut routes: Vec<(usize, AliasTarget, Route)> = Vec::new();
     for (p, info) in meta.input_info.iter().enumerate() {
         if !(info.requires_grad && info.autograd_mutation) {
             continue;
@@ -241,7 +256,18 @@ pub(crate) fn build(
     // go where those elements' values came from, the new value of the
     // argument that returns them (its tangent argument) or else the entry
     // value of one that holds them.
-    let spill = |src: &Strided, held: &Strided, s: usize| -> Result<Vec<(AliasTarget, Pairs)>, String> {
+    let facts = aot_ir::sym::Facts::of_func(ctx, fwd).unwrap_or_default();
+    let spill = |src: &Strided, held: &Strided, s: usize| -> Result<Vec<(AliasTarget, Route)>, String> {
+        if !is_static(src) || !is_static(held) {
+            // Symbolic layouts: a value held whole needs no spill; one
+            // that may leave elements out is not routed by element lists.
+            return match src == held || held_whole(src, held, &facts) {
+                true => Ok(Vec::new()),
+                false => Err(format!(
+                    "training with symbolic sizes where argument {s}'s new value may hold elements its tangent's value does not is not supported yet"
+                )),
+            };
+        }
         let held = first_positions(held);
         let left = strided_indices(&src.size, &src.stride, src.offset)
             .into_iter()

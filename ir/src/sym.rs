@@ -1711,7 +1711,7 @@ pub fn specialise_function(ctx: &mut crate::Context, func: crate::Op, b: &Bindin
 
 /// The values of a function's symbols for one call, read from its
 /// arguments' sizes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bindings {
     values: Vec<(u32, i64)>,
 }

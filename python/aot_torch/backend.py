@@ -1398,8 +1398,8 @@ class _Variant:
             # with the layout the compiled code gives it at this call's
             # sizes; which argument it aliases, and how (a view made before
             # a write, a detach, the argument itself), is the graph's, the
-            # same at every size the guards admit. (Training with such
-            # results the native calling convention refuses yet.) So are a
+            # same at every size the guards admit (in training too: the
+            # backward resolves its routes per set of sizes). So are a
             # training region's independent parts (which outputs' histories
             # reach which arguments: a decoder's loss and its key/value
             # cache).

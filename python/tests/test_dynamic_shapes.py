@@ -654,6 +654,46 @@ def test_results_that_alias_arguments_compile_once_in_inference(name):
     assert stats["fallback_regions"] == 0, dict(stats)
 
 
+@pytest.mark.parametrize("name", sorted(_ALIASING))
+def test_results_that_alias_arguments_compile_once_in_training(name):
+    """The same graphs in training, on arguments that require grad (views
+    of leaves, so that a write in place is allowed): a result that views
+    an argument, or is it, sends its tangent to that argument's gradient,
+    and a written argument's new value takes its own, through element
+    routes the backward resolves for each call's sizes. One compile serves
+    every size; results, arguments and the leaves' gradients are eager's."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    fn = _ALIASING[name]
+    f = torch.compile(fn, backend="aot", dynamic=True)
+    g = torch.Generator().manual_seed(0)
+    for shape in ((4, 3), (5, 6), (7, 2), (6, 6)):
+        x0, y0 = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g)
+        runs = []
+        for call in (fn, f):
+            leaves = [x0.clone().requires_grad_(), y0.clone().requires_grad_()]
+            ins = [t * 1 for t in leaves]
+            outs = call(*ins)
+            weights = torch.Generator().manual_seed(shape[0] * 10 + shape[1])
+            loss = sum((o * torch.randn(o.shape, generator=weights)).sum() for o in outs if o.requires_grad)
+            loss.backward()
+            runs.append((outs, ins, [t.grad for t in leaves]))
+        (want, ins_e, grads_e), (got, ins_c, grads_c) = runs
+        for w, c in zip(want, got):
+            torch.testing.assert_close(c, w)
+            assert (c.shape, c.stride(), c.storage_offset()) == (w.shape, w.stride(), w.storage_offset())
+            assert c.requires_grad == w.requires_grad
+        for a, b in zip(ins_c, ins_e):
+            torch.testing.assert_close(a, b)
+        for a, b in zip(grads_c, grads_e):
+            assert (a is None) == (b is None)
+            if a is not None:
+                torch.testing.assert_close(a, b)
+    stats = aot_torch.stats
+    assert 1 <= stats["graphs"] == stats["symbolic_graphs"] == stats["compiled"] <= 2, dict(stats)
+    assert stats["fallback_regions"] == 0, dict(stats)
+
+
 _STEPPED = {
     "every_second": lambda x: x[::2] * 2,
     "odd_rows": lambda x: x[1::2].tanh(),

@@ -24,13 +24,99 @@
 //! (storage index to storage index), so views that overlap or skip
 //! elements accumulate exactly.
 
-use crate::compiled::{CallError, Executable, ForwardState};
+use crate::compiled::{CallError, Executable, ForwardState, Strided};
 use crate::tensor::Tensor;
 use aot_ir::{ElemType, Shape};
 use std::rc::Rc;
 
 /// Element pairs `(from, to)`: `to[j] += from[i]`.
 pub type Pairs = Vec<(u32, u32)>;
+
+/// A route between two layouts of one storage: its element pairs, or,
+/// where the layouts have symbolic sizes, the layouts themselves, resolved
+/// into pairs for each call's sizes ([`TrainPlan::bound`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    Pairs(Pairs),
+    /// [`layout_pairs`] of `from` and `to`, once their sizes are known.
+    Layouts {
+        from: Strided,
+        to: Strided,
+    },
+}
+
+impl Route {
+    /// The route between two layouts: pairs now where both are static.
+    pub fn between(from: &Strided, to: &Strided) -> Route {
+        let stat = |l: &Strided| aot_ir::sym::layout_is_static(&l.size, &l.stride, l.offset);
+        match stat(from) && stat(to) {
+            true => Route::Pairs(layout_pairs(from, to)),
+            false => Route::Layouts { from: from.clone(), to: to.clone() },
+        }
+    }
+
+    /// The pairs, on a plan bound to its call's sizes.
+    fn pairs(&self) -> Result<&Pairs, String> {
+        match self {
+            Route::Pairs(p) => Ok(p),
+            Route::Layouts { .. } => {
+                Err("a gradient route of symbolic layouts was not bound to the call's sizes".into())
+            }
+        }
+    }
+
+    /// This route with the call's sizes: layouts resolved into pairs.
+    fn bound(&self, syms: &aot_ir::sym::Bindings) -> Result<Route, String> {
+        match self {
+            Route::Pairs(p) => Ok(Route::Pairs(p.clone())),
+            Route::Layouts { from, to } => {
+                let eval = |l: &Strided| -> Result<Strided, String> {
+                    let (size, stride, offset) =
+                        syms.eval_layout(&l.size, &l.stride, l.offset).map_err(|e| e.to_string())?;
+                    Ok(Strided { size, stride, offset })
+                };
+                let (from, to) = (eval(from)?, eval(to)?);
+                for l in [&from, &to] {
+                    aot_ir::size::checked_extent(&l.size, &l.stride, l.offset)
+                        .filter(|_| aot_ir::size::checked_numel(&l.size).is_some_and(|n| n <= u32::MAX as i64))
+                        .ok_or_else(|| format!("a gradient route over {:?} does not fit 32-bit positions", l.size))?;
+                }
+                Ok(Route::Pairs(layout_pairs(&from, &to)))
+            }
+        }
+    }
+}
+
+/// `(i, j)` for each element i of `from` and element j of `to` at the same
+/// storage index (static layouts).
+pub fn layout_pairs(from: &Strided, to: &Strided) -> Pairs {
+    if from == to {
+        // Element for element, also where a self-overlapping layout has
+        // several elements at one storage index (PyTorch's gradient of such
+        // a tensor is per element).
+        return identity_pairs(from.size.iter().product::<i64>().max(0) as usize);
+    }
+    let at = first_positions(to);
+    crate::tensor::strided_indices(&from.size, &from.stride, from.offset)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| at.get(&s).map(|&j| (i as u32, j)))
+        .collect()
+}
+
+/// For each storage index `l` reaches, the first element of `l` there.
+pub fn first_positions(l: &Strided) -> rustc_hash::FxHashMap<usize, u32> {
+    let mut at: rustc_hash::FxHashMap<usize, u32> = rustc_hash::FxHashMap::default();
+    for (k, s) in crate::tensor::strided_indices(&l.size, &l.stride, l.offset).into_iter().enumerate() {
+        at.entry(s).or_insert(k as u32);
+    }
+    at
+}
+
+/// Element i to element i, for `numel` elements.
+pub fn identity_pairs(numel: usize) -> Pairs {
+    (0..numel as u32).map(|i| (i, i)).collect()
+}
 
 /// Where one traced tangent comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,7 +125,7 @@ pub enum TangentFrom {
     Output(usize),
     /// The new value of user arguments: each `(arg, pairs)` scatters that
     /// argument's tangent (zero when not given).
-    MutatedArgs(Vec<(usize, Pairs)>),
+    MutatedArgs(Vec<(usize, Route)>),
     /// Zeros (an intermediate base: aliases add theirs).
     Zeros,
 }
@@ -54,17 +140,27 @@ pub enum AliasTarget {
 }
 
 impl TrainPlan {
-    /// The plan with its shapes evaluated for one call's symbols (the
-    /// partitioner refuses symbolic functions that need element routes,
-    /// so only shapes are symbolic).
+    /// The plan with its shapes evaluated for one call's symbols, and its
+    /// routes between symbolic layouts resolved into element pairs.
     pub fn bound(&self, syms: &aot_ir::sym::Bindings) -> Result<TrainPlan, String> {
         let e = |e: aot_ir::sym::SymError| e.to_string();
         let mut p = self.clone();
-        for (_, _, shape) in p.tangents.iter_mut() {
+        for (from, _, shape) in p.tangents.iter_mut() {
             *shape = syms.eval_shape(shape).map_err(e)?;
+            if let TangentFrom::MutatedArgs(members) = from {
+                for (_, r) in members.iter_mut() {
+                    *r = r.bound(syms)?;
+                }
+            }
         }
         for (_, shape) in p.slot_types.iter_mut() {
             *shape = syms.eval_shape(shape).map_err(e)?;
+        }
+        for (_, _, r) in p.alias_routes.iter_mut().chain(p.mutated_routes.iter_mut()) {
+            *r = r.bound(syms)?;
+        }
+        for (_, _, r) in p.to_base.iter_mut() {
+            *r = r.bound(syms)?;
         }
         Ok(p)
     }
@@ -77,12 +173,12 @@ pub struct TrainPlan {
     /// Per backward tangent argument: its source, dtype and shape.
     pub tangents: Vec<(TangentFrom, ElemType, Shape)>,
     /// Aliased user outputs: `(output k, target, pairs)`.
-    pub alias_routes: Vec<(usize, AliasTarget, Pairs)>,
+    pub alias_routes: Vec<(usize, AliasTarget, Route)>,
     /// User arguments whose new value takes a tangent that no backward
     /// tangent argument carries (a metadata-only mutation; a view of a
     /// differentiable base whose root another view's mutation changed):
     /// `(argument, target, pairs)`.
-    pub mutated_routes: Vec<(usize, AliasTarget, Pairs)>,
+    pub mutated_routes: Vec<(usize, AliasTarget, Route)>,
     /// Per backward result: the slot it is the gradient of.
     pub grad_slots: Vec<usize>,
     /// Per slot: its gradient's dtype and shape.
@@ -97,7 +193,7 @@ pub struct TrainPlan {
     /// Slots whose gradient belongs to a differentiable base storage:
     /// `(slot, member user argument whose view base is that storage's
     /// root, pairs into the root)`.
-    pub to_base: Vec<(usize, usize, Pairs)>,
+    pub to_base: Vec<(usize, usize, Route)>,
     /// Duplicate groups of user arguments (each position's gradient summed).
     pub dup_groups: Vec<Vec<usize>>,
     /// User arguments whose new value takes a tangent (autograd saw their
@@ -114,6 +210,35 @@ pub struct TrainPlan {
 pub struct Backward {
     pub exe: Box<dyn Executable>,
     pub plan: TrainPlan,
+    /// The plan bound to the sizes of recent calls ([`TrainPlan::bound`]:
+    /// routes between symbolic layouts resolved per set of sizes, which a
+    /// training loop repeats), the latest last.
+    bound: Vec<(aot_ir::sym::Bindings, Rc<TrainPlan>)>,
+}
+
+/// How many bound plans a backward keeps.
+const BOUND_PLANS: usize = 8;
+
+impl Backward {
+    pub fn new(exe: Box<dyn Executable>, plan: TrainPlan) -> Backward {
+        Backward { exe, plan, bound: Vec::new() }
+    }
+
+    /// The plan for a call with symbols `syms`.
+    fn plan_for(&mut self, syms: &aot_ir::sym::Bindings) -> Result<Rc<TrainPlan>, String> {
+        if let Some(i) = self.bound.iter().position(|(b, _)| b == syms) {
+            let hit = self.bound.remove(i);
+            let p = hit.1.clone();
+            self.bound.push(hit);
+            return Ok(p);
+        }
+        let p = Rc::new(self.plan.bound(syms)?);
+        if self.bound.len() == BOUND_PLANS {
+            self.bound.remove(0);
+        }
+        self.bound.push((syms.clone(), p.clone()));
+        Ok(p)
+    }
 }
 
 /// Gradients for the caller.
@@ -194,8 +319,8 @@ impl Acc {
 /// compiled shapes; a tangent or gradient of another size (a caller's
 /// tangent for an argument whose shape a metadata mutation changed, say) is
 /// an error naming what was routed, never an out-of-bounds access.
-fn add_pairs(to: &mut [f64], from: &[f64], pairs: &Pairs, what: &str) -> Result<(), String> {
-    for &(i, j) in pairs {
+fn add_pairs(to: &mut [f64], from: &[f64], route: &Route, what: &str) -> Result<(), String> {
+    for &(i, j) in route.pairs()? {
         match (Some(j as usize).filter(|&j| j < to.len()), from.get(i as usize)) {
             (Some(j), Some(&x)) => to[j] += x,
             _ => {
@@ -234,8 +359,8 @@ impl Backward {
         let p = if syms.is_empty() {
             &self.plan
         } else {
-            evaluated = self.plan.bound(&syms).map_err(exec)?;
-            &evaluated
+            evaluated = self.plan_for(&syms).map_err(exec)?;
+            &*evaluated
         };
         // A backward of a resident call runs resident: tangents and
         // gradients it makes live in the device memory of the call's
