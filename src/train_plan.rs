@@ -159,14 +159,26 @@ pub(crate) fn build(
         v.layouts[m].clone()
     };
     let mut out = TrainPlan { num_args: n, ..TrainPlan::default() };
-    // Routes between layouts are element lists, fixed at compile time: a
-    // function with symbolic sizes trains only where it needs none.
     if v.user.iter().any(|a| !aot_ir::sym::is_static(&a.shape)) {
-        // (Routes between two layouts are resolved per call; routes by
-        // storage among arguments that share one are not.)
-        if v.user.iter().any(|a| a.base_view) || !v.sl.bases.is_empty() {
+        // Routes between two layouts are resolved per call; routes by
+        // storage among arguments that share one are element lists of
+        // static layouts (a flat parameter buffer's views beside a
+        // symbolic batch): the shared storages' layouts, before and after
+        // the call, must be static.
+        let user_final = |i: usize| match v.sl.of_inner.iter().position(|&x| x == i) {
+            Some(p) => final_layout(p),
+            None => member_final(i),
+        };
+        let symbolic_shared =
+            (0..n).filter(|&i| v.user[i].base_view || v.sl.members.iter().any(|m| m.contains(&i))).any(|i| {
+                !is_static(&v.layouts[i])
+                    || !is_static(&user_final(i))
+                    || v.user[i].storage_numel.is_some_and(aot_ir::sym::is_symbolic)
+            }) || v.sl.bases.iter().any(|b| aot_ir::sym::is_symbolic(b.numel));
+        if symbolic_shared {
             return Err(
-                "training with symbolic sizes where arguments are views of one storage is not supported yet".into()
+                "training with symbolic sizes where arguments that share a storage have symbolic layouts is not supported yet"
+                    .into(),
             );
         }
         // An output that views an argument reaching an element twice is

@@ -321,6 +321,42 @@ fn written_and_returned_arguments_train_at_every_size() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
+/// Parameters that are views of one flat buffer which requires grad (as
+/// FSDP2 unshards them), beside an activation of symbolic batch size: the
+/// gradient reaches the buffer through element routes of the parameters'
+/// static layouts (this was refused with any symbolic size).
+#[test]
+fn views_of_a_flat_parameter_buffer_train_with_a_symbolic_batch() {
+    let text = r#"func.func @f(%x: tensor<s0x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>) -> tensor<f32> {
+  %h = tensor.linear %x, %w, %b : tensor<s0x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<s0x4xf32>
+  %t = tensor.tanh %h : tensor<s0x4xf32>
+  %s = tensor.sum %t : tensor<s0x4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}"#;
+    let make = |at: &str, seed: u64| {
+        let n: usize = at.trim_start_matches("s0=").parse().expect("s0=N");
+        let values = |k: usize, salt: usize| -> Vec<f64> {
+            (0..k).map(|i| (((i * 37 + salt * 11 + seed as usize * 5) % 23) as f64 - 11.0) / 10.0).collect()
+        };
+        let spec = json!({
+            "args": [
+                { "dtype": "f32", "shape": [n, 4], "data": values(n * 4, 1) },
+                { "storage": 0, "size": [4, 4], "stride": [4, 1], "offset": 0 },
+                { "storage": 0, "size": [4], "stride": [1], "offset": 16 },
+            ],
+            "storages": [{ "dtype": "f32", "data": values(20, 2), "base": true }],
+        });
+        aot_run::json::parse_inputs(&spec.to_string()).expect("inputs")
+    };
+    let mut diffs = Vec::new();
+    for backend in backends() {
+        for sizes in ["s0=2", "s0=3", "s0=9"] {
+            diffs.extend(train_check_with(backend, "flat_parameter_buffer", text, "s0=4", sizes, &make));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
 /// The embedding API: `Module::compile` with example arguments of one size
 /// gives a `Function` that takes any size its symbols allow, and refuses
 /// one they do not.
