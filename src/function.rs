@@ -255,6 +255,8 @@ pub(crate) fn compile_entry(
     for (a, t) in convention.args.iter_mut().zip(inputs) {
         a.ty = t;
     }
+    let example_sizes: Vec<Vec<i64>> = example_args.iter().map(|a| a.sizes().to_vec()).collect();
+    convention.generalize_layouts(&ctx, &example_sizes);
     convention.apply(&mut aot_ir::Rewriter::new(&mut ctx), func).map_err(Error::Signature)?;
     let copts = CompileOptions {
         pipeline: opts.pipeline.clone(),

@@ -120,6 +120,43 @@ pub fn at_hint(d: i64) -> Option<i64> {
     eval(d, &|_| Some(SIZE_HINT)).ok()
 }
 
+/// The order of the dimensions, outermost first, in which `strides` are
+/// the row-major strides of `sizes`: a dense layout of a permutation of the
+/// dimensions (a channels-last image batch, a transpose), with sizes and
+/// strides compared as expressions (their canonical forms). Dimensions of
+/// size 1 may have any stride and go outermost. `None` where no order
+/// gives these strides.
+pub fn dense_permutation(sizes: &[i64], strides: &[i64]) -> Option<Vec<usize>> {
+    if sizes.len() != strides.len() {
+        return None;
+    }
+    let mut left: Vec<usize> = (0..sizes.len()).filter(|&d| sizes[d] != 1).collect();
+    let mut inner_first: Vec<usize> = Vec::with_capacity(sizes.len());
+    let mut expected = 1i64;
+    while !left.is_empty() {
+        let k = left.iter().position(|&d| strides[d] == expected)?;
+        let d = left.remove(k);
+        inner_first.push(d);
+        expected = mul(expected, sizes[d]).ok()?;
+    }
+    let mut order: Vec<usize> = (0..sizes.len()).filter(|&d| sizes[d] == 1).collect();
+    order.extend(inner_first.into_iter().rev());
+    Some(order)
+}
+
+/// The row-major strides of `sizes` taken in dimension order `order`
+/// (outermost first): the strides of a dense permuted layout, as
+/// expressions.
+pub fn strides_in_order(sizes: &[i64], order: &[usize]) -> Result<Vec<i64>, SymError> {
+    let mut strides = vec![1i64; sizes.len()];
+    let mut acc = 1i64;
+    for &d in order.iter().rev() {
+        strides[d] = acc;
+        acc = mul(acc, sizes[d])?;
+    }
+    Ok(strides)
+}
+
 /// Whether every size of `shape` is a constant.
 pub fn is_static(shape: &[i64]) -> bool {
     !shape.iter().any(|&d| is_symbolic(d))

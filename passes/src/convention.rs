@@ -156,6 +156,41 @@ impl Convention {
         Ok(c)
     }
 
+    /// The layouts of arguments whose types have symbolic sizes, made
+    /// symbolic: an argument alone over a storage of its own, laid out
+    /// densely in some order of its dimensions in the example (`sizes[i]`,
+    /// a channels-last batch), takes the strides that order gives its
+    /// symbolic sizes, and its storage as many elements as it has (the
+    /// form the verifier takes with symbolic sizes). Other layouts stay as
+    /// the example gave them, which the verifier refuses with symbolic
+    /// sizes.
+    pub fn generalize_layouts(&mut self, ctx: &Context, sizes: &[Vec<i64>]) {
+        for i in 0..self.args.len() {
+            let Some(t) = ctx.as_tensor(self.args[i].ty) else { continue };
+            let (Some(l), Some(example)) = (&self.args[i].layout, sizes.get(i)) else { continue };
+            if !t.is_symbolic() || l.offset != 0 || example.len() != t.rank() {
+                continue;
+            }
+            let sid = l.storage;
+            let alone =
+                self.args.iter().enumerate().all(|(j, a)| j == i || a.layout.as_ref().is_none_or(|m| m.storage != sid));
+            let Some(decl) = self.storages.iter().position(|d| d.id == sid) else { continue };
+            let numel = aot_ir::size::checked_numel(example);
+            if !alone || self.storages[decl].numel != numel {
+                continue;
+            }
+            let Some(order) = aot_ir::sym::dense_permutation(example, &l.strides) else { continue };
+            let (Ok(strides), Ok(n)) = (aot_ir::sym::strides_in_order(&t.shape, &order), aot_ir::sym::numel(&t.shape))
+            else {
+                continue;
+            };
+            if let Some(l) = self.args[i].layout.as_mut() {
+                l.strides = strides;
+            }
+            self.storages[decl].numel = Some(n);
+        }
+    }
+
     /// Writes the convention onto `func` as argument attributes
     /// (`aot.requires_grad`, `aot.non_leaf`, `aot.same_as`, `aot.layout`)
     /// and the function attribute `aot.storages`, replacing any convention

@@ -238,8 +238,18 @@ impl Pass for SyntheticBase {
             return Ok(());
         }
         let err = |ctx: &Context, m: String| Diagnostic::op_error(ctx, func, m);
+        // With symbolic sizes, a layout is a storage of the argument's own
+        // (the verifier's rule), which needs no synthetic base; one passed
+        // whole or shared is refused.
+        let storage_of = |i: usize| {
+            f.arg_attr(ctx, i, LAYOUT).and_then(|a| ctx.attr_field(a, "storage")).and_then(|x| ctx.attr_as_i64(x))
+        };
+        let whole_ids: Vec<i64> =
+            ctx.get_attr(func, WHOLE_STORAGES).and_then(|a| ctx.attr_as_i64_list(a)).unwrap_or_default();
         if let Some(i) = (0..n).find(|&i| {
-            f.arg_attr(ctx, i, LAYOUT).is_some() && ctx.value_tensor(f.args(ctx)[i]).is_some_and(|t| t.is_symbolic())
+            let Some(sid) = storage_of(i) else { return false };
+            ctx.value_tensor(f.args(ctx)[i]).is_some_and(|t| t.is_symbolic())
+                && (whole_ids.contains(&sid) || (0..n).any(|j| j != i && storage_of(j) == Some(sid)))
         }) {
             return Err(err(ctx, format!("argument {i}: a shared storage with symbolic sizes is not supported yet")));
         }

@@ -268,6 +268,21 @@ pub(crate) fn read_convention<'py>(
                 key.tag(b'R');
                 key.list(&key_sizes(&shape, Some(dims)));
             }
+            // Dense in another order of its dimensions (a channels-last
+            // batch): a symbolic compile takes that order at every size.
+            Some(dims) if offset == 0 => match aot_ir::sym::dense_permutation(&shape, &strides) {
+                Some(order) => {
+                    key.tag(b'P');
+                    key.list(&order.iter().map(|&d| d as i64).collect::<Vec<_>>());
+                    key.list(&key_sizes(&shape, Some(dims)));
+                }
+                None => {
+                    key.tag(b'L');
+                    key.list(&shape);
+                    key.list(&strides);
+                    key.int(offset);
+                }
+            },
             _ => {
                 key.tag(b'L');
                 key.list(&shape);

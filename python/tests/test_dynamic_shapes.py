@@ -831,7 +831,7 @@ class _ChannelsLastInput(torch.nn.Module):
         return self.layer(x.movedim(-1, 1))
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "channels-last"])
+@pytest.mark.parametrize("layout", ["contiguous", "channels-last", "channels-last-argument"])
 @pytest.mark.parametrize("name", sorted(_GEOMETRIES))
 def test_convolutions_and_pooling_over_image_sizes_read_them_at_run_time(name, layout):
     """Each geometry (strides, padding, dilation, groups, depthwise and
@@ -841,14 +841,16 @@ def test_convolutions_and_pooling_over_image_sizes_read_them_at_run_time(name, l
     nothing falls back, and no native code is generated per size (the
     image sizes are read at run time). A channels-last input (a layout
     whose strides are not row-major, permuted from `[N, *spatial, C]` in
-    the graph) is copied where a lowering needs row-major strides. (A
-    channels-last *argument* with symbolic sizes is compiled per shape:
-    the IR has no symbolic argument layouts yet.)"""
+    the graph) is copied where a lowering needs row-major strides. A
+    channels-last *argument* (`[N, C, *spatial]` with the channels
+    innermost in memory, as `torch.channels_last` lays it out) is compiled
+    once too: its layout is the symbolic strides of that order of its
+    dimensions."""
     make, channels, rank = _GEOMETRIES[name]
     torch._dynamo.reset()
     aot_torch.stats.clear()
     torch.manual_seed(0)
-    layer = make() if layout == "contiguous" else _ChannelsLastInput(make())
+    layer = _ChannelsLastInput(make()) if layout == "channels-last" else make()
     net = torch.nn.Sequential(layer, torch.nn.Tanh())
     ref = copy.deepcopy(net)
     f = torch.compile(net, backend="aot", dynamic=True)
@@ -857,7 +859,10 @@ def test_convolutions_and_pooling_over_image_sizes_read_them_at_run_time(name, l
         x = torch.randn(n, channels, *spatial[:rank])
         if layout == "channels-last":
             x = x.movedim(1, -1).contiguous()
-        xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
+        if layout == "channels-last-argument":
+            x = x.movedim(1, -1).contiguous().movedim(-1, 1)
+        xa, xb = (x.detach().clone(memory_format=torch.preserve_format).requires_grad_() for _ in range(2))
+        assert xa.stride() == x.stride()
         got, want = f(xa), ref(xb)
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5, msg=f"{name} at {tuple(x.shape)}")
         (got * got).sum().backward()

@@ -135,3 +135,13 @@ func.func @symbolic_operand_overlap_undecided(%x: tensor<s0xf32>) -> tensor<s0xf
   mut.add_ %a, %b : tensor<4xf32>, tensor<4xf32>
   return %x : tensor<s0xf32>
 }
+
+// -----
+
+/// With symbolic sizes a layout must be dense in some order of the
+/// dimensions over a storage of the argument's own: every second element
+/// is not.
+// expected-error@+1 {{argument 0: 'aot.layout' on an argument with symbolic sizes (tensor<s0xf32>) is not supported yet, but for a dense layout (a permutation of its dimensions) of a storage of its own}}
+func.func @symbolic_layout_not_dense(%x: tensor<s0xf32> {aot.layout = #aot.layout<storage = 0, strides = [2], offset = 0>}) -> tensor<s0xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = (s0*2)>]} {
+  return %x : tensor<s0xf32>
+}

@@ -535,3 +535,18 @@ func.func @symbolic_operand_apart(%x: tensor<s0xf32>) -> tensor<s0xf32> attribut
   mut.add_ %a, %b : tensor<4xf32>, tensor<4xf32>
   return %x : tensor<s0xf32>
 }
+
+// -----
+
+/// An argument with symbolic sizes laid out channels-last: a dense layout,
+/// in another order of its dimensions, of a storage of its own (as many
+/// elements as it has). The verifier takes it; functionalize models the
+/// storage as the argument's, and its write goes back through the layout.
+// CHECK-LABEL: func.func @symbolic_channels_last
+// CHECK-SAME:    aot.layout = #aot.layout<storage = 0, offset = 0, strides = array<i64: (s1*s1*3), 1, (s1*3), 3>>
+// CHECK:         %[[T:.*]] = tensor.tanh %arg0
+// KEEP:          mut.copy_ %arg0, %[[T]]
+func.func @symbolic_channels_last(%x: tensor<s0x3xs1xs1xf32> {aot.layout = #aot.layout<storage = 0, offset = 0, strides = array<i64: (s1*s1*3), 1, (s1*3), 3>>}) -> tensor<s0x3xs1xs1xf32> attributes {aot.storages = [#aot.storage<id = 0, numel = (s0*s1*s1*3)>]} {
+  mut.tanh_ %x : tensor<s0x3xs1xs1xf32>
+  return %x : tensor<s0x3xs1xs1xf32>
+}

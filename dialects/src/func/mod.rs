@@ -465,7 +465,7 @@ fn verify_convention_attrs(ctx: &Context, op: Op, f: &FuncView, inputs: &[Type])
             let numel = ctx.attr_field(item, "numel").map(|x| ctx.attr_as_i64(x));
             match (id, numel) {
                 (Some(id), None) => declared.push((id, None)),
-                (Some(id), Some(Some(n))) if n >= 0 => declared.push((id, Some(n))),
+                (Some(id), Some(Some(n))) if n >= 0 || aot_ir::sym::is_symbolic(n) => declared.push((id, Some(n))),
                 _ => {
                     return Err(Diagnostic::op_error(
                         ctx,
@@ -487,18 +487,35 @@ fn verify_convention_attrs(ctx: &Context, op: Op, f: &FuncView, inputs: &[Type])
         // After lower-to-loops an argument is a memref whose type carries
         // the layout; the attribute then only records where it came from.
         let Some(t) = ctx.as_tensor(ty) else { continue };
-        if t.is_symbolic() {
-            return Err(arg_err(
-                i,
-                format!("'aot.layout' on an argument with symbolic sizes ({t}) is not supported yet"),
-            ));
-        }
         let storage = ctx.attr_field(a, "storage").and_then(|x| ctx.attr_as_i64(x));
         let offset = ctx.attr_field(a, "offset").map(|x| ctx.attr_as_i64(x)).unwrap_or(Some(0));
         let strides = ctx.attr_field(a, "strides").and_then(|x| ctx.attr_as_i64_list(x));
         let (Some(storage), Some(offset), Some(strides)) = (storage, offset, strides) else {
             return Err(arg_err(i, "'aot.layout' needs an integer 'storage', 'offset' and a list of 'strides'".into()));
         };
+        if t.is_symbolic() || strides.iter().any(|&s| aot_ir::sym::is_symbolic(s)) {
+            // With symbolic sizes, only a dense layout of a storage of the
+            // argument's own (a permutation of its dimensions: a
+            // channels-last batch) is taken.
+            let shared = (0..inputs.len()).any(|j| {
+                j != i
+                    && f.arg_attr(ctx, j, LAYOUT)
+                        .and_then(|b| ctx.attr_field(b, "storage"))
+                        .and_then(|x| ctx.attr_as_i64(x))
+                        == Some(storage)
+            });
+            let numel = aot_ir::sym::numel(&t.shape).ok();
+            let own = declared.iter().find(|d| d.0 == storage).and_then(|d| d.1) == numel;
+            if shared || !own || offset != 0 || aot_ir::sym::dense_permutation(&t.shape, &strides).is_none() {
+                return Err(arg_err(
+                    i,
+                    format!(
+                        "'aot.layout' on an argument with symbolic sizes ({t}) is not supported yet, but for a dense layout (a permutation of its dimensions) of a storage of its own"
+                    ),
+                ));
+            }
+            continue;
+        }
         if strides.len() != t.rank() {
             return Err(arg_err(
                 i,

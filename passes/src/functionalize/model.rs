@@ -479,11 +479,14 @@ impl<'c> Functionalizer<'c> {
         if l.is_symbolic() || aot_ir::sym::is_symbolic(len) {
             self.check_symbolic_extent(op, l, len)?;
             // A symbolic storage is an argument's or a fresh value's own
-            // (`aot.layout` is refused for symbolic arguments), and a view
-            // rule keeps its layouts inside it; an argument covers all of
-            // its storage.
+            // (`aot.layout` with symbolic sizes is taken only for a dense
+            // layout, in some order of the dimensions, of a storage of the
+            // argument's own), and a view rule keeps its layouts inside it;
+            // an argument covers all of its storage.
             let whole = |m: &Layout| {
-                m.offset == 0 && numel(&m.sizes) == len && aot_runtime::tensor::dense(&m.sizes, &m.strides)
+                m.offset == 0
+                    && numel(&m.sizes) == len
+                    && aot_ir::sym::dense_permutation(&m.sizes, &m.strides).is_some()
             };
             if self.stos[s].members.is_empty() || self.stos[s].members.iter().any(|(_, m, _)| whole(m)) {
                 return Ok(());

@@ -104,12 +104,6 @@ impl<'c> Functionalizer<'c> {
                     continue;
                 }
                 Some(a) => {
-                    if t.is_symbolic() {
-                        return Err(arg_err(
-                            i,
-                            format!("'aot.layout' on an argument with symbolic sizes ({t}) is not supported yet"),
-                        ));
-                    }
                     let sid = self.rw.attr_field(a, "storage").and_then(|x| self.rw.attr_as_i64(x));
                     let offset = self.rw.attr_field(a, "offset").and_then(|x| self.rw.attr_as_i64(x)).unwrap_or(0);
                     let strides = match self.rw.attr_field(a, "strides") {
@@ -122,7 +116,10 @@ impl<'c> Functionalizer<'c> {
                             "'aot.layout' needs 'storage', and 'strides' as a list of integers".into(),
                         ));
                     };
-                    if strides.len() != t.rank() || strides.iter().any(|&s| s < 0) || offset < 0 {
+                    if strides.len() != t.rank()
+                        || strides.iter().any(|&s| s < 0 && !aot_ir::sym::is_symbolic(s))
+                        || offset < 0
+                    {
                         return Err(arg_err(
                             i,
                             format!("'aot.layout' strides {strides:?} / offset {offset} do not fit {t}"),
@@ -154,7 +151,13 @@ impl<'c> Functionalizer<'c> {
                     if self.stos[sto].dtype != t.elem {
                         return Err(arg_err(i, "arguments sharing a storage must have one element type".into()));
                     }
-                    let extent = if t.numel() == 0 {
+                    // (With symbolic sizes the verifier took a dense layout
+                    // of a storage of the argument's own only: it spans the
+                    // storage, which has as many elements as the argument.)
+                    let symbolic = t.is_symbolic() || layout.strides.iter().any(|&s| aot_ir::sym::is_symbolic(s));
+                    let extent = if symbolic {
+                        aot_ir::sym::numel(&t.shape).map_err(|e| arg_err(i, e.to_string()))?
+                    } else if t.numel() == 0 {
                         0
                     } else {
                         layout.offset
@@ -164,7 +167,10 @@ impl<'c> Functionalizer<'c> {
                     let declared = storage_decl.get(&sid).and_then(|d| d.0);
                     // Its base value is a tensor of that many elements: one
                     // whose bytes a 64-bit count cannot hold is no storage.
-                    if let Some(n) = declared.filter(|&n| aot_ir::size::checked_byte_size(&[n], t.elem).is_none()) {
+                    if let Some(n) = declared
+                        .filter(|&n| !aot_ir::sym::is_symbolic(n))
+                        .filter(|&n| aot_ir::size::checked_byte_size(&[n], t.elem).is_none())
+                    {
                         return Err(arg_err(
                             i,
                             format!(
@@ -173,8 +179,11 @@ impl<'c> Functionalizer<'c> {
                             ),
                         ));
                     }
-                    let len = declared.unwrap_or(0).max(extent).max(self.stos[sto].len);
-                    if let Some(n) = declared {
+                    let len = match symbolic {
+                        true => extent,
+                        false => declared.unwrap_or(0).max(extent).max(self.stos[sto].len),
+                    };
+                    if let Some(n) = declared.filter(|_| !symbolic) {
                         if extent > n {
                             return Err(arg_err(
                                 i,

@@ -158,7 +158,18 @@ impl InputSpec {
             .enumerate()
             .map(|(s, st)| StorageDecl { id: s as i64, numel: Some(st.data.len() as i64), requires_grad: st.base })
             .collect();
-        Ok(Convention { args, storages })
+        let mut c = Convention { args, storages };
+        let sizes: Vec<Vec<i64>> = self
+            .args
+            .iter()
+            .map(|a| match a {
+                ArgSpec::Own { shape, .. } => shape.clone(),
+                ArgSpec::View { size, .. } => size.clone(),
+                ArgSpec::SameAs(_) => Vec::new(),
+            })
+            .collect();
+        c.generalize_layouts(ctx, &sizes);
+        Ok(c)
     }
 }
 
