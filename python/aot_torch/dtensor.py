@@ -129,12 +129,18 @@ class DTensorGraph:
         self.name = name
         self.dense: Dict[tuple, Optional[_Dense]] = {}
         self.warned = set()
+        # Inputs read only as numbers (`x.item()`: the float attributes
+        # Dynamo passes as 0-dim tensors with `dynamic=True`, a layer
+        # norm's `eps`): traced as constants, their values in the key.
+        self.item_inputs = fx_ir.item_inputs(gm)
 
     def _key(self, args: Sequence[Any], training: bool) -> tuple:
         DTensor, DeviceMesh = _types()
         key: List[Any] = [training]
-        for a in args:
-            if isinstance(a, DTensor):
+        for k, a in enumerate(args):
+            if k in self.item_inputs:
+                key.append(("N", _backend()._number(a)))
+            elif isinstance(a, DTensor):
                 loc = a._local_tensor
                 key.append(("D", id(a.device_mesh), tuple(a.placements), tuple(a.shape), tuple(a.stride()),
                             a.dtype, a.requires_grad, tuple(loc.shape), tuple(loc.stride())))
@@ -178,8 +184,11 @@ class DTensorGraph:
 
     def _build(self, args: Sequence[Any], training: bool) -> Optional[_Dense]:
         backend = _backend()
+        gm = self.gm
+        if self.item_inputs:
+            gm = fx_ir.with_item_values(gm, {k: backend._number(args[k]) for k in self.item_inputs})
         try:
-            dense_gm, slots, outputs, grad_placements, traced = _trace(self.gm, args, training)
+            dense_gm, slots, outputs, grad_placements, traced = _trace(gm, args, training)
         except Exception as e:  # PyTorch's tracing through DTensor's dispatch, or what aot refuses
             why = backend._one_line(e) if isinstance(e, fx_ir.Unsupported) else \
                 "%s: %s" % (type(e).__name__, backend._one_line(e))

@@ -418,6 +418,21 @@ def _graph_break_worker(rank, world):
                                        lambda step: grads.extend(_grads(model, ref)))}
     out["grads"] = grads
     out["stats"] = dict(aot_torch.stats)
+
+    # The same with `dynamic=True` over several batch sizes: Dynamo passes
+    # the layer norms' `eps` as 0-dim tensors the graph reads by `.item()`
+    # (the DTensor trace takes their values as constants; it ran the whole
+    # graph in PyTorch before).
+    model, ref, mesh = _twins(Split, Split, world)
+    for m in (model, ref):
+        for block in (m.a, m.b):
+            parallelize_module(block, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
+    batches = [torch.randn(b, 16, generator=g) for b in (3, 5, 6)]
+    grads = []
+    out["dynamic_losses"] = _sgd_side_by_side(torch.compile(model, backend="aot", dynamic=True), model, ref,
+                                              batches, lambda step: grads.extend(_grads(model, ref)))
+    out["dynamic_grads"] = grads
+    out["dynamic_stats"] = dict(aot_torch.stats)
     return out
 
 
@@ -427,7 +442,9 @@ def test_dtensor_graphs_across_a_graph_break_pass_the_gradient_on(tmp_path):
     second graph's input is the first's output, an activation that
     requires grad. Its gradient reaches the first graph, whose parameters
     get eager's gradients (they got none: the DTensor trace took that
-    input through a `detach`, so the backend saw no path from it)."""
+    input through a `detach`, so the backend saw no path from it). Also
+    with `dynamic=True` over batch sizes, where nothing runs in PyTorch
+    (the DTensor graph is traced per shape)."""
     for r in _run_ranks(_graph_break_worker, 2, tmp_path):
         st = r["stats"]
         assert st.get("compiled", 0) == 2 and not st.get("fallback_regions") and not st.get("fallback_ops"), st
@@ -435,6 +452,13 @@ def test_dtensor_graphs_across_a_graph_break_pass_the_gradient_on(tmp_path):
             assert got is not None, "a parameter without a gradient"
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
         for got, want in r["losses"]:
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+        st = r["dynamic_stats"]
+        assert st.get("compiled", 0) >= 2 and not st.get("fallback_regions") and not st.get("fallback_ops"), st
+        for got, want in r["dynamic_grads"]:
+            assert got is not None, "a parameter without a gradient"
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+        for got, want in r["dynamic_losses"]:
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
 
 
