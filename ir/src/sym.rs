@@ -1363,6 +1363,9 @@ fn any_size_in_attr(ctx: &crate::Context, a: crate::Attribute, f: &mut dyn FnMut
         AttrData::Dict(v) => v.iter().any(|n| any_size_in_attr(ctx, n.value, f)),
         // (A splat of a symbolic shape: `dense<-100> : tensor<s0x1xi64>`.)
         AttrData::Dense { ty, .. } => any_size_in_type(ctx, *ty, f),
+        // (A record's fields: an argument's `#aot.layout` strides, a
+        // storage's `#aot.storage` length.)
+        AttrData::Dialect { params, .. } => params.iter().any(|n| any_size_in_attr(ctx, n.value, f)),
         _ => false,
     }
 }
@@ -1679,6 +1682,13 @@ pub fn specialise_attr(
                 out.push(crate::NamedAttr { name: n.name, value: specialise_attr(ctx, n.value, b)? });
             }
             AttrData::Dict(out)
+        }
+        AttrData::Dialect { name, params } => {
+            let mut out = Vec::with_capacity(params.len());
+            for n in params {
+                out.push(crate::NamedAttr { name: n.name, value: specialise_attr(ctx, n.value, b)? });
+            }
+            AttrData::Dialect { name, params: out }
         }
         other => other,
     };
