@@ -5,10 +5,11 @@
 //! value-semantics function becomes its `rng.philox_*` twin (the `rng`
 //! dialect's `RandomInterface`) reading the state from two new trailing
 //! arguments, `seed` and `offset` (`tensor<i64>`, marked `aot.rng_seed` and
-//! `aot.rng_offset`). Shapes are static, so each op's offset is the base
-//! offset plus the words the ops before it draw (each op's draw rounded up
-//! to a multiple of 4, as the generator advances): `offset + c` with `c` a
-//! constant. The function returns the advanced offset as its last result
+//! `aot.rng_offset`). Each op's offset is the base offset plus the words
+//! the ops before it draw (each op's draw rounded up to a multiple of 4, as
+//! the generator advances): `offset + c` with `c` a constant, or with
+//! symbolic sizes an expression of the symbols (`tensor.size_value`),
+//! which each call evaluates. The function returns the advanced offset as its last result
 //! (`aot.rng_offset`), after the forward returns, and
 //! `is_rng_op_functionalized` is set in `aot.meta`; the runtime passes the
 //! generator's state in and moves the generator to the returned offset.
@@ -20,7 +21,7 @@
 use crate::meta::{ViewAndMutationMeta, META_ATTR};
 use aot_dialects::func::{FuncOp, FuncView};
 use aot_dialects::rng::RandomInterface;
-use aot_dialects::tensor::{AddOp, ConstantOp};
+use aot_dialects::tensor::{AddOp, ConstantOp, SizeValueOp};
 use aot_ir::pass::{Pass, PassInfo, PassOptions, PassState, StatisticSpec};
 use aot_ir::*;
 
@@ -36,6 +37,17 @@ fn i64_scalar(rw: &mut Rewriter<'_>, v: i64) -> Value {
     let ty = rw.tensor_type(&[], ElemType::I64);
     let a = rw.dense_attr(ty, DenseData::SplatInt(v));
     ConstantOp::build_typed1(rw, &[], &[("value", a)], ty)
+}
+
+/// A word count as a 0-d i64 value: a constant, or the call's value of a
+/// symbolic count.
+fn words_value(rw: &mut Rewriter<'_>, words: i64) -> Value {
+    if !aot_ir::sym::is_symbolic(words) {
+        return i64_scalar(rw, words);
+    }
+    let ty = rw.tensor_type(&[], ElemType::I64);
+    let size = rw.i64_list_attr(&[words]);
+    SizeValueOp::build_typed1(rw, &[], &[("size", size)], ty)
 }
 
 impl Pass for RngFunctionalize {
@@ -66,6 +78,8 @@ impl Pass for RngFunctionalize {
         let offset_attr = vec![NamedAttr { name: rw.sym(RNG_OFFSET), value: unit }];
         let seed = f.insert_arg(&mut rw, n, state_ty, seed_attr).expect("has a body");
         let offset = f.insert_arg(&mut rw, n + 1, state_ty, offset_attr).expect("has a body");
+        // Words drawn so far: a constant, or with symbolic sizes an
+        // expression, which the call computes (`tensor.size_value`).
         let mut consumed: i64 = 0;
         for (op, iface) in &random {
             let op = *op;
@@ -74,24 +88,27 @@ impl Pass for RngFunctionalize {
             let at = if consumed == 0 {
                 offset
             } else {
-                let c = i64_scalar(&mut rw, consumed);
+                let c = words_value(&mut rw, consumed);
                 AddOp::build1(&mut rw, &[offset, c], &[])?
             };
             let t = rw.value_tensor(rw.result(op, 0)).cloned();
-            if let Some(t) = t.as_ref().filter(|t| t.is_symbolic()) {
-                // Its draw count, so every later offset, would be an
-                // expression that must exist as a run-time value.
-                return Err(Diagnostic::op_error(
-                    &rw,
-                    op,
-                    format!("a random op with symbolic sizes ({t}) is not supported by rng-functionalize yet"),
-                ));
+            let overflow = |rw: &Rewriter<'_>| {
+                Diagnostic::op_error(rw, op, "draws more random numbers than an i64 offset can count")
+            };
+            let numel = match &t {
+                Some(t) => aot_ir::sym::numel(&t.shape).map_err(|_| overflow(&rw))?,
+                None => 0,
+            };
+            let words = (iface.words)(&AttrView::of_op(&rw, op), numel).map_err(|_| overflow(&rw))?;
+            // (Rounded up to a multiple of 4, as the generator advances.)
+            let rounded = aot_ir::sym::add(words, 3)
+                .and_then(|w| aot_ir::sym::floordiv(w, 4))
+                .and_then(|w| aot_ir::sym::mul(w, 4))
+                .map_err(|_| overflow(&rw))?;
+            consumed = aot_ir::sym::add(consumed, rounded).map_err(|_| overflow(&rw))?;
+            if !aot_ir::sym::is_symbolic(consumed) && consumed < 0 {
+                return Err(overflow(&rw));
             }
-            let numel = t.map(|t| t.numel()).unwrap_or(0) as u64;
-            let words = (iface.words)(&AttrView::of_op(&rw, op), numel);
-            consumed = consumed.checked_add((words.div_ceil(4) * 4) as i64).ok_or_else(|| {
-                Diagnostic::op_error(&rw, op, "draws more random numbers than an i64 offset can count")
-            })?;
             let mut operands = vec![seed, at];
             operands.extend(rw.operands(op));
             let attrs = rw.attrs(op).to_vec();
@@ -108,7 +125,7 @@ impl Pass for RngFunctionalize {
         let ret = f.return_op(&rw).ok_or_else(|| err(&rw, "has no return".into()))?;
         rw.set_insertion_point(InsertPoint::Before(ret));
         rw.set_loc(rw.op_loc(ret));
-        let total = i64_scalar(&mut rw, consumed);
+        let total = words_value(&mut rw, consumed);
         let advanced = AddOp::build1(&mut rw, &[offset, total], &[])?;
         let mut results: Vec<Value> = rw.operands(ret).collect();
         results.push(advanced);
@@ -130,8 +147,10 @@ impl Pass for RngFunctionalize {
 /// How far a call of `func` (this pass's output, after any later pass)
 /// moves the generator's offset, read off the graph: the result marked
 /// [`RNG_OFFSET`] is the offset argument, or this pass's `offset + c` with
-/// `c` a constant. `None` when it is anything else (the runtime then reads
-/// the returned offset).
+/// `c` a constant or a symbolic size's value (`tensor.size_value`: the
+/// count is then that expression, which the caller evaluates with the
+/// call's symbols). `None` when it is anything else (the runtime then
+/// reads the returned offset).
 pub fn advance(ctx: &Context, func: Op) -> Option<i64> {
     let f = FuncView { op: func };
     let args = f.args(ctx);
@@ -148,7 +167,16 @@ pub fn advance(ctx: &Context, func: Op) -> Option<i64> {
         (c, a) if a == offset => c,
         _ => return None,
     };
-    let c = ctx.defining_op(other).filter(|&o| ctx.op_name(o) == ConstantOp::NAME)?;
+    let c = ctx.defining_op(other)?;
+    if ctx.op_name(c) == SizeValueOp::NAME && ctx.get_attr(c, "numerator").is_none() {
+        return match ctx.attr_i64_list(c, "size")?[..] {
+            [words] => Some(words),
+            _ => None,
+        };
+    }
+    if ctx.op_name(c) != ConstantOp::NAME {
+        return None;
+    }
     match ctx.attr_data(ctx.get_attr(c, "value")?) {
         AttrData::Dense { data, .. } if data.is_splat() => Some(data.get_i64(0)),
         _ => None,

@@ -694,6 +694,47 @@ def test_results_that_alias_arguments_compile_once_in_training(name):
     assert stats["fallback_regions"] == 0, dict(stats)
 
 
+def test_dropout_compiles_once_and_draws_as_per_shape_code():
+    """Random ops over symbolic sizes: each draw's offset is an expression
+    of the sizes that the call evaluates, so one compile serves every
+    shape (it was compiled per shape: `rng-functionalize` refused symbolic
+    sizes), and under one seed its draws over a sequence of shapes are
+    those of code compiled per shape; the backward reads the forward's
+    mask."""
+    def f(x, w):
+        return F.dropout(x, 0.5, training=True) * w + torch.rand_like(x)
+
+    shapes = [(6, 5, 8), (3, 7, 8), (9, 2, 8), (6, 5, 8)]
+    xs = [torch.randn(*s, generator=torch.Generator().manual_seed(k)) + 3 for k, s in enumerate(shapes)]
+    runs = {}
+    for symbolic in (True, False):
+        torch._dynamo.reset()
+        aot_torch.stats.clear()
+        compiled = torch.compile(f, backend=aot_torch.backend(symbolic=symbolic), dynamic=True)
+        w = torch.randn(8, generator=torch.Generator().manual_seed(9)).requires_grad_()
+        aot_torch.manual_seed(7)
+        outs = []
+        for x in xs:
+            xg = x.clone().requires_grad_()
+            out = compiled(xg, w)
+            out.sum().backward()
+            outs.append((out.detach(), xg.grad))
+        runs[symbolic] = (outs, dict(aot_torch.stats))
+    (sym_outs, sym_stats), (static_outs, static_stats) = runs[True], runs[False]
+    assert sym_stats["compiled"] == sym_stats["graphs"] == sym_stats["symbolic_graphs"] == 1, sym_stats
+    assert not sym_stats.get("fallback_regions"), sym_stats
+    assert static_stats["compiled"] == 3, static_stats
+    for (a, ga), (b, gb) in zip(sym_outs, static_outs):
+        assert torch.equal(a, b), "the draws differ from per-shape code"
+        assert torch.equal(ga, gb)
+    # The backward reads the forward's mask: x's gradient is 2·w where
+    # dropout kept the element, else 0.
+    for _, grad in sym_outs:
+        kept = grad != 0
+        assert 0.3 < kept.float().mean().item() < 0.7
+    assert not torch.equal(sym_outs[0][0], sym_outs[3][0]), "the generator advances across shapes"
+
+
 _STEPPED = {
     "every_second": lambda x: x[::2] * 2,
     "odd_rows": lambda x: x[1::2].tanh(),

@@ -115,9 +115,10 @@ pub struct Plan {
     /// The graph takes (seed, offset) last and returns the advanced offset
     /// after its returns.
     pub rng: bool,
-    /// How far one call moves the offset, where the graph says so as a
-    /// constant (`offset + c`): the generator is then advanced without
-    /// reading the returned offset, which may live on a device.
+    /// How far one call moves the offset, where the graph says so
+    /// (`offset + c`, `c` a constant or an expression of the function's
+    /// symbols, evaluated per call): the generator is then advanced
+    /// without reading the returned offset, which may live on a device.
     pub rng_advance: Option<i64>,
     pub write_back: Vec<WriteBack>,
     pub outputs: Vec<(OutputFrom, bool)>,
@@ -428,6 +429,8 @@ impl CompiledFunction {
             let offset = results.pop().ok_or("the graph returned no RNG offset")?;
             let v = match plan.rng_advance {
                 Some(c) => {
+                    // (A symbolic count: the call's value of it.)
+                    let c = syms.eval(c).map_err(|e| e.to_string())?;
                     let before = self.generator.borrow().offset;
                     i64::try_from(before).ok().and_then(|b| b.checked_add(c)).ok_or("the RNG offset overflows")?
                 }

@@ -65,7 +65,8 @@ fn inputs(text: &str, sizes: &str, seed: u64) -> aot_run::json::InputSpec {
     random_inputs_sized(&ctx, f, seed, &b).unwrap_or_else(|e| panic!("inputs for {sizes}: {e}"))
 }
 
-/// Compiled once at `compile_at`, called at each of `call_at`.
+/// Compiled once at `compile_at`, called at each of `call_at` (twice, the
+/// generator's stream continuing, so that random ops' offsets count).
 fn check(backend: Backend, name: &str, text: &str, compile_at: &str, call_at: &[&str]) -> Vec<String> {
     let name = format!("{name} [{}]", backend.name());
     let mut sources = SourceMgr::new();
@@ -76,7 +77,7 @@ fn check(backend: Backend, name: &str, text: &str, compile_at: &str, call_at: &[
         let spec = inputs(text, sizes, 10 + k as u64);
         let mut ctx = Context::new();
         let (_, f) = parse(&mut ctx, text);
-        let calls = Calls { seed: 7, count: 1, grad: None };
+        let calls = Calls { seed: 7, count: 2, grad: None };
         let eager = match run_eager_calls(&ctx, &sources, f, &spec, calls, false) {
             Ok(r) => r.to_json(),
             Err(e) => json!({ "error": e.to_string() }),
@@ -84,7 +85,7 @@ fn check(backend: Backend, name: &str, text: &str, compile_at: &str, call_at: &[
         let mut ctx2 = Context::new();
         let (m2, f2) = parse(&mut ctx2, text);
         let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
-        let calls = Calls { seed: 7, count: 1, grad: None };
+        let calls = Calls { seed: 7, count: 2, grad: None };
         let compiled = match run_compiled_for(ctx2, &sources, m2, f2, &compile_for, &spec, &opts, calls) {
             Ok(r) => outputs_json(&r.outputs, &r.args),
             Err(e) => json!({ "error": e.to_string() }),
@@ -1402,13 +1403,11 @@ fn the_corpus_runs_with_symbolic_sizes() {
 fn the_corpus_trains_with_symbolic_sizes() {
     aot::init();
     let root = common::corpus_dir("run");
-    let programs: Vec<(String, String, i64)> = corpus_programs()
-        .into_iter()
-        .filter(|(name, text, _)| !training_flags(&root.join(name), text).is_empty())
-        .collect();
+    let programs: Vec<(String, String, i64)> =
+        corpus_programs().into_iter().filter(|(name, text, _)| !training_flags(&root.join(name)).is_empty()).collect();
     assert!(programs.len() >= 150, "only {} differentiating corpus programs took a symbolic size", programs.len());
     corpus_verdict("training", &programs, 5, |name, text, n| {
-        corpus_train_check(name, text, n, &training_flags(&root.join(name), text))
+        corpus_train_check(name, text, n, &training_flags(&root.join(name)))
     });
 }
 
@@ -1416,7 +1415,7 @@ fn the_corpus_trains_with_symbolic_sizes() {
 /// file; empty where none does, or where an argument is not a tensor of
 /// its own (a view of a shared storage, a duplicate: symbolic training
 /// refuses those by design).
-fn training_flags(mlir: &std::path::Path, text: &str) -> Vec<bool> {
+fn training_flags(mlir: &std::path::Path) -> Vec<bool> {
     let Ok(inputs) = std::fs::read_to_string(mlir.to_string_lossy().replace(".mlir", ".inputs.json")) else {
         return Vec::new();
     };
@@ -1430,9 +1429,7 @@ fn training_flags(mlir: &std::path::Path, text: &str) -> Vec<bool> {
         })
         .collect();
     match flags {
-        // (Random programs draw per call: their gradients are the
-        // gradient suite's, by finite differences.)
-        Some(f) if f.contains(&true) && !text.contains("rng.") => f,
+        Some(f) if f.contains(&true) => f,
         _ => Vec::new(),
     }
 }

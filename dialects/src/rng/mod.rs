@@ -25,10 +25,19 @@ aot_ir::op_handle!(pub PhiloxDropoutOp = "rng.philox_dropout");
 
 /// For a stateful random op: its functional twin, and how many 32-bit words
 /// it draws for `n` results given its attributes (the generator then
-/// advances by that count rounded up to a multiple of 4).
+/// advances by that count rounded up to a multiple of 4). `n` may be a
+/// symbolic size (`aot_ir::sym`): the count is then an expression.
 pub struct RandomInterface {
     pub functional: OpRef,
-    pub words: fn(&AttrView<'_>, u64) -> u64,
+    pub words: fn(&AttrView<'_>, i64) -> Result<i64, aot_ir::sym::SymError>,
+}
+
+/// `ceil(n / per) * 4`: the words a draw of `n` values takes at `per`
+/// values per Philox block of four words (the runtime's
+/// `philox::words_for_uniform` and `words_for_normal`, as an expression).
+fn words_per_block(n: i64, per: i64) -> Result<i64, aot_ir::sym::SymError> {
+    use aot_ir::sym::{add, floordiv, mul};
+    mul(floordiv(add(n, per - 1)?, per)?, 4)
 }
 
 fn verify_float_result(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
@@ -107,19 +116,18 @@ fn verify_nullary(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-fn words_uniform(_: &AttrView<'_>, n: u64) -> u64 {
-    aot_runtime::philox::words_for_uniform(n)
+fn words_uniform(_: &AttrView<'_>, n: i64) -> Result<i64, aot_ir::sym::SymError> {
+    words_per_block(n, 4)
 }
 
-fn words_normal(_: &AttrView<'_>, n: u64) -> u64 {
-    aot_runtime::philox::words_for_normal(n)
+fn words_normal(_: &AttrView<'_>, n: i64) -> Result<i64, aot_ir::sym::SymError> {
+    words_per_block(n, 2)
 }
 
-fn words_dropout(a: &AttrView<'_>, n: u64) -> u64 {
-    if kernels::dropout_draws(a) {
-        aot_runtime::philox::words_for_uniform(n)
-    } else {
-        0
+fn words_dropout(a: &AttrView<'_>, n: i64) -> Result<i64, aot_ir::sym::SymError> {
+    match kernels::dropout_draws(a) {
+        true => words_per_block(n, 4),
+        false => Ok(0),
     }
 }
 
