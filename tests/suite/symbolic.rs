@@ -1404,7 +1404,7 @@ fn the_corpus_trains_with_symbolic_sizes() {
     aot::init();
     let root = common::corpus_dir("run");
     let programs: Vec<(String, String, i64)> =
-        corpus_programs().into_iter().filter(|(name, text, _)| !training_flags(&root.join(name)).is_empty()).collect();
+        corpus_programs().into_iter().filter(|(name, _, _)| !training_flags(&root.join(name)).is_empty()).collect();
     assert!(programs.len() >= 150, "only {} differentiating corpus programs took a symbolic size", programs.len());
     corpus_verdict("training", &programs, 5, |name, text, n| {
         corpus_train_check(name, text, n, &training_flags(&root.join(name)))
