@@ -463,6 +463,52 @@ fn a_channels_last_argument_compiles_once() {
     assert!(per_size.versions_built() >= 2, "code per size");
 }
 
+/// The Philox ops over symbolic counts read them at run time: element by
+/// element, each computing its block, they give per-size code's bits
+/// (which walks whole blocks and a static tail), at counts that fill
+/// blocks and ones that leave a partial block, on both backends that read
+/// a size table.
+#[test]
+fn philox_draws_read_their_count_at_run_time() {
+    use aot::ir::ElemType;
+    use aot::runtime::compiled::Executable;
+    use aot::runtime::Tensor;
+    let text = r#"func.func @f(%seed: tensor<i64>, %off: tensor<i64>, %x: tensor<s0x3xf32>, %p: tensor<s1xf32>) -> (tensor<s0x3xf32>, tensor<s0x3xi1>, tensor<(s0*2 + 1)xf32>, tensor<s1xf32>, tensor<s1x3xf64>) {
+  %d:2 = rng.philox_dropout %seed, %off, %x {p = 0.25} : tensor<i64>, tensor<i64>, tensor<s0x3xf32> -> (tensor<s0x3xf32>, tensor<s0x3xi1>)
+  %n = rng.philox_normal %seed, %off {mean = 1.0, std = 0.5} : tensor<i64>, tensor<i64> -> tensor<(s0*2 + 1)xf32>
+  %b = rng.philox_bernoulli %seed, %off, %p : tensor<i64>, tensor<i64>, tensor<s1xf32> -> tensor<s1xf32>
+  %u = rng.philox_uniform %seed, %off {low = -1.0, high = 1.0} : tensor<i64>, tensor<i64> -> tensor<s1x3xf64>
+  return %d#0, %d#1, %n, %b, %u : tensor<s0x3xf32>, tensor<s0x3xi1>, tensor<(s0*2 + 1)xf32>, tensor<s1xf32>, tensor<s1x3xf64>
+}"#;
+    let mut backends = vec!["cranelift"];
+    if cfg!(feature = "llvm") {
+        backends.push("llvm");
+    }
+    for backend in backends {
+        let (mut sized, mut per_size) = (by_size(text, backend, true), by_size(text, backend, false));
+        for (n, m) in [(2i64, 4i64), (3, 5), (7, 2), (4, 9)] {
+            let args = || {
+                let probs: Vec<f64> = (0..m).map(|i| (i as f64 + 0.5) / m as f64).collect();
+                vec![
+                    Tensor::from_f64(ElemType::I64, &[], &[11.0], ElemType::I64),
+                    Tensor::from_f64(ElemType::I64, &[], &[8.0], ElemType::I64),
+                    pattern(&[n, 3], 1, 2.0),
+                    Tensor::from_f64(ElemType::F32, &[m], &probs, ElemType::F32),
+                ]
+            };
+            let got = sized.run(args()).unwrap_or_else(|e| panic!("{backend} at {n},{m}: {e}"));
+            let want = per_size.run(args()).unwrap();
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.sizes().to_vec(), w.sizes().to_vec());
+                let same = g.read_f64().iter().zip(&w.read_f64()).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{backend}: result {k} differs at s0={n}, s1={m}");
+            }
+        }
+        assert!(sized.runs_with_runtime_sizes(), "{backend}: {:?}", sized.runtime_sizes_refused());
+        assert_eq!(sized.versions_built(), 0, "{backend}: no code generated per size");
+    }
+}
+
 /// The embedding API: `Module::compile` with example arguments of one size
 /// gives a `Function` that takes any size its symbols allow, and refuses
 /// one they do not.

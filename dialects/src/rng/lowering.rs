@@ -195,6 +195,34 @@ fn each_draw(
             vec![blk[k], blk[k + 1]]
         }
     };
+    if aot_ir::sym::is_symbolic(n) {
+        // A count known only at run time: element by element, each
+        // computing its block (the block loop below has a tail of a static
+        // length, which a symbolic count does not give). The words are the
+        // block loop's, so the samples are too.
+        let pb = s.index(per_block);
+        return s
+            .for_loop(0, n, 1, true, &[], &mut |s, i, _| {
+                let b = s.bin(Binary::Div, i, pb)?;
+                let lane = s.bin(Binary::Rem, i, pb)?;
+                let bi = s.cast_e(b, ElemType::I64);
+                let ctr = s.add(base, bi)?;
+                let blk = s.philox(seed, ctr);
+                // Lane k's words, picked by the run-time lane.
+                let mut w = words(s, &blk, 0);
+                for k in 1..per_block {
+                    let kv = s.index(k);
+                    let at = s.cmp(Predicate::Eq, lane, kv)?;
+                    let wk = words(s, &blk, k);
+                    for (x, y) in w.iter_mut().zip(wk) {
+                        *x = s.select(at, y, *x)?;
+                    }
+                }
+                f(s, i, &w)?;
+                Ok(Vec::new())
+            })
+            .map(|_| ());
+    }
     let full = n / per_block;
     if full > 0 {
         s.for_loop(0, full, 1, true, &[], &mut |s, b, _| {
@@ -228,7 +256,7 @@ fn each_draw(
 fn generate(lc: &mut LowerCtx<'_, '_>, name: &str, draws: &PhiloxDraws) -> Result<(), String> {
     let rt = lc.result_type(0)?;
     let shape = rt.shape.to_vec();
-    let n: i64 = shape.iter().product();
+    let n = aot_ir::sym::numel(&shape).map_err(|e| e.to_string())?;
     let out = lc.alloc(&shape, rt.elem);
     let mut bufs = vec![lc.operand(0)?, lc.operand(1)?];
     if let Some(i) = draws.input {
@@ -294,7 +322,7 @@ pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
         lc.set_result(1, mask);
         return Ok(());
     }
-    let n: i64 = shape.iter().product();
+    let n = aot_ir::sym::numel(&shape).map_err(|e| e.to_string())?;
     let out = lc.alloc(&shape, e);
     let mask = lc.alloc(&shape, ElemType::I1);
     let (seed, off) = (lc.operand(0)?, lc.operand(1)?);

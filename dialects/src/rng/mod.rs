@@ -13,7 +13,7 @@ pub mod kernels;
 pub mod lowering;
 
 use crate::autodiff::Vjp;
-use crate::lowering::Lower;
+use crate::lowering::{Lower, LowerSymbolic};
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::Kernel;
@@ -202,7 +202,7 @@ inventory::submit! {
         attrs: UNIFORM,
         verify: Some(verify_philox_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_uniform), &Lower(lowering::philox_uniform), &lowering::UNIFORM_DRAWS],
+        interfaces: &[&Kernel(kernels::philox_uniform), &LowerSymbolic(lowering::philox_uniform), &lowering::UNIFORM_DRAWS],
         ..OpDef::DEFAULT
     }
 }
@@ -217,7 +217,7 @@ inventory::submit! {
         attrs: NORMAL,
         verify: Some(verify_philox_nullary),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_normal), &Lower(lowering::philox_normal), &lowering::NORMAL_DRAWS],
+        interfaces: &[&Kernel(kernels::philox_normal), &LowerSymbolic(lowering::philox_normal), &lowering::NORMAL_DRAWS],
         ..OpDef::DEFAULT
     }
 }
@@ -231,7 +231,7 @@ inventory::submit! {
         results: Arity::Exact(1),
         infer: Some(infer_philox_bernoulli),
         syntax: Syntax::Functional,
-        interfaces: &[&Kernel(kernels::philox_bernoulli), &Lower(lowering::philox_bernoulli), &lowering::BERNOULLI_DRAWS],
+        interfaces: &[&Kernel(kernels::philox_bernoulli), &LowerSymbolic(lowering::philox_bernoulli), &lowering::BERNOULLI_DRAWS],
         ..OpDef::DEFAULT
     }
 }
@@ -249,7 +249,7 @@ inventory::submit! {
         interfaces: &[
             &Kernel(kernels::philox_dropout),
             &Vjp(derivatives::dropout),
-            &Lower(lowering::philox_dropout),
+            &LowerSymbolic(lowering::philox_dropout),
             &lowering::DROPOUT_DRAWS,
         ],
         ..OpDef::DEFAULT
