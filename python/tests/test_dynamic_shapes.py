@@ -353,6 +353,44 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
     assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
+@pytest.mark.parametrize("sdpa", [False, True], ids=["manual-attention", "sdpa"])
+def test_a_decoder_with_dropout_trains_with_one_compile(sdpa):
+    """A GPT-2 block with dropout 0.1 trained with `dynamic=True` over batch
+    sizes and lengths: one compile per graph, nothing in PyTorch, no code
+    per size (the Philox draws read their count at run time), and its
+    losses, step by step, are bit for bit those of code compiled per shape
+    under the same seed (the generator's offsets are expressions of the
+    sizes, evaluated per call)."""
+    from models import GPT2Block, gpt_loss
+
+    sizes = [(2, 8), (3, 12), (4, 16), (2, 10), (3, 9), (2, 8)]
+    g = torch.Generator().manual_seed(1)
+    batches = [torch.randint(0, 64, size, generator=g) for size in sizes]
+    runs = {}
+    for symbolic in (True, False):
+        torch._dynamo.reset()
+        aot_torch.stats.clear()
+        torch.manual_seed(0)
+        model = GPT2Block(dropout=0.1, sdpa=sdpa)
+        f = torch.compile(model, backend=aot_torch.backend(symbolic=symbolic), dynamic=True)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        per_size = aot_torch.versions_per_size()
+        aot_torch.manual_seed(5)
+        losses = []
+        for idx in batches:
+            loss = gpt_loss(f(idx), torch.roll(idx, -1, 1))
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            losses.append(loss.item())
+        runs[symbolic] = (losses, dict(aot_torch.stats), aot_torch.versions_per_size() - per_size)
+    (losses, stats, versions), (static_losses, _, _) = runs[True], runs[False]
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"], stats
+    assert not stats.get("fallback_regions") and not stats.get("fallback_ops"), stats
+    assert versions == 0, "code generated per size"
+    assert losses == static_losses
+
+
 def _cnn_steps_equal_eager(f, net, ref, sizes):
     """A step of `f` (compiling `net`) and of `ref` per `(batch, image
     size)`: losses, gradients and buffers (batch norm's statistics)
