@@ -118,6 +118,11 @@ class SymbolTable:
                 return "(%s floordiv %d)" % (self._expr_text(sympy.expand(num)), int(den))
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) > 0:
             return "(%s mod %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
+        if isinstance(e, (Mod, PythonMod)) and self._below(e.args[0], e.args[1]):
+            # `a mod b` with `0 <= a < b` at every size the ranges allow is
+            # `a` (PyTorch's contiguity checks write `A mod (s*A)` for a
+            # plane of `A` elements in a batch of `s`: a pooled CNN).
+            return self._expr_text(e.args[0])
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[0], sympy.Integer) and int(e.args[0]) < 0:
             # A negative index normalised by a size (`x[:, -1]`): `c mod m`
             # is `m + c` where the size is at least `-c`.
@@ -126,6 +131,25 @@ class SymbolTable:
             if isinstance(lower, sympy.Integer) and int(lower) >= -c:
                 return "(%s - %d)" % (self._expr_text(m), -c)
         raise Reject("size %s has no form in the IR's size language" % e)
+
+    def _below(self, a: sympy.Expr, b: sympy.Expr) -> bool:
+        """Whether `0 <= a < b` at every size the ranges allow: `a` is at
+        least 0 and either `b - a` at least 1, or `b` is `a` times a factor
+        of at least 2 (with `a` at least 1)."""
+        def lower(x):
+            lo = self.shape_env.bound_sympy(x).lower
+            return int(lo) if isinstance(lo, sympy.Integer) else None
+
+        lo_a = lower(a)
+        if lo_a is None or lo_a < 0:
+            return False
+        gap = lower(sympy.factor(b - a))
+        if gap is not None and gap >= 1:
+            return True
+        ratio = sympy.cancel(b / a)
+        num, den = sympy.fraction(ratio)
+        lo_r = lower(num) if den == 1 else None
+        return lo_a >= 1 and lo_r is not None and lo_r >= 2
 
     def dim(self, d: Any) -> Any:
         """A dimension for the builder: an int where `d` is a constant,

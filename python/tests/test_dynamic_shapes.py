@@ -53,6 +53,38 @@ class CNN(torch.nn.Module):
         return F.cross_entropy(self.fc(h.mean((2, 3))), y)
 
 
+class PooledCNN(torch.nn.Module):
+    """A ResNet-style stem: convolutions with batch norm, max pooling, a
+    strided block, adaptive average pooling to 1x1 and a linear head (the
+    flatten after the pool made PyTorch write `A mod (n*A)` sizes)."""
+
+    channels_last = False
+
+    def __init__(self):
+        super().__init__()
+
+        def block(cin, cout, stride):
+            return torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False),
+                                       torch.nn.BatchNorm2d(cout), torch.nn.ReLU(inplace=True))
+
+        self.features = torch.nn.Sequential(block(3, 8, 1), torch.nn.MaxPool2d(2), block(8, 16, 2), block(16, 16, 1))
+        self.pool = torch.nn.AdaptiveAvgPool2d(1)
+        self.head = torch.nn.Linear(16, 10)
+        if self.channels_last:
+            self.to(memory_format=torch.channels_last)
+
+    def forward(self, x, y):
+        if self.channels_last:
+            x = x.to(memory_format=torch.channels_last)
+        return F.cross_entropy(self.head(self.pool(self.features(x)).flatten(1)), y)
+
+
+class PooledCNNChannelsLast(PooledCNN):
+    """The same with its weights and its input batch channels-last."""
+
+    channels_last = True
+
+
 class ManualAttention(torch.nn.Module):
     """Attention written out: positions from `arange` of the sequence length,
     a causal mask from `triu` of a `full` of it, and the last position's
@@ -312,8 +344,10 @@ CNN_SIZES = [(n, h) for h in (8, 10, 12, 16) for n in (2, 3, 4, 6)]
     (MaskedMeanPool, lambda b, t: (torch.randint(0, 30, (b, t)), torch.randint(0, 2, (b,))), [(2, 5), (3, 8), (4, 11)]),
     (CrossAttention, lambda b, t, m: (torch.randn(b, t, 16), torch.randn(b, m, 16), torch.randn(b, 4)),
      [(2, 3, 5), (3, 4, 7), (2, 6, 9)]),
+    (PooledCNN, _cnn_inputs, [(2, 16), (3, 20), (4, 12), (2, 24)]),
+    (PooledCNNChannelsLast, _cnn_inputs, [(2, 16), (3, 20), (4, 12), (2, 24)]),
 ], ids=["decoder", "cnn", "manual-attention", "encoder-layer", "batchnorm-cnn", "groupnorm-conv1d",
-        "masked-mean-pool", "cross-attention"])
+        "masked-mean-pool", "cross-attention", "pooled-cnn", "pooled-cnn-channels-last"])
 def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, dynamic):
     """Trained through torch.compile over every size combination: each step's
     loss and gradients are eager's, nothing runs in PyTorch, and aot compiles
