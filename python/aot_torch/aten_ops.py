@@ -658,6 +658,15 @@ def _clamp_scalars(b, node, x_arg, lo, hi):
     shape, dtype = out_meta(node)
     if lo is None and hi is None:
         raise Reject("clamp without bounds")
+    if any(isinstance(v, (torch.SymInt, torch.SymFloat)) for v in (lo, hi)):
+        # A bound computed from sizes (`interpolate`'s last source index):
+        # a value the call computes. Eager's clamp passes the gradient where
+        # the bounds hold, ties included, as `clamp_tensor` does (a float
+        # tensor's missing bound is infinite; an integer one has none).
+        if _is_float(dtype):
+            inf = math.inf
+            return _clamp_tensors(b, node, x_arg, -inf if lo is None else lo, inf if hi is None else hi)
+        return _clamp_tensors(b, node, x_arg, lo, hi)
     for v in (lo, hi):
         if v is not None and not isinstance(v, (int, float)):
             raise Reject("clamp bound %r" % (v,))

@@ -1131,11 +1131,16 @@ def _translate_node(b: Builder, node: torch.fx.Node) -> Any:
             raise Reject("result %d of %s is not translated" % (idx, src.name))
         return v
     symbols = ir_builder.SYMBOLS
-    if symbols is not None and (t in _SIZE_OPS or t in _SIZE_ARITHMETIC):
+    if symbols is not None and (t in _SIZE_OPS or t in _SIZE_ARITHMETIC or t in _SIZE_CONVERSIONS):
         # A size computed from sizes: the trace's value is its expression,
-        # which the ops that take it as an argument write out.
+        # which the ops that take it as an argument write out. A float on
+        # the way (`interpolate`'s `floor(float(s) * 2.0)`) is kept as the
+        # trace's value: only size arithmetic reads it, and the integer it
+        # ends in must have a form in the size language.
         val = node_val(node)
-        if not isinstance(val, (int, torch.SymInt)):
+        if isinstance(val, (float, torch.SymFloat)) and not isinstance(val, bool):
+            return val
+        if not isinstance(val, (int, torch.SymInt)) or isinstance(val, bool):
             raise Reject("%s of a non-integer size" % getattr(t, "__name__", t))
         return symbols.dim(val)
     if not isinstance(t, torch._ops.OpOverload):
@@ -1167,7 +1172,10 @@ def _translate_node(b: Builder, node: torch.fx.Node) -> Any:
 _SIZE_OPS = frozenset([torch.ops.aten.sym_size.int, torch.ops.aten.sym_numel.default,
                        torch.ops.aten.sym_stride.int, torch.ops.aten.sym_storage_offset.default])
 _SIZE_ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
-                              operator.neg] + ([torch.sym_sum] if hasattr(torch, "sym_sum") else []))
+                              operator.neg, operator.truediv] + ([torch.sym_sum] if hasattr(torch, "sym_sum") else []))
+# Conversions between integer and float sizes (`interpolate` with a scale
+# factor computes its output size as `floor(float(s) * scale)`).
+_SIZE_CONVERSIONS = frozenset([torch.sym_float, torch.sym_int, math.floor, math.ceil, math.trunc])
 
 
 def _sizes_of(b: Builder, a: Any) -> Any:

@@ -368,8 +368,13 @@ class Builder:
     def operand(self, arg, dtype: torch.dtype) -> Value:
         """A tensor operand converted to `dtype`, or a Python scalar as a 0-d
         constant of `dtype`."""
+        if isinstance(arg, torch.fx.Node) and isinstance(self.env.get(arg), (float, torch.SymFloat)):
+            # A float computed from sizes (`interpolate`'s scale, `in / out`).
+            arg = self.env[arg]
         if isinstance(arg, (torch.fx.Node, Value)):
             return self.cast(self.value(arg), dtype)
+        if isinstance(arg, torch.SymFloat) and SYMBOLS is not None and dtype.is_floating_point:
+            return self.float_size(arg, dtype)
         if isinstance(arg, (bool, int, float)):
             if dtype == torch.bool:
                 return self.full(bool(arg), dtype)
@@ -383,6 +388,33 @@ class Builder:
         if isinstance(arg, torch.SymInt) or isinstance(arg, torch.SymFloat):
             raise Reject("dynamic shape (symbolic scalar operand)")
         raise Reject("unsupported operand %r" % (arg,))
+
+    def float_size(self, x: "torch.SymFloat", dtype: torch.dtype) -> Value:
+        """A float computed from sizes, as a 0-d value: a constant where the
+        sizes cancel (`float(a) / float(2*a)` is 0.5), else a size or a
+        constant over a size (`tensor.size_value`, with `numerator`)."""
+        import sympy
+        from torch.utils._sympy import functions as fns
+
+        def real(e):
+            if isinstance(e, fns.ToFloat):
+                return real(e.args[0])
+            if isinstance(e, (fns.FloatTrueDiv, fns.IntTrueDiv)):
+                return real(e.args[0]) / real(e.args[1])
+            if e.args and isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)):
+                return e.func(*[real(a) for a in e.args])
+            return e
+
+        e = sympy.nsimplify(sympy.simplify(real(x.node.expr)), rational=True)
+        if e.is_number:
+            return self.full(float(e), dtype)
+        num, den = sympy.fraction(sympy.together(e))
+        if num.is_number and not den.is_number:
+            size = Raw("array<i64: %s>" % SYMBOLS.text_of(den))
+            return self.op1("tensor.size_value", [], {"size": size, "numerator": float(num)}, (), dtype)
+        if den == 1:
+            return self.op1("tensor.size_value", [], {"size": Raw("array<i64: %s>" % SYMBOLS.text_of(num))}, (), dtype)
+        raise Reject("the float %s computed from sizes has no form in the IR" % x.node.expr)
 
     def mutate(self, v: Value) -> None:
         self.mutated_roots |= set(v.roots)

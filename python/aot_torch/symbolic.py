@@ -84,6 +84,15 @@ class SymbolTable:
         s = self._expr_text(e)
         return s if isinstance(e, sympy.Symbol) or s.startswith("(") else "(%s)" % s
 
+    def text_of(self, e: sympy.Expr) -> str:
+        """Expression `e` over the input sizes' symbols as the IR writes a
+        dimension (Reject where it has no form)."""
+        e = sympy.expand(e)
+        if isinstance(e, sympy.Integer):
+            return str(int(e))
+        s = self._expr_text(e)
+        return s if isinstance(e, sympy.Symbol) or s.startswith("(") else "(%s)" % s
+
     def _expr_text(self, e: sympy.Expr) -> str:
         from torch.utils._sympy.functions import FloorDiv, Mod, PythonMod
 
