@@ -1,5 +1,4 @@
 // RUN: aot-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(rng-functionalize))'
-// RUN: aot-opt %S/Inputs/rng-symbolic.mlir --verify-diagnostics --pass-pipeline='builtin.module(func.func(functionalize,collect-metadata,rng-functionalize))'
 
 /// The new arguments and result are part of the calling convention, which
 /// lives in aot.meta.

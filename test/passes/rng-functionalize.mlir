@@ -63,3 +63,26 @@ func.func @deterministic(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tensor.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+/// Over symbolic sizes a draw's word count is an expression: a dropout of
+/// s0x8 values takes s0*8 words (a multiple of 4 already), a normal draw
+/// of 2*s0 + 1 values ((2*s0 + 2) floordiv 2)*4 rounded up to a block, so
+/// each later offset, and the returned one, is offset + tensor.size_value
+/// of the expression, which every call evaluates.
+// BEFORE-LABEL: func.func @symbolic
+// CHECK-LABEL:  func.func @symbolic
+// CHECK-SAME:     %[[SEED:[a-z0-9]+]]: tensor<i64> {aot.rng_seed}, %[[OFF:[a-z0-9]+]]: tensor<i64> {aot.rng_offset}
+// CHECK:          rng.philox_dropout %[[SEED]], %[[OFF]], %{{.*}} {p = 0.5}
+// CHECK:          %[[W1:.*]] = tensor.size_value {size = array<i64: (s0*8)>} : tensor<i64>
+// CHECK:          %[[AT1:.*]] = tensor.add %[[OFF]], %[[W1]] : tensor<i64>
+// CHECK:          rng.philox_normal %[[SEED]], %[[AT1]]
+// CHECK:          %[[W2:.*]] = tensor.size_value {size = array<i64: (s0*12 + 4)>} : tensor<i64>
+// CHECK:          %[[END:.*]] = tensor.add %[[OFF]], %[[W2]] : tensor<i64>
+// CHECK:          return {{.*}}%[[END]]
+func.func @symbolic(%x: tensor<s0x8xf32>) -> (tensor<s0x8xf32>, tensor<(s0*2 + 1)xf32>) {
+  %d:2 = rng.dropout %x {p = 0.5} : tensor<s0x8xf32> -> (tensor<s0x8xf32>, tensor<s0x8xi1>)
+  %n = rng.normal : tensor<(s0*2 + 1)xf32>
+  return %d#0, %n : tensor<s0x8xf32>, tensor<(s0*2 + 1)xf32>
+}
