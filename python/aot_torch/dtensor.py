@@ -118,6 +118,26 @@ class _Dense:
         return tuple(res) if isinstance(outs, (tuple, list)) else res[0]
 
 
+# How many traces (conventions times shapes) a DTensor graph keeps.
+_SHAPES_KEPT = 64
+
+
+def _without_shapes(key: tuple) -> tuple:
+    """A `DTensorGraph._key` without the tensors' shapes and strides and
+    the sizes passed as numbers."""
+    out = []
+    for k in key:
+        if isinstance(k, tuple) and k and k[0] == "D":
+            out.append(("D", k[1], k[2], k[5], k[6]))
+        elif isinstance(k, tuple) and k and k[0] == "T":
+            out.append(("T", len(k[1]), k[3], k[4]))
+        elif isinstance(k, tuple) and k and k[0] == "S":
+            out.append(("S",))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
 class DTensorGraph:
     """What the backend returns for a Dynamo graph over DTensors: a dense
     program (`backend.CompiledGraph`) per calling convention of the DTensor
@@ -133,6 +153,10 @@ class DTensorGraph:
         # Dynamo passes as 0-dim tensors with `dynamic=True`, a layer
         # norm's `eps`): traced as constants, their values in the key.
         self.item_inputs = fx_ir.item_inputs(gm)
+        # Inputs that are sizes (Dynamo passes a symbolic size as an int):
+        # part of a call's shape, not of its convention.
+        self.size_inputs = [k for k, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")
+                            if isinstance(n.meta.get("example_value"), torch.SymInt)]
 
     def _key(self, args: Sequence[Any], training: bool) -> tuple:
         DTensor, DeviceMesh = _types()
@@ -140,6 +164,8 @@ class DTensorGraph:
         for k, a in enumerate(args):
             if k in self.item_inputs:
                 key.append(("N", _backend()._number(a)))
+            elif k in self.size_inputs and isinstance(a, int):
+                key.append(("S", a))
             elif isinstance(a, DTensor):
                 loc = a._local_tensor
                 key.append(("D", id(a.device_mesh), tuple(a.placements), tuple(a.shape), tuple(a.stride()),
@@ -168,10 +194,18 @@ class DTensorGraph:
         key = self._key(args, training)
         d = self.dense.get(key, False)
         if d is False:
-            if len(self.dense) >= self.cfg.recompile_limit:
-                self._in_pytorch("recompile_limit: traced for %d DTensor conventions already" % len(self.dense),
+            # A DTensor graph is traced per shape (it has no symbolic
+            # sizes): `recompile_limit` counts its conventions apart from
+            # their shapes, so a training loop over many batch sizes and
+            # lengths does not run in PyTorch; the traces of the least
+            # recently new shapes are dropped beyond `_SHAPES_KEPT`.
+            conventions = {_without_shapes(k) for k in self.dense}
+            if _without_shapes(key) not in conventions and len(conventions) >= self.cfg.recompile_limit:
+                self._in_pytorch("recompile_limit: traced for %d DTensor conventions already" % len(conventions),
                                  "calls with new DTensor conventions")
                 return self.gm(*args)
+            if len(self.dense) >= _SHAPES_KEPT:
+                del self.dense[next(iter(self.dense))]
             d = self.dense[key] = self._build(args, training)
         if d is None:
             return self.gm(*args)

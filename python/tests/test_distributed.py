@@ -419,18 +419,21 @@ def _graph_break_worker(rank, world):
     out["grads"] = grads
     out["stats"] = dict(aot_torch.stats)
 
-    # The same with `dynamic=True` over several batch sizes: Dynamo passes
-    # the layer norms' `eps` as 0-dim tensors the graph reads by `.item()`
-    # (the DTensor trace takes their values as constants; it ran the whole
-    # graph in PyTorch before).
+    # The same with `dynamic=True` over more batch sizes than
+    # `recompile_limit` (2 here): Dynamo passes the layer norms' `eps` as
+    # 0-dim tensors the graph reads by `.item()` (the DTensor trace takes
+    # their values as constants; it ran the whole graph in PyTorch before),
+    # and the traces per shape do not count as conventions (the third
+    # shape ran in PyTorch).
     model, ref, mesh = _twins(Split, Split, world)
     for m in (model, ref):
         for block in (m.a, m.b):
             parallelize_module(block, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
-    batches = [torch.randn(b, 16, generator=g) for b in (3, 5, 6)]
+    batches = [torch.randn(b, 16, generator=g) for b in (3, 5, 6, 7)]
     grads = []
-    out["dynamic_losses"] = _sgd_side_by_side(torch.compile(model, backend="aot", dynamic=True), model, ref,
-                                              batches, lambda step: grads.extend(_grads(model, ref)))
+    compiled = torch.compile(model, backend=aot_torch.backend(recompile_limit=2), dynamic=True)
+    out["dynamic_losses"] = _sgd_side_by_side(compiled, model, ref, batches,
+                                              lambda step: grads.extend(_grads(model, ref)))
     out["dynamic_grads"] = grads
     out["dynamic_stats"] = dict(aot_torch.stats)
     return out
