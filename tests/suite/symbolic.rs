@@ -50,6 +50,17 @@ fn by_size(text: &str, backend: &str, runtime_sizes: bool) -> aot::codegen::by_s
     aot::codegen::by_size::BySize::new(&ctx, f, aot::codegen::Native::named(backend, options).unwrap()).unwrap()
 }
 
+/// `text` compiled on each backend that reads a size table (Cranelift,
+/// and LLVM with the feature): code reading its sizes at run time, and
+/// code per size to compare it with.
+fn sized_and_per_size(text: &str) -> Vec<(&'static str, aot::codegen::by_size::BySize, aot::codegen::by_size::BySize)> {
+    let mut backends = vec!["cranelift"];
+    if cfg!(feature = "llvm") {
+        backends.push("llvm");
+    }
+    backends.into_iter().map(|b| (b, by_size(text, b, true), by_size(text, b, false))).collect()
+}
+
 /// An f32 tensor of `shape` with deterministic values in [-0.5, 0.5)
 /// times `scale`, varied by `seed`.
 fn pattern(shape: &[i64], seed: usize, scale: f64) -> aot::runtime::Tensor {
@@ -259,17 +270,7 @@ fn train_check_with(
     let (m2, f2) = parse(&mut ctx2, text);
     let opts = CompileOptions { pipeline: "aot-train".into(), backend, keep_ir: false, progress: false };
     let calls = Calls { seed: 0, count: 1, grad: Some(&tangents) };
-    let mut compiled = match run_compiled_for(ctx2, &sources, m2, f2, &compile_for, &spec, &opts, calls) {
-        Ok(r) => {
-            let mut c = outputs_json(&r.outputs, &r.args);
-            if let Some((g, sg)) = r.grads {
-                c["grads"] = g;
-                c["storage_grads"] = sg;
-            }
-            c
-        }
-        Err(e) => json!({ "error": e.to_string() }),
-    };
+    let mut compiled = run_json(run_compiled_for(ctx2, &sources, m2, f2, &compile_for, &spec, &opts, calls));
     if let Some(o) = compiled.as_object_mut() {
         o.remove("args_after");
     }
@@ -288,6 +289,45 @@ fn one_training_compile_serves_every_size() {
         }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// A compiled run as the output file writes it, gradients included; an
+/// error as `{"error": ...}`.
+fn run_json(r: Result<aot_run::CompiledRun, aot_run::RunError>) -> serde_json::Value {
+    match r {
+        Ok(r) => {
+            let mut c = outputs_json(&r.outputs, &r.args);
+            if let Some((g, sg)) = r.grads {
+                c["grads"] = g;
+                c["storage_grads"] = sg;
+            }
+            c
+        }
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
+/// [`train_check_with`] on every backend at each of `sizes`, compiled at
+/// `compile_at`; fails listing the differences.
+fn trains_at_every_size(
+    name: &str,
+    text: &str,
+    compile_at: &str,
+    sizes: &[&str],
+    make: &dyn Fn(&str, u64) -> aot_run::json::InputSpec,
+) {
+    let mut diffs = Vec::new();
+    for backend in backends() {
+        for at in sizes {
+            diffs.extend(train_check_with(backend, name, text, compile_at, at, make));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// `k` deterministic values in [-1.1, 1.1], varied by `salt` and `seed`.
+fn values(k: usize, salt: usize, seed: u64) -> Vec<f64> {
+    (0..k).map(|i| (((i * 37 + salt * 11 + seed as usize * 5) % 23) as f64 - 11.0) / 10.0).collect()
 }
 
 /// Arguments that require grad and are not leaves (activations of an
@@ -313,13 +353,7 @@ fn written_and_returned_arguments_train_at_every_size() {
         }
         spec
     };
-    let mut diffs = Vec::new();
-    for backend in backends() {
-        for sizes in ["s0=2", "s0=3", "s0=7"] {
-            diffs.extend(train_check_with(backend, "written_and_returned", text, "s0=4", sizes, &make));
-        }
-    }
-    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    trains_at_every_size("written_and_returned", text, "s0=4", &["s0=2", "s0=3", "s0=7"], &make);
 }
 
 /// Parameters that are views of one flat buffer which requires grad (as
@@ -336,26 +370,17 @@ fn views_of_a_flat_parameter_buffer_train_with_a_symbolic_batch() {
 }"#;
     let make = |at: &str, seed: u64| {
         let n: usize = at.trim_start_matches("s0=").parse().expect("s0=N");
-        let values = |k: usize, salt: usize| -> Vec<f64> {
-            (0..k).map(|i| (((i * 37 + salt * 11 + seed as usize * 5) % 23) as f64 - 11.0) / 10.0).collect()
-        };
         let spec = json!({
             "args": [
-                { "dtype": "f32", "shape": [n, 4], "data": values(n * 4, 1) },
+                { "dtype": "f32", "shape": [n, 4], "data": values(n * 4, 1, seed) },
                 { "storage": 0, "size": [4, 4], "stride": [4, 1], "offset": 0 },
                 { "storage": 0, "size": [4], "stride": [1], "offset": 16 },
             ],
-            "storages": [{ "dtype": "f32", "data": values(20, 2), "base": true }],
+            "storages": [{ "dtype": "f32", "data": values(20, 2, seed), "base": true }],
         });
         aot_run::json::parse_inputs(&spec.to_string()).expect("inputs")
     };
-    let mut diffs = Vec::new();
-    for backend in backends() {
-        for sizes in ["s0=2", "s0=3", "s0=9"] {
-            diffs.extend(train_check_with(backend, "flat_parameter_buffer", text, "s0=4", sizes, &make));
-        }
-    }
-    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    trains_at_every_size("flat_parameter_buffer", text, "s0=4", &["s0=2", "s0=3", "s0=9"], &make);
 }
 
 /// An image batch laid out channels-last, with symbolic batch and image
@@ -373,9 +398,6 @@ fn a_channels_last_argument_compiles_once() {
     let spec = |at: &str, seed: u64, channels_last: bool, requires_grad: bool| {
         let b = Bindings::parse(at).expect("sizes");
         let (n, h) = (b.get(0).expect("s0") as usize, b.get(1).expect("s1") as usize);
-        let values = |k: usize, salt: usize| -> Vec<f64> {
-            (0..k).map(|i| (((i * 37 + salt * 11 + seed as usize * 5) % 23) as f64 - 11.0) / 10.0).collect()
-        };
         let stride = match channels_last {
             true => [3 * h * h, 1, 3 * h, 3],
             false => [3 * h * h, h * h, h, 1],
@@ -383,10 +405,10 @@ fn a_channels_last_argument_compiles_once() {
         let spec = json!({
             "args": [
                 { "storage": 0, "size": [n, 3, h, h], "stride": stride, "offset": 0, "requires_grad": requires_grad },
-                { "dtype": "f32", "shape": [4, 3, 3, 3], "data": values(108, 1) },
-                { "dtype": "f32", "shape": [4], "data": values(4, 2) },
+                { "dtype": "f32", "shape": [4, 3, 3, 3], "data": values(108, 1, seed) },
+                { "dtype": "f32", "shape": [4], "data": values(4, 2, seed) },
             ],
-            "storages": [{ "dtype": "f32", "data": values(n * 3 * h * h, 3) }],
+            "storages": [{ "dtype": "f32", "data": values(n * 3 * h * h, 3, seed) }],
         });
         aot_run::json::parse_inputs(&spec.to_string()).expect("inputs")
     };
@@ -480,12 +502,7 @@ fn philox_draws_read_their_count_at_run_time() {
   %u = rng.philox_uniform %seed, %off {low = -1.0, high = 1.0} : tensor<i64>, tensor<i64> -> tensor<s1x3xf64>
   return %d#0, %d#1, %n, %b, %u : tensor<s0x3xf32>, tensor<s0x3xi1>, tensor<(s0*2 + 1)xf32>, tensor<s1xf32>, tensor<s1x3xf64>
 }"#;
-    let mut backends = vec!["cranelift"];
-    if cfg!(feature = "llvm") {
-        backends.push("llvm");
-    }
-    for backend in backends {
-        let (mut sized, mut per_size) = (by_size(text, backend, true), by_size(text, backend, false));
+    for (backend, mut sized, mut per_size) in sized_and_per_size(text) {
         for (n, m) in [(2i64, 4i64), (3, 5), (7, 2), (4, 9)] {
             let args = || {
                 let probs: Vec<f64> = (0..m).map(|i| (i as f64 + 0.5) / m as f64).collect();
@@ -1285,12 +1302,7 @@ fn collapsed_image_planes_read_sizes_at_run_time() {
   %6 = tensor.relu %y : tensor<s0x8xs1xs2xf32>
   return %2, %5, %6 : tensor<s0x8xs1xs2xf32>, tensor<s0x8x(s1 - 2)x(s2 - 2)xf32>, tensor<s0x8xs1xs2xf32>
 }"#;
-    let mut backends = vec!["cranelift"];
-    if cfg!(feature = "llvm") {
-        backends.push("llvm");
-    }
-    for backend in backends {
-        let (mut sized, mut per_size) = (by_size(text, backend, true), by_size(text, backend, false));
+    for (backend, mut sized, mut per_size) in sized_and_per_size(text) {
         for (n, h, w) in [(2, 5, 7), (3, 8, 8), (2, 33, 4), (4, 16, 16), (2, 3, 3)] {
             let args = || vec![pattern(&[8, n, h, w], n as usize, 3.0), pattern(&[n, 8, h, w], h as usize, 3.0)];
             let got = sized.run(args()).unwrap_or_else(|e| panic!("{backend} at {n}x{h}x{w}: {e}"));
@@ -1508,6 +1520,40 @@ fn not_supported(e: &str) -> bool {
     e.contains("not supported")
 }
 
+/// One call of a compiled function, or why it failed.
+type CallRun = Result<aot_run::CompiledRun, aot_run::RunError>;
+/// A corpus program's differences, and whether its compile was refused.
+type Verdict = (Vec<String>, bool);
+
+/// A corpus program's symbolic `text` compiled once with `opts` (for the
+/// convention of `hint`) and called with each of `specs`; a compile
+/// refused is the program's verdict: counted as refused where it says
+/// the form is not supported, agreement where `expected` (the reference
+/// at each size) failed everywhere too, else a difference.
+#[allow(clippy::too_many_arguments)]
+fn compile_once_run_each(
+    name: &str,
+    text: &str,
+    sources: &SourceMgr,
+    hint: &aot_run::json::InputSpec,
+    specs: &[aot_run::json::InputSpec],
+    opts: &CompileOptions,
+    calls: Calls<'_>,
+    expected: &[serde_json::Value],
+) -> Result<Vec<CallRun>, Verdict> {
+    let mut ctx = Context::new();
+    let (m, f) = parse(&mut ctx, text);
+    let spec_refs: Vec<_> = specs.iter().collect();
+    match aot_run::run_compiled_each(ctx, sources, m, f, hint, &spec_refs, opts, calls) {
+        Ok(runs) => Ok(runs),
+        Err(e) if not_supported(&e.to_string()) => Err((Vec::new(), true)),
+        // A program the reference refuses at every size may be refused
+        // when compiled.
+        Err(_) if expected.iter().all(|e| e.get("error").is_some()) => Err((Vec::new(), false)),
+        Err(e) => Err((vec![format!("{name}: the symbolic program does not compile ({}): {e}", opts.pipeline)], false)),
+    }
+}
+
 /// One program of [`the_corpus_runs_with_symbolic_sizes`] on `backend`:
 /// its differences, and whether its compile was refused.
 fn corpus_check(name: &str, text: &str, n: i64, backend: Backend) -> (Vec<String>, bool) {
@@ -1529,17 +1575,11 @@ fn corpus_check(name: &str, text: &str, n: i64, backend: Backend) -> (Vec<String
             }
         })
         .collect();
-    let mut ctx = Context::new();
-    let (m, f) = parse(&mut ctx, text);
     let opts = CompileOptions { pipeline: "aot-inference".into(), backend, keep_ir: false, progress: false };
     let calls = Calls { seed: 7, count: 1, grad: None };
-    let spec_refs: Vec<_> = specs.iter().collect();
-    let runs = match aot_run::run_compiled_each(ctx, &sources, m, f, &hint, &spec_refs, &opts, calls) {
+    let runs = match compile_once_run_each(&name, text, &sources, &hint, &specs, &opts, calls, &eager) {
         Ok(runs) => runs,
-        Err(e) if not_supported(&e.to_string()) => return (Vec::new(), true),
-        // A program eager refuses at every size may be refused when compiled.
-        Err(_) if eager.iter().all(|e| e.get("error").is_some()) => return (Vec::new(), false),
-        Err(e) => return (vec![format!("{name}: the symbolic program does not compile: {e}")], false),
+        Err(verdict) => return verdict,
     };
     let mut diffs = Vec::new();
     for ((at, eager), run) in sizes.iter().zip(&eager).zip(runs) {
@@ -1571,17 +1611,6 @@ fn corpus_train_check(name: &str, text: &str, n: i64, flags: &[bool]) -> (Vec<St
     let sizes = corpus_sizes(n).map(|s| format!("s0={s}"));
     let specs: Vec<_> =
         sizes.iter().enumerate().map(|(k, at)| inputs_with_grad(text, at, 10 + k as u64, flags)).collect();
-    let as_json = |r: Result<aot_run::CompiledRun, aot_run::RunError>| match r {
-        Ok(r) => {
-            let mut c = outputs_json(&r.outputs, &r.args);
-            if let Some((g, sg)) = r.grads {
-                c["grads"] = g;
-                c["storage_grads"] = sg;
-            }
-            c
-        }
-        Err(e) => json!({ "error": e.to_string() }),
-    };
     // The static program at each size, compiled for training.
     let reference: Vec<_> = sizes
         .iter()
@@ -1596,23 +1625,18 @@ fn corpus_train_check(name: &str, text: &str, n: i64, flags: &[bool]) -> (Vec<St
                 keep_ir: false,
                 progress: false,
             };
-            as_json(run_compiled_for(ctx, &sources, m, f, spec, spec, &opts, calls))
+            run_json(run_compiled_for(ctx, &sources, m, f, spec, spec, &opts, calls))
         })
         .collect();
-    let mut ctx = Context::new();
-    let (m, f) = parse(&mut ctx, text);
     let opts =
         CompileOptions { pipeline: "aot-train".into(), backend: Backend::CRANELIFT, keep_ir: false, progress: false };
-    let spec_refs: Vec<_> = specs.iter().collect();
-    let runs = match aot_run::run_compiled_each(ctx, &sources, m, f, &hint, &spec_refs, &opts, calls) {
+    let runs = match compile_once_run_each(name, text, &sources, &hint, &specs, &opts, calls, &reference) {
         Ok(runs) => runs,
-        Err(e) if not_supported(&e.to_string()) => return (Vec::new(), true),
-        Err(_) if reference.iter().all(|r| r.get("error").is_some()) => return (Vec::new(), false),
-        Err(e) => return (vec![format!("{name}: the symbolic program does not compile for training: {e}")], false),
+        Err(verdict) => return verdict,
     };
     let mut diffs = Vec::new();
     for ((at, want), run) in sizes.iter().zip(&reference).zip(runs) {
-        let got = as_json(run);
+        let got = run_json(run);
         match (want.get("error"), got.get("error")) {
             (Some(_), Some(_)) => {}
             (None, None)
