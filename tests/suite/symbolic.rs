@@ -485,11 +485,11 @@ fn a_channels_last_argument_compiles_once() {
     assert!(per_size.versions_built() >= 2, "code per size");
 }
 
-/// The Philox ops over symbolic counts read them at run time: element by
-/// element, each computing its block, they give per-size code's bits
-/// (which walks whole blocks and a static tail), at counts that fill
-/// blocks and ones that leave a partial block, on both backends that read
-/// a size table.
+/// The Philox ops over symbolic counts read them at run time: whole
+/// blocks to `n floordiv 4`, then the `n mod 4` values of the partial
+/// block with their lane picked at run time. They give per-size code's
+/// bits (whose tail is static), at counts that fill blocks and ones that
+/// leave a partial block, on both backends that read a size table.
 #[test]
 fn philox_draws_read_their_count_at_run_time() {
     use aot::ir::ElemType;

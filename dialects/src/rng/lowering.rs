@@ -196,18 +196,37 @@ fn each_draw(
         }
     };
     if aot_ir::sym::is_symbolic(n) {
-        // A count known only at run time: element by element, each
-        // computing its block (the block loop below has a tail of a static
-        // length, which a symbolic count does not give). The words are the
-        // block loop's, so the samples are too.
+        // A count known only at run time: the whole blocks, then the
+        // partial one (at most `per_block - 1` elements, as many as
+        // `n mod per_block`), whose lane is picked at run time. The words
+        // are those of code per size, so the samples are too.
+        let err = |e: aot_ir::sym::SymError| e.to_string();
+        let full = aot_ir::sym::floordiv(n, per_block).map_err(err)?;
+        let rest = aot_ir::sym::modulo(n, per_block).map_err(err)?;
         let pb = s.index(per_block);
-        return s
-            .for_loop(0, n, 1, true, &[], &mut |s, i, _| {
-                let b = s.bin(Binary::Div, i, pb)?;
-                let lane = s.bin(Binary::Rem, i, pb)?;
+        if full != 0 {
+            s.for_loop(0, full, 1, true, &[], &mut |s, b, _| {
                 let bi = s.cast_e(b, ElemType::I64);
                 let ctr = s.add(base, bi)?;
                 let blk = s.philox(seed, ctr);
+                let first = s.mul(b, pb)?;
+                for lane in 0..per_block {
+                    let l = s.index(lane);
+                    let i = s.add(first, l)?;
+                    let w = words(s, &blk, lane);
+                    f(s, i, &w)?;
+                }
+                Ok(Vec::new())
+            })?;
+        }
+        if rest != 0 {
+            s.for_loop(0, rest, 1, false, &[], &mut |s, lane, _| {
+                let fb = s.size_index(full);
+                let fbi = s.cast_e(fb, ElemType::I64);
+                let ctr = s.add(base, fbi)?;
+                let blk = s.philox(seed, ctr);
+                let first = s.mul(fb, pb)?;
+                let i = s.add(first, lane)?;
                 // Lane k's words, picked by the run-time lane.
                 let mut w = words(s, &blk, 0);
                 for k in 1..per_block {
@@ -220,8 +239,9 @@ fn each_draw(
                 }
                 f(s, i, &w)?;
                 Ok(Vec::new())
-            })
-            .map(|_| ());
+            })?;
+        }
+        return Ok(());
     }
     let full = n / per_block;
     if full > 0 {
