@@ -54,6 +54,9 @@ def models():
     return {
         "gpt2": (lambda: GPT2Block(vocab=512, ctx=64, d=128, nh=4, dropout=0.0), tokens, gpt_loss,
                  [(b, t) for t in (16, 24, 32, 48) for b in (4, 8)], (8, 32)),
+        # The same block with dropout 0.1 (random draws over symbolic sizes).
+        "gpt2-dropout": (lambda: GPT2Block(vocab=512, ctx=64, d=128, nh=4, dropout=0.1), tokens, gpt_loss,
+                         [(b, t) for t in (16, 24, 32, 48) for b in (4, 8)], (8, 32)),
         "cnn": (lambda: ResNetish(c=32, classes=10), images, F.cross_entropy,
                 [(n, h) for h in (16, 24, 32) for n in (8, 16)], (16, 32)),
     }

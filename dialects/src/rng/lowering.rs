@@ -278,23 +278,29 @@ fn generate(lc: &mut LowerCtx<'_, '_>, name: &str, draws: &PhiloxDraws) -> Resul
     let shape = rt.shape.to_vec();
     let n = aot_ir::sym::numel(&shape).map_err(|e| e.to_string())?;
     let out = lc.alloc(&shape, rt.elem);
+    // (The fresh result is row-major: draw `i` goes to its element `i`,
+    // with no multi-index to compute, which divides by run-time sizes
+    // where they are symbolic.)
+    let flat = lc.view(out, &[n], &[1], 0)?;
     let mut bufs = vec![lc.operand(0)?, lc.operand(1)?];
     if let Some(i) = draws.input {
         bufs.push(lc.operand(i)?);
     }
-    bufs.push(out);
+    bufs.push(flat);
     let op = lc.op;
     let value = draws.results[0];
     lc.kernel(name, &bufs, &mut |s, a| {
         let o = *a.last().expect("out");
         each_draw(s, a[0], a[1], n, draws.per_block, &mut |s, i, w| {
-            let idx = s.delinearize(i, &shape)?;
             let x = match draws.input {
-                Some(_) => Some(s.load(a[2], &idx)?),
+                Some(_) => {
+                    let idx = s.delinearize(i, &shape)?;
+                    Some(s.load(a[2], &idx)?)
+                }
                 None => None,
             };
             let v = value(s, op, w, x, rt.elem)?;
-            s.store_as(v, o, &idx)
+            s.store_as(v, o, &[i])
         })
     })?;
     lc.set_result(0, out);
@@ -351,11 +357,12 @@ pub fn philox_dropout(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     // is a separate elementwise kernel, so fuse can join it with x's
     // producers and its consumers in vectorized loops (the philox loop
     // itself stays scalar).
-    lc.kernel("dropout_mask", &[seed, off, mask], &mut |s, a| {
+    // (The fresh mask is row-major: draw `i` is its element `i`.)
+    let flat_mask = lc.view(mask, &[n], &[1], 0)?;
+    lc.kernel("dropout_mask", &[seed, off, flat_mask], &mut |s, a| {
         each_draw(s, a[0], a[1], n, 4, &mut |s, i, w| {
-            let idx = s.delinearize(i, &shape)?;
             let keep = dropout_keep(s, op, w, None, ElemType::I1)?;
-            s.store(keep, a[2], &idx);
+            s.store(keep, a[2], &[i]);
             Ok(())
         })
     })?;
