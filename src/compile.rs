@@ -771,15 +771,10 @@ impl Ends<'_> {
         if aot_ir::sym::layout_is_static(&l.size, &l.stride, l.offset) {
             return aot_ir::size::checked_extent(&l.size, &l.stride, l.offset).map(|e| e.1);
         }
-        use aot_ir::sym::{add, mul, sub};
-        let mut end = add(l.offset, 1).ok()?;
-        for (&n, &s) in l.size.iter().zip(&l.stride) {
-            if !self.facts.known_le(0, s) {
-                return None;
-            }
-            end = add(end, mul(sub(n, 1).ok()?, s).ok()?).ok()?;
+        if !l.stride.iter().all(|&s| self.facts.known_le(0, s)) {
+            return None;
         }
-        Some(end)
+        aot_ir::sym::layout_end(&l.size, &l.stride, l.offset).ok()
     }
 
     /// Whether `a <= b` at every size the function accepts.

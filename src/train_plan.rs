@@ -90,21 +90,15 @@ fn is_static(l: &Strided) -> bool {
 /// from its offset on, as many as it has), and `src`'s elements (non-negative
 /// strides) lie within that range.
 fn held_whole(src: &Strided, held: &Strided, facts: &aot_ir::sym::Facts) -> bool {
-    use aot_ir::sym::{add, mul, numel, sub};
-    if !aot_runtime::tensor::dense(&held.size, &held.stride) || src.size.len() != src.stride.len() {
+    use aot_ir::sym::{add, layout_end, numel};
+    let nonneg = src.size.iter().zip(&src.stride).all(|(&n, &st)| facts.known_le(1, n) && facts.known_le(0, st));
+    if !aot_runtime::tensor::dense(&held.size, &held.stride) || src.size.len() != src.stride.len() || !nonneg {
         return false;
     }
-    let end = || -> Option<(i64, i64)> {
-        let mut last = src.offset;
-        for (&n, &st) in src.size.iter().zip(&src.stride) {
-            if !facts.known_le(0, st) || !facts.known_le(1, n) {
-                return None;
-            }
-            last = add(last, mul(sub(n, 1).ok()?, st).ok()?).ok()?;
-        }
-        Some((add(last, 1).ok()?, add(held.offset, numel(&held.size).ok()?).ok()?))
+    let ends = || {
+        Some((layout_end(&src.size, &src.stride, src.offset).ok()?, add(held.offset, numel(&held.size).ok()?).ok()?))
     };
-    end()
+    ends()
         .is_some_and(|(src_end, held_end)| facts.known_le(held.offset, src.offset) && facts.known_le(src_end, held_end))
 }
 
@@ -158,6 +152,13 @@ pub(crate) fn build(
         }
         v.layouts[m].clone()
     };
+    // A user argument's layout after the call.
+    let user_final = |i: usize| -> Strided {
+        match v.sl.of_inner.iter().position(|&x| x == i) {
+            Some(p) => final_layout(p),
+            None => member_final(i),
+        }
+    };
     let mut out = TrainPlan { num_args: n, ..TrainPlan::default() };
     if v.user.iter().any(|a| !aot_ir::sym::is_static(&a.shape)) {
         // Routes between two layouts are resolved per call; routes by
@@ -165,10 +166,6 @@ pub(crate) fn build(
         // static layouts (a flat parameter buffer's views beside a
         // symbolic batch): the shared storages' layouts, before and after
         // the call, must be static.
-        let user_final = |i: usize| match v.sl.of_inner.iter().position(|&x| x == i) {
-            Some(p) => final_layout(p),
-            None => member_final(i),
-        };
         let symbolic_shared =
             (0..n).filter(|&i| v.user[i].base_view || v.sl.members.iter().any(|m| m.contains(&i))).any(|i| {
                 !is_static(&v.layouts[i])
@@ -311,13 +308,6 @@ pub(crate) fn build(
         std::iter::once(i).chain((0..n).filter(move |&j| {
             j != i && v.user[j].base_view && v.user[j].storage_class == class && v.conv.original(j) == j
         }))
-    };
-    // A user argument's layout after the call.
-    let user_final = |i: usize| -> Strided {
-        match v.sl.of_inner.iter().position(|&x| x == i) {
-            Some(p) => final_layout(p),
-            None => member_final(i),
-        }
     };
     for (i, a) in v.user.iter().enumerate() {
         if a.base_view && touched_roots.contains(&a.storage_class) && v.conv.original(i) == i && taken.insert(i) {

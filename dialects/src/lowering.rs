@@ -825,25 +825,16 @@ fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
     order.windows(2).all(|w| st[w[0]] == st[w[1]] || greater(st[w[0]], st[w[1]])).then_some(identity)
 }
 
-/// The memory order of a dense permutation, found from the innermost
-/// dimension out by equal expressions: the dimension of stride 1, then the
-/// one whose stride is that one's size, and so on. Exact where comparing
+/// The memory order of a dense permutation (`sym::dense_permutation`:
+/// from the innermost dimension out by equal expressions), with the
+/// dimensions of one element innermost, or row-major. Exact where comparing
 /// strides by the symbols' ranges is not: `[s0, 32, h, h]` over a
 /// `[32, s0, h, h]` buffer, `h = s1 floordiv 2`, orders the same whether
 /// or not `h` may be 1 (then its strides address nothing). `None` unless
 /// every dimension of more than one element is found this way.
 fn dense_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
-    let mut left: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
-    let mut inner_first = Vec::with_capacity(left.len());
-    let mut expected = 1i64;
-    while !left.is_empty() {
-        let mut found = left.iter().filter(|&&d| st[d] == expected);
-        let (Some(&d), None) = (found.next(), found.next()) else { return None };
-        inner_first.push(d);
-        left.retain(|&k| k != d);
-        expected = aot_ir::sym::mul(expected, shape[d]).ok()?;
-    }
-    let mut order: Vec<usize> = inner_first.into_iter().rev().collect();
+    let perm = aot_ir::sym::dense_permutation(shape, st)?;
+    let mut order: Vec<usize> = perm.into_iter().filter(|&d| shape[d] != 1).collect();
     if order.windows(2).all(|w| w[0] < w[1]) {
         return Some((0..shape.len()).collect());
     }

@@ -120,6 +120,18 @@ pub fn at_hint(d: i64) -> Option<i64> {
     eval(d, &|_| Some(SIZE_HINT)).ok()
 }
 
+/// One past the last storage element a layout reaches, `offset + 1 + Σ
+/// (size - 1)·stride`, as an expression: where the layout is not empty and
+/// its strides are not negative (the caller's facts say so), the end of
+/// the range of elements it addresses.
+pub fn layout_end(sizes: &[i64], strides: &[i64], offset: i64) -> Result<i64, SymError> {
+    let mut end = add(offset, 1)?;
+    for (&n, &st) in sizes.iter().zip(strides) {
+        end = add(end, mul(sub(n, 1)?, st)?)?;
+    }
+    Ok(end)
+}
+
 /// The order of the dimensions, outermost first, in which `strides` are
 /// the row-major strides of `sizes`: a dense layout of a permutation of the
 /// dimensions (a channels-last image batch, a transpose), with sizes and

@@ -122,20 +122,11 @@ class _Dense:
 _SHAPES_KEPT = 64
 
 
-def _without_shapes(key: tuple) -> tuple:
-    """A `DTensorGraph._key` without the tensors' shapes and strides and
-    the sizes passed as numbers."""
-    out = []
-    for k in key:
-        if isinstance(k, tuple) and k and k[0] == "D":
-            out.append(("D", k[1], k[2], k[5], k[6]))
-        elif isinstance(k, tuple) and k and k[0] == "T":
-            out.append(("T", len(k[1]), k[3], k[4]))
-        elif isinstance(k, tuple) and k and k[0] == "S":
-            out.append(("S",))
-        else:
-            out.append(k)
-    return tuple(out)
+def _convention(key: tuple) -> tuple:
+    """A `DTensorGraph._key` without its shapes: each entry is a pair of
+    its convention and its shape part (tensors' shapes and strides, the
+    sizes Dynamo passes as numbers)."""
+    return tuple(c for c, _ in key[1:]) + (key[0],)
 
 
 class DTensorGraph:
@@ -159,25 +150,27 @@ class DTensorGraph:
                             if isinstance(n.meta.get("example_value"), torch.SymInt)]
 
     def _key(self, args: Sequence[Any], training: bool) -> tuple:
+        """The training flag, then per argument its convention and its
+        shape part (`_convention` takes the first alone)."""
         DTensor, DeviceMesh = _types()
         key: List[Any] = [training]
         for k, a in enumerate(args):
             if k in self.item_inputs:
-                key.append(("N", _backend()._number(a)))
+                key.append((("N", _backend()._number(a)), ()))
             elif k in self.size_inputs and isinstance(a, int):
-                key.append(("S", a))
+                key.append((("S",), (a,)))
             elif isinstance(a, DTensor):
                 loc = a._local_tensor
-                key.append(("D", id(a.device_mesh), tuple(a.placements), tuple(a.shape), tuple(a.stride()),
-                            a.dtype, a.requires_grad, tuple(loc.shape), tuple(loc.stride())))
+                key.append((("D", id(a.device_mesh), tuple(a.placements), a.dtype, a.requires_grad),
+                            (tuple(a.shape), tuple(a.stride()), tuple(loc.shape), tuple(loc.stride()))))
             elif isinstance(a, DeviceMesh):
-                key.append(("M", id(a)))
+                key.append((("M", id(a)), ()))
             elif isinstance(a, torch.Tensor):
-                key.append(("T", tuple(a.shape), tuple(a.stride()), a.dtype, a.requires_grad))
+                key.append((("T", a.dim(), a.dtype, a.requires_grad), (tuple(a.shape), tuple(a.stride()))))
             elif isinstance(a, (int, float, bool, str)) or a is None:
-                key.append(("C", type(a).__name__, a))
+                key.append((("C", type(a).__name__, a), ()))
             else:
-                key.append(("O", id(a)))
+                key.append((("O", id(a)), ()))
         return tuple(key)
 
     def _in_pytorch(self, why: str, what: str) -> None:
@@ -199,8 +192,8 @@ class DTensorGraph:
             # their shapes, so a training loop over many batch sizes and
             # lengths does not run in PyTorch; the traces of the least
             # recently new shapes are dropped beyond `_SHAPES_KEPT`.
-            conventions = {_without_shapes(k) for k in self.dense}
-            if _without_shapes(key) not in conventions and len(conventions) >= self.cfg.recompile_limit:
+            conventions = {_convention(k) for k in self.dense}
+            if _convention(key) not in conventions and len(conventions) >= self.cfg.recompile_limit:
                 self._in_pytorch("recompile_limit: traced for %d DTensor conventions already" % len(conventions),
                                  "calls with new DTensor conventions")
                 return self.gm(*args)

@@ -263,26 +263,21 @@ pub(crate) fn read_convention<'py>(
         let shape = sizes(a)?;
         let strides = ints(&a.call_method0(intern!(py, "stride"))?)?;
         let offset: i64 = a.call_method0(intern!(py, "storage_offset"))?.extract()?;
-        match dims_of(dynamic, i) {
-            Some(dims) if offset == 0 && aot_runtime::tensor::dense(&shape, &strides) => {
+        // Dense in another order of its dimensions (a channels-last
+        // batch): a symbolic compile takes that order at every size.
+        let dims = dims_of(dynamic, i).filter(|_| offset == 0);
+        let row_major = dims.is_some() && aot_runtime::tensor::dense(&shape, &strides);
+        let order = dims.filter(|_| !row_major).and_then(|_| aot_ir::sym::dense_permutation(&shape, &strides));
+        match (dims, order) {
+            (Some(dims), _) if row_major => {
                 key.tag(b'R');
                 key.list(&key_sizes(&shape, Some(dims)));
             }
-            // Dense in another order of its dimensions (a channels-last
-            // batch): a symbolic compile takes that order at every size.
-            Some(dims) if offset == 0 => match aot_ir::sym::dense_permutation(&shape, &strides) {
-                Some(order) => {
-                    key.tag(b'P');
-                    key.list(&order.iter().map(|&d| d as i64).collect::<Vec<_>>());
-                    key.list(&key_sizes(&shape, Some(dims)));
-                }
-                None => {
-                    key.tag(b'L');
-                    key.list(&shape);
-                    key.list(&strides);
-                    key.int(offset);
-                }
-            },
+            (Some(dims), Some(order)) => {
+                key.tag(b'P');
+                key.list(&order.iter().map(|&d| d as i64).collect::<Vec<_>>());
+                key.list(&key_sizes(&shape, Some(dims)));
+            }
             _ => {
                 key.tag(b'L');
                 key.list(&shape);

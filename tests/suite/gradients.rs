@@ -121,11 +121,7 @@ fn check(
                 if r.crossings.is_some_and(|c| c.copies() == 0) {
                     RESIDENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
-                let mut c = outputs_json(&r.outputs, &r.args);
-                if let Some((g, sg)) = r.grads {
-                    c["grads"] = g;
-                    c["storage_grads"] = sg;
-                }
+                let mut c = r.to_json();
                 wrap(&mut c);
                 c
             }

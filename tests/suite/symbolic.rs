@@ -295,14 +295,7 @@ fn one_training_compile_serves_every_size() {
 /// error as `{"error": ...}`.
 fn run_json(r: Result<aot_run::CompiledRun, aot_run::RunError>) -> serde_json::Value {
     match r {
-        Ok(r) => {
-            let mut c = outputs_json(&r.outputs, &r.args);
-            if let Some((g, sg)) = r.grads {
-                c["grads"] = g;
-                c["storage_grads"] = sg;
-            }
-            c
-        }
+        Ok(r) => r.to_json(),
         Err(e) => json!({ "error": e.to_string() }),
     }
 }

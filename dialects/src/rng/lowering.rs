@@ -195,81 +195,60 @@ fn each_draw(
             vec![blk[k], blk[k + 1]]
         }
     };
-    if aot_ir::sym::is_symbolic(n) {
-        // A count known only at run time: the whole blocks, then the
-        // partial one (at most `per_block - 1` elements, as many as
-        // `n mod per_block`), whose lane is picked at run time. The words
-        // are those of code per size, so the samples are too.
-        let err = |e: aot_ir::sym::SymError| e.to_string();
-        let full = aot_ir::sym::floordiv(n, per_block).map_err(err)?;
-        let rest = aot_ir::sym::modulo(n, per_block).map_err(err)?;
-        let pb = s.index(per_block);
-        if full != 0 {
-            s.for_loop(0, full, 1, true, &[], &mut |s, b, _| {
-                let bi = s.cast_e(b, ElemType::I64);
-                let ctr = s.add(base, bi)?;
-                let blk = s.philox(seed, ctr);
-                let first = s.mul(b, pb)?;
-                for lane in 0..per_block {
-                    let l = s.index(lane);
-                    let i = s.add(first, l)?;
-                    let w = words(s, &blk, lane);
-                    f(s, i, &w)?;
-                }
-                Ok(Vec::new())
-            })?;
-        }
-        if rest != 0 {
-            s.for_loop(0, rest, 1, false, &[], &mut |s, lane, _| {
-                let fb = s.size_index(full);
-                let fbi = s.cast_e(fb, ElemType::I64);
-                let ctr = s.add(base, fbi)?;
-                let blk = s.philox(seed, ctr);
-                let first = s.mul(fb, pb)?;
-                let i = s.add(first, lane)?;
-                // Lane k's words, picked by the run-time lane.
-                let mut w = words(s, &blk, 0);
-                for k in 1..per_block {
-                    let kv = s.index(k);
-                    let at = s.cmp(Predicate::Eq, lane, kv)?;
-                    let wk = words(s, &blk, k);
-                    for (x, y) in w.iter_mut().zip(wk) {
-                        *x = s.select(at, y, *x)?;
-                    }
-                }
-                f(s, i, &w)?;
-                Ok(Vec::new())
-            })?;
-        }
-        return Ok(());
-    }
-    let full = n / per_block;
-    if full > 0 {
-        s.for_loop(0, full, 1, true, &[], &mut |s, b, _| {
-            let bi = s.cast_e(b, ElemType::I64);
-            let ctr = s.add(base, bi)?;
-            let blk = s.philox(seed, ctr);
-            for lane in 0..per_block {
-                let pb = s.index(per_block);
-                let l = s.index(lane);
-                let m = s.mul(b, pb)?;
-                let i = s.add(m, l)?;
-                let w = words(s, &blk, lane);
-                f(s, i, &w)?;
-            }
-            Ok(Vec::new())
-        })?;
-    }
-    if n % per_block > 0 {
-        let fb = s.const_i(full, ElemType::I64);
-        let ctr = s.add(base, fb)?;
+    // The whole blocks, then the partial one: at most `per_block - 1`
+    // draws, `n mod per_block` of them (an expression where the count is
+    // symbolic: its lane is then picked at run time). The words are those
+    // of code per size either way, so the samples are too.
+    let err = |e: aot_ir::sym::SymError| e.to_string();
+    let full = aot_ir::sym::floordiv(n, per_block).map_err(err)?;
+    let rest = aot_ir::sym::modulo(n, per_block).map_err(err)?;
+    let pb = s.index(per_block);
+    // Block `b` (an index): its Philox words, and the draws of its first
+    // `lanes` lanes.
+    let mut block = |s: &mut Scalars<'_, '_>, b: Value, lanes: i64| -> Result<(), String> {
+        let bi = s.cast_e(b, ElemType::I64);
+        let ctr = s.add(base, bi)?;
         let blk = s.philox(seed, ctr);
-        for lane in 0..n % per_block {
-            let i = s.index(full * per_block + lane);
+        let first = s.mul(b, pb)?;
+        for lane in 0..lanes {
+            let l = s.index(lane);
+            let i = s.add(first, l)?;
             let w = words(s, &blk, lane);
             f(s, i, &w)?;
         }
+        Ok(())
+    };
+    if full != 0 {
+        s.for_loop(0, full, 1, true, &[], &mut |s, b, _| block(s, b, per_block).map(|_| Vec::new()))?;
     }
+    if !aot_ir::sym::is_symbolic(rest) {
+        // (`full` may still be symbolic: `(4·s0 + 1) mod 4` is 1.)
+        if rest > 0 {
+            let fb = s.size_index(full);
+            block(s, fb, rest)?;
+        }
+        return Ok(());
+    }
+    s.for_loop(0, rest, 1, false, &[], &mut |s, lane, _| {
+        let fb = s.size_index(full);
+        let fbi = s.cast_e(fb, ElemType::I64);
+        let ctr = s.add(base, fbi)?;
+        let blk = s.philox(seed, ctr);
+        let first = s.mul(fb, pb)?;
+        let i = s.add(first, lane)?;
+        // Lane k's words, picked by the run-time lane.
+        let mut w = words(s, &blk, 0);
+        for k in 1..per_block {
+            let kv = s.index(k);
+            let at = s.cmp(Predicate::Eq, lane, kv)?;
+            let wk = words(s, &blk, k);
+            for (x, y) in w.iter_mut().zip(wk) {
+                *x = s.select(at, y, *x)?;
+            }
+        }
+        f(s, i, &w)?;
+        Ok(Vec::new())
+    })?;
     Ok(())
 }
 

@@ -445,11 +445,7 @@ impl<'c> Functionalizer<'c> {
             return Ok(());
         }
         let overflow = |_| self.err(op, "a view's extent overflows 64 bits");
-        let mut end = sym::add(l.offset, 1).map_err(overflow)?;
-        for (&n, &st) in l.sizes.iter().zip(l.strides.iter()) {
-            let span = sym::mul(sym::sub(n, 1).map_err(overflow)?, st).map_err(overflow)?;
-            end = sym::add(end, span).map_err(overflow)?;
-        }
+        let end = sym::layout_end(&l.sizes, &l.strides, l.offset).map_err(overflow)?;
         if facts.known_le(end, len) && facts.known_le(0, l.offset) {
             return Ok(());
         }

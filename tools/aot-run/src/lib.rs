@@ -325,6 +325,19 @@ pub struct CompiledRun {
     pub routed_on_host: bool,
 }
 
+impl CompiledRun {
+    /// The output file's `outputs` and `args_after`, and with gradients
+    /// its `grads` and `storage_grads`.
+    pub fn to_json(&self) -> Json {
+        let mut out = outputs_json(&self.outputs, &self.args);
+        if let Some((grads, storage_grads)) = &self.grads {
+            out["grads"] = grads.clone();
+            out["storage_grads"] = storage_grads.clone();
+        }
+        out
+    }
+}
+
 /// The error PyTorch's `backward` of a call with `spec` would raise (a
 /// saved value changed in place, a gradient of the wrong shape, `set_`
 /// autograd recorded, ...): eager gradients are finite differences, which

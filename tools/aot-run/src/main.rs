@@ -268,11 +268,7 @@ fn run(args: &Args) -> Result<(), RunError> {
             if let (Some(path), Some(ir)) = (&args.dump_ir, &r.ir) {
                 std::fs::write(path, ir).map_err(|e| RunError::input(format!("could not write '{path}': {e}")))?;
             }
-            let mut out = aot_run::outputs_json(&r.outputs, &r.args);
-            if let Some((grads, storage_grads)) = r.grads {
-                out["grads"] = grads;
-                out["storage_grads"] = storage_grads;
-            }
+            let mut out = r.to_json();
             if let Some(c) = r.crossings {
                 out["crossings"] = serde_json::json!({
                     "uploads": c.uploads,
