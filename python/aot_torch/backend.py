@@ -659,12 +659,16 @@ def _eager_facts(gm: Optional[torch.fx.GraphModule], args: Sequence[Any],
                 if not isinstance(t, torch.Tensor) or not t.requires_grad:
                     return frozenset(), frozenset()
                 stack = [t.grad_fn if t.grad_fn is not None else t]
-                visited = set()
+                # (Holding each node visited: PyTorch may make a fresh
+                # Python object for a node each time it is read, and free
+                # it when dropped, so an id alone could be reused by the
+                # next node read: 2.11 does, and the walk stopped early.)
+                visited: Dict[int, Any] = {}
                 while stack:
                     node = stack.pop()
                     if node is None or id(node) in visited:
                         continue
-                    visited.add(id(node))
+                    visited[id(node)] = node
                     found |= entries.get(id(node), set())
                     var = getattr(node, "variable", None)
                     if var is not None:

@@ -1384,3 +1384,39 @@ def test_long_attention_runs_fused_and_matches_eager(mask):
     # (No product or row kernel of the unfused attention; a boolean mask's
     # conversion by PyTorch's decomposition may leave elementwise kernels.)
     assert not any(k.kind == "matmul" or "attention_" in k.what for k in prof.kernels), what
+
+
+def test_eager_reach_walks_every_node_of_a_deep_graph():
+    """The eager-facts walk reaches every parameter behind the output of a
+    block of several layers. PyTorch may make a fresh Python object for an
+    autograd node each time one is read and free it when dropped (2.11
+    does): a walk that remembered visited nodes by id alone met a reused id,
+    stopped early, and the region's backward then gave the first layers'
+    parameters no gradient (their `.grad` stayed None)."""
+    import sys
+    backend_module = sys.modules["aot_torch.backend"]
+    seen = []
+    real = backend_module._eager_facts
+
+    def spy(gm, args, tensor_index):
+        facts = real(gm, args, tensor_index)
+        seen.append((facts, [tensor_index[p] for p, a in enumerate(args)
+                             if isinstance(a, torch.Tensor) and a.requires_grad and p in tensor_index]))
+        return facts
+
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(4):
+        layers += [torch.nn.Linear(16, 16), torch.nn.GELU(), torch.nn.LayerNorm(16)]
+    model = torch.nn.Sequential(*layers)
+    backend_module._eager_facts = spy
+    try:
+        torch._dynamo.reset()
+        y = torch.compile(model, backend="aot")(torch.randn(8, 16))
+    finally:
+        backend_module._eager_facts = real
+    y.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+    facts, requiring = seen[-1]
+    assert facts.out_reach is not None
+    assert facts.out_reach[0] == frozenset(requiring), (facts.out_reach, requiring)
