@@ -11,13 +11,21 @@
 #    corpora on the `cuda` backend (resident: arguments placed in the GPU's
 #    memory before each call), the PTX and device-hook tests, and the
 #    host-memory device's resident suites;
-# 3. the timings: tests/suite/cuda.rs::gpu_timings (host tensors and
+# 3. the CUDA cases of the Python package (python/tests/test_cuda.py), where
+#    PyTorch with CUDA and an aot_torch built with `cuda` are installed;
+# 4. the timings: tests/suite/cuda.rs::gpu_timings (host tensors and
 #    resident ones) and, where PyTorch with CUDA is installed (the test
 #    venv, or the `python3` on PATH), PyTorch's eager and torch.compile on
 #    the same graphs (bench/pytorch/gpu_timings.py);
 #
 # each step under its own time limit, the whole within 10 minutes once
-# built. Everything goes to $OUT/gpu-check.log ($OUT, else target/gpu-check).
+# built.
+#
+# On a GPU machine without a Rust toolchain, build the suite elsewhere
+# (`cargo test --release --features cuda --test suite --no-run`, the same
+# CPU architecture) and name it: `AOT_SUITE=path/to/suite bash
+# scripts/gpu-check.sh` skips the build and runs that binary over this
+# checkout's corpus (AOT_SOURCE_ROOT). Everything goes to $OUT/gpu-check.log ($OUT, else target/gpu-check).
 # Exits 77 (skipped) where the machine has no GPU, non-zero when a step fails.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,11 +64,18 @@ step() {
   [ "$rc" -eq 0 ] || failed=1
 }
 
-step "build (cuda)" 1800 cargo test --release --features cuda --test suite --no-run
-step "device suites" 360 cargo test --release --features cuda --test suite -- \
+if [ -n "${AOT_SUITE:-}" ]; then
+  suite=("$AOT_SUITE")
+  export AOT_SOURCE_ROOT=$root
+  say "suite: $AOT_SUITE (prebuilt)"
+else
+  suite=(cargo test --release --features cuda --test suite --)
+  step "build (cuda)" 1800 cargo test --release --features cuda --test suite --no-run
+fi
+step "device suites" "${AOT_SUITES_LIMIT:-360}" "${suite[@]}" \
   cuda:: cuda_matches_eager cuda_gradients_match_pytorch random_conventions_match_eager_on_the_gpu \
   ptx:: device_hook:: hostdev resident
-step "timings (aot)" 120 cargo test --release --features cuda --test suite cuda::gpu_timings -- --ignored --nocapture
+step "timings (aot)" 120 "${suite[@]}" cuda::gpu_timings --ignored --nocapture
 py=""
 for c in .venv/bin/python test/.venv/bin/python python3; do
   if command -v "$c" >/dev/null && "$c" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
@@ -69,9 +84,17 @@ for c in .venv/bin/python test/.venv/bin/python python3; do
   fi
 done
 if [ -n "$py" ]; then
+  # aot_torch built with the cargo feature `cuda` (installed, or on
+  # PYTHONPATH: scripts/build-gpu-suite.sh --python makes one).
+  if "$py" -c 'import sys, aot_torch; sys.exit(aot_torch._native.cuda_unavailable() is not None)' 2>>"$log"; then
+    step "pytest (CUDA tensors through aot_torch)" 300 "$py" -m pytest -q -p no:cacheprovider -rs \
+      python/tests/test_cuda.py
+  else
+    say "== pytest (CUDA): skipped: no aot_torch with CUDA for $py"
+  fi
   step "timings (PyTorch eager and torch.compile)" 180 "$py" bench/pytorch/gpu_timings.py
 else
-  say "== timings (PyTorch): skipped: no PyTorch with CUDA here"
+  say "== pytest and timings (PyTorch): skipped: no PyTorch with CUDA here"
 fi
 if [ "$failed" -ne 0 ]; then
   say "gpu-check: FAILED (see $log)"

@@ -482,22 +482,7 @@ impl Device for CudaDevice {
         let (db, _) = self.translate(pb)?;
         let (dc, ic) = self.translate(pc)?;
         let Some((plan, o)) = Self::cublas_plan(mm) else {
-            // On the host, between copies: what the device wrote comes back,
-            // the host GEMM runs, its result goes out again. Not for device
-            // tensors, which have no host copy.
-            let resident = [pa, pb, pc]
-                .iter()
-                .any(|&p| self.translate(p).is_ok_and(|(_, i)| self.mirrors[i].kind == RegionKind::Resident));
-            if resident {
-                return Err(format!(
-                    "a {} matrix product in this layout runs on the host, which does not take CUDA tensors yet",
-                    mm.c.ty.elem
-                ));
-            }
-            self.download_dirty(true)?;
-            let plan = mm.plan.as_ref().ok_or("a symbolic program's GEMM runs only once evaluated for sizes")?;
-            crate::gemm::batched(plan, crate::gemm::Types::of(&mm.a.ty, &mm.c.ty), pa, pb, pc, mm.accumulate, 1);
-            return self.upload(&self.mirrors[ic]);
+            return self.matmul_on_the_host(mm, [pa, pb, pc]);
         };
         self.mirrors[ic].dirty = true;
         let size = mm.c.ty.elem.byte_size() as u64;
@@ -675,9 +660,64 @@ impl DeviceMemory for CudaMemory {
     fn crossings(&self) -> Crossings {
         self.counts.get()
     }
+
+    /// Device 0's memory: PyTorch's autograd runs a CUDA backward on a
+    /// thread of its own, whose memory object is another view of the same
+    /// GPU memory as the forward's.
+    fn shared_device(&self) -> Option<u64> {
+        Some(0)
+    }
 }
 
 impl CudaDevice {
+    /// A GEMM no cuBLAS call takes (mixed element types, operand layouts
+    /// with no unit stride), on the host between copies: what the device
+    /// wrote comes back, the host GEMM runs, its result goes out again. A
+    /// resident operand has no host copy: the region that holds it is
+    /// copied to a host buffer of its own (a crossing the device memory
+    /// counts), and the result's region back.
+    fn matmul_on_the_host(&mut self, mm: &Matmul, ptrs: [*mut u8; 3]) -> Result<(), String> {
+        let plan = mm.plan.as_ref().ok_or("a symbolic program's GEMM runs only once evaluated for sizes")?;
+        self.download_dirty(true)?;
+        // Per resident mirror used: its host copy (16-byte words, aligned
+        // for every element type).
+        let mut staged: Vec<(usize, Vec<u128>)> = Vec::new();
+        let mut host = [std::ptr::null_mut(); 3];
+        for (h, &p) in host.iter_mut().zip(&ptrs) {
+            let (_, i) = self.translate(p)?;
+            let m = &self.mirrors[i];
+            if m.kind != RegionKind::Resident {
+                *h = p;
+                continue;
+            }
+            let k = match staged.iter().position(|(j, _)| *j == i) {
+                Some(k) => k,
+                None => {
+                    let mut words = vec![0u128; m.bytes.div_ceil(16)];
+                    // SAFETY: the words hold at least `m.bytes` bytes.
+                    let bytes = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, m.bytes) };
+                    self.memory.download(m.dev, bytes)?;
+                    staged.push((i, words));
+                    staged.len() - 1
+                }
+            };
+            // (For a resident region the runtime's address is the device's.)
+            *h = (staged[k].1.as_mut_ptr() as *mut u8).wrapping_add(p as usize - m.host as usize);
+        }
+        let [ha, hb, hc] = host;
+        crate::gemm::batched(plan, crate::gemm::Types::of(&mm.a.ty, &mm.c.ty), ha, hb, hc, mm.accumulate, 1);
+        let (_, ic) = self.translate(ptrs[2])?;
+        match staged.iter().find(|(j, _)| *j == ic) {
+            Some((_, words)) => {
+                let m = &self.mirrors[ic];
+                // SAFETY: as above.
+                let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr() as *const u8, m.bytes) };
+                self.memory.upload(m.dev, bytes)
+            }
+            None => self.upload(&self.mirrors[ic]),
+        }
+    }
+
     /// Ends the mirrors: a failed check is the error (and nothing is
     /// copied back); else what the device wrote goes back to the host,
     /// the arena too with `scratch`.

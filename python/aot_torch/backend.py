@@ -108,7 +108,9 @@ class Config:
     ``partition``: ``default`` (save what the backward uses) or ``min-cut``
     (recompute cheap values); ``memory_budget``: 0..1, with min-cut;
     ``native_backend``: ``cranelift`` (default), ``interp`` or ``llvm``
-    (when aot was built with it); ``threads``: kernel threads (default:
+    (when aot was built with it), for graphs of CPU tensors; a graph of CUDA
+    tensors runs on the ``cuda`` backend (when aot_torch was built with the
+    cargo feature ``cuda``); ``threads``: kernel threads (default:
     PyTorch's thread count, see :func:`share_threads`); ``recompile_limit``: conventions compiled per region;
     ``symbolic``: a graph Dynamo gives with symbolic sizes (``dynamic=True``,
     ``mark_dynamic``, automatic dynamic shapes) is compiled once for every
@@ -1123,6 +1125,22 @@ def _cut(tensors: Sequence[torch.Tensor], cut: frozenset) -> List[torch.Tensor]:
     return _leaves_over(tensors, lambda i, t: id(t) in objects and t.requires_grad)
 
 
+def _native_backend(cfg: Config, tensors: Sequence[torch.Tensor]) -> str:
+    """The native backend for a graph over `tensors`: the configured one for
+    CPU tensors, ``cuda`` for CUDA tensors, which run there in place. A graph
+    that mixes devices, or whose CUDA tensors this build cannot run, runs in
+    PyTorch with the reason."""
+    devices = {t.device.type for t in tensors}
+    if devices <= {"cpu"}:
+        return cfg.native_backend
+    if devices != {"cuda"}:
+        raise fx_ir.Unsupported("arguments", "tensors on several devices (%s)" % ", ".join(sorted(devices)))
+    why = _native.cuda_unavailable()
+    if why is not None:
+        raise fx_ir.Unsupported("arguments", "CUDA tensors: " + why)
+    return "cuda"
+
+
 def _bind(tensors: Sequence[torch.Tensor], keep: frozenset = frozenset()) -> List[torch.Tensor]:
     """The tensors aot is called with. A non-leaf that requires grad (an
     activation from an earlier region, a view of a parameter) is, for the
@@ -1196,7 +1214,7 @@ class _Variant:
         # Not training with an argument that requires grad: grad mode is
         # off, and the arguments' autograd flags do not count.
         self.fn = module.compile(_bind(tensors, self.keep), pipeline=cfg.pipeline_for(training),
-                                 backend=cfg.native_backend,
+                                 backend=_native_backend(cfg, tensors),
                                  bases=list(zip(self._flats(tensors), self.base_groups)), no_grad=not training,
                                  report=compile_report.detailed(), progress=compile_report.progress_on())
         info = self.fn.info()

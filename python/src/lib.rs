@@ -21,6 +21,7 @@
 //! drops what it holds. [`GilOnly`] is the marker for that rule.
 
 mod addr;
+mod cuda;
 mod dispatch;
 mod dist;
 mod keys;
@@ -241,8 +242,9 @@ impl Binder {
         // error, and what the call's key read is not read again.
         let name = || format!("{what} {i}");
         // (Each object is bound once: its record is taken, not copied.)
-        let record = match self.known.remove(t.as_ptr() as usize) {
-            Some((_, r)) => r,
+        // (The key records CPU tensors only.)
+        let (record, on_gpu) = match self.known.remove(t.as_ptr() as usize) {
+            Some((_, r)) => (r, false),
             None => Self::read(py, api, t, &name)?,
         };
         let keys::Record { elem, sizes, strides, offset, data_ptr, requires_grad, is_leaf } = record;
@@ -273,15 +275,23 @@ impl Binder {
                     return Err(PyValueError::new_err(format!("{}: its storage is not aligned for {elem}", name())));
                 }
                 let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone().unbind()));
-                // SAFETY: torch's storage holds `nbytes` bytes from `base`
-                // (checked aligned above), and `owner` (the tensor) keeps
-                // that storage alive for as long as the buffer lives. The
-                // GIL is held whenever runtime code touches it. A `resize_`
-                // of the storage between calls can move its memory: the
-                // buffers a backward reads are checked, and bound again,
-                // first (`ForwardState.saved_memory`).
-                let buf = unsafe { Buffer::foreign(elem, base as *mut u8, nbytes / item, owner) };
-                let s = Storage::new(buf);
+                let s = if on_gpu {
+                    // SAFETY: torch's CUDA storage (device 0, checked by
+                    // `read`) holds `nbytes` bytes from `base`, aligned as
+                    // checked above, and `owner` keeps it alive.
+                    unsafe { cuda::bind_storage(elem, base, nbytes / item * item, owner) }
+                        .map_err(|m| PyValueError::new_err(format!("{}: {m}", name())))?
+                } else {
+                    // SAFETY: torch's storage holds `nbytes` bytes from
+                    // `base` (checked aligned above), and `owner` (the
+                    // tensor) keeps that storage alive for as long as the
+                    // buffer lives. The GIL is held whenever runtime code
+                    // touches it. A `resize_` of the storage between calls
+                    // can move its memory: the buffers a backward reads are
+                    // checked, and bound again, first
+                    // (`ForwardState.saved_memory`).
+                    Storage::new(unsafe { Buffer::foreign(elem, base as *mut u8, nbytes / item, owner) })
+                };
                 if base != 0 {
                     self.storage_at.insert_new(base, self.storages.len());
                 }
@@ -304,17 +314,20 @@ impl Binder {
     }
 
     /// What binding needs of a torch tensor no [`keys::CallInfo`] record
-    /// gives: each attribute read once, through interned names.
-    fn read(py: Python<'_>, api: &TorchApi, t: &Bound<'_, PyAny>, name: &dyn Fn() -> String) -> PyResult<keys::Record> {
+    /// gives: each attribute read once, through interned names. Also
+    /// whether the tensor is on the GPU.
+    fn read(
+        py: Python<'_>,
+        api: &TorchApi,
+        t: &Bound<'_, PyAny>,
+        name: &dyn Fn() -> String,
+    ) -> PyResult<(keys::Record, bool)> {
         if !t.is_instance(api.tensor_type.bind(py))? {
             return Err(PyTypeError::new_err(format!("{} is a {}, not a torch.Tensor", name(), t.get_type().name()?)));
         }
-        if !t.getattr(intern!(py, "is_cpu"))?.extract::<bool>()? {
-            let device = t.getattr(intern!(py, "device"))?.getattr(intern!(py, "type"))?.extract::<String>()?;
-            return Err(PyValueError::new_err(format!(
-                "{} is on device '{device}': aot_torch binds CPU tensors only",
-                name()
-            )));
+        let on_gpu = !t.getattr(intern!(py, "is_cpu"))?.extract::<bool>()?;
+        if on_gpu {
+            cuda::check_device(py, t, name)?;
         }
         if !t.getattr(intern!(py, "layout"))?.is(api.strided.bind(py)) {
             return Err(PyValueError::new_err(format!("{} is not a strided (dense) tensor", name())));
@@ -334,7 +347,7 @@ impl Binder {
             false => Some(true),
             true => t.getattr(intern!(py, "is_leaf")).ok().map(|l| l.extract()).transpose()?,
         };
-        Ok(keys::Record { elem, sizes, strides, offset, data_ptr, requires_grad, is_leaf })
+        Ok((keys::Record { elem, sizes, strides, offset, data_ptr, requires_grad, is_leaf }, on_gpu))
     }
 
     fn bind_all(
@@ -388,7 +401,7 @@ impl Binder {
 
     /// The torch tensor bound to `s`, if it is a storage of this call.
     fn owner_of(&self, s: &StorageRef) -> Option<&Py<PyAny>> {
-        self.storages.iter().find(|(_, b, _)| Rc::ptr_eq(b, s) && b.buf().is_foreign()).map(|(_, _, t)| t)
+        self.storages.iter().find(|(_, b, _)| Rc::ptr_eq(b, s) && b.is_foreign()).map(|(_, _, t)| t)
     }
 }
 
@@ -585,7 +598,12 @@ fn dlpack<'py>(
         ElemType::I8 => (0, 8),
         ElemType::I1 => (6, 8),
     };
-    let base = s.buf_mut().as_mut_ptr();
+    // DLPack's kDLCPU, or kDLCUDA on device 0 for a storage in the GPU's
+    // memory (the only device memory a call's results live in here).
+    let (base, device_type) = match s.device_addr() {
+        Some(addr) => (addr as usize as *mut u8, 2),
+        None => (s.buf_mut().as_mut_ptr(), 1),
+    };
     // The runtime checked the geometry against the storage when the tensor
     // was made: the offset addresses an element of the buffer (or the
     // tensor is empty).
@@ -593,9 +611,10 @@ fn dlpack<'py>(
     let mut managed = Box::new(Managed {
         tensor: DLManagedTensor {
             dl_tensor: DLTensor {
-                // SAFETY: `off` is within the buffer (clamped to its length).
-                data: unsafe { base.add(off) } as *mut c_void,
-                device: DLDevice { device_type: 1, device_id: 0 },
+                // (`off` is within the buffer, clamped to its length; a
+                // device address is never dereferenced here.)
+                data: base.wrapping_add(off) as *mut c_void,
+                device: DLDevice { device_type, device_id: 0 },
                 ndim: sizes.len() as i32,
                 dtype: DLDataType { code, bits, lanes: 1 },
                 shape: std::ptr::null_mut(),
@@ -691,6 +710,9 @@ impl PyAotModule {
         let mut binder = Binder::new(no_grad);
         let args = binder.bind_all(py, api, &tensors_of(example_args)?, "example argument")?;
         binder.bind_bases(py, api, &args, bases.as_deref().unwrap_or_default())?;
+        if args.iter().any(Tensor::is_on_device) {
+            cuda::use_current_stream(py)?;
+        }
         let opts = Options { pipeline: pipeline.to_string(), backend, report, progress };
         let mut f = self.inner.0.compile(name, &args, &opts).map_err(py_err)?;
         f.share_generator(generator(py).clone());
@@ -796,6 +818,9 @@ impl PyAotFunction {
         let bound_bases = binder.bind_bases(py, api, &bound, bases)?;
         let entry: Few<(StorageRef, aot_ir::Shape, aot_ir::Shape, i64)> =
             bound.iter().map(|t| (t.storage(), t.sizes(), t.strides(), t.offset())).collect();
+        if bound.iter().any(Tensor::is_on_device) {
+            cuda::use_current_stream(py)?;
+        }
         let (outs, extra) = run(&mut self.inner.0, &bound, bound_bases).map_err(py_err)?;
         let mut exporter = Exporter::new(&binder);
         // Effects on the arguments, once per object, before the results
@@ -813,7 +838,7 @@ impl PyAotFunction {
             seen.insert_new(obj.as_ptr() as usize, ());
             let (st, sizes, strides, offset) = &entry[i];
             let now = t.storage();
-            let storage_changed = !Rc::ptr_eq(st, &now) || !now.buf().is_foreign();
+            let storage_changed = !Rc::ptr_eq(st, &now) || !now.is_foreign();
             if storage_changed {
                 let src = exporter.storage(py, api, &now)?;
                 let src_storage = src.bind(py).call_method0("untyped_storage")?;
@@ -986,6 +1011,18 @@ impl PyAotFunction {
         // freed, or smaller, is refused: its memory is gone.
         for (k, SavedMemory { tensor: t, storage }) in state.saved_memory.0.iter().enumerate() {
             let (now, now_bytes) = storage_extent(py, t.bind(py))?;
+            if let Some(addr) = storage.device_addr() {
+                // A CUDA storage is bound where it was: one moved since is
+                // refused (rebinding device memory is not supported).
+                if now as u64 == addr && now_bytes >= storage.byte_len() {
+                    continue;
+                }
+                return Err(ExecutionError::new_err(format!(
+                    "argument {}: its CUDA storage was freed, moved or shrunk between the forward and the backward \
+                     (a resize_ or set_ of it), and the compiled backward reads the memory the forward saved there",
+                    state.saved_args[k]
+                )));
+            }
             let (bound, len, kind) = {
                 let mut b = storage.buf_mut();
                 (b.as_mut_ptr() as usize, b.byte_len(), b.kind())
@@ -994,7 +1031,7 @@ impl PyAotFunction {
                 continue;
             }
             let item = kind.byte_size();
-            if !storage.buf().is_foreign() || now_bytes < len || now == 0 || now % item != 0 {
+            if !storage.is_foreign() || now_bytes < len || now == 0 || now % item != 0 {
                 return Err(ExecutionError::new_err(format!(
                     "argument {}: its storage was freed or shrunk between the forward and the backward (a resize_ \
                      or set_ of it), and the compiled backward reads the memory the forward saved there",
@@ -1171,6 +1208,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<dispatch::FastTable>()?;
     m.add_class::<dispatch::Dispatch>()?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_unavailable, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_crossings, m)?)?;
     m.add_function(wrap_pyfunction!(use_openmp, m)?)?;
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;
     m.add_function(wrap_pyfunction!(mem_overlap, m)?)?;

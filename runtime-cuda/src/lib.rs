@@ -13,13 +13,19 @@
 //!
 //! Invariants: every operation makes the device's primary context current
 //! on the calling thread first, so any thread may call; all work goes to
-//! the legacy default stream, so it runs in the order it was issued, and
-//! a device-to-host copy returns once everything issued before it is done.
-//! The cuBLAS handle is used under a lock (a handle is not thread-safe).
+//! one stream, the legacy default stream unless [`Gpu::use_stream`] named
+//! another (PyTorch's current stream, for calls from `aot_torch`), so it
+//! runs in the order it was issued, and a device-to-host copy returns once
+//! everything issued before it is done. Blocks freed to the caching
+//! allocator are reused in that stream's order; a switch of stream first
+//! waits for the old one, so no block is handed out while a kernel of the
+//! old stream may still use it. The cuBLAS handle is used under a lock (a
+//! handle is not thread-safe).
 
 use cudarc::cublas::{result as blas, sys as blas_sys};
 use cudarc::driver::{result as cu, sys};
 use std::ffi::{c_void, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// The GPU of this process (device 0), opened on first use.
@@ -33,6 +39,9 @@ pub struct Gpu {
     pub multiprocessors: u32,
     blas: Mutex<Option<Blas>>,
     pool: Mutex<Pool>,
+    /// The stream all work goes to (a `CUstream` handle; 0 is the legacy
+    /// default stream).
+    stream: AtomicU64,
 }
 
 struct Blas(blas_sys::cublasHandle_t);
@@ -87,7 +96,43 @@ impl Gpu {
         let multiprocessors = attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?.max(1) as u32;
         // SAFETY: the primary context is retained for the process's life.
         let ctx = unsafe { cu::primary_ctx::retain(dev) }.map_err(|e| driver("cuDevicePrimaryCtxRetain", e))?;
-        Ok(Gpu { ctx, name, capability, multiprocessors, blas: Mutex::new(None), pool: Mutex::new(Pool::default()) })
+        Ok(Gpu {
+            ctx,
+            name,
+            capability,
+            multiprocessors,
+            blas: Mutex::new(None),
+            pool: Mutex::new(Pool::default()),
+            stream: AtomicU64::new(0),
+        })
+    }
+
+    fn stream(&self) -> sys::CUstream {
+        self.stream.load(Ordering::Acquire) as sys::CUstream
+    }
+
+    /// Sends all later work to `stream` (a `CUstream` handle of this
+    /// device's primary context, as `torch.cuda.current_stream().cuda_stream`
+    /// gives it; 0 for the legacy default stream). Switching waits for the
+    /// work issued to the old stream first (see the module invariant).
+    ///
+    /// # Safety
+    /// `stream` is 0 or a live stream of the primary context, which stays
+    /// live until another stream is named.
+    pub unsafe fn use_stream(&self, stream: u64) -> Result<(), String> {
+        let old = self.stream.load(Ordering::Acquire);
+        if old == stream {
+            return Ok(());
+        }
+        self.current()?;
+        cu::stream::synchronize(old as sys::CUstream).map_err(|e| driver("cuStreamSynchronize", e))?;
+        self.stream.store(stream, Ordering::Release);
+        Ok(())
+    }
+
+    /// The stream work goes to (see [`Gpu::use_stream`]).
+    pub fn current_stream(&self) -> u64 {
+        self.stream.load(Ordering::Acquire)
     }
 
     fn current(&self) -> Result<(), String> {
@@ -148,7 +193,7 @@ impl Gpu {
             return Ok(());
         }
         self.current()?;
-        cu::memcpy_htod_async(dst, src, cu::stream::null()).map_err(|e| driver("copying to the device", e))
+        cu::memcpy_htod_async(dst, src, self.stream()).map_err(|e| driver("copying to the device", e))
     }
 
     /// Copies device address `src` to `dst`, after all work issued before.
@@ -160,7 +205,9 @@ impl Gpu {
             return Ok(());
         }
         self.current()?;
-        cu::memcpy_dtoh_sync(dst, src).map_err(|e| driver("copying from the device", e))
+        let stream = self.stream();
+        cu::memcpy_dtoh_async(dst, src, stream).map_err(|e| driver("copying from the device", e))?;
+        cu::stream::synchronize(stream).map_err(|e| driver("cuStreamSynchronize", e))
     }
 
     /// Copies `bytes` bytes from device address `src` to `dst` (stream
@@ -173,7 +220,7 @@ impl Gpu {
             return Ok(());
         }
         self.current()?;
-        cu::memcpy_dtod_async(dst, src, bytes, cu::stream::null()).map_err(|e| driver("cuMemcpyDtoD", e))
+        cu::memcpy_dtod_async(dst, src, bytes, self.stream()).map_err(|e| driver("cuMemcpyDtoD", e))
     }
 
     /// Waits for all work issued so far (a timing's end).
@@ -191,7 +238,7 @@ impl Gpu {
             return Ok(());
         }
         self.current()?;
-        cu::memset_d8_async(dst, 0, bytes, cu::stream::null()).map_err(|e| driver("cuMemsetD8", e))
+        cu::memset_d8_async(dst, 0, bytes, self.stream()).map_err(|e| driver("cuMemsetD8", e))
     }
 
     /// Loads PTX text and looks up the entries `names`.
@@ -230,7 +277,7 @@ impl Gpu {
             *lock = Some(Blas(h));
         }
         let h = lock.as_ref().map(|b| b.0).ok_or("no cuBLAS handle")?;
-        blas::set_stream(h, cu::stream::null() as _).map_err(|e| cublas("cublasSetStream", e))?;
+        blas::set_stream(h, self.stream() as _).map_err(|e| cublas("cublasSetStream", e))?;
         let op = |t: bool| {
             if t {
                 blas_sys::cublasOperation_t::CUBLAS_OP_T
@@ -301,7 +348,7 @@ impl Gpu {
     /// address they carry must be live for the kernel's accesses.
     pub unsafe fn launch(&self, f: Function, grid: u32, block: u32, params: &mut [*mut c_void]) -> Result<(), String> {
         self.current()?;
-        cu::launch_kernel(f.0, (grid.max(1), 1, 1), (block.max(1), 1, 1), 0, cu::stream::null(), params)
+        cu::launch_kernel(f.0, (grid.max(1), 1, 1), (block.max(1), 1, 1), 0, self.stream(), params)
             .map_err(|e| driver("launching a kernel", e))
     }
 }

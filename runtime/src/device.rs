@@ -110,6 +110,14 @@ pub trait DeviceMemory {
     fn copy_strided(&self, dst: Strided<'_>, src: Strided<'_>) -> Result<(), String>;
     /// Bus crossings so far.
     fn crossings(&self) -> Crossings;
+    /// For a memory object that is one thread's view of a device memory
+    /// the whole process shares (a GPU's: each thread has its own
+    /// reference-counted object, but an address in one is valid in every
+    /// other): that device's number, equal for all its views. None for a
+    /// memory that is only itself (the host-memory device).
+    fn shared_device(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// An allocation of a device memory, freed when dropped; or memory of the
@@ -158,6 +166,11 @@ impl DeviceBlock {
     pub fn memory(&self) -> &Rc<dyn DeviceMemory> {
         &self.mem
     }
+
+    /// Whether another runtime owns the memory ([`DeviceBlock::foreign`]).
+    pub fn is_foreign(&self) -> bool {
+        self.owner.is_some()
+    }
 }
 
 impl std::fmt::Debug for DeviceBlock {
@@ -177,9 +190,10 @@ impl Drop for DeviceBlock {
     }
 }
 
-/// Whether two memories are the same device (the same object).
+/// Whether two memories are the same device: the same object, or two
+/// views of one process-wide memory ([`DeviceMemory::shared_device`]).
 pub fn same_memory(a: &Rc<dyn DeviceMemory>, b: &Rc<dyn DeviceMemory>) -> bool {
-    std::ptr::addr_eq(Rc::as_ptr(a), Rc::as_ptr(b))
+    std::ptr::addr_eq(Rc::as_ptr(a), Rc::as_ptr(b)) || a.shared_device().is_some_and(|d| b.shared_device() == Some(d))
 }
 
 /// A device whose memory is host allocations behind the device interface

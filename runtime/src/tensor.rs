@@ -139,6 +139,15 @@ impl Storage {
         self.device.borrow().is_some()
     }
 
+    /// Whether the elements are memory another runtime owns and lent
+    /// (bound, not allocated here): a foreign host buffer or device block.
+    pub fn is_foreign(&self) -> bool {
+        match &*self.device.borrow() {
+            Some(b) => b.is_foreign(),
+            None => self.buf.borrow().is_foreign(),
+        }
+    }
+
     /// The device address of the elements, when they live on a device.
     pub fn device_addr(&self) -> Option<u64> {
         self.device.borrow().as_ref().map(|b| b.addr())

@@ -28,9 +28,14 @@ pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     out
 }
 
-/// The test corpus folder `test/<sub>` of this repository.
+/// The test corpus folder `test/<sub>` of this repository: of the checkout
+/// named by `AOT_SOURCE_ROOT` where that is set (a suite binary built on one
+/// machine and run from another checkout, as `scripts/gpu-check.sh` does on a
+/// GPU machine without a Rust toolchain), else of the checkout it was built in.
 pub fn corpus_dir(sub: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("test").join(sub)
+    let root =
+        std::env::var_os("AOT_SOURCE_ROOT").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    root.join("test").join(sub)
 }
 
 /// Whether this machine has a GPU for the CUDA backend; where it has none,

@@ -382,15 +382,34 @@ fn gpu_timings() {
   return %y : tensor<4096xf32>
 }
 ";
+    // Resident calls: the arguments on the GPU before the calls, the
+    // results left there; the clock stops once the GPU is idle. Returns the
+    // time per call and the copies across the bus the calls made.
+    let mem: std::rc::Rc<dyn aot::runtime::device::DeviceMemory> =
+        aot::codegen::cuda::cuda_memory().expect("the GPU's memory");
+    let gpu = aot::runtime::cuda::gpu().unwrap();
+    let resident = |f: &mut aot::Function, dev: &[Tensor], reps: usize| {
+        f.call(dev).unwrap();
+        gpu.synchronize().unwrap();
+        let before = mem.crossings();
+        let t = std::time::Instant::now();
+        for _ in 0..reps {
+            f.call(dev).unwrap();
+        }
+        gpu.synchronize().unwrap();
+        (t.elapsed().as_secs_f64() / reps as f64, mem.crossings().since(&before).copies())
+    };
     let big = [f32s(&[4096, 4096], &ramp(4096 * 4096, 0.001))];
+    let big_dev: Vec<Tensor> = big.iter().map(|a| a.to_device(&mem).unwrap()).collect();
     for (name, text) in [("softmax4096", SOFTMAX), ("rowsum4096", ROWSUM)] {
         for threads in ["1", "32", "256"] {
             std::env::set_var("AOT_CUDA_ROW_THREADS", threads);
             let m = Module::parse(text, "t.mlir").unwrap();
             let mut f =
                 m.compile(None, &big, &Options::inference().with_backend(Backend::parse("cuda").unwrap())).unwrap();
-            let s = time(&mut f, &big, 10);
-            println!("timing {name} cuda row_threads={threads}: {:.1} us per call", s * 1e6);
+            let (s, copies) = resident(&mut f, &big_dev, 20);
+            println!("timing {name} cuda resident row_threads={threads}: {:.1} us per call", s * 1e6);
+            assert_eq!(copies, 0, "{name}: resident calls copied across the bus");
         }
         std::env::remove_var("AOT_CUDA_ROW_THREADS");
         let m = Module::parse(text, "t.mlir").unwrap();
@@ -412,32 +431,17 @@ fn gpu_timings() {
                 bytes / s / 1e9
             );
         }
-        // Resident: the argument on the GPU before the calls, the results
-        // left there; the clock stops once the GPU is idle.
-        let mem: std::rc::Rc<dyn aot::runtime::device::DeviceMemory> =
-            aot::codegen::cuda::cuda_memory().expect("the GPU's memory");
         let dev: Vec<Tensor> = args.iter().map(|a| a.to_device(&mem).unwrap()).collect();
         let m = Module::parse(text, "t.mlir").unwrap();
         let mut f = m.compile(None, args, &Options::inference().with_backend(Backend::parse("cuda").unwrap())).unwrap();
-        let gpu = aot::runtime::cuda::gpu().unwrap();
-        f.call(&dev).unwrap();
-        gpu.synchronize().unwrap();
-        let before = mem.crossings();
-        let t = std::time::Instant::now();
-        for _ in 0..reps {
-            f.call(&dev).unwrap();
-        }
-        gpu.synchronize().unwrap();
-        let s = t.elapsed().as_secs_f64() / reps as f64;
-        let crossed = mem.crossings().since(&before);
+        let (s, copies) = resident(&mut f, &dev, reps);
         let bytes = 2.0 * 4.0 * args[0].numel() as f64;
         println!(
-            "timing {name} cuda resident: {:.1} us per call, {:.1} GB/s (input read + output written), {} copies across the bus",
+            "timing {name} cuda resident: {:.1} us per call, {:.1} GB/s (input read + output written), {copies} copies across the bus",
             s * 1e6,
             bytes / s / 1e9,
-            crossed.copies()
         );
-        assert_eq!(crossed.copies(), 0, "{name}: resident calls copied across the bus");
+        assert_eq!(copies, 0, "{name}: resident calls copied across the bus");
     }
 }
 
