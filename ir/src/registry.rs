@@ -336,7 +336,19 @@ mutate a subclass value instead"
 /// dispatched to a subclass ([`subclass_dispatch`]).
 pub fn infer_result_types(def: &OpDef, infer: InferFn, ictx: &InferCtx<'_>) -> Result<SmallVec<[TypeData; 1]>, String> {
     let class = subclass_dispatch(ictx.ctx, def, ictx.operand_types)?;
-    let inferred = infer(ictx)?;
+    let mut inferred = infer(ictx)?;
+    // Sizes the ranges or a guard pin to a constant are that constant
+    // (`Facts::settled`).
+    if let Some(facts) = ictx.facts {
+        for t in inferred.iter_mut() {
+            if let TypeData::Tensor(tensor) = t {
+                if tensor.shape.iter().any(|&d| crate::sym::is_symbolic(d)) {
+                    let shape: Vec<i64> = tensor.shape.iter().map(|&d| facts.settled(d)).collect();
+                    tensor.shape = shape.into();
+                }
+            }
+        }
+    }
     let Some(class) = class else { return Ok(inferred) };
     Ok(inferred
         .into_iter()

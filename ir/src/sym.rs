@@ -911,6 +911,36 @@ impl Facts {
         Some(acc)
     }
 
+    /// `d` as a constant where the ranges or a guard pin it to one
+    /// (`(s1 + 31) floordiv 32` with `s1` in `[2, 32]`, or under the guard
+    /// `((s1 + 31) floordiv 32) == 1`: the size is 1 at every size the
+    /// function accepts), else `d`. PyTorch's `ShapeEnv` writes such a size
+    /// as its constant once a guard decided it (resnet18 first called at
+    /// 32x32 has layer4's map at 1x1), and so do the translated graph's
+    /// types; shape rules settle their results the same way, so the two
+    /// agree.
+    pub fn settled(&self, d: i64) -> i64 {
+        if !is_symbolic(d) {
+            return d;
+        }
+        if let Some((lo, hi)) = self.bounds(d) {
+            if lo == hi {
+                return lo;
+            }
+        }
+        for g in &self.guards {
+            if g.rel != Rel::Eq {
+                continue;
+            }
+            for c in [g.lhs, g.rhs] {
+                if !is_symbolic(c) && self.known_eq(d, c) {
+                    return c;
+                }
+            }
+        }
+        d
+    }
+
     /// Whether `a <= b` for every value of the symbols in their ranges (or
     /// a guard says they are equal).
     pub fn known_le(&self, a: i64, b: i64) -> bool {

@@ -55,6 +55,10 @@ class SymbolTable:
     def __init__(self, shape_env, inputs: Sequence[Any]):
         self.shape_env = shape_env
         self.index: Dict[sympy.Symbol, int] = {}
+        # Expressions an `Eq` guard pins to a constant (`settled`), from
+        # the first `_pinned_seen` guards.
+        self._pinned: Dict[sympy.Expr, sympy.Integer] = {}
+        self._pinned_seen = 0
         # (Only tensors' dimensions bind a symbol: a number input that is a
         # size is no argument of the IR function.)
         for x in inputs:
@@ -76,9 +80,32 @@ class SymbolTable:
         return bool(self.index)
 
     # -- text -----------------------------------------------------------
+    def settled(self, e: sympy.Expr) -> sympy.Expr:
+        """`e` as a constant where the symbols' ranges pin it to one
+        (`(s1 + 31) // 32` with `s1` in `[2, 32]`, after a guard narrowed the
+        range) or a guard says it equals one (`Eq((s1 // 2 - 1) // 2 + 1,
+        1)`), as the IR's shape rules settle a size (`Facts::settled`):
+        PyTorch writes some of a graph's sizes as the constant once it
+        guarded on them and leaves others as the expression."""
+        if isinstance(e, sympy.Integer) or not e.free_symbols:
+            return e
+        r = self.shape_env.bound_sympy(e)
+        if r.lower == r.upper and r.lower.is_integer and r.lower.is_finite:
+            return sympy.Integer(int(r.lower))
+        guards = self.shape_env.guards
+        if len(guards) != self._pinned_seen:
+            for g in guards[self._pinned_seen:]:
+                if isinstance(g.expr, sympy.Eq):
+                    a, b = g.expr.args
+                    for x, c in ((a, b), (b, a)):
+                        if isinstance(c, sympy.Integer) and x.free_symbols:
+                            self._pinned[self.shape_env.simplify(x)] = c
+            self._pinned_seen = len(guards)
+        return self._pinned.get(e, e)
+
     def text(self, d: Any) -> str:
-        """Size `d` as the IR writes a dimension."""
-        e = self.expr(d)
+        """Size `d` as the IR writes a dimension (`settled`)."""
+        e = self.settled(self.expr(d))
         if isinstance(e, sympy.Integer):
             return str(int(e))
         s = self._expr_text(e)

@@ -544,6 +544,30 @@ def test_a_cnn_over_image_sizes_reads_them_at_run_time():
     assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
+def test_a_size_pinned_to_one_by_the_first_call_compiles_once():
+    """The residual CNN first called on 4x4 images, where its strided
+    convolution's map is 1x1: PyTorch guards on that and writes some of the
+    graph's sizes as 1 and others as their expressions (`((s1 - 1) // 2 +
+    1)` with `s1` narrowed to where it is 1). Both read as 1 (the ranges pin
+    it), so the graph compiles once with symbolic sizes instead of per
+    shape (resnet18 first called at 32x32). Image sizes past the guard get
+    Dynamo's second graph, also compiled once; every step equals eager."""
+    from models import ResNetish
+
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    net = ResNetish(c=8, classes=5)
+    ref = copy.deepcopy(net)
+    f = torch.compile(net, backend="aot", dynamic=True)
+    per_size = aot_torch.versions_per_size()
+    _cnn_steps_equal_eager(f, net, ref, [(2, 4), (3, 4), (5, 5), (2, 12), (3, 9)])
+    stats = aot_torch.stats
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"] <= 2, dict(stats)
+    assert not stats["fallback_regions"], dict(stats)
+    assert aot_torch.versions_per_size() == per_size, "code generated per size"
+
+
 def test_symbolic_false_compiles_per_shape():
     torch._dynamo.reset()
     aot_torch.stats.clear()

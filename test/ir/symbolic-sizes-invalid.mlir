@@ -175,3 +175,14 @@ func.func @ceil_pool_needs_guard(%x: tensor<1x1xs0xf32>) -> tensor<1x1x(s0 floor
   %0 = tensor.avg_pool %x {kernel_size = [2], stride = [2], padding = [1], ceil_mode} : tensor<1x1xs0xf32> -> tensor<1x1x(s0 floordiv 2 + 1)xf32>
   return %0 : tensor<1x1x(s0 floordiv 2 + 1)xf32>
 }
+
+// -----
+
+// A size is settled to a constant only by a guard that pins it
+// (test/symbolic/pinned_by_guard.mlir has the guard): without one, the
+// strided conv's map is its rule's expression, not 1.
+func.func @pinned_without_a_guard(%x: tensor<s0x3xs1xs1xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<s0x4x1x1xf32> {
+  // expected-error@+1 {{inferred type(s) 'tensor<s0x4x((s1 + 15) floordiv 16)x((s1 + 15) floordiv 16)xf32>' are incompatible with return type(s) of operation 'tensor<s0x4x1x1xf32>'}}
+  %c = tensor.conv %x, %w, %b {padding = [1, 1], stride = [16, 16]} : tensor<s0x3xs1xs1xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<s0x4x1x1xf32>
+  return %c : tensor<s0x4x1x1xf32>
+}

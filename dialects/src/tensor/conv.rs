@@ -139,7 +139,9 @@ impl Geometry {
                         sym::display(padded)
                     ));
                 }
-                out.push(sym::add(sym::floordiv(room, self.stride[i]).map_err(e)?, 1).map_err(e)?);
+                // (Settled: a size the ranges or a guard pin to a constant
+                // is that constant, as the result types say it.)
+                out.push(facts.settled(sym::add(sym::floordiv(room, self.stride[i]).map_err(e)?, 1).map_err(e)?));
                 continue;
             }
             let padded =

@@ -180,7 +180,10 @@ impl Pool {
                         }
                     ));
                 }
-                out.push(sym::add(sym::floordiv(sym::add(room, extra).map_err(e)?, st).map_err(e)?, 1).map_err(e)?);
+                // (Settled, as the convolution's sizes.)
+                out.push(facts.settled(
+                    sym::add(sym::floordiv(sym::add(room, extra).map_err(e)?, st).map_err(e)?, 1).map_err(e)?,
+                ));
                 continue;
             }
             let num = p
