@@ -163,7 +163,11 @@ impl BySize {
             return None;
         }
         if self.sized.is_none() {
-            self.sized = Some(compile_sized(&self.text, &self.native, None));
+            let compiled = compile_sized(&self.text, &self.native, None);
+            if let Err(why) = &compiled {
+                note_refusal(why);
+            }
+            self.sized = Some(compiled);
         }
         self.sized.as_mut().and_then(|r| r.as_mut().ok())
     }
@@ -238,6 +242,27 @@ fn compile_sized(
             .map_err(|d| format!("specialising the backward: {}", d.message))?;
     }
     crate::compile_function(&mut ctx, func, native, &mut String::new()).map_err(|d| d.message)
+}
+
+/// Why code reading its sizes at run time was refused, per distinct
+/// reason, in this process so far (at most [`MAX_REFUSALS`] kept): what
+/// sent a function to code per size.
+static REFUSALS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+const MAX_REFUSALS: usize = 32;
+
+fn note_refusal(why: &str) {
+    if let Ok(mut r) = REFUSALS.lock() {
+        if r.len() < MAX_REFUSALS && !r.iter().any(|x| x == why) {
+            r.push(why.to_string());
+        }
+    }
+}
+
+/// The distinct reasons this process's symbolic functions got native code
+/// per size instead of code reading their sizes at run time (the first
+/// 32), oldest first.
+pub fn runtime_sizes_refusals() -> Vec<String> {
+    REFUSALS.lock().map(|r| r.clone()).unwrap_or_default()
 }
 
 /// Versions of symbolic functions specialised for one set of symbol values

@@ -59,8 +59,16 @@ def versions_per_size():
     """How many times this process generated native code for one set of
     sizes of a symbolic graph: zero while every symbolic graph runs code
     that reads its sizes at run time (see docs/dynamic-shapes.md); each
-    graph with an op that needs static sizes adds one per new size."""
+    graph with an op that needs static sizes adds one per new size
+    (:func:`runtime_sizes_refusals` says which op)."""
     return _native.versions_per_size()
+
+
+def runtime_sizes_refusals():
+    """Why symbolic graphs of this process got native code per size: the
+    distinct messages of the code generator that refused to read a graph's
+    sizes at run time (the op, and what it could not do), oldest first."""
+    return _native.runtime_sizes_refusals()
 
 
 def import_exported_program(ep, **kwargs):
@@ -73,5 +81,6 @@ def import_exported_program(ep, **kwargs):
 __all__ = [
     "AotError", "CompileError", "Config", "ConventionError", "ExecutionError", "ParseError",
     "SignatureError", "Unsupported", "aot", "backend", "compile_ir", "enable_report", "import_exported_program",
-    "manual_seed", "profiler", "report", "share_threads", "stats", "versions_per_size",
+    "manual_seed", "profiler", "report", "runtime_sizes_refusals", "share_threads", "stats",
+    "versions_per_size",
 ]

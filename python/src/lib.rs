@@ -136,6 +136,14 @@ fn versions_per_size() -> u64 {
     aot::codegen::by_size::versions_specialised()
 }
 
+/// Why this process's symbolic functions got native code per size, per
+/// distinct reason (the first 32, oldest first): each a located message of
+/// the code generator that refused to read the sizes at run time.
+#[pyfunction]
+fn runtime_sizes_refusals() -> Vec<String> {
+    aot::codegen::by_size::runtime_sizes_refusals()
+}
+
 /// How two views `(sizes, strides, offset)` of one storage, in elements
 /// of one size, overlap as PyTorch's in-place kernels decide
 /// (`assert_no_partial_overlap`): "no", "full", "partial" (PyTorch raises
@@ -1214,6 +1222,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(thread_team, m)?)?;
     m.add_function(wrap_pyfunction!(mem_overlap, m)?)?;
     m.add_function(wrap_pyfunction!(versions_per_size, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime_sizes_refusals, m)?)?;
     m.add_function(wrap_pyfunction!(dist::register_process_group, m)?)?;
     m.add("PARTIAL_OVERLAP_ERROR", aot::runtime::overlap::PARTIAL_OVERLAP_ERROR)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;

@@ -1646,3 +1646,26 @@ fn corpus_train_check(name: &str, text: &str, n: i64, flags: &[bool]) -> (Vec<St
     }
     (diffs, false)
 }
+
+/// A function whose lowering needs static sizes (attention's default
+/// scale, 1/sqrt(E), over a symbolic head size E) runs code per size and
+/// says why: its own refusal, and the process's list of them that
+/// `aot_torch.runtime_sizes_refusals` reads.
+#[test]
+fn code_per_size_says_why() {
+    use aot::runtime::compiled::Executable;
+    let text = r#"func.func @f(%q: tensor<2x4xs0xf32>, %k: tensor<2x4xs0xf32>, %v: tensor<2x4xs0xf32>) -> tensor<2x4xs0xf32> {
+  %0:2 = tensor.attention %q, %k, %v : tensor<2x4xs0xf32>, tensor<2x4xs0xf32>, tensor<2x4xs0xf32> -> (tensor<2x4xs0xf32>, tensor<2x4xf32>)
+  return %0#0 : tensor<2x4xs0xf32>
+}"#;
+    let mut sized = by_size(text, "cranelift", true);
+    for n in [3i64, 5] {
+        let args: Vec<_> = (0..3).map(|k| pattern(&[2, 4, n], k, 1.0)).collect();
+        sized.run(args).unwrap();
+    }
+    assert!(!sized.runs_with_runtime_sizes());
+    let why = sized.runtime_sizes_refused().expect("a reason").to_string();
+    assert!(why.contains("attention"), "{why}");
+    assert_eq!(sized.versions_built(), 2);
+    assert!(aot::codegen::by_size::runtime_sizes_refusals().contains(&why), "{why}");
+}
