@@ -391,8 +391,9 @@ class Builder:
 
     def float_size(self, x: "torch.SymFloat", dtype: torch.dtype) -> Value:
         """A float computed from sizes, as a 0-d value: a constant where the
-        sizes cancel (`float(a) / float(2*a)` is 0.5), else a size or a
-        constant over a size (`tensor.size_value`, with `numerator`)."""
+        sizes cancel (`float(a) / float(2*a)` is 0.5), else a size, a
+        constant over a size (`tensor.size_value`, with `numerator`), or a
+        ratio of two sizes."""
         import sympy
         from torch.utils._sympy import functions as fns
 
@@ -414,6 +415,14 @@ class Builder:
             return self.op1("tensor.size_value", [], {"size": size, "numerator": float(num)}, (), dtype)
         if den == 1:
             return self.op1("tensor.size_value", [], {"size": Raw("array<i64: %s>" % SYMBOLS.text_of(num))}, (), dtype)
+        if not num.is_number and not den.is_number:
+            # A ratio of two sizes (`interpolate` to `size=(h // 2, ...)`:
+            # its scale `h / (h // 2)`): each size at run time, divided as
+            # Python divides them (in double), then rounded to `dtype` as
+            # PyTorch rounds a Python float it multiplies a tensor by.
+            n, d = (self.op1("tensor.size_value", [], {"size": Raw("array<i64: %s>" % SYMBOLS.text_of(e))}, (),
+                             torch.float64) for e in (num, den))
+            return self.cast(self.op1("tensor.div", [n, d], None, (), torch.float64), dtype)
         raise Reject("the float %s computed from sizes has no form in the IR" % x.node.expr)
 
     def mutate(self, v: Value) -> None:

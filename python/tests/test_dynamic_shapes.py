@@ -548,6 +548,56 @@ def test_a_cnn_over_image_sizes_reads_them_at_run_time():
     assert aot_torch.versions_per_size() == per_size, "code generated per size"
 
 
+class _ResizeToHalf(torch.nn.Module):
+    """A reflection pad, a convolution, and a resize to half the input's
+    size: `interpolate(size=(h // 2, w // 2))`, whose scale is the ratio of
+    two sizes (`h / (h // 2)`), then a cumulative sum over the flattened
+    maps."""
+
+    def __init__(self, mode):
+        super().__init__()
+        self.mode = mode
+        self.c = torch.nn.Conv2d(3, 4, 3)
+        self.up = torch.nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        y = self.c(F.pad(x, (1, 1, 1, 1), mode="reflect"))
+        kw = {"align_corners": False} if self.mode == "bilinear" else {}
+        y = F.interpolate(y, size=(x.shape[2] // 2, x.shape[3] // 2), mode=self.mode, **kw)
+        return self.up(y).flatten(1).cumsum(-1)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_a_resize_to_a_size_computed_from_sizes_compiles_once(mode):
+    """A float that is the ratio of two sizes (`interpolate`'s scale for a
+    size of `h // 2`) is divided at run time from both sizes, as Python
+    divides them: the graph compiles once with symbolic sizes (it was per
+    shape: "the float IntTrueDiv(s, s//2) has no form in the IR"),
+    outputs and gradients eager's."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    net = _ResizeToHalf(mode)
+    ref = copy.deepcopy(net)
+    f = torch.compile(net, backend="aot", dynamic=True)
+    per_size = aot_torch.versions_per_size()
+    g = torch.Generator().manual_seed(0)
+    for n, h, w in [(2, 16, 12), (3, 20, 18), (2, 10, 15)]:
+        x = torch.randn(n, 3, h, w, generator=g)
+        got, want = f(x), ref(x)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-4)
+        (got * got).mean().backward()
+        (want * want).mean().backward()
+        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, msg=f"{name} at {tuple(x.shape)}")
+        net.zero_grad()
+        ref.zero_grad()
+    stats = aot_torch.stats
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"] == 1, dict(stats)
+    assert not stats.get("fallback_regions") and not stats.get("fallback_ops"), dict(stats)
+    assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
+
+
 def test_a_size_pinned_to_one_by_the_first_call_compiles_once():
     """The residual CNN first called on 4x4 images, where its strided
     convolution's map is 1x1: PyTorch guards on that and writes some of the
