@@ -443,6 +443,28 @@ class _UpsamplingNet(torch.nn.Module):
         return self.up(F.interpolate(torch.cat([a, b], 1), scale_factor=2, mode=self.mode, **kw))
 
 
+def _images_train_as_eager(net, sizes, atol):
+    """`net` compiled with `dynamic=True` (after a reset of Dynamo and of
+    the counters) and a copy of it in eager, stepped on 3-channel images of
+    each `(batch, height, width)`: outputs and gradients equal."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    ref = copy.deepcopy(net)
+    f = torch.compile(net, backend="aot", dynamic=True)
+    g = torch.Generator().manual_seed(0)
+    for n, h, w in sizes:
+        x = torch.randn(n, 3, h, w, generator=g)
+        got, want = f(x), ref(x)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=atol)
+        (got * got).mean().backward()
+        (want * want).mean().backward()
+        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, msg=f"{name} at {tuple(x.shape)}")
+        net.zero_grad()
+        ref.zero_grad()
+
+
 @pytest.mark.parametrize("mode", ["nearest", "bilinear"])
 def test_upsampling_by_a_scale_factor_compiles_once(mode):
     """`interpolate` with a scale factor computes its output size and its
@@ -452,23 +474,7 @@ def test_upsampling_by_a_scale_factor_compiles_once(mode):
     and a clamp bound of a symbolic size is a value the call computes.
     Trained over image sizes with `dynamic=True`: each graph compiled once
     (it was per shape), outputs and gradients eager's."""
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    net = _UpsamplingNet(mode)
-    ref = copy.deepcopy(net)
-    f = torch.compile(net, backend="aot", dynamic=True)
-    g = torch.Generator().manual_seed(0)
-    for n, h, w in [(2, 16, 12), (3, 20, 20), (2, 13, 9), (4, 8, 10)]:
-        x = torch.randn(n, 3, h, w, generator=g)
-        got, want = f(x), ref(x)
-        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
-        (got * got).sum().backward()
-        (want * want).sum().backward()
-        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, msg=f"{name} at {tuple(x.shape)}")
-        net.zero_grad()
-        ref.zero_grad()
+    _images_train_as_eager(_UpsamplingNet(mode), [(2, 16, 12), (3, 20, 20), (2, 13, 9), (4, 8, 10)], atol=1e-5)
     stats = aot_torch.stats
     # (Each graph Dynamo gives once; it gives a second one for odd sizes,
     # whose interpolation it guards apart.)
@@ -532,6 +538,18 @@ def test_a_cnn_over_image_sizes_reads_them_at_run_time():
     halve the image) trained with `dynamic=True` over batch and image
     sizes, odd and even: each step equal to eager, and its native code
     reads every size at run time (none generated per size)."""
+    per_size = _resnetish_with_dynamic_sizes([(2, 16), (3, 21), (5, 12), (4, 27), (2, 16)])
+    stats = aot_torch.stats
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"], dict(stats)
+    assert not stats["fallback_regions"], dict(stats)
+    assert aot_torch.versions_per_size() == per_size, "code generated per size"
+
+
+def _resnetish_with_dynamic_sizes(sizes):
+    """The residual CNN compiled with `dynamic=True` (after a reset of
+    Dynamo and of the counters), stepped at each `(batch, image size)`
+    against eager (`_cnn_steps_equal_eager`); returns
+    `versions_per_size()` from before the steps."""
     from models import ResNetish
 
     torch._dynamo.reset()
@@ -541,11 +559,8 @@ def test_a_cnn_over_image_sizes_reads_them_at_run_time():
     ref = copy.deepcopy(net)
     f = torch.compile(net, backend="aot", dynamic=True)
     per_size = aot_torch.versions_per_size()
-    _cnn_steps_equal_eager(f, net, ref, [(2, 16), (3, 21), (5, 12), (4, 27), (2, 16)])
-    stats = aot_torch.stats
-    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"], dict(stats)
-    assert not stats["fallback_regions"], dict(stats)
-    assert aot_torch.versions_per_size() == per_size, "code generated per size"
+    _cnn_steps_equal_eager(f, net, ref, sizes)
+    return per_size
 
 
 class _ResizeToHalf(torch.nn.Module):
@@ -574,24 +589,8 @@ def test_a_resize_to_a_size_computed_from_sizes_compiles_once(mode):
     divides them: the graph compiles once with symbolic sizes (it was per
     shape: "the float IntTrueDiv(s, s//2) has no form in the IR"),
     outputs and gradients eager's."""
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    net = _ResizeToHalf(mode)
-    ref = copy.deepcopy(net)
-    f = torch.compile(net, backend="aot", dynamic=True)
     per_size = aot_torch.versions_per_size()
-    g = torch.Generator().manual_seed(0)
-    for n, h, w in [(2, 16, 12), (3, 20, 18), (2, 10, 15)]:
-        x = torch.randn(n, 3, h, w, generator=g)
-        got, want = f(x), ref(x)
-        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-4)
-        (got * got).mean().backward()
-        (want * want).mean().backward()
-        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, msg=f"{name} at {tuple(x.shape)}")
-        net.zero_grad()
-        ref.zero_grad()
+    _images_train_as_eager(_ResizeToHalf(mode), [(2, 16, 12), (3, 20, 18), (2, 10, 15)], atol=1e-4)
     stats = aot_torch.stats
     assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"] == 1, dict(stats)
     assert not stats.get("fallback_regions") and not stats.get("fallback_ops"), dict(stats)
@@ -606,16 +605,7 @@ def test_a_size_pinned_to_one_by_the_first_call_compiles_once():
     it), so the graph compiles once with symbolic sizes instead of per
     shape (resnet18 first called at 32x32). Image sizes past the guard get
     Dynamo's second graph, also compiled once; every step equals eager."""
-    from models import ResNetish
-
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    net = ResNetish(c=8, classes=5)
-    ref = copy.deepcopy(net)
-    f = torch.compile(net, backend="aot", dynamic=True)
-    per_size = aot_torch.versions_per_size()
-    _cnn_steps_equal_eager(f, net, ref, [(2, 4), (3, 4), (5, 5), (2, 12), (3, 9)])
+    per_size = _resnetish_with_dynamic_sizes([(2, 4), (3, 4), (5, 5), (2, 12), (3, 9)])
     stats = aot_torch.stats
     assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"] <= 2, dict(stats)
     assert not stats["fallback_regions"], dict(stats)
