@@ -720,7 +720,14 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
     // The result is laid out, and its loops run, in the order of the
     // leading operand's memory: stores and that operand's loads stay
     // unit-stride, and a channels-last tensor stays channels-last.
-    let order = pointwise_order(lc.ctx(), &bufs, &shape)?;
+    let order = match pointwise_order(lc.ctx(), &bufs, &shape) {
+        Ok(order) => order,
+        // Strides eager would order one way at some sizes and another at
+        // others: the result's layout would have to follow eager's per
+        // size. Unless nothing outside the function can see it.
+        Err(_) if !layout_observable(lc.ctx(), lc.ctx().results(lc.op)[0], 0) => (0..shape.len()).collect(),
+        Err(e) => return Err(e),
+    };
     let loops: Vec<i64> = order.iter().map(|&d| shape[d]).collect();
     let out = lc.alloc(&loops, rt.elem);
     let result = if order.iter().enumerate().all(|(i, &d)| i == d) {
@@ -753,6 +760,34 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
     })?;
     lc.set_result(0, result);
     Ok(())
+}
+
+/// Whether the layout of `v`, the result of an elementwise op, can be seen
+/// from outside the function: `v` is returned, or reaches a returned value
+/// through views, or through elementwise ops (whose results may take the
+/// layout of `v` as their leading operand's), or has a use that may keep
+/// its memory (an in-place or metadata op, an op of another dialect than
+/// the tensor, view and rng ones). Any other use reads `v`'s values into a
+/// fresh result of its own layout, so the layout of an intermediate is the
+/// compiler's to choose: what a symbolic function needs where eager's
+/// order of the strides changes with the sizes (a slice of a permuted
+/// gradient whose strides tie where a map is 1 wide).
+fn layout_observable(ctx: &Context, v: Value, depth: u32) -> bool {
+    if depth > 32 {
+        return true;
+    }
+    ctx.uses(v).any(|u| {
+        let Some(def) = ctx.op_def(u.op) else { return true };
+        let name = ctx.op_name(u.op);
+        let through = |ctx: &Context| ctx.results(u.op).iter().any(|&r| layout_observable(ctx, r, depth + 1));
+        if def.has(Traits::TERMINATOR) || def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION) {
+            true
+        } else if def.has(Traits::VIEW) || def.interface::<Pointwise>().is_some() {
+            through(ctx)
+        } else {
+            !(name.starts_with("tensor.") || name.starts_with("rng."))
+        }
+    })
 }
 
 /// The dimensions of a pointwise result of `shape`, outermost first, in
