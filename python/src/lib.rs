@@ -1020,14 +1020,29 @@ impl PyAotFunction {
         for (k, SavedMemory { tensor: t, storage }) in state.saved_memory.0.iter().enumerate() {
             let (now, now_bytes) = storage_extent(py, t.bind(py))?;
             if let Some(addr) = storage.device_addr() {
-                // A CUDA storage is bound where it was: one moved since is
-                // refused (rebinding device memory is not supported).
-                if now as u64 == addr && now_bytes >= storage.byte_len() {
+                // A CUDA storage moved since (and as large): bound where it
+                // is now, as a host storage is below.
+                let len = storage.byte_len();
+                if now as u64 == addr && now_bytes >= len {
+                    continue;
+                }
+                let item = storage.buf().kind().byte_size();
+                let moved = now != 0 && now_bytes >= len && now % item == 0;
+                let mem = storage.device_memory().filter(|_| moved && storage.is_foreign());
+                let rebound = mem.is_some_and(|mem| {
+                    let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone_ref(py)));
+                    // SAFETY: torch's CUDA storage holds `now_bytes >= len`
+                    // bytes from `now` (aligned, checked above) on the
+                    // device `mem` is, and `owner` keeps it alive.
+                    let block = unsafe { aot_runtime::device::DeviceBlock::foreign(&mem, now as u64, len, owner) };
+                    storage.rebind_device(block).is_ok()
+                });
+                if rebound {
                     continue;
                 }
                 return Err(ExecutionError::new_err(format!(
-                    "argument {}: its CUDA storage was freed, moved or shrunk between the forward and the backward \
-                     (a resize_ or set_ of it), and the compiled backward reads the memory the forward saved there",
+                    "argument {}: its CUDA storage was freed or shrunk between the forward and the backward (a \
+                     resize_ or set_ of it), and the compiled backward reads the memory the forward saved there",
                     state.saved_args[k]
                 )));
             }

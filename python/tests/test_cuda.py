@@ -140,3 +140,38 @@ def test_a_graph_mixing_devices_runs_in_pytorch_with_the_reason():
     out = torch.compile(f, backend="aot")(torch.ones(4), torch.ones(4, device="cuda"))
     torch.testing.assert_close(out, torch.full((4,), 2.0, device="cuda"))
     assert stats["fallback_regions"] + stats["fallback_ops"] >= 1, dict(stats)
+
+
+MUL = """
+func.func @main(%x: tensor<64xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
+  %y = tensor.mul %x, %w : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  return %y : tensor<64xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=gpu)])
+def test_a_saved_argument_moved_before_the_backward_is_read_where_it_is(device):
+    """FSDP2's dance on one argument: the backward reads an argument the
+    forward saved (`w`, for `x`'s gradient); between the two its storage
+    is freed (`resize_(0)`) and allocated again elsewhere with the same
+    values. The backward reads it where it is now, as eager's saved tensor
+    does: on the host a buffer bound again, on the GPU a device block bound
+    again."""
+    x = torch.randn(64, device=device, requires_grad=True)
+    w = torch.randn(64, device=device)
+    f = aot_torch.compile_ir(MUL, [x, w])
+    (y,), state = f.forward([x, w])
+    keep = w.clone()
+    before = w.data_ptr()
+    storage = w.untyped_storage()
+    n = storage.nbytes()
+    storage.resize_(0)
+    blocker = torch.empty(n // 4, device=device)  # takes the freed block if the allocator hands it out again
+    storage.resize_(n)
+    w.copy_(keep)
+    if w.data_ptr() == before:
+        pytest.skip("the allocator gave the storage its old memory back: nothing moved")
+    grads = f.backward(state, [torch.ones(64, device=device)])
+    torch.testing.assert_close(grads[0], keep)
+    del blocker

@@ -158,6 +158,25 @@ impl Storage {
         self.device.borrow().as_ref().map(|b| b.memory().clone())
     }
 
+    /// Points a device storage bound over another runtime's memory at
+    /// `block` instead (that runtime moved the memory: FSDP2 frees its
+    /// unsharded parameters after the forward and gathers them again before
+    /// the backward, elsewhere). Refused for a storage that owns its block
+    /// or lives on the host, and for a block of another device or of fewer
+    /// bytes.
+    pub fn rebind_device(&self, block: crate::device::DeviceBlock) -> Result<(), String> {
+        let mut dev = self.device.borrow_mut();
+        let Some(old) = dev.as_ref() else { return Err("a host storage has no device block to rebind".into()) };
+        if !old.is_foreign() || !block.is_foreign() {
+            return Err("only a storage bound over another runtime's device memory is rebound".into());
+        }
+        if !crate::device::same_memory(old.memory(), block.memory()) || block.bytes() < old.bytes() {
+            return Err("a device storage is rebound only to as many bytes of the same device".into());
+        }
+        *dev = Some(block);
+        Ok(())
+    }
+
     /// The elements' type.
     pub fn kind(&self) -> ElemType {
         self.buf.borrow().kind()
@@ -995,6 +1014,31 @@ impl Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A storage bound over another runtime's device memory follows that
+    /// memory where it moved (as large, on the same device); one it owns,
+    /// a smaller block and another device's are refused, leaving it as it
+    /// was.
+    #[test]
+    fn a_foreign_device_storage_is_rebound_where_its_memory_moved() {
+        use crate::device::{DeviceBlock, DeviceMemory, HostMemory};
+        let mem: Rc<dyn DeviceMemory> = HostMemory::new();
+        let other: Rc<dyn DeviceMemory> = HostMemory::new();
+        // (Foreign blocks are addresses the test never reads.)
+        let lent = |m: &Rc<dyn DeviceMemory>, addr: u64, bytes: usize| unsafe {
+            DeviceBlock::foreign(m, addr, bytes, Box::new(()))
+        };
+        let s = Storage::in_block(ElemType::F32, lent(&mem, 0x1000, 64));
+        s.rebind_device(lent(&mem, 0x9000, 64)).unwrap();
+        assert_eq!(s.device_addr(), Some(0x9000));
+        assert!(s.rebind_device(lent(&mem, 0xa000, 32)).unwrap_err().contains("as many bytes"));
+        assert!(s.rebind_device(lent(&other, 0xb000, 64)).unwrap_err().contains("same device"));
+        assert_eq!((s.device_addr(), s.byte_len()), (Some(0x9000), 64));
+        let owned = Storage::on_device(&mem, ElemType::F32, 16).unwrap();
+        assert!(owned.rebind_device(lent(&mem, 0xc000, 64)).unwrap_err().contains("another runtime"));
+        let host = Storage::new(Buffer::zeros(ElemType::F32, 4));
+        assert!(host.rebind_device(lent(&mem, 0xd000, 64)).is_err());
+    }
 
     #[test]
     fn an_unevaluated_symbolic_layout_is_named_not_read_as_negative() {
