@@ -597,6 +597,34 @@ def test_a_resize_to_a_size_computed_from_sizes_compiles_once(mode):
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
 
 
+class _NormsAfterAValidConv(torch.nn.Module):
+    """A convolution without padding (its map `(h - 2) x (w - 2)`), then
+    instance and group norms over it, a SiLU and a spatial maximum."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 8, 3)
+        self.i = torch.nn.InstanceNorm2d(8, affine=True)
+        self.g = torch.nn.GroupNorm(2, 8)
+        self.f = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.f(F.silu(self.g(self.i(self.c(x)))).amax((2, 3)))
+
+
+def test_norms_over_a_map_the_ranges_keep_nonempty_read_sizes_at_run_time():
+    """The norms and the maximum reduce over `(h - 2) * (w - 2)` elements,
+    which is 0 where `h` is 2; Dynamo's ranges say `h >= 3` (the
+    convolution needs 3 rows), and the code generator now asks the
+    function's ranges, not the default ones: no code per size (it had
+    code per size before)."""
+    per_size = aot_torch.versions_per_size()
+    _images_train_as_eager(_NormsAfterAValidConv(), [(2, 8, 6), (3, 10, 9), (2, 7, 12)], atol=1e-5)
+    stats = aot_torch.stats
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"] == 1, dict(stats)
+    assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
+
+
 def test_a_size_pinned_to_one_by_the_first_call_compiles_once():
     """The residual CNN first called on 4x4 images, where its strided
     convolution's map is 1x1: PyTorch guards on that and writes some of the

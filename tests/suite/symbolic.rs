@@ -1709,3 +1709,32 @@ fn an_intermediates_layout_is_free() {
         }
     }
 }
+
+/// A maximum over a size that is 0 at some sizes is refused (eager raises
+/// over an empty group): code per size. The function's own ranges decide
+/// (`s1 >= 3`, which Dynamo gives after a convolution without padding that
+/// needs 3 rows): with them, the same maximum reads its sizes at run time.
+#[test]
+fn an_empty_group_is_ruled_out_by_the_functions_ranges() {
+    use aot::runtime::compiled::Executable;
+    let body = r#" {
+  %t = view.slice %x {dim = 1, start = 2} : tensor<s0xs1xf32> -> tensor<s0x(s1 - 2)xf32>
+  %m = tensor.amax %t {dims = [1]} : tensor<s0x(s1 - 2)xf32> -> tensor<s0xf32>
+  return %m : tensor<s0xf32>
+}"#;
+    let head = "func.func @f(%x: tensor<s0xs1xf32>) -> tensor<s0xf32>";
+    let ranged = format!("{head} attributes {{aot.symbols = {{s1 = array<i64: 3, 64>}}}}{body}");
+    let open = format!("{head}{body}");
+    for (text, runtime) in [(&ranged, true), (&open, false)] {
+        let (mut sized, mut per_size) = (by_size(text, "cranelift", true), by_size(text, "cranelift", false));
+        for (s0, s1) in [(2i64, 3i64), (3, 7)] {
+            let x = pattern(&[s0, s1], 2, 1.0);
+            let (got, want) = (sized.run(vec![x.clone()]).unwrap(), per_size.run(vec![x]).unwrap());
+            assert_eq!(got[0].read_f64(), want[0].read_f64());
+        }
+        assert_eq!(sized.runs_with_runtime_sizes(), runtime, "{:?}", sized.runtime_sizes_refused());
+        if !runtime {
+            assert!(sized.runtime_sizes_refused().is_some_and(|m| m.contains("which may be 0")));
+        }
+    }
+}

@@ -771,7 +771,7 @@ fn extremum(lc: &mut LowerCtx<'_, '_>, max: bool) -> Result<(), String> {
     // (A symbolic size is at least 2: only a static 0 empties a group or
     // the result.)
     let red_sizes: Vec<i64> = red.iter().map(|&d| xt.shape[d]).collect();
-    provably_nonempty("a maximum or minimum", &red_sizes)?;
+    provably_nonempty(lc, "a maximum or minimum", &red_sizes)?;
     if red_sizes.contains(&0) && !rt.shape.contains(&0) {
         return Err("cannot compute the maximum or minimum over an empty dimension".into());
     }
@@ -825,10 +825,12 @@ pub fn var(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 }
 
 /// Refuses a reduction that eager refuses over an empty group (a maximum,
-/// an argmax) when a symbolic size in `sizes` may be 0 at run time:
-/// compiled code would fold nothing where eager raises.
-fn provably_nonempty(what: &str, sizes: &[i64]) -> Result<(), String> {
-    let facts = aot_ir::sym::Facts::defaults();
+/// an argmax) when a symbolic size in `sizes` may be 0 at run time, by the
+/// ranges and guards of the function (`lc`'s): compiled code would fold
+/// nothing where eager raises.
+fn provably_nonempty(lc: &LowerCtx<'_, '_>, what: &str, sizes: &[i64]) -> Result<(), String> {
+    let enclosing = aot_ir::sym::Facts::enclosing(lc.ctx(), lc.op);
+    let facts = enclosing.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
     match sizes.iter().find(|&&d| aot_ir::sym::is_symbolic(d) && facts.lower_bound(d).is_none_or(|l| l < 1)) {
         Some(&d) => Err(format!("{what} over the size {}, which may be 0", aot_ir::sym::display(d))),
         None => Ok(()),
@@ -837,7 +839,7 @@ fn provably_nonempty(what: &str, sizes: &[i64]) -> Result<(), String> {
 
 pub fn argmax(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let xt = lc.operand_type(0)?;
-    provably_nonempty("an argmax", &xt.shape)?;
+    provably_nonempty(lc, "an argmax", &xt.shape)?;
     if xt.shape.contains(&0) {
         return Err("argmax of an empty tensor".into());
     }
@@ -1160,7 +1162,7 @@ pub fn layer_norm(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let count = aot_ir::sym::numel(&inner).map_err(|e| e.to_string())?;
     // (An empty row's mean is 0, decided on the count: over a symbolic
     // count that may be 0 the decision would need its value.)
-    provably_nonempty("a layer norm", &[count])?;
+    provably_nonempty(lc, "a layer norm", &[count])?;
     lc.kernel("layer_norm", &bufs, &mut |s, a| {
         let x = a[0];
         let (o, mb, rb) = (a[a.len() - 3], a[a.len() - 2], a[a.len() - 1]);
