@@ -625,6 +625,35 @@ def test_norms_over_a_map_the_ranges_keep_nonempty_read_sizes_at_run_time():
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
 
 
+class _CeilPools(torch.nn.Module):
+    """Max pooling (3 taps, stride 2) and average pooling (2 taps) in ceil
+    mode, over a padded convolution's map."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 6, 3, padding=1)
+        self.f = torch.nn.Linear(6, 2)
+
+    def forward(self, x):
+        y = F.max_pool2d(F.relu(self.c(x)), 3, 2, ceil_mode=True)
+        return self.f(F.avg_pool2d(y, 2, ceil_mode=True).mean((2, 3)))
+
+
+def test_ceil_mode_pooling_with_windows_past_the_end_compiles_once():
+    """In ceil mode a window may hang past the input's end (3 taps over 2
+    rows: PyTorch pools what it covers), so a window that may not fit is
+    no reason for code per shape there: each graph Dynamo gives is
+    compiled once with symbolic sizes (the first was compiled per shape:
+    "a window that may not fit: that needs a guard"), small images
+    included, every step eager's."""
+    per_size = aot_torch.versions_per_size()
+    _images_train_as_eager(_CeilPools(), [(2, 13, 11), (3, 16, 20), (2, 9, 14), (2, 2, 3)], atol=1e-5)
+    stats = aot_torch.stats
+    assert stats["compiled"] == stats["graphs"] == stats["symbolic_graphs"], dict(stats)
+    assert not stats.get("fallback_regions") and not stats.get("fallback_ops"), dict(stats)
+    assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
+
+
 def test_a_size_pinned_to_one_by_the_first_call_compiles_once():
     """The residual CNN first called on 4x4 images, where its strided
     convolution's map is 1x1: PyTorch guards on that and writes some of the

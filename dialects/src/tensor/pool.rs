@@ -169,7 +169,11 @@ impl Pool {
                     sym::sub(sym::add(n, p.checked_mul(2).ok_or("the pooled size overflows")?).map_err(e)?, span)
                         .map_err(e)?;
                 let last_window_drops = self.ceil_mode && p.checked_add(st).is_none_or(|ps| ps > span);
-                if last_window_drops || !facts.known_le(0, room) {
+                // A window fits when `room >= 0`; in ceil mode the first
+                // may hang past the end (PyTorch pools what it covers:
+                // a 3-tap window over 2 elements), as long as the output
+                // keeps a window, `room + stride - 1 >= 0`.
+                if last_window_drops || !facts.known_le(0, sym::add(room, extra).map_err(e)?) {
                     return Err(format!(
                         "pooling spatial dimension {i} of symbolic size {} {}: that needs a guard",
                         sym::display(n),
