@@ -55,6 +55,9 @@ class SymbolTable:
     def __init__(self, shape_env, inputs: Sequence[Any]):
         self.shape_env = shape_env
         self.index: Dict[sympy.Symbol, int] = {}
+        # Guards the translation assumed to give a size a form (`_expr_text`:
+        # `c mod m` is `c` where `m > c`), added to the ShapeEnv's.
+        self.assumed: List[str] = []
         # Expressions an `Eq` guard pins to a constant (`settled`), from
         # the first `_pinned_seen` guards.
         self._pinned: Dict[sympy.Expr, sympy.Integer] = {}
@@ -159,6 +162,16 @@ class SymbolTable:
             # `a` (PyTorch's contiguity checks write `A mod (s*A)` for a
             # plane of `A` elements in a batch of `s`: a pooled CNN).
             return self._expr_text(e.args[0])
+        if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[0], sympy.Integer) and int(e.args[0]) >= 0 \
+                and e.args[1].free_symbols and self._hint(e.args[1]) > int(e.args[0]):
+            # `c mod m` of a size `m` that may be as small as `c` (`roll`'s
+            # shift of 2 over a length `T >= 2`), where the example's `m` is
+            # larger: `c` where `m > c`, which becomes a guard of the
+            # function's (a call with `m <= c` is refused and runs in
+            # PyTorch).
+            c = int(e.args[0])
+            self.assumed.append("%s > %d" % (self._expr_text(e.args[1]), c))
+            return str(c)
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[0], sympy.Integer) and int(e.args[0]) < 0:
             # A negative index normalised by a size (`x[:, -1]`): `c mod m`
             # is `m + c` where the size is at least `-c`.
@@ -167,6 +180,18 @@ class SymbolTable:
             if isinstance(lower, sympy.Integer) and int(lower) >= -c:
                 return "(%s - %d)" % (self._expr_text(m), -c)
         raise Reject("size %s has no form in the IR's size language" % e)
+
+    def _hint(self, e: sympy.Expr) -> int:
+        """`e` at the example's sizes (-1 where that is not a number)."""
+        env = self.shape_env
+        try:
+            # (PyTorch's hint that records no guard; `size_hint` where a
+            # release lacks it.)
+            hint = getattr(env, "optimization_hint", None)
+            v = hint(e) if hint is not None else env.size_hint(e, allow_none=True)
+        except Exception:  # (no hint: no assumption)
+            return -1
+        return int(v) if isinstance(v, (int, sympy.Integer)) else -1
 
     def _below(self, a: sympy.Expr, b: sympy.Expr) -> bool:
         """Whether `0 <= a < b` at every size the ranges allow: `a` is at
@@ -245,6 +270,7 @@ class SymbolTable:
         for s, r in self.shape_env.replacements.items():
             if s in self.index and r != s:
                 out.append("%s == %s" % (self._expr_text(s), self._expr_text(self.shape_env.simplify(r))))
+        out.extend(self.assumed)
         return list(dict.fromkeys(out))
 
     def _always_true(self, e: sympy.Basic) -> bool:

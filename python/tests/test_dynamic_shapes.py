@@ -654,6 +654,41 @@ def test_ceil_mode_pooling_with_windows_past_the_end_compiles_once():
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
 
 
+def test_a_roll_over_a_symbolic_length_compiles_once():
+    """`roll` by 2 over a length T shifts by `2 mod T`, a remainder by a
+    size, which the IR's sizes cannot say; where the example's T is larger
+    than 2 it is 2 under the guard `T > 2` (a shorter call would run in
+    PyTorch), so the graph compiles once with symbolic sizes instead of
+    per shape. Outputs and gradients eager's at every length."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 8)
+    ref = copy.deepcopy(lin)
+
+    def f(m, y):
+        return torch.roll(m(y), shifts=2, dims=1).tanh()
+
+    c = torch.compile(f, backend="aot", dynamic=True)
+    g = torch.Generator().manual_seed(0)
+    for t in (7, 11, 5, 3):
+        y = torch.randn(2, t, 8, generator=g)
+        got, want = c(lin, y), f(ref, y)
+        torch.testing.assert_close(got, want)
+        got.square().sum().backward()
+        want.square().sum().backward()
+        for p, q in zip(lin.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad)
+        lin.zero_grad()
+        ref.zero_grad()
+    assert _one_symbolic_compile(), dict(aot_torch.stats)
+
+
+def _one_symbolic_compile():
+    s = aot_torch.stats
+    return s["compiled"] == s["graphs"] == s["symbolic_graphs"] == 1 and not s.get("fallback_regions")
+
+
 def test_a_size_pinned_to_one_by_the_first_call_compiles_once():
     """The residual CNN first called on 4x4 images, where its strided
     convolution's map is 1x1: PyTorch guards on that and writes some of the
