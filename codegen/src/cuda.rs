@@ -683,8 +683,11 @@ impl CudaDevice {
         // for every element type).
         let mut staged: Vec<(usize, Vec<u128>)> = Vec::new();
         let mut host = [std::ptr::null_mut(); 3];
+        let mut ic = 0;
         for (h, &p) in host.iter_mut().zip(&ptrs) {
             let (_, i) = self.translate(p)?;
+            // (The last is the result's.)
+            ic = i;
             let m = &self.mirrors[i];
             if m.kind != RegionKind::Resident {
                 *h = p;
@@ -706,7 +709,6 @@ impl CudaDevice {
         }
         let [ha, hb, hc] = host;
         crate::gemm::batched(plan, crate::gemm::Types::of(&mm.a.ty, &mm.c.ty), ha, hb, hc, mm.accumulate, 1);
-        let (_, ic) = self.translate(ptrs[2])?;
         match staged.iter().find(|(j, _)| *j == ic) {
             Some((_, words)) => {
                 let m = &self.mirrors[ic];

@@ -766,8 +766,8 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
 /// from outside the function: `v` is returned, or reaches a returned value
 /// through views, or through elementwise ops (whose results may take the
 /// layout of `v` as their leading operand's), or has a use that may keep
-/// its memory (an in-place or metadata op, an op of another dialect than
-/// the tensor, view and rng ones). Any other use reads `v`'s values into a
+/// its memory (an in-place or metadata op, a view scatter, an op of another
+/// dialect than the tensor and rng ones). Any other use reads `v`'s values into a
 /// fresh result of its own layout, so the layout of an intermediate is the
 /// compiler's to choose: what a symbolic function needs where eager's
 /// order of the strides changes with the sizes (a slice of a permuted
@@ -778,14 +778,13 @@ fn layout_observable(ctx: &Context, v: Value, depth: u32) -> bool {
     }
     ctx.uses(v).any(|u| {
         let Some(def) = ctx.op_def(u.op) else { return true };
-        let name = ctx.op_name(u.op);
         let through = |ctx: &Context| ctx.results(u.op).iter().any(|&r| layout_observable(ctx, r, depth + 1));
         if def.has(Traits::TERMINATOR) || def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION) {
             true
         } else if def.has(Traits::VIEW) || def.interface::<Pointwise>().is_some() {
             through(ctx)
         } else {
-            !(name.starts_with("tensor.") || name.starts_with("rng."))
+            !matches!(def.dialect(), "tensor" | "rng")
         }
     })
 }

@@ -56,8 +56,9 @@ class SymbolTable:
         self.shape_env = shape_env
         self.index: Dict[sympy.Symbol, int] = {}
         # Guards the translation assumed to give a size a form (`_expr_text`:
-        # `c mod m` is `c` where `m > c`), added to the ShapeEnv's.
-        self.assumed: List[str] = []
+        # `c mod m` is `c` where `m > c`), added to the ShapeEnv's in
+        # `guards`.
+        self._assumed: List[str] = []
         # Expressions an `Eq` guard pins to a constant (`settled`), from
         # the first `_pinned_seen` guards.
         self._pinned: Dict[sympy.Expr, sympy.Integer] = {}
@@ -170,7 +171,7 @@ class SymbolTable:
             # function's (a call with `m <= c` is refused and runs in
             # PyTorch).
             c = int(e.args[0])
-            self.assumed.append("%s > %d" % (self._expr_text(e.args[1]), c))
+            self._assumed.append("%s > %d" % (self._expr_text(e.args[1]), c))
             return str(c)
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[0], sympy.Integer) and int(e.args[0]) < 0:
             # A negative index normalised by a size (`x[:, -1]`): `c mod m`
@@ -270,7 +271,7 @@ class SymbolTable:
         for s, r in self.shape_env.replacements.items():
             if s in self.index and r != s:
                 out.append("%s == %s" % (self._expr_text(s), self._expr_text(self.shape_env.simplify(r))))
-        out.extend(self.assumed)
+        out.extend(self._assumed)
         return list(dict.fromkeys(out))
 
     def _always_true(self, e: sympy.Basic) -> bool:

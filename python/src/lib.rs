@@ -1019,36 +1019,12 @@ impl PyAotFunction {
         // freed, or smaller, is refused: its memory is gone.
         for (k, SavedMemory { tensor: t, storage }) in state.saved_memory.0.iter().enumerate() {
             let (now, now_bytes) = storage_extent(py, t.bind(py))?;
-            if let Some(addr) = storage.device_addr() {
-                // A CUDA storage moved since (and as large): bound where it
-                // is now, as a host storage is below.
-                let len = storage.byte_len();
-                if now as u64 == addr && now_bytes >= len {
-                    continue;
+            let (bound, len, kind) = match storage.device_addr() {
+                Some(addr) => (addr as usize, storage.byte_len(), storage.kind()),
+                None => {
+                    let mut b = storage.buf_mut();
+                    (b.as_mut_ptr() as usize, b.byte_len(), b.kind())
                 }
-                let item = storage.buf().kind().byte_size();
-                let moved = now != 0 && now_bytes >= len && now % item == 0;
-                let mem = storage.device_memory().filter(|_| moved && storage.is_foreign());
-                let rebound = mem.is_some_and(|mem| {
-                    let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone_ref(py)));
-                    // SAFETY: torch's CUDA storage holds `now_bytes >= len`
-                    // bytes from `now` (aligned, checked above) on the
-                    // device `mem` is, and `owner` keeps it alive.
-                    let block = unsafe { aot_runtime::device::DeviceBlock::foreign(&mem, now as u64, len, owner) };
-                    storage.rebind_device(block).is_ok()
-                });
-                if rebound {
-                    continue;
-                }
-                return Err(ExecutionError::new_err(format!(
-                    "argument {}: its CUDA storage was freed or shrunk between the forward and the backward (a \
-                     resize_ or set_ of it), and the compiled backward reads the memory the forward saved there",
-                    state.saved_args[k]
-                )));
-            }
-            let (bound, len, kind) = {
-                let mut b = storage.buf_mut();
-                (b.as_mut_ptr() as usize, b.byte_len(), b.kind())
             };
             if now == bound && now_bytes >= len {
                 continue;
@@ -1062,11 +1038,20 @@ impl PyAotFunction {
                 )));
             }
             let owner: Box<dyn std::any::Any> = Box::new(GilOnly(t.clone_ref(py)));
-            // SAFETY: torch's storage holds `now_bytes` bytes from `now`
-            // (checked aligned above, and at least the bytes bound before),
-            // and `owner` keeps the storage alive while the buffer lives;
-            // the GIL is held whenever runtime code touches it.
-            *storage.buf_mut() = unsafe { Buffer::foreign(kind, now as *mut u8, len / item, owner) };
+            match storage.device_memory() {
+                // SAFETY: torch's CUDA storage holds `now_bytes >= len`
+                // bytes from `now` (aligned, checked above) on the device
+                // `mem` is, and `owner` keeps it alive.
+                Some(mem) => storage
+                    .rebind_device(unsafe { aot_runtime::device::DeviceBlock::foreign(&mem, now as u64, len, owner) })
+                    .map_err(ExecutionError::new_err)?,
+                // SAFETY: torch's storage holds `now_bytes` bytes from `now`
+                // (checked aligned above, and at least the bytes bound
+                // before), and `owner` keeps the storage alive while the
+                // buffer lives; the GIL is held whenever runtime code
+                // touches it.
+                None => *storage.buf_mut() = unsafe { Buffer::foreign(kind, now as *mut u8, len / item, owner) },
+            }
         }
         let saved = if keep { state.inner.0.clone() } else { state.inner.0.take() }
             .ok_or_else(|| ConventionError::new_err("this forward state was already used by a backward"))?;

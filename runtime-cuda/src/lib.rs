@@ -130,11 +130,6 @@ impl Gpu {
         Ok(())
     }
 
-    /// The stream work goes to (see [`Gpu::use_stream`]).
-    pub fn current_stream(&self) -> u64 {
-        self.stream.load(Ordering::Acquire)
-    }
-
     fn current(&self) -> Result<(), String> {
         // SAFETY: the context was retained in `open` and never released.
         unsafe { cu::ctx::set_current(self.ctx) }.map_err(|e| driver("cuCtxSetCurrent", e))
