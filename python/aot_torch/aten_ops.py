@@ -1886,7 +1886,17 @@ def _flip(b, node, a):
     for d in dims:
         if x.shape[d] <= 1:
             continue
-        idx = b.constant(torch.arange(x.shape[d] - 1, -1, -1, dtype=torch.int64))
+        n = x.shape[d]
+        if isinstance(n, int):
+            # (Made outside the translation's fake mode: a constant's values
+            # are read.)
+            from torch._subclasses.fake_tensor import unset_fake_temporarily
+            with unset_fake_temporarily():
+                idx = b.constant(torch.arange(n - 1, -1, -1, dtype=torch.int64))
+        else:
+            # (A symbolic length: the positions counted down from the
+            # call's `n - 1`.)
+            idx = b.op1("tensor.sub", [b.operand(n - 1, torch.int64), _iota(b, n)], None, (n,), torch.int64)
         cur = b.op1("tensor.index_select", [cur, idx], {"dim": d}, shape, dtype)
     if cur is x:
         cur = b.op1("tensor.clone", [x], None, shape, dtype)

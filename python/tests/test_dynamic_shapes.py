@@ -684,6 +684,61 @@ def test_a_roll_over_a_symbolic_length_compiles_once():
     assert _one_symbolic_compile(), dict(aot_torch.stats)
 
 
+class _FlipCumsumDiff(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.l(x)
+        return (torch.roll(y, shifts=2, dims=1) + torch.flip(y, dims=[1])).cumsum(1).diff(dim=1).square()
+
+
+class _TransposedConvPixelShuffle(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t = torch.nn.ConvTranspose2d(4, 3, 4, stride=2, padding=1)
+        self.ps = torch.nn.PixelShuffle(2)
+        self.c = torch.nn.Conv2d(3, 12, 3, padding=1)
+
+    def forward(self, z):
+        return self.ps(self.c(torch.sigmoid(self.t(z))))
+
+
+@pytest.mark.parametrize("name, make, shapes", [
+    # `flip` over the symbolic length: its positions counted down from the
+    # call's `T - 1`.
+    ("flip-cumsum-diff", _FlipCumsumDiff, [(2, 7, 8), (3, 11, 8), (2, 5, 8)]),
+    # A transposed convolution flips its kernel (a constant length) inside
+    # a graph translated under the fake mode of its symbolic sizes.
+    ("tconv-pixelshuffle", _TransposedConvPixelShuffle, [(2, 4, 5, 6), (3, 4, 6, 3), (2, 4, 7, 8)]),
+])
+def test_flips_in_a_symbolic_graph_compile_once(name, make, shapes):
+    """Both traced with `.item()` of a fake tensor (a constant's values
+    read under the translation's fake mode) and compiled per shape; now
+    once, with no code per size, and every step equals eager."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    m = make()
+    ref = copy.deepcopy(m)
+    c = torch.compile(m, backend="aot", dynamic=True)
+    per_size = aot_torch.versions_per_size()
+    g = torch.Generator().manual_seed(0)
+    for shape in shapes:
+        x = torch.randn(*shape, generator=g)
+        got, want = c(x), ref(x)
+        torch.testing.assert_close(got, want)
+        got.mean().backward()
+        want.mean().backward()
+        for p, q in zip(m.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad)
+        m.zero_grad()
+        ref.zero_grad()
+    assert _one_symbolic_compile(), dict(aot_torch.stats)
+    assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
+
+
 def _one_symbolic_compile():
     s = aot_torch.stats
     return s["compiled"] == s["graphs"] == s["symbolic_graphs"] == 1 and not s.get("fallback_regions")
