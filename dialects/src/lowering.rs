@@ -78,11 +78,16 @@ pub fn normal_layout(shape: &[i64], strides: &[i64], offset: i64) -> Option<(Sha
 /// cannot be proven, or overflows, is taken to overlap (`false` is the
 /// safe answer).
 pub fn non_overlapping(shape: &[i64], strides: &[i64]) -> bool {
+    non_overlapping_in(shape, strides, aot_ir::sym::Facts::defaults())
+}
+
+/// [`non_overlapping`] under a function's `facts` (its symbols' ranges
+/// and guards): what the calls the function accepts make true.
+pub fn non_overlapping_in(shape: &[i64], strides: &[i64], facts: &aot_ir::sym::Facts) -> bool {
     use aot_ir::sym;
     if is_row_major(shape, strides) {
         return true;
     }
-    let facts = sym::Facts::defaults();
     let mut dims: Vec<(i64, i64)> =
         shape.iter().zip(strides).filter(|&(&n, _)| n != 0 && n != 1).map(|(&n, &st)| (st, n)).collect();
     // An insertion sort on proven order: two strides not comparable for
@@ -647,7 +652,9 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
         let shape = d.shape.to_vec();
         // A destination that addresses an element twice is written in
         // row-major order, the last write winning, as the interpreter does.
-        let parallel = non_overlapping(&shape, &r#loop::layout(&d).0);
+        let enclosing = aot_ir::sym::Facts::enclosing(self.rw, self.op);
+        let facts = enclosing.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
+        let parallel = non_overlapping_in(&shape, &r#loop::layout(&d).0, facts);
         self.kernel("copy", &[src, dst], &mut |s, a| {
             s.nest(&shape, parallel, &mut |s, ivs| {
                 let v = s.load(a[0], ivs)?;
@@ -720,7 +727,9 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
     // The result is laid out, and its loops run, in the order of the
     // leading operand's memory: stores and that operand's loads stay
     // unit-stride, and a channels-last tensor stays channels-last.
-    let order = match pointwise_order(lc.ctx(), &bufs, &shape) {
+    let enclosing = aot_ir::sym::Facts::enclosing(lc.ctx(), lc.op);
+    let facts = enclosing.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
+    let order = match pointwise_order(lc.ctx(), &bufs, &shape, facts) {
         Ok(order) => order,
         // Strides eager would order one way at some sizes and another at
         // others: the result's layout would have to follow eager's per
@@ -798,7 +807,12 @@ fn layout_observable(ctx: &Context, v: Value, depth: u32) -> bool {
 /// With symbolic sizes or strides the order is row-major when that leading
 /// operand is (or there is none); another order would have to be decided
 /// by comparing expressions, which is refused rather than guessed.
-fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Result<Vec<usize>, String> {
+fn pointwise_order(
+    ctx: &Context,
+    operands: &[Value],
+    shape: &[i64],
+    facts: &aot_ir::sym::Facts,
+) -> Result<Vec<usize>, String> {
     let identity: Vec<usize> = (0..shape.len()).collect();
     let lead = operands.iter().find_map(|&v| {
         let m = memref(ctx, v)?;
@@ -808,7 +822,7 @@ fn pointwise_order(ctx: &Context, operands: &[Value], shape: &[i64]) -> Result<V
     });
     if !aot_ir::sym::is_static(shape) || lead.as_ref().is_some_and(|st| !aot_ir::sym::is_static(st)) {
         return match lead {
-            Some(st) if !is_row_major(shape, &st) => symbolic_order(shape, &st).ok_or_else(|| {
+            Some(st) if !is_row_major(shape, &st) => symbolic_order(shape, &st, facts).ok_or_else(|| {
                 format!(
                     "an elementwise op whose operand has the symbolic layout {:?} (strides not ordered by the \
 symbols' ranges) is not supported yet",
@@ -834,9 +848,11 @@ symbols' ranges) is not supported yet",
 /// strides `st`: the same decision as over numbers. A dense permutation
 /// gives its memory order ([`dense_order`], by equal expressions); any
 /// other layout stays row-major, as over numbers, when its strides compare
-/// by the symbols' ranges (a stride is provably larger when the ranges, at
-/// least 2, say so). `None` when two strides cannot be compared.
-fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
+/// under the function's `facts` (a stride is provably larger for every
+/// call the function's ranges and guards accept: a slice of 2 rows of `n`
+/// has strides `8·n` and 8, ordered where the ranges keep `n >= 2`).
+/// `None` when two strides cannot be compared.
+fn symbolic_order(shape: &[i64], st: &[i64], facts: &aot_ir::sym::Facts) -> Option<Vec<usize>> {
     let identity: Vec<usize> = (0..shape.len()).collect();
     if shape.contains(&0) {
         return Some(identity);
@@ -844,7 +860,6 @@ fn symbolic_order(shape: &[i64], st: &[i64]) -> Option<Vec<usize>> {
     if let Some(order) = dense_order(shape, st) {
         return Some(order);
     }
-    let facts = aot_ir::sym::Facts::defaults();
     let greater = |a: i64, b: i64| aot_ir::sym::add(b, 1).is_ok_and(|b1| facts.known_le(b1, a));
     let mut order: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
     // A stable sort, largest stride first.
@@ -899,25 +914,35 @@ mod tests {
         let (s0, s1) = (sym::symbol(0), sym::symbol(1));
         // A transpose of [4, s0, 8]: (s0*8) > 8 > 1 for every s0 >= 2.
         let s08 = sym::mul(s0, 8).unwrap();
-        assert_eq!(symbolic_order(&[s0, 4, 8], &[8, s08, 1]), Some(vec![1, 0, 2]));
+        assert_eq!(symbolic_order(&[s0, 4, 8], &[8, s08, 1], sym::Facts::defaults()), Some(vec![1, 0, 2]));
         // A transpose of [s0, s1]: dense, the larger stride outermost.
-        assert_eq!(symbolic_order(&[s1, s0], &[1, s1]), Some(vec![1, 0]));
+        assert_eq!(symbolic_order(&[s1, s0], &[1, s1], sym::Facts::defaults()), Some(vec![1, 0]));
         // Row-major already, and a layout that is not dense: row-major.
-        assert_eq!(symbolic_order(&[s0, 4], &[4, 1]), Some(vec![0, 1]));
-        assert_eq!(symbolic_order(&[s0, 4], &[1, s08]), Some(vec![0, 1]));
+        assert_eq!(symbolic_order(&[s0, 4], &[4, 1], sym::Facts::defaults()), Some(vec![0, 1]));
+        assert_eq!(symbolic_order(&[s0, 4], &[1, s08], sym::Facts::defaults()), Some(vec![0, 1]));
         // s0 against s1: no order for every value.
-        assert_eq!(symbolic_order(&[s0, s1], &[s1, s0]), None);
+        assert_eq!(symbolic_order(&[s0, s1], &[s1, s0], sym::Facts::defaults()), None);
         // A batch norm's images permuted back from channels first
         // ([s0, 8, s1, s1] over an [8, s0, s1, s1] buffer): s0*s1*s1 >
         // s1*s1 since the two share the factor s1*s1.
         let plane = sym::mul(s1, s1).unwrap();
         let st = [plane, sym::mul(s0, plane).unwrap(), s1, 1];
-        assert_eq!(symbolic_order(&[s0, 8, s1, s1], &st), Some(vec![1, 0, 2, 3]));
+        assert_eq!(symbolic_order(&[s0, 8, s1, s1], &st, sym::Facts::defaults()), Some(vec![1, 0, 2, 3]));
         // The same over a pooled image size, `s1 floordiv 2`.
         let h = sym::floordiv(s1, 2).unwrap();
         let plane = sym::mul(h, h).unwrap();
         let st = [plane, sym::mul(s0, plane).unwrap(), h, 1];
-        assert_eq!(symbolic_order(&[s0, 32, h, h], &st), Some(vec![1, 0, 2, 3]));
+        assert_eq!(symbolic_order(&[s0, 32, h, h], &st, sym::Facts::defaults()), Some(vec![1, 0, 2, 3]));
+        // Two rows sliced from `n = s1 floordiv 2 - 1` (a `topk` of a
+        // sliding window's count): strides `8·n` and 8 tie where n is 1,
+        // which the default ranges allow and the function's `s1 >= 6`
+        // does not.
+        let n = sym::sub(h, 1).unwrap();
+        let st = [sym::mul(n, 8).unwrap(), 8, 1];
+        assert_eq!(symbolic_order(&[s0, 2, 8], &st, sym::Facts::defaults()), None);
+        let mut facts = sym::Facts::default();
+        facts.ranges.insert(1, (6, sym::MAX_SYMBOL_VALUE));
+        assert_eq!(symbolic_order(&[s0, 2, 8], &st, &facts), Some(vec![0, 1, 2]));
     }
 
     #[test]
@@ -943,5 +968,12 @@ mod tests {
         // Static layouts are decided as before.
         assert!(non_overlapping(&[4, 8], &[1, 4]));
         assert!(!non_overlapping(&[4, 8], &[0, 1]));
+        // Rows `s1 - 4` apart, of 4 elements: apart only where the
+        // function's ranges keep s1 >= 8.
+        let rows = sym::sub(s1, 4).unwrap();
+        assert!(!non_overlapping(&[s0, 4], &[rows, 1]));
+        let mut facts = sym::Facts::default();
+        facts.ranges.insert(1, (8, sym::MAX_SYMBOL_VALUE));
+        assert!(non_overlapping_in(&[s0, 4], &[rows, 1], &facts));
     }
 }

@@ -705,18 +705,43 @@ class _TransposedConvPixelShuffle(torch.nn.Module):
         return self.ps(self.c(torch.sigmoid(self.t(z))))
 
 
+class _SortCumsum(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(6, 6)
+
+    def forward(self, x):
+        v, i = self.l(x).sort(dim=1)
+        return v.cumsum(1) + i.float() * 0.01
+
+
+class _WindowsTopk(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.l(x.unfold(1, 4, 2).mean(-1)).topk(2, dim=1).values
+
+
 @pytest.mark.parametrize("name, make, shapes", [
     # `flip` over the symbolic length: its positions counted down from the
-    # call's `T - 1`.
+    # call's `T - 1` (traced with `.item()` of a fake tensor before).
     ("flip-cumsum-diff", _FlipCumsumDiff, [(2, 7, 8), (3, 11, 8), (2, 5, 8)]),
-    # A transposed convolution flips its kernel (a constant length) inside
-    # a graph translated under the fake mode of its symbolic sizes.
+    # A transposed convolution flips its kernel (a constant length), whose
+    # index constant was made under the translation's fake mode.
     ("tconv-pixelshuffle", _TransposedConvPixelShuffle, [(2, 4, 5, 6), (3, 4, 6, 3), (2, 4, 7, 8)]),
+    # A sort over a symbolic length (code per size before).
+    ("sort-cumsum", _SortCumsum, [(2, 9, 6), (3, 14, 6), (2, 6, 6)]),
+    # The top 2 of `T // 2 - 1` sliding windows: the copy of the 2 rows has
+    # strides `8·n` and 8, which tie at n = 1; the function's ranges keep
+    # n >= 2 (code per size before, decided with the default ranges).
+    ("windows-topk", _WindowsTopk, [(2, 9, 8), (3, 14, 8), (2, 10, 8)]),
 ])
-def test_flips_in_a_symbolic_graph_compile_once(name, make, shapes):
-    """Both traced with `.item()` of a fake tensor (a constant's values
-    read under the translation's fake mode) and compiled per shape; now
-    once, with no code per size, and every step equals eager."""
+def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
+    """Models that compiled per shape or got code per size: now one
+    compile, code reading its sizes at run time, and every step equals
+    eager."""
     torch._dynamo.reset()
     aot_torch.stats.clear()
     torch.manual_seed(0)

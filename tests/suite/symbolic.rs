@@ -874,19 +874,24 @@ fn reads_sizes_at_run_time(backend: &str) {
     assert!(sized.runs_with_runtime_sizes(), "{:?}", sized.runtime_sizes_refused());
     assert_eq!(sized.versions_built(), 0);
 
-    // An op whose lowering needs static sizes: compiled per size, with the
-    // reason kept.
-    let argsort = r#"func.func @f(%x: tensor<s0x2xf32>) -> tensor<s0x2xi64> {
-  %0 = tensor.argsort %x {dim = 1} : tensor<s0x2xf32> -> tensor<s0x2xi64>
-  return %0 : tensor<s0x2xi64>
+    // A sort over a lane of a run-time length (`sort` and `topk` go
+    // through it): stable, NaN above every number, one compile.
+    let argsort = r#"func.func @f(%x: tensor<s0xs1xf32>) -> (tensor<s0xs1xi64>, tensor<s0xs1xi64>) {
+  %0 = tensor.argsort %x {dim = 1} : tensor<s0xs1xf32> -> tensor<s0xs1xi64>
+  %1 = tensor.argsort %x {dim = 0, descending} : tensor<s0xs1xf32> -> tensor<s0xs1xi64>
+  return %0, %1 : tensor<s0xs1xi64>, tensor<s0xs1xi64>
 }"#;
     let mut exe = compile(argsort, true);
-    let x = Tensor::from_f64(ElemType::F32, &[3, 2], &[1.0, 2.0, 4.0, 3.0, 5.0, 6.0], ElemType::F32);
-    assert_eq!(exe.run(vec![x]).unwrap()[0].read_f64(), vec![0.0, 1.0, 1.0, 0.0, 0.0, 1.0]);
-    assert!(!exe.runs_with_runtime_sizes());
-    let why = exe.runtime_sizes_refused().unwrap_or_default();
-    assert!(why.contains("'tensor.argsort' op does not lower to loops with symbolic sizes yet"), "{why}");
-    assert_eq!(exe.versions_built(), 1);
+    let x = Tensor::from_f64(ElemType::F32, &[3, 2], &[1.0, 2.0, 4.0, 3.0, 5.0, 5.0], ElemType::F32);
+    let r = exe.run(vec![x]).unwrap();
+    assert_eq!(r[0].read_f64(), vec![0.0, 1.0, 1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(r[1].read_f64(), vec![2.0, 2.0, 1.0, 1.0, 0.0, 0.0]);
+    let x = Tensor::from_f64(ElemType::F32, &[2, 4], &[3.0, f64::NAN, 1.0, 3.0, 0.0, -1.0, 2.0, -1.0], ElemType::F32);
+    let r = exe.run(vec![x]).unwrap();
+    assert_eq!(r[0].read_f64(), vec![2.0, 0.0, 3.0, 1.0, 1.0, 3.0, 0.0, 2.0]);
+    assert_eq!(r[1].read_f64(), vec![0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]);
+    assert!(exe.runs_with_runtime_sizes(), "{:?}", exe.runtime_sizes_refused());
+    assert_eq!(exe.versions_built(), 0);
 }
 
 /// Code with run-time sizes has a memory plan: `plan-memory` gives each

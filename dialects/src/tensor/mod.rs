@@ -1532,7 +1532,7 @@ op!(
     ARGSORT_ATTRS,
     Some(infer_argsort),
     k::argsort,
-    lower = &Lower(l::argsort)
+    lower = &LowerSymbolic(l::argsort)
 );
 op!(
     "tensor.softmax",
