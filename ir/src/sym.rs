@@ -918,7 +918,8 @@ impl Facts {
     /// as its constant once a guard decided it (resnet18 first called at
     /// 32x32 has layer4's map at 1x1), and so do the translated graph's
     /// types; shape rules settle their results the same way, so the two
-    /// agree.
+    /// agree. Otherwise `d` with the quotients a guard makes exact
+    /// multiplied out ([`Facts::exact_quotients`]).
     pub fn settled(&self, d: i64) -> i64 {
         if !is_symbolic(d) {
             return d;
@@ -938,7 +939,52 @@ impl Facts {
                 }
             }
         }
-        d
+        self.exact_quotients(d).unwrap_or(d)
+    }
+
+    /// `d` with the whole quotients a guard makes exact multiplied out, or
+    /// `None` when there are none. In each monomial `c · Π atoms`, the
+    /// quotients `e floordiv q` whose remainder a guard makes 0 (`(e mod q)
+    /// == 0`, or `e == q·(e floordiv q)` as PyTorch writes it) are `e / q`;
+    /// where the product `Q` of their divisors divides `c`, the monomial is
+    /// `(c / Q) · Π e · Π other atoms`. A map upsampled back from its half,
+    /// `2·(s1 floordiv 2)`, is `s1` under Dynamo's guard that `s1` is even,
+    /// and concatenates with the map it was pooled from. The translation
+    /// (`SymbolTable.settled` in aot_torch) writes sizes the same way.
+    fn exact_quotients(&self, d: i64) -> Option<i64> {
+        let p = poly_of(d);
+        if !p.terms.iter().any(|(m, _)| m.iter().any(|a| matches!(a, Atom::FloorDiv(..)))) {
+            return None;
+        }
+        let mut changed = false;
+        let mut acc = p.constant;
+        for (m, c) in &p.terms {
+            let (mut product, mut divisor, mut exact) = (1i64, 1i64, false);
+            for atom in m {
+                match *atom {
+                    Atom::FloorDiv(e, q) if self.exact_quotient(SYM_BASE + e as i64, q) => {
+                        product = mul(product, SYM_BASE + e as i64).ok()?;
+                        divisor = divisor.checked_mul(q)?;
+                        exact = true;
+                    }
+                    ref other => product = mul(product, intern(atom_poly(other.clone(), 1)).ok()?).ok()?,
+                }
+            }
+            let term = if exact && c % divisor == 0 {
+                changed = true;
+                mul(product, c / divisor).ok()?
+            } else {
+                intern(Poly { terms: vec![(m.clone(), *c)], constant: 0 }).ok()?
+            };
+            acc = add(acc, term).ok()?;
+        }
+        changed.then_some(acc)
+    }
+
+    /// Whether a guard says `q` divides `e`.
+    fn exact_quotient(&self, e: i64, q: i64) -> bool {
+        modulo(e, q).is_ok_and(|r| self.guarded_zero(r))
+            || floordiv(e, q).and_then(|f| mul(f, q)).and_then(|m| sub(e, m)).is_ok_and(|r| self.guarded_zero(r))
     }
 
     /// Whether `a <= b` for every value of the symbols in their ranges (or
@@ -1371,6 +1417,28 @@ mod tests {
         assert_eq!(facts.bounds(prod).map(|b| b.1), Some(i64::MAX));
         assert!(facts.lower_bound(prod).is_some_and(|l| l >= 0));
         assert_eq!(facts.lower_bound(sub(0, prod).unwrap()), Some(-i64::MAX));
+    }
+
+    #[test]
+    fn quotients_a_guard_makes_exact_settle_multiplied_out() {
+        let e = |t: &str| parse_expr(t).unwrap();
+        // Dynamo's form of "s1 and s2 are even", and the `mod` form.
+        let even = Facts {
+            guards: vec![
+                Guard::parse("s1 == (2*(s1 floordiv 2))").unwrap(),
+                Guard::parse("((s2 + 1) mod 2) == 0").unwrap(),
+            ],
+            ..Facts::default()
+        };
+        assert_eq!(even.settled(e("(2*(s1 floordiv 2))")), e("s1"));
+        assert_eq!(even.settled(e("(4*(s1 floordiv 2)*((s2 + 1) floordiv 2))")), e("(s1*s2 + s1)"));
+        assert_eq!(even.settled(e("((s1 floordiv 2)*6 + s0)")), e("(3*s1 + s0)"));
+        // A coefficient the divisors do not divide, a quotient no guard
+        // makes exact, and no quotient at all: as they are.
+        for kept in ["(s1 floordiv 2)", "(2*(s0 floordiv 2))", "(2*(s1 floordiv 4))", "(s0*s1 + 3)"] {
+            assert_eq!(even.settled(e(kept)), e(kept), "{kept}");
+        }
+        assert_eq!(Facts::default().settled(e("(2*(s1 floordiv 2))")), e("(2*(s1 floordiv 2))"));
     }
 }
 

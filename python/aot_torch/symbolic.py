@@ -49,6 +49,17 @@ def is_sym(x: Any) -> bool:
     return isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool))
 
 
+def _plain(e: sympy.Expr) -> sympy.Expr:
+    """`e` with PyTorch's `CleanDiv` (a `FloorDiv` its ShapeEnv knows to be
+    exact, which it writes once a guard says so) as `FloorDiv`: one key for
+    an expression simplified before and after that guard."""
+    from torch.utils._sympy.functions import CleanDiv, FloorDiv
+
+    if not e.has(CleanDiv):
+        return e
+    return e.replace(lambda x: isinstance(x, CleanDiv), lambda x: FloorDiv(*x.args))
+
+
 class SymbolTable:
     """The symbols of one graph: their IR names, ranges and guards."""
 
@@ -63,6 +74,11 @@ class SymbolTable:
         # the first `_pinned_seen` guards.
         self._pinned: Dict[sympy.Expr, sympy.Integer] = {}
         self._pinned_seen = 0
+        # Of those, the quotients and remainders by a size (`_pin`).
+        self._by_size: Dict[sympy.Expr, sympy.Integer] = {}
+        # Differences `lhs - rhs` (either sign) of those `Eq` guards,
+        # quotients by a size pinned (`_exact_quotient`).
+        self._zeros: set = set()
         # (Only tensors' dimensions bind a symbol: a number input that is a
         # size is no argument of the IR function.)
         for x in inputs:
@@ -90,22 +106,114 @@ class SymbolTable:
         range) or a guard says it equals one (`Eq((s1 // 2 - 1) // 2 + 1,
         1)`), as the IR's shape rules settle a size (`Facts::settled`):
         PyTorch writes some of a graph's sizes as the constant once it
-        guarded on them and leaves others as the expression."""
+        guarded on them and leaves others as the expression. Otherwise `e`
+        with the quotients a guard makes exact multiplied out
+        (`_exact_quotients`). Quotients by a size that a guard pins (`s //
+        (s // 2)`, which the IR cannot write) are their constants first."""
         if isinstance(e, sympy.Integer) or not e.free_symbols:
             return e
         r = self.shape_env.bound_sympy(e)
         if r.lower == r.upper and r.lower.is_integer and r.lower.is_finite:
             return sympy.Integer(int(r.lower))
+        e = self._pin(e)
+        if isinstance(e, sympy.Integer):
+            return e
+        pinned = self._pinned.get(e)
+        if pinned is not None:
+            return pinned
+        return self._exact_quotients(e)
+
+    def _refresh(self):
+        """Reads the guards the ShapeEnv added since the last call: the
+        expressions an `Eq` guard pins to a constant (`_pinned`, with the
+        quotients by a size among them in `_by_size`), and each `Eq`
+        guard's difference `lhs - rhs` of either sign (`_zeros`)."""
+        from torch.utils._sympy.functions import FloorDiv, Mod, PythonMod
+
         guards = self.shape_env.guards
-        if len(guards) != self._pinned_seen:
-            for g in guards[self._pinned_seen:]:
-                if isinstance(g.expr, sympy.Eq):
-                    a, b = g.expr.args
-                    for x, c in ((a, b), (b, a)):
-                        if isinstance(c, sympy.Integer) and x.free_symbols:
-                            self._pinned[self.shape_env.simplify(x)] = c
-            self._pinned_seen = len(guards)
-        return self._pinned.get(e, e)
+        if len(guards) == self._pinned_seen:
+            return
+        for g in guards[self._pinned_seen:]:
+            if isinstance(g.expr, sympy.Eq):
+                a, b = g.expr.args
+                for x, c in ((a, b), (b, a)):
+                    if isinstance(c, sympy.Integer) and x.free_symbols:
+                        x = _plain(self.shape_env.simplify(x))
+                        self._pinned[x] = c
+                        if isinstance(x, (FloorDiv, Mod, PythonMod)) and not isinstance(x.args[1], sympy.Integer):
+                            self._by_size[x] = c
+        new, self._pinned_seen = guards[self._pinned_seen:], len(guards)
+        for g in new:
+            expr = self.shape_env.simplify(g.expr)
+            if isinstance(expr, sympy.Eq):
+                d = sympy.expand(self._pin(expr.lhs) - self._pin(expr.rhs))
+                self._zeros |= {d, sympy.expand(-d)}
+
+    def _pin(self, e: sympy.Expr) -> sympy.Expr:
+        """`e` with each quotient or remainder by a size that a guard pins
+        to a constant written as that constant (`_by_size`): the IR has no
+        form for them, so no rule of its computes one, and the sizes it
+        reads agree."""
+        self._refresh()
+        if not self._by_size:
+            return e
+        plain = _plain(e)
+        pinned = plain.xreplace(self._by_size)
+        return sympy.expand(pinned) if pinned is not plain else e
+
+    def _exact_quotients(self, e: sympy.Expr) -> sympy.Expr:
+        """`e` with the whole quotients a guard makes exact multiplied out,
+        as `Facts::exact_quotients` does: in each term `c · Π factors`, the
+        quotients `x // q` whose remainder a guard makes 0 (`Eq(x, q*(x //
+        q))`, Dynamo's form, or `Eq(x % q, 0)`) are `x / q`; where the
+        product of their divisors divides `c`, the term is multiplied out.
+        `2*(s1 // 2)` (a map upsampled back from its half) is `s1` under
+        Dynamo's guard that `s1` is even, as the IR's rules settle it."""
+        from torch.utils._sympy.functions import FloorDiv
+
+        if not e.has(FloorDiv):
+            return e
+        changed = False
+        out = sympy.Integer(0)
+        for term in sympy.Add.make_args(sympy.expand(e)):
+            c, rest = term.as_coeff_Mul()
+            if not isinstance(c, sympy.Integer):
+                return e
+            product, divisor, exact = sympy.Integer(1), 1, False
+            for f in sympy.Mul.make_args(rest):
+                base, n = (f.base, int(f.exp)) if isinstance(f, sympy.Pow) and isinstance(f.exp, sympy.Integer) \
+                    and int(f.exp) > 0 else (f, 1)
+                if isinstance(base, FloorDiv) and isinstance(base.args[1], sympy.Integer) \
+                        and self._exact_quotient(base.args[0], int(base.args[1])):
+                    product *= base.args[0] ** n
+                    divisor *= int(base.args[1]) ** n
+                    exact = True
+                else:
+                    product *= f
+            if exact and int(c) % divisor == 0:
+                changed = True
+                out += sympy.expand(product * (int(c) // divisor))
+            else:
+                out += term
+        return sympy.expand(out) if changed else e
+
+    def _exact_ratios(self, e: sympy.Expr) -> sympy.Expr:
+        """`e` with each quotient `x // q` a guard makes exact written `x / q`
+        (a ratio, for `cancel`)."""
+        from torch.utils._sympy.functions import FloorDiv
+
+        return e.replace(lambda f: isinstance(f, FloorDiv) and isinstance(f.args[1], sympy.Integer)
+                         and int(f.args[1]) > 0 and self._exact_quotient(f.args[0], int(f.args[1])),
+                         lambda f: f.args[0] / f.args[1])
+
+    def _exact_quotient(self, x: sympy.Expr, q: int) -> bool:
+        """Whether a guard says `q` divides `x` (one the IR's guards say
+        too: `guards` writes every one)."""
+        from torch.utils._sympy.functions import FloorDiv, Mod, PythonMod
+
+        self._refresh()
+        forms = (sympy.expand(x - q * FloorDiv(x, q)), Mod(x, q), PythonMod(x, q))
+        return any(f in self._zeros for f in forms)
 
     def text(self, d: Any) -> str:
         """Size `d` as the IR writes a dimension (`settled`)."""
@@ -134,6 +242,13 @@ class SymbolTable:
             if k is None:
                 raise Reject("size %s is over %s, which is not an input's size" % (e, e))
             return "s%d" % k
+        if isinstance(e, FloorDiv) and not isinstance(e.args[1], sympy.Integer):
+            # (A quotient by a size that the ranges or a guard pin to a
+            # constant, `Eq(s // (s // 2), 2)`: PyTorch's stride of a split
+            # dimension. Its constant, as `settled` writes a whole size.)
+            c = self.settled(e)
+            if isinstance(c, sympy.Integer):
+                return str(int(c))
         if isinstance(e, sympy.Add):
             return "(%s)" % " + ".join(self._expr_text(a) for a in e.args)
         if isinstance(e, sympy.Mul):
@@ -147,7 +262,9 @@ class SymbolTable:
             # `-1` over a product that has the size as a factor:
             # `((s//4)**2) // (s//4)` in ConvNeXt's stem): the quotient,
             # where the divisor is at least 1 at every size the ranges allow.
-            num, den = sympy.fraction(sympy.cancel(e.args[0] / e.args[1]))
+            # (Quotients a guard makes exact are divided out first:
+            # `s // (s // 2)` is 2 where `s` is even.)
+            num, den = sympy.fraction(sympy.cancel(self._exact_ratios(e.args[0]) / self._exact_ratios(e.args[1])))
             lower = self.shape_env.bound_sympy(e.args[1]).lower
             if isinstance(den, sympy.Integer) and int(den) >= 1 and isinstance(lower, sympy.Integer) \
                     and int(lower) >= 1:
@@ -258,7 +375,8 @@ class SymbolTable:
                 # depend on it.)
                 continue
             try:
-                out.append(self._guard_text(e))
+                pinning = self._pinning_guard(e)
+                out.extend(pinning if pinning is not None else [self._guard_text(e)])
             except Reject:
                 # One the IR cannot say may still hold for every value in
                 # the symbols' ranges (`Mod(x, s0*x) == x` with s0 >= 2),
@@ -273,6 +391,35 @@ class SymbolTable:
                 out.append("%s == %s" % (self._expr_text(s), self._expr_text(self.shape_env.simplify(r))))
         out.extend(self._assumed)
         return list(dict.fromkeys(out))
+
+    def _pinning_guard(self, e: sympy.Basic) -> Optional[List[str]]:
+        """A guard that pins a quotient or remainder by a size to a constant
+        (`Eq(s // (s // 2), 2)`), which the sizes write as that constant
+        (`_pin`), in the IR's words; None for any other guard. `x // y ==
+        c` is `c·y <= x < (c + 1)·y` (y at least 1); `x mod y == c`, where
+        a guard pins `x // y` to q too, is `x == q·y + c`. The guard stays
+        a check of the compiled function's, not a tautology."""
+        from torch.utils._sympy.functions import FloorDiv
+
+        if not isinstance(e, sympy.Eq):
+            return None
+        self._refresh()
+        for x, c in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            x = _plain(x)
+            if not isinstance(c, sympy.Integer) or x not in self._by_size:
+                continue
+            num, den = x.args
+            lower = self.shape_env.bound_sympy(den).lower
+            if not (isinstance(lower, sympy.Integer) and int(lower) >= 1):
+                raise Reject("guard %s divides by a size that may be 0" % e)
+            n, d = self._expr_text(self._pin(num)), self._expr_text(self._pin(den))
+            if isinstance(x, FloorDiv):
+                return ["(%d*%s) <= %s" % (int(c), d, n), "%s < (%d*%s)" % (n, int(c) + 1, d)]
+            q = self._by_size.get(FloorDiv(num, den))
+            if q is None:
+                raise Reject("guard %s has no form in the IR's guard language" % e)
+            return ["%s == ((%d*%s) + %d)" % (n, int(q), d, int(c))]
+        return None
 
     def _always_true(self, e: sympy.Basic) -> bool:
         try:

@@ -308,6 +308,29 @@ def test_guard_and_size_text():
     assert set(table.guards()) == {"(s0 mod 2) == 0", "s1 < s0"}
 
 
+def test_exact_and_pinned_quotients_text():
+    """A quotient a guard makes exact is multiplied out (`2*(s0 // 2)` is
+    `s0` where `s0` is even), as the IR's rules settle it; a quotient by a
+    size that a guard pins (`s0 // (s0 // 2) == 2`) is its constant, and
+    that guard is written in the IR's words instead of vanishing."""
+    mode = _fake_mode()
+    x = _symbolic_fake(mode, (8, 6), [True, True])
+    table = symbolic.SymbolTable(mode.shape_env, [x])
+    s0, s1 = x.shape
+    assert table.text(2 * (s0 // 2)) == "(2*(s0 floordiv 2))", "no guard yet"
+    assert bool(2 * (s0 // 2) == s0)
+    assert table.text(2 * (s0 // 2)) == "s0"
+    assert table.text(4 * (s0 // 2) * s1 + 1).replace(" ", "") in ("(1+(2*s0*s1))", "((2*s0*s1)+1)")
+    assert table.text(s0 // 2) == "(s0 floordiv 2)"
+    assert table.text(2 * (s1 // 2)) == "(2*(s1 floordiv 2))"
+    assert bool(s1 // (s1 // 2) == 2)
+    assert table.text(s1 // (s1 // 2)) == "2"
+    assert table.text(8 * (s1 // (s1 // 2))) == "16"
+    guards = table.guards()
+    assert "(2*(s1 floordiv 2)) <= s1" in guards and "s1 < (3*(s1 floordiv 2))" in guards, guards
+    assert not any(g.replace(" ", "") in ("2==2",) for g in guards), guards
+
+
 def test_sizes_the_ir_cannot_say_give_the_example_sizes():
     """A size divided by another size has no form in the IR: the import
     keeps the example's sizes and says why."""
@@ -724,7 +747,43 @@ class _WindowsTopk(torch.nn.Module):
         return self.l(x.unfold(1, 4, 2).mean(-1)).topk(2, dim=1).values
 
 
+class _PoolUpsampleSkip(torch.nn.Module):
+    """A U-Net level: pooled by 2, upsampled back by 2 and concatenated
+    with its input, whose sizes Dynamo guards even."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.d = torch.nn.Conv2d(7, 2, 3, padding=1)
+
+    def forward(self, x):
+        u = F.interpolate(F.max_pool2d(self.c(x), 2), scale_factor=2, mode="nearest")
+        return self.d(torch.cat([u, x], 1))
+
+
+class _WindowAttention(torch.nn.Module):
+    """Swin's window partition and its reverse over 2x2 windows."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        B, H, W, C = x.shape
+        t = x.view(B, H // 2, 2, W // 2, 2, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, 4, C)
+        a = (self.q(t) @ t.transpose(1, 2)).softmax(-1) @ t
+        return a.view(B, H // 2, W // 2, 2, 2, C).permute(0, 1, 3, 2, 4, 5).reshape(B, H, W, C)
+
+
 @pytest.mark.parametrize("name, make, shapes", [
+    # `2*(h // 2)` (the upsampled map) is `h` under Dynamo's guard that `h`
+    # is even, in the translation's sizes and the IR's rules alike; the
+    # concatenation refused the two as different sizes.
+    ("pool-upsample-skip", _PoolUpsampleSkip, [(2, 3, 8, 6), (3, 3, 12, 10), (2, 3, 6, 14)]),
+    # PyTorch's strides of the split dimensions divide by a size
+    # (`h // (h // 2)`, pinned to 2 by a guard), which the IR cannot write:
+    # written as the constant, the guard as `2·(h // 2) <= h < 3·(h // 2)`.
+    ("window-attention", _WindowAttention, [(2, 4, 6, 8), (3, 8, 4, 8), (2, 6, 10, 8)]),
     # `flip` over the symbolic length: its positions counted down from the
     # call's `T - 1` (traced with `.item()` of a fake tensor before).
     ("flip-cumsum-diff", _FlipCumsumDiff, [(2, 7, 8), (3, 11, 8), (2, 5, 8)]),
