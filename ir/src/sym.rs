@@ -840,6 +840,21 @@ pub struct Facts {
     pub guards: Vec<Guard>,
 }
 
+/// Which side of `lhs == rhs` stands for the other in sizes
+/// ([`Facts::equated`]): `(from, to)`, or `None` when a side is a constant
+/// (settled elsewhere) or both are lone symbols (each binds an argument).
+fn equated_direction(lhs: i64, rhs: i64) -> Option<(i64, i64)> {
+    if !is_symbolic(lhs) || !is_symbolic(rhs) || lhs == rhs {
+        return None;
+    }
+    match (as_symbol(lhs).is_some(), as_symbol(rhs).is_some()) {
+        (true, true) => None,
+        (true, false) => Some((rhs, lhs)),
+        (false, true) => Some((lhs, rhs)),
+        (false, false) => Some((rhs, lhs)),
+    }
+}
+
 impl Facts {
     /// No declared ranges or guards.
     pub fn defaults() -> &'static Facts {
@@ -939,7 +954,29 @@ impl Facts {
                 }
             }
         }
+        let d = self.equated(d);
         self.exact_quotients(d).unwrap_or(d)
+    }
+
+    /// `d` as the other side of an `==` guard between two expressions
+    /// (`(s0*s1) == (s3*s2)`: a loss's targets flattened against its
+    /// logits' rows, traced with symbols of their own): a compound side is
+    /// the lone symbol on the other, and of two compound sides the right
+    /// is the left. Whole sizes only, a few steps along a chain. The
+    /// translation (`SymbolTable.settled` in aot_torch) writes sizes the
+    /// same way, so a broadcast or a concatenation of the two agrees.
+    fn equated(&self, mut d: i64) -> i64 {
+        for _ in 0..8 {
+            let next = self.guards.iter().filter(|g| g.rel == Rel::Eq).find_map(|g| {
+                let (from, to) = equated_direction(g.lhs, g.rhs)?;
+                (from == d).then_some(to)
+            });
+            match next {
+                Some(to) => d = to,
+                None => break,
+            }
+        }
+        d
     }
 
     /// `d` with the whole quotients a guard makes exact multiplied out, or
@@ -1439,6 +1476,28 @@ mod tests {
             assert_eq!(even.settled(e(kept)), e(kept), "{kept}");
         }
         assert_eq!(Facts::default().settled(e("(2*(s1 floordiv 2))")), e("(2*(s1 floordiv 2))"));
+    }
+
+    #[test]
+    fn sizes_an_equality_guard_relates_settle_to_one_side() {
+        let e = |t: &str| parse_expr(t).unwrap();
+        let facts = Facts {
+            guards: vec![
+                Guard::parse("(s0*s1) == (s3*s2)").unwrap(),
+                Guard::parse("(s4 + 1) == s5").unwrap(),
+                Guard::parse("s6 == s7").unwrap(),
+                Guard::parse("(s4*s5) == (s1*s6)").unwrap(),
+            ],
+            ..Facts::default()
+        };
+        // The right compound side is the left one, in any order of its
+        // factors; a compound side is the lone symbol.
+        assert_eq!(facts.settled(e("(s2*s3)")), e("(s0*s1)"));
+        assert_eq!(facts.settled(e("(s4 + 1)")), e("s5"));
+        // Lone symbols bind arguments: kept. So are parts of a size.
+        assert_eq!(facts.settled(e("s7")), e("s7"));
+        assert_eq!(facts.settled(e("(s2*s3 + 1)")), e("(s2*s3 + 1)"));
+        assert_eq!(facts.settled(e("(s1*s6)")), e("(s4*s5)"));
     }
 }
 

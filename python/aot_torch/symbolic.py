@@ -76,9 +76,11 @@ class SymbolTable:
         self._pinned_seen = 0
         # Of those, the quotients and remainders by a size (`_pin`).
         self._by_size: Dict[sympy.Expr, sympy.Integer] = {}
-        # Differences `lhs - rhs` (either sign) of those `Eq` guards,
-        # quotients by a size pinned (`_exact_quotient`).
+        # Differences `lhs - rhs` (either sign) of the equalities the IR's
+        # guards say (`_exact_quotient`), and the sides of those between two
+        # expressions that stand for each other in sizes (`settled`).
         self._zeros: set = set()
+        self._equated: Dict[sympy.Expr, sympy.Expr] = {}
         # (Only tensors' dimensions bind a symbol: a number input that is a
         # size is no argument of the IR function.)
         for x in inputs:
@@ -115,39 +117,73 @@ class SymbolTable:
         r = self.shape_env.bound_sympy(e)
         if r.lower == r.upper and r.lower.is_integer and r.lower.is_finite:
             return sympy.Integer(int(r.lower))
-        e = self._pin(e)
+        e = sympy.expand(self._pin(e))
         if isinstance(e, sympy.Integer):
             return e
         pinned = self._pinned.get(e)
         if pinned is not None:
             return pinned
+        # (A few steps along a chain of equalities, as `Facts::equated`.)
+        for _ in range(8):
+            to = self._equated.get(e)
+            if to is None:
+                break
+            e = to
         return self._exact_quotients(e)
 
     def _refresh(self):
         """Reads the guards the ShapeEnv added since the last call: the
         expressions an `Eq` guard pins to a constant (`_pinned`, with the
-        quotients by a size among them in `_by_size`), and each `Eq`
-        guard's difference `lhs - rhs` of either sign (`_zeros`)."""
+        quotients by a size among them in `_by_size`); then the equalities
+        the IR's guards will say (`_ir_relations`), each one's difference
+        `lhs - rhs` of either sign (`_zeros`), and which side of one
+        between two expressions stands for the other in sizes (`_equated`,
+        the first such guard winning, as `Facts::equated` decides)."""
         from torch.utils._sympy.functions import FloorDiv, Mod, PythonMod
 
         guards = self.shape_env.guards
         if len(guards) == self._pinned_seen:
             return
-        for g in guards[self._pinned_seen:]:
-            if isinstance(g.expr, sympy.Eq):
-                a, b = g.expr.args
-                for x, c in ((a, b), (b, a)):
+        new, self._pinned_seen = guards[self._pinned_seen:], len(guards)
+        exprs = [self.shape_env.simplify(g.expr) for g in new]
+        for expr in exprs:
+            if isinstance(expr, sympy.Eq):
+                for x, c in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
                     if isinstance(c, sympy.Integer) and x.free_symbols:
-                        x = _plain(self.shape_env.simplify(x))
+                        x = _plain(x)
                         self._pinned[x] = c
                         if isinstance(x, (FloorDiv, Mod, PythonMod)) and not isinstance(x.args[1], sympy.Integer):
                             self._by_size[x] = c
-        new, self._pinned_seen = guards[self._pinned_seen:], len(guards)
-        for g in new:
-            expr = self.shape_env.simplify(g.expr)
-            if isinstance(expr, sympy.Eq):
-                d = sympy.expand(self._pin(expr.lhs) - self._pin(expr.rhs))
+        for expr in exprs:
+            try:
+                rels = self._ir_relations(expr)
+            except Reject:
+                continue
+            for lhs, rel, rhs in rels:
+                if rel != "==":
+                    continue
+                lhs, rhs = sympy.expand(lhs), sympy.expand(rhs)
+                d = sympy.expand(lhs - rhs)
                 self._zeros |= {d, sympy.expand(-d)}
+                if lhs.free_symbols and rhs.free_symbols and lhs != rhs:
+                    lone = (isinstance(lhs, sympy.Symbol), isinstance(rhs, sympy.Symbol))
+                    if lone != (True, True):
+                        frm, to = (lhs, rhs) if lone == (False, True) else (rhs, lhs)
+                        self._equated.setdefault(frm, to)
+
+    def _ir_relations(self, e: sympy.Basic) -> List[Tuple[sympy.Expr, str, sympy.Expr]]:
+        """The relations the IR's guards say for guard `e` (`guards`): a
+        guard that pins a quotient or remainder by a size in the IR's
+        words (`_pinning_relations`), else `e` itself, its quotients by a
+        size pinned."""
+        pinning = self._pinning_relations(e)
+        if pinning is not None:
+            return pinning
+        ops = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}
+        for cls, rel in ops.items():
+            if isinstance(e, cls):
+                return [(self._pin(e.lhs), rel, self._pin(e.rhs))]
+        raise Reject("guard %s has no form in the IR's guard language" % e)
 
     def _pin(self, e: sympy.Expr) -> sympy.Expr:
         """`e` with each quotient or remainder by a size that a guard pins
@@ -375,8 +411,7 @@ class SymbolTable:
                 # depend on it.)
                 continue
             try:
-                pinning = self._pinning_guard(e)
-                out.extend(pinning if pinning is not None else [self._guard_text(e)])
+                out.extend(self._guard_text(e))
             except Reject:
                 # One the IR cannot say may still hold for every value in
                 # the symbols' ranges (`Mod(x, s0*x) == x` with s0 >= 2),
@@ -392,7 +427,7 @@ class SymbolTable:
         out.extend(self._assumed)
         return list(dict.fromkeys(out))
 
-    def _pinning_guard(self, e: sympy.Basic) -> Optional[List[str]]:
+    def _pinning_relations(self, e: sympy.Basic) -> Optional[List[Tuple[sympy.Expr, str, sympy.Expr]]]:
         """A guard that pins a quotient or remainder by a size to a constant
         (`Eq(s // (s // 2), 2)`), which the sizes write as that constant
         (`_pin`), in the IR's words; None for any other guard. `x // y ==
@@ -412,13 +447,13 @@ class SymbolTable:
             lower = self.shape_env.bound_sympy(den).lower
             if not (isinstance(lower, sympy.Integer) and int(lower) >= 1):
                 raise Reject("guard %s divides by a size that may be 0" % e)
-            n, d = self._expr_text(self._pin(num)), self._expr_text(self._pin(den))
+            n, d = self._pin(num), self._pin(den)
             if isinstance(x, FloorDiv):
-                return ["(%d*%s) <= %s" % (int(c), d, n), "%s < (%d*%s)" % (n, int(c) + 1, d)]
+                return [(c * d, "<=", n), (n, "<", (c + 1) * d)]
             q = self._by_size.get(FloorDiv(num, den))
             if q is None:
                 raise Reject("guard %s has no form in the IR's guard language" % e)
-            return ["%s == ((%d*%s) + %d)" % (n, int(q), d, int(c))]
+            return [(n, "==", q * d + c)]
         return None
 
     def _always_true(self, e: sympy.Basic) -> bool:
@@ -427,12 +462,10 @@ class SymbolTable:
         except Exception:  # (PyTorch's analysis, internal API: no proof)
             return False
 
-    def _guard_text(self, e: sympy.Basic) -> str:
-        ops = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}
-        for cls, rel in ops.items():
-            if isinstance(e, cls):
-                return "%s %s %s" % (self._expr_text(e.lhs), rel, self._expr_text(e.rhs))
-        raise Reject("guard %s has no form in the IR's guard language" % e)
+    def _guard_text(self, e: sympy.Basic) -> List[str]:
+        """Guard `e` as IR guard text: one guard, or the relations that say
+        a pinned quotient by a size (`_ir_relations`)."""
+        return ["%s %s %s" % (self._expr_text(lhs), rel, self._expr_text(rhs)) for lhs, rel, rhs in self._ir_relations(e)]
 
     def attributes(self) -> str:
         """The function's attribute dictionary text (empty when none)."""

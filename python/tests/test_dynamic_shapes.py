@@ -823,6 +823,49 @@ def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
 
 
+def test_a_loss_over_targets_with_symbols_of_their_own_compiles_twice():
+    """Dynamo's automatic dynamic shapes give a language model's token ids
+    and its targets symbols of their own (`[s0, s1]`, `[s2, s3]`) and
+    guard `s0*s1 == s2*s3` where the loss flattens both: the flattened
+    targets' size is the logits' rows (`Facts::equated`), so the loss
+    compiles with symbolic sizes (per shape before: the masked `where`
+    refused the two sizes). The first static compile and one symbolic one;
+    losses and gradients eager's."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+
+    class LM(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = torch.nn.Embedding(40, 16)
+            self.l = torch.nn.Linear(16, 16)
+
+        def forward(self, ids, tgt):
+            logits = torch.tanh(self.l(self.e(ids))) @ self.e.weight.t()
+            return F.cross_entropy(logits.view(-1, logits.shape[-1]), tgt.view(-1), ignore_index=-100,
+                                   label_smoothing=0.1)
+
+    m = LM()
+    ref = copy.deepcopy(m)
+    c = torch.compile(m, backend="aot")
+    g = torch.Generator().manual_seed(0)
+    for b, t in [(2, 9), (3, 14), (2, 6), (4, 11)]:
+        ids, tgt = torch.randint(0, 40, (b, t), generator=g), torch.randint(0, 40, (b, t), generator=g)
+        tgt[0, 0] = -100
+        got, want = c(ids, tgt), ref(ids, tgt)
+        torch.testing.assert_close(got, want)
+        got.backward()
+        want.backward()
+        for p, q in zip(m.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad)
+        m.zero_grad()
+        ref.zero_grad()
+    stats = aot_torch.stats
+    assert stats["compiled"] == stats["graphs"] == 2 and stats["symbolic_graphs"] == 1, dict(stats)
+    assert not stats.get("fallback_regions"), dict(stats)
+
+
 def _one_symbolic_compile():
     s = aot_torch.stats
     return s["compiled"] == s["graphs"] == s["symbolic_graphs"] == 1 and not s.get("fallback_regions")
