@@ -788,7 +788,11 @@ fn layout_observable(ctx: &Context, v: Value, depth: u32) -> bool {
     ctx.uses(v).any(|u| {
         let Some(def) = ctx.op_def(u.op) else { return true };
         let through = |ctx: &Context| ctx.results(u.op).iter().any(|&r| layout_observable(ctx, r, depth + 1));
-        if def.has(Traits::TERMINATOR) || def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION) {
+        if def.has(Traits::TERMINATOR) {
+            // (A forward's saved value, `aot.saved`, is read only by its
+            // backward, which takes any layout.)
+            !saved_result(ctx, u.op, u.index as usize)
+        } else if def.has(Traits::INPLACE) || def.has(Traits::METADATA_MUTATION) {
             true
         } else if def.has(Traits::VIEW) || def.interface::<Pointwise>().is_some() {
             through(ctx)
@@ -796,6 +800,13 @@ fn layout_observable(ctx: &Context, v: Value, depth: u32) -> bool {
             !matches!(def.dialect(), "tensor" | "rng")
         }
     })
+}
+
+/// Whether result `index` of the function `ret` returns from is a value
+/// the partitioner saved for the backward (`aot.saved`).
+fn saved_result(ctx: &Context, ret: Op, index: usize) -> bool {
+    ctx.parent_op(ret)
+        .is_some_and(|f| crate::func::FuncView { op: f }.res_attr(ctx, index, crate::func::SAVED).is_some())
 }
 
 /// The dimensions of a pointwise result of `shape`, outermost first, in

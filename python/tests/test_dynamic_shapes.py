@@ -775,7 +775,31 @@ class _WindowAttention(torch.nn.Module):
         return a.view(B, H // 2, W // 2, 2, 2, C).permute(0, 1, 3, 2, 4, 5).reshape(B, H, W, C)
 
 
+class _PatchifyEncoder(torch.nn.Module):
+    """A ViT's patches cut with `unfold`, a class token and an encoder
+    layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(3 * 4 * 4, 32)
+        self.cls = torch.nn.Parameter(torch.zeros(1, 1, 32))
+        self.enc = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+        self.head = torch.nn.Linear(32, 5)
+
+    def forward(self, x):
+        B, C = x.shape[:2]
+        t = x.unfold(2, 4, 4).unfold(3, 4, 4).permute(0, 2, 3, 1, 4, 5).reshape(B, -1, C * 16)
+        t = torch.cat([self.cls.expand(B, -1, -1), self.proj(t)], 1)
+        return self.head(self.enc(t)[:, 0])
+
+
 @pytest.mark.parametrize("name, make, shapes", [
+    # The patches' copy is saved for the backward. Its operand is dense
+    # only where the image divides by the patch, so eager lays the copy out
+    # two ways; saved values are read only by the backward, which takes
+    # any layout, so the copy is row-major at every size (code per size
+    # before).
+    ("patchify-encoder", _PatchifyEncoder, [(2, 3, 16, 20), (3, 3, 26, 24), (2, 3, 12, 30)]),
     # `2*(h // 2)` (the upsampled map) is `h` under Dynamo's guard that `h`
     # is even, in the translation's sizes and the IR's rules alike; the
     # concatenation refused the two as different sizes.

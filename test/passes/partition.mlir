@@ -7,9 +7,9 @@
 /// (AOTAutograd's test: forward with 1 input and 2 outputs). The forward
 /// keeps the symbol and names its backward.
 // CHECK-LABEL:  func.func @cos_chain
-// DEF-SAME:       (%arg0: tensor<64xf32> {aot.requires_grad}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
+// DEF-SAME:       (%arg0: tensor<64xf32> {aot.requires_grad}) -> (tensor<64xf32>, tensor<64xf32> {aot.saved = 0}, tensor<64xf32> {aot.saved = 1}, tensor<64xf32> {aot.saved = 2})
 // DEF-SAME:       aot.backward = @cos_chain_backward, {{.*}}aot.partition = #aot.partition<strategy = "default", num_forward = 1, num_saved = 3, saved_bytes = 512
-// MC-SAME:        (%arg0: tensor<64xf32> {aot.requires_grad}) -> (tensor<64xf32>, tensor<64xf32>)
+// MC-SAME:        (%arg0: tensor<64xf32> {aot.requires_grad}) -> (tensor<64xf32>, tensor<64xf32> {aot.saved = 0})
 // MC-SAME:        aot.backward = @cos_chain_backward, {{.*}}aot.partition = #aot.partition<strategy = "min-cut", num_forward = 1, num_saved = 1, saved_bytes = 0
 // MC:             return %{{.*}}, %arg0 : tensor<64xf32>, tensor<64xf32>
 // CHECK-LABEL:  func.func @cos_chain_backward

@@ -26,6 +26,9 @@ pub const NON_LEAF: &str = "aot.non_leaf";
 pub const SAME_AS: &str = "aot.same_as";
 /// Argument attribute: the argument's layout in a storage (`#aot.layout`).
 pub const LAYOUT: &str = "aot.layout";
+/// Argument attribute of a backward, result attribute of its forward: the
+/// index among the values `partition` saved between the two.
+pub const SAVED: &str = "aot.saved";
 /// Function attribute: the storages that `aot.layout` names (`#aot.storage`).
 pub const STORAGES: &str = "aot.storages";
 

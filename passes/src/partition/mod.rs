@@ -5,7 +5,8 @@
 //! The forward keeps the joint's symbol and returns AOTAutograd's forward
 //! outputs followed by the saved values (`forward returns, [RNG offset],
 //! saved...`); the backward, `@<name>_backward`, takes `(saved...,
-//! tangents...)` (`aot.saved = j`, `aot.tangent = k`) and returns the
+//! tangents...)` (`aot.saved = j`, `aot.tangent = k`; the forward's saved
+//! results carry `aot.saved = j` too) and returns the
 //! gradients (`aot.grad = i`). They name each other (`aot.backward`,
 //! `aot.forward`) and the forward records
 //! `aot.partition = #aot.partition<strategy, num_forward, num_saved,
@@ -49,8 +50,9 @@ pub const PARTITION_ATTR: &str = "aot.partition";
 pub const BACKWARD_ATTR: &str = "aot.backward";
 /// Backward function attribute: the forward's symbol.
 pub const FORWARD_ATTR: &str = "aot.forward";
-/// Backward argument attribute: the index among the saved values.
-pub const SAVED: &str = "aot.saved";
+/// Backward argument attribute (and forward result attribute): the index
+/// among the saved values.
+pub const SAVED: &str = aot_dialects::func::SAVED;
 
 crate::record! {
     /// What `partition` recorded.
@@ -496,7 +498,12 @@ fn build(
     rw.set_operands(g.ret, &outs);
     let mut res_attrs = f.all_res_attrs(&rw);
     res_attrs.truncate(g.num_forward);
-    res_attrs.resize(outs.len(), Vec::new());
+    // (The saved results say so, `aot.saved = j`: only the backward reads
+    // them, so their layout is the compiler's to choose.)
+    for j in 0..outs.len() - res_attrs.len() {
+        let a = rw.i64_attr(j as i64);
+        res_attrs.push(vec![NamedAttr { name: rw.sym(SAVED), value: a }]);
+    }
     f.set_all_res_attrs(&mut rw, res_attrs);
     // Ops only the backward needs are gone (moved); dead ones are removed.
     let keep: Vec<bool> = g.args.iter().map(|a| !g.is_tangent(*a)).collect();
