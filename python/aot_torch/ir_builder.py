@@ -303,6 +303,15 @@ class Builder:
         info = torch.iinfo(dtype)
         if not info.min <= iv <= info.max:
             raise Reject("value %d out of range of %s" % (iv, dtype))
+        if any(not isinstance(d, int) for d in shape):
+            # (A symbolic shape: `tensor.full`, whose f64 value holds every
+            # integer up to 2^53 exactly, lowers at any size; a splat
+            # literal's type would need the sizes.)
+            if abs(iv) > 2 ** 53:
+                scalar = self.full(iv, dtype, ())
+                wide = self.op1("view.expand", [scalar], {"shape": list(shape)}, shape, dtype, roots=scalar.roots)
+                return self.op1("tensor.clone", [wide], None, shape, dtype)
+            return self.op1("tensor.full", [], {"value": float(iv)}, shape, dtype)
         lit = "dense<%d> : %s" % (iv, tensor_type(shape, dtype))
         return self.op1("tensor.constant", [], {"value": Raw(lit)}, shape, dtype)
 

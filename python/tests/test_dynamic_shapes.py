@@ -793,7 +793,30 @@ class _PatchifyEncoder(torch.nn.Module):
         return self.head(self.enc(t)[:, 0])
 
 
+class _RelativeBuckets(torch.nn.Module):
+    """T5's relative position buckets: `full_like` of an integer tensor of
+    the symbolic shape `[T, T]`, a log-spaced bucket, an embedding."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(8, 2)
+        self.q = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        T = x.shape[1]
+        rel = torch.arange(T)[None, :] - torch.arange(T)[:, None]
+        n = rel.abs()
+        large = 2 + (torch.log(n.float() / 2) / math.log(4) * 2).to(torch.long)
+        large = torch.min(large, torch.full_like(large, 3))
+        bucket = (rel > 0).to(torch.long) * 4 + torch.where(n < 2, n, large)
+        att = (self.q(x) @ x.transpose(1, 2))[:, None] + self.emb(bucket).permute(2, 0, 1)[None]
+        return att.softmax(-1).sum(1) @ x
+
+
 @pytest.mark.parametrize("name, make, shapes", [
+    # An integer `full_like` of a symbolic shape was a splat literal, which
+    # needs static sizes (code per size); now `tensor.full`.
+    ("relative-buckets", _RelativeBuckets, [(2, 7, 8), (3, 12, 8), (2, 5, 8)]),
     # The patches' copy is saved for the backward. Its operand is dense
     # only where the image divides by the patch, so eager lays the copy out
     # two ways; saved values are read only by the backward, which takes
