@@ -11,7 +11,8 @@ infinity:
   taken (times the 0 the ``where`` gives it): ``sin(x)/x`` at 0 in
   ``sinc``, ``log(y)`` at 0 in ``xlogy(0, 0)``;
 - a root's derivative at 0 (``sqrt`` of a zero sum of squares in a
-  p-norm) times the 0 derivative of what is under it.
+  p-norm, or of a zero distance in ``cdist``) times the 0 derivative of
+  what is under it.
 
 (The ELU family, softplus, mish, logit and glu are catalogue ops,
 ``tensor.elu``, ``tensor.softplus``, ``tensor.mish``, ``tensor.logit``
@@ -116,6 +117,53 @@ def _huber_loss(self, target, reduction=1, delta=1.0):
     return _loss_reduction(torch.where(small, 0.5 * safe * safe, delta * (z - 0.5 * delta)), reduction)
 
 
+def _cdist_forward(x1, x2, p, compute_mode=None):
+    """`torch.cdist` for p = 1 and 2, with eager's values and its
+    derivative (`_cdist_backward`: 0 where a distance is 0, where the
+    chain rule through a root would give `0 · inf`). For p = 2 eager
+    takes the product form (`_euclidean_dist`: `-2·x1·x2ᵀ` plus the
+    squared norms through one matrix product, clamped at 0) where either
+    side has more than 25 rows (compute mode 0) or always (mode 1), and
+    the differences otherwise; so does this. Other orders, and a choice
+    between the two forms that depends on a symbolic size, stay the ATen
+    op (NotImplemented)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    if (isinstance(p, bool) or p not in (1, 2) or x1.dtype != x2.dtype
+            or x1.dtype not in (torch.float32, torch.float64) or x1.dim() < 2 or x2.dim() < 2):
+        return NotImplemented
+    mode = 0 if compute_mode is None else int(compute_mode)
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    product = p == 2 and mode == 1
+    if p == 2 and mode == 0:
+        if statically_known_true(r1 > 25) or statically_known_true(r2 > 25):
+            product = True
+        elif not (statically_known_true(r1 <= 25) and statically_known_true(r2 <= 25)):
+            return NotImplemented
+    if product:
+        return _euclidean_dist(x1, x2)
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 1:
+        return torch.sum(torch.abs(diff), -1)
+    s = torch.sum(diff * diff, -1)
+    zero = s == 0
+    return torch.where(zero, 0.0, torch.sqrt(torch.where(zero, 1.0, s)))
+
+
+def _euclidean_dist(x1, x2):
+    """Eager's product form of the 2-norm distances (what `torch.cdist`
+    calls past 25 rows): the squared norms and `-2·x1·x2ᵀ` through one
+    matrix product, clamped at 0, and a root whose derivative is 0 where
+    the distance is (`_euclidean_dist_backward`)."""
+    n1 = torch.sum(x1.pow(2), -1, keepdim=True)
+    n2 = torch.sum(x2.pow(2), -1, keepdim=True)
+    a = torch.cat([x1.mul(-2), n1, torch.ones_like(n1)], -1)
+    b = torch.cat([x2, torch.ones_like(n2), n2], -1)
+    s = torch.matmul(a, b.mT)
+    zero = s <= 0
+    return torch.where(zero, 0.0, torch.sqrt(torch.where(zero, 1.0, s)))
+
+
 def install(table):
     """Puts this module's decompositions into `table` (upstream's, for
     the ops it has), for the functional overloads."""
@@ -125,3 +173,5 @@ def install(table):
         table[ov] = _xlogy
     table[aten.smooth_l1_loss.default] = _smooth_l1_loss
     table[aten.huber_loss.default] = _huber_loss
+    table[aten._cdist_forward.default] = _cdist_forward
+    table[aten._euclidean_dist.default] = _euclidean_dist

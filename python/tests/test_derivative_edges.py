@@ -200,3 +200,37 @@ def test_clamp_with_broadcast_tensor_bounds_sums_gradients_like_eager():
     assert not aot_torch.stats["fallback_regions"]
     for w, t in zip(*grads):
         assert torch.equal(t, w)
+
+
+CDIST = {
+    # Up to 25 rows: the differences; zero distances on the diagonal.
+    "differences": lambda x: torch.cdist(x, x) + torch.cdist(x, x.flip(0), p=1),
+    # Past 25 rows eager takes the product form (`_euclidean_dist`), and
+    # always under `use_mm_for_euclid_dist`; its distances of equal rows
+    # are exactly 0 here (the entries are sums of halves).
+    "product_past_25_rows": lambda x: torch.cdist(x.repeat(9, 1), x),
+    "product_asked_for": lambda x: torch.cdist(x, x * 2, compute_mode="use_mm_for_euclid_dist"),
+    "batched": lambda x: torch.cdist(x[None].expand(2, 3, 4), x[:2][None]),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("name", sorted(CDIST))
+def test_cdist_compiles_with_eagers_values_and_gradient(name, dtype):
+    """`torch.cdist` for p = 1 and 2 compiles (it ran in PyTorch): eager's
+    values in either of its two forms, and its gradient, which is 0 where
+    a distance is 0 (the chain rule through the root is NaN there)."""
+    f = CDIST[name]
+    x = X.to(dtype).clone().requires_grad_()
+    x2 = X.to(dtype).clone().requires_grad_()
+    want = f(x)
+    torch.manual_seed(0)
+    seed = torch.randn(want.shape, dtype=want.dtype)
+    want.backward(seed)
+    got = torch.compile(f, backend="aot")(x2)
+    got.backward(seed)
+    stats = aot_torch.stats
+    assert stats["compiled"] >= 1 and not stats["fallback_regions"] and not stats.get("fallback_ops"), dict(stats)
+    torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+    assert not torch.isnan(x2.grad).any()
+    torch.testing.assert_close(x2.grad, x.grad, rtol=1e-5, atol=1e-5)
