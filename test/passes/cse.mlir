@@ -28,6 +28,21 @@ func.func @commutative(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+/// `maximum` and `minimum` are not commutative: of -0 and +0 they return
+/// the first, as PyTorch does, so swapped operands are another value.
+// CHECK-LABEL: func.func @max_min_keep_their_order
+// CHECK-COUNT-2: tensor.maximum
+// CHECK-COUNT-2: tensor.minimum
+func.func @max_min_keep_their_order(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = tensor.maximum %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %1 = tensor.maximum %y, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %2 = tensor.minimum %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %3 = tensor.minimum %y, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 /// Chains of duplicates collapse transitively.
 // CHECK-LABEL: func.func @chain
 // CHECK-COUNT-1: tensor.mul

@@ -834,8 +834,8 @@ op!(
 );
 op!(
     "tensor.maximum",
-    "Elementwise maximum, NaN-propagating",
-    EWC,
+    "Elementwise maximum, NaN-propagating; of equal values (-0 and +0) the first, as PyTorch: not commutative",
+    EW,
     TWO,
     ONE,
     &[],
@@ -846,8 +846,8 @@ op!(
 );
 op!(
     "tensor.minimum",
-    "Elementwise minimum, NaN-propagating",
-    EWC,
+    "Elementwise minimum, NaN-propagating; of equal values (-0 and +0) the first, as PyTorch: not commutative",
+    EW,
     TWO,
     ONE,
     &[],
