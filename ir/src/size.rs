@@ -122,7 +122,11 @@ pub fn check_shape(shape: &[i64], elem: ElemType, layout: Option<(&[i64], i64)>)
     checked_numel(&known).ok_or(ShapeError::NumelOverflow)?;
     checked_byte_size(&known, elem).ok_or(ShapeError::ByteSizeOverflow)?;
     if let Some((strides, offset)) = layout {
-        if known.len() == shape.len() {
+        // (Symbolic strides or offset, a view into a buffer of a symbolic
+        // size, have no value here: their encodings are not numbers. They
+        // are evaluated, with checked arithmetic, for each call's sizes.)
+        let symbolic_layout = unknown(offset) || strides.iter().any(|&st| unknown(st));
+        if known.len() == shape.len() && !symbolic_layout {
             checked_extent(shape, strides, offset).ok_or(ShapeError::ExtentOverflow)?;
         }
     }

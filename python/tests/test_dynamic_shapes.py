@@ -913,6 +913,33 @@ def test_a_loss_over_targets_with_symbols_of_their_own_compiles_twice():
     assert not stats.get("fallback_regions"), dict(stats)
 
 
+def test_an_input_mutated_in_place_reads_its_sizes_at_run_time():
+    """A graph that writes an input of a symbolic size in place ends with
+    the copy into the caller's tensor (`mut.copy_`), which lowered only
+    at static sizes: the whole function got code per size. Now the copy
+    runs over the run-time sizes; values and the mutated inputs are
+    eager's."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+
+    def f(x, buf):
+        x.mul_(2)
+        buf.add_(x.sum(0))
+        return x.tanh()
+
+    c = torch.compile(f, backend="aot", dynamic=True)
+    per_size = aot_torch.versions_per_size()
+    g = torch.Generator().manual_seed(0)
+    for n in (3, 5, 9):
+        x, b = torch.randn(n, 4, generator=g), torch.zeros(4)
+        x2, b2 = x.clone(), b.clone()
+        torch.testing.assert_close(c(x, b), f(x2, b2))
+        assert torch.equal(x, x2)
+        torch.testing.assert_close(b, b2)
+    assert _one_symbolic_compile(), dict(aot_torch.stats)
+    assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
+
+
 def _one_symbolic_compile():
     s = aot_torch.stats
     return s["compiled"] == s["graphs"] == s["symbolic_graphs"] == 1 and not s.get("fallback_regions")

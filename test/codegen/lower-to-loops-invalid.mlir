@@ -31,12 +31,13 @@ func.func @empty_max(%x: tensor<3x0xf32>) -> tensor<3xf32> {
 
 // -----
 
-/// With symbolic sizes, an op whose lowering does not take them yet is
-/// refused by name (an in-place copy functionalize would have removed).
-func.func @symbolic_copy(%x: tensor<s0x8xf32>, %y: tensor<s0x8xf32>) -> tensor<s0x8xf32> {
-  // expected-error@+1 {{'mut.copy_' op does not lower to loops with symbolic sizes yet (see docs/dynamic-shapes.md for the ops that do)}}
-  mut.copy_ %x, %y : tensor<s0x8xf32>, tensor<s0x8xf32>
-  return %x : tensor<s0x8xf32>
+/// With symbolic sizes, an op whose lowering does not take them is refused
+/// by name (a stateful draw, which rng-functionalize would have made
+/// explicit).
+func.func @symbolic_stateful(%x: tensor<s0x8xf32>) -> tensor<s0x8xf32> {
+  // expected-error@+1 {{'rng.uniform' op does not lower to loops with symbolic sizes yet (see docs/dynamic-shapes.md for the ops that do)}}
+  %r = rng.uniform : tensor<s0x8xf32>
+  return %r : tensor<s0x8xf32>
 }
 
 // -----

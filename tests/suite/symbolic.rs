@@ -140,6 +140,29 @@ fn one_compile_serves_every_size() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
+/// Every program of the corpus lowers to code that reads its sizes at run
+/// time (none falls back to code per size, which `one_compile_serves_
+/// every_size` would not see: its results are the same).
+#[test]
+fn the_corpus_reads_its_sizes_at_run_time() {
+    aot::init();
+    let mut refused = Vec::new();
+    for (name, text) in programs() {
+        let mut ctx = Context::new();
+        let (m, _) = parse(&mut ctx, &text);
+        aot::ir::pass::PassManager::parse("builtin.module(aot-inference)")
+            .expect("the pipeline")
+            .run(&mut ctx, m, &mut std::io::sink())
+            .unwrap_or_else(|d| panic!("{name}: {:?}", d.diagnostics));
+        let f = aot::dialects::func::entry_func(&ctx, m, None).expect("one function").op;
+        let native = aot::codegen::Native::default();
+        if let Err(e) = aot::codegen::compile_function(&mut ctx, f, &native, &mut String::new()) {
+            refused.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(refused.is_empty(), "{}", refused.join("\n"));
+}
+
 /// The compiled function's guards bind the symbols and check the ranges
 /// and guards the function declares, as the interpreter does.
 #[test]

@@ -15,7 +15,7 @@
 pub mod kernels;
 pub mod lowering;
 
-use crate::lowering::Lower;
+use crate::lowering::LowerSymbolic;
 use crate::shape::*;
 use crate::view::{rules, Layout, LayoutFn};
 use aot_ir::*;
@@ -310,7 +310,7 @@ data_op!(
     None,
     copy_value,
     kernels::copy_,
-    &Lower(lowering::copy_)
+    &LowerSymbolic(lowering::copy_)
 );
 data_op!(
     "mut.add_",

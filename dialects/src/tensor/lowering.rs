@@ -578,6 +578,21 @@ pub fn arange(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
 pub fn constant(lc: &mut LowerCtx<'_, '_>) -> Result<(), String> {
     let rt = lc.result_type(0)?;
     let value = lc.ctx().get_attr(lc.op, "value").ok_or("missing 'value'")?;
+    if !aot_ir::sym::is_static(&rt.shape) {
+        // A splat of a symbolic shape (the verifier allows no other): each
+        // element stored by a kernel, an integer exactly.
+        let data = match lc.ctx().attr_data(value) {
+            aot_ir::AttrData::Dense { data, .. } if data.is_splat() => data.clone(),
+            _ => return Err("a constant of a symbolic shape must be a splat".into()),
+        };
+        return generate(lc, "constant", &|s, _, e| match data {
+            aot_ir::DenseData::SplatInt(v) if !e.is_float() => Ok(s.const_i(v, e)),
+            _ => {
+                let c = s.const_f(data.get_f64(0), ElemType::F64);
+                convert(s, c, e)
+            }
+        });
+    }
     let g = lc.global(value, &rt.shape, rt.elem);
     lc.set_result(0, g);
     Ok(())

@@ -18,7 +18,7 @@ pub mod pool;
 
 use crate::autodiff::{OpClass, Recompute, Vjp};
 use crate::export::{Reduction, TensorExport};
-use crate::lowering::{Lower, LowerSymbolic, Pointwise};
+use crate::lowering::{LowerSymbolic, Pointwise};
 use crate::shape::*;
 use aot_ir::*;
 use aot_runtime::interp::NonDifferentiableResults;
@@ -1987,7 +1987,7 @@ inventory::submit! {
         attrs: &[AttrSpec::required("value", AttrKind::Dense)],
         infer: Some(infer_constant),
         syntax: Syntax::Custom { parse: parse_constant, print: print_constant },
-        interfaces: &[&Kernel(k::constant), &TensorExport::Dense, &Lower(l::constant)],
+        interfaces: &[&Kernel(k::constant), &TensorExport::Dense, &LowerSymbolic(l::constant)],
         ..OpDef::DEFAULT
     }
 }
