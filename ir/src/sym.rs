@@ -510,6 +510,29 @@ pub fn eval(d: i64, value: &dyn Fn(u32) -> Option<i64>) -> Result<i64, SymError>
     Ok(acc)
 }
 
+/// `d` with the symbols `value` gives a number for replaced by it, the
+/// others kept (a partial evaluation, in canonical form).
+pub fn substitute(d: i64, value: &dyn Fn(u32) -> Option<i64>) -> Result<i64, SymError> {
+    if !is_symbolic(d) {
+        return Ok(d);
+    }
+    let p = poly_of(d);
+    let mut acc = p.constant;
+    for (m, c) in &p.terms {
+        let mut t = *c;
+        for a in m {
+            let v = match *a {
+                Atom::Sym(k) => value(k).map_or_else(|| intern(atom_poly(Atom::Sym(k), 1)), Ok)?,
+                Atom::FloorDiv(e, q) => floordiv(substitute(SYM_BASE + e as i64, value)?, q)?,
+                Atom::Mod(e, q) => modulo(substitute(SYM_BASE + e as i64, value)?, q)?,
+            };
+            t = mul(t, v)?;
+        }
+        acc = add(acc, t)?;
+    }
+    Ok(acc)
+}
+
 /// `shape` with every size evaluated.
 pub fn eval_shape(shape: &[i64], value: &dyn Fn(u32) -> Option<i64>) -> Result<crate::Shape, SymError> {
     shape.iter().map(|&d| eval(d, value)).collect()
@@ -894,7 +917,32 @@ impl Facts {
         if self.guarded_zero(diff) {
             return true;
         }
-        self.without_divisions(diff).is_some_and(|d| d == 0 || self.guarded_zero(d))
+        if self.without_divisions(diff).is_some_and(|d| d == 0 || self.guarded_zero(d)) {
+            return true;
+        }
+        // A symbol a guard pins (`(4*s1) == 12`: Dynamo keeps a channel
+        // count symbolic and guards it where a weight fixes it) is its
+        // value.
+        let pinned = self.pinned_symbols();
+        !pinned.is_empty()
+            && substitute(diff, &|k| pinned.iter().find(|p| p.0 == k).map(|p| p.1))
+                .is_ok_and(|d| d == 0 || self.without_divisions(d) == Some(0))
+    }
+
+    /// The symbols an `==` guard linear in one of them pins to a whole
+    /// number (`a·s + b == c`, with `a` dividing `c - b`), and their values.
+    fn pinned_symbols(&self) -> Vec<(u32, i64)> {
+        self.guards
+            .iter()
+            .filter(|g| g.rel == Rel::Eq)
+            .filter_map(|g| {
+                let p = poly_of(sub(g.lhs, g.rhs).ok()?);
+                let [(m, a)] = &p.terms[..] else { return None };
+                let [Atom::Sym(k)] = m[..] else { return None };
+                let b = p.constant;
+                (b.checked_rem(*a)? == 0).then(|| (k, -(b / a)))
+            })
+            .collect()
     }
 
     /// Whether a guard says `d == 0` (as `lhs == rhs` with `lhs - rhs` equal
@@ -1476,6 +1524,19 @@ mod tests {
             assert_eq!(even.settled(e(kept)), e(kept), "{kept}");
         }
         assert_eq!(Facts::default().settled(e("(2*(s1 floordiv 2))")), e("(2*(s1 floordiv 2))"));
+    }
+
+    #[test]
+    fn a_symbol_a_guard_pins_is_its_value_in_equalities() {
+        let e = |t: &str| parse_expr(t).unwrap();
+        let facts = Facts { guards: vec![Guard::parse("(4*s1) == 12").unwrap()], ..Facts::default() };
+        // A pixel unshuffle's 4·s1 channels viewed as the 12 a weight has.
+        assert!(facts.known_eq(e("(s0*s1*4*(s2 floordiv 2))"), e("(s0*12*(s2 floordiv 2))")));
+        assert!(facts.known_eq(e("(s1 + 1)"), 4));
+        assert!(!facts.known_eq(e("(s0*s1)"), e("(s0*4)")));
+        let odd = Facts { guards: vec![Guard::parse("(4*s1) == 10").unwrap()], ..Facts::default() };
+        assert!(!odd.known_eq(e("s1"), 2), "no whole value");
+        assert_eq!(substitute(e("((s1*s0 + s1) floordiv 2)"), &|k| (k == 1).then_some(4)).unwrap(), e("(2*s0 + 2)"));
     }
 
     #[test]

@@ -146,14 +146,18 @@ class SymbolTable:
             return
         new, self._pinned_seen = guards[self._pinned_seen:], len(guards)
         exprs = [self.shape_env.simplify(g.expr) for g in new]
-        for expr in exprs:
-            if isinstance(expr, sympy.Eq):
-                for x, c in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
-                    if isinstance(c, sympy.Integer) and x.free_symbols:
-                        x = _plain(x)
-                        self._pinned[x] = c
-                        if isinstance(x, (FloorDiv, Mod, PythonMod)) and not isinstance(x.args[1], sympy.Integer):
-                            self._by_size[x] = c
+        pins = [(_plain(x), c) for expr in exprs if isinstance(expr, sympy.Eq)
+                for x, c in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs))
+                if isinstance(c, sympy.Integer) and x.free_symbols]
+        for x, c in pins:
+            if isinstance(x, (FloorDiv, Mod, PythonMod)) and not isinstance(x.args[1], sympy.Integer):
+                self._by_size[x] = c
+        # (Keyed as sizes are looked up: quotients by a size pinned, as
+        # the IR's guard says it, `Eq(s * (h // (h // 2)), 6)` being `2·s
+        # == 6`.)
+        for x, c in pins:
+            self._pinned[x] = c
+            self._pinned[sympy.expand(self._pin(x))] = c
         for expr in exprs:
             try:
                 rels = self._ir_relations(expr)

@@ -813,7 +813,22 @@ class _RelativeBuckets(torch.nn.Module):
         return att.softmax(-1).sum(1) @ x
 
 
+class _UnshuffleConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(12, 4, 1)
+
+    def forward(self, x):
+        return self.c(F.pixel_unshuffle(x, 2))
+
+
 @pytest.mark.parametrize("name, make, shapes", [
+    # `dynamic=True` keeps the 3 channels symbolic (s1) and the weight
+    # guards `4·s1 == 12`, added after the unshuffle's sizes were written:
+    # the symbol a guard pins is its value where sizes are compared, and
+    # the 1x1 convolution's weight gradient, the backward's only op,
+    # receives the image size it is typed over (per shape before).
+    ("unshuffle-conv", _UnshuffleConv, [(2, 3, 8, 6), (3, 3, 10, 12), (2, 3, 6, 14)]),
     # An integer `full_like` of a symbolic shape was a splat literal, which
     # needs static sizes (code per size); now `tensor.full`.
     ("relative-buckets", _RelativeBuckets, [(2, 7, 8), (3, 12, 8), (2, 5, 8)]),

@@ -140,3 +140,22 @@ func.func @symbolic_facts(%x: tensor<s0xf32> {aot.requires_grad}, %y: tensor<s1x
   %e = tensor.exp %y : tensor<s1xf32>
   return %s, %e : tensor<f32>, tensor<s1xf32>
 }
+
+// -----
+
+/// A saved value typed over a symbol that no whole size of it binds
+/// (channels viewed in pairs over `(s0 floordiv 2)` positions), where no
+/// op of the backward has a symbolic result (a convolution's weight
+/// gradient): the forward saves the symbol's value too, and the backward
+/// takes it as an argument marked `aot.symbol`.
+// CHECK-LABEL: func.func @symbol_inside_a_saved_size(
+// CHECK-SAME:    tensor<i64> {aot.saved = 1}
+// CHECK-LABEL: func.func @symbol_inside_a_saved_size_backward(
+// CHECK-SAME:    tensor<2x8x(s0 floordiv 2)xf32> {aot.saved = 0}
+// CHECK-SAME:    tensor<i64> {aot.saved = 1, aot.symbol = 0}
+func.func @symbol_inside_a_saved_size(%x: tensor<2x4xs0xf32>, %w: tensor<3x8x1xf32> {aot.requires_grad}) -> tensor<2x3x(s0 floordiv 2)xf32> attributes {aot.guards = ["(s0 mod 2) == 0"]} {
+  %v = view.view %x {shape = array<i64: 2, 8, (s0 floordiv 2)>} : tensor<2x4xs0xf32> -> tensor<2x8x(s0 floordiv 2)xf32>
+  %e = tensor.exp %v : tensor<2x8x(s0 floordiv 2)xf32>
+  %y = tensor.conv %e, %w {stride = [1], padding = [0], dilation = [1], groups = 1} : tensor<2x8x(s0 floordiv 2)xf32>, tensor<3x8x1xf32> -> tensor<2x3x(s0 floordiv 2)xf32>
+  return %y : tensor<2x3x(s0 floordiv 2)xf32>
+}

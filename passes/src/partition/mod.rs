@@ -345,9 +345,14 @@ fn backward_symbols(ctx: &Context, g: &JointGraph, plan: &Plan) -> Vec<u32> {
     for &v in &g.grads {
         aot_ir::sym::type_symbols(ctx, ctx.value_type(v), &mut used);
     }
+    let received: Vec<Type> = plan.saved.iter().chain(&g.tangents).map(|&v| ctx.value_type(v)).collect();
+    // (What it receives is typed over symbols too: a saved `[s0, 12, (s2
+    // floordiv 2)]` needs s2, which no whole size of it binds.)
+    for &t in &received {
+        aot_ir::sym::type_symbols(ctx, t, &mut used);
+    }
     used.sort_unstable();
     used.dedup();
-    let received: Vec<Type> = plan.saved.iter().chain(&g.tangents).map(|&v| ctx.value_type(v)).collect();
     let bound: Vec<u32> = aot_ir::sym::bindings(ctx, &received).iter().map(|b| b.0).collect();
     used.into_iter().filter(|k| !bound.contains(k)).collect()
 }
