@@ -171,7 +171,12 @@ def _adaptive_avg_pool(k, input, output_size):
         size = [spatial[i] if size[i] is None else size[i] for i in range(k)]
     if any(o <= 0 for o in size) or any(n == 0 for n in spatial):
         return NotImplemented
-    if any(spatial[i] % o for i, o in enumerate(size)):
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    divisible = all(statically_known_true(spatial[i] % o == 0) for i, o in enumerate(size))
+    if not divisible and not all(isinstance(n, int) for n in spatial):
+        y = _adaptive_windows_at_run_time(x, spatial, size)
+    elif not divisible:
         y = _adaptive_windows(x, spatial, size)
     elif k == 1:
         y = aten.avg_pool1d.default(x, [spatial[0] // size[0]], [spatial[0] // size[0]], [0], False, True)
@@ -179,6 +184,26 @@ def _adaptive_avg_pool(k, input, output_size):
         kernel = [spatial[i] // size[i] for i in range(k)]
         y = getattr(aten, "avg_pool%dd" % k).default(x, kernel, kernel, [0] * k, False, True, None)
     return aten.squeeze.dim(y, 0) if added else y
+
+
+def _adaptive_windows_at_run_time(x, spatial, size):
+    """`_adaptive_windows` over sizes known at run time only (a VGG's 7×7
+    pool of any image size): the 0/1 window matrix of a dimension of n is
+    computed from positions, `floor(o·n/out) <= i < ceil((o+1)·n/out)`,
+    and so are the window lengths; no guard on n."""
+    y = x
+    counts = None
+    for d, (n, out) in enumerate(zip(spatial, size)):
+        i = torch.arange(n, device=x.device)
+        o = torch.arange(out, device=x.device)
+        start = torch.div(o * n, out, rounding_mode="floor")
+        end = torch.div((o + 1) * n + (out - 1), out, rounding_mode="floor")
+        windows = ((i[:, None] >= start[None, :]) & (i[:, None] < end[None, :])).to(x.dtype)
+        dim = 2 + d
+        y = aten.transpose.int(aten.matmul.default(aten.transpose.int(y, dim, -1), windows), dim, -1)
+        ext = (end - start).to(x.dtype)
+        counts = ext if counts is None else counts[..., None] * ext
+    return aten.div.Tensor(y, counts)
 
 
 def _adaptive_windows(x, spatial, size):

@@ -822,7 +822,26 @@ class _UnshuffleConv(torch.nn.Module):
         return self.c(F.pixel_unshuffle(x, 2))
 
 
+class _AdaptiveClassifier(torch.nn.Module):
+    """A VGG-style head: adaptive average pooling to 7x7 of any image."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.p1 = torch.nn.AdaptiveAvgPool1d(3)
+        self.fc = torch.nn.Linear(4 * 49, 5)
+
+    def forward(self, x):
+        h = self.c(x)
+        return self.fc(F.adaptive_avg_pool2d(h, (7, 7)).flatten(1)) + self.p1(h.flatten(2)).sum((1, 2))[:, None]
+
+
 @pytest.mark.parametrize("name, make, shapes", [
+    # Adaptive pooling's windows over a symbolic image size: a 0/1 window
+    # matrix computed from positions at run time (per shape before: the
+    # divisibility of the size by 7 chose the form). Sizes below 7 (whose
+    # windows repeat), divisible by 7, and neither.
+    ("adaptive-classifier", _AdaptiveClassifier, [(2, 3, 5, 9), (3, 3, 14, 21), (2, 3, 10, 16)]),
     # `dynamic=True` keeps the 3 channels symbolic (s1) and the weight
     # guards `4·s1 == 12`, added after the unshuffle's sizes were written:
     # the symbol a guard pins is its value where sizes are compared, and

@@ -603,10 +603,14 @@ fn verify_arange(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     // type int64_t without overflow").
     if r.elem.is_int() {
         let (start, step) = (ctx.attr_f64(op, "start").unwrap_or(0.0), ctx.attr_f64(op, "step").unwrap_or(1.0));
-        // A symbolic length counts at the most its symbols' ranges allow.
+        // A symbolic length counts at the most its symbols' ranges allow,
+        // and no more elements than a buffer may hold: a call whose sizes
+        // make it longer is refused when its buffers are sized (a length
+        // of `s1*s2` has no useful bound from the ranges alone).
         let n = if r.is_symbolic() {
             let facts = aot_ir::sym::Facts::enclosing(ctx, op).unwrap_or_default();
-            facts.upper_bound(r.shape[0]).unwrap_or(i64::MAX)
+            let most = aot_ir::size::Limits::max_alloc_bytes() / r.elem.byte_size().max(1) as u64;
+            facts.upper_bound(r.shape[0]).unwrap_or(i64::MAX).min(i64::try_from(most).unwrap_or(i64::MAX))
         } else {
             r.numel()
         };

@@ -416,6 +416,24 @@ func.func @arange_step() {
 
 // -----
 
+/// A symbolic length counts no more elements than a buffer may hold (the
+/// allocation limit): positions over a product of two symbols are whole
+/// numbers of i64, a step of 2^40 over as many is not.
+func.func @arange_symbolic_length(%x: tensor<s0xs1xf32>) -> tensor<(s0*s1)xi64> {
+  %0 = tensor.arange : tensor<(s0*s1)xi64>
+  return %0 : tensor<(s0*s1)xi64>
+}
+
+// -----
+
+func.func @arange_symbolic_step_too_large(%x: tensor<s0xs1xf32>) -> tensor<(s0*s1)xi64> {
+  // expected-error@+1 {{'tensor.arange' op start 0.0 and step 1099511627776.0 do not give whole numbers within the range of i64}}
+  %0 = tensor.arange {step = 1099511627776.0} : tensor<(s0*s1)xi64>
+  return %0 : tensor<(s0*s1)xi64>
+}
+
+// -----
+
 func.func @reduce_dims_kind(%x: tensor<2x3xf32>) {
   // expected-error@+1 {{'tensor.sum' op attribute 'dims' expects a list of integers}}
   %0 = tensor.sum %x {dims = ["a"]} : tensor<2x3xf32> -> tensor<f32>
