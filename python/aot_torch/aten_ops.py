@@ -1462,9 +1462,63 @@ def _index_put(b, node, a):
     _index_put_dtypes(a)
     shape, dtype = out_meta(node)
     x = b.value(a["self"])
+    if len(a["indices"]) > 1:
+        return _index_put_leading(b, x, a, "index_put")
     idx = _single_index(b, a["indices"], "index_put")
     vals = b.cast(b.value(a["values"]), dtype)
     return b.op1("tensor.index_put", [x, idx, vals], {"accumulate": _flag(a.get("accumulate"))}, shape, dtype)
+
+
+def _index_put_leading(b, x: Value, a, what) -> Value:
+    """`x[i0, i1, ...] = v` (or `+=`, accumulate) with integer index tensors
+    on the leading dimensions (a one-hot `out[arange(n), labels] = 1`, an
+    adjacency `a[rows, cols] = w`): the indexed dimensions merged into one,
+    which `index_put` writes at each index's combined position (as `_index`
+    reads it), the values broadcast to the indexed shape. Each index is
+    counted from the end where negative and checked against its own
+    dimension (`index_select` of `0..size-1`), so one out of range raises
+    as in eager instead of landing in another row. Duplicate positions
+    write in row-major order, the last winning, as eager's CPU kernel."""
+    indices = list(a["indices"])
+    if any(i is None for i in indices):
+        raise Reject("%s with a skipped dimension among its indices" % what)
+    idx = [_int_index(b, i, what) for i in indices]
+    k = len(idx)
+    if k > x.rank:
+        raise Reject("%s with %d indices into a %d-d tensor" % (what, k, x.rank))
+    try:
+        bshape = tuple(torch.broadcast_shapes(*[i.shape for i in idx]))
+    except RuntimeError as e:
+        raise Reject("index tensors that do not broadcast: %s" % e)
+    dtype = x.dtype
+    rest = tuple(x.shape[k:])
+    n = math.prod(bshape)
+    if n == 0:
+        return b.op1("tensor.clone", [x], None, x.shape, dtype)
+    lin = None
+    for d, i in enumerate(idx):
+        size = x.shape[d]
+        i = b.cast(i, torch.int64)
+        if i.shape != bshape:
+            i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
+        i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
+        w = b.op1("tensor.index_select", [_iota(b, size), _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
+        lin = _linear(b, lin, size, w)
+    merged = (math.prod(x.shape[:k]),) + rest
+    xr = b.op1("view.reshape", [x], {"shape": list(merged)}, merged, dtype, roots=x.roots)
+    vals = b.cast(b.value(a["values"]), dtype)
+    wide = bshape + rest
+    if tuple(vals.shape) != wide:
+        try:
+            if tuple(torch.broadcast_shapes(tuple(vals.shape), wide)) != wide:
+                raise RuntimeError("values wider than the indexed shape")
+        except RuntimeError as e:
+            raise Reject("%s values of shape %s for indexed shape %s: %s" % (what, tuple(vals.shape), wide, e))
+        vals = b.op1("view.expand", [vals], {"shape": list(wide)}, wide, dtype, roots=vals.roots)
+    flat = (n,) + rest
+    vals = b.op1("view.reshape", [vals], {"shape": list(flat)}, flat, dtype, roots=vals.roots)
+    r = b.op1("tensor.index_put", [xr, lin, vals], {"accumulate": _flag(a.get("accumulate"))}, merged, dtype)
+    return b.op1("view.reshape", [r], {"shape": list(x.shape)}, tuple(x.shape), dtype)
 
 
 def _index_put_dtypes(a) -> None:
@@ -1482,6 +1536,12 @@ def _index_put_dtypes(a) -> None:
 def _index_put_(b, node, a):
     _index_put_dtypes(a)
     x = b.value(a["self"])
+    if len(a["indices"]) > 1:
+        # (The functional form, copied back into `x`.)
+        r = _index_put_leading(b, x, a, "index_put_")
+        b.op("mut.copy_", [x, r], None)
+        b.mutate(x)
+        return x
     idx = _single_index(b, a["indices"], "index_put_")
     vals = b.cast(b.value(a["values"]), x.dtype)
     b.op("mut.index_put_", [x, idx, vals], {"accumulate": _flag(a.get("accumulate"))})

@@ -20,6 +20,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import aot_torch
 from aot_torch import fx_ir  # the installed package (pip install ./python)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -608,6 +609,46 @@ def test_index_put_and_masked_fill_in_place():
     m = torch.rand(5, 3) > 0.5
     tr = check(f, x, idx, v, m)
     assert tr.mutated_inputs == [0]
+
+
+def test_index_put_with_several_indices():
+    """`x[r, c] = v`, `index_put_` accumulating at duplicate positions, a
+    negative index, values broadcast to the indexed shape, and a one-hot
+    made by indexing: the leading indexed dimensions merged into one
+    `index_put` (they ran in PyTorch), with eager's values and gradients."""
+    def f(x, r, c, v, w):
+        out = torch.zeros(5, 6)
+        out[r, c] = v * 2
+        y = x * 1.0
+        y.index_put_((r, c), w, accumulate=True)
+        z = x.index_put((r[:2], -c[:2]), torch.ones(1))
+        onehot = torch.zeros(4, 7)
+        onehot[torch.arange(4), r] = 1.0
+        return out + y + z, onehot
+
+    r, c = torch.tensor([0, 1, 4, 1]), torch.tensor([2, 5, 0, 5])
+    check(f, torch.randn(5, 6, requires_grad=True), r, c, torch.randn(4, requires_grad=True),
+          torch.randn(4, requires_grad=True), grad=True)
+
+
+def test_index_put_with_several_indices_checks_each_dimension():
+    """An index within the merged dimensions but outside its own (column 6
+    of 6) raises as in eager rather than write into the next row."""
+    def f(x, r, c):
+        y = x.clone()
+        y[r, c] = 1.0
+        return y
+
+    x, r = torch.zeros(3, 6), torch.tensor([0, 1])
+    with pytest.raises(IndexError):
+        f(x, r, torch.tensor([2, 6]))
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    compiled = torch.compile(f, backend="aot")
+    torch.testing.assert_close(compiled(x, r, torch.tensor([2, 5])), f(x, r, torch.tensor([2, 5])))
+    assert aot_torch.stats["compiled"] == 1 and not aot_torch.stats.get("fallback_ops"), dict(aot_torch.stats)
+    with pytest.raises(Exception, match="out of (bounds|range)"):
+        compiled(x, r, torch.tensor([2, 6]))
 
 
 def test_in_place_on_intermediate_with_grad():
