@@ -909,7 +909,24 @@ impl Facts {
     /// each `c·(e floordiv q)` with `q` dividing `c` is written as
     /// `(c/q)·(e - (e mod q))` and the remainders guards make 0 are dropped
     /// (`(s0 floordiv 3)*3 == s0` under `(s0 mod 3) == 0`).
+    ///
+    /// A symbol a guard pins (`(4*s1) == 12`: Dynamo keeps a channel count
+    /// symbolic and guards it where a weight fixes it) is its value here.
     pub fn known_eq(&self, a: i64, b: i64) -> bool {
+        if self.known_eq_by_forms(a, b) {
+            return true;
+        }
+        let Ok(diff) = sub(a, b) else { return false };
+        let pinned = self.pinned_symbols();
+        !pinned.is_empty()
+            && substitute(diff, &|k| pinned.iter().find(|p| p.0 == k).map(|p| p.1))
+                .is_ok_and(|d| d == 0 || self.without_divisions(d) == Some(0))
+    }
+
+    /// [`Facts::known_eq`] without pinned symbols: what `settled` decides
+    /// by, as the translation does (a size it writes whole is a constant
+    /// only where a guard says so of that size).
+    fn known_eq_by_forms(&self, a: i64, b: i64) -> bool {
         if a == b {
             return true;
         }
@@ -917,16 +934,7 @@ impl Facts {
         if self.guarded_zero(diff) {
             return true;
         }
-        if self.without_divisions(diff).is_some_and(|d| d == 0 || self.guarded_zero(d)) {
-            return true;
-        }
-        // A symbol a guard pins (`(4*s1) == 12`: Dynamo keeps a channel
-        // count symbolic and guards it where a weight fixes it) is its
-        // value.
-        let pinned = self.pinned_symbols();
-        !pinned.is_empty()
-            && substitute(diff, &|k| pinned.iter().find(|p| p.0 == k).map(|p| p.1))
-                .is_ok_and(|d| d == 0 || self.without_divisions(d) == Some(0))
+        self.without_divisions(diff).is_some_and(|d| d == 0 || self.guarded_zero(d))
     }
 
     /// The symbols an `==` guard linear in one of them pins to a whole
@@ -997,7 +1005,7 @@ impl Facts {
                 continue;
             }
             for c in [g.lhs, g.rhs] {
-                if !is_symbolic(c) && self.known_eq(d, c) {
+                if !is_symbolic(c) && self.known_eq_by_forms(d, c) {
                     return c;
                 }
             }
@@ -1533,6 +1541,10 @@ mod tests {
         // A pixel unshuffle's 4·s1 channels viewed as the 12 a weight has.
         assert!(facts.known_eq(e("(s0*s1*4*(s2 floordiv 2))"), e("(s0*12*(s2 floordiv 2))")));
         assert!(facts.known_eq(e("(s1 + 1)"), 4));
+        // Sizes settle to a constant only where a guard says so of them, as
+        // the translation writes them.
+        assert_eq!(facts.settled(e("(4*s1)")), 12);
+        assert_eq!(facts.settled(e("(s1 + 9)")), e("(s1 + 9)"));
         assert!(!facts.known_eq(e("(s0*s1)"), e("(s0*4)")));
         let odd = Facts { guards: vec![Guard::parse("(4*s1) == 10").unwrap()], ..Facts::default() };
         assert!(!odd.known_eq(e("s1"), 2), "no whole value");
