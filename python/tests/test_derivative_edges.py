@@ -99,12 +99,9 @@ def _fresh():
     torch._dynamo.reset()
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradient_matches_eager_at_ties_and_zeros(name, dtype):
-    if name.endswith("_at_nan") and dtype != torch.float32:
-        pytest.skip("eager's gradients at NaN differ between its float32 and float64 kernels")
-    f = CASES[name]
+def _eager_and_compiled(f, dtype):
+    """`f` of `X` in `dtype`, eager and through aot, each backward from the
+    same seed: (eager's input, aot's input, eager's result, aot's)."""
     x = X.to(dtype).clone().requires_grad_()
     x2 = X.to(dtype).clone().requires_grad_()
     want = f(x)
@@ -113,6 +110,15 @@ def test_gradient_matches_eager_at_ties_and_zeros(name, dtype):
     want.backward(seed)
     got = torch.compile(f, backend="aot")(x2)
     got.backward(seed)
+    return x, x2, want, got
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_matches_eager_at_ties_and_zeros(name, dtype):
+    if name.endswith("_at_nan") and dtype != torch.float32:
+        pytest.skip("eager's gradients at NaN differ between its float32 and float64 kernels")
+    x, x2, want, got = _eager_and_compiled(CASES[name], dtype)
     assert aot_torch.stats["compiled"] >= 1 and not aot_torch.stats["fallback_regions"], dict(aot_torch.stats)
     assert got.dtype == want.dtype
     torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6, equal_nan=True)
@@ -220,15 +226,7 @@ def test_cdist_compiles_with_eagers_values_and_gradient(name, dtype):
     """`torch.cdist` for p = 1 and 2 compiles (it ran in PyTorch): eager's
     values in either of its two forms, and its gradient, which is 0 where
     a distance is 0 (the chain rule through the root is NaN there)."""
-    f = CDIST[name]
-    x = X.to(dtype).clone().requires_grad_()
-    x2 = X.to(dtype).clone().requires_grad_()
-    want = f(x)
-    torch.manual_seed(0)
-    seed = torch.randn(want.shape, dtype=want.dtype)
-    want.backward(seed)
-    got = torch.compile(f, backend="aot")(x2)
-    got.backward(seed)
+    x, x2, want, got = _eager_and_compiled(CDIST[name], dtype)
     stats = aot_torch.stats
     assert stats["compiled"] >= 1 and not stats["fallback_regions"] and not stats.get("fallback_ops"), dict(stats)
     torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
