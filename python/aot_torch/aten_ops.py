@@ -1469,45 +1469,62 @@ def _index_put(b, node, a):
     return b.op1("tensor.index_put", [x, idx, vals], {"accumulate": _flag(a.get("accumulate"))}, shape, dtype)
 
 
-def _index_put_leading(b, x: Value, a, what) -> Value:
+def _index_put_leading(b, x: Value, a, what, in_place: bool = False) -> Value:
     """`x[i0, i1, ...] = v` (or `+=`, accumulate) with integer index tensors
-    on the leading dimensions (a one-hot `out[arange(n), labels] = 1`, an
-    adjacency `a[rows, cols] = w`): the indexed dimensions merged into one,
-    which `index_put` writes at each index's combined position (as `_index`
-    reads it), the values broadcast to the indexed shape. Each index is
-    counted from the end where negative and checked against its own
-    dimension (`index_select` of `0..size-1`), so one out of range raises
-    as in eager instead of landing in another row. Duplicate positions
-    write in row-major order, the last winning, as eager's CPU kernel."""
+    on adjacent dimensions (a one-hot `out[arange(n), labels] = 1`, an
+    adjacency `a[rows, cols] = w`, a column update `x[:, cols] = 0`): the
+    indexed dimensions merged into one, which `index_put` writes at each
+    index's combined position (as `_index` reads it), the values broadcast
+    to the indexed shape. Indexed dimensions after skipped ones (`:`) are
+    moved first and back, which gives the result another layout than
+    eager's: only an in-place write takes them (its values are copied back
+    into `x`). Each index is counted from the end where negative and
+    checked against its own dimension (`index_select` of `0..size-1`), so
+    one out of range raises as in eager instead of landing in another row.
+    Duplicate positions write in row-major order, the last winning, as
+    eager's CPU kernel."""
     indices = list(a["indices"])
-    if any(i is None for i in indices):
-        raise Reject("%s with a skipped dimension among its indices" % what)
-    idx = [_int_index(b, i, what) for i in indices]
-    k = len(idx)
-    if k > x.rank:
-        raise Reject("%s with %d indices into a %d-d tensor" % (what, k, x.rank))
+    d0 = next((d for d, i in enumerate(indices) if i is not None), len(indices))
+    k = len(indices) - d0
+    while k and indices[d0 + k - 1] is None:
+        k -= 1
+    if k == 0 or any(i is None for i in indices[d0:d0 + k]):
+        raise Reject("%s with a skipped dimension between its indices" % what)
+    if d0 and not in_place:
+        raise Reject("%s after a skipped dimension, out of place" % what)
+    idx = [_int_index(b, i, what) for i in indices[d0:d0 + k]]
+    if d0 + k > x.rank:
+        raise Reject("%s with %d indices into a %d-d tensor" % (what, d0 + k, x.rank))
     try:
         bshape = tuple(torch.broadcast_shapes(*[i.shape for i in idx]))
     except RuntimeError as e:
         raise Reject("index tensors that do not broadcast: %s" % e)
     dtype = x.dtype
-    rest = tuple(x.shape[k:])
+    shape = tuple(x.shape)
     n = math.prod(bshape)
     if n == 0:
-        return b.op1("tensor.clone", [x], None, x.shape, dtype)
+        return b.op1("tensor.clone", [x], None, shape, dtype)
+    # The indexed dimensions first (a permutation when some are skipped).
+    perm = list(range(d0, d0 + k)) + list(range(d0)) + list(range(d0 + k, x.rank))
+    xp = x
+    if d0:
+        xp = b.op1("view.permute", [x], {"dims": perm}, tuple(shape[d] for d in perm), dtype, roots=x.roots)
+    others = tuple(xp.shape[k:])
     lin = None
     for d, i in enumerate(idx):
-        size = x.shape[d]
+        size = xp.shape[d]
         i = b.cast(i, torch.int64)
         if i.shape != bshape:
             i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
         i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
         w = b.op1("tensor.index_select", [_iota(b, size), _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
         lin = _linear(b, lin, size, w)
-    merged = (math.prod(x.shape[:k]),) + rest
-    xr = b.op1("view.reshape", [x], {"shape": list(merged)}, merged, dtype, roots=x.roots)
+    merged = (math.prod(xp.shape[:k]),) + others
+    xr = b.op1("view.reshape", [xp], {"shape": list(merged)}, merged, dtype, roots=xp.roots)
     vals = b.cast(b.value(a["values"]), dtype)
-    wide = bshape + rest
+    # (The values broadcast to the indexed shape, `x`'s with the indexed
+    # dimensions replaced by the indices' shape, then in `xp`'s order.)
+    wide = shape[:d0] + bshape + shape[d0 + k:]
     if tuple(vals.shape) != wide:
         try:
             if tuple(torch.broadcast_shapes(tuple(vals.shape), wide)) != wide:
@@ -1515,10 +1532,19 @@ def _index_put_leading(b, x: Value, a, what) -> Value:
         except RuntimeError as e:
             raise Reject("%s values of shape %s for indexed shape %s: %s" % (what, tuple(vals.shape), wide, e))
         vals = b.op1("view.expand", [vals], {"shape": list(wide)}, wide, dtype, roots=vals.roots)
-    flat = (n,) + rest
+    if d0:
+        nb = len(bshape)
+        vperm = list(range(d0, d0 + nb)) + list(range(d0)) + list(range(d0 + nb, len(wide)))
+        vals = b.op1("view.permute", [vals], {"dims": vperm}, tuple(wide[d] for d in vperm), dtype,
+                     roots=vals.roots)
+    flat = (n,) + others
     vals = b.op1("view.reshape", [vals], {"shape": list(flat)}, flat, dtype, roots=vals.roots)
     r = b.op1("tensor.index_put", [xr, lin, vals], {"accumulate": _flag(a.get("accumulate"))}, merged, dtype)
-    return b.op1("view.reshape", [r], {"shape": list(x.shape)}, tuple(x.shape), dtype)
+    r = b.op1("view.reshape", [r], {"shape": list(xp.shape)}, tuple(xp.shape), dtype)
+    if d0:
+        inverse = [perm.index(d) for d in range(x.rank)]
+        r = b.op1("view.permute", [r], {"dims": inverse}, shape, dtype)
+    return r
 
 
 def _index_put_dtypes(a) -> None:
@@ -1538,7 +1564,7 @@ def _index_put_(b, node, a):
     x = b.value(a["self"])
     if len(a["indices"]) > 1:
         # (The functional form, copied back into `x`.)
-        r = _index_put_leading(b, x, a, "index_put_")
+        r = _index_put_leading(b, x, a, "index_put_", in_place=True)
         b.op("mut.copy_", [x, r], None)
         b.mutate(x)
         return x

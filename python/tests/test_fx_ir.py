@@ -631,6 +631,24 @@ def test_index_put_with_several_indices():
           torch.randn(4, requires_grad=True), grad=True)
 
 
+def test_index_put_after_skipped_dimensions():
+    """`y[:, r] = 0`, `z[:, r, c] = v` and `q[:, r] += w`: the indexed
+    dimensions moved first, written, moved back, and the result copied
+    into the tensor written in place; eager's values and gradients."""
+    def f(x, r, c, v, w):
+        y = x * 1.0
+        y[:, r] = 0.0
+        z = x * 2.0
+        z[:, r, c] = v
+        q = x * 3.0
+        q[:, r] += w
+        return y + z + q
+
+    r, c = torch.tensor([0, 1, 4, 1]), torch.tensor([2, 5, 0, 5])
+    check(f, torch.randn(2, 5, 6, requires_grad=True), r, c, torch.randn(4, requires_grad=True),
+          torch.randn(2, 4, 6), grad=True)
+
+
 def test_index_put_with_several_indices_checks_each_dimension():
     """An index within the merged dimensions but outside its own (column 6
     of 6) raises as in eager rather than write into the next row."""
