@@ -2520,7 +2520,9 @@ class _SymbolicGraph:
         with fake_mode:
             for k in items:
                 try:
-                    v = self.fakes[k].item()
+                    # (A symbolic integer input is its own number.)
+                    f = self.fakes[k]
+                    v = f if isinstance(f, torch.SymInt) else f.item()
                 except Exception:  # (an example without its value)
                     v = None
                 # (A symbolic number: its example's value, its hint; reading

@@ -620,18 +620,34 @@ def item_inputs(gm: torch.fx.GraphModule) -> List[int]:
     as 0-dim tensors when it does not specialize on floats (`dynamic=True`:
     a layer norm's `eps`, an embedding's `norm_type`). Tracing cannot read a
     traced tensor's value; the caller keys its traces on these values and
-    traces with them as constants (`with_item_values`)."""
+    traces with them as constants (`with_item_values`). So are the integer
+    inputs Dynamo makes symbolic that no tensor input's size is (Hugging
+    Face's `logits_to_keep`): the IR's sizes are those of its arguments'
+    dimensions."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    dims: set = set()
+    for n in placeholders:
+        v = n.meta.get("example_value")
+        if isinstance(v, torch.Tensor):
+            for d in v.shape:
+                if isinstance(d, torch.SymInt):
+                    dims |= d.node.expr.free_symbols
     out = []
-    for k, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
-        if n.users and all(u.op == "call_method" and u.target == "item" and len(u.args) == 1 and not u.kwargs
-                           for u in n.users):
+    for k, n in enumerate(placeholders):
+        v = n.meta.get("example_value")
+        if isinstance(v, torch.SymInt):
+            if n.users and not v.node.expr.free_symbols <= dims:
+                out.append(k)
+        elif n.users and all(u.op == "call_method" and u.target == "item" and len(u.args) == 1 and not u.kwargs
+                             for u in n.users):
             out.append(k)
     return out
 
 
 def with_item_values(gm: torch.fx.GraphModule, values: Dict[int, Any]) -> torch.fx.GraphModule:
     """A copy of `gm` in which `x.item()` of graph input k (a position of
-    `item_inputs`) is the number values[k]; the input stays, unused."""
+    `item_inputs`), or the input itself where it is an integer, is the
+    number values[k]; the input stays, unused."""
     graph = torch.fx.Graph()
     copied: Dict[torch.fx.Node, torch.fx.Node] = {}
     graph.output(graph.graph_copy(gm.graph, copied))
@@ -648,6 +664,11 @@ def with_item_values(gm: torch.fx.GraphModule, values: Dict[int, Any]) -> torch.
 
     for k, value in values.items():
         for item in list(placeholders[k].users):
+            if not (item.op == "call_method" and item.target == "item"):
+                # (A symbolic integer input, read as itself.)
+                item.args = sub(item.args, placeholders[k], value)
+                item.kwargs = sub(item.kwargs, placeholders[k], value)
+                continue
             for u in list(item.users):
                 u.args = sub(u.args, item, value)
                 u.kwargs = sub(u.kwargs, item, value)

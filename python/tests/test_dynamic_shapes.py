@@ -974,6 +974,42 @@ def test_an_input_mutated_in_place_reads_its_sizes_at_run_time():
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
 
 
+def test_an_integer_input_that_is_no_size_is_traced_with_its_value():
+    """`dynamic=True` makes an integer argument symbolic too (Hugging Face's
+    `logits_to_keep`, sliced from the end); no tensor input has it as a
+    size, so the IR cannot bind it. The symbolic trace takes its value as
+    a constant and serves the calls that pass that value, at every size
+    (per shape before); a call with another value is traced for it, and
+    every result is eager's."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 8)
+    ref = copy.deepcopy(lin)
+
+    def f(m, x, keep):
+        return m(x)[:, -keep:, :].tanh()
+
+    c = torch.compile(f, backend="aot", dynamic=True)
+    per_size = aot_torch.versions_per_size()
+    g = torch.Generator().manual_seed(0)
+    for t in (7, 11, 5):
+        x = torch.randn(2, t, 8, generator=g)
+        got, want = c(lin, x, 0), f(ref, x, 0)
+        torch.testing.assert_close(got, want)
+        got.square().sum().backward()
+        want.square().sum().backward()
+        for p, q in zip(lin.parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad)
+        lin.zero_grad()
+        ref.zero_grad()
+    assert _one_symbolic_compile(), dict(aot_torch.stats)
+    assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
+    with torch.no_grad():
+        x = torch.randn(3, 6, 8, generator=g)
+        torch.testing.assert_close(c(lin, x, 2), f(ref, x, 2))
+
+
 def _one_symbolic_compile():
     s = aot_torch.stats
     return s["compiled"] == s["graphs"] == s["symbolic_graphs"] == 1 and not s.get("fallback_regions")
