@@ -49,6 +49,9 @@ pub fn lower_function(ctx: &mut Context, func: Op) -> Result<u64, Diagnostic> {
 pub fn lower_function_for(ctx: &mut Context, func: Op, host_kernels: bool) -> Result<u64, Diagnostic> {
     let f = FuncView { op: func };
     let Some(entry) = f.entry_block(ctx) else { return Ok(0) };
+    // (The function's symbol facts, parsed once for every op's lowering.)
+    let declared = aot_ir::sym::Facts::enclosing(ctx, func);
+    let facts = declared.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
     let mut rw = Rewriter::new(ctx);
     let mut map: FxHashMap<Value, Value> = FxHashMap::default();
     // Arguments: their layout in their storage when the calling convention
@@ -129,6 +132,7 @@ do)"
                 kernels: &mut kernels,
                 reusable,
                 host_kernels,
+                facts,
             };
             let r = if let Some(p) = def.interface::<Pointwise>() {
                 lower_pointwise(&mut lc, p)

@@ -462,6 +462,10 @@ pub struct LowerCtx<'r, 'c> {
     /// Whether the target runs the host's library kernels
     /// (`loop.attention`); a device target does not.
     pub host_kernels: bool,
+    /// What the function declares about its symbols (its ranges and
+    /// guards, or the defaults): what layouts and emptiness are decided
+    /// under. Read once per function.
+    pub facts: &'r aot_ir::sym::Facts,
 }
 
 impl<'r, 'c> LowerCtx<'r, 'c> {
@@ -652,9 +656,7 @@ impl<'r, 'c> LowerCtx<'r, 'c> {
         let shape = d.shape.to_vec();
         // A destination that addresses an element twice is written in
         // row-major order, the last write winning, as the interpreter does.
-        let enclosing = aot_ir::sym::Facts::enclosing(self.rw, self.op);
-        let facts = enclosing.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
-        let parallel = non_overlapping_in(&shape, &r#loop::layout(&d).0, facts);
+        let parallel = non_overlapping_in(&shape, &r#loop::layout(&d).0, self.facts);
         self.kernel("copy", &[src, dst], &mut |s, a| {
             s.nest(&shape, parallel, &mut |s, ivs| {
                 let v = s.load(a[0], ivs)?;
@@ -727,9 +729,7 @@ pub fn lower_pointwise(lc: &mut LowerCtx<'_, '_>, f: &Pointwise) -> Result<(), S
     // The result is laid out, and its loops run, in the order of the
     // leading operand's memory: stores and that operand's loads stay
     // unit-stride, and a channels-last tensor stays channels-last.
-    let enclosing = aot_ir::sym::Facts::enclosing(lc.ctx(), lc.op);
-    let facts = enclosing.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
-    let order = match pointwise_order(lc.ctx(), &bufs, &shape, facts) {
+    let order = match pointwise_order(lc.ctx(), &bufs, &shape, lc.facts) {
         Ok(order) => order,
         // Strides eager would order one way at some sizes and another at
         // others: the result's layout would have to follow eager's per

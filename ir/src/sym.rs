@@ -1486,13 +1486,13 @@ mod tests {
         assert!(!facts.divides(mul(symbol(0), 6).unwrap(), 48));
         let q = floordiv(symbol(0), 3).unwrap();
         assert!(!facts.known_eq(mul(q, 3).unwrap(), symbol(0)), "needs (s0 mod 3) == 0");
-        let thirds = Facts { guards: vec![Guard::parse("(s0 mod 3) == 0").unwrap()], ..Facts::default() };
+        let thirds = guarded(&["(s0 mod 3) == 0"]);
         assert!(thirds.known_eq(mul(q, 3).unwrap(), symbol(0)));
         assert!(thirds.known_eq(add(mul(q, 6).unwrap(), 1).unwrap(), add(mul(symbol(0), 2).unwrap(), 1).unwrap()));
         assert!(!thirds.known_eq(mul(q, 3).unwrap(), add(symbol(0), 1).unwrap()));
         let (ab, cd) = (mul(symbol(0), symbol(1)).unwrap(), mul(symbol(2), symbol(3)).unwrap());
         assert!(!thirds.known_le(cd, ab), "distinct products are not ordered by their ranges");
-        let same = Facts { guards: vec![Guard::parse("(s0*s1) == (s2*s3)").unwrap()], ..Facts::default() };
+        let same = guarded(&["(s0*s1) == (s2*s3)"]);
         assert!(same.known_le(cd, ab) && same.known_le(ab, cd));
         let le = Guard::parse("s1 <= s0*2").unwrap();
         assert_eq!(le.to_string(), "s1 <= (s0*2)");
@@ -1512,17 +1512,20 @@ mod tests {
         assert_eq!(facts.lower_bound(sub(0, prod).unwrap()), Some(-i64::MAX));
     }
 
+    /// Size `t` parsed.
+    fn e(t: &str) -> i64 {
+        parse_expr(t).unwrap()
+    }
+
+    /// No ranges, and the guards `texts`.
+    fn guarded(texts: &[&str]) -> Facts {
+        Facts { guards: texts.iter().map(|t| Guard::parse(t).unwrap()).collect(), ..Facts::default() }
+    }
+
     #[test]
     fn quotients_a_guard_makes_exact_settle_multiplied_out() {
-        let e = |t: &str| parse_expr(t).unwrap();
         // Dynamo's form of "s1 and s2 are even", and the `mod` form.
-        let even = Facts {
-            guards: vec![
-                Guard::parse("s1 == (2*(s1 floordiv 2))").unwrap(),
-                Guard::parse("((s2 + 1) mod 2) == 0").unwrap(),
-            ],
-            ..Facts::default()
-        };
+        let even = guarded(&["s1 == (2*(s1 floordiv 2))", "((s2 + 1) mod 2) == 0"]);
         assert_eq!(even.settled(e("(2*(s1 floordiv 2))")), e("s1"));
         assert_eq!(even.settled(e("(4*(s1 floordiv 2)*((s2 + 1) floordiv 2))")), e("(s1*s2 + s1)"));
         assert_eq!(even.settled(e("((s1 floordiv 2)*6 + s0)")), e("(3*s1 + s0)"));
@@ -1536,8 +1539,7 @@ mod tests {
 
     #[test]
     fn a_symbol_a_guard_pins_is_its_value_in_equalities() {
-        let e = |t: &str| parse_expr(t).unwrap();
-        let facts = Facts { guards: vec![Guard::parse("(4*s1) == 12").unwrap()], ..Facts::default() };
+        let facts = guarded(&["(4*s1) == 12"]);
         // A pixel unshuffle's 4·s1 channels viewed as the 12 a weight has.
         assert!(facts.known_eq(e("(s0*s1*4*(s2 floordiv 2))"), e("(s0*12*(s2 floordiv 2))")));
         assert!(facts.known_eq(e("(s1 + 1)"), 4));
@@ -1546,23 +1548,14 @@ mod tests {
         assert_eq!(facts.settled(e("(4*s1)")), 12);
         assert_eq!(facts.settled(e("(s1 + 9)")), e("(s1 + 9)"));
         assert!(!facts.known_eq(e("(s0*s1)"), e("(s0*4)")));
-        let odd = Facts { guards: vec![Guard::parse("(4*s1) == 10").unwrap()], ..Facts::default() };
+        let odd = guarded(&["(4*s1) == 10"]);
         assert!(!odd.known_eq(e("s1"), 2), "no whole value");
         assert_eq!(substitute(e("((s1*s0 + s1) floordiv 2)"), &|k| (k == 1).then_some(4)).unwrap(), e("(2*s0 + 2)"));
     }
 
     #[test]
     fn sizes_an_equality_guard_relates_settle_to_one_side() {
-        let e = |t: &str| parse_expr(t).unwrap();
-        let facts = Facts {
-            guards: vec![
-                Guard::parse("(s0*s1) == (s3*s2)").unwrap(),
-                Guard::parse("(s4 + 1) == s5").unwrap(),
-                Guard::parse("s6 == s7").unwrap(),
-                Guard::parse("(s4*s5) == (s1*s6)").unwrap(),
-            ],
-            ..Facts::default()
-        };
+        let facts = guarded(&["(s0*s1) == (s3*s2)", "(s4 + 1) == s5", "s6 == s7", "(s4*s5) == (s1*s6)"]);
         // The right compound side is the left one, in any order of its
         // factors; a compound side is the lone symbol.
         assert_eq!(facts.settled(e("(s2*s3)")), e("(s0*s1)"));

@@ -1387,6 +1387,24 @@ def _iota(b, n) -> Value:
     return b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, (n,), torch.int64)
 
 
+def _checked_linear_index(b, sizes, idx: List[Value], bshape) -> Value:
+    """The row-major position among dimensions of `sizes` that the index
+    tensors `idx` (one per dimension, broadcast to `bshape`) name together,
+    as a 1-D int64 of `bshape`'s element count. Each index is counted from
+    the end where negative and taken through `index_select` of
+    `0..size-1`, which checks it against its own dimension: one out of
+    range raises, as eager's does, instead of landing in another row."""
+    n = math.prod(bshape)
+    lin = None
+    for size, i in zip(sizes, idx):
+        if i.shape != bshape:
+            i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
+        i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
+        w = b.op1("tensor.index_select", [_iota(b, size), _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
+        lin = _linear(b, lin, size, w)
+    return lin
+
+
 def _linear(b, lin: Optional[Value], size, coord: Value) -> Value:
     """The row-major offset `lin * size + coord` of a position one dimension
     further (`coord` itself for the first)."""
@@ -1478,11 +1496,9 @@ def _index_put_leading(b, x: Value, a, what, in_place: bool = False) -> Value:
     to the indexed shape. Indexed dimensions after skipped ones (`:`) are
     moved first and back, which gives the result another layout than
     eager's: only an in-place write takes them (its values are copied back
-    into `x`). Each index is counted from the end where negative and
-    checked against its own dimension (`index_select` of `0..size-1`), so
-    one out of range raises as in eager instead of landing in another row.
-    Duplicate positions write in row-major order, the last winning, as
-    eager's CPU kernel."""
+    into `x`). Each index is checked against its own dimension
+    (`_checked_linear_index`). Duplicate positions write in row-major
+    order, the last winning, as eager's CPU kernel."""
     indices = list(a["indices"])
     d0 = next((d for d, i in enumerate(indices) if i is not None), len(indices))
     k = len(indices) - d0
@@ -1510,15 +1526,7 @@ def _index_put_leading(b, x: Value, a, what, in_place: bool = False) -> Value:
     if d0:
         xp = b.op1("view.permute", [x], {"dims": perm}, tuple(shape[d] for d in perm), dtype, roots=x.roots)
     others = tuple(xp.shape[k:])
-    lin = None
-    for d, i in enumerate(idx):
-        size = xp.shape[d]
-        i = b.cast(i, torch.int64)
-        if i.shape != bshape:
-            i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
-        i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
-        w = b.op1("tensor.index_select", [_iota(b, size), _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
-        lin = _linear(b, lin, size, w)
+    lin = _checked_linear_index(b, xp.shape[:k], [b.cast(i, torch.int64) for i in idx], bshape)
     merged = (math.prod(xp.shape[:k]),) + others
     xr = b.op1("view.reshape", [xp], {"shape": list(merged)}, merged, dtype, roots=xp.roots)
     vals = b.cast(b.value(a["values"]), dtype)
@@ -1619,14 +1627,7 @@ def _index(b, node, a):
         pos = list(range(len(pos)))
     d0, k = pos[0], len(pos)
     n = math.prod(bshape)
-    lin = None
-    for d, i in zip(pos, idx):
-        size = x.shape[d]
-        if i.shape != bshape:
-            i = b.op1("view.expand", [i], {"shape": list(bshape)}, bshape, i.dtype, roots=i.roots)
-        i = b.op1("view.reshape", [i], {"shape": [n]}, (n,), i.dtype, roots=i.roots)
-        w = b.op1("tensor.index_select", [_iota(b, size), _from_the_end(b, i, size)], {"dim": 0}, (n,), torch.int64)
-        lin = _linear(b, lin, size, w)
+    lin = _checked_linear_index(b, [x.shape[d] for d in pos], idx, bshape)
     merged = x.shape[:d0] + (math.prod(x.shape[d0:d0 + k]),) + x.shape[d0 + k:]
     xr = b.op1("view.reshape", [x], {"shape": list(merged)}, merged, x.dtype, roots=x.roots)
     sel = merged[:d0] + (n,) + merged[d0 + 1:]

@@ -146,8 +146,7 @@ def _cdist_forward(x1, x2, p, compute_mode=None):
     if p == 1:
         return torch.sum(torch.abs(diff), -1)
     s = torch.sum(diff * diff, -1)
-    zero = s == 0
-    return torch.where(zero, 0.0, torch.sqrt(torch.where(zero, 1.0, s)))
+    return _root_of_squares(s, s == 0)
 
 
 def _euclidean_dist(x1, x2):
@@ -160,7 +159,12 @@ def _euclidean_dist(x1, x2):
     a = torch.cat([x1.mul(-2), n1, torch.ones_like(n1)], -1)
     b = torch.cat([x2, torch.ones_like(n2), n2], -1)
     s = torch.matmul(a, b.mT)
-    zero = s <= 0
+    return _root_of_squares(s, s <= 0)
+
+
+def _root_of_squares(s, zero):
+    """`sqrt(s)`, 0 where `zero` (and its derivative 0 there, eager's at a
+    zero distance: the root is taken of 1 instead)."""
     return torch.where(zero, 0.0, torch.sqrt(torch.where(zero, 1.0, s)))
 
 

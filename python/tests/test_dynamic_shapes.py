@@ -677,6 +677,19 @@ def test_ceil_mode_pooling_with_windows_past_the_end_compiles_once():
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
 
 
+def _step_as_eager(got, want, m, ref, loss):
+    """One training step's check: the compiled output `got` equals eager's
+    `want`, and after `loss` of each backward, the parameters of `m` (the
+    compiled model) have `ref`'s gradients; both are then cleared."""
+    torch.testing.assert_close(got, want)
+    loss(got).backward()
+    loss(want).backward()
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad)
+    m.zero_grad()
+    ref.zero_grad()
+
+
 def test_a_roll_over_a_symbolic_length_compiles_once():
     """`roll` by 2 over a length T shifts by `2 mod T`, a remainder by a
     size, which the IR's sizes cannot say; where the example's T is larger
@@ -696,14 +709,7 @@ def test_a_roll_over_a_symbolic_length_compiles_once():
     g = torch.Generator().manual_seed(0)
     for t in (7, 11, 5, 3):
         y = torch.randn(2, t, 8, generator=g)
-        got, want = c(lin, y), f(ref, y)
-        torch.testing.assert_close(got, want)
-        got.square().sum().backward()
-        want.square().sum().backward()
-        for p, q in zip(lin.parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad)
-        lin.zero_grad()
-        ref.zero_grad()
+        _step_as_eager(c(lin, y), f(ref, y), lin, ref, lambda o: o.square().sum())
     assert _one_symbolic_compile(), dict(aot_torch.stats)
 
 
@@ -892,14 +898,7 @@ def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
     g = torch.Generator().manual_seed(0)
     for shape in shapes:
         x = torch.randn(*shape, generator=g)
-        got, want = c(x), ref(x)
-        torch.testing.assert_close(got, want)
-        got.mean().backward()
-        want.mean().backward()
-        for p, q in zip(m.parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad)
-        m.zero_grad()
-        ref.zero_grad()
+        _step_as_eager(c(x), ref(x), m, ref, lambda o: o.mean())
     assert _one_symbolic_compile(), dict(aot_torch.stats)
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
 
@@ -934,14 +933,7 @@ def test_a_loss_over_targets_with_symbols_of_their_own_compiles_twice():
     for b, t in [(2, 9), (3, 14), (2, 6), (4, 11)]:
         ids, tgt = torch.randint(0, 40, (b, t), generator=g), torch.randint(0, 40, (b, t), generator=g)
         tgt[0, 0] = -100
-        got, want = c(ids, tgt), ref(ids, tgt)
-        torch.testing.assert_close(got, want)
-        got.backward()
-        want.backward()
-        for p, q in zip(m.parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad)
-        m.zero_grad()
-        ref.zero_grad()
+        _step_as_eager(c(ids, tgt), ref(ids, tgt), m, ref, lambda o: o)
     stats = aot_torch.stats
     assert stats["compiled"] == stats["graphs"] == 2 and stats["symbolic_graphs"] == 1, dict(stats)
     assert not stats.get("fallback_regions"), dict(stats)
@@ -995,14 +987,7 @@ def test_an_integer_input_that_is_no_size_is_traced_with_its_value():
     g = torch.Generator().manual_seed(0)
     for t in (7, 11, 5):
         x = torch.randn(2, t, 8, generator=g)
-        got, want = c(lin, x, 0), f(ref, x, 0)
-        torch.testing.assert_close(got, want)
-        got.square().sum().backward()
-        want.square().sum().backward()
-        for p, q in zip(lin.parameters(), ref.parameters()):
-            torch.testing.assert_close(p.grad, q.grad)
-        lin.zero_grad()
-        ref.zero_grad()
+        _step_as_eager(c(lin, x, 0), f(ref, x, 0), lin, ref, lambda o: o.square().sum())
     assert _one_symbolic_compile(), dict(aot_torch.stats)
     assert aot_torch.versions_per_size() == per_size, aot_torch.runtime_sizes_refusals()
     with torch.no_grad():

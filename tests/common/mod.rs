@@ -5,6 +5,22 @@ pub mod parallel;
 
 use std::path::{Path, PathBuf};
 
+/// The module of `text` (named `file` in diagnostics) after
+/// `aot-inference`, with its entry function; `None` where it does not
+/// parse, verify or go through the pipeline.
+pub fn pipelined(text: &str, file: &str) -> Option<(aot::ir::Context, aot::ir::Op)> {
+    use aot::ir::{parse_module, verify, Context, ParseOptions};
+    let mut ctx = Context::new();
+    let m = parse_module(&mut ctx, text, &ParseOptions { file: file.into(), first_line: 1 }).ok()?;
+    verify(&ctx, m).ok()?;
+    aot::ir::pass::PassManager::parse("builtin.module(aot-inference)")
+        .ok()?
+        .run(&mut ctx, m, &mut std::io::sink())
+        .ok()?;
+    let f = aot::dialects::func::entry_func(&ctx, m, None).ok()?.op;
+    Some((ctx, f))
+}
+
 /// Every file below `dir` whose name ends with `suffix`, in sorted order.
 pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     fn walk(dir: &Path, suffix: &str, out: &mut Vec<PathBuf>) {

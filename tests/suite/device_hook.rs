@@ -15,22 +15,11 @@
 
 use aot::codegen::executor::Device;
 use aot::codegen::host_device::HostDevice;
-use aot::ir::pass::PassManager;
-use aot::ir::{parse_module, verify, Context, Op, ParseOptions};
+use aot::ir::{parse_module, Context, Op, ParseOptions};
 use aot::runtime::compiled::Executable as _;
 use aot::runtime::Tensor;
 
 use crate::common;
-
-/// The module of `text` after `aot-inference`, with its entry function.
-fn pipelined(text: &str, file: &str) -> Option<(Context, Op)> {
-    let mut ctx = Context::new();
-    let m = parse_module(&mut ctx, text, &ParseOptions { file: file.into(), first_line: 1 }).ok()?;
-    verify(&ctx, m).ok()?;
-    PassManager::parse("builtin.module(aot-inference)").ok()?.run(&mut ctx, m, &mut std::io::sink()).ok()?;
-    let f = aot::dialects::func::entry_func(&ctx, m, None).ok()?.op;
-    Some((ctx, f))
-}
 
 /// `f` of `ctx` through the codegen pipeline, and Cranelift's kernels and
 /// host program for it, to run on a device.
@@ -57,7 +46,8 @@ fn a_mirroring_device_computes_the_plain_runtimes_bits() {
         };
         let Ok(spec) = aot_run::json::parse_inputs(&inputs) else { continue };
         let text = std::fs::read_to_string(&path).unwrap();
-        let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) = (pipelined(&text, &name), pipelined(&text, &name))
+        let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) =
+            (common::pipelined(&text, &name), common::pipelined(&text, &name))
         else {
             continue;
         };
@@ -146,7 +136,8 @@ fn symbolic_programs_run_on_a_device_per_set_of_sizes() {
             "intermediate_layout.mlir" => &["s0=2,s1=3,s2=2", "s0=3,s1=2,s2=5", "s0=2,s1=3,s2=2"],
             _ => &["s0=2,s1=3", "s0=5,s1=2", "s0=2,s1=3", "s0=7,s1=4"],
         };
-        let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) = (pipelined(&text, &name), pipelined(&text, &name))
+        let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) =
+            (common::pipelined(&text, &name), common::pipelined(&text, &name))
         else {
             panic!("{name}: aot-inference fails");
         };

@@ -148,13 +148,7 @@ fn the_corpus_reads_its_sizes_at_run_time() {
     aot::init();
     let mut refused = Vec::new();
     for (name, text) in programs() {
-        let mut ctx = Context::new();
-        let (m, _) = parse(&mut ctx, &text);
-        aot::ir::pass::PassManager::parse("builtin.module(aot-inference)")
-            .expect("the pipeline")
-            .run(&mut ctx, m, &mut std::io::sink())
-            .unwrap_or_else(|d| panic!("{name}: {:?}", d.diagnostics));
-        let f = aot::dialects::func::entry_func(&ctx, m, None).expect("one function").op;
+        let (mut ctx, f) = common::pipelined(&text, &name).unwrap_or_else(|| panic!("{name}: aot-inference fails"));
         let native = aot::codegen::Native::default();
         if let Err(e) = aot::codegen::compile_function(&mut ctx, f, &native, &mut String::new()) {
             refused.push(format!("{name}: {e}"));

@@ -847,9 +847,7 @@ fn provably_nonempty(lc: &LowerCtx<'_, '_>, what: &str, sizes: &[i64]) -> Result
     if aot_ir::sym::is_static(sizes) {
         return Ok(());
     }
-    let enclosing = aot_ir::sym::Facts::enclosing(lc.ctx(), lc.op);
-    let facts = enclosing.as_ref().unwrap_or(aot_ir::sym::Facts::defaults());
-    match sizes.iter().find(|&&d| aot_ir::sym::is_symbolic(d) && facts.lower_bound(d).is_none_or(|l| l < 1)) {
+    match sizes.iter().find(|&&d| aot_ir::sym::is_symbolic(d) && lc.facts.lower_bound(d).is_none_or(|l| l < 1)) {
         Some(&d) => Err(format!("{what} over the size {}, which may be 0", aot_ir::sym::display(d))),
         None => Ok(()),
     }
