@@ -878,6 +878,30 @@ fn equated_direction(lhs: i64, rhs: i64) -> Option<(i64, i64)> {
     }
 }
 
+/// `d` with every monomial factor equal to a rule's atom multiplied in as
+/// the rule's expression instead (the first rule for an atom wins);
+/// `None` on overflow or when no factor matched.
+fn replace_atoms(d: i64, rules: &[(Atom, i64)]) -> Option<i64> {
+    let p = poly_of(d);
+    let mut changed = false;
+    let mut acc = p.constant;
+    for (m, c) in &p.terms {
+        let mut term = *c;
+        for atom in m {
+            let with = match rules.iter().find(|(a, _)| a == atom) {
+                Some((_, to)) => {
+                    changed = true;
+                    *to
+                }
+                None => intern(atom_poly(atom.clone(), 1)).ok()?,
+            };
+            term = mul(term, with).ok()?;
+        }
+        acc = add(acc, term).ok()?;
+    }
+    changed.then_some(acc)
+}
+
 impl Facts {
     /// No declared ranges or guards.
     pub fn defaults() -> &'static Facts {
@@ -928,6 +952,9 @@ impl Facts {
     /// only where a guard says so of that size).
     fn known_eq_by_forms(&self, a: i64, b: i64) -> bool {
         if a == b {
+            return true;
+        }
+        if is_symbolic(a) && is_symbolic(b) && self.equated_atoms(a) == self.equated_atoms(b) {
             return true;
         }
         let Ok(diff) = sub(a, b) else { return false };
@@ -1030,6 +1057,39 @@ impl Facts {
             match next {
                 Some(to) => d = to,
                 None => break,
+            }
+        }
+        self.equated_atoms(d)
+    }
+
+    /// `d` with each quotient or remainder that an `==` guard equates to
+    /// another expression (`(s2 floordiv 4) == (s1 floordiv 4)`: a square
+    /// map's height against its width) written as that expression, where
+    /// it is a factor of a monomial: `2·(s1 floordiv 4)`, two such rows
+    /// concatenated, is `2·(s2 floordiv 4)`. Atoms nested in another
+    /// atom's argument are left as they are (`SymbolTable.settled` in
+    /// aot_torch rewrites the same factors).
+    fn equated_atoms(&self, mut d: i64) -> i64 {
+        let rules: Vec<(Atom, i64)> = self
+            .guards
+            .iter()
+            .filter(|g| g.rel == Rel::Eq)
+            .filter_map(|g| {
+                let (from, to) = equated_direction(g.lhs, g.rhs)?;
+                let p = poly_of(from);
+                match (&p.terms[..], p.constant) {
+                    ([(m, 1)], 0) if m.len() == 1 && !matches!(m[0], Atom::Sym(_)) => Some((m[0].clone(), to)),
+                    _ => None,
+                }
+            })
+            .collect();
+        if rules.is_empty() || !is_symbolic(d) {
+            return d;
+        }
+        for _ in 0..8 {
+            match replace_atoms(d, &rules) {
+                Some(next) if next != d => d = next,
+                _ => break,
             }
         }
         d
@@ -1535,6 +1595,27 @@ mod tests {
             assert_eq!(even.settled(e(kept)), e(kept), "{kept}");
         }
         assert_eq!(Facts::default().settled(e("(2*(s1 floordiv 2))")), e("(2*(s1 floordiv 2))"));
+    }
+
+    #[test]
+    fn quotients_a_guard_equates_are_rewritten_as_factors() {
+        // A map's height and width, one quarter of a square image's.
+        let square = guarded(&["(s2 floordiv 4) == (s1 floordiv 4)"]);
+        assert_eq!(square.settled(e("(s1 floordiv 4)")), e("(s2 floordiv 4)"));
+        assert_eq!(square.settled(e("(2*(s1 floordiv 4))")), e("(2*(s2 floordiv 4))"));
+        assert_eq!(
+            square.settled(e("((s1 floordiv 4)*(s1 floordiv 4)*s0 + 1)")),
+            e("((s2 floordiv 4)*(s2 floordiv 4)*s0 + 1)")
+        );
+        assert!(square.known_eq(e("(2*(s1 floordiv 4))"), e("(2*(s2 floordiv 4))")));
+        // Nested in another quotient, and without the guard: as they are.
+        assert_eq!(square.settled(e("(((s1 floordiv 4) + 1) floordiv 2)")), e("(((s1 floordiv 4) + 1) floordiv 2)"));
+        assert!(!guarded(&[]).known_eq(e("(2*(s1 floordiv 4))"), e("(2*(s2 floordiv 4))")));
+        // A compound side that is no single quotient is equated as a whole
+        // size only.
+        let product = guarded(&["(s0*s1) == (s2*s3)"]);
+        assert_eq!(product.settled(e("(s2*s3)")), e("(s0*s1)"));
+        assert_eq!(product.settled(e("(s2*s3*2)")), e("(s2*s3*2)"));
     }
 
     #[test]

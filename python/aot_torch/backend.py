@@ -46,6 +46,29 @@ log = logging.getLogger("aot_torch")
 #: without an IR counterpart, run in PyTorch).
 stats = collections.Counter()
 
+def _no_duck_shapes() -> None:
+    """Turns off the `ShapeEnv`'s duck shaping (unless ``AOT_DUCK_SHAPE=1``):
+    with it, two dynamic sizes equal in the first call (a batch of 4
+    sequences of 4 tokens, a batch of 3 RGB images) share one symbol, and
+    the next call where they differ traces the frame again. aot compiles
+    one function for every size, so a frame compiled with
+    ``dynamic=True`` would compile twice for nothing. This is PyTorch's own
+    setting (``torch.fx.experimental._config.use_duck_shape``), set when
+    aot_torch is imported, which ``torch.compile(backend="aot")`` does
+    before Dynamo's first trace; it applies to the process's other compiles
+    too, which then get a symbol per size (each equality they rely on
+    becomes a guard)."""
+    if os.environ.get("AOT_DUCK_SHAPE", "0") == "1":
+        return
+    try:
+        from torch.fx.experimental import _config as fx_config
+    except ImportError:
+        return
+    fx_config.use_duck_shape = False
+
+
+_no_duck_shapes()
+
 #: Every live compiled region (`_Region`), for `aot_torch.profiler`.
 _regions: "weakref.WeakSet[_Region]" = weakref.WeakSet()
 #: The profiling session in progress (`aot_torch.profiler.Profile`), if any:
@@ -114,7 +137,9 @@ class Config:
     PyTorch's thread count, see :func:`share_threads`); ``recompile_limit``: conventions compiled per region;
     ``symbolic``: a graph Dynamo gives with symbolic sizes (``dynamic=True``,
     ``mark_dynamic``, automatic dynamic shapes) is compiled once for every
-    size (False: once per concrete shape); ``native_dispatch``: calls of
+    size (False: once per concrete shape), and when Dynamo traces a frame
+    aot compiled again, every size of its tensor inputs is symbolic
+    (:func:`_every_size_symbolic_on_retrace`); ``native_dispatch``: calls of
     plain inference variants go from Dynamo to the compiled code without
     Python (`_native.Dispatch`; False: every call through the Python
     dispatcher)."""
@@ -2870,6 +2895,8 @@ def backend(**options):
         if cfg.threads is not None:
             os.environ["AOT_NUM_THREADS"] = str(cfg.threads)
         share_threads()
+        if cfg.symbolic:
+            _every_size_symbolic_on_retrace()
         _graph_count += 1
         stats["graphs"] += 1
         compile_report.graph_compiled("graph %d" % _graph_count, gm)
@@ -2894,6 +2921,41 @@ def backend(**options):
         return _native.Dispatch(compiled, table, attributes, _index_error)
 
     return compile_fx
+
+
+def _every_size_symbolic_on_retrace() -> None:
+    """Makes every size of the current frame's tensor inputs symbolic the
+    next time Dynamo traces that frame (a recompile). Dynamo's automatic
+    dynamic shapes make a size symbolic only once it has changed: a loop
+    over batch sizes and lengths, which change one after the other, gets a
+    graph with a symbolic batch and then another with a symbolic length
+    too. aot compiles a symbolic graph for every size at once, so the
+    first recompile may as well take them all: the frame compiles twice
+    (its first, static shape, then one symbolic graph), as with
+    `dynamic=True` after the first call. Sizes 0 and 1 stay specialized,
+    `mark_static` still wins, and the first trace is left as it is. This
+    is Dynamo's own frame state (what automatic dynamic shapes learn, and
+    what profile-guided compiles save); where its layout is not the one
+    read here, Dynamo's per-size marking stays, with a debug log."""
+    try:
+        from torch._dynamo import pgo
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        if not torch._dynamo.config.automatic_dynamic_shapes:
+            return
+        tx = InstructionTranslator.current_tx()
+        if tx is None:
+            return
+        root = tx.output.root_tx
+        state = pgo.get_code_state()[pgo.CodeId.make(root.f_code, root.closure)]
+        for entry in state.automatic_dynamic.values():
+            # Tensor entries have a tuple of sizes; numbers (a module's
+            # `eps`, `groups`) keep Dynamo's rule.
+            if isinstance(entry.size, tuple):
+                entry.size = tuple(pgo.auto_dynamic for _ in entry.size)
+    except (ImportError, AttributeError, TypeError, KeyError) as e:
+        log.debug("aot_torch: Dynamo's frame state is not the one aot reads (%s); sizes turn symbolic as Dynamo "
+                  "marks them", e)
 
 
 def _lift_attributes(gm: torch.fx.GraphModule) -> Tuple[torch.fx.GraphModule, List[torch.Tensor]]:

@@ -129,7 +129,37 @@ class SymbolTable:
             if to is None:
                 break
             e = to
-        return self._exact_quotients(e)
+        return self._exact_quotients(self._equated_factors(e))
+
+    def _equated_factors(self, e: sympy.Expr) -> sympy.Expr:
+        """`e` with each quotient or remainder a guard equates to another
+        expression (`Eq(s2 // 4, s1 // 4)`: a square map's height against
+        its width) written as that expression where it is a factor of a
+        term, as `Facts::equated_atoms` does: `2*(s1 // 4)` is `2*(s2 //
+        4)`. Factors nested in a quotient's argument stay."""
+        from torch.utils._sympy.functions import FloorDiv, Mod, PythonMod
+
+        rules = {k: v for k, v in self._equated.items() if isinstance(k, (FloorDiv, Mod, PythonMod))}
+        if not rules:
+            return e
+        for _ in range(8):
+            changed = False
+            out = sympy.Integer(0)
+            for term in sympy.Add.make_args(sympy.expand(e)):
+                factors = []
+                for f in sympy.Mul.make_args(term):
+                    base, n = (f.base, f.exp) if isinstance(f, sympy.Pow) and isinstance(f.exp, sympy.Integer) \
+                        and int(f.exp) > 0 else (f, 1)
+                    to = rules.get(base)
+                    if to is not None:
+                        changed = True
+                        f = to ** n
+                    factors.append(f)
+                out += sympy.Mul(*factors)
+            if not changed:
+                break
+            e = sympy.expand(out)
+        return e
 
     def _refresh(self):
         """Reads the guards the ShapeEnv added since the last call: the
