@@ -1316,6 +1316,32 @@ def _attention(b, node, a):
     return b.op("tensor.attention", ops, attrs, out_metas(node))
 
 
+@_reg(aten._scaled_dot_product_flash_attention_for_cpu_backward.default)
+def _attention_backward(b, node, a):
+    """`tensor.attention_grad`: eager's fused kernel's backward, which a
+    backward PyTorch's autograd traced calls (a DTensor program's): the
+    gradients of q, k and v from the output's gradient, the output and the
+    log-sum-exp."""
+    g, q, k, v = (b.value(a[n]) for n in ("grad_out", "query", "key", "value"))
+    out, lse = b.value(a["out"]), b.value(a["logsumexp"])
+    if not _is_float(q.dtype) or not q.dtype == k.dtype == v.dtype == g.dtype == out.dtype:
+        raise Reject("attention's gradient of %s, %s and %s" % (q.dtype, k.dtype, v.dtype))
+    if a.get("dropout_p", 0.0) != 0.0:
+        raise Reject("attention's gradient with dropout")
+    ops = [g, q, k, v, out, lse]
+    if a.get("attn_mask") is not None:
+        m = b.value(a["attn_mask"])
+        if m.dtype not in (torch.bool, q.dtype):
+            raise Reject("attention's gradient with a %s mask" % m.dtype)
+        ops.append(m)
+    attrs = {}
+    if a.get("scale") is not None:
+        attrs["scale"] = float(a["scale"])
+    if a.get("is_causal"):
+        attrs["causal"] = FLAG
+    return b.op("tensor.attention_grad", ops, attrs, out_metas(node))
+
+
 # ---------------------------------------------------------------------------
 # Indexing
 
@@ -1480,11 +1506,20 @@ def _index_put(b, node, a):
     _index_put_dtypes(a)
     shape, dtype = out_meta(node)
     x = b.value(a["self"])
-    if len(a["indices"]) > 1:
+    if _merged_index_put(b, a["indices"]):
         return _index_put_leading(b, x, a, "index_put")
     idx = _single_index(b, a["indices"], "index_put")
     vals = b.cast(b.value(a["values"]), dtype)
     return b.op1("tensor.index_put", [x, idx, vals], {"accumulate": _flag(a.get("accumulate"))}, shape, dtype)
+
+
+def _merged_index_put(b, indices) -> bool:
+    """Whether an index put takes `_index_put_leading`'s merged
+    positions: several index tensors, or one that is not 1-D (PyTorch's
+    embedding backward accumulates a `[B, T]` index's rows)."""
+    if len(indices) > 1:
+        return True
+    return len(indices) == 1 and indices[0] is not None and b.value(indices[0]).rank != 1
 
 
 def _index_put_leading(b, x: Value, a, what, in_place: bool = False) -> Value:
@@ -1570,7 +1605,7 @@ def _index_put_dtypes(a) -> None:
 def _index_put_(b, node, a):
     _index_put_dtypes(a)
     x = b.value(a["self"])
-    if len(a["indices"]) > 1:
+    if _merged_index_put(b, a["indices"]):
         # (The functional form, copied back into `x`.)
         r = _index_put_leading(b, x, a, "index_put_", in_place=True)
         b.op("mut.copy_", [x, r], None)

@@ -79,15 +79,35 @@ def _plain(t: Any) -> Any:
     return t
 
 
+class _GradAs(torch.autograd.Function):
+    """The identity on a DTensor whose gradient is redistributed to
+    `placements`: eager's layout of a gradient that the dense program
+    gives in its input's layout. A replicated gradient of a split input is
+    gathered from the parts the ranks computed (each rank computed the
+    whole in eager); the values are eager's."""
+
+    @staticmethod
+    def forward(ctx, a, placements):
+        ctx.placements = placements
+        return a.view_as(a)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.redistribute(g.device_mesh, ctx.placements), None
+
+
 class _Dense:
     """One DTensor calling convention: the dense program, and how to enter
     and leave it."""
 
     def __init__(self, inner: Any, slots: List[int], outputs: List[Optional[tuple]], keep: list,
-                 grad_placements: Optional[Dict[int, tuple]] = None):
+                 grad_placements: Optional[Dict[int, tuple]] = None, regathered: Optional[Dict[int, tuple]] = None):
         self.inner = inner
-        # Per input position: the placements of its gradient in eager.
+        # Per input position: the placements of the gradient the dense
+        # program gives (eager's, or the input's own where eager's has
+        # another local shape: those are `regathered` to eager's).
         self.grad_placements = grad_placements or {}
+        self.regathered = regathered or {}
         # Positions of the graph's tensor inputs (DTensor or dense).
         self.slots = slots
         # Per output: the DTensor spec to wrap it in, or None (dense).
@@ -103,6 +123,8 @@ class _Dense:
             if training and isinstance(a, DTensor) and a.requires_grad:
                 # (The gradient enters `a` with eager's placements: a
                 # partial one stays partial.)
+                if i in self.regathered:
+                    a = _GradAs.apply(a, self.regathered[i])
                 a = a.to_local(grad_placements=self.grad_placements.get(i))
             else:
                 a = _plain(a)
@@ -215,7 +237,7 @@ class DTensorGraph:
         if self.item_inputs:
             gm = fx_ir.with_item_values(gm, {k: backend._number(args[k]) for k in self.item_inputs})
         try:
-            dense_gm, slots, outputs, grad_placements, traced = _trace(gm, args, training)
+            dense_gm, slots, outputs, (grad_placements, regathered), traced = _trace(gm, args, training)
         except Exception as e:  # PyTorch's tracing through DTensor's dispatch, or what aot refuses
             why = backend._one_line(e) if isinstance(e, fx_ir.Unsupported) else \
                 "%s: %s" % (type(e).__name__, backend._one_line(e))
@@ -227,7 +249,7 @@ class DTensorGraph:
         _, DeviceMesh = _types()
         keep = [a for a in args if isinstance(a, DeviceMesh)] + \
             [a.device_mesh for a in args if hasattr(a, "device_mesh")]
-        return _Dense(inner, slots, outputs, keep, grad_placements)
+        return _Dense(inner, slots, outputs, keep, grad_placements, regathered)
 
 
 def _backward_decompositions() -> Dict[Any, Any]:
@@ -302,7 +324,7 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
 
         with mode:
             traced = make_fx(dense, decomposition_table=fx_ir.DECOMPOSITIONS, tracing_mode="real")(*fakes)
-        return traced, slots, list(outputs), {}, None
+        return traced, slots, list(outputs), ({}, {}), None
 
     # Which outputs take a tangent, and their local layouts.
     with mode, torch.enable_grad():
@@ -312,6 +334,7 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
         tangent_fakes = [torch.empty_strided(_plain(probe[k]).shape, _plain(probe[k]).stride(),
                                              dtype=probe[k].dtype) for k in diff]
     grad_placements: Dict[int, tuple] = {}
+    regathered: Dict[int, tuple] = {}
     unreached: List[int] = []
 
     def joint(*flat_in):
@@ -337,6 +360,16 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
                 continue
             if isinstance(g, DTensor):
                 grad_placements[i] = tuple(g.placements)
+                a = inputs[i]
+                if tuple(g._local_tensor.shape) != tuple(p.shape) and isinstance(a, DTensor):
+                    # Eager's gradient is laid out otherwise than its input
+                    # (an embedding's weight split by rows gets a
+                    # replicated gradient): the dense program gives the
+                    # input's part of it, and the gradient is laid out as
+                    # eager's after the call (`_GradAs`).
+                    regathered[i] = grad_placements[i]
+                    grad_placements[i] = tuple(a.placements)
+                    g = g.redistribute(a.device_mesh, a.placements)
             g = _plain(g)
             if tuple(g.shape) != tuple(p.shape):
                 raise fx_ir.Unsupported("input %d" % i, "its gradient's local shape %s is not its own %s"
@@ -360,7 +393,7 @@ def _trace(gm: torch.fx.GraphModule, args: Sequence[Any], training: bool):
             bt = fx_ir.translate(bwd, examples, name="%s_traced_backward" % tr.name)
         return fx_ir.with_traced_backward(tr, bt, diff, grads_for, unreached_args)
 
-    return fwd, slots, list(outputs), grad_placements, add_backward
+    return fwd, slots, list(outputs), (grad_placements, regathered), add_backward
 
 
 def _tag_draws(j: torch.fx.GraphModule) -> None:

@@ -468,6 +468,9 @@ def _build_decompositions():
         # reflection and replication pads, `F.unfold`, `grid_sample`) and
         # index arithmetic.
         aten._unsafe_index,
+        # (And what PyTorch's embedding backward writes, which a backward
+        # traced by autograd calls: masked accumulating index puts.)
+        aten._unsafe_index_put, aten._unsafe_masked_index, aten._unsafe_masked_index_put_accumulate,
         aten.reflection_pad1d, aten.reflection_pad2d, aten.reflection_pad3d,
         aten.replication_pad1d, aten.replication_pad2d, aten.replication_pad3d,
         aten.im2col,

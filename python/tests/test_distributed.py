@@ -614,3 +614,139 @@ def test_fsdp2_trains_a_transformer_of_several_blocks_as_eager(tmp_path):
         assert not st.get("fallback_regions") and not st.get("fallback_ops"), st
         for got, want in r["losses"] + r["params"]:
             torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
+
+class _RMSNorm(torch.nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+
+
+class _LlamaAttention(torch.nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads, self.head_dim = heads, d // heads
+        self.wq, self.wk, self.wv, self.wo = (torch.nn.Linear(d, d, bias=False) for _ in range(4))
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        q, k, v = (w(x).view(b, t, -1, self.head_dim).transpose(1, 2) for w in (self.wq, self.wk, self.wv))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.wo(y.transpose(1, 2).reshape(b, t, -1))
+
+
+class _LlamaFeedForward(torch.nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.w1, self.w2, self.w3 = (torch.nn.Linear(d, 4 * d, bias=False), torch.nn.Linear(4 * d, d, bias=False),
+                                     torch.nn.Linear(d, 4 * d, bias=False))
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class _LlamaBlock(torch.nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.attention_norm, self.ffn_norm = _RMSNorm(d), _RMSNorm(d)
+        self.attention = _LlamaAttention(d, heads)
+        self.feed_forward = _LlamaFeedForward(d)
+
+    def forward(self, x):
+        x = x + self.attention(self.attention_norm(x))
+        return x + self.feed_forward(self.ffn_norm(x))
+
+
+class _Llama(torch.nn.Module):
+    def __init__(self, vocab=64, d=32, heads=4, layers=2):
+        super().__init__()
+        self.tok_embeddings = torch.nn.Embedding(vocab, d)
+        self.layers = torch.nn.ModuleList(_LlamaBlock(d, heads) for _ in range(layers))
+        self.norm = _RMSNorm(d)
+        self.output = torch.nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids):
+        x = self.tok_embeddings(ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.output(self.norm(x))
+
+
+def _llama_tp_worker(rank, world):
+    """PyTorch's tensor-parallel recipe for Llama: the embedding split by
+    rows (its output sharded along the sequence), each block's norms
+    sequence-parallel, q/k/v and w1/w3 split by columns, wo and w2 by rows
+    (reduce-scattered along the sequence), the head by columns into a
+    vocabulary-sharded loss (`loss_parallel`), AdamW."""
+    import aot_torch
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Replicate, Shard
+    from torch.distributed.tensor.parallel import ColwiseParallel, PrepareModuleInput, RowwiseParallel, \
+        SequenceParallel, loss_parallel, parallelize_module
+
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    mesh = init_device_mesh("cpu", (world,))
+    torch.manual_seed(0)
+    model, ref = _Llama(), _Llama()
+    ref.load_state_dict(model.state_dict())
+    for m in (model, ref):
+        parallelize_module(m, mesh, {
+            "tok_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(1)),
+            "norm": SequenceParallel(),
+            "output": ColwiseParallel(input_layouts=Shard(1), output_layouts=Shard(-1), use_local_output=False)})
+        for block in m.layers:
+            block.attention.heads //= world
+            parallelize_module(block, mesh, {
+                "attention_norm": SequenceParallel(), "ffn_norm": SequenceParallel(),
+                "attention": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)),
+                "attention.wq": ColwiseParallel(), "attention.wk": ColwiseParallel(),
+                "attention.wv": ColwiseParallel(), "attention.wo": RowwiseParallel(output_layouts=Shard(1)),
+                "feed_forward": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)),
+                "feed_forward.w1": ColwiseParallel(), "feed_forward.w3": ColwiseParallel(),
+                "feed_forward.w2": RowwiseParallel(output_layouts=Shard(1))})
+    compiled = torch.compile(model, backend="aot")
+    opt, ref_opt = torch.optim.AdamW(model.parameters(), lr=1e-2), torch.optim.AdamW(ref.parameters(), lr=1e-2)
+    g = torch.Generator().manual_seed(1)
+    out = {"losses": [], "grads": [], "placements": []}
+    for step in range(3):
+        ids, tgt = torch.randint(0, 64, (2, 8), generator=g), torch.randint(0, 64, (2, 8), generator=g)
+        losses = []
+        for net in (compiled, ref):
+            with loss_parallel():
+                loss = F.cross_entropy(net(ids).flatten(0, 1), tgt.flatten())
+                loss.backward()
+            losses.append(_full(loss.detach()))
+        out["losses"].append(tuple(losses))
+        if step == 0:
+            out["grads"], out["placements"] = _grads(model, ref), _placements(model, ref)
+        for o in (opt, ref_opt):
+            o.step()
+            o.zero_grad()
+    out["params"] = [(_full(p).detach(), _full(q).detach()) for p, q in zip(model.parameters(), ref.parameters())]
+    out["stats"] = dict(aot_torch.stats)
+    return out
+
+
+@pytest.mark.heavy
+def test_llama_tensor_parallelism_as_pytorchs_recipe_trains_as_eager(tmp_path):
+    """Llama parallelized as PyTorch's tensor-parallel tutorial does it,
+    trained with AdamW: losses, gradients (with eager's placements: the
+    embedding's weight, split by rows, gets a replicated gradient) and
+    parameters equal eager's on both ranks, with nothing in PyTorch.
+    DTensor's traced backward calls the fused attention's backward and
+    the embedding's (an accumulating put of a 2-D index's rows), which
+    ran the whole graph in PyTorch before."""
+    for r in _run_ranks(_llama_tp_worker, 2, tmp_path):
+        st = r["stats"]
+        assert st.get("compiled", 0) == st.get("graphs") >= 1, st
+        assert not st.get("fallback_regions") and not st.get("fallback_ops"), st
+        for got, want in r["placements"]:
+            assert got == want, r["placements"]
+        for got, want in r["losses"] + r["grads"]:
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+        for got, want in r["params"]:
+            torch.testing.assert_close(got, want, rtol=1e-3, atol=1e-4)

@@ -631,6 +631,25 @@ def test_index_put_with_several_indices():
           torch.randn(4, requires_grad=True), grad=True)
 
 
+def test_index_put_with_one_index_of_several_dimensions():
+    """`w.index_put((ids,), g, accumulate=True)` with a `[B, T]` index of
+    rows (PyTorch's embedding backward, which a backward traced by
+    autograd calls): the index's positions flattened, duplicates
+    accumulated; also PyTorch's masked form, which zeroes the rows of
+    masked positions, and a plain `x[ids] = v` (it ran in PyTorch)."""
+    def f(w, ids, g, mask, v):
+        acc = w.index_put((ids,), g, accumulate=True)
+        masked = torch.ops.aten._unsafe_masked_index_put_accumulate(w * 1.0, mask[..., None], [ids], g)
+        y = w * 2.0
+        y[ids] = v
+        return acc + masked, y
+
+    ids = torch.tensor([[0, 3, 3], [5, 0, 1]])
+    mask = torch.tensor([[True, False, True], [True, True, False]])
+    check(f, torch.randn(6, 4, requires_grad=True), ids, torch.randn(2, 3, 4, requires_grad=True), mask,
+          torch.ones(1, 4), grad=True)
+
+
 def test_index_put_after_skipped_dimensions():
     """`y[:, r] = 0`, `z[:, r, c] = v` and `q[:, r] += w`: the indexed
     dimensions moved first, written, moved back, and the result copied
