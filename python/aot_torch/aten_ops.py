@@ -49,6 +49,11 @@ def _dummy(b: Builder, x):
         return torch.empty(() if v.rank == 0 else (1,), dtype=v.dtype)
     if isinstance(x, (bool, int, float)):
         return x
+    # (A size as a number promotes as a Python number does.)
+    if isinstance(x, torch.SymInt):
+        return 1
+    if isinstance(x, torch.SymFloat):
+        return 1.0
     raise Reject("unsupported operand %r" % (x,))
 
 
@@ -815,9 +820,19 @@ def _arange(b, node, a):
     step = a.get("step", 1)
     if step is None:
         step = 1
-    if not isinstance(start, (int, float)) or not isinstance(step, (int, float)):
-        raise Reject("arange with non-constant bounds")
-    return b.op1("tensor.arange", [], {"start": float(start), "step": float(step)}, shape, dtype)
+    if isinstance(start, (int, float)) and isinstance(step, (int, float)):
+        return b.op1("tensor.arange", [], {"start": float(start), "step": float(step)}, shape, dtype)
+    if dtype in (torch.int64, torch.int32) and all(isinstance(v, (int, torch.SymInt)) for v in (start, step)):
+        # A size as the start or the step (`arange(0, n*T, T)`, the bag
+        # starts of `embedding_bag` over a `[n, T]` batch): the positions
+        # times the step, plus the start, computed by the call.
+        r = b.op1("tensor.arange", [], {"start": 0.0, "step": 1.0}, shape, dtype)
+        if not (isinstance(step, int) and step == 1):
+            r = b.op1("tensor.mul", [r, b.operand(step, dtype)], None, shape, dtype)
+        if not (isinstance(start, int) and start == 0):
+            r = b.op1("tensor.add", [r, b.operand(start, dtype)], None, shape, dtype)
+        return r
+    raise Reject("arange with non-constant bounds")
 
 
 @_reg(aten.cat.default)

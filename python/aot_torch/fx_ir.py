@@ -157,6 +157,45 @@ def _index_copy(x, dim, index, source):
     return aten.clone.default(moved.movedim(0, d), memory_format=torch.contiguous_format)
 
 
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                   per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    """`nn.EmbeddingBag`'s sums and means (modes 0 and 1) as catalogue ops:
+    each position's bag counted from the offsets at or before it (a
+    cumulative sum of marks), the rows gathered (`embedding`, which checks
+    the indices as eager does), weighted, and added into their bags
+    (`index_add`). Positions before the first offset, at or after the
+    last one with `include_last_offset`, and of `padding_idx` are in no
+    bag; an empty bag is zeros, and a mean divides by the rows its bag
+    kept. Max bags, gradients scaled by frequency and sparse gradients
+    stay eager's op. The other results (each position's bag, the bags'
+    sizes, the max mode's positions) feed only eager's backward, which
+    aot does not call: they are given with eager's shapes."""
+    if mode not in (0, 1) or sparse or scale_grad_by_freq or indices.dim() != 1 or offsets.dim() != 1:
+        return NotImplemented
+    if per_sample_weights is not None and mode != 0:
+        return NotImplemented
+    n = indices.shape[0]
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    idx = indices.long()
+    starts = offsets.long().clamp(0, n)
+    marks = aten.index_put.default(idx.new_zeros(n + 1), [starts], torch.ones_like(starts), True)
+    bag = aten.cumsum.default(marks[:n], 0) - 1
+    keep = (bag >= 0) & (bag < bags)
+    if padding_idx >= 0:
+        keep = keep & (idx != padding_idx)
+    rows = aten.embedding.default(weight, idx)
+    w = keep.to(weight.dtype)
+    if per_sample_weights is not None:
+        w = w * per_sample_weights.to(weight.dtype)
+    rows = rows * w.unsqueeze(1)
+    slot = bag.clamp(0, max(bags - 1, 0)) if bags > 0 else bag
+    out = aten.index_add.default(weight.new_zeros(bags, weight.shape[1]), 0, slot, rows)
+    sizes = aten.index_add.default(idx.new_zeros(bags), 0, slot, keep.long())
+    if mode == 1:
+        out = out / sizes.clamp(min=1).to(weight.dtype).unsqueeze(1)
+    return out, bag, sizes, idx.new_zeros(bags)
+
+
 def _index_copy_(x, dim, index, source):
     return aten.copy_.default(x, _index_copy(x, dim, index, source))
 
@@ -518,6 +557,8 @@ def _build_decompositions():
     table[aten._native_batch_norm_legit.default] = _native_batch_norm
     table[aten._native_batch_norm_legit.no_stats] = _bn_legit_no_stats
     # (`_native_batch_norm_legit_no_training` is translated: `aten_ops`.)
+    table[aten._embedding_bag.default] = _embedding_bag
+    table[aten._embedding_bag_forward_only.default] = _embedding_bag
     table[aten.index_copy.default] = _index_copy
     table[aten.index_copy_.default] = _index_copy_
     table[aten.dropout.default] = _dropout

@@ -21,6 +21,7 @@ Only what the IR's size language says is taken: integer polynomials, and
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import sympy
@@ -58,6 +59,11 @@ def _plain(e: sympy.Expr) -> sympy.Expr:
     if not e.has(CleanDiv):
         return e
     return e.replace(lambda x: isinstance(x, CleanDiv), lambda x: FloorDiv(*x.args))
+
+
+# A size's text that needs no parentheses: a symbol or a number (what
+# `_expr_text` gives for a quotient it writes as one).
+_ATOM_TEXT = re.compile(r"s\d+|\d+")
 
 
 class SymbolTable:
@@ -291,7 +297,7 @@ class SymbolTable:
         if isinstance(e, sympy.Integer):
             return str(int(e))
         s = self._expr_text(e)
-        return s if isinstance(e, sympy.Symbol) or s.startswith("(") else "(%s)" % s
+        return s if isinstance(e, sympy.Symbol) or s.startswith("(") or _ATOM_TEXT.fullmatch(s) else "(%s)" % s
 
     def text_of(self, e: sympy.Expr) -> str:
         """Expression `e` over the input sizes' symbols as the IR writes a
@@ -300,7 +306,7 @@ class SymbolTable:
         if isinstance(e, sympy.Integer):
             return str(int(e))
         s = self._expr_text(e)
-        return s if isinstance(e, sympy.Symbol) or s.startswith("(") else "(%s)" % s
+        return s if isinstance(e, sympy.Symbol) or s.startswith("(") or _ATOM_TEXT.fullmatch(s) else "(%s)" % s
 
     def _expr_text(self, e: sympy.Expr) -> str:
         from torch.utils._sympy.functions import FloorDiv, Mod, PythonMod
@@ -343,6 +349,9 @@ class SymbolTable:
                 if int(den) == 1:
                     return self._expr_text(sympy.expand(num))
                 return "(%s floordiv %d)" % (self._expr_text(sympy.expand(num)), int(den))
+            q = self._quotient_by_size(e.args[0], e.args[1])
+            if q is not None:
+                return self._expr_text(q)
         if isinstance(e, (Mod, PythonMod)) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) > 0:
             return "(%s mod %d)" % (self._expr_text(e.args[0]), int(e.args[1]))
         if isinstance(e, (Mod, PythonMod)) and self._below(e.args[0], e.args[1]):
@@ -368,6 +377,28 @@ class SymbolTable:
             if isinstance(lower, sympy.Integer) and int(lower) >= -c:
                 return "(%s - %d)" % (self._expr_text(m), -c)
         raise Reject("size %s has no form in the IR's size language" % e)
+
+    def _quotient_by_size(self, p: sympy.Expr, q: sympy.Expr) -> Optional[sympy.Expr]:
+        """`p // q` for a size `q` where `p` is `Q·q + R` with `Q` a
+        polynomial of integer coefficients and `0 <= R < q` at every size
+        the ranges allow (also with `R + q` for a negative `R`): `Q`.
+        `ceil(n·T / T)`, written `(T·n + T - 1) // T` (the bag count of
+        `embedding_bag` over a `[n, T]` batch), is `n`."""
+        gens = sorted(p.free_symbols | q.free_symbols, key=str)
+        if not gens or not p.is_polynomial(*gens) or not q.is_polynomial(*gens):
+            return None
+        try:
+            quo, rem = sympy.div(sympy.expand(p), sympy.expand(q), *gens)
+            coeffs = sympy.Poly(quo, *gens).coeffs() if quo.free_symbols else [quo]
+        except (sympy.PolynomialError, ValueError, TypeError):
+            return None
+        if not all(isinstance(c, sympy.Integer) for c in coeffs):
+            return None
+        for k in (0, 1):
+            r = sympy.expand(rem + k * q)
+            if self._below(r, q):
+                return sympy.expand(quo - k)
+        return None
 
     def _hint(self, e: sympy.Expr) -> int:
         """`e` at the example's sizes (-1 where that is not a number)."""

@@ -331,6 +331,51 @@ def test_exact_and_pinned_quotients_text():
     assert not any(g.replace(" ", "") in ("2==2",) for g in guards), guards
 
 
+def test_a_quotient_by_a_size_with_a_remainder_below_it_text():
+    """`(s0*s1 + s0 - 1) // s0`, a ceiling division by a size
+    (`embedding_bag`'s count of bags over an `[n, T]` batch, from
+    `arange(0, n*T, T)`), is `s1`: the remainder `s0 - 1` is below the
+    divisor at every size. A remainder that may reach the divisor has no
+    form."""
+    mode = _fake_mode()
+    x = _symbolic_fake(mode, (4, 6), [True, True])
+    table = symbolic.SymbolTable(mode.shape_env, [x])
+    s0, s1 = x.shape
+    assert table.text((s0 * s1 + s0 - 1) // s0) == "s1"
+    with pytest.raises(symbolic.Reject):
+        table.text((s0 * s1 + s1) // s0)
+
+
+def test_embedding_bags_over_a_batch_compile_once():
+    """`nn.EmbeddingBag` (sums and means: a cumulative sum of the bags'
+    starts, the rows gathered and added into their bags) trains with one
+    compile over batch sizes and lengths; it ran in PyTorch."""
+
+    class Bags(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sum = torch.nn.EmbeddingBag(30, 8, mode="sum")
+            self.mean = torch.nn.EmbeddingBag(30, 8, mode="mean", padding_idx=0)
+            self.o = torch.nn.Linear(16, 3)
+
+        def forward(self, ids):
+            return self.o(torch.cat([self.sum(ids), self.mean(ids)], 1))
+
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    m = Bags()
+    ref = copy.deepcopy(m)
+    c = torch.compile(m, backend="aot", dynamic=True)
+    g = torch.Generator().manual_seed(0)
+    for b, t in [(3, 5), (4, 7), (2, 3)]:
+        ids = torch.randint(0, 30, (b, t), generator=g)
+        ids[0, :] = 0  # (a bag of padding only: a mean of nothing is 0)
+        _step_as_eager(c(ids), ref(ids), m, ref, lambda o: o.square().mean())
+    assert _one_symbolic_compile(), dict(aot_torch.stats)
+    assert not aot_torch.stats.get("fallback_ops"), dict(aot_torch.stats)
+
+
 def test_sizes_the_ir_cannot_say_give_the_example_sizes():
     """A size divided by another size has no form in the IR: the import
     keeps the example's sizes and says why."""

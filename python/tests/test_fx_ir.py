@@ -650,6 +650,23 @@ def test_index_put_with_one_index_of_several_dimensions():
           torch.ones(1, 4), grad=True)
 
 
+def test_embedding_bag_with_offsets():
+    """`embedding_bag` with offsets (an empty bag, a bag past the last
+    position with `include_last_offset`), per-sample weights and
+    `padding_idx`: sums and means as catalogue ops, with eager's values
+    and gradients."""
+    def f(w, ids, offsets, psw):
+        a = F.embedding_bag(ids, w, offsets, mode="mean", padding_idx=2)
+        b = F.embedding_bag(ids, w, offsets, mode="sum", per_sample_weights=psw)
+        c = F.embedding_bag(ids, w, torch.cat([offsets, offsets.new_tensor([ids.shape[0]])]), mode="sum",
+                            include_last_offset=True)
+        return a + b * 2 + c
+
+    ids = torch.tensor([4, 2, 2, 7, 1, 0, 9, 3])
+    check(f, torch.randn(10, 5, requires_grad=True), ids, torch.tensor([0, 3, 3, 6]),
+          torch.randn(8, requires_grad=True), grad=True)
+
+
 def test_index_put_after_skipped_dimensions():
     """`y[:, r] = 0`, `z[:, r, c] = v` and `q[:, r] += w`: the indexed
     dimensions moved first, written, moved back, and the result copied
