@@ -961,7 +961,36 @@ impl Facts {
         if self.guarded_zero(diff) {
             return true;
         }
-        self.without_divisions(diff).is_some_and(|d| d == 0 || self.guarded_zero(d))
+        if self.without_divisions(diff).is_some_and(|d| d == 0 || self.guarded_zero(d)) {
+            return true;
+        }
+        // A symbol a guard defines as an expression of others (`s4 ==
+        // ((s2 + 1) floordiv 2)*((s3 + 1) floordiv 2)`: a tensor's length
+        // that broadcasts against unfolded blocks) is that expression,
+        // also where it is a factor (`s0*s4*9` against the blocks' count).
+        let defs = self.symbol_definitions();
+        !defs.is_empty()
+            && substitute(diff, &|k| defs.iter().find(|d| d.0 == k).map(|d| d.1))
+                .is_ok_and(|d| d == 0 || self.without_divisions(d) == Some(0))
+    }
+
+    /// The symbols an `==` guard gives as an expression of other symbols
+    /// (one side the lone symbol, the other symbolic and free of it), and
+    /// those expressions; the first guard for a symbol wins.
+    fn symbol_definitions(&self) -> Vec<(u32, i64)> {
+        let mut defs: Vec<(u32, i64)> = Vec::new();
+        for g in self.guards.iter().filter(|g| g.rel == Rel::Eq) {
+            for (lone, other) in [(g.lhs, g.rhs), (g.rhs, g.lhs)] {
+                let Some(k) = as_symbol(lone) else { continue };
+                if !is_symbolic(other) || as_symbol(other).is_some() || symbols(other).contains(&k) {
+                    continue;
+                }
+                if !defs.iter().any(|d| d.0 == k) {
+                    defs.push((k, other));
+                }
+            }
+        }
+        defs
     }
 
     /// The symbols an `==` guard linear in one of them pins to a whole
@@ -1616,6 +1645,17 @@ mod tests {
         let product = guarded(&["(s0*s1) == (s2*s3)"]);
         assert_eq!(product.settled(e("(s2*s3)")), e("(s0*s1)"));
         assert_eq!(product.settled(e("(s2*s3*2)")), e("(s2*s3*2)"));
+    }
+
+    #[test]
+    fn a_symbol_a_guard_defines_is_its_expression_in_equalities() {
+        let blocks = guarded(&["s4 == (((s2 + 1) floordiv 2)*((s3 + 1) floordiv 2))"]);
+        // A view of `[s0, s1*9, s4]` over the unfolded blocks' elements.
+        assert!(blocks.known_eq(e("(s0*s1*s4*9)"), e("(s0*s1*((s2 + 1) floordiv 2)*((s3 + 1) floordiv 2)*9)")));
+        assert!(!blocks.known_eq(e("(s0*s4)"), e("(s0*((s2 + 1) floordiv 2))")));
+        assert!(!guarded(&[]).known_eq(e("(s0*s4)"), e("(s0*((s2 + 1) floordiv 2)*((s3 + 1) floordiv 2))")));
+        // A guard that mentions the symbol on both sides defines nothing.
+        assert!(!guarded(&["s4 == (s4*s1 - s1 + 1)"]).known_eq(e("(s4*2)"), e("2")));
     }
 
     #[test]

@@ -1556,8 +1556,15 @@ def _index_put_leading(b, x: Value, a, what, in_place: bool = False) -> Value:
         k -= 1
     if k == 0 or any(i is None for i in indices[d0:d0 + k]):
         raise Reject("%s with a skipped dimension between its indices" % what)
+    dense_copy = False
     if d0 and not in_place:
-        raise Reject("%s after a skipped dimension, out of place" % what)
+        # Out of place, eager's result is a fresh tensor laid out as `x`:
+        # where that is row-major (PyTorch's `col2im`, `F.fold`, puts into
+        # a fresh image), the permuted result is copied row-major.
+        val = a["self"].meta.get("val") if isinstance(a["self"], Node) else None
+        if not (isinstance(val, torch.Tensor) and val.is_contiguous()):
+            raise Reject("%s after a skipped dimension, out of place, into a tensor that is not row-major" % what)
+        dense_copy = True
     idx = [_int_index(b, i, what) for i in indices[d0:d0 + k]]
     if d0 + k > x.rank:
         raise Reject("%s with %d indices into a %d-d tensor" % (what, d0 + k, x.rank))
@@ -1602,6 +1609,8 @@ def _index_put_leading(b, x: Value, a, what, in_place: bool = False) -> Value:
     if d0:
         inverse = [perm.index(d) for d in range(x.rank)]
         r = b.op1("view.permute", [r], {"dims": inverse}, shape, dtype)
+    if dense_copy:
+        r = b.op1("tensor.clone", [r], None, shape, dtype)
     return r
 
 

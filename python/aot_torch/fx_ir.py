@@ -512,7 +512,7 @@ def _build_decompositions():
         aten._unsafe_index_put, aten._unsafe_masked_index, aten._unsafe_masked_index_put_accumulate,
         aten.reflection_pad1d, aten.reflection_pad2d, aten.reflection_pad3d,
         aten.replication_pad1d, aten.replication_pad2d, aten.replication_pad3d,
-        aten.im2col,
+        aten.im2col, aten.col2im,
         aten.grid_sampler_2d,
         aten.index_add,
         aten.affine_grid_generator,

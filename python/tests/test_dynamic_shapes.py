@@ -818,6 +818,21 @@ class _InterpolatedPositions(torch.nn.Module):
         return self.o(h.flatten(2).transpose(1, 2)).mean(1)
 
 
+class _FoldUnfold(torch.nn.Module):
+    """Overlapping 3x3 blocks (`F.unfold`, stride 2), gated by their mean,
+    summed back into the image (`F.fold`, PyTorch's `col2im`: an
+    accumulating put after the batch and channel dimensions)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        cols = F.unfold(self.c(x), 3, padding=1, stride=2)
+        cols = cols * torch.sigmoid(cols.mean(1, keepdim=True))
+        return F.fold(cols, x.shape[-2:], 3, padding=1, stride=2)
+
+
 class _PoolUpsampleSkip(torch.nn.Module):
     """A U-Net level: pooled by 2, upsampled back by 2 and concatenated
     with its input, whose sizes Dynamo guards even."""
@@ -954,6 +969,11 @@ class _AdaptiveClassifier(torch.nn.Module):
     # (compiled per shape): a quotient a guard equates is rewritten where
     # it is a factor, in the IR's rules and the translation alike.
     ("interpolated-positions", _InterpolatedPositions, [(2, 3, 16, 16), (3, 3, 24, 24), (2, 3, 32, 32)]),
+    # `F.fold` ran in PyTorch: `col2im`'s put after two skipped dimensions
+    # into a fresh image is now taken out of place (its result copied
+    # row-major, as eager's), and the blocks' count, a length of its own
+    # under a guard, is that count in a view's element count.
+    ("fold-unfold", _FoldUnfold, [(2, 3, 8, 6), (3, 3, 10, 12), (2, 3, 9, 7)]),
 ])
 def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
     """Models that compiled per shape or got code per size: now one
