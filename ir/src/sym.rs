@@ -969,9 +969,22 @@ impl Facts {
         // that broadcasts against unfolded blocks) is that expression,
         // also where it is a factor (`s0*s4*9` against the blocks' count).
         let defs = self.symbol_definitions();
-        !defs.is_empty()
+        if !defs.is_empty()
             && substitute(diff, &|k| defs.iter().find(|d| d.0 == k).map(|d| d.1))
                 .is_ok_and(|d| d == 0 || self.without_divisions(d) == Some(0))
+        {
+            return true;
+        }
+        // A multiple of a guard's two sides' difference: the guard equates
+        // a product of sizes (`((s1 - 1) floordiv 2 + 1)*((s2 - 1) floordiv
+        // 2 + 1)*4 == s1*s2`, an upsampled map cropped back) and a size
+        // has it as a factor (a group norm's `[s0, 2, 4, h·w]` view of the
+        // `s0x8xs1xs2` map).
+        let d = poly_of(diff);
+        self.guards
+            .iter()
+            .filter(|g| g.rel == Rel::Eq)
+            .any(|g| sub(g.lhs, g.rhs).is_ok_and(|x| is_symbolic(x) && multiple_of(&d, &poly_of(x))))
     }
 
     /// The symbols an `==` guard gives as an expression of other symbols
@@ -1329,8 +1342,129 @@ impl Facts {
             Some((lo.saturating_add(p.constant), hi.saturating_add(p.constant)))
         };
         let factored = factored();
-        [interval, corners, factored].into_iter().flatten().reduce(|(a, b), (c, d)| (a.max(c), b.min(d)))
+        let remainders = self.quotients_as_remainders(p).and_then(|(r, scale)| {
+            // (A saturated bound of the scaled form is no bound of `p`
+            // once divided: it stays at the limit.)
+            let (lo, hi) = self.poly_bounds(&r)?;
+            let lo = if lo == i64::MIN { lo } else { lo.div_euclid(scale) + i64::from(lo.rem_euclid(scale) != 0) };
+            let hi = if hi == i64::MAX { hi } else { hi.div_euclid(scale) };
+            Some((lo, hi))
+        });
+        [interval, corners, factored, remainders].into_iter().flatten().reduce(|(a, b), (c, d)| (a.max(c), b.min(d)))
     }
+
+    /// `s·p`, with each term `k·floor(e / c)` written `(s·k / c)·(e − (e
+    /// mod c))` (an identity), for the smallest `s` that lets every such
+    /// term's divisor divide its scaled coefficient; and `s`. The atoms are
+    /// bounded as independent, and a quotient is not independent of its
+    /// dividend: `2·((s1 + 1) floordiv 2) − s1` (an upsampled odd length
+    /// cropped back to `s1`) spans `[1 − s1max, …]` as two atoms, but is
+    /// `1 − ((s1 + 1) mod 2)`, in `[0, 1]`, as one remainder; `s1 − (s1
+    /// floordiv 2)` (`topk` of half a length) is at least 1 as half of `s1
+    /// + (s1 mod 2)`. Each rewrite takes one level of quotient out (a
+    /// dividend's own quotients are deeper), so the recursion through
+    /// [`Facts::poly_bounds`] ends. `None` where no term has that form, or
+    /// the scale grows past 2^16.
+    fn quotients_as_remainders(&self, p: &Poly) -> Option<(Poly, i64)> {
+        let mut scale = 1i64;
+        for (m, k) in &p.terms {
+            if let [Atom::FloorDiv(_, c)] = m[..] {
+                let need = c / gcd(*k, c);
+                scale = scale.checked_mul(need / gcd(scale, need))?;
+            }
+        }
+        if scale > 1 << 16 {
+            return None;
+        }
+        let mut terms = Vec::with_capacity(p.terms.len() + 2);
+        let mut constant = p.constant.checked_mul(scale)?;
+        let mut rewrote = false;
+        for (m, k) in &p.terms {
+            let k = k.checked_mul(scale)?;
+            match m[..] {
+                [Atom::FloorDiv(e, c)] => {
+                    let f = k / c;
+                    let dividend = poly_of(SYM_BASE + e as i64);
+                    for (dm, dk) in &dividend.terms {
+                        terms.push((dm.clone(), dk.checked_mul(f)?));
+                    }
+                    constant = constant.checked_add(dividend.constant.checked_mul(f)?)?;
+                    terms.push((vec![Atom::Mod(e, c)], f.checked_neg()?));
+                    rewrote = true;
+                }
+                _ => terms.push((m.clone(), k)),
+            }
+        }
+        if !rewrote {
+            return None;
+        }
+        Some((normalize(terms, constant).ok()?, scale))
+    }
+}
+
+/// Graded lexicographic order of monomials (total degree, then the
+/// exponent of the greatest atom, and so on down): a monomial order, so
+/// multiplying keeps it, which polynomial division needs.
+fn monomial_order(a: &[Atom], b: &[Atom]) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| {
+        let mut atoms: Vec<&Atom> = a.iter().chain(b).collect();
+        atoms.sort();
+        atoms.dedup();
+        for x in atoms.into_iter().rev() {
+            let (na, nb) = (a.iter().filter(|y| *y == x).count(), b.iter().filter(|y| *y == x).count());
+            if na != nb {
+                return na.cmp(&nb);
+            }
+        }
+        std::cmp::Ordering::Equal
+    })
+}
+
+/// `m / by` as a monomial (the atoms of `m` less those of `by`), where `by`
+/// divides `m`.
+fn monomial_quotient(m: &[Atom], by: &[Atom]) -> Option<Vec<Atom>> {
+    let mut rest = m.to_vec();
+    for a in by {
+        let at = rest.iter().position(|x| x == a)?;
+        rest.remove(at);
+    }
+    Some(rest)
+}
+
+/// Whether `d = q·g` for a polynomial `q` with integer coefficients, by
+/// long division in [`monomial_order`] (each step cancels the remainder's
+/// leading term with one of `g`'s, so the remainder only falls in the
+/// order). Exact, not complete: `false` where a leading term or
+/// coefficient does not divide, or past a bound of steps.
+fn multiple_of(d: &Poly, g: &Poly) -> bool {
+    let with_const = |p: &Poly| {
+        let mut v = p.terms.clone();
+        if p.constant != 0 {
+            v.push((Vec::new(), p.constant));
+        }
+        v
+    };
+    let g = with_const(g);
+    let Some((gm, gc)) = g.iter().max_by(|x, y| monomial_order(&x.0, &y.0)).cloned() else { return false };
+    let mut r = with_const(d);
+    for _ in 0..4 * MAX_TERMS {
+        let Some((rm, rc)) = r.iter().max_by(|x, y| monomial_order(&x.0, &y.0)).cloned() else { return true };
+        let Some(qm) = monomial_quotient(&rm, &gm) else { return false };
+        if rc % gc != 0 {
+            return false;
+        }
+        let qc = rc / gc;
+        for (m, c) in &g {
+            let mut mm = m.clone();
+            mm.extend(qm.iter().cloned());
+            let Some(t) = c.checked_mul(qc).and_then(|t| t.checked_neg()) else { return false };
+            r.push((mm, t));
+        }
+        // (Sorts each monomial's atoms, merges equal ones, drops zeros.)
+        let Ok(p) = normalize(r, 0) else { return false };
+        r = p.terms;
+    }
+    false
 }
 
 /// Most distinct atoms whose box corners [`Facts::bounds`] visits (2^n
@@ -1645,6 +1779,44 @@ mod tests {
         let product = guarded(&["(s0*s1) == (s2*s3)"]);
         assert_eq!(product.settled(e("(s2*s3)")), e("(s0*s1)"));
         assert_eq!(product.settled(e("(s2*s3*2)")), e("(s2*s3*2)"));
+    }
+
+    #[test]
+    fn a_quotient_times_its_divisor_is_bounded_against_its_dividend() {
+        // An odd length halved (rounded up) and doubled is at least the
+        // length and at most one more: a crop back to `s1` is in bounds.
+        let f = guarded(&[]);
+        let up = e("(((s1 + 1) floordiv 2)*2)");
+        assert!(f.known_le(e("s1"), up));
+        assert!(f.known_le(up, e("(s1 + 1)")));
+        assert!(!f.known_le(up, e("s1")));
+        assert_eq!(f.bounds(e("(((s1 + 1) floordiv 2)*2 - s1)")), Some((0, 1)));
+        // Floor, not ceiling: `4·(s0 floordiv 4)` is at most `s0`, never
+        // known to reach it; a coefficient the divisor does not divide is
+        // left as it was.
+        assert!(f.known_le(e("((s0 floordiv 4)*4)"), e("s0")));
+        assert!(!f.known_le(e("s0"), e("((s0 floordiv 4)*4)")));
+        assert!(!f.known_le(e("s0"), e("((s0 floordiv 4)*6)")));
+        // A coefficient the divisor does not divide: the form scaled.
+        assert!(f.known_le(e("(s1 floordiv 2)"), e("s1")));
+        assert_eq!(f.lower_bound(e("(s1 - (s1 floordiv 2))")), Some(1));
+        assert!(f.known_le(e("((s0 floordiv 2)*3)"), e("((s0*3) floordiv 2)")));
+        assert!(!f.known_le(e("s1"), e("(s1 floordiv 2)")));
+    }
+
+    #[test]
+    fn a_multiple_of_a_guards_difference_is_equal() {
+        // An upsampled map cropped back equates its area to the input's;
+        // a group norm's view of the input has that area as a factor.
+        let up = "(((s1 - 1) floordiv 2 + 1)*((s2 - 1) floordiv 2 + 1)*4)";
+        let f = guarded(&[&format!("{up} == (s1*s2)")]);
+        let view = e(&format!("(s0*8*{up})"));
+        assert!(f.known_eq(view, e("(s0*8*s1*s2)")));
+        assert!(f.known_eq(e(&format!("({up}*s0 + 3)")), e("(s1*s2*s0 + 3)")));
+        // Not a multiple: one more element, or another factor's guard.
+        assert!(!f.known_eq(view, e("(s0*8*s1*s2 + 1)")));
+        assert!(!guarded(&[]).known_eq(view, e("(s0*8*s1*s2)")));
+        assert!(!guarded(&[&format!("{up} == (s1*s0)")]).known_eq(view, e("(s0*8*s1*s2)")));
     }
 
     #[test]

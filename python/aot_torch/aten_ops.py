@@ -1049,7 +1049,7 @@ def _sorted_positions(b, x: Value, dim: int, descending: bool, k=None) -> Value:
     if lane > SORT_MAX_LANE:
         raise Reject("sort of a lane of %d elements (aot sorts lanes of up to %d)" % (lane, SORT_MAX_LANE))
     idx = b.op1("tensor.argsort", [x], {"dim": dim, "descending": _flag(descending)}, x.shape, torch.int64)
-    if k is None or k == lane:
+    if k is None or (isinstance(k, int) and isinstance(lane, int) and k == lane):
         return idx
     shape = list(x.shape)
     shape[dim] = k
@@ -1076,8 +1076,11 @@ def _topk(b, node, a):
     x = b.value(a["self"])
     dim = _norm_dim(a.get("dim", -1), max(x.rank, 1)) if x.rank else 0
     k = a["k"]
-    if not isinstance(k, int):
-        raise Reject("topk with a symbolic k")
+    if isinstance(k, bool) or not isinstance(k, (int, torch.SymInt)):
+        raise Reject("topk with k %r" % (k,))
+    # (A symbolic k, `T // 2` say, is the end of the sorted positions'
+    # slice: the IR's rule checks it lies within the lane, from the
+    # symbols' ranges and the graph's guards.)
     # (`sorted=False` leaves the order to the kernel: sorted is one.)
     idx = _sorted_positions(b, x, dim, bool(a.get("largest", True)), k)
     return [_gathered(b, x, dim, idx), idx]

@@ -833,6 +833,41 @@ class _FoldUnfold(torch.nn.Module):
         return F.fold(cols, x.shape[-2:], 3, padding=1, stride=2)
 
 
+class _UpsampleCrop(torch.nn.Module):
+    """A decoder level: group and instance norms, a stride-2 convolution,
+    nearest upsampling by 2 cropped back to the input's size. The crop of
+    `2·((h - 1) // 2 + 1)` rows to `h` and the group norm's view of the
+    map, whose area a guard equates to the upsampled one, compiled per
+    shape."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.g = torch.nn.GroupNorm(2, 8)
+        self.i = torch.nn.InstanceNorm2d(8, affine=True)
+        self.down = torch.nn.Conv2d(8, 4, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        h = self.i(self.g(self.c(x)).relu())
+        h = F.interpolate(self.down(h), scale_factor=2, mode="nearest")
+        return h[..., :x.shape[-2], :x.shape[-1]] * x[:, :1]
+
+
+class _TopHalf(torch.nn.Module):
+    """The better-scoring half of a sequence's positions (`topk` of `T //
+    2`, a symbolic k), gathered and gated by their scores."""
+
+    def __init__(self):
+        super().__init__()
+        self.score = torch.nn.Linear(8, 1)
+        self.v = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        s = self.score(x).squeeze(-1)
+        i = s.topk(x.shape[1] // 2, dim=1).indices
+        return self.v(x).gather(1, i[..., None].expand(-1, -1, 8)) * s.gather(1, i).sigmoid()[..., None]
+
+
 class _PoolUpsampleSkip(torch.nn.Module):
     """A U-Net level: pooled by 2, upsampled back by 2 and concatenated
     with its input, whose sizes Dynamo guards even."""
@@ -974,6 +1009,14 @@ class _AdaptiveClassifier(torch.nn.Module):
     # row-major, as eager's), and the blocks' count, a length of its own
     # under a guard, is that count in a view's element count.
     ("fold-unfold", _FoldUnfold, [(2, 3, 8, 6), (3, 3, 10, 12), (2, 3, 9, 7)]),
+    # A crop of `2·((h - 1) // 2 + 1)` rows to `h` needed a bound of a
+    # quotient against its own dividend (the atoms were bounded apart),
+    # and the group norm's view an equality that is a multiple of a
+    # guard's. (Even sizes: at an odd one Dynamo's guards, not aot's,
+    # trace again.)
+    ("upsample-crop", _UpsampleCrop, [(2, 3, 8, 6), (3, 3, 10, 12), (2, 3, 6, 14)]),
+    # `topk` of `T // 2` ran per shape: k was refused when symbolic.
+    ("top-half", _TopHalf, [(2, 6, 8), (3, 9, 8), (2, 11, 8)]),
 ])
 def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
     """Models that compiled per shape or got code per size: now one
