@@ -868,6 +868,19 @@ class _TopHalf(torch.nn.Module):
         return self.v(x).gather(1, i[..., None].expand(-1, -1, 8)) * s.gather(1, i).sigmoid()[..., None]
 
 
+class _ChunkGate(torch.nn.Module):
+    """`chunk(2)` along a length that may be odd: the first half, cut to
+    the second's length, gated by it (a GLU over time)."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(6, 6)
+
+    def forward(self, x):
+        a, b = self.l(x).chunk(2, dim=1)
+        return a[:, :b.shape[1]] * torch.sigmoid(b)
+
+
 class _PoolUpsampleSkip(torch.nn.Module):
     """A U-Net level: pooled by 2, upsampled back by 2 and concatenated
     with its input, whose sizes Dynamo guards even."""
@@ -1017,6 +1030,9 @@ class _AdaptiveClassifier(torch.nn.Module):
     ("upsample-crop", _UpsampleCrop, [(2, 3, 8, 6), (3, 3, 10, 12), (2, 3, 6, 14)]),
     # `topk` of `T // 2` ran per shape: k was refused when symbolic.
     ("top-half", _TopHalf, [(2, 6, 8), (3, 9, 8), (2, 11, 8)]),
+    # `chunk(2)` of a symbolic length splits it into `(T + 1) // 2` and
+    # the rest: a split into symbolic pieces was refused.
+    ("chunk-gate", _ChunkGate, [(2, 6, 6), (3, 7, 6), (4, 9, 6)]),
 ])
 def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
     """Models that compiled per shape or got code per size: now one

@@ -104,6 +104,16 @@ func.func @slice_past_least(%x: tensor<s0x4xf32>) -> tensor<3x4xf32> {
 
 // -----
 
+/// Symbolic split pieces must add up to the dimension for every value of
+/// the symbols: `s0 floordiv 2` twice misses the last row of an odd `s0`.
+func.func @split_short(%x: tensor<s0x4xf32>) -> tensor<(s0 floordiv 2)x4xf32> {
+  // expected-error@+1 {{split sizes [(s0 floordiv 2), (s0 floordiv 2)] must be non-negative and sum to the size of dimension 0 (s0) for every value of the symbols}}
+  %p:2 = view.split %x {dim = 0, sizes = array<i64: (s0 floordiv 2), (s0 floordiv 2)>} : tensor<s0x4xf32> -> (tensor<(s0 floordiv 2)x4xf32>, tensor<(s0 floordiv 2)x4xf32>)
+  return %p#0 : tensor<(s0 floordiv 2)x4xf32>
+}
+
+// -----
+
 /// unbind of a symbolic dimension would have a symbolic number of results.
 func.func @unbind(%x: tensor<s0x4xf32>) -> tensor<4xf32> {
   // expected-error@+1 {{unbind of a dimension of symbolic size s0 has no fixed number of results}}

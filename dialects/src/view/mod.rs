@@ -792,11 +792,38 @@ fn layout_split(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, S
     let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
     let sizes = a.req_list("sizes")?;
     if aot_ir::sym::is_symbolic(x.sizes[dim]) || !aot_ir::sym::is_static(&sizes) {
-        return Err(format!(
-            "split of dimension {dim} (size {}) into {} is not supported yet with symbolic sizes",
-            aot_ir::sym::display(x.sizes[dim]),
-            fmt_shape(&sizes)
-        ));
+        // Each piece a slice from the sum of those before it: the pieces
+        // must be non-negative and add up to the dimension for every value
+        // of the symbols (`chunk(2)` of `s1` is `(s1 + 1) floordiv 2` and
+        // `s1 - (s1 + 1) floordiv 2`), which the ranges and guards decide.
+        use aot_ir::sym;
+        let facts = a.facts();
+        let refuse = || {
+            format!(
+                "split sizes {} must be non-negative and sum to the size of dimension {dim} ({}) for every value of \
+the symbols",
+                fmt_shape(&sizes),
+                sym::display(x.sizes[dim])
+            )
+        };
+        let mut total = 0i64;
+        for &s in &sizes {
+            if !facts.known_le(0, s) {
+                return Err(refuse());
+            }
+            total = sym::add(total, s).map_err(sym_err)?;
+        }
+        if !facts.known_eq(total, x.sizes[dim]) {
+            return Err(refuse());
+        }
+        let mut start = 0i64;
+        let mut out = SmallVec::new();
+        for s in sizes {
+            let end = sym::add(start, s).map_err(sym_err)?;
+            out.push(slice_of(x, dim, (start, end, 1), &facts)?);
+            start = end;
+        }
+        return Ok(out);
     }
     let total = sizes.iter().try_fold(0i64, |acc, &s| acc.checked_add(s));
     if sizes.iter().any(|&s| s < 0) || total != Some(x.sizes[dim]) {
@@ -825,12 +852,11 @@ fn single_unbind(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleVie
 
 fn single_split(a: &AttrView<'_>, k: usize, _shape: &[i64]) -> Result<SingleView, String> {
     let sizes = a.req_list("sizes")?;
-    let start: i64 = sizes.iter().take(k).sum();
+    // (Sizes may be symbolic: added as expressions.)
+    let start = sizes.iter().take(k).try_fold(0i64, |acc, &s| aot_ir::sym::add(acc, s)).map_err(sym_err)?;
     let len = *sizes.get(k).ok_or("split result index out of range")?;
-    Ok((
-        OpRef::of::<SliceOp>(),
-        vec![("dim", a.i64("dim").unwrap_or(0)), ("start", start), ("end", start + len), ("step", 1)],
-    ))
+    let end = aot_ir::sym::add(start, len).map_err(sym_err)?;
+    Ok((OpRef::of::<SliceOp>(), vec![("dim", a.i64("dim").unwrap_or(0)), ("start", start), ("end", end), ("step", 1)]))
 }
 
 /// The view op a scatter op inverts (`view.slice_scatter` → `view.slice`).
