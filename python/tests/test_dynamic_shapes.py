@@ -881,6 +881,21 @@ class _ChunkGate(torch.nn.Module):
         return a[:, :b.shape[1]] * torch.sigmoid(b)
 
 
+class _StridedMemory(torch.nn.Module):
+    """Cross-attention to every second position (`x[:, ::2]`, a memory of
+    `(T + 1) // 2` steps): the linear layer flattens the stepped slice with
+    its batch, a view Dynamo's guard (`T` even) makes valid."""
+
+    def __init__(self):
+        super().__init__()
+        self.m = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+        self.e = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        mem = self.e(x[:, ::2]).tanh()
+        return self.m(x, mem, mem)[0]
+
+
 class _PoolUpsampleSkip(torch.nn.Module):
     """A U-Net level: pooled by 2, upsampled back by 2 and concatenated
     with its input, whose sizes Dynamo guards even."""
@@ -1033,6 +1048,10 @@ class _AdaptiveClassifier(torch.nn.Module):
     # `chunk(2)` of a symbolic length splits it into `(T + 1) // 2` and
     # the rest: a split into symbolic pieces was refused.
     ("chunk-gate", _ChunkGate, [(2, 6, 6), (3, 7, 6), (4, 9, 6)]),
+    # A view flattening a stepped slice with its batch was refused with
+    # symbolic sizes: its strides agree only under a guard. (Even lengths:
+    # at an odd one Dynamo's guards trace again.)
+    ("strided-memory", _StridedMemory, [(2, 6, 8), (3, 8, 8), (2, 10, 8)]),
 ])
 def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
     """Models that compiled per shape or got code per size: now one

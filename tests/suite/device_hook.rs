@@ -135,6 +135,7 @@ fn symbolic_programs_run_on_a_device_per_set_of_sizes() {
             "reshape_by_guard.mlir" => &["s0=4", "s0=12", "s0=4"],
             "intermediate_layout.mlir" => &["s0=2,s1=3,s2=2", "s0=3,s1=2,s2=5", "s0=2,s1=3,s2=2"],
             "crop_and_area_guard.mlir" => &["s0=2,s1=2,s2=4", "s0=3,s1=8,s2=2", "s0=2,s1=2,s2=4"],
+            "stepped_view_by_guard.mlir" => &["s0=2,s1=2", "s0=3,s1=8", "s0=2,s1=2"],
             _ => &["s0=2,s1=3", "s0=5,s1=2", "s0=2,s1=3", "s0=7,s1=4"],
         };
         let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) =

@@ -126,7 +126,7 @@ pub fn compute_view_strides(old: &[i64], old_strides: &[i64], new: &[i64]) -> Op
         }
         return Some(ns);
     }
-    match_chunks(old, old_strides, new, &|a, b| Some(a.saturating_mul(b)), &|v, t| v < t)
+    match_chunks(old, old_strides, new, &|a, b| Some(a.saturating_mul(b)), &|v, t| v < t, &|a, b| a == b)
 }
 
 /// The chunk matching of ATen's `computeStride`, from the last dimension:
@@ -134,13 +134,14 @@ pub fn compute_view_strides(old: &[i64], old_strides: &[i64], new: &[i64]) -> Op
 /// matched by new dimensions whose product is its size, which take strides
 /// within it. `mul` multiplies sizes (`None`: no strides); `short(v, t)`
 /// says the new dimensions so far (product `v`) do not yet cover the
-/// chunk (size `t`).
+/// chunk (size `t`); `eq` says two sizes or strides are equal.
 fn match_chunks(
     old: &[i64],
     old_strides: &[i64],
     new: &[i64],
     mul: &dyn Fn(i64, i64) -> Option<i64>,
     short: &dyn Fn(i64, i64) -> bool,
+    eq: &dyn Fn(i64, i64) -> bool,
 ) -> Option<Shape> {
     let mut ns = Shape::from_elem(0, new.len());
     let mut view_d = new.len() as isize - 1;
@@ -150,14 +151,14 @@ fn match_chunks(
     for tensor_d in (0..old.len()).rev() {
         tensor_numel = mul(tensor_numel, old[tensor_d])?;
         let boundary = tensor_d == 0
-            || (old[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != mul(tensor_numel, chunk_base_stride)?);
+            || (old[tensor_d - 1] != 1 && !eq(old_strides[tensor_d - 1], mul(tensor_numel, chunk_base_stride)?));
         if boundary {
             while view_d >= 0 && (short(view_numel, tensor_numel) || new[view_d as usize] == 1) {
                 ns[view_d as usize] = mul(view_numel, chunk_base_stride)?;
                 view_numel = mul(view_numel, new[view_d as usize])?;
                 view_d -= 1;
             }
-            if view_numel != tensor_numel {
+            if !eq(view_numel, tensor_numel) {
                 return None;
             }
             if tensor_d > 0 {
@@ -236,11 +237,18 @@ pub fn resolve_shape_sym(shape: &[i64], numel: i64, facts: &aot_ir::sym::Facts) 
 
 /// [`compute_view_strides`] over symbolic sizes: a chunk of the old layout
 /// (dimensions contiguous with each other) is matched by new dimensions
-/// whose product is identical to its size as a polynomial, which proves
-/// them equal for every value of the symbols. `None` where that is not
+/// whose product is equal to its size for every value of the symbols: as
+/// polynomials, or under the function's guards (`facts`: a stride-2 slice
+/// of `s1` rows flattens with its batch where a guard says `s1` is even,
+/// `(8*s1) == (16*((s1 + 1) floordiv 2))`). `None` where that is not
 /// evident (the static rule might still find strides for some values: a
 /// view is then refused, a reshape copies), or where a size is 0.
-pub fn compute_view_strides_sym(old: &[i64], old_strides: &[i64], new: &[i64]) -> Option<Shape> {
+pub fn compute_view_strides_sym(
+    old: &[i64],
+    old_strides: &[i64],
+    new: &[i64],
+    facts: &aot_ir::sym::Facts,
+) -> Option<Shape> {
     use aot_ir::sym::{mul, numel};
     if old.is_empty() {
         return Some(Shape::from_elem(1, new.len()));
@@ -251,7 +259,8 @@ pub fn compute_view_strides_sym(old: &[i64], old_strides: &[i64], new: &[i64]) -
     numel(old).ok()?;
     // (Identity of forms, not `<`: products of symbols are not ordered,
     // and a product that never becomes identical fails at the chunk's end.)
-    match_chunks(old, old_strides, new, &|a, b| mul(a, b).ok(), &|v, t| v != t)
+    let eq = |a: i64, b: i64| a == b || facts.known_eq(a, b);
+    match_chunks(old, old_strides, new, &|a, b| mul(a, b).ok(), &|v, t| !eq(v, t), &eq)
 }
 
 /// `view` or `reshape` where a size is symbolic (at compile time; a call's
@@ -266,7 +275,7 @@ fn symbolic_reshape(
     let numel = aot_ir::sym::numel(&x.sizes).map_err(|e| e.to_string())?;
     let sizes = resolve_shape_sym(shape, numel, facts)?;
     if !aot_runtime::tensor::dense(&x.sizes, &x.strides) {
-        return match compute_view_strides_sym(&x.sizes, &x.strides, &sizes) {
+        return match compute_view_strides_sym(&x.sizes, &x.strides, &sizes, facts) {
             Some(strides) => Ok(smallvec![Layout { sizes, strides, offset: x.offset }]),
             // A reshape copies (as its static rule does when no strides
             // fit).
