@@ -1360,8 +1360,8 @@ impl Facts {
     /// dividend: `2·((s1 + 1) floordiv 2) − s1` (an upsampled odd length
     /// cropped back to `s1`) spans `[1 − s1max, …]` as two atoms, but is
     /// `1 − ((s1 + 1) mod 2)`, in `[0, 1]`, as one remainder; `s1 − (s1
-    /// floordiv 2)` (`topk` of half a length) is at least 1 as half of `s1
-    /// + (s1 mod 2)`. Each rewrite takes one level of quotient out (a
+    /// floordiv 2)` (`topk` of half a length) is at least 1, as half of
+    /// `s1 + (s1 mod 2)`. Each rewrite takes one level of quotient out (a
     /// dividend's own quotients are deeper), so the recursion through
     /// [`Facts::poly_bounds`] ends. `None` where no term has that form, or
     /// the scale grows past 2^16.
