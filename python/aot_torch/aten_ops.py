@@ -1321,17 +1321,24 @@ def _attention(b, node, a):
     if a.get("dropout_p", 0.0) != 0.0:
         raise Reject("attention with dropout")
     ops = [q, k, v]
+    attrs = _attention_mask_and_attrs(b, a, q, ops, "attention")
+    return b.op("tensor.attention", ops, attrs, out_metas(node))
+
+
+def _attention_mask_and_attrs(b, a, q: Value, ops: List[Value], what: str) -> Dict[str, Any]:
+    """Appends the mask of an attention or its gradient to `ops` (boolean,
+    or of q's type) and returns its attributes (scale, causal)."""
     if a.get("attn_mask") is not None:
         m = b.value(a["attn_mask"])
         if m.dtype not in (torch.bool, q.dtype):
-            raise Reject("attention with a %s mask" % m.dtype)
+            raise Reject("%s with a %s mask" % (what, m.dtype))
         ops.append(m)
     attrs = {}
     if a.get("scale") is not None:
         attrs["scale"] = float(a["scale"])
     if a.get("is_causal"):
         attrs["causal"] = FLAG
-    return b.op("tensor.attention", ops, attrs, out_metas(node))
+    return attrs
 
 
 @_reg(aten._scaled_dot_product_flash_attention_for_cpu_backward.default)
@@ -1347,16 +1354,7 @@ def _attention_backward(b, node, a):
     if a.get("dropout_p", 0.0) != 0.0:
         raise Reject("attention's gradient with dropout")
     ops = [g, q, k, v, out, lse]
-    if a.get("attn_mask") is not None:
-        m = b.value(a["attn_mask"])
-        if m.dtype not in (torch.bool, q.dtype):
-            raise Reject("attention's gradient with a %s mask" % m.dtype)
-        ops.append(m)
-    attrs = {}
-    if a.get("scale") is not None:
-        attrs["scale"] = float(a["scale"])
-    if a.get("is_causal"):
-        attrs["causal"] = FLAG
+    attrs = _attention_mask_and_attrs(b, a, q, ops, "attention's gradient")
     return b.op("tensor.attention_grad", ops, attrs, out_metas(node))
 
 

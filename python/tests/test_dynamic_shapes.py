@@ -346,6 +346,17 @@ def test_a_quotient_by_a_size_with_a_remainder_below_it_text():
         table.text((s0 * s1 + s1) // s0)
 
 
+def _fresh(make, dynamic):
+    """A model from `make` (seeded), its eager copy, and the model through
+    `torch.compile(backend="aot", dynamic=dynamic)`, Dynamo and the
+    backend's stats reset."""
+    torch._dynamo.reset()
+    aot_torch.stats.clear()
+    torch.manual_seed(0)
+    m = make()
+    return m, copy.deepcopy(m), torch.compile(m, backend="aot", dynamic=dynamic)
+
+
 def test_embedding_bags_over_a_batch_compile_once():
     """`nn.EmbeddingBag` (sums and means: a cumulative sum of the bags'
     starts, the rows gathered and added into their bags) trains with one
@@ -361,12 +372,7 @@ def test_embedding_bags_over_a_batch_compile_once():
         def forward(self, ids):
             return self.o(torch.cat([self.sum(ids), self.mean(ids)], 1))
 
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    m = Bags()
-    ref = copy.deepcopy(m)
-    c = torch.compile(m, backend="aot", dynamic=True)
+    m, ref, c = _fresh(Bags, True)
     g = torch.Generator().manual_seed(0)
     for b, t in [(3, 5), (4, 7), (2, 3)]:
         ids = torch.randint(0, 30, (b, t), generator=g)
@@ -422,12 +428,7 @@ def test_training_over_many_shapes_compiles_each_graph_once(model, make, sizes, 
     each graph Dynamo gives once: with `dynamic=True` one graph, with the
     default automatic dynamic shapes the first (static) graph and the
     symbolic ones Dynamo makes as sizes change."""
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    net = model()
-    ref = copy.deepcopy(net)
-    f = torch.compile(net, backend="aot", dynamic=dynamic)
+    net, ref, f = _fresh(model, dynamic)
     per_size = aot_torch.versions_per_size()
     for size in sizes:
         args = make(*size)
@@ -1057,12 +1058,7 @@ def test_models_tried_with_dynamic_sizes_compile_once(name, make, shapes):
     """Models that compiled per shape or got code per size: now one
     compile, code reading its sizes at run time, and every step equals
     eager."""
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    m = make()
-    ref = copy.deepcopy(m)
-    c = torch.compile(m, backend="aot", dynamic=True)
+    m, ref, c = _fresh(make, True)
     per_size = aot_torch.versions_per_size()
     g = torch.Generator().manual_seed(0)
     for shape in shapes:
@@ -1201,12 +1197,7 @@ def _train_over(model, make, sizes, dynamic, mark=None):
     copy (losses and gradients equal at every step, nothing in PyTorch) and
     returns the backend's stats. `mark(args)` runs on each call's inputs
     before the call."""
-    torch._dynamo.reset()
-    aot_torch.stats.clear()
-    torch.manual_seed(0)
-    net = model()
-    ref = copy.deepcopy(net)
-    f = torch.compile(net, backend="aot", dynamic=dynamic)
+    net, ref, f = _fresh(model, dynamic)
     for size in sizes:
         args = make(*size)
         if mark is not None:
