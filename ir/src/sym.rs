@@ -277,6 +277,16 @@ fn add_polys(a: &Poly, b: &Poly, sign: i64) -> Result<Poly, SymError> {
     normalize(terms, a.constant.checked_add(k).ok_or(SymError::Overflow)?)
 }
 
+/// `p`'s terms, its constant among them as the empty monomial (where it is
+/// not 0).
+fn terms_with_constant(p: &Poly) -> Vec<(Vec<Atom>, i64)> {
+    let mut v = p.terms.clone();
+    if p.constant != 0 {
+        v.push((Vec::new(), p.constant));
+    }
+    v
+}
+
 /// `a + b`.
 pub fn add(a: i64, b: i64) -> Result<i64, SymError> {
     if !is_symbolic(a) && !is_symbolic(b) {
@@ -301,17 +311,11 @@ pub fn mul(a: i64, b: i64) -> Result<i64, SymError> {
     let (pa, pb) = (poly_of(a), poly_of(b));
     let mut terms = Vec::new();
     // (Σ ma + ca)(Σ mb + cb) term by term.
-    let with_const = |p: &Poly| {
-        let mut v: Vec<(Vec<Atom>, i64)> = p.terms.clone();
-        if p.constant != 0 {
-            v.push((Vec::new(), p.constant));
-        }
-        v
-    };
     let mut constant = 0i64;
-    for (ma, ca) in with_const(&pa) {
-        for (mb, cb) in with_const(&pb) {
-            let c = ca.checked_mul(cb).ok_or(SymError::Overflow)?;
+    let tb = terms_with_constant(&pb);
+    for (ma, ca) in terms_with_constant(&pa) {
+        for (mb, cb) in &tb {
+            let c = ca.checked_mul(*cb).ok_or(SymError::Overflow)?;
             if ma.is_empty() && mb.is_empty() {
                 constant = constant.checked_add(c).ok_or(SymError::Overflow)?;
             } else {
@@ -1437,16 +1441,9 @@ fn monomial_quotient(m: &[Atom], by: &[Atom]) -> Option<Vec<Atom>> {
 /// order). Exact, not complete: `false` where a leading term or
 /// coefficient does not divide, or past a bound of steps.
 fn multiple_of(d: &Poly, g: &Poly) -> bool {
-    let with_const = |p: &Poly| {
-        let mut v = p.terms.clone();
-        if p.constant != 0 {
-            v.push((Vec::new(), p.constant));
-        }
-        v
-    };
-    let g = with_const(g);
+    let g = terms_with_constant(g);
     let Some((gm, gc)) = g.iter().max_by(|x, y| monomial_order(&x.0, &y.0)).cloned() else { return false };
-    let mut r = with_const(d);
+    let mut r = terms_with_constant(d);
     for _ in 0..4 * MAX_TERMS {
         let Some((rm, rc)) = r.iter().max_by(|x, y| monomial_order(&x.0, &y.0)).cloned() else { return true };
         let Some(qm) = monomial_quotient(&rm, &gm) else { return false };

@@ -1546,8 +1546,9 @@ def _index_put_leading(b, x: Value, a, what, in_place: bool = False) -> Value:
     index's combined position (as `_index` reads it), the values broadcast
     to the indexed shape. Indexed dimensions after skipped ones (`:`) are
     moved first and back, which gives the result another layout than
-    eager's: only an in-place write takes them (its values are copied back
-    into `x`). Each index is checked against its own dimension
+    eager's: an in-place write takes them (its values are copied back into
+    `x`), and an out-of-place one into a row-major `x` (its result copied
+    row-major). Each index is checked against its own dimension
     (`_checked_linear_index`). Duplicate positions write in row-major
     order, the last winning, as eager's CPU kernel."""
     indices = list(a["indices"])

@@ -46,6 +46,7 @@ log = logging.getLogger("aot_torch")
 #: without an IR counterpart, run in PyTorch).
 stats = collections.Counter()
 
+
 def _no_duck_shapes() -> None:
     """Turns off the `ShapeEnv`'s duck shaping (unless ``AOT_DUCK_SHAPE=1``):
     with it, two dynamic sizes equal in the first call (a batch of 4

@@ -293,16 +293,16 @@ class SymbolTable:
 
     def text(self, d: Any) -> str:
         """Size `d` as the IR writes a dimension (`settled`)."""
-        e = self.settled(self.expr(d))
-        if isinstance(e, sympy.Integer):
-            return str(int(e))
-        s = self._expr_text(e)
-        return s if isinstance(e, sympy.Symbol) or s.startswith("(") or _ATOM_TEXT.fullmatch(s) else "(%s)" % s
+        return self._dim_text(self.settled(self.expr(d)))
 
     def text_of(self, e: sympy.Expr) -> str:
         """Expression `e` over the input sizes' symbols as the IR writes a
         dimension (Reject where it has no form)."""
-        e = sympy.expand(e)
+        return self._dim_text(sympy.expand(e))
+
+    def _dim_text(self, e: sympy.Expr) -> str:
+        """`e` as a dimension is written: a number, a symbol, or an
+        expression in parentheses."""
         if isinstance(e, sympy.Integer):
             return str(int(e))
         s = self._expr_text(e)

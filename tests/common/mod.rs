@@ -21,6 +21,25 @@ pub fn pipelined(text: &str, file: &str) -> Option<(aot::ir::Context, aot::ir::O
     Some((ctx, f))
 }
 
+/// For the program `name` of `test/symbolic` (its file name without the
+/// extension): the sizes it is compiled for, and the sizes it is then
+/// called with, all within its ranges and guards.
+pub fn symbolic_sizes(name: &str) -> (&'static str, &'static [&'static str]) {
+    match name {
+        // Spatial sizes of at least 4 (the function's ranges).
+        "cnn" => ("s0=4,s1=5,s2=6", &["s0=2,s1=4,s2=4", "s0=3,s1=9,s2=5", "s0=5,s1=6,s2=11"]),
+        // Multiples of 4 (its guard).
+        "reshape_by_guard" => ("s0=4,s1=5,s2=6", &["s0=4", "s0=12", "s0=36"]),
+        // s2 = 2 makes its strided view's last size 1 (the strides tie).
+        "intermediate_layout" => ("s0=4,s1=5,s2=6", &["s0=2,s1=3,s2=2", "s0=3,s1=2,s2=5", "s0=2,s1=4,s2=7"]),
+        // Even heights and widths (its guard).
+        "crop_and_area_guard" => ("s0=4,s1=6,s2=8", &["s0=2,s1=2,s2=4", "s0=3,s1=8,s2=2", "s0=2,s1=10,s2=6"]),
+        // Even lengths (its guard).
+        "stepped_view_by_guard" => ("s0=4,s1=6,s2=8", &["s0=2,s1=2", "s0=3,s1=8", "s0=5,s1=6"]),
+        _ => ("s0=4,s1=5,s2=6", &["s0=2,s1=2", "s0=3,s1=7", "s0=9,s1=3", "s0=4,s1=5"]),
+    }
+}
+
 /// Every file below `dir` whose name ends with `suffix`, in sorted order.
 pub fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     fn walk(dir: &Path, suffix: &str, out: &mut Vec<PathBuf>) {

@@ -130,14 +130,10 @@ fn symbolic_programs_run_on_a_device_per_set_of_sizes() {
     for path in common::files_ending(&root, ".mlir") {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).unwrap();
-        let sizes: &[&str] = match name.as_str() {
-            "cnn.mlir" => &["s0=2,s1=4,s2=4", "s0=3,s1=9,s2=5", "s0=2,s1=4,s2=4"],
-            "reshape_by_guard.mlir" => &["s0=4", "s0=12", "s0=4"],
-            "intermediate_layout.mlir" => &["s0=2,s1=3,s2=2", "s0=3,s1=2,s2=5", "s0=2,s1=3,s2=2"],
-            "crop_and_area_guard.mlir" => &["s0=2,s1=2,s2=4", "s0=3,s1=8,s2=2", "s0=2,s1=2,s2=4"],
-            "stepped_view_by_guard.mlir" => &["s0=2,s1=2", "s0=3,s1=8", "s0=2,s1=2"],
-            _ => &["s0=2,s1=3", "s0=5,s1=2", "s0=2,s1=3", "s0=7,s1=4"],
-        };
+        // Each set of sizes of the corpus, then the first again: its device
+        // is kept while used.
+        let calls = common::symbolic_sizes(name.trim_end_matches(".mlir")).1;
+        let sizes: Vec<&str> = calls.iter().chain(&calls[..1]).copied().collect();
         let (Some((mut plain_ctx, f1)), Some((mut dev_ctx, f2))) =
             (common::pipelined(&text, &name), common::pipelined(&text, &name))
         else {

@@ -124,23 +124,7 @@ fn backends() -> Vec<Backend> {
 fn one_compile_serves_every_size() {
     let mut diffs = Vec::new();
     for (name, text) in programs() {
-        let sizes: &[&str] = match name.as_str() {
-            // Spatial sizes of at least 4 (the function's ranges).
-            "cnn" => &["s0=2,s1=4,s2=4", "s0=3,s1=9,s2=5", "s0=5,s1=6,s2=11"],
-            // Multiples of 4 (its guard).
-            "reshape_by_guard" => &["s0=4", "s0=12", "s0=36"],
-            // s2 = 2 makes its strided view's last size 1 (the strides tie).
-            "intermediate_layout" => &["s0=2,s1=3,s2=2", "s0=3,s1=2,s2=5", "s0=2,s1=4,s2=7"],
-            // Even heights and widths (its guard).
-            "crop_and_area_guard" => &["s0=2,s1=2,s2=4", "s0=3,s1=8,s2=2", "s0=2,s1=10,s2=6"],
-            // Even lengths (its guard).
-            "stepped_view_by_guard" => &["s0=2,s1=2", "s0=3,s1=8", "s0=5,s1=6"],
-            _ => &["s0=2,s1=2", "s0=3,s1=7", "s0=9,s1=3", "s0=4,s1=5"],
-        };
-        let compile_at = match name.as_str() {
-            "crop_and_area_guard" | "stepped_view_by_guard" => "s0=4,s1=6,s2=8",
-            _ => "s0=4,s1=5,s2=6",
-        };
+        let (compile_at, sizes) = common::symbolic_sizes(&name);
         for backend in backends() {
             diffs.extend(check(backend, &name, &text, compile_at, sizes));
         }

@@ -800,53 +800,38 @@ fn layout_split(a: &AttrView<'_>, x: &Layout) -> Result<SmallVec<[Layout; 1]>, S
     }
     let dim = norm_dim(a.i64("dim").unwrap_or(0), x.sizes.len(), 0)?;
     let sizes = a.req_list("sizes")?;
-    if aot_ir::sym::is_symbolic(x.sizes[dim]) || !aot_ir::sym::is_static(&sizes) {
-        // Each piece a slice from the sum of those before it: the pieces
-        // must be non-negative and add up to the dimension for every value
-        // of the symbols (`chunk(2)` of `s1` is `(s1 + 1) floordiv 2` and
-        // `s1 - (s1 + 1) floordiv 2`), which the ranges and guards decide.
-        use aot_ir::sym;
-        let facts = a.facts();
-        let refuse = || {
-            format!(
-                "split sizes {} must be non-negative and sum to the size of dimension {dim} ({}) for every value of \
-the symbols",
-                fmt_shape(&sizes),
-                sym::display(x.sizes[dim])
-            )
-        };
-        let mut total = 0i64;
-        for &s in &sizes {
-            if !facts.known_le(0, s) {
-                return Err(refuse());
-            }
-            total = sym::add(total, s).map_err(sym_err)?;
-        }
-        if !facts.known_eq(total, x.sizes[dim]) {
+    // Each piece a slice from the sum of those before it. The pieces must be
+    // non-negative and add up to the dimension, for every value of the
+    // symbols where some are symbolic (`chunk(2)` of `s1` is `(s1 + 1)
+    // floordiv 2` and `s1 - (s1 + 1) floordiv 2`): the ranges and guards
+    // decide, as plain arithmetic does for constants.
+    use aot_ir::sym;
+    let facts = a.facts();
+    let refuse = || {
+        let symbolic = sym::is_symbolic(x.sizes[dim]) || !sym::is_static(&sizes);
+        format!(
+            "split sizes {} must be non-negative and sum to the size of dimension {dim} ({}){}",
+            fmt_shape(&sizes),
+            sym::display(x.sizes[dim]),
+            if symbolic { " for every value of the symbols" } else { "" }
+        )
+    };
+    let mut total = 0i64;
+    for &s in &sizes {
+        if !facts.known_le(0, s) {
             return Err(refuse());
         }
-        let mut start = 0i64;
-        let mut out = SmallVec::new();
-        for s in sizes {
-            let end = sym::add(start, s).map_err(sym_err)?;
-            out.push(slice_of(x, dim, (start, end, 1), &facts)?);
-            start = end;
-        }
-        return Ok(out);
+        total = sym::add(total, s).map_err(|_| refuse())?;
     }
-    let total = sizes.iter().try_fold(0i64, |acc, &s| acc.checked_add(s));
-    if sizes.iter().any(|&s| s < 0) || total != Some(x.sizes[dim]) {
-        return Err(format!(
-            "split sizes {} must be non-negative and sum to the size of dimension {dim} ({})",
-            fmt_shape(&sizes),
-            x.sizes[dim]
-        ));
+    if !facts.known_eq(total, x.sizes[dim]) {
+        return Err(refuse());
     }
-    let mut start = 0;
+    let mut start = 0i64;
     let mut out = SmallVec::new();
     for s in sizes {
-        out.push(slice_of(x, dim, (start, start + s, 1), &a.facts())?);
-        start += s;
+        let end = sym::add(start, s).map_err(sym_err)?;
+        out.push(slice_of(x, dim, (start, end, 1), &facts)?);
+        start = end;
     }
     Ok(out)
 }
